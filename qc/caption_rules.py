@@ -1,0 +1,101 @@
+"""Caption-level rules: the submit rules again, server-side, plus quality words.
+
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``.
+A caption that breaks a rule the page enforces was posted around the page (tampering).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from qc.flags import flag_frame, register
+from qc.submit_rules import (
+    SubmitRules,
+    banned_prefix_of,
+    count_words,
+    has_second_sentence,
+)
+
+
+def _rules(params: dict[str, Any]) -> SubmitRules:
+    rules = params.get("submit_rules")
+    return rules if isinstance(rules, SubmitRules) else SubmitRules()
+
+
+def _caption_flags(df: pd.DataFrame, rule: str, hits: list[tuple[int, object, object, str]]):
+    rows = []
+    for idx, value, threshold, detail in hits:
+        row = df.loc[idx]
+        rows.append({
+            "worker_id": row["worker_id"], "rule": rule, "value": value,
+            "threshold": threshold, "assignment_id": row["assignment_id"],
+            "image_id": row["image_id"], "detail": detail,
+        })
+    return flag_frame(rows)
+
+
+def _captions(df: pd.DataFrame) -> pd.Series:
+    return df["caption"].fillna("").astype(str)
+
+
+@register("min_words", "caption")
+def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    limit = _rules(params).min_words
+    counts = _captions(df).map(count_words)
+    hits = [(i, int(n), limit, _clip(df.at[i, "caption"])) for i, n in counts.items() if n < limit]
+    return _caption_flags(df, "min_words", hits)
+
+
+@register("one_sentence", "caption")
+def one_sentence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    if not _rules(params).one_sentence:
+        return flag_frame([])
+    hits = [(i, "2+ sentences", "1 sentence", _clip(text))
+            for i, text in _captions(df).items() if has_second_sentence(text)]
+    return _caption_flags(df, "one_sentence", hits)
+
+
+@register("banned_prefix", "caption")
+def banned_prefix(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    prefixes = _rules(params).banned_prefixes
+    hits = []
+    for i, text in _captions(df).items():
+        prefix = banned_prefix_of(text, prefixes)
+        if prefix is not None:
+            hits.append((i, prefix, "not allowed", _clip(text)))
+    return _caption_flags(df, "banned_prefix", hits)
+
+
+@register("max_chars", "caption")
+def max_chars(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    limit = _rules(params).max_chars
+    if limit is None:
+        return flag_frame([])
+    lengths = _captions(df).str.strip().str.len()
+    hits = [(i, int(n), limit, _clip(df.at[i, "caption"])) for i, n in lengths.items() if n > limit]
+    return _caption_flags(df, "max_chars", hits)
+
+
+@register("quality_words", "caption")
+def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """A non-canned caption containing a configured word, whole word, any case."""
+    words = params.get("quality_words", ["quality", "blur", "blurry", "blurred"])
+    if not words:
+        return flag_frame([])
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
+    hits = []
+    for i, text in _captions(df).items():
+        if df.at[i, "is_precanned"]:
+            continue
+        match = pattern.search(text)
+        if match:
+            hits.append((i, match.group(1).lower(), "|".join(words), _clip(text)))
+    return _caption_flags(df, "quality_words", hits)
+
+
+def _clip(text: object, limit: int = 160) -> str:
+    s = "" if not isinstance(text, str) else text
+    return s if len(s) <= limit else s[: limit - 1] + "…"

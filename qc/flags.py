@@ -1,0 +1,41 @@
+"""The flag table every QC rule returns, and the registry the runner reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+FLAG_COLUMNS = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail"]
+
+RuleFn = Callable[[pd.DataFrame, dict[str, Any]], pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class RegisteredRule:
+    name: str
+    level: str  # "caption" or "worker"
+    fn: RuleFn
+
+
+RULES: dict[str, RegisteredRule] = {}
+
+
+def register(name: str, level: str) -> Callable[[RuleFn], RuleFn]:
+    def wrap(fn: RuleFn) -> RuleFn:
+        RULES[name] = RegisteredRule(name, level, fn)
+        return fn
+
+    return wrap
+
+
+def flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rows into the flag table, blank (empty string) where a column does not apply."""
+    frame = pd.DataFrame(rows, columns=FLAG_COLUMNS)
+    for col in ("assignment_id", "image_id", "detail"):
+        frame[col] = frame[col].fillna("").astype(str)
+    frame["value"] = frame["value"].astype(object)
+    frame["threshold"] = frame["threshold"].astype(object)
+    return frame

@@ -1,0 +1,66 @@
+"""One runner applies every enabled rule and returns one flag table.
+
+It never stops at the first finding: every rule sees every row, and a rule that cannot
+run (a missing column, say) is reported in the same table as a ``rule_error`` row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from qc import caption_rules, worker_rules  # noqa: F401  (registers the rules)
+from qc.flags import FLAG_COLUMNS, RULES, flag_frame
+from qc.submit_rules import CANNED_TEXT, is_canned
+
+DEFAULT_RULES = (
+    "time_outlier", "caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
+    "quality_words", "random_sample", "duplicate_text", "min_words", "one_sentence",
+    "banned_prefix", "max_chars",
+)
+REQUIRED_COLUMNS = ("assignment_id", "worker_id", "image_id", "caption")
+
+
+def prepare(df: pd.DataFrame, canned_text: str = CANNED_TEXT) -> pd.DataFrame:
+    """Check the column contract and add ``is_precanned`` (by text) when it is missing."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}")
+    out = df.copy()
+    out["caption"] = out["caption"].fillna("").astype(str)
+    for col in ("assignment_id", "worker_id", "image_id"):
+        out[col] = out[col].astype(str)
+    if "is_precanned" not in out.columns:
+        out["is_precanned"] = out["caption"].map(lambda c: is_canned(c, canned_text))
+    out["is_precanned"] = out["is_precanned"].astype(bool)
+    if "work_time_s" not in out.columns:
+        out["work_time_s"] = float("nan")
+    return out.reset_index(drop=True)
+
+
+def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
+              enabled: Iterable[str] = DEFAULT_RULES) -> pd.DataFrame:
+    """All enabled rules over one batch of captions; one table with a row per flag."""
+    params = params or {}
+    frames = []
+    for name in enabled:
+        rule = RULES.get(name)
+        if rule is None:
+            frames.append(flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
+                                       "threshold": "", "detail": f"unknown rule {name!r}"}]))
+            continue
+        try:
+            frames.append(rule.fn(df, params))
+        except (KeyError, ValueError, TypeError) as exc:
+            frames.append(flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
+                                       "threshold": "", "detail": f"{type(exc).__name__}: {exc}"}]))
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return flag_frame([])
+    return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS]
+
+
+def rule_level(name: str) -> str:
+    return RULES[name].level if name in RULES else "worker"

@@ -1,0 +1,100 @@
+"""The submit-rule spec: declared once in a task config, enforced by the page and by QC.
+
+The browser-side twin of these checks is ``hit_templates/validation.js``; the two must
+agree on every string (tests/test_rule_parity.py runs both over one table).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+CANNED_TEXT = "Quality issues are too severe to recognize visual content."
+
+VIZWIZ_BANNED_PREFIXES: tuple[str, ...] = (
+    "There is", "There are", "This is", "These are", "The image",
+    "The picture", "This image", "This picture", "It is", "It's",
+)
+
+_WHITESPACE = re.compile(r"\s+")
+_HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
+# A sentence end followed by more text: "Contains only one period followed by a space".
+_SECOND_SENTENCE = re.compile(r"[.!?]\s+\S")
+_CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
+
+
+@dataclass(frozen=True)
+class SubmitRules:
+    """What a caption must satisfy before the page lets a worker go on."""
+
+    min_words: int = 8
+    one_sentence: bool = True
+    banned_prefixes: tuple[str, ...] = VIZWIZ_BANNED_PREFIXES
+    max_chars: int | None = None
+    required: bool = True
+    canned_text: str = CANNED_TEXT
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def to_page_spec(self) -> dict[str, object]:
+        """The JSON the page's validation script reads (one spec, two enforcers)."""
+        return {
+            "min_words": self.min_words,
+            "one_sentence": self.one_sentence,
+            "banned_prefixes": list(self.banned_prefixes),
+            "max_chars": self.max_chars,
+            "required": self.required,
+            "canned_text": self.canned_text,
+        }
+
+
+def count_words(text: str) -> int:
+    """Whitespace-separated tokens that contain at least one letter or digit."""
+    return sum(1 for tok in _WHITESPACE.split(text.strip()) if _HAS_ALNUM.search(tok))
+
+
+def has_second_sentence(text: str) -> bool:
+    return bool(_SECOND_SENTENCE.search(text.strip()))
+
+
+def banned_prefix_of(text: str, prefixes: tuple[str, ...]) -> str | None:
+    """The banned prefix the text opens with (any case, curly or straight apostrophe)."""
+    norm = text.strip().translate(_CURLY_APOSTROPHES).lower()
+    for prefix in prefixes:
+        p = prefix.translate(_CURLY_APOSTROPHES).lower()
+        if norm.startswith(p) and (len(norm) == len(p) or not norm[len(p)].isalpha()):
+            return prefix
+    return None
+
+
+def is_canned(text: object, canned_text: str = CANNED_TEXT) -> bool:
+    """Canned text is recognised after trimming spaces and a final period, in any case."""
+    if not isinstance(text, str):
+        return False
+
+    def norm(s: str) -> str:
+        return _WHITESPACE.sub(" ", s.strip()).rstrip(".").strip().lower()
+
+    return norm(text) == norm(canned_text)
+
+
+def violations(text: object, rules: SubmitRules) -> list[tuple[str, object, object]]:
+    """Every rule the caption breaks, as (rule, value, threshold); empty when it passes."""
+    caption = text if isinstance(text, str) else ""
+    found: list[tuple[str, object, object]] = []
+    if rules.required and not caption.strip():
+        found.append(("required", 0, 1))
+    words = count_words(caption)
+    if words < rules.min_words:
+        found.append(("min_words", words, rules.min_words))
+    if rules.one_sentence and has_second_sentence(caption):
+        found.append(("one_sentence", "2+ sentences", "1 sentence"))
+    prefix = banned_prefix_of(caption, rules.banned_prefixes)
+    if prefix is not None:
+        found.append(("banned_prefix", prefix, "not allowed"))
+    if rules.max_chars is not None and len(caption.strip()) > rules.max_chars:
+        found.append(("max_chars", len(caption.strip()), rules.max_chars))
+    return found
+
+
+def passes(text: object, rules: SubmitRules) -> bool:
+    return not violations(text, rules)

@@ -1,0 +1,137 @@
+"""Worker-level heuristics of the VizWiz-Captions pipeline (Gurari et al. 2020, appendix 0.A).
+
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned, work_time_s``
+(one row per caption; ``work_time_s`` repeats on every row of an assignment).
+Each rule returns the flag table of :mod:`qc.flags` with the value it measured and its
+threshold; ``assignment_id`` and ``image_id`` are blank where the flag is about a worker.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from qc.flags import flag_frame, register
+
+_WS = re.compile(r"\s+")
+
+
+@register("time_outlier", "worker")
+def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch."""
+    k = float(params.get("time_outlier_sigmas", 1.95))
+    per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+    if len(per_assignment) < 2:
+        return flag_frame([])
+    times = per_assignment["work_time_s"].astype(float)
+    mu, sigma = float(times.mean()), float(times.std(ddof=1))
+    if not np.isfinite(sigma) or sigma == 0:
+        return flag_frame([])
+    low, high = mu - k * sigma, mu + k * sigma
+    worker_means = per_assignment.groupby("worker_id")["work_time_s"].mean()
+    rows = [
+        {"worker_id": w, "rule": "time_outlier", "value": round(float(m), 1),
+         "threshold": f"[{low:.1f}, {high:.1f}]",
+         "detail": f"mean {m:.1f}s vs batch mu {mu:.1f}s sigma {sigma:.1f}s"}
+        for w, m in worker_means.items() if m < low or m > high
+    ]
+    return flag_frame(rows)
+
+
+@register("caps_lock", "worker")
+def caps_lock(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Uppercase letters / all letters over the worker's non-canned caption text."""
+    limit = float(params.get("caps_lock_share", 0.5))
+    text = df.loc[~df["is_precanned"]].groupby("worker_id")["caption"].apply(
+        lambda s: " ".join(s.fillna("").astype(str)))
+    rows = []
+    for worker, joined in text.items():
+        letters = [c for c in joined if c.isalpha()]
+        if not letters:
+            continue
+        share = sum(c.isupper() for c in letters) / len(letters)
+        if share > limit:
+            rows.append({"worker_id": worker, "rule": "caps_lock", "value": round(share, 3),
+                         "threshold": limit, "detail": f"{len(letters)} letters"})
+    return flag_frame(rows)
+
+
+@register("canned_overuse", "worker")
+def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The worker's canned captions / all their captions."""
+    limit = float(params.get("canned_share", 0.5))
+    stats = df.groupby("worker_id")["is_precanned"].agg(["sum", "count"])
+    rows = [
+        {"worker_id": w, "rule": "canned_overuse", "value": round(r["sum"] / r["count"], 3),
+         "threshold": limit, "detail": f"{int(r['sum'])} of {int(r['count'])} captions canned"}
+        for w, r in stats.iterrows() if r["count"] and r["sum"] / r["count"] > limit
+    ]
+    return flag_frame(rows)
+
+
+def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.DataFrame:
+    rule = "canned_lone_use" if used else "canned_lone_nonuse"
+    min_captions = int(params.get("lone_min_captions", 3))
+    rows = []
+    for image_id, group in df.groupby("image_id"):
+        if len(group) < min_captions:
+            continue
+        odd = group[group["is_precanned"] == used]
+        if len(odd) == 1:
+            row = odd.iloc[0]
+            rows.append({
+                "worker_id": row["worker_id"], "rule": rule, "value": 1,
+                "threshold": f"only one of {len(group)}", "assignment_id": row["assignment_id"],
+                "image_id": image_id,
+                "detail": f"{'used' if used else 'did not use'} the canned text alone",
+            })
+    return flag_frame(rows)
+
+
+@register("canned_lone_use", "caption")
+def canned_lone_use(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """On an image with >= 3 captions, the only worker who used the canned text."""
+    return _lone_canned(df, params, used=True)
+
+
+@register("canned_lone_nonuse", "caption")
+def canned_lone_nonuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """On an image with >= 3 captions, the only worker who did not use the canned text."""
+    return _lone_canned(df, params, used=False)
+
+
+@register("duplicate_text", "worker")
+def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """One worker giving the same non-canned caption to different images."""
+    min_images = int(params.get("duplicate_min_images", 2))
+    own = df.loc[~df["is_precanned"], ["worker_id", "image_id", "caption"]].copy()
+    own["norm"] = own["caption"].fillna("").astype(str).map(lambda s: _WS.sub(" ", s.strip()).lower())
+    own = own[own["norm"] != ""]
+    images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
+    rows = [
+        {"worker_id": w, "rule": "duplicate_text", "value": int(n), "threshold": min_images,
+         "detail": f"same caption on {int(n)} images: {norm[:100]}"}
+        for (w, norm), n in images.items() if n >= min_images
+    ]
+    return flag_frame(rows)
+
+
+@register("random_sample", "caption")
+def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """A seeded random share of assignments picked for human review."""
+    share = float(params.get("random_sample_share", 0.05))
+    assignments = df.drop_duplicates("assignment_id")
+    if share <= 0 or assignments.empty:
+        return flag_frame([])
+    n = max(1, round(share * len(assignments)))
+    picked = assignments.sample(n=n, random_state=int(params.get("seed", 0)))
+    rows = [
+        {"worker_id": r["worker_id"], "rule": "random_sample", "value": share,
+         "threshold": share, "assignment_id": r["assignment_id"], "image_id": "",
+         "detail": "picked for review"}
+        for _, r in picked.iterrows()
+    ]
+    return flag_frame(rows)
