@@ -1,0 +1,1 @@
+"""hitflow's side-effecting half: flows, platform adapters, simulator, store and CLI."""

@@ -1,0 +1,29 @@
+"""Domain errors. The CLI turns each into one line and an exit code; none carries secrets."""
+
+from __future__ import annotations
+
+
+class HitflowError(Exception):
+    """Base: a message that says what went wrong and what to do next."""
+
+    exit_code = 1
+
+
+class ConfigError(HitflowError):
+    exit_code = 2
+
+
+class InputFormatError(HitflowError):
+    exit_code = 3
+
+
+class PlatformError(HitflowError):
+    exit_code = 4
+
+
+class ClosedEndpointError(PlatformError):
+    exit_code = 5
+
+
+class BudgetError(HitflowError):
+    exit_code = 6

@@ -1,0 +1,131 @@
+"""MTurk question XML in, form fields out, and QuestionFormAnswers XML back.
+
+The simulator's workers see what a person sees: the HTML of an HTMLQuestion (or the page
+behind an ExternalQuestion), whose form fields they fill.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from xml.sax.saxutils import escape
+
+NS_HTML = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
+NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
+NS_FORM = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2017-11-06/QuestionForm.xsd"
+NS_ANSWERS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
+MAX_QUESTION_BYTES = 65535
+
+
+class QuestionError(ValueError):
+    pass
+
+
+@dataclass
+class Question:
+    kind: str  # HTMLQuestion | ExternalQuestion | QuestionForm
+    html: str = ""
+    url: str = ""
+    form_ids: list[str] = field(default_factory=list)
+
+
+def parse_question(xml: str) -> Question:
+    """Check a Question the way MTurk does: size, well-formedness, schema root."""
+    if len(xml.encode("utf-8")) > MAX_QUESTION_BYTES:
+        raise QuestionError(f"Question is {len(xml.encode())} bytes; the limit is {MAX_QUESTION_BYTES}")
+    try:
+        root = ET.fromstring(xml.strip())
+    except ET.ParseError as exc:
+        raise QuestionError(f"Question is not well-formed XML: {exc}") from exc
+    ns, _, local = root.tag[1:].partition("}") if root.tag.startswith("{") else ("", "", root.tag)
+    if local == "HTMLQuestion" and ns == NS_HTML:
+        html = root.findtext(f"{{{NS_HTML}}}HTMLContent")
+        if not html or root.find(f"{{{NS_HTML}}}FrameHeight") is None:
+            raise QuestionError("HTMLQuestion needs HTMLContent and FrameHeight")
+        return Question("HTMLQuestion", html=html)
+    if local == "ExternalQuestion" and ns == NS_EXTERNAL:
+        url = root.findtext(f"{{{NS_EXTERNAL}}}ExternalURL") or ""
+        if not url.startswith("https://") and not url.startswith("http://127.0.0.1"):
+            raise QuestionError("ExternalURL must be an https URL")
+        return Question("ExternalQuestion", url=url)
+    if local == "QuestionForm" and ns == NS_FORM:
+        ids = [e.text or "" for e in root.iter(f"{{{NS_FORM}}}QuestionIdentifier")]
+        return Question("QuestionForm", form_ids=ids)
+    raise QuestionError(f"Question root {root.tag} is not an HTMLQuestion, ExternalQuestion or QuestionForm "
+                        "in its 2011-11-11 / 2006-07-14 / 2017-11-06 namespace")
+
+
+@dataclass
+class FormField:
+    name: str
+    kind: str  # text | textarea | hidden | radio | checkbox | select
+    value: str = ""
+    options: list[str] = field(default_factory=list)
+    attrs: dict[str, str] = field(default_factory=dict)
+
+
+class _FormParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.fields: dict[str, FormField] = {}
+        self._select: FormField | None = None
+
+    def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
+        attrs = {k: v or "" for k, v in attrs_list}
+        name = attrs.get("name", "")
+        if tag == "input" and name:
+            kind = attrs.get("type", "text").lower()
+            if kind in ("submit", "button", "image", "reset"):
+                return
+            existing = self.fields.get(name)
+            if kind in ("radio", "checkbox") and existing:
+                existing.options.append(attrs.get("value", "on"))
+                return
+            opts = [attrs.get("value", "on")] if kind in ("radio", "checkbox") else []
+            self.fields[name] = FormField(name, kind, attrs.get("value", ""), opts, attrs)
+        elif tag == "textarea" and name:
+            self.fields[name] = FormField(name, "textarea", "", [], attrs)
+        elif tag == "select" and name:
+            self._select = self.fields[name] = FormField(name, "select", "", [], attrs)
+        elif tag == "option" and self._select is not None:
+            self._select.options.append(attrs.get("value", ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self._select = None
+
+
+def form_fields(html: str) -> list[FormField]:
+    parser = _FormParser()
+    parser.feed(html)
+    return list(parser.fields.values())
+
+
+def answer_xml(values: dict[str, str]) -> str:
+    """QuestionFormAnswers as MTurk returns it for an HTMLQuestion: one FreeText per field."""
+    parts = [f'<?xml version="1.0" encoding="ASCII"?><QuestionFormAnswers xmlns="{NS_ANSWERS}">']
+    for name, value in values.items():
+        text = escape(value).encode("ascii", "xmlcharrefreplace").decode("ascii")
+        parts.append(f"<Answer><QuestionIdentifier>{escape(name)}</QuestionIdentifier>"
+                     f"<FreeText>{text}</FreeText></Answer>")
+    parts.append("</QuestionFormAnswers>")
+    return "".join(parts)
+
+
+def parse_answer_xml(xml: str) -> dict[str, str]:
+    """Field name -> value; raises ValueError with the reason on malformed XML."""
+    root = ET.fromstring(xml)
+    out: dict[str, str] = {}
+    for ans in root.iter(f"{{{NS_ANSWERS}}}Answer"):
+        qid = ans.findtext(f"{{{NS_ANSWERS}}}QuestionIdentifier") or ""
+        free = ans.find(f"{{{NS_ANSWERS}}}FreeText")
+        sel = [e.text or "" for e in ans.iter(f"{{{NS_ANSWERS}}}SelectionIdentifier")]
+        out[qid] = (free.text or "") if free is not None else "|".join(sel)
+    return out
+
+
+def html_question(html: str, frame_height: int = 0) -> str:
+    safe = html.replace("]]>", "]]]]><![CDATA[>")  # a CDATA section cannot hold its own end
+    return (f'<HTMLQuestion xmlns="{NS_HTML}"><HTMLContent><![CDATA[{safe}]]></HTMLContent>'
+            f"<FrameHeight>{frame_height}</FrameHeight></HTMLQuestion>")

@@ -1,0 +1,332 @@
+"""MTurk Requester API 2017-01-17 operations against the simulated marketplace."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flows.sim.forms import QuestionError, parse_question
+from flows.sim.market import Assignment, Hit, Marketplace, MTurkError, money
+from flows.sim.validation import (
+    ASSIGNMENT_STATUSES, QUAL_STATUSES, bad, check_enum, check_id, check_money,
+    check_requirements, need, page,
+)
+
+Handler = Callable[[Marketplace, dict[str, Any]], dict[str, Any]]
+OPERATIONS: dict[str, Handler] = {}
+TOKEN_WINDOW_S = 24 * 3600
+NO_HIT = "AWS.MechanicalTurk.HITDoesNotExist"
+NO_ASSIGNMENT = "AWS.MechanicalTurk.AssignmentDoesNotExist"
+NO_QUAL = "AWS.MechanicalTurk.QualificationTypeDoesNotExist"
+NO_WORKER = "AWS.MechanicalTurk.WorkerDoesNotExist"
+
+
+def op(name: str) -> Callable[[Handler], Handler]:
+    def wrap(fn: Handler) -> Handler:
+        OPERATIONS[name] = fn
+        return fn
+    return wrap
+
+
+def _hit(m: Marketplace, hit_id: Any) -> Hit:
+    check_id(hit_id, "HITId", NO_HIT)
+    if hit_id not in m.hits:
+        raise MTurkError(NO_HIT, f"Hit {hit_id} does not exist. (Operation on unknown HITId.)")
+    return m.hits[hit_id]
+
+
+def _assignment(m: Marketplace, assignment_id: Any) -> Assignment:
+    check_id(assignment_id, "AssignmentId", NO_ASSIGNMENT)
+    a = m.assignments.get(assignment_id)
+    if a is None or not m.visible(a):
+        raise MTurkError(NO_ASSIGNMENT, f"Assignment {assignment_id} does not exist.")
+    return a
+
+
+def _worker(m: Marketplace, worker_id: Any) -> str:
+    check_id(worker_id, "WorkerId", NO_WORKER)
+    return str(worker_id)
+
+
+def _qual_type(m: Marketplace, type_id: Any) -> dict[str, Any]:
+    check_id(type_id, "QualificationTypeId", NO_QUAL)
+    if type_id not in m.qual_types:
+        raise MTurkError(NO_QUAL, f"Qualification type {type_id} does not exist.")
+    return m.qual_types[type_id]
+
+
+def assignment_view(a: Assignment) -> dict[str, Any]:
+    view = {"AssignmentId": a.assignment_id, "WorkerId": a.worker_id, "HITId": a.hit_id,
+            "AssignmentStatus": a.status, "AcceptTime": a.accept_time, "SubmitTime": a.submit_time,
+            "AutoApprovalTime": a.auto_approval_time, "Deadline": a.deadline, "Answer": a.answer}
+    for key, value in (("ApprovalTime", a.approval_time), ("RejectionTime", a.rejection_time),
+                       ("RequesterFeedback", a.feedback)):
+        if value is not None:
+            view[key] = value
+    return view
+
+
+# HIT types and HITs ------------------------------------------------------------
+@op("CreateHITType")
+def create_hit_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    need(p, "AssignmentDurationInSeconds", "Reward", "Title", "Description")
+    check_money(p["Reward"], "Reward")
+    if not 30 <= int(p["AssignmentDurationInSeconds"]) <= 31536000:
+        raise bad("AssignmentDurationInSeconds must be between 30 and 31536000.")
+    if not 0 <= int(p.get("AutoApprovalDelayInSeconds", 2592000)) <= 2592000:
+        raise bad("AutoApprovalDelayInSeconds must be between 0 and 2592000 (30 days).")
+    check_requirements(p.get("QualificationRequirements", []))
+    for req in p.get("QualificationRequirements", []):
+        qid = req["QualificationTypeId"]
+        if len(qid) > 20 and qid not in m.qual_types:
+            raise MTurkError(NO_QUAL, f"Qualification type {qid} in QualificationRequirements does not exist.")
+    key = repr(sorted((k, repr(v)) for k, v in p.items()))
+    for type_id, spec in m.hit_types.items():
+        if spec["_key"] == key:  # MTurk returns the same HITTypeId for identical properties
+            return {"HITTypeId": type_id}
+    type_id = m.new_id()
+    m.hit_types[type_id] = {**p, "_key": key, "AutoApprovalDelayInSeconds": int(p.get("AutoApprovalDelayInSeconds", 2592000))}
+    return {"HITTypeId": type_id}
+
+
+def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
+    need(p, "LifetimeInSeconds")
+    max_assign = int(p.get("MaxAssignments", 1))
+    if not 1 <= max_assign <= 1000000000:
+        raise bad("MaxAssignments must be at least 1.")
+    if not 30 <= int(p["LifetimeInSeconds"]) <= 31536000:
+        raise bad("LifetimeInSeconds must be between 30 and 31536000.")
+    token = p.get("UniqueRequestToken")
+    if token is not None:
+        if not 1 <= len(token) <= 64:
+            raise bad("UniqueRequestToken must be 1-64 characters.")
+        seen = m.tokens.get(token)
+        if seen and m.now - seen[1] < TOKEN_WINDOW_S:
+            raise MTurkError("AWS.MechanicalTurk.HitAlreadyExists",
+                             f"There is already a HIT with this UniqueRequestToken. HITId: {seen[0]}")
+    try:
+        question = parse_question(p.get("Question") or "")
+    except QuestionError as exc:
+        raise MTurkError("AWS.MechanicalTurk.XMLParseError", str(exc)) from exc
+    spec = m.hit_types[type_id]
+    hit_id = m.new_id()
+    fields = {
+        "HITId": hit_id, "HITTypeId": type_id, "HITGroupId": "G" + type_id[1:], "CreationTime": m.now,
+        "Title": spec["Title"], "Description": spec["Description"], "Question": p["Question"],
+        "Keywords": spec.get("Keywords", ""), "MaxAssignments": max_assign, "Reward": spec["Reward"],
+        "AutoApprovalDelayInSeconds": spec["AutoApprovalDelayInSeconds"],
+        "Expiration": m.now + int(p["LifetimeInSeconds"]),
+        "AssignmentDurationInSeconds": int(spec["AssignmentDurationInSeconds"]),
+        "QualificationRequirements": spec.get("QualificationRequirements", []),
+        "RequesterAnnotation": p.get("RequesterAnnotation", ""),
+    }
+    hit = Hit(fields, question)
+    if m.hit_cost(hit) > m.balance:
+        raise MTurkError("AWS.MechanicalTurk.InsufficientFunds",
+                         f"Balance {m.balance} is below the cost of one assignment ({m.hit_cost(hit)}).")
+    m.hits[hit_id] = hit
+    if token is not None:
+        m.tokens[token] = (hit_id, m.now)
+    m.schedule(hit, max_assign)
+    return {"HIT": m.hit_view(hit)}
+
+
+@op("CreateHIT")
+def create_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    type_params = {k: p[k] for k in ("AutoApprovalDelayInSeconds", "AssignmentDurationInSeconds",
+                                      "Reward", "Title", "Keywords", "Description",
+                                      "QualificationRequirements") if k in p}
+    type_id = create_hit_type(m, type_params)["HITTypeId"]
+    return _create_hit(m, type_id, p)
+
+
+@op("CreateHITWithHITType")
+def create_hit_with_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    need(p, "HITTypeId")
+    if p["HITTypeId"] not in m.hit_types:
+        raise MTurkError("AWS.MechanicalTurk.HITTypeDoesNotExist", f"HIT type {p['HITTypeId']} does not exist.")
+    return _create_hit(m, p["HITTypeId"], p)
+
+
+@op("GetHIT")
+def get_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    return {"HIT": m.hit_view(_hit(m, p.get("HITId")))}
+
+
+@op("ListHITs")
+def list_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    views = [m.hit_view(h) for h in m.hits.values() if not h.disposed]
+    chunk, nxt = page(views, p)
+    return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
+
+
+@op("ListReviewableHITs")
+def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    status = p.get("Status", "Reviewable")
+    check_enum(status, {"Reviewable", "Reviewing"}, "Status")
+    views = [m.hit_view(h) for h in m.hits.values() if not h.disposed]
+    views = [v for v in views if v["HITStatus"] == status
+             and (not p.get("HITTypeId") or v["HITTypeId"] == p["HITTypeId"])]
+    chunk, nxt = page(views, p)
+    return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
+
+
+@op("UpdateExpirationForHIT")
+def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    hit = _hit(m, p.get("HITId"))
+    need(p, "ExpireAt")
+    hit.fields["Expiration"] = max(m.now, float(p["ExpireAt"])) if float(p["ExpireAt"]) > m.now else m.now
+    for aid in list(hit.assignment_ids):  # workers who had not yet accepted never will
+        if m.assignments[aid].accept_time > hit.fields["Expiration"]:
+            hit.assignment_ids.remove(aid)
+            del m.assignments[aid]
+    return {}
+
+
+@op("UpdateHITReviewStatus")
+def update_review_status(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    hit = _hit(m, p.get("HITId"))
+    if m.hit_view(hit)["HITStatus"] not in ("Reviewable", "Reviewing"):
+        raise MTurkError("AWS.MechanicalTurk.InvalidHITState", f"HIT {hit.fields['HITId']} is not reviewable.")
+    hit.reviewing = not bool(p.get("Revert", False))
+    return {}
+
+
+@op("DeleteHIT")
+def delete_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    hit = _hit(m, p.get("HITId"))
+    view = m.hit_view(hit)
+    unreviewed = [a for a in hit.assignment_ids if m.assignments[a].status == "Submitted"]
+    if view["HITStatus"] not in ("Reviewable", "Reviewing") or unreviewed or view["NumberOfAssignmentsPending"]:
+        raise MTurkError("AWS.MechanicalTurk.InvalidHITState",
+                         f"This HIT is currently in the state '{view['HITStatus']}' with "
+                         f"{len(unreviewed)} unreviewed assignment(s); it cannot be deleted.")
+    hit.disposed = True
+    return {}
+
+
+@op("CreateAdditionalAssignmentsForHIT")
+def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    hit = _hit(m, p.get("HITId"))
+    extra = int(p.get("NumberOfAdditionalAssignments", 0))
+    if extra < 1:
+        raise bad("NumberOfAdditionalAssignments must be at least 1.")
+    hit.fields["MaxAssignments"] = int(hit.fields["MaxAssignments"]) + extra
+    m.schedule(hit, extra)
+    return {}
+
+
+# assignments -------------------------------------------------------------------
+@op("ListAssignmentsForHIT")
+def list_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    hit = _hit(m, p.get("HITId"))
+    statuses = p.get("AssignmentStatuses") or sorted(ASSIGNMENT_STATUSES)
+    for s in statuses:
+        check_enum(s, ASSIGNMENT_STATUSES, "AssignmentStatus")
+    rows = [assignment_view(m.assignments[a]) for a in hit.assignment_ids
+            if m.visible(m.assignments[a]) and m.assignments[a].status in statuses]
+    chunk, nxt = page(rows, p)
+    return {"NumResults": len(chunk), "Assignments": chunk, **({"NextToken": nxt} if nxt else {})}
+
+
+@op("GetAssignment")
+def get_assignment(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    a = _assignment(m, p.get("AssignmentId"))
+    return {"Assignment": assignment_view(a), "HIT": m.hit_view(m.hits[a.hit_id])}
+
+
+@op("ApproveAssignment")
+def approve(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    a = _assignment(m, p.get("AssignmentId"))
+    if a.status == "Rejected" and p.get("OverrideRejection"):
+        m.pay_assignment(a, m.now)
+        return {}
+    if a.status != "Submitted":
+        raise MTurkError("AWS.MechanicalTurk.InvalidAssignmentState",
+                         f"This operation can be called with a status of: Submitted (assignment is {a.status}).")
+    m.pay_assignment(a, m.now)
+    if p.get("RequesterFeedback"):
+        a.feedback = str(p["RequesterFeedback"])
+    return {}
+
+
+@op("RejectAssignment")
+def reject(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    a = _assignment(m, p.get("AssignmentId"))
+    need(p, "RequesterFeedback")
+    if a.status != "Submitted":
+        raise MTurkError("AWS.MechanicalTurk.InvalidAssignmentState",
+                         f"This operation can be called with a status of: Submitted (assignment is {a.status}).")
+    a.status, a.rejection_time, a.feedback = "Rejected", m.now, str(p["RequesterFeedback"])
+    worker = m.workers.get(a.worker_id)
+    if worker:
+        done = max(1, round(worker.hits_approved * 100 / max(1, worker.percent_approved)))
+        worker.percent_approved = int(100 * worker.hits_approved / (done + 1))
+    return {}
+
+
+@op("SendBonus")
+def send_bonus(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    need(p, "WorkerId", "BonusAmount", "AssignmentId", "Reason")
+    a = _assignment(m, p["AssignmentId"])
+    if a.worker_id != p["WorkerId"]:
+        raise bad(f"Assignment {a.assignment_id} was not done by worker {p['WorkerId']}.")
+    amount = money(check_money(p["BonusAmount"], "BonusAmount"))
+    token = p.get("UniqueRequestToken")
+    if token and any(b.get("_token") == token for b in m.bonuses):
+        raise MTurkError("AWS.MechanicalTurk.BonusAlreadyPaid", "A bonus with this UniqueRequestToken was already paid.")
+    total = amount + max(money("0.01"), money(amount * money("0.20")))
+    if total > m.balance:
+        raise MTurkError("AWS.MechanicalTurk.InsufficientFunds", f"Balance {m.balance} does not cover {total}.")
+    m.balance -= total
+    m.bonuses.append({"WorkerId": a.worker_id, "BonusAmount": str(amount), "AssignmentId": a.assignment_id,
+                      "Reason": p["Reason"], "GrantTime": m.now, "_token": token, "_hit": a.hit_id})
+    return {}
+
+
+@op("ListBonusPayments")
+def list_bonuses(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    if not p.get("HITId") and not p.get("AssignmentId"):
+        raise bad("ListBonusPayments needs a HITId or an AssignmentId.")
+    rows = [{k: v for k, v in b.items() if not k.startswith("_")} for b in m.bonuses
+            if b["_hit"] == p.get("HITId") or b["AssignmentId"] == p.get("AssignmentId")]
+    chunk, nxt = page(rows, p)
+    return {"NumResults": len(chunk), "BonusPayments": chunk, **({"NextToken": nxt} if nxt else {})}
+
+
+@op("NotifyWorkers")
+def notify(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    need(p, "Subject", "MessageText", "WorkerIds")
+    if len(p["WorkerIds"]) > 100:
+        raise bad("NotifyWorkers takes at most 100 WorkerIds.")
+    failures = [{"NotifyWorkersFailureCode": "HardFailure", "WorkerId": w,
+                 "NotifyWorkersFailureMessage": "Worker has not worked for you."}
+                for w in p["WorkerIds"] if w not in m.workers]
+    return {"NotifyWorkersFailureStatuses": failures}
+
+
+@op("GetAccountBalance")
+def balance(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    return {"AvailableBalance": str(m.balance), "OnHoldBalance": "0.00"}
+
+
+# blocks -----------------------------------------------------------------------
+@op("CreateWorkerBlock")
+def create_block(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    need(p, "WorkerId", "Reason")
+    m.blocks[_worker(m, p["WorkerId"])] = str(p["Reason"])
+    return {}
+
+
+@op("DeleteWorkerBlock")
+def delete_block(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    need(p, "WorkerId")
+    m.blocks.pop(_worker(m, p["WorkerId"]), None)
+    return {}
+
+
+@op("ListWorkerBlocks")
+def list_blocks(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    rows = [{"WorkerId": w, "Reason": r} for w, r in m.blocks.items()]
+    chunk, nxt = page(rows, p)
+    return {"NumResults": len(chunk), "WorkerBlocks": chunk, **({"NextToken": nxt} if nxt else {})}

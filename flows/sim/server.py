@@ -1,0 +1,192 @@
+"""The simulator as a real HTTP server on loopback.
+
+``POST /`` speaks MTurk's JSON 1.1 wire protocol (``X-Amz-Target:
+MTurkRequesterServiceV20170117.<Op>``; SigV4 headers are accepted and ignored), so boto3
+itself does the signing, serialising, parsing and retrying. ``/mturk/*`` is the worker-facing
+side and ``/_sim/*`` exposes the clock, fault injection and the crowd's ground truth.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlparse
+
+from flows.sim import crowd, mturk_quals  # noqa: F401  (registers the qualification ops)
+from flows.sim.forms import answer_xml
+from flows.sim.market import Assignment, Marketplace, MTurkError
+from flows.sim.mturk_api import OPERATIONS
+
+TARGET_PREFIX = "MTurkRequesterServiceV20170117."
+DEFAULT_CROWD = Path(__file__).resolve().parents[2] / "config" / "crowds" / "vizwiz_demo.toml"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(type(value).__name__)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _SimHTTPServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet by default)
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, payload: Any, ctype: str = "application/json") -> None:
+        self._send(status, json.dumps(payload, default=_json_default).encode(), ctype)
+
+    def _body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def do_POST(self) -> None:  # noqa: N802
+        url = urlparse(self.path)
+        if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
+            return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
+        if url.path == "/_sim/clock":
+            payload = json.loads(self._body() or b"{}")
+            return self._json(200, {"now": self.server.market.advance(float(payload.get("advance_seconds", 0)))})
+        if url.path == "/_sim/faults":
+            payload = json.loads(self._body() or b"{}")
+            with self.server.market.lock:
+                faults = self.server.market.faults
+                faults.throttle_rate = float(payload.get("throttle_rate", faults.throttle_rate))
+                faults.fault_rate = float(payload.get("fault_rate", faults.fault_rate))
+            return self._json(200, vars(faults))
+        if url.path == "/mturk/externalSubmit":
+            return self._external_submit(self._body())
+        self._send(404, b"not found", "text/plain")
+
+    def do_GET(self) -> None:  # noqa: N802
+        url = urlparse(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        market = self.server.market
+        if url.path == "/_sim/workers":
+            with market.lock:
+                return self._json(200, market.ground_truth())
+        if url.path == "/_sim/clock":
+            return self._json(200, {"now": market.now})
+        if url.path == "/_sim/health":
+            return self._json(200, {"ok": True, "calls": market.calls})
+        if url.path == "/mturk/preview":
+            return self._preview(query)
+        if url.path == "/mturk/accept":
+            return self._accept(query)
+        self._send(404, b"not found", "text/plain")
+
+    def _mturk(self, operation: str, body: bytes) -> None:
+        market = self.server.market
+        handler = OPERATIONS.get(operation)
+        with market.lock:
+            market.calls += 1
+            roll = market.fault_rng.random()
+            if roll < market.faults.throttle_rate:
+                return self._json(400, {"__type": "ThrottlingException", "message": "Rate exceeded"},
+                                  "application/x-amz-json-1.1")
+            if roll < market.faults.throttle_rate + market.faults.fault_rate:
+                return self._json(500, {"__type": "ServiceFault", "Message": "Simulated service fault",
+                                        "TurkErrorCode": "AWS.MechanicalTurk.ServiceFault"},
+                                  "application/x-amz-json-1.1")
+            try:
+                if handler is None:
+                    raise MTurkError("AWS.MechanicalTurk.UnknownOperation", f"Unknown operation {operation}")
+                params = json.loads(body or b"{}")
+                market.auto_approve()
+                result = handler(market, params)
+            except MTurkError as err:
+                return self._json(err.status, {"__type": err.kind, "Message": err.message,
+                                               "TurkErrorCode": err.code}, "application/x-amz-json-1.1")
+            except (ValueError, TypeError, KeyError) as exc:
+                return self._json(400, {"__type": "RequestError", "Message": f"Invalid request: {exc}",
+                                        "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},
+                                  "application/x-amz-json-1.1")
+        self._json(200, result, "application/x-amz-json-1.1")
+
+    def _preview(self, query: dict[str, str]) -> None:
+        hit = self.server.market.hits.get(query.get("hitId", ""))
+        if hit is None or not hit.question.html:
+            return self._send(404, b"No such HTMLQuestion HIT.", "text/plain")
+        self._send(200, hit.question.html.encode(), "text/html; charset=utf-8")
+
+    def _accept(self, query: dict[str, str]) -> None:
+        market = self.server.market
+        with market.lock:
+            hit = market.hits.get(query.get("hitId", ""))
+            worker = query.get("workerId", "")
+            if hit is None or not worker:
+                return self._send(400, b"hitId and workerId are required.", "text/plain")
+            a = Assignment(market.new_id(), hit.fields["HITId"], worker, market.now, None,
+                           market.now + int(hit.fields["AssignmentDurationInSeconds"]))
+            market.assignments[a.assignment_id] = a
+            hit.assignment_ids.append(a.assignment_id)
+        host = f"http://{self.headers.get('Host')}"
+        target = "/mturk/preview?" + urlencode({"hitId": a.hit_id, "assignmentId": a.assignment_id,
+                                                "workerId": worker, "turkSubmitTo": host})
+        self._send(302, b"", "text/plain", {"Location": target})
+
+    def _external_submit(self, body: bytes) -> None:
+        fields = {k: v[0] if len(v) == 1 else "|".join(v)
+                  for k, v in parse_qs(body.decode("utf-8"), keep_blank_values=True).items()}
+        market = self.server.market
+        with market.lock:
+            a = market.assignments.get(fields.pop("assignmentId", ""))
+            if a is None or a.submit_time is not None:
+                return self._send(400, b"Unknown or already submitted assignment.", "text/plain")
+            hit = market.hits[a.hit_id]
+            a.submit_time, a.answer = market.now, answer_xml(fields)
+            a.auto_approval_time = market.now + int(hit.fields["AutoApprovalDelayInSeconds"])
+        self._send(200, b"<html><body><p>Thank you, your work was submitted.</p></body></html>",
+                   "text/html; charset=utf-8")
+
+
+class _SimHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, addr: tuple[str, int], market: Marketplace, verbose: bool = False):
+        super().__init__(addr, _Handler)
+        self.market, self.verbose = market, verbose
+
+
+class SimServer:
+    """A running simulator: ``url`` for boto3's ``endpoint_url``, ``market`` for ground truth."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int = 1,
+                 crowd_file: Path | None = None, verbose: bool = False, **market_kw: Any):
+        workers, bank = crowd.load_crowd(crowd_file or DEFAULT_CROWD, seed=seed)
+        self.market = Marketplace(workers, bank, seed=seed, **market_kw)
+        self.httpd = _SimHTTPServer((host, port), self.market, verbose)
+        self.url = f"http://{host}:{self.httpd.server_address[1]}"
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> SimServer:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="hitflow-sim", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> SimServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
