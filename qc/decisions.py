@@ -21,7 +21,7 @@ class DecisionPolicy:
     reject_rules: tuple[str, ...] = SUBMIT_RULES
     block_min_flags: dict[str, int] = field(default_factory=lambda: {
         "time_outlier": 1, "caps_lock": 1, "canned_overuse": 1, "duplicate_text": 1,
-        "quality_words": 2, "canned_lone_use": 2, "canned_lone_nonuse": 2,
+        "quality_words": 2, "canned_lone_use": 3, "canned_lone_nonuse": 3,
         "min_words": 1, "one_sentence": 1, "banned_prefix": 1, "max_chars": 1,
     })
     review_rules: tuple[str, ...] = ("random_sample",)

@@ -132,7 +132,7 @@ def _add_typos(text: str, rate: float, rng: random.Random) -> str:
 def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
                   rules: SubmitRules, rng: random.Random) -> str:
     """The caption this worker types for this image."""
-    entry = bank.get(item_id) or BankEntry(["A small object on a table in a room with a wall behind it."], 0)
+    entry = bank.get(item_id.split("~")[0]) or BankEntry(["A small object on a table in a room with a wall behind it."], 0)
     real = [c for c in entry.captions if not is_canned(c)] or ["An object that is hard to make out on a surface."]
     canned_share = sum(is_canned(c) for c in entry.captions) / max(1, len(entry.captions))
     p, kind = worker.params, worker.profile
@@ -160,7 +160,8 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
 
 
 def says_text_present(worker: Worker, item_id: str, bank: dict[str, BankEntry], rng: random.Random) -> str:
-    truth = bank[item_id].text_detected if item_id in bank else 0
+    base = item_id.split("~")[0]  # scaled-up demos repeat items as id~k
+    truth = bank[base].text_detected if base in bank else 0
     correct = rng.random() < (0.5 + worker.skill / 2)
     return "yes" if bool(truth) == correct else "no"
 

@@ -1,0 +1,136 @@
+"""Batch steps 3-5: QC over the stored answers, decisions applied, flagged workers blocked."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pandas as pd
+
+from flows import mturk_adapter as mturk
+from flows.campaign_plan import Run, block_qualification
+from flows.store import SETTLED
+from qc.decisions import decide, workers_to_block
+from qc.runner import prepare, run_rules
+
+APPLY_THREADS = 8
+
+
+def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
+    """One row per caption: the QC column contract plus lineage, from the store."""
+    where, params = "a.campaign = ?", [run.cfg.name]
+    if batch is not None:
+        where += " AND a.batch = ?"
+        params.append(batch)
+    rows = run.store.rows(f"""
+        SELECT a.assignment_id, a.worker_id, a.batch, a.hit_id, a.status, a.accept_time, a.submit_time,
+               x.item_id AS image_id,
+               MAX(CASE WHEN x.field = 'caption' THEN x.value END) AS caption,
+               MAX(CASE WHEN x.field = 'text_present' THEN x.value END) AS text_present,
+               MAX(CASE WHEN x.field = 'start_ms' THEN x.value END) AS start_ms,
+               MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
+        FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id ORDER BY a.rowid""", params)
+    frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
+                                        "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])
+    frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
+    return prepare(frame, run.cfg.submit_rules.canned_text)
+
+
+def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:
+    if source == "page_active_time":
+        spans = (pd.to_numeric(frame["end_ms"], errors="coerce") - pd.to_numeric(frame["start_ms"], errors="coerce"))
+        return spans.groupby(frame["assignment_id"]).transform("sum") / 1000.0
+    return frame["submit_time"].astype(float) - frame["accept_time"].astype(float)
+
+
+def qc_batch(run: Run, batch: int) -> dict[str, Any]:
+    frame = caption_frame(run, batch)
+    params = {**run.cfg.qc_params, "submit_rules": run.cfg.submit_rules, "seed": run.cfg.seed + batch}
+    flags = run_rules(frame, params, run.cfg.qc_rules)
+    broken = run.store.rows("SELECT assignment_id, worker_id, parse_error FROM assignments "
+                            "WHERE campaign = ? AND batch = ? AND parse_error != ''", [run.cfg.name, batch])
+    extra = [{"worker_id": b["worker_id"], "rule": "malformed_answer", "value": "", "threshold": "",
+              "assignment_id": b["assignment_id"], "image_id": "", "detail": b["parse_error"]} for b in broken]
+    flags = pd.concat([flags, pd.DataFrame(extra, columns=flags.columns)], ignore_index=True) if extra else flags
+    records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
+               for r in flags.to_dict("records")]
+    with run.store.transaction():  # replace the batch's flags as one decision
+        run.store.db.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+        if records:
+            run.store.db["qc_flags"].insert_all(records)
+    counts = flags["rule"].value_counts().to_dict()
+    run.progress(f"batch {batch}: QC over {len(frame)} captions, {len(flags)} flags "
+                 + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return {"captions": len(frame), "flags": counts}
+
+
+def batch_flags(run: Run, batch: int) -> pd.DataFrame:
+    rows = run.store.rows("SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail "
+                          "FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+    return pd.DataFrame(rows, columns=["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail"])
+
+
+def decide_batch(run: Run, batch: int) -> dict[str, Any]:
+    """Record one decision per assignment in one transaction, then apply them via the ledger."""
+    cfg, store = run.cfg, run.store
+    assignments = pd.DataFrame(store.rows("SELECT assignment_id, worker_id FROM assignments WHERE campaign = ? "
+                                          "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
+    flags = batch_flags(run, batch)
+    decisions = decide(flags, assignments, cfg.policy)
+    if cfg.reject_blocked_work:
+        blocked = set(workers_to_block(flags, cfg.policy)["worker_id"])
+        mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
+        decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
+    now = time.time()
+    with store.transaction():
+        for d in decisions.to_dict("records"):
+            store.db["decisions"].insert({**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]),
+                                          "decided_at": now, "applied": ""}, pk="assignment_id", ignore=True)
+    stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
+    jobs = []
+    for d in stored:
+        key = f"{cfg.name}:{d['action']}:{d['assignment_id']}"
+        entry = store.intend(cfg.name, batch, d["action"].capitalize() + "Assignment", key,
+                             {"AssignmentId": d["assignment_id"]})
+        if entry["status"] not in SETTLED:
+            jobs.append((key, d))
+
+    def apply(job: tuple[str, dict[str, Any]]) -> tuple[str, str, str]:
+        key, d = job
+        if d["action"] == "reject":
+            feedback = cfg.policy.reject_feedback.format(rules=d["reasons"])
+            return key, d["assignment_id"], mturk.reject(run.client, d["assignment_id"], feedback)
+        return key, d["assignment_id"], mturk.approve(run.client, d["assignment_id"])
+
+    with ThreadPoolExecutor(APPLY_THREADS) as pool:
+        results = list(pool.map(apply, jobs))
+    with store.transaction():
+        for key, assignment_id, outcome in results:
+            store.settle(key, "ok", {"outcome": outcome})
+            store.db["decisions"].update(assignment_id, {"applied": outcome})
+    counts = decisions["action"].value_counts().to_dict()
+    run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review")
+    return {"decisions": counts}
+
+
+def block_batch(run: Run, batch: int) -> dict[str, Any]:
+    """Exclude the batch's flagged workers before the next batch is posted."""
+    cfg, store = run.cfg, run.store
+    to_block = workers_to_block(batch_flags(run, batch), cfg.policy)
+    mode = cfg.gating.block_mode
+    qual_id = block_qualification(run) if mode == "soft" else ""
+    done = 0
+    for row in to_block.to_dict("records"):
+        key = f"{cfg.name}:block:{row['worker_id']}"
+        entry = store.intend(cfg.name, batch, "ExcludeWorker", key, {"WorkerId": row["worker_id"], "mode": mode})
+        if entry["status"] not in SETTLED:
+            mturk.exclude_worker(run.client, row["worker_id"], mode, qual_id, f"QC: {row['rules']}")
+            store.settle(key, "ok", {"mode": mode})
+            done += 1
+        store.db["blocks"].insert({"campaign": cfg.name, "worker_id": row["worker_id"], "batch": batch,
+                                   "rules": row["rules"], "mode": mode, "applied": "yes"},
+                                  pk=("campaign", "worker_id"), ignore=True)
+    run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
+    return {"blocked": len(to_block)}

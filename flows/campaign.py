@@ -1,0 +1,50 @@
+"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block, in order.
+
+A batch's status in the store says how far it got, so a re-run continues where the last one
+stopped; each step is itself idempotent through the ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flows.batch_collect import collect_batch
+from flows.batch_publish import publish_batch
+from flows.batch_review import block_batch, decide_batch, qc_batch
+from flows.campaign_plan import Run, plan_items
+
+StepFn = Callable[[Run, int], dict[str, Any]]
+STEPS: list[tuple[str, str, StepFn]] = [
+    ("published", "publish batch", publish_batch),
+    ("collected", "collect submissions", collect_batch),
+    ("qc_done", "run QC", qc_batch),
+    ("decided", "approve or reject", decide_batch),
+    ("blocked", "block flagged workers", block_batch),
+]
+ORDER = ["planned"] + [s[0] for s in STEPS]
+Caller = Callable[[str, StepFn, Run, int], dict[str, Any]]
+
+
+def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
+    return fn(run, batch)
+
+
+def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
+    """Run the steps this batch has not finished; return what each reported."""
+    results: dict[str, Any] = {}
+    for status_after, name, fn in STEPS:
+        if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
+            continue
+        results[name] = call(f"{name} {batch}", fn, run, batch)
+        run.store.set_batch(run.cfg.name, batch, status=status_after)
+    return results
+
+
+def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
+    plan_items(run, limit, scale)
+    batches = sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
+                                                          [run.cfg.name])})
+    for batch in batches:
+        advance_batch(run, batch, call)
+    run.store.db["campaigns"].update(run.cfg.name, {"status": "collected"})

@@ -1,0 +1,58 @@
+"""The campaign as a Prefect flow: one coarse task per batch step (not per HIT)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+from flows.campaign import Caller, StepFn, call_directly, run_batches  # noqa: E402
+from flows.campaign_plan import Run  # noqa: E402
+from flows.config import load_config  # noqa: E402
+from flows.outputs import write_outputs  # noqa: E402
+from flows.store import DEFAULT_DB, Store  # noqa: E402
+from flows.targets import open_session  # noqa: E402
+
+
+def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
+                 db_path: str | Path = DEFAULT_DB, out_root: str | Path = "runs", limit: int | None = None,
+                 scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
+                 progress: Any = print, call: Caller = call_directly) -> dict[str, Any]:
+    """Run (or resume) a campaign to the end and write its outputs; returns a summary."""
+    cfg = load_config(config_path)
+    store = Store(db_path)
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed,
+                      Path(crowd) if crowd else None) as session:
+        progress(f"target: {session.target.label}")
+        run = Run(cfg, store, session.client, session.target, progress, session.wait)
+        run_batches(run, call, limit, scale)
+        truth = session.truth() if session.truth else None
+        summary = write_outputs(run, Path(out_root) / cfg.name, truth)
+    summary["target"] = session.target.label
+    return summary
+
+
+def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
+    from prefect import task
+    from prefect.cache_policies import NO_CACHE
+    from prefect.utilities.annotations import quote
+
+    step = task(fn, name=name, cache_policy=NO_CACHE)
+    return step(quote(run), batch)
+
+
+def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
+                     db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
+                     scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None) -> dict[str, Any]:
+    summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
+                           crowd, call=prefect_call)
+    return {"out_dir": str(summary["out_dir"]), "captions": summary["captions"], "target": summary["target"]}
+
+
+def campaign_flow() -> Any:
+    """The Prefect flow object (built lazily so importing hitflow does not import Prefect)."""
+    from prefect import flow
+
+    return flow(campaign_flow_fn, name="caption-campaign", log_prints=True)

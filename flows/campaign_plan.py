@@ -1,0 +1,140 @@
+"""A campaign run's context, its item plan (batches and HITs), gating and cost estimate."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from flows import mturk_adapter as mturk
+from flows.config import CampaignConfig
+from flows.errors import BudgetError, InputFormatError
+from flows.sim.market import mturk_fee
+from flows.store import Store
+from flows.templates import safe_url
+
+ITEM_COLUMNS = ("image_id", "file_name", "url")
+
+
+@dataclass
+class Run:
+    """Everything a batch step needs: config, ledger, platform client, and how to wait."""
+
+    cfg: CampaignConfig
+    store: Store
+    client: Any
+    target: mturk.Target
+    progress: Callable[[str], None] = print
+    wait: Callable[[float], None] = time.sleep
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
+    """The item CSV, checked: required columns, unique ids, http(s) URLs."""
+    try:
+        with cfg.items.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in ITEM_COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise InputFormatError(f"{cfg.items}: missing column(s) {', '.join(missing)}; "
+                                       f"the item file needs {', '.join(ITEM_COLUMNS)}")
+            rows = [{k: (r.get(k) or "").strip() for k in ITEM_COLUMNS} for r in reader]
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{cfg.items}: not UTF-8 text ({exc}); re-save it as UTF-8 CSV") from exc
+    seen: set[str] = set()
+    for line, row in enumerate(rows, start=2):
+        if not row["image_id"] or row["image_id"] in seen:
+            raise InputFormatError(f"{cfg.items}:{line}: image_id {row['image_id']!r} is empty or repeated")
+        if safe_url(row["url"]) != row["url"] or not row["url"].startswith(("http://", "https://")):
+            raise InputFormatError(f"{cfg.items}:{line}: url {row['url']!r} must be an http(s) URL")
+        seen.add(row["image_id"])
+    return rows
+
+
+def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
+    """Split items into batches and HITs once; a re-run keeps the stored plan.
+
+    ``scale`` > 1 repeats the item list (ids suffixed ``~k``) to try a larger campaign.
+    """
+    cfg, db = run.cfg, run.store.db
+    if db["items"].count_where("campaign = ?", [cfg.name]):
+        return
+    base = read_items(cfg)[:limit] if limit else read_items(cfg)
+    items = [{**it, "image_id": it["image_id"] + (f"~{k}" if k else "")} for k in range(scale) for it in base]
+    per_batch = -(-len(items) // cfg.batches)
+    rows = [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
+             "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
+            for i, it in enumerate(items)]
+    with run.store.transaction():
+        db["campaigns"].upsert({"name": cfg.name, "config_path": str(cfg.path), "target": run.target.kind,
+                                "config_json": json.dumps({"batches": cfg.batches, "items": len(items)}),
+                                "created_at": time.time(), "status": "running"}, pk="name")
+        db["items"].insert_all(rows, pk=("campaign", "item_id"))
+
+
+def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:
+    rows = run.store.rows("SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid",
+                          [run.cfg.name, batch])
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row["hit_index"], []).append(row)
+    return sorted(groups.items())
+
+
+def hit_token(cfg: CampaignConfig, batch: int, hit_index: int, item_ids: list[str]) -> str:
+    """Deterministic UniqueRequestToken (<= 64 chars) for one planned HIT."""
+    digest = hashlib.sha256(f"{cfg.name}|{batch}|{hit_index}|{','.join(item_ids)}".encode()).hexdigest()[:16]
+    return f"hf-{cfg.name[:24]}-b{batch}-h{hit_index}-{digest}"
+
+
+def cost_per_assignment(cfg: CampaignConfig) -> Decimal:
+    return cfg.reward + mturk_fee(cfg.reward, cfg.assignments_per_image)
+
+
+def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
+    """Committed (all HITs posted so far) + this batch, with fees, must fit the budget."""
+    posted = run.store.db["hits"].count_where("campaign = ? AND batch != ?", [run.cfg.name, batch])
+    unit = cost_per_assignment(run.cfg) * run.cfg.assignments_per_image
+    estimate = unit * n_hits
+    committed = unit * posted
+    if committed + estimate > run.cfg.budget:
+        raise BudgetError(f"batch {batch} would commit ${committed + estimate:.2f} (reward + fees) against a "
+                          f"budget of ${run.cfg.budget:.2f}; raise [campaign].budget_usd or post fewer items")
+    return estimate
+
+
+def gating_requirements(cfg: CampaignConfig, block_qual_id: str) -> list[dict[str, Any]]:
+    g = cfg.gating
+    reqs: list[dict[str, Any]] = [
+        {"QualificationTypeId": "00000000000000000040", "Comparator": "GreaterThan",
+         "IntegerValues": [g.min_hits_approved], "ActionsGuarded": "DiscoverPreviewAndAccept"},
+        {"QualificationTypeId": "000000000000000000L0", "Comparator": "GreaterThanOrEqualTo",
+         "IntegerValues": [g.min_percent_approved], "ActionsGuarded": "DiscoverPreviewAndAccept"},
+    ]
+    if g.locale:
+        reqs.append({"QualificationTypeId": "00000000000000000071", "Comparator": "EqualTo",
+                     "LocaleValues": [{"Country": g.locale}], "ActionsGuarded": "DiscoverPreviewAndAccept"})
+    if block_qual_id:
+        reqs.append({"QualificationTypeId": block_qual_id, "Comparator": "DoesNotExist",
+                     "ActionsGuarded": "DiscoverPreviewAndAccept"})
+    return reqs
+
+
+def block_qualification(run: Run) -> str:
+    """The soft-block qualification (created once, remembered in the ledger)."""
+    name = run.cfg.gating.soft_block_qualification or f"hitflow-{run.cfg.name}-blocked"
+    key = f"{run.cfg.name}:qualtype:{name}"
+    entry = run.store.intend(run.cfg.name, 0, "CreateQualificationType", key, {"Name": name})
+    if entry["status"] == "ok":
+        return str(json.loads(entry["result"])["QualificationTypeId"])
+    qual_id = mturk.ensure_qualification_type(
+        run.client, name, f"Workers whose earlier work on {run.cfg.name} was blocked by QC.")
+    run.store.settle(key, "ok", {"QualificationTypeId": qual_id})
+    run.store.db["qualifications"].upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
+                                           "name": name, "purpose": "soft block"}, pk="qualification_type_id")
+    return qual_id

@@ -1,0 +1,108 @@
+"""``hitflow``: thin wiring over library functions. Domain errors become one line and an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from flows.errors import HitflowError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions.")
+    sub = p.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run or resume a campaign to the end (simulator by default)")
+    run.add_argument("config")
+    run.add_argument("--target", default="sim", help="sim (default) or mturk with --endpoint-url")
+    run.add_argument("--endpoint-url", default="", help="an MTurk-compatible endpoint, or a running simulator")
+    run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    run.add_argument("--db", default="runs/hitflow.db")
+    run.add_argument("--out", default="runs", help="outputs go to OUT/<campaign name>/")
+    run.add_argument("--limit", type=int, help="use only the first N items")
+    run.add_argument("--scale", type=int, default=1, help="repeat the item list K times (load tests)")
+    run.add_argument("--seed", type=int, default=1, help="simulator seed")
+    run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
+    run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
+    sim = sub.add_parser("sim", help="the simulated marketplace")
+    sim_sub = sim.add_subparsers(dest="sim_command", required=True)
+    serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--seed", type=int, default=1)
+    serve.add_argument("--crowd")
+    serve.add_argument("--throttle-rate", type=float, default=0.0, help="share of calls throttled")
+    serve.add_argument("--fault-rate", type=float, default=0.0, help="share of calls answered 500")
+    qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
+    qc.add_argument("submissions")
+    qc.add_argument("--out", required=True)
+    qc.add_argument("--config", help="campaign config whose [qc] and [submit_rules] apply")
+    spell = sub.add_parser("spellcheck", help="spell-correct a CSV's caption column")
+    spell.add_argument("input")
+    spell.add_argument("--out", required=True)
+    spell.add_argument("--min-workers", type=int, default=3)
+    return p
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from flows.campaign_flow import campaign_flow, run_campaign
+    from flows.config import load_config
+    from flows.summary import summarize
+
+    cfg = load_config(a.config)  # fail fast, before Prefect starts
+    kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
+              "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd}
+    if a.no_prefect:
+        run_campaign(a.config, **kwargs)
+    else:
+        campaign_flow()(config_path=a.config, **kwargs)
+    print(summarize(Path(a.out) / cfg.name))
+    return 0
+
+
+def cmd_sim_serve(a: argparse.Namespace) -> int:
+    from flows.sim.server import SimServer
+
+    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True)
+    sim.market.faults.throttle_rate, sim.market.faults.fault_rate = a.throttle_rate, a.fault_rate
+    print(f"target: simulator at {sim.url} (seed {a.seed}, {len(sim.market.workers)} workers); Ctrl-C stops it",
+          flush=True)
+    try:
+        sim.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def cmd_qc(a: argparse.Namespace) -> int:
+    from flows.offline import offline_qc
+
+    n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None)
+    print(f"target: none (offline); {n} flag(s) written to {a.out}")
+    return 0
+
+
+def cmd_spellcheck(a: argparse.Namespace) -> int:
+    from flows.offline import offline_spellcheck
+
+    changed = offline_spellcheck(Path(a.input), Path(a.out), a.min_workers)
+    print(f"target: none (offline); {changed} caption(s) corrected, written to {a.out}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    args = _parser().parse_args(argv)
+    handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck}
+    handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
+    try:
+        return handler(args)
+    except HitflowError as exc:
+        print(f"hitflow: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Campaign config: TOML in, a validated, typed CampaignConfig out.
+
+Every field is documented in ``config/vizwiz_captions.toml``. A bad value is rejected at load
+with a message naming the file, the section and the field.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from flows.errors import ConfigError
+from qc.decisions import DecisionPolicy
+from qc.runner import DEFAULT_RULES
+from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES, SubmitRules
+
+CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
+
+
+@dataclass(frozen=True)
+class Gating:
+    min_hits_approved: int = 500
+    min_percent_approved: int = 95
+    locale: str = ""
+    soft_block_qualification: str = ""
+    block_mode: str = "soft"
+
+
+@dataclass(frozen=True)
+class CampaignConfig:
+    path: Path
+    name: str
+    task: str
+    title: str
+    description: str
+    keywords: str
+    items: Path
+    images_per_hit: int
+    assignments_per_image: int
+    batches: int
+    reward: Decimal
+    budget: Decimal
+    seed: int
+    hit_lifetime_s: int
+    assignment_duration_s: int
+    auto_approval_delay_s: int
+    poll_interval_s: int
+    gating: Gating
+    submit_rules: SubmitRules
+    qc_rules: tuple[str, ...]
+    qc_params: dict[str, Any]
+    time_source: str
+    policy: DecisionPolicy
+    reject_blocked_work: bool
+    campaign_word_min_workers: int
+    endpoint_url: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _Section:
+    """Reads one TOML table, remembering where a bad value came from."""
+
+    def __init__(self, path: Path, name: str, data: dict[str, Any]):
+        self.path, self.name = path, name
+        raw = data.get(name, {})
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: [{name}] must be a table")
+        self.data = raw
+
+    def fail(self, key: str, why: str) -> ConfigError:
+        return ConfigError(f"{self.path}: [{self.name}].{key} {why}")
+
+    def get(self, key: str, kind: type, default: Any = None, required: bool = False) -> Any:
+        if key not in self.data:
+            if required:
+                raise self.fail(key, "is required")
+            return default
+        value = self.data[key]
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise self.fail(key, f"must be an integer (got {value!r})")
+        if kind is not int and not isinstance(value, kind):
+            raise self.fail(key, f"must be a {kind.__name__} (got {value!r})")
+        return value
+
+    def positive(self, key: str, default: int | None = None) -> int:
+        value = self.get(key, int, default, required=default is None)
+        if value <= 0:
+            raise self.fail(key, f"must be a positive integer (got {value})")
+        return int(value)
+
+    def money(self, key: str, default: str | None = None) -> Decimal:
+        raw = self.get(key, str, default, required=default is None)
+        try:
+            value = Decimal(raw)
+        except InvalidOperation as exc:
+            raise self.fail(key, f"must be a dollar amount such as \"0.55\" (got {raw!r})") from exc
+        if value < 0 or value != value.quantize(Decimal("0.01")):
+            raise self.fail(key, f"must be non-negative with at most two decimals (got {raw!r})")
+        return value
+
+    def share(self, key: str, default: float) -> float:
+        value = self.data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise self.fail(key, f"must be a number between 0 and 1 (got {value!r})")
+        return float(value)
+
+
+def load_config(path: str | Path) -> CampaignConfig:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such config file; see config/vizwiz_captions.toml for an example") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax and run again") from exc
+    camp = _Section(path, "campaign", data)
+    timing = _Section(path, "timing", data)
+    items = path.parent / camp.get("items", str, required=True)
+    if not items.is_file():
+        raise camp.fail("items", f"points at {items}, which does not exist")
+    task = camp.get("task", str, "caption")
+    if not (Path(__file__).resolve().parents[1] / "hit_templates" / f"{task}.html.j2").is_file():
+        raise camp.fail("task", f"names no template hit_templates/{task}.html.j2")
+    lifetime = timing.positive("hit_lifetime_s", 604800)
+    duration = timing.positive("assignment_duration_s", 3600)
+    auto = timing.get("auto_approval_delay_s", int, required=True)
+    if not 0 <= auto <= 2592000:
+        raise timing.fail("auto_approval_delay_s", f"must be between 0 and 2592000 (30 days) (got {auto})")
+    if not 30 <= duration <= 31536000:
+        raise timing.fail("assignment_duration_s", "must be between 30 and 31536000 seconds")
+    return CampaignConfig(
+        path=path, name=_name(camp), task=task,
+        title=camp.get("title", str, required=True), description=camp.get("description", str, required=True),
+        keywords=camp.get("keywords", str, ""), items=items,
+        images_per_hit=camp.positive("images_per_hit"), assignments_per_image=camp.positive("assignments_per_image"),
+        batches=camp.positive("batches"), reward=camp.money("reward_usd"), budget=camp.money("budget_usd"),
+        seed=camp.get("seed", int, 0), hit_lifetime_s=lifetime, assignment_duration_s=duration,
+        auto_approval_delay_s=auto, poll_interval_s=timing.positive("poll_interval_s", 600),
+        gating=_gating(_Section(path, "gating", data)), submit_rules=_rules(_Section(path, "submit_rules", data)),
+        qc_rules=_qc_rules(_Section(path, "qc", data)), qc_params=_qc_params(_Section(path, "qc", data)),
+        time_source=_time_source(_Section(path, "qc", data)), policy=_policy(_Section(path, "policy", data)),
+        reject_blocked_work=_Section(path, "policy", data).get("reject_blocked_work", bool, False),
+        campaign_word_min_workers=_Section(path, "postprocess", data).positive("campaign_word_min_workers", 3),
+        endpoint_url=_endpoint(_Section(path, "target", data)),
+    )
+
+
+def _name(camp: _Section) -> str:
+    name = camp.get("name", str, required=True)
+    if not name.replace("_", "").replace("-", "").isalnum() or len(name) > 40:
+        raise camp.fail("name", f"must be letters, digits, - or _ (at most 40) (got {name!r})")
+    return name
+
+
+def _gating(sec: _Section) -> Gating:
+    mode = sec.get("block_mode", str, "soft")
+    if mode not in ("soft", "hard"):
+        raise sec.fail("block_mode", f"must be \"soft\" or \"hard\" (got {mode!r})")
+    pct = sec.get("min_percent_approved", int, 95)
+    if not 0 <= pct <= 100:
+        raise sec.fail("min_percent_approved", f"must be between 0 and 100 (got {pct})")
+    return Gating(sec.get("min_hits_approved", int, 500), pct, sec.get("locale", str, ""),
+                  sec.get("soft_block_qualification", str, ""), mode)
+
+
+def _rules(sec: _Section) -> SubmitRules:
+    prefixes = sec.get("banned_prefixes", list, list(VIZWIZ_BANNED_PREFIXES))
+    if not all(isinstance(p, str) and p.strip() for p in prefixes):
+        raise sec.fail("banned_prefixes", "must be a list of non-empty strings")
+    max_chars = sec.get("max_chars", int, 0)
+    if max_chars < 0:
+        raise sec.fail("max_chars", "must be 0 (no limit) or a positive integer")
+    min_words = sec.get("min_words", int, 8)
+    if min_words < 0:
+        raise sec.fail("min_words", "must be 0 or more")
+    return SubmitRules(min_words=min_words, one_sentence=sec.get("one_sentence", bool, True),
+                       banned_prefixes=tuple(prefixes), max_chars=max_chars or None,
+                       required=sec.get("required", bool, True),
+                       canned_text=sec.get("canned_text", str, CANNED_TEXT))
+
+
+def _qc_rules(sec: _Section) -> tuple[str, ...]:
+    rules = sec.get("rules", list, list(DEFAULT_RULES))
+    unknown = [r for r in rules if r not in DEFAULT_RULES]
+    if unknown:
+        raise sec.fail("rules", f"names unknown rule(s) {unknown}; known: {', '.join(DEFAULT_RULES)}")
+    return tuple(rules)
+
+
+def _qc_params(sec: _Section) -> dict[str, Any]:
+    sigmas = sec.get("time_outlier_sigmas", float, 1.95)
+    if sigmas <= 0:
+        raise sec.fail("time_outlier_sigmas", "must be positive")
+    words = sec.get("quality_words", list, ["quality", "blur", "blurry", "blurred"])
+    return {"time_outlier_sigmas": sigmas, "caps_lock_share": sec.share("caps_lock_share", 0.5),
+            "canned_share": sec.share("canned_share", 0.5), "quality_words": words,
+            "lone_min_captions": sec.positive("lone_min_captions", 3),
+            "random_sample_share": sec.share("random_sample_share", 0.05),
+            "duplicate_min_images": sec.positive("duplicate_min_images", 2)}
+
+
+def _time_source(sec: _Section) -> str:
+    source = sec.get("time_source", str, "submit_minus_accept")
+    if source not in ("submit_minus_accept", "page_active_time"):
+        raise sec.fail("time_source", f"must be submit_minus_accept or page_active_time (got {source!r})")
+    return source
+
+
+def _policy(sec: _Section) -> DecisionPolicy:
+    default = DecisionPolicy()
+    block = sec.get("block_min_flags", dict, default.block_min_flags)
+    for rule, n in block.items():
+        if rule not in DEFAULT_RULES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise sec.fail(f"block_min_flags.{rule}", f"must name a QC rule and be a count >= 1 (got {n!r})")
+    return DecisionPolicy(reject_rules=tuple(sec.get("reject_rules", list, list(default.reject_rules))),
+                          block_min_flags=dict(block),
+                          review_rules=tuple(sec.get("review_rules", list, list(default.review_rules))))
+
+
+def _endpoint(sec: _Section) -> str:
+    url = sec.get("endpoint_url", str, "")
+    return url
+
+
+__all__ = ["CLOSED_HOSTS", "CampaignConfig", "load_config"]

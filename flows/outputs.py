@@ -1,0 +1,84 @@
+"""Campaign outputs: dataset (JSON + CSV), flags, blocked workers, report, ground truth."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.batch_review import caption_frame
+from flows.campaign_plan import Run, cost_per_assignment
+from flows.report import render_report
+from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
+from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
+from postprocess.spellcheck import spellcheck_frame, spelling_stats
+
+FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
+
+
+def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(run.store.rows(sql, [run.cfg.name]), columns=columns)
+
+
+def accepted_captions(run: Run) -> pd.DataFrame:
+    """All captions with ``is_rejected`` (rejected work, or a blocked worker's batch) and spelling."""
+    frame = caption_frame(run)
+    rejected = set(_table(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND action = 'reject'",
+                          ["assignment_id"])["assignment_id"])
+    blocked = _table(run, "SELECT worker_id, batch FROM blocks WHERE campaign = ?", ["worker_id", "batch"])
+    blocked_in = set(zip(blocked["worker_id"], blocked["batch"].astype(int), strict=True))
+    frame["is_rejected"] = [a in rejected or (w, int(b)) in blocked_in
+                            for a, w, b in zip(frame["assignment_id"], frame["worker_id"], frame["batch"], strict=True)]
+    good = frame[~frame["is_rejected"]]
+    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers)
+    frame["caption_corrected"] = frame["caption"]
+    frame["edits"] = ""
+    frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
+    return frame
+
+
+def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    captions = accepted_captions(run)
+    items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?", ["image_id", "file_name"])
+    (out_dir / "dataset.json").write_text(json.dumps(vizwiz_json(captions, items), indent=1), encoding="utf-8")
+    flat_table(captions, items).to_csv(out_dir / "dataset.csv", index=False)
+    flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
+                        "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
+    flags.to_csv(out_dir / "flags.csv", index=False)
+    blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
+                     ["worker_id", "batch", "rules"])
+    blocked.to_csv(out_dir / "blocked_workers.csv", index=False)
+    work = captions.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
+    truth_table = None
+    if truth is not None:
+        (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
+        truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
+    report = _report_data(run, captions, flags, blocked, truth_table)
+    (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
+    return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
+            "spelling": report["spelling"], "blocked": blocked}
+
+
+def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked: pd.DataFrame,
+                 truth: pd.DataFrame | None) -> dict[str, Any]:
+    decisions = _table(run, "SELECT assignment_id, batch, action FROM decisions WHERE campaign = ?",
+                       ["assignment_id", "batch", "action"])
+    assignments = captions.drop_duplicates("assignment_id")[["assignment_id", "batch", "work_time_s"]]
+    samples = captions.groupby("worker_id")["caption"].apply(lambda s: list(s.head(3)))
+    blocked_rows = blocked.assign(samples=[samples.get(w, []) for w in blocked["worker_id"]])
+    good = captions[~captions["is_rejected"] & ~captions["is_precanned"]]
+    approved = int((decisions["action"] == "approve").sum())
+    unit = cost_per_assignment(run.cfg)
+    return {
+        "name": run.cfg.name, "target": run.target.label,
+        "counts": batch_counts(assignments, decisions, blocked, flags),
+        "times": assignments, "bands": time_bands(assignments, run.cfg.qc_params["time_outlier_sigmas"]),
+        "flags": flags, "blocked": blocked_rows,
+        "canned": canned_distribution(captions[~captions["is_rejected"]], run.cfg.assignments_per_image),
+        "spelling": spelling_stats(good), "truth": truth,
+        "cost": {"spent": f"{unit * approved:.2f}", "budget": f"{run.cfg.budget:.2f}", "approved": approved,
+                 "unit": f"{unit:.2f}"},
+    }

@@ -1,0 +1,72 @@
+"""The campaign report: one static HTML page with its plots inlined as PNG."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from flows.templates import render  # noqa: E402
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def plot_batches(counts: pd.DataFrame) -> str:
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    cols = ["assignments", "approved", "rejected", "flags", "blocked"]
+    counts.set_index("batch")[cols].plot.bar(ax=ax, rot=0)
+    ax.set_title("Per batch")
+    ax.set_ylabel("count")
+    return _png(fig)
+
+
+def plot_times(times: pd.DataFrame, bands: pd.DataFrame) -> str:
+    n = max(1, len(bands))
+    fig, axes = plt.subplots(1, n, figsize=(3.2 * n, 2.8), sharey=True, squeeze=False)
+    for ax, band in zip(axes[0], bands.itertuples(), strict=False):
+        data = times.loc[times["batch"] == band.batch, "work_time_s"]
+        ax.hist(data, bins=30, color="#4a78a8")
+        ax.axvspan(max(band.low, 0), band.high, color="#9c9", alpha=0.3, label="mu ± 1.95σ")
+        ax.set_title(f"batch {band.batch}")
+        ax.set_xlabel("seconds accept→submit")
+    axes[0][0].legend(fontsize=7)
+    return _png(fig)
+
+
+def plot_flags(flags: pd.DataFrame) -> str:
+    fig, ax = plt.subplots(figsize=(7, 3))
+    counts = flags["rule"].value_counts().sort_values()
+    if counts.empty:
+        ax.text(0.5, 0.5, "no flags", ha="center")
+    else:
+        counts.plot.barh(ax=ax, color="#c0504d")
+    ax.set_title("Flags per rule")
+    return _png(fig)
+
+
+def render_report(data: dict[str, Any]) -> str:
+    """``data``: name, target, counts, times, bands, flags, blocked (with samples), canned,
+    spelling, cost, truth (optional)."""
+    context = {
+        "name": data["name"], "target": data["target"],
+        "plot_batches": plot_batches(data["counts"]),
+        "plot_times": plot_times(data["times"], data["bands"]),
+        "plot_flags": plot_flags(data["flags"]),
+        "counts": data["counts"].to_dict("records"),
+        "blocked": data["blocked"].to_dict("records"),
+        "canned": data["canned"].to_dict("records"),
+        "spelling": data["spelling"], "cost": data["cost"],
+        "truth": data["truth"].to_dict("records") if data.get("truth") is not None else [],
+    }
+    return render("report.html.j2", context)

@@ -1,0 +1,125 @@
+"""The SQLite ledger of a hitflow project (one file, default ``runs/hitflow.db``).
+
+Every intended platform call is written before it is made, under a deterministic
+idempotency key; every raw answer is stored before any decision. Schema changes go
+through sqlite-utils migrations, so an old file is brought up to date on open.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+DEFAULT_DB = Path("runs/hitflow.db")
+SETTLED = ("ok", "adopted")  # ledger states after which a call is never made again
+migrations = Migrations("hitflow")
+
+
+@migrations()
+def m001_initial(db: sqlite_utils.Database) -> None:
+    db["campaigns"].create({"name": str, "config_path": str, "config_json": str, "target": str,
+                            "created_at": float, "status": str}, pk="name")
+    db["batches"].create({"campaign": str, "batch": int, "status": str, "hit_type_id": str,
+                          "cost_estimate": str, "updated_at": float}, pk=("campaign", "batch"))
+    db["items"].create({"campaign": str, "item_id": str, "file_name": str, "url": str, "batch": int,
+                        "hit_index": int}, pk=("campaign", "item_id"))
+    db["hit_types"].create({"hit_type_id": str, "campaign": str, "batch": int, "params_json": str}, pk="hit_type_id")
+    db["hits"].create({"hit_id": str, "campaign": str, "batch": int, "hit_index": int, "token": str,
+                       "item_ids": str, "created_at": float, "status": str}, pk="hit_id")
+    db["hits"].create_index(["campaign", "batch", "hit_index"], unique=True)
+    db["assignments"].create({"assignment_id": str, "hit_id": str, "campaign": str, "batch": int,
+                              "worker_id": str, "status": str, "accept_time": float, "submit_time": float,
+                              "auto_approval_time": float, "answer_xml": str, "parse_error": str,
+                              "fetched_at": float}, pk="assignment_id")
+    db["answers"].create({"assignment_id": str, "item_id": str, "field": str, "value": str},
+                         pk=("assignment_id", "item_id", "field"))
+    db["workers"].create({"worker_id": str, "first_seen": float}, pk="worker_id")
+    db["qualifications"].create({"qualification_type_id": str, "campaign": str, "name": str,
+                                 "purpose": str}, pk="qualification_type_id")
+    db["qc_flags"].create({"campaign": str, "batch": int, "worker_id": str, "rule": str, "value": str,
+                           "threshold": str, "assignment_id": str, "image_id": str, "detail": str})
+    db["qc_flags"].create_index(["campaign", "batch"])
+    db["decisions"].create({"assignment_id": str, "campaign": str, "batch": int, "worker_id": str,
+                            "action": str, "reasons": str, "review": int, "decided_at": float,
+                            "applied": str}, pk="assignment_id")
+    db["blocks"].create({"campaign": str, "worker_id": str, "batch": int, "rules": str, "mode": str,
+                         "applied": str}, pk=("campaign", "worker_id"))
+    db["ledger"].create({"id": int, "campaign": str, "batch": int, "operation": str, "idem_key": str,
+                         "params": str, "status": str, "result": str, "error": str,
+                         "created_at": float, "updated_at": float}, pk="id")
+    db["ledger"].create_index(["idem_key"], unique=True)
+
+
+SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
+
+
+def _scrub(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters as stored: no secrets, and no multi-kilobyte page bodies."""
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if key.lower() in SECRET_KEYS:
+            continue
+        if key == "Question" and isinstance(value, str):
+            value = f"<{len(value)} bytes>"
+        out[key] = value
+    return out
+
+
+class Store:
+    def __init__(self, path: str | Path = DEFAULT_DB):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite_utils.Database(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA busy_timeout=10000")
+        migrations.apply(self.db)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db.conn:
+            yield
+
+    # ledger ----------------------------------------------------------------------
+    def ledger_entry(self, key: str) -> dict[str, Any] | None:
+        rows = list(self.db["ledger"].rows_where("idem_key = ?", [key]))
+        return rows[0] if rows else None
+
+    def intend(self, campaign: str, batch: int, operation: str, key: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Write the intended call (once); returns the entry, which may already be settled."""
+        existing = self.ledger_entry(key)
+        if existing:
+            return existing
+        now = time.time()
+        with self.transaction():
+            self.db["ledger"].insert({"campaign": campaign, "batch": batch, "operation": operation,
+                                      "idem_key": key, "params": json.dumps(_scrub(params), default=str),
+                                      "status": "intended", "result": "", "error": "",
+                                      "created_at": now, "updated_at": now})
+        entry = self.ledger_entry(key)
+        assert entry is not None
+        return entry
+
+    def settle(self, key: str, status: str, result: Any = None, error: str = "") -> None:
+        with self.transaction():
+            self.db.execute("UPDATE ledger SET status = ?, result = ?, error = ?, updated_at = ? WHERE idem_key = ?",
+                            [status, json.dumps(result, default=str) if result is not None else "",
+                             error, time.time(), key])
+
+    # batches ---------------------------------------------------------------------
+    def batch_status(self, campaign: str, batch: int) -> str:
+        rows = list(self.db["batches"].rows_where("campaign = ? AND batch = ?", [campaign, batch]))
+        return rows[0]["status"] if rows else "planned"
+
+    def set_batch(self, campaign: str, batch: int, **fields: Any) -> None:
+        self.db["batches"].upsert({"campaign": campaign, "batch": batch, "updated_at": time.time(), **fields},
+                                  pk=("campaign", "batch"), alter=True)
+
+    def rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.query(sql, params)]

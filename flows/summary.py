@@ -1,0 +1,28 @@
+"""The end-of-run summary, read back from a campaign's output folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from postprocess.report_data import blocking_vs_truth
+
+
+def summarize(out_dir: Path) -> str:
+    dataset = pd.read_csv(out_dir / "dataset.csv")
+    blocked = pd.read_csv(out_dir / "blocked_workers.csv")
+    lines = [f"captions: {len(dataset)} ({int(dataset['is_rejected'].sum())} marked is_rejected, "
+             f"{int(dataset['is_precanned'].sum())} canned) on {dataset['image_id'].nunique()} images",
+             f"workers blocked: {len(blocked)}"]
+    truth_file = out_dir / "sim_workers.json"
+    if truth_file.is_file():
+        truth = pd.DataFrame(json.loads(truth_file.read_text(encoding="utf-8")))
+        work = dataset.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
+        table = blocking_vs_truth(truth, blocked, work)
+        lines.append("blocked vs the simulator's ground truth:")
+        lines.append(table.to_string(index=False))
+    lines += [f"dataset: {out_dir / 'dataset.json'} and {out_dir / 'dataset.csv'}",
+              f"report:  {out_dir / 'report.html'}"]
+    return "\n".join(lines)

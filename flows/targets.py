@@ -1,0 +1,53 @@
+"""Which platform a run talks to, and how it waits: the simulator by default."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flows import mturk_adapter as mturk
+from flows.errors import ConfigError
+
+
+@dataclass
+class Session:
+    target: mturk.Target
+    client: Any
+    wait: Callable[[float], None]
+    truth: Callable[[], list[dict[str, Any]]] | None
+
+
+@contextmanager
+def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int = 1,
+                 crowd: Path | None = None) -> Iterator[Session]:
+    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
+    MTurk-compatible endpoint, which may spend real money and so needs ``live``."""
+    mturk.resolve_target(target, endpoint_url)
+    if target == "sim":
+        if endpoint_url:
+            t = mturk.Target("sim", endpoint_url.rstrip("/"))
+            yield _sim_session(t)
+            return
+        from flows.sim.server import SimServer
+
+        with SimServer(seed=seed, crowd_file=crowd) as sim:
+            yield _sim_session(mturk.Target("sim", sim.url))
+        return
+    if target != "mturk":
+        raise ConfigError(f"unknown target {target!r}; use sim (default) or mturk --endpoint-url URL")
+    if not endpoint_url:
+        raise ConfigError("target mturk needs --endpoint-url (MTurk itself closed on 2026-09-30)")
+    if not live:
+        raise ConfigError(f"{endpoint_url} is not the simulator and may spend real money; "
+                          "pass --live to confirm (the budget check still applies)")
+    t = mturk.Target("endpoint", endpoint_url)
+    yield Session(t, mturk.make_client(t), time.sleep, None)
+
+
+def _sim_session(t: mturk.Target) -> Session:
+    return Session(t, mturk.make_client(t), lambda s: mturk.advance_sim_clock(t, s) and None,
+                   lambda: mturk.sim_ground_truth(t))

@@ -1,0 +1,55 @@
+"""The one Jinja environment: autoescape on, undefined names are errors."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import jinja2
+
+from flows.errors import ConfigError
+
+TEMPLATE_DIR = Path(__file__).resolve().parents[1] / "hit_templates"
+REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
+
+
+def safe_url(value: object) -> str:
+    """Only http(s) and relative URLs reach a page; anything else (javascript:) is dropped."""
+    url = str(value)
+    scheme = urlparse(url).scheme.lower()
+    return url if scheme in ("http", "https", "") and not url.strip().lower().startswith("//") else "about:blank"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(TEMPLATE_DIR), str(REPORT_DIR)]),
+        autoescape=True,  # captions and descriptions are untrusted HTML, in every template
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["safe_url"] = safe_url
+    return env
+
+
+def render(template: str, context: dict[str, Any]) -> str:
+    try:
+        return environment().get_template(template).render(**context)
+    except jinja2.TemplateNotFound as exc:
+        raise ConfigError(f"template {template} not found under {TEMPLATE_DIR}; check [campaign].task") from exc
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"template {template}: {exc.message}; the context lacks a value it uses") from exc
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(f"template {exc.filename}:{exc.lineno}: {exc.message}") from exc
+
+
+def sample_context(task: str) -> dict[str, Any]:
+    return json.loads((TEMPLATE_DIR / "samples" / f"{task}.json").read_text(encoding="utf-8"))
+
+
+def task_templates() -> list[str]:
+    return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2") if p.name != "base.html.j2")

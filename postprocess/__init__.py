@@ -1,0 +1,1 @@
+"""Pure post-processing over pandas DataFrames: spell-correction, datasets, report data."""

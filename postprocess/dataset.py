@@ -1,0 +1,76 @@
+"""The VizWiz-Captions dataset format, built from accepted captions.
+
+Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_corrected,
+is_precanned, text_present, is_rejected`` — one row per caption.
+Input (items): ``image_id, file_name``.
+Output: ``{"images": [...], "annotations": [...]}`` as in VizWiz-Captions, plus lineage on
+each annotation, and the same rows as one flat table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+DIFFICULTY = {0: "easy", 1: "medium", 2: "medium", 3: "difficult", 4: "difficult"}
+
+
+def _id(value: Any) -> Any:
+    text = str(value)
+    return int(text) if text.isdigit() else text
+
+
+def text_detected(captions: pd.DataFrame) -> pd.Series:
+    """1 where a strict majority of the image's workers said text is present."""
+    said_yes = captions["text_present"].fillna("").astype(str).str.lower().isin(["yes", "y", "1", "true"])
+    frame = pd.DataFrame({"image_id": captions["image_id"], "yes": said_yes})
+    share = frame.groupby("image_id")["yes"].mean()
+    return (share > 0.5).astype(int)
+
+
+def difficulty(captions: pd.DataFrame) -> pd.DataFrame:
+    """Per image: how many captions are canned, and the paper's difficulty level."""
+    counts = captions.groupby("image_id")["is_precanned"].agg(["sum", "count"])
+    out = pd.DataFrame({"image_id": counts.index, "canned": counts["sum"].astype(int).values,
+                        "captions": counts["count"].astype(int).values})
+    out["difficulty"] = [
+        DIFFICULTY.get(c, "all_canned") if c < n or n == 0 else "all_canned"
+        for c, n in zip(out["canned"], out["captions"], strict=True)]
+    return out
+
+
+def canned_distribution(captions: pd.DataFrame, per_image: int = 5) -> pd.DataFrame:
+    """Share of images whose captions used the canned text 0..per_image times (paper's table)."""
+    counts = captions.groupby("image_id")["is_precanned"].sum().astype(int)
+    rows = [{"workers_using_canned": k, "images": int((counts == k).sum()),
+             "share": round(float((counts == k).mean()) if len(counts) else 0.0, 4)}
+            for k in range(per_image + 1)]
+    return pd.DataFrame(rows)
+
+
+def flat_table(captions: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    merged = captions.merge(items[["image_id", "file_name"]], on="image_id", how="left")
+    merged = merged.reset_index(drop=True)
+    return pd.DataFrame({
+        "id": range(1, len(merged) + 1), "image_id": merged["image_id"], "file_name": merged["file_name"],
+        "caption": merged["caption_corrected"], "is_precanned": merged["is_precanned"].astype(int),
+        "is_rejected": merged["is_rejected"].astype(int), "worker_id": merged["worker_id"],
+        "assignment_id": merged["assignment_id"], "batch": merged["batch"].astype(int),
+        "caption_original": merged["caption"], "edits": merged.get("edits", ""),
+    })
+
+
+def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
+    flat = flat_table(captions, items)
+    detected = text_detected(captions[~captions["is_rejected"].astype(bool)])
+    seen = items[items["image_id"].isin(captions["image_id"])]
+    images = [{"id": _id(r.image_id), "file_name": r.file_name, "text_detected": int(detected.get(r.image_id, 0))}
+              for r in seen.itertuples()]
+    annotations = [{"id": int(r["id"]), "image_id": _id(r["image_id"]), "caption": r["caption"],
+                    "is_precanned": int(r["is_precanned"]), "is_rejected": int(r["is_rejected"]),
+                    "worker_id": r["worker_id"], "assignment_id": r["assignment_id"], "batch": int(r["batch"]),
+                    "caption_original": r["caption_original"]}
+                   for r in flat.to_dict("records")]
+    return {"info": {"description": "hitflow VizWiz-Captions-format dataset"}, "images": images,
+            "annotations": annotations}

@@ -1,0 +1,57 @@
+"""Tables the report and the demo summary show. Pure functions over DataFrames.
+
+``blocking_vs_truth`` inputs: truth ``worker_id, profile``; blocked ``worker_id, batch, rules``;
+work ``worker_id, assignments``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+GOOD_PROFILES = ("diligent", "typo_prone")
+
+
+def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
+    """Per profile: workers, how many worked, were blocked, and the catch or false-block rate."""
+    merged = truth[["worker_id", "profile"]].merge(work, on="worker_id", how="left")
+    merged["assignments"] = merged["assignments"].fillna(0).astype(int)
+    merged["blocked"] = merged["worker_id"].isin(set(blocked["worker_id"]))
+    rows = []
+    for profile, group in merged.groupby("profile", sort=False):
+        worked = int((group["assignments"] > 0).sum())
+        n_blocked = int(group["blocked"].sum())
+        good = profile in GOOD_PROFILES
+        rows.append({
+            "profile": profile, "workers": len(group), "worked": worked,
+            "gated_out": len(group) - worked, "blocked": n_blocked,
+            "rate": round(n_blocked / worked, 3) if worked else 0.0,
+            "meaning": "false-block rate" if good else "catch rate",
+        })
+    return pd.DataFrame(rows)
+
+
+def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd.DataFrame,
+                 flags: pd.DataFrame) -> pd.DataFrame:
+    """Per batch: assignments, approved, rejected, flags and workers blocked.
+
+    Inputs carry a ``batch`` column; decisions also ``action``.
+    """
+    batches = sorted(set(assignments["batch"]) | set(decisions.get("batch", [])))
+    rows = []
+    for b in batches:
+        d = decisions[decisions["batch"] == b]
+        rows.append({"batch": int(b), "assignments": int((assignments["batch"] == b).sum()),
+                     "approved": int((d["action"] == "approve").sum()),
+                     "rejected": int((d["action"] == "reject").sum()),
+                     "flags": int((flags["batch"] == b).sum()),
+                     "blocked": int((blocked["batch"] == b).sum())})
+    return pd.DataFrame(rows, columns=["batch", "assignments", "approved", "rejected", "flags", "blocked"])
+
+
+def time_bands(times: pd.DataFrame, sigmas: float = 1.95) -> pd.DataFrame:
+    """Per batch: mu, sigma and the outlier band of time-to-submit (``batch, work_time_s``)."""
+    grouped = times.groupby("batch")["work_time_s"]
+    out = pd.DataFrame({"mu": grouped.mean(), "sigma": grouped.std(ddof=1)}).reset_index()
+    out["low"] = out["mu"] - sigmas * out["sigma"]
+    out["high"] = out["mu"] + sigmas * out["sigma"]
+    return out
