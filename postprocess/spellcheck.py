@@ -22,7 +22,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
 
 
-LONG_TOKEN = 9  # edit distance 2 costs seconds per long token; long ones get distance 1
+# Edit distance 2 costs up to a second per long token; it is tried only for short tokens
+# that have no candidate at distance 1.
+SHORT_TOKEN = 6
 
 
 @lru_cache(maxsize=8)
@@ -62,7 +64,9 @@ def make_corrector(language: str = "en") -> Callable[[str], str | None]:
     def correct(lower: str) -> str | None:
         if not near.unknown([lower]):
             return None
-        best = near.correction(lower) if len(lower) > LONG_TOKEN else far.correction(lower)
+        best = near.correction(lower)
+        if (best is None or best == lower) and len(lower) <= SHORT_TOKEN:
+            best = far.correction(lower)
         return best if best and best != lower else None
 
     return correct

@@ -35,7 +35,7 @@ def flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows into the flag table, blank (empty string) where a column does not apply."""
     frame = pd.DataFrame(rows, columns=FLAG_COLUMNS)
     for col in ("assignment_id", "image_id", "detail"):
-        frame[col] = frame[col].fillna("").astype(str)
+        frame[col] = frame[col].astype(object).fillna("").astype(str)
     frame["value"] = frame["value"].astype(object)
     frame["threshold"] = frame["threshold"].astype(object)
     return frame

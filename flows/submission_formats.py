@@ -1,0 +1,123 @@
+"""Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and the older
+MTurk command-line-tools ``.results`` files (as in the real VizWiz pilot).
+
+Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption,
+work_time_s`` (+ ``is_precanned``, ``text_present`` when known), one row per caption.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from flows.errors import InputFormatError
+
+PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
+TZ_OFFSETS = {"UTC": 0, "GMT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
+              "PST": -8, "PDT": -7}
+_CLT_TIME = re.compile(r"^\w{3} (\w{3} +\d+ [\d:]+) (\w+) (\d{4})$")
+_INDEXED = re.compile(r"^Answer\.(?:caption|description|sentence)_?(\d+)$", re.IGNORECASE)
+
+
+def parse_mturk_time(text: str) -> float:
+    """'Sat Apr 20 16:20:50 CDT 2019' (MTurk's CSV/CLT format) or ISO 8601 -> epoch seconds."""
+    text = text.strip()
+    m = _CLT_TIME.match(text)
+    if m:
+        if m[2] not in TZ_OFFSETS:
+            raise ValueError(f"unknown time zone {m[2]}")
+        naive = datetime.strptime(f"{m[1]} {m[3]}", "%b %d %H:%M:%S %Y")
+        return naive.replace(tzinfo=timezone(timedelta(hours=TZ_OFFSETS[m[2]]))).timestamp()
+    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def read_submissions(path: Path) -> pd.DataFrame:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFormatError(f"{path}: cannot read it as UTF-8 text ({exc})") from exc
+    delimiter = "\t" if text.split("\n", 1)[0].count("\t") > text.split("\n", 1)[0].count(",") else ","
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
+    header = set(rows[0].keys()) if rows else set(text.split("\n", 1)[0].split(delimiter))
+    if {"assignmentid", "Answer.IMG_CAPTION"} <= header:
+        return _from_clt(path, rows)
+    if "AssignmentId" in header and any(h.startswith("Answer.") for h in header):
+        return _from_batch_csv(path, rows)
+    missing = [c for c in PLAIN if c not in header]
+    if missing:
+        raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
+                               "work_time_s (or accept_time and submit_time), or an MTurk results file")
+    return _from_plain(path, rows)
+
+
+def _times(path: Path, line: int, accept: str, submit: str) -> float:
+    try:
+        return parse_mturk_time(submit) - parse_mturk_time(accept)
+    except ValueError as exc:
+        raise InputFormatError(f"{path}:{line}: cannot read accept/submit time {accept!r}/{submit!r} ({exc}); "
+                               "use ISO 8601 such as 2019-04-20T16:20:50-05:00") from exc
+
+
+def _from_plain(path: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
+    out = []
+    for line, r in enumerate(rows, start=2):
+        if r.get("work_time_s", "").strip():
+            try:
+                seconds = float(r["work_time_s"])
+            except ValueError as exc:
+                raise InputFormatError(f"{path}:{line}: work_time_s {r['work_time_s']!r} is not a number") from exc
+        elif r.get("accept_time") and r.get("submit_time"):
+            seconds = _times(path, line, r["accept_time"], r["submit_time"])
+        else:
+            raise InputFormatError(f"{path}:{line}: needs work_time_s, or accept_time and submit_time")
+        row = {k: r[k] for k in PLAIN} | {"work_time_s": seconds}
+        if r.get("is_precanned", "").strip():
+            row["is_precanned"] = r["is_precanned"].strip().lower() in ("1", "true", "yes")
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _from_batch_csv(path: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
+    out = []
+    for line, r in enumerate(rows, start=2):
+        seconds = (float(r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
+                   else _times(path, line, r.get("AcceptTime", ""), r.get("SubmitTime", "")))
+        captions = {m[1]: v for k, v in r.items() if k and (m := _INDEXED.match(k))}
+        if not captions and "Answer.caption" in r:
+            captions = {"": r["Answer.caption"]}
+        if not captions:
+            raise InputFormatError(f"{path}:{line}: no Answer.caption or Answer.caption_N column found")
+        for idx, caption in captions.items():
+            image = next((r[k] for k in (f"Answer.image_id_{idx}", f"Input.image_id_{idx}", f"Input.image_url_{idx}",
+                                         "Input.image_id", "Input.image_url") if r.get(k)), f"#{idx}")
+            out.append({"assignment_id": r["AssignmentId"], "worker_id": r.get("WorkerId", ""),
+                        "image_id": image, "caption": caption, "work_time_s": seconds})
+    return pd.DataFrame(out)
+
+
+def _split_end(value: str) -> list[str]:
+    """CLT per-image values end in ``|<END>``; a value may itself hold ``|``-joined codes."""
+    parts = value.split("|<END>")
+    return [p[1:] if p.startswith("|") else p for p in parts[:-1]] if len(parts) > 1 else value.split("|")
+
+
+def _from_clt(path: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
+    out = []
+    for line, r in enumerate(rows, start=2):
+        seconds = _times(path, line, r["assignmentaccepttime"], r["assignmentsubmittime"])
+        images = r["Answer.IMG"].split("|")
+        captions = _split_end(r["Answer.IMG_CAPTION"])
+        texts = _split_end(r.get("Answer.TEXT_DETECT", ""))
+        if len(captions) != len(images):
+            raise InputFormatError(f"{path}:{line}: {len(images)} images but {len(captions)} captions")
+        for i, (image, caption) in enumerate(zip(images, captions, strict=True)):
+            out.append({"assignment_id": r["assignmentid"], "worker_id": r["workerid"], "image_id": image,
+                        "caption": caption, "work_time_s": seconds,
+                        "text_present": texts[i] if i < len(texts) else ""})
+    return pd.DataFrame(out)

@@ -1,0 +1,125 @@
+"""Table-driven tests of the worker heuristics and caption rules, with edge cases."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from qc.runner import DEFAULT_RULES, prepare, run_rules
+from qc.submit_rules import CANNED_TEXT
+
+GOOD = "A small brown dog runs across the green grass in a park."
+
+
+def frame(rows: list[tuple[str, str, str, str, float]]) -> pd.DataFrame:
+    return prepare(pd.DataFrame(rows, columns=["assignment_id", "worker_id", "image_id", "caption", "work_time_s"]))
+
+
+def flags_for(df: pd.DataFrame, rule: str, **params: object) -> pd.DataFrame:
+    return run_rules(df, dict(params), [rule])
+
+
+def test_time_outlier_uses_worker_mean_against_batch_band() -> None:
+    rows = [(f"a{i}", f"W{i}", "img", GOOD, 100.0 + (i % 3)) for i in range(20)]
+    rows.append(("slow1", "SLOW", "img", GOOD, 900.0))
+    df = frame(rows)
+    times = df.drop_duplicates("assignment_id")["work_time_s"]
+    mu, sigma = times.mean(), times.std(ddof=1)
+    flags = flags_for(df, "time_outlier")
+    assert list(flags["worker_id"]) == ["SLOW"]
+    assert flags.iloc[0]["threshold"] == f"[{mu - 1.95 * sigma:.1f}, {mu + 1.95 * sigma:.1f}]"
+
+
+def test_time_outlier_needs_two_assignments_and_spread() -> None:
+    assert flags_for(frame([("a", "W", "i", GOOD, 5.0)]), "time_outlier").empty
+    same = frame([("a", "W", "i", GOOD, 5.0), ("b", "V", "i", GOOD, 5.0)])
+    assert flags_for(same, "time_outlier").empty
+
+
+@pytest.mark.parametrize(("captions", "flagged"), [
+    (["A SMALL DOG RUNS ON THE GRASS IN A PARK TODAY"], True),
+    (["A SMALL DOG RUNS on the grass in a park today"], False),  # below half
+    ([CANNED_TEXT.upper(), "a small dog runs on the grass in a park"], False),  # canned text excluded
+    (["12345 67890 !!!"], False),  # no letters at all
+])
+def test_caps_lock(captions: list[str], flagged: bool) -> None:
+    df = frame([(f"a{i}", "W", f"i{i}", c, 10.0) for i, c in enumerate(captions)])
+    assert (not flags_for(df, "caps_lock").empty) == flagged
+
+
+@pytest.mark.parametrize(("n_canned", "n_total", "flagged"), [(3, 5, True), (1, 2, False), (5, 5, True), (0, 3, False)])
+def test_canned_overuse_strictly_above_half(n_canned: int, n_total: int, flagged: bool) -> None:
+    caps = [CANNED_TEXT] * n_canned + [GOOD] * (n_total - n_canned)
+    df = frame([(f"a{i}", "W", f"i{i}", c, 10.0) for i, c in enumerate(caps)])
+    assert (not flags_for(df, "canned_overuse").empty) == flagged
+
+
+def test_canned_lone_use_and_nonuse() -> None:
+    df = frame([("a1", "W1", "img1", CANNED_TEXT, 1), ("a2", "W2", "img1", GOOD, 1), ("a3", "W3", "img1", GOOD, 1),
+                ("a1", "W1", "img2", GOOD, 1), ("a2", "W2", "img2", CANNED_TEXT, 1), ("a3", "W3", "img2", CANNED_TEXT, 1)])
+    use = flags_for(df, "canned_lone_use")
+    nonuse = flags_for(df, "canned_lone_nonuse")
+    assert list(zip(use["worker_id"], use["image_id"], strict=True)) == [("W1", "img1")]
+    assert list(zip(nonuse["worker_id"], nonuse["image_id"], strict=True)) == [("W1", "img2")]
+
+
+def test_canned_lone_needs_three_captions_and_ignores_ties() -> None:
+    two = frame([("a1", "W1", "i", CANNED_TEXT, 1), ("a2", "W2", "i", GOOD, 1)])
+    assert flags_for(two, "canned_lone_use").empty
+    tie = frame([("a1", "W1", "i", CANNED_TEXT, 1), ("a2", "W2", "i", CANNED_TEXT, 1),
+                 ("a3", "W3", "i", GOOD, 1), ("a4", "W4", "i", GOOD, 1)])
+    assert flags_for(tie, "canned_lone_use").empty and flags_for(tie, "canned_lone_nonuse").empty
+
+
+@pytest.mark.parametrize(("caption", "flagged"), [
+    ("A blurry view of a red car parked on the street.", True),
+    ("A red car with BLUR on its license plate sticker.", True),
+    ("A sign advertising quality furniture at low prices.", True),
+    ("A red car parked on the street near the blurred-out sign.", True),
+    ("A box of blueberries sits on the kitchen counter top.", False),  # 'blu' is not 'blur'
+    (CANNED_TEXT, False),
+])
+def test_quality_words_whole_word_any_case(caption: str, flagged: bool) -> None:
+    assert (not flags_for(frame([("a", "W", "i", caption, 1)]), "quality_words").empty) == flagged
+
+
+def test_duplicate_text_across_images_normalised() -> None:
+    df = frame([("a1", "W", "i1", "A dog on a couch in a small living room.", 1),
+                ("a1", "W", "i2", "a dog on a couch   in a small living room.", 1),
+                ("a2", "V", "i1", "A dog on a couch in a small living room.", 1),
+                ("a1", "W", "i3", CANNED_TEXT, 1), ("a1", "W", "i4", CANNED_TEXT, 1)])
+    flags = flags_for(df, "duplicate_text")
+    assert list(flags["worker_id"]) == ["W"] and flags.iloc[0]["value"] == 2
+
+
+def test_random_sample_is_seeded_and_sized() -> None:
+    df = frame([(f"a{i}", f"W{i % 7}", f"i{i}", GOOD, 1) for i in range(100)])
+    one = flags_for(df, "random_sample", random_sample_share=0.1, seed=4)
+    two = flags_for(df, "random_sample", random_sample_share=0.1, seed=4)
+    other = flags_for(df, "random_sample", random_sample_share=0.1, seed=5)
+    assert len(one) == 10 and list(one["assignment_id"]) == list(two["assignment_id"])
+    assert list(one["assignment_id"]) != list(other["assignment_id"])
+
+
+def test_runner_reports_every_rule_and_never_stops_early() -> None:
+    df = frame([("a1", "W1", "i1", "This is a dog", 1.0), ("a2", "W2", "i1", "", 2.0)])
+    flags = run_rules(df, {})
+    rules = set(flags["rule"])
+    assert {"banned_prefix", "min_words"} <= rules
+    assert set(flags.columns) == {"worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail"}
+
+
+def test_runner_reports_unknown_and_broken_rules_as_rows() -> None:
+    df = frame([("a1", "W1", "i1", GOOD, 1.0)])
+    flags = run_rules(df.drop(columns=["is_precanned"]), {}, ["caps_lock", "nope"])
+    assert list(flags["rule"]) == ["rule_error", "rule_error"]
+    assert "nope" in flags.iloc[1]["detail"]
+
+
+def test_empty_batch_gives_empty_flag_table() -> None:
+    assert run_rules(frame([]), {}, DEFAULT_RULES).empty
+
+
+def test_prepare_names_missing_columns() -> None:
+    with pytest.raises(ValueError, match="missing column"):
+        prepare(pd.DataFrame({"caption": ["x"]}))

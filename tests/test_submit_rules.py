@@ -1,0 +1,56 @@
+"""Table-driven tests of the submit-rule spec (the Python enforcer)."""
+
+import pytest
+
+from qc.submit_rules import CANNED_TEXT, SubmitRules, count_words, is_canned, passes, violations
+
+RULES = SubmitRules()
+CASES = [
+    # text, expected broken rules
+    ("A red mug of coffee sits on a wooden desk.", set()),
+    ("A red mug sits on a desk", {"min_words"}),  # seven words
+    ("A red mug sits on a wooden desk", set()),  # eight words
+    ("", {"required", "min_words"}),
+    ("   ", {"required", "min_words"}),
+    ("... !!! ??? --- ,,, ;;; ::: ***", {"min_words", "one_sentence"}),
+    ("A dog sits on the grass. A cat watches it from the fence nearby.", {"one_sentence"}),
+    ("A dog sits on the grass near a fence in the yard.", set()),
+    ("This is a red mug of coffee on a wooden desk.", {"banned_prefix"}),
+    ("this is a red mug of coffee on a wooden desk.", {"banned_prefix"}),
+    ("THERE ARE two red mugs of coffee on a wooden desk.", {"banned_prefix"}),
+    ("It’s a red mug of coffee sitting on a wooden desk.", {"banned_prefix"}),
+    ("It's a red mug of coffee sitting on a wooden desk.", {"banned_prefix"}),
+    ("   The image shows a red mug of coffee on a desk.", {"banned_prefix"}),
+    ("Itself a red mug, sitting on the wooden desk all day.", set()),
+    ("Theimage of a red mug sitting on the wooden desk now.", set()),
+    (CANNED_TEXT, set()),
+    (CANNED_TEXT.rstrip("."), set()),
+]
+
+
+@pytest.mark.parametrize(("text", "broken"), CASES)
+def test_violations_table(text: str, broken: set[str]) -> None:
+    assert {v[0] for v in violations(text, RULES)} == broken
+    assert passes(text, RULES) == (not broken)
+
+
+def test_max_chars_only_when_configured() -> None:
+    long = "A very long description of a dog that runs across a big green field with a red ball."
+    assert passes(long, RULES)
+    assert [v[0] for v in violations(long, SubmitRules(max_chars=40))] == ["max_chars"]
+
+
+@pytest.mark.parametrize(("text", "n"), [("a b c", 3), ("  a   b  ", 2), ("- a -", 1), ("", 0), ("3 dogs", 2)])
+def test_count_words(text: str, n: int) -> None:
+    assert count_words(text) == n
+
+
+@pytest.mark.parametrize("text", [CANNED_TEXT, CANNED_TEXT.upper(), "  " + CANNED_TEXT.rstrip(".") + "  ",
+                                  "quality issues are too severe to recognize visual content"])
+def test_canned_recognised(text: str) -> None:
+    assert is_canned(text)
+
+
+@pytest.mark.parametrize("text", ["Quality issues are severe.", None, 3, CANNED_TEXT + " Also a dog."])
+def test_not_canned(text: object) -> None:
+    assert not is_canned(text)
