@@ -181,7 +181,8 @@ class SimServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> SimServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="hitflow-sim", daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="hitflow-sim", daemon=True)
         self._thread.start()
         return self
 
