@@ -77,8 +77,8 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite_utils.Database(self.path)
+        self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA busy_timeout=10000")
         migrations.apply(self.db)
 
     @contextmanager

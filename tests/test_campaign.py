@@ -1,0 +1,144 @@
+"""The campaign on the simulator: end to end, killed and resumed, and its outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows import mturk_adapter as mturk
+from flows.batch_publish import publish_batch
+from flows.campaign import run_batches
+from flows.campaign_flow import run_campaign
+from flows.campaign_plan import Run, hit_groups, hit_token, plan_items
+from flows.config import load_config
+from flows.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "config" / "vizwiz_captions.toml"
+
+
+def quiet(_: str) -> None:
+    pass
+
+
+def make_run(sim, db: Path) -> Run:
+    target = mturk.Target("sim", sim.url)
+    return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, quiet,
+               lambda s: mturk.advance_sim_clock(target, s) and None)
+
+
+def sim_hits(sim) -> list[dict]:
+    return [h.fields for h in sim.market.hits.values()]
+
+
+def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:
+    summary = run_campaign(CONFIG, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path,
+                           limit=100, progress=quiet)
+    out = tmp_path / "vizwiz_captions"
+    assert {p.name for p in out.iterdir()} >= {"dataset.json", "dataset.csv", "flags.csv", "blocked_workers.csv",
+                                              "report.html", "sim_workers.json"}
+    data = json.loads((out / "dataset.json").read_text())
+    assert len(data["images"]) == 100 and len(data["annotations"]) == 500
+    assert set(data["images"][0]) == {"id", "file_name", "text_detected"}
+    assert {"id", "image_id", "caption", "is_precanned", "is_rejected", "worker_id", "assignment_id", "batch",
+            "caption_original"} <= set(data["annotations"][0])
+    flags = pd.read_csv(out / "flags.csv")
+    assert list(flags.columns) == ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id",
+                                   "detail", "batch"]
+    blocked = pd.read_csv(out / "blocked_workers.csv")
+    assert list(blocked.columns) == ["worker_id", "batch", "rules"] and len(blocked) > 0
+    flat = pd.read_csv(out / "dataset.csv")
+    for row in blocked.itertuples():  # a blocked worker does no later batch
+        assert not ((flat["worker_id"] == row.worker_id) & (flat["batch"] > row.batch)).any()
+    truth = summary["truth"].set_index("profile")
+    assert truth.loc["low_approval", "worked"] == 0
+    assert len(sim_hits(sim)) == 20 and summary["captions"] == 500
+
+
+def test_every_assignment_is_decided_and_rule_breakers_rejected(sim, tmp_path: Path) -> None:
+    run = make_run(sim, tmp_path / "h.db")
+    run_batches(run, limit=50)
+    decisions = run.store.rows("SELECT d.action, d.applied, a.worker_id FROM decisions d "
+                               "JOIN assignments a USING (assignment_id)")
+    assert len(decisions) == run.store.db["assignments"].count == 50
+    assert all(d["applied"] for d in decisions)
+    breakers = {w.worker_id for w in sim.market.workers.values() if w.profile == "rule_breaker"}
+    rejected = {d["worker_id"] for d in decisions if d["action"] == "reject"}
+    assert rejected and rejected <= breakers
+    statuses = {a.status for a in sim.market.assignments.values() if a.submit_time is not None}
+    assert statuses <= {"Approved", "Rejected"}
+
+
+def test_crash_mid_publish_resumes_without_duplicates(sim, tmp_path: Path) -> None:
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=100)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        publish_batch(run, 1, crash_after=2)
+    assert len(sim_hits(sim)) >= 2
+    publish_batch(run, 1)
+    annotations = [h["RequesterAnnotation"] for h in sim_hits(sim)]
+    assert len(annotations) == len(set(annotations)) == len(hit_groups(run, 1))
+
+
+def test_intended_call_whose_answer_was_lost_is_adopted(sim, tmp_path: Path) -> None:
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=50)
+    publish_batch(run, 1)
+    # Batch 2: one HIT reached the platform but the process died before recording it.
+    index, items = hit_groups(run, 2)[0]
+    ids = [i["item_id"] for i in items]
+    key = f"vizwiz_captions:b2:h{index}"
+    run.store.intend("vizwiz_captions", 2, "CreateHITWithHITType", key, {})
+    type_id = json.loads(run.store.ledger_entry("vizwiz_captions:b1:hittype")["result"])["HITTypeId"]
+    lost, _ = mturk.create_hit(run.client, type_id, {"MaxAssignments": 5, "LifetimeInSeconds": 86400,
+                                                     "RequesterAnnotation": key,
+                                                     "Question": sim_hits(sim)[0]["Question"]},
+                               hit_token(run.cfg, 2, index, ids))
+    before = len(sim_hits(sim))
+    publish_batch(run, 2)
+    assert run.store.ledger_entry(key)["status"] == "adopted"
+    assert json.loads(run.store.ledger_entry(key)["result"])["HITId"] == lost
+    assert len(sim_hits(sim)) == before + len(hit_groups(run, 2)) - 1
+
+
+def test_killed_process_resumes_where_it_stopped(sim, tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    script = ("from flows.campaign_flow import run_campaign\n"
+              f"run_campaign({str(CONFIG)!r}, endpoint_url={sim.url!r}, db_path={str(db)!r}, "
+              f"out_root={str(tmp_path)!r}, limit=250, progress=lambda s: None)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**os.environ})
+    deadline = time.time() + 60
+    killed = False
+    while time.time() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                    done = conn.execute("SELECT count(*) FROM ledger WHERE operation = 'CreateHITWithHITType' "
+                                        "AND status = 'ok'").fetchone()[0]
+            except sqlite3.Error:  # the file may not have its tables yet
+                done = 0
+            if done >= 15:
+                proc.send_signal(signal.SIGKILL)
+                killed = True
+                break
+        time.sleep(0.01)
+    proc.wait(timeout=30)
+    assert killed, "the campaign finished before it could be killed"
+    run_campaign(CONFIG, endpoint_url=sim.url, db_path=db, out_root=tmp_path, limit=250, progress=quiet)
+    annotations = [h["RequesterAnnotation"] for h in sim_hits(sim)]
+    assert len(annotations) == len(set(annotations)) == 50
+    store = Store(db)
+    submitted = [a for a in sim.market.assignments.values() if a.submit_time is not None]
+    assert store.db["assignments"].count == len(submitted) == 250
+    assert store.db["decisions"].count == 250
+    flat = pd.read_csv(tmp_path / "vizwiz_captions" / "dataset.csv")
+    assert len(flat) == 1250
