@@ -18,7 +18,7 @@ from functools import lru_cache
 import pandas as pd
 from spellchecker import SpellChecker
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+_TOKEN = re.compile(r"[^\W_][\w'’]*")  # Unicode-aware: "entrée" is one token
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
 
 
@@ -45,7 +45,7 @@ def campaign_words(df: pd.DataFrame, min_workers: int) -> set[str]:
 
 
 def _protected(token: str, start: int, text: str) -> bool:
-    if any(c.isdigit() for c in token) or (len(token) > 1 and token.isupper()):
+    if any(c.isdigit() or not c.isascii() for c in token) or (len(token) > 1 and token.isupper()):
         return True
     before = text[:start].rstrip()
     sentence_start = not before or bool(_SENTENCE_END.search(before))
