@@ -51,7 +51,10 @@ def cmd_run(a: argparse.Namespace) -> int:
     from flows.config import load_config
     from flows.summary import summarize
 
+    from flows.targets import check_target
+
     cfg = load_config(a.config)  # fail fast, before Prefect starts
+    check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd}
     if a.no_prefect:

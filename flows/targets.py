@@ -21,12 +21,26 @@ class Session:
     truth: Callable[[], list[dict[str, Any]]] | None
 
 
+def check_target(target: str, endpoint_url: str, live: bool) -> None:
+    """Refuse closed, unknown or unconfirmed targets before anything starts."""
+    mturk.resolve_target(target, endpoint_url)
+    if target == "sim":
+        return
+    if target != "mturk":
+        raise ConfigError(f"unknown target {target!r}; use sim (default) or mturk --endpoint-url URL")
+    if not endpoint_url:
+        raise ConfigError("target mturk needs --endpoint-url (MTurk itself closed on 2026-09-30)")
+    if not live:
+        raise ConfigError(f"{endpoint_url} is not the simulator and may spend real money; "
+                          "pass --live to confirm (the budget check still applies)")
+
+
 @contextmanager
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int = 1,
                  crowd: Path | None = None) -> Iterator[Session]:
     """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
     MTurk-compatible endpoint, which may spend real money and so needs ``live``."""
-    mturk.resolve_target(target, endpoint_url)
+    check_target(target, endpoint_url, live)
     if target == "sim":
         if endpoint_url:
             t = mturk.Target("sim", endpoint_url.rstrip("/"))
@@ -37,13 +51,6 @@ def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False
         with SimServer(seed=seed, crowd_file=crowd) as sim:
             yield _sim_session(mturk.Target("sim", sim.url))
         return
-    if target != "mturk":
-        raise ConfigError(f"unknown target {target!r}; use sim (default) or mturk --endpoint-url URL")
-    if not endpoint_url:
-        raise ConfigError("target mturk needs --endpoint-url (MTurk itself closed on 2026-09-30)")
-    if not live:
-        raise ConfigError(f"{endpoint_url} is not the simulator and may spend real money; "
-                          "pass --live to confirm (the budget check still applies)")
     t = mturk.Target("endpoint", endpoint_url)
     yield Session(t, mturk.make_client(t), time.sleep, None)
 

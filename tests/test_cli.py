@@ -1,0 +1,121 @@
+"""The CLI: thin wiring, one-line errors with exit codes, the simulator as a process."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import boto3
+import pandas as pd
+import pytest
+
+from flows.cli import main
+from flows.sim.forms import html_question
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def one_line_error(capsys, argv: list[str]) -> tuple[int, str]:
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    return code, err
+
+
+def test_closed_mturk_is_a_one_line_error(capsys) -> None:
+    code, err = one_line_error(capsys, ["run", str(ROOT / "config/vizwiz_captions.toml"), "--target", "production"])
+    assert code == 5 and "closed permanently on 2026-09-30" in err and "--endpoint-url" in err
+
+
+def test_bad_config_is_a_one_line_error(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[campaign]\nname = 'x'\n")
+    code, err = one_line_error(capsys, ["run", str(bad)])
+    assert code == 2 and "[campaign].items is required" in err
+
+
+def test_live_endpoint_needs_the_live_flag(capsys) -> None:
+    code, err = one_line_error(capsys, ["run", str(ROOT / "config/vizwiz_captions.toml"), "--target", "mturk",
+                                        "--endpoint-url", "http://127.0.0.1:9", "--no-prefect"])
+    assert code == 2 and "--live" in err
+
+
+def test_offline_qc_writes_flag_table(tmp_path: Path, capsys) -> None:
+    src = tmp_path / "subs.csv"
+    pd.DataFrame({"assignment_id": ["a1", "a2"], "worker_id": ["W1", "W2"], "image_id": ["i1", "i1"],
+                  "caption": ["This is a cat", "A black cat sleeps on a sunny windowsill today."],
+                  "accept_time": ["2024-01-01T10:00:00Z"] * 2,
+                  "submit_time": ["2024-01-01T10:05:00Z", "2024-01-01T10:06:00+00:00"]}).to_csv(src, index=False)
+    out = tmp_path / "flags.csv"
+    assert main(["qc", str(src), "--out", str(out)]) == 0
+    flags = pd.read_csv(out, keep_default_na=False)
+    assert list(flags.columns) == ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail"]
+    assert {("W1", "banned_prefix"), ("W1", "min_words")} <= set(zip(flags["worker_id"], flags["rule"], strict=True))
+
+
+@pytest.mark.parametrize(("content", "needle"), [
+    ("worker_id,caption\nW,x\n", "missing column(s) assignment_id, image_id"),
+    ("assignment_id,worker_id,image_id,caption,work_time_s\na,W,i,x,slow\n", "work_time_s 'slow' is not a number"),
+    ("assignment_id,worker_id,image_id,caption,accept_time,submit_time\na,W,i,x,yesterday,today\n", "accept/submit time"),
+])
+def test_offline_qc_bad_input(tmp_path: Path, capsys, content: str, needle: str) -> None:
+    src = tmp_path / "subs.csv"
+    src.write_text(content)
+    code, err = one_line_error(capsys, ["qc", str(src), "--out", str(tmp_path / "f.csv")])
+    assert code == 3 and needle in err
+
+
+def test_mturk_batch_results_csv(tmp_path: Path) -> None:
+    src = tmp_path / "Batch_1_batch_results.csv"
+    pd.DataFrame({"HITId": ["H1"], "AssignmentId": ["A1"], "WorkerId": ["W1"], "WorkTimeInSeconds": ["95"],
+                  "AcceptTime": ["Sat Apr 20 16:20:50 PDT 2019"], "SubmitTime": ["Sat Apr 20 16:22:25 PDT 2019"],
+                  "Input.image_url_0": ["https://x/0.jpg"], "Input.image_url_1": ["https://x/1.jpg"],
+                  "Answer.caption_0": ["THIS IS A LOUD CAPTION ABOUT A DOG"],
+                  "Answer.caption_1": ["A DOG SLEEPS ON THE PORCH IN THE WARM SUN."]}).to_csv(src, index=False)
+    out = tmp_path / "f.csv"
+    assert main(["qc", str(src), "--out", str(out)]) == 0
+    flags = pd.read_csv(out)
+    assert {"caps_lock", "banned_prefix"} <= set(flags["rule"])
+    assert set(flags.loc[flags["rule"] == "banned_prefix", "image_id"]) == {"https://x/0.jpg"}
+
+
+def test_spellcheck_keeps_every_column(tmp_path: Path) -> None:
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"id": ["1", "2"], "caption": ["a dog on teh sofa", "fine text here"],
+                  "worker_id": ["a", "b"], "extra": ["x", "y"]}).to_csv(src, index=False)
+    assert main(["spellcheck", str(src), "--out", str(tmp_path / "out.csv")]) == 0
+    out = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
+    assert list(out.columns) == ["id", "caption", "worker_id", "extra", "caption_corrected", "edits"]
+    assert out.loc[0, "caption_corrected"] == "a dog on the sofa"
+
+
+def test_sim_serve_process_speaks_to_plain_boto3() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--seed", "1"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        first = proc.stdout.readline() if proc.stdout else ""
+        assert first.startswith(f"target: simulator at http://127.0.0.1:{port}")
+        client = boto3.client("mturk", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                              aws_access_key_id="x", aws_secret_access_key="y")
+        deadline = time.time() + 10
+        while True:
+            try:
+                assert client.get_account_balance()["AvailableBalance"] == "10000.00"
+                break
+            except Exception:  # noqa: BLE001  (still starting)
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        hit = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=600,
+                                LifetimeInSeconds=600, MaxAssignments=1,
+                                Question=html_question("<form><textarea name='c'></textarea></form>"))
+        assert hit["HIT"]["HITStatus"] == "Assignable"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -1,0 +1,33 @@
+"""The campaign as a real Prefect flow (ephemeral server): task names and outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flows.campaign_flow import campaign_flow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.prefect
+def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness():
+        flow = campaign_flow()
+        state = flow(config_path=str(ROOT / "config" / "vizwiz_captions.toml"), endpoint_url=sim.url,
+                     db_path=str(tmp_path / "h.db"), out_root=str(tmp_path), limit=50, return_state=True)
+        assert state.is_completed()
+        result = state.result()
+        assert result["captions"] == 250 and Path(result["out_dir"], "report.html").is_file()
+        from prefect.client.orchestration import get_client
+        from prefect.client.schemas.sorting import TaskRunSort
+
+        with get_client(sync_client=True) as client:
+            names = {t.name for t in client.read_task_runs(limit=200, sort=TaskRunSort.EXPECTED_START_TIME_DESC)}
+    assert {"publish batch 1", "collect submissions 1", "run QC 1", "approve or reject 1",
+            "block flagged workers 5"} <= {n.rsplit("-", 1)[0] for n in names}
+    assert len(names) == 25  # five coarse steps per batch, never one task per HIT

@@ -1,0 +1,38 @@
+"""The SQLite ledger: migrations, intents written before calls, no secrets stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flows.store import Store, migrations
+
+
+def test_migrations_create_every_table_and_are_recorded(tmp_path: Path) -> None:
+    store = Store(tmp_path / "x" / "h.db")
+    assert {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
+            "qualifications", "qc_flags", "decisions", "blocks", "ledger"} <= set(store.db.table_names())
+    assert [m.name for m in migrations.applied(store.db)] == ["m001_initial"]
+    again = Store(tmp_path / "x" / "h.db")  # reopening applies nothing twice
+    assert [m.name for m in migrations.applied(again.db)] == ["m001_initial"]
+
+
+def test_intend_is_written_once_and_settled(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.db")
+    first = store.intend("c", 1, "CreateHIT", "k", {"Reward": "0.50"})
+    second = store.intend("c", 1, "CreateHIT", "k", {"Reward": "9.99"})
+    assert first["id"] == second["id"] and json.loads(second["params"]) == {"Reward": "0.50"}
+    assert first["status"] == "intended"
+    store.settle("k", "ok", {"HITId": "H"})
+    entry = store.ledger_entry("k")
+    assert entry is not None and entry["status"] == "ok" and json.loads(entry["result"]) == {"HITId": "H"}
+
+
+def test_ledger_never_stores_secrets_or_page_bodies(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.db")
+    store.intend("c", 1, "Op", "k", {"aws_secret_access_key": "SECRET", "Authorization": "Token SECRET",
+                                     "Question": "<html>" + "x" * 5000, "Title": "t"})
+    raw = (tmp_path / "h.db").read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("h.db-*"))
+    assert b"SECRET" not in raw
+    params = json.loads(store.ledger_entry("k")["params"])
+    assert params == {"Question": "<5006 bytes>", "Title": "t"}
