@@ -53,7 +53,7 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
            "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
            "answer_xml": a.get("Answer", ""), "fetched_at": time.time()}
     if known:
-        db["assignments"].update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
+        run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
         return False
     try:
         parsed = answer_rows(a["AssignmentId"], a.get("Answer", ""), json.loads(hit["item_ids"]))
@@ -61,9 +61,9 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
     except ET.ParseError as exc:
         parsed, row["parse_error"] = [], f"answer XML is malformed: {exc}"
     with run.store.transaction():
-        db["assignments"].insert(row, pk="assignment_id")
-        db["answers"].insert_all(parsed, pk=("assignment_id", "item_id", "field"), replace=True)
-        db["workers"].insert({"worker_id": a["WorkerId"], "first_seen": time.time()}, pk="worker_id", ignore=True)
+        run.store.table("assignments").insert(row, pk="assignment_id")
+        run.store.table("answers").insert_all(parsed, pk=("assignment_id", "item_id", "field"), replace=True)
+        run.store.table("workers").insert({"worker_id": a["WorkerId"], "first_seen": time.time()}, pk="worker_id", ignore=True)
     return True
 
 

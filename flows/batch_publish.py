@@ -39,7 +39,7 @@ def _ensure_hit_type(run: Run, batch: int) -> str:
         return str(json.loads(entry["result"])["HITTypeId"])
     type_id = mturk.create_hit_type(run.client, params)
     run.store.settle(key, "ok", {"HITTypeId": type_id})
-    run.store.db["hit_types"].upsert({"hit_type_id": type_id, "campaign": run.cfg.name, "batch": batch,
+    run.store.table("hit_types").upsert({"hit_type_id": type_id, "campaign": run.cfg.name, "batch": batch,
                                       "params_json": json.dumps(params)}, pk="hit_type_id")
     return type_id
 
@@ -79,7 +79,7 @@ def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[
         for fut in as_completed([pool.submit(post, job) for job in todo]):
             key, hit_index, ids, hit_id, was_dup = fut.result()
             with store.transaction():
-                store.db["hits"].upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": batch,
+                store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": batch,
                                          "hit_index": hit_index, "token": hit_token(cfg, batch, hit_index, ids),
                                          "item_ids": json.dumps(ids), "created_at": time.time(),
                                          "status": "posted"}, pk="hit_id")

@@ -12,6 +12,7 @@ from flows import mturk_adapter as mturk
 from flows.campaign_plan import Run, block_qualification
 from flows.store import SETTLED
 from qc.decisions import decide, workers_to_block
+from qc.flags import FLAG_COLUMNS
 from qc.runner import prepare, run_rules
 
 APPLY_THREADS = 8
@@ -19,7 +20,8 @@ APPLY_THREADS = 8
 
 def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
     """One row per caption: the QC column contract plus lineage, from the store."""
-    where, params = "a.campaign = ?", [run.cfg.name]
+    where = "a.campaign = ?"
+    params: list[Any] = [run.cfg.name]
     if batch is not None:
         where += " AND a.batch = ?"
         params.append(batch)
@@ -59,7 +61,7 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
     with run.store.transaction():  # replace the batch's flags as one decision
         run.store.db.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
         if records:
-            run.store.db["qc_flags"].insert_all(records)
+            run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()
     run.progress(f"batch {batch}: QC over {len(frame)} captions, {len(flags)} flags "
                  + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
@@ -69,7 +71,7 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
 def batch_flags(run: Run, batch: int) -> pd.DataFrame:
     rows = run.store.rows("SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail "
                           "FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
-    return pd.DataFrame(rows, columns=["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail"])
+    return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
 def decide_batch(run: Run, batch: int) -> dict[str, Any]:
@@ -86,7 +88,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     now = time.time()
     with store.transaction():
         for d in decisions.to_dict("records"):
-            store.db["decisions"].insert({**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]),
+            store.table("decisions").insert({**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]),
                                           "decided_at": now, "applied": ""}, pk="assignment_id", ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     jobs = []
@@ -109,7 +111,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     with store.transaction():
         for key, assignment_id, outcome in results:
             store.settle(key, "ok", {"outcome": outcome})
-            store.db["decisions"].update(assignment_id, {"applied": outcome})
+            store.table("decisions").update(assignment_id, {"applied": outcome})
     counts = decisions["action"].value_counts().to_dict()
     run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review")
     return {"decisions": counts}
@@ -129,7 +131,7 @@ def block_batch(run: Run, batch: int) -> dict[str, Any]:
             mturk.exclude_worker(run.client, row["worker_id"], mode, qual_id, f"QC: {row['rules']}")
             store.settle(key, "ok", {"mode": mode})
             done += 1
-        store.db["blocks"].insert({"campaign": cfg.name, "worker_id": row["worker_id"], "batch": batch,
+        store.table("blocks").insert({"campaign": cfg.name, "worker_id": row["worker_id"], "batch": batch,
                                    "rules": row["rules"], "mode": mode, "applied": "yes"},
                                   pk=("campaign", "worker_id"), ignore=True)
     run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")

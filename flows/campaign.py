@@ -47,4 +47,4 @@ def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None
                                                           [run.cfg.name])})
     for batch in batches:
         advance_batch(run, batch, call)
-    run.store.db["campaigns"].update(run.cfg.name, {"status": "collected"})
+    run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})

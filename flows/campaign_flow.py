@@ -8,12 +8,12 @@ from typing import Any
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
-from flows.campaign import Caller, StepFn, call_directly, run_batches  # noqa: E402
-from flows.campaign_plan import Run  # noqa: E402
-from flows.config import load_config  # noqa: E402
-from flows.outputs import write_outputs  # noqa: E402
-from flows.store import DEFAULT_DB, Store  # noqa: E402
-from flows.targets import open_session  # noqa: E402
+from flows.campaign import Caller, StepFn, call_directly, run_batches
+from flows.campaign_plan import Run
+from flows.config import load_config
+from flows.outputs import write_outputs
+from flows.store import DEFAULT_DB, Store
+from flows.targets import open_session
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
@@ -39,8 +39,8 @@ def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
     from prefect.cache_policies import NO_CACHE
     from prefect.utilities.annotations import quote
 
-    step = task(fn, name=name, cache_policy=NO_CACHE)
-    return step(quote(run), batch)
+    step = task(name=name, cache_policy=NO_CACHE)(fn)
+    return step(quote(run), batch)  # type: ignore[call-overload]  # quote() keeps Prefect out of Run
 
 
 def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
@@ -55,4 +55,4 @@ def campaign_flow() -> Any:
     """The Prefect flow object (built lazily so importing hitflow does not import Prefect)."""
     from prefect import flow
 
-    return flow(campaign_flow_fn, name="caption-campaign", log_prints=True)
+    return flow(name="caption-campaign", log_prints=True)(campaign_flow_fn)

@@ -71,10 +71,10 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
              "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
             for i, it in enumerate(items)]
     with run.store.transaction():
-        db["campaigns"].upsert({"name": cfg.name, "config_path": str(cfg.path), "target": run.target.kind,
+        run.store.table("campaigns").upsert({"name": cfg.name, "config_path": str(cfg.path), "target": run.target.kind,
                                 "config_json": json.dumps({"batches": cfg.batches, "items": len(items)}),
                                 "created_at": time.time(), "status": "running"}, pk="name")
-        db["items"].insert_all(rows, pk=("campaign", "item_id"))
+        run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))
 
 
 def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:
@@ -135,6 +135,6 @@ def block_qualification(run: Run) -> str:
     qual_id = mturk.ensure_qualification_type(
         run.client, name, f"Workers whose earlier work on {run.cfg.name} was blocked by QC.")
     run.store.settle(key, "ok", {"QualificationTypeId": qual_id})
-    run.store.db["qualifications"].upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
+    run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
                                            "name": name, "purpose": "soft block"}, pk="qualification_type_id")
     return qual_id

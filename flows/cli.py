@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -50,7 +51,6 @@ def cmd_run(a: argparse.Namespace) -> int:
     from flows.campaign_flow import campaign_flow, run_campaign
     from flows.config import load_config
     from flows.summary import summarize
-
     from flows.targets import check_target
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
@@ -72,10 +72,8 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
     sim.market.faults.throttle_rate, sim.market.faults.fault_rate = a.throttle_rate, a.fault_rate
     print(f"target: simulator at {sim.url} (seed {a.seed}, {len(sim.market.workers)} workers); Ctrl-C stops it",
           flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         sim.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -35,7 +35,8 @@ class Target:
 
     @property
     def label(self) -> str:
-        return f"simulator at {self.endpoint_url}" if self.kind == "sim" else f"MTurk-compatible endpoint {self.endpoint_url}"
+        kind = "simulator" if self.kind == "sim" else "MTurk-compatible endpoint"
+        return f"{kind} at {self.endpoint_url}"
 
 
 def check_endpoint(url: str) -> None:
@@ -180,10 +181,10 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
     """Move the simulator's virtual clock on; only meaningful for the simulator."""
     req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
                                  data=json.dumps({"advance_seconds": seconds}).encode())
-    with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 (loopback simulator)
+    with urllib.request.urlopen(req, timeout=30) as resp:
         return float(json.loads(resp.read())["now"])
 
 
 def sim_ground_truth(target: Target) -> list[dict[str, Any]]:
-    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/workers", timeout=30) as resp:  # noqa: S310
+    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/workers", timeout=30) as resp:
         return list(json.loads(resp.read()))

@@ -42,7 +42,8 @@ def accepted_captions(run: Run) -> pd.DataFrame:
 def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     captions = accepted_captions(run)
-    items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?", ["image_id", "file_name"])
+    items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?",
+                   ["image_id", "file_name"])
     (out_dir / "dataset.json").write_text(json.dumps(vizwiz_json(captions, items), indent=1), encoding="utf-8")
     flat_table(captions, items).to_csv(out_dir / "dataset.csv", index=False)
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "

@@ -9,10 +9,10 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from flows.templates import render  # noqa: E402
+from flows.templates import render
 
 
 def _png(fig: Any) -> str:

@@ -24,37 +24,37 @@ migrations = Migrations("hitflow")
 
 @migrations()
 def m001_initial(db: sqlite_utils.Database) -> None:
-    db["campaigns"].create({"name": str, "config_path": str, "config_json": str, "target": str,
+    db.table("campaigns").create({"name": str, "config_path": str, "config_json": str, "target": str,
                             "created_at": float, "status": str}, pk="name")
-    db["batches"].create({"campaign": str, "batch": int, "status": str, "hit_type_id": str,
+    db.table("batches").create({"campaign": str, "batch": int, "status": str, "hit_type_id": str,
                           "cost_estimate": str, "updated_at": float}, pk=("campaign", "batch"))
-    db["items"].create({"campaign": str, "item_id": str, "file_name": str, "url": str, "batch": int,
+    db.table("items").create({"campaign": str, "item_id": str, "file_name": str, "url": str, "batch": int,
                         "hit_index": int}, pk=("campaign", "item_id"))
-    db["hit_types"].create({"hit_type_id": str, "campaign": str, "batch": int, "params_json": str}, pk="hit_type_id")
-    db["hits"].create({"hit_id": str, "campaign": str, "batch": int, "hit_index": int, "token": str,
+    db.table("hit_types").create({"hit_type_id": str, "campaign": str, "batch": int, "params_json": str}, pk="hit_type_id")
+    db.table("hits").create({"hit_id": str, "campaign": str, "batch": int, "hit_index": int, "token": str,
                        "item_ids": str, "created_at": float, "status": str}, pk="hit_id")
-    db["hits"].create_index(["campaign", "batch", "hit_index"], unique=True)
-    db["assignments"].create({"assignment_id": str, "hit_id": str, "campaign": str, "batch": int,
+    db.table("hits").create_index(["campaign", "batch", "hit_index"], unique=True)
+    db.table("assignments").create({"assignment_id": str, "hit_id": str, "campaign": str, "batch": int,
                               "worker_id": str, "status": str, "accept_time": float, "submit_time": float,
                               "auto_approval_time": float, "answer_xml": str, "parse_error": str,
                               "fetched_at": float}, pk="assignment_id")
-    db["answers"].create({"assignment_id": str, "item_id": str, "field": str, "value": str},
+    db.table("answers").create({"assignment_id": str, "item_id": str, "field": str, "value": str},
                          pk=("assignment_id", "item_id", "field"))
-    db["workers"].create({"worker_id": str, "first_seen": float}, pk="worker_id")
-    db["qualifications"].create({"qualification_type_id": str, "campaign": str, "name": str,
+    db.table("workers").create({"worker_id": str, "first_seen": float}, pk="worker_id")
+    db.table("qualifications").create({"qualification_type_id": str, "campaign": str, "name": str,
                                  "purpose": str}, pk="qualification_type_id")
-    db["qc_flags"].create({"campaign": str, "batch": int, "worker_id": str, "rule": str, "value": str,
+    db.table("qc_flags").create({"campaign": str, "batch": int, "worker_id": str, "rule": str, "value": str,
                            "threshold": str, "assignment_id": str, "image_id": str, "detail": str})
-    db["qc_flags"].create_index(["campaign", "batch"])
-    db["decisions"].create({"assignment_id": str, "campaign": str, "batch": int, "worker_id": str,
+    db.table("qc_flags").create_index(["campaign", "batch"])
+    db.table("decisions").create({"assignment_id": str, "campaign": str, "batch": int, "worker_id": str,
                             "action": str, "reasons": str, "review": int, "decided_at": float,
                             "applied": str}, pk="assignment_id")
-    db["blocks"].create({"campaign": str, "worker_id": str, "batch": int, "rules": str, "mode": str,
+    db.table("blocks").create({"campaign": str, "worker_id": str, "batch": int, "rules": str, "mode": str,
                          "applied": str}, pk=("campaign", "worker_id"))
-    db["ledger"].create({"id": int, "campaign": str, "batch": int, "operation": str, "idem_key": str,
+    db.table("ledger").create({"id": int, "campaign": str, "batch": int, "operation": str, "idem_key": str,
                          "params": str, "status": str, "result": str, "error": str,
                          "created_at": float, "updated_at": float}, pk="id")
-    db["ledger"].create_index(["idem_key"], unique=True)
+    db.table("ledger").create_index(["idem_key"], unique=True)
 
 
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
@@ -98,7 +98,7 @@ class Store:
             return existing
         now = time.time()
         with self.transaction():
-            self.db["ledger"].insert({"campaign": campaign, "batch": batch, "operation": operation,
+            self.table("ledger").insert({"campaign": campaign, "batch": batch, "operation": operation,
                                       "idem_key": key, "params": json.dumps(_scrub(params), default=str),
                                       "status": "intended", "result": "", "error": "",
                                       "created_at": now, "updated_at": now})
@@ -118,8 +118,11 @@ class Store:
         return rows[0]["status"] if rows else "planned"
 
     def set_batch(self, campaign: str, batch: int, **fields: Any) -> None:
-        self.db["batches"].upsert({"campaign": campaign, "batch": batch, "updated_at": time.time(), **fields},
+        self.table("batches").upsert({"campaign": campaign, "batch": batch, "updated_at": time.time(), **fields},
                                   pk=("campaign", "batch"), alter=True)
+
+    def table(self, name: str) -> sqlite_utils.db.Table:
+        return self.db.table(name)
 
     def rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db.query(sql, params)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -34,7 +34,7 @@ def parse_mturk_time(text: str) -> float:
         naive = datetime.strptime(f"{m[1]} {m[3]}", "%b %d %H:%M:%S %Y")
         return naive.replace(tzinfo=timezone(timedelta(hours=TZ_OFFSETS[m[2]]))).timestamp()
     parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).timestamp()
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
 def read_submissions(path: Path) -> pd.DataFrame:

@@ -56,5 +56,7 @@ def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False
 
 
 def _sim_session(t: mturk.Target) -> Session:
-    return Session(t, mturk.make_client(t), lambda s: mturk.advance_sim_clock(t, s) and None,
-                   lambda: mturk.sim_ground_truth(t))
+    def wait(seconds: float) -> None:  # virtual time: the simulator's clock moves, nobody sleeps
+        mturk.advance_sim_clock(t, seconds)
+
+    return Session(t, mturk.make_client(t), wait, lambda: mturk.sim_ground_truth(t))

@@ -7,6 +7,7 @@ A caption that breaks a rule the page enforces was posted around the page (tampe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -25,7 +26,7 @@ def _rules(params: dict[str, Any]) -> SubmitRules:
     return rules if isinstance(rules, SubmitRules) else SubmitRules()
 
 
-def _caption_flags(df: pd.DataFrame, rule: str, hits: list[tuple[int, object, object, str]]):
+def _caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object, object, str]]) -> pd.DataFrame:
     rows = []
     for idx, value, threshold, detail in hits:
         row = df.loc[idx]

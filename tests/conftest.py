@@ -13,7 +13,7 @@ import pytest
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
-from flows.sim.server import SimServer  # noqa: E402
+from flows.sim.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -10,7 +10,6 @@ import pytest
 from flows import mturk_adapter as mturk
 from flows.errors import ClosedEndpointError, PlatformError
 from flows.sim.forms import html_question
-from tests.conftest import advance
 from tests.test_sim_contract import PAGE
 
 

@@ -59,7 +59,8 @@ def test_offline_qc_writes_flag_table(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize(("content", "needle"), [
     ("worker_id,caption\nW,x\n", "missing column(s) assignment_id, image_id"),
     ("assignment_id,worker_id,image_id,caption,work_time_s\na,W,i,x,slow\n", "work_time_s 'slow' is not a number"),
-    ("assignment_id,worker_id,image_id,caption,accept_time,submit_time\na,W,i,x,yesterday,today\n", "accept/submit time"),
+    ("assignment_id,worker_id,image_id,caption,accept_time,submit_time\na,W,i,x,yesterday,today\n",
+     "accept/submit time"),
 ])
 def test_offline_qc_bad_input(tmp_path: Path, capsys, content: str, needle: str) -> None:
     src = tmp_path / "subs.csv"
@@ -108,7 +109,7 @@ def test_sim_serve_process_speaks_to_plain_boto3() -> None:
             try:
                 assert client.get_account_balance()["AvailableBalance"] == "10000.00"
                 break
-            except Exception:  # noqa: BLE001  (still starting)
+            except Exception:
                 if time.time() > deadline:
                     raise
                 time.sleep(0.1)

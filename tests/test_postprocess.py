@@ -87,7 +87,8 @@ def test_vizwiz_json_shape() -> None:
 
 
 def test_blocking_vs_truth_rates() -> None:
-    truth = pd.DataFrame({"worker_id": ["a", "b", "c", "d"], "profile": ["diligent", "diligent", "speeder", "low_approval"]})
+    truth = pd.DataFrame({"worker_id": ["a", "b", "c", "d"],
+                          "profile": ["diligent", "diligent", "speeder", "low_approval"]})
     blocked = pd.DataFrame({"worker_id": ["b", "c"], "batch": [1, 1], "rules": ["x", "y"]})
     work = pd.DataFrame({"worker_id": ["a", "b", "c"], "assignments": [3, 2, 4]})
     table = blocking_vs_truth(truth, blocked, work).set_index("profile")

@@ -56,7 +56,8 @@ def test_canned_overuse_strictly_above_half(n_canned: int, n_total: int, flagged
 
 def test_canned_lone_use_and_nonuse() -> None:
     df = frame([("a1", "W1", "img1", CANNED_TEXT, 1), ("a2", "W2", "img1", GOOD, 1), ("a3", "W3", "img1", GOOD, 1),
-                ("a1", "W1", "img2", GOOD, 1), ("a2", "W2", "img2", CANNED_TEXT, 1), ("a3", "W3", "img2", CANNED_TEXT, 1)])
+                ("a1", "W1", "img2", GOOD, 1), ("a2", "W2", "img2", CANNED_TEXT, 1),
+                ("a3", "W3", "img2", CANNED_TEXT, 1)])
     use = flags_for(df, "canned_lone_use")
     nonuse = flags_for(df, "canned_lone_nonuse")
     assert list(zip(use["worker_id"], use["image_id"], strict=True)) == [("W1", "img1")]

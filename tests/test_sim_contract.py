@@ -15,7 +15,8 @@ from flows.sim.forms import html_question, parse_answer_xml
 from tests.conftest import advance
 
 PAGE = """<form>
-<script type="application/json" id="submit-rules">{"min_words": 8, "one_sentence": true, "banned_prefixes": ["This is"]}</script>
+<script type="application/json" id="submit-rules">
+{"min_words": 8, "one_sentence": true, "banned_prefixes": ["This is"]}</script>
 <input type="hidden" name="image_id_0" value="{item}">
 <textarea name="caption_0" data-sim-fill="caption" data-item="{item}" data-index="0"></textarea>
 <input type="radio" name="text_present_0" value="yes" data-sim-fill="text_present" data-item="{item}">
@@ -35,7 +36,8 @@ def hit_type(client, reward: str = "0.50", quals=GATING, auto: int = 86400) -> s
 def post(client, type_id: str, n: int = 5, token: str | None = None, item: str = "1") -> str:
     extra = {"UniqueRequestToken": token} if token else {}
     return client.create_hit_with_hit_type(HITTypeId=type_id, MaxAssignments=n, LifetimeInSeconds=86400,
-                                           Question=html_question(PAGE.replace("{item}", item)), **extra)["HIT"]["HITId"]
+                                           Question=html_question(PAGE.replace("{item}", item)),
+                                           **extra)["HIT"]["HITId"]
 
 
 def code(exc: Exception) -> str:
@@ -71,7 +73,8 @@ def test_only_qualified_unblocked_workers_take_hits(sim, client) -> None:
     type_id = hit_type(client, quals=[*GATING, {"QualificationTypeId": qual, "Comparator": "DoesNotExist"}])
     hits = [post(client, type_id, n=10, item=str(i)) for i in range(6)]
     advance(sim, 2 * 86400)
-    workers = {a["WorkerId"] for h in hits for a in client.list_assignments_for_hit(HITId=h, MaxResults=100)["Assignments"]}
+    workers = {a["WorkerId"] for h in hits
+               for a in client.list_assignments_for_hit(HITId=h, MaxResults=100)["Assignments"]}
     assert workers and not workers & set(low) and not workers & set(good[:6])
 
 
@@ -194,7 +197,8 @@ def test_qualifications_grant_score_and_list(client) -> None:
         client.create_qualification_type(Name="skill", Description="d", QualificationTypeStatus="Active")
     client.associate_qualification_with_worker(QualificationTypeId=qid, WorkerId="AWORKER1", IntegerValue=87,
                                                SendNotification=False)
-    assert client.get_qualification_score(QualificationTypeId=qid, WorkerId="AWORKER1")["Qualification"]["IntegerValue"] == 87
+    score = client.get_qualification_score(QualificationTypeId=qid, WorkerId="AWORKER1")["Qualification"]
+    assert score["IntegerValue"] == 87
     listed = client.list_workers_with_qualification_type(QualificationTypeId=qid)["Qualifications"]
     assert [q["WorkerId"] for q in listed] == ["AWORKER1"]
     client.disassociate_qualification_from_worker(QualificationTypeId=qid, WorkerId="AWORKER1")

@@ -9,7 +9,7 @@ import pytest
 from flows.errors import ConfigError
 from flows.sim.forms import form_fields
 from flows.sim.market import page_rules
-from flows.templates import render, sample_context, safe_url, task_templates
+from flows.templates import render, safe_url, sample_context, task_templates
 
 HOSTILE = ['<script>alert("x")</script>', '<img src=x onerror="alert(1)">', "\"'><b>bold</b>", "x" * 3000]
 

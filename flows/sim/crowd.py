@@ -132,7 +132,8 @@ def _add_typos(text: str, rate: float, rng: random.Random) -> str:
 def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
                   rules: SubmitRules, rng: random.Random) -> str:
     """The caption this worker types for this image."""
-    entry = bank.get(item_id.split("~")[0]) or BankEntry(["A small object on a table in a room with a wall behind it."], 0)
+    fallback = BankEntry(["A small object on a table in a room with a wall behind it."], 0)
+    entry = bank.get(item_id.split("~")[0]) or fallback
     real = [c for c in entry.captions if not is_canned(c)] or ["An object that is hard to make out on a surface."]
     canned_share = sum(is_canned(c) for c in entry.captions) / max(1, len(entry.captions))
     p, kind = worker.params, worker.profile

@@ -8,8 +8,14 @@ from typing import Any
 from flows.sim.forms import QuestionError, parse_question
 from flows.sim.market import Assignment, Hit, Marketplace, MTurkError, money
 from flows.sim.validation import (
-    ASSIGNMENT_STATUSES, QUAL_STATUSES, bad, check_enum, check_id, check_money,
-    check_requirements, need, page,
+    ASSIGNMENT_STATUSES,
+    bad,
+    check_enum,
+    check_id,
+    check_money,
+    check_requirements,
+    need,
+    page,
 )
 
 Handler = Callable[[Marketplace, dict[str, Any]], dict[str, Any]]
@@ -85,7 +91,8 @@ def create_hit_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         if spec["_key"] == key:  # MTurk returns the same HITTypeId for identical properties
             return {"HITTypeId": type_id}
     type_id = m.new_id()
-    m.hit_types[type_id] = {**p, "_key": key, "AutoApprovalDelayInSeconds": int(p.get("AutoApprovalDelayInSeconds", 2592000))}
+    auto = int(p.get("AutoApprovalDelayInSeconds", 2592000))
+    m.hit_types[type_id] = {**p, "_key": key, "AutoApprovalDelayInSeconds": auto}
     return {"HITTypeId": type_id}
 
 
@@ -133,7 +140,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
 
 @op("CreateHIT")
 def create_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    type_params = {k: p[k] for k in ("AutoApprovalDelayInSeconds", "AssignmentDurationInSeconds",
+    type_params: dict[str, Any] = {k: p[k] for k in ("AutoApprovalDelayInSeconds", "AssignmentDurationInSeconds",
                                       "Reward", "Title", "Keywords", "Description",
                                       "QualificationRequirements") if k in p}
     type_id = create_hit_type(m, type_params)["HITTypeId"]
@@ -274,7 +281,8 @@ def send_bonus(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     amount = money(check_money(p["BonusAmount"], "BonusAmount"))
     token = p.get("UniqueRequestToken")
     if token and any(b.get("_token") == token for b in m.bonuses):
-        raise MTurkError("AWS.MechanicalTurk.BonusAlreadyPaid", "A bonus with this UniqueRequestToken was already paid.")
+        raise MTurkError("AWS.MechanicalTurk.BonusAlreadyPaid",
+                         "A bonus with this UniqueRequestToken was already paid.")
     total = amount + max(money("0.01"), money(amount * money("0.20")))
     if total > m.balance:
         raise MTurkError("AWS.MechanicalTurk.InsufficientFunds", f"Balance {m.balance} does not cover {total}.")

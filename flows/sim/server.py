@@ -42,7 +42,7 @@ class _Handler(BaseHTTPRequestHandler):
         # ACKs add ~40 ms to every call.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet by default)
+    def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
             super().log_message(format, *args)
 
@@ -61,7 +61,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _body(self) -> bytes:
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         url = urlparse(self.path)
         if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
             return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
@@ -79,7 +79,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._external_submit(self._body())
         self._send(404, b"not found", "text/plain")
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         market = self.server.market
