@@ -63,7 +63,8 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
     with run.store.transaction():
         run.store.table("assignments").insert(row, pk="assignment_id")
         run.store.table("answers").insert_all(parsed, pk=("assignment_id", "item_id", "field"), replace=True)
-        run.store.table("workers").insert({"worker_id": a["WorkerId"], "first_seen": time.time()}, pk="worker_id", ignore=True)
+        run.store.table("workers").insert({"worker_id": a["WorkerId"], "first_seen": time.time()},
+                                           pk="worker_id", ignore=True)
     return True
 
 

@@ -30,7 +30,8 @@ def m001_initial(db: sqlite_utils.Database) -> None:
                           "cost_estimate": str, "updated_at": float}, pk=("campaign", "batch"))
     db.table("items").create({"campaign": str, "item_id": str, "file_name": str, "url": str, "batch": int,
                         "hit_index": int}, pk=("campaign", "item_id"))
-    db.table("hit_types").create({"hit_type_id": str, "campaign": str, "batch": int, "params_json": str}, pk="hit_type_id")
+    db.table("hit_types").create({"hit_type_id": str, "campaign": str, "batch": int, "params_json": str},
+                                 pk="hit_type_id")
     db.table("hits").create({"hit_id": str, "campaign": str, "batch": int, "hit_index": int, "token": str,
                        "item_ids": str, "created_at": float, "status": str}, pk="hit_id")
     db.table("hits").create_index(["campaign", "batch", "hit_index"], unique=True)
