@@ -27,15 +27,15 @@ def _rules(params: dict[str, Any]) -> SubmitRules:
 
 
 def _caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object, object, str]]) -> pd.DataFrame:
-    rows = []
-    for idx, value, threshold, detail in hits:
-        row = df.loc[idx]
-        rows.append({
-            "worker_id": row["worker_id"], "rule": rule, "value": value,
-            "threshold": threshold, "assignment_id": row["assignment_id"],
-            "image_id": row["image_id"], "detail": detail,
-        })
-    return flag_frame(rows)
+    if not hits:
+        return flag_frame([])
+    index, values, thresholds, details = zip(*hits, strict=True)
+    rows = df.loc[list(index), ["worker_id", "assignment_id", "image_id"]]
+    return flag_frame([
+        {"worker_id": w, "rule": rule, "value": v, "threshold": t, "assignment_id": a, "image_id": i, "detail": d}
+        for w, a, i, v, t, d in zip(rows["worker_id"], rows["assignment_id"], rows["image_id"], values,
+                                    thresholds, details, strict=True)
+    ])
 
 
 def _captions(df: pd.DataFrame) -> pd.Series:
@@ -86,14 +86,10 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     words = params.get("quality_words", ["quality", "blur", "blurry", "blurred"])
     if not words:
         return flag_frame([])
-    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
-    hits = []
-    for i, text in _captions(df).items():
-        if df.at[i, "is_precanned"]:
-            continue
-        match = pattern.search(text)
-        if match:
-            hits.append((i, match.group(1).lower(), "|".join(words), _clip(text)))
+    pattern = r"\b(" + "|".join(re.escape(w) for w in words) + r")\b"
+    texts = _captions(df)[~df["is_precanned"].astype(bool)]
+    found = texts.str.extract(pattern, flags=re.IGNORECASE)[0].dropna()
+    hits = [(i, str(word).lower(), "|".join(words), _clip(texts[i])) for i, word in found.items()]
     return _caption_flags(df, "quality_words", hits)
 
 

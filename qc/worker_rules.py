@@ -45,17 +45,17 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def caps_lock(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Uppercase letters / all letters over the worker's non-canned caption text."""
     limit = float(params.get("caps_lock_share", 0.5))
-    text = df.loc[~df["is_precanned"]].groupby("worker_id")["caption"].apply(
-        lambda s: " ".join(s.fillna("").astype(str)))
+    own = df.loc[~df["is_precanned"].astype(bool)]
+    captions = own["caption"].fillna("").astype(str)
+    counts = pd.DataFrame({"worker_id": own["worker_id"],
+                           "upper": [sum(c.isupper() for c in t) for t in captions],
+                           "letters": [sum(c.isalpha() for c in t) for t in captions]})
+    totals = counts.groupby("worker_id")[["upper", "letters"]].sum()
     rows = []
-    for worker, joined in text.items():
-        letters = [c for c in joined if c.isalpha()]
-        if not letters:
-            continue
-        share = sum(c.isupper() for c in letters) / len(letters)
-        if share > limit:
-            rows.append({"worker_id": worker, "rule": "caps_lock", "value": round(share, 3),
-                         "threshold": limit, "detail": f"{len(letters)} letters"})
+    for worker, r in totals.iterrows():
+        if r["letters"] and r["upper"] / r["letters"] > limit:
+            rows.append({"worker_id": worker, "rule": "caps_lock", "value": round(r["upper"] / r["letters"], 3),
+                         "threshold": limit, "detail": f"{int(r['letters'])} letters"})
     return flag_frame(rows)
 
 
@@ -75,20 +75,17 @@ def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.DataFrame:
     rule = "canned_lone_use" if used else "canned_lone_nonuse"
     min_captions = int(params.get("lone_min_captions", 3))
-    rows = []
-    for image_id, group in df.groupby("image_id"):
-        if len(group) < min_captions:
-            continue
-        odd = group[group["is_precanned"] == used]
-        if len(odd) == 1:
-            row = odd.iloc[0]
-            rows.append({
-                "worker_id": row["worker_id"], "rule": rule, "value": 1,
-                "threshold": f"only one of {len(group)}", "assignment_id": row["assignment_id"],
-                "image_id": image_id,
-                "detail": f"{'used' if used else 'did not use'} the canned text alone",
-            })
-    return flag_frame(rows)
+    canned = df["is_precanned"].astype(bool)
+    per_image = canned.groupby(df["image_id"])
+    n, n_canned = per_image.transform("size"), per_image.transform("sum")
+    odd_count = n_canned if used else n - n_canned
+    lone = df[(n >= min_captions) & (odd_count == 1) & (canned == used)]
+    return flag_frame([
+        {"worker_id": r.worker_id, "rule": rule, "value": 1, "threshold": f"only one of {total}",
+         "assignment_id": r.assignment_id, "image_id": r.image_id,
+         "detail": f"{'used' if used else 'did not use'} the canned text alone"}
+        for r, total in zip(lone.itertuples(), n[lone.index], strict=True)
+    ])
 
 
 @register("canned_lone_use", "caption")

@@ -1,0 +1,94 @@
+"""Benchmarks: ``make bench``. Figures go to stdout and bench/results.json; nothing here is a test.
+
+1. simulator throughput: post 1,000 HITs x 5 assignments through boto3 and the adapter's
+   thread pool, let the virtual clock run, fetch every assignment;
+2. QC: every rule over 100,000 captions;
+3. spell-correction: 5,000 real-looking captions with typos.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+
+from flows import mturk_adapter as mturk
+from flows.sim.forms import html_question
+from flows.sim.server import SimServer
+from flows.templates import render, sample_context
+from postprocess.spellcheck import spellcheck_frame
+from qc.runner import prepare, run_rules
+from qc.submit_rules import CANNED_TEXT
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench_simulator(n_hits: int = 1000) -> dict[str, float]:
+    page = html_question(render("caption.html.j2", sample_context("caption")))
+    with SimServer(seed=5) as sim:
+        target = mturk.Target("sim", sim.url)
+        client = mturk.make_client(target)
+        type_id = mturk.create_hit_type(client, {"Title": "t", "Description": "d", "Reward": "0.55",
+                                                 "AssignmentDurationInSeconds": 3600,
+                                                 "AutoApprovalDelayInSeconds": 259200})
+        start = time.perf_counter()
+        with ThreadPoolExecutor(8) as pool:
+            hit_ids = list(pool.map(lambda i: mturk.create_hit(
+                client, type_id, {"MaxAssignments": 5, "LifetimeInSeconds": 604800, "Question": page},
+                f"bench-{i}")[0], range(n_hits)))
+        posted = time.perf_counter() - start
+        mturk.advance_sim_clock(target, 2 * 86400)
+        with ThreadPoolExecutor(8) as pool:
+            counts = list(pool.map(lambda h: len(mturk.list_submissions(client, h)), hit_ids))
+        total = time.perf_counter() - start
+    return {"hits": n_hits, "assignments": sum(counts), "post_s": round(posted, 2),
+            "post_and_collect_s": round(total, 2), "hits_per_s": round(n_hits / posted, 1)}
+
+
+def bench_qc(n: int = 100_000) -> dict[str, float]:
+    rng = random.Random(1)
+    words = "a dog cat red blue table chair bottle with on near the of small large blurry".split()
+    rows = [(f"a{i // 5}", f"W{(i // 5) % 400}", f"i{i % 20000}",
+             CANNED_TEXT if rng.random() < 0.1 else " ".join(rng.choices(words, k=rng.randint(6, 14))),
+             rng.lognormvariate(5.5, 0.5)) for i in range(n)]
+    frame = prepare(pd.DataFrame(rows, columns=["assignment_id", "worker_id", "image_id", "caption", "work_time_s"]))
+    start = time.perf_counter()
+    flags = run_rules(frame, {"seed": 1})
+    return {"captions": n, "qc_s": round(time.perf_counter() - start, 2), "flags": len(flags)}
+
+
+def bench_spelling(n: int = 5000) -> dict[str, float]:
+    bank = pd.read_csv(ROOT / "config" / "items" / "vizwiz_demo_captions.csv")["caption"].tolist()
+    rng = random.Random(2)
+
+    def typo(text: str) -> str:
+        out = []
+        for w in text.split(" "):
+            if len(w) > 4 and w.isalpha() and rng.random() < 0.1:
+                j = rng.randrange(1, len(w) - 2)
+                w = w[:j] + w[j + 1] + w[j] + w[j + 2:]
+            out.append(w)
+        return " ".join(out)
+
+    frame = pd.DataFrame({"caption": [typo(rng.choice(bank)) for _ in range(n)],
+                          "worker_id": [f"w{i % 60}" for i in range(n)]})
+    start = time.perf_counter()
+    out = spellcheck_frame(frame)
+    return {"captions": n, "spell_s": round(time.perf_counter() - start, 2),
+            "changed": int((out["edits"] != "").sum())}
+
+
+def main() -> None:
+    results = {"simulator": bench_simulator(), "qc": bench_qc(), "spelling": bench_spelling(),
+               "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    print(json.dumps(results, indent=2))
+    (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
