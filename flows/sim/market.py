@@ -72,6 +72,12 @@ class Hit:
     disposed: bool = False
     review_status: str = "NotReviewed"
     reviewing: bool = False
+    form: list[FormField] | None = None  # parsed once; every worker sees the same page
+
+    def page_fields(self) -> list[FormField]:
+        if self.form is None:
+            self.form = form_fields(self.question.html) if self.question.html else []
+        return self.form
 
 
 @dataclass
@@ -174,7 +180,7 @@ class Marketplace:
     def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random) -> None:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
         accept = self.now + rng.expovariate(1.0 / self.arrival_mean_s)
-        fields = form_fields(hit.question.html) if hit.question.html else []
+        fields = hit.page_fields()
         items = [f for f in fields if f.attrs.get("data-sim-fill") == "caption"]
         seconds = crowd.work_seconds(worker, len(items), duration, rng)
         if accept >= hit.fields["Expiration"] or seconds >= duration:
