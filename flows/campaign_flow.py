@@ -7,6 +7,10 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# A first start migrates a fresh Prefect database; on a 2-core machine that can pass the 20 s default.
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents and then fails to start
+    Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
 from flows.campaign import Caller, StepFn, call_directly, run_batches
 from flows.campaign_plan import Run

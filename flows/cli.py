@@ -20,7 +20,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--target", default="sim", help="sim (default) or mturk with --endpoint-url")
     run.add_argument("--endpoint-url", default="", help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", default="runs/hitflow.db")
+    run.add_argument("--db", help="SQLite ledger (default runs/hitflow.db; for the in-process simulator a fresh "
+                                   "OUT/<campaign>/sim-ledger.db, since that simulator ends with the run)")
     run.add_argument("--out", default="runs", help="outputs go to OUT/<campaign name>/")
     run.add_argument("--limit", type=int, help="use only the first N items")
     run.add_argument("--scale", type=int, default=1, help="repeat the item list K times (load tests)")
@@ -55,7 +56,8 @@ def cmd_run(a: argparse.Namespace) -> int:
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
     check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
-    kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
+    db = a.db or _default_db(a, cfg.name)
+    kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd}
     if a.no_prefect:
         run_campaign(a.config, **kwargs)
@@ -63,6 +65,15 @@ def cmd_run(a: argparse.Namespace) -> int:
         campaign_flow()(config_path=a.config, **kwargs)
     print(summarize(Path(a.out) / cfg.name))
     return 0
+
+
+def _default_db(a: argparse.Namespace, campaign: str) -> str:
+    if a.target == "sim" and not a.endpoint_url:
+        ledger = Path(a.out) / campaign / "sim-ledger.db"
+        for old in ledger.parent.glob("sim-ledger.db*"):  # its simulator is gone; nothing to resume
+            old.unlink()
+        return str(ledger)
+    return "runs/hitflow.db"
 
 
 def cmd_sim_serve(a: argparse.Namespace) -> int:

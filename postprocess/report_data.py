@@ -12,7 +12,10 @@ GOOD_PROFILES = ("diligent", "typo_prone")
 
 
 def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
-    """Per profile: workers, how many worked, were blocked, and the catch or false-block rate."""
+    """Per profile: workers, how many worked, were blocked, and the catch or false-block rate.
+
+    For good profiles the rate is blocked / worked; for bad ones (blocked + gated out) / workers.
+    """
     merged = truth[["worker_id", "profile"]].merge(work, on="worker_id", how="left")
     merged["assignments"] = merged["assignments"].fillna(0).astype(int)
     merged["blocked"] = merged["worker_id"].isin(set(blocked["worker_id"]))
@@ -20,12 +23,14 @@ def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataF
     for profile, group in merged.groupby("profile", sort=False):
         worked = int((group["assignments"] > 0).sum())
         n_blocked = int(group["blocked"].sum())
+        gated = len(group) - worked
         good = profile in GOOD_PROFILES
+        # A bad worker is caught when QC blocked them or the gate kept them out entirely.
+        rate = n_blocked / worked if good else (n_blocked + gated) / len(group)
         rows.append({
-            "profile": profile, "workers": len(group), "worked": worked,
-            "gated_out": len(group) - worked, "blocked": n_blocked,
-            "rate": round(n_blocked / worked, 3) if worked else 0.0,
-            "meaning": "false-block rate" if good else "catch rate",
+            "profile": profile, "workers": len(group), "worked": worked, "gated_out": gated,
+            "blocked": n_blocked, "rate": round(rate, 3) if (worked or not good) else 0.0,
+            "meaning": "wrongly blocked" if good else "caught (blocked or gated out)",
         })
     return pd.DataFrame(rows)
 

@@ -93,4 +93,4 @@ def test_blocking_vs_truth_rates() -> None:
     work = pd.DataFrame({"worker_id": ["a", "b", "c"], "assignments": [3, 2, 4]})
     table = blocking_vs_truth(truth, blocked, work).set_index("profile")
     assert table.loc["diligent", "rate"] == 0.5 and table.loc["speeder", "rate"] == 1.0
-    assert table.loc["low_approval", "gated_out"] == 1
+    assert table.loc["low_approval", "gated_out"] == 1 and table.loc["low_approval", "rate"] == 1.0
