@@ -12,6 +12,8 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents and then fails to start
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
+from prefect import flow  # noqa: E402
+
 from flows.campaign import Caller, StepFn, call_directly, run_batches
 from flows.campaign_plan import Run
 from flows.config import load_config
@@ -55,8 +57,9 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
     return {"out_dir": str(summary["out_dir"]), "captions": summary["captions"], "target": summary["target"]}
 
 
-def campaign_flow() -> Any:
-    """The Prefect flow object (built lazily so importing hitflow does not import Prefect)."""
-    from prefect import flow
+caption_campaign = flow(name="caption-campaign", log_prints=True)(campaign_flow_fn)
 
-    return flow(name="caption-campaign", log_prints=True)(campaign_flow_fn)
+
+def campaign_flow() -> Any:
+    """The Prefect flow object (the entrypoint of config/prefect.yaml's deployment)."""
+    return caption_campaign

@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--seed", type=int, default=1)
     serve.add_argument("--crowd")
+    serve.add_argument("--speed", type=float, default=3600.0,
+                       help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--throttle-rate", type=float, default=0.0, help="share of calls throttled")
     serve.add_argument("--fault-rate", type=float, default=0.0, help="share of calls answered 500")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
@@ -79,10 +81,10 @@ def _default_db(a: argparse.Namespace, campaign: str) -> str:
 def cmd_sim_serve(a: argparse.Namespace) -> int:
     from flows.sim.server import SimServer
 
-    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True)
+    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed)
     sim.market.faults.throttle_rate, sim.market.faults.fault_rate = a.throttle_rate, a.fault_rate
-    print(f"target: simulator at {sim.url} (seed {a.seed}, {len(sim.market.workers)} workers); Ctrl-C stops it",
-          flush=True)
+    print(f"target: simulator at {sim.url} (seed {a.seed}, {len(sim.market.workers)} workers, clock x{a.speed:g}); "
+          "Ctrl-C stops it", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         sim.serve_forever()
     return 0

@@ -4,7 +4,9 @@ Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_
 is_precanned, text_present, is_rejected`` — one row per caption.
 Input (items): ``image_id, file_name``.
 Output: ``{"images": [...], "annotations": [...]}`` as in VizWiz-Captions, plus lineage on
-each annotation, and the same rows as one flat table.
+each annotation and the paper's difficulty on each image (from accepted captions: easy = no
+canned caption, medium = 1-2, difficult = 3-4, all_canned = every one), and the same
+annotations as one flat table.
 """
 
 from __future__ import annotations
@@ -63,9 +65,12 @@ def flat_table(captions: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 
 def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
     flat = flat_table(captions, items)
-    detected = text_detected(captions[~captions["is_rejected"].astype(bool)])
+    accepted = captions[~captions["is_rejected"].astype(bool)]
+    detected = text_detected(accepted)
+    levels = difficulty(accepted).set_index("image_id")["difficulty"]
     seen = items[items["image_id"].isin(captions["image_id"])]
-    images = [{"id": _id(r.image_id), "file_name": r.file_name, "text_detected": int(detected.get(r.image_id, 0))}
+    images = [{"id": _id(r.image_id), "file_name": r.file_name, "text_detected": int(detected.get(r.image_id, 0)),
+               "difficulty": str(levels.get(r.image_id, "unknown"))}
               for r in seen.itertuples()]
     annotations = [{"id": int(r["id"]), "image_id": _id(r["image_id"]), "caption": r["caption"],
                     "is_precanned": int(r["is_precanned"]), "is_rejected": int(r["is_rejected"]),

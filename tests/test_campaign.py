@@ -48,7 +48,8 @@ def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:
                                               "report.html", "sim_workers.json"}
     data = json.loads((out / "dataset.json").read_text())
     assert len(data["images"]) == 100 and len(data["annotations"]) == 500
-    assert set(data["images"][0]) == {"id", "file_name", "text_detected"}
+    assert set(data["images"][0]) == {"id", "file_name", "text_detected", "difficulty"}
+    assert {i["difficulty"] for i in data["images"]} <= {"easy", "medium", "difficult", "all_canned"}
     assert {"id", "image_id", "caption", "is_precanned", "is_rejected", "worker_id", "assignment_id", "batch",
             "caption_original"} <= set(data["annotations"][0])
     flags = pd.read_csv(out / "flags.csv")

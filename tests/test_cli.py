@@ -113,10 +113,25 @@ def test_sim_serve_process_speaks_to_plain_boto3() -> None:
                 if time.time() > deadline:
                     raise
                 time.sleep(0.1)
-        hit = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=600,
-                                LifetimeInSeconds=600, MaxAssignments=1,
-                                Question=html_question("<form><textarea name='c'></textarea></form>"))
+        hit = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
+                                LifetimeInSeconds=86400, MaxAssignments=3,
+                                QualificationRequirements=[{"QualificationTypeId": "00000000000000000040",
+                                                            "Comparator": "GreaterThan", "IntegerValues": [500]}],
+                                Question=html_question("<form><textarea name='note'></textarea>"
+                                                       "<input type='radio' name='ok' value='y'>"
+                                                       "<input type='radio' name='ok' value='n'></form>"))
         assert hit["HIT"]["HITStatus"] == "Assignable"
+        # The served clock runs at 3600x: simulated workers' answers arrive within seconds.
+        deadline = time.time() + 30
+        found: list[dict] = []
+        while len(found) < 3 and time.time() < deadline:
+            found = client.list_assignments_for_hit(HITId=hit["HIT"]["HITId"])["Assignments"]
+            time.sleep(0.5)
+        assert len(found) == 3
+        assert all("<QuestionIdentifier>ok</QuestionIdentifier>" in a["Answer"] for a in found)
+        client.approve_assignment(AssignmentId=found[0]["AssignmentId"])
+        with pytest.raises(client.exceptions.RequestError):
+            client.approve_assignment(AssignmentId=found[0]["AssignmentId"])
     finally:
         proc.terminate()
         proc.wait(timeout=10)

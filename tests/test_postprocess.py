@@ -84,6 +84,7 @@ def test_vizwiz_json_shape() -> None:
     assert [i["id"] for i in data["images"]] == [1, 2, 3, 4]  # item 5 has no captions
     assert len(data["annotations"]) == 20 and data["annotations"][0]["image_id"] == 1
     assert {a["is_precanned"] for a in data["annotations"]} == {0, 1}
+    assert [i["difficulty"] for i in data["images"]] == ["easy", "medium", "all_canned", "difficult"]
 
 
 def test_blocking_vs_truth_rates() -> None:

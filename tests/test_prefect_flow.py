@@ -31,3 +31,18 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> Non
     assert {"publish batch 1", "collect submissions 1", "run QC 1", "approve or reject 1",
             "block flagged workers 5"} <= {n.rsplit("-", 1)[0] for n in names}
     assert len(names) == 25  # five coarse steps per batch, never one task per HIT
+
+
+def test_deployment_entrypoint_resolves_to_the_flow() -> None:
+    import importlib
+    import inspect
+
+    import yaml
+    from prefect import Flow
+
+    spec = yaml.safe_load((ROOT / "config" / "prefect.yaml").read_text())["deployments"][0]
+    module, name = spec["entrypoint"].split(":")
+    flow = getattr(importlib.import_module(module.removesuffix(".py").replace("/", ".")), name)
+    assert isinstance(flow, Flow) and flow.name == "caption-campaign"
+    assert set(spec["parameters"]) <= set(inspect.signature(flow.fn).parameters)
+    assert (ROOT / spec["parameters"]["config_path"]).is_file()

@@ -124,3 +124,15 @@ def test_empty_batch_gives_empty_flag_table() -> None:
 def test_prepare_names_missing_columns() -> None:
     with pytest.raises(ValueError, match="missing column"):
         prepare(pd.DataFrame({"caption": ["x"]}))
+
+
+@pytest.mark.parametrize("rule", ["caps_lock", "duplicate_text", "quality_words", "min_words", "banned_prefix"])
+def test_only_canned_captions_raise_no_text_flags(rule: str) -> None:
+    df = frame([(f"a{i}", "W", f"i{i}", CANNED_TEXT.upper() if i % 2 else CANNED_TEXT, 10.0) for i in range(4)])
+    assert flags_for(df, rule).empty
+
+
+def test_single_worker_batch() -> None:
+    df = frame([("a1", "W", f"i{i}", GOOD, 60.0) for i in range(5)])
+    flags = run_rules(df, {"random_sample_share": 0})
+    assert set(flags["rule"]) == {"duplicate_text"}  # the same caption on five images, nothing else

@@ -218,3 +218,49 @@ def test_ground_truth_and_manual_external_submit(sim, client) -> None:
     assert b"Thank you" in urllib.request.urlopen(f"{sim.url}/mturk/externalSubmit", data=form).read()
     mine = [a for a in client.list_assignments_for_hit(HITId=hit_id)["Assignments"] if a["WorkerId"] == "AHUMAN1"]
     assert parse_answer_xml(mine[0]["Answer"])["caption_0"] == "typed <by> hand"
+
+
+def test_review_status_expiry_and_extra_assignments(sim, client) -> None:
+    type_id = hit_type(client)
+    hit_id = post(client, type_id, n=2)
+    client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=2)
+    advance(sim, 6 * 3600)
+    assert client.get_hit(HITId=hit_id)["HIT"]["MaxAssignments"] == 4
+    assert len(client.list_assignments_for_hit(HITId=hit_id)["Assignments"]) == 4
+    reviewable = client.list_reviewable_hits(HITTypeId=type_id)["HITs"]
+    assert [h["HITId"] for h in reviewable] == [hit_id]
+    client.update_hit_review_status(HITId=hit_id, Revert=False)
+    assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Reviewing"
+    assert client.list_reviewable_hits(Status="Reviewing")["NumResults"] == 1
+    client.update_hit_review_status(HITId=hit_id, Revert=True)
+    other = post(client, type_id, n=3, item="2")
+    client.update_expiration_for_hit(HITId=other, ExpireAt=0)
+    view = client.get_hit(HITId=other)["HIT"]
+    assert view["NumberOfAssignmentsAvailable"] == 0 and view["HITStatus"] in ("Reviewable", "Unassignable")
+    assignment = client.list_assignments_for_hit(HITId=hit_id)["Assignments"][0]
+    got = client.get_assignment(AssignmentId=assignment["AssignmentId"])
+    assert got["HIT"]["HITId"] == hit_id and got["Assignment"]["Answer"] == assignment["Answer"]
+
+
+def test_blocks_notifications_and_qualification_admin(sim, client) -> None:
+    worker = next(iter(sim.market.workers))
+    client.create_worker_block(WorkerId=worker, Reason="spam")
+    assert [b["WorkerId"] for b in client.list_worker_blocks()["WorkerBlocks"]] == [worker]
+    client.delete_worker_block(WorkerId=worker, Reason="appeal")
+    assert client.list_worker_blocks()["NumResults"] == 0
+    failures = client.notify_workers(Subject="s", MessageText="m", WorkerIds=[worker, "AUNKNOWN"])
+    assert [f["WorkerId"] for f in failures["NotifyWorkersFailureStatuses"]] == ["AUNKNOWN"]
+    qid = client.create_qualification_type(Name="q1", Description="d", QualificationTypeStatus="Active",
+                                           Keywords="a")["QualificationType"]["QualificationTypeId"]
+    found = client.list_qualification_types(Query="q1", MustBeRequestable=False)["QualificationTypes"]
+    assert [q["QualificationTypeId"] for q in found] == [qid]
+    client.update_qualification_type(QualificationTypeId=qid, QualificationTypeStatus="Inactive")
+    assert client.get_qualification_type(QualificationTypeId=qid)["QualificationType"]["QualificationTypeStatus"] \
+        == "Inactive"
+    assert client.list_qualification_requests(QualificationTypeId=qid)["NumResults"] == 0
+    with pytest.raises(client.exceptions.RequestError):
+        client.accept_qualification_request(QualificationRequestId="3NOPE")
+    client.delete_qualification_type(QualificationTypeId=qid)
+    with pytest.raises(client.exceptions.RequestError) as err:
+        client.get_qualification_type(QualificationTypeId=qid)
+    assert code(err.value) == "AWS.MechanicalTurk.QualificationTypeDoesNotExist"

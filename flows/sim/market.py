@@ -88,7 +88,7 @@ class Faults:
 
 class Marketplace:
     def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry],
-                 seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0):
+                 seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0, speed: float = 0.0):
         self.lock = threading.RLock()
         self.seed = seed
         self.rng = random.Random(seed)
@@ -96,7 +96,11 @@ class Marketplace:
         self.faults = Faults()
         self.workers = {w.worker_id: w for w in workers}
         self.bank = bank
-        self.now = float(int(time.time()))
+        # Virtual clock: starts at the wall time, then moves by advance() and, when speed > 0,
+        # by `speed` virtual seconds per real second (so a plain boto3 client sees work arrive).
+        self._base = float(int(time.time()))
+        self._anchor = time.monotonic()
+        self.speed = speed
         self.balance = money(balance)
         self.arrival_mean_s = arrival_mean_s
         self.hit_types: dict[str, dict[str, Any]] = {}
@@ -115,9 +119,13 @@ class Marketplace:
         alphabet = string.ascii_uppercase + string.digits
         return "3" + "".join(self.rng.choice(alphabet) for _ in range(length - 1))
 
+    @property
+    def now(self) -> float:
+        return self._base + (time.monotonic() - self._anchor) * self.speed
+
     def advance(self, seconds: float) -> float:
         with self.lock:
-            self.now += max(0.0, float(seconds))
+            self._base += max(0.0, float(seconds))
             self.auto_approve()
             return self.now
 
