@@ -52,7 +52,8 @@ def bench_simulator(n_hits: int = 1000) -> dict[str, float]:
 
 def bench_qc(n: int = 100_000) -> dict[str, float]:
     rng = random.Random(1)
-    words = "a dog cat red blue table chair bottle with on near the of small large blurry".split()
+    words = ["a", "dog", "cat", "red", "blue", "table", "chair", "bottle", "with", "on", "near", "the", "of",
+             "small", "large", "blurry"]
     rows = [(f"a{i // 5}", f"W{(i // 5) % 400}", f"i{i % 20000}",
              CANNED_TEXT if rng.random() < 0.1 else " ".join(rng.choices(words, k=rng.randint(6, 14))),
              rng.lognormvariate(5.5, 0.5)) for i in range(n)]

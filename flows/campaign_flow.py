@@ -12,7 +12,7 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents and then fails to start
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
-from prefect import flow  # noqa: E402
+from prefect import flow
 
 from flows.campaign import Caller, StepFn, call_directly, run_batches
 from flows.campaign_plan import Run

@@ -149,7 +149,8 @@ PARITY = ["A red mug sits on a desk", "A red mug sits on a wooden desk", "A dog 
           "   This is a red mug of coffee on a wooden desk.", "... !!! ??? --- ,,, ;;; ::: ***",
           "A RED MUG OF COFFEE SITS ON A WOODEN DESK.", CANNED_TEXT, CANNED_TEXT.rstrip("."), "", "   ",
           "Theimage of a red mug sitting on the wooden desk now.", "Itself a red mug, sitting on the desk all day.",
-          "A dog sits on the grass.A cat watches from the fence nearby today.", "Mr. Smith holds a red mug near a desk.",
+          "A dog sits on the grass.A cat watches from the fence nearby today.",
+          "Mr. Smith holds a red mug near a desk.",
           "A très jolie café table with two cups and a small plate."]
 
 
