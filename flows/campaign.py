@@ -43,6 +43,10 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
 
 def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
     plan_items(run, limit, scale)
+    if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
+        from flows.operations import reconcile
+
+        reconcile(run)  # a resumed run first squares the ledger with the platform
     batches = sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
                                                           [run.cfg.name])})
     for batch in batches:

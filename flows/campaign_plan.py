@@ -71,9 +71,12 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
              "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
             for i, it in enumerate(items)]
     with run.store.transaction():
-        run.store.table("campaigns").upsert({"name": cfg.name, "config_path": str(cfg.path), "target": run.target.kind,
-                                "config_json": json.dumps({"batches": cfg.batches, "items": len(items)}),
-                                "created_at": time.time(), "status": "running"}, pk="name")
+        run.store.table("campaigns").upsert({
+            "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
+            "status": "running", "config_json": json.dumps({
+                "batches": cfg.batches, "items": len(items), "assignments_per_image": cfg.assignments_per_image,
+                "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
+                "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))
 
 

@@ -39,6 +39,17 @@ def _parser() -> argparse.ArgumentParser:
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--throttle-rate", type=float, default=0.0, help="share of calls throttled")
     serve.add_argument("--fault-rate", type=float, default=0.0, help="share of calls answered 500")
+    status = sub.add_parser("status", help="where each campaign and batch stands")
+    status.add_argument("campaign", nargs="?")
+    status.add_argument("--db", default="runs/hitflow.db")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    for name, text in (("reconcile", "square the ledger with the platform; never creates anything"),
+                       ("cancel", "expire open HITs, review what came in, delete finished HITs")):
+        op = sub.add_parser(name, help=text)
+        op.add_argument("campaign")
+        op.add_argument("--db", default="runs/hitflow.db")
+        op.add_argument("--endpoint-url", default="", help="override the endpoint the campaign ran against")
+        op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions")
     qc.add_argument("--out", required=True)
@@ -90,6 +101,28 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_status(a: argparse.Namespace) -> int:
+    import json
+
+    from flows.operations import campaign_status, format_status
+    from flows.store import Store
+
+    report = campaign_status(Store(a.db), a.campaign)
+    if a.campaign and not report:
+        raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
+    print(json.dumps(report, indent=1) if a.json else format_status(report))
+    return 0
+
+
+def cmd_platform_op(a: argparse.Namespace) -> int:
+    from flows.operations import cancel, open_campaign_run, reconcile
+
+    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
+        result = (reconcile if a.command == "reconcile" else cancel)(run)
+    print({k: (len(v) if isinstance(v, list) else v) for k, v in result.items()})
+    return 0
+
+
 def cmd_qc(a: argparse.Namespace) -> int:
     from flows.offline import offline_qc
 
@@ -109,7 +142,8 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = _parser().parse_args(argv)
-    handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck}
+    handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
+                "reconcile": cmd_platform_op, "cancel": cmd_platform_op}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         return handler(args)

@@ -116,7 +116,7 @@ class Store:
     # batches ---------------------------------------------------------------------
     def batch_status(self, campaign: str, batch: int) -> str:
         rows = list(self.db["batches"].rows_where("campaign = ? AND batch = ?", [campaign, batch]))
-        return rows[0]["status"] if rows else "planned"
+        return (rows[0]["status"] if rows else None) or "planned"
 
     def set_batch(self, campaign: str, batch: int, **fields: Any) -> None:
         self.table("batches").upsert({"campaign": campaign, "batch": batch, "updated_at": time.time(), **fields},

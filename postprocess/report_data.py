@@ -26,10 +26,12 @@ def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataF
         gated = len(group) - worked
         good = profile in GOOD_PROFILES
         # A bad worker is caught when QC blocked them or the gate kept them out entirely.
-        rate = n_blocked / worked if good else (n_blocked + gated) / len(group)
+        caught = n_blocked if good else n_blocked + gated
+        judged = worked if good else len(group)
+        rate = caught / judged if judged else 0.0
         rows.append({
             "profile": profile, "workers": len(group), "worked": worked, "gated_out": gated,
-            "blocked": n_blocked, "rate": round(rate, 3) if (worked or not good) else 0.0,
+            "blocked": n_blocked, "rate": round(rate, 3),
             "meaning": "wrongly blocked" if good else "caught (blocked or gated out)",
         })
     return pd.DataFrame(rows)

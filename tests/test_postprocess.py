@@ -88,10 +88,11 @@ def test_vizwiz_json_shape() -> None:
 
 
 def test_blocking_vs_truth_rates() -> None:
-    truth = pd.DataFrame({"worker_id": ["a", "b", "c", "d"],
-                          "profile": ["diligent", "diligent", "speeder", "low_approval"]})
+    truth = pd.DataFrame({"worker_id": ["a", "b", "c", "d", "e"],
+                          "profile": ["diligent", "diligent", "speeder", "low_approval", "typo_prone"]})
     blocked = pd.DataFrame({"worker_id": ["b", "c"], "batch": [1, 1], "rules": ["x", "y"]})
     work = pd.DataFrame({"worker_id": ["a", "b", "c"], "assignments": [3, 2, 4]})
     table = blocking_vs_truth(truth, blocked, work).set_index("profile")
     assert table.loc["diligent", "rate"] == 0.5 and table.loc["speeder", "rate"] == 1.0
     assert table.loc["low_approval", "gated_out"] == 1 and table.loc["low_approval", "rate"] == 1.0
+    assert table.loc["typo_prone", "worked"] == 0 and table.loc["typo_prone", "rate"] == 0.0  # nobody to judge

@@ -175,7 +175,10 @@ class Marketplace:
 
     def schedule(self, hit: Hit, slots: int) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""
-        rng = random.Random(f"{self.seed}:{hit.fields['HITId']}:{len(hit.assignment_ids)}")
+        # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
+        # another order (threads, a resumed run) meets the same workers doing the same work.
+        key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
+        rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
         pool = self.eligible_workers(hit)
         chosen: list[crowd.Worker] = []
         while pool and len(chosen) < slots:

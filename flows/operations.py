@@ -1,0 +1,183 @@
+"""Operations on a running or finished campaign: status, reconcile, cancel.
+
+``reconcile`` and ``cancel`` talk to the platform; they never create a HIT.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+from flows import mturk_adapter as mturk
+from flows.batch_collect import store_assignment
+from flows.campaign import ORDER, STEPS
+from flows.campaign_plan import Run
+from flows.store import SETTLED, Store
+
+NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
+
+
+def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
+    """Per campaign and batch, what the store knows: posted, submitted, decided, blocked, money, next step."""
+    now = time.time() if now is None else now
+    names = [campaign] if campaign else [r["name"] for r in store.rows("SELECT name FROM campaigns ORDER BY name")]
+    out = []
+    for name in names:
+        meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [name])
+        if not meta:
+            continue
+        info = json.loads(meta[0]["config_json"] or "{}")
+        unit = Decimal(info.get("unit_cost", "0"))
+        batches = [_batch_status(store, name, b, unit, now) for b in range(1, int(info.get("batches", 0)) + 1)]
+        pending = [b for b in batches if b["status"] != ORDER[-1]]
+        out.append({
+            "campaign": name, "target": meta[0]["target"], "status": meta[0]["status"],
+            "budget": info.get("budget", ""), "batches": batches,
+            "committed": f"{sum(Decimal(b['committed']) for b in batches):.2f}",
+            "spent": f"{sum(Decimal(b['spent']) for b in batches):.2f}",
+            "next": (f"batch {pending[0]['batch']}: {pending[0]['next']}" if pending else "nothing: all batches done"),
+        })
+    return out
+
+
+def _batch_status(store: Store, name: str, batch: int, unit: Decimal, now: float) -> dict[str, Any]:
+    status = store.batch_status(name, batch)
+    hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
+    by_state = {r["status"]: r["n"] for r in store.rows(
+        "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
+        [name, batch])}
+    decided = {r["action"]: r["n"] for r in store.rows(
+        "SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? GROUP BY action", [name, batch])}
+    undecided = store.rows(
+        "SELECT min(auto_approval_time) AS t, count(*) AS n FROM assignments a WHERE campaign = ? AND batch = ? "
+        "AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [name, batch])[0]
+    review = store.table("decisions").count_where("campaign = ? AND batch = ? AND review = 1", [name, batch])
+    approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
+    return {
+        "batch": batch, "status": status, "next": NEXT_STEP.get(status, "done"), "hits": hits,
+        "assignments": by_state, "decisions": decided, "for_review": review,
+        "undecided": undecided["n"],
+        "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
+        "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
+        "committed": f"{unit * hits * _assignments_per_hit(store, name):.2f}", "spent": f"{unit * approved:.2f}",
+    }
+
+
+def _assignments_per_hit(store: Store, name: str) -> int:
+    meta = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [name])
+    return int(json.loads(meta[0]["config_json"] or "{}").get("assignments_per_image", 0)) if meta else 0
+
+
+def reconcile(run: Run) -> dict[str, Any]:
+    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions."""
+    cfg, store = run.cfg, run.store
+    platform = {h["HITId"]: h for h in mturk.list_hits(run.client)}
+    by_key = {h.get("RequesterAnnotation"): h for h in platform.values()}
+    report: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0}
+    for entry in store.rows("SELECT * FROM ledger WHERE campaign = ? AND operation = 'CreateHITWithHITType'",
+                            [cfg.name]):
+        if entry["status"] in SETTLED or entry["idem_key"] not in by_key:
+            continue
+        hit = by_key[entry["idem_key"]]
+        _adopt(run, entry, hit)
+        report["adopted"].append(hit["HITId"])
+    intended = {e["idem_key"] for e in store.rows("SELECT idem_key FROM ledger WHERE campaign = ?", [cfg.name])}
+    for key, hit in by_key.items():
+        if key and key.startswith(f"{cfg.name}:") and key not in intended and hit["HITStatus"] == "Assignable":
+            run.client.update_expiration_for_hit(HITId=hit["HITId"], ExpireAt=0)
+            report["expired_strays"].append(hit["HITId"])
+    for hit in store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name]):
+        if hit["hit_id"] in platform:
+            report["fetched"] += sum(store_assignment(run, hit["batch"], hit, a)
+                                     for a in mturk.list_submissions(run.client, hit["hit_id"]))
+    run.progress(f"reconcile: adopted {len(report['adopted'])} HIT(s), expired {len(report['expired_strays'])} "
+                 f"stray HIT(s), fetched {report['fetched']} missed submission(s)")
+    return report
+
+
+def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
+    batch, index = entry["batch"], int(entry["idem_key"].rsplit(":h", 1)[1])
+    ids = [r["item_id"] for r in run.store.rows(
+        "SELECT item_id FROM items WHERE campaign = ? AND batch = ? AND hit_index = ? ORDER BY rowid",
+        [run.cfg.name, batch, index])]
+    with run.store.transaction():
+        run.store.table("hits").upsert({"hit_id": hit["HITId"], "campaign": run.cfg.name, "batch": batch,
+                                        "hit_index": index, "token": "", "item_ids": json.dumps(ids),
+                                        "created_at": time.time(), "status": "posted"}, pk="hit_id")
+    run.store.settle(entry["idem_key"], "adopted", {"HITId": hit["HITId"]})
+
+
+def cancel(run: Run) -> dict[str, Any]:
+    """Expire every open HIT, review what came in by the campaign's policy, delete what is done.
+
+    Safe to run twice: expiring an expired HIT and deciding a decided assignment change nothing.
+    """
+    from flows.batch_review import decide_batch, qc_batch
+
+    cfg, store = run.cfg, run.store
+    reconcile(run)
+    hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
+    expired = 0
+    for hit in hits:
+        view = mturk.get_hit(run.client, hit["hit_id"])
+        if view["HITStatus"] == "Assignable":
+            run.client.update_expiration_for_hit(HITId=hit["hit_id"], ExpireAt=0)
+            expired += 1
+    undecided = store.rows("SELECT DISTINCT batch FROM assignments a WHERE campaign = ? AND NOT EXISTS "
+                           "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [cfg.name])
+    for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in
+        qc_batch(run, batch)
+        decide_batch(run, batch)
+        if ORDER.index(store.batch_status(cfg.name, batch)) < ORDER.index("decided"):
+            store.set_batch(cfg.name, batch, status="decided")
+    deleted = 0
+    for hit in hits:
+        view = mturk.get_hit(run.client, hit["hit_id"])
+        if view["HITStatus"] in ("Reviewable", "Reviewing") and not view["NumberOfAssignmentsPending"]:
+            run.client.delete_hit(HITId=hit["hit_id"])
+            deleted += 1
+    store.table("campaigns").update(cfg.name, {"status": "cancelled"})
+    run.progress(f"cancel: expired {expired} open HIT(s), deleted {deleted} finished HIT(s)")
+    return {"expired": expired, "deleted": deleted}
+
+
+def format_status(report: list[dict[str, Any]]) -> str:
+    if not report:
+        return "no campaigns in this store"
+    lines = []
+    for c in report:
+        lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, "
+                     f"spent ${c['spent']} of ${c['budget']}; next: {c['next']}")
+        for b in c["batches"]:
+            states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
+            left = b["auto_approval_in_s"]
+            due = "" if left is None else f", auto-approval in {left / 3600:.1f} h"
+            review = f", {b['for_review']} for manual review" if b["for_review"] else ""
+            lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
+                         f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
+    return "\n".join(lines)
+
+
+@contextmanager
+def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False) -> Iterator[Run]:
+    """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
+    from flows.config import load_config
+    from flows.errors import ConfigError
+    from flows.targets import open_session
+
+    store = Store(db)
+    meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [campaign])
+    if not meta:
+        raise ConfigError(f"no campaign {campaign!r} in {db}; `hitflow status --db {db}` lists them")
+    info = json.loads(meta[0]["config_json"] or "{}")
+    url = endpoint_url or info.get("endpoint_url", "")
+    kind = "sim" if info.get("target_kind") == "sim" else "mturk"
+    if not url:
+        raise ConfigError(f"campaign {campaign!r} has no recorded endpoint; pass --endpoint-url")
+    with open_session(kind, url, live) as session:
+        print(f"target: {session.target.label}")
+        yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, print, session.wait)

@@ -1,0 +1,137 @@
+"""Operations: status tells the truth at every step; reconcile repairs; cancel is safe twice."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows import mturk_adapter as mturk
+from flows.batch_collect import collect_batch
+from flows.batch_publish import publish_batch
+from flows.campaign import advance_batch, run_batches
+from flows.campaign_flow import run_campaign
+from flows.campaign_plan import Run, cost_per_assignment, plan_items
+from flows.config import load_config
+from flows.operations import campaign_status, cancel, format_status, reconcile
+from flows.sim.server import SimServer
+from flows.store import Store
+from tests.test_campaign import CONFIG, make_run, quiet, sim_hits
+
+
+def test_status_tells_the_truth_at_every_step(sim, tmp_path: Path) -> None:
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=50)
+    unit = cost_per_assignment(run.cfg)
+    seen = []
+
+    def checking_call(name, fn, r: Run, batch: int):
+        result = fn(r, batch)
+        seen.append(name)
+        return result
+
+    advance_batch(run, 1, lambda n, f, r, b: checking_call(n, f, r, b) if n.startswith("publish") else {})
+    b1 = campaign_status(run.store, "vizwiz_captions")[0]["batches"][0]
+    assert b1["hits"] == len(sim_hits(sim)) == 2 and b1["assignments"] == {}
+    assert b1["committed"] == f"{unit * 10:.2f}"
+    run.store.set_batch("vizwiz_captions", 1, status="published")
+    collect_batch(run, 1)
+    run.store.set_batch("vizwiz_captions", 1, status="collected")
+    b1 = campaign_status(run.store, "vizwiz_captions")[0]["batches"][0]
+    submitted = [a for a in sim.market.assignments.values() if a.submit_time is not None]
+    assert b1["assignments"] == {"Submitted": len(submitted)} and b1["undecided"] == 10
+    assert b1["auto_approval_in_s"] > 0 and b1["next"] == "run QC"
+    advance_batch(run, 1)
+    status = campaign_status(run.store, "vizwiz_captions")[0]
+    b1 = status["batches"][0]
+    approved = sum(1 for a in sim.market.assignments.values() if a.status == "Approved")
+    assert b1["decisions"].get("approve", 0) == approved and b1["undecided"] == 0
+    assert b1["spent"] == f"{unit * approved:.2f}" and status["next"] == "batch 2: publish batch"
+    assert b1["blocked"] == run.store.table("blocks").count
+    assert "batch 1: blocked" in format_status([status])
+
+
+def test_reconcile_adopts_expires_and_fetches(sim, tmp_path: Path) -> None:
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=100)
+    with pytest.raises(RuntimeError):
+        publish_batch(run, 1, crash_after=1)
+    # The crash left HITs that other threads posted unconfirmed in the ledger; add a stray
+    # HIT carrying the campaign's annotation that the ledger never intended.
+    type_id = json.loads(run.store.ledger_entry("vizwiz_captions:b1:hittype")["result"])["HITTypeId"]
+    stray, _ = mturk.create_hit(run.client, type_id, {"MaxAssignments": 5, "LifetimeInSeconds": 9000,
+                                                      "RequesterAnnotation": "vizwiz_captions:b9:h9",
+                                                      "Question": sim_hits(sim)[0]["Question"]}, "s1")
+    intended_keys = {r["idem_key"] for r in run.store.rows("SELECT idem_key FROM ledger WHERE status = 'intended'")}
+    expected = {h["HITId"] for h in sim_hits(sim) if h["RequesterAnnotation"] in intended_keys}
+    assert expected
+    report = reconcile(run)
+    assert set(report["adopted"]) == expected and report["expired_strays"] == [stray]
+    assert mturk.get_hit(run.client, stray)["NumberOfAssignmentsAvailable"] == 0
+    before = len(sim_hits(sim))
+    publish_batch(run, 1)
+    collect_batch(run, 1)
+    run.store.db.execute("DELETE FROM answers")
+    run.store.db.execute("DELETE FROM assignments")
+    assert reconcile(run)["fetched"] == run.store.table("assignments").count > 0
+    annotations = [h["RequesterAnnotation"] for h in sim_hits(sim)]
+    assert len(annotations) == len(set(annotations)) == before  # resuming posted nothing twice
+
+
+def _dataset(tmp_path: Path, name: str) -> pd.DataFrame:
+    frame = pd.read_csv(tmp_path / name / "vizwiz_captions" / "dataset.csv", keep_default_na=False)
+    cols = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]
+    return frame[cols].sort_values(cols).reset_index(drop=True)
+
+
+def test_interrupted_run_gives_the_same_dataset(tmp_path: Path) -> None:
+    with SimServer(seed=11) as first:
+        run_campaign(CONFIG, endpoint_url=first.url, db_path=tmp_path / "a.db", out_root=tmp_path / "a",
+                     limit=100, progress=quiet)
+    with SimServer(seed=11) as second:
+        run = make_run(second, tmp_path / "b.db")
+        plan_items(run, limit=100)
+        advance_batch(run, 1)
+        with pytest.raises(RuntimeError):
+            publish_batch(run, 2, crash_after=1)
+        run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
+                     limit=100, progress=quiet)
+    pd.testing.assert_frame_equal(_dataset(tmp_path, "a"), _dataset(tmp_path, "b"))
+
+
+def test_cancel_is_safe_twice(sim, tmp_path: Path) -> None:
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=50)
+    publish_batch(run, 1)
+    mturk.advance_sim_clock(run.target, 1200)  # some work is in, most is not
+    first = cancel(run)
+    assert first["expired"] >= 1  # a HIT whose slots were all taken is no longer assignable
+    assert all(mturk.get_hit(run.client, h["HITId"])["NumberOfAssignmentsAvailable"] == 0 for h in sim_hits(sim))
+    mturk.advance_sim_clock(run.target, 7200)  # workers who had accepted finish
+    second = cancel(run)
+    assert second["expired"] == 0
+    assert all(h.disposed for h in sim.market.hits.values())
+    decided = run.store.table("decisions").count
+    assert decided == sum(1 for a in sim.market.assignments.values() if a.submit_time is not None)
+    assert campaign_status(run.store, "vizwiz_captions")[0]["status"] == "cancelled"
+    assert Decimal(campaign_status(run.store)[0]["spent"]) > 0
+
+
+def test_credentials_never_reach_store_logs_or_pages(sim, tmp_path: Path, monkeypatch, capsys) -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRETKEY"
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIASECRETACCESSKEY1")
+    monkeypatch.setenv("PROLIFIC_TOKEN", "prolific-secret-token-123")
+    run_batches(make_run(sim, tmp_path / "h.db"), limit=25)
+    run_campaign(CONFIG, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=25,
+                 progress=print)
+    blobs = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]
+    blobs += [h.question.html.encode() for h in sim.market.hits.values()]
+    blobs.append(capsys.readouterr().out.encode())
+    for needle in (secret, "AKIASECRETACCESSKEY1", "prolific-secret-token-123"):
+        assert not any(needle.encode() in blob for blob in blobs)
+    assert Store(tmp_path / "h.db").table("ledger").count > 0
+    assert load_config(CONFIG).name == "vizwiz_captions"
