@@ -41,14 +41,30 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
     return results
 
 
-def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
+def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
     plan_items(run, limit, scale)
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
         from flows.operations import reconcile
 
         reconcile(run)  # a resumed run first squares the ledger with the platform
-    batches = sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
-                                                          [run.cfg.name])})
-    for batch in batches:
-        advance_batch(run, batch, call)
-    run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
+    return sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
+                                                       [run.cfg.name])})
+
+
+def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
+    """Every batch to the end, holding the campaign's lock."""
+    with run.store.campaign_lock(run.cfg.name):
+        for batch in _prepare(run, limit, scale):
+            advance_batch(run, batch, call)
+        run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
+
+
+def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = None) -> int | None:
+    """Advance the first unfinished batch to its end and stop; None when every batch is done."""
+    with run.store.campaign_lock(run.cfg.name):
+        for batch in _prepare(run, limit, 1):
+            if run.store.batch_status(run.cfg.name, batch) != ORDER[-1]:
+                advance_batch(run, batch, call)
+                return batch
+        run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
+        return None

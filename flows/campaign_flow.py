@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents a
 
 from prefect import flow
 
-from flows.campaign import Caller, StepFn, call_directly, run_batches
+from flows.batch_review import block_batch
+from flows.campaign import Caller, StepFn, call_directly, run_batches, run_next_batch
 from flows.campaign_plan import Run
 from flows.config import load_config
 from flows.outputs import write_outputs
@@ -46,7 +48,22 @@ def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
     from prefect.utilities.annotations import quote
 
     step = task(name=name, cache_policy=NO_CACHE)(fn)
-    return step(quote(run), batch)  # type: ignore[call-overload]  # quote() keeps Prefect out of Run
+    result = step(quote(run), batch)  # type: ignore[call-overload]  # quote() keeps Prefect out of Run
+    if fn is block_batch:
+        publish_batch_artifacts(run, batch)
+    return result
+
+
+def publish_batch_artifacts(run: Run, batch: int) -> None:
+    """A markdown summary and a per-rule flag table in Prefect's UI, one pair per batch."""
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+    from flows.operations import batch_markdown
+
+    key = f"{run.cfg.name}-batch-{batch}".lower().replace("_", "-")
+    markdown, flag_rows = batch_markdown(run.store, run.cfg.name, batch)
+    create_markdown_artifact(markdown=markdown, key=key, description=f"{run.cfg.name} batch {batch}")
+    create_table_artifact(table=flag_rows, key=f"{key}-flags", description="QC flags per rule")
 
 
 def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
@@ -58,6 +75,45 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
 
 
 caption_campaign = flow(name="caption-campaign", log_prints=True)(campaign_flow_fn)
+
+
+def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
+                  out_root: str = "runs", live: bool = False) -> dict[str, Any]:
+    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop."""
+    cfg = load_config(config_path)
+    store = Store(db_path)
+    with open_session(target, endpoint_url or cfg.endpoint_url, live) as session:
+        print(f"target: {session.target.label}")
+        run = Run(cfg, store, session.client, session.target, print, session.wait)
+        batch = run_next_batch(run, prefect_call)
+        if batch is None:
+            truth = session.truth() if session.truth else None
+            write_outputs(run, Path(out_root) / cfg.name, truth)
+    return {"advanced_batch": batch, "done": batch is None}
+
+
+caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(next_batch_fn)
+
+
+def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs") -> None:
+    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it)."""
+    cfg = load_config(config_path)
+    if not (cfg.schedule_interval_s or cfg.schedule_cron):
+        from flows.errors import ConfigError
+
+        raise ConfigError(f"{cfg.path}: no [schedule] interval_s or cron; add one to serve it on a schedule")
+    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
+                              else {"cron": cfg.schedule_cron})
+    with contextlib.ExitStack() as stack:
+        if not endpoint_url:  # a simulator that lives as long as the schedule is served
+            from flows.sim.server import SimServer
+
+            endpoint_url = stack.enter_context(SimServer(speed=3600)).url
+        print(f"target: simulator at {endpoint_url}; serving {cfg.name} every "
+              f"{cfg.schedule_interval_s or cfg.schedule_cron} (one batch per run)")
+        params = {"config_path": str(config_path), "endpoint_url": endpoint_url, "db_path": db_path,
+                  "out_root": out_root}
+        caption_next_batch.serve(name=f"{cfg.name}-next-batch", parameters=params, global_limit=1, **timing)
 
 
 def campaign_flow() -> Any:

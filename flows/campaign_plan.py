@@ -61,15 +61,11 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
 
     ``scale`` > 1 repeats the item list (ids suffixed ``~k``) to try a larger campaign.
     """
-    cfg, db = run.cfg, run.store.db
-    if db["items"].count_where("campaign = ?", [cfg.name]):
+    cfg = run.cfg
+    if run.store.table("items").count_where("campaign = ?", [cfg.name]):
         return
-    base = read_items(cfg)[:limit] if limit else read_items(cfg)
-    items = [{**it, "image_id": it["image_id"] + (f"~{k}" if k else "")} for k in range(scale) for it in base]
-    per_batch = -(-len(items) // cfg.batches)
-    rows = [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
-             "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
-            for i, it in enumerate(items)]
+    rows = item_plan(cfg, limit, scale)
+    items = rows
     with run.store.transaction():
         run.store.table("campaigns").upsert({
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
@@ -78,6 +74,16 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))
+
+
+def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[dict[str, Any]]:
+    """Items in file order, each with its batch and HIT index (what plan_items stores)."""
+    base = read_items(cfg)[:limit] if limit else read_items(cfg)
+    items = [{**it, "image_id": it["image_id"] + (f"~{k}" if k else "")} for k in range(scale) for it in base]
+    per_batch = -(-len(items) // cfg.batches)
+    return [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
+             "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
+            for i, it in enumerate(items)]
 
 
 def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:

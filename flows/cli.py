@@ -28,6 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
+    run.add_argument("--dry-run", action="store_true",
+                     help="render and check every page, estimate the cost, list the calls; send nothing")
     sim = sub.add_parser("sim", help="the simulated marketplace")
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)
     serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")
@@ -50,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
         op.add_argument("--db", default="runs/hitflow.db")
         op.add_argument("--endpoint-url", default="", help="override the endpoint the campaign ran against")
         op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    sched = sub.add_parser("serve-schedules", help="serve the next-batch flow on the campaign's [schedule]")
+    sched.add_argument("config")
+    sched.add_argument("--endpoint-url", default="", help="a running simulator or endpoint (default: one in-process)")
+    sched.add_argument("--db", default="runs/hitflow.db")
+    sched.add_argument("--out", default="runs")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions")
     qc.add_argument("--out", required=True)
@@ -68,6 +75,12 @@ def cmd_run(a: argparse.Namespace) -> int:
     from flows.targets import check_target
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
+    if a.dry_run:
+        from flows.dry_run import format_plan, plan_calls
+
+        plan = plan_calls(cfg, a.limit, a.scale)
+        print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
+        return 1 if plan["problems"] else 0
     check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     db = a.db or _default_db(a, cfg.name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": db, "out_root": a.out,
@@ -123,6 +136,13 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve_schedules(a: argparse.Namespace) -> int:
+    from flows.campaign_flow import serve_schedule
+
+    serve_schedule(a.config, a.endpoint_url, a.db, a.out)
+    return 0
+
+
 def cmd_qc(a: argparse.Namespace) -> int:
     from flows.offline import offline_qc
 
@@ -143,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
-                "reconcile": cmd_platform_op, "cancel": cmd_platform_op}
+                "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         return handler(args)

@@ -57,6 +57,8 @@ class CampaignConfig:
     reject_blocked_work: bool
     campaign_word_min_workers: int
     endpoint_url: str = ""
+    schedule_interval_s: int = 0
+    schedule_cron: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -145,6 +147,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         reject_blocked_work=_Section(path, "policy", data).get("reject_blocked_work", bool, False),
         campaign_word_min_workers=_Section(path, "postprocess", data).positive("campaign_word_min_workers", 3),
         endpoint_url=_endpoint(_Section(path, "target", data)),
+        **_schedule(_Section(path, "schedule", data)),
     )
 
 
@@ -218,6 +221,18 @@ def _policy(sec: _Section) -> DecisionPolicy:
     return DecisionPolicy(reject_rules=tuple(sec.get("reject_rules", list, list(default.reject_rules))),
                           block_min_flags=dict(block),
                           review_rules=tuple(sec.get("review_rules", list, list(default.review_rules))))
+
+
+def _schedule(sec: _Section) -> dict[str, Any]:
+    interval = sec.get("interval_s", int, 0)
+    cron = sec.get("cron", str, "")
+    if interval and cron:
+        raise sec.fail("cron", "and interval_s are exclusive; keep one")
+    if interval and interval < 60:
+        raise sec.fail("interval_s", f"must be at least 60 seconds (got {interval})")
+    if cron and len(cron.split()) != 5:
+        raise sec.fail("cron", f"must have five fields such as \"0 2 * * *\" (got {cron!r})")
+    return {"schedule_interval_s": interval, "schedule_cron": cron}
 
 
 def _endpoint(sec: _Section) -> str:

@@ -27,3 +27,7 @@ class ClosedEndpointError(PlatformError):
 
 class BudgetError(HitflowError):
     exit_code = 6
+
+
+class CampaignBusyError(HitflowError):
+    exit_code = 7

@@ -181,3 +181,21 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     with open_session(kind, url, live) as session:
         print(f"target: {session.target.label}")
         yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, print, session.wait)
+
+
+def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[dict[str, Any]]]:
+    """The batch summary people read in Prefect's UI, and its flag table."""
+    status = campaign_status(store, campaign)[0]
+    b = next(x for x in status["batches"] if x["batch"] == batch)
+    flags = store.rows("SELECT rule, count(*) AS flags, count(DISTINCT worker_id) AS workers FROM qc_flags "
+                       "WHERE campaign = ? AND batch = ? GROUP BY rule ORDER BY flags DESC", [campaign, batch])
+    blocked = store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?", [campaign, batch])
+    lines = [f"# {campaign}, batch {batch}", "", "| posted HITs | submitted | approved | rejected | blocked | "
+             "spent |", "|---|---|---|---|---|---|",
+             f"| {b['hits']} | {sum(b['assignments'].values())} | {b['decisions'].get('approve', 0)} | "
+             f"{b['decisions'].get('reject', 0)} | {b['blocked']} | ${b['spent']} |", ""]
+    if b["for_review"]:
+        lines.append(f"**Needs a person:** {b['for_review']} assignment(s) queued for manual review.")
+    lines += ["", "Blocked workers:", ""] + [f"- `{r['worker_id']}`: {r['rules']}" for r in blocked]
+    lines += ["", f"Next: {status['next']}. Campaign committed ${status['committed']}, spent ${status['spent']}."]
+    return "\n".join(lines), flags

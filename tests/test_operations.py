@@ -135,3 +135,21 @@ def test_credentials_never_reach_store_logs_or_pages(sim, tmp_path: Path, monkey
         assert not any(needle.encode() in blob for blob in blobs)
     assert Store(tmp_path / "h.db").table("ledger").count > 0
     assert load_config(CONFIG).name == "vizwiz_captions"
+
+
+def test_next_batch_advances_one_batch_per_run_until_done(sim, tmp_path: Path) -> None:
+    from flows.campaign import run_next_batch
+
+    run = make_run(sim, tmp_path / "h.db")
+    done = []
+    for _ in range(7):
+        batch = run_next_batch(run, limit=50)
+        status = campaign_status(run.store, "vizwiz_captions")[0]
+        if batch is None:
+            break
+        done.append(batch)
+        finished = [b["batch"] for b in status["batches"] if b["status"] == "blocked"]
+        assert finished == done  # exactly the batches run so far, in order
+        assert status["next"] == ("nothing: all batches done" if batch == 5 else f"batch {batch + 1}: publish batch")
+    assert done == [1, 2, 3, 4, 5] and status["status"] == "collected"
+    assert run.store.table("locks").count == 0  # the lock is released after each run

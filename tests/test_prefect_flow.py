@@ -28,6 +28,13 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> Non
 
         with get_client(sync_client=True) as client:
             names = {t.name for t in client.read_task_runs(limit=200, sort=TaskRunSort.EXPECTED_START_TIME_DESC)}
+            # The 3.8 client sends nulls this server rejects on /artifacts/filter; send a full body.
+            found = client.request("POST", "/artifacts/filter", json={"limit": 50, "offset": 0, "sort": "KEY_ASC"})
+            artifacts = {a["key"]: a for a in found.json()}
+    assert {f"vizwiz-captions-batch-{b}" for b in range(1, 6)} <= set(artifacts)
+    summary = artifacts["vizwiz-captions-batch-1"]
+    assert summary["type"] == "markdown" and "| posted HITs |" in summary["data"]
+    assert artifacts["vizwiz-captions-batch-1-flags"]["type"] == "table"
     assert {"publish batch 1", "collect submissions 1", "run QC 1", "approve or reject 1",
             "block flagged workers 5"} <= {n.rsplit("-", 1)[0] for n in names}
     assert len(names) == 25  # five coarse steps per batch, never one task per HIT

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
+import pytest
+import sqlite_utils
+
+from flows.errors import CampaignBusyError
 from flows.store import Store, migrations
 
 
@@ -12,9 +17,31 @@ def test_migrations_create_every_table_and_are_recorded(tmp_path: Path) -> None:
     store = Store(tmp_path / "x" / "h.db")
     assert {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
             "qualifications", "qc_flags", "decisions", "blocks", "ledger"} <= set(store.db.table_names())
-    assert [m.name for m in migrations.applied(store.db)] == ["m001_initial"]
+    assert [m.name for m in migrations.applied(store.db)] == ["m001_initial", "m002_campaign_locks"]
     again = Store(tmp_path / "x" / "h.db")  # reopening applies nothing twice
-    assert [m.name for m in migrations.applied(again.db)] == ["m001_initial"]
+    assert [m.name for m in migrations.applied(again.db)] == ["m001_initial", "m002_campaign_locks"]
+
+
+def test_an_older_file_is_upgraded_in_place(tmp_path: Path) -> None:
+    old = sqlite_utils.Database(tmp_path / "h.db")
+    migrations.apply(old, stop_before="m002_campaign_locks")
+    old.table("ledger").insert({"campaign": "c", "batch": 1, "operation": "Op", "idem_key": "k", "params": "{}",
+                                "status": "ok", "result": "", "error": "", "created_at": 0.0, "updated_at": 0.0})
+    old.close()
+    store = Store(tmp_path / "h.db")
+    assert "locks" in store.db.table_names() and store.ledger_entry("k") is not None
+
+
+def test_campaign_lock_admits_one_live_holder(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.db")
+    with store.campaign_lock("c"):
+        store.table("locks").update("c", {"holder": f"{socket.gethostname()}:1"})  # pid 1 is alive
+        with pytest.raises(CampaignBusyError, match="is being run by"), Store(tmp_path / "h.db").campaign_lock("c"):
+            pass
+        store.table("locks").update("c", {"holder": f"{socket.gethostname()}:999999999"})  # gone: taken over
+        with Store(tmp_path / "h.db").campaign_lock("c"):
+            assert store.table("locks").count == 1
+    assert Store(tmp_path / "h.db").table("locks").count == 0
 
 
 def test_intend_is_written_once_and_settled(tmp_path: Path) -> None:

@@ -147,7 +147,13 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
     if kind == "speeder":
         text = min(real, key=len).strip()
     if kind == "copy_paster":
-        return worker.memory.setdefault("text", _pass_rules(text, rules, rng))
+        # Chosen from the worker's own seed, not from whichever HIT came first, so a run is
+        # reproducible whatever order its HITs are posted in.
+        if "text" not in worker.memory:
+            own = random.Random(worker.worker_id)
+            pick = own.choice(bank[own.choice(sorted(bank))].captions) if bank else text
+            worker.memory["text"] = _pass_rules(pick, rules, own)
+        return worker.memory["text"]
     if kind == "rule_breaker":
         return rng.choice(["This is " + " ".join(text.split()[:3]), "a thing", "It's " + text.lower()])
     if kind == "blur_talker" and rng.random() < p["blur_rate"]:
