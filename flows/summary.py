@@ -13,9 +13,14 @@ from postprocess.report_data import blocking_vs_truth
 def summarize(out_dir: Path) -> str:
     dataset = pd.read_csv(out_dir / "dataset.csv")
     blocked = pd.read_csv(out_dir / "blocked_workers.csv")
+    flags = pd.read_csv(out_dir / "flags.csv", keep_default_na=False)
+    review = flags[flags["rule"] == "random_sample"]
     lines = [f"captions: {len(dataset)} ({int(dataset['is_rejected'].sum())} marked is_rejected, "
              f"{int(dataset['is_precanned'].sum())} canned) on {dataset['image_id'].nunique()} images",
              f"workers blocked: {len(blocked)}"]
+    if len(review):
+        lines.append(f"needs a person: {review['assignment_id'].nunique()} assignment(s) sampled for manual review "
+                     f"(rule random_sample in {out_dir / 'flags.csv'})")
     truth_file = out_dir / "sim_workers.json"
     if truth_file.is_file():
         truth = pd.DataFrame(json.loads(truth_file.read_text(encoding="utf-8")))

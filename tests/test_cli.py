@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -135,3 +136,35 @@ def test_sim_serve_process_speaks_to_plain_boto3() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_status_reconcile_cancel_commands(sim, tmp_path: Path, capsys) -> None:
+    db = str(tmp_path / "h.db")
+    config = str(ROOT / "config" / "vizwiz_captions.toml")
+    assert main(["run", config, "--endpoint-url", sim.url, "--db", db, "--out", str(tmp_path), "--limit", "25",
+                 "--no-prefect"]) == 0
+    capsys.readouterr()
+    assert main(["status", "--db", db]) == 0
+    text = capsys.readouterr().out
+    assert "vizwiz_captions (collected)" in text and "batch 5: blocked" in text and "next: nothing" in text
+    assert main(["status", "vizwiz_captions", "--db", db, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [b["status"] for b in report[0]["batches"]] == ["blocked"] * 5
+    assert main(["reconcile", "vizwiz_captions", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"target: simulator at {sim.url}") and "'adopted': 0" in out
+    assert main(["cancel", "vizwiz_captions", "--db", db]) == 0
+    assert main(["cancel", "vizwiz_captions", "--db", db]) == 0
+    assert "'expired': 0" in capsys.readouterr().out
+    code, err = one_line_error(capsys, ["status", "nope", "--db", db])
+    assert code == 1 and "no campaign 'nope'" in err
+
+
+def test_dry_run_sends_nothing_and_flags_budget(capsys) -> None:
+    config = str(ROOT / "config" / "vizwiz_captions.toml")
+    assert main(["run", config, "--dry-run", "--limit", "50"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("target: none (dry run") and out.count("would call CreateHITWithHITType") == 10
+    assert "estimated $33.00 with fees" in out and "nothing was sent anywhere" in out
+    assert main(["run", config, "--dry-run", "--scale", "2"]) == 1
+    assert "PROBLEM: estimated $660.00 exceeds the budget of $400.00" in capsys.readouterr().out

@@ -153,3 +153,34 @@ def test_next_batch_advances_one_batch_per_run_until_done(sim, tmp_path: Path) -
         assert status["next"] == ("nothing: all batches done" if batch == 5 else f"batch {batch + 1}: publish batch")
     assert done == [1, 2, 3, 4, 5] and status["status"] == "collected"
     assert run.store.table("locks").count == 0  # the lock is released after each run
+
+
+def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatch) -> None:
+    import flows.batch_review as review
+
+    with SimServer(seed=12) as first:
+        run_campaign(CONFIG, endpoint_url=first.url, db_path=tmp_path / "a.db", out_root=tmp_path / "a",
+                     limit=100, progress=quiet)
+    real_approve, calls = review.mturk.approve, []
+
+    def dying_approve(client, assignment_id):  # the process dies part-way through batch 2's approvals
+        calls.append(assignment_id)
+        if len(calls) == 27:
+            raise KeyboardInterrupt("killed mid-review")
+        return real_approve(client, assignment_id)
+
+    with SimServer(seed=12) as second:
+        monkeypatch.setattr(review.mturk, "approve", dying_approve)
+        with pytest.raises(KeyboardInterrupt):
+            run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
+                         limit=100, progress=quiet)
+        monkeypatch.setattr(review.mturk, "approve", real_approve)
+        store = Store(tmp_path / "b.db")
+        assert store.table("ledger").count_where("operation = 'ApproveAssignment' AND status = 'intended'") > 0
+        run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
+                     limit=100, progress=quiet)
+        paid = [a for a in second.market.assignments.values() if a.status == "Approved"]
+        assert len(paid) == store.table("decisions").count_where("action = 'approve'")
+        # Nobody was paid twice: the balance fell by exactly one payment per approval.
+        assert Decimal("10000.00") - second.market.balance == len(paid) * Decimal("0.66")
+    pd.testing.assert_frame_equal(_dataset(tmp_path, "a"), _dataset(tmp_path, "b"))
