@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from flows.sim import crowd, mturk_quals  # noqa: F401  (registers the qualification ops)
+from flows.sim import crowd, mturk_quals, mturk_workers  # noqa: F401  (registers their ops)
 from flows.sim.forms import answer_xml
 from flows.sim.market import Assignment, Marketplace, MTurkError
 from flows.sim.mturk_api import OPERATIONS
