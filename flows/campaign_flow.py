@@ -119,3 +119,34 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
 def campaign_flow() -> Any:
     """The Prefect flow object (the entrypoint of config/prefect.yaml's deployment)."""
     return caption_campaign
+
+
+def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                    pool: str = "hitflow-local") -> str:
+    """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use.
+
+    The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
+    worker on the pool: ``prefect worker start --pool hitflow-local``.
+    """
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.exceptions import ObjectAlreadyExists
+
+    from flows.errors import ConfigError
+
+    cfg = load_config(config_path)
+    if not endpoint_url:
+        raise ConfigError("a scheduled deployment needs --endpoint-url of a simulator or endpoint that outlives it "
+                          "(start one with `hitflow sim serve`)")
+    with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
+        client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
+                              else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
+    root = Path(__file__).resolve().parents[1]
+    source = flow.from_source(source=str(root), entrypoint="flows/campaign_flow.py:caption_next_batch")
+    deployment_id = source.deploy(
+        name=f"{cfg.name}-next-batch", work_pool_name=pool, build=False, push=False, concurrency_limit=1,
+        parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
+                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve())},
+        print_next_steps=False, **timing)
+    return str(deployment_id)

@@ -57,6 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     sched.add_argument("--endpoint-url", default="", help="a running simulator or endpoint (default: one in-process)")
     sched.add_argument("--db", default="runs/hitflow.db")
     sched.add_argument("--out", default="runs")
+    dep = sub.add_parser("deploy", help="register the next-batch deployment with the Prefect server in use")
+    dep.add_argument("config")
+    dep.add_argument("--endpoint-url", required=True, help="a simulator or endpoint that outlives each run")
+    dep.add_argument("--db", default="runs/hitflow.db")
+    dep.add_argument("--out", default="runs")
+    dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions")
     qc.add_argument("--out", required=True)
@@ -143,6 +149,15 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_deploy(a: argparse.Namespace) -> int:
+    from flows.campaign_flow import deploy_schedule
+
+    print(f"target: {a.endpoint_url}")
+    deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool)
+    print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
+    return 0
+
+
 def cmd_qc(a: argparse.Namespace) -> int:
     from flows.offline import offline_qc
 
@@ -163,7 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
-                "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules}
+                "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
+                "deploy": cmd_deploy}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         return handler(args)

@@ -24,17 +24,14 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> Non
         result = state.result()
         assert result["captions"] == 250 and Path(result["out_dir"], "report.html").is_file()
         from prefect.client.orchestration import get_client
-        from prefect.client.schemas.sorting import TaskRunSort
 
         with get_client(sync_client=True) as client:
-            names = {t.name for t in client.read_task_runs(limit=200, sort=TaskRunSort.EXPECTED_START_TIME_DESC)}
-            # The 3.8 client sends nulls this server rejects on /artifacts/filter; send a full body.
-            found = client.request("POST", "/artifacts/filter", json={"limit": 50, "offset": 0, "sort": "KEY_ASC"})
-            artifacts = {a["key"]: a for a in found.json()}
+            names = {t.name for t in client.read_task_runs()}
+            artifacts = {a.key: a for a in client.read_artifacts(limit=50)}
     assert {f"vizwiz-captions-batch-{b}" for b in range(1, 6)} <= set(artifacts)
     summary = artifacts["vizwiz-captions-batch-1"]
-    assert summary["type"] == "markdown" and "| posted HITs |" in summary["data"]
-    assert artifacts["vizwiz-captions-batch-1-flags"]["type"] == "table"
+    assert summary.type == "markdown" and "| posted HITs |" in str(summary.data)
+    assert artifacts["vizwiz-captions-batch-1-flags"].type == "table"
     assert {"publish batch 1", "collect submissions 1", "run QC 1", "approve or reject 1",
             "block flagged workers 5"} <= {n.rsplit("-", 1)[0] for n in names}
     assert len(names) == 25  # five coarse steps per batch, never one task per HIT
@@ -53,3 +50,24 @@ def test_deployment_entrypoint_resolves_to_the_flow() -> None:
     assert isinstance(flow, Flow) and flow.name == "caption-campaign"
     assert set(spec["parameters"]) <= set(inspect.signature(flow.fn).parameters)
     assert (ROOT / spec["parameters"]["config_path"]).is_file()
+
+
+@pytest.mark.prefect
+def test_deploy_registers_a_scheduled_single_run_deployment(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows.campaign_flow import deploy_schedule
+
+    with prefect_test_harness():
+        deployment_id = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",
+                                        str(tmp_path / "h.db"), str(tmp_path))
+        from prefect.client.orchestration import get_client
+
+        with get_client(sync_client=True) as client:
+            deployment = client.read_deployment(deployment_id)
+            pool = client.read_work_pool("hitflow-local")
+    assert deployment.name == "vizwiz_captions-next-batch" and pool.type == "process"
+    assert deployment.parameters["endpoint_url"] == "http://127.0.0.1:8765"
+    assert deployment.schedules and deployment.schedules[0].schedule.interval.total_seconds() == 3600
+    assert deployment.global_concurrency_limit is not None and deployment.global_concurrency_limit.limit == 1
