@@ -143,7 +143,8 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
     root = Path(__file__).resolve().parents[1]
-    source = flow.from_source(source=str(root), entrypoint="flows/campaign_flow.py:caption_next_batch")
+    # from_source is sync here (no running event loop); its declared type also allows a coroutine.
+    source: Any = flow.from_source(source=str(root), entrypoint="flows/campaign_flow.py:caption_next_batch")
     deployment_id = source.deploy(
         name=f"{cfg.name}-next-batch", work_pool_name=pool, build=False, push=False, concurrency_limit=1,
         parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
