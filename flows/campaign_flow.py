@@ -38,6 +38,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         run_batches(run, call, limit, scale)
         truth = session.truth() if session.truth else None
         summary = write_outputs(run, Path(out_root) / cfg.name, truth)
+        store.table("campaigns").update(cfg.name, {"status": "done"})
     summary["target"] = session.target.label
     return summary
 
@@ -89,6 +90,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         if batch is None:
             truth = session.truth() if session.truth else None
             write_outputs(run, Path(out_root) / cfg.name, truth)
+            store.table("campaigns").update(cfg.name, {"status": "done"})
     return {"advanced_batch": batch, "done": batch is None}
 
 
@@ -97,11 +99,14 @@ caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(n
 
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs") -> None:
     """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it)."""
+    from flows.errors import ConfigError
+
     cfg = load_config(config_path)
     if not (cfg.schedule_interval_s or cfg.schedule_cron):
-        from flows.errors import ConfigError
-
         raise ConfigError(f"{cfg.path}: no [schedule] interval_s or cron; add one to serve it on a schedule")
+    if not os.environ.get("PREFECT_API_URL"):
+        raise ConfigError("schedules need a Prefect server (the ephemeral one does not schedule): run "
+                          "`prefect server start`, then set PREFECT_API_URL=http://127.0.0.1:4200/api")
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron})
     with contextlib.ExitStack() as stack:

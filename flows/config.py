@@ -228,8 +228,8 @@ def _schedule(sec: _Section) -> dict[str, Any]:
     cron = sec.get("cron", str, "")
     if interval and cron:
         raise sec.fail("cron", "and interval_s are exclusive; keep one")
-    if interval and interval < 60:
-        raise sec.fail("interval_s", f"must be at least 60 seconds (got {interval})")
+    if interval < 0:
+        raise sec.fail("interval_s", f"must be a positive number of seconds (got {interval})")
     if cron and len(cron.split()) != 5:
         raise sec.fail("cron", f"must have five fields such as \"0 2 * * *\" (got {cron!r})")
     return {"schedule_interval_s": interval, "schedule_cron": cron}
