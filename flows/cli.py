@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
         op.add_argument("--db", default="runs/hitflow.db")
         op.add_argument("--endpoint-url", default="", help="override the endpoint the campaign ran against")
         op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+        op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
     sched = sub.add_parser("serve-schedules", help="serve the next-batch flow on the campaign's [schedule]")
     sched.add_argument("config")
     sched.add_argument("--endpoint-url", default="", help="a running simulator or endpoint (default: one in-process)")
@@ -134,10 +135,13 @@ def cmd_status(a: argparse.Namespace) -> int:
 
 
 def cmd_platform_op(a: argparse.Namespace) -> int:
-    from flows.operations import cancel, open_campaign_run, reconcile
+    from flows.operations import cancel, cancel_plan, open_campaign_run, reconcile
 
     with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
-        result = (reconcile if a.command == "reconcile" else cancel)(run)
+        if a.command == "reconcile":
+            result = reconcile(run, dry_run=a.dry_run)
+        else:
+            result = cancel_plan(run) if a.dry_run else cancel(run)
     print({k: (len(v) if isinstance(v, list) else v) for k, v in result.items()})
     return 0
 

@@ -72,8 +72,11 @@ def _assignments_per_hit(store: Store, name: str) -> int:
     return int(json.loads(meta[0]["config_json"] or "{}").get("assignments_per_image", 0)) if meta else 0
 
 
-def reconcile(run: Run) -> dict[str, Any]:
-    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions."""
+def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
+    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions.
+
+    With ``dry_run`` it only reads the platform and reports what it would do.
+    """
     cfg, store = run.cfg, run.store
     platform = {h["HITId"]: h for h in mturk.list_hits(run.client)}
     by_key = {h.get("RequesterAnnotation"): h for h in platform.values()}
@@ -83,18 +86,25 @@ def reconcile(run: Run) -> dict[str, Any]:
         if entry["status"] in SETTLED or entry["idem_key"] not in by_key:
             continue
         hit = by_key[entry["idem_key"]]
-        _adopt(run, entry, hit)
+        if not dry_run:
+            _adopt(run, entry, hit)
         report["adopted"].append(hit["HITId"])
     intended = {e["idem_key"] for e in store.rows("SELECT idem_key FROM ledger WHERE campaign = ?", [cfg.name])}
     for key, hit in by_key.items():
         if key and key.startswith(f"{cfg.name}:") and key not in intended and hit["HITStatus"] == "Assignable":
-            run.client.update_expiration_for_hit(HITId=hit["HITId"], ExpireAt=0)
+            if not dry_run:
+                run.client.update_expiration_for_hit(HITId=hit["HITId"], ExpireAt=0)
             report["expired_strays"].append(hit["HITId"])
+    known = {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM assignments WHERE campaign = ?",
+                                                    [cfg.name])}
     for hit in store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name]):
         if hit["hit_id"] in platform:
-            report["fetched"] += sum(store_assignment(run, hit["batch"], hit, a)
-                                     for a in mturk.list_submissions(run.client, hit["hit_id"]))
-    run.progress(f"reconcile: adopted {len(report['adopted'])} HIT(s), expired {len(report['expired_strays'])} "
+            missed = [a for a in mturk.list_submissions(run.client, hit["hit_id"]) if a["AssignmentId"] not in known]
+            if not dry_run:
+                missed = [a for a in missed if store_assignment(run, hit["batch"], hit, a)]
+            report["fetched"] += len(missed)
+    mode = " (dry run)" if dry_run else ""
+    run.progress(f"reconcile{mode}: adopted {len(report['adopted'])} HIT(s), expired {len(report['expired_strays'])} "
                  f"stray HIT(s), fetched {report['fetched']} missed submission(s)")
     return report
 
@@ -109,6 +119,20 @@ def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
                                         "hit_index": index, "token": "", "item_ids": json.dumps(ids),
                                         "created_at": time.time(), "status": "posted"}, pk="hit_id")
     run.store.settle(entry["idem_key"], "adopted", {"HITId": hit["HITId"]})
+
+
+def cancel_plan(run: Run) -> dict[str, Any]:
+    """What ``cancel`` would do, from a read of the platform and the store; changes nothing."""
+    hits = run.store.rows("SELECT hit_id FROM hits WHERE campaign = ?", [run.cfg.name])
+    views = [mturk.get_hit(run.client, h["hit_id"]) for h in hits]
+    undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
+                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+    report = {"would_expire": [v["HITId"] for v in views if v["HITStatus"] == "Assignable"],
+              "would_review": undecided[0]["n"],
+              "hits_not_yet_disposed": sum(v["HITStatus"] != "Disposed" for v in views)}
+    run.progress(f"cancel (dry run): would expire {len(report['would_expire'])} open HIT(s), review "
+                 f"{report['would_review']} stored assignment(s), then delete the finished HITs")
+    return report
 
 
 def cancel(run: Run) -> dict[str, Any]:
@@ -156,6 +180,8 @@ def format_status(report: list[dict[str, Any]]) -> str:
             states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
             left = b["auto_approval_in_s"]
             due = "" if left is None else f", auto-approval in {left / 3600:.1f} h"
+            if left is not None and left < 24 * 3600:
+                due += " (ATTENTION: decide before then or the platform pays it all)"
             review = f", {b['for_review']} for manual review" if b["for_review"] else ""
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")

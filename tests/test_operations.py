@@ -184,3 +184,24 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
         # Nobody was paid twice: the balance fell by exactly one payment per approval.
         assert Decimal("10000.00") - second.market.balance == len(paid) * Decimal("0.66")
     pd.testing.assert_frame_equal(_dataset(tmp_path, "a"), _dataset(tmp_path, "b"))
+
+
+def test_dry_runs_change_nothing(sim, tmp_path: Path) -> None:
+    from flows.operations import cancel_plan
+
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=50)
+    publish_batch(run, 1)
+    mturk.advance_sim_clock(run.target, 1800)
+    type_id = json.loads(run.store.ledger_entry("vizwiz_captions:b1:hittype")["result"])["HITTypeId"]
+    stray, _ = mturk.create_hit(run.client, type_id, {"MaxAssignments": 1, "LifetimeInSeconds": 9000,
+                                                      "RequesterAnnotation": "vizwiz_captions:b8:h8",
+                                                      "Question": sim_hits(sim)[0]["Question"]}, "s2")
+    calls = sim.market.calls
+    report = reconcile(run, dry_run=True)
+    plan = cancel_plan(run)
+    assert report["expired_strays"] == [stray] and report["fetched"] > 0
+    assert run.store.table("assignments").count == 0  # nothing stored
+    assert mturk.get_hit(run.client, stray)["HITStatus"] == "Assignable"  # nothing expired
+    assert stray not in plan["would_expire"] and len(plan["would_expire"]) >= 1
+    assert all(not h.disposed for h in sim.market.hits.values()) and sim.market.calls > calls
