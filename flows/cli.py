@@ -68,6 +68,13 @@ def _parser() -> argparse.ArgumentParser:
     qc.add_argument("submissions")
     qc.add_argument("--out", required=True)
     qc.add_argument("--config", help="campaign config whose [qc] and [submit_rules] apply")
+    qualify = sub.add_parser("qualify", help="qualification tests")
+    qualify_sub = qualify.add_subparsers(dest="qualify_command", required=True)
+    score = qualify_sub.add_parser("score", help="score worker_id,item_id,answer rows against the answer key")
+    score.add_argument("answers")
+    score.add_argument("--out", required=True)
+    score.add_argument("--key", help="answer key CSV (default: the Flickr8k key in config/qualification/)")
+    score.add_argument("--threshold", type=float, default=80.0, help="percent needed to pass")
     spell = sub.add_parser("spellcheck", help="spell-correct a CSV's caption column")
     spell.add_argument("input")
     spell.add_argument("--out", required=True)
@@ -170,6 +177,17 @@ def cmd_qc(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_qualify(a: argparse.Namespace) -> int:
+    from flows.offline import DEFAULT_KEY, offline_qualify
+
+    workers, problems, problems_path = offline_qualify(Path(a.answers), Path(a.out),
+                                                       Path(a.key) if a.key else DEFAULT_KEY, a.threshold)
+    print(f"target: none (offline); {workers} worker(s) scored into {a.out}")
+    if problems:
+        print(f"hitflow: {problems} answer(s) could not be scored; see {problems_path}", file=sys.stderr)
+    return 0
+
+
 def cmd_spellcheck(a: argparse.Namespace) -> int:
     from flows.offline import offline_spellcheck
 
@@ -183,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
-                "deploy": cmd_deploy}
+                "deploy": cmd_deploy, "qualify": cmd_qualify}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         return handler(args)

@@ -41,3 +41,45 @@ def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     checked = spellcheck_frame(frame, min_workers)
     checked.to_csv(out, index=False)
     return int((checked["edits"] != "").sum())
+
+
+DEFAULT_KEY = Path(__file__).resolve().parents[1] / "config" / "qualification" / "flickr8k_qualification_key.csv"
+
+
+def load_key(path: Path = DEFAULT_KEY) -> pd.DataFrame:
+    """The answer key, checked: its columns, sections and answers."""
+    from qc.qualification import ALLOWED
+
+    try:
+        key = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise InputFormatError(f"{path}: cannot read the answer key ({exc})") from exc
+    missing = {"item_id", "section", "answer"} - set(key.columns)
+    if missing:
+        raise InputFormatError(f"{path}: the key needs columns item_id, section, answer (missing {sorted(missing)})")
+    for line, row in enumerate(key.itertuples(), start=2):
+        if row.answer.strip().lower() not in ALLOWED.get(row.section, set()):
+            raise InputFormatError(f"{path}:{line}: section {row.section!r} with answer {row.answer!r} is not valid")
+    if key["item_id"].duplicated().any():
+        raise InputFormatError(f"{path}: repeated item ids {sorted(set(key['item_id'][key['item_id'].duplicated()]))}")
+    return key
+
+
+def offline_qualify(answers_path: Path, out: Path, key_path: Path = DEFAULT_KEY,
+                    threshold: float = 80.0) -> tuple[int, int, Path]:
+    """Score a qualification answers CSV; problems go beside the scores, never dropped."""
+    from qc.qualification import score_answers
+
+    key = load_key(key_path)
+    try:
+        answers = pd.read_csv(answers_path, dtype=str, keep_default_na=False)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise InputFormatError(f"{answers_path}: cannot read it as CSV ({exc})") from exc
+    missing = {"worker_id", "item_id", "answer"} - set(answers.columns)
+    if missing:
+        raise InputFormatError(f"{answers_path}: needs columns worker_id, item_id, answer (missing {sorted(missing)})")
+    scores, problems = score_answers(answers, key, threshold)
+    scores.to_csv(out, index=False)
+    problems_path = out.with_name(out.stem + ".problems.csv")
+    problems.to_csv(problems_path, index=False)
+    return len(scores), len(problems), problems_path
