@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from flows.sim import crowd
+from flows.sim import crowd, qual_tests
 from flows.sim.forms import FormField, Question, answer_xml, form_fields
 from qc.submit_rules import SubmitRules
 
@@ -112,6 +112,7 @@ class Marketplace:
         self.blocks: dict[str, str] = {}
         self.bonuses: list[dict[str, Any]] = []
         self.tokens: dict[str, tuple[str, float]] = {}
+        self.test_attempts: dict[tuple[str, str], dict[str, Any]] = {}
         self.calls = 0
 
     # ids and clock -------------------------------------------------------------
@@ -165,7 +166,25 @@ class Marketplace:
         return granted if granted and granted["Status"] == "Granted" else None
 
     def meets(self, worker: crowd.Worker, requirements: list[dict[str, Any]]) -> bool:
+        for r in requirements:
+            self.take_test_if_wanted(worker, r["QualificationTypeId"])
         return all(_compare(self.qual_value(worker, r["QualificationTypeId"]), r) for r in requirements)
+
+    def take_test_if_wanted(self, worker: crowd.Worker, type_id: str) -> None:
+        """A worker who wants a HIT gated by a scored test takes it (again after RetryDelay)."""
+        qual = self.qual_types.get(type_id)
+        if not qual or "_scored_test" not in qual or qual["QualificationTypeStatus"] != "Active":
+            return
+        last = self.test_attempts.get((type_id, worker.worker_id))
+        retry = qual.get("RetryDelayInSeconds")
+        if last is not None and (retry is None or self.now - last["time"] < int(retry)):
+            return
+        rng = random.Random(f"{self.seed}:{type_id}:{worker.worker_id}:{last['time'] if last else 0}")
+        _, score = qual_tests.take(worker, qual["_scored_test"], rng)
+        self.test_attempts[(type_id, worker.worker_id)] = qual_tests.attempt_record(self.now, score)
+        self.worker_quals[(type_id, worker.worker_id)] = {
+            "QualificationTypeId": type_id, "WorkerId": worker.worker_id, "GrantTime": self.now,
+            "IntegerValue": score, "Status": "Granted"}
 
     def eligible_workers(self, hit: Hit) -> list[crowd.Worker]:
         reqs = hit.fields.get("QualificationRequirements", [])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flows.sim import qual_tests
 from flows.sim.forms import QuestionError, parse_question
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.mturk_api import NO_QUAL, _qual_type, _worker, op
@@ -21,6 +22,9 @@ def create_qual_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     if any(q["Name"] == p["Name"] for q in m.qual_types.values()):
         raise MTurkError("AWS.MechanicalTurk.QualificationTypeAlreadyExists",
                          f"You have already created a QualificationType with this name: {p['Name']}")
+    if p.get("AnswerKey") and not p.get("Test"):
+        raise bad("An AnswerKey needs a Test.")
+    scored = None
     if p.get("Test"):
         try:
             parse_question(p["Test"])
@@ -28,6 +32,11 @@ def create_qual_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
             raise MTurkError("AWS.MechanicalTurk.XMLParseError", f"Test: {exc}") from exc
         if p.get("AutoGranted"):
             raise bad("A QualificationType with a Test cannot also be AutoGranted.")
+        if p.get("AnswerKey"):
+            try:
+                scored = qual_tests.parse_scored_test(p["Test"], p["AnswerKey"])
+            except (ValueError, SyntaxError) as exc:
+                raise MTurkError("AWS.MechanicalTurk.XMLParseError", f"AnswerKey: {exc}") from exc
     type_id = m.new_id()
     m.qual_types[type_id] = {
         "QualificationTypeId": type_id, "CreationTime": m.now, "Name": p["Name"],
@@ -36,7 +45,7 @@ def create_qual_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         "RetryDelayInSeconds": p.get("RetryDelayInSeconds"), "IsRequestable": bool(p.get("Test")),
         "AutoGranted": bool(p.get("AutoGranted", False)), "AutoGrantedValue": p.get("AutoGrantedValue", 1),
         **({"Test": p["Test"], "TestDurationInSeconds": p.get("TestDurationInSeconds")} if p.get("Test") else {}),
-        **({"AnswerKey": p["AnswerKey"]} if p.get("AnswerKey") else {}),
+        **({"AnswerKey": p["AnswerKey"], "_scored_test": scored} if p.get("AnswerKey") else {}),
     }
     return {"QualificationType": _qual_view(m.qual_types[type_id])}
 
