@@ -8,7 +8,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, block_qualification, check_budget, gating_requirements, hit_groups, hit_token
+from flows.campaign_plan import (
+    Run,
+    block_qualification,
+    check_budget,
+    gating_requirements,
+    hit_groups,
+    hit_token,
+    scored_test_qualification,
+)
 from flows.sim.forms import html_question
 from flows.store import SETTLED
 from flows.templates import render
@@ -16,12 +24,12 @@ from flows.templates import render
 POST_THREADS = 8
 
 
-def hit_type_params(run: Run, block_qual_id: str) -> dict[str, Any]:
+def hit_type_params(run: Run, block_qual_id: str, test_qual_id: str = "") -> dict[str, Any]:
     cfg = run.cfg
     return {"Title": cfg.title, "Description": cfg.description, "Keywords": cfg.keywords,
             "Reward": f"{cfg.reward:.2f}", "AssignmentDurationInSeconds": cfg.assignment_duration_s,
             "AutoApprovalDelayInSeconds": cfg.auto_approval_delay_s,
-            "QualificationRequirements": gating_requirements(cfg, block_qual_id)}
+            "QualificationRequirements": gating_requirements(cfg, block_qual_id, test_qual_id)}
 
 
 def page_html(run: Run, items: list[dict[str, Any]]) -> str:
@@ -32,7 +40,7 @@ def page_html(run: Run, items: list[dict[str, Any]]) -> str:
 
 def _ensure_hit_type(run: Run, batch: int) -> str:
     block_qual = block_qualification(run) if run.cfg.gating.block_mode == "soft" else ""
-    params = hit_type_params(run, block_qual)
+    params = hit_type_params(run, block_qual, scored_test_qualification(run))
     key = f"{run.cfg.name}:b{batch}:hittype"
     entry = run.store.intend(run.cfg.name, batch, "CreateHITType", key, params)
     if entry["status"] == "ok":

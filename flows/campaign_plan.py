@@ -117,7 +117,7 @@ def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
     return estimate
 
 
-def gating_requirements(cfg: CampaignConfig, block_qual_id: str) -> list[dict[str, Any]]:
+def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: str = "") -> list[dict[str, Any]]:
     g = cfg.gating
     reqs: list[dict[str, Any]] = [
         {"QualificationTypeId": "00000000000000000040", "Comparator": "GreaterThan",
@@ -131,7 +131,32 @@ def gating_requirements(cfg: CampaignConfig, block_qual_id: str) -> list[dict[st
     if block_qual_id:
         reqs.append({"QualificationTypeId": block_qual_id, "Comparator": "DoesNotExist",
                      "ActionsGuarded": "DiscoverPreviewAndAccept"})
+    if test_qual_id:
+        reqs.append({"QualificationTypeId": test_qual_id, "Comparator": "GreaterThanOrEqualTo",
+                     "IntegerValues": [g.qualification_min_score], "ActionsGuarded": "Accept"})
     return reqs
+
+
+def scored_test_qualification(run: Run) -> str:
+    """The scored qualification test (Test + AnswerKey from the key CSV), created once via the ledger."""
+    from flows.offline import load_key
+    from flows.qualification_forms import build_answer_key, build_test_form
+
+    g = run.cfg.gating
+    if g.qualification_key is None:
+        return ""
+    name = f"hitflow-{run.cfg.name}-test"
+    key = f"{run.cfg.name}:qualtype:{name}"
+    entry = run.store.intend(run.cfg.name, 0, "CreateQualificationType", key, {"Name": name, "Test": "<form>"})
+    if entry["status"] == "ok":
+        return str(json.loads(entry["result"])["QualificationTypeId"])
+    answers = load_key(g.qualification_key)
+    qual_id = mturk.create_test_qualification(run.client, name, build_test_form(answers), build_answer_key(answers),
+                                              g.qualification_retry_delay_s)
+    run.store.settle(key, "ok", {"QualificationTypeId": qual_id})
+    run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
+                                              "name": name, "purpose": "scored test"}, pk="qualification_type_id")
+    return qual_id
 
 
 def block_qualification(run: Run) -> str:

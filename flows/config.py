@@ -27,6 +27,9 @@ class Gating:
     locale: str = ""
     soft_block_qualification: str = ""
     block_mode: str = "soft"
+    qualification_key: Path | None = None  # a scored test (MTurk-native Test + AnswerKey) gates the HITs
+    qualification_min_score: int = 80
+    qualification_retry_delay_s: int = 86400
 
 
 @dataclass(frozen=True)
@@ -165,8 +168,16 @@ def _gating(sec: _Section) -> Gating:
     pct = sec.get("min_percent_approved", int, 95)
     if not 0 <= pct <= 100:
         raise sec.fail("min_percent_approved", f"must be between 0 and 100 (got {pct})")
+    key = sec.get("qualification_key", str, "")
+    key_path = (sec.path.parent / key) if key else None
+    if key_path is not None and not key_path.is_file():
+        raise sec.fail("qualification_key", f"points at {key_path}, which does not exist")
+    min_score = sec.get("qualification_min_score", int, 80)
+    if not 0 <= min_score <= 100:
+        raise sec.fail("qualification_min_score", f"must be between 0 and 100 (got {min_score})")
     return Gating(sec.get("min_hits_approved", int, 500), pct, sec.get("locale", str, ""),
-                  sec.get("soft_block_qualification", str, ""), mode)
+                  sec.get("soft_block_qualification", str, ""), mode, key_path, min_score,
+                  sec.get("qualification_retry_delay_s", int, 86400))
 
 
 def _rules(sec: _Section) -> SubmitRules:

@@ -160,6 +160,18 @@ def ensure_qualification_type(client: Any, name: str, description: str) -> str:
                      QualificationTypeStatus="Active")["QualificationType"]["QualificationTypeId"])
 
 
+def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int) -> str:
+    """A qualification MTurk scores itself from the AnswerKey (an existing one of that name is reused)."""
+    for qual in paginate(client, "list_qualification_types", "QualificationTypes", Query=name,
+                         MustBeRequestable=False, MustBeOwnedByCaller=True):
+        if qual["Name"] == name:
+            return str(qual["QualificationTypeId"])
+    made = _call(client, "create_qualification_type", Name=name, QualificationTypeStatus="Active",
+                 Description="Spelling, grammar and judging image descriptions; scored automatically.",
+                 Test=test, AnswerKey=answer_key, TestDurationInSeconds=1800, RetryDelayInSeconds=retry_delay_s)
+    return str(made["QualificationType"]["QualificationTypeId"])
+
+
 def grant_qualification(client: Any, qual_id: str, worker_id: str, value: int = 1) -> None:
     _call(client, "associate_qualification_with_worker", QualificationTypeId=qual_id, WorkerId=worker_id,
           IntegerValue=value, SendNotification=False)

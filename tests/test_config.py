@@ -44,6 +44,8 @@ def test_shipped_config_matches_the_seed() -> None:
     ('task = "caption"', 'task = "nope"', r"\[campaign\].task"),
     ('items = "items/vizwiz_demo_items.csv"', 'items = "missing.csv"', r"\[campaign\].items"),
     ("caps_lock = 1\n", "caps_lock = 0\n", r"\[policy\].block_min_flags.caps_lock"),
+    ('locale = ""', 'locale = ""\nqualification_key = "nope.csv"', r"\[gating\].qualification_key"),
+    ('locale = ""', 'locale = ""\nqualification_min_score = 101', r"\[gating\].qualification_min_score"),
 ])
 def test_bad_values_name_their_field(tmp_path: Path, old: str, new: str, field: str) -> None:
     assert old in BASE

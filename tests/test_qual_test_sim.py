@@ -78,3 +78,25 @@ def test_bad_answer_key_is_refused(client, bad_key: str) -> None:
     with pytest.raises(client.exceptions.RequestError, match="AnswerKey"):
         client.create_qualification_type(Name="x", Description="d", QualificationTypeStatus="Active",
                                          Test=build_test_form(KEY), AnswerKey=bad_key)
+
+
+def test_campaign_gated_by_the_test_only_lets_passers_work(sim, tmp_path) -> None:
+    import dataclasses
+
+    from flows.campaign import run_batches
+    from flows.config import load_config
+    from tests.test_campaign import CONFIG, make_run
+
+    run = make_run(sim, tmp_path / "h.db")
+    gating = dataclasses.replace(run.cfg.gating, qualification_key=CONFIG.parent / "qualification" /
+                                 "flickr8k_qualification_key.csv", qualification_min_score=80)
+    run.cfg = dataclasses.replace(run.cfg, gating=gating)
+    run_batches(run, limit=50)
+    qual = run.store.rows("SELECT qualification_type_id FROM qualifications WHERE purpose = 'scored test'")[0]
+    scores = {w: v["IntegerValue"] for (t, w), v in sim.market.worker_quals.items()
+              if t == qual["qualification_type_id"]}
+    workers = {r["worker_id"] for r in run.store.rows("SELECT DISTINCT worker_id FROM assignments")}
+    assert workers and all(scores[w] >= 80 for w in workers)
+    careless = {w.worker_id for w in sim.market.workers.values() if w.profile in ("speeder", "copy_paster")}
+    assert not workers & careless
+    assert load_config(CONFIG).gating.qualification_key is None  # the shipped VizWiz config does not gate on it
