@@ -65,12 +65,11 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
         return
     rows = item_plan(cfg, limit, scale)
-    items = rows
     with run.store.transaction():
         run.store.table("campaigns").upsert({
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
             "status": "running", "config_json": json.dumps({
-                "batches": cfg.batches, "items": len(items), "assignments_per_image": cfg.assignments_per_image,
+                "batches": cfg.batches, "items": len(rows), "assignments_per_image": cfg.assignments_per_image,
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))

@@ -7,7 +7,7 @@ with a message naming the file, the section and the field.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,6 @@ class CampaignConfig:
     endpoint_url: str = ""
     schedule_interval_s: int = 0
     schedule_cron: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class _Section:

@@ -7,7 +7,7 @@ agree on every string (tests/test_rule_parity.py runs both over one table).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 CANNED_TEXT = "Quality issues are too severe to recognize visual content."
 
@@ -33,7 +33,6 @@ class SubmitRules:
     max_chars: int | None = None
     required: bool = True
     canned_text: str = CANNED_TEXT
-    extra: dict[str, object] = field(default_factory=dict)
 
     def to_page_spec(self) -> dict[str, object]:
         """The JSON the page's validation script reads (one spec, two enforcers)."""
