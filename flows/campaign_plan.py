@@ -136,38 +136,42 @@ def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: s
     return reqs
 
 
+def _ledgered_qualification(run: Run, name: str, purpose: str, create: Callable[[], str],
+                            params: dict[str, Any]) -> str:
+    """A qualification type created once per campaign: the ledger remembers its id."""
+    key = f"{run.cfg.name}:qualtype:{name}"
+    entry = run.store.intend(run.cfg.name, 0, "CreateQualificationType", key, {"Name": name, **params})
+    if entry["status"] == "ok":
+        return str(json.loads(entry["result"])["QualificationTypeId"])
+    qual_id = create()
+    run.store.settle(key, "ok", {"QualificationTypeId": qual_id})
+    run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
+                                              "name": name, "purpose": purpose}, pk="qualification_type_id")
+    return qual_id
+
+
 def scored_test_qualification(run: Run) -> str:
-    """The scored qualification test (Test + AnswerKey from the key CSV), created once via the ledger."""
+    """The scored qualification test (Test + AnswerKey from the key CSV), or "" when none is configured."""
     from flows.offline import load_key
     from flows.qualification_forms import build_answer_key, build_test_form
 
     g = run.cfg.gating
     if g.qualification_key is None:
         return ""
+    key_path = g.qualification_key
+
+    def create() -> str:
+        answers = load_key(key_path)
+        return mturk.create_test_qualification(run.client, name, build_test_form(answers),
+                                               build_answer_key(answers), g.qualification_retry_delay_s)
+
     name = f"hitflow-{run.cfg.name}-test"
-    key = f"{run.cfg.name}:qualtype:{name}"
-    entry = run.store.intend(run.cfg.name, 0, "CreateQualificationType", key, {"Name": name, "Test": "<form>"})
-    if entry["status"] == "ok":
-        return str(json.loads(entry["result"])["QualificationTypeId"])
-    answers = load_key(g.qualification_key)
-    qual_id = mturk.create_test_qualification(run.client, name, build_test_form(answers), build_answer_key(answers),
-                                              g.qualification_retry_delay_s)
-    run.store.settle(key, "ok", {"QualificationTypeId": qual_id})
-    run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
-                                              "name": name, "purpose": "scored test"}, pk="qualification_type_id")
-    return qual_id
+    return _ledgered_qualification(run, name, "scored test", create, {"Test": "<form>"})
 
 
 def block_qualification(run: Run) -> str:
     """The soft-block qualification (created once, remembered in the ledger)."""
     name = run.cfg.gating.soft_block_qualification or f"hitflow-{run.cfg.name}-blocked"
-    key = f"{run.cfg.name}:qualtype:{name}"
-    entry = run.store.intend(run.cfg.name, 0, "CreateQualificationType", key, {"Name": name})
-    if entry["status"] == "ok":
-        return str(json.loads(entry["result"])["QualificationTypeId"])
-    qual_id = mturk.ensure_qualification_type(
-        run.client, name, f"Workers whose earlier work on {run.cfg.name} was blocked by QC.")
-    run.store.settle(key, "ok", {"QualificationTypeId": qual_id})
-    run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
-                                           "name": name, "purpose": "soft block"}, pk="qualification_type_id")
-    return qual_id
+    description = f"Workers whose earlier work on {run.cfg.name} was blocked by QC."
+    return _ledgered_qualification(run, name, "soft block",
+                                   lambda: mturk.ensure_qualification_type(run.client, name, description), {})

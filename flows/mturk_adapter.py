@@ -151,25 +151,21 @@ def bonus(client: Any, worker_id: str, assignment_id: str, amount: str, reason: 
           Reason=reason, UniqueRequestToken=token)
 
 
-def ensure_qualification_type(client: Any, name: str, description: str) -> str:
+def ensure_qualification_type(client: Any, name: str, description: str, **extra: Any) -> str:
+    """The requester's qualification type of that name, created (with ``extra``, e.g. a Test) if missing."""
     for qual in paginate(client, "list_qualification_types", "QualificationTypes", Query=name,
                          MustBeRequestable=False, MustBeOwnedByCaller=True):
         if qual["Name"] == name:
             return str(qual["QualificationTypeId"])
     return str(_call(client, "create_qualification_type", Name=name, Description=description,
-                     QualificationTypeStatus="Active")["QualificationType"]["QualificationTypeId"])
+                     QualificationTypeStatus="Active", **extra)["QualificationType"]["QualificationTypeId"])
 
 
 def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int) -> str:
     """A qualification MTurk scores itself from the AnswerKey (an existing one of that name is reused)."""
-    for qual in paginate(client, "list_qualification_types", "QualificationTypes", Query=name,
-                         MustBeRequestable=False, MustBeOwnedByCaller=True):
-        if qual["Name"] == name:
-            return str(qual["QualificationTypeId"])
-    made = _call(client, "create_qualification_type", Name=name, QualificationTypeStatus="Active",
-                 Description="Spelling, grammar and judging image descriptions; scored automatically.",
-                 Test=test, AnswerKey=answer_key, TestDurationInSeconds=1800, RetryDelayInSeconds=retry_delay_s)
-    return str(made["QualificationType"]["QualificationTypeId"])
+    return ensure_qualification_type(
+        client, name, "Spelling, grammar and judging image descriptions; scored automatically.",
+        Test=test, AnswerKey=answer_key, TestDurationInSeconds=1800, RetryDelayInSeconds=retry_delay_s)
 
 
 def grant_qualification(client: Any, qual_id: str, worker_id: str, value: int = 1) -> None:

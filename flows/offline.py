@@ -31,13 +31,21 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
     return len(flags)
 
 
-def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
+def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.DataFrame:
+    """A CSV read as text (nothing turned into NaN), with the columns it must have."""
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise InputFormatError(f"{path}: cannot read it as CSV ({exc})") from exc
-    if "caption" not in frame.columns:
-        raise InputFormatError(f"{path}: no caption column; columns are {', '.join(frame.columns)}")
+        raise InputFormatError(f"{path}: cannot read {what} as CSV ({exc})") from exc
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputFormatError(f"{path}: {what} needs columns {', '.join(columns)} (missing {', '.join(missing)}; "
+                               f"columns are {', '.join(frame.columns)})")
+    return frame
+
+
+def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
+    frame = read_text_csv(path, ("caption",))
     checked = spellcheck_frame(frame, min_workers)
     checked.to_csv(out, index=False)
     return int((checked["edits"] != "").sum())
@@ -50,13 +58,7 @@ def load_key(path: Path = DEFAULT_KEY) -> pd.DataFrame:
     """The answer key, checked: its columns, sections and answers."""
     from qc.qualification import ALLOWED
 
-    try:
-        key = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise InputFormatError(f"{path}: cannot read the answer key ({exc})") from exc
-    missing = {"item_id", "section", "answer"} - set(key.columns)
-    if missing:
-        raise InputFormatError(f"{path}: the key needs columns item_id, section, answer (missing {sorted(missing)})")
+    key = read_text_csv(path, ("item_id", "section", "answer"), "the answer key")
     for line, row in enumerate(key.itertuples(), start=2):
         if row.answer.strip().lower() not in ALLOWED.get(row.section, set()):
             raise InputFormatError(f"{path}:{line}: section {row.section!r} with answer {row.answer!r} is not valid")
@@ -71,13 +73,7 @@ def offline_qualify(answers_path: Path, out: Path, key_path: Path = DEFAULT_KEY,
     from qc.qualification import score_answers
 
     key = load_key(key_path)
-    try:
-        answers = pd.read_csv(answers_path, dtype=str, keep_default_na=False)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise InputFormatError(f"{answers_path}: cannot read it as CSV ({exc})") from exc
-    missing = {"worker_id", "item_id", "answer"} - set(answers.columns)
-    if missing:
-        raise InputFormatError(f"{answers_path}: needs columns worker_id, item_id, answer (missing {sorted(missing)})")
+    answers = read_text_csv(answers_path, ("worker_id", "item_id", "answer"))
     scores, problems = score_answers(answers, key, threshold)
     scores.to_csv(out, index=False)
     problems_path = out.with_name(out.stem + ".problems.csv")

@@ -32,7 +32,9 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             continue
         info = json.loads(meta[0]["config_json"] or "{}")
         unit = Decimal(info.get("unit_cost", "0"))
-        batches = [_batch_status(store, name, b, unit, now) for b in range(1, int(info.get("batches", 0)) + 1)]
+        per_hit = int(info.get("assignments_per_image", 0))
+        batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
+                   for b in range(1, int(info.get("batches", 0)) + 1)]
         pending = [b for b in batches if b["status"] != ORDER[-1]]
         out.append({
             "campaign": name, "target": meta[0]["target"], "status": meta[0]["status"],
@@ -44,7 +46,8 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
     return out
 
 
-def _batch_status(store: Store, name: str, batch: int, unit: Decimal, now: float) -> dict[str, Any]:
+def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
+                  now: float) -> dict[str, Any]:
     status = store.batch_status(name, batch)
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
     by_state = {r["status"]: r["n"] for r in store.rows(
@@ -63,13 +66,8 @@ def _batch_status(store: Store, name: str, batch: int, unit: Decimal, now: float
         "undecided": undecided["n"],
         "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
-        "committed": f"{unit * hits * _assignments_per_hit(store, name):.2f}", "spent": f"{unit * approved:.2f}",
+        "committed": f"{per_hit_cost * hits:.2f}", "spent": f"{unit * approved:.2f}",
     }
-
-
-def _assignments_per_hit(store: Store, name: str) -> int:
-    meta = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [name])
-    return int(json.loads(meta[0]["config_json"] or "{}").get("assignments_per_image", 0)) if meta else 0
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:

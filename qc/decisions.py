@@ -50,12 +50,12 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
 def workers_to_block(flags: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
     """Workers with at least the policy's count of flags for any blocking rule."""
     counts = flags[flags["worker_id"] != ""].groupby(["worker_id", "rule"]).size()
-    blocked: dict[str, list[str]] = {}
+    blocked: dict[str, dict[str, int]] = {}
     for (worker, rule), n in counts.items():
         need = policy.block_min_flags.get(str(rule))
         if need is not None and n >= need:
-            blocked.setdefault(str(worker), []).append(f"{rule}x{n}")
-    rows = [{"worker_id": w, "rules": ";".join(sorted(r)),
-             "flags": int(sum(int(x.rsplit("x", 1)[1]) for x in r))}
+            blocked.setdefault(str(worker), {})[str(rule)] = int(n)
+    rows = [{"worker_id": w, "rules": ";".join(f"{rule}x{n}" for rule, n in sorted(r.items())),
+             "flags": sum(r.values())}
             for w, r in sorted(blocked.items())]
     return pd.DataFrame(rows, columns=["worker_id", "rules", "flags"])

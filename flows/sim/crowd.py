@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.errors import ConfigError
-from qc.submit_rules import CANNED_TEXT, SubmitRules, is_canned, violations
+from qc.submit_rules import SubmitRules, is_canned, violations
 
 PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
     "diligent": {"seconds_per_item": 55.0, "activity": 1.0},
@@ -180,5 +180,3 @@ def work_seconds(worker: Worker, n_items: int, duration_s: int, rng: random.Rand
     mean = float(worker.params["seconds_per_item"])
     return sum(rng.lognormvariate(0, 0.35) * mean for _ in range(max(1, n_items)))
 
-
-CANNED = CANNED_TEXT

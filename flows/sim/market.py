@@ -18,7 +18,7 @@ from typing import Any
 
 from flows.sim import crowd, qual_tests
 from flows.sim.forms import FormField, Question, answer_xml, form_fields
-from qc.submit_rules import SubmitRules
+from qc.submit_rules import CANNED_TEXT, SubmitRules
 
 SYSTEM_QUALS = {
     "00000000000000000040": "NumberHITsApproved",
@@ -285,7 +285,7 @@ def page_rules(html: str) -> SubmitRules:
     return SubmitRules(
         min_words=int(spec.get("min_words", 0)), one_sentence=bool(spec.get("one_sentence")),
         banned_prefixes=tuple(spec.get("banned_prefixes", [])), max_chars=spec.get("max_chars"),
-        required=bool(spec.get("required", True)), canned_text=spec.get("canned_text", crowd.CANNED),
+        required=bool(spec.get("required", True)), canned_text=spec.get("canned_text", CANNED_TEXT),
     )
 
 

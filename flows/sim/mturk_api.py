@@ -182,7 +182,7 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
     need(p, "ExpireAt")
-    hit.fields["Expiration"] = max(m.now, float(p["ExpireAt"])) if float(p["ExpireAt"]) > m.now else m.now
+    hit.fields["Expiration"] = max(m.now, float(p["ExpireAt"]))  # a time in the past expires it now
     for aid in list(hit.assignment_ids):  # workers who had not yet accepted never will
         if m.assignments[aid].accept_time > hit.fields["Expiration"]:
             hit.assignment_ids.remove(aid)
