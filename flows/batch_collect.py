@@ -68,9 +68,11 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
     return True
 
 
-def collect_batch(run: Run, batch: int) -> dict[str, Any]:
-    """Poll until every HIT of the batch is full or closed; the wait backs off when idle."""
+def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str, Any]:
+    """Poll until every HIT of the batch is full (``per_hit`` submissions, by default the campaign's
+    assignments per image) or closed; the wait backs off when idle."""
     cfg = run.cfg
+    per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     open_hits = {h["hit_id"]: h for h in hits}
     interval, waited, new_total = float(cfg.poll_interval_s), 0.0, 0
@@ -80,11 +82,12 @@ def collect_batch(run: Run, batch: int) -> dict[str, Any]:
         for hit_id, hit in list(open_hits.items()):
             subs = mturk.list_submissions(run.client, hit_id)
             new += sum(store_assignment(run, batch, hit, a) for a in subs)
-            if len(subs) >= cfg.assignments_per_image or _closed(run, hit_id):
+            if len(subs) >= per_hit or _closed(run, hit_id):
                 del open_hits[hit_id]
         new_total += new
         done = len(hits) - len(open_hits)
-        run.progress(f"batch {batch}: {done}/{len(hits)} HITs complete, {new_total} assignments in")
+        what = f"batch {batch}" if batch else "qualification test"
+        run.progress(f"{what}: {done}/{len(hits)} HITs complete, {new_total} assignments in")
         if not open_hits or waited >= deadline:
             break
         interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)

@@ -15,8 +15,8 @@ from flows.campaign_plan import (
     gating_requirements,
     hit_groups,
     hit_token,
-    scored_test_qualification,
 )
+from flows.qualification_stage import gate_qualification
 from flows.sim.forms import html_question
 from flows.store import SETTLED
 from flows.templates import render
@@ -40,7 +40,7 @@ def page_html(run: Run, items: list[dict[str, Any]]) -> str:
 
 def _ensure_hit_type(run: Run, batch: int) -> str:
     block_qual = block_qualification(run) if run.cfg.gating.block_mode == "soft" else ""
-    params = hit_type_params(run, block_qual, scored_test_qualification(run))
+    params = hit_type_params(run, block_qual, gate_qualification(run))
     key = f"{run.cfg.name}:b{batch}:hittype"
     entry = run.store.intend(run.cfg.name, batch, "CreateHITType", key, params)
     if entry["status"] == "ok":

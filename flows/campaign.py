@@ -13,6 +13,7 @@ from flows.batch_collect import collect_batch
 from flows.batch_publish import publish_batch
 from flows.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaign_plan import Run, plan_items
+from flows.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
 
 StepFn = Callable[[Run, int], dict[str, Any]]
 STEPS: list[tuple[str, str, StepFn]] = [
@@ -41,6 +42,13 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
     return results
 
 
+def qualify(run: Run, call: Caller = call_directly) -> None:
+    """The paid qualification test, once, before any caption HIT (a no-op for other campaigns)."""
+    if uses_test_hit(run) and run.store.batch_status(run.cfg.name, TEST_BATCH) != "qualified":
+        call("qualify workers", qualify_workers, run, TEST_BATCH)
+        run.store.set_batch(run.cfg.name, TEST_BATCH, status="qualified")
+
+
 def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
     plan_items(run, limit, scale)
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
@@ -54,7 +62,9 @@ def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
 def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
     """Every batch to the end, holding the campaign's lock."""
     with run.store.campaign_lock(run.cfg.name):
-        for batch in _prepare(run, limit, scale):
+        batches = _prepare(run, limit, scale)
+        qualify(run, call)
+        for batch in batches:
             advance_batch(run, batch, call)
         run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
 
@@ -62,7 +72,9 @@ def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None
 def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = None) -> int | None:
     """Advance the first unfinished batch to its end and stop; None when every batch is done."""
     with run.store.campaign_lock(run.cfg.name):
-        for batch in _prepare(run, limit, 1):
+        batches = _prepare(run, limit, 1)
+        qualify(run, call)
+        for batch in batches:
             if run.store.batch_status(run.cfg.name, batch) != ORDER[-1]:
                 advance_batch(run, batch, call)
                 return batch

@@ -32,7 +32,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     cfg = load_config(config_path)
     store = Store(db_path)
     with open_session(target, endpoint_url or cfg.endpoint_url, live, seed,
-                      Path(crowd) if crowd else None) as session:
+                      Path(crowd) if crowd else cfg.sim_crowd) as session:
         progress(f"target: {session.target.label}")
         run = Run(cfg, store, session.client, session.target, progress, session.wait)
         run_batches(run, call, limit, scale)

@@ -104,12 +104,21 @@ def cost_per_assignment(cfg: CampaignConfig) -> Decimal:
     return cfg.reward + mturk_fee(cfg.reward, cfg.assignments_per_image)
 
 
+def qualification_test_cost(cfg: CampaignConfig) -> Decimal:
+    """Reward plus fees for every planned taker of a paid test HIT (zero without one)."""
+    g = cfg.gating
+    if g.qualification_key is None or g.qualification_mode != "html_hit":
+        return Decimal("0.00")
+    return (g.qualification_reward + mturk_fee(g.qualification_reward, g.qualification_takers)) * \
+        g.qualification_takers
+
+
 def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
-    """Committed (all HITs posted so far) + this batch, with fees, must fit the budget."""
-    posted = run.store.db["hits"].count_where("campaign = ? AND batch != ?", [run.cfg.name, batch])
+    """Committed (the test HIT and all caption HITs posted so far) + this batch, with fees, must fit."""
+    posted = run.store.db["hits"].count_where("campaign = ? AND batch != ? AND batch > 0", [run.cfg.name, batch])
     unit = cost_per_assignment(run.cfg) * run.cfg.assignments_per_image
     estimate = unit * n_hits
-    committed = unit * posted
+    committed = unit * posted + qualification_test_cost(run.cfg)
     if committed + estimate > run.cfg.budget:
         raise BudgetError(f"batch {batch} would commit ${committed + estimate:.2f} (reward + fees) against a "
                           f"budget of ${run.cfg.budget:.2f}; raise [campaign].budget_usd or post fewer items")
@@ -156,7 +165,7 @@ def scored_test_qualification(run: Run) -> str:
     from flows.qualification_forms import build_answer_key, build_test_form
 
     g = run.cfg.gating
-    if g.qualification_key is None:
+    if g.qualification_key is None or g.qualification_mode != "mturk_test":
         return ""
     key_path = g.qualification_key
 

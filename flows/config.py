@@ -30,6 +30,11 @@ class Gating:
     qualification_key: Path | None = None  # a scored test (MTurk-native Test + AnswerKey) gates the HITs
     qualification_min_score: int = 80
     qualification_retry_delay_s: int = 86400
+    # mturk_test: MTurk scores a QuestionForm Test; html_hit: a paid HIT hitflow scores itself
+    qualification_mode: str = "mturk_test"
+    qualification_reward: Decimal = Decimal("0.00")
+    qualification_takers: int = 0  # MaxAssignments of the paid test HIT
+    qualification_images: Path | None = None  # CSV item_id, url for the judging items
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,7 @@ class CampaignConfig:
     endpoint_url: str = ""
     schedule_interval_s: int = 0
     schedule_cron: str = ""
+    sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
 
 
 class _Section:
@@ -148,7 +154,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         time_source=_time_source(_Section(path, "qc", data)), policy=_policy(_Section(path, "policy", data)),
         reject_blocked_work=_Section(path, "policy", data).get("reject_blocked_work", bool, False),
         campaign_word_min_workers=_Section(path, "postprocess", data).positive("campaign_word_min_workers", 3),
-        endpoint_url=_endpoint(_Section(path, "target", data)),
+        endpoint_url=_endpoint(_Section(path, "target", data)), sim_crowd=_crowd(_Section(path, "target", data)),
         **_schedule(_Section(path, "schedule", data)),
     )
 
@@ -176,7 +182,21 @@ def _gating(sec: _Section) -> Gating:
         raise sec.fail("qualification_min_score", f"must be between 0 and 100 (got {min_score})")
     return Gating(sec.get("min_hits_approved", int, 500), pct, sec.get("locale", str, ""),
                   sec.get("soft_block_qualification", str, ""), mode, key_path, min_score,
-                  sec.get("qualification_retry_delay_s", int, 86400))
+                  sec.get("qualification_retry_delay_s", int, 86400), **_test_hit(sec, key_path))
+
+
+def _test_hit(sec: _Section, key_path: Path | None) -> dict[str, Any]:
+    mode = sec.get("qualification_mode", str, "mturk_test")
+    if mode not in ("mturk_test", "html_hit"):
+        raise sec.fail("qualification_mode", f"must be \"mturk_test\" or \"html_hit\" (got {mode!r})")
+    images = sec.get("qualification_images", str, "")
+    image_path = (sec.path.parent / images) if images else None
+    if image_path is not None and not image_path.is_file():
+        raise sec.fail("qualification_images", f"points at {image_path}, which does not exist")
+    if mode != "html_hit" or key_path is None:
+        return {"qualification_mode": mode, "qualification_images": image_path}
+    return {"qualification_mode": mode, "qualification_reward": sec.money("qualification_reward_usd"),
+            "qualification_takers": sec.positive("qualification_takers"), "qualification_images": image_path}
 
 
 def _rules(sec: _Section) -> SubmitRules:
@@ -243,6 +263,15 @@ def _schedule(sec: _Section) -> dict[str, Any]:
     if cron and len(cron.split()) != 5:
         raise sec.fail("cron", f"must have five fields such as \"0 2 * * *\" (got {cron!r})")
     return {"schedule_interval_s": interval, "schedule_cron": cron}
+
+
+def _crowd(sec: _Section) -> Path | None:
+    crowd = sec.get("sim_crowd", str, "")
+    if not crowd:
+        return None
+    if not (sec.path.parent / crowd).is_file():
+        raise sec.fail("sim_crowd", f"points at {sec.path.parent / crowd}, which does not exist")
+    return sec.path.parent / crowd
 
 
 def _endpoint(sec: _Section) -> str:

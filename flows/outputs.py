@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 
 from flows.batch_review import caption_frame
-from flows.campaign_plan import Run, cost_per_assignment
+from flows.campaign_plan import Run, cost_per_assignment, scored_test_qualification
+from flows.qualification_stage import record_native_scores
 from flows.report import render_report
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
@@ -36,11 +37,27 @@ def accepted_captions(run: Run) -> pd.DataFrame:
     frame["caption_corrected"] = frame["caption"]
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
-    return frame
+    return _with_scores(run, frame)
+
+
+def _with_scores(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
+    """Gated campaigns: each caption carries its worker's qualification-test score."""
+    if run.cfg.gating.qualification_key is None:
+        return frame
+    scores = qualification_scores(run)
+    by_worker = dict(zip(scores["worker_id"], scores["score"], strict=True))
+    return frame.assign(qualification_score=frame["worker_id"].map(by_worker))
+
+
+def qualification_scores(run: Run) -> pd.DataFrame:
+    return _table(run, "SELECT worker_id, score, spelling_score, grammar_score, judging_score, passed, mode "
+                       "FROM qualification_scores WHERE campaign = ? ORDER BY worker_id",
+                  ["worker_id", "score", "spelling_score", "grammar_score", "judging_score", "passed", "mode"])
 
 
 def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
+    record_native_scores(run, scored_test_qualification(run))
     captions = accepted_captions(run)
     items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?",
                    ["image_id", "file_name"])

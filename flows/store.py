@@ -68,6 +68,17 @@ def m002_campaign_locks(db: sqlite_utils.Database) -> None:
     db.table("locks").create({"campaign": str, "holder": str, "acquired_at": float}, pk="campaign")
 
 
+@migrations()
+def m003_qualification_scores(db: sqlite_utils.Database) -> None:
+    """Each worker's qualification-test score (overall and per section) and the test's answer problems."""
+    db.table("qualification_scores").create({
+        "campaign": str, "worker_id": str, "assignment_id": str, "mode": str, "answered": int, "correct": int,
+        "score": float, "spelling_score": float, "grammar_score": float, "judging_score": float,
+        "passed": int, "granted": int, "recorded_at": float}, pk=("campaign", "worker_id"))
+    db.table("qualification_problems").create({"campaign": str, "worker_id": str, "item_id": str, "answer": str,
+                                               "problem": str})
+
+
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
 

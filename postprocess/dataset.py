@@ -2,6 +2,8 @@
 
 Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_corrected,
 is_precanned, text_present, is_rejected`` — one row per caption.
+Optional input column: ``qualification_score`` (the worker's test score, gated campaigns),
+carried into each annotation's lineage.
 Input (items): ``image_id, file_name``.
 Output: ``{"images": [...], "annotations": [...]}`` as in VizWiz-Captions, plus lineage on
 each annotation and the paper's difficulty on each image (from accepted captions: easy = no
@@ -54,13 +56,21 @@ def canned_distribution(captions: pd.DataFrame, per_image: int = 5) -> pd.DataFr
 def flat_table(captions: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     merged = captions.merge(items[["image_id", "file_name"]], on="image_id", how="left")
     merged = merged.reset_index(drop=True)
-    return pd.DataFrame({
+    flat = pd.DataFrame({
         "id": range(1, len(merged) + 1), "image_id": merged["image_id"], "file_name": merged["file_name"],
         "caption": merged["caption_corrected"], "is_precanned": merged["is_precanned"].astype(int),
         "is_rejected": merged["is_rejected"].astype(int), "worker_id": merged["worker_id"],
         "assignment_id": merged["assignment_id"], "batch": merged["batch"].astype(int),
         "caption_original": merged["caption"], "edits": merged.get("edits", ""),
     })
+    if "qualification_score" in merged:
+        flat["qualification_score"] = merged["qualification_score"]
+    return flat
+
+
+def _score(row: dict[str, Any]) -> dict[str, float]:
+    score = row.get("qualification_score")
+    return {} if score is None or pd.isna(score) else {"qualification_score": float(score)}
 
 
 def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
@@ -75,7 +85,7 @@ def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
     annotations = [{"id": int(r["id"]), "image_id": _id(r["image_id"]), "caption": r["caption"],
                     "is_precanned": int(r["is_precanned"]), "is_rejected": int(r["is_rejected"]),
                     "worker_id": r["worker_id"], "assignment_id": r["assignment_id"], "batch": int(r["batch"]),
-                    "caption_original": r["caption_original"]}
+                    "caption_original": r["caption_original"], **_score(r)}
                    for r in flat.to_dict("records")]
     return {"info": {"description": "hitflow VizWiz-Captions-format dataset"}, "images": images,
             "annotations": annotations}

@@ -67,8 +67,8 @@ def banned_prefix_of(text: str, prefixes: tuple[str, ...]) -> str | None:
 
 def is_canned(text: object, canned_text: str = CANNED_TEXT) -> bool:
     """Canned text is recognised after trimming spaces and a final period, in any case."""
-    if not isinstance(text, str):
-        return False
+    if not isinstance(text, str) or not canned_text.strip():
+        return False  # a task without a canned answer has no canned captions
 
     def norm(s: str) -> str:
         return _WHITESPACE.sub(" ", s.strip()).rstrip(".").strip().lower()

@@ -16,10 +16,12 @@ from flows.store import Store, migrations
 def test_migrations_create_every_table_and_are_recorded(tmp_path: Path) -> None:
     store = Store(tmp_path / "x" / "h.db")
     assert {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
-            "qualifications", "qc_flags", "decisions", "blocks", "ledger"} <= set(store.db.table_names())
-    assert [m.name for m in migrations.applied(store.db)] == ["m001_initial", "m002_campaign_locks"]
+            "qualifications", "qc_flags", "decisions", "blocks", "ledger", "qualification_scores",
+            "qualification_problems"} <= set(store.db.table_names())
+    names = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores"]
+    assert [m.name for m in migrations.applied(store.db)] == names
     again = Store(tmp_path / "x" / "h.db")  # reopening applies nothing twice
-    assert [m.name for m in migrations.applied(again.db)] == ["m001_initial", "m002_campaign_locks"]
+    assert [m.name for m in migrations.applied(again.db)] == names
 
 
 def test_an_older_file_is_upgraded_in_place(tmp_path: Path) -> None:

@@ -68,11 +68,30 @@ def worker_id(rng: random.Random) -> str:
 
 
 def load_bank(path: Path) -> dict[str, BankEntry]:
+    """A caption bank: CSV ``image_id, caption, text_detected``, or Flickr8k's ``Flickr8k.token.txt``."""
+    if not path.is_file():
+        raise ConfigError(f"caption bank {path} does not exist; point caption_bank in the crowd file at "
+                          "a CSV (image_id, caption, text_detected) or a Flickr8k.token.txt")
+    if path.suffix == ".txt":
+        return _load_token_bank(path)
     bank: dict[str, BankEntry] = {}
     with path.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             entry = bank.setdefault(row["image_id"], BankEntry([], int(row.get("text_detected") or 0)))
             entry.captions.append(row["caption"])
+    return bank
+
+
+def _load_token_bank(path: Path) -> dict[str, BankEntry]:
+    """Flickr8k's ``<file>.jpg#<n>\t<caption>``: keyed by the file name without ``.jpg``."""
+    bank: dict[str, BankEntry] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        ref, _, caption = line.partition("\t")
+        if caption:
+            image = ref.split("#")[0].removesuffix(".jpg")
+            # Flickr8k is tokenised ("a dog ."): join the final stop back as a worker types it.
+            text = re.sub(r"\s+([.,!?'])", r"\1", caption.strip())
+            bank.setdefault(image, BankEntry([], 0)).captions.append(text)
     return bank
 
 
@@ -82,6 +101,8 @@ def load_crowd(path: Path, seed: int | None = None) -> tuple[list[Worker], dict[
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"crowd file {path}: {exc}; fix the file or pass another --crowd") from exc
     bank_path = (path.parent / spec["caption_bank"]) if "caption_bank" in spec else None
+    if bank_path and not bank_path.is_file() and spec.get("caption_bank_optional"):
+        bank_path = None  # e.g. ../shared/data absent: workers write the fallback sentence
     bank = load_bank(bank_path) if bank_path else {}
     rng = random.Random(spec.get("seed", 1) if seed is None else seed)
     workers: list[Worker] = []
@@ -137,11 +158,13 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
     real = [c for c in entry.captions if not is_canned(c)] or ["An object that is hard to make out on a surface."]
     canned_share = sum(is_canned(c) for c in entry.captions) / max(1, len(entry.captions))
     p, kind = worker.params, worker.profile
+    if not rules.canned_text:  # the page has no canned answer: canned-abusers rush instead
+        kind = "speeder" if kind in ("canned_abuser", "contrarian") else kind
     if kind == "canned_abuser" and rng.random() < p["canned_rate"]:
         return rules.canned_text
     if kind == "contrarian":
         return rules.canned_text if canned_share < 0.5 else _pass_rules(rng.choice(real), rules, rng)
-    if kind not in ("rule_breaker", "copy_paster") and rng.random() < canned_share:
+    if kind not in ("rule_breaker", "copy_paster") and rules.canned_text and rng.random() < canned_share:
         return rules.canned_text
     text = rng.choice(real).strip()
     if kind == "speeder":

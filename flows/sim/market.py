@@ -211,8 +211,7 @@ class Marketplace:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
         accept = self.now + rng.expovariate(1.0 / self.arrival_mean_s)
         fields = hit.page_fields()
-        items = [f for f in fields if f.attrs.get("data-sim-fill") == "caption"]
-        seconds = crowd.work_seconds(worker, len(items), duration, rng)
+        seconds = crowd.work_seconds(worker, _work_units(fields), duration, rng)
         if accept >= hit.fields["Expiration"] or seconds >= duration:
             return
         submit = accept + seconds
@@ -289,6 +288,12 @@ def page_rules(html: str) -> SubmitRules:
     )
 
 
+def _work_units(fields: list[FormField]) -> int:
+    """Effort in captions: a test of eight short questions takes about as long as one caption."""
+    hints = [f.attrs.get("data-sim-fill") for f in fields]
+    return hints.count("caption") + -(-hints.count("qual_answer") // 8)
+
+
 def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
               accept: float, submit: float, bank: dict[str, crowd.BankEntry],
               rng: random.Random) -> dict[str, str]:
@@ -301,6 +306,8 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
         index = int(f.attrs.get("data-index", "0") or 0)
         if hint == "caption":
             values[f.name] = crowd.write_caption(worker, item, bank, rules, rng)
+        elif hint == "qual_answer":
+            values[f.name] = qual_tests.answer_item(worker, item, f.options, rng)
         elif hint == "text_present":
             values[f.name] = crowd.says_text_present(worker, item, bank, rng)
         elif hint == "start_ms":

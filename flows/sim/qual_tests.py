@@ -3,9 +3,12 @@ the simulator scores it from the ``AnswerKey``, granting the percentage as the v
 
 from __future__ import annotations
 
+import csv
 import random
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from flows.sim.crowd import Worker
@@ -13,6 +16,9 @@ from flows.sim.forms import NS_FORM
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CARELESS = {"speeder", "copy_paster", "canned_abuser"}
+# What the simulated crowd "knows" of English: the published test's answers. A worker gets an
+# item right with the chance knowledge() gives, whichever way the test reaches them.
+LANGUAGE_KEY = Path(__file__).resolve().parents[2] / "config" / "qualification" / "flickr8k_qualification_key.csv"
 
 
 @dataclass
@@ -64,3 +70,19 @@ def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str
 
 def attempt_record(now: float, score: int) -> dict[str, Any]:
     return {"time": now, "score": score}
+
+
+@lru_cache(maxsize=1)
+def language_truth() -> dict[str, str]:
+    with LANGUAGE_KEY.open(newline="", encoding="utf-8") as fh:
+        return {row["item_id"]: row["answer"] for row in csv.DictReader(fh)}
+
+
+def answer_item(worker: Worker, item_id: str, options: list[str], rng: random.Random) -> str:
+    """A worker's answer to one test item on an HTML page (a guess when the item is unknown)."""
+    offered = [o for o in options if o] or options
+    truth = language_truth().get(item_id)
+    if truth not in offered:
+        return rng.choice(offered)
+    wrong = [o for o in offered if o != truth] or offered
+    return truth if rng.random() < knowledge(worker) else rng.choice(wrong)
