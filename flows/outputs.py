@@ -13,6 +13,7 @@ from flows.campaign_plan import Run, cost_per_assignment, scored_test_qualificat
 from flows.qualification_stage import record_native_scores
 from flows.report import render_report
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
+from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import spellcheck_frame, spelling_stats
 
@@ -75,9 +76,24 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
         (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
     report = _report_data(run, captions, flags, blocked, truth_table)
+    report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}
+
+
+def _qualification_report(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked: pd.DataFrame,
+                          out_dir: Path) -> dict[str, Any] | None:
+    """Gated campaigns: the scores file, its problems file and the report's section."""
+    if run.cfg.gating.qualification_key is None:
+        return None
+    scores = qualification_scores(run)
+    scores.to_csv(out_dir / "qualification_scores.csv", index=False)
+    _table(run, "SELECT worker_id, item_id, answer, problem FROM qualification_problems WHERE campaign = ?",
+           ["worker_id", "item_id", "answer", "problem"]).to_csv(out_dir / "qualification_problems.csv", index=False)
+    by_band, correlation = flags_by_score(scores, captions, flags, blocked)
+    return {"summary": score_summary(scores), "scores": scores, "by_band": by_band, "correlation": correlation,
+            "threshold": run.cfg.gating.qualification_min_score, "mode": run.cfg.gating.qualification_mode}
 
 
 def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked: pd.DataFrame,

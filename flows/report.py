@@ -55,9 +55,32 @@ def plot_flags(flags: pd.DataFrame) -> str:
     return _png(fig)
 
 
+def plot_scores(scores: pd.DataFrame, threshold: float) -> str:
+    """Histograms of the overall and each section's test score, with the pass mark."""
+    parts = [c for c in ("score", "spelling_score", "grammar_score", "judging_score")
+             if c in scores and pd.to_numeric(scores[c], errors="coerce").notna().any()]
+    fig, axes = plt.subplots(1, len(parts), figsize=(3 * len(parts), 2.6), sharey=True, squeeze=False)
+    for ax, col in zip(axes[0], parts, strict=True):
+        ax.hist(pd.to_numeric(scores[col], errors="coerce").dropna(), bins=range(0, 105, 5), color="#4a78a8")
+        ax.set_title("overall" if col == "score" else col.removesuffix("_score"))
+        ax.set_xlabel("percent correct")
+    axes[0][0].axvline(threshold, color="#c0504d", label=f"pass mark {threshold:g}")
+    axes[0][0].set_ylabel("workers")
+    axes[0][0].legend(fontsize=7)
+    return _png(fig)
+
+
+def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not qual:
+        return None
+    return {**qual["summary"], "threshold": qual["threshold"], "mode": qual["mode"],
+            "correlation": qual["correlation"], "by_band": qual["by_band"].to_dict("records"),
+            "plot": plot_scores(qual["scores"], qual["threshold"]) if len(qual["scores"]) else ""}
+
+
 def render_report(data: dict[str, Any]) -> str:
     """``data``: name, target, counts, times, bands, flags, blocked (with samples), canned,
-    spelling, cost, truth (optional)."""
+    spelling, cost, truth (optional), qualification (optional)."""
     context = {
         "name": data["name"], "target": data["target"],
         "plot_batches": plot_batches(data["counts"]),
@@ -68,5 +91,6 @@ def render_report(data: dict[str, Any]) -> str:
         "canned": data["canned"].to_dict("records"),
         "spelling": data["spelling"], "cost": data["cost"],
         "truth": data["truth"].to_dict("records") if data.get("truth") is not None else [],
+        "qualification": _qualification_context(data.get("qualification")),
     }
     return render("report.html.j2", context)

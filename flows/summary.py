@@ -21,6 +21,13 @@ def summarize(out_dir: Path) -> str:
     if len(review):
         lines.append(f"needs a person: {review['assignment_id'].nunique()} assignment(s) sampled for manual review "
                      f"(rule random_sample in {out_dir / 'flags.csv'})")
+    scores_file = out_dir / "qualification_scores.csv"
+    if scores_file.is_file():
+        scores = pd.read_csv(scores_file)
+        captioners = set(dataset["worker_id"])
+        below = int((~scores["passed"].astype(bool) & scores["worker_id"].isin(captioners)).sum())
+        lines.append(f"qualification: {len(scores)} took the test, {int(scores['passed'].astype(bool).sum())} passed; "
+                     f"{below} worker(s) below the pass mark captioned")
     truth_file = out_dir / "sim_workers.json"
     if truth_file.is_file():
         truth = pd.DataFrame(json.loads(truth_file.read_text(encoding="utf-8")))

@@ -42,3 +42,42 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"needs ../shared/data beside the project ({SHARED_DATA} is absent)")
     return SHARED_DATA
+
+
+# Browser fixtures (Debian's chromium through Playwright), shared by every page's browser tests.
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--no-first-run"]
+PLACEHOLDER = ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"><rect width="100%" height="100%" '
+               'fill="#8a9bb0"/><text x="240" y="185" font-size="22" text-anchor="middle" fill="#fff">'
+               'image (offline placeholder)</text></svg>')
+IMAGE_HOSTS = ("http*://ivc.ischool.utexas.edu/**", "http*://flickr8k-images.example.org/**")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: install Debian's chromium (make browser-deps, as root)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        print(f"\n*** BROWSER TESTS SKIPPED: {message} ***")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    # The images live on the internet, which this machine does not reach: answer them locally.
+    for host in IMAGE_HOSTS:
+        pg.route(host, lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=PLACEHOLDER))
+    yield pg
+    context.close()
+
+

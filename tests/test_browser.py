@@ -5,7 +5,6 @@ Without /usr/bin/chromium these tests skip loudly, except under CI=true, where t
 
 from __future__ import annotations
 
-import os
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,7 @@ from flows.templates import render, sample_context
 from qc.submit_rules import CANNED_TEXT, SubmitRules, violations
 
 pytestmark = pytest.mark.browser
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--no-first-run"]
-PLACEHOLDER = ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"><rect width="100%" height="100%" '
-               'fill="#8a9bb0"/><text x="240" y="185" font-size="22" text-anchor="middle" fill="#fff">'
-               'image (offline placeholder)</text></svg>')
 GOOD = ["A silver slow cooker with its lid on sits on a kitchen counter.",
         "A box of frozen cheese penne pasta is held up in a hand.",
         "A person in striped pants sits with a hand resting on a hip.",
@@ -31,38 +24,11 @@ GOOD = ["A silver slow cooker with its lid on sits on a kitchen counter.",
         "A flat screen television shows two people talking on a stand."]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is missing: install Debian's chromium (make browser-deps, as root)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        print(f"\n*** BROWSER TESTS SKIPPED: {message} ***")
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield b
-        b.close()
-
-
-def post_page(client, context: dict[str, Any]) -> str:
-    html = render("caption.html.j2", context)
+def post_page(client, context: dict[str, Any], template: str = "caption.html.j2") -> str:
+    html = render(template, context)
     return client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
                              LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
                              Question=html_question(html))["HIT"]["HITId"]
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    pg = context.new_page()
-    # The images live on the internet, which this machine does not reach: answer them locally.
-    pg.route("http*://ivc.ischool.utexas.edu/**",
-             lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=PLACEHOLDER))
-    yield pg
-    context.close()
 
 
 def open_hit(page, sim, hit_id: str, worker: str = "ABROWSER1") -> None:

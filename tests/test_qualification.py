@@ -88,3 +88,50 @@ def test_bad_key_is_refused(tmp_path: Path) -> None:
     bad.write_text(DEFAULT_KEY.read_text().replace(original, "spelling-02,spelling,He accepts.,,maybe"))
     with pytest.raises(InputFormatError, match=r"key.csv:3: section 'spelling' with answer 'maybe'"):
         load_key(bad)
+
+
+def test_flags_by_score_bands_and_rank_correlation() -> None:
+    from postprocess.qualification_report import flags_by_score, score_summary
+
+    scores = pd.DataFrame({"worker_id": list("abcdef"), "score": [80.0, 82.5, 87.5, 92.5, 97.5, 60.0],
+                           "spelling_score": [80, 80, 90, 90, 100, 50], "grammar_score": [80] * 6,
+                           "judging_score": [80] * 6, "passed": [True] * 5 + [False]})
+    captions = pd.DataFrame({"worker_id": list("aaaabbbbccccddddeeee"), "assignment_id": range(20)})
+    flags = pd.DataFrame({"worker_id": ["a", "a", "a", "b", "b", "c", "e"],
+                          "rule": ["time_outlier", "caps_lock", "one_sentence", "caps_lock", "max_chars",
+                                   "time_outlier", "random_sample"]})
+    blocked = pd.DataFrame({"worker_id": ["a"]})
+    table, corr = flags_by_score(scores, captions, flags, blocked)
+    assert table["band"].astype(str).tolist() == ["80-84", "85-89", "90-94", "95-100"]
+    assert table["flags"].tolist() == [5, 1, 0, 0]  # the review sample is not a fault
+    assert table["flags_per_100_captions"].tolist() == [62.5, 25.0, 0.0, 0.0]
+    assert table["blocked"].tolist() == [1, 0, 0, 0]
+    per_worker = pd.DataFrame({"score": [80.0, 82.5, 87.5, 92.5, 97.5], "rate": [3 / 4, 2 / 4, 1 / 4, 0, 0]})
+    assert corr["rho"] == pytest.approx(per_worker.corr(method="spearman").iloc[0, 1], abs=1e-3)
+    summary = score_summary(scores)
+    assert summary["takers"] == 6 and summary["passed"] == 5 and summary["pass_rate"] == pytest.approx(0.833)
+    spelling = next(p for p in summary["parts"] if p["part"] == "spelling")
+    assert spelling["mean"] == pytest.approx(sum([80, 80, 90, 90, 100, 50]) / 6, abs=0.05)
+
+
+def test_html_test_scores_spread_by_language_skill() -> None:
+    import random
+
+    from flows.sim.crowd import Worker
+    from flows.sim.qual_tests import answer_item
+
+    key = load_key()
+    options = {"spelling": ["correct", "incorrect"], "grammar": ["correct", "incorrect"], "judging": ["1", "2"]}
+
+    def score(profile: str, skill: float, seed: int) -> float:
+        worker = Worker("W", profile, {}, 1000, 99, skill=skill)
+        rng = random.Random(seed)
+        rows = [{"worker_id": "W", "item_id": r.item_id,
+                 "answer": answer_item(worker, r.item_id, options[r.section], rng)} for r in key.itertuples()]
+        return float(score_answers(pd.DataFrame(rows), key)[0].loc[0, "score"])
+
+    skilled = [score("diligent", 0.95, s) for s in range(30)]
+    careless = [score("speeder", 0.95, s) for s in range(30)]
+    weak = [score("typo_prone", 0.5, s) for s in range(30)]
+    assert sum(skilled) / 30 > 90 and sum(careless) / 30 < 65 and 70 < sum(weak) / 30 < 80
+    assert sum(s >= 80 for s in careless) == 0

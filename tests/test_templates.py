@@ -66,3 +66,33 @@ def test_missing_context_value_is_a_clear_error() -> None:
                                            ("//evil/b.jpg", False)])
 def test_safe_url(url: str, kept: bool) -> None:
     assert (safe_url(url) == url) == kept
+
+
+def test_description_page_carries_the_seed_guidelines() -> None:
+    html = render("describe.html.j2", sample_context("describe"))
+    for phrase in ("one sentence", "single sentence under 100 characters", "pay attention to grammar and spelling",
+                   "leaving nothing blank", "The dog is wearing a red sombrero.", "This is speculation.",
+                   "This could describe any image of any dog."):
+        assert phrase in html
+    names = {f.name for f in form_fields(html)}
+    assert {f"caption_{i}" for i in range(5)} <= names and not any(n.startswith("text_present") for n in names)
+    assert page_rules(html).max_chars == 100
+
+
+def test_qualification_page_asks_every_key_item_once() -> None:
+    from flows.offline import load_key
+
+    ctx = sample_context("qualification")
+    html = render("qualification.html.j2", ctx)
+    fields = {f.name: f for f in form_fields(html)}
+    key = load_key()
+    asked = [fields[f"image_id_{i}"].value for i in range(len(ctx["items"]))]
+    assert asked == key["item_id"].tolist()
+    for i, section in enumerate(key["section"]):
+        expected = ["1", "2"] if section == "judging" else ["correct", "incorrect"]
+        assert fields[f"answer_{i}"].options == expected
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+    assert "javascript:" not in html
+    for phrase in ("spelling, grammar and judging image descriptions", "Teh quick brown dog",
+                   "The train pulls away of the station", "should not make unfounded assumptions"):
+        assert phrase in html
