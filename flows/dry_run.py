@@ -7,8 +7,9 @@ from collections import defaultdict
 from typing import Any
 
 from flows.batch_publish import hit_type_params, page_html
-from flows.campaign_plan import Run, cost_per_assignment, hit_token, item_plan
+from flows.campaign_plan import Run, cost_per_assignment, hit_token, item_plan, qualification_test_cost
 from flows.config import CampaignConfig
+from flows.qualification_stage import test_page
 from flows.sim.forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
 
 
@@ -21,9 +22,12 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) ->
     calls = []
     if cfg.gating.block_mode == "soft":
         calls.append(f"CreateQualificationType Name={cfg.gating.soft_block_qualification or cfg.name + '-blocked'}")
-    problems, largest = [], 0
+    problems: list[str] = []
+    calls += _qualification_calls(run, problems)
+    largest = 0
+    gate = "<test qualification id>" if cfg.gating.qualification_key is not None else ""
     for batch in sorted({b for b, _ in groups}):
-        params = hit_type_params(run, "<soft-block qualification id>")
+        params = hit_type_params(run, "<soft-block qualification id>", gate)
         calls.append(f"CreateHITType batch={batch} Reward={params['Reward']} "
                      f"QualificationRequirements={len(params['QualificationRequirements'])}")
         for (b, index), items in sorted(groups.items()):
@@ -42,12 +46,33 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) ->
         calls.append(f"then per batch {batch}: ListAssignmentsForHIT (every page), Approve/RejectAssignment per "
                      "assignment, AssociateQualificationWithWorker per flagged worker")
     n_assignments = len(groups) * cfg.assignments_per_image
-    cost = cost_per_assignment(cfg) * n_assignments
+    cost = cost_per_assignment(cfg) * n_assignments + qualification_test_cost(cfg)
     if cost > cfg.budget:
         problems.append(f"estimated ${cost:.2f} exceeds the budget of ${cfg.budget:.2f}")
     return {"calls": calls, "hits": len(groups), "assignments": n_assignments, "cost": f"{cost:.2f}",
             "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": MAX_QUESTION_BYTES,
             "problems": problems}
+
+
+def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
+    """The qualification test's calls: a scored Test type, or the paid test HIT and its grants."""
+    g = run.cfg.gating
+    if g.qualification_key is None:
+        return []
+    if g.qualification_mode == "mturk_test":
+        return [f"CreateQualificationType Name=hitflow-{run.cfg.name}-test Test=<40-question QuestionForm> "
+                f"AnswerKey=<from {g.qualification_key.name}> RetryDelayInSeconds={g.qualification_retry_delay_s}"]
+    question = html_question(test_page(run))
+    try:
+        parse_question(question)
+    except QuestionError as exc:
+        problems.append(f"qualification test page: {exc}")
+    return [f"CreateQualificationType Name=hitflow-{run.cfg.name}-score (value = test score)",
+            f"CreateHITType batch=0 Reward={g.qualification_reward:.2f} (the qualification test)",
+            f"CreateHITWithHITType batch=0 MaxAssignments={g.qualification_takers} bytes={len(question.encode())} "
+            f"cost=${qualification_test_cost(run.cfg):.2f} with fees",
+            "then: ListAssignmentsForHIT, score, AssociateQualificationWithWorker (value = score) per taker, "
+            "ApproveAssignment per taker"]
 
 
 def format_plan(plan: dict[str, Any]) -> str:

@@ -161,3 +161,15 @@ def test_config_follows_the_seed() -> None:
     assert cfg.images_per_hit == 5 and rules.max_chars == 100 and rules.required and rules.one_sentence
     assert cfg.gating.qualification_key is not None and cfg.gating.qualification_mode == "html_hit"
     assert violations("x" * 101, rules) and not violations("A dog runs on the beach.", rules)
+
+
+def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
+    from flows.campaign_plan import cost_per_assignment, qualification_test_cost
+    from flows.dry_run import plan_calls
+
+    cfg = load_config(CONFIG)
+    plan = plan_calls(cfg)
+    assert any(c.startswith("CreateHITWithHITType batch=0 MaxAssignments=45") for c in plan["calls"])
+    assert any("QualificationRequirements=4" in c for c in plan["calls"])
+    expected = cost_per_assignment(cfg) * 50 + qualification_test_cost(cfg)  # 10 HITs x 5
+    assert plan["cost"] == f"{expected:.2f}" and qualification_test_cost(cfg) > 0 and not plan["problems"]
