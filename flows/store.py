@@ -79,6 +79,23 @@ def m003_qualification_scores(db: sqlite_utils.Database) -> None:
                                                "problem": str})
 
 
+@migrations()
+def m004_task_server_and_studies(db: sqlite_utils.Database) -> None:
+    """Self-hosted delivery: a participant's session and its unit of items; Prolific studies per
+    batch and every Prolific submission's state (paid or not)."""
+    db.table("task_sessions").create({
+        "session_id": str, "campaign": str, "batch": int, "unit": int, "item_ids": str, "participant_id": str,
+        "study_id": str, "route": str, "created_at": float, "submitted_at": float, "completion_code": str,
+        "released": int}, pk="session_id")
+    db.table("task_sessions").create_index(["campaign", "batch", "unit"])
+    db.table("studies").create({"study_id": str, "campaign": str, "batch": int, "status": str, "places": int,
+                                "created_at": float}, pk="study_id")
+    db.table("platform_submissions").create({
+        "submission_id": str, "campaign": str, "batch": int, "study_id": str, "participant_id": str,
+        "status": str, "started_at": float, "completed_at": float, "has_response": int, "outcome": str},
+        pk="submission_id")
+
+
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
 

@@ -5,7 +5,9 @@ window.hitflowSequence = function (options) {
   "use strict";
   var spec = JSON.parse(document.getElementById("submit-rules").textContent);
   var params = new URLSearchParams(window.location.search);
-  var assignmentId = params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
+  // A page served by hitflow's task server carries its session in the form already.
+  var assignmentId = document.getElementById("assignmentId").value || params.get("assignmentId") ||
+    "ASSIGNMENT_ID_NOT_AVAILABLE";
   var preview = assignmentId === "ASSIGNMENT_ID_NOT_AVAILABLE";
   var form = document.getElementById("hit-form");
   var count = options.count;

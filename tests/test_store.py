@@ -18,7 +18,8 @@ def test_migrations_create_every_table_and_are_recorded(tmp_path: Path) -> None:
     assert {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
             "qualifications", "qc_flags", "decisions", "blocks", "ledger", "qualification_scores",
             "qualification_problems"} <= set(store.db.table_names())
-    names = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores"]
+    names = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores",
+             "m004_task_server_and_studies"]
     assert [m.name for m in migrations.applied(store.db)] == names
     again = Store(tmp_path / "x" / "h.db")  # reopening applies nothing twice
     assert [m.name for m in migrations.applied(again.db)] == names

@@ -1,0 +1,254 @@
+"""hitflow's task server: a campaign's pages for Prolific participants, invited annotators and
+MTurk ExternalQuestion workers. Every response is stored in SQLite before the server answers.
+
+Routes (nothing else is served): ``GET /health``; ``GET /task/<campaign>`` with Prolific's
+``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<name>.<token>``, or
+MTurk's ``assignmentId``/``hitId``/``workerId``/``turkSubmitTo``; ``POST /task/<campaign>/submit``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from flows.batch_collect import answer_rows
+from flows.config import CampaignConfig
+from flows.sim.forms import answer_xml
+from flows.store import Store
+from flows.task_units import choose_unit
+from flows.templates import render
+
+PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
+MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
+
+
+def task_secret(store_path: Path) -> bytes:
+    """The HMAC key for session signatures and invite tokens: HITFLOW_TASK_SECRET, or a random
+    key kept beside the store (mode 600) so a restarted server still accepts its own pages."""
+    if os.environ.get("HITFLOW_TASK_SECRET"):
+        return os.environ["HITFLOW_TASK_SECRET"].encode()
+    path = Path(f"{store_path}.task-secret")
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_hex(32))
+    return path.read_text().strip().encode()
+
+
+def sign(secret: bytes, *parts: str) -> str:
+    return hmac.new(secret, "|".join(parts).encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def completion_code(secret: bytes, campaign: str) -> str:
+    """The code a finished participant brings back to Prolific (the study is created with it)."""
+    return "HF" + sign(secret, "completion", campaign)[:8].upper()
+
+
+def invite_link(secret: bytes, base_url: str, campaign: str, name: str) -> str:
+    return f"{base_url.rstrip('/')}/task/{campaign}?invite={name}.{sign(secret, 'invite', campaign, name)[:16]}"
+
+
+class Refused(Exception):
+    """A request the server will not serve; the message is shown to the person."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class TaskSite:
+    store_path: Path
+    campaigns: dict[str, CampaignConfig]
+    completion_base: str = PROLIFIC_COMPLETE
+    secret: bytes = b""
+    now: Callable[[], float] = time.time
+    _local: threading.local = field(default_factory=threading.local)
+
+    def __post_init__(self) -> None:
+        self.secret = self.secret or task_secret(self.store_path)
+
+    def store(self) -> Store:
+        # SQLite connections stay in the thread that opened them.
+        if not hasattr(self._local, "store"):
+            self._local.store = Store(self.store_path)
+        return self._local.store  # type: ignore[no-any-return]
+
+    def campaign(self, name: str) -> CampaignConfig:
+        if name not in self.campaigns:
+            raise Refused(404, "There is no such task here. Check the link you were given.")
+        return self.campaigns[name]
+
+
+def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tuple[str, str, str, str]:
+    """(route, participant, study, session) from Prolific's parameters or an invite token."""
+    if query.get("PROLIFIC_PID") and query.get("SESSION_ID"):
+        return "prolific", query["PROLIFIC_PID"], query.get("STUDY_ID", ""), query["SESSION_ID"]
+    invite = query.get("invite", "")
+    name, _, token = invite.rpartition(".")
+    if name and hmac.compare_digest(token, sign(site.secret, "invite", cfg.name, name)[:16]):
+        return "invite", f"invite:{name}", "", "inv-" + sign(site.secret, "session", cfg.name, name, str(site.now()))
+    raise Refused(403, "This link is missing its participant details or its invite token is not valid. "
+                       "Open the task from Prolific or from the exact link you were invited with.")
+
+
+def open_batch(store: Store, cfg: CampaignConfig, study_id: str) -> int:
+    """The batch a participant works on: the study's batch, or the newest published one."""
+    if study_id:
+        rows = store.rows("SELECT batch FROM studies WHERE study_id = ? AND campaign = ?", [study_id, cfg.name])
+        if not rows:
+            raise Refused(404, "This study is not served here. Return it on Prolific; you will not be penalised.")
+        return int(rows[0]["batch"])
+    rows = store.rows("SELECT MAX(batch) AS b FROM batches WHERE campaign = ? AND status IN "
+                      "('published', 'collected') AND batch > 0", [cfg.name])
+    if not rows or rows[0]["b"] is None:
+        raise Refused(503, "No work is open right now. Please try your link again later.")
+    return int(rows[0]["b"])
+
+
+def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> dict[str, Any]:
+    """The participant's session: an existing one for the same SESSION_ID, or a fresh unit."""
+    route, participant, study, session = _identity(site, cfg, query)
+    store = site.store()
+    if route == "invite":  # a reload keeps the invitee's open unit
+        open_ones = store.rows("SELECT session_id FROM task_sessions WHERE campaign = ? AND participant_id = ? AND "
+                               "submitted_at IS NULL ORDER BY created_at DESC LIMIT 1", [cfg.name, participant])
+        session = open_ones[0]["session_id"] if open_ones else session
+    known = store.rows("SELECT * FROM task_sessions WHERE session_id = ?", [session])
+    if known:
+        if known[0]["participant_id"] != participant or known[0]["campaign"] != cfg.name:
+            raise Refused(403, "This session belongs to someone else.")
+        return known[0]
+    batch = open_batch(store, cfg, study)
+    units = store.rows("SELECT hit_index AS unit, group_concat(item_id, char(31)) AS items FROM "
+                       "(SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid) GROUP BY hit_index",
+                       [cfg.name, batch])
+    held = {r["unit"]: r["n"] for r in store.rows(
+        "SELECT unit, COUNT(*) AS n FROM task_sessions WHERE campaign = ? AND batch = ? AND released = 0 "
+        "GROUP BY unit", [cfg.name, batch])}
+    seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
+                                  [cfg.name, participant]) for i in json.loads(r["item_ids"])}
+    options = [(u["unit"], u["items"].split("\x1f"), held.get(u["unit"], 0)) for u in units]
+    unit = choose_unit(options, seen, cfg.assignments_per_image)
+    if unit is None:
+        raise Refused(409, "There is no work left that you have not already done. Please return the study; "
+                           "you will not be penalised.")
+    row = {"session_id": session, "campaign": cfg.name, "batch": batch, "unit": unit[0],
+           "item_ids": json.dumps(unit[1]), "participant_id": participant, "study_id": study, "route": route,
+           "created_at": site.now(), "submitted_at": None, "completion_code": "", "released": 0}
+    store.table("task_sessions").insert(row, pk="session_id")
+    return row
+
+
+def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any]) -> str:
+    ids = json.loads(session["item_ids"])
+    rows = {r["item_id"]: r for r in site.store().rows(
+        f"SELECT item_id, file_name, url FROM items WHERE campaign = ? AND item_id IN ({','.join('?' * len(ids))})",
+        [cfg.name, *ids])}
+    items = [{"image_id": i, "file_name": rows[i]["file_name"], "url": rows[i]["url"]} for i in ids]
+    return render(f"{cfg.task}.html.j2", {
+        "title": cfg.title, "rules": cfg.submit_rules.to_page_spec(), "items": items,
+        "submit_url": f"/task/{cfg.name}/submit", "assignment_id": session["session_id"],
+        "signature": sign(site.secret, cfg.name, session["session_id"], session["item_ids"])})
+
+
+def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) -> dict[str, Any]:
+    """Check the session and its signature, then store the answer and mark the session done."""
+    store = site.store()
+    session_id = fields.pop("assignmentId", "")
+    found = store.rows("SELECT * FROM task_sessions WHERE session_id = ? AND campaign = ?", [session_id, cfg.name])
+    if not found:
+        raise Refused(400, "This submission names no session we handed out. Open the task again from its link.")
+    session = found[0]
+    expected = sign(site.secret, cfg.name, session_id, session["item_ids"])
+    ids = json.loads(session["item_ids"])
+    shown = [fields.get(f"image_id_{i}") for i in range(len(ids))]
+    if not hmac.compare_digest(fields.pop("sig", ""), expected) or shown != ids:
+        raise Refused(400, "This submission was changed after the page was served, so it was not accepted. "
+                           "Reload the task page and submit it again.")
+    if session["submitted_at"] is not None:
+        return session  # resubmitting is harmless: same answer, same completion
+    code = completion_code(site.secret, cfg.name) if session["route"] == "prolific" else ""
+    xml = answer_xml(fields)
+    now = site.now()
+    with store.transaction():
+        store.table("assignments").insert({
+            "assignment_id": session_id, "hit_id": f"{session['study_id'] or session['route']}:u{session['unit']}",
+            "campaign": cfg.name, "batch": session["batch"], "worker_id": session["participant_id"],
+            "status": "Submitted", "accept_time": session["created_at"], "submit_time": now,
+            "auto_approval_time": None, "answer_xml": xml, "parse_error": "", "fetched_at": now}, pk="assignment_id")
+        store.table("answers").insert_all(answer_rows(session_id, xml, ids), pk=("assignment_id", "item_id", "field"),
+                                          replace=True)
+        store.table("task_sessions").update(session_id, {"submitted_at": now, "completion_code": code})
+    return {**session, "submitted_at": now, "completion_code": code}
+
+
+def _message(status: int, title: str, text: str) -> HTMLResponse:
+    return HTMLResponse(render("server_message.html.j2", {"title": title, "text": text}), status_code=status)
+
+
+def make_app(site: TaskSite) -> Starlette:
+    def health(request: Request) -> Response:
+        return JSONResponse({"ok": True, "campaigns": sorted(site.campaigns)})
+
+    def task_page(request: Request) -> Response:
+        try:
+            cfg = site.campaign(request.path_params["campaign"])
+            query = dict(request.query_params)
+            if query.get("hitId") and query.get("assignmentId"):
+                return HTMLResponse(mturk_page(site, cfg, query["hitId"]))
+            return HTMLResponse(page_for(site, cfg, allocate(site, cfg, query)))
+        except Refused as exc:
+            return _message(exc.status, "Cannot open this task", str(exc))
+
+    async def submit(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            return _message(413, "Too large", "This submission is larger than any task page produces.")
+        fields = {k: v[0] if len(v) == 1 else "|".join(v)
+                  for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+        try:
+            cfg = site.campaign(request.path_params["campaign"])
+            session = await _in_thread(store_response, site, cfg, fields)
+        except Refused as exc:
+            return _message(exc.status, "Submission not accepted", str(exc))
+        if session["route"] == "prolific":
+            return RedirectResponse(site.completion_base + session["completion_code"], status_code=303)
+        return _message(200, "Thank you", "Your answers were saved. You can close this page.")
+
+    return Starlette(routes=[Route("/health", health), Route("/task/{campaign}", task_page),
+                             Route("/task/{campaign}/submit", submit, methods=["POST"])])
+
+
+async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(fn, *args)
+
+
+def mturk_page(site: TaskSite, cfg: CampaignConfig, hit_id: str) -> str:
+    """An ExternalQuestion HIT's page; the form posts back to MTurk's turkSubmitTo."""
+    rows = site.store().rows("SELECT item_ids FROM hits WHERE hit_id = ? AND campaign = ?", [hit_id, cfg.name])
+    if not rows:
+        raise Refused(404, "This HIT is not served here.")
+    ids = json.loads(rows[0]["item_ids"])
+    items = site.store().rows(f"SELECT item_id AS image_id, file_name, url FROM items WHERE campaign = ? AND "
+                              f"item_id IN ({','.join('?' * len(ids))})", [cfg.name, *ids])
+    return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": cfg.submit_rules.to_page_spec(),
+                                          "items": items})
