@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from flows.sim import crowd, mturk_quals, mturk_workers  # noqa: F401  (registers their ops)
+from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
 from flows.sim.forms import answer_xml
 from flows.sim.market import Assignment, Marketplace, MTurkError
 from flows.sim.mturk_api import OPERATIONS
+from flows.sim.prolific_people import Participants
+from flows.sim.prolific_state import ProlificState
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 DEFAULT_CROWD = Path(__file__).resolve().parents[2] / "config" / "crowds" / "vizwiz_demo.toml"
@@ -61,13 +63,30 @@ class _Handler(BaseHTTPRequestHandler):
     def _body(self) -> bytes:
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
+    def _prolific(self, method: str) -> None:
+        url = urlparse(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        try:
+            body = json.loads(self._body() or b"{}") if method == "POST" else {}
+        except json.JSONDecodeError as exc:
+            return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
+        auth = self.headers.get("Authorization", "")
+        status, payload = prolific_api.dispatch(self.server.prolific, method, url.path, query,
+                                                body if isinstance(body, dict) else {}, auth)
+        self._json(status, payload)
+
     def do_POST(self) -> None:
         url = urlparse(self.path)
+        if url.path.startswith("/api/v1/"):
+            return self._prolific("POST")
         if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
             return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
         if url.path == "/_sim/clock":
             payload = json.loads(self._body() or b"{}")
-            return self._json(200, {"now": self.server.market.advance(float(payload.get("advance_seconds", 0)))})
+            now = self.server.market.advance(float(payload.get("advance_seconds", 0)))
+            with self.server.prolific.lock:
+                self.server.prolific.pump()  # participants finish on the same clock
+            return self._json(200, {"now": now})
         if url.path == "/_sim/faults":
             payload = json.loads(self._body() or b"{}")
             with self.server.market.lock:
@@ -81,6 +100,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
+        if url.path.startswith("/api/v1/"):
+            return self._prolific("GET")
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         market = self.server.market
         if url.path == "/_sim/workers":
@@ -164,9 +185,9 @@ class _Handler(BaseHTTPRequestHandler):
 class _SimHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, addr: tuple[str, int], market: Marketplace, verbose: bool = False):
+    def __init__(self, addr: tuple[str, int], market: Marketplace, prolific: ProlificState, verbose: bool = False):
         super().__init__(addr, _Handler)
-        self.market, self.verbose = market, verbose
+        self.market, self.prolific, self.verbose = market, prolific, verbose
 
 
 class SimServer:
@@ -176,7 +197,10 @@ class SimServer:
                  crowd_file: Path | None = None, verbose: bool = False, **market_kw: Any):
         workers, bank = crowd.load_crowd(crowd_file or DEFAULT_CROWD, seed=seed)
         self.market = Marketplace(workers, bank, seed=seed, **market_kw)
-        self.httpd = _SimHTTPServer((host, port), self.market, verbose)
+        # Prolific shares the crowd and the virtual clock with the MTurk side.
+        self.prolific = ProlificState(lambda: self.market.now, seed=seed)
+        self.prolific.pumps.append(Participants(workers, bank, seed=seed))
+        self.httpd = _SimHTTPServer((host, port), self.market, self.prolific, verbose)
         self.url = f"http://{host}:{self.httpd.server_address[1]}"
         self._thread: threading.Thread | None = None
 

@@ -1,0 +1,123 @@
+"""Simulated Prolific participants: the crowd's behaviour profiles, taking places on active
+studies they are eligible for, opening the study's external URL, filling the form over HTTP
+as a browser would, and finishing through the completion redirect.
+
+Some return the study without starting; slow ones park the page past the study's maximum
+time and end TIMED-OUT although their answer reached the task server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import random
+import re
+from typing import Any
+from urllib.parse import parse_qs, urljoin, urlparse
+
+import httpx
+
+from flows.sim import crowd
+from flows.sim.forms import form_fields
+from flows.sim.market import fill_form, page_rules
+from flows.sim.prolific_state import TAKEN, ProlificState, new_id
+
+RETURN_RATE = 0.04
+_FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
+
+
+def participant_id(worker: crowd.Worker) -> str:
+    return hashlib.sha256(worker.worker_id.encode()).hexdigest()[:24]
+
+
+def eligible(person: dict[str, Any], study: dict[str, Any], state: ProlificState) -> bool:
+    """Prolific's filters: approval rate and count ranges, participant-group block and allow lists."""
+    for f in study["filters"]:
+        fid, rng = f.get("filter_id"), f.get("selected_range") or {}
+        if fid in ("approval_rate", "approval_numbers"):
+            have = person["approval_rate"] if fid == "approval_rate" else person["approvals"]
+            if have < rng.get("lower", 0) or have > rng.get("upper", float("inf")):
+                return False
+        groups = [state.groups[g]["participants"] for g in f.get("selected_values", []) if g in state.groups]
+        if fid == "participant_group_blocklist" and any(person["id"] in g for g in groups):
+            return False
+        if fid == "participant_group_allowlist" and not any(person["id"] in g for g in groups):
+            return False
+    return True
+
+
+class Participants:
+    """Called on every API call and clock move (``ProlificState.pumps``)."""
+
+    def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry], seed: int = 1):
+        self.bank = bank
+        self.rng = random.Random(seed + 23)
+        self.people = {participant_id(w): {"id": participant_id(w), "worker": w, "approval_rate": w.percent_approved,
+                                           "approvals": w.hits_approved} for w in workers}
+        self.http = httpx.Client(timeout=30, follow_redirects=False)
+
+    def __call__(self, state: ProlificState) -> None:
+        for study in list(state.studies.values()):
+            if study["status"] == "ACTIVE":
+                self.recruit(state, study)
+        for sub in state.submissions.values():
+            if sub["status"] == "ACTIVE" and sub["_finish_at"] <= state.now:
+                self.finish(state, sub)
+
+    def recruit(self, state: ProlificState, study: dict[str, Any]) -> None:
+        subs = [s for s in state.submissions.values() if s["study_id"] == study["id"]]
+        open_places = study["total_available_places"] - sum(s["status"] in TAKEN for s in subs)
+        been = {s["participant_id"] for s in subs}
+        pool = [p for p in self.people.values() if p["id"] not in been and eligible(p, study, state)]
+        while open_places > 0 and pool:
+            person = self.rng.choices(pool, weights=[p["worker"].params["activity"] for p in pool])[0]
+            pool.remove(person)
+            open_places -= self.visit(state, study, person)["status"] in TAKEN
+
+    def visit(self, state: ProlificState, study: dict[str, Any], person: dict[str, Any]) -> dict[str, Any]:
+        worker: crowd.Worker = person["worker"]
+        sub = {"id": new_id(state.rng), "participant_id": person["id"], "study_id": study["id"], "status": "ACTIVE",
+               "started_at": state.iso(state.now), "completed_at": None, "study_code": None,
+               "_started": state.now, "_finish_at": state.now, "_code": ""}
+        state.submissions[sub["id"]] = sub
+        if self.rng.random() < RETURN_RATE:
+            sub["status"] = "RETURNED"  # read the description and changed their mind
+            return sub
+        max_s = 60 * int(study["maximum_allowed_time"])
+        seconds = crowd.work_seconds(worker, 5, int(max_s * 1.3), self.rng)
+        code = self.do_task(study, person, sub, seconds)
+        if code is None:
+            sub["status"] = "RETURNED"
+            return sub
+        sub["_code"], sub["_finish_at"] = code, state.now + min(seconds, max_s)
+        sub["_timed_out"] = seconds > max_s
+        return sub
+
+    def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
+                seconds: float) -> str | None:
+        """Open the page, fill it, submit it; the completion code from the redirect, or None."""
+        url = (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", person["id"])
+               .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
+        try:
+            page = self.http.get(url)
+            action = _FORM_ACTION.search(page.text)
+            if page.status_code != 200 or action is None:
+                return None
+            html_text = page.text
+            fields = form_fields(html_text)
+            start = sub["_started"]
+            values = fill_form(person["worker"], fields, page_rules(html_text), start, start + seconds, self.bank,
+                               self.rng)
+            done = self.http.post(urljoin(url, html.unescape(action.group(1))), data=values)
+        except httpx.HTTPError:
+            return None
+        location = done.headers.get("location", "")
+        return parse_qs(urlparse(location).query).get("cc", [""])[0] if done.status_code in (302, 303) else None
+
+    def finish(self, state: ProlificState, sub: dict[str, Any]) -> None:
+        if sub.get("_timed_out"):
+            sub["status"] = "TIMED-OUT"
+        else:
+            sub["status"], sub["study_code"] = "AWAITING REVIEW", sub["_code"]
+        sub["completed_at"] = state.iso(sub["_finish_at"])
+        state.settle(state.study(sub["study_id"]))
