@@ -197,7 +197,7 @@ class ProlificState:
                                 {"csv_bonuses": [f"Rows need a participant of this study and a positive amount: "
                                                  f"{problems}"]})
         amount = sum(p for _, p in rows)
-        bonus = {"id": new_id(self.rng), "study": study_id, "amount": amount, "fees": fee(amount),
+        bonus: dict[str, Any] = {"id": new_id(self.rng), "study": study_id, "amount": amount, "fees": fee(amount),
                  "total_amount": amount + fee(amount), "rows": rows, "paid": False}
         self.bonuses[bonus["id"]] = bonus
         return {k: v for k, v in bonus.items() if k != "rows"}
