@@ -52,8 +52,9 @@ class Participants:
     def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry], seed: int = 1):
         self.bank = bank
         self.rng = random.Random(seed + 23)
-        self.people: dict[str, dict[str, Any]] = {participant_id(w): {"id": participant_id(w), "worker": w, "approval_rate": w.percent_approved,
-                                           "approvals": w.hits_approved} for w in workers}
+        self.people: dict[str, dict[str, Any]] = {
+            participant_id(w): {"id": participant_id(w), "worker": w, "approval_rate": w.percent_approved,
+                                "approvals": w.hits_approved} for w in workers}
         self.http = httpx.Client(timeout=30, follow_redirects=False)
 
     def __call__(self, state: ProlificState) -> None:
