@@ -183,9 +183,9 @@ class ProlificState:
         self.study(study_id)
         rows, problems = [], []
         for line in csv_bonuses.strip().splitlines():
-            pid, _, amount = line.partition(",")
+            pid, _, text = line.partition(",")
             try:
-                pence = int((Decimal(amount.strip()) * 100).quantize(Decimal(1)))
+                pence = int((Decimal(text.strip()) * 100).quantize(Decimal(1)))
             except ArithmeticError:
                 pence = 0
             if pence <= 0 or not any(s["participant_id"] == pid.strip() and s["study_id"] == study_id
@@ -196,9 +196,9 @@ class ProlificState:
             raise ProlificError(400, 140001, "Request is not valid",
                                 {"csv_bonuses": [f"Rows need a participant of this study and a positive amount: "
                                                  f"{problems}"]})
-        amount = sum(p for _, p in rows)
-        bonus: dict[str, Any] = {"id": new_id(self.rng), "study": study_id, "amount": amount, "fees": fee(amount),
-                 "total_amount": amount + fee(amount), "rows": rows, "paid": False}
+        total = sum(p for _, p in rows)
+        bonus: dict[str, Any] = {"id": new_id(self.rng), "study": study_id, "amount": total, "fees": fee(total),
+                                 "total_amount": total + fee(total), "rows": rows, "paid": False}
         self.bonuses[bonus["id"]] = bonus
         return {k: v for k, v in bonus.items() if k != "rows"}
 
