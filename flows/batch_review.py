@@ -91,6 +91,12 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
             store.table("decisions").insert({**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]),
                                           "decided_at": now, "applied": ""}, pk="assignment_id", ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
+    if run.platform == "prolific":
+        from flows.prolific_batches import apply_decisions
+
+        applied = apply_decisions(run, batch, stored)
+        run.progress(f"batch {batch}: on Prolific {applied}, {int(decisions['review'].sum())} for review")
+        return {"decisions": decisions["action"].value_counts().to_dict(), "prolific": applied}
     jobs = []
     for d in stored:
         key = f"{cfg.name}:{d['action']}:{d['assignment_id']}"
@@ -121,14 +127,19 @@ def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     cfg, store = run.cfg, run.store
     to_block = workers_to_block(batch_flags(run, batch), cfg.policy)
-    mode = cfg.gating.block_mode
+    mode = cfg.gating.block_mode if run.platform == "mturk" else "blocklist"
     qual_id = block_qualification(run) if mode == "soft" else ""
     done = 0
     for row in to_block.to_dict("records"):
         key = f"{cfg.name}:block:{row['worker_id']}"
         entry = store.intend(cfg.name, batch, "ExcludeWorker", key, {"WorkerId": row["worker_id"], "mode": mode})
         if entry["status"] not in SETTLED:
-            mturk.exclude_worker(run.client, row["worker_id"], mode, qual_id, f"QC: {row['rules']}")
+            if run.platform == "prolific":
+                from flows.prolific_batches import exclude_participants
+
+                exclude_participants(run, [row["worker_id"]])
+            else:
+                mturk.exclude_worker(run.client, row["worker_id"], mode, qual_id, f"QC: {row['rules']}")
             store.settle(key, "ok", {"mode": mode})
             done += 1
         store.table("blocks").insert({"campaign": cfg.name, "worker_id": row["worker_id"], "batch": batch,

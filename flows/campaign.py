@@ -24,6 +24,16 @@ STEPS: list[tuple[str, str, StepFn]] = [
     ("blocked", "block flagged workers", block_batch),
 ]
 ORDER = ["planned"] + [s[0] for s in STEPS]
+
+
+def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
+    """Prolific studies replace HIT posting and collection; QC, decisions and blocks are shared."""
+    if run.platform != "prolific":
+        return STEPS
+    from flows.prolific_batches import collect_study, publish_study
+
+    return [("published", "publish study", publish_study), ("collected", "collect submissions", collect_study),
+            *STEPS[2:]]
 Caller = Callable[[str, StepFn, Run, int], dict[str, Any]]
 
 
@@ -34,7 +44,7 @@ def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]
 def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
     """Run the steps this batch has not finished; return what each reported."""
     results: dict[str, Any] = {}
-    for status_after, name, fn in STEPS:
+    for status_after, name, fn in steps_for(run):
         if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
             continue
         results[name] = call(f"{name} {batch}", fn, run, batch)

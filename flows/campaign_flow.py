@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,20 +29,42 @@ from flows.targets import open_session
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
                  db_path: str | Path = DEFAULT_DB, out_root: str | Path = "runs", limit: int | None = None,
                  scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
-                 progress: Any = print, call: Caller = call_directly) -> dict[str, Any]:
-    """Run (or resume) a campaign to the end and write its outputs; returns a summary."""
+                 progress: Any = print, call: Caller = call_directly, platform: str = "mturk",
+                 task_url: str = "") -> dict[str, Any]:
+    """Run (or resume) a campaign to the end and write its outputs; returns a summary.
+
+    ``platform="prolific"``: one study per batch; the task server runs in-process unless
+    ``task_url`` names the public address of a running ``hitflow serve``."""
     cfg = load_config(config_path)
     store = Store(db_path)
     with open_session(target, endpoint_url or cfg.endpoint_url, live, seed,
-                      Path(crowd) if crowd else cfg.sim_crowd) as session:
-        progress(f"target: {session.target.label}")
-        run = Run(cfg, store, session.client, session.target, progress, session.wait)
-        run_batches(run, call, limit, scale)
+                      Path(crowd) if crowd else cfg.sim_crowd, platform) as session:
+        progress(f"target: {session.target.label}" + (" (Prolific API)" if platform == "prolific" else ""))
+        run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform)
+        with task_server_for(run, task_url):
+            run_batches(run, call, limit, scale)
         truth = session.truth() if session.truth else None
         summary = write_outputs(run, Path(out_root) / cfg.name, truth)
         store.table("campaigns").update(cfg.name, {"status": "done"})
     summary["target"] = session.target.label
     return summary
+
+
+@contextmanager
+def task_server_for(run: Run, task_url: str) -> Iterator[None]:
+    """Prolific campaigns need hitflow's task server: the given one, or one started here."""
+    if run.platform != "prolific" or task_url:
+        run.notes["task_url"] = task_url.rstrip("/")
+        yield
+        return
+    from flows.task_server import TaskSite
+    from flows.task_server_thread import TaskServer
+
+    site = TaskSite(run.store.path, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
+    with TaskServer(site) as server:
+        run.notes["task_url"] = server.url
+        run.progress(f"task server: {server.url}")
+        yield
 
 
 def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
@@ -69,9 +93,10 @@ def publish_batch_artifacts(run: Run, batch: int) -> None:
 
 def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
-                     scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None) -> dict[str, Any]:
+                     scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
+                     platform: str = "mturk", task_url: str = "") -> dict[str, Any]:
     summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
-                           crowd, call=prefect_call)
+                           crowd, call=prefect_call, platform=platform, task_url=task_url)
     return {"out_dir": str(summary["out_dir"]), "captions": summary["captions"], "target": summary["target"]}
 
 

@@ -32,6 +32,7 @@ class Run:
     progress: Callable[[str], None] = print
     wait: Callable[[float], None] = time.sleep
     notes: dict[str, Any] = field(default_factory=dict)
+    platform: str = "mturk"  # or "prolific": client is then a ProlificClient, pages come from the task server
 
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:

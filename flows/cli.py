@@ -28,6 +28,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
+    run.add_argument("--platform", choices=("mturk", "prolific"), default="mturk",
+                     help="mturk: HITs (MTurk API); prolific: one study per batch served by hitflow's task server")
+    run.add_argument("--task-url", default="", help="public base URL of a running `hitflow serve` (Prolific); "
+                                                    "default: a task server started for the run on 127.0.0.1")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
     sim = sub.add_parser("sim", help="the simulated marketplace")
@@ -95,10 +99,12 @@ def cmd_run(a: argparse.Namespace) -> int:
         plan = plan_calls(cfg, a.limit, a.scale)
         print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
         return 1 if plan["problems"] else 0
-    check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
+    if a.platform == "mturk":
+        check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     db = a.db or _default_db(a, cfg.name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": db, "out_root": a.out,
-              "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd}
+              "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
+              "platform": a.platform, "task_url": a.task_url}
     if a.no_prefect:
         run_campaign(a.config, **kwargs)
     else:

@@ -38,6 +38,20 @@ class Gating:
 
 
 @dataclass(frozen=True)
+class ProlificSettings:
+    """How the campaign runs as Prolific studies (one per batch); money in the study's currency."""
+
+    reward: Decimal = Decimal("0.90")  # per participant (one unit of items)
+    currency: str = "GBP"
+    estimated_minutes: int = 6
+    maximum_minutes: int = 30
+    device_compatibility: tuple[str, ...] = ("desktop",)
+    completion_base: str = "https://app.prolific.com/submissions/complete?cc="
+    min_approval_rate: int = 95
+    min_approvals: int = 0
+
+
+@dataclass(frozen=True)
 class CampaignConfig:
     path: Path
     name: str
@@ -68,6 +82,7 @@ class CampaignConfig:
     schedule_interval_s: int = 0
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
+    prolific: ProlificSettings = ProlificSettings()
 
 
 class _Section:
@@ -155,7 +170,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         reject_blocked_work=_Section(path, "policy", data).get("reject_blocked_work", bool, False),
         campaign_word_min_workers=_Section(path, "postprocess", data).positive("campaign_word_min_workers", 3),
         endpoint_url=_endpoint(_Section(path, "target", data)), sim_crowd=_crowd(_Section(path, "target", data)),
-        **_schedule(_Section(path, "schedule", data)),
+        **_schedule(_Section(path, "schedule", data)), prolific=_prolific(_Section(path, "prolific", data)),
     )
 
 
@@ -263,6 +278,24 @@ def _schedule(sec: _Section) -> dict[str, Any]:
     if cron and len(cron.split()) != 5:
         raise sec.fail("cron", f"must have five fields such as \"0 2 * * *\" (got {cron!r})")
     return {"schedule_interval_s": interval, "schedule_cron": cron}
+
+
+def _prolific(sec: _Section) -> ProlificSettings:
+    default = ProlificSettings()
+    currency = sec.get("currency", str, default.currency)
+    if currency not in ("GBP", "USD"):
+        raise sec.fail("currency", f"must be GBP or USD (got {currency!r})")
+    devices = sec.get("device_compatibility", list, list(default.device_compatibility))
+    if not devices or not set(devices) <= {"desktop", "tablet", "mobile"}:
+        raise sec.fail("device_compatibility", "must list some of desktop, tablet, mobile")
+    estimated = sec.positive("estimated_minutes", default.estimated_minutes)
+    maximum = sec.positive("maximum_minutes", default.maximum_minutes)
+    if maximum < estimated:
+        raise sec.fail("maximum_minutes", f"must be at least estimated_minutes ({estimated})")
+    return ProlificSettings(sec.money("reward", str(default.reward)), currency, estimated, maximum, tuple(devices),
+                            sec.get("completion_base", str, default.completion_base),
+                            sec.get("min_approval_rate", int, default.min_approval_rate),
+                            sec.get("min_approvals", int, default.min_approvals))
 
 
 def _crowd(sec: _Section) -> Path | None:

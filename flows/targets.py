@@ -37,9 +37,15 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 @contextmanager
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int = 1,
-                 crowd: Path | None = None) -> Iterator[Session]:
+                 crowd: Path | None = None, platform: str = "mturk") -> Iterator[Session]:
     """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
-    MTurk-compatible endpoint, which may spend real money and so needs ``live``."""
+    MTurk-compatible endpoint, which may spend real money and so needs ``live``. With
+    ``platform="prolific"`` the same simulator answers Prolific's API (``--target prolific``
+    is the real one and needs ``live``)."""
+    if platform == "prolific":
+        with _prolific_session(target, endpoint_url, live, seed, crowd) as session:
+            yield session
+        return
     check_target(target, endpoint_url, live)
     if target == "sim":
         if endpoint_url:
@@ -60,3 +66,40 @@ def _sim_session(t: mturk.Target) -> Session:
         mturk.advance_sim_clock(t, seconds)
 
     return Session(t, mturk.make_client(t), wait, lambda: mturk.sim_ground_truth(t))
+
+
+@contextmanager
+def _prolific_session(target: str, endpoint_url: str, live: bool, seed: int,
+                      crowd: Path | None) -> Iterator[Session]:
+    from flows import prolific_adapter as prolific
+
+    if target == "prolific":
+        if not live:
+            raise ConfigError("--target prolific publishes real studies and pays real participants; pass --live "
+                              "to confirm (the budget and hourly-pay checks still apply). Prolific has no sandbox: "
+                              "rehearse with --target sim")
+        url = endpoint_url or prolific.PROLIFIC_URL
+        yield Session(mturk.Target("prolific", url), prolific.make_client(url, simulator=False), time.sleep, None)
+        return
+    if target != "sim":
+        raise ConfigError(f"with --platform prolific the target is sim (default) or prolific, not {target!r}")
+    if endpoint_url:
+        t = mturk.Target("sim", endpoint_url.rstrip("/"))
+        yield _prolific_sim(t)
+        return
+    from flows.sim.server import SimServer
+
+    with SimServer(seed=seed, crowd_file=crowd) as sim:
+        yield _prolific_sim(mturk.Target("sim", sim.url))
+
+
+def _prolific_sim(t: mturk.Target) -> Session:
+    from flows import prolific_adapter as prolific
+    from flows.sim.prolific_people import participant_id
+
+    def truth() -> list[dict[str, Any]]:  # the same crowd, under their Prolific ids
+        return [{**w, "worker_id": participant_id(w["worker_id"])} for w in mturk.sim_ground_truth(t)]
+
+    plain = _sim_session(t)
+    return Session(mturk.Target("sim", t.endpoint_url), prolific.make_client(t.endpoint_url, simulator=True),
+                   plain.wait, truth)

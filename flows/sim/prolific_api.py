@@ -30,7 +30,8 @@ def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
 
 
 def dispatch(state: ProlificState, method: str, path: str, query: dict[str, str], body: dict[str, Any],
-             auth: str) -> tuple[int, Any]:
+             auth: str, base: str = "") -> tuple[int, Any]:
+    """``base``: scheme and host the client used, so ``_links`` hold absolute URLs as Prolific's do."""
     if not re.fullmatch(r"Token \S+", auth or ""):
         return 401, error(401, 140100, "Authentication credentials were not provided or are malformed.",
                           {"Authorization": ["Send 'Authorization: Token <your API token>'."]})
@@ -40,7 +41,7 @@ def dispatch(state: ProlificState, method: str, path: str, query: dict[str, str]
             with state.lock:
                 try:
                     state.pump()
-                    return fn(state, body, query, list(match.groups()))
+                    return fn(state, body, {**query, "_base": base}, list(match.groups()))
                 except ProlificError as exc:
                     return exc.status, error(exc.status, exc.code, exc.title, exc.detail)
     return 404, error(404, 140400, "Not found.", {"path": [path]})
@@ -53,12 +54,14 @@ def error(status: int, code: int, title: str, detail: Any) -> dict[str, Any]:
 
 def listing(items: list[dict[str, Any]], query: dict[str, str], path: str) -> dict[str, Any]:
     """Prolific's paged list: ``results``, ``_links`` (``next.href`` null on the last page), ``meta``."""
+    base = query.get("_base", "")
+    query = {k: v for k, v in query.items() if k != "_base"}
     size = max(1, min(int(query.get("page_size", PAGE_SIZE)), 200))
     page = max(1, int(query.get("page", 1)))
     last = max(1, -(-len(items) // size))
 
     def href(n: int) -> dict[str, str | None]:
-        return {"href": f"/api/v1/{path}?{urlencode({**query, 'page': n, 'page_size': size})}"
+        return {"href": f"{base}/api/v1/{path}?{urlencode({**query, 'page': n, 'page_size': size})}"
                 if 1 <= n <= last else None, "title": "Page"}
 
     return {"results": items[(page - 1) * size: page * size],

@@ -26,8 +26,9 @@ RETURN_RATE = 0.04
 _FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
 
 
-def participant_id(worker: crowd.Worker) -> str:
-    return hashlib.sha256(worker.worker_id.encode()).hexdigest()[:24]
+def participant_id(worker_id: str) -> str:
+    """A crowd worker's Prolific id (24 hex digits, stable for the worker)."""
+    return hashlib.sha256(worker_id.encode()).hexdigest()[:24]
 
 
 def eligible(person: dict[str, Any], study: dict[str, Any], state: ProlificState) -> bool:
@@ -53,7 +54,7 @@ class Participants:
         self.bank = bank
         self.rng = random.Random(seed + 23)
         self.people: dict[str, dict[str, Any]] = {
-            participant_id(w): {"id": participant_id(w), "worker": w, "approval_rate": w.percent_approved,
+            participant_id(w.worker_id): {"id": participant_id(w.worker_id), "worker": w, "approval_rate": w.percent_approved,
                                 "approvals": w.hits_approved} for w in workers}
         self.http = httpx.Client(timeout=30, follow_redirects=False)
 

@@ -72,7 +72,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
         auth = self.headers.get("Authorization", "")
         status, payload = prolific_api.dispatch(self.server.prolific, method, url.path, query,
-                                                body if isinstance(body, dict) else {}, auth)
+                                                body if isinstance(body, dict) else {}, auth,
+                                                f"http://{self.headers.get('Host', '127.0.0.1')}")
         self._json(status, payload)
 
     def do_POST(self) -> None:
