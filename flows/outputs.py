@@ -27,8 +27,9 @@ def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
 def accepted_captions(run: Run) -> pd.DataFrame:
     """All captions with ``is_rejected`` (rejected work, or a blocked worker's batch) and spelling."""
     frame = caption_frame(run)
-    rejected = set(_table(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND action IN ('reject', 'unpaid')",
-                          ["assignment_id"])["assignment_id"])
+    # "unpaid": Prolific never finished it (returned, timed out), so its answers stay out of the dataset
+    rejected = set(_table(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND "
+                               "action IN ('reject', 'unpaid')", ["assignment_id"])["assignment_id"])
     blocked = _table(run, "SELECT worker_id, batch FROM blocks WHERE campaign = ?", ["worker_id", "batch"])
     blocked_in = set(zip(blocked["worker_id"], blocked["batch"].astype(int), strict=True))
     frame["is_rejected"] = [a in rejected or (w, int(b)) in blocked_in

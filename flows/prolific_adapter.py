@@ -39,7 +39,7 @@ def token(simulator: bool) -> str:
         from prefect.blocks.system import Secret
 
         return str(Secret.load("prolific-token").get())
-    except Exception as exc:  # noqa: BLE001  (any failure means: no token configured)
+    except Exception as exc:  # any failure here means: no token configured
         raise ConfigError("no Prolific token: set PROLIFIC_TOKEN or create a Prefect Secret block "
                           "named prolific-token") from exc
 

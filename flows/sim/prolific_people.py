@@ -54,8 +54,9 @@ class Participants:
         self.bank = bank
         self.rng = random.Random(seed + 23)
         self.people: dict[str, dict[str, Any]] = {
-            participant_id(w.worker_id): {"id": participant_id(w.worker_id), "worker": w, "approval_rate": w.percent_approved,
-                                "approvals": w.hits_approved} for w in workers}
+            participant_id(w.worker_id): {"id": participant_id(w.worker_id), "worker": w,
+                                          "approval_rate": w.percent_approved, "approvals": w.hits_approved}
+            for w in workers}
         self.http = httpx.Client(timeout=30, follow_redirects=False)
 
     def __call__(self, state: ProlificState) -> None:
