@@ -38,7 +38,8 @@ def token(simulator: bool) -> str:
     try:
         from prefect.blocks.system import Secret
 
-        return str(Secret.load("prolific-token").get())
+        block: Any = Secret.load("prolific-token")
+        return str(block.get())
     except Exception as exc:  # any failure here means: no token configured
         raise ConfigError("no Prolific token: set PROLIFIC_TOKEN or create a Prefect Secret block "
                           "named prolific-token") from exc

@@ -165,16 +165,23 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
     outcome: dict[str, str] = {}
     approvals = [d["assignment_id"] for d in decisions if d["action"] == "approve"
                  and status.get(d["assignment_id"]) == "AWAITING REVIEW"]
+    def approve_all() -> dict[str, int]:
+        prolific.approve(run.client, study_id, approvals)
+        return {"approved": len(approvals)}
+
+    def reject_one(sid: str, category: str, reasons: str) -> dict[str, bool]:
+        prolific.reject(run.client, sid, category, rejection_message(run, reasons))
+        return {"ok": True}
+
     _ledgered(run, batch, "BulkApprove", f"{run.cfg.name}:b{batch}:bulk-approve", {"submission_ids": approvals},
-              lambda: prolific.approve(run.client, study_id, approvals) or {"approved": len(approvals)})
+              approve_all)
     outcome.update(dict.fromkeys(approvals, "APPROVED"))
     for d in decisions:
         sid, state = d["assignment_id"], status.get(d["assignment_id"], "unknown")
         if d["action"] == "reject" and state == "AWAITING REVIEW":
             category = REJECT_CATEGORY.get(str(d["reasons"]).split(",")[0], "LOW_EFFORT")
             _ledgered(run, batch, "RejectSubmission", f"{run.cfg.name}:reject:{sid}", {"category": category},
-                      lambda sid=sid, category=category, d=d: prolific.reject(
-                          run.client, sid, category, rejection_message(run, d["reasons"])) or {"ok": True})
+                      lambda sid=sid, category=category, d=d: reject_one(sid, category, str(d["reasons"])))
             outcome[sid] = "REJECTED"
         elif state != "AWAITING REVIEW" and sid not in outcome:
             outcome[sid] = f"not paid ({state})"
