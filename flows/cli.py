@@ -45,6 +45,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--throttle-rate", type=float, default=0.0, help="share of calls throttled")
     serve.add_argument("--fault-rate", type=float, default=0.0, help="share of calls answered 500")
+    task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
+    task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
+    task.add_argument("--host", default="127.0.0.1")
+    task.add_argument("--port", type=int, default=8080)
+    task.add_argument("--db", default="runs/hitflow.db")
+    task.add_argument("--invite", action="append", default=[], metavar="NAME",
+                      help="print an invite link for NAME (self-hosted annotators), then serve")
     status = sub.add_parser("status", help="where each campaign and batch stands")
     status.add_argument("campaign", nargs="?")
     status.add_argument("--db", default="runs/hitflow.db")
@@ -134,6 +141,25 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(a: argparse.Namespace) -> int:
+    import uvicorn
+
+    from flows.config import load_config
+    from flows.task_server import TaskSite, invite_link, make_app
+
+    configs = [load_config(path) for path in a.campaign]
+    site = TaskSite(Path(a.db), {c.name: c for c in configs}, configs[0].prolific.completion_base)
+    base = f"http://{a.host}:{a.port}"
+    for cfg in configs:
+        print(f"task pages: {base}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+              f"&SESSION_ID={{{{%SESSION_ID%}}}}")
+        for name in a.invite:
+            print(f"invite for {name}: {invite_link(site.secret, base, cfg.name, name)}")
+    print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
+    uvicorn.run(make_app(site), host=a.host, port=a.port, log_level="warning")
+    return 0
+
+
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
@@ -207,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
-                "deploy": cmd_deploy, "qualify": cmd_qualify}
+                "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         return handler(args)

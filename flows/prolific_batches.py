@@ -189,6 +189,7 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         for sid, result in outcome.items():
             action = "unpaid" if result.startswith("not paid") else None
             run.store.table("decisions").update(sid, {"applied": result, **({"action": action} if action else {})})
+    record_submissions(run, batch, study_id)  # the store ends with Prolific's final word on each
     return {"approved": len(approvals), "rejected": sum(v == "REJECTED" for v in outcome.values()),
             "unpaid": sum(v.startswith("not paid") for v in outcome.values())}
 
