@@ -54,7 +54,9 @@ PLACEHOLDER = ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"
 IMAGE_HOSTS = ("http*://ivc.ischool.utexas.edu/**", "http*://flickr8k-images.example.org/**")
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop in the main thread
+# while it is open, and Prefect then hands back coroutines from state.result() in later tests.
+@pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} is missing: install Debian's chromium (make browser-deps, as root)"
