@@ -19,7 +19,7 @@ from flows.campaign_plan import (
 from flows.qualification_stage import gate_qualification
 from flows.sim.forms import html_question
 from flows.store import SETTLED
-from flows.templates import render
+from flows.task_pages import task_page
 
 POST_THREADS = 8
 
@@ -33,9 +33,7 @@ def hit_type_params(run: Run, block_qual_id: str, test_qual_id: str = "") -> dic
 
 
 def page_html(run: Run, items: list[dict[str, Any]]) -> str:
-    context = {"title": run.cfg.title, "rules": run.cfg.submit_rules.to_page_spec(),
-               "items": [{"image_id": i["item_id"], "file_name": i["file_name"], "url": i["url"]} for i in items]}
-    return render(f"{run.cfg.task}.html.j2", context)
+    return task_page(run.cfg, items)
 
 
 def _ensure_hit_type(run: Run, batch: int) -> str:

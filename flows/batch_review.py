@@ -91,6 +91,12 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
             store.table("decisions").insert({**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]),
                                           "decided_at": now, "applied": ""}, pk="assignment_id", ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
+    if run.platform == "links":  # invited annotators: nothing to pay or refuse on a platform
+        with store.transaction():
+            store.db.execute("UPDATE decisions SET applied = 'self-hosted' WHERE campaign = ? AND batch = ? "
+                             "AND applied = ''", [cfg.name, batch])
+        run.progress(f"batch {batch}: decisions {decisions['action'].value_counts().to_dict()} (self-hosted)")
+        return {"decisions": decisions["action"].value_counts().to_dict()}
     if run.platform == "prolific":
         from flows.prolific_batches import apply_decisions
 
@@ -127,14 +133,16 @@ def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     cfg, store = run.cfg, run.store
     to_block = workers_to_block(batch_flags(run, batch), cfg.policy)
-    mode = cfg.gating.block_mode if run.platform == "mturk" else "blocklist"
+    mode = {"mturk": cfg.gating.block_mode, "prolific": "blocklist"}.get(run.platform, "no more links")
     qual_id = block_qualification(run) if mode == "soft" else ""
     done = 0
     for row in to_block.to_dict("records"):
         key = f"{cfg.name}:block:{row['worker_id']}"
         entry = store.intend(cfg.name, batch, "ExcludeWorker", key, {"WorkerId": row["worker_id"], "mode": mode})
         if entry["status"] not in SETTLED:
-            if run.platform == "prolific":
+            if run.platform == "links":
+                pass  # the task server refuses anyone in the blocks table
+            elif run.platform == "prolific":
                 from flows.prolific_batches import exclude_participants
 
                 exclude_participants(run, [row["worker_id"]])

@@ -27,13 +27,22 @@ ORDER = ["planned"] + [s[0] for s in STEPS]
 
 
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """Prolific studies replace HIT posting and collection; QC, decisions and blocks are shared."""
-    if run.platform != "prolific":
-        return STEPS
-    from flows.prolific_batches import collect_study, publish_study
+    """Prolific studies and self-hosted links replace HIT posting and collection; evaluation
+    studies replace caption QC; decisions and blocks are shared."""
+    steps = list(STEPS)
+    if run.cfg.study is not None:
+        from flows.study_review import study_qc_batch
 
-    return [("published", "publish study", publish_study), ("collected", "collect submissions", collect_study),
-            *STEPS[2:]]
+        steps[2] = ("qc_done", "run QC", study_qc_batch)
+    if run.platform == "prolific":
+        from flows.prolific_batches import collect_study, publish_study
+
+        steps[:2] = [("published", "publish study", publish_study), ("collected", "collect submissions", collect_study)]
+    if run.platform == "links":
+        from flows.study_links import collect_links, open_links
+
+        steps[:2] = [("published", "open invite links", open_links), ("collected", "collect responses", collect_links)]
+    return steps
 Caller = Callable[[str, StepFn, Run, int], dict[str, Any]]
 
 

@@ -40,11 +40,17 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     with open_session(target, endpoint_url or cfg.endpoint_url, live, seed,
                       Path(crowd) if crowd else cfg.sim_crowd, platform) as session:
         progress(f"target: {session.target.label}" + (" (Prolific API)" if platform == "prolific" else ""))
-        run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform)
+        run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
+                  notes={"out_dir": str(out_root), "seed": seed})
         with task_server_for(run, task_url):
             run_batches(run, call, limit, scale)
         truth = session.truth() if session.truth else None
-        summary = write_outputs(run, Path(out_root) / cfg.name, truth)
+        if cfg.study is not None:
+            from flows.study_outputs import write_study_outputs
+
+            summary = write_study_outputs(run, Path(out_root) / cfg.name)
+        else:
+            summary = write_outputs(run, Path(out_root) / cfg.name, truth)
         store.table("campaigns").update(cfg.name, {"status": "done"})
     summary["target"] = session.target.label
     return summary
@@ -52,8 +58,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
 
 @contextmanager
 def task_server_for(run: Run, task_url: str) -> Iterator[None]:
-    """Prolific campaigns need hitflow's task server: the given one, or one started here."""
-    if run.platform != "prolific" or task_url:
+    """Prolific and self-hosted campaigns need hitflow's task server: the given one, or one started here."""
+    if run.platform not in ("prolific", "links") or task_url:
         run.notes["task_url"] = task_url.rstrip("/")
         yield
         return

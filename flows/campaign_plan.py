@@ -16,6 +16,7 @@ from flows.config import CampaignConfig
 from flows.errors import BudgetError, InputFormatError
 from flows.sim.market import mturk_fee
 from flows.store import Store
+from flows.study_plan import read_study_items, study_tasks
 from flows.templates import safe_url
 
 ITEM_COLUMNS = ("image_id", "file_name", "url")
@@ -78,12 +79,27 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
 
 def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[dict[str, Any]]:
     """Items in file order, each with its batch and HIT index (what plan_items stores)."""
+    if cfg.study is not None:
+        return study_item_plan(cfg, limit)
     base = read_items(cfg)[:limit] if limit else read_items(cfg)
     items = [{**it, "image_id": it["image_id"] + (f"~{k}" if k else "")} for k in range(scale) for it in base]
     per_batch = -(-len(items) // cfg.batches)
     return [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
              "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
             for i, it in enumerate(items)]
+
+
+def study_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict[str, Any]]:
+    """An evaluation study's tasks in presentation order, ``images_per_hit`` to a unit; what
+    each page shows goes in ``payload``."""
+    assert cfg.study is not None
+    rows = read_study_items(cfg.items, cfg.study.kind)
+    tasks = study_tasks(cfg.study.kind, rows, cfg.study.pairs_per_image, cfg.seed)
+    tasks = tasks[:limit] if limit else tasks
+    per_batch = -(-len(tasks) // cfg.batches)
+    return [{"campaign": cfg.name, "item_id": t["item_id"], "file_name": t["url"].rsplit("/", 1)[-1], "url": t["url"],
+             "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit,
+             "payload": json.dumps(t["payload"])} for i, t in enumerate(tasks)]
 
 
 def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:

@@ -28,8 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
-    run.add_argument("--platform", choices=("mturk", "prolific"), default="mturk",
-                     help="mturk: HITs (MTurk API); prolific: one study per batch served by hitflow's task server")
+    run.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
+                     help="mturk: HITs (MTurk API); prolific: one study per batch served by hitflow's task server; "
+                          "links: invite links to hitflow's task server (invited annotators, volunteers)")
     run.add_argument("--task-url", default="", help="public base URL of a running `hitflow serve` (Prolific); "
                                                     "default: a task server started for the run on 127.0.0.1")
     run.add_argument("--dry-run", action="store_true",
@@ -90,7 +91,41 @@ def _parser() -> argparse.ArgumentParser:
     spell.add_argument("input")
     spell.add_argument("--out", required=True)
     spell.add_argument("--min-workers", type=int, default=3)
+    _analyze_parser(sub)
     return p
+
+
+ANALYZE_HELP = """kinds and the CSV columns each reads:
+  agreement  item_id, worker_id, label                       (--level nominal|ordinal|interval)
+  severity   participant_id, condition, score                (repeated-measures ANOVA + paired t-tests)
+  errors     item_id, worker_id, congruent, categories       (categories separated by |)
+  pairwise   item_id, worker_id, dimension, system_a, system_b, answer [, flipped]
+  ratings    item_id, worker_id, label                       (expert 1-4 scores or crowd 0/1 selections)
+  screening  participant_id, minutes, slider_zero [, passed_qualification, continued]
+published files: --reader flickr8k-expert|flickr8k-crowd|errors-2017|kreiss-2022"""
+
+
+def _analyze_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from flows.analysis import KINDS
+
+    an = sub.add_parser("analyze", help="statistics of a human-evaluation CSV, as JSON on stdout",
+                        epilog=ANALYZE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    an.add_argument("kind", choices=KINDS)
+    an.add_argument("input")
+    an.add_argument("--level", choices=("nominal", "ordinal", "interval"), default="nominal",
+                    help="Krippendorff's alpha level (agreement; ratings default to ordinal)")
+    an.add_argument("--reader", default="", help="read a published file instead of a plain CSV")
+    an.add_argument("--min-minutes", type=float, default=18.0, help="screening: shortest session kept")
+
+
+def cmd_analyze(a: argparse.Namespace) -> int:
+    import json
+
+    from flows.analysis import analyze
+
+    result = analyze(a.kind, Path(a.input), a.reader, a.level, a.min_minutes)
+    print(json.dumps(result, indent=1, allow_nan=False, default=str))
+    return 0
 
 
 def cmd_run(a: argparse.Namespace) -> int:
@@ -233,7 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
-                "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve}
+                "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
+                "analyze": cmd_analyze}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         return handler(args)

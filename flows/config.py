@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.errors import ConfigError
+from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.decisions import DecisionPolicy
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES, SubmitRules
@@ -83,6 +84,7 @@ class CampaignConfig:
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
     prolific: ProlificSettings = ProlificSettings()
+    study: StudySettings | None = None  # set for the human-evaluation pages (flows/study_config.py)
 
 
 class _Section:
@@ -156,6 +158,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         raise timing.fail("auto_approval_delay_s", f"must be between 0 and 2592000 (30 days) (got {auto})")
     if not 30 <= duration <= 31536000:
         raise timing.fail("assignment_duration_s", "must be between 30 and 31536000 seconds")
+    study = study_settings(_Section(path, "study", data), _Section(path, "screen", data), task, items)
     return CampaignConfig(
         path=path, name=_name(camp), task=task,
         title=camp.get("title", str, required=True), description=camp.get("description", str, required=True),
@@ -165,12 +168,14 @@ def load_config(path: str | Path) -> CampaignConfig:
         seed=camp.get("seed", int, 0), hit_lifetime_s=lifetime, assignment_duration_s=duration,
         auto_approval_delay_s=auto, poll_interval_s=timing.positive("poll_interval_s", 600),
         gating=_gating(_Section(path, "gating", data)), submit_rules=_rules(_Section(path, "submit_rules", data)),
-        qc_rules=_qc_rules(_Section(path, "qc", data)), qc_params=_qc_params(_Section(path, "qc", data)),
-        time_source=_time_source(_Section(path, "qc", data)), policy=_policy(_Section(path, "policy", data)),
+        qc_rules=_qc_rules(_Section(path, "qc", data), study is not None),
+        qc_params=_qc_params(_Section(path, "qc", data)), time_source=_time_source(_Section(path, "qc", data)),
+        policy=_policy(_Section(path, "policy", data), study is not None),
         reject_blocked_work=_Section(path, "policy", data).get("reject_blocked_work", bool, False),
         campaign_word_min_workers=_Section(path, "postprocess", data).positive("campaign_word_min_workers", 3),
         endpoint_url=_endpoint(_Section(path, "target", data)), sim_crowd=_crowd(_Section(path, "target", data)),
         **_schedule(_Section(path, "schedule", data)), prolific=_prolific(_Section(path, "prolific", data)),
+        study=study,
     )
 
 
@@ -230,11 +235,12 @@ def _rules(sec: _Section) -> SubmitRules:
                        canned_text=sec.get("canned_text", str, CANNED_TEXT))
 
 
-def _qc_rules(sec: _Section) -> tuple[str, ...]:
-    rules = sec.get("rules", list, list(DEFAULT_RULES))
-    unknown = [r for r in rules if r not in DEFAULT_RULES]
+def _qc_rules(sec: _Section, is_study: bool) -> tuple[str, ...]:
+    known = STUDY_RULES if is_study else DEFAULT_RULES
+    rules = sec.get("rules", list, list(known))
+    unknown = [r for r in rules if r not in known]
     if unknown:
-        raise sec.fail("rules", f"names unknown rule(s) {unknown}; known: {', '.join(DEFAULT_RULES)}")
+        raise sec.fail("rules", f"names unknown rule(s) {unknown}; known: {', '.join(known)}")
     return tuple(rules)
 
 
@@ -257,15 +263,16 @@ def _time_source(sec: _Section) -> str:
     return source
 
 
-def _policy(sec: _Section) -> DecisionPolicy:
-    default = DecisionPolicy()
+def _policy(sec: _Section, is_study: bool) -> DecisionPolicy:
+    default, known = (STUDY_POLICY, STUDY_RULES) if is_study else (DecisionPolicy(), DEFAULT_RULES)
     block = sec.get("block_min_flags", dict, default.block_min_flags)
     for rule, n in block.items():
-        if rule not in DEFAULT_RULES or isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        if rule not in known or isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise sec.fail(f"block_min_flags.{rule}", f"must name a QC rule and be a count >= 1 (got {n!r})")
     return DecisionPolicy(reject_rules=tuple(sec.get("reject_rules", list, list(default.reject_rules))),
                           block_min_flags=dict(block),
-                          review_rules=tuple(sec.get("review_rules", list, list(default.review_rules))))
+                          review_rules=tuple(sec.get("review_rules", list, list(default.review_rules))),
+                          reject_feedback=default.reject_feedback)
 
 
 def _schedule(sec: _Section) -> dict[str, Any]:

@@ -96,6 +96,15 @@ def m004_task_server_and_studies(db: sqlite_utils.Database) -> None:
         pk="submission_id")
 
 
+@migrations()
+def m005_item_payloads(db: sqlite_utils.Database) -> None:
+    """Evaluation studies' items carry more than an image: sentences, references, system pairs
+    (JSON, what the page shows); and the per-response checks of their submit rules."""
+    db.table("items").add_column("payload", str, not_null_default="")
+    db.table("response_problems").create({"campaign": str, "assignment_id": str, "worker_id": str, "rule": str,
+                                          "field": str, "detail": str})
+
+
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
 

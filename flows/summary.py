@@ -11,6 +11,8 @@ from postprocess.report_data import blocking_vs_truth
 
 
 def summarize(out_dir: Path) -> str:
+    if (out_dir / "study_summary.txt").is_file():  # an evaluation study (flows/study_outputs.py)
+        return (out_dir / "study_summary.txt").read_text(encoding="utf-8")
     dataset = pd.read_csv(out_dir / "dataset.csv")
     blocked = pd.read_csv(out_dir / "blocked_workers.csv")
     flags = pd.read_csv(out_dir / "flags.csv", keep_default_na=False)

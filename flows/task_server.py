@@ -31,6 +31,7 @@ from flows.config import CampaignConfig
 from flows.sim.forms import answer_xml
 from flows.store import Store
 from flows.task_units import choose_unit
+from flows.task_pages import task_page
 from flows.templates import render
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
@@ -135,6 +136,8 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> dict
         if known[0]["participant_id"] != participant or known[0]["campaign"] != cfg.name:
             raise Refused(403, "This session belongs to someone else.")
         return known[0]
+    if store.table("blocks").count_where("campaign = ? AND worker_id = ?", [cfg.name, participant]):
+        raise Refused(403, "There is no more work for you in this study. Thank you for taking part.")
     batch = open_batch(store, cfg, study)
     units = store.rows("SELECT hit_index AS unit, group_concat(item_id, char(31)) AS items FROM "
                        "(SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid) GROUP BY hit_index",
@@ -156,16 +159,18 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> dict
     return row
 
 
+def _item_rows(site: TaskSite, cfg: CampaignConfig, ids: list[str]) -> list[dict[str, Any]]:
+    rows = {r["item_id"]: r for r in site.store().rows(
+        f"SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND item_id IN "
+        f"({','.join('?' * len(ids))})", [cfg.name, *ids])}
+    return [rows[i] for i in ids if i in rows]
+
+
 def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any]) -> str:
     ids = json.loads(session["item_ids"])
-    rows = {r["item_id"]: r for r in site.store().rows(
-        f"SELECT item_id, file_name, url FROM items WHERE campaign = ? AND item_id IN ({','.join('?' * len(ids))})",
-        [cfg.name, *ids])}
-    items = [{"image_id": i, "file_name": rows[i]["file_name"], "url": rows[i]["url"]} for i in ids]
-    return render(f"{cfg.task}.html.j2", {
-        "title": cfg.title, "rules": cfg.submit_rules.to_page_spec(), "items": items,
-        "submit_url": f"/task/{cfg.name}/submit", "assignment_id": session["session_id"],
-        "signature": sign(site.secret, cfg.name, session["session_id"], session["item_ids"])})
+    return task_page(cfg, _item_rows(site, cfg, ids), submit_url=f"/task/{cfg.name}/submit",
+                     assignment_id=session["session_id"],
+                     signature=sign(site.secret, cfg.name, session["session_id"], session["item_ids"]))
 
 
 def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) -> dict[str, Any]:
@@ -247,8 +252,4 @@ def mturk_page(site: TaskSite, cfg: CampaignConfig, hit_id: str) -> str:
     rows = site.store().rows("SELECT item_ids FROM hits WHERE hit_id = ? AND campaign = ?", [hit_id, cfg.name])
     if not rows:
         raise Refused(404, "This HIT is not served here.")
-    ids = json.loads(rows[0]["item_ids"])
-    items = site.store().rows(f"SELECT item_id AS image_id, file_name, url FROM items WHERE campaign = ? AND "
-                              f"item_id IN ({','.join('?' * len(ids))})", [cfg.name, *ids])
-    return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": cfg.submit_rules.to_page_spec(),
-                                          "items": items})
+    return task_page(cfg, _item_rows(site, cfg, json.loads(rows[0]["item_ids"])))

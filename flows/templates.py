@@ -33,6 +33,12 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["safe_url"] = safe_url
+    # What the evaluation pages list, from the code that checks and analyses their answers.
+    from flows.study_plan import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
+    from postprocess.error_stats import CATEGORIES
+
+    env.globals["error_categories"] = CATEGORIES
+    env.globals["demographic_questions"] = [(k, DEMOGRAPHIC_LABELS[k], v) for k, v in DEMOGRAPHICS.items()]
     return env
 
 
@@ -52,4 +58,4 @@ def sample_context(task: str) -> dict[str, Any]:
 
 
 def task_templates() -> list[str]:
-    return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2") if p.name != "base.html.j2")
+    return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2") if p.name != "base.html.j2" and not p.name.startswith("_"))

@@ -42,6 +42,7 @@ FILLER = ("with", "a", "few", "other", "objects", "visible", "around", "it")
 class BankEntry:
     captions: list[str]
     text_detected: int
+    truth: str = ""  # evaluation studies: what a careful judge answers (an item file's sim_truth)
 
 
 @dataclass
@@ -95,6 +96,28 @@ def _load_token_bank(path: Path) -> dict[str, BankEntry]:
     return bank
 
 
+def truth_key(row: dict[str, str]) -> str:
+    """Where a study item's truth is kept: per sentence of a crowd-selection image, per system of
+    a pairwise image, else per item."""
+    if row.get("sentence_id"):
+        return f"{row['image_id']}#{row['sentence_id']}"
+    if row.get("system"):
+        return f"{row['image_id']}#{row['system']}"
+    return row.get("item_id") or row.get("image_id", "")
+
+
+def load_truth(paths: list[Path]) -> dict[str, BankEntry]:
+    truth: dict[str, BankEntry] = {}
+    for path in paths:
+        if not path.is_file():
+            raise ConfigError(f"judgement_truth file {path} does not exist; fix the crowd file's list")
+        with path.open(newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                if row.get("sim_truth", "") != "":
+                    truth[truth_key(row)] = BankEntry([], 0, row["sim_truth"])
+    return truth
+
+
 def load_crowd(path: Path, seed: int | None = None) -> tuple[list[Worker], dict[str, BankEntry]]:
     try:
         spec = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -104,6 +127,7 @@ def load_crowd(path: Path, seed: int | None = None) -> tuple[list[Worker], dict[
     if bank_path and not bank_path.is_file() and spec.get("caption_bank_optional"):
         bank_path = None  # e.g. ../shared/data absent: workers write the fallback sentence
     bank = load_bank(bank_path) if bank_path else {}
+    bank.update(load_truth([path.parent / p for p in spec.get("judgement_truth", [])]))
     rng = random.Random(spec.get("seed", 1) if seed is None else seed)
     workers: list[Worker] = []
     for prof in spec.get("profile", []):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from flows.sim import crowd, qual_tests
+from flows.sim import crowd, judges, qual_tests
 from flows.sim.forms import FormField, Question, answer_xml, form_fields
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
@@ -291,7 +291,7 @@ def page_rules(html: str) -> SubmitRules:
 def _work_units(fields: list[FormField]) -> int:
     """Effort in captions: a test of eight short questions takes about as long as one caption."""
     hints = [f.attrs.get("data-sim-fill") for f in fields]
-    return hints.count("caption") + -(-hints.count("qual_answer") // 8)
+    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields)
 
 
 def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
@@ -300,8 +300,10 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
     """The values a worker submits: captions by profile, choices, the page's timing fields."""
     n_items = max(1, sum(1 for f in fields if f.attrs.get("data-sim-fill") == "caption"))
     step = (submit - accept) / n_items
-    values: dict[str, str] = {}
+    values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
     for f in fields:
+        if f.name in values:
+            continue
         hint, item = f.attrs.get("data-sim-fill", ""), f.attrs.get("data-item", "")
         index = int(f.attrs.get("data-index", "0") or 0)
         if hint == "caption":

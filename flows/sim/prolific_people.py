@@ -9,21 +9,17 @@ time and end TIMED-OUT although their answer reached the task server.
 from __future__ import annotations
 
 import hashlib
-import html
 import random
-import re
 from typing import Any
-from urllib.parse import parse_qs, urljoin, urlparse
+from urllib.parse import parse_qs, urlparse
 
 import httpx
 
 from flows.sim import crowd
-from flows.sim.forms import form_fields
-from flows.sim.market import fill_form, page_rules
 from flows.sim.prolific_state import TAKEN, ProlificState, new_id
+from flows.sim.volunteers import complete_page
 
 RETURN_RATE = 0.04
-_FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
 
 
 def participant_id(worker_id: str) -> str:
@@ -102,17 +98,10 @@ class Participants:
         url = (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", person["id"])
                .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
         try:
-            page = self.http.get(url)
-            action = _FORM_ACTION.search(page.text)
-            if page.status_code != 200 or action is None:
-                return None
-            html_text = page.text
-            fields = form_fields(html_text)
-            start = sub["_started"]
-            values = fill_form(person["worker"], fields, page_rules(html_text), start, start + seconds, self.bank,
-                               self.rng)
-            done = self.http.post(urljoin(url, html.unescape(action.group(1))), data=values)
+            done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds)
         except httpx.HTTPError:
+            return None
+        if done is None:
             return None
         location = done.headers.get("location", "")
         return parse_qs(urlparse(location).query).get("cc", [""])[0] if done.status_code in (302, 303) else None

@@ -1,0 +1,112 @@
+"""Readers for published human-evaluation files, into the column contracts of ``postprocess``.
+
+- Flickr8k ``ExpertAnnotations.txt`` (Hodosh et al. 2013): ``img, caption id, e1, e2, e3``.
+- Flickr8k ``CrowdFlowerAnnotations.txt``: ``img, caption id, share yes, #yes, #no``.
+- van Miltenburg & Elliott (2017) error-analysis annotations: a folder holding
+  ``annotations_<name>/congruency*.json`` and the categorised incongruent items.
+- Kreiss et al. (2022) sighted evaluation (``raw/evaluation_sighted/data.csv``), with the
+  authors' exclusion rule.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from flows.errors import InputFormatError
+
+READERS = ("flickr8k-expert", "flickr8k-crowd", "errors-2017", "kreiss-2022")
+
+
+def _tsv(path: Path, names: list[str]) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path, sep="\t", header=None, names=names, dtype=str)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise InputFormatError(f"{path}: cannot read as tab-separated text ({exc})") from exc
+    if frame.isna().any().any():
+        raise InputFormatError(f"{path}: some lines lack the {len(names)} tab-separated fields "
+                               f"({', '.join(names)}); is this the right file for this reader?")
+    return frame
+
+
+def flickr8k_expert(path: Path) -> pd.DataFrame:
+    """Long form ``item_id, worker_id, label``: one row per expert score (experts e1-e3)."""
+    wide = _tsv(path, ["image", "caption", "e1", "e2", "e3"])
+    wide["item_id"] = wide["image"] + "|" + wide["caption"]
+    long = wide.melt(id_vars=["item_id"], value_vars=["e1", "e2", "e3"], var_name="worker_id", value_name="label")
+    return long.sort_values(["item_id", "worker_id"]).reset_index(drop=True)
+
+
+def flickr8k_crowd(path: Path) -> pd.DataFrame:
+    """Long form ``item_id, worker_id, label`` (1 yes, 0 no); CrowdFlower's file keeps only counts,
+    so judgements get positional worker ids (``j1, j2, ...``) within each pair."""
+    wide = _tsv(path, ["image", "caption", "share", "yes", "no"])
+    rows = []
+    for r in wide.itertuples(index=False):
+        labels = ["1"] * int(r.yes) + ["0"] * int(r.no)
+        rows += [(f"{r.image}|{r.caption}", f"j{k + 1}", lab) for k, lab in enumerate(labels)]
+    return pd.DataFrame(rows, columns=["item_id", "worker_id", "label"])
+
+
+def _load_json(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputFormatError(f"{path}: cannot read JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputFormatError(f"{path}: expected an object keyed by item index")
+    return data
+
+
+def errors_2017(folder: Path) -> pd.DataFrame:
+    """``item_id, worker_id, congruent, categories`` from every ``annotations_<name>`` folder."""
+    rows = []
+    for sub in sorted(folder.glob("annotations_*")):
+        cong_file = next(iter(sorted(sub.glob("congruency*.json"))), None)
+        cat_file = next(iter(sorted(sub.glob("incongruent*.json"))), None)
+        if cong_file is None:
+            continue
+        congruency, categories = _load_json(cong_file), _load_json(cat_file) if cat_file else {}
+        for idx, verdict in congruency.items():
+            labels = categories.get(idx, []) if verdict == "incongruent" else []
+            rows.append((idx, sub.name.removeprefix("annotations_"), verdict, "|".join(map(str, labels))))
+    if not rows:
+        raise InputFormatError(f"{folder}: no annotations_<name>/congruency*.json found; pass the folder of the "
+                               "2017 error-analysis release")
+    return pd.DataFrame(rows, columns=["item_id", "worker_id", "congruent", "categories"])
+
+
+def kreiss_2022(path: Path) -> pd.DataFrame:
+    """One row per participant: ``participant_id, trials, minutes, passed_qualification,
+    continued, slider_zero``, read from the sighted study's trial log."""
+    try:
+        trials = pd.read_csv(path, dtype={"q5_sliderval": str, "anon_worker_id": str})
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise InputFormatError(f"{path}: cannot read CSV ({exc})") from exc
+    needed = {"anon_worker_id", "timeSpent", "botresponse", "continue", "q5_sliderval"}
+    if not needed <= set(trials.columns):
+        raise InputFormatError(f"{path}: missing column(s) {', '.join(sorted(needed - set(trials.columns)))}; "
+                               "expected the sighted study's raw data.csv")
+    # q5 holds "pre|post" ratings; a "0" means the slider was never moved.
+    trials["zero"] = trials["q5_sliderval"].map(lambda v: isinstance(v, str) and "0" in v.split("|"))
+    grouped = trials.groupby("anon_worker_id", sort=False)
+    return pd.DataFrame({
+        "participant_id": list(grouped.groups),
+        "trials": grouped.size().to_numpy(),
+        "minutes": grouped["timeSpent"].first().astype(float).to_numpy(),
+        "passed_qualification": grouped["botresponse"].first().astype(str).str.startswith("correct").to_numpy(),
+        "continued": grouped["continue"].first().astype(str).str.lower().eq("true").to_numpy(),
+        "slider_zero": grouped["zero"].any().to_numpy(),
+    })
+
+
+def read_evaluation(reader: str, path: Path) -> pd.DataFrame:
+    if not path.exists():
+        raise InputFormatError(f"{path} does not exist")
+    table = {"flickr8k-expert": flickr8k_expert, "flickr8k-crowd": flickr8k_crowd, "errors-2017": errors_2017,
+             "kreiss-2022": kreiss_2022}
+    if reader not in table:
+        raise InputFormatError(f"unknown reader {reader!r}; use one of {', '.join(READERS)}")
+    return table[reader](path)

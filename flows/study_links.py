@@ -1,0 +1,75 @@
+"""The self-hosted route (``--platform links``): hitflow's task server hands out units to invited
+annotators or volunteers through signed invite links; nobody is paid through a platform.
+
+On the simulator the crowd's workers are the invitees: each opens their link, fills the page
+over HTTP and submits, as a browser would.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+from typing import Any
+
+from flows.campaign_plan import Run
+from flows.sim import crowd
+from flows.sim.volunteers import volunteer_round
+from flows.task_server import invite_link, task_secret
+
+
+def invitees(run: Run) -> list[str]:
+    """Who gets a link: ``run.notes["invitees"]`` when given, else (simulator) enough of the crowd
+    for every unit's planned responses."""
+    if run.notes.get("invitees"):
+        return list(run.notes["invitees"])
+    units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [run.cfg.name])
+    wanted = int(units[0]["n"]) * run.cfg.assignments_per_image
+    workers = sim_crowd(run)[0]
+    return [w.worker_id for w in workers][: max(1, wanted)]
+
+
+def sim_crowd(run: Run) -> tuple[list[crowd.Worker], dict[str, crowd.BankEntry]]:
+    if "crowd" not in run.notes:
+        from flows.sim.server import DEFAULT_CROWD
+
+        workers, bank = crowd.load_crowd(run.cfg.sim_crowd or DEFAULT_CROWD, seed=run.notes.get("seed", 1))
+        ordered = random.Random(run.notes.get("seed", 1)).sample(workers, len(workers))  # a mix of profiles
+        run.notes["crowd"] = (ordered, bank)
+    return run.notes["crowd"]  # type: ignore[no-any-return]
+
+
+def open_links(run: Run, batch: int) -> dict[str, Any]:
+    """One invite link per invitee, written to ``invites.csv`` beside the outputs."""
+    secret = task_secret(run.store.path)
+    links = {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
+    out = Path(run.notes.get("out_dir", "runs")) / run.cfg.name
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "invites.csv").open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["name", "link"])
+        writer.writerows(sorted(links.items()))
+    run.notes["links"] = links
+    run.progress(f"batch {batch}: {len(links)} invite links at {run.notes['task_url']} (invites.csv)")
+    return {"invites": len(links)}
+
+
+def collect_links(run: Run, batch: int) -> dict[str, Any]:
+    """Simulator: every invitee does their unit now. Otherwise: wait until each unit has its
+    planned responses or the HIT lifetime passes."""
+    if run.target.kind == "sim":
+        workers, bank = sim_crowd(run)
+        by_id = {w.worker_id: w for w in workers}
+        outcome = volunteer_round({n: u for n, u in run.notes["links"].items() if n in by_id}, by_id, bank,
+                                  run.notes.get("seed", 1))
+        run.progress(f"batch {batch}: {sum(s in (200, 303) for s in outcome.values())} of {len(outcome)} invitees "
+                     "submitted")
+    waited = 0.0
+    while True:
+        units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
+                               [run.cfg.name, batch])[0]["n"]
+        done = run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch])
+        if done >= units * run.cfg.assignments_per_image or waited >= run.cfg.hit_lifetime_s or run.target.kind == "sim":
+            return {"assignments": done}
+        run.wait(run.cfg.poll_interval_s)
+        waited += run.cfg.poll_interval_s

@@ -1,0 +1,145 @@
+"""Human-evaluation studies: their item files, their units, and each page's questions.
+
+Item CSV columns per kind (``sim_truth`` is optional, read only by the simulator's crowd and
+never shown on a page):
+
+- ``expert_rating``: ``item_id, image_url, sentence``
+- ``crowd_selection``: ``image_id, image_url, sentence_id, sentence`` (one row per sentence)
+- ``error_analysis``: ``item_id, image_url, description``
+- ``pairwise_grading``: ``image_id, image_url, reference, system, description`` (one row per system)
+- ``severity_rating``: ``item_id, image_url, reference, description, condition, role``
+  (``role`` is ``calibration`` for the trial phase, ``stimulus`` otherwise)
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from flows.errors import InputFormatError
+from flows.templates import safe_url
+from postprocess.error_stats import CATEGORY_KEYS
+from qc.judgement_spec import Question, choice, number, slider, ticks
+
+KINDS = ("expert_rating", "crowd_selection", "error_analysis", "pairwise_grading", "severity_rating")
+COLUMNS = {
+    "expert_rating": ("item_id", "image_url", "sentence"),
+    "crowd_selection": ("image_id", "image_url", "sentence_id", "sentence"),
+    "error_analysis": ("item_id", "image_url", "description"),
+    "pairwise_grading": ("image_id", "image_url", "reference", "system", "description"),
+    "severity_rating": ("item_id", "image_url", "reference", "description", "condition", "role"),
+}
+PAIRWISE_DIMENSIONS = ("mistakes", "missing", "overall")
+DEMOGRAPHICS = {
+    "gender": ["female", "male", "other", "prefer not to say"],
+    "education": ["secondary school or less", "vocational", "university", "postgraduate"],
+    "proficiency": ["native", "fluent", "intermediate", "beginner"],
+    "colour_blind": ["no", "yes"],
+}
+DEMOGRAPHIC_LABELS = {"gender": "Gender", "education": "Highest education",
+                      "proficiency": "Proficiency in the language of the descriptions",
+                      "colour_blind": "Are you colour-blind?"}
+
+
+def read_study_items(path: Path, kind: str) -> list[dict[str, str]]:
+    """The item file, checked: the kind's columns, http(s) image URLs, no empty text."""
+    need = COLUMNS[kind]
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in need if c not in (reader.fieldnames or [])]
+            if missing:
+                raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; a {kind} item file "
+                                       f"needs {', '.join(need)}")
+            rows = [{k: (v or "").strip() for k, v in r.items() if k is not None} for r in reader]
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{path}: not UTF-8 text ({exc}); re-save it as UTF-8 CSV") from exc
+    for line, row in enumerate(rows, start=2):
+        empty = [c for c in need if not row.get(c)]
+        if empty:
+            raise InputFormatError(f"{path}:{line}: empty {', '.join(empty)}; every row needs all of {', '.join(need)}")
+        if safe_url(row["image_url"]) != row["image_url"] or not row["image_url"].startswith(("http://", "https://")):
+            raise InputFormatError(f"{path}:{line}: image_url {row['image_url']!r} must be an http(s) URL")
+    return rows
+
+
+def _grouped(rows: list[dict[str, str]], key: str) -> dict[str, list[dict[str, str]]]:
+    groups: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        groups.setdefault(row[key], []).append(row)
+    return groups
+
+
+def study_tasks(kind: str, rows: list[dict[str, str]], pairs_per_image: int, seed: int) -> list[dict[str, Any]]:
+    """One task per page question group: ``{"item_id", "url", "payload"}``, in presentation order."""
+    rng = random.Random(seed)
+    if kind == "crowd_selection":
+        tasks = []
+        for image, sentences in _grouped(rows, "image_id").items():
+            shuffled = sentences[:]
+            rng.shuffle(shuffled)  # the sentence order on the page, fixed in the plan
+            tasks.append({"item_id": image, "url": sentences[0]["image_url"],
+                          "payload": {"sentences": [{"id": s["sentence_id"], "text": s["sentence"]} for s in shuffled]}})
+        return tasks
+    if kind == "pairwise_grading":
+        return _pairwise_tasks(rows, pairs_per_image, rng)
+    text_field = {"expert_rating": "sentence", "error_analysis": "description"}.get(kind, "description")
+    tasks = [{"item_id": r["item_id"], "url": r["image_url"],
+              "payload": {"text": r[text_field], **({"reference": r["reference"], "condition": r["condition"],
+                                                      "role": r["role"]} if kind == "severity_rating" else {})}}
+             for r in rows]
+    if kind == "severity_rating":  # the trial phase comes first
+        tasks.sort(key=lambda t: t["payload"]["role"] != "calibration")
+    return tasks
+
+
+def _pairwise_tasks(rows: list[dict[str, str]], pairs_per_image: int, rng: random.Random) -> list[dict[str, Any]]:
+    """Each image with its reference twice in a row (``pairs_per_image`` different system pairs);
+    which system is shown as #1 is drawn at random and recorded as ``flipped``."""
+    tasks = []
+    for image, outputs in _grouped(rows, "image_id").items():
+        by_system = {r["system"]: r for r in outputs}
+        pairs = list(combinations(sorted(by_system), 2))
+        rng.shuffle(pairs)
+        if len(pairs) < pairs_per_image:
+            raise InputFormatError(f"image {image} has {len(by_system)} systems, too few for {pairs_per_image} "
+                                   "different pairs; add systems or lower [study].pairs_per_image")
+        for k, (a, b) in enumerate(pairs[:pairs_per_image]):
+            flipped = rng.random() < 0.5
+            first, second = (b, a) if flipped else (a, b)
+            tasks.append({"item_id": f"{image}~{a}~{b}", "url": outputs[0]["image_url"], "payload": {
+                "image_id": image, "reference": outputs[0]["reference"], "repeat": k, "system_a": a, "system_b": b,
+                "flipped": int(flipped), "text_1": by_system[first]["description"],
+                "text_2": by_system[second]["description"]}})
+    return tasks
+
+
+def questions(kind: str, index: int, payload: dict[str, Any]) -> list[Question]:
+    """The questions of task ``index`` (field names end in ``_<index>``)."""
+    if kind == "expert_rating":
+        return [choice(f"score_{index}", ["1", "2", "3", "4"])]
+    if kind == "crowd_selection":
+        options = [s["id"] for s in payload["sentences"]] + ["none"]
+        return [ticks(f"selected_{index}", options, 1, exclusive="none")]
+    if kind == "error_analysis":
+        verdict = f"congruent_{index}"
+        return [choice(verdict, ["congruent", "incongruent"]),
+                ticks(f"categories_{index}", list(CATEGORY_KEYS), 0,
+                      needs={"name": verdict, "value": "incongruent", "min": 1},
+                      forbids={"name": verdict, "value": "congruent"})]
+    if kind == "pairwise_grading":
+        return [choice(f"{dim}_{index}", ["1", "2", "3", "4", "5"]) for dim in PAIRWISE_DIMENSIONS]
+    if kind == "severity_rating":
+        return [slider(f"score_{index}")]
+    raise ValueError(f"unknown study kind {kind!r}")
+
+
+def page_spec(kind: str, tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole page's submit rules (embedded as JSON, checked again on the server)."""
+    qs = [q for i, t in enumerate(tasks) for q in questions(kind, i, t["payload"])]
+    if kind == "severity_rating":
+        qs += [number("age", 16, 120)] + [choice(name, opts) for name, opts in DEMOGRAPHICS.items()]
+    return {"kind": kind, "questions": qs}

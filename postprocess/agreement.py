@@ -1,0 +1,106 @@
+"""Inter-annotator agreement over labels: percent unanimous, Fleiss' kappa, Krippendorff's alpha,
+and Cohen's kappa when exactly two raters labelled.
+
+Input columns: ``item_id, worker_id, label`` (one row per judgement; repeated judgements of an
+item by the same worker are kept as given). Labels are compared as text for nominal data and
+as numbers for ordinal/interval data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pandas as pd
+from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
+
+LEVELS = ("nominal", "ordinal", "interval")
+REQUIRED = ("item_id", "worker_id", "label")
+
+
+def check_labels(df: pd.DataFrame) -> pd.DataFrame:
+    """The column contract, with blank labels dropped (an unanswered question is no judgement)."""
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if missing:
+        raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)}")
+    out = df[list(REQUIRED)].astype(str)
+    out = out[out["label"].str.strip() != ""].copy()
+    out["label"] = out["label"].str.strip()
+    return out
+
+
+def count_table(df: pd.DataFrame, level: str = "nominal") -> pd.DataFrame:
+    """Items x categories, each cell the number of judgements with that label."""
+    labels = _ordered_labels(df["label"], level)
+    table = pd.crosstab(df["item_id"], df["label"]).reindex(columns=labels, fill_value=0)
+    return table
+
+
+def _ordered_labels(labels: pd.Series, level: str) -> list[str]:
+    values = sorted(set(labels))
+    if level == "nominal":
+        return values
+    try:
+        return sorted(values, key=float)
+    except ValueError as exc:
+        raise ValueError(f"--level {level} needs numeric labels; found {values[:5]}") from exc
+
+
+def fleiss(table: pd.DataFrame) -> float:
+    """Fleiss' kappa; items with fewer than two judgements carry no agreement and are left out.
+    With a varying number of raters per item the per-item agreement uses that item's own count
+    (the usual generalisation); with a constant count this is statsmodels' computation."""
+    counts = table.to_numpy(dtype=float)
+    n = counts.sum(axis=1)
+    counts, n = counts[n >= 2], n[n >= 2]
+    if len(counts) == 0:
+        return float("nan")
+    if np.all(n == n[0]):
+        return float(fleiss_kappa(counts, method="fleiss"))
+    p_item = ((counts * (counts - 1)).sum(axis=1)) / (n * (n - 1))
+    p_cat = counts.sum(axis=0) / counts.sum()
+    expected = float((p_cat**2).sum())
+    return float((p_item.mean() - expected) / (1 - expected)) if expected < 1 else float("nan")
+
+
+def alpha(table: pd.DataFrame, level: str = "nominal") -> float:
+    """Krippendorff's alpha from the count table (raters need not be identified)."""
+    if table.shape[1] < 2:
+        return float("nan")
+    domain = [float(c) for c in table.columns] if level != "nominal" else list(range(table.shape[1]))
+    return float(krippendorff.alpha(value_counts=table.to_numpy(dtype=float), value_domain=domain,
+                                    level_of_measurement=level))
+
+
+def cohen(df: pd.DataFrame) -> float:
+    """Cohen's kappa between the two raters, over the items both labelled."""
+    raters = sorted(df["worker_id"].unique())
+    wide = df.drop_duplicates(["item_id", "worker_id"]).pivot(index="item_id", columns="worker_id", values="label")
+    both = wide.dropna()
+    labels = sorted(set(both[raters[0]]) | set(both[raters[1]]))
+    table = pd.crosstab(both[raters[0]], both[raters[1]]).reindex(index=labels, columns=labels, fill_value=0)
+    return float(cohens_kappa(table.to_numpy(dtype=float), return_results=False))
+
+
+def agreement(df: pd.DataFrame, level: str = "nominal") -> dict[str, Any]:
+    """``{"items", "raters", "percent_unanimous", "fleiss_kappa", "krippendorff_alpha"}`` and
+    ``cohen_kappa`` when there are exactly two raters."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)} (got {level!r})")
+    labels = check_labels(df)
+    table = count_table(labels, level)
+    judged = table[table.sum(axis=1) >= 2]
+    unanimous = (judged.gt(0).sum(axis=1) == 1).mean() * 100 if len(judged) else float("nan")
+    out: dict[str, Any] = {
+        "items": int(labels["item_id"].nunique()), "raters": int(labels["worker_id"].nunique()),
+        "percent_unanimous": _round(unanimous), "fleiss_kappa": _round(fleiss(table)),
+        "krippendorff_alpha": _round(alpha(table, level)),
+    }
+    if out["raters"] == 2:
+        out["cohen_kappa"] = _round(cohen(labels))
+    return out
+
+
+def _round(value: float) -> float | None:
+    return None if value != value else round(float(value), 4)
