@@ -24,11 +24,14 @@ KEPT_ACTIONS = ("approve",)  # rejected and unpaid (returned, timed-out) work st
 
 
 def kept_answers(run: Run) -> pd.DataFrame:
+    """Answers of approved responses that no QC rule flagged: a too-fast or straight-lined
+    response is paid (it broke no submit rule) but is not evidence."""
     rows = run.store.rows(f"""
         SELECT x.assignment_id, a.worker_id, x.item_id, x.field, x.value
         FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id
         JOIN decisions d ON d.assignment_id = a.assignment_id
-        WHERE a.campaign = ? AND d.action IN ({','.join('?' * len(KEPT_ACTIONS))})""",
+        WHERE a.campaign = ? AND d.action IN ({','.join('?' * len(KEPT_ACTIONS))})
+          AND a.assignment_id NOT IN (SELECT assignment_id FROM qc_flags WHERE campaign = a.campaign)""",
                           [run.cfg.name, *KEPT_ACTIONS])
     return pd.DataFrame(rows, columns=["assignment_id", "worker_id", "item_id", "field", "value"])
 

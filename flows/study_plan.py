@@ -111,7 +111,7 @@ def _pairwise_tasks(rows: list[dict[str, str]], pairs_per_image: int, rng: rando
             flipped = rng.random() < 0.5
             first, second = (b, a) if flipped else (a, b)
             tasks.append({"item_id": f"{image}~{a}~{b}", "url": outputs[0]["image_url"], "payload": {
-                "image_id": image, "reference": outputs[0]["reference"], "repeat": k, "system_a": a, "system_b": b,
+                "image": image, "reference": outputs[0]["reference"], "repeat": k, "system_a": a, "system_b": b,
                 "flipped": int(flipped), "text_1": by_system[first]["description"],
                 "text_2": by_system[second]["description"]}})
     return tasks
