@@ -1,0 +1,150 @@
+"""The five evaluation studies end to end on the simulator, as MTurk HITs and as self-hosted
+invite links (and the severity study on simulated Prolific): pages served, answers stored,
+checked, decided, analysed and reported; the analysis recovers what the simulated judges knew."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+from flows.campaign_flow import run_campaign
+from flows.config import load_config
+from flows.errors import ConfigError
+from flows.sim.forms import parse_answer_xml
+from flows.store import Store
+from flows.study_plan import page_spec, study_tasks
+from qc.judgement_spec import check_answers
+
+CONFIG = Path(__file__).resolve().parents[1] / "config"
+KINDS = ("expert_rating", "crowd_selection", "error_analysis", "pairwise_grading", "severity_rating")
+
+
+def run_study(tmp_path: Path, kind: str, platform: str) -> tuple[dict, Store, Path]:
+    out = tmp_path / "runs"
+    summary = run_campaign(CONFIG / f"{kind}.toml", db_path=tmp_path / "h.db", out_root=out, platform=platform,
+                           progress=lambda _: None)
+    return summary, Store(tmp_path / "h.db"), out / kind
+
+
+@pytest.mark.parametrize("platform", ["mturk", "links"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_study_runs_end_to_end(tmp_path: Path, kind: str, platform: str) -> None:
+    summary, store, out = run_study(tmp_path, kind, platform)
+    cfg = load_config(CONFIG / f"{kind}.toml")
+    units = store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [kind])[0]["n"]
+    responses = store.rows("SELECT * FROM assignments WHERE campaign = ?", [kind])
+    assert len(responses) == units * cfg.assignments_per_image  # every unit got its planned responses
+    decisions = {d["assignment_id"]: d for d in store.rows("SELECT * FROM decisions WHERE campaign = ?", [kind])}
+    assert set(decisions) == {r["assignment_id"] for r in responses}
+    applied = {d["applied"] for d in decisions.values()}
+    assert applied == ({"self-hosted"} if platform == "links" else applied - {"", "self-hosted"})
+    for name in ("judgements.csv", "analysis.json", "flags.csv", "report.html", "study_summary.txt"):
+        assert (out / name).is_file(), name
+    report = (out / "report.html").read_text()
+    assert "data:image/png;base64," in report and "<script" not in report
+    # Responses rejected or flagged by QC never reach the analysis.
+    flagged = {f["assignment_id"] for f in store.rows("SELECT assignment_id FROM qc_flags WHERE campaign = ?", [kind])}
+    rejected = {a for a, d in decisions.items() if d["action"] != "approve"} | flagged
+    bad_workers = {r["worker_id"] for r in responses if r["assignment_id"] in rejected}
+    kept_workers = {r["worker_id"] for r in responses if r["assignment_id"] not in rejected}
+    judged = pd.read_csv(out / "judgements.csv", dtype=str)
+    who = "participant_id" if kind == "severity_rating" else "worker_id"
+    assert set(judged[who]) <= kept_workers and not (set(judged[who]) & (bad_workers - kept_workers))
+
+
+def test_server_side_check_rejects_a_bypassed_page(tmp_path: Path) -> None:
+    """Rule-breaking judges leave questions blank as if the page's script were bypassed: the
+    server applies the same spec, rejects the response and records why."""
+    _, store, _ = run_study(tmp_path, "severity_rating", "mturk")
+    problems = store.rows("SELECT * FROM response_problems WHERE campaign = 'severity_rating'")
+    assert problems, "the crowd's rule-breakers should have left answers blank"
+    rejected = {d["assignment_id"] for d in store.rows("SELECT assignment_id FROM decisions WHERE action = 'reject'")}
+    assert {p["assignment_id"] for p in problems} == rejected
+    for a in store.rows("SELECT * FROM assignments WHERE assignment_id IN (SELECT assignment_id FROM decisions "
+                        "WHERE action = 'approve')"):
+        fields = parse_answer_xml(a["answer_xml"])
+        assert fields["age"] and fields["colour_blind"] in ("yes", "no")
+
+
+def truth(kind: str) -> dict[str, str]:
+    with (CONFIG / "items" / f"{kind}_items.csv").open(newline="", encoding="utf-8") as fh:
+        return {r.get("item_id") or f"{r['image_id']}#{r.get('sentence_id') or r.get('system')}": r["sim_truth"]
+                for r in csv.DictReader(fh)}
+
+
+def test_expert_scores_follow_the_judges_truth(tmp_path: Path) -> None:
+    summary, _, _ = run_study(tmp_path, "expert_rating", "mturk")
+    per_pair = summary["analysis"]["per_pair"]
+    known = truth("expert_rating")
+    rho = stats.spearmanr([per_pair[i] for i in per_pair], [int(known[i]) for i in per_pair]).statistic
+    assert rho > 0.7
+    assert summary["analysis"]["agreement"]["krippendorff_alpha"] > 0.5
+
+
+def test_pairwise_strengths_rank_the_systems_and_order_was_randomised(tmp_path: Path) -> None:
+    summary, store, _ = run_study(tmp_path, "pairwise_grading", "links")
+    bt = summary["analysis"]["dimensions"]["overall"]["bradley_terry"]
+    assert bt["captioner-large"]["strength"] > bt["captioner-base"]["strength"] > bt["captioner-tiny"]["strength"]
+    payloads = [json.loads(r["payload"]) for r in store.rows("SELECT payload FROM items WHERE campaign = ? "
+                                                              "ORDER BY rowid", ["pairwise_grading"])]
+    assert {p["flipped"] for p in payloads} == {0, 1}
+    images = [p["image"] for p in payloads]
+    assert all(images[k] == images[k + 1] for k in range(0, len(images), 2))  # each image twice in a row
+    assert all(payloads[k]["system_a"] + payloads[k]["system_b"] != payloads[k + 1]["system_a"]
+               + payloads[k + 1]["system_b"] for k in range(0, len(payloads), 2))
+
+
+def test_severity_study_on_prolific_screens_and_recovers_the_error_ranking(tmp_path: Path) -> None:
+    summary, store, out = run_study(tmp_path, "severity_rating", "prolific")
+    a = summary["analysis"]
+    means = {c: v["mean"] for c, v in a["conditions"].items()}
+    assert max(means, key=means.get) == "age"  # the judges' truth: age 54, type 47, colour 42, gender 41
+    age_gender = next(p for p in a["pairs"] if {p["a"], p["b"]} == {"age", "gender"})
+    assert age_gender["p_bonferroni"] < 0.05  # seed 004's Hypothesis 2 holds in the simulated crowd
+    assert a["anova"]["p_gg"] < 0.05 and 0 < a["anova"]["gg_epsilon"] <= 1
+    screened = pd.read_csv(out / "excluded_participants.csv")
+    people = pd.read_csv(out / "participants.csv", dtype=str)
+    bad = people[(people["colour_blind"] == "yes") | (people["proficiency"] == "beginner")]
+    assert set(bad["participant_id"]) <= set(screened["participant_id"])
+    assert not set(screened["participant_id"]) & set(pd.read_csv(out / "judgements.csv", dtype=str)
+                                                     ["participant_id"]) - set(screened["participant_id"])
+    calibration = pd.read_csv(out / "calibration.csv")
+    assert set(calibration["role"]) == {"calibration"} and len(calibration) > 0
+    positions = pd.read_csv(out / "judgements.csv").groupby("participant_id")["position"].apply(tuple)
+    assert positions.nunique() > 1  # a fresh order per participant
+    subs = store.rows("SELECT status FROM platform_submissions WHERE campaign = 'severity_rating'")
+    assert len(subs) >= 30 and {s["status"] for s in subs} <= {"APPROVED", "REJECTED", "RETURNED", "TIMED-OUT"}
+    assert sum(s["status"] == "APPROVED" for s in subs) == sum(summary["decisions"].get(k, 0) for k in ("approve",))
+
+
+def test_study_plans_and_specs() -> None:
+    rows = [{"image_id": "im", "image_url": "https://x.org/a.jpg", "reference": "r", "system": s,
+             "description": f"d{s}"} for s in ("a", "b", "c")]
+    tasks = study_tasks("pairwise_grading", rows, 2, seed=1)
+    assert len(tasks) == 2 and tasks[0]["payload"]["image"] == tasks[1]["payload"]["image"] == "im"
+    with pytest.raises(Exception, match="too few"):
+        study_tasks("pairwise_grading", rows[:2], 2, seed=1)
+    spec = page_spec("error_analysis", [{"payload": {}}])
+    assert check_answers(spec, {"congruent_0": "incongruent", "categories_0": ""})[0]["rule"] == "categories_missing"
+    assert check_answers(spec, {"congruent_0": "congruent", "categories_0": "age"})[0]["rule"] == \
+        "categories_with_congruent"
+    assert check_answers(spec, {"congruent_0": "congruent", "categories_0": ""}) == []
+
+
+def test_bad_study_configs_are_refused_with_the_field(tmp_path: Path) -> None:
+    text = (CONFIG / "pairwise_grading.toml").read_text().replace(
+        '"items/pairwise_grading_items.csv"', f'"{CONFIG / "items" / "pairwise_grading_items.csv"}"')
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace('kind = "pairwise_grading"', 'kind = "expert_rating"'))
+    with pytest.raises(ConfigError, match=r"\[study\]\.kind must match"):
+        load_config(bad)
+    items = tmp_path / "items.csv"
+    items.write_text("image_id,image_url,reference,system\nx,javascript:alert(1),r,s\n")
+    bad.write_text(text.replace(str(CONFIG / "items" / "pairwise_grading_items.csv"), str(items)))
+    with pytest.raises(Exception, match="missing column"):
+        load_config(bad)
