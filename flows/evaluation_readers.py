@@ -71,7 +71,8 @@ def errors_2017(folder: Path) -> pd.DataFrame:
         congruency, categories = _load_json(cong_file), _load_json(cat_file) if cat_file else {}
         for idx, verdict in congruency.items():
             labels = categories.get(idx, []) if verdict == "incongruent" else []
-            rows.append((idx, sub.name.removeprefix("annotations_"), verdict, "|".join(map(str, labels))))
+            ticked = [str(c) for c in labels] if isinstance(labels, list) else []
+            rows.append((idx, sub.name.removeprefix("annotations_"), verdict, "|".join(ticked)))
     if not rows:
         raise InputFormatError(f"{folder}: no annotations_<name>/congruency*.json found; pass the folder of the "
                                "2017 error-analysis release")

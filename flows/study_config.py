@@ -7,7 +7,7 @@ responses per unit) and adds what only studies have.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flows.study_plan import KINDS, read_study_items
@@ -30,7 +30,7 @@ class StudySettings:
     pairs_per_image: int = 2  # pairwise grading: each image and reference shown this many times in a row
     min_seconds_per_task: float = 3.0  # QC: faster than this on average is not reading
     straight_lining_min_tasks: int = 8  # QC: the same answer to every task of a unit this long
-    screen: ScreenRules = ScreenRules()
+    screen: ScreenRules = field(default_factory=ScreenRules)
     analysis_level: str = "ordinal"  # Krippendorff's alpha level for the study's labels
 
 

@@ -69,7 +69,8 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
         units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
                                [run.cfg.name, batch])[0]["n"]
         done = run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch])
-        if done >= units * run.cfg.assignments_per_image or waited >= run.cfg.hit_lifetime_s or run.target.kind == "sim":
+        full = done >= units * run.cfg.assignments_per_image
+        if full or waited >= run.cfg.hit_lifetime_s or run.target.kind == "sim":
             return {"assignments": done}
         run.wait(run.cfg.poll_interval_s)
         waited += run.cfg.poll_interval_s

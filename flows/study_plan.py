@@ -77,22 +77,29 @@ def study_tasks(kind: str, rows: list[dict[str, str]], pairs_per_image: int, see
     """One task per page question group: ``{"item_id", "url", "payload"}``, in presentation order."""
     rng = random.Random(seed)
     if kind == "crowd_selection":
-        tasks = []
-        for image, sentences in _grouped(rows, "image_id").items():
-            shuffled = sentences[:]
-            rng.shuffle(shuffled)  # the sentence order on the page, fixed in the plan
-            tasks.append({"item_id": image, "url": sentences[0]["image_url"],
-                          "payload": {"sentences": [{"id": s["sentence_id"], "text": s["sentence"]} for s in shuffled]}})
-        return tasks
+        return _selection_tasks(rows, rng)
     if kind == "pairwise_grading":
         return _pairwise_tasks(rows, pairs_per_image, rng)
-    text_field = {"expert_rating": "sentence", "error_analysis": "description"}.get(kind, "description")
-    tasks = [{"item_id": r["item_id"], "url": r["image_url"],
-              "payload": {"text": r[text_field], **({"reference": r["reference"], "condition": r["condition"],
-                                                      "role": r["role"]} if kind == "severity_rating" else {})}}
-             for r in rows]
+    text_field = "sentence" if kind == "expert_rating" else "description"
+    tasks: list[dict[str, Any]] = []
+    for r in rows:
+        payload: dict[str, Any] = {"text": r[text_field]}
+        if kind == "severity_rating":
+            payload.update(reference=r["reference"], condition=r["condition"], role=r["role"])
+        tasks.append({"item_id": r["item_id"], "url": r["image_url"], "payload": payload})
     if kind == "severity_rating":  # the trial phase comes first
         tasks.sort(key=lambda t: t["payload"]["role"] != "calibration")
+    return tasks
+
+
+def _selection_tasks(rows: list[dict[str, str]], rng: random.Random) -> list[dict[str, Any]]:
+    """One task per image with its sentences in an order drawn once, in the plan."""
+    tasks = []
+    for image, sentences in _grouped(rows, "image_id").items():
+        shuffled = sentences[:]
+        rng.shuffle(shuffled)
+        shown = [{"id": s["sentence_id"], "text": s["sentence"]} for s in shuffled]
+        tasks.append({"item_id": image, "url": sentences[0]["image_url"], "payload": {"sentences": shown}})
     return tasks
 
 

@@ -17,8 +17,9 @@ from qc import study_rules  # noqa: F401  (registers the study rules)
 from qc.judgement_spec import check_answers
 from qc.runner import run_rules
 
-MAIN_FIELD = {"expert_rating": ("score",), "crowd_selection": ("selected",), "error_analysis": ("congruent", "categories"),
-              "pairwise_grading": ("mistakes", "missing", "overall"), "severity_rating": ("score",)}
+MAIN_FIELD = {"expert_rating": ("score",), "crowd_selection": ("selected",),
+              "error_analysis": ("congruent", "categories"), "pairwise_grading": ("mistakes", "missing", "overall"),
+              "severity_rating": ("score",)}
 _ITEM_FIELD = re.compile(r"^image_id_(\d+)$")
 
 

@@ -30,8 +30,8 @@ from flows.batch_collect import answer_rows
 from flows.config import CampaignConfig
 from flows.sim.forms import answer_xml
 from flows.store import Store
-from flows.task_units import choose_unit
 from flows.task_pages import task_page
+from flows.task_units import choose_unit
 from flows.templates import render
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="

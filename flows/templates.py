@@ -58,4 +58,5 @@ def sample_context(task: str) -> dict[str, Any]:
 
 
 def task_templates() -> list[str]:
-    return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2") if p.name != "base.html.j2" and not p.name.startswith("_"))
+    return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2")
+                  if p.name != "base.html.j2" and not p.name.startswith("_"))

@@ -70,7 +70,7 @@ def alpha(table: pd.DataFrame, level: str = "nominal") -> float:
         return float("nan")
     domain = [float(c) for c in table.columns] if level != "nominal" else list(range(table.shape[1]))
     return float(krippendorff.alpha(value_counts=table.to_numpy(dtype=float), value_domain=domain,
-                                    level_of_measurement=level))
+                                    level_of_measurement=level))  # type: ignore[arg-type]
 
 
 def cohen(df: pd.DataFrame) -> float:

@@ -94,7 +94,7 @@ def synthetic_severity(seed: int = 7, people: int = 40) -> pd.DataFrame:
     for p in range(people):
         offset = rng.normal(0, 12)
         for cond, mean in means.items():
-            for k in range(7):  # seven stimuli per error type, as in seed 004
+            for _k in range(7):  # seven stimuli per error type, as in seed 004
                 rows.append((f"p{p}", cond, float(np.clip(mean + offset + rng.normal(0, 18), 0, 100))))
     return pd.DataFrame(rows, columns=["participant_id", "condition", "score"])
 

@@ -34,7 +34,7 @@ def run_study(tmp_path: Path, kind: str, platform: str) -> tuple[dict, Store, Pa
 @pytest.mark.parametrize("platform", ["mturk", "links"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_study_runs_end_to_end(tmp_path: Path, kind: str, platform: str) -> None:
-    summary, store, out = run_study(tmp_path, kind, platform)
+    _summary, store, out = run_study(tmp_path, kind, platform)
     cfg = load_config(CONFIG / f"{kind}.toml")
     units = store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [kind])[0]["n"]
     responses = store.rows("SELECT * FROM assignments WHERE campaign = ?", [kind])

@@ -9,6 +9,7 @@ bypassed. Demographic answers are fixed per worker (a few are colour-blind or be
 from __future__ import annotations
 
 import random
+
 from flows.sim.crowd import BankEntry, Worker
 from flows.sim.forms import FormField
 from postprocess.error_stats import CATEGORY_KEYS
