@@ -17,9 +17,9 @@ def test_migrations_create_every_table_and_are_recorded(tmp_path: Path) -> None:
     store = Store(tmp_path / "x" / "h.db")
     assert {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
             "qualifications", "qc_flags", "decisions", "blocks", "ledger", "qualification_scores",
-            "qualification_problems"} <= set(store.db.table_names())
+            "qualification_problems", "response_problems"} <= set(store.db.table_names())
     names = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores",
-             "m004_task_server_and_studies"]
+             "m004_task_server_and_studies", "m005_item_payloads"]
     assert [m.name for m in migrations.applied(store.db)] == names
     again = Store(tmp_path / "x" / "h.db")  # reopening applies nothing twice
     assert [m.name for m in migrations.applied(again.db)] == names
@@ -33,6 +33,7 @@ def test_an_older_file_is_upgraded_in_place(tmp_path: Path) -> None:
     old.close()
     store = Store(tmp_path / "h.db")
     assert "locks" in store.db.table_names() and store.ledger_entry("k") is not None
+    assert store.db["items"].columns_dict["payload"] is str  # m005 on a file that had no payloads
 
 
 def test_campaign_lock_admits_one_live_holder(tmp_path: Path) -> None:

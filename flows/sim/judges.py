@@ -113,7 +113,7 @@ def judge_fields(worker: Worker, fields: list[FormField], bank: dict[str, BankEn
         if hint in ("position", "") or hint not in JUDGE_HINTS or f.name in values:
             continue
         values.update(_judge_one(worker, f, hint, item, by_name, bank, rng))
-    if worker.profile == "rule_breaker":  # the page would refuse this; they went around it
+    if worker.profile == "rule_breaker" and values:  # the page would refuse this; they went around it
         for name in rng.sample(sorted(values), k=max(1, len(values) // 4)):
             values[name] = ""
     return values
