@@ -30,7 +30,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  db_path: str | Path = DEFAULT_DB, out_root: str | Path = "runs", limit: int | None = None,
                  scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
                  progress: Any = print, call: Caller = call_directly, platform: str = "mturk",
-                 task_url: str = "") -> dict[str, Any]:
+                 task_url: str = "", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
     """Run (or resume) a campaign to the end and write its outputs; returns a summary.
 
     ``platform="prolific"``: one study per batch; the task server runs in-process unless
@@ -41,7 +41,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                       Path(crowd) if crowd else cfg.sim_crowd, platform) as session:
         progress(f"target: {session.target.label}" + (" (Prolific API)" if platform == "prolific" else ""))
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
-                  notes={"out_dir": str(out_root), "seed": seed})
+                  notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees)})
         with task_server_for(run, task_url):
             run_batches(run, call, limit, scale)
         truth = session.truth() if session.truth else None
@@ -69,6 +69,7 @@ def task_server_for(run: Run, task_url: str) -> Iterator[None]:
     site = TaskSite(run.store.path, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
     with TaskServer(site) as server:
         run.notes["task_url"] = server.url
+        run.notes["simulated_people"] = run.target.kind == "sim"  # the crowd opens the links itself
         run.progress(f"task server: {server.url}")
         yield
 
@@ -100,10 +101,11 @@ def publish_batch_artifacts(run: Run, batch: int) -> None:
 def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
-                     platform: str = "mturk", task_url: str = "") -> dict[str, Any]:
+                     platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
     summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
-                           crowd, call=prefect_call, platform=platform, task_url=task_url)
-    return {"out_dir": str(summary["out_dir"]), "captions": summary["captions"], "target": summary["target"]}
+                           crowd, call=prefect_call, platform=platform, task_url=task_url, invitees=invitees)
+    done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
+    return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
 
 caption_campaign = flow(name="caption-campaign", log_prints=True)(campaign_flow_fn)

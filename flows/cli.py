@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
                           "links: invite links to hitflow's task server (invited annotators, volunteers)")
     run.add_argument("--task-url", default="", help="public base URL of a running `hitflow serve` (Prolific); "
                                                     "default: a task server started for the run on 127.0.0.1")
+    run.add_argument("--invite", action="append", default=[], metavar="NAME",
+                     help="links: an invitee's name (repeatable); their links go to OUT/<study>/invites.csv")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
     sim = sub.add_parser("sim", help="the simulated marketplace")
@@ -146,7 +148,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     db = a.db or _default_db(a, cfg.name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
-              "platform": a.platform, "task_url": a.task_url}
+              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite)}
     if a.no_prefect:
         run_campaign(a.config, **kwargs)
     else:

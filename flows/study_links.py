@@ -19,8 +19,8 @@ from flows.task_server import invite_link, task_secret
 
 
 def invitees(run: Run) -> list[str]:
-    """Who gets a link: ``run.notes["invitees"]`` when given, else (simulator) enough of the crowd
-    for every unit's planned responses."""
+    """Who gets a link: the names given (``--invite``), else (simulator) enough of the crowd for
+    every unit's planned responses."""
     if run.notes.get("invitees"):
         return list(run.notes["invitees"])
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [run.cfg.name])
@@ -55,9 +55,10 @@ def open_links(run: Run, batch: int) -> dict[str, Any]:
 
 
 def collect_links(run: Run, batch: int) -> dict[str, Any]:
-    """Simulator: every invitee does their unit now. Otherwise: wait until each unit has its
-    planned responses or the HIT lifetime passes."""
-    if run.target.kind == "sim":
+    """Simulated people (an in-process task server on the simulator): every invitee does their
+    unit now. Real invitees (``--task-url``): wait until each unit has its planned responses or
+    the HIT lifetime passes."""
+    if run.notes.get("simulated_people"):
         workers, bank = sim_crowd(run)
         by_id = {w.worker_id: w for w in workers}
         outcome = volunteer_round({n: u for n, u in run.notes["links"].items() if n in by_id}, by_id, bank,
@@ -70,7 +71,7 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
                                [run.cfg.name, batch])[0]["n"]
         done = run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch])
         full = done >= units * run.cfg.assignments_per_image
-        if full or waited >= run.cfg.hit_lifetime_s or run.target.kind == "sim":
+        if full or waited >= run.cfg.hit_lifetime_s or run.notes.get("simulated_people"):
             return {"assignments": done}
         run.wait(run.cfg.poll_interval_s)
         waited += run.cfg.poll_interval_s

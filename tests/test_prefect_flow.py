@@ -22,7 +22,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> Non
                      db_path=str(tmp_path / "h.db"), out_root=str(tmp_path), limit=50, return_state=True)
         assert state.is_completed()
         result = state.result()
-        assert result["captions"] == 250 and Path(result["out_dir"], "report.html").is_file()
+        assert result["done"] == 250 and Path(result["out_dir"], "report.html").is_file()
         from prefect.client.orchestration import get_client
 
         with get_client(sync_client=True) as client:
