@@ -56,6 +56,12 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
     extra = [{"worker_id": b["worker_id"], "rule": "malformed_answer", "value": "", "threshold": "",
               "assignment_id": b["assignment_id"], "image_id": "", "detail": b["parse_error"]} for b in broken]
     flags = pd.concat([flags, pd.DataFrame(extra, columns=flags.columns)], ignore_index=True) if extra else flags
+    counts = replace_batch_flags(run, batch, flags, f"{len(frame)} captions")
+    return {"captions": len(frame), "flags": counts}
+
+
+def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) -> dict[str, int]:
+    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule."""
     records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
                for r in flags.to_dict("records")]
     with run.store.transaction():  # replace the batch's flags as one decision
@@ -63,9 +69,9 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
         if records:
             run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()
-    run.progress(f"batch {batch}: QC over {len(frame)} captions, {len(flags)} flags "
+    run.progress(f"batch {batch}: QC over {what}, {len(flags)} flags "
                  + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-    return {"captions": len(frame), "flags": counts}
+    return counts
 
 
 def batch_flags(run: Run, batch: int) -> pd.DataFrame:

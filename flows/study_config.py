@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flows.study_plan import KINDS, read_study_items
+from flows.study_plan import DEMOGRAPHICS, KINDS, read_study_items
 from postprocess.screening import ScreenRules
 from qc.decisions import DecisionPolicy
 
@@ -53,5 +53,6 @@ def study_settings(study: Any, screen: Any, task: str, items_path: Any) -> Study
         min_seconds_per_task=float(study.get("min_seconds_per_task", float, 3.0)),
         straight_lining_min_tasks=study.positive("straight_lining_min_tasks", 8),
         screen=ScreenRules(exclude_colour_blind=screen.get("exclude_colour_blind", bool, True),
-                           exclude_proficiency=tuple(proficiency), min_age=screen.get("min_age", int, 18)),
+                           exclude_proficiency=tuple(proficiency), min_age=screen.get("min_age", int, 18),
+                           fields=("age", *DEMOGRAPHICS)),  # what the page asks
         analysis_level=level)

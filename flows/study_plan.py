@@ -22,6 +22,7 @@ from typing import Any
 from flows.errors import InputFormatError
 from flows.templates import safe_url
 from postprocess.error_stats import CATEGORY_KEYS
+from postprocess.study_frames import PAIRWISE_DIMENSIONS
 from qc.judgement_spec import Question, choice, number, slider, ticks
 
 KINDS = ("expert_rating", "crowd_selection", "error_analysis", "pairwise_grading", "severity_rating")
@@ -32,7 +33,6 @@ COLUMNS = {
     "pairwise_grading": ("image_id", "image_url", "reference", "system", "description"),
     "severity_rating": ("item_id", "image_url", "reference", "description", "condition", "role"),
 }
-PAIRWISE_DIMENSIONS = ("mistakes", "missing", "overall")
 DEMOGRAPHICS = {
     "gender": ["female", "male", "other", "prefer not to say"],
     "education": ["secondary school or less", "vocational", "university", "postgraduate"],

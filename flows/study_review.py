@@ -3,23 +3,21 @@
 
 from __future__ import annotations
 
-import json
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import pandas as pd
 
+from flows.batch_review import replace_batch_flags
 from flows.campaign_plan import Run
 from flows.sim.forms import parse_answer_xml
+from flows.study_plan import questions
 from flows.task_pages import page_items, page_rules
 from qc import study_rules  # noqa: F401  (registers the study rules)
 from qc.judgement_spec import check_answers
 from qc.runner import run_rules
 
-MAIN_FIELD = {"expert_rating": ("score",), "crowd_selection": ("selected",),
-              "error_analysis": ("congruent", "categories"), "pairwise_grading": ("mistakes", "missing", "overall"),
-              "severity_rating": ("score",)}
 _ITEM_FIELD = re.compile(r"^image_id_(\d+)$")
 
 
@@ -29,12 +27,15 @@ def response_items(fields: dict[str, str]) -> list[str]:
     return [v for _, v in found]
 
 
-def check_response(run: Run, fields: dict[str, str]) -> tuple[list[str], list[dict[str, str]]]:
-    """(item ids, submit-rule problems) for one response."""
+def main_fields(kind: str) -> tuple[str, ...]:
+    """The fields that carry a task's answer, from the page's own questions (``score_0`` -> ``score``)."""
+    return tuple(q["name"].rsplit("_", 1)[0] for q in questions(kind, 0, {"sentences": []}))
+
+
+def check_response(run: Run, fields: dict[str, str],
+                   rows: dict[str, dict[str, Any]]) -> tuple[list[str], list[dict[str, str]]]:
+    """(item ids, submit-rule problems) for one response; ``rows``: the study's items by id."""
     ids = response_items(fields)
-    rows = {r["item_id"]: r for r in run.store.rows(
-        f"SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND item_id IN "
-        f"({','.join('?' * len(ids))})", [run.cfg.name, *ids])} if ids else {}
     unknown = [i for i in ids if i not in rows]
     if unknown or not ids:
         return ids, [{"rule": "unknown_items", "field": "image_id", "detail": f"items not in this study: {unknown}"}]
@@ -53,12 +54,14 @@ def work_seconds(assignment: dict[str, Any], fields: dict[str, str]) -> float:
 def response_frame(run: Run, batch: int) -> pd.DataFrame:
     """One row per response: the column contract of ``qc.study_rules``."""
     assert run.cfg.study is not None
-    main = MAIN_FIELD[run.cfg.study.kind]
+    main = main_fields(run.cfg.study.kind)
+    rows = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
+                                                    "WHERE campaign = ?", [run.cfg.name])}
     records, problems = [], []
     for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch]):
         try:
             fields = parse_answer_xml(a["answer_xml"] or "")
-            ids, found = check_response(run, fields)
+            ids, found = check_response(run, fields, rows)
         except ET.ParseError as exc:
             fields, ids, found = {}, [], [{"rule": "malformed_answer", "field": "", "detail": str(exc)}]
         tasks = [i for i in range(len(ids)) if any(f"{m}_{i}" in fields for m in main)]
@@ -85,13 +88,5 @@ def study_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     params = {"min_seconds_per_task": run.cfg.study.min_seconds_per_task,
               "straight_lining_min_tasks": run.cfg.study.straight_lining_min_tasks}
     flags = run_rules(frame, params, run.cfg.qc_rules)
-    records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
-               for r in flags.to_dict("records")]
-    with run.store.transaction():
-        run.store.db.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
-        if records:
-            run.store.table("qc_flags").insert_all(records)
-    counts = flags["rule"].value_counts().to_dict()
-    run.progress(f"batch {batch}: QC over {len(frame)} responses, {len(flags)} flags "
-                 + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-    return {"responses": len(frame), "flags": counts, "details": json.dumps(counts)}
+    counts = replace_batch_flags(run, batch, flags, f"{len(frame)} responses")
+    return {"responses": len(frame), "flags": counts}

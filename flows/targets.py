@@ -48,17 +48,23 @@ def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False
         return
     check_target(target, endpoint_url, live)
     if target == "sim":
-        if endpoint_url:
-            t = mturk.Target("sim", endpoint_url.rstrip("/"))
+        with simulator(endpoint_url, seed, crowd) as t:
             yield _sim_session(t)
-            return
-        from flows.sim.server import SimServer
-
-        with SimServer(seed=seed, crowd_file=crowd) as sim:
-            yield _sim_session(mturk.Target("sim", sim.url))
         return
     t = mturk.Target("endpoint", endpoint_url)
     yield Session(t, mturk.make_client(t), time.sleep, None)
+
+
+@contextmanager
+def simulator(endpoint_url: str, seed: int, crowd: Path | None) -> Iterator[mturk.Target]:
+    """The simulator at ``endpoint_url``, or one started in this process for the duration."""
+    if endpoint_url:
+        yield mturk.Target("sim", endpoint_url.rstrip("/"))
+        return
+    from flows.sim.server import SimServer
+
+    with SimServer(seed=seed, crowd_file=crowd) as sim:
+        yield mturk.Target("sim", sim.url)
 
 
 def _sim_session(t: mturk.Target) -> Session:
@@ -83,14 +89,8 @@ def _prolific_session(target: str, endpoint_url: str, live: bool, seed: int,
         return
     if target != "sim":
         raise ConfigError(f"with --platform prolific the target is sim (default) or prolific, not {target!r}")
-    if endpoint_url:
-        t = mturk.Target("sim", endpoint_url.rstrip("/"))
+    with simulator(endpoint_url, seed, crowd) as t:
         yield _prolific_sim(t)
-        return
-    from flows.sim.server import SimServer
-
-    with SimServer(seed=seed, crowd_file=crowd) as sim:
-        yield _prolific_sim(mturk.Target("sim", sim.url))
 
 
 def _prolific_sim(t: mturk.Target) -> Session:
