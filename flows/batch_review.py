@@ -20,7 +20,8 @@ APPLY_THREADS = 8
 
 def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
     """One row per caption: the QC column contract plus lineage, from the store."""
-    where = "a.campaign = ? AND a.batch > 0"  # batch 0 is the qualification test, not captions
+    # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
+    where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
     params: list[Any] = [run.cfg.name]
     if batch is not None:
         where += " AND a.batch = ?"
