@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo test lint test-browser bench browser-deps clean
+.PHONY: demo test lint test-browser bench bench-security browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,9 @@ test-browser: $(STAMP) browser-deps
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
+
+bench-security: $(STAMP)
+	$(BIN)/python -m bench.security
 
 clean:
 	rm -rf $(VENV) runs

@@ -168,7 +168,7 @@ def test_paging_never_follows_a_next_link_to_another_host(monkeypatch: pytest.Mo
     seen: list[httpx.Request] = []
     pages = {"https://api.prolific.test/api/v1/studies/s/submissions/": {
         "results": [{"id": 1}], "_links": {"next": {"href": "https://evil.example/api/v1/steal?page=2"}}}}
-    with pytest.raises(PlatformError, match="outside https://api.prolific.test"):
+    with pytest.raises(PlatformError, match=r"outside https://api\.prolific\.test"):
         prolific.submissions(recording_client(pages, seen), "s")
     assert [r.url.host for r in seen] == ["api.prolific.test"]
     assert seen[0].headers["authorization"] == f"Token {TOKEN}"
@@ -213,7 +213,7 @@ def test_a_fresh_run_never_adopts_another_runs_hits_with_other_items(sim, tmp_pa
 
 # 8. the --live gate --------------------------------------------------------------------------
 class _Impostor(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802  (http.server's name)
+    def do_GET(self) -> None:
         body = b'{"ok": true}'
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -235,12 +235,10 @@ def impostor() -> Iterator[str]:
 def test_a_non_simulator_endpoint_needs_live(sim, impostor: str) -> None:
     with pytest.raises(ConfigError, match="does not answer as a hitflow simulator"):
         check_target("sim", impostor, live=False)
-    with pytest.raises(ConfigError, match="--live"):
-        with open_session("sim", impostor, live=False):
-            pass
-    with pytest.raises(ConfigError, match="hitflow simulator"):
-        with open_session("sim", impostor, live=False, platform="prolific"):
-            pass
+    with pytest.raises(ConfigError, match="--live"), open_session("sim", impostor, live=False):
+        pass
+    with pytest.raises(ConfigError, match="hitflow simulator"), open_session("sim", impostor, platform="prolific"):
+        pass
     check_target("sim", sim.url, live=False)  # a real simulator needs no --live
     with open_session("sim", sim.url) as session:
         assert session.target.kind == "sim"

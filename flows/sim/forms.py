@@ -106,7 +106,8 @@ def answer_xml(values: dict[str, str]) -> str:
     """QuestionFormAnswers as MTurk returns it for an HTMLQuestion: one FreeText per field."""
     parts = [f'<?xml version="1.0" encoding="ASCII"?><QuestionFormAnswers xmlns="{NS_ANSWERS}">']
     for name, value in values.items():
-        text = escape(value).encode("ascii", "xmlcharrefreplace").decode("ascii")
+        # \r as a reference: XML parsers turn a literal CR (and CRLF) into LF
+        text = escape(value).replace("\r", "&#13;").encode("ascii", "xmlcharrefreplace").decode("ascii")
         parts.append(f"<Answer><QuestionIdentifier>{escape(name)}</QuestionIdentifier>"
                      f"<FreeText>{text}</FreeText></Answer>")
     parts.append("</QuestionFormAnswers>")
