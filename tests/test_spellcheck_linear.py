@@ -22,7 +22,8 @@ class CountingText(str):
 
 def words(n: int, seed: int = 1) -> str:
     rng = random.Random(seed)
-    vocab = ["the", "a", "dog", "sits", "on", "teh", "mat", ".", "Dell", "TV", "recieve", "quikly", "!", "it’s", "blue", ",", "near", "3", "cups"]
+    vocab = ["the", "a", "dog", "sits", "on", "teh", "mat", ".", "Dell", "TV", "recieve", "quikly", "!", "it’s",
+             "blue", ",", "near", "3", "cups"]
     return " ".join(rng.choice(vocab) for _ in range(n))
 
 
