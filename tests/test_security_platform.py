@@ -22,6 +22,7 @@ from flows.campaign_plan import Run, hit_groups, plan_items
 from flows.config import load_config
 from flows.errors import ConfigError, PlatformError
 from flows.markdown_text import md_text
+from flows.operations import batch_markdown
 from flows.prolific_batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
 from flows.sim.forms import answer_xml
 from flows.sim.prolific_state import new_id
@@ -159,7 +160,7 @@ def recording_client(pages: dict[str, dict[str, Any]], seen: list[httpx.Request]
 
     client = prolific.make_client("https://api.prolific.test", simulator=True)
     client.http = httpx.Client(base_url="https://api.prolific.test/api/v1/", transport=httpx.MockTransport(answer),
-                               auth=client.http.auth)
+                               auth=client.http.auth, headers=client.http.headers)
     return client
 
 
@@ -245,8 +246,16 @@ def test_a_non_simulator_endpoint_needs_live(sim, impostor: str) -> None:
 
 
 # 9. a Prefect markdown artifact embeds participant ids escaped -------------------------------
-def test_participant_ids_in_markdown_are_inert() -> None:
+def test_participant_ids_in_the_batch_artifact_are_inert(tmp_path: Path) -> None:
     hostile = "`</code><img src=x onerror=alert(1)>[click](javascript:alert(1))|col|\n# head"
-    text = md_text(hostile)
-    assert "<img" not in text and "](" not in text and "\n" not in text and "|" not in text.replace("\\|", "")
-    assert "`" not in text.replace("\\`", "")
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").insert({"name": "c", "config_path": "", "target": "sim", "created_at": 0.0,
+                                     "status": "running", "config_json": json.dumps({"batches": 1})}, pk="name")
+    store.table("blocks").insert({"campaign": "c", "worker_id": hostile, "batch": 1, "rules": "<b>rule</b>",
+                                  "mode": "blocklist", "applied": "yes"})
+    markdown, _ = batch_markdown(store, "c", 1)
+    line = next(x for x in markdown.splitlines() if "img" in x)
+    assert "<img" not in markdown and "<b>" not in markdown and "[click](" not in line
+    assert [x for x in markdown.splitlines() if x.startswith("#")] == ["# c, batch 1"]
+    assert "`" not in line.replace("\\`", "") and "|" not in line.replace("\\|", "")
+    assert md_text(hostile).count("alert") == 2  # shown, not dropped
