@@ -232,7 +232,8 @@ def test_units_held_by_abandoned_sessions_are_released(tmp_path: Path) -> None:
         cfg = s["cfg"]
         for n in range(9):  # two units of five places: nine sessions that never submit (5 + 4)
             assert visit(s, f"idle{n}", f"i{n}").status_code == 200
-        held = {r["unit"]: r["n"] for r in s["store"].rows("SELECT unit, COUNT(*) AS n FROM task_sessions GROUP BY unit")}
+        held = {r["unit"]: r["n"]
+                for r in s["store"].rows("SELECT unit, COUNT(*) AS n FROM task_sessions GROUP BY unit")}
         full, open_unit = sorted(held, key=lambda u: -held[u])
         assert held == {full: 5, open_unit: 4}
         clock[0] += max(cfg.assignment_duration_s, 60 * cfg.prolific.maximum_minutes) + 1
