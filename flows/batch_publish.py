@@ -61,6 +61,8 @@ def item_annotation(key: str, item_ids: list[str]) -> str:
 def _already_posted(run: Run, annotations: set[str]) -> dict[str, str]:
     """HITs the platform has for intents whose answer we never saw (token window may be over),
     matched on the whole annotation: the same key and the same items."""
+    if not annotations:
+        return {}
     return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.list_hits(run.client)
             if h.get("RequesterAnnotation") in annotations}
 
@@ -80,8 +82,7 @@ def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[
         entry = store.intend(cfg.name, batch, "CreateHITWithHITType", key, params)
         if entry["status"] not in SETTLED:
             todo.append((key, hit_index, ids, params, entry["status"]))
-    unconfirmed = {str(t[3]["RequesterAnnotation"]) for t in todo if t[4] == "intended"}
-    adopted = _already_posted(run, unconfirmed) if todo else {}
+    adopted = _already_posted(run, {str(t[3]["RequesterAnnotation"]) for t in todo if t[4] == "intended"})
     posted = 0
 
     def post(job: tuple[str, int, list[str], dict[str, Any], str]) -> tuple[str, int, list[str], str, bool]:

@@ -4,21 +4,15 @@ MTurk ExternalQuestion workers. Every response is stored in SQLite before the se
 Routes (nothing else is served): ``GET /health``; ``GET /task/<campaign>`` with Prolific's
 ``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<name>.<token>``, or
 MTurk's ``assignmentId``/``hitId``/``workerId``/``turkSubmitTo``; ``POST /task/<campaign>/submit``.
+What it defends against and how: docs/security.md.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import logging
-import os
-import secrets
-import threading
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -31,174 +25,30 @@ from starlette.routing import Route
 from flows.batch_collect import answer_rows
 from flows.config import CampaignConfig
 from flows.sim.forms import answer_xml, form_fields
-from flows.store import Store
 from flows.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,
     BodyTooLarge,
     SecurityHeaders,
-    SessionLimits,
     bounded_body,
     client_address,
     origin_of,
 )
 from flows.task_pages import task_page
-from flows.task_units import choose_unit, exact_fields, hold_seconds, xml_safe
+from flows.task_site import (  # noqa: F401  (the task server's public names, as before)
+    PROLIFIC_COMPLETE,
+    Refused,
+    TaskSite,
+    completion_code,
+    invite_link,
+    sign,
+    task_secret,
+)
+from flows.task_units import allocate, exact_fields, xml_safe
 from flows.templates import render
 
-PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
 logger = logging.getLogger("hitflow.task_server")
-
-
-def task_secret(store_path: Path) -> bytes:
-    """The HMAC key for session signatures and invite tokens: HITFLOW_TASK_SECRET, or a random
-    key kept beside the store (mode 600) so a restarted server still accepts its own pages."""
-    if os.environ.get("HITFLOW_TASK_SECRET"):
-        return os.environ["HITFLOW_TASK_SECRET"].encode()
-    path = Path(f"{store_path}.task-secret")
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(secrets.token_hex(32))
-    return path.read_text().strip().encode()
-
-
-def sign(secret: bytes, *parts: str) -> str:
-    return hmac.new(secret, "|".join(parts).encode(), hashlib.sha256).hexdigest()[:32]
-
-
-def completion_code(secret: bytes, campaign: str, batch: int) -> str:
-    """The code a finished participant brings back to Prolific: one per study (a study is one
-    batch, created with its code), unguessable without the server's secret."""
-    return "HF" + sign(secret, "completion", campaign, str(batch))[:10].upper()
-
-
-def invite_link(secret: bytes, base_url: str, campaign: str, name: str) -> str:
-    return f"{base_url.rstrip('/')}/task/{campaign}?invite={name}.{sign(secret, 'invite', campaign, name)[:16]}"
-
-
-class Refused(Exception):
-    """A request the server will not serve; the message is shown to the person."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass
-class TaskSite:
-    store_path: Path
-    campaigns: dict[str, CampaignConfig]
-    completion_base: str = PROLIFIC_COMPLETE
-    secret: bytes = b""
-    now: Callable[[], float] = time.time
-    limits: SessionLimits = field(default_factory=SessionLimits)
-    # The simulated crowd all comes from loopback; a deployment behind a proxy on loopback
-    # sets this (docs/security.md).
-    limit_loopback: bool = False
-    page_fields: dict[tuple[str, str], set[str]] = field(default_factory=dict)
-    _local: threading.local = field(default_factory=threading.local)
-
-    def __post_init__(self) -> None:
-        self.secret = self.secret or task_secret(self.store_path)
-
-    def store(self) -> Store:
-        # SQLite connections stay in the thread that opened them.
-        if not hasattr(self._local, "store"):
-            self._local.store = Store(self.store_path)
-        return self._local.store  # type: ignore[no-any-return]
-
-    def campaign(self, name: str) -> CampaignConfig:
-        if name not in self.campaigns:
-            raise Refused(404, "There is no such task here. Check the link you were given.")
-        return self.campaigns[name]
-
-    def admit(self, participant: str, address: str) -> None:
-        """Count a new session against the person's and the address's limits."""
-        if address in ("127.0.0.1", "::1") and not self.limit_loopback:
-            address = ""
-        if not self.limits.allow(participant, address or participant):
-            raise Refused(429, "Too many new task sessions from you in a short time. Finish or return the "
-                               "ones you have, then try again in a few minutes.")
-
-
-def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tuple[str, str, str, str]:
-    """(route, participant, study, session) from Prolific's parameters or an invite token."""
-    if query.get("PROLIFIC_PID") and query.get("SESSION_ID"):
-        if not query.get("STUDY_ID"):  # the study says which batch, and which completion code
-            raise Refused(403, "This link lacks its STUDY_ID. Open the task from Prolific.")
-        return "prolific", query["PROLIFIC_PID"], query["STUDY_ID"], query["SESSION_ID"]
-    invite = query.get("invite", "")
-    name, _, token = invite.rpartition(".")
-    if name and hmac.compare_digest(token.encode(), sign(site.secret, "invite", cfg.name, name)[:16].encode()):
-        return "invite", f"invite:{name}", "", "inv-" + sign(site.secret, "session", cfg.name, name, str(site.now()))
-    raise Refused(403, "This link is missing its participant details or its invite token is not valid. "
-                       "Open the task from Prolific or from the exact link you were invited with.")
-
-
-def open_batch(store: Store, cfg: CampaignConfig, study_id: str) -> int:
-    """The batch a participant works on: the study's batch, or the newest published one."""
-    if study_id:
-        rows = store.rows("SELECT batch FROM studies WHERE study_id = ? AND campaign = ?", [study_id, cfg.name])
-        if not rows:
-            raise Refused(404, "This study is not served here. Return it on Prolific; you will not be penalised.")
-        return int(rows[0]["batch"])
-    rows = store.rows("SELECT MAX(batch) AS b FROM batches WHERE campaign = ? AND status IN "
-                      "('published', 'collected') AND batch > 0", [cfg.name])
-    if not rows or rows[0]["b"] is None:
-        raise Refused(503, "No work is open right now. Please try your link again later.")
-    return int(rows[0]["b"])
-
-
-def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address: str = "") -> dict[str, Any]:
-    """The participant's session: an existing one for the same SESSION_ID, or a fresh unit.
-    Reading who holds what and taking a unit is one ``BEGIN IMMEDIATE`` transaction, so
-    parallel requests of one person never get the same items twice."""
-    route, participant, study, session = _identity(site, cfg, query)
-    store = site.store()
-    with store.immediate():
-        if route == "invite":  # a reload keeps the invitee's open unit
-            open_ones = store.rows("SELECT session_id FROM task_sessions WHERE campaign = ? AND participant_id = ? "
-                                   "AND submitted_at IS NULL ORDER BY created_at DESC LIMIT 1", [cfg.name, participant])
-            session = open_ones[0]["session_id"] if open_ones else session
-        known = store.rows("SELECT * FROM task_sessions WHERE session_id = ?", [session])
-        if known:
-            if known[0]["participant_id"] != participant or known[0]["campaign"] != cfg.name:
-                raise Refused(403, "This session belongs to someone else.")
-            return known[0]
-        if store.table("blocks").count_where("campaign = ? AND worker_id = ?", [cfg.name, participant]):
-            raise Refused(403, "There is no more work for you in this study. Thank you for taking part.")
-        batch = open_batch(store, cfg, study)
-        site.admit(participant, address)
-        row = _new_session(site, cfg, batch, participant, session)
-        row.update(study_id=study, route=route)
-        store.insert_raw("task_sessions", [row])
-    return row
-
-
-def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str) -> dict[str, Any]:
-    """A fresh unit: the least held one without items the person already had. A session that
-    was neither submitted nor finished within the campaign's hold time holds nothing."""
-    store = site.store()
-    units = store.rows("SELECT hit_index AS unit, group_concat(item_id, char(31)) AS items FROM "
-                       "(SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid) GROUP BY hit_index",
-                       [cfg.name, batch])
-    stale = site.now() - hold_seconds(cfg)
-    held = {r["unit"]: r["n"] for r in store.rows(
-        "SELECT unit, COUNT(*) AS n FROM task_sessions WHERE campaign = ? AND batch = ? AND released = 0 "
-        "AND (submitted_at IS NOT NULL OR created_at > ?) GROUP BY unit", [cfg.name, batch, stale])}
-    seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
-                                  [cfg.name, participant]) for i in json.loads(r["item_ids"])}
-    options = [(u["unit"], u["items"].split("\x1f"), held.get(u["unit"], 0)) for u in units]
-    unit = choose_unit(options, seen, cfg.assignments_per_image)
-    if unit is None:
-        raise Refused(409, "There is no work left that you have not already done. Please return the study; "
-                           "you will not be penalised.")
-    return {"session_id": session, "campaign": cfg.name, "batch": batch, "unit": unit[0],
-            "item_ids": json.dumps(unit[1]), "participant_id": participant, "created_at": site.now(),
-            "submitted_at": None, "completion_code": "", "released": 0}
 
 
 def _item_rows(site: TaskSite, cfg: CampaignConfig, ids: list[str]) -> list[dict[str, Any]]:
