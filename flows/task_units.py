@@ -92,7 +92,8 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address
         if store.table("blocks").count_where("campaign = ? AND worker_id = ?", [cfg.name, participant]):
             raise Refused(403, "There is no more work for you in this study. Thank you for taking part.")
         batch = open_batch(store, cfg, study)
-        site.admit(participant, address)
+        if route == "prolific":  # anonymous ids; an invite is a signed, named person
+            site.admit(participant, address)
         row = _new_session(site, cfg, batch, participant, session)
         row.update(study_id=study, route=route)
         store.insert_raw("task_sessions", [row])
