@@ -19,6 +19,7 @@ from flows import prolific_adapter as prolific
 from flows.batch_collect import answer_rows, store_assignment
 from flows.batch_publish import publish_batch
 from flows.campaign_plan import Run, hit_groups, plan_items
+from flows.cli import main
 from flows.config import load_config
 from flows.errors import ConfigError, PlatformError
 from flows.markdown_text import md_text
@@ -243,6 +244,20 @@ def test_a_non_simulator_endpoint_needs_live(sim, impostor: str) -> None:
     check_target("sim", sim.url, live=False)  # a real simulator needs no --live
     with open_session("sim", sim.url) as session:
         assert session.target.kind == "sim"
+
+
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+def test_config_endpoint_that_is_not_a_simulator_stops_the_run(impostor: str, tmp_path: Path, platform: str,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    text = CONFIG.read_text().replace('endpoint_url = ""', f'endpoint_url = "{impostor}"')
+    text = text.replace('items = "', f'items = "{CONFIG.parent}/', 1)
+    config = tmp_path / "c.toml"
+    config.write_text(text)
+    code = main(["run", str(config), "--no-prefect", "--limit", "5", "--out", str(tmp_path / "out"),
+                 "--platform", platform])
+    err = capsys.readouterr()
+    assert code == 2 and "does not answer as a hitflow simulator" in err.err and "--live" in err.err
+    assert "target: simulator" not in err.out and not (tmp_path / "out").exists()
 
 
 # 9. a Prefect markdown artifact embeds participant ids escaped -------------------------------
