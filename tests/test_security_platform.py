@@ -148,6 +148,18 @@ def test_a_malformed_token_is_refused_without_being_echoed(monkeypatch: pytest.M
     assert TOKEN not in str(err.value) and "short" not in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_run_with_a_newline_token_never_prints_it(sim, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN[:10] + "\n" + TOKEN[10:])  # a pasted token broken by a newline
+    code = main(["run", str(CONFIG), "--no-prefect", "--limit", "5", "--out", str(tmp_path), "--platform", "prolific",
+                 "--target", "prolific", "--live", "--endpoint-url", sim.url, "--db", str(tmp_path / "h.db")])
+    out = capsys.readouterr()
+    assert code == 2 and "Prolific token from PROLIFIC_TOKEN is malformed" in out.err
+    for text in (out.out, out.err, caplog.text):
+        assert TOKEN[:10] not in text and TOKEN[10:] not in text
+
+
 def test_surrounding_whitespace_is_stripped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROLIFIC_TOKEN", f"  {TOKEN}\n")
     assert prolific.token(simulator=False) == TOKEN
