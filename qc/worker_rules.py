@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from qc.flags import flag_frame, register
+from qc.timing_rules import robust_time_outlier, time_outlier_method
 
 _WS = re.compile(r"\s+")
 
@@ -22,6 +23,8 @@ _WS = re.compile(r"\s+")
 @register("time_outlier", "worker")
 def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch."""
+    if time_outlier_method(params) == "robust":  # the option of qc/timing_rules.py
+        return robust_time_outlier(df, params)
     k = float(params.get("time_outlier_sigmas", 1.95))
     per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
     if len(per_assignment) < 2:
