@@ -45,8 +45,9 @@ def _captions(df: pd.DataFrame) -> pd.Series:
 @register("min_words", "caption")
 def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     limit = _rules(params).min_words
-    counts = _captions(df).map(count_words)
-    hits = [(i, int(n), limit, clip(df.at[i, "caption"])) for i, n in counts.items() if n < limit]
+    texts = _captions(df)
+    hits = [(i, n, limit, clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
+            if (n := count_words(text)) < limit]
     return caption_flags(df, "min_words", hits)
 
 
@@ -54,19 +55,18 @@ def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def one_sentence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if not _rules(params).one_sentence:
         return flag_frame([])
+    texts = _captions(df)
     hits = [(i, "2+ sentences", "1 sentence", clip(text))
-            for i, text in _captions(df).items() if has_second_sentence(text)]
+            for i, text in zip(texts.index, texts.tolist(), strict=True) if has_second_sentence(text)]
     return caption_flags(df, "one_sentence", hits)
 
 
 @register("banned_prefix", "caption")
 def banned_prefix(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     prefixes = _rules(params).banned_prefixes
-    hits = []
-    for i, text in _captions(df).items():
-        prefix = banned_prefix_of(text, prefixes)
-        if prefix is not None:
-            hits.append((i, prefix, "not allowed", clip(text)))
+    texts = _captions(df)
+    hits = [(i, prefix, "not allowed", clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
+            if (prefix := banned_prefix_of(text, prefixes)) is not None]
     return caption_flags(df, "banned_prefix", hits)
 
 
@@ -89,7 +89,8 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     pattern = r"\b(" + "|".join(re.escape(w) for w in words) + r")\b"
     texts = _captions(df)[~df["is_precanned"].astype(bool)]
     found = texts.str.extract(pattern, flags=re.IGNORECASE)[0].dropna()
-    hits = [(i, str(word).lower(), "|".join(words), clip(texts[i])) for i, word in found.items()]
+    hits = [(i, str(word).lower(), "|".join(words), clip(text))
+            for i, word, text in zip(found.index, found.tolist(), texts[found.index].tolist(), strict=True)]
     return caption_flags(df, "quality_words", hits)
 
 

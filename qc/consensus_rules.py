@@ -17,6 +17,7 @@ caption). Canned captions are neither scored nor used as peers: they carry no co
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import pandas as pd
 
 from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
-from qc.text_similarity import fit_vectors, normalise, peer_pairs, row_cosines
+from qc.text_similarity import fit_vectors, normalise_all, peer_pairs, row_cosines
 
 DEFAULTS = {"consensus_threshold": 0.1, "consensus_min_peers": 2, "shared_template_min_images": 3,
             "instruction_echo_threshold": 0.6, "consensus_rate_share": 0.5, "consensus_rate_min_captions": 3}
@@ -42,36 +43,42 @@ def _written(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
-    """Per scored caption (index of ``df``): best cosine ``score`` and the ``peer`` row index.
+    """Per scored caption (index of ``df``): best cosine ``score``, its ``peer`` row index, ``peers``.
 
     Captions with fewer than ``min_peers`` non-blank peers (other workers, same image) are
     left out; so is everything when no caption has a word.
     """
     own = _written(df)
-    columns = ["score", "peer", "peers"]
-    if own.empty:
-        return pd.DataFrame(columns=columns)
-    fitted = fit_vectors(tuple(own["caption"]))
-    if fitted is None:
-        return pd.DataFrame(columns=columns)
-    matrix = fitted[1]
-    blank = np.asarray(matrix.getnnz(axis=1) == 0)
-    left, right = peer_pairs(own["image_id"], own["worker_id"])
-    keep = ~blank[right]  # a blank peer agrees with nothing; it is no evidence either way
-    left, right = left[keep], right[keep]
-    sims = row_cosines(matrix, left, right)
-    n = len(own)
-    peers = np.bincount(left, minlength=n)
-    best = np.full(n, -1.0)
-    np.maximum.at(best, left, sims)
-    # the peer that reached the best score: last pair per caption after sorting by score
-    order = np.lexsort((sims, left))
-    last = np.r_[left[order][1:] != left[order][:-1], True] if len(order) else np.zeros(0, bool)
-    best_peer = np.full(n, -1)
-    best_peer[left[order][last]] = right[order][last]
+    found = _best_matches(tuple(own["caption"].tolist()), tuple(own["image_id"].tolist()),
+                          tuple(own["worker_id"].tolist())) if len(own) else None
+    if found is None:
+        return pd.DataFrame(columns=["score", "peer", "peers"])
+    best, best_peer, peers = found
     scored = peers >= min_peers
     return pd.DataFrame({"score": best[scored], "peer": own.index[best_peer[scored]], "peers": peers[scored]},
                         index=own.index[scored])
+
+
+@lru_cache(maxsize=1)
+def _best_matches(texts: tuple[str, ...], images: tuple[str, ...],
+                  workers: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per text: best cosine with a peer, that peer's position, the number of peers (cached:
+    ``consensus`` and ``consensus_rate`` see the same batch; callers must not change the arrays)."""
+    fitted = fit_vectors(texts)
+    if fitted is None:
+        return None
+    blank = np.asarray(fitted.rows.getnnz(axis=1) == 0)
+    left, right = peer_pairs(pd.Series(images), pd.Series(workers))
+    keep = ~blank[right]  # a blank peer agrees with nothing; it is no evidence either way
+    left, right = left[keep], right[keep]
+    sims = row_cosines(fitted.rows, left, right)
+    peers = np.bincount(left, minlength=len(texts))
+    best = np.full(len(texts), -1.0)
+    np.maximum.at(best, left, sims)
+    best_peer = np.full(len(texts), -1)
+    reached = sims >= best[left]
+    best_peer[left[reached]] = right[reached]
+    return best, best_peer, peers
 
 
 def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list[dict[str, Any]]:
@@ -119,11 +126,13 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
     own = _written(df)
-    own["norm"] = own["caption"].map(normalise)
-    own = own[own["norm"] != ""]
-    by_text = own.groupby("norm")
-    images, workers = by_text["image_id"].transform("nunique"), by_text["worker_id"].transform("nunique")
-    shared = own[images >= min_images]
-    hits = [(i, int(images[i]), min_images, f"on {int(images[i])} images by {int(workers[i])} worker(s): "
-             f"{clip(text, 100)}") for i, text in shared["caption"].items()]
+    own["norm"] = normalise_all(own["caption"])
+    own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
+    pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
+    common = pairs[pairs >= min_images]
+    shared = own[own["norm"].isin(common.index)]
+    images = shared["norm"].map(common)
+    workers = shared["norm"].map(shared.groupby("norm")["worker_id"].nunique())
+    hits = [(i, int(n), min_images, f"on {int(n)} images by {int(w)} worker(s): {clip(text, 100)}")
+            for i, n, w, text in zip(shared.index, images, workers, shared["caption"], strict=True)]
     return caption_flags(df, "shared_template", hits)

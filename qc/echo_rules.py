@@ -40,11 +40,10 @@ def instruction_echo(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         raise ValueError(f"the page text has no line of {MIN_LINE_WORDS}+ words to compare captions with")
     own = df.loc[~df["is_precanned"].astype(bool), "caption"].fillna("").astype(str)
     # the batch's fit (shared with consensus): a page word no caption uses cannot match anyway
-    fitted = fit_vectors(tuple(own))
+    fitted = fit_vectors(tuple(own.tolist()))
     if fitted is None:
         return caption_flags(df, "instruction_echo", [])
-    vectorizer, matrix = fitted
-    sims = (matrix @ foreign_vectors(vectorizer, matrix.shape[0], lines).T).toarray()
+    sims = (fitted.rows @ foreign_vectors(fitted, lines).T).toarray()
     best, which = sims.max(axis=1), sims.argmax(axis=1)
     hit = np.flatnonzero(best >= threshold)
     hits = [(own.index[k], round(float(best[k]), 3), threshold, f"{best[k]:.2f} like the page's "

@@ -10,41 +10,102 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer
 
-_WS = re.compile(r"\s+")
-_END_PUNCT = re.compile(r"[\s.!?,;:…。！？．、]+$")  # Latin and CJK final punctuation
+# Words: \w+ (any script, one letter counts), case folded; sklearn's default drops 1-letter words.
+_TOKEN = re.compile(r"\w+")
+_SEPARATOR = "qqhitflowsepqq"  # joins a batch's texts for one findall; a text holding it takes the slow path
+_FINAL_PUNCTUATION = " .!?,;:…。！？．、"  # Latin and CJK
 
 
 def normalise(text: str) -> str:
     """Case, runs of spaces and final punctuation do not make two captions different."""
-    return _END_PUNCT.sub("", _WS.sub(" ", text.strip()).lower())
+    return " ".join(text.split()).lower().rstrip(_FINAL_PUNCTUATION)
 
 
-def caption_vectorizer() -> TfidfVectorizer:
-    # \w+ rather than sklearn's 2-letter default: one-letter words and non-Latin scripts count too
-    return TfidfVectorizer(lowercase=True, token_pattern=r"(?u)\b\w+\b",
-                           sublinear_tf=True, dtype=np.float32)
+def normalise_all(texts: pd.Series) -> pd.Series:
+    """:func:`normalise` over a column."""
+    return pd.Series([normalise(t) for t in texts.tolist()], index=texts.index, dtype=object)
+
+
+@dataclass(frozen=True)
+class TermMatrix:
+    """A batch's TF-IDF: one unit row per text, the vocabulary and its idf weights."""
+
+    rows: sparse.csr_matrix
+    vocabulary: dict[str, int]
+    idf: np.ndarray
+
+
+def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    """(text index, term index) per token, and the terms; None if a text holds the separator."""
+    # One lower() and one findall over the joined batch: ten times faster than a call per text.
+    joined = f" {_SEPARATOR} ".join(texts).lower()
+    tokens = _TOKEN.findall(joined)
+    codes, terms = pd.factorize(np.array(tokens, dtype=object))
+    is_separator = np.array([t == _SEPARATOR for t in terms])[codes] if len(codes) else np.zeros(0, bool)
+    if int(is_separator.sum()) != len(texts) - 1:
+        return None
+    text_of = np.cumsum(is_separator)[~is_separator]
+    keep = np.flatnonzero(np.array([t != _SEPARATOR for t in terms]))
+    remap = np.full(len(terms), -1)
+    remap[keep] = np.arange(len(keep))
+    return text_of, remap[codes[~is_separator]], [str(terms[k]) for k in keep]
+
+
+def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    per_text = [_TOKEN.findall(t.lower()) for t in texts]
+    text_of = np.repeat(np.arange(len(texts)), [len(t) for t in per_text])
+    codes, terms = pd.factorize(np.array([w for t in per_text for w in t], dtype=object))
+    return text_of, codes, [str(t) for t in terms]
 
 
 @lru_cache(maxsize=1)
-def fit_vectors(texts: tuple[str, ...]) -> tuple[TfidfVectorizer, sparse.csr_matrix] | None:
-    """The batch's vectorizer and one unit row per text; None when no text has a word.
+def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
+    """The batch's TF-IDF (sublinear tf, smooth idf, L2 rows); None when no text has a word.
 
     Kept for the last batch seen: consensus, its worker rate and instruction echo share one fit.
     The result is shared, so callers must not change it.
     """
-    vectorizer = caption_vectorizer()
-    try:
-        matrix = vectorizer.fit_transform(texts)
-    except ValueError:  # empty vocabulary: every text blank or punctuation
+    found = _token_codes(texts) or _token_codes_slow(texts)
+    text_of, term_of, terms = found
+    if not terms:
         return None
-    return vectorizer, sparse.csr_matrix(matrix)
+    counts = sparse.csr_matrix((np.ones(len(term_of), dtype=np.float32), (text_of, term_of)),
+                               shape=(len(texts), len(terms)))
+    counts.sum_duplicates()
+    tfidf = TfidfTransformer(sublinear_tf=True)
+    rows = sparse.csr_matrix(tfidf.fit_transform(counts), dtype=np.float32)
+    return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, tfidf.idf_)
+
+
+def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matrix:
+    """Unit rows for texts the batch was not fitted on, their unseen words kept in the norm.
+
+    Dropping the unseen words and normalising what is left would reduce a page line to
+    "the", "in", "is", which match every caption. An unseen word weighs as a word no text
+    of the batch used (smooth idf ln(1 + n) + 1): it adds length but matches nothing.
+    """
+    unseen_idf = float(np.log(1 + terms.rows.shape[0]) + 1)
+    rows, cols, values = [], [], []
+    for r, text in enumerate(texts):
+        counts: dict[str, int] = {}
+        for token in _TOKEN.findall(text.lower()):
+            counts[token] = counts.get(token, 0) + 1
+        weights = {t: (1 + np.log(n)) * (terms.idf[terms.vocabulary[t]] if t in terms.vocabulary else unseen_idf)
+                   for t, n in counts.items()}
+        norm = float(np.sqrt(sum(w * w for w in weights.values()))) or 1.0
+        seen = [t for t in weights if t in terms.vocabulary]
+        rows += [r] * len(seen)
+        cols += [terms.vocabulary[t] for t in seen]
+        values += [weights[t] / norm for t in seen]
+    return sparse.csr_matrix((values, (rows, cols)), shape=(len(texts), len(terms.vocabulary)), dtype=np.float32)
 
 
 def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -77,26 +138,3 @@ def peer_pairs(groups: pd.Series, authors: pd.Series) -> tuple[np.ndarray, np.nd
     return i[keep], j[keep]
 
 
-
-def foreign_vectors(vectorizer: TfidfVectorizer, n_fitted: int, texts: Sequence[str]) -> sparse.csr_matrix:
-    """Unit rows for texts the vectorizer was not fitted on, their unseen words kept in the norm.
-
-    ``transform`` would drop the unseen words and normalise what is left, so a page line
-    reduced to "the", "in", "is" would match every caption. An unseen word weighs as a word
-    none of the ``n_fitted`` texts used (smooth idf ln(1 + n) + 1): it adds length, matches nothing.
-    """
-    analyse, vocabulary, idf = vectorizer.build_analyzer(), vectorizer.vocabulary_, vectorizer.idf_
-    unseen_idf = float(np.log(1 + n_fitted) + 1)
-    rows, cols, values = [], [], []
-    for r, text in enumerate(texts):
-        counts: dict[str, int] = {}
-        for token in analyse(text):
-            counts[token] = counts.get(token, 0) + 1
-        weights = {t: (1 + np.log(n)) * (idf[vocabulary[t]] if t in vocabulary else unseen_idf)
-                   for t, n in counts.items()}
-        norm = float(np.sqrt(sum(w * w for w in weights.values()))) or 1.0
-        seen = [t for t in weights if t in vocabulary]
-        rows += [r] * len(seen)
-        cols += [vocabulary[t] for t in seen]
-        values += [weights[t] / norm for t in seen]
-    return sparse.csr_matrix((values, (rows, cols)), shape=(len(texts), len(vocabulary)), dtype=np.float32)
