@@ -264,7 +264,7 @@ def _text_qc_params(sec: _Section) -> dict[str, Any]:
     min_images = sec.get("shared_template_min_images", int, 3)
     if min_images < 2:
         raise sec.fail("shared_template_min_images", f"must be an integer >= 2 (got {min_images})")
-    return {"consensus_threshold": sec.share("consensus_threshold", 0.1),
+    return {"consensus_threshold": sec.share("consensus_threshold", 0.005),
             "consensus_min_peers": sec.positive("consensus_min_peers", 2),
             "shared_template_min_images": min_images, "time_outlier_method": method,
             "instruction_echo_threshold": sec.share("instruction_echo_threshold", 0.6)}

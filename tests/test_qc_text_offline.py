@@ -32,6 +32,7 @@ def submissions(tmp_path: Path) -> Path:
             rows.append((f"a{k}-{w}", f"W{w}", f"img{k}", caption, 120.0))
         rows.append((f"a{k}-s", f"S{k}", f"img{k}", TEMPLATE, 20.0))  # three accounts, one pasted template
     rows.append(("a0-e", "ECHO", "img0", ECHO, 90.0))
+    rows.append(("a1-o", "ODD", "img1", "Purple xylophones everywhere tonight", 60.0))  # no word in common
     path = tmp_path / "subs.csv"
     pd.DataFrame(rows, columns=["assignment_id", "worker_id", "image_id", "caption", "work_time_s"]).to_csv(
         path, index=False)
@@ -50,8 +51,8 @@ def test_offline_qc_with_config_runs_the_text_rules_with_the_page_text(tmp_path:
     assert by_rule["shared_template"] == {"S0", "S1", "S2"}
     assert by_rule["instruction_echo"] == {"ECHO"}
     # at the config's threshold (0.005, chosen on real captions) only near-zero overlap counts:
-    # the template shares "a", "of" with its peers, so consensus leaves it to shared_template
-    assert by_rule.get("consensus", set()) <= {"S0", "S1", "S2", "ECHO"}
+    # the template shares "a", "and" with its peers, so consensus leaves it to shared_template
+    assert "ODD" in by_rule["consensus"] and by_rule["consensus"] <= {"ODD", "S0", "S1", "S2", "ECHO"}
     assert "rule_error" not in by_rule
     echo = flags[flags["rule"] == "instruction_echo"].iloc[0]
     assert "Describe all parts of the image" in echo["detail"] and float(echo["value"]) >= 0.6
@@ -59,7 +60,8 @@ def test_offline_qc_with_config_runs_the_text_rules_with_the_page_text(tmp_path:
 
 def test_offline_qc_without_config_has_no_page_text_and_skips_the_echo_rule(tmp_path: Path) -> None:
     flags = flag_rows(tmp_path)
-    assert {"consensus", "shared_template"} <= set(flags["rule"])
+    assert set(flags.loc[flags["rule"] == "consensus", "worker_id"]) == {"ODD"}
+    assert set(flags.loc[flags["rule"] == "shared_template", "worker_id"]) == {"S0", "S1", "S2"}
     assert "instruction_echo" not in set(flags["rule"]) and "rule_error" not in set(flags["rule"])
 
 
