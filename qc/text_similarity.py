@@ -43,11 +43,25 @@ class TermMatrix:
     idf: np.ndarray
 
 
+def words(text: str) -> list[str]:
+    """The ``\\w+`` runs of a text: non-word characters of the Basic Multilingual Plane become
+    spaces through one table and ``split`` does the rest (C speed); ``re`` for rarer planes."""
+    if text.isascii() or max(text) <= "\uffff":
+        return text.translate(_non_word_table()).split()
+    return _TOKEN.findall(text)
+
+
+@lru_cache(maxsize=1)
+def _non_word_table() -> dict[int, str]:
+    # re's \w is exactly str.isalnum() or "_"
+    return {c: " " for c in range(0x10000) if not (chr(c).isalnum() or c == ord("_"))}
+
+
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """(text index, term index) per token, and the terms; None if a text holds the separator."""
-    # One lower() and one findall over the joined batch: ten times faster than a call per text.
+    # One lower() and one split over the joined batch: ten times faster than a call per text.
     joined = f" {_SEPARATOR} ".join(texts).lower()
-    tokens = _TOKEN.findall(joined)
+    tokens = words(joined)
     codes, terms = pd.factorize(np.array(tokens, dtype=object))
     is_separator = np.array([t == _SEPARATOR for t in terms])[codes] if len(codes) else np.zeros(0, bool)
     if int(is_separator.sum()) != len(texts) - 1:
@@ -60,7 +74,7 @@ def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[s
 
 
 def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    per_text = [_TOKEN.findall(t.lower()) for t in texts]
+    per_text = [words(t.lower()) for t in texts]
     text_of = np.repeat(np.arange(len(texts)), [len(t) for t in per_text])
     codes, terms = pd.factorize(np.array([w for t in per_text for w in t], dtype=object))
     return text_of, codes, [str(t) for t in terms]
@@ -96,7 +110,7 @@ def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matri
     rows, cols, values = [], [], []
     for r, text in enumerate(texts):
         counts: dict[str, int] = {}
-        for token in _TOKEN.findall(text.lower()):
+        for token in words(text.lower()):
             counts[token] = counts.get(token, 0) + 1
         weights = {t: (1 + np.log(n)) * (terms.idf[terms.vocabulary[t]] if t in terms.vocabulary else unseen_idf)
                    for t, n in counts.items()}

@@ -177,3 +177,27 @@ def test_robust_timing_needs_spread() -> None:
     assert flagged(same, "time_outlier", time_outlier_method="robust").empty
     zero = frame([(f"W{k}", "i", DOG[0]) for k in range(6)], [0.0, 300, 310, 290, 305, 295])
     assert list(flagged(zero, "time_outlier", time_outlier_method="robust")["worker_id"]) == ["W0"]
+
+
+@pytest.mark.parametrize("text", [
+    "A dog's toy, on the mat.", "snake_case and CamelCase", "naïve café — résumé…", "狗在公园里跑。", "",
+    "emoji😀next to words", "tab\tand\u00a0no-break\u2003spaces", "x\u0301 combining", "１２ full-width digits",
+])
+def test_words_split_like_the_word_regex(text: str) -> None:
+    import re
+
+    from qc.text_similarity import words
+
+    assert words(text.lower()) == re.findall(r"\w+", text.lower())
+
+
+def test_batch_fit_equals_per_text_fit_even_when_a_caption_holds_the_separator() -> None:
+    from qc.text_similarity import _SEPARATOR, fit_vectors
+
+    texts = (*DOG, f"a {_SEPARATOR} b", "", "狗在公园里跑")
+    fitted = fit_vectors(texts)  # the separator in a caption sends the batch down the per-text path
+    joined = fit_vectors(tuple(DOG))
+    assert fitted is not None and joined is not None
+    assert fitted.rows.shape[0] == len(texts) and fitted.rows[len(DOG) + 1].nnz == 0
+    assert _SEPARATOR in fitted.vocabulary and "狗在公园里跑" in fitted.vocabulary
+    assert set(joined.vocabulary) <= set(fitted.vocabulary)
