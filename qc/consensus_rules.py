@@ -81,6 +81,12 @@ def _best_matches(texts: tuple[str, ...], images: tuple[str, ...],
     return best, best_peer, peers
 
 
+def forget_batch() -> None:
+    """Drop the cached fit and matches of the last batch (they are only shared within one run)."""
+    _best_matches.cache_clear()
+    fit_vectors.cache_clear()
+
+
 def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list[dict[str, Any]]:
     unscored = _written(df).index.difference(scored.index)
     if len(unscored) == 0:

@@ -59,6 +59,7 @@ def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
         except (KeyError, ValueError, TypeError) as exc:
             frames.append(flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
                                        "threshold": "", "detail": f"{type(exc).__name__}: {exc}"}]))
+    consensus_rules.forget_batch()  # the TF-IDF fit is shared by the text rules of this run only
     frames = [f for f in frames if not f.empty]
     if not frames:
         return flag_frame([])
