@@ -4,7 +4,8 @@ One pseudo worker per caption, so only caption-level evidence counts (a worker-l
 is a flag on that worker's one caption). Canned captions are left out of both shares:
 recall = rejected non-canned captions flagged / all of them; false flags = accepted
 non-canned captions flagged / all of them. Thresholds are chosen on images with even ids
-(the largest recall whose false flags stay within the target), reported on odd ids.
+(the largest recall whose false flags stay within the target, over a grid of
+shared_template_min_images x consensus_threshold), reported on odd ids.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ NEW_RULES = ("consensus", "shared_template", "instruction_echo")
 # The target's set: rules that judge one caption (the worker-level ones see a pseudo worker of one caption).
 CAPTION_RULES = tuple(r for r in EVIDENCE_RULES if rule_level(r) == "caption")
 MAX_FALSE_FLAGS = 0.03
-SWEEP = (0.0, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15)
+SWEEP = (0.0, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.06, 0.1)
+MIN_IMAGES = (2, 3, 4)
 
 
 def real_frame(path: Path = DATA) -> pd.DataFrame:
@@ -65,20 +67,25 @@ def shares(frame: pd.DataFrame, flagged: pd.Series, even: bool) -> tuple[float, 
     return float(flagged[rejected].mean()), float(flagged[accepted].mean())
 
 
-def sweep_consensus(frame: pd.DataFrame, others: pd.Series, min_peers: int) -> list[dict[str, Any]]:
-    """The caption-level rules together for each consensus threshold, on both halves."""
-    scores = consensus_scores(frame, min_peers)["score"].reindex(frame.index).fillna(np.inf)
+def sweep(frame: pd.DataFrame, params: dict[str, Any], others: pd.Series) -> list[dict[str, Any]]:
+    """The caption-level rules together for each (shared_template_min_images, consensus_threshold),
+    on both halves; ``others`` holds what the caption-level rules but those two flag."""
+    scores = consensus_scores(frame, int(params["consensus_min_peers"]))["score"].reindex(frame.index)
+    scores = scores.fillna(np.inf)
     rows = []
-    for threshold in SWEEP:
-        together = others | (scores < threshold)
-        (r_even, f_even), (r_odd, f_odd) = shares(frame, together, True), shares(frame, together, False)
-        rows.append({"consensus_threshold": threshold, "even_recall": r_even, "even_false": f_even,
-                     "odd_recall": r_odd, "odd_false": f_odd})
+    for min_images in MIN_IMAGES:
+        template = run_rules(frame, {**params, "shared_template_min_images": min_images}, ["shared_template"])
+        base = others | flagged_by_rule(frame, template).get("shared_template", False)
+        for threshold in SWEEP:
+            together = base | (scores < threshold)
+            (r_even, f_even), (r_odd, f_odd) = shares(frame, together, True), shares(frame, together, False)
+            rows.append({"shared_template_min_images": min_images, "consensus_threshold": threshold,
+                         "even_recall": r_even, "even_false": f_even, "odd_recall": r_odd, "odd_false": f_odd})
     return rows
 
 
 def evaluate(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
-    """Per-rule shares on the odd half, the consensus sweep, and the threshold chosen on the even half."""
+    """Per-rule shares on the odd half at ``params``, the sweep, and the pair chosen on the even half."""
     flags = run_rules(frame, params, EVIDENCE_RULES)
     errors = flags[flags["rule"] == "rule_error"]
     if not errors.empty:
@@ -87,9 +94,9 @@ def evaluate(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
     nothing = pd.Series(False, index=frame.index)
     others = nothing.copy()
     for rule in CAPTION_RULES:
-        if rule != "consensus":
+        if rule not in ("consensus", "shared_template"):
             others |= by_rule.get(rule, nothing)
-    curve = sweep_consensus(frame, others, int(params["consensus_min_peers"]))
+    curve = sweep(frame, params, others)
     within = [row for row in curve if row["even_false"] <= MAX_FALSE_FLAGS]
     chosen = max(within, key=lambda row: (row["even_recall"], -row["even_false"])) if within else curve[0]
     table = {rule: shares(frame, by_rule.get(rule, nothing), even=False) for rule in EVIDENCE_RULES}
@@ -113,10 +120,11 @@ def counts(frame: pd.DataFrame) -> dict[str, int]:
 def markdown(result: dict[str, Any]) -> str:
     lines = ["| rule | recall (rejected flagged) | false flags (accepted flagged) |", "|---|---:|---:|"]
     lines += [f"| {rule} | {r:.1%} | {f:.2%} |" for rule, (r, f) in result["table"].items()]
-    lines += ["", "| consensus_threshold | even recall | even false flags | odd recall | odd false flags |",
-              "|---:|---:|---:|---:|---:|"]
-    lines += [f"| {row['consensus_threshold']:.3f} | {row['even_recall']:.1%} | {row['even_false']:.2%} | "
-              f"{row['odd_recall']:.1%} | {row['odd_false']:.2%} |" for row in result["curve"]]
+    lines += ["", "| shared_template_min_images | consensus_threshold | even recall | even false flags "
+              "| odd recall | odd false flags |", "|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {row['shared_template_min_images']} | {row['consensus_threshold']:.3f} | {row['even_recall']:.1%} "
+              f"| {row['even_false']:.2%} | {row['odd_recall']:.1%} | {row['odd_false']:.2%} |"
+              for row in result["curve"]]
     return "\n".join(lines)
 
 

@@ -261,7 +261,7 @@ def _text_qc_params(sec: _Section) -> dict[str, Any]:
     method = sec.get("time_outlier_method", str, "seed")
     if method not in ("seed", "robust"):
         raise sec.fail("time_outlier_method", f"must be \"seed\" or \"robust\" (got {method!r})")
-    min_images = sec.get("shared_template_min_images", int, 3)
+    min_images = sec.get("shared_template_min_images", int, 2)
     if min_images < 2:
         raise sec.fail("shared_template_min_images", f"must be an integer >= 2 (got {min_images})")
     return {"consensus_threshold": sec.share("consensus_threshold", 0.005),
