@@ -15,7 +15,7 @@ from typing import Any
 from flows.errors import ConfigError
 from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.decisions import DecisionPolicy
-from qc.runner import DEFAULT_RULES
+from qc.runner import DEFAULT_RULES, KNOWN_RULES
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES, SubmitRules
 
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
@@ -236,8 +236,8 @@ def _rules(sec: _Section) -> SubmitRules:
 
 
 def _qc_rules(sec: _Section, is_study: bool) -> tuple[str, ...]:
-    known = STUDY_RULES if is_study else DEFAULT_RULES
-    rules = sec.get("rules", list, list(known))
+    known = STUDY_RULES if is_study else KNOWN_RULES
+    rules = sec.get("rules", list, list(STUDY_RULES if is_study else DEFAULT_RULES))
     unknown = [r for r in rules if r not in known]
     if unknown:
         raise sec.fail("rules", f"names unknown rule(s) {unknown}; known: {', '.join(known)}")
@@ -253,7 +253,21 @@ def _qc_params(sec: _Section) -> dict[str, Any]:
             "canned_share": sec.share("canned_share", 0.5), "quality_words": words,
             "lone_min_captions": sec.positive("lone_min_captions", 3),
             "random_sample_share": sec.share("random_sample_share", 0.05),
-            "duplicate_min_images": sec.positive("duplicate_min_images", 2)}
+            "duplicate_min_images": sec.positive("duplicate_min_images", 2), **_text_qc_params(sec)}
+
+
+def _text_qc_params(sec: _Section) -> dict[str, Any]:
+    """Issue 16's caption-text rules and robust timing (keys agreed for the config schema)."""
+    method = sec.get("time_outlier_method", str, "seed")
+    if method not in ("seed", "robust"):
+        raise sec.fail("time_outlier_method", f"must be \"seed\" or \"robust\" (got {method!r})")
+    min_images = sec.get("shared_template_min_images", int, 2)
+    if min_images < 2:
+        raise sec.fail("shared_template_min_images", f"must be an integer >= 2 (got {min_images})")
+    return {"consensus_threshold": sec.share("consensus_threshold", 0.005),
+            "consensus_min_peers": sec.positive("consensus_min_peers", 2),
+            "shared_template_min_images": min_images, "time_outlier_method": method,
+            "instruction_echo_threshold": sec.share("instruction_echo_threshold", 0.6)}
 
 
 def _time_source(sec: _Section) -> str:
@@ -264,7 +278,7 @@ def _time_source(sec: _Section) -> str:
 
 
 def _policy(sec: _Section, is_study: bool) -> DecisionPolicy:
-    default, known = (STUDY_POLICY, STUDY_RULES) if is_study else (DecisionPolicy(), DEFAULT_RULES)
+    default, known = (STUDY_POLICY, STUDY_RULES) if is_study else (DecisionPolicy(), KNOWN_RULES)
     block = sec.get("block_min_flags", dict, default.block_min_flags)
     for rule, n in block.items():
         if rule not in known or isinstance(n, bool) or not isinstance(n, int) or n < 1:
