@@ -6,18 +6,20 @@ handlers (``mturk_api.py``) never touch state without it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
-import string
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from flows.sim import crowd, judges, qual_tests
 from flows.sim.forms import FormField, Question, answer_xml, form_fields
+from flows.sim.journal import Journal, Tracked
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
 SYSTEM_QUALS = {
@@ -27,6 +29,7 @@ SYSTEM_QUALS = {
     "00000000000000000060": "Adult",
 }
 CENT = Decimal("0.01")
+ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
 
 
@@ -49,7 +52,7 @@ def mturk_fee(reward: Decimal, max_assignments: int) -> Decimal:
 
 
 @dataclass
-class Assignment:
+class Assignment(Tracked):
     assignment_id: str
     hit_id: str
     worker_id: str
@@ -65,7 +68,10 @@ class Assignment:
 
 
 @dataclass
-class Hit:
+class Hit(Tracked):
+    """``fields`` is mutated in place by some operations: they call ``hits.touch(hit_id)``."""
+
+    volatile: ClassVar[frozenset[str]] = frozenset({"form", "assignment_ids"})
     fields: dict[str, Any]
     question: Question
     assignment_ids: list[str] = field(default_factory=list)
@@ -91,7 +97,10 @@ class Marketplace:
                  seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0, speed: float = 0.0):
         self.lock = threading.RLock()
         self.seed = seed
-        self.rng = random.Random(seed)
+        # Ids come from this instance's nonce and a counter, so no two simulators (even with the
+        # same seed) hand out the same id; the crowd's behaviour is seeded from `seed` alone.
+        self.nonce = secrets.token_hex(8)
+        self.id_counter = 0
         self.fault_rng = random.Random(seed + 7)
         self.faults = Faults()
         self.workers = {w.worker_id: w for w in workers}
@@ -103,26 +112,33 @@ class Marketplace:
         self.speed = speed
         self.balance = money(balance)
         self.arrival_mean_s = arrival_mean_s
-        self.hit_types: dict[str, dict[str, Any]] = {}
-        self.hits: dict[str, Hit] = {}
-        self.assignments: dict[str, Assignment] = {}
-        self.qual_types: dict[str, dict[str, Any]] = {}
-        self.worker_quals: dict[tuple[str, str], dict[str, Any]] = {}
-        self.qual_requests: dict[str, dict[str, Any]] = {}
-        self.blocks: dict[str, str] = {}
-        self.bonuses: list[dict[str, Any]] = []
-        self.tokens: dict[str, tuple[str, float]] = {}
-        self.test_attempts: dict[tuple[str, str], dict[str, Any]] = {}
+        # Journals remember what changed, so a state file (market_store.py) writes only that.
+        self.hit_types: Journal[str, dict[str, Any]] = Journal()
+        self.hits: Journal[str, Hit] = Journal()
+        self.assignments: Journal[str, Assignment] = Journal()
+        self.qual_types: Journal[str, dict[str, Any]] = Journal()
+        self.worker_quals: Journal[tuple[str, str], dict[str, Any]] = Journal()
+        self.qual_requests: Journal[str, dict[str, Any]] = Journal()
+        self.blocks: Journal[str, str] = Journal()
+        self.bonuses: list[dict[str, Any]] = []  # append-only
+        self.tokens: Journal[str, tuple[str, float]] = Journal()
+        self.test_attempts: Journal[tuple[str, str], dict[str, Any]] = Journal()
+        self.changed_workers: set[str] = set()
         self.calls = 0
 
     # ids and clock -------------------------------------------------------------
     def new_id(self, length: int = 30) -> str:
-        alphabet = string.ascii_uppercase + string.digits
-        return "3" + "".join(self.rng.choice(alphabet) for _ in range(length - 1))
+        self.id_counter += 1
+        digest = hashlib.blake2b(f"{self.nonce}:{self.id_counter}".encode(), digest_size=32).digest()
+        return "3" + "".join(ID_ALPHABET[b % len(ID_ALPHABET)] for b in digest[: length - 1])
 
     @property
     def now(self) -> float:
         return self._base + (time.monotonic() - self._anchor) * self.speed
+
+    def set_now(self, now: float) -> None:
+        """Restart the virtual clock at ``now`` (a reloaded simulator continues where it stopped)."""
+        self._base, self._anchor = now, time.monotonic()
 
     def advance(self, seconds: float) -> float:
         with self.lock:
@@ -151,6 +167,7 @@ class Marketplace:
         worker = self.workers.get(a.worker_id)
         if worker:
             worker.hits_approved += 1
+            self.changed_workers.add(worker.worker_id)
 
     # workers -------------------------------------------------------------------
     def qual_value(self, worker: crowd.Worker, type_id: str) -> dict[str, Any] | None:
@@ -179,7 +196,8 @@ class Marketplace:
         retry = qual.get("RetryDelayInSeconds")
         if last is not None and (retry is None or self.now - last["time"] < int(retry)):
             return
-        rng = random.Random(f"{self.seed}:{type_id}:{worker.worker_id}:{last['time'] if last else 0}")
+        # Keyed by the test's name, not its id: ids differ between simulator instances.
+        rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:{last['time'] if last else 0}")
         _, score = qual_tests.take(worker, qual["_scored_test"], rng)
         self.test_attempts[(type_id, worker.worker_id)] = qual_tests.attempt_record(self.now, score)
         self.worker_quals[(type_id, worker.worker_id)] = {
@@ -216,6 +234,7 @@ class Marketplace:
             return
         submit = accept + seconds
         values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng)
+        self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         a = Assignment(self.new_id(), hit.fields["HITId"], worker.worker_id, accept, submit,
                        accept + duration, answer_xml(values),
                        auto_approval_time=submit + int(hit.fields["AutoApprovalDelayInSeconds"]))
