@@ -72,9 +72,8 @@ def test_state_survives_a_restart(tmp_path: Path) -> None:
 
 def test_a_second_simulator_on_the_same_file_is_refused(tmp_path: Path) -> None:
     state = tmp_path / "market.db"
-    with SimServer(seed=3, state=state):
-        with pytest.raises(ConfigError, match="in use by another hitflow process"):
-            SimServer(seed=3, state=state)
+    with SimServer(seed=3, state=state), pytest.raises(ConfigError, match="in use by another hitflow process"):
+        SimServer(seed=3, state=state)
     with pytest.raises(ConfigError, match="belongs to seed 3"):
         SimServer(seed=4, state=state)
 
@@ -134,7 +133,7 @@ def _raw(sim: SimServer, headers: dict[str, str], body: bytes = b"") -> tuple[in
                                                 ("1e3", 400)])
 def test_bad_content_length_gets_a_json_error_not_a_traceback(sim, capfd, length, status) -> None:
     code, payload = _raw(sim, {} if length is None else {"Content-Length": length})
-    assert code == status and "Content-Length" in payload["Message"] or "body" in payload["Message"]
+    assert (code == status and "Content-Length" in payload["Message"]) or "body" in payload["Message"]
     assert "Traceback" not in capfd.readouterr().err
     assert _raw(sim, {"Content-Length": "2"}, b"{}")[1]["AvailableBalance"] == "10000.00"  # still serving
 
