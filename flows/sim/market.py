@@ -7,6 +7,7 @@ handlers (``mturk_api.py``) never touch state without it.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import random
 import re
@@ -124,6 +125,9 @@ class Marketplace:
         self.tokens: Journal[str, tuple[str, float]] = Journal()
         self.test_attempts: Journal[tuple[str, str], dict[str, Any]] = Journal()
         self.changed_workers: set[str] = set()
+        # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
+        # every assignment would make each call slower as the marketplace grows.
+        self.auto_due: list[tuple[float, str]] = []
         self.calls = 0
 
     # ids and clock -------------------------------------------------------------
@@ -146,11 +150,19 @@ class Marketplace:
             self.auto_approve()
             return self.now
 
+    def expect_auto_approval(self, a: Assignment) -> None:
+        """Call when a submitted assignment gets its auto-approval time."""
+        if a.auto_approval_time is not None:
+            heapq.heappush(self.auto_due, (a.auto_approval_time, a.assignment_id))
+
     def auto_approve(self) -> None:
-        for a in self.assignments.values():
-            if (a.status == "Submitted" and a.submit_time is not None and a.submit_time <= self.now
-                    and a.auto_approval_time is not None and a.auto_approval_time <= self.now):
-                self.pay_assignment(a, a.auto_approval_time)
+        """Pay what the requester left undecided past its auto-approval time."""
+        while self.auto_due and self.auto_due[0][0] <= self.now:
+            when, assignment_id = self.auto_due[0]
+            a = self.assignments.get(assignment_id)
+            if a is not None and a.status == "Submitted" and a.auto_approval_time == when:
+                self.pay_assignment(a, when)  # may raise InsufficientFunds: the entry stays due
+            heapq.heappop(self.auto_due)
 
     # money ---------------------------------------------------------------------
     def hit_cost(self, hit: Hit) -> Decimal:
@@ -240,6 +252,7 @@ class Marketplace:
                        auto_approval_time=submit + int(hit.fields["AutoApprovalDelayInSeconds"]))
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
+        self.expect_auto_approval(a)
 
     # views ---------------------------------------------------------------------
     def visible(self, a: Assignment) -> bool:

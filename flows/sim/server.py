@@ -241,6 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
             hit = market.hits[a.hit_id]
             a.submit_time, a.answer = market.now, answer_xml(fields)
             a.auto_approval_time = market.now + int(hit.fields["AutoApprovalDelayInSeconds"])
+            market.expect_auto_approval(a)
             self._commit()
         self._send(200, b"<html><body><p>Thank you, your work was submitted.</p></body></html>",
                    "text/html; charset=utf-8")
