@@ -62,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("campaign", nargs="?")
     status.add_argument("--db", default="runs/hitflow.db")
     status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.add_argument("--refresh", action="store_true",
+                        help="first ask the platform (or the embedded simulator's file) for every assignment's state")
+    status.add_argument("--live", action="store_true", help="with --refresh: confirm a non-simulator endpoint")
     for name, text in (("reconcile", "square the ledger with the platform; never creates anything"),
                        ("cancel", "expire open HITs, review what came in, delete finished HITs")):
         op = sub.add_parser(name, help=text)
@@ -200,11 +203,24 @@ def cmd_status(a: argparse.Namespace) -> int:
     from flows.operations import campaign_status, format_status
     from flows.store import Store
 
+    if a.refresh:
+        _refresh(a)
     report = campaign_status(Store(a.db), a.campaign)
     if a.campaign and not report:
         raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
     print(json.dumps(report, indent=1) if a.json else format_status(report))
     return 0
+
+
+def _refresh(a: argparse.Namespace) -> None:
+    from flows.operations import open_campaign_run, refresh_statuses
+    from flows.store import Store
+
+    names = [a.campaign] if a.campaign else [r["name"] for r in Store(a.db).rows("SELECT name FROM campaigns")]
+    for name in names:
+        with open_campaign_run(a.db, name, live=a.live, progress=lambda _: None) as run:
+            changed = refresh_statuses(run)
+        print(f"{name}: {changed} assignment status(es) updated from the platform", file=sys.stderr)
 
 
 def cmd_platform_op(a: argparse.Namespace) -> int:

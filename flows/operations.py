@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -111,6 +111,16 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
     return report
 
 
+def refresh_statuses(run: Run) -> int:
+    """Store the platform's current status of every stored assignment of the campaign; how many changed."""
+    known = {r["assignment_id"]: r["status"] for r in run.store.rows(
+        "SELECT assignment_id, status FROM assignments WHERE campaign = ?", [run.cfg.name])}
+    listed = {h["HITId"] for h in mturk.list_hits(run.client)}
+    hits = run.store.rows("SELECT hit_id FROM hits WHERE campaign = ?", [run.cfg.name])
+    return sum(_refresh_statuses(run, known, mturk.list_submissions(run.client, h["hit_id"]), False)
+               for h in hits if h["hit_id"] in listed)
+
+
 def _refresh_statuses(run: Run, known: dict[str, str], listed: list[dict[str, Any]], dry_run: bool) -> int:
     """The platform's word on stored assignments (e.g. auto-approved while nobody looked); how many changed."""
     changed = [a for a in listed if a["AssignmentId"] in known and known[a["AssignmentId"]] != a["AssignmentStatus"]]
@@ -201,7 +211,8 @@ def format_status(report: list[dict[str, Any]]) -> str:
 
 
 @contextmanager
-def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False) -> Iterator[Run]:
+def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False,
+                      progress: Callable[[str], None] = print) -> Iterator[Run]:
     """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
     from flows.config import load_config
     from flows.errors import ConfigError
@@ -221,8 +232,8 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     if not url and not state:
         raise ConfigError(f"campaign {campaign!r} has no recorded endpoint; pass --endpoint-url")
     with open_session(kind, url, live, seed=None, sim_state=Path(state) if state else None) as session:
-        print(f"target: {session.target.label}")
-        yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, print, session.wait)
+        progress(f"target: {session.target.label}")
+        yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, progress, session.wait)
 
 
 def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[dict[str, Any]]]:

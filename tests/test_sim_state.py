@@ -6,6 +6,9 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
+import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -171,6 +174,10 @@ def test_default_target_is_a_local_platform_across_commands(tmp_path: Path, monk
     for batch in report["batches"]:  # the platform's final word, not "Submitted"
         assert set(batch["assignments"]) <= {"Approved", "Rejected"} and batch["assignments"]["Approved"] > 0
         assert sum(batch["assignments"].values()) == 10
+    with sqlite3.connect("runs/hitflow.db") as ledger:  # a ledger that missed what the platform did
+        ledger.execute("UPDATE assignments SET status = 'Submitted' WHERE batch = 1")
+    refreshed = json.loads(hitflow(capsys, "status", "--json", "--refresh"))[0]
+    assert refreshed["batches"][0]["assignments"] == report["batches"][0]["assignments"]
     reconciled = hitflow(capsys, "reconcile", "vizwiz_captions")
     assert "fetched 0 missed submission(s)" in reconciled and str(state.resolve()) in reconciled
     assert "deleted 10 finished HIT(s)" in hitflow(capsys, "cancel", "vizwiz_captions")
@@ -179,3 +186,36 @@ def test_default_target_is_a_local_platform_across_commands(tmp_path: Path, monk
     assert "posted now" not in resumed and "captions: 250" in resumed
     after = json.loads(hitflow(capsys, "status", "--json"))[0]
     assert [b["assignments"] for b in after["batches"]] == [b["assignments"] for b in report["batches"]]
+
+
+def serve(state: Path) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", "0", "--speed", "0",
+                             "--state", str(state)], env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:\d+", line)
+    assert match, line
+    return proc, match.group(0)
+
+
+def test_restarted_sim_serve_continues_from_its_state(tmp_path: Path) -> None:
+    state = tmp_path / "served.db"
+    proc, url = serve(state)
+    try:
+        client = boto3.client("mturk", endpoint_url=url, region_name="us-east-1",
+                              aws_access_key_id="dummy", aws_secret_access_key="dummy")
+        hit_id = post(client, hit_type(client), n=2)
+        httpx.post(f"{url}/_sim/clock", json={"advance_seconds": 6 * 3600})
+        before = assignments_of(client, hit_id)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    proc, url = serve(state)
+    try:
+        client = boto3.client("mturk", endpoint_url=url, region_name="us-east-1",
+                              aws_access_key_id="dummy", aws_secret_access_key="dummy")
+        assert assignments_of(client, hit_id) == before and len(before) == 2
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
