@@ -103,14 +103,26 @@ def test_simulators_with_the_same_seed_share_no_id_but_behave_alike(tmp_path: Pa
             assert one["work"] == other["work"]  # the same crowd doing the same work
 
 
+STUDY = {"name": "Describe", "description": "d", "prolific_id_option": "url_parameters",
+         "external_study_url": "https://example.org/t?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
+                               "&SESSION_ID={{%SESSION_ID%}}",
+         "completion_codes": [{"code": "C1", "code_type": "COMPLETED"}], "total_available_places": 3,
+         "estimated_completion_time": 5, "reward": 90, "device_compatibility": ["desktop"]}
+AUTH = {"Authorization": "Token x"}
+
+
+def test_prolific_ids_differ_between_simulators_with_the_same_seed() -> None:
+    ids = []
+    for _ in range(2):
+        with SimServer(seed=1) as sim:
+            ids.append(httpx.post(f"{sim.url}/api/v1/studies/", json=STUDY, headers=AUTH).json()["id"])
+            ids.append(next(iter(sim.prolific.workspaces)))
+    assert len(set(ids)) == 4
+
+
 def test_prolific_side_survives_a_restart(tmp_path: Path) -> None:
     state = tmp_path / "market.db"
-    body = {"name": "Describe", "description": "d", "prolific_id_option": "url_parameters",
-            "external_study_url": "https://example.org/t?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
-                                  "&SESSION_ID={{%SESSION_ID%}}",
-            "completion_codes": [{"code": "C1", "code_type": "COMPLETED"}], "total_available_places": 3,
-            "estimated_completion_time": 5, "reward": 90, "device_compatibility": ["desktop"]}
-    auth = {"Authorization": "Token x"}
+    body, auth = STUDY, AUTH
     with SimServer(seed=3, state=state) as sim:
         study = httpx.post(f"{sim.url}/api/v1/studies/", json=body, headers=auth).json()
         group = httpx.post(f"{sim.url}/api/v1/participant-groups/", headers=auth,
