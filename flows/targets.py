@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -73,8 +74,40 @@ def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
         return
     from flows.sim.server import SimServer
 
-    with SimServer(seed=seed, crowd_file=crowd, state=state) as sim:
-        yield mturk.Target("sim", sim.url, str(state) if state else "")
+    if state is None:
+        with SimServer(seed=seed, crowd_file=crowd) as sim:
+            yield mturk.Target("sim", sim.url)
+        return
+    with _shared_simulator(seed, crowd, state) as sim:
+        yield mturk.Target("sim", sim.url, str(state))
+
+
+_SHARED: dict[Path, list[Any]] = {}  # state file -> [its SimServer, sessions using it]
+_SHARED_LOCK = threading.Lock()
+
+
+@contextmanager
+def _shared_simulator(seed: int | None, crowd: Path | None, state: Path) -> Iterator[Any]:
+    """Sessions of one process on the same state file (two campaigns in one Prefect process)
+    share one simulator: a state file has one owner at a time."""
+    from flows.sim.server import SimServer
+
+    key = state.resolve()
+    with _SHARED_LOCK:
+        entry = _SHARED.get(key)
+        if entry is None:
+            entry = _SHARED[key] = [SimServer(seed=seed, crowd_file=crowd, state=state).start(), 0]
+        elif seed is not None and entry[0].market.seed != seed:
+            raise ConfigError(f"simulator state {state} is open here with seed {entry[0].market.seed}, not {seed}")
+        entry[1] += 1
+    try:
+        yield entry[0]
+    finally:
+        with _SHARED_LOCK:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _SHARED[key]
+                entry[0].stop()
 
 
 def _sim_session(t: mturk.Target) -> Session:

@@ -21,6 +21,7 @@ from flows.cli import main
 from flows.errors import ConfigError
 from flows.sim.forms import html_question
 from flows.sim.server import MAX_BODY, SimServer
+from flows.targets import open_session
 from tests.conftest import advance
 from tests.test_sim_contract import PAGE, hit_type, post
 
@@ -79,6 +80,16 @@ def test_a_second_simulator_on_the_same_file_is_refused(tmp_path: Path) -> None:
         SimServer(seed=3, state=state)
     with pytest.raises(ConfigError, match="belongs to seed 3"):
         SimServer(seed=4, state=state)
+
+
+def test_sessions_of_one_process_share_the_simulator_of_a_state_file(tmp_path: Path) -> None:
+    state = tmp_path / "market.db"
+    with open_session(sim_state=state) as one, open_session(sim_state=state) as two:
+        assert one.target.endpoint_url == two.target.endpoint_url  # two campaigns, one marketplace
+        hit_id = post(one.client, hit_type(one.client), n=1)
+        assert two.client.get_hit(HITId=hit_id)["HIT"]["HITId"] == hit_id
+    with open_session(sim_state=state) as again:  # closed with the last session, then reopened from the file
+        assert again.client.get_hit(HITId=hit_id)["HIT"]["HITId"] == hit_id
 
 
 def test_simulators_with_the_same_seed_share_no_id_but_behave_alike(tmp_path: Path) -> None:
