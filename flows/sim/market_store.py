@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS records (kind TEXT NOT NULL, key TEXT NOT NULL, value
 UPSERT = ("INSERT INTO records (kind, key, value) VALUES (?, ?, ?) "
           "ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value")
 VERSION = "1"
-COMPRESS_OVER = 2048
+COMPRESS_OVER = 2048  # HIT pages and most answers: files ~3x smaller, reload ~30% slower
 
 
 def _encode_hit(hit: Hit) -> dict[str, Any]:
