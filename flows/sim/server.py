@@ -90,9 +90,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(err.status, {"__type": "RequestError", "Message": err.message,
                                 "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, "application/x-amz-json-1.1")
 
-    def _commit(self) -> None:
-        """Write what the request changed to the state file (if any) before the reply goes out."""
-        self.server.commit()
+    def _commit(self, prolific: bool = False) -> None:
+        """Write what the request changed to the state file (if any) before the reply goes out;
+        ``prolific``: the Prolific side may have changed too."""
+        self.server.commit(prolific)
 
     def _prolific(self, method: str) -> None:
         url = urlparse(self.path)
@@ -105,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
         status, payload = prolific_api.dispatch(self.server.prolific, method, url.path, query,
                                                 body if isinstance(body, dict) else {}, auth,
                                                 f"http://{self.headers.get('Host', '127.0.0.1')}")
-        self._commit()
+        self._commit(prolific=True)
         self._json(status, payload)
 
     def do_POST(self) -> None:
@@ -125,7 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
             now = self.server.market.advance(float(payload.get("advance_seconds", 0)))
             with self.server.prolific.lock:
                 self.server.prolific.pump()  # participants finish on the same clock
-            self._commit()
+            self._commit(prolific=True)
             return self._json(200, {"now": now})
         if url.path == "/_sim/faults":
             payload = self._control_body()
@@ -255,13 +256,14 @@ class _SimHTTPServer(ThreadingHTTPServer):
         super().__init__(addr, _Handler)
         self.market, self.prolific, self.verbose, self.store = market, prolific, verbose, store
 
-    def commit(self) -> None:
+    def commit(self, prolific: bool = True) -> None:
         if self.store is None:
             return
         with self.market.lock:
             self.store.save(self.market)
-        with self.prolific.lock:
-            self.store.save_prolific(self.prolific)
+        if prolific:
+            with self.prolific.lock:
+                self.store.save_prolific(self.prolific)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One line, not a traceback, for a request that broke the handler (the client sees a reset)."""
