@@ -76,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.headers.get("Content-Length")
         if raw is None:
             raise BadRequest(411, "Content-Length is required (chunked bodies are not accepted)")
-        if not raw.strip().isdigit():
+        if not (raw.strip().isascii() and raw.strip().isdigit()):  # "²".isdigit() too
             raise BadRequest(400, f"Content-Length must be a non-negative integer, not {raw[:40]!r}")
         length = int(raw)
         if length > MAX_BODY:
@@ -152,10 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         url = urlparse(self.path)
         if url.path.startswith("/api/v1/"):
-            try:
-                return self._prolific("GET")
-            except BadRequest as err:
-                return self._refuse(err)
+            return self._prolific("GET")
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         market = self.server.market
         if url.path == "/_sim/workers":
