@@ -218,17 +218,19 @@ class MarketStore:
         meta = self._meta_now(market)
         if not (rows or gone or force or meta != self._saved_meta):
             return
-        self.meta.update({"id_counter": str(market.id_counter), "balance": str(market.balance),
-                          "now": repr(market.now), "calls": str(market.calls),
-                          "throttle_rate": repr(market.faults.throttle_rate),
-                          "fault_rate": repr(market.faults.fault_rate)})
+        current = {"id_counter": str(market.id_counter), "balance": str(market.balance), "now": repr(market.now),
+                   "calls": str(market.calls), "throttle_rate": repr(market.faults.throttle_rate),
+                   "fault_rate": repr(market.faults.fault_rate)}
+        changed = [(k, v) for k, v in current.items() if force or self.meta.get(k) != v]
+        if force:
+            changed += [(k, self.meta[k]) for k in ("version", "seed", "crowd", "nonce")]
+        self.meta.update(current)
         with self.write_lock:
             self.conn.execute("BEGIN")
             try:
                 self.conn.executemany(UPSERT, rows)
                 self.conn.executemany("DELETE FROM records WHERE kind = ? AND key = ?", gone)
-                self.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                      [(k, v) for k, v in self.meta.items() if k != "prolific"])
+                self.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", changed)
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
