@@ -80,6 +80,10 @@ def test_a_second_simulator_on_the_same_file_is_refused(tmp_path: Path) -> None:
         SimServer(seed=3, state=state)
     with pytest.raises(ConfigError, match="belongs to seed 3"):
         SimServer(seed=4, state=state)
+    with sqlite3.connect(state) as db:  # a file from another format version
+        db.execute("UPDATE meta SET value = '0' WHERE key = 'version'")
+    with pytest.raises(ConfigError, match="has format '0'"):
+        SimServer(seed=3, state=state)
 
 
 def test_sessions_of_one_process_share_the_simulator_of_a_state_file(tmp_path: Path) -> None:

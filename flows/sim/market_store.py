@@ -133,6 +133,9 @@ class MarketStore:
         """The seed to build the crowd with: the file's; a different seed or crowd is refused."""
         if self.is_new:
             return 1 if seed is None else seed
+        if self.meta.get("version") != VERSION:
+            raise ConfigError(f"simulator state {self.path} has format {self.meta.get('version')!r}, not {VERSION!r}; "
+                              "move it aside (its campaign cannot be resumed on this version) or choose another")
         kept, crowd = int(self.meta["seed"]), self.meta["crowd"]
         if (seed is not None and seed != kept) or crowd != str(crowd_file.resolve()):
             raise ConfigError(f"simulator state {self.path} belongs to seed {kept} and crowd {crowd}; pass those, "
