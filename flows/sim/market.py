@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import json
 import random
-import re
 import secrets
 import threading
 import time
@@ -18,10 +16,10 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 
-from flows.sim import crowd, judges, qual_tests
+from flows.sim import crowd, qual_tests
 from flows.sim.forms import FormField, Question, answer_xml, form_fields
 from flows.sim.journal import Journal, Tracked
-from qc.submit_rules import CANNED_TEXT, SubmitRules
+from flows.sim.page_filling import fill_form, page_rules, work_units
 
 SYSTEM_QUALS = {
     "00000000000000000040": "NumberHITsApproved",
@@ -31,7 +29,6 @@ SYSTEM_QUALS = {
 }
 CENT = Decimal("0.01")
 ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-_RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
 
 
 class MTurkError(Exception):
@@ -241,7 +238,7 @@ class Marketplace:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
         accept = self.now + rng.expovariate(1.0 / self.arrival_mean_s)
         fields = hit.page_fields()
-        seconds = crowd.work_seconds(worker, _work_units(fields), duration, rng)
+        seconds = crowd.work_seconds(worker, work_units(fields), duration, rng)
         if accept >= hit.fields["Expiration"] or seconds >= duration:
             return
         submit = accept + seconds
@@ -305,55 +302,3 @@ def _compare(value: dict[str, Any] | None, req: dict[str, Any]) -> bool:
     if comp == "NotIn":
         return have_i not in targets
     return bool(targets) and checks[comp](targets[0])
-
-
-def page_rules(html: str) -> SubmitRules:
-    """The submit rules a page declares for its own check (what its workers are held to)."""
-    match = _RULES_JSON.search(html or "")
-    if not match:
-        return SubmitRules(min_words=0, one_sentence=False, banned_prefixes=(), required=False)
-    spec = json.loads(match.group(1))
-    return SubmitRules(
-        min_words=int(spec.get("min_words", 0)), one_sentence=bool(spec.get("one_sentence")),
-        banned_prefixes=tuple(spec.get("banned_prefixes", [])), max_chars=spec.get("max_chars"),
-        required=bool(spec.get("required", True)), canned_text=spec.get("canned_text", CANNED_TEXT),
-    )
-
-
-def _work_units(fields: list[FormField]) -> int:
-    """Effort in captions: a test of eight short questions takes about as long as one caption."""
-    hints = [f.attrs.get("data-sim-fill") for f in fields]
-    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields)
-
-
-def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
-              accept: float, submit: float, bank: dict[str, crowd.BankEntry],
-              rng: random.Random) -> dict[str, str]:
-    """The values a worker submits: captions by profile, choices, the page's timing fields."""
-    n_items = max(1, sum(1 for f in fields if f.attrs.get("data-sim-fill") == "caption"))
-    step = (submit - accept) / n_items
-    values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
-    for f in fields:
-        if f.name in values:
-            continue
-        hint, item = f.attrs.get("data-sim-fill", ""), f.attrs.get("data-item", "")
-        index = int(f.attrs.get("data-index", "0") or 0)
-        if hint == "caption":
-            values[f.name] = crowd.write_caption(worker, item, bank, rules, rng)
-        elif hint == "qual_answer":
-            values[f.name] = qual_tests.answer_item(worker, item, f.options, rng)
-        elif hint == "text_present":
-            values[f.name] = crowd.says_text_present(worker, item, bank, rng)
-        elif hint == "start_ms":
-            values[f.name] = str(int((accept + step * index) * 1000))
-        elif hint == "end_ms":
-            values[f.name] = str(int((accept + step * (index + 1)) * 1000 - 500))
-        elif f.kind in ("hidden", "text") and f.value:
-            values[f.name] = f.value
-        elif f.kind in ("radio", "select") and f.options:
-            values[f.name] = rng.choice([o for o in f.options if o] or f.options)
-        elif f.kind == "checkbox" and f.options:
-            values[f.name] = "|".join(o for o in f.options if rng.random() < 0.3)
-        elif f.kind in ("text", "textarea"):
-            values[f.name] = ""
-    return values
