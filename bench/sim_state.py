@@ -58,11 +58,12 @@ def campaign_calls(sim: SimServer, n_hits: int) -> dict[str, float]:
 
 
 def bench(n_hits: int) -> dict[str, Any]:
-    with SimServer(seed=5) as sim:
+    money = {"balance": "10000000.00"}  # enough for any N
+    with SimServer(seed=5, **money) as sim:
         memory = campaign_calls(sim, n_hits)
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "market.db"
-        with SimServer(seed=5, state=state) as sim:
+        with SimServer(seed=5, state=state, **money) as sim:
             stored = campaign_calls(sim, n_hits)
         size_mb = state.stat().st_size / 1e6 + sum(p.stat().st_size for p in Path(tmp).glob("*-wal")) / 1e6
         start = time.perf_counter()
