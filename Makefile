@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo test lint test-browser bench bench-security bench-qc-real browser-deps clean
+.PHONY: demo test lint test-browser bench bench-security bench-qc-real bench-sim-state browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ bench-security: $(STAMP)
 # QC rules over the real VizWiz v1 val captions (../shared/data): recall and false flags per rule
 bench-qc-real: $(STAMP)
 	$(BIN)/python -m bench.qc_real
+
+# the simulator's state file vs in memory: per-call overhead and reopen time (N HITs x 5 assignments)
+bench-sim-state: $(STAMP)
+	$(BIN)/python -m bench.sim_state $(or $(HITS),2000)
 
 clean:
 	rm -rf $(VENV) runs

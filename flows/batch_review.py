@@ -132,6 +132,8 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
         for key, assignment_id, outcome in results:
             store.settle(key, "ok", {"outcome": outcome})
             store.table("decisions").update(assignment_id, {"applied": outcome})
+            # the platform's state after the call ("approved", "already rejected"...), so status shows it
+            store.table("assignments").update(assignment_id, {"status": outcome.removeprefix("already ").title()})
     counts = decisions["action"].value_counts().to_dict()
     run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review")
     return {"decisions": counts}

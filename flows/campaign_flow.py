@@ -23,22 +23,24 @@ from flows.campaign_plan import Run
 from flows.config import load_config
 from flows.outputs import write_outputs
 from flows.store import DEFAULT_DB, Store
-from flows.targets import open_session
+from flows.targets import open_session, sim_state_path
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
                  db_path: str | Path = DEFAULT_DB, out_root: str | Path = "runs", limit: int | None = None,
                  scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
                  progress: Any = print, call: Caller = call_directly, platform: str = "mturk",
-                 task_url: str = "", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
+                 task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "") -> dict[str, Any]:
     """Run (or resume) a campaign to the end and write its outputs; returns a summary.
 
     ``platform="prolific"``: one study per batch; the task server runs in-process unless
-    ``task_url`` names the public address of a running ``hitflow serve``."""
+    ``task_url`` names the public address of a running ``hitflow serve``. The in-process
+    simulator keeps its marketplace in ``sim_state`` (default: ``sim/`` next to the ledger)."""
     cfg = load_config(config_path)
     store = Store(db_path)
-    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed,
-                      Path(crowd) if crowd else cfg.sim_crowd, platform) as session:
+    crowd_path = Path(crowd) if crowd else cfg.sim_crowd
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
+                      Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)) as session:
         progress(f"target: {session.target.label}" + (" (Prolific API)" if platform == "prolific" else ""))
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                   notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees)})
@@ -101,9 +103,11 @@ def publish_batch_artifacts(run: Run, batch: int) -> None:
 def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
-                     platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
+                     platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
+                     sim_state: str = "") -> dict[str, Any]:
     summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
-                           crowd, call=prefect_call, platform=platform, task_url=task_url, invitees=invitees)
+                           crowd, call=prefect_call, platform=platform, task_url=task_url, invitees=invitees,
+                           sim_state=sim_state)
     done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 

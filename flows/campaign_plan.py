@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from flows import mturk_adapter as mturk
@@ -73,7 +74,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
             "status": "running", "config_json": json.dumps({
                 "batches": cfg.batches, "items": len(rows), "assignments_per_image": cfg.assignments_per_image,
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
-                "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url})}, pk="name")
+                "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url,
+                "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))
 
 

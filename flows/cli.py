@@ -20,8 +20,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--target", default="sim", help="sim (default) or mturk with --endpoint-url")
     run.add_argument("--endpoint-url", default="", help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", help="SQLite ledger (default runs/hitflow.db; for the in-process simulator a fresh "
-                                   "OUT/<campaign>/sim-ledger.db, since that simulator ends with the run)")
+    run.add_argument("--db", default="runs/hitflow.db", help="SQLite ledger (default runs/hitflow.db)")
+    run.add_argument("--sim-state", default="", help="the in-process simulator's marketplace file (default: "
+                                                      "sim/<crowd>-seed<seed>.db next to the ledger); it persists, "
+                                                      "so status, reconcile, cancel and a resumed run see it")
     run.add_argument("--out", default="runs", help="outputs go to OUT/<campaign name>/")
     run.add_argument("--limit", type=int, help="use only the first N items")
     run.add_argument("--scale", type=int, default=1, help="repeat the item list K times (load tests)")
@@ -42,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--seed", type=int, default=1)
+    serve.add_argument("--seed", type=int, default=None, help="crowd seed (default 1, or the --state file's)")
+    serve.add_argument("--state", help="SQLite file the marketplace is kept in; a restart continues from it")
     serve.add_argument("--crowd")
     serve.add_argument("--speed", type=float, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
@@ -59,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("campaign", nargs="?")
     status.add_argument("--db", default="runs/hitflow.db")
     status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.add_argument("--refresh", action="store_true",
+                        help="first ask the platform (or the embedded simulator's file) for every assignment's state")
+    status.add_argument("--live", action="store_true", help="with --refresh: confirm a non-simulator endpoint")
     for name, text in (("reconcile", "square the ledger with the platform; never creates anything"),
                        ("cancel", "expire open HITs, review what came in, delete finished HITs")):
         op = sub.add_parser(name, help=text)
@@ -145,10 +151,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         return 1 if plan["problems"] else 0
     if a.platform == "mturk" or a.target == "sim":  # a simulator URL is verified before anything is created
         check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
-    db = a.db or _default_db(a, cfg.name)
-    kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": db, "out_root": a.out,
+    kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
-              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite)}
+              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite), "sim_state": a.sim_state}
     if a.no_prefect:
         run_campaign(a.config, **kwargs)
     else:
@@ -157,24 +162,19 @@ def cmd_run(a: argparse.Namespace) -> int:
     return 0
 
 
-def _default_db(a: argparse.Namespace, campaign: str) -> str:
-    if a.target == "sim" and not a.endpoint_url:
-        ledger = Path(a.out) / campaign / "sim-ledger.db"
-        for old in ledger.parent.glob("sim-ledger.db*"):  # its simulator is gone; nothing to resume
-            old.unlink()
-        return str(ledger)
-    return "runs/hitflow.db"
-
-
 def cmd_sim_serve(a: argparse.Namespace) -> int:
     from flows.sim.server import SimServer
 
-    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed)
+    state = Path(a.state) if a.state else None
+    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed,
+                    state=state)
     sim.market.faults.throttle_rate, sim.market.faults.fault_rate = a.throttle_rate, a.fault_rate
-    print(f"target: simulator at {sim.url} (seed {a.seed}, {len(sim.market.workers)} workers, clock x{a.speed:g}); "
-          "Ctrl-C stops it", flush=True)
+    kept = f"state {state}, {len(sim.market.hits)} HITs so far" if state else "state in memory only"
+    print(f"target: simulator at {sim.url} (seed {sim.market.seed}, {len(sim.market.workers)} workers, "
+          f"clock x{a.speed:g}, {kept}); Ctrl-C stops it", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         sim.serve_forever()
+    sim.stop()
     return 0
 
 
@@ -203,11 +203,24 @@ def cmd_status(a: argparse.Namespace) -> int:
     from flows.operations import campaign_status, format_status
     from flows.store import Store
 
+    if a.refresh:
+        _refresh(a)
     report = campaign_status(Store(a.db), a.campaign)
     if a.campaign and not report:
         raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
     print(json.dumps(report, indent=1) if a.json else format_status(report))
     return 0
+
+
+def _refresh(a: argparse.Namespace) -> None:
+    from flows.operations import open_campaign_run, refresh_statuses
+    from flows.store import Store
+
+    names = [a.campaign] if a.campaign else [r["name"] for r in Store(a.db).rows("SELECT name FROM campaigns")]
+    for name in names:
+        with open_campaign_run(a.db, name, live=a.live, progress=lambda _: None) as run:
+            changed = refresh_statuses(run)
+        print(f"{name}: {changed} assignment status(es) updated from the platform", file=sys.stderr)
 
 
 def cmd_platform_op(a: argparse.Namespace) -> int:

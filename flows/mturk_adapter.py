@@ -32,9 +32,12 @@ RETRY_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10}, max_pool
 class Target:
     kind: str  # "sim" or "endpoint"
     endpoint_url: str
+    state: str = ""  # an embedded simulator's state file (flows/sim/market_store.py)
 
     @property
     def label(self) -> str:
+        if self.state:
+            return f"simulator (embedded, state {self.state})"
         kind = "simulator" if self.kind == "sim" else "MTurk-compatible endpoint"
         return f"{kind} at {self.endpoint_url}"
 

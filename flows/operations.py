@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from flows import mturk_adapter as mturk
@@ -79,7 +80,7 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
     cfg, store = run.cfg, run.store
     platform = {h["HITId"]: h for h in mturk.list_hits(run.client)}
     by_key = {h.get("RequesterAnnotation"): h for h in platform.values()}
-    report: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0}
+    report: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
     for entry in store.rows("SELECT * FROM ledger WHERE campaign = ? AND operation = 'CreateHITWithHITType'",
                             [cfg.name]):
         wanted = _annotation(entry)  # key and item digest: a HIT with other items is not ours to adopt
@@ -96,23 +97,46 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
             if not dry_run:
                 run.client.update_expiration_for_hit(HITId=hit["HITId"], ExpireAt=0)
             report["expired_strays"].append(hit["HITId"])
-    known = {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM assignments WHERE campaign = ?",
-                                                    [cfg.name])}
+    known = {r["assignment_id"]: r["status"] for r in store.rows(
+        "SELECT assignment_id, status FROM assignments WHERE campaign = ?", [cfg.name])}
     for hit in store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name]):
         if hit["hit_id"] in platform:
-            missed = [a for a in mturk.list_submissions(run.client, hit["hit_id"]) if a["AssignmentId"] not in known]
+            listed = mturk.list_submissions(run.client, hit["hit_id"])
+            missed = [a for a in listed if a["AssignmentId"] not in known]
             if not dry_run:
                 missed = [a for a in missed if store_assignment(run, hit["batch"], hit, a)]
             report["fetched"] += len(missed)
+            report["refreshed"] += _refresh_statuses(run, known, listed, dry_run)
     mode = " (dry run)" if dry_run else ""
     run.progress(f"reconcile{mode}: adopted {len(report['adopted'])} HIT(s), expired {len(report['expired_strays'])} "
-                 f"stray HIT(s), fetched {report['fetched']} missed submission(s)")
+                 f"stray HIT(s), fetched {report['fetched']} missed submission(s), refreshed the status of "
+                 f"{report['refreshed']} stored assignment(s) from the platform")
     return report
 
 
 def _annotation(entry: dict[str, Any]) -> str:
     """The RequesterAnnotation the ledgered call was made with (older ledgers: the key itself)."""
     return str(json.loads(entry["params"] or "{}").get("RequesterAnnotation", entry["idem_key"]))
+
+
+def refresh_statuses(run: Run) -> int:
+    """Store the platform's current status of every stored assignment of the campaign; how many changed."""
+    known = {r["assignment_id"]: r["status"] for r in run.store.rows(
+        "SELECT assignment_id, status FROM assignments WHERE campaign = ?", [run.cfg.name])}
+    listed = {h["HITId"] for h in mturk.list_hits(run.client)}
+    hits = run.store.rows("SELECT hit_id FROM hits WHERE campaign = ?", [run.cfg.name])
+    return sum(_refresh_statuses(run, known, mturk.list_submissions(run.client, h["hit_id"]), False)
+               for h in hits if h["hit_id"] in listed)
+
+
+def _refresh_statuses(run: Run, known: dict[str, str], listed: list[dict[str, Any]], dry_run: bool) -> int:
+    """The platform's word on stored assignments (e.g. auto-approved while nobody looked); how many changed."""
+    changed = [a for a in listed if a["AssignmentId"] in known and known[a["AssignmentId"]] != a["AssignmentStatus"]]
+    if changed and not dry_run:
+        with run.store.transaction():
+            for a in changed:
+                run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
+    return len(changed)
 
 
 def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
@@ -195,7 +219,8 @@ def format_status(report: list[dict[str, Any]]) -> str:
 
 
 @contextmanager
-def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False) -> Iterator[Run]:
+def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False,
+                      progress: Callable[[str], None] = print) -> Iterator[Run]:
     """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
     from flows.config import load_config
     from flows.errors import ConfigError
@@ -206,13 +231,17 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     if not meta:
         raise ConfigError(f"no campaign {campaign!r} in {db}; `hitflow status --db {db}` lists them")
     info = json.loads(meta[0]["config_json"] or "{}")
-    url = endpoint_url or info.get("endpoint_url", "")
+    state = "" if endpoint_url else info.get("sim_state", "")  # the embedded simulator, reopened on its file
+    if state and not Path(state).is_file():
+        raise ConfigError(f"campaign {campaign!r} ran on the embedded simulator kept in {state}, which is gone; "
+                          "nothing is left to reconcile or cancel there")
+    url = "" if state else endpoint_url or info.get("endpoint_url", "")
     kind = "sim" if info.get("target_kind") == "sim" else "mturk"
-    if not url:
+    if not url and not state:
         raise ConfigError(f"campaign {campaign!r} has no recorded endpoint; pass --endpoint-url")
-    with open_session(kind, url, live) as session:
-        print(f"target: {session.target.label}")
-        yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, print, session.wait)
+    with open_session(kind, url, live, seed=None, sim_state=Path(state) if state else None) as session:
+        progress(f"target: {session.target.label}")
+        yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, progress, session.wait)
 
 
 def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[dict[str, Any]]]:

@@ -6,19 +6,20 @@ handlers (``mturk_api.py``) never touch state without it.
 
 from __future__ import annotations
 
-import json
+import hashlib
+import heapq
 import random
-import re
-import string
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, ClassVar
 
-from flows.sim import crowd, judges, qual_tests
+from flows.sim import crowd, qual_tests
 from flows.sim.forms import FormField, Question, answer_xml, form_fields
-from qc.submit_rules import CANNED_TEXT, SubmitRules
+from flows.sim.journal import Journal, Tracked
+from flows.sim.page_filling import fill_form, page_rules, work_units
 
 SYSTEM_QUALS = {
     "00000000000000000040": "NumberHITsApproved",
@@ -27,7 +28,7 @@ SYSTEM_QUALS = {
     "00000000000000000060": "Adult",
 }
 CENT = Decimal("0.01")
-_RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
+ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
 class MTurkError(Exception):
@@ -49,7 +50,7 @@ def mturk_fee(reward: Decimal, max_assignments: int) -> Decimal:
 
 
 @dataclass
-class Assignment:
+class Assignment(Tracked):
     assignment_id: str
     hit_id: str
     worker_id: str
@@ -65,7 +66,10 @@ class Assignment:
 
 
 @dataclass
-class Hit:
+class Hit(Tracked):
+    """``fields`` is mutated in place by some operations: they call ``hits.touch(hit_id)``."""
+
+    volatile: ClassVar[frozenset[str]] = frozenset({"form", "assignment_ids"})
     fields: dict[str, Any]
     question: Question
     assignment_ids: list[str] = field(default_factory=list)
@@ -91,7 +95,10 @@ class Marketplace:
                  seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0, speed: float = 0.0):
         self.lock = threading.RLock()
         self.seed = seed
-        self.rng = random.Random(seed)
+        # Ids come from this instance's nonce and a counter, so no two simulators (even with the
+        # same seed) hand out the same id; the crowd's behaviour is seeded from `seed` alone.
+        self.nonce = secrets.token_hex(8)
+        self.id_counter = 0
         self.fault_rng = random.Random(seed + 7)
         self.faults = Faults()
         self.workers = {w.worker_id: w for w in workers}
@@ -103,26 +110,36 @@ class Marketplace:
         self.speed = speed
         self.balance = money(balance)
         self.arrival_mean_s = arrival_mean_s
-        self.hit_types: dict[str, dict[str, Any]] = {}
-        self.hits: dict[str, Hit] = {}
-        self.assignments: dict[str, Assignment] = {}
-        self.qual_types: dict[str, dict[str, Any]] = {}
-        self.worker_quals: dict[tuple[str, str], dict[str, Any]] = {}
-        self.qual_requests: dict[str, dict[str, Any]] = {}
-        self.blocks: dict[str, str] = {}
-        self.bonuses: list[dict[str, Any]] = []
-        self.tokens: dict[str, tuple[str, float]] = {}
-        self.test_attempts: dict[tuple[str, str], dict[str, Any]] = {}
+        # Journals remember what changed, so a state file (market_store.py) writes only that.
+        self.hit_types: Journal[str, dict[str, Any]] = Journal()
+        self.hits: Journal[str, Hit] = Journal()
+        self.assignments: Journal[str, Assignment] = Journal()
+        self.qual_types: Journal[str, dict[str, Any]] = Journal()
+        self.worker_quals: Journal[tuple[str, str], dict[str, Any]] = Journal()
+        self.qual_requests: Journal[str, dict[str, Any]] = Journal()
+        self.blocks: Journal[str, str] = Journal()
+        self.bonuses: list[dict[str, Any]] = []  # append-only
+        self.tokens: Journal[str, tuple[str, float]] = Journal()
+        self.test_attempts: Journal[tuple[str, str], dict[str, Any]] = Journal()
+        self.changed_workers: set[str] = set()
+        # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
+        # every assignment would make each call slower as the marketplace grows.
+        self.auto_due: list[tuple[float, str]] = []
         self.calls = 0
 
     # ids and clock -------------------------------------------------------------
     def new_id(self, length: int = 30) -> str:
-        alphabet = string.ascii_uppercase + string.digits
-        return "3" + "".join(self.rng.choice(alphabet) for _ in range(length - 1))
+        self.id_counter += 1
+        digest = hashlib.blake2b(f"{self.nonce}:{self.id_counter}".encode(), digest_size=32).digest()
+        return "3" + "".join(ID_ALPHABET[b % len(ID_ALPHABET)] for b in digest[: length - 1])
 
     @property
     def now(self) -> float:
         return self._base + (time.monotonic() - self._anchor) * self.speed
+
+    def set_now(self, now: float) -> None:
+        """Restart the virtual clock at ``now`` (a reloaded simulator continues where it stopped)."""
+        self._base, self._anchor = now, time.monotonic()
 
     def advance(self, seconds: float) -> float:
         with self.lock:
@@ -130,11 +147,19 @@ class Marketplace:
             self.auto_approve()
             return self.now
 
+    def expect_auto_approval(self, a: Assignment) -> None:
+        """Call when a submitted assignment gets its auto-approval time."""
+        if a.auto_approval_time is not None:
+            heapq.heappush(self.auto_due, (a.auto_approval_time, a.assignment_id))
+
     def auto_approve(self) -> None:
-        for a in self.assignments.values():
-            if (a.status == "Submitted" and a.submit_time is not None and a.submit_time <= self.now
-                    and a.auto_approval_time is not None and a.auto_approval_time <= self.now):
-                self.pay_assignment(a, a.auto_approval_time)
+        """Pay what the requester left undecided past its auto-approval time."""
+        while self.auto_due and self.auto_due[0][0] <= self.now:
+            when, assignment_id = self.auto_due[0]
+            a = self.assignments.get(assignment_id)
+            if a is not None and a.status == "Submitted" and a.auto_approval_time == when:
+                self.pay_assignment(a, when)  # may raise InsufficientFunds: the entry stays due
+            heapq.heappop(self.auto_due)
 
     # money ---------------------------------------------------------------------
     def hit_cost(self, hit: Hit) -> Decimal:
@@ -151,6 +176,7 @@ class Marketplace:
         worker = self.workers.get(a.worker_id)
         if worker:
             worker.hits_approved += 1
+            self.changed_workers.add(worker.worker_id)
 
     # workers -------------------------------------------------------------------
     def qual_value(self, worker: crowd.Worker, type_id: str) -> dict[str, Any] | None:
@@ -179,7 +205,8 @@ class Marketplace:
         retry = qual.get("RetryDelayInSeconds")
         if last is not None and (retry is None or self.now - last["time"] < int(retry)):
             return
-        rng = random.Random(f"{self.seed}:{type_id}:{worker.worker_id}:{last['time'] if last else 0}")
+        # Keyed by the test's name, not its id: ids differ between simulator instances.
+        rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:{last['time'] if last else 0}")
         _, score = qual_tests.take(worker, qual["_scored_test"], rng)
         self.test_attempts[(type_id, worker.worker_id)] = qual_tests.attempt_record(self.now, score)
         self.worker_quals[(type_id, worker.worker_id)] = {
@@ -211,16 +238,18 @@ class Marketplace:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
         accept = self.now + rng.expovariate(1.0 / self.arrival_mean_s)
         fields = hit.page_fields()
-        seconds = crowd.work_seconds(worker, _work_units(fields), duration, rng)
+        seconds = crowd.work_seconds(worker, work_units(fields), duration, rng)
         if accept >= hit.fields["Expiration"] or seconds >= duration:
             return
         submit = accept + seconds
         values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng)
+        self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         a = Assignment(self.new_id(), hit.fields["HITId"], worker.worker_id, accept, submit,
                        accept + duration, answer_xml(values),
                        auto_approval_time=submit + int(hit.fields["AutoApprovalDelayInSeconds"]))
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
+        self.expect_auto_approval(a)
 
     # views ---------------------------------------------------------------------
     def visible(self, a: Assignment) -> bool:
@@ -273,55 +302,3 @@ def _compare(value: dict[str, Any] | None, req: dict[str, Any]) -> bool:
     if comp == "NotIn":
         return have_i not in targets
     return bool(targets) and checks[comp](targets[0])
-
-
-def page_rules(html: str) -> SubmitRules:
-    """The submit rules a page declares for its own check (what its workers are held to)."""
-    match = _RULES_JSON.search(html or "")
-    if not match:
-        return SubmitRules(min_words=0, one_sentence=False, banned_prefixes=(), required=False)
-    spec = json.loads(match.group(1))
-    return SubmitRules(
-        min_words=int(spec.get("min_words", 0)), one_sentence=bool(spec.get("one_sentence")),
-        banned_prefixes=tuple(spec.get("banned_prefixes", [])), max_chars=spec.get("max_chars"),
-        required=bool(spec.get("required", True)), canned_text=spec.get("canned_text", CANNED_TEXT),
-    )
-
-
-def _work_units(fields: list[FormField]) -> int:
-    """Effort in captions: a test of eight short questions takes about as long as one caption."""
-    hints = [f.attrs.get("data-sim-fill") for f in fields]
-    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields)
-
-
-def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
-              accept: float, submit: float, bank: dict[str, crowd.BankEntry],
-              rng: random.Random) -> dict[str, str]:
-    """The values a worker submits: captions by profile, choices, the page's timing fields."""
-    n_items = max(1, sum(1 for f in fields if f.attrs.get("data-sim-fill") == "caption"))
-    step = (submit - accept) / n_items
-    values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
-    for f in fields:
-        if f.name in values:
-            continue
-        hint, item = f.attrs.get("data-sim-fill", ""), f.attrs.get("data-item", "")
-        index = int(f.attrs.get("data-index", "0") or 0)
-        if hint == "caption":
-            values[f.name] = crowd.write_caption(worker, item, bank, rules, rng)
-        elif hint == "qual_answer":
-            values[f.name] = qual_tests.answer_item(worker, item, f.options, rng)
-        elif hint == "text_present":
-            values[f.name] = crowd.says_text_present(worker, item, bank, rng)
-        elif hint == "start_ms":
-            values[f.name] = str(int((accept + step * index) * 1000))
-        elif hint == "end_ms":
-            values[f.name] = str(int((accept + step * (index + 1)) * 1000 - 500))
-        elif f.kind in ("hidden", "text") and f.value:
-            values[f.name] = f.value
-        elif f.kind in ("radio", "select") and f.options:
-            values[f.name] = rng.choice([o for o in f.options if o] or f.options)
-        elif f.kind == "checkbox" and f.options:
-            values[f.name] = "|".join(o for o in f.options if rng.random() < 0.3)
-        elif f.kind in ("text", "textarea"):
-            values[f.name] = ""
-    return values

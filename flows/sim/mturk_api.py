@@ -183,6 +183,7 @@ def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
     need(p, "ExpireAt")
     hit.fields["Expiration"] = max(m.now, float(p["ExpireAt"]))  # a time in the past expires it now
+    m.hits.touch(hit.fields["HITId"])
     for aid in list(hit.assignment_ids):  # workers who had not yet accepted never will
         if m.assignments[aid].accept_time > hit.fields["Expiration"]:
             hit.assignment_ids.remove(aid)
@@ -219,6 +220,7 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     if extra < 1:
         raise bad("NumberOfAdditionalAssignments must be at least 1.")
     hit.fields["MaxAssignments"] = int(hit.fields["MaxAssignments"]) + extra
+    m.hits.touch(hit.fields["HITId"])
     m.schedule(hit, extra)
     return {}
 
@@ -269,4 +271,5 @@ def reject(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     if worker:
         done = max(1, round(worker.hits_approved * 100 / max(1, worker.percent_approved)))
         worker.percent_approved = int(100 * worker.hits_approved / (done + 1))
+        m.changed_workers.add(worker.worker_id)
     return {}

@@ -75,6 +75,7 @@ def update_qual_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
                 "AnswerKey", "TestDurationInSeconds", "AutoGranted", "AutoGrantedValue"):
         if key in p:
             q[key] = p[key]
+    m.qual_types.touch(q["QualificationTypeId"])
     return {"QualificationType": _qual_view(q)}
 
 

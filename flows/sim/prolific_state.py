@@ -42,10 +42,12 @@ def cost_of(reward: int, places: int) -> tuple[int, int]:
 
 
 class ProlificState:
-    def __init__(self, clock: Callable[[], float], seed: int = 1, balance: int = 1_000_000, currency: str = "GBP"):
+    def __init__(self, clock: Callable[[], float], seed: int = 1, balance: int = 1_000_000, currency: str = "GBP",
+                 nonce: str = ""):
         self.lock = threading.RLock()
         self.clock = clock
-        self.rng = random.Random(seed + 11)
+        # Ids only; the simulator instance's nonce keeps them apart from another instance's.
+        self.rng = random.Random(f"{seed + 11}:{nonce}" if nonce else seed + 11)
         self.currency = currency
         self.balance = balance
         self.user = {"id": new_id(self.rng), "name": "hitflow simulator", "email": "researcher@sim.invalid",

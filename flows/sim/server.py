@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,13 +21,23 @@ from urllib.parse import parse_qs, urlencode, urlparse
 from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
 from flows.sim.forms import answer_xml
 from flows.sim.market import Assignment, Marketplace, MTurkError
+from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
 from flows.sim.prolific_people import Participants
 from flows.sim.prolific_state import ProlificState
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 SERVICE_ID = "hitflow-simulator"  # what GET /_sim/health says, so a run can tell it from a real endpoint
+MAX_BODY = 16 * 1024 * 1024  # above MTurk's 64 KB Question and any Prolific body hitflow sends
 DEFAULT_CROWD = Path(__file__).resolve().parents[2] / "config" / "crowds" / "vizwiz_demo.toml"
+
+
+class BadRequest(Exception):
+    """A request the server refuses before reading its body (status, one-line reason)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
 
 
 def _json_default(value: Any) -> Any:
@@ -62,43 +73,82 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(payload, default=_json_default).encode(), ctype)
 
     def _body(self) -> bytes:
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        """The request body, refusing a missing, malformed, negative or oversized Content-Length."""
+        raw = self.headers.get("Content-Length")
+        if raw is None:
+            raise BadRequest(411, "Content-Length is required (chunked bodies are not accepted)")
+        if not (raw.strip().isascii() and raw.strip().isdigit()):  # "²".isdigit() too
+            raise BadRequest(400, f"Content-Length must be a non-negative integer, not {raw[:40]!r}")
+        length = int(raw)
+        if length > MAX_BODY:
+            raise BadRequest(413, f"request body of {length} bytes is over the {MAX_BODY}-byte limit")
+        return self.rfile.read(length)
+
+    def _refuse(self, err: BadRequest) -> None:
+        self.close_connection = True  # the unread body would be taken for the next request
+        if urlparse(self.path).path.startswith("/api/v1/"):
+            return self._json(err.status, prolific_api.error(err.status, 140001, err.message, {}))
+        self._json(err.status, {"__type": "RequestError", "Message": err.message,
+                                "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, "application/x-amz-json-1.1")
+
+    def _commit(self, prolific: bool = False) -> None:
+        """Write what the request changed to the state file (if any) before the reply goes out;
+        ``prolific``: the Prolific side may have changed too."""
+        self.server.commit(prolific)
 
     def _prolific(self, method: str) -> None:
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
             body = json.loads(self._body() or b"{}") if method == "POST" else {}
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
         auth = self.headers.get("Authorization", "")
         status, payload = prolific_api.dispatch(self.server.prolific, method, url.path, query,
                                                 body if isinstance(body, dict) else {}, auth,
                                                 f"http://{self.headers.get('Host', '127.0.0.1')}")
+        self._commit(prolific=True)
         self._json(status, payload)
 
     def do_POST(self) -> None:
+        try:
+            self._post()
+        except BadRequest as err:
+            self._refuse(err)
+
+    def _post(self) -> None:
         url = urlparse(self.path)
         if url.path.startswith("/api/v1/"):
             return self._prolific("POST")
         if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
             return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
         if url.path == "/_sim/clock":
-            payload = json.loads(self._body() or b"{}")
+            payload = self._control_body()
             now = self.server.market.advance(float(payload.get("advance_seconds", 0)))
             with self.server.prolific.lock:
                 self.server.prolific.pump()  # participants finish on the same clock
+            self._commit(prolific=True)
             return self._json(200, {"now": now})
         if url.path == "/_sim/faults":
-            payload = json.loads(self._body() or b"{}")
+            payload = self._control_body()
             with self.server.market.lock:
                 faults = self.server.market.faults
                 faults.throttle_rate = float(payload.get("throttle_rate", faults.throttle_rate))
                 faults.fault_rate = float(payload.get("fault_rate", faults.fault_rate))
+            self._commit()
             return self._json(200, vars(faults))
         if url.path == "/mturk/externalSubmit":
             return self._external_submit(self._body())
         self._send(404, b"not found", "text/plain")
+
+    def _control_body(self) -> dict[str, Any]:
+        try:
+            payload = json.loads(self._body() or b"{}")
+            if not isinstance(payload, dict) or not all(isinstance(v, int | float) for v in payload.values()):
+                raise ValueError("expected a JSON object of numbers")
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
+        return payload
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
@@ -136,15 +186,20 @@ class _Handler(BaseHTTPRequestHandler):
                 if handler is None:
                     raise MTurkError("AWS.MechanicalTurk.UnknownOperation", f"Unknown operation {operation}")
                 params = json.loads(body or b"{}")
+                if not isinstance(params, dict):
+                    raise ValueError("the body must be a JSON object")
                 market.auto_approve()
                 result = handler(market, params)
             except MTurkError as err:
+                self._commit()  # e.g. auto-approvals made before the operation failed
                 return self._json(err.status, {"__type": err.kind, "Message": err.message,
                                                "TurkErrorCode": err.code}, "application/x-amz-json-1.1")
             except (ValueError, TypeError, KeyError) as exc:
+                self._commit()
                 return self._json(400, {"__type": "RequestError", "Message": f"Invalid request: {exc}",
                                         "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},
                                   "application/x-amz-json-1.1")
+            self._commit()
         self._json(200, result, "application/x-amz-json-1.1")
 
     def _preview(self, query: dict[str, str]) -> None:
@@ -164,14 +219,19 @@ class _Handler(BaseHTTPRequestHandler):
                            market.now + int(hit.fields["AssignmentDurationInSeconds"]))
             market.assignments[a.assignment_id] = a
             hit.assignment_ids.append(a.assignment_id)
+            self._commit()
         host = f"http://{self.headers.get('Host')}"
         target = "/mturk/preview?" + urlencode({"hitId": a.hit_id, "assignmentId": a.assignment_id,
                                                 "workerId": worker, "turkSubmitTo": host})
         self._send(302, b"", "text/plain", {"Location": target})
 
     def _external_submit(self, body: bytes) -> None:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadRequest(400, f"form body is not UTF-8: {exc}") from exc
         fields = {k: v[0] if len(v) == 1 else "|".join(v)
-                  for k, v in parse_qs(body.decode("utf-8"), keep_blank_values=True).items()}
+                  for k, v in parse_qs(text, keep_blank_values=True).items()}
         market = self.server.market
         with market.lock:
             a = market.assignments.get(fields.pop("assignmentId", ""))
@@ -180,6 +240,8 @@ class _Handler(BaseHTTPRequestHandler):
             hit = market.hits[a.hit_id]
             a.submit_time, a.answer = market.now, answer_xml(fields)
             a.auto_approval_time = market.now + int(hit.fields["AutoApprovalDelayInSeconds"])
+            market.expect_auto_approval(a)
+            self._commit()
         self._send(200, b"<html><body><p>Thank you, your work was submitted.</p></body></html>",
                    "text/html; charset=utf-8")
 
@@ -187,22 +249,49 @@ class _Handler(BaseHTTPRequestHandler):
 class _SimHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, addr: tuple[str, int], market: Marketplace, prolific: ProlificState, verbose: bool = False):
+    def __init__(self, addr: tuple[str, int], market: Marketplace, prolific: ProlificState, verbose: bool = False,
+                 store: MarketStore | None = None):
         super().__init__(addr, _Handler)
-        self.market, self.prolific, self.verbose = market, prolific, verbose
+        self.market, self.prolific, self.verbose, self.store = market, prolific, verbose, store
+
+    def commit(self, prolific: bool = True) -> None:
+        if self.store is None:
+            return
+        with self.market.lock:
+            self.store.save(self.market)
+        if prolific:
+            with self.prolific.lock:
+                self.store.save_prolific(self.prolific)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, not a traceback, for a request that broke the handler (the client sees a reset)."""
+        exc = sys.exc_info()[1]
+        sys.stderr.write(f"hitflow sim: request from {client_address[0]} failed: {type(exc).__name__}: {exc}\n")
 
 
 class SimServer:
     """A running simulator: ``url`` for boto3's ``endpoint_url``, ``market`` for ground truth."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int = 1,
-                 crowd_file: Path | None = None, verbose: bool = False, **market_kw: Any):
-        workers, bank = crowd.load_crowd(crowd_file or DEFAULT_CROWD, seed=seed)
-        self.market = Marketplace(workers, bank, seed=seed, **market_kw)
-        # Prolific shares the crowd and the virtual clock with the MTurk side.
-        self.prolific = ProlificState(lambda: self.market.now, seed=seed)
-        self.prolific.pumps.append(Participants(workers, bank, seed=seed))
-        self.httpd = _SimHTTPServer((host, port), self.market, self.prolific, verbose)
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int | None = 1,
+                 crowd_file: Path | None = None, verbose: bool = False, state: Path | None = None, **market_kw: Any):
+        """``state``: a SQLite file the marketplace is loaded from and written to (see market_store);
+        with a state file, ``seed=None`` means the file's seed."""
+        crowd_path = crowd_file or DEFAULT_CROWD
+        self.store = MarketStore(state) if state else None
+        try:
+            seed = self.store.origin(seed, crowd_path) if self.store else (1 if seed is None else seed)
+            workers, bank = crowd.load_crowd(crowd_path, seed=seed)
+            self.market = Marketplace(workers, bank, seed=seed, **market_kw)
+            # Prolific shares the crowd and the virtual clock with the MTurk side.
+            self.prolific = ProlificState(lambda: self.market.now, seed=seed, nonce=self.market.nonce)
+            self.prolific.pumps.append(Participants(workers, bank, seed=seed))
+            if self.store:
+                self.store.attach(self.market, self.prolific, crowd_path)
+        except BaseException:
+            if self.store:
+                self.store.close()
+            raise
+        self.httpd = _SimHTTPServer((host, port), self.market, self.prolific, verbose, self.store)
         self.url = f"http://{host}:{self.httpd.server_address[1]}"
         self._thread: threading.Thread | None = None
 
@@ -218,6 +307,9 @@ class SimServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        if self.store:
+            self.httpd.commit()
+            self.store.close()
 
     def __enter__(self) -> SimServer:
         return self.start()

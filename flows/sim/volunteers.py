@@ -12,7 +12,7 @@ import httpx
 
 from flows.sim import crowd
 from flows.sim.forms import form_fields
-from flows.sim.market import fill_form, page_rules
+from flows.sim.page_filling import fill_form, page_rules
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
 

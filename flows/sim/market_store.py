@@ -1,0 +1,275 @@
+"""The simulator's state in a SQLite file, so a simulated marketplace outlives one command.
+
+The state is loaded once when a simulator starts; after every request that changed something,
+the changed rows (tracked by :mod:`flows.sim.journal`) are written in one transaction before
+the reply goes out, so a client never hears of a change a crash could lose. The Prolific side
+is small and is kept as one snapshot, rewritten when it changed.
+
+One process at a time: a second simulator on the same file is refused (``flock``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import json
+import os
+import random
+import sqlite3
+import threading
+import zlib
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from flows.errors import ConfigError
+from flows.sim import qual_tests
+from flows.sim.forms import parse_question
+from flows.sim.market import Assignment, Hit, Marketplace, money
+from flows.sim.prolific_state import ProlificState
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records (kind TEXT NOT NULL, key TEXT NOT NULL, value NOT NULL,
+                                    PRIMARY KEY (kind, key));
+"""
+# ON CONFLICT ... DO UPDATE keeps a row's rowid, so loading ORDER BY rowid restores dict order.
+UPSERT = ("INSERT INTO records (kind, key, value) VALUES (?, ?, ?) "
+          "ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value")
+VERSION = "1"
+COMPRESS_OVER = 2048  # HIT pages and most answers: files ~3x smaller, reload ~30% slower
+
+
+def _encode_hit(hit: Hit) -> dict[str, Any]:
+    return {"fields": hit.fields, "disposed": hit.disposed, "review_status": hit.review_status,
+            "reviewing": hit.reviewing}
+
+
+def _decode_hit(value: dict[str, Any]) -> Hit:
+    return Hit(value["fields"], parse_question(value["fields"]["Question"]), disposed=value["disposed"],
+               review_status=value["review_status"], reviewing=value["reviewing"])
+
+
+def _encode_qual_type(q: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in q.items() if k != "_scored_test"}  # rebuilt from Test and AnswerKey
+
+
+def _decode_qual_type(q: dict[str, Any]) -> dict[str, Any]:
+    if q.get("AnswerKey") and q.get("Test"):
+        q["_scored_test"] = qual_tests.parse_scored_test(q["Test"], q["AnswerKey"])
+    return q
+
+
+ASSIGNMENT_FIELDS = tuple(f.name for f in dataclasses.fields(Assignment))
+
+
+def _encode_assignment(a: Assignment) -> dict[str, Any]:
+    return {name: getattr(a, name) for name in ASSIGNMENT_FIELDS}  # asdict() deep-copies: 3x slower
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# kind: (Marketplace attribute, key is a pair, encode, decode)
+KINDS: dict[str, tuple[str, bool, Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "hit_type": ("hit_types", False, _same, _same),
+    "hit": ("hits", False, _encode_hit, _decode_hit),
+    "assignment": ("assignments", False, _encode_assignment, lambda v: Assignment(**v)),
+    "qual_type": ("qual_types", False, _encode_qual_type, _decode_qual_type),
+    "worker_qual": ("worker_quals", True, _same, _same),
+    "qual_request": ("qual_requests", False, _same, _same),
+    "block": ("blocks", False, _same, _same),
+    "token": ("tokens", False, list, tuple),
+    "test_attempt": ("test_attempts", True, _same, _same),
+}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=lambda v: str(v) if isinstance(v, Decimal) else repr(v))
+
+
+def _pack(value: Any) -> str | bytes:
+    """JSON text; big rows (a HIT's page is ~20 KB of HTML) as zlib-compressed bytes, about 5x smaller."""
+    text = _dumps(value)
+    return zlib.compress(text.encode(), 1) if len(text) > COMPRESS_OVER else text
+
+
+def _unpack(stored: str | bytes) -> Any:
+    return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
+
+
+class MarketStore:
+    """One simulator state file, held by this process until :meth:`close`."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(f"{self.path}.lock", "w")  # noqa: SIM115  (held for the store's life)
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            self._lock_file.close()
+            raise ConfigError(f"simulator state {self.path} is in use by another hitflow process; wait for it to "
+                              "end, or talk to it with --endpoint-url if it is a `hitflow sim serve`") from exc
+        self._lock_file.write(str(os.getpid()))
+        self._lock_file.flush()
+        self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")  # durable across a killed process, which is the risk here
+        self.conn.executescript(SCHEMA)
+        self.write_lock = threading.Lock()
+        self.meta = {k: v for k, v in self.conn.execute("SELECT key, value FROM meta")}
+        self._saved_meta: tuple[Any, ...] = ()
+        self._bonuses_saved = 0
+        self._prolific_saved = self.meta.get("prolific", "")
+
+    @property
+    def is_new(self) -> bool:
+        return "nonce" not in self.meta
+
+    def origin(self, seed: int | None, crowd_file: Path) -> int:
+        """The seed to build the crowd with: the file's; a different seed or crowd is refused."""
+        if self.is_new:
+            return 1 if seed is None else seed
+        if self.meta.get("version") != VERSION:
+            raise ConfigError(f"simulator state {self.path} has format {self.meta.get('version')!r}, not {VERSION!r}; "
+                              "move it aside (its campaign cannot be resumed on this version) or choose another")
+        kept, crowd = int(self.meta["seed"]), self.meta["crowd"]
+        if (seed is not None and seed != kept) or crowd != str(crowd_file.resolve()):
+            raise ConfigError(f"simulator state {self.path} belongs to seed {kept} and crowd {crowd}; pass those, "
+                              "or choose another state file (--sim-state / --state)")
+        return kept
+
+    def close(self) -> None:
+        self.conn.close()
+        self._lock_file.close()
+
+    # loading --------------------------------------------------------------------------
+    def attach(self, market: Marketplace, prolific: ProlificState, crowd_file: Path) -> None:
+        """Load the file into a fresh market (or start the file from it), then write back changes only."""
+        if self.is_new:
+            self.meta = {"version": VERSION, "seed": str(market.seed), "crowd": str(crowd_file.resolve()),
+                         "nonce": market.nonce}
+            self._write(market, [], [], force=True)
+            self.save_prolific(prolific)
+            return
+        market.nonce, market.id_counter = self.meta["nonce"], int(self.meta["id_counter"])
+        market.balance = money(self.meta["balance"])
+        market.set_now(float(self.meta["now"]))
+        market.calls = int(self.meta.get("calls", 0))
+        market.fault_rng = random.Random(f"{market.seed}:{market.calls}")
+        market.faults.throttle_rate = float(self.meta.get("throttle_rate", 0))
+        market.faults.fault_rate = float(self.meta.get("fault_rate", 0))
+        for kind, key, value in self.conn.execute("SELECT kind, key, value FROM records ORDER BY rowid"):
+            self._load_row(market, kind, key, _unpack(value))
+        for name, _, _, _ in KINDS.values():
+            getattr(market, name).flushed()
+        market.changed_workers.clear()
+        self._bonuses_saved = len(market.bonuses)
+        self._saved_meta = self._meta_now(market)
+        if self._prolific_saved:
+            restore_prolific(prolific, json.loads(self._prolific_saved))
+
+    def _load_row(self, market: Marketplace, kind: str, key: str, value: Any) -> None:
+        if kind == "bonus":
+            market.bonuses.append(value)
+        elif kind == "worker":
+            worker = market.workers.get(key)
+            if worker is not None:
+                worker.hits_approved, worker.percent_approved = value["hits_approved"], value["percent_approved"]
+                worker.memory = value["memory"]
+        else:
+            name, pair, _, decode = KINDS[kind]
+            getattr(market, name)[tuple(json.loads(key)) if pair else key] = decode(value)
+            if kind == "assignment":
+                market.hits[value["hit_id"]].assignment_ids.append(key)
+                if value["status"] == "Submitted":
+                    market.expect_auto_approval(market.assignments[key])
+
+    # saving ---------------------------------------------------------------------------
+    def save(self, market: Marketplace) -> None:
+        """Write what changed since the last save, in one transaction (call with the market's lock)."""
+        rows: list[tuple[str, str, str | bytes]] = []
+        gone: list[tuple[str, str]] = []
+        for kind, (name, pair, encode, _) in KINDS.items():
+            journal = getattr(market, name)
+            if not journal.dirty:
+                continue
+            key_of: Callable[[Any], str] = (lambda k: json.dumps(list(k))) if pair else str
+            rows += [(kind, key_of(k), _pack(encode(journal[k]))) for k in journal.changed]
+            gone += [(kind, key_of(k)) for k in journal.deleted]
+            journal.flushed()
+        rows += [("bonus", str(i), _pack(b)) for i, b in enumerate(market.bonuses[self._bonuses_saved:],
+                                                                     start=self._bonuses_saved)]
+        self._bonuses_saved = len(market.bonuses)
+        for worker_id in market.changed_workers:
+            w = market.workers[worker_id]
+            rows.append(("worker", worker_id, _pack({"hits_approved": w.hits_approved,
+                                                      "percent_approved": w.percent_approved, "memory": w.memory})))
+        market.changed_workers.clear()
+        self._write(market, rows, gone)
+
+    def _meta_now(self, market: Marketplace) -> tuple[Any, ...]:
+        # A clock that runs by itself (speed > 0) is saved along with other changes, not on every read.
+        now = None if market.speed else market.now
+        return (now, market.id_counter, str(market.balance), market.faults.throttle_rate, market.faults.fault_rate)
+
+    def _write(self, market: Marketplace, rows: list[tuple[str, str, str | bytes]], gone: list[tuple[str, str]],
+               force: bool = False) -> None:
+        meta = self._meta_now(market)
+        if not (rows or gone or force or meta != self._saved_meta):
+            return
+        current = {"id_counter": str(market.id_counter), "balance": str(market.balance), "now": repr(market.now),
+                   "calls": str(market.calls), "throttle_rate": repr(market.faults.throttle_rate),
+                   "fault_rate": repr(market.faults.fault_rate)}
+        changed = [(k, v) for k, v in current.items() if force or self.meta.get(k) != v]
+        if force:
+            changed += [(k, self.meta[k]) for k in ("version", "seed", "crowd", "nonce")]
+        self.meta.update(current)
+        with self.write_lock:
+            self.conn.execute("BEGIN")
+            try:
+                self.conn.executemany(UPSERT, rows)
+                self.conn.executemany("DELETE FROM records WHERE kind = ? AND key = ?", gone)
+                self.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", changed)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        self._saved_meta = meta
+
+    def save_prolific(self, state: ProlificState) -> None:
+        """Rewrite the Prolific snapshot if it changed (call with the Prolific state's lock)."""
+        blob = _dumps(prolific_snapshot(state))
+        if blob == self._prolific_saved:
+            return
+        with self.write_lock:
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('prolific', ?)", [blob])
+        self._prolific_saved = blob
+
+
+PROLIFIC_TABLES = ("user", "workspaces", "projects", "studies", "submissions", "groups", "bonuses", "messages",
+                   "balance", "currency")
+
+
+def prolific_snapshot(state: ProlificState) -> dict[str, Any]:
+    snap = {name: getattr(state, name) for name in PROLIFIC_TABLES}
+    snap["rng"] = state.rng.getstate()
+    snap["pump_rngs"] = [pump.rng.getstate() for pump in state.pumps if hasattr(pump, "rng")]
+    return snap
+
+
+def restore_prolific(state: ProlificState, snap: dict[str, Any]) -> None:
+    for name in PROLIFIC_TABLES:
+        setattr(state, name, snap[name])
+    state.rng.setstate(_rng_state(snap["rng"]))
+    pumps = [pump for pump in state.pumps if hasattr(pump, "rng")]
+    for pump, saved in zip(pumps, snap["pump_rngs"], strict=False):
+        pump.rng.setstate(_rng_state(saved))
+
+
+def _rng_state(saved: list[Any]) -> tuple[Any, ...]:
+    version, internal, gauss = saved
+    return version, tuple(internal), gauss
