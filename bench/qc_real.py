@@ -4,8 +4,9 @@ One pseudo worker per caption, so only caption-level evidence counts (a worker-l
 is a flag on that worker's one caption). Canned captions are left out of both shares:
 recall = rejected non-canned captions flagged / all of them; false flags = accepted
 non-canned captions flagged / all of them. Thresholds are chosen on images with even ids
-(the largest recall whose false flags stay within the target, over a grid of
-shared_template_min_images x consensus_threshold), reported on odd ids.
+(the largest recall whose false flags stay within the target, then the fewest false flags, over
+a grid of shared_template_min_images x consensus_threshold x near_template's words, consensus
+ceiling and min images), reported on odd ids.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from flows.config import load_config
 from flows.page_text import qc_params
 from qc.consensus_rules import consensus_scores
 from qc.runner import prepare, rule_level, run_rules
+from qc.template_rules import near_template_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "vizwiz-captions-v1-val" / "VizWiz_Captions_v1_val_updated.json"
@@ -30,13 +32,16 @@ CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 # Evidence about a caption; random_sample is not evidence and there are no work times.
 EVIDENCE_RULES = ("caps_lock", "canned_lone_nonuse", "quality_words", "duplicate_text", "min_words",
                   "one_sentence", "banned_prefix", "max_chars", "consensus", "consensus_rate",
-                  "shared_template", "instruction_echo")
-NEW_RULES = ("consensus", "shared_template", "instruction_echo")
+                  "shared_template", "near_template", "instruction_echo")
+NEW_RULES = ("consensus", "shared_template", "near_template", "instruction_echo")
 # The target's set: rules that judge one caption (the worker-level ones see a pseudo worker of one caption).
 CAPTION_RULES = tuple(r for r in EVIDENCE_RULES if rule_level(r) == "caption")
 MAX_FALSE_FLAGS = 0.03
 SWEEP = (0.0, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.06, 0.1)
 MIN_IMAGES = (2, 3, 4)
+NEAR_WORDS = (3, 4, 5)
+NEAR_CONSENSUS = (0.05, 0.1, 0.15, 0.2)
+NEAR_MIN_IMAGES = (2, 3, 4, 6)
 
 
 def real_frame(path: Path = DATA) -> pd.DataFrame:
@@ -67,20 +72,39 @@ def shares(frame: pd.DataFrame, flagged: pd.Series, even: bool) -> tuple[float, 
     return float(flagged[rejected].mean()), float(flagged[accepted].mean())
 
 
+def _near_template_grid(frame: pd.DataFrame, params: dict[str, Any]) -> dict[tuple[int, float, int], pd.Series]:
+    """near_template's flags per (words, consensus ceiling, min images); (0, 0, 0) is the rule off."""
+    grid = {(0, 0.0, 0): pd.Series(False, index=frame.index)}
+    for words in NEAR_WORDS:
+        for ceiling in NEAR_CONSENSUS:
+            keyed = near_template_keys(frame, {**params, "near_template_words": words,
+                                               "near_template_consensus": ceiling})
+            for min_images in NEAR_MIN_IMAGES:
+                hit = keyed.index[keyed["images"] >= min_images]
+                grid[(words, ceiling, min_images)] = pd.Series(frame.index.isin(hit), index=frame.index)
+    return grid
+
+
 def sweep(frame: pd.DataFrame, params: dict[str, Any], others: pd.Series) -> list[dict[str, Any]]:
-    """The caption-level rules together for each (shared_template_min_images, consensus_threshold),
-    on both halves; ``others`` holds what the caption-level rules but those two flag."""
+    """The caption-level rules together for each (shared_template_min_images, consensus_threshold,
+    near_template words / consensus / min images), on both halves; ``others`` holds what the
+    caption-level rules but those three flag."""
     scores = consensus_scores(frame, int(params["consensus_min_peers"]))["score"].reindex(frame.index)
     scores = scores.fillna(np.inf)
+    near = _near_template_grid(frame, params)
     rows = []
     for min_images in MIN_IMAGES:
         template = run_rules(frame, {**params, "shared_template_min_images": min_images}, ["shared_template"])
         base = others | flagged_by_rule(frame, template).get("shared_template", False)
         for threshold in SWEEP:
-            together = base | (scores < threshold)
-            (r_even, f_even), (r_odd, f_odd) = shares(frame, together, True), shares(frame, together, False)
-            rows.append({"shared_template_min_images": min_images, "consensus_threshold": threshold,
-                         "even_recall": r_even, "even_false": f_even, "odd_recall": r_odd, "odd_false": f_odd})
+            pair = base | (scores < threshold)
+            for (words, ceiling, near_images), near_flags in near.items():
+                together = pair | near_flags
+                (r_even, f_even), (r_odd, f_odd) = shares(frame, together, True), shares(frame, together, False)
+                rows.append({"shared_template_min_images": min_images, "consensus_threshold": threshold,
+                             "near_template_words": words, "near_template_consensus": ceiling,
+                             "near_template_min_images": near_images, "even_recall": r_even,
+                             "even_false": f_even, "odd_recall": r_odd, "odd_false": f_odd})
     return rows
 
 
@@ -94,7 +118,7 @@ def evaluate(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
     nothing = pd.Series(False, index=frame.index)
     others = nothing.copy()
     for rule in CAPTION_RULES:
-        if rule not in ("consensus", "shared_template"):
+        if rule not in ("consensus", "shared_template", "near_template"):
             others |= by_rule.get(rule, nothing)
     curve = sweep(frame, params, others)
     within = [row for row in curve if row["even_false"] <= MAX_FALSE_FLAGS]
@@ -117,15 +141,26 @@ def counts(frame: pd.DataFrame) -> dict[str, int]:
             "odd_accepted_non_canned": int((odd & ~frame["rejected"]).sum())}
 
 
+_PAIR = ("shared_template_min_images", "consensus_threshold")
+_NEAR = ("near_template_words", "near_template_consensus", "near_template_min_images")
+
+
+def _curve_table(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[str]:
+    lines = ["| " + " | ".join(keys) + " | even recall | even false flags | odd recall | odd false flags |",
+             "|" + "---:|" * (len(keys) + 4)]
+    return lines + ["| " + " | ".join(f"{row[k]:g}" for k in keys) + f" | {row['even_recall']:.1%} "
+                    f"| {row['even_false']:.2%} | {row['odd_recall']:.1%} | {row['odd_false']:.2%} |" for row in rows]
+
+
 def markdown(result: dict[str, Any]) -> str:
+    """The per-rule table, then two cuts through the grid: the (shared_template, consensus) pairs
+    with near_template as chosen, and near_template's values at the chosen pair (0 = off)."""
+    chosen = result["chosen"]
     lines = ["| rule | recall (rejected flagged) | false flags (accepted flagged) |", "|---|---:|---:|"]
     lines += [f"| {rule} | {r:.1%} | {f:.2%} |" for rule, (r, f) in result["table"].items()]
-    lines += ["", "| shared_template_min_images | consensus_threshold | even recall | even false flags "
-              "| odd recall | odd false flags |", "|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {row['shared_template_min_images']} | {row['consensus_threshold']:.3f} | {row['even_recall']:.1%} "
-              f"| {row['even_false']:.2%} | {row['odd_recall']:.1%} | {row['odd_false']:.2%} |"
-              for row in result["curve"]]
-    return "\n".join(lines)
+    pairs = [row for row in result["curve"] if all(row[k] == chosen[k] for k in _NEAR)]
+    nears = [row for row in result["curve"] if all(row[k] == chosen[k] for k in _PAIR)]
+    return "\n".join([*lines, "", *_curve_table(pairs, _PAIR), "", *_curve_table(nears, _NEAR)])
 
 
 def main() -> int:
@@ -139,7 +174,9 @@ def main() -> int:
     elapsed = time.perf_counter() - start
     print(f"VizWiz-Captions v1 val: {counts(frame)}; QC + sweep {elapsed:.1f}s")
     print(f"config thresholds: consensus {params['consensus_threshold']}, shared_template "
-          f"{params['shared_template_min_images']} images, instruction_echo {params['instruction_echo_threshold']}")
+          f"{params['shared_template_min_images']} images, instruction_echo {params['instruction_echo_threshold']}, "
+          f"near_template {params['near_template_words']} words / consensus < {params['near_template_consensus']}"
+          f" / {params['near_template_min_images']} images")
     print(f"consensus skips: {result['consensus_skipped']}")
     print("held-out half (odd image ids):\n" + markdown(result))
     print(f"chosen on the even half (false flags <= {MAX_FALSE_FLAGS:.0%}): {result['chosen']}")

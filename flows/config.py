@@ -17,6 +17,7 @@ from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_s
 from qc.decisions import DecisionPolicy
 from qc.runner import DEFAULT_RULES, KNOWN_RULES
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES, SubmitRules
+from qc.template_rules import DEFAULTS as NEAR_TEMPLATE
 
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
@@ -267,7 +268,17 @@ def _text_qc_params(sec: _Section) -> dict[str, Any]:
     return {"consensus_threshold": sec.share("consensus_threshold", 0.005),
             "consensus_min_peers": sec.positive("consensus_min_peers", 2),
             "shared_template_min_images": min_images, "time_outlier_method": method,
-            "instruction_echo_threshold": sec.share("instruction_echo_threshold", 0.6)}
+            "instruction_echo_threshold": sec.share("instruction_echo_threshold", 0.6), **_near_template_params(sec)}
+
+
+def _near_template_params(sec: _Section) -> dict[str, Any]:
+    min_images = sec.get("near_template_min_images", int, NEAR_TEMPLATE["near_template_min_images"])
+    if min_images < 2:
+        raise sec.fail("near_template_min_images", f"must be an integer >= 2 (got {min_images})")
+    return {"near_template_words": sec.positive("near_template_words", NEAR_TEMPLATE["near_template_words"]),
+            "near_template_consensus": sec.share("near_template_consensus",
+                                                 NEAR_TEMPLATE["near_template_consensus"]),
+            "near_template_min_images": min_images}
 
 
 def _time_source(sec: _Section) -> str:

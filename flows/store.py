@@ -127,7 +127,17 @@ class Store:
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
         self.db.execute("PRAGMA journal_mode=WAL")
-        migrations.apply(self.db)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Pending migrations under a write lock taken up front. Two processes opening a new file
+        at once (a schedule's run and ``hitflow status``) would otherwise both find them pending
+        and both upgrade a read transaction to a write one, which WAL refuses at once with
+        "database is locked" (no busy wait); under the lock the loser finds nothing pending."""
+        if not migrations.pending(self.db):
+            return
+        with self.immediate():
+            migrations.apply(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlite_utils
@@ -67,3 +69,29 @@ def test_ledger_never_stores_secrets_or_page_bodies(tmp_path: Path) -> None:
     assert b"SECRET" not in raw
     params = json.loads(store.ledger_entry("k")["params"])
     assert params == {"Question": "<5006 bytes>", "Title": "t"}
+
+
+def _open_store(path: str, barrier: Any, results: Any) -> None:
+    barrier.wait()  # every process opens the new file at the same moment
+    try:
+        Store(path).rows("SELECT count(*) AS n FROM campaigns")
+        results.put("ok")
+    except Exception as exc:  # the parent process reports what went wrong
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_processes_opening_a_new_file_at_once_all_get_the_migrated_store(tmp_path: Path) -> None:
+    # A schedule's run and `hitflow status` (or the schedule test's poll) open the file together.
+    # Before migrations took the write lock up front, about half of such opens failed at once
+    # with "database is locked".
+    ctx = multiprocessing.get_context("fork")
+    for round_ in range(4):
+        path, barrier, results = str(tmp_path / f"h{round_}.db"), ctx.Barrier(3), ctx.Queue()
+        procs = [ctx.Process(target=_open_store, args=(path, barrier, results)) for _ in range(3)]
+        for proc in procs:
+            proc.start()
+        outcomes = [results.get(timeout=60) for _ in procs]
+        for proc in procs:
+            proc.join(timeout=60)
+        assert outcomes == ["ok"] * 3, outcomes
+        assert len(migrations.applied(Store(path).db)) == len(migrations.pending(sqlite_utils.Database(":memory:")))
