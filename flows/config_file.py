@@ -1,0 +1,115 @@
+"""Reading a config file safely and wording the schema's complaints as one line each.
+
+Every problem becomes ``<file>: [section].key <why> (got <value>)``: one line, the offending value
+shortened and escaped, and for an unknown key the nearest known name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+
+from flows.errors import ConfigError
+
+MAX_CONFIG_BYTES = 1 << 20
+_PLAIN_NAME = re.compile(r"[\w-]{1,60}")
+EXAMPLE = "see config/vizwiz_captions.toml for an example"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The parsed TOML; any unreadable, binary, non-UTF-8 or malformed file is a one-line ConfigError."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such config file; {EXAMPLE}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror}); {EXAMPLE}") from exc
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ConfigError(f"{path}: is UTF-16 text; save it as UTF-8 (TOML files are UTF-8)")
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: {len(raw)} bytes is too large for a config file (at most {MAX_CONFIG_BYTES})")
+    if b"\x00" in raw:
+        raise ConfigError(f"{path}: holds NUL bytes, so it is binary or UTF-16, not a TOML text file; {EXAMPLE}")
+    try:
+        text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (Notepad) is harmless; drop it
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
+                          "save it as UTF-8") from exc
+    if not text.strip():
+        raise ConfigError(f"{path}: is empty; {EXAMPLE}")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax and run again") from exc
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A value as it may appear in a one-line message: repr (escapes newlines), shortened."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...'"
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    if not loc:
+        return "the file"
+    names = [str(p) if _PLAIN_NAME.fullmatch(str(p)) else shown(str(p)) for p in loc]
+    return f"[{names[0]}]" + "".join(f".{name}" for name in names[1:])
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> dict[str, FieldInfo]:
+    """The fields of the section that holds ``loc``'s last part."""
+    current: Any = model
+    for part in loc[:-1]:
+        info = getattr(current, "model_fields", {}).get(part)
+        if info is None:
+            return {}
+        current = info.annotation
+        for candidate in getattr(current, "__args__", ()):  # Optional[Section]
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                current = candidate
+    return dict(getattr(current, "model_fields", {}))
+
+
+def _unknown(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    what = "section" if len(loc) == 1 else "key"
+    known = list(_fields_at(model, loc))
+    near = difflib.get_close_matches(str(loc[-1])[:100], known, n=1)
+    if near:
+        hint = f"[{near[0]}]" if len(loc) == 1 else near[0]
+        return f"is not a known {what}; did you mean `{hint}`?"
+    return f"is not a known {what}; known: {', '.join(known)}"
+
+
+def describe_error(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
+    """The first complaint of ``exc`` as one line naming the file, section and key."""
+    err = exc.errors(include_url=False)[0]
+    loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
+    msg = str(err["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
+    msg = msg.replace("must be a valid integer", "must be an integer").replace("must be a valid ", "must be a ")
+    if kind == "string_pattern_mismatch":
+        info = _fields_at(model, loc).get(str(loc[-1]))
+        msg = f"is not in the expected form: {info.description if info else msg}"
+    if kind == "extra_forbidden":
+        return f"{path}: {_where(loc)} {_unknown(model, loc)}"
+    if kind == "missing":
+        return f"{path}: {_where(loc)} is required"
+    if kind in ("model_type", "model_attributes_type", "dict_type") and len(loc) == 1:
+        return f"{path}: [{loc[0]}] must be a table (got {shown(value)})"
+    if kind == "value_error" and len(loc) == 1:  # a section's check over several keys: "<key> <why>"
+        return f"{path}: [{loc[0]}].{msg}"
+    if "(got " in msg:
+        return f"{path}: {_where(loc)} {msg}"
+    return f"{path}: {_where(loc)} {msg} (got {shown(value)})"
+
+
+def validate(path: Path, model: type[BaseModel], data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_error(path, model, exc)) from exc
