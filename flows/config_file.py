@@ -10,7 +10,7 @@ import difflib
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
@@ -86,15 +86,42 @@ def _unknown(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
     return f"is not a known {what}; known: {', '.join(known)}"
 
 
+def _bounds(info: Any) -> dict[str, Any]:
+    """ge/gt/le/lt of a field, wherever its annotations put them (Optional, Annotated, Field)."""
+    found: dict[str, Any] = {}
+    parts = [*getattr(info, "metadata", ()), *get_args(getattr(info, "annotation", None)), *get_args(info)]
+    for item in parts:
+        for bound in ("ge", "gt", "le", "lt"):
+            if getattr(item, bound, None) is not None:
+                found.setdefault(bound, getattr(item, bound))
+        if item is not info and (getattr(item, "metadata", None) or get_args(item)):
+            found = {**_bounds(item), **found}
+    return found
+
+
+def _range(b: dict[str, Any], whole: bool) -> str:
+    lower = f"above {b['gt']}" if "gt" in b else (f"at least {b['ge']}" if "ge" in b else "")
+    upper = f"below {b['lt']}" if "lt" in b else (f"at most {b['le']}" if "le" in b else "")
+    if whole and b.get("ge") == 1:
+        return "must be a positive integer" + (f" ({upper})" if upper else "")
+    if "ge" in b and "le" in b:
+        return f"must be between {b['ge']} and {b['le']}"
+    return "must be " + " and ".join(p for p in (lower, upper) if p)
+
+
 def describe_error(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
     """The first complaint of ``exc`` as one line naming the file, section and key."""
     err = exc.errors(include_url=False)[0]
     loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
     msg = str(err["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
     msg = msg.replace("must be a valid integer", "must be an integer").replace("must be a valid ", "must be a ")
-    if kind == "string_pattern_mismatch":
-        info = _fields_at(model, loc).get(str(loc[-1]))
-        msg = f"is not in the expected form: {info.description if info else msg}"
+    info = _fields_at(model, loc).get(str(loc[-1]))
+    if kind == "string_pattern_mismatch" and info is not None:
+        msg = f"is not in the expected form: {info.description}"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than") and info is not None:
+        msg = _range(_bounds(info), isinstance(value, int))
+    if kind == "literal_error":
+        msg = msg.replace("'", '"')
     if kind == "extra_forbidden":
         return f"{path}: {_where(loc)} {_unknown(model, loc)}"
     if kind == "missing":
