@@ -36,10 +36,10 @@ class CampaignSection(Section):
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,40}$",
                       description="Output folder runs/<name>/ and ledger key prefix: letters, digits, - or _ (<= 40)")
     task: str = Field("caption", pattern=r"^[a-z0-9_]{1,40}$", description="Page: hit_templates/<task>.html.j2")
+    items: NonEmptyText = Field(description="Item CSV, relative to the config file")
     title: NonEmptyText = Field(description="The HIT's or study's title, shown to workers")
     description: NonEmptyText = Field(description="One or two sentences shown to workers before they accept")
     keywords: str = Field("", max_length=1000, description="Comma-separated search keywords (MTurk)")
-    items: NonEmptyText = Field(description="Item CSV, relative to the config file")
     images_per_hit: PositiveInt = Field(le=1000, description="Items shown on one page (tasks per unit for studies)")
     assignments_per_image: PositiveInt = Field(le=1000, description="Workers per item (MaxAssignments per HIT)")
     batches: PositiveInt = Field(le=10000, description="Batches; QC and blocking run between them")
