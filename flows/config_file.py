@@ -116,6 +116,8 @@ def describe_error(path: Path, model: type[BaseModel], exc: ValidationError) -> 
     msg = str(err["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
     msg = msg.replace("must be a valid integer", "must be an integer").replace("must be a valid ", "must be a ")
     info = _fields_at(model, loc).get(str(loc[-1]))
+    if info is None and len(loc) >= 3:  # a value inside a table such as [policy].block_min_flags
+        info = _fields_at(model, loc[:-1]).get(str(loc[-2]))
     if kind == "string_pattern_mismatch" and info is not None:
         msg = f"is not in the expected form: {info.description}"
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than") and info is not None:

@@ -79,7 +79,7 @@ def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]
         hint = (f"a field is longer than {FIELD_LIMIT} characters" if "field larger" in str(exc)
                 else f"{exc}; check the quotes: a field holding {delimiter!r}, quotes or a line break must be "
                      'quoted, with inner quotes doubled ("")')
-        raise InputFormatError(f"{path}:{reader.line_num + 1}: cannot read the CSV ({hint})") from exc
+        raise InputFormatError(f"{path}:{max(reader.line_num, 1)}: cannot read the CSV ({hint})") from exc
     finally:
         csv.field_size_limit(old)
 
@@ -94,7 +94,8 @@ def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", d
     """Rows of ``path`` as text, checked: the header (or ``names`` for a file without one) and
     ``required`` columns, every row exactly as wide as the header. ``delimiter="auto"``: tab or comma."""
     text = read_text(Path(path), what)
-    records = _records(path, text, _sniff(text) if delimiter == "auto" else delimiter)
+    delimiter = _sniff(text) if delimiter == "auto" else delimiter
+    records = _records(path, text, delimiter)
     header = names if names is not None else [h.strip() for h in records.pop(0)[1]]
     if names is None and len(set(header)) != len(header):
         repeated = sorted({h for h in header if header.count(h) > 1})
@@ -138,7 +139,9 @@ def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) 
         out = out.rename(columns=neutralise)
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        out.to_csv(path, index=False)
+        # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,
+        # which it leaves bare with LF rows, so a reader would split the row there
+        out.to_csv(path, index=False, lineterminator="\r\n")
     except OSError as exc:
         raise InputFormatError(f"{path}: cannot write ({exc.strerror}); choose a writable --out") from exc
     return Path(path)
