@@ -77,8 +77,8 @@ def _nearest_existing(path: Path) -> Path:
 
 def writable_dir(text: str) -> str:
     """A folder that exists and is writable, or can be created under a writable one."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must name a folder (got an empty value)")
+    if not text.strip() or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"must name a folder in printable characters (got {_shown(text)})")
     try:
         probe = _nearest_existing(Path(text))
     except (ValueError, OSError) as exc:
@@ -92,8 +92,8 @@ def writable_dir(text: str) -> str:
 
 def writable_file(text: str) -> str:
     """A file path whose folder is (or can be made) writable, and that is not itself a folder."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must name a file (got an empty value)")
+    if not text.strip() or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"must name a file in printable characters (got {_shown(text)})")
     try:
         is_dir = Path(text).is_dir()
     except (ValueError, OSError) as exc:

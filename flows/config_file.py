@@ -15,7 +15,8 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from flows.errors import ConfigError
+from flows.errors import ConfigError, InputFormatError
+from flows.text_files import read_text
 
 MAX_CONFIG_BYTES = 1 << 20
 _PLAIN_NAME = re.compile(r"[\w-]{1,60}")
@@ -25,24 +26,11 @@ EXAMPLE = "see config/vizwiz_captions.toml for an example"
 def read_toml(path: Path) -> dict[str, Any]:
     """The parsed TOML; any unreadable, binary, non-UTF-8 or malformed file is a one-line ConfigError."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: no such config file; {EXAMPLE}") from exc
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror}); {EXAMPLE}") from exc
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ConfigError(f"{path}: is UTF-16 text; save it as UTF-8 (TOML files are UTF-8)")
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: {len(raw)} bytes is too large for a config file (at most {MAX_CONFIG_BYTES})")
-    if b"\x00" in raw:
-        raise ConfigError(f"{path}: holds NUL bytes, so it is binary or UTF-16, not a TOML text file; {EXAMPLE}")
-    try:
-        text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (Notepad) is harmless; drop it
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
-                          "save it as UTF-8") from exc
-    if not text.strip():
-        raise ConfigError(f"{path}: is empty; {EXAMPLE}")
+        text = read_text(path, "the config file", MAX_CONFIG_BYTES)
+    except InputFormatError as exc:
+        if isinstance(exc.__cause__, FileNotFoundError):
+            raise ConfigError(f"{path}: no such config file; {EXAMPLE}") from exc
+        raise ConfigError(f"{exc}; {EXAMPLE}") from exc
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from flows.errors import InputFormatError
+from flows.text_files import read_text
 
 FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -42,31 +43,6 @@ class CsvTable:
 def _short(text: str, limit: int = 60) -> str:
     shown = repr(text)
     return shown if len(shown) <= limit else shown[:limit] + "...'"
-
-
-def read_text(path: Path, what: str = "it") -> str:
-    """The file's text: UTF-8 (a byte-order mark dropped) or a one-line InputFormatError."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputFormatError(f"{path} does not exist; check the path") from exc
-    except IsADirectoryError as exc:
-        raise InputFormatError(f"{path} is a folder; give {what} as a CSV file") from exc
-    except OSError as exc:
-        raise InputFormatError(f"{path}: cannot read {what} ({exc.strerror})") from exc
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputFormatError(f"{path}: {what} is UTF-16 text; save it as UTF-8 CSV")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"{path}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
-                               f"save {what} as UTF-8 CSV") from exc
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise InputFormatError(f"{path}:{line}: holds a NUL byte; {what} looks binary or UTF-16, not a UTF-8 CSV")
-    if not text.strip():
-        raise InputFormatError(f"{path}: is empty; {what} needs a header line and rows")
-    return text
 
 
 def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]]]:

@@ -132,3 +132,14 @@ def test_a_utf16_config_in_a_real_process(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(bad), "--dry-run"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "UTF-16" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@FUZZ
+@given(st.sampled_from(["qc", "spellcheck", "run", "analyze"]), st.text(min_size=1, max_size=30))
+def test_hostile_input_paths_are_one_line(tmp_path: Path, command: str, name: str) -> None:
+    path = str(tmp_path / name.replace("/", "_")) if name not in (".", "..") else name
+    argv = {"qc": ["qc", path, "--out", str(tmp_path / "f.csv")],
+            "spellcheck": ["spellcheck", path, "--out", str(tmp_path / "s.csv")],
+            "run": ["run", path, "--dry-run"], "analyze": ["analyze", "agreement", path]}[command]
+    code, err = run_cli(argv)
+    assert code in (2, 3) and err, err
