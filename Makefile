@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo test lint test-browser bench browser-deps clean
+.PHONY: demo test lint test-browser bench bench-security bench-qc-real browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,13 @@ test-browser: $(STAMP) browser-deps
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
+
+bench-security: $(STAMP)
+	$(BIN)/python -m bench.security
+
+# QC rules over the real VizWiz v1 val captions (../shared/data): recall and false flags per rule
+bench-qc-real: $(STAMP)
+	$(BIN)/python -m bench.qc_real
 
 clean:
 	rm -rf $(VENV) runs

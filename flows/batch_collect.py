@@ -24,7 +24,8 @@ def _epoch(value: Any) -> float | None:
 
 
 def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
-    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``."""
+    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the
+    HIT's own ``item_ids`` get rows: answers for items it never showed are dropped."""
     fields = parse_answer_xml(answer_xml)
     by_index: dict[str, str] = {}
     for name, value in fields.items():
@@ -36,9 +37,9 @@ def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> lis
         m = _INDEXED.match(name)
         if m and m["field"] != "image_id":
             idx = int(m["index"])
-            fallback = item_ids[idx] if idx < len(item_ids) else f"#{idx}"
-            rows.append({"assignment_id": assignment_id, "item_id": by_index.get(m["index"], fallback),
-                         "field": m["field"], "value": value})
+            item = by_index.get(m["index"], item_ids[idx] if idx < len(item_ids) else "")
+            if item in item_ids:
+                rows.append({"assignment_id": assignment_id, "item_id": item, "field": m["field"], "value": value})
         elif not m:
             rows.append({"assignment_id": assignment_id, "item_id": "", "field": name, "value": value})
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -50,10 +51,20 @@ def _ensure_hit_type(run: Run, batch: int) -> str:
     return type_id
 
 
-def _already_posted(run: Run, keys: set[str]) -> dict[str, str]:
-    """HITs the platform has for intents whose answer we never saw (token window may be over)."""
+def item_annotation(key: str, item_ids: list[str]) -> str:
+    """A HIT's RequesterAnnotation: its ledger key and a digest of the items it shows, so a HIT is
+    only ever adopted by a plan with the same items in the same place (never by position alone)."""
+    digest = hashlib.sha256("\x1f".join(item_ids).encode()).hexdigest()[:20]
+    return f"{key}:items-{digest}"
+
+
+def _already_posted(run: Run, annotations: set[str]) -> dict[str, str]:
+    """HITs the platform has for intents whose answer we never saw (token window may be over),
+    matched on the whole annotation: the same key and the same items."""
+    if not annotations:
+        return {}
     return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.list_hits(run.client)
-            if h.get("RequesterAnnotation") in keys}
+            if h.get("RequesterAnnotation") in annotations}
 
 
 def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[str, Any]:
@@ -67,17 +78,17 @@ def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[
         key = f"{cfg.name}:b{batch}:h{hit_index}"
         ids = [i["item_id"] for i in items]
         params = {"MaxAssignments": cfg.assignments_per_image, "LifetimeInSeconds": cfg.hit_lifetime_s,
-                  "RequesterAnnotation": key, "Question": html_question(page_html(run, items))}
+                  "RequesterAnnotation": item_annotation(key, ids), "Question": html_question(page_html(run, items))}
         entry = store.intend(cfg.name, batch, "CreateHITWithHITType", key, params)
         if entry["status"] not in SETTLED:
             todo.append((key, hit_index, ids, params, entry["status"]))
-    adopted = _already_posted(run, {t[0] for t in todo if t[4] == "intended"}) if todo else {}
+    adopted = _already_posted(run, {str(t[3]["RequesterAnnotation"]) for t in todo if t[4] == "intended"})
     posted = 0
 
     def post(job: tuple[str, int, list[str], dict[str, Any], str]) -> tuple[str, int, list[str], str, bool]:
         key, hit_index, ids, params, _ = job
-        if key in adopted:
-            return key, hit_index, ids, adopted[key], True
+        if params["RequesterAnnotation"] in adopted:
+            return key, hit_index, ids, adopted[params["RequesterAnnotation"]], True
         hit_id, was_dup = mturk.create_hit(run.client, type_id, params, hit_token(cfg, batch, hit_index, ids))
         return key, hit_index, ids, hit_id, was_dup
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from flows import mturk_adapter as mturk
 from flows.campaign_plan import Run, block_qualification
+from flows.page_text import qc_params
 from flows.store import SETTLED
 from qc.decisions import decide, workers_to_block
 from qc.flags import FLAG_COLUMNS
@@ -20,7 +21,8 @@ APPLY_THREADS = 8
 
 def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
     """One row per caption: the QC column contract plus lineage, from the store."""
-    where = "a.campaign = ? AND a.batch > 0"  # batch 0 is the qualification test, not captions
+    # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
+    where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
     params: list[Any] = [run.cfg.name]
     if batch is not None:
         where += " AND a.batch = ?"
@@ -49,7 +51,7 @@ def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:
 
 def qc_batch(run: Run, batch: int) -> dict[str, Any]:
     frame = caption_frame(run, batch)
-    params = {**run.cfg.qc_params, "submit_rules": run.cfg.submit_rules, "seed": run.cfg.seed + batch}
+    params = qc_params(run.cfg, run.cfg.seed + batch)  # with the page text for instruction_echo
     flags = run_rules(frame, params, run.cfg.qc_rules)
     broken = run.store.rows("SELECT assignment_id, worker_id, parse_error FROM assignments "
                             "WHERE campaign = ? AND batch = ? AND parse_error != ''", [run.cfg.name, batch])

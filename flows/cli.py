@@ -154,7 +154,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         plan = plan_calls(cfg, a.limit, a.scale)
         print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
         return 1 if plan["problems"] else 0
-    if a.platform == "mturk":
+    if a.platform == "mturk" or a.target == "sim":  # a simulator URL is verified before anything is created
         check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     db = a.db or _default_db(a, cfg.name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": db, "out_root": a.out,

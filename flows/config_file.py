@@ -92,9 +92,10 @@ def _range(b: dict[str, Any], whole: bool) -> str:
     upper = f"below {b['lt']}" if "lt" in b else (f"at most {b['le']}" if "le" in b else "")
     if whole and b.get("ge") == 1:
         return "must be a positive integer" + (f" ({upper})" if upper else "")
+    kind = "an integer" if whole else "a number"
     if "ge" in b and "le" in b:
-        return f"must be between {b['ge']} and {b['le']}"
-    return "must be " + " and ".join(p for p in (lower, upper) if p)
+        return f"must be {kind} between {b['ge']} and {b['le']}"
+    return f"must be {kind} " + " and ".join(p for p in (lower, upper) if p)
 
 
 def describe_error(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
@@ -109,7 +110,7 @@ def describe_error(path: Path, model: type[BaseModel], exc: ValidationError) -> 
     if kind == "string_pattern_mismatch" and info is not None:
         msg = f"is not in the expected form: {info.description}"
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than") and info is not None:
-        msg = _range(_bounds(info), isinstance(value, int))
+        msg = _range(_bounds(info), "int" in str(info.annotation) and "float" not in str(info.annotation))
     if kind == "literal_error":
         msg = msg.replace("'", '"')
     if kind == "extra_forbidden":

@@ -125,12 +125,12 @@ class QcSection(Section):
                                                                    "captions")
     random_sample_share: Share = Field(0.05, description="Share of assignments sampled for human review")
     duplicate_min_images: PositiveInt = Field(2, le=1000, description="Same caption on this many items flags it")
-    consensus_threshold: Share = Field(0.5, description="Similarity to peers' captions below which a caption "
+    consensus_threshold: Share = Field(0.005, description="Similarity to peers' captions below which a caption "
                                                         "is off-consensus")
-    consensus_min_peers: PositiveInt = Field(3, le=1000, description="Peers needed before consensus is judged")
-    shared_template_min_images: int = Field(3, ge=2, le=1000, description="A worker's one template on this many "
+    consensus_min_peers: PositiveInt = Field(2, le=1000, description="Peers needed before consensus is judged")
+    shared_template_min_images: int = Field(2, ge=2, le=1000, description="A worker's one template on this many "
                                                                           "items flags it")
-    instruction_echo_threshold: Share = Field(0.8, description="Similarity to the instructions that flags an echo")
+    instruction_echo_threshold: Share = Field(0.6, description="Similarity to the instructions that flags an echo")
 
 
 class PolicySection(Section):

@@ -9,20 +9,25 @@ import pandas as pd
 from flows.config import load_config
 from flows.csv_files import read_csv_frame, write_csv
 from flows.errors import InputFormatError
+from flows.page_text import qc_params
 from flows.submission_formats import read_submissions
 from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 
+# Without a config there is no page text, so no instruction_echo.
+OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template")
+
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
+    """QC over a submissions file; ``config`` gives the rules, their values and the page text."""
     frame = read_submissions(submissions)
     if config is not None:
         cfg = load_config(config)
-        rules, params, enabled = cfg.submit_rules, dict(cfg.qc_params), cfg.qc_rules
+        rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
     else:
-        rules, params, enabled = SubmitRules(), {}, DEFAULT_RULES
+        rules, params, enabled = SubmitRules(), {}, OFFLINE_RULES
     try:
         prepared = prepare(frame, rules.canned_text)
     except ValueError as exc:

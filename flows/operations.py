@@ -16,6 +16,7 @@ from flows import mturk_adapter as mturk
 from flows.batch_collect import store_assignment
 from flows.campaign import ORDER, STEPS
 from flows.campaign_plan import Run
+from flows.markdown_text import md_text
 from flows.store import SETTLED, Store
 
 NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
@@ -81,13 +82,15 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
     report: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0}
     for entry in store.rows("SELECT * FROM ledger WHERE campaign = ? AND operation = 'CreateHITWithHITType'",
                             [cfg.name]):
-        if entry["status"] in SETTLED or entry["idem_key"] not in by_key:
+        wanted = _annotation(entry)  # key and item digest: a HIT with other items is not ours to adopt
+        if entry["status"] in SETTLED or wanted not in by_key:
             continue
-        hit = by_key[entry["idem_key"]]
+        hit = by_key[wanted]
         if not dry_run:
             _adopt(run, entry, hit)
         report["adopted"].append(hit["HITId"])
-    intended = {e["idem_key"] for e in store.rows("SELECT idem_key FROM ledger WHERE campaign = ?", [cfg.name])}
+    ledgered = store.rows("SELECT idem_key, params FROM ledger WHERE campaign = ?", [cfg.name])
+    intended = {_annotation(e) for e in ledgered}
     for key, hit in by_key.items():
         if key and key.startswith(f"{cfg.name}:") and key not in intended and hit["HITStatus"] == "Assignable":
             if not dry_run:
@@ -105,6 +108,11 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
     run.progress(f"reconcile{mode}: adopted {len(report['adopted'])} HIT(s), expired {len(report['expired_strays'])} "
                  f"stray HIT(s), fetched {report['fetched']} missed submission(s)")
     return report
+
+
+def _annotation(entry: dict[str, Any]) -> str:
+    """The RequesterAnnotation the ledgered call was made with (older ledgers: the key itself)."""
+    return str(json.loads(entry["params"] or "{}").get("RequesterAnnotation", entry["idem_key"]))
 
 
 def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
@@ -220,6 +228,6 @@ def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[d
              f"{b['decisions'].get('reject', 0)} | {b['blocked']} | ${b['spent']} |", ""]
     if b["for_review"]:
         lines.append(f"**Needs a person:** {b['for_review']} assignment(s) queued for manual review.")
-    lines += ["", "Blocked workers:", ""] + [f"- `{r['worker_id']}`: {r['rules']}" for r in blocked]
+    lines += ["", "Blocked workers:", ""] + [f"- {md_text(r['worker_id'])}: {md_text(r['rules'])}" for r in blocked]
     lines += ["", f"Next: {status['next']}. Campaign committed ${status['committed']}, spent ${status['spent']}."]
     return "\n".join(lines), flags

@@ -8,6 +8,7 @@ put in an error message. The simulator accepts any non-empty token.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -30,26 +31,61 @@ class ProlificClient:
         self.http.close()
 
 
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_\-.~+/=]{8,512}")
+
+
+def clean_token(raw: str, where: str) -> str:
+    """The token without surrounding whitespace; refused (without echoing it) when it could
+    not be a Prolific token, e.g. one with a newline or a space inside."""
+    value = raw.strip()
+    if not _TOKEN_SHAPE.fullmatch(value):
+        raise ConfigError(f"the Prolific token from {where} is malformed ({len(value)} characters, expected 8-512 "
+                          "letters, digits or -_.~+/=); copy it again from Prolific's API tokens page")
+    return value
+
+
 def token(simulator: bool) -> str:
-    if os.environ.get("PROLIFIC_TOKEN"):
-        return os.environ["PROLIFIC_TOKEN"]
+    if os.environ.get("PROLIFIC_TOKEN", "").strip():
+        return clean_token(os.environ["PROLIFIC_TOKEN"], "PROLIFIC_TOKEN")
     if simulator:
         return "simulator-token"
     try:
         from prefect.blocks.system import Secret
 
         block: Any = Secret.load("prolific-token")
-        return str(block.get())
+        raw = str(block.get())
     except Exception as exc:  # any failure here means: no token configured
         raise ConfigError("no Prolific token: set PROLIFIC_TOKEN or create a Prefect Secret block "
                           "named prolific-token") from exc
+    return clean_token(raw, "the Prefect Secret block prolific-token")
 
 
 def make_client(base_url: str, simulator: bool) -> ProlificClient:
-    headers = {"Authorization": f"Token {token(simulator)}", "Accept": "application/json"}
-    http = httpx.Client(base_url=base_url.rstrip("/") + "/api/v1/", headers=headers, timeout=30,
-                        transport=httpx.HTTPTransport(retries=3))
-    return ProlificClient(http, base_url.rstrip("/"))
+    base = base_url.rstrip("/")
+    secret = token(simulator)
+    http = httpx.Client(base_url=base + "/api/v1/", headers={"Accept": "application/json"}, timeout=30,
+                        transport=httpx.HTTPTransport(retries=3), auth=_HostToken(secret, base),
+                        follow_redirects=False)
+    return ProlificClient(http, base)
+
+
+class _HostToken(httpx.Auth):
+    """``Authorization: Token ...`` on requests to the configured origin only; anything else
+    (a redirect or a paging link elsewhere) never sees it."""
+
+    def __init__(self, secret: str, base_url: str):
+        self._header = f"Token {secret}"
+        self._origin = _origin(base_url)
+
+    def auth_flow(self, request: httpx.Request) -> Any:
+        if _origin(str(request.url)) == self._origin:
+            request.headers["Authorization"] = self._header
+        yield request
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    u = httpx.URL(url)
+    return u.scheme, u.host, u.port
 
 
 def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | None = None,
@@ -57,8 +93,9 @@ def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | 
     """One request; a Prolific error becomes a PlatformError with its title and details."""
     try:
         resp = client.http.request(method, path, json=body, params=params)
-    except httpx.HTTPError as exc:
-        raise PlatformError(f"Prolific {method} {path} failed: {type(exc).__name__}: {exc}") from exc
+    except httpx.HTTPError as exc:  # the exception's text may quote headers: only its kind is shown
+        raise PlatformError(f"Prolific {method} {_path_only(path)} failed: {type(exc).__name__}; check the "
+                            "network and the endpoint URL") from None
     if resp.status_code >= 400:
         try:
             err = resp.json().get("error", {})
@@ -74,9 +111,24 @@ def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None 
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
     results = list(page["results"])
     while (page.get("_links", {}).get("next") or {}).get("href"):
-        page = call(client, "GET", page["_links"]["next"]["href"])
+        page = call(client, "GET", same_host_link(client, str(page["_links"]["next"]["href"])))
         results += page["results"]
     return results
+
+
+def same_host_link(client: ProlificClient, href: str) -> str:
+    """A paging link, only when it points at the configured API (else refused: following it would
+    send our requests, and once the token, elsewhere)."""
+    if _origin(href) != _origin(client.base_url) or not httpx.URL(href).path.startswith("/api/v1/"):
+        raise PlatformError(f"Prolific's next-page link points outside {client.base_url} "
+                            f"({_path_only(href)}); refusing to follow it")
+    return href
+
+
+def _path_only(url: str) -> str:
+    """A URL for messages: scheme, host and path, never its query."""
+    u = httpx.URL(url)
+    return f"{u.scheme}://{u.host}{u.path}" if u.host else u.path
 
 
 def default_workspace(client: ProlificClient) -> str:

@@ -24,6 +24,7 @@ from flows.task_server import completion_code, task_secret
 
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED-OUT")
+NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
 MAX_POLL_S = 6 * 3600
 REJECT_CATEGORY = {"min_words": "FAILED_INSTRUCTIONS", "one_sentence": "FAILED_INSTRUCTIONS",
                    "banned_prefix": "FAILED_INSTRUCTIONS", "max_chars": "FAILED_INSTRUCTIONS", "required": "NO_DATA"}
@@ -60,7 +61,7 @@ def study_body(run: Run, batch: int, places: int, group: str) -> dict[str, Any]:
         filters.append({"filter_id": "approval_numbers", "selected_range": {"lower": p.min_approvals}})
     return {"name": cfg.title, "internal_name": f"{cfg.name} batch {batch}", "description": cfg.description,
             "external_study_url": url, "prolific_id_option": "url_parameters",
-            "completion_codes": [{"code": completion_code(secret, cfg.name), "code_type": "COMPLETED",
+            "completion_codes": [{"code": completion_code(secret, cfg.name, batch), "code_type": "COMPLETED",
                                   "actions": [{"action": "MANUALLY_REVIEW"}]}],
             "total_available_places": places, "estimated_completion_time": p.estimated_minutes,
             "maximum_allowed_time": p.maximum_minutes, "reward": int(p.reward * 100),
@@ -117,7 +118,19 @@ def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, An
                     "submit_time": _epoch(s.get("completed_at")) or _epoch(s["started_at"])})
             if s["status"] in UNPAID:  # its unit may go to someone else
                 run.store.db.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
+        _mark_unknown_sessions(run, batch, study_id, {s["id"] for s in subs})
     return subs
+
+
+def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str]) -> None:
+    """Responses stored for a SESSION_ID Prolific never reported (made-up ids): kept, but out
+    of QC and decisions, never paid, and their participant never reaches the blocklist call."""
+    stored = run.store.rows("SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ? AND hit_id LIKE ? "
+                            "AND status != ?", [run.cfg.name, batch, f"{study_id}:%", NOT_ON_PROLIFIC])
+    for row in stored:
+        if row["assignment_id"] not in known:
+            run.store.db.execute("UPDATE assignments SET status = ? WHERE assignment_id = ?",
+                                 [NOT_ON_PROLIFIC, row["assignment_id"]])
 
 
 def collect_study(run: Run, batch: int) -> dict[str, Any]:
@@ -189,12 +202,52 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         for sid, result in outcome.items():
             action = "unpaid" if result.startswith("not paid") else None
             run.store.table("decisions").update(sid, {"applied": result, **({"action": action} if action else {})})
+    unanswered = settle_unanswered(run, batch, study_id)
     record_submissions(run, batch, study_id)  # the store ends with Prolific's final word on each
     return {"approved": len(approvals), "rejected": sum(v == "REJECTED" for v in outcome.values()),
-            "unpaid": sum(v.startswith("not paid") for v in outcome.values())}
+            "unpaid": sum(v.startswith("not paid") for v in outcome.values()), "completed_without_response":
+            unanswered}
+
+
+def unanswered_decision(study_code: str | None, expected_code: str) -> tuple[str, str]:
+    """Prolific's rules for a submission completed on Prolific with no stored response: our code
+    is only shown after a response is stored, so entering it without one earns a NO_DATA
+    rejection; without the code, Prolific asks researchers to request a return, not reject."""
+    if study_code == expected_code:
+        return "reject", ("NO_DATA: completed on Prolific with this study's completion code, but the task server "
+                          "stored no response for this session")
+    return "return", (f"completed on Prolific with code {str(study_code or 'none')[:20]!r}, not this study's, and no "
+                      "response stored: return requested")
+
+
+def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
+    """Decide every AWAITING REVIEW submission without a stored response, reason recorded in
+    ``platform_submissions.outcome`` (ledgered: each is acted on once)."""
+    stored = {r["assignment_id"] for r in run.store.rows(
+        "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
+    code = completion_code(task_secret(run.store.path), run.cfg.name, batch)
+    todo = [s for s in prolific.submissions(run.client, study_id)
+            if s["status"] == "AWAITING REVIEW" and s["id"] not in stored]
+    for s in todo:
+        action, reason = unanswered_decision(s.get("study_code"), code)
+
+        def act(sid: str = s["id"], action: str = action, reason: str = reason) -> dict[str, str]:
+            if action == "reject":
+                prolific.reject(run.client, sid, "NO_DATA", rejection_message(run, reason))
+            else:
+                prolific.request_return(run.client, sid, ["Didn't finish the study"])
+            return {"action": action}
+
+        _ledgered(run, batch, "DecideUnanswered", f"{run.cfg.name}:unanswered:{s['id']}", {"action": action}, act)
+        run.store.db.execute("UPDATE platform_submissions SET outcome = ? WHERE submission_id = ?",
+                             [f"{action}: {reason}", s["id"]])
+    return len(todo)
 
 
 def exclude_participants(run: Run, participant_ids: list[str]) -> None:
     """Into the blocklist group, which every later study filters out before it is published."""
-    if participant_ids:
-        prolific.add_to_group(run.client, blocklist_group(run), participant_ids)
+    known = {r["participant_id"] for r in run.store.rows(
+        "SELECT DISTINCT participant_id FROM platform_submissions WHERE campaign = ?", [run.cfg.name])}
+    reported = [p for p in participant_ids if p in known]  # made-up ids never reach Prolific
+    if reported:
+        prolific.add_to_group(run.client, blocklist_group(run), reported)

@@ -134,6 +134,27 @@ class Store:
         with self.db.conn:
             yield
 
+    @contextmanager
+    def immediate(self) -> Iterator[None]:
+        """A write transaction taken up front (``BEGIN IMMEDIATE``): a read-then-write in it sees
+        no other writer in between, across threads and processes."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
+        """Plain ``INSERT OR <conflict>`` rows, for use inside :meth:`immediate` (sqlite-utils'
+        own inserts commit on their way out, which would end that transaction early)."""
+        for row in rows:
+            cols = ", ".join(f"[{c}]" for c in row)
+            self.db.conn.execute(f"INSERT OR {conflict} INTO [{table}] ({cols}) VALUES "
+                                 f"({', '.join('?' * len(row))})", list(row.values()))
+
     # ledger ----------------------------------------------------------------------
     def ledger_entry(self, key: str) -> dict[str, Any] | None:
         rows = list(self.db["ledger"].rows_where("idem_key = ?", [key]))

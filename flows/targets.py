@@ -25,6 +25,9 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
     """Refuse closed, unknown or unconfirmed targets before anything starts."""
     mturk.resolve_target(target, endpoint_url)
     if target == "sim":
+        if endpoint_url and not live and not is_simulator(endpoint_url):
+            raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); calls there "
+                              "may reach a real platform: pass --target mturk --endpoint-url URL --live to confirm")
         return
     if target != "mturk":
         raise ConfigError(f"unknown target {target!r}; use sim (default) or mturk --endpoint-url URL")
@@ -55,10 +58,24 @@ def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False
     yield Session(t, mturk.make_client(t), time.sleep, None)
 
 
+def is_simulator(endpoint_url: str) -> bool:
+    """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
+    import httpx
+
+    try:
+        answer = httpx.get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
+        return answer.status_code == 200 and answer.json().get("service") == "hitflow-simulator"
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
+
+
 @contextmanager
 def simulator(endpoint_url: str, seed: int, crowd: Path | None) -> Iterator[mturk.Target]:
-    """The simulator at ``endpoint_url``, or one started in this process for the duration."""
+    """The simulator at ``endpoint_url`` (verified as one), or one started in this process."""
     if endpoint_url:
+        if not is_simulator(endpoint_url):
+            raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); "
+                              "for any other endpoint pass --target mturk --endpoint-url URL --live")
         yield mturk.Target("sim", endpoint_url.rstrip("/"))
         return
     from flows.sim.server import SimServer

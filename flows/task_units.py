@@ -1,6 +1,18 @@
-"""Which unit of items a participant gets: balanced, and never an item twice."""
+"""Which unit of items a participant gets: balanced, never an item twice, taken in one
+``BEGIN IMMEDIATE`` transaction; and what a submission for a unit may carry."""
 
 from __future__ import annotations
+
+import hmac
+import json
+import re
+from typing import Any
+
+from flows.config import CampaignConfig
+from flows.store import Store
+from flows.task_site import Refused, TaskSite, sign
+
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str],
@@ -15,3 +27,97 @@ def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str],
     open_units = [u for u in fresh if u[2] < target] or fresh
     unit = min(open_units, key=lambda u: (u[2], u[0]))
     return unit[0], unit[1]
+
+
+def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -> bool:
+    """A submission carries only names its page has, and ``image_id_i`` is the unit's i-th item
+    for every i: no answers for items the person was never shown."""
+    return set(fields) <= page_names and all(fields.get(f"image_id_{i}") == item for i, item in enumerate(ids))
+
+
+def xml_safe(fields: dict[str, str]) -> bool:
+    """Whether every value can be stored as XML 1.0 text (no C0 controls but tab and newlines)."""
+    return not any(_XML_FORBIDDEN.search(v) for v in fields.values())
+
+
+def hold_seconds(cfg: CampaignConfig) -> float:
+    """How long an unsubmitted session keeps its unit: the longest a participant may take."""
+    return float(max(cfg.assignment_duration_s, 60 * cfg.prolific.maximum_minutes))
+
+
+def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tuple[str, str, str, str]:
+    """(route, participant, study, session) from Prolific's parameters or an invite token."""
+    if query.get("PROLIFIC_PID") and query.get("SESSION_ID"):
+        if not query.get("STUDY_ID"):  # the study says which batch, and which completion code
+            raise Refused(403, "This link lacks its STUDY_ID. Open the task from Prolific.")
+        return "prolific", query["PROLIFIC_PID"], query["STUDY_ID"], query["SESSION_ID"]
+    invite = query.get("invite", "")
+    name, _, token = invite.rpartition(".")
+    if name and hmac.compare_digest(token.encode(), sign(site.secret, "invite", cfg.name, name)[:16].encode()):
+        return "invite", f"invite:{name}", "", "inv-" + sign(site.secret, "session", cfg.name, name, str(site.now()))
+    raise Refused(403, "This link is missing its participant details or its invite token is not valid. "
+                       "Open the task from Prolific or from the exact link you were invited with.")
+
+
+def open_batch(store: Store, cfg: CampaignConfig, study_id: str) -> int:
+    """The batch a participant works on: the study's batch, or the newest published one."""
+    if study_id:
+        rows = store.rows("SELECT batch FROM studies WHERE study_id = ? AND campaign = ?", [study_id, cfg.name])
+        if not rows:
+            raise Refused(404, "This study is not served here. Return it on Prolific; you will not be penalised.")
+        return int(rows[0]["batch"])
+    rows = store.rows("SELECT MAX(batch) AS b FROM batches WHERE campaign = ? AND status IN "
+                      "('published', 'collected') AND batch > 0", [cfg.name])
+    if not rows or rows[0]["b"] is None:
+        raise Refused(503, "No work is open right now. Please try your link again later.")
+    return int(rows[0]["b"])
+
+
+def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address: str = "") -> dict[str, Any]:
+    """The participant's session: an existing one for the same SESSION_ID, or a fresh unit.
+    Reading who holds what and taking a unit is one ``BEGIN IMMEDIATE`` transaction, so
+    parallel requests of one person never get the same items twice."""
+    route, participant, study, session = _identity(site, cfg, query)
+    store = site.store()
+    with store.immediate():
+        if route == "invite":  # a reload keeps the invitee's open unit
+            open_ones = store.rows("SELECT session_id FROM task_sessions WHERE campaign = ? AND participant_id = ? "
+                                   "AND submitted_at IS NULL ORDER BY created_at DESC LIMIT 1", [cfg.name, participant])
+            session = open_ones[0]["session_id"] if open_ones else session
+        known = store.rows("SELECT * FROM task_sessions WHERE session_id = ?", [session])
+        if known:
+            if known[0]["participant_id"] != participant or known[0]["campaign"] != cfg.name:
+                raise Refused(403, "This session belongs to someone else.")
+            return known[0]
+        if store.table("blocks").count_where("campaign = ? AND worker_id = ?", [cfg.name, participant]):
+            raise Refused(403, "There is no more work for you in this study. Thank you for taking part.")
+        batch = open_batch(store, cfg, study)
+        if route == "prolific":  # anonymous ids; an invite is a signed, named person
+            site.admit(participant, address)
+        row = _new_session(site, cfg, batch, participant, session)
+        row.update(study_id=study, route=route)
+        store.insert_raw("task_sessions", [row])
+    return row
+
+
+def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str) -> dict[str, Any]:
+    """A fresh unit: the least held one without items the person already had. A session that
+    was neither submitted nor finished within the campaign's hold time holds nothing."""
+    store = site.store()
+    units = store.rows("SELECT hit_index AS unit, group_concat(item_id, char(31)) AS items FROM "
+                       "(SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid) GROUP BY hit_index",
+                       [cfg.name, batch])
+    stale = site.now() - hold_seconds(cfg)
+    held = {r["unit"]: r["n"] for r in store.rows(
+        "SELECT unit, COUNT(*) AS n FROM task_sessions WHERE campaign = ? AND batch = ? AND released = 0 "
+        "AND (submitted_at IS NOT NULL OR created_at > ?) GROUP BY unit", [cfg.name, batch, stale])}
+    seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
+                                  [cfg.name, participant]) for i in json.loads(r["item_ids"])}
+    options = [(u["unit"], u["items"].split("\x1f"), held.get(u["unit"], 0)) for u in units]
+    unit = choose_unit(options, seen, cfg.assignments_per_image)
+    if unit is None:
+        raise Refused(409, "There is no work left that you have not already done. Please return the study; "
+                           "you will not be penalised.")
+    return {"session_id": session, "campaign": cfg.name, "batch": batch, "unit": unit[0],
+            "item_ids": json.dumps(unit[1]), "participant_id": participant, "created_at": site.now(),
+            "submitted_at": None, "completion_code": "", "released": 0}

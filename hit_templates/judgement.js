@@ -74,7 +74,7 @@
     var assignment = document.getElementById("assignmentId");
     assignment.value = assignment.value || params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
     var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
-    if (params.get("turkSubmitTo")) { form.action = params.get("turkSubmitTo").replace(/\/$/, "") + "/mturk/externalSubmit"; }
+    window.hitflowSubmitTarget(form);
     document.getElementById("preview-banner").hidden = !preview;
     document.getElementById("submit-btn").disabled = preview;
     document.getElementById("page_start_ms").value = String(Date.now());

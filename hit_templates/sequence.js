@@ -13,7 +13,7 @@ window.hitflowSequence = function (options) {
   var count = options.count;
   var extraCheck = options.extraCheck || function () { return ""; };
   document.getElementById("assignmentId").value = assignmentId;
-  if (params.get("turkSubmitTo")) { form.action = params.get("turkSubmitTo").replace(/\/$/, "") + "/mturk/externalSubmit"; }
+  window.hitflowSubmitTarget(form);
   if (preview) { document.getElementById("preview-banner").hidden = false; }
   function stamp(id) { document.getElementById(id).value = String(Date.now()); }
   function check(i) {

@@ -25,6 +25,7 @@ _SENTENCE_END = re.compile(r"[.!?]\s*$")
 # Edit distance 2 costs up to a second per long token; it is tried only for short tokens
 # that have no candidate at distance 1.
 SHORT_TOKEN = 6
+LONGEST_WORD = 30
 
 
 @lru_cache(maxsize=8)
@@ -44,12 +45,17 @@ def campaign_words(df: pd.DataFrame, min_workers: int) -> set[str]:
     return {tok for tok, n in counts.items() if n >= min_workers}
 
 
-def _protected(token: str, start: int, text: str) -> bool:
+def _protected(token: str, sentence_start: bool) -> bool:
     if any(c.isdigit() or not c.isascii() for c in token) or (len(token) > 1 and token.isupper()):
         return True
-    before = text[:start].rstrip()
-    sentence_start = not before or bool(_SENTENCE_END.search(before))
     return token[0].isupper() and not sentence_start
+
+
+def _starts_sentence(gap: str, first: bool) -> bool:
+    """Whether a token opens a sentence, from the text between it and the previous token only
+    (looking at the whole prefix for every token made long captions quadratic)."""
+    before = gap.rstrip()
+    return bool(_SENTENCE_END.search(before)) if before else first
 
 
 def _match_case(original: str, fixed: str) -> str:
@@ -62,7 +68,8 @@ def make_corrector(language: str = "en") -> Callable[[str], str | None]:
 
     @lru_cache(maxsize=100_000)
     def correct(lower: str) -> str | None:
-        if not near.unknown([lower]):
+        # Candidates grow with the token's length times the alphabet; no real word is this long.
+        if len(lower) > LONGEST_WORD or not near.unknown([lower]):
             return None
         best = near.correction(lower)
         if (best is None or best == lower) and len(lower) <= SHORT_TOKEN:
@@ -77,7 +84,8 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
     for m in _TOKEN.finditer(text):
         token = m.group(0)
         fixed = None
-        if token.lower() not in keep and not _protected(token, m.start(), text):
+        opens = _starts_sentence(text[last:m.start()], first=last == 0)
+        if token.lower() not in keep and not _protected(token, opens):
             fixed = correct(token.lower().replace("’", "'"))
         out.append(text[last:m.start()])
         if fixed:

@@ -26,7 +26,7 @@ def _rules(params: dict[str, Any]) -> SubmitRules:
     return rules if isinstance(rules, SubmitRules) else SubmitRules()
 
 
-def _caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object, object, str]]) -> pd.DataFrame:
+def caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object, object, str]]) -> pd.DataFrame:
     if not hits:
         return flag_frame([])
     index, values, thresholds, details = zip(*hits, strict=True)
@@ -45,29 +45,29 @@ def _captions(df: pd.DataFrame) -> pd.Series:
 @register("min_words", "caption")
 def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     limit = _rules(params).min_words
-    counts = _captions(df).map(count_words)
-    hits = [(i, int(n), limit, _clip(df.at[i, "caption"])) for i, n in counts.items() if n < limit]
-    return _caption_flags(df, "min_words", hits)
+    texts = _captions(df)
+    hits = [(i, n, limit, clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
+            if (n := count_words(text)) < limit]
+    return caption_flags(df, "min_words", hits)
 
 
 @register("one_sentence", "caption")
 def one_sentence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if not _rules(params).one_sentence:
         return flag_frame([])
-    hits = [(i, "2+ sentences", "1 sentence", _clip(text))
-            for i, text in _captions(df).items() if has_second_sentence(text)]
-    return _caption_flags(df, "one_sentence", hits)
+    texts = _captions(df)
+    hits = [(i, "2+ sentences", "1 sentence", clip(text))
+            for i, text in zip(texts.index, texts.tolist(), strict=True) if has_second_sentence(text)]
+    return caption_flags(df, "one_sentence", hits)
 
 
 @register("banned_prefix", "caption")
 def banned_prefix(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     prefixes = _rules(params).banned_prefixes
-    hits = []
-    for i, text in _captions(df).items():
-        prefix = banned_prefix_of(text, prefixes)
-        if prefix is not None:
-            hits.append((i, prefix, "not allowed", _clip(text)))
-    return _caption_flags(df, "banned_prefix", hits)
+    texts = _captions(df)
+    hits = [(i, prefix, "not allowed", clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
+            if (prefix := banned_prefix_of(text, prefixes)) is not None]
+    return caption_flags(df, "banned_prefix", hits)
 
 
 @register("max_chars", "caption")
@@ -76,8 +76,8 @@ def max_chars(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if limit is None:
         return flag_frame([])
     lengths = _captions(df).str.strip().str.len()
-    hits = [(i, int(n), limit, _clip(df.at[i, "caption"])) for i, n in lengths.items() if n > limit]
-    return _caption_flags(df, "max_chars", hits)
+    hits = [(i, int(n), limit, clip(df.at[i, "caption"])) for i, n in lengths.items() if n > limit]
+    return caption_flags(df, "max_chars", hits)
 
 
 @register("quality_words", "caption")
@@ -89,10 +89,11 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     pattern = r"\b(" + "|".join(re.escape(w) for w in words) + r")\b"
     texts = _captions(df)[~df["is_precanned"].astype(bool)]
     found = texts.str.extract(pattern, flags=re.IGNORECASE)[0].dropna()
-    hits = [(i, str(word).lower(), "|".join(words), _clip(texts[i])) for i, word in found.items()]
-    return _caption_flags(df, "quality_words", hits)
+    hits = [(i, str(word).lower(), "|".join(words), clip(text))
+            for i, word, text in zip(found.index, found.tolist(), texts[found.index].tolist(), strict=True)]
+    return caption_flags(df, "quality_words", hits)
 
 
-def _clip(text: object, limit: int = 160) -> str:
+def clip(text: object, limit: int = 160) -> str:
     s = "" if not isinstance(text, str) else text
     return s if len(s) <= limit else s[: limit - 1] + "…"

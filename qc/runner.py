@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from qc import caption_rules, worker_rules  # noqa: F401  (registers the rules)
+from qc import caption_rules, consensus_rules, echo_rules, worker_rules  # noqa: F401  (registers the rules)
 from qc.flags import FLAG_COLUMNS, RULES, flag_frame
 from qc.submit_rules import CANNED_TEXT, is_canned
 
@@ -20,6 +20,9 @@ DEFAULT_RULES = (
     "quality_words", "random_sample", "duplicate_text", "min_words", "one_sentence",
     "banned_prefix", "max_chars",
 )
+# Caption-text rules beyond the seed (issue 16): on when a config names them.
+TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "instruction_echo")
+KNOWN_RULES = DEFAULT_RULES + TEXT_RULES
 REQUIRED_COLUMNS = ("assignment_id", "worker_id", "image_id", "caption")
 
 
@@ -56,6 +59,7 @@ def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
         except (KeyError, ValueError, TypeError) as exc:
             frames.append(flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
                                        "threshold": "", "detail": f"{type(exc).__name__}: {exc}"}]))
+    consensus_rules.forget_batch()  # the TF-IDF fit is shared by the text rules of this run only
     frames = [f for f in frames if not f.empty]
     if not frames:
         return flag_frame([])

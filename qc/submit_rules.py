@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 CANNED_TEXT = "Quality issues are too severe to recognize visual content."
 
@@ -17,7 +18,9 @@ VIZWIZ_BANNED_PREFIXES: tuple[str, ...] = (
 )
 
 _WHITESPACE = re.compile(r"\s+")
-_HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
+# A whitespace-separated token holding a letter or digit: one match per such token, since
+# \S* cannot cross a space and a token without [A-Za-z0-9] cannot match at all.
+_WORD = re.compile(r"\S*[A-Za-z0-9]\S*")
 # A sentence end followed by more text: "Contains only one period followed by a space".
 _SECOND_SENTENCE = re.compile(r"[.!?]\s+\S")
 _CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
@@ -48,7 +51,7 @@ class SubmitRules:
 
 def count_words(text: str) -> int:
     """Whitespace-separated tokens that contain at least one letter or digit."""
-    return sum(1 for tok in _WHITESPACE.split(text.strip()) if _HAS_ALNUM.search(tok))
+    return len(_WORD.findall(text))
 
 
 def has_second_sentence(text: str) -> bool:
@@ -58,11 +61,18 @@ def has_second_sentence(text: str) -> bool:
 def banned_prefix_of(text: str, prefixes: tuple[str, ...]) -> str | None:
     """The banned prefix the text opens with (any case, curly or straight apostrophe)."""
     norm = text.strip().translate(_CURLY_APOSTROPHES).lower()
-    for prefix in prefixes:
-        p = prefix.translate(_CURLY_APOSTROPHES).lower()
+    normalised = _normalised(tuple(prefixes))
+    if not norm.startswith(normalised):  # one C-level test for the common case: no prefix at all
+        return None
+    for prefix, p in zip(prefixes, normalised, strict=True):
         if norm.startswith(p) and (len(norm) == len(p) or not norm[len(p)].isalpha()):
             return prefix
     return None
+
+
+@lru_cache(maxsize=16)
+def _normalised(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p.translate(_CURLY_APOSTROPHES).lower() for p in prefixes)
 
 
 def is_canned(text: object, canned_text: str = CANNED_TEXT) -> bool:

@@ -8,20 +8,21 @@ threshold; ``assignment_id`` and ``image_id`` are blank where the flag is about 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from qc.char_counts import upper_and_letters
 from qc.flags import flag_frame, register
-
-_WS = re.compile(r"\s+")
+from qc.timing_rules import robust_time_outlier, time_outlier_method
 
 
 @register("time_outlier", "worker")
 def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch."""
+    if time_outlier_method(params) == "robust":  # the option of qc/timing_rules.py
+        return robust_time_outlier(df, params)
     k = float(params.get("time_outlier_sigmas", 1.95))
     per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
     if len(per_assignment) < 2:
@@ -47,9 +48,8 @@ def caps_lock(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     limit = float(params.get("caps_lock_share", 0.5))
     own = df.loc[~df["is_precanned"].astype(bool)]
     captions = own["caption"].fillna("").astype(str)
-    counts = pd.DataFrame({"worker_id": own["worker_id"],
-                           "upper": [sum(c.isupper() for c in t) for t in captions],
-                           "letters": [sum(c.isalpha() for c in t) for t in captions]})
+    upper, letters = upper_and_letters(captions.tolist())
+    counts = pd.DataFrame({"worker_id": own["worker_id"], "upper": upper, "letters": letters})
     totals = counts.groupby("worker_id")[["upper", "letters"]].sum()
     rows = []
     for worker, r in totals.iterrows():
@@ -105,8 +105,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """One worker giving the same non-canned caption to different images."""
     min_images = int(params.get("duplicate_min_images", 2))
     own = df.loc[~df["is_precanned"], ["worker_id", "image_id", "caption"]].copy()
-    own["norm"] = own["caption"].fillna("").astype(str).map(lambda s: _WS.sub(" ", s.strip()).lower())
-    own = own[own["norm"] != ""]
+    own["norm"] = [" ".join(s.split()).lower() for s in own["caption"].fillna("").astype(str).tolist()]
+    own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
     images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
     rows = [
         {"worker_id": w, "rule": "duplicate_text", "value": int(n), "threshold": min_images,

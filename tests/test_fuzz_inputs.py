@@ -40,7 +40,7 @@ def test_control_character_caption_round_trips_and_is_marked() -> None:
 @given(st.lists(st.tuples(st.integers(min_value=0, max_value=7), hostile_text), max_size=6))
 def test_answer_rows_keep_every_caption(pairs: list[tuple[int, str]]) -> None:
     values = {f"image_id_{i}": f"im{i}" for i, _ in pairs} | {f"caption_{i}": text for i, text in pairs}
-    rows = answer_rows("A1", answer_xml(values), [])
+    rows = answer_rows("A1", answer_xml(values), [f"im{i}" for i in range(8)])
     assert {(r["item_id"], r["value"]) for r in rows} == {(f"im{i}", values[f"caption_{i}"]) for i, _ in pairs}
 
 

@@ -65,8 +65,9 @@ def test_reconcile_adopts_expires_and_fetches(sim, tmp_path: Path) -> None:
     stray, _ = mturk.create_hit(run.client, type_id, {"MaxAssignments": 5, "LifetimeInSeconds": 9000,
                                                       "RequesterAnnotation": "vizwiz_captions:b9:h9",
                                                       "Question": sim_hits(sim)[0]["Question"]}, "s1")
-    intended_keys = {r["idem_key"] for r in run.store.rows("SELECT idem_key FROM ledger WHERE status = 'intended'")}
-    expected = {h["HITId"] for h in sim_hits(sim) if h["RequesterAnnotation"] in intended_keys}
+    intended = {json.loads(r["params"])["RequesterAnnotation"] for r in run.store.rows(
+        "SELECT params FROM ledger WHERE status = 'intended' AND operation = 'CreateHITWithHITType'")}
+    expected = {h["HITId"] for h in sim_hits(sim) if h["RequesterAnnotation"] in intended}
     assert expected
     report = reconcile(run)
     assert set(report["adopted"]) == expected and report["expired_strays"] == [stray]

@@ -133,7 +133,7 @@ def driver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         store.set_batch(cfg.name, 1, status="published")
         site = TaskSite(store.path, {cfg.name: cfg}, secret=b"c" * 32)
         with TaskServer(site) as server:
-            yield ProlificDriver(sim, tmp_path, server, store, completion_code(site.secret, cfg.name))
+            yield ProlificDriver(sim, tmp_path, server, store, completion_code(site.secret, cfg.name, 1))
 
 
 def test_every_submission_comes_back_across_pages(driver: Any) -> None:

@@ -38,7 +38,7 @@ def world(tmp_path: Path) -> Iterator[dict[str, Any]]:
         with TaskServer(site) as server:
             api = httpx.Client(base_url=f"{sim.url}/api/v1/", headers={"Authorization": "Token anything"})
             yield {"sim": sim, "api": api, "store": store, "cfg": cfg, "task": server.url,
-                   "code": completion_code(site.secret, cfg.name)}
+                   "code": completion_code(site.secret, cfg.name, 1)}
 
 
 def study_body(world: dict[str, Any], places: int = 4, **extra: Any) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def test_units_are_balanced_and_never_repeat_an_item(served: dict[str, Any]) -> 
         values = answers_for(page.text)
         units[values["image_id_0"]] += 1
         done = submit(served, values)
-        code = completion_code(served["site"].secret, served["cfg"].name)
+        code = completion_code(served["site"].secret, served["cfg"].name, 1)
         assert done.status_code == 303 and done.headers["location"].endswith(f"?cc={code}")
     assert sorted(units.values()) == [5, 5]
     seen: dict[str, list[str]] = {}

@@ -25,6 +25,7 @@ from flows.sim.prolific_people import Participants
 from flows.sim.prolific_state import ProlificState
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
+SERVICE_ID = "hitflow-simulator"  # what GET /_sim/health says, so a run can tell it from a real endpoint
 DEFAULT_CROWD = Path(__file__).resolve().parents[2] / "config" / "crowds" / "vizwiz_demo.toml"
 
 
@@ -111,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path == "/_sim/clock":
             return self._json(200, {"now": market.now})
         if url.path == "/_sim/health":
-            return self._json(200, {"ok": True, "calls": market.calls})
+            return self._json(200, {"ok": True, "service": SERVICE_ID, "calls": market.calls})
         if url.path == "/mturk/preview":
             return self._preview(query)
         if url.path == "/mturk/accept":

@@ -1,0 +1,16 @@
+"""Untrusted text (participant and worker ids, rule names) inside Markdown that Prefect's UI
+renders: shown as the literal text, never as links, images, HTML or table structure."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def md_text(value: object, limit: int = 200) -> str:
+    """``value`` as inert Markdown text: HTML escaped, Markdown punctuation backslash-escaped,
+    line breaks flattened, cut to ``limit`` characters."""
+    flat = " ".join(str(value).split())[:limit]
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=True))

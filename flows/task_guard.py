@@ -1,0 +1,143 @@
+"""What the task server puts between the internet and its routes: security headers on every
+response, request bodies bounded while they stream in, and limits on new sessions.
+
+The task server faces anonymous participants (docs/security.md): a response may be framed only
+by MTurk, run only the scripts it was rendered with, post only to known submit URLs; a body
+larger than any task page produces is refused before it is buffered; one person or one
+address cannot hold many units at once.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MTURK_SUBMIT_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+MTURK_FRAME_ORIGINS = ("https://worker.mturk.com", "https://www.mturk.com", "https://workersandbox.mturk.com")
+
+
+class BodyTooLarge(Exception):
+    """The request body is larger than the route accepts (HTTP 413)."""
+
+
+class BadLength(Exception):
+    """Content-Length is not a non-negative integer (HTTP 400)."""
+
+
+def origin_of(url: str) -> str | None:
+    """``scheme://host[:port]`` of an http(s) URL, or None for anything else."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+
+
+def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
+                            form_origins: Iterable[str] = ()) -> str:
+    """The page's own (nonced) scripts and styles, its images' hosts, posts to itself and the
+    given submit origins, framed only by itself and MTurk."""
+    images = " ".join(sorted(set(image_origins)))
+    forms = " ".join(sorted(set(form_origins)))
+    return "; ".join([
+        "default-src 'none'", f"script-src 'nonce-{nonce}'", f"style-src 'nonce-{nonce}'",
+        f"img-src 'self' data: {images}".rstrip(), f"form-action 'self' {forms}".rstrip(),
+        f"frame-ancestors 'self' {' '.join(MTURK_FRAME_ORIGINS)}", "base-uri 'none'", "object-src 'none'"])
+
+
+class SecurityHeaders:
+    """ASGI middleware: a fresh CSP nonce per request (``request.state.csp_nonce``), and the
+    headers on every response, errors included. Routes widen the CSP by setting
+    ``request.state.image_origins`` / ``request.state.form_origins``."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = scope.setdefault("state", {})
+        state["csp_nonce"] = secrets.token_urlsafe(18)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                csp = content_security_policy(state["csp_nonce"], state.get("image_origins", ()),
+                                              state.get("form_origins", ()))
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if k.lower() not in (b"content-security-policy", b"x-content-type-options",
+                                                b"referrer-policy")]
+                headers += [(b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
+                            (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store")]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+async def bounded_body(request: Request, limit: int) -> bytes:
+    """The body, refused at Content-Length when it says too much, and counted while it streams
+    (a chunked or lying client is cut off at ``limit`` bytes, never buffered whole)."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.strip().isdigit():
+            raise BadLength(declared[:40])
+        if int(declared) > limit:
+            raise BodyTooLarge(declared)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(str(size))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass
+class SessionLimits:
+    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s``."""
+
+    per_participant: int = 6
+    per_address: int = 30
+    window_s: float = 600.0
+    now: Callable[[], float] = time.monotonic
+    _seen: dict[str, deque[float]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def allow(self, participant: str, address: str) -> bool:
+        """Count one new session for both keys, or refuse (counting nothing) when either is full."""
+        keys = [(f"p:{participant}", self.per_participant), (f"a:{address}", self.per_address)]
+        with self._lock:
+            t = self.now()
+            for key, _ in keys:
+                times = self._seen.setdefault(key, deque())
+                while times and times[0] <= t - self.window_s:
+                    times.popleft()
+            if any(len(self._seen[key]) >= cap for key, cap in keys):
+                return False
+            for key, _ in keys:
+                self._seen[key].append(t)
+            if len(self._seen) > 100_000:  # forget idle keys so the table cannot grow without end
+                self._seen = {k: v for k, v in self._seen.items() if v}
+            return True
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def state_value(request: Request, name: str, default: Any) -> Any:
+    return getattr(request.state, name, default)

@@ -1,0 +1,21 @@
+/* Where the form may post. MTurk hands the page its submit host as `turkSubmitTo`; anyone can
+   put anything in a URL's query string, so only known submit origins are used (MTurk's two
+   externalSubmit hosts, the page's own origin, and origins the server rendered into
+   #submit-origins). Anything else leaves the server-rendered action as it is. */
+window.hitflowSubmitTarget = function (form) {
+  "use strict";
+  var known = ["https://www.mturk.com", "https://workersandbox.mturk.com", window.location.origin];
+  var listed = document.getElementById("submit-origins");
+  if (listed) { known = known.concat(JSON.parse(listed.textContent)); }
+  var given = new URLSearchParams(window.location.search).get("turkSubmitTo");
+  if (!given) { return; }
+  var url = null;
+  try { url = new URL(given); } catch (e) { url = null; }
+  var plain = url !== null && (url.protocol === "https:" || url.protocol === "http:") && !url.username &&
+    !url.password && (url.pathname === "/" || url.pathname === "") && !url.search && !url.hash;
+  if (plain && known.indexOf(url.origin) >= 0) {
+    form.action = url.origin + "/mturk/externalSubmit";
+  } else if (window.console) {
+    window.console.warn("turkSubmitTo ignored: not a known submit address");
+  }
+};

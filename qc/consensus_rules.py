@@ -1,0 +1,144 @@
+"""Rules that compare a caption with other captions and with the task page.
+
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (one row per
+caption). Canned captions are neither scored nor used as peers: they carry no content.
+
+- ``consensus``: a caption whose best TF-IDF cosine with the other workers' captions of the
+  same image is below ``consensus_threshold``; images with fewer than
+  ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row.
+- ``consensus_rate``: a worker with at least ``consensus_rate_min_captions`` scored captions,
+  ``consensus_rate_share`` or more of them below the threshold.
+- ``shared_template``: one normalised text on ``shared_template_min_images`` or more
+  images, whoever wrote it (scripts, several accounts sharing one template).
+- ``instruction_echo``: a caption whose cosine with a line of the page's own visible text
+  (``page_text``: instructions, examples, banned phrases) reaches
+  ``instruction_echo_threshold``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from qc.caption_rules import caption_flags, clip
+from qc.flags import flag_frame, register
+from qc.text_similarity import fit_vectors, normalise_all, peer_pairs, row_cosines
+
+DEFAULTS = {"consensus_threshold": 0.005, "consensus_min_peers": 2, "shared_template_min_images": 2,
+            "instruction_echo_threshold": 0.6, "consensus_rate_share": 0.5, "consensus_rate_min_captions": 3}
+
+
+def _param(params: dict[str, Any], key: str) -> Any:
+    return params.get(key, DEFAULTS[key])
+
+
+def _written(df: pd.DataFrame) -> pd.DataFrame:
+    """The non-canned captions, with their text as a string."""
+    own = df.loc[~df["is_precanned"].astype(bool), ["worker_id", "image_id", "caption"]].copy()
+    own["caption"] = own["caption"].fillna("").astype(str)
+    return own
+
+
+def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
+    """Per scored caption (index of ``df``): best cosine ``score``, its ``peer`` row index, ``peers``.
+
+    Captions with fewer than ``min_peers`` non-blank peers (other workers, same image) are
+    left out; so is everything when no caption has a word.
+    """
+    own = _written(df)
+    found = _best_matches(tuple(own["caption"].tolist()), tuple(own["image_id"].tolist()),
+                          tuple(own["worker_id"].tolist())) if len(own) else None
+    if found is None:
+        return pd.DataFrame(columns=["score", "peer", "peers"])
+    best, best_peer, peers = found
+    scored = peers >= min_peers
+    return pd.DataFrame({"score": best[scored], "peer": own.index[best_peer[scored]], "peers": peers[scored]},
+                        index=own.index[scored])
+
+
+@lru_cache(maxsize=1)
+def _best_matches(texts: tuple[str, ...], images: tuple[str, ...],
+                  workers: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per text: best cosine with a peer, that peer's position, the number of peers (cached:
+    ``consensus`` and ``consensus_rate`` see the same batch; callers must not change the arrays)."""
+    fitted = fit_vectors(texts)
+    if fitted is None:
+        return None
+    blank = np.asarray(fitted.rows.getnnz(axis=1) == 0)
+    left, right = peer_pairs(pd.Series(images), pd.Series(workers))
+    keep = ~blank[right]  # a blank peer agrees with nothing; it is no evidence either way
+    left, right = left[keep], right[keep]
+    sims = row_cosines(fitted.rows, left, right)
+    peers = np.bincount(left, minlength=len(texts))
+    best = np.full(len(texts), -1.0)
+    np.maximum.at(best, left, sims)
+    best_peer = np.full(len(texts), -1)
+    reached = sims >= best[left]
+    best_peer[left[reached]] = right[reached]
+    return best, best_peer, peers
+
+
+def forget_batch() -> None:
+    """Drop the cached fit and matches of the last batch (they are only shared within one run)."""
+    _best_matches.cache_clear()
+    fit_vectors.cache_clear()
+
+
+def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list[dict[str, Any]]:
+    unscored = _written(df).index.difference(scored.index)
+    if len(unscored) == 0:
+        return []
+    images = df.loc[unscored, "image_id"].nunique()
+    return [{"worker_id": "", "rule": "rule_info", "value": "consensus", "threshold": min_peers,
+             "detail": f"skipped {len(unscored)} caption(s) on {images} image(s) with fewer than "
+                       f"{min_peers} other workers' captions"}]
+
+
+@register("consensus", "caption")
+def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """A caption sharing (almost) nothing with the other workers' captions of its image."""
+    threshold = float(_param(params, "consensus_threshold"))
+    min_peers = int(_param(params, "consensus_min_peers"))
+    scored = consensus_scores(df, min_peers)
+    low = scored[scored["score"] < threshold]
+    hits = [(i, round(float(r.score), 3), threshold,
+             f"best of {int(r.peers)} peers {r.score:.2f}, {df.at[r.peer, 'worker_id']}: "
+             f"{clip(df.at[r.peer, 'caption'], 100)}")
+            for i, r in zip(low.index, low.itertuples(), strict=True)]
+    found = caption_flags(df, "consensus", hits)
+    info = _skipped_row(df, scored, min_peers)
+    return pd.concat([found, flag_frame(info)], ignore_index=True) if info else found
+
+
+@register("consensus_rate", "worker")
+def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The share of a worker's scored captions that fall below the consensus threshold."""
+    threshold = float(_param(params, "consensus_threshold"))
+    share = float(_param(params, "consensus_rate_share"))
+    min_captions = int(_param(params, "consensus_rate_min_captions"))
+    scored = consensus_scores(df, int(_param(params, "consensus_min_peers")))
+    low = (scored["score"] < threshold).groupby(df.loc[scored.index, "worker_id"]).agg(["sum", "count"])
+    rows = [{"worker_id": w, "rule": "consensus_rate", "value": round(r["sum"] / r["count"], 3),
+             "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions agree with no peer"}
+            for w, r in low.iterrows() if r["count"] >= min_captions and r["sum"] / r["count"] >= share]
+    return flag_frame(rows)
+
+
+@register("shared_template", "caption")
+def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The same normalised caption on many images, whoever wrote it."""
+    min_images = int(_param(params, "shared_template_min_images"))
+    own = _written(df)
+    own["norm"] = normalise_all(own["caption"])
+    own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
+    pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
+    common = pairs[pairs >= min_images]
+    shared = own[own["norm"].isin(common.index)]
+    images = shared["norm"].map(common)
+    workers = shared["norm"].map(shared.groupby("norm")["worker_id"].nunique())
+    hits = [(i, int(n), min_images, f"on {int(n)} images by {int(w)} worker(s): {clip(text, 100)}")
+            for i, n, w, text in zip(shared.index, images, workers, shared["caption"], strict=True)]
+    return caption_flags(df, "shared_template", hits)

@@ -1,0 +1,50 @@
+"""Robust timing: the ``time_outlier`` rule with ``time_outlier_method = "robust"``.
+
+Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an
+assignment). The seed's band (mu +/- k sigma of raw times) is pulled wide by a few slow,
+parked HITs, so a speeder can sit inside it. Here the centre and spread are the median and
+the MAD (scaled to sigma) of log time, and only the fast side is flagged: slow work costs
+the worker, not the data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from qc.flags import flag_frame
+
+METHODS = ("seed", "robust")
+MAD_TO_SIGMA = 1.4826  # the MAD of a normal sample times this estimates its sigma
+FLOOR_S = 0.1  # a zero or negative time (clock skew) counts as this fast
+
+
+def time_outlier_method(params: dict[str, Any]) -> str:
+    method = params.get("time_outlier_method", "seed")
+    if method not in METHODS:
+        raise ValueError(f"time_outlier_method must be one of {', '.join(METHODS)} (got {method!r})")
+    return str(method)
+
+
+def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) of log times."""
+    k = float(params.get("time_outlier_sigmas", 1.95))
+    per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+    if len(per_assignment) < 2:
+        return flag_frame([])
+    logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))
+    centre = float(logs.median())
+    spread = MAD_TO_SIGMA * float((logs - centre).abs().median())
+    if not np.isfinite(spread) or spread == 0:
+        return flag_frame([])
+    low = centre - k * spread
+    worker_logs = logs.groupby(per_assignment["worker_id"]).mean()
+    median_s, low_s = float(np.exp(centre)), float(np.exp(low))
+    return flag_frame([
+        {"worker_id": w, "rule": "time_outlier", "value": round(float(np.exp(m)), 1),
+         "threshold": f">= {low_s:.1f}",
+         "detail": f"typical {np.exp(m):.1f}s vs batch median {median_s:.1f}s (robust, {k} MAD-sigmas of log time)"}
+        for w, m in worker_logs.items() if m < low
+    ])
