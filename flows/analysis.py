@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from flows.csv_files import read_csv_frame
 from flows.errors import InputFormatError
 from flows.evaluation_readers import read_evaluation
 from postprocess.agreement import agreement
@@ -21,12 +22,7 @@ KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
 
 
 def read_table(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    except FileNotFoundError as exc:
-        raise InputFormatError(f"{path} does not exist") from exc
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputFormatError(f"{path}: not a readable UTF-8 CSV ({exc}); export it again as CSV") from exc
+    return read_csv_frame(path, what="the analysis input")
 
 
 def analyze(kind: str, path: Path, reader: str = "", level: str = "nominal",

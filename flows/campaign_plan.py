@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import time
@@ -14,6 +13,7 @@ from typing import Any
 
 from flows import mturk_adapter as mturk
 from flows.config import CampaignConfig
+from flows.csv_files import read_csv_table
 from flows.errors import BudgetError, InputFormatError
 from flows.sim.market import mturk_fee
 from flows.store import Store
@@ -39,18 +39,10 @@ class Run:
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
     """The item CSV, checked: required columns, unique ids, http(s) URLs."""
-    try:
-        with cfg.items.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            missing = [c for c in ITEM_COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise InputFormatError(f"{cfg.items}: missing column(s) {', '.join(missing)}; "
-                                       f"the item file needs {', '.join(ITEM_COLUMNS)}")
-            rows = [{k: (r.get(k) or "").strip() for k in ITEM_COLUMNS} for r in reader]
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"{cfg.items}: not UTF-8 text ({exc}); re-save it as UTF-8 CSV") from exc
+    table = read_csv_table(cfg.items, ITEM_COLUMNS, "the item file")
+    rows = [{k: r[k].strip() for k in ITEM_COLUMNS} for r in table.rows]
     seen: set[str] = set()
-    for line, row in enumerate(rows, start=2):
+    for line, row in zip(table.lines, rows, strict=True):
         if not row["image_id"] or row["image_id"] in seen:
             raise InputFormatError(f"{cfg.items}:{line}: image_id {row['image_id']!r} is empty or repeated")
         if safe_url(row["url"]) != row["url"] or not row["url"].startswith(("http://", "https://")):

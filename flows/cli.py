@@ -9,33 +9,38 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from flows import cli_args as arg
 from flows.errors import HitflowError
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions.")
+    p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run or resume a campaign to the end (simulator by default)")
     run.add_argument("config")
     run.add_argument("--target", default="sim", help="sim (default) or mturk with --endpoint-url")
-    run.add_argument("--endpoint-url", default="", help="an MTurk-compatible endpoint, or a running simulator")
+    run.add_argument("--endpoint-url", default="", type=arg.http_url,
+                     help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", default="runs/hitflow.db", help="SQLite ledger (default runs/hitflow.db)")
-    run.add_argument("--sim-state", default="", help="the in-process simulator's marketplace file (default: "
-                                                      "sim/<crowd>-seed<seed>.db next to the ledger); it persists, "
-                                                      "so status, reconcile, cancel and a resumed run see it")
-    run.add_argument("--out", default="runs", help="outputs go to OUT/<campaign name>/")
-    run.add_argument("--limit", type=int, help="use only the first N items")
-    run.add_argument("--scale", type=int, default=1, help="repeat the item list K times (load tests)")
-    run.add_argument("--seed", type=int, default=1, help="simulator seed")
+    run.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file,
+                     help="SQLite ledger (default runs/hitflow.db)")
+    run.add_argument("--sim-state", default=None, type=arg.writable_file,
+                     help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
+                          "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
+    run.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
+    run.add_argument("--limit", type=arg.positive, help="use only the first N items")
+    run.add_argument("--scale", type=arg.scale, default=1,
+                     help=f"repeat the item list K times, 1-{arg.MAX_SCALE} (load tests)")
+    run.add_argument("--seed", type=arg.non_negative, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
     run.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
                      help="mturk: HITs (MTurk API); prolific: one study per batch served by hitflow's task server; "
                           "links: invite links to hitflow's task server (invited annotators, volunteers)")
-    run.add_argument("--task-url", default="", help="public base URL of a running `hitflow serve` (Prolific); "
-                                                    "default: a task server started for the run on 127.0.0.1")
-    run.add_argument("--invite", action="append", default=[], metavar="NAME",
+    run.add_argument("--task-url", default="", type=arg.http_url,
+                     help="public base URL of a running `hitflow serve` (Prolific); "
+                          "default: a task server started for the run on 127.0.0.1")
+    run.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                      help="links: an invitee's name (repeatable); their links go to OUT/<study>/invites.csv")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
@@ -43,20 +48,22 @@ def _parser() -> argparse.ArgumentParser:
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)
     serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--seed", type=int, default=None, help="crowd seed (default 1, or the --state file's)")
-    serve.add_argument("--state", help="SQLite file the marketplace is kept in; a restart continues from it")
+    serve.add_argument("--port", type=arg.port, default=8765)
+    serve.add_argument("--seed", type=arg.non_negative, default=None, help="crowd seed (default 1, or the --state "
+                                                                           "file's)")
+    serve.add_argument("--state", type=arg.writable_file,
+                       help="SQLite file the marketplace is kept in; a restart continues from it")
     serve.add_argument("--crowd")
-    serve.add_argument("--speed", type=float, default=3600.0,
+    serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
-    serve.add_argument("--throttle-rate", type=float, default=0.0, help="share of calls throttled")
-    serve.add_argument("--fault-rate", type=float, default=0.0, help="share of calls answered 500")
+    serve.add_argument("--throttle-rate", type=arg.share, default=0.0, help="share of calls throttled")
+    serve.add_argument("--fault-rate", type=arg.share, default=0.0, help="share of calls answered 500")
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1")
-    task.add_argument("--port", type=int, default=8080)
-    task.add_argument("--db", default="runs/hitflow.db")
-    task.add_argument("--invite", action="append", default=[], metavar="NAME",
+    task.add_argument("--port", type=arg.port, default=8080)
+    task.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
+    task.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                       help="print an invite link for NAME (self-hosted annotators), then serve")
     status = sub.add_parser("status", help="where each campaign and batch stands")
     status.add_argument("campaign", nargs="?")
@@ -70,35 +77,40 @@ def _parser() -> argparse.ArgumentParser:
         op = sub.add_parser(name, help=text)
         op.add_argument("campaign")
         op.add_argument("--db", default="runs/hitflow.db")
-        op.add_argument("--endpoint-url", default="", help="override the endpoint the campaign ran against")
+        op.add_argument("--endpoint-url", default="", type=arg.http_url,
+                     help="override the endpoint the campaign ran against")
         op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
     sched = sub.add_parser("serve-schedules", help="serve the next-batch flow on the campaign's [schedule]")
     sched.add_argument("config")
-    sched.add_argument("--endpoint-url", default="", help="a running simulator or endpoint (default: one in-process)")
-    sched.add_argument("--db", default="runs/hitflow.db")
-    sched.add_argument("--out", default="runs")
+    sched.add_argument("--endpoint-url", default="", type=arg.http_url,
+                     help="a running simulator or endpoint (default: one in-process)")
+    sched.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
+    sched.add_argument("--out", default="runs", type=arg.writable_dir)
     dep = sub.add_parser("deploy", help="register the next-batch deployment with the Prefect server in use")
     dep.add_argument("config")
-    dep.add_argument("--endpoint-url", required=True, help="a simulator or endpoint that outlives each run")
-    dep.add_argument("--db", default="runs/hitflow.db")
-    dep.add_argument("--out", default="runs")
+    dep.add_argument("--endpoint-url", required=True, type=arg.http_url,
+                     help="a simulator or endpoint that outlives each run")
+    dep.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
+    dep.add_argument("--out", default="runs", type=arg.writable_dir)
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions")
-    qc.add_argument("--out", required=True)
+    qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
     qc.add_argument("--config", help="campaign config whose [qc] and [submit_rules] apply")
     qualify = sub.add_parser("qualify", help="qualification tests")
     qualify_sub = qualify.add_subparsers(dest="qualify_command", required=True)
     score = qualify_sub.add_parser("score", help="score worker_id,item_id,answer rows against the answer key")
     score.add_argument("answers")
-    score.add_argument("--out", required=True)
+    score.add_argument("--out", required=True, type=arg.writable_file,
+                       help="scores CSV to write (problems go beside it)")
     score.add_argument("--key", help="answer key CSV (default: the Flickr8k key in config/qualification/)")
-    score.add_argument("--threshold", type=float, default=80.0, help="percent needed to pass")
+    score.add_argument("--threshold", type=arg.percent, default=80.0, help="percent needed to pass")
     spell = sub.add_parser("spellcheck", help="spell-correct a CSV's caption column")
     spell.add_argument("input")
-    spell.add_argument("--out", required=True)
-    spell.add_argument("--min-workers", type=int, default=3)
+    spell.add_argument("--out", required=True, type=arg.writable_file, help="the corrected CSV to write")
+    spell.add_argument("--min-workers", type=arg.positive, default=3,
+                       help="keep a word this many workers used")
     _analyze_parser(sub)
     return p
 
@@ -123,7 +135,8 @@ def _analyze_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     an.add_argument("--level", choices=("nominal", "ordinal", "interval"), default="nominal",
                     help="Krippendorff's alpha level (agreement; ratings default to ordinal)")
     an.add_argument("--reader", default="", help="read a published file instead of a plain CSV")
-    an.add_argument("--min-minutes", type=float, default=18.0, help="screening: shortest session kept")
+    an.add_argument("--min-minutes", type=arg.non_negative_number, default=18.0,
+                    help="screening: shortest session kept")
 
 
 def cmd_analyze(a: argparse.Namespace) -> int:
@@ -153,7 +166,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
-              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite), "sim_state": a.sim_state}
+              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite), "sim_state": a.sim_state or ""}
     if a.no_prefect:
         run_campaign(a.config, **kwargs)
     else:

@@ -15,20 +15,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from flows.csv_files import read_csv_frame
 from flows.errors import InputFormatError
 
 READERS = ("flickr8k-expert", "flickr8k-crowd", "errors-2017", "kreiss-2022")
 
 
 def _tsv(path: Path, names: list[str]) -> pd.DataFrame:
-    try:
-        frame = pd.read_csv(path, sep="\t", header=None, names=names, dtype=str)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise InputFormatError(f"{path}: cannot read as tab-separated text ({exc})") from exc
-    if frame.isna().any().any():
-        raise InputFormatError(f"{path}: some lines lack the {len(names)} tab-separated fields "
-                               f"({', '.join(names)}); is this the right file for this reader?")
-    return frame
+    """A headerless tab-separated file whose every line has the ``names`` fields."""
+    return read_csv_frame(path, what=f"a file of {len(names)} tab-separated fields ({', '.join(names)})",
+                          delimiter="\t", names=names)
 
 
 def flickr8k_expert(path: Path) -> pd.DataFrame:
@@ -82,10 +78,7 @@ def errors_2017(folder: Path) -> pd.DataFrame:
 def kreiss_2022(path: Path) -> pd.DataFrame:
     """One row per participant: ``participant_id, trials, minutes, passed_qualification,
     continued, slider_zero``, read from the sighted study's trial log."""
-    try:
-        trials = pd.read_csv(path, dtype={"q5_sliderval": str, "anon_worker_id": str})
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise InputFormatError(f"{path}: cannot read CSV ({exc})") from exc
+    trials = read_csv_frame(path, what="the sighted study's data.csv")
     needed = {"anon_worker_id", "timeSpent", "botresponse", "continue", "q5_sliderval"}
     if not needed <= set(trials.columns):
         raise InputFormatError(f"{path}: missing column(s) {', '.join(sorted(needed - set(trials.columns)))}; "

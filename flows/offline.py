@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from flows.config import load_config
+from flows.csv_files import read_csv_frame, write_csv
 from flows.errors import InputFormatError
 from flows.page_text import qc_params
 from flows.submission_formats import read_submissions
@@ -32,27 +33,19 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
     except ValueError as exc:
         raise InputFormatError(f"{submissions}: {exc}") from exc
     flags = run_rules(prepared, {**params, "submit_rules": rules}, enabled)
-    flags[FLAG_COLUMNS].to_csv(out, index=False)
+    write_csv(flags[FLAG_COLUMNS], out)
     return len(flags)
 
 
 def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.DataFrame:
     """A CSV read as text (nothing turned into NaN), with the columns it must have."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise InputFormatError(f"{path}: cannot read {what} as CSV ({exc})") from exc
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputFormatError(f"{path}: {what} needs columns {', '.join(columns)} (missing {', '.join(missing)}; "
-                               f"columns are {', '.join(frame.columns)})")
-    return frame
+    return read_csv_frame(path, columns, what)
 
 
 def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     frame = read_text_csv(path, ("caption",))
     checked = spellcheck_frame(frame, min_workers)
-    checked.to_csv(out, index=False)
+    write_csv(checked, out, for_spreadsheet=False)  # corrected captions are data
     return int((checked["edits"] != "").sum())
 
 
@@ -80,7 +73,6 @@ def offline_qualify(answers_path: Path, out: Path, key_path: Path = DEFAULT_KEY,
     key = load_key(key_path)
     answers = read_text_csv(answers_path, ("worker_id", "item_id", "answer"))
     scores, problems = score_answers(answers, key, threshold)
-    scores.to_csv(out, index=False)
-    problems_path = out.with_name(out.stem + ".problems.csv")
-    problems.to_csv(problems_path, index=False)
+    write_csv(scores, out)
+    problems_path = write_csv(problems, out.with_name(out.stem + ".problems.csv"))
     return len(scores), len(problems), problems_path

@@ -10,6 +10,7 @@ import pandas as pd
 
 from flows.batch_review import caption_frame
 from flows.campaign_plan import Run, cost_per_assignment, scored_test_qualification
+from flows.csv_files import write_csv
 from flows.qualification_stage import record_native_scores
 from flows.report import render_report
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
@@ -64,13 +65,13 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?",
                    ["image_id", "file_name"])
     (out_dir / "dataset.json").write_text(json.dumps(vizwiz_json(captions, items), indent=1), encoding="utf-8")
-    flat_table(captions, items).to_csv(out_dir / "dataset.csv", index=False)
+    write_csv(flat_table(captions, items), out_dir / "dataset.csv", for_spreadsheet=False)  # data: exact text
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
-    flags.to_csv(out_dir / "flags.csv", index=False)
+    write_csv(flags, out_dir / "flags.csv")
     blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
-    blocked.to_csv(out_dir / "blocked_workers.csv", index=False)
+    write_csv(blocked, out_dir / "blocked_workers.csv")
     work = captions.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
     truth_table = None
     if truth is not None:
@@ -89,9 +90,9 @@ def _qualification_report(run: Run, captions: pd.DataFrame, flags: pd.DataFrame,
     if run.cfg.gating.qualification_key is None:
         return None
     scores = qualification_scores(run)
-    scores.to_csv(out_dir / "qualification_scores.csv", index=False)
-    _table(run, "SELECT worker_id, item_id, answer, problem FROM qualification_problems WHERE campaign = ?",
-           ["worker_id", "item_id", "answer", "problem"]).to_csv(out_dir / "qualification_problems.csv", index=False)
+    write_csv(scores, out_dir / "qualification_scores.csv")
+    write_csv(_table(run, "SELECT worker_id, item_id, answer, problem FROM qualification_problems WHERE campaign = ?",
+                     ["worker_id", "item_id", "answer", "problem"]), out_dir / "qualification_problems.csv")
     by_band, correlation = flags_by_score(scores, captions, flags, blocked)
     return {"summary": score_summary(scores), "scores": scores, "by_band": by_band, "correlation": correlation,
             "threshold": run.cfg.gating.qualification_min_score, "mode": run.cfg.gating.qualification_mode}

@@ -10,7 +10,6 @@ dataset's lineage by :func:`record_native_scores`.
 
 from __future__ import annotations
 
-import csv
 import json
 import time
 from typing import Any
@@ -28,7 +27,8 @@ from flows.campaign_plan import (
     qualification_test_cost,
     scored_test_qualification,
 )
-from flows.errors import BudgetError, InputFormatError
+from flows.csv_files import read_csv_table
+from flows.errors import BudgetError
 from flows.sim.forms import html_question
 from flows.store import SETTLED
 from flows.templates import render
@@ -65,10 +65,7 @@ def test_items(run: Run) -> list[dict[str, Any]]:
     assert g.qualification_key is not None
     images: dict[str, str] = {}
     if g.qualification_images is not None:
-        with g.qualification_images.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-        if rows and not {"item_id", "url"} <= set(rows[0]):
-            raise InputFormatError(f"{g.qualification_images}: needs columns item_id, url")
+        rows = read_csv_table(g.qualification_images, ("item_id", "url"), "the qualification images").rows
         images = {r["item_id"]: r["url"] for r in rows}
     key = load_key(g.qualification_key)
     return [{"index": i, "item_id": r.item_id, "section": r.section, "text": getattr(r, "text", r.item_id),

@@ -8,8 +8,12 @@ responses per unit) and adds what only studies have.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Literal
 
+from pydantic import Field
+
+from flows.config_types import PositiveInt, Section
 from flows.study_plan import DEMOGRAPHICS, KINDS, read_study_items
 from postprocess.screening import ScreenRules
 from qc.decisions import DecisionPolicy
@@ -24,6 +28,25 @@ STUDY_POLICY = DecisionPolicy(
 )
 
 
+class StudySection(Section):
+    kind: str | None = Field(None, max_length=40, description="The evaluation page; must match [campaign].task")
+    pairs_per_image: PositiveInt = Field(2, le=100, description="Pairwise grading: each image and reference shown "
+                                                                "this many times in a row")
+    min_seconds_per_task: float = Field(3.0, gt=0, le=3600, allow_inf_nan=False,
+                                        description="QC: faster than this on average is not reading")
+    straight_lining_min_tasks: PositiveInt = Field(8, le=10000, description="QC: the same answer to every task of "
+                                                                            "a unit this long")
+    analysis_level: Literal["nominal", "ordinal", "interval"] | None = Field(
+        None, description="Krippendorff's alpha level (default: ordinal for ratings, else nominal)")
+
+
+class ScreenSection(Section):
+    exclude_colour_blind: bool = Field(True, description="Severity studies: screen out colour-blind participants")
+    exclude_proficiency: list[Literal["native", "fluent", "intermediate", "beginner"]] = Field(
+        ["beginner"], description="Language proficiency levels screened out")
+    min_age: int = Field(18, ge=0, le=150, description="Youngest age kept")
+
+
 @dataclass(frozen=True)
 class StudySettings:
     kind: str
@@ -34,25 +57,23 @@ class StudySettings:
     analysis_level: str = "ordinal"  # Krippendorff's alpha level for the study's labels
 
 
-def study_settings(study: Any, screen: Any, task: str, items_path: Any) -> StudySettings | None:
-    """``study``/``screen`` are the config's ``_Section`` readers; None for caption campaigns."""
+def study_settings(study: StudySection | None, screen: ScreenSection, task: str,
+                   items_path: Path) -> StudySettings | None:
+    """None for caption campaigns; ValueError("<key> <why>") names a [study] key that does not fit the task."""
     if task not in KINDS:
-        if study.data:
-            raise study.fail("kind", f"is only for the evaluation pages {', '.join(KINDS)} (task is {task!r})")
+        if study is not None:
+            raise ValueError(f"kind is only for the evaluation pages {', '.join(KINDS)} (task is {task!r})")
         return None
-    kind = study.get("kind", str, task)
+    study = study or StudySection()
+    kind = study.kind or task
     if kind != task:
-        raise study.fail("kind", f"must match [campaign].task ({task!r})")
+        raise ValueError(f"kind must match [campaign].task ({task!r})")
     read_study_items(items_path, kind)  # a malformed item file fails at load, naming the line
-    level = study.get("analysis_level", str, "ordinal" if kind in ("expert_rating", "severity_rating") else "nominal")
-    if level not in ("nominal", "ordinal", "interval"):
-        raise study.fail("analysis_level", f"must be nominal, ordinal or interval (got {level!r})")
-    proficiency = screen.get("exclude_proficiency", list, ["beginner"])
+    level = study.analysis_level or ("ordinal" if kind in ("expert_rating", "severity_rating") else "nominal")
     return StudySettings(
-        kind=kind, pairs_per_image=study.positive("pairs_per_image", 2),
-        min_seconds_per_task=float(study.get("min_seconds_per_task", float, 3.0)),
-        straight_lining_min_tasks=study.positive("straight_lining_min_tasks", 8),
-        screen=ScreenRules(exclude_colour_blind=screen.get("exclude_colour_blind", bool, True),
-                           exclude_proficiency=tuple(proficiency), min_age=screen.get("min_age", int, 18),
+        kind=kind, pairs_per_image=study.pairs_per_image, min_seconds_per_task=study.min_seconds_per_task,
+        straight_lining_min_tasks=study.straight_lining_min_tasks,
+        screen=ScreenRules(exclude_colour_blind=screen.exclude_colour_blind,
+                           exclude_proficiency=tuple(screen.exclude_proficiency), min_age=screen.min_age,
                            fields=("age", *DEMOGRAPHICS)),  # what the page asks
         analysis_level=level)

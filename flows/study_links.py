@@ -7,12 +7,14 @@ over HTTP and submits, as a browser would.
 
 from __future__ import annotations
 
-import csv
 import random
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from flows.campaign_plan import Run
+from flows.csv_files import write_csv
 from flows.sim import crowd
 from flows.sim.volunteers import volunteer_round
 from flows.task_server import invite_link, task_secret
@@ -44,11 +46,7 @@ def open_links(run: Run, batch: int) -> dict[str, Any]:
     secret = task_secret(run.store.path)
     links = {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
     out = Path(run.notes.get("out_dir", "runs")) / run.cfg.name
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "invites.csv").open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["name", "link"])
-        writer.writerows(sorted(links.items()))
+    write_csv(pd.DataFrame(sorted(links.items()), columns=["name", "link"]), out / "invites.csv")
     run.notes["links"] = links
     run.progress(f"batch {batch}: {len(links)} invite links at {run.notes['task_url']} (invites.csv)")
     return {"invites": len(links)}

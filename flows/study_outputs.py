@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaign_plan import Run
+from flows.csv_files import write_csv
 from flows.study_plots import study_plots
 from flows.templates import render
 from postprocess import study_frames as frames
@@ -68,10 +69,10 @@ def _severity(run: Run, answers: pd.DataFrame, shown: dict[str, dict[str, Any]],
     rules = run.cfg.study.screen
     people = frames.demographics(answers, rules.fields)
     excluded = demographic_exclusions(people, rules)
-    people.to_csv(out_dir / "participants.csv", index=False)
-    excluded.to_csv(out_dir / "excluded_participants.csv", index=False)
-    frames.severity_ratings(answers, shown, include_calibration=True).query("role == 'calibration'").to_csv(
-        out_dir / "calibration.csv", index=False)
+    write_csv(people, out_dir / "participants.csv")
+    write_csv(excluded, out_dir / "excluded_participants.csv")
+    write_csv(frames.severity_ratings(answers, shown, include_calibration=True).query("role == 'calibration'"),
+              out_dir / "calibration.csv", for_spreadsheet=False)  # data, as judgements.csv
     ratings = frames.severity_ratings(answers, shown)
     kept = ratings[~ratings["participant_id"].isin(set(excluded["participant_id"]))]
     result = severity(kept) if kept["participant_id"].nunique() >= 2 else {"error": "fewer than two participants"}
@@ -83,15 +84,15 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     answers = kept_answers(run)
     table, analysis = analyse(run, answers, out_dir)
-    table.to_csv(out_dir / "judgements.csv", index=False)
+    write_csv(table, out_dir / "judgements.csv", for_spreadsheet=False)  # the study's data: exact answers
     (out_dir / "analysis.json").write_text(json.dumps(analysis, indent=1, default=str), encoding="utf-8")
     flags = pd.DataFrame(run.store.rows("SELECT worker_id, rule, value, threshold, assignment_id, detail FROM qc_flags "
                                         "WHERE campaign = ?", [run.cfg.name]),
                          columns=["worker_id", "rule", "value", "threshold", "assignment_id", "detail"])
-    flags.to_csv(out_dir / "flags.csv", index=False)
+    write_csv(flags, out_dir / "flags.csv")
     blocked = pd.DataFrame(run.store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ?", [run.cfg.name]),
                            columns=["worker_id", "rules"])
-    blocked.to_csv(out_dir / "blocked_workers.csv", index=False)
+    write_csv(blocked, out_dir / "blocked_workers.csv")
     decisions = pd.DataFrame(run.store.rows("SELECT action, COUNT(*) AS n FROM decisions WHERE campaign = ? "
                                             "GROUP BY action", [run.cfg.name]), columns=["action", "n"])
     counts = dict(zip(decisions["action"], decisions["n"].astype(int), strict=True))

@@ -13,12 +13,12 @@ never shown on a page):
 
 from __future__ import annotations
 
-import csv
 import random
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from flows.csv_files import read_csv_table
 from flows.errors import InputFormatError
 from flows.templates import safe_url
 from postprocess.error_stats import CATEGORY_KEYS
@@ -47,17 +47,9 @@ DEMOGRAPHIC_LABELS = {"gender": "Gender", "education": "Highest education",
 def read_study_items(path: Path, kind: str) -> list[dict[str, str]]:
     """The item file, checked: the kind's columns, http(s) image URLs, no empty text."""
     need = COLUMNS[kind]
-    try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            missing = [c for c in need if c not in (reader.fieldnames or [])]
-            if missing:
-                raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; a {kind} item file "
-                                       f"needs {', '.join(need)}")
-            rows = [{k: (v or "").strip() for k, v in r.items() if k is not None} for r in reader]
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"{path}: not UTF-8 text ({exc}); re-save it as UTF-8 CSV") from exc
-    for line, row in enumerate(rows, start=2):
+    table = read_csv_table(path, need, f"a {kind} item file")
+    rows = [{k: v.strip() for k, v in r.items()} for r in table.rows]
+    for line, row in zip(table.lines, rows, strict=True):
         empty = [c for c in need if not row.get(c)]
         if empty:
             raise InputFormatError(f"{path}:{line}: empty {', '.join(empty)}; every row needs all of {', '.join(need)}")

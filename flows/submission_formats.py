@@ -7,17 +7,19 @@ work_time_s`` (+ ``is_precanned``, ``text_present`` when known), one row per cap
 
 from __future__ import annotations
 
-import csv
-import io
+import math
 import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pandas as pd
 
+from flows.csv_files import read_csv_table
 from flows.errors import InputFormatError
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
+CLT_COLUMNS = ("assignmentid", "workerid", "assignmentaccepttime", "assignmentsubmittime", "Answer.IMG",
+               "Answer.IMG_CAPTION")
 TZ_OFFSETS = {"UTC": 0, "GMT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
               "PST": -8, "PDT": -7}
 _CLT_TIME = re.compile(r"^\w{3} (\w{3} +\d+ [\d:]+) (\w+) (\d{4})$")
@@ -38,40 +40,55 @@ def parse_mturk_time(text: str) -> float:
 
 
 def read_submissions(path: Path) -> pd.DataFrame:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFormatError(f"{path}: cannot read it as UTF-8 text ({exc})") from exc
-    delimiter = "\t" if text.split("\n", 1)[0].count("\t") > text.split("\n", 1)[0].count(",") else ","
-    rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
-    header = set(rows[0].keys()) if rows else set(text.split("\n", 1)[0].split(delimiter))
+    table = read_csv_table(path, what="the submissions file", delimiter="auto")
+    rows, header = table.rows, set(table.columns)
+    if not rows:
+        raise InputFormatError(f"{path}: has a header but no rows; nothing to check")
     if {"assignmentid", "Answer.IMG_CAPTION"} <= header:
-        return _from_clt(path, rows)
+        _require(path, header, CLT_COLUMNS, "an MTurk .results file")
+        return _from_clt(path, rows, table.lines)
     if "AssignmentId" in header and any(h.startswith("Answer.") for h in header):
-        return _from_batch_csv(path, rows)
+        return _from_batch_csv(path, rows, table.lines)
     missing = [c for c in PLAIN if c not in header]
     if missing:
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
                                "work_time_s (or accept_time and submit_time), or an MTurk results file")
-    return _from_plain(path, rows)
+    return _from_plain(path, rows, table.lines)
+
+
+def _require(path: Path, header: set[str], columns: tuple[str, ...], kind: str) -> None:
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise InputFormatError(f"{path}: {kind} needs column(s) {', '.join(missing)}")
+
+
+def _seconds(path: Path, line: int, column: str, text: str) -> float:
+    """A work time: a finite, non-negative number (``inf`` would switch the time rule off)."""
+    try:
+        seconds = float(text)
+    except ValueError as exc:
+        raise InputFormatError(f"{path}:{line}: {column} {text[:40]!r} is not a number") from exc
+    if not math.isfinite(seconds) or seconds < 0:
+        raise InputFormatError(f"{path}:{line}: {column} {text[:40]!r} must be a finite number of seconds >= 0")
+    return seconds
 
 
 def _times(path: Path, line: int, accept: str, submit: str) -> float:
     try:
-        return parse_mturk_time(submit) - parse_mturk_time(accept)
-    except ValueError as exc:
-        raise InputFormatError(f"{path}:{line}: cannot read accept/submit time {accept!r}/{submit!r} ({exc}); "
-                               "use ISO 8601 such as 2019-04-20T16:20:50-05:00") from exc
+        seconds = parse_mturk_time(submit) - parse_mturk_time(accept)
+    except (ValueError, OverflowError) as exc:
+        raise InputFormatError(f"{path}:{line}: cannot read accept/submit time {accept[:40]!r}/{submit[:40]!r} "
+                               f"({exc}); use ISO 8601 such as 2019-04-20T16:20:50-05:00") from exc
+    if seconds < 0:
+        raise InputFormatError(f"{path}:{line}: submit time {submit[:40]!r} is before accept time {accept[:40]!r}")
+    return seconds
 
 
-def _from_plain(path: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
+def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.DataFrame:
     out = []
-    for line, r in enumerate(rows, start=2):
+    for line, r in zip(lines, rows, strict=True):
         if r.get("work_time_s", "").strip():
-            try:
-                seconds = float(r["work_time_s"])
-            except ValueError as exc:
-                raise InputFormatError(f"{path}:{line}: work_time_s {r['work_time_s']!r} is not a number") from exc
+            seconds = _seconds(path, line, "work_time_s", r["work_time_s"])
         elif r.get("accept_time") and r.get("submit_time"):
             seconds = _times(path, line, r["accept_time"], r["submit_time"])
         else:
@@ -83,10 +100,10 @@ def _from_plain(path: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _from_batch_csv(path: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
+def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.DataFrame:
     out = []
-    for line, r in enumerate(rows, start=2):
-        seconds = (float(r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
+    for line, r in zip(lines, rows, strict=True):
+        seconds = (_seconds(path, line, "WorkTimeInSeconds", r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
                    else _times(path, line, r.get("AcceptTime", ""), r.get("SubmitTime", "")))
         captions = {m[1]: v for k, v in r.items() if k and (m := _INDEXED.match(k))}
         if not captions and "Answer.caption" in r:
@@ -107,9 +124,9 @@ def _split_end(value: str) -> list[str]:
     return [p[1:] if p.startswith("|") else p for p in parts[:-1]] if len(parts) > 1 else value.split("|")
 
 
-def _from_clt(path: Path, rows: list[dict[str, str]]) -> pd.DataFrame:
+def _from_clt(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.DataFrame:
     out = []
-    for line, r in enumerate(rows, start=2):
+    for line, r in zip(lines, rows, strict=True):
         seconds = _times(path, line, r["assignmentaccepttime"], r["assignmentsubmittime"])
         images = r["Answer.IMG"].split("|")
         captions = _split_end(r["Answer.IMG_CAPTION"])

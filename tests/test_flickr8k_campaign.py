@@ -136,7 +136,7 @@ def test_mturk_scored_test_mode_gates_and_records_scores(tmp_path: Path) -> None
 @pytest.mark.parametrize("field, value, message", [
     ("qualification_mode", '"paper"', "must be \"mturk_test\" or \"html_hit\""),
     ("qualification_takers", "0", "must be a positive integer"),
-    ("qualification_reward_usd", '"abc"', "must be a dollar amount"),
+    ("qualification_reward_usd", '"abc"', "must be an amount such as"),
 ])
 def test_bad_qualification_settings_are_named(tmp_path: Path, field: str, value: str, message: str) -> None:
     lines = [ln for ln in CONFIG.read_text().splitlines() if not ln.startswith(field)]

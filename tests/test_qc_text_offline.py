@@ -83,11 +83,11 @@ def test_visible_text_drops_scripts_styles_and_keeps_blocks() -> None:
     ("time_outlier_method", '"fast"', 'must be "seed" or "robust"'),
     ("consensus_threshold", "1.5", "must be a number between 0 and 1"),
     ("consensus_min_peers", "0", "must be a positive integer"),
-    ("shared_template_min_images", "1", "must be an integer >= 2"),
-    ("instruction_echo_threshold", '"high"', "must be a number between 0 and 1"),
+    ("shared_template_min_images", "1", "must be an integer between 2 and 1000"),
+    ("instruction_echo_threshold", '"high"', "must be a number"),
     ("near_template_words", "0", "must be a positive integer"),
     ("near_template_consensus", "-0.1", "must be a number between 0 and 1"),
-    ("near_template_min_images", "1", "must be an integer >= 2"),
+    ("near_template_min_images", "1", "must be an integer between 2 and 1000"),
 ])
 def test_bad_text_rule_settings_are_named(tmp_path: Path, capsys, key: str, value: str, message: str) -> None:
     text, n = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", VIZWIZ.read_text(encoding="utf-8"))

@@ -6,6 +6,8 @@ behind an ExternalQuestion), whose form fields they fill.
 
 from __future__ import annotations
 
+import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -16,6 +18,7 @@ NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/
 NS_FORM = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2017-11-06/QuestionForm.xsd"
 NS_ANSWERS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
 MAX_QUESTION_BYTES = 65535
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 class QuestionError(ValueError):
@@ -102,27 +105,49 @@ def form_fields(html: str) -> list[FormField]:
     return list(parser.fields.values())
 
 
+def _element(tag: str, value: str) -> str:
+    """``<tag>value</tag>`` in ASCII; a carriage return as ``&#13;`` so parsing keeps it (XML turns a
+    raw CR into LF). XML 1.0 cannot carry some characters at all, not even as references (controls
+    other than tab/LF/CR, lone surrogates, U+FFFE/U+FFFF): such a value goes JSON-escaped, marked
+    ``encoding="json"``, so it round-trips exactly and the marking records that it was escaped."""
+    if _NOT_XML.search(value):
+        return f'<{tag} encoding="json">{escape(json.dumps(value))}</{tag}>'
+    text = escape(value, {"\r": "&#13;"}).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return f"<{tag}>{text}</{tag}>"
+
+
+def _text(element: ET.Element | None) -> str:
+    if element is None:
+        return ""
+    if element.get("encoding") != "json":
+        return element.text or ""
+    try:
+        value = json.loads(element.text or "")
+    except ValueError as exc:
+        raise ET.ParseError(f"a JSON-escaped value does not decode ({exc})") from exc
+    if not isinstance(value, str):
+        raise ET.ParseError("a JSON-escaped value is not a string")
+    return value
+
+
 def answer_xml(values: dict[str, str]) -> str:
     """QuestionFormAnswers as MTurk returns it for an HTMLQuestion: one FreeText per field."""
     parts = [f'<?xml version="1.0" encoding="ASCII"?><QuestionFormAnswers xmlns="{NS_ANSWERS}">']
     for name, value in values.items():
-        # \r as a reference: XML parsers turn a literal CR (and CRLF) into LF
-        text = escape(value).replace("\r", "&#13;").encode("ascii", "xmlcharrefreplace").decode("ascii")
-        parts.append(f"<Answer><QuestionIdentifier>{escape(name)}</QuestionIdentifier>"
-                     f"<FreeText>{text}</FreeText></Answer>")
+        parts.append(f"<Answer>{_element('QuestionIdentifier', name)}{_element('FreeText', value)}</Answer>")
     parts.append("</QuestionFormAnswers>")
     return "".join(parts)
 
 
 def parse_answer_xml(xml: str) -> dict[str, str]:
-    """Field name -> value; raises ValueError with the reason on malformed XML."""
+    """Field name -> value; raises ``ET.ParseError`` with the reason on malformed XML."""
     root = ET.fromstring(xml)
     out: dict[str, str] = {}
     for ans in root.iter(f"{{{NS_ANSWERS}}}Answer"):
-        qid = ans.findtext(f"{{{NS_ANSWERS}}}QuestionIdentifier") or ""
+        qid = _text(ans.find(f"{{{NS_ANSWERS}}}QuestionIdentifier"))
         free = ans.find(f"{{{NS_ANSWERS}}}FreeText")
         sel = [e.text or "" for e in ans.iter(f"{{{NS_ANSWERS}}}SelectionIdentifier")]
-        out[qid] = (free.text or "") if free is not None else "|".join(sel)
+        out[qid] = _text(free) if free is not None else "|".join(sel)
     return out
 
 
