@@ -166,7 +166,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
-              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite), "sim_state": a.sim_state or ""}
+              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
+              "sim_state": a.sim_state or ""}
     if a.no_prefect:
         run_campaign(a.config, **kwargs)
     else:
