@@ -6,8 +6,9 @@ with a message naming the file, the section and the field.
 
 from __future__ import annotations
 
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,9 @@ class CampaignConfig:
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
     prolific: ProlificSettings = ProlificSettings()
     study: StudySettings | None = None  # set for the human-evaluation pages (flows/study_config.py)
+    budget_currency: str = "USD"
+    fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of the key
+    accept_partial: bool = False  # a run that got less work than planned still exits 0
 
 
 class _Section:
@@ -164,7 +168,9 @@ def load_config(path: str | Path) -> CampaignConfig:
         title=camp.get("title", str, required=True), description=camp.get("description", str, required=True),
         keywords=camp.get("keywords", str, ""), items=items,
         images_per_hit=camp.positive("images_per_hit"), assignments_per_image=camp.positive("assignments_per_image"),
-        batches=camp.positive("batches"), reward=camp.money("reward_usd"), budget=camp.money("budget_usd"),
+        batches=camp.positive("batches"), reward=camp.money("reward_usd"), budget=_budget(camp)[0],
+        budget_currency=_budget(camp)[1], fx_rates=_fx_rates(camp),
+        accept_partial=camp.get("accept_partial", bool, False),
         seed=camp.get("seed", int, 0), hit_lifetime_s=lifetime, assignment_duration_s=duration,
         auto_approval_delay_s=auto, poll_interval_s=timing.positive("poll_interval_s", 600),
         gating=_gating(_Section(path, "gating", data)), submit_rules=_rules(_Section(path, "submit_rules", data)),
@@ -177,6 +183,37 @@ def load_config(path: str | Path) -> CampaignConfig:
         **_schedule(_Section(path, "schedule", data)), prolific=_prolific(_Section(path, "prolific", data)),
         study=study,
     )
+
+
+def _budget(camp: _Section) -> tuple[Decimal, str]:
+    """``budget = "400.00 USD"`` (amount and ISO currency), or the older ``budget_usd = "400.00"``."""
+    if "budget" not in camp.data:
+        return camp.money("budget_usd"), "USD"
+    raw = camp.get("budget", str)
+    amount, _, currency = raw.strip().partition(" ")
+    if not re.fullmatch(r"[A-Z]{3}", currency.strip()):
+        raise camp.fail("budget", f'must be an amount and a currency, such as "400.00 USD" (got {raw!r})')
+    try:
+        value = Decimal(amount)
+    except InvalidOperation as exc:
+        raise camp.fail("budget", f'must be an amount and a currency, such as "400.00 USD" (got {raw!r})') from exc
+    if value < 0 or value != value.quantize(Decimal("0.01")):
+        raise camp.fail("budget", f"must be non-negative with at most two decimals (got {raw!r})")
+    return value, currency.strip()
+
+
+def _fx_rates(camp: _Section) -> dict[str, Decimal]:
+    """``fx_rates = {GBP = "1.27"}``: what one unit of each currency is worth in the budget's currency."""
+    rates: dict[str, Decimal] = {}
+    for code, raw in camp.get("fx_rates", dict, {}).items():
+        try:
+            rate = Decimal(str(raw))
+        except InvalidOperation as exc:
+            raise camp.fail("fx_rates", f'{code} must be a rate such as "1.27" (got {raw!r})') from exc
+        if not re.fullmatch(r"[A-Z]{3}", code) or not rate > 0:
+            raise camp.fail("fx_rates", f"needs ISO currency codes and positive rates (got {code} = {raw!r})")
+        rates[code] = rate
+    return rates
 
 
 def _name(camp: _Section) -> str:

@@ -117,6 +117,17 @@ def list_hits(client: Any) -> list[dict[str, Any]]:
     return list(paginate(client, "list_hits", "HITs"))
 
 
+def reviewable_hits(client: Any, hit_type_id: str, status: str = "Reviewable") -> list[str]:
+    """Ids of the HIT type's HITs in ``status`` (Reviewable: closed with nothing pending), every page."""
+    return [h["HITId"] for h in paginate(client, "list_reviewable_hits", "HITs", HITTypeId=hit_type_id,
+                                         Status=status)]
+
+
+def mark_reviewing(client: Any, hit_id: str) -> None:
+    """Reviewable -> Reviewing, so ListReviewableHITs(Status=Reviewable) stops returning the HIT."""
+    _call(client, "update_hit_review_status", HITId=hit_id, Revert=False)
+
+
 def list_submissions(client: Any, hit_id: str) -> list[dict[str, Any]]:
     return list(paginate(client, "list_assignments_for_hit", "Assignments", HITId=hit_id,
                          AssignmentStatuses=["Submitted", "Approved", "Rejected"]))

@@ -105,6 +105,12 @@ def m005_item_payloads(db: sqlite_utils.Database) -> None:
                                           "field": str, "detail": str})
 
 
+@migrations()
+def m006_batch_shortfall(db: sqlite_utils.Database) -> None:
+    """What a batch's HITs closed without (JSON: hits, expected, got, short_hits), "" when complete."""
+    db.table("batches").add_column("shortfall", str, not_null_default="")
+
+
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
 
