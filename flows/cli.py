@@ -140,7 +140,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.dry_run:
         from flows.dry_run import format_plan, plan_calls
 
-        plan = plan_calls(cfg, a.limit, a.scale)
+        plan = plan_calls(cfg, a.limit, a.scale, a.platform)
         print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
         return 1 if plan["problems"] else 0
     if a.platform == "mturk":
