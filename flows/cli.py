@@ -154,7 +154,24 @@ def cmd_run(a: argparse.Namespace) -> int:
     else:
         campaign_flow()(config_path=a.config, **kwargs)
     print(summarize(Path(a.out) / cfg.name))
-    return 0
+    return honest_ending(db, cfg.name, cfg.accept_partial)
+
+
+def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
+    """Less work than planned ends with exit 8 (incomplete), unless the config accepts partial results."""
+    from flows.errors import IncompleteError
+    from flows.store import Store
+    from flows.summary import shortfall_lines
+
+    lines = shortfall_lines(Store(db), campaign)
+    if not lines:
+        return 0
+    print("\n".join(lines))
+    if accept_partial:
+        print("partial results accepted ([campaign] accept_partial = true)")
+        return 0
+    raise IncompleteError(f"campaign {campaign} is incomplete ({lines[0].removeprefix('INCOMPLETE: ')}); "
+                          f"see `hitflow status {campaign} --db {db}`")
 
 
 def _default_db(a: argparse.Namespace, campaign: str) -> str:

@@ -17,6 +17,7 @@ from flows.batch_collect import store_assignment
 from flows.campaign import ORDER, STEPS
 from flows.campaign_plan import Run
 from flows.store import SETTLED, Store
+from flows.summary import shortfall_lines
 
 NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
 
@@ -42,6 +43,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "committed": f"{sum(Decimal(b['committed']) for b in batches):.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches):.2f}",
             "next": (f"batch {pending[0]['batch']}: {pending[0]['next']}" if pending else "nothing: all batches done"),
+            "incomplete": shortfall_lines(store, name),
         })
     return out
 
@@ -183,6 +185,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
             review = f", {b['for_review']} for manual review" if b["for_review"] else ""
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
+        lines += [f"  {line}" for line in c.get("incomplete", [])]
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ DEMO = ROOT / "config" / "vizwiz_captions.toml"
 def config_with(tmp_path: Path, campaign_lines: str) -> Path:
     """The demo config with its budget lines replaced (items by absolute path)."""
     lines = [line for line in DEMO.read_text().splitlines()
-             if not line.startswith(("budget", "fx_rates", "items ="))]
+             if not line.startswith(("budget", "fx_rates", "accept_partial", "items ="))]
     at = lines.index("[campaign]") + 1
     lines[at:at] = [f'items = "{ROOT / "config" / "items" / "vizwiz_demo_items.csv"}"', *campaign_lines.splitlines()]
     path = tmp_path / "campaign.toml"

@@ -125,3 +125,27 @@ def test_late_work_is_reviewed_before_it_reaches_the_dataset(sim, tmp_path: Path
     decision = run.store.rows("SELECT action, applied FROM decisions WHERE assignment_id = ?", [late])
     assert decision and decision[0]["applied"]  # decided and applied on the platform
     assert review_late_work(run) == []
+
+
+@pytest.mark.parametrize("accept_partial", [False, True])
+def test_an_honest_ending_when_nobody_can_work(sim, tmp_path: Path, capsys, accept_partial) -> None:
+    from flows.cli import main
+    from tests.test_budget import config_with
+
+    sim.market.blocks.update({w: "test" for w in sim.market.workers})  # a crowd with nobody eligible
+    config = config_with(tmp_path, f'budget = "400.00 USD"\naccept_partial = {str(accept_partial).lower()}')
+    db = str(tmp_path / "h.db")
+    code = main(["run", str(config), "--no-prefect", "--endpoint-url", sim.url, "--db", db, "--limit", "50",
+                 "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert "INCOMPLETE: batch 1 got no work: 0 of 10 assignments on 2 HITs" in out
+    assert "INCOMPLETE: batch(es) 2, 3, 4, 5 not posted" in out and "relax [policy]/[gating]" in out
+    assert "Traceback" not in err
+    if accept_partial:
+        assert code == 0 and "partial results accepted" in out
+    else:
+        assert code == 8 and len(err.strip().splitlines()) == 1 and "is incomplete" in err
+    assert main(["status", "vizwiz_captions", "--db", db]) == 0
+    assert "INCOMPLETE: batch 1 got no work" in capsys.readouterr().out
+    report = (tmp_path / "vizwiz_captions" / "report.html").read_text()
+    assert "Incomplete: less work came in than planned" in report and "0 of 10 assignments" in report
