@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from flows.errors import HitflowError
@@ -149,12 +149,49 @@ def cmd_run(a: argparse.Namespace) -> int:
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite)}
-    if a.no_prefect:
-        run_campaign(a.config, **kwargs)
-    else:
-        campaign_flow()(config_path=a.config, **kwargs)
+    with logged_run(a, cfg.name, db):
+        if a.no_prefect:
+            run_campaign(a.config, **kwargs)
+        else:
+            campaign_flow()(config_path=a.config, **kwargs)
     print(summarize(Path(a.out) / cfg.name))
     return honest_ending(db, cfg.name, cfg.accept_partial)
+
+
+@contextlib.contextmanager
+def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
+    """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
+    where the run stopped and how to resume it."""
+    from flows.errors import Interrupted
+    from flows.run_log import run_log
+
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(run_log(Path(a.out) / campaign / "logs", not a.no_prefect))
+        try:
+            yield
+        except HitflowError as exc:
+            raise type(exc)(f"{exc} (details: {log})") from exc
+        except KeyboardInterrupt as exc:
+            raise Interrupted(f"interrupted: {where_stopped(db, campaign)}; every call made is in the ledger "
+                              f"{db}. {resume_hint(a, db)} (details: {log})") from exc
+        except Exception as exc:
+            raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+
+
+def where_stopped(db: str, campaign: str) -> str:
+    from flows.operations import campaign_status
+    from flows.store import Store
+
+    report = campaign_status(Store(db), campaign)
+    return f"{campaign} stopped at {report[0]['next']}" if report else f"{campaign} stopped before planning"
+
+
+def resume_hint(a: argparse.Namespace, db: str) -> str:
+    if a.target == "sim" and not a.endpoint_url:
+        return ("The in-process simulator ended with the run, so this run cannot be resumed; to make runs "
+                "resumable, start `hitflow sim serve` and pass --endpoint-url")
+    endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
+    return f"Resume with: hitflow run {a.config}{endpoint} --db {db} (same options)"
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
@@ -291,10 +328,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "analyze": cmd_analyze}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
+        return code
     except HitflowError as exc:
         print(f"hitflow: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more
+        return 141  # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe
+    except KeyboardInterrupt:
+        print("hitflow: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

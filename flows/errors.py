@@ -43,3 +43,9 @@ class IncompleteError(HitflowError):
     """The crowd did not deliver the planned work; ``[campaign] accept_partial = true`` accepts it."""
 
     exit_code = 8
+
+
+class Interrupted(HitflowError):
+    """Ctrl-C: the message says where the run stopped and how to resume it."""
+
+    exit_code = 130

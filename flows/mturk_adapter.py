@@ -113,6 +113,15 @@ def get_hit(client: Any, hit_id: str) -> dict[str, Any]:
     return _call(client, "get_hit", HITId=hit_id)["HIT"]
 
 
+def expire_hit(client: Any, hit_id: str) -> None:
+    """No new worker can accept it; those already working may still submit."""
+    _call(client, "update_expiration_for_hit", HITId=hit_id, ExpireAt=0)
+
+
+def delete_hit(client: Any, hit_id: str) -> None:
+    _call(client, "delete_hit", HITId=hit_id)
+
+
 def list_hits(client: Any) -> list[dict[str, Any]]:
     return list(paginate(client, "list_hits", "HITs"))
 
