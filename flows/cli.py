@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--throttle-rate", type=float, default=0.0, help="share of calls throttled")
     serve.add_argument("--fault-rate", type=float, default=0.0, help="share of calls answered 500")
+    serve.add_argument("--lose-reply-rate", type=float, default=0.0,
+                       help="share of calls carried out whose reply is then lost (the connection drops)")
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1")
@@ -131,7 +133,7 @@ def cmd_analyze(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from flows.campaign_flow import campaign_flow, run_campaign
+    from flows.campaign_run import run_campaign
     from flows.config import load_config
     from flows.summary import summarize
     from flows.targets import check_target
@@ -153,6 +155,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         if a.no_prefect:
             run_campaign(a.config, **kwargs)
         else:
+            from flows.campaign_flow import campaign_flow
+
             campaign_flow()(config_path=a.config, **kwargs)
     print(summarize(Path(a.out) / cfg.name))
     return honest_ending(db, cfg.name, cfg.accept_partial)
@@ -224,7 +228,8 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
     from flows.sim.server import SimServer
 
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed)
-    sim.market.faults.throttle_rate, sim.market.faults.fault_rate = a.throttle_rate, a.fault_rate
+    faults = sim.market.faults
+    faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     print(f"target: simulator at {sim.url} (seed {a.seed}, {len(sim.market.workers)} workers, clock x{a.speed:g}); "
           "Ctrl-C stops it", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
