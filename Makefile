@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo test lint test-browser bench browser-deps clean
+.PHONY: demo test lint test-browser bench bench-chaos browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ test-browser: $(STAMP) browser-deps
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
+
+# kill -9 x 50 over publish/collect/review/block/postprocess, then 30% throttling + 5% 5xx + lost
+# replies; prints the counts and writes bench/results-chaos.json (about 10 minutes)
+bench-chaos: $(STAMP)
+	$(BIN)/python -m bench.chaos
 
 clean:
 	rm -rf $(VENV) runs

@@ -137,7 +137,9 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self.db.conn:
+        """One BEGIN ... COMMIT around the block. ``with conn:`` alone is not one: each sqlite-utils
+        write inside commits on its own, so a kill -9 could keep an assignment without its answers."""
+        with self.db.atomic():
             yield
 
     # ledger ----------------------------------------------------------------------

@@ -149,3 +149,31 @@ def test_an_honest_ending_when_nobody_can_work(sim, tmp_path: Path, capsys, acce
     assert "INCOMPLETE: batch 1 got no work" in capsys.readouterr().out
     report = (tmp_path / "vizwiz_captions" / "report.html").read_text()
     assert "Incomplete: less work came in than planned" in report and "0 of 10 assignments" in report
+
+
+def test_an_assignment_is_stored_with_its_answers_or_not_at_all(sim, tmp_path: Path, monkeypatch) -> None:
+    """A crash between the assignment row and its answer rows must not leave a row that a resumed
+    run takes for "already stored" (its answers would never reach the dataset)."""
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=10)
+    publish_batch(run, 1)
+    advance(sim, 86400)
+    hit = run.store.rows("SELECT * FROM hits LIMIT 1")[0]
+    first = mturk.list_submissions(run.client, hit["hit_id"])[0]
+    table = type(run.store.table("answers"))
+    real_insert_all = table.insert_all
+
+    def crash_on_answers(self, records, **kw):
+        if self.name == "answers":
+            raise KeyboardInterrupt  # stands in for kill -9 between the two writes
+        return real_insert_all(self, records, **kw)
+
+    monkeypatch.setattr(table, "insert_all", crash_on_answers)
+    with pytest.raises(KeyboardInterrupt):
+        batch_collect.store_assignment(run, 1, hit, first)
+    monkeypatch.undo()
+    assert run.store.table("assignments").count == 0
+    assert batch_collect.store_assignment(run, 1, hit, first)  # the resumed run stores it, answers and all
+    fields = {"caption", "text_present", "start_ms", "end_ms"}
+    assert run.store.table("answers").count_where("assignment_id = ?", [first["AssignmentId"]]) == \
+        len(fields) * len(json.loads(hit["item_ids"]))
