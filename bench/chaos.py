@@ -144,7 +144,9 @@ def audit(c: Campaign, clean: Reference | None = None) -> dict[str, Any]:
     """The counts the issue asks for, comparing the platform, the ledger and the clean run."""
     seen = platform_view(c.url)
     with sqlite3.connect(c.db) as store:
-        stored = {r[0] for r in store.execute("SELECT assignment_id FROM assignments")}
+        stored = {r[0] for r in store.execute(  # an assignment row without its answers is a lost answer too
+            "SELECT assignment_id FROM assignments a WHERE EXISTS "
+            "(SELECT 1 FROM answers x WHERE x.assignment_id = a.assignment_id)")}
         decided = {r[0] for r in store.execute("SELECT assignment_id FROM decisions WHERE applied != ''")}
         keys = [r[0] for r in store.execute(
             "SELECT idem_key FROM ledger WHERE operation IN ('ApproveAssignment', 'RejectAssignment') "
@@ -220,8 +222,10 @@ def main() -> None:
         totals.update(result.pop("kills"))
         results.append(result)
         print(json.dumps(result), flush=True)
+    # Wall times side by side (this machine's load drifts over minutes): a clean run, then the faulty one.
+    beside = clean_run(folder / "clean-beside", a.limit)
     faulty = faulty_campaign(folder / "faulty", clean, a.limit)
-    summary = summarize(results, totals, faulty, clean.wall_s)
+    summary = summarize(results, totals, faulty, beside.wall_s)
     print(json.dumps(summary, indent=1))
     (ROOT / "bench" / "results-chaos.json").write_text(json.dumps(summary, indent=1) + "\n")
 

@@ -38,7 +38,8 @@ def quick_retry(attempts: int, response: Any = None, caught_exception: Exception
     """Seconds to wait before retrying a throttled call, a 5xx or a dropped connection; None: not ours.
 
     botocore's own backoff starts near one second (and adaptive mode then slows every later call),
-    which under steady 30% throttling multiplies a run's wall time; this starts at 50 ms and doubles.
+    which under steady 30% throttling multiplies a run's wall time; this starts at 10 ms and doubles
+    (up to 5 s by the tenth attempt, for an endpoint that throttles for real).
     A retried write is safe: posts carry a UniqueRequestToken, decisions and grants are idempotent."""
     if attempts >= QUICK_RETRIES:
         return None
@@ -49,7 +50,7 @@ def quick_retry(attempts: int, response: Any = None, caught_exception: Exception
         transient = http.status_code >= 500 or parsed.get("Error", {}).get("Code", "") in _TRANSIENT_CODES
     else:
         transient = False
-    return random.uniform(0.0, min(0.05 * 2 ** (attempts - 1), 5.0)) if transient else None
+    return random.uniform(0.0, min(0.01 * 2 ** (attempts - 1), 5.0)) if transient else None
 
 
 @dataclass
