@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo test lint test-browser bench bench-security bench-qc-real bench-sim-state browser-deps clean
+.PHONY: demo test lint test-browser bench bench-security bench-qc-real bench-sim-state bench-chaos browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ bench-qc-real: $(STAMP)
 # the simulator's state file vs in memory: per-call overhead and reopen time (N HITs x 5 assignments)
 bench-sim-state: $(STAMP)
 	$(BIN)/python -m bench.sim_state $(or $(HITS),2000)
+
+# kill -9 x 50 over publish/collect/review/block/postprocess, then 30% throttling + 5% 5xx + lost
+# replies; prints the counts and writes bench/results-chaos.json (about 10 minutes)
+bench-chaos: $(STAMP)
+	$(BIN)/python -m bench.chaos
 
 clean:
 	rm -rf $(VENV) runs

@@ -11,6 +11,7 @@ from typing import Any
 
 from flows import mturk_adapter as mturk
 from flows.campaign_plan import Run
+from flows.errors import AnswerConflictError, PlatformError
 from flows.sim.forms import parse_answer_xml
 
 _INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")
@@ -46,14 +47,23 @@ def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> lis
 
 
 def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:
-    """Store the raw answer first, then its parsed rows; True when it was new."""
+    """Store the raw answer first, then its parsed rows; True when it was new.
+
+    An id is "already seen" only for the same campaign and HIT (so the same endpoint): an id
+    the ledger holds for another campaign or HIT stops the run loudly rather than hiding an answer."""
     db = run.store.db
-    known = db["assignments"].count_where("assignment_id = ?", [a["AssignmentId"]])
+    seen = list(db["assignments"].rows_where("assignment_id = ?", [a["AssignmentId"]],
+                                              select="campaign, hit_id"))
+    if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
+        raise AnswerConflictError(
+            f"assignment {a['AssignmentId']} of HIT {a['HITId']} is already in {run.store.path} for campaign "
+            f"{seen[0]['campaign']!r}, HIT {seen[0]['hit_id']}: the platform reuses ids (a restarted simulator?); "
+            "run this campaign with its own --db so no answer is hidden")
     row = {"assignment_id": a["AssignmentId"], "hit_id": a["HITId"], "campaign": run.cfg.name, "batch": batch,
            "worker_id": a["WorkerId"], "status": a["AssignmentStatus"], "accept_time": _epoch(a.get("AcceptTime")),
            "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
            "answer_xml": a.get("Answer", ""), "fetched_at": time.time()}
-    if known:
+    if seen:
         run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
         return False
     try:
@@ -70,33 +80,101 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
 
 
 def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str, Any]:
-    """Poll until every HIT of the batch is full (``per_hit`` submissions, by default the campaign's
-    assignments per image) or closed; the wait backs off when idle."""
+    """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is.
+
+    A HIT counts as done only when the platform said it was closed (Reviewable, nothing pending)
+    BEFORE the listing that fetched its submissions, so nothing submitted in between is missed.
+    A round costs pages of ListReviewableHITs plus two calls per HIT that closed since the last
+    round (its listing, and UpdateHITReviewStatus so it is not listed again): it grows with
+    the work that came in, not with the open HITs. ``per_hit``: the submissions a full HIT has."""
     cfg = run.cfg
     per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
-    open_hits = {h["hit_id"]: h for h in hits}
-    interval, waited, new_total = float(cfg.poll_interval_s), 0.0, 0
-    deadline = cfg.hit_lifetime_s + cfg.assignment_duration_s
-    while open_hits:
-        new = 0
-        for hit_id, hit in list(open_hits.items()):
-            subs = mturk.list_submissions(run.client, hit_id)
-            new += sum(store_assignment(run, batch, hit, a) for a in subs)
-            if len(subs) >= per_hit or _closed(run, hit_id):
-                del open_hits[hit_id]
-        new_total += new
-        done = len(hits) - len(open_hits)
-        what = f"batch {batch}" if batch else "qualification test"
-        run.progress(f"{what}: {done}/{len(hits)} HITs complete, {new_total} assignments in")
-        if not open_hits or waited >= deadline:
+    poll = ClosedHits(run, batch, {h["hit_id"]: h for h in hits})
+    interval, waited, deadline = float(cfg.poll_interval_s), 0.0, cfg.hit_lifetime_s + cfg.assignment_duration_s
+    what = f"batch {batch}" if batch else "qualification test"
+    while poll.open:
+        new = sum(poll.fetch(run, batch, hit_id) for hit_id in poll.closed_now(run))
+        run.progress(f"{what}: {len(hits) - len(poll.open)}/{len(hits)} HITs complete, "
+                     f"{poll.stored} assignments in")
+        if not poll.open or waited >= deadline:
             break
         interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)
         run.wait(interval)
         waited += interval
-    return {"assignments": new_total, "hits_still_open": len(open_hits)}
+    for hit_id in list(poll.open):  # past the deadline: take what the still-open HITs have
+        poll.fetch(run, batch, hit_id, mark=False)
+    return record_shortfall(run, batch, hits, per_hit, poll)
 
 
-def _closed(run: Run, hit_id: str) -> bool:
-    view = mturk.get_hit(run.client, hit_id)
+class ClosedHits:
+    """Which of a batch's HITs the platform reports closed, and what was listed for each."""
+
+    def __init__(self, run: Run, batch: int, hits: dict[str, dict[str, Any]]):
+        self.open, self.hits = dict(hits), hits
+        self.listed: dict[str, int] = {}  # submissions the platform listed per HIT
+        self.type_id = _hit_type_id(run, batch)
+        self.statuses = ["Reviewable", "Reviewing"]  # Reviewing: marked by an earlier, interrupted run
+        self.reviewable_api = bool(self.type_id)
+        self.stored = 0
+
+    def closed_now(self, run: Run) -> list[str]:
+        if self.reviewable_api:
+            try:
+                found = [h for status in self.statuses for h in mturk.reviewable_hits(run.client, self.type_id,
+                                                                                       status)]
+                self.statuses = ["Reviewable"]
+                return [hit_id for hit_id in found if hit_id in self.open]
+            except PlatformError as exc:
+                if "UnknownOperation" not in str(exc):
+                    raise
+                self.reviewable_api = False  # an endpoint without ListReviewableHITs: ask per HIT
+        return [hit_id for hit_id in list(self.open) if _closed(mturk.get_hit(run.client, hit_id))]
+
+    def fetch(self, run: Run, batch: int, hit_id: str, mark: bool = True) -> int:
+        """List and store the HIT's submissions (after it was seen closed); the count of new ones."""
+        hit = self.open.pop(hit_id)
+        subs = mturk.list_submissions(run.client, hit_id)
+        new = sum(store_assignment(run, batch, hit, a) for a in subs)
+        self.listed[hit_id] = len(subs)
+        self.stored += new
+        if mark and self.reviewable_api:
+            mturk.mark_reviewing(run.client, hit_id)
+        return new
+
+
+def _hit_type_id(run: Run, batch: int) -> str:
+    entry = run.store.ledger_entry(f"{run.cfg.name}:b{batch}:hittype")
+    if not entry or entry["status"] != "ok":
+        return ""
+    return str(json.loads(entry["result"])["HITTypeId"])
+
+
+def _closed(view: dict[str, Any]) -> bool:
     return view["HITStatus"] in ("Reviewable", "Reviewing", "Disposed") and not view["NumberOfAssignmentsPending"]
+
+
+def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: int,
+                     poll: ClosedHits) -> dict[str, Any]:
+    """Compare the ledger with what the platform listed; note HITs that closed short of their work.
+
+    Fewer stored than listed means answers were hidden: that stops the run. Work the crowd never
+    did (expired HITs, nobody eligible) is recorded on the batch for the summary and status."""
+    stored = {r["hit_id"]: r["n"] for r in run.store.rows(
+        "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
+        [run.cfg.name, batch])}
+    hidden = {h: n - stored.get(h, 0) for h, n in poll.listed.items() if stored.get(h, 0) < n}
+    if hidden:
+        raise AnswerConflictError(
+            f"batch {batch}: the platform lists {sum(poll.listed.values())} submission(s) but the ledger holds "
+            f"{sum(stored.get(h, 0) for h in poll.listed)} of them ({sum(hidden.values())} missing on "
+            f"{len(hidden)} HIT(s)); nothing was decided. Run `hitflow reconcile` and check the --db")
+    got = sum(stored.values())
+    short = [h["hit_id"] for h in hits if stored.get(h["hit_id"], 0) < per_hit]
+    shortfall = {"hits": len(hits), "expected": len(hits) * per_hit, "got": got, "short_hits": len(short),
+                 "still_open": len(poll.open)} if short else {}
+    run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(shortfall) if shortfall else "")
+    if shortfall:
+        run.progress(f"batch {batch}: INCOMPLETE: {got} of {shortfall['expected']} assignments; "
+                     f"{len(short)} of {len(hits)} HITs closed short of their work")
+    return {"assignments": poll.stored, "stored": got, "hits_still_open": len(poll.open), "shortfall": shortfall}

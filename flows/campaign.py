@@ -12,6 +12,7 @@ from typing import Any
 from flows.batch_collect import collect_batch
 from flows.batch_publish import publish_batch
 from flows.batch_review import block_batch, decide_batch, qc_batch
+from flows.budget import check_campaign_budget
 from flows.campaign_plan import Run, plan_items
 from flows.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
 
@@ -51,14 +52,49 @@ def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]
 
 
 def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
-    """Run the steps this batch has not finished; return what each reported."""
+    """Run the steps this batch has not finished; return what each reported.
+
+    A batch that collected nothing has nothing to check, decide or block: those steps are
+    passed (its shortfall, recorded by collection, tells the summary and status)."""
     results: dict[str, Any] = {}
     for status_after, name, fn in steps_for(run):
         if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
             continue
-        results[name] = call(f"{name} {batch}", fn, run, batch)
+        if ORDER.index(status_after) > ORDER.index("collected") and not batch_work(run, batch):
+            run.progress(f"batch {batch}: no work came in; nothing to {name}")
+        else:
+            results[name] = call(f"{name} {batch}", fn, run, batch)
         run.store.set_batch(run.cfg.name, batch, status=status_after)
     return results
+
+
+def batch_work(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
+
+
+def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
+    """Work stored after its batch's QC (a resumed run's reconcile fetched it) goes through QC,
+    a decision and the block step again before the next batch and before any output."""
+    late = run.store.rows(
+        "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
+        "AND b.batch = a.batch WHERE a.campaign = ? AND a.batch > 0 AND b.status IN ('qc_done', 'decided', "
+        "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)",
+        [run.cfg.name])
+    for row in sorted(late, key=lambda r: r["batch"]):
+        run.progress(f"batch {row['batch']}: work came in after its QC; reviewing it before going on")
+        redo = [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(row["status"])]
+        for _, name, fn in redo:
+            call(f"late work: {name} {row['batch']}", fn, run, row["batch"])
+    return sorted(r["batch"] for r in late)
+
+
+def zero_work_batch(run: Run, batches: list[int]) -> int | None:
+    """The first finished batch that got no work at all: posting more would only wait in vain."""
+    for batch in batches:
+        if run.store.batch_status(run.cfg.name, batch) == ORDER[-1] and not batch_work(run, batch) \
+                and run.store.table("hits").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]):
+            return batch
+    return None
 
 
 def qualify(run: Run, call: Caller = call_directly) -> None:
@@ -70,6 +106,7 @@ def qualify(run: Run, call: Caller = call_directly) -> None:
 
 def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
     plan_items(run, limit, scale)
+    check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
         from flows.operations import reconcile
 
@@ -79,12 +116,17 @@ def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
 
 
 def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
-    """Every batch to the end, holding the campaign's lock."""
+    """Every batch to the end, holding the campaign's lock; a batch that got no work stops the rest."""
     with run.store.campaign_lock(run.cfg.name):
         batches = _prepare(run, limit, scale)
         qualify(run, call)
         for batch in batches:
+            review_late_work(run, call)
+            if (empty := zero_work_batch(run, batches)) is not None:
+                run.progress(f"batch {empty} got no work; batches from {batch} on are not posted")
+                break
             advance_batch(run, batch, call)
+        review_late_work(run, call)
         run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
 
 
@@ -93,6 +135,7 @@ def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = N
     with run.store.campaign_lock(run.cfg.name):
         batches = _prepare(run, limit, 1)
         qualify(run, call)
+        review_late_work(run, call)
         for batch in batches:
             if run.store.batch_status(run.cfg.name, batch) != ORDER[-1]:
                 advance_batch(run, batch, call)

@@ -130,9 +130,12 @@ def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
     unit = cost_per_assignment(run.cfg) * run.cfg.assignments_per_image
     estimate = unit * n_hits
     committed = unit * posted + qualification_test_cost(run.cfg)
-    if committed + estimate > run.cfg.budget:
-        raise BudgetError(f"batch {batch} would commit ${committed + estimate:.2f} (reward + fees) against a "
-                          f"budget of ${run.cfg.budget:.2f}; raise [campaign].budget_usd or post fewer items")
+    from flows.budget import to_budget_currency  # budget imports this module
+
+    if to_budget_currency(run.cfg, committed + estimate, "USD") > run.cfg.budget:
+        raise BudgetError(f"batch {batch} would commit {committed + estimate:.2f} USD (reward + fees) against a "
+                          f"budget of {run.cfg.budget:.2f} {run.cfg.budget_currency}; raise [campaign].budget or "
+                          "post fewer items")
     return estimate
 
 

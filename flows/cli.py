@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from flows import cli_args as arg
@@ -58,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--throttle-rate", type=arg.share, default=0.0, help="share of calls throttled")
     serve.add_argument("--fault-rate", type=arg.share, default=0.0, help="share of calls answered 500")
+    serve.add_argument("--lose-reply-rate", type=arg.share, default=0.0,
+                       help="share of calls carried out whose reply is then lost (the connection drops)")
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1")
@@ -150,7 +152,7 @@ def cmd_analyze(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from flows.campaign_flow import campaign_flow, run_campaign
+    from flows.campaign_run import run_campaign
     from flows.config import load_config
     from flows.summary import summarize
     from flows.targets import check_target
@@ -159,7 +161,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.dry_run:
         from flows.dry_run import format_plan, plan_calls
 
-        plan = plan_calls(cfg, a.limit, a.scale)
+        plan = plan_calls(cfg, a.limit, a.scale, a.platform)
         print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
         return 1 if plan["problems"] else 0
     if a.platform == "mturk" or a.target == "sim":  # a simulator URL is verified before anything is created
@@ -168,12 +170,66 @@ def cmd_run(a: argparse.Namespace) -> int:
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
               "sim_state": a.sim_state or ""}
-    if a.no_prefect:
-        run_campaign(a.config, **kwargs)
-    else:
-        campaign_flow()(config_path=a.config, **kwargs)
+    db = a.db
+    with logged_run(a, cfg.name, db):
+        if a.no_prefect:
+            run_campaign(a.config, **kwargs)
+        else:
+            from flows.campaign_flow import campaign_flow
+
+            campaign_flow()(config_path=a.config, **kwargs)
     print(summarize(Path(a.out) / cfg.name))
-    return 0
+    return honest_ending(db, cfg.name, cfg.accept_partial)
+
+
+@contextlib.contextmanager
+def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
+    """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
+    where the run stopped and how to resume it."""
+    from flows.errors import Interrupted
+    from flows.run_log import run_log
+
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(run_log(Path(a.out) / campaign / "logs", not a.no_prefect))
+        try:
+            yield
+        except HitflowError as exc:
+            raise type(exc)(f"{exc} (details: {log})") from exc
+        except KeyboardInterrupt as exc:
+            raise Interrupted(f"interrupted: {where_stopped(db, campaign)}; every call made is in the ledger "
+                              f"{db}. {resume_hint(a, db)} (details: {log})") from exc
+        except Exception as exc:
+            raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+
+
+def where_stopped(db: str, campaign: str) -> str:
+    from flows.operations import campaign_status
+    from flows.store import Store
+
+    report = campaign_status(Store(db), campaign)
+    return f"{campaign} stopped at {report[0]['next']}" if report else f"{campaign} stopped before planning"
+
+
+def resume_hint(a: argparse.Namespace, db: str) -> str:
+    endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
+    return f"Resume with: hitflow run {a.config}{endpoint} --db {db} (same options; the simulator's state persists)"
+
+
+def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
+    """Less work than planned ends with exit 8 (incomplete), unless the config accepts partial results."""
+    from flows.errors import IncompleteError
+    from flows.store import Store
+    from flows.summary import shortfall_lines
+
+    lines = shortfall_lines(Store(db), campaign)
+    if not lines:
+        return 0
+    print("\n".join(lines))
+    if accept_partial:
+        print("partial results accepted ([campaign] accept_partial = true)")
+        return 0
+    raise IncompleteError(f"campaign {campaign} is incomplete ({lines[0].removeprefix('INCOMPLETE: ')}); "
+                          f"see `hitflow status {campaign} --db {db}`")
 
 
 def cmd_sim_serve(a: argparse.Namespace) -> int:
@@ -182,7 +238,8 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
     state = Path(a.state) if a.state else None
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed,
                     state=state)
-    sim.market.faults.throttle_rate, sim.market.faults.fault_rate = a.throttle_rate, a.fault_rate
+    faults = sim.market.faults
+    faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     kept = f"state {state}, {len(sim.market.hits)} HITs so far" if state else "state in memory only"
     print(f"target: simulator at {sim.url} (seed {sim.market.seed}, {len(sim.market.workers)} workers, "
           f"clock x{a.speed:g}, {kept}); Ctrl-C stops it", flush=True)
@@ -301,10 +358,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "analyze": cmd_analyze}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
+        return code
     except HitflowError as exc:
         print(f"hitflow: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more
+        return 141  # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe
+    except KeyboardInterrupt:
+        print("hitflow: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

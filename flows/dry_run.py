@@ -3,18 +3,21 @@ fees, and list exactly which calls a real run would make. Touches no platform an
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from flows.batch_publish import hit_type_params, page_html
-from flows.campaign_plan import Run, cost_per_assignment, hit_token, item_plan, qualification_test_cost
+from flows.budget import campaign_estimate, describe, to_budget_currency
+from flows.campaign_plan import Run, hit_token, item_plan, qualification_test_cost
 from flows.config import CampaignConfig
 from flows.qualification_stage import test_page
 from flows.sim.forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
 
 
-def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> dict[str, Any]:
-    """The calls, page sizes and cost of a campaign, computed offline."""
+def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
+               platform: str = "mturk") -> dict[str, Any]:
+    """The calls, page sizes and cost of a campaign, computed offline (the estimate is the one a
+    real run checks against the budget before its first post)."""
     run = Run(cfg, store=None, client=None, target=None, progress=lambda _: None)  # type: ignore[arg-type]
     groups: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
     for row in item_plan(cfg, limit, scale):
@@ -46,12 +49,14 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) ->
         calls.append(f"then per batch {batch}: ListAssignmentsForHIT (every page), Approve/RejectAssignment per "
                      "assignment, AssociateQualificationWithWorker per flagged worker")
     n_assignments = len(groups) * cfg.assignments_per_image
-    cost = cost_per_assignment(cfg) * n_assignments + qualification_test_cost(cfg)
+    estimate = campaign_estimate(cfg, dict(Counter(b for b, _ in groups)), platform)
+    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
     if cost > cfg.budget:
-        problems.append(f"estimated ${cost:.2f} exceeds the budget of ${cfg.budget:.2f}")
+        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
+                        "a real run would stop with exit 6 before posting anything")
     return {"calls": calls, "hits": len(groups), "assignments": n_assignments, "cost": f"{cost:.2f}",
             "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": MAX_QUESTION_BYTES,
-            "problems": problems}
+            "problems": problems, "estimate": describe(cfg, estimate)}
 
 
 def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
@@ -76,8 +81,7 @@ def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
 
 
 def format_plan(plan: dict[str, Any]) -> str:
-    head = [f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments, estimated ${plan['cost']} with fees "
-            f"(budget ${plan['budget']}); largest page {plan['largest_question_bytes']} of "
-            f"{plan['limit_bytes']} bytes"]
+    head = [f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
+            f"{plan['largest_question_bytes']} of {plan['limit_bytes']} bytes", plan["estimate"]]
     tail = [f"PROBLEM: {p}" for p in plan["problems"]] or ["no problems found; nothing was sent anywhere"]
     return "\n".join(head + [f"  would call {c}" for c in plan["calls"]] + tail)

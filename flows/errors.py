@@ -31,3 +31,21 @@ class BudgetError(HitflowError):
 
 class CampaignBusyError(HitflowError):
     exit_code = 7
+
+
+class AnswerConflictError(PlatformError):
+    """The platform listed answers the ledger could not keep apart (reused ids): stop before deciding."""
+
+    exit_code = 4
+
+
+class IncompleteError(HitflowError):
+    """The crowd did not deliver the planned work; ``[campaign] accept_partial = true`` accepts it."""
+
+    exit_code = 8
+
+
+class Interrupted(HitflowError):
+    """Ctrl-C: the message says where the run stopped and how to resume it."""
+
+    exit_code = 130

@@ -7,6 +7,7 @@ message saying so. Function-style: every call takes the boto3 client and returns
 from __future__ import annotations
 
 import json
+import random
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -16,7 +17,8 @@ from typing import Any
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from flows.errors import ClosedEndpointError, PlatformError
 
@@ -24,8 +26,31 @@ CLOSED_MESSAGE = ("Amazon Mechanical Turk closed permanently on 2026-09-30; its 
                   "Use --target sim (the built-in simulator) or --endpoint-url URL for an MTurk-compatible "
                   "endpoint; Prolific and self-hosted links are the live routes.")
 _HITID_IN_MESSAGE = re.compile(r"HITId:?\s*([A-Z0-9]{10,64})")
-RETRY_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10}, max_pool_connections=16,
+RETRY_CONFIG = Config(retries={"mode": "standard", "max_attempts": 10}, max_pool_connections=16,
                       connect_timeout=5, read_timeout=30)
+QUICK_RETRIES = 10
+_TRANSIENT_CODES = {"ThrottlingException", "Throttling", "ServiceFault", "ServiceUnavailable",
+                    "RequestLimitExceeded", "TooManyRequestsException"}
+
+
+def quick_retry(attempts: int, response: Any = None, caught_exception: Exception | None = None,
+                **_: Any) -> float | None:
+    """Seconds to wait before retrying a throttled call, a 5xx or a dropped connection; None: not ours.
+
+    botocore's own backoff starts near one second (and adaptive mode then slows every later call),
+    which under steady 30% throttling multiplies a run's wall time; this starts at 10 ms and doubles
+    (up to 5 s by the tenth attempt, for an endpoint that throttles for real).
+    A retried write is safe: posts carry a UniqueRequestToken, decisions and grants are idempotent."""
+    if attempts >= QUICK_RETRIES:
+        return None
+    if caught_exception is not None:
+        transient = isinstance(caught_exception, HTTPClientError | BotoConnectionError)
+    elif response is not None:
+        http, parsed = response
+        transient = http.status_code >= 500 or parsed.get("Error", {}).get("Code", "") in _TRANSIENT_CODES
+    else:
+        transient = False
+    return random.uniform(0.0, min(0.01 * 2 ** (attempts - 1), 5.0)) if transient else None
 
 
 @dataclass
@@ -62,12 +87,12 @@ def resolve_target(name: str, endpoint_url: str = "") -> None:
 
 def make_client(target: Target) -> Any:
     check_endpoint(target.endpoint_url)
-    if target.kind == "sim":
-        # The simulator ignores signatures; dummy keys keep the real credential chain untouched.
-        return boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1",
-                            aws_access_key_id="SIMULATOR", aws_secret_access_key="SIMULATOR",
-                            config=RETRY_CONFIG)
-    return boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1", config=RETRY_CONFIG)
+    # The simulator ignores signatures; dummy keys keep the real credential chain untouched.
+    keys = {"aws_access_key_id": "SIMULATOR", "aws_secret_access_key": "SIMULATOR"} if target.kind == "sim" else {}
+    client = boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1", config=RETRY_CONFIG,
+                          **keys)
+    client.meta.events.register_first("needs-retry.mturk", quick_retry)
+    return client
 
 
 def turk_code(exc: ClientError) -> str:
@@ -116,8 +141,28 @@ def get_hit(client: Any, hit_id: str) -> dict[str, Any]:
     return _call(client, "get_hit", HITId=hit_id)["HIT"]
 
 
+def expire_hit(client: Any, hit_id: str) -> None:
+    """No new worker can accept it; those already working may still submit."""
+    _call(client, "update_expiration_for_hit", HITId=hit_id, ExpireAt=0)
+
+
+def delete_hit(client: Any, hit_id: str) -> None:
+    _call(client, "delete_hit", HITId=hit_id)
+
+
 def list_hits(client: Any) -> list[dict[str, Any]]:
     return list(paginate(client, "list_hits", "HITs"))
+
+
+def reviewable_hits(client: Any, hit_type_id: str, status: str = "Reviewable") -> list[str]:
+    """Ids of the HIT type's HITs in ``status`` (Reviewable: closed with nothing pending), every page."""
+    return [h["HITId"] for h in paginate(client, "list_reviewable_hits", "HITs", HITTypeId=hit_type_id,
+                                         Status=status)]
+
+
+def mark_reviewing(client: Any, hit_id: str) -> None:
+    """Reviewable -> Reviewing, so ListReviewableHITs(Status=Reviewable) stops returning the HIT."""
+    _call(client, "update_hit_review_status", HITId=hit_id, Revert=False)
 
 
 def list_submissions(client: Any, hit_id: str) -> list[dict[str, Any]]:
@@ -160,8 +205,17 @@ def ensure_qualification_type(client: Any, name: str, description: str, **extra:
                          MustBeRequestable=False, MustBeOwnedByCaller=True):
         if qual["Name"] == name:
             return str(qual["QualificationTypeId"])
-    return str(_call(client, "create_qualification_type", Name=name, Description=description,
-                     QualificationTypeStatus="Active", **extra)["QualificationType"]["QualificationTypeId"])
+    try:
+        return str(_call(client, "create_qualification_type", Name=name, Description=description,
+                         QualificationTypeStatus="Active", **extra)["QualificationType"]["QualificationTypeId"])
+    except PlatformError as exc:  # created by a call whose reply was lost, then retried: take that one
+        if "QualificationTypeAlreadyExists" not in str(exc):
+            raise
+        found = [q for q in paginate(client, "list_qualification_types", "QualificationTypes", Query=name,
+                                     MustBeRequestable=False, MustBeOwnedByCaller=True) if q["Name"] == name]
+        if not found:
+            raise
+        return str(found[0]["QualificationTypeId"])
 
 
 def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int) -> str:

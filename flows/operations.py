@@ -17,8 +17,10 @@ from flows import mturk_adapter as mturk
 from flows.batch_collect import store_assignment
 from flows.campaign import ORDER, STEPS
 from flows.campaign_plan import Run
+from flows.errors import PlatformError
 from flows.markdown_text import md_text
 from flows.store import SETTLED, Store
+from flows.summary import shortfall_lines
 
 NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
 
@@ -44,6 +46,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "committed": f"{sum(Decimal(b['committed']) for b in batches):.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches):.2f}",
             "next": (f"batch {pending[0]['batch']}: {pending[0]['next']}" if pending else "nothing: all batches done"),
+            "incomplete": shortfall_lines(store, name),
         })
     return out
 
@@ -95,7 +98,7 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
     for key, hit in by_key.items():
         if key and key.startswith(f"{cfg.name}:") and key not in intended and hit["HITStatus"] == "Assignable":
             if not dry_run:
-                run.client.update_expiration_for_hit(HITId=hit["HITId"], ExpireAt=0)
+                mturk.expire_hit(run.client, hit["HITId"])
             report["expired_strays"].append(hit["HITId"])
     known = {r["assignment_id"]: r["status"] for r in store.rows(
         "SELECT assignment_id, status FROM assignments WHERE campaign = ?", [cfg.name])}
@@ -166,37 +169,71 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run) -> dict[str, Any]:
-    """Expire every open HIT, review what came in by the campaign's policy, delete what is done.
-
-    Safe to run twice: expiring an expired HIT and deciding a decided assignment change nothing.
-    """
-    from flows.batch_review import decide_batch, qc_batch
-
+    """Expire every open HIT, fetch and review what came in by the campaign's policy, then delete
+    the HITs that are done. Safe to run twice; a platform error on one HIT never stops the rest:
+    it is counted and reported, and a second run picks the HIT up again."""
     cfg, store = run.cfg, run.store
     reconcile(run)
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
-    expired = 0
-    for hit in hits:
-        view = mturk.get_hit(run.client, hit["hit_id"])
-        if view["HITStatus"] == "Assignable":
-            run.client.update_expiration_for_hit(HITId=hit["hit_id"], ExpireAt=0)
-            expired += 1
-    undecided = store.rows("SELECT DISTINCT batch FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                           "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [cfg.name])
+    errors: list[str] = []
+    expired = sum(_each(errors, f"expire {h['hit_id']}", _expire_open, run, h) for h in hits)
+    for hit in hits:  # work submitted up to now is stored, so it is reviewed before its HIT is deleted
+        _each(errors, f"fetch {hit['hit_id']}", _fetch_all, run, hit)
+    _review_undecided(run, errors)
+    deleted = sum(_each(errors, f"delete {h['hit_id']}", _delete_if_done, run, h) for h in hits)
+    views = [v for h in hits if (v := _each(errors, "", mturk.get_hit, run.client, h["hit_id"]))]
+    working = sum(int(v["NumberOfAssignmentsPending"]) > 0 for v in views)
+    store.table("campaigns").update(cfg.name, {"status": "cancelled"})
+    later = f"; {working} HIT(s) still have workers on them: run cancel again after they finish" if working else ""
+    run.progress(f"cancel: expired {expired} open HIT(s), deleted {deleted} finished HIT(s){later}")
+    if errors:
+        raise PlatformError(f"cancel did what it could but {len(errors)} call(s) failed (first: {errors[0]}); "
+                            "run `hitflow cancel` again, it is safe to repeat")
+    return {"expired": expired, "deleted": deleted, "still_working": working}
+
+
+def _each(errors: list[str], what: str, fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except PlatformError as exc:
+        if what:
+            errors.append(f"{what}: {exc}")
+        return 0
+
+
+def _expire_open(run: Run, hit: dict[str, Any]) -> int:
+    if mturk.get_hit(run.client, hit["hit_id"])["HITStatus"] != "Assignable":
+        return 0
+    mturk.expire_hit(run.client, hit["hit_id"])
+    return 1
+
+
+def _fetch_all(run: Run, hit: dict[str, Any]) -> int:
+    return sum(store_assignment(run, hit["batch"], hit, a) for a in mturk.list_submissions(run.client, hit["hit_id"]))
+
+
+def _review_undecided(run: Run, errors: list[str]) -> None:
+    from flows.batch_review import decide_batch, qc_batch
+
+    cfg, store = run.cfg, run.store
+    undecided = store.rows("SELECT DISTINCT batch FROM assignments a WHERE campaign = ? AND batch > 0 AND NOT "
+                           "EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [cfg.name])
     for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in
         qc_batch(run, batch)
-        decide_batch(run, batch)
+        _each(errors, f"decide batch {batch}", decide_batch, run, batch)
         if ORDER.index(store.batch_status(cfg.name, batch)) < ORDER.index("decided"):
             store.set_batch(cfg.name, batch, status="decided")
-    deleted = 0
-    for hit in hits:
-        view = mturk.get_hit(run.client, hit["hit_id"])
-        if view["HITStatus"] in ("Reviewable", "Reviewing") and not view["NumberOfAssignmentsPending"]:
-            run.client.delete_hit(HITId=hit["hit_id"])
-            deleted += 1
-    store.table("campaigns").update(cfg.name, {"status": "cancelled"})
-    run.progress(f"cancel: expired {expired} open HIT(s), deleted {deleted} finished HIT(s)")
-    return {"expired": expired, "deleted": deleted}
+    unapplied = store.rows("SELECT DISTINCT batch FROM decisions WHERE campaign = ? AND applied = ''", [cfg.name])
+    for row in unapplied:  # decided earlier, never applied (a crash, a failed call): apply now
+        _each(errors, f"apply batch {row['batch']}", decide_batch, run, row["batch"])
+
+
+def _delete_if_done(run: Run, hit: dict[str, Any]) -> int:
+    view = mturk.get_hit(run.client, hit["hit_id"])
+    if view["HITStatus"] not in ("Reviewable", "Reviewing") or view["NumberOfAssignmentsPending"]:
+        return 0  # disposed already, or workers still on it
+    mturk.delete_hit(run.client, hit["hit_id"])
+    return 1
 
 
 def format_status(report: list[dict[str, Any]]) -> str:
@@ -215,6 +252,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
             review = f", {b['for_review']} for manual review" if b["for_review"] else ""
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
+        lines += [f"  {line}" for line in c.get("incomplete", [])]
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ from flows.campaign_plan import Run, cost_per_assignment, scored_test_qualificat
 from flows.csv_files import write_csv
 from flows.qualification_stage import record_native_scores
 from flows.report import render_report
+from flows.summary import shortfall_lines
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
@@ -33,8 +34,10 @@ def accepted_captions(run: Run) -> pd.DataFrame:
                                "action IN ('reject', 'unpaid')", ["assignment_id"])["assignment_id"])
     blocked = _table(run, "SELECT worker_id, batch FROM blocks WHERE campaign = ?", ["worker_id", "batch"])
     blocked_in = set(zip(blocked["worker_id"], blocked["batch"].astype(int), strict=True))
-    frame["is_rejected"] = [a in rejected or (w, int(b)) in blocked_in
-                            for a, w, b in zip(frame["assignment_id"], frame["worker_id"], frame["batch"], strict=True)]
+    # A typed Series: an empty campaign's plain [] would make the mask below select columns, not rows.
+    frame["is_rejected"] = pd.Series([a in rejected or (w, int(b)) in blocked_in for a, w, b in
+                                      zip(frame["assignment_id"], frame["worker_id"], frame["batch"], strict=True)],
+                                     index=frame.index, dtype=bool)
     good = frame[~frame["is_rejected"]]
     checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers)
     frame["caption_corrected"] = frame["caption"]
@@ -78,6 +81,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
         (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
     report = _report_data(run, captions, flags, blocked, truth_table)
+    report["incomplete"] = shortfall_lines(run.store, run.cfg.name)
     report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],

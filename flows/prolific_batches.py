@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from flows import prolific_adapter as prolific
+from flows.budget import to_budget_currency
 from flows.campaign_plan import Run, hit_groups
 from flows.errors import BudgetError
 from flows.store import SETTLED
@@ -79,9 +80,10 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
     reward = int(cfg.prolific.reward * 100)
     hourly = prolific.check_hourly_pay(reward, cfg.prolific.estimated_minutes, cfg.prolific.currency)
     cost = Decimal(prolific.study_cost(run.client, reward, places + _committed(run, batch))) / 100
-    if cost > cfg.budget:
+    if to_budget_currency(cfg, cost, cfg.prolific.currency) > cfg.budget:
         raise BudgetError(f"batch {batch} would commit {cost:.2f} {cfg.prolific.currency} with Prolific's fees "
-                          f"against a budget of {cfg.budget:.2f}; raise [campaign].budget_usd or post fewer items")
+                          f"against a budget of {cfg.budget:.2f} {cfg.budget_currency}; raise [campaign].budget or "
+                          "post fewer items")
     body = study_body(run, batch, places, blocklist_group(run))
     made = _ledgered(run, batch, "CreateStudy", f"{cfg.name}:b{batch}:study", {**body, "external_study_url": "<url>"},
                      lambda: {"id": prolific.create_study(run.client, body)})

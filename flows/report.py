@@ -25,7 +25,10 @@ def _png(fig: Any) -> str:
 def plot_batches(counts: pd.DataFrame) -> str:
     fig, ax = plt.subplots(figsize=(7, 3.2))
     cols = ["assignments", "approved", "rejected", "flags", "blocked"]
-    counts.set_index("batch")[cols].plot.bar(ax=ax, rot=0)
+    if counts.empty:
+        ax.text(0.5, 0.5, "no work came in", ha="center")
+    else:
+        counts.set_index("batch")[cols].plot.bar(ax=ax, rot=0)
     ax.set_title("Per batch")
     ax.set_ylabel("count")
     return _png(fig)
@@ -40,7 +43,8 @@ def plot_times(times: pd.DataFrame, bands: pd.DataFrame) -> str:
         ax.axvspan(max(band.low, 0), band.high, color="#9c9", alpha=0.3, label="mu ± 1.95σ")
         ax.set_title(f"batch {band.batch}")
         ax.set_xlabel("seconds accept→submit")
-    axes[0][0].legend(fontsize=7)
+    if len(bands):
+        axes[0][0].legend(fontsize=7)
     return _png(fig)
 
 
@@ -92,5 +96,6 @@ def render_report(data: dict[str, Any]) -> str:
         "spelling": data["spelling"], "cost": data["cost"],
         "truth": data["truth"].to_dict("records") if data.get("truth") is not None else [],
         "qualification": _qualification_context(data.get("qualification")),
+        "incomplete": data.get("incomplete", []),
     }
     return render("report.html.j2", context)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,6 +106,12 @@ def m005_item_payloads(db: sqlite_utils.Database) -> None:
                                           "field": str, "detail": str})
 
 
+@migrations()
+def m006_batch_shortfall(db: sqlite_utils.Database) -> None:
+    """What a batch's HITs closed without (JSON: hits, expected, got, short_hits), "" when complete."""
+    db.table("batches").add_column("shortfall", str, not_null_default="")
+
+
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
 
@@ -126,8 +133,22 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self._use_wal()
         self._migrate()
+
+    def _use_wal(self) -> None:
+        """WAL mode, kept in the file once set. Switching a new file to it while other processes open
+        the same file fails at once with "database is locked" (SQLite does not wait on the busy
+        timeout for that lock), so the switch is retried briefly."""
+        for attempt in range(40):
+            try:
+                if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 39:
+                    raise
+                time.sleep(min(0.01 * (attempt + 1), 0.25))
 
     def _migrate(self) -> None:
         """Pending migrations under a write lock taken up front. Two processes opening a new file
@@ -141,7 +162,9 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self.db.conn:
+        """One BEGIN ... COMMIT around the block. ``with conn:`` alone is not one: each sqlite-utils
+        write inside commits on its own, so a kill -9 could keep an assignment without its answers."""
+        with self.db.atomic():
             yield
 
     @contextmanager

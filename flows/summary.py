@@ -4,10 +4,44 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from flows.store import Store
 from postprocess.report_data import blocking_vs_truth
+
+WHAT_TO_DO = ("what to do: extend the short HITs (UpdateExpirationForHIT, CreateAdditionalAssignmentsForHIT), "
+              "repost the missing items (a new campaign name with --limit), or relax [policy]/[gating] if the crowd "
+              "has nobody eligible left; set [campaign] accept_partial = true to accept what came in")
+
+
+def shortfalls(store: Store, campaign: str) -> list[dict[str, Any]]:
+    """Batches whose HITs closed short of their work, and batches never posted after one got nothing."""
+    rows = store.rows("SELECT batch, status, shortfall FROM batches WHERE campaign = ? AND batch > 0 "
+                      "ORDER BY batch", [campaign])
+    out = [{"batch": r["batch"], **json.loads(r["shortfall"])} for r in rows if r.get("shortfall")]
+    planned = {r["batch"] for r in store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?", [campaign])}
+    posted = {r["batch"] for r in store.rows("SELECT DISTINCT batch FROM hits WHERE campaign = ?", [campaign])}
+    if out and not out[-1]["got"] and planned - posted:
+        out.append({"batch": min(planned - posted), "not_posted": sorted(planned - posted)})
+    return out
+
+
+def shortfall_lines(store: Store, campaign: str) -> list[str]:
+    """The honest ending: one line per incomplete batch with its numbers, then what to do."""
+    lines = []
+    for s in shortfalls(store, campaign):
+        if "not_posted" in s:
+            lines.append(f"INCOMPLETE: batch(es) {', '.join(map(str, s['not_posted']))} not posted: the batch "
+                         "before got no work at all")
+        elif not s["got"]:
+            lines.append(f"INCOMPLETE: batch {s['batch']} got no work: 0 of {s['expected']} assignments on "
+                         f"{s['hits']} HITs (nobody took them: is anyone eligible?)")
+        else:
+            lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} assignments; "
+                         f"{s['short_hits']} of {s['hits']} HITs expired short of their assignments")
+    return [*lines, WHAT_TO_DO] if lines else []
 
 
 def summarize(out_dir: Path) -> str:

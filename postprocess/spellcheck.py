@@ -120,6 +120,6 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
 def spelling_stats(df: pd.DataFrame) -> dict[str, int | float]:
     """Counts for the report: captions checked, captions changed, tokens changed."""
     changed = df["edits"].fillna("") != ""
-    tokens = int(df["edits"].fillna("").map(lambda e: len(e.split("; ")) if e else 0).sum())
+    tokens = int(df["edits"].fillna("").map(lambda e: len(e.split("; ")) if e else 0).astype(int).sum())
     return {"captions": len(df), "captions_changed": int(changed.sum()),
             "share_changed": round(float(changed.mean()) if len(df) else 0.0, 4), "tokens_changed": tokens}

@@ -165,6 +165,6 @@ def test_dry_run_sends_nothing_and_flags_budget(capsys) -> None:
     assert main(["run", config, "--dry-run", "--limit", "50"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("target: none (dry run") and out.count("would call CreateHITWithHITType") == 10
-    assert "estimated $33.00 with fees" in out and "nothing was sent anywhere" in out
-    assert main(["run", config, "--dry-run", "--scale", "2"]) == 1
-    assert "PROBLEM: estimated $660.00 exceeds the budget of $400.00" in capsys.readouterr().out
+    assert "campaign estimate 33.00 USD with fees" in out and "nothing was sent anywhere" in out
+    assert main(["run", config, "--dry-run", "--scale", "3"]) == 1
+    assert "budget 800.00 USD: SHORT by 190.00 USD" in capsys.readouterr().out

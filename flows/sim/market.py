@@ -88,6 +88,7 @@ class Hit(Tracked):
 class Faults:
     throttle_rate: float = 0.0
     fault_rate: float = 0.0
+    lose_reply_rate: float = 0.0  # the operation is done, then the connection drops before the reply
 
 
 class Marketplace:

@@ -135,6 +135,7 @@ class _Handler(BaseHTTPRequestHandler):
                 faults = self.server.market.faults
                 faults.throttle_rate = float(payload.get("throttle_rate", faults.throttle_rate))
                 faults.fault_rate = float(payload.get("fault_rate", faults.fault_rate))
+                faults.lose_reply_rate = float(payload.get("lose_reply_rate", faults.lose_reply_rate))
             self._commit()
             return self._json(200, vars(faults))
         if url.path == "/mturk/externalSubmit":
@@ -200,6 +201,9 @@ class _Handler(BaseHTTPRequestHandler):
                                         "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},
                                   "application/x-amz-json-1.1")
             self._commit()
+            if market.fault_rng.random() < market.faults.lose_reply_rate:
+                self.close_connection = True  # the platform acted; the client never hears of it
+                return None
         self._json(200, result, "application/x-amz-json-1.1")
 
     def _preview(self, query: dict[str, str]) -> None:

@@ -1,0 +1,244 @@
+"""Chaos: ``make bench-chaos``. kill -9 of ``hitflow run`` at moments spread over every step, and a
+run under throttling, server errors and lost replies, each checked against the platform.
+
+The simulator is ``hitflow sim serve --speed 0`` in its own process, so its state survives the
+killed runs and its clock moves only when a run waits; the same seed gives the same crowd and
+work, so a finished campaign must equal an uninterrupted run's dataset exactly. Counted:
+duplicate HITs, lost answers (submitted on the platform, absent from the ledger or undecided),
+duplicated answers, double decisions, dollars overpaid against the clean run, dataset rows that differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "config" / "vizwiz_captions.toml"
+CAMPAIGN = "vizwiz_captions"
+HITFLOW = [sys.executable, "-m", "flows.cli"]
+ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+STEPS = ("publish", "collect", "review", "block", "postprocess")
+STEP_OF_STATUS = {"planned": "publish", "published": "collect", "collected": "review", "qc_done": "review",
+                  "decided": "block"}
+DATASET_COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]
+
+
+@contextmanager
+def sim_process(seed: int = 1, *faults: str) -> Iterator[str]:
+    """``hitflow sim serve`` on a free port; yields its URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([*HITFLOW, "sim", "serve", "--port", str(port), "--seed", str(seed), "--speed", "0",
+                             *faults], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"{url}/_sim/clock", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@dataclass
+class Campaign:
+    url: str
+    folder: Path
+    limit: int = 50
+
+    @property
+    def db(self) -> Path:
+        return self.folder / "h.db"
+
+    @property
+    def args(self) -> list[str]:
+        return [*HITFLOW, "run", str(CONFIG), "--no-prefect", "--endpoint-url", self.url, "--db", str(self.db),
+                "--out", str(self.folder), "--limit", str(self.limit)]
+
+    def run_to_end(self, attempts: int = 5) -> int:
+        """Run (resume) until it succeeds; the number of runs it took."""
+        for n in range(1, attempts + 1):
+            done = subprocess.run(self.args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=600)
+            if done.returncode == 0:
+                return n
+        raise RuntimeError(f"{self.folder}: no clean finish in {attempts} runs: {done.stderr.strip()[-400:]}")
+
+    def kill_during(self, step: str, rng: random.Random) -> str | None:
+        """Start a run, kill -9 it once ``step`` is under way (plus a random few ms); the step it hit."""
+        proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
+        while proc.poll() is None:
+            if current_step(self.db) == step:
+                time.sleep(rng.uniform(0, 0.03))
+                hit = current_step(self.db)
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                return hit
+            time.sleep(0.003)
+        return None  # it finished before reaching the step
+
+
+def current_step(db: Path) -> str:
+    """Which step the run in ``db`` is in, from the batches' statuses."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+            planned = [r[0] for r in conn.execute("SELECT DISTINCT batch FROM items ORDER BY batch")]
+            status = dict(conn.execute("SELECT batch, status FROM batches WHERE batch > 0"))
+    except sqlite3.Error:
+        return "start"
+    if not planned:
+        return "start"
+    for batch in planned:
+        if status.get(batch, "planned") != "blocked":
+            return STEP_OF_STATUS[status.get(batch) or "planned"]
+    return "postprocess"
+
+
+def platform_view(url: str) -> dict[str, Any]:
+    """Every HIT and submitted assignment on the platform, and what the account spent."""
+    from flows import mturk_adapter as mturk
+
+    quiet = urllib.request.Request(f"{url}/_sim/faults", method="POST", data=json.dumps(
+        {"throttle_rate": 0, "fault_rate": 0, "lose_reply_rate": 0}).encode())
+    urllib.request.urlopen(quiet, timeout=10).read()  # the audit itself must not be disturbed
+    client = mturk.make_client(mturk.Target("sim", url))
+    hits = mturk.list_hits(client)
+    assignments = [a for h in hits for a in mturk.list_submissions(client, h["HITId"])]
+    return {"annotations": [h.get("RequesterAnnotation", "") for h in hits], "assignments": assignments,
+            "spent": Decimal("10000.00") - mturk.balance(client)}
+
+
+@dataclass
+class Reference:
+    """The uninterrupted run: its output folder and what its account spent."""
+
+    folder: Path
+    spent: Decimal
+    wall_s: float
+
+
+def audit(c: Campaign, clean: Reference | None = None) -> dict[str, Any]:
+    """The counts the issue asks for, comparing the platform, the ledger and the clean run."""
+    seen = platform_view(c.url)
+    with sqlite3.connect(c.db) as store:
+        stored = {r[0] for r in store.execute(  # an assignment row without its answers is a lost answer too
+            "SELECT assignment_id FROM assignments a WHERE EXISTS "
+            "(SELECT 1 FROM answers x WHERE x.assignment_id = a.assignment_id)")}
+        decided = {r[0] for r in store.execute("SELECT assignment_id FROM decisions WHERE applied != ''")}
+        keys = [r[0] for r in store.execute(
+            "SELECT idem_key FROM ledger WHERE operation IN ('ApproveAssignment', 'RejectAssignment') "
+            "AND status IN ('ok', 'adopted')")]
+    ops = Counter(key.rsplit(":", 1)[1] for key in keys)
+    on_platform = {a["AssignmentId"] for a in seen["assignments"]}
+    dataset = pd.read_csv(c.folder / CAMPAIGN / "dataset.csv", keep_default_na=False)
+    annotations = [a for a in seen["annotations"] if a.startswith(f"{CAMPAIGN}:")]
+    return {"duplicate_hits": len(annotations) - len(set(annotations)),
+            "lost_answers": len(on_platform - (stored & decided)),
+            "duplicated_answers": int(dataset.duplicated(["assignment_id", "image_id"]).sum()),
+            "double_decisions": sum(n > 1 for n in ops.values()), "spent": str(seen["spent"]),
+            "overpaid": str(max(Decimal("0.00"), seen["spent"] - clean.spent)) if clean else "0.00",
+            "dataset_differences": dataset_differences(c.folder, clean.folder) if clean else 0}
+
+
+def dataset_differences(a: Path, b: Path) -> int:
+    """Rows in one dataset and not the other (as multisets of the columns that do not depend on ids)."""
+    def rows(folder: Path) -> Counter[tuple[Any, ...]]:
+        frame = pd.read_csv(folder / CAMPAIGN / "dataset.csv", keep_default_na=False)
+        return Counter(map(tuple, frame[DATASET_COLUMNS].astype(str).values.tolist()))
+
+    ra, rb = rows(a), rows(b)
+    return sum(((ra - rb) + (rb - ra)).values())
+
+
+def clean_run(folder: Path, limit: int) -> Reference:
+    with sim_process() as url:
+        c = Campaign(url, folder, limit)
+        start = time.perf_counter()
+        c.run_to_end(1)
+        seconds = time.perf_counter() - start
+        return Reference(folder, Decimal(audit(c)["spent"]), seconds)
+
+
+def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: random.Random,
+                    limit: int) -> dict[str, Any]:
+    """One campaign killed during each of ``kills`` (steps) in turn, resumed to the end, then audited."""
+    with sim_process() as url:
+        c = Campaign(url, folder, limit)
+        hit = [s for s in (c.kill_during(step, rng) for step in kills) if s]
+        c.run_to_end()
+        return {"kills": Counter(hit), **audit(c, clean)}
+
+
+def faulty_campaign(folder: Path, clean: Reference, limit: int, lose_rate: str = "0.03") -> dict[str, Any]:
+    """30% throttling, 5% server errors and lost replies on every operation."""
+    faults = ("--throttle-rate", "0.30", "--fault-rate", "0.05", "--lose-reply-rate", lose_rate)
+    with sim_process(1, *faults) as url:
+        c = Campaign(url, folder, limit)
+        start = time.perf_counter()
+        runs = c.run_to_end()
+        seconds = time.perf_counter() - start
+        return {"runs_needed": runs, "wall_s": round(seconds, 1), **audit(c, clean)}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--kills", type=int, default=50, help="kill -9 moments in all (spread over the steps)")
+    p.add_argument("--per-campaign", type=int, default=5, help="kills before a campaign is resumed to the end")
+    p.add_argument("--limit", type=int, default=50, help="items per campaign")
+    p.add_argument("--out", default=str(ROOT / "runs" / "bench-chaos"))
+    a = p.parse_args()
+    folder, rng = Path(a.out), random.Random(13)
+    clean = clean_run(folder / "clean", a.limit)
+    plan = [STEPS[i % len(STEPS)] for i in range(a.kills)]
+    rng.shuffle(plan)
+    totals: Counter[str] = Counter()
+    results = []
+    for n in range(0, a.kills, a.per_campaign):
+        steps = sorted(plan[n:n + a.per_campaign], key=STEPS.index)  # a run moves forward: kill in step order
+        result = killed_campaign(folder / f"killed-{n // a.per_campaign}", clean, steps, rng, a.limit)
+        totals.update(result.pop("kills"))
+        results.append(result)
+        print(json.dumps(result), flush=True)
+    # Wall times side by side (this machine's load drifts over minutes): a clean run, then the faulty one.
+    beside = clean_run(folder / "clean-beside", a.limit)
+    faulty = faulty_campaign(folder / "faulty", clean, a.limit)
+    summary = summarize(results, totals, faulty, beside.wall_s)
+    print(json.dumps(summary, indent=1))
+    (ROOT / "bench" / "results-chaos.json").write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def summarize(results: list[dict[str, Any]], kills: Counter[str], faulty: dict[str, Any],
+              clean_s: float) -> dict[str, Any]:
+    keys = ("duplicate_hits", "lost_answers", "duplicated_answers", "double_decisions", "dataset_differences")
+    return {"kills": sum(kills.values()), "kills_by_step": dict(kills), "campaigns": len(results),
+            **{k: sum(int(r[k]) for r in results) for k in keys},
+            "overpaid_usd": str(sum(Decimal(r["overpaid"]) for r in results)),
+            "faulty_run": faulty, "clean_wall_s": round(clean_s, 1),
+            "faulty_vs_clean_wall": round(faulty["wall_s"] / clean_s, 2) if clean_s else None}
+
+
+if __name__ == "__main__":
+    main()

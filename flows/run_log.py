@@ -1,0 +1,58 @@
+"""Where a run's tracebacks go: a log file under the run's folder, never the console.
+
+Prefect reports a failed flow or task with its full traceback on stderr before the CLI can turn
+the error into one line. While a run is under way, Prefect's console keeps its progress lines
+but drops records that carry a traceback (and the "Finished in state Failed" echo of the same
+error); every record, with its traceback, goes to ``OUT/<campaign>/logs/run-<time>.log``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+_ECHOES = ("Finished in state Failed", "Finished in state Crashed", "Encountered exception during execution",
+           "Crash detected!")
+
+
+class _NoTracebacks(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.exc_info and not str(record.msg).startswith(_ECHOES)
+
+
+def _console_handlers() -> list[logging.Handler]:
+    return [h for h in logging.getLogger().handlers
+            if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler)]
+
+
+@contextmanager
+def run_log(folder: Path, with_prefect: bool) -> Iterator[Path]:
+    """Yield the log file's path; tracebacks of the block's errors are written there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if with_prefect:
+        from prefect.logging.configuration import setup_logging
+
+        setup_logging()  # Prefect's handlers exist from here on (later calls only update levels)
+    root, quiet = logging.getLogger(), _NoTracebacks()
+    consoles = _console_handlers()
+    root.addHandler(handler)
+    for console in consoles:
+        console.addFilter(quiet)
+    try:
+        yield path
+    except BaseException as exc:
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write("".join(traceback.format_exception(exc)))
+        raise
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+        for console in consoles:
+            console.removeFilter(quiet)

@@ -1,0 +1,78 @@
+"""Money up front: the whole campaign's estimate is checked, in the budget's currency, before any post."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from flows.budget import campaign_estimate, to_budget_currency
+from flows.cli import main
+from flows.config import load_config
+from flows.errors import BudgetError
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "config" / "vizwiz_captions.toml"
+
+
+def config_with(tmp_path: Path, campaign_lines: str) -> Path:
+    """The demo config with its budget lines replaced (items by absolute path)."""
+    lines = [line for line in DEMO.read_text().splitlines()
+             if not line.startswith(("budget", "fx_rates", "accept_partial", "items ="))]
+    at = lines.index("[campaign]") + 1
+    lines[at:at] = [f'items = "{ROOT / "config" / "items" / "vizwiz_demo_items.csv"}"', *campaign_lines.splitlines()]
+    path = tmp_path / "campaign.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_cli(capsys, argv: list[str]) -> tuple[int, str]:
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err
+    return code, err
+
+
+def test_over_budget_on_mturk_posts_nothing(sim, tmp_path: Path, capsys) -> None:
+    config = config_with(tmp_path, 'budget_usd = "150.00"')  # the old key still works
+    code, err = run_cli(capsys, ["run", str(config), "--no-prefect", "--endpoint-url", sim.url,
+                                 "--db", str(tmp_path / "h.db"), "--out", str(tmp_path)])
+    assert code == 6 and len(err.splitlines()) == 1
+    assert "campaign estimate 330.00 USD" in err and "SHORT by 180.00 USD" in err and "nothing was posted" in err
+    assert not sim.market.hits and not sim.market.hit_types  # not one HIT, not even the first batch
+
+
+def test_over_budget_on_prolific_posts_nothing(sim, tmp_path: Path, capsys) -> None:
+    config = config_with(tmp_path, 'budget = "700.00 USD"\nfx_rates = {GBP = "1.27"}')
+    code, err = run_cli(capsys, ["run", str(config), "--no-prefect", "--platform", "prolific",
+                                 "--endpoint-url", sim.url, "--db", str(tmp_path / "h.db"), "--out", str(tmp_path)])
+    assert code == 6 and len(err.splitlines()) == 1
+    # Prolific's own calculator: 5 studies x 100 places x 0.90 GBP + its fees = 600 GBP = 762 USD
+    assert "600.00 GBP = 762.00 USD at 1.27" in err and "SHORT by 62.00 USD" in err
+    assert not sim.prolific.studies
+
+
+def test_a_cost_in_another_currency_needs_a_rate(sim, tmp_path: Path, capsys) -> None:
+    config = config_with(tmp_path, 'budget = "5000.00 USD"')
+    code, err = run_cli(capsys, ["run", str(config), "--no-prefect", "--platform", "prolific",
+                                 "--endpoint-url", sim.url, "--db", str(tmp_path / "h.db"), "--out", str(tmp_path)])
+    assert code == 6 and "costs are in GBP but the budget is 5000.00 USD" in err and "fx_rates" in err
+    assert not sim.prolific.studies
+    code, err = run_cli(capsys, ["run", str(config), "--dry-run", "--platform", "prolific"])
+    assert code == 6 and "fx_rates" in err  # the dry run gives the same answer
+
+
+def test_estimate_counts_every_batch_and_converts(tmp_path: Path) -> None:
+    cfg = load_config(config_with(tmp_path, 'budget = "300.00 EUR"\nfx_rates = {USD = "0.90"}'))
+    est = campaign_estimate(cfg, {1: 20, 2: 20, 3: 20, 4: 20, 5: 20})
+    assert est.currency == "USD" and est.total == Decimal("330.00") and len(est.parts) == 5
+    assert to_budget_currency(cfg, est.total, "USD") == Decimal("297.00")
+    with pytest.raises(BudgetError, match="costs are in GBP"):
+        to_budget_currency(cfg, Decimal("1.00"), "GBP")
+
+
+def test_budget_key_is_checked(tmp_path: Path, capsys) -> None:
+    config = config_with(tmp_path, 'budget = "400 dollars"')
+    code, err = run_cli(capsys, ["run", str(config), "--dry-run"])
+    assert code == 2 and '[campaign].budget must be an amount and a currency such as "400.00 USD"' in err

@@ -1,0 +1,117 @@
+"""Errors end cleanly: one line and the documented exit code, tracebacks in a log file; Ctrl-C says
+where the run stopped; a closed pipe is quiet; cancel survives platform errors and is safe twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from botocore.exceptions import ClientError
+
+from flows import mturk_adapter as mturk
+from flows.batch_publish import publish_batch
+from flows.campaign_plan import Run, plan_items
+from flows.config import load_config
+from flows.errors import PlatformError
+from flows.operations import cancel
+from flows.store import Store
+from tests.conftest import advance
+from tests.test_budget import config_with
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "config" / "vizwiz_captions.toml"
+HITFLOW = [sys.executable, "-m", "flows.cli"]
+ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+
+@pytest.mark.prefect
+def test_a_domain_error_through_prefect_is_one_line_and_a_log_file(tmp_path: Path) -> None:
+    config = config_with(tmp_path, 'budget = "150.00 USD"')
+    env = {"PREFECT_HOME": str(tmp_path / "prefect"), **ENV}  # make's runs/.prefect when set (migrated once)
+    done = subprocess.run([*HITFLOW, "run", str(config), "--out", str(tmp_path / "runs")],
+                          capture_output=True, text=True, env=env, timeout=240, cwd=ROOT)
+    errors = [line for line in done.stderr.splitlines() if "error" in line.lower()]
+    assert done.returncode == 6 and "Traceback" not in done.stderr and len(errors) == 1
+    log = Path(errors[0].rsplit("(details: ", 1)[1].rstrip(")"))
+    assert log.parent == tmp_path / "runs" / "vizwiz_captions" / "logs"
+    assert "Traceback" in log.read_text() and "BudgetError" in log.read_text()
+
+
+def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(sim, tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    args = [*HITFLOW, "run", str(CONFIG), "--no-prefect", "--endpoint-url", sim.url, "--db", str(db),
+            "--out", str(tmp_path), "--limit", "50"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    deadline = time.time() + 60
+    while time.time() < deadline and not _hits(db):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "vizwiz_captions stopped at batch" in err and f"Resume with: hitflow run {CONFIG}" in err
+    resumed = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    annotations = [h.fields["RequesterAnnotation"] for h in sim.market.hits.values()]
+    assert len(annotations) == len(set(annotations)) == 10  # the resumed run posted nothing twice
+
+
+def _hits(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return int(conn.execute("SELECT count(*) FROM hits").fetchone()[0])
+    except sqlite3.OperationalError:  # the tables are not there yet
+        return 0
+
+
+def test_status_into_a_closed_pipe_is_quiet(sim, tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    run = _run(sim, db)
+    plan_items(run, limit=20)
+    proc = subprocess.Popen([*HITFLOW, "status", "--json", "--db", str(db)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `| head` that has read enough: every write now fails
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == ""
+
+
+def _run(sim, db: Path) -> Run:
+    target = mturk.Target("sim", sim.url)
+    return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, lambda _: None,
+               lambda s: advance(sim, s))
+
+
+def test_cancel_survives_a_platform_error_and_is_safe_twice(sim, tmp_path: Path) -> None:
+    run = _run(sim, tmp_path / "h.db")
+    plan_items(run, limit=50)
+    publish_batch(run, 1)
+    advance(sim, 6 * 3600)  # every HIT's work is in, none of it fetched or reviewed yet
+    refused = {"n": 0}
+
+    def refuse_first_delete(**_: object) -> None:
+        if not refused["n"]:
+            refused["n"] += 1
+            raise ClientError({"Error": {"Code": "ServiceUnavailable", "Message": "try later"}}, "DeleteHIT")
+
+    run.client.meta.events.register("before-call.mturk.DeleteHIT", refuse_first_delete)
+    try:
+        cancel(run)
+        raise AssertionError("the refused delete must be reported")
+    except PlatformError as exc:
+        assert "1 call(s) failed" in str(exc) and "safe to repeat" in str(exc)
+    assert sum(h.disposed for h in sim.market.hits.values()) == len(sim.market.hits) - 1  # the rest went on
+    second = cancel(run)
+    assert second["deleted"] == 1 and second["expired"] == 0
+    assert cancel(run) == {"expired": 0, "deleted": 0, "still_working": 0}  # and a third time: nothing to do
+    submitted = {a.assignment_id: a.status for a in sim.market.assignments.values() if a.submit_time}
+    assert submitted and all(status in ("Approved", "Rejected") for status in submitted.values())
+    decided = run.store.rows("SELECT assignment_id, applied FROM decisions")
+    assert {d["assignment_id"] for d in decided} == set(submitted) and all(d["applied"] for d in decided)
