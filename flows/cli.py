@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
                                    "OUT/<campaign>/sim-ledger.db, since that simulator ends with the run)")
     run.add_argument("--out", default="runs", help="outputs go to OUT/<campaign name>/")
     run.add_argument("--limit", type=int, help="use only the first N items")
-    run.add_argument("--scale", type=int, default=1, help="repeat the item list K times (load tests)")
+    run.add_argument("--scale", type=int, default=1, help="K x the items, copies as new images (load tests)")
     run.add_argument("--seed", type=int, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")

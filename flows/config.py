@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.errors import ConfigError
+from flows.item_generator import PREFIX, generated_items
 from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.decisions import DecisionPolicy
 from qc.runner import DEFAULT_RULES
@@ -145,7 +146,13 @@ def load_config(path: str | Path) -> CampaignConfig:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax and run again") from exc
     camp = _Section(path, "campaign", data)
     timing = _Section(path, "timing", data)
-    items = path.parent / camp.get("items", str, required=True)
+    items_spec = camp.get("items", str, required=True)
+    items = path.parent / items_spec
+    if items_spec.startswith(PREFIX):  # synthetic items for load tests (flows/item_generator.py)
+        try:
+            items = generated_items(items_spec)
+        except ValueError as exc:
+            raise camp.fail("items", str(exc)) from exc
     if not items.is_file():
         raise camp.fail("items", f"points at {items}, which does not exist")
     task = camp.get("task", str, "caption")

@@ -95,13 +95,15 @@ class Marketplace:
         self.fault_rng = random.Random(seed + 7)
         self.faults = Faults()
         self.workers = {w.worker_id: w for w in workers}
+        self.roster = workers if isinstance(workers, crowd.Crowd) else None  # grows with posted work
         self.bank = bank
         # Virtual clock: starts at the wall time, then moves by advance() and, when speed > 0,
         # by `speed` virtual seconds per real second (so a plain boto3 client sees work arrive).
         self._base = float(int(time.time()))
         self._anchor = time.monotonic()
         self.speed = speed
-        self.balance = money(balance)
+        self.balance = money(self.roster.spec.balance if self.roster and self.roster.spec
+                             and self.roster.spec.balance else balance)
         self.arrival_mean_s = arrival_mean_s
         self.hit_types: dict[str, dict[str, Any]] = {}
         self.hits: dict[str, Hit] = {}
@@ -187,10 +189,14 @@ class Marketplace:
             "IntegerValue": score, "Status": "Granted"}
 
     def eligible_workers(self, hit: Hit) -> list[crowd.Worker]:
+        if self.roster is not None:  # a crowd with a size rule: newcomers arrive with the work
+            for w in self.roster.recruit(hit.fields["HITId"], _work_units(hit.page_fields()), self.now):
+                self.workers[w.worker_id] = w
         reqs = hit.fields.get("QualificationRequirements", [])
         done = {self.assignments[a].worker_id for a in hit.assignment_ids}
-        return [w for w in self.workers.values()
-                if w.worker_id not in self.blocks and w.worker_id not in done and self.meets(w, reqs)]
+        now = self.now
+        return [w for w in self.workers.values() if w.worker_id not in self.blocks and w.worker_id not in done
+                and w.present(now) and self.meets(w, reqs)]
 
     def schedule(self, hit: Hit, slots: int) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""
