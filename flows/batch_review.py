@@ -14,6 +14,7 @@ from flows.store import SETTLED
 from qc.decisions import decide, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.runner import prepare, run_rules
+from qc.worker_history import blocks_on_rates, worker_history
 
 APPLY_THREADS = 8
 
@@ -80,6 +81,33 @@ def batch_flags(run: Run, batch: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
+def campaign_history(run: Run, up_to_batch: int) -> pd.DataFrame:
+    """Every worker's captions and flags by rule, per batch, over the campaign up to a batch."""
+    name = run.cfg.name
+    assignments = pd.DataFrame(run.store.rows(
+        "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(*) AS captions FROM assignments a "
+        "JOIN answers x ON x.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch > 0 "
+        "AND a.batch <= ? AND x.item_id != '' AND x.field = 'caption' GROUP BY a.assignment_id",
+        [name, up_to_batch]), columns=["assignment_id", "worker_id", "batch", "captions"])
+    flags = pd.DataFrame(run.store.rows(
+        "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch FROM qc_flags "
+        "WHERE campaign = ? AND batch > 0 AND batch <= ?", [name, up_to_batch]), columns=[*FLAG_COLUMNS, "batch"])
+    return worker_history(assignments, flags)
+
+
+def blocks_due(run: Run, batch: int) -> pd.DataFrame:
+    """Workers to block after a batch: on rates over the campaign so far, or (older configs)
+    on one batch's flag counts; workers blocked earlier are left out."""
+    policy = run.cfg.policy
+    if policy.block_min_rate:
+        due = blocks_on_rates(campaign_history(run, batch), policy)
+    else:
+        due = workers_to_block(batch_flags(run, batch), policy)
+    earlier = {r["worker_id"] for r in run.store.rows("SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?",
+                                                      [run.cfg.name, batch])}
+    return due[~due["worker_id"].isin(earlier)].reset_index(drop=True)
+
+
 def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     """Record one decision per assignment in one transaction, then apply them via the ledger."""
     cfg, store = run.cfg, run.store
@@ -88,7 +116,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     flags = batch_flags(run, batch)
     decisions = decide(flags, assignments, cfg.policy)
     if cfg.reject_blocked_work:
-        blocked = set(workers_to_block(flags, cfg.policy)["worker_id"])
+        blocked = set(blocks_due(run, batch)["worker_id"])
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
         decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
     now = time.time()
@@ -138,7 +166,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     cfg, store = run.cfg, run.store
-    to_block = workers_to_block(batch_flags(run, batch), cfg.policy)
+    to_block = blocks_due(run, batch)
     mode = {"mturk": cfg.gating.block_mode, "prolific": "blocklist"}.get(run.platform, "no more links")
     qual_id = block_qualification(run) if mode == "soft" else ""
     done = 0

@@ -15,7 +15,7 @@ from typing import Any
 from flows.errors import ConfigError
 from flows.item_generator import PREFIX, generated_items
 from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
-from qc.decisions import DecisionPolicy
+from qc.decisions import CAPTION_BLOCK_RATES, DecisionPolicy, caption_policy
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES, SubmitRules
 
@@ -271,13 +271,21 @@ def _time_source(sec: _Section) -> str:
 
 
 def _policy(sec: _Section, is_study: bool) -> DecisionPolicy:
-    default, known = (STUDY_POLICY, STUDY_RULES) if is_study else (DecisionPolicy(), DEFAULT_RULES)
+    default, known = (STUDY_POLICY, STUDY_RULES) if is_study else (caption_policy(), DEFAULT_RULES)
+    known = (*known, *CAPTION_BLOCK_RATES)  # the agreed caption rules may be named before they are enabled
     block = sec.get("block_min_flags", dict, default.block_min_flags)
     for rule, n in block.items():
         if rule not in known or isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise sec.fail(f"block_min_flags.{rule}", f"must name a QC rule and be a count >= 1 (got {n!r})")
+    # a config that sets only block_min_flags keeps blocking on counts per batch, as it was written for
+    rates = {} if "block_min_flags" in sec.data and "block_min_rate" not in sec.data else \
+        sec.get("block_min_rate", dict, default.block_min_rate)
+    for rule, share in rates.items():
+        if rule not in known or isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:
+            raise sec.fail(f"block_min_rate.{rule}", f"must name a QC rule and be a share in (0, 1] (got {share!r})")
     return DecisionPolicy(reject_rules=tuple(sec.get("reject_rules", list, list(default.reject_rules))),
-                          block_min_flags=dict(block),
+                          block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
+                          block_min_evidence=sec.positive("block_min_evidence", default.block_min_evidence),
                           review_rules=tuple(sec.get("review_rules", list, list(default.review_rules))),
                           reject_feedback=default.reject_feedback)
 
