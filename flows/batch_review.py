@@ -120,10 +120,11 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
         decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
     now = time.time()
+    records = [{**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]), "decided_at": now,
+                "applied": ""} for d in decisions.to_dict("records")]
     with store.transaction():
-        for d in decisions.to_dict("records"):
-            store.table("decisions").insert({**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]),
-                                          "decided_at": now, "applied": ""}, pk="assignment_id", ignore=True)
+        if records:
+            store.table("decisions").insert_all(records, pk="assignment_id", ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     if run.platform == "links":  # invited annotators: nothing to pay or refuse on a platform
         with store.transaction():
@@ -137,13 +138,10 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
         applied = apply_decisions(run, batch, stored)
         run.progress(f"batch {batch}: on Prolific {applied}, {int(decisions['review'].sum())} for review")
         return {"decisions": decisions["action"].value_counts().to_dict(), "prolific": applied}
-    jobs = []
-    for d in stored:
-        key = f"{cfg.name}:{d['action']}:{d['assignment_id']}"
-        entry = store.intend(cfg.name, batch, d["action"].capitalize() + "Assignment", key,
-                             {"AssignmentId": d["assignment_id"]})
-        if entry["status"] not in SETTLED:
-            jobs.append((key, d))
+    keyed = {f"{cfg.name}:{d['action']}:{d['assignment_id']}": d for d in stored}
+    entries = store.intend_all(cfg.name, batch, [(d["action"].capitalize() + "Assignment", key,
+                                                  {"AssignmentId": d["assignment_id"]}) for key, d in keyed.items()])
+    jobs = [(key, d) for key, d in keyed.items() if entries[key]["status"] not in SETTLED]
 
     def apply(job: tuple[str, dict[str, Any]]) -> tuple[str, str, str]:
         key, d = job
@@ -154,10 +152,10 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
 
     with ThreadPoolExecutor(APPLY_THREADS) as pool:
         results = list(pool.map(apply, jobs))
+    store.settle_all([(key, "ok", {"outcome": outcome}) for key, _, outcome in results])
     with store.transaction():
-        for key, assignment_id, outcome in results:
-            store.settle(key, "ok", {"outcome": outcome})
-            store.table("decisions").update(assignment_id, {"applied": outcome})
+        store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?",
+                                  [(outcome, assignment_id) for _, assignment_id, outcome in results])
     counts = decisions["action"].value_counts().to_dict()
     run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review")
     return {"decisions": counts}

@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--throttle-rate", type=float, default=0.0, help="share of calls throttled")
     serve.add_argument("--fault-rate", type=float, default=0.0, help="share of calls answered 500")
+    serve.add_argument("--latency-ms", type=float, default=0.0, help="each MTurk call's round trip (e.g. 150)")
+    serve.add_argument("--rate-limit", type=float, default=0.0,
+                       help="MTurk calls per second before ThrottlingException (token bucket; 0: none)")
+    serve.add_argument("--burst", type=float, default=0.0, help="token bucket depth (default: one second's calls)")
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1")
@@ -167,10 +171,12 @@ def _default_db(a: argparse.Namespace, campaign: str) -> str:
 
 
 def cmd_sim_serve(a: argparse.Namespace) -> int:
+    from flows.sim.pacing import Pacing
     from flows.sim.server import SimServer
 
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed)
     sim.market.faults.throttle_rate, sim.market.faults.fault_rate = a.throttle_rate, a.fault_rate
+    sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
     print(f"target: simulator at {sim.url} (seed {a.seed}, {len(sim.market.workers)} workers, clock x{a.speed:g}); "
           "Ctrl-C stops it", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
