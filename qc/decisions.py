@@ -58,7 +58,7 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
 # Shares of a worker's captions; consensus, shared_template and instruction_echo are the
 # caption rules written for the abuse VizWiz's reviewers rejected (used when they are enabled).
 CAPTION_BLOCK_RATES: dict[str, float] = {
-    "time_outlier": 0.5, "caps_lock": 0.5, "canned_overuse": 0.5, "duplicate_text": 0.2,
+    "time_outlier": 0.5, "caps_lock": 0.5, "canned_overuse": 0.7, "duplicate_text": 0.2,
     "quality_words": 0.3, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
     "min_words": 0.2, "one_sentence": 0.2, "banned_prefix": 0.2, "max_chars": 0.2,
     "consensus": 0.4, "shared_template": 0.3, "instruction_echo": 0.3,

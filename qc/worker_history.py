@@ -4,7 +4,8 @@ Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (o
 assignment, every batch so far); ``flags``: :mod:`qc.flags` columns plus ``batch``.
 A flag covers captions: a caption-level flag (``image_id`` set) its caption, an
 assignment-level flag its assignment's captions, a worker-level flag all the worker's
-captions of that batch, or, for ``duplicate_text``, the images it names (its ``value``).
+captions of that batch, or, for ``duplicate_text``, the images it names (its ``value``), and for
+``canned_overuse`` and ``caps_lock`` that share (their ``value``) of the batch's captions.
 Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags``
 (one row per worker, batch and rule, and a ``rule == ""`` row with the batch's captions).
 """
@@ -17,6 +18,7 @@ import pandas as pd
 from qc.decisions import DecisionPolicy
 
 COUNTED_WORKER_RULES = ("duplicate_text",)  # worker-level rules whose value counts images
+SHARE_WORKER_RULES = ("canned_overuse", "caps_lock")  # ... whose value is a share of the batch's captions
 HISTORY_COLUMNS = ["worker_id", "batch", "rule", "captions", "covered", "flags"]
 BLOCK_COLUMNS = ["worker_id", "rules", "flags", "captions"]
 
@@ -33,10 +35,13 @@ def worker_history(assignments: pd.DataFrame, flags: pd.DataFrame) -> pd.DataFra
     assignment_level = ~caption_level & (f["assignment_id"] != "")
     counted = ~caption_level & ~assignment_level & f["rule"].isin(COUNTED_WORKER_RULES)
     by_assignment = f["assignment_id"].map(per_assignment).astype(float).fillna(1.0)
-    images = pd.to_numeric(f["value"], errors="coerce").astype(float).fillna(1.0)
+    value = pd.to_numeric(f["value"], errors="coerce").astype(float)
+    batch_captions = f.merge(per_batch, on=["worker_id", "batch"], how="left")["captions"].to_numpy(float)
+    shared = ~caption_level & ~assignment_level & f["rule"].isin(SHARE_WORKER_RULES)
     # a worker-level flag judged the whole batch's work: inf, capped at the batch's captions below
-    f = f.assign(covered=np.where(caption_level, 1.0, np.where(assignment_level, by_assignment,
-                                                               np.where(counted, images, np.inf))))
+    f = f.assign(covered=np.select(
+        [caption_level, assignment_level, counted, shared],
+        [1.0, by_assignment, value.fillna(1.0), np.round(value.fillna(1.0).to_numpy() * batch_captions)], np.inf))
     # one caption flagged twice by the same rule is still one caption
     f["key"] = (f["assignment_id"] + "|" + f["image_id"]).where(caption_level, pd.Series(f.index, index=f.index)
                                                                 .astype(str))

@@ -95,3 +95,13 @@ def test_configs_choose_rates_or_counts(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text(bad)
     with pytest.raises(ConfigError, match=r"\[policy\].block_min_rate.duplicate_text must .* share"):
         load_config(tmp_path / "bad.toml")
+
+
+def test_share_rules_cover_their_share_of_the_batch() -> None:
+    """An honest worker whose one HIT fell on hard images (3 of 5 canned) is not a canned-abuser."""
+    rows = assignments("ONEHIT", {1: 1}) + assignments("ABUSER", {1: 2})
+    flags = [{"worker_id": w, "rule": "canned_overuse", "value": v, "threshold": 0.5, "assignment_id": "",
+              "image_id": "", "detail": "", "batch": 1} for w, v in (("ONEHIT", 0.6), ("ABUSER", 0.9))]
+    blocked = blocks_on_rates(worker_history(*frames(rows, flags)), caption_policy())
+    assert blocked.to_dict("records") == [{"worker_id": "ABUSER", "rules": "canned_overuse 90% (9/10)",
+                                           "flags": 1, "captions": 10}]
