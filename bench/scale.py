@@ -128,6 +128,30 @@ def posting(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     return out
 
 
+def markdown_table(results: dict[str, Any]) -> str:
+    """The README's table: one row per run, then the posting comparison."""
+    phases = ["publish", "collect", "qc", "decide", "block", "spell_correct", "export", "report"]
+    lines = ["| images | seed | wall s | " + " | ".join(phases) + " | peak RSS MB | platform calls | workers "
+             "| honest wrongly blocked | bad caught (of those who worked) |",
+             "|" + "---|" * (len(phases) + 8)]
+    for r in results["runs"]:
+        if "error" in r:
+            lines.append(f"| {r['images']} | {r['seed']} | failed: {' '.join(r['error'])} |")
+            continue
+        q = r["quality"]
+        lines.append(f"| {r['images']:,} | {r['seed']} | {r['wall_s']} | "
+                     + " | ".join(str(r["phases_s"].get(p, 0)) for p in phases)
+                     + f" | {r['peak_rss_mb']} | {r['platform_calls']:,} | {r['workers']:,} "
+                     f"| {q['honest_wrongly_blocked']:.1%} | {q['bad_caught']:.1%} "
+                     f"({q['bad_caught_of_those_who_worked']:.1%}) |")
+    p = results["posting"]
+    lines += ["", f"Posting {p['hits']:,} HITs at {p['latency_ms']:g} ms per call, rate limit "
+              f"{p['rate_limit_per_s']:g}/s: sequential boto3 loop {p['sequential_boto3']['hits_per_s']} HITs/s, "
+              f"hitflow's {p['threads']}-thread pool {p['hitflow_pool']['hits_per_s']} HITs/s "
+              f"({p['hitflow_pool']['throttled']} throttled calls retried): **{p['ratio']}x**."]
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--one", nargs=2, type=int, metavar=("IMAGES", "SEED"), help="child: one run, JSON to stdout")
@@ -137,7 +161,11 @@ def main() -> None:
     ap.add_argument("--post-hits", type=int, default=1000)
     ap.add_argument("--latency-ms", type=float, default=150.0)
     ap.add_argument("--rate-limit", type=float, default=50.0)
+    ap.add_argument("--table", action="store_true", help="print the README table from results-scale.json")
     a = ap.parse_args()
+    if a.table:
+        print(markdown_table(json.loads(RESULTS.read_text())))
+        return
     if a.one:
         print(json.dumps(run_one(*a.one)))
         return
