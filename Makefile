@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo test lint test-browser bench bench-security bench-qc-real bench-sim-state bench-chaos browser-deps clean
+.PHONY: demo test lint test-browser bench bench-security bench-qc-real bench-sim-state bench-chaos bench-scale browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ bench-sim-state: $(STAMP)
 # replies; prints the counts and writes bench/results-chaos.json (about 10 minutes)
 bench-chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos
+
+# 500, 4,000 (seeds 1-3) and 39,181 images end to end on the simulator, then 1,000 HITs posted
+# sequentially and by hitflow's pool at 150 ms per call; writes bench/results-scale.json (~25 min).
+bench-scale: $(STAMP)
+	$(BIN)/python -m bench.scale
 
 clean:
 	rm -rf $(VENV) runs

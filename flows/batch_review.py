@@ -15,6 +15,7 @@ from flows.store import SETTLED
 from qc.decisions import decide, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.runner import prepare, run_rules
+from qc.worker_history import blocks_on_rates, worker_history
 
 APPLY_THREADS = 8
 
@@ -82,6 +83,33 @@ def batch_flags(run: Run, batch: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
+def campaign_history(run: Run, up_to_batch: int) -> pd.DataFrame:
+    """Every worker's captions and flags by rule, per batch, over the campaign up to a batch."""
+    name = run.cfg.name
+    assignments = pd.DataFrame(run.store.rows(
+        "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(*) AS captions FROM assignments a "
+        "JOIN answers x ON x.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch > 0 "
+        "AND a.batch <= ? AND x.item_id != '' AND x.field = 'caption' GROUP BY a.assignment_id",
+        [name, up_to_batch]), columns=["assignment_id", "worker_id", "batch", "captions"])
+    flags = pd.DataFrame(run.store.rows(
+        "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch FROM qc_flags "
+        "WHERE campaign = ? AND batch > 0 AND batch <= ?", [name, up_to_batch]), columns=[*FLAG_COLUMNS, "batch"])
+    return worker_history(assignments, flags)
+
+
+def blocks_due(run: Run, batch: int) -> pd.DataFrame:
+    """Workers to block after a batch: on rates over the campaign so far, or (older configs)
+    on one batch's flag counts; workers blocked earlier are left out."""
+    policy = run.cfg.policy
+    if policy.block_min_rate:
+        due = blocks_on_rates(campaign_history(run, batch), policy)
+    else:
+        due = workers_to_block(batch_flags(run, batch), policy)
+    earlier = {r["worker_id"] for r in run.store.rows("SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?",
+                                                      [run.cfg.name, batch])}
+    return due[~due["worker_id"].isin(earlier)].reset_index(drop=True)
+
+
 def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     """Record one decision per assignment in one transaction, then apply them via the ledger."""
     cfg, store = run.cfg, run.store
@@ -90,14 +118,15 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     flags = batch_flags(run, batch)
     decisions = decide(flags, assignments, cfg.policy)
     if cfg.reject_blocked_work:
-        blocked = set(workers_to_block(flags, cfg.policy)["worker_id"])
+        blocked = set(blocks_due(run, batch)["worker_id"])
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
         decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
     now = time.time()
+    records = [{**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]), "decided_at": now,
+                "applied": ""} for d in decisions.to_dict("records")]
     with store.transaction():
-        for d in decisions.to_dict("records"):
-            store.table("decisions").insert({**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]),
-                                          "decided_at": now, "applied": ""}, pk="assignment_id", ignore=True)
+        if records:
+            store.table("decisions").insert_all(records, pk="assignment_id", ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     if run.platform == "links":  # invited annotators: nothing to pay or refuse on a platform
         with store.transaction():
@@ -111,13 +140,10 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
         applied = apply_decisions(run, batch, stored)
         run.progress(f"batch {batch}: on Prolific {applied}, {int(decisions['review'].sum())} for review")
         return {"decisions": decisions["action"].value_counts().to_dict(), "prolific": applied}
-    jobs = []
-    for d in stored:
-        key = f"{cfg.name}:{d['action']}:{d['assignment_id']}"
-        entry = store.intend(cfg.name, batch, d["action"].capitalize() + "Assignment", key,
-                             {"AssignmentId": d["assignment_id"]})
-        if entry["status"] not in SETTLED:
-            jobs.append((key, d))
+    keyed = {f"{cfg.name}:{d['action']}:{d['assignment_id']}": d for d in stored}
+    entries = store.intend_all(cfg.name, batch, [(d["action"].capitalize() + "Assignment", key,
+                                                  {"AssignmentId": d["assignment_id"]}) for key, d in keyed.items()])
+    jobs = [(key, d) for key, d in keyed.items() if entries[key]["status"] not in SETTLED]
 
     def apply(job: tuple[str, dict[str, Any]]) -> tuple[str, str, str]:
         key, d = job
@@ -128,12 +154,14 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
 
     with ThreadPoolExecutor(APPLY_THREADS) as pool:
         results = list(pool.map(apply, jobs))
+    store.settle_all([(key, "ok", {"outcome": outcome}) for key, _, outcome in results])
     with store.transaction():
-        for key, assignment_id, outcome in results:
-            store.settle(key, "ok", {"outcome": outcome})
-            store.table("decisions").update(assignment_id, {"applied": outcome})
-            # the platform's state after the call ("approved", "already rejected"...), so status shows it
-            store.table("assignments").update(assignment_id, {"status": outcome.removeprefix("already ").title()})
+        store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?",
+                                  [(outcome, assignment_id) for _, assignment_id, outcome in results])
+        # the platform's state after the call ("approved", "already rejected"...), so status shows it
+        store.db.conn.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
+                                  [(outcome.removeprefix("already ").title(), assignment_id)
+                                   for _, assignment_id, outcome in results])
     counts = decisions["action"].value_counts().to_dict()
     run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review")
     return {"decisions": counts}
@@ -142,7 +170,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     cfg, store = run.cfg, run.store
-    to_block = workers_to_block(batch_flags(run, batch), cfg.policy)
+    to_block = blocks_due(run, batch)
     mode = {"mturk": cfg.gating.block_mode, "prolific": "blocklist"}.get(run.platform, "no more links")
     qual_id = block_qualification(run) if mode == "soft" else ""
     done = 0

@@ -15,6 +15,7 @@ from flows import mturk_adapter as mturk
 from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.errors import BudgetError, InputFormatError
+from flows.item_generator import scaled_copy
 from flows.sim.market import mturk_fee
 from flows.store import Store
 from flows.study_plan import read_study_items, study_tasks
@@ -54,7 +55,7 @@ def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
 def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     """Split items into batches and HITs once; a re-run keeps the stored plan.
 
-    ``scale`` > 1 repeats the item list (ids suffixed ``~k``) to try a larger campaign.
+    ``scale`` > 1 adds K-1 copies of the item list as new images (new ids, file names and URLs).
     """
     cfg = run.cfg
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
@@ -76,7 +77,7 @@ def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> 
     if cfg.study is not None:
         return study_item_plan(cfg, limit)
     base = read_items(cfg)[:limit] if limit else read_items(cfg)
-    items = [{**it, "image_id": it["image_id"] + (f"~{k}" if k else "")} for k in range(scale) for it in base]
+    items = [scaled_copy(it, k) for k in range(scale) for it in base]
     per_batch = -(-len(items) // cfg.batches)
     return [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
              "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}

@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
     run.add_argument("--limit", type=arg.positive, help="use only the first N items")
     run.add_argument("--scale", type=arg.scale, default=1,
-                     help=f"repeat the item list K times, 1-{arg.MAX_SCALE} (load tests)")
+                     help=f"K x the items, copies as new images, 1-{arg.MAX_SCALE} (load tests)")
     run.add_argument("--seed", type=arg.non_negative, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault-rate", type=arg.share, default=0.0, help="share of calls answered 500")
     serve.add_argument("--lose-reply-rate", type=arg.share, default=0.0,
                        help="share of calls carried out whose reply is then lost (the connection drops)")
+    serve.add_argument("--latency-ms", type=arg.non_negative_number, default=0.0,
+                       help="each MTurk call's round trip (e.g. 150)")
+    serve.add_argument("--rate-limit", type=arg.non_negative_number, default=0.0,
+                       help="MTurk calls per second before ThrottlingException (token bucket; 0: none)")
+    serve.add_argument("--burst", type=arg.non_negative_number, default=0.0,
+                       help="token bucket depth (default: one second's calls)")
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1")
@@ -233,6 +239,7 @@ def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
 
 
 def cmd_sim_serve(a: argparse.Namespace) -> int:
+    from flows.sim.pacing import Pacing
     from flows.sim.server import SimServer
 
     state = Path(a.state) if a.state else None
@@ -240,6 +247,7 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
                     state=state)
     faults = sim.market.faults
     faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
+    sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
     kept = f"state {state}, {len(sim.market.hits)} HITs so far" if state else "state in memory only"
     print(f"target: simulator at {sim.url} (seed {sim.market.seed}, {len(sim.market.workers)} workers, "
           f"clock x{a.speed:g}, {kept}); Ctrl-C stops it", flush=True)

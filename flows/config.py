@@ -19,8 +19,9 @@ from flows.config_file import read_toml, shown, validate
 from flows.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
 from flows.config_types import parse_budget
 from flows.errors import ConfigError
+from flows.item_generator import PREFIX, generated_items
 from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
-from qc.decisions import SUBMIT_RULES, DecisionPolicy
+from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
@@ -95,16 +96,13 @@ class CampaignConfig:
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
     accept_partial: bool = False
     fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
-    block_min_rate: dict[str, float] = field(default_factory=dict)  # [policy]: rule -> flagged share that blocks
-    block_min_evidence: int = 5  # [policy]: items a worker needs before a rate blocks them
 
 
 def load_config(path: str | Path) -> CampaignConfig:
     path = Path(path)
     doc: ConfigFile = validate(path, ConfigFile, read_toml(path))
     camp = doc.campaign
-    items = _existing(path, "campaign", "items", camp.items)
-    assert items is not None
+    items = _items(path, camp.items)
     if not (Path(__file__).resolve().parents[1] / "hit_templates" / f"{camp.task}.html.j2").is_file():
         raise _fail(path, "campaign", "task", f"names no template hit_templates/{camp.task}.html.j2")
     try:
@@ -126,7 +124,6 @@ def load_config(path: str | Path) -> CampaignConfig:
         qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
         policy=_policy(path, doc.policy, study is not None), reject_blocked_work=doc.policy.reject_blocked_work,
-        block_min_rate=_rates(path, doc.policy, study is not None), block_min_evidence=doc.policy.block_min_evidence,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
@@ -185,19 +182,33 @@ def _known_rules(path: Path, section: str, key: str, rules: list[str] | None, is
 
 
 def _policy(path: Path, sec: PolicySection, is_study: bool) -> DecisionPolicy:
-    default = STUDY_POLICY if is_study else DecisionPolicy()
+    """Caption campaigns block on rates over the campaign so far (``block_min_rate``); a config
+    that sets only ``block_min_flags`` keeps blocking on counts per batch, as it was written for."""
+    default = STUDY_POLICY if is_study else caption_policy()
     block = default.block_min_flags if sec.block_min_flags is None else sec.block_min_flags
     _check_rules(path, "policy", "block_min_flags", block, is_study)
+    counts_only = sec.block_min_flags is not None and "block_min_rate" not in sec.model_fields_set
+    rates = {} if counts_only else (sec.block_min_rate if "block_min_rate" in sec.model_fields_set
+                                    else default.block_min_rate)
+    _check_rules(path, "policy", "block_min_rate", rates, is_study)
     return DecisionPolicy(
         reject_rules=_known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules),
-        block_min_flags=dict(block),
+        block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
+        block_min_evidence=sec.block_min_evidence,
         review_rules=_known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules),
         reject_feedback=default.reject_feedback)
 
 
-def _rates(path: Path, sec: PolicySection, is_study: bool) -> dict[str, float]:
-    _check_rules(path, "policy", "block_min_rate", sec.block_min_rate, is_study)
-    return dict(sec.block_min_rate)
+def _items(path: Path, spec: str) -> Path:
+    """The item CSV next to the config, or ``generate:N`` synthetic items for load tests."""
+    if spec.startswith(PREFIX):
+        try:
+            return generated_items(spec)
+        except ValueError as exc:
+            raise _fail(path, "campaign", "items", str(exc)) from exc
+    found = _existing(path, "campaign", "items", spec)
+    assert found is not None
+    return found
 
 
 def _prolific(sec: ProlificSection) -> ProlificSettings:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.batch_review import caption_frame
+from flows.batch_review import campaign_history, caption_frame
 from flows.campaign_plan import Run, cost_per_assignment, scored_test_qualification
 from flows.csv_files import write_csv
 from flows.qualification_stage import record_native_scores
@@ -18,6 +18,7 @@ from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import spellcheck_frame, spelling_stats
+from qc.worker_history import history_table
 
 FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
 
@@ -75,6 +76,8 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     write_csv(blocked, out_dir / "blocked_workers.csv")
+    history = history_table(campaign_history(run, run.cfg.batches), list(blocked["worker_id"]))
+    write_csv(history, out_dir / "blocked_history.csv")  # per batch: captions, flags by rule
     work = captions.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
     truth_table = None
     if truth is not None:
@@ -82,6 +85,10 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
     report = _report_data(run, captions, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name)
+    lines = history.groupby("worker_id").apply(
+        lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
+                   zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
+    report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
     report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],

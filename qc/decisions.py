@@ -1,8 +1,13 @@
-"""Turn a batch's flag table into assignment decisions and worker blocks.
+"""Turn flag tables into assignment decisions and worker blocks.
 
 Input columns: flags as in :mod:`qc.flags`; assignments with ``assignment_id, worker_id``.
 Outputs: decisions ``assignment_id, worker_id, action, reasons, review`` and blocks
 ``worker_id, rules, flags`` (one row per worker to block before the next batch).
+
+Blocking comes in two forms. Rates (:mod:`qc.worker_history`, ``block_min_rate``): a worker is
+blocked when the share of all their captions so far that a rule's flags cover reaches the
+rule's rate, once they have written ``block_min_evidence`` captions. Counts (``block_min_flags``,
+older configs): a worker is blocked when one batch holds that many flags of a rule.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ class DecisionPolicy:
         "quality_words": 2, "canned_lone_use": 3, "canned_lone_nonuse": 3,
         "min_words": 1, "one_sentence": 1, "banned_prefix": 1, "max_chars": 1,
     })
+    # Empty: block on counts per batch (block_min_flags), as configs written before rates did.
+    block_min_rate: dict[str, float] = field(default_factory=dict)
+    block_min_evidence: int = 5
     review_rules: tuple[str, ...] = ("random_sample",)
     reject_feedback: str = (
         "Your answer broke the task's submit rules ({rules}), which the task page checks "
@@ -47,8 +55,24 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
     return pd.DataFrame(rows, columns=["assignment_id", "worker_id", "action", "reasons", "review"])
 
 
+# Shares of a worker's captions; consensus, shared_template and instruction_echo are the
+# caption rules written for the abuse VizWiz's reviewers rejected (used when they are enabled).
+CAPTION_BLOCK_RATES: dict[str, float] = {
+    "time_outlier": 0.5, "caps_lock": 0.5, "canned_overuse": 0.7, "duplicate_text": 0.2,
+    "quality_words": 0.3, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
+    "min_words": 0.2, "one_sentence": 0.2, "banned_prefix": 0.2, "max_chars": 0.2,
+    "consensus": 0.4, "consensus_rate": 0.5, "shared_template": 0.3, "near_template": 0.3,
+    "instruction_echo": 0.3,
+}
+
+
+def caption_policy() -> DecisionPolicy:
+    """The caption campaigns' default: block on rates over the campaign so far."""
+    return DecisionPolicy(block_min_rate=dict(CAPTION_BLOCK_RATES))
+
+
 def workers_to_block(flags: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
-    """Workers with at least the policy's count of flags for any blocking rule."""
+    """Workers with at least the policy's count of flags for any blocking rule (one batch's flags)."""
     counts = flags[flags["worker_id"] != ""].groupby(["worker_id", "rule"]).size()
     blocked: dict[str, dict[str, int]] = {}
     for (worker, rule), n in counts.items():

@@ -43,7 +43,7 @@ def test_shipped_config_matches_the_seed() -> None:
     ("max_chars = 0", "max_chars = -4", r"\[submit_rules\].max_chars"),
     ('task = "caption"', 'task = "nope"', r"\[campaign\].task"),
     ('items = "items/vizwiz_demo_items.csv"', 'items = "missing.csv"', r"\[campaign\].items"),
-    ("caps_lock = 1\n", "caps_lock = 0\n", r"\[policy\].block_min_flags.caps_lock"),
+    ("caps_lock = 0.5 ", "caps_lock = 1.5 ", r"\[policy\].block_min_rate.caps_lock"),
     ('locale = ""', 'locale = ""\nqualification_key = "nope.csv"', r"\[gating\].qualification_key"),
     ('locale = ""', 'locale = ""\nqualification_min_score = 101', r"\[gating\].qualification_min_score"),
 ])

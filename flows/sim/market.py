@@ -103,13 +103,15 @@ class Marketplace:
         self.fault_rng = random.Random(seed + 7)
         self.faults = Faults()
         self.workers = {w.worker_id: w for w in workers}
+        self.roster = workers if isinstance(workers, crowd.Crowd) else None  # grows with posted work
         self.bank = bank
         # Virtual clock: starts at the wall time, then moves by advance() and, when speed > 0,
         # by `speed` virtual seconds per real second (so a plain boto3 client sees work arrive).
         self._base = float(int(time.time()))
         self._anchor = time.monotonic()
         self.speed = speed
-        self.balance = money(balance)
+        self.balance = money(self.roster.spec.balance if self.roster and self.roster.spec
+                             and self.roster.spec.balance else balance)
         self.arrival_mean_s = arrival_mean_s
         # Journals remember what changed, so a state file (market_store.py) writes only that.
         self.hit_types: Journal[str, dict[str, Any]] = Journal()
@@ -214,11 +216,25 @@ class Marketplace:
             "QualificationTypeId": type_id, "WorkerId": worker.worker_id, "GrantTime": self.now,
             "IntegerValue": score, "Status": "Granted"}
 
+    def replay_recruitment(self) -> None:
+        """A reopened state file: the crowd grows again as it did, HIT by HIT, at each HIT's
+        creation (each newcomer is drawn from its own seed, so the same workers come back)."""
+        if self.roster is None:
+            return
+        for hit in self.hits.values():
+            for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()),
+                                         float(hit.fields["CreationTime"])):
+                self.workers[w.worker_id] = w
+
     def eligible_workers(self, hit: Hit) -> list[crowd.Worker]:
+        if self.roster is not None:  # a crowd with a size rule: newcomers arrive with the work
+            for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()), self.now):
+                self.workers[w.worker_id] = w
         reqs = hit.fields.get("QualificationRequirements", [])
         done = {self.assignments[a].worker_id for a in hit.assignment_ids}
-        return [w for w in self.workers.values()
-                if w.worker_id not in self.blocks and w.worker_id not in done and self.meets(w, reqs)]
+        now = self.now
+        return [w for w in self.workers.values() if w.worker_id not in self.blocks and w.worker_id not in done
+                and w.present(now) and self.meets(w, reqs)]
 
     def schedule(self, hit: Hit, slots: int) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""

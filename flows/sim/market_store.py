@@ -162,8 +162,15 @@ class MarketStore:
         market.fault_rng = random.Random(f"{market.seed}:{market.calls}")
         market.faults.throttle_rate = float(self.meta.get("throttle_rate", 0))
         market.faults.fault_rate = float(self.meta.get("fault_rate", 0))
+        workers = []
         for kind, key, value in self.conn.execute("SELECT kind, key, value FROM records ORDER BY rowid"):
-            self._load_row(market, kind, key, _unpack(value))
+            if kind == "worker":  # after the crowd has grown back: a newcomer's record needs the newcomer
+                workers.append((key, _unpack(value)))
+            else:
+                self._load_row(market, kind, key, _unpack(value))
+        market.replay_recruitment()
+        for key, value in workers:
+            self._load_row(market, "worker", key, value)
         for name, _, _, _ in KINDS.values():
             getattr(market, name).flushed()
         market.changed_workers.clear()

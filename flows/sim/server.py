@@ -23,6 +23,7 @@ from flows.sim.forms import answer_xml
 from flows.sim.market import Assignment, Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
+from flows.sim.pacing import Pacing
 from flows.sim.prolific_people import Participants
 from flows.sim.prolific_state import ProlificState
 
@@ -171,6 +172,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(404, b"not found", "text/plain")
 
     def _mturk(self, operation: str, body: bytes) -> None:
+        self.server.pacing.wait()  # the network's round trip, outside the market's lock
+        if not self.server.pacing.admit():
+            return self._json(400, {"__type": "ThrottlingException", "message": "Rate exceeded"},
+                              "application/x-amz-json-1.1")
         market = self.server.market
         handler = OPERATIONS.get(operation)
         with market.lock:
@@ -257,6 +262,7 @@ class _SimHTTPServer(ThreadingHTTPServer):
                  store: MarketStore | None = None):
         super().__init__(addr, _Handler)
         self.market, self.prolific, self.verbose, self.store = market, prolific, verbose, store
+        self.pacing = Pacing()  # no latency, no rate limit unless `hitflow sim serve --latency-ms`
 
     def commit(self, prolific: bool = True) -> None:
         if self.store is None:

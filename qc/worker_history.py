@@ -1,0 +1,84 @@
+"""A worker's evidence over the whole campaign, and blocks decided on rates over it.
+
+Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (one row per
+assignment, every batch so far); ``flags``: :mod:`qc.flags` columns plus ``batch``.
+A flag covers captions: a caption-level flag (``image_id`` set) its caption, an
+assignment-level flag its assignment's captions, a worker-level flag all the worker's
+captions of that batch, or, for ``duplicate_text``, the images it names (its ``value``), and for
+``canned_overuse``, ``caps_lock`` and ``consensus_rate`` that share (their ``value``) of the batch's captions.
+Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags``
+(one row per worker, batch and rule, and a ``rule == ""`` row with the batch's captions).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from qc.decisions import DecisionPolicy
+
+COUNTED_WORKER_RULES = ("duplicate_text",)  # worker-level rules whose value counts images
+# ... whose value is a share of the batch's captions
+SHARE_WORKER_RULES = ("canned_overuse", "caps_lock", "consensus_rate")
+HISTORY_COLUMNS = ["worker_id", "batch", "rule", "captions", "covered", "flags"]
+BLOCK_COLUMNS = ["worker_id", "rules", "flags", "captions"]
+
+
+def worker_history(assignments: pd.DataFrame, flags: pd.DataFrame) -> pd.DataFrame:
+    """Per worker, batch and rule: the worker's captions that batch and the ones the rule's flags cover."""
+    work = assignments.assign(batch=assignments["batch"].astype(int), captions=assignments["captions"].astype(int))
+    per_batch = work.groupby(["worker_id", "batch"], as_index=False)["captions"].sum()
+    if flags.empty:
+        return per_batch.assign(rule="", covered=0, flags=0)[HISTORY_COLUMNS]
+    f = flags[flags["worker_id"] != ""].assign(batch=flags["batch"].astype(int))
+    per_assignment = work.set_index("assignment_id")["captions"]
+    caption_level = f["image_id"] != ""
+    assignment_level = ~caption_level & (f["assignment_id"] != "")
+    counted = ~caption_level & ~assignment_level & f["rule"].isin(COUNTED_WORKER_RULES)
+    by_assignment = f["assignment_id"].map(per_assignment).astype(float).fillna(1.0)
+    value = pd.to_numeric(f["value"], errors="coerce").astype(float)
+    batch_captions = f.merge(per_batch, on=["worker_id", "batch"], how="left")["captions"].to_numpy(float)
+    shared = ~caption_level & ~assignment_level & f["rule"].isin(SHARE_WORKER_RULES)
+    # a worker-level flag judged the whole batch's work: inf, capped at the batch's captions below
+    f = f.assign(covered=np.select(
+        [caption_level, assignment_level, counted, shared],
+        [1.0, by_assignment, value.fillna(1.0), np.round(value.fillna(1.0).to_numpy() * batch_captions)], np.inf))
+    # one caption flagged twice by the same rule is still one caption
+    f["key"] = (f["assignment_id"] + "|" + f["image_id"]).where(caption_level, pd.Series(f.index, index=f.index)
+                                                                .astype(str))
+    f = f.drop_duplicates(["worker_id", "batch", "rule", "key"])
+    by_rule = f.groupby(["worker_id", "batch", "rule"], as_index=False).agg(covered=("covered", "sum"),
+                                                                           flags=("rule", "size"))
+    by_rule = by_rule.merge(per_batch, on=["worker_id", "batch"], how="left").fillna({"captions": 0})
+    by_rule["covered"] = by_rule[["covered", "captions"]].min(axis=1).astype(int)
+    base = per_batch.assign(rule="", covered=0, flags=0)
+    return pd.concat([base, by_rule], ignore_index=True)[HISTORY_COLUMNS].sort_values(
+        ["worker_id", "batch", "rule"], ignore_index=True)
+
+
+def blocks_on_rates(history: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
+    """Workers with ``block_min_evidence`` captions so far whose covered share reaches a rule's rate.
+
+    ``rules`` reads ``rule share (covered/captions)`` for every rule over its rate."""
+    captions = history[history["rule"] == ""].groupby("worker_id")["captions"].sum()
+    ruled = history[history["rule"].isin(list(policy.block_min_rate))]
+    totals = ruled.groupby(["worker_id", "rule"])[["covered", "flags"]].sum()
+    hits: dict[str, list[tuple[str, int, int]]] = {}
+    for (worker, rule), row in totals.iterrows():
+        n = int(captions.get(worker, 0))
+        if n >= policy.block_min_evidence and row["covered"] / n >= policy.block_min_rate[str(rule)]:
+            hits.setdefault(str(worker), []).append((str(rule), int(row["covered"]), int(row["flags"])))
+    rows = [{"worker_id": w, "rules": ";".join(f"{r} {c / captions[w]:.0%} ({c}/{captions[w]})" for r, c, _ in rs),
+             "flags": sum(k for _, _, k in rs), "captions": int(captions[w])} for w, rs in sorted(hits.items())]
+    return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
+
+
+def history_table(history: pd.DataFrame, workers: list[str]) -> pd.DataFrame:
+    """The named workers' history, one row per batch: captions and flags by rule (``rule:n;...``)."""
+    mine = history[history["worker_id"].isin(workers)]
+    base = mine[mine["rule"] == ""][["worker_id", "batch", "captions"]]
+    flagged = mine[mine["rule"] != ""]
+    text = (flagged.assign(item=flagged["rule"] + ":" + flagged["flags"].astype(str))
+            .groupby(["worker_id", "batch"])["item"].agg(";".join).rename("flags_by_rule"))
+    out = base.merge(text, on=["worker_id", "batch"], how="left").fillna({"flags_by_rule": ""})
+    return out.sort_values(["worker_id", "batch"], ignore_index=True)
