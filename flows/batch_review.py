@@ -141,6 +141,9 @@ def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     cfg, store = run.cfg, run.store
     to_block = workers_to_block(batch_flags(run, batch), cfg.policy)
+    from flows.review_actions import kept_workers  # a reviewer's unblock outranks the rule
+
+    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
     mode = {"mturk": cfg.gating.block_mode, "prolific": "blocklist"}.get(run.platform, "no more links")
     qual_id = block_qualification(run) if mode == "soft" else ""
     done = 0

@@ -85,6 +85,8 @@ class CampaignConfig:
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
     prolific: ProlificSettings = ProlificSettings()
     study: StudySettings | None = None  # set for the human-evaluation pages (flows/study_config.py)
+    review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
+    review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
 
 
 class _Section:
@@ -175,7 +177,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         campaign_word_min_workers=_Section(path, "postprocess", data).positive("campaign_word_min_workers", 3),
         endpoint_url=_endpoint(_Section(path, "target", data)), sim_crowd=_crowd(_Section(path, "target", data)),
         **_schedule(_Section(path, "schedule", data)), prolific=_prolific(_Section(path, "prolific", data)),
-        study=study,
+        study=study, **_review(_Section(path, "policy", data), auto),
     )
 
 
@@ -287,6 +289,20 @@ def _policy(sec: _Section, is_study: bool) -> DecisionPolicy:
                           block_min_flags=dict(block),
                           review_rules=tuple(sec.get("review_rules", list, list(default.review_rules))),
                           reject_feedback=default.reject_feedback)
+
+
+REVIEW_MODES = ("none", "sample", "flagged")
+
+
+def _review(sec: _Section, auto_approval_delay_s: int) -> dict[str, Any]:
+    mode = sec.get("review", str, "none")
+    if mode not in REVIEW_MODES:
+        raise sec.fail("review", f"must be one of {', '.join(REVIEW_MODES)} (got {mode!r})")
+    deadline = sec.get("review_deadline_s", int, min(3600, auto_approval_delay_s))
+    if not 0 <= deadline <= auto_approval_delay_s:
+        raise sec.fail("review_deadline_s", f"must be between 0 and [timing].auto_approval_delay_s "
+                                            f"({auto_approval_delay_s}) (got {deadline})")
+    return {"review": mode, "review_deadline_s": deadline}
 
 
 def _schedule(sec: _Section) -> dict[str, Any]:
