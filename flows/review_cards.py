@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from typing import Any
 from urllib.parse import urlparse
 
@@ -50,7 +51,8 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
     for n, row in enumerate(_filtered(queue, filters).to_dict("records")):
         captions = worker_captions(store, name, int(row["batch"]), row["worker_id"])
         origins |= {_origin(c["url"]) for c in captions if c["url"]}
-        done = [a for a in actions if a["worker_id"] == row["worker_id"]
+        done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
+                for a in actions if a["worker_id"] == row["worker_id"]
                 and (row["kind"] == "worker" or a["assignment_id"] in ("", row["assignment_id"]))]
         cards.append({**row, "n": n, "time_left": time_left(row["seconds_left"]), "captions": captions,
                       "flags": item_flags(store, name, int(row["batch"]), row["worker_id"]),

@@ -117,6 +117,7 @@ def m006_review_decisions(db: sqlite_utils.Database) -> None:
     db.table("review_actions").create_index(["campaign", "batch"])
     db.table("struck_captions").create({"campaign": str, "assignment_id": str, "image_id": str, "reviewer": str,
                                         "reason": str, "struck_at": float}, pk=("assignment_id", "image_id"))
+    db.table("batches").add_column("review_note", str, not_null_default="")
 
 
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
