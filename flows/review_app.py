@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flows.campaign_plan import Run
 from flows.errors import HitflowError
@@ -147,7 +148,24 @@ def make_review_app(site: ReviewSite) -> Starlette:
         return RedirectResponse(f"/?{query}", status_code=303)
 
     routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"])]
-    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
+    return Starlette(routes=routes, middleware=[Middleware(SameOriginReferrer), Middleware(SecurityHeaders)])
+
+
+class SameOriginReferrer:
+    """Under ``no-referrer`` Chromium posts forms with ``Origin: null``; the review page needs its
+    own origin on its POSTs (the CSRF check), and sends no referrer to any other site."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_same_origin(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"referrer-policy"]
+                message = {**message, "headers": [*headers, (b"referrer-policy", b"same-origin")]}
+            await send(message)
+
+        await self.app(scope, receive, send_same_origin)
 
 
 class ReviewServer(TaskServer):
