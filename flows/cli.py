@@ -209,12 +209,23 @@ def cmd_status(a: argparse.Namespace) -> int:
     import json
 
     from flows.operations import campaign_status, format_status
+    from flows.review_data import format_review_status, review_status
     from flows.store import Store
 
-    report = campaign_status(Store(a.db), a.campaign)
+    store = Store(a.db)
+    report = campaign_status(store, a.campaign)
     if a.campaign and not report:
         raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
-    print(json.dumps(report, indent=1) if a.json else format_status(report))
+    for c in report:
+        c["review"] = review_status(store, c["campaign"])
+    if a.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    if not report:
+        print(format_status(report))
+    for c in report:  # each campaign's lines, then what people did on the review page
+        print(format_status([{k: v for k, v in c.items() if k != "review"}]))
+        print(format_review_status(c["review"]))
     return 0
 
 

@@ -113,3 +113,31 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
         return {"review": "deadline", "open": len(open_items)}
     raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
                         f"`hitflow review {cfg.name} --db {run.store.path}`; then run the campaign again")
+
+
+def review_status(store: Store, campaign: str) -> dict[str, Any]:
+    """For ``hitflow status``: how many queue items are open and what people decided, per batch."""
+    rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
+                      "GROUP BY batch, action ORDER BY batch, action", [campaign])
+    by_batch: dict[int, dict[str, int]] = {}
+    for r in rows:
+        by_batch.setdefault(int(r["batch"]), {})[r["action"]] = int(r["n"])
+    meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
+    open_items = 0
+    if meta:
+        from flows.config import load_config
+
+        try:
+            cfg = load_config(meta[0]["config_path"])
+        except HitflowError:
+            cfg = None  # the config moved; the decisions made are still worth showing
+        if cfg is not None:
+            queue = campaign_queue(store, campaign, cfg.policy, cfg.review)
+            open_items = int((queue["decided"] == "").sum()) if cfg.review != "none" else 0
+    return {"open": open_items, "decided_by_people": by_batch}
+
+
+def format_review_status(review: dict[str, Any]) -> str:
+    people = "; ".join(f"batch {b}: " + ", ".join(f"{a} {n}" for a, n in acts.items())
+                       for b, acts in sorted(review["decided_by_people"].items()))
+    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}"

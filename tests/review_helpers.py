@@ -11,20 +11,14 @@ from flows.campaign_flow import run_campaign
 from flows.operations import open_campaign_run
 from flows.review_app import ReviewServer, ReviewSite
 from flows.review_data import ReviewPending
+from flows.review_demo import review_config as demo_review_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 
 
 def review_config(tmp_path: Path, mode: str = "flagged", deadline_s: int | None = None) -> Path:
-    """The demo config with ``[policy] review`` on (the item file by absolute path)."""
-    text = CONFIG.read_text(encoding="utf-8")
-    text = text.replace('items = "items/', f'items = "{CONFIG.parent}/items/', 1)
-    extra = f'review = "{mode}"\n' + (f"review_deadline_s = {deadline_s}\n" if deadline_s is not None else "")
-    text = text.replace("[policy]\n", "[policy]\n" + extra, 1)
-    path = tmp_path / "review.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return demo_review_config(tmp_path, mode, deadline_s, CONFIG)
 
 
 def run_until_review(config: Path, sim_url: str, db: Path, out: Path, limit: int = 20) -> str:

@@ -144,3 +144,46 @@ def _finish(config: Path, url: str, db: Path, out: Path) -> None:
                 action = {"approve": "approve", "reject": "reject", "block": "block"}[row.auto_action]
                 apply_decision(run, Decision(action, row.batch, row.worker_id, row.assignment_id,
                                              reason="rules", reviewer="script", idem_key=f"script:{row.item}"))
+
+
+def test_deadline_near_lets_the_rules_decide_and_the_report_says_so(sim, tmp_path: Path) -> None:
+    config = review_config(tmp_path, "flagged", deadline_s=259200)  # the whole auto-approval delay
+    assert run_until_review(config, sim.url, tmp_path / "h.db", tmp_path, limit=10) == ""
+    store = Store(tmp_path / "h.db")
+    assert not store.rows("SELECT * FROM review_actions")
+    assert all(d["applied"] for d in store.rows("SELECT applied FROM decisions"))
+    report = (tmp_path / "vizwiz_captions" / "report.html").read_text()
+    assert "open at the deadline: automatic" in report
+
+
+def test_unblock_spares_the_worker_and_a_bonus_is_paid_once(sim, tmp_path: Path, capsys) -> None:
+    from flows.cli import main
+    from flows.operations import open_campaign_run
+    from flows.review_actions import Decision, apply_decision
+    from flows.review_data import campaign_queue
+
+    db, config = tmp_path / "h.db", review_config(tmp_path)
+    assert run_until_review(config, sim.url, db, tmp_path)
+    assert main(["status", "vizwiz_captions", "--db", str(db)]) == 0
+    shown = capsys.readouterr().out
+    assert "next: batch 1: wait for review" in shown and "review: 3 item(s) open" in shown
+    with open_campaign_run(str(db), "vizwiz_captions") as run:
+        queue = campaign_queue(run.store, "vizwiz_captions", run.cfg.policy, "flagged")
+        worker = queue[queue["kind"] == "worker"].iloc[0]
+        some = queue[queue["kind"] == "assignment"].iloc[0]
+        for n, action in enumerate(("block", "unblock")):
+            apply_decision(run, Decision(action, 1, worker.worker_id, reviewer="ann", idem_key=f"k{n}"))
+        bonus = Decision("bonus", 1, some.worker_id, some.assignment_id, amount="0.50", reviewer="ann",
+                         idem_key="bonus-1")
+        assert not apply_decision(run, bonus)["repeat"] and apply_decision(run, bonus)["repeat"]
+        with pytest.raises(Exception, match="bonus must be between"):
+            apply_decision(run, Decision("bonus", 1, some.worker_id, some.assignment_id, amount="500.00",
+                                         idem_key="bonus-2"))
+        for row in queue[queue["kind"] == "assignment"].itertuples():
+            apply_decision(run, Decision("approve", 1, row.worker_id, row.assignment_id, idem_key=row.item))
+    assert len(sim.market.bonuses) == 1
+    assert run_until_review(config, sim.url, db, tmp_path).startswith("batch 2 waits")
+    store = Store(db)
+    assert not store.rows("SELECT * FROM blocks WHERE worker_id = ?", [worker.worker_id])  # not blocked again
+    lifted = store.rows("SELECT status FROM ledger WHERE operation = 'IncludeWorker'")
+    assert lifted == [{"status": "ok"}]
