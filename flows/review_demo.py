@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
             with open_campaign_run(str(db), "vizwiz_captions") as run:
                 site = ReviewSite(run, "scripted-reviewer", run.cfg.review)
                 with ReviewServer(site) as server:
-                    print(f"scripted reviewer at {server.url}: {clear_queue(f'{server.url}/?token={site.login_token}')}")
+                    decided = clear_queue(f"{server.url}/?token={site.login_token}")
+                    print(f"scripted reviewer at {server.url}: {decided}")
     print(f"done: {summary['captions']} captions; report {summary['out_dir']}/report.html "
           "(section 'People and the rules')")
     return 0
