@@ -187,3 +187,29 @@ def test_unblock_spares_the_worker_and_a_bonus_is_paid_once(sim, tmp_path: Path,
     assert not store.rows("SELECT * FROM blocks WHERE worker_id = ?", [worker.worker_id])  # not blocked again
     lifted = store.rows("SELECT status FROM ledger WHERE operation = 'IncludeWorker'")
     assert lifted == [{"status": "ok"}]
+
+
+def test_hitflow_review_prints_a_one_time_link(sim, tmp_path: Path) -> None:
+    import re
+    import subprocess
+    import sys
+
+    db = tmp_path / "h.db"
+    assert run_until_review(review_config(tmp_path), sim.url, db, tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "review", "vizwiz_captions", "--db", str(db),
+                             "--reviewer", "ann"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = ""
+        while "token=" not in line:
+            line = proc.stdout.readline()
+            assert line, "hitflow review ended without printing its link"
+        link = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=\S+", line)
+        assert link and "reviewer ann" in line
+        web = httpx.Client(base_url=link.group(1))
+        assert web.get("/").status_code == 403
+        assert web.get(link.group(0)).status_code == 303 and web.get("/").status_code == 200
+        assert httpx.get(link.group(0)).status_code == 403  # the link works once
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
