@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo test lint test-browser bench bench-security bench-qc-real bench-sim-state bench-chaos bench-scale browser-deps clean
+.PHONY: demo demo-review test lint test-browser bench bench-security bench-qc-real bench-sim-state bench-chaos bench-scale browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/hitflow run config/vizwiz_captions.toml --target sim
+
+# The demo campaign with [policy] review = "flagged": each batch waits after QC and a scripted
+# reviewer (an HTTP client of `hitflow review`'s page) clears the queue before the run goes on.
+demo-review: $(STAMP)
+	$(BIN)/python -m flows.review_demo
 
 # Debian's chromium for the browser tests; Playwright's own browser download is not
 # reachable here. Needs root; without it the browser tests skip loudly (fail under CI=true).

@@ -8,14 +8,13 @@ from typing import Any
 
 import pandas as pd
 
+from flows import block_evidence as evidence
 from flows import mturk_adapter as mturk
 from flows.campaign_plan import Run, block_qualification
 from flows.page_text import qc_params
 from flows.store import SETTLED
-from qc.decisions import decide, workers_to_block
-from qc.flags import FLAG_COLUMNS
+from qc.decisions import decide
 from qc.runner import prepare, run_rules
-from qc.worker_history import blocks_on_rates, worker_history
 
 APPLY_THREADS = 8
 
@@ -78,36 +77,15 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
 
 
 def batch_flags(run: Run, batch: int) -> pd.DataFrame:
-    rows = run.store.rows("SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail "
-                          "FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
-    return pd.DataFrame(rows, columns=FLAG_COLUMNS)
+    return evidence.batch_flags(run.store, run.cfg.name, batch)
 
 
 def campaign_history(run: Run, up_to_batch: int) -> pd.DataFrame:
-    """Every worker's captions and flags by rule, per batch, over the campaign up to a batch."""
-    name = run.cfg.name
-    assignments = pd.DataFrame(run.store.rows(
-        "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(*) AS captions FROM assignments a "
-        "JOIN answers x ON x.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch > 0 "
-        "AND a.batch <= ? AND x.item_id != '' AND x.field = 'caption' GROUP BY a.assignment_id",
-        [name, up_to_batch]), columns=["assignment_id", "worker_id", "batch", "captions"])
-    flags = pd.DataFrame(run.store.rows(
-        "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch FROM qc_flags "
-        "WHERE campaign = ? AND batch > 0 AND batch <= ?", [name, up_to_batch]), columns=[*FLAG_COLUMNS, "batch"])
-    return worker_history(assignments, flags)
+    return evidence.campaign_history(run.store, run.cfg.name, up_to_batch)
 
 
 def blocks_due(run: Run, batch: int) -> pd.DataFrame:
-    """Workers to block after a batch: on rates over the campaign so far, or (older configs)
-    on one batch's flag counts; workers blocked earlier are left out."""
-    policy = run.cfg.policy
-    if policy.block_min_rate:
-        due = blocks_on_rates(campaign_history(run, batch), policy)
-    else:
-        due = workers_to_block(batch_flags(run, batch), policy)
-    earlier = {r["worker_id"] for r in run.store.rows("SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?",
-                                                      [run.cfg.name, batch])}
-    return due[~due["worker_id"].isin(earlier)].reset_index(drop=True)
+    return evidence.blocks_due(run.store, run.cfg.name, run.cfg.policy, batch)
 
 
 def decide_batch(run: Run, batch: int) -> dict[str, Any]:
@@ -171,6 +149,9 @@ def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     cfg, store = run.cfg, run.store
     to_block = blocks_due(run, batch)
+    from flows.review_actions import kept_workers  # a reviewer's unblock outranks the rule
+
+    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
     mode = {"mturk": cfg.gating.block_mode, "prolific": "blocklist"}.get(run.platform, "no more links")
     qual_id = block_qualification(run) if mode == "soft" else ""
     done = 0

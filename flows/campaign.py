@@ -15,12 +15,14 @@ from flows.batch_review import block_batch, decide_batch, qc_batch
 from flows.budget import check_campaign_budget
 from flows.campaign_plan import Run, plan_items
 from flows.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
+from flows.review_data import review_gate
 
 StepFn = Callable[[Run, int], dict[str, Any]]
 STEPS: list[tuple[str, str, StepFn]] = [
     ("published", "publish batch", publish_batch),
     ("collected", "collect submissions", collect_batch),
     ("qc_done", "run QC", qc_batch),
+    ("reviewed", "wait for review", review_gate),
     ("decided", "approve or reject", decide_batch),
     ("blocked", "block flagged workers", block_batch),
 ]

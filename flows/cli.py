@@ -89,6 +89,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="override the endpoint the campaign ran against")
         op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
+    review = sub.add_parser("review", help="open the review page: sampled and flagged work, for a person")
+    review.add_argument("campaign")
+    review.add_argument("--db", default="runs/hitflow.db")
+    review.add_argument("--endpoint-url", default="", help="override the endpoint the campaign ran against")
+    review.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
+                        help="your name, recorded with each decision (default $USER)")
+    review.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
     sched = sub.add_parser("serve-schedules", help="serve the next-batch flow on the campaign's [schedule]")
     sched.add_argument("config")
     sched.add_argument("--endpoint-url", default="", type=arg.http_url,
@@ -280,14 +288,25 @@ def cmd_status(a: argparse.Namespace) -> int:
     import json
 
     from flows.operations import campaign_status, format_status
+    from flows.review_data import format_review_status, review_status
     from flows.store import Store
 
     if a.refresh:
         _refresh(a)
-    report = campaign_status(Store(a.db), a.campaign)
+    store = Store(a.db)
+    report = campaign_status(store, a.campaign)
     if a.campaign and not report:
         raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
-    print(json.dumps(report, indent=1) if a.json else format_status(report))
+    for c in report:
+        c["review"] = review_status(store, c["campaign"])
+    if a.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    if not report:
+        print(format_status(report))
+    for c in report:  # each campaign's lines, then what people did on the review page
+        print(format_status([{k: v for k, v in c.items() if k != "review"}]))
+        print(format_review_status(c["review"]))
     return 0
 
 
@@ -311,6 +330,15 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
         else:
             result = cancel_plan(run) if a.dry_run else cancel(run)
     print({k: (len(v) if isinstance(v, list) else v) for k, v in result.items()})
+    return 0
+
+
+def cmd_review(a: argparse.Namespace) -> int:
+    from flows.operations import open_campaign_run
+    from flows.review_app import serve_review
+
+    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
+        serve_review(run, a.reviewer, a.port)
     return 0
 
 
@@ -363,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
-                "analyze": cmd_analyze}
+                "analyze": cmd_analyze, "review": cmd_review}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         code = handler(args)

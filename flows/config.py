@@ -96,6 +96,8 @@ class CampaignConfig:
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
     accept_partial: bool = False
     fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
+    review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
+    review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
 
 
 def load_config(path: str | Path) -> CampaignConfig:
@@ -128,6 +130,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         endpoint_url=doc.target.endpoint_url, sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
+        **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
 
 
@@ -216,6 +219,14 @@ def _prolific(sec: ProlificSection) -> ProlificSettings:
                             maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
                             completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
                             min_approvals=sec.min_approvals)
+
+
+def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[str, Any]:
+    deadline = min(3600, auto_approval_delay_s) if sec.review_deadline_s is None else sec.review_deadline_s
+    if deadline > auto_approval_delay_s:
+        raise _fail(path, "policy", "review_deadline_s", f"must be between 0 and [timing].auto_approval_delay_s "
+                                                         f"({auto_approval_delay_s}) (got {deadline})")
+    return {"review": sec.review, "review_deadline_s": deadline}
 
 
 __all__ = ["CLOSED_HOSTS", "CampaignConfig", "load_config"]

@@ -147,6 +147,10 @@ class PolicySection(Section):
         default_factory=dict, description="Block a worker whose share of flagged work for a rule reaches this")
     block_min_evidence: PositiveInt = Field(5, le=100000, description="Items a worker needs before a rate "
                                                                       "blocks them")
+    review: Literal["none", "sample", "flagged"] = Field(
+        "none", description="Who waits for a person on the review page before the next batch")
+    review_deadline_s: Count | None = Field(None, description="Stop waiting for the review this long before "
+                                                              "auto-approval (default: 3600 or that delay)")
 
 
 class PostprocessSection(Section):

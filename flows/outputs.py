@@ -35,9 +35,12 @@ def accepted_captions(run: Run) -> pd.DataFrame:
                                "action IN ('reject', 'unpaid')", ["assignment_id"])["assignment_id"])
     blocked = _table(run, "SELECT worker_id, batch FROM blocks WHERE campaign = ?", ["worker_id", "batch"])
     blocked_in = set(zip(blocked["worker_id"], blocked["batch"].astype(int), strict=True))
+    struck = set(map(tuple, _table(run, "SELECT assignment_id, image_id FROM struck_captions WHERE campaign = ?",
+                                   ["assignment_id", "image_id"]).values.tolist()))  # a reviewer's verdict
     # A typed Series: an empty campaign's plain [] would make the mask below select columns, not rows.
-    frame["is_rejected"] = pd.Series([a in rejected or (w, int(b)) in blocked_in for a, w, b in
-                                      zip(frame["assignment_id"], frame["worker_id"], frame["batch"], strict=True)],
+    frame["is_rejected"] = pd.Series([a in rejected or (w, int(b)) in blocked_in or (a, i) in struck
+                                      for a, w, b, i in zip(frame["assignment_id"], frame["worker_id"],
+                                                            frame["batch"], frame["image_id"], strict=True)],
                                      index=frame.index, dtype=bool)
     good = frame[~frame["is_rejected"]]
     checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers)
@@ -90,6 +93,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
                    zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
     report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
     report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
+    report["review"] = _review_report(run)
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}
@@ -129,3 +133,15 @@ def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked:
         "cost": {"spent": f"{unit * approved:.2f}", "budget": f"{run.cfg.budget:.2f}", "approved": approved,
                  "unit": f"{unit:.2f}"},
     }
+
+
+def _review_report(run: Run) -> pd.DataFrame | None:
+    """Per batch, people against the rules; None when no one reviewed and the run did not wait."""
+    from flows.review_data import review_summary
+
+    if run.cfg.review == "none" and not run.store.table("review_actions").count_where("campaign = ?", [run.cfg.name]):
+        return None
+    summary = review_summary(run.store, run.cfg.name, run.cfg.policy, run.cfg.review)
+    notes = {r["batch"]: r.get("review_note") or "" for r in
+             run.store.rows("SELECT * FROM batches WHERE campaign = ?", [run.cfg.name])}
+    return summary.assign(note=[notes.get(b, "") for b in summary["batch"]])

@@ -84,7 +84,8 @@ def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None
 
 def render_report(data: dict[str, Any]) -> str:
     """``data``: name, target, counts, times, bands, flags, blocked (with samples), canned,
-    spelling, cost, truth (optional), qualification (optional)."""
+    spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
+    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`)."""
     context = {
         "name": data["name"], "target": data["target"],
         "plot_batches": plot_batches(data["counts"]),
@@ -97,5 +98,6 @@ def render_report(data: dict[str, Any]) -> str:
         "truth": data["truth"].to_dict("records") if data.get("truth") is not None else [],
         "qualification": _qualification_context(data.get("qualification")),
         "incomplete": data.get("incomplete", []),
+        "review": data["review"].to_dict("records") if data.get("review") is not None else [],
     }
     return render("report.html.j2", context)

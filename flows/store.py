@@ -112,6 +112,21 @@ def m006_batch_shortfall(db: sqlite_utils.Database) -> None:
     db.table("batches").add_column("shortfall", str, not_null_default="")
 
 
+@migrations()
+def m007_review_decisions(db: sqlite_utils.Database) -> None:
+    """What people decided on the review page (who, when, under which idempotency key), and the
+    captions they struck from the dataset without rejecting the assignment."""
+    db.table("review_actions").create({
+        "id": int, "campaign": str, "batch": int, "worker_id": str, "assignment_id": str, "image_id": str,
+        "action": str, "reason": str, "category": str, "amount": str, "reviewer": str, "decided_at": float,
+        "idem_key": str, "ledger_key": str, "outcome": str}, pk="id")
+    db.table("review_actions").create_index(["idem_key"], unique=True)
+    db.table("review_actions").create_index(["campaign", "batch"])
+    db.table("struck_captions").create({"campaign": str, "assignment_id": str, "image_id": str, "reviewer": str,
+                                        "reason": str, "struck_at": float}, pk=("assignment_id", "image_id"))
+    db.table("batches").add_column("review_note", str, not_null_default="")
+
+
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
 

@@ -1,0 +1,101 @@
+"""What needs a person: the review queue, each worker's history, and people against the rules.
+
+Column contracts (all frames are plain pandas, no I/O):
+
+- ``flags``: :data:`qc.flags.FLAG_COLUMNS` plus ``batch`` (int).
+- ``assignments``: ``assignment_id, worker_id, batch, auto_approval_time`` (epoch seconds, NaN if unknown).
+- ``actions``: the review page's decisions, oldest first: ``batch, worker_id, assignment_id, action``
+  (approve, reject, strike_caption, block, unblock, bonus) and ``reviewer``.
+- ``blocks``: ``worker_id, batch`` of workers already excluded.
+
+:func:`build_queue` returns one row per thing a person should look at, columns :data:`QUEUE_COLUMNS`:
+``item`` (``a:<assignment>`` or ``w:<worker>``), ``kind`` (assignment | worker), ``batch``, ``worker_id``,
+``assignment_id`` ("" for a worker), ``why`` (sampled | flagged | would_block), ``rules`` (the rules that fired,
+comma-separated), ``auto_action`` (what the rules alone do: approve, reject or block), ``decided`` (the person's
+last word on it, "" while open) and ``seconds_left`` (before the platform pays it by itself; NaN if unknown).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from qc.decisions import DecisionPolicy, decide, workers_to_block
+
+QUEUE_COLUMNS = ["item", "kind", "batch", "worker_id", "assignment_id", "why", "rules", "auto_action", "decided",
+                 "seconds_left"]
+ASSIGNMENT_VERDICTS = ("approve", "reject")
+WORKER_VERDICTS = ("block", "unblock")
+
+
+def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.DataFrame, policy: DecisionPolicy,
+                mode: str, now: float, would_block: dict[int, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """The queue for ``mode`` "sample" (assignments a review rule picked) or "flagged" (those, every
+    flagged assignment, and every worker the policy would block), oldest batch first.
+
+    ``would_block``: per batch, the workers the block step would block (``worker_id, rules``),
+    from the same function the run uses; without it, one batch's flag counts decide."""
+    rows: list[dict[str, object]] = []
+    for batch, batch_flags in flags.groupby("batch", sort=True):
+        work = assignments[assignments["batch"] == batch]
+        auto = decide(batch_flags, work, policy).set_index("assignment_id")
+        fired = batch_flags[batch_flags["assignment_id"] != ""].groupby("assignment_id")["rule"].agg(
+            lambda s: ",".join(sorted(set(s))))
+        for a in work.drop_duplicates("assignment_id").itertuples():
+            rules = fired.get(a.assignment_id, "")
+            sampled = bool(auto.loc[a.assignment_id, "review"]) if a.assignment_id in auto.index else False
+            if not (sampled or (mode == "flagged" and rules)):
+                continue
+            rows.append({"item": f"a:{a.assignment_id}", "kind": "assignment", "batch": int(batch),
+                         "worker_id": a.worker_id, "assignment_id": a.assignment_id,
+                         "why": "sampled" if sampled else "flagged", "rules": rules,
+                         "auto_action": auto.loc[a.assignment_id, "action"],
+                         "seconds_left": float(a.auto_approval_time) - now})
+        if mode == "flagged":
+            due = would_block.get(int(batch)) if would_block is not None else None
+            for w in (workers_to_block(batch_flags, policy) if due is None else due).itertuples():
+                rows.append({"item": f"w:{w.worker_id}", "kind": "worker", "batch": int(batch),
+                             "worker_id": w.worker_id, "assignment_id": "", "why": "would_block",
+                             "rules": w.rules, "auto_action": "block", "seconds_left": float("nan")})
+    queue = pd.DataFrame(rows, columns=[c for c in QUEUE_COLUMNS if c != "decided"])
+    queue["decided"] = [last_verdict(actions, r.kind, r.worker_id, r.assignment_id) for r in queue.itertuples()]
+    return queue[QUEUE_COLUMNS]
+
+
+def last_verdict(actions: pd.DataFrame, kind: str, worker_id: str, assignment_id: str) -> str:
+    """The person's latest approve/reject on an assignment, or block/unblock on a worker; "" if none."""
+    if kind == "assignment":
+        mine = actions[(actions["assignment_id"] == assignment_id) & actions["action"].isin(ASSIGNMENT_VERDICTS)]
+    else:
+        mine = actions[(actions["worker_id"] == worker_id) & actions["action"].isin(WORKER_VERDICTS)]
+    return str(mine["action"].iloc[-1]) if len(mine) else ""
+
+
+def worker_history(flags: pd.DataFrame, assignments: pd.DataFrame, decisions: pd.DataFrame,
+                   blocks: pd.DataFrame) -> pd.DataFrame:
+    """Per worker and batch: ``worker_id, batch, assignments, flags, rejected, blocked`` (0/1).
+    ``decisions`` has ``assignment_id, action`` (the decisions in force, automatic or a person's)."""
+    work = assignments.groupby(["worker_id", "batch"])["assignment_id"].nunique().rename("assignments")
+    flagged = flags[flags["worker_id"] != ""].groupby(["worker_id", "batch"]).size().rename("flags")
+    rejected_ids = set(decisions.loc[decisions["action"] == "reject", "assignment_id"])
+    rejected = (assignments[assignments["assignment_id"].isin(rejected_ids)]
+                .groupby(["worker_id", "batch"])["assignment_id"].nunique().rename("rejected"))
+    out = pd.concat([work, flagged, rejected], axis=1).fillna(0).astype(int).reset_index()
+    out.columns = ["worker_id", "batch", "assignments", "flags", "rejected"]
+    blocked = set(zip(blocks["worker_id"], blocks["batch"].astype(int), strict=True))
+    out["blocked"] = [int((w, int(b)) in blocked) for w, b in zip(out["worker_id"], out["batch"], strict=True)]
+    return out.sort_values(["worker_id", "batch"]).reset_index(drop=True)
+
+
+def people_vs_rules(queue: pd.DataFrame) -> pd.DataFrame:
+    """Per batch: ``batch, reviewed, open, agreed, overturned`` and the overturns spelled out
+    (``changes``: e.g. "reject->approve x2"), from a queue built by :func:`build_queue`."""
+    rows = []
+    for batch, part in queue.groupby("batch", sort=True):
+        done = part[part["decided"] != ""]
+        person = done["decided"].replace({"unblock": "keep"})
+        agreed = person == done["auto_action"]
+        changes = (done.loc[~agreed, "auto_action"] + "->" + person[~agreed]).value_counts()
+        rows.append({"batch": int(batch), "reviewed": len(done), "open": int((part["decided"] == "").sum()),
+                     "agreed": int(agreed.sum()), "overturned": int((~agreed).sum()),
+                     "changes": ", ".join(f"{k} x{v}" for k, v in sorted(changes.items()))})
+    return pd.DataFrame(rows, columns=["batch", "reviewed", "open", "agreed", "overturned", "changes"])
