@@ -38,7 +38,7 @@ HITFLOW = [sys.executable, "-m", "flows.cli"]
 ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 STEPS = ("publish", "collect", "review", "block", "postprocess")
 STEP_OF_STATUS = {"planned": "publish", "published": "collect", "collected": "review", "qc_done": "review",
-                  "decided": "block"}
+                  "reviewed": "review", "decided": "block"}
 DATASET_COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]
 
 

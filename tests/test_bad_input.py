@@ -57,7 +57,8 @@ def test_report_renders_hostile_captions_as_text() -> None:
                                  "blocked": 1}]),
         "times": times, "bands": time_bands(times),
         "flags": pd.DataFrame({"rule": ["caps_lock"]}),
-        "blocked": pd.DataFrame([{"worker_id": "AW<1>", "batch": 1, "rules": "caps_lock", "samples": [HOSTILE]}]),
+        "blocked": pd.DataFrame([{"worker_id": "AW<1>", "batch": 1, "rules": "caps_lock", "samples": [HOSTILE],
+                                  "history": [f"batch 1: 5 captions, {HOSTILE}"]}]),
         "canned": pd.DataFrame([{"workers_using_canned": 0, "images": 1, "share": 1.0}]),
         "spelling": {"captions": 1, "captions_changed": 0, "share_changed": 0.0, "tokens_changed": 0},
         "cost": {"spent": "1.00", "budget": "2.00", "approved": 1, "unit": "1.00"}, "truth": None})

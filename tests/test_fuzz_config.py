@@ -104,7 +104,7 @@ def test_encodings_and_corruption(folder: Path, encoding: str, cut: int, junk: b
     ("[postprocess]", "[postprocesss]", "[postprocesss] is not a known section; did you mean `[postprocess]`?"),
     ('reward_usd = "0.55"', 'reward_usd = "NaN"', "[campaign].reward_usd must be an amount"),
     ('reward_usd = "0.55"', 'reward_usd = "Infinity"', "[campaign].reward_usd must be an amount"),
-    ('budget_usd = "400.00"', 'budget_usd = "-400.00"', "[campaign].budget_usd must be an amount"),
+    ('budget = "800.00 USD"', 'budget = "-800.00 USD"', "[campaign].budget must be an amount"),
     ("time_outlier_sigmas = 1.95", "time_outlier_sigmas = inf", "[qc].time_outlier_sigmas must be a finite number"),
     ("time_outlier_sigmas = 1.95", "time_outlier_sigmas = nan", "[qc].time_outlier_sigmas must be a finite number"),
     ("min_approval_rate = 95", "min_approval_rate = 500",
@@ -113,8 +113,8 @@ def test_encodings_and_corruption(folder: Path, encoding: str, cut: int, junk: b
      "[gating].min_percent_approved must be an integer between"),
     ("images_per_hit = 5", "images_per_hit = 5.0", "[campaign].images_per_hit must be an integer"),
     ("one_sentence = true", 'one_sentence = "yes"', "[submit_rules].one_sentence must be a boolean"),
-    ('time_outlier = 1', 'time_outlyer = 1', "[policy].block_min_flags names unknown rule 'time_outlyer'; did you "
-                                             "mean `time_outlier`?"),
+    ("time_outlier = 0.5", "time_outlyer = 0.5", "[policy].block_min_rate names unknown rule 'time_outlyer'; "
+                                                 "did you mean `time_outlier`?"),
 ])
 def test_typos_and_hostile_values_are_named(folder: Path, old: str, new: str, needle: str) -> None:
     assert old in BASE_TEXT
@@ -129,8 +129,10 @@ def test_a_section_that_is_not_a_table(folder: Path) -> None:
 
 
 def test_agreed_keys_of_other_helpers_load_with_bounds(folder: Path) -> None:
-    extra = BASE_TEXT.replace('budget_usd = "400.00"', 'budget = "400.00 GBP"\naccept_partial = true\n'
+    extra = re.sub(r"(?m)^(accept_partial|fx_rates|block_min_evidence) = .*\n", "", BASE_TEXT)
+    extra = extra.replace('budget = "800.00 USD"', 'budget = "400.00 GBP"\naccept_partial = true\n'
                               'fx_rates = {USD = "0.79"}')
+    extra = re.sub(r"(?ms)^\[policy\.block_min_rate\].*?(?=^\[)", "", extra)  # set inline below
     extra = re.sub(r"(?m)^(consensus_threshold|consensus_min_peers|shared_template_min_images|"
                    r"instruction_echo_threshold|time_outlier_method) = .*\n", "", extra)
     extra = extra.replace("[qc]\n", '[qc]\nconsensus_threshold = 0.4\nconsensus_min_peers = 2\n'
@@ -140,7 +142,7 @@ def test_agreed_keys_of_other_helpers_load_with_bounds(folder: Path) -> None:
     cfg = load_bytes(folder, extra.encode())
     assert isinstance(cfg, CampaignConfig), cfg
     assert (cfg.budget, cfg.budget_currency, cfg.accept_partial) == (Decimal("400.00"), "GBP", True)
-    assert cfg.fx_rates == {"USD": Decimal("0.79")} and cfg.block_min_rate == {"caps_lock": 0.3}
+    assert cfg.fx_rates == {"USD": Decimal("0.79")} and cfg.policy.block_min_rate == {"caps_lock": 0.3}
     assert cfg.qc_params["time_outlier_method"] == "robust" and cfg.qc_params["consensus_min_peers"] == 2
     for old, new, needle in [("consensus_threshold = 0.4", "consensus_threshold = 1.5", "between 0 and 1"),
                              ("shared_template_min_images = 3", "shared_template_min_images = 1", "between 2"),

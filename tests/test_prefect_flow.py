@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from flows.campaign import STEPS
 from flows.campaign_flow import campaign_flow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +35,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> Non
     assert artifacts["vizwiz-captions-batch-1-flags"].type == "table"
     assert {"publish batch 1", "collect submissions 1", "run QC 1", "approve or reject 1",
             "block flagged workers 5"} <= {n.rsplit("-", 1)[0] for n in names}
-    assert len(names) == 25  # five coarse steps per batch, never one task per HIT
+    assert len(names) == 5 * len(STEPS) == 30  # six coarse steps per batch (review gate included), never per HIT
 
 
 def test_deployment_entrypoint_resolves_to_the_flow() -> None:

@@ -44,7 +44,8 @@ def test_bad_generator_spec_is_a_config_error(tmp_path: Path) -> None:
 
 def test_pacing_throttles_bursts_and_adds_latency() -> None:
     with SimServer(seed=2) as sim:
-        sim.httpd.pacing = Pacing(latency_ms=50, rate_per_s=2, burst=2)
+        # refills one call per 20 s, so a loaded machine cannot refill the bucket between calls
+        sim.httpd.pacing = Pacing(latency_ms=50, rate_per_s=0.05, burst=2)
         client = boto3.client("mturk", endpoint_url=sim.url, region_name="us-east-1", aws_access_key_id="x",
                               aws_secret_access_key="y", config=Config(retries={"max_attempts": 1}))
         start, codes = time.perf_counter(), []
