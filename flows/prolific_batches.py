@@ -153,6 +153,13 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
                        lambda: {"status": _stop(run, study["study_id"])})
     run.store.table("studies").update(study["study_id"], {"status": status["status"]})
     subs = record_submissions(run, batch, study["study_id"])
+    finished = sum(s["status"] in FINISHED for s in subs)
+    # places never finished are work the campaign planned and did not get: the honest ending reports them
+    short = {"hits": 1, "expected": study["places"], "got": finished, "short_hits": 1, "unit": "places"}
+    run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(short) if finished < study["places"] else "")
+    if finished < study["places"]:
+        run.progress(f"batch {batch}: INCOMPLETE: {finished} of {study['places']} places finished when the study "
+                     "stopped")
     return {"submissions": len(subs), "finished": finished,
             "unpaid": sum(s["status"] in UNPAID for s in subs)}
 

@@ -35,6 +35,9 @@ def shortfall_lines(store: Store, campaign: str) -> list[str]:
         if "not_posted" in s:
             lines.append(f"INCOMPLETE: batch(es) {', '.join(map(str, s['not_posted']))} not posted: the batch "
                          "before got no work at all")
+        elif s.get("unit") == "places":
+            lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} places finished when its "
+                         "study stopped (each participant takes a study once: is the eligible pool big enough?)")
         elif not s["got"]:
             lines.append(f"INCOMPLETE: batch {s['batch']} got no work: 0 of {s['expected']} assignments on "
                          f"{s['hits']} HITs (nobody took them: is anyone eligible?)")
