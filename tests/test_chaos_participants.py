@@ -73,7 +73,7 @@ def test_two_hundred_participants_with_double_submits_store_every_response_once(
     answers = store.rows("SELECT assignment_id, item_id, COUNT(*) AS n FROM answers WHERE field = 'caption' "
                          "GROUP BY assignment_id, item_id")
     assert all(r["n"] == 1 for r in answers)
-    by_session = {}
+    by_session: dict[str, list[str]] = {}
     for r in answers:
         by_session.setdefault(r["assignment_id"], []).append(r["item_id"])
     # each stored response holds exactly the items its participant was shown
