@@ -217,7 +217,7 @@ def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
 
 
 def where_stopped(db: str, campaign: str) -> str:
-    from flows.operations import campaign_status
+    from flows.campaign_status import campaign_status
     from flows.store import Store
 
     report = campaign_status(Store(db), campaign)
@@ -287,7 +287,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
-    from flows.operations import campaign_status, format_status
+    from flows.campaign_status import campaign_status, format_status
     from flows.review_data import format_review_status, review_status
     from flows.store import Store
 

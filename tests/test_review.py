@@ -49,6 +49,18 @@ def test_queue_sample_and_flagged_modes() -> None:
     assert summary.loc[1, "open"] == 4 and summary.loc[2, "reviewed"] == 0
 
 
+def test_a_block_no_rule_proposed_counts_as_overturning_keep() -> None:
+    flags, assignments = _frames()
+    actions = pd.DataFrame([[1, "W5", "", "block", "ann"], [1, "W3", "", "block", "ann"]],
+                           columns=["batch", "worker_id", "assignment_id", "action", "reviewer"])
+    full = build_queue(flags, assignments, actions, DecisionPolicy(), "flagged", now=900.0).set_index("item")
+    assert full.loc["w:W5", ["why", "auto_action", "decided"]].tolist() == ["person", "keep", "block"]
+    assert full.loc["w:W3", "why"] == "would_block" and list(full.index).count("w:W3") == 1
+    assert people_vs_rules(full.reset_index()).set_index("batch").loc[1, "changes"] == "keep->block x1"
+    sample = build_queue(flags, assignments, actions, DecisionPolicy(), "sample", now=900.0).set_index("item")
+    assert sample.loc["w:W3", "auto_action"] == "block" and sample.loc["w:W5", "auto_action"] == "keep"
+
+
 def test_review_keys_are_checked(tmp_path: Path) -> None:
     assert load_config(review_config(tmp_path, "sample", 60)).review_deadline_s == 60
     bad = review_config(tmp_path, "sometimes")
