@@ -84,19 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--live", action="store_true", help="with --refresh: confirm a non-simulator endpoint")
     for name, text in (("reconcile", "square the ledger with the platform; never creates anything"),
                        ("cancel", "expire open HITs, review what came in, delete finished HITs")):
-        op = sub.add_parser(name, help=text)
-        op.add_argument("campaign", help="the campaign's name (`hitflow status` lists them)")
-        op.add_argument("--db", default="runs/hitflow.db", help=DB_HELP)
-        op.add_argument("--endpoint-url", default="", type=arg.http_url,
-                     help="override the endpoint the campaign ran against")
-        op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+        op = _stored_campaign_parser(sub, name, text)
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
-    review = sub.add_parser("review", help="open the review page: sampled and flagged work, for a person")
-    review.add_argument("campaign", help="the campaign's name (`hitflow status` lists them)")
-    review.add_argument("--db", default="runs/hitflow.db", help=DB_HELP)
-    review.add_argument("--endpoint-url", default="", type=arg.http_url,
-                        help="override the endpoint the campaign ran against")
-    review.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    review = _stored_campaign_parser(sub, "review", "open the review page: sampled and flagged work, for a person")
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
@@ -132,6 +122,18 @@ def _parser() -> argparse.ArgumentParser:
                        help="keep a word this many workers used")
     _analyze_parser(sub)
     return p
+
+
+def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type: ignore[type-arg]
+                            text: str) -> argparse.ArgumentParser:
+    """A command on a campaign in the ledger, reopened against the endpoint it ran on."""
+    op: argparse.ArgumentParser = sub.add_parser(name, help=text)
+    op.add_argument("campaign", help="the campaign's name (`hitflow status` lists them)")
+    op.add_argument("--db", default="runs/hitflow.db", help=DB_HELP)
+    op.add_argument("--endpoint-url", default="", type=arg.http_url,
+                    help="override the endpoint the campaign ran against")
+    op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    return op
 
 
 # flows.analysis.KINDS, spelled here so `--help` does not import pandas and scipy (a test keeps them equal)
