@@ -13,6 +13,14 @@ from flows import cli_args as arg
 from flows.errors import HitflowError
 
 DB_HELP = "SQLite ledger (default runs/hitflow.db)"
+SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by default
+    ("--throttle-rate", arg.share, "share of calls throttled"),
+    ("--fault-rate", arg.share, "share of calls answered 500"),
+    ("--lose-reply-rate", arg.share, "share of calls carried out whose reply is then lost (the connection drops)"),
+    ("--latency-ms", arg.non_negative_number, "each MTurk call's round trip (e.g. 150)"),
+    ("--rate-limit", arg.non_negative_number, "MTurk calls a second before ThrottlingException (0: no limit)"),
+    ("--burst", arg.non_negative_number, "token bucket depth (default: one second's calls)"),
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,16 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--crowd", help="crowd file (config/crowds/*.toml; default the VizWiz demo crowd)")
     serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
-    serve.add_argument("--throttle-rate", type=arg.share, default=0.0, help="share of calls throttled")
-    serve.add_argument("--fault-rate", type=arg.share, default=0.0, help="share of calls answered 500")
-    serve.add_argument("--lose-reply-rate", type=arg.share, default=0.0,
-                       help="share of calls carried out whose reply is then lost (the connection drops)")
-    serve.add_argument("--latency-ms", type=arg.non_negative_number, default=0.0,
-                       help="each MTurk call's round trip (e.g. 150)")
-    serve.add_argument("--rate-limit", type=arg.non_negative_number, default=0.0,
-                       help="MTurk calls per second before ThrottlingException (token bucket; 0: none)")
-    serve.add_argument("--burst", type=arg.non_negative_number, default=0.0,
-                       help="token bucket depth (default: one second's calls)")
+    for flag, kind, text in SIM_FAULTS_AND_PACING:
+        serve.add_argument(flag, type=kind, default=0.0, help=text)
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a public server)")
@@ -90,18 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
-    sched = sub.add_parser("serve-schedules", help="serve the next-batch flow on the campaign's [schedule]")
-    sched.add_argument("config", help="the campaign TOML file with a [schedule]")
-    sched.add_argument("--endpoint-url", default="", type=arg.http_url,
-                     help="a running simulator or endpoint (default: one in-process)")
-    sched.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file, help=DB_HELP)
-    sched.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
-    dep = sub.add_parser("deploy", help="register the next-batch deployment with the Prefect server in use")
-    dep.add_argument("config", help="the campaign TOML file with a [schedule]")
-    dep.add_argument("--endpoint-url", required=True, type=arg.http_url,
-                     help="a simulator or endpoint that outlives each run")
-    dep.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file, help=DB_HELP)
-    dep.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
+    _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
+                     "a running simulator or endpoint (default: one in-process)")
+    dep = _schedule_parser(sub, "deploy", "register the next-batch deployment with the Prefect server in use",
+                           "a simulator or endpoint that outlives each run")
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions", help="submissions CSV (plain, MTurk batch results or CLT .results)")
@@ -133,6 +125,17 @@ def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type:
     op.add_argument("--endpoint-url", default="", type=arg.http_url,
                     help="override the endpoint the campaign ran against")
     op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    return op
+
+
+def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # type: ignore[type-arg]
+                     endpoint_help: str) -> argparse.ArgumentParser:
+    """A command that runs a campaign's next batch on its [schedule] (deploy needs a lasting endpoint)."""
+    op: argparse.ArgumentParser = sub.add_parser(name, help=text)
+    op.add_argument("config", help="the campaign TOML file with a [schedule]")
+    op.add_argument("--endpoint-url", default="", required=name == "deploy", type=arg.http_url, help=endpoint_help)
+    op.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file, help=DB_HELP)
+    op.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
     return op
 
 

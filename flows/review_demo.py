@@ -71,8 +71,11 @@ def decide_open_cards(web: httpx.Client, max_steps: int = 500) -> dict[str, int]
 
 def clear_queue(login_url: str, max_steps: int = 500) -> dict[str, int]:
     """Sign in with the one-time link and decide every open card as the rules advise."""
-    with sign_in(login_url) as web:
+    web = sign_in(login_url)
+    try:
         return decide_open_cards(web, max_steps)
+    finally:
+        web.close()
 
 
 def main(argv: list[str] | None = None) -> int:
