@@ -95,6 +95,7 @@ def test_a_person_clears_batch_1_on_prolific_and_study_2_excludes_their_block(tm
     assert "People and the rules" in report
     row_1 = report.split('<table id="review">')[1].split("</tr>")[1]
     assert "<td>1</td>" in row_1 and "approve-&gt;reject x1" in row_1 and "keep-&gt;block x1" in row_1
+    assert "<td>0</td><td></td></tr>" in row_1 + "</tr>"  # nothing of batch 1 left to the rules
     blocked = (tmp_path / NAME / "blocked_workers.csv").read_text()
     assert person in blocked
 
