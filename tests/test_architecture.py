@@ -136,6 +136,23 @@ def test_production_code_reaches_the_simulator_only_through_its_seam() -> None:
     assert not problems, "\n".join(problems)
 
 
+# qc/ and postprocess/ are pure: DataFrames in, DataFrames out. I/O and platforms live in flows/.
+IMPURE = ("flows", "sqlite3", "sqlite_utils", "httpx", "boto3", "botocore", "prefect", "starlette", "uvicorn",
+          "urllib", "socket", "subprocess", "requests")
+
+
+def test_qc_and_postprocess_import_no_io_and_nothing_from_flows() -> None:
+    problems = []
+    for module, path in _modules().items():
+        if module.split(".")[0] not in ("qc", "postprocess"):
+            continue
+        top, lazy = imports(path, module)
+        bad = sorted(n for n in top | lazy if n.split(".")[0] in IMPURE)
+        if bad:
+            problems.append(f"{_rel(path)} imports {bad}: qc/ and postprocess/ stay pure (I/O belongs in flows/)")
+    assert not problems, "\n".join(problems)
+
+
 def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}
