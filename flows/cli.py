@@ -405,8 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
         return code
-    except HitflowError as exc:
-        print(f"hitflow: error: {exc}", file=sys.stderr)
+    except HitflowError as exc:  # exit code 0: a planned stop (a batch waits for review), not an error
+        print(f"hitflow: {'error: ' if exc.exit_code else ''}{exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more

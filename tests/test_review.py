@@ -232,3 +232,14 @@ def test_hitflow_review_prints_a_one_time_link(sim, tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_a_run_that_waits_for_review_says_so_without_calling_it_an_error(tmp_path: Path, capsys) -> None:
+    from flows.cli import main
+
+    config = review_config(tmp_path)
+    argv = ["run", str(config), "--no-prefect", "--limit", "20", "--db", str(tmp_path / "h.db"), "--out",
+            str(tmp_path)]
+    assert main(argv) == 0
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said.startswith("hitflow: batch 1 waits for review") and "hitflow review vizwiz_captions" in said
