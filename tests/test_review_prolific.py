@@ -57,12 +57,19 @@ def test_a_person_clears_batch_1_on_prolific_and_study_2_excludes_their_block(tm
             assert _message(first).startswith("sent: reject") and "already sent" in _message(again)
             web.post("/decide", data=form_fields(page, "block"))  # the first card's participant
             decided = decide_open_cards(web)  # the rest as the rules advise
+            bonus = {**form_fields(page, "bonus"), "amount": "0.50", "reason": "careful work"}
+            assert "sent: bonus" in _message(web.post("/decide", data=bonus))
+            assert "already sent" in _message(web.post("/decide", data=bonus))
+            lift = _message(web.post("/decide", data=form_fields(page, "unblock")))
+            assert lift.startswith("not sent:") and "Prolific's participant groups page" in lift
             assert "Nothing needs a person" in web.get("/", params={"show": "open"}).text
         on_prolific = sim.prolific.submissions[sid]
         assert on_prolific["status"] == "REJECTED" and on_prolific["rejection"] == {
             "category": "LOW_EFFORT", "message": REJECT_REASON}
         group = next(iter(sim.prolific.groups.values()))
-        assert person in group["participants"]
+        assert person in group["participants"]  # and still there: hitflow takes no one out
+        paid = [b for b in sim.prolific.bonuses.values() if b["paid"]]
+        assert len(paid) == 1 and paid[0]["rows"] == [(person, 50)]  # set up and paid once
         store = Store(db)
         people = store.rows("SELECT assignment_id, action FROM review_actions WHERE action IN ('approve', 'reject')")
         assert len(people) == 1 + decided.get("approve", 0) + decided.get("reject", 0)
