@@ -115,7 +115,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     if run.platform == "prolific":
         from flows.prolific_batches import apply_decisions
 
-        applied = apply_decisions(run, batch, stored)
+        applied = apply_decisions(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent
         run.progress(f"batch {batch}: on Prolific {applied}, {int(decisions['review'].sum())} for review")
         return {"decisions": decisions["action"].value_counts().to_dict(), "prolific": applied}
     keyed = {f"{cfg.name}:{d['action']}:{d['assignment_id']}": d for d in stored}

@@ -41,7 +41,7 @@ def publish_batch_artifacts(run: Run, batch: int) -> None:
     """A markdown summary and a per-rule flag table in Prefect's UI, one pair per batch."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-    from flows.operations import batch_markdown
+    from flows.campaign_status import batch_markdown
 
     key = f"{run.cfg.name}-batch-{batch}".lower().replace("_", "-")
     markdown, flag_rows = batch_markdown(run.store, run.cfg.name, batch)

@@ -12,18 +12,28 @@ from pathlib import Path
 from flows import cli_args as arg
 from flows.errors import HitflowError
 
+DB_HELP = "SQLite ledger (default runs/hitflow.db)"
+SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by default
+    ("--throttle-rate", arg.share, "share of calls throttled"),
+    ("--fault-rate", arg.share, "share of calls answered 500"),
+    ("--lose-reply-rate", arg.share, "share of calls carried out whose reply is then lost (the connection drops)"),
+    ("--latency-ms", arg.non_negative_number, "each MTurk call's round trip (e.g. 150)"),
+    ("--rate-limit", arg.non_negative_number, "MTurk calls a second before ThrottlingException (0: no limit)"),
+    ("--burst", arg.non_negative_number, "token bucket depth (default: one second's calls)"),
+)
+
 
 def _parser() -> argparse.ArgumentParser:
     p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run or resume a campaign to the end (simulator by default)")
-    run.add_argument("config")
+    run.add_argument("config", help="the campaign or study TOML file (config/*.toml)")
     run.add_argument("--target", default="sim", help="sim (default) or mturk with --endpoint-url")
     run.add_argument("--endpoint-url", default="", type=arg.http_url,
                      help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
     run.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file,
-                     help="SQLite ledger (default runs/hitflow.db)")
+                     help=DB_HELP)
     run.add_argument("--sim-state", default=None, type=arg.writable_file,
                      help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
                           "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
@@ -47,83 +57,58 @@ def _parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("sim", help="the simulated marketplace")
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)
     serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=arg.port, default=8765)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=arg.port, default=8765, help="port to listen on (default 8765)")
     serve.add_argument("--seed", type=arg.non_negative, default=None, help="crowd seed (default 1, or the --state "
                                                                            "file's)")
     serve.add_argument("--state", type=arg.writable_file,
                        help="SQLite file the marketplace is kept in; a restart continues from it")
-    serve.add_argument("--crowd")
+    serve.add_argument("--crowd", help="crowd file (config/crowds/*.toml; default the VizWiz demo crowd)")
     serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
-    serve.add_argument("--throttle-rate", type=arg.share, default=0.0, help="share of calls throttled")
-    serve.add_argument("--fault-rate", type=arg.share, default=0.0, help="share of calls answered 500")
-    serve.add_argument("--lose-reply-rate", type=arg.share, default=0.0,
-                       help="share of calls carried out whose reply is then lost (the connection drops)")
-    serve.add_argument("--latency-ms", type=arg.non_negative_number, default=0.0,
-                       help="each MTurk call's round trip (e.g. 150)")
-    serve.add_argument("--rate-limit", type=arg.non_negative_number, default=0.0,
-                       help="MTurk calls per second before ThrottlingException (token bucket; 0: none)")
-    serve.add_argument("--burst", type=arg.non_negative_number, default=0.0,
-                       help="token bucket depth (default: one second's calls)")
+    for flag, kind, text in SIM_FAULTS_AND_PACING:
+        serve.add_argument(flag, type=kind, default=0.0, help=text)
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
-    task.add_argument("--host", default="127.0.0.1")
-    task.add_argument("--port", type=arg.port, default=8080)
-    task.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
+    task.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a public server)")
+    task.add_argument("--port", type=arg.port, default=8080, help="port to listen on (default 8080)")
+    task.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file, help=DB_HELP)
     task.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                       help="print an invite link for NAME (self-hosted annotators), then serve")
     status = sub.add_parser("status", help="where each campaign and batch stands")
-    status.add_argument("campaign", nargs="?")
-    status.add_argument("--db", default="runs/hitflow.db")
+    status.add_argument("campaign", nargs="?", help="a campaign name (default: every campaign in the ledger)")
+    status.add_argument("--db", default="runs/hitflow.db", help=DB_HELP)
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.add_argument("--refresh", action="store_true",
                         help="first ask the platform (or the embedded simulator's file) for every assignment's state")
     status.add_argument("--live", action="store_true", help="with --refresh: confirm a non-simulator endpoint")
     for name, text in (("reconcile", "square the ledger with the platform; never creates anything"),
                        ("cancel", "expire open HITs, review what came in, delete finished HITs")):
-        op = sub.add_parser(name, help=text)
-        op.add_argument("campaign")
-        op.add_argument("--db", default="runs/hitflow.db")
-        op.add_argument("--endpoint-url", default="", type=arg.http_url,
-                     help="override the endpoint the campaign ran against")
-        op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+        op = _stored_campaign_parser(sub, name, text)
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
-    review = sub.add_parser("review", help="open the review page: sampled and flagged work, for a person")
-    review.add_argument("campaign")
-    review.add_argument("--db", default="runs/hitflow.db")
-    review.add_argument("--endpoint-url", default="", help="override the endpoint the campaign ran against")
-    review.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    review = _stored_campaign_parser(sub, "review", "open the review page: sampled and flagged work, for a person")
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
-    review.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
-    sched = sub.add_parser("serve-schedules", help="serve the next-batch flow on the campaign's [schedule]")
-    sched.add_argument("config")
-    sched.add_argument("--endpoint-url", default="", type=arg.http_url,
-                     help="a running simulator or endpoint (default: one in-process)")
-    sched.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
-    sched.add_argument("--out", default="runs", type=arg.writable_dir)
-    dep = sub.add_parser("deploy", help="register the next-batch deployment with the Prefect server in use")
-    dep.add_argument("config")
-    dep.add_argument("--endpoint-url", required=True, type=arg.http_url,
-                     help="a simulator or endpoint that outlives each run")
-    dep.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
-    dep.add_argument("--out", default="runs", type=arg.writable_dir)
+    review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
+    _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
+                     "a running simulator or endpoint (default: one in-process)")
+    dep = _schedule_parser(sub, "deploy", "register the next-batch deployment with the Prefect server in use",
+                           "a simulator or endpoint that outlives each run")
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
-    qc.add_argument("submissions")
+    qc.add_argument("submissions", help="submissions CSV (plain, MTurk batch results or CLT .results)")
     qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
     qc.add_argument("--config", help="campaign config whose [qc] and [submit_rules] apply")
     qualify = sub.add_parser("qualify", help="qualification tests")
     qualify_sub = qualify.add_subparsers(dest="qualify_command", required=True)
     score = qualify_sub.add_parser("score", help="score worker_id,item_id,answer rows against the answer key")
-    score.add_argument("answers")
+    score.add_argument("answers", help="CSV of worker_id,item_id,answer rows")
     score.add_argument("--out", required=True, type=arg.writable_file,
                        help="scores CSV to write (problems go beside it)")
     score.add_argument("--key", help="answer key CSV (default: the Flickr8k key in config/qualification/)")
     score.add_argument("--threshold", type=arg.percent, default=80.0, help="percent needed to pass")
     spell = sub.add_parser("spellcheck", help="spell-correct a CSV's caption column")
-    spell.add_argument("input")
+    spell.add_argument("input", help="CSV with a caption column")
     spell.add_argument("--out", required=True, type=arg.writable_file, help="the corrected CSV to write")
     spell.add_argument("--min-workers", type=arg.positive, default=3,
                        help="keep a word this many workers used")
@@ -131,6 +116,31 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type: ignore[type-arg]
+                            text: str) -> argparse.ArgumentParser:
+    """A command on a campaign in the ledger, reopened against the endpoint it ran on."""
+    op: argparse.ArgumentParser = sub.add_parser(name, help=text)
+    op.add_argument("campaign", help="the campaign's name (`hitflow status` lists them)")
+    op.add_argument("--db", default="runs/hitflow.db", help=DB_HELP)
+    op.add_argument("--endpoint-url", default="", type=arg.http_url,
+                    help="override the endpoint the campaign ran against")
+    op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    return op
+
+
+def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # type: ignore[type-arg]
+                     endpoint_help: str) -> argparse.ArgumentParser:
+    """A command that runs a campaign's next batch on its [schedule] (deploy needs a lasting endpoint)."""
+    op: argparse.ArgumentParser = sub.add_parser(name, help=text)
+    op.add_argument("config", help="the campaign TOML file with a [schedule]")
+    op.add_argument("--endpoint-url", default="", required=name == "deploy", type=arg.http_url, help=endpoint_help)
+    op.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file, help=DB_HELP)
+    op.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
+    return op
+
+
+# flows.analysis.KINDS, spelled here so `--help` does not import pandas and scipy (a test keeps them equal)
+ANALYZE_KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
 ANALYZE_HELP = """kinds and the CSV columns each reads:
   agreement  item_id, worker_id, label                       (--level nominal|ordinal|interval)
   severity   participant_id, condition, score                (repeated-measures ANOVA + paired t-tests)
@@ -142,12 +152,10 @@ published files: --reader flickr8k-expert|flickr8k-crowd|errors-2017|kreiss-2022
 
 
 def _analyze_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from flows.analysis import KINDS
-
     an = sub.add_parser("analyze", help="statistics of a human-evaluation CSV, as JSON on stdout",
                         epilog=ANALYZE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    an.add_argument("kind", choices=KINDS)
-    an.add_argument("input")
+    an.add_argument("kind", choices=ANALYZE_KINDS, help="which statistics (see below)")
+    an.add_argument("input", help="the CSV (or published file with --reader) to read")
     an.add_argument("--level", choices=("nominal", "ordinal", "interval"), default="nominal",
                     help="Krippendorff's alpha level (agreement; ratings default to ordinal)")
     an.add_argument("--reader", default="", help="read a published file instead of a plain CSV")
@@ -217,7 +225,7 @@ def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
 
 
 def where_stopped(db: str, campaign: str) -> str:
-    from flows.operations import campaign_status
+    from flows.campaign_status import campaign_status
     from flows.store import Store
 
     report = campaign_status(Store(db), campaign)
@@ -287,7 +295,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
-    from flows.operations import campaign_status, format_status
+    from flows.campaign_status import campaign_status, format_status
     from flows.review_data import format_review_status, review_status
     from flows.store import Store
 
@@ -397,8 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
         return code
-    except HitflowError as exc:
-        print(f"hitflow: error: {exc}", file=sys.stderr)
+    except HitflowError as exc:  # exit code 0: a planned stop (a batch waits for review), not an error
+        print(f"hitflow: {'error: ' if exc.exit_code else ''}{exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more

@@ -11,9 +11,10 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 MAX_SCALE = 1000
+T = TypeVar("T")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -75,14 +76,19 @@ def _nearest_existing(path: Path) -> Path:
     return probe
 
 
-def writable_dir(text: str) -> str:
-    """A folder that exists and is writable, or can be created under a writable one."""
+def _looked_up(text: str, what: str, look: Callable[[Path], T]) -> T:
+    """``look`` at the path ``text`` names; a blank, unprintable or unusable path is a usage error."""
     if not text.strip() or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"must name a folder in printable characters (got {_shown(text)})")
+        raise argparse.ArgumentTypeError(f"must name a {what} in printable characters (got {_shown(text)})")
     try:
-        probe = _nearest_existing(Path(text))
+        return look(Path(text))
     except (ValueError, OSError) as exc:
         raise argparse.ArgumentTypeError(f"{_shown(text)} is not a usable path ({exc})") from None
+
+
+def writable_dir(text: str) -> str:
+    """A folder that exists and is writable, or can be created under a writable one."""
+    probe = _looked_up(text, "folder", _nearest_existing)
     if not probe.is_dir():
         raise argparse.ArgumentTypeError(f"{_shown(text)}: {probe} is a file, not a folder; choose another folder")
     if not os.access(probe, os.W_OK | os.X_OK):
@@ -92,13 +98,7 @@ def writable_dir(text: str) -> str:
 
 def writable_file(text: str) -> str:
     """A file path whose folder is (or can be made) writable, and that is not itself a folder."""
-    if not text.strip() or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"must name a file in printable characters (got {_shown(text)})")
-    try:
-        is_dir = Path(text).is_dir()
-    except (ValueError, OSError) as exc:
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a usable path ({exc})") from None
-    if is_dir:
+    if _looked_up(text, "file", Path.is_dir):
         raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder; give a file name")
     writable_dir(str(Path(text).absolute().parent))
     return text

@@ -83,7 +83,8 @@ def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None
 
 
 def render_report(data: dict[str, Any]) -> str:
-    """``data``: name, target, counts, times, bands, flags, blocked (with samples), canned,
+    """``data``: name, target, counts, times, bands, flags, blocked (with samples and, optionally, each
+    worker's history lines), canned,
     spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
     person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`)."""
     context = {
@@ -92,7 +93,7 @@ def render_report(data: dict[str, Any]) -> str:
         "plot_times": plot_times(data["times"], data["bands"]),
         "plot_flags": plot_flags(data["flags"]),
         "counts": data["counts"].to_dict("records"),
-        "blocked": data["blocked"].to_dict("records"),
+        "blocked": [{"history": [], **b} for b in data["blocked"].to_dict("records")],
         "canned": data["canned"].to_dict("records"),
         "spelling": data["spelling"], "cost": data["cost"],
         "truth": data["truth"].to_dict("records") if data.get("truth") is not None else [],

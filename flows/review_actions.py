@@ -1,22 +1,21 @@
 """A person's decisions from the review page, through the same ledger as the automatic ones.
 
 Each POST carries an idempotency key; a key already recorded returns what was done then and
-sends nothing. Approve and reject use the automatic steps' ledger keys, so decide_batch never
+sends nothing. What goes to the platform (MTurk, Prolific, nothing for links) is in
+:mod:`flows.review_senders`, under the automatic steps' ledger keys, so decide_batch never
 sends a second call for an assignment a person decided; a block likewise uses block_batch's key.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, block_qualification
+from flows.campaign_plan import Run
 from flows.errors import InputFormatError
-from flows.prolific_batches import _ledgered as ledgered_call
+from flows.review_senders import SENDERS
 
 ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "bonus")
 PROLIFIC_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
@@ -77,7 +76,7 @@ def apply_decision(run: Run, d: Decision) -> dict[str, Any]:
         if sent:  # the platform already has a verdict; a second one is never sent
             return {"action": d.action, "outcome": f"already {sent[0]['action']}d ({sent[0]['applied']})",
                     "repeat": True}
-    ledger_key, outcome = SENDERS[d.action](run, d)
+    ledger_key, outcome = SENDERS[run.platform][d.action](run, d)
     row = {"campaign": name, "batch": d.batch, "worker_id": d.worker_id, "assignment_id": d.assignment_id,
            "image_id": d.image_id, "action": d.action, "reason": d.reason, "category": d.category,
            "amount": d.amount, "reviewer": d.reviewer, "decided_at": time.time(), "idem_key": d.idem_key,
@@ -105,77 +104,6 @@ def _record_effect(run: Run, d: Decision, outcome: str) -> None:
                                       "mode": outcome, "applied": "yes"}, pk=("campaign", "worker_id"))
     elif d.action == "unblock":
         store.db.execute("DELETE FROM blocks WHERE campaign = ? AND worker_id = ?", [name, d.worker_id])
-
-
-def _approve(run: Run, d: Decision) -> tuple[str, str]:
-    key = f"{run.cfg.name}:approve:{d.assignment_id}"
-    result = ledgered_call(run, d.batch, "ApproveAssignment", key, {"AssignmentId": d.assignment_id},
-                           lambda: {"outcome": mturk.approve(run.client, d.assignment_id)})
-    return key, str(result["outcome"])
-
-
-def _reject(run: Run, d: Decision) -> tuple[str, str]:
-    key = f"{run.cfg.name}:reject:{d.assignment_id}"
-    result = ledgered_call(run, d.batch, "RejectAssignment", key, {"AssignmentId": d.assignment_id},
-                           lambda: {"outcome": mturk.reject(run.client, d.assignment_id, d.reason)})
-    return key, str(result["outcome"])
-
-
-def _strike(run: Run, d: Decision) -> tuple[str, str]:
-    return "", "struck from the dataset"  # the dataset's own verdict: nothing goes to the platform
-
-
-def _block(run: Run, d: Decision) -> tuple[str, str]:
-    mode = run.cfg.gating.block_mode
-    key = f"{run.cfg.name}:block:{d.worker_id}"
-    if run.store.ledger_entry(key):  # blocked before and unblocked since: this is a new block
-        key = f"{key}:{d.idem_key}"
-    qual_id = block_qualification(run) if mode == "soft" else ""
-
-    def exclude() -> dict[str, str]:
-        mturk.exclude_worker(run.client, d.worker_id, mode, qual_id, f"review: {d.reason or 'blocked by a reviewer'}")
-        return {"mode": mode}
-
-    ledgered_call(run, d.batch, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, exclude)
-    return key, mode
-
-
-def _unblock(run: Run, d: Decision) -> tuple[str, str]:
-    """Lift a block in force; a worker not (yet) blocked is only marked kept, so block_batch spares them."""
-    blocked = run.store.rows("SELECT mode FROM blocks WHERE campaign = ? AND worker_id = ?",
-                             [run.cfg.name, d.worker_id])
-    if not blocked:
-        return "", "kept (not blocked)"
-    mode = blocked[0]["mode"]
-    key = f"{run.cfg.name}:unblock:{d.worker_id}:{d.idem_key}"
-
-    def lift() -> dict[str, str]:
-        if mode == "hard":
-            run.client.delete_worker_block(WorkerId=d.worker_id, Reason=f"review: {d.reason or 'unblocked'}")
-        elif mode == "soft":
-            run.client.disassociate_qualification_from_worker(
-                WorkerId=d.worker_id, QualificationTypeId=block_qualification(run), Reason="unblocked by review")
-        return {"mode": mode}
-
-    ledgered_call(run, d.batch, "IncludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, lift)
-    return key, f"unblocked ({mode})"
-
-
-def _bonus(run: Run, d: Decision) -> tuple[str, str]:
-    key = f"{run.cfg.name}:bonus:{d.idem_key}"
-
-    def pay() -> dict[str, str]:
-        mturk.bonus(run.client, d.worker_id, d.assignment_id, d.amount, d.reason or "thank you",
-                    hashlib.sha256(d.idem_key.encode()).hexdigest()[:64])
-        return {"sent": d.amount}
-
-    ledgered_call(run, d.batch, "SendBonus", key, {"WorkerId": d.worker_id, "AssignmentId": d.assignment_id,
-                                                   "BonusAmount": d.amount}, pay)
-    return key, f"bonus {d.amount} sent"
-
-
-SENDERS = {"approve": _approve, "reject": _reject, "strike_caption": _strike, "block": _block,
-           "unblock": _unblock, "bonus": _bonus}
 
 
 def kept_workers(run: Run) -> set[str]:

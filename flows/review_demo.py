@@ -18,12 +18,15 @@ from flows.campaign_flow import run_campaign
 from flows.operations import open_campaign_run
 from flows.review_app import ReviewServer, ReviewSite
 from flows.review_data import ReviewPending
+from flows.targets import simulator
 
 DEMO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml"
 CARD = re.compile(r'<section class="card open".*?</section>', re.S)
 FORM = re.compile(r'<form method="post" action="/decide" class="(\w+)">(.*?)</form>', re.S)
 FIELD = re.compile(r'name="([^"]+)" value="([^"]*)"')
 ADVICE = re.compile(r"the rules alone would <strong>(\w+)</strong>")
+REJECT_REASON = ("Your captions broke the task's rules: the instructions on the task page ask for one sentence "
+                 "that describes what is in the picture, in your own words.")
 
 
 def review_config(out_dir: Path, mode: str = "flagged", deadline_s: int | None = None,
@@ -38,25 +41,41 @@ def review_config(out_dir: Path, mode: str = "flagged", deadline_s: int | None =
     return path
 
 
+def sign_in(login_url: str) -> httpx.Client:
+    """A client of the review page signed in through the one-time link (the cookie, as a browser keeps it)."""
+    base = login_url.split("/?", 1)[0]
+    web = httpx.Client(base_url=base, headers={"origin": base}, follow_redirects=False)
+    web.get(login_url.removeprefix(base))
+    return web
+
+
+def decide_open_cards(web: httpx.Client, max_steps: int = 500) -> dict[str, int]:
+    """Decide every open card as the rules advise (a rejection gets a reason, and on Prolific a category)."""
+    done: dict[str, int] = {}
+    for _ in range(max_steps):
+        card = CARD.search(web.get("/", params={"show": "open"}).text)
+        if card is None:
+            return done
+        advice_match = ADVICE.search(card.group(0))
+        advice = advice_match.group(1) if advice_match else "approve"
+        forms = {cls: dict(FIELD.findall(body)) for cls, body in FORM.findall(card.group(0))}
+        form = forms.get(advice) or forms["unblock"]
+        if advice == "reject":
+            form["reason"] = REJECT_REASON
+            if 'name="category"' in card.group(0):  # Prolific: a category and 100+ characters
+                form["category"] = "FAILED_INSTRUCTIONS"
+        web.post("/decide", data={k: html.unescape(v) for k, v in form.items()})
+        done[advice] = done.get(advice, 0) + 1
+    return done
+
+
 def clear_queue(login_url: str, max_steps: int = 500) -> dict[str, int]:
     """Sign in with the one-time link and decide every open card as the rules advise."""
-    base = login_url.split("/?", 1)[0]
-    done: dict[str, int] = {}
-    with httpx.Client(base_url=base, headers={"origin": base}, follow_redirects=False) as web:
-        web.get(login_url.removeprefix(base))
-        for _ in range(max_steps):
-            card = CARD.search(web.get("/", params={"show": "open"}).text)
-            if card is None:
-                return done
-            advice_match = ADVICE.search(card.group(0))
-            advice = advice_match.group(1) if advice_match else "approve"
-            forms = {cls: dict(FIELD.findall(body)) for cls, body in FORM.findall(card.group(0))}
-            form = forms.get(advice) or forms["unblock"]
-            if advice == "reject":
-                form["reason"] = "Your captions broke the task's rules; see the instructions on the task page."
-            web.post("/decide", data={k: html.unescape(v) for k, v in form.items()})
-            done[advice] = done.get(advice, 0) + 1
-    return done
+    web = sign_in(login_url)
+    try:
+        return decide_open_cards(web, max_steps)
+    finally:
+        web.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,17 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=60)
     p.add_argument("--out", default="runs/review_demo")
     a = p.parse_args(argv)
-    from flows.sim.server import SimServer
-
     out = Path(a.out)
     db = out / "review-demo.db"
     for old in out.glob("review-demo.db*"):
         old.unlink()
     config = review_config(out)
-    with SimServer(seed=1) as sim:
+    with simulator("", seed=1, crowd=None) as sim:
         while True:
             try:
-                summary = run_campaign(config, endpoint_url=sim.url, db_path=db, out_root=out, limit=a.limit)
+                summary = run_campaign(config, endpoint_url=sim.endpoint_url, db_path=db, out_root=out, limit=a.limit)
                 break
             except ReviewPending as waiting:
                 print(f"run stopped: {waiting}")

@@ -8,19 +8,17 @@ through sqlite-utils migrations, so an old file is brought up to date on open.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from flows.errors import CampaignBusyError
+from flows.campaign_lock import hold_campaign_lock
 
 DEFAULT_DB = Path("runs/hitflow.db")
 SETTLED = ("ok", "adopted")  # ledger states after which a call is never made again
@@ -268,45 +266,12 @@ class Store:
         self.table("batches").upsert({"campaign": campaign, "batch": batch, "updated_at": time.time(), **fields},
                                   pk=("campaign", "batch"), alter=True)
 
-    @contextmanager
-    def campaign_lock(self, campaign: str) -> Iterator[None]:
+    def campaign_lock(self, campaign: str) -> AbstractContextManager[None]:
         """Hold the campaign's lock for the block; a live holder elsewhere makes this fail."""
-        me = f"{socket.gethostname()}:{os.getpid()}"
-        conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            row = conn.execute("SELECT holder FROM locks WHERE campaign = ?", [campaign]).fetchone()
-            if row and row[0] != me and _alive(row[0]):
-                raise CampaignBusyError(f"campaign {campaign} is being run by {row[0]}; wait for it to finish, or "
-                                        "stop it (a holder whose process is gone is taken over automatically)")
-            conn.execute("INSERT OR REPLACE INTO locks (campaign, holder, acquired_at) VALUES (?, ?, ?)",
-                         [campaign, me, time.time()])
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        try:
-            yield
-        finally:
-            with self.transaction():
-                conn.execute("DELETE FROM locks WHERE campaign = ? AND holder = ?", [campaign, me])
+        return hold_campaign_lock(self.db, campaign)
 
     def table(self, name: str) -> sqlite_utils.db.Table:
         return self.db.table(name)
 
     def rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db.query(sql, params)]
-
-
-def _alive(holder: str) -> bool:
-    """Whether a lock holder ``host:pid`` still runs (other hosts are assumed alive)."""
-    host, _, pid = holder.rpartition(":")
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except (ProcessLookupError, ValueError):
-        return False
-    except PermissionError:
-        return True
-    return True

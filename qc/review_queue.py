@@ -10,8 +10,9 @@ Column contracts (all frames are plain pandas, no I/O):
 
 :func:`build_queue` returns one row per thing a person should look at, columns :data:`QUEUE_COLUMNS`:
 ``item`` (``a:<assignment>`` or ``w:<worker>``), ``kind`` (assignment | worker), ``batch``, ``worker_id``,
-``assignment_id`` ("" for a worker), ``why`` (sampled | flagged | would_block), ``rules`` (the rules that fired,
-comma-separated), ``auto_action`` (what the rules alone do: approve, reject or block), ``decided`` (the person's
+``assignment_id`` ("" for a worker), ``why`` (sampled | flagged | would_block | person: a worker a person blocked
+unprompted), ``rules`` (the rules that fired, comma-separated), ``auto_action`` (what the rules alone do: approve,
+reject, block or keep), ``decided`` (the person's
 last word on it, "" while open) and ``seconds_left`` (before the platform pays it by itself; NaN if unknown).
 """
 
@@ -50,15 +51,28 @@ def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.Data
                          "why": "sampled" if sampled else "flagged", "rules": rules,
                          "auto_action": auto.loc[a.assignment_id, "action"],
                          "seconds_left": float(a.auto_approval_time) - now})
+        due = would_block.get(int(batch)) if would_block is not None else None
+        due = workers_to_block(batch_flags, policy) if due is None else due
         if mode == "flagged":
-            due = would_block.get(int(batch)) if would_block is not None else None
-            for w in (workers_to_block(batch_flags, policy) if due is None else due).itertuples():
+            for w in due.itertuples():
                 rows.append({"item": f"w:{w.worker_id}", "kind": "worker", "batch": int(batch),
                              "worker_id": w.worker_id, "assignment_id": "", "why": "would_block",
                              "rules": w.rules, "auto_action": "block", "seconds_left": float("nan")})
+        rows += _blocked_by_a_person(actions, int(batch), set(due["worker_id"]), listed=mode == "flagged")
     queue = pd.DataFrame(rows, columns=[c for c in QUEUE_COLUMNS if c != "decided"])
     queue["decided"] = [last_verdict(actions, r.kind, r.worker_id, r.assignment_id) for r in queue.itertuples()]
     return queue[QUEUE_COLUMNS]
+
+
+def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], listed: bool
+                         ) -> list[dict[str, object]]:
+    """Workers a person blocked in the batch who are not already queue items (``listed``: the
+    proposed ones are); the rules alone would keep them unless they proposed them."""
+    mine = actions[(actions["batch"].astype(int) == batch) & (actions["action"] == "block")]
+    return [{"item": f"w:{w}", "kind": "worker", "batch": batch, "worker_id": w, "assignment_id": "",
+             "why": "person", "rules": "", "auto_action": "block" if w in proposed else "keep",
+             "seconds_left": float("nan")}
+            for w in dict.fromkeys(mine["worker_id"]) if not (listed and w in proposed)]
 
 
 def last_verdict(actions: pd.DataFrame, kind: str, worker_id: str, assignment_id: str) -> str:

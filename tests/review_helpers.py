@@ -21,10 +21,11 @@ def review_config(tmp_path: Path, mode: str = "flagged", deadline_s: int | None 
     return demo_review_config(tmp_path, mode, deadline_s, CONFIG)
 
 
-def run_until_review(config: Path, sim_url: str, db: Path, out: Path, limit: int = 20) -> str:
+def run_until_review(config: Path, sim_url: str, db: Path, out: Path, limit: int = 20, platform: str = "mturk") -> str:
     """Run (or resume) the campaign; the message it stopped with, or "" when it finished."""
     try:
-        run_campaign(config, endpoint_url=sim_url, db_path=db, out_root=out, limit=limit, progress=lambda _: None)
+        run_campaign(config, endpoint_url=sim_url, db_path=db, out_root=out, limit=limit, progress=lambda _: None,
+                     platform=platform)
     except ReviewPending as exc:
         return str(exc)
     return ""

@@ -15,8 +15,9 @@ from flows.batch_publish import publish_batch
 from flows.campaign import advance_batch, run_batches
 from flows.campaign_flow import run_campaign
 from flows.campaign_plan import Run, cost_per_assignment, plan_items
+from flows.campaign_status import campaign_status, format_status
 from flows.config import load_config
-from flows.operations import campaign_status, cancel, format_status, reconcile
+from flows.operations import cancel, reconcile
 from flows.sim.server import SimServer
 from flows.store import Store
 from tests.test_campaign import CONFIG, make_run, quiet, sim_hits

@@ -33,7 +33,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> Non
     summary = artifacts["vizwiz-captions-batch-1"]
     assert summary.type == "markdown" and "| posted HITs |" in str(summary.data)
     assert artifacts["vizwiz-captions-batch-1-flags"].type == "table"
-    assert {"publish batch 1", "collect submissions 1", "run QC 1", "approve or reject 1",
+    assert {"publish batch 1", "collect submissions 1", "run QC 1", "wait for review 1", "approve or reject 1",
             "block flagged workers 5"} <= {n.rsplit("-", 1)[0] for n in names}
     assert len(names) == 5 * len(STEPS) == 30  # six coarse steps per batch (review gate included), never per HIT
 

@@ -49,6 +49,18 @@ def test_queue_sample_and_flagged_modes() -> None:
     assert summary.loc[1, "open"] == 4 and summary.loc[2, "reviewed"] == 0
 
 
+def test_a_block_no_rule_proposed_counts_as_overturning_keep() -> None:
+    flags, assignments = _frames()
+    actions = pd.DataFrame([[1, "W5", "", "block", "ann"], [1, "W3", "", "block", "ann"]],
+                           columns=["batch", "worker_id", "assignment_id", "action", "reviewer"])
+    full = build_queue(flags, assignments, actions, DecisionPolicy(), "flagged", now=900.0).set_index("item")
+    assert full.loc["w:W5", ["why", "auto_action", "decided"]].tolist() == ["person", "keep", "block"]
+    assert full.loc["w:W3", "why"] == "would_block" and list(full.index).count("w:W3") == 1
+    assert people_vs_rules(full.reset_index()).set_index("batch").loc[1, "changes"] == "keep->block x1"
+    sample = build_queue(flags, assignments, actions, DecisionPolicy(), "sample", now=900.0).set_index("item")
+    assert sample.loc["w:W3", "auto_action"] == "block" and sample.loc["w:W5", "auto_action"] == "keep"
+
+
 def test_review_keys_are_checked(tmp_path: Path) -> None:
     assert load_config(review_config(tmp_path, "sample", 60)).review_deadline_s == 60
     bad = review_config(tmp_path, "sometimes")
@@ -129,6 +141,11 @@ def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_
     assert {str(a["image_id"]) for a in struck if a["is_rejected"]} == {image}
     report = (tmp_path / "vizwiz_captions" / "report.html").read_text()
     assert "People and the rules" in report and 'id="review"' in report
+    # batch 1 as the person decided it: the rejection and the unprompted block overturn the rules,
+    # the two approvals agree (batch, reviewed, agreed, overturned, how, left open)
+    row_1 = report.split('<table id="review">')[1].split("</tr>")[1]
+    cells = "<td>1</td><td>4</td><td>2</td><td>2</td><td>approve-&gt;reject x1, keep-&gt;block x1</td><td>0</td>"
+    assert cells in row_1
 
 
 def _finish(config: Path, url: str, db: Path, out: Path) -> None:
@@ -215,3 +232,14 @@ def test_hitflow_review_prints_a_one_time_link(sim, tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_a_run_that_waits_for_review_says_so_without_calling_it_an_error(tmp_path: Path, capsys) -> None:
+    from flows.cli import main
+
+    config = review_config(tmp_path)
+    argv = ["run", str(config), "--no-prefect", "--limit", "20", "--db", str(tmp_path / "h.db"), "--out",
+            str(tmp_path)]
+    assert main(argv) == 0
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said.startswith("hitflow: batch 1 waits for review") and "hitflow review vizwiz_captions" in said

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.operations import campaign_status
+from flows.campaign_status import campaign_status
 from flows.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,11 +19,11 @@ from flows import prolific_adapter as prolific
 from flows.batch_collect import answer_rows, store_assignment
 from flows.batch_publish import publish_batch
 from flows.campaign_plan import Run, hit_groups, plan_items
+from flows.campaign_status import batch_markdown
 from flows.cli import main
 from flows.config import load_config
 from flows.errors import ConfigError, PlatformError
 from flows.markdown_text import md_text
-from flows.operations import batch_markdown
 from flows.prolific_batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
 from flows.sim.forms import answer_xml
 from flows.sim.prolific_state import new_id
