@@ -80,16 +80,24 @@ def max_chars(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return caption_flags(df, "max_chars", hits)
 
 
+QUALITY_WORDS = ("quality", "blur", "blurry", "blurred")
+
+
+def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
+    """Per text that holds one of ``words`` (whole word, any case): the first such word, lower case."""
+    if not words or texts.empty:
+        return pd.Series([], dtype=object)
+    pattern = r"\b(" + "|".join(re.escape(w) for w in words) + r")\b"
+    return texts.str.extract(pattern, flags=re.IGNORECASE)[0].dropna().str.lower()
+
+
 @register("quality_words", "caption")
 def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A non-canned caption containing a configured word, whole word, any case."""
-    words = params.get("quality_words", ["quality", "blur", "blurry", "blurred"])
-    if not words:
-        return flag_frame([])
-    pattern = r"\b(" + "|".join(re.escape(w) for w in words) + r")\b"
+    words = params.get("quality_words", QUALITY_WORDS)
     texts = _captions(df)[~df["is_precanned"].astype(bool)]
-    found = texts.str.extract(pattern, flags=re.IGNORECASE)[0].dropna()
-    hits = [(i, str(word).lower(), "|".join(words), clip(text))
+    found = quality_word_of(texts, words)
+    hits = [(i, word, "|".join(words), clip(text))
             for i, word, text in zip(found.index, found.tolist(), texts[found.index].tolist(), strict=True)]
     return caption_flags(df, "quality_words", hits)
 
