@@ -60,14 +60,21 @@ def has_second_sentence(text: str) -> bool:
 
 def banned_prefix_of(text: str, prefixes: tuple[str, ...]) -> str | None:
     """The banned prefix the text opens with (any case, curly or straight apostrophe)."""
-    norm = text.strip().translate(_CURLY_APOSTROPHES).lower()
     normalised = _normalised(tuple(prefixes))
+    # Only the opening can match: translating and lower-casing a whole long caption cost more than
+    # the test. One character past the longest prefix keeps the "not followed by a letter" check.
+    norm = text.lstrip()[: _longest(normalised) + 1].rstrip().translate(_CURLY_APOSTROPHES).lower()
     if not norm.startswith(normalised):  # one C-level test for the common case: no prefix at all
         return None
     for prefix, p in zip(prefixes, normalised, strict=True):
         if norm.startswith(p) and (len(norm) == len(p) or not norm[len(p)].isalpha()):
             return prefix
     return None
+
+
+@lru_cache(maxsize=16)
+def _longest(prefixes: tuple[str, ...]) -> int:
+    return max((len(p) for p in prefixes), default=0)
 
 
 @lru_cache(maxsize=16)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from qc.submit_rules import CANNED_TEXT, SubmitRules, count_words, is_canned, passes, violations
+from qc.submit_rules import CANNED_TEXT, SubmitRules, banned_prefix_of, count_words, is_canned, passes, violations
 
 RULES = SubmitRules()
 CASES = [
@@ -54,3 +54,19 @@ def test_canned_recognised(text: str) -> None:
 @pytest.mark.parametrize("text", ["Quality issues are severe.", None, 3, CANNED_TEXT + " Also a dog."])
 def test_not_canned(text: object) -> None:
     assert not is_canned(text)
+
+
+# banned_prefix_of reads only the opening (the longest prefix and one character more)
+@pytest.mark.parametrize(("text", "prefix"), [
+    ("This picture", "This picture"),                        # the prefix alone
+    ("This picture   ", "This picture"),                     # trailing spaces right after it
+    ("This picture\tof a mug on a desk", "This picture"),
+    ("This pictures of a mug on a desk", None),              # a letter right after it
+    ("This picture" + "s" * 10_000, None),
+    ("\n\t  It’s " + "a very long caption " * 2_000, "It's"),
+    ("IT’S", "It's"),
+    ("A mug. This is not at the start", None),
+    ("", None),
+])
+def test_banned_prefix_reads_the_opening(text: str, prefix: str | None) -> None:
+    assert banned_prefix_of(text, RULES.banned_prefixes) == prefix
