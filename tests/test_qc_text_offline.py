@@ -89,6 +89,8 @@ def test_visible_text_drops_scripts_styles_and_keeps_blocks() -> None:
     ("near_template_words", "0", "must be a positive integer"),
     ("near_template_consensus", "-0.1", "must be a number between 0 and 1"),
     ("near_template_min_images", "1", "must be an integer between 2 and 1000"),
+    ("quality_talk_consensus", "2", "must be a number between 0 and 1"),
+    ("quality_talk_consensus", '"low"', "must be a number"),
 ])
 def test_bad_text_rule_settings_are_named(tmp_path: Path, capsys, key: str, value: str, message: str) -> None:
     text, n = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", VIZWIZ.read_text(encoding="utf-8"))
