@@ -105,7 +105,8 @@ def sweep(frame: pd.DataFrame, params: dict[str, Any], others: np.ndarray) -> li
 
 
 def choose(curve: list[dict[str, Any]]) -> dict[str, Any]:
-    """The criterion, on even-half figures only: most recall within the false-flag cap, then fewest flags."""
+    """The criterion, on even-half figures only: most recall within the false-flag cap, then fewest
+    flags (an exact tie goes to the first point in grid order; the present grid has none at the top)."""
     within = [row for row in curve if row["even_false"] <= CHOICE_FALSE_FLAGS] or curve
     return max(within, key=lambda row: (row["even_recall"], -row["even_false"]))
 
