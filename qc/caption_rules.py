@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from qc.flags import flag_frame, register
+from qc.flags import flag_columns, flag_frame, register
 from qc.submit_rules import (
     SubmitRules,
     banned_prefix_of,
@@ -32,11 +32,9 @@ def caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object,
         return flag_frame([])
     index, values, thresholds, details = zip(*hits, strict=True)
     rows = df.loc[list(index), ["worker_id", "assignment_id", "image_id"]]
-    return flag_frame([
-        {"worker_id": w, "rule": rule, "value": v, "threshold": t, "assignment_id": a, "image_id": i, "detail": d}
-        for w, a, i, v, t, d in zip(rows["worker_id"], rows["assignment_id"], rows["image_id"], values,
-                                    thresholds, details, strict=True)
-    ])
+    return flag_columns({"worker_id": rows["worker_id"].tolist(), "rule": rule, "value": list(values),
+                         "threshold": list(thresholds), "assignment_id": rows["assignment_id"].tolist(),
+                         "image_id": rows["image_id"].tolist(), "detail": list(details)})
 
 
 def _captions(df: pd.DataFrame) -> pd.Series:
