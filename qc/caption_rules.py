@@ -19,6 +19,7 @@ from qc.submit_rules import (
     banned_prefix_of,
     count_words,
     has_second_sentence,
+    may_open_with_prefix,
 )
 
 
@@ -64,8 +65,9 @@ def one_sentence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def banned_prefix(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     prefixes = _rules(params).banned_prefixes
     texts = _captions(df)
+    may_open = may_open_with_prefix(prefixes)
     hits = [(i, prefix, "not allowed", clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
-            if (prefix := banned_prefix_of(text, prefixes)) is not None]
+            if may_open(text) and (prefix := banned_prefix_of(text, prefixes)) is not None]
     return caption_flags(df, "banned_prefix", hits)
 
 
