@@ -125,7 +125,7 @@ class QcSection(Section):
                                                                    "captions")
     random_sample_share: Share = Field(0.05, description="Share of assignments sampled for human review")
     duplicate_min_images: PositiveInt = Field(2, le=1000, description="Same caption on this many items flags it")
-    consensus_threshold: Share = Field(0.005, description="Similarity to peers' captions below which a caption "
+    consensus_threshold: Share = Field(0.02, description="Similarity to peers' captions below which a caption "
                                                         "is off-consensus")
     consensus_min_peers: PositiveInt = Field(2, le=1000, description="Peers needed before consensus is judged")
     shared_template_min_images: int = Field(2, ge=2, le=1000, description="A worker's one template on this many "
@@ -135,6 +135,8 @@ class QcSection(Section):
     near_template_consensus: Share = Field(0.1, description="Consensus below which a caption may be a pasted template")
     near_template_min_images: int = Field(4, ge=2, le=1000, description="A key on this many low-consensus captions "
                                                                         "flags them")
+    quality_talk_consensus: Share = Field(0.1, description="A caption naming image quality whose consensus is "
+                                                         "below this talks about quality, not content")
 
 
 class PolicySection(Section):

@@ -17,7 +17,7 @@ from qc.runner import DEFAULT_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 
 # Without a config there is no page text, so no instruction_echo.
-OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template")
+OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk")
 
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:

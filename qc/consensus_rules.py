@@ -27,7 +27,7 @@ from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
 from qc.text_similarity import fit_vectors, normalise_all, peer_pairs, row_cosines
 
-DEFAULTS = {"consensus_threshold": 0.005, "consensus_min_peers": 2, "shared_template_min_images": 2,
+DEFAULTS = {"consensus_threshold": 0.02, "consensus_min_peers": 2, "shared_template_min_images": 2,
             "instruction_echo_threshold": 0.6, "consensus_rate_share": 0.5, "consensus_rate_min_captions": 3}
 
 

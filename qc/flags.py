@@ -33,7 +33,16 @@ def register(name: str, level: str) -> Callable[[RuleFn], RuleFn]:
 
 def flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows into the flag table, blank (empty string) where a column does not apply."""
-    frame = pd.DataFrame(rows, columns=FLAG_COLUMNS)
+    return typed_flags(pd.DataFrame(rows, columns=FLAG_COLUMNS))
+
+
+def flag_columns(columns: dict[str, Any]) -> pd.DataFrame:
+    """Columns (equal-length lists, or one value for every row) into the flag table: many flags
+    at once without a dict per row."""
+    return typed_flags(pd.DataFrame(columns, columns=FLAG_COLUMNS))
+
+
+def typed_flags(frame: pd.DataFrame) -> pd.DataFrame:
     for col in ("assignment_id", "image_id", "detail"):
         frame[col] = frame[col].astype(object).fillna("").astype(str)
     frame["value"] = frame["value"].astype(object)

@@ -11,7 +11,14 @@ from typing import Any
 
 import pandas as pd
 
-from qc import caption_rules, consensus_rules, echo_rules, template_rules, worker_rules  # noqa: F401  (registers the rules)
+from qc import (  # noqa: F401  (registers the rules)
+    caption_rules,
+    consensus_rules,
+    echo_rules,
+    quality_talk,
+    template_rules,
+    worker_rules,
+)
 from qc.flags import FLAG_COLUMNS, RULES, flag_frame
 from qc.submit_rules import CANNED_TEXT, is_canned
 
@@ -21,7 +28,7 @@ DEFAULT_RULES = (
     "banned_prefix", "max_chars",
 )
 # Caption-text rules beyond the seed (issue 16): on when a config names them.
-TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo")
+TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo", "quality_talk")
 KNOWN_RULES = DEFAULT_RULES + TEXT_RULES
 REQUIRED_COLUMNS = ("assignment_id", "worker_id", "image_id", "caption")
 

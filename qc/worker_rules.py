@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from qc.char_counts import upper_and_letters
-from qc.flags import flag_frame, register
+from qc.flags import flag_columns, flag_frame, register
 from qc.timing_rules import robust_time_outlier, time_outlier_method
 
 
@@ -80,12 +80,12 @@ def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.Dat
     n, n_canned = per_image.transform("size"), per_image.transform("sum")
     odd_count = n_canned if used else n - n_canned
     lone = df[(n >= min_captions) & (odd_count == 1) & (canned == used)]
-    return flag_frame([
-        {"worker_id": r.worker_id, "rule": rule, "value": 1, "threshold": f"only one of {total}",
-         "assignment_id": r.assignment_id, "image_id": r.image_id,
-         "detail": f"{'used' if used else 'did not use'} the canned text alone"}
-        for r, total in zip(lone.itertuples(), n[lone.index], strict=True)
-    ])
+    if lone.empty:
+        return flag_frame([])
+    return flag_columns({"worker_id": lone["worker_id"].tolist(), "rule": rule, "value": 1,
+                         "threshold": [f"only one of {total}" for total in n[lone.index].tolist()],
+                         "assignment_id": lone["assignment_id"].tolist(), "image_id": lone["image_id"].tolist(),
+                         "detail": f"{'used' if used else 'did not use'} the canned text alone"})
 
 
 @register("canned_lone_use", "caption")

@@ -1,8 +1,19 @@
 """Table-driven tests of the submit-rule spec (the Python enforcer)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from qc.submit_rules import CANNED_TEXT, SubmitRules, count_words, is_canned, passes, violations
+from qc.submit_rules import (
+    CANNED_TEXT,
+    SubmitRules,
+    banned_prefix_of,
+    count_words,
+    is_canned,
+    may_open_with_prefix,
+    passes,
+    violations,
+)
 
 RULES = SubmitRules()
 CASES = [
@@ -54,3 +65,43 @@ def test_canned_recognised(text: str) -> None:
 @pytest.mark.parametrize("text", ["Quality issues are severe.", None, 3, CANNED_TEXT + " Also a dog."])
 def test_not_canned(text: object) -> None:
     assert not is_canned(text)
+
+
+# banned_prefix_of reads only the opening (the longest prefix and one character more)
+@pytest.mark.parametrize(("text", "prefix"), [
+    ("This picture", "This picture"),                        # the prefix alone
+    ("This picture   ", "This picture"),                     # trailing spaces right after it
+    ("This picture\tof a mug on a desk", "This picture"),
+    ("This pictures of a mug on a desk", None),              # a letter right after it
+    ("This picture" + "s" * 10_000, None),
+    ("\n\t  It’s " + "a very long caption " * 2_000, "It's"),
+    ("IT’S", "It's"),
+    ("A mug. This is not at the start", None),
+    ("", None),
+])
+def test_banned_prefix_reads_the_opening(text: str, prefix: str | None) -> None:
+    assert banned_prefix_of(text, RULES.banned_prefixes) == prefix
+
+
+PREFIX_SETS = [RULES.banned_prefixes, ("It’s", "I", "Es ist", "Ça", "Это"), ()]
+
+
+@pytest.mark.parametrize("prefixes", PREFIX_SETS)
+@given(opening=st.sampled_from(["", "it's", "IT’S", "  There is", "\tthe Image", "İt is", "ça", "ЭТО", "es IST"]),
+       text=st.text(alphabet=st.sampled_from(list("tThHeErRiIsSaA’‘' \t\n.,İıÇçЭэтоxyz1é\u00a0")), max_size=20))
+@settings(max_examples=300, deadline=None)
+def test_the_quick_prefix_test_never_misses_what_the_exact_one_flags(prefixes: tuple[str, ...], opening: str,
+                                                                     text: str) -> None:
+    text = opening + text
+    if banned_prefix_of(text, prefixes) is not None:
+        assert may_open_with_prefix(prefixes)(text)
+
+
+@pytest.mark.parametrize(("text", "quick"), [
+    ("A red mug on a desk", False),      # most captions stop at one regex call
+    ("  this is a mug", True),
+    ("It’s a mug", True),                # non-ASCII text always goes on to the exact test
+    ("Thesis paper on a desk", False),
+])
+def test_the_quick_prefix_test_filters_most_captions(text: str, quick: bool) -> None:
+    assert may_open_with_prefix(RULES.banned_prefixes)(text) == quick
