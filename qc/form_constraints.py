@@ -135,8 +135,9 @@ def describe_rules(spec: Spec) -> list[str]:
     for f in spec.get("fields", []):
         parts = ["required"] if f.get("required") else []
         for key in ("minlength", "maxlength", "pattern", "min", "max", "step", "required_options"):
-            if f.get(key) not in (None, "", []):
-                parts.append(f"{key}={f[key]}")
+            value = f.get(key)
+            if value not in (None, "", []):
+                parts.append(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}")
         if f["type"] in ("one", "many"):
             parts.append(f"{'one' if f['type'] == 'one' else 'any'} of {len(f['options'])} options")
         lines.append(f"{f['name']} ({f.get('input') or f['type']}): {', '.join(parts) or 'optional'}")

@@ -30,6 +30,7 @@ from qc.form_constraints import check_field, compiled_pattern, step_ok, text_len
 from qc.submit_rules import SubmitRules
 
 RUSHED = ("speeder", "canned_abuser")
+NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
 RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
 FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
 
@@ -109,6 +110,18 @@ def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) ->
     return text
 
 
+OPENINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This shows ", "We see ")
+
+
+def reworded(text: str, rng: random.Random) -> str:
+    """The same content in other words: an opening, a few synonyms."""
+    words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
+    body = " ".join(words)
+    if rng.random() < 0.5 and body:
+        body = rng.choice(OPENINGS) + body[:1].lower() + body[1:]
+    return body
+
+
 def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     """What this worker types into a text box for this item."""
     kind, rng = fill.worker.profile, fill.rng
@@ -124,7 +137,7 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
-        draft = captions.variation(draft, rng.randint(1, 40))
+        draft = reworded(draft, rng)
     others = [s for s in sources if s != draft]
     text, attempt = fit_text(_styled(fill, draft), f, rng, others or sources), 0
     while normalise(text) in fill.worker.written and attempt < 2000:
@@ -157,7 +170,11 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         picked = [o for o in f.options if fill.rng.random() < 0.3]
     else:
         picked = [o for o in f.options if (o in truth) == _careful(fill.worker, fill.rng)]
+    if any(p.lower() not in NONE_OPTIONS for p in picked):  # "none of these" goes with nothing else
+        picked = [p for p in picked if p.lower() not in NONE_OPTIONS]
     picked += [o for o in rule.get("required_options", []) if o not in picked]
+    if not picked and int(rule.get("min") or 0) > 0:  # nothing applies: say so where the page lets you
+        picked += [o for o in f.options if o.lower() in NONE_OPTIONS][:1]
     for o in f.options:
         if len(picked) >= int(rule.get("min") or 0):
             break

@@ -50,10 +50,30 @@ def _chunks(page: _FormParser, start: int, end: int) -> list[str]:
             and len(t.split()) >= MIN_WORDS]
 
 
+def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
+    """The first item starts at its first image or control: text above it is the page's own
+    (instructions), unless the page has one item only."""
+    if len(segments) < 2 or "0" not in segments:
+        return
+    a, b = segments["0"]
+    starts = [pos for pos, _ in page.images if a < pos <= b]
+    starts += [pos for name, pos in page.positions.items() if item_index(name) == "0"]
+    segments["0"] = (min(starts) - 1 if starts else a, b)
+
+
+def _without_shared_label(text: str, others: set[str]) -> str:
+    """"Note: a red bus" -> "a red bus" when other items' text opens with "Note:" too."""
+    head, sep, rest = text.partition(": ")
+    if sep and rest and any(o.startswith(head + ": ") for o in others):
+        return rest
+    return text
+
+
 def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
     """Index ("" for the page as a whole) -> the item's key and its own text."""
     digest = hashlib.sha256("\x1f".join(t for _, t, _ in page.texts).encode()).hexdigest()[:12]
     segments = _segments(page)
+    _first_item_start(page, segments)
     texts = {idx: _chunks(page, a, b) for idx, (a, b) in segments.items()}
     contexts: dict[str, ItemContext] = {}
     for idx, (a, b) in segments.items():
@@ -61,7 +81,8 @@ def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
         ids = [page.fields[f"{base}_{idx}"].value for base in ID_FIELDS if f"{base}_{idx}" in page.fields]
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
-        contexts[idx] = ItemContext(key, [t for t in texts[idx] if t not in shared])
+        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared]
+        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
     contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"),
