@@ -180,6 +180,12 @@ def cmd_run(a: argparse.Namespace) -> int:
 
         plan = plan_calls(cfg, a.limit, a.scale, a.platform)
         print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
+        if cfg.task == "custom":
+            from flows.custom_task import dry_run_lines
+
+            lines = dry_run_lines(cfg)
+            print("\n".join(lines))
+            return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
         return 1 if plan["problems"] else 0
     if a.platform == "mturk" or a.target == "sim":  # a simulator URL is verified before anything is created
         check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)

@@ -22,7 +22,7 @@ from flows.errors import InputFormatError
 from flows.form_spec import form_spec
 from flows.sim.forms import form_fields
 from flows.templates import render_source, safe_url
-from qc.form_constraints import Spec
+from qc.form_constraints import Spec, describe_rules
 
 URL_COLUMNS = ("url", "image_url")
 INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")
@@ -94,3 +94,21 @@ def field_kinds(spec: Spec) -> dict[str, str]:
         m = INDEXED.match(f["name"])
         kinds[m["base"] if m else f["name"]] = {"one": "choice", "many": "choice"}.get(f["type"], f["type"])
     return kinds
+
+
+def dry_run_lines(cfg: CampaignConfig) -> list[str]:
+    """For ``--dry-run``: the fields the page has and the rules derived from its controls
+    (read from the first page; every page is rendered and measured by the plan itself)."""
+    plan = custom_item_plan(cfg)
+    first = [r for r in plan if r["batch"] == 1 and r["hit_index"] == 0]
+    from flows.task_pages import page_items
+
+    spec = custom_spec(cfg, page_items(first))
+    lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
+             f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
+    if not spec["fields"]:
+        lines.append("PROBLEM: the page has no answer field; name inputs <name>_{{ i }} inside the item block")
+    shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
+    lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
+              if f["name"] in shown]
+    return lines
