@@ -6,14 +6,7 @@
 (function () {
   "use strict";
   var form = document.getElementById("hit-form");
-  var params = new URLSearchParams(window.location.search);
-  var assignment = document.getElementById("assignmentId");
-  assignment.value = assignment.value || params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
-  var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
-  window.hitflowSubmitTarget(form);
-  document.getElementById("preview-banner").hidden = !preview;
-  document.getElementById("submit-btn").disabled = preview;
-  document.getElementById("page_start_ms").value = String(Date.now());
+  var preview = window.hitflowOpenPage(form);
   form.addEventListener("invalid", function () {
     document.getElementById("form-error").textContent = "Some answers are missing or not in the requested form; see the highlighted fields.";
   }, true);
