@@ -87,12 +87,25 @@ def answer_fields(spec: Spec) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+FREE_TEXT_INPUTS = ("text", "textarea", "search")
+
+
+def field_kind(f: dict[str, Any]) -> str:
+    """"text" for free text (prose the text rules judge), "choice", "number", or "formatted" (a code,
+    an address: text with a pattern or a type, where sameness and consensus mean nothing)."""
+    if f["type"] in ("one", "many"):
+        return "choice"
+    if f["type"] == "text":
+        return "text" if f.get("input", "text") in FREE_TEXT_INPUTS and not f.get("pattern") else "formatted"
+    return str(f["type"])
+
+
 def field_kinds(spec: Spec) -> dict[str, str]:
-    """Answer field -> "text", "choice" or "number" (what the QC rules look at)."""
+    """Answer field (without its item index) -> its kind for QC."""
     kinds: dict[str, str] = {}
     for f in spec["fields"]:
         m = INDEXED.match(f["name"])
-        kinds[m["base"] if m else f["name"]] = {"one": "choice", "many": "choice"}.get(f["type"], f["type"])
+        kinds[m["base"] if m else f["name"]] = field_kind(f)
     return kinds
 
 

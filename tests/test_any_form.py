@@ -215,3 +215,47 @@ def test_question_form_questions_become_fields_with_their_constraints() -> None:
     assert check_form(form_spec(fields), values) == []
     xml = question_form_answer(values, fields)
     assert "<SelectionIdentifier>" in xml and parse_answer_xml(xml) == values
+
+
+# --- generic QC over a custom page's answers ---------------------------------------------------
+
+def _frames() -> tuple:
+    import pandas as pd
+
+    from flows.custom_task import field_kind
+
+    responses, answers = [], []
+    workers = {"WHONEST1": "diligent", "WHONEST2": "diligent", "WHONEST3": "diligent", "WPASTE": "template_paster",
+               "WSAME": "contrarian", "WBREAK": "rule_breaker"}
+    html = page([*TEXTS, "A yellow taxi waits at a red light on a wet street."])
+    spec = form_spec(form_fields(html))
+    for n, (wid, profile) in enumerate(workers.items()):
+        w = Worker(wid, profile, dict(PROFILE_DEFAULTS[profile]), 1000, 99, skill=0.95)
+        values = fill(w, html, seed=n)
+        aid = f"A{n}"
+        problems = "; ".join(f"{p['field']}: {p['rule']}" for p in check_form(spec, values))
+        responses.append({"assignment_id": aid, "worker_id": wid, "work_time_s": 60.0 + n, "problems": problems})
+        for f in spec["fields"]:
+            base, _, index = f["name"].rpartition("_")
+            answers.append({"assignment_id": aid, "worker_id": wid, "image_id": f"item-{index}", "field": base,
+                            "kind": field_kind(f), "answer": values.get(f["name"], "")})
+    return pd.DataFrame(responses), pd.DataFrame(answers)
+
+
+def test_generic_qc_flags_the_bypass_the_paste_and_the_straight_line_not_the_honest() -> None:
+    from flows.custom_review import custom_flags
+    from qc.custom_rules import CUSTOM_RULES
+
+    responses, answers = _frames()
+    flags = custom_flags(responses, answers, {"random_sample_share": 0.0, "straight_lining_min_items": 3},
+                         CUSTOM_RULES)
+    by_rule = {r: set(flags.loc[flags["rule"] == r, "worker_id"]) for r in flags["rule"].unique()}
+    assert by_rule["invalid_answer"] == {"WBREAK"}
+    assert "WPASTE" in by_rule["duplicate_text"] and "WPASTE" in by_rule.get("shared_template", set())
+    assert all(d.startswith("description: ") for d in flags.loc[flags["rule"] == "duplicate_text", "detail"])
+    assert "WSAME" in by_rule["choice_straight_lining"]
+    honest = {"WHONEST1", "WHONEST2", "WHONEST3"}
+    assert not honest & (by_rule["invalid_answer"] | by_rule["duplicate_text"] | by_rule["shared_template"]
+                         | by_rule["choice_straight_lining"])
+    assert set(flags["detail"].str.split(":").str[0]) >= {"description"}  # codes and addresses are no prose
+    assert not flags["detail"].str.startswith(("code:", "contact:")).any()
