@@ -13,7 +13,7 @@ from flows.batch_review import replace_batch_flags
 from flows.campaign_plan import Run
 from flows.custom_task import INDEXED, custom_spec, field_kinds
 from flows.sim.forms import parse_answer_xml
-from flows.study_review import work_seconds
+from flows.study_review import response_items, work_seconds
 from flows.task_pages import page_items
 from qc.custom_rules import TEXT_RULES
 from qc.flags import FLAG_COLUMNS
@@ -24,46 +24,62 @@ RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems"]
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer"]
 
 
-def _hit_specs(run: Run, batch: int) -> dict[str, tuple[list[str], Spec]]:
-    """Per HIT of the batch: its item ids and the rules of its page."""
-    items = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
-                                                     "WHERE campaign = ?", [run.cfg.name])}
-    specs = {}
-    for hit in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ?",
-                              [run.cfg.name, batch]):
-        ids = [i for i in json.loads(hit["item_ids"]) if i in items]
-        specs[hit["hit_id"]] = (ids, custom_spec(run.cfg, page_items([items[i] for i in ids])))
-    return specs
+class PageRules:
+    """The rules of the page a response was given, by its items (rendered once per set of items)."""
 
+    def __init__(self, run: Run, batch: int):
+        self.run = run
+        self.items = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
+                                                              "WHERE campaign = ?", [run.cfg.name])}
+        self.hits = {h["hit_id"]: json.loads(h["item_ids"]) for h in run.store.rows(
+            "SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
+        self.specs: dict[tuple[str, ...], Spec] = {}
 
-def _response_items(ids: list[str], fields: dict[str, str]) -> list[str]:
-    """Item ids by page position: the page's ``image_id_<i>`` when it sent them, else the HIT's."""
-    return [fields.get(f"image_id_{k}", item) for k, item in enumerate(ids)]
+    def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
+        """The HIT's items; a unit of the task server (Prolific, links) names its own, which the
+        server checked against the unit it handed out."""
+        return self.hits.get(hit_id) or response_items(fields)
+
+    def spec(self, ids: list[str]) -> Spec:
+        key = tuple(ids)
+        if key not in self.specs:
+            known = [self.items[i] for i in ids if i in self.items]
+            self.specs[key] = custom_spec(self.run.cfg, page_items(known)) if known else {"fields": []}
+        return self.specs[key]
 
 
 def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per response with its rule problems, one row per answer field x item)."""
-    specs = _hit_specs(run, batch)
+    rules = PageRules(run, batch)
     responses, answers = [], []
     for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ? "
                             "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
-        ids, spec = specs.get(a["hit_id"], ([], {"fields": []}))
         try:
             fields = parse_answer_xml(a["answer_xml"] or "")
+            ids = rules.items_of(a["hit_id"], fields)
+            spec = rules.spec(ids)
             problems = check_form(spec, fields)
         except ET.ParseError as exc:
-            fields, problems = {}, [{"rule": "malformed_answer", "field": "", "detail": str(exc)}]
+            fields, ids, spec = {}, [], {"fields": []}
+            problems = [{"rule": "malformed_answer", "field": "", "detail": str(exc)}]
+        if ids and not spec["fields"]:
+            problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems)})
-        kinds, shown = field_kinds(spec), _response_items(ids, fields)
-        for f in spec["fields"]:
-            m = INDEXED.match(f["name"])
-            base, index = (m["base"], int(m["index"])) if m else (f["name"], -1)
-            item = shown[index] if 0 <= index < len(shown) else ""
-            answers.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
-                            "field": base, "kind": kinds[base], "answer": fields.get(f["name"], "")})
+        answers += _answer_rows(a, spec, fields, ids)
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
+
+
+def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: list[str]) -> list[dict[str, Any]]:
+    kinds, rows = field_kinds(spec), []
+    for f in spec["fields"]:
+        m = INDEXED.match(f["name"])
+        base, index = (m["base"], int(m["index"])) if m else (f["name"], -1)
+        item = fields.get(f"image_id_{index}", ids[index] if 0 <= index < len(ids) else "") if index >= 0 else ""
+        rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
+                     "field": base, "kind": kinds[base], "answer": fields.get(f["name"], "")})
+    return rows
 
 
 def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[str, Any],

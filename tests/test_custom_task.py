@@ -255,3 +255,62 @@ def test_prolific_participants_do_a_custom_page_on_the_task_server(project: Path
     assert main(["run", "config/demo_task.toml", "--no-prefect", "--platform", "prolific"]) == 0
     data = pd.read_csv(project / "runs" / "demo_task" / "responses.csv", keep_default_na=False, dtype=str)
     assert data["assignment_id"].nunique() >= 2 and set(data["field"]) >= {"description", "people"}
+
+
+def test_hitflow_sim_serve_as_its_own_process_does_a_plain_boto3_page(tmp_path: Path) -> None:
+    """The done-when check as a user runs it: `hitflow sim serve` in another process, boto3 alone."""
+    import socket
+    import subprocess
+    import sys
+
+    import boto3
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port),
+                               "--speed", "100000"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None and "target: simulator" in server.stdout.readline()
+        mturk_client = boto3.client("mturk", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                                    aws_access_key_id="dummy", aws_secret_access_key="dummy")
+        question = (f'<HTMLQuestion xmlns="{HTML_NS}"><HTMLContent><![CDATA[{USER_PAGE}]]></HTMLContent>'
+                    "<FrameHeight>600</FrameHeight></HTMLQuestion>")
+        hit_id = create(mturk_client, question)
+        deadline, subs = time.monotonic() + 30, []
+        while len(subs) < 5 and time.monotonic() < deadline:
+            time.sleep(0.3)
+            subs = mturk_client.list_assignments_for_hit(HITId=hit_id, MaxResults=100)["Assignments"]
+        answers = [plain_answers(a["Answer"]) for a in subs]
+        full = [a for a in answers if 30 <= len(a["description"]) <= 250 and a["has_text"] in ("yes", "no")
+                and a["time_of_day"] in ("day", "night")]
+        assert len(subs) == 5 and len(full) >= 3  # a rule breaker may post around the page
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_a_task_server_response_is_checked_against_the_page_its_items_make(project: Path) -> None:
+    """Prolific and link responses have no HIT: their own item ids say which page they answered."""
+    from flows.custom_review import custom_qc_batch
+    from flows.sim.forms import answer_xml
+
+    cfg = load_config(project / "config" / "demo_task.toml")
+    store = Store(project / "h.db")
+    run = Run(cfg, store, None, mturk.Target("sim", "http://unused"), progress=lambda _: None)
+    plan_items(run)
+    good = {"image_id_0": "photo-001", "description_0": "A red bicycle against a fence in the sun.",
+            "has_text_0": "no", "problems_0": "none", "setting_0": "outdoor", "people_0": "0"}
+    for k, item in ((1, "photo-002"), (2, "photo-003")):
+        good |= {f"image_id_{k}": item, **{f"{n}_{k}": good[f"{n}_0"] + ("" if n != "description" else f" {k}")
+                                           for n in ("description", "has_text", "problems", "setting", "people")}}
+    bypassed = {**good, "setting_1": "", "people_2": "7.5", "problems_0": "none|blurry|melted"}
+    for n, values in enumerate((good, bypassed)):
+        store.table("assignments").insert({"assignment_id": f"R{n}", "hit_id": "study:u0", "campaign": cfg.name,
+                                           "batch": 1, "worker_id": f"P{n}", "status": "AWAITING REVIEW",
+                                           "accept_time": 0.0, "submit_time": 90.0,
+                                           "answer_xml": answer_xml(values), "parse_error": ""})
+    custom_qc_batch(run, 1)
+    flags = store.rows("SELECT worker_id, rule, detail FROM qc_flags WHERE rule = 'invalid_answer'")
+    assert [f["worker_id"] for f in flags] == ["P1"]
+    assert flags[0]["detail"] == "problems_0: not_an_option; setting_1: required; people_2: step"
