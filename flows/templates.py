@@ -1,5 +1,5 @@
-"""The one Jinja environment: sandboxed (a user's own task template runs in it too), autoescape
-on, undefined names are errors."""
+"""The one Jinja environment: sandboxed and immutable (a user's own task template runs in it
+too), autoescape on, undefined names are errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from flows.errors import ConfigError
 
@@ -27,7 +27,7 @@ def safe_url(value: object) -> str:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    env = SandboxedEnvironment(
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader([str(TEMPLATE_DIR), str(REPORT_DIR)]),
         autoescape=True,  # captions and descriptions are untrusted HTML, in every template
         undefined=jinja2.StrictUndefined,

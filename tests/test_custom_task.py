@@ -314,3 +314,15 @@ def test_a_task_server_response_is_checked_against_the_page_its_items_make(proje
     flags = store.rows("SELECT worker_id, rule, detail FROM qc_flags WHERE rule = 'invalid_answer'")
     assert [f["worker_id"] for f in flags] == ["P1"]
     assert flags[0]["detail"] == "problems_0: not_an_option; setting_1: required; people_2: step"
+
+
+@pytest.mark.parametrize("probe", ["{{ ''.__class__.__mro__[1].__subclasses__() }}",
+                                   "{{ cycler.__init__.__globals__.os.popen('id').read() }}",
+                                   "{{ items.append(1) }}"])
+def test_a_template_cannot_reach_python_through_the_sandbox(project: Path, probe: str) -> None:
+    (project / "config" / "demo_task.html.j2").write_text(
+        "{% extends '_custom_page.html.j2' %}{% block item %}" + probe + "{% endblock %}", encoding="utf-8")
+    cfg = load_config(project / "config" / "demo_task.toml")
+    row = {"item_id": "x1", "file_name": "", "url": "", "payload": json.dumps({"note": "n"})}
+    with pytest.raises(ConfigError, match=r"demo_task\.html\.j2: .*unsafe"):
+        custom_page(cfg, page_items([row]))
