@@ -18,6 +18,7 @@ import random
 import re
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from flows.form_spec import field_rule
@@ -258,6 +259,12 @@ def page_spec(html: str) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
+@lru_cache(maxsize=32)
+def _page_contexts(html: str) -> dict[str, ItemContext]:
+    """Read once per page: every worker of a HIT sees the same one (callers must not change it)."""
+    return item_contexts(read_page(html))
+
+
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
                   rng: random.Random, page_key: str = "") -> dict[str, str]:
     """Values for the page's controls that carry no simulator hint (hidden ones stay as set)."""
@@ -265,7 +272,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
             and not (f.kind == "text" and f.value)]
     if not todo:
         return {}
-    contexts = item_contexts(read_page(html or ""))
+    contexts = _page_contexts(html or "")
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts) for k, c in contexts.items()}
     fill = Filling(worker, bank, rng)
