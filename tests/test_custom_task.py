@@ -326,3 +326,41 @@ def test_a_template_cannot_reach_python_through_the_sandbox(project: Path, probe
     row = {"item_id": "x1", "file_name": "", "url": "", "payload": json.dumps({"note": "n"})}
     with pytest.raises(ConfigError, match=r"demo_task\.html\.j2: .*unsafe"):
         custom_page(cfg, page_items([row]))
+
+
+class _SlowSite(_UserSite):
+    ready = threading.Event()
+
+    def do_GET(self) -> None:
+        if not self.ready.is_set():
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        super().do_GET()
+
+
+def test_a_reopened_simulator_opens_the_external_pages_its_workers_had_taken(tmp_path: Path) -> None:
+    import boto3
+
+    from flows.sim.server import SimServer
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), _SlowSite)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    question = (f'<ExternalQuestion xmlns="{EXTERNAL_NS}"><ExternalURL>http://127.0.0.1:{site.server_address[1]}/t'
+                "</ExternalURL><FrameHeight>600</FrameHeight></ExternalQuestion>")
+    try:
+        with SimServer(seed=3, state=tmp_path / "sim.db") as first:
+            boto = boto3.client("mturk", endpoint_url=first.url, region_name="us-east-1",
+                                aws_access_key_id="d", aws_secret_access_key="d")
+            hit_id = create(boto, question, n=3)
+            taken = len(first.market.hits[hit_id].assignment_ids)
+        _SlowSite.ready.set()  # the page comes up only after the first process is gone
+        with SimServer(seed=3, state=tmp_path / "sim.db") as again:
+            boto = boto3.client("mturk", endpoint_url=again.url, region_name="us-east-1",
+                                aws_access_key_id="d", aws_secret_access_key="d")
+            assert taken == 3
+            answers = honest_answers(boto, again, hit_id, wait_s=20)
+        assert answers and all(30 <= len(a["description"]) <= 250 for a in answers)
+    finally:
+        site.shutdown()
