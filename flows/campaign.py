@@ -37,6 +37,10 @@ def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
         from flows.study_review import study_qc_batch
 
         steps[2] = ("qc_done", "run QC", study_qc_batch)
+    if run.cfg.task == "custom":
+        from flows.custom_review import custom_qc_batch
+
+        steps[2] = ("qc_done", "run QC", custom_qc_batch)
     if run.platform == "prolific":
         from flows.prolific_batches import collect_study, publish_study
 

@@ -76,6 +76,10 @@ def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> 
     """Items in file order, each with its batch and HIT index (what plan_items stores)."""
     if cfg.study is not None:
         return study_item_plan(cfg, limit)
+    if cfg.task == "custom":
+        from flows.custom_task import custom_item_plan
+
+        return custom_item_plan(cfg, limit)
     base = read_items(cfg)[:limit] if limit else read_items(cfg)
     items = [scaled_copy(it, k) for k in range(scale) for it in base]
     per_batch = -(-len(items) // cfg.batches)

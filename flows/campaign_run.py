@@ -42,6 +42,10 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
             from flows.study_outputs import write_study_outputs
 
             summary = write_study_outputs(run, Path(out_root) / cfg.name)
+        elif cfg.task == "custom":
+            from flows.custom_outputs import write_custom_outputs
+
+            summary = write_custom_outputs(run, Path(out_root) / cfg.name, truth)
         else:
             summary = write_outputs(run, Path(out_root) / cfg.name, truth)
         store.table("campaigns").update(cfg.name, {"status": "done"})

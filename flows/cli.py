@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="links: an invitee's name (repeatable); their links go to OUT/<study>/invites.csv")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
+    new = sub.add_parser("new", help="start a campaign on your own task page: config, template, items")
+    new.add_argument("name", type=arg.name, help="campaign name: config/NAME.toml, runs/NAME/")
+    new.add_argument("--dir", default=".", type=arg.writable_dir, help="project folder the config/ folder is in")
     sim = sub.add_parser("sim", help="the simulated marketplace")
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)
     serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")
@@ -185,6 +188,12 @@ def cmd_run(a: argparse.Namespace) -> int:
 
         plan = plan_calls(cfg, a.limit, a.scale, a.platform)
         print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
+        if cfg.task == "custom":
+            from flows.custom_task import dry_run_lines
+
+            lines = dry_run_lines(cfg)
+            print("\n".join(lines))
+            return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
         return 1 if plan["problems"] else 0
     if a.platform == "mturk" or a.target == "sim":  # a simulator URL is verified before anything is created
         check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
@@ -385,6 +394,16 @@ def cmd_qualify(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new(a: argparse.Namespace) -> int:
+    from flows.scaffold import scaffold
+
+    written = scaffold(a.name, Path(a.dir))
+    print("wrote " + ", ".join(str(p) for p in written))
+    print(f"next: hitflow run {Path('config') / (a.name + '.toml')} --no-prefect   (from {a.dir}; outputs in "
+          f"runs/{a.name}/)")
+    return 0
+
+
 def cmd_spellcheck(a: argparse.Namespace) -> int:
     from flows.offline import offline_spellcheck
 
@@ -399,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
-                "analyze": cmd_analyze, "review": cmd_review}
+                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     try:
         code = handler(args)

@@ -21,6 +21,7 @@ from flows.config_types import parse_budget
 from flows.errors import ConfigError
 from flows.item_generator import PREFIX, generated_items
 from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
+from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
@@ -98,6 +99,7 @@ class CampaignConfig:
     fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
     review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
     review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
+    template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom_task.py)
 
 
 def load_config(path: str | Path) -> CampaignConfig:
@@ -105,7 +107,9 @@ def load_config(path: str | Path) -> CampaignConfig:
     doc: ConfigFile = validate(path, ConfigFile, read_toml(path))
     camp = doc.campaign
     items = _items(path, camp.items)
-    if not (Path(__file__).resolve().parents[1] / "hit_templates" / f"{camp.task}.html.j2").is_file():
+    custom = camp.task == "custom"
+    template = _existing(path, "campaign", "template", camp.template)
+    if not custom and not (Path(__file__).resolve().parents[1] / "hit_templates" / f"{camp.task}.html.j2").is_file():
         raise _fail(path, "campaign", "task", f"names no template hit_templates/{camp.task}.html.j2")
     try:
         study = study_settings(doc.study, doc.screen, camp.task, items)
@@ -123,9 +127,10 @@ def load_config(path: str | Path) -> CampaignConfig:
         submit_rules=SubmitRules(**doc.submit_rules.model_dump(exclude={"max_chars", "banned_prefixes"}),
                                  banned_prefixes=tuple(doc.submit_rules.banned_prefixes),
                                  max_chars=doc.submit_rules.max_chars or None),
-        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None),
+        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, CUSTOM_RULES if custom else None),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
-        policy=_policy(path, doc.policy, study is not None), reject_blocked_work=doc.policy.reject_blocked_work,
+        policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
+        reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
@@ -184,10 +189,10 @@ def _known_rules(path: Path, section: str, key: str, rules: list[str] | None, is
     return tuple(rules)
 
 
-def _policy(path: Path, sec: PolicySection, is_study: bool) -> DecisionPolicy:
+def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPolicy | None = None) -> DecisionPolicy:
     """Caption campaigns block on rates over the campaign so far (``block_min_rate``); a config
     that sets only ``block_min_flags`` keeps blocking on counts per batch, as it was written for."""
-    default = STUDY_POLICY if is_study else caption_policy()
+    default = default or (STUDY_POLICY if is_study else caption_policy())
     block = default.block_min_flags if sec.block_min_flags is None else sec.block_min_flags
     _check_rules(path, "policy", "block_min_flags", block, is_study)
     counts_only = sec.block_min_flags is not None and "block_min_rate" not in sec.model_fields_set

@@ -35,7 +35,10 @@ Prefix = NonEmptyText
 class CampaignSection(Section):
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,40}$",
                       description="Output folder runs/<name>/ and ledger key prefix: letters, digits, - or _ (<= 40)")
-    task: str = Field("caption", pattern=r"^[a-z0-9_]{1,40}$", description="Page: hit_templates/<task>.html.j2")
+    task: str = Field("caption", pattern=r"^[a-z0-9_]{1,40}$", description="Page: hit_templates/<task>.html.j2, "
+                                                                          'or "custom" for your own template')
+    template: str = Field("", max_length=1000, description='task = "custom": your page, a Jinja template '
+                                                           "relative to the config file (extends _custom_page.html.j2)")
     items: NonEmptyText = Field(description="Item CSV, relative to the config file")
     title: NonEmptyText = Field(description="The HIT's or study's title, shown to workers")
     description: NonEmptyText = Field(description="One or two sentences shown to workers before they accept")
@@ -50,6 +53,14 @@ class CampaignSection(Section):
     fx_rates: dict[Literal["USD", "GBP", "EUR"], Rate] = Field(
         default_factory=dict, description='Units of the budget\'s currency per unit of another, e.g. {GBP = "1.27"}')
     seed: int = Field(0, ge=0, le=2**63 - 1, description="Seeds the random review sample")
+
+    @model_validator(mode="after")
+    def _template_for_custom(self) -> CampaignSection:
+        if self.task == "custom" and not self.template:
+            raise ValueError('template is required when task = "custom": template = "my_page.html.j2"')
+        if self.template and self.task != "custom":
+            raise ValueError(f'template is only read when task = "custom" (task is {self.task!r})')
+        return self
 
     @model_validator(mode="after")
     def _one_budget(self) -> CampaignSection:
@@ -133,6 +144,8 @@ class QcSection(Section):
     instruction_echo_threshold: Share = Field(0.6, description="Similarity to the instructions that flags an echo")
     near_template_words: PositiveInt = Field(4, le=100, description="Leading words that make a pasted sentence's key")
     near_template_consensus: Share = Field(0.1, description="Consensus below which a caption may be a pasted template")
+    straight_lining_min_items: PositiveInt = Field(3, le=10000, description='task = "custom": one answer to a '
+                                                                          "choice field on this many items flags it")
     near_template_min_images: int = Field(4, ge=2, le=1000, description="A key on this many low-consensus captions "
                                                                         "flags them")
     quality_talk_consensus: Share = Field(0.1, description="A caption naming image quality whose consensus is "

@@ -50,6 +50,8 @@ def shortfall_lines(store: Store, campaign: str) -> list[str]:
 def summarize(out_dir: Path) -> str:
     if (out_dir / "study_summary.txt").is_file():  # an evaluation study (flows/study_outputs.py)
         return (out_dir / "study_summary.txt").read_text(encoding="utf-8")
+    if (out_dir / "summary.txt").is_file():  # a campaign on the user's own page (flows/custom_outputs.py)
+        return (out_dir / "summary.txt").read_text(encoding="utf-8")
     dataset = pd.read_csv(out_dir / "dataset.csv")
     blocked = pd.read_csv(out_dir / "blocked_workers.csv")
     flags = pd.read_csv(out_dir / "flags.csv", keep_default_na=False)

@@ -19,6 +19,10 @@ def page_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, Any]:
     """The spec both enforcers read: caption rules, or an evaluation page's questions."""
+    if cfg.task == "custom":
+        from flows.custom_task import custom_spec
+
+        return custom_spec(cfg, items)
     if cfg.study is None:
         return cfg.submit_rules.to_page_spec()
     return page_spec(cfg.study.kind, [{"payload": i} for i in items])
@@ -27,5 +31,9 @@ def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, An
 def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> str:
     """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``."""
     items = page_items(rows)
+    if cfg.task == "custom":
+        from flows.custom_task import custom_page
+
+        return custom_page(cfg, items, **extra)
     return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": page_rules(cfg, items), "items": items,
                                           **extra})

@@ -1,4 +1,5 @@
-"""The one Jinja environment: autoescape on, undefined names are errors."""
+"""The one Jinja environment: sandboxed and immutable (a user's own task template runs in it
+too), autoescape on, undefined names are errors."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from flows.errors import ConfigError
 
@@ -25,7 +27,7 @@ def safe_url(value: object) -> str:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader([str(TEMPLATE_DIR), str(REPORT_DIR)]),
         autoescape=True,  # captions and descriptions are untrusted HTML, in every template
         undefined=jinja2.StrictUndefined,
@@ -51,6 +53,22 @@ def render(template: str, context: dict[str, Any]) -> str:
         raise ConfigError(f"template {template}: {exc.message}; the context lacks a value it uses") from exc
     except jinja2.TemplateSyntaxError as exc:
         raise ConfigError(f"template {exc.filename}:{exc.lineno}: {exc.message}") from exc
+
+
+def render_source(source: str, name: str, context: dict[str, Any]) -> str:
+    """A template given as text (a campaign's own page, ``name`` its path for messages), in the
+    one environment: it may extend hitflow's pages; item values are escaped like any other."""
+    try:
+        return environment().from_string(source).render(**context)
+    except jinja2.TemplateNotFound as exc:
+        raise ConfigError(f"{name}: extends or includes {exc.name}, which is not under {TEMPLATE_DIR}") from exc
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"{name}: {exc.message}; check the names the template uses (item columns, "
+                          "title, items)") from exc
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(f"{name}:{exc.lineno}: {exc.message}") from exc
+    except jinja2.sandbox.SecurityError as exc:
+        raise ConfigError(f"{name}: {exc}; a task template may only read its values") from exc
 
 
 def sample_context(task: str) -> dict[str, Any]:

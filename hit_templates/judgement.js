@@ -70,14 +70,7 @@
   function start() {
     var spec = JSON.parse(document.getElementById("submit-rules").textContent);
     var form = document.getElementById("hit-form");
-    var params = new URLSearchParams(global.location.search);
-    var assignment = document.getElementById("assignmentId");
-    assignment.value = assignment.value || params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
-    var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
-    window.hitflowSubmitTarget(form);
-    document.getElementById("preview-banner").hidden = !preview;
-    document.getElementById("submit-btn").disabled = preview;
-    document.getElementById("page_start_ms").value = String(Date.now());
+    var preview = window.hitflowOpenPage(form);
     shuffleTrials(form);
     Array.prototype.forEach.call(form.querySelectorAll("input[type=range]"), function (r) {
       r.addEventListener("input", function () {

@@ -19,3 +19,18 @@ window.hitflowSubmitTarget = function (form) {
     window.console.warn("turkSubmitTo ignored: not a known submit address");
   }
 };
+/* The page's MTurk session, shared by the single-form pages: the assignment id (the server's,
+   else MTurk's query parameter), the submit target, no submit from the preview, the page clock.
+   Returns whether this is the preview. */
+window.hitflowOpenPage = function (form) {
+  "use strict";
+  var params = new URLSearchParams(window.location.search);
+  var assignment = document.getElementById("assignmentId");
+  assignment.value = assignment.value || params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
+  var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
+  window.hitflowSubmitTarget(form);
+  document.getElementById("preview-banner").hidden = !preview;
+  document.getElementById("submit-btn").disabled = preview;
+  document.getElementById("page_start_ms").value = String(Date.now());
+  return preview;
+};

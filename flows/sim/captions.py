@@ -49,7 +49,7 @@ _ANGLES = ("seen from above", "seen up close", "seen from the side", "photograph
            "against a plain background", "on a cluttered surface", "held in someone's hand",
            "in a small room", "near a window", "on a kitchen counter", "on a wooden table",
            "on a carpeted floor")
-_SYNONYMS = {"small": "little", "large": "big", "big": "large", "little": "small", "photo": "picture",
+SYNONYMS = {"small": "little", "large": "big", "big": "large", "little": "small", "photo": "picture",
              "picture": "photo", "sitting": "resting", "holding": "carrying", "bottle": "container",
              "box": "package", "table": "surface", "white": "pale", "person": "someone"}
 _BANK_KEYS: dict[tuple[int, int], list[str]] = {}
@@ -109,7 +109,7 @@ def variation(text: str, attempt: int) -> str:
     used up an image's captions still writes something new."""
     words = text.strip().rstrip(".!?").split(" ")
     if attempt % 2:
-        words = [_SYNONYMS.get(w, w) for w in words]
+        words = [SYNONYMS.get(w, w) for w in words]
     k = attempt // 2
     angle = _ANGLES[k % len(_ANGLES)]
     k //= len(_ANGLES)

@@ -62,47 +62,108 @@ def parse_question(xml: str) -> Question:
 @dataclass
 class FormField:
     name: str
-    kind: str  # text | textarea | hidden | radio | checkbox | select
+    kind: str  # text | textarea | hidden | radio | checkbox | select | number | range | email | url | ...
     value: str = ""
     options: list[str] = field(default_factory=list)
     attrs: dict[str, str] = field(default_factory=dict)
+    checked: list[str] = field(default_factory=list)  # options ticked (or selected) as the page loads
+    required_options: list[str] = field(default_factory=list)  # checkboxes that must each be ticked
+
+
+BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
+_SKIPPED_TEXT = ("script", "style", "title", "option", "textarea", "button", "select")
+_LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th")
 
 
 class _FormParser(HTMLParser):
+    """Form controls as a browser submits them (disabled ones never are), and in document order
+    what a worker sees around them: text chunks (``(position, text, is_label)``), images, fields."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.fields: dict[str, FormField] = {}
         self._select: FormField | None = None
+        self._textarea: FormField | None = None
+        self._open: list[str] = []
+        self.texts: list[tuple[int, str, bool]] = []
+        self.images: list[tuple[int, str]] = []  # (position, src or alt)
+        self.positions: dict[str, int] = {}  # field name -> position of its last control
+        self.step = 0
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
         attrs = {k: v or "" for k, v in attrs_list}
+        self.step += 1
+        if tag not in ("input", "img", "br", "hr", "meta", "link"):
+            self._open.append(tag)
+        if tag == "img":
+            self.images.append((self.step, attrs.get("alt") or attrs.get("src", "")))
         name = attrs.get("name", "")
+        if "disabled" in attrs and tag in ("input", "textarea", "select"):
+            return  # a browser neither checks nor submits a disabled control
         if tag == "input" and name:
-            kind = attrs.get("type", "text").lower()
-            if kind in ("submit", "button", "image", "reset"):
-                return
-            existing = self.fields.get(name)
-            if kind in ("radio", "checkbox") and existing:
-                existing.options.append(attrs.get("value", "on"))
-                return
-            opts = [attrs.get("value", "on")] if kind in ("radio", "checkbox") else []
-            self.fields[name] = FormField(name, kind, attrs.get("value", ""), opts, attrs)
+            self._input(name, attrs)
         elif tag == "textarea" and name:
-            self.fields[name] = FormField(name, "textarea", "", [], attrs)
+            self._textarea = self.fields[name] = FormField(name, "textarea", "", [], attrs)
+            self.positions[name] = self.step
         elif tag == "select" and name:
             self._select = self.fields[name] = FormField(name, "select", "", [], attrs)
+            self.positions[name] = self.step
         elif tag == "option" and self._select is not None:
             self._select.options.append(attrs.get("value", ""))
+            if "selected" in attrs:
+                self._select.checked.append(attrs.get("value", ""))
+
+    def _input(self, name: str, attrs: dict[str, str]) -> None:
+        kind = attrs.get("type", "text").lower()
+        if kind in BUTTON_TYPES:
+            return
+        self.positions[name] = self.step
+        existing = self.fields.get(name)
+        value = attrs.get("value", "on")
+        if kind in ("radio", "checkbox") and existing:
+            existing.options.append(value)
+        elif kind in ("radio", "checkbox"):
+            existing = self.fields[name] = FormField(name, kind, attrs.get("value", ""), [value], attrs)
+        else:
+            self.fields[name] = FormField(name, kind, attrs.get("value", ""), [], attrs)
+            return
+        if "checked" in attrs:
+            existing.checked.append(value)
+        if "required" in attrs:
+            if kind == "checkbox":
+                existing.required_options.append(value)
+            existing.attrs.setdefault("required", "")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "select":
             self._select = None
+        if tag == "textarea":
+            self._textarea = None
+        if tag in self._open:
+            while self._open and self._open.pop() != tag:
+                pass
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea is not None:
+            self._textarea.value += data.removeprefix("\n") if not self._textarea.value else data
+            return
+        text = " ".join(data.split())
+        if text and not any(t in _SKIPPED_TEXT for t in self._open):
+            self.step += 1
+            self.texts.append((self.step, text, any(t in _LABEL_TEXT for t in self._open)))
 
 
 def form_fields(html: str) -> list[FormField]:
     parser = _FormParser()
     parser.feed(html)
     return list(parser.fields.values())
+
+
+def read_page(html: str) -> _FormParser:
+    """The page as a worker reads it: its fields, and the text and images around them."""
+    parser = _FormParser()
+    parser.feed(html)
+    return parser
 
 
 def _element(tag: str, value: str) -> str:

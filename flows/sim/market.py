@@ -17,9 +17,11 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 
 from flows.sim import crowd, qual_tests
+from flows.sim.external_work import visit_later
 from flows.sim.forms import FormField, Question, answer_xml, form_fields
 from flows.sim.journal import Journal, Tracked
 from flows.sim.page_filling import fill_form, page_rules, work_units
+from flows.sim.question_form import question_form_answer, question_form_fields
 
 SYSTEM_QUALS = {
     "00000000000000000040": "NumberHITsApproved",
@@ -79,9 +81,12 @@ class Hit(Tracked):
     form: list[FormField] | None = None  # parsed once; every worker sees the same page
 
     def page_fields(self) -> list[FormField]:
-        if self.form is None:
+        """The form a worker fills; an ExternalQuestion's is known once a worker has opened it."""
+        if self.form is None and self.question.kind == "QuestionForm":
+            self.form = question_form_fields(self.fields["Question"])
+        if self.form is None and self.question.kind != "ExternalQuestion":
             self.form = form_fields(self.question.html) if self.question.html else []
-        return self.form
+        return self.form or []
 
 
 @dataclass
@@ -259,18 +264,24 @@ class Marketplace:
         if accept >= hit.fields["Expiration"] or seconds >= duration:
             return
         submit = accept + seconds
-        values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng)
-        self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         a = Assignment(self.new_id(), hit.fields["HITId"], worker.worker_id, accept, submit,
-                       accept + duration, answer_xml(values),
-                       auto_approval_time=submit + int(hit.fields["AutoApprovalDelayInSeconds"]))
+                       accept + duration, "", auto_approval_time=submit + int(hit.fields["AutoApprovalDelayInSeconds"]))
+        if hit.question.kind == "ExternalQuestion":
+            visit_later(self, hit, a, rng)  # the page is fetched outside this call; listed once answered
+        else:
+            key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
+            values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng,
+                               html=hit.question.html, page_key=key)
+            a.answer = question_form_answer(values, fields) if key else answer_xml(values)
+        self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
         self.expect_auto_approval(a)
 
     # views ---------------------------------------------------------------------
     def visible(self, a: Assignment) -> bool:
-        return a.submit_time is not None and a.submit_time <= self.now
+        """Submitted by now (an ExternalQuestion's answer arrives when its page was done)."""
+        return a.submit_time is not None and a.submit_time <= self.now and a.answer != ""
 
     def hit_view(self, hit: Hit) -> dict[str, Any]:
         started = [self.assignments[i] for i in hit.assignment_ids if self.assignments[i].accept_time <= self.now]

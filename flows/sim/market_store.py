@@ -25,6 +25,7 @@ from typing import Any
 
 from flows.errors import ConfigError
 from flows.sim import qual_tests
+from flows.sim.external_work import resume_visits
 from flows.sim.forms import parse_question
 from flows.sim.market import Assignment, Hit, Marketplace, money
 from flows.sim.prolific_state import ProlificState
@@ -173,6 +174,7 @@ class MarketStore:
             self._load_row(market, "worker", key, value)
         for name, _, _, _ in KINDS.values():
             getattr(market, name).flushed()
+        resume_visits(market)
         market.changed_workers.clear()
         self._bonuses_saved = len(market.bonuses)
         self._saved_meta = self._meta_now(market)

@@ -8,6 +8,7 @@ import random
 import re
 
 from flows.sim import crowd, judges, qual_tests
+from flows.sim.any_form import fill_unhinted
 from flows.sim.forms import FormField
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
@@ -30,16 +31,26 @@ def page_rules(html: str) -> SubmitRules:
 def work_units(fields: list[FormField]) -> int:
     """Effort in captions: a test of eight short questions takes about as long as one caption."""
     hints = [f.attrs.get("data-sim-fill") for f in fields]
-    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields)
+    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields) \
+        + plain_units(fields)
+
+
+def plain_units(fields: list[FormField]) -> int:
+    """Controls without a hint (any page's): a text box about as long as a caption, four choices one."""
+    plain = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")]
+    texts = sum(1 for f in plain if f.kind in ("text", "textarea") and not f.value)
+    return texts + -(-(len(plain) - texts) // 4)
 
 
 def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
               accept: float, submit: float, bank: dict[str, crowd.BankEntry],
-              rng: random.Random) -> dict[str, str]:
-    """The values a worker submits: captions by profile, choices, the page's timing fields."""
+              rng: random.Random, html: str = "", page_key: str = "") -> dict[str, str]:
+    """The values a worker submits: captions by profile, choices, the page's timing fields, and
+    any other control of any page (``html``: the page, read for what each field is about)."""
     n_items = max(1, sum(1 for f in fields if f.attrs.get("data-sim-fill") == "caption"))
     step = (submit - accept) / n_items
     values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
+    values.update(fill_unhinted(worker, fields, html, bank, rng, page_key))
     for f in fields:
         if f.name in values:
             continue

@@ -15,6 +15,7 @@ from flows.sim.forms import form_fields
 from flows.sim.page_filling import fill_form, page_rules
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
+ANY_FORM_ACTION = re.compile(r'<form\b[^>]*\baction="([^"]*)"', re.I)  # a page of the user's own making
 
 
 def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
@@ -22,10 +23,11 @@ def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict
     """Open ``url``, fill its form as ``worker`` (page clock from ``start`` for ``seconds``), post
     it; the server's answer, or None when the page offered no form."""
     page = http.get(url)
-    action = FORM_ACTION.search(page.text)
+    action = FORM_ACTION.search(page.text) or ANY_FORM_ACTION.search(page.text)
     if page.status_code != 200 or action is None:
         return None
-    values = fill_form(worker, form_fields(page.text), page_rules(page.text), start, start + seconds, bank, rng)
+    values = fill_form(worker, form_fields(page.text), page_rules(page.text), start, start + seconds, bank, rng,
+                       html=page.text)
     return http.post(urljoin(url, html.unescape(action.group(1))), data=values)
 
 

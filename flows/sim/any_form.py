@@ -1,0 +1,285 @@
+"""How a simulated worker fills a page hitflow did not write: any text box, choice or number,
+within the constraints its controls declare, in the manner of the worker's profile.
+
+What a field is about comes from the page itself: a field named ``<name>_<i>`` belongs to item
+``i`` (its id from ``image_id_<i>``/``item_id_<i>``, else its image), and the text shown with that
+item and no other is the text the item carries. Honest workers write from the item's captions
+in the bank, else from that text, else from a bank image the item adopts (``image_entry``), and
+never type the same text twice; choices follow an answer the item "really" has (drawn per item
+and field, so careful workers agree). Speeders rush, pasters paste one text everywhere,
+contrarians give one answer to every choice, rule breakers leave required fields empty as if
+the page's check had been bypassed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from flows.form_spec import field_rule
+from flows.sim import captions
+from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.forms import FormField, read_page
+from flows.sim.page_context import ItemContext, context_for, item_contexts
+from flows.sim.pattern_text import matching_text
+from qc.form_constraints import check_field, compiled_pattern, step_ok, text_length
+from qc.submit_rules import SubmitRules
+
+RUSHED = ("speeder", "canned_abuser")
+NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
+RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
+FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
+
+
+@dataclass
+class Filling:
+    worker: Worker
+    bank: dict[str, BankEntry]
+    rng: random.Random
+
+
+def _truth_rng(ctx: ItemContext, name: str) -> random.Random:
+    """The answer an item "really" has for a choice: the same for every worker."""
+    return random.Random(zlib.crc32(f"{ctx.key}|{name}".encode()))
+
+
+def _careful(w: Worker, rng: random.Random) -> bool:
+    return rng.random() < 0.55 + 0.4 * w.skill
+
+
+def _sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
+    """What an honest worker writes from: the bank's captions, the item's own text, or an adopted image's."""
+    known = bank.get(ctx.key.split("~")[0])
+    if known and known.captions:
+        return [c for c in known.captions if c.strip()] or known.captions
+    if ctx.texts:
+        return ctx.texts
+    entry, scene = captions.image_entry(ctx.key, bank)
+    return [f"{c.strip().rstrip('.!?')}, {scene}." if scene else c for c in entry.captions] or ["An object."]
+
+
+def _pasted(fill: Filling, sources: list[str]) -> str:
+    kind, w = fill.worker.profile, fill.worker
+    if kind == "generic_praise":
+        return fill.rng.choice(captions.PRAISE)
+    if kind == "instruction_echo":
+        return fill.rng.choice(captions.PAGE_ECHOES)
+    if "text" not in w.memory:
+        own = random.Random(w.worker_id)
+        pick = own.choice(sources) if kind == "copy_paster" else captions.TEMPLATES[
+            int(w.params.get("ring", own.randrange(len(captions.TEMPLATES)))) % len(captions.TEMPLATES)]
+        w.memory["text"] = pick
+    return w.memory["text"]
+
+
+def _styled(fill: Filling, text: str) -> str:
+    kind = fill.worker.profile
+    if kind == "blur_talker" and fill.rng.random() < fill.worker.params.get("blur_rate", 0.7):
+        text = "A blurry photo of " + text[:1].lower() + text[1:]
+    if kind == "caps_locker":
+        return text.upper()
+    if kind == "typo_prone":
+        return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
+    return text
+
+
+def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) -> str:
+    """The text edited until the control takes it: lengthened, cut, or typed in its format."""
+    rule = field_rule(f) or {}
+    low, high = rule.get("minlength") or 0, rule.get("maxlength")
+    words = " ".join(padding).split() or list(FILLER)
+    k = 0
+    while text_length(text) < low and k < 400:
+        text = f"{text.rstrip('.')} {words[k % len(words)]}".strip()
+        k += 1
+    if high is not None and text_length(text) > high:
+        cut = text[:high]
+        text = cut.rsplit(" ", 1)[0] if " " in cut and text_length(cut.rsplit(" ", 1)[0]) >= low else cut
+        while text_length(text) > high:
+            text = text[:-1]
+    pattern = rule.get("pattern")
+    if pattern and compiled_pattern(pattern) and check_field(rule, text) != "":
+        for candidate in (re.sub(r"[^\w\s]", "", text), text.rstrip(".")):
+            if check_field(rule, candidate) == "":
+                return candidate
+        return matching_text(pattern, rng) or text
+    return text
+
+
+OPENINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This shows ", "We see ")
+
+
+def reworded(text: str, rng: random.Random) -> str:
+    """The same content in other words: an opening, a few synonyms."""
+    words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
+    body = " ".join(words)
+    if rng.random() < 0.5 and body:
+        body = rng.choice(OPENINGS) + body[:1].lower() + body[1:]
+    return body
+
+
+def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    """What this worker types into a text box for this item."""
+    kind, rng = fill.worker.profile, fill.rng
+    if f.kind == "email":
+        return f"{fill.worker.worker_id.lower()}@example.org"
+    if f.kind == "url":
+        return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
+    sources = _sources(ctx, fill.bank)
+    if kind in PASTING_PROFILES:
+        return fit_text(_pasted(fill, sources), f, rng, sources)
+    if kind in RUSHED:
+        short = min(sources, key=len).split()
+        return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
+    draft = rng.choice(sources).strip()
+    if rng.random() < 0.6:  # people put what they see in their own words
+        draft = reworded(draft, rng)
+    others = [s for s in sources if s != draft]
+    text, attempt = fit_text(_styled(fill, draft), f, rng, others or sources), 0
+    while normalise(text) in fill.worker.written and attempt < 2000:
+        attempt += 1
+        retry = others[attempt - 1] if attempt <= len(others) else captions.variation(draft, attempt)
+        text = fit_text(_styled(fill, retry), f, rng, sources)
+    fill.worker.written.add(normalise(text))
+    return text
+
+
+def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    options = [o for o in f.options if o != ""] or f.options
+    if not options:
+        return ""
+    if fill.worker.profile == "contrarian":
+        return options[0]  # one answer to everything
+    truth = _truth_rng(ctx, f.name).choice(options)
+    if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
+        return fill.rng.choice(options)
+    return truth
+
+
+def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    rule = field_rule(f) or {}
+    truth_rng = _truth_rng(ctx, f.name)
+    truth = [o for o in f.options if truth_rng.random() < 0.35]
+    if fill.worker.profile == "contrarian":
+        picked = f.options[:1]
+    elif fill.worker.profile in RUSHED:
+        picked = [o for o in f.options if fill.rng.random() < 0.3]
+    else:
+        picked = [o for o in f.options if (o in truth) == _careful(fill.worker, fill.rng)]
+    if any(p.lower() not in NONE_OPTIONS for p in picked):  # "none of these" goes with nothing else
+        picked = [p for p in picked if p.lower() not in NONE_OPTIONS]
+    picked += [o for o in rule.get("required_options", []) if o not in picked]
+    if not picked and int(rule.get("min") or 0) > 0:  # nothing applies: say so where the page lets you
+        picked += [o for o in f.options if o.lower() in NONE_OPTIONS][:1]
+    for o in f.options:
+        if len(picked) >= int(rule.get("min") or 0):
+            break
+        if o not in picked:
+            picked.append(o)
+    top = rule.get("max")
+    keep = set(rule.get("required_options", []))
+    while top is not None and len(picked) > int(top):
+        picked.remove(next((p for p in picked if p not in keep), picked[-1]))
+    return "|".join(o for o in f.options if o in picked)
+
+
+def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    rule = field_rule(f) or {}
+    low = float(rule["min"]) if rule.get("min") is not None else 0.0
+    high = float(rule["max"]) if rule.get("max") is not None else low + 20
+    step = 1.0 if rule.get("step") in ("any", None) else float(rule["step"])
+    base = float(rule.get("base") or 0.0)
+    first = base + step * -(-(float(low) - base) // step)
+    slots = max(0, int((float(high) - first) // step))
+    if fill.worker.profile == "contrarian":
+        k = 0
+    elif fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
+        k = fill.rng.randint(0, slots)
+    else:
+        k = min(slots, max(0, _truth_rng(ctx, f.name).randint(0, slots) + fill.rng.choice((-1, 0, 0, 1))))
+    value = first + k * step
+    if not step_ok(value, rule):
+        value = first
+    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
+def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
+    """The value a worker gives one control (None: the control is not submitted)."""
+    if f.kind in ("radio", "select") and "multiple" not in f.attrs:
+        return choice(fill, f, ctx)
+    if f.kind in ("checkbox", "select"):
+        return ticks(fill, f, ctx)
+    if f.kind in ("number", "range"):
+        return number(fill, f, ctx)
+    if f.kind in ("date", "datetime-local", "month", "week", "time", "color"):
+        return f.value or {"date": "2026-01-15", "month": "2026-01", "week": "2026-W03", "time": "12:00",
+                           "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
+    if "readonly" in f.attrs:
+        return f.value
+    return free_text(fill, f, ctx)
+
+
+def _honour_spec(values: dict[str, str], spec: dict[str, Any], fields: dict[str, FormField]) -> None:
+    """The page's own hitflow rules on top of its controls': an evaluation page's questions
+    (ticks at least ``min``, an exclusive option alone, a slider marked moved), a caption page's
+    text rules, a form spec's ticks."""
+    for q in spec.get("questions", []) + spec.get("fields", []):
+        name, value = q.get("name", ""), values.get(q.get("name", ""))
+        if value is None:
+            continue
+        if q.get("type") == "many":
+            picked = [t for t in value.split("|") if t]
+            if q.get("exclusive") in picked and len(picked) > 1:
+                picked.remove(q["exclusive"])
+            picked += [o for o in q.get("options", []) if o != q.get("exclusive")][: max(0, int(q.get("min") or 0)
+                                                                                       - len(picked))]
+            values[name] = "|".join(dict.fromkeys(picked))
+        if q.get("type") == "slider" and q.get("moved"):
+            values[q["moved"]] = "1"
+    if "min_words" in spec and "questions" not in spec:
+        rules = SubmitRules(min_words=int(spec.get("min_words") or 0), one_sentence=bool(spec.get("one_sentence")),
+                            banned_prefixes=tuple(spec.get("banned_prefixes") or ()), max_chars=spec.get("max_chars"),
+                            required=bool(spec.get("required", True)), canned_text="")
+        for name, value in values.items():
+            if fields[name].kind in ("text", "textarea") and value:
+                values[name] = fit_text(captions.pass_rules(value, rules), fields[name], random.Random(value), [])
+
+
+def page_spec(html: str) -> dict[str, Any]:
+    match = RULES_JSON.search(html or "")
+    try:
+        spec = json.loads(match.group(1)) if match else {}
+    except ValueError:
+        return {}
+    return spec if isinstance(spec, dict) else {}
+
+
+@lru_cache(maxsize=32)
+def _page_contexts(html: str) -> dict[str, ItemContext]:
+    """Read once per page: every worker of a HIT sees the same one (callers must not change it)."""
+    return item_contexts(read_page(html))
+
+
+def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
+                  rng: random.Random, page_key: str = "") -> dict[str, str]:
+    """Values for the page's controls that carry no simulator hint (hidden ones stay as set)."""
+    todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
+            and not (f.kind == "text" and f.value)]
+    if not todo:
+        return {}
+    contexts = _page_contexts(html or "")
+    if page_key:
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts) for k, c in contexts.items()}
+    fill = Filling(worker, bank, rng)
+    values = {f.name: v for f in todo if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None}
+    _honour_spec(values, page_spec(html), {f.name: f for f in fields})
+    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
+        required = sorted(n for n in values if "required" in {f.name: f for f in todo}[n].attrs)
+        for name in rng.sample(required or sorted(values), k=max(1, len(required or values) // 4)):
+            values[name] = ""
+    return values

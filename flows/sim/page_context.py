@@ -1,0 +1,99 @@
+"""Which item each field of a page is about, and the text that item carries.
+
+A field named ``<name>_<i>`` belongs to item ``i``; item ``i``'s part of the page runs from just
+after item ``i-1``'s last control to its own last control. Text in that part that appears in no
+other item's part (and is not a label or heading) is the item's own text; an item's key is its
+``image_id_<i>``/``item_id_<i>`` value, else its first image, else the page and index.
+Fields without an index belong to the whole page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from flows.sim.forms import _FormParser
+
+INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
+ID_FIELDS = ("image_id", "item_id")
+MIN_WORDS = 3  # shorter chunks are labels and button-like text, not content
+
+
+@dataclass
+class ItemContext:
+    key: str
+    texts: list[str] = field(default_factory=list)
+
+
+def item_index(name: str) -> str:
+    m = INDEXED.match(name)
+    return m["index"] if m else ""
+
+
+def _segments(page: _FormParser) -> dict[str, tuple[int, int]]:
+    by_index: dict[int, int] = {}
+    for name, pos in page.positions.items():
+        idx = item_index(name)
+        if idx:
+            by_index[int(idx)] = max(by_index.get(int(idx), 0), pos)
+    bounds: dict[str, tuple[int, int]] = {}
+    start = 0
+    for k in sorted(by_index):
+        bounds[str(k)] = (start, by_index[k])
+        start = by_index[k]
+    return bounds
+
+
+def _chunks(page: _FormParser, start: int, end: int) -> list[str]:
+    return [t for pos, t, is_label in page.texts if start < pos <= end and not is_label
+            and len(t.split()) >= MIN_WORDS]
+
+
+def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
+    """The first item starts at its first image or control: text above it is the page's own
+    (instructions), unless the page has one item only."""
+    if len(segments) < 2 or "0" not in segments:
+        return
+    a, b = segments["0"]
+    starts = [pos for pos, _ in page.images if a < pos <= b]
+    starts += [pos for name, pos in page.positions.items() if item_index(name) == "0"]
+    segments["0"] = (min(starts) - 1 if starts else a, b)
+
+
+def _without_shared_label(text: str, others: set[str]) -> str:
+    """"Note: a red bus" -> "a red bus" when other items' text opens with "Note:" too."""
+    head, sep, rest = text.partition(": ")
+    if sep and rest and any(o.startswith(head + ": ") for o in others):
+        return rest
+    return text
+
+
+def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
+    """Index ("" for the page as a whole) -> the item's key and its own text."""
+    digest = hashlib.sha256("\x1f".join(t for _, t, _ in page.texts).encode()).hexdigest()[:12]
+    segments = _segments(page)
+    _first_item_start(page, segments)
+    texts = {idx: _chunks(page, a, b) for idx, (a, b) in segments.items()}
+    contexts: dict[str, ItemContext] = {}
+    for idx, (a, b) in segments.items():
+        shared = {t for other, ts in texts.items() if other != idx for t in ts}
+        ids = [page.fields[f"{base}_{idx}"].value for base in ID_FIELDS if f"{base}_{idx}" in page.fields]
+        images = [src for pos, src in page.images if a < pos <= b and src]
+        key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
+        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared]
+        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
+    whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
+    images = [src for _, src, in page.images if src]
+    contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"),
+                               _chunks(page, 0, 10**9) if not segments else [])
+    return contexts
+
+
+def context_for(contexts: dict[str, ItemContext], name: str, attrs: dict[str, str]) -> ItemContext:
+    """A field's item; a question that carries its own text (a QuestionForm's) reads that."""
+    own = attrs.get("data-item-text", "")
+    base = contexts.get(item_index(name)) or contexts[""]
+    if own:
+        return ItemContext(f"{base.key}|{name}", [own])
+    return base

@@ -1,0 +1,64 @@
+"""QC of a campaign on the user's own page (``task = "custom"``): which rules run, what they decide,
+and the one rule only such pages need.
+
+The generic rules run on frames built per kind of field (``flows/custom_review.py``):
+``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
+``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
+``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
+the text); ``choice_straight_lining`` on one row per answer of a choice field.
+
+``choice_straight_lining`` input columns: ``assignment_id, worker_id, image_id, field, answer``.
+A worker who gave one and the same answer to a field on ``straight_lining_min_items`` or more
+items, while the other workers' most common answer differs on at least half of those items
+(so a field whose honest answer really is the same everywhere is no evidence).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from qc import study_rules  # noqa: F401  (registers invalid_answer)
+from qc.decisions import DecisionPolicy
+from qc.flags import flag_frame, register
+
+CUSTOM_RULES = ("invalid_answer", "time_outlier", "duplicate_text", "shared_template", "consensus",
+                "choice_straight_lining", "random_sample")
+TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
+CUSTOM_POLICY = DecisionPolicy(
+    reject_rules=("invalid_answer",),
+    block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1},
+    review_rules=("random_sample", "consensus", "time_outlier"),
+    reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
+                    "submit, so they were sent around the page.",
+)
+
+
+def _majority_others(df: pd.DataFrame, worker: str, field: str, item: str) -> str | None:
+    peers = df[(df["field"] == field) & (df["image_id"] == item) & (df["worker_id"] != worker)]["answer"]
+    peers = peers[peers != ""]
+    return None if peers.empty else str(peers.mode().iloc[0])
+
+
+@register("choice_straight_lining", "worker")
+def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """One answer to a choice field on every item, where the other workers mostly said otherwise."""
+    min_items = int(params.get("straight_lining_min_items", 3))
+    rows = []
+    answered = df[df["answer"].astype(str) != ""]
+    for (worker, field), own in answered.groupby(["worker_id", "field"]):
+        per_item = own.drop_duplicates("image_id")
+        values = set(per_item["answer"].astype(str))
+        if len(per_item) < min_items or len(values) != 1:
+            continue
+        answer = values.pop()
+        majorities = [_majority_others(answered, str(worker), str(field), str(i)) for i in per_item["image_id"]]
+        judged = [m for m in majorities if m is not None]
+        disagree = sum(m != answer for m in judged)
+        if judged and disagree * 2 >= len(judged):
+            rows.append({"worker_id": worker, "rule": "choice_straight_lining", "value": len(per_item),
+                         "threshold": min_items,
+                         "detail": f"{field}: {answer!r} on all {len(per_item)} items; others mostly said "
+                                   f"otherwise on {disagree} of {len(judged)}"})
+    return flag_frame(rows)

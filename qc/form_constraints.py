@@ -1,0 +1,144 @@
+"""The submit rules of any form, as HTML defines them: one spec, checked the way a browser does.
+
+A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
+(``flows/form_spec.py``). Field types:
+
+- ``text``: ``required``, ``minlength``/``maxlength`` (UTF-16 code units, a line break counts
+  once), ``pattern`` (the whole value; not on a textarea), ``input`` = ``email``/``url`` checks
+  the format. An empty value passes everything but ``required``, as in a browser.
+- ``one``: a radio group or a select: ``required``, the value must be one of ``options``.
+- ``many``: checkboxes (``|``-joined ticks): ticks from ``options``, each of
+  ``required_options`` ticked, between ``min`` and ``max`` ticks.
+- ``number``: a number or a range input: ``required``, ``min``/``max``, ``step`` counted from
+  ``base`` (``"any"``: no step).
+
+:func:`check_form` returns every broken field (never only the first).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Any
+
+Spec = dict[str, Any]
+MESSAGES = {
+    "required": "Please fill this in.", "too_short": "This answer is too short.",
+    "too_long": "This answer is too long.", "pattern": "This answer does not have the requested format.",
+    "not_an_option": "This answer is not one of the choices.", "too_few": "Tick more of these.",
+    "too_many": "Tick fewer of these.", "not_a_number": "Enter a number.",
+    "out_of_range": "This number is outside the allowed range.", "step": "This number is not an allowed step.",
+    "format": "This is not a valid address.",
+}
+_EMAIL = re.compile(r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+                    r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]+$")
+
+
+def text_length(value: str) -> int:
+    """Length as a browser counts it: UTF-16 code units, a CRLF line break once."""
+    return len(value.replace("\r\n", "\n").encode("utf-16-le")) // 2
+
+
+@lru_cache(maxsize=256)
+def compiled_pattern(pattern: str) -> re.Pattern[str] | None:
+    """A ``pattern`` attribute as a whole-value regex; None when it does not compile (a browser
+    ignores such a pattern too)."""
+    try:
+        return re.compile(f"(?:{pattern})")
+    except re.error:
+        return None
+
+
+def _ticks(value: str) -> list[str]:
+    return [v for v in value.split("|") if v != ""]
+
+
+def _check_text(f: Spec, value: str) -> str:
+    if value == "":
+        return "required" if f.get("required") else ""
+    n = text_length(value)
+    if f.get("minlength") is not None and n < int(f["minlength"]):
+        return "too_short"
+    if f.get("maxlength") is not None and n > int(f["maxlength"]):
+        return "too_long"
+    regex = compiled_pattern(f["pattern"]) if f.get("pattern") else None
+    if regex is not None and regex.fullmatch(value) is None:
+        return "pattern"
+    checks = {"email": _EMAIL, "url": _URL}
+    if f.get("input") in checks and not checks[f["input"]].match(value):
+        return "format"
+    return ""
+
+
+def step_ok(number: float, f: Spec) -> bool:
+    step = f.get("step", 1)
+    if step in ("any", None) or float(step) <= 0:
+        return True
+    ratio = (number - float(f.get("base", 0) or 0)) / float(step)
+    return abs(ratio - round(ratio)) < 1e-7
+
+
+def _check_number(f: Spec, value: str) -> str:
+    if value.strip() == "":
+        return "required" if f.get("required") else ""
+    try:
+        number = float(value)
+    except ValueError:
+        return "not_a_number"
+    if not math.isfinite(number):
+        return "not_a_number"
+    if (f.get("min") is not None and number < float(f["min"])) or \
+            (f.get("max") is not None and number > float(f["max"])):
+        return "out_of_range"
+    return "" if step_ok(number, f) else "step"
+
+
+def _check_many(f: Spec, value: str) -> str:
+    ticks = _ticks(value)
+    if any(t not in f["options"] for t in ticks) or len(set(ticks)) < len(ticks):
+        return "not_an_option"
+    if any(r not in ticks for r in f.get("required_options", [])) or len(ticks) < int(f.get("min", 0)):
+        return "too_few"
+    if f.get("max") is not None and len(ticks) > int(f["max"]):
+        return "too_many"
+    return ""
+
+
+def check_field(f: Spec, value: str) -> str:
+    """The rule one field breaks ("" when none)."""
+    if f["type"] == "one":
+        if value == "":
+            return "required" if f.get("required") else ""
+        return "" if value in f["options"] else "not_an_option"
+    if f["type"] == "many":
+        return _check_many(f, value)
+    if f["type"] == "number":
+        return _check_number(f, value)
+    return _check_text(f, value)
+
+
+def check_form(spec: Spec, values: dict[str, str]) -> list[dict[str, str]]:
+    """Every broken field: ``{"rule", "field", "detail"}``; a missing field counts as empty."""
+    found = []
+    for f in spec.get("fields", []):
+        rule = check_field(f, values.get(f["name"], ""))
+        if rule:
+            found.append({"rule": rule, "field": f["name"], "detail": MESSAGES[rule]})
+    return found
+
+
+def describe_rules(spec: Spec) -> list[str]:
+    """One line per field: what the page and the server require of it (for --dry-run)."""
+    lines = []
+    for f in spec.get("fields", []):
+        parts = ["required"] if f.get("required") else []
+        for key in ("minlength", "maxlength", "pattern", "min", "max", "step", "required_options"):
+            value = f.get(key)
+            if value not in (None, "", []):
+                parts.append(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}")
+        if f["type"] in ("one", "many"):
+            parts.append(f"{'one' if f['type'] == 'one' else 'any'} of {len(f['options'])} options")
+        lines.append(f"{f['name']} ({f.get('input') or f['type']}): {', '.join(parts) or 'optional'}")
+    return lines
