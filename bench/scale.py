@@ -92,7 +92,7 @@ def posting(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """The same HITs posted by a sequential boto3 loop and by hitflow's pool, under latency."""
     from flows import mturk_adapter as mturk
     from flows.batch_publish import POST_THREADS
-    from flows.sim.forms import html_question
+    from flows.mturk_forms import html_question
     from flows.sim.pacing import Pacing
     from flows.sim.server import SimServer
     from flows.templates import render, sample_context

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flows import mturk_adapter as mturk
-from flows.sim.forms import html_question
+from flows.mturk_forms import html_question
 from flows.sim.server import SimServer
 from flows.templates import render, sample_context
 

@@ -12,7 +12,7 @@ from typing import Any
 from flows import mturk_adapter as mturk
 from flows.campaign_plan import Run
 from flows.errors import AnswerConflictError, PlatformError
-from flows.sim.forms import parse_answer_xml
+from flows.mturk_forms import parse_answer_xml
 
 _INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")
 MAX_POLL_S = 6 * 3600

@@ -17,8 +17,8 @@ from flows.campaign_plan import (
     hit_groups,
     hit_token,
 )
+from flows.mturk_forms import html_question
 from flows.qualification_stage import gate_qualification
-from flows.sim.forms import html_question
 from flows.store import SETTLED
 from flows.task_pages import task_page
 

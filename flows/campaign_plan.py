@@ -16,7 +16,7 @@ from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.errors import BudgetError, InputFormatError
 from flows.item_generator import scaled_copy
-from flows.sim.market import mturk_fee
+from flows.mturk_fees import mturk_fee
 from flows.store import Store
 from flows.study_plan import read_study_items, study_tasks
 from flows.templates import safe_url

@@ -12,7 +12,7 @@ import pandas as pd
 from flows.batch_review import replace_batch_flags
 from flows.campaign_plan import Run
 from flows.custom_task import INDEXED, custom_spec, field_kinds
-from flows.sim.forms import parse_answer_xml
+from flows.mturk_forms import parse_answer_xml
 from flows.study_review import response_items, work_seconds
 from flows.task_pages import page_items
 from qc.custom_rules import TEXT_RULES

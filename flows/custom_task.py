@@ -20,7 +20,7 @@ from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.errors import InputFormatError
 from flows.form_spec import form_spec
-from flows.sim.forms import form_fields
+from flows.mturk_forms import form_fields
 from flows.templates import render_source, safe_url
 from qc.form_constraints import Spec, describe_rules
 

@@ -10,8 +10,8 @@ from flows.batch_publish import hit_type_params, page_html
 from flows.budget import campaign_estimate, describe, to_budget_currency
 from flows.campaign_plan import Run, hit_token, item_plan, qualification_test_cost
 from flows.config import CampaignConfig
+from flows.mturk_forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
 from flows.qualification_stage import test_page
-from flows.sim.forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
 
 
 def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.sim.forms import FormField
+from flows.mturk_forms import FormField
 from qc.form_constraints import Spec
 
 TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")

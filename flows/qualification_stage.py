@@ -29,7 +29,7 @@ from flows.campaign_plan import (
 )
 from flows.csv_files import read_csv_table
 from flows.errors import BudgetError
-from flows.sim.forms import html_question
+from flows.mturk_forms import html_question
 from flows.store import SETTLED
 from flows.templates import render
 from qc.qualification import score_answers

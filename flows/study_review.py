@@ -11,7 +11,7 @@ import pandas as pd
 
 from flows.batch_review import replace_batch_flags
 from flows.campaign_plan import Run
-from flows.sim.forms import parse_answer_xml
+from flows.mturk_forms import parse_answer_xml
 from flows.study_plan import questions
 from flows.task_pages import page_items, page_rules
 from qc import study_rules  # noqa: F401  (registers the study rules)

@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from flows.batch_collect import answer_rows
 from flows.config import CampaignConfig
-from flows.sim.forms import answer_xml, form_fields
+from flows.mturk_forms import answer_xml, form_fields
 from flows.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,

@@ -9,7 +9,7 @@ import pytest
 
 from flows import mturk_adapter as mturk
 from flows.errors import ClosedEndpointError, PlatformError
-from flows.sim.forms import html_question
+from flows.mturk_forms import html_question
 from tests.test_sim_contract import PAGE
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from flows.form_spec import form_spec
+from flows.mturk_forms import form_fields
 from flows.sim import crowd
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
-from flows.sim.forms import form_fields
 from flows.sim.page_filling import fill_form, page_rules
 from flows.sim.pattern_text import matching_text
 from flows.sim.question_form import question_form_answer, question_form_fields
@@ -203,7 +203,7 @@ QUESTION_FORM = """<QuestionForm xmlns="http://mechanicalturk.amazonaws.com/AWSM
 
 
 def test_question_form_questions_become_fields_with_their_constraints() -> None:
-    from flows.sim.forms import parse_answer_xml
+    from flows.mturk_forms import parse_answer_xml
 
     fields = question_form_fields(QUESTION_FORM)
     spec = {f["name"]: f for f in form_spec(fields)["fields"]}

@@ -24,19 +24,10 @@ SIM_SEAMS = {
     "flows/targets.py": "opens a session: an in-process simulator, its ground truth, Prolific ids",
     "flows/cli.py": "`hitflow sim serve` starts the simulator as a server",
 }
-# Today's other imports of flows.sim from production, to be removed rather than added to. Most are
-# not about simulating at all: sim/forms.py is MTurk's question/answer XML codec and sim/market.py
-# holds MTurk's fee table; they move out of sim/ with issue 20's folder step. A stale entry fails
-# the test too, so the list only shrinks.
+# Today's other imports of flows.sim from production, to be removed rather than added to (MTurk's
+# XML codec and fee table already moved out: flows/mturk_forms.py, flows/mturk_fees.py). A stale
+# entry fails the test too, so the list only shrinks.
 KNOWN_SIM_IMPORTS = {
-    "flows/batch_collect.py": {"flows.sim.forms"},  # parse_answer_xml
-    "flows/batch_publish.py": {"flows.sim.forms"},  # html_question
-    "flows/dry_run.py": {"flows.sim.forms"},  # the question schema check
-    "flows/qualification_forms.py": {"flows.sim.forms"},  # the QuestionForm namespace
-    "flows/qualification_stage.py": {"flows.sim.forms"},  # html_question
-    "flows/study_review.py": {"flows.sim.forms"},  # parse_answer_xml
-    "flows/task_server.py": {"flows.sim.forms"},  # answer_xml, form_fields
-    "flows/campaign_plan.py": {"flows.sim.market"},  # mturk_fee
     "flows/budget.py": {"flows.sim.prolific_state"},  # Prolific's fee rule, for an offline estimate
     "flows/study_links.py": {"flows.sim", "flows.sim.crowd", "flows.sim.volunteers", "flows.sim.server"},
     "flows/campaign_flow.py": {"flows.sim.server"},  # serve-schedules starts a simulator of its own
@@ -100,7 +91,7 @@ def imports(path: Path, module: str) -> tuple[set[str], set[str]]:
 
 
 def _sim_modules(names: set[str], modules: dict[str, Path]) -> set[str]:
-    """The simulator's modules among imported names (``flows.sim.forms.html_question`` is ``flows.sim.forms``)."""
+    """The simulator's modules among imported names (``flows.mturk_forms.html_question`` is ``flows.mturk_forms``)."""
     found = set()
     for name in names:
         if name == SIM or name.startswith(SIM + "."):

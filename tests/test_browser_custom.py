@@ -11,8 +11,8 @@ import pytest
 
 from flows.config import load_config
 from flows.custom_task import custom_page, custom_spec
+from flows.mturk_forms import html_question
 from flows.scaffold import scaffold
-from flows.sim.forms import html_question
 from flows.task_pages import page_items
 from qc.form_constraints import check_field, check_form
 from tests.test_browser_flickr import mine

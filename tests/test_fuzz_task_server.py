@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 from flows import mturk_adapter as mturk
 from flows.campaign_plan import Run, plan_items
 from flows.config import load_config
-from flows.sim.forms import form_fields
+from flows.mturk_forms import form_fields
 from flows.store import Store
 from flows.task_guard import SessionLimits
 from flows.task_server import TaskSite, make_app, sign

@@ -17,7 +17,7 @@ from flows import prolific_adapter as prolific
 from flows.campaign_plan import Run, plan_items
 from flows.config import load_config
 from flows.errors import PlatformError
-from flows.sim.forms import html_question
+from flows.mturk_forms import html_question
 from flows.sim.server import SimServer
 from flows.store import Store
 from flows.task_server import TaskSite, completion_code

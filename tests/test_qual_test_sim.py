@@ -7,9 +7,9 @@ from collections import defaultdict
 
 import pytest
 
+from flows.mturk_forms import html_question, parse_question
 from flows.offline import load_key
 from flows.qualification_forms import build_answer_key, build_test_form
-from flows.sim.forms import html_question, parse_question
 from tests.conftest import advance
 from tests.test_sim_contract import PAGE
 

@@ -24,8 +24,8 @@ from flows.cli import main
 from flows.config import load_config
 from flows.errors import ConfigError, PlatformError
 from flows.markdown_text import md_text
+from flows.mturk_forms import answer_xml
 from flows.prolific_batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
-from flows.sim.forms import answer_xml
 from flows.sim.prolific_state import new_id
 from flows.sim.server import SimServer
 from flows.store import Store

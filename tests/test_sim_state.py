@@ -19,7 +19,7 @@ import pytest
 
 from flows.cli import main
 from flows.errors import ConfigError
-from flows.sim.forms import html_question
+from flows.mturk_forms import html_question
 from flows.sim.server import MAX_BODY, SimServer
 from flows.targets import open_session
 from tests.conftest import advance

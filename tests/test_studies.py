@@ -15,7 +15,7 @@ from scipy import stats
 from flows.campaign_flow import run_campaign
 from flows.config import load_config
 from flows.errors import ConfigError
-from flows.sim.forms import parse_answer_xml
+from flows.mturk_forms import parse_answer_xml
 from flows.store import Store
 from flows.study_plan import page_spec, study_tasks
 from qc.judgement_spec import check_answers

@@ -16,7 +16,7 @@ import pytest
 from flows import mturk_adapter as mturk
 from flows.campaign_plan import Run, plan_items
 from flows.config import load_config
-from flows.sim.forms import form_fields, parse_answer_xml
+from flows.mturk_forms import form_fields, parse_answer_xml
 from flows.store import Store
 from flows.task_server import TaskSite, completion_code, invite_link
 from flows.task_server_thread import TaskServer

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from flows.errors import ConfigError
-from flows.sim.forms import form_fields
+from flows.mturk_forms import form_fields
 from flows.sim.market import page_rules
 from flows.templates import render, safe_url, sample_context, task_templates
 

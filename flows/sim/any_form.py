@@ -22,9 +22,9 @@ from functools import lru_cache
 from typing import Any
 
 from flows.form_spec import field_rule
+from flows.mturk_forms import FormField, read_page
 from flows.sim import captions
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
-from flows.sim.forms import FormField, read_page
 from flows.sim.page_context import ItemContext, context_for, item_contexts
 from flows.sim.pattern_text import matching_text
 from qc.form_constraints import check_field, compiled_pattern, step_ok, text_length

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
+from flows.mturk_forms import FormField
 from flows.sim.crowd import BankEntry, Worker
-from flows.sim.forms import FormField
 from postprocess.error_stats import CATEGORY_KEYS
 
 JUDGE_HINTS = ("rating", "selection", "congruency", "categories", "pairwise", "severity", "moved", "position",

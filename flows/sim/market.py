@@ -13,12 +13,13 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any, ClassVar
 
+from flows.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
+from flows.mturk_forms import FormField, Question, answer_xml, form_fields
 from flows.sim import crowd, qual_tests
 from flows.sim.external_work import visit_later
-from flows.sim.forms import FormField, Question, answer_xml, form_fields
 from flows.sim.journal import Journal, Tracked
 from flows.sim.page_filling import fill_form, page_rules, work_units
 from flows.sim.question_form import question_form_answer, question_form_fields
@@ -29,7 +30,6 @@ SYSTEM_QUALS = {
     "00000000000000000071": "Locale",
     "00000000000000000060": "Adult",
 }
-CENT = Decimal("0.01")
 ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
@@ -39,16 +39,6 @@ class MTurkError(Exception):
     def __init__(self, code: str, message: str, kind: str = "RequestError", status: int = 400):
         super().__init__(message)
         self.code, self.message, self.kind, self.status = code, message, kind, status
-
-
-def money(value: Any) -> Decimal:
-    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def mturk_fee(reward: Decimal, max_assignments: int) -> Decimal:
-    """20% commission, 20% more for HITs with 10 or more assignments, at least $0.01."""
-    rate = Decimal("0.20") + (Decimal("0.20") if max_assignments >= 10 else Decimal("0"))
-    return max(CENT, money(reward * rate))
 
 
 @dataclass

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from flows.errors import ConfigError
+from flows.mturk_forms import parse_question
 from flows.sim import qual_tests
 from flows.sim.external_work import resume_visits
-from flows.sim.forms import parse_question
 from flows.sim.market import Assignment, Hit, Marketplace, money
 from flows.sim.prolific_state import ProlificState
 

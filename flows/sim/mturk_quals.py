@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flows.mturk_forms import QuestionError, parse_question
 from flows.sim import qual_tests
-from flows.sim.forms import QuestionError, parse_question
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.mturk_api import NO_QUAL, _qual_type, _worker, op
 from flows.sim.validation import QUAL_STATUSES, bad, check_enum, need, page

@@ -7,9 +7,9 @@ import json
 import random
 import re
 
+from flows.mturk_forms import FormField
 from flows.sim import crowd, judges, qual_tests
 from flows.sim.any_form import fill_unhinted
-from flows.sim.forms import FormField
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
 _RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)

@@ -11,8 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from flows.mturk_forms import NS_FORM
 from flows.sim.crowd import Worker
-from flows.sim.forms import NS_FORM
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CARELESS = {"speeder", "copy_paster", "canned_abuser"}

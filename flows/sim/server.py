@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
+from flows.mturk_forms import answer_xml
 from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
-from flows.sim.forms import answer_xml
 from flows.sim.market import Assignment, Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS

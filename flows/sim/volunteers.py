@@ -10,8 +10,8 @@ from urllib.parse import urljoin
 
 import httpx
 
+from flows.mturk_forms import form_fields
 from flows.sim import crowd
-from flows.sim.forms import form_fields
 from flows.sim.page_filling import fill_form, page_rules
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
