@@ -36,6 +36,7 @@ class Run:
     wait: Callable[[float], None] = time.sleep
     notes: dict[str, Any] = field(default_factory=dict)
     platform: str = "mturk"  # or "prolific": client is then a ProlificClient, pages come from the task server
+    clock: Callable[[], float] = time.time  # the platform's clock (the simulator's virtual one)
 
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:

@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
                           "default: a task server started for the run on 127.0.0.1")
     run.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                      help="links: an invitee's name (repeatable); their links go to OUT/<study>/invites.csv")
+    run.add_argument("--detach", choices=("live", "always", "never"), default="",
+                     help="leave an open batch and exit 9 until it is full or its time is up: on live routes "
+                          "(default, [timing] detach), always (rehearsals on the simulator), or never")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
     sim = sub.add_parser("sim", help="the simulated marketplace")
@@ -183,15 +186,17 @@ def cmd_run(a: argparse.Namespace) -> int:
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
-              "sim_state": a.sim_state or ""}
+              "sim_state": a.sim_state or "", "detach": a.detach}
     db = a.db
     with logged_run(a, cfg.name, db):
         if a.no_prefect:
-            run_campaign(a.config, **kwargs)
+            result = run_campaign(a.config, **kwargs)
         else:
             from flows.campaign_flow import campaign_flow
 
-            campaign_flow()(config_path=a.config, **kwargs)
+            result = campaign_flow()(config_path=a.config, **kwargs)
+    if isinstance(result, dict) and result.get("open"):
+        return batch_left_open(a, str(result["open"]))
     print(summarize(Path(a.out) / cfg.name))
     return honest_ending(db, cfg.name, cfg.accept_partial)
 
@@ -214,6 +219,18 @@ def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
                               f"{db}. {resume_hint(a, db)} (details: {log})") from exc
         except Exception as exc:
             raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+
+
+def batch_left_open(a: argparse.Namespace, message: str) -> int:
+    """A live batch still open: say how far it is and how to come back; exit 9 (not a failure)."""
+    import shlex
+
+    from flows.errors import BatchOpen
+
+    again = " ".join(shlex.quote(x) for x in sys.argv[1:]) if sys.argv[1:2] == ["run"] else f"run {a.config}"
+    print(f"{message}; resume with `hitflow {again}` or let the schedule do it "
+          f"(`hitflow serve-schedules {a.config}`)", flush=True)
+    return BatchOpen.exit_code
 
 
 def where_stopped(db: str, campaign: str) -> str:
