@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--crowd")
     serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
+    serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,
+                       help="Prolific participants arrive one by one, this many virtual seconds apart on average "
+                            "(0: every place at once); with --speed they come while no run is calling")
     serve.add_argument("--throttle-rate", type=arg.share, default=0.0, help="share of calls throttled")
     serve.add_argument("--fault-rate", type=arg.share, default=0.0, help="share of calls answered 500")
     serve.add_argument("--lose-reply-rate", type=arg.share, default=0.0,
@@ -269,7 +272,7 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
     state = Path(a.state) if a.state else None
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed,
-                    state=state)
+                    state=state, arrival_mean_s=a.arrival_mean_s)
     faults = sim.market.faults
     faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
