@@ -55,6 +55,29 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     return summary
 
 
+def check_task_server(run: Run, task_url: str) -> None:
+    """Links go out only to a task server that answers, serves this campaign and signs with this
+    ledger's secret (else every invite link would be refused as "not valid")."""
+    import httpx
+
+    from flows.task_server import task_secret
+    from flows.task_units import secret_fingerprint
+
+    try:
+        health = httpx.get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
+    except (httpx.HTTPError, ValueError) as exc:
+        raise ConfigError(f"no task server answers at {task_url}/health ({type(exc).__name__}); start it with "
+                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.path}` before publishing") from exc
+    if run.cfg.name not in health.get("campaigns", []):
+        raise ConfigError(f"the task server at {task_url} does not serve {run.cfg.name} (it serves "
+                          f"{', '.join(health.get('campaigns', [])) or 'nothing'}); restart it with "
+                          f"--campaign {run.cfg.path}")
+    if health.get("signs_with", "") != secret_fingerprint(task_secret(run.store.path)):
+        raise ConfigError(f"the task server at {task_url} signs with another secret than the ledger "
+                          f"{run.store.path}, so it would refuse this run's links: give `hitflow serve` the same "
+                          "--db, or the same HITFLOW_TASK_SECRET to both")
+
+
 def write_campaign_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
     """The dataset (or a study's judgements), flags, report; then the campaign is done."""
     if run.cfg.study is not None:
@@ -79,6 +102,8 @@ def task_server_for(run: Run, task_url: str) -> Iterator[None]:
     started here, but never one that stops while its links are still out (a detaching run)."""
     if run.platform not in ("prolific", "links") or task_url:
         run.notes["task_url"] = task_url.rstrip("/")
+        if run.platform in ("prolific", "links"):
+            check_task_server(run, run.notes["task_url"])
         yield
         return
     if detaches(run):

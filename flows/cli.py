@@ -8,9 +8,16 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows import cli_args as arg
 from flows.errors import HitflowError
+
+if TYPE_CHECKING:
+    from flows.config import CampaignConfig
+    from flows.task_site import TaskSite
+
+DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -22,8 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint-url", default="", type=arg.http_url,
                      help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file,
-                     help="SQLite ledger (default runs/hitflow.db)")
+    run.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file,
+                     help="SQLite ledger (default $HITFLOW_DB or runs/hitflow.db; `hitflow serve` uses the same)")
     run.add_argument("--sim-state", default=None, type=arg.writable_file,
                      help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
                           "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
@@ -76,12 +83,17 @@ def _parser() -> argparse.ArgumentParser:
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1")
     task.add_argument("--port", type=arg.port, default=8080)
-    task.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
+    task.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file,
+                      help="the ledger the runs use (default $HITFLOW_DB or runs/hitflow.db, as `hitflow run`)")
     task.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                       help="print an invite link for NAME (self-hosted annotators), then serve")
+    task.add_argument("--public-url", default="", type=arg.http_url,
+                      help="the address people reach this server at (https://tasks.example.org behind a proxy)")
+    task.add_argument("--trusted-proxy", action="append", default=[], metavar="IP",
+                      help="honour X-Forwarded-For/-Proto only from this reverse proxy (repeatable; default: none)")
     status = sub.add_parser("status", help="where each campaign and batch stands")
     status.add_argument("campaign", nargs="?")
-    status.add_argument("--db", default="runs/hitflow.db")
+    status.add_argument("--db", default=DEFAULT_DB)
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.add_argument("--refresh", action="store_true",
                         help="first ask the platform (or the embedded simulator's file) for every assignment's state")
@@ -90,14 +102,14 @@ def _parser() -> argparse.ArgumentParser:
                        ("cancel", "expire open HITs, review what came in, delete finished HITs")):
         op = sub.add_parser(name, help=text)
         op.add_argument("campaign")
-        op.add_argument("--db", default="runs/hitflow.db")
+        op.add_argument("--db", default=DEFAULT_DB)
         op.add_argument("--endpoint-url", default="", type=arg.http_url,
                      help="override the endpoint the campaign ran against")
         op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
     review = sub.add_parser("review", help="open the review page: sampled and flagged work, for a person")
     review.add_argument("campaign")
-    review.add_argument("--db", default="runs/hitflow.db")
+    review.add_argument("--db", default=DEFAULT_DB)
     review.add_argument("--endpoint-url", default="", help="override the endpoint the campaign ran against")
     review.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
@@ -107,13 +119,13 @@ def _parser() -> argparse.ArgumentParser:
     sched.add_argument("config")
     sched.add_argument("--endpoint-url", default="", type=arg.http_url,
                      help="a running simulator or endpoint (default: one in-process)")
-    sched.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
+    sched.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file)
     sched.add_argument("--out", default="runs", type=arg.writable_dir)
     dep = sub.add_parser("deploy", help="register the next-batch deployment with the Prefect server in use")
     dep.add_argument("config")
     dep.add_argument("--endpoint-url", required=True, type=arg.http_url,
                      help="a simulator or endpoint that outlives each run")
-    dep.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
+    dep.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file)
     dep.add_argument("--out", default="runs", type=arg.writable_dir)
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
@@ -289,19 +301,35 @@ def cmd_serve(a: argparse.Namespace) -> int:
     import uvicorn
 
     from flows.config import load_config
-    from flows.task_server import TaskSite, invite_link, make_app
+    from flows.task_server import TaskSite, invite_link
+    from flows.task_server_thread import server_config
 
     configs = [load_config(path) for path in a.campaign]
     site = TaskSite(Path(a.db), {c.name: c for c in configs}, configs[0].prolific.completion_base)
-    base = f"http://{a.host}:{a.port}"
+    base = (a.public_url or f"http://{a.host}:{a.port}").rstrip("/")
     for cfg in configs:
         print(f"task pages: {base}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
               f"&SESSION_ID={{{{%SESSION_ID%}}}}")
+        print(f"{cfg.name}: {work_state(site, cfg)}")
         for name in a.invite:
             print(f"invite for {name}: {invite_link(site.secret, base, cfg.name, name)}")
+    secret = "HITFLOW_TASK_SECRET" if os.environ.get("HITFLOW_TASK_SECRET") else f"{a.db}.task-secret"
+    proxies = f"X-Forwarded-* trusted from {', '.join(a.trusted_proxy)}" if a.trusted_proxy else \
+        "X-Forwarded-* ignored (no --trusted-proxy)"
+    print(f"ledger {a.db}; invite signing secret from {secret}; {proxies}")
     print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
-    uvicorn.run(make_app(site), host=a.host, port=a.port, log_level="warning")
+    uvicorn.Server(server_config(site, a.host, a.port, tuple(a.trusted_proxy))).run()
     return 0
+
+
+def work_state(site: TaskSite, cfg: CampaignConfig) -> str:
+    """In words, for the operator: which batch people get now, or why they get none."""
+    from flows.task_units import NO_WORK, open_batch_or_reason
+
+    batch, reason = open_batch_or_reason(site.store(), cfg)
+    if batch is not None:
+        return f"batch {batch} is open; people who arrive get its work"
+    return f"no work open: {NO_WORK[reason][1].format(config=cfg.path)}"
 
 
 def cmd_status(a: argparse.Namespace) -> int:
