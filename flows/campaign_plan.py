@@ -68,6 +68,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
             "status": "running", "config_json": json.dumps({
                 "batches": cfg.batches, "items": len(rows), "assignments_per_image": cfg.assignments_per_image,
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
+                "qualification_cost": str(qualification_test_cost(cfg)),
+                "qualification_takers": cfg.gating.qualification_takers,
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))

@@ -193,8 +193,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.dry_run:
         from flows.dry_run import format_plan, plan_calls
 
-        plan = plan_calls(cfg, a.limit, a.scale, a.platform)
-        print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
+        plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
+        print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
         return 1 if plan["problems"] else 0
     if a.platform == "mturk" or a.target == "sim":  # a simulator URL is verified before anything is created
         check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)

@@ -15,6 +15,7 @@ from typing import Any
 
 from flows import mturk_adapter as mturk
 from flows.batch_collect import store_assignment
+from flows.budget import qualification_money
 from flows.campaign import ORDER, STEPS
 from flows.campaign_plan import Run
 from flows.errors import PlatformError
@@ -40,11 +41,14 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
                    for b in range(1, int(info.get("batches", 0)) + 1)]
         pending = [b for b in batches if b["status"] != ORDER[-1]]
+        test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")),
+                                   int(info.get("qualification_takers", 0)))
         out.append({
             "campaign": name, "target": meta[0]["target"], "status": meta[0]["status"],
             "budget": info.get("budget", ""), "batches": batches,
-            "committed": f"{sum(Decimal(b['committed']) for b in batches):.2f}",
-            "spent": f"{sum(Decimal(b['spent']) for b in batches):.2f}",
+            "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
+            "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
+            "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
             "next": (f"batch {pending[0]['batch']}: {pending[0]['next']}" if pending else "nothing: all batches done"),
             "incomplete": shortfall_lines(store, name),
         })
@@ -243,6 +247,10 @@ def format_status(report: list[dict[str, Any]]) -> str:
     for c in report:
         lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, "
                      f"spent ${c['spent']} of ${c['budget']}; next: {c['next']}")
+        test = c.get("qualification", {})
+        if Decimal(test.get("committed", "0")):
+            lines.append(f"  qualification test: committed ${test['committed']}, spent ${test['spent']} "
+                         "(included above)")
         for b in c["batches"]:
             states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
             left = b["auto_approval_in_s"]
