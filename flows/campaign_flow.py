@@ -102,8 +102,11 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
 caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(next_batch_fn)
 
 
-def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs") -> None:
-    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it)."""
+def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                   platform: str = "mturk", task_url: str = "", detach: str = "", target: str = "sim",
+                   live: bool = False) -> None:
+    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it). On a live
+    route each run looks at the open batch and leaves; the schedule is the coming back."""
     from flows.errors import ConfigError
 
     cfg = load_config(config_path)
@@ -115,14 +118,16 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron})
     with contextlib.ExitStack() as stack:
-        if not endpoint_url:  # a simulator that lives as long as the schedule is served
+        if not endpoint_url and target == "sim":  # a simulator that lives as long as the schedule is served
             from flows.sim.server import SimServer
 
             endpoint_url = stack.enter_context(SimServer(speed=3600)).url
-        print(f"target: simulator at {endpoint_url}; serving {cfg.name} every "
-              f"{cfg.schedule_interval_s or cfg.schedule_cron} (one batch per run)")
+        print(f"target: {'simulator' if target == 'sim' else target} at {endpoint_url or 'its default URL'}; "
+              f"serving {cfg.name} on {platform} every {cfg.schedule_interval_s or cfg.schedule_cron} "
+              "(one batch per run)")
         params = {"config_path": str(config_path), "endpoint_url": endpoint_url, "db_path": db_path,
-                  "out_root": out_root}
+                  "out_root": out_root, "platform": platform, "task_url": task_url, "detach": detach,
+                  "target": target, "live": live}
         caption_next_batch.serve(name=f"{cfg.name}-next-batch", parameters=params, global_limit=1, **timing)
 
 

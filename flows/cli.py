@@ -121,6 +121,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="a running simulator or endpoint (default: one in-process)")
     sched.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file)
     sched.add_argument("--out", default="runs", type=arg.writable_dir)
+    sched.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk")
+    sched.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
+    sched.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    sched.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
+    sched.add_argument("--detach", choices=("live", "always", "never"), default="",
+                       help="each run looks at an open batch and leaves (default on live routes)")
     dep = sub.add_parser("deploy", help="register the next-batch deployment with the Prefect server in use")
     dep.add_argument("config")
     dep.add_argument("--endpoint-url", required=True, type=arg.http_url,
@@ -393,7 +399,7 @@ def cmd_review(a: argparse.Namespace) -> int:
 def cmd_serve_schedules(a: argparse.Namespace) -> int:
     from flows.campaign_flow import serve_schedule
 
-    serve_schedule(a.config, a.endpoint_url, a.db, a.out)
+    serve_schedule(a.config, a.endpoint_url, a.db, a.out, a.platform, a.task_url, a.detach, a.target, a.live)
     return 0
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
@@ -151,3 +152,15 @@ def test_a_detaching_run_refuses_to_start_its_own_task_server(tmp_path: Path) ->
     with pytest.raises(ConfigError, match="task server that outlives this run"):
         run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path, platform="links",
                      progress=lambda _: None)
+
+
+def test_a_waiting_batch_is_one_line_that_changes_not_a_line_per_poll(tmp_path: Path) -> None:
+    config = variant(tmp_path, "vizwiz_captions.toml", {"batches": "1"}, "")
+    lines: list[str] = []
+    with SimServer(seed=4, arrival_mean_s=900.0) as sim:  # the virtual clock: the run waits in-process
+        run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=10,
+                     progress=lines.append, platform="prolific")
+    waiting = [line.split(";")[0] for line in lines if line.startswith("batch 1: ") and "places filled" in line]
+    assert len(waiting) >= 3  # people came one by one
+    assert all(a != b for a, b in pairwise(waiting))  # a new line only when numbers change
+    assert waiting[-1].startswith("batch 1: 10/10 places filled, 0 in progress")
