@@ -70,6 +70,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
                 "qualification_cost": str(qualification_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,
+                "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))

@@ -248,7 +248,7 @@ def batch_left_open(a: argparse.Namespace, message: str) -> int:
 
     from flows.errors import BatchOpen
 
-    again = " ".join(shlex.quote(x) for x in sys.argv[1:]) if sys.argv[1:2] == ["run"] else f"run {a.config}"
+    again = " ".join(shlex.quote(x) for x in a.argv)  # the same command, options and all
     print(f"{message}; resume with `hitflow {again}` or let the schedule do it "
           f"(`hitflow serve-schedules {a.config}`)", flush=True)
     return BatchOpen.exit_code
@@ -442,6 +442,7 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = _parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,

@@ -40,6 +40,9 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         per_hit = int(info.get("assignments_per_image", 0))
         batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
                    for b in range(1, int(info.get("batches", 0)) + 1)]
+        for b in batches:  # a batch left open on a live route: until when (on the platform's clock)
+            b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) \
+                if b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
         pending = [b for b in batches if b["status"] != ORDER[-1]]
         test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")),
                                    int(info.get("qualification_takers", 0)))
@@ -58,6 +61,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
                   now: float) -> dict[str, Any]:
     status = store.batch_status(name, batch)
+    opened = store.rows("SELECT opened_at FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
     by_state = {r["status"]: r["n"] for r in store.rows(
         "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
@@ -76,6 +80,7 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
         "committed": f"{per_hit_cost * hits:.2f}", "spent": f"{unit * approved:.2f}",
+        "opened_at": opened[0]["opened_at"] if opened else None,
     }
 
 
@@ -258,6 +263,8 @@ def format_status(report: list[dict[str, Any]]) -> str:
             if left is not None and left < 24 * 3600:
                 due += " (ATTENTION: decide before then or the platform pays it all)"
             review = f", {b['for_review']} for manual review" if b["for_review"] else ""
+            if b.get("open_until"):
+                review += f"; open until {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(b['open_until']))}"
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
         lines += [f"  {line}" for line in c.get("incomplete", [])]

@@ -164,3 +164,22 @@ def test_a_waiting_batch_is_one_line_that_changes_not_a_line_per_poll(tmp_path: 
     assert len(waiting) >= 3  # people came one by one
     assert all(a != b for a, b in pairwise(waiting))  # a new line only when numbers change
     assert waiting[-1].startswith("batch 1: 10/10 places filled, 0 in progress")
+
+
+def test_the_cli_says_the_batch_is_open_and_how_to_come_back(live_sim: SimServer, tmp_path: Path, capsys) -> None:
+    from flows.cli import main
+
+    config = variant(tmp_path, "vizwiz_captions.toml", {"batches": "1"}, "")
+    cfg, db = load_config(config), tmp_path / "h.db"
+    with TaskServer(TaskSite(db, {cfg.name: cfg}, cfg.prolific.completion_base)) as server:
+        argv = ["run", str(config), "--no-prefect", "--platform", "prolific", "--endpoint-url", live_sim.url,
+                "--task-url", server.url, "--db", str(db), "--out", str(tmp_path), "--limit", "10",
+                "--detach", "always"]
+        code = main(argv)
+    out = capsys.readouterr().out
+    assert code == 9
+    opened = [line for line in out.splitlines() if line.startswith("batch 1 open: ")]
+    assert len(opened) == 1 and "/10 in, " in opened[0] and " left (closes " in opened[0]
+    assert f"resume with `hitflow {' '.join(argv)}` or let the schedule do it" in opened[0]
+    assert main(["status", cfg.name, "--db", str(db)]) == 0
+    assert "batch 1: published" in (status := capsys.readouterr().out) and "; open until 20" in status
