@@ -59,11 +59,13 @@ def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0,
     what = f"batch {batch}" if batch else "qualification test"
     text = (f"{what}: {filled}/{places} places filled, {pending} in progress{detail}; "
             + ("closing now" if left <= 0 else f"{span(left)} left"))
-    show_waiting(run, batch, text, (filled, pending, detail, left <= 0))
-    if (filled >= places and not pending) or left <= 0:
+    closing = (filled >= places and not pending) or left <= 0
+    if closing or not detaches(run):
+        show_waiting(run, batch, text, (filled, pending, detail, left <= 0))
+    if closing:
         end_waiting(run, batch)
         return True
-    if detaches(run):
+    if detaches(run):  # the leaving message says it all: no progress line before it
         end_waiting(run, batch)
         raise BatchOpen(f"{what} open: {filled}/{places} in, {pending} in progress, {span(left)} left "
                         f"(closes {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(run.clock() + left))})",

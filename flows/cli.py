@@ -249,8 +249,11 @@ def batch_left_open(a: argparse.Namespace, message: str) -> int:
     from flows.errors import BatchOpen
 
     again = " ".join(shlex.quote(x) for x in a.argv)  # the same command, options and all
+    same = [f"{flag} {shlex.quote(str(value))}" for flag, value in (
+        ("--platform", a.platform), ("--target", a.target), ("--endpoint-url", a.endpoint_url),
+        ("--task-url", a.task_url), ("--db", a.db), ("--out", a.out), ("--detach", a.detach)) if value]
     print(f"{message}; resume with `hitflow {again}` or let the schedule do it "
-          f"(`hitflow serve-schedules {a.config}`)", flush=True)
+          f"(`hitflow serve-schedules {shlex.quote(a.config)} {' '.join(same)}`)", flush=True)
     return BatchOpen.exit_code
 
 
