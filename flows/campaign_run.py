@@ -42,7 +42,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                   notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees), "detach": detach,
-                         "live_route": live_route(session.target.kind, platform, task_url)},
+                         "live_route": live_route(session.target.kind, platform, task_url, invitees)},
                   clock=session.clock)
         try:
             with task_server_for(run, task_url):
@@ -90,10 +90,10 @@ def write_campaign_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, An
     return summary
 
 
-def live_route(target_kind: str, platform: str, task_url: str) -> bool:
-    """Real people on the other end: a platform that is not the simulator, or invite links to a
-    task server that outlives the run (the simulator's crowd never opens those)."""
-    return target_kind != "sim" or (platform == "links" and bool(task_url))
+def live_route(target_kind: str, platform: str, task_url: str, invitees: tuple[str, ...] = ()) -> bool:
+    """Real people on the other end: a platform that is not the simulator, or invite links to
+    named people or to a task server that outlives the run (the simulator's crowd opens neither)."""
+    return target_kind != "sim" or (platform == "links" and bool(task_url or invitees))
 
 
 @contextmanager

@@ -183,3 +183,11 @@ def test_the_cli_says_the_batch_is_open_and_how_to_come_back(live_sim: SimServer
     assert f"resume with `hitflow {' '.join(argv)}` or let the schedule do it" in opened[0]
     assert main(["status", cfg.name, "--db", str(db)]) == 0
     assert "batch 1: published" in (status := capsys.readouterr().out) and "; open until 20" in status
+
+
+def test_invites_to_named_people_never_go_to_a_server_the_run_would_stop(tmp_path: Path) -> None:
+    config = variant(tmp_path, "expert_rating.toml", {}, "")  # detach = "live": named invitees are real people
+    with pytest.raises(ConfigError, match="start `hitflow serve --campaign"):
+        run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path, platform="links",
+                     invitees=("alice",), progress=lambda _: None)
+    assert not (tmp_path / "expert_rating" / "invites.csv").exists()
