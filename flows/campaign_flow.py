@@ -137,7 +137,7 @@ def campaign_flow() -> Any:
 
 
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
-                    pool: str = "hitflow-local") -> str:
+                    pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "") -> str:
     """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use.
 
     The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
@@ -163,6 +163,7 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
     deployment_id = source.deploy(
         name=f"{cfg.name}-next-batch", work_pool_name=pool, build=False, push=False, concurrency_limit=1,
         parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve())},
+                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve()),
+                    "platform": platform, "task_url": task_url},
         print_next_steps=False, **timing)
     return str(deployment_id)

@@ -8,14 +8,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from flows import cli_args as arg
 from flows.errors import HitflowError
-
-if TYPE_CHECKING:
-    from flows.config import CampaignConfig
-    from flows.task_site import TaskSite
 
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 
@@ -134,6 +129,8 @@ def _parser() -> argparse.ArgumentParser:
     dep.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file)
     dep.add_argument("--out", default="runs", type=arg.writable_dir)
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
+    dep.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk")
+    dep.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions")
     qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
@@ -312,6 +309,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
     from flows.config import load_config
     from flows.task_server import TaskSite, invite_link
     from flows.task_server_thread import server_config
+    from flows.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
     site = TaskSite(Path(a.db), {c.name: c for c in configs}, configs[0].prolific.completion_base)
@@ -319,7 +317,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
     for cfg in configs:
         print(f"task pages: {base}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
               f"&SESSION_ID={{{{%SESSION_ID%}}}}")
-        print(f"{cfg.name}: {work_state(site, cfg)}")
+        print(f"{cfg.name}: {work_state(site.store(), cfg)}")
         for name in a.invite:
             print(f"invite for {name}: {invite_link(site.secret, base, cfg.name, name)}")
     secret = "HITFLOW_TASK_SECRET" if os.environ.get("HITFLOW_TASK_SECRET") else f"{a.db}.task-secret"
@@ -329,16 +327,6 @@ def cmd_serve(a: argparse.Namespace) -> int:
     print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
     uvicorn.Server(server_config(site, a.host, a.port, tuple(a.trusted_proxy))).run()
     return 0
-
-
-def work_state(site: TaskSite, cfg: CampaignConfig) -> str:
-    """In words, for the operator: which batch people get now, or why they get none."""
-    from flows.task_units import NO_WORK, open_batch_or_reason
-
-    batch, reason = open_batch_or_reason(site.store(), cfg)
-    if batch is not None:
-        return f"batch {batch} is open; people who arrive get its work"
-    return f"no work open: {NO_WORK[reason][1].format(config=cfg.path)}"
 
 
 def cmd_status(a: argparse.Namespace) -> int:
@@ -410,7 +398,7 @@ def cmd_deploy(a: argparse.Namespace) -> int:
     from flows.campaign_flow import deploy_schedule
 
     print(f"target: {a.endpoint_url}")
-    deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool)
+    deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool, a.platform, a.task_url)
     print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
     return 0
 

@@ -102,6 +102,14 @@ def open_batch_or_reason(store: Store, cfg: CampaignConfig) -> tuple[int | None,
     return None, "between" if any(r["status"] not in ("planned", None) for r in rows) else "not_opened"
 
 
+def work_state(store: Store, cfg: CampaignConfig) -> str:
+    """In words, for the operator: which batch people get now, or why they get none."""
+    batch, reason = open_batch_or_reason(store, cfg)
+    if batch is not None:
+        return f"batch {batch} is open; people who arrive get its work"
+    return f"no work open: {NO_WORK[reason][1].format(config=cfg.path)}"
+
+
 def secret_fingerprint(secret: bytes) -> str:
     """Names the signing secret without revealing it: runs compare it with their ledger's."""
     return sign(secret, "hitflow-task-secret-fingerprint")[:16]

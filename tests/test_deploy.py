@@ -25,7 +25,7 @@ from flows.store import Store
 from flows.task_guard import SessionLimits
 from flows.task_server import TaskSite, invite_link
 from flows.task_server_thread import TaskServer
-from flows.task_units import secret_fingerprint
+from flows.task_units import secret_fingerprint, work_state
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -83,6 +83,7 @@ def test_people_are_told_why_there_is_no_work(ledger) -> None:
     store, cfg = ledger
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"k" * 32)
     link = invite_link(site.secret, "", cfg.name, "alice")
+    assert work_state(store, cfg).startswith("no work open: no batch is published yet; open one with `hitflow run")
     with TaskServer(site) as server, httpx.Client(base_url=server.url) as http:
         before = http.get(link)
         store.set_batch(cfg.name, 1, status="blocked")
@@ -94,6 +95,7 @@ def test_people_are_told_why_there_is_no_work(ledger) -> None:
         closed_study = http.get(f"/task/{cfg.name}", params={"PROLIFIC_PID": "p1", "STUDY_ID": STUDY,
                                                              "SESSION_ID": "x1"})
     assert before.status_code == 503 and "has not opened yet" in before.text and "stays valid" in before.text
+    assert work_state(store, cfg) == "no work open: every batch of the campaign is done"
     assert between.status_code == 503 and "next round" in between.text
     assert after.status_code == 410 and "has closed" in after.text
     assert closed_study.status_code == 410 and "has closed" in closed_study.text
