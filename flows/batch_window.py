@@ -10,6 +10,7 @@ before; ``[timing] detach = "always"`` makes it leave there too (the real-time r
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -89,3 +90,16 @@ def end_waiting(run: Run, batch: int) -> None:
     if run.notes.get("waiting_lines", {}).pop(batch, None) is not None and run.progress is print \
             and sys.stdout.isatty():
         print(flush=True)
+
+
+def record_unfilled(run: Run, batch: int, units: int, places: int, got: int) -> None:
+    """A study or invite round that closed short of its places: noted on the batch, so the
+    summary, ``hitflow status`` and the exit code (8) tell the honest ending."""
+    full_units = run.store.rows(
+        "SELECT COUNT(*) AS n FROM (SELECT hit_id FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id "
+        "HAVING COUNT(*) >= ?)", [run.cfg.name, batch, run.cfg.assignments_per_image])[0]["n"]
+    short = {"hits": units, "expected": places, "got": got, "short_hits": max(0, units - full_units),
+             "still_open": 0} if got < places else {}
+    run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(short) if short else "")
+    if short:
+        run.progress(f"batch {batch}: INCOMPLETE: {got} of {places} places filled when it closed")

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from flows import prolific_adapter as prolific
-from flows.batch_window import closes_now
+from flows.batch_window import closes_now, record_unfilled
 from flows.budget import to_budget_currency
 from flows.campaign_plan import Run, hit_groups
 from flows.errors import BudgetError
@@ -161,6 +161,7 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     run.store.table("studies").update(study["study_id"], {"status": status["status"], "released": released})
     if released:
         run.progress(f"batch {batch}: {released} place(s) never filled, released from the committed budget")
+    record_unfilled(run, batch, len(hit_groups(run, batch)), study["places"], finished)
     return {"submissions": len(subs), "finished": finished, "released": released,
             "unpaid": sum(s["status"] in UNPAID for s in subs)}
 

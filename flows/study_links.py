@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.batch_window import closes_now
+from flows.batch_window import closes_now, record_unfilled
 from flows.campaign_plan import Run
 from flows.csv_files import write_csv
 from flows.sim import crowd
@@ -72,6 +72,8 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
         places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
         if run.notes.get("simulated_people") or closes_now(run, batch, done, places,
                                                            0 if done >= places else _in_progress(run, batch)):
+            if not run.notes.get("simulated_people"):
+                record_unfilled(run, batch, units, places, done)
             return {"assignments": done}
         run.wait(run.cfg.poll_interval_s)
 

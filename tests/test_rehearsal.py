@@ -123,6 +123,10 @@ def test_unfilled_places_are_released_when_the_batch_time_is_up(tmp_path: Path) 
     study = Store(db).rows("SELECT * FROM studies")[0]
     taken = Store(db).table("platform_submissions").count_where("status NOT IN ('RETURNED', 'TIMED-OUT')")
     assert study["places"] == 10 and study["released"] == 10 - taken > 0
+    from flows.summary import shortfall_lines
+
+    finished = Store(db).table("platform_submissions").count_where("status IN ('APPROVED', 'REJECTED')")
+    assert shortfall_lines(Store(db), cfg.name)[0].startswith(f"INCOMPLETE: batch 1: {finished} of 10 assignments")
 
 
 def test_links_study_collects_invitees_who_came_while_the_run_was_gone(tmp_path: Path) -> None:
