@@ -52,7 +52,7 @@ def campaign_estimate(cfg: CampaignConfig, hits_per_batch: dict[int, int], platf
         return Estimate(cfg.budget_currency)  # invited annotators: nobody is paid through a platform
     if platform == "prolific":
         reward = int(cfg.prolific.reward * 100)
-        price = quote or _offline_prolific_quote
+        price = quote or offline_prolific_quote
         est = Estimate(cfg.prolific.currency)
         for batch, hits in sorted(hits_per_batch.items()):
             places = hits * cfg.assignments_per_image
@@ -65,7 +65,7 @@ def campaign_estimate(cfg: CampaignConfig, hits_per_batch: dict[int, int], platf
     return est
 
 
-def _offline_prolific_quote(reward_minor: int, places: int) -> int:
+def offline_prolific_quote(reward_minor: int, places: int) -> int:
     from flows.sim.prolific_state import cost_of  # Prolific's published fee rule, as the simulator applies it
 
     rewards, fees = cost_of(reward_minor, places)

@@ -19,7 +19,7 @@ Groups = dict[tuple[int, int], list[dict[str, Any]]]
 def prolific_calls(cfg: CampaignConfig, groups: Groups, problems: list[str]) -> list[str]:
     """The Prolific API calls a real run makes, in order, one study per batch."""
     from flows import prolific_adapter as prolific
-    from flows.budget import _offline_prolific_quote
+    from flows.budget import offline_prolific_quote
 
     p, reward = cfg.prolific, int(cfg.prolific.reward * 100)
     try:
@@ -34,7 +34,7 @@ def prolific_calls(cfg: CampaignConfig, groups: Groups, problems: list[str]) -> 
              f"GET participant-groups/, then POST participant-groups/ name=hitflow-{cfg.name}-blocked (once)"]
     for batch in sorted({b for b, _ in groups}):
         places = sum(1 for b, _ in groups if b == batch) * cfg.assignments_per_image
-        cost = Decimal(_offline_prolific_quote(reward, places)) / 100
+        cost = Decimal(offline_prolific_quote(reward, places)) / 100
         calls += [f"POST study-cost-calculator/ reward={reward} total_available_places={places} -> {cost:.2f} "
                   f"{p.currency} with fees",
                   f"POST studies/ internal_name='{cfg.name} batch {batch}' places={places} reward={p.reward} "

@@ -40,6 +40,9 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         per_hit = int(info.get("assignments_per_image", 0))
         batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
                    for b in range(1, int(info.get("batches", 0)) + 1)]
+        if info.get("place_cost"):  # Prolific: studies' places (less those released), in the budget's currency
+            for b in batches:
+                b["committed"], b["spent"] = _study_money(store, name, b["batch"], Decimal(info["place_cost"]))
         for b in batches:  # a batch left open on a live route: until when (on the platform's clock)
             b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) \
                 if b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
@@ -56,6 +59,15 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "incomplete": shortfall_lines(store, name),
         })
     return out
+
+
+def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tuple[str, str]:
+    """(committed, spent) of a batch's Prolific study: open places plus taken ones, and paid ones."""
+    rows = store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch = ?", [name, batch])
+    places = sum(int(r["places"]) - int(r["released"] or 0) for r in rows)
+    paid = store.table("platform_submissions").count_where("campaign = ? AND batch = ? AND status = 'APPROVED'",
+                                                           [name, batch])
+    return f"{place_cost * places:.2f}", f"{place_cost * paid:.2f}"
 
 
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
 
@@ -106,6 +107,11 @@ def test_prolific_campaign_leaves_and_comes_back(live_sim: SimServer, tmp_path: 
     one_line = [line for line in lines if line.startswith("batch 1: ") and "places filled" in line]
     assert len(one_line) <= 2  # one look per run, not a line per poll
     assert (tmp_path / cfg.name / "dataset.json").is_file()
+    from flows.operations import campaign_status
+
+    money = campaign_status(store, cfg.name)[0]  # 0.90 GBP + 0.30 fee = 1.20 GBP = 1.52 USD a place
+    approved = store.table("platform_submissions").count_where("status = 'APPROVED'")
+    assert (money["committed"], money["spent"]) == ("30.40", f"{Decimal('1.52') * approved:.2f}")
 
 
 def test_unfilled_places_are_released_when_the_batch_time_is_up(tmp_path: Path) -> None:
