@@ -23,10 +23,13 @@ from flows.task_server import invite_link, task_secret
 
 
 def invitees(run: Run) -> list[str]:
-    """Who gets a link: the names given (``--invite``), else (simulator) enough of the crowd for
-    every unit's planned responses."""
+    """Who gets a link: the names given (``--invite``), else those of an earlier run's
+    ``invites.csv``, else (simulator) enough of the crowd for every unit's planned responses."""
     if run.notes.get("invitees"):
         return list(run.notes["invitees"])
+    sent = Path(run.notes.get("out_dir", "runs")) / run.cfg.name / "invites.csv"
+    if sent.is_file():  # a resumed or scheduled run keeps the people the first run invited
+        return [str(n) for n in pd.read_csv(sent, dtype=str, keep_default_na=False)["name"]]
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [run.cfg.name])
     wanted = int(units[0]["n"]) * run.cfg.assignments_per_image
     workers = sim_crowd(run)[0]
