@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint test-browser bench bench-security bench-qc-real bench-sim-state bench-chaos bench-scale browser-deps clean
+.PHONY: demo demo-review test lint test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-chaos bench-scale browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,11 @@ bench-chaos: $(STAMP)
 # sequentially and by hitflow's pool at 150 ms per call; writes bench/results-scale.json (~25 min).
 bench-scale: $(STAMP)
 	$(BIN)/python -m bench.scale
+
+# a scheduled Prolific campaign on a real Prefect server and the simulator on the wall clock:
+# each run looks at the open study and leaves, people arrive in between (about 2-3 minutes)
+test-live-schedule: $(STAMP)
+	HITFLOW_LONG_TESTS=1 $(BIN)/pytest tests/test_schedules.py -k live_prolific
 
 clean:
 	rm -rf $(VENV) runs

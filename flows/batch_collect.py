@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from flows import mturk_adapter as mturk
+from flows.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.campaign_plan import Run
 from flows.errors import AnswerConflictError, PlatformError
 from flows.mturk_forms import parse_answer_xml
@@ -95,16 +96,22 @@ def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str,
     what = f"batch {batch}" if batch else "qualification test"
     while poll.open:
         new = sum(poll.fetch(run, batch, hit_id) for hit_id in poll.closed_now(run))
-        run.progress(f"{what}: {len(hits) - len(poll.open)}/{len(hits)} HITs complete, "
-                     f"{poll.stored} assignments in")
-        if not poll.open or waited >= deadline:
+        show_waiting(run, batch, f"{what}: {len(hits) - len(poll.open)}/{len(hits)} HITs complete, "
+                                 f"{poll.stored} assignments in", (len(poll.open), poll.stored))
+        if not poll.open or waited >= deadline or (detaches(run) and closes_now(
+                run, batch, _stored(run, batch), len(hits) * per_hit, len(poll.open))):
             break
         interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)
         run.wait(interval)
         waited += interval
+    end_waiting(run, batch)
     for hit_id in list(poll.open):  # past the deadline: take what the still-open HITs have
         poll.fetch(run, batch, hit_id, mark=False)
     return record_shortfall(run, batch, hits, per_hit, poll)
+
+
+def _stored(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
 
 
 class ClosedHits:

@@ -15,6 +15,7 @@ from decimal import Decimal
 from flows.campaign_plan import Run, cost_per_assignment, qualification_test_cost
 from flows.config import CampaignConfig
 from flows.errors import BudgetError
+from flows.store import Store
 
 Quote = Callable[[int, int], int]  # (reward in minor units, places) -> total with fees in minor units
 CENT = Decimal("0.01")
@@ -51,7 +52,7 @@ def campaign_estimate(cfg: CampaignConfig, hits_per_batch: dict[int, int], platf
         return Estimate(cfg.budget_currency)  # invited annotators: nobody is paid through a platform
     if platform == "prolific":
         reward = int(cfg.prolific.reward * 100)
-        price = quote or _offline_prolific_quote
+        price = quote or offline_prolific_quote
         est = Estimate(cfg.prolific.currency)
         for batch, hits in sorted(hits_per_batch.items()):
             places = hits * cfg.assignments_per_image
@@ -64,7 +65,7 @@ def campaign_estimate(cfg: CampaignConfig, hits_per_batch: dict[int, int], platf
     return est
 
 
-def _offline_prolific_quote(reward_minor: int, places: int) -> int:
+def offline_prolific_quote(reward_minor: int, places: int) -> int:
     from flows.sim.prolific_state import cost_of  # Prolific's published fee rule, as the simulator applies it
 
     rewards, fees = cost_of(reward_minor, places)
@@ -80,6 +81,17 @@ def describe(cfg: CampaignConfig, est: Estimate) -> str:
     verdict = f"{gap:.2f} to spare" if gap >= 0 else f"SHORT by {-gap:.2f} {cfg.budget_currency}"
     return (f"campaign estimate {est.total:.2f} {est.currency}{converted} with fees over {len(est.parts)} "
             f"part(s), budget {cfg.budget:.2f} {cfg.budget_currency}: {verdict}")
+
+
+def qualification_money(store: Store, campaign: str, planned: Decimal, takers: int) -> tuple[Decimal, Decimal]:
+    """(committed, spent) of the paid qualification test HIT: its whole planned cost once it is
+    posted, and the per-taker share (reward + fees) of every taker approved so far."""
+    if not planned or not takers:
+        return Decimal("0.00"), Decimal("0.00")
+    posted = store.table("hits").count_where("campaign = ? AND batch = 0", [campaign])
+    paid = store.table("ledger").count_where("campaign = ? AND batch = 0 AND operation = 'ApproveAssignment' "
+                                             "AND status IN ('ok', 'adopted')", [campaign])
+    return (planned if posted else Decimal("0.00")), (planned / takers * paid).quantize(CENT)
 
 
 def check_campaign_budget(run: Run) -> Estimate:

@@ -12,6 +12,7 @@ from typing import Any
 from flows.batch_collect import collect_batch
 from flows.batch_publish import publish_batch
 from flows.batch_review import block_batch, decide_batch, qc_batch
+from flows.batch_window import open_window
 from flows.budget import check_campaign_budget
 from flows.campaign_plan import Run, plan_items
 from flows.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
@@ -71,6 +72,8 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
         else:
             results[name] = call(f"{name} {batch}", fn, run, batch)
         run.store.set_batch(run.cfg.name, batch, status=status_after)
+        if status_after == "published":
+            open_window(run, batch)  # its deadline counts from here, for this run and every later one
     return results
 
 
@@ -113,7 +116,8 @@ def qualify(run: Run, call: Caller = call_directly) -> None:
 def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
     plan_items(run, limit, scale)
     check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
-    if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
+    # Prolific's and the links' calls are ledgered step by step; reconcile squares MTurk HITs.
+    if run.platform == "mturk" and run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
         from flows.operations import reconcile
 
         reconcile(run)  # a resumed run first squares the ledger with the platform

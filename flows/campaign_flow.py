@@ -18,9 +18,9 @@ from prefect import flow
 from flows.batch_review import block_batch
 from flows.campaign import StepFn, run_next_batch
 from flows.campaign_plan import Run
-from flows.campaign_run import run_campaign, task_server_for  # noqa: F401  (task_server_for: re-exported)
+from flows.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.config import load_config
-from flows.outputs import write_outputs
+from flows.errors import BatchOpen
 from flows.store import DEFAULT_DB, Store
 from flows.targets import open_session
 
@@ -30,8 +30,16 @@ def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
     from prefect.cache_policies import NO_CACHE
     from prefect.utilities.annotations import quote
 
-    step = task(name=name, cache_policy=NO_CACHE)(fn)
+    def step_fn(run: Run, batch: int) -> dict[str, Any]:
+        try:
+            return fn(run, batch)
+        except BatchOpen as exc:  # not a failure: the task completes and the flow run ends, holding nothing
+            return {"batch_open": exc}
+
+    step = task(name=name, cache_policy=NO_CACHE)(step_fn)
     result = step(quote(run), batch)  # type: ignore[call-overload]  # quote() keeps Prefect out of Run
+    if isinstance(result, dict) and isinstance(result.get("batch_open"), BatchOpen):
+        raise result["batch_open"]
     if fn is block_batch:
         publish_batch_artifacts(run, batch)
     return result
@@ -53,10 +61,12 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
                      platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
-                     sim_state: str = "") -> dict[str, Any]:
+                     sim_state: str = "", detach: str = "") -> dict[str, Any]:
     summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
                            crowd, call=prefect_call, platform=platform, task_url=task_url, invitees=invitees,
-                           sim_state=sim_state)
+                           sim_state=sim_state, detach=detach)
+    if "open" in summary:  # the flow run ends Completed; the next run (or the schedule) collects
+        return {"out_dir": str(summary["out_dir"]), "open": summary["open"], "target": summary["target"]}
     done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
@@ -65,26 +75,38 @@ caption_campaign = flow(name="caption-campaign", log_prints=True)(campaign_flow_
 
 
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
-                  out_root: str = "runs", live: bool = False) -> dict[str, Any]:
-    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop."""
+                  out_root: str = "runs", live: bool = False, platform: str = "mturk", task_url: str = "",
+                  detach: str = "") -> dict[str, Any]:
+    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop. A batch
+    still open on a live route is looked at and left (``open``); the schedule's next run
+    looks again, so no run and no worker waits for people."""
     cfg = load_config(config_path)
     store = Store(db_path)
-    with open_session(target, endpoint_url or cfg.endpoint_url, live) as session:
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
         print(f"target: {session.target.label}")
-        run = Run(cfg, store, session.client, session.target, print, session.wait)
-        batch = run_next_batch(run, prefect_call)
+        task_url = task_url or cfg.task_url
+        run = Run(cfg, store, session.client, session.target, print, session.wait, platform=platform,
+                  notes={"out_dir": out_root, "detach": detach,
+                         "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock)
+        try:
+            with task_server_for(run, task_url):
+                batch = run_next_batch(run, prefect_call)
+        except BatchOpen as exc:
+            print(str(exc))
+            return {"advanced_batch": exc.batch, "done": False, "open": str(exc)}
         if batch is None:
-            truth = session.truth() if session.truth else None
-            write_outputs(run, Path(out_root) / cfg.name, truth)
-            store.table("campaigns").update(cfg.name, {"status": "done"})
+            write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
     return {"advanced_batch": batch, "done": batch is None}
 
 
 caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(next_batch_fn)
 
 
-def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs") -> None:
-    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it)."""
+def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                   platform: str = "mturk", task_url: str = "", detach: str = "", target: str = "sim",
+                   live: bool = False) -> None:
+    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it). On a live
+    route each run looks at the open batch and leaves; the schedule is the coming back."""
     from flows.errors import ConfigError
 
     cfg = load_config(config_path)
@@ -96,14 +118,16 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron})
     with contextlib.ExitStack() as stack:
-        if not endpoint_url:  # a simulator that lives as long as the schedule is served
+        if not endpoint_url and target == "sim":  # a simulator that lives as long as the schedule is served
             from flows.sim.server import SimServer
 
             endpoint_url = stack.enter_context(SimServer(speed=3600)).url
-        print(f"target: simulator at {endpoint_url}; serving {cfg.name} every "
-              f"{cfg.schedule_interval_s or cfg.schedule_cron} (one batch per run)")
+        print(f"target: {'simulator' if target == 'sim' else target} at {endpoint_url or 'its default URL'}; "
+              f"serving {cfg.name} on {platform} every {cfg.schedule_interval_s or cfg.schedule_cron} "
+              "(one batch per run)")
         params = {"config_path": str(config_path), "endpoint_url": endpoint_url, "db_path": db_path,
-                  "out_root": out_root}
+                  "out_root": out_root, "platform": platform, "task_url": task_url, "detach": detach,
+                  "target": target, "live": live}
         caption_next_batch.serve(name=f"{cfg.name}-next-batch", parameters=params, global_limit=1, **timing)
 
 
@@ -113,7 +137,7 @@ def campaign_flow() -> Any:
 
 
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
-                    pool: str = "hitflow-local") -> str:
+                    pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "") -> str:
     """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use.
 
     The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
@@ -139,6 +163,7 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
     deployment_id = source.deploy(
         name=f"{cfg.name}-next-batch", work_pool_name=pool, build=False, push=False, concurrency_limit=1,
         parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve())},
+                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve()),
+                    "platform": platform, "task_url": task_url},
         print_next_steps=False, **timing)
     return str(deployment_id)

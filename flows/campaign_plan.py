@@ -36,6 +36,7 @@ class Run:
     wait: Callable[[float], None] = time.sleep
     notes: dict[str, Any] = field(default_factory=dict)
     platform: str = "mturk"  # or "prolific": client is then a ProlificClient, pages come from the task server
+    clock: Callable[[], float] = time.time  # the platform's clock (the simulator's virtual one)
 
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
@@ -67,9 +68,26 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
             "status": "running", "config_json": json.dumps({
                 "batches": cfg.batches, "items": len(rows), "assignments_per_image": cfg.assignments_per_image,
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
+                "qualification_cost": str(qualification_test_cost(cfg)),
+                "qualification_takers": cfg.gating.qualification_takers,
+                "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s, "place_cost": prolific_place_cost(run),
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))
+
+
+def prolific_place_cost(run: Run) -> str:
+    """One Prolific place (reward + fee, Prolific's published rule) in the budget's currency, for
+    ``hitflow status``; "" off Prolific or without a rate (the budget check then says what to add)."""
+    if run.platform != "prolific":
+        return ""
+    from flows.budget import offline_prolific_quote, to_budget_currency  # budget imports this module
+
+    try:
+        one = Decimal(offline_prolific_quote(int(run.cfg.prolific.reward * 100), 1)) / 100
+        return str(to_budget_currency(run.cfg, one, run.cfg.prolific.currency))
+    except BudgetError:
+        return ""
 
 
 def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[dict[str, Any]]:

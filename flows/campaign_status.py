@@ -8,6 +8,7 @@ import time
 from decimal import Decimal
 from typing import Any
 
+from flows.budget import qualification_money
 from flows.campaign import ORDER, STEPS
 from flows.markdown_text import md_text
 from flows.store import Store
@@ -30,21 +31,40 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         per_hit = int(info.get("assignments_per_image", 0))
         batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
                    for b in range(1, int(info.get("batches", 0)) + 1)]
+        if info.get("place_cost"):  # Prolific: studies' places (less those released), in the budget's currency
+            for b in batches:
+                b["committed"], b["spent"] = _study_money(store, name, b["batch"], Decimal(info["place_cost"]))
+        for b in batches:  # a batch left open on a live route: until when (on the platform's clock)
+            b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) \
+                if b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
         pending = [b for b in batches if b["status"] != ORDER[-1]]
+        test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")),
+                                   int(info.get("qualification_takers", 0)))
         out.append({
             "campaign": name, "target": meta[0]["target"], "status": meta[0]["status"],
             "budget": info.get("budget", ""), "batches": batches,
-            "committed": f"{sum(Decimal(b['committed']) for b in batches):.2f}",
-            "spent": f"{sum(Decimal(b['spent']) for b in batches):.2f}",
+            "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
+            "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
+            "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
             "next": (f"batch {pending[0]['batch']}: {pending[0]['next']}" if pending else "nothing: all batches done"),
             "incomplete": shortfall_lines(store, name),
         })
     return out
 
 
+def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tuple[str, str]:
+    """(committed, spent) of a batch's Prolific study: open places plus taken ones, and paid ones."""
+    rows = store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch = ?", [name, batch])
+    places = sum(int(r["places"]) - int(r["released"] or 0) for r in rows)
+    paid = store.table("platform_submissions").count_where("campaign = ? AND batch = ? AND status = 'APPROVED'",
+                                                           [name, batch])
+    return f"{place_cost * places:.2f}", f"{place_cost * paid:.2f}"
+
+
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
                   now: float) -> dict[str, Any]:
     status = store.batch_status(name, batch)
+    opened = store.rows("SELECT opened_at FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
     by_state = {r["status"]: r["n"] for r in store.rows(
         "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
@@ -63,8 +83,8 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
         "committed": f"{per_hit_cost * hits:.2f}", "spent": f"{unit * approved:.2f}",
+        "opened_at": opened[0]["opened_at"] if opened else None,
     }
-
 
 def format_status(report: list[dict[str, Any]]) -> str:
     if not report:
@@ -73,6 +93,10 @@ def format_status(report: list[dict[str, Any]]) -> str:
     for c in report:
         lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, "
                      f"spent ${c['spent']} of ${c['budget']}; next: {c['next']}")
+        test = c.get("qualification", {})
+        if Decimal(test.get("committed", "0")):
+            lines.append(f"  qualification test: committed ${test['committed']}, spent ${test['spent']} "
+                         "(included above)")
         for b in c["batches"]:
             states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
             left = b["auto_approval_in_s"]
@@ -80,6 +104,8 @@ def format_status(report: list[dict[str, Any]]) -> str:
             if left is not None and left < 24 * 3600:
                 due += " (ATTENTION: decide before then or the platform pays it all)"
             review = f", {b['for_review']} for manual review" if b["for_review"] else ""
+            if b.get("open_until"):
+                review += f"; open until {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(b['open_until']))}"
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
         lines += [f"  {line}" for line in c.get("incomplete", [])]

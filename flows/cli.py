@@ -12,7 +12,8 @@ from pathlib import Path
 from flows import cli_args as arg
 from flows.errors import HitflowError
 
-DB_HELP = "SQLite ledger (default runs/hitflow.db)"
+DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
+DB_HELP = "SQLite ledger (default $HITFLOW_DB or runs/hitflow.db; `hitflow serve` uses the same)"
 SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by default
     ("--throttle-rate", arg.share, "share of calls throttled"),
     ("--fault-rate", arg.share, "share of calls answered 500"),
@@ -32,8 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint-url", default="", type=arg.http_url,
                      help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file,
-                     help=DB_HELP)
+    run.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
     run.add_argument("--sim-state", default=None, type=arg.writable_file,
                      help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
                           "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
@@ -52,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
                           "default: a task server started for the run on 127.0.0.1")
     run.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                      help="links: an invitee's name (repeatable); their links go to OUT/<study>/invites.csv")
+    run.add_argument("--detach", choices=("live", "always", "never"), default="",
+                     help="leave an open batch and exit 9 until it is full or its time is up: on live routes "
+                          "(default, [timing] detach), always (rehearsals on the simulator), or never")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
     new = sub.add_parser("new", help="start a campaign on your own task page: config, template, items")
@@ -69,18 +72,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--crowd", help="crowd file (config/crowds/*.toml; default the VizWiz demo crowd)")
     serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
+    serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,
+                       help="Prolific participants arrive one by one, this many virtual seconds apart on average "
+                            "(0: every place at once); with --speed they come while no run is calling")
     for flag, kind, text in SIM_FAULTS_AND_PACING:
         serve.add_argument(flag, type=kind, default=0.0, help=text)
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a public server)")
     task.add_argument("--port", type=arg.port, default=8080, help="port to listen on (default 8080)")
-    task.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file, help=DB_HELP)
+    task.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
     task.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                       help="print an invite link for NAME (self-hosted annotators), then serve")
+    task.add_argument("--public-url", default="", type=arg.http_url,
+                      help="the address people reach this server at (https://tasks.example.org behind a proxy)")
+    task.add_argument("--trusted-proxy", action="append", default=[], metavar="IP",
+                      help="honour X-Forwarded-For/-Proto only from this reverse proxy (repeatable; default: none)")
     status = sub.add_parser("status", help="where each campaign and batch stands")
     status.add_argument("campaign", nargs="?", help="a campaign name (default: every campaign in the ledger)")
-    status.add_argument("--db", default="runs/hitflow.db", help=DB_HELP)
+    status.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.add_argument("--refresh", action="store_true",
                         help="first ask the platform (or the embedded simulator's file) for every assignment's state")
@@ -93,11 +103,21 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
-    _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
-                     "a running simulator or endpoint (default: one in-process)")
+    sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
+                             "a running simulator or endpoint (default: one in-process)")
+    sched.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
+                       help="where each run publishes (default mturk)")
+    sched.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
+    sched.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
+    sched.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
+    sched.add_argument("--detach", choices=("live", "always", "never"), default="",
+                       help="each run looks at an open batch and leaves (default on live routes)")
     dep = _schedule_parser(sub, "deploy", "register the next-batch deployment with the Prefect server in use",
                            "a simulator or endpoint that outlives each run")
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
+    dep.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
+                     help="where each scheduled run publishes (default mturk)")
+    dep.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions", help="submissions CSV (plain, MTurk batch results or CLT .results)")
     qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
@@ -124,7 +144,7 @@ def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type:
     """A command on a campaign in the ledger, reopened against the endpoint it ran on."""
     op: argparse.ArgumentParser = sub.add_parser(name, help=text)
     op.add_argument("campaign", help="the campaign's name (`hitflow status` lists them)")
-    op.add_argument("--db", default="runs/hitflow.db", help=DB_HELP)
+    op.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
     op.add_argument("--endpoint-url", default="", type=arg.http_url,
                     help="override the endpoint the campaign ran against")
     op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
@@ -137,7 +157,7 @@ def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # t
     op: argparse.ArgumentParser = sub.add_parser(name, help=text)
     op.add_argument("config", help="the campaign TOML file with a [schedule]")
     op.add_argument("--endpoint-url", default="", required=name == "deploy", type=arg.http_url, help=endpoint_help)
-    op.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file, help=DB_HELP)
+    op.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
     op.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
     return op
 
@@ -186,8 +206,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.dry_run:
         from flows.dry_run import format_plan, plan_calls
 
-        plan = plan_calls(cfg, a.limit, a.scale, a.platform)
-        print(f"target: none (dry run of {a.target})\n{format_plan(plan)}")
+        plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
+        print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
         if cfg.task == "custom":
             from flows.custom_task import dry_run_lines
 
@@ -200,15 +220,17 @@ def cmd_run(a: argparse.Namespace) -> int:
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
-              "sim_state": a.sim_state or ""}
+              "sim_state": a.sim_state or "", "detach": a.detach}
     db = a.db
     with logged_run(a, cfg.name, db):
         if a.no_prefect:
-            run_campaign(a.config, **kwargs)
+            result = run_campaign(a.config, **kwargs)
         else:
             from flows.campaign_flow import campaign_flow
 
-            campaign_flow()(config_path=a.config, **kwargs)
+            result = campaign_flow()(config_path=a.config, **kwargs)
+    if isinstance(result, dict) and result.get("open"):
+        return batch_left_open(a, str(result["open"]))
     print(summarize(Path(a.out) / cfg.name))
     return honest_ending(db, cfg.name, cfg.accept_partial)
 
@@ -231,6 +253,21 @@ def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
                               f"{db}. {resume_hint(a, db)} (details: {log})") from exc
         except Exception as exc:
             raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+
+
+def batch_left_open(a: argparse.Namespace, message: str) -> int:
+    """A live batch still open: say how far it is and how to come back; exit 9 (not a failure)."""
+    import shlex
+
+    from flows.errors import BatchOpen
+
+    again = " ".join(shlex.quote(x) for x in a.argv)  # the same command, options and all
+    same = [f"{flag} {shlex.quote(str(value))}" for flag, value in (
+        ("--platform", a.platform), ("--target", a.target), ("--endpoint-url", a.endpoint_url),
+        ("--task-url", a.task_url), ("--db", a.db), ("--out", a.out), ("--detach", a.detach)) if value]
+    print(f"{message}; resume with `hitflow {again}` or let the schedule do it "
+          f"(`hitflow serve-schedules {shlex.quote(a.config)} {' '.join(same)}`)", flush=True)
+    return BatchOpen.exit_code
 
 
 def where_stopped(db: str, campaign: str) -> str:
@@ -269,7 +306,7 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
     state = Path(a.state) if a.state else None
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed,
-                    state=state)
+                    state=state, arrival_mean_s=a.arrival_mean_s)
     faults = sim.market.faults
     faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
@@ -286,18 +323,25 @@ def cmd_serve(a: argparse.Namespace) -> int:
     import uvicorn
 
     from flows.config import load_config
-    from flows.task_server import TaskSite, invite_link, make_app
+    from flows.task_server import TaskSite, invite_link
+    from flows.task_server_thread import server_config
+    from flows.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
     site = TaskSite(Path(a.db), {c.name: c for c in configs}, configs[0].prolific.completion_base)
-    base = f"http://{a.host}:{a.port}"
+    base = (a.public_url or f"http://{a.host}:{a.port}").rstrip("/")
     for cfg in configs:
         print(f"task pages: {base}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
               f"&SESSION_ID={{{{%SESSION_ID%}}}}")
+        print(f"{cfg.name}: {work_state(site.store(), cfg)}")
         for name in a.invite:
             print(f"invite for {name}: {invite_link(site.secret, base, cfg.name, name)}")
+    secret = "HITFLOW_TASK_SECRET" if os.environ.get("HITFLOW_TASK_SECRET") else f"{a.db}.task-secret"
+    proxies = f"X-Forwarded-* trusted from {', '.join(a.trusted_proxy)}" if a.trusted_proxy else \
+        "X-Forwarded-* ignored (no --trusted-proxy)"
+    print(f"ledger {a.db}; invite signing secret from {secret}; {proxies}")
     print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
-    uvicorn.run(make_app(site), host=a.host, port=a.port, log_level="warning")
+    uvicorn.Server(server_config(site, a.host, a.port, tuple(a.trusted_proxy))).run()
     return 0
 
 
@@ -362,7 +406,7 @@ def cmd_review(a: argparse.Namespace) -> int:
 def cmd_serve_schedules(a: argparse.Namespace) -> int:
     from flows.campaign_flow import serve_schedule
 
-    serve_schedule(a.config, a.endpoint_url, a.db, a.out)
+    serve_schedule(a.config, a.endpoint_url, a.db, a.out, a.platform, a.task_url, a.detach, a.target, a.live)
     return 0
 
 
@@ -370,7 +414,7 @@ def cmd_deploy(a: argparse.Namespace) -> int:
     from flows.campaign_flow import deploy_schedule
 
     print(f"target: {a.endpoint_url}")
-    deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool)
+    deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool, a.platform, a.task_url)
     print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
     return 0
 
@@ -415,6 +459,7 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = _parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,

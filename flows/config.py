@@ -100,6 +100,10 @@ class CampaignConfig:
     review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
     review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
     template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom_task.py)
+    task_url: str = ""  # [target] task_url: the running task server's public base URL
+    batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
+    unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
+    detach: str = "live"  # [timing] detach: "live" | "always" | "never"
 
 
 def load_config(path: str | Path) -> CampaignConfig:
@@ -132,7 +136,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
-        endpoint_url=doc.target.endpoint_url, sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
+        endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url,
+        sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),

@@ -77,6 +77,15 @@ class TimingSection(Section):
     auto_approval_delay_s: int = Field(ge=0, le=2592000, description="Seconds before the platform pays unreviewed "
                                                                      "work (at most 30 days); decisions come first")
     poll_interval_s: PositiveInt = Field(600, le=604800, description="Seconds between collection polls")
+    batch_open_s: int = Field(0, ge=0, le=YEAR_S, description="Longest a batch (study, invite round) stays "
+                                                              "open before it closes with what came in; 0: "
+                                                              "hit_lifetime_s")
+    unfilled_places: Literal["release", "keep"] = Field(
+        "release", description="Places never filled when a batch closes: release (no longer count against the "
+                               "budget) or keep (stay committed)")
+    detach: Literal["live", "always", "never"] = Field(
+        "live", description="live: on live routes a run publishes, looks once and exits (exit 9) until the batch "
+                            "is full or its time is up; always: also on the simulator; never: wait in the process")
 
 
 class GatingSection(Section):
@@ -190,6 +199,8 @@ class TargetSection(Section):
     endpoint_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
                               description="Empty: the built-in simulator; or an MTurk-compatible http(s) endpoint")
     sim_crowd: str = Field("", max_length=1000, description="The simulator's crowd file for this campaign")
+    task_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
+                          description="Public base URL of the running `hitflow serve` (Prolific, invite links)")
 
 
 class ProlificSection(Section):

@@ -15,13 +15,15 @@ from flows.qualification_stage import test_page
 
 
 def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
-               platform: str = "mturk") -> dict[str, Any]:
-    """The calls, page sizes and cost of a campaign, computed offline (the estimate is the one a
-    real run checks against the budget before its first post)."""
+               platform: str = "mturk", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The calls, page sizes and cost of a campaign on ``platform``, computed offline (the
+    estimate is the one a real run checks against the budget before its first post)."""
     run = Run(cfg, store=None, client=None, target=None, progress=lambda _: None)  # type: ignore[arg-type]
     groups: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
     for row in item_plan(cfg, limit, scale):
         groups[(row["batch"], row["hit_index"])].append(row)
+    if platform != "mturk":
+        return _live_plan(run, groups, platform, list(invitees))
     calls = []
     if cfg.gating.block_mode == "soft":
         calls.append(f"CreateQualificationType Name={cfg.gating.soft_block_qualification or cfg.name + '-blocked'}")
@@ -59,6 +61,33 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
             "problems": problems, "estimate": describe(cfg, estimate)}
 
 
+def _live_plan(run: Run, groups: dict[tuple[int, int], list[dict[str, Any]]], platform: str,
+               invitees: list[str]) -> dict[str, Any]:
+    """Prolific or links: every page rendered (the task server serves them), that route's calls
+    and, for Prolific, its cost in the study's currency against the budget."""
+    from flows.dry_run_live import links_calls, prolific_calls
+
+    cfg = run.cfg
+    problems: list[str] = []
+    largest = max(len(page_html(run, items).encode()) for items in groups.values())
+    calls = (prolific_calls(cfg, groups, problems) if platform == "prolific"
+             else links_calls(cfg, groups, invitees, problems))
+    estimate = campaign_estimate(cfg, dict(Counter(b for b, _ in groups)), platform)
+    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
+    if cost > cfg.budget:
+        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
+                        "a real run would stop with exit 6 before publishing anything")
+    units, places = len(groups), len(groups) * cfg.assignments_per_image
+    what = "studies" if platform == "prolific" else "invite rounds"
+    head = (f"dry run ({'Prolific' if platform == 'prolific' else 'invite links'}): "
+            f"{len({b for b, _ in groups})} {what}, {units} units, {places} places; largest page {largest} bytes")
+    return {"calls": calls, "hits": units, "assignments": places, "cost": f"{cost:.2f}",
+            "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": None,
+            "problems": problems, "estimate": describe(cfg, estimate) if platform == "prolific"
+            else "no platform costs: invitees are not paid through a platform", "head": head,
+            "verb": "would call" if platform == "prolific" else "plan:"}
+
+
 def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
     """The qualification test's calls: a scored Test type, or the paid test HIT and its grants."""
     g = run.cfg.gating
@@ -81,7 +110,7 @@ def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
 
 
 def format_plan(plan: dict[str, Any]) -> str:
-    head = [f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
+    head = [plan.get("head") or f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
             f"{plan['largest_question_bytes']} of {plan['limit_bytes']} bytes", plan["estimate"]]
     tail = [f"PROBLEM: {p}" for p in plan["problems"]] or ["no problems found; nothing was sent anywhere"]
-    return "\n".join(head + [f"  would call {c}" for c in plan["calls"]] + tail)
+    return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + tail)

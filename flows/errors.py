@@ -45,6 +45,17 @@ class IncompleteError(HitflowError):
     exit_code = 8
 
 
+class BatchOpen(HitflowError):
+    """A live batch is still open (places unfilled, time left): the run leaves and a later run,
+    by hand or by the schedule, collects what came in. Not a failure: come back later."""
+
+    exit_code = 9
+
+    def __init__(self, message: str, batch: int = 0, filled: int = 0, places: int = 0, seconds_left: float = 0.0):
+        super().__init__(message)
+        self.batch, self.filled, self.places, self.seconds_left = batch, filled, places, seconds_left
+
+
 class Interrupted(HitflowError):
     """Ctrl-C: the message says where the run stopped and how to resume it."""
 

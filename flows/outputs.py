@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 
 from flows.batch_review import campaign_history, caption_frame
-from flows.campaign_plan import Run, cost_per_assignment, scored_test_qualification
+from flows.budget import qualification_money
+from flows.campaign_plan import Run, cost_per_assignment, qualification_test_cost, scored_test_qualification
 from flows.csv_files import write_csv
 from flows.qualification_stage import record_native_scores
 from flows.report import render_report
@@ -123,6 +124,8 @@ def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked:
     good = captions[~captions["is_rejected"] & ~captions["is_precanned"]]
     approved = int((decisions["action"] == "approve").sum())
     unit = cost_per_assignment(run.cfg)
+    test_spent = qualification_money(run.store, run.cfg.name, qualification_test_cost(run.cfg),
+                                     run.cfg.gating.qualification_takers)[1]
     return {
         "name": run.cfg.name, "target": run.target.label,
         "counts": batch_counts(assignments, decisions, blocked, flags),
@@ -130,8 +133,8 @@ def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked:
         "flags": flags, "blocked": blocked_rows,
         "canned": canned_distribution(captions[~captions["is_rejected"]], run.cfg.assignments_per_image),
         "spelling": spelling_stats(good), "truth": truth,
-        "cost": {"spent": f"{unit * approved:.2f}", "budget": f"{run.cfg.budget:.2f}", "approved": approved,
-                 "unit": f"{unit:.2f}"},
+        "cost": {"spent": f"{unit * approved + test_spent:.2f}", "budget": f"{run.cfg.budget:.2f}",
+                 "approved": approved, "unit": f"{unit:.2f}", "qualification": f"{test_spent:.2f}"},
     }
 
 

@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from flows import prolific_adapter as prolific
+from flows.batch_window import closes_now, record_unfilled
 from flows.budget import to_budget_currency
 from flows.campaign_plan import Run, hit_groups
 from flows.errors import BudgetError
@@ -70,8 +71,10 @@ def study_body(run: Run, batch: int, places: int, group: str) -> dict[str, Any]:
 
 
 def _committed(run: Run, batch: int) -> int:
-    rows = run.store.rows("SELECT places FROM studies WHERE campaign = ? AND batch != ?", [run.cfg.name, batch])
-    return sum(int(r["places"]) for r in rows)
+    """Places of the campaign's other studies still counted against the budget (released ones are not)."""
+    rows = run.store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch != ?",
+                          [run.cfg.name, batch])
+    return sum(int(r["places"]) - int(r["released"] or 0) for r in rows)
 
 
 def publish_study(run: Run, batch: int) -> dict[str, Any]:
@@ -136,31 +139,30 @@ def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str])
 
 
 def collect_study(run: Run, batch: int) -> dict[str, Any]:
+    """Look until the study is full or its time is up (a detaching run leaves in between, see
+    flows/batch_window.py), then stop it; unfilled places are released from the committed budget
+    (``[timing] unfilled_places``)."""
     study = run.store.rows("SELECT * FROM studies WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])[0]
-    interval, waited, deadline = float(run.cfg.poll_interval_s), 0.0, float(run.cfg.hit_lifetime_s)
+    interval = float(run.cfg.poll_interval_s)
     while True:
         subs = record_submissions(run, batch, study["study_id"])
         finished = sum(s["status"] in FINISHED for s in subs)
         pending = sum(s["status"] == "ACTIVE" for s in subs)
-        run.progress(f"batch {batch}: {finished}/{study['places']} places finished, {pending} in progress, "
-                     f"{sum(s['status'] in UNPAID for s in subs)} returned or timed out")
-        if (finished >= study["places"] and not pending) or waited >= deadline:
+        unpaid = f", {sum(s['status'] in UNPAID for s in subs)} returned or timed out"
+        if closes_now(run, batch, finished, study["places"], pending, unpaid):
             break
         interval = float(run.cfg.poll_interval_s) if pending else min(interval * 2, MAX_POLL_S)
         run.wait(interval)
-        waited += interval
     status = _ledgered(run, batch, "StopStudy", f"{run.cfg.name}:b{batch}:stop", {"study_id": study["study_id"]},
                        lambda: {"status": _stop(run, study["study_id"])})
-    run.store.table("studies").update(study["study_id"], {"status": status["status"]})
     subs = record_submissions(run, batch, study["study_id"])
-    finished = sum(s["status"] in FINISHED for s in subs)
-    # places never finished are work the campaign planned and did not get: the honest ending reports them
-    short = {"hits": 1, "expected": study["places"], "got": finished, "short_hits": 1, "unit": "places"}
-    run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(short) if finished < study["places"] else "")
-    if finished < study["places"]:
-        run.progress(f"batch {batch}: INCOMPLETE: {finished} of {study['places']} places finished when the study "
-                     "stopped")
-    return {"submissions": len(subs), "finished": finished,
+    taken = sum(s["status"] in FINISHED or s["status"] == "ACTIVE" for s in subs)
+    released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
+    run.store.table("studies").update(study["study_id"], {"status": status["status"], "released": released})
+    if released:
+        run.progress(f"batch {batch}: {released} place(s) never filled, released from the committed budget")
+    record_unfilled(run, batch, len(hit_groups(run, batch)), study["places"], finished)
+    return {"submissions": len(subs), "finished": finished, "released": released,
             "unpaid": sum(s["status"] in UNPAID for s in subs)}
 
 

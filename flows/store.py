@@ -125,6 +125,14 @@ def m007_review_decisions(db: sqlite_utils.Database) -> None:
     db.table("batches").add_column("review_note", str, not_null_default="")
 
 
+@migrations()
+def m008_batch_windows(db: sqlite_utils.Database) -> None:
+    """When a batch opened (on the platform's clock), so a later run knows its deadline; places a
+    closed study released from the committed budget."""
+    db.table("batches").add_column("opened_at", float)
+    db.table("studies").add_column("released", int, not_null_default=0)
+
+
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
 

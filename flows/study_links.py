@@ -8,11 +8,13 @@ over HTTP and submits, as a browser would.
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from flows.batch_window import closes_now, record_unfilled
 from flows.campaign_plan import Run
 from flows.csv_files import write_csv
 from flows.sim import crowd
@@ -21,10 +23,13 @@ from flows.task_server import invite_link, task_secret
 
 
 def invitees(run: Run) -> list[str]:
-    """Who gets a link: the names given (``--invite``), else (simulator) enough of the crowd for
-    every unit's planned responses."""
+    """Who gets a link: the names given (``--invite``), else those of an earlier run's
+    ``invites.csv``, else (simulator) enough of the crowd for every unit's planned responses."""
     if run.notes.get("invitees"):
         return list(run.notes["invitees"])
+    sent = Path(run.notes.get("out_dir", "runs")) / run.cfg.name / "invites.csv"
+    if sent.is_file():  # a resumed or scheduled run keeps the people the first run invited
+        return [str(n) for n in pd.read_csv(sent, dtype=str, keep_default_na=False)["name"]]
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [run.cfg.name])
     wanted = int(units[0]["n"]) * run.cfg.assignments_per_image
     workers = sim_crowd(run)[0]
@@ -54,8 +59,8 @@ def open_links(run: Run, batch: int) -> dict[str, Any]:
 
 def collect_links(run: Run, batch: int) -> dict[str, Any]:
     """Simulated people (an in-process task server on the simulator): every invitee does their
-    unit now. Real invitees (``--task-url``): wait until each unit has its planned responses or
-    the HIT lifetime passes."""
+    unit now. Real invitees (``--task-url``): look until each unit has its planned responses or
+    the batch's time is up; a detaching run leaves in between (flows/batch_window.py)."""
     if run.notes.get("simulated_people"):
         workers, bank = sim_crowd(run)
         by_id = {w.worker_id: w for w in workers}
@@ -63,13 +68,23 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
                                   run.notes.get("seed", 1))
         run.progress(f"batch {batch}: {sum(s in (200, 303) for s in outcome.values())} of {len(outcome)} invitees "
                      "submitted")
-    waited = 0.0
+    units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
+                           [run.cfg.name, batch])[0]["n"]
     while True:
-        units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
-                               [run.cfg.name, batch])[0]["n"]
         done = run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch])
-        full = done >= units * run.cfg.assignments_per_image
-        if full or waited >= run.cfg.hit_lifetime_s or run.notes.get("simulated_people"):
+        places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
+        if run.notes.get("simulated_people") or closes_now(run, batch, done, places,
+                                                           0 if done >= places else _in_progress(run, batch)):
+            if not run.notes.get("simulated_people"):
+                record_unfilled(run, batch, units, places, done)
             return {"assignments": done}
         run.wait(run.cfg.poll_interval_s)
-        waited += run.cfg.poll_interval_s
+
+
+def _in_progress(run: Run, batch: int) -> int:
+    """Invitees who opened their page and have not submitted yet (within the hold time)."""
+    from flows.task_units import hold_seconds
+
+    return int(run.store.table("task_sessions").count_where(
+        "campaign = ? AND batch = ? AND submitted_at IS NULL AND released = 0 AND created_at > ?",
+        [run.cfg.name, batch, time.time() - hold_seconds(run.cfg)]))

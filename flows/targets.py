@@ -20,6 +20,7 @@ class Session:
     client: Any
     wait: Callable[[float], None]
     truth: Callable[[], list[dict[str, Any]]] | None
+    clock: Callable[[], float] = time.time  # the platform's clock: wall time, or the simulator's
 
 
 def check_target(target: str, endpoint_url: str, live: bool) -> None:
@@ -132,7 +133,8 @@ def _sim_session(t: mturk.Target) -> Session:
     def wait(seconds: float) -> None:  # virtual time: the simulator's clock moves, nobody sleeps
         mturk.advance_sim_clock(t, seconds)
 
-    return Session(t, mturk.make_client(t), wait, lambda: mturk.sim_ground_truth(t))
+    return Session(t, mturk.make_client(t), wait, lambda: mturk.sim_ground_truth(t),
+                   lambda: mturk.advance_sim_clock(t, 0))
 
 
 @contextmanager
@@ -163,4 +165,4 @@ def _prolific_sim(t: mturk.Target) -> Session:
 
     plain = _sim_session(t)
     return Session(mturk.Target("sim", t.endpoint_url, t.state), prolific.make_client(t.endpoint_url, simulator=True),
-                   plain.wait, truth)
+                   plain.wait, truth, plain.clock)

@@ -44,7 +44,7 @@ from flows.task_site import (  # noqa: F401  (the task server's public names, as
     sign,
     task_secret,
 )
-from flows.task_units import allocate, exact_fields, xml_safe
+from flows.task_units import allocate, exact_fields, open_batch_or_reason, secret_fingerprint, xml_safe
 from flows.templates import render
 
 MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
@@ -130,7 +130,16 @@ def form_fields_of(body: bytes) -> dict[str, str]:
 
 def make_app(site: TaskSite) -> Starlette:
     def health(request: Request) -> Response:
-        return JSONResponse({"ok": True, "campaigns": sorted(site.campaigns)})
+        """For a load balancer or systemd: 200 while the ledger answers, 503 when it does not.
+        ``signs_with`` lets a run check that this server shares its ledger's secret (an HMAC of
+        a constant: it reveals nothing of the secret)."""
+        try:
+            open_now = {name: open_batch_or_reason(site.store(), cfg)[0] for name, cfg in site.campaigns.items()}
+        except Exception as exc:  # the ledger is unreadable: the server cannot take responses
+            logger.error("task server: health check failed: %s", type(exc).__name__)
+            return JSONResponse({"ok": False, "error": "the ledger cannot be read"}, status_code=503)
+        return JSONResponse({"ok": True, "campaigns": sorted(site.campaigns), "open_batches": open_now,
+                             "signs_with": secret_fingerprint(site.secret)})
 
     async def task_page(request: Request) -> Response:
         try:
@@ -141,6 +150,9 @@ def make_app(site: TaskSite) -> Starlette:
             session = await _in_thread(allocate, site, cfg, query, client_address(request))
             return HTMLResponse(await _in_thread(page_for, site, cfg, session, request))
         except Refused as exc:
+            if exc.status in (410, 503):  # the operator hears why people were turned away, too
+                logger.warning("task server: turned a participant away from %s: %s", request.path_params["campaign"],
+                               exc.operator or exc)
             return _message(request, exc.status, "Cannot open this task", str(exc))
 
     async def submit(request: Request) -> Response:

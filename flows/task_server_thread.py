@@ -10,14 +10,25 @@ import uvicorn
 from flows.task_server import TaskSite, make_app
 
 
+def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0,
+                  trusted_proxies: tuple[str, ...] = ()) -> uvicorn.Config:
+    """uvicorn's settings for the task server. X-Forwarded-For/-Proto are honoured only from the
+    given proxy addresses (none by default): from anyone else they are a participant's own
+    claim, and would let one person pass for many addresses (docs/security.md, deploy/)."""
+    if trusted_proxies:
+        site.limit_loopback = True  # behind a proxy on loopback the real client comes from the header
+    return uvicorn.Config(make_app(site), host=host, port=port, log_level="warning", lifespan="off",
+                          access_log=False, proxy_headers=bool(trusted_proxies),
+                          forwarded_allow_ips=list(trusted_proxies) or None, server_header=False)
+
+
 class TaskServer:
     """``url`` once started; ``with TaskServer(site) as server: ...`` stops it on exit."""
 
-    def __init__(self, site: TaskSite, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, site: TaskSite, host: str = "127.0.0.1", port: int = 0,
+                 trusted_proxies: tuple[str, ...] = ()):
         self.site = site
-        config = uvicorn.Config(make_app(site), host=host, port=port, log_level="warning", lifespan="off",
-                                access_log=False)
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(server_config(site, host, port, trusted_proxies))
         self.host = host
         self.url = ""
         self._thread: threading.Thread | None = None

@@ -50,9 +50,10 @@ def invite_link(secret: bytes, base_url: str, campaign: str, name: str) -> str:
 class Refused(Exception):
     """A request the server will not serve; the message is shown to the person."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, operator: str = ""):
         super().__init__(message)
         self.status = status
+        self.operator = operator  # what the person running the server should do about it
 
 
 @dataclass

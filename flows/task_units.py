@@ -60,17 +60,59 @@ def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tup
 
 
 def open_batch(store: Store, cfg: CampaignConfig, study_id: str) -> int:
-    """The batch a participant works on: the study's batch, or the newest published one."""
+    """The batch a participant works on: the study's batch (while the study is open), or the
+    newest published one; otherwise a refusal that says, in words, why there is no work."""
     if study_id:
-        rows = store.rows("SELECT batch FROM studies WHERE study_id = ? AND campaign = ?", [study_id, cfg.name])
+        rows = store.rows("SELECT batch, status FROM studies WHERE study_id = ? AND campaign = ?",
+                          [study_id, cfg.name])
         if not rows:
             raise Refused(404, "This study is not served here. Return it on Prolific; you will not be penalised.")
+        if rows[0]["status"] not in ("ACTIVE", "UNPUBLISHED"):
+            raise Refused(410, "This study has closed: its places are filled or its time is up. Return it on "
+                               "Prolific; you will not be penalised.", f"study {study_id} is {rows[0]['status']}")
         return int(rows[0]["batch"])
-    rows = store.rows("SELECT MAX(batch) AS b FROM batches WHERE campaign = ? AND status IN "
-                      "('published', 'collected') AND batch > 0", [cfg.name])
-    if not rows or rows[0]["b"] is None:
-        raise Refused(503, "No work is open right now. Please try your link again later.")
-    return int(rows[0]["b"])
+    batch, reason = open_batch_or_reason(store, cfg)
+    if batch is None:
+        status, (person, operator) = (410 if reason == "closed" else 503), NO_WORK[reason]
+        raise Refused(status, person, operator.format(config=cfg.path))
+    return batch
+
+
+NO_WORK = {  # why no batch is open: (what the participant reads, what the operator is told)
+    "not_opened": ("This study has not opened yet. Your link stays valid: please try it again later.",
+                   "no batch is published yet; open one with `hitflow run {config} --platform links|prolific "
+                   "--task-url URL`"),
+    "between": ("The next round of this study has not opened yet. Your link stays valid: please try it "
+                "again later.", "the last batch closed and the next is not published; resume the campaign "
+                                "with `hitflow run {config} ...` or let the schedule do it"),
+    "closed": ("This study has closed. Thank you for your interest; there is nothing more to do.",
+               "every batch of the campaign is done"),
+}
+
+
+def open_batch_or_reason(store: Store, cfg: CampaignConfig) -> tuple[int | None, str]:
+    """(the newest batch open for work, "") or (None, why: not_opened | between | closed)."""
+    rows = store.rows("SELECT batch, status FROM batches WHERE campaign = ? AND batch > 0", [cfg.name])
+    open_now = [r["batch"] for r in rows if r["status"] in ("published", "collected")]
+    if open_now:
+        return int(max(open_now)), ""
+    done = store.rows("SELECT status FROM campaigns WHERE name = ?", [cfg.name])
+    if done and done[0]["status"] in ("collected", "done"):
+        return None, "closed"
+    return None, "between" if any(r["status"] not in ("planned", None) for r in rows) else "not_opened"
+
+
+def work_state(store: Store, cfg: CampaignConfig) -> str:
+    """In words, for the operator: which batch people get now, or why they get none."""
+    batch, reason = open_batch_or_reason(store, cfg)
+    if batch is not None:
+        return f"batch {batch} is open; people who arrive get its work"
+    return f"no work open: {NO_WORK[reason][1].format(config=cfg.path)}"
+
+
+def secret_fingerprint(secret: bytes) -> str:
+    """Names the signing secret without revealing it: runs compare it with their ledger's."""
+    return sign(secret, "hitflow-task-secret-fingerprint")[:16]
 
 
 def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address: str = "") -> dict[str, Any]:

@@ -76,3 +76,37 @@ def test_budget_key_is_checked(tmp_path: Path, capsys) -> None:
     config = config_with(tmp_path, 'budget = "400 dollars"')
     code, err = run_cli(capsys, ["run", str(config), "--dry-run"])
     assert code == 2 and '[campaign].budget must be an amount and a currency such as "400.00 USD"' in err
+
+
+def test_prolific_dry_run_lists_prolific_calls_and_its_costs(capsys) -> None:
+    code = main(["run", str(DEMO), "--platform", "prolific", "--dry-run"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "dry run (Prolific): 5 studies" in out and "CreateHITWithHITType" not in out
+    assert out.count("would call POST studies/ ") == 5 and "transition/ PUBLISH" in out
+    # 100 places x 0.90 GBP + a third in fees = 120.00 GBP a study; 600.00 GBP = 762.00 USD at 1.27
+    assert "-> 120.00 GBP with fees" in out and "campaign estimate 600.00 GBP = 762.00 USD at 1.27" in out
+    assert "9.00 GBP/hour" in out
+
+
+def test_prolific_dry_run_refuses_pay_under_the_hourly_floor_and_over_budget(tmp_path: Path, capsys) -> None:
+    config = config_with(tmp_path, 'budget = "500.00 USD"\nfx_rates = {GBP = "1.27"}')
+    text = config.read_text().replace('estimated_minutes = 6 ', 'estimated_minutes = 12 ')
+    config.write_text(text)
+    code = main(["run", str(config), "--platform", "prolific", "--dry-run"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "PROBLEM: a reward of 0.90 GBP for 12 minutes pays 4.50 GBP/hour" in out
+    assert "PROBLEM: the estimate exceeds the budget by 262.00 USD" in out
+
+
+def test_links_dry_run_lists_the_invite_plan(capsys) -> None:
+    code = main(["run", str(DEMO), "--platform", "links", "--dry-run", "--limit", "10",
+                 *[a for n in ("ann", "bo", "cy", "di", "ed") for a in ("--invite", n)]])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "dry run (invite links): 5 invite rounds, 5 units, 25 places" in out
+    assert "plan: invite links to 5 people (ann, bo, cy, di, ed)" in out
+    assert out.count("1 unit(s) x 5 responses") == 5 and "no platform costs" in out
+    assert main(["run", str(DEMO), "--platform", "links", "--dry-run", "--invite", "ann"]) == 1
+    assert "1 invitee(s) cannot give each unit 5 different people's responses" in capsys.readouterr().out

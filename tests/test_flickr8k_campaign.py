@@ -173,3 +173,23 @@ def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
     assert any("QualificationRequirements=4" in c for c in plan["calls"])
     expected = cost_per_assignment(cfg) * 50 + qualification_test_cost(cfg)  # 10 HITs x 5
     assert plan["cost"] == f"{expected:.2f}" and qualification_test_cost(cfg) > 0 and not plan["problems"]
+
+
+def test_status_and_report_count_the_qualification_test(finished: tuple[Path, Path]) -> None:
+    from decimal import Decimal
+
+    from flows.campaign_plan import qualification_test_cost
+    from flows.campaign_status import campaign_status, format_status
+
+    db, out = finished
+    cfg = load_config(CONFIG)
+    planned = qualification_test_cost(cfg)
+    status = campaign_status(Store(db), NAME)[0]
+    assert planned > 0 and Decimal(status["qualification"]["committed"]) == planned
+    assert Decimal(status["committed"]) == sum(Decimal(b["committed"]) for b in status["batches"]) + planned
+    paid = Store(db).table("ledger").count_where("batch = 0 AND operation = 'ApproveAssignment' AND status = 'ok'")
+    per_taker = planned / cfg.gating.qualification_takers
+    assert paid and Decimal(status["qualification"]["spent"]) == (per_taker * paid).quantize(Decimal("0.01"))
+    assert f"qualification test: committed ${planned:.2f}" in format_status([status])
+    assert f"plus ${status['qualification']['spent']} for the paid qualification test" in \
+        (out / "report.html").read_text()

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,15 +35,15 @@ def small_campaign(tmp_path: Path) -> Path:
     return tmp_path / "c.toml"
 
 
-@pytest.mark.prefect
-def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path) -> None:
-    port = free_port()
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+@pytest.fixture(scope="module")
+def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A real Prefect server (the ephemeral one does not schedule), shared by this module's tests."""
+    port, home = free_port(), tmp_path_factory.mktemp("prefect")
+    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_UI_ENABLED": "false", "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3",
            "PREFECT_RUNNER_POLL_FREQUENCY": "2", "PREFECT_LOGGING_LEVEL": "WARNING"}
     server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--port", str(port)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    served = None
     try:
         deadline = time.time() + 90
         while True:
@@ -52,11 +53,22 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path) -> None:
             except OSError:
                 assert time.time() < deadline, "the Prefect server did not start"
                 time.sleep(1)
+        yield {**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.mark.prefect
+def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_server: dict[str, str]) -> None:
+    env = prefect_server
+    served = None
+    try:
         db = tmp_path / "h.db"
         served = subprocess.Popen(
             [sys.executable, "-m", "flows.cli", "serve-schedules", str(small_campaign(tmp_path)), "--endpoint-url",
              sim.url, "--db", str(db), "--out", str(tmp_path / "out")],
-            env={**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}, cwd=ROOT,
+            env=env, cwd=ROOT,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         finished_seen: list[int] = []
         deadline = time.time() + 240
@@ -78,10 +90,9 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path) -> None:
         assert finished_seen == sorted(finished_seen) and len(set(finished_seen)) > 2  # seen step by step
         assert (tmp_path / "out" / "vizwiz_captions" / "dataset.json").is_file()
     finally:
-        for proc in (served, server):
-            if proc is not None:
-                proc.terminate()
-                proc.wait(timeout=30)
+        if served is not None:
+            served.terminate()
+            served.wait(timeout=30)
 
 
 def test_schedules_refuse_the_ephemeral_server(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -90,3 +101,50 @@ def test_schedules_refuse_the_ephemeral_server(tmp_path: Path, capsys, monkeypat
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     assert main(["serve-schedules", str(small_campaign(tmp_path))]) == 2
     assert "prefect server start" in capsys.readouterr().err
+
+
+@pytest.mark.prefect
+@pytest.mark.skipif(not os.environ.get("HITFLOW_LONG_TESTS"), reason="a scheduled live campaign on a real Prefect "
+                    "server takes about 2 minutes (every run is a fresh process); `make test-live-schedule` runs it")
+def test_a_schedule_comes_back_to_a_live_prolific_campaign(tmp_path: Path, prefect_server: dict[str, str]) -> None:
+    """Each scheduled run looks at the open study and leaves; people arrive in between, with only
+    the task server up (the simulator on the wall clock, x600)."""
+    from flows.config import load_config
+    from flows.sim.server import SimServer
+    from flows.task_server import TaskSite
+    from flows.task_server_thread import TaskServer
+
+    config = small_campaign(tmp_path)
+    text = config.read_text().replace('name = "vizwiz_captions"', 'name = "vizwiz_live"')
+    config.write_text(text.replace("batches = 5 ", "batches = 2 ").replace("[timing]", '[timing]\ndetach = "always"'))
+    cfg, db = load_config(config), tmp_path / "h.db"
+    served = None
+    with SimServer(seed=2, speed=600, arrival_mean_s=45) as sim, \
+            TaskServer(TaskSite(db, {cfg.name: cfg}, cfg.prolific.completion_base)) as task_server:
+        try:
+            served = subprocess.Popen(
+                [sys.executable, "-m", "flows.cli", "serve-schedules", str(config), "--platform", "prolific",
+                 "--endpoint-url", sim.url, "--task-url", task_server.url, "--db", str(db), "--out",
+                 str(tmp_path / "out")], env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
+            deadline = time.time() + 300
+            while time.time() < deadline:
+                time.sleep(1)
+                report = campaign_status(Store(db), cfg.name) if db.exists() else []
+                if report and report[0]["status"] == "done":
+                    break
+            assert report and report[0]["status"] == "done"
+        finally:
+            if served is not None:
+                served.terminate()
+                served.wait(timeout=30)
+        store = Store(db)
+        assert {sim.prolific.studies[r["study_id"]]["status"] for r in store.rows("SELECT study_id FROM studies")} \
+            == {"COMPLETED"}
+        on_platform = {k: v["status"] for k, v in sim.prolific.submissions.items()}
+        assert {r["submission_id"]: r["status"] for r in store.rows("SELECT * FROM platform_submissions")} \
+            == on_platform
+        submitted = sorted(r["session_id"] for r in store.rows(
+            "SELECT session_id FROM task_sessions WHERE submitted_at IS NOT NULL"))
+        assert sorted(r["assignment_id"] for r in store.rows("SELECT assignment_id FROM assignments")) == submitted
+    assert (tmp_path / "out" / cfg.name / "dataset.json").is_file()

@@ -46,8 +46,10 @@ def eligible(person: dict[str, Any], study: dict[str, Any], state: ProlificState
 class Participants:
     """Called on every API call and clock move (``ProlificState.pumps``)."""
 
-    def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry], seed: int = 1):
+    def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry], seed: int = 1,
+                 arrival_mean_s: float = 0.0):
         self.bank = bank
+        self.arrival_mean_s = arrival_mean_s  # 0: every open place is taken at the first look
         self.rng = random.Random(seed + 23)
         self.people: dict[str, dict[str, Any]] = {
             participant_id(w.worker_id): {"id": participant_id(w.worker_id), "worker": w,
@@ -68,10 +70,21 @@ class Participants:
         open_places = study["total_available_places"] - sum(s["status"] in TAKEN for s in subs)
         been = {s["participant_id"] for s in subs}
         pool = [p for p in self.people.values() if p["id"] not in been and eligible(p, study, state)]
-        while open_places > 0 and pool:
+        while open_places > 0 and pool and self.arrives(state, study):
             person = self.rng.choices(pool, weights=[p["worker"].params["activity"] for p in pool])[0]
             pool.remove(person)
             open_places -= self.visit(state, study, person)["status"] in TAKEN
+
+    def arrives(self, state: ProlificState, study: dict[str, Any]) -> bool:
+        """Whether the next participant is due: people come one by one, ``arrival_mean_s`` apart
+        on average (exponential gaps on the virtual clock), or all at once without a mean."""
+        if not self.arrival_mean_s:
+            return True
+        due = study.setdefault("_next_arrival", state.now + self.rng.expovariate(1 / self.arrival_mean_s))
+        if state.now < due:
+            return False
+        study["_next_arrival"] = due + self.rng.expovariate(1 / self.arrival_mean_s)
+        return True
 
     def visit(self, state: ProlificState, study: dict[str, Any], person: dict[str, Any]) -> dict[str, Any]:
         worker: crowd.Worker = person["worker"]

@@ -26,6 +26,7 @@ from flows.sim.mturk_api import OPERATIONS
 from flows.sim.pacing import Pacing
 from flows.sim.prolific_people import Participants
 from flows.sim.prolific_state import ProlificState
+from flows.sim.wall_clock import ClockPump
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 SERVICE_ID = "hitflow-simulator"  # what GET /_sim/health says, so a run can tell it from a real endpoint
@@ -283,9 +284,11 @@ class SimServer:
     """A running simulator: ``url`` for boto3's ``endpoint_url``, ``market`` for ground truth."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int | None = 1,
-                 crowd_file: Path | None = None, verbose: bool = False, state: Path | None = None, **market_kw: Any):
+                 crowd_file: Path | None = None, verbose: bool = False, state: Path | None = None,
+                 arrival_mean_s: float = 0.0, **market_kw: Any):
         """``state``: a SQLite file the marketplace is loaded from and written to (see market_store);
-        with a state file, ``seed=None`` means the file's seed."""
+        with a state file, ``seed=None`` means the file's seed. ``arrival_mean_s``: mean virtual
+        seconds between Prolific participants arriving at a study (0: every place at once)."""
         crowd_path = crowd_file or DEFAULT_CROWD
         self.store = MarketStore(state) if state else None
         try:
@@ -294,7 +297,7 @@ class SimServer:
             self.market = Marketplace(workers, bank, seed=seed, **market_kw)
             # Prolific shares the crowd and the virtual clock with the MTurk side.
             self.prolific = ProlificState(lambda: self.market.now, seed=seed, nonce=self.market.nonce)
-            self.prolific.pumps.append(Participants(workers, bank, seed=seed))
+            self.prolific.pumps.append(Participants(workers, bank, seed=seed, arrival_mean_s=arrival_mean_s))
             if self.store:
                 self.store.attach(self.market, self.prolific, crowd_path)
         except BaseException:
@@ -304,17 +307,32 @@ class SimServer:
         self.httpd = _SimHTTPServer((host, port), self.market, self.prolific, verbose, self.store)
         self.url = f"http://{host}:{self.httpd.server_address[1]}"
         self._thread: threading.Thread | None = None
+        self._clock: ClockPump | None = None
 
     def start(self) -> SimServer:
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="hitflow-sim", daemon=True)
         self._thread.start()
+        self._start_clock()
         return self
 
     def serve_forever(self) -> None:
+        self._start_clock()
         self.httpd.serve_forever()
 
+    def _start_clock(self) -> None:
+        """A running clock (speed > 0) moves participants on its own, as real people would."""
+        if self.market.speed > 0 and self._clock is None:
+            self._clock = ClockPump(self._pump).start()
+
+    def _pump(self) -> None:
+        with self.prolific.lock:
+            self.prolific.pump()
+        self.httpd.commit(prolific=True)
+
     def stop(self) -> None:
+        if self._clock is not None:
+            self._clock.stop()
         self.httpd.shutdown()
         self.httpd.server_close()
         if self.store:
