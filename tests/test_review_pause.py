@@ -18,7 +18,6 @@ from flows.store import Store
 from tests.conftest import advance
 from tests.review_helpers import review_config, review_server
 
-pytestmark = pytest.mark.prefect
 DELAY_S, DEADLINE_S = 259200, 3600  # the demo config's auto-approval delay and default review deadline
 
 
@@ -72,6 +71,7 @@ def pauses(db: Path) -> list[dict[str, Any]]:
     return Store(db).rows("SELECT batch, status, result FROM ledger WHERE operation = 'pause_flow_run' ORDER BY id")
 
 
+@pytest.mark.prefect
 def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr("flows.review_pause.SIM_SLICE_S", 120)  # no timeout while the reviewer works
     thread, out = start_flow(review_config(tmp_path), sim.url, tmp_path)
@@ -96,6 +96,7 @@ def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp
     assert not store.rows("SELECT * FROM batches WHERE review_note LIKE '%automatic%'")
 
 
+@pytest.mark.prefect
 def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim, tmp_path: Path,
                                                           monkeypatch) -> None:
     monkeypatch.setattr("flows.review_pause.SIM_SLICE_S", 2)  # the virtual clock is looked at every 2 s
@@ -117,3 +118,17 @@ def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim
                                                                     for r in pauses(db))
     report = (tmp_path / "vizwiz_captions" / "report.html").read_text(encoding="utf-8")
     assert "open at the deadline: automatic" in report
+
+
+def test_a_pause_lasts_until_the_review_deadline_in_slices_on_a_virtual_clock() -> None:
+    from flows.review_data import ReviewPending
+    from flows.review_pause import LONGEST_PAUSE_S, SIM_SLICE_S, pause_seconds
+
+    assert pause_seconds(ReviewPending("waits", "c", 1, 7200.4)) == 7201
+    assert pause_seconds(ReviewPending("waits", "c", 1, 7200.0, virtual_clock=True)) == SIM_SLICE_S
+    assert pause_seconds(ReviewPending("waits", "c", 1, -5.0)) == 1  # already due: look again at once
+    assert pause_seconds(ReviewPending("waits", "c", 1, None)) == LONGEST_PAUSE_S
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(ReviewPending("waits", "c", 2, 60.0, True)))
+    assert (str(copy), copy.batch, copy.wait_s, copy.virtual_clock) == ("waits", 2, 60.0, True)
