@@ -23,14 +23,15 @@ class ReviewPending(HitflowError):
     exit_code = 0  # waiting is the configured behaviour, not a failure
 
     def __init__(self, message: str, campaign: str = "", batch: int = 0, wait_s: float | None = None,
-                 virtual_clock: bool = False):
+                 virtual_clock: bool = False, embedded: bool = False):
         super().__init__(message)
         self.campaign, self.batch = campaign, batch
         self.wait_s = wait_s  # platform seconds until the review deadline; None when no deadline is known
         self.virtual_clock = virtual_clock  # the simulator's clock: its seconds are not wall-clock seconds
+        self.embedded = embedded  # the run's own simulator: the review page needs its state file in turn
 
     def __reduce__(self) -> tuple[Any, ...]:  # a Prefect task's exception may travel pickled
-        return (type(self), (str(self), self.campaign, self.batch, self.wait_s, self.virtual_clock))
+        return (type(self), (str(self), self.campaign, self.batch, self.wait_s, self.virtual_clock, self.embedded))
 
 
 PAUSE_OPERATION = "pause_flow_run"  # the ledger's note of a Prefect flow run paused for review
@@ -138,7 +139,7 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
     raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
                         f"`hitflow review {cfg.name} --db {run.store.path}`; then run the campaign again",
                         cfg.name, batch, float(left - cfg.review_deadline_s) if pd.notna(left) else None,
-                        run.target.kind == "sim")
+                        run.target.kind == "sim", bool(run.target.state))
 
 
 def review_status(store: Store, campaign: str) -> dict[str, Any]:

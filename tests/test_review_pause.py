@@ -130,5 +130,19 @@ def test_a_pause_lasts_until_the_review_deadline_in_slices_on_a_virtual_clock() 
     assert pause_seconds(ReviewPending("waits", "c", 1, None)) == LONGEST_PAUSE_S
     import pickle
 
-    copy = pickle.loads(pickle.dumps(ReviewPending("waits", "c", 2, 60.0, True)))
-    assert (str(copy), copy.batch, copy.wait_s, copy.virtual_clock) == ("waits", 2, 60.0, True)
+    copy = pickle.loads(pickle.dumps(ReviewPending("waits", "c", 2, 60.0, True, True)))
+    assert (str(copy), copy.batch, copy.wait_s, copy.virtual_clock, copy.embedded) == ("waits", 2, 60.0, True, True)
+
+
+@pytest.mark.prefect
+def test_a_run_on_its_embedded_simulator_stops_instead_of_pausing(prefect_api: None, tmp_path: Path) -> None:
+    """The review page opens the embedded simulator's state file, which a paused run would take back."""
+    from prefect import flow
+
+    from flows.review_data import ReviewPending
+    from flows.review_pause import wait_for_review
+
+    waiting = ReviewPending("batch 1 waits for review", "c", 1, 60.0, True, embedded=True)
+    state = flow(name="embedded-review")(lambda: wait_for_review(waiting, str(tmp_path / "h.db")))(return_state=True)
+    assert state.is_failed() and isinstance(state.result(raise_on_failure=False), ReviewPending)
+    assert not (tmp_path / "h.db").exists()  # never paused: nothing ledgered
