@@ -161,10 +161,12 @@ def review_status(store: Store, campaign: str) -> dict[str, Any]:
         if cfg is not None:
             queue = campaign_queue(store, campaign, cfg.policy, cfg.review)
             open_items = int((queue["decided"] == "").sum()) if cfg.review != "none" else 0
-    return {"open": open_items, "decided_by_people": by_batch}
+    return {"open": open_items, "decided_by_people": by_batch,
+            "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
 
 
 def format_review_status(review: dict[str, Any]) -> str:
     people = "; ".join(f"batch {b}: " + ", ".join(f"{a} {n}" for a, n in acts.items())
                        for b, acts in sorted(review["decided_by_people"].items()))
-    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}"
+    paused = "".join(f"; Prefect flow run {run_id} paused for it" for run_id in review.get("paused_runs", []))
+    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}{paused}"

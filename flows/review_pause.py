@@ -10,6 +10,7 @@ The paused run's id is kept in the ledger, so another process can find and resum
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 from uuid import UUID
 
@@ -105,10 +106,18 @@ def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
         if paused["batch"] in open_batches:
             continue
         outcome = resume_paused_run(paused, ReviewDone(reviewer=reviewer, note=note))
-        run.store.settle(paused["key"], outcome, {**paused, "by": reviewer})
+        mark_unless_settled(run.store, paused["key"], "resume_sent" if outcome == "resumed" else outcome)
         if outcome == "resumed":
             resumed.append(paused["flow_run_id"])
     return resumed
+
+
+def mark_unless_settled(store: Store, key: str, status: str) -> None:
+    """The review side's note, kept only while the ledger still says paused: the run's own "resumed"
+    (with the input it loaded) may already be there, and is the one that counts."""
+    with store.transaction():
+        store.db.execute("UPDATE ledger SET status = ?, updated_at = ? WHERE idem_key = ? AND status = 'paused'",
+                         [status, time.time(), key])
 
 
 def resume_paused_run(paused: dict[str, Any], done: ReviewDone) -> str:

@@ -5,6 +5,7 @@ policy's automatic decisions apply."""
 from __future__ import annotations
 
 import contextvars
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from flows.review_data import format_review_status, review_status
 from flows.review_demo import decide_open_cards, sign_in
 from flows.store import Store
 from tests.conftest import advance
@@ -82,13 +84,18 @@ def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp
         assert ledgered["batch"] == batch and ledgered["status"] == "paused"
         assert str(paused.id) in ledgered["result"]
         assert paused.state.state_details.run_input_keyset  # the UI's resume form: ReviewDone's fields
+        assert f"Prefect flow run {paused.id} paused for it" in format_review_status(review_status(Store(db),
+                                                                                                  "vizwiz_captions"))
         with review_server(db, "vizwiz_captions", reviewer="ann") as (server, site):
             web = sign_in(f"{server.url}/?token={site.login_token}")
             cleared.append(decide_open_cards(web))  # the last decision resumes the run
             web.close()
-        assert pauses(db)[-1]["status"] == "resumed" and '"by": "ann"' in pauses(db)[-1]["result"]
+        assert pauses(db)[-1]["status"] in ("resume_sent", "resumed")  # the flow notes it when it goes on
     thread.join(60)
     assert out["state"].is_completed() and out["state"].result()["done"] > 0
+    # each pause ended with the typed input the run loaded (who, and the form's note field)
+    assert [(r["status"], json.loads(r["result"])["by"], json.loads(r["result"])["note"]) for r in pauses(db)] \
+        == [("resumed", "ann", "")] * len(cleared)
     assert len(cleared) >= 2 and all(cleared), "each batch paused and was cleared by the reviewer"
     store = Store(db)
     assert {r["batch"] for r in store.rows("SELECT batch FROM review_actions WHERE reviewer = 'ann'")} \
