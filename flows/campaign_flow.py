@@ -62,9 +62,17 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
                      platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
                      sim_state: str = "", detach: str = "") -> dict[str, Any]:
-    summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
-                           crowd, call=prefect_call, platform=platform, task_url=task_url, invitees=invitees,
-                           sim_state=sim_state, detach=detach)
+    from flows.review_data import ReviewPending
+    from flows.review_pause import wait_for_review
+
+    while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
+        try:
+            summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
+                                   crowd, call=prefect_call, platform=platform, task_url=task_url,
+                                   invitees=invitees, sim_state=sim_state, detach=detach)
+            break
+        except ReviewPending as waiting:
+            wait_for_review(waiting, db_path)
     if "open" in summary:  # the flow run ends Completed; the next run (or the schedule) collects
         return {"out_dir": str(summary["out_dir"]), "open": summary["open"], "target": summary["target"]}
     done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlencode
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -25,6 +26,7 @@ from flows.campaign_plan import Run
 from flows.errors import HitflowError
 from flows.review_actions import PROLIFIC_CATEGORIES, Decision, apply_decision
 from flows.review_cards import queue_cards
+from flows.review_data import paused_runs
 from flows.store import Store
 from flows.task_guard import SecurityHeaders
 from flows.task_server_thread import TaskServer
@@ -34,6 +36,7 @@ COOKIE = "hitflow_review"
 FILTERS = ("rule", "batch", "worker", "show")
 MAX_PAGE_TOKENS = 500
 MAX_FORM_BYTES = 64 * 1024
+RESUMING = threading.Lock()
 
 
 @dataclass
@@ -143,12 +146,24 @@ def make_review_app(site: ReviewSite) -> Starlette:
                        f"{fields['assignment_id'] or fields['worker_id']} ({done['outcome']})")
         except (ValueError, HitflowError) as exc:
             message = f"not sent: {exc}"
+        if paused_runs(site.served.store, site.run.cfg.name):  # a Prefect run waits for this queue
+            message += await run_in_threadpool(resume_cleared, site)
         back = {k: str(form.get(f"f_{k}", "")) for k in FILTERS}
         query = urlencode({**{k: v for k, v in back.items() if v}, "msg": message})
         return RedirectResponse(f"/?{query}", status_code=303)
 
     routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"])]
     return Starlette(routes=routes, middleware=[Middleware(SameOriginReferrer), Middleware(SecurityHeaders)])
+
+
+def resume_cleared(site: ReviewSite) -> str:
+    """Resume the paused flow runs whose batch the reviewer has just cleared (a thread of its own:
+    Prefect's sync client must not run on the server's event loop)."""
+    from flows.review_pause import resume_if_cleared
+
+    with RESUMING:  # one resume at a time, on a ledger connection of this thread
+        resumed = resume_if_cleared(replace(site.run, store=Store(site.run.store.path)), site.reviewer)
+    return f"; queue cleared: flow run {', '.join(resumed)} resumed" if resumed else ""
 
 
 class SameOriginReferrer:
@@ -185,6 +200,9 @@ def serve_review(run: Run, reviewer: str, port: int = 0) -> None:
         print(f"review page for {run.cfg.name} (reviewer {reviewer}): {server.url}/?token={site.login_token}",
               flush=True)
         print("the link works once; Ctrl-C stops the server", flush=True)
+        if paused_runs(run.store, run.cfg.name):  # cleared before the page opened (or by another reviewer)
+            print(f"review: {resume_cleared(site).removeprefix('; ') or 'a flow run waits for this queue'}",
+                  flush=True)
         try:
             while True:
                 time.sleep(0.5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -20,6 +21,27 @@ class ReviewPending(HitflowError):
     """The run stopped before decisions because a person has not cleared the batch's queue."""
 
     exit_code = 0  # waiting is the configured behaviour, not a failure
+
+    def __init__(self, message: str, campaign: str = "", batch: int = 0, wait_s: float | None = None,
+                 virtual_clock: bool = False, embedded: bool = False):
+        super().__init__(message)
+        self.campaign, self.batch = campaign, batch
+        self.wait_s = wait_s  # platform seconds until the review deadline; None when no deadline is known
+        self.virtual_clock = virtual_clock  # the simulator's clock: its seconds are not wall-clock seconds
+        self.embedded = embedded  # the run's own simulator: the review page needs its state file in turn
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a Prefect task's exception may travel pickled
+        return (type(self), (str(self), self.campaign, self.batch, self.wait_s, self.virtual_clock, self.embedded))
+
+
+PAUSE_OPERATION = "pause_flow_run"  # the ledger's note of a Prefect flow run paused for review
+
+
+def paused_runs(store: Store, campaign: str) -> list[dict[str, Any]]:
+    """The campaign's flow runs paused for review (flows/review_pause.py), oldest first."""
+    rows = store.rows("SELECT idem_key, batch, result FROM ledger WHERE campaign = ? AND operation = ? "
+                      "AND status = 'paused' ORDER BY id", [campaign, PAUSE_OPERATION])
+    return [{"key": r["idem_key"], "batch": int(r["batch"]), **json.loads(r["result"] or "{}")} for r in rows]
 
 
 def _frame(store: Store, sql: str, params: list[Any], columns: list[str]) -> pd.DataFrame:
@@ -115,7 +137,9 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
         run.store.set_batch(cfg.name, batch, review_note=f"{len(open_items)} open at the deadline: automatic")
         return {"review": "deadline", "open": len(open_items)}
     raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
-                        f"`hitflow review {cfg.name} --db {run.store.path}`; then run the campaign again")
+                        f"`hitflow review {cfg.name} --db {run.store.path}`; then run the campaign again",
+                        cfg.name, batch, float(left - cfg.review_deadline_s) if pd.notna(left) else None,
+                        run.target.kind == "sim", bool(run.target.state))
 
 
 def review_status(store: Store, campaign: str) -> dict[str, Any]:
@@ -137,10 +161,12 @@ def review_status(store: Store, campaign: str) -> dict[str, Any]:
         if cfg is not None:
             queue = campaign_queue(store, campaign, cfg.policy, cfg.review)
             open_items = int((queue["decided"] == "").sum()) if cfg.review != "none" else 0
-    return {"open": open_items, "decided_by_people": by_batch}
+    return {"open": open_items, "decided_by_people": by_batch,
+            "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
 
 
 def format_review_status(review: dict[str, Any]) -> str:
     people = "; ".join(f"batch {b}: " + ", ".join(f"{a} {n}" for a, n in acts.items())
                        for b, acts in sorted(review["decided_by_people"].items()))
-    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}"
+    paused = "".join(f"; Prefect flow run {run_id} paused for it" for run_id in review.get("paused_runs", []))
+    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}{paused}"

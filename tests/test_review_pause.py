@@ -1,0 +1,155 @@
+"""Under Prefect a batch waiting for review pauses its flow run: a person clearing the queue on the
+review page resumes it with the typed input, and near the deadline the pause times out and the
+policy's automatic decisions apply."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows.review_data import format_review_status, review_status
+from flows.review_demo import decide_open_cards, sign_in
+from flows.store import Store
+from tests.conftest import advance
+from tests.review_helpers import review_config, review_server
+
+DELAY_S, DEADLINE_S = 259200, 3600  # the demo config's auto-approval delay and default review deadline
+
+
+@pytest.fixture(scope="module")
+def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One test server for the module; a paused run asks every second whether it was resumed."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
+        import flows.review_pause as pause
+
+        mp.setattr(pause, "POLL_S", 1)
+        from prefect.testing.utilities import prefect_test_harness
+
+        with prefect_test_harness():
+            yield
+
+
+def start_flow(config: Path, sim_url: str, tmp_path: Path) -> tuple[threading.Thread, dict[str, Any]]:
+    """The campaign flow on a thread of its own (with the harness's settings), as a served run would be."""
+    from flows.campaign_flow import campaign_flow
+
+    out: dict[str, Any] = {}
+
+    def go() -> None:
+        out["state"] = campaign_flow()(config_path=str(config), endpoint_url=sim_url, db_path=str(tmp_path / "h.db"),
+                                       out_root=str(tmp_path), limit=20, return_state=True)
+
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(go,), daemon=True)
+    thread.start()
+    return thread, out
+
+
+def next_pause(thread: threading.Thread, db: Path, seen: int, timeout: float = 60) -> Any:
+    """This campaign's flow run once Paused with more than ``seen`` pauses; None when the flow ended instead."""
+    from prefect.client.orchestration import get_client
+
+    end = time.monotonic() + timeout
+    with get_client(sync_client=True) as client:
+        while time.monotonic() < end:
+            mine = [r for r in client.read_flow_runs() if r.parameters.get("db_path") == str(db)]
+            if mine and mine[0].state is not None and mine[0].state.is_paused() \
+                    and len(mine[0].empirical_policy.pause_keys or ()) > seen:
+                return mine[0]
+            if not thread.is_alive():
+                return None
+            time.sleep(0.3)
+    raise AssertionError(f"the flow neither paused again (after {seen}) nor ended within {timeout} s")
+
+
+def pauses(db: Path) -> list[dict[str, Any]]:
+    return Store(db).rows("SELECT batch, status, result FROM ledger WHERE operation = 'pause_flow_run' ORDER BY id")
+
+
+@pytest.mark.prefect
+def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("flows.review_pause.SIM_SLICE_S", 120)  # no timeout while the reviewer works
+    thread, out = start_flow(review_config(tmp_path), sim.url, tmp_path)
+    db, cleared = tmp_path / "h.db", []
+    while (paused := next_pause(thread, db, len(cleared))) is not None:
+        batch = len(cleared) + 1
+        ledgered = pauses(db)[-1]
+        assert ledgered["batch"] == batch and ledgered["status"] == "paused"
+        assert str(paused.id) in ledgered["result"]
+        assert paused.state.state_details.run_input_keyset  # the UI's resume form: ReviewDone's fields
+        assert f"Prefect flow run {paused.id} paused for it" in format_review_status(review_status(Store(db),
+                                                                                                  "vizwiz_captions"))
+        with review_server(db, "vizwiz_captions", reviewer="ann") as (server, site):
+            web = sign_in(f"{server.url}/?token={site.login_token}")
+            cleared.append(decide_open_cards(web))  # the last decision resumes the run
+            web.close()
+        assert pauses(db)[-1]["status"] in ("resume_sent", "resumed")  # the flow notes it when it goes on
+    thread.join(60)
+    assert out["state"].is_completed() and out["state"].result()["done"] > 0
+    # each pause ended with the typed input the run loaded (who, and the form's note field)
+    assert [(r["status"], json.loads(r["result"])["by"], json.loads(r["result"])["note"]) for r in pauses(db)] \
+        == [("resumed", "ann", "")] * len(cleared)
+    assert len(cleared) >= 2 and all(cleared), "each batch paused and was cleared by the reviewer"
+    store = Store(db)
+    assert {r["batch"] for r in store.rows("SELECT batch FROM review_actions WHERE reviewer = 'ann'")} \
+        == set(range(1, len(cleared) + 1))
+    assert not store.rows("SELECT * FROM batches WHERE review_note LIKE '%automatic%'")
+
+
+@pytest.mark.prefect
+def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim, tmp_path: Path,
+                                                          monkeypatch) -> None:
+    monkeypatch.setattr("flows.review_pause.SIM_SLICE_S", 2)  # the virtual clock is looked at every 2 s
+    thread, out = start_flow(review_config(tmp_path), sim.url, tmp_path)
+    db, seen, advanced = tmp_path / "h.db", 0, set()
+    while (paused := next_pause(thread, db, seen)) is not None:
+        seen = len(paused.empirical_policy.pause_keys)  # a 2-s pause may have timed out and paused again
+        if (batch := pauses(db)[-1]["batch"]) not in advanced:  # once a batch: inside its deadline, unpaid
+            advance(sim, DELAY_S - DEADLINE_S + 600)
+            advanced.add(batch)
+    thread.join(60)
+    assert out["state"].is_completed() and len(advanced) >= 2
+    store = Store(db)
+    assert not store.rows("SELECT * FROM review_actions")
+    notes = [r["review_note"] for r in store.rows("SELECT review_note FROM batches WHERE batch > 0 ORDER BY batch")]
+    assert {r["batch"] for r in pauses(db)} == advanced
+    assert len([n for n in notes if n.endswith("open at the deadline: automatic")]) == len(advanced)
+    assert {r["status"] for r in pauses(db)} == {"resumed"} and all('"by": "timeout"' in r["result"]
+                                                                    for r in pauses(db))
+    report = (tmp_path / "vizwiz_captions" / "report.html").read_text(encoding="utf-8")
+    assert "open at the deadline: automatic" in report
+
+
+def test_a_pause_lasts_until_the_review_deadline_in_slices_on_a_virtual_clock() -> None:
+    from flows.review_data import ReviewPending
+    from flows.review_pause import LONGEST_PAUSE_S, SIM_SLICE_S, pause_seconds
+
+    assert pause_seconds(ReviewPending("waits", "c", 1, 7200.4)) == 7201
+    assert pause_seconds(ReviewPending("waits", "c", 1, 7200.0, virtual_clock=True)) == SIM_SLICE_S
+    assert pause_seconds(ReviewPending("waits", "c", 1, -5.0)) == 1  # already due: look again at once
+    assert pause_seconds(ReviewPending("waits", "c", 1, None)) == LONGEST_PAUSE_S
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(ReviewPending("waits", "c", 2, 60.0, True, True)))
+    assert (str(copy), copy.batch, copy.wait_s, copy.virtual_clock, copy.embedded) == ("waits", 2, 60.0, True, True)
+
+
+@pytest.mark.prefect
+def test_a_run_on_its_embedded_simulator_stops_instead_of_pausing(prefect_api: None, tmp_path: Path) -> None:
+    """The review page opens the embedded simulator's state file, which a paused run would take back."""
+    from prefect import flow
+
+    from flows.review_data import ReviewPending
+    from flows.review_pause import wait_for_review
+
+    waiting = ReviewPending("batch 1 waits for review", "c", 1, 60.0, True, embedded=True)
+    state = flow(name="embedded-review")(lambda: wait_for_review(waiting, str(tmp_path / "h.db")))(return_state=True)
+    assert state.is_failed() and isinstance(state.result(raise_on_failure=False), ReviewPending)
+    assert not (tmp_path / "h.db").exists()  # never paused: nothing ledgered
