@@ -103,13 +103,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="a running simulator or endpoint (default: one in-process)")
     sched.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
     sched.add_argument("--out", default="runs", type=arg.writable_dir)
-    dep = sub.add_parser("deploy", help="register the next-batch deployment with the Prefect server in use")
+    dep = sub.add_parser("deploy", help="register a campaign's deployment with the Prefect server in use")
     dep.add_argument("config")
     dep.add_argument("--endpoint-url", required=True, type=arg.http_url,
                      help="a simulator or endpoint that outlives each run")
     dep.add_argument("--db", default="runs/hitflow.db", type=arg.writable_file)
     dep.add_argument("--out", default="runs", type=arg.writable_dir)
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
+    dep.add_argument("--whole", action="store_true",
+                     help="the whole campaign as one run, started on demand (default: one batch per scheduled run)")
     qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
     qc.add_argument("submissions")
     qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
@@ -350,10 +352,11 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 
 def cmd_deploy(a: argparse.Namespace) -> int:
-    from flows.campaign_flow import deploy_schedule
+    from flows.campaign_flow import deploy_campaign, deploy_schedule
 
     print(f"target: {a.endpoint_url}")
-    deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool)
+    deploy = deploy_campaign if a.whole else deploy_schedule
+    deployment = deploy(a.config, a.endpoint_url, a.db, a.out, a.pool)
     print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
     return 0
 
