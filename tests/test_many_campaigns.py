@@ -32,11 +32,14 @@ def campaign_config(tmp_path: Path, name: str) -> Path:
     return tmp_path / f"{name}.toml"
 
 
-def deploy(env: dict[str, str], config: Path, sim_url: str, db: Path, out: Path) -> None:
-    """``hitflow deploy --whole``: the CLI a user runs, against the server in ``env``."""
-    subprocess.run([sys.executable, "-m", "flows.cli", "deploy", str(config), "--whole", "--endpoint-url", sim_url,
-                    "--db", str(db), "--out", str(out), "--pool", POOL], env=env, cwd=ROOT, check=True,
-                   capture_output=True, text=True)
+def deploy(env: dict[str, str], configs: list[Path], sim_url: str, db: Path, out: Path) -> None:
+    """``hitflow deploy --whole`` for each config (at once): the CLI a user runs, against the server in ``env``."""
+    procs = [subprocess.Popen([sys.executable, "-m", "flows.cli", "deploy", str(config), "--whole", "--endpoint-url",
+                               sim_url, "--db", str(db), "--out", str(out), "--pool", POOL], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for config in configs]
+    for proc in procs:
+        output = proc.communicate(timeout=120)[0]
+        assert proc.returncode == 0 and "registered" in output, output
 
 
 def held_locks(db: Path) -> dict[str, str]:
@@ -62,8 +65,7 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
     db, out = tmp_path / "h.db", tmp_path / "out"
     settings = {"PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"}
     with prefect_server(tmp_path / "prefect", **settings) as env:
-        for name in ("alpha", "beta"):
-            deploy(env, campaign_config(tmp_path, name), sim.url, db, out)
+        deploy(env, [campaign_config(tmp_path, name) for name in ("alpha", "beta")], sim.url, db, out)
         worker_env = {**env, "PREFECT_LOGGING_LEVEL": "INFO"}  # the log names each run a worker submits
         start = [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--limit", "1", "--name"]
         worker_logs = {w: (tmp_path / f"{w}.log").open("w") for w in ("w1", "w2")}
