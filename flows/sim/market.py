@@ -256,11 +256,13 @@ class Marketplace:
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
         rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
         pool = self.eligible_workers(hit)
+        weights = [w.params["activity"] for w in pool]
         chosen: list[crowd.Worker] = []
         while pool and len(chosen) < slots:
-            pick = rng.choices(pool, weights=[w.params["activity"] for w in pool])[0]
-            chosen.append(pick)
-            pool.remove(pick)
+            # by index: removing by value compared whole Worker records (what they wrote, too)
+            pick = rng.choices(range(len(pool)), weights=weights)[0]
+            chosen.append(pool.pop(pick))
+            weights.pop(pick)
         for worker in chosen:
             self._work(hit, worker, rng)
 

@@ -162,9 +162,8 @@ def get_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 @op("ListHITs")
 def list_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    views = [m.hit_view(h) for h in m.hits.values() if not h.disposed]
-    chunk, nxt = page(views, p)
-    return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
+    chunk, nxt = page([h for h in m.hits.values() if not h.disposed], p)  # views of this page only
+    return {"NumResults": len(chunk), "HITs": [m.hit_view(h) for h in chunk], **({"NextToken": nxt} if nxt else {})}
 
 
 @op("ListReviewableHITs")
