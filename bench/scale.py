@@ -78,7 +78,7 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "platform_calls": market.calls, "workers": len(market.workers), "captions": summary["captions"],
             "sim_state_mb": round(state_mb, 1), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "quality": quality(summary["truth"], gated_out(market.workers.values(), load_config(CONFIG)))}
+            "quality": quality(summary["truth"], gated_out(market, load_config(CONFIG)))}
 
 
 def quality(truth: Any, gated: dict[str, int]) -> dict[str, Any]:
@@ -100,11 +100,14 @@ def quality(truth: Any, gated: dict[str, int]) -> dict[str, Any]:
                                 / max(1, sum(r["worked"] + r["gated_out"] for r in bad)), 4)}
 
 
-def gated_out(workers: Any, cfg: Any) -> dict[str, int]:
-    """Per profile: workers the config's approval filters keep out (they never see a HIT)."""
+def gated_out(market: Any, cfg: Any) -> dict[str, int]:
+    """Per profile: workers who never worked and whom the config's approval filters keep out (a
+    worker whose rejections pushed their record below the filters later worked first: not counted)."""
+    worked = {a.worker_id for a in market.assignments.values()}
     out: dict[str, int] = defaultdict(int)
-    for w in workers:
-        if w.hits_approved <= cfg.gating.min_hits_approved or w.percent_approved < cfg.gating.min_percent_approved:
+    for w in market.workers.values():
+        if w.worker_id not in worked and (w.hits_approved <= cfg.gating.min_hits_approved
+                                          or w.percent_approved < cfg.gating.min_percent_approved):
             out[w.profile] += 1
     return dict(out)
 
@@ -243,6 +246,8 @@ def main() -> None:
     ap.add_argument("--paced-images", type=int, default=1000, help="a whole campaign under latency (0: none)")
     ap.add_argument("--latency-ms", type=float, default=150.0)
     ap.add_argument("--rate-limit", type=float, default=50.0)
+    ap.add_argument("--update", action="store_true",
+                    help="keep results-scale.json; replace only what runs now (--post-hits 0: no posting)")
     ap.add_argument("--table", action="store_true", help="print the README table from results-scale.json")
     a = ap.parse_args()
     if a.table:
@@ -251,16 +256,21 @@ def main() -> None:
     if a.one:
         print(json.dumps(run_one(*a.one)))
         return
-    results: dict[str, Any] = {"machine": machine(), "runs": []}
-    sizes = [int(s) for s in a.sizes.split(",")]
+    results: dict[str, Any] = json.loads(RESULTS.read_text()) if a.update else {"runs": []}
+    results["machine"] = machine()
+    sizes = [int(s) for s in a.sizes.split(",") if int(s)]
     for size in sizes:
         for seed in (a.full_seeds if size == max(sizes) else a.seeds).split(","):
-            results["runs"].append(child_run(size, int(seed)))
-            save(results, results["runs"][-1])
-    save(results, results.setdefault("posting", posting(a.post_hits, a.latency_ms, a.rate_limit)))
+            run = child_run(size, int(seed))
+            results["runs"] = sorted([r for r in results["runs"] if (r["images"], r["seed"]) != (size, int(seed))]
+                                     + [run], key=lambda r: (r["images"], r["seed"]))
+            save(results, run)
+    if a.post_hits:
+        results["posting"] = posting(a.post_hits, a.latency_ms, a.rate_limit)
+        save(results, results["posting"])
     if a.paced_images:
-        save(results, results.setdefault("paced_campaign", paced_campaign(a.paced_images, a.latency_ms,
-                                                                          a.rate_limit)))
+        results["paced_campaign"] = paced_campaign(a.paced_images, a.latency_ms, a.rate_limit)
+        save(results, results["paced_campaign"])
 
 
 def child_run(size: int, seed: int) -> dict[str, Any]:
