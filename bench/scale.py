@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,98 +44,157 @@ def _timed(phases: dict[str, float], phase: str, fn: Callable[..., Any]) -> Call
 
 
 def run_one(size: int, seed: int) -> dict[str, Any]:
-    """One campaign end to end (in this process): phases, RSS, calls, quality."""
-    from flows import outputs
-    from flows.campaign_flow import run_campaign
-    from flows.sim.server import SimServer
+    """One campaign end to end in this process, as ``hitflow run CONFIG --no-prefect`` runs it (the
+    embedded simulator keeps its state file next to the ledger): phases, RSS, calls, quality."""
+    from flows import campaign, outputs, targets
+    from flows.campaign_run import run_campaign
+    from flows.config import load_config
 
     phases: dict[str, float] = defaultdict(float)
+    campaign._prepare = _timed(phases, "plan", campaign._prepare)  # type: ignore[attr-defined]
     outputs.spellcheck_frame = _timed(phases, "spell_correct", outputs.spellcheck_frame)  # type: ignore[attr-defined]
     outputs.render_report = _timed(phases, "report", outputs.render_report)  # type: ignore[attr-defined]
+    sims: list[Any] = []
 
     def call(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
         phase = STEP_PHASES.get(name.rsplit(" ", 1)[0], "other")
         return _timed(phases, phase, fn)(run, batch)  # type: ignore[no-any-return]
 
-    with tempfile.TemporaryDirectory() as tmp, SimServer(seed=seed, crowd_file=CROWD) as sim:
+    def progress(_message: str) -> None:  # the session's simulator, for its calls and its crowd
+        if not sims:
+            sims.extend(entry[0] for entry in targets._SHARED.values())
+
+    with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        summary = run_campaign(CONFIG, endpoint_url=sim.url, db_path=Path(tmp) / "ledger.db", out_root=tmp,
-                               limit=size, seed=seed, call=call, progress=lambda _m: None)
+        summary = run_campaign(CONFIG, db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=size, seed=seed,
+                               call=call, progress=progress)
         total = time.perf_counter() - start
-        calls, workers = sim.market.calls, len(sim.market.workers)
-    outputs_s = total - sum(v for k, v in phases.items() if k in STEP_PHASES.values())
-    phases["export"] = outputs_s - phases["spell_correct"] - phases["report"]
+        state_mb = sum(f.stat().st_size for f in (Path(tmp) / "sim").iterdir()) / 2**20
+    market = sims[0].market
+    timed = sum(v for k, v in phases.items() if k in STEP_PHASES.values() or k == "plan")
+    phases["export"] = total - timed - phases["spell_correct"] - phases["report"]
     return {"images": size, "seed": seed, "wall_s": round(total, 1),
             "phases_s": {k: round(v, 2) for k, v in sorted(phases.items())},
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "platform_calls": calls, "workers": workers, "captions": summary["captions"],
-            "quality": quality(summary["truth"])}
+            "platform_calls": market.calls, "workers": len(market.workers), "captions": summary["captions"],
+            "sim_state_mb": round(state_mb, 1), "load_avg_1m": round(os.getloadavg()[0], 2),
+            "quality": quality(summary["truth"], gated_out(market, load_config(CONFIG)))}
 
 
-def quality(truth: Any) -> dict[str, Any]:
-    """Per profile: workers who worked, blocked, gated out; honest wrongly blocked, bad caught."""
+def quality(truth: Any, gated: dict[str, int]) -> dict[str, Any]:
+    """Per profile: workers, who worked, who the approval filters kept out, who was blocked.
+
+    Honest workers wrongly blocked: blocked / worked. Bad workers caught: (blocked + kept out by
+    the filters) / (worked + kept out). A worker who never worked for another reason (arrived
+    after the last HIT, left before it) did no harm and is counted in neither."""
     rows = {r["profile"]: {"workers": int(r["workers"]), "worked": int(r["worked"]),
-                           "gated_out": int(r["gated_out"]), "blocked": int(r["blocked"])}
+                           "gated_out": gated.get(r["profile"], 0), "idle": int(r["gated_out"]) - gated.get(
+                               r["profile"], 0), "blocked": int(r["blocked"])}
             for r in truth.to_dict("records")}
     honest = [r for p, r in rows.items() if p in HONEST]
     bad = [r for p, r in rows.items() if p not in HONEST]
-    honest_worked = sum(r["worked"] for r in honest)
-    bad_worked = sum(r["worked"] for r in bad)
     return {"profiles": rows,
-            "honest_wrongly_blocked": round(sum(r["blocked"] for r in honest) / max(1, honest_worked), 4),
-            # a bad worker who never worked (gated out by the approval filters) counts as caught, as in the summary
+            "honest_wrongly_blocked": round(sum(r["blocked"] for r in honest)
+                                            / max(1, sum(r["worked"] for r in honest)), 4),
             "bad_caught": round(sum(r["blocked"] + r["gated_out"] for r in bad)
-                                / max(1, sum(r["workers"] for r in bad)), 4),
-            "bad_caught_of_those_who_worked": round(sum(min(r["blocked"], r["worked"]) for r in bad)
-                                                    / max(1, bad_worked), 4)}
+                                / max(1, sum(r["worked"] + r["gated_out"] for r in bad)), 4)}
+
+
+def gated_out(market: Any, cfg: Any) -> dict[str, int]:
+    """Per profile: workers who never worked and whom the config's approval filters keep out (a
+    worker whose rejections pushed their record below the filters later worked first: not counted)."""
+    worked = {a.worker_id for a in market.assignments.values()}
+    out: dict[str, int] = defaultdict(int)
+    for w in market.workers.values():
+        if w.worker_id not in worked and (w.hits_approved <= cfg.gating.min_hits_approved
+                                          or w.percent_approved < cfg.gating.min_percent_approved):
+            out[w.profile] += 1
+    return dict(out)
 
 
 def posting(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
-    """The same HITs posted by a sequential boto3 loop and by hitflow's pool, under latency."""
+    """The same HITs posted under latency by a plain sequential boto3 loop and by hitflow's own
+    publish step (its thread pool, every HIT written to the ledger before and after it is posted)."""
     from flows import mturk_adapter as mturk
-    from flows.batch_publish import POST_THREADS
+    from flows.batch_publish import POST_THREADS, publish_batch
+    from flows.campaign_plan import plan_items
     from flows.mturk_forms import html_question
-    from flows.sim.pacing import Pacing
-    from flows.sim.server import SimServer
     from flows.templates import render, sample_context
 
     page = html_question(render("caption.html.j2", sample_context("caption")))
     out: dict[str, Any] = {"hits": n_hits, "latency_ms": latency_ms, "rate_limit_per_s": rate,
                            "threads": POST_THREADS}
-    for how in ("sequential_boto3", "hitflow_pool"):
-        with SimServer(seed=5) as sim:
-            sim.httpd.pacing = Pacing(latency_ms, rate)
-            client = mturk.make_client(mturk.Target("sim", sim.url))
-            hit_type = mturk.create_hit_type(client, {"Title": "t", "Description": "d", "Reward": "0.55",
-                                                      "AssignmentDurationInSeconds": 3600,
-                                                      "AutoApprovalDelayInSeconds": 259200})
-
-            def post(i: int, client: Any = client, hit_type: str = hit_type) -> None:
-                client.create_hit_with_hit_type(HITTypeId=hit_type, MaxAssignments=5, LifetimeInSeconds=86400,
-                                                Question=page, UniqueRequestToken=f"bench-{i}")
-
-            start = time.perf_counter()
+    for how in ("sequential_boto3", "hitflow_publish"):
+        with paced_run(latency_ms, rate) as (run, sim):
             if how == "sequential_boto3":
+                client = run.client
+                hit_type = mturk.create_hit_type(client, {"Title": "t", "Description": "d", "Reward": "0.55",
+                                                          "AssignmentDurationInSeconds": 3600,
+                                                          "AutoApprovalDelayInSeconds": 259200})
+                start = time.perf_counter()
                 for i in range(n_hits):
-                    post(i)
-            else:
-                from concurrent.futures import ThreadPoolExecutor
-
-                with ThreadPoolExecutor(POST_THREADS) as pool:
-                    list(pool.map(post, range(n_hits)))
+                    client.create_hit_with_hit_type(HITTypeId=hit_type, MaxAssignments=5, LifetimeInSeconds=86400,
+                                                    Question=page, UniqueRequestToken=f"bench-{i}")
+            else:  # one batch of n_hits HITs: the campaign's five batches over 25 x n_hits images
+                plan_items(run, n_hits * run.cfg.images_per_hit * run.cfg.batches)
+                start = time.perf_counter()
+                assert publish_batch(run, 1)["posted_now"] == n_hits
             seconds = time.perf_counter() - start
             out[how] = {"seconds": round(seconds, 1), "hits_per_s": round(n_hits / seconds, 1),
-                        "throttled": sim.httpd.pacing.throttled}
-    out["ratio"] = round(out["hitflow_pool"]["hits_per_s"] / out["sequential_boto3"]["hits_per_s"], 2)
+                        "throttled": sim.httpd.pacing.throttled, "hits_on_platform": len(sim.market.hits)}
+    out["ratio"] = round(out["hitflow_publish"]["hits_per_s"] / out["sequential_boto3"]["hits_per_s"], 2)
+    out["load_avg_1m"] = round(os.getloadavg()[0], 2)
     return out
 
 
+@contextmanager
+def paced_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Any]]:
+    """A Run of the full-scale config against a simulator that answers after ``latency_ms`` and
+    throttles above ``rate`` calls per second (MTurk's ThrottlingException)."""
+    from flows import mturk_adapter as mturk
+    from flows.campaign_plan import Run
+    from flows.config import load_config
+    from flows.sim.pacing import Pacing
+    from flows.sim.server import SimServer
+    from flows.store import Store
+
+    with tempfile.TemporaryDirectory() as tmp, SimServer(seed=5, crowd_file=CROWD) as sim:
+        sim.httpd.pacing = Pacing(latency_ms, rate)
+        target = mturk.Target("sim", sim.url)
+
+        def wait(seconds: float) -> None:  # the virtual clock moves on; no real waiting
+            sim.market.advance(seconds)
+
+        yield Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), mturk.make_client(target), target,
+                  lambda _m: None, wait), sim
+
+
+def paced_campaign(images: int, latency_ms: float, rate: float) -> dict[str, Any]:
+    """A whole campaign under latency and throttling: what publish, collection and decisions cost
+    when every call takes a network round trip."""
+    from flows.campaign import run_batches
+
+    phases: dict[str, float] = defaultdict(float)
+
+    def call(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
+        return _timed(phases, STEP_PHASES.get(name.rsplit(" ", 1)[0], "other"), fn)(run, batch)  # type: ignore[no-any-return]
+
+    with paced_run(latency_ms, rate) as (run, sim):
+        start = time.perf_counter()
+        run_batches(run, call, images)
+        total = time.perf_counter() - start
+        calls, throttled = sim.market.calls, sim.httpd.pacing.throttled
+    return {"images": images, "latency_ms": latency_ms, "rate_limit_per_s": rate, "wall_s": round(total, 1),
+            "phases_s": {k: round(v, 1) for k, v in sorted(phases.items())}, "platform_calls": calls,
+            "throttled": throttled, "load_avg_1m": round(os.getloadavg()[0], 2)}
+
+
 def markdown_table(results: dict[str, Any]) -> str:
-    """The README's table: one row per run, then the posting comparison."""
-    phases = ["publish", "collect", "qc", "decide", "block", "spell_correct", "export", "report"]
+    """The README's tables: one row per run, quality per profile, then the runs under latency."""
+    phases = ["plan", "publish", "collect", "qc", "decide", "block", "spell_correct", "export", "report"]
     lines = ["| images | seed | wall s | " + " | ".join(phases) + " | peak RSS MB | platform calls | workers "
-             "| honest wrongly blocked | bad caught (of those who worked) |",
-             "|" + "---|" * (len(phases) + 8)]
+             "| load (1 min) | honest wrongly blocked | bad caught |",
+             "|" + "---|" * (len(phases) + 9)]
     for r in results["runs"]:
         if "error" in r:
             lines.append(f"| {r['images']} | {r['seed']} | failed: {' '.join(r['error'])} |")
@@ -141,14 +202,37 @@ def markdown_table(results: dict[str, Any]) -> str:
         q = r["quality"]
         lines.append(f"| {r['images']:,} | {r['seed']} | {r['wall_s']} | "
                      + " | ".join(str(r["phases_s"].get(p, 0)) for p in phases)
-                     + f" | {r['peak_rss_mb']} | {r['platform_calls']:,} | {r['workers']:,} "
-                     f"| {q['honest_wrongly_blocked']:.1%} | {q['bad_caught']:.1%} "
-                     f"({q['bad_caught_of_those_who_worked']:.1%}) |")
-    p = results["posting"]
-    lines += ["", f"Posting {p['hits']:,} HITs at {p['latency_ms']:g} ms per call, rate limit "
-              f"{p['rate_limit_per_s']:g}/s: sequential boto3 loop {p['sequential_boto3']['hits_per_s']} HITs/s, "
-              f"hitflow's {p['threads']}-thread pool {p['hitflow_pool']['hits_per_s']} HITs/s "
-              f"({p['hitflow_pool']['throttled']} throttled calls retried): **{p['ratio']}x**."]
+                     + f" | {r['peak_rss_mb']} | {r['platform_calls']:,} | {r['workers']:,} | {r['load_avg_1m']} "
+                     f"| {q['honest_wrongly_blocked']:.1%} | {q['bad_caught']:.1%} |")
+    lines += ["", profile_table(results["runs"])]
+    if p := results.get("posting"):
+        lines += ["", f"Posting {p['hits']:,} HITs at {p['latency_ms']:g} ms per call, rate limit "
+                  f"{p['rate_limit_per_s']:g}/s (load {p['load_avg_1m']}): sequential boto3 loop "
+                  f"{p['sequential_boto3']['hits_per_s']} HITs/s, hitflow's publish step ({p['threads']} threads, "
+                  f"ledger writes included) {p['hitflow_publish']['hits_per_s']} HITs/s "
+                  f"({p['hitflow_publish']['throttled']} throttled calls retried): **{p['ratio']}x**."]
+    if c := results.get("paced_campaign"):
+        lines += ["", f"A whole {c['images']:,}-image campaign at {c['latency_ms']:g} ms per call, rate limit "
+                  f"{c['rate_limit_per_s']:g}/s (load {c['load_avg_1m']}): {c['wall_s']} s, "
+                  + ", ".join(f"{k} {v} s" for k, v in c["phases_s"].items() if v)
+                  + f"; {c['platform_calls']:,} calls, {c['throttled']} throttled."]
+    return "\n".join(lines)
+
+
+def profile_table(runs: list[dict[str, Any]]) -> str:
+    """Per profile, summed over every run: workers who worked, kept out by the filters, blocked."""
+    totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in runs:
+        for profile, row in r.get("quality", {}).get("profiles", {}).items():
+            for key in ("worked", "gated_out", "blocked"):
+                totals[profile][key] += row[key]
+    lines = ["| profile (all runs) | worked | kept out by filters | blocked | |", "|---|---|---|---|---|"]
+    for profile, t in sorted(totals.items(), key=lambda kv: (kv[0] not in HONEST, kv[0])):
+        judged = t["worked"] + (0 if profile in HONEST else t["gated_out"])
+        caught = t["blocked"] + (0 if profile in HONEST else t["gated_out"])
+        what = "wrongly blocked" if profile in HONEST else "caught"
+        lines.append(f"| {profile} | {t['worked']} | {t['gated_out']} | {t['blocked']} "
+                     f"| {caught / max(1, judged):.1%} {what} |")
     return "\n".join(lines)
 
 
@@ -159,8 +243,11 @@ def main() -> None:
     ap.add_argument("--seeds", default="1,2,3", help="seeds for every size but the largest")
     ap.add_argument("--full-seeds", default="1", help="seeds for the largest size")
     ap.add_argument("--post-hits", type=int, default=1000)
+    ap.add_argument("--paced-images", type=int, default=1000, help="a whole campaign under latency (0: none)")
     ap.add_argument("--latency-ms", type=float, default=150.0)
     ap.add_argument("--rate-limit", type=float, default=50.0)
+    ap.add_argument("--update", action="store_true",
+                    help="keep results-scale.json; replace only what runs now (--post-hits 0: no posting)")
     ap.add_argument("--table", action="store_true", help="print the README table from results-scale.json")
     a = ap.parse_args()
     if a.table:
@@ -169,21 +256,44 @@ def main() -> None:
     if a.one:
         print(json.dumps(run_one(*a.one)))
         return
-    sizes = [int(s) for s in a.sizes.split(",")]
-    runs = []
+    results: dict[str, Any] = json.loads(RESULTS.read_text()) if a.update else {"runs": []}
+    results["machine"] = machine()
+    sizes = [int(s) for s in a.sizes.split(",") if int(s)]
     for size in sizes:
         for seed in (a.full_seeds if size == max(sizes) else a.seeds).split(","):
-            child = subprocess.run([sys.executable, "-m", "bench.scale", "--one", str(size), seed], cwd=ROOT,
-                                   capture_output=True, text=True, check=False)
-            if child.returncode:
-                runs.append({"images": size, "seed": int(seed), "error": child.stderr.strip().splitlines()[-1:]})
-            else:
-                runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
-            print(json.dumps(runs[-1]), flush=True)
-    post = posting(a.post_hits, a.latency_ms, a.rate_limit)
-    print(json.dumps(post), flush=True)
-    RESULTS.write_text(json.dumps({"machine": "2 cores shared, simulator in-process", "runs": runs,
-                                   "posting": post}, indent=1) + "\n")
+            run = child_run(size, int(seed))
+            results["runs"] = sorted([r for r in results["runs"] if (r["images"], r["seed"]) != (size, int(seed))]
+                                     + [run], key=lambda r: (r["images"], r["seed"]))
+            save(results, run)
+    if a.post_hits:
+        results["posting"] = posting(a.post_hits, a.latency_ms, a.rate_limit)
+        save(results, results["posting"])
+    if a.paced_images:
+        results["paced_campaign"] = paced_campaign(a.paced_images, a.latency_ms, a.rate_limit)
+        save(results, results["paced_campaign"])
+
+
+def child_run(size: int, seed: int) -> dict[str, Any]:
+    """One run in its own process, so its peak RSS is its own."""
+    child = subprocess.run([sys.executable, "-m", "bench.scale", "--one", str(size), str(seed)], cwd=ROOT,
+                           capture_output=True, text=True, check=False)
+    if child.returncode:
+        return {"images": size, "seed": seed, "error": child.stderr.strip().splitlines()[-1:]}
+    return json.loads(child.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def machine() -> dict[str, Any]:
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
+    return {"cpus": os.cpu_count(), "cpu": model, "python": sys.version.split()[0],
+            "note": "client, simulator and ledger in one process; the host's 2 cores are shared with other jobs, "
+                    "so each figure carries the 1-minute load average at its end"}
+
+
+def save(results: dict[str, Any], latest: dict[str, Any]) -> None:
+    """Print the latest figure and keep the file current (a long run stopped early keeps what it has)."""
+    print(json.dumps(latest), flush=True)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import json
 import re
 import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,7 @@ from flows.mturk_forms import parse_answer_xml
 
 _INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")
 MAX_POLL_S = 6 * 3600
+FETCH_THREADS = 8  # listings and marks of the HITs that closed in one round, at once
 
 
 def _epoch(value: Any) -> float | None:
@@ -72,11 +74,10 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
         row["parse_error"] = ""
     except ET.ParseError as exc:
         parsed, row["parse_error"] = [], f"answer XML is malformed: {exc}"
-    with run.store.transaction():
-        run.store.table("assignments").insert(row, pk="assignment_id")
-        run.store.table("answers").insert_all(parsed, pk=("assignment_id", "item_id", "field"), replace=True)
-        run.store.table("workers").insert({"worker_id": a["WorkerId"], "first_seen": time.time()},
-                                           pk="worker_id", ignore=True)
+    with run.store.transaction():  # plain INSERTs: 200,000 assignments at full scale
+        run.store.insert_raw("assignments", [row])
+        run.store.insert_raw("answers", parsed, "REPLACE")
+        run.store.insert_raw("workers", [{"worker_id": a["WorkerId"], "first_seen": time.time()}], "IGNORE")
     return True
 
 
@@ -95,7 +96,7 @@ def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str,
     interval, waited, deadline = float(cfg.poll_interval_s), 0.0, cfg.hit_lifetime_s + cfg.assignment_duration_s
     what = f"batch {batch}" if batch else "qualification test"
     while poll.open:
-        new = sum(poll.fetch(run, batch, hit_id) for hit_id in poll.closed_now(run))
+        new = poll.fetch_all(run, batch, poll.closed_now(run))
         show_waiting(run, batch, f"{what}: {len(hits) - len(poll.open)}/{len(hits)} HITs complete, "
                                  f"{poll.stored} assignments in", (len(poll.open), poll.stored))
         if not poll.open or waited >= deadline or (detaches(run) and closes_now(
@@ -138,15 +139,34 @@ class ClosedHits:
                 self.reviewable_api = False  # an endpoint without ListReviewableHITs: ask per HIT
         return [hit_id for hit_id in list(self.open) if _closed(mturk.get_hit(run.client, hit_id))]
 
+    def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
+        """``fetch`` for many closed HITs: each listing and each mark is a network round trip, so
+        they go out on FETCH_THREADS threads; storing stays here, and a HIT is marked once stored."""
+        new = 0
+        with ThreadPoolExecutor(FETCH_THREADS) as pool:
+            listings = {pool.submit(mturk.list_submissions, run.client, hit_id): hit_id for hit_id in hit_ids}
+            marks = []
+            for done in as_completed(listings):
+                new += self.store_listed(run, batch, listings[done], done.result())
+                if self.reviewable_api:
+                    marks.append(pool.submit(mturk.mark_reviewing, run.client, listings[done]))
+            for mark in marks:
+                mark.result()
+        return new
+
     def fetch(self, run: Run, batch: int, hit_id: str, mark: bool = True) -> int:
         """List and store the HIT's submissions (after it was seen closed); the count of new ones."""
-        hit = self.open.pop(hit_id)
-        subs = mturk.list_submissions(run.client, hit_id)
-        new = sum(store_assignment(run, batch, hit, a) for a in subs)
-        self.listed[hit_id] = len(subs)
-        self.stored += new
+        new = self.store_listed(run, batch, hit_id, mturk.list_submissions(run.client, hit_id))
         if mark and self.reviewable_api:
             mturk.mark_reviewing(run.client, hit_id)
+        return new
+
+    def store_listed(self, run: Run, batch: int, hit_id: str, subs: list[dict[str, Any]]) -> int:
+        hit = self.open.pop(hit_id)
+        with run.store.transaction():  # one commit per HIT; each assignment is still whole or absent
+            new = sum(store_assignment(run, batch, hit, a) for a in subs)
+        self.listed[hit_id] = len(subs)
+        self.stored += new
         return new
 
 

@@ -151,27 +151,47 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
     The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
     worker on the pool: ``prefect worker start --pool hitflow-local``.
     """
+    cfg = load_config(config_path)
+    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
+                              else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
+    return _deploy("caption_next_batch", f"{cfg.name}-next-batch", config_path, endpoint_url, db_path, out_root,
+                   pool, timing, {"platform": platform, "task_url": task_url})
+
+
+def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                    pool: str = "hitflow-local") -> str:
+    """Register the whole campaign as one deployment (no schedule) on a work pool.
+
+    Runs of one campaign go one at a time (a second run waits for the slot; the campaign's
+    lock in the ledger refuses any run that gets past it); different campaigns run at once on
+    as many workers as the pool has: ``prefect deployment run caption-campaign/<name>``.
+    """
+    return _deploy("caption_campaign", load_config(config_path).name, config_path, endpoint_url, db_path,
+                   out_root, pool, {}, {})
+
+
+def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,
+            pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
+    """A deployment of one of this module's flows on a process work pool (created if missing),
+    at most one run at a time; paths are made absolute so a worker started anywhere finds them."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import WorkPoolCreate
     from prefect.exceptions import ObjectAlreadyExists
 
     from flows.errors import ConfigError
 
-    cfg = load_config(config_path)
     if not endpoint_url:
-        raise ConfigError("a scheduled deployment needs --endpoint-url of a simulator or endpoint that outlives it "
+        raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
                           "(start one with `hitflow sim serve`)")
     with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
         client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
-    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
-                              else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
     root = Path(__file__).resolve().parents[1]
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
-    source: Any = flow.from_source(source=str(root), entrypoint="flows/campaign_flow.py:caption_next_batch")
+    source: Any = flow.from_source(source=str(root), entrypoint=f"flows/campaign_flow.py:{flow_name}")
     deployment_id = source.deploy(
-        name=f"{cfg.name}-next-batch", work_pool_name=pool, build=False, push=False, concurrency_limit=1,
+        name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
         parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
                     "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve()),
-                    "platform": platform, "task_url": task_url},
+                    **extra},
         print_next_steps=False, **timing)
     return str(deployment_id)

@@ -6,184 +6,12 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from flows import cli_args as arg
+from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
+from flows.cli_run import batch_left_open, honest_ending, logged_run
 from flows.errors import HitflowError
-
-DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
-DB_HELP = "SQLite ledger (default $HITFLOW_DB or runs/hitflow.db; `hitflow serve` uses the same)"
-SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by default
-    ("--throttle-rate", arg.share, "share of calls throttled"),
-    ("--fault-rate", arg.share, "share of calls answered 500"),
-    ("--lose-reply-rate", arg.share, "share of calls carried out whose reply is then lost (the connection drops)"),
-    ("--latency-ms", arg.non_negative_number, "each MTurk call's round trip (e.g. 150)"),
-    ("--rate-limit", arg.non_negative_number, "MTurk calls a second before ThrottlingException (0: no limit)"),
-    ("--burst", arg.non_negative_number, "token bucket depth (default: one second's calls)"),
-)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions.")
-    sub = p.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run or resume a campaign to the end (simulator by default)")
-    run.add_argument("config", help="the campaign or study TOML file (config/*.toml)")
-    run.add_argument("--target", default="sim", help="sim (default) or mturk with --endpoint-url")
-    run.add_argument("--endpoint-url", default="", type=arg.http_url,
-                     help="an MTurk-compatible endpoint, or a running simulator")
-    run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
-    run.add_argument("--sim-state", default=None, type=arg.writable_file,
-                     help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
-                          "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
-    run.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
-    run.add_argument("--limit", type=arg.positive, help="use only the first N items")
-    run.add_argument("--scale", type=arg.scale, default=1,
-                     help=f"K x the items, copies as new images, 1-{arg.MAX_SCALE} (load tests)")
-    run.add_argument("--seed", type=arg.non_negative, default=1, help="simulator seed")
-    run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
-    run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
-    run.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
-                     help="mturk: HITs (MTurk API); prolific: one study per batch served by hitflow's task server; "
-                          "links: invite links to hitflow's task server (invited annotators, volunteers)")
-    run.add_argument("--task-url", default="", type=arg.http_url,
-                     help="public base URL of a running `hitflow serve` (Prolific); "
-                          "default: a task server started for the run on 127.0.0.1")
-    run.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
-                     help="links: an invitee's name (repeatable); their links go to OUT/<study>/invites.csv")
-    run.add_argument("--detach", choices=("live", "always", "never"), default="",
-                     help="leave an open batch and exit 9 until it is full or its time is up: on live routes "
-                          "(default, [timing] detach), always (rehearsals on the simulator), or never")
-    run.add_argument("--dry-run", action="store_true",
-                     help="render and check every page, estimate the cost, list the calls; send nothing")
-    new = sub.add_parser("new", help="start a campaign on your own task page: config, template, items")
-    new.add_argument("name", type=arg.name, help="campaign name: config/NAME.toml, runs/NAME/")
-    new.add_argument("--dir", default=".", type=arg.writable_dir, help="project folder the config/ folder is in")
-    sim = sub.add_parser("sim", help="the simulated marketplace")
-    sim_sub = sim.add_subparsers(dest="sim_command", required=True)
-    serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=arg.port, default=8765, help="port to listen on (default 8765)")
-    serve.add_argument("--seed", type=arg.non_negative, default=None, help="crowd seed (default 1, or the --state "
-                                                                           "file's)")
-    serve.add_argument("--state", type=arg.writable_file,
-                       help="SQLite file the marketplace is kept in; a restart continues from it")
-    serve.add_argument("--crowd", help="crowd file (config/crowds/*.toml; default the VizWiz demo crowd)")
-    serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
-                       help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
-    serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,
-                       help="Prolific participants arrive one by one, this many virtual seconds apart on average "
-                            "(0: every place at once); with --speed they come while no run is calling")
-    for flag, kind, text in SIM_FAULTS_AND_PACING:
-        serve.add_argument(flag, type=kind, default=0.0, help=text)
-    task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
-    task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
-    task.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a public server)")
-    task.add_argument("--port", type=arg.port, default=8080, help="port to listen on (default 8080)")
-    task.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
-    task.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
-                      help="print an invite link for NAME (self-hosted annotators), then serve")
-    task.add_argument("--public-url", default="", type=arg.http_url,
-                      help="the address people reach this server at (https://tasks.example.org behind a proxy)")
-    task.add_argument("--trusted-proxy", action="append", default=[], metavar="IP",
-                      help="honour X-Forwarded-For/-Proto only from this reverse proxy (repeatable; default: none)")
-    status = sub.add_parser("status", help="where each campaign and batch stands")
-    status.add_argument("campaign", nargs="?", help="a campaign name (default: every campaign in the ledger)")
-    status.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
-    status.add_argument("--json", action="store_true", help="machine-readable output")
-    status.add_argument("--refresh", action="store_true",
-                        help="first ask the platform (or the embedded simulator's file) for every assignment's state")
-    status.add_argument("--live", action="store_true", help="with --refresh: confirm a non-simulator endpoint")
-    for name, text in (("reconcile", "square the ledger with the platform; never creates anything"),
-                       ("cancel", "expire open HITs, review what came in, delete finished HITs")):
-        op = _stored_campaign_parser(sub, name, text)
-        op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
-    review = _stored_campaign_parser(sub, "review", "open the review page: sampled and flagged work, for a person")
-    review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
-                        help="your name, recorded with each decision (default $USER)")
-    review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
-    sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
-                             "a running simulator or endpoint (default: one in-process)")
-    sched.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
-                       help="where each run publishes (default mturk)")
-    sched.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
-    sched.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    sched.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
-    sched.add_argument("--detach", choices=("live", "always", "never"), default="",
-                       help="each run looks at an open batch and leaves (default on live routes)")
-    dep = _schedule_parser(sub, "deploy", "register the next-batch deployment with the Prefect server in use",
-                           "a simulator or endpoint that outlives each run")
-    dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
-    dep.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
-                     help="where each scheduled run publishes (default mturk)")
-    dep.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
-    qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
-    qc.add_argument("submissions", help="submissions CSV (plain, MTurk batch results or CLT .results)")
-    qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
-    qc.add_argument("--config", help="campaign config whose [qc] and [submit_rules] apply")
-    qualify = sub.add_parser("qualify", help="qualification tests")
-    qualify_sub = qualify.add_subparsers(dest="qualify_command", required=True)
-    score = qualify_sub.add_parser("score", help="score worker_id,item_id,answer rows against the answer key")
-    score.add_argument("answers", help="CSV of worker_id,item_id,answer rows")
-    score.add_argument("--out", required=True, type=arg.writable_file,
-                       help="scores CSV to write (problems go beside it)")
-    score.add_argument("--key", help="answer key CSV (default: the Flickr8k key in config/qualification/)")
-    score.add_argument("--threshold", type=arg.percent, default=80.0, help="percent needed to pass")
-    spell = sub.add_parser("spellcheck", help="spell-correct a CSV's caption column")
-    spell.add_argument("input", help="CSV with a caption column")
-    spell.add_argument("--out", required=True, type=arg.writable_file, help="the corrected CSV to write")
-    spell.add_argument("--min-workers", type=arg.positive, default=3,
-                       help="keep a word this many workers used")
-    _analyze_parser(sub)
-    return p
-
-
-def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type: ignore[type-arg]
-                            text: str) -> argparse.ArgumentParser:
-    """A command on a campaign in the ledger, reopened against the endpoint it ran on."""
-    op: argparse.ArgumentParser = sub.add_parser(name, help=text)
-    op.add_argument("campaign", help="the campaign's name (`hitflow status` lists them)")
-    op.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
-    op.add_argument("--endpoint-url", default="", type=arg.http_url,
-                    help="override the endpoint the campaign ran against")
-    op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    return op
-
-
-def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # type: ignore[type-arg]
-                     endpoint_help: str) -> argparse.ArgumentParser:
-    """A command that runs a campaign's next batch on its [schedule] (deploy needs a lasting endpoint)."""
-    op: argparse.ArgumentParser = sub.add_parser(name, help=text)
-    op.add_argument("config", help="the campaign TOML file with a [schedule]")
-    op.add_argument("--endpoint-url", default="", required=name == "deploy", type=arg.http_url, help=endpoint_help)
-    op.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
-    op.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
-    return op
-
-
-# flows.analysis.KINDS, spelled here so `--help` does not import pandas and scipy (a test keeps them equal)
-ANALYZE_KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
-ANALYZE_HELP = """kinds and the CSV columns each reads:
-  agreement  item_id, worker_id, label                       (--level nominal|ordinal|interval)
-  severity   participant_id, condition, score                (repeated-measures ANOVA + paired t-tests)
-  errors     item_id, worker_id, congruent, categories       (categories separated by |)
-  pairwise   item_id, worker_id, dimension, system_a, system_b, answer [, flipped]
-  ratings    item_id, worker_id, label                       (expert 1-4 scores or crowd 0/1 selections)
-  screening  participant_id, minutes, slider_zero [, passed_qualification, continued]
-published files: --reader flickr8k-expert|flickr8k-crowd|errors-2017|kreiss-2022"""
-
-
-def _analyze_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    an = sub.add_parser("analyze", help="statistics of a human-evaluation CSV, as JSON on stdout",
-                        epilog=ANALYZE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    an.add_argument("kind", choices=ANALYZE_KINDS, help="which statistics (see below)")
-    an.add_argument("input", help="the CSV (or published file with --reader) to read")
-    an.add_argument("--level", choices=("nominal", "ordinal", "interval"), default="nominal",
-                    help="Krippendorff's alpha level (agreement; ratings default to ordinal)")
-    an.add_argument("--reader", default="", help="read a published file instead of a plain CSV")
-    an.add_argument("--min-minutes", type=arg.non_negative_number, default=18.0,
-                    help="screening: shortest session kept")
 
 
 def cmd_analyze(a: argparse.Namespace) -> int:
@@ -233,71 +61,6 @@ def cmd_run(a: argparse.Namespace) -> int:
         return batch_left_open(a, str(result["open"]))
     print(summarize(Path(a.out) / cfg.name))
     return honest_ending(db, cfg.name, cfg.accept_partial)
-
-
-@contextlib.contextmanager
-def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
-    """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
-    where the run stopped and how to resume it."""
-    from flows.errors import Interrupted
-    from flows.run_log import run_log
-
-    with contextlib.ExitStack() as stack:
-        log = stack.enter_context(run_log(Path(a.out) / campaign / "logs", not a.no_prefect))
-        try:
-            yield
-        except HitflowError as exc:
-            raise type(exc)(f"{exc} (details: {log})") from exc
-        except KeyboardInterrupt as exc:
-            raise Interrupted(f"interrupted: {where_stopped(db, campaign)}; every call made is in the ledger "
-                              f"{db}. {resume_hint(a, db)} (details: {log})") from exc
-        except Exception as exc:
-            raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
-
-
-def batch_left_open(a: argparse.Namespace, message: str) -> int:
-    """A live batch still open: say how far it is and how to come back; exit 9 (not a failure)."""
-    import shlex
-
-    from flows.errors import BatchOpen
-
-    again = " ".join(shlex.quote(x) for x in a.argv)  # the same command, options and all
-    same = [f"{flag} {shlex.quote(str(value))}" for flag, value in (
-        ("--platform", a.platform), ("--target", a.target), ("--endpoint-url", a.endpoint_url),
-        ("--task-url", a.task_url), ("--db", a.db), ("--out", a.out), ("--detach", a.detach)) if value]
-    print(f"{message}; resume with `hitflow {again}` or let the schedule do it "
-          f"(`hitflow serve-schedules {shlex.quote(a.config)} {' '.join(same)}`)", flush=True)
-    return BatchOpen.exit_code
-
-
-def where_stopped(db: str, campaign: str) -> str:
-    from flows.campaign_status import campaign_status
-    from flows.store import Store
-
-    report = campaign_status(Store(db), campaign)
-    return f"{campaign} stopped at {report[0]['next']}" if report else f"{campaign} stopped before planning"
-
-
-def resume_hint(a: argparse.Namespace, db: str) -> str:
-    endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
-    return f"Resume with: hitflow run {a.config}{endpoint} --db {db} (same options; the simulator's state persists)"
-
-
-def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
-    """Less work than planned ends with exit 8 (incomplete), unless the config accepts partial results."""
-    from flows.errors import IncompleteError
-    from flows.store import Store
-    from flows.summary import shortfall_lines
-
-    lines = shortfall_lines(Store(db), campaign)
-    if not lines:
-        return 0
-    print("\n".join(lines))
-    if accept_partial:
-        print("partial results accepted ([campaign] accept_partial = true)")
-        return 0
-    raise IncompleteError(f"campaign {campaign} is incomplete ({lines[0].removeprefix('INCOMPLETE: ')}); "
-                          f"see `hitflow status {campaign} --db {db}`")
 
 
 def cmd_sim_serve(a: argparse.Namespace) -> int:
@@ -411,10 +174,13 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 
 def cmd_deploy(a: argparse.Namespace) -> int:
-    from flows.campaign_flow import deploy_schedule
+    from flows.campaign_flow import deploy_campaign, deploy_schedule
 
     print(f"target: {a.endpoint_url}")
-    deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool, a.platform, a.task_url)
+    if a.whole:
+        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, a.out, a.pool)
+    else:
+        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool, a.platform, a.task_url)
     print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
     return 0
 

@@ -135,8 +135,9 @@ class QcSection(Section):
         "submit_minus_accept", description="Work time from the platform's timestamps or the page's timers")
     time_outlier_sigmas: float = Field(1.95, gt=0, le=100, allow_inf_nan=False,
                                        description="Worker mean outside mu +/- this many sigma of the batch")
-    time_outlier_method: Literal["seed", "robust"] = Field(
-        "seed", description="seed: mean and sigma as in the paper; robust: median and MAD")
+    time_outlier_method: Literal["seed", "robust", "robust_both"] = Field(
+        "seed", description="seed: mean and sigma as in the paper; robust: median and MAD of log time, fast side; "
+                            "robust_both: both sides")
     caps_lock_share: Share = Field(0.5, description="Uppercase share of letters that flags a worker")
     canned_share: Share = Field(0.5, description="Canned captions share that flags over-use")
     quality_words: list[NonEmptyText] = Field(default_factory=lambda: ["quality", "blur", "blurry", "blurred"],
@@ -171,6 +172,8 @@ class PolicySection(Section):
         default_factory=dict, description="Block a worker whose share of flagged work for a rule reaches this")
     block_min_evidence: PositiveInt = Field(5, le=100000, description="Items a worker needs before a rate "
                                                                       "blocks them")
+    block_rate_confidence: float = Field(0.0, ge=0, le=5, allow_inf_nan=False,
+                                         description="z of the Wilson lower bound a share must reach (0: the share)")
     review: Literal["none", "sample", "flagged"] = Field(
         "none", description="Who waits for a person on the review page before the next batch")
     review_deadline_s: Count | None = Field(None, description="Stop waiting for the review this long before "

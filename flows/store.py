@@ -19,6 +19,7 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from flows.campaign_lock import hold_campaign_lock
+from flows.ledger_db import LedgerDatabase
 
 DEFAULT_DB = Path("runs/hitflow.db")
 SETTLED = ("ok", "adopted")  # ledger states after which a call is never made again
@@ -152,7 +153,7 @@ class Store:
     def __init__(self, path: str | Path = DEFAULT_DB):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite_utils.Database(self.path)
+        self.db = LedgerDatabase(self.path)
         self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
         self._use_wal()
         # WAL + NORMAL: a commit survives the process dying (what the ledger guards against)

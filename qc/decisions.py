@@ -6,7 +6,8 @@ Outputs: decisions ``assignment_id, worker_id, action, reasons, review`` and blo
 
 Blocking comes in two forms. Rates (:mod:`qc.worker_history`, ``block_min_rate``): a worker is
 blocked when the share of all their captions so far that a rule's flags cover reaches the
-rule's rate, once they have written ``block_min_evidence`` captions. Counts (``block_min_flags``,
+rule's rate, once they have written ``block_min_evidence`` captions (with
+``block_rate_confidence`` z > 0, the share's Wilson lower bound must reach it). Counts (``block_min_flags``,
 older configs): a worker is blocked when one batch holds that many flags of a rule.
 """
 
@@ -32,6 +33,9 @@ class DecisionPolicy:
     # Empty: block on counts per batch (block_min_flags), as configs written before rates did.
     block_min_rate: dict[str, float] = field(default_factory=dict)
     block_min_evidence: int = 5
+    # z of the Wilson lower bound the covered share must reach (0: the plain share): a few
+    # flags on a worker's first handful of captions weigh less than the same share of hundreds
+    block_rate_confidence: float = 0.0
     review_rules: tuple[str, ...] = ("random_sample",)
     reject_feedback: str = (
         "Your answer broke the task's submit rules ({rules}), which the task page checks "

@@ -99,15 +99,18 @@ def _normalised(prefixes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p.translate(_CURLY_APOSTROPHES).lower() for p in prefixes)
 
 
+def _canned_form(s: str) -> str:
+    return _WHITESPACE.sub(" ", s.strip()).rstrip(".").strip().lower()
+
+
+_canned_form_of_config = lru_cache(maxsize=16)(_canned_form)  # one canned text per task, 200,000 captions
+
+
 def is_canned(text: object, canned_text: str = CANNED_TEXT) -> bool:
     """Canned text is recognised after trimming spaces and a final period, in any case."""
     if not isinstance(text, str) or not canned_text.strip():
         return False  # a task without a canned answer has no canned captions
-
-    def norm(s: str) -> str:
-        return _WHITESPACE.sub(" ", s.strip()).rstrip(".").strip().lower()
-
-    return norm(text) == norm(canned_text)
+    return _canned_form(text) == _canned_form_of_config(canned_text)
 
 
 def violations(text: object, rules: SubmitRules) -> list[tuple[str, object, object]]:

@@ -1,10 +1,11 @@
-"""Robust timing: the ``time_outlier`` rule with ``time_outlier_method = "robust"``.
+"""Robust timing: the ``time_outlier`` rule with ``time_outlier_method = "robust"`` or ``"robust_both"``.
 
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an
 assignment). The seed's band (mu +/- k sigma of raw times) is pulled wide by a few slow,
 parked HITs, so a speeder can sit inside it. Here the centre and spread are the median and
-the MAD (scaled to sigma) of log time, and only the fast side is flagged: slow work costs
-the worker, not the data.
+the MAD (scaled to sigma) of log time. ``robust`` flags only the fast side (slow work costs
+the worker, not the data); ``robust_both`` also flags workers who park HITs far beyond the
+batch's typical time, as the seed's band does.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pandas as pd
 
 from qc.flags import flag_frame
 
-METHODS = ("seed", "robust")
+METHODS = ("seed", "robust", "robust_both")
 MAD_TO_SIGMA = 1.4826  # the MAD of a normal sample times this estimates its sigma
 FLOOR_S = 0.1  # a zero or negative time (clock skew) counts as this fast
 
@@ -29,7 +30,8 @@ def time_outlier_method(params: dict[str, Any]) -> str:
 
 
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) of log times."""
+    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) of log times
+    (``robust_both``: or above median * exp(k * MAD-sigma))."""
     k = float(params.get("time_outlier_sigmas", 1.95))
     per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
     if len(per_assignment) < 2:
@@ -39,12 +41,13 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     spread = MAD_TO_SIGMA * float((logs - centre).abs().median())
     if not np.isfinite(spread) or spread == 0:
         return flag_frame([])
-    low = centre - k * spread
+    both = time_outlier_method(params) == "robust_both"
+    low, high = centre - k * spread, (centre + k * spread) if both else np.inf
     worker_logs = logs.groupby(per_assignment["worker_id"]).mean()
-    median_s, low_s = float(np.exp(centre)), float(np.exp(low))
+    median_s, low_s, high_s = float(np.exp(centre)), float(np.exp(low)), float(np.exp(high))
+    band = f"[{low_s:.1f}, {high_s:.1f}]" if both else f">= {low_s:.1f}"
     return flag_frame([
-        {"worker_id": w, "rule": "time_outlier", "value": round(float(np.exp(m)), 1),
-         "threshold": f">= {low_s:.1f}",
+        {"worker_id": w, "rule": "time_outlier", "value": round(float(np.exp(m)), 1), "threshold": band,
          "detail": f"typical {np.exp(m):.1f}s vs batch median {median_s:.1f}s (robust, {k} MAD-sigmas of log time)"}
-        for w, m in worker_logs.items() if m < low
+        for w, m in worker_logs.items() if m < low or m > high
     ])

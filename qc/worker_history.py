@@ -56,8 +56,17 @@ def worker_history(assignments: pd.DataFrame, flags: pd.DataFrame) -> pd.DataFra
         ["worker_id", "batch", "rule"], ignore_index=True)
 
 
+def wilson_lower(covered: float, n: float, z: float) -> float:
+    """The lower end of the Wilson score interval of ``covered / n`` (z = 0: the share itself)."""
+    if n <= 0:
+        return 0.0
+    p, z2 = covered / n, z * z
+    return float((p + z2 / (2 * n) - z * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))) / (1 + z2 / n))
+
+
 def blocks_on_rates(history: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
-    """Workers with ``block_min_evidence`` captions so far whose covered share reaches a rule's rate.
+    """Workers with ``block_min_evidence`` captions so far whose covered share reaches a rule's rate
+    (with ``block_rate_confidence`` z > 0: the share's Wilson lower bound reaches it).
 
     ``rules`` reads ``rule share (covered/captions)`` for every rule over its rate."""
     captions = history[history["rule"] == ""].groupby("worker_id")["captions"].sum()
@@ -66,7 +75,8 @@ def blocks_on_rates(history: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFra
     hits: dict[str, list[tuple[str, int, int]]] = {}
     for (worker, rule), row in totals.iterrows():
         n = int(captions.get(worker, 0))
-        if n >= policy.block_min_evidence and row["covered"] / n >= policy.block_min_rate[str(rule)]:
+        share = wilson_lower(float(row["covered"]), n, policy.block_rate_confidence)
+        if n >= policy.block_min_evidence and share >= policy.block_min_rate[str(rule)]:
             hits.setdefault(str(worker), []).append((str(rule), int(row["covered"]), int(row["flags"])))
     rows = [{"worker_id": w, "rules": ";".join(f"{r} {c / captions[w]:.0%} ({c}/{captions[w]})" for r, c, _ in rs),
              "flags": sum(k for _, _, k in rs), "captions": int(captions[w])} for w, rs in sorted(hits.items())]

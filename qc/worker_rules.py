@@ -21,7 +21,7 @@ from qc.timing_rules import robust_time_outlier, time_outlier_method
 @register("time_outlier", "worker")
 def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch."""
-    if time_outlier_method(params) == "robust":  # the option of qc/timing_rules.py
+    if time_outlier_method(params) != "seed":  # the options of qc/timing_rules.py
         return robust_time_outlier(df, params)
     k = float(params.get("time_outlier_sigmas", 1.95))
     per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()

@@ -11,7 +11,7 @@ from flows.config import load_config
 from flows.errors import ConfigError
 from qc.decisions import DecisionPolicy, caption_policy, workers_to_block
 from qc.flags import FLAG_COLUMNS
-from qc.worker_history import blocks_on_rates, history_table, worker_history
+from qc.worker_history import blocks_on_rates, history_table, wilson_lower, worker_history
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,3 +105,22 @@ def test_share_rules_cover_their_share_of_the_batch() -> None:
     blocked = blocks_on_rates(worker_history(*frames(rows, flags)), caption_policy())
     assert blocked.to_dict("records") == [{"worker_id": "ABUSER", "rules": "canned_overuse 90% (9/10)",
                                            "flags": 1, "captions": 10}]
+
+
+def test_a_confidence_bound_weighs_a_newcomers_few_flags_less() -> None:
+    """At the same 40% share, 2 flagged captions of a newcomer's first 5 are weak evidence
+    (Wilson lower bound at z = 1: 22%), 40 of a busy worker's 100 are strong (35%)."""
+    rows = assignments("NEW", {1: 1}) + assignments("BUSY", {1: 20})
+    flags = [caption_flag("NEW", 1, 0, "canned_lone_use")] + [
+        {**caption_flag("NEW", 1, 0, "canned_lone_use"), "image_id": "other"}] + [
+        {**caption_flag("BUSY", 1, i, "canned_lone_use"), "image_id": f"img{k}"} for i in range(20) for k in (0, 1)]
+    history = worker_history(*frames(rows, flags))
+    plain = DecisionPolicy(block_min_rate={"canned_lone_use": 0.3})
+    assert list(blocks_on_rates(history, plain)["worker_id"]) == ["BUSY", "NEW"]
+    bounded = DecisionPolicy(block_min_rate={"canned_lone_use": 0.3}, block_rate_confidence=1.0)
+    assert list(blocks_on_rates(history, bounded)["worker_id"]) == ["BUSY"]
+    assert wilson_lower(2, 5, 1.0) == pytest.approx(0.216, abs=1e-3) and wilson_lower(2, 5, 0) == 0.4
+    assert wilson_lower(5, 5, 1.0) == pytest.approx(5 / 6)  # a whole first HIT flagged still blocks
+    assert wilson_lower(0, 0, 1.0) == 0.0
+    full = load_config(ROOT / "config" / "vizwiz_full_scale.toml").policy
+    assert full.block_rate_confidence == 1.0 and caption_policy().block_rate_confidence == 0.0

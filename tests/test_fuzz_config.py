@@ -146,7 +146,7 @@ def test_agreed_keys_of_other_helpers_load_with_bounds(folder: Path) -> None:
     assert cfg.qc_params["time_outlier_method"] == "robust" and cfg.qc_params["consensus_min_peers"] == 2
     for old, new, needle in [("consensus_threshold = 0.4", "consensus_threshold = 1.5", "between 0 and 1"),
                              ("shared_template_min_images = 3", "shared_template_min_images = 1", "between 2"),
-                             ('"robust"', '"vibes"', '"seed" or "robust"'),
+                             ('"robust"', '"vibes"', '"seed", "robust" or "robust_both"'),
                              ("caps_lock = 0.3", "caps_lock = 3", "between 0 and 1"),
                              ('"400.00 GBP"', '"400.00"', '"400.00 USD"')]:
         result = load_bytes(folder, extra.replace(old, new, 1).encode())

@@ -22,7 +22,7 @@ def test_migrations_create_every_table_and_are_recorded(tmp_path: Path) -> None:
             "qualification_problems", "response_problems"} <= set(store.db.table_names())
     names = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores",
              "m004_task_server_and_studies", "m005_item_payloads", "m006_batch_shortfall",
-             "m007_review_decisions"]
+             "m007_review_decisions", "m008_batch_windows"]
     assert [m.name for m in migrations.applied(store.db)] == names
     again = Store(tmp_path / "x" / "h.db")  # reopening applies nothing twice
     assert [m.name for m in migrations.applied(again.db)] == names

@@ -158,6 +158,7 @@ def _parked_batch() -> pd.DataFrame:
 @pytest.mark.parametrize(("method", "speeder_flagged", "parked_flagged"), [
     ("seed", False, True),     # mu +/- 1.95 sigma: sigma ~2,300 s swallows the 90 s speeder
     ("robust", True, False),   # median/MAD of log time, fast side only
+    ("robust_both", True, True),  # ... and the slow side: the parked HITs too
 ])
 def test_time_outlier_methods_on_a_batch_with_parked_hits(method: str, speeder_flagged: bool,
                                                           parked_flagged: bool) -> None:

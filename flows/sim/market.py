@@ -12,6 +12,7 @@ import random
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -22,6 +23,7 @@ from flows.sim import crowd, qual_tests
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal, Tracked
 from flows.sim.page_filling import fill_form, page_rules, work_units
+from flows.sim.qual_requirements import comparator
 from flows.sim.question_form import question_form_answer, question_form_fields
 
 SYSTEM_QUALS = {
@@ -190,9 +192,20 @@ class Marketplace:
         return granted if granted and granted["Status"] == "Granted" else None
 
     def meets(self, worker: crowd.Worker, requirements: list[dict[str, Any]]) -> bool:
-        for r in requirements:
-            self.take_test_if_wanted(worker, r["QualificationTypeId"])
-        return all(_compare(self.qual_value(worker, r["QualificationTypeId"]), r) for r in requirements)
+        return self.requirement_check(requirements)(worker)
+
+    def requirement_check(self, requirements: list[dict[str, Any]]) -> Callable[[crowd.Worker], bool]:
+        """``meets`` for one set of requirements, prepared once: a HIT is checked against the
+        whole crowd (1,600 workers at full scale), so the per-worker part is only lookups."""
+        tests = [r["QualificationTypeId"] for r in requirements
+                 if "_scored_test" in (self.qual_types.get(r["QualificationTypeId"]) or {})]
+        checks = [(r["QualificationTypeId"], comparator(r)) for r in requirements]
+
+        def check(worker: crowd.Worker) -> bool:
+            for type_id in tests:  # a worker who wants a test-gated HIT takes the test first
+                self.take_test_if_wanted(worker, type_id)
+            return all(ok(self.qual_value(worker, type_id)) for type_id, ok in checks)
+        return check
 
     def take_test_if_wanted(self, worker: crowd.Worker, type_id: str) -> None:
         """A worker who wants a HIT gated by a scored test takes it (again after RetryDelay)."""
@@ -227,9 +240,9 @@ class Marketplace:
                 self.workers[w.worker_id] = w
         reqs = hit.fields.get("QualificationRequirements", [])
         done = {self.assignments[a].worker_id for a in hit.assignment_ids}
-        now = self.now
+        now, meets = self.now, self.requirement_check(reqs)
         return [w for w in self.workers.values() if w.worker_id not in self.blocks and w.worker_id not in done
-                and w.present(now) and self.meets(w, reqs)]
+                and w.present(now) and meets(w)]
 
     def schedule(self, hit: Hit, slots: int) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""
@@ -238,11 +251,13 @@ class Marketplace:
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
         rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
         pool = self.eligible_workers(hit)
+        weights = [w.params["activity"] for w in pool]
         chosen: list[crowd.Worker] = []
         while pool and len(chosen) < slots:
-            pick = rng.choices(pool, weights=[w.params["activity"] for w in pool])[0]
-            chosen.append(pick)
-            pool.remove(pick)
+            # by index: removing by value compared whole Worker records (what they wrote, too)
+            pick = rng.choices(range(len(pool)), weights=weights)[0]
+            chosen.append(pool.pop(pick))
+            weights.pop(pick)
         for worker in chosen:
             self._work(hit, worker, rng)
 
@@ -294,29 +309,3 @@ class Marketplace:
 
     def ground_truth(self) -> list[dict[str, Any]]:
         return [w.public() | {"blocked": w.worker_id in self.blocks} for w in self.workers.values()]
-
-
-def _compare(value: dict[str, Any] | None, req: dict[str, Any]) -> bool:
-    comp = req["Comparator"]
-    if comp == "Exists":
-        return value is not None
-    if comp == "DoesNotExist":
-        return value is None
-    if value is None:
-        return False
-    if "LocaleValue" in value:
-        have = value["LocaleValue"]["Country"]
-        wanted = {loc["Country"] for loc in req.get("LocaleValues", [])}
-        return (have in wanted) == (comp in ("EqualTo", "In"))
-    have_i = int(value.get("IntegerValue", 0))
-    targets = [int(v) for v in req.get("IntegerValues", [])]
-    checks = {
-        "LessThan": lambda t: have_i < t, "LessThanOrEqualTo": lambda t: have_i <= t,
-        "GreaterThan": lambda t: have_i > t, "GreaterThanOrEqualTo": lambda t: have_i >= t,
-        "EqualTo": lambda t: have_i == t, "NotEqualTo": lambda t: have_i != t,
-    }
-    if comp == "In":
-        return have_i in targets
-    if comp == "NotIn":
-        return have_i not in targets
-    return bool(targets) and checks[comp](targets[0])

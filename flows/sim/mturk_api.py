@@ -162,18 +162,19 @@ def get_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 @op("ListHITs")
 def list_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    views = [m.hit_view(h) for h in m.hits.values() if not h.disposed]
-    chunk, nxt = page(views, p)
-    return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
+    chunk, nxt = page([h for h in m.hits.values() if not h.disposed], p)  # views of this page only
+    return {"NumResults": len(chunk), "HITs": [m.hit_view(h) for h in chunk], **({"NextToken": nxt} if nxt else {})}
 
 
 @op("ListReviewableHITs")
 def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     status = p.get("Status", "Reviewable")
     check_enum(status, {"Reviewable", "Reviewing"}, "Status")
-    views = [m.hit_view(h) for h in m.hits.values() if not h.disposed]
-    views = [v for v in views if v["HITStatus"] == status
-             and (not p.get("HITTypeId") or v["HITTypeId"] == p["HITTypeId"])]
+    # a HIT under review is "Reviewing" whatever else holds: only the others need their view
+    # (each page of a poll round would otherwise build a view of every HIT of the campaign)
+    candidates = [h for h in m.hits.values() if not h.disposed and h.reviewing == (status == "Reviewing")
+                  and (not p.get("HITTypeId") or h.fields["HITTypeId"] == p["HITTypeId"])]
+    views = [v for v in map(m.hit_view, candidates) if v["HITStatus"] == status]
     chunk, nxt = page(views, p)
     return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
 

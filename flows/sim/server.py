@@ -13,33 +13,25 @@ import socket
 import sys
 import threading
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import parse_qs, urlparse
 
-from flows.mturk_forms import answer_xml
 from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
-from flows.sim.market import Assignment, Marketplace, MTurkError
+from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
 from flows.sim.pacing import Pacing
 from flows.sim.prolific_people import Participants
 from flows.sim.prolific_state import ProlificState
 from flows.sim.wall_clock import ClockPump
+from flows.sim.worker_pages import BadRequest, WorkerPages
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 SERVICE_ID = "hitflow-simulator"  # what GET /_sim/health says, so a run can tell it from a real endpoint
 MAX_BODY = 16 * 1024 * 1024  # above MTurk's 64 KB Question and any Prolific body hitflow sends
 DEFAULT_CROWD = Path(__file__).resolve().parents[2] / "config" / "crowds" / "vizwiz_demo.toml"
-
-
-class BadRequest(Exception):
-    """A request the server refuses before reading its body (status, one-line reason)."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status, self.message = status, message
 
 
 def _json_default(value: Any) -> Any:
@@ -48,7 +40,7 @@ def _json_default(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(WorkerPages):
     server: _SimHTTPServer
     protocol_version = "HTTP/1.1"
 
@@ -211,49 +203,6 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True  # the platform acted; the client never hears of it
                 return None
         self._json(200, result, "application/x-amz-json-1.1")
-
-    def _preview(self, query: dict[str, str]) -> None:
-        hit = self.server.market.hits.get(query.get("hitId", ""))
-        if hit is None or not hit.question.html:
-            return self._send(404, b"No such HTMLQuestion HIT.", "text/plain")
-        self._send(200, hit.question.html.encode(), "text/html; charset=utf-8")
-
-    def _accept(self, query: dict[str, str]) -> None:
-        market = self.server.market
-        with market.lock:
-            hit = market.hits.get(query.get("hitId", ""))
-            worker = query.get("workerId", "")
-            if hit is None or not worker:
-                return self._send(400, b"hitId and workerId are required.", "text/plain")
-            a = Assignment(market.new_id(), hit.fields["HITId"], worker, market.now, None,
-                           market.now + int(hit.fields["AssignmentDurationInSeconds"]))
-            market.assignments[a.assignment_id] = a
-            hit.assignment_ids.append(a.assignment_id)
-            self._commit()
-        host = f"http://{self.headers.get('Host')}"
-        target = "/mturk/preview?" + urlencode({"hitId": a.hit_id, "assignmentId": a.assignment_id,
-                                                "workerId": worker, "turkSubmitTo": host})
-        self._send(302, b"", "text/plain", {"Location": target})
-
-    def _external_submit(self, body: bytes) -> None:
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise BadRequest(400, f"form body is not UTF-8: {exc}") from exc
-        fields = {k: v[0] if len(v) == 1 else "|".join(v)
-                  for k, v in parse_qs(text, keep_blank_values=True).items()}
-        market = self.server.market
-        with market.lock:
-            a = market.assignments.get(fields.pop("assignmentId", ""))
-            if a is None or a.submit_time is not None:
-                return self._send(400, b"Unknown or already submitted assignment.", "text/plain")
-            hit = market.hits[a.hit_id]
-            a.submit_time, a.answer = market.now, answer_xml(fields)
-            a.auto_approval_time = market.now + int(hit.fields["AutoApprovalDelayInSeconds"])
-            market.expect_auto_approval(a)
-            self._commit()
-        self._send(200, b"<html><body><p>Thank you, your work was submitted.</p></body></html>",
-                   "text/html; charset=utf-8")
 
 
 class _SimHTTPServer(ThreadingHTTPServer):

@@ -1,0 +1,35 @@
+"""The ledger's SQLite connection: every sqlite-utils transaction takes the write lock up front.
+
+sqlite-utils opens its transactions with a plain (deferred) ``BEGIN`` and reads the table's
+schema before it writes. In WAL mode, a read transaction that then writes after another process
+committed is refused at once with "database is locked": SQLite does not wait on the busy timeout
+for that. Two campaigns writing one ledger at once (two Prefect workers on one host) hit it on
+the first busy poll round. ``BEGIN IMMEDIATE`` waits for the write lock instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import sqlite_utils
+
+
+class LedgerDatabase(sqlite_utils.Database):
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[sqlite_utils.Database]:  # type: ignore[override]
+        if self.conn.in_transaction:  # nested: sqlite-utils' savepoint
+            with super().atomic() as db:
+                yield db
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.rollback()  # a no-op when the error already ended the transaction
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise

@@ -1,0 +1,111 @@
+"""Many campaigns at once on Prefect: two workers on one work pool of a real ``prefect server``
+run two campaigns at the same time, each under its campaign lock in the one ledger; a second
+run of a campaign that is running waits for it, and a run past Prefect is refused by the lock."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows.errors import CampaignBusyError
+from flows.sim.pacing import Pacing
+from flows.store import Store
+from tests.prefect_server import prefect_server
+
+ROOT = Path(__file__).resolve().parents[1]
+POOL = "hitflow-many"
+
+
+def campaign_config(tmp_path: Path, name: str) -> Path:
+    """The VizWiz demo config on its first 50 images, under another campaign name."""
+    items = (ROOT / "config" / "items" / "vizwiz_demo_items.csv").read_text().splitlines()[:51]
+    (tmp_path / "items.csv").write_text("\n".join(items) + "\n")
+    text = (ROOT / "config" / "vizwiz_captions.toml").read_text()
+    text = text.replace('items = "items/vizwiz_demo_items.csv"', 'items = "items.csv"')
+    text = text.replace('name = "vizwiz_captions"', f'name = "{name}"')
+    (tmp_path / f"{name}.toml").write_text(text)
+    return tmp_path / f"{name}.toml"
+
+
+def deploy(env: dict[str, str], configs: list[Path], sim_url: str, db: Path, out: Path) -> None:
+    """``hitflow deploy --whole`` for each config (at once): the CLI a user runs, against the server in ``env``."""
+    procs = [subprocess.Popen([sys.executable, "-m", "flows.cli", "deploy", str(config), "--whole", "--endpoint-url",
+                               sim_url, "--db", str(db), "--out", str(out), "--pool", POOL], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for config in configs]
+    for proc in procs:
+        output = proc.communicate(timeout=120)[0]
+        assert proc.returncode == 0 and "registered" in output, output
+
+
+def held_locks(db: Path) -> dict[str, str]:
+    if not db.exists():
+        return {}
+    return {r["campaign"]: r["holder"] for r in Store(db).rows("SELECT campaign, holder FROM locks")}
+
+
+def wait_for(what: str, check: Any, timeout: float) -> Any:
+    deadline = time.time() + timeout
+    while not (found := check()):
+        assert time.time() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.3)
+    return found
+
+
+@pytest.mark.prefect
+def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    sim.httpd.pacing = Pacing(latency_ms=25)  # a campaign lasts seconds, not a blink, so the two overlap
+    db, out = tmp_path / "h.db", tmp_path / "out"
+    settings = {"PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"}
+    with prefect_server(tmp_path / "prefect", **settings) as env:
+        deploy(env, [campaign_config(tmp_path, name) for name in ("alpha", "beta")], sim.url, db, out)
+        worker_env = {**env, "PREFECT_LOGGING_LEVEL": "INFO"}  # the log names each run a worker submits
+        start = [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--limit", "1", "--name"]
+        worker_logs = {w: (tmp_path / f"{w}.log").open("w") for w in ("w1", "w2")}
+        workers = [subprocess.Popen([*start, w], env=worker_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+                   for w, log in worker_logs.items()]
+        try:
+            with temporary_settings({PREFECT_API_URL: env["PREFECT_API_URL"]}), \
+                    get_client(sync_client=True) as client:
+                deployments = {d.name: d for d in client.read_deployments()}
+                runs = {n: client.create_flow_run_from_deployment(deployments[n].id).id for n in ("alpha", "beta")}
+                wait_for("alpha to hold its lock", lambda: "alpha" in held_locks(db), 90)
+                # a run that bypasses Prefect's queue meets the lock and is refused
+                with pytest.raises(CampaignBusyError, match="alpha is being run by"), \
+                        Store(db).campaign_lock("alpha"):
+                    pass
+                # both campaigns are running at the same moment, each holding its own lock in the one ledger
+                locks = wait_for("both campaigns to hold their locks",
+                                 lambda: (h := held_locks(db)).keys() >= {"alpha", "beta"} and h, 60)
+                assert locks["alpha"] != locks["beta"]
+                runs["alpha again"] = client.create_flow_run_from_deployment(deployments["alpha"].id).id
+                final = wait_for("every run to finish", lambda: (
+                    fr := {n: client.read_flow_run(i) for n, i in runs.items()}) and all(
+                    r.state and r.state.is_final() for r in fr.values()) and fr, 120)
+        finally:
+            for proc in workers:
+                proc.terminate()
+                proc.wait(timeout=30)
+            for log in worker_logs.values():
+                log.close()
+    assert {n: r.state.type.value for n, r in final.items()} == dict.fromkeys(runs, "COMPLETED")
+    # the second alpha run waited for the first: they never ran at the same time
+    assert final["alpha again"].start_time >= final["alpha"].end_time
+    logs = {w: (tmp_path / f"{w}.log").read_text() for w in ("w1", "w2")}
+    took = {w: {n for n, i in runs.items() if f"submitting flow run '{i}'" in text} for w, text in logs.items()}
+    assert {"alpha", "beta"} == {n for names in took.values() for n in names if n != "alpha again"}
+    assert all(names - {"alpha again"} for names in took.values())  # one campaign on each worker
+    # both campaigns finished in the one ledger; the second alpha run posted nothing more
+    store = Store(db)
+    done = {r["name"]: r["status"] for r in store.rows("SELECT name, status FROM campaigns")}
+    assert done == {"alpha": "done", "beta": "done"}
+    hits = {r["campaign"]: r["n"] for r in store.rows("SELECT campaign, COUNT(*) AS n FROM hits GROUP BY campaign")}
+    assert hits == {"alpha": 10, "beta": 10} and len(sim.market.hits) == 20
+    assert (out / "alpha" / "dataset.json").is_file() and (out / "beta" / "dataset.json").is_file()
