@@ -61,7 +61,9 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
     from prefect.client.orchestration import get_client
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    sim.httpd.pacing = Pacing(latency_ms=25)  # a campaign lasts seconds, not a blink, so the two overlap
+    # each campaign lasts tens of seconds, so the two overlap even when a loaded machine starts the second
+    # worker's flow-run process late (at 25 ms a call the first could finish before the second began)
+    sim.httpd.pacing = Pacing(latency_ms=120)
     db, out = tmp_path / "h.db", tmp_path / "out"
     settings = {"PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"}
     with prefect_server(tmp_path / "prefect", **settings) as env:
@@ -83,12 +85,12 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
                     pass
                 # both campaigns are running at the same moment, each holding its own lock in the one ledger
                 locks = wait_for("both campaigns to hold their locks",
-                                 lambda: (h := held_locks(db)).keys() >= {"alpha", "beta"} and h, 60)
+                                 lambda: (h := held_locks(db)).keys() >= {"alpha", "beta"} and h, 120)
                 assert locks["alpha"] != locks["beta"]
                 runs["alpha again"] = client.create_flow_run_from_deployment(deployments["alpha"].id).id
                 final = wait_for("every run to finish", lambda: (
                     fr := {n: client.read_flow_run(i) for n, i in runs.items()}) and all(
-                    r.state and r.state.is_final() for r in fr.values()) and fr, 120)
+                    r.state and r.state.is_final() for r in fr.values()) and fr, 240)
         finally:
             for proc in workers:
                 proc.terminate()

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,14 +13,9 @@ import pytest
 
 from flows.campaign_status import campaign_status
 from flows.store import Store
+from tests.prefect_server import prefect_server as real_prefect_server
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def small_campaign(tmp_path: Path) -> Path:
@@ -38,25 +31,9 @@ def small_campaign(tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A real Prefect server (the ephemeral one does not schedule), shared by this module's tests."""
-    port, home = free_port(), tmp_path_factory.mktemp("prefect")
-    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-           "PREFECT_UI_ENABLED": "false", "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3",
-           "PREFECT_RUNNER_POLL_FREQUENCY": "2", "PREFECT_LOGGING_LEVEL": "WARNING"}
-    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2)
-                break
-            except OSError:
-                assert time.time() < deadline, "the Prefect server did not start"
-                time.sleep(1)
-        yield {**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    settings = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2"}
+    with real_prefect_server(tmp_path_factory.mktemp("prefect"), **settings) as env:
+        yield env
 
 
 @pytest.mark.prefect
