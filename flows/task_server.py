@@ -170,9 +170,11 @@ def make_app(site: TaskSite) -> Starlette:
             return RedirectResponse(site.completion_base + session["completion_code"], status_code=303)
         return _message(request, 200, "Thank you", "Your answers were saved. You can close this page.")
 
-    return Starlette(routes=[Route("/health", health), Route("/task/{campaign}", _guarded(task_page)),
-                             Route("/task/{campaign}/submit", _guarded(submit), methods=["POST"])],
-                     middleware=[Middleware(SecurityHeaders)])
+    app = Starlette(routes=[Route("/health", health), Route("/task/{campaign}", _guarded(task_page)),
+                            Route("/task/{campaign}/submit", _guarded(submit), methods=["POST"])],
+                    middleware=[Middleware(SecurityHeaders)])
+    app.router.redirect_slashes = False  # "/task/" is a 404, not a redirect built from the request's Host
+    return app
 
 
 def _guarded(route: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:

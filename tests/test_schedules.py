@@ -57,13 +57,15 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
             if not report:
                 continue
             finished = sum(b["status"] == "blocked" for b in report[0]["batches"])
-            # Status tells the truth: HITs on the platform equal HITs it reports, batches finish in order.
-            assert sum(b["hits"] for b in report[0]["batches"]) == len(sim.market.hits)
+            # Status tells the truth: it never reports a HIT the platform lacks (while a batch is being
+            # posted, 16 threads create HITs before their rows are stored), batches finish in order.
+            assert sum(b["hits"] for b in report[0]["batches"]) <= len(sim.market.hits)
             assert [b["status"] == "blocked" for b in report[0]["batches"]] == [i < finished for i in range(5)]
             finished_seen.append(finished)
             if report[0]["status"] == "done":
                 break
         assert report[0]["status"] == "done" and finished_seen[-1] == 5
+        assert sum(b["hits"] for b in report[0]["batches"]) == len(sim.market.hits)  # at rest: every HIT
         assert finished_seen == sorted(finished_seen) and len(set(finished_seen)) > 2  # seen step by step
         assert (tmp_path / "out" / "vizwiz_captions" / "dataset.json").is_file()
     finally:

@@ -85,9 +85,21 @@ def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
         contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
-    contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"),
-                               _chunks(page, 0, 10**9) if not segments else [])
+    chunks = _chunks(page, 0, 10**9) if not segments else []
+    content = [t for t in chunks if not _is_prompt(t)] or chunks
+    contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content)
     return contexts
+
+
+PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pick", "tell", "say", "answer",
+                   "please", "what", "which", "is there", "are there", "how", "do you", "does")
+
+
+def _is_prompt(text: str) -> bool:
+    """A question or instruction to the worker ("Describe the photo...", "Is there any text?"), which a
+    one-item page shows beside its content: the worker describes the content, not the prompt."""
+    lowered = text.strip().lower()
+    return lowered.endswith("?") or lowered.startswith(PROMPT_OPENINGS)
 
 
 def context_for(contexts: dict[str, ItemContext], name: str, attrs: dict[str, str]) -> ItemContext:
