@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from pathlib import Path
@@ -136,7 +137,49 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
         params = {"config_path": str(config_path), "endpoint_url": endpoint_url, "db_path": db_path,
                   "out_root": out_root, "platform": platform, "task_url": task_url, "detach": detach,
                   "target": target, "live": live}
-        caption_next_batch.serve(name=f"{cfg.name}-next-batch", parameters=params, global_limit=1, **timing)
+        runner = _runner_stopping_on_sigterm(f"{cfg.name}-next-batch")
+        runner.add_flow(caption_next_batch, name=f"{cfg.name}-next-batch", parameters=params,
+                        concurrency_limit=1, **timing)
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, or SIGTERM below
+            asyncio.run(runner.start())
+        print("stopped serving; a batch stopped half-way resumes from the ledger on the next run")
+
+
+def _runner_stopping_on_sigterm(name: str) -> Any:
+    """Prefect's runner (what ``flow.serve`` uses), leaving at once on SIGTERM, as a service
+    manager expects. Prefect 3.8's own handler calls the sync ``stop()`` inside the running
+    loop (an un-awaited coroutine, so nothing stops) and then waits for the flow run in
+    progress, which may be stuck in a platform call for minutes. Every batch step records its
+    intent in the ledger before it acts, so a run stopped half-way is resumed by the next one."""
+    from prefect.runner import Runner
+
+    class _Runner(Runner):
+        def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
+            print("SIGTERM: stopping the flow run in progress and leaving", flush=True)
+            stop_children(FLOW_RUN_GRACE_S)
+            raise KeyboardInterrupt  # unwinds the runner's loop as Ctrl-C does (it pauses the schedule)
+
+    return _Runner(name=name, pause_on_shutdown=True)
+
+
+FLOW_RUN_GRACE_S = 10.0
+
+
+def stop_children(grace_s: float) -> None:
+    """SIGTERM to the flow runs this process started (Prefect marks such a run crashed), then
+    SIGKILL to any still there after ``grace_s`` (one whose threads wait out a network timeout)."""
+    import multiprocessing
+    import time
+
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    deadline = time.monotonic() + grace_s
+    for child in children:
+        child.join(max(0.0, deadline - time.monotonic()))
+        if child.is_alive():
+            child.kill()
+            child.join(5)
 
 
 def campaign_flow() -> Any:

@@ -10,7 +10,7 @@ from flows.config import load_config
 from flows.csv_files import read_csv_frame, write_csv
 from flows.errors import InputFormatError
 from flows.page_text import qc_params
-from flows.submission_formats import read_submissions
+from flows.submission_formats import TRUE_TEXT, read_submissions
 from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, prepare, run_rules
@@ -44,7 +44,11 @@ def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.
 
 def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     frame = read_text_csv(path, ("caption",))
-    checked = spellcheck_frame(frame, min_workers)
+    flags = frame.copy()
+    if "is_precanned" in frame.columns:  # read as text: "0" and "false" are not canned
+        flags["is_precanned"] = frame["is_precanned"].str.strip().str.lower().isin(TRUE_TEXT)
+    checked = spellcheck_frame(flags, min_workers)
+    checked[frame.columns] = frame  # the input's columns as written
     write_csv(checked, out, for_spreadsheet=False)  # corrected captions are data
     return int((checked["edits"] != "").sum())
 

@@ -18,6 +18,7 @@ from flows.csv_files import read_csv_table
 from flows.errors import InputFormatError
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
+TRUE_TEXT = ("1", "true", "yes")  # a yes/no column read as text
 CLT_COLUMNS = ("assignmentid", "workerid", "assignmentaccepttime", "assignmentsubmittime", "Answer.IMG",
                "Answer.IMG_CAPTION")
 TZ_OFFSETS = {"UTC": 0, "GMT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
@@ -95,7 +96,7 @@ def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.
             raise InputFormatError(f"{path}:{line}: needs work_time_s, or accept_time and submit_time")
         row = {k: r[k] for k in PLAIN} | {"work_time_s": seconds}
         if r.get("is_precanned", "").strip():
-            row["is_precanned"] = r["is_precanned"].strip().lower() in ("1", "true", "yes")
+            row["is_precanned"] = r["is_precanned"].strip().lower() in TRUE_TEXT
         out.append(row)
     return pd.DataFrame(out)
 

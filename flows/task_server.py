@@ -44,7 +44,7 @@ from flows.task_site import (  # noqa: F401  (the task server's public names, as
     sign,
     task_secret,
 )
-from flows.task_units import allocate, exact_fields, open_batch_or_reason, secret_fingerprint, xml_safe
+from flows.task_units import allocate, exact_fields, open_batch_or_reason, secret_fingerprint
 from flows.templates import render
 
 MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
@@ -81,7 +81,11 @@ def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
 
 def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) -> dict[str, Any]:
     """Check the session, its signature and that the fields are exactly its unit's, then store
-    the answer and mark the session done, once: a concurrent duplicate finds it done."""
+    the answer and mark the session done, once: a concurrent duplicate finds it done.
+
+    Values are stored as typed, control characters included (text pasted from a word processor
+    can carry a ``\x0b`` the person cannot see, let alone remove): the answer XML carries them
+    (flows/mturk_forms.py), QC sees them, and only the spell-corrected caption turns them into spaces."""
     store = site.store()
     session_id = fields.pop("assignmentId", "")
     given_sig = fields.pop("sig", "")
@@ -97,9 +101,6 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
                 fields, ids, page_names(site, cfg, session["item_ids"])):
             raise Refused(400, "This submission was changed after the page was served, so it was not accepted. "
                                "Reload the task page and submit it again.")
-        if not xml_safe(fields):
-            raise Refused(400, "This submission contains control characters that no task page produces. "
-                               "Remove them from your answers and submit again.")
         if session["submitted_at"] is not None:
             return session  # resubmitting is harmless: same answer, same completion
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import hmac
 import json
-import re
 from typing import Any
 
 from flows.config import CampaignConfig
 from flows.store import Store
 from flows.task_site import Refused, TaskSite, sign
 
-_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
+MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
 def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str],
                 target: int) -> tuple[int, list[str]] | None:
@@ -35,14 +33,13 @@ def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -
     return set(fields) <= page_names and all(fields.get(f"image_id_{i}") == item for i, item in enumerate(ids))
 
 
-def xml_safe(fields: dict[str, str]) -> bool:
-    """Whether every value can be stored as XML 1.0 text (no C0 controls but tab and newlines)."""
-    return not any(_XML_FORBIDDEN.search(v) for v in fields.values())
-
-
 def hold_seconds(cfg: CampaignConfig) -> float:
     """How long an unsubmitted session keeps its unit: the longest a participant may take."""
     return float(max(cfg.assignment_duration_s, 60 * cfg.prolific.maximum_minutes))
+
+
+def _plain_id(value: str) -> bool:
+    return len(value) <= MAX_ID_CHARS and value.isprintable() and not value.isspace()
 
 
 def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tuple[str, str, str, str]:
@@ -50,6 +47,10 @@ def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tup
     if query.get("PROLIFIC_PID") and query.get("SESSION_ID"):
         if not query.get("STUDY_ID"):  # the study says which batch, and which completion code
             raise Refused(403, "This link lacks its STUDY_ID. Open the task from Prolific.")
+        if not all(_plain_id(query[k]) for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")):
+            # stored as the worker id, later shown in terminals and reports: no escape sequences
+            raise Refused(400, "This link's PROLIFIC_PID, STUDY_ID or SESSION_ID is not a Prolific ID. "
+                               "Open the task from Prolific again.")
         return "prolific", query["PROLIFIC_PID"], query["STUDY_ID"], query["SESSION_ID"]
     invite = query.get("invite", "")
     name, _, token = invite.rpartition(".")

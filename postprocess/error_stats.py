@@ -39,7 +39,8 @@ def split_categories(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_summary(df: pd.DataFrame) -> dict[str, Any]:
-    """Congruent share, the category histogram (Table 1 order, then any others), labels per item."""
+    """Congruent share (None without judgements), the category histogram (Table 1 order, then any
+    others), labels per item."""
     data = df.copy()
     data["congruent"] = data["congruent"].astype(str).str.strip().str.lower()
     cats = split_categories(data)
@@ -50,7 +51,7 @@ def error_summary(df: pd.DataFrame) -> dict[str, Any]:
     labels_per = cats.groupby(["item_id", "worker_id"]).size()
     return {
         "judgements": len(data), "items": int(data["item_id"].nunique()),
-        "congruent_share": round(float((data["congruent"] == "congruent").mean()), 4),
+        "congruent_share": round(float((data["congruent"] == "congruent").mean()), 4) if len(data) else None,
         "congruent": int((data["congruent"] == "congruent").sum()), "incongruent": len(incongruent),
         "category_counts": {c: int(counts[c]) for c in ordered},
         "unknown_categories": sorted(set(counts.index) - set(CATEGORY_KEYS)),

@@ -23,10 +23,11 @@ def pair_means(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def rating_summary(df: pd.DataFrame, level: str = "ordinal") -> dict[str, Any]:
-    """Mean per pair, its distribution, and agreement (alpha at ``level``)."""
+    """Mean per pair, its distribution (``mean_of_means`` None without pairs), and agreement (alpha at
+    ``level``)."""
     means = pair_means(df)
     return {
-        "pairs": len(means), "mean_of_means": round(float(means["mean"].mean()), 4),
+        "pairs": len(means), "mean_of_means": round(float(means["mean"].mean()), 4) if len(means) else None,
         "mean_histogram": {str(k): int(v) for k, v in means["mean"].round(2).value_counts().sort_index().items()},
         "agreement": agreement(df, level),
         "per_pair": {str(r.item_id): round(float(r.mean), 4) for r in means.itertuples()},

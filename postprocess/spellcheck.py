@@ -1,7 +1,10 @@
 """Spell-correction of accepted captions with pyspellchecker.
 
-Input columns: ``caption`` (str) and, optionally, ``worker_id`` and ``is_precanned``.
+Input columns: ``caption`` (str) and, optionally, ``worker_id`` and ``is_precanned`` (bool).
 Output: the same frame plus ``caption_corrected`` and ``edits`` (``"teh->the; ..."``).
+``caption_corrected`` has a space for each control character (C0 but tab and newlines, DEL,
+U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unseen; the
+``caption`` column keeps them as typed.
 
 Each unknown token is replaced by its most probable candidate, keeping case and
 punctuation. Tokens are never changed when they contain a digit, are capitalised mid-sentence
@@ -20,6 +23,7 @@ from spellchecker import SpellChecker
 
 _TOKEN = re.compile(r"[^\W_][\w'’]*")  # Unicode-aware: "entrée" is one token
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
 # Edit distance 2 costs up to a second per long token; it is tried only for short tokens
@@ -104,7 +108,8 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
     correct = make_corrector(language)
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
     fixed, edits = [], []
-    for caption, is_canned in zip(df["caption"].fillna("").astype(str), canned, strict=True):
+    for typed, is_canned in zip(df["caption"].fillna("").astype(str), canned, strict=True):
+        caption = _CONTROL.sub(" ", typed)
         if is_canned:
             fixed.append(caption)
             edits.append("")
@@ -118,7 +123,9 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
 
 
 def spelling_stats(df: pd.DataFrame) -> dict[str, int | float]:
-    """Counts for the report: captions checked, captions changed, tokens changed."""
+    """Counts for the report: captions checked, captions changed, tokens changed. Input: the
+    ``edits`` column of :func:`spellcheck_frame` (any dtype; empty or NaN = unchanged); an empty
+    frame gives zeros."""
     changed = df["edits"].fillna("") != ""
     tokens = int(df["edits"].fillna("").map(lambda e: len(e.split("; ")) if e else 0).astype(int).sum())
     return {"captions": len(df), "captions_changed": int(changed.sum()),

@@ -1,22 +1,83 @@
-"""A real, local ``prefect server`` for the tests that need one (schedules, work pools)."""
+"""A real, local ``prefect server`` for the tests that need one (schedules, work pools), and
+process groups that a test always ends: nothing a test starts outlives it."""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def group_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` still running (a zombie has finished: it only awaits its reaping)."""
+    if not Path("/proc/self/stat").exists():  # no procfs: ask the kernel whether the group has anyone
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return []
+        return [pgid]
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _ppid, group = stat.read_text().rsplit(")", 1)[1].split()[:3]  # the name may hold ")"
+        except (OSError, ValueError):
+            continue  # the process ended while we looked
+        if state != "Z" and int(group) == pgid:
+            members.append(int(stat.parent.name))
+    return members
+
+
+def group_gone(proc: subprocess.Popen[Any], within_s: float) -> bool:
+    """Whether ``proc``'s process group (``start_new_session=True``) ends within ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while True:
+        proc.poll()  # reap the leader, or it stays a zombie
+        if not group_members(proc.pid):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+
+
+def stop_group(proc: subprocess.Popen[Any], grace_s: float = 20.0) -> list[int]:
+    """SIGTERM to the whole group, then SIGKILL to whatever is left after ``grace_s`` (a process
+    that ignores SIGTERM, or a child its parent left behind); returns any survivor (none but a
+    process stuck in the kernel). It never raises, so it cannot hide a failing test's error."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        if group_gone(proc, wait_s):
+            break
+    with suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+    return group_members(proc.pid)
+
+
+@contextmanager
+def process_group(args: list[str], grace_s: float = 20.0, **popen: Any) -> Iterator[subprocess.Popen[Any]]:
+    """``subprocess.Popen(args)`` as the leader of a new process group, ended (with everything it
+    started) when the block is left, however it is left."""
+    proc = subprocess.Popen(args, start_new_session=True, **popen)
+    try:
+        yield proc
+    finally:
+        stop_group(proc, grace_s)
 
 
 @contextmanager
@@ -26,9 +87,8 @@ def prefect_server(home: Path, **settings: str) -> Iterator[dict[str, str]]:
     port = free_port()
     env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_UI_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING", **settings}
-    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with process_group([sys.executable, "-m", "prefect", "server", "start", "--port", str(port)],
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
         deadline = time.time() + 90
         while True:
             try:
@@ -38,6 +98,3 @@ def prefect_server(home: Path, **settings: str) -> Iterator[dict[str, str]]:
                 assert server.poll() is None and time.time() < deadline, "the Prefect server did not start"
                 time.sleep(0.5)
         yield {**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)

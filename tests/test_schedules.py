@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ import pytest
 
 from flows.campaign_status import campaign_status
 from flows.store import Store
+from tests.prefect_server import group_gone, group_members, process_group
 from tests.prefect_server import prefect_server as real_prefect_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,17 +38,17 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
         yield env
 
 
+def serve_schedules(config: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "flows.cli", "serve-schedules", str(config), *args]
+
+
 @pytest.mark.prefect
 def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_server: dict[str, str]) -> None:
-    env = prefect_server
-    served = None
-    try:
-        db = tmp_path / "h.db"
-        served = subprocess.Popen(
-            [sys.executable, "-m", "flows.cli", "serve-schedules", str(small_campaign(tmp_path)), "--endpoint-url",
-             sim.url, "--db", str(db), "--out", str(tmp_path / "out")],
-            env=env, cwd=ROOT,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = tmp_path / "h.db"
+    command = serve_schedules(small_campaign(tmp_path), "--endpoint-url", sim.url, "--db", str(db), "--out",
+                              str(tmp_path / "out"))
+    with process_group(command, env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL):
         finished_seen: list[int] = []
         deadline = time.time() + 240
         while time.time() < deadline:
@@ -68,10 +70,46 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
         assert sum(b["hits"] for b in report[0]["batches"]) == len(sim.market.hits)  # at rest: every HIT
         assert finished_seen == sorted(finished_seen) and len(set(finished_seen)) > 2  # seen step by step
         assert (tmp_path / "out" / "vizwiz_captions" / "dataset.json").is_file()
-    finally:
-        if served is not None:
-            served.terminate()
-            served.wait(timeout=30)
+
+
+@pytest.mark.prefect
+def test_serve_schedules_stops_on_sigterm_while_a_batch_hangs(sim, tmp_path: Path,
+                                                               prefect_server: dict[str, str]) -> None:
+    """SIGTERM to `hitflow serve-schedules` alone (as `kill PID` sends it) while a scheduled run is
+    stuck in a platform call: the flow run is stopped and the whole process group is gone within
+    seconds. Prefect's own handler waited for the run to finish (here: minutes of timeouts)."""
+    sim.httpd.pacing.latency_ms = 600_000  # every MTurk call hangs; boto3 gives up after 10 x 30 s
+    db, config = tmp_path / "h.db", small_campaign(tmp_path)
+    # a deployment of its own: the schedule of the test above was paused when its server stopped
+    config.write_text(config.read_text().replace('name = "vizwiz_captions"', 'name = "vizwiz_sigterm"'))
+    command = serve_schedules(config, "--endpoint-url", sim.url, "--db", str(db), "--out", str(tmp_path / "out"))
+    with process_group(command, env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL) as served:
+        deadline = time.time() + 180
+        while not (db.exists() and Store(db).table("items").count_where("campaign = 'vizwiz_sigterm'")):
+            assert time.time() < deadline and served.poll() is None, "no scheduled run started"
+            time.sleep(0.5)
+        time.sleep(2)  # planned: the run is in (or about to make) its first, hanging, platform call
+        assert len(group_members(served.pid)) > 1  # the flow run is a process of its own
+        served.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        gone = group_gone(served, 45)
+        took = time.monotonic() - started
+        assert gone, f"serve-schedules' group still has {group_members(served.pid)} {took:.0f} s after SIGTERM"
+        assert served.returncode == 0
+
+
+def test_a_test_s_process_group_ends_even_when_it_ignores_sigterm() -> None:
+    """The cleanup every test here relies on: a leader that ignores SIGTERM and a child it started
+    are both gone when the block is left (before: terminate() and a wait that timed out, leaving both)."""
+    script = ("import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)']); print('up', flush=True); "
+              "time.sleep(600)")
+    with process_group([sys.executable, "-c", script], grace_s=1, stdout=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None and proc.stdout.readline() == "up\n"
+        time.sleep(0.3)
+        assert len(group_members(proc.pid)) == 2
+    assert group_members(proc.pid) == [] and proc.returncode == -signal.SIGKILL
 
 
 def test_schedules_refuse_the_ephemeral_server(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -97,15 +135,12 @@ def test_a_schedule_comes_back_to_a_live_prolific_campaign(tmp_path: Path, prefe
     text = config.read_text().replace('name = "vizwiz_captions"', 'name = "vizwiz_live"')
     config.write_text(text.replace("batches = 5 ", "batches = 2 ").replace("[timing]", '[timing]\ndetach = "always"'))
     cfg, db = load_config(config), tmp_path / "h.db"
-    served = None
     with SimServer(seed=2, speed=600, arrival_mean_s=45) as sim, \
             TaskServer(TaskSite(db, {cfg.name: cfg}, cfg.prolific.completion_base)) as task_server:
-        try:
-            served = subprocess.Popen(
-                [sys.executable, "-m", "flows.cli", "serve-schedules", str(config), "--platform", "prolific",
-                 "--endpoint-url", sim.url, "--task-url", task_server.url, "--db", str(db), "--out",
-                 str(tmp_path / "out")], env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
+        command = serve_schedules(config, "--platform", "prolific", "--endpoint-url", sim.url, "--task-url",
+                                  task_server.url, "--db", str(db), "--out", str(tmp_path / "out"))
+        with process_group(command, env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL):
             deadline = time.time() + 300
             while time.time() < deadline:
                 time.sleep(1)
@@ -113,10 +148,6 @@ def test_a_schedule_comes_back_to_a_live_prolific_campaign(tmp_path: Path, prefe
                 if report and report[0]["status"] == "done":
                     break
             assert report and report[0]["status"] == "done"
-        finally:
-            if served is not None:
-                served.terminate()
-                served.wait(timeout=30)
         store = Store(db)
         assert {sim.prolific.studies[r["study_id"]]["status"] for r in store.rows("SELECT study_id FROM studies")} \
             == {"COMPLETED"}

@@ -8,7 +8,7 @@ from typing import Any
 
 from flows.sim.market import MTurkError
 
-ID_PATTERN = re.compile(r"^[A-Z0-9]+$")
+ID_PATTERN = re.compile(r"[A-Z0-9]+")  # used with fullmatch: "$" would let a final "\n" through
 CURRENCY = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
 COMPARATORS = {"LessThan", "LessThanOrEqualTo", "GreaterThan", "GreaterThanOrEqualTo", "EqualTo",
                "NotEqualTo", "Exists", "DoesNotExist", "In", "NotIn"}
@@ -29,7 +29,7 @@ def need(params: dict[str, Any], *names: str) -> None:
 
 
 def check_id(value: Any, what: str, code: str) -> str:
-    if not isinstance(value, str) or not (1 <= len(value) <= 64) or not ID_PATTERN.match(value):
+    if not isinstance(value, str) or not (1 <= len(value) <= 64) or not ID_PATTERN.fullmatch(value):
         raise MTurkError(code, f"{what} {value!r} does not match the ID pattern [A-Z0-9]+ (1-64 chars).")
     return value
 

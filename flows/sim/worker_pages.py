@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlencode
 
 from flows.mturk_forms import answer_xml
 from flows.sim.market import Assignment
+from flows.sim.validation import ID_PATTERN
 
 
 class BadRequest(Exception):
@@ -44,6 +45,9 @@ class WorkerPages(BaseHTTPRequestHandler):
             worker = query.get("workerId", "")
             if hit is None or not worker:
                 return self._send(400, b"hitId and workerId are required.", "text/plain")
+            if len(worker) > 64 or not ID_PATTERN.fullmatch(worker):  # what MTurk's own calls accept later
+                return self._send(400, b"workerId must be an MTurk worker ID: 1-64 characters, A-Z and 0-9.",
+                                  "text/plain")
             a = Assignment(market.new_id(), hit.fields["HITId"], worker, market.now, None,
                            market.now + int(hit.fields["AssignmentDurationInSeconds"]))
             market.assignments[a.assignment_id] = a
