@@ -201,15 +201,46 @@ def answer_xml(values: dict[str, str]) -> str:
 
 
 def parse_answer_xml(xml: str) -> dict[str, str]:
-    """Field name -> value; raises ``ET.ParseError`` with the reason on malformed XML."""
-    root = ET.fromstring(xml)
+    """Field name -> value; raises ``ET.ParseError`` with the reason on malformed XML.
+
+    Another producer (the real MTurk) may write a character XML 1.0 cannot carry raw or as a
+    reference (``&#11;``): such an answer is read with the character kept (a lone surrogate as
+    U+FFFD, which no text store takes), rather than lost as malformed."""
+    try:
+        root, marked = ET.fromstring(xml), False
+    except (ET.ParseError, UnicodeEncodeError):  # a raw lone surrogate cannot even be encoded to parse
+        if _MARK_OPEN in xml or not (_NOT_XML.search(xml) or _CHAR_REF.search(xml)):
+            raise
+        root, marked = ET.fromstring(_CHAR_REF.sub(_mark_ref, _NOT_XML.sub(lambda m: _mark(ord(m[0])), xml))), True
     out: dict[str, str] = {}
     for ans in root.iter(f"{{{NS_ANSWERS}}}Answer"):
         qid = _text(ans.find(f"{{{NS_ANSWERS}}}QuestionIdentifier"))
         free = ans.find(f"{{{NS_ANSWERS}}}FreeText")
         sel = [e.text or "" for e in ans.iter(f"{{{NS_ANSWERS}}}SelectionIdentifier")]
         out[qid] = _text(free) if free is not None else "|".join(sel)
-    return out
+    return {_unmark(k): _unmark(v) for k, v in out.items()} if marked else out
+
+
+_MARK_OPEN, _MARK_CLOSE = "\ue000\u2060", "\u2060\ue000"  # private use + word joiner: a marker no answer holds
+_CHAR_REF = re.compile(r"&#(?:x([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
+_MARKED = re.compile(f"{_MARK_OPEN}([0-9a-f]+){_MARK_CLOSE}")
+
+
+def _mark(code: int) -> str:
+    return f"{_MARK_OPEN}{code:x}{_MARK_CLOSE}"
+
+
+def _mark_ref(m: re.Match[str]) -> str:
+    code = int(m[1], 16) if m[1] else int(m[2])
+    return _mark(code) if code > 0x10FFFF or _NOT_XML.match(chr(code)) else m[0]
+
+
+def _unmark(text: str) -> str:
+    def char(m: re.Match[str]) -> str:
+        code = int(m[1], 16)
+        return "\ufffd" if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF else chr(code)
+
+    return _MARKED.sub(char, text)
 
 
 def html_question(html: str, frame_height: int = 0) -> str:

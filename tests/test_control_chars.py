@@ -8,6 +8,8 @@ U+FFFE/U+FFFF, lone surrogates). The behaviour, on every route:
 - a participant is never refused for a character they cannot see (text pasted from a word
   processor carries ``\\x0b``); ids are: a worker id or Prolific id with control characters is
   refused with a 400 that says what to do;
+- answer XML from another producer with such a character raw or as a reference (``&#11;``) is
+  read with the character kept (a lone surrogate as U+FFFD), not flagged malformed;
 - bytes that are not UTF-8 cannot be text: the simulator's externalSubmit refuses such a body
   (400), the task server (like a browser) reads them as U+FFFD; a percent-encoded lone surrogate
   becomes U+FFFD on both.
@@ -16,6 +18,7 @@ U+FFFE/U+FFFF, lone surrogates). The behaviour, on every route:
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -29,7 +32,7 @@ from flows.batch_collect import answer_rows
 from flows.batch_publish import publish_batch
 from flows.campaign import advance_batch
 from flows.campaign_plan import plan_items
-from flows.mturk_forms import answer_xml, parse_answer_xml
+from flows.mturk_forms import NS_ANSWERS, answer_xml, parse_answer_xml
 from flows.outputs import write_outputs
 from tests.fuzz_support import FUZZ
 from tests.test_campaign import make_run
@@ -54,6 +57,41 @@ def test_each_character_round_trips_through_the_answer_xml(char: str) -> None:
 def test_any_text_round_trips_surrogates_included(values: dict[str, str]) -> None:
     """Any str in, the same str out, never an exception (fuzz_inputs' strategy leaves surrogates out)."""
     assert parse_answer_xml(answer_xml(values)) == values
+
+
+@pytest.mark.parametrize("form", ["raw", "decimal", "hex"])
+@pytest.mark.parametrize("char", NOT_XML, ids=[f"U+{ord(c):04X}" for c in NOT_XML])
+def test_answers_another_producer_wrote_are_read_not_lost(char: str, form: str) -> None:
+    """XML that carries the character raw or as a reference (``&#11;``), as the real MTurk might:
+    read with the character kept (a lone surrogate, which SQLite cannot store, as U+FFFD), where
+    before the assignment was kept only raw and flagged malformed_answer."""
+    written = {"raw": char, "decimal": f"&#{ord(char)};", "hex": f"&#x{ord(char):X};"}[form]
+    xml = (f'<QuestionFormAnswers xmlns="{NS_ANSWERS}"><Answer><QuestionIdentifier>image_id_0</QuestionIdentifier>'
+           f'<FreeText>im0</FreeText></Answer><Answer><QuestionIdentifier>caption_0</QuestionIdentifier>'
+           f"<FreeText>A can{written}of soup &amp;#11; &lt;b&gt;</FreeText></Answer></QuestionFormAnswers>")
+    kept = "\ufffd" if 0xD800 <= ord(char) <= 0xDFFF else char
+    assert answer_rows("A1", xml, ["im0"]) == [{"assignment_id": "A1", "item_id": "im0", "field": "caption",
+                                                "value": f"A can{kept}of soup &#11; <b>"}]
+
+
+@FUZZ
+@given(st.one_of(any_text, any_text.map(lambda t: f'<QuestionFormAnswers xmlns="{NS_ANSWERS}"><Answer>'
+                                                  f"<QuestionIdentifier>q</QuestionIdentifier><FreeText>{t}</FreeText>"
+                                                  "</Answer></QuestionFormAnswers>")))
+def test_any_text_is_read_or_refused_with_a_parse_error(text: str) -> None:
+    """What collection catches is ET.ParseError; a raw lone surrogate raised UnicodeEncodeError."""
+    try:
+        parsed = parse_answer_xml(text)
+    except ET.ParseError as exc:
+        assert str(exc)
+    else:
+        assert all(isinstance(v, str) and not any(0xD800 <= ord(c) <= 0xDFFF for c in v) for v in parsed.values())
+
+
+def test_a_malformed_answer_stays_malformed() -> None:
+    for xml in ("<a>\x0b<b></a>", f'<QuestionFormAnswers xmlns="{NS_ANSWERS}"><Answer>&#11;'):
+        with pytest.raises(ET.ParseError):
+            parse_answer_xml(xml)
 
 
 def _fill(page: str, chars: str) -> dict[str, str]:

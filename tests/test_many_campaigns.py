@@ -15,7 +15,7 @@ import pytest
 from flows.errors import CampaignBusyError
 from flows.sim.pacing import Pacing
 from flows.store import Store
-from tests.prefect_server import prefect_server
+from tests.prefect_server import prefect_server, stop_group
 
 ROOT = Path(__file__).resolve().parents[1]
 POOL = "hitflow-many"
@@ -71,8 +71,8 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
         worker_env = {**env, "PREFECT_LOGGING_LEVEL": "INFO"}  # the log names each run a worker submits
         start = [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--limit", "1", "--name"]
         worker_logs = {w: (tmp_path / f"{w}.log").open("w") for w in ("w1", "w2")}
-        workers = [subprocess.Popen([*start, w], env=worker_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
-                   for w, log in worker_logs.items()]
+        workers = [subprocess.Popen([*start, w], env=worker_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True) for w, log in worker_logs.items()]
         try:
             with temporary_settings({PREFECT_API_URL: env["PREFECT_API_URL"]}), \
                     get_client(sync_client=True) as client:
@@ -92,9 +92,8 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
                     fr := {n: client.read_flow_run(i) for n, i in runs.items()}) and all(
                     r.state and r.state.is_final() for r in fr.values()) and fr, 240)
         finally:
-            for proc in workers:
-                proc.terminate()
-                proc.wait(timeout=30)
+            for proc in workers:  # with the flow-run processes each started
+                stop_group(proc)
             for log in worker_logs.values():
                 log.close()
     assert {n: r.state.type.value for n, r in final.items()} == dict.fromkeys(runs, "COMPLETED")
