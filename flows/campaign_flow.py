@@ -154,10 +154,15 @@ def _runner_stopping_on_sigterm(name: str) -> Any:
     from prefect.runner import Runner
 
     class _Runner(Runner):
+        stop_task: asyncio.Task[None] | None = None
+
         def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
             print("SIGTERM: stopping the flow run in progress and leaving", flush=True)
             stop_children(FLOW_RUN_GRACE_S)
-            raise KeyboardInterrupt  # unwinds the runner's loop as Ctrl-C does (it pauses the schedule)
+            if not self.started or self.stop_task is not None:  # still starting, or a second SIGTERM
+                raise KeyboardInterrupt
+            # the handler runs on the loop's own thread; astop() pauses polling and ends start()
+            self.stop_task = asyncio.get_running_loop().create_task(self.astop())
 
     return _Runner(name=name, pause_on_shutdown=True)
 

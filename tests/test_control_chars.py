@@ -130,6 +130,8 @@ def test_worker_page_answers_reach_qc_and_the_dataset(sim, tmp_path: Path) -> No
         for i in range(5):
             for field in ("caption", "text_present", "start_ms"):
                 assert stored[(field, values[f"image_id_{i}"])] == values[f"{field}_{i}"]
+    decided = {r["assignment_id"] for r in run.store.rows("SELECT assignment_id FROM decisions")}
+    assert decided >= set(typed)  # QC and the decision step went over every one of them
     write_outputs(run, tmp_path / "out")
     annotations = json.loads((tmp_path / "out" / "dataset.json").read_text())["annotations"]
     mine = [a for a in annotations if a["assignment_id"] in typed]
