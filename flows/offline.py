@@ -44,10 +44,10 @@ def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.
 
 def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     frame = read_text_csv(path, ("caption",))
-    flags = frame.copy()
+    typed = frame.copy()
     if "is_precanned" in frame.columns:  # read as text: "0" and "false" are not canned
-        flags["is_precanned"] = frame["is_precanned"].str.strip().str.lower().isin(TRUE_TEXT)
-    checked = spellcheck_frame(flags, min_workers)
+        typed["is_precanned"] = frame["is_precanned"].str.strip().str.lower().isin(TRUE_TEXT)
+    checked = spellcheck_frame(typed, min_workers)
     checked[frame.columns] = frame  # the input's columns as written
     write_csv(checked, out, for_spreadsheet=False)  # corrected captions are data
     return int((checked["edits"] != "").sum())

@@ -13,6 +13,7 @@ from flows.task_site import Refused, TaskSite, sign
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
+
 def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str],
                 target: int) -> tuple[int, list[str]] | None:
     """``units``: (unit, item ids, sessions holding it). The least-held unit below ``target``
