@@ -18,7 +18,7 @@ from flows.summary import shortfall_lines
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
-from postprocess.spellcheck import spellcheck_frame, spelling_stats
+from postprocess.spellcheck import CONTROL_CHARS, spellcheck_frame, spelling_stats
 from qc.worker_history import history_table
 
 FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
@@ -45,7 +45,7 @@ def accepted_captions(run: Run) -> pd.DataFrame:
                                      index=frame.index, dtype=bool)
     good = frame[~frame["is_rejected"]]
     checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers)
-    frame["caption_corrected"] = frame["caption"]
+    frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
     return _with_scores(run, frame)

@@ -23,7 +23,7 @@ from spellchecker import SpellChecker
 
 _TOKEN = re.compile(r"[^\W_][\w'’]*")  # Unicode-aware: "entrée" is one token
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
+CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
 # Edit distance 2 costs up to a second per long token; it is tried only for short tokens
@@ -109,7 +109,7 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
     fixed, edits = [], []
     for typed, is_canned in zip(df["caption"].fillna("").astype(str), canned, strict=True):
-        caption = _CONTROL.sub(" ", typed)
+        caption = CONTROL_CHARS.sub(" ", typed)
         if is_canned:
             fixed.append(caption)
             edits.append("")

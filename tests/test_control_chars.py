@@ -132,10 +132,14 @@ def test_worker_page_answers_reach_qc_and_the_dataset(sim, tmp_path: Path) -> No
                 assert stored[(field, values[f"image_id_{i}"])] == values[f"{field}_{i}"]
     decided = {r["assignment_id"] for r in run.store.rows("SELECT assignment_id FROM decisions")}
     assert decided >= set(typed)  # QC and the decision step went over every one of them
+    struck = next(iter(typed))  # a reviewer strikes one caption: rejected captions are not spell-checked
+    run.store.table("struck_captions").insert({"campaign": run.cfg.name, "assignment_id": struck,
+                                               "image_id": typed[struck]["image_id_0"], "reviewer": "r",
+                                               "reason": "test", "struck_at": 0.0})
     write_outputs(run, tmp_path / "out")
     annotations = json.loads((tmp_path / "out" / "dataset.json").read_text())["annotations"]
     mine = [a for a in annotations if a["assignment_id"] in typed]
-    assert len(mine) == 5 * len(typed)
+    assert len(mine) == 5 * len(typed) and sum(a.get("is_rejected", 0) for a in mine) >= 1
     for a in mine:
         assert a["caption_original"] in {v for values in typed.values() for v in values.values()}
         assert not any(c in a["caption"] for c in NOT_XML) and "A can of soup" in a["caption"]
