@@ -19,9 +19,9 @@ import pytest
 
 from flows.cli import main
 from flows.errors import ConfigError
-from flows.mturk_forms import html_question
+from flows.platforms.mturk_forms import html_question
+from flows.platforms.targets import open_session
 from flows.sim.server import MAX_BODY, SimServer
-from flows.targets import open_session
 from tests.conftest import advance
 from tests.test_sim_contract import PAGE, hit_type, post
 
