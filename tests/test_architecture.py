@@ -28,9 +28,7 @@ SIM_SEAMS = {
 # XML codec and fee table already moved out: flows/platforms/mturk_forms.py, flows/platforms/mturk_fees.py). A stale
 # entry fails the test too, so the list only shrinks.
 KNOWN_SIM_IMPORTS = {
-    "flows/campaigns/budget.py": {"flows.sim.prolific_state"},  # Prolific's fee rule, for an offline estimate
     "flows/studies/study_links.py": {"flows.sim", "flows.sim.crowd", "flows.sim.volunteers", "flows.sim.server"},
-    "flows/campaigns/campaign_flow.py": {"flows.sim.server"},  # serve-schedules starts a simulator of its own
 }
 
 # Modules over MAX_LINES that other work owns today, at their size when this list was written:

@@ -15,6 +15,7 @@ from decimal import Decimal
 from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost
 from flows.config import CampaignConfig
 from flows.errors import BudgetError
+from flows.platforms.prolific_fees import cost_of
 from flows.store import Store
 
 Quote = Callable[[int, int], int]  # (reward in minor units, places) -> total with fees in minor units
@@ -66,8 +67,6 @@ def campaign_estimate(cfg: CampaignConfig, hits_per_batch: dict[int, int], platf
 
 
 def offline_prolific_quote(reward_minor: int, places: int) -> int:
-    from flows.sim.prolific_state import cost_of  # Prolific's published fee rule, as the simulator applies it
-
     rewards, fees = cost_of(reward_minor, places)
     return rewards + fees
 

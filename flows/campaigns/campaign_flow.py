@@ -21,7 +21,7 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.config import load_config
 from flows.errors import BatchOpen
-from flows.platforms.targets import open_session
+from flows.platforms.targets import open_session, simulator_server
 from flows.store import DEFAULT_DB, Store
 
 
@@ -127,9 +127,7 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
                               else {"cron": cfg.schedule_cron})
     with contextlib.ExitStack() as stack:
         if not endpoint_url and target == "sim":  # a simulator that lives as long as the schedule is served
-            from flows.sim.server import SimServer
-
-            endpoint_url = stack.enter_context(SimServer(speed=3600)).url
+            endpoint_url = stack.enter_context(simulator_server(speed=3600))
         print(f"target: {'simulator' if target == 'sim' else target} at {endpoint_url or 'its default URL'}; "
               f"serving {cfg.name} on {platform} every {cfg.schedule_interval_s or cfg.schedule_cron} "
               "(one batch per run)")

@@ -166,3 +166,13 @@ def _prolific_sim(t: mturk.Target) -> Session:
     plain = _sim_session(t)
     return Session(mturk.Target("sim", t.endpoint_url, t.state), prolific.make_client(t.endpoint_url, simulator=True),
                    plain.wait, truth, plain.clock)
+
+
+@contextmanager
+def simulator_server(speed: float) -> Iterator[str]:
+    """A simulator as an HTTP server of its own, for as long as the block runs; yields its URL
+    (``serve-schedules`` keeps one up so every scheduled run talks to the same marketplace)."""
+    from flows.sim.server import SimServer
+
+    with SimServer(speed=speed) as server:
+        yield server.url
