@@ -15,11 +15,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flows.campaigns.item_generator import PREFIX, generated_items
 from flows.config_file import read_toml, shown, validate
 from flows.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
 from flows.config_types import parse_budget
 from flows.errors import ConfigError
+from flows.item_generator import PREFIX, generated_items
 from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy

@@ -18,7 +18,7 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from flows.campaigns.campaign_lock import hold_campaign_lock
+from flows.campaign_lock import hold_campaign_lock
 from flows.ledger_db import LedgerDatabase
 
 DEFAULT_DB = Path("runs/hitflow.db")

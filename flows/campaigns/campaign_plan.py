@@ -11,10 +11,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flows.campaigns.item_generator import scaled_copy
 from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.errors import BudgetError, InputFormatError
+from flows.item_generator import scaled_copy
 from flows.platforms import mturk_adapter as mturk
 from flows.platforms.mturk_fees import mturk_fee
 from flows.store import Store

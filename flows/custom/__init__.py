@@ -4,5 +4,6 @@ Owns reading the rules a page's own controls declare (``form_spec``), the custom
 outputs, and ``hitflow new`` (``scaffold``).
 
 May import: the core modules at the top of ``flows/``, ``flows.platforms``, ``flows.taskserver``,
-``qc`` and ``postprocess``.
+``flows.campaigns`` (the run and the QC step's flag table it reuses), ``flows.studies`` (how a
+served page's responses are read back), ``qc`` and ``postprocess``.
 """

@@ -5,6 +5,7 @@ table; the Prolific adapter (httpx) and Prolific's batch steps; the choice of ta
 default); the decision senders per platform; the readers of platforms' results files.
 
 May import: the core modules at the top of ``flows/`` (store, config, errors, ledger), ``qc`` and
-``postprocess``; the task server only for the pages a study links to. Never ``flows.sim`` at module
-level: only ``targets`` opens a simulator, inside a function.
+``postprocess``; ``flows.taskserver`` for the links and completion codes a Prolific study carries.
+
+The simulator is never imported at module level: only ``targets`` opens one, inside a function.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-GENERATED_DIR = Path(__file__).resolve().parents[2] / "runs" / "generated"
+GENERATED_DIR = Path(__file__).resolve().parents[1] / "runs" / "generated"
 URL_BASE = "https://example.org/vizwiz-synthetic/"
 PREFIX = "generate:"
 
