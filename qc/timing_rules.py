@@ -29,11 +29,17 @@ def time_outlier_method(params: dict[str, Any]) -> str:
     return str(method)
 
 
+def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per assignment with a time: ``worker_id, work_time_s`` (a caption row repeats its
+    assignment's time, so the unit of a timing rule is the assignment, not the caption)."""
+    return df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+
+
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) of log times
     (``robust_both``: or above median * exp(k * MAD-sigma))."""
     k = float(params.get("time_outlier_sigmas", 1.95))
-    per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+    per_assignment = assignment_times(df)
     if len(per_assignment) < 2:
         return flag_frame([])
     logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))

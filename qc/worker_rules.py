@@ -15,7 +15,7 @@ import pandas as pd
 
 from qc.char_counts import upper_and_letters
 from qc.flags import flag_columns, flag_frame, register
-from qc.timing_rules import robust_time_outlier, time_outlier_method
+from qc.timing_rules import assignment_times, robust_time_outlier, time_outlier_method
 
 
 @register("time_outlier", "worker")
@@ -24,7 +24,7 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if time_outlier_method(params) != "seed":  # the options of qc/timing_rules.py
         return robust_time_outlier(df, params)
     k = float(params.get("time_outlier_sigmas", 1.95))
-    per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+    per_assignment = assignment_times(df)
     if len(per_assignment) < 2:
         return flag_frame([])
     times = per_assignment["work_time_s"].astype(float)
