@@ -158,10 +158,9 @@ def _prolific_session(target: str, endpoint_url: str, live: bool, seed: int | No
 
 def _prolific_sim(t: mturk.Target) -> Session:
     from flows.platforms import prolific_adapter as prolific
-    from flows.sim.prolific_people import participant_id
 
-    def truth() -> list[dict[str, Any]]:  # the same crowd, under their Prolific ids
-        return [{**w, "worker_id": participant_id(w["worker_id"])} for w in mturk.sim_ground_truth(t)]
+    def truth() -> list[dict[str, Any]]:  # the crowd and the panel's newcomers, under their Prolific ids
+        return mturk.sim_ground_truth(t, platform="prolific")
 
     plain = _sim_session(t)
     return Session(mturk.Target("sim", t.endpoint_url, t.state), prolific.make_client(t.endpoint_url, simulator=True),

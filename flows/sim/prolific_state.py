@@ -132,6 +132,10 @@ class ProlificState:
         self.settle(study)
         return study
 
+    def panel_truth(self) -> list[dict[str, Any]]:
+        """Every simulated participant's profile, under their Prolific id (the pumps that have people)."""
+        return [row for pump in self.pumps for row in getattr(pump, "truth", list)()]
+
     def settle(self, study: dict[str, Any]) -> None:
         """A stopped (or full) study whose every submission is decided is COMPLETED; its reserve is freed."""
         subs = [s for s in self.submissions.values() if s["study_id"] == study["id"]]
