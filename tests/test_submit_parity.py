@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,16 @@ SPECS = st.builds(SubmitRules, min_words=st.integers(0, 12), one_sentence=st.boo
 def test_page_simulator_and_server_agree_on_generated_captions(scripts: PageScripts, text: str,
                                                                 rules: SubmitRules) -> None:
     three_verdicts(scripts, text, rules)
+
+
+def test_page_and_server_split_words_on_the_same_characters(scripts: PageScripts) -> None:
+    """Every space-like, control and format character (where SPACE could hide on either side):
+    the page and the server split "a<c>b" into the same number of words."""
+    kinds = {"Zs", "Zl", "Zp", "Cc", "Cf"}
+    candidates = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in kinds or chr(c).isspace()]
+    two_words = SubmitRules(min_words=2, one_sentence=False, banned_prefixes=(), required=False)
+    splits = {c for c in candidates if not scripts.violations(f"a{c}b", two_words)}
+    assert splits == {c for c in candidates if not violations(f"a{c}b", two_words)} == set(SPACE)
 
 
 VIZWIZ = SubmitRules(max_chars=60)
