@@ -161,7 +161,7 @@ def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # t
     return op
 
 
-# flows.analysis.KINDS, spelled here so `--help` does not import pandas and scipy (a test keeps them equal)
+# flows.studies.analysis.KINDS, spelled here so `--help` does not import pandas and scipy (a test keeps them equal)
 ANALYZE_KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
 ANALYZE_HELP = """kinds and the CSV columns each reads:
   agreement  item_id, worker_id, label                       (--level nominal|ordinal|interval)

@@ -20,7 +20,7 @@ from flows.config_schema import ConfigFile, GatingSection, PolicySection, Prolif
 from flows.config_types import parse_budget
 from flows.errors import ConfigError
 from flows.item_generator import PREFIX, generated_items
-from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
+from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
@@ -93,13 +93,13 @@ class CampaignConfig:
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
     prolific: ProlificSettings = ProlificSettings()
-    study: StudySettings | None = None  # set for the human-evaluation pages (flows/study_config.py)
+    study: StudySettings | None = None  # set for the human-evaluation pages (flows/studies/study_config.py)
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
     accept_partial: bool = False
     fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
     review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
     review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
-    template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom_task.py)
+    template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
     task_url: str = ""  # [target] task_url: the running task server's public base URL
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"

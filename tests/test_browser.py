@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from flows.mturk_forms import html_question, parse_answer_xml
+from flows.platforms.mturk_forms import html_question, parse_answer_xml
 from flows.templates import render, sample_context
 from qc.submit_rules import CANNED_TEXT, SubmitRules, violations
 

@@ -12,7 +12,7 @@ import boto3
 import pandas as pd
 import pytest
 
-from flows.campaign_flow import run_campaign
+from flows.campaigns.campaign_flow import run_campaign
 from flows.config import load_config
 from flows.errors import ConfigError
 from flows.sim.server import SimServer
@@ -164,8 +164,8 @@ def test_config_follows_the_seed() -> None:
 
 
 def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
-    from flows.campaign_plan import cost_per_assignment, qualification_test_cost
-    from flows.dry_run import plan_calls
+    from flows.campaigns.campaign_plan import cost_per_assignment, qualification_test_cost
+    from flows.campaigns.dry_run import plan_calls
 
     cfg = load_config(CONFIG)
     plan = plan_calls(cfg)
@@ -178,8 +178,8 @@ def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
 def test_status_and_report_count_the_qualification_test(finished: tuple[Path, Path]) -> None:
     from decimal import Decimal
 
-    from flows.campaign_plan import qualification_test_cost
-    from flows.campaign_status import campaign_status, format_status
+    from flows.campaigns.campaign_plan import qualification_test_cost
+    from flows.campaigns.campaign_status import campaign_status, format_status
 
     db, out = finished
     cfg = load_config(CONFIG)
@@ -198,7 +198,7 @@ def test_status_and_report_count_the_qualification_test(finished: tuple[Path, Pa
 def test_a_blank_caption_posted_around_the_page_is_rejected() -> None:
     """min_words = 0 here, so only the required rule can catch a blank caption; the server runs it
     as batch QC does (the config's rules and parameters) and the config's policy rejects the work."""
-    from flows.page_text import qc_params
+    from flows.campaigns.page_text import qc_params
     from qc.decisions import decide
     from qc.runner import prepare, run_rules
 

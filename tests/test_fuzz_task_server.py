@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
-from flows.mturk_forms import form_fields
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import form_fields
 from flows.store import Store
-from flows.task_guard import SessionLimits
-from flows.task_server import TaskSite, make_app, sign
-from flows.task_units import xml_safe
+from flows.taskserver.task_guard import SessionLimits
+from flows.taskserver.task_server import TaskSite, make_app, sign
+from flows.taskserver.task_units import xml_safe
 from tests.test_task_server import CONFIG, answers_for
 
 STUDY = "f" * 24

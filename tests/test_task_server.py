@@ -13,14 +13,14 @@ from typing import Any
 import httpx
 import pytest
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
-from flows.mturk_forms import form_fields, parse_answer_xml
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import form_fields, parse_answer_xml
 from flows.store import Store
-from flows.task_server import TaskSite, completion_code, invite_link
-from flows.task_server_thread import TaskServer
-from flows.task_units import choose_unit
+from flows.taskserver.task_server import TaskSite, completion_code, invite_link
+from flows.taskserver.task_server_thread import TaskServer
+from flows.taskserver.task_units import choose_unit
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
