@@ -64,3 +64,11 @@ def test_required_auto_approval_delay(tmp_path: Path) -> None:
     text = BASE.replace("auto_approval_delay_s = 259200", "")
     with pytest.raises(ConfigError, match=r"\[timing\].auto_approval_delay_s is required"):
         load_config(write(tmp_path, text))
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml")),
+                         ids=lambda p: p.name)
+def test_every_rule_that_rejects_work_is_run(path: Path) -> None:
+    """A reject rule that QC never runs can never fire (a blank Flickr8k caption once passed this way)."""
+    cfg = load_config(path)
+    assert set(cfg.policy.reject_rules) <= set(cfg.qc_rules), set(cfg.policy.reject_rules) - set(cfg.qc_rules)
