@@ -121,7 +121,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         raise ConfigError(f"{path}: [study].{exc}") from exc
     budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
     qc = doc.qc
-    return CampaignConfig(
+    cfg = CampaignConfig(
         path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
         keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit,
         assignments_per_image=camp.assignments_per_image, batches=camp.batches, reward=camp.reward_usd,
@@ -142,6 +142,20 @@ def load_config(path: str | Path) -> CampaignConfig:
         prolific=_prolific(doc.prolific), study=study,
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
+    _check_policy_rules_run(path, doc.policy, cfg.qc_rules)
+    return cfg
+
+
+def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str, ...]) -> None:
+    """A rule the policy names must be one QC runs, or its flag never comes and the policy
+    silently does nothing (a blank caption passed Flickr8k's QC so). Only keys the file sets; block
+    thresholds may wait for a rule not enabled yet (the full-scale config keeps some so)."""
+    for key in ("reject_rules", "review_rules"):
+        named = getattr(sec, key) if key in sec.model_fields_set else None
+        idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules]
+        if idle:
+            raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
+                        "to [qc].rules or take it out of the policy")
 
 
 def _fail(path: Path, section: str, key: str, why: str) -> ConfigError:
