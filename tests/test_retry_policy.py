@@ -44,7 +44,8 @@ def prolific_client(replies: list[Callable[[httpx.Request], httpx.Response]],
     return prolific.ProlificClient(http, "https://api.prolific.test", policy), seen
 
 
-def answer(status: int, body: dict[str, Any] | None = None, **headers: str) -> Callable[[httpx.Request], httpx.Response]:
+def answer(status: int, body: dict[str, Any] | None = None,
+           **headers: str) -> Callable[[httpx.Request], httpx.Response]:
     return lambda request: httpx.Response(status, json=body or {}, headers=headers)
 
 
@@ -64,7 +65,7 @@ def test_a_429_is_retried_after_the_seconds_retry_after_states() -> None:
 
 def test_retry_after_as_an_http_date_is_honoured_and_a_long_one_capped() -> None:
     sleep = FakeSleep()
-    client, seen = prolific_client([answer(429, **{"Retry-After": formatdate(NOW + 30, usegmt=True)}),
+    client, _ = prolific_client([answer(429, **{"Retry-After": formatdate(NOW + 30, usegmt=True)}),
                                     answer(429, **{"Retry-After": "86400"}), answer(200, {"ok": 1})], sleep)
     assert prolific.get_study(client, "s1") == {"ok": 1}
     assert sleep.waits == [30.0, 60.0]  # the date 30 s ahead of the clock; a day capped at 60 s
@@ -111,9 +112,10 @@ def test_a_repeatable_post_is_retried_after_a_timeout() -> None:
 
 def test_paying_bonuses_is_not_repeated_after_a_server_error() -> None:
     client, seen = prolific_client([answer(201, {"id": "bonus-1"}), answer(500), answer(200, {})], FakeSleep())
-    with pytest.raises(PlatformError, match="bulk-bonus-payments/bonus-1/pay/ failed .*not repeated"):
+    with pytest.raises(PlatformError, match=r"bulk-bonus-payments/bonus-1/pay/ failed .*not repeated"):
         prolific.pay_bonuses(client, "s1", {"p1": prolific.Decimal("1.00")})
-    assert [r.url.path for r in seen] == ["/api/v1/submissions/bonus-payments/", "/api/v1/bulk-bonus-payments/bonus-1/pay/"]
+    assert [r.url.path for r in seen] == ["/api/v1/submissions/bonus-payments/",
+                                          "/api/v1/bulk-bonus-payments/bonus-1/pay/"]
 
 
 # MTurk through the simulator ---------------------------------------------------------------------
