@@ -36,8 +36,8 @@ def test_sim_serve_is_quiet_by_default(tmp_path: Path) -> None:
         port = s.getsockname()[1]
     err_file = tmp_path / "stderr.txt"
     with err_file.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--speed", "0"],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=err, text=True)
+        argv = [sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--speed", "0"]
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=err, text=True)
         try:
             assert proc.stdout and proc.stdout.readline().startswith("target: simulator at")
             deadline = time.time() + 20
