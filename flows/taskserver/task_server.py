@@ -2,7 +2,7 @@
 MTurk ExternalQuestion workers. Every response is stored in SQLite before the server answers.
 
 Routes (nothing else is served): ``GET /health``; ``GET /task/<campaign>`` with Prolific's
-``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<name>.<token>``, or
+``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<signed token>``, or
 MTurk's ``assignmentId``/``hitId``/``workerId``/``turkSubmitTo``; ``POST /task/<campaign>/submit``.
 What it defends against and how: docs/security.md.
 """
