@@ -26,7 +26,7 @@ def cmd_analyze(a: argparse.Namespace) -> int:
 
 def cmd_run(a: argparse.Namespace) -> int:
     from flows.campaigns.campaign_run import run_campaign
-    from flows.campaigns.summary import summarize
+    from flows.campaigns.summary import show_summary
     from flows.config import load_config
     from flows.platforms.targets import check_target
 
@@ -59,7 +59,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and result.get("open"):
         return batch_left_open(a, str(result["open"]))
-    print(summarize(Path(a.out) / cfg.name))
+    show_summary(Path(a.out) / cfg.name)
     return honest_ending(db, cfg.name, cfg.accept_partial)
 
 
@@ -68,8 +68,8 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
     from flows.sim.server import SimServer
 
     state = Path(a.state) if a.state else None
-    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed,
-                    state=state, arrival_mean_s=a.arrival_mean_s)
+    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=a.log_requests,
+                    speed=a.speed, state=state, arrival_mean_s=a.arrival_mean_s)
     faults = sim.market.faults
     faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
@@ -111,7 +111,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
-    from flows.campaigns.campaign_status import campaign_status, format_status
+    from flows.campaigns.campaign_status import campaign_status, format_status, show_status
     from flows.review.review_data import format_review_status, review_status
     from flows.store import Store
 
@@ -129,7 +129,7 @@ def cmd_status(a: argparse.Namespace) -> int:
     if not report:
         print(format_status(report))
     for c in report:  # each campaign's lines, then what people did on the review page
-        print(format_status([{k: v for k, v in c.items() if k != "review"}]))
+        show_status([{k: v for k, v in c.items() if k != "review"}])
         print(format_review_status(c["review"]))
     return 0
 

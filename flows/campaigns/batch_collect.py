@@ -98,7 +98,8 @@ def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str,
     while poll.open:
         new = poll.fetch_all(run, batch, poll.closed_now(run))
         show_waiting(run, batch, f"{what}: {len(hits) - len(poll.open)}/{len(hits)} HITs complete, "
-                                 f"{poll.stored} assignments in", (len(poll.open), poll.stored))
+                                 f"{poll.stored} assignments in", (len(poll.open), poll.stored),
+                     (len(hits) - len(poll.open), len(hits)))
         if not poll.open or waited >= deadline or (detaches(run) and closes_now(
                 run, batch, _stored(run, batch), len(hits) * per_hit, len(poll.open))):
             break

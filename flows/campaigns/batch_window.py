@@ -11,11 +11,11 @@ before; ``[timing] detach = "always"`` makes it leave there too (the real-time r
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 from flows.campaigns.campaign_plan import Run
 from flows.errors import BatchOpen
+from flows.terminal import WaitingBar, on_terminal
 
 
 def detaches(run: Run) -> bool:
@@ -54,15 +54,15 @@ def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0,
     """Look at a waiting batch: True when it closes now (full with nobody mid-task, or past its
     deadline). Otherwise a detaching run leaves (``BatchOpen``) and a waiting one gets False.
 
-    Progress is one updating line per batch: rewritten in place on a terminal, otherwise
-    printed again only when the numbers change."""
+    Progress is one updating bar per batch on a terminal, otherwise a line printed again only
+    when the numbers change (flows/terminal.py)."""
     left = seconds_left(run, batch)
     what = f"batch {batch}" if batch else "qualification test"
     text = (f"{what}: {filled}/{places} places filled, {pending} in progress{detail}; "
             + ("closing now" if left <= 0 else f"{span(left)} left"))
     closing = (filled >= places and not pending) or left <= 0
     if closing or not detaches(run):
-        show_waiting(run, batch, text, (filled, pending, detail, left <= 0))
+        show_waiting(run, batch, text, (filled, pending, detail, left <= 0), progress=(filled, places))
     if closing:
         end_waiting(run, batch)
         return True
@@ -74,22 +74,28 @@ def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0,
     return False
 
 
-def show_waiting(run: Run, batch: int, text: str, state: tuple[object, ...]) -> None:
-    lines: dict[int, tuple[object, ...]] = run.notes.setdefault("waiting_lines", {})
-    if run.progress is print and sys.stdout.isatty():
-        print("\r\x1b[K" + text, end="", flush=True)
-        lines[batch] = state
+def show_waiting(run: Run, batch: int, text: str, state: tuple[object, ...],
+                 progress: tuple[int, int] | None = None) -> None:
+    """One updating line per waiting batch: on a terminal a progress bar (``progress``: done of
+    total) with an ETA; elsewhere the line again only when its numbers change."""
+    if run.progress is print and on_terminal():
+        bars: dict[int, WaitingBar] = run.notes.setdefault("waiting_bars", {})
+        if batch not in bars:
+            bars[batch] = WaitingBar()
+        bars[batch].show(text, *(progress or (0, None)))
         return
+    lines: dict[int, tuple[object, ...]] = run.notes.setdefault("waiting_lines", {})
     if lines.get(batch) != state:
         lines[batch] = state
         run.progress(text)
 
 
 def end_waiting(run: Run, batch: int) -> None:
-    """Finish an in-place line so the next message starts on its own line."""
-    if run.notes.get("waiting_lines", {}).pop(batch, None) is not None and run.progress is print \
-            and sys.stdout.isatty():
-        print(flush=True)
+    """Finish a batch's bar (so the next message starts on its own line) and forget its last line."""
+    run.notes.get("waiting_lines", {}).pop(batch, None)
+    bar = run.notes.get("waiting_bars", {}).pop(batch, None)
+    if bar is not None:
+        bar.stop()
 
 
 def record_unfilled(run: Run, batch: int, units: int, places: int, got: int) -> None:

@@ -13,6 +13,7 @@ from flows.campaigns.campaign import ORDER, STEPS
 from flows.campaigns.summary import shortfall_lines
 from flows.markdown_text import md_text
 from flows.store import Store
+from flows.terminal import on_terminal, print_table
 
 NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
 
@@ -86,6 +87,38 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "opened_at": opened[0]["opened_at"] if opened else None,
     }
 
+def _due(b: dict[str, Any]) -> str:
+    left = b["auto_approval_in_s"]
+    if left is None:
+        return ""
+    return f"{left / 3600:.1f} h" + (" (ATTENTION: decide before then or the platform pays it all)"
+                                      if left < 24 * 3600 else "")
+
+
+def _until(b: dict[str, Any]) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(b["open_until"])) if b.get("open_until") else ""
+
+
+def show_status(report: list[dict[str, Any]]) -> None:
+    """``hitflow status`` on stdout: on a terminal a table per campaign, otherwise the plain lines."""
+    if not report or not on_terminal():
+        print(format_status(report))
+        return
+    for c in report:
+        rows = [(b["batch"], b["status"], b["hits"],
+                 ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
+                 _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
+        print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, spent "
+                    f"${c['spent']} of ${c['budget']}; next: {c['next']}",
+                    ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for review",
+                     "open until", "blocked"], rows)
+        test = c.get("qualification", {})
+        if Decimal(test.get("committed", "0")):
+            print(f"qualification test: committed ${test['committed']}, spent ${test['spent']} (included above)")
+        for line in c.get("incomplete", []):
+            print(line)
+
+
 def format_status(report: list[dict[str, Any]]) -> str:
     if not report:
         return "no campaigns in this store"
@@ -99,13 +132,10 @@ def format_status(report: list[dict[str, Any]]) -> str:
                          "(included above)")
         for b in c["batches"]:
             states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
-            left = b["auto_approval_in_s"]
-            due = "" if left is None else f", auto-approval in {left / 3600:.1f} h"
-            if left is not None and left < 24 * 3600:
-                due += " (ATTENTION: decide before then or the platform pays it all)"
+            due = f", auto-approval in {_due(b)}" if _due(b) else ""
             review = f", {b['for_review']} for manual review" if b["for_review"] else ""
             if b.get("open_until"):
-                review += f"; open until {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(b['open_until']))}"
+                review += f"; open until {_until(b)}"
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
         lines += [f"  {line}" for line in c.get("incomplete", [])]

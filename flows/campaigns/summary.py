@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from flows.store import Store
+from flows.terminal import on_terminal, print_table
 from postprocess.report_data import blocking_vs_truth
 
 WHAT_TO_DO = ("what to do: extend the short HITs (UpdateExpirationForHIT, CreateAdditionalAssignmentsForHIT), "
@@ -48,10 +49,28 @@ def shortfall_lines(store: Store, campaign: str) -> list[str]:
 
 
 def summarize(out_dir: Path) -> str:
-    if (out_dir / "study_summary.txt").is_file():  # an evaluation study (flows/studies/study_outputs.py)
-        return (out_dir / "study_summary.txt").read_text(encoding="utf-8")
-    if (out_dir / "summary.txt").is_file():  # a campaign on the user's own page (flows/custom/custom_outputs.py)
-        return (out_dir / "summary.txt").read_text(encoding="utf-8")
+    head, truth, tail = summary_parts(out_dir)
+    table = [] if truth is None else ["blocked vs the simulator's ground truth:", truth.to_string(index=False)]
+    return "\n".join([*head, *table, *tail])
+
+
+def show_summary(out_dir: Path) -> None:
+    """The end-of-run summary on stdout; on a terminal its table is drawn as one."""
+    head, truth, tail = summary_parts(out_dir)
+    if truth is None or not on_terminal():
+        print(summarize(out_dir))
+        return
+    print("\n".join(head))
+    print_table("blocked vs the simulator's ground truth", list(truth.columns), truth.to_dict("split")["data"])
+    print("\n".join(tail))
+
+
+def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[str]]:
+    """The summary's lines before its table, the table (blocking against the simulator's ground
+    truth, when the run was on the simulator) and the lines after it."""
+    for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
+        if (out_dir / name).is_file():
+            return [(out_dir / name).read_text(encoding="utf-8")], None, []
     dataset = pd.read_csv(out_dir / "dataset.csv")
     blocked = pd.read_csv(out_dir / "blocked_workers.csv")
     flags = pd.read_csv(out_dir / "flags.csv", keep_default_na=False)
@@ -69,13 +88,11 @@ def summarize(out_dir: Path) -> str:
         below = int((~scores["passed"].astype(bool) & scores["worker_id"].isin(captioners)).sum())
         lines.append(f"qualification: {len(scores)} took the test, {int(scores['passed'].astype(bool).sum())} passed; "
                      f"{below} worker(s) below the pass mark captioned")
+    table = None
     truth_file = out_dir / "sim_workers.json"
     if truth_file.is_file():
         truth = pd.DataFrame(json.loads(truth_file.read_text(encoding="utf-8")))
         work = dataset.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
         table = blocking_vs_truth(truth, blocked, work)
-        lines.append("blocked vs the simulator's ground truth:")
-        lines.append(table.to_string(index=False))
-    lines += [f"dataset: {out_dir / 'dataset.json'} and {out_dir / 'dataset.csv'}",
-              f"report:  {out_dir / 'report.html'}"]
-    return "\n".join(lines)
+    return lines, table, [f"dataset: {out_dir / 'dataset.json'} and {out_dir / 'dataset.csv'}",
+                          f"report:  {out_dir / 'report.html'}"]

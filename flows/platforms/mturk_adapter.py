@@ -7,50 +7,29 @@ message saying so. Function-style: every call takes the boto3 client and returns
 from __future__ import annotations
 
 import json
-import random
 import re
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
-from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from flows.errors import ClosedEndpointError, PlatformError
+from flows.platforms.retry_policy import RetryPolicy, botocore_hook
 
 CLOSED_MESSAGE = ("Amazon Mechanical Turk closed permanently on 2026-09-30; its {which} endpoint is gone. "
                   "Use --target sim (the built-in simulator) or --endpoint-url URL for an MTurk-compatible "
                   "endpoint; Prolific and self-hosted links are the live routes.")
 _HITID_IN_MESSAGE = re.compile(r"HITId:?\s*([A-Z0-9]{10,64})")
-RETRY_CONFIG = Config(retries={"mode": "standard", "max_attempts": 10}, max_pool_connections=16,
-                      connect_timeout=5, read_timeout=30)
-QUICK_RETRIES = 10
-_TRANSIENT_CODES = {"ThrottlingException", "Throttling", "ServiceFault", "ServiceUnavailable",
-                    "RequestLimitExceeded", "TooManyRequestsException"}
-
-
-def quick_retry(attempts: int, response: Any = None, caught_exception: Exception | None = None,
-                **_: Any) -> float | None:
-    """Seconds to wait before retrying a throttled call, a 5xx or a dropped connection; None: not ours.
-
-    botocore's own backoff starts near one second (and adaptive mode then slows every later call),
-    which under steady 30% throttling multiplies a run's wall time; this starts at 10 ms and doubles
-    (up to 5 s by the tenth attempt, for an endpoint that throttles for real).
-    A retried write is safe: posts carry a UniqueRequestToken, decisions and grants are idempotent."""
-    if attempts >= QUICK_RETRIES:
-        return None
-    if caught_exception is not None:
-        transient = isinstance(caught_exception, HTTPClientError | BotoConnectionError)
-    elif response is not None:
-        http, parsed = response
-        transient = http.status_code >= 500 or parsed.get("Error", {}).get("Code", "") in _TRANSIENT_CODES
-    else:
-        transient = False
-    return random.uniform(0.0, min(0.01 * 2 ** (attempts - 1), 5.0)) if transient else None
+# botocore's own retries off: flows/platforms/retry_policy.py decides (through a needs-retry hook)
+CLIENT_CONFIG = Config(retries={"mode": "standard", "total_max_attempts": 1}, max_pool_connections=16,
+                       connect_timeout=5, read_timeout=30)
+PAGE_SIZE = 100  # MTurk's largest MaxResults
 
 
 @dataclass
@@ -85,13 +64,13 @@ def resolve_target(name: str, endpoint_url: str = "") -> None:
         check_endpoint(endpoint_url)
 
 
-def make_client(target: Target) -> Any:
+def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
     check_endpoint(target.endpoint_url)
     # The simulator ignores signatures; dummy keys keep the real credential chain untouched.
     keys = {"aws_access_key_id": "SIMULATOR", "aws_secret_access_key": "SIMULATOR"} if target.kind == "sim" else {}
-    client = boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1", config=RETRY_CONFIG,
-                          **keys)
-    client.meta.events.register_first("needs-retry.mturk", quick_retry)
+    client = boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1",
+                          config=CLIENT_CONFIG, **keys)
+    client.meta.events.register_first("needs-retry.mturk", botocore_hook(retry or RetryPolicy()))
     return client
 
 
@@ -99,9 +78,11 @@ def turk_code(exc: ClientError) -> str:
     return str(exc.response.get("TurkErrorCode") or exc.response.get("Error", {}).get("Code", ""))
 
 
-def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
+@contextmanager
+def _platform_errors(operation: str) -> Iterator[None]:
+    """A failed call (after the retry policy's attempts) as a one-line PlatformError."""
     try:
-        return getattr(client, operation)(**params)
+        yield
     except ClientError as exc:
         msg = exc.response.get("Error", {}).get("Message", "")
         raise PlatformError(f"{operation} failed: {turk_code(exc)}: {msg}") from exc
@@ -109,15 +90,16 @@ def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
         raise PlatformError(f"{operation} failed: {exc}; is the endpoint running?") from exc
 
 
+def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
+    with _platform_errors(operation):
+        return getattr(client, operation)(**params)  # type: ignore[no-any-return]
+
+
 def paginate(client: Any, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
-    """Every page of a List call, following NextToken to the end."""
-    token = None
-    while True:
-        page = _call(client, operation, MaxResults=100, **params, **({"NextToken": token} if token else {}))
-        yield from page.get(key, [])
-        token = page.get("NextToken")
-        if not token:
-            return
+    """Every item of a List call through boto3's paginator (every MTurk List operation has one)."""
+    with _platform_errors(operation):
+        for page in client.get_paginator(operation).paginate(PaginationConfig={"PageSize": PAGE_SIZE}, **params):
+            yield from page.get(key, [])
 
 
 def create_hit_type(client: Any, params: dict[str, Any]) -> str:

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 import httpx
 
 from flows.errors import BudgetError, ConfigError, PlatformError
+from flows.platforms.retry_policy import (
+    Failure,
+    RetryableStatus,
+    RetryPolicy,
+    prolific_failure,
+    prolific_repeatable,
+)
 
 PROLIFIC_URL = "https://api.prolific.com"
 MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}  # Prolific's floor on the median time
@@ -26,6 +33,7 @@ PAGE_SIZE = 100
 class ProlificClient:
     http: httpx.Client
     base_url: str
+    retry: RetryPolicy = field(default_factory=RetryPolicy)  # flows/platforms/retry_policy.py
 
     def close(self) -> None:
         self.http.close()
@@ -64,7 +72,7 @@ def make_client(base_url: str, simulator: bool) -> ProlificClient:
     base = base_url.rstrip("/")
     secret = token(simulator)
     http = httpx.Client(base_url=base + "/api/v1/", headers={"Accept": "application/json"}, timeout=30,
-                        transport=httpx.HTTPTransport(retries=3), auth=_HostToken(secret, base),
+                        auth=_HostToken(secret, base),
                         follow_redirects=False)
     return ProlificClient(http, base)
 
@@ -90,10 +98,24 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | None = None,
          params: dict[str, Any] | None = None) -> Any:
-    """One request; a Prolific error becomes a PlatformError with its title and details."""
-    try:
+    """One request, repeated as the retry policy allows (throttling, 5xx, connection failures);
+    a Prolific error becomes a PlatformError with its title and details."""
+    def attempt() -> httpx.Response:
         resp = client.http.request(method, path, json=body, params=params)
+        if resp.status_code == 429 or resp.status_code >= 500:
+            raise RetryableStatus(resp)
+        return resp
+
+    repeatable = prolific_repeatable(method, path)
+    try:
+        resp = client.retry.run(attempt, repeatable, prolific_failure)
+    except RetryableStatus as exc:
+        resp = exc.response
+        if resp.status_code >= 500 and not repeatable:
+            raise PlatformError(_not_repeated(method, path, f"it answered {resp.status_code}")) from None
     except httpx.HTTPError as exc:  # the exception's text may quote headers: only its kind is shown
+        if not repeatable and prolific_failure(exc)[0] is Failure.AMBIGUOUS:
+            raise PlatformError(_not_repeated(method, path, type(exc).__name__)) from None
         raise PlatformError(f"Prolific {method} {_path_only(path)} failed: {type(exc).__name__}; check the "
                             "network and the endpoint URL") from None
     if resp.status_code >= 400:
@@ -104,6 +126,12 @@ def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | 
             why = resp.text[:200]
         raise PlatformError(f"Prolific {method} {path} answered {resp.status_code}: {why}")
     return resp.json() if resp.content else {}
+
+
+def _not_repeated(method: str, path: str, what: str) -> str:
+    return (f"Prolific {method} {_path_only(path)} failed ({what}) and was not repeated: Prolific may have acted "
+            "on it and this call cannot be made twice safely; check on Prolific whether it took effect "
+            "before running again")
 
 
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:

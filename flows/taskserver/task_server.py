@@ -2,14 +2,13 @@
 MTurk ExternalQuestion workers. Every response is stored in SQLite before the server answers.
 
 Routes (nothing else is served): ``GET /health``; ``GET /task/<campaign>`` with Prolific's
-``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<name>.<token>``, or
+``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<signed token>``, or
 MTurk's ``assignmentId``/``hitId``/``workerId``/``turkSubmitTo``; ``POST /task/<campaign>/submit``.
 What it defends against and how: docs/security.md.
 """
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -41,6 +40,8 @@ from flows.taskserver.task_site import (  # noqa: F401  (the task server's publi
     TaskSite,
     completion_code,
     invite_link,
+    page_signature,
+    page_signature_valid,
     sign,
     task_secret,
 )
@@ -65,7 +66,7 @@ def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], reque
     if session["route"] == "prolific":  # the completion redirect is a form navigation too
         request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
     return task_page(cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
-                     signature=sign(site.secret, cfg.name, session["session_id"], session["item_ids"]),
+                     signature=page_signature(site.secret, cfg.name, session["session_id"], session["item_ids"]),
                      csp_nonce=request.state.csp_nonce)
 
 
@@ -92,9 +93,8 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
             raise Refused(400, "This submission names no session we handed out. Open the task again from its link.")
         session = found[0]
         ids = json.loads(session["item_ids"])
-        expected = sign(site.secret, cfg.name, session_id, session["item_ids"])
-        if not hmac.compare_digest(given_sig.encode(), expected.encode()) or not exact_fields(
-                fields, ids, page_names(site, cfg, session["item_ids"])):
+        signed = page_signature_valid(site.secret, cfg.name, session_id, session["item_ids"], given_sig)
+        if not signed or not exact_fields(fields, ids, page_names(site, cfg, session["item_ids"])):
             raise Refused(400, "This submission was changed after the page was served, so it was not accepted. "
                                "Reload the task page and submit it again.")
         if not xml_safe(fields):

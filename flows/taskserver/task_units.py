@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import hmac
 import json
 import re
+import secrets
 from typing import Any
 
 from flows.config import CampaignConfig
 from flows.store import Store
-from flows.taskserver.task_site import Refused, TaskSite, sign
+from flows.taskserver.task_site import Refused, TaskSite, invited_name, sign
 
 _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -52,9 +52,9 @@ def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tup
             raise Refused(403, "This link lacks its STUDY_ID. Open the task from Prolific.")
         return "prolific", query["PROLIFIC_PID"], query["STUDY_ID"], query["SESSION_ID"]
     invite = query.get("invite", "")
-    name, _, token = invite.rpartition(".")
-    if name and hmac.compare_digest(token.encode(), sign(site.secret, "invite", cfg.name, name)[:16].encode()):
-        return "invite", f"invite:{name}", "", "inv-" + sign(site.secret, "session", cfg.name, name, str(site.now()))
+    name = invited_name(site.secret, cfg.name, invite, site.invite_window_s(cfg), site.now) if invite else ""
+    if name:
+        return "invite", f"invite:{name}", "", "inv-" + secrets.token_hex(16)
     raise Refused(403, "This link is missing its participant details or its invite token is not valid. "
                        "Open the task from Prolific or from the exact link you were invited with.")
 
