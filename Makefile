@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-chaos bench-scale browser-deps clean
+.PHONY: demo demo-review test lint test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ demo: $(STAMP)
 # The demo campaign with [policy] review = "flagged": each batch waits after QC and a scripted
 # reviewer (an HTTP client of `hitflow review`'s page) clears the queue before the run goes on.
 demo-review: $(STAMP)
-	$(BIN)/python -m flows.review_demo
+	$(BIN)/python -m flows.review.review_demo
 
 # Debian's chromium for the browser tests; Playwright's own browser download is not
 # reachable here. Needs root; without it the browser tests skip loudly (fail under CI=true).
@@ -52,6 +52,10 @@ bench-security: $(STAMP)
 # QC rules over the real VizWiz v1 val captions (../shared/data): recall and false flags per rule
 bench-qc-real: $(STAMP)
 	$(BIN)/python -m bench.qc_real
+
+# the five submit rules over 200,000 captions: each registered QC rule and violations() per caption (CPU s)
+bench-submit-rules: $(STAMP)
+	$(BIN)/python -m bench.submit_rules_speed
 
 # the simulator's state file vs in memory: per-call overhead and reopen time (N HITs x 5 assignments)
 bench-sim-state: $(STAMP)

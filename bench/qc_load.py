@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.page_text import qc_params
 from flows.config import load_config
-from flows.page_text import qc_params
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from qc.submit_rules import CANNED_TEXT
 from qc.text_similarity import fit_vectors

@@ -19,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 
 from bench.qc_load import bench_qc_all_rules
-from flows import mturk_adapter as mturk
-from flows.mturk_forms import html_question
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import html_question
 from flows.sim.server import SimServer
 from flows.templates import render, sample_context
 from postprocess.spellcheck import spellcheck_frame

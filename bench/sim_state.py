@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from flows import mturk_adapter as mturk
-from flows.mturk_forms import html_question
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import html_question
 from flows.sim.server import SimServer
 from flows.templates import render, sample_context
 

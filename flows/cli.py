@@ -17,7 +17,7 @@ from flows.errors import HitflowError
 def cmd_analyze(a: argparse.Namespace) -> int:
     import json
 
-    from flows.analysis import analyze
+    from flows.studies.analysis import analyze
 
     result = analyze(a.kind, Path(a.input), a.reader, a.level, a.min_minutes)
     print(json.dumps(result, indent=1, allow_nan=False, default=str))
@@ -25,19 +25,19 @@ def cmd_analyze(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from flows.campaign_run import run_campaign
+    from flows.campaigns.campaign_run import run_campaign
+    from flows.campaigns.summary import show_summary
     from flows.config import load_config
-    from flows.summary import summarize
-    from flows.targets import check_target
+    from flows.platforms.targets import check_target
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
     if a.dry_run:
-        from flows.dry_run import format_plan, plan_calls
+        from flows.campaigns.dry_run import format_plan, plan_calls
 
         plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
         print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
         if cfg.task == "custom":
-            from flows.custom_task import dry_run_lines
+            from flows.custom.custom_task import dry_run_lines
 
             lines = dry_run_lines(cfg)
             print("\n".join(lines))
@@ -54,12 +54,12 @@ def cmd_run(a: argparse.Namespace) -> int:
         if a.no_prefect:
             result = run_campaign(a.config, **kwargs)
         else:
-            from flows.campaign_flow import campaign_flow
+            from flows.campaigns.campaign_flow import campaign_flow
 
             result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and result.get("open"):
         return batch_left_open(a, str(result["open"]))
-    print(summarize(Path(a.out) / cfg.name))
+    show_summary(Path(a.out) / cfg.name)
     return honest_ending(db, cfg.name, cfg.accept_partial)
 
 
@@ -68,8 +68,8 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
     from flows.sim.server import SimServer
 
     state = Path(a.state) if a.state else None
-    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=True, speed=a.speed,
-                    state=state, arrival_mean_s=a.arrival_mean_s)
+    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=a.log_requests,
+                    speed=a.speed, state=state, arrival_mean_s=a.arrival_mean_s)
     faults = sim.market.faults
     faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
@@ -86,9 +86,9 @@ def cmd_serve(a: argparse.Namespace) -> int:
     import uvicorn
 
     from flows.config import load_config
-    from flows.task_server import TaskSite, invite_link
-    from flows.task_server_thread import server_config
-    from flows.task_units import work_state
+    from flows.taskserver.task_server import TaskSite, invite_link
+    from flows.taskserver.task_server_thread import server_config
+    from flows.taskserver.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
     site = TaskSite(Path(a.db), {c.name: c for c in configs}, configs[0].prolific.completion_base)
@@ -111,8 +111,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
-    from flows.campaign_status import campaign_status, format_status
-    from flows.review_data import format_review_status, review_status
+    from flows.campaigns.campaign_status import campaign_status, format_status, show_status
+    from flows.review.review_data import format_review_status, review_status
     from flows.store import Store
 
     if a.refresh:
@@ -129,13 +129,13 @@ def cmd_status(a: argparse.Namespace) -> int:
     if not report:
         print(format_status(report))
     for c in report:  # each campaign's lines, then what people did on the review page
-        print(format_status([{k: v for k, v in c.items() if k != "review"}]))
+        show_status([{k: v for k, v in c.items() if k != "review"}])
         print(format_review_status(c["review"]))
     return 0
 
 
 def _refresh(a: argparse.Namespace) -> None:
-    from flows.operations import open_campaign_run, refresh_statuses
+    from flows.campaigns.operations import open_campaign_run, refresh_statuses
     from flows.store import Store
 
     names = [a.campaign] if a.campaign else [r["name"] for r in Store(a.db).rows("SELECT name FROM campaigns")]
@@ -146,7 +146,7 @@ def _refresh(a: argparse.Namespace) -> None:
 
 
 def cmd_platform_op(a: argparse.Namespace) -> int:
-    from flows.operations import cancel, cancel_plan, open_campaign_run, reconcile
+    from flows.campaigns.operations import cancel, cancel_plan, open_campaign_run, reconcile
 
     with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
         if a.command == "reconcile":
@@ -158,8 +158,8 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
 
 
 def cmd_review(a: argparse.Namespace) -> int:
-    from flows.operations import open_campaign_run
-    from flows.review_app import serve_review
+    from flows.campaigns.operations import open_campaign_run
+    from flows.review.review_app import serve_review
 
     with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
         serve_review(run, a.reviewer, a.port)
@@ -167,14 +167,14 @@ def cmd_review(a: argparse.Namespace) -> int:
 
 
 def cmd_serve_schedules(a: argparse.Namespace) -> int:
-    from flows.campaign_flow import serve_schedule
+    from flows.campaigns.campaign_flow import serve_schedule
 
     serve_schedule(a.config, a.endpoint_url, a.db, a.out, a.platform, a.task_url, a.detach, a.target, a.live)
     return 0
 
 
 def cmd_deploy(a: argparse.Namespace) -> int:
-    from flows.campaign_flow import deploy_campaign, deploy_schedule
+    from flows.campaigns.campaign_flow import deploy_campaign, deploy_schedule
 
     print(f"target: {a.endpoint_url}")
     if a.whole:
@@ -186,7 +186,7 @@ def cmd_deploy(a: argparse.Namespace) -> int:
 
 
 def cmd_qc(a: argparse.Namespace) -> int:
-    from flows.offline import offline_qc
+    from flows.campaigns.offline import offline_qc
 
     n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None)
     print(f"target: none (offline); {n} flag(s) written to {a.out}")
@@ -194,7 +194,7 @@ def cmd_qc(a: argparse.Namespace) -> int:
 
 
 def cmd_qualify(a: argparse.Namespace) -> int:
-    from flows.offline import DEFAULT_KEY, offline_qualify
+    from flows.campaigns.offline import DEFAULT_KEY, offline_qualify
 
     workers, problems, problems_path = offline_qualify(Path(a.answers), Path(a.out),
                                                        Path(a.key) if a.key else DEFAULT_KEY, a.threshold)
@@ -205,7 +205,7 @@ def cmd_qualify(a: argparse.Namespace) -> int:
 
 
 def cmd_new(a: argparse.Namespace) -> int:
-    from flows.scaffold import scaffold
+    from flows.custom.scaffold import scaffold
 
     written = scaffold(a.name, Path(a.dir))
     print("wrote " + ", ".join(str(p) for p in written))
@@ -215,7 +215,7 @@ def cmd_new(a: argparse.Namespace) -> int:
 
 
 def cmd_spellcheck(a: argparse.Namespace) -> int:
-    from flows.offline import offline_spellcheck
+    from flows.campaigns.offline import offline_spellcheck
 
     changed = offline_spellcheck(Path(a.input), Path(a.out), a.min_workers)
     print(f"target: none (offline); {changed} caption(s) corrected, written to {a.out}")

@@ -74,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
                             "(0: every place at once); with --speed they come while no run is calling")
     for flag, kind, text in SIM_FAULTS_AND_PACING:
         serve.add_argument(flag, type=kind, default=0.0, help=text)
+    serve.add_argument("--log-requests", action="store_true", help="log every request on stderr (default: quiet)")
     task = sub.add_parser("serve", help="serve campaigns' task pages (Prolific, invite links, ExternalQuestion)")
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a public server)")
@@ -161,7 +162,7 @@ def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # t
     return op
 
 
-# flows.analysis.KINDS, spelled here so `--help` does not import pandas and scipy (a test keeps them equal)
+# flows.studies.analysis.KINDS, spelled here so `--help` does not import pandas and scipy (a test keeps them equal)
 ANALYZE_KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
 ANALYZE_HELP = """kinds and the CSV columns each reads:
   agreement  item_id, worker_id, label                       (--level nominal|ordinal|interval)

@@ -15,8 +15,8 @@ from flows.errors import HitflowError
 def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
     where the run stopped and how to resume it."""
+    from flows.campaigns.run_log import run_log
     from flows.errors import Interrupted
-    from flows.run_log import run_log
 
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(run_log(Path(a.out) / campaign / "logs", not a.no_prefect))
@@ -47,7 +47,7 @@ def batch_left_open(a: argparse.Namespace, message: str) -> int:
 
 
 def where_stopped(db: str, campaign: str) -> str:
-    from flows.campaign_status import campaign_status
+    from flows.campaigns.campaign_status import campaign_status
     from flows.store import Store
 
     report = campaign_status(Store(db), campaign)
@@ -61,9 +61,9 @@ def resume_hint(a: argparse.Namespace, db: str) -> str:
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
     """Less work than planned ends with exit 8 (incomplete), unless the config accepts partial results."""
+    from flows.campaigns.summary import shortfall_lines
     from flows.errors import IncompleteError
     from flows.store import Store
-    from flows.summary import shortfall_lines
 
     lines = shortfall_lines(Store(db), campaign)
     if not lines:

@@ -20,7 +20,7 @@ from flows.config_schema import ConfigFile, GatingSection, PolicySection, Prolif
 from flows.config_types import parse_budget
 from flows.errors import ConfigError
 from flows.item_generator import PREFIX, generated_items
-from flows.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
+from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
@@ -93,13 +93,13 @@ class CampaignConfig:
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
     prolific: ProlificSettings = ProlificSettings()
-    study: StudySettings | None = None  # set for the human-evaluation pages (flows/study_config.py)
+    study: StudySettings | None = None  # set for the human-evaluation pages (flows/studies/study_config.py)
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
     accept_partial: bool = False
     fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
     review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
     review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
-    template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom_task.py)
+    template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
     task_url: str = ""  # [target] task_url: the running task server's public base URL
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
@@ -121,7 +121,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         raise ConfigError(f"{path}: [study].{exc}") from exc
     budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
     qc = doc.qc
-    return CampaignConfig(
+    cfg = CampaignConfig(
         path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
         keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit,
         assignments_per_image=camp.assignments_per_image, batches=camp.batches, reward=camp.reward_usd,
@@ -142,6 +142,20 @@ def load_config(path: str | Path) -> CampaignConfig:
         prolific=_prolific(doc.prolific), study=study,
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
+    _check_policy_rules_run(path, doc.policy, cfg.qc_rules)
+    return cfg
+
+
+def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str, ...]) -> None:
+    """A rule the policy names must be one QC runs, or its flag never comes and the policy
+    silently does nothing (a blank caption passed Flickr8k's QC so). Only keys the file sets; block
+    thresholds may wait for a rule not enabled yet (the full-scale config keeps some so)."""
+    for key in ("reject_rules", "review_rules"):
+        named = getattr(sec, key) if key in sec.model_fields_set else None
+        idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules]
+        if idle:
+            raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
+                        "to [qc].rules or take it out of the policy")
 
 
 def _fail(path: Path, section: str, key: str, why: str) -> ConfigError:

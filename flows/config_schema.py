@@ -25,7 +25,7 @@ from flows.config_types import (
     Section,
     Share,
 )
-from flows.study_config import ScreenSection, StudySection
+from flows.studies.study_config import ScreenSection, StudySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
 YEAR_S = 31536000

@@ -36,7 +36,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["safe_url"] = safe_url
     # What the evaluation pages list, from the code that checks and analyses their answers.
-    from flows.study_plan import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
+    from flows.studies.study_plan import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
     from postprocess.error_stats import CATEGORIES
 
     env.globals["error_categories"] = CATEGORIES

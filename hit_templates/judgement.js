@@ -2,7 +2,16 @@
    checks every response against the same spec); the parity test runs both over one table. */
 (function (global) {
   "use strict";
+  // One reading of a raw answer, as qc/answer_values.py's (not Number(), which reads "0x12" as 18
+  // and "" as 0, nor Python's float, which reads "1_8" as 18): a number is HTML's "valid
+  // floating-point number", what a number or range input submits; ticks are "|"-joined and an
+  // empty tick ("a||b") counts, so it is not an option unless the page has an empty value.
+  var NUMBER = /^-?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
   function ticksOf(value) { return value === "" ? [] : value.split("|"); }
+  function numberOf(value) {
+    var n = NUMBER.test(value) ? Number(value) : NaN;
+    return isFinite(n) ? n : NaN;
+  }
 
   function broken(q, values) {
     var value = values[q.name] || "";
@@ -16,8 +25,8 @@
       return ticks.length < (q.min || 0) ? "unanswered" : "";
     }
     if (q.type === "slider" || q.type === "number") {
-      if (String(value).trim() === "") { return "unanswered"; }
-      var n = Number(value);
+      if (value === "") { return "unanswered"; }
+      var n = numberOf(String(value));
       if (isNaN(n) || n < q.min || n > q.max || (q.type === "number" && n !== Math.floor(n))) { return "out_of_range"; }
       if (q.type === "slider" && values[q.moved] !== "1") { return "slider_not_moved"; }
       return "";

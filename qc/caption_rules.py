@@ -1,7 +1,10 @@
 """Caption-level rules: the submit rules again, server-side, plus quality words.
 
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``.
-A caption that breaks a rule the page enforces was posted around the page (tampering).
+A caption that breaks a rule the page enforces was posted around the page (tampering). The
+submit rules (``required``, ``min_words``, ``one_sentence``, ``banned_prefix``, ``max_chars``)
+are registered here from :data:`qc.submit_rules.CHECKS`: the very checks the simulator's worker
+and the parity test use, so the server cannot drift from the page.
 """
 
 from __future__ import annotations
@@ -13,14 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from qc.flags import flag_columns, flag_frame, register
-from qc.submit_rules import (
-    SubmitRules,
-    banned_prefix_of,
-    count_words,
-    has_second_sentence,
-    may_open_with_prefix,
-)
+from qc.flags import RuleFn, flag_columns, flag_frame, register
+from qc.submit_rules import CHECKS, SubmitCheck, SubmitRules
 
 
 def _rules(params: dict[str, Any]) -> SubmitRules:
@@ -42,43 +39,24 @@ def _captions(df: pd.DataFrame) -> pd.Series:
     return df["caption"].fillna("").astype(str)
 
 
-@register("min_words", "caption")
-def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    limit = _rules(params).min_words
-    texts = _captions(df)
-    hits = [(i, n, limit, clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
-            if (n := count_words(text)) < limit]
-    return caption_flags(df, "min_words", hits)
+def submit_rule(c: SubmitCheck) -> RuleFn:
+    """A caption rule that flags each caption ``c``'s check refuses (nothing when the spec turns it off)."""
+    def rule(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+        rules = _rules(params)
+        if not c.applies(rules):
+            return flag_frame([])
+        texts, check = _captions(df), c.bind(rules)
+        hits = [(i, *hit, clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
+                if (hit := check(text)) is not None]  # a plain loop: one call per caption
+        return caption_flags(df, c.name, hits)
+
+    rule.__name__ = rule.__qualname__ = c.name
+    rule.__doc__ = f"The page's {c.name} submit rule, re-checked on what the server received."
+    return rule
 
 
-@register("one_sentence", "caption")
-def one_sentence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    if not _rules(params).one_sentence:
-        return flag_frame([])
-    texts = _captions(df)
-    hits = [(i, "2+ sentences", "1 sentence", clip(text))
-            for i, text in zip(texts.index, texts.tolist(), strict=True) if has_second_sentence(text)]
-    return caption_flags(df, "one_sentence", hits)
-
-
-@register("banned_prefix", "caption")
-def banned_prefix(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    prefixes = _rules(params).banned_prefixes
-    texts = _captions(df)
-    may_open = may_open_with_prefix(prefixes)
-    hits = [(i, prefix, "not allowed", clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
-            if may_open(text) and (prefix := banned_prefix_of(text, prefixes)) is not None]
-    return caption_flags(df, "banned_prefix", hits)
-
-
-@register("max_chars", "caption")
-def max_chars(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    limit = _rules(params).max_chars
-    if limit is None:
-        return flag_frame([])
-    lengths = _captions(df).str.strip().str.len()
-    hits = [(i, int(n), limit, clip(df.at[i, "caption"])) for i, n in lengths.items() if n > limit]
-    return caption_flags(df, "max_chars", hits)
+for _check in CHECKS.values():
+    register(_check.name, "caption")(submit_rule(_check))
 
 
 QUALITY_WORDS = ("quality", "blur", "blurry", "blurred")

@@ -1,7 +1,7 @@
 """QC of a campaign on the user's own page (``task = "custom"``): which rules run, what they decide,
 and the one rule only such pages need.
 
-The generic rules run on frames built per kind of field (``flows/custom_review.py``):
+The generic rules run on frames built per kind of field (``flows/custom/custom_review.py``):
 ``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
 ``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
 ``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =

@@ -28,7 +28,7 @@ class DecisionPolicy:
     block_min_flags: dict[str, int] = field(default_factory=lambda: {
         "time_outlier": 1, "caps_lock": 1, "canned_overuse": 1, "duplicate_text": 1,
         "quality_words": 2, "canned_lone_use": 3, "canned_lone_nonuse": 3,
-        "min_words": 1, "one_sentence": 1, "banned_prefix": 1, "max_chars": 1,
+        "required": 1, "min_words": 1, "one_sentence": 1, "banned_prefix": 1, "max_chars": 1,
     })
     # Empty: block on counts per batch (block_min_flags), as configs written before rates did.
     block_min_rate: dict[str, float] = field(default_factory=dict)
@@ -64,7 +64,7 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
 CAPTION_BLOCK_RATES: dict[str, float] = {
     "time_outlier": 0.5, "caps_lock": 0.5, "canned_overuse": 0.7, "duplicate_text": 0.2,
     "quality_words": 0.3, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
-    "min_words": 0.2, "one_sentence": 0.2, "banned_prefix": 0.2, "max_chars": 0.2,
+    "required": 0.2, "min_words": 0.2, "one_sentence": 0.2, "banned_prefix": 0.2, "max_chars": 0.2,
     "consensus": 0.4, "consensus_rate": 0.5, "shared_template": 0.3, "near_template": 0.3,
     "instruction_echo": 0.3,
 }

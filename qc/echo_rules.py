@@ -2,7 +2,7 @@
 
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``; ``params``
 carries ``page_text`` (the visible text of the rendered page, one line per block: the
-campaign renders it, see flows/page_text.py) and ``instruction_echo_threshold``.
+campaign renders it, see flows/campaigns/page_text.py) and ``instruction_echo_threshold``.
 Without ``page_text`` the rule cannot run and says so (a ``rule_error`` row).
 """
 

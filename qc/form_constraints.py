@@ -1,7 +1,7 @@
 """The submit rules of any form, as HTML defines them: one spec, checked the way a browser does.
 
 A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
-(``flows/form_spec.py``). Field types:
+(``flows/custom/form_spec.py``). Field types:
 
 - ``text``: ``required``, ``minlength``/``maxlength`` (UTF-16 code units, a line break counts
   once), ``pattern`` (the whole value; not on a textarea), ``input`` = ``email``/``url`` checks
@@ -17,10 +17,12 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
 
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
 from typing import Any
+
+from qc.answer_values import number as read_number
+from qc.answer_values import ticks as _ticks
 
 Spec = dict[str, Any]
 MESSAGES = {
@@ -51,10 +53,6 @@ def compiled_pattern(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
-def _ticks(value: str) -> list[str]:
-    return [v for v in value.split("|") if v != ""]
-
-
 def _check_text(f: Spec, value: str) -> str:
     if value == "":
         return "required" if f.get("required") else ""
@@ -81,13 +79,10 @@ def step_ok(number: float, f: Spec) -> bool:
 
 
 def _check_number(f: Spec, value: str) -> str:
-    if value.strip() == "":
+    if value == "":
         return "required" if f.get("required") else ""
-    try:
-        number = float(value)
-    except ValueError:
-        return "not_a_number"
-    if not math.isfinite(number):
+    number = read_number(value)  # qc/answer_values.py: what a browser's number input submits, or None
+    if number is None:
         return "not_a_number"
     if (f.get("min") is not None and number < float(f["min"])) or \
             (f.get("max") is not None and number > float(f["max"])):

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from qc.answer_values import number as read_number
+from qc.answer_values import ticks as _ticks
+
 Question = dict[str, Any]
 RULE_MESSAGES = {
     "unanswered": "Please answer this question.",
@@ -26,10 +29,6 @@ RULE_MESSAGES = {
     "slider_not_moved": "Please move the slider to give your rating.",
     "out_of_range": "This number is outside the allowed range.",
 }
-
-
-def _ticks(value: str) -> list[str]:
-    return [v for v in value.split("|") if v != ""]
 
 
 def _check_one(q: Question, fields: dict[str, str]) -> str:
@@ -50,13 +49,10 @@ def _check_one(q: Question, fields: dict[str, str]) -> str:
             return "categories_with_congruent"
         return "unanswered" if len(ticks) < q.get("min", 0) else ""
     if kind in ("slider", "number"):
-        if value.strip() == "":
+        if value == "":
             return "unanswered"
-        try:
-            number = float(value)
-        except ValueError:
-            return "out_of_range"
-        if not q["min"] <= number <= q["max"] or (kind == "number" and number != int(number)):
+        n = read_number(value)  # qc/answer_values.py: what a number or range input submits, or None
+        if n is None or not q["min"] <= n <= q["max"] or (kind == "number" and n != int(n)):
             return "out_of_range"
         if kind == "slider" and fields.get(q["moved"], "") != "1":
             return "slider_not_moved"

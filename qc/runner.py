@@ -24,7 +24,7 @@ from qc.submit_rules import CANNED_TEXT, is_canned
 
 DEFAULT_RULES = (
     "time_outlier", "caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
-    "quality_words", "random_sample", "duplicate_text", "min_words", "one_sentence",
+    "quality_words", "random_sample", "duplicate_text", "required", "min_words", "one_sentence",
     "banned_prefix", "max_chars",
 )
 # Caption-text rules beyond the seed (issue 16): on when a config names them.

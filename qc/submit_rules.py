@@ -1,7 +1,26 @@
 """The submit-rule spec: declared once in a task config, enforced by the page and by QC.
 
-The browser-side twin of these checks is ``hit_templates/validation.js``; the two must
-agree on every string (tests/test_rule_parity.py runs both over one table).
+One implementation per rule, in :data:`CHECKS`: :func:`violations` (the simulator's worker, the
+tests) and the server's registered QC rules (``qc/caption_rules.py``) both call it. The browser-side
+twin is ``hit_templates/validation.js``; tests/test_submit_parity.py runs it under node against
+this module and the QC rules over generated strings, and needs every verdict to match.
+
+Definitions both sides share, and why (JavaScript and Python disagree on each by default):
+
+- **Space** is :data:`SPACE`, written out: the union of JavaScript's ``\\s`` (which holds U+FEFF,
+  the byte-order mark) and Python's ``str.isspace`` (which holds U+001C..U+001F and U+0085),
+  plus the invisible U+180E, U+200B..U+200D and U+2060. Trimming, splitting into words and
+  "blank" all use it, never ``trim()``/``\\s``/``strip()``/``split()``, so a leading BOM, a
+  zero-width space, NBSP, U+2028, tabs, ``\\v`` and ``\\f`` count the same on both sides, and a
+  caption of only such characters is blank (``required``).
+- **Characters** (``max_chars``) are code points of the trimmed text, as Python's ``len``
+  (JavaScript's ``length`` counts UTF-16 units: an emoji would count twice), with a CRLF line
+  break counted once: a textarea's value has LF, the same text submitted has CRLF.
+- **Words** (``min_words``) are space-separated tokens holding an ASCII letter or digit:
+  ``a||b``, ``1_8`` and ``0x12`` are one word each.
+- **A second sentence** (``one_sentence``) is ``.``, ``!`` or ``?`` then space then more text.
+- **A banned prefix** opens the trimmed text (curly apostrophes straightened, full Unicode lower
+  case of the whole text) and is not followed by a letter (Unicode category L, one code point).
 """
 
 from __future__ import annotations
@@ -18,13 +37,17 @@ VIZWIZ_BANNED_PREFIXES: tuple[str, ...] = (
     "The picture", "This image", "This picture", "It is", "It's",
 )
 
+# The same characters, in the same order, as SPACE in hit_templates/validation.js.
+SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u180e"
+         "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u200b\u200c\u200d"
+         "\u2028\u2029\u202f\u205f\u2060\u3000\ufeff")
+_SPACE_SET = frozenset(SPACE)
 _WHITESPACE = re.compile(r"\s+")
-# A whitespace-separated token holding a letter or digit: one match per such token. A match
-# starts at the token's first [A-Za-z0-9] and \S* runs to its end; a token without one cannot
-# match at all. (The same count as \S*[A-Za-z0-9]\S*, without its backtracking.)
-_WORD = re.compile(r"[A-Za-z0-9]\S*")
+# A token holding a letter or digit: one match per such token (it starts at the token's first
+# [A-Za-z0-9] and runs to its end; a token without one cannot match).
+_WORD = re.compile(f"[A-Za-z0-9][^{SPACE}]*")
 # A sentence end followed by more text: "Contains only one period followed by a space".
-_SECOND_SENTENCE = re.compile(r"[.!?]\s+\S")
+_SECOND_SENTENCE = re.compile(f"[.!?][{SPACE}]+[^{SPACE}]")
 _CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 
 
@@ -35,7 +58,7 @@ class SubmitRules:
     min_words: int = 8
     one_sentence: bool = True
     banned_prefixes: tuple[str, ...] = VIZWIZ_BANNED_PREFIXES
-    max_chars: int | None = None
+    max_chars: int | None = None  # None or 0: no limit
     required: bool = True
     canned_text: str = CANNED_TEXT
 
@@ -51,27 +74,34 @@ class SubmitRules:
         }
 
 
+def trimmed(text: str) -> str:
+    """The text without :data:`SPACE` at either end."""
+    return text.strip(SPACE)
+
+
+def is_blank(text: str) -> bool:
+    """Empty, or nothing but :data:`SPACE` (a BOM or a zero-width space is blank too)."""
+    return not text or (text[0] in _SPACE_SET and not trimmed(text))
+
+
 def count_words(text: str) -> int:
-    """Whitespace-separated tokens that contain at least one letter or digit."""
+    """Space-separated tokens that contain at least one ASCII letter or digit."""
     return len(_WORD.findall(text))
 
 
+def char_count(text: str) -> int:
+    """Code points of the trimmed text, a CRLF line break counted once."""
+    t = trimmed(text)
+    return len(t) - t.count("\r\n")
+
+
 def has_second_sentence(text: str) -> bool:
-    return bool(_SECOND_SENTENCE.search(text.strip()))
+    return _SECOND_SENTENCE.search(text) is not None
 
 
 def banned_prefix_of(text: str, prefixes: tuple[str, ...]) -> str | None:
     """The banned prefix the text opens with (any case, curly or straight apostrophe)."""
-    normalised = _normalised(tuple(prefixes))
-    # Only the opening can match: translating and lower-casing a whole long caption cost more than
-    # the test. One character past the longest prefix keeps the "not followed by a letter" check.
-    norm = text.lstrip()[: _longest(normalised) + 1].rstrip().translate(_CURLY_APOSTROPHES).lower()
-    if not norm.startswith(normalised):  # one C-level test for the common case: no prefix at all
-        return None
-    for prefix, p in zip(prefixes, normalised, strict=True):
-        if norm.startswith(p) and (len(norm) == len(p) or not norm[len(p)].isalpha()):
-            return prefix
-    return None
+    return _prefix_finder(tuple(prefixes))(text)
 
 
 def may_open_with_prefix(prefixes: tuple[str, ...]) -> Callable[[str], bool]:
@@ -83,20 +113,87 @@ def may_open_with_prefix(prefixes: tuple[str, ...]) -> Callable[[str], bool]:
 
 
 @lru_cache(maxsize=16)
-def _prefix_pattern(prefixes: tuple[str, ...]) -> re.Pattern[str]:
-    # \s is str.isspace (so \s* is lstrip); on ASCII text IGNORECASE is lower()
-    options = "|".join(re.escape(p).replace("'", "['\u2019\u2018]") for p in _normalised(prefixes))
-    return re.compile(rf"\s*(?:{options})", re.IGNORECASE) if options else re.compile(r"(?!)")
+def _prefix_finder(prefixes: tuple[str, ...]) -> Callable[[str], str | None]:
+    may_open, pairs = may_open_with_prefix(prefixes), tuple(zip(prefixes, _normalised(prefixes), strict=True))
+
+    def find(text: str) -> str | None:
+        if not may_open(text):
+            return None
+        # the whole text is lowered, as the page does: a Greek final sigma depends on what follows
+        norm = trimmed(text).translate(_CURLY_APOSTROPHES).lower()
+        for prefix, p in pairs:
+            if norm.startswith(p) and (len(norm) == len(p) or not norm[len(p)].isalpha()):
+                return prefix
+        return None
+
+    return find
 
 
 @lru_cache(maxsize=16)
-def _longest(prefixes: tuple[str, ...]) -> int:
-    return max((len(p) for p in prefixes), default=0)
+def _prefix_pattern(prefixes: tuple[str, ...]) -> re.Pattern[str]:
+    # on ASCII text IGNORECASE is lower(), and the leading [SPACE]* is the trim
+    options = "|".join(re.escape(p).replace("'", "['\u2019\u2018]") for p in _normalised(prefixes))
+    return re.compile(rf"[{SPACE}]*(?:{options})", re.IGNORECASE) if options else re.compile(r"(?!)")
 
 
 @lru_cache(maxsize=16)
 def _normalised(prefixes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p.translate(_CURLY_APOSTROPHES).lower() for p in prefixes)
+
+
+Hit = tuple[object, object]  # (value, threshold) of a broken rule
+Check = Callable[[str], Hit | None]  # one caption's verdict under one spec (None: kept)
+
+
+@dataclass(frozen=True)
+class SubmitCheck:
+    """One submit rule: whether a spec turns it on, and its check bound to that spec (patterns and
+    limits looked up once, then one call per caption)."""
+
+    name: str
+    applies: Callable[[SubmitRules], bool]
+    bind: Callable[[SubmitRules], Check]
+
+
+def _required(rules: SubmitRules) -> Check:
+    return lambda text: (0, 1) if is_blank(text) else None
+
+
+def _min_words(rules: SubmitRules) -> Check:
+    findall, least = _WORD.findall, rules.min_words
+    return lambda text: (n, least) if (n := len(findall(text))) < least else None
+
+
+def _one_sentence(rules: SubmitRules) -> Check:
+    search, hit = _SECOND_SENTENCE.search, ("2+ sentences", "1 sentence")
+    return lambda text: hit if search(text) is not None else None
+
+
+def _banned_prefix(rules: SubmitRules) -> Check:
+    find = _prefix_finder(tuple(rules.banned_prefixes))
+    return lambda text: None if (prefix := find(text)) is None else (prefix, "not allowed")
+
+
+def _max_chars(rules: SubmitRules) -> Check:
+    limit = rules.max_chars or 0
+    # trimming and a CRLF only shorten: a caption within the limit as it stands stops at len()
+    return lambda text: None if len(text) <= limit or (n := char_count(text)) <= limit else (n, limit)
+
+
+# In the order the page reports them (validation.js runs the same five in the same order).
+CHECKS: dict[str, SubmitCheck] = {c.name: c for c in (
+    SubmitCheck("required", lambda r: r.required, _required),
+    SubmitCheck("min_words", lambda r: r.min_words > 0, _min_words),
+    SubmitCheck("one_sentence", lambda r: r.one_sentence, _one_sentence),
+    SubmitCheck("banned_prefix", lambda r: bool(r.banned_prefixes), _banned_prefix),
+    SubmitCheck("max_chars", lambda r: bool(r.max_chars), _max_chars),
+)}
+
+
+@lru_cache(maxsize=16)
+def checks_for(rules: SubmitRules) -> tuple[tuple[str, Check], ...]:
+    """The checks a spec turns on, bound to it, in the page's order."""
+    return tuple((name, c.bind(rules)) for name, c in CHECKS.items() if c.applies(rules))
 
 
 def _canned_form(s: str) -> str:
@@ -116,20 +213,7 @@ def is_canned(text: object, canned_text: str = CANNED_TEXT) -> bool:
 def violations(text: object, rules: SubmitRules) -> list[tuple[str, object, object]]:
     """Every rule the caption breaks, as (rule, value, threshold); empty when it passes."""
     caption = text if isinstance(text, str) else ""
-    found: list[tuple[str, object, object]] = []
-    if rules.required and not caption.strip():
-        found.append(("required", 0, 1))
-    words = count_words(caption)
-    if words < rules.min_words:
-        found.append(("min_words", words, rules.min_words))
-    if rules.one_sentence and has_second_sentence(caption):
-        found.append(("one_sentence", "2+ sentences", "1 sentence"))
-    prefix = banned_prefix_of(caption, rules.banned_prefixes)
-    if prefix is not None:
-        found.append(("banned_prefix", prefix, "not allowed"))
-    if rules.max_chars is not None and len(caption.strip()) > rules.max_chars:
-        found.append(("max_chars", len(caption.strip()), rules.max_chars))
-    return found
+    return [(name, *hit) for name, check in checks_for(rules) if (hit := check(caption)) is not None]
 
 
 def passes(text: object, rules: SubmitRules) -> bool:

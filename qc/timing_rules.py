@@ -29,13 +29,25 @@ def time_outlier_method(params: dict[str, Any]) -> str:
     return str(method)
 
 
+def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per assignment with a time: ``worker_id, work_time_s`` (a caption row repeats its
+    assignment's time, so the unit of a timing rule is the assignment, not the caption)."""
+    return df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+
+
+def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, pd.DataFrame] | None:
+    """(k, the assignments' times) for a timing rule; None below two timed assignments (no spread)."""
+    per_assignment = assignment_times(df)
+    return None if len(per_assignment) < 2 else (float(params.get("time_outlier_sigmas", 1.95)), per_assignment)
+
+
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) of log times
     (``robust_both``: or above median * exp(k * MAD-sigma))."""
-    k = float(params.get("time_outlier_sigmas", 1.95))
-    per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
-    if len(per_assignment) < 2:
+    timed = timed_assignments(df, params)
+    if timed is None:
         return flag_frame([])
+    k, per_assignment = timed
     logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))
     centre = float(logs.median())
     spread = MAD_TO_SIGMA * float((logs - centre).abs().median())

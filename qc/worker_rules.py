@@ -15,7 +15,7 @@ import pandas as pd
 
 from qc.char_counts import upper_and_letters
 from qc.flags import flag_columns, flag_frame, register
-from qc.timing_rules import robust_time_outlier, time_outlier_method
+from qc.timing_rules import robust_time_outlier, time_outlier_method, timed_assignments
 
 
 @register("time_outlier", "worker")
@@ -23,10 +23,10 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch."""
     if time_outlier_method(params) != "seed":  # the options of qc/timing_rules.py
         return robust_time_outlier(df, params)
-    k = float(params.get("time_outlier_sigmas", 1.95))
-    per_assignment = df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
-    if len(per_assignment) < 2:
+    timed = timed_assignments(df, params)
+    if timed is None:
         return flag_frame([])
+    k, per_assignment = timed
     times = per_assignment["work_time_s"].astype(float)
     mu, sigma = float(times.mean()), float(times.std(ddof=1))
     if not np.isfinite(sigma) or sigma == 0:

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from flows import mturk_adapter as mturk
 from flows.errors import ClosedEndpointError, PlatformError
-from flows.mturk_forms import html_question
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import html_question
 from tests.test_sim_contract import PAGE
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.form_spec import form_spec
-from flows.mturk_forms import form_fields
+from flows.custom.form_spec import form_spec
+from flows.platforms.mturk_forms import form_fields
 from flows.sim import crowd
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
 from flows.sim.page_filling import fill_form, page_rules
@@ -203,7 +203,7 @@ QUESTION_FORM = """<QuestionForm xmlns="http://mechanicalturk.amazonaws.com/AWSM
 
 
 def test_question_form_questions_become_fields_with_their_constraints() -> None:
-    from flows.mturk_forms import parse_answer_xml
+    from flows.platforms.mturk_forms import parse_answer_xml
 
     fields = question_form_fields(QUESTION_FORM)
     spec = {f["name"]: f for f in form_spec(fields)["fields"]}
@@ -222,7 +222,7 @@ def test_question_form_questions_become_fields_with_their_constraints() -> None:
 def _frames() -> tuple:
     import pandas as pd
 
-    from flows.custom_task import field_kind
+    from flows.custom.custom_task import field_kind
 
     responses, answers = [], []
     workers = {"WHONEST1": "diligent", "WHONEST2": "diligent", "WHONEST3": "diligent", "WPASTE": "template_paster",
@@ -243,7 +243,7 @@ def _frames() -> tuple:
 
 
 def test_generic_qc_flags_the_bypass_the_paste_and_the_straight_line_not_the_honest() -> None:
-    from flows.custom_review import custom_flags
+    from flows.custom.custom_review import custom_flags
     from qc.custom_rules import CUSTOM_RULES
 
     responses, answers = _frames()

@@ -19,18 +19,16 @@ SIM = "flows.sim"
 MAX_LINES = 300
 
 # The seam: the only production modules that may start or reach the simulator, and only inside a
-# function (so importing them never loads it). Everything else asks flows.targets for a session.
+# function (so importing them never loads it). Everything else asks flows.platforms.targets for a session.
 SIM_SEAMS = {
-    "flows/targets.py": "opens a session: an in-process simulator, its ground truth, Prolific ids",
+    "flows/platforms/targets.py": "opens a session: an in-process simulator, its ground truth, Prolific ids",
     "flows/cli.py": "`hitflow sim serve` starts the simulator as a server",
 }
 # Today's other imports of flows.sim from production, to be removed rather than added to (MTurk's
-# XML codec and fee table already moved out: flows/mturk_forms.py, flows/mturk_fees.py). A stale
+# XML codec and fee table already moved out: flows/platforms/mturk_forms.py, flows/platforms/mturk_fees.py). A stale
 # entry fails the test too, so the list only shrinks.
 KNOWN_SIM_IMPORTS = {
-    "flows/budget.py": {"flows.sim.prolific_state"},  # Prolific's fee rule, for an offline estimate
-    "flows/study_links.py": {"flows.sim", "flows.sim.crowd", "flows.sim.volunteers", "flows.sim.server"},
-    "flows/campaign_flow.py": {"flows.sim.server"},  # serve-schedules starts a simulator of its own
+    "flows/studies/study_links.py": {"flows.sim", "flows.sim.crowd", "flows.sim.volunteers", "flows.sim.server"},
 }
 
 # Modules over MAX_LINES that other work owns today, at their size when this list was written:
@@ -89,7 +87,7 @@ def imports(path: Path, module: str) -> tuple[set[str], set[str]]:
 
 
 def _sim_modules(names: set[str], modules: dict[str, Path]) -> set[str]:
-    """The simulator's modules among imported names (``flows.mturk_forms.html_question`` is ``flows.mturk_forms``)."""
+    """The simulator's modules among imported names (``flows.sim.market.mturk_fee`` is ``flows.sim.market``)."""
     found = set()
     for name in names:
         if name == SIM or name.startswith(SIM + "."):
@@ -202,7 +200,8 @@ def test_the_architecture_page_names_only_files_that_exist() -> None:
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     tokens = re.findall(r"[\w./<>*-]+", doc)  # whole path-like words; patterns such as <kind>.html.j2 are skipped
     names = {t.rstrip(".") for t in tokens if re.search(r"\.(py|j2|js|toml)\.?$", t) and not set(t) & set("<>*")}
-    folders = [ROOT / f for f in ("flows", "flows/sim", "qc", "postprocess", "tests", "hit_templates", "config")]
+    folders = [ROOT / f for f in ("flows", "qc", "postprocess", "tests", "hit_templates", "config")] + sorted(
+            d for d in (ROOT / "flows").iterdir() if d.is_dir())
     missing = [n for n in sorted(names) if not ((ROOT / n).exists() if "/" in n else any((f / n).exists()
                                                                                           for f in folders))]
     assert len(names) > 60 and not missing, f"docs/architecture.md names files that do not exist: {missing}"
@@ -230,8 +229,8 @@ def test_every_cli_option_and_argument_has_help() -> None:
 
 
 def test_the_cli_names_the_analysis_kinds_that_exist() -> None:
-    from flows.analysis import KINDS
     from flows.cli import ANALYZE_KINDS
+    from flows.studies.analysis import KINDS
 
     assert ANALYZE_KINDS == KINDS
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from flows.mturk_forms import html_question, parse_answer_xml
+from flows.platforms.mturk_forms import html_question, parse_answer_xml
 from flows.templates import render, sample_context
 from qc.submit_rules import CANNED_TEXT, SubmitRules, violations
 
@@ -117,7 +117,11 @@ PARITY = ["A red mug sits on a desk", "A red mug sits on a wooden desk", "A dog 
           "Theimage of a red mug sitting on the wooden desk now.", "Itself a red mug, sitting on the desk all day.",
           "A dog sits on the grass.A cat watches from the fence nearby today.",
           "Mr. Smith holds a red mug near a desk.",
-          "A très jolie café table with two cups and a small plate."]
+          "A très jolie café table with two cups and a small plate.",
+          # where JavaScript and Python part ways by default (tests/test_submit_parity.py has hundreds more)
+          "🐶" * 30, "\ufeffThis is a red mug on a wooden desk today.", "\u200b\u00a0", "\x1c\x1f",
+          "A dog sits.\u2028A cat watches the dog now.", "a||b 1_8 0x12 a b c d e", "ab\r\ncd " * 6,
+          "It's\U0001d400 a red mug of coffee on a wooden desk."]
 
 
 @pytest.mark.parametrize("spec", [SubmitRules(), SubmitRules(min_words=5, max_chars=45, banned_prefixes=("A ",))])

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from flows.mturk_forms import parse_answer_xml
-from flows.offline import load_key
+from flows.campaigns.offline import load_key
+from flows.platforms.mturk_forms import parse_answer_xml
 from flows.templates import sample_context
 from qc.qualification import score_answers
 from tests.test_browser import ARTIFACTS, post_page

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from flows.mturk_forms import parse_answer_xml
+from flows.platforms.mturk_forms import parse_answer_xml
 from flows.templates import sample_context
 from qc.judgement_spec import check_answers
 from tests.test_browser import ARTIFACTS, post_page

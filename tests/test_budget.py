@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.budget import campaign_estimate, to_budget_currency
+from flows.campaigns.budget import campaign_estimate, to_budget_currency
 from flows.cli import main
 from flows.config import load_config
 from flows.errors import BudgetError

@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
+from flows.platforms import mturk_adapter as mturk
 from flows.store import Store
-from flows.task_guard import SessionLimits
-from flows.task_server import TaskSite
-from flows.task_server_thread import TaskServer
+from flows.taskserver.task_guard import SessionLimits
+from flows.taskserver.task_server import TaskSite
+from flows.taskserver.task_server_thread import TaskServer
 from tests.test_task_server import CONFIG, answers_for
 
 STUDY = "c" * 24

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
-from flows import mturk_adapter as mturk
-from flows.batch_publish import publish_batch
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.batch_publish import publish_batch
+from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.operations import cancel
 from flows.config import load_config
 from flows.errors import PlatformError
-from flows.operations import cancel
+from flows.platforms import mturk_adapter as mturk
 from flows.store import Store
 from tests.conftest import advance
 from tests.test_budget import config_with

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from flows.cli import main
-from flows.mturk_forms import html_question
+from flows.platforms.mturk_forms import html_question
 
 ROOT = Path(__file__).resolve().parents[1]
 

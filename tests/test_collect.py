@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from flows import batch_collect
-from flows import mturk_adapter as mturk
-from flows.batch_collect import collect_batch
-from flows.batch_publish import publish_batch
-from flows.campaign import review_late_work, run_batches
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns import batch_collect
+from flows.campaigns.batch_collect import collect_batch
+from flows.campaigns.batch_publish import publish_batch
+from flows.campaigns.campaign import review_late_work, run_batches
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
 from flows.errors import AnswerConflictError
+from flows.platforms import mturk_adapter as mturk
 from flows.store import Store
 from tests.conftest import advance
 

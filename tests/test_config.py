@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -63,4 +64,22 @@ def test_malformed_toml_and_missing_file(tmp_path: Path) -> None:
 def test_required_auto_approval_delay(tmp_path: Path) -> None:
     text = BASE.replace("auto_approval_delay_s = 259200", "")
     with pytest.raises(ConfigError, match=r"\[timing\].auto_approval_delay_s is required"):
+        load_config(write(tmp_path, text))
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml")),
+                         ids=lambda p: p.name)
+def test_every_rule_that_rejects_work_is_run(path: Path) -> None:
+    """A reject rule that QC never runs can never fire (a blank Flickr8k caption once passed this way)."""
+    cfg = load_config(path)
+    assert set(cfg.policy.reject_rules) <= set(cfg.qc_rules), set(cfg.policy.reject_rules) - set(cfg.qc_rules)
+
+
+@pytest.mark.parametrize("key", ["reject_rules", "review_rules"])
+def test_a_policy_naming_a_rule_qc_does_not_run_is_refused(tmp_path: Path, key: str) -> None:
+    """Any user's config, not only the shipped ones: the rule would never flag, so never reject."""
+    text = re.sub(rf"^{key} = \[[^\]]*\]", f'{key} = ["required", "caps_lock"]', BASE, count=1, flags=re.M)
+    text = text.replace('"caps_lock", ', "", 1)  # [qc].rules no longer runs caps_lock
+    assert '"caps_lock"' not in text.split("[qc]", 1)[1].split("[", 1)[0]
+    with pytest.raises(ConfigError, match=rf"\[policy\].{key} names 'caps_lock', which \[qc\].rules does not run"):
         load_config(write(tmp_path, text))

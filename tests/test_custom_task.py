@@ -15,19 +15,19 @@ from typing import Any, ClassVar
 import pandas as pd
 import pytest
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.cli import main
 from flows.config import load_config
-from flows.custom_task import custom_page, custom_spec, read_custom_items
+from flows.custom.custom_task import custom_page, custom_spec, read_custom_items
+from flows.custom.form_spec import form_spec
+from flows.custom.scaffold import scaffold
 from flows.errors import ConfigError, InputFormatError
-from flows.form_spec import form_spec
-from flows.mturk_forms import form_fields
-from flows.scaffold import scaffold
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import form_fields
 from flows.store import Store
-from flows.task_pages import page_items
-from flows.task_server import TaskSite
-from flows.task_server_thread import TaskServer
+from flows.taskserver.task_pages import page_items
+from flows.taskserver.task_server import TaskSite
+from flows.taskserver.task_server_thread import TaskServer
 from qc.form_constraints import check_form
 from tests.conftest import advance
 
@@ -294,8 +294,8 @@ def test_hitflow_sim_serve_as_its_own_process_does_a_plain_boto3_page(tmp_path: 
 
 def test_a_task_server_response_is_checked_against_the_page_its_items_make(project: Path) -> None:
     """Prolific and link responses have no HIT: their own item ids say which page they answered."""
-    from flows.custom_review import custom_qc_batch
-    from flows.mturk_forms import answer_xml
+    from flows.custom.custom_review import custom_qc_batch
+    from flows.platforms.mturk_forms import answer_xml
 
     cfg = load_config(project / "config" / "demo_task.toml")
     store = Store(project / "h.db")

@@ -15,17 +15,17 @@ from typing import Any
 import httpx
 import pytest
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, plan_items
-from flows.campaign_run import check_task_server
+from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_run import check_task_server
 from flows.cli import _parser
 from flows.config import load_config
 from flows.errors import ConfigError
+from flows.platforms import mturk_adapter as mturk
 from flows.store import Store
-from flows.task_guard import SessionLimits
-from flows.task_server import TaskSite, invite_link
-from flows.task_server_thread import TaskServer
-from flows.task_units import secret_fingerprint, work_state
+from flows.taskserver.task_guard import SessionLimits
+from flows.taskserver.task_server import TaskSite, invite_link
+from flows.taskserver.task_server_thread import TaskServer
+from flows.taskserver.task_units import secret_fingerprint, work_state
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

@@ -12,7 +12,7 @@ import boto3
 import pandas as pd
 import pytest
 
-from flows.campaign_flow import run_campaign
+from flows.campaigns.campaign_flow import run_campaign
 from flows.config import load_config
 from flows.errors import ConfigError
 from flows.sim.server import SimServer
@@ -164,8 +164,8 @@ def test_config_follows_the_seed() -> None:
 
 
 def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
-    from flows.campaign_plan import cost_per_assignment, qualification_test_cost
-    from flows.dry_run import plan_calls
+    from flows.campaigns.campaign_plan import cost_per_assignment, qualification_test_cost
+    from flows.campaigns.dry_run import plan_calls
 
     cfg = load_config(CONFIG)
     plan = plan_calls(cfg)
@@ -178,8 +178,8 @@ def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
 def test_status_and_report_count_the_qualification_test(finished: tuple[Path, Path]) -> None:
     from decimal import Decimal
 
-    from flows.campaign_plan import qualification_test_cost
-    from flows.campaign_status import campaign_status, format_status
+    from flows.campaigns.campaign_plan import qualification_test_cost
+    from flows.campaigns.campaign_status import campaign_status, format_status
 
     db, out = finished
     cfg = load_config(CONFIG)
@@ -193,3 +193,25 @@ def test_status_and_report_count_the_qualification_test(finished: tuple[Path, Pa
     assert f"qualification test: committed ${planned:.2f}" in format_status([status])
     assert f"plus ${status['qualification']['spent']} for the paid qualification test" in \
         (out / "report.html").read_text()
+
+
+def test_a_blank_caption_posted_around_the_page_is_rejected() -> None:
+    """min_words = 0 here, so only the required rule can catch a blank caption; the server runs it
+    as batch QC does (the config's rules and parameters) and the config's policy rejects the work."""
+    from flows.campaigns.page_text import qc_params
+    from qc.decisions import decide
+    from qc.runner import prepare, run_rules
+
+    cfg = load_config(CONFIG)
+    honest = ["A dog runs on the beach.", "Two girls sit on a bench.", "A man rides a red bike.",
+              "A cat sleeps on a sofa.", "Children play in a fountain."]
+    rows = [("HONEST", "W1", f"img{k}", text, 60.0) for k, text in enumerate(honest)]
+    rows += [("AROUND", "W2", f"img{k}", text, 60.0)
+             for k, text in enumerate(["A dog runs on the beach.", "", "   ", "\ufeff", "\u200b\u00a0"])]
+    frame = prepare(pd.DataFrame(rows, columns=["assignment_id", "worker_id", "image_id", "caption", "work_time_s"]))
+    flags = run_rules(frame, qc_params(cfg, cfg.seed), cfg.qc_rules)
+    required = flags[flags["rule"] == "required"]
+    assert sorted(required["image_id"]) == ["img1", "img2", "img3", "img4"] and set(required["worker_id"]) == {"W2"}
+    decisions = decide(flags, frame, cfg.policy).set_index("assignment_id")
+    assert decisions.loc["AROUND", "action"] == "reject" and "required" in decisions.loc["AROUND", "reasons"]
+    assert decisions.loc["HONEST", "action"] == "approve"

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flows.campaign_plan import read_items
+from flows.campaigns.campaign_plan import read_items
+from flows.campaigns.offline import offline_qualify
 from flows.cli import main
 from flows.config import load_config
 from flows.csv_files import FIELD_LIMIT, FORMULA_STARTS, read_csv_table, write_csv
 from flows.errors import InputFormatError
-from flows.offline import offline_qualify
-from flows.submission_formats import read_submissions
+from flows.platforms.submission_formats import read_submissions
 from tests.fuzz_support import FUZZ, assert_one_line, hostile_text
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,13 +17,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
-from flows.mturk_forms import form_fields
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import form_fields
 from flows.store import Store
-from flows.task_guard import SessionLimits
-from flows.task_server import TaskSite, make_app, sign
+from flows.taskserver.task_guard import SessionLimits
+from flows.taskserver.task_server import TaskSite, make_app, page_signature
 from tests.test_task_server import CONFIG, answers_for
 
 STUDY = "f" * 24
@@ -116,6 +116,6 @@ def test_the_page_names_every_field_the_server_accepts(app: dict[str, Any]) -> N
     names = {f.name for f in form_fields(page.text)}
     values = answers_for(page.text)
     assert set(values) == names
-    assert values["sig"] == sign(app["site"].secret, name, "agree", app["store"].rows(
+    assert values["sig"] == page_signature(app["site"].secret, name, "agree", app["store"].rows(
         "SELECT item_ids FROM task_sessions WHERE session_id = 'agree'")[0]["item_ids"])
     assert client.post(f"/task/{name}/submit", data=values).status_code == 303

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from flows import mturk_adapter as mturk
-from flows import prolific_adapter as prolific
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
 from flows.errors import PlatformError
-from flows.mturk_forms import html_question
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms import prolific_adapter as prolific
+from flows.platforms.mturk_forms import html_question
 from flows.sim.server import SimServer
 from flows.store import Store
-from flows.task_server import TaskSite, completion_code
-from flows.task_server_thread import TaskServer
+from flows.taskserver.task_server import TaskSite, completion_code
+from flows.taskserver.task_server_thread import TaskServer
 from flows.templates import render, sample_context
 from tests.conftest import advance
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.campaign import STEPS
-from flows.campaign_flow import campaign_flow
+from flows.campaigns.campaign import STEPS
+from flows.campaigns.campaign_flow import campaign_flow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,7 +17,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness():
+    with prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine needs more than 30 s
         flow = campaign_flow()
         state = flow(config_path=str(ROOT / "config" / "vizwiz_captions.toml"), endpoint_url=sim.url,
                      db_path=str(tmp_path / "h.db"), out_root=str(tmp_path), limit=50, return_state=True)
@@ -58,9 +58,9 @@ def test_deploy_registers_a_scheduled_single_run_deployment(tmp_path: Path, monk
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.campaign_flow import deploy_schedule
+    from flows.campaigns.campaign_flow import deploy_schedule
 
-    with prefect_test_harness():
+    with prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine needs more than 30 s
         deployment_id = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",
                                         str(tmp_path / "h.db"), str(tmp_path))
         from prefect.client.orchestration import get_client

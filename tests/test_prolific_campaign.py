@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaign_flow import run_campaign
+from flows.campaigns.campaign_flow import run_campaign
 from flows.errors import BudgetError
-from flows.prolific_adapter import check_hourly_pay
+from flows.platforms.prolific_adapter import check_hourly_pay
 from flows.sim.server import SimServer
 from flows.store import Store
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from flows.campaigns.offline import DEFAULT_KEY, load_key
 from flows.cli import main
 from flows.errors import InputFormatError
-from flows.offline import DEFAULT_KEY, load_key
 from qc.qualification import score_answers
 
 KEY = load_key()

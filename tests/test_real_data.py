@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.submission_formats import read_submissions
+from flows.platforms.submission_formats import read_submissions
 from postprocess.spellcheck import spellcheck_frame
 from qc.runner import prepare, run_rules
 from qc.submit_rules import CANNED_TEXT

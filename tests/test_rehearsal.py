@@ -15,15 +15,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaign_run import run_campaign
+from flows.campaigns.campaign_run import run_campaign
 from flows.config import load_config
 from flows.errors import ConfigError
 from flows.sim import crowd
 from flows.sim.server import SimServer
 from flows.sim.volunteers import volunteer_round
 from flows.store import Store
-from flows.task_server import TaskSite
-from flows.task_server_thread import TaskServer
+from flows.taskserver.task_server import TaskSite
+from flows.taskserver.task_server_thread import TaskServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEED = 600.0  # virtual seconds per real second
@@ -107,7 +107,7 @@ def test_prolific_campaign_leaves_and_comes_back(live_sim: SimServer, tmp_path: 
     one_line = [line for line in lines if line.startswith("batch 1: ") and "places filled" in line]
     assert len(one_line) <= 2  # one look per run, not a line per poll
     assert (tmp_path / cfg.name / "dataset.json").is_file()
-    from flows.campaign_status import campaign_status
+    from flows.campaigns.campaign_status import campaign_status
 
     money = campaign_status(store, cfg.name)[0]  # 0.90 GBP + 0.30 fee = 1.20 GBP = 1.52 USD a place
     approved = store.table("platform_submissions").count_where("status = 'APPROVED'")
@@ -129,7 +129,7 @@ def test_unfilled_places_are_released_when_the_batch_time_is_up(tmp_path: Path) 
     study = Store(db).rows("SELECT * FROM studies")[0]
     taken = Store(db).table("platform_submissions").count_where("status NOT IN ('RETURNED', 'TIMED-OUT')")
     assert study["places"] == 10 and study["released"] == 10 - taken > 0
-    from flows.summary import shortfall_lines
+    from flows.campaigns.summary import shortfall_lines
 
     finished = Store(db).table("platform_submissions").count_where("status IN ('APPROVED', 'REJECTED')")
     assert shortfall_lines(Store(db), cfg.name)[0].startswith(f"INCOMPLETE: batch 1: {finished} of 10 assignments")

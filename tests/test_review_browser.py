@@ -21,9 +21,9 @@ def current_item(page: Any) -> str:
 
 def decide_the_rest(db: Path) -> None:
     """What the queue still holds, decided as the rules advise (the page was tested above)."""
-    from flows.operations import open_campaign_run
-    from flows.review_actions import Decision, apply_decision
-    from flows.review_data import campaign_queue
+    from flows.campaigns.operations import open_campaign_run
+    from flows.review.review_actions import Decision, apply_decision
+    from flows.review.review_data import campaign_queue
 
     with open_campaign_run(str(db), "vizwiz_captions") as run:
         queue = campaign_queue(run.store, "vizwiz_captions", run.cfg.policy, "flagged")

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from flows.review_data import format_review_status, review_status
-from flows.review_demo import decide_open_cards, sign_in
+from flows.review.review_data import format_review_status, review_status
+from flows.review.review_demo import decide_open_cards, sign_in
 from flows.store import Store
 from tests.conftest import advance
 from tests.review_helpers import review_config, review_server
@@ -28,7 +28,7 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """One test server for the module; a paused run asks every second whether it was resumed."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
-        import flows.review_pause as pause
+        import flows.review.review_pause as pause
 
         mp.setattr(pause, "POLL_S", 1)
         from prefect.testing.utilities import prefect_test_harness
@@ -39,7 +39,7 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 def start_flow(config: Path, sim_url: str, tmp_path: Path) -> tuple[threading.Thread, dict[str, Any]]:
     """The campaign flow on a thread of its own (with the harness's settings), as a served run would be."""
-    from flows.campaign_flow import campaign_flow
+    from flows.campaigns.campaign_flow import campaign_flow
 
     out: dict[str, Any] = {}
 
@@ -75,7 +75,7 @@ def pauses(db: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.prefect
 def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("flows.review_pause.SIM_SLICE_S", 120)  # no timeout while the reviewer works
+    monkeypatch.setattr("flows.review.review_pause.SIM_SLICE_S", 120)  # no timeout while the reviewer works
     thread, out = start_flow(review_config(tmp_path), sim.url, tmp_path)
     db, cleared = tmp_path / "h.db", []
     while (paused := next_pause(thread, db, len(cleared))) is not None:
@@ -106,7 +106,7 @@ def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp
 @pytest.mark.prefect
 def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim, tmp_path: Path,
                                                           monkeypatch) -> None:
-    monkeypatch.setattr("flows.review_pause.SIM_SLICE_S", 2)  # the virtual clock is looked at every 2 s
+    monkeypatch.setattr("flows.review.review_pause.SIM_SLICE_S", 2)  # the virtual clock is looked at every 2 s
     thread, out = start_flow(review_config(tmp_path), sim.url, tmp_path)
     db, seen, advanced = tmp_path / "h.db", 0, set()
     while (paused := next_pause(thread, db, seen)) is not None:
@@ -128,8 +128,8 @@ def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim
 
 
 def test_a_pause_lasts_until_the_review_deadline_in_slices_on_a_virtual_clock() -> None:
-    from flows.review_data import ReviewPending
-    from flows.review_pause import LONGEST_PAUSE_S, SIM_SLICE_S, pause_seconds
+    from flows.review.review_data import ReviewPending
+    from flows.review.review_pause import LONGEST_PAUSE_S, SIM_SLICE_S, pause_seconds
 
     assert pause_seconds(ReviewPending("waits", "c", 1, 7200.4)) == 7201
     assert pause_seconds(ReviewPending("waits", "c", 1, 7200.0, virtual_clock=True)) == SIM_SLICE_S
@@ -146,8 +146,8 @@ def test_a_run_on_its_embedded_simulator_stops_instead_of_pausing(prefect_api: N
     """The review page opens the embedded simulator's state file, which a paused run would take back."""
     from prefect import flow
 
-    from flows.review_data import ReviewPending
-    from flows.review_pause import wait_for_review
+    from flows.review.review_data import ReviewPending
+    from flows.review.review_pause import wait_for_review
 
     waiting = ReviewPending("batch 1 waits for review", "c", 1, 60.0, True, embedded=True)
     state = flow(name="embedded-review")(lambda: wait_for_review(waiting, str(tmp_path / "h.db")))(return_state=True)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import httpx
 
-from flows.operations import open_campaign_run
-from flows.review_actions import Decision, apply_decision
-from flows.review_data import campaign_queue
-from flows.review_demo import REJECT_REASON, decide_open_cards, sign_in
+from flows.campaigns.operations import open_campaign_run
+from flows.review.review_actions import Decision, apply_decision
+from flows.review.review_data import campaign_queue
+from flows.review.review_demo import REJECT_REASON, decide_open_cards, sign_in
 from flows.sim.server import SimServer
 from flows.store import Store
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review

@@ -10,7 +10,7 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from flows.campaign_plan import item_plan
+from flows.campaigns.campaign_plan import item_plan
 from flows.config import load_config
 from flows.errors import ConfigError
 from flows.item_generator import generated_items

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.campaign_status import campaign_status
+from flows.campaigns.campaign_status import campaign_status
 from flows.store import Store
 from tests.prefect_server import group_gone, group_members, process_group
 from tests.prefect_server import prefect_server as real_prefect_server
@@ -133,8 +133,8 @@ def test_a_schedule_comes_back_to_a_live_prolific_campaign(tmp_path: Path, prefe
     the task server up (the simulator on the wall clock, x600)."""
     from flows.config import load_config
     from flows.sim.server import SimServer
-    from flows.task_server import TaskSite
-    from flows.task_server_thread import TaskServer
+    from flows.taskserver.task_server import TaskSite
+    from flows.taskserver.task_server_thread import TaskServer
 
     config = small_campaign(tmp_path)
     text = config.read_text().replace('name = "vizwiz_captions"', 'name = "vizwiz_live"')

@@ -14,24 +14,24 @@ from typing import Any
 import httpx
 import pytest
 
-from flows import mturk_adapter as mturk
-from flows import prolific_adapter as prolific
-from flows.batch_collect import answer_rows, store_assignment
-from flows.batch_publish import publish_batch
-from flows.campaign_plan import Run, hit_groups, plan_items
-from flows.campaign_status import batch_markdown
+from flows.campaigns.batch_collect import answer_rows, store_assignment
+from flows.campaigns.batch_publish import publish_batch
+from flows.campaigns.campaign_plan import Run, hit_groups, plan_items
+from flows.campaigns.campaign_status import batch_markdown
 from flows.cli import main
 from flows.config import load_config
 from flows.errors import ConfigError, PlatformError
 from flows.markdown_text import md_text
-from flows.mturk_forms import answer_xml
-from flows.prolific_batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms import prolific_adapter as prolific
+from flows.platforms.mturk_forms import answer_xml
+from flows.platforms.prolific_batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
+from flows.platforms.targets import check_target, open_session
 from flows.sim.prolific_state import new_id
 from flows.sim.server import SimServer
 from flows.store import Store
-from flows.targets import check_target, open_session
-from flows.task_server import TaskSite, completion_code
-from flows.task_server_thread import TaskServer
+from flows.taskserver.task_server import TaskSite, completion_code
+from flows.taskserver.task_server_thread import TaskServer
 from tests.test_campaign import make_run
 from tests.test_task_server import CONFIG, answers_for
 
@@ -128,7 +128,7 @@ def test_a_forged_session_is_kept_out_of_qc_and_the_blocklist(prolific_world: di
     record_submissions(run, 1, study)
     status = store.rows("SELECT status FROM assignments WHERE assignment_id = 'forged-session'")[0]["status"]
     assert status == NOT_ON_PROLIFIC
-    from flows.batch_review import caption_frame
+    from flows.campaigns.batch_review import caption_frame
 
     assert "forged-pid" not in set(caption_frame(run, 1)["worker_id"])
     exclude_participants(run, ["forged-pid", "c" * 24])

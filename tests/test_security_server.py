@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from flows import mturk_adapter as mturk
-from flows.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
+from flows.platforms import mturk_adapter as mturk
 from flows.store import Store
-from flows.task_guard import SessionLimits
-from flows.task_server import TaskSite, completion_code
-from flows.task_server_thread import TaskServer
+from flows.taskserver.task_guard import SessionLimits
+from flows.taskserver.task_server import TaskSite, completion_code
+from flows.taskserver.task_server_thread import TaskServer
 from tests.test_task_server import CONFIG, answers_for, submit, visit
 
 STUDY = "s" * 24

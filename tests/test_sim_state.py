@@ -19,9 +19,9 @@ import pytest
 
 from flows.cli import main
 from flows.errors import ConfigError
-from flows.mturk_forms import html_question
+from flows.platforms.mturk_forms import html_question
+from flows.platforms.targets import open_session
 from flows.sim.server import MAX_BODY, SimServer
-from flows.targets import open_session
 from tests.conftest import advance
 from tests.test_sim_contract import PAGE, hit_type, post
 
@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 
 
-def boto(sim: SimServer):
-    return boto3.client("mturk", endpoint_url=sim.url, region_name="us-east-1",
+def boto(sim: SimServer | str):
+    return boto3.client("mturk", endpoint_url=sim if isinstance(sim, str) else sim.url, region_name="us-east-1",
                         aws_access_key_id="dummy", aws_secret_access_key="dummy")
 
 
@@ -231,8 +231,7 @@ def test_restarted_sim_serve_continues_from_its_state(tmp_path: Path) -> None:
     state = tmp_path / "served.db"
     proc, url = serve(state)
     try:
-        client = boto3.client("mturk", endpoint_url=url, region_name="us-east-1",
-                              aws_access_key_id="dummy", aws_secret_access_key="dummy")
+        client = boto(url)
         hit_id = post(client, hit_type(client), n=2)
         httpx.post(f"{url}/_sim/clock", json={"advance_seconds": 6 * 3600})
         before = assignments_of(client, hit_id)
@@ -241,8 +240,7 @@ def test_restarted_sim_serve_continues_from_its_state(tmp_path: Path) -> None:
         proc.wait(timeout=30)
     proc, url = serve(state)
     try:
-        client = boto3.client("mturk", endpoint_url=url, region_name="us-east-1",
-                              aws_access_key_id="dummy", aws_secret_access_key="dummy")
+        client = boto(url)
         assert assignments_of(client, hit_id) == before and len(before) == 2
     finally:
         proc.send_signal(signal.SIGINT)

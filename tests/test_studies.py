@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from flows.campaign_flow import run_campaign
+from flows.campaigns.campaign_flow import run_campaign
 from flows.config import load_config
 from flows.errors import ConfigError
-from flows.mturk_forms import parse_answer_xml
+from flows.platforms.mturk_forms import parse_answer_xml
 from flows.store import Store
-from flows.study_plan import page_spec, study_tasks
+from flows.studies.study_plan import page_spec, study_tasks
 from qc.judgement_spec import check_answers
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"

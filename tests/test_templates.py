@@ -7,7 +7,7 @@ import re
 import pytest
 
 from flows.errors import ConfigError
-from flows.mturk_forms import form_fields
+from flows.platforms.mturk_forms import form_fields
 from flows.sim.market import page_rules
 from flows.templates import render, safe_url, sample_context, task_templates
 
@@ -80,7 +80,7 @@ def test_description_page_carries_the_seed_guidelines() -> None:
 
 
 def test_qualification_page_asks_every_key_item_once() -> None:
-    from flows.offline import load_key
+    from flows.campaigns.offline import load_key
 
     ctx = sample_context("qualification")
     html = render("qualification.html.j2", ctx)

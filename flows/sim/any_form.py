@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from flows.form_spec import field_rule
-from flows.mturk_forms import FormField, read_page
+from flows.custom.form_spec import field_rule
+from flows.platforms.mturk_forms import FormField, read_page
 from flows.sim import captions
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.page_context import ItemContext, context_for, item_contexts

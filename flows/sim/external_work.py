@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from flows.mturk_forms import answer_xml, form_fields
+from flows.platforms.mturk_forms import answer_xml, form_fields
 from flows.sim.page_filling import fill_form, page_rules
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from flows.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
-from flows.mturk_forms import FormField, Question, answer_xml, form_fields
+from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
+from flows.platforms.mturk_forms import FormField, Question, answer_xml, form_fields
 from flows.sim import crowd, qual_tests
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal, Tracked

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.errors import ConfigError
-from flows.mturk_forms import parse_question
+from flows.platforms.mturk_forms import parse_question
 from flows.sim import qual_tests
 from flows.sim.external_work import resume_visits
 from flows.sim.market import Assignment, Hit, Marketplace, money

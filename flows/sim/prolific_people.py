@@ -17,6 +17,7 @@ import httpx
 
 from flows.sim import crowd
 from flows.sim.prolific_state import TAKEN, ProlificState, new_id
+from flows.sim.roster import Crowd, wider_pool
 from flows.sim.volunteers import complete_page
 
 RETURN_RATE = 0.04
@@ -51,11 +52,20 @@ class Participants:
         self.bank = bank
         self.arrival_mean_s = arrival_mean_s  # 0: every open place is taken at the first look
         self.rng = random.Random(seed + 23)
-        self.people: dict[str, dict[str, Any]] = {
-            participant_id(w.worker_id): {"id": participant_id(w.worker_id), "worker": w,
-                                          "approval_rate": w.percent_approved, "approvals": w.hits_approved}
-            for w in workers}
+        self.people: dict[str, dict[str, Any]] = {}
+        for w in workers:
+            self._person(w)
         self.http = httpx.Client(timeout=30, follow_redirects=False)
+        # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
+        # when every eligible crowd member has had a study's offer, newcomers of the same mix come.
+        self.newcomers = wider_pool(workers, "prolific") if isinstance(workers, Crowd) else None
+
+    def _person(self, worker: crowd.Worker) -> dict[str, Any]:
+        pid = participant_id(worker.worker_id)
+        person = {"id": pid, "worker": worker, "approval_rate": worker.percent_approved,
+                  "approvals": worker.hits_approved}
+        self.people[pid] = person
+        return person
 
     def __call__(self, state: ProlificState) -> None:
         for study in list(state.studies.values()):
@@ -70,10 +80,27 @@ class Participants:
         open_places = study["total_available_places"] - sum(s["status"] in TAKEN for s in subs)
         been = {s["participant_id"] for s in subs}
         pool = [p for p in self.people.values() if p["id"] not in been and eligible(p, study, state)]
-        while open_places > 0 and pool and self.arrives(state, study):
+        while open_places > 0:
+            if not pool and self.newcomers is not None:
+                fresh = [p for p in self.more_people() if eligible(p, study, state)]
+                if not fresh:
+                    return  # ten newcomers in a row excluded: the study's filters shut the panel out
+                pool = [p for p in fresh if p["id"] not in been]  # after a restart: people seen before
+                continue
+            if not pool or not self.arrives(state, study):
+                return
             person = self.rng.choices(pool, weights=[p["worker"].params["activity"] for p in pool])[0]
             pool.remove(person)
+            been.add(person["id"])
             open_places -= self.visit(state, study, person)["status"] in TAKEN
+
+    def truth(self) -> list[dict[str, Any]]:
+        return [{**p["worker"].public(), "worker_id": p["id"]} for p in self.people.values()]
+
+    def more_people(self, n: int = 10) -> list[dict[str, Any]]:
+        """The next ``n`` newcomers, the same people in the same order after a restart."""
+        assert self.newcomers is not None
+        return [self._person(self.newcomers.newcomer()) for _ in range(n)]
 
     def arrives(self, state: ProlificState, study: dict[str, Any]) -> bool:
         """Whether the next participant is due: people come one by one, ``arrival_mean_s`` apart

@@ -10,8 +10,10 @@ import random
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
+
+from flows.platforms.prolific_fees import cost_of, fee
 
 FEE_RATE = 0.3333
 PLACEHOLDERS = ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}")
@@ -30,15 +32,6 @@ class ProlificError(Exception):
 
 def new_id(rng: random.Random) -> str:
     return "".join(rng.choice("0123456789abcdef") for _ in range(24))
-
-
-def fee(amount: int) -> int:
-    return int((Decimal(amount) / 3).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-
-
-def cost_of(reward: int, places: int) -> tuple[int, int]:
-    """(rewards, fees) in minor units for a study."""
-    return reward * places, fee(reward) * places
 
 
 class ProlificState:
@@ -138,6 +131,10 @@ class ProlificState:
         study["status"] = target
         self.settle(study)
         return study
+
+    def panel_truth(self) -> list[dict[str, Any]]:
+        """Every simulated participant's profile, under their Prolific id (the pumps that have people)."""
+        return [row for pump in self.pumps for row in getattr(pump, "truth", list)()]
 
     def settle(self, study: dict[str, Any]) -> None:
         """A stopped (or full) study whose every submission is decided is COMPLETED; its reserve is freed."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,7 @@ class Crowd(list[Worker]):
     spec: CrowdSpec | None = None
     images_posted: int = 0
     started: bool = False
+    stream: str = "worker"  # whose seed stream a made worker comes from: another stream, other people
     _seen: set[str] = field(default_factory=set)
     _dealt: dict[str, int] = field(default_factory=dict)
 
@@ -105,6 +106,12 @@ class Crowd(list[Worker]):
         self.extend(new)
         return new
 
+    def newcomer(self) -> Worker:
+        """One more worker of the crowd's mix, made from its seed stream (the same index, the same person)."""
+        worker = self._make(len(self))
+        self.append(worker)
+        return worker
+
     def _arrive(self, worker: Worker, now: float) -> Worker:
         worker.arrived_at = now
         worker.leaves_at = now + float(worker.params.get("stay_s", math.inf))
@@ -113,12 +120,25 @@ class Crowd(list[Worker]):
     def _make(self, index: int) -> Worker:
         """Worker ``index``: the profile furthest behind its share, everything else from its own seed."""
         assert self.spec is not None
-        rng = random.Random(f"{self.spec.seed}:worker:{index}")
+        rng = random.Random(f"{self.spec.seed}:{self.stream}:{index}")
         name, _, overrides = max(self.spec.profiles, key=lambda p: p[1] * (index + 1) - self._dealt.get(p[0], 0))
         ordinal = self._dealt.get(name, 0)
         self._dealt[name] = ordinal + 1
         worker = new_worker(name, personal_params(self.spec, name, overrides, ordinal, rng), rng)
         return worker
+
+
+def wider_pool(crowd: Crowd, stream: str) -> Crowd | None:
+    """An empty crowd of the same profile mix (a counted crowd's counts become shares), whose
+    workers come from their own seed stream: the many more people of a large panel."""
+    spec = crowd.spec
+    if spec is None:
+        return None
+    total = sum(amount for _, amount, _ in spec.profiles)
+    if total <= 0:
+        return None
+    shares = tuple((name, amount / total, over) for name, amount, over in spec.profiles if amount > 0)
+    return Crowd(spec=replace(spec, profiles=shares, by_share=True), stream=stream)
 
 
 def personal_params(spec: CrowdSpec, name: str, overrides: dict[str, Any], ordinal: int,

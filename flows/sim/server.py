@@ -151,6 +151,9 @@ class _Handler(WorkerPages):
             return self._prolific("GET")
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         market = self.server.market
+        if url.path == "/_sim/workers" and query.get("platform") == "prolific":
+            with self.server.prolific.lock:
+                return self._json(200, self.server.prolific.panel_truth())
         if url.path == "/_sim/workers":
             with market.lock:
                 return self._json(200, market.ground_truth())

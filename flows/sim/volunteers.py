@@ -10,7 +10,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from flows.mturk_forms import form_fields
+from flows.platforms.mturk_forms import form_fields
 from flows.sim import crowd
 from flows.sim.page_filling import fill_form, page_rules
 

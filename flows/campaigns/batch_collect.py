@@ -1,0 +1,208 @@
+"""Batch step 2: wait for submissions, store every raw answer, parse it into fields."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from datetime import datetime
+from typing import Any
+
+from flows.campaigns.batch_window import closes_now, detaches, end_waiting, show_waiting
+from flows.campaigns.campaign_plan import Run
+from flows.errors import AnswerConflictError, PlatformError
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import parse_answer_xml
+
+_INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")
+MAX_POLL_S = 6 * 3600
+FETCH_THREADS = 8  # listings and marks of the HITs that closed in one round, at once
+
+
+def _epoch(value: Any) -> float | None:
+    if value is None:
+        return None
+    return value.timestamp() if isinstance(value, datetime) else float(value)
+
+
+def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
+    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the
+    HIT's own ``item_ids`` get rows: answers for items it never showed are dropped."""
+    fields = parse_answer_xml(answer_xml)
+    by_index: dict[str, str] = {}
+    for name, value in fields.items():
+        m = _INDEXED.match(name)
+        if m and m["field"] == "image_id":
+            by_index[m["index"]] = value
+    rows = []
+    for name, value in fields.items():
+        m = _INDEXED.match(name)
+        if m and m["field"] != "image_id":
+            idx = int(m["index"])
+            item = by_index.get(m["index"], item_ids[idx] if idx < len(item_ids) else "")
+            if item in item_ids:
+                rows.append({"assignment_id": assignment_id, "item_id": item, "field": m["field"], "value": value})
+        elif not m:
+            rows.append({"assignment_id": assignment_id, "item_id": "", "field": name, "value": value})
+    return rows
+
+
+def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:
+    """Store the raw answer first, then its parsed rows; True when it was new.
+
+    An id is "already seen" only for the same campaign and HIT (so the same endpoint): an id
+    the ledger holds for another campaign or HIT stops the run loudly rather than hiding an answer."""
+    db = run.store.db
+    seen = list(db["assignments"].rows_where("assignment_id = ?", [a["AssignmentId"]],
+                                              select="campaign, hit_id"))
+    if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
+        raise AnswerConflictError(
+            f"assignment {a['AssignmentId']} of HIT {a['HITId']} is already in {run.store.path} for campaign "
+            f"{seen[0]['campaign']!r}, HIT {seen[0]['hit_id']}: the platform reuses ids (a restarted simulator?); "
+            "run this campaign with its own --db so no answer is hidden")
+    row = {"assignment_id": a["AssignmentId"], "hit_id": a["HITId"], "campaign": run.cfg.name, "batch": batch,
+           "worker_id": a["WorkerId"], "status": a["AssignmentStatus"], "accept_time": _epoch(a.get("AcceptTime")),
+           "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
+           "answer_xml": a.get("Answer", ""), "fetched_at": time.time()}
+    if seen:
+        run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
+        return False
+    try:
+        parsed = answer_rows(a["AssignmentId"], a.get("Answer", ""), json.loads(hit["item_ids"]))
+        row["parse_error"] = ""
+    except ET.ParseError as exc:
+        parsed, row["parse_error"] = [], f"answer XML is malformed: {exc}"
+    with run.store.transaction():  # plain INSERTs: 200,000 assignments at full scale
+        run.store.insert_raw("assignments", [row])
+        run.store.insert_raw("answers", parsed, "REPLACE")
+        run.store.insert_raw("workers", [{"worker_id": a["WorkerId"], "first_seen": time.time()}], "IGNORE")
+    return True
+
+
+def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str, Any]:
+    """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is.
+
+    A HIT counts as done only when the platform said it was closed (Reviewable, nothing pending)
+    BEFORE the listing that fetched its submissions, so nothing submitted in between is missed.
+    A round costs pages of ListReviewableHITs plus two calls per HIT that closed since the last
+    round (its listing, and UpdateHITReviewStatus so it is not listed again): it grows with
+    the work that came in, not with the open HITs. ``per_hit``: the submissions a full HIT has."""
+    cfg = run.cfg
+    per_hit = per_hit or cfg.assignments_per_image
+    hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
+    poll = ClosedHits(run, batch, {h["hit_id"]: h for h in hits})
+    interval, waited, deadline = float(cfg.poll_interval_s), 0.0, cfg.hit_lifetime_s + cfg.assignment_duration_s
+    what = f"batch {batch}" if batch else "qualification test"
+    while poll.open:
+        new = poll.fetch_all(run, batch, poll.closed_now(run))
+        show_waiting(run, batch, f"{what}: {len(hits) - len(poll.open)}/{len(hits)} HITs complete, "
+                                 f"{poll.stored} assignments in", (len(poll.open), poll.stored),
+                     (len(hits) - len(poll.open), len(hits)))
+        if not poll.open or waited >= deadline or (detaches(run) and closes_now(
+                run, batch, _stored(run, batch), len(hits) * per_hit, len(poll.open))):
+            break
+        interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)
+        run.wait(interval)
+        waited += interval
+    end_waiting(run, batch)
+    for hit_id in list(poll.open):  # past the deadline: take what the still-open HITs have
+        poll.fetch(run, batch, hit_id, mark=False)
+    return record_shortfall(run, batch, hits, per_hit, poll)
+
+
+def _stored(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
+
+
+class ClosedHits:
+    """Which of a batch's HITs the platform reports closed, and what was listed for each."""
+
+    def __init__(self, run: Run, batch: int, hits: dict[str, dict[str, Any]]):
+        self.open, self.hits = dict(hits), hits
+        self.listed: dict[str, int] = {}  # submissions the platform listed per HIT
+        self.type_id = _hit_type_id(run, batch)
+        self.statuses = ["Reviewable", "Reviewing"]  # Reviewing: marked by an earlier, interrupted run
+        self.reviewable_api = bool(self.type_id)
+        self.stored = 0
+
+    def closed_now(self, run: Run) -> list[str]:
+        if self.reviewable_api:
+            try:
+                found = [h for status in self.statuses for h in mturk.reviewable_hits(run.client, self.type_id,
+                                                                                       status)]
+                self.statuses = ["Reviewable"]
+                return [hit_id for hit_id in found if hit_id in self.open]
+            except PlatformError as exc:
+                if "UnknownOperation" not in str(exc):
+                    raise
+                self.reviewable_api = False  # an endpoint without ListReviewableHITs: ask per HIT
+        return [hit_id for hit_id in list(self.open) if _closed(mturk.get_hit(run.client, hit_id))]
+
+    def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
+        """``fetch`` for many closed HITs: each listing and each mark is a network round trip, so
+        they go out on FETCH_THREADS threads; storing stays here, and a HIT is marked once stored."""
+        new = 0
+        with ThreadPoolExecutor(FETCH_THREADS) as pool:
+            listings = {pool.submit(mturk.list_submissions, run.client, hit_id): hit_id for hit_id in hit_ids}
+            marks = []
+            for done in as_completed(listings):
+                new += self.store_listed(run, batch, listings[done], done.result())
+                if self.reviewable_api:
+                    marks.append(pool.submit(mturk.mark_reviewing, run.client, listings[done]))
+            for mark in marks:
+                mark.result()
+        return new
+
+    def fetch(self, run: Run, batch: int, hit_id: str, mark: bool = True) -> int:
+        """List and store the HIT's submissions (after it was seen closed); the count of new ones."""
+        new = self.store_listed(run, batch, hit_id, mturk.list_submissions(run.client, hit_id))
+        if mark and self.reviewable_api:
+            mturk.mark_reviewing(run.client, hit_id)
+        return new
+
+    def store_listed(self, run: Run, batch: int, hit_id: str, subs: list[dict[str, Any]]) -> int:
+        hit = self.open.pop(hit_id)
+        with run.store.transaction():  # one commit per HIT; each assignment is still whole or absent
+            new = sum(store_assignment(run, batch, hit, a) for a in subs)
+        self.listed[hit_id] = len(subs)
+        self.stored += new
+        return new
+
+
+def _hit_type_id(run: Run, batch: int) -> str:
+    entry = run.store.ledger_entry(f"{run.cfg.name}:b{batch}:hittype")
+    if not entry or entry["status"] != "ok":
+        return ""
+    return str(json.loads(entry["result"])["HITTypeId"])
+
+
+def _closed(view: dict[str, Any]) -> bool:
+    return view["HITStatus"] in ("Reviewable", "Reviewing", "Disposed") and not view["NumberOfAssignmentsPending"]
+
+
+def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: int,
+                     poll: ClosedHits) -> dict[str, Any]:
+    """Compare the ledger with what the platform listed; note HITs that closed short of their work.
+
+    Fewer stored than listed means answers were hidden: that stops the run. Work the crowd never
+    did (expired HITs, nobody eligible) is recorded on the batch for the summary and status."""
+    stored = {r["hit_id"]: r["n"] for r in run.store.rows(
+        "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
+        [run.cfg.name, batch])}
+    hidden = {h: n - stored.get(h, 0) for h, n in poll.listed.items() if stored.get(h, 0) < n}
+    if hidden:
+        raise AnswerConflictError(
+            f"batch {batch}: the platform lists {sum(poll.listed.values())} submission(s) but the ledger holds "
+            f"{sum(stored.get(h, 0) for h in poll.listed)} of them ({sum(hidden.values())} missing on "
+            f"{len(hidden)} HIT(s)); nothing was decided. Run `hitflow reconcile` and check the --db")
+    got = sum(stored.values())
+    short = [h["hit_id"] for h in hits if stored.get(h["hit_id"], 0) < per_hit]
+    shortfall = {"hits": len(hits), "expected": len(hits) * per_hit, "got": got, "short_hits": len(short),
+                 "still_open": len(poll.open)} if short else {}
+    run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(shortfall) if shortfall else "")
+    if shortfall:
+        run.progress(f"batch {batch}: INCOMPLETE: {got} of {shortfall['expected']} assignments; "
+                     f"{len(short)} of {len(hits)} HITs closed short of their work")
+    return {"assignments": poll.stored, "stored": got, "hits_still_open": len(poll.open), "shortfall": shortfall}

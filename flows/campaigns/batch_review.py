@@ -1,0 +1,176 @@
+"""Batch steps 3-5: QC over the stored answers, decisions applied, flagged workers blocked."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns import block_evidence as evidence
+from flows.campaigns.campaign_plan import Run, block_qualification
+from flows.campaigns.page_text import qc_params
+from flows.platforms import mturk_adapter as mturk
+from flows.store import SETTLED
+from qc.decisions import decide
+from qc.runner import prepare, run_rules
+
+APPLY_THREADS = 8
+
+
+def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
+    """One row per caption: the QC column contract plus lineage, from the store."""
+    # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
+    where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
+    params: list[Any] = [run.cfg.name]
+    if batch is not None:
+        where += " AND a.batch = ?"
+        params.append(batch)
+    rows = run.store.rows(f"""
+        SELECT a.assignment_id, a.worker_id, a.batch, a.hit_id, a.status, a.accept_time, a.submit_time,
+               x.item_id AS image_id,
+               MAX(CASE WHEN x.field = 'caption' THEN x.value END) AS caption,
+               MAX(CASE WHEN x.field = 'text_present' THEN x.value END) AS text_present,
+               MAX(CASE WHEN x.field = 'start_ms' THEN x.value END) AS start_ms,
+               MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
+        FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id ORDER BY a.rowid""", params)
+    frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
+                                        "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])
+    frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
+    return prepare(frame, run.cfg.submit_rules.canned_text)
+
+
+def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:
+    if source == "page_active_time":
+        spans = (pd.to_numeric(frame["end_ms"], errors="coerce") - pd.to_numeric(frame["start_ms"], errors="coerce"))
+        return spans.groupby(frame["assignment_id"]).transform("sum") / 1000.0
+    return frame["submit_time"].astype(float) - frame["accept_time"].astype(float)
+
+
+def qc_batch(run: Run, batch: int) -> dict[str, Any]:
+    frame = caption_frame(run, batch)
+    params = qc_params(run.cfg, run.cfg.seed + batch)  # with the page text for instruction_echo
+    flags = run_rules(frame, params, run.cfg.qc_rules)
+    broken = run.store.rows("SELECT assignment_id, worker_id, parse_error FROM assignments "
+                            "WHERE campaign = ? AND batch = ? AND parse_error != ''", [run.cfg.name, batch])
+    extra = [{"worker_id": b["worker_id"], "rule": "malformed_answer", "value": "", "threshold": "",
+              "assignment_id": b["assignment_id"], "image_id": "", "detail": b["parse_error"]} for b in broken]
+    flags = pd.concat([flags, pd.DataFrame(extra, columns=flags.columns)], ignore_index=True) if extra else flags
+    counts = replace_batch_flags(run, batch, flags, f"{len(frame)} captions")
+    return {"captions": len(frame), "flags": counts}
+
+
+def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) -> dict[str, int]:
+    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule."""
+    records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
+               for r in flags.to_dict("records")]
+    with run.store.transaction():  # replace the batch's flags as one decision
+        run.store.db.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+        if records:
+            run.store.table("qc_flags").insert_all(records)
+    counts = flags["rule"].value_counts().to_dict()
+    run.progress(f"batch {batch}: QC over {what}, {len(flags)} flags "
+                 + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return counts
+
+
+def batch_flags(run: Run, batch: int) -> pd.DataFrame:
+    return evidence.batch_flags(run.store, run.cfg.name, batch)
+
+
+def campaign_history(run: Run, up_to_batch: int) -> pd.DataFrame:
+    return evidence.campaign_history(run.store, run.cfg.name, up_to_batch)
+
+
+def blocks_due(run: Run, batch: int) -> pd.DataFrame:
+    return evidence.blocks_due(run.store, run.cfg.name, run.cfg.policy, batch)
+
+
+def decide_batch(run: Run, batch: int) -> dict[str, Any]:
+    """Record one decision per assignment in one transaction, then apply them via the ledger."""
+    cfg, store = run.cfg, run.store
+    assignments = pd.DataFrame(store.rows("SELECT assignment_id, worker_id FROM assignments WHERE campaign = ? "
+                                          "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
+    flags = batch_flags(run, batch)
+    decisions = decide(flags, assignments, cfg.policy)
+    if cfg.reject_blocked_work:
+        blocked = set(blocks_due(run, batch)["worker_id"])
+        mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
+        decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
+    now = time.time()
+    records = [{**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]), "decided_at": now,
+                "applied": ""} for d in decisions.to_dict("records")]
+    with store.transaction():
+        if records:
+            store.table("decisions").insert_all(records, pk="assignment_id", ignore=True)
+    stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
+    if run.platform == "links":  # invited annotators: nothing to pay or refuse on a platform
+        with store.transaction():
+            store.db.execute("UPDATE decisions SET applied = 'self-hosted' WHERE campaign = ? AND batch = ? "
+                             "AND applied = ''", [cfg.name, batch])
+        run.progress(f"batch {batch}: decisions {decisions['action'].value_counts().to_dict()} (self-hosted)")
+        return {"decisions": decisions["action"].value_counts().to_dict()}
+    if run.platform == "prolific":
+        from flows.platforms.prolific_batches import apply_decisions
+
+        applied = apply_decisions(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent
+        run.progress(f"batch {batch}: on Prolific {applied}, {int(decisions['review'].sum())} for review")
+        return {"decisions": decisions["action"].value_counts().to_dict(), "prolific": applied}
+    keyed = {f"{cfg.name}:{d['action']}:{d['assignment_id']}": d for d in stored}
+    entries = store.intend_all(cfg.name, batch, [(d["action"].capitalize() + "Assignment", key,
+                                                  {"AssignmentId": d["assignment_id"]}) for key, d in keyed.items()])
+    jobs = [(key, d) for key, d in keyed.items() if entries[key]["status"] not in SETTLED]
+
+    def apply(job: tuple[str, dict[str, Any]]) -> tuple[str, str, str]:
+        key, d = job
+        if d["action"] == "reject":
+            feedback = cfg.policy.reject_feedback.format(rules=d["reasons"])
+            return key, d["assignment_id"], mturk.reject(run.client, d["assignment_id"], feedback)
+        return key, d["assignment_id"], mturk.approve(run.client, d["assignment_id"])
+
+    with ThreadPoolExecutor(APPLY_THREADS) as pool:
+        results = list(pool.map(apply, jobs))
+    store.settle_all([(key, "ok", {"outcome": outcome}) for key, _, outcome in results])
+    with store.transaction():
+        store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?",
+                                  [(outcome, assignment_id) for _, assignment_id, outcome in results])
+        # the platform's state after the call ("approved", "already rejected"...), so status shows it
+        store.db.conn.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
+                                  [(outcome.removeprefix("already ").title(), assignment_id)
+                                   for _, assignment_id, outcome in results])
+    counts = decisions["action"].value_counts().to_dict()
+    run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review")
+    return {"decisions": counts}
+
+
+def block_batch(run: Run, batch: int) -> dict[str, Any]:
+    """Exclude the batch's flagged workers before the next batch is posted."""
+    cfg, store = run.cfg, run.store
+    to_block = blocks_due(run, batch)
+    from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
+
+    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
+    mode = {"mturk": cfg.gating.block_mode, "prolific": "blocklist"}.get(run.platform, "no more links")
+    qual_id = block_qualification(run) if mode == "soft" else ""
+    done = 0
+    for row in to_block.to_dict("records"):
+        key = f"{cfg.name}:block:{row['worker_id']}"
+        entry = store.intend(cfg.name, batch, "ExcludeWorker", key, {"WorkerId": row["worker_id"], "mode": mode})
+        if entry["status"] not in SETTLED:
+            if run.platform == "links":
+                pass  # the task server refuses anyone in the blocks table
+            elif run.platform == "prolific":
+                from flows.platforms.prolific_batches import exclude_participants
+
+                exclude_participants(run, [row["worker_id"]])
+            else:
+                mturk.exclude_worker(run.client, row["worker_id"], mode, qual_id, f"QC: {row['rules']}")
+            store.settle(key, "ok", {"mode": mode})
+            done += 1
+        store.table("blocks").insert({"campaign": cfg.name, "worker_id": row["worker_id"], "batch": batch,
+                                   "rules": row["rules"], "mode": mode, "applied": "yes"},
+                                  pk=("campaign", "worker_id"), ignore=True)
+    run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
+    return {"blocked": len(to_block)}

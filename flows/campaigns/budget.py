@@ -1,0 +1,113 @@
+"""Money up front: the whole campaign's estimate, in the budget's currency, before the first post.
+
+Every batch (MTurk: reward + MTurk's fees per assignment; Prolific: its own cost calculator per
+study), plus the paid qualification test. A cost in another currency than the budget's needs
+``[campaign] fx_rates``; without a rate it is refused, never compared as if it were the same money.
+The per-batch guards (campaign_plan.check_budget, prolific_batches.publish_study) stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost
+from flows.config import CampaignConfig
+from flows.errors import BudgetError
+from flows.platforms.prolific_fees import cost_of
+from flows.store import Store
+
+Quote = Callable[[int, int], int]  # (reward in minor units, places) -> total with fees in minor units
+CENT = Decimal("0.01")
+
+
+@dataclass
+class Estimate:
+    currency: str  # what the platform charges in
+    parts: list[tuple[str, Decimal]] = field(default_factory=list)  # (what, cost in ``currency``)
+
+    @property
+    def total(self) -> Decimal:
+        return sum((cost for _, cost in self.parts), Decimal("0.00"))
+
+
+def to_budget_currency(cfg: CampaignConfig, amount: Decimal, currency: str) -> Decimal:
+    """``amount`` of ``currency`` in the budget's currency, by the config's rate; refused without one."""
+    if currency == cfg.budget_currency:
+        return amount
+    rate = cfg.fx_rates.get(currency)
+    if rate is None:
+        raise BudgetError(f"costs are in {currency} but the budget is {cfg.budget:.2f} {cfg.budget_currency}; "
+                          f"add a rate, e.g. [campaign] fx_rates = {{{currency} = \"1.27\"}} ({cfg.budget_currency} "
+                          f"per {currency}), or state the budget in {currency}")
+    return (amount * rate).quantize(CENT)
+
+
+def campaign_estimate(cfg: CampaignConfig, hits_per_batch: dict[int, int], platform: str = "mturk",
+                      quote: Quote | None = None) -> Estimate:
+    """Every batch's cost with fees (and the qualification test's), in the platform's currency.
+
+    ``quote``: Prolific's calculator; without it (a dry run) Prolific's published fee rate is used."""
+    if platform == "links":
+        return Estimate(cfg.budget_currency)  # invited annotators: nobody is paid through a platform
+    if platform == "prolific":
+        reward = int(cfg.prolific.reward * 100)
+        price = quote or offline_prolific_quote
+        est = Estimate(cfg.prolific.currency)
+        for batch, hits in sorted(hits_per_batch.items()):
+            places = hits * cfg.assignments_per_image
+            est.parts.append((f"study {batch}: {places} places", Decimal(price(reward, places)) / 100))
+        return est
+    unit = cost_per_assignment(cfg) * cfg.assignments_per_image
+    est = Estimate("USD", [(f"batch {b}: {n} HITs", unit * n) for b, n in sorted(hits_per_batch.items())])
+    if qualification_test_cost(cfg):
+        est.parts.append(("qualification test", qualification_test_cost(cfg)))
+    return est
+
+
+def offline_prolific_quote(reward_minor: int, places: int) -> int:
+    rewards, fees = cost_of(reward_minor, places)
+    return rewards + fees
+
+
+def describe(cfg: CampaignConfig, est: Estimate) -> str:
+    """One line: the estimate, its conversion, the budget, and the headroom or shortfall."""
+    in_budget = to_budget_currency(cfg, est.total, est.currency)
+    converted = "" if est.currency == cfg.budget_currency else \
+        f" = {in_budget:.2f} {cfg.budget_currency} at {cfg.fx_rates[est.currency]}"
+    gap = cfg.budget - in_budget
+    verdict = f"{gap:.2f} to spare" if gap >= 0 else f"SHORT by {-gap:.2f} {cfg.budget_currency}"
+    return (f"campaign estimate {est.total:.2f} {est.currency}{converted} with fees over {len(est.parts)} "
+            f"part(s), budget {cfg.budget:.2f} {cfg.budget_currency}: {verdict}")
+
+
+def qualification_money(store: Store, campaign: str, planned: Decimal, takers: int) -> tuple[Decimal, Decimal]:
+    """(committed, spent) of the paid qualification test HIT: its whole planned cost once it is
+    posted, and the per-taker share (reward + fees) of every taker approved so far."""
+    if not planned or not takers:
+        return Decimal("0.00"), Decimal("0.00")
+    posted = store.table("hits").count_where("campaign = ? AND batch = 0", [campaign])
+    paid = store.table("ledger").count_where("campaign = ? AND batch = 0 AND operation = 'ApproveAssignment' "
+                                             "AND status IN ('ok', 'adopted')", [campaign])
+    return (planned if posted else Decimal("0.00")), (planned / takers * paid).quantize(CENT)
+
+
+def check_campaign_budget(run: Run) -> Estimate:
+    """Refuse (exit 6) before anything is posted when the whole campaign does not fit the budget."""
+    cfg = run.cfg
+    rows = run.store.rows("SELECT batch, count(DISTINCT hit_index) AS n FROM items WHERE campaign = ? "
+                          "GROUP BY batch", [cfg.name])
+    quote: Quote | None = None
+    if run.platform == "prolific":
+        from flows.platforms import prolific_adapter as prolific
+
+        quote = lambda reward, places: prolific.study_cost(run.client, reward, places)  # noqa: E731
+
+    est = campaign_estimate(cfg, {r["batch"]: r["n"] for r in rows}, run.platform, quote)
+    line = describe(cfg, est)
+    if to_budget_currency(cfg, est.total, est.currency) > cfg.budget:
+        raise BudgetError(f"{line}; nothing was posted. Raise [campaign].budget, lower the reward or "
+                          "assignments, or run fewer items (--limit N)")
+    run.progress(line)
+    return est

@@ -1,0 +1,116 @@
+"""``--dry-run``: render every page, check it against MTurk's limits, estimate the cost with
+fees, and list exactly which calls a real run would make. Touches no platform and no money."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from flows.campaigns.batch_publish import hit_type_params, page_html
+from flows.campaigns.budget import campaign_estimate, describe, to_budget_currency
+from flows.campaigns.campaign_plan import Run, hit_token, item_plan, qualification_test_cost
+from flows.campaigns.qualification_stage import test_page
+from flows.config import CampaignConfig
+from flows.platforms.mturk_forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
+
+
+def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
+               platform: str = "mturk", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The calls, page sizes and cost of a campaign on ``platform``, computed offline (the
+    estimate is the one a real run checks against the budget before its first post)."""
+    run = Run(cfg, store=None, client=None, target=None, progress=lambda _: None)  # type: ignore[arg-type]
+    groups: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    for row in item_plan(cfg, limit, scale):
+        groups[(row["batch"], row["hit_index"])].append(row)
+    if platform != "mturk":
+        return _live_plan(run, groups, platform, list(invitees))
+    calls = []
+    if cfg.gating.block_mode == "soft":
+        calls.append(f"CreateQualificationType Name={cfg.gating.soft_block_qualification or cfg.name + '-blocked'}")
+    problems: list[str] = []
+    calls += _qualification_calls(run, problems)
+    largest = 0
+    gate = "<test qualification id>" if cfg.gating.qualification_key is not None else ""
+    for batch in sorted({b for b, _ in groups}):
+        params = hit_type_params(run, "<soft-block qualification id>", gate)
+        calls.append(f"CreateHITType batch={batch} Reward={params['Reward']} "
+                     f"QualificationRequirements={len(params['QualificationRequirements'])}")
+        for (b, index), items in sorted(groups.items()):
+            if b != batch:
+                continue
+            question = html_question(page_html(run, items))
+            size = len(question.encode())
+            largest = max(largest, size)
+            try:
+                parse_question(question)
+            except QuestionError as exc:
+                problems.append(f"batch {b} HIT {index}: {exc}")
+            ids = [i["item_id"] for i in items]
+            calls.append(f"CreateHITWithHITType batch={b} hit={index} MaxAssignments={cfg.assignments_per_image} "
+                         f"UniqueRequestToken={hit_token(cfg, b, index, ids)} items={','.join(ids)} bytes={size}")
+        calls.append(f"then per batch {batch}: ListAssignmentsForHIT (every page), Approve/RejectAssignment per "
+                     "assignment, AssociateQualificationWithWorker per flagged worker")
+    n_assignments = len(groups) * cfg.assignments_per_image
+    estimate = campaign_estimate(cfg, dict(Counter(b for b, _ in groups)), platform)
+    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
+    if cost > cfg.budget:
+        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
+                        "a real run would stop with exit 6 before posting anything")
+    return {"calls": calls, "hits": len(groups), "assignments": n_assignments, "cost": f"{cost:.2f}",
+            "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": MAX_QUESTION_BYTES,
+            "problems": problems, "estimate": describe(cfg, estimate)}
+
+
+def _live_plan(run: Run, groups: dict[tuple[int, int], list[dict[str, Any]]], platform: str,
+               invitees: list[str]) -> dict[str, Any]:
+    """Prolific or links: every page rendered (the task server serves them), that route's calls
+    and, for Prolific, its cost in the study's currency against the budget."""
+    from flows.campaigns.dry_run_live import links_calls, prolific_calls
+
+    cfg = run.cfg
+    problems: list[str] = []
+    largest = max(len(page_html(run, items).encode()) for items in groups.values())
+    calls = (prolific_calls(cfg, groups, problems) if platform == "prolific"
+             else links_calls(cfg, groups, invitees, problems))
+    estimate = campaign_estimate(cfg, dict(Counter(b for b, _ in groups)), platform)
+    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
+    if cost > cfg.budget:
+        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
+                        "a real run would stop with exit 6 before publishing anything")
+    units, places = len(groups), len(groups) * cfg.assignments_per_image
+    what = "studies" if platform == "prolific" else "invite rounds"
+    head = (f"dry run ({'Prolific' if platform == 'prolific' else 'invite links'}): "
+            f"{len({b for b, _ in groups})} {what}, {units} units, {places} places; largest page {largest} bytes")
+    return {"calls": calls, "hits": units, "assignments": places, "cost": f"{cost:.2f}",
+            "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": None,
+            "problems": problems, "estimate": describe(cfg, estimate) if platform == "prolific"
+            else "no platform costs: invitees are not paid through a platform", "head": head,
+            "verb": "would call" if platform == "prolific" else "plan:"}
+
+
+def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
+    """The qualification test's calls: a scored Test type, or the paid test HIT and its grants."""
+    g = run.cfg.gating
+    if g.qualification_key is None:
+        return []
+    if g.qualification_mode == "mturk_test":
+        return [f"CreateQualificationType Name=hitflow-{run.cfg.name}-test Test=<40-question QuestionForm> "
+                f"AnswerKey=<from {g.qualification_key.name}> RetryDelayInSeconds={g.qualification_retry_delay_s}"]
+    question = html_question(test_page(run))
+    try:
+        parse_question(question)
+    except QuestionError as exc:
+        problems.append(f"qualification test page: {exc}")
+    return [f"CreateQualificationType Name=hitflow-{run.cfg.name}-score (value = test score)",
+            f"CreateHITType batch=0 Reward={g.qualification_reward:.2f} (the qualification test)",
+            f"CreateHITWithHITType batch=0 MaxAssignments={g.qualification_takers} bytes={len(question.encode())} "
+            f"cost=${qualification_test_cost(run.cfg):.2f} with fees",
+            "then: ListAssignmentsForHIT, score, AssociateQualificationWithWorker (value = score) per taker, "
+            "ApproveAssignment per taker"]
+
+
+def format_plan(plan: dict[str, Any]) -> str:
+    head = [plan.get("head") or f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
+            f"{plan['largest_question_bytes']} of {plan['limit_bytes']} bytes", plan["estimate"]]
+    tail = [f"PROBLEM: {p}" for p in plan["problems"]] or ["no problems found; nothing was sent anywhere"]
+    return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + tail)

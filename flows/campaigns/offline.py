@@ -1,0 +1,82 @@
+"""``hitflow qc`` and ``hitflow spellcheck``: the pure QC and spelling functions over files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from flows.campaigns.page_text import qc_params
+from flows.config import load_config
+from flows.csv_files import read_csv_frame, write_csv
+from flows.errors import InputFormatError
+from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
+from postprocess.spellcheck import spellcheck_frame
+from qc.flags import FLAG_COLUMNS
+from qc.runner import DEFAULT_RULES, prepare, run_rules
+from qc.submit_rules import SubmitRules
+
+# Without a config there is no page text, so no instruction_echo.
+OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk")
+
+
+def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
+    """QC over a submissions file; ``config`` gives the rules, their values and the page text."""
+    frame = read_submissions(submissions)
+    if config is not None:
+        cfg = load_config(config)
+        rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
+    else:
+        rules, params, enabled = SubmitRules(), {}, OFFLINE_RULES
+    try:
+        prepared = prepare(frame, rules.canned_text)
+    except ValueError as exc:
+        raise InputFormatError(f"{submissions}: {exc}") from exc
+    flags = run_rules(prepared, {**params, "submit_rules": rules}, enabled)
+    write_csv(flags[FLAG_COLUMNS], out)
+    return len(flags)
+
+
+def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.DataFrame:
+    """A CSV read as text (nothing turned into NaN), with the columns it must have."""
+    return read_csv_frame(path, columns, what)
+
+
+def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
+    frame = read_text_csv(path, ("caption",))
+    typed = frame.copy()
+    if "is_precanned" in frame.columns:  # read as text: "0" and "false" are not canned
+        typed["is_precanned"] = frame["is_precanned"].str.strip().str.lower().isin(TRUE_TEXT)
+    checked = spellcheck_frame(typed, min_workers)
+    checked[frame.columns] = frame  # the input's columns as written
+    write_csv(checked, out, for_spreadsheet=False)  # corrected captions are data
+    return int((checked["edits"] != "").sum())
+
+
+DEFAULT_KEY = Path(__file__).resolve().parents[2] / "config" / "qualification" / "flickr8k_qualification_key.csv"
+
+
+def load_key(path: Path = DEFAULT_KEY) -> pd.DataFrame:
+    """The answer key, checked: its columns, sections and answers."""
+    from qc.qualification import ALLOWED
+
+    key = read_text_csv(path, ("item_id", "section", "answer"), "the answer key")
+    for line, row in enumerate(key.itertuples(), start=2):
+        if row.answer.strip().lower() not in ALLOWED.get(row.section, set()):
+            raise InputFormatError(f"{path}:{line}: section {row.section!r} with answer {row.answer!r} is not valid")
+    if key["item_id"].duplicated().any():
+        raise InputFormatError(f"{path}: repeated item ids {sorted(set(key['item_id'][key['item_id'].duplicated()]))}")
+    return key
+
+
+def offline_qualify(answers_path: Path, out: Path, key_path: Path = DEFAULT_KEY,
+                    threshold: float = 80.0) -> tuple[int, int, Path]:
+    """Score a qualification answers CSV; problems go beside the scores, never dropped."""
+    from qc.qualification import score_answers
+
+    key = load_key(key_path)
+    answers = read_text_csv(answers_path, ("worker_id", "item_id", "answer"))
+    scores, problems = score_answers(answers, key, threshold)
+    write_csv(scores, out)
+    problems_path = write_csv(problems, out.with_name(out.stem + ".problems.csv"))
+    return len(scores), len(problems), problems_path

@@ -1,0 +1,150 @@
+"""Campaign outputs: dataset (JSON + CSV), flags, blocked workers, report, ground truth."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.batch_review import campaign_history, caption_frame
+from flows.campaigns.budget import qualification_money
+from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost, scored_test_qualification
+from flows.campaigns.qualification_stage import record_native_scores
+from flows.campaigns.report import render_report
+from flows.campaigns.summary import shortfall_lines
+from flows.csv_files import write_csv
+from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
+from postprocess.qualification_report import flags_by_score, score_summary
+from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
+from postprocess.spellcheck import CONTROL_CHARS, spellcheck_frame, spelling_stats
+from qc.worker_history import history_table
+
+FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
+
+
+def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(run.store.rows(sql, [run.cfg.name]), columns=columns)
+
+
+def accepted_captions(run: Run) -> pd.DataFrame:
+    """All captions with ``is_rejected`` (rejected work, or a blocked worker's batch) and spelling."""
+    frame = caption_frame(run)
+    # "unpaid": Prolific never finished it (returned, timed out), so its answers stay out of the dataset
+    rejected = set(_table(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND "
+                               "action IN ('reject', 'unpaid')", ["assignment_id"])["assignment_id"])
+    blocked = _table(run, "SELECT worker_id, batch FROM blocks WHERE campaign = ?", ["worker_id", "batch"])
+    blocked_in = set(zip(blocked["worker_id"], blocked["batch"].astype(int), strict=True))
+    struck = set(map(tuple, _table(run, "SELECT assignment_id, image_id FROM struck_captions WHERE campaign = ?",
+                                   ["assignment_id", "image_id"]).values.tolist()))  # a reviewer's verdict
+    # A typed Series: an empty campaign's plain [] would make the mask below select columns, not rows.
+    frame["is_rejected"] = pd.Series([a in rejected or (w, int(b)) in blocked_in or (a, i) in struck
+                                      for a, w, b, i in zip(frame["assignment_id"], frame["worker_id"],
+                                                            frame["batch"], frame["image_id"], strict=True)],
+                                     index=frame.index, dtype=bool)
+    good = frame[~frame["is_rejected"]]
+    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers)
+    frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
+    frame["edits"] = ""
+    frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
+    return _with_scores(run, frame)
+
+
+def _with_scores(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
+    """Gated campaigns: each caption carries its worker's qualification-test score."""
+    if run.cfg.gating.qualification_key is None:
+        return frame
+    scores = qualification_scores(run)
+    by_worker = dict(zip(scores["worker_id"], scores["score"], strict=True))
+    return frame.assign(qualification_score=frame["worker_id"].map(by_worker))
+
+
+def qualification_scores(run: Run) -> pd.DataFrame:
+    return _table(run, "SELECT worker_id, score, spelling_score, grammar_score, judging_score, passed, mode "
+                       "FROM qualification_scores WHERE campaign = ? ORDER BY worker_id",
+                  ["worker_id", "score", "spelling_score", "grammar_score", "judging_score", "passed", "mode"])
+
+
+def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    record_native_scores(run, scored_test_qualification(run))
+    captions = accepted_captions(run)
+    items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?",
+                   ["image_id", "file_name"])
+    (out_dir / "dataset.json").write_text(json.dumps(vizwiz_json(captions, items), indent=1), encoding="utf-8")
+    write_csv(flat_table(captions, items), out_dir / "dataset.csv", for_spreadsheet=False)  # data: exact text
+    flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
+                        "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
+    write_csv(flags, out_dir / "flags.csv")
+    blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
+                     ["worker_id", "batch", "rules"])
+    write_csv(blocked, out_dir / "blocked_workers.csv")
+    history = history_table(campaign_history(run, run.cfg.batches), list(blocked["worker_id"]))
+    write_csv(history, out_dir / "blocked_history.csv")  # per batch: captions, flags by rule
+    work = captions.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
+    truth_table = None
+    if truth is not None:
+        (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
+        truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
+    report = _report_data(run, captions, flags, blocked, truth_table)
+    report["incomplete"] = shortfall_lines(run.store, run.cfg.name)
+    lines = history.groupby("worker_id").apply(
+        lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
+                   zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
+    report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
+    report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
+    report["review"] = _review_report(run)
+    (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
+    return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
+            "spelling": report["spelling"], "blocked": blocked}
+
+
+def _qualification_report(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked: pd.DataFrame,
+                          out_dir: Path) -> dict[str, Any] | None:
+    """Gated campaigns: the scores file, its problems file and the report's section."""
+    if run.cfg.gating.qualification_key is None:
+        return None
+    scores = qualification_scores(run)
+    write_csv(scores, out_dir / "qualification_scores.csv")
+    write_csv(_table(run, "SELECT worker_id, item_id, answer, problem FROM qualification_problems WHERE campaign = ?",
+                     ["worker_id", "item_id", "answer", "problem"]), out_dir / "qualification_problems.csv")
+    by_band, correlation = flags_by_score(scores, captions, flags, blocked)
+    return {"summary": score_summary(scores), "scores": scores, "by_band": by_band, "correlation": correlation,
+            "threshold": run.cfg.gating.qualification_min_score, "mode": run.cfg.gating.qualification_mode}
+
+
+def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked: pd.DataFrame,
+                 truth: pd.DataFrame | None) -> dict[str, Any]:
+    decisions = _table(run, "SELECT assignment_id, batch, action FROM decisions WHERE campaign = ?",
+                       ["assignment_id", "batch", "action"])
+    assignments = captions.drop_duplicates("assignment_id")[["assignment_id", "batch", "work_time_s"]]
+    samples = captions.groupby("worker_id")["caption"].apply(lambda s: list(s.head(3)))
+    blocked_rows = blocked.assign(samples=[samples.get(w, []) for w in blocked["worker_id"]])
+    good = captions[~captions["is_rejected"] & ~captions["is_precanned"]]
+    approved = int((decisions["action"] == "approve").sum())
+    unit = cost_per_assignment(run.cfg)
+    test_spent = qualification_money(run.store, run.cfg.name, qualification_test_cost(run.cfg),
+                                     run.cfg.gating.qualification_takers)[1]
+    return {
+        "name": run.cfg.name, "target": run.target.label,
+        "counts": batch_counts(assignments, decisions, blocked, flags),
+        "times": assignments, "bands": time_bands(assignments, run.cfg.qc_params["time_outlier_sigmas"]),
+        "flags": flags, "blocked": blocked_rows,
+        "canned": canned_distribution(captions[~captions["is_rejected"]], run.cfg.assignments_per_image),
+        "spelling": spelling_stats(good), "truth": truth,
+        "cost": {"spent": f"{unit * approved + test_spent:.2f}", "budget": f"{run.cfg.budget:.2f}",
+                 "approved": approved, "unit": f"{unit:.2f}", "qualification": f"{test_spent:.2f}"},
+    }
+
+
+def _review_report(run: Run) -> pd.DataFrame | None:
+    """Per batch, people against the rules; None when no one reviewed and the run did not wait."""
+    from flows.review.review_data import review_summary
+
+    if run.cfg.review == "none" and not run.store.table("review_actions").count_where("campaign = ?", [run.cfg.name]):
+        return None
+    summary = review_summary(run.store, run.cfg.name, run.cfg.policy, run.cfg.review)
+    notes = {r["batch"]: r.get("review_note") or "" for r in
+             run.store.rows("SELECT * FROM batches WHERE campaign = ?", [run.cfg.name])}
+    return summary.assign(note=[notes.get(b, "") for b in summary["batch"]])

@@ -1,0 +1,98 @@
+"""The end-of-run summary, read back from a campaign's output folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.store import Store
+from flows.terminal import on_terminal, print_table
+from postprocess.report_data import blocking_vs_truth
+
+WHAT_TO_DO = ("what to do: extend the short HITs (UpdateExpirationForHIT, CreateAdditionalAssignmentsForHIT), "
+              "repost the missing items (a new campaign name with --limit), or relax [policy]/[gating] if the crowd "
+              "has nobody eligible left; set [campaign] accept_partial = true to accept what came in")
+
+
+def shortfalls(store: Store, campaign: str) -> list[dict[str, Any]]:
+    """Batches whose HITs closed short of their work, and batches never posted after one got nothing."""
+    rows = store.rows("SELECT batch, status, shortfall FROM batches WHERE campaign = ? AND batch > 0 "
+                      "ORDER BY batch", [campaign])
+    out = [{"batch": r["batch"], **json.loads(r["shortfall"])} for r in rows if r.get("shortfall")]
+    planned = {r["batch"] for r in store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?", [campaign])}
+    posted = {r["batch"] for r in store.rows("SELECT DISTINCT batch FROM hits WHERE campaign = ?", [campaign])}
+    if out and not out[-1]["got"] and planned - posted:
+        out.append({"batch": min(planned - posted), "not_posted": sorted(planned - posted)})
+    return out
+
+
+def shortfall_lines(store: Store, campaign: str) -> list[str]:
+    """The honest ending: one line per incomplete batch with its numbers, then what to do."""
+    lines = []
+    for s in shortfalls(store, campaign):
+        if "not_posted" in s:
+            lines.append(f"INCOMPLETE: batch(es) {', '.join(map(str, s['not_posted']))} not posted: the batch "
+                         "before got no work at all")
+        elif s.get("unit") == "places":
+            lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} places finished when its "
+                         "study stopped (each participant takes a study once: is the eligible pool big enough?)")
+        elif not s["got"]:
+            lines.append(f"INCOMPLETE: batch {s['batch']} got no work: 0 of {s['expected']} assignments on "
+                         f"{s['hits']} HITs (nobody took them: is anyone eligible?)")
+        else:
+            lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} assignments; "
+                         f"{s['short_hits']} of {s['hits']} HITs expired short of their assignments")
+    return [*lines, WHAT_TO_DO] if lines else []
+
+
+def summarize(out_dir: Path) -> str:
+    head, truth, tail = summary_parts(out_dir)
+    table = [] if truth is None else ["blocked vs the simulator's ground truth:", truth.to_string(index=False)]
+    return "\n".join([*head, *table, *tail])
+
+
+def show_summary(out_dir: Path) -> None:
+    """The end-of-run summary on stdout; on a terminal its table is drawn as one."""
+    head, truth, tail = summary_parts(out_dir)
+    if truth is None or not on_terminal():
+        print(summarize(out_dir))
+        return
+    print("\n".join(head))
+    print_table("blocked vs the simulator's ground truth", list(truth.columns), truth.to_dict("split")["data"])
+    print("\n".join(tail))
+
+
+def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[str]]:
+    """The summary's lines before its table, the table (blocking against the simulator's ground
+    truth, when the run was on the simulator) and the lines after it."""
+    for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
+        if (out_dir / name).is_file():
+            return [(out_dir / name).read_text(encoding="utf-8")], None, []
+    dataset = pd.read_csv(out_dir / "dataset.csv")
+    blocked = pd.read_csv(out_dir / "blocked_workers.csv")
+    flags = pd.read_csv(out_dir / "flags.csv", keep_default_na=False)
+    review = flags[flags["rule"] == "random_sample"]
+    lines = [f"captions: {len(dataset)} ({int(dataset['is_rejected'].sum())} marked is_rejected, "
+             f"{int(dataset['is_precanned'].sum())} canned) on {dataset['image_id'].nunique()} images",
+             f"workers blocked: {len(blocked)}"]
+    if len(review):
+        lines.append(f"needs a person: {review['assignment_id'].nunique()} assignment(s) sampled for manual review "
+                     f"(rule random_sample in {out_dir / 'flags.csv'})")
+    scores_file = out_dir / "qualification_scores.csv"
+    if scores_file.is_file():
+        scores = pd.read_csv(scores_file)
+        captioners = set(dataset["worker_id"])
+        below = int((~scores["passed"].astype(bool) & scores["worker_id"].isin(captioners)).sum())
+        lines.append(f"qualification: {len(scores)} took the test, {int(scores['passed'].astype(bool).sum())} passed; "
+                     f"{below} worker(s) below the pass mark captioned")
+    table = None
+    truth_file = out_dir / "sim_workers.json"
+    if truth_file.is_file():
+        truth = pd.DataFrame(json.loads(truth_file.read_text(encoding="utf-8")))
+        work = dataset.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
+        table = blocking_vs_truth(truth, blocked, work)
+    return lines, table, [f"dataset: {out_dir / 'dataset.json'} and {out_dir / 'dataset.csv'}",
+                          f"report:  {out_dir / 'report.html'}"]

@@ -1,0 +1,110 @@
+"""Outputs of a campaign on the user's own page, in ``runs/<name>/``: ``dataset.csv`` (the accepted
+work, one row per assignment x item x field), ``dataset.json`` (per item, its columns and every
+response), ``responses.csv`` (every response, rejected ones included, with the decision and its reasons),
+``flags.csv``, ``blocked_workers.csv``, ``report.html``, ``summary.txt`` and, on the simulator,
+``sim_workers.json``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.campaign_plan import Run
+from flows.campaigns.summary import shortfall_lines
+from flows.csv_files import write_csv
+from flows.custom.custom_task import INDEXED, custom_spec
+from flows.taskserver.task_pages import page_items
+from flows.templates import render
+from postprocess.report_data import blocking_vs_truth
+from qc.form_constraints import describe_rules
+
+BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms")
+DATASET_COLUMNS = ["batch", "hit_id", "assignment_id", "worker_id", "item_id", "field", "value", "decision",
+                   "reasons"]
+
+
+def _frame(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(run.store.rows(sql, [run.cfg.name]), columns=columns)
+
+
+def dataset_frame(run: Run) -> pd.DataFrame:
+    """Every answer field of every stored response (bookkeeping fields left out), with its decision."""
+    rows = _frame(run, "SELECT a.batch, a.hit_id, a.assignment_id, a.worker_id, x.item_id, x.field, x.value, "
+                       "COALESCE(d.action, '') AS decision, COALESCE(d.reasons, '') AS reasons "
+                       "FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id "
+                       "LEFT JOIN decisions d ON d.assignment_id = a.assignment_id "
+                       "WHERE a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC' "
+                       "ORDER BY a.rowid, x.rowid", DATASET_COLUMNS)
+    return rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True)
+
+
+def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:
+    items = run.store.rows("SELECT item_id, payload FROM items WHERE campaign = ? ORDER BY rowid", [run.cfg.name])
+    out = []
+    for item in items:
+        mine = data[data["item_id"] == item["item_id"]]
+        responses = [{"assignment_id": a, "worker_id": str(g["worker_id"].iloc[0]),
+                      "decision": str(g["decision"].iloc[0]), "answers": dict(zip(g["field"], g["value"], strict=True))}
+                     for a, g in mine.groupby("assignment_id", sort=False)]
+        out.append({**json.loads(item["payload"] or "{}"), "item_id": item["item_id"], "responses": responses})
+    return {"campaign": run.cfg.name, "template": str(run.cfg.template), "items": out}
+
+
+def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per answer field (its first item's control): the rule, and how many accepted answers have a value."""
+    first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
+                           "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
+    spec = custom_spec(run.cfg, page_items(first))
+    accepted = data[data["decision"] == "approve"]
+    answered = accepted[accepted["value"].astype(str) != ""].groupby("field").size()
+    total = accepted.groupby("field").size()
+    out: dict[str, dict[str, Any]] = {}
+    for f, line in zip(spec["fields"], describe_rules(spec), strict=True):
+        m = INDEXED.match(f["name"])
+        base = m["base"] if m else f["name"]
+        out.setdefault(base, {"name": base, "rule": line.split(": ", 1)[-1],
+                              "answered": f"{int(answered.get(base, 0))} of {int(total.get(base, 0))}"})
+    return list(out.values())
+
+
+def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = dataset_frame(run)
+    # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.
+    write_csv(data[data["decision"] == "approve"], out_dir / "dataset.csv", for_spreadsheet=False)
+    write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
+    (out_dir / "dataset.json").write_text(json.dumps(dataset_json(run, data), indent=1), encoding="utf-8")
+    flags = _frame(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
+                        "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid",
+                   ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"])
+    write_csv(flags, out_dir / "flags.csv")
+    blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
+                     ["worker_id", "batch", "rules"])
+    write_csv(blocked, out_dir / "blocked_workers.csv")
+    truth_table = None
+    if truth is not None:
+        (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
+        work = data.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
+        truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
+    per_assignment = data.drop_duplicates("assignment_id")
+    context = {"name": run.cfg.name, "template": run.cfg.template, "target": run.target.label,
+               "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
+               "items": data["item_id"].nunique(), "approved": int((per_assignment["decision"] == "approve").sum()),
+               "rejected": int((per_assignment["decision"] == "reject").sum()),
+               "blocked": blocked.to_dict("records"), "fields": _fields(run, data),
+               "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
+                   run.store, run.cfg.name),
+               "truth": truth_table.to_dict("records") if truth_table is not None else [],
+               "sample": data.head(30).to_dict("records")}
+    (out_dir / "report.html").write_text(render("custom_report.html.j2", context), encoding="utf-8")
+    summary = [f"responses: {context['responses']} from {context['workers']} workers on {context['items']} items "
+               f"({context['approved']} approved, {context['rejected']} rejected); workers blocked: {len(blocked)}",
+               *[f"  {f['name']}: {f['rule']} (accepted answers with a value: {f['answered']})"
+                 for f in context["fields"]],
+               f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
+               f"report:  {out_dir / 'report.html'}"]
+    (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
+    return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked}

@@ -1,0 +1,107 @@
+"""QC step of a campaign on the user's own page: every response checked against the rules its page
+declared, then the generic rules over frames built per kind of field (``qc/custom_rules.py``)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.batch_review import replace_batch_flags
+from flows.campaigns.campaign_plan import Run
+from flows.custom.custom_task import INDEXED, custom_spec, field_kinds
+from flows.platforms.mturk_forms import parse_answer_xml
+from flows.studies.study_review import response_items, work_seconds
+from flows.taskserver.task_pages import page_items
+from qc.custom_rules import TEXT_RULES
+from qc.flags import FLAG_COLUMNS
+from qc.form_constraints import Spec, check_form
+from qc.runner import run_rules
+
+RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems"]
+ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer"]
+
+
+class PageRules:
+    """The rules of the page a response was given, by its items (rendered once per set of items)."""
+
+    def __init__(self, run: Run, batch: int):
+        self.run = run
+        self.items = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
+                                                              "WHERE campaign = ?", [run.cfg.name])}
+        self.hits = {h["hit_id"]: json.loads(h["item_ids"]) for h in run.store.rows(
+            "SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
+        self.specs: dict[tuple[str, ...], Spec] = {}
+
+    def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
+        """The HIT's items; a unit of the task server (Prolific, links) names its own, which the
+        server checked against the unit it handed out."""
+        return self.hits.get(hit_id) or response_items(fields)
+
+    def spec(self, ids: list[str]) -> Spec:
+        key = tuple(ids)
+        if key not in self.specs:
+            known = [self.items[i] for i in ids if i in self.items]
+            self.specs[key] = custom_spec(self.run.cfg, page_items(known)) if known else {"fields": []}
+        return self.specs[key]
+
+
+def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per response with its rule problems, one row per answer field x item)."""
+    rules = PageRules(run, batch)
+    responses, answers = [], []
+    for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ? "
+                            "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
+        try:
+            fields = parse_answer_xml(a["answer_xml"] or "")
+            ids = rules.items_of(a["hit_id"], fields)
+            spec = rules.spec(ids)
+            problems = check_form(spec, fields)
+        except ET.ParseError as exc:
+            fields, ids, spec = {}, [], {"fields": []}
+            problems = [{"rule": "malformed_answer", "field": "", "detail": str(exc)}]
+        if ids and not spec["fields"]:
+            problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
+        responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
+                          "work_time_s": work_seconds(a, fields),
+                          "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems)})
+        answers += _answer_rows(a, spec, fields, ids)
+    return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
+
+
+def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: list[str]) -> list[dict[str, Any]]:
+    kinds, rows = field_kinds(spec), []
+    for f in spec["fields"]:
+        m = INDEXED.match(f["name"])
+        base, index = (m["base"], int(m["index"])) if m else (f["name"], -1)
+        item = fields.get(f"image_id_{index}", ids[index] if 0 <= index < len(ids) else "") if index >= 0 else ""
+        rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
+                     "field": base, "kind": kinds[base], "answer": fields.get(f["name"], "")})
+    return rows
+
+
+def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[str, Any],
+                 enabled: tuple[str, ...]) -> pd.DataFrame:
+    """Every enabled rule on the frame it reads: responses, each free-text field, the choice fields."""
+    per_response = tuple(r for r in enabled if r not in TEXT_RULES and r != "choice_straight_lining")
+    frames = [run_rules(responses.assign(image_id="", caption=""), params, per_response)]
+    texts = answers[answers["kind"] == "text"]
+    for field, group in texts.groupby("field"):
+        frame = group.assign(caption=group["answer"], is_precanned=False).reset_index(drop=True)
+        flags = run_rules(frame, params, tuple(r for r in enabled if r in TEXT_RULES))
+        frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
+    if "choice_straight_lining" in enabled:
+        frames.append(run_rules(answers[answers["kind"] == "choice"], params, ("choice_straight_lining",)))
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS] if frames else pd.DataFrame(columns=FLAG_COLUMNS)
+
+
+def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
+    """The batch's responses checked and flagged; its flags replaced in one transaction."""
+    responses, answers = answer_frames(run, batch)
+    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch}
+    flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
+    counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
+    return {"responses": len(responses), "flags": counts}

@@ -1,0 +1,127 @@
+"""A campaign on the user's own page (``task = "custom"``, ``template = "page.html.j2"``).
+
+The template is rendered in hitflow's one sandboxed Jinja environment (autoescape,
+StrictUndefined) with ``title``, ``rules`` and ``items`` (each item row's columns, plus
+``item_id``); it usually extends ``_custom_page.html.j2``. The page's submit rules are read
+from its own controls (``flows/custom/form_spec.py``), embedded in the page as JSON and checked again
+on the server (``qc/form_constraints.py``).
+
+Item file: a CSV with an ``item_id`` column (or ``image_id``) and any other columns; a ``url``
+or ``image_url`` column must hold http(s) URLs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flows.config import CampaignConfig
+from flows.csv_files import read_csv_table
+from flows.custom.form_spec import form_spec
+from flows.errors import InputFormatError
+from flows.platforms.mturk_forms import form_fields
+from flows.templates import render_source, safe_url
+from qc.form_constraints import Spec, describe_rules
+
+URL_COLUMNS = ("url", "image_url")
+INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")
+
+
+def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
+    """The item rows, checked: an id column, unique non-empty ids, http(s) URLs."""
+    table = read_csv_table(cfg.items, (), "the item file")
+    id_column = "item_id" if "item_id" in table.columns else "image_id"
+    if id_column not in table.columns:
+        raise InputFormatError(f"{cfg.items}: needs an item_id column (one row per item); it has "
+                               f"{', '.join(table.columns) or 'no columns'}")
+    rows, seen = [], set()
+    for line, raw in zip(table.lines, table.rows, strict=True):
+        row = {k: (v or "").strip() for k, v in raw.items() if k}
+        item = row.get(id_column, "")
+        if not item or item in seen:
+            raise InputFormatError(f"{cfg.items}:{line}: item_id {item!r} is empty or repeated")
+        for col in URL_COLUMNS:
+            url = row.get(col, "")
+            if url and (safe_url(url) != url or not url.startswith(("http://", "https://"))):
+                raise InputFormatError(f"{cfg.items}:{line}: {col} {url[:60]!r} must be an http(s) URL")
+        seen.add(item)
+        rows.append({**row, "item_id": item})
+    return rows
+
+
+def custom_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict[str, Any]]:
+    """Items in file order with their batch and HIT index; each row's columns go in ``payload``."""
+    rows = read_custom_items(cfg)
+    rows = rows[:limit] if limit else rows
+    per_batch = -(-len(rows) // cfg.batches)
+    return [{"campaign": cfg.name, "item_id": r["item_id"], "file_name": "",
+             "url": r.get("url") or r.get("image_url", ""), "batch": i // per_batch + 1,
+             "hit_index": (i % per_batch) // cfg.images_per_hit, "payload": json.dumps(r)}
+            for i, r in enumerate(rows)]
+
+
+def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
+    assert cfg.template is not None
+    try:
+        source = cfg.template.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFormatError(f"{cfg.template}: cannot read the template ({exc})") from exc
+    shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
+    return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown, **extra})
+
+
+def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
+    """The page for these items, carrying the rules its own controls declare."""
+    return _render(cfg, items, custom_spec(cfg, items), extra)
+
+
+def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
+    """The rules of the page for these items (rendered once to read its controls)."""
+    return form_spec(form_fields(_render(cfg, items, {"kind": "form", "fields": []}, {})))
+
+
+def answer_fields(spec: Spec) -> list[str]:
+    """The answer fields' names without their item index (``description_0`` -> ``description``)."""
+    names = [(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in spec["fields"]]
+    return list(dict.fromkeys(names))
+
+
+FREE_TEXT_INPUTS = ("text", "textarea", "search")
+
+
+def field_kind(f: dict[str, Any]) -> str:
+    """"text" for free text (prose the text rules judge), "choice", "number", or "formatted" (a code,
+    an address: text with a pattern or a type, where sameness and consensus mean nothing)."""
+    if f["type"] in ("one", "many"):
+        return "choice"
+    if f["type"] == "text":
+        return "text" if f.get("input", "text") in FREE_TEXT_INPUTS and not f.get("pattern") else "formatted"
+    return str(f["type"])
+
+
+def field_kinds(spec: Spec) -> dict[str, str]:
+    """Answer field (without its item index) -> its kind for QC."""
+    kinds: dict[str, str] = {}
+    for f in spec["fields"]:
+        m = INDEXED.match(f["name"])
+        kinds[m["base"] if m else f["name"]] = field_kind(f)
+    return kinds
+
+
+def dry_run_lines(cfg: CampaignConfig) -> list[str]:
+    """For ``--dry-run``: the fields the page has and the rules derived from its controls
+    (read from the first page; every page is rendered and measured by the plan itself)."""
+    plan = custom_item_plan(cfg)
+    first = [r for r in plan if r["batch"] == 1 and r["hit_index"] == 0]
+    from flows.taskserver.task_pages import page_items
+
+    spec = custom_spec(cfg, page_items(first))
+    lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
+             f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
+    if not spec["fields"]:
+        lines.append("PROBLEM: the page has no answer field; name inputs <name>_{{ i }} inside the item block")
+    shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
+    lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
+              if f["name"] in shown]
+    return lines

@@ -1,0 +1,66 @@
+"""The submit rules a page's own controls declare (``required``, ``minlength``, ``pattern``,
+``min``/``max``/``step``, radio groups...), as the spec ``qc.form_constraints`` checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flows.platforms.mturk_forms import FormField
+from qc.form_constraints import Spec
+
+TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")
+NUMBER_INPUTS = ("number", "range")
+NOT_ANSWERS = ("hidden",)
+
+
+def _int_attr(attrs: dict[str, str], key: str) -> int | None:
+    try:
+        return int(attrs[key]) if attrs.get(key, "").strip() else None
+    except ValueError:
+        return None  # a browser ignores a malformed length too
+
+
+def _float_attr(attrs: dict[str, str], key: str) -> float | None:
+    try:
+        return float(attrs[key]) if attrs.get(key, "").strip() else None
+    except ValueError:
+        return None
+
+
+def _number_rule(f: FormField) -> dict[str, Any]:
+    is_range = f.kind == "range"
+    low, high = _float_attr(f.attrs, "min"), _float_attr(f.attrs, "max")
+    if is_range:  # a slider always has a value and defaults to 0..100
+        low, high = (0.0 if low is None else low), (100.0 if high is None else high)
+    step_text = f.attrs.get("step", "").strip().lower()
+    step: Any = "any" if step_text == "any" else (_float_attr(f.attrs, "step") or 1.0)
+    base = low if low is not None else (_float_attr(f.attrs, "value") or 0.0)
+    return {"type": "number", "input": f.kind, "required": "required" in f.attrs and not is_range,
+            "min": low, "max": high, "step": step, "base": base}
+
+
+def field_rule(f: FormField) -> dict[str, Any] | None:
+    """One control's rule, or None for a control nobody answers (hidden)."""
+    if f.kind in NOT_ANSWERS or ("readonly" in f.attrs and f.kind in TEXT_INPUTS):
+        return None
+    required = "required" in f.attrs
+    if f.kind in ("radio",) or (f.kind == "select" and "multiple" not in f.attrs):
+        return {"name": f.name, "type": "one", "required": required, "options": list(dict.fromkeys(f.options))}
+    if f.kind in ("checkbox", "select"):
+        low = _int_attr(f.attrs, "data-min-selections") or 0
+        return {"name": f.name, "type": "many", "options": list(dict.fromkeys(f.options)), "min": low,
+                "max": _int_attr(f.attrs, "data-max-selections"),
+                "required_options": list(f.required_options) if f.kind == "checkbox" else []}
+    if f.kind in NUMBER_INPUTS:
+        return {"name": f.name, **_number_rule(f)}
+    rule: dict[str, Any] = {"name": f.name, "type": "text", "input": f.kind if f.kind in TEXT_INPUTS else "text",
+                            "required": required, "minlength": _int_attr(f.attrs, "minlength"),
+                            "maxlength": _int_attr(f.attrs, "maxlength")}
+    if f.kind != "textarea" and f.attrs.get("pattern"):
+        rule["pattern"] = f.attrs["pattern"]
+    return rule
+
+
+def form_spec(fields: list[FormField]) -> Spec:
+    """The page's rules: one entry per answered control, in page order."""
+    return {"kind": "form", "fields": [r for f in fields if (r := field_rule(f)) is not None]}

@@ -1,0 +1,114 @@
+"""A person's decisions from the review page, through the same ledger as the automatic ones.
+
+Each POST carries an idempotency key; a key already recorded returns what was done then and
+sends nothing. What goes to the platform (MTurk, Prolific, nothing for links) is in
+:mod:`flows.platforms.review_senders`, under the automatic steps' ledger keys, so decide_batch never
+sends a second call for an assignment a person decided; a block likewise uses block_batch's key.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from flows.campaigns.campaign_plan import Run
+from flows.errors import InputFormatError
+from flows.platforms.review_senders import SENDERS
+
+ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "bonus")
+PROLIFIC_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
+                       "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
+MAX_BONUS = Decimal("20.00")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One POST from the page, already parsed."""
+
+    action: str
+    batch: int
+    worker_id: str
+    assignment_id: str = ""
+    image_id: str = ""
+    reason: str = ""
+    category: str = ""
+    amount: str = ""
+    reviewer: str = ""
+    idem_key: str = ""
+
+
+def check(d: Decision, platform: str) -> None:
+    """Refuse an incomplete decision with a line that says what is missing."""
+    if d.action not in ACTIONS:
+        raise InputFormatError(f"unknown action {d.action!r}; one of {', '.join(ACTIONS)}")
+    if not d.idem_key or not d.worker_id:
+        raise InputFormatError("a decision needs its idempotency key and worker; reload the page")
+    if d.action in ("approve", "reject", "strike_caption", "bonus") and not d.assignment_id:
+        raise InputFormatError(f"{d.action} needs an assignment")
+    if d.action == "reject":
+        if not d.reason.strip():
+            raise InputFormatError("a rejection needs a reason the worker will read")
+        if platform == "prolific" and (d.category not in PROLIFIC_CATEGORIES or len(d.reason) < 100):
+            raise InputFormatError("Prolific needs a rejection category and a message of at least 100 characters")
+    if d.action == "strike_caption" and not d.image_id:
+        raise InputFormatError("strike_caption needs the image whose caption is struck")
+    if d.action == "bonus":
+        try:
+            amount = Decimal(d.amount)
+        except InvalidOperation as exc:
+            raise InputFormatError(f"bonus amount {d.amount!r} is not a dollar amount such as 0.50") from exc
+        if not Decimal("0.01") <= amount <= MAX_BONUS or amount != amount.quantize(Decimal("0.01")):
+            raise InputFormatError(f"bonus must be between 0.01 and {MAX_BONUS} with two decimals")
+
+
+def apply_decision(run: Run, d: Decision) -> dict[str, Any]:
+    """Record and send once; returns the recorded row (``repeat`` true when the key was seen before)."""
+    store, name = run.store, run.cfg.name
+    seen = store.rows("SELECT * FROM review_actions WHERE idem_key = ?", [d.idem_key])
+    if seen:
+        return {**seen[0], "repeat": True}
+    check(d, run.platform)
+    if d.action in ("approve", "reject"):
+        sent = store.rows("SELECT action, applied FROM decisions WHERE assignment_id = ? AND applied != ''",
+                          [d.assignment_id])
+        if sent:  # the platform already has a verdict; a second one is never sent
+            return {"action": d.action, "outcome": f"already {sent[0]['action']}d ({sent[0]['applied']})",
+                    "repeat": True}
+    ledger_key, outcome = SENDERS[run.platform][d.action](run, d)
+    row = {"campaign": name, "batch": d.batch, "worker_id": d.worker_id, "assignment_id": d.assignment_id,
+           "image_id": d.image_id, "action": d.action, "reason": d.reason, "category": d.category,
+           "amount": d.amount, "reviewer": d.reviewer, "decided_at": time.time(), "idem_key": d.idem_key,
+           "ledger_key": ledger_key, "outcome": outcome}
+    with store.transaction():  # the person's decision and its effect on the dataset, together
+        store.table("review_actions").insert(row)
+        _record_effect(run, d, outcome)
+    return {**row, "repeat": False}
+
+
+def _record_effect(run: Run, d: Decision, outcome: str) -> None:
+    name, store = run.cfg.name, run.store
+    if d.action in ("approve", "reject"):
+        store.table("decisions").upsert({
+            "assignment_id": d.assignment_id, "campaign": name, "batch": d.batch, "worker_id": d.worker_id,
+            "action": d.action, "reasons": f"reviewer {d.reviewer}: {d.reason}".strip(": "), "review": 1,
+            "decided_at": time.time(), "applied": outcome}, pk="assignment_id")
+    elif d.action == "strike_caption":
+        store.table("struck_captions").upsert({
+            "campaign": name, "assignment_id": d.assignment_id, "image_id": d.image_id, "reviewer": d.reviewer,
+            "reason": d.reason, "struck_at": time.time()}, pk=("assignment_id", "image_id"))
+    elif d.action == "block":
+        store.table("blocks").upsert({"campaign": name, "worker_id": d.worker_id, "batch": d.batch,
+                                      "rules": f"reviewer {d.reviewer}: {d.reason}".strip(": "),
+                                      "mode": outcome, "applied": "yes"}, pk=("campaign", "worker_id"))
+    elif d.action == "unblock":
+        store.db.execute("DELETE FROM blocks WHERE campaign = ? AND worker_id = ?", [name, d.worker_id])
+
+
+def kept_workers(run: Run) -> set[str]:
+    """Workers whose latest word from a person is unblock: the automatic block spares them."""
+    rows = run.store.rows("SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN "
+                          "('block', 'unblock') ORDER BY id", [run.cfg.name])
+    latest = {r["worker_id"]: r["action"] for r in rows}
+    return {w for w, a in latest.items() if a == "unblock"}

@@ -1,0 +1,211 @@
+"""``hitflow review``: a local page for the work that needs a person, on 127.0.0.1 only.
+
+Access: the printed URL carries a one-time token, exchanged for an HttpOnly SameSite=Strict
+cookie; anything without that cookie gets 403. A state-changing POST also needs a token from
+the page it was sent from, and a Host/Origin of the server itself (DNS rebinding, other sites).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from urllib.parse import parse_qs, urlencode
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from flows.campaigns.campaign_plan import Run
+from flows.errors import HitflowError
+from flows.review.review_actions import PROLIFIC_CATEGORIES, Decision, apply_decision
+from flows.review.review_cards import queue_cards
+from flows.review.review_data import paused_runs
+from flows.store import Store
+from flows.taskserver.task_guard import SecurityHeaders
+from flows.taskserver.task_server_thread import TaskServer
+from flows.templates import render
+
+COOKIE = "hitflow_review"
+FILTERS = ("rule", "batch", "worker", "show")
+MAX_PAGE_TOKENS = 500
+MAX_FORM_BYTES = 64 * 1024
+RESUMING = threading.Lock()
+
+
+@dataclass
+class ReviewSite:
+    """The reviewer's session: the one-time token until used, then the cookie's secret."""
+
+    run: Run
+    reviewer: str
+    mode: str
+    login_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    session: str = ""
+    page_tokens: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _served: Run | None = None
+
+    @property
+    def served(self) -> Run:
+        """The run with a ledger connection of the server's own thread (SQLite connections stay in theirs)."""
+        if self._served is None:
+            self._served = replace(self.run, store=Store(self.run.store.path))
+        return self._served
+
+    def exchange(self, token: str) -> str:
+        """The cookie's value for the one-time token, once; "" for a wrong or used token."""
+        with self.lock:
+            if not self.login_token or not secrets.compare_digest(token, self.login_token):
+                return ""
+            self.login_token, self.session = "", secrets.token_urlsafe(32)
+            return self.session
+
+    def signed_in(self, request: Request) -> bool:
+        cookie = request.cookies.get(COOKIE, "")
+        return bool(self.session and cookie and secrets.compare_digest(cookie, self.session))
+
+    def page_token(self) -> str:
+        token = secrets.token_urlsafe(24)
+        with self.lock:
+            self.page_tokens = [*self.page_tokens[-MAX_PAGE_TOKENS + 1:], token]
+        return token
+
+    def valid_page_token(self, token: str) -> bool:
+        with self.lock:
+            return any(secrets.compare_digest(token, t) for t in self.page_tokens)
+
+
+def _own_origin(request: Request) -> str:
+    server = request.scope.get("server") or ("", 0)
+    return f"http://127.0.0.1:{server[1]}"
+
+
+def _same_host(request: Request) -> bool:
+    """Only the server's own address: a rebinding DNS name or another site's page is refused."""
+    own = _own_origin(request)
+    if request.headers.get("host", "") != own.removeprefix("http://"):
+        return False
+    if request.method == "POST":
+        origin = request.headers.get("origin") or ""
+        return origin == own
+    return True
+
+
+def refused(why: str) -> Response:
+    return PlainTextResponse(f"403 forbidden: {why}\n", status_code=403)
+
+
+def make_review_app(site: ReviewSite) -> Starlette:
+    async def page(request: Request) -> Response:
+        if not _same_host(request):
+            return refused("this page answers on 127.0.0.1 only")
+        token = request.query_params.get("token")
+        if token is not None:
+            cookie = site.exchange(token)
+            if not cookie:
+                return refused("this link was already used or is wrong; run `hitflow review` again for a new one")
+            response = RedirectResponse("/", status_code=303)
+            response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/")
+            return response
+        if not site.signed_in(request):
+            return refused("open the link `hitflow review` printed")
+        filters = {k: request.query_params.get(k, "") for k in FILTERS}
+        context = queue_cards(site.served, site.mode, filters)
+        request.state.image_origins = context.pop("image_origins")
+        html = render("review.html.j2", {**context, "filters": filters, "csrf": site.page_token(),
+                                         "nonce": request.state.csp_nonce, "reviewer": site.reviewer,
+                                         "campaign": site.run.cfg.name, "message": request.query_params.get("msg", ""),
+                                         "categories": PROLIFIC_CATEGORIES, "platform": site.run.platform})
+        return HTMLResponse(html)
+
+    async def decide(request: Request) -> Response:
+        if not _same_host(request):
+            return refused("cross-site or foreign-host request")
+        if not site.signed_in(request):
+            return refused("open the link `hitflow review` printed")
+        body = await request.body()
+        if len(body) > MAX_FORM_BYTES:
+            return PlainTextResponse("413 form too large\n", status_code=413)
+        # urlencoded only (what the page's forms send); no multipart parser needed
+        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), max_num_fields=40).items()}
+        if not site.valid_page_token(str(form.get("csrf", ""))):
+            return refused("the page token is missing or stale; reload the page")
+        fields = {k: str(form.get(k, "")) for k in ("action", "worker_id", "assignment_id", "image_id", "reason",
+                                                     "category", "amount", "idem_key")}
+        try:
+            batch = int(str(form.get("batch", "")))
+            done = apply_decision(site.served, Decision(batch=batch, reviewer=site.reviewer, **fields))
+            message = (f"{'already sent, not sent again' if done['repeat'] else 'sent'}: {done['action']} "
+                       f"{fields['assignment_id'] or fields['worker_id']} ({done['outcome']})")
+        except (ValueError, HitflowError) as exc:
+            message = f"not sent: {exc}"
+        if paused_runs(site.served.store, site.run.cfg.name):  # a Prefect run waits for this queue
+            message += await run_in_threadpool(resume_cleared, site)
+        back = {k: str(form.get(f"f_{k}", "")) for k in FILTERS}
+        query = urlencode({**{k: v for k, v in back.items() if v}, "msg": message})
+        return RedirectResponse(f"/?{query}", status_code=303)
+
+    routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"])]
+    return Starlette(routes=routes, middleware=[Middleware(SameOriginReferrer), Middleware(SecurityHeaders)])
+
+
+def resume_cleared(site: ReviewSite) -> str:
+    """Resume the paused flow runs whose batch the reviewer has just cleared (a thread of its own:
+    Prefect's sync client must not run on the server's event loop)."""
+    from flows.review.review_pause import resume_if_cleared
+
+    with RESUMING:  # one resume at a time, on a ledger connection of this thread
+        resumed = resume_if_cleared(replace(site.run, store=Store(site.run.store.path)), site.reviewer)
+    return f"; queue cleared: flow run {', '.join(resumed)} resumed" if resumed else ""
+
+
+class SameOriginReferrer:
+    """Under ``no-referrer`` Chromium posts forms with ``Origin: null``; the review page needs its
+    own origin on its POSTs (the CSRF check), and sends no referrer to any other site."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_same_origin(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"referrer-policy"]
+                message = {**message, "headers": [*headers, (b"referrer-policy", b"same-origin")]}
+            await send(message)
+
+        await self.app(scope, receive, send_same_origin)
+
+
+class ReviewServer(TaskServer):
+    """The review app on a background uvicorn thread (the task server's runner, another app)."""
+
+    def __init__(self, site: ReviewSite, host: str = "127.0.0.1", port: int = 0):
+        config = uvicorn.Config(make_review_app(site), host=host, port=port, log_level="warning",
+                                lifespan="off", access_log=False)
+        self.server, self.host, self.url, self._thread = uvicorn.Server(config), host, "", None
+
+
+def serve_review(run: Run, reviewer: str, port: int = 0) -> None:
+    """Serve until Ctrl-C, printing the one-time link."""
+    site = ReviewSite(run, reviewer, run.cfg.review)
+    server = ReviewServer(site, port=port)
+    with server:
+        print(f"review page for {run.cfg.name} (reviewer {reviewer}): {server.url}/?token={site.login_token}",
+              flush=True)
+        print("the link works once; Ctrl-C stops the server", flush=True)
+        if paused_runs(run.store, run.cfg.name):  # cleared before the page opened (or by another reviewer)
+            print(f"review: {resume_cleared(site).removeprefix('; ') or 'a flow run waits for this queue'}",
+                  flush=True)
+        try:
+            while True:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+

@@ -1,0 +1,70 @@
+"""The review page's content: the filtered queue, each item with its evidence and what was done."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from typing import Any
+from urllib.parse import urlparse
+
+import pandas as pd
+
+from flows.campaigns.campaign_plan import Run
+from flows.review.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
+
+
+def rule_names(rules: str) -> set[str]:
+    """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers)."""
+    return {re.sub(r"x\d+$", "", r.strip()) for r in re.split(r"[,;]", rules) if r.strip()}
+
+
+def time_left(seconds: float) -> str:
+    if seconds is None or math.isnan(seconds):
+        return "no auto-approval deadline"
+    if seconds <= 0:
+        return "auto-approval time has passed"
+    days, rest = divmod(int(seconds), 86400)
+    return f"{days}d {rest // 3600}h {rest % 3600 // 60}m before auto-approval"
+
+
+def _filtered(queue: pd.DataFrame, filters: dict[str, str]) -> pd.DataFrame:
+    keep = pd.Series(True, index=queue.index)
+    if filters.get("rule"):
+        keep &= queue["rules"].map(lambda r: filters["rule"] in rule_names(r))
+    if filters.get("batch"):
+        keep &= queue["batch"].astype(str) == filters["batch"]
+    if filters.get("worker"):
+        keep &= queue["worker_id"] == filters["worker"]
+    if filters.get("show") == "open":
+        keep &= queue["decided"] == ""
+    return queue[keep]
+
+
+def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
+    """Cards for the page, the filters' choices, counts, and the image hosts the CSP must allow."""
+    store, name = run.store, run.cfg.name
+    queue = campaign_queue(store, name, run.cfg.policy, mode, platform_now(run))
+    history = histories(store, name)
+    actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
+    cards, origins = [], set()
+    for n, row in enumerate(_filtered(queue, filters).to_dict("records")):
+        captions = worker_captions(store, name, int(row["batch"]), row["worker_id"])
+        origins |= {_origin(c["url"]) for c in captions if c["url"]}
+        done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
+                for a in actions if a["worker_id"] == row["worker_id"]
+                and (row["kind"] == "worker" or a["assignment_id"] in ("", row["assignment_id"]))]
+        cards.append({**row, "n": n, "time_left": time_left(row["seconds_left"]), "captions": captions,
+                      "flags": item_flags(store, name, int(row["batch"]), row["worker_id"]),
+                      "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
+                      "done": done, "key_base": f"{name}:{row['item']}:{len(done)}"})
+    return {"cards": cards, "image_origins": sorted(o for o in origins if o),
+            "choices": {"rule": sorted(set().union(*[rule_names(r) for r in queue["rules"]])),
+                        "batch": sorted({str(b) for b in queue["batch"]}),
+                        "worker": sorted(set(queue["worker_id"]))},
+            "counts": {"total": len(queue), "open": int((queue["decided"] == "").sum())}}
+
+
+def _origin(url: str) -> str:
+    parts = urlparse(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else ""

@@ -1,0 +1,172 @@
+"""The review queue read from the ledger, each item's evidence, and the step that waits for a person."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.block_evidence import blocks_due
+from flows.campaigns.campaign_plan import Run
+from flows.errors import HitflowError
+from flows.store import Store
+from qc.decisions import DecisionPolicy
+from qc.flags import FLAG_COLUMNS
+from qc.review_queue import build_queue, people_vs_rules, worker_history
+
+
+class ReviewPending(HitflowError):
+    """The run stopped before decisions because a person has not cleared the batch's queue."""
+
+    exit_code = 0  # waiting is the configured behaviour, not a failure
+
+    def __init__(self, message: str, campaign: str = "", batch: int = 0, wait_s: float | None = None,
+                 virtual_clock: bool = False, embedded: bool = False):
+        super().__init__(message)
+        self.campaign, self.batch = campaign, batch
+        self.wait_s = wait_s  # platform seconds until the review deadline; None when no deadline is known
+        self.virtual_clock = virtual_clock  # the simulator's clock: its seconds are not wall-clock seconds
+        self.embedded = embedded  # the run's own simulator: the review page needs its state file in turn
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a Prefect task's exception may travel pickled
+        return (type(self), (str(self), self.campaign, self.batch, self.wait_s, self.virtual_clock, self.embedded))
+
+
+PAUSE_OPERATION = "pause_flow_run"  # the ledger's note of a Prefect flow run paused for review
+
+
+def paused_runs(store: Store, campaign: str) -> list[dict[str, Any]]:
+    """The campaign's flow runs paused for review (flows/review/review_pause.py), oldest first."""
+    rows = store.rows("SELECT idem_key, batch, result FROM ledger WHERE campaign = ? AND operation = ? "
+                      "AND status = 'paused' ORDER BY id", [campaign, PAUSE_OPERATION])
+    return [{"key": r["idem_key"], "batch": int(r["batch"]), **json.loads(r["result"] or "{}")} for r in rows]
+
+
+def _frame(store: Store, sql: str, params: list[Any], columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(store.rows(sql, params), columns=columns)
+
+
+def review_frames(store: Store, campaign: str) -> dict[str, pd.DataFrame]:
+    """The queue's inputs, in :mod:`qc.review_queue`'s column contract (caption batches only)."""
+    return {
+        "flags": _frame(store, "SELECT " + ", ".join(FLAG_COLUMNS) + ", batch FROM qc_flags WHERE campaign = ? "
+                        "AND batch > 0 ORDER BY rowid", [campaign], [*FLAG_COLUMNS, "batch"]),
+        "assignments": _frame(store, "SELECT assignment_id, worker_id, batch, auto_approval_time FROM assignments "
+                              "WHERE campaign = ? AND batch > 0 ORDER BY rowid", [campaign],
+                              ["assignment_id", "worker_id", "batch", "auto_approval_time"]),
+        "actions": _frame(store, "SELECT batch, worker_id, assignment_id, action, reviewer FROM review_actions "
+                          "WHERE campaign = ? ORDER BY id", [campaign],
+                          ["batch", "worker_id", "assignment_id", "action", "reviewer"]),
+        "decisions": _frame(store, "SELECT assignment_id, action, applied FROM decisions WHERE campaign = ?",
+                            [campaign], ["assignment_id", "action", "applied"]),
+        "blocks": _frame(store, "SELECT worker_id, batch FROM blocks WHERE campaign = ?", [campaign],
+                         ["worker_id", "batch"]),
+    }
+
+
+def review_mode(mode: str) -> str:
+    """A campaign that does not wait for review still gets the full queue when someone opens the page."""
+    return "flagged" if mode == "none" else mode
+
+
+def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: str,
+                   now: float | None = None) -> pd.DataFrame:
+    f = review_frames(store, campaign)
+    f["assignments"]["auto_approval_time"] = pd.to_numeric(f["assignments"]["auto_approval_time"], errors="coerce")
+    batches = sorted({int(b) for b in f["flags"]["batch"]})
+    due = {b: blocks_due(store, campaign, policy, b) for b in batches}
+    return build_queue(f["flags"], f["assignments"], f["actions"], policy, review_mode(mode),
+                       time.time() if now is None else now, due)
+
+
+def platform_now(run: Run) -> float:
+    """The platform's clock: auto-approval deadlines are in its time (the simulator's is virtual)."""
+    if run.target.kind == "sim":
+        from flows.platforms.mturk_adapter import advance_sim_clock
+
+        return advance_sim_clock(run.target, 0)
+    return time.time()
+
+
+def histories(store: Store, campaign: str) -> pd.DataFrame:
+    f = review_frames(store, campaign)
+    return worker_history(f["flags"], f["assignments"], f["decisions"], f["blocks"])
+
+
+def review_summary(store: Store, campaign: str, policy: DecisionPolicy, mode: str) -> pd.DataFrame:
+    """Per batch, what people decided against what the rules alone would have done."""
+    return people_vs_rules(campaign_queue(store, campaign, policy, mode))
+
+
+def worker_captions(store: Store, campaign: str, batch: int, worker_id: str) -> list[dict[str, Any]]:
+    """Every caption the worker wrote in the batch, beside its image, with any strike."""
+    return store.rows("""
+        SELECT a.assignment_id, x.item_id AS image_id, x.value AS caption, i.url,
+               (s.image_id IS NOT NULL) AS struck
+        FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id AND x.field = 'caption'
+        LEFT JOIN items i ON i.campaign = a.campaign AND i.item_id = x.item_id
+        LEFT JOIN struck_captions s ON s.assignment_id = a.assignment_id AND s.image_id = x.item_id
+        WHERE a.campaign = ? AND a.batch = ? AND a.worker_id = ? ORDER BY a.rowid, x.item_id""",
+                      [campaign, batch, worker_id])
+
+
+def item_flags(store: Store, campaign: str, batch: int, worker_id: str) -> list[dict[str, Any]]:
+    return store.rows("SELECT rule, value, threshold, assignment_id, image_id, detail FROM qc_flags "
+                      "WHERE campaign = ? AND batch = ? AND worker_id = ? ORDER BY rule, rowid",
+                      [campaign, batch, worker_id])
+
+
+def review_gate(run: Run, batch: int) -> dict[str, Any]:
+    """Stop before decisions while the batch's queue has open items, unless auto-approval is near:
+    then the policy's automatic decision applies to what is still open (and the report says so)."""
+    cfg = run.cfg
+    if cfg.review == "none" or cfg.study is not None:
+        return {"review": "none"}
+    queue = campaign_queue(run.store, cfg.name, cfg.policy, cfg.review, platform_now(run))
+    mine = queue[queue["batch"] == batch]
+    open_items = mine[mine["decided"] == ""]
+    if open_items.empty:
+        run.progress(f"batch {batch}: review done ({len(mine)} item(s) decided by a person)")
+        return {"review": "done", "reviewed": len(mine)}
+    left = pd.to_numeric(mine["seconds_left"], errors="coerce").min()
+    if pd.notna(left) and left <= cfg.review_deadline_s:
+        run.progress(f"batch {batch}: review deadline reached with {len(open_items)} item(s) open; "
+                     "the policy's automatic decisions apply to them")
+        run.store.set_batch(cfg.name, batch, review_note=f"{len(open_items)} open at the deadline: automatic")
+        return {"review": "deadline", "open": len(open_items)}
+    raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
+                        f"`hitflow review {cfg.name} --db {run.store.path}`; then run the campaign again",
+                        cfg.name, batch, float(left - cfg.review_deadline_s) if pd.notna(left) else None,
+                        run.target.kind == "sim", bool(run.target.state))
+
+
+def review_status(store: Store, campaign: str) -> dict[str, Any]:
+    """For ``hitflow status``: how many queue items are open and what people decided, per batch."""
+    rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
+                      "GROUP BY batch, action ORDER BY batch, action", [campaign])
+    by_batch: dict[int, dict[str, int]] = {}
+    for r in rows:
+        by_batch.setdefault(int(r["batch"]), {})[r["action"]] = int(r["n"])
+    meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
+    open_items = 0
+    if meta:
+        from flows.config import load_config
+
+        try:
+            cfg = load_config(meta[0]["config_path"])
+        except HitflowError:
+            cfg = None  # the config moved; the decisions made are still worth showing
+        if cfg is not None:
+            queue = campaign_queue(store, campaign, cfg.policy, cfg.review)
+            open_items = int((queue["decided"] == "").sum()) if cfg.review != "none" else 0
+    return {"open": open_items, "decided_by_people": by_batch,
+            "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
+
+
+def format_review_status(review: dict[str, Any]) -> str:
+    people = "; ".join(f"batch {b}: " + ", ".join(f"{a} {n}" for a, n in acts.items())
+                       for b, acts in sorted(review["decided_by_people"].items()))
+    paused = "".join(f"; Prefect flow run {run_id} paused for it" for run_id in review.get("paused_runs", []))
+    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}{paused}"

@@ -1,0 +1,47 @@
+"""``hitflow analyze KIND INPUT``: read a CSV (or a published file through a reader), run the
+analysis from ``postprocess``, return JSON-ready results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.csv_files import read_csv_frame
+from flows.errors import InputFormatError
+from flows.studies.evaluation_readers import read_evaluation
+from postprocess.agreement import agreement
+from postprocess.error_stats import error_summary
+from postprocess.pairwise_stats import pairwise_summary, undo_order
+from postprocess.rating_stats import rating_summary
+from postprocess.screening import session_exclusions
+from postprocess.severity_stats import severity
+
+KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    return read_csv_frame(path, what="the analysis input")
+
+
+def analyze(kind: str, path: Path, reader: str = "", level: str = "nominal",
+            min_minutes: float = 18.0) -> dict[str, Any]:
+    """The analysis of ``kind`` over ``path``; column problems become InputFormatError."""
+    if kind not in KINDS:
+        raise InputFormatError(f"unknown analysis {kind!r}; use one of {', '.join(KINDS)}")
+    frame = read_evaluation(reader, path) if reader else read_table(path)
+    try:
+        if kind == "agreement":
+            return agreement(frame, level)
+        if kind == "severity":
+            return severity(frame)
+        if kind == "errors":
+            return error_summary(frame)
+        if kind == "pairwise":
+            return pairwise_summary(undo_order(frame) if "flipped" in frame.columns else frame)
+        if kind == "ratings":
+            return rating_summary(frame, level if level != "nominal" else "ordinal")
+        return session_exclusions(frame, min_minutes)
+    except (KeyError, ValueError) as exc:
+        raise InputFormatError(f"{path}: {exc}; see `hitflow analyze --help` for each kind's columns") from exc

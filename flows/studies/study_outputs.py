@@ -1,0 +1,137 @@
+"""An evaluation study's outputs: the judgements, their analysis (JSON), flags, blocks and an HTML
+report with plots, under ``runs/<study>/``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.campaign_plan import Run
+from flows.csv_files import write_csv
+from flows.studies.study_plots import study_plots
+from flows.templates import render
+from postprocess import study_frames as frames
+from postprocess.agreement import agreement
+from postprocess.error_stats import error_summary
+from postprocess.pairwise_stats import pairwise_summary
+from postprocess.rating_stats import rating_summary
+from postprocess.screening import demographic_exclusions
+from postprocess.severity_stats import severity
+
+KEPT_ACTIONS = ("approve",)  # rejected and unpaid (returned, timed-out) work stays out of the analysis
+
+
+def kept_answers(run: Run) -> pd.DataFrame:
+    """Answers of approved responses that no QC rule flagged: a too-fast or straight-lined
+    response is paid (it broke no submit rule) but is not evidence."""
+    rows = run.store.rows(f"""
+        SELECT x.assignment_id, a.worker_id, x.item_id, x.field, x.value
+        FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id
+        JOIN decisions d ON d.assignment_id = a.assignment_id
+        WHERE a.campaign = ? AND d.action IN ({','.join('?' * len(KEPT_ACTIONS))})
+          AND a.assignment_id NOT IN (SELECT assignment_id FROM qc_flags WHERE campaign = a.campaign)""",
+                          [run.cfg.name, *KEPT_ACTIONS])
+    return pd.DataFrame(rows, columns=["assignment_id", "worker_id", "item_id", "field", "value"])
+
+
+def payloads(run: Run) -> dict[str, dict[str, Any]]:
+    return {r["item_id"]: json.loads(r["payload"] or "{}")
+            for r in run.store.rows("SELECT item_id, payload FROM items WHERE campaign = ?", [run.cfg.name])}
+
+
+def analyse(run: Run, answers: pd.DataFrame, out_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """(the judgements table written to judgements.csv, the analysis)."""
+    assert run.cfg.study is not None
+    kind, shown = run.cfg.study.kind, payloads(run)
+    if kind == "expert_rating":
+        table = frames.expert_labels(answers)
+        return table, rating_summary(table, run.cfg.study.analysis_level)
+    if kind == "crowd_selection":
+        table = frames.selection_labels(answers, shown)
+        return table, rating_summary(table, "nominal")
+    if kind == "error_analysis":
+        table = frames.error_judgements(answers)
+        return table, {**error_summary(table),
+                       "agreement": agreement(table.rename(columns={"congruent": "label"}), "nominal")}
+    if kind == "pairwise_grading":
+        table = frames.pairwise_judgements(answers, shown)
+        return table, pairwise_summary(table)
+    return _severity(run, answers, shown, out_dir)
+
+
+def _severity(run: Run, answers: pd.DataFrame, shown: dict[str, dict[str, Any]],
+              out_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Screened participants out, the trial phase stored but not analysed, then the statistics."""
+    assert run.cfg.study is not None
+    rules = run.cfg.study.screen
+    people = frames.demographics(answers, rules.fields)
+    excluded = demographic_exclusions(people, rules)
+    write_csv(people, out_dir / "participants.csv")
+    write_csv(excluded, out_dir / "excluded_participants.csv")
+    write_csv(frames.severity_ratings(answers, shown, include_calibration=True).query("role == 'calibration'"),
+              out_dir / "calibration.csv", for_spreadsheet=False)  # data, as judgements.csv
+    ratings = frames.severity_ratings(answers, shown)
+    kept = ratings[~ratings["participant_id"].isin(set(excluded["participant_id"]))]
+    result = severity(kept) if kept["participant_id"].nunique() >= 2 else {"error": "fewer than two participants"}
+    result["screened_out"] = excluded.to_dict("records")
+    return ratings, result
+
+
+def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    answers = kept_answers(run)
+    table, analysis = analyse(run, answers, out_dir)
+    write_csv(table, out_dir / "judgements.csv", for_spreadsheet=False)  # the study's data: exact answers
+    (out_dir / "analysis.json").write_text(json.dumps(analysis, indent=1, default=str), encoding="utf-8")
+    flags = pd.DataFrame(run.store.rows("SELECT worker_id, rule, value, threshold, assignment_id, detail FROM qc_flags "
+                                        "WHERE campaign = ?", [run.cfg.name]),
+                         columns=["worker_id", "rule", "value", "threshold", "assignment_id", "detail"])
+    write_csv(flags, out_dir / "flags.csv")
+    blocked = pd.DataFrame(run.store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ?", [run.cfg.name]),
+                           columns=["worker_id", "rules"])
+    write_csv(blocked, out_dir / "blocked_workers.csv")
+    decisions = pd.DataFrame(run.store.rows("SELECT action, COUNT(*) AS n FROM decisions WHERE campaign = ? "
+                                            "GROUP BY action", [run.cfg.name]), columns=["action", "n"])
+    counts = dict(zip(decisions["action"], decisions["n"].astype(int), strict=True))
+    summary = study_summary(run, counts, len(blocked), analysis, out_dir)
+    (out_dir / "study_summary.txt").write_text(summary, encoding="utf-8")
+    assert run.cfg.study is not None
+    report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": run.target.label,
+              "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,
+              "analysis_json": json.dumps(analysis, indent=1, default=str)[:20000],
+              "plots": study_plots(run.cfg.study.kind, table, analysis), "summary": summary}
+    (out_dir / "report.html").write_text(render("study_report.html.j2", report), encoding="utf-8")
+    return {"out_dir": out_dir, "judgements": len(table), "analysis": analysis, "decisions": counts}
+
+
+def study_summary(run: Run, counts: dict[str, int], blocked: int, analysis: dict[str, Any], out_dir: Path) -> str:
+    assert run.cfg.study is not None
+    lines = [f"study: {run.cfg.name} ({run.cfg.study.kind}) via {run.platform}",
+             f"responses: {sum(counts.values())} ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}); "
+             f"participants blocked: {blocked}"]
+    lines.append(headline(run.cfg.study.kind, analysis))
+    lines += [f"analysis: {out_dir / 'analysis.json'}", f"report:   {out_dir / 'report.html'}"]
+    return "\n".join(lines)
+
+
+def headline(kind: str, a: dict[str, Any]) -> str:
+    """One line of the result people look for first."""
+    if "error" in a:
+        return f"analysis: {a['error']}"
+    if kind in ("expert_rating", "crowd_selection"):
+        g = a["agreement"]
+        return (f"{a['pairs']} pairs, mean {a['mean_of_means']}; agreement: alpha {g['krippendorff_alpha']}, "
+                f"Fleiss kappa {g['fleiss_kappa']}, {g['percent_unanimous']}% unanimous")
+    if kind == "error_analysis":
+        top = ", ".join(f"{k} {v}" for k, v in sorted(a["category_counts"].items(), key=lambda kv: -kv[1])[:4])
+        return f"congruent share {a['congruent_share']}; top categories: {top}"
+    if kind == "pairwise_grading":
+        bt = a["dimensions"].get("overall", {}).get("bradley_terry", {})
+        return "overall quality, Bradley-Terry: " + ", ".join(f"{s} {v['strength']:+.2f}" for s, v in bt.items())
+    an = a["anova"]
+    return (f"repeated-measures ANOVA: F({an['df1_gg']:.2f}, {an['df2_gg']:.1f}) = {an['F']:.3f}, "
+            f"p(GG) = {an['p_gg']:.3g}, eta2 = {an['eta2']:.3f}; {a['participants']} participants, "
+            f"{len(a['screened_out'])} screened out")

@@ -1,0 +1,209 @@
+"""hitflow's task server: a campaign's pages for Prolific participants, invited annotators and
+MTurk ExternalQuestion workers. Every response is stored in SQLite before the server answers.
+
+Routes (nothing else is served): ``GET /health``; ``GET /task/<campaign>`` with Prolific's
+``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<signed token>``, or
+MTurk's ``assignmentId``/``hitId``/``workerId``/``turkSubmitTo``; ``POST /task/<campaign>/submit``.
+What it defends against and how: docs/security.md.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from flows.campaigns.batch_collect import answer_rows
+from flows.config import CampaignConfig
+from flows.platforms.mturk_forms import answer_xml, form_fields
+from flows.taskserver.task_guard import (
+    MTURK_SUBMIT_ORIGINS,
+    BadLength,
+    BodyTooLarge,
+    SecurityHeaders,
+    bounded_body,
+    client_address,
+    origin_of,
+)
+from flows.taskserver.task_pages import task_page
+from flows.taskserver.task_site import (  # noqa: F401  (the task server's public names, as before)
+    PROLIFIC_COMPLETE,
+    Refused,
+    TaskSite,
+    completion_code,
+    invite_link,
+    page_signature,
+    page_signature_valid,
+    sign,
+    task_secret,
+)
+from flows.taskserver.task_units import allocate, exact_fields, open_batch_or_reason, secret_fingerprint
+from flows.templates import render
+
+MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
+logger = logging.getLogger("hitflow.task_server")
+
+
+def _item_rows(site: TaskSite, cfg: CampaignConfig, ids: list[str]) -> list[dict[str, Any]]:
+    rows = {r["item_id"]: r for r in site.store().rows(
+        f"SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND item_id IN "
+        f"({','.join('?' * len(ids))})", [cfg.name, *ids])}
+    return [rows[i] for i in ids if i in rows]
+
+
+def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], request: Request) -> str:
+    ids = json.loads(session["item_ids"])
+    rows = _item_rows(site, cfg, ids)
+    request.state.image_origins = {o for o in (origin_of(r["url"]) for r in rows) if o}
+    if session["route"] == "prolific":  # the completion redirect is a form navigation too
+        request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
+    return task_page(cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
+                     signature=page_signature(site.secret, cfg.name, session["session_id"], session["item_ids"]),
+                     csp_nonce=request.state.csp_nonce)
+
+
+def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
+    """The field names of the page a unit was served with (what a submission may carry)."""
+    key = (cfg.name, item_ids)
+    if key not in site.page_fields:
+        html = task_page(cfg, _item_rows(site, cfg, json.loads(item_ids)), submit_url="", assignment_id="",
+                         signature="")
+        site.page_fields[key] = {f.name for f in form_fields(html)}
+    return site.page_fields[key]
+
+
+def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) -> dict[str, Any]:
+    """Check the session, its signature and that the fields are exactly its unit's, then store
+    the answer and mark the session done, once: a concurrent duplicate finds it done.
+
+    Values are stored as typed, control characters included (text pasted from a word processor
+    can carry a ``\x0b`` the person cannot see, let alone remove): the answer XML carries them
+    (flows/mturk_forms.py), QC sees them, and only the spell-corrected caption turns them into spaces."""
+    store = site.store()
+    session_id = fields.pop("assignmentId", "")
+    given_sig = fields.pop("sig", "")
+    with store.immediate():
+        found = store.rows("SELECT * FROM task_sessions WHERE session_id = ? AND campaign = ?",
+                           [session_id, cfg.name])
+        if not found:
+            raise Refused(400, "This submission names no session we handed out. Open the task again from its link.")
+        session = found[0]
+        ids = json.loads(session["item_ids"])
+        signed = page_signature_valid(site.secret, cfg.name, session_id, session["item_ids"], given_sig)
+        if not signed or not exact_fields(fields, ids, page_names(site, cfg, session["item_ids"])):
+            raise Refused(400, "This submission was changed after the page was served, so it was not accepted. "
+                               "Reload the task page and submit it again.")
+        if session["submitted_at"] is not None:
+            return session  # resubmitting is harmless: same answer, same completion
+        code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
+        xml, now = answer_xml(fields), site.now()
+        store.insert_raw("assignments", [{
+            "assignment_id": session_id, "hit_id": f"{session['study_id'] or session['route']}:u{session['unit']}",
+            "campaign": cfg.name, "batch": session["batch"], "worker_id": session["participant_id"],
+            "status": "Submitted", "accept_time": session["created_at"], "submit_time": now,
+            "auto_approval_time": None, "answer_xml": xml, "parse_error": "", "fetched_at": now}], "IGNORE")
+        store.insert_raw("answers", answer_rows(session_id, xml, ids), "REPLACE")
+        store.db.conn.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE session_id = ?",
+                              [now, code, session_id])
+    return {**session, "submitted_at": now, "completion_code": code}
+
+
+def _message(request: Request, status: int, title: str, text: str) -> HTMLResponse:
+    return HTMLResponse(render("server_message.html.j2", {"title": title, "text": text,
+                                                          "csp_nonce": request.state.csp_nonce}),
+                        status_code=status)
+
+
+def form_fields_of(body: bytes) -> dict[str, str]:
+    """A urlencoded body as one value per name (repeated names joined by ``|``); undecodable
+    bytes become U+FFFD rather than an error."""
+    return {k: v[0] if len(v) == 1 else "|".join(v)
+            for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+
+
+def make_app(site: TaskSite) -> Starlette:
+    def health(request: Request) -> Response:
+        """For a load balancer or systemd: 200 while the ledger answers, 503 when it does not.
+        ``signs_with`` lets a run check that this server shares its ledger's secret (an HMAC of
+        a constant: it reveals nothing of the secret)."""
+        try:
+            open_now = {name: open_batch_or_reason(site.store(), cfg)[0] for name, cfg in site.campaigns.items()}
+        except Exception as exc:  # the ledger is unreadable: the server cannot take responses
+            logger.error("task server: health check failed: %s", type(exc).__name__)
+            return JSONResponse({"ok": False, "error": "the ledger cannot be read"}, status_code=503)
+        return JSONResponse({"ok": True, "campaigns": sorted(site.campaigns), "open_batches": open_now,
+                             "signs_with": secret_fingerprint(site.secret)})
+
+    async def task_page(request: Request) -> Response:
+        try:
+            cfg = site.campaign(request.path_params["campaign"])
+            query = dict(request.query_params)
+            if query.get("hitId") and query.get("assignmentId"):
+                return HTMLResponse(await _in_thread(mturk_page, site, cfg, query["hitId"], request))
+            session = await _in_thread(allocate, site, cfg, query, client_address(request))
+            return HTMLResponse(await _in_thread(page_for, site, cfg, session, request))
+        except Refused as exc:
+            if exc.status in (410, 503):  # the operator hears why people were turned away, too
+                logger.warning("task server: turned a participant away from %s: %s", request.path_params["campaign"],
+                               exc.operator or exc)
+            return _message(request, exc.status, "Cannot open this task", str(exc))
+
+    async def submit(request: Request) -> Response:
+        try:
+            fields = form_fields_of(await bounded_body(request, MAX_BODY))
+            cfg = site.campaign(request.path_params["campaign"])
+            session = await _in_thread(store_response, site, cfg, fields)
+        except BodyTooLarge:
+            return _message(request, 413, "Too large", "This submission is larger than any task page produces.")
+        except BadLength:
+            return _message(request, 400, "Bad request", "The request's Content-Length is not a number.")
+        except Refused as exc:
+            return _message(request, exc.status, "Submission not accepted", str(exc))
+        if session["route"] == "prolific":
+            return RedirectResponse(site.completion_base + session["completion_code"], status_code=303)
+        return _message(request, 200, "Thank you", "Your answers were saved. You can close this page.")
+
+    app = Starlette(routes=[Route("/health", health), Route("/task/{campaign}", _guarded(task_page)),
+                            Route("/task/{campaign}/submit", _guarded(submit), methods=["POST"])],
+                    middleware=[Middleware(SecurityHeaders)])
+    app.router.redirect_slashes = False  # "/task/" is a 404, not a redirect built from the request's Host
+    return app
+
+
+def _guarded(route: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """Never a traceback, to the person or in the log: an unexpected failure is one log line
+    (without the request's values) and a plain 500 page."""
+    async def guarded(request: Request) -> Response:
+        try:
+            return await route(request)
+        except Exception as exc:  # the last line of defence; every known bad input is refused above
+            logger.error("task server: %s on %s %s", type(exc).__name__, request.method, request.url.path)
+            return _message(request, 500, "Something went wrong", "Your request could not be handled. Please "
+                            "try again in a minute; if it keeps failing, contact the researcher.")
+
+    return guarded
+
+
+async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(fn, *args)
+
+
+def mturk_page(site: TaskSite, cfg: CampaignConfig, hit_id: str, request: Request) -> str:
+    """An ExternalQuestion HIT's page; the form posts back to MTurk's externalSubmit, and only there."""
+    rows = site.store().rows("SELECT item_ids FROM hits WHERE hit_id = ? AND campaign = ?", [hit_id, cfg.name])
+    if not rows:
+        raise Refused(404, "This HIT is not served here.")
+    items = _item_rows(site, cfg, json.loads(rows[0]["item_ids"]))
+    request.state.image_origins = {o for o in (origin_of(r["url"]) for r in items) if o}
+    request.state.form_origins = set(MTURK_SUBMIT_ORIGINS)
+    return task_page(cfg, items, csp_nonce=request.state.csp_nonce)

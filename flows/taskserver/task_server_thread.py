@@ -1,0 +1,57 @@
+"""Run the task server (uvicorn) in a background thread, as ``hitflow serve`` and campaign runs do."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import uvicorn
+
+from flows.taskserver.task_server import TaskSite, make_app
+
+
+def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0,
+                  trusted_proxies: tuple[str, ...] = ()) -> uvicorn.Config:
+    """uvicorn's settings for the task server. X-Forwarded-For/-Proto are honoured only from the
+    given proxy addresses (none by default): from anyone else they are a participant's own
+    claim, and would let one person pass for many addresses (docs/security.md, deploy/)."""
+    if trusted_proxies:
+        site.limit_loopback = True  # behind a proxy on loopback the real client comes from the header
+    return uvicorn.Config(make_app(site), host=host, port=port, log_level="warning", lifespan="off",
+                          access_log=False, proxy_headers=bool(trusted_proxies),
+                          forwarded_allow_ips=list(trusted_proxies) or None, server_header=False)
+
+
+class TaskServer:
+    """``url`` once started; ``with TaskServer(site) as server: ...`` stops it on exit."""
+
+    def __init__(self, site: TaskSite, host: str = "127.0.0.1", port: int = 0,
+                 trusted_proxies: tuple[str, ...] = ()):
+        self.site = site
+        self.server = uvicorn.Server(server_config(site, host, port, trusted_proxies))
+        self.host = host
+        self.url = ""
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> TaskServer:
+        self._thread = threading.Thread(target=self.server.run, name="hitflow-task-server", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the task server did not start; is the port free?")
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://{self.host}:{port}"
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> TaskServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,167 @@
+"""Which unit of items a participant gets: balanced, never an item twice, taken in one
+``BEGIN IMMEDIATE`` transaction; and what a submission for a unit may carry."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from flows.config import CampaignConfig
+from flows.store import Store
+from flows.taskserver.task_site import Refused, TaskSite, invited_name, sign
+
+MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
+
+
+def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str],
+                target: int) -> tuple[int, list[str]] | None:
+    """``units``: (unit, item ids, sessions holding it). The least-held unit below ``target``
+    with none of the participant's ``seen`` items; if every unit is full, the least-held one
+    still new to them (so a returned or timed-out session never strands a participant); None
+    when every unit holds an item they already did."""
+    fresh = [u for u in units if not seen.intersection(u[1])]
+    if not fresh:
+        return None
+    open_units = [u for u in fresh if u[2] < target] or fresh
+    unit = min(open_units, key=lambda u: (u[2], u[0]))
+    return unit[0], unit[1]
+
+
+def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -> bool:
+    """A submission carries only names its page has, and ``image_id_i`` is the unit's i-th item
+    for every i: no answers for items the person was never shown."""
+    return set(fields) <= page_names and all(fields.get(f"image_id_{i}") == item for i, item in enumerate(ids))
+
+
+def hold_seconds(cfg: CampaignConfig) -> float:
+    """How long an unsubmitted session keeps its unit: the longest a participant may take."""
+    return float(max(cfg.assignment_duration_s, 60 * cfg.prolific.maximum_minutes))
+
+
+def _plain_id(value: str) -> bool:
+    return len(value) <= MAX_ID_CHARS and value.isprintable() and not value.isspace()
+
+
+def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tuple[str, str, str, str]:
+    """(route, participant, study, session) from Prolific's parameters or an invite token."""
+    if query.get("PROLIFIC_PID") and query.get("SESSION_ID"):
+        if not query.get("STUDY_ID"):  # the study says which batch, and which completion code
+            raise Refused(403, "This link lacks its STUDY_ID. Open the task from Prolific.")
+        if not all(_plain_id(query[k]) for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")):
+            # stored as the worker id, later shown in terminals and reports: no escape sequences
+            raise Refused(400, "This link's PROLIFIC_PID, STUDY_ID or SESSION_ID is not a Prolific ID. "
+                               "Open the task from Prolific again.")
+        return "prolific", query["PROLIFIC_PID"], query["STUDY_ID"], query["SESSION_ID"]
+    invite = query.get("invite", "")
+    name = invited_name(site.secret, cfg.name, invite, site.invite_window_s(cfg), site.now) if invite else ""
+    if name:
+        return "invite", f"invite:{name}", "", "inv-" + secrets.token_hex(16)
+    raise Refused(403, "This link is missing its participant details or its invite token is not valid. "
+                       "Open the task from Prolific or from the exact link you were invited with.")
+
+
+def open_batch(store: Store, cfg: CampaignConfig, study_id: str) -> int:
+    """The batch a participant works on: the study's batch (while the study is open), or the
+    newest published one; otherwise a refusal that says, in words, why there is no work."""
+    if study_id:
+        rows = store.rows("SELECT batch, status FROM studies WHERE study_id = ? AND campaign = ?",
+                          [study_id, cfg.name])
+        if not rows:
+            raise Refused(404, "This study is not served here. Return it on Prolific; you will not be penalised.")
+        if rows[0]["status"] not in ("ACTIVE", "UNPUBLISHED"):
+            raise Refused(410, "This study has closed: its places are filled or its time is up. Return it on "
+                               "Prolific; you will not be penalised.", f"study {study_id} is {rows[0]['status']}")
+        return int(rows[0]["batch"])
+    batch, reason = open_batch_or_reason(store, cfg)
+    if batch is None:
+        status, (person, operator) = (410 if reason == "closed" else 503), NO_WORK[reason]
+        raise Refused(status, person, operator.format(config=cfg.path))
+    return batch
+
+
+NO_WORK = {  # why no batch is open: (what the participant reads, what the operator is told)
+    "not_opened": ("This study has not opened yet. Your link stays valid: please try it again later.",
+                   "no batch is published yet; open one with `hitflow run {config} --platform links|prolific "
+                   "--task-url URL`"),
+    "between": ("The next round of this study has not opened yet. Your link stays valid: please try it "
+                "again later.", "the last batch closed and the next is not published; resume the campaign "
+                                "with `hitflow run {config} ...` or let the schedule do it"),
+    "closed": ("This study has closed. Thank you for your interest; there is nothing more to do.",
+               "every batch of the campaign is done"),
+}
+
+
+def open_batch_or_reason(store: Store, cfg: CampaignConfig) -> tuple[int | None, str]:
+    """(the newest batch open for work, "") or (None, why: not_opened | between | closed)."""
+    rows = store.rows("SELECT batch, status FROM batches WHERE campaign = ? AND batch > 0", [cfg.name])
+    open_now = [r["batch"] for r in rows if r["status"] in ("published", "collected")]
+    if open_now:
+        return int(max(open_now)), ""
+    done = store.rows("SELECT status FROM campaigns WHERE name = ?", [cfg.name])
+    if done and done[0]["status"] in ("collected", "done"):
+        return None, "closed"
+    return None, "between" if any(r["status"] not in ("planned", None) for r in rows) else "not_opened"
+
+
+def work_state(store: Store, cfg: CampaignConfig) -> str:
+    """In words, for the operator: which batch people get now, or why they get none."""
+    batch, reason = open_batch_or_reason(store, cfg)
+    if batch is not None:
+        return f"batch {batch} is open; people who arrive get its work"
+    return f"no work open: {NO_WORK[reason][1].format(config=cfg.path)}"
+
+
+def secret_fingerprint(secret: bytes) -> str:
+    """Names the signing secret without revealing it: runs compare it with their ledger's."""
+    return sign(secret, "hitflow-task-secret-fingerprint")[:16]
+
+
+def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address: str = "") -> dict[str, Any]:
+    """The participant's session: an existing one for the same SESSION_ID, or a fresh unit.
+    Reading who holds what and taking a unit is one ``BEGIN IMMEDIATE`` transaction, so
+    parallel requests of one person never get the same items twice."""
+    route, participant, study, session = _identity(site, cfg, query)
+    store = site.store()
+    with store.immediate():
+        if route == "invite":  # a reload keeps the invitee's open unit
+            open_ones = store.rows("SELECT session_id FROM task_sessions WHERE campaign = ? AND participant_id = ? "
+                                   "AND submitted_at IS NULL ORDER BY created_at DESC LIMIT 1", [cfg.name, participant])
+            session = open_ones[0]["session_id"] if open_ones else session
+        known = store.rows("SELECT * FROM task_sessions WHERE session_id = ?", [session])
+        if known:
+            if known[0]["participant_id"] != participant or known[0]["campaign"] != cfg.name:
+                raise Refused(403, "This session belongs to someone else.")
+            return known[0]
+        if store.table("blocks").count_where("campaign = ? AND worker_id = ?", [cfg.name, participant]):
+            raise Refused(403, "There is no more work for you in this study. Thank you for taking part.")
+        batch = open_batch(store, cfg, study)
+        if route == "prolific":  # anonymous ids; an invite is a signed, named person
+            site.admit(participant, address)
+        row = _new_session(site, cfg, batch, participant, session)
+        row.update(study_id=study, route=route)
+        store.insert_raw("task_sessions", [row])
+    return row
+
+
+def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str) -> dict[str, Any]:
+    """A fresh unit: the least held one without items the person already had. A session that
+    was neither submitted nor finished within the campaign's hold time holds nothing."""
+    store = site.store()
+    units = store.rows("SELECT hit_index AS unit, group_concat(item_id, char(31)) AS items FROM "
+                       "(SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid) GROUP BY hit_index",
+                       [cfg.name, batch])
+    stale = site.now() - hold_seconds(cfg)
+    held = {r["unit"]: r["n"] for r in store.rows(
+        "SELECT unit, COUNT(*) AS n FROM task_sessions WHERE campaign = ? AND batch = ? AND released = 0 "
+        "AND (submitted_at IS NOT NULL OR created_at > ?) GROUP BY unit", [cfg.name, batch, stale])}
+    seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
+                                  [cfg.name, participant]) for i in json.loads(r["item_ids"])}
+    options = [(u["unit"], u["items"].split("\x1f"), held.get(u["unit"], 0)) for u in units]
+    unit = choose_unit(options, seen, cfg.assignments_per_image)
+    if unit is None:
+        raise Refused(409, "There is no work left that you have not already done. Please return the study; "
+                           "you will not be penalised.")
+    return {"session_id": session, "campaign": cfg.name, "batch": batch, "unit": unit[0],
+            "item_ids": json.dumps(unit[1]), "participant_id": participant, "created_at": site.now(),
+            "submitted_at": None, "completion_code": "", "released": 0}

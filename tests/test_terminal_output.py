@@ -1,0 +1,112 @@
+"""What people see (flows/terminal.py): on a terminal (a real pseudo-terminal) a run draws progress
+bars with an ETA and its summary table, and ``hitflow status`` a table; piped or captured, the same
+commands print plain lines without a single control character."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from flows.campaigns.batch_window import end_waiting, show_waiting
+from flows.campaigns.campaign_plan import Run
+from flows.campaigns.summary import show_summary
+from flows.config import load_config
+from flows.platforms import mturk_adapter as mturk
+from flows.store import Store
+from flows.terminal import WaitingBar
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # anything but \t and \n
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+HITFLOW = [sys.executable, "-m", "flows.cli"]
+TERMINAL_ENV = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "40",
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+
+def on_a_terminal(argv: list[str]) -> tuple[int, str]:
+    """Run a command with a pseudo-terminal as its stdout; its exit code and everything it drew."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=slave, stderr=subprocess.DEVNULL, env=TERMINAL_ENV)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return proc.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
+
+
+def visible(drawn: str) -> str:
+    return ESCAPES.sub("", drawn)
+
+
+@pytest.fixture(scope="module")
+def terminal_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("terminal")
+    code, drawn = on_a_terminal([*HITFLOW, "run", str(ROOT / "config" / "vizwiz_captions.toml"), "--target", "sim",
+                                 "--limit", "10", "--no-prefect", "--db", str(out / "h.db"), "--out", str(out)])
+    assert code == 0, drawn[-2000:]
+    return out, drawn
+
+
+def test_a_run_on_a_terminal_draws_progress_bars_and_its_summary_table(terminal_run) -> None:
+    _, drawn = terminal_run
+    assert "ETA" in drawn and "HITs complete" in drawn  # the collection wait's bar
+    assert "\x1b[" in drawn  # drawn, not printed
+    assert re.search(r"blocked vs the simulator's ground truth.*\n.*━", drawn)  # a rich table's rule
+    assert "captions: 50" in drawn and "report:" in drawn
+
+
+def test_status_is_a_table_on_a_terminal_and_plain_lines_in_a_pipe(terminal_run) -> None:
+    out, _ = terminal_run
+    code, drawn = on_a_terminal([*HITFLOW, "status", "--db", str(out / "h.db")])
+    assert code == 0 and "\x1b[" in drawn
+    table = visible(drawn)
+    assert re.search(r"┃ batch ┃ status +┃ HITs ┃ assignments +┃ undecided ┃ for review ┃ blocked ┃", table)
+    assert re.search(r"│ +5 │ blocked │ +1 │ Approved 5 +│", table)
+    piped = subprocess.run([*HITFLOW, "status", "--db", str(out / "h.db")], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout
+    assert "vizwiz_captions (done)" in piped and "batch 5: blocked" in piped
+    assert not CONTROL.search(piped) and "┃" not in piped
+
+
+def test_the_summary_is_plain_when_stdout_is_not_a_terminal(terminal_run, capsys) -> None:
+    out, _ = terminal_run
+    show_summary(out / "vizwiz_captions")
+    text = capsys.readouterr().out
+    assert "blocked vs the simulator's ground truth:" in text and re.search(r"diligent\s+\d+", text)
+    assert not CONTROL.search(text)
+
+
+def test_a_waiting_bar_shows_what_is_in_and_an_eta() -> None:
+    screen = io.StringIO()
+    bar = WaitingBar(Console(file=screen, force_terminal=True, width=120))
+    bar.show("batch 1: 3/10 places filled, 2 in progress; 4 h left", 3, 10)
+    bar.stop()
+    assert "30%" in screen.getvalue() and "ETA" in screen.getvalue() and "3/10 places" in screen.getvalue()
+
+
+def test_a_waiting_batch_prints_a_plain_line_only_when_its_numbers_change(tmp_path: Path, capsys) -> None:
+    run = Run(load_config(ROOT / "config" / "vizwiz_captions.toml"), Store(tmp_path / "h.db"), None,
+              mturk.Target("sim", "http://unused"))
+    for filled in (1, 1, 2):
+        show_waiting(run, 1, f"batch 1: {filled}/10 places filled", (filled,), progress=(filled, 10))
+    end_waiting(run, 1)
+    show_waiting(run, 1, "batch 1: 2/10 places filled", (2,), progress=(2, 10))
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["batch 1: 1/10 places filled", "batch 1: 2/10 places filled",
+                                "batch 1: 2/10 places filled"]
+    assert not CONTROL.search(out)
