@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.batch_window import closes_now, record_unfilled
-from flows.campaigns.campaign_plan import Run
 from flows.csv_files import write_csv
+from flows.run_context import Run
 from flows.sim import crowd
 from flows.sim.volunteers import volunteer_round
 from flows.taskserver.task_server import invite_link, task_secret
