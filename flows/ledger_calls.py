@@ -52,6 +52,11 @@ def ledgered(store: Store, campaign: str, batch: int, call: LedgeredCall) -> dic
     return dict(result)
 
 
+def adopt(store: Store, key: str, result: dict[str, Any]) -> None:
+    """Settle an intent whose call an earlier run made without recording it (found by reconcile)."""
+    store.settle(key, "adopted", result)
+
+
 def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall]
                  ) -> tuple[dict[str, dict[str, Any]], list[tuple[LedgeredCall, str]]]:
     """Record every intent in one transaction: (results already settled by key, the calls still

@@ -113,21 +113,24 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
-    """Exclude the batch's flagged workers before the next batch is posted, each once (ledgered)."""
-    cfg, store = run.cfg, run.store
+    """Exclude the batch's flagged workers before the next batch is posted."""
     to_block = blocks_due(run, batch)
     from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
 
     to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
-    platform = platform_for(run.platform)
-    mode = platform.block_mode(cfg)
-    for row in to_block.to_dict("records"):
-        worker, reason = str(row["worker_id"]), f"QC: {row['rules']}"
-        ledgered(store, cfg.name, batch, LedgeredCall(
-            "ExcludeWorker", f"{cfg.name}:block:{worker}", {"WorkerId": worker, "mode": mode},
-            partial(platform.block, run, worker, reason)))
-        store.table("blocks").insert({"campaign": cfg.name, "worker_id": worker, "batch": batch,
-                                      "rules": row["rules"], "mode": mode, "applied": "yes"},
-                                     pk=("campaign", "worker_id"), ignore=True)
+    mode = block_workers(run, batch, {str(r["worker_id"]): str(r["rules"]) for r in to_block.to_dict("records")})
     run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
     return {"blocked": len(to_block)}
+
+
+def block_workers(run: Run, batch: int, rules_by_worker: dict[str, str]) -> str:
+    """Keep each worker out of every later batch, once (ledgered), and record the block; the mode."""
+    cfg, store, platform = run.cfg, run.store, platform_for(run.platform)
+    mode = platform.block_mode(cfg)
+    for worker, rules in rules_by_worker.items():
+        ledgered(store, cfg.name, batch, LedgeredCall(
+            "ExcludeWorker", f"{cfg.name}:block:{worker}", {"WorkerId": worker, "mode": mode},
+            partial(platform.block, run, worker, f"QC: {rules}")))
+        store.table("blocks").insert({"campaign": cfg.name, "worker_id": worker, "batch": batch, "rules": rules,
+                                      "mode": mode, "applied": "yes"}, pk=("campaign", "worker_id"), ignore=True)
+    return mode

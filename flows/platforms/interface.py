@@ -91,7 +91,8 @@ class Platform(Protocol):
     def cancel_plan(self, run: Run) -> dict[str, Any]: ...
 
     def cancel(self, run: Run) -> dict[str, Any]:
-        """Close what is open, review what came in by policy; safe to run twice."""
+        """Close what is open, review what came in by policy; safe to run twice. ``closed``: how
+        many units (HITs, studies) this call closed."""
         ...
 
     def estimate(self, cfg: CampaignConfig, units_per_batch: dict[int, int],

@@ -82,7 +82,7 @@ def cancel(run: Run) -> dict[str, Any]:
     errors: list[str] = []
     review_undecided(run, errors)
     finish_cancel(run, errors, "cancel: responses so far reviewed; stop `hitflow serve` to close the links")
-    return {"closed": True}
+    return {"closed": 0}  # nothing open on a platform
 
 
 def estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None) -> Estimate:

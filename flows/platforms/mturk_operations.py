@@ -12,6 +12,7 @@ from typing import Any
 
 from flows.campaigns.batch_collect import store_assignment
 from flows.campaigns.operations import each_call, finish_cancel, review_undecided
+from flows.ledger_calls import adopt
 from flows.platforms import mturk_adapter as mturk
 from flows.run_context import Run
 from flows.store import SETTLED
@@ -93,7 +94,7 @@ def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
         run.store.table("hits").upsert({"hit_id": hit["HITId"], "campaign": run.cfg.name, "batch": batch,
                                         "hit_index": index, "token": "", "item_ids": json.dumps(ids),
                                         "created_at": time.time(), "status": "posted"}, pk="hit_id")
-    run.store.settle(entry["idem_key"], "adopted", {"HITId": hit["HITId"]})
+    adopt(run.store, entry["idem_key"], {"HITId": hit["HITId"]})
 
 
 def cancel_plan(run: Run) -> dict[str, Any]:
@@ -127,7 +128,7 @@ def cancel(run: Run) -> dict[str, Any]:
     working = sum(int(v["NumberOfAssignmentsPending"]) > 0 for v in views)
     later = f"; {working} HIT(s) still have workers on them: run cancel again after they finish" if working else ""
     finish_cancel(run, errors, f"cancel: expired {expired} open HIT(s), deleted {deleted} finished HIT(s){later}")
-    return {"expired": expired, "deleted": deleted, "still_working": working}
+    return {"closed": expired, "expired": expired, "deleted": deleted, "still_working": working}
 
 
 def _expire_open(run: Run, hit: dict[str, Any]) -> int:

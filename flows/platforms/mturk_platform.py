@@ -40,6 +40,7 @@ SENDS_DECISIONS = True
 SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
+DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 
 
 def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
@@ -60,7 +61,7 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
     store = run.store
     calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
     results = ledgered_all(store, run.cfg.name, batch, calls.values())
-    outcomes = [(str(results[call.key].get("outcome", f"{d['action']}d")), d["assignment_id"])
+    outcomes = [(str(results[call.key].get("outcome", DONE[d["action"]])), d["assignment_id"])
                 for d in decisions if (call := calls[d["assignment_id"]])]
     with store.transaction():
         store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from flows.campaigns.operations import each_call, finish_cancel, review_undecided
-from flows.ledger_calls import LedgeredCall, ledgered
+from flows.ledger_calls import LedgeredCall, adopt, ledgered
 from flows.platforms import prolific_adapter as prolific
 from flows.platforms.prolific_batches import FINISHED, prolific_client, record_submissions, stop_study
 from flows.run_context import Run
@@ -38,7 +38,7 @@ def _adopt_study(run: Run, entry: dict[str, Any], study: dict[str, Any]) -> None
     run.store.table("studies").upsert({"study_id": study["id"], "campaign": run.cfg.name, "batch": entry["batch"],
                                        "status": study["status"], "places": study["total_available_places"],
                                        "created_at": time.time()}, pk="study_id")
-    run.store.settle(entry["idem_key"], "adopted", {"id": study["id"]})
+    adopt(run.store, entry["idem_key"], {"id": study["id"]})
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
         study_id = str(json.loads(entry["params"] or "{}").get("study_id", ""))
         status = prolific.get_study(prolific_client(run), study_id)["status"] if study_id else "UNPUBLISHED"
         if status != "UNPUBLISHED" and not dry_run:
-            run.store.settle(entry["idem_key"], "adopted", {"status": status})
+            adopt(run.store, entry["idem_key"], {"status": status})
     if not dry_run:
         report["refreshed"] = refresh(run)
     run.progress(f"reconcile{' (dry run)' if dry_run else ''}: adopted {len(report['adopted'])} study(ies), "
@@ -113,4 +113,4 @@ def cancel(run: Run) -> dict[str, Any]:
     review_undecided(run, errors)
     finish_cancel(run, errors, f"cancel: stopped {stopped} open study(ies); {finished} finished submission(s) "
                                "reviewed by the campaign's policy")
-    return {"stopped": stopped, "finished": finished}
+    return {"closed": stopped, "stopped": stopped, "finished": finished}
