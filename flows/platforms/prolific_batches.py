@@ -10,6 +10,7 @@ TIMED-OUT or SCREENED-OUT submissions, blocked participants join the blocklist g
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -24,6 +25,7 @@ from flows.errors import BudgetError, PlatformError
 from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import prolific_adapter as prolific
 from flows.run_context import Run
+from flows.store import SETTLED
 from flows.taskserver.task_server import completion_code, task_secret
 
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
@@ -98,12 +100,32 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
     run.store.table("studies").upsert({"study_id": made["id"], "campaign": cfg.name, "batch": batch,
                                     "status": "UNPUBLISHED", "places": places, "created_at": time.time()},
                                    pk="study_id")
+    _current_link(run, batch, made["id"], body["external_study_url"])
     _ledgered(run, batch, "PublishStudy", f"{cfg.name}:b{batch}:publish", {"study_id": made["id"]},
               lambda: {"status": prolific.transition(prolific_client(run), made["id"], "PUBLISH")})
     run.store.table("studies").update(made["id"], {"status": "ACTIVE"})
     run.progress(f"batch {batch}: study {made['id']} published, {places} places at {cfg.prolific.reward} "
                  f"{cfg.prolific.currency} ({hourly}/hour), committed {cost:.2f} with fees")
     return {"study_id": made["id"], "places": places, "committed": str(cost)}
+
+
+def _current_link(run: Run, batch: int, study_id: str, url: str) -> None:
+    """A draft made by an earlier run (adopted, or created before that run died) may point at a
+    task server that is gone (an in-process one has a new port each run): this run's link goes in
+    before the study is published, so no participant is sent to a dead address."""
+    published = run.store.ledger_entry(f"{run.cfg.name}:b{batch}:publish")
+    if published is not None and published["status"] in SETTLED:
+        return
+    study = prolific.get_study(prolific_client(run), study_id)
+    if study["status"] == "UNPUBLISHED" and study.get("external_study_url") != url:
+        _ledgered(run, batch, "UpdateStudy", f"{run.cfg.name}:b{batch}:link:{_digest(url)}",
+                  {"study_id": study_id, "external_study_url": "<url>"},
+                  lambda: {"status": str(prolific.call(prolific_client(run), "PATCH", f"studies/{study_id}/",
+                                                       {"external_study_url": url})["status"])})
+
+
+def _digest(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:12]
 
 
 def _epoch(value: str | None) -> float | None:

@@ -94,7 +94,7 @@ class _Handler(WorkerPages):
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
-            body = json.loads(self._body() or b"{}") if method == "POST" else {}
+            body = json.loads(self._body() or b"{}") if method in ("POST", "PATCH") else {}
         except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
         auth = self.headers.get("Authorization", "")
@@ -144,6 +144,14 @@ class _Handler(WorkerPages):
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
         return payload
+
+    def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details)
+        try:
+            if not urlparse(self.path).path.startswith("/api/v1/"):
+                return self._send(404, b"not found", "text/plain")
+            self._prolific("PATCH")
+        except BadRequest as err:
+            self._refuse(err)
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
