@@ -109,16 +109,20 @@ def test_a_dry_run_plans_what_its_platform_makes(platform: str, plans: list[str]
 
 def test_the_dry_run_names_the_block_qualification_the_run_creates(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    text = CONFIG.read_text(encoding="utf-8").replace('items = "items/', f'items = "{CONFIG.parent.as_posix()}/items/')
+    config = tmp_path / "default_block_name.toml"  # no soft_block_qualification: the name hitflow gives it
+    config.write_text("\n".join(line for line in text.splitlines()
+                                if not line.startswith("soft_block_qualification")), encoding="utf-8")
     with SimServer(seed=3) as sim:
-        run_campaign(CONFIG, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=10,
+        run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=10,
                      progress=quiet)
         created = {q.get("Name") for q in sim.market.qual_types.values()}
     made = {r["name"] for r in Store(tmp_path / "h.db").rows("SELECT name FROM qualifications WHERE purpose = ?",
-                                                                 ["soft block"])}
-    main(["run", str(CONFIG), "--dry-run", "--limit", "10"])
+                                                             ["soft block"])}
+    main(["run", str(config), "--dry-run", "--limit", "10"])
     out = capsys.readouterr().out
-    assert made and all(f"CreateQualificationType Name={name}" in out for name in made)
-    assert made <= created
+    assert made and made <= created
+    assert all(f"CreateQualificationType Name={name}" in out for name in made), out
 
 
 @pytest.mark.prefect
