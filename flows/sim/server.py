@@ -113,7 +113,7 @@ class _Handler(WorkerPages):
     def _post(self) -> None:
         url = urlparse(self.path)
         if url.path.startswith("/api/v1/"):
-            return self._prolific("POST")
+            return self._prolific(self.command)  # POST, or PATCH
         if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
             return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
         if url.path == "/_sim/clock":
@@ -145,13 +145,8 @@ class _Handler(WorkerPages):
             raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
         return payload
 
-    def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details)
-        try:
-            if not urlparse(self.path).path.startswith("/api/v1/"):
-                return self._send(404, b"not found", "text/plain")
-            self._prolific("PATCH")
-        except BadRequest as err:
-            self._refuse(err)
+    def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details); nothing else is patched
+        self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
