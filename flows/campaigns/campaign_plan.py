@@ -203,9 +203,13 @@ def scored_test_qualification(run: Run) -> str:
     return ledgered_qualification(run, name, "scored test", create, {"Test": "<form>"})
 
 
+def requester_qualification(run: Run, name: str, purpose: str, description: str) -> str:
+    """A plain qualification type hitflow grants itself (no test), created once per campaign."""
+    return ledgered_qualification(run, name, purpose,
+                                  lambda: mturk.ensure_qualification_type(run.client, name, description), {})
+
+
 def block_qualification(run: Run) -> str:
     """The soft-block qualification (created once, remembered in the ledger)."""
-    name = block_qualification_name(run.cfg)
-    description = f"Workers whose earlier work on {run.cfg.name} was blocked by QC."
-    return ledgered_qualification(run, name, "soft block",
-                                  lambda: mturk.ensure_qualification_type(run.client, name, description), {})
+    return requester_qualification(run, block_qualification_name(run.cfg), "soft block",
+                                   f"Workers whose earlier work on {run.cfg.name} was blocked by QC.")

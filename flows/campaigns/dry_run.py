@@ -6,6 +6,7 @@ platform and no money."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from decimal import Decimal
 from typing import Any
 
 from flows.campaigns.batch_publish import hit_type_params, page_html
@@ -58,10 +59,7 @@ def mturk_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
             question = html_question(page_html(run, items))
             size = len(question.encode())
             largest = max(largest, size)
-            try:
-                parse_question(question)
-            except QuestionError as exc:
-                problems.append(f"batch {b} HIT {index}: {exc}")
+            _check_question(question, f"batch {b} HIT {index}", problems)
             ids = [i["item_id"] for i in items]
             calls.append(f"CreateHITWithHITType batch={b} hit={index} MaxAssignments={cfg.assignments_per_image} "
                          f"UniqueRequestToken={hit_token(cfg, b, index, ids)} items={','.join(ids)} bytes={size}")
@@ -69,10 +67,7 @@ def mturk_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
                      "assignment, AssociateQualificationWithWorker per flagged worker")
     n_assignments = len(groups) * cfg.assignments_per_image
     estimate = mturk_estimate(cfg, dict(Counter(b for b, _ in groups)))
-    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
-    if cost > cfg.budget:
-        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
-                        "a real run would stop with exit 6 before posting anything")
+    cost = _priced(cfg, estimate, problems, "posting")
     return {"calls": calls, "hits": len(groups), "assignments": n_assignments, "cost": f"{cost:.2f}",
             "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": MAX_QUESTION_BYTES,
             "problems": problems, "estimate": describe(cfg, estimate)}
@@ -105,10 +100,7 @@ def _live_plan(run: Run, groups: Groups, calls: list[str], problems: list[str], 
     """A route whose pages the task server serves: every page rendered, the cost against the budget."""
     cfg = run.cfg
     largest = max(len(page_html(run, items).encode()) for items in groups.values())
-    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
-    if cost > cfg.budget:
-        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
-                        "a real run would stop with exit 6 before publishing anything")
+    cost = _priced(cfg, estimate, problems, "publishing")
     units, places = len(groups), len(groups) * cfg.assignments_per_image
     head = (f"dry run ({label}): {len({b for b, _ in groups})} {rounds}, {units} units, {places} places; "
             f"largest page {largest} bytes")
@@ -127,16 +119,30 @@ def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
                 "Test=<40-question QuestionForm> "
                 f"AnswerKey=<from {g.qualification_key.name}> RetryDelayInSeconds={g.qualification_retry_delay_s}"]
     question = html_question(test_page(run))
-    try:
-        parse_question(question)
-    except QuestionError as exc:
-        problems.append(f"qualification test page: {exc}")
+    _check_question(question, "qualification test page", problems)
     return [f"CreateQualificationType Name={score_qualification_name(run.cfg)} (value = test score)",
             f"CreateHITType batch=0 Reward={g.qualification_reward:.2f} (the qualification test)",
             f"CreateHITWithHITType batch=0 MaxAssignments={g.qualification_takers} bytes={len(question.encode())} "
             f"cost=${qualification_test_cost(run.cfg):.2f} with fees",
             "then: ListAssignmentsForHIT, score, AssociateQualificationWithWorker (value = score) per taker, "
             "ApproveAssignment per taker"]
+
+
+def _check_question(question: str, where: str, problems: list[str]) -> None:
+    """MTurk's own checks on a question (size, well-formed XML), as a problem line."""
+    try:
+        parse_question(question)
+    except QuestionError as exc:
+        problems.append(f"{where}: {exc}")
+
+
+def _priced(cfg: CampaignConfig, estimate: Estimate, problems: list[str], verb: str) -> Decimal:
+    """The estimate in the budget's currency; over the budget is a problem a real run stops on."""
+    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
+    if cost > cfg.budget:
+        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
+                        f"a real run would stop with exit 6 before {verb} anything")
+    return cost
 
 
 def format_plan(plan: dict[str, Any]) -> str:

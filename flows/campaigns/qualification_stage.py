@@ -21,8 +21,8 @@ from flows.campaigns.campaign_plan import (
     block_qualification,
     gating_requirements,
     hit_token,
-    ledgered_qualification,
     qualification_test_cost,
+    requester_qualification,
     score_qualification_name,
     scored_test_qualification,
 )
@@ -53,10 +53,8 @@ def gate_qualification(run: Run) -> str:
 
 def score_qualification(run: Run) -> str:
     """hitflow's own qualification type whose value is the worker's test score."""
-    name = score_qualification_name(run.cfg)
-    description = f"Score (percent) on the qualification test of {run.cfg.name}, granted by the requester."
-    return ledgered_qualification(run, name, "test score",
-                                  lambda: mturk.ensure_qualification_type(run.client, name, description), {})
+    return requester_qualification(run, score_qualification_name(run.cfg), "test score", "Score (percent) on the "
+                                   f"qualification test of {run.cfg.name}, granted by the requester.")
 
 
 def test_items(run: Run) -> list[dict[str, Any]]:

@@ -10,24 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from flows.campaigns import dry_run as dry_runs
 from flows.campaigns.budget import Estimate
-from flows.campaigns.dry_run import links_plan as dry_run
 from flows.campaigns.operations import finish_cancel, review_undecided
 from flows.config import CampaignConfig
-from flows.platforms.review_senders import LINKS_SENDERS as REVIEW_SENDERS
-from flows.platforms.targets import check_target
-from flows.platforms.targets import mturk_session as open_session
+from flows.platforms import review_senders, targets
 from flows.run_context import PlatformClient, Run
-from flows.studies.study_links import collect_links as collect
-from flows.studies.study_links import open_links as publish
-
-# The Platform interface (flows/platforms/interface.py): what this module offers, and all of it.
-__all__ = [  # noqa: RUF022  (in the interface's order)
-    "NAME", "LABEL", "TARGET_NOTE", "PUBLISH_STEP", "COLLECT_STEP", "SENDS_DECISIONS", "SERVES_PAGES",
-    "REVIEW_CATEGORIES", "MIN_REASON_CHARS", "REVIEW_SENDERS", "publish", "collect", "decide", "block_mode",
-    "block", "reconcile", "refresh", "cancel_plan", "cancel", "estimate", "place_cost", "dry_run", "check_target",
-    "open_session", "is_live"
-]
+from flows.studies import study_links
 
 NAME = "links"
 LABEL = "invite links"
@@ -38,8 +27,15 @@ SENDS_DECISIONS = False
 SERVES_PAGES = True
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
+REVIEW_SENDERS = review_senders.LINKS_SENDERS
 BLOCK_MODE = "no more links"
 NOTHING_RECONCILED: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
+
+publish = study_links.open_links
+collect = study_links.collect_links
+dry_run = dry_runs.links_plan
+check_target = targets.check_target
+open_session = targets.mturk_session  # the simulator's session (its crowd opens the links) or none
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,27 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.campaigns.batch_collect import collect_batch as collect
-from flows.campaigns.batch_publish import publish_batch as publish
-from flows.campaigns.budget import mturk_estimate as estimate
+from flows.campaigns import batch_collect, batch_publish, budget
+from flows.campaigns import dry_run as dry_runs
 from flows.campaigns.campaign_plan import block_qualification
-from flows.campaigns.dry_run import mturk_plan as dry_run
 from flows.config import CampaignConfig
 from flows.ledger_calls import LedgeredCall, ledgered_all
 from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_operations import cancel, cancel_plan, reconcile, refresh
-from flows.platforms.review_senders import MTURK_SENDERS as REVIEW_SENDERS
-from flows.platforms.targets import check_target
-from flows.platforms.targets import mturk_session as open_session
+from flows.platforms import mturk_operations, review_senders, targets
 from flows.run_context import Run
-
-# The Platform interface (flows/platforms/interface.py): what this module offers, and all of it.
-__all__ = [  # noqa: RUF022  (in the interface's order)
-    "NAME", "LABEL", "TARGET_NOTE", "PUBLISH_STEP", "COLLECT_STEP", "SENDS_DECISIONS", "SERVES_PAGES",
-    "REVIEW_CATEGORIES", "MIN_REASON_CHARS", "REVIEW_SENDERS", "publish", "collect", "decide", "block_mode",
-    "block", "reconcile", "refresh", "cancel_plan", "cancel", "estimate", "place_cost", "dry_run", "check_target",
-    "open_session", "is_live"
-]
 
 NAME = "mturk"
 LABEL = "MTurk"
@@ -40,8 +27,20 @@ SENDS_DECISIONS = True
 SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
+REVIEW_SENDERS = review_senders.MTURK_SENDERS
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 
+
+publish = batch_publish.publish_batch
+collect = batch_collect.collect_batch
+reconcile = mturk_operations.reconcile
+refresh = mturk_operations.refresh
+cancel_plan = mturk_operations.cancel_plan
+cancel = mturk_operations.cancel
+estimate = budget.mturk_estimate
+dry_run = dry_runs.mturk_plan
+check_target = targets.check_target
+open_session = targets.mturk_session
 
 def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
     """Approve or reject one assignment, under the key a reviewer's decision uses too."""

@@ -10,26 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.campaigns.budget import prolific_estimate as estimate
-from flows.campaigns.budget import prolific_place_cost as place_cost
-from flows.campaigns.dry_run import prolific_plan as dry_run
+from flows.campaigns import budget
+from flows.campaigns import dry_run as dry_runs
 from flows.config import CampaignConfig
-from flows.platforms.prolific_batches import apply_decisions, exclude_participants
-from flows.platforms.prolific_batches import collect_study as collect
-from flows.platforms.prolific_batches import publish_study as publish
-from flows.platforms.prolific_operations import cancel, cancel_plan, reconcile, refresh
-from flows.platforms.review_senders import PROLIFIC_SENDERS as REVIEW_SENDERS
-from flows.platforms.targets import check_prolific_target as check_target
-from flows.platforms.targets import prolific_session as open_session
+from flows.platforms import prolific_batches, prolific_operations, review_senders, targets
 from flows.run_context import Run
-
-# The Platform interface (flows/platforms/interface.py): what this module offers, and all of it.
-__all__ = [  # noqa: RUF022  (in the interface's order)
-    "NAME", "LABEL", "TARGET_NOTE", "PUBLISH_STEP", "COLLECT_STEP", "SENDS_DECISIONS", "SERVES_PAGES",
-    "REVIEW_CATEGORIES", "MIN_REASON_CHARS", "REVIEW_SENDERS", "publish", "collect", "decide", "block_mode",
-    "block", "reconcile", "refresh", "cancel_plan", "cancel", "estimate", "place_cost", "dry_run", "check_target",
-    "open_session", "is_live"
-]
 
 NAME = "prolific"
 LABEL = "Prolific"
@@ -42,12 +27,25 @@ SERVES_PAGES = True
 REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
                      "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
 MIN_REASON_CHARS = 100
+REVIEW_SENDERS = review_senders.PROLIFIC_SENDERS
 BLOCK_MODE = "blocklist"
+
+publish = prolific_batches.publish_study
+collect = prolific_batches.collect_study
+reconcile = prolific_operations.reconcile
+refresh = prolific_operations.refresh
+cancel_plan = prolific_operations.cancel_plan
+cancel = prolific_operations.cancel
+estimate = budget.prolific_estimate
+place_cost = budget.prolific_place_cost
+dry_run = dry_runs.prolific_plan
+check_target = targets.check_prolific_target
+open_session = targets.prolific_session
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Approve in bulk, reject one by one, leave unpaid what Prolific says was not finished."""
-    applied = apply_decisions(run, batch, decisions)
+    applied = prolific_batches.apply_decisions(run, batch, decisions)
     run.progress(f"batch {batch}: on Prolific {applied}")
     return {"prolific": applied}
 
@@ -57,7 +55,7 @@ def block_mode(cfg: CampaignConfig) -> str:
 
 
 def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
-    exclude_participants(run, [worker_id])  # made-up ids (never reported by Prolific) are left out
+    prolific_batches.exclude_participants(run, [worker_id])  # made-up ids (never reported by Prolific) are left out
     return {"mode": BLOCK_MODE}
 
 
