@@ -35,7 +35,7 @@ publish = study_links.open_links
 collect = study_links.collect_links
 dry_run = dry_runs.links_plan
 check_target = targets.check_target
-open_session = targets.mturk_session  # the simulator's session (its crowd opens the links) or none
+open_session = targets.mturk_session  # on the simulator, its crowd is who opens the links
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:

@@ -30,7 +30,6 @@ MIN_REASON_CHARS = 1
 REVIEW_SENDERS = review_senders.MTURK_SENDERS
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 
-
 publish = batch_publish.publish_batch
 collect = batch_collect.collect_batch
 reconcile = mturk_operations.reconcile
@@ -41,6 +40,7 @@ estimate = budget.mturk_estimate
 dry_run = dry_runs.mturk_plan
 check_target = targets.check_target
 open_session = targets.mturk_session
+
 
 def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
     """Approve or reject one assignment, under the key a reviewer's decision uses too."""
@@ -60,8 +60,8 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
     store = run.store
     calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
     results = ledgered_all(store, run.cfg.name, batch, calls.values())
-    outcomes = [(str(results[call.key].get("outcome", DONE[d["action"]])), d["assignment_id"])
-                for d in decisions if (call := calls[d["assignment_id"]])]
+    outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), d["assignment_id"])
+                for d in decisions]
     with store.transaction():
         store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
         store.db.conn.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
