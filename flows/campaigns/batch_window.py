@@ -14,8 +14,8 @@ import json
 import sys
 import time
 
+from flows.campaigns.campaign_plan import Run
 from flows.errors import BatchOpen
-from flows.run_context import Run
 
 
 def detaches(run: Run) -> bool:

@@ -17,11 +17,11 @@ from prefect import flow
 
 from flows.campaigns.batch_review import block_batch
 from flows.campaigns.campaign import StepFn, run_next_batch
+from flows.campaigns.campaign_plan import Run
 from flows.campaigns.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.config import load_config
 from flows.errors import BatchOpen
 from flows.platforms.targets import open_session
-from flows.run_context import Run
 from flows.store import DEFAULT_DB, Store
 
 

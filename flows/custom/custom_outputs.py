@@ -12,10 +12,10 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import shortfall_lines
 from flows.csv_files import write_csv
 from flows.custom.custom_task import INDEXED, custom_spec
-from flows.run_context import Run
 from flows.taskserver.task_pages import page_items
 from flows.templates import render
 from postprocess.report_data import blocking_vs_truth

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
+from flows.campaigns.campaign_plan import Run
 from flows.errors import HitflowError
-from flows.run_context import Run
 from flows.store import Store
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS

@@ -17,8 +17,8 @@ from uuid import UUID
 from prefect.input import RunInput
 from pydantic import Field
 
+from flows.campaigns.campaign_plan import Run
 from flows.review.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
-from flows.run_context import Run
 from flows.store import Store
 
 POLL_S = 5  # how often a paused run asks Prefect whether it has been resumed

@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.campaign_plan import Run
 from flows.csv_files import write_csv
-from flows.run_context import Run
 from flows.studies.study_plots import study_plots
 from flows.templates import render
 from postprocess import study_frames as frames
