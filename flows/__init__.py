@@ -8,8 +8,9 @@ The tree shows the design's three seams:
   the loop.
 - ``flows/taskserver/``: where the page is served to participants.
 
-At the top stay the core every package may import: ``store`` (the SQLite ledger), ``config``, the
-one Jinja environment (``templates``), ``errors``, the CSV and text readers, and the CLI (``cli*``),
-which alone may import everything. ``flows/sim/`` is the built-in marketplace simulator; production
-code reaches it only through ``flows.platforms.targets``.
+At the top stay the core every package may import: ``store`` (the SQLite ledger), ``ledger_calls``
+(every platform write: intent, call, settle), ``run_context`` (the ``Run`` every step and platform
+is handed), ``config``, the one Jinja environment (``templates``), ``errors``, the CSV and text
+readers, and the CLI (``cli*``), which alone may import everything. ``flows/sim/`` is the built-in
+marketplace simulator; production code reaches it only through ``flows.platforms.targets``.
 """

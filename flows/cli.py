@@ -28,7 +28,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     from flows.campaigns.campaign_run import run_campaign
     from flows.campaigns.summary import show_summary
     from flows.config import load_config
-    from flows.platforms.targets import check_target
+    from flows.platforms import platform_for
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
     if a.dry_run:
@@ -43,8 +43,8 @@ def cmd_run(a: argparse.Namespace) -> int:
             print("\n".join(lines))
             return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
         return 1 if plan["problems"] else 0
-    if a.platform == "mturk" or a.target == "sim":  # a simulator URL is verified before anything is created
-        check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
+    # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
+    platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),

@@ -1,5 +1,6 @@
-"""The platform adapter contract, run against the simulator: publish, list submissions,
-approve, reject, exclude workers, grant qualifications, balance, and closed endpoints."""
+"""The MTurk adapter's own checks against the simulator (below the Platform interface): tokens,
+paging, approve/reject outcomes, soft and hard blocks, balance, and closed endpoints. The contract
+every platform keeps is tests/test_platform_contract.py."""
 
 from __future__ import annotations
 

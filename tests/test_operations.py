@@ -158,12 +158,12 @@ def test_next_batch_advances_one_batch_per_run_until_done(sim, tmp_path: Path) -
 
 
 def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatch) -> None:
-    import flows.campaigns.batch_review as review
+    import flows.platforms.mturk_adapter as adapter  # what MTurk's decide step calls
 
     with SimServer(seed=12) as first:
         run_campaign(CONFIG, endpoint_url=first.url, db_path=tmp_path / "a.db", out_root=tmp_path / "a",
                      limit=100, progress=quiet)
-    real_approve, calls = review.mturk.approve, []
+    real_approve, calls = adapter.approve, []
 
     def dying_approve(client, assignment_id):  # the process dies part-way through batch 2's approvals
         calls.append(assignment_id)
@@ -172,11 +172,11 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
         return real_approve(client, assignment_id)
 
     with SimServer(seed=12) as second:
-        monkeypatch.setattr(review.mturk, "approve", dying_approve)
+        monkeypatch.setattr(adapter, "approve", dying_approve)
         with pytest.raises(KeyboardInterrupt):
             run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
                          limit=100, progress=quiet)
-        monkeypatch.setattr(review.mturk, "approve", real_approve)
+        monkeypatch.setattr(adapter, "approve", real_approve)
         store = Store(tmp_path / "b.db")
         assert store.table("ledger").count_where("operation = 'ApproveAssignment' AND status = 'intended'") > 0
         run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",

@@ -1,173 +1,248 @@
-"""One contract, two platforms: the MTurk adapter (boto3) and the Prolific adapter (httpx)
-run the same checks against the simulator. Each driver below is a few lines of glue from
-the contract's words (post work, read it back, pay, refuse, keep a worker out) to an adapter."""
+"""One contract, three platforms: MTurk, Prolific and invite links, each through
+``flows.platforms.platform_for`` against the simulator (links: the task server, the simulator's
+crowd opening their links). The checks speak only the interface's words (publish, collect,
+decide, block, reconcile, cancel, estimate); what each platform shows of itself afterwards is
+read by a few lines of glue per platform in :class:`Route`.
+"""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
-from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.batch_review import block_workers, decide_batch, qc_batch
+from flows.campaigns.batch_window import open_window
+from flows.campaigns.campaign_plan import hit_groups, plan_items
+from flows.campaigns.campaign_run import task_server_for
+from flows.campaigns.operations import cancel
 from flows.config import load_config
 from flows.errors import PlatformError
 from flows.platforms import mturk_adapter as mturk
+from flows.platforms import platform_for
 from flows.platforms import prolific_adapter as prolific
-from flows.platforms.mturk_forms import html_question
+from flows.platforms.interface import Platform
+from flows.platforms.targets import open_session
+from flows.run_context import Run
 from flows.sim.server import SimServer
-from flows.store import Store
-from flows.taskserver.task_server import TaskSite, completion_code
-from flows.taskserver.task_server_thread import TaskServer
-from flows.templates import render, sample_context
-from tests.conftest import advance
+from flows.store import SETTLED, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
-MESSAGE = ("Your descriptions did not follow the instructions on the task page: each image needed one full "
-           "sentence of at least eight words.")
+NAME = "vizwiz_captions"
+CREATES = {"mturk": "CreateHITWithHITType", "prolific": "CreateStudy", "links": ""}  # the call that makes a unit
 
 
-class MTurkDriver:
-    fee_share = Decimal("0.20")
+class Route:
+    """A campaign run on one platform, and how that platform shows its units and its money."""
 
-    def __init__(self, sim: SimServer, tmp: Path):
-        self.sim, self.client = sim, mturk.make_client(mturk.Target("sim", sim.url))
-        self.block_qual = mturk.ensure_qualification_type(self.client, "contract-blocked", "kept out")
-
-    def post(self, people: int, reward: Decimal) -> str:
-        ctx = sample_context("caption")
-        ctx["items"] = [i for i in ctx["items"] if i["image_id"].isdigit()]
-        params = {"Title": "t", "Description": "d", "Reward": f"{reward:.2f}", "AssignmentDurationInSeconds": 3600,
-                  "AutoApprovalDelayInSeconds": 86400, "QualificationRequirements": [
-                      {"QualificationTypeId": self.block_qual, "Comparator": "DoesNotExist"}]}
-        type_id = mturk.create_hit_type(self.client, params)
-        hit_id, _ = mturk.create_hit(self.client, type_id, {"MaxAssignments": people, "LifetimeInSeconds": 86400,
-                                                            "Question": html_question(render("caption.html.j2", ctx))},
-                                     f"contract-{people}-{reward}-{len(self.sim.market.hits)}")
-        advance(self.sim, 7 * 3600)
-        return hit_id
-
-    def done(self, ref: str) -> list[dict[str, str]]:
-        return [{"id": a["AssignmentId"], "worker": a["WorkerId"], "status": a["AssignmentStatus"]}
-                for a in mturk.list_submissions(self.client, ref)]
-
-    def approve(self, ref: str, ids: list[str]) -> None:
-        for i in ids:
-            mturk.approve(self.client, i)
-
-    def reject(self, ref: str, sub_id: str, message: str) -> None:
-        mturk.reject(self.client, sub_id, message)
-
-    def exclude(self, worker: str) -> None:
-        mturk.exclude_worker(self.client, worker, "soft", self.block_qual, "contract")
+    def __init__(self, run: Run, out: Path):
+        self.run, self.out = run, out
+        self.platform: Platform = platform_for(run.platform)
+        self.start = self.balance()
 
     def balance(self) -> Decimal:
-        return mturk.balance(self.client)
+        if self.run.platform == "mturk":
+            return mturk.balance(self.run.client)
+        if self.run.platform == "prolific":  # the total: a published study's reserve lowers only the available
+            client = self.run.client
+            assert isinstance(client, prolific.ProlificClient)
+            view = prolific.call(client, "GET", f"workspaces/{prolific.default_workspace(client)}/balance/")
+            return Decimal(view["total_balance"]) / 100
+        return Decimal("0.00")  # invitees are paid by nobody
 
-    def paid_status(self) -> str:
-        return "Approved"
+    def spent(self) -> Decimal:
+        return self.start - self.balance()
 
+    def units(self) -> list[str]:
+        """What the platform holds for the campaign: HITs, studies, or the invite links handed out."""
+        if self.run.platform == "mturk":
+            return sorted(h["HITId"] for h in mturk.list_hits(self.run.client)
+                          if str(h.get("RequesterAnnotation", "")).startswith(f"{NAME}:"))
+        if self.run.platform == "prolific":
+            client = self.run.client
+            assert isinstance(client, prolific.ProlificClient)
+            return sorted(s["id"] for s in prolific.every_page(client, "studies/")
+                          if str(s.get("internal_name", "")).startswith(f"{NAME} batch"))
+        invites = self.out / NAME / "invites.csv"
+        return sorted(pd.read_csv(invites, dtype=str)["link"]) if invites.is_file() else []
 
-class ProlificDriver:
-    fee_share = Decimal(1) / 3
+    def open_units(self) -> int:
+        if self.run.platform == "mturk":
+            return sum(mturk.get_hit(self.run.client, h)["HITStatus"] == "Assignable" for h in self.units())
+        if self.run.platform == "prolific":
+            client = self.run.client
+            assert isinstance(client, prolific.ProlificClient)
+            return sum(prolific.get_study(client, s)["status"] in ("ACTIVE", "PAUSED") for s in self.units())
+        return 0
 
-    def __init__(self, sim: SimServer, tmp: Path, server: TaskServer, store: Store, code: str):
-        self.sim, self.server, self.store, self.code = sim, server, store, code
-        self.client = prolific.make_client(sim.url, simulator=True)
-        self.workspace = prolific.default_workspace(self.client)
-        self.group = prolific.ensure_group(self.client, self.workspace, "contract-blocked")
+    def publish(self, batch: int) -> None:
+        self.platform.publish(self.run, batch)
+        # as the driver does: the batch is open (the task server serves it) and its time counts from now
+        self.run.store.set_batch(NAME, batch, status="published")
+        open_window(self.run, batch)
 
-    def post(self, people: int, reward: Decimal) -> str:
-        url = (f"{self.server.url}/task/vizwiz_captions?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
-               f"&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}}")
-        study = prolific.create_study(self.client, {
-            "name": "t", "description": "d", "external_study_url": url, "prolific_id_option": "url_parameters",
-            "completion_codes": [{"code": self.code, "code_type": "COMPLETED"}], "total_available_places": people,
-            "estimated_completion_time": 6, "reward": int(reward * 100), "device_compatibility": ["desktop"],
-            "filters": [{"filter_id": "participant_group_blocklist", "selected_values": [self.group]}]})
-        self.store.table("studies").insert({"study_id": study, "campaign": "vizwiz_captions", "batch": 1,
-                                            "status": "ACTIVE", "places": people, "created_at": 0.0}, pk="study_id")
-        prolific.transition(self.client, study, "PUBLISH")
-        for _ in range(10):
-            advance(self.sim, 7 * 3600)
-            if not any(s["status"] == "ACTIVE" for s in prolific.submissions(self.client, study)):
-                break
-        return study
+    def work(self, batch: int) -> list[dict[str, Any]]:
+        return self.run.store.rows("SELECT assignment_id, worker_id FROM assignments WHERE campaign = ? AND batch = ? "
+                                   "AND status != 'NOT ON PROLIFIC'", [NAME, batch])
 
-    def done(self, ref: str) -> list[dict[str, str]]:
-        return [{"id": s["id"], "worker": s["participant_id"], "status": s["status"]}
-                for s in prolific.submissions(self.client, ref) if s["status"] == "AWAITING REVIEW"
-                or s["status"] in ("APPROVED", "REJECTED")]
+    def took_part(self, batch: int) -> set[str]:
+        """Everyone the platform let start the batch's work (on Prolific also those the task server
+        then turned away: they took a place)."""
+        if self.run.platform == "prolific":
+            return {r["participant_id"] for r in self.run.store.rows(
+                "SELECT participant_id FROM platform_submissions WHERE campaign = ? AND batch = ?", [NAME, batch])}
+        return {w["worker_id"] for w in self.work(batch)}
 
-    def approve(self, ref: str, ids: list[str]) -> None:
-        prolific.approve(self.client, ref, ids)
-
-    def reject(self, ref: str, sub_id: str, message: str) -> None:
-        prolific.reject(self.client, sub_id, "FAILED_INSTRUCTIONS", message)
-
-    def exclude(self, worker: str) -> None:
-        prolific.add_to_group(self.client, self.group, [worker])
-
-    def balance(self) -> Decimal:
-        # the total, not the available balance, which a published study's reserve already lowered
-        view = prolific.call(self.client, "GET", f"workspaces/{self.workspace}/balance/")
-        return Decimal(view["total_balance"]) / 100
-
-    def paid_status(self) -> str:
-        return "APPROVED"
-
-
-@pytest.fixture(params=["mturk", "prolific"])
-def driver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    with SimServer(seed=7) as sim:
-        if request.param == "mturk":
-            yield MTurkDriver(sim, tmp_path)
-            return
-        cfg = load_config(CONFIG)
-        store = Store(tmp_path / "h.db")
-        plan_items(Run(cfg, store, None, mturk.Target("sim", sim.url)), limit=100)
-        store.set_batch(cfg.name, 1, status="published")
-        site = TaskSite(store.path, {cfg.name: cfg}, secret=b"c" * 32)
-        with TaskServer(site) as server:
-            yield ProlificDriver(sim, tmp_path, server, store, completion_code(site.secret, cfg.name, 1))
+    def ledger(self, operation: str) -> list[dict[str, Any]]:
+        return self.run.store.rows("SELECT * FROM ledger WHERE campaign = ? AND operation = ?", [NAME, operation])
 
 
-def test_every_submission_comes_back_across_pages(driver: Any) -> None:
-    ref = driver.post(25, Decimal("1.00"))  # more than one page on both (MTurk pages by 100 here: the sim by 20)
-    subs = driver.done(ref)
-    assert len(subs) == 25 and len({s["id"] for s in subs}) == 25 and len({s["worker"] for s in subs}) == 25
+def small_crowd(tmp_path: Path) -> Path:
+    """Twelve diligent people for ten places a batch: most of batch 1's come back for batch 2
+    unless something keeps them out (a block that does nothing fails the block check)."""
+    crowd = tmp_path / "crowd.toml"
+    bank = ROOT / "config" / "items" / "vizwiz_demo_captions.csv"
+    crowd.write_text(f'seed = 1\ncaption_bank = "{bank.as_posix()}"\n\n[[profile]]\nname = "diligent"\ncount = 12\n')
+    return crowd
 
 
-def test_approving_pays_reward_plus_fee_once(driver: Any) -> None:
-    ref = driver.post(3, Decimal("1.20"))
-    ids = [s["id"] for s in driver.done(ref)]
-    before = driver.balance()
-    driver.approve(ref, ids)
-    spent = before - driver.balance()
-    assert spent == (Decimal("1.20") * (1 + driver.fee_share)).quantize(Decimal("0.01")) * 3
-    assert {s["status"] for s in driver.done(ref)} == {driver.paid_status()}
-    with contextlib.suppress(PlatformError):  # MTurk's adapter calls it done, Prolific refuses: neither pays
-        driver.approve(ref, ids[:1])
-    assert before - driver.balance() == spent
+@pytest.fixture(params=["mturk", "prolific", "links"])
+def route(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Route]:
+    name, crowd = request.param, small_crowd(tmp_path)
+    cfg = replace(load_config(CONFIG), sim_crowd=crowd)  # the links' simulated invitees come from the same crowd
+    with SimServer(seed=7, crowd_file=crowd) as sim, open_session("sim", sim.url, platform=name) as session:
+        run = Run(cfg, Store(tmp_path / "h.db"), session.client, session.target,
+                  lambda _: None, session.wait, platform=name, notes={"out_dir": str(tmp_path), "seed": 7},
+                  clock=session.clock)
+        with task_server_for(run, ""):
+            plan_items(run, limit=50)  # five batches of two units, five people each
+            yield Route(run, tmp_path)
 
 
-def test_rejecting_pays_nothing_and_is_final(driver: Any) -> None:
-    ref = driver.post(2, Decimal("1.00"))
-    first = driver.done(ref)[0]["id"]
-    before = driver.balance()
-    driver.reject(ref, first, MESSAGE)
-    assert driver.balance() == before
-    with pytest.raises(PlatformError):
-        driver.approve(ref, [first])
+def test_a_published_batch_is_collected_once_even_when_both_are_called_twice(route: Route) -> None:
+    route.publish(1)
+    units = route.units()
+    assert units
+    route.publish(1)
+    assert route.units() == units  # publishing again posted nothing
+    route.platform.collect(route.run, 1)
+    first = route.work(1)
+    answers = route.run.store.table("answers").count
+    assert first and answers
+    route.platform.collect(route.run, 1)
+    assert route.work(1) == first and route.run.store.table("answers").count == answers
 
 
-def test_an_excluded_worker_gets_no_more_work(driver: Any) -> None:
-    first = driver.post(10, Decimal("1.00"))
-    out = driver.done(first)[0]["worker"]
-    driver.exclude(out)
-    later = driver.post(20, Decimal("1.00"))
-    assert out not in {s["worker"] for s in driver.done(later)}
+def test_decisions_are_applied_once_and_the_platform_shows_them(route: Route) -> None:
+    route.publish(1)
+    route.platform.collect(route.run, 1)
+    qc_batch(route.run, 1)
+    decide_batch(route.run, 1)
+    spent, ledger = route.spent(), route.run.store.table("ledger").count
+    decide_batch(route.run, 1)  # a second pass sends nothing more
+    assert route.spent() == spent and route.run.store.table("ledger").count == ledger
+    decisions = route.run.store.rows("SELECT d.action, d.applied, a.status FROM decisions d JOIN assignments a "
+                                     "ON a.assignment_id = d.assignment_id WHERE d.campaign = ?", [NAME])
+    assert decisions and all(d["applied"] for d in decisions)
+    route.platform.refresh(route.run)
+    statuses = {r["assignment_id"]: r["status"] for r in route.run.store.rows(
+        "SELECT assignment_id, status FROM assignments WHERE campaign = ?", [NAME])}
+    rows = route.run.store.rows("SELECT assignment_id, action, applied FROM decisions WHERE campaign = ?", [NAME])
+    for d in rows:
+        if not route.platform.SENDS_DECISIONS:
+            assert d["applied"] == "self-hosted"
+        elif d["action"] in ("approve", "reject"):  # what the platform says now, after a refresh
+            assert statuses[d["assignment_id"]].lower() == {"approve": "approved", "reject": "rejected"}[d["action"]]
+    assert (spent > 0) == (route.platform.SENDS_DECISIONS and any(d["action"] == "approve" for d in rows))
+
+
+def test_a_block_keeps_workers_out_of_the_next_batch(route: Route) -> None:
+    route.publish(1)
+    route.platform.collect(route.run, 1)
+    busiest = list(pd.DataFrame(route.work(1))["worker_id"].value_counts().index[:3])
+    block_workers(route.run, 1, dict.fromkeys(busiest, "contract"))
+    block_workers(route.run, 1, dict.fromkeys(busiest, "contract"))  # blocked once, not twice
+    assert len(route.ledger("ExcludeWorker")) == 3
+    route.publish(2)
+    route.platform.collect(route.run, 2)
+    later = route.took_part(2)
+    assert later and not later & set(busiest)
+
+
+def test_reconcile_after_a_crash_adopts_and_nothing_is_posted_twice(route: Route,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    creates, store = CREATES[route.run.platform], route.run.store
+    real_settle = store.settle
+
+    def killed_before_recording(key: str, status: str, result: Any = None, error: str = "") -> None:
+        entry = store.ledger_entry(key)
+        if entry and entry["operation"] == creates:  # the call went through; its answer was never written down
+            raise RuntimeError("killed")
+        real_settle(key, status, result, error)
+
+    monkeypatch.setattr(store, "settle", killed_before_recording)
+    if creates:
+        with pytest.raises(RuntimeError, match="killed"):
+            route.publish(1)
+    else:
+        route.publish(1)  # links: publishing writes nothing to a platform
+    monkeypatch.setattr(store, "settle", real_settle)
+    made = route.units()
+    report = route.platform.reconcile(route.run)
+    assert set(report["adopted"]) <= set(made) and (bool(report["adopted"]) == bool(creates))
+    route.publish(1)
+    planned = len(hit_groups(route.run, 1)) if route.run.platform == "mturk" else len(made) or 1
+    assert len(route.units()) == planned and set(made) <= set(route.units())
+    assert all(e["status"] in SETTLED for e in route.ledger(creates))
+    route.platform.collect(route.run, 1)
+    assert route.work(1)
+
+
+def test_cancel_closes_what_is_open_and_is_safe_twice(route: Route) -> None:
+    route.publish(1)
+    route.run.wait(1200)  # some work is in, most is not
+    first = cancel(route.run)
+    assert route.open_units() == 0
+    route.run.wait(7200)  # people who had started finish
+    second = cancel(route.run)
+    assert second["closed"] == 0 and first["closed"] >= 0
+    undecided = route.run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
+                                     "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [NAME])
+    assert undecided[0]["n"] == 0
+    assert route.run.store.rows("SELECT status FROM campaigns WHERE name = ?", [NAME])[0]["status"] == "cancelled"
+
+
+def _decisions(route: Route, actions: dict[str, str]) -> list[dict[str, Any]]:
+    """Record ``assignment_id -> action`` as the decide step does; the rows to send."""
+    store = route.run.store
+    workers = {w["assignment_id"]: w["worker_id"] for w in route.work(1)}
+    with store.transaction():
+        store.table("decisions").upsert_all([
+            {"assignment_id": a, "campaign": NAME, "batch": 1, "worker_id": workers[a], "action": action,
+             "reasons": "min_words", "review": 0, "decided_at": 0.0, "applied": ""}
+            for a, action in actions.items()], pk="assignment_id")
+    return store.rows(f"SELECT * FROM decisions WHERE assignment_id IN ({','.join('?' * len(actions))})",
+                      list(actions))
+
+
+def test_the_estimate_is_what_the_work_costs_and_a_rejection_pays_nothing(route: Route) -> None:
+    units = len(hit_groups(route.run, 1))
+    places = units * route.run.cfg.assignments_per_image
+    estimate = route.platform.estimate(route.run.cfg, {1: units}, route.run.client)
+    route.publish(1)
+    route.platform.collect(route.run, 1)
+    done = [w["assignment_id"] for w in route.work(1)]
+    refused, approved = done[0], done[1:]
+    route.platform.decide(route.run, 1, _decisions(route, {refused: "reject", **dict.fromkeys(approved, "approve")}))
+    assert 0 < len(approved) < places
+    assert route.spent() == (estimate.total / places * len(approved)).quantize(Decimal("0.01"))
+    with contextlib.suppress(PlatformError):  # MTurk refuses to approve a rejection; Prolific leaves it unpaid
+        route.platform.decide(route.run, 1, _decisions(route, {refused: "approve"}))
+    assert route.spent() == (estimate.total / places * len(approved)).quantize(Decimal("0.01"))

@@ -11,10 +11,10 @@ from datetime import datetime
 from typing import Any
 
 from flows.campaigns.batch_window import closes_now, detaches, end_waiting, show_waiting
-from flows.campaigns.campaign_plan import Run
 from flows.errors import AnswerConflictError, PlatformError
 from flows.platforms import mturk_adapter as mturk
 from flows.platforms.mturk_forms import parse_answer_xml
+from flows.run_context import Run
 
 _INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")
 MAX_POLL_S = 6 * 3600

@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from flows.campaigns.campaign_plan import (
-    Run,
     block_qualification,
     check_budget,
     gating_requirements,
@@ -17,9 +17,10 @@ from flows.campaigns.campaign_plan import (
     hit_token,
 )
 from flows.campaigns.qualification_stage import gate_qualification
+from flows.ledger_calls import Adopted, LedgeredCall, intend_calls, ledgered, send_calls
 from flows.platforms import mturk_adapter as mturk
 from flows.platforms.mturk_forms import html_question
-from flows.store import SETTLED
+from flows.run_context import Run
 from flows.taskserver.task_pages import task_page
 
 # Posting waits on the network (a round trip of ~150 ms to MTurk), so more threads overlap more
@@ -43,15 +44,15 @@ def page_html(run: Run, items: list[dict[str, Any]]) -> str:
 def _ensure_hit_type(run: Run, batch: int) -> str:
     block_qual = block_qualification(run) if run.cfg.gating.block_mode == "soft" else ""
     params = hit_type_params(run, block_qual, gate_qualification(run))
-    key = f"{run.cfg.name}:b{batch}:hittype"
-    entry = run.store.intend(run.cfg.name, batch, "CreateHITType", key, params)
-    if entry["status"] == "ok":
-        return str(json.loads(entry["result"])["HITTypeId"])
-    type_id = mturk.create_hit_type(run.client, params)
-    run.store.settle(key, "ok", {"HITTypeId": type_id})
-    run.store.table("hit_types").upsert({"hit_type_id": type_id, "campaign": run.cfg.name, "batch": batch,
-                                      "params_json": json.dumps(params)}, pk="hit_type_id")
-    return type_id
+
+    def create() -> dict[str, Any]:
+        type_id = mturk.create_hit_type(run.client, params)
+        run.store.table("hit_types").upsert({"hit_type_id": type_id, "campaign": run.cfg.name, "batch": batch,
+                                             "params_json": json.dumps(params)}, pk="hit_type_id")
+        return {"HITTypeId": type_id}
+
+    call = LedgeredCall("CreateHITType", f"{run.cfg.name}:b{batch}:hittype", params, create)
+    return str(ledgered(run.store, run.cfg.name, batch, call)["HITTypeId"])
 
 
 def item_annotation(key: str, item_ids: list[str]) -> str:
@@ -70,43 +71,48 @@ def _already_posted(run: Run, annotations: set[str]) -> dict[str, str]:
             if h.get("RequesterAnnotation") in annotations}
 
 
+def _hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]]) -> LedgeredCall:
+    """One planned HIT: posted with its deterministic token, recorded in ``hits`` before it is settled."""
+    cfg, key = run.cfg, f"{run.cfg.name}:b{batch}:h{hit_index}"
+    ids = [i["item_id"] for i in items]
+    token = hit_token(cfg, batch, hit_index, ids)
+    params = {"MaxAssignments": cfg.assignments_per_image, "LifetimeInSeconds": cfg.hit_lifetime_s,
+              "RequesterAnnotation": item_annotation(key, ids), "Question": html_question(page_html(run, items))}
+
+    def post() -> dict[str, Any]:
+        hit_id, was_dup = mturk.create_hit(run.client, type_id, params, token)
+        return Adopted(HITId=hit_id) if was_dup else {"HITId": hit_id}
+
+    return LedgeredCall("CreateHITWithHITType", key, params, post)
+
+
 def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[str, Any]:
     """Post every planned HIT of the batch that the ledger has not seen confirmed."""
     cfg, store = run.cfg, run.store
     groups = hit_groups(run, batch)
     estimate = check_budget(run, batch, len(groups))
     type_id = _ensure_hit_type(run, batch)
-    todo = []
-    for hit_index, items in groups:
-        key = f"{cfg.name}:b{batch}:h{hit_index}"
-        ids = [i["item_id"] for i in items]
-        params = {"MaxAssignments": cfg.assignments_per_image, "LifetimeInSeconds": cfg.hit_lifetime_s,
-                  "RequesterAnnotation": item_annotation(key, ids), "Question": html_question(page_html(run, items))}
-        entry = store.intend(cfg.name, batch, "CreateHITWithHITType", key, params)
-        if entry["status"] not in SETTLED:
-            todo.append((key, hit_index, ids, params, entry["status"]))
-    adopted = _already_posted(run, {str(t[3]["RequesterAnnotation"]) for t in todo if t[4] == "intended"})
+    indexes = {f"{cfg.name}:b{batch}:h{i}": (i, items) for i, items in groups}
+    _, todo = intend_calls(store, cfg.name, batch, [_hit_call(run, batch, type_id, i, items) for i, items in groups])
+    adopted = _already_posted(run, {str(c.params["RequesterAnnotation"]) for c, status in todo if status == "intended"})
+    calls = [c if c.params["RequesterAnnotation"] not in adopted else
+             replace(c, send=partial(Adopted, HITId=adopted[c.params["RequesterAnnotation"]])) for c, _ in todo]
     posted = 0
 
-    def post(job: tuple[str, int, list[str], dict[str, Any], str]) -> tuple[str, int, list[str], str, bool]:
-        key, hit_index, ids, params, _ = job
-        if params["RequesterAnnotation"] in adopted:
-            return key, hit_index, ids, adopted[params["RequesterAnnotation"]], True
-        hit_id, was_dup = mturk.create_hit(run.client, type_id, params, hit_token(cfg, batch, hit_index, ids))
-        return key, hit_index, ids, hit_id, was_dup
+    def record(call: LedgeredCall, result: dict[str, Any]) -> None:
+        nonlocal posted
+        hit_index, items = indexes[call.key]
+        ids = [i["item_id"] for i in items]
+        with store.transaction():
+            store.table("hits").upsert({"hit_id": result["HITId"], "campaign": cfg.name, "batch": batch,
+                                        "hit_index": hit_index, "token": hit_token(cfg, batch, hit_index, ids),
+                                        "item_ids": json.dumps(ids), "created_at": time.time(),
+                                        "status": "posted"}, pk="hit_id")
+        posted += 1
+        if crash_after is not None and posted >= crash_after:
+            raise RuntimeError(f"simulated crash after {posted} HITs")
 
-    with ThreadPoolExecutor(POST_THREADS) as pool:
-        for fut in as_completed([pool.submit(post, job) for job in todo]):
-            key, hit_index, ids, hit_id, was_dup = fut.result()
-            with store.transaction():
-                store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": batch,
-                                         "hit_index": hit_index, "token": hit_token(cfg, batch, hit_index, ids),
-                                         "item_ids": json.dumps(ids), "created_at": time.time(),
-                                         "status": "posted"}, pk="hit_id")
-            store.settle(key, "adopted" if was_dup else "ok", {"HITId": hit_id})
-            posted += 1
-            if crash_after is not None and posted >= crash_after:
-                raise RuntimeError(f"simulated crash after {posted} HITs")
+    send_calls(store, calls, POST_THREADS, record=record)
     run.progress(f"batch {batch}: {len(groups)} HITs ({posted} posted now, {len(groups) - len(todo)} earlier), "
                  f"estimate ${estimate:.2f} with fees")
     store.set_batch(cfg.name, batch, hit_type_id=type_id, cost_estimate=f"{estimate:.2f}")

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
-from flows.campaigns.campaign_plan import Run, block_qualification
 from flows.campaigns.page_text import qc_params
-from flows.platforms import mturk_adapter as mturk
-from flows.store import SETTLED
+from flows.ledger_calls import LedgeredCall, ledgered
+from flows.platforms import platform_for
+from flows.run_context import Run
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
-
-APPLY_THREADS = 8
 
 
 def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
@@ -106,71 +104,33 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
         if records:
             store.table("decisions").insert_all(records, pk="assignment_id", ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
-    if run.platform == "links":  # invited annotators: nothing to pay or refuse on a platform
-        with store.transaction():
-            store.db.execute("UPDATE decisions SET applied = 'self-hosted' WHERE campaign = ? AND batch = ? "
-                             "AND applied = ''", [cfg.name, batch])
-        run.progress(f"batch {batch}: decisions {decisions['action'].value_counts().to_dict()} (self-hosted)")
-        return {"decisions": decisions["action"].value_counts().to_dict()}
-    if run.platform == "prolific":
-        from flows.platforms.prolific_batches import apply_decisions
-
-        applied = apply_decisions(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent
-        run.progress(f"batch {batch}: on Prolific {applied}, {int(decisions['review'].sum())} for review")
-        return {"decisions": decisions["action"].value_counts().to_dict(), "prolific": applied}
-    keyed = {f"{cfg.name}:{d['action']}:{d['assignment_id']}": d for d in stored}
-    entries = store.intend_all(cfg.name, batch, [(d["action"].capitalize() + "Assignment", key,
-                                                  {"AssignmentId": d["assignment_id"]}) for key, d in keyed.items()])
-    jobs = [(key, d) for key, d in keyed.items() if entries[key]["status"] not in SETTLED]
-
-    def apply(job: tuple[str, dict[str, Any]]) -> tuple[str, str, str]:
-        key, d = job
-        if d["action"] == "reject":
-            feedback = cfg.policy.reject_feedback.format(rules=d["reasons"])
-            return key, d["assignment_id"], mturk.reject(run.client, d["assignment_id"], feedback)
-        return key, d["assignment_id"], mturk.approve(run.client, d["assignment_id"])
-
-    with ThreadPoolExecutor(APPLY_THREADS) as pool:
-        results = list(pool.map(apply, jobs))
-    store.settle_all([(key, "ok", {"outcome": outcome}) for key, _, outcome in results])
-    with store.transaction():
-        store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?",
-                                  [(outcome, assignment_id) for _, assignment_id, outcome in results])
-        # the platform's state after the call ("approved", "already rejected"...), so status shows it
-        store.db.conn.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
-                                  [(outcome.removeprefix("already ").title(), assignment_id)
-                                   for _, assignment_id, outcome in results])
+    platform = platform_for(run.platform)
+    sent = platform.decide(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent already
     counts = decisions["action"].value_counts().to_dict()
-    run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review")
-    return {"decisions": counts}
+    how = "" if platform.SENDS_DECISIONS else f" (recorded only: {platform.LABEL} pay nobody)"
+    run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review{how}")
+    return {"decisions": counts, **sent}
 
 
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
-    cfg, store = run.cfg, run.store
     to_block = blocks_due(run, batch)
     from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
 
     to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
-    mode = {"mturk": cfg.gating.block_mode, "prolific": "blocklist"}.get(run.platform, "no more links")
-    qual_id = block_qualification(run) if mode == "soft" else ""
-    done = 0
-    for row in to_block.to_dict("records"):
-        key = f"{cfg.name}:block:{row['worker_id']}"
-        entry = store.intend(cfg.name, batch, "ExcludeWorker", key, {"WorkerId": row["worker_id"], "mode": mode})
-        if entry["status"] not in SETTLED:
-            if run.platform == "links":
-                pass  # the task server refuses anyone in the blocks table
-            elif run.platform == "prolific":
-                from flows.platforms.prolific_batches import exclude_participants
-
-                exclude_participants(run, [row["worker_id"]])
-            else:
-                mturk.exclude_worker(run.client, row["worker_id"], mode, qual_id, f"QC: {row['rules']}")
-            store.settle(key, "ok", {"mode": mode})
-            done += 1
-        store.table("blocks").insert({"campaign": cfg.name, "worker_id": row["worker_id"], "batch": batch,
-                                   "rules": row["rules"], "mode": mode, "applied": "yes"},
-                                  pk=("campaign", "worker_id"), ignore=True)
+    mode = block_workers(run, batch, {str(r["worker_id"]): str(r["rules"]) for r in to_block.to_dict("records")})
     run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
     return {"blocked": len(to_block)}
+
+
+def block_workers(run: Run, batch: int, rules_by_worker: dict[str, str]) -> str:
+    """Keep each worker out of every later batch, once (ledgered), and record the block; the mode."""
+    cfg, store, platform = run.cfg, run.store, platform_for(run.platform)
+    mode = platform.block_mode(cfg)
+    for worker, rules in rules_by_worker.items():
+        ledgered(store, cfg.name, batch, LedgeredCall(
+            "ExcludeWorker", f"{cfg.name}:block:{worker}", {"WorkerId": worker, "mode": mode},
+            partial(platform.block, run, worker, f"QC: {rules}")))
+        store.table("blocks").insert({"campaign": cfg.name, "worker_id": worker, "batch": batch, "rules": rules,
+                                      "mode": mode, "applied": "yes"}, pk=("campaign", "worker_id"), ignore=True)
+    return mode

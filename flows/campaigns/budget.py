@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost
+from flows.campaigns.campaign_plan import cost_per_assignment, qualification_test_cost
 from flows.config import CampaignConfig
 from flows.errors import BudgetError
 from flows.platforms.prolific_fees import cost_of
+from flows.run_context import PlatformClient, Run
 from flows.store import Store
 
 Quote = Callable[[int, int], int]  # (reward in minor units, places) -> total with fees in minor units
@@ -44,26 +45,51 @@ def to_budget_currency(cfg: CampaignConfig, amount: Decimal, currency: str) -> D
     return (amount * rate).quantize(CENT)
 
 
-def campaign_estimate(cfg: CampaignConfig, hits_per_batch: dict[int, int], platform: str = "mturk",
-                      quote: Quote | None = None) -> Estimate:
+def campaign_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], platform: str = "mturk",
+                      client: PlatformClient = None) -> Estimate:
     """Every batch's cost with fees (and the qualification test's), in the platform's currency.
 
-    ``quote``: Prolific's calculator; without it (a dry run) Prolific's published fee rate is used."""
-    if platform == "links":
-        return Estimate(cfg.budget_currency)  # invited annotators: nobody is paid through a platform
-    if platform == "prolific":
-        reward = int(cfg.prolific.reward * 100)
-        price = quote or offline_prolific_quote
-        est = Estimate(cfg.prolific.currency)
-        for batch, hits in sorted(hits_per_batch.items()):
-            places = hits * cfg.assignments_per_image
-            est.parts.append((f"study {batch}: {places} places", Decimal(price(reward, places)) / 100))
-        return est
+    ``client``: ask the platform's own calculator (Prolific's); without one (a dry run) its
+    published fee rule is used."""
+    from flows.platforms import platform_for
+
+    return platform_for(platform).estimate(cfg, units_per_batch, client)
+
+
+def mturk_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None) -> Estimate:
+    """Reward plus MTurk's fee per assignment, for every HIT, plus the paid qualification test."""
     unit = cost_per_assignment(cfg) * cfg.assignments_per_image
-    est = Estimate("USD", [(f"batch {b}: {n} HITs", unit * n) for b, n in sorted(hits_per_batch.items())])
+    est = Estimate("USD", [(f"batch {b}: {n} HITs", unit * n) for b, n in sorted(units_per_batch.items())])
     if qualification_test_cost(cfg):
         est.parts.append(("qualification test", qualification_test_cost(cfg)))
     return est
+
+
+def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None
+                      ) -> Estimate:
+    """One study per batch, priced by Prolific's cost calculator (``client``) or its published rule."""
+    reward = int(cfg.prolific.reward * 100)
+    price: Quote = offline_prolific_quote
+    if client is not None:
+        from flows.platforms import prolific_adapter as prolific
+
+        assert isinstance(client, prolific.ProlificClient), "a Prolific estimate needs Prolific's client"
+        price = lambda reward, places: prolific.study_cost(client, reward, places)  # noqa: E731
+    est = Estimate(cfg.prolific.currency)
+    for batch, units in sorted(units_per_batch.items()):
+        places = units * cfg.assignments_per_image
+        est.parts.append((f"study {batch}: {places} places", Decimal(price(reward, places)) / 100))
+    return est
+
+
+def prolific_place_cost(cfg: CampaignConfig) -> str:
+    """One Prolific place (reward + fee, Prolific's published rule) in the budget's currency, for
+    ``hitflow status``; "" without a rate (the budget check then says what to add)."""
+    try:
+        one = Decimal(offline_prolific_quote(int(cfg.prolific.reward * 100), 1)) / 100
+        return str(to_budget_currency(cfg, one, cfg.prolific.currency))
+    except BudgetError:
+        return ""
 
 
 def offline_prolific_quote(reward_minor: int, places: int) -> int:
@@ -98,13 +124,7 @@ def check_campaign_budget(run: Run) -> Estimate:
     cfg = run.cfg
     rows = run.store.rows("SELECT batch, count(DISTINCT hit_index) AS n FROM items WHERE campaign = ? "
                           "GROUP BY batch", [cfg.name])
-    quote: Quote | None = None
-    if run.platform == "prolific":
-        from flows.platforms import prolific_adapter as prolific
-
-        quote = lambda reward, places: prolific.study_cost(run.client, reward, places)  # noqa: E731
-
-    est = campaign_estimate(cfg, {r["batch"]: r["n"] for r in rows}, run.platform, quote)
+    est = campaign_estimate(cfg, {r["batch"]: r["n"] for r in rows}, run.platform, run.client)
     line = describe(cfg, est)
     if to_budget_currency(cfg, est.total, est.currency) > cfg.budget:
         raise BudgetError(f"{line}; nothing was posted. Raise [campaign].budget, lower the reward or "

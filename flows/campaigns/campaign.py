@@ -14,9 +14,11 @@ from flows.campaigns.batch_publish import publish_batch
 from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.batch_window import open_window
 from flows.campaigns.budget import check_campaign_budget
-from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
+from flows.platforms import platform_for
 from flows.review.review_data import review_gate
+from flows.run_context import Run
 
 StepFn = Callable[[Run, int], dict[str, Any]]
 STEPS: list[tuple[str, str, StepFn]] = [
@@ -31,8 +33,8 @@ ORDER = ["planned"] + [s[0] for s in STEPS]
 
 
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """Prolific studies and self-hosted links replace HIT posting and collection; evaluation
-    studies replace caption QC; decisions and blocks are shared."""
+    """The platform publishes and collects (HITs, a study, invite links); evaluation studies and
+    custom pages replace caption QC; decisions and blocks are shared (they ask the platform too)."""
     steps = list(STEPS)
     if run.cfg.study is not None:
         from flows.studies.study_review import study_qc_batch
@@ -42,15 +44,12 @@ def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
         from flows.custom.custom_review import custom_qc_batch
 
         steps[2] = ("qc_done", "run QC", custom_qc_batch)
-    if run.platform == "prolific":
-        from flows.platforms.prolific_batches import collect_study, publish_study
-
-        steps[:2] = [("published", "publish study", publish_study), ("collected", "collect submissions", collect_study)]
-    if run.platform == "links":
-        from flows.studies.study_links import collect_links, open_links
-
-        steps[:2] = [("published", "open invite links", open_links), ("collected", "collect responses", collect_links)]
+    platform = platform_for(run.platform)
+    steps[:2] = [("published", platform.PUBLISH_STEP, platform.publish),
+                 ("collected", platform.COLLECT_STEP, platform.collect)]
     return steps
+
+
 Caller = Callable[[str, StepFn, Run, int], dict[str, Any]]
 
 
@@ -116,11 +115,8 @@ def qualify(run: Run, call: Caller = call_directly) -> None:
 def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
     plan_items(run, limit, scale)
     check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
-    # Prolific's and the links' calls are ledgered step by step; reconcile squares MTurk HITs.
-    if run.platform == "mturk" and run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
-        from flows.campaigns.operations import reconcile
-
-        reconcile(run)  # a resumed run first squares the ledger with the platform
+    if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
+        platform_for(run.platform).reconcile(run)  # a resumed run first squares the ledger with the platform
     return sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
                                                        [run.cfg.name])})
 

@@ -6,7 +6,6 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -15,28 +14,15 @@ from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.errors import BudgetError, InputFormatError
 from flows.item_generator import scaled_copy
+from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import mturk_adapter as mturk
+from flows.platforms import platform_for
 from flows.platforms.mturk_fees import mturk_fee
-from flows.store import Store
+from flows.run_context import Run
 from flows.studies.study_plan import read_study_items, study_tasks
 from flows.templates import safe_url
 
 ITEM_COLUMNS = ("image_id", "file_name", "url")
-
-
-@dataclass
-class Run:
-    """Everything a batch step needs: config, ledger, platform client, and how to wait."""
-
-    cfg: CampaignConfig
-    store: Store
-    client: Any
-    target: mturk.Target
-    progress: Callable[[str], None] = print
-    wait: Callable[[float], None] = time.sleep
-    notes: dict[str, Any] = field(default_factory=dict)
-    platform: str = "mturk"  # or "prolific": client is then a ProlificClient, pages come from the task server
-    clock: Callable[[], float] = time.time  # the platform's clock (the simulator's virtual one)
 
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
@@ -70,24 +56,11 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
                 "qualification_cost": str(qualification_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,
-                "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s, "place_cost": prolific_place_cost(run),
+                "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
+                "place_cost": platform_for(run.platform).place_cost(cfg),
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))
-
-
-def prolific_place_cost(run: Run) -> str:
-    """One Prolific place (reward + fee, Prolific's published rule) in the budget's currency, for
-    ``hitflow status``; "" off Prolific or without a rate (the budget check then says what to add)."""
-    if run.platform != "prolific":
-        return ""
-    from flows.campaigns.budget import offline_prolific_quote, to_budget_currency  # budget imports this module
-
-    try:
-        one = Decimal(offline_prolific_quote(int(run.cfg.prolific.reward * 100), 1)) / 100
-        return str(to_budget_currency(run.cfg, one, run.cfg.prolific.currency))
-    except BudgetError:
-        return ""
 
 
 def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[dict[str, Any]]:
@@ -182,18 +155,33 @@ def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: s
     return reqs
 
 
-def _ledgered_qualification(run: Run, name: str, purpose: str, create: Callable[[], str],
-                            params: dict[str, Any]) -> str:
+def ledgered_qualification(run: Run, name: str, purpose: str, create: Callable[[], str],
+                           params: dict[str, Any]) -> str:
     """A qualification type created once per campaign: the ledger remembers its id."""
+    def send() -> dict[str, Any]:
+        qual_id = create()
+        run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
+                                                  "name": name, "purpose": purpose}, pk="qualification_type_id")
+        return {"QualificationTypeId": qual_id}
+
     key = f"{run.cfg.name}:qualtype:{name}"
-    entry = run.store.intend(run.cfg.name, 0, "CreateQualificationType", key, {"Name": name, **params})
-    if entry["status"] == "ok":
-        return str(json.loads(entry["result"])["QualificationTypeId"])
-    qual_id = create()
-    run.store.settle(key, "ok", {"QualificationTypeId": qual_id})
-    run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
-                                              "name": name, "purpose": purpose}, pk="qualification_type_id")
-    return qual_id
+    call = LedgeredCall("CreateQualificationType", key, {"Name": name, **params}, send)
+    return str(ledgered(run.store, run.cfg.name, 0, call)["QualificationTypeId"])
+
+
+def block_qualification_name(cfg: CampaignConfig) -> str:
+    """The soft-block qualification's name (what a run creates and a dry run shows)."""
+    return cfg.gating.soft_block_qualification or f"hitflow-{cfg.name}-blocked"
+
+
+def mturk_test_qualification_name(cfg: CampaignConfig) -> str:
+    """MTurk-scored test (``mturk_test``): the qualification type carrying Test and AnswerKey."""
+    return f"hitflow-{cfg.name}-test"
+
+
+def score_qualification_name(cfg: CampaignConfig) -> str:
+    """Paid test HIT (``html_hit``): hitflow's own qualification whose value is the test score."""
+    return f"hitflow-{cfg.name}-score"
 
 
 def scored_test_qualification(run: Run) -> str:
@@ -205,19 +193,23 @@ def scored_test_qualification(run: Run) -> str:
     if g.qualification_key is None or g.qualification_mode != "mturk_test":
         return ""
     key_path = g.qualification_key
+    name = mturk_test_qualification_name(run.cfg)
 
     def create() -> str:
         answers = load_key(key_path)
         return mturk.create_test_qualification(run.client, name, build_test_form(answers),
                                                build_answer_key(answers), g.qualification_retry_delay_s)
 
-    name = f"hitflow-{run.cfg.name}-test"
-    return _ledgered_qualification(run, name, "scored test", create, {"Test": "<form>"})
+    return ledgered_qualification(run, name, "scored test", create, {"Test": "<form>"})
+
+
+def requester_qualification(run: Run, name: str, purpose: str, description: str) -> str:
+    """A plain qualification type hitflow grants itself (no test), created once per campaign."""
+    return ledgered_qualification(run, name, purpose,
+                                  lambda: mturk.ensure_qualification_type(run.client, name, description), {})
 
 
 def block_qualification(run: Run) -> str:
     """The soft-block qualification (created once, remembered in the ledger)."""
-    name = run.cfg.gating.soft_block_qualification or f"hitflow-{run.cfg.name}-blocked"
-    description = f"Workers whose earlier work on {run.cfg.name} was blocked by QC."
-    return _ledgered_qualification(run, name, "soft block",
-                                   lambda: mturk.ensure_qualification_type(run.client, name, description), {})
+    return requester_qualification(run, block_qualification_name(run.cfg), "soft block",
+                                   f"Workers whose earlier work on {run.cfg.name} was blocked by QC.")

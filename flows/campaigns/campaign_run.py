@@ -11,11 +11,12 @@ from typing import Any
 
 from flows.campaigns.batch_window import detaches
 from flows.campaigns.campaign import Caller, call_directly, run_batches
-from flows.campaigns.campaign_plan import Run
 from flows.campaigns.outputs import write_outputs
 from flows.config import load_config
 from flows.errors import BatchOpen, ConfigError
+from flows.platforms import platform_for
 from flows.platforms.targets import open_session, sim_state_path
+from flows.run_context import Run
 from flows.store import DEFAULT_DB, Store
 
 
@@ -38,7 +39,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
     with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
                       Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)) as session:
-        progress(f"target: {session.target.label}" + (" (Prolific API)" if platform == "prolific" else ""))
+        progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                   notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees), "detach": detach,
@@ -95,18 +96,20 @@ def write_campaign_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, An
 
 
 def live_route(target_kind: str, platform: str, task_url: str, invitees: tuple[str, ...] = ()) -> bool:
-    """Real people on the other end: a platform that is not the simulator, or invite links to
-    named people or to a task server that outlives the run (the simulator's crowd opens neither)."""
-    return target_kind != "sim" or (platform == "links" and bool(task_url or invitees))
+    """Real people on the other end (the platform says: not the simulator; for invite links also
+    named people or a task server that outlives the run, which the simulator's crowd opens neither of)."""
+    return platform_for(platform).is_live(target_kind, task_url, invitees)
 
 
 @contextmanager
 def task_server_for(run: Run, task_url: str) -> Iterator[None]:
-    """Prolific and self-hosted campaigns need hitflow's task server: the given one, or one
-    started here, but never one that stops while its links are still out (a detaching run)."""
-    if run.platform not in ("prolific", "links") or task_url:
+    """A platform whose participants open hitflow's pages (Prolific, invite links) needs the task
+    server: the given one, or one started here, but never one that stops while its links are
+    still out (a detaching run)."""
+    serves_pages = platform_for(run.platform).SERVES_PAGES
+    if not serves_pages or task_url:
         run.notes["task_url"] = task_url.rstrip("/")
-        if run.platform in ("prolific", "links"):
+        if serves_pages:
             check_task_server(run, run.notes["task_url"])
         yield
         return

@@ -1,32 +1,50 @@
-"""``--dry-run``: render every page, check it against MTurk's limits, estimate the cost with
-fees, and list exactly which calls a real run would make. Touches no platform and no money."""
+"""``--dry-run``: render every page, check it against the platform's limits, estimate the cost with
+fees, and list exactly which calls a real run would make (HITs on MTurk, studies on Prolific,
+invite rounds for links: each platform's ``dry_run`` is one of the plans here). Touches no
+platform and no money."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from decimal import Decimal
 from typing import Any
 
 from flows.campaigns.batch_publish import hit_type_params, page_html
-from flows.campaigns.budget import campaign_estimate, describe, to_budget_currency
-from flows.campaigns.campaign_plan import Run, hit_token, item_plan, qualification_test_cost
+from flows.campaigns.budget import Estimate, describe, mturk_estimate, prolific_estimate, to_budget_currency
+from flows.campaigns.campaign_plan import (
+    block_qualification_name,
+    hit_token,
+    item_plan,
+    mturk_test_qualification_name,
+    qualification_test_cost,
+    score_qualification_name,
+)
 from flows.campaigns.qualification_stage import test_page
 from flows.config import CampaignConfig
+from flows.platforms.interface import Groups
 from flows.platforms.mturk_forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
+from flows.run_context import Run
 
 
 def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
                platform: str = "mturk", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
     """The calls, page sizes and cost of a campaign on ``platform``, computed offline (the
     estimate is the one a real run checks against the budget before its first post)."""
-    run = Run(cfg, store=None, client=None, target=None, progress=lambda _: None)  # type: ignore[arg-type]
-    groups: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    from flows.platforms import platform_for
+
+    run = Run(cfg, store=None, client=None, target=None, progress=lambda _: None, platform=platform)  # type: ignore[arg-type]
+    groups: Groups = defaultdict(list)
     for row in item_plan(cfg, limit, scale):
         groups[(row["batch"], row["hit_index"])].append(row)
-    if platform != "mturk":
-        return _live_plan(run, groups, platform, list(invitees))
+    return platform_for(platform).dry_run(run, groups, list(invitees))
+
+
+def mturk_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
+    """MTurk: the qualification types, one HIT type per batch, every HIT with its token and page size."""
+    cfg = run.cfg
     calls = []
     if cfg.gating.block_mode == "soft":
-        calls.append(f"CreateQualificationType Name={cfg.gating.soft_block_qualification or cfg.name + '-blocked'}")
+        calls.append(f"CreateQualificationType Name={block_qualification_name(cfg)}")
     problems: list[str] = []
     calls += _qualification_calls(run, problems)
     largest = 0
@@ -41,51 +59,54 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
             question = html_question(page_html(run, items))
             size = len(question.encode())
             largest = max(largest, size)
-            try:
-                parse_question(question)
-            except QuestionError as exc:
-                problems.append(f"batch {b} HIT {index}: {exc}")
+            _check_question(question, f"batch {b} HIT {index}", problems)
             ids = [i["item_id"] for i in items]
             calls.append(f"CreateHITWithHITType batch={b} hit={index} MaxAssignments={cfg.assignments_per_image} "
                          f"UniqueRequestToken={hit_token(cfg, b, index, ids)} items={','.join(ids)} bytes={size}")
         calls.append(f"then per batch {batch}: ListAssignmentsForHIT (every page), Approve/RejectAssignment per "
                      "assignment, AssociateQualificationWithWorker per flagged worker")
     n_assignments = len(groups) * cfg.assignments_per_image
-    estimate = campaign_estimate(cfg, dict(Counter(b for b, _ in groups)), platform)
-    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
-    if cost > cfg.budget:
-        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
-                        "a real run would stop with exit 6 before posting anything")
+    estimate = mturk_estimate(cfg, dict(Counter(b for b, _ in groups)))
+    cost = _priced(cfg, estimate, problems, "posting")
     return {"calls": calls, "hits": len(groups), "assignments": n_assignments, "cost": f"{cost:.2f}",
             "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": MAX_QUESTION_BYTES,
             "problems": problems, "estimate": describe(cfg, estimate)}
 
 
-def _live_plan(run: Run, groups: dict[tuple[int, int], list[dict[str, Any]]], platform: str,
-               invitees: list[str]) -> dict[str, Any]:
-    """Prolific or links: every page rendered (the task server serves them), that route's calls
-    and, for Prolific, its cost in the study's currency against the budget."""
-    from flows.campaigns.dry_run_live import links_calls, prolific_calls
+def prolific_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
+    """Prolific: one study per batch, its calls and its cost in the study's currency against the budget."""
+    from flows.campaigns.dry_run_live import prolific_calls
 
-    cfg = run.cfg
     problems: list[str] = []
+    calls = prolific_calls(run.cfg, groups, problems)
+    estimate = prolific_estimate(run.cfg, dict(Counter(b for b, _ in groups)))
+    plan = _live_plan(run, groups, calls, problems, estimate, "Prolific", "studies")
+    return {**plan, "estimate": describe(run.cfg, estimate), "verb": "would call"}
+
+
+def links_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
+    """Invite links: who gets a link, and each round's units and responses; nobody is paid."""
+    from flows.campaigns.dry_run_live import links_calls
+
+    problems: list[str] = []
+    calls = links_calls(run.cfg, groups, invitees, problems)
+    plan = _live_plan(run, groups, calls, problems, Estimate(run.cfg.budget_currency), "invite links",
+                      "invite rounds")
+    return {**plan, "estimate": "no platform costs: invitees are not paid through a platform", "verb": "plan:"}
+
+
+def _live_plan(run: Run, groups: Groups, calls: list[str], problems: list[str], estimate: Estimate, label: str,
+               rounds: str) -> dict[str, Any]:
+    """A route whose pages the task server serves: every page rendered, the cost against the budget."""
+    cfg = run.cfg
     largest = max(len(page_html(run, items).encode()) for items in groups.values())
-    calls = (prolific_calls(cfg, groups, problems) if platform == "prolific"
-             else links_calls(cfg, groups, invitees, problems))
-    estimate = campaign_estimate(cfg, dict(Counter(b for b, _ in groups)), platform)
-    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
-    if cost > cfg.budget:
-        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
-                        "a real run would stop with exit 6 before publishing anything")
+    cost = _priced(cfg, estimate, problems, "publishing")
     units, places = len(groups), len(groups) * cfg.assignments_per_image
-    what = "studies" if platform == "prolific" else "invite rounds"
-    head = (f"dry run ({'Prolific' if platform == 'prolific' else 'invite links'}): "
-            f"{len({b for b, _ in groups})} {what}, {units} units, {places} places; largest page {largest} bytes")
+    head = (f"dry run ({label}): {len({b for b, _ in groups})} {rounds}, {units} units, {places} places; "
+            f"largest page {largest} bytes")
     return {"calls": calls, "hits": units, "assignments": places, "cost": f"{cost:.2f}",
             "budget": f"{cfg.budget:.2f}", "largest_question_bytes": largest, "limit_bytes": None,
-            "problems": problems, "estimate": describe(cfg, estimate) if platform == "prolific"
-            else "no platform costs: invitees are not paid through a platform", "head": head,
-            "verb": "would call" if platform == "prolific" else "plan:"}
+            "problems": problems, "head": head}
 
 
 def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
@@ -94,19 +115,34 @@ def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
     if g.qualification_key is None:
         return []
     if g.qualification_mode == "mturk_test":
-        return [f"CreateQualificationType Name=hitflow-{run.cfg.name}-test Test=<40-question QuestionForm> "
+        return [f"CreateQualificationType Name={mturk_test_qualification_name(run.cfg)} "
+                "Test=<40-question QuestionForm> "
                 f"AnswerKey=<from {g.qualification_key.name}> RetryDelayInSeconds={g.qualification_retry_delay_s}"]
     question = html_question(test_page(run))
-    try:
-        parse_question(question)
-    except QuestionError as exc:
-        problems.append(f"qualification test page: {exc}")
-    return [f"CreateQualificationType Name=hitflow-{run.cfg.name}-score (value = test score)",
+    _check_question(question, "qualification test page", problems)
+    return [f"CreateQualificationType Name={score_qualification_name(run.cfg)} (value = test score)",
             f"CreateHITType batch=0 Reward={g.qualification_reward:.2f} (the qualification test)",
             f"CreateHITWithHITType batch=0 MaxAssignments={g.qualification_takers} bytes={len(question.encode())} "
             f"cost=${qualification_test_cost(run.cfg):.2f} with fees",
             "then: ListAssignmentsForHIT, score, AssociateQualificationWithWorker (value = score) per taker, "
             "ApproveAssignment per taker"]
+
+
+def _check_question(question: str, where: str, problems: list[str]) -> None:
+    """MTurk's own checks on a question (size, well-formed XML), as a problem line."""
+    try:
+        parse_question(question)
+    except QuestionError as exc:
+        problems.append(f"{where}: {exc}")
+
+
+def _priced(cfg: CampaignConfig, estimate: Estimate, problems: list[str], verb: str) -> Decimal:
+    """The estimate in the budget's currency; over the budget is a problem a real run stops on."""
+    cost = to_budget_currency(cfg, estimate.total, estimate.currency)
+    if cost > cfg.budget:
+        problems.append(f"the estimate exceeds the budget by {cost - cfg.budget:.2f} {cfg.budget_currency}; "
+                        f"a real run would stop with exit 6 before {verb} anything")
+    return cost
 
 
 def format_plan(plan: dict[str, Any]) -> str:

@@ -18,18 +18,20 @@ import pandas as pd
 
 from flows.campaigns.batch_collect import collect_batch
 from flows.campaigns.campaign_plan import (
-    Run,
-    _ledgered_qualification,
     block_qualification,
     gating_requirements,
     hit_token,
     qualification_test_cost,
+    requester_qualification,
+    score_qualification_name,
     scored_test_qualification,
 )
 from flows.csv_files import read_csv_table
 from flows.errors import BudgetError
+from flows.ledger_calls import Adopted, LedgeredCall, ledgered, ledgered_all
 from flows.platforms import mturk_adapter as mturk
 from flows.platforms.mturk_forms import html_question
+from flows.run_context import Run
 from flows.store import SETTLED
 from flows.templates import render
 from qc.qualification import score_answers
@@ -51,10 +53,8 @@ def gate_qualification(run: Run) -> str:
 
 def score_qualification(run: Run) -> str:
     """hitflow's own qualification type whose value is the worker's test score."""
-    name = f"hitflow-{run.cfg.name}-score"
-    description = f"Score (percent) on the qualification test of {run.cfg.name}, granted by the requester."
-    return _ledgered_qualification(run, name, "test score",
-                                   lambda: mturk.ensure_qualification_type(run.client, name, description), {})
+    return requester_qualification(run, score_qualification_name(run.cfg), "test score", "Score (percent) on the "
+                                   f"qualification test of {run.cfg.name}, granted by the requester.")
 
 
 def test_items(run: Run) -> list[dict[str, Any]]:
@@ -92,13 +92,9 @@ def _test_hit_type(run: Run, score_qual: str) -> str:
               "Keywords": cfg.keywords + ", qualification", "Reward": f"{g.qualification_reward:.2f}",
               "AssignmentDurationInSeconds": 1800, "AutoApprovalDelayInSeconds": cfg.auto_approval_delay_s,
               "QualificationRequirements": reqs}
-    key = f"{cfg.name}:b{TEST_BATCH}:hittype"
-    entry = run.store.intend(cfg.name, TEST_BATCH, "CreateHITType", key, params)
-    if entry["status"] == "ok":
-        return str(json.loads(entry["result"])["HITTypeId"])
-    type_id = mturk.create_hit_type(run.client, params)
-    run.store.settle(key, "ok", {"HITTypeId": type_id})
-    return type_id
+    call = LedgeredCall("CreateHITType", f"{cfg.name}:b{TEST_BATCH}:hittype", params,
+                        lambda: {"HITTypeId": mturk.create_hit_type(run.client, params)})
+    return str(ledgered(run.store, cfg.name, TEST_BATCH, call)["HITTypeId"])
 
 
 def post_test(run: Run, score_qual: str) -> str:
@@ -107,25 +103,25 @@ def post_test(run: Run, score_qual: str) -> str:
     key = f"{cfg.name}:b{TEST_BATCH}:h0"
     params = {"MaxAssignments": cfg.gating.qualification_takers, "LifetimeInSeconds": cfg.hit_lifetime_s,
               "RequesterAnnotation": key, "Question": html_question(test_page(run))}
-    entry = run.store.intend(cfg.name, TEST_BATCH, "CreateHITWithHITType", key, params)
-    if entry["status"] in SETTLED:
-        return str(json.loads(entry["result"])["HITId"])
-    cost = qualification_test_cost(cfg)
-    if cost > cfg.budget:
-        raise BudgetError(f"the qualification test HIT would commit ${cost:.2f} against a budget of "
-                          f"${cfg.budget:.2f}; lower [gating].qualification_takers or raise the budget")
+    entry = run.store.ledger_entry(key)
+    if (entry is None or entry["status"] not in SETTLED) and qualification_test_cost(cfg) > cfg.budget:
+        raise BudgetError(f"the qualification test HIT would commit ${qualification_test_cost(cfg):.2f} against a "
+                          f"budget of ${cfg.budget:.2f}; lower [gating].qualification_takers or raise the budget")
     item_ids = [i["item_id"] for i in test_items(run)]
-    hit_id, was_dup = mturk.create_hit(run.client, _test_hit_type(run, score_qual), params,
-                                       hit_token(cfg, TEST_BATCH, 0, item_ids))
-    with run.store.transaction():
-        run.store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": TEST_BATCH, "hit_index": 0,
-                                      "token": hit_token(cfg, TEST_BATCH, 0, item_ids),
-                                      "item_ids": json.dumps(item_ids), "created_at": time.time(),
-                                      "status": "posted"}, pk="hit_id")
-    run.store.settle(key, "adopted" if was_dup else "ok", {"HITId": hit_id})
-    run.progress(f"qualification: test HIT posted for {cfg.gating.qualification_takers} takers, "
-                 f"estimate ${cost:.2f} with fees")
-    return hit_id
+    token = hit_token(cfg, TEST_BATCH, 0, item_ids)
+
+    def post() -> dict[str, Any]:
+        hit_id, was_dup = mturk.create_hit(run.client, _test_hit_type(run, score_qual), params, token)
+        with run.store.transaction():
+            run.store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": TEST_BATCH,
+                                            "hit_index": 0, "token": token, "item_ids": json.dumps(item_ids),
+                                            "created_at": time.time(), "status": "posted"}, pk="hit_id")
+        run.progress(f"qualification: test HIT posted for {cfg.gating.qualification_takers} takers, "
+                     f"estimate ${qualification_test_cost(cfg):.2f} with fees")
+        return Adopted(HITId=hit_id) if was_dup else {"HITId": hit_id}
+
+    return str(ledgered(run.store, cfg.name, TEST_BATCH,
+                        LedgeredCall("CreateHITWithHITType", key, params, post))["HITId"])
 
 
 def test_answers(run: Run) -> pd.DataFrame:
@@ -172,31 +168,32 @@ def _store_scores(run: Run, scores: pd.DataFrame, problems: pd.DataFrame, mode: 
 
 
 def _grant_once(run: Run, qual_id: str, worker_id: str, value: int) -> None:
-    key = f"{run.cfg.name}:grant:{qual_id}:{worker_id}"
-    entry = run.store.intend(run.cfg.name, TEST_BATCH, "AssociateQualificationWithWorker", key,
-                             {"QualificationTypeId": qual_id, "WorkerId": worker_id, "IntegerValue": value})
-    if entry["status"] not in SETTLED:
+    def grant() -> dict[str, Any]:
         mturk.grant_qualification(run.client, qual_id, worker_id, value)
-        run.store.settle(key, "ok", {"IntegerValue": value})
+        return {"IntegerValue": value}
+
+    ledgered(run.store, run.cfg.name, TEST_BATCH, LedgeredCall(
+        "AssociateQualificationWithWorker", f"{run.cfg.name}:grant:{qual_id}:{worker_id}",
+        {"QualificationTypeId": qual_id, "WorkerId": worker_id, "IntegerValue": value}, grant))
+
+
+def _pay_call(run: Run, assignment_id: str, unreadable: bool) -> LedgeredCall:
+    action = "reject" if unreadable else "approve"
+    send = (lambda: {"outcome": mturk.reject(run.client, assignment_id, "The answers could not be read.")}) \
+        if unreadable else (lambda: {"outcome": mturk.approve(run.client, assignment_id)})
+    return LedgeredCall(action.capitalize() + "Assignment", f"{run.cfg.name}:{action}:{assignment_id}",
+                        {"AssignmentId": assignment_id}, send)
 
 
 def pay_takers(run: Run) -> int:
     """Approve every test submission that carried answers: the test is paid work, pass or fail."""
     rows = run.store.rows("SELECT assignment_id, parse_error FROM assignments WHERE campaign = ? AND batch = ?",
                           [run.cfg.name, TEST_BATCH])
-    paid = 0
-    for row in rows:
-        action = "reject" if row["parse_error"] else "approve"
-        key = f"{run.cfg.name}:{action}:{row['assignment_id']}"
-        entry = run.store.intend(run.cfg.name, TEST_BATCH, action.capitalize() + "Assignment", key,
-                                 {"AssignmentId": row["assignment_id"]})
-        if entry["status"] in SETTLED:
-            continue
-        outcome = (mturk.reject(run.client, row["assignment_id"], "The answers could not be read.")
-                   if row["parse_error"] else mturk.approve(run.client, row["assignment_id"]))
-        run.store.settle(key, "ok", {"outcome": outcome})
-        paid += action == "approve"
-    return paid
+    calls = [_pay_call(run, r["assignment_id"], bool(r["parse_error"])) for r in rows]
+    approvals = {c.key for c in calls if c.operation == "ApproveAssignment"}
+    before = {k for k in approvals if (e := run.store.ledger_entry(k)) and e["status"] in SETTLED}
+    ledgered_all(run.store, run.cfg.name, TEST_BATCH, calls)
+    return len(approvals - before)
 
 
 def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:

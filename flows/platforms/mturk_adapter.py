@@ -232,8 +232,7 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
         return float(json.loads(resp.read())["now"])
 
 
-def sim_ground_truth(target: Target, platform: str = "mturk") -> list[dict[str, Any]]:
-    """The simulated crowd's profiles; ``platform="prolific"``: the Prolific panel, under its ids."""
-    query = "?platform=prolific" if platform == "prolific" else ""
-    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/workers{query}", timeout=30) as resp:
+def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
+    """The simulated crowd's profiles; ``query="platform=prolific"``: the Prolific panel, under its ids."""
+    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/workers?{query}", timeout=30) as resp:
         return list(json.loads(resp.read()))

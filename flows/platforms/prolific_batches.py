@@ -10,17 +10,21 @@ TIMED-OUT or SCREENED-OUT submissions, blocked participants join the blocklist g
 
 from __future__ import annotations
 
-import json
+import hashlib
 import time
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from flows.campaigns.batch_window import closes_now, record_unfilled
 from flows.campaigns.budget import to_budget_currency
-from flows.campaigns.campaign_plan import Run, hit_groups
-from flows.errors import BudgetError
+from flows.campaigns.campaign_plan import hit_groups
+from flows.errors import BudgetError, PlatformError
+from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import prolific_adapter as prolific
+from flows.run_context import Run
 from flows.store import SETTLED
 from flows.taskserver.task_server import completion_code, task_secret
 
@@ -32,21 +36,24 @@ REJECT_CATEGORY = {"min_words": "FAILED_INSTRUCTIONS", "one_sentence": "FAILED_I
                    "banned_prefix": "FAILED_INSTRUCTIONS", "max_chars": "FAILED_INSTRUCTIONS", "required": "NO_DATA"}
 
 
-def _ledgered(run: Run, batch: int, operation: str, key: str, params: dict[str, Any], do: Any) -> dict[str, Any]:
-    """Make a call once: the ledger keeps its result for every later run."""
-    entry = run.store.intend(run.cfg.name, batch, operation, key, params)
-    if entry["status"] in SETTLED:
-        return dict(json.loads(entry["result"]))
-    result = do()
-    run.store.settle(key, "ok", result)
-    return dict(result)
+def prolific_client(run: Run) -> prolific.ProlificClient:
+    """The run's client, which on this route is Prolific's (a run opened for another platform is refused)."""
+    if not isinstance(run.client, prolific.ProlificClient):
+        raise PlatformError(f"{run.cfg.name} runs on {run.platform}, not Prolific: its session has no Prolific client")
+    return run.client
+
+
+def _ledgered(run: Run, batch: int, operation: str, key: str, params: dict[str, Any],
+              send: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    return ledgered(run.store, run.cfg.name, batch, LedgeredCall(operation, key, params, send))
 
 
 def blocklist_group(run: Run) -> str:
     """The campaign's participant group every study excludes (created even while empty)."""
     def create() -> dict[str, str]:
-        workspace = prolific.default_workspace(run.client)
-        return {"id": prolific.ensure_group(run.client, workspace, f"hitflow-{run.cfg.name}-blocked")}
+        client = prolific_client(run)
+        name = f"hitflow-{run.cfg.name}-blocked"
+        return {"id": prolific.ensure_group(client, prolific.default_workspace(client), name)}
 
     return str(_ledgered(run, 0, "CreateParticipantGroup", f"{run.cfg.name}:prolific:blocklist", {}, create)["id"])
 
@@ -82,23 +89,43 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
     places = len(hit_groups(run, batch)) * cfg.assignments_per_image
     reward = int(cfg.prolific.reward * 100)
     hourly = prolific.check_hourly_pay(reward, cfg.prolific.estimated_minutes, cfg.prolific.currency)
-    cost = Decimal(prolific.study_cost(run.client, reward, places + _committed(run, batch))) / 100
+    cost = Decimal(prolific.study_cost(prolific_client(run), reward, places + _committed(run, batch))) / 100
     if to_budget_currency(cfg, cost, cfg.prolific.currency) > cfg.budget:
         raise BudgetError(f"batch {batch} would commit {cost:.2f} {cfg.prolific.currency} with Prolific's fees "
                           f"against a budget of {cfg.budget:.2f} {cfg.budget_currency}; raise [campaign].budget or "
                           "post fewer items")
     body = study_body(run, batch, places, blocklist_group(run))
     made = _ledgered(run, batch, "CreateStudy", f"{cfg.name}:b{batch}:study", {**body, "external_study_url": "<url>"},
-                     lambda: {"id": prolific.create_study(run.client, body)})
+                     lambda: {"id": prolific.create_study(prolific_client(run), body)})
     run.store.table("studies").upsert({"study_id": made["id"], "campaign": cfg.name, "batch": batch,
                                     "status": "UNPUBLISHED", "places": places, "created_at": time.time()},
                                    pk="study_id")
+    _current_link(run, batch, made["id"], body["external_study_url"])
     _ledgered(run, batch, "PublishStudy", f"{cfg.name}:b{batch}:publish", {"study_id": made["id"]},
-              lambda: {"status": prolific.transition(run.client, made["id"], "PUBLISH")})
+              lambda: {"status": prolific.transition(prolific_client(run), made["id"], "PUBLISH")})
     run.store.table("studies").update(made["id"], {"status": "ACTIVE"})
     run.progress(f"batch {batch}: study {made['id']} published, {places} places at {cfg.prolific.reward} "
                  f"{cfg.prolific.currency} ({hourly}/hour), committed {cost:.2f} with fees")
     return {"study_id": made["id"], "places": places, "committed": str(cost)}
+
+
+def _current_link(run: Run, batch: int, study_id: str, url: str) -> None:
+    """A draft made by an earlier run (adopted, or created before that run died) may point at a
+    task server that is gone (an in-process one has a new port each run): this run's link goes in
+    before the study is published, so no participant is sent to a dead address."""
+    published = run.store.ledger_entry(f"{run.cfg.name}:b{batch}:publish")
+    if published is not None and published["status"] in SETTLED:
+        return
+    study = prolific.get_study(prolific_client(run), study_id)
+    if study["status"] == "UNPUBLISHED" and study.get("external_study_url") != url:
+        _ledgered(run, batch, "UpdateStudy", f"{run.cfg.name}:b{batch}:link:{_digest(url)}",
+                  {"study_id": study_id, "external_study_url": "<url>"},
+                  lambda: {"status": str(prolific.call(prolific_client(run), "PATCH", f"studies/{study_id}/",
+                                                       {"external_study_url": url})["status"])})
+
+
+def _digest(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:12]
 
 
 def _epoch(value: str | None) -> float | None:
@@ -107,7 +134,7 @@ def _epoch(value: str | None) -> float | None:
 
 def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, Any]]:
     """Store every submission's state; give stored responses Prolific's start and finish times."""
-    subs = prolific.submissions(run.client, study_id)
+    subs = prolific.submissions(prolific_client(run), study_id)
     stored = {r["assignment_id"] for r in run.store.rows(
         "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
     with run.store.transaction():
@@ -154,7 +181,7 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
         interval = float(run.cfg.poll_interval_s) if pending else min(interval * 2, MAX_POLL_S)
         run.wait(interval)
     status = _ledgered(run, batch, "StopStudy", f"{run.cfg.name}:b{batch}:stop", {"study_id": study["study_id"]},
-                       lambda: {"status": _stop(run, study["study_id"])})
+                       lambda: {"status": stop_study(run, study["study_id"])})
     subs = record_submissions(run, batch, study["study_id"])
     taken = sum(s["status"] in FINISHED or s["status"] == "ACTIVE" for s in subs)
     released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
@@ -166,9 +193,10 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
             "unpaid": sum(s["status"] in UNPAID for s in subs)}
 
 
-def _stop(run: Run, study_id: str) -> str:
-    current = prolific.get_study(run.client, study_id)["status"]
-    return prolific.transition(run.client, study_id, "STOP") if current in ("ACTIVE", "PAUSED") else str(current)
+def stop_study(run: Run, study_id: str) -> str:
+    client = prolific_client(run)
+    current = prolific.get_study(client, study_id)["status"]
+    return prolific.transition(client, study_id, "STOP") if current in ("ACTIVE", "PAUSED") else str(current)
 
 
 def rejection_message(run: Run, reasons: str) -> str:
@@ -190,11 +218,11 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
     approvals = [d["assignment_id"] for d in decisions if d["action"] == "approve"
                  and status.get(d["assignment_id"]) == "AWAITING REVIEW"]
     def approve_all() -> dict[str, int]:
-        prolific.approve(run.client, study_id, approvals)
+        prolific.approve(prolific_client(run), study_id, approvals)
         return {"approved": len(approvals)}
 
     def reject_one(sid: str, category: str, reasons: str) -> dict[str, bool]:
-        prolific.reject(run.client, sid, category, rejection_message(run, reasons))
+        prolific.reject(prolific_client(run), sid, category, rejection_message(run, reasons))
         return {"ok": True}
 
     _ledgered(run, batch, "BulkApprove", f"{run.cfg.name}:b{batch}:bulk-approve", {"submission_ids": approvals},
@@ -205,7 +233,7 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         if d["action"] == "reject" and state == "AWAITING REVIEW":
             category = REJECT_CATEGORY.get(str(d["reasons"]).split(",")[0], "LOW_EFFORT")
             _ledgered(run, batch, "RejectSubmission", f"{run.cfg.name}:reject:{sid}", {"category": category},
-                      lambda sid=sid, category=category, d=d: reject_one(sid, category, str(d["reasons"])))
+                      partial(reject_one, sid, category, str(d["reasons"])))
             outcome[sid] = "REJECTED"
         elif state != "AWAITING REVIEW" and sid not in outcome:
             outcome[sid] = f"not paid ({state})"
@@ -237,16 +265,16 @@ def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
     stored = {r["assignment_id"] for r in run.store.rows(
         "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
     code = completion_code(task_secret(run.store.path), run.cfg.name, batch)
-    todo = [s for s in prolific.submissions(run.client, study_id)
+    todo = [s for s in prolific.submissions(prolific_client(run), study_id)
             if s["status"] == "AWAITING REVIEW" and s["id"] not in stored]
     for s in todo:
         action, reason = unanswered_decision(s.get("study_code"), code)
 
         def act(sid: str = s["id"], action: str = action, reason: str = reason) -> dict[str, str]:
             if action == "reject":
-                prolific.reject(run.client, sid, "NO_DATA", rejection_message(run, reason))
+                prolific.reject(prolific_client(run), sid, "NO_DATA", rejection_message(run, reason))
             else:
-                prolific.request_return(run.client, sid, ["Didn't finish the study"])
+                prolific.request_return(prolific_client(run), sid, ["Didn't finish the study"])
             return {"action": action}
 
         _ledgered(run, batch, "DecideUnanswered", f"{run.cfg.name}:unanswered:{s['id']}", {"action": action}, act)
@@ -261,4 +289,4 @@ def exclude_participants(run: Run, participant_ids: list[str]) -> None:
         "SELECT DISTINCT participant_id FROM platform_submissions WHERE campaign = ?", [run.cfg.name])}
     reported = [p for p in participant_ids if p in known]  # made-up ids never reach Prolific
     if reported:
-        prolific.add_to_group(run.client, blocklist_group(run), reported)
+        prolific.add_to_group(prolific_client(run), blocklist_group(run), reported)

@@ -13,12 +13,13 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from flows.campaigns.campaign_plan import Run, block_qualification
-from flows.errors import InputFormatError
+from flows.campaigns.campaign_plan import block_qualification
+from flows.errors import InputFormatError, PlatformError
+from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import mturk_adapter as mturk
 from flows.platforms import prolific_adapter as prolific
-from flows.platforms.prolific_batches import _ledgered as ledgered_call
-from flows.platforms.prolific_batches import blocklist_group, exclude_participants
+from flows.platforms.prolific_batches import blocklist_group, exclude_participants, prolific_client
+from flows.run_context import Run
 
 if TYPE_CHECKING:
     from flows.review.review_actions import Decision
@@ -28,6 +29,12 @@ Sender = Callable[[Run, "Decision"], tuple[str, str]]
 
 def _strike(run: Run, d: Decision) -> tuple[str, str]:
     return "", "struck from the dataset"  # the dataset's own verdict: nothing goes to the platform
+
+
+def _sent(run: Run, d: Decision, operation: str, key: str, params: dict[str, Any],
+          send: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The decision's platform call, made once under ``key`` (the automatic step's key)."""
+    return ledgered(run.store, run.cfg.name, d.batch, LedgeredCall(operation, key, params, send))
 
 
 def _new_block_key(run: Run, d: Decision) -> str:
@@ -42,16 +49,23 @@ def _blocked_mode(run: Run, d: Decision) -> str:
 
 
 # MTurk ------------------------------------------------------------------------------------
+def _mturk_client(run: Run) -> Any:
+    """boto3's MTurk client (untyped): the run's, which on this route is never Prolific's."""
+    if run.client is None or isinstance(run.client, prolific.ProlificClient):
+        raise PlatformError(f"{run.cfg.name} runs on {run.platform}: its session has no MTurk client")
+    return run.client
+
+
 def _mturk_approve(run: Run, d: Decision) -> tuple[str, str]:
     key = f"{run.cfg.name}:approve:{d.assignment_id}"
-    result = ledgered_call(run, d.batch, "ApproveAssignment", key, {"AssignmentId": d.assignment_id},
+    result = _sent(run, d, "ApproveAssignment", key, {"AssignmentId": d.assignment_id},
                            lambda: {"outcome": mturk.approve(run.client, d.assignment_id)})
     return key, str(result["outcome"])
 
 
 def _mturk_reject(run: Run, d: Decision) -> tuple[str, str]:
     key = f"{run.cfg.name}:reject:{d.assignment_id}"
-    result = ledgered_call(run, d.batch, "RejectAssignment", key, {"AssignmentId": d.assignment_id},
+    result = _sent(run, d, "RejectAssignment", key, {"AssignmentId": d.assignment_id},
                            lambda: {"outcome": mturk.reject(run.client, d.assignment_id, d.reason)})
     return key, str(result["outcome"])
 
@@ -64,7 +78,7 @@ def _mturk_block(run: Run, d: Decision) -> tuple[str, str]:
         mturk.exclude_worker(run.client, d.worker_id, mode, qual_id, f"review: {d.reason or 'blocked by a reviewer'}")
         return {"mode": mode}
 
-    ledgered_call(run, d.batch, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, exclude)
+    _sent(run, d, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, exclude)
     return key, mode
 
 
@@ -76,14 +90,15 @@ def _mturk_unblock(run: Run, d: Decision) -> tuple[str, str]:
     key = f"{run.cfg.name}:unblock:{d.worker_id}:{d.idem_key}"
 
     def lift() -> dict[str, str]:
+        client = _mturk_client(run)
         if mode == "hard":
-            run.client.delete_worker_block(WorkerId=d.worker_id, Reason=f"review: {d.reason or 'unblocked'}")
+            client.delete_worker_block(WorkerId=d.worker_id, Reason=f"review: {d.reason or 'unblocked'}")
         elif mode == "soft":
-            run.client.disassociate_qualification_from_worker(
+            client.disassociate_qualification_from_worker(
                 WorkerId=d.worker_id, QualificationTypeId=block_qualification(run), Reason="unblocked by review")
         return {"mode": mode}
 
-    ledgered_call(run, d.batch, "IncludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, lift)
+    _sent(run, d, "IncludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, lift)
     return key, f"unblocked ({mode})"
 
 
@@ -95,7 +110,7 @@ def _mturk_bonus(run: Run, d: Decision) -> tuple[str, str]:
                     hashlib.sha256(d.idem_key.encode()).hexdigest()[:64])
         return {"sent": d.amount}
 
-    ledgered_call(run, d.batch, "SendBonus", key, {"WorkerId": d.worker_id, "AssignmentId": d.assignment_id,
+    _sent(run, d, "SendBonus", key, {"WorkerId": d.worker_id, "AssignmentId": d.assignment_id,
                                                    "BonusAmount": d.amount}, pay)
     return key, f"bonus {d.amount} sent"
 
@@ -124,13 +139,13 @@ def _prolific_verdict(run: Run, d: Decision) -> tuple[str, str]:
 
     def send() -> dict[str, str]:
         if d.action == "approve":
-            prolific.approve(run.client, sub["study_id"], [d.assignment_id])
+            prolific.approve(prolific_client(run), sub["study_id"], [d.assignment_id])
             return {"outcome": "APPROVED"}
-        prolific.reject(run.client, d.assignment_id, d.category, d.reason)
+        prolific.reject(prolific_client(run), d.assignment_id, d.category, d.reason)
         return {"outcome": "REJECTED"}
 
     operation = "ApproveSubmission" if d.action == "approve" else "RejectSubmission"
-    result = ledgered_call(run, d.batch, operation, key, {"category": d.category}, send)
+    result = _sent(run, d, operation, key, {"category": d.category}, send)
     _settled_on_prolific(run, d, str(result["outcome"]))
     return key, str(result["outcome"])
 
@@ -142,7 +157,7 @@ def _prolific_block(run: Run, d: Decision) -> tuple[str, str]:
         exclude_participants(run, [d.worker_id])
         return {"mode": "blocklist"}
 
-    ledgered_call(run, d.batch, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": "blocklist"}, exclude)
+    _sent(run, d, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": "blocklist"}, exclude)
     return key, "blocklist"
 
 
@@ -156,8 +171,8 @@ def _prolific_unblock(run: Run, d: Decision) -> tuple[str, str]:
 def _prolific_bonus(run: Run, d: Decision) -> tuple[str, str]:
     sub = _submission(run, d)
     key = f"{run.cfg.name}:bonus:{d.idem_key}"
-    ledgered_call(run, d.batch, "SendBonus", key, {"participant_id": d.worker_id, "amount": d.amount},
-                  lambda: {"bonus_id": prolific.pay_bonuses(run.client, sub["study_id"],
+    _sent(run, d, "SendBonus", key, {"participant_id": d.worker_id, "amount": d.amount},
+                  lambda: {"bonus_id": prolific.pay_bonuses(prolific_client(run), sub["study_id"],
                                                             {d.worker_id: Decimal(d.amount)})})
     return key, f"bonus {d.amount} {run.cfg.prolific.currency} sent"
 
@@ -179,11 +194,10 @@ def _links_bonus(run: Run, d: Decision) -> tuple[str, str]:
     raise InputFormatError("invite links pay nobody through a platform; a bonus cannot be sent from here")
 
 
-SENDERS: dict[str, dict[str, Sender]] = {
-    "mturk": {"approve": _mturk_approve, "reject": _mturk_reject, "strike_caption": _strike,
-              "block": _mturk_block, "unblock": _mturk_unblock, "bonus": _mturk_bonus},
-    "prolific": {"approve": _prolific_verdict, "reject": _prolific_verdict, "strike_caption": _strike,
-                 "block": _prolific_block, "unblock": _prolific_unblock, "bonus": _prolific_bonus},
-    "links": {"approve": _links_verdict, "reject": _links_verdict, "strike_caption": _strike,
-              "block": _links_block, "unblock": _links_unblock, "bonus": _links_bonus},
-}
+MTURK_SENDERS: dict[str, Sender] = {"approve": _mturk_approve, "reject": _mturk_reject, "strike_caption": _strike,
+                                    "block": _mturk_block, "unblock": _mturk_unblock, "bonus": _mturk_bonus}
+PROLIFIC_SENDERS: dict[str, Sender] = {"approve": _prolific_verdict, "reject": _prolific_verdict,
+                                       "strike_caption": _strike, "block": _prolific_block,
+                                       "unblock": _prolific_unblock, "bonus": _prolific_bonus}
+LINKS_SENDERS: dict[str, Sender] = {"approve": _links_verdict, "reject": _links_verdict, "strike_caption": _strike,
+                                    "block": _links_block, "unblock": _links_unblock, "bonus": _links_bonus}

@@ -12,12 +12,13 @@ from typing import Any
 
 from flows.errors import ConfigError
 from flows.platforms import mturk_adapter as mturk
+from flows.run_context import PlatformClient
 
 
 @dataclass
 class Session:
     target: mturk.Target
-    client: Any
+    client: PlatformClient
     wait: Callable[[float], None]
     truth: Callable[[], list[dict[str, Any]]] | None
     clock: Callable[[], float] = time.time  # the platform's clock: wall time, or the simulator's
@@ -56,10 +57,16 @@ def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False
     is the real one and needs ``live``). ``sim_state``: the in-process simulator loads and
     keeps its marketplace there (``seed=None``: the seed the file was made with); without it
     the marketplace ends with the session."""
-    if platform == "prolific":
-        with _prolific_session(target, endpoint_url, live, seed, crowd, sim_state) as session:
-            yield session
-        return
+    from flows.platforms import platform_for
+
+    with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state) as session:
+        yield session
+
+
+@contextmanager
+def mturk_session(target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
+                  sim_state: Path | None) -> Iterator[Session]:
+    """MTurk's API: the simulator, or an MTurk-compatible endpoint confirmed with ``live``."""
     check_target(target, endpoint_url, live)
     if target == "sim":
         with simulator(endpoint_url, seed, crowd, sim_state) as t:
@@ -137,21 +144,29 @@ def _sim_session(t: mturk.Target) -> Session:
                    lambda: mturk.advance_sim_clock(t, 0))
 
 
+def check_prolific_target(target: str, endpoint_url: str, live: bool) -> None:
+    """Prolific's API on the simulator (``sim``), or Prolific itself (``prolific``, only with ``live``)."""
+    if target == "sim":
+        check_target(target, endpoint_url, live)
+        return
+    if target != "prolific":
+        raise ConfigError(f"with --platform prolific the target is sim (default) or prolific, not {target!r}")
+    if not live:
+        raise ConfigError("--target prolific publishes real studies and pays real participants; pass --live "
+                          "to confirm (the budget and hourly-pay checks still apply). Prolific has no sandbox: "
+                          "rehearse with --target sim")
+
+
 @contextmanager
-def _prolific_session(target: str, endpoint_url: str, live: bool, seed: int | None,
-                      crowd: Path | None, sim_state: Path | None) -> Iterator[Session]:
+def prolific_session(target: str, endpoint_url: str, live: bool, seed: int | None,
+                     crowd: Path | None, sim_state: Path | None) -> Iterator[Session]:
     from flows.platforms import prolific_adapter as prolific
 
+    check_prolific_target(target, endpoint_url, live)
     if target == "prolific":
-        if not live:
-            raise ConfigError("--target prolific publishes real studies and pays real participants; pass --live "
-                              "to confirm (the budget and hourly-pay checks still apply). Prolific has no sandbox: "
-                              "rehearse with --target sim")
         url = endpoint_url or prolific.PROLIFIC_URL
         yield Session(mturk.Target("prolific", url), prolific.make_client(url, simulator=False), time.sleep, None)
         return
-    if target != "sim":
-        raise ConfigError(f"with --platform prolific the target is sim (default) or prolific, not {target!r}")
     with simulator(endpoint_url, seed, crowd, sim_state) as t:
         yield _prolific_sim(t)
 
@@ -160,7 +175,7 @@ def _prolific_sim(t: mturk.Target) -> Session:
     from flows.platforms import prolific_adapter as prolific
 
     def truth() -> list[dict[str, Any]]:  # the crowd and the panel's newcomers, under their Prolific ids
-        return mturk.sim_ground_truth(t, platform="prolific")
+        return mturk.sim_ground_truth(t, query="platform=prolific")
 
     plain = _sim_session(t)
     return Session(mturk.Target("sim", t.endpoint_url, t.state), prolific.make_client(t.endpoint_url, simulator=True),

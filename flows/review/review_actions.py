@@ -1,9 +1,10 @@
 """A person's decisions from the review page, through the same ledger as the automatic ones.
 
 Each POST carries an idempotency key; a key already recorded returns what was done then and
-sends nothing. What goes to the platform (MTurk, Prolific, nothing for links) is in
-:mod:`flows.platforms.review_senders`, under the automatic steps' ledger keys, so decide_batch never
-sends a second call for an assignment a person decided; a block likewise uses block_batch's key.
+sends nothing. What goes to the platform (MTurk, Prolific, nothing for links) is the platform's
+``REVIEW_SENDERS`` (:mod:`flows.platforms.review_senders`), under the automatic steps' ledger
+keys, so decide_batch never sends a second call for an assignment a person decided; a block
+likewise uses block_batch's key.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from flows.campaigns.campaign_plan import Run
 from flows.errors import InputFormatError
-from flows.platforms.review_senders import SENDERS
+from flows.platforms import platform_for
+from flows.platforms.interface import Platform
+from flows.run_context import Run
 
 ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "bonus")
-PROLIFIC_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
-                       "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
 MAX_BONUS = Decimal("20.00")
 
 
@@ -39,7 +39,7 @@ class Decision:
     idem_key: str = ""
 
 
-def check(d: Decision, platform: str) -> None:
+def check(d: Decision, platform: Platform) -> None:
     """Refuse an incomplete decision with a line that says what is missing."""
     if d.action not in ACTIONS:
         raise InputFormatError(f"unknown action {d.action!r}; one of {', '.join(ACTIONS)}")
@@ -50,8 +50,10 @@ def check(d: Decision, platform: str) -> None:
     if d.action == "reject":
         if not d.reason.strip():
             raise InputFormatError("a rejection needs a reason the worker will read")
-        if platform == "prolific" and (d.category not in PROLIFIC_CATEGORIES or len(d.reason) < 100):
-            raise InputFormatError("Prolific needs a rejection category and a message of at least 100 characters")
+        bad_category = bool(platform.REVIEW_CATEGORIES) and d.category not in platform.REVIEW_CATEGORIES
+        if bad_category or len(d.reason.strip()) < platform.MIN_REASON_CHARS:
+            raise InputFormatError(f"{platform.LABEL} needs a rejection category and a message of at least "
+                                   f"{platform.MIN_REASON_CHARS} characters (this one has {len(d.reason.strip())})")
     if d.action == "strike_caption" and not d.image_id:
         raise InputFormatError("strike_caption needs the image whose caption is struck")
     if d.action == "bonus":
@@ -69,14 +71,15 @@ def apply_decision(run: Run, d: Decision) -> dict[str, Any]:
     seen = store.rows("SELECT * FROM review_actions WHERE idem_key = ?", [d.idem_key])
     if seen:
         return {**seen[0], "repeat": True}
-    check(d, run.platform)
+    platform = platform_for(run.platform)
+    check(d, platform)
     if d.action in ("approve", "reject"):
         sent = store.rows("SELECT action, applied FROM decisions WHERE assignment_id = ? AND applied != ''",
                           [d.assignment_id])
         if sent:  # the platform already has a verdict; a second one is never sent
             return {"action": d.action, "outcome": f"already {sent[0]['action']}d ({sent[0]['applied']})",
                     "repeat": True}
-    ledger_key, outcome = SENDERS[run.platform][d.action](run, d)
+    ledger_key, outcome = platform.REVIEW_SENDERS[d.action](run, d)
     row = {"campaign": name, "batch": d.batch, "worker_id": d.worker_id, "assignment_id": d.assignment_id,
            "image_id": d.image_id, "action": d.action, "reason": d.reason, "category": d.category,
            "amount": d.amount, "reviewer": d.reviewer, "decided_at": time.time(), "idem_key": d.idem_key,

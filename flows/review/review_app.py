@@ -22,11 +22,12 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from flows.campaigns.campaign_plan import Run
 from flows.errors import HitflowError
-from flows.review.review_actions import PROLIFIC_CATEGORIES, Decision, apply_decision
+from flows.platforms import platform_for
+from flows.review.review_actions import Decision, apply_decision
 from flows.review.review_cards import queue_cards
 from flows.review.review_data import paused_runs
+from flows.run_context import Run
 from flows.store import Store
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
@@ -118,11 +119,13 @@ def make_review_app(site: ReviewSite) -> Starlette:
             return refused("open the link `hitflow review` printed")
         filters = {k: request.query_params.get(k, "") for k in FILTERS}
         context = queue_cards(site.served, site.mode, filters)
+        platform = platform_for(site.run.platform)
         request.state.image_origins = context.pop("image_origins")
         html = render("review.html.j2", {**context, "filters": filters, "csrf": site.page_token(),
                                          "nonce": request.state.csp_nonce, "reviewer": site.reviewer,
                                          "campaign": site.run.cfg.name, "message": request.query_params.get("msg", ""),
-                                         "categories": PROLIFIC_CATEGORIES, "platform": site.run.platform})
+                                         "categories": platform.REVIEW_CATEGORIES,
+                                         "min_reason_chars": platform.MIN_REASON_CHARS})
         return HTMLResponse(html)
 
     async def decide(request: Request) -> Response:

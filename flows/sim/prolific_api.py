@@ -130,6 +130,11 @@ def get_study(state: ProlificState, body: dict[str, Any], query: dict[str, str],
     return 200, state.study_view(state.study(ids[0]))
 
 
+@route("PATCH", "studies/([0-9a-f]{24})")
+def update_study(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+    return 200, state.study_view(state.update_study(ids[0], body))
+
+
 @route("POST", "studies/([0-9a-f]{24})/transition")
 def transition_study(state: ProlificState, body: dict[str, Any], query: dict[str, str],
                      ids: list[str]) -> tuple[int, Any]:

@@ -34,6 +34,21 @@ def new_id(rng: random.Random) -> str:
     return "".join(rng.choice("0123456789abcdef") for _ in range(24))
 
 
+def check_study(body: dict[str, Any]) -> None:
+    """A study's details as Prolific checks them, on creation and on every update of a draft."""
+    detail = {k: ["This field is required."] for k in REQUIRED_STUDY if body.get(k) in (None, "", [])}
+    url = str(body.get("external_study_url", ""))
+    if body.get("prolific_id_option") == "url_parameters" and not all(p in url for p in PLACEHOLDERS):
+        detail["external_study_url"] = [f"With url_parameters the URL must carry {', '.join(PLACEHOLDERS)}."]
+    if not url.startswith(("http://", "https://")):
+        detail.setdefault("external_study_url", []).append("Enter a valid URL.")
+    for key in ("reward", "total_available_places", "estimated_completion_time"):
+        if key in body and (not isinstance(body[key], int) or body[key] < 1):
+            detail[key] = ["Must be a positive integer."]
+    if detail:
+        raise ProlificError(400, 140001, "Request is not valid", detail)
+
+
 class ProlificState:
     def __init__(self, clock: Callable[[], float], seed: int = 1, balance: int = 1_000_000, currency: str = "GBP",
                  nonce: str = ""):
@@ -88,17 +103,7 @@ class ProlificState:
 
     # studies ---------------------------------------------------------------------------
     def create_study(self, body: dict[str, Any]) -> dict[str, Any]:
-        detail = {k: ["This field is required."] for k in REQUIRED_STUDY if body.get(k) in (None, "", [])}
-        url = str(body.get("external_study_url", ""))
-        if body.get("prolific_id_option") == "url_parameters" and not all(p in url for p in PLACEHOLDERS):
-            detail["external_study_url"] = [f"With url_parameters the URL must carry {', '.join(PLACEHOLDERS)}."]
-        if not url.startswith(("http://", "https://")):
-            detail.setdefault("external_study_url", []).append("Enter a valid URL.")
-        for key in ("reward", "total_available_places", "estimated_completion_time"):
-            if key in body and (not isinstance(body[key], int) or body[key] < 1):
-                detail[key] = ["Must be a positive integer."]
-        if detail:
-            raise ProlificError(400, 140001, "Request is not valid", detail)
+        check_study(body)
         study = {**body, "id": new_id(self.rng), "status": "UNPUBLISHED", "date_created": self.iso(self.now),
                  "published_at": None, "project": body.get("project") or next(iter(self.projects)),
                  "maximum_allowed_time": int(body.get("maximum_allowed_time") or
@@ -114,6 +119,16 @@ class ProlificState:
         view["number_of_submissions"] = len(subs)
         view["total_cost"] = sum(cost_of(study["reward"], study["total_available_places"]))
         return view
+
+    def update_study(self, key: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """A draft's details change (checked as on creation); a published study's are refused here."""
+        study = self.study(key)
+        if study["status"] != "UNPUBLISHED":
+            raise ProlificError(400, 140002, "Invalid study update", {"status": [f"The study is {study['status']}."]})
+        check_study({k: v for k, v in {**study, **changes}.items() if not k.startswith("_")})
+        study.update({k: v for k, v in changes.items() if k not in ("id", "status")})
+        self.studies[key] = study  # written back, so a state file keeps the change
+        return study
 
     def transition_study(self, key: str, action: str) -> dict[str, Any]:
         study = self.study(key)

@@ -94,7 +94,7 @@ class _Handler(WorkerPages):
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
-            body = json.loads(self._body() or b"{}") if method == "POST" else {}
+            body = json.loads(self._body() or b"{}") if method in ("POST", "PATCH") else {}
         except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
         auth = self.headers.get("Authorization", "")
@@ -113,7 +113,7 @@ class _Handler(WorkerPages):
     def _post(self) -> None:
         url = urlparse(self.path)
         if url.path.startswith("/api/v1/"):
-            return self._prolific("POST")
+            return self._prolific(self.command)  # POST, or PATCH
         if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
             return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
         if url.path == "/_sim/clock":
@@ -145,18 +145,19 @@ class _Handler(WorkerPages):
             raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
         return payload
 
+    def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details); nothing else is patched
+        self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
+
     def do_GET(self) -> None:
         url = urlparse(self.path)
         if url.path.startswith("/api/v1/"):
             return self._prolific("GET")
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         market = self.server.market
-        if url.path == "/_sim/workers" and query.get("platform") == "prolific":
-            with self.server.prolific.lock:
-                return self._json(200, self.server.prolific.panel_truth())
-        if url.path == "/_sim/workers":
-            with market.lock:
-                return self._json(200, market.ground_truth())
+        if url.path == "/_sim/workers":  # ?platform=prolific: the Prolific panel, under its ids
+            panel = query.get("platform") == "prolific"
+            with self.server.prolific.lock if panel else market.lock:
+                return self._json(200, self.server.prolific.panel_truth() if panel else market.ground_truth())
         if url.path == "/_sim/clock":
             return self._json(200, {"now": market.now})
         if url.path == "/_sim/health":

@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.batch_window import closes_now, record_unfilled
-from flows.campaigns.campaign_plan import Run
 from flows.csv_files import write_csv
+from flows.run_context import Run
 from flows.sim import crowd
 from flows.sim.volunteers import volunteer_round
 from flows.taskserver.task_server import invite_link, task_secret
@@ -46,10 +46,15 @@ def sim_crowd(run: Run) -> tuple[list[crowd.Worker], dict[str, crowd.BankEntry]]
     return run.notes["crowd"]  # type: ignore[no-any-return]
 
 
+def invite_links(run: Run) -> dict[str, str]:
+    """Each invitee's signed link (the same on every call: signed with the ledger's secret)."""
+    secret = task_secret(run.store.path)
+    return {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
+
+
 def open_links(run: Run, batch: int) -> dict[str, Any]:
     """One invite link per invitee, written to ``invites.csv`` beside the outputs."""
-    secret = task_secret(run.store.path)
-    links = {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
+    links = invite_links(run)
     out = Path(run.notes.get("out_dir", "runs")) / run.cfg.name
     write_csv(pd.DataFrame(sorted(links.items()), columns=["name", "link"]), out / "invites.csv")
     run.notes["links"] = links
@@ -61,24 +66,29 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
     """Simulated people (an in-process task server on the simulator): every invitee does their
     unit now. Real invitees (``--task-url``): look until each unit has its planned responses or
     the batch's time is up; a detaching run leaves in between (flows/campaigns/batch_window.py)."""
-    if run.notes.get("simulated_people"):
+    units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
+                           [run.cfg.name, batch])[0]["n"]
+    places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
+    if run.notes.get("simulated_people") and _responses(run, batch) < places:  # collected once, not per call
         workers, bank = sim_crowd(run)
         by_id = {w.worker_id: w for w in workers}
-        outcome = volunteer_round({n: u for n, u in run.notes["links"].items() if n in by_id}, by_id, bank,
+        links = run.notes.get("links") or invite_links(run)  # a resumed run did not open them itself
+        outcome = volunteer_round({n: u for n, u in links.items() if n in by_id}, by_id, bank,
                                   run.notes.get("seed", 1))
         run.progress(f"batch {batch}: {sum(s in (200, 303) for s in outcome.values())} of {len(outcome)} invitees "
                      "submitted")
-    units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
-                           [run.cfg.name, batch])[0]["n"]
     while True:
-        done = run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch])
-        places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
+        done = _responses(run, batch)
         if run.notes.get("simulated_people") or closes_now(run, batch, done, places,
                                                            0 if done >= places else _in_progress(run, batch)):
             if not run.notes.get("simulated_people"):
                 record_unfilled(run, batch, units, places, done)
             return {"assignments": done}
         run.wait(run.cfg.poll_interval_s)
+
+
+def _responses(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
 
 
 def _in_progress(run: Run, batch: int) -> int:

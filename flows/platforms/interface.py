@@ -1,0 +1,120 @@
+"""The one small interface every platform implements: what a campaign asks of who works.
+
+A platform is a module (``mturk_platform``, ``prolific_platform``, ``links_platform``) whose
+functions and constants satisfy :class:`Platform`; mypy checks each against it where
+:func:`flows.platforms.platform_for` returns it. Nothing outside a platform's module branches on
+its name: code asks the platform. tests/test_platform_contract.py runs one contract suite over all
+three against the simulator; a new platform is a new module, one line in ``platform_for`` and a
+fixture there.
+
+Every write a platform makes goes through :mod:`flows.ledger_calls` under a deterministic key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from flows.campaigns.budget import Estimate
+    from flows.config import CampaignConfig
+    from flows.platforms.targets import Session
+    from flows.review.review_actions import Decision
+    from flows.run_context import PlatformClient, Run
+
+Step = Callable[["Run", int], dict[str, Any]]
+Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "", outcome shown to the reviewer)
+Groups = dict[tuple[int, int], list[dict[str, Any]]]  # (batch, unit index) -> the unit's items
+
+
+class Platform(Protocol):
+    """Publish a batch, collect its work, send decisions, keep workers out, square the ledger
+    with the platform after a crash, cancel, and price it all before anything is posted."""
+
+    # Facts, read-only (each module sets them as constants).
+    @property
+    def NAME(self) -> str: ...  # as given to --platform
+
+    @property
+    def LABEL(self) -> str: ...  # for people: "MTurk", "Prolific", "invite links"
+
+    @property
+    def TARGET_NOTE(self) -> str: ...  # appended to the "target:" line
+
+    @property
+    def PUBLISH_STEP(self) -> str: ...  # the batch steps' names (progress, Prefect task runs)
+
+    @property
+    def COLLECT_STEP(self) -> str: ...
+
+    @property
+    def SENDS_DECISIONS(self) -> bool: ...  # False: decisions are only recorded (nobody is paid)
+
+    @property
+    def SERVES_PAGES(self) -> bool: ...  # participants open hitflow's task server
+
+    @property
+    def REVIEW_CATEGORIES(self) -> tuple[str, ...]: ...  # a rejection names one (empty: none)
+
+    @property
+    def MIN_REASON_CHARS(self) -> int: ...  # a reviewer's rejection message is at least this long
+
+    @property
+    def REVIEW_SENDERS(self) -> Mapping[str, Sender]: ...  # a person's decision, by action
+
+    def publish(self, run: Run, batch: int) -> dict[str, Any]: ...
+
+    def collect(self, run: Run, batch: int) -> dict[str, Any]: ...
+
+    def decide(self, run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
+        """Send the batch's unsent decisions (rows of ``decisions``), each once; record ``applied``."""
+        ...
+
+    def block_mode(self, cfg: CampaignConfig) -> str:
+        """How a block is kept ("soft", "hard", "blocklist", "no more links"), as stored in ``blocks``."""
+        ...
+
+    def block(self, run: Run, worker_id: str, reason: str) -> dict[str, Any]:
+        """Keep one worker out of every later batch (the caller ledgers it); the ledger result."""
+        ...
+
+    def reconcile(self, run: Run, dry_run: bool = False) -> dict[str, Any]:
+        """Square the ledger with the platform after a crash: adopt what an unsettled call made."""
+        ...
+
+    def refresh(self, run: Run) -> int:
+        """Store the platform's current status of the campaign's stored work; how many changed."""
+        ...
+
+    def cancel_plan(self, run: Run) -> dict[str, Any]: ...
+
+    def cancel(self, run: Run) -> dict[str, Any]:
+        """Close what is open, review what came in by policy; safe to run twice. ``closed``: how
+        many units (HITs, studies) this call closed."""
+        ...
+
+    def estimate(self, cfg: CampaignConfig, units_per_batch: dict[int, int],
+                 client: PlatformClient = None) -> Estimate:
+        """The campaign's cost with fees; ``client``: ask the platform's own calculator, if it has one."""
+        ...
+
+    def place_cost(self, cfg: CampaignConfig) -> str:
+        """One place's cost in the budget's currency for ``hitflow status`` ("" when not priced per place)."""
+        ...
+
+    def dry_run(self, run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
+        """The calls, pages and cost a real run would make, computed offline."""
+        ...
+
+    def check_target(self, target: str, endpoint_url: str, live: bool) -> None:
+        """Refuse a closed, unknown or unconfirmed target before anything starts."""
+        ...
+
+    def open_session(self, target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
+                     sim_state: Path | None) -> AbstractContextManager[Session]: ...
+
+    def is_live(self, target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
+        """Whether real people are on the other end (a detaching run leaves their batch open)."""
+        ...

@@ -1,0 +1,70 @@
+"""The platform seam holds: production code asks the platform (``platform_for``) and never
+branches on its name, and every platform module offers the whole interface."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+from flows.errors import ConfigError
+from flows.platforms import PLATFORMS, platform_for
+from flows.platforms.interface import Platform
+
+ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = ROOT / "flows" / "platforms" / "__init__.py"  # the one place that maps a name to its module
+
+
+def _names_platform(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "platform") or \
+        (isinstance(node, ast.Attribute) and node.attr == "platform")
+
+
+def _is_platform_name(node: ast.expr) -> bool:
+    values = node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [node]
+    return any(isinstance(v, ast.Constant) and v.value in PLATFORMS for v in values)
+
+
+def branches_on_the_name(source: str) -> list[int]:
+    """Lines comparing a ``platform`` with a platform's name, or looking a table up by it."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and _names_platform(node.left) \
+                and any(_is_platform_name(c) for c in node.comparators):
+            lines.append(node.lineno)
+        if isinstance(node, ast.Subscript) and _names_platform(node.slice):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_finder_sees_each_kind_of_branch() -> None:
+    source = ('if run.platform == "prolific": pass\nif platform in ("prolific", "links"): pass\n'
+              'x = SENDERS[run.platform]\nif run.platform == other: pass\n')
+    assert branches_on_the_name(source) == [1, 2, 3]
+
+
+def test_no_production_code_branches_on_the_platform_name() -> None:
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in sorted((ROOT / "flows").rglob("*.py"))
+             if "sim" not in path.relative_to(ROOT).parts and path != REGISTRY
+             for line in branches_on_the_name(path.read_text(encoding="utf-8"))]
+    assert not found, f"ask platform_for(name) instead of branching on the name: {found}"
+
+
+@pytest.mark.parametrize("name", PLATFORMS)
+def test_every_platform_offers_the_whole_interface(name: str) -> None:
+    members = [m for m in dir(Platform) if not m.startswith("_")]
+    module = platform_for(name)
+    missing = [m for m in members if not hasattr(module, m)]
+    assert not missing and name == module.NAME
+    for member in members:
+        declared = getattr(Platform, member)
+        if inspect.isfunction(declared):  # same parameters, less the protocol's self
+            wanted = list(inspect.signature(declared).parameters)[1:]
+            assert list(inspect.signature(getattr(module, member)).parameters)[:len(wanted)] == wanted, member
+
+
+def test_an_unknown_platform_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown platform 'mechanical'; use one of mturk, prolific, links"):
+        platform_for("mechanical")
