@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.campaigns.batch_collect import answer_rows, store_assignment
+from flows.campaigns.batch_collect import store_assignment
 from flows.campaigns.batch_publish import publish_batch
 from flows.campaigns.campaign_plan import Run, hit_groups, plan_items
 from flows.campaigns.campaign_status import batch_markdown
@@ -24,7 +24,7 @@ from flows.errors import ConfigError, PlatformError
 from flows.markdown_text import md_text
 from flows.platforms import mturk_adapter as mturk
 from flows.platforms import prolific_adapter as prolific
-from flows.platforms.mturk_forms import answer_xml
+from flows.platforms.mturk_forms import answer_rows, answer_xml
 from flows.platforms.prolific_batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
 from flows.platforms.targets import check_target, open_session
 from flows.sim.prolific_state import new_id

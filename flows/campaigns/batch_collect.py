@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -13,10 +12,9 @@ from typing import Any
 from flows.campaigns.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.errors import AnswerConflictError, PlatformError
 from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import parse_answer_xml
+from flows.platforms.mturk_forms import answer_rows
 from flows.run_context import Run
 
-_INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")
 MAX_POLL_S = 6 * 3600
 FETCH_THREADS = 8  # listings and marks of the HITs that closed in one round, at once
 
@@ -25,28 +23,6 @@ def _epoch(value: Any) -> float | None:
     if value is None:
         return None
     return value.timestamp() if isinstance(value, datetime) else float(value)
-
-
-def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
-    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the
-    HIT's own ``item_ids`` get rows: answers for items it never showed are dropped."""
-    fields = parse_answer_xml(answer_xml)
-    by_index: dict[str, str] = {}
-    for name, value in fields.items():
-        m = _INDEXED.match(name)
-        if m and m["field"] == "image_id":
-            by_index[m["index"]] = value
-    rows = []
-    for name, value in fields.items():
-        m = _INDEXED.match(name)
-        if m and m["field"] != "image_id":
-            idx = int(m["index"])
-            item = by_index.get(m["index"], item_ids[idx] if idx < len(item_ids) else "")
-            if item in item_ids:
-                rows.append({"assignment_id": assignment_id, "item_id": item, "field": m["field"], "value": value})
-        elif not m:
-            rows.append({"assignment_id": assignment_id, "item_id": "", "field": name, "value": value})
-    return rows
 
 
 def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:

@@ -247,3 +247,28 @@ def html_question(html: str, frame_height: int = 0) -> str:
     safe = html.replace("]]>", "]]]]><![CDATA[>")  # a CDATA section cannot hold its own end
     return (f'<HTMLQuestion xmlns="{NS_HTML}"><HTMLContent><![CDATA[{safe}]]></HTMLContent>'
             f"<FrameHeight>{frame_height}</FrameHeight></HTMLQuestion>")
+
+
+_INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")  # caption_2 answers image_id_2
+
+
+def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
+    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the
+    HIT's own ``item_ids`` get rows: answers for items it never showed are dropped."""
+    fields = parse_answer_xml(answer_xml)
+    by_index: dict[str, str] = {}
+    for name, value in fields.items():
+        m = _INDEXED.match(name)
+        if m and m["field"] == "image_id":
+            by_index[m["index"]] = value
+    rows = []
+    for name, value in fields.items():
+        m = _INDEXED.match(name)
+        if m and m["field"] != "image_id":
+            idx = int(m["index"])
+            item = by_index.get(m["index"], item_ids[idx] if idx < len(item_ids) else "")
+            if item in item_ids:
+                rows.append({"assignment_id": assignment_id, "item_id": item, "field": m["field"], "value": value})
+        elif not m:
+            rows.append({"assignment_id": assignment_id, "item_id": "", "field": name, "value": value})
+    return rows

@@ -21,9 +21,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from flows.campaigns.batch_collect import answer_rows
 from flows.config import CampaignConfig
-from flows.platforms.mturk_forms import answer_xml, form_fields
+from flows.platforms.mturk_forms import answer_rows, answer_xml, form_fields
 from flows.taskserver.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,
