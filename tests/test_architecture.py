@@ -24,12 +24,9 @@ SIM_SEAMS = {
     "flows/platforms/targets.py": "opens a session: an in-process simulator, its ground truth, Prolific ids",
     "flows/cli.py": "`hitflow sim serve` starts the simulator as a server",
 }
-# Today's other imports of flows.sim from production, to be removed rather than added to (MTurk's
-# XML codec and fee table already moved out: flows/platforms/mturk_forms.py, flows/platforms/mturk_fees.py). A stale
-# entry fails the test too, so the list only shrinks.
-KNOWN_SIM_IMPORTS = {
-    "flows/studies/study_links.py": {"flows.sim", "flows.sim.crowd", "flows.sim.volunteers", "flows.sim.server"},
-}
+# No other production module imports it: MTurk's XML codec and fee table and Prolific's fee rule
+# are production modules the simulator imports (flows/platforms/mturk_forms.py, mturk_fees.py,
+# prolific_fees.py); the links route's simulated invitees come through targets too.
 
 # Modules over MAX_LINES that other work owns today, at their size when this list was written:
 # the test fails if one grows (split it instead) and when one is back under the limit (drop it here).
@@ -109,18 +106,14 @@ def test_production_code_reaches_the_simulator_only_through_its_seam() -> None:
             continue
         rel = _rel(path)
         top, lazy = (_sim_modules(names, modules) for names in imports(path, module))
-        known = KNOWN_SIM_IMPORTS.get(rel, set())
         if rel in SIM_SEAMS:
             if top:
                 problems.append(f"{rel} is the simulator's seam but imports {sorted(top)} at module level; "
                                 "import inside the function that starts it")
             continue
-        if (top | lazy) - known:
-            problems.append(f"{rel} imports {sorted((top | lazy) - known)}: production code reaches the simulator "
+        if top | lazy:
+            problems.append(f"{rel} imports {sorted(top | lazy)}: production code reaches the simulator "
                             f"only through {', '.join(SIM_SEAMS)} (docs/architecture.md)")
-        if known - (top | lazy):
-            problems.append(f"{rel} no longer imports {sorted(known - (top | lazy))}: remove it from "
-                            "KNOWN_SIM_IMPORTS in tests/test_architecture.py")
     assert not problems, "\n".join(problems)
 
 

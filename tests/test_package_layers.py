@@ -25,7 +25,6 @@ KNOWN_BREAKS = {
     ("flows/config.py", "flows.studies"): "the config composes the [study] and [screen] sections",
     ("flows/config_schema.py", "flows.studies"): "the config composes the [study] and [screen] sections",
     ("flows/templates.py", "flows.studies"): "the demographic screen's labels, inside a function",
-    ("flows/studies/study_links.py", "flows.sim"): "the links route's simulated invitees",
 }
 
 

@@ -190,3 +190,25 @@ def simulator_server(speed: float) -> Iterator[str]:
 
     with SimServer(speed=speed) as server:
         yield server.url
+
+
+def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict[str, Any]]:
+    """The simulator's crowd (its workers in a seeded mix of profiles, and their caption bank):
+    the people the links route invites when no real invitees are named."""
+    import random
+
+    from flows.sim import crowd
+    from flows.sim.server import DEFAULT_CROWD
+
+    workers, bank = crowd.load_crowd(crowd_file or DEFAULT_CROWD, seed=seed)
+    return random.Random(seed).sample(workers, len(workers)), bank
+
+
+def simulate_invitees(links: dict[str, str], people: tuple[list[Any], dict[str, Any]], seed: int) -> dict[str, int]:
+    """Each simulated invitee among ``links`` opens their link, fills the page over HTTP and
+    submits, as a browser would; the HTTP status each got."""
+    from flows.sim.volunteers import volunteer_round
+
+    workers, bank = people
+    by_id = {w.worker_id: w for w in workers}
+    return volunteer_round({n: u for n, u in links.items() if n in by_id}, by_id, bank, seed)

@@ -7,7 +7,6 @@ over HTTP and submits, as a browser would.
 
 from __future__ import annotations
 
-import random
 import time
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,8 @@ import pandas as pd
 
 from flows.campaigns.batch_window import closes_now, record_unfilled
 from flows.csv_files import write_csv
+from flows.platforms.targets import simulate_invitees, simulated_crowd
 from flows.run_context import Run
-from flows.sim import crowd
-from flows.sim.volunteers import volunteer_round
 from flows.taskserver.task_server import invite_link, task_secret
 
 
@@ -36,13 +34,10 @@ def invitees(run: Run) -> list[str]:
     return [w.worker_id for w in workers][: max(1, wanted)]
 
 
-def sim_crowd(run: Run) -> tuple[list[crowd.Worker], dict[str, crowd.BankEntry]]:
+def sim_crowd(run: Run) -> tuple[list[Any], dict[str, Any]]:
+    """The simulator's crowd as invitees, once per run."""
     if "crowd" not in run.notes:
-        from flows.sim.server import DEFAULT_CROWD
-
-        workers, bank = crowd.load_crowd(run.cfg.sim_crowd or DEFAULT_CROWD, seed=run.notes.get("seed", 1))
-        ordered = random.Random(run.notes.get("seed", 1)).sample(workers, len(workers))  # a mix of profiles
-        run.notes["crowd"] = (ordered, bank)
+        run.notes["crowd"] = simulated_crowd(run.cfg.sim_crowd, run.notes.get("seed", 1))
     return run.notes["crowd"]  # type: ignore[no-any-return]
 
 
@@ -70,11 +65,8 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
                            [run.cfg.name, batch])[0]["n"]
     places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
     if run.notes.get("simulated_people") and _responses(run, batch) < places:  # collected once, not per call
-        workers, bank = sim_crowd(run)
-        by_id = {w.worker_id: w for w in workers}
         links = run.notes.get("links") or invite_links(run)  # a resumed run did not open them itself
-        outcome = volunteer_round({n: u for n, u in links.items() if n in by_id}, by_id, bank,
-                                  run.notes.get("seed", 1))
+        outcome = simulate_invitees(links, sim_crowd(run), run.notes.get("seed", 1))
         run.progress(f"batch {batch}: {sum(s in (200, 303) for s in outcome.values())} of {len(outcome)} invitees "
                      "submitted")
     while True:
