@@ -9,18 +9,16 @@ import pytest
 from flows.platforms.mturk_forms import parse_answer_xml
 from flows.templates import sample_context
 from qc.judgement_spec import check_answers
+from tests.judgement_questions import AGE, MANY, SLIDER
 from tests.test_browser import ARTIFACTS, post_page
 from tests.test_browser_flickr import mine
 
 pytestmark = pytest.mark.browser
 
 ONE = {"name": "q_0", "type": "one", "options": ["1", "2", "3", "4"]}
-MANY = {"name": "sel_0", "type": "many", "options": ["s1", "s2", "none"], "min": 1, "exclusive": "none"}
 CATS = {"name": "categories_0", "type": "many", "options": ["age", "gender"], "min": 0,
         "needs": {"name": "congruent_0", "value": "incongruent", "min": 1},
         "forbids": {"name": "congruent_0", "value": "congruent"}}
-SLIDER = {"name": "score_0", "type": "slider", "min": 0, "max": 100, "moved": "moved_score_0"}
-AGE = {"name": "age", "type": "number", "min": 16, "max": 120}
 CASES = [
     (ONE, {}), (ONE, {"q_0": ""}), (ONE, {"q_0": "3"}), (ONE, {"q_0": "7"}),
     (MANY, {"sel_0": ""}), (MANY, {"sel_0": "s1|s2"}), (MANY, {"sel_0": "none"}), (MANY, {"sel_0": "none|s1"}),

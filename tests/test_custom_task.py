@@ -83,13 +83,19 @@ def create(client: Any, question: str, n: int = 5) -> str:
                              Question=question)["HIT"]["HITId"]
 
 
-def test_a_plain_boto3_html_question_gets_every_field_answered_within_its_constraints(client, sim) -> None:
-    question = (f'<HTMLQuestion xmlns="{HTML_NS}"><HTMLContent><![CDATA[{USER_PAGE}]]></HTMLContent>'
-                "<FrameHeight>600</FrameHeight></HTMLQuestion>")
+def three_days_of_answers(client: Any, sim: Any, question: str) -> list[dict[str, str]]:
+    """A HIT of ``question`` posted, three virtual days later its honest workers' answers (three or more)."""
     hit_id = create(client, question)
     advance(sim, 3 * 86400)
     answers = honest_answers(client, sim, hit_id)
     assert len(answers) >= 3
+    return answers
+
+
+def test_a_plain_boto3_html_question_gets_every_field_answered_within_its_constraints(client, sim) -> None:
+    question = (f'<HTMLQuestion xmlns="{HTML_NS}"><HTMLContent><![CDATA[{USER_PAGE}]]></HTMLContent>'
+                "<FrameHeight>600</FrameHeight></HTMLQuestion>")
+    answers = three_days_of_answers(client, sim, question)
     for a in answers:
         assert 30 <= len(a["description"]) <= 250
         assert a["has_text"] in ("yes", "no") and a["time_of_day"] in ("day", "night")
@@ -137,11 +143,7 @@ def test_an_external_question_page_is_fetched_from_its_url_and_filled(client, si
 def test_a_question_form_hit_gets_free_text_and_selections(client, sim) -> None:
     from tests.test_any_form import QUESTION_FORM
 
-    hit_id = create(client, QUESTION_FORM)
-    advance(sim, 3 * 86400)
-    answers = honest_answers(client, sim, hit_id)
-    assert len(answers) >= 3
-    for a in answers:
+    for a in three_days_of_answers(client, sim, QUESTION_FORM):
         assert 15 <= len(a["summary"]) <= 120 and 1 <= int(a["age"]) <= 40
         assert a["colour"] in ("red", "blue") and 1 <= len(a["parts"].split("|")) <= 2
 

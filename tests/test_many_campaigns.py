@@ -16,6 +16,7 @@ from flows.errors import CampaignBusyError
 from flows.sim.pacing import Pacing
 from flows.store import Store
 from tests.prefect_server import prefect_server, stop_group
+from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 POOL = "hitflow-many"
@@ -23,13 +24,7 @@ POOL = "hitflow-many"
 
 def campaign_config(tmp_path: Path, name: str) -> Path:
     """The VizWiz demo config on its first 50 images, under another campaign name."""
-    items = (ROOT / "config" / "items" / "vizwiz_demo_items.csv").read_text().splitlines()[:51]
-    (tmp_path / "items.csv").write_text("\n".join(items) + "\n")
-    text = (ROOT / "config" / "vizwiz_captions.toml").read_text()
-    text = text.replace('items = "items/vizwiz_demo_items.csv"', 'items = "items.csv"')
-    text = text.replace('name = "vizwiz_captions"', f'name = "{name}"')
-    (tmp_path / f"{name}.toml").write_text(text)
-    return tmp_path / f"{name}.toml"
+    return small_vizwiz(tmp_path, name)
 
 
 def deploy(env: dict[str, str], configs: list[Path], sim_url: str, db: Path, out: Path) -> None:

@@ -16,18 +16,13 @@ from flows.campaigns.campaign_status import campaign_status
 from flows.store import Store
 from tests.prefect_server import group_gone, group_members, process_group
 from tests.prefect_server import prefect_server as real_prefect_server
+from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def small_campaign(tmp_path: Path) -> Path:
-    items = (ROOT / "config" / "items" / "vizwiz_demo_items.csv").read_text().splitlines()[:51]
-    (tmp_path / "items.csv").write_text("\n".join(items) + "\n")
-    text = (ROOT / "config" / "vizwiz_captions.toml").read_text()
-    text = text.replace('items = "items/vizwiz_demo_items.csv"', 'items = "items.csv"')
-    text = text.replace("interval_s = 3600", "interval_s = 3")
-    (tmp_path / "c.toml").write_text(text)
-    return tmp_path / "c.toml"
+    return small_vizwiz(tmp_path, edits={"interval_s = 3600": "interval_s = 3"})
 
 
 @pytest.fixture(scope="module")

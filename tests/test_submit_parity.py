@@ -28,6 +28,7 @@ from qc.form_constraints import check_field
 from qc.judgement_spec import check_answers
 from qc.runner import prepare, run_rules
 from qc.submit_rules import CHECKS, SPACE, VIZWIZ_BANNED_PREFIXES, SubmitRules, violations
+from tests.judgement_questions import AGE, MANY, SLIDER
 
 HARNESS = Path(__file__).resolve().parent / "js" / "rules_harness.js"
 NODE = shutil.which("node")
@@ -157,12 +158,9 @@ def test_named_parity_cases(scripts: PageScripts, text: str, rules: SubmitRules,
 
 
 ONE = {"name": "q_0", "type": "one", "options": ["1", "2", "", "a|b"]}
-MANY = {"name": "sel_0", "type": "many", "options": ["s1", "s2", "none"], "min": 1, "exclusive": "none"}
 CATS = {"name": "categories_0", "type": "many", "options": ["age", "gender", ""], "min": 0,
         "needs": {"name": "congruent_0", "value": "incongruent", "min": 1},
         "forbids": {"name": "congruent_0", "value": "congruent"}}
-SLIDER = {"name": "score_0", "type": "slider", "min": 0, "max": 100, "moved": "moved_score_0"}
-AGE = {"name": "age", "type": "number", "min": 16, "max": 120}
 QUESTIONS = [ONE, MANY, CATS, SLIDER, AGE]
 ODD_NUMBERS = ["0x12", "1_8", "18", "1e1", "1E+1", "+18", "18.", ".5e2", "-0", "1e400", "Infinity", "NaN", "inf",
                "١٨", " 34", "34 ", "\ufeff34", "34\x1c", "0b101", "0o22", "", " ", "30.5", "-.5", "50", "100.0"]

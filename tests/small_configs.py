@@ -1,0 +1,20 @@
+"""The VizWiz demo config on its first 50 images, written beside a test, with edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def small_vizwiz(tmp_path: Path, name: str = "vizwiz_captions", edits: dict[str, str] | None = None) -> Path:
+    """``name``: the campaign's name (and the file's); ``edits``: text replacements in the TOML."""
+    items = (ROOT / "config" / "items" / "vizwiz_demo_items.csv").read_text().splitlines()[:51]
+    (tmp_path / "items.csv").write_text("\n".join(items) + "\n")
+    text = (ROOT / "config" / "vizwiz_captions.toml").read_text()
+    text = text.replace('items = "items/vizwiz_demo_items.csv"', 'items = "items.csv"')
+    for old, new in {'name = "vizwiz_captions"': f'name = "{name}"', **(edits or {})}.items():
+        assert old in text, f"the demo config no longer has {old!r}"
+        text = text.replace(old, new)
+    (tmp_path / f"{name}.toml").write_text(text)
+    return tmp_path / f"{name}.toml"
