@@ -8,6 +8,7 @@ import argparse
 import os
 
 from flows import cli_args as arg
+from flows.platforms import PLATFORMS
 
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 DB_HELP = "SQLite ledger (default $HITFLOW_DB or runs/hitflow.db; `hitflow serve` uses the same)"
@@ -41,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=arg.non_negative, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
-    run.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
+    run.add_argument("--platform", choices=PLATFORMS, default="mturk",
                      help="mturk: HITs (MTurk API); prolific: one study per batch served by hitflow's task server; "
                           "links: invite links to hitflow's task server (invited annotators, volunteers)")
     run.add_argument("--task-url", default="", type=arg.http_url,
@@ -103,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
                              "a running simulator or endpoint (default: one in-process)")
-    sched.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
+    sched.add_argument("--platform", choices=PLATFORMS, default="mturk",
                        help="where each run publishes (default mturk)")
     sched.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
     sched.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
@@ -113,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     dep = _schedule_parser(sub, "deploy", "register the next-batch deployment with the Prefect server in use",
                            "a simulator or endpoint that outlives each run")
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
-    dep.add_argument("--platform", choices=("mturk", "prolific", "links"), default="mturk",
+    dep.add_argument("--platform", choices=PLATFORMS, default="mturk",
                      help="where each scheduled run publishes (default mturk)")
     dep.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
     dep.add_argument("--whole", action="store_true",

@@ -14,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pandas as pd
 import pytest
 
@@ -80,7 +81,8 @@ class Route:
             client = self.run.client
             assert isinstance(client, prolific.ProlificClient)
             return sum(prolific.get_study(client, s)["status"] in ("ACTIVE", "PAUSED") for s in self.units())
-        return 0
+        # links: an invite that still opens a page is open work (opening one holds a unit for a while)
+        return sum(httpx.get(link, timeout=30).status_code == 200 for link in self.units())
 
     def publish(self, batch: int) -> None:
         self.platform.publish(self.run, batch)

@@ -75,7 +75,7 @@ def open_batch(store: Store, cfg: CampaignConfig, study_id: str) -> int:
         return int(rows[0]["batch"])
     batch, reason = open_batch_or_reason(store, cfg)
     if batch is None:
-        status, (person, operator) = (410 if reason == "closed" else 503), NO_WORK[reason]
+        status, (person, operator) = (410 if reason in ("closed", "cancelled") else 503), NO_WORK[reason]
         raise Refused(status, person, operator.format(config=cfg.path))
     return batch
 
@@ -89,16 +89,20 @@ NO_WORK = {  # why no batch is open: (what the participant reads, what the opera
                                 "with `hitflow run {config} ...` or let the schedule do it"),
     "closed": ("This study has closed. Thank you for your interest; there is nothing more to do.",
                "every batch of the campaign is done"),
+    "cancelled": ("This study has closed. Thank you for your interest; there is nothing more to do.",
+                  "the campaign was cancelled (`hitflow cancel`); its links open no more work"),
 }
 
 
 def open_batch_or_reason(store: Store, cfg: CampaignConfig) -> tuple[int | None, str]:
     """(the newest batch open for work, "") or (None, why: not_opened | between | closed)."""
+    done = store.rows("SELECT status FROM campaigns WHERE name = ?", [cfg.name])
+    if done and done[0]["status"] == "cancelled":  # its batches may still read "published"
+        return None, "cancelled"
     rows = store.rows("SELECT batch, status FROM batches WHERE campaign = ? AND batch > 0", [cfg.name])
     open_now = [r["batch"] for r in rows if r["status"] in ("published", "collected")]
     if open_now:
         return int(max(open_now)), ""
-    done = store.rows("SELECT status FROM campaigns WHERE name = ?", [cfg.name])
     if done and done[0]["status"] in ("collected", "done"):
         return None, "closed"
     return None, "between" if any(r["status"] not in ("planned", None) for r in rows) else "not_opened"
