@@ -110,7 +110,7 @@ def test_cancel_survives_a_platform_error_and_is_safe_twice(sim, tmp_path: Path)
     assert sum(h.disposed for h in sim.market.hits.values()) == len(sim.market.hits) - 1  # the rest went on
     second = cancel(run)
     assert second["deleted"] == 1 and second["expired"] == 0
-    assert cancel(run) == {"expired": 0, "deleted": 0, "still_working": 0}  # and a third time: nothing to do
+    assert cancel(run) == {"expired": 0, "deleted": 0, "still_working": 0, "closed": 0}  # a third time: no work
     submitted = {a.assignment_id: a.status for a in sim.market.assignments.values() if a.submit_time}
     assert submitted and all(status in ("Approved", "Rejected") for status in submitted.values())
     decided = run.store.rows("SELECT assignment_id, applied FROM decisions")

@@ -69,6 +69,15 @@ def next_pause(thread: threading.Thread, db: Path, seen: int, timeout: float = 6
     raise AssertionError(f"the flow neither paused again (after {seen}) nor ended within {timeout} s")
 
 
+def failed_tasks(db: Path) -> list[str]:
+    """The names of this campaign's task runs that ended Failed (waiting for a person is no failure)."""
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        runs = {r.id for r in client.read_flow_runs() if r.parameters.get("db_path") == str(db)}
+        return [t.name for t in client.read_task_runs() if t.flow_run_id in runs and t.state and t.state.is_failed()]
+
+
 def pauses(db: Path) -> list[dict[str, Any]]:
     return Store(db).rows("SELECT batch, status, result FROM ledger WHERE operation = 'pause_flow_run' ORDER BY id")
 
@@ -116,6 +125,7 @@ def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim
             advanced.add(batch)
     thread.join(60)
     assert out["state"].is_completed() and len(advanced) >= 2
+    assert not failed_tasks(db)  # each stop for review ended its task Completed, not Failed
     store = Store(db)
     assert not store.rows("SELECT * FROM review_actions")
     notes = [r["review_note"] for r in store.rows("SELECT review_note FROM batches WHERE batch > 0 ORDER BY batch")]
@@ -153,3 +163,20 @@ def test_a_run_on_its_embedded_simulator_stops_instead_of_pausing(prefect_api: N
     state = flow(name="embedded-review")(lambda: wait_for_review(waiting, str(tmp_path / "h.db")))(return_state=True)
     assert state.is_failed() and isinstance(state.result(raise_on_failure=False), ReviewPending)
     assert not (tmp_path / "h.db").exists()  # never paused: nothing ledgered
+
+
+@pytest.mark.prefect
+def test_the_scheduled_batch_flow_ends_completed_while_its_batch_waits_for_review(prefect_api: None, sim,
+                                                                                  tmp_path: Path) -> None:
+    """A served schedule's run that meets a batch waiting for a person says so and ends Completed;
+    the next scheduled run looks again (it ended Failed, with a failed task, before)."""
+    from flows.campaigns.campaign_flow import caption_next_batch
+
+    db = tmp_path / "h.db"
+    state = caption_next_batch(config_path=str(review_config(tmp_path)), endpoint_url=sim.url, db_path=str(db),
+                               out_root=str(tmp_path), return_state=True)
+    assert state.is_completed(), state
+    result = state.result()
+    assert result["done"] is False and result["advanced_batch"] == 1 and "waits for review" in result["review"]
+    assert not failed_tasks(db)
+    assert Store(db).batch_status("vizwiz_captions", 1) == "qc_done"  # held before decisions, nothing lost

@@ -31,16 +31,18 @@ def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
     from prefect.cache_policies import NO_CACHE
     from prefect.utilities.annotations import quote
 
+    from flows.review.review_data import ReviewPending
+
     def step_fn(run: Run, batch: int) -> dict[str, Any]:
         try:
             return fn(run, batch)
-        except BatchOpen as exc:  # not a failure: the task completes and the flow run ends, holding nothing
-            return {"batch_open": exc}
+        except (BatchOpen, ReviewPending) as exc:  # waiting, not failing: the task completes, the run stops
+            return {"stopped": exc}
 
     step = task(name=name, cache_policy=NO_CACHE)(step_fn)
     result = step(quote(run), batch)  # type: ignore[call-overload]  # quote() keeps Prefect out of Run
-    if isinstance(result, dict) and isinstance(result.get("batch_open"), BatchOpen):
-        raise result["batch_open"]
+    if isinstance(result, dict) and isinstance(result.get("stopped"), BatchOpen | ReviewPending):
+        raise result["stopped"]
     if fn is block_batch:
         publish_batch_artifacts(run, batch)
     return result
@@ -89,6 +91,8 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop. A batch
     still open on a live route is looked at and left (``open``); the schedule's next run
     looks again, so no run and no worker waits for people."""
+    from flows.review.review_data import ReviewPending
+
     cfg = load_config(config_path)
     store = Store(db_path)
     with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
@@ -103,6 +107,9 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         except BatchOpen as exc:
             print(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "open": str(exc)}
+        except ReviewPending as exc:  # the schedule's next run looks again; the person has until the deadline
+            print(str(exc))
+            return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
         if batch is None:
             write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
     return {"advanced_batch": batch, "done": batch is None}
