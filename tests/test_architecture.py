@@ -28,11 +28,6 @@ SIM_SEAMS = {
 # are production modules the simulator imports (flows/platforms/mturk_forms.py, mturk_fees.py,
 # prolific_fees.py); the links route's simulated invitees come through targets too.
 
-# Modules over MAX_LINES that other work owns today, at their size when this list was written:
-# the test fails if one grows (split it instead) and when one is back under the limit (drop it here).
-OVERSIZE_ALLOWED = {
-    "flows/sim/market.py": 311,
-}
 
 
 def _modules() -> dict[str, Path]:
@@ -181,11 +176,8 @@ def test_no_import_cycle_among_module_level_imports() -> None:
 
 def test_no_module_over_300_lines() -> None:
     sizes = {_rel(p): len(p.read_text(encoding="utf-8").splitlines()) for p in _modules().values()}
-    too_long = [f"{m}: {n} lines" for m, n in sorted(sizes.items())
-                if n > OVERSIZE_ALLOWED.get(m, MAX_LINES)]
-    assert not too_long, f"modules over {MAX_LINES} lines (or grown past their allowance); split them: {too_long}"
-    back_under = [m for m in OVERSIZE_ALLOWED if sizes.get(m, 0) <= MAX_LINES]
-    assert not back_under, f"{back_under} are {MAX_LINES} lines or fewer now: drop them from OVERSIZE_ALLOWED"
+    too_long = [f"{m}: {n} lines" for m, n in sorted(sizes.items()) if n > MAX_LINES]
+    assert not too_long, f"modules over {MAX_LINES} lines; split them: {too_long}"
 
 
 def test_the_architecture_page_names_only_files_that_exist() -> None:
