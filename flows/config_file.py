@@ -99,8 +99,10 @@ def _range(b: dict[str, Any], whole: bool) -> str:
 
 
 def describe_error(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
-    """The first complaint of ``exc`` as one line naming the file, section and key."""
-    err = exc.errors(include_url=False)[0]
+    """The first complaint of ``exc`` as one line naming the file, section and key; an unknown key
+    comes first, since a misspelt key also makes the key it meant look missing."""
+    errors = exc.errors(include_url=False)
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
     msg = str(err["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
     msg = msg.replace("must be a valid integer", "must be an integer").replace("must be a valid ", "must be a ")

@@ -101,6 +101,8 @@ def test_encodings_and_corruption(folder: Path, encoding: str, cut: int, junk: b
 @pytest.mark.parametrize(("old", "new", "needle"), [
     ("random_sample_share = 0.05", "random_sample_shar = 0.05",
      "[qc].random_sample_shar is not a known key; did you mean `random_sample_share`?"),
+    ("images_per_hit = 5", "imges_per_hit = 5",  # a required key misspelt: the typo, not "is required"
+     "[campaign].imges_per_hit is not a known key; did you mean `images_per_hit`?"),
     ("[postprocess]", "[postprocesss]", "[postprocesss] is not a known section; did you mean `[postprocess]`?"),
     ('reward_usd = "0.55"', 'reward_usd = "NaN"', "[campaign].reward_usd must be an amount"),
     ('reward_usd = "0.55"', 'reward_usd = "Infinity"', "[campaign].reward_usd must be an amount"),
