@@ -110,3 +110,24 @@ def test_a_person_clears_batch_1_on_prolific_and_study_2_excludes_their_block(tm
 def _study(store: Store, batch: int) -> str:
     rows = store.rows("SELECT study_id FROM studies WHERE campaign = ? AND batch = ?", [NAME, batch])
     return str(rows[0]["study_id"])
+
+
+def test_a_batch_nobody_reviews_is_decided_by_the_rules_before_prolifics_21_day_auto_approval(tmp_path: Path) -> None:
+    """Prolific approves what still awaits review after 21 days: the gate stops waiting an hour
+    before (the config's review_deadline_s) and the rules decide; before it, the batch waits."""
+    from flows.platforms.prolific_batches import AUTO_APPROVAL_S
+    from tests.conftest import advance
+
+    db, config = tmp_path / "h.db", review_config(tmp_path)
+    with SimServer(seed=2) as sim:
+        assert run_until_review(config, sim.url, db, tmp_path, platform="prolific").startswith("batch 1 waits")
+        store = Store(db)
+        due = store.rows("SELECT MIN(auto_approval_time - submit_time) AS d FROM assignments WHERE batch = 1")[0]["d"]
+        assert due == AUTO_APPROVAL_S
+        advance(sim, AUTO_APPROVAL_S - 2 * 3600)  # two hours before: still the person's
+        assert run_until_review(config, sim.url, db, tmp_path, platform="prolific").startswith("batch 1 waits")
+        advance(sim, 2 * 3600)
+        assert not run_until_review(config, sim.url, db, tmp_path, platform="prolific").startswith("batch 1")
+    note = store.rows("SELECT review_note FROM batches WHERE campaign = ? AND batch = 1", [NAME])[0]["review_note"]
+    assert note.endswith("open at the deadline: automatic")
+    assert store.table("decisions").count_where("batch = 1") > 0

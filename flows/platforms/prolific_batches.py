@@ -32,6 +32,9 @@ FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED-OUT")
 NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
 MAX_POLL_S = 6 * 3600
+# Prolific approves what still awaits review 21 days after it was submitted (its researcher help):
+# the review gate stops waiting for a person before that, as it does before MTurk's auto-approval.
+AUTO_APPROVAL_S = 21 * 86400
 REJECT_CATEGORY = {"min_words": "FAILED_INSTRUCTIONS", "one_sentence": "FAILED_INSTRUCTIONS",
                    "banned_prefix": "FAILED_INSTRUCTIONS", "max_chars": "FAILED_INSTRUCTIONS", "required": "NO_DATA"}
 
@@ -145,9 +148,11 @@ def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, An
                 "completed_at": _epoch(s.get("completed_at")), "has_response": int(s["id"] in stored)},
                 pk="submission_id")
             if s["id"] in stored:
+                done = _epoch(s.get("completed_at"))
                 run.store.table("assignments").update(s["id"], {
                     "status": s["status"], "accept_time": _epoch(s["started_at"]),
-                    "submit_time": _epoch(s.get("completed_at")) or _epoch(s["started_at"])})
+                    "submit_time": done or _epoch(s["started_at"]),
+                    "auto_approval_time": done + AUTO_APPROVAL_S if done else None})
             if s["status"] in UNPAID:  # its unit may go to someone else
                 run.store.db.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
         _mark_unknown_sessions(run, batch, study_id, {s["id"] for s in subs})
