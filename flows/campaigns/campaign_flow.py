@@ -23,6 +23,7 @@ from flows.campaigns.campaign_run import live_route, run_campaign, task_server_f
 from flows.config import load_config
 from flows.errors import BatchOpen
 from flows.platforms.targets import open_session, simulator_server
+from flows.review.review_data import ReviewPending
 from flows.store import DEFAULT_DB, Store
 
 
@@ -30,8 +31,6 @@ def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
     from prefect import task
     from prefect.cache_policies import NO_CACHE
     from prefect.utilities.annotations import quote
-
-    from flows.review.review_data import ReviewPending
 
     def step_fn(run: Run, batch: int) -> dict[str, Any]:
         try:
@@ -65,7 +64,6 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
                      platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
                      sim_state: str = "", detach: str = "") -> dict[str, Any]:
-    from flows.review.review_data import ReviewPending
     from flows.review.review_pause import wait_for_review
 
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
@@ -91,8 +89,6 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop. A batch
     still open on a live route is looked at and left (``open``); the schedule's next run
     looks again, so no run and no worker waits for people."""
-    from flows.review.review_data import ReviewPending
-
     cfg = load_config(config_path)
     store = Store(db_path)
     with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:

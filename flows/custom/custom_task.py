@@ -13,19 +13,17 @@ or ``image_url`` column must hold http(s) URLs.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.custom.form_spec import form_spec
 from flows.errors import InputFormatError
-from flows.platforms.mturk_forms import form_fields
+from flows.platforms.mturk_forms import INDEXED, form_fields
 from flows.templates import render_source, safe_url
 from qc.form_constraints import Spec, describe_rules
 
 URL_COLUMNS = ("url", "image_url")
-INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")
 
 
 def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:

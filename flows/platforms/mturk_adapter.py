@@ -234,5 +234,6 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
 
 def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
     """The simulated crowd's profiles; ``query="platform=prolific"``: the Prolific panel, under its ids."""
-    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/workers?{query}", timeout=30) as resp:
+    url = f"{target.endpoint_url}/_sim/workers" + (f"?{query}" if query else "")
+    with urllib.request.urlopen(url, timeout=30) as resp:
         return list(json.loads(resp.read()))

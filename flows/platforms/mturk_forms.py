@@ -249,7 +249,7 @@ def html_question(html: str, frame_height: int = 0) -> str:
             f"<FrameHeight>{frame_height}</FrameHeight></HTMLQuestion>")
 
 
-_INDEXED = re.compile(r"^(?P<field>.+)_(?P<index>\d+)$")  # caption_2 answers image_id_2
+INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")  # a field of item N: caption_2 answers image_id_2
 
 
 def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
@@ -258,17 +258,17 @@ def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> lis
     fields = parse_answer_xml(answer_xml)
     by_index: dict[str, str] = {}
     for name, value in fields.items():
-        m = _INDEXED.match(name)
-        if m and m["field"] == "image_id":
+        m = INDEXED.match(name)
+        if m and m["base"] == "image_id":
             by_index[m["index"]] = value
     rows = []
     for name, value in fields.items():
-        m = _INDEXED.match(name)
-        if m and m["field"] != "image_id":
+        m = INDEXED.match(name)
+        if m and m["base"] != "image_id":
             idx = int(m["index"])
             item = by_index.get(m["index"], item_ids[idx] if idx < len(item_ids) else "")
             if item in item_ids:
-                rows.append({"assignment_id": assignment_id, "item_id": item, "field": m["field"], "value": value})
+                rows.append({"assignment_id": assignment_id, "item_id": item, "field": m["base"], "value": value})
         elif not m:
             rows.append({"assignment_id": assignment_id, "item_id": "", "field": name, "value": value})
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -195,8 +196,6 @@ def simulator_server(speed: float) -> Iterator[str]:
 def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict[str, Any]]:
     """The simulator's crowd (its workers in a seeded mix of profiles, and their caption bank):
     the people the links route invites when no real invitees are named."""
-    import random
-
     from flows.sim import crowd
     from flows.sim.server import DEFAULT_CROWD
 
