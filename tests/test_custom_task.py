@@ -8,7 +8,6 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,6 +29,7 @@ from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from qc.form_constraints import check_form
 from tests.conftest import advance
+from tests.local_http import QuietHandler, local_http_server
 
 ANSWERS_NS = "{http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd}"
 USER_PAGE = """<!DOCTYPE html><html><body>
@@ -105,28 +105,18 @@ def test_a_plain_boto3_html_question_gets_every_field_answered_within_its_constr
     assert careful and all("market" in text or "fruit" in text or "street" in text for text in careful), careful
 
 
-class _UserSite(BaseHTTPRequestHandler):
+class _UserSite(QuietHandler):
     seen: ClassVar[list[str]] = []  # the paths the simulated workers opened
 
     def do_GET(self) -> None:
         self.seen.append(self.path)
-        body = USER_PAGE.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        self.reply(USER_PAGE.encode(), "text/html; charset=utf-8")
 
 
 @pytest.fixture
 def user_site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _UserSite)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with local_http_server(_UserSite) as url:
+        yield url
 
 
 def test_an_external_question_page_is_fetched_from_its_url_and_filled(client, sim, user_site: str) -> None:
@@ -337,9 +327,7 @@ class _SlowSite(_UserSite):
 
     def do_GET(self) -> None:
         if not self.ready.is_set():
-            self.send_response(503)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            self.reply(b"", status=503)
             return
         super().do_GET()
 
@@ -349,11 +337,9 @@ def test_a_reopened_simulator_opens_the_external_pages_its_workers_had_taken(tmp
 
     from flows.sim.server import SimServer
 
-    site = ThreadingHTTPServer(("127.0.0.1", 0), _SlowSite)
-    threading.Thread(target=site.serve_forever, daemon=True).start()
-    question = (f'<ExternalQuestion xmlns="{EXTERNAL_NS}"><ExternalURL>http://127.0.0.1:{site.server_address[1]}/t'
-                "</ExternalURL><FrameHeight>600</FrameHeight></ExternalQuestion>")
-    try:
+    with local_http_server(_SlowSite) as site:
+        question = (f'<ExternalQuestion xmlns="{EXTERNAL_NS}"><ExternalURL>{site}/t'
+                    "</ExternalURL><FrameHeight>600</FrameHeight></ExternalQuestion>")
         with SimServer(seed=3, state=tmp_path / "sim.db") as first:
             boto = boto3.client("mturk", endpoint_url=first.url, region_name="us-east-1",
                                 aws_access_key_id="d", aws_secret_access_key="d")
@@ -366,5 +352,3 @@ def test_a_reopened_simulator_opens_the_external_pages_its_workers_had_taken(tmp
             assert taken == 3
             answers = honest_answers(boto, again, hit_id, wait_s=20)
         assert answers and all(30 <= len(a["description"]) <= 250 for a in answers)
-    finally:
-        site.shutdown()

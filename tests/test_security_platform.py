@@ -5,9 +5,7 @@ token's hygiene and paging host, adoption by item digest, the --live gate, escap
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from flows.sim.server import SimServer
 from flows.store import Store
 from flows.taskserver.task_server import TaskSite, completion_code
 from flows.taskserver.task_server_thread import TaskServer
+from tests.local_http import QuietHandler, local_http_server
 from tests.test_campaign import make_run
 from tests.test_task_server import CONFIG, answers_for
 
@@ -226,24 +225,15 @@ def test_a_fresh_run_never_adopts_another_runs_hits_with_other_items(sim, tmp_pa
 
 
 # 8. the --live gate --------------------------------------------------------------------------
-class _Impostor(BaseHTTPRequestHandler):
+class _Impostor(QuietHandler):
     def do_GET(self) -> None:
-        body = b'{"ok": true}'
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.reply(b'{"ok": true}')
 
 
 @pytest.fixture
 def impostor() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Impostor)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with local_http_server(_Impostor) as url:
+        yield url
 
 
 def test_a_non_simulator_endpoint_needs_live(sim, impostor: str) -> None:
