@@ -1,0 +1,111 @@
+"""``hitflow new NAME --from PAGE``: pages written in other platforms' styles (tests/pages_wild/)
+imported as they are and run end to end on the simulator, every field of the page in the dataset;
+what cannot be converted is named line by line and nothing is written."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.cli import main
+from flows.custom.foreign_syntax import render_liquid
+from flows.custom.page_scripts import with_nonce
+from flows.templates import render_source
+
+WILD = Path(__file__).parent / "pages_wild"
+ROWS = {"review_text": ["The kettle boils fast but the lid broke after a week of use.",
+                        "Lovely soft scarf, warm and exactly the colour in the photos."],
+        "product_url": ["https://example.org/p/kettle", "https://example.org/p/scarf"],
+        "product_name": ["Steel kettle", "Wool scarf"], "topic": ["rivers", "cooking"],
+        "sentence": ["The Danube flows through ten countries before it reaches the Black Sea.",
+                     "Whisk the eggs with sugar until the mixture turns pale and thick."],
+        "source_url": ["https://example.org/src/1", ""],
+        "sign_image": ["https://example.org/signs/1.jpg", "https://example.org/signs/2.jpg"]}
+# page -> (the item columns its placeholders read, the answer fields the page has)
+CORPUS = {
+    "mturk_requester_ui.html": (["review_text", "product_url", "product_name"], {"sentiment", "reason", "stars"}),
+    "groundtruth_liquid.html": (["topic", "sentence", "source_url"], {"on_topic", "confidence", "remarks"}),
+    "own_form_htmlquestion.xml": (["sign_image"], {"transcription", "readable"}),
+    "plain_htmlquestion.xml": ([], {"how_often", "uses", "story"}),
+    "questionform.xml": ([], {"capital", "legs", "why_here"}),
+}
+
+
+def imported(tmp_path: Path, page: str, *extra: str) -> Path:
+    name = re.sub(r"\W", "_", page.split(".")[0])
+    assert main(["new", name, "--from", str(WILD / page), "--dir", str(tmp_path), *extra]) == 0
+    return tmp_path / "config" / name
+
+
+def two_items(stem: Path, columns: list[str]) -> None:
+    """The scaffolded item file's header is the page's columns; two real rows replace its sample."""
+    items = Path(f"{stem}_items.csv")
+    with items.open(encoding="utf-8") as f:
+        header = next(csv.reader(f))
+    assert header == ["item_id", *columns]
+    with items.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows([[f"item-{n}", *[ROWS[c][n] for c in columns]] for n in range(2)])
+
+
+@pytest.mark.parametrize("page", sorted(CORPUS))
+def test_an_imported_page_runs_end_to_end_with_every_field_in_the_dataset(tmp_path: Path, monkeypatch,
+                                                                           page: str) -> None:
+    columns, fields = CORPUS[page]
+    stem = imported(tmp_path, page)
+    two_items(stem, columns)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"config/{stem.name}.toml", "--no-prefect"]) == 0
+    data = pd.read_csv(tmp_path / "runs" / stem.name / "dataset.csv", keep_default_na=False, dtype=str)
+    assert set(data["field"]) == fields
+    assert set(data["item_id"]) == {"item-0", "item-1"}
+    assert data.groupby("item_id")["assignment_id"].nunique().ge(2).all()
+
+
+def test_a_question_forms_answer_key_is_written_beside_it(tmp_path: Path) -> None:
+    stem = imported(tmp_path, "questionform.xml", "--answer-key", str(WILD / "questionform_key.xml"))
+    key = pd.read_csv(f"{stem}_answer_key.csv", dtype=str)
+    assert key.to_dict("records") == [{"field": "capital", "answer": "oslo", "score": "1"}]
+    page = Path(f"{stem}.html.j2").read_text()
+    assert 'type="number"' in page and 'name="legs_{{ i }}"' in page and 'min="0"' in page
+
+
+def test_a_liquid_page_shows_what_ground_truth_would(tmp_path: Path) -> None:
+    source = (WILD / "groundtruth_liquid.html").read_text()
+    stem = imported(tmp_path, "groundtruth_liquid.html")
+    row = {"topic": "rivers & <lakes>", "sentence": "The Danube.", "source_url": "https://example.org/s"}
+    ours = render_source(Path(f"{stem}.html.j2").read_text(), "t", {"title": "t", "rules": {}, "items": [
+        {**row, "item_id": "a"}]})
+    theirs = render_liquid(source, row)
+    for line in ("<p><strong>Topic:</strong> rivers &amp; &lt;lakes&gt;</p>", "<blockquote>The Danube.</blockquote>",
+                 '<img src="https://example.org/s" alt="source">'):
+        assert line in theirs and line in ours
+
+
+def test_what_cannot_be_converted_is_named_line_by_line_and_nothing_is_written(tmp_path: Path, capsys) -> None:
+    page = tmp_path / "gt.html"
+    page.write_text("<p>{{ task.input.text }}</p>\n{% for l in task.input.labels %}<b>{{ l }}</b>{% endfor %}\n"
+                    "<p>{{ task.input.meta.author }}</p>\n<p>{{ task.input.text | truncate: 5 }}</p>\n")
+    assert main(["new", "gt", "--from", str(page), "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{page}:2: Liquid tag {{% for l in task.input.labels %}}" in err
+    assert f"{page}:3: task.input.meta.author reads inside a value" in err
+    assert f"{page}:4: Liquid filter 'truncate' has no hitflow counterpart" in err
+    assert not (tmp_path / "config").exists()
+    broken = tmp_path / "broken.html"
+    broken.write_text("<p>ok</p>\n<p>{% if task.input.x %}open</p>\n")
+    assert main(["new", "b", "--from", str(broken), "--dir", str(tmp_path)]) == 2
+    assert "Liquid cannot parse the page" in capsys.readouterr().err
+
+
+def test_inline_scripts_and_styles_get_the_pages_nonce_and_cdn_scripts_do_not() -> None:
+    page = ('<script>a()</script><script src="https://cdn.example.org/x.js"></script><style>p{}</style>'
+            '<script type="application/json" id="d">{}</script><script nonce="n0">b()</script>')
+    out = with_nonce(page, "N1")
+    assert out.count('nonce="N1"') == 2 and '<script src="https://cdn.example.org/x.js">' in out
+    assert '<script nonce="n0">' in out
