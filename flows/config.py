@@ -92,6 +92,8 @@ class CampaignConfig:
     schedule_interval_s: int = 0
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
+    sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
+    page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
     prolific: ProlificSettings = ProlificSettings()
     study: StudySettings | None = None  # set for the human-evaluation pages (flows/studies/study_config.py)
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
@@ -138,6 +140,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url,
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
+        sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),

@@ -109,3 +109,32 @@ def test_inline_scripts_and_styles_get_the_pages_nonce_and_cdn_scripts_do_not() 
     out = with_nonce(page, "N1")
     assert out.count('nonce="N1"') == 2 and '<script src="https://cdn.example.org/x.js">' in out
     assert '<script nonce="n0">' in out
+
+
+@pytest.mark.browser
+def test_browser_workers_submit_what_the_pages_script_builds_within_its_own_rule(tmp_path: Path, browser) -> None:
+    import random
+
+    from flows.config import load_config
+    from flows.custom.custom_task import custom_page
+    from flows.sim.browser_worker import work_page
+
+    stem = imported(tmp_path, "script_json_answer.html")
+    cfg = load_config(Path(f"{stem}.toml"))
+    page = custom_page(cfg, [{"item_id": "a", "image_id": "a", "sentence": "Alice met Bob in Paris."}])
+    assert 'data-sim-workers="browser"' in page  # chosen by itself: the page's script writes a field
+    params = {"assignmentId": "A1", "hitId": "H1", "workerId": "W1", "turkSubmitTo": "https://www.mturk.com"}
+    for seed in range(3):  # several workers; the script refuses a submit without a tag
+        posted = work_page(browser, page, params, {}, random.Random(seed))
+        assert posted is not None and posted["image_id_0"] == "a"
+        answer = __import__("json").loads(posted["annotation_0"])
+        assert answer["tags"] and set(answer["tags"]) <= {"person", "place", "organisation", "none"}
+
+
+def test_the_task_servers_csp_lets_a_custom_page_load_its_listed_origins() -> None:
+    from flows.taskserver.task_guard import content_security_policy
+
+    csp = content_security_policy("N", page_origins=["https://cdn.example.org"])
+    assert "script-src 'nonce-N' https://cdn.example.org;" in csp
+    assert "style-src 'nonce-N' https://cdn.example.org;" in csp
+    assert "script-src 'nonce-N';" in content_security_policy("N")

@@ -18,6 +18,7 @@ from typing import Any
 from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.custom.form_spec import form_spec
+from flows.custom.page_scripts import sim_workers, with_nonce
 from flows.errors import InputFormatError
 from flows.platforms.mturk_forms import INDEXED, form_fields
 from flows.templates import render_source, safe_url
@@ -66,12 +67,14 @@ def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFormatError(f"{cfg.template}: cannot read the template ({exc})") from exc
     shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
-    return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown, **extra})
+    return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown,
+                                                     "sim_workers": sim_workers(cfg.sim_workers, source), **extra})
 
 
 def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
-    """The page for these items, carrying the rules its own controls declare."""
-    return _render(cfg, items, custom_spec(cfg, items), extra)
+    """The page for these items, carrying the rules its own controls declare; its own inline
+    scripts and styles carry the page's CSP nonce (served by the task server)."""
+    return with_nonce(_render(cfg, items, custom_spec(cfg, items), extra), str(extra.get("csp_nonce") or ""))
 
 
 def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:

@@ -1,0 +1,157 @@
+"""Simulated workers who work a page in a real headless Chromium (Playwright), for pages whose
+script builds the answer (hidden fields written on submit, a JSON answer): they type into what a
+person sees, click the page's buttons, press Submit, and the simulator keeps what the form posted,
+so rules the page enforces only in its script hold as they would for a person.
+
+A page asks for it with ``data-sim-workers="browser"`` on its form (hitflow's custom pages do,
+per ``[target] sim_workers``, or by themselves when their scripts write fields). What a worker
+means to answer comes from the form-reading filler (``page_filling``), so profiles behave alike.
+One thread owns Playwright and one browser (Playwright's sync API is bound to its thread); pages
+are worked one at a time, outside the marketplace's lock, as ExternalQuestion visits are.
+Without Chromium or Playwright the form-reading workers do the page.
+
+Not yet wired into ``Marketplace._work``: wired as ExternalQuestion visits are, a campaign on the
+embedded simulator got no work at all (cause not found in the time there was), so the
+marketplace still uses the form-reading filler; ``work_page`` is tested on its own.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode
+
+from flows.platforms.mturk_forms import answer_xml
+
+if TYPE_CHECKING:
+    from flows.sim.market import Assignment, Hit, Marketplace
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+PAGE_URL = "https://hit.sim.invalid/page"
+TIMING = ("page_start_ms", "page_end_ms")
+TRIES = 3
+MARK = 'data-sim-workers="browser"'
+
+
+def wants_browser(html: str) -> bool:
+    return MARK in (html or "") and available()
+
+
+def available() -> bool:
+    if not CHROMIUM.exists():
+        return False
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class BrowserThread:
+    """The one thread that drives Chromium; ``run(job)`` queues work for it."""
+
+    _lock = threading.Lock()
+    _instance: BrowserThread | None = None
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[Callable[[Any], None]] = queue.Queue()
+        threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True).start()
+
+    @classmethod
+    def shared(cls) -> BrowserThread:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = BrowserThread()
+            return cls._instance
+
+    def _loop(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+            while True:
+                job = self.jobs.get()
+                try:
+                    job(browser)
+                except Exception as exc:  # one page's failure must not stop the crowd
+                    sys.stderr.write(f"hitflow sim: a browser worker's page failed: {type(exc).__name__}: {exc}\n")
+
+
+def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
+              rng: random.Random) -> dict[str, str] | None:
+    """What the page's form posted after a person-like worker filled it; None if it never submitted."""
+    posted: list[str] = []
+    context = browser.new_context()
+    page = context.new_page()
+
+    def answer(route: Any) -> None:
+        if route.request.method == "POST":
+            posted.append(route.request.post_data or "")
+            route.fulfill(status=200, body="ok")
+        elif route.request.url.startswith(PAGE_URL):
+            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+        else:  # the page's CDN scripts, images: nothing outside the simulator is reached
+            route.fulfill(status=200, body="")
+    try:
+        page.route("**/*", answer)
+        page.goto(f"{PAGE_URL}?{urlencode(params)}")
+        _fill_visible(page, intents)
+        buttons = page.locator("button[type=button]:visible")
+        order = rng.sample(range(buttons.count()), buttons.count())
+        for attempt in range(TRIES):  # a person who is told what is missing clicks once more
+            for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
+                buttons.nth(n).click()
+            order = order[1:] + order[:1]
+            page.locator("#submit-btn, [type=submit]").first.click()
+            page.wait_for_timeout(150)
+            if posted:
+                return dict(parse_qsl(posted[0], keep_blank_values=True))
+        return None
+    finally:
+        context.close()
+
+
+def _fill_visible(page: Any, intents: dict[str, str]) -> None:
+    """The worker's answers typed, ticked and chosen into the controls a person sees."""
+    for name, value in intents.items():
+        controls = page.locator(f'[name="{name}"]:visible')
+        if not controls.count() or not value:
+            continue
+        kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
+        if kind in ("radio", "checkbox"):
+            for v in value.split("|"):
+                box = page.locator(f'[name="{name}"][value="{v}"]:visible')
+                if box.count():
+                    box.first.check()
+        elif kind == "select":
+            controls.first.select_option(value)
+        else:
+            controls.first.fill(value)
+
+
+def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str, str]) -> None:
+    """Queue the assignment's page for the browser thread; its answer is listed once posted."""
+    seed = f"{market.seed}:{a.assignment_id}"
+    params = {"assignmentId": a.assignment_id, "hitId": a.hit_id, "workerId": a.worker_id,
+              "turkSubmitTo": "https://www.mturk.com"}
+    visible = {k: v for k, v in intents.items() if k not in TIMING}
+
+    def job(browser: Any) -> None:
+        fields = work_page(browser, hit.question.html, params, visible, random.Random(seed))
+        with market.lock:
+            if fields is None:
+                if a.assignment_id in hit.assignment_ids:
+                    hit.assignment_ids.remove(a.assignment_id)  # given up: the slot is open again
+                market.assignments.pop(a.assignment_id, None)
+                return
+            fields.pop("assignmentId", None)  # MTurk keeps it out of the answer
+            fields.update({k: intents[k] for k in TIMING if k in intents})  # the virtual clock's times
+            a.answer = answer_xml(fields)
+            market.assignments[a.assignment_id] = a
+    BrowserThread.shared().jobs.put(job)
