@@ -5,6 +5,7 @@ what cannot be converted is named line by line and nothing is written."""
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from flows.cli import main
 from flows.custom.foreign_syntax import render_liquid
 from flows.custom.page_scripts import with_nonce
+from flows.sim.browser_worker import available as browser_available
 from flows.templates import render_source
 
 WILD = Path(__file__).parent / "pages_wild"
@@ -112,23 +114,20 @@ def test_inline_scripts_and_styles_get_the_pages_nonce_and_cdn_scripts_do_not() 
 
 
 @pytest.mark.browser
-def test_browser_workers_submit_what_the_pages_script_builds_within_its_own_rule(tmp_path: Path, browser) -> None:
-    import random
-
-    from flows.config import load_config
-    from flows.custom.custom_task import custom_page
-    from flows.sim.browser_worker import work_page
-
+@pytest.mark.skipif(not browser_available(), reason="needs /usr/bin/chromium and Playwright (make browser-deps)")
+def test_a_script_built_answer_page_is_worked_in_a_browser_within_its_own_rule(tmp_path: Path, monkeypatch) -> None:
+    """The page's script writes a JSON answer into a hidden field and refuses a submit without a
+    tag: simulated workers work it in Chromium, and every answer is one the script built."""
     stem = imported(tmp_path, "script_json_answer.html")
-    cfg = load_config(Path(f"{stem}.toml"))
-    page = custom_page(cfg, [{"item_id": "a", "image_id": "a", "sentence": "Alice met Bob in Paris."}])
-    assert 'data-sim-workers="browser"' in page  # chosen by itself: the page's script writes a field
-    params = {"assignmentId": "A1", "hitId": "H1", "workerId": "W1", "turkSubmitTo": "https://www.mturk.com"}
-    for seed in range(3):  # several workers; the script refuses a submit without a tag
-        posted = work_page(browser, page, params, {}, random.Random(seed))
-        assert posted is not None and posted["image_id_0"] == "a"
-        answer = __import__("json").loads(posted["annotation_0"])
+    two_items(stem, ["sentence"])
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"config/{stem.name}.toml", "--no-prefect"]) == 0
+    data = pd.read_csv(tmp_path / "runs" / stem.name / "dataset.csv", keep_default_na=False, dtype=str)
+    assert set(data["field"]) == {"annotation"} and data["assignment_id"].nunique() >= 4
+    for value in data["value"]:
+        answer = json.loads(value)
         assert answer["tags"] and set(answer["tags"]) <= {"person", "place", "organisation", "none"}
+        assert set(answer) == {"tags", "comment"}
 
 
 def test_the_task_servers_csp_lets_a_custom_page_load_its_listed_origins() -> None:

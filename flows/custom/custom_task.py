@@ -18,7 +18,7 @@ from typing import Any
 from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.custom.form_spec import form_spec
-from flows.custom.page_scripts import sim_workers, with_nonce
+from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from flows.errors import InputFormatError
 from flows.platforms.mturk_forms import INDEXED, form_fields
 from flows.templates import render_source, safe_url
@@ -60,12 +60,16 @@ def custom_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict
             for i, r in enumerate(rows)]
 
 
-def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
+def _source(cfg: CampaignConfig) -> str:
     assert cfg.template is not None
     try:
-        source = cfg.template.read_text(encoding="utf-8")
+        return cfg.template.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFormatError(f"{cfg.template}: cannot read the template ({exc})") from exc
+
+
+def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
+    source = _source(cfg)
     shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
     return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown,
                                                      "sim_workers": sim_workers(cfg.sim_workers, source), **extra})
@@ -79,7 +83,9 @@ def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) 
 
 def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     """The rules of the page for these items (rendered once to read its controls)."""
-    return form_spec(form_fields(_render(cfg, items, {"kind": "form", "fields": []}, {})))
+    page = _render(cfg, items, {"kind": "form", "fields": []}, {})
+    # A hidden field the page's own script writes (a JSON answer) is an answer, not bookkeeping.
+    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(_source(cfg)))
 
 
 def answer_fields(spec: Spec) -> list[str]:

@@ -10,9 +10,9 @@ One thread owns Playwright and one browser (Playwright's sync API is bound to it
 are worked one at a time, outside the marketplace's lock, as ExternalQuestion visits are.
 Without Chromium or Playwright the form-reading workers do the page.
 
-Not yet wired into ``Marketplace._work``: wired as ExternalQuestion visits are, a campaign on the
-embedded simulator got no work at all (cause not found in the time there was), so the
-marketplace still uses the form-reading filler; ``work_page`` is tested on its own.
+The simulator's clock is virtual and a browser is not: before the clock moves on
+(``Marketplace.advance``), the pages already taken are worked (``settle``), so the answer of a
+worker who took a page is in before the virtual hours it took have passed.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import queue
 import random
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,13 @@ PAGE_URL = "https://hit.sim.invalid/page"
 TIMING = ("page_start_ms", "page_end_ms")
 TRIES = 3
 MARK = 'data-sim-workers="browser"'
+SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
+
+
+def settle() -> None:
+    """Every page a browser worker took is worked before the virtual clock moves (no browser: no wait)."""
+    if BrowserThread._instance is not None:
+        BrowserThread._instance.settle()
 
 
 def wants_browser(html: str) -> bool:
@@ -63,6 +71,13 @@ class BrowserThread:
         self.jobs: queue.Queue[Callable[[Any], None]] = queue.Queue()
         threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True).start()
 
+    def settle(self, timeout_s: float = SETTLE_S) -> bool:
+        """Wait (real time) until every queued page is worked; False if it took longer."""
+        deadline = time.monotonic() + timeout_s
+        while self.jobs.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return not self.jobs.unfinished_tasks
+
     @classmethod
     def shared(cls) -> BrowserThread:
         with cls._lock:
@@ -81,6 +96,8 @@ class BrowserThread:
                     job(browser)
                 except Exception as exc:  # one page's failure must not stop the crowd
                     sys.stderr.write(f"hitflow sim: a browser worker's page failed: {type(exc).__name__}: {exc}\n")
+                finally:
+                    self.jobs.task_done()
 
 
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
@@ -101,7 +118,7 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
     try:
         page.route("**/*", answer)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
-        _fill_visible(page, intents)
+        _fill_visible(page, intents, rng)
         buttons = page.locator("button[type=button]:visible")
         order = rng.sample(range(buttons.count()), buttons.count())
         for attempt in range(TRIES):  # a person who is told what is missing clicks once more
@@ -117,8 +134,16 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
         context.close()
 
 
-def _fill_visible(page: Any, intents: dict[str, str]) -> None:
-    """The worker's answers typed, ticked and chosen into the controls a person sees."""
+def _fill_visible(page: Any, intents: dict[str, str], rng: random.Random) -> None:
+    """The worker's answers typed, ticked and chosen into the controls a person sees; a box with no
+    name (the script reads it) gets a few words of what the item shows, or is left empty."""
+    unnamed = page.locator("input[type=text]:not([name]):visible, textarea:not([name]):visible")
+    words = " ".join(page.locator(".custom-item").first.inner_text().split()[:60]).split() \
+        if page.locator(".custom-item").count() else []
+    for n in range(unnamed.count()):
+        if words and rng.random() < 0.5:
+            start = rng.randrange(max(1, len(words) - 6))
+            unnamed.nth(n).fill(" ".join(words[start:start + rng.randint(3, 6)]))
     for name, value in intents.items():
         controls = page.locator(f'[name="{name}"]:visible')
         if not controls.count() or not value:

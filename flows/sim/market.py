@@ -19,6 +19,7 @@ from typing import Any
 from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.platforms.mturk_forms import answer_xml
 from flows.sim import crowd, qual_tests
+from flows.sim.browser_worker import browse_later, settle, wants_browser
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError  # noqa: F401
@@ -81,6 +82,7 @@ class Marketplace:
         self._base, self._anchor = now, time.monotonic()
 
     def advance(self, seconds: float) -> float:
+        settle()  # outside the lock: a browser worker's answer takes it to be stored
         with self.lock:
             self._base += max(0.0, float(seconds))
             self.auto_approve()
@@ -216,7 +218,10 @@ class Marketplace:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
             values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng,
                                html=hit.question.html, page_key=key)
-            a.answer = question_form_answer(values, fields) if key else answer_xml(values)
+            if not key and wants_browser(hit.question.html):
+                browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
+            else:
+                a.answer = question_form_answer(values, fields) if key else answer_xml(values)
         self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
