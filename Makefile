@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale browser-deps clean
+.PHONY: demo demo-review test lint test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,11 @@ bench-chaos: $(STAMP)
 # sequentially and by hitflow's pool at 150 ms per call; writes bench/results-scale.json (~25 min).
 bench-scale: $(STAMP)
 	$(BIN)/python -m bench.scale
+
+# simulated workers' throughput on a script-built page: headless Chromium vs reading the form
+# (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
+bench-browser-workers: $(STAMP) browser-deps
+	$(BIN)/python -m bench.browser_workers $(or $(HITS),20)
 
 # a scheduled Prolific campaign on a real Prefect server and the simulator on the wall clock:
 # each run looks at the open study and leaves, people arrive in between (about 2-3 minutes)

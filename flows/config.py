@@ -102,6 +102,7 @@ class CampaignConfig:
     review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
     review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
     template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
+    answer_key: Path | None = None  # task = "custom": field,answer,score rows scoring responses (qc/answer_key.py)
     task_url: str = ""  # [target] task_url: the running task server's public base URL
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
@@ -136,6 +137,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, CUSTOM_RULES if custom else None),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
         policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
+        answer_key=_existing(path, "campaign", "answer_key", camp.answer_key),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url,

@@ -39,6 +39,8 @@ class CampaignSection(Section):
                                                                           'or "custom" for your own template')
     template: str = Field("", max_length=1000, description='task = "custom": your page, a Jinja template '
                                                            "relative to the config file (extends _custom_page.html.j2)")
+    answer_key: str = Field("", max_length=1000, description='task = "custom": field,answer,score CSV (an imported '
+                                                             "QuestionForm's AnswerKey) scoring each response")
     items: NonEmptyText = Field(description="Item CSV, relative to the config file")
     title: NonEmptyText = Field(description="The HIT's or study's title, shown to workers")
     description: NonEmptyText = Field(description="One or two sentences shown to workers before they accept")

@@ -69,12 +69,35 @@ def test_an_imported_page_runs_end_to_end_with_every_field_in_the_dataset(tmp_pa
     assert data.groupby("item_id")["assignment_id"].nunique().ge(2).all()
 
 
-def test_a_question_forms_answer_key_is_written_beside_it(tmp_path: Path) -> None:
+def test_a_question_form_with_its_answer_key_runs_and_every_response_is_scored(tmp_path: Path,
+                                                                              monkeypatch) -> None:
     stem = imported(tmp_path, "questionform.xml", "--answer-key", str(WILD / "questionform_key.xml"))
     key = pd.read_csv(f"{stem}_answer_key.csv", dtype=str)
     assert key.to_dict("records") == [{"field": "capital", "answer": "oslo", "score": "1"}]
     page = Path(f"{stem}.html.j2").read_text()
     assert 'type="number"' in page and 'name="legs_{{ i }}"' in page and 'min="0"' in page
+    two_items(stem, [])
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"config/{stem.name}.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / stem.name
+    data = pd.read_csv(out / "responses.csv", keep_default_na=False, dtype=str)
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False, dtype=str)
+    assert set(scores["assignment_id"]) == set(data["assignment_id"])
+    capital = data[data["field"] == "capital"].set_index("assignment_id")["value"]
+    for row in scores.itertuples():  # 100% exactly where the answer was the key's
+        assert float(row.percent) == (100.0 if capital[row.assignment_id] == "oslo" else 0.0)
+    assert "answer key:" in (out / "summary.txt").read_text()
+
+
+def test_an_answer_key_scores_selections_as_sets_and_divides_by_the_best_sum() -> None:
+    from qc.answer_key import score_responses
+
+    key = pd.DataFrame({"field": ["q1", "q1", "q2"], "answer": ["b|a", "a", "Paris"], "score": ["2", "1", "1"]})
+    answers = pd.DataFrame({"assignment_id": ["x", "x", "y", "y", "z"], "worker_id": ["w1", "w1", "w2", "w2", "w3"],
+                            "field": ["q1", "q2", "q1", "q2", "other"], "value": ["a|b", " paris ", "a", "Rome", "?"]})
+    out = score_responses(answers, key).set_index("assignment_id")
+    assert out.loc["x", "percent"] == 100.0 and out.loc["y", "points"] == 1.0 and out.loc["y", "max_points"] == 3.0
+    assert out.loc["z", "points"] == 0.0
 
 
 def test_a_liquid_page_shows_what_ground_truth_would(tmp_path: Path) -> None:

@@ -130,7 +130,7 @@ def answer_key_rows(xml: str, names: list[str]) -> tuple[list[dict[str, str]], P
                                                "ask; remove it or add the question"))
         for option in (o for o in question if _local(o) == "AnswerOption"):
             score = _text(option, "AnswerScore") or "0"
-            answers = [(s.text or "").strip() for s in option.iter() if _local(s) in ("SelectionIdentifier",
-                                                                                       "FreeText")]
-            rows += [{"field": name, "answer": a, "score": score} for a in answers]
+            answers = sorted((s.text or "").strip() for s in option.iter() if _local(s) in ("SelectionIdentifier",
+                                                                                              "FreeText"))
+            rows.append({"field": name, "answer": "|".join(answers), "score": score})  # one option: all of them
     return rows, problems

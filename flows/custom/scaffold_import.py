@@ -83,4 +83,7 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
     text = re.sub(r'(?m)^description = ".*"$', f'description = "{title} (imported from {page.name})."', text)
     text = re.sub(r"(?m)^images_per_hit = \d+ +#.*$", "images_per_hit = 1               # items on one page: "
                   "the page was written for one", text)
+    if imported.answer_key:
+        text = re.sub(r"(?m)^(items = .*)$", lambda m: m.group(1) + f'\nanswer_key = "{name}_answer_key.csv"'
+                      "   # the AnswerKey: each response scored in runs/<name>/scores.csv", text)
     return text

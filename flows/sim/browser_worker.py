@@ -103,13 +103,13 @@ class BrowserThread:
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
               rng: random.Random) -> dict[str, str] | None:
     """What the page's form posted after a person-like worker filled it; None if it never submitted."""
-    posted: list[str] = []
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     context = browser.new_context()
     page = context.new_page()
 
     def answer(route: Any) -> None:
         if route.request.method == "POST":
-            posted.append(route.request.post_data or "")
             route.fulfill(status=200, body="ok")
         elif route.request.url.startswith(PAGE_URL):
             route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
@@ -118,35 +118,30 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
     try:
         page.route("**/*", answer)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
-        _fill_visible(page, intents, rng)
+        _fill_visible(page, intents)
         buttons = page.locator("button[type=button]:visible")
         order = rng.sample(range(buttons.count()), buttons.count())
         for attempt in range(TRIES):  # a person who is told what is missing clicks once more
             for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
                 buttons.nth(n).click()
             order = order[1:] + order[:1]
-            page.locator("#submit-btn, [type=submit]").first.click()
-            page.wait_for_timeout(150)
-            if posted:
-                return dict(parse_qsl(posted[0], keep_blank_values=True))
+            try:
+                with page.expect_request(lambda r: r.method == "POST", timeout=1500) as posted:
+                    page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
+                return dict(parse_qsl(posted.value.post_data or "", keep_blank_values=True))
+            except PlaywrightTimeout:
+                continue  # the page refused the submit
         return None
     finally:
         context.close()
 
 
-def _fill_visible(page: Any, intents: dict[str, str], rng: random.Random) -> None:
-    """The worker's answers typed, ticked and chosen into the controls a person sees; a box with no
-    name (the script reads it) gets a few words of what the item shows, or is left empty."""
-    unnamed = page.locator("input[type=text]:not([name]):visible, textarea:not([name]):visible")
-    words = " ".join(page.locator(".custom-item").first.inner_text().split()[:60]).split() \
-        if page.locator(".custom-item").count() else []
-    for n in range(unnamed.count()):
-        if words and rng.random() < 0.5:
-            start = rng.randrange(max(1, len(words) - 6))
-            unnamed.nth(n).fill(" ".join(words[start:start + rng.randint(3, 6)]))
+def _fill_visible(page: Any, intents: dict[str, str]) -> None:
+    """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
+    page's script reads without a name is optional to it and left empty, as most people do)."""
     for name, value in intents.items():
         controls = page.locator(f'[name="{name}"]:visible')
-        if not controls.count() or not value:
+        if not value or not controls.count():
             continue
         kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
         if kind in ("radio", "checkbox"):
