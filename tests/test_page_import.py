@@ -160,3 +160,55 @@ def test_the_task_servers_csp_lets_a_custom_page_load_its_listed_origins() -> No
     assert "script-src 'nonce-N' https://cdn.example.org;" in csp
     assert "style-src 'nonce-N' https://cdn.example.org;" in csp
     assert "script-src 'nonce-N';" in content_security_policy("N")
+
+
+def test_an_external_question_wrapper_is_unwrapped_by_fetching_its_page(tmp_path: Path, capsys) -> None:
+    from tests.local_http import QuietHandler, local_http_server
+
+    page = (WILD / "mturk_requester_ui.html").read_bytes()
+
+    class Page(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.reply(page, "text/html; charset=utf-8")
+
+    with local_http_server(Page) as url:
+        wrapper = tmp_path / "external.xml"
+        wrapper.write_text('<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
+                           f'2006-07-14/ExternalQuestion.xsd"><ExternalURL>{url}/hit</ExternalURL>'
+                           "<FrameHeight>500</FrameHeight></ExternalQuestion>")
+        assert main(["new", "ext", "--from", str(wrapper), "--dir", str(tmp_path)]) == 0
+    header = (tmp_path / "config" / "ext_items.csv").read_text().splitlines()[0]
+    assert header == "item_id,review_text,product_url,product_name"
+    gone = wrapper.with_name("gone.xml")
+    gone.write_text(wrapper.read_text())
+    assert main(["new", "gone", "--from", str(gone), "--dir", str(tmp_path)]) == 2
+    assert "could not be fetched" in capsys.readouterr().err
+
+
+def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_path: Path) -> None:
+    import httpx
+
+    from flows.campaigns.campaign_plan import Run, plan_items
+    from flows.config import load_config
+    from flows.platforms import mturk_adapter as mturk
+    from flows.store import Store
+    from flows.taskserver.task_server import TaskSite
+    from flows.taskserver.task_server_thread import TaskServer
+
+    stem = imported(tmp_path, "script_json_answer.html")
+    config = Path(f"{stem}.toml")
+    config.write_text(config.read_text() + '\n[target]\npage_origins = ["https://cdn.example.org"]\n')
+    cfg = load_config(config)
+    store = Store(tmp_path / "h.db")
+    plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")))
+    store.table("hits").insert({"hit_id": "H1", "campaign": cfg.name, "batch": 1, "hit_index": 0,
+                                "item_ids": json.dumps(["item-001"]), "status": "posted"}, pk="hit_id")
+    with TaskServer(TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32)) as server:
+        reply = httpx.get(f"{server.url}/task/{cfg.name}", params={"hitId": "H1", "assignmentId": "A1",
+                                                                   "workerId": "W1"})
+    assert reply.status_code == 200, reply.text[:200]
+    csp = reply.headers["content-security-policy"]
+    nonce = re.search(r"script-src 'nonce-([^']+)' https://cdn\.example\.org;", csp)
+    assert nonce and "style-src 'nonce-" in csp and "https://cdn.example.org" in csp.split("style-src")[1]
+    scripts = re.findall(r"<script\b([^>]*)>\s*var chosen", reply.text)
+    assert scripts and f'nonce="{nonce[1]}"' in scripts[0]  # the page's own inline script runs
