@@ -168,7 +168,7 @@ def test_an_external_question_wrapper_is_unwrapped_by_fetching_its_page(tmp_path
     page = (WILD / "mturk_requester_ui.html").read_bytes()
 
     class Page(QuietHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             self.reply(page, "text/html; charset=utf-8")
 
     with local_http_server(Page) as url:
