@@ -175,3 +175,21 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
             a.answer = answer_xml(fields)
             market.assignments[a.assignment_id] = a
     BrowserThread.shared().jobs.put(job)
+
+
+def resume_browsing(market: Marketplace) -> int:
+    """A reopened state file: pages a browser worker had taken but whose answer never came in (the
+    browser died with the old process) are worked again; the count resumed."""
+    from flows.sim.page_filling import fill_form, page_rules
+
+    pending = [a for a in market.assignments.values() if a.answer == "" and a.submit_time is not None
+               and a.hit_id in market.hits and wants_browser(market.hits[a.hit_id].question.html)]
+    for a in pending:
+        hit, worker = market.hits[a.hit_id], market.workers.get(a.worker_id)
+        if worker is None:
+            continue
+        intents = fill_form(worker, hit.page_fields(), page_rules(hit.question.html), a.accept_time,
+                            a.submit_time or a.accept_time, market.bank, random.Random(a.assignment_id),
+                            html=hit.question.html)
+        browse_later(market, hit, a, intents)
+    return len(pending)
