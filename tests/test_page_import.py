@@ -212,3 +212,31 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
     assert nonce and "style-src 'nonce-" in csp and "https://cdn.example.org" in csp.split("style-src")[1]
     scripts = re.findall(r"<script\b([^>]*)>\s*var chosen", reply.text)
     assert scripts and f'nonce="{nonce[1]}"' in scripts[0]  # the page's own inline script runs
+
+
+def test_dollar_placeholders_read_by_where_they_stand() -> None:
+    from flows.custom.foreign_syntax import dollar_to_jinja
+
+    out = dollar_to_jinja('<!-- ${old} --><img src="${photo}"><p>${caption} {{ not jinja }}</p>\n'
+                          '<script>var t = "${caption}"; var u = `${local}`;</script>')
+    assert out.columns == ["photo", "caption"]
+    assert '<img src="{{ item.photo | safe_url }}">' in out.text and "<p>{{ item.caption }} {{ '{{' }}" in out.text
+    assert 'var t = {{ item.caption | tojson }};' in out.text and "`${local}`" in out.text
+    assert [line for line, _ in out.notes] == [2] and "old" not in out.text
+    rendered = render_source(out.text, "t", {"item": {"photo": "javascript:x", "caption": 'a "b" </script>'}})
+    assert 'src="about:blank"' in rendered and "{{ not jinja }}" in rendered and "</script>\";" not in rendered
+
+
+def test_liquid_conditions_and_json_attributes_mean_what_they_meant() -> None:
+    import html
+
+    from flows.custom.foreign_syntax import liquid_to_jinja
+
+    source = ('{% unless task.input.hide %}<p>shown</p>{% endunless %}'
+              '<div data-labels="{{ task.input.labels | to_json | escape }}"></div>'
+              '{% if task.input.a == "x" %}A{% elsif task.input.b %}B{% else %}C{% endif %}')
+    out = liquid_to_jinja(source)
+    assert not out.problems and out.columns == ["hide", "labels", "a", "b"]
+    for row in ({"hide": "", "labels": 'say "hi"', "a": "x", "b": ""}, {"hide": "y", "labels": "[1]", "a": "", "b": "1"}):
+        ours = render_source(out.text, "t", {"item": row})
+        assert html.unescape(ours) == html.unescape(render_liquid(source, row))

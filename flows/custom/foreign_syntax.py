@@ -131,8 +131,10 @@ def liquid_parse_problem(source: str) -> tuple[int, str] | None:
 
 
 def render_liquid(source: str, item: dict[str, str]) -> str:
-    """The page as Ground Truth's Liquid would show ``item`` (the converter's own check, and tests')."""
-    return _liquid_environment().from_string(source).render(task={"input": item})
+    """The page as Ground Truth's Liquid would show ``item`` (tests compare the conversion with it).
+    An empty cell is a key the item does not have (nil, falsy in Liquid, where "" is truthy), as
+    hitflow's Jinja treats an empty column as false."""
+    return _liquid_environment().from_string(source).render(task={"input": {k: v for k, v in item.items() if v}})
 
 
 def liquid_to_jinja(source: str) -> Converted:
