@@ -237,6 +237,7 @@ def test_liquid_conditions_and_json_attributes_mean_what_they_meant() -> None:
               '{% if task.input.a == "x" %}A{% elsif task.input.b %}B{% else %}C{% endif %}')
     out = liquid_to_jinja(source)
     assert not out.problems and out.columns == ["hide", "labels", "a", "b"]
-    for row in ({"hide": "", "labels": 'say "hi"', "a": "x", "b": ""}, {"hide": "y", "labels": "[1]", "a": "", "b": "1"}):
+    rows = ({"hide": "", "labels": 'say "hi"', "a": "x", "b": ""}, {"hide": "y", "labels": "[1]", "a": "", "b": "1"})
+    for row in rows:
         ours = render_source(out.text, "t", {"item": row})
         assert html.unescape(ours) == html.unescape(render_liquid(source, row))
