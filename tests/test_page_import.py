@@ -248,3 +248,15 @@ def test_a_hitflow_jinja_page_is_taken_as_it_is(tmp_path: Path) -> None:
     assert main(["new", "again", "--from", str(starter), "--dir", str(tmp_path)]) == 0
     assert (tmp_path / "config" / "again.html.j2").read_text() == starter.read_text()
     assert (tmp_path / "config" / "again_items.csv").read_text().splitlines()[0] == "item_id,image_url,note"
+
+
+def test_the_pages_own_form_gives_way_and_its_onsubmit_check_moves_to_hitflows_form() -> None:
+    from flows.custom.page_import import restructure
+
+    body, notes = restructure('<form id="f" onsubmit="return ok(&quot;x&quot;)"><input name=a>'
+                              '<input type="hidden" name="assignmentId"><input type="submit"></form>'
+                              '<script>document.getElementById("f").elements["a"].value = 1;</script>')
+    assert "<form" not in body and "assignmentId" not in body and 'type="submit"' not in body
+    assert '<input name="a_{{ i }}">' in body and 'getElementById("hit-form").elements["a_{{ i }}"]' in body
+    assert 'return ok("x") }).call(this, event) === false) { event.preventDefault(); }' in body
+    assert any("own <form>" in n for n in notes)

@@ -26,13 +26,14 @@ from flows.platforms.mturk_forms import NS_EXTERNAL, NS_HTML
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
 FIELD_TAG = re.compile(r"<(input|textarea|select)\b[^>]*>", re.I)
-NAME_ATTR = re.compile(r"""(\bname\s*=\s*)(["'])(.*?)\2""", re.I | re.S)
+NAME_ATTR = re.compile(r"""(\bname\s*=\s*)(?:(["'])(?P<quoted>.*?)\2|(?P<bare>[^\s>"']+))""", re.I | re.S)
 FORM_OPEN = re.compile(r"<form\b([^>]*)>", re.I)
 FORM_CLOSE = re.compile(r"</form\s*>", re.I)
 SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button\b[^>]*\btype\s*=\s*[\"']?submit"
                     r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
 SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
+ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
 
 
@@ -139,19 +140,26 @@ def restructure(page: str) -> tuple[str, list[str]]:
     body = re.sub(r"<!DOCTYPE[^>]*>|</?html\b[^>]*>|<meta\b[^>]*>|<title\b[^>]*>.*?</title\s*>", "", body,
                   flags=re.S | re.I)
     form_ids = [re.search(r"\bid\s*=\s*[\"']([^\"']+)", f.group(1)) for f in FORM_OPEN.finditer(body)]
+    handlers = [html_text.unescape(m.group(2)) for m in ONSUBMIT.finditer(body)]
     if FORM_OPEN.search(body):
         notes.append("the page's own <form> and submit button were dropped: hitflow's page has the form "
                      "(its action and MTurk's session fields) and one Submit button")
-        if re.search(r"<form\b[^>]*\bonsubmit\s*=", body, re.I):
-            notes.append("the form's onsubmit attribute was dropped with it; run that code from "
-                         "document.getElementById('hit-form').addEventListener('submit', ...)")
-    body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body)))
+    body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
     body, names = rename_fields(body)
     body = retarget_scripts(body, names, [f.group(1) for f in form_ids if f])
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
                      "security policy blocks them; move them into a <script>")
     return body.strip() + "\n", notes
+
+
+def _submit_listener(code: str) -> str:
+    """The page's ``<form onsubmit="...">`` as a listener on hitflow's form: ``return false`` (or
+    ``return check()`` answering false) still stops the submit, as it did on the page's own form."""
+    body = code.replace("</", "<\\/")  # the handler's text cannot close the script it now sits in
+    return ("\n<script>\ndocument.getElementById(\"" + HITFLOW_FORM + "\").addEventListener(\"submit\", "
+            "function (event) {\n  if ((function (event) { " + body + " }).call(this, event) === false) "
+            "{ event.preventDefault(); }\n});\n</script>\n")
 
 
 def rename_fields(body: str) -> tuple[str, list[str]]:
@@ -161,12 +169,13 @@ def rename_fields(body: str) -> tuple[str, list[str]]:
 
     def one(tag: re.Match[str]) -> str:
         m = NAME_ATTR.search(tag.group(0))
-        if not m or "{{" in m.group(3):
+        name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
+        if not m or not name or "{{" in name:
             return tag.group(0)
-        if m.group(3) in MTURK_SESSION_FIELDS:
+        if name in MTURK_SESSION_FIELDS:
             return ""
-        names.append(m.group(3))
-        return tag.group(0)[:m.start()] + f'{m.group(1)}"{m.group(3)}_{{{{ i }}}}"' + tag.group(0)[m.end():]
+        names.append(name)
+        return tag.group(0)[:m.start()] + f'{m.group(1)}"{name}_{{{{ i }}}}"' + tag.group(0)[m.end():]
     return FIELD_TAG.sub(one, body), list(dict.fromkeys(names))
 
 
