@@ -185,7 +185,7 @@ def test_an_external_question_wrapper_is_unwrapped_by_fetching_its_page(tmp_path
     assert "could not be fetched" in capsys.readouterr().err
 
 
-def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_path: Path) -> None:
+def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_path: Path, capsys) -> None:
     import httpx
 
     from flows.campaigns.campaign_plan import Run, plan_items
@@ -197,6 +197,8 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
 
     stem = imported(tmp_path, "script_json_answer.html")
     config = Path(f"{stem}.toml")
+    assert main(["run", str(config), "--dry-run"]) == 0  # the hidden JSON answer is the page's field
+    assert "fields found: annotation" in capsys.readouterr().out
     config.write_text(config.read_text() + '\n[target]\npage_origins = ["https://cdn.example.org"]\n')
     cfg = load_config(config)
     store = Store(tmp_path / "h.db")

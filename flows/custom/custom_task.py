@@ -128,6 +128,10 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
              f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
     if not spec["fields"]:
         lines.append("PROBLEM: the page has no answer field; name inputs <name>_{{ i }} inside the item block")
+    workers = sim_workers(cfg.sim_workers, _source(cfg))
+    if workers == "browser":
+        lines.append("simulated workers: in a headless browser ([target] sim_workers = "
+                     f"{cfg.sim_workers!r}; the page's own script writes its answer)")
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]
