@@ -126,6 +126,12 @@ def test_what_cannot_be_converted_is_named_line_by_line_and_nothing_is_written(t
     broken.write_text("<p>ok</p>\n<p>{% if task.input.x %}open</p>\n")
     assert main(["new", "b", "--from", str(broken), "--dir", str(tmp_path)]) == 2
     assert "Liquid cannot parse the page" in capsys.readouterr().err
+    html = WILD / "mturk_requester_ui.html"
+    assert main(["new", "k", "--from", str(html), "--dir", str(tmp_path), "--answer-key", str(html)]) == 2
+    assert f"{html}:1: --answer-key goes with a QuestionForm" in capsys.readouterr().err
+    assert main(["new", "m", "--from", str(tmp_path / "missing.html"), "--dir", str(tmp_path)]) == 2
+    assert "cannot read the page" in capsys.readouterr().err
+    assert not (tmp_path / "config").exists()
 
 
 def test_inline_scripts_and_styles_get_the_pages_nonce_and_cdn_scripts_do_not() -> None:

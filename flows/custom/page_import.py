@@ -62,13 +62,20 @@ def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
         body, key, problems = question_form_page(content, answer_key)
         _raise(origin, problems, 0)
         return ImportedPage(body, [], _title(content) or "Questions", answer_key=key)
+    if answer_key:
+        _raise(origin, [(1, "--answer-key goes with a QuestionForm; this page is HTML: leave it out, or score "
+                            "answers with [qc] rules")], 0)
     converted = convert_placeholders(content)
     _raise(origin, converted.problems, offset)
     title = _title(content)
     body, notes = restructure(converted.text)
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
             [f"{origin}: note: {n}" for n in notes]
-    return ImportedPage(body, converted.columns, title, notes, scripted=scripts_write_fields(body))
+    scripted = scripts_write_fields(body)
+    if not FIELD_TAG.search(body) and not scripted:
+        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select); a page built of "
+                     "MTurk's crowd elements needs hitflow's crowd element reader")
+    return ImportedPage(body, converted.columns, title, notes, scripted=scripted)
 
 
 def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
