@@ -144,13 +144,16 @@ def test_inline_scripts_and_styles_get_the_pages_nonce_and_cdn_scripts_do_not() 
 
 @pytest.mark.browser
 @pytest.mark.skipif(not browser_available(), reason="needs /usr/bin/chromium and Playwright (make browser-deps)")
-def test_a_script_built_answer_page_is_worked_in_a_browser_within_its_own_rule(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+def test_a_script_built_answer_page_is_worked_in_a_browser_within_its_own_rule(tmp_path: Path, monkeypatch,
+                                                                             platform: str) -> None:
     """The page's script writes a JSON answer into a hidden field and refuses a submit without a
-    tag: simulated workers work it in Chromium, and every answer is one the script built."""
+    tag: simulated workers (MTurk's, and Prolific's on the task server) work it in Chromium, and
+    every answer is one the script built."""
     stem = imported(tmp_path, "script_json_answer.html")
     two_items(stem, ["sentence"])
     monkeypatch.chdir(tmp_path)
-    assert main(["run", f"config/{stem.name}.toml", "--no-prefect"]) == 0
+    assert main(["run", f"config/{stem.name}.toml", "--no-prefect", "--platform", platform]) == 0
     data = pd.read_csv(tmp_path / "runs" / stem.name / "dataset.csv", keep_default_na=False, dtype=str)
     assert set(data["field"]) == {"annotation"} and data["assignment_id"].nunique() >= 4
     for value in data["value"]:

@@ -193,3 +193,21 @@ def resume_browsing(market: Marketplace) -> int:
                             html=hit.question.html)
         browse_later(market, hit, a, intents)
     return len(pending)
+
+
+def posted_by_browser(html: str, intents: dict[str, str], seed: str) -> dict[str, str] | None:
+    """For a page opened over HTTP (task links, Prolific): what its form posts once a browser
+    worker worked it (the caller submits it), the page's clock fields as the simulator keeps them.
+    None if the page never submitted."""
+    done, out = threading.Event(), []
+
+    def job(browser: Any) -> None:
+        try:
+            out.append(work_page(browser, html, {}, {k: v for k, v in intents.items() if k not in TIMING},
+                                 random.Random(seed)))
+        finally:
+            done.set()
+    BrowserThread.shared().jobs.put(job)
+    if not done.wait(SETTLE_S) or not out or out[0] is None:
+        return None
+    return {**out[0], **{k: intents[k] for k in TIMING if k in intents}}
