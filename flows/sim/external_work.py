@@ -52,6 +52,8 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
               "turkSubmitTo": "https://www.mturk.com"}
     html = fetch_page(hit.question.url, params)
     with market.lock:
+        if a.assignment_id not in market.assignments:
+            return  # withdrawn while the page loaded (the HIT expired early or changed its type)
         worker = market.workers.get(a.worker_id)
         if not html or worker is None:
             if a.assignment_id in hit.assignment_ids:

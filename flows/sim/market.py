@@ -24,7 +24,7 @@ from flows.sim.journal import Journal
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError  # noqa: F401
 from flows.sim.page_filling import fill_form, page_rules, work_units
 from flows.sim.qual_requirements import comparator
-from flows.sim.question_form import question_form_answer
+from flows.sim.question_form import question_form_answer, question_form_fields
 
 
 class Marketplace:
@@ -60,6 +60,8 @@ class Marketplace:
         self.bonuses: list[dict[str, Any]] = []  # append-only
         self.tokens: Journal[str, tuple[str, float]] = Journal()
         self.test_attempts: Journal[tuple[str, str], dict[str, Any]] = Journal()
+        self.notifications: Journal[str, dict[str, Any]] = Journal()  # HIT type id: its specification
+        self.sent_notifications: list[dict[str, Any]] = []  # what would have gone to e-mail, SQS or SNS
         self.changed_workers: set[str] = set()
         # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
         # every assignment would make each call slower as the marketplace grows.
@@ -137,7 +139,7 @@ class Marketplace:
         """``meets`` for one set of requirements, prepared once: a HIT is checked against the
         whole crowd (1,600 workers at full scale), so the per-worker part is only lookups."""
         tests = [r["QualificationTypeId"] for r in requirements
-                 if "_scored_test" in (self.qual_types.get(r["QualificationTypeId"]) or {})]
+                 if (self.qual_types.get(r["QualificationTypeId"]) or {}).get("Test")]
         checks = [(r["QualificationTypeId"], comparator(r)) for r in requirements]
 
         def check(worker: crowd.Worker) -> bool:
@@ -147,14 +149,17 @@ class Marketplace:
         return check
 
     def take_test_if_wanted(self, worker: crowd.Worker, type_id: str) -> None:
-        """A worker who wants a HIT gated by a scored test takes it (again after RetryDelay)."""
+        """A worker who wants a HIT gated by a test takes it (again after RetryDelay): a scored
+        test grants its score; a test without an AnswerKey is a request the requester decides."""
         qual = self.qual_types.get(type_id)
-        if not qual or "_scored_test" not in qual or qual["QualificationTypeStatus"] != "Active":
+        if not qual or not qual.get("Test") or qual["QualificationTypeStatus"] != "Active":
             return
         last = self.test_attempts.get((type_id, worker.worker_id))
         retry = qual.get("RetryDelayInSeconds")
         if last is not None and (retry is None or self.now - last["time"] < int(retry)):
             return
+        if "_scored_test" not in qual:
+            return self.request_qualification(worker, qual)
         # Keyed by the test's name, not its id: ids differ between simulator instances.
         rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:{last['time'] if last else 0}")
         _, score = qual_tests.take(worker, qual["_scored_test"], rng)
@@ -162,6 +167,18 @@ class Marketplace:
         self.worker_quals[(type_id, worker.worker_id)] = {
             "QualificationTypeId": type_id, "WorkerId": worker.worker_id, "GrantTime": self.now,
             "IntegerValue": score, "Status": "Granted"}
+
+    def request_qualification(self, worker: crowd.Worker, qual: dict[str, Any]) -> None:
+        """The worker fills the test form and waits for Accept/RejectQualificationRequest."""
+        type_id = qual["QualificationTypeId"]
+        fields = question_form_fields(qual["Test"])
+        rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:request")
+        values = fill_form(worker, fields, page_rules(""), self.now, self.now, self.bank, rng, page_key=type_id)
+        request_id = self.new_id()
+        self.qual_requests[request_id] = {
+            "QualificationRequestId": request_id, "QualificationTypeId": type_id, "WorkerId": worker.worker_id,
+            "Test": qual["Test"], "Answer": question_form_answer(values, fields), "SubmitTime": self.now}
+        self.test_attempts[(type_id, worker.worker_id)] = qual_tests.attempt_record(self.now, 0)
 
     def replay_recruitment(self) -> None:
         """A reopened state file: the crowd grows again as it did, HIT by HIT, at each HIT's

@@ -103,6 +103,10 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
         raise bad("MaxAssignments must be at least 1.")
     if not 30 <= int(p["LifetimeInSeconds"]) <= 31536000:
         raise bad("LifetimeInSeconds must be between 30 and 31536000.")
+    for unsimulated in ("AssignmentReviewPolicy", "HITReviewPolicy", "HITLayoutId"):
+        if p.get(unsimulated):  # refused, not ignored: a requester relying on one would be misled
+            raise bad(f"{unsimulated} is not supported by the simulator: send the Question itself and review "
+                      "assignments with ApproveAssignment/RejectAssignment.")
     token = p.get("UniqueRequestToken")
     if token is not None:
         if not 1 <= len(token) <= 64:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
+from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS

@@ -1,0 +1,119 @@
+"""Every MTurk operation botocore's model lists, served by the simulator and checked against the
+model's output shapes (tests/mturk_shapes.py): valid inputs, error inputs and paginators."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from flows.sim.mturk_api import OPERATIONS
+from tests.mturk_shapes import mturk_model, reply_problems
+from tests.mturk_walk import mismatches, plan, prepare
+
+REFUSED = {"GetFileUploadURL"}  # simulated workers upload no files: only MTurk's error comes back
+
+
+def boto3_params(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: datetime.fromtimestamp(v["$epoch"], UTC) if isinstance(v, dict) and "$epoch" in v else v
+            for k, v in params.items()}
+
+
+def run_boto3(client: Any, calls: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[tuple[str, int, Any]]]:
+    """Each call's result, and every raw reply (operation, HTTP status, JSON body) as it came."""
+    raw: list[tuple[str, int, Any]] = []
+
+    def keep(operation_model: Any, response_dict: dict[str, Any], **_: Any) -> None:
+        raw.append((operation_model.name, response_dict["status_code"], json.loads(response_dict["body"] or b"{}")))
+    client.meta.events.register("before-parse.mturk.*", keep)
+    results = []
+    for c in calls:
+        method = getattr(client, _snake(c["op"]))
+        try:
+            if c.get("paginate"):
+                pages = client.get_paginator(_snake(c["op"])).paginate(**c["params"], PaginationConfig={"PageSize": 2})
+                results.append({"ok": True, "reply": [item for p in pages for item in p[c["paginate"]]]})
+            else:
+                results.append({"ok": True, "reply": method(**boto3_params(c["params"]))})
+        except client.exceptions.ClientError as exc:
+            results.append({"ok": False, "code": exc.response.get("TurkErrorCode"), "reply": exc.response})
+    return results, raw
+
+
+def _snake(op: str) -> str:
+    from botocore import xform_name
+    return xform_name(op)
+
+
+def truth_from(client: Any) -> Any:
+    def everything(op: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        from tests.mturk_walk import PAGINATED
+        return getattr(client, _snake(op))(**params, MaxResults=100)[PAGINATED[op]]
+    return everything
+
+
+def test_every_modelled_operation_is_served_and_walked() -> None:
+    model_ops = set(mturk_model().operation_names)
+    assert model_ops <= set(OPERATIONS), f"not served: {sorted(model_ops - set(OPERATIONS))}"
+    calls = plan({"h": "H", "q": "Q", "q_gone": "G", "t": "T", "a": list("ABCDE"), "w": list("VWXYZ"), "a_one": "O",
+                  "h_one": "K", "h_asked": "S", "r": list("RST"), "now": 1_800_000_000})
+    succeeds = {c["op"] for c in calls if c["error"] is None}
+    fails = {c["op"] for c in calls if c["error"] is not None}
+    assert succeeds == model_ops - REFUSED, sorted(model_ops - REFUSED - succeeds)
+    inputs = {op for op in model_ops if mturk_model().operation_model(op).input_shape.members}
+    assert fails == inputs - {"GetAccountBalance"}, sorted(inputs - fails)
+
+
+def test_every_reply_matches_the_model(sim, client) -> None:
+    calls = plan(prepare(client, sim))
+    results, raw = run_boto3(client, calls)
+    assert mismatches(calls, results, truth_from(client)) == []
+    problems = [p for op, status, body in raw for p in reply_problems(op, status, body)]
+    assert problems == []
+    assert {op for op, _, _ in raw} == set(mturk_model().operation_names)
+    sent = sim.market.sent_notifications
+    assert len(sent) == 1 and sent[0]["Transport"] == "SQS"
+    assert json.loads(sent[0]["Message"])["Events"][0]["EventType"] == "Ping"
+
+
+def _planted(field: str, value: Any) -> Any:
+    original = OPERATIONS["GetHIT"]
+
+    def wrong(m: Any, p: dict[str, Any]) -> dict[str, Any]:
+        reply = original(m, p)
+        return {"HIT": {**reply["HIT"], field: value}}
+    return wrong
+
+
+@pytest.mark.parametrize(("field", "value", "named"), [
+    ("HITStatus", "Open", "'Open' is not one of HITStatus's values"),
+    ("NumberOfAssignmentsPending", "3", "expected an integer"),
+    ("Expiration", "2026-11-24T00:00:00Z", "expected a number"),
+    ("HITId", "3lower-case", "does not match EntityId's pattern"),
+    ("Workers", [], "not a member of HIT"),
+    ("RequesterAnnotation", None, "null where the model has a string"),
+    ("QualificationRequirements", [{"Comparator": "Exists"}], "QualificationTypeId: required member missing"),
+])
+def test_the_check_catches_a_planted_wrong_field(sim, client, monkeypatch, field: str, value: Any,
+                                                 named: str) -> None:
+    type_id = client.create_hit_type(Title="t", Description="d", Reward="0.10",
+                                     AssignmentDurationInSeconds=600)["HITTypeId"]
+    from flows.platforms.mturk_forms import html_question
+    hit_id = client.create_hit_with_hit_type(HITTypeId=type_id, MaxAssignments=1, LifetimeInSeconds=600,
+                                             Question=html_question("<form></form>"))["HIT"]["HITId"]
+    _, clean_raw = run_boto3(client, [{"op": "GetHIT", "params": {"HITId": hit_id}, "error": None}])
+    assert reply_problems(*clean_raw[0]) == []  # the same reply without the plant passes
+    monkeypatch.setitem(OPERATIONS, "GetHIT", _planted(field, value))
+    _, raw = run_boto3(client, [{"op": "GetHIT", "params": {"HITId": hit_id}, "error": None}])
+    problems = reply_problems(*raw[0])
+    assert len(problems) == 1 and named in problems[0], problems
+
+
+def test_an_error_reply_outside_the_model_is_caught() -> None:
+    assert reply_problems("GetHIT", 400, {"__type": "RequestError", "Message": "x",
+                                          "TurkErrorCode": "AWS.MechanicalTurk.HITDoesNotExist"}) == []
+    assert "not one of" in reply_problems("GetHIT", 400, {"__type": "UnknownOperationException"})[0]
+    assert "without a TurkErrorCode" in reply_problems("GetHIT", 400, {"__type": "RequestError", "Message": "x"})[0]
+    assert "Deleted: not a member of DeleteHITResponse" in reply_problems("DeleteHIT", 200, {"Deleted": True})[0]
