@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from botocore import xform_name
+
 from flows.platforms.mturk_forms import NS_FORM, html_question
 from tests.conftest import advance
 
@@ -245,3 +247,14 @@ def mismatches(calls: list[dict[str, Any]], results: list[dict[str, Any]], truth
             if item_ids(r["reply"]) != want_ids or len(want_ids) < 1:
                 problems.append(f"{where}: paged items {item_ids(r['reply'])} != one page's {want_ids}")
     return problems
+
+
+def snake(op: str) -> str:
+    return str(xform_name(op))
+
+
+def truth_from(client: Any) -> Any:
+    """Every item of a listing in one page (MaxResults 100), read with boto3."""
+    def everything(op: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return list(getattr(client, snake(op))(**params, MaxResults=100)[PAGINATED[op]])
+    return everything

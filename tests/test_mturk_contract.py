@@ -11,7 +11,7 @@ import pytest
 
 from flows.sim.mturk_api import OPERATIONS
 from tests.mturk_shapes import mturk_model, reply_problems
-from tests.mturk_walk import mismatches, plan, prepare
+from tests.mturk_walk import mismatches, plan, prepare, snake, truth_from
 
 REFUSED = {"GetFileUploadURL"}  # simulated workers upload no files: only MTurk's error comes back
 
@@ -30,28 +30,16 @@ def run_boto3(client: Any, calls: list[dict[str, Any]]) -> tuple[list[dict[str, 
     client.meta.events.register("before-parse.mturk.*", keep)
     results = []
     for c in calls:
-        method = getattr(client, _snake(c["op"]))
+        method = getattr(client, snake(c["op"]))
         try:
             if c.get("paginate"):
-                pages = client.get_paginator(_snake(c["op"])).paginate(**c["params"], PaginationConfig={"PageSize": 2})
+                pages = client.get_paginator(snake(c["op"])).paginate(**c["params"], PaginationConfig={"PageSize": 2})
                 results.append({"ok": True, "reply": [item for p in pages for item in p[c["paginate"]]]})
             else:
                 results.append({"ok": True, "reply": method(**boto3_params(c["params"]))})
         except client.exceptions.ClientError as exc:
             results.append({"ok": False, "code": exc.response.get("TurkErrorCode"), "reply": exc.response})
     return results, raw
-
-
-def _snake(op: str) -> str:
-    from botocore import xform_name
-    return xform_name(op)
-
-
-def truth_from(client: Any) -> Any:
-    def everything(op: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        from tests.mturk_walk import PAGINATED
-        return getattr(client, _snake(op))(**params, MaxResults=100)[PAGINATED[op]]
-    return everything
 
 
 def test_every_modelled_operation_is_served_and_walked() -> None:
