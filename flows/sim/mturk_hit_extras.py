@@ -50,12 +50,14 @@ def update_hit_type_of_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _choose_again(m: Marketplace, hit: Hit) -> None:
-    waiting = [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]
-    for aid in waiting:
+    """Open slots (those nobody took, and those of workers yet to accept) go to workers who meet
+    the new requirements: a HIT nobody qualified for finds workers once its type lets them in."""
+    for aid in [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]:
         hit.assignment_ids.remove(aid)
         del m.assignments[aid]
-    if waiting:
-        m.schedule(hit, len(waiting))
+    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids)
+    if open_slots > 0 and m.now < hit.fields["Expiration"]:
+        m.schedule(hit, open_slots)
 
 
 @op("ListReviewPolicyResultsForHIT")

@@ -1,0 +1,77 @@
+"""What the operations added to the simulator do, beyond the shape of their replies: a HIT's type
+changed, qualification requests filed by workers, notification settings kept across a restart."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+
+from flows.platforms.mturk_forms import html_question
+from flows.sim.server import SimServer
+from tests.conftest import advance
+from tests.mturk_walk import PAGE, SQS, TEST_FORM, TYPE
+
+
+def _qual(client, name: str, **extra) -> str:
+    return client.create_qualification_type(Name=name, Description=name, QualificationTypeStatus="Active",
+                                            **extra)["QualificationType"]["QualificationTypeId"]
+
+
+def _post(client, type_id: str, n: int) -> str:
+    return client.create_hit_with_hit_type(HITTypeId=type_id, MaxAssignments=n, LifetimeInSeconds=3 * 86400,
+                                           Question=html_question(PAGE))["HIT"]["HITId"]
+
+
+def _workers(client, hit_id: str) -> set[str]:
+    return {a["WorkerId"] for a in client.list_assignments_for_hit(HITId=hit_id, MaxResults=100)["Assignments"]}
+
+
+def test_a_new_hit_type_lets_workers_in_or_keeps_them_out(sim, client) -> None:
+    nobody = _qual(client, "nobody-has-it")
+    closed = client.create_hit_type(**{**TYPE, "QualificationRequirements": [
+        {"QualificationTypeId": nobody, "Comparator": "Exists"}]})["HITTypeId"]
+    opened = client.create_hit_type(**TYPE)["HITTypeId"]
+    gated, free = _post(client, closed, 6), _post(client, opened, 6)
+    client.update_hit_type_of_hit(HITId=gated, HITTypeId=opened)  # nobody could take it: now anyone can
+    client.update_hit_type_of_hit(HITId=free, HITTypeId=closed)  # chosen workers had not started yet
+    advance(sim, 12 * 3600)
+    assert len(_workers(client, gated)) == 6
+    assert _workers(client, free) == set()
+    hit = client.get_hit(HITId=free)["HIT"]
+    assert hit["HITTypeId"] == closed and hit["QualificationRequirements"][0]["QualificationTypeId"] == nobody
+
+
+def test_workers_file_requests_for_a_test_without_answer_key(sim, client) -> None:
+    asked = _qual(client, "asked", Test=TEST_FORM, TestDurationInSeconds=600)
+    gated = client.create_hit_type(**{**TYPE, "QualificationRequirements": [
+        {"QualificationTypeId": asked, "Comparator": "Exists"}]})["HITTypeId"]
+    hit_id = _post(client, gated, 3)
+    requests = client.list_qualification_requests(QualificationTypeId=asked, MaxResults=100)["QualificationRequests"]
+    assert len(requests) >= 3 and all("<FreeText>" in r["Answer"] and r["Test"] == TEST_FORM for r in requests)
+    chosen = [r["WorkerId"] for r in requests[:3]]
+    for r in requests[:3]:
+        client.accept_qualification_request(QualificationRequestId=r["QualificationRequestId"], IntegerValue=7)
+    client.reject_qualification_request(QualificationRequestId=requests[3]["QualificationRequestId"], Reason="no")
+    granted = client.list_workers_with_qualification_type(QualificationTypeId=asked, MaxResults=100)
+    assert sorted(q["WorkerId"] for q in granted["Qualifications"]) == sorted(chosen)
+    client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=3)
+    advance(sim, 12 * 3600)
+    assert _workers(client, hit_id) <= set(chosen) and _workers(client, hit_id)  # only the accepted ones work
+    again = client.list_qualification_requests(QualificationTypeId=asked, MaxResults=100)["QualificationRequests"]
+    assert requests[3]["WorkerId"] not in {r["WorkerId"] for r in again}  # no RetryDelay: asked once only
+
+
+def test_notification_settings_outlive_a_restart(tmp_path) -> None:
+    def client_for(server: SimServer):
+        return boto3.client("mturk", endpoint_url=server.url, region_name="us-east-1",
+                            aws_access_key_id="dummy", aws_secret_access_key="dummy")
+    state = tmp_path / "sim.sqlite"
+    with SimServer(seed=3, state=state) as server:
+        client = client_for(server)
+        type_id = client.create_hit_type(**TYPE)["HITTypeId"]
+        with pytest.raises(client.exceptions.RequestError, match="no notification specification"):
+            client.update_notification_settings(HITTypeId=type_id, Active=False)
+        client.update_notification_settings(HITTypeId=type_id, Notification=SQS)
+    with SimServer(seed=3, state=state) as server:
+        client_for(server).update_notification_settings(HITTypeId=type_id, Active=False)  # the spec is still there
+        assert server.market.notifications[type_id] == {**SQS, "Active": False}
