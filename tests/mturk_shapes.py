@@ -16,6 +16,10 @@ import botocore.session
 from botocore.model import ServiceModel, Shape
 
 ERROR_MEMBERS = {"__type"}  # the JSON 1.1 protocol's error name, beside the error shape's members
+# AWS's service-wide throttling error, which MTurk answers though its model lists only RequestError
+# and ServiceFault: "ThrottlingException ... when calling the CreateHITWithHITType operation: Rate
+# exceeded" (allenai/amti pull request 12, 2019). Its members are AWS's lower-case "message".
+THROTTLING = {"__type": "ThrottlingException", "message": "Rate exceeded"}
 
 
 @cache
@@ -30,6 +34,8 @@ def reply_problems(operation: str, status: int, body: Any) -> list[str]:
         shape = model.operation_model(operation).output_shape
         return shape_problems(shape, body, operation) if shape is not None else (
             [] if body == {} else [f"{operation}: no output is modelled, got {body!r}"])
+    if body == THROTTLING and status == 400:
+        return []
     if not isinstance(body, dict) or body.get("__type") not in {e.name for e in model.error_shapes}:
         return [f"{operation}: error reply is not one of {[e.name for e in model.error_shapes]}: {body!r}"]
     error_shape = model.shape_for(body["__type"])

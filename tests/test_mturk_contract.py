@@ -4,10 +4,13 @@ model's output shapes (tests/mturk_shapes.py): valid inputs, error inputs and pa
 from __future__ import annotations
 
 import json
+import urllib.request
 from datetime import UTC, datetime
 from typing import Any
 
+import boto3
 import pytest
+from botocore.config import Config
 
 from flows.sim.mturk_api import OPERATIONS
 from tests.mturk_shapes import mturk_model, reply_problems
@@ -105,3 +108,15 @@ def test_an_error_reply_outside_the_model_is_caught() -> None:
     assert "not one of" in reply_problems("GetHIT", 400, {"__type": "UnknownOperationException"})[0]
     assert "without a TurkErrorCode" in reply_problems("GetHIT", 400, {"__type": "RequestError", "Message": "x"})[0]
     assert "Deleted: not a member of DeleteHITResponse" in reply_problems("DeleteHIT", 200, {"Deleted": True})[0]
+
+
+def test_throttling_and_faults_come_back_in_shapes_clients_know(sim) -> None:
+    """A throttled call and a 5xx fault, as the simulator answers them on demand."""
+    slow = boto3.client("mturk", endpoint_url=sim.url, region_name="us-east-1", aws_access_key_id="dummy",
+                        aws_secret_access_key="dummy", config=Config(retries={"total_max_attempts": 1}))
+    for faults, status in (({"throttle_rate": 1.0}, 400), ({"throttle_rate": 0.0, "fault_rate": 1.0}, 500)):
+        urllib.request.urlopen(urllib.request.Request(f"{sim.url}/_sim/faults", data=json.dumps(faults).encode(),
+                                                      method="POST")).read()
+        results, raw = run_boto3(slow, [{"op": "GetAccountBalance", "params": {}, "error": None}])
+        assert not results[0]["ok"] and raw[0][1] == status
+        assert reply_problems(*raw[0]) == []
