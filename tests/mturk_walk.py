@@ -197,7 +197,7 @@ def _error_calls(ids: dict[str, Any]) -> list[dict[str, Any]]:
         call("UpdateNotificationSettings", {"HITTypeId": t, "Notification": {**SQS, "Destination": "me@example.org"}},
              invalid),
         call("UpdateNotificationSettings", {"HITTypeId": NOBODY, "Active": True}, no_type),
-        call("SendTestEventNotification", {"Notification": {**SQS, "Version": "2014-08-15"}, "TestEventType": "Ping"},
+        call("SendTestEventNotification", {"Notification": {**SQS, "Version": "2020-01-01"}, "TestEventType": "Ping"},
              invalid),
         call("ListReviewPolicyResultsForHIT", {"HITId": NOBODY}, no_hit),
         call("GetFileUploadURL", {"AssignmentId": a[0], "QuestionIdentifier": "photo"}, invalid),

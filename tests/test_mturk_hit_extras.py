@@ -3,6 +3,9 @@ changed, qualification requests filed by workers, notification settings kept acr
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
+
 import boto3
 import pytest
 
@@ -75,3 +78,31 @@ def test_notification_settings_outlive_a_restart(tmp_path) -> None:
     with SimServer(seed=3, state=state) as server:
         client_for(server).update_notification_settings(HITTypeId=type_id, Active=False)  # the spec is still there
         assert server.market.notifications[type_id] == {**SQS, "Active": False}
+
+
+def test_a_listened_hit_type_gets_its_events_in_order(sim, client) -> None:
+    listened = client.create_hit_type(**TYPE)["HITTypeId"]
+    quiet = client.create_hit_type(**{**TYPE, "Title": "quiet"})["HITTypeId"]
+    wanted = ["HITCreated", "AssignmentAccepted", "AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected",
+              "HITExtended", "HITExpired", "HITDisposed"]
+    client.update_notification_settings(HITTypeId=listened, Notification={**SQS, "EventTypes": wanted})
+    client.update_notification_settings(HITTypeId=quiet, Notification=SQS, Active=False)
+    hit_id, _ = _post(client, listened, 2), _post(client, quiet, 2)
+    advance(sim, 12 * 3600)
+    first, second = sorted(client.list_assignments_for_hit(HITId=hit_id)["Assignments"], key=lambda a: a["AcceptTime"])
+    client.approve_assignment(AssignmentId=first["AssignmentId"])
+    client.reject_assignment(AssignmentId=second["AssignmentId"], RequesterFeedback="blank")
+    client.update_expiration_for_hit(HITId=hit_id, ExpireAt=datetime.now(UTC) + timedelta(days=9))
+    client.update_expiration_for_hit(HITId=hit_id, ExpireAt=datetime(2020, 1, 1, tzinfo=UTC))
+    client.delete_hit(HITId=hit_id)
+    documents = [json.loads(sent["Message"]) for sent in sim.market.sent_notifications]
+    events = [d["Events"][0] for d in documents]
+    kinds = [e["EventType"] for e in events]  # the quiet type's HIT sent nothing
+    assert kinds[0] == "HITCreated" and sorted(kinds[1:5]) == ["AssignmentAccepted"] * 2 + ["AssignmentSubmitted"] * 2
+    assert kinds[5:] == ["AssignmentApproved", "AssignmentRejected", "HITExtended", "HITExpired", "HITDisposed"]
+    assert all(e["HITId"] == hit_id and e["HITTypeId"] == listened for e in events)
+    assert events[5]["AssignmentId"] == first["AssignmentId"] and events[6]["AssignmentId"] == second["AssignmentId"]
+    stamps = [e["EventTimestamp"] for e in events]
+    assert stamps == sorted(stamps) and all(s.endswith("Z") for s in stamps)
+    assert {d["EventDocVersion"] for d in documents} == {"2006-05-05"}
+    assert len({d["EventDocId"] for d in documents}) == len(documents)

@@ -18,7 +18,7 @@ from typing import Any
 
 from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.platforms.mturk_forms import answer_xml
-from flows.sim import crowd, qual_tests
+from flows.sim import crowd, mturk_events, qual_tests
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError  # noqa: F401
@@ -62,6 +62,7 @@ class Marketplace:
         self.test_attempts: Journal[tuple[str, str], dict[str, Any]] = Journal()
         self.notifications: Journal[str, dict[str, Any]] = Journal()  # HIT type id: its specification
         self.sent_notifications: list[dict[str, Any]] = []  # what would have gone to e-mail, SQS or SNS
+        self.watched_until: float | None = None  # events up to this virtual time have been notified
         self.changed_workers: set[str] = set()
         # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
         # every assignment would make each call slower as the marketplace grows.
@@ -85,8 +86,24 @@ class Marketplace:
     def advance(self, seconds: float) -> float:
         with self.lock:
             self._base += max(0.0, float(seconds))
-            self.auto_approve()
+            self.catch_up()
             return self.now
+
+    def catch_up(self) -> None:
+        """Bring the marketplace up to the clock (before every call): notify what workers and the
+        clock did since the last time, then pay what is past its auto-approval time."""
+        since, self.watched_until = self.watched_until, self.now
+        if since is not None and any(spec["Active"] for spec in self.notifications.values()):
+            for when, event_type, hit_id, aid in sorted(mturk_events.worker_events(self, since, self.now)):
+                self.notify(self.hits[hit_id], event_type, when, aid)
+        self.auto_approve()
+
+    def notify(self, hit: Hit, event_type: str, when: float, assignment_id: str | None = None) -> None:
+        """Send the event if the HIT's type has an active specification that lists it."""
+        spec = self.notifications.get(hit.fields["HITTypeId"]) if self.notifications else None
+        if spec and spec["Active"] and event_type in spec["EventTypes"]:
+            found = mturk_events.event(event_type, when, hit.fields, assignment_id)
+            self.sent_notifications.append(mturk_events.delivery(spec, [found], self.new_id()))
 
     def expect_auto_approval(self, a: Assignment) -> None:
         """Call when a submitted assignment gets its auto-approval time."""
@@ -114,6 +131,7 @@ class Marketplace:
                              f"Your account balance {self.balance} does not cover {cost}.")
         self.balance -= cost
         a.status, a.approval_time = "Approved", when
+        self.notify(self.hits[a.hit_id], "AssignmentApproved", when, a.assignment_id)
         worker = self.workers.get(a.worker_id)
         if worker:
             worker.hits_approved += 1

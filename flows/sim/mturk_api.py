@@ -139,6 +139,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
     if token is not None:
         m.tokens[token] = (hit_id, m.now)
     m.schedule(hit, max_assign)
+    m.notify(hit, "HITCreated", m.now)
     return {"HIT": m.hit_view(hit)}
 
 
@@ -187,7 +188,9 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
     need(p, "ExpireAt")
-    hit.fields["Expiration"] = max(m.now, float(p["ExpireAt"]))  # a time in the past expires it now
+    before, hit.fields["Expiration"] = hit.fields["Expiration"], max(m.now, float(p["ExpireAt"]))  # past: now
+    if hit.fields["Expiration"] != before:
+        m.notify(hit, "HITExpired" if hit.fields["Expiration"] <= m.now else "HITExtended", m.now)
     m.hits.touch(hit.fields["HITId"])
     for aid in list(hit.assignment_ids):  # workers who had not yet accepted never will
         if m.assignments[aid].accept_time > hit.fields["Expiration"]:
@@ -215,6 +218,7 @@ def delete_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
                          f"This HIT is currently in the state '{view['HITStatus']}' with "
                          f"{len(unreviewed)} unreviewed assignment(s); it cannot be deleted.")
     hit.disposed = True
+    m.notify(hit, "HITDisposed", m.now)
     return {}
 
 
@@ -227,6 +231,7 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit.fields["MaxAssignments"] = int(hit.fields["MaxAssignments"]) + extra
     m.hits.touch(hit.fields["HITId"])
     m.schedule(hit, extra)
+    m.notify(hit, "HITExtended", m.now)
     return {}
 
 
@@ -272,6 +277,7 @@ def reject(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         raise MTurkError("AWS.MechanicalTurk.InvalidAssignmentState",
                          f"This operation can be called with a status of: Submitted (assignment is {a.status}).")
     a.status, a.rejection_time, a.feedback = "Rejected", m.now, str(p["RequesterFeedback"])
+    m.notify(m.hits[a.hit_id], "AssignmentRejected", m.now, a.assignment_id)
     worker = m.workers.get(a.worker_id)
     if worker:
         done = max(1, round(worker.hits_approved * 100 / max(1, worker.percent_approved)))

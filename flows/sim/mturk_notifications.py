@@ -1,24 +1,23 @@
 """MTurk's notification operations on the simulator.
 
 A HIT type's notification specification is checked as MTurk documents it (Transport, the
-Destination's form for that transport, Version 2006-05-05, event types) and kept with the
-marketplace. The simulator reaches no e-mail, SQS or SNS: a test event is put in
-``Marketplace.sent_notifications`` (the message MTurk would send, in its 2014-08-15 event
-document form) for a test or a requester's script to read.
+Destination's form for that transport, Version, event types) and kept with the
+marketplace; the events themselves are sent by :mod:`flows.sim.mturk_events`.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from datetime import UTC, datetime
 from typing import Any
 
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.mturk_api import op
+from flows.sim.mturk_events import delivery, event
 from flows.sim.validation import bad, check_enum, need
 
-VERSION = "2006-05-05"  # "Valid value is 2006-05-05" (NotificationSpecification.Version)
+# NotificationSpecification.Version says "Valid value is 2006-05-05"; the notification receptor
+# articles pass 2014-08-15 (and it comes back as the message's EventDocVersion): both are taken.
+VERSIONS = ("2006-05-05", "2014-08-15")
 TRANSPORTS = {"Email", "SQS", "SNS"}
 EVENT_TYPES = {"AssignmentAccepted", "AssignmentAbandoned", "AssignmentReturned", "AssignmentSubmitted",
                "AssignmentRejected", "AssignmentApproved", "HITCreated", "HITExpired", "HITReviewable",
@@ -38,15 +37,15 @@ def check_specification(spec: Any, test: bool) -> dict[str, Any]:
         raise bad("Notification must be a NotificationSpecification structure.")
     need(spec, "Destination", "Transport", "Version", "EventTypes")
     check_enum(spec["Transport"], TRANSPORTS, "Transport")
-    if spec["Version"] != VERSION:
-        raise bad(f"Notification Version {spec['Version']!r} is not supported; the valid value is {VERSION}.")
+    if spec["Version"] not in VERSIONS:
+        raise bad(f"Notification Version {spec['Version']!r} is not supported; use {' or '.join(VERSIONS)}.")
     pattern, form = DESTINATIONS[spec["Transport"]]
     if not isinstance(spec["Destination"], str) or not pattern.fullmatch(spec["Destination"]):
         raise bad(f"Destination {spec['Destination']!r} is not {form} (Transport {spec['Transport']}).")
     if not isinstance(spec["EventTypes"], list) or not spec["EventTypes"]:
         raise bad("EventTypes must list at least one event type.")
-    for event in spec["EventTypes"]:
-        check_enum(event, EVENT_TYPES if test else EVENT_TYPES - {"Ping"}, "EventType")
+    for event_type in spec["EventTypes"]:
+        check_enum(event_type, EVENT_TYPES if test else EVENT_TYPES - {"Ping"}, "EventType")
     return {k: spec[k] for k in ("Destination", "Transport", "Version", "EventTypes")}
 
 
@@ -74,14 +73,5 @@ def send_test_event(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     need(p, "Notification", "TestEventType")
     spec = check_specification(p["Notification"], test=True)
     check_enum(p["TestEventType"], EVENT_TYPES, "TestEventType")
-    m.sent_notifications.append({"Transport": spec["Transport"], "Destination": spec["Destination"],
-                                 "Message": event_document(m, p["TestEventType"])})
+    m.sent_notifications.append(delivery(spec, [event(p["TestEventType"], m.now)], m.new_id()))
     return {}
-
-
-def event_document(m: Marketplace, event_type: str) -> str:
-    """A notification message as MTurk sends it to SQS and SNS (event document version 2014-08-15)."""
-    stamp = datetime.fromtimestamp(m.now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return json.dumps({"Events": [{"EventType": event_type, "EventTimestamp": stamp}],
-                       "EventDocId": m.new_id(), "SourceAccount": "000000000000", "CustomerId": "A" + m.new_id(13),
-                       "EventDocVersion": "2014-08-15"})

@@ -191,7 +191,7 @@ class _Handler(WorkerPages):
                 params = json.loads(body or b"{}")
                 if not isinstance(params, dict):
                     raise ValueError("the body must be a JSON object")
-                market.auto_approve()
+                market.catch_up()
                 result = handler(market, params)
             except MTurkError as err:
                 self._commit()  # e.g. auto-approvals made before the operation failed
