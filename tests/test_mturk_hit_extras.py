@@ -4,6 +4,7 @@ changed, qualification requests filed by workers, notification settings kept acr
 from __future__ import annotations
 
 import json
+import urllib.request
 from datetime import UTC, datetime, timedelta
 
 import boto3
@@ -95,7 +96,9 @@ def test_a_listened_hit_type_gets_its_events_in_order(sim, client) -> None:
     client.update_expiration_for_hit(HITId=hit_id, ExpireAt=datetime.now(UTC) + timedelta(days=9))
     client.update_expiration_for_hit(HITId=hit_id, ExpireAt=datetime(2020, 1, 1, tzinfo=UTC))
     client.delete_hit(HITId=hit_id)
-    documents = [json.loads(sent["Message"]) for sent in sim.market.sent_notifications]
+    outbox = json.loads(urllib.request.urlopen(f"{sim.url}/_sim/notifications").read())  # as a script reads it
+    assert {(sent["Transport"], sent["Destination"]) for sent in outbox} == {("SQS", SQS["Destination"])}
+    documents = [json.loads(sent["Message"]) for sent in outbox]
     events = [d["Events"][0] for d in documents]
     kinds = [e["EventType"] for e in events]  # the quiet type's HIT sent nothing
     assert kinds[0] == "HITCreated" and sorted(kinds[1:5]) == ["AssignmentAccepted"] * 2 + ["AssignmentSubmitted"] * 2

@@ -158,10 +158,11 @@ class _Handler(WorkerPages):
             panel = query.get("platform") == "prolific"
             with self.server.prolific.lock if panel else market.lock:
                 return self._json(200, self.server.prolific.panel_truth() if panel else market.ground_truth())
-        if url.path == "/_sim/clock":
-            return self._json(200, {"now": market.now})
-        if url.path == "/_sim/health":
-            return self._json(200, {"ok": True, "service": SERVICE_ID, "calls": market.calls})
+        views = {"/_sim/clock": lambda: {"now": market.now},
+                 "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls},
+                 "/_sim/notifications": lambda: list(market.sent_notifications)}  # MTurk events' outbox
+        if url.path in views:
+            return self._json(200, views[url.path]())
         if url.path == "/mturk/preview":
             return self._preview(query)
         if url.path == "/mturk/accept":
