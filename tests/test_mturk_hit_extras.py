@@ -84,8 +84,8 @@ def test_notification_settings_outlive_a_restart(tmp_path) -> None:
 def test_a_listened_hit_type_gets_its_events_in_order(sim, client) -> None:
     listened = client.create_hit_type(**TYPE)["HITTypeId"]
     quiet = client.create_hit_type(**{**TYPE, "Title": "quiet"})["HITTypeId"]
-    wanted = ["HITCreated", "AssignmentAccepted", "AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected",
-              "HITExtended", "HITExpired", "HITDisposed"]
+    wanted = ["HITCreated", "AssignmentAccepted", "AssignmentSubmitted", "HITReviewable", "AssignmentApproved",
+              "AssignmentRejected", "HITExtended", "HITExpired", "HITDisposed"]
     client.update_notification_settings(HITTypeId=listened, Notification={**SQS, "EventTypes": wanted})
     client.update_notification_settings(HITTypeId=quiet, Notification=SQS, Active=False)
     hit_id, _ = _post(client, listened, 2), _post(client, quiet, 2)
@@ -102,10 +102,26 @@ def test_a_listened_hit_type_gets_its_events_in_order(sim, client) -> None:
     events = [d["Events"][0] for d in documents]
     kinds = [e["EventType"] for e in events]  # the quiet type's HIT sent nothing
     assert kinds[0] == "HITCreated" and sorted(kinds[1:5]) == ["AssignmentAccepted"] * 2 + ["AssignmentSubmitted"] * 2
-    assert kinds[5:] == ["AssignmentApproved", "AssignmentRejected", "HITExtended", "HITExpired", "HITDisposed"]
+    assert kinds[5:] == wanted[3:]  # reviewable when the second assignment was in, then the requester's acts
     assert all(e["HITId"] == hit_id and e["HITTypeId"] == listened for e in events)
-    assert events[5]["AssignmentId"] == first["AssignmentId"] and events[6]["AssignmentId"] == second["AssignmentId"]
+    assert events[6]["AssignmentId"] == first["AssignmentId"] and events[7]["AssignmentId"] == second["AssignmentId"]
+    assert events[5]["EventTimestamp"] == events[4]["EventTimestamp"]
     stamps = [e["EventTimestamp"] for e in events]
     assert stamps == sorted(stamps) and all(s.endswith("Z") for s in stamps)
     assert {d["EventDocVersion"] for d in documents} == {"2006-05-05"}
     assert len({d["EventDocId"] for d in documents}) == len(documents)
+
+
+def test_a_hit_nobody_took_is_reviewable_when_it_expires(sim, client) -> None:
+    nobody = _qual(client, "nobody-at-all")
+    closed = client.create_hit_type(**{**TYPE, "QualificationRequirements": [
+        {"QualificationTypeId": nobody, "Comparator": "Exists"}]})["HITTypeId"]
+    client.update_notification_settings(HITTypeId=closed, Notification={
+        **SQS, "EventTypes": ["HITExpired", "HITReviewable"]})
+    hit_id = _post(client, closed, 3)
+    advance(sim, 2 * 86400)
+    assert json.loads(urllib.request.urlopen(f"{sim.url}/_sim/notifications").read()) == []  # still open
+    advance(sim, 2 * 86400)  # past its 3-day lifetime
+    events = [json.loads(m["Message"])["Events"][0] for m in sim.market.sent_notifications]
+    assert [e["EventType"] for e in events] == ["HITExpired", "HITReviewable"]
+    assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Reviewable"

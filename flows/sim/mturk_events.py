@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flows.sim.market import Marketplace
+    from flows.sim.market import Hit, Marketplace
 
 CUSTOMER_ID = "A1SIMULATEDREQUESTER"  # the requester's customer id in every message
 
@@ -38,16 +38,30 @@ def delivery(spec: dict[str, Any], events: list[dict[str, Any]], doc_id: str) ->
 
 def worker_events(m: Marketplace, since: float, until: float) -> Iterator[tuple[float, str, str, str | None]]:
     """(time, event type, HIT id, assignment id) for what the clock brought about in (since, until]:
-    workers accepting and submitting, HITs expiring; only for HIT types someone listens to."""
+    workers accepting and submitting, HITs expiring and becoming reviewable; only for HIT types
+    someone listens to."""
     watched = {t for t, spec in m.notifications.items() if spec["Active"]}
     for hit_id, hit in m.hits.items():
         if hit.fields["HITTypeId"] not in watched or hit.disposed:
             continue
         if since < hit.fields["Expiration"] <= until:
             yield hit.fields["Expiration"], "HITExpired", hit_id, None
+        reviewable = _reviewable_at(m, hit)
+        if reviewable is not None and since < reviewable <= until:
+            yield reviewable, "HITReviewable", hit_id, None
         for aid in hit.assignment_ids:
             a = m.assignments[aid]
             if since < a.accept_time <= until:
                 yield a.accept_time, "AssignmentAccepted", hit_id, aid
             if a.submit_time is not None and since < a.submit_time <= until and a.answer:
                 yield a.submit_time, "AssignmentSubmitted", hit_id, aid
+
+
+def _reviewable_at(m: Marketplace, hit: Hit) -> float | None:
+    """When the HIT's status turns Reviewable: its last assignment is in, all slots taken; with slots
+    left, once it has expired and the work begun before then is in."""
+    taken = [m.assignments[aid] for aid in hit.assignment_ids]
+    submitted = [a.submit_time for a in taken if a.submit_time is not None and a.answer]
+    if len(taken) < int(hit.fields["MaxAssignments"]):
+        return max([hit.fields["Expiration"], *submitted]) if len(submitted) == len(taken) else None
+    return max(submitted) if submitted and len(submitted) == len(taken) else None
