@@ -4,15 +4,17 @@ changed, qualification requests filed by workers, notification settings kept acr
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
 
-from flows.platforms.mturk_forms import html_question
+from flows.platforms.mturk_forms import NS_EXTERNAL, html_question
 from flows.sim.server import SimServer
 from tests.conftest import advance
+from tests.local_http import QuietHandler, local_http_server
 from tests.mturk_walk import PAGE, SQS, TEST_FORM, TYPE
 
 
@@ -125,3 +127,30 @@ def test_a_hit_nobody_took_is_reviewable_when_it_expires(sim, client) -> None:
     events = [json.loads(m["Message"])["Events"][0] for m in sim.market.sent_notifications]
     assert [e["EventType"] for e in events] == ["HITExpired", "HITReviewable"]
     assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Reviewable"
+
+
+class _SlowPage(QuietHandler):
+    """An external task page that takes a second: its answers come in after the clock has passed."""
+
+    def do_GET(self) -> None:
+        time.sleep(1.0)
+        self.reply(b"<form><textarea name='caption_0' data-sim-fill='caption' data-item='1'></textarea></form>",
+                   "text/html; charset=utf-8")
+
+
+def test_an_external_answer_that_comes_in_late_is_notified_once(sim, client) -> None:
+    listened = client.create_hit_type(**TYPE)["HITTypeId"]
+    client.update_notification_settings(HITTypeId=listened, Notification={**SQS, "EventTypes": ["AssignmentSubmitted"]})
+    with local_http_server(_SlowPage) as site:
+        question = (f'<ExternalQuestion xmlns="{NS_EXTERNAL}"><ExternalURL>{site}/task</ExternalURL>'
+                    "<FrameHeight>600</FrameHeight></ExternalQuestion>")
+        hit_id = client.create_hit_with_hit_type(HITTypeId=listened, MaxAssignments=3, LifetimeInSeconds=86400,
+                                                 Question=question)["HIT"]["HITId"]
+        advance(sim, 86400)  # every worker has submitted by now, but no page has loaded yet
+        assert sim.market.sent_notifications == []
+        deadline = time.monotonic() + 30
+        while len(_workers(client, hit_id)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+    submitted = [a["AssignmentId"] for a in client.list_assignments_for_hit(HITId=hit_id)["Assignments"]]
+    notified = [json.loads(m["Message"])["Events"][0]["AssignmentId"] for m in sim.market.sent_notifications]
+    assert len(submitted) == 3 and sorted(notified) == sorted(submitted)
