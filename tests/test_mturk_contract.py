@@ -3,6 +3,7 @@ model's output shapes (tests/mturk_shapes.py): valid inputs, error inputs and pa
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.request
 from datetime import UTC, datetime
@@ -120,3 +121,27 @@ def test_throttling_and_faults_come_back_in_shapes_clients_know(sim) -> None:
         results, raw = run_boto3(slow, [{"op": "GetAccountBalance", "params": {}, "error": None}])
         assert not results[0]["ok"] and raw[0][1] == status
         assert reply_problems(*raw[0]) == []
+
+
+WRONG_VALUES = ["x", 7, True, [1], {"a": 1}, None, 1e308]
+
+
+def test_members_of_the_wrong_type_get_errors_in_the_models_shape(sim, client) -> None:
+    """Every member of every valid call of the walk replaced by values of other JSON types, sent as
+    raw JSON (boto3 would refuse them before sending): each reply, success or error, is in the
+    model's shape, and none is a dropped connection or a 5xx (the simulator used to store a Title
+    of 7 and echo it, and to drop the connection on a NextToken of 7)."""
+    calls = [c for c in plan(prepare(client, sim)) if c["error"] is None and not c.get("paginate")]
+    conn = http.client.HTTPConnection(sim.url.removeprefix("http://"), timeout=20)
+    problems, sent = [], 0
+    for c in calls:
+        base = {k: v["$epoch"] if isinstance(v, dict) and "$epoch" in v else v for k, v in c["params"].items()}
+        for member, value in ((m, v) for m in base for v in WRONG_VALUES):
+            conn.request("POST", "/", json.dumps({**base, member: value}),
+                         {"X-Amz-Target": f"MTurkRequesterServiceV20170117.{c['op']}"})
+            reply = conn.getresponse()
+            body, sent = json.loads(reply.read()), sent + 1
+            problems += [f"{member}={value!r}: {p}" for p in reply_problems(c["op"], reply.status, body)]
+            problems += [f"{c['op']} {member}={value!r}: HTTP {reply.status}"] if reply.status >= 500 else []
+    conn.close()
+    assert sent > 500 and problems == []

@@ -7,6 +7,7 @@ from typing import Any
 
 from flows.platforms.mturk_forms import QuestionError, parse_question
 from flows.sim.market import Assignment, Hit, Marketplace, MTurkError
+from flows.sim.mturk_input import check_input
 from flows.sim.validation import (
     ASSIGNMENT_STATUSES,
     bad,
@@ -28,8 +29,13 @@ NO_WORKER = "AWS.MechanicalTurk.WorkerDoesNotExist"
 
 
 def op(name: str) -> Callable[[Handler], Handler]:
+    """Register ``fn`` as the operation ``name``, its request checked against the model's input
+    shape first (handlers calling each other directly skip the check: their inputs are built)."""
     def wrap(fn: Handler) -> Handler:
-        OPERATIONS[name] = fn
+        def checked(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+            check_input(name, p)
+            return fn(m, p)
+        OPERATIONS[name] = checked
         return fn
     return wrap
 
@@ -188,6 +194,8 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
     need(p, "ExpireAt")
+    if float(p["ExpireAt"]) - m.now > 31536000:  # a HIT lives at most a year, as CreateHIT's lifetime
+        raise bad("ExpireAt must be within 31536000 seconds (one year) from now.")
     before, hit.fields["Expiration"] = hit.fields["Expiration"], max(m.now, float(p["ExpireAt"]))  # past: now
     if hit.fields["Expiration"] != before:
         m.notify(hit, "HITExpired" if hit.fields["Expiration"] <= m.now else "HITExtended", m.now)

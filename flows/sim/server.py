@@ -198,7 +198,7 @@ class _Handler(WorkerPages):
                 self._commit()  # e.g. auto-approvals made before the operation failed
                 return self._json(err.status, {"__type": err.kind, "Message": err.message,
                                                "TurkErrorCode": err.code}, "application/x-amz-json-1.1")
-            except (ValueError, TypeError, KeyError) as exc:
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a member of the wrong type
                 self._commit()
                 return self._json(400, {"__type": "RequestError", "Message": f"Invalid request: {exc}",
                                         "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},
