@@ -75,3 +75,13 @@ def run_js(endpoint: str, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"the JavaScript SDK run failed: {done.stderr[-2000:]}"
     return json.loads(done.stdout)
+
+
+def hit_creation_times(calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[float]:
+    """Every GetHIT reply's CreationTime as the client rendered it (the JS SDK: a Date, serialised
+    as ISO 8601; AWS CLI v1: the wire's epoch number, its default cli_timestamp_format), back in
+    epoch seconds: the simulator's timestamps must come out as the right time."""
+    stamps = [r["reply"]["HIT"]["CreationTime"] for c, r in zip(calls, results, strict=True)
+              if c["op"] == "GetHIT" and r["ok"]]
+    return [float(t) if isinstance(t, int | float) else datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
+            for t in stamps]

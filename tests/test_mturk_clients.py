@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from flows.sim.mturk_api import OPERATIONS
-from tests.mturk_clients import DUMMY_ENV, JS_PACKAGE, aws_interpreter, run_cli, run_js
+from tests.mturk_clients import DUMMY_ENV, JS_PACKAGE, aws_interpreter, hit_creation_times, run_cli, run_js
 from tests.mturk_walk import mismatches, plan, prepare, truth_from
 
 
@@ -34,6 +34,8 @@ def test_aws_cli_runs_every_served_operation(sim, client) -> None:
     assert {c["op"] for c in calls} == set(OPERATIONS)
     results = run_cli(python, sim.url, calls)
     assert mismatches(calls, results, truth_from(client)) == []
+    times = hit_creation_times(calls, results)
+    assert len(times) >= 4 and all(abs(t - sim.market.now) < 86400 for t in times)
 
 
 def test_the_aws_command_itself_pages_with_its_own_tokens(sim, client) -> None:
@@ -61,5 +63,7 @@ def test_javascript_sdk_runs_every_served_operation(sim, client) -> None:
     assert {c["op"] for c in calls} == set(OPERATIONS)
     results = run_js(sim.url, calls)
     assert mismatches(calls, results, truth_from(client)) == []
+    times = hit_creation_times(calls, results)
+    assert len(times) >= 4 and all(abs(t - sim.market.now) < 86400 for t in times)
     errors = [r for r in results if not r["ok"]]
     assert errors and {r["name"] for r in errors} == {"RequestError"}  # MTurk's modelled exception class
