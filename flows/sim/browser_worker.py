@@ -165,6 +165,8 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
     def job(browser: Any) -> None:
         fields = work_page(browser, hit.question.html, params, visible, random.Random(seed))
         with market.lock:
+            if a.assignment_id not in market.assignments:
+                return  # withdrawn while the page was worked (the HIT expired early or changed its type)
             if fields is None:
                 if a.assignment_id in hit.assignment_ids:
                     hit.assignment_ids.remove(a.assignment_id)  # given up: the slot is open again
@@ -174,6 +176,8 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
             fields.update({k: intents[k] for k in TIMING if k in intents})  # the virtual clock's times
             a.answer = answer_xml(fields)
             market.assignments[a.assignment_id] = a
+            if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:
+                market.notify(hit, "AssignmentSubmitted", a.submit_time or a.accept_time, a.assignment_id)
     BrowserThread.shared().jobs.put(job)
 
 

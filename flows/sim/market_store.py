@@ -85,6 +85,7 @@ KINDS: dict[str, tuple[str, bool, Callable[[Any], Any], Callable[[Any], Any]]] =
     "block": ("blocks", False, _same, _same),
     "token": ("tokens", False, list, tuple),
     "test_attempt": ("test_attempts", True, _same, _same),
+    "notification": ("notifications", False, _same, _same),
 }
 
 
