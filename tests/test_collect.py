@@ -80,11 +80,12 @@ def test_a_poll_round_costs_what_came_in_not_what_is_open(sim, tmp_path: Path) -
     rounds.append((Counter(calls), run.store.table("assignments").count - before["stored"]))
     assert result["stored"] == 40 and not result["shortfall"]
     idle = [c for c, came in rounds if came == 0]
-    assert idle and all(sum(c.values()) <= 2 for c in idle)  # nothing came in: one listing (+ first-round check)
+    # nothing came in: one listing (+ first-round check); a mark of the round before may still land in it
+    assert idle and all(sum(c[op] for op in READS) <= 2 for c in idle)
     for c, came in rounds:
         assert c["GetHIT"] == 0 and c["ListAssignmentsForHIT"] <= came  # a HIT is listed only once it is full
-        assert c["UpdateHITReviewStatus"] == c["ListAssignmentsForHIT"]
     assert sum(c["ListAssignmentsForHIT"] for c, _ in rounds) == 8  # each HIT listed exactly once
+    assert sum(c["UpdateHITReviewStatus"] for c, _ in rounds) == 8  # and marked once, by the time collect returns
 
 
 def test_a_batch_that_gets_no_work_says_so_and_stops(sim, tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +16,10 @@ from flows.platforms.mturk_forms import answer_rows
 from flows.run_context import Run
 
 MAX_POLL_S = 6 * 3600
-FETCH_THREADS = 8  # listings and marks of the HITs that closed in one round, at once
+# Listings and marks of the HITs that closed in one round go out at once: each is a round trip
+# (~150 ms to MTurk), so, as for posting (batch_publish.POST_THREADS), 16 threads overlap twice
+# what 8 did; the client retries MTurk's ThrottlingException (flows/platforms/retry_policy.py).
+FETCH_THREADS = 16
 
 
 def _epoch(value: Any) -> float | None:
@@ -68,24 +71,31 @@ def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str,
     cfg = run.cfg
     per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
-    poll = ClosedHits(run, batch, {h["hit_id"]: h for h in hits})
+    with ThreadPoolExecutor(FETCH_THREADS) as pool:
+        poll = ClosedHits(run, batch, {h["hit_id"]: h for h in hits}, pool)
+        _poll_until_closed(run, batch, poll, len(hits) * per_hit)
+        for hit_id in list(poll.open):  # past the deadline: take what the still-open HITs have
+            poll.fetch(run, batch, hit_id, mark=False)
+        poll.marked()
+    return record_shortfall(run, batch, hits, per_hit, poll)
+
+
+def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) -> None:
+    cfg, total = run.cfg, len(poll.hits)
     interval, waited, deadline = float(cfg.poll_interval_s), 0.0, cfg.hit_lifetime_s + cfg.assignment_duration_s
     what = f"batch {batch}" if batch else "qualification test"
     while poll.open:
         new = poll.fetch_all(run, batch, poll.closed_now(run))
-        show_waiting(run, batch, f"{what}: {len(hits) - len(poll.open)}/{len(hits)} HITs complete, "
+        show_waiting(run, batch, f"{what}: {total - len(poll.open)}/{total} HITs complete, "
                                  f"{poll.stored} assignments in", (len(poll.open), poll.stored),
-                     (len(hits) - len(poll.open), len(hits)))
+                     (total - len(poll.open), total))
         if not poll.open or waited >= deadline or (detaches(run) and closes_now(
-                run, batch, _stored(run, batch), len(hits) * per_hit, len(poll.open))):
+                run, batch, _stored(run, batch), expected, len(poll.open))):
             break
         interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)
         run.wait(interval)
         waited += interval
     end_waiting(run, batch)
-    for hit_id in list(poll.open):  # past the deadline: take what the still-open HITs have
-        poll.fetch(run, batch, hit_id, mark=False)
-    return record_shortfall(run, batch, hits, per_hit, poll)
 
 
 def _stored(run: Run, batch: int) -> int:
@@ -95,19 +105,21 @@ def _stored(run: Run, batch: int) -> int:
 class ClosedHits:
     """Which of a batch's HITs the platform reports closed, and what was listed for each."""
 
-    def __init__(self, run: Run, batch: int, hits: dict[str, dict[str, Any]]):
-        self.open, self.hits = dict(hits), hits
+    def __init__(self, run: Run, batch: int, hits: dict[str, dict[str, Any]], pool: ThreadPoolExecutor):
+        self.open, self.hits, self.pool = dict(hits), hits, pool
         self.listed: dict[str, int] = {}  # submissions the platform listed per HIT
         self.type_id = _hit_type_id(run, batch)
         self.statuses = ["Reviewable", "Reviewing"]  # Reviewing: marked by an earlier, interrupted run
         self.reviewable_api = bool(self.type_id)
         self.stored = 0
+        self.marks: list[Future[None]] = []
 
     def closed_now(self, run: Run) -> list[str]:
         if self.reviewable_api:
             try:
-                found = [h for status in self.statuses for h in mturk.reviewable_hits(run.client, self.type_id,
-                                                                                       status)]
+                listings = [self.pool.submit(mturk.reviewable_hits, run.client, self.type_id, status)
+                            for status in self.statuses]  # the first round's two listings at once
+                found = [h for listing in listings for h in listing.result()]
                 self.statuses = ["Reviewable"]
                 return [hit_id for hit_id in found if hit_id in self.open]
             except PlatformError as exc:
@@ -118,18 +130,21 @@ class ClosedHits:
 
     def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
         """``fetch`` for many closed HITs: each listing and each mark is a network round trip, so
-        they go out on FETCH_THREADS threads; storing stays here, and a HIT is marked once stored."""
+        they go out on the pool's threads; storing stays here, and a HIT is marked once stored.
+        Marks are not waited for before the next round: a HIT listed again while its mark is on
+        the way is no longer open, so it is skipped (``marked`` waits for them at the end)."""
         new = 0
-        with ThreadPoolExecutor(FETCH_THREADS) as pool:
-            listings = {pool.submit(mturk.list_submissions, run.client, hit_id): hit_id for hit_id in hit_ids}
-            marks = []
-            for done in as_completed(listings):
-                new += self.store_listed(run, batch, listings[done], done.result())
-                if self.reviewable_api:
-                    marks.append(pool.submit(mturk.mark_reviewing, run.client, listings[done]))
-            for mark in marks:
-                mark.result()
+        listings = {self.pool.submit(mturk.list_submissions, run.client, hit_id): hit_id for hit_id in hit_ids}
+        for done in as_completed(listings):
+            new += self.store_listed(run, batch, listings[done], done.result())
+            if self.reviewable_api:
+                self.marks.append(self.pool.submit(mturk.mark_reviewing, run.client, listings[done]))
         return new
+
+    def marked(self) -> None:
+        """Wait for every mark sent; a failed one is raised (the HIT's answers are stored already)."""
+        for mark in self.marks:
+            mark.result()
 
     def fetch(self, run: Run, batch: int, hit_id: str, mark: bool = True) -> int:
         """List and store the HIT's submissions (after it was seen closed); the count of new ones."""

@@ -29,6 +29,9 @@ REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
 REVIEW_SENDERS = review_senders.MTURK_SENDERS
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
+# Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
+# since each waits a round trip; throttled calls are retried by the client (retry_policy.py).
+DECIDE_THREADS = batch_publish.POST_THREADS
 
 publish = batch_publish.publish_batch
 collect = batch_collect.collect_batch
@@ -59,7 +62,7 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
     ("approved", "already rejected"...) is stored on the decision and the assignment."""
     store = run.store
     calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
-    results = ledgered_all(store, run.cfg.name, batch, calls.values())
+    results = ledgered_all(store, run.cfg.name, batch, calls.values(), DECIDE_THREADS)
     outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), d["assignment_id"])
                 for d in decisions]
     with store.transaction():
