@@ -71,8 +71,11 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
     with tempfile.TemporaryDirectory() as tmp, sim_process(5, *faults) as url:
         target = mturk.Target("sim", url)
         client = mturk.make_client(target)
-        run = Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), client, target, lambda _m: None,
-                  lambda seconds: mturk.advance_sim_clock(target, seconds))
+
+        def wait(seconds: float) -> None:  # the simulator's clock moves on; nobody sleeps
+            mturk.advance_sim_clock(target, seconds)
+
+        run = Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), client, target, lambda _m: None, wait)
         yield run, Calls(client)
 
 

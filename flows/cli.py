@@ -8,10 +8,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli_run import batch_left_open, honest_ending, logged_run
 from flows.errors import HitflowError
+
+if TYPE_CHECKING:
+    from flows.prefect_api import PrefectApi
 
 
 def cmd_analyze(a: argparse.Namespace) -> int:
@@ -25,6 +29,13 @@ def cmd_analyze(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
+    from flows.prefect_api import prefect_api
+
+    with prefect_api(not (a.no_prefect or a.dry_run)) as api:  # first: its server starts while the rest imports
+        return _run(a, api)
+
+
+def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     from flows.campaigns.campaign_run import run_campaign
     from flows.campaigns.summary import show_summary
     from flows.config import load_config
@@ -56,6 +67,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         else:
             from flows.campaigns.campaign_flow import campaign_flow
 
+            assert api is not None
+            api.ready()
             result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and result.get("open"):
         return batch_left_open(a, str(result["open"]))

@@ -100,10 +100,13 @@ class PrefectApi:
 
 
 @contextmanager
-def prefect_api() -> Iterator[PrefectApi]:
-    """The run's Prefect API (see the module's docstring); a temporary server ends with the block,
-    and ``PREFECT_API_URL`` is as it was before."""
+def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
+    """The run's Prefect API (see the module's docstring; None if not ``wanted_now``); a temporary
+    server ends with the block, and ``PREFECT_API_URL`` is as it was before."""
     before = os.environ.get("PREFECT_API_URL")
+    if not wanted_now:
+        yield None
+        return
     if before:
         yield PrefectApi(before)
         return

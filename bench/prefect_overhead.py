@@ -1,0 +1,64 @@
+"""``make bench-prefect``: the demo campaign under Prefect and with ``--no-prefect``, alternately.
+
+Each run is ``hitflow run config/vizwiz_captions.toml`` in its own process (the command a person
+types, start-up included) with a fresh ledger and output folder; Prefect's home is one folder
+kept across runs, as a user's is, so its database is migrated once, before the first timed run.
+Runs alternate (Prefect, then not) so a change in the machine's load falls on both; each figure
+carries the 1-minute load average. Writes ``bench/results-prefect.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.scale import machine
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results-prefect.json"
+DEMO = ROOT / "config" / "vizwiz_captions.toml"
+
+
+def one_run(prefect: bool, home: Path) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [sys.executable, "-m", "flows.cli", "run", str(DEMO), "--db", f"{tmp}/h.db", "--out", f"{tmp}/out"]
+        env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+               "PREFECT_LOGGING_LEVEL": "WARNING"}
+        start = time.perf_counter()
+        done = subprocess.run(args + ([] if prefect else ["--no-prefect"]), cwd=ROOT, env=env,
+                              capture_output=True, text=True, check=False)
+        seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"hitflow run failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+    return {"seconds": round(seconds, 2), "load_avg_1m": round(os.getloadavg()[0], 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pairs", type=int, default=3)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        one_run(True, Path(home))  # Prefect's database is created and migrated once, untimed
+        runs: dict[str, list[dict[str, Any]]] = {"prefect": [], "no_prefect": []}
+        for _ in range(a.pairs):
+            for how in ("prefect", "no_prefect"):
+                runs[how].append(one_run(how == "prefect", Path(home)))
+                print(how, json.dumps(runs[how][-1]), flush=True)
+    medians = {how: statistics.median(r["seconds"] for r in rs) for how, rs in runs.items()}
+    out = {"runs": runs, "median_s": medians, "ratio": round(medians["prefect"] / medians["no_prefect"], 2),
+           "machine": machine()}
+    print(f"demo campaign: Prefect {medians['prefect']:.1f} s, --no-prefect {medians['no_prefect']:.1f} s "
+          f"(medians of {a.pairs}): {out['ratio']}x (target <= 1.5x)")
+    RESULTS.write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Which Prefect API a run uses (flows/prefect_api.py): a running one is reused, a temporary one is
+started at once and stopped after, a named one that does not answer is refused; and the paths
+that need no Prefect never import it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from flows.cli import main
+from flows.errors import ConfigError
+from flows.prefect_api import HITFLOW_API_ENV, healthy, prefect_api
+from tests.prefect_server import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "config" / "vizwiz_captions.toml"
+
+
+class _Health(BaseHTTPRequestHandler):
+    """What a running Prefect server answers on /api/health (nothing else is asked before the flow)."""
+
+    def do_GET(self) -> None:
+        body = b"true" if self.path == "/api/health" else b""
+        self.send_response(200 if body else 404)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def running_api() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/api"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def no_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.delenv(HITFLOW_API_ENV, raising=False)
+
+
+def test_a_running_server_named_by_hitflow_is_reused_and_nothing_is_started(no_api, running_api, monkeypatch) -> None:
+    monkeypatch.setenv(HITFLOW_API_ENV, running_api)
+    with prefect_api() as api:
+        assert api is not None and api.server is None  # no temporary server
+        assert os.environ["PREFECT_API_URL"] == running_api == api.ready()
+    assert "PREFECT_API_URL" not in os.environ  # as it was
+
+
+def test_prefects_own_setting_wins_and_is_left_as_it_is(no_api, running_api, monkeypatch) -> None:
+    monkeypatch.setenv("PREFECT_API_URL", running_api)
+    monkeypatch.setenv(HITFLOW_API_ENV, "http://127.0.0.1:9/api")  # would be refused if it were looked at
+    with prefect_api() as api:
+        assert api is not None and api.server is None and api.ready() == running_api
+    assert os.environ["PREFECT_API_URL"] == running_api
+
+
+def test_a_named_server_that_does_not_answer_is_one_line_and_exit_2(no_api, monkeypatch, capsys, tmp_path) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/api"
+    monkeypatch.setenv(HITFLOW_API_ENV, dead)
+    with pytest.raises(ConfigError, match="does not answer"), prefect_api():
+        pass
+    code = main(["run", str(CONFIG), "--db", str(tmp_path / "h.db"), "--out", str(tmp_path), "--limit", "5"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and dead in err and "prefect server start" in err
+    assert not (tmp_path / "h.db").exists()  # refused before anything was written
+
+
+@pytest.mark.prefect
+def test_the_temporary_server_starts_without_blocking_answers_and_is_stopped(no_api, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    with prefect_api() as api:
+        assert api is not None and api.server is not None
+        assert os.environ["PREFECT_API_URL"] == api.url  # set before Prefect is imported: it reads it then
+        url = api.ready()
+        assert healthy(url)
+        process = api.server.process
+    assert process.poll() is not None and not healthy(url)  # stopped with the block
+    assert "PREFECT_API_URL" not in os.environ
+
+
+def test_help_and_no_prefect_runs_never_import_prefect(tmp_path: Path) -> None:
+    script = ("import sys, contextlib, io\nfrom flows.cli import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+              "    main(['--help'])\n"
+              f"code = main(['run', {str(CONFIG)!r}, '--no-prefect', '--limit', '1',"
+              f" '--db', {str(tmp_path / 'h.db')!r}, '--out', {str(tmp_path)!r}])\n"
+              "print(code, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] == 'prefect'}))\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PREFECT_API_URL": ""})
+    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr[-500:]
