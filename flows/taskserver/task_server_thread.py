@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-
 from dataclasses import replace
 
 import uvicorn
@@ -20,9 +19,11 @@ from flows.taskserver.task_connections import (
 from flows.taskserver.task_log import bound_repeated_errors, flush_repeated_errors
 from flows.taskserver.task_server import TaskSite, make_app
 
+DEFAULT_LIMITS = ConnectionLimits()
+
 
 def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, trusted_proxies: tuple[str, ...] = (),
-                  limits: ConnectionLimits = ConnectionLimits()) -> uvicorn.Config:
+                  limits: ConnectionLimits = DEFAULT_LIMITS) -> uvicorn.Config:
     """uvicorn's settings for the task server. X-Forwarded-For/-Proto are honoured only from the
     given proxy addresses (none by default): from anyone else they are a participant's own
     claim, and would let one person pass for many addresses (docs/security.md, deploy/).
@@ -57,7 +58,7 @@ class TaskServer:
     """``url`` once started; ``with TaskServer(site) as server: ...`` stops it on exit."""
 
     def __init__(self, site: TaskSite, host: str = "127.0.0.1", port: int = 0,
-                 trusted_proxies: tuple[str, ...] = (), limits: ConnectionLimits = ConnectionLimits()):
+                 trusted_proxies: tuple[str, ...] = (), limits: ConnectionLimits = DEFAULT_LIMITS):
         self.site = site
         self.server = uvicorn.Server(server_config(site, host, port, trusted_proxies, limits))
         self.connections = connection_table(self.server.config)
