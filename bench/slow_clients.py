@@ -2,26 +2,29 @@
 
 The task server runs in its own process (so its log and memory are its own) at the open-file
 limit it is given: 1,024 first, the usual soft limit the issue 28 review attacked at, then this
-host's hard limit, as the deploy unit's ``LimitNOFILE`` gives it. This process then keeps 2,000
-slow connections going from 40 loopback addresses (127.0.0.0/8 is all local on Linux): half send
-a request head a line every 2 s and never finish it (slowloris), half send a whole head for a
-200 KB submit and trickle its body a byte every 2 s; each one reconnects half a second after the
-server drops it. Meanwhile ``/health`` is asked every half second on a new connection, and real
+host's hard limit, as the deploy unit's ``LimitNOFILE`` gives it. A second process (its own
+file limit raised to the hard limit) keeps 2,000 slow connections going from 40 loopback
+addresses (127.0.0.0/8 is all local on Linux): half send a request head a line every 2 s and
+never finish it (slowloris), half send a whole head for a 200 KB submit and trickle its body a
+byte every 2 s; each one reconnects half a second after the server drops it.
+Meanwhile this process asks ``/health`` every half second on a new connection, and 30
 participants open the task page and submit it, each from an address of its own.
 
 Printed per file limit: /health latency (p50, p99, max) and failures, submits landed / tried,
 bytes the server logged, its RSS before and at peak, and how the attack fared.
-``run(...)`` returns the same figures (bench/security.py reports them too).
+``run(...)`` returns the same figures (for bench/security.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +56,7 @@ def serve(folder: str, nofile: int) -> None:
 
     running = serve_campaign(Path(folder), places=500, limit=500)
     s = next(running)
+    gc.freeze()  # as `hitflow serve` does (flows/taskserver/task_server_thread.serve_forever)
     print(s["url"], s["cfg"].name, flush=True)
     sys.stdin.read()
     next(running, None)  # past the yield: the server stops
@@ -107,35 +111,47 @@ class Attack:
         return False
 
 
-async def probe_health(url: str, stop: asyncio.Event, latencies: list[float], failures: list[str]) -> None:
-    transport = httpx.AsyncHTTPTransport(local_address="127.0.3.250")  # an address the attack does not use
-    async with httpx.AsyncClient(transport=transport, limits=httpx.Limits(max_keepalive_connections=0)) as http:
-        while not stop.is_set():
+async def attack(url: str, campaign: str, size: int, seconds: float) -> dict[str, int]:
+    """The attacking process: ``size`` slow connections for ``seconds``, then its counts."""
+    host, port = url.removeprefix("http://").split(":")
+    crowd = Attack(host, int(port), campaign, size, addresses=40)
+    workers = [asyncio.create_task(crowd.one(n)) for n in range(size)]
+    await asyncio.sleep(seconds)
+    crowd.stop.set()
+    for worker in workers:
+        worker.cancel()
+    await asyncio.gather(*workers, return_exceptions=True)
+    return {"connections": size, "addresses": crowd.addresses, "opened": crowd.opened,
+            "peak_open_client_side": crowd.peak_open, "cut_off_by_server": crowd.dropped,
+            "connect_failures": crowd.failed}
+
+
+def probe_health(url: str, stop: threading.Event, latencies: list[float], failures: list[str]) -> None:
+    """/health every half second, each time on a new connection from an address the attack does not use."""
+    with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.3.250"), timeout=5,
+                      headers={"Connection": "close"}) as http:
+        while not stop.wait(0.5):
             start = time.perf_counter()
             try:
-                answer = await http.get(f"{url}/health", timeout=5)
-                if answer.status_code == 200:
-                    latencies.append(time.perf_counter() - start)
-                else:
-                    failures.append(str(answer.status_code))
+                answer = http.get(f"{url}/health")
+                (latencies.append(time.perf_counter() - start) if answer.status_code == 200
+                 else failures.append(str(answer.status_code)))
             except httpx.HTTPError as exc:
                 failures.append(type(exc).__name__)
-            await asyncio.sleep(0.5)
 
 
-async def participant(url: str, campaign: str, n: int) -> bool:
+def participant(url: str, campaign: str, n: int) -> bool:
     """One person from an address of their own: open the page, submit it; True when it landed."""
     from tests.test_task_server import answers_for
 
-    transport = httpx.AsyncHTTPTransport(local_address=f"127.0.4.{1 + n % 250}")
-    async with httpx.AsyncClient(transport=transport, base_url=url, timeout=20) as http:
+    with httpx.Client(transport=httpx.HTTPTransport(local_address=f"127.0.4.{1 + n % 250}"), base_url=url,
+                      timeout=20) as http:
         try:
-            page = await http.get(f"/task/{campaign}", params={"PROLIFIC_PID": f"person{n}", "STUDY_ID": STUDY,
-                                                                "SESSION_ID": f"bench{n}"})
+            page = http.get(f"/task/{campaign}", params={"PROLIFIC_PID": f"person{n}", "STUDY_ID": STUDY,
+                                                          "SESSION_ID": f"bench{n}"})
             if page.status_code != 200:
                 return False
-            done = await http.post(f"/task/{campaign}/submit", data=answers_for(page.text))
-            return done.status_code == 303
+            return http.post(f"/task/{campaign}/submit", data=answers_for(page.text)).status_code == 303
         except httpx.HTTPError:
             return False
 
@@ -145,37 +161,29 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def attack_and_measure(url: str, campaign: str, size: int, seconds: float, people: int,
-                             server_pid: int) -> dict[str, Any]:
-    host, port = url.removeprefix("http://").split(":")
-    attack = Attack(host, int(port), campaign, size, addresses=40)
-    workers = [asyncio.create_task(attack.one(n)) for n in range(size)]
-    await asyncio.sleep(5)  # let the attack ramp up before measuring
-    stop, latencies, failures = asyncio.Event(), [], []  # type: ignore[var-annotated]
-    probe = asyncio.create_task(probe_health(url, stop, latencies, failures))
+def measure(url: str, campaign: str, seconds: float, people: int, server_pid: int) -> dict[str, Any]:
+    """/health latency and participants' submits for ``seconds`` (the attack runs in its own process)."""
+    stop, latencies, failures = threading.Event(), [], []  # type: ignore[var-annotated]
+    probe = threading.Thread(target=probe_health, args=(url, stop, latencies, failures))
+    probe.start()
     landed, peak_rss, start = 0, rss_mb(server_pid), time.monotonic()
     for n in range(people):
-        landed += await participant(url, campaign, n)  # (a local: nothing else changes it meanwhile)
+        landed += participant(url, campaign, n)
         peak_rss = max(peak_rss, rss_mb(server_pid))
-        await asyncio.sleep(max(0.0, start + (n + 1) * seconds / people - time.monotonic()))
+        time.sleep(max(0.0, start + (n + 1) * seconds / people - time.monotonic()))
     stop.set()
-    attack.stop.set()
-    await probe
-    for worker in workers:
-        worker.cancel()
-    await asyncio.gather(*workers, return_exceptions=True)
+    probe.join()
     return {"health_p50_ms": round(percentile(latencies, 0.5) * 1000, 1),
             "health_p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
             "health_max_ms": round(max(latencies, default=float("nan")) * 1000, 1),
             "health_answered": len(latencies), "health_failed": len(failures),
-            "submits_landed": landed, "submits_tried": people, "server_peak_rss_mb": round(peak_rss, 1),
-            "attack": {"connections": size, "opened": attack.opened, "peak_open_client_side": attack.peak_open,
-                       "cut_off_by_server": attack.dropped, "connect_failures": attack.failed}}
+            "submits_landed": landed, "submits_tried": people, "server_peak_rss_mb": round(peak_rss, 1)}
 
 
 def run(connections: int = 2000, seconds: float = 30.0, server_nofile: int = 1024, people: int = 30) -> dict[str, Any]:
-    """Start a task server at ``server_nofile`` open files, attack it, and return the figures."""
-    raise_own_file_limit()
+    """Start a task server at ``server_nofile`` open files, attack it from another process with
+    ``connections`` slow connections, measure from this one, and return the figures."""
+    ramp = 8.0  # the attack's connections open before measuring starts
     with tempfile.TemporaryDirectory() as folder:
         log_path = Path(folder) / "server.log"
         with log_path.open("wb") as log:
@@ -186,7 +194,12 @@ def run(connections: int = 2000, seconds: float = 30.0, server_nofile: int = 102
                 assert server.stdout is not None and server.stdin is not None
                 url, campaign = server.stdout.readline().split()
                 rss_before, log_before = rss_mb(server.pid), log_path.stat().st_size
-                figures = asyncio.run(attack_and_measure(url, campaign, connections, seconds, people, server.pid))
+                attacker = subprocess.Popen([sys.executable, "-m", "bench.slow_clients", "--attack", url, campaign,
+                                             str(connections), str(ramp + seconds)], cwd=ROOT,
+                                            stdout=subprocess.PIPE, text=True)
+                time.sleep(ramp)
+                figures = measure(url, campaign, seconds, people, server.pid)
+                figures["attack"] = json.loads(attacker.communicate(timeout=120)[0])
                 server.stdin.close()
                 server.wait(timeout=60)
             finally:
@@ -206,5 +219,8 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
         serve(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1:2] == ["--attack"]:
+        raise_own_file_limit()
+        print(json.dumps(asyncio.run(attack(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])))))
     else:
         main()

@@ -92,6 +92,21 @@ def test_the_per_address_cap_refuses_one_address_while_others_are_served(server:
     assert health(connect(server, "127.0.0.2")).startswith(b"HTTP/1.1 200")  # a freed place is taken again
 
 
+def test_at_the_file_limit_cap_a_newcomer_pushes_out_the_crowds_oldest_slow_connection(tmp_path: Path) -> None:
+    limits = ConnectionLimits(per_address=64, max_open=4)
+    with TaskServer(TaskSite(tmp_path / "h.db", {}, secret=b"s" * 32), limits=limits) as running:
+        crowd = [connect(running, "127.0.0.2") for _ in range(4)]
+        for sock in crowd:
+            sock.sendall(b"GET /health HTTP/1.1\r\n")  # heads never finished
+        time.sleep(0.2)
+        assert health(connect(running, "127.0.0.3")).startswith(b"HTTP/1.1 200")
+        assert read_all(crowd[0]).startswith(b"HTTP/1.1 408")  # the oldest of the crowd made room
+        crowd.append(connect(running, "127.0.0.2"))  # the freed place (4 open again, all the crowd's)
+        time.sleep(0.1)
+        assert read_all(connect(running, "127.0.0.2")).startswith(b"HTTP/1.1 503")  # it cannot push itself out
+        assert running.connections.counts["pushed_out"] == 1 and running.connections.counts["refused_full"] == 1
+
+
 def test_an_ipv6_client_is_counted_by_its_64(tmp_path: Path) -> None:
     if not socket.has_ipv6:
         pytest.skip("no IPv6 on this host")

@@ -14,8 +14,8 @@ usually holds whole), and the server:
   after its head;
 - keeps the open connections below the file limit, with room for the ledger and for the
   connections ``accept()`` takes in one go (uvicorn's ``backlog``): at the cap, a new connection
-  pushes out the oldest one still sending its head, so a slow crowd can never lock out
-  ``/health`` or a participant whose request arrives at once.
+  pushes out the oldest one still sending its head from the address that holds the most, so a
+  slow crowd cannot lock out ``/health`` or a participant whose request arrives at once.
 Loopback and trusted proxies are not capped per address (a proxy carries everyone's connections).
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-BACKLOG = 256  # uvicorn's listen backlog; asyncio accepts up to this many connections per loop tick
+BACKLOG = 128  # uvicorn's listen backlog; asyncio accepts up to this many connections per loop tick
 FIXED_FILES = 256  # the ledger's SQLite files per worker thread, logs, the listening socket
 
 
@@ -71,41 +71,69 @@ def raise_file_limit() -> int:
 
 
 def open_file_budget(file_limit: int) -> int:
-    """How many client connections fit under the file limit, leaving room for a burst of accepts."""
-    return max(16, file_limit - BACKLOG - FIXED_FILES)
+    """How many client connections fit under the file limit, leaving room for the ledger and for
+    accepted sockets not yet counted or not yet closed: asyncio accepts up to BACKLOG per loop
+    tick, and a socket is counted a tick or two later (with 2 x 256 kept free, 1,024 files ran out)."""
+    return max(16, file_limit - 3 * BACKLOG - FIXED_FILES)
 
 
 @dataclass
 class ConnectionTable:
     """Open connections per address key, and those still awaiting their request head, oldest
-    first (a dict keeps insertion order). Touched only from the event loop's thread."""
+    first (dicts keep insertion order). Touched only from the event loop's thread."""
 
     limits: ConnectionLimits
     max_open: int
     by_key: Counter[str] = field(default_factory=Counter)
     awaiting_head: dict[Any, None] = field(default_factory=dict)
+    awaiting_by_key: dict[str, dict[Any, None]] = field(default_factory=dict)
     open: int = 0
     counts: Counter[str] = field(default_factory=Counter)  # refused, timed out, pushed out: for benches
 
     def admit(self, conn: GuardedH11Protocol, host: str) -> bool:
-        key = address_key(host)
-        if host not in self.limits.exempt and self.by_key[key] >= self.limits.per_address:
+        key, exempt = address_key(host), host in self.limits.exempt
+        if not exempt and self.by_key[key] >= self.limits.per_address:
             self.counts["refused_per_address"] += 1
             return False
         if self.open >= self.max_open:
-            if not self.awaiting_head:
+            victim = self.victim(key, exempt)
+            if victim is None:
                 self.counts["refused_full"] += 1
                 return False
-            oldest = next(iter(self.awaiting_head))
             self.counts["pushed_out"] += 1
-            oldest.close_slow(b"408 Request Timeout")
+            victim.close_slow(b"408 Request Timeout")
         conn.key = key
         self.by_key[key] += 1
         self.open += 1
         return True
 
-    def release(self, conn: GuardedH11Protocol) -> None:
+    def victim(self, key: str, exempt: bool) -> GuardedH11Protocol | None:
+        """At the cap: the oldest connection still sending its head from the address that holds
+        the most connections, if that is more than the newcomer's address holds (max-min fair:
+        a crowd of slow connections from a few addresses pushes out only its own, however far
+        the server lags). With very many addresses, simply the oldest."""
+        if len(self.awaiting_by_key) > 256:
+            return next(iter(self.awaiting_head), None)
+        heaviest = max(self.awaiting_by_key, key=self.by_key.__getitem__, default=None)
+        if heaviest is None or (not exempt and self.by_key[heaviest] <= self.by_key[key] + 1):
+            return None
+        return next(iter(self.awaiting_by_key[heaviest]))
+
+    def await_head(self, conn: GuardedH11Protocol) -> None:
+        if conn.key is not None:
+            self.awaiting_head[conn] = None
+            self.awaiting_by_key.setdefault(conn.key, {})[conn] = None
+
+    def head_arrived(self, conn: GuardedH11Protocol) -> None:
         self.awaiting_head.pop(conn, None)
+        waiting = self.awaiting_by_key.get(conn.key or "")
+        if waiting is not None:
+            waiting.pop(conn, None)
+            if not waiting:
+                del self.awaiting_by_key[conn.key or ""]
+
+    def release(self, conn: GuardedH11Protocol) -> None:
+        self.head_arrived(conn)
         if conn.key is not None:
             self.by_key[conn.key] -= 1
             if self.by_key[conn.key] <= 0:
@@ -143,7 +171,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def _await_head(self) -> None:
         self._set_deadline(self.table.limits.header_timeout_s, "header_timeouts")
-        self.table.awaiting_head[self] = None
+        self.table.await_head(self)
 
     def _set_deadline(self, seconds: float, reason: str) -> None:
         if self.deadline is not None:
@@ -157,7 +185,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def close_slow(self, status: bytes) -> None:
         """Close a connection that is too slow; a 408 when no request is in progress."""
-        self.table.awaiting_head.pop(self, None)
+        self.table.head_arrived(self)  # (it has not, but it no longer awaits one)
         if self.transport.is_closing():
             return
         if self.cycle is None or self.cycle.response_complete:
@@ -169,7 +197,7 @@ class GuardedH11Protocol(H11Protocol):
         super().data_received(data)
         cycle = self.cycle
         if cycle is not None and cycle is not before:  # a request head arrived
-            self.table.awaiting_head.pop(self, None)
+            self.table.head_arrived(self)
             self._set_deadline(self.table.limits.body_timeout_s, "body_timeouts")
         if cycle is not None and not cycle.more_body and self.deadline is not None \
                 and self not in self.table.awaiting_head:
