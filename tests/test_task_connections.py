@@ -61,11 +61,11 @@ def test_a_trickled_head_is_cut_off_after_the_header_timeout(server: TaskServer)
     sock = connect(server)
     sock.sendall(b"GET /health HTTP/1.1\r\nHost: tasks\r\n")
     start = time.monotonic()
-    for _ in range(40):  # a header line every 0.1 s restarts nothing: the server answers and closes
+    for _ in range(80):  # a header line every 0.1 s restarts nothing: the server answers and closes
         sock.sendall(b"X-Slow: 1\r\n")
         if select.select([sock], [], [], 0.1)[0]:
             break
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 4.0  # 0.5 s, with room for a loaded machine
     assert read_all(sock).startswith(b"HTTP/1.1 408")
     assert server.connections.counts["header_timeouts"] == 1
 
@@ -75,7 +75,7 @@ def test_a_trickled_body_is_cut_off_after_the_body_timeout(server: TaskServer) -
     sock.sendall(b"POST /task/x/submit HTTP/1.1\r\nHost: tasks\r\nContent-Length: 5000\r\n\r\nab")
     start = time.monotonic()
     assert read_all(sock) == b""  # closed without an answer: a request was in progress
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 4.0  # 0.5 s, with room for a loaded machine
     assert server.connections.counts["body_timeouts"] == 1
     assert health(connect(server)).startswith(b"HTTP/1.1 200")  # and the server goes on
 
