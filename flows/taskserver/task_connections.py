@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import random
 import resource
 from collections import Counter
 from dataclasses import dataclass, field
@@ -170,7 +171,8 @@ class GuardedH11Protocol(H11Protocol):
         self._await_head()
 
     def _await_head(self) -> None:
-        self._set_deadline(self.table.limits.header_timeout_s, "header_timeouts")
+        # between 3/4 and all of the timeout: a crowd that connected at once is not cut off at once
+        self._set_deadline(self.table.limits.header_timeout_s * random.uniform(0.75, 1.0), "header_timeouts")
         self.table.await_head(self)
 
     def _set_deadline(self, seconds: float, reason: str) -> None:
