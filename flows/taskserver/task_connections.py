@@ -31,7 +31,10 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-BACKLOG = 128  # uvicorn's listen backlog; asyncio accepts up to this many connections per loop tick
+# uvicorn's listen backlog: the kernel queues this many connections not yet accepted (a burst
+# beyond it waits for a SYN retransmit, a second), and asyncio accepts up to this many per loop
+# tick, each a file before it is counted. Small under a small file limit, larger when files abound.
+SMALL_BACKLOG, LARGE_BACKLOG = 128, 1024
 FIXED_FILES = 256  # the ledger's SQLite files per worker thread, logs, the listening socket
 
 
@@ -71,11 +74,15 @@ def raise_file_limit() -> int:
     return soft
 
 
+def backlog_for(file_limit: int) -> int:
+    return LARGE_BACKLOG if file_limit >= 16 * LARGE_BACKLOG else SMALL_BACKLOG
+
+
 def open_file_budget(file_limit: int) -> int:
     """How many client connections fit under the file limit, leaving room for the ledger and for
-    accepted sockets not yet counted or not yet closed: asyncio accepts up to BACKLOG per loop
+    accepted sockets not yet counted or not yet closed: asyncio accepts up to a backlog per loop
     tick, and a socket is counted a tick or two later (with 2 x 256 kept free, 1,024 files ran out)."""
-    return max(16, file_limit - 3 * BACKLOG - FIXED_FILES)
+    return max(16, file_limit - 3 * backlog_for(file_limit) - FIXED_FILES)
 
 
 @dataclass

@@ -10,9 +10,9 @@ from dataclasses import replace
 import uvicorn
 
 from flows.taskserver.task_connections import (
-    BACKLOG,
     ConnectionLimits,
     ConnectionTable,
+    backlog_for,
     guarded_protocol,
     open_file_budget,
     raise_file_limit,
@@ -33,11 +33,12 @@ def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, truste
     if trusted_proxies:
         site.limit_loopback = True  # behind a proxy on loopback the real client comes from the header
     limits = replace(limits, exempt=limits.exempt | frozenset(trusted_proxies))
-    table = ConnectionTable(limits, limits.max_open or open_file_budget(raise_file_limit()))
+    file_limit = raise_file_limit()
+    table = ConnectionTable(limits, limits.max_open or open_file_budget(file_limit))
     config = uvicorn.Config(make_app(site), host=host, port=port, log_level="warning", lifespan="off",
                             access_log=False, proxy_headers=bool(trusted_proxies),
                             forwarded_allow_ips=list(trusted_proxies) or None, server_header=False,
-                            http=guarded_protocol(table), backlog=BACKLOG)
+                            http=guarded_protocol(table), backlog=backlog_for(file_limit))
     bound_repeated_errors()  # after uvicorn's Config, which sets up its loggers
     return config
 
