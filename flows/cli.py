@@ -204,8 +204,14 @@ def cmd_qualify(a: argparse.Namespace) -> int:
 
 def cmd_new(a: argparse.Namespace) -> int:
     from flows.custom.scaffold import scaffold
+    from flows.custom.scaffold_import import scaffold_from
 
-    written = scaffold(a.name, Path(a.dir))
+    if a.page:
+        written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None)
+        for note in notes:
+            print(note, file=sys.stderr)
+    else:
+        written = scaffold(a.name, Path(a.dir))
     print("wrote " + ", ".join(str(p) for p in written))
     print(f"next: hitflow run {Path('config') / (a.name + '.toml')} --no-prefect   (from {a.dir}; outputs in "
           f"runs/{a.name}/)")

@@ -49,13 +49,15 @@ def origin_of(url: str) -> str | None:
 
 
 def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
-                            form_origins: Iterable[str] = ()) -> str:
-    """The page's own (nonced) scripts and styles, its images' hosts, posts to itself and the
-    given submit origins, framed only by itself and MTurk."""
+                            form_origins: Iterable[str] = (), page_origins: Iterable[str] = ()) -> str:
+    """The page's own (nonced) scripts and styles and those of ``page_origins`` (a custom page's
+    ``[target] page_origins``), its images' hosts, posts to itself and the given submit origins,
+    framed only by itself and MTurk."""
     images = " ".join(sorted(set(image_origins)))
     forms = " ".join(sorted(set(form_origins)))
+    extra = "".join(f" {o}" for o in sorted(set(page_origins)))
     return "; ".join([
-        "default-src 'none'", f"script-src 'nonce-{nonce}'", f"style-src 'nonce-{nonce}'",
+        "default-src 'none'", f"script-src 'nonce-{nonce}'{extra}", f"style-src 'nonce-{nonce}'{extra}",
         f"img-src 'self' data: {images}".rstrip(), f"form-action 'self' {forms}".rstrip(),
         f"frame-ancestors 'self' {' '.join(MTURK_FRAME_ORIGINS)}", "base-uri 'none'", "object-src 'none'"])
 
@@ -78,7 +80,7 @@ class SecurityHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 csp = content_security_policy(state["csp_nonce"], state.get("image_origins", ()),
-                                              state.get("form_origins", ()))
+                                              state.get("form_origins", ()), state.get("page_origins", ()))
                 headers = [(k, v) for k, v in message.get("headers", [])
                            if k.lower() not in (b"content-security-policy", b"x-content-type-options",
                                                 b"referrer-policy")]
