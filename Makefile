@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-slow-clients browser-deps clean
+.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,17 @@ bench-submit-rules: $(STAMP)
 # the simulator's state file vs in memory: per-call overhead and reopen time (N HITs x 5 assignments)
 bench-sim-state: $(STAMP)
 	$(BIN)/python -m bench.sim_state $(or $(HITS),2000)
+
+# Post, collect, QC and decide 300 HITs x 5 at 150 ms per call (simulator in its own process,
+# rate limit RATE/s, default 100) against a naive sequential boto3 loop; prints the ratio (target
+# >= 10x) and writes bench/results-latency.json (about 7 minutes: the naive loop is most of it)
+bench-latency: $(STAMP)
+	$(BIN)/python -m bench.latency --hits $(or $(HITS),300) --rate-limit $(or $(RATE),100)
+
+# The demo campaign under Prefect and with --no-prefect, alternately (PAIRS pairs, default 3);
+# prints the medians and their ratio (target <= 1.5x), writes bench/results-prefect.json
+bench-prefect: $(STAMP)
+	$(BIN)/python -m bench.prefect_overhead --pairs $(or $(PAIRS),3)
 
 # kill -9 x 50 over publish/collect/review/block/postprocess, then 30% throttling + 5% 5xx + lost
 # replies; prints the counts and writes bench/results-chaos.json (about 10 minutes)
