@@ -31,6 +31,7 @@ from typing import IO
 from flows.errors import ConfigError, HitflowError
 
 HITFLOW_API_ENV = "HITFLOW_PREFECT_API_URL"
+TEMPORARY_API_ENV = "HITFLOW_PREFECT_TEMPORARY_API"  # the temporary server's URL, which dies with the run
 # What Prefect's own temporary server gets (prefect.server.api.server.SubprocessASGIServer, 3.8).
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
 
@@ -115,10 +116,13 @@ def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
         raise ConfigError(f"{HITFLOW_API_ENV}={wanted} does not answer {wanted.rstrip('/')}/health: start it "
                           f"(`prefect server start`) or unset {HITFLOW_API_ENV} to use a temporary server")
     server = None if wanted else TemporaryServer()
+    if server is not None:
+        os.environ[TEMPORARY_API_ENV] = server.api_url
     try:
         yield PrefectApi(server.api_url if server else wanted, server)
     finally:
         os.environ.pop("PREFECT_API_URL", None)
+        os.environ.pop(TEMPORARY_API_ENV, None)
         if server is not None:
             server.stop()
 

@@ -10,6 +10,7 @@ The paused run's id is kept in the ledger, so another process can find and resum
 from __future__ import annotations
 
 import math
+import os
 import time
 from typing import Any
 from uuid import UUID
@@ -18,6 +19,7 @@ from prefect.input import RunInput
 from pydantic import Field
 
 from flows.campaigns.campaign_plan import Run
+from flows.prefect_api import TEMPORARY_API_ENV
 from flows.review.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
 from flows.store import Store
 
@@ -77,7 +79,8 @@ def record_pause(store: Store, pending: ReviewPending, run_id: str) -> str:
     from prefect.settings import PREFECT_API_URL
 
     key = f"{pending.campaign}:review-pause:{pending.batch}:{run_id}"
-    params = {"flow_run_id": run_id, "api_url": PREFECT_API_URL.value() or ""}
+    url = PREFECT_API_URL.value() or ""  # a temporary server (flows/prefect_api.py) ends with its run: not kept
+    params = {"flow_run_id": run_id, "api_url": "" if url == os.environ.get(TEMPORARY_API_ENV) else url}
     store.intend(pending.campaign, pending.batch, PAUSE_OPERATION, key, params)
     store.settle(key, "paused", params)
     return key
