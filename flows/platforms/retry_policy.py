@@ -27,10 +27,10 @@ Prolific has no idempotency keys: creating a study, a participant group or bonus
 them and asking for a return may act once only, as does any operation not listed here.
 
 Waits: full-jitter exponential (uniform between 0 and 10 ms x 2^(attempt-1), at most 5 s), ten
-attempts in all. It starts at 10 ms because botocore's own backoff starts near one second, which
-under steady 30% throttling multiplied a run's wall time (``make bench-chaos``); an endpoint that
-throttles for real still gets seconds by the tenth attempt. A ``Retry-After`` header (seconds or
-an HTTP date) replaces the jittered wait, capped at 60 s.
+attempts in all (twenty for a throttled call). It starts at 10 ms because botocore's own backoff
+starts near one second, which under steady 30% throttling multiplied a run's wall time
+(``make bench-chaos``); an endpoint that throttles for real still gets seconds by the tenth attempt.
+A ``Retry-After`` header (seconds or an HTTP date) replaces the jittered wait, capped at 60 s.
 
 MTurk retries inside botocore (a ``needs-retry`` hook, with botocore's own retries off), so every
 call on the client is covered, paginators and direct calls too; Prolific's retries run through
@@ -81,12 +81,19 @@ PROLIFIC_REPEATABLE_POSTS = tuple(re.compile(p) for p in (
 @dataclass(frozen=True)
 class RetryPolicy:
     attempts: int = 10
+    # A throttled call was refused unread, so it may wait longer: with 16 threads deciding against
+    # a 50 calls/s limit, about half the attempts were refused and one call in a thousand met ten
+    # refusals in a row, which stopped the batch's decisions (make bench-latency RATE=50).
+    throttled_attempts: int = 20
     first_wait_s: float = 0.01
     max_wait_s: float = 5.0
     retry_after_cap_s: float = 60.0
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.time  # for Retry-After given as an HTTP date
     rng: random.Random = field(default_factory=random.Random)
+
+    def attempts_for(self, failure: Failure) -> int:
+        return self.throttled_attempts if failure is Failure.THROTTLED else self.attempts
 
     def retries(self, failure: Failure, repeatable: bool) -> bool:
         if failure in (Failure.THROTTLED, Failure.NOT_SENT):
@@ -104,7 +111,8 @@ class RetryPolicy:
             classify: Callable[[BaseException], tuple[Failure, str | None]]) -> T:
         """``attempt()`` until it succeeds or the policy gives up; the last exception is raised."""
         retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(self.attempts), sleep=self.sleep, reraise=True,
+            stop=lambda state: state.attempt_number >= self.attempts_for(classify(_exception(state))[0]),
+            sleep=self.sleep, reraise=True,
             retry=tenacity.retry_if_exception(lambda exc: self.retries(classify(exc)[0], repeatable)),
             wait=lambda state: self.wait_s(state.attempt_number, classify(_exception(state))[1]))
         return retrying(attempt)
@@ -162,9 +170,11 @@ def botocore_hook(policy: RetryPolicy) -> Callable[..., float | None]:
     """A ``needs-retry`` handler for an MTurk client: seconds to wait before repeating, or None."""
     def needs_retry(attempts: int, response: Any = None, caught_exception: BaseException | None = None,
                     operation: Any = None, request_dict: dict[str, Any] | None = None, **_: Any) -> float | None:
-        if attempts >= policy.attempts or (response is not None and response[0].status_code < 400):
-            return None  # out of attempts, or a success
+        if response is not None and response[0].status_code < 400:
+            return None  # a success
         failure, retry_after = mturk_failure(response, caught_exception)
+        if attempts >= policy.attempts_for(failure):
+            return None  # out of attempts
         name = getattr(operation, "name", "")
         if not policy.retries(failure, mturk_repeatable(name, request_dict)):
             return None
