@@ -9,7 +9,12 @@ U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unse
 Each unknown token is replaced by its most probable candidate, keeping case and
 punctuation. Tokens are never changed when they contain a digit, are capitalised mid-sentence
 (brands such as Dell or Duracell), are all capitals (TV), or are words that at least
-``min_workers`` distinct workers used in the campaign. Corrections are cached per token.
+``min_workers`` distinct workers used in the campaign.
+
+Candidates come from a symmetric-delete index (postprocess/spell_index.py) over pyspellchecker's
+word frequencies: the same choices as pyspellchecker's own lookup, without generating every
+string within two edits per token. The index can be passed in (flows/ keeps one on disk); without
+it one is built in memory, once per process and language (seconds).
 """
 
 from __future__ import annotations
@@ -21,20 +26,22 @@ from functools import lru_cache
 import pandas as pd
 from spellchecker import SpellChecker
 
+from postprocess.spell_index import SpellIndex
+
 _TOKEN = re.compile(r"[^\W_][\w'’]*")  # Unicode-aware: "entrée" is one token
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
 CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
-# Edit distance 2 costs up to a second per long token; it is tried only for short tokens
-# that have no candidate at distance 1.
-SHORT_TOKEN = 6
-LONGEST_WORD = 30
+# Edit distance 2 is tried only for tokens of at most spell_index.SHORT_TOKEN letters that have no
+# candidate at distance 1 (as before the index, when it cost up to a second per long token).
+LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
 
 
-@lru_cache(maxsize=8)
-def _checker(language: str, distance: int) -> SpellChecker:
-    return SpellChecker(language=language, distance=distance)
+@lru_cache(maxsize=4)
+def default_index(language: str = "en") -> SpellIndex:
+    """The index over pyspellchecker's list for ``language``, built in memory."""
+    return SpellIndex.build(SpellChecker(language=language, distance=1).word_frequency.dictionary)
 
 
 def campaign_words(df: pd.DataFrame, min_workers: int) -> set[str]:
@@ -66,21 +73,25 @@ def _match_case(original: str, fixed: str) -> str:
     return fixed[0].upper() + fixed[1:] if original[0].isupper() else fixed
 
 
-def make_corrector(language: str = "en") -> Callable[[str], str | None]:
+def make_corrector(language: str = "en", index: SpellIndex | None = None) -> Callable[[str], str | None]:
     """Lower-case token -> its most probable correction, or None; cached per token."""
-    near, far = _checker(language, 1), _checker(language, 2)
+    words = index or default_index(language)
 
     @lru_cache(maxsize=100_000)
     def correct(lower: str) -> str | None:
-        # Candidates grow with the token's length times the alphabet; no real word is this long.
-        if len(lower) > LONGEST_WORD or not near.unknown([lower]):
-            return None
-        best = near.correction(lower)
-        if (best is None or best == lower) and len(lower) <= SHORT_TOKEN:
-            best = far.correction(lower)
-        return best if best and best != lower else None
+        return _corrections(words, [lower]).get(lower)
 
     return correct
+
+
+def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
+    return index.corrections(t for t in lowers if len(t) <= LONGEST_WORD)
+
+
+def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
+    """Every lower-cased token the captions could ask the corrector about, once."""
+    tokens = {tok.lower().replace("’", "'") for cap in captions for tok in _TOKEN.findall(cap)}
+    return [t for t in tokens if t not in keep]
 
 
 def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None]) -> tuple[str, list[str]]:
@@ -103,18 +114,21 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
     return "".join(out), edits
 
 
-def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en") -> pd.DataFrame:
+def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
+                     index: SpellIndex | None = None) -> pd.DataFrame:
+    """All captions' unknown words are looked up in one batch, then each caption is corrected."""
     keep = campaign_words(df, min_workers)
-    correct = make_corrector(language)
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
+    captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
+    words = index or default_index(language)
+    found = _corrections(words, _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep))
     fixed, edits = [], []
-    for typed, is_canned in zip(df["caption"].fillna("").astype(str), canned, strict=True):
-        caption = CONTROL_CHARS.sub(" ", typed)
+    for caption, is_canned in zip(captions, canned, strict=True):
         if is_canned:
             fixed.append(caption)
             edits.append("")
             continue
-        new, changes = correct_caption(caption, keep, correct)
+        new, changes = correct_caption(caption, keep, found.get)
         fixed.append(new)
         edits.append("; ".join(changes))
     out = df.copy()
