@@ -39,11 +39,16 @@ def dictionary_hash(frequencies: dict[str, int]) -> str:
 def spelling_index(language: str = "en", folder: Path | None = None) -> SpellIndex:
     """pyspellchecker's list for ``language`` as an index, from the cache when it has it."""
     frequencies = dict(SpellChecker(language=language, distance=1).word_frequency.dictionary)
-    path = (folder or cache_dir()) / "spelling" / f"{language}-{dictionary_hash(frequencies)}.npz"
+    return cached_index(frequencies, folder or cache_dir(), language)
+
+
+def cached_index(frequencies: dict[str, int], folder: Path, name: str) -> SpellIndex:
+    """The index of ``frequencies``: loaded from ``folder`` when built before, else built and saved."""
+    path = folder / "spelling" / f"{name}-{dictionary_hash(frequencies)}.npz"
     try:
         with np.load(path) as arrays:
             return SpellIndex.from_arrays({k: arrays[k] for k in arrays.files})
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         pass  # not built yet, or damaged: build it again
     index = SpellIndex.build(frequencies)
     try:

@@ -17,6 +17,7 @@ candidate that the exact check then drops.
 
 from __future__ import annotations
 
+import string
 import unicodedata
 import zlib
 from collections.abc import Iterable, Mapping
@@ -84,6 +85,19 @@ def damerau(a: str, b: str) -> int:
     return d[len(a) + 1][len(b) + 1]
 
 
+def _checked(token: str) -> bool:
+    """Whether pyspellchecker looks a token up at all: not a number, not one punctuation mark."""
+    if not token or (len(token) == 1 and token in string.punctuation):
+        return False
+    if token in ("nan", "inf", "infinity"):
+        return True
+    try:
+        float(token)
+    except ValueError:
+        return True
+    return False
+
+
 def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
@@ -133,7 +147,7 @@ class SpellIndex:
         """Unknown lower-case token -> its most probable correction: from the words one edit away,
         or, when there are none and the token has at most ``far_upto`` letters, two edits away.
         Tokens without a candidate are left out."""
-        unknown = sorted({t for t in tokens if t and t not in self.ids})
+        unknown = sorted({t for t in tokens if t not in self.ids and _checked(t)})
         found = self._nearest(unknown, 1)
         short = [t for t in unknown if t not in found and len(t) <= far_upto]
         found.update(self._nearest(short, 2))

@@ -95,22 +95,22 @@ def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
 
 
 def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None]) -> tuple[str, list[str]]:
-    out, edits, last = [], [], 0
+    """The caption with each correctable token replaced, and the edits. Sentence starts and
+    protections are looked at only for tokens that have a correction."""
+    out, edits, copied, previous_end = [], [], 0, 0
     for m in _TOKEN.finditer(text):
-        token = m.group(0)
-        fixed = None
-        opens = _starts_sentence(text[last:m.start()], first=last == 0)
-        if token.lower() not in keep and not _protected(token, opens):
-            fixed = correct(token.lower().replace("’", "'"))
-        out.append(text[last:m.start()])
-        if fixed:
-            new = _match_case(token, fixed)
-            out.append(new)
-            edits.append(f"{token}->{new}")
-        else:
-            out.append(token)
-        last = m.end()
-    out.append(text[last:])
+        token, start = m.group(0), m.start()
+        lower = token.lower()
+        fixed = None if lower in keep else correct(lower.replace("’", "'"))
+        opens = fixed is not None and _starts_sentence(text[previous_end:start], first=previous_end == 0)
+        previous_end = m.end()
+        if fixed is None or _protected(token, opens):
+            continue
+        new = _match_case(token, fixed)
+        out += [text[copied:start], new]
+        edits.append(f"{token}->{new}")
+        copied = m.end()
+    out.append(text[copied:])
     return "".join(out), edits
 
 
