@@ -66,7 +66,7 @@ def test_corrections_match_pyspellchecker_on_a_made_up_dictionary() -> None:
     frequencies["ébcd"] = 1  # an accented word: pyspellchecker prefers it for "ebcd", however rare
     near, far = _checker(frequencies, 1), _checker(frequencies, 2)
     index = SpellIndex.build(frequencies)
-    tokens = sorted({_typo(rng.choice(words), rng) for _ in range(400)} - set(frequencies) - {""}) + ["ebcd"]
+    tokens = [*sorted({_typo(rng.choice(words), rng) for _ in range(400)} - set(frequencies) - {""}), "ebcd"]
     found = index.corrections(tokens)
     expected = {t: _old(near, far, t) for t in tokens}
     assert {t: found.get(t) for t in tokens} == expected
