@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
+from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api, prolific_routes  # noqa: F401  (registers their ops)
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
@@ -94,7 +94,8 @@ class _Handler(WorkerPages):
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
-            body = json.loads(self._body() or b"{}") if method in ("POST", "PATCH") else {}
+            sent = method in ("POST", "PATCH") or (method == "DELETE" and "Content-Length" in self.headers)
+            body = json.loads(self._body() or b"{}") if sent else {}
         except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
         auth = self.headers.get("Authorization", "")
@@ -102,6 +103,8 @@ class _Handler(WorkerPages):
                                                 body if isinstance(body, dict) else {}, auth,
                                                 f"http://{self.headers.get('Host', '127.0.0.1')}")
         self._commit(prolific=True)
+        if payload is None:  # 204, or Prolific's 200 without a body
+            return self._send(status, b"", "application/json")
         self._json(status, payload)
 
     def do_POST(self) -> None:
@@ -144,6 +147,9 @@ class _Handler(WorkerPages):
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
         return payload
+
+    def do_DELETE(self) -> None:  # Prolific's deletes (a draft study, a group, group members)
+        self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
 
     def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details); nothing else is patched
         self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
