@@ -58,9 +58,14 @@ def check_study(body: dict[str, Any]) -> None:
 
 
 def legacy_codes(body: dict[str, Any]) -> dict[str, Any]:
-    """The older single ``completion_code`` (still in Prolific's CLI examples) as ``completion_codes``."""
+    """The older single ``completion_code`` (still in Prolific's CLI examples) as ``completion_codes``;
+    each code with the ``actor`` and ``actions`` Prolific's reply always carries."""
     if body.get("completion_codes") or not body.get("completion_code"):
-        return body
+        codes = body.get("completion_codes")
+        if not isinstance(codes, list):
+            return body
+        return {**body, "completion_codes": [{"actor": "participant", "actions": [], **c} if isinstance(c, dict) else c
+                                             for c in codes]}
     code = {"code": str(body["completion_code"]), "code_type": "COMPLETED", "actor": "participant",
             "actions": [{"action": "MANUALLY_REVIEW"}]}
     return {**{k: v for k, v in body.items() if k not in ("completion_code", "completion_option")},
