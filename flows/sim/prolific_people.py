@@ -132,6 +132,7 @@ class Participants:
                "_started": state.now, "_finish_at": state.now, "_code": ""}
         state.submissions[sub["id"]] = sub
         if self.screen_out_rate and self.extra_rng.random() < self.screen_out_rate:
+            self.open_page(study, person, sub)  # the study's own screener turns them away after they open it
             sub["status"], sub["completed_at"] = "SCREENED OUT", state.iso(state.now)
             return sub
         if self.reserve_rate and self.extra_rng.random() < self.reserve_rate:
@@ -158,11 +159,21 @@ class Participants:
         sub["_timed_out"] = seconds > max_s
         return sub
 
+    def open_page(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> None:
+        try:
+            self.http.get(self.page_url(study, person, sub))
+        except httpx.HTTPError:
+            pass
+
+    @staticmethod
+    def page_url(study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> str:
+        return (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", person["id"])
+                .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
+
     def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
                 seconds: float) -> str | None:
         """Open the page, fill it, submit it; the completion code from the redirect, or None."""
-        url = (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", person["id"])
-               .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
+        url = self.page_url(study, person, sub)
         study["_unreachable"] = False
         try:
             done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds)
