@@ -209,7 +209,8 @@ def test_places_increase_reopens_a_study_and_lists_filter_and_page_by_offset(wor
     assert refused.status_code == 400 and "error" in refused.json()
     assert api.patch(f"studies/{study}/", json={"total_available_places": 4}).json()["status"] == "ACTIVE"
     finish(world)
-    taken = [s for s in all_pages(api, f"studies/{study}/submissions/") if s["status"] in ("AWAITING REVIEW", "APPROVED")]
+    taken = [s for s in all_pages(api, f"studies/{study}/submissions/")
+             if s["status"] in ("AWAITING REVIEW", "APPROVED")]
     assert len(taken) == 4
     page = api.get(f"studies/{study}/submissions/", params={"limit": 3, "offset": 1}).json()
     everything = api.get(f"studies/{study}/submissions/", params={"page_size": 200}).json()["results"]

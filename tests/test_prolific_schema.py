@@ -142,7 +142,7 @@ def finish(sim_url: str) -> None:
         httpx.post(f"{sim_url}/_sim/clock", json={"advance_seconds": 3600})
 
 
-def CODES(world: dict[str, Any]) -> list[dict[str, Any]]:  # noqa: N802
+def CODES(world: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"code": world["code"], "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]}]
 
 
@@ -175,8 +175,8 @@ def test_a_researchers_whole_life_cycle_matches_the_schema(world: dict[str, Any]
          body=models.StudyCostRequest.from_dict({"reward": 90, "total_available_places": 4}))
     draft = new_study(world, 1)
     call("studies.update_study", draft.id, client=c,
-         body=models.BaseStudy.from_dict({"description": "Five images, one sentence each",  # the generated
-                                          "completion_codes": CODES(world), "device_compatibility": []}))  # body sends both
+         body=models.BaseStudy.from_dict({"description": "Five images, one sentence each",  # the generated body
+                                          "completion_codes": CODES(world), "device_compatibility": []}))  # sends both
     call("studies.delete_study", draft.id, client=c)
     study = new_study(world, 4)
     call("studies.publish_study", study.id, client=c,

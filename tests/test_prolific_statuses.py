@@ -38,12 +38,13 @@ def test_screened_out_and_reserved_submissions_are_counted_and_paid_as_prolific_
         spent = before - sim.prolific.balance
         reward = sim.prolific.studies[subs[0]["study_id"]]["reward"]
     store = Store(tmp_path / "h.db")
-    stored = {r["submission_id"]: r["status"] for r in store.rows("SELECT submission_id, status FROM platform_submissions")}
+    stored = {r["submission_id"]: r["status"]
+              for r in store.rows("SELECT submission_id, status FROM platform_submissions")}
     screened = [s["id"] for s in subs if s["status"] == "SCREENED OUT"]
     assert screened and all(stored[sid] == "SCREENED OUT" for sid in screened)
     # a screened-out participant's unit went back to the pool: every image still got its answers
-    answers = store.rows("SELECT count(*) AS n FROM assignments a JOIN decisions d ON d.assignment_id = a.assignment_id "
-                         "WHERE a.campaign = ? AND d.action = 'approve'", [NAME])[0]["n"]
+    answers = store.rows("SELECT count(*) AS n FROM assignments a JOIN decisions d ON d.assignment_id = "
+                         "a.assignment_id WHERE a.campaign = ? AND d.action = 'approve'", [NAME])[0]["n"]
     approved = sum(s["status"] == "APPROVED" for s in subs)
     assert approved == answers and approved >= 10 * 5 // 5  # ten units of five images, each place filled
     # hitflow paid (and Prolific charged) the approved places only, reward plus a third in fees
@@ -52,8 +53,8 @@ def test_screened_out_and_reserved_submissions_are_counted_and_paid_as_prolific_
     never_decided = store.rows("SELECT count(*) AS n FROM ledger WHERE operation IN ('RejectSubmission', "
                                "'DecideUnanswered') AND idem_key LIKE ?", [f"%{screened[0]}%"])[0]["n"]
     assert never_decided == 0
-    released = store.rows("SELECT released FROM task_sessions WHERE session_id IN (%s)" % ",".join("?" * len(screened)),
-                          screened)
+    marks = ",".join("?" * len(screened))
+    released = store.rows(f"SELECT released FROM task_sessions WHERE session_id IN ({marks})", screened)
     assert released and all(r["released"] == 1 for r in released)
 
 

@@ -12,6 +12,7 @@ SCREENED OUT when they arrive (both 0 by default, so seeded runs are unchanged).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 from typing import Any
@@ -160,10 +161,8 @@ class Participants:
         return sub
 
     def open_page(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> None:
-        try:
+        with contextlib.suppress(httpx.HTTPError):
             self.http.get(self.page_url(study, person, sub))
-        except httpx.HTTPError:
-            pass
 
     @staticmethod
     def page_url(study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> str:

@@ -176,7 +176,8 @@ class ProlificState:
         study = self.study(key)
         if study["status"] != "UNPUBLISHED":
             raise ProlificError(400, 140002, "Invalid study deletion",
-                                {"status": [f"Only an UNPUBLISHED study can be deleted; this one is {study['status']}."]})
+                                {"status": ["Only an UNPUBLISHED study can be deleted; "
+                                            f"this one is {study['status']}."]})
         del self.studies[key]
 
     def transition_study(self, key: str, action: str) -> dict[str, Any]:
