@@ -24,17 +24,11 @@ from flows.campaigns.campaign_plan import hit_groups
 from flows.errors import BudgetError, PlatformError
 from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import prolific_adapter as prolific
+from flows.platforms.prolific_statuses import FINISHED, PENDING, SPELLINGS, UNPAID
 from flows.run_context import Run
 from flows.store import SETTLED
 from flows.taskserver.task_server import completion_code, task_secret
 
-FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
-# Prolific's submission statuses (its OpenAPI: Submission.status): RESERVED holds a place before the
-# participant starts; SCREENED OUT (with a space) is paid Prolific's fixed screen-out reward, never
-# approved or rejected here; the list endpoint spells a timed-out one TIME-OUT, the detail TIMED-OUT.
-UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT")
-PENDING = ("ACTIVE", "RESERVED", "UNKNOWN")  # holding a place, not finished yet: wait for Prolific's word
-SPELLINGS = {"TIME-OUT": "TIMED-OUT"}  # one name in the store for each status
 NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
 MAX_POLL_S = 6 * 3600
 # Prolific approves what still awaits review 21 days after it was submitted (its researcher help):

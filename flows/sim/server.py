@@ -94,18 +94,15 @@ class _Handler(WorkerPages):
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
-            sent = method in ("POST", "PATCH") or (method == "DELETE" and "Content-Length" in self.headers)
-            body = json.loads(self._body() or b"{}") if sent else {}
+            body = json.loads(self._body() or b"{}") if method != "GET" and (  # a DELETE may carry none
+                method != "DELETE" or "Content-Length" in self.headers) else {}
         except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
-        auth = self.headers.get("Authorization", "")
+        host, auth = self.headers.get("Host", "127.0.0.1"), self.headers.get("Authorization", "")
         status, payload = prolific_api.dispatch(self.server.prolific, method, url.path, query,
-                                                body if isinstance(body, dict) else {}, auth,
-                                                f"http://{self.headers.get('Host', '127.0.0.1')}")
+                                                body if isinstance(body, dict) else {}, auth, f"http://{host}")
         self._commit(prolific=True)
-        if payload is None:  # 204, or Prolific's 200 without a body
-            return self._send(status, b"", "application/json")
-        self._json(status, payload)
+        self._send(status, b"", "application/json") if payload is None else self._json(status, payload)  # 204
 
     def do_POST(self) -> None:
         try:
@@ -148,11 +145,9 @@ class _Handler(WorkerPages):
             raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
         return payload
 
-    def do_DELETE(self) -> None:  # Prolific's deletes (a draft study, a group, group members)
+    def do_PATCH(self) -> None:  # Prolific's updates and deletes (a study, a group's members); nothing else
         self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
-
-    def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details); nothing else is patched
-        self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
+    do_DELETE = do_PATCH
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
