@@ -83,7 +83,11 @@ class Participants:
                 self.recruit(state, study)
         for sub in list(state.submissions.values()):
             if sub["status"] == "RESERVED" and sub["_finish_at"] <= state.now:
-                self.start(state, state.study(sub["study_id"]), self.people[sub["participant_id"]], sub)
+                person = self.people.get(sub["participant_id"])  # a newcomer not yet met again after a restart
+                if person is None:
+                    sub["status"] = "RETURNED"
+                else:
+                    self.start(state, state.study(sub["study_id"]), person, sub)
             if sub["status"] == "ACTIVE" and sub["_finish_at"] <= state.now:
                 self.finish(state, sub)
 
