@@ -58,6 +58,15 @@ def test_screened_out_and_reserved_submissions_are_counted_and_paid_as_prolific_
     assert released and all(r["released"] == 1 for r in released)
 
 
+def test_reserved_holds_a_place_and_is_waited_for_and_every_spelling_counts() -> None:
+    """Prolific's statuses (its OpenAPI's enums), counted as collect counts a study's places."""
+    from flows.platforms.prolific_statuses import place_counts
+
+    statuses = ["RESERVED", "ACTIVE", "UNKNOWN", "AWAITING REVIEW", "APPROVED", "REJECTED", "RETURNED",
+                "TIMED-OUT", "TIME-OUT", "SCREENED OUT"]
+    assert place_counts(statuses) == {"finished": 3, "pending": 3, "taken": 6, "unpaid": 4}
+
+
 def test_a_workspace_in_another_currency_is_refused_before_any_money_is_estimated(tmp_path: Path) -> None:
     with SimServer(seed=5) as sim:
         sim.prolific.currency = "USD"

@@ -24,7 +24,7 @@ from flows.campaigns.campaign_plan import hit_groups
 from flows.errors import BudgetError, PlatformError
 from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import prolific_adapter as prolific
-from flows.platforms.prolific_statuses import FINISHED, PENDING, SPELLINGS, UNPAID
+from flows.platforms.prolific_statuses import SPELLINGS, UNPAID, place_counts
 from flows.run_context import Run
 from flows.store import SETTLED
 from flows.taskserver.task_server import completion_code, task_secret
@@ -179,9 +179,9 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     interval = float(run.cfg.poll_interval_s)
     while True:
         subs = record_submissions(run, batch, study["study_id"])
-        finished = sum(s["status"] in FINISHED for s in subs)
-        pending = sum(s["status"] in PENDING for s in subs)
-        unpaid = f", {sum(s['status'] in UNPAID for s in subs)} returned, timed out or screened out"
+        count = place_counts([s["status"] for s in subs])
+        finished, pending = count["finished"], count["pending"]
+        unpaid = f", {count['unpaid']} returned, timed out or screened out"
         if closes_now(run, batch, finished, study["places"], pending, unpaid):
             break
         interval = float(run.cfg.poll_interval_s) if pending else min(interval * 2, MAX_POLL_S)
@@ -189,7 +189,7 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     status = _ledgered(run, batch, "StopStudy", f"{run.cfg.name}:b{batch}:stop", {"study_id": study["study_id"]},
                        lambda: {"status": stop_study(run, study["study_id"])})
     subs = record_submissions(run, batch, study["study_id"])
-    taken = sum(s["status"] in FINISHED or s["status"] in PENDING for s in subs)
+    taken = place_counts([s["status"] for s in subs])["taken"]
     released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
     run.store.table("studies").update(study["study_id"], {"status": status["status"], "released": released})
     if released:

@@ -15,7 +15,8 @@ from typing import Any
 from flows.campaigns.operations import each_call, finish_cancel, review_undecided
 from flows.ledger_calls import LedgeredCall, adopt, ledgered
 from flows.platforms import prolific_adapter as prolific
-from flows.platforms.prolific_batches import FINISHED, prolific_client, record_submissions, stop_study
+from flows.platforms.prolific_batches import prolific_client, record_submissions, stop_study
+from flows.platforms.prolific_statuses import FINISHED
 from flows.run_context import Run
 from flows.store import SETTLED
 from flows.taskserver.task_server import completion_code, task_secret

@@ -12,3 +12,13 @@ FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT")
 PENDING = ("ACTIVE", "RESERVED", "UNKNOWN")  # holding a place, not finished yet: wait for Prolific's word
 SPELLINGS = {"TIME-OUT": "TIMED-OUT"}  # one name in the store for each status
+
+
+def place_counts(statuses: list[str]) -> dict[str, int]:
+    """A study's places as Prolific counts them: finished, pending (holding a place, not done),
+    taken (finished or pending; the rest are free again) and unpaid."""
+    canonical = [SPELLINGS.get(s, s) for s in statuses]
+    finished = sum(s in FINISHED for s in canonical)
+    pending = sum(s in PENDING for s in canonical)
+    return {"finished": finished, "pending": pending, "taken": finished + pending,
+            "unpaid": sum(s in UNPAID for s in canonical)}
