@@ -280,3 +280,6 @@ def list_messages(state: ProlificState, body: dict[str, Any], query: dict[str, s
     user = query.get("user_id", "")
     found = [shapes.message(m) for m in state.messages if not user or user in (m["recipient_id"], m["sender_id"])]
     return 200, listing(found, query, "messages/")
+
+
+from flows.sim import prolific_routes  # noqa: E402, F401  (the rest of the API registers its routes here)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api, prolific_routes  # noqa: F401  (registers their ops)
+from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
@@ -86,16 +86,15 @@ class _Handler(WorkerPages):
                                 "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, "application/x-amz-json-1.1")
 
     def _commit(self, prolific: bool = False) -> None:
-        """Write what the request changed to the state file (if any) before the reply goes out;
-        ``prolific``: the Prolific side may have changed too."""
+        """Write what the request changed (``prolific``: on that side too) to the state file, before the reply."""
         self.server.commit(prolific)
 
     def _prolific(self, method: str) -> None:
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
-            body = json.loads(self._body() or b"{}") if method != "GET" and (  # a DELETE may carry none
-                method != "DELETE" or "Content-Length" in self.headers) else {}
+            sent = method in ("POST", "PATCH") or "Content-Length" in self.headers  # a DELETE may carry no body
+            body = json.loads(self._body() or b"{}") if sent else {}
         except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
         host, auth = self.headers.get("Host", "127.0.0.1"), self.headers.get("Authorization", "")
@@ -159,10 +158,11 @@ class _Handler(WorkerPages):
             panel = query.get("platform") == "prolific"
             with self.server.prolific.lock if panel else market.lock:
                 return self._json(200, self.server.prolific.panel_truth() if panel else market.ground_truth())
-        if url.path == "/_sim/clock":
-            return self._json(200, {"now": market.now})
-        if url.path == "/_sim/health":
-            return self._json(200, {"ok": True, "service": SERVICE_ID, "calls": market.calls})
+        views = {"/_sim/clock": lambda: {"now": market.now},
+                 "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls},
+                 "/_sim/notifications": lambda: list(market.sent_notifications)}  # MTurk events' outbox
+        if url.path in views:
+            return self._json(200, views[url.path]())
         if url.path == "/mturk/preview":
             return self._preview(query)
         if url.path == "/mturk/accept":
@@ -192,13 +192,13 @@ class _Handler(WorkerPages):
                 params = json.loads(body or b"{}")
                 if not isinstance(params, dict):
                     raise ValueError("the body must be a JSON object")
-                market.auto_approve()
+                market.catch_up()
                 result = handler(market, params)
             except MTurkError as err:
                 self._commit()  # e.g. auto-approvals made before the operation failed
                 return self._json(err.status, {"__type": err.kind, "Message": err.message,
                                                "TurkErrorCode": err.code}, "application/x-amz-json-1.1")
-            except (ValueError, TypeError, KeyError) as exc:
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a member of the wrong type
                 self._commit()
                 return self._json(400, {"__type": "RequestError", "Message": f"Invalid request: {exc}",
                                         "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},
