@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flows.sim import prolific_shapes as shapes
-from flows.sim.prolific_api import listing, need, route
+from flows.sim.prolific_http import listing, need, route
 from flows.sim.prolific_state import ProlificError, ProlificState, new_id
 
 
