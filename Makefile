@@ -8,12 +8,16 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers browser-deps clean
+.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-slow-clients browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# pyrolific (a client generated from Prolific's OpenAPI) judges the simulator's Prolific replies in
+	# tests/test_prolific_schema.py. Test-only, and installed without its own pins: it caps httpx
+	# below 0.28 by habit of its generator, and hitflow's httpx (with attrs, dateutil) serves it.
+	$(BIN)/pip install --quiet --no-deps 'pyrolific==1.5.1'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -57,6 +61,11 @@ bench: $(STAMP)
 
 bench-security: $(STAMP)
 	$(BIN)/python -m bench.security
+
+# 2,000 slow connections (trickled heads and bodies, from 40 addresses) against a task server at a
+# 1,024 and then a raised open-file limit: /health latency, submits landed, log bytes, RSS (~3 min)
+bench-slow-clients: $(STAMP)
+	$(BIN)/python -m bench.slow_clients
 
 # QC rules over the real VizWiz v1 val captions (../shared/data): recall and false flags per rule
 bench-qc-real: $(STAMP)

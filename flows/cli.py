@@ -83,11 +83,9 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
-    import uvicorn
-
     from flows.config import load_config
     from flows.taskserver.task_server import TaskSite, invite_link
-    from flows.taskserver.task_server_thread import server_config
+    from flows.taskserver.task_server_thread import serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
@@ -104,7 +102,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         "X-Forwarded-* ignored (no --trusted-proxy)"
     print(f"ledger {a.db}; invite signing secret from {secret}; {proxies}")
     print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
-    uvicorn.Server(server_config(site, a.host, a.port, tuple(a.trusted_proxy))).run()
+    serve_forever(server_config(site, a.host, a.port, tuple(a.trusted_proxy)))
     return 0
 
 

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from flows.taskserver.task_connections import address_key
+
 MTURK_SUBMIT_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 MTURK_FRAME_ORIGINS = ("https://worker.mturk.com", "https://www.mturk.com", "https://workersandbox.mturk.com")
 
@@ -110,7 +112,9 @@ async def bounded_body(request: Request, limit: int) -> bytes:
 
 @dataclass
 class SessionLimits:
-    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s``."""
+    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s`` (an IPv6
+    address counted by its /64: one host usually holds the whole /64, and can pick a new address
+    in it for each request)."""
 
     per_participant: int = 6
     per_address: int = 30
@@ -121,7 +125,7 @@ class SessionLimits:
 
     def allow(self, participant: str, address: str) -> bool:
         """Count one new session for both keys, or refuse (counting nothing) when either is full."""
-        keys = [(f"p:{participant}", self.per_participant), (f"a:{address}", self.per_address)]
+        keys = [(f"p:{participant}", self.per_participant), (f"a:{address_key(address)}", self.per_address)]
         with self._lock:
             t = self.now()
             for key, _ in keys:

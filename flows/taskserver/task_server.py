@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -184,6 +184,8 @@ def _guarded(route: Callable[[Request], Awaitable[Response]]) -> Callable[[Reque
     async def guarded(request: Request) -> Response:
         try:
             return await route(request)
+        except ClientDisconnect:  # the person left, or the server closed a body too slow to arrive
+            return Response(status_code=400)
         except Exception as exc:  # the last line of defence; every known bad input is refused above
             logger.error("task server: %s on %s %s", type(exc).__name__, request.method, request.url.path)
             return _message(request, 500, "Something went wrong", "Your request could not be handled. Please "
