@@ -22,8 +22,10 @@ from functools import lru_cache
 from typing import Any
 
 from flows.custom.form_spec import field_rule
+from flows.platforms.crowd_elements import ANNOTATIONS
 from flows.platforms.mturk_forms import FormField, read_page
 from flows.sim import captions
+from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.page_context import ItemContext, context_for, item_contexts
 from flows.sim.pattern_text import matching_text
@@ -210,6 +212,9 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     """The value a worker gives one control (None: the control is not submitted)."""
+    if f.kind in ANNOTATIONS:
+        careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+        return marks(f.kind, f.options, _truth_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
         return choice(fill, f, ctx)
     if f.kind in ("checkbox", "select"):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from flows.platforms.crowd_elements import posted_answer
 from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.platforms.mturk_forms import answer_xml
 from flows.sim import crowd, qual_tests
@@ -216,7 +217,8 @@ class Marketplace:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
             values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng,
                                html=hit.question.html, page_key=key)
-            a.answer = question_form_answer(values, fields) if key else answer_xml(values)
+            a.answer = question_form_answer(values, fields) if key else answer_xml(
+                posted_answer(values, fields, hit.question.html))
         self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
