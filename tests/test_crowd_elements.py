@@ -86,8 +86,8 @@ def test_a_crowd_form_page_runs_end_to_end_with_every_element_a_column(crowd_pro
         assert boxes and all(b["label"] in ("person", "vehicle") and b["width"] > 0 for b in boxes)
     assert all(json.loads(v)["keypoints"][0]["label"] == "centre" for v in wide["centre"])
     # the form's own checks hold for every accepted answer (the server re-checks them as invalid_answer)
-    spec = form_spec(form_fields("<crowd-form>" + (PAGES / "crowd_photo.html.j2").read_text().split(
-        "{% block item %}")[1].replace("{{ i }}", "0").replace("{{ item.image_url | safe_url }}", "x") + "</crowd-form>"))
+    item_block = (PAGES / "crowd_photo.html.j2").read_text().split("{% block item %}")[1]
+    spec = form_spec(form_fields("<crowd-form>" + item_block.replace("{{ i }}", "0") + "</crowd-form>"))
     for (_, _), row in wide.iterrows():
         assert check_form(spec, {f"{k}_0": v for k, v in row.items()}) == []
 
