@@ -143,7 +143,8 @@ def _shape(f: FormField | None, name: str, value: str) -> Any:
 def task_answers(values: dict[str, str], fields: list[FormField]) -> dict[str, str]:
     """What a crowd-form posts for these flat values: ``taskAnswers`` beside the session fields."""
     by_name = {f.name: f for f in fields}
-    answers = {n: _shape(by_name.get(n), n, v) for n, v in values.items() if n not in TOP_LEVEL}
+    unanswered = {f.name: "" for f in fields if f.attrs.get("data-crowd") and f.name not in values}
+    answers = {n: _shape(by_name.get(n), n, v) for n, v in {**values, **unanswered}.items() if n not in TOP_LEVEL}
     return {**{n: values[n] for n in TOP_LEVEL if n in values}, TASK_ANSWERS: json.dumps([answers])}
 
 
