@@ -79,7 +79,8 @@ def test_a_crowd_form_page_runs_end_to_end_with_every_element_a_column(crowd_pro
     assert len(wide) >= 6
     assert wide["scene"].isin(["indoor", "outdoor", "unclear"]).all() and wide["light"].isin(["bright", "dim", ""]).all()
     assert wide["title"].str.len().between(1, 60).all() and wide["description"].str.len().between(20, 300).all()
-    assert wide["quality"].astype(int).between(1, 5).all() and (wide["light"] != "").mean() > 0.5  # optional
+    assert wide["quality"].astype(int).between(1, 5).all()
+    assert (wide["light"] != "").mean() > 0.5  # an optional choice: mostly answered, sometimes not
     assert wide["issues"].map(lambda v: set(filter(None, v.split("|"))) <= {"blurry", "cropped"}).all()
     for value in wide["objects"]:
         boxes = json.loads(value)["boundingBoxes"]
