@@ -77,7 +77,8 @@ def test_a_crowd_form_page_runs_end_to_end_with_every_element_a_column(crowd_pro
     honest = data[data["decision"] == "approve"]
     wide = honest.pivot_table(index=["assignment_id", "item_id"], columns="field", values="value", aggfunc="first")
     assert len(wide) >= 6
-    assert wide["scene"].isin(["indoor", "outdoor", "unclear"]).all() and wide["light"].isin(["bright", "dim", ""]).all()
+    assert wide["scene"].isin(["indoor", "outdoor", "unclear"]).all()
+    assert wide["light"].isin(["bright", "dim", ""]).all()
     assert wide["title"].str.len().between(1, 60).all() and wide["description"].str.len().between(20, 300).all()
     assert wide["quality"].astype(int).between(1, 5).all()
     assert (wide["light"] != "").mean() > 0.5  # an optional choice: mostly answered, sometimes not
