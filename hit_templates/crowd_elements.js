@@ -43,7 +43,7 @@
     Array.prototype.forEach.call(group.querySelectorAll("crowd-radio-button"), function (el) {
       name = name || el.getAttribute("name");
       var value = el.getAttribute("value") || el.getAttribute("name");
-      buttons[value] = make("input", {type: "radio", name: "crowd-radio-" + g, value: value,
+      buttons[value] = make("input", {type: "radio", name: "crowd-radio-" + g, value: value, "data-crowd-own": "",
         required: group.hasAttribute("required") || el.hasAttribute("required") ? "" : null, checked: flag(el, "checked")});
       el.insertBefore(buttons[value], el.firstChild);
     });
@@ -55,7 +55,8 @@
     if (el.getAttribute("src")) { make("img", {src: el.getAttribute("src"), alt: el.getAttribute("header") || ""}, el); }
     list(el.getAttribute("categories")).forEach(function (c) {
       var label = make("label", {}, el), text = typeof c === "string" ? c : c.label;
-      boxes.push(make("input", {type: multi ? "checkbox" : "radio", name: "crowd-class-" + n, value: text, required: multi ? null : ""}, label));
+      boxes.push(make("input", {type: multi ? "checkbox" : "radio", name: "crowd-class-" + n, value: text,
+        required: multi ? null : "", "data-crowd-own": ""}, label));
       label.appendChild(document.createTextNode(" " + text + " "));
     });
     var picked = function () { return boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; }); };
@@ -116,7 +117,7 @@
     }
     document.getElementById("page_end_ms").value = String(Date.now());
     var answers = {}, top = {assignmentId: true, sig: true};
-    each("input[name], textarea[name], select[name]", function (c) {  /* plain controls inside the crowd-form */
+    each("input[name]:not([data-crowd-own]), textarea[name], select[name]", function (c) {  /* the page's plain controls */
       if (top[c.name]) { make("input", {type: "hidden", name: c.name, value: c.value}, post); return; }
       if (c.type === "radio" || c.type === "checkbox") { (answers[c.name] = answers[c.name] || {})[c.value] = c.checked; return; }
       answers[c.name] = c.value;

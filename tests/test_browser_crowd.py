@@ -39,6 +39,8 @@ def crowd_hit(tmp_path: Path, client) -> tuple[str, dict]:
 
 
 def drag(page, selector: str, start: tuple[int, int], end: tuple[int, int]) -> None:
+    page.wait_for_function("(s) => document.querySelector(s).naturalWidth > 0", arg=selector)
+    page.locator(selector).scroll_into_view_if_needed()  # the mouse reaches only what is on screen
     box = page.locator(selector).bounding_box()
     page.mouse.move(box["x"] + start[0], box["y"] + start[1])
     page.mouse.down()
@@ -65,9 +67,50 @@ def test_the_stand_in_renders_every_element_and_posts_task_answers(sim, client, 
     page.wait_for_load_state()
     answer = mine(client, hit_id, "ACROWD01")
     assert check_form(spec, answer) == [], answer
+    assert not {k for k in answer if k.startswith("crowd-")}  # only the page's own names are posted
     assert (answer["title_0"], answer["scene_0"], answer["light_0"], answer["issues_0"], answer["quality_0"]) == \
         ("Bus in the rain", "outdoor", "dim", "blurry", "4")
     assert answer["comment_0"] == "" and answer["image_id_0"] == "photo-1"
     box = json.loads(answer["objects_0"])["boundingBoxes"][0]
     assert box["label"] == "person" and box["width"] > 50 and box["height"] > 40
     assert json.loads(answer["centre_0"])["keypoints"][0]["label"] == "centre"
+
+
+def test_the_task_server_serves_the_crowd_page_under_its_csp_and_stores_every_element(tmp_path: Path, page) -> None:
+    """Prolific's route: the stand-in runs under the task server's content security policy (no
+    violation), and the taskAnswers it posts is stored as one answer per element."""
+    from flows.campaigns.campaign_plan import Run, plan_items
+    from flows.platforms import mturk_adapter as mturk
+    from flows.store import Store
+    from flows.taskserver.task_server import TaskSite
+    from flows.taskserver.task_server_thread import TaskServer
+
+    scaffold("crowd", tmp_path)
+    shutil.copy(PAGES / "crowd_photo.html.j2", tmp_path / "config" / "crowd.html.j2")
+    (tmp_path / "config" / "crowd_items.csv").write_text(
+        "item_id,image_url,note\nphoto-1,https://ivc.ischool.utexas.edu/a.jpg,A red bus in the rain.\n",
+        encoding="utf-8")
+    cfg = load_config(tmp_path / "config" / "crowd.toml")
+    store = Store(tmp_path / "h.db")
+    plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")))
+    store.set_batch(cfg.name, 1, status="published")
+    store.table("studies").insert({"study_id": "s" * 24, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
+                                   "places": 5, "created_at": 0.0}, pk="study_id")
+    refused: list[str] = []
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    page.route("https://app.prolific.com/**", lambda route: route.fulfill(status=200, body="done"))
+    with TaskServer(TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32)) as server:
+        page.goto(f"{server.url}/task/{cfg.name}?PROLIFIC_PID=p1&STUDY_ID={'s' * 24}&SESSION_ID=x1")
+        page.wait_for_selector("crowd-input[name=title_0] input")
+        page.fill("crowd-input[name=title_0] input", "Bus in the rain")
+        page.fill("crowd-text-area[name=description_0] textarea", "A red bus drives through heavy rain at dusk.")
+        page.check("crowd-image-classifier[name=scene_0] input[value=outdoor]")
+        drag(page, "crowd-bounding-box[name=objects_0] img", (10, 10), (90, 80))
+        page.click("#submit-btn")
+        page.wait_for_url("https://app.prolific.com/**")
+    stored = {r["field"]: r["value"] for r in store.rows("SELECT field, value FROM answers WHERE item_id = 'photo-1'")}
+    assert not refused, refused
+    assert stored["title"] == "Bus in the rain" and stored["scene"] == "outdoor" and stored["light"] == ""
+    assert json.loads(stored["objects"])["boundingBoxes"][0]["label"] == "person"
+    assert set(stored) >= {"title", "description", "scene", "light", "issues", "quality", "comment", "objects",
+                           "centre"}
