@@ -53,9 +53,9 @@ def source_problems(path: Path) -> tuple[str | None, list[str]]:
 class _PageScan(HTMLParser):
     """Leftover placeholders, nested forms and unnamed controls, with the rendered page's line."""
 
-    def __init__(self, item_text: set[str]) -> None:
+    def __init__(self, item_text: set[str], scripted: bool) -> None:
         super().__init__(convert_charrefs=True)
-        self.item_text, self.depth, self.in_code = item_text, 0, 0
+        self.item_text, self.depth, self.in_code, self.scripted = item_text, 0, 0, scripted
         self.found: list[tuple[int, str]] = []  # (rendered line, problem)
 
     def _foreign(self, text: str) -> None:
@@ -77,7 +77,8 @@ class _PageScan(HTMLParser):
                                    "<form> and its </form> ends the page's form early, so later fields are never "
                                    "submitted; remove the page's own <form> and </form> tags"))
         kind = values.get("type", "text").lower()
-        if tag in NAMED_CONTROLS and not values.get("name") and kind not in NOT_ANSWERS and "disabled" not in values:
+        if tag in NAMED_CONTROLS and not values.get("name") and kind not in NOT_ANSWERS and "disabled" not in values \
+                and not self.scripted:  # a page whose script writes the answer reads its unnamed controls itself
             self.found.append((self.getpos()[0], f"a <{tag}> without a name is never submitted: its answer would "
                                "be lost; give it name=\"<field>_{{ i }}\""))
 
@@ -100,12 +101,13 @@ def _source_line(source: str, snippet: str) -> str:
     return ""
 
 
-def page_problems(path: Path, source: str, page: str, item_text: set[str]) -> list[str]:
-    """What makes the rendered ``page`` unreadable, each a line naming the template line and the fix."""
+def page_problems(path: Path, source: str, page: str, item_text: set[str], scripted: bool = False) -> list[str]:
+    """What makes the rendered ``page`` unreadable, each a line naming the template line and the fix
+    (``scripted``: the page's own script writes its answer, from controls it may leave unnamed)."""
     if not ANY_TAG.search(page):
         return [f"{path}: holds no HTML element at all; the template must be an HTML page (it usually "
                 "starts with {% extends \"_custom_page.html.j2\" %})"]
-    scan = _PageScan({html_lib.unescape(t) for t in item_text if t})
+    scan = _PageScan({html_lib.unescape(t) for t in item_text if t}, scripted)
     scan.feed(page)
     scan.close()
     lines = page.splitlines()
