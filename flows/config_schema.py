@@ -177,6 +177,8 @@ class PolicySection(Section):
                                                                       "blocks them")
     block_rate_confidence: float = Field(0.0, ge=0, le=5, allow_inf_nan=False,
                                          description="z of the Wilson lower bound a share must reach (0: the share)")
+    hold_share: Share = Field(0.5, description="Hold a batch for a person when one rule would reject or block "
+                                               "more than this share of its workers")
     review: Literal["none", "sample", "flagged"] = Field(
         "none", description="Who waits for a person on the review page before the next batch")
     review_deadline_s: Count | None = Field(None, description="Stop waiting for the review this long before "
