@@ -56,7 +56,12 @@ def where_stopped(db: str, campaign: str) -> str:
 
 def resume_hint(a: argparse.Namespace, db: str) -> str:
     endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
-    return f"Resume with: hitflow run {a.config}{endpoint} --db {db} (same options; the simulator's state persists)"
+    more = "".join(f" {flag}" for flag, wanted in (
+        (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
+        (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
+        ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
+    return (f"Resume with: hitflow run {a.config}{endpoint} --db {db}{more} (same options; the simulator's state "
+            "persists)")
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:

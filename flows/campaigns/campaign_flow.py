@@ -63,14 +63,15 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
                      platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
-                     sim_state: str = "", detach: str = "") -> dict[str, Any]:
+                     sim_state: str = "", detach: str = "", campaign_name: str = "") -> dict[str, Any]:
     from flows.review.review_pause import wait_for_review
 
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
         try:
             summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
                                    crowd, call=prefect_call, platform=platform, task_url=task_url,
-                                   invitees=invitees, sim_state=sim_state, detach=detach)
+                                   invitees=invitees, sim_state=sim_state, detach=detach,
+                                   campaign_name=campaign_name)
             break
         except ReviewPending as waiting:
             wait_for_review(waiting, db_path)

@@ -27,7 +27,7 @@ ITEM_COLUMNS = ("image_id", "file_name", "url")
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
     """The item CSV, checked: required columns, unique ids, http(s) URLs."""
-    table = read_csv_table(cfg.items, ITEM_COLUMNS, "the item file")
+    table = read_csv_table(cfg.items, ITEM_COLUMNS, "the item file").with_rows("the item file")
     rows = [{k: r[k].strip() for k in ITEM_COLUMNS} for r in table.rows]
     seen: set[str] = set()
     for line, row in zip(table.lines, rows, strict=True):

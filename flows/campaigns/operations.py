@@ -78,10 +78,31 @@ def finish_cancel(run: Run, errors: list[str], line: str) -> None:
                             "run `hitflow cancel` again, it is safe to repeat")
 
 
+def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out_root: Path) -> str:
+    """``hitflow cancel``: refused while a run holds the campaign (stop it first); else close, review,
+    mark cancelled and export what came in. Returns the summary sentence."""
+    from flows.campaigns.campaign_run import export_outputs
+    from flows.errors import CampaignBusyError
+
+    try:
+        with Store(db).campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
+            result = cancel(run)
+            summary = export_outputs(run, out_root, None)
+    except CampaignBusyError as exc:
+        holder = str(exc).split(" is being run by ", 1)[-1].split(";", 1)[0]
+        raise CampaignBusyError(f"campaign {campaign} is being run right now by {holder}: stop that run first "
+                                "(Ctrl-C in its terminal, or kill its process), then cancel again") from exc
+    done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
+    return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
+            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; `hitflow status {campaign} --db {db}` "
+            "shows what is left")
+
+
 @contextmanager
 def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False,
                       progress: Callable[[str], None] = print) -> Iterator[Run]:
     """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
+    from flows.campaigns.campaign_run import named
     from flows.config import load_config
     from flows.errors import ConfigError
     from flows.platforms.targets import open_session
@@ -103,7 +124,8 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     with open_session(kind, url, live, seed=None, platform=platform,
                       sim_state=Path(state) if state else None) as session:
         progress(f"target: {session.target.label}")
-        yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, progress, session.wait,
+        cfg = named(load_config(meta[0]["config_path"]), campaign)  # a new attempt runs the config under its own name
+        yield Run(cfg, store, session.client, session.target, progress, session.wait,
                   platform=platform)
 
 
