@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
-from flows.cli_run import batch_left_open, honest_ending, logged_run
+from flows.cli_run import batch_left_open, honest_ending, logged_run, stop_on_sigterm
 from flows.errors import HitflowError
+from flows.pipe_output import ReaderMayLeave
 
 
 def cmd_analyze(a: argparse.Namespace) -> int:
@@ -52,7 +53,7 @@ def cmd_run(a: argparse.Namespace) -> int:
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
               "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name}
     db = a.db
-    with logged_run(a, name, db):
+    with stop_on_sigterm(), logged_run(a, name, db):
         if a.no_prefect:
             result = run_campaign(a.config, **kwargs)
         else:
@@ -230,7 +231,7 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
     return 0
 
 
-def prefect_settings() -> None:
+def prefect_settings(uses_prefect: bool) -> None:
     """What the Makefile sets for Prefect, set by the CLI itself (a setting the user made wins), so
     `hitflow run` works the same from any shell: no analytics, a start-up timeout a first database
     migration on a slow machine fits in, Prefect's own INFO lines kept out of hitflow's output, and
@@ -240,21 +241,27 @@ def prefect_settings() -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     if not os.environ.get("PREFECT_HOME"):
         os.environ["PREFECT_HOME"] = str(Path("runs", ".prefect").absolute())
+    if uses_prefect:  # Prefect creates its home without parents on import, and warns when it cannot
+        Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    prefect_settings()
     args = _parser().parse_args(argv)
+    prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
+                                                                       and not args.dry_run))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
                 "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
+    out = ReaderMayLeave(sys.stdout)
+    if args.command == "run":  # a run goes on to its end when the reader of its output leaves
+        sys.stdout = out  # type: ignore[assignment]
     try:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
-        return code
+        return 141 if out.reader_left else code
     except HitflowError as exc:  # exit code 0: a planned stop (a batch waits for review), not an error
         print(f"hitflow: {'error: ' if exc.exit_code else ''}{exc}", file=sys.stderr)
         return exc.exit_code

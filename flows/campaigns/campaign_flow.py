@@ -20,11 +20,14 @@ from flows.campaigns.batch_review import block_batch
 from flows.campaigns.campaign import StepFn, run_next_batch
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+from flows.campaigns.prefect_server import keep_ephemeral_server_out_of_terminal_signals
 from flows.config import load_config
 from flows.errors import BatchOpen
 from flows.platforms.targets import open_session, simulator_server
 from flows.review.review_data import ReviewPending
 from flows.store import DEFAULT_DB, Store
+
+keep_ephemeral_server_out_of_terminal_signals()
 
 
 def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
