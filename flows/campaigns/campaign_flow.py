@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,27 @@ from flows.review.review_data import ReviewPending
 from flows.store import DEFAULT_DB, Store
 
 keep_ephemeral_server_out_of_terminal_signals()
+
+
+def progress_line(line: str) -> None:
+    """hitflow's progress and step lines: on stdout as without Prefect, and in the flow run's logs
+    (Prefect's UI). Prefect's ``log_prints`` does not catch them (the runner's ``progress`` is the
+    print it was given, not Prefect's patched one) and, at PREFECT_LOGGING_LEVEL=WARNING, would drop
+    INFO; this logger sends only to the API, so the console shows each line once."""
+    sys.stdout.write(line + "\n")  # not print(): inside a flow Prefect's log_prints patches it
+    sys.stdout.flush()
+    _api_logger().info(line)
+
+
+def _api_logger() -> logging.Logger:
+    logger = logging.getLogger("hitflow.progress")
+    if not logger.handlers:
+        from prefect.logging.handlers import APILogHandler
+
+        logger.addHandler(APILogHandler())
+        logger.setLevel(logging.INFO)
+        logger.propagate = False  # not on the console a second time
+    return logger
 
 
 def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
@@ -72,8 +95,8 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
         try:
             summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
-                                   crowd, call=prefect_call, platform=platform, task_url=task_url,
-                                   invitees=invitees, sim_state=sim_state, detach=detach,
+                                   crowd, progress=progress_line, call=prefect_call, platform=platform,
+                                   task_url=task_url, invitees=invitees, sim_state=sim_state, detach=detach,
                                    campaign_name=campaign_name)
             break
         except ReviewPending as waiting:
@@ -96,19 +119,19 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     cfg = load_config(config_path)
     store = Store(db_path)
     with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
-        print(f"target: {session.target.label}")
+        progress_line(f"target: {session.target.label}")
         task_url = task_url or cfg.task_url
-        run = Run(cfg, store, session.client, session.target, print, session.wait, platform=platform,
+        run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
                   notes={"out_dir": out_root, "detach": detach,
                          "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock)
         try:
             with task_server_for(run, task_url):
                 batch = run_next_batch(run, prefect_call)
         except BatchOpen as exc:
-            print(str(exc))
+            progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "open": str(exc)}
         except ReviewPending as exc:  # the schedule's next run looks again; the person has until the deadline
-            print(str(exc))
+            progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
         if batch is None:
             write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
