@@ -118,6 +118,10 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     looks again, so no run and no worker waits for people."""
     cfg = load_config(config_path)
     store = Store(db_path)
+    ended = store.rows("SELECT status FROM campaigns WHERE name = ? AND status IN ('done', 'cancelled')", [cfg.name])
+    if ended:  # nothing left to advance: no empty run, no rewritten report
+        pause_own_schedule(f"{cfg.name} is {ended[0]['status']}")
+        return {"advanced_batch": None, "done": True}
     with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
         progress_line(f"target: {session.target.label}")
         task_url = task_url or cfg.task_url
@@ -135,7 +139,21 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
             return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
         if batch is None:
             write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
+            pause_own_schedule(f"{cfg.name} is done")
     return {"advanced_batch": batch, "done": batch is None}
+
+
+def pause_own_schedule(why: str) -> None:
+    """A scheduled run whose campaign has ended pauses its own deployment, so the schedule stops
+    making runs; ``prefect deployment resume`` (or a new `hitflow serve-schedules`) turns it on again."""
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import deployment
+
+    if not deployment.id:  # called as a plain flow, not by a schedule
+        return
+    with get_client(sync_client=True) as client:
+        client.pause_deployment(deployment.id)
+    progress_line(f"{why}: its schedule is paused (`prefect deployment resume` turns it on again)")
 
 
 caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(next_batch_fn)
