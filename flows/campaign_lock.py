@@ -38,6 +38,15 @@ def hold_campaign_lock(db: sqlite_utils.Database, campaign: str) -> Iterator[Non
             conn.execute("DELETE FROM locks WHERE campaign = ? AND holder = ?", [campaign, me])
 
 
+def refuse_while_running(db: sqlite_utils.Database, campaign: str, what: str) -> None:
+    """``what`` (e.g. cancel) is refused while a live process runs the campaign: one line saying
+    to stop that run first. A plain read, so it never waits on the run's writes."""
+    row = db.execute("SELECT holder FROM locks WHERE campaign = ?", [campaign]).fetchone()
+    if row and row[0] != f"{socket.gethostname()}:{os.getpid()}" and holder_alive(row[0]):
+        raise CampaignBusyError(f"campaign {campaign} is being run right now by {row[0]}: stop that run first "
+                                f"(Ctrl-C in its terminal, or kill its process), then {what} again")
+
+
 def holder_alive(holder: str) -> bool:
     """Whether a lock holder ``host:pid`` still runs (other hosts are assumed alive)."""
     host, _, pid = holder.rpartition(":")

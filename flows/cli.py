@@ -149,10 +149,14 @@ def _refresh(a: argparse.Namespace) -> None:
 
 
 def cmd_platform_op(a: argparse.Namespace) -> int:
-    from flows.campaigns.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
+    from flows.campaign_lock import refuse_while_running
     from flows.store import existing_store
 
-    existing_store(a.db)
+    store = existing_store(a.db)
+    if a.command == "cancel" and not a.dry_run:
+        refuse_while_running(store.db, a.campaign, "cancel")  # before the slow imports below
+    from flows.campaigns.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
+
     if a.command == "cancel" and not a.dry_run:
         print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, Path(a.out)))
         return 0

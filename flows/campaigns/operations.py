@@ -81,17 +81,18 @@ def finish_cancel(run: Run, errors: list[str], line: str) -> None:
 def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out_root: Path) -> str:
     """``hitflow cancel``: refused while a run holds the campaign (stop it first); else close, review,
     mark cancelled and export what came in. Returns the summary sentence."""
+    from flows.campaign_lock import refuse_while_running
     from flows.campaigns.campaign_run import export_outputs
     from flows.errors import CampaignBusyError
 
+    store = Store(db)
     try:
-        with Store(db).campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
+        with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
             result = cancel(run)
             summary = export_outputs(run, out_root, None)
-    except CampaignBusyError as exc:
-        holder = str(exc).split(" is being run by ", 1)[-1].split(";", 1)[0]
-        raise CampaignBusyError(f"campaign {campaign} is being run right now by {holder}: stop that run first "
-                                "(Ctrl-C in its terminal, or kill its process), then cancel again") from exc
+    except CampaignBusyError:
+        refuse_while_running(store.db, campaign, "cancel")
+        raise
     done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
     return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
             f"dataset ({done} row(s)) and report are in {summary['out_dir']}; `hitflow status {campaign} --db {db}` "
