@@ -158,13 +158,10 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
     from flows.campaigns.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
 
     if a.command == "cancel" and not a.dry_run:
-        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, Path(a.out)))
+        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, a.out))
         return 0
-    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
-        result = reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else cancel_plan(run)
-    counts = {k: (len(v) if isinstance(v, list) else v) for k, v in result.items()}
-    print(f"{a.command}{' (dry run)' if a.dry_run else ''}: "
-          + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()))
+    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:  # each says what it did in words
+        reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else cancel_plan(run)
     return 0
 
 

@@ -106,8 +106,8 @@ def _parser() -> argparse.ArgumentParser:
         op = _stored_campaign_parser(sub, name, text)
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
         if name == "cancel":
-            op.add_argument("--out", default="runs", type=arg.writable_dir,
-                            help="the partial dataset and report go to OUT/<campaign name>/")
+            op.add_argument("--out", default=None, type=arg.writable_dir,
+                            help="the partial dataset and report go to OUT/<campaign name>/ (default: the run's)")
     review = _stored_campaign_parser(sub, "review", "open the review page: sampled and flagged work, for a person")
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")

@@ -58,6 +58,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "qualification_takers": cfg.gating.qualification_takers,
                 "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
                 "place_cost": platform_for(run.platform).place_cost(cfg),
+                "out_root": str(Path(run.notes.get("out_dir", "runs")).resolve()),  # where cancel exports to
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))

@@ -78,14 +78,19 @@ def finish_cancel(run: Run, errors: list[str], line: str) -> None:
                             "run `hitflow cancel` again, it is safe to repeat")
 
 
-def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out_root: Path) -> str:
+def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
     """``hitflow cancel``: refused while a run holds the campaign (stop it first); else close, review,
-    mark cancelled and export what came in. Returns the summary sentence."""
+    mark cancelled and export what came in (to ``out``, default the run's output root). Returns
+    the summary sentence."""
     from flows.campaign_lock import refuse_while_running
     from flows.campaigns.campaign_run import export_outputs
+    from flows.campaigns.identity import check_output_folder
     from flows.errors import CampaignBusyError
 
     store = Store(db)
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    out_root = Path(out or (json.loads(rows[0]["config_json"] or "{}").get("out_root") if rows else "") or "runs")
+    check_output_folder(out_root / campaign, db, campaign, replace=False)  # not into another ledger's outputs
     try:
         with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
             result = cancel(run)
