@@ -57,7 +57,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
 def shown_status(store: Store, name: str, stored: str) -> str:
     """The ledger's status, except that a run no live process holds any more (killed, or stopped by
     Ctrl-C) shows as "stopped" rather than "running"."""
-    if stored not in ("running", "collected"):
+    if stored != "running":
         return stored
     from flows.campaign_lock import holder_alive
 
