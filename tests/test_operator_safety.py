@@ -116,10 +116,11 @@ def test_a_killed_run_shows_as_stopped_with_its_step(tmp_path: Path) -> None:
 def test_paths_that_are_not_a_ledger_and_empty_item_files_are_refused_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "folder").mkdir()
     (tmp_path / "binary.db").write_bytes(bytes(range(256)))
-    for path in (tmp_path / "missing.db", tmp_path / "folder", tmp_path / "binary.db"):
-        for command in (["status"], ["cancel", "vizwiz_captions"], ["reconcile", "vizwiz_captions"]):
-            done = hitflow(*command, "--db", str(path))
-            assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--db" in done.stderr, done.stderr
+    missing, folder, binary = tmp_path / "missing.db", tmp_path / "folder", tmp_path / "binary.db"
+    for command, path in ((["status"], missing), (["status"], folder), (["status"], binary),
+                          (["cancel", "vizwiz_captions"], missing), (["reconcile", "vizwiz_captions"], binary)):
+        done = hitflow(*command, "--db", str(path))
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--db" in done.stderr, done.stderr
     assert not (tmp_path / "missing.db").exists() and (tmp_path / "binary.db").read_bytes() == bytes(range(256))
     bad_out = hitflow("run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"),
                       "--out", "/proc/nope")
