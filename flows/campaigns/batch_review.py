@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
+from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.page_text import qc_params
 from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import platform_for
@@ -93,8 +94,11 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
                                           "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
     flags = batch_flags(run, batch)
     decisions = decide(flags, assignments, cfg.policy)
+    due = blocks_due(run, batch)
+    set_aside = held_rules(run, batch, decisions, due)  # one rule on most of the batch: held for a person
+    decisions = approve_despite(decisions, set_aside)
     if cfg.reject_blocked_work:
-        blocked = set(blocks_due(run, batch)["worker_id"])
+        blocked = set(blocks_despite(due, set_aside)["worker_id"])
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
         decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
     now = time.time()
@@ -106,15 +110,29 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     platform = platform_for(run.platform)
     sent = platform.decide(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent already
-    counts = decisions["action"].value_counts().to_dict()
+    counts = decision_counts(run, batch)  # the ledger's, after the platform's answer (Prolific's "unpaid")
     how = "" if platform.SENDS_DECISIONS else f" (recorded only: {platform.LABEL} pay nobody)"
-    run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review{how}")
+    run.progress(f"batch {batch}: decisions: {in_words(counts)}; {int(decisions['review'].sum())} for review{how}")
     return {"decisions": counts, **sent}
+
+
+DECISION_WORDS = {"approve": "approved", "reject": "rejected", "unpaid": "left unpaid (not finished on the platform)"}
+
+
+def decision_counts(run: Run, batch: int) -> dict[str, int]:
+    rows = run.store.rows("SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? "
+                          "GROUP BY action ORDER BY action", [run.cfg.name, batch])
+    return {r["action"]: int(r["n"]) for r in rows}
+
+
+def in_words(counts: dict[str, int]) -> str:
+    """``{"approve": 10, "unpaid": 262}`` as "10 approved, 262 left unpaid (...)"; "none" when empty."""
+    return ", ".join(f"{n} {DECISION_WORDS.get(action, action)}" for action, n in counts.items()) or "none"
 
 
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
-    to_block = blocks_due(run, batch)
+    to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
     from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
 
     to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]

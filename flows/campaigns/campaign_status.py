@@ -41,16 +41,41 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         pending = [b for b in batches if b["status"] != ORDER[-1]]
         test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")),
                                    int(info.get("qualification_takers", 0)))
+        status = shown_status(store, name, meta[0]["status"])
         out.append({
-            "campaign": name, "target": meta[0]["target"], "status": meta[0]["status"],
+            "campaign": name, "target": meta[0]["target"], "status": status,
+            "config_path": meta[0].get("config_path", ""),
             "budget": info.get("budget", ""), "batches": batches,
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
             "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
-            "next": (f"batch {pending[0]['batch']}: {pending[0]['next']}" if pending else "nothing: all batches done"),
+            "next": next_step(status, pending, meta[0]["config_path"]),
             "incomplete": shortfall_lines(store, name),
         })
     return out
+
+
+def shown_status(store: Store, name: str, stored: str) -> str:
+    """The ledger's status, except that a run no live process holds any more (killed, or stopped by
+    Ctrl-C) shows as "stopped" rather than "running"."""
+    if stored != "running":
+        return stored
+    from flows.campaign_lock import holder_alive
+
+    holders = store.rows("SELECT holder FROM locks WHERE campaign = ?", [name])
+    return "running" if any(holder_alive(h["holder"]) for h in holders) else "stopped"
+
+
+def next_step(status: str, pending: list[dict[str, Any]], config_path: str) -> str:
+    """What comes next: the first unfinished batch's step, or why nothing does."""
+    if status == "cancelled" and pending:
+        return (f"nothing (cancelled): {len(pending)} batch(es) left unfinished; post them on purpose with "
+                f"`hitflow run {config_path} --resume-cancelled`")
+    if status == "cancelled":
+        return "nothing (cancelled after every batch had finished)"
+    if not pending:
+        return "nothing: all batches done"
+    return f"batch {pending[0]['batch']}: {pending[0]['next']}"
 
 
 def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tuple[str, str]:
@@ -65,7 +90,7 @@ def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tu
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
                   now: float) -> dict[str, Any]:
     status = store.batch_status(name, batch)
-    opened = store.rows("SELECT opened_at FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
+    opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
     by_state = {r["status"]: r["n"] for r in store.rows(
         "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
@@ -84,7 +109,8 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
         "committed": f"{per_hit_cost * hits:.2f}", "spent": f"{unit * approved:.2f}",
-        "opened_at": opened[0]["opened_at"] if opened else None,
+        "opened_at": opened[0].get("opened_at") if opened else None,
+        "held": (opened[0].get("hold") or "") if opened and not opened[0].get("hold_release") else "",
     }
 
 def _due(b: dict[str, Any]) -> str:
@@ -115,8 +141,21 @@ def show_status(report: list[dict[str, Any]]) -> None:
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):
             print(f"qualification test: committed ${test['committed']}, spent ${test['spent']} (included above)")
+        for b in c["batches"]:
+            for line in held_lines(c, b):
+                print(f"batch {b['batch']}: {line}")
         for line in c.get("incomplete", []):
             print(line)
+
+
+def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """A batch held for review: why, and how to release it (flows/campaigns/batch_hold.py)."""
+    if not b.get("held"):
+        return []
+    config = c.get("config_path") or "CONFIG"
+    return [f"HELD for review (nothing rejected or blocked): {b['held']}",
+            f"release: `hitflow run {config} --release-hold approve` (approve despite the rule) or "
+            "`--release-hold rules` (decide by the rules)"]
 
 
 def format_status(report: list[dict[str, Any]]) -> str:
@@ -138,6 +177,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
                 review += f"; open until {_until(b)}"
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
+            lines += [f"    {line}" for line in held_lines(c, b)]
         lines += [f"  {line}" for line in c.get("incomplete", [])]
     return "\n".join(lines)
 

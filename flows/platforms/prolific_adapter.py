@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from flows.config_schema import PROLIFIC_MIN_HOURLY
 from flows.errors import BudgetError, ConfigError, PlatformError
 from flows.platforms.retry_policy import (
     Failure,
@@ -25,8 +26,9 @@ from flows.platforms.retry_policy import (
 )
 
 PROLIFIC_URL = "https://api.prolific.com"
-MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}  # Prolific's floor on the median time
+MIN_HOURLY = PROLIFIC_MIN_HOURLY  # Prolific's floor on the median time
 PAGE_SIZE = 100
+SIM_TOKEN = "simulator-token"  # the one token the simulator's Prolific API accepts unless told otherwise
 
 
 @dataclass
@@ -34,6 +36,7 @@ class ProlificClient:
     http: httpx.Client
     base_url: str
     retry: RetryPolicy = field(default_factory=RetryPolicy)  # flows/platforms/retry_policy.py
+    currency: str | None = None  # the workspace's, once read (check_currency)
 
     def close(self) -> None:
         self.http.close()
@@ -56,7 +59,7 @@ def token(simulator: bool) -> str:
     if os.environ.get("PROLIFIC_TOKEN", "").strip():
         return clean_token(os.environ["PROLIFIC_TOKEN"], "PROLIFIC_TOKEN")
     if simulator:
-        return "simulator-token"
+        return SIM_TOKEN
     try:
         from prefect.blocks.system import Secret
 
@@ -135,13 +138,25 @@ def _not_repeated(method: str, path: str, what: str) -> str:
 
 
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """All results, following ``_links.next.href`` until it is null (never just the first page)."""
+    """All results, never just the first page: following ``_links.next.href`` until it is null,
+    or, for a reply that carries no links, asking for the next ``offset`` until ``meta.count``
+    results are in (Prolific documents both kinds of paging)."""
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
     results = list(page["results"])
-    while (page.get("_links", {}).get("next") or {}).get("href"):
-        page = call(client, "GET", same_host_link(client, str(page["_links"]["next"]["href"])))
+    while True:
+        href = (page.get("_links", {}).get("next") or {}).get("href")
+        if href:
+            page = call(client, "GET", same_host_link(client, str(href)))
+        elif len(results) < _count(page) and page["results"]:
+            page = call(client, "GET", path, params={**(params or {}), "limit": PAGE_SIZE, "offset": len(results)})
+        else:
+            return results
         results += page["results"]
-    return results
+
+
+def _count(page: dict[str, Any]) -> int:
+    meta = page.get("meta") or {}
+    return int(meta.get("count") or meta.get("total") or 0)
 
 
 def same_host_link(client: ProlificClient, href: str) -> str:
@@ -189,6 +204,17 @@ def study_cost(client: ProlificClient, reward_minor: int, places: int) -> int:
     """Total in minor units with Prolific's fees, from its own cost calculator."""
     quote = call(client, "POST", "study-cost-calculator/", {"reward": reward_minor, "total_available_places": places})
     return int(quote["total_cost"])
+
+
+def check_currency(client: ProlificClient, wanted: str) -> str:
+    """The workspace's currency (read once), refused when it is not the config's: every reward,
+    fee and budget figure would otherwise be read in the wrong money."""
+    if client.currency is None:
+        client.currency = str(call(client, "GET", f"workspaces/{default_workspace(client)}/balance/")["currency_code"])
+    if client.currency != wanted:
+        raise ConfigError(f"the Prolific workspace is billed in {client.currency} but [prolific] currency is {wanted}; "
+                          f"set [prolific] currency = \"{client.currency}\" and state the reward in {client.currency}")
+    return client.currency
 
 
 def create_study(client: ProlificClient, body: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import json
 import random
 import secrets
 import threading
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from flows.platforms.crowd_elements import posted_answer
 from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.platforms.mturk_forms import answer_xml
 from flows.sim import crowd, mturk_events, qual_tests
@@ -256,7 +258,8 @@ class Marketplace:
             if not key and wants_browser(hit.question.html):
                 browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
             else:
-                a.answer = question_form_answer(values, fields) if key else answer_xml(values)
+                a.answer = question_form_answer(values, fields) if key else answer_xml(
+                    posted_answer(values, fields, hit.question.html))  # a crowd-form's: one taskAnswers
         self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
@@ -287,4 +290,17 @@ class Marketplace:
                 "NumberOfAssignmentsCompleted": completed}
 
     def ground_truth(self) -> list[dict[str, Any]]:
-        return [w.public() | {"blocked": w.worker_id in self.blocks} for w in self.workers.values()]
+        """Each worker's profile, whether blocked, and ``gate``: "refused" when the requirements of
+        every HIT posted so far kept them out (the soft block aside: that is QC's doing, not the
+        gate's), "passed" when some HIT's let them in, "" before any HIT."""
+        gates = {json.dumps(r, sort_keys=True): r for r in (
+            [q for q in h.fields.get("QualificationRequirements", []) if q.get("Comparator") != "DoesNotExist"]
+            for h in self.hits.values())}
+        checks = [[(q["QualificationTypeId"], comparator(q)) for q in reqs] for reqs in gates.values()]
+
+        def gate(w: crowd.Worker) -> str:
+            if not checks:
+                return ""
+            ok = any(all(test(self.qual_value(w, type_id)) for type_id, test in c) for c in checks)
+            return "passed" if ok else "refused"
+        return [w.public() | {"blocked": w.worker_id in self.blocks, "gate": gate(w)} for w in self.workers.values()]

@@ -86,23 +86,22 @@ class _Handler(WorkerPages):
                                 "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, "application/x-amz-json-1.1")
 
     def _commit(self, prolific: bool = False) -> None:
-        """Write what the request changed to the state file (if any) before the reply goes out;
-        ``prolific``: the Prolific side may have changed too."""
+        """Write what the request changed (``prolific``: on that side too) to the state file, before the reply."""
         self.server.commit(prolific)
 
     def _prolific(self, method: str) -> None:
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
-            body = json.loads(self._body() or b"{}") if method in ("POST", "PATCH") else {}
+            sent = method in ("POST", "PATCH") or "Content-Length" in self.headers  # a DELETE may carry no body
+            body = json.loads(self._body() or b"{}") if sent else {}
         except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
-        auth = self.headers.get("Authorization", "")
+        host, auth = self.headers.get("Host", "127.0.0.1"), self.headers.get("Authorization", "")
         status, payload = prolific_api.dispatch(self.server.prolific, method, url.path, query,
-                                                body if isinstance(body, dict) else {}, auth,
-                                                f"http://{self.headers.get('Host', '127.0.0.1')}")
+                                                body if isinstance(body, dict) else {}, auth, f"http://{host}")
         self._commit(prolific=True)
-        self._json(status, payload)
+        self._send(status, b"", "application/json") if payload is None else self._json(status, payload)  # 204
 
     def do_POST(self) -> None:
         try:
@@ -145,8 +144,9 @@ class _Handler(WorkerPages):
             raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
         return payload
 
-    def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details); nothing else is patched
+    def do_PATCH(self) -> None:  # Prolific's updates and deletes (a study, a group's members); nothing else
         self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
+    do_DELETE = do_PATCH
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
@@ -231,6 +231,8 @@ class _SimHTTPServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One line, not a traceback, for a request that broke the handler (the client sees a reset)."""
         exc = sys.exc_info()[1]
+        if isinstance(exc, BrokenPipeError | ConnectionResetError):  # the client left (Ctrl-C): nothing broke here
+            return
         sys.stderr.write(f"hitflow sim: request from {client_address[0]} failed: {type(exc).__name__}: {exc}\n")
 
 
