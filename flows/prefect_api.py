@@ -57,7 +57,9 @@ class TemporaryServer:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "prefect.server.api.server:create_app",
              "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error", "--lifespan", "on"],
-            env=env, stdout=subprocess.DEVNULL, stderr=self.log)
+            # a session of its own, as flows/campaigns/prefect_server.py gives Prefect's: a terminal's
+            # Ctrl-C must not stop it before the interrupted run has told it where it stopped
+            env=env, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True)
 
     def wait_ready(self, timeout_s: float) -> str:
         """Block until the server answers (its API URL), or say in one line why it did not."""
@@ -124,7 +126,20 @@ def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
         os.environ.pop("PREFECT_API_URL", None)
         os.environ.pop(TEMPORARY_API_ENV, None)
         if server is not None:
+            _flush_prefect()
             server.stop()
+
+
+def _flush_prefect() -> None:
+    """Prefect's log and event workers send what they still hold while the server is up (they
+    would at exit, and find it stopped: "Error logging to API" after the run's last line)."""
+    if "prefect" not in sys.modules:
+        return
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in (APILogWorker, EventsWorker):
+        worker.drain_all(timeout=10, at_exit=False)
 
 
 def _free_port() -> int:

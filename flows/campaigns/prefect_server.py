@@ -12,6 +12,7 @@ sees no terminal signal; Prefect still stops it when the run's process exits (it
 
 from __future__ import annotations
 
+import os
 import subprocess
 from functools import partial
 from types import SimpleNamespace
@@ -21,6 +22,8 @@ from typing import Any
 def keep_ephemeral_server_out_of_terminal_signals() -> None:
     """Make the ephemeral server's ``subprocess.Popen`` start a new session (idempotent). If a
     Prefect release moves the code, nothing changes (the server is then as Prefect starts it)."""
+    if os.environ.get("PREFECT_API_URL"):  # no ephemeral server then (flows/prefect_api.py): skip the server's import
+        return
     from prefect.server.api import server
 
     if not hasattr(server, "SubprocessASGIServer") or getattr(server.subprocess, "hitflow_own_session", False):
