@@ -2,7 +2,8 @@
 
 The token comes from ``PROLIFIC_TOKEN`` (or a Prefect Secret block named ``prolific-token``)
 and travels only in the ``Authorization: Token ...`` header; it is never logged, stored or
-put in an error message. The simulator accepts any non-empty token.
+put in an error message. The simulator (or anything that answers like it) only ever gets a
+dummy token: the real one is read for ``--target prolific --live`` alone.
 """
 
 from __future__ import annotations
@@ -52,11 +53,16 @@ def clean_token(raw: str, where: str) -> str:
     return value
 
 
+SIMULATOR_TOKEN = "simulator-token"  # what the simulator gets whatever PROLIFIC_TOKEN holds
+
+
 def token(simulator: bool) -> str:
+    """The token to send: a dummy for the simulator, whose endpoint is only known to answer
+    ``/_sim/health`` like one (an impostor can), and the real one for Prolific itself."""
+    if simulator:
+        return SIMULATOR_TOKEN
     if os.environ.get("PROLIFIC_TOKEN", "").strip():
         return clean_token(os.environ["PROLIFIC_TOKEN"], "PROLIFIC_TOKEN")
-    if simulator:
-        return "simulator-token"
     try:
         from prefect.blocks.system import Secret
 
