@@ -1,0 +1,87 @@
+"""Issue 28 point 4, the small defects: the simulator's control routes, a NextToken that is not a
+string, short task secrets, the /health fingerprint, text where a statistic wants numbers."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from flows.cli import main
+from flows.errors import ConfigError
+from flows.taskserver.task_site import task_secret
+from flows.taskserver.task_units import secret_fingerprint
+
+
+# the simulator's /_sim/* routes ---------------------------------------------------------------
+def test_a_cross_site_text_plain_post_cannot_move_the_clock(sim) -> None:
+    before = httpx.get(f"{sim.url}/_sim/clock").json()["now"]
+    for ctype in ("text/plain", "application/x-www-form-urlencoded", ""):  # what a form may send cross-site
+        answer = httpx.post(f"{sim.url}/_sim/clock", content=b'{"advance_seconds": 86400}',
+                            headers={"Content-Type": ctype} if ctype else {})
+        assert answer.status_code == 415 and "application/json" in answer.json()["Message"]
+    faults = httpx.post(f"{sim.url}/_sim/faults", content=b'{"fault_rate": 1}', headers={"Content-Type": "text/plain"})
+    assert faults.status_code == 415 and sim.market.faults.fault_rate == 0
+    assert httpx.get(f"{sim.url}/_sim/clock").json()["now"] == before
+    assert httpx.post(f"{sim.url}/_sim/clock", json={"advance_seconds": 60}).json()["now"] == before + 60
+
+
+@pytest.mark.parametrize("route", ["/_sim/workers", "/_sim/clock"])
+def test_a_rebound_dns_name_is_refused_on_the_control_routes(sim, route: str) -> None:
+    assert httpx.get(f"{sim.url}{route}", headers={"Host": "attacker.example:8765"}).status_code == 403
+    assert httpx.post(f"{sim.url}/_sim/clock", json={"advance_seconds": 1},
+                      headers={"Host": "attacker.example"}).status_code == 403
+    port = sim.url.rsplit(":", 1)[1]
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "10.0.0.7"):
+        assert httpx.get(f"{sim.url}{route}", headers={"Host": host}).status_code == 200, host
+    assert httpx.get(f"{sim.url}/_sim/health", headers={"Host": "attacker.example"}).status_code == 200
+
+
+@pytest.mark.parametrize("token", [{"a": 1}, ["x"], 7, True])
+def test_a_next_token_that_is_not_a_string_gets_mturks_error(client, token: object) -> None:
+    reply = httpx.post(client.meta.endpoint_url, json={"NextToken": token, "MaxResults": 10}, headers={
+        "X-Amz-Target": "MTurkRequesterServiceV20170117.ListHITs", "Content-Type": "application/x-amz-json-1.1"})
+    assert reply.status_code == 400 and "NextToken" in reply.json()["Message"]
+
+
+# the task server's secret ---------------------------------------------------------------------
+@pytest.mark.parametrize("secret", ["hunter2", "x" * 31, "  " + "y" * 20 + "  "])
+def test_a_short_task_secret_is_refused_in_one_line(secret: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HITFLOW_TASK_SECRET", secret)
+    with pytest.raises(ConfigError, match="at least 32") as err:
+        task_secret(tmp_path / "h.db")
+    assert secret.strip() not in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_long_task_secret_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HITFLOW_TASK_SECRET", "s" * 32)
+    assert task_secret(tmp_path / "h.db") == b"s" * 32
+
+
+def test_the_fingerprint_is_slow_to_search() -> None:
+    """A keyed, stretched hash: one guess costs PBKDF2's 200,000 rounds, so even a short list of
+    guesses takes seconds (the old HMAC gave `hunter2` away in 7 microsecond guesses)."""
+    started = time.perf_counter()
+    secret_fingerprint(b"guess-" + str(time.time()).encode())  # a fresh value: not from the cache
+    assert time.perf_counter() - started > 0.02
+    assert secret_fingerprint(b"a" * 32) != secret_fingerprint(b"b" * 32)
+    assert len(secret_fingerprint(b"a" * 32)) == 16
+
+
+# statistics over hostile columns --------------------------------------------------------------
+def test_text_in_minutes_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "screen.csv"
+    table.write_text("participant_id,minutes,slider_zero\np1,25,0\np2,twenty,0\n")
+    assert main(["analyze", "screening", str(table)]) == 3  # InputFormatError
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "minutes" in err and "Traceback" not in err
+    table.write_text("participant_id,minutes,slider_zero,continued\np1,25,0,true\np2,12,0,true\np3,30,1,true\n"
+                     "p4,40,0,false\n")  # a CSV's "0" and "false" are no (text, not Python truth)
+    assert main(["analyze", "screening", str(table)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["kept"] == 1 and result["continued"] == 3
+    assert [e["participant_id"] for e in result["excluded"]] == ["p2", "p3"]
