@@ -8,12 +8,21 @@ import time
 from pathlib import Path
 
 import httpx
+import pandas as pd
 import pytest
 
+from flows.campaigns.campaign_flow import run_campaign
+from flows.campaigns.operations import open_campaign_run
 from flows.cli import main
 from flows.errors import ConfigError
+from flows.sim.server import SimServer
+from flows.store import Store
+from flows.studies.study_outputs import write_study_outputs
 from flows.taskserver.task_site import task_secret
 from flows.taskserver.task_units import secret_fingerprint
+from postprocess.agreement import agreement
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
 
 
 # the simulator's /_sim/* routes ---------------------------------------------------------------
@@ -85,3 +94,32 @@ def test_text_in_minutes_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     result = json.loads(capsys.readouterr().out)
     assert result["kept"] == 1 and result["continued"] == 3
     assert [e["participant_id"] for e in result["excluded"]] == ["p2", "p3"]
+
+
+# a study's statistics over hostile answers ----------------------------------------------------
+def test_agreement_with_no_item_judged_twice_is_a_note_not_an_exception() -> None:
+    lonely = pd.DataFrame({"item_id": ["a", "b", "c"], "worker_id": ["w1", "w2", "w3"], "label": ["1", "2", "1"]})
+    result = agreement(lonely, "ordinal")
+    assert result["krippendorff_alpha"] is None and "two or more raters" in result["note"]
+    pair = pd.DataFrame({"item_id": ["a", "b"], "worker_id": ["w1", "w2"], "label": ["1", "2"]})
+    assert agreement(pair)["cohen_kappa"] is None  # two raters who share no item
+
+
+def test_answers_for_items_never_served_are_dropped_before_the_analysis(tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    with SimServer(seed=1, crowd_file=CONFIG_DIR / "crowds" / "judges.toml") as sim:
+        run_campaign(CONFIG_DIR / "expert_rating.toml", endpoint_url=sim.url, db_path=db, out_root=tmp_path / "runs",
+                     progress=lambda _: None)
+        store = Store(db)
+        kept = store.rows("SELECT DISTINCT x.assignment_id FROM answers x JOIN decisions d USING (assignment_id) "
+                          "WHERE d.action = 'approve' AND x.field = 'score' LIMIT 3")
+        for n, row in enumerate(kept):  # three workers' scores land on ids no page showed
+            store.db.execute("UPDATE answers SET item_id = 'never-served-' || item_id || ? WHERE assignment_id = ? "
+                             "AND field = 'score'", [str(n), row["assignment_id"]])
+        with open_campaign_run(str(db), "expert_rating", endpoint_url=sim.url, progress=lambda _: None) as run:
+            result = write_study_outputs(run, tmp_path / "again")
+    judged = pd.read_csv(tmp_path / "again" / "judgements.csv", dtype=str)
+    assert len(kept) == 3 and not judged["item_id"].str.startswith("never-served").any()
+    analysis = json.loads((tmp_path / "again" / "analysis.json").read_text())
+    assert analysis["answers_for_unserved_items_dropped"] >= 3 and "error" not in analysis
+    assert result["judgements"] == len(judged) and (tmp_path / "again" / "report.html").is_file()
