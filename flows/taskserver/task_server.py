@@ -66,7 +66,8 @@ def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], reque
         request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
     return task_page(cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
                      signature=page_signature(site.secret, cfg.name, session["session_id"], session["item_ids"]),
-                     csp_nonce=request.state.csp_nonce)
+                     csp_nonce=request.state.csp_nonce,
+                     turk_submit=False)  # a Prolific or invite page: turkSubmitTo would only lose the answers
 
 
 def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
