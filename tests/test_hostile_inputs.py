@@ -14,6 +14,7 @@ import pytest
 from flows.campaigns.campaign_flow import run_campaign
 from flows.campaigns.operations import open_campaign_run
 from flows.cli import main
+from flows.custom.scaffold import scaffold
 from flows.errors import ConfigError
 from flows.sim.server import SimServer
 from flows.store import Store
@@ -123,3 +124,26 @@ def test_answers_for_items_never_served_are_dropped_before_the_analysis(tmp_path
     analysis = json.loads((tmp_path / "again" / "analysis.json").read_text())
     assert analysis["answers_for_unserved_items_dropped"] >= 3 and "error" not in analysis
     assert result["judgements"] == len(judged) and (tmp_path / "again" / "report.html").is_file()
+
+
+# a custom template's run-time errors and a deep TOML file --------------------------------------
+@pytest.mark.parametrize("expression", ["{{ 1/0 }}", "{{ 'words' | wordwrap(0) }}",
+                                        "{% for i in range(10**7) %}{% endfor %}"])
+def test_a_template_that_fails_while_rendering_is_one_line(expression: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    scaffold("demo", tmp_path)
+    page = tmp_path / "config" / "demo.html.j2"
+    page.write_text(page.read_text().replace("{% block instructions %}", "{% block instructions %}" + expression, 1))
+    assert expression in page.read_text()
+    code = main(["run", str(tmp_path / "config" / "demo.toml"), "--dry-run", "--db", str(tmp_path / "h.db"),
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "failed while rendering" in err and "demo.html.j2" in err
+
+
+def test_a_deeply_nested_toml_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    deep = tmp_path / "deep.toml"
+    deep.write_text("[campaign]\nname = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert main(["run", str(deep), "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nest too deeply" in err
