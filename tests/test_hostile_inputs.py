@@ -11,6 +11,7 @@ import httpx
 import pandas as pd
 import pytest
 
+from flows import text_files
 from flows.campaigns.campaign_flow import run_campaign
 from flows.campaigns.operations import open_campaign_run
 from flows.cli import main
@@ -147,3 +148,17 @@ def test_a_deeply_nested_toml_file_is_one_line(tmp_path: Path, capsys: pytest.Ca
     assert main(["run", str(deep), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "nest too deeply" in err
+
+
+# input files are read with a size limit ---------------------------------------------------------
+@pytest.mark.parametrize("command", [["qc", "/dev/zero", "--out", "{tmp}/f.csv"], ["analyze", "agreement", "/dev/zero"],
+                                     ["analyze", "ratings", "/dev/zero", "--reader", "flickr8k-expert"]])
+def test_an_endless_input_file_is_refused_at_the_limit(command: list[str], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The default limit is 512 MB (`hitflow qc /dev/zero` stops there, at 0.7 GB RSS); a small one
+    here keeps the test fast. Before, /dev/zero was read until the kernel killed the process."""
+    monkeypatch.setattr(text_files, "MAX_INPUT_BYTES", 1 << 20)
+    assert main([part.format(tmp=tmp_path) for part in command]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "/dev/zero: over 1048576 bytes" in err

@@ -21,7 +21,10 @@ from flows.custom.form_spec import form_spec
 from flows.errors import InputFormatError
 from flows.platforms.mturk_forms import INDEXED, form_fields
 from flows.templates import render_source, safe_url
+from flows.text_files import read_text
 from qc.form_constraints import Spec, describe_rules
+
+MAX_TEMPLATE_BYTES = 2 * 2**20  # a page template; the starter page is 2 KB
 
 URL_COLUMNS = ("url", "image_url")
 
@@ -61,10 +64,7 @@ def custom_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict
 
 def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
     assert cfg.template is not None
-    try:
-        source = cfg.template.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFormatError(f"{cfg.template}: cannot read the template ({exc})") from exc
+    source = read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
     shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
     return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown, **extra})
 

@@ -8,7 +8,6 @@ side and ``/_sim/*`` exposes the clock, fault injection and the crowd's ground t
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import socket
 import sys
@@ -20,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
+from flows.sim.control_routes import check_control, control_body
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
@@ -39,19 +39,6 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, Decimal):
         return str(value)
     raise TypeError(type(value).__name__)
-
-
-def _direct_host(host: str) -> bool:
-    """Whether a Host header names the server by IP address or as localhost, with any port."""
-    name = host.strip().lower()
-    name = name[1:name.index("]")] if name.startswith("[") and "]" in name else name.rsplit(":", 1)[0]
-    if name == "localhost":
-        return True
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
 
 
 class _Handler(WorkerPages):
@@ -119,8 +106,14 @@ class _Handler(WorkerPages):
         self._json(status, payload)
 
     def do_POST(self) -> None:
+        self._answer(self._post, body=True)
+
+    def _answer(self, route: Any, body: bool) -> None:
+        path = urlparse(self.path).path
         try:
-            self._post()
+            if path.startswith("/_sim/") and path != "/_sim/health":  # health: anyone may ask what this is
+                check_control(self.headers, body)
+            route()
         except BadRequest as err:
             self._refuse(err)
 
@@ -130,17 +123,15 @@ class _Handler(WorkerPages):
             return self._prolific(self.command)  # POST, or PATCH
         if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
             return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
-        if url.path.startswith("/_sim/"):
-            self._check_control(body=True)
         if url.path == "/_sim/clock":
-            payload = self._control_body()
+            payload = control_body(self._body())
             now = self.server.market.advance(float(payload.get("advance_seconds", 0)))
             with self.server.prolific.lock:
                 self.server.prolific.pump()  # participants finish on the same clock
             self._commit(prolific=True)
             return self._json(200, {"now": now})
         if url.path == "/_sim/faults":
-            payload = self._control_body()
+            payload = control_body(self._body())
             with self.server.market.lock:
                 faults = self.server.market.faults
                 faults.throttle_rate = float(payload.get("throttle_rate", faults.throttle_rate))
@@ -152,41 +143,16 @@ class _Handler(WorkerPages):
             return self._external_submit(self._body())
         self._send(404, b"not found", "text/plain")
 
-    def _control_body(self) -> dict[str, Any]:
-        try:
-            payload = json.loads(self._body() or b"{}")
-            if not isinstance(payload, dict) or not all(isinstance(v, int | float) for v in payload.values()):
-                raise ValueError("expected a JSON object of numbers")
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
-        return payload
-
     def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details); nothing else is patched
         self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
 
-    def _check_control(self, body: bool) -> None:
-        """The control routes move the clock, inject faults and show the crowd's ground truth: only
-        for a caller that names the server by an IP address or localhost (a DNS-rebinding page names
-        its own domain) and, with a body, sends JSON (a cross-site form can only send text/plain
-        without a CORS preflight, which this server never grants)."""
-        if not _direct_host(self.headers.get("Host", "")):
-            raise BadRequest(403, "the /_sim/ routes answer only a Host that is an IP address or localhost")
-        ctype = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        if body and ctype != "application/json":
-            raise BadRequest(415, "the /_sim/ routes take a JSON body (Content-Type: application/json)")
-
     def do_GET(self) -> None:
-        try:
-            self._get()
-        except BadRequest as err:
-            self._refuse(err)
+        self._answer(self._get, body=False)
 
     def _get(self) -> None:
         url = urlparse(self.path)
         if url.path.startswith("/api/v1/"):
             return self._prolific("GET")
-        if url.path.startswith("/_sim/") and url.path != "/_sim/health":  # health: anyone may ask what this is
-            self._check_control(body=False)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         market = self.server.market
         if url.path == "/_sim/workers":  # ?platform=prolific: the Prolific panel, under its ids
