@@ -125,13 +125,22 @@ def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | 
         raise PlatformError(f"Prolific {method} {_path_only(path)} failed: {type(exc).__name__}; check the "
                             "network and the endpoint URL") from None
     if resp.status_code >= 400:
-        try:
-            err = resp.json().get("error", {})
-            why = f"{err.get('title', '')} {err.get('detail', '')}".strip()
-        except ValueError:
-            why = resp.text[:200]
-        raise PlatformError(f"Prolific {method} {path} answered {resp.status_code}: {why}")
-    return resp.json() if resp.content else {}
+        raise PlatformError(f"Prolific {method} {path} answered {resp.status_code}: {_error_text(resp)}")
+    try:
+        return resp.json() if resp.content else {}
+    except ValueError:  # not JSON (or not UTF-8): a proxy's page, a truncated reply
+        raise PlatformError(f"Prolific {method} {_path_only(path)} answered {resp.status_code} with a body that is "
+                            "not JSON; check the endpoint URL") from None
+
+
+def _error_text(resp: httpx.Response) -> str:
+    """Prolific's error title and detail, whatever shape the reply has, as one short line."""
+    try:
+        err = resp.json().get("error", {})
+        why = f"{err.get('title', '')} {err.get('detail', '')}".strip()
+    except (ValueError, AttributeError):  # not JSON, or not the documented object
+        why = resp.text[:200]
+    return " ".join(why.split())[:300]
 
 
 def _not_repeated(method: str, path: str, what: str) -> str:
@@ -143,11 +152,24 @@ def _not_repeated(method: str, path: str, what: str) -> str:
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """All results, following ``_links.next.href`` until it is null (never just the first page)."""
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
-    results = list(page["results"])
-    while (page.get("_links", {}).get("next") or {}).get("href"):
-        page = call(client, "GET", same_host_link(client, str(page["_links"]["next"]["href"])))
-        results += page["results"]
+    results = _page_results(page, path)
+    while href := _next_href(page):
+        page = call(client, "GET", same_host_link(client, href))
+        results += _page_results(page, path)
     return results
+
+
+def _page_results(page: Any, path: str) -> list[dict[str, Any]]:
+    results = page.get("results") if isinstance(page, dict) else None
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise PlatformError(f"Prolific's reply to GET {_path_only(path)} has no list of results; check the endpoint")
+    return results
+
+
+def _next_href(page: dict[str, Any]) -> str:
+    nxt = (page.get("_links") or {}).get("next") if isinstance(page.get("_links"), dict | None) else None
+    href = nxt.get("href") if isinstance(nxt, dict) else None
+    return href if isinstance(href, str) else ""
 
 
 def same_host_link(client: ProlificClient, href: str) -> str:
