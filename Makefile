@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale browser-deps clean
+.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-slow-clients browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +37,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check flows qc postprocess tests bench
 	$(BIN)/mypy
 
-test: $(STAMP) browser-deps lint
+test: $(STAMP) browser-deps js-sdk lint
 	$(BIN)/pytest
+
+# The AWS SDK for JavaScript v3's MTurk client (tests/test_mturk_clients.py), from the lock file,
+# again only when the lock changed. Without npm the tests skip; under CI=true they fail if node
+# is there but the package is not.
+js-sdk:
+	@if ! command -v npm >/dev/null; then echo "WARNING: npm not installed; the JavaScript SDK tests will skip"; \
+	elif [ ! tests/js_sdk/node_modules/.package-lock.json -nt tests/js_sdk/package-lock.json ]; then \
+		(cd tests/js_sdk && npm ci --no-audit --no-fund --loglevel=error) \
+		|| echo "WARNING: npm ci failed in tests/js_sdk; the JavaScript SDK tests will skip (fail under CI=true)"; fi
 
 test-browser: $(STAMP) browser-deps
 	$(BIN)/pytest -m browser
@@ -48,6 +57,11 @@ bench: $(STAMP)
 
 bench-security: $(STAMP)
 	$(BIN)/python -m bench.security
+
+# 2,000 slow connections (trickled heads and bodies, from 40 addresses) against a task server at a
+# 1,024 and then a raised open-file limit: /health latency, submits landed, log bytes, RSS (~3 min)
+bench-slow-clients: $(STAMP)
+	$(BIN)/python -m bench.slow_clients
 
 # QC rules over the real VizWiz v1 val captions (../shared/data): recall and false flags per rule
 bench-qc-real: $(STAMP)
@@ -70,6 +84,11 @@ bench-chaos: $(STAMP)
 # sequentially and by hitflow's pool at 150 ms per call; writes bench/results-scale.json (~25 min).
 bench-scale: $(STAMP)
 	$(BIN)/python -m bench.scale
+
+# simulated workers' throughput on a script-built page: headless Chromium vs reading the form
+# (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
+bench-browser-workers: $(STAMP) browser-deps
+	$(BIN)/python -m bench.browser_workers $(or $(HITS),20)
 
 # a scheduled Prolific campaign on a real Prefect server and the simulator on the wall clock:
 # each run looks at the open study and leaves, people arrive in between (about 2-3 minutes)

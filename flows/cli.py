@@ -83,11 +83,9 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
-    import uvicorn
-
     from flows.config import load_config
     from flows.taskserver.task_server import TaskSite, invite_link
-    from flows.taskserver.task_server_thread import server_config
+    from flows.taskserver.task_server_thread import serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
@@ -104,7 +102,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         "X-Forwarded-* ignored (no --trusted-proxy)"
     print(f"ledger {a.db}; invite signing secret from {secret}; {proxies}")
     print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
-    uvicorn.Server(server_config(site, a.host, a.port, tuple(a.trusted_proxy))).run()
+    serve_forever(server_config(site, a.host, a.port, tuple(a.trusted_proxy)))
     return 0
 
 
@@ -206,8 +204,14 @@ def cmd_qualify(a: argparse.Namespace) -> int:
 
 def cmd_new(a: argparse.Namespace) -> int:
     from flows.custom.scaffold import scaffold
+    from flows.custom.scaffold_import import scaffold_from
 
-    written = scaffold(a.name, Path(a.dir))
+    if a.page:
+        written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None)
+        for note in notes:
+            print(note, file=sys.stderr)
+    else:
+        written = scaffold(a.name, Path(a.dir))
     print("wrote " + ", ".join(str(p) for p in written))
     print(f"next: hitflow run {Path('config') / (a.name + '.toml')} --no-prefect   (from {a.dir}; outputs in "
           f"runs/{a.name}/)")

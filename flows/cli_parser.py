@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     new = sub.add_parser("new", help="start a campaign on your own task page: config, template, items")
     new.add_argument("name", type=arg.name, help="campaign name: config/NAME.toml, runs/NAME/")
     new.add_argument("--dir", default=".", type=arg.writable_dir, help="project folder the config/ folder is in")
+    new.add_argument("--from", dest="page", default=None, help="import this page as it is: HTML with ${column} "
+                     "(MTurk), Liquid (Ground Truth) or Jinja, an HTMLQuestion/ExternalQuestion/QuestionForm XML")
+    new.add_argument("--answer-key", default=None, help="with a QuestionForm: its AnswerKey XML (scores.csv)")
     sim = sub.add_parser("sim", help="the simulated marketplace")
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)
     serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")

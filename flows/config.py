@@ -94,6 +94,8 @@ class CampaignConfig:
     schedule_interval_s: int = 0
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
+    sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
+    page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
     prolific: ProlificSettings = ProlificSettings()
     study: StudySettings | None = None  # set for the human-evaluation pages (flows/studies/study_config.py)
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
@@ -102,6 +104,7 @@ class CampaignConfig:
     review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
     review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
     template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
+    answer_key: Path | None = None  # task = "custom": field,answer,score rows scoring responses (qc/answer_key.py)
     task_url: str = ""  # [target] task_url: the running task server's public base URL
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
@@ -139,10 +142,12 @@ def load_config(path: str | Path) -> CampaignConfig:
         qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, CUSTOM_RULES if custom else None),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
         policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
+        answer_key=_existing(path, "campaign", "answer_key", camp.answer_key),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url,
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
+        sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),

@@ -8,7 +8,7 @@ reports it as ``[section].<key> <why>``. Checks that need the file system or ano
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -39,6 +39,8 @@ class CampaignSection(Section):
                                                                           'or "custom" for your own template')
     template: str = Field("", max_length=1000, description='task = "custom": your page, a Jinja template '
                                                            "relative to the config file (extends _custom_page.html.j2)")
+    answer_key: str = Field("", max_length=1000, description='task = "custom": field,answer,score CSV (an imported '
+                                                             "QuestionForm's AnswerKey) scoring each response")
     items: NonEmptyText = Field(description="Item CSV, relative to the config file")
     title: NonEmptyText = Field(description="The HIT's or study's title, shown to workers")
     description: NonEmptyText = Field(description="One or two sentences shown to workers before they accept")
@@ -202,6 +204,12 @@ class TargetSection(Section):
     endpoint_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
                               description="Empty: the built-in simulator; or an MTurk-compatible http(s) endpoint")
     sim_crowd: str = Field("", max_length=1000, description="The simulator's crowd file for this campaign")
+    sim_workers: Literal["auto", "form", "browser"] = Field(
+        "auto", description='task = "custom": simulated workers read the form ("form") or work the page in a '
+                            'headless Chromium ("browser"); "auto": browser when the page\'s scripts write fields')
+    page_origins: list[Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:\d+)?$")]] = Field(
+        default_factory=list, max_length=50, description='task = "custom" on the task server: origins the page may '
+                                                         'load scripts and styles from, "https://cdn.example.org"')
     task_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
                           description="Public base URL of the running `hitflow serve` (Prolific, invite links)")
 

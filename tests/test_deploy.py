@@ -140,6 +140,7 @@ def test_the_systemd_unit_runs_hitflow_serve_with_the_ledger_in_its_state_direct
     assert service["StateDirectory"] == "hitflow" and "/var/lib/hitflow/hitflow.db" in service["ExecStart"]
     assert "HITFLOW_TASK_SECRET" not in service.get("Environment", "")  # the secret stays in EnvironmentFile
     assert service["EnvironmentFile"] == "/etc/hitflow/serve.env"
+    assert int(service["LimitNOFILE"]) >= 65536  # connections are files; systemd's soft default is 1,024
 
 
 def test_the_image_copies_real_paths_checks_health_and_keeps_the_ledger_on_a_volume(tmp_path: Path) -> None:

@@ -16,9 +16,11 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import shortfall_lines
 from flows.csv_files import write_csv
 from flows.custom.custom_task import INDEXED, custom_spec
+from flows.errors import InputFormatError
 from flows.taskserver.task_pages import page_items
 from flows.templates import render
 from postprocess.report_data import blocking_vs_truth
+from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
 
 BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms")
@@ -70,6 +72,22 @@ def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
     return list(out.values())
 
 
+def _scores(run: Run, data: pd.DataFrame, out_dir: Path) -> list[str]:
+    """With ``answer_key``: every response scored (``scores.csv``), the summary's line about it."""
+    if run.cfg.answer_key is None:
+        return []
+    key = pd.read_csv(run.cfg.answer_key, dtype=str, keep_default_na=False)
+    missing = {"field", "answer", "score"} - set(key.columns)
+    if missing:
+        raise InputFormatError(f"{run.cfg.answer_key}: needs the columns field, answer, score (lacks "
+                               f"{', '.join(sorted(missing))})")
+    scores = score_responses(data, key).merge(
+        data.drop_duplicates("assignment_id")[["assignment_id", "decision"]], on="assignment_id")
+    write_csv(scores, out_dir / "scores.csv")
+    mean = scores["percent"].mean() if len(scores) else 0.0
+    return [f"answer key: {len(scores)} responses scored, mean {mean:.1f}% ({out_dir / 'scores.csv'})"]
+
+
 def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     data = dataset_frame(run)
@@ -106,5 +124,6 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                  for f in context["fields"]],
                f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
                f"report:  {out_dir / 'report.html'}"]
+    summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
     return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked}

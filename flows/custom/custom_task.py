@@ -18,6 +18,7 @@ from typing import Any
 from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.custom.form_spec import form_spec
+from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from flows.errors import InputFormatError
 from flows.platforms.mturk_forms import INDEXED, form_fields
 from flows.templates import render_source, safe_url
@@ -62,21 +63,29 @@ def custom_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict
             for i, r in enumerate(rows)]
 
 
-def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
+def _source(cfg: CampaignConfig) -> str:
     assert cfg.template is not None
-    source = read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
+    return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
+
+
+def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
+    source = _source(cfg)
     shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
-    return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown, **extra})
+    return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown,
+                                                     "sim_workers": sim_workers(cfg.sim_workers, source), **extra})
 
 
 def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
-    """The page for these items, carrying the rules its own controls declare."""
-    return _render(cfg, items, custom_spec(cfg, items), extra)
+    """The page for these items, carrying the rules its own controls declare; its own inline
+    scripts and styles carry the page's CSP nonce (served by the task server)."""
+    return with_nonce(_render(cfg, items, custom_spec(cfg, items), extra), str(extra.get("csp_nonce") or ""))
 
 
 def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     """The rules of the page for these items (rendered once to read its controls)."""
-    return form_spec(form_fields(_render(cfg, items, {"kind": "form", "fields": []}, {})))
+    page = _render(cfg, items, {"kind": "form", "fields": []}, {})
+    # A hidden field the page's own script writes (a JSON answer) is an answer, not bookkeeping.
+    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(_source(cfg)))
 
 
 def answer_fields(spec: Spec) -> list[str]:
@@ -119,6 +128,10 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
              f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
     if not spec["fields"]:
         lines.append("PROBLEM: the page has no answer field; name inputs <name>_{{ i }} inside the item block")
+    workers = sim_workers(cfg.sim_workers, _source(cfg))
+    if workers == "browser":
+        lines.append("simulated workers: in a headless browser ([target] sim_workers = "
+                     f"{cfg.sim_workers!r}; the page's own script writes its answer)")
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]

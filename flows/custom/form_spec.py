@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flows.platforms.mturk_forms import FormField
@@ -39,8 +40,16 @@ def _number_rule(f: FormField) -> dict[str, Any]:
             "min": low, "max": high, "step": step, "base": base}
 
 
-def field_rule(f: FormField) -> dict[str, Any] | None:
-    """One control's rule, or None for a control nobody answers (hidden)."""
+# hitflow's own hidden fields: the session, the item, the page's clock (never an answer)
+BOOKKEEPING = re.compile(r"^(assignmentId|sig|page_start_ms|page_end_ms|image_id_\d+)$")
+
+
+def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | None:
+    """One control's rule, or None for a control nobody answers (hidden, unless the page's script
+    writes it: then it is an answer with no rule of its own, as the script decides its value)."""
+    if f.kind in NOT_ANSWERS and hidden_answers and not BOOKKEEPING.match(f.name) and not f.attrs.get("data-sim-fill"):
+        return {"name": f.name, "type": "text", "input": "hidden", "required": False, "minlength": None,
+                "maxlength": None}
     if f.kind in NOT_ANSWERS or ("readonly" in f.attrs and f.kind in TEXT_INPUTS):
         return None
     required = "required" in f.attrs
@@ -61,6 +70,7 @@ def field_rule(f: FormField) -> dict[str, Any] | None:
     return rule
 
 
-def form_spec(fields: list[FormField]) -> Spec:
-    """The page's rules: one entry per answered control, in page order."""
-    return {"kind": "form", "fields": [r for f in fields if (r := field_rule(f)) is not None]}
+def form_spec(fields: list[FormField], hidden_answers: bool = False) -> Spec:
+    """The page's rules: one entry per answered control, in page order (``hidden_answers``: the
+    page's script writes its hidden fields, so they are answers too)."""
+    return {"kind": "form", "fields": [r for f in fields if (r := field_rule(f, hidden_answers)) is not None]}

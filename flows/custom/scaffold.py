@@ -24,9 +24,13 @@ def scaffold(name: str, root: Path = Path(".")) -> list[Path]:
         raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
     folder = root / "config"
     config = (STARTER / "campaign.toml").read_text(encoding="utf-8").replace(NAME_MARK, name)
-    files = {folder / f"{name}.toml": config,
-             folder / f"{name}.html.j2": (STARTER / "page.html.j2").read_text(encoding="utf-8"),
-             folder / f"{name}_items.csv": (STARTER / "items.csv").read_text(encoding="utf-8")}
+    return write_new(folder, {folder / f"{name}.toml": config,
+                              folder / f"{name}.html.j2": (STARTER / "page.html.j2").read_text(encoding="utf-8"),
+                              folder / f"{name}_items.csv": (STARTER / "items.csv").read_text(encoding="utf-8")})
+
+
+def write_new(folder: Path, files: dict[Path, str]) -> list[Path]:
+    """Write every file, or none when one exists already."""
     existing = [str(p) for p in files if p.exists()]
     if existing:
         raise ConfigError(f"{', '.join(existing)} already exist(s); nothing was written. Pick another NAME or "

@@ -89,6 +89,7 @@ class _FormParser(HTMLParser):
         self.images: list[tuple[int, str]] = []  # (position, src or alt)
         self.positions: dict[str, int] = {}  # field name -> position of its last control
         self.step = 0
+        self._option_text = False
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
         attrs = {k: v or "" for k, v in attrs_list}
@@ -109,6 +110,7 @@ class _FormParser(HTMLParser):
             self._select = self.fields[name] = FormField(name, "select", "", [], attrs)
             self.positions[name] = self.step
         elif tag == "option" and self._select is not None:
+            self._option_text = "value" not in attrs  # a browser submits the option's text then
             self._select.options.append(attrs.get("value", ""))
             if "selected" in attrs:
                 self._select.checked.append(attrs.get("value", ""))
@@ -135,6 +137,8 @@ class _FormParser(HTMLParser):
             existing.attrs.setdefault("required", "")
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in ("select", "option"):
+            self._option_text = False
         if tag == "select":
             self._select = None
         if tag == "textarea":
@@ -144,6 +148,8 @@ class _FormParser(HTMLParser):
                 pass
 
     def handle_data(self, data: str) -> None:
+        if self._option_text and self._select is not None and self._select.options:
+            self._select.options[-1] += " ".join(data.split())
         if self._textarea is not None:
             self._textarea.value += data.removeprefix("\n") if not self._textarea.value else data
             return

@@ -24,10 +24,13 @@ def _direct_host(host: str) -> bool:
     return True
 
 
-def check_control(headers: Message, body: bool) -> None:
-    """Only for a caller that names the server by an IP address or localhost (a DNS-rebinding page
-    names its own domain) and, with a body, sends JSON (a cross-site form can only send text/plain
-    without a CORS preflight, which this server never grants)."""
+def check_control(path: str, headers: Message, body: bool) -> None:
+    """The ``/_sim/`` routes but health (anyone may ask what this is) answer only a caller that
+    names the server by an IP address or localhost (a DNS-rebinding page names its own domain)
+    and, with a body, sends JSON (a cross-site form can only send text/plain without a CORS
+    preflight, which this server never grants)."""
+    if not path.startswith("/_sim/") or path == "/_sim/health":
+        return
     if not _direct_host(headers.get("Host", "")):
         raise BadRequest(403, "the /_sim/ routes answer only a Host that is an IP address or localhost")
     ctype = headers.get("Content-Type", "").split(";")[0].strip().lower()

@@ -52,6 +52,8 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
               "turkSubmitTo": "https://www.mturk.com"}
     html = fetch_page(hit.question.url, params)
     with market.lock:
+        if a.assignment_id not in market.assignments:
+            return  # withdrawn while the page loaded (the HIT expired early or changed its type)
         worker = market.workers.get(a.worker_id)
         if not html or worker is None:
             if a.assignment_id in hit.assignment_ids:
@@ -66,6 +68,8 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
         a.answer = answer_xml(values)
         market.assignments[a.assignment_id] = a  # marks it changed for a state file
         market.changed_workers.add(worker.worker_id)
+        if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:
+            market.notify(hit, "AssignmentSubmitted", a.submit_time or a.accept_time, a.assignment_id)  # came late
 
 
 def resume_visits(market: Marketplace) -> int:

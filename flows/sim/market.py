@@ -18,13 +18,14 @@ from typing import Any
 
 from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.platforms.mturk_forms import answer_xml
-from flows.sim import crowd, qual_tests
+from flows.sim import crowd, mturk_events, qual_tests
+from flows.sim.browser_worker import browse_later, settle, wants_browser
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError  # noqa: F401
 from flows.sim.page_filling import fill_form, page_rules, work_units
 from flows.sim.qual_requirements import comparator
-from flows.sim.question_form import question_form_answer
+from flows.sim.question_form import question_form_answer, question_form_fields
 
 
 class Marketplace:
@@ -60,6 +61,9 @@ class Marketplace:
         self.bonuses: list[dict[str, Any]] = []  # append-only
         self.tokens: Journal[str, tuple[str, float]] = Journal()
         self.test_attempts: Journal[tuple[str, str], dict[str, Any]] = Journal()
+        self.notifications: Journal[str, dict[str, Any]] = Journal()  # HIT type id: its specification
+        self.sent_notifications: list[dict[str, Any]] = []  # what would have gone to e-mail, SQS or SNS
+        self.watched_until: float | None = None  # events up to this virtual time have been notified
         self.changed_workers: set[str] = set()
         # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
         # every assignment would make each call slower as the marketplace grows.
@@ -81,10 +85,27 @@ class Marketplace:
         self._base, self._anchor = now, time.monotonic()
 
     def advance(self, seconds: float) -> float:
+        settle()  # outside the lock: a browser worker's answer takes it to be stored
         with self.lock:
             self._base += max(0.0, float(seconds))
-            self.auto_approve()
+            self.catch_up()
             return self.now
+
+    def catch_up(self) -> None:
+        """Bring the marketplace up to the clock (before every call): notify what workers and the
+        clock did since the last time, then pay what is past its auto-approval time."""
+        since, self.watched_until = self.watched_until, self.now
+        if since is not None and any(spec["Active"] for spec in self.notifications.values()):
+            for when, event_type, hit_id, aid in sorted(mturk_events.worker_events(self, since, self.now)):
+                self.notify(self.hits[hit_id], event_type, when, aid)
+        self.auto_approve()
+
+    def notify(self, hit: Hit, event_type: str, when: float, assignment_id: str | None = None) -> None:
+        """Send the event if the HIT's type has an active specification that lists it."""
+        spec = self.notifications.get(hit.fields["HITTypeId"]) if self.notifications else None
+        if spec and spec["Active"] and event_type in spec["EventTypes"]:
+            found = mturk_events.event(event_type, when, hit.fields, assignment_id)
+            self.sent_notifications.append(mturk_events.delivery(spec, [found], self.new_id()))
 
     def expect_auto_approval(self, a: Assignment) -> None:
         """Call when a submitted assignment gets its auto-approval time."""
@@ -112,6 +133,7 @@ class Marketplace:
                              f"Your account balance {self.balance} does not cover {cost}.")
         self.balance -= cost
         a.status, a.approval_time = "Approved", when
+        self.notify(self.hits[a.hit_id], "AssignmentApproved", when, a.assignment_id)
         worker = self.workers.get(a.worker_id)
         if worker:
             worker.hits_approved += 1
@@ -137,7 +159,7 @@ class Marketplace:
         """``meets`` for one set of requirements, prepared once: a HIT is checked against the
         whole crowd (1,600 workers at full scale), so the per-worker part is only lookups."""
         tests = [r["QualificationTypeId"] for r in requirements
-                 if "_scored_test" in (self.qual_types.get(r["QualificationTypeId"]) or {})]
+                 if (self.qual_types.get(r["QualificationTypeId"]) or {}).get("Test")]
         checks = [(r["QualificationTypeId"], comparator(r)) for r in requirements]
 
         def check(worker: crowd.Worker) -> bool:
@@ -147,14 +169,17 @@ class Marketplace:
         return check
 
     def take_test_if_wanted(self, worker: crowd.Worker, type_id: str) -> None:
-        """A worker who wants a HIT gated by a scored test takes it (again after RetryDelay)."""
+        """A worker who wants a HIT gated by a test takes it (again after RetryDelay): a scored
+        test grants its score; a test without an AnswerKey is a request the requester decides."""
         qual = self.qual_types.get(type_id)
-        if not qual or "_scored_test" not in qual or qual["QualificationTypeStatus"] != "Active":
+        if not qual or not qual.get("Test") or qual["QualificationTypeStatus"] != "Active":
             return
         last = self.test_attempts.get((type_id, worker.worker_id))
         retry = qual.get("RetryDelayInSeconds")
         if last is not None and (retry is None or self.now - last["time"] < int(retry)):
             return
+        if "_scored_test" not in qual:
+            return self.request_qualification(worker, qual)
         # Keyed by the test's name, not its id: ids differ between simulator instances.
         rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:{last['time'] if last else 0}")
         _, score = qual_tests.take(worker, qual["_scored_test"], rng)
@@ -162,6 +187,18 @@ class Marketplace:
         self.worker_quals[(type_id, worker.worker_id)] = {
             "QualificationTypeId": type_id, "WorkerId": worker.worker_id, "GrantTime": self.now,
             "IntegerValue": score, "Status": "Granted"}
+
+    def request_qualification(self, worker: crowd.Worker, qual: dict[str, Any]) -> None:
+        """The worker fills the test form and waits for Accept/RejectQualificationRequest."""
+        type_id = qual["QualificationTypeId"]
+        fields = question_form_fields(qual["Test"])
+        rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:request")
+        values = fill_form(worker, fields, page_rules(""), self.now, self.now, self.bank, rng, page_key=type_id)
+        request_id = self.new_id()
+        self.qual_requests[request_id] = {
+            "QualificationRequestId": request_id, "QualificationTypeId": type_id, "WorkerId": worker.worker_id,
+            "Test": qual["Test"], "Answer": question_form_answer(values, fields), "SubmitTime": self.now}
+        self.test_attempts[(type_id, worker.worker_id)] = qual_tests.attempt_record(self.now, 0)
 
     def replay_recruitment(self) -> None:
         """A reopened state file: the crowd grows again as it did, HIT by HIT, at each HIT's
@@ -216,7 +253,10 @@ class Marketplace:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
             values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng,
                                html=hit.question.html, page_key=key)
-            a.answer = question_form_answer(values, fields) if key else answer_xml(values)
+            if not key and wants_browser(hit.question.html):
+                browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
+            else:
+                a.answer = question_form_answer(values, fields) if key else answer_xml(values)
         self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)

@@ -26,6 +26,7 @@ from typing import Any
 from flows.errors import ConfigError
 from flows.platforms.mturk_forms import parse_question
 from flows.sim import qual_tests
+from flows.sim.browser_worker import resume_browsing
 from flows.sim.external_work import resume_visits
 from flows.sim.market import Assignment, Hit, Marketplace, money
 from flows.sim.prolific_state import ProlificState
@@ -84,6 +85,7 @@ KINDS: dict[str, tuple[str, bool, Callable[[Any], Any], Callable[[Any], Any]]] =
     "block": ("blocks", False, _same, _same),
     "token": ("tokens", False, list, tuple),
     "test_attempt": ("test_attempts", True, _same, _same),
+    "notification": ("notifications", False, _same, _same),
 }
 
 
@@ -175,6 +177,7 @@ class MarketStore:
         for name, _, _, _ in KINDS.values():
             getattr(market, name).flushed()
         resume_visits(market)
+        resume_browsing(market)
         market.changed_workers.clear()
         self._bonuses_saved = len(market.bonuses)
         self._saved_meta = self._meta_now(market)

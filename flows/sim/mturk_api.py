@@ -7,6 +7,7 @@ from typing import Any
 
 from flows.platforms.mturk_forms import QuestionError, parse_question
 from flows.sim.market import Assignment, Hit, Marketplace, MTurkError
+from flows.sim.mturk_input import check_input
 from flows.sim.validation import (
     ASSIGNMENT_STATUSES,
     bad,
@@ -28,8 +29,13 @@ NO_WORKER = "AWS.MechanicalTurk.WorkerDoesNotExist"
 
 
 def op(name: str) -> Callable[[Handler], Handler]:
+    """Register ``fn`` as the operation ``name``, its request checked against the model's input
+    shape first (handlers calling each other directly skip the check: their inputs are built)."""
     def wrap(fn: Handler) -> Handler:
-        OPERATIONS[name] = fn
+        def checked(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+            check_input(name, p)
+            return fn(m, p)
+        OPERATIONS[name] = checked
         return fn
     return wrap
 
@@ -103,6 +109,10 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
         raise bad("MaxAssignments must be at least 1.")
     if not 30 <= int(p["LifetimeInSeconds"]) <= 31536000:
         raise bad("LifetimeInSeconds must be between 30 and 31536000.")
+    for unsimulated in ("AssignmentReviewPolicy", "HITReviewPolicy", "HITLayoutId"):
+        if p.get(unsimulated):  # refused, not ignored: a requester relying on one would be misled
+            raise bad(f"{unsimulated} is not supported by the simulator: send the Question itself and review "
+                      "assignments with ApproveAssignment/RejectAssignment.")
     token = p.get("UniqueRequestToken")
     if token is not None:
         if not 1 <= len(token) <= 64:
@@ -135,6 +145,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
     if token is not None:
         m.tokens[token] = (hit_id, m.now)
     m.schedule(hit, max_assign)
+    m.notify(hit, "HITCreated", m.now)
     return {"HIT": m.hit_view(hit)}
 
 
@@ -183,7 +194,11 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
     need(p, "ExpireAt")
-    hit.fields["Expiration"] = max(m.now, float(p["ExpireAt"]))  # a time in the past expires it now
+    if float(p["ExpireAt"]) - m.now > 31536000:  # a HIT lives at most a year, as CreateHIT's lifetime
+        raise bad("ExpireAt must be within 31536000 seconds (one year) from now.")
+    before, hit.fields["Expiration"] = hit.fields["Expiration"], max(m.now, float(p["ExpireAt"]))  # past: now
+    if hit.fields["Expiration"] != before:
+        m.notify(hit, "HITExpired" if hit.fields["Expiration"] <= m.now else "HITExtended", m.now)
     m.hits.touch(hit.fields["HITId"])
     for aid in list(hit.assignment_ids):  # workers who had not yet accepted never will
         if m.assignments[aid].accept_time > hit.fields["Expiration"]:
@@ -211,6 +226,7 @@ def delete_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
                          f"This HIT is currently in the state '{view['HITStatus']}' with "
                          f"{len(unreviewed)} unreviewed assignment(s); it cannot be deleted.")
     hit.disposed = True
+    m.notify(hit, "HITDisposed", m.now)
     return {}
 
 
@@ -223,6 +239,7 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit.fields["MaxAssignments"] = int(hit.fields["MaxAssignments"]) + extra
     m.hits.touch(hit.fields["HITId"])
     m.schedule(hit, extra)
+    m.notify(hit, "HITExtended", m.now)
     return {}
 
 
@@ -268,6 +285,7 @@ def reject(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         raise MTurkError("AWS.MechanicalTurk.InvalidAssignmentState",
                          f"This operation can be called with a status of: Submitted (assignment is {a.status}).")
     a.status, a.rejection_time, a.feedback = "Rejected", m.now, str(p["RequesterFeedback"])
+    m.notify(m.hits[a.hit_id], "AssignmentRejected", m.now, a.assignment_id)
     worker = m.workers.get(a.worker_id)
     if worker:
         done = max(1, round(worker.hits_approved * 100 / max(1, worker.percent_approved)))

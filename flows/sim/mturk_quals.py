@@ -12,7 +12,8 @@ from flows.sim.validation import QUAL_STATUSES, bad, check_enum, need, page
 
 
 def _qual_view(q: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in q.items() if not k.startswith("_")}
+    """A member that was never set is left out, as MTurk does (JSON null is no Long)."""
+    return {k: v for k, v in q.items() if not k.startswith("_") and v is not None}
 
 
 @op("CreateQualificationType")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flows.sim.market import Marketplace, MTurkError, money
 from flows.sim.mturk_api import _assignment, _worker, op
 from flows.sim.validation import bad, check_money, need, page
+
+WORKER_ID = re.compile(r"A[A-Z0-9]+")
 
 
 @op("SendBonus")
@@ -44,6 +47,9 @@ def notify(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     need(p, "Subject", "MessageText", "WorkerIds")
     if len(p["WorkerIds"]) > 100:
         raise bad("NotifyWorkers takes at most 100 WorkerIds.")
+    for worker_id in p["WorkerIds"]:
+        if not WORKER_ID.fullmatch(worker_id):
+            raise bad(f"WorkerId {worker_id!r} does not match the pattern A[A-Z0-9]+ (the model's CustomerId).")
     failures = [{"NotifyWorkersFailureCode": "HardFailure", "WorkerId": w,
                  "NotifyWorkersFailureMessage": "Worker has not worked for you."}
                 for w in p["WorkerIds"] if w not in m.workers]

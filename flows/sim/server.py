@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from flows.sim import crowd, mturk_quals, mturk_workers, prolific_api  # noqa: F401  (registers their ops)
+from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
 from flows.sim.control_routes import check_control, control_body
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
@@ -109,10 +109,8 @@ class _Handler(WorkerPages):
         self._answer(self._post, body=True)
 
     def _answer(self, route: Any, body: bool) -> None:
-        path = urlparse(self.path).path
         try:
-            if path.startswith("/_sim/") and path != "/_sim/health":  # health: anyone may ask what this is
-                check_control(self.headers, body)
+            check_control(urlparse(self.path).path, self.headers, body)
             route()
         except BadRequest as err:
             self._refuse(err)
@@ -159,10 +157,11 @@ class _Handler(WorkerPages):
             panel = query.get("platform") == "prolific"
             with self.server.prolific.lock if panel else market.lock:
                 return self._json(200, self.server.prolific.panel_truth() if panel else market.ground_truth())
-        if url.path == "/_sim/clock":
-            return self._json(200, {"now": market.now})
-        if url.path == "/_sim/health":
-            return self._json(200, {"ok": True, "service": SERVICE_ID, "calls": market.calls})
+        views = {"/_sim/clock": lambda: {"now": market.now},
+                 "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls},
+                 "/_sim/notifications": lambda: list(market.sent_notifications)}  # MTurk events' outbox
+        if url.path in views:
+            return self._json(200, views[url.path]())
         if url.path == "/mturk/preview":
             return self._preview(query)
         if url.path == "/mturk/accept":
@@ -192,13 +191,13 @@ class _Handler(WorkerPages):
                 params = json.loads(body or b"{}")
                 if not isinstance(params, dict):
                     raise ValueError("the body must be a JSON object")
-                market.auto_approve()
+                market.catch_up()
                 result = handler(market, params)
             except MTurkError as err:
                 self._commit()  # e.g. auto-approvals made before the operation failed
                 return self._json(err.status, {"__type": err.kind, "Message": err.message,
                                                "TurkErrorCode": err.code}, "application/x-amz-json-1.1")
-            except (ValueError, TypeError, KeyError) as exc:
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a member of the wrong type
                 self._commit()
                 return self._json(400, {"__type": "RequestError", "Message": f"Invalid request: {exc}",
                                         "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},

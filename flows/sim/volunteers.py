@@ -12,6 +12,7 @@ import httpx
 
 from flows.platforms.mturk_forms import form_fields
 from flows.sim import crowd
+from flows.sim.browser_worker import posted_by_browser, wants_browser
 from flows.sim.page_filling import fill_form, page_rules
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
@@ -28,6 +29,11 @@ def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict
         return None
     values = fill_form(worker, form_fields(page.text), page_rules(page.text), start, start + seconds, bank, rng,
                        html=page.text)
+    if wants_browser(page.text):  # the page's script builds the answer: what its form posts is sent
+        built = posted_by_browser(page.text, values, f"{worker.worker_id}:{url}")
+        if built is None:
+            return None
+        values = built
     return http.post(urljoin(url, html.unescape(action.group(1))), data=values)
 
 

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from flows.taskserver.task_connections import address_key
+
 MTURK_SUBMIT_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 MTURK_FRAME_ORIGINS = ("https://worker.mturk.com", "https://www.mturk.com", "https://workersandbox.mturk.com")
 
@@ -47,13 +49,15 @@ def origin_of(url: str) -> str | None:
 
 
 def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
-                            form_origins: Iterable[str] = ()) -> str:
-    """The page's own (nonced) scripts and styles, its images' hosts, posts to itself and the
-    given submit origins, framed only by itself and MTurk."""
+                            form_origins: Iterable[str] = (), page_origins: Iterable[str] = ()) -> str:
+    """The page's own (nonced) scripts and styles and those of ``page_origins`` (a custom page's
+    ``[target] page_origins``), its images' hosts, posts to itself and the given submit origins,
+    framed only by itself and MTurk."""
     images = " ".join(sorted(set(image_origins)))
     forms = " ".join(sorted(set(form_origins)))
+    extra = "".join(f" {o}" for o in sorted(set(page_origins)))
     return "; ".join([
-        "default-src 'none'", f"script-src 'nonce-{nonce}'", f"style-src 'nonce-{nonce}'",
+        "default-src 'none'", f"script-src 'nonce-{nonce}'{extra}", f"style-src 'nonce-{nonce}'{extra}",
         f"img-src 'self' data: {images}".rstrip(), f"form-action 'self' {forms}".rstrip(),
         f"frame-ancestors 'self' {' '.join(MTURK_FRAME_ORIGINS)}", "base-uri 'none'", "object-src 'none'"])
 
@@ -76,7 +80,7 @@ class SecurityHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 csp = content_security_policy(state["csp_nonce"], state.get("image_origins", ()),
-                                              state.get("form_origins", ()))
+                                              state.get("form_origins", ()), state.get("page_origins", ()))
                 headers = [(k, v) for k, v in message.get("headers", [])
                            if k.lower() not in (b"content-security-policy", b"x-content-type-options",
                                                 b"referrer-policy")]
@@ -108,7 +112,9 @@ async def bounded_body(request: Request, limit: int) -> bytes:
 
 @dataclass
 class SessionLimits:
-    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s``."""
+    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s`` (an IPv6
+    address counted by its /64: one host usually holds the whole /64, and can pick a new address
+    in it for each request)."""
 
     per_participant: int = 6
     per_address: int = 30
@@ -119,7 +125,7 @@ class SessionLimits:
 
     def allow(self, participant: str, address: str) -> bool:
         """Count one new session for both keys, or refuse (counting nothing) when either is full."""
-        keys = [(f"p:{participant}", self.per_participant), (f"a:{address}", self.per_address)]
+        keys = [(f"p:{participant}", self.per_participant), (f"a:{address_key(address)}", self.per_address)]
         with self._lock:
             t = self.now()
             for key, _ in keys:

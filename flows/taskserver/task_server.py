@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -62,6 +62,7 @@ def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], reque
     ids = json.loads(session["item_ids"])
     rows = _item_rows(site, cfg, ids)
     request.state.image_origins = {o for o in (origin_of(r["url"]) for r in rows) if o}
+    request.state.page_origins = cfg.page_origins  # a custom page's own CDN scripts and styles
     if session["route"] == "prolific":  # the completion redirect is a form navigation too
         request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
     return task_page(cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
@@ -184,6 +185,8 @@ def _guarded(route: Callable[[Request], Awaitable[Response]]) -> Callable[[Reque
     async def guarded(request: Request) -> Response:
         try:
             return await route(request)
+        except ClientDisconnect:  # the person left, or the server closed a body too slow to arrive
+            return Response(status_code=400)
         except Exception as exc:  # the last line of defence; every known bad input is refused above
             logger.error("task server: %s on %s %s", type(exc).__name__, request.method, request.url.path)
             return _message(request, 500, "Something went wrong", "Your request could not be handled. Please "
@@ -206,4 +209,5 @@ def mturk_page(site: TaskSite, cfg: CampaignConfig, hit_id: str, request: Reques
     items = _item_rows(site, cfg, json.loads(rows[0]["item_ids"]))
     request.state.image_origins = {o for o in (origin_of(r["url"]) for r in items) if o}
     request.state.form_origins = set(MTURK_SUBMIT_ORIGINS)
+    request.state.page_origins = cfg.page_origins
     return task_page(cfg, items, csp_nonce=request.state.csp_nonce)

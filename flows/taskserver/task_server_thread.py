@@ -2,33 +2,71 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+from dataclasses import replace
 
 import uvicorn
 
+from flows.taskserver.task_connections import (
+    ConnectionLimits,
+    ConnectionTable,
+    backlog_for,
+    guarded_protocol,
+    open_file_budget,
+    raise_file_limit,
+)
+from flows.taskserver.task_log import bound_repeated_errors, flush_repeated_errors
 from flows.taskserver.task_server import TaskSite, make_app
 
+DEFAULT_LIMITS = ConnectionLimits()
 
-def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0,
-                  trusted_proxies: tuple[str, ...] = ()) -> uvicorn.Config:
+
+def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, trusted_proxies: tuple[str, ...] = (),
+                  limits: ConnectionLimits = DEFAULT_LIMITS) -> uvicorn.Config:
     """uvicorn's settings for the task server. X-Forwarded-For/-Proto are honoured only from the
     given proxy addresses (none by default): from anyone else they are a participant's own
-    claim, and would let one person pass for many addresses (docs/security.md, deploy/)."""
+    claim, and would let one person pass for many addresses (docs/security.md, deploy/).
+    Connections are capped and timed by flows/taskserver/task_connections.py; repeated errors
+    are counted rather than logged each time (task_log.py)."""
     if trusted_proxies:
         site.limit_loopback = True  # behind a proxy on loopback the real client comes from the header
-    return uvicorn.Config(make_app(site), host=host, port=port, log_level="warning", lifespan="off",
-                          access_log=False, proxy_headers=bool(trusted_proxies),
-                          forwarded_allow_ips=list(trusted_proxies) or None, server_header=False)
+    limits = replace(limits, exempt=limits.exempt | frozenset(trusted_proxies))
+    file_limit = raise_file_limit()
+    table = ConnectionTable(limits, limits.max_open or open_file_budget(file_limit))
+    config = uvicorn.Config(make_app(site), host=host, port=port, log_level="warning", lifespan="off",
+                            access_log=False, proxy_headers=bool(trusted_proxies),
+                            forwarded_allow_ips=list(trusted_proxies) or None, server_header=False,
+                            http=guarded_protocol(table), backlog=backlog_for(file_limit))
+    bound_repeated_errors()  # after uvicorn's Config, which sets up its loggers
+    return config
+
+
+def serve_forever(config: uvicorn.Config) -> None:
+    """Run the server until it is stopped (``hitflow serve``), then write the counted repeats."""
+    # What the imports made lives as long as the process: frozen, a full garbage collection walks
+    # only what serving makes (a 0.3 s pause otherwise, which a connection flood triggers often).
+    gc.freeze()
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        flush_repeated_errors()
+
+
+def connection_table(config: uvicorn.Config) -> ConnectionTable:
+    """The table of a config made by server_config (its counts: refused, timed out, pushed out)."""
+    return config.http.table  # type: ignore[union-attr]
 
 
 class TaskServer:
     """``url`` once started; ``with TaskServer(site) as server: ...`` stops it on exit."""
 
     def __init__(self, site: TaskSite, host: str = "127.0.0.1", port: int = 0,
-                 trusted_proxies: tuple[str, ...] = ()):
+                 trusted_proxies: tuple[str, ...] = (), limits: ConnectionLimits = DEFAULT_LIMITS):
         self.site = site
-        self.server = uvicorn.Server(server_config(site, host, port, trusted_proxies))
+        self.server = uvicorn.Server(server_config(site, host, port, trusted_proxies, limits))
+        self.connections = connection_table(self.server.config)
         self.host = host
         self.url = ""
         self._thread: threading.Thread | None = None
@@ -49,6 +87,7 @@ class TaskServer:
         self.server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
+        flush_repeated_errors()
 
     def __enter__(self) -> TaskServer:
         return self.start()

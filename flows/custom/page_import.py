@@ -1,0 +1,200 @@
+"""``hitflow new NAME --from PAGE``: a page written for another platform, brought in as it is.
+
+The page (an HTML file, an MTurk HTMLQuestion/ExternalQuestion XML wrapper, or a QuestionForm)
+becomes the ``item`` block of a template on ``_custom_page.html.j2``, one item per page as MTurk
+shows one CSV row per HIT: its placeholders become item columns (``foreign_syntax``), its own
+``<form>`` and submit button give way to hitflow's (the page's script keeps working: references to
+the form's id point at hitflow's form), every answer field is named ``<name>_{{ i }}`` (the
+script's references to it too), and the item file's header is the columns the page reads.
+What cannot be converted is listed line by line with the fix, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import html as html_text
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+import httpx
+
+from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
+from flows.custom.page_scripts import scripts_write_fields
+from flows.custom.question_form_page import question_form_page
+from flows.platforms.mturk_forms import NS_EXTERNAL, NS_HTML
+
+MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
+HITFLOW_FORM = "hit-form"
+FIELD_TAG = re.compile(r"<(input|textarea|select)\b[^>]*>", re.I)
+NAME_ATTR = re.compile(r"""(\bname\s*=\s*)(?:(["'])(?P<quoted>.*?)\2|(?P<bare>[^\s>"']+))""", re.I | re.S)
+FORM_OPEN = re.compile(r"<form\b([^>]*)>", re.I)
+FORM_CLOSE = re.compile(r"</form\s*>", re.I)
+SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button\b[^>]*\btype\s*=\s*[\"']?submit"
+                    r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
+SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
+HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
+ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
+HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
+
+
+class PageProblems(Exception):
+    """The page cannot be converted: ``lines`` say where and how to fix it."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+@dataclass
+class ImportedPage:
+    body: str  # Jinja for the item block
+    columns: list[str]
+    title: str
+    notes: list[str] = field(default_factory=list)
+    answer_key: list[dict[str, str]] = field(default_factory=list)
+    scripted: bool = False  # its scripts write answer fields: simulated workers use a browser
+
+
+def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
+    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert."""
+    kind, content, offset = unwrap(source, origin)
+    if kind == "QuestionForm":
+        body, key, problems = question_form_page(content, answer_key)
+        _raise(origin, problems, 0)
+        return ImportedPage(body, [], _title(content) or "Questions", answer_key=key)
+    if answer_key:
+        _raise(origin, [(1, "--answer-key goes with a QuestionForm; this page is HTML: leave it out, or score "
+                            "answers with [qc] rules")], 0)
+    converted = convert_placeholders(content)
+    _raise(origin, converted.problems, offset)
+    title = _title(content)
+    body, notes = restructure(converted.text)
+    notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
+            [f"{origin}: note: {n}" for n in notes]
+    scripted = scripts_write_fields(body)
+    if not FIELD_TAG.search(body) and not scripted:
+        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select); a page built of "
+                     "MTurk's crowd elements needs hitflow's crowd element reader")
+    return ImportedPage(body, converted.columns, title, notes, scripted=scripted)
+
+
+def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
+    if problems:
+        raise PageProblems([f"{origin}:{line + offset}: {text}" for line, text in sorted(problems)])
+
+
+def unwrap(source: str, origin: str) -> tuple[str, str, int]:
+    """(kind, the page or the QuestionForm's XML, lines before the page in the file)."""
+    head = source.lstrip()[:400]
+    if not re.match(r"(<\?xml[^>]*>\s*)?<(HTMLQuestion|ExternalQuestion|QuestionForm)\b", head):
+        return "HTML", source, 0
+    try:
+        root = ET.fromstring(source.strip())
+    except ET.ParseError as exc:
+        raise PageProblems([f"{origin}:{exc.position[0]}: the XML wrapper is not well-formed ({exc}); "
+                            "fix it, or import the HTML inside it on its own"]) from exc
+    local = root.tag.rpartition("}")[2]
+    if local == "HTMLQuestion":
+        content = root.findtext(f"{{{NS_HTML}}}HTMLContent") or root.findtext("HTMLContent") or ""
+        at = source.find(content[:200]) if content else -1
+        return "HTML", content, line_of(source, at) - 1 if at >= 0 else 0
+    if local == "ExternalQuestion":
+        url = (root.findtext(f"{{{NS_EXTERNAL}}}ExternalURL") or root.findtext("ExternalURL") or "").strip()
+        return "HTML", fetch_external(url, origin), 0
+    return "QuestionForm", source, 0
+
+
+def fetch_external(url: str, origin: str) -> str:
+    """An ExternalQuestion's page, fetched once as a worker's browser would."""
+    try:
+        reply = httpx.get(url, timeout=15, follow_redirects=True)
+        reply.raise_for_status()
+        return reply.text
+    except (httpx.HTTPError, ValueError) as exc:
+        raise PageProblems([f"{origin}:1: the ExternalQuestion's page {url[:100]} could not be fetched "
+                            f"({type(exc).__name__}); save it as a file and run hitflow new NAME --from "
+                            "that file"]) from exc
+
+
+def convert_placeholders(page: str) -> Converted:
+    """Liquid (Ground Truth), hitflow's Jinja, or MTurk's ``${column}`` (the default)."""
+    if re.search(r"\{[{%]-?[^}]*\btask\.input\b", page):
+        return liquid_to_jinja(page)
+    if re.search(r"\{\{\s*item\.|\{%\s*(if|for|set)\b", page):
+        return Converted(page, jinja_columns(page))
+    return dollar_to_jinja(page)
+
+
+def _title(page: str) -> str:
+    for pattern in (r"<title[^>]*>(.*?)</title>", r"<h1[^>]*>(.*?)</h1>", r"<Title>(.*?)</Title>"):
+        m = re.search(pattern, page, re.S | re.I)
+        text = " ".join(html_text.unescape(re.sub(r"<[^>]+>|\{\{.*?\}\}|\$\{[^}]*\}", "", m.group(1))).split()) \
+            if m else ""
+        if text:
+            return text[:120]
+    return ""
+
+
+def restructure(page: str) -> tuple[str, list[str]]:
+    """The page's body as an item block: its head's scripts and styles kept, its own form and
+    submit button and MTurk's session fields dropped (hitflow's page has them), fields renamed."""
+    notes: list[str] = []
+    body = page
+    m = re.search(r"<body\b[^>]*>(.*?)(</body\s*>|$)", page, re.S | re.I)
+    if m:
+        head = page[:m.start()]
+        body = "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + m.group(1)
+    body = re.sub(r"<!DOCTYPE[^>]*>|</?html\b[^>]*>|<meta\b[^>]*>|<title\b[^>]*>.*?</title\s*>", "", body,
+                  flags=re.S | re.I)
+    form_ids = [re.search(r"\bid\s*=\s*[\"']([^\"']+)", f.group(1)) for f in FORM_OPEN.finditer(body)]
+    handlers = [html_text.unescape(m.group(2)) for m in ONSUBMIT.finditer(body)]
+    if FORM_OPEN.search(body):
+        notes.append("the page's own <form> and submit button were dropped: hitflow's page has the form "
+                     "(its action and MTurk's session fields) and one Submit button")
+    body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
+    body, names = rename_fields(body)
+    body = retarget_scripts(body, names, [f.group(1) for f in form_ids if f])
+    if HANDLER_ATTR.search(body):
+        notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
+                     "security policy blocks them; move them into a <script>")
+    return body.strip() + "\n", notes
+
+
+def _submit_listener(code: str) -> str:
+    """The page's ``<form onsubmit="...">`` as a listener on hitflow's form: ``return false`` (or
+    ``return check()`` answering false) still stops the submit, as it did on the page's own form."""
+    body = code.replace("</", "<\\/")  # the handler's text cannot close the script it now sits in
+    return ("\n<script>\ndocument.getElementById(\"" + HITFLOW_FORM + "\").addEventListener(\"submit\", "
+            "function (event) {\n  if ((function (event) { " + body + " }).call(this, event) === false) "
+            "{ event.preventDefault(); }\n});\n</script>\n")
+
+
+def rename_fields(body: str) -> tuple[str, list[str]]:
+    """``name="x"`` -> ``name="x_{{ i }}"`` on every control (so it belongs to its item);
+    MTurk's own session fields are removed."""
+    names: list[str] = []
+
+    def one(tag: re.Match[str]) -> str:
+        m = NAME_ATTR.search(tag.group(0))
+        name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
+        if not m or not name or "{{" in name:
+            return tag.group(0)
+        if name in MTURK_SESSION_FIELDS:
+            return ""
+        names.append(name)
+        return tag.group(0)[:m.start()] + f'{m.group(1)}"{name}_{{{{ i }}}}"' + tag.group(0)[m.end():]
+    return FIELD_TAG.sub(one, body), list(dict.fromkeys(names))
+
+
+def retarget_scripts(body: str, names: list[str], form_ids: list[str]) -> str:
+    """The page's scripts find the renamed fields and hitflow's form where they found their own."""
+    def fix(script: re.Match[str]) -> str:
+        code = script.group(2)
+        for form_id in form_ids:
+            code = re.sub(r"""(getElementById\(\s*|querySelector\(\s*["']#|forms\[\s*)(["']?)""" + re.escape(form_id)
+                          + r"""(?=["'\]])""", lambda m: m.group(1) + m.group(2) + HITFLOW_FORM, code)
+        for name in names:
+            code = re.sub(r"""((?:getElementsByName|namedItem|elements\[|\[name\s*=)\s*\(?\s*["']?)"""
+                          + re.escape(name) + r"""(?=["'\])])""", lambda m, n=name: m.group(1) + n + "_{{ i }}", code)
+        return script.group(1) + code + script.group(3)
+    return SCRIPT.sub(fix, body)

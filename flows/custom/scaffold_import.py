@@ -1,0 +1,89 @@
+"""``hitflow new NAME --from PAGE [--answer-key KEY]``: the campaign files for an existing page
+(``page_import`` converts it): ``config/NAME.toml`` (the starter's, one item per page as on MTurk),
+``config/NAME.html.j2`` (the page as the ``item`` block of ``_custom_page.html.j2``) and
+``config/NAME_items.csv`` (the columns the page reads, one sample row); with an AnswerKey,
+``config/NAME_answer_key.csv`` too."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+from flows.custom.page_import import ImportedPage, PageProblems, import_page
+from flows.custom.scaffold import NAME, NAME_MARK, STARTER, write_new
+from flows.errors import ConfigError
+
+URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
+
+
+class PageImportError(ConfigError):
+    """The page has parts hitflow cannot convert: one line each, nothing written (exit 2)."""
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the {what} ({type(exc).__name__}); give a UTF-8 text file") from exc
+
+
+def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Path | None = None) -> tuple[
+        list[Path], list[str]]:
+    """(the files written, notes on what was changed)."""
+    if not NAME.match(name):
+        raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
+    source = _read(page, "page")
+    try:
+        imported = import_page(source, str(page), _read(answer_key, "answer key") if answer_key else "")
+    except PageProblems as exc:
+        lines = exc.lines
+        raise PageImportError(f"{len(lines)} part(s) of the page cannot be converted; nothing was written:\n"
+                           + "\n".join(lines)) from exc
+    folder = root / "config"
+    files = {folder / f"{name}.toml": campaign_toml(name, imported, page),
+             folder / f"{name}.html.j2": template_text(imported, page, source),
+             folder / f"{name}_items.csv": items_csv(imported.columns)}
+    if imported.answer_key:
+        files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
+                                                        [list(r.values()) for r in imported.answer_key])
+    return write_new(folder, files), imported.notes
+
+
+def template_text(imported: ImportedPage, page: Path, source: str) -> str:
+    if re.search(r"\{%-?\s*extends\s+[\"']_custom_page\.html\.j2[\"']", source):
+        return source  # already a hitflow page
+    return ("{% extends \"_custom_page.html.j2\" %}\n"
+            f"{{# Imported from {page.name} by `hitflow new --from`: one item per page; its placeholders read the\n"
+            "   item file's columns (item.<column>); every answer field is named <name>_{{ i }}. #}\n"
+            "{% block item %}\n" + imported.body + "{% endblock %}\n")
+
+
+def _csv(header: list[str], rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def items_csv(columns: list[str]) -> str:
+    """The header the page reads, and one sample row (URL-like columns get an https example)."""
+    columns = [c for c in columns if c not in ("item_id", "image_id")]
+    sample = [f"https://example.org/sample/{c}.jpg" if URLISH.search(c) else f"sample {c.replace('_', ' ')}"
+              for c in columns]
+    return _csv(["item_id", *columns], [["item-001", *sample]])
+
+
+def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
+    text = (STARTER / "campaign.toml").read_text(encoding="utf-8").replace(NAME_MARK, name)
+    title = (imported.title or name).replace("\\", "").replace('"', "'")
+    text = re.sub(r'(?m)^title = ".*"$', f'title = "{title}"', text)
+    text = re.sub(r'(?m)^description = ".*"$', f'description = "{title} (imported from {page.name})."', text)
+    text = re.sub(r"(?m)^images_per_hit = \d+ +#.*$", "images_per_hit = 1               # items on one page: "
+                  "the page was written for one", text)
+    if imported.answer_key:
+        text = re.sub(r"(?m)^(items = .*)$", lambda m: m.group(1) + f'\nanswer_key = "{name}_answer_key.csv"'
+                      "   # the AnswerKey: each response scored in runs/<name>/scores.csv", text)
+    return text

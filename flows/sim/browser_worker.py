@@ -1,0 +1,217 @@
+"""Simulated workers who work a page in a real headless Chromium (Playwright), for pages whose
+script builds the answer (hidden fields written on submit, a JSON answer): they type into what a
+person sees, click the page's buttons, press Submit, and the simulator keeps what the form posted,
+so rules the page enforces only in its script hold as they would for a person.
+
+A page asks for it with ``data-sim-workers="browser"`` on its form (hitflow's custom pages do,
+per ``[target] sim_workers``, or by themselves when their scripts write fields). What a worker
+means to answer comes from the form-reading filler (``page_filling``), so profiles behave alike.
+One thread owns Playwright and one browser (Playwright's sync API is bound to its thread); pages
+are worked one at a time, outside the marketplace's lock, as ExternalQuestion visits are.
+Without Chromium or Playwright the form-reading workers do the page.
+
+The simulator's clock is virtual and a browser is not: before the clock moves on
+(``Marketplace.advance``), the pages already taken are worked (``settle``), so the answer of a
+worker who took a page is in before the virtual hours it took have passed.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode
+
+from flows.platforms.mturk_forms import answer_xml
+
+if TYPE_CHECKING:
+    from flows.sim.market import Assignment, Hit, Marketplace
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+PAGE_URL = "https://hit.sim.invalid/page"
+TIMING = ("page_start_ms", "page_end_ms")
+TRIES = 3
+MARK = 'data-sim-workers="browser"'
+SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
+
+
+def settle() -> None:
+    """Every page a browser worker took is worked before the virtual clock moves (no browser: no wait)."""
+    if BrowserThread._instance is not None:
+        BrowserThread._instance.settle()
+
+
+def wants_browser(html: str) -> bool:
+    return MARK in (html or "") and available()
+
+
+def available() -> bool:
+    if not CHROMIUM.exists():
+        return False
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class BrowserThread:
+    """The one thread that drives Chromium; ``run(job)`` queues work for it."""
+
+    _lock = threading.Lock()
+    _instance: BrowserThread | None = None
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[Callable[[Any], None]] = queue.Queue()
+        threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True).start()
+
+    def settle(self, timeout_s: float = SETTLE_S) -> bool:
+        """Wait (real time) until every queued page is worked; False if it took longer."""
+        deadline = time.monotonic() + timeout_s
+        while self.jobs.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return not self.jobs.unfinished_tasks
+
+    @classmethod
+    def shared(cls) -> BrowserThread:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = BrowserThread()
+            return cls._instance
+
+    def _loop(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+            while True:
+                job = self.jobs.get()
+                try:
+                    job(browser)
+                except Exception as exc:  # one page's failure must not stop the crowd
+                    sys.stderr.write(f"hitflow sim: a browser worker's page failed: {type(exc).__name__}: {exc}\n")
+                finally:
+                    self.jobs.task_done()
+
+
+def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
+              rng: random.Random) -> dict[str, str] | None:
+    """What the page's form posted after a person-like worker filled it; None if it never submitted."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    context = browser.new_context()
+    page = context.new_page()
+
+    def answer(route: Any) -> None:
+        if route.request.method == "POST":
+            route.fulfill(status=200, body="ok")
+        elif route.request.url.startswith(PAGE_URL):
+            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+        else:  # the page's CDN scripts, images: nothing outside the simulator is reached
+            route.fulfill(status=200, body="")
+    try:
+        page.route("**/*", answer)
+        page.goto(f"{PAGE_URL}?{urlencode(params)}")
+        _fill_visible(page, intents)
+        buttons = page.locator("button[type=button]:visible")
+        order = rng.sample(range(buttons.count()), buttons.count())
+        for attempt in range(TRIES):  # a person who is told what is missing clicks once more
+            for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
+                buttons.nth(n).click()
+            order = order[1:] + order[:1]
+            try:
+                with page.expect_request(lambda r: r.method == "POST", timeout=1500) as posted:
+                    page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
+                return dict(parse_qsl(posted.value.post_data or "", keep_blank_values=True))
+            except PlaywrightTimeout:
+                continue  # the page refused the submit
+        return None
+    finally:
+        context.close()
+
+
+def _fill_visible(page: Any, intents: dict[str, str]) -> None:
+    """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
+    page's script reads without a name is optional to it and left empty, as most people do)."""
+    for name, value in intents.items():
+        controls = page.locator(f'[name="{name}"]:visible')
+        if not value or not controls.count():
+            continue
+        kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
+        if kind in ("radio", "checkbox"):
+            for v in value.split("|"):
+                box = page.locator(f'[name="{name}"][value="{v}"]:visible')
+                if box.count():
+                    box.first.check()
+        elif kind == "select":
+            controls.first.select_option(value)
+        else:
+            controls.first.fill(value)
+
+
+def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str, str]) -> None:
+    """Queue the assignment's page for the browser thread; its answer is listed once posted."""
+    seed = f"{market.seed}:{a.assignment_id}"
+    params = {"assignmentId": a.assignment_id, "hitId": a.hit_id, "workerId": a.worker_id,
+              "turkSubmitTo": "https://www.mturk.com"}
+    visible = {k: v for k, v in intents.items() if k not in TIMING}
+
+    def job(browser: Any) -> None:
+        fields = work_page(browser, hit.question.html, params, visible, random.Random(seed))
+        with market.lock:
+            if a.assignment_id not in market.assignments:
+                return  # withdrawn while the page was worked (the HIT expired early or changed its type)
+            if fields is None:
+                if a.assignment_id in hit.assignment_ids:
+                    hit.assignment_ids.remove(a.assignment_id)  # given up: the slot is open again
+                market.assignments.pop(a.assignment_id, None)
+                return
+            fields.pop("assignmentId", None)  # MTurk keeps it out of the answer
+            fields.update({k: intents[k] for k in TIMING if k in intents})  # the virtual clock's times
+            a.answer = answer_xml(fields)
+            market.assignments[a.assignment_id] = a
+            if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:
+                market.notify(hit, "AssignmentSubmitted", a.submit_time or a.accept_time, a.assignment_id)
+    BrowserThread.shared().jobs.put(job)
+
+
+def resume_browsing(market: Marketplace) -> int:
+    """A reopened state file: pages a browser worker had taken but whose answer never came in (the
+    browser died with the old process) are worked again; the count resumed."""
+    from flows.sim.page_filling import fill_form, page_rules
+
+    pending = [a for a in market.assignments.values() if a.answer == "" and a.submit_time is not None
+               and a.hit_id in market.hits and wants_browser(market.hits[a.hit_id].question.html)]
+    for a in pending:
+        hit, worker = market.hits[a.hit_id], market.workers.get(a.worker_id)
+        if worker is None:
+            continue
+        intents = fill_form(worker, hit.page_fields(), page_rules(hit.question.html), a.accept_time,
+                            a.submit_time or a.accept_time, market.bank, random.Random(a.assignment_id),
+                            html=hit.question.html)
+        browse_later(market, hit, a, intents)
+    return len(pending)
+
+
+def posted_by_browser(html: str, intents: dict[str, str], seed: str) -> dict[str, str] | None:
+    """For a page opened over HTTP (task links, Prolific): what its form posts once a browser
+    worker worked it (the caller submits it), the page's clock fields as the simulator keeps them.
+    None if the page never submitted."""
+    done, out = threading.Event(), []
+
+    def job(browser: Any) -> None:
+        try:
+            out.append(work_page(browser, html, {}, {k: v for k, v in intents.items() if k not in TIMING},
+                                 random.Random(seed)))
+        finally:
+            done.set()
+    BrowserThread.shared().jobs.put(job)
+    if not done.wait(SETTLE_S) or not out or out[0] is None:
+        return None
+    return {**out[0], **{k: intents[k] for k in TIMING if k in intents}}

@@ -1,0 +1,92 @@
+"""The rest of MTurk's HIT operations on the simulator: a HIT's type changed, HITs by qualification,
+review policy results and file-upload URLs (the last two answered as a platform without them would)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from flows.platforms.mturk_forms import NS_FORM
+from flows.sim.market import SYSTEM_QUALS, Hit, Marketplace, MTurkError
+from flows.sim.mturk_api import _assignment, _hit, _qual_type, op
+from flows.sim.validation import bad, check_enum, need, page
+
+# What a HIT takes from its HIT type (CreateHITType's parameters, as CreateHIT copies them).
+TYPE_FIELDS = ("Title", "Description", "Keywords", "Reward", "AutoApprovalDelayInSeconds",
+               "AssignmentDurationInSeconds", "QualificationRequirements")
+POLICY_LEVELS = {"Assignment", "HIT"}
+
+
+@op("ListHITsForQualificationType")
+def list_hits_for_qual(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    """HITs of any status but deleted whose requirements name the type (system types included)."""
+    need(p, "QualificationTypeId")
+    type_id = p["QualificationTypeId"]
+    if type_id not in SYSTEM_QUALS:
+        _qual_type(m, type_id)
+    hits = [h for h in m.hits.values() if not h.disposed
+            and any(r["QualificationTypeId"] == type_id for r in h.fields.get("QualificationRequirements", []))]
+    chunk, nxt = page(hits, p)
+    return {"NumResults": len(chunk), "HITs": [m.hit_view(h) for h in chunk], **({"NextToken": nxt} if nxt else {})}
+
+
+@op("UpdateHITTypeOfHIT")
+def update_hit_type_of_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    """The HIT takes the new type's properties; workers who have not yet accepted it are chosen
+    again under the new qualification requirements (those who accepted keep their work)."""
+    hit = _hit(m, p.get("HITId"))
+    need(p, "HITTypeId")
+    if p["HITTypeId"] not in m.hit_types:
+        raise MTurkError("AWS.MechanicalTurk.HITTypeDoesNotExist", f"HIT type {p['HITTypeId']} does not exist.")
+    if hit.disposed:
+        raise MTurkError("AWS.MechanicalTurk.InvalidHITState", f"HIT {hit.fields['HITId']} has been deleted.")
+    spec = m.hit_types[p["HITTypeId"]]
+    hit.fields.update({key: spec.get(key, "" if key == "Keywords" else []) for key in TYPE_FIELDS})
+    hit.fields["AssignmentDurationInSeconds"] = int(spec["AssignmentDurationInSeconds"])
+    hit.fields["HITTypeId"], hit.fields["HITGroupId"] = p["HITTypeId"], "G" + p["HITTypeId"][1:]
+    m.hits.touch(hit.fields["HITId"])
+    _choose_again(m, hit)
+    return {}
+
+
+def _choose_again(m: Marketplace, hit: Hit) -> None:
+    """Open slots (those nobody took, and those of workers yet to accept) go to workers who meet
+    the new requirements: a HIT nobody qualified for finds workers once its type lets them in."""
+    for aid in [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]:
+        hit.assignment_ids.remove(aid)
+        del m.assignments[aid]
+    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids)
+    if open_slots > 0 and m.now < hit.fields["Expiration"]:
+        m.schedule(hit, open_slots)
+
+
+@op("ListReviewPolicyResultsForHIT")
+def list_review_policy_results(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    """No HIT here has a review policy (CreateHIT refuses them), so there is nothing to report."""
+    hit = _hit(m, p.get("HITId"))
+    for level in p.get("PolicyLevels") or []:
+        check_enum(level, POLICY_LEVELS, "PolicyLevel")
+    page([], p)  # MaxResults and NextToken are checked as on any paged call
+    return {"HITId": hit.fields["HITId"]}
+
+
+@op("GetFileUploadURL")
+def get_file_upload_url(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    """Simulated workers upload no files (MTurk deprecated FileUploadAnswer on 2017-12-12, per the
+    operation's own documentation), so a FileUploadAnswer question never has a file to fetch."""
+    a = _assignment(m, p.get("AssignmentId"))
+    need(p, "QuestionIdentifier")
+    name = p["QuestionIdentifier"]
+    if name not in _upload_questions(m.hits[a.hit_id]):
+        raise bad(f"QuestionIdentifier {name!r} is not a FileUploadAnswer question of HIT {a.hit_id}.")
+    raise MTurkError("AWS.MechanicalTurk.FileUploadAnswerNotFound",
+                     f"Assignment {a.assignment_id} has no uploaded file for {name!r}.")
+
+
+def _upload_questions(hit: Hit) -> set[str]:
+    if hit.question.kind != "QuestionForm":
+        return set()
+    q = f"{{{NS_FORM}}}"
+    root = ET.fromstring(hit.fields["Question"].strip())
+    return {(el.findtext(f"{q}QuestionIdentifier") or "").strip() for el in root.iter(f"{q}Question")
+            if el.find(f"{q}AnswerSpecification/{q}FileUploadAnswer") is not None}

@@ -1,0 +1,36 @@
+"""A QuestionForm's AnswerKey applied to a campaign's responses (``hitflow new --from form.xml
+--answer-key key.xml``), as a qualification test is scored (``qc/qualification.py``).
+
+Inputs: answers ``assignment_id, worker_id, field, value`` (a selection of several options is
+``a|b``); key ``field, answer, score`` (one row per AnswerOption; ``answer`` is its selections
+joined with ``|``). Output: one row per assignment ``assignment_id, worker_id, points,
+max_points, percent``. A field's points are the score of the option the answer matches
+(selections compared as sets, text trimmed and case-folded), else 0; ``max_points`` sums each
+keyed field's best option, as MTurk's PercentageMapping divides by the maximum summed score.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+SCORE_COLUMNS = ["assignment_id", "worker_id", "points", "max_points", "percent"]
+
+
+def _normal(value: object) -> frozenset[str]:
+    text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+    return frozenset(part.strip().casefold() for part in text.split("|") if part.strip())
+
+
+def score_responses(answers: pd.DataFrame, key: pd.DataFrame) -> pd.DataFrame:
+    options: dict[str, dict[frozenset[str], float]] = {}
+    for field, answer, score in zip(key["field"], key["answer"], key["score"], strict=True):
+        options.setdefault(str(field), {})[_normal(answer)] = float(score)
+    best = sum(max(scores.values(), default=0.0) for scores in options.values())
+    keyed = answers[answers["field"].astype(str).isin(options)]
+    points = [options[str(f)].get(_normal(v), 0.0) for f, v in zip(keyed["field"], keyed["value"], strict=True)]
+    per = keyed.assign(points=points).groupby(["assignment_id", "worker_id"], sort=False)["points"].sum()
+    everyone = answers[["assignment_id", "worker_id"]].drop_duplicates()
+    out = everyone.merge(per.reset_index(), on=["assignment_id", "worker_id"], how="left").fillna({"points": 0.0})
+    out["max_points"] = best
+    out["percent"] = (100.0 * out["points"] / best).round(2) if best else 0.0
+    return out[SCORE_COLUMNS].reset_index(drop=True)

@@ -1,0 +1,273 @@
+"""``hitflow new NAME --from PAGE``: pages written in other platforms' styles (tests/pages_wild/)
+imported as they are and run end to end on the simulator, every field of the page in the dataset;
+what cannot be converted is named line by line and nothing is written."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.cli import main
+from flows.custom.foreign_syntax import render_liquid
+from flows.custom.page_scripts import with_nonce
+from flows.sim.browser_worker import available as browser_available
+from flows.templates import render_source
+
+WILD = Path(__file__).parent / "pages_wild"
+ROWS = {"review_text": ["The kettle boils fast but the lid broke after a week of use.",
+                        "Lovely soft scarf, warm and exactly the colour in the photos."],
+        "product_url": ["https://example.org/p/kettle", "https://example.org/p/scarf"],
+        "product_name": ["Steel kettle", "Wool scarf"], "topic": ["rivers", "cooking"],
+        "sentence": ["The Danube flows through ten countries before it reaches the Black Sea.",
+                     "Whisk the eggs with sugar until the mixture turns pale and thick."],
+        "source_url": ["https://example.org/src/1", ""],
+        "sign_image": ["https://example.org/signs/1.jpg", "https://example.org/signs/2.jpg"]}
+# page -> (the item columns its placeholders read, the answer fields the page has)
+CORPUS = {
+    "mturk_requester_ui.html": (["review_text", "product_url", "product_name"], {"sentiment", "reason", "stars"}),
+    "groundtruth_liquid.html": (["topic", "sentence", "source_url"], {"on_topic", "confidence", "remarks"}),
+    "own_form_htmlquestion.xml": (["sign_image"], {"transcription", "readable"}),
+    "plain_htmlquestion.xml": ([], {"how_often", "uses", "story"}),
+    "questionform.xml": ([], {"capital", "legs", "why_here"}),
+}
+
+
+def imported(tmp_path: Path, page: str, *extra: str) -> Path:
+    name = re.sub(r"\W", "_", page.split(".")[0])
+    assert main(["new", name, "--from", str(WILD / page), "--dir", str(tmp_path), *extra]) == 0
+    return tmp_path / "config" / name
+
+
+def two_items(stem: Path, columns: list[str]) -> None:
+    """The scaffolded item file's header is the page's columns; two real rows replace its sample."""
+    items = Path(f"{stem}_items.csv")
+    with items.open(encoding="utf-8") as f:
+        header = next(csv.reader(f))
+    assert header == ["item_id", *columns]
+    with items.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows([[f"item-{n}", *[ROWS[c][n] for c in columns]] for n in range(2)])
+
+
+@pytest.mark.parametrize("page", sorted(CORPUS))
+def test_an_imported_page_runs_end_to_end_with_every_field_in_the_dataset(tmp_path: Path, monkeypatch,
+                                                                           page: str) -> None:
+    columns, fields = CORPUS[page]
+    stem = imported(tmp_path, page)
+    two_items(stem, columns)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"config/{stem.name}.toml", "--no-prefect"]) == 0
+    data = pd.read_csv(tmp_path / "runs" / stem.name / "dataset.csv", keep_default_na=False, dtype=str)
+    assert set(data["field"]) == fields
+    assert set(data["item_id"]) == {"item-0", "item-1"}
+    assert data.groupby("item_id")["assignment_id"].nunique().ge(2).all()
+
+
+def test_a_question_form_with_its_answer_key_runs_and_every_response_is_scored(tmp_path: Path,
+                                                                              monkeypatch) -> None:
+    stem = imported(tmp_path, "questionform.xml", "--answer-key", str(WILD / "questionform_key.xml"))
+    key = pd.read_csv(f"{stem}_answer_key.csv", dtype=str)
+    assert key.to_dict("records") == [{"field": "capital", "answer": "oslo", "score": "1"}]
+    page = Path(f"{stem}.html.j2").read_text()
+    assert 'type="number"' in page and 'name="legs_{{ i }}"' in page and 'min="0"' in page
+    two_items(stem, [])
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"config/{stem.name}.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / stem.name
+    data = pd.read_csv(out / "responses.csv", keep_default_na=False, dtype=str)
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False, dtype=str)
+    assert set(scores["assignment_id"]) == set(data["assignment_id"])
+    capital = data[data["field"] == "capital"].set_index("assignment_id")["value"]
+    for row in scores.itertuples():  # 100% exactly where the answer was the key's
+        assert float(row.percent) == (100.0 if capital[row.assignment_id] == "oslo" else 0.0)
+    assert "answer key:" in (out / "summary.txt").read_text()
+
+
+def test_an_answer_key_scores_selections_as_sets_and_divides_by_the_best_sum() -> None:
+    from qc.answer_key import score_responses
+
+    key = pd.DataFrame({"field": ["q1", "q1", "q2"], "answer": ["b|a", "a", "Paris"], "score": ["2", "1", "1"]})
+    answers = pd.DataFrame({"assignment_id": ["x", "x", "y", "y", "z"], "worker_id": ["w1", "w1", "w2", "w2", "w3"],
+                            "field": ["q1", "q2", "q1", "q2", "other"], "value": ["a|b", " paris ", "a", "Rome", "?"]})
+    out = score_responses(answers, key).set_index("assignment_id")
+    assert out.loc["x", "percent"] == 100.0 and out.loc["y", "points"] == 1.0 and out.loc["y", "max_points"] == 3.0
+    assert out.loc["z", "points"] == 0.0
+
+
+def test_a_liquid_page_shows_what_ground_truth_would(tmp_path: Path) -> None:
+    source = (WILD / "groundtruth_liquid.html").read_text()
+    stem = imported(tmp_path, "groundtruth_liquid.html")
+    row = {"topic": "rivers & <lakes>", "sentence": "The Danube.", "source_url": "https://example.org/s"}
+    ours = render_source(Path(f"{stem}.html.j2").read_text(), "t", {"title": "t", "rules": {}, "items": [
+        {**row, "item_id": "a"}]})
+    theirs = render_liquid(source, row)
+    for line in ("<p><strong>Topic:</strong> rivers &amp; &lt;lakes&gt;</p>", "<blockquote>The Danube.</blockquote>",
+                 '<img src="https://example.org/s" alt="source">'):
+        assert line in theirs and line in ours
+
+
+def test_what_cannot_be_converted_is_named_line_by_line_and_nothing_is_written(tmp_path: Path, capsys) -> None:
+    page = tmp_path / "gt.html"
+    page.write_text("<p>{{ task.input.text }}</p>\n{% for l in task.input.labels %}<b>{{ l }}</b>{% endfor %}\n"
+                    "<p>{{ task.input.meta.author }}</p>\n<p>{{ task.input.text | truncate: 5 }}</p>\n")
+    assert main(["new", "gt", "--from", str(page), "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{page}:2: Liquid tag {{% for l in task.input.labels %}}" in err
+    assert f"{page}:3: task.input.meta.author reads inside a value" in err
+    assert f"{page}:4: Liquid filter 'truncate' has no hitflow counterpart" in err
+    assert not (tmp_path / "config").exists()
+    broken = tmp_path / "broken.html"
+    broken.write_text("<p>ok</p>\n<p>{% if task.input.x %}open</p>\n")
+    assert main(["new", "b", "--from", str(broken), "--dir", str(tmp_path)]) == 2
+    assert "Liquid cannot parse the page" in capsys.readouterr().err
+    html = WILD / "mturk_requester_ui.html"
+    assert main(["new", "k", "--from", str(html), "--dir", str(tmp_path), "--answer-key", str(html)]) == 2
+    assert f"{html}:1: --answer-key goes with a QuestionForm" in capsys.readouterr().err
+    assert main(["new", "m", "--from", str(tmp_path / "missing.html"), "--dir", str(tmp_path)]) == 2
+    assert "cannot read the page" in capsys.readouterr().err
+    assert not (tmp_path / "config").exists()
+
+
+def test_inline_scripts_and_styles_get_the_pages_nonce_and_cdn_scripts_do_not() -> None:
+    page = ('<script>a()</script><script src="https://cdn.example.org/x.js"></script><style>p{}</style>'
+            '<script type="application/json" id="d">{}</script><script nonce="n0">b()</script>')
+    out = with_nonce(page, "N1")
+    assert out.count('nonce="N1"') == 2 and '<script src="https://cdn.example.org/x.js">' in out
+    assert '<script nonce="n0">' in out
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not browser_available(), reason="needs /usr/bin/chromium and Playwright (make browser-deps)")
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+def test_a_script_built_answer_page_is_worked_in_a_browser_within_its_own_rule(tmp_path: Path, monkeypatch,
+                                                                             platform: str) -> None:
+    """The page's script writes a JSON answer into a hidden field and refuses a submit without a
+    tag: simulated workers (MTurk's, and Prolific's on the task server) work it in Chromium, and
+    every answer is one the script built."""
+    stem = imported(tmp_path, "script_json_answer.html")
+    two_items(stem, ["sentence"])
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"config/{stem.name}.toml", "--no-prefect", "--platform", platform]) == 0
+    data = pd.read_csv(tmp_path / "runs" / stem.name / "dataset.csv", keep_default_na=False, dtype=str)
+    assert set(data["field"]) == {"annotation"} and data["assignment_id"].nunique() >= 4
+    for value in data["value"]:
+        answer = json.loads(value)
+        assert answer["tags"] and set(answer["tags"]) <= {"person", "place", "organisation", "none"}
+        assert set(answer) == {"tags", "comment"}
+
+
+def test_the_task_servers_csp_lets_a_custom_page_load_its_listed_origins() -> None:
+    from flows.taskserver.task_guard import content_security_policy
+
+    csp = content_security_policy("N", page_origins=["https://cdn.example.org"])
+    assert "script-src 'nonce-N' https://cdn.example.org;" in csp
+    assert "style-src 'nonce-N' https://cdn.example.org;" in csp
+    assert "script-src 'nonce-N';" in content_security_policy("N")
+
+
+def test_an_external_question_wrapper_is_unwrapped_by_fetching_its_page(tmp_path: Path, capsys) -> None:
+    from tests.local_http import QuietHandler, local_http_server
+
+    page = (WILD / "mturk_requester_ui.html").read_bytes()
+
+    class Page(QuietHandler):
+        def do_GET(self) -> None:
+            self.reply(page, "text/html; charset=utf-8")
+
+    with local_http_server(Page) as url:
+        wrapper = tmp_path / "external.xml"
+        wrapper.write_text('<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
+                           f'2006-07-14/ExternalQuestion.xsd"><ExternalURL>{url}/hit</ExternalURL>'
+                           "<FrameHeight>500</FrameHeight></ExternalQuestion>")
+        assert main(["new", "ext", "--from", str(wrapper), "--dir", str(tmp_path)]) == 0
+    header = (tmp_path / "config" / "ext_items.csv").read_text().splitlines()[0]
+    assert header == "item_id,review_text,product_url,product_name"
+    gone = wrapper.with_name("gone.xml")
+    gone.write_text(wrapper.read_text())
+    assert main(["new", "gone", "--from", str(gone), "--dir", str(tmp_path)]) == 2
+    assert "could not be fetched" in capsys.readouterr().err
+
+
+def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_path: Path, capsys) -> None:
+    import httpx
+
+    from flows.campaigns.campaign_plan import Run, plan_items
+    from flows.config import load_config
+    from flows.platforms import mturk_adapter as mturk
+    from flows.store import Store
+    from flows.taskserver.task_server import TaskSite
+    from flows.taskserver.task_server_thread import TaskServer
+
+    stem = imported(tmp_path, "script_json_answer.html")
+    config = Path(f"{stem}.toml")
+    assert main(["run", str(config), "--dry-run"]) == 0  # the hidden JSON answer is the page's field
+    assert "fields found: annotation" in capsys.readouterr().out
+    config.write_text(config.read_text() + '\n[target]\npage_origins = ["https://cdn.example.org"]\n')
+    cfg = load_config(config)
+    store = Store(tmp_path / "h.db")
+    plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")))
+    store.table("hits").insert({"hit_id": "H1", "campaign": cfg.name, "batch": 1, "hit_index": 0,
+                                "item_ids": json.dumps(["item-001"]), "status": "posted"}, pk="hit_id")
+    with TaskServer(TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32)) as server:
+        reply = httpx.get(f"{server.url}/task/{cfg.name}", params={"hitId": "H1", "assignmentId": "A1",
+                                                                   "workerId": "W1"})
+    assert reply.status_code == 200, reply.text[:200]
+    csp = reply.headers["content-security-policy"]
+    nonce = re.search(r"script-src 'nonce-([^']+)' https://cdn\.example\.org;", csp)
+    assert nonce and "style-src 'nonce-" in csp and "https://cdn.example.org" in csp.split("style-src")[1]
+    scripts = re.findall(r"<script\b([^>]*)>\s*var chosen", reply.text)
+    assert scripts and f'nonce="{nonce[1]}"' in scripts[0]  # the page's own inline script runs
+
+
+def test_dollar_placeholders_read_by_where_they_stand() -> None:
+    from flows.custom.foreign_syntax import dollar_to_jinja
+
+    out = dollar_to_jinja('<!-- ${old} --><img src="${photo}"><p>${caption} {{ not jinja }}</p>\n'
+                          '<script>var t = "${caption}"; var u = `${local}`;</script>')
+    assert out.columns == ["photo", "caption"]
+    assert '<img src="{{ item.photo | safe_url }}">' in out.text and "<p>{{ item.caption }} {{ '{{' }}" in out.text
+    assert 'var t = {{ item.caption | tojson }};' in out.text and "`${local}`" in out.text
+    assert [line for line, _ in out.notes] == [2] and "old" not in out.text
+    rendered = render_source(out.text, "t", {"item": {"photo": "javascript:x", "caption": 'a "b" </script>'}})
+    assert 'src="about:blank"' in rendered and "{{ not jinja }}" in rendered and "</script>\";" not in rendered
+
+
+def test_liquid_conditions_and_json_attributes_mean_what_they_meant() -> None:
+    import html
+
+    from flows.custom.foreign_syntax import liquid_to_jinja
+
+    source = ('{% unless task.input.hide %}<p>shown</p>{% endunless %}'
+              '<div data-labels="{{ task.input.labels | to_json | escape }}"></div>'
+              '{% if task.input.a == "x" %}A{% elsif task.input.b %}B{% else %}C{% endif %}')
+    out = liquid_to_jinja(source)
+    assert not out.problems and out.columns == ["hide", "labels", "a", "b"]
+    rows = ({"hide": "", "labels": 'say "hi"', "a": "x", "b": ""}, {"hide": "y", "labels": "[1]", "a": "", "b": "1"})
+    for row in rows:
+        ours = render_source(out.text, "t", {"item": row})
+        assert html.unescape(ours) == html.unescape(render_liquid(source, row))
+
+
+def test_a_hitflow_jinja_page_is_taken_as_it_is(tmp_path: Path) -> None:
+    starter = Path(__file__).parents[1] / "hit_templates" / "starter" / "page.html.j2"
+    assert main(["new", "again", "--from", str(starter), "--dir", str(tmp_path)]) == 0
+    assert (tmp_path / "config" / "again.html.j2").read_text() == starter.read_text()
+    assert (tmp_path / "config" / "again_items.csv").read_text().splitlines()[0] == "item_id,image_url,note"
+
+
+def test_the_pages_own_form_gives_way_and_its_onsubmit_check_moves_to_hitflows_form() -> None:
+    from flows.custom.page_import import restructure
+
+    body, notes = restructure('<form id="f" onsubmit="return ok(&quot;x&quot;)"><input name=a>'
+                              '<input type="hidden" name="assignmentId"><input type="submit"></form>'
+                              '<script>document.getElementById("f").elements["a"].value = 1;</script>')
+    assert "<form" not in body and "assignmentId" not in body and 'type="submit"' not in body
+    assert '<input name="a_{{ i }}">' in body and 'getElementById("hit-form").elements["a_{{ i }}"]' in body
+    assert 'return ok("x") }).call(this, event) === false) { event.preventDefault(); }' in body
+    assert any("own <form>" in n for n in notes)
