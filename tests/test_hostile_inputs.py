@@ -23,6 +23,8 @@ from flows.studies.study_outputs import write_study_outputs
 from flows.taskserver.task_site import task_secret
 from flows.taskserver.task_units import secret_fingerprint
 from postprocess.agreement import agreement
+from tests.test_security_server import serve
+from tests.test_task_server import answers_for, visit
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
 
@@ -162,3 +164,21 @@ def test_an_endless_input_file_is_refused_at_the_limit(command: list[str], tmp_p
     assert main([part.format(tmp=tmp_path) for part in command]) == 3
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "/dev/zero: over 1048576 bytes" in err
+
+
+# after `hitflow cancel`, an open unit takes no submission -----------------------------------------
+def test_a_unit_opened_before_cancel_cannot_be_submitted_after_it(tmp_path: Path) -> None:
+    gen = serve(tmp_path)
+    s = next(gen)
+    try:
+        early, late = visit(s, "p-early", "sess-early"), visit(s, "p-late", "sess-late")
+        assert s["http"].post(f"/task/{s['cfg'].name}/submit", data=answers_for(early.text)).status_code == 303
+        s["store"].table("campaigns").update(s["cfg"].name, {"status": "cancelled"})  # as finish_cancel marks it
+        refused = s["http"].post(f"/task/{s['cfg'].name}/submit", data=answers_for(late.text))
+        assert refused.status_code == 410 and "This study has closed" in refused.text
+        stored = {r["assignment_id"] for r in s["store"].rows("SELECT assignment_id FROM assignments")}
+        assert stored == {"sess-early"}
+        again = s["http"].post(f"/task/{s['cfg'].name}/submit", data=answers_for(early.text))
+        assert again.status_code == 303  # what was stored before the cancel keeps its completion
+    finally:
+        gen.close()

@@ -44,7 +44,7 @@ from flows.taskserver.task_site import (  # noqa: F401  (the task server's publi
     sign,
     task_secret,
 )
-from flows.taskserver.task_units import allocate, exact_fields, open_batch_or_reason, secret_fingerprint
+from flows.taskserver.task_units import NO_WORK, allocate, exact_fields, open_batch_or_reason, secret_fingerprint
 from flows.templates import render
 
 MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
@@ -104,6 +104,8 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
                                "Reload the task page and submit it again.")
         if session["submitted_at"] is not None:
             return session  # resubmitting is harmless: same answer, same completion
+        if open_batch_or_reason(store, cfg)[1] == "cancelled":  # a unit opened before `hitflow cancel`
+            raise Refused(410, NO_WORK["cancelled"][0])
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
         xml, now = answer_xml(fields), site.now()
         store.insert_raw("assignments", [{
