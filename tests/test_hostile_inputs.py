@@ -15,6 +15,7 @@ from flows import text_files
 from flows.campaigns.campaign_flow import run_campaign
 from flows.campaigns.operations import open_campaign_run
 from flows.cli import main
+from flows.csv_files import write_dataset
 from flows.custom.scaffold import scaffold
 from flows.errors import ConfigError
 from flows.sim.server import SimServer
@@ -182,3 +183,14 @@ def test_a_unit_opened_before_cancel_cannot_be_submitted_after_it(tmp_path: Path
         assert again.status_code == 303  # what was stored before the cancel keeps its completion
     finally:
         gen.close()
+
+
+# dataset.csv is neutralised like every other export ---------------------------------------------
+def test_dataset_csv_neutralises_formulas_and_the_raw_file_keeps_them(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"image_id": ["a", "b"], "caption": ['=HYPERLINK("https://evil.example","x")',
+                                                               "A dog runs."]})
+    write_dataset(frame, tmp_path)
+    shown = pd.read_csv(tmp_path / "dataset.csv", dtype=str)
+    raw = pd.read_csv(tmp_path / "dataset.raw.csv", dtype=str)
+    assert shown["caption"].tolist() == ['\'=HYPERLINK("https://evil.example","x")', "A dog runs."]
+    assert raw["caption"].tolist() == frame["caption"].tolist()
