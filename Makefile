@@ -14,6 +14,10 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# pyrolific (a client generated from Prolific's OpenAPI) judges the simulator's Prolific replies in
+	# tests/test_prolific_schema.py. Test-only, and installed without its own pins: it caps httpx
+	# below 0.28 by habit of its generator, and hitflow's httpx (with attrs, dateutil) serves it.
+	$(BIN)/pip install --quiet --no-deps 'pyrolific==1.5.1'
 	touch $(STAMP)
 
 demo: $(STAMP)

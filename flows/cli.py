@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli_run import batch_left_open, honest_ending, logged_run
@@ -32,17 +33,16 @@ def cmd_run(a: argparse.Namespace) -> int:
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
     if a.dry_run:
-        from flows.campaigns.dry_run import format_plan, plan_calls
+        return _dry_run(a, cfg)
+    if cfg.task == "custom":  # a page nobody can answer or read back is never posted (issue 26)
+        _refuse_unreadable_page(cfg)
+    if a.release_hold:
+        from flows.campaigns.batch_hold import release_held
+        from flows.store import Store
 
-        plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
-        print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
-        if cfg.task == "custom":
-            from flows.custom.custom_task import dry_run_lines
-
-            lines = dry_run_lines(cfg)
-            print("\n".join(lines))
-            return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
-        return 1 if plan["problems"] else 0
+        released = release_held(Store(a.db), cfg.name, a.release_hold)
+        print(f"released batch(es) {', '.join(map(str, released))} of {cfg.name}: "
+              + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
@@ -61,6 +61,35 @@ def cmd_run(a: argparse.Namespace) -> int:
         return batch_left_open(a, str(result["open"]))
     show_summary(Path(a.out) / cfg.name)
     return honest_ending(db, cfg.name, cfg.accept_partial)
+
+
+def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
+    from flows.campaigns.dry_run import format_plan, plan_calls
+
+    lines: list[str] = []
+    if cfg.task == "custom":
+        from flows.custom.custom_task import dry_run_lines
+
+        lines = dry_run_lines(cfg)
+        if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
+            print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
+            return 1
+    plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
+    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
+    if lines:
+        print("\n".join(lines))
+    return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
+
+
+def _refuse_unreadable_page(cfg: Any) -> None:
+    """The dry run's PROBLEM lines on stdout, then exit 2 before anything is created or posted."""
+    from flows.custom.custom_task import UnreadablePage, refuse_unreadable
+
+    try:
+        refuse_unreadable(cfg)
+    except UnreadablePage as exc:
+        print("\n".join(exc.problems), flush=True)
+        raise
 
 
 def cmd_sim_serve(a: argparse.Namespace) -> int:

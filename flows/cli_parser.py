@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--detach", choices=("live", "always", "never"), default="",
                      help="leave an open batch and exit 9 until it is full or its time is up: on live routes "
                           "(default, [timing] detach), always (rehearsals on the simulator), or never")
+    run.add_argument("--release-hold", choices=("approve", "rules"), default="",
+                     help="a batch held for review (one rule on most of its workers): approve its work despite "
+                          "that rule, or decide it by the rules as they stand")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
     new = sub.add_parser("new", help="start a campaign on your own task page: config, template, items")

@@ -237,7 +237,7 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
         block_min_evidence=sec.block_min_evidence, block_rate_confidence=sec.block_rate_confidence,
         review_rules=_known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules),
-        reject_feedback=default.reject_feedback)
+        reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
 
 
 def _items(path: Path, spec: str) -> Path:

@@ -7,6 +7,7 @@ reports it as ``[section].<key> <why>``. Checks that need the file system or ano
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Annotated, Literal
 
@@ -176,6 +177,8 @@ class PolicySection(Section):
                                                                       "blocks them")
     block_rate_confidence: float = Field(0.0, ge=0, le=5, allow_inf_nan=False,
                                          description="z of the Wilson lower bound a share must reach (0: the share)")
+    hold_share: Share = Field(0.5, description="Hold a batch for a person when one rule would reject or block "
+                                               "more than this share of its workers")
     review: Literal["none", "sample", "flagged"] = Field(
         "none", description="Who waits for a person on the review page before the next batch")
     review_deadline_s: Count | None = Field(None, description="Stop waiting for the review this long before "
@@ -228,9 +231,34 @@ class ProlificSection(Section):
 
     @model_validator(mode="after")
     def _maximum_covers_estimate(self) -> ProlificSection:
-        if self.maximum_minutes < self.estimated_minutes:
-            raise ValueError(f"maximum_minutes must be at least estimated_minutes ({self.estimated_minutes})")
+        shortest = prolific_min_maximum(self.estimated_minutes)
+        if self.maximum_minutes < shortest:
+            raise ValueError(f"maximum_minutes must be at least {shortest} for estimated_minutes = "
+                             f"{self.estimated_minutes} (Prolific's minimum: 2 + X + 2*sqrt(X)); raise it")
         return self
+
+    @model_validator(mode="after")
+    def _pays_the_hourly_floor(self) -> ProlificSection:
+        floor = PROLIFIC_MIN_HOURLY[self.currency]
+        hourly = self.reward * 60 / self.estimated_minutes
+        if hourly < floor:
+            least = math.ceil(floor * self.estimated_minutes / 60 * 100) / 100
+            raise ValueError(f"reward {self.reward} {self.currency} for {self.estimated_minutes} minutes pays "
+                             f"{hourly:.2f} {self.currency}/hour, below Prolific's minimum of {floor}; raise "
+                             f"reward to at least {least:.2f}")
+        return self
+
+
+# Prolific's minimum reward per hour, on the estimated (median) time: "£6 / $8 per hour"
+# (docs.prolific.com/documentation/cookbooks/longitudinal-or-multi-part-studies).
+PROLIFIC_MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
+
+
+def prolific_min_maximum(estimated_minutes: int) -> int:
+    """The shortest maximum time Prolific accepts for a study of ``estimated_minutes``: "Minimum
+    Maximum Allowed Time = 2 + X + (2*sqrt(X))" (Prolific's help, Timed Out Submissions,
+    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
+    return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
 
 
 class ConfigFile(Section):

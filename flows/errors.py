@@ -60,3 +60,11 @@ class Interrupted(HitflowError):
     """Ctrl-C: the message says where the run stopped and how to resume it."""
 
     exit_code = 130
+
+
+class BatchHeld(HitflowError):
+    """One rule would reject or block more than ``[policy] hold_share`` of a batch's workers: a defect
+    in the page or the rule, not fraud, so the batch waits for a person (nothing rejected or blocked).
+    ``hitflow run CONFIG --release-hold approve|rules`` decides it. Not an error in the run itself."""
+
+    exit_code = 10

@@ -37,6 +37,9 @@ class DecisionPolicy:
     # flags on a worker's first handful of captions weigh less than the same share of hundreds
     block_rate_confidence: float = 0.0
     review_rules: tuple[str, ...] = ("random_sample",)
+    # One rule rejecting or blocking more than this share of a batch's workers holds the batch for a
+    # person instead (flows/campaigns/batch_hold.py): it points at the page or the rule, not at fraud.
+    hold_share: float = 0.5
     reject_feedback: str = (
         "Your answer broke the task's submit rules ({rules}), which the task page checks "
         "before it lets anyone submit; it was posted around the page."

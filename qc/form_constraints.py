@@ -11,12 +11,17 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
   ``required_options`` ticked, between ``min`` and ``max`` ticks.
 - ``number``: a number or a range input: ``required``, ``min``/``max``, ``step`` counted from
   ``base`` (``"any"``: no step).
+- ``annotations``: boxes (``input`` = ``crowd-bounding-box``: ``boundingBoxes`` of ``label, left, top,
+  width, height``) or points (``crowd-keypoint``: ``keypoints`` of ``label, x, y``) as JSON text, the
+  shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
+  numbers not negative.
 
 :func:`check_form` returns every broken field (never only the first).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import Any
@@ -32,7 +37,10 @@ MESSAGES = {
     "too_many": "Tick fewer of these.", "not_a_number": "Enter a number.",
     "out_of_range": "This number is outside the allowed range.", "step": "This number is not an allowed step.",
     "format": "This is not a valid address.",
+    "malformed": "This annotation could not be read.",
 }
+ANNOTATION_KEYS = {"crowd-bounding-box": ("boundingBoxes", ("left", "top", "width", "height")),
+                   "crowd-keypoint": ("keypoints", ("x", "y"))}
 _EMAIL = re.compile(r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
                     r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]+$")
@@ -101,8 +109,30 @@ def _check_many(f: Spec, value: str) -> str:
     return ""
 
 
+def _check_annotations(f: Spec, value: str) -> str:
+    if value in ("", "{}"):
+        return "required" if f.get("required") else ""
+    key, numbers = ANNOTATION_KEYS.get(f.get("input", ""), ("boundingBoxes", ("left", "top", "width", "height")))
+    try:
+        marks = json.loads(value).get(key, [])
+    except (ValueError, AttributeError):
+        return "malformed"
+    if not isinstance(marks, list) or not all(isinstance(m, dict) for m in marks):
+        return "malformed"
+    if not marks:
+        return "required" if f.get("required") else ""
+    for m in marks:
+        if any(not isinstance(m.get(n), int | float) or isinstance(m.get(n), bool) or m[n] < 0 for n in numbers):
+            return "malformed"
+        if f.get("options") and m.get("label") not in f["options"]:
+            return "not_an_option"
+    return ""
+
+
 def check_field(f: Spec, value: str) -> str:
     """The rule one field breaks ("" when none)."""
+    if f["type"] == "annotations":
+        return _check_annotations(f, value)
     if f["type"] == "one":
         if value == "":
             return "required" if f.get("required") else ""
@@ -135,5 +165,7 @@ def describe_rules(spec: Spec) -> list[str]:
                 parts.append(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}")
         if f["type"] in ("one", "many"):
             parts.append(f"{'one' if f['type'] == 'one' else 'any'} of {len(f['options'])} options")
+        if f["type"] == "annotations":
+            parts.append(f"labels from {len(f['options'])}" if f.get("options") else "any label")
         lines.append(f"{f['name']} ({f.get('input') or f['type']}): {', '.join(parts) or 'optional'}")
     return lines

@@ -93,13 +93,16 @@ def test_prolific_dry_run_lists_prolific_calls_and_its_costs(capsys) -> None:
 
 def test_prolific_dry_run_refuses_pay_under_the_hourly_floor_and_over_budget(tmp_path: Path, capsys) -> None:
     config = config_with(tmp_path, 'budget = "500.00 USD"\nfx_rates = {GBP = "1.27"}')
-    text = config.read_text().replace('estimated_minutes = 6 ', 'estimated_minutes = 12 ')
-    config.write_text(text)
     code = main(["run", str(config), "--platform", "prolific", "--dry-run"])
     out = capsys.readouterr().out
     assert code == 1
-    assert "PROBLEM: a reward of 0.90 GBP for 12 minutes pays 4.50 GBP/hour" in out
     assert "PROBLEM: the estimate exceeds the budget by 262.00 USD" in out
+    # pay under Prolific's floor is refused as the config loads, in one line (issue 25)
+    config.write_text(config.read_text().replace('estimated_minutes = 6 ', 'estimated_minutes = 12 '))
+    code = main(["run", str(config), "--platform", "prolific", "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "reward 0.90 GBP for 12 minutes pays 4.50 GBP/hour, below Prolific's minimum of 6.00" in err
 
 
 def test_links_dry_run_lists_the_invite_plan(capsys) -> None:

@@ -135,7 +135,7 @@ def test_the_scheduled_next_batch_flow_posts_a_study_on_prolific(tmp_path: Path,
 
     from flows.campaigns.campaign_flow import caption_next_batch
 
-    with SimServer(seed=5) as sim, prefect_test_harness():
+    with SimServer(seed=5) as sim, prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine
         result = caption_next_batch(config_path=str(CONFIG), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
                                     out_root=str(tmp_path), platform="prolific")
         assert result["advanced_batch"] == 1

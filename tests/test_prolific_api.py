@@ -13,6 +13,7 @@ import pytest
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
 from flows.platforms import mturk_adapter as mturk
+from flows.platforms.prolific_adapter import SIM_TOKEN
 from flows.sim.server import SimServer
 from flows.store import Store
 from flows.taskserver.task_server import TaskSite, completion_code
@@ -36,7 +37,7 @@ def world(tmp_path: Path) -> Iterator[dict[str, Any]]:
         store.set_batch(cfg.name, 1, status="published")
         site = TaskSite(store.path, {cfg.name: cfg}, secret=b"k" * 32)
         with TaskServer(site) as server:
-            api = httpx.Client(base_url=f"{sim.url}/api/v1/", headers={"Authorization": "Token anything"})
+            api = httpx.Client(base_url=f"{sim.url}/api/v1/", headers={"Authorization": f"Token {SIM_TOKEN}"})
             yield {"sim": sim, "api": api, "store": store, "cfg": cfg, "task": server.url,
                    "code": completion_code(site.secret, cfg.name, 1)}
 
@@ -78,7 +79,7 @@ def all_pages(api: httpx.Client, path: str) -> list[dict[str, Any]]:
 
 def test_missing_or_malformed_token_gets_401(world: dict[str, Any]) -> None:
     url = f"{world['sim'].url}/api/v1/users/me/"
-    for headers in ({}, {"Authorization": "Bearer x"}, {"Authorization": "Token"}):
+    for headers in ({}, {"Authorization": "Bearer x"}, {"Authorization": "Token"}, {"Authorization": "Token anything"}):
         resp = httpx.get(url, headers=headers)
         assert resp.status_code == 401 and resp.json()["error"]["status"] == 401
     assert world["api"].get("users/me/").json()["user_type"] == "researcher"
@@ -167,5 +168,53 @@ def test_cost_calculator_and_messages(world: dict[str, Any]) -> None:
     quote = api.post("study-cost-calculator/", json={"reward": 90, "total_available_places": 10}).json()
     assert (quote["rewards"], quote["fees"], quote["total_cost"]) == (900, 300, 1200)
     msg = api.post("messages/", json={"recipient_id": "p1", "body": "Thanks!", "study_id": "s1"})
-    assert msg.status_code == 201
+    assert msg.status_code == 204 and not msg.content  # Prolific's OpenAPI: 204, no body
     assert [m["body"] for m in api.get("messages/", params={"user_id": "p1"}).json()["results"]] == ["Thanks!"]
+
+
+def test_an_unreachable_study_url_never_stalls_the_api(world: dict[str, Any]) -> None:
+    """Participants who cannot open the page return the study at once, as on Prolific, and the
+    API keeps answering (it once hung for minutes calling newcomer after newcomer)."""
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    api = world["api"]
+    body = study_body(world, places=5)
+    body["external_study_url"] = f"http://127.0.0.1:{closed}/task?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
+    study = api.post("studies/", json=body).json()["id"]
+    started = time.monotonic()
+    assert api.post(f"studies/{study}/transition/", json={"action": "PUBLISH"}).json()["status"] == "ACTIVE"
+    for _ in range(3):
+        httpx.post(f"{world['sim'].url}/_sim/clock", json={"advance_seconds": 60})
+        assert api.get(f"studies/{study}/").json()["places_taken"] == 0
+    assert time.monotonic() - started < 10
+    subs = api.get(f"studies/{study}/submissions/").json()["results"]
+    assert subs and {s["status"] for s in subs} == {"RETURNED"} and len(subs) <= 3
+
+
+def test_places_increase_reopens_a_study_and_lists_filter_and_page_by_offset(world: dict[str, Any]) -> None:
+    api = world["api"]
+    study = open_study(world, places=2)
+    finish(world)
+    for s in api.get(f"studies/{study}/submissions/").json()["results"]:
+        if s["status"] == "AWAITING REVIEW":
+            api.post(f"submissions/{s['id']}/transition/", json={"action": "APPROVE"})
+    assert api.get(f"studies/{study}/").json()["status"] == "COMPLETED"
+    draft = api.post("studies/", json=study_body(world, places=1)).json()["id"]
+    assert [s["id"] for s in api.get("studies/", params={"state": "UNPUBLISHED"}).json()["results"]] == [draft]
+    refused = api.patch(f"studies/{study}/", json={"total_available_places": 1})
+    assert refused.status_code == 400 and "error" in refused.json()
+    assert api.patch(f"studies/{study}/", json={"total_available_places": 4}).json()["status"] == "ACTIVE"
+    finish(world)
+    taken = [s for s in all_pages(api, f"studies/{study}/submissions/")
+             if s["status"] in ("AWAITING REVIEW", "APPROVED")]
+    assert len(taken) == 4
+    page = api.get(f"studies/{study}/submissions/", params={"limit": 3, "offset": 1}).json()
+    everything = api.get(f"studies/{study}/submissions/", params={"page_size": 200}).json()["results"]
+    assert page["results"] == everything[1:4] and page["meta"]["count"] == len(everything)
+    assert api.delete(f"studies/{draft}/").status_code == 200
+    assert api.get(f"studies/{draft}/").status_code == 404
+    assert api.delete(f"studies/{study}/").status_code == 400  # a published study is stopped, not deleted

@@ -108,7 +108,7 @@ def test_completed_on_prolific_with_nothing_stored_is_decided_with_a_reason(prol
     assert result["completed_without_response"] == 2
     subs = prolific_world["sim"].prolific.submissions
     assert subs[with_code]["status"] == "REJECTED" and subs[with_code]["rejection"]["category"] == "NO_DATA"
-    assert subs[without]["status"] == "AWAITING REVIEW" and subs[without]["return_requested"]
+    assert subs[without]["status"] == "AWAITING REVIEW" and subs[without]["_return_requested_at"]
     outcome = {r["submission_id"]: r["outcome"] for r in prolific_world["store"].rows(
         "SELECT submission_id, outcome FROM platform_submissions")}
     assert outcome[with_code].startswith("reject: NO_DATA") and outcome[without].startswith("return: ")

@@ -20,6 +20,7 @@ import pytest
 from flows.cli import main
 from flows.errors import ConfigError
 from flows.platforms.mturk_forms import html_question
+from flows.platforms.prolific_adapter import SIM_TOKEN
 from flows.platforms.targets import open_session
 from flows.sim.server import MAX_BODY, SimServer
 from tests.conftest import advance
@@ -123,7 +124,7 @@ STUDY = {"name": "Describe", "description": "d", "prolific_id_option": "url_para
                                "&SESSION_ID={{%SESSION_ID%}}",
          "completion_codes": [{"code": "C1", "code_type": "COMPLETED"}], "total_available_places": 3,
          "estimated_completion_time": 5, "reward": 90, "device_compatibility": ["desktop"]}
-AUTH = {"Authorization": "Token x"}
+AUTH = {"Authorization": f"Token {SIM_TOKEN}"}  # the only token the simulator answers
 
 
 def test_prolific_ids_differ_between_simulators_with_the_same_seed() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
+from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.page_text import qc_params
 from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import platform_for
@@ -93,8 +94,11 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
                                           "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
     flags = batch_flags(run, batch)
     decisions = decide(flags, assignments, cfg.policy)
+    due = blocks_due(run, batch)
+    set_aside = held_rules(run, batch, decisions, due)  # one rule on most of the batch: held for a person
+    decisions = approve_despite(decisions, set_aside)
     if cfg.reject_blocked_work:
-        blocked = set(blocks_due(run, batch)["worker_id"])
+        blocked = set(blocks_despite(due, set_aside)["worker_id"])
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
         decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
     now = time.time()
@@ -114,7 +118,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
 
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
-    to_block = blocks_due(run, batch)
+    to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
     from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
 
     to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]

@@ -74,6 +74,7 @@ def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], clie
         from flows.platforms import prolific_adapter as prolific
 
         assert isinstance(client, prolific.ProlificClient), "a Prolific estimate needs Prolific's client"
+        prolific.check_currency(client, cfg.prolific.currency)  # before any figure in the config's money
         price = lambda reward, places: prolific.study_cost(client, reward, places)  # noqa: E731
     est = Estimate(cfg.prolific.currency)
     for batch, units in sorted(units_per_batch.items()):

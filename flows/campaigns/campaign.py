@@ -113,6 +113,10 @@ def qualify(run: Run, call: Caller = call_directly) -> None:
 
 
 def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
+    if run.cfg.task == "custom":  # every route refuses a page nobody can answer or read back (issue 26)
+        from flows.custom.custom_task import refuse_unreadable
+
+        refuse_unreadable(run.cfg)
     plan_items(run, limit, scale)
     check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):

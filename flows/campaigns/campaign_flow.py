@@ -21,7 +21,7 @@ from flows.campaigns.campaign import StepFn, run_next_batch
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.config import load_config
-from flows.errors import BatchOpen
+from flows.errors import BatchHeld, BatchOpen
 from flows.platforms.targets import open_session, simulator_server
 from flows.review.review_data import ReviewPending
 from flows.store import DEFAULT_DB, Store
@@ -35,12 +35,12 @@ def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
     def step_fn(run: Run, batch: int) -> dict[str, Any]:
         try:
             return fn(run, batch)
-        except (BatchOpen, ReviewPending) as exc:  # waiting, not failing: the task completes, the run stops
+        except (BatchOpen, ReviewPending, BatchHeld) as exc:  # waiting, not failing: the task completes, the run stops
             return {"stopped": exc}
 
     step = task(name=name, cache_policy=NO_CACHE)(step_fn)
     result = step(quote(run), batch)  # type: ignore[call-overload]  # quote() keeps Prefect out of Run
-    if isinstance(result, dict) and isinstance(result.get("stopped"), BatchOpen | ReviewPending):
+    if isinstance(result, dict) and isinstance(result.get("stopped"), BatchOpen | ReviewPending | BatchHeld):
         raise result["stopped"]
     if fn is block_batch:
         publish_batch_artifacts(run, batch)

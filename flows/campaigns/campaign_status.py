@@ -43,6 +43,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
                                    int(info.get("qualification_takers", 0)))
         out.append({
             "campaign": name, "target": meta[0]["target"], "status": meta[0]["status"],
+            "config_path": meta[0].get("config_path", ""),
             "budget": info.get("budget", ""), "batches": batches,
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
             "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
@@ -65,7 +66,7 @@ def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tu
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
                   now: float) -> dict[str, Any]:
     status = store.batch_status(name, batch)
-    opened = store.rows("SELECT opened_at FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
+    opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
     by_state = {r["status"]: r["n"] for r in store.rows(
         "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
@@ -84,7 +85,8 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
         "committed": f"{per_hit_cost * hits:.2f}", "spent": f"{unit * approved:.2f}",
-        "opened_at": opened[0]["opened_at"] if opened else None,
+        "opened_at": opened[0].get("opened_at") if opened else None,
+        "held": (opened[0].get("hold") or "") if opened and not opened[0].get("hold_release") else "",
     }
 
 def _due(b: dict[str, Any]) -> str:
@@ -115,8 +117,21 @@ def show_status(report: list[dict[str, Any]]) -> None:
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):
             print(f"qualification test: committed ${test['committed']}, spent ${test['spent']} (included above)")
+        for b in c["batches"]:
+            for line in held_lines(c, b):
+                print(f"batch {b['batch']}: {line}")
         for line in c.get("incomplete", []):
             print(line)
+
+
+def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """A batch held for review: why, and how to release it (flows/campaigns/batch_hold.py)."""
+    if not b.get("held"):
+        return []
+    config = c.get("config_path") or "CONFIG"
+    return [f"HELD for review (nothing rejected or blocked): {b['held']}",
+            f"release: `hitflow run {config} --release-hold approve` (approve despite the rule) or "
+            "`--release-hold rules` (decide by the rules)"]
 
 
 def format_status(report: list[dict[str, Any]]) -> str:
@@ -138,6 +153,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
                 review += f"; open until {_until(b)}"
             lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
+            lines += [f"    {line}" for line in held_lines(c, b)]
         lines += [f"  {line}" for line in c.get("incomplete", [])]
     return "\n".join(lines)
 

@@ -18,8 +18,9 @@ from typing import Any
 from flows.config import CampaignConfig
 from flows.csv_files import read_csv_table
 from flows.custom.form_spec import form_spec
+from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
-from flows.errors import InputFormatError
+from flows.errors import ConfigError, InputFormatError
 from flows.platforms.mturk_forms import INDEXED, form_fields
 from flows.templates import render_source, safe_url
 from flows.text_files import read_text
@@ -117,22 +118,50 @@ def field_kinds(spec: Spec) -> dict[str, str]:
 
 
 def dry_run_lines(cfg: CampaignConfig) -> list[str]:
-    """For ``--dry-run``: the fields the page has and the rules derived from its controls
-    (read from the first page; every page is rendered and measured by the plan itself)."""
+    """For ``--dry-run``: the fields the page has, the rules derived from its controls and a
+    PROBLEM line for whatever makes the page unreadable (``flows/custom/page_check.py``), read from
+    the first page (every page is rendered and measured by the plan itself)."""
+    assert cfg.template is not None
+    source, unreadable = source_problems(cfg.template)
+    if source is None:
+        return [f"PROBLEM: {p}" for p in unreadable]
     plan = custom_item_plan(cfg)
     first = [r for r in plan if r["batch"] == 1 and r["hit_index"] == 0]
     from flows.taskserver.task_pages import page_items
 
-    spec = custom_spec(cfg, page_items(first))
+    items = page_items(first)
+    spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
              f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
-    if not spec["fields"]:
-        lines.append("PROBLEM: the page has no answer field; name inputs <name>_{{ i }} inside the item block")
-    workers = sim_workers(cfg.sim_workers, _source(cfg))
+    workers = sim_workers(cfg.sim_workers, source)
     if workers == "browser":
         lines.append("simulated workers: in a headless browser ([target] sim_workers = "
                      f"{cfg.sim_workers!r}; the page's own script writes its answer)")
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]
+    item_text = {str(v) for item in items for v in item.values()}
+    problems = page_problems(cfg.template, source, custom_page(cfg, items), item_text, scripts_write_fields(source))
+    if not spec["fields"]:
+        problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
+    return lines + [f"PROBLEM: {p}" for p in problems]
+
+
+def refuse_unreadable(cfg: CampaignConfig) -> list[str]:
+    """Before anything is posted: the dry run's PROBLEM lines for a page workers could not answer or
+    hitflow could not read back, raised as a ConfigError (exit 2). Returns the dry run's lines."""
+    lines = dry_run_lines(cfg)
+    problems = [line for line in lines if line.startswith("PROBLEM")]
+    if problems:
+        raise UnreadablePage(f"{cfg.template}: the page cannot be answered or read back ({len(problems)} "
+                             f"problem(s): {problems[0].removeprefix('PROBLEM: ')}); nothing was posted. Fix it and "
+                             f"check with `hitflow run {cfg.path} --dry-run`", problems)
     return lines
+
+
+class UnreadablePage(ConfigError):
+    """A page the dry run finds unreadable: never posted, so no worker is judged by it."""
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        super().__init__(message)
+        self.problems = problems or []

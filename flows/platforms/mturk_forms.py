@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from xml.sax.saxutils import escape
 
+from flows.platforms.crowd_elements import INSTRUCTIONS, close_radio_group, flat_answers, open_crowd_element
+
 NS_HTML = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
 NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
 NS_FORM = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2017-11-06/QuestionForm.xsd"
@@ -72,7 +74,7 @@ class FormField:
 
 BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
 _SKIPPED_TEXT = ("script", "style", "title", "option", "textarea", "button", "select")
-_LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th")
+_LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", *INSTRUCTIONS)
 
 
 class _FormParser(HTMLParser):
@@ -89,6 +91,7 @@ class _FormParser(HTMLParser):
         self.images: list[tuple[int, str]] = []  # (position, src or alt)
         self.positions: dict[str, int] = {}  # field name -> position of its last control
         self.step = 0
+        self.group: FormField | None = None  # an open crowd-radio-group (flows/platforms/crowd_elements.py)
         self._option_text = False
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
@@ -99,10 +102,13 @@ class _FormParser(HTMLParser):
         if tag == "img":
             self.images.append((self.step, attrs.get("alt") or attrs.get("src", "")))
         name = attrs.get("name", "")
+        if tag.startswith("crowd-"):
+            open_crowd_element(self, tag, name, attrs)
+            return
         if "disabled" in attrs and tag in ("input", "textarea", "select"):
             return  # a browser neither checks nor submits a disabled control
         if tag == "input" and name:
-            self._input(name, attrs)
+            self.add_input(name, attrs)
         elif tag == "textarea" and name:
             self._textarea = self.fields[name] = FormField(name, "textarea", "", [], attrs)
             self.positions[name] = self.step
@@ -115,7 +121,7 @@ class _FormParser(HTMLParser):
             if "selected" in attrs:
                 self._select.checked.append(attrs.get("value", ""))
 
-    def _input(self, name: str, attrs: dict[str, str]) -> None:
+    def add_input(self, name: str, attrs: dict[str, str]) -> None:
         kind = attrs.get("type", "text").lower()
         if kind in BUTTON_TYPES:
             return
@@ -137,6 +143,8 @@ class _FormParser(HTMLParser):
             existing.attrs.setdefault("required", "")
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "crowd-radio-group":
+            close_radio_group(self)
         if tag in ("select", "option"):
             self._option_text = False
         if tag == "select":
@@ -224,7 +232,11 @@ def parse_answer_xml(xml: str) -> dict[str, str]:
         free = ans.find(f"{{{NS_ANSWERS}}}FreeText")
         sel = [e.text or "" for e in ans.iter(f"{{{NS_ANSWERS}}}SelectionIdentifier")]
         out[qid] = _text(free) if free is not None else "|".join(sel)
-    return {_unmark(k): _unmark(v) for k, v in out.items()} if marked else out
+    found = {_unmark(k): _unmark(v) for k, v in out.items()} if marked else out
+    try:
+        return flat_answers(found)  # a crowd-form's one taskAnswers field: one value per element
+    except ValueError as exc:
+        raise ET.ParseError(f"taskAnswers does not decode ({exc})") from exc
 
 
 _MARK_OPEN, _MARK_CLOSE = "\ue000\u2060", "\u2060\ue000"  # private use + word joiner: a marker no answer holds

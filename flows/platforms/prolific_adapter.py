@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from flows.config_schema import PROLIFIC_MIN_HOURLY
 from flows.errors import BudgetError, ConfigError, PlatformError
 from flows.platforms.retry_policy import (
     Failure,
@@ -26,8 +27,9 @@ from flows.platforms.retry_policy import (
 )
 
 PROLIFIC_URL = "https://api.prolific.com"
-MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}  # Prolific's floor on the median time
+MIN_HOURLY = PROLIFIC_MIN_HOURLY  # Prolific's floor on the median time
 PAGE_SIZE = 100
+SIM_TOKEN = "simulator-token"  # the one token the simulator's Prolific API accepts unless told otherwise
 
 
 @dataclass
@@ -35,6 +37,7 @@ class ProlificClient:
     http: httpx.Client
     base_url: str
     retry: RetryPolicy = field(default_factory=RetryPolicy)  # flows/platforms/retry_policy.py
+    currency: str | None = None  # the workspace's, once read (check_currency)
 
     def close(self) -> None:
         self.http.close()
@@ -53,14 +56,11 @@ def clean_token(raw: str, where: str) -> str:
     return value
 
 
-SIMULATOR_TOKEN = "simulator-token"  # what the simulator gets whatever PROLIFIC_TOKEN holds
-
-
 def token(simulator: bool) -> str:
     """The token to send: a dummy for the simulator, whose endpoint is only known to answer
     ``/_sim/health`` like one (an impostor can), and the real one for Prolific itself."""
-    if simulator:
-        return SIMULATOR_TOKEN
+    if simulator:  # whatever PROLIFIC_TOKEN holds
+        return SIM_TOKEN
     if os.environ.get("PROLIFIC_TOKEN", "").strip():
         return clean_token(os.environ["PROLIFIC_TOKEN"], "PROLIFIC_TOKEN")
     try:
@@ -150,13 +150,28 @@ def _not_repeated(method: str, path: str, what: str) -> str:
 
 
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """All results, following ``_links.next.href`` until it is null (never just the first page)."""
+    """All results, never just the first page: following ``_links.next.href`` until it is null,
+    or, for a reply that carries no links, asking for the next ``offset`` until ``meta.count``
+    results are in (Prolific documents both kinds of paging)."""
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
     results = _page_results(page, path)
-    while href := _next_href(page):
-        page = call(client, "GET", same_host_link(client, href))
+    while True:
+        href = _next_href(page)
+        if href:
+            page = call(client, "GET", same_host_link(client, href))
+        elif len(results) < _count(page) and page["results"]:
+            page = call(client, "GET", path, params={**(params or {}), "limit": PAGE_SIZE, "offset": len(results)})
+        else:
+            return results
         results += _page_results(page, path)
-    return results
+
+
+def _count(page: dict[str, Any]) -> int:
+    meta = page.get("meta") if isinstance(page.get("meta"), dict) else {}
+    try:
+        return int(meta.get("count") or meta.get("total") or 0)
+    except (TypeError, ValueError) as exc:
+        raise PlatformError(f"Prolific's page count {str(meta.get('count'))[:20]!r} is not a number") from exc
 
 
 def _page_results(page: Any, path: str) -> list[dict[str, Any]]:
@@ -217,6 +232,17 @@ def study_cost(client: ProlificClient, reward_minor: int, places: int) -> int:
     """Total in minor units with Prolific's fees, from its own cost calculator."""
     quote = call(client, "POST", "study-cost-calculator/", {"reward": reward_minor, "total_available_places": places})
     return int(quote["total_cost"])
+
+
+def check_currency(client: ProlificClient, wanted: str) -> str:
+    """The workspace's currency (read once), refused when it is not the config's: every reward,
+    fee and budget figure would otherwise be read in the wrong money."""
+    if client.currency is None:
+        client.currency = str(call(client, "GET", f"workspaces/{default_workspace(client)}/balance/")["currency_code"])
+    if client.currency != wanted:
+        raise ConfigError(f"the Prolific workspace is billed in {client.currency} but [prolific] currency is {wanted}; "
+                          f"set [prolific] currency = \"{client.currency}\" and state the reward in {client.currency}")
+    return client.currency
 
 
 def create_study(client: ProlificClient, body: dict[str, Any]) -> str:

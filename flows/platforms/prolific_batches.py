@@ -5,7 +5,7 @@ checked against the hourly floor and the budget, then published. collect: every 
 submissions, joined to the task server's stored responses by SESSION_ID, until every place
 is accounted for; then the study is stopped. Decisions and blocks reuse the shared steps and
 end here: approve in bulk, reject with a category and a message, never pay RETURNED,
-TIMED-OUT or SCREENED-OUT submissions, blocked participants join the blocklist group.
+TIMED-OUT or SCREENED OUT submissions, blocked participants join the blocklist group.
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ from flows.campaigns.campaign_plan import hit_groups
 from flows.errors import BudgetError, PlatformError
 from flows.ledger_calls import LedgeredCall, ledgered
 from flows.platforms import prolific_adapter as prolific
+from flows.platforms.prolific_statuses import SPELLINGS, UNPAID, place_counts
 from flows.run_context import Run
 from flows.store import SETTLED
 from flows.taskserver.task_server import completion_code, task_secret
 
-FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
-UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED-OUT")
 NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
 MAX_POLL_S = 6 * 3600
 # Prolific approves what still awaits review 21 days after it was submitted (its researcher help):
@@ -91,6 +90,7 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
     cfg = run.cfg
     places = len(hit_groups(run, batch)) * cfg.assignments_per_image
     reward = int(cfg.prolific.reward * 100)
+    prolific.check_currency(prolific_client(run), cfg.prolific.currency)  # before any money is estimated
     hourly = prolific.check_hourly_pay(reward, cfg.prolific.estimated_minutes, cfg.prolific.currency)
     cost = Decimal(prolific.study_cost(prolific_client(run), reward, places + _committed(run, batch))) / 100
     if to_budget_currency(cfg, cost, cfg.prolific.currency) > cfg.budget:
@@ -137,7 +137,8 @@ def _epoch(value: str | None) -> float | None:
 
 def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, Any]]:
     """Store every submission's state; give stored responses Prolific's start and finish times."""
-    subs = prolific.submissions(prolific_client(run), study_id)
+    subs = [{**s, "status": SPELLINGS.get(s["status"], s["status"])}
+            for s in prolific.submissions(prolific_client(run), study_id)]
     stored = {r["assignment_id"] for r in run.store.rows(
         "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
     with run.store.transaction():
@@ -178,9 +179,9 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     interval = float(run.cfg.poll_interval_s)
     while True:
         subs = record_submissions(run, batch, study["study_id"])
-        finished = sum(s["status"] in FINISHED for s in subs)
-        pending = sum(s["status"] == "ACTIVE" for s in subs)
-        unpaid = f", {sum(s['status'] in UNPAID for s in subs)} returned or timed out"
+        count = place_counts([s["status"] for s in subs])
+        finished, pending = count["finished"], count["pending"]
+        unpaid = f", {count['unpaid']} returned, timed out or screened out"
         if closes_now(run, batch, finished, study["places"], pending, unpaid):
             break
         interval = float(run.cfg.poll_interval_s) if pending else min(interval * 2, MAX_POLL_S)
@@ -188,7 +189,7 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     status = _ledgered(run, batch, "StopStudy", f"{run.cfg.name}:b{batch}:stop", {"study_id": study["study_id"]},
                        lambda: {"status": stop_study(run, study["study_id"])})
     subs = record_submissions(run, batch, study["study_id"])
-    taken = sum(s["status"] in FINISHED or s["status"] == "ACTIVE" for s in subs)
+    taken = place_counts([s["status"] for s in subs])["taken"]
     released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
     run.store.table("studies").update(study["study_id"], {"status": status["status"], "released": released})
     if released:

@@ -15,7 +15,8 @@ from typing import Any
 from flows.campaigns.operations import each_call, finish_cancel, review_undecided
 from flows.ledger_calls import LedgeredCall, adopt, ledgered
 from flows.platforms import prolific_adapter as prolific
-from flows.platforms.prolific_batches import FINISHED, prolific_client, record_submissions, stop_study
+from flows.platforms.prolific_batches import prolific_client, record_submissions, stop_study
+from flows.platforms.prolific_statuses import FINISHED
 from flows.run_context import Run
 from flows.store import SETTLED
 from flows.taskserver.task_server import completion_code, task_secret
@@ -28,10 +29,27 @@ def _unsettled(run: Run, operation: str) -> list[dict[str, Any]]:
                                       [run.cfg.name, operation]) if e["status"] not in SETTLED]
 
 
+def _internal_name(run: Run, batch: int) -> str:
+    return f"{run.cfg.name} batch {batch}"
+
+
 def _ours(run: Run, study: dict[str, Any], batch: int) -> bool:
+    """A full study (``GET /studies/{id}/``) with the batch's internal name and this ledger's code."""
     code = completion_code(task_secret(run.store.path), run.cfg.name, batch)
-    return study.get("internal_name") == f"{run.cfg.name} batch {batch}" and \
-        any(c.get("code") == code for c in study.get("completion_codes", []))
+    return study.get("internal_name") == _internal_name(run, batch) and \
+        any(c.get("code") == code for c in study.get("completion_codes") or [])
+
+
+def _find_ours(run: Run, listed: list[dict[str, Any]], batch: int) -> dict[str, Any] | None:
+    """Prolific's list items (StudyShort) carry the internal name but no completion codes: the
+    candidates by name are fetched whole, and the one with our code is ours."""
+    client = prolific_client(run)
+    for item in listed:
+        if item.get("internal_name") == _internal_name(run, batch):
+            study = prolific.get_study(client, str(item["id"]))
+            if _ours(run, study, batch):
+                return study
+    return None
 
 
 def _adopt_study(run: Run, entry: dict[str, Any], study: dict[str, Any]) -> None:
@@ -47,11 +65,11 @@ def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
     created = _unsettled(run, "CreateStudy")
     studies = prolific.every_page(prolific_client(run), "studies/") if created else []
     for entry in created:
-        found = [s for s in studies if _ours(run, s, entry["batch"])]
+        found = _find_ours(run, studies, entry["batch"])
         if found:
             if not dry_run:
-                _adopt_study(run, entry, found[0])
-            report["adopted"].append(found[0]["id"])
+                _adopt_study(run, entry, found)
+            report["adopted"].append(found["id"])
     for entry in _unsettled(run, "PublishStudy"):  # published, the answer lost: PUBLISH again is refused
         study_id = str(json.loads(entry["params"] or "{}").get("study_id", ""))
         status = prolific.get_study(prolific_client(run), study_id)["status"] if study_id else "UNPUBLISHED"

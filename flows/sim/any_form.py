@@ -17,14 +17,17 @@ import json
 import random
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from flows.custom.form_spec import field_rule
+from flows.platforms.crowd_elements import ANNOTATIONS
 from flows.platforms.mturk_forms import FormField, read_page
 from flows.sim import captions
+from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, reworded, short_phrase
 from flows.sim.page_context import ItemContext, context_for, item_contexts
 from flows.sim.pattern_text import matching_text
 from qc.form_constraints import check_field, compiled_pattern, step_ok, text_length
@@ -41,6 +44,7 @@ class Filling:
     worker: Worker
     bank: dict[str, BankEntry]
     rng: random.Random
+    item_texts: dict[str, list[str]] = field(default_factory=dict)  # item -> what this worker wrote for it
 
 
 def _truth_rng(ctx: ItemContext, name: str) -> random.Random:
@@ -111,18 +115,6 @@ def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) ->
     return text
 
 
-OPENINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This shows ", "We see ")
-
-
-def reworded(text: str, rng: random.Random) -> str:
-    """The same content in other words: an opening, a few synonyms."""
-    words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
-    body = " ".join(words)
-    if rng.random() < 0.5 and body:
-        body = rng.choice(OPENINGS) + body[:1].lower() + body[1:]
-    return body
-
-
 def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     """What this worker types into a text box for this item."""
     kind, rng = fill.worker.profile, fill.rng
@@ -139,13 +131,19 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
         draft = reworded(draft, rng)
+    high = (field_rule(f) or {}).get("maxlength")
+    shaped = (lambda t: short_phrase(t, int(high))) if high is not None and high <= SHORT_BOX else (lambda t: t)
     others = [s for s in sources if s != draft]
-    text, attempt = fit_text(_styled(fill, draft), f, rng, others or sources), 0
-    while normalise(text) in fill.worker.written and attempt < 2000:
+    written = fill.item_texts.setdefault(ctx.key, [])  # this item's other fields: never copied
+    text, attempt = fit_text(_styled(fill, shaped(draft)), f, rng, others or sources), 0
+    while (normalise(text) in fill.worker.written or copies(text, written)) and attempt < 2000:
         attempt += 1
+        if attempt > len(others) and written and not f.attrs.get("minlength") and "required" not in f.attrs:
+            return ""  # an optional box, and nothing new to say about the item: left empty
         retry = others[attempt - 1] if attempt <= len(others) else captions.variation(draft, attempt)
-        text = fit_text(_styled(fill, retry), f, rng, sources)
+        text = fit_text(_styled(fill, shaped(retry)), f, rng, sources)
     fill.worker.written.add(normalise(text))
+    written.append(text)
     return text
 
 
@@ -210,6 +208,9 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     """The value a worker gives one control (None: the control is not submitted)."""
+    if f.kind in ANNOTATIONS:
+        careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+        return marks(f.kind, f.options, _truth_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
         return choice(fill, f, ctx)
     if f.kind in ("checkbox", "select"):
@@ -276,7 +277,14 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts) for k, c in contexts.items()}
     fill = Filling(worker, bank, rng)
-    values = {f.name: v for f in todo if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None}
+    values: dict[str, str] = {}
+    for f in todo:
+        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng):  # an optional field, skipped
+            if f.kind not in ("radio", "select"):
+                values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
+            continue
+        if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None:
+            values[f.name] = v
     _honour_spec(values, page_spec(html), {f.name: f for f in fields})
     if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
         required = sorted(n for n in values if "required" in {f.name: f for f in todo}[n].attrs)

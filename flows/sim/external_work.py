@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from flows.platforms.crowd_elements import posted_answer
 from flows.platforms.mturk_forms import answer_xml, form_fields
 from flows.sim.page_filling import fill_form, page_rules
 
@@ -65,7 +66,7 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
         values = fill_form(worker, fields, page_rules(html), a.accept_time, a.submit_time or a.accept_time,
                            market.bank, random.Random(seed), html=html)
         values.pop("assignmentId", None)  # MTurk keeps it out of the answer
-        a.answer = answer_xml(values)
+        a.answer = answer_xml(posted_answer(values, fields, html))
         market.assignments[a.assignment_id] = a  # marks it changed for a state file
         market.changed_workers.add(worker.worker_id)
         if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from flows.platforms.crowd_elements import posted_answer
 from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.platforms.mturk_forms import answer_xml
 from flows.sim import crowd, mturk_events, qual_tests
@@ -256,7 +257,8 @@ class Marketplace:
             if not key and wants_browser(hit.question.html):
                 browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
             else:
-                a.answer = question_form_answer(values, fields) if key else answer_xml(values)
+                a.answer = question_form_answer(values, fields) if key else answer_xml(
+                    posted_answer(values, fields, hit.question.html))  # a crowd-form's: one taskAnswers
         self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)

@@ -51,13 +51,16 @@ def _chunks(page: _FormParser, start: int, end: int) -> list[str]:
 
 
 def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
-    """The first item starts at its first image or control: text above it is the page's own
-    (instructions), unless the page has one item only."""
-    if len(segments) < 2 or "0" not in segments:
+    """The first item starts at its id field (``image_id_0``, which hitflow's base pages put at the
+    top of each item) or its first image; on a page of several items, else at its first control.
+    Text above it is the page's own (instructions, headings), never the item's."""
+    if "0" not in segments:
         return
     a, b = segments["0"]
     starts = [pos for pos, _ in page.images if a < pos <= b]
-    starts += [pos for name, pos in page.positions.items() if item_index(name) == "0"]
+    starts += [page.positions[f"{base}_0"] for base in ID_FIELDS if f"{base}_0" in page.positions]
+    if len(segments) >= 2:
+        starts += [pos for name, pos in page.positions.items() if item_index(name) == "0"]
     segments["0"] = (min(starts) - 1 if starts else a, b)
 
 
@@ -81,7 +84,7 @@ def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
         ids = [page.fields[f"{base}_{idx}"].value for base in ID_FIELDS if f"{base}_{idx}" in page.fields]
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
-        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared]
+        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared and not _is_prompt(t)]
         contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]

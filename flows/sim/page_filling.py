@@ -52,8 +52,8 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
     values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
     values.update(fill_unhinted(worker, fields, html, bank, rng, page_key))
     for f in fields:
-        if f.name in values:
-            continue
+        if f.name in values or (f.kind in ("radio", "select", "checkbox") and not f.attrs.get("data-sim-fill")):
+            continue  # answered, or a choice fill_unhinted left unchosen on purpose (an optional one)
         hint, item = f.attrs.get("data-sim-fill", ""), f.attrs.get("data-item", "")
         index = int(f.attrs.get("data-index", "0") or 0)
         if hint == "caption":

@@ -1,6 +1,6 @@
 """Prolific's researcher API (``/api/v1/``) on the simulator, for hitflow and any httpx client.
 
-Token auth (any non-empty ``Authorization: Token <x>``; missing or malformed gets 401),
+Token auth (``Authorization: Token <the simulator's token>``; any other token, or none, gets 401),
 Prolific's list shape (``results``, ``_links``, ``meta``) and error shape, the study and
 submission state machines, participant groups, bonuses (set up, then pay), messages and a
 workspace balance in minor units. Participants come from :mod:`flows.sim.prolific_people`.
@@ -9,24 +9,15 @@ workspace balance in minor units. Participants come from :mod:`flows.sim.prolifi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
 
+from flows.sim import prolific_routes  # noqa: F401  (registers the rest of the API)
+from flows.sim import prolific_shapes as shapes
+from flows.sim.prolific_http import ROUTES, error, listing, need, route
 from flows.sim.prolific_state import FEE_RATE, ProlificError, ProlificState, cost_of, new_id
 
-Handler = Callable[[ProlificState, dict[str, Any], dict[str, str], list[str]], tuple[int, Any]]
-ROUTES: list[tuple[str, re.Pattern[str], Handler]] = []
-PAGE_SIZE = 20
 REJECTION_CATEGORIES = {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
                         "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER"}
-
-
-def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
-    def register(fn: Handler) -> Handler:
-        ROUTES.append((method, re.compile(f"^/api/v1/{pattern}/?$"), fn))
-        return fn
-    return register
 
 
 def dispatch(state: ProlificState, method: str, path: str, query: dict[str, str], body: dict[str, Any],
@@ -35,6 +26,8 @@ def dispatch(state: ProlificState, method: str, path: str, query: dict[str, str]
     if not re.fullmatch(r"Token \S+", auth or ""):
         return 401, error(401, 140100, "Authentication credentials were not provided or are malformed.",
                           {"Authorization": ["Send 'Authorization: Token <your API token>'."]})
+    if auth != f"Token {state.token}":
+        return 401, error(401, 140101, "Invalid token.", {"Authorization": ["This token is not valid."]})
     for verb, pattern, fn in ROUTES:
         match = pattern.match(path)
         if match and verb == method:
@@ -47,47 +40,21 @@ def dispatch(state: ProlificState, method: str, path: str, query: dict[str, str]
     return 404, error(404, 140400, "Not found.", {"path": [path]})
 
 
-def error(status: int, code: int, title: str, detail: Any) -> dict[str, Any]:
-    return {"error": {"status": status, "error_code": code, "title": title, "detail": detail,
-                      "additional_information": "/api/v1/errors/", "interactive": False}}
-
-
-def listing(items: list[dict[str, Any]], query: dict[str, str], path: str) -> dict[str, Any]:
-    """Prolific's paged list: ``results``, ``_links`` (``next.href`` null on the last page), ``meta``."""
-    base = query.get("_base", "")
-    query = {k: v for k, v in query.items() if k != "_base"}
-    size = max(1, min(int(query.get("page_size", PAGE_SIZE)), 200))
-    page = max(1, int(query.get("page", 1)))
-    last = max(1, -(-len(items) // size))
-
-    def href(n: int) -> dict[str, str | None]:
-        return {"href": f"{base}/api/v1/{path}?{urlencode({**query, 'page': n, 'page_size': size})}"
-                if 1 <= n <= last else None, "title": "Page"}
-
-    return {"results": items[(page - 1) * size: page * size],
-            "_links": {"self": href(page), "next": href(page + 1), "previous": href(page - 1), "last": href(last)},
-            "meta": {"count": len(items)}}
-
-
 def public(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if not k.startswith("_")}
-
-
-def need(body: dict[str, Any], *keys: str) -> None:
-    missing = [k for k in keys if body.get(k) in (None, "", [])]
-    if missing:
-        raise ProlificError(400, 140001, "Request is not valid", {k: ["This field is required."] for k in missing})
 
 
 # users, workspaces, projects --------------------------------------------------------------
 @route("GET", "users/me")
 def me(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    return 200, state.user
+    return 200, {"id": state.user["id"], "email": state.user["email"], "name": state.user["name"],
+                 "user_type": state.user["user_type"], "currency_code": state.currency}
 
 
 @route("GET", "workspaces")
 def workspaces(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    return 200, listing(list(state.workspaces.values()), query, "workspaces/")
+    return 200, listing([shapes.workspace_short(w, state.user) for w in state.workspaces.values()], query,
+                        "workspaces/")
 
 
 @route("GET", "workspaces/([0-9a-f]{24})/balance")
@@ -99,8 +66,8 @@ def balance(state: ProlificState, body: dict[str, Any], query: dict[str, str], i
 @route("GET", "workspaces/([0-9a-f]{24})/projects")
 def projects(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
     state.workspace(ids[0])
-    return 200, listing([p for p in state.projects.values() if p["workspace"] == ids[0]], query,
-                        f"workspaces/{ids[0]}/projects/")
+    return 200, listing([shapes.project_short(p, state.user) for p in state.projects.values()
+                         if p["workspace"] == ids[0]], query, f"workspaces/{ids[0]}/projects/")
 
 
 @route("POST", "workspaces/([0-9a-f]{24})/projects")
@@ -111,7 +78,7 @@ def create_project(state: ProlificState, body: dict[str, Any], query: dict[str, 
     project = {"id": new_id(state.rng), "title": body["title"], "workspace": ids[0],
                "owner": state.user["id"]}
     state.projects[project["id"]] = project
-    return 201, project
+    return 201, shapes.project(project, state.user)
 
 
 # studies ------------------------------------------------------------------------------------
@@ -122,7 +89,10 @@ def create_study(state: ProlificState, body: dict[str, Any], query: dict[str, st
 
 @route("GET", "studies")
 def list_studies(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    return 200, listing([state.study_view(s) for s in state.studies.values()], query, "studies/")
+    wanted = set(query.get("state", "").split(",")) - {""}  # Prolific's filter, e.g. ?state=ACTIVE
+    found = [shapes.study_short(state.study_view(s)) for s in state.studies.values()
+             if not wanted or s["status"] in wanted]
+    return 200, listing(found, query, "studies/")
 
 
 @route("GET", "studies/([0-9a-f]{24})")
@@ -146,8 +116,15 @@ def transition_study(state: ProlificState, body: dict[str, Any], query: dict[str
 def study_submissions(state: ProlificState, body: dict[str, Any], query: dict[str, str],
                       ids: list[str]) -> tuple[int, Any]:
     state.study(ids[0])
-    subs = [public(s) for s in state.submissions.values() if s["study_id"] == ids[0]]
-    return 200, listing(subs, query, f"studies/{ids[0]}/submissions/")
+    return 200, listing(short_submissions(state, ids[0]), query, f"studies/{ids[0]}/submissions/")
+
+
+def short_submissions(state: ProlificState, study_id: str = "") -> list[dict[str, Any]]:
+    subs = [s for s in state.submissions.values() if not study_id or s["study_id"] == study_id]
+    times: dict[str, int] = {}
+    for s in state.submissions.values():
+        times[s["participant_id"]] = times.get(s["participant_id"], 0) + 1
+    return [shapes.submission_short(s, times[s["participant_id"]]) for s in subs]
 
 
 @route("POST", "study-cost-calculator")
@@ -163,15 +140,16 @@ def cost_calculator(state: ProlificState, body: dict[str, Any], query: dict[str,
 @route("GET", "submissions")
 def list_submissions(state: ProlificState, body: dict[str, Any], query: dict[str, str],
                      ids: list[str]) -> tuple[int, Any]:
-    study = query.get("study", "")
-    subs = [public(s) for s in state.submissions.values() if not study or s["study_id"] == study]
-    return 200, listing(subs, query, "submissions/")
+    return 200, listing(short_submissions(state, query.get("study", "")), query, "submissions/")
 
 
 @route("GET", "submissions/([0-9a-f]{24})")
 def get_submission(state: ProlificState, body: dict[str, Any], query: dict[str, str],
                    ids: list[str]) -> tuple[int, Any]:
-    return 200, public(state.submission(ids[0]))
+    sub = state.submission(ids[0])
+    paid = [p / 100 for b in state.bonuses.values() if b["paid"] for pid, p in b["rows"]
+            if pid == sub["participant_id"] and b["study"] == sub["study_id"]]
+    return 200, shapes.submission_detail(sub, paid)
 
 
 @route("POST", "submissions/([0-9a-f]{24})/transition")
@@ -188,7 +166,7 @@ def transition_submission(state: ProlificState, body: dict[str, Any], query: dic
             detail["rejection_category"] = [f"Must be one of {', '.join(sorted(REJECTION_CATEGORIES))}."]
         if detail:
             raise ProlificError(400, 140001, "Request is not valid", detail)
-    return 200, public(state.review(ids[0], action, body))
+    return 200, shapes.submission_detail(state.review(ids[0], action, body))
 
 
 @route("POST", "submissions/bulk-approve")
@@ -214,8 +192,9 @@ def request_return(state: ProlificState, body: dict[str, Any], query: dict[str, 
     if sub["status"] not in ("ACTIVE", "AWAITING REVIEW"):
         raise ProlificError(400, 140002, "Request is not valid", {"status": [f"Cannot ask a {sub['status']} "
                                                                               "submission to return."]})
-    sub["return_requested"] = list(body["request_return_reasons"])
-    return 200, public(sub)
+    sub["_return_reasons"] = list(body["request_return_reasons"])
+    sub["_return_requested_at"] = state.iso(state.now)
+    return 200, shapes.return_requested(sub)
 
 
 @route("POST", "submissions/bonus-payments")
@@ -229,51 +208,21 @@ def pay_bonus(state: ProlificState, body: dict[str, Any], query: dict[str, str],
     return 202, state.pay_bonus(ids[0])
 
 
-# participant groups and messages ---------------------------------------------------------
-@route("GET", "participant-groups")
-def list_groups(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    groups = [state.group_view(g) for g in state.groups.values()
-              if query.get("workspace_id", g["workspace_id"]) == g["workspace_id"]]
-    return 200, listing(groups, query, "participant-groups/")
-
-
-@route("POST", "participant-groups")
-def create_group(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    need(body, "name", "workspace_id")
-    state.workspace(str(body["workspace_id"]))
-    group = {"id": new_id(state.rng), "name": body["name"], "workspace_id": body["workspace_id"],
-             "participants": {}}
-    state.groups[group["id"]] = group
-    return 201, state.group_view(group)
-
-
-@route("GET", "participant-groups/([0-9a-f]{24})/participants")
-def group_members(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                  ids: list[str]) -> tuple[int, Any]:
-    members = [{"participant_id": p, "datetime_created": t} for p, t in state.group(ids[0])["participants"].items()]
-    return 200, listing(members, query, f"participant-groups/{ids[0]}/participants/")
-
-
-@route("POST", "participant-groups/([0-9a-f]{24})/participants")
-def add_members(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    need(body, "participant_ids")
-    group = state.group(ids[0])
-    for pid in body["participant_ids"]:
-        group["participants"].setdefault(str(pid), state.iso(state.now))
-    return 200, group_members(state, {}, {}, ids)[1]
-
-
+# messages ---------------------------------------------------------------------------------
 @route("POST", "messages")
 def send_message(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
     need(body, "recipient_id", "body", "study_id")
+    pair = sorted((state.user["id"], str(body["recipient_id"])))
     message = {"id": new_id(state.rng), "sender_id": state.user["id"], "recipient_id": body["recipient_id"],
-               "body": body["body"], "study_id": body["study_id"], "sent_at": state.iso(state.now)}
+               "body": body["body"], "study_id": body["study_id"], "sent_at": state.iso(state.now),
+               "channel_id": "-".join(pair)}
     state.messages.append(message)
-    return 201, message
+    return 204, None
 
 
 @route("GET", "messages")
 def list_messages(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
     user = query.get("user_id", "")
-    found = [m for m in state.messages if not user or user in (m["recipient_id"], m["sender_id"])]
+    found = [shapes.message(m) for m in state.messages if not user or user in (m["recipient_id"], m["sender_id"])]
     return 200, listing(found, query, "messages/")
+

@@ -3,11 +3,16 @@ studies they are eligible for, opening the study's external URL, filling the for
 as a browser would, and finishing through the completion redirect.
 
 Some return the study without starting; slow ones park the page past the study's maximum
-time and end TIMED-OUT although their answer reached the task server.
+time and end TIMED-OUT although their answer reached the task server. Participants who cannot
+open the study's page return it at once (as on Prolific), and nobody tries that address again
+for a while, so an unreachable URL never holds up the API. With ``reserve_rate`` some hold a
+place RESERVED for Prolific's ten minutes before they start; with ``screen_out_rate`` some are
+SCREENED OUT when they arrive (both 0 by default, so seeded runs are unchanged).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 from typing import Any
@@ -21,6 +26,9 @@ from flows.sim.roster import Crowd, wider_pool
 from flows.sim.volunteers import complete_page
 
 RETURN_RATE = 0.04
+RESERVE_S = 600  # Prolific reserves a place for ten minutes (its Submission object docs)
+UNREACHABLE_S = 300  # virtual seconds nobody opens a study page that could not be reached
+CONNECT_S = 2.0
 
 
 def participant_id(worker_id: str) -> str:
@@ -55,7 +63,9 @@ class Participants:
         self.people: dict[str, dict[str, Any]] = {}
         for w in workers:
             self._person(w)
-        self.http = httpx.Client(timeout=30, follow_redirects=False)
+        self.http = httpx.Client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
+        self.reserve_rate = self.screen_out_rate = 0.0
+        self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only
         # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
         # when every eligible crowd member has had a study's offer, newcomers of the same mix come.
         self.newcomers = wider_pool(workers, "prolific") if isinstance(workers, Crowd) else None
@@ -71,7 +81,13 @@ class Participants:
         for study in list(state.studies.values()):
             if study["status"] == "ACTIVE":
                 self.recruit(state, study)
-        for sub in state.submissions.values():
+        for sub in list(state.submissions.values()):
+            if sub["status"] == "RESERVED" and sub["_finish_at"] <= state.now:
+                person = self.people.get(sub["participant_id"])  # a newcomer not yet met again after a restart
+                if person is None:
+                    sub["status"] = "RETURNED"
+                else:
+                    self.start(state, state.study(sub["study_id"]), person, sub)
             if sub["status"] == "ACTIVE" and sub["_finish_at"] <= state.now:
                 self.finish(state, sub)
 
@@ -80,18 +96,20 @@ class Participants:
         open_places = study["total_available_places"] - sum(s["status"] in TAKEN for s in subs)
         been = {s["participant_id"] for s in subs}
         pool = [p for p in self.people.values() if p["id"] not in been and eligible(p, study, state)]
-        while open_places > 0:
+        visits = 0  # a page that turns everyone away must not keep calling newcomers forever
+        while open_places > 0 and visits <= 3 * study["total_available_places"] + 10:
             if not pool and self.newcomers is not None:
                 fresh = [p for p in self.more_people() if eligible(p, study, state)]
                 if not fresh:
                     return  # ten newcomers in a row excluded: the study's filters shut the panel out
                 pool = [p for p in fresh if p["id"] not in been]  # after a restart: people seen before
                 continue
-            if not pool or not self.arrives(state, study):
+            if not pool or not self.arrives(state, study) or state.now < study.get("_unreachable_until", 0):
                 return
             person = self.rng.choices(pool, weights=[p["worker"].params["activity"] for p in pool])[0]
             pool.remove(person)
             been.add(person["id"])
+            visits += 1
             open_places -= self.visit(state, study, person)["status"] in TAKEN
 
     def truth(self) -> list[dict[str, Any]]:
@@ -114,11 +132,23 @@ class Participants:
         return True
 
     def visit(self, state: ProlificState, study: dict[str, Any], person: dict[str, Any]) -> dict[str, Any]:
-        worker: crowd.Worker = person["worker"]
         sub = {"id": new_id(state.rng), "participant_id": person["id"], "study_id": study["id"], "status": "ACTIVE",
                "started_at": state.iso(state.now), "completed_at": None, "study_code": None,
                "_started": state.now, "_finish_at": state.now, "_code": ""}
         state.submissions[sub["id"]] = sub
+        if self.screen_out_rate and self.extra_rng.random() < self.screen_out_rate:
+            self.open_page(study, person, sub)  # the study's own screener turns them away after they open it
+            sub["status"], sub["completed_at"] = "SCREENED OUT", state.iso(state.now)
+            return sub
+        if self.reserve_rate and self.extra_rng.random() < self.reserve_rate:
+            sub["status"], sub["_finish_at"] = "RESERVED", state.now + RESERVE_S
+            return sub
+        return self.start(state, study, person, sub)
+
+    def start(self, state: ProlificState, study: dict[str, Any], person: dict[str, Any],
+              sub: dict[str, Any]) -> dict[str, Any]:
+        worker: crowd.Worker = person["worker"]
+        sub.update({"status": "ACTIVE", "started_at": state.iso(state.now), "_started": state.now})
         if self.rng.random() < RETURN_RATE:
             sub["status"] = "RETURNED"  # read the description and changed their mind
             return sub
@@ -127,18 +157,32 @@ class Participants:
         code = self.do_task(study, person, sub, seconds)
         if code is None:
             sub["status"] = "RETURNED"
+            if study.get("_unreachable"):
+                study["_unreachable_until"] = state.now + UNREACHABLE_S
             return sub
         sub["_code"], sub["_finish_at"] = code, state.now + min(seconds, max_s)
         sub["_timed_out"] = seconds > max_s
         return sub
 
+    def open_page(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            self.http.get(self.page_url(study, person, sub))
+
+    @staticmethod
+    def page_url(study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> str:
+        return (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", person["id"])
+                .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
+
     def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
                 seconds: float) -> str | None:
         """Open the page, fill it, submit it; the completion code from the redirect, or None."""
-        url = (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", person["id"])
-               .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
+        url = self.page_url(study, person, sub)
+        study["_unreachable"] = False
         try:
             done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds)
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            study["_unreachable"] = True  # the page cannot be opened: they return the study
+            return None
         except httpx.HTTPError:
             return None
         if done is None:

@@ -13,15 +13,19 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from flows.platforms.prolific_adapter import SIM_TOKEN
 from flows.platforms.prolific_fees import cost_of, fee
+from flows.sim import prolific_shapes as shapes
 
 FEE_RATE = 0.3333
 PLACEHOLDERS = ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}")
 STUDY_MOVES = {("UNPUBLISHED", "PUBLISH"): "ACTIVE", ("ACTIVE", "PAUSE"): "PAUSED", ("PAUSED", "START"): "ACTIVE",
                ("ACTIVE", "STOP"): "AWAITING REVIEW", ("PAUSED", "STOP"): "AWAITING REVIEW"}
-TAKEN = ("ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED")  # a place is free again after RETURNED / TIMED-OUT
+# a place is free again after RETURNED, TIMED-OUT or SCREENED OUT
+TAKEN = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED")
 REQUIRED_STUDY = ("name", "description", "external_study_url", "prolific_id_option", "completion_codes",
-                  "total_available_places", "estimated_completion_time", "reward", "device_compatibility")
+                  "total_available_places", "estimated_completion_time", "reward")
+REOPENS = ("ACTIVE", "PAUSED", "AWAITING REVIEW", "COMPLETED")  # "increase places" on a published study
 
 
 class ProlificError(Exception):
@@ -35,11 +39,15 @@ def new_id(rng: random.Random) -> str:
 
 
 def check_study(body: dict[str, Any]) -> None:
-    """A study's details as Prolific checks them, on creation and on every update of a draft."""
+    """A study's details as Prolific checks them, on creation and on every update of a draft.
+    ``device_compatibility: []`` means every device; with url_parameters the URL needs at least
+    the PROLIFIC_PID placeholder (the other two are optional)."""
     detail = {k: ["This field is required."] for k in REQUIRED_STUDY if body.get(k) in (None, "", [])}
+    if body.get("device_compatibility") is None:
+        detail["device_compatibility"] = ["This field is required."]
     url = str(body.get("external_study_url", ""))
-    if body.get("prolific_id_option") == "url_parameters" and not all(p in url for p in PLACEHOLDERS):
-        detail["external_study_url"] = [f"With url_parameters the URL must carry {', '.join(PLACEHOLDERS)}."]
+    if body.get("prolific_id_option") == "url_parameters" and PLACEHOLDERS[0] not in url:
+        detail["external_study_url"] = [f"With url_parameters the URL must carry {PLACEHOLDERS[0]}."]
     if not url.startswith(("http://", "https://")):
         detail.setdefault("external_study_url", []).append("Enter a valid URL.")
     for key in ("reward", "total_available_places", "estimated_completion_time"):
@@ -49,10 +57,26 @@ def check_study(body: dict[str, Any]) -> None:
         raise ProlificError(400, 140001, "Request is not valid", detail)
 
 
+def legacy_codes(body: dict[str, Any]) -> dict[str, Any]:
+    """The older single ``completion_code`` (still in Prolific's CLI examples) as ``completion_codes``;
+    each code with the ``actor`` and ``actions`` Prolific's reply always carries."""
+    if body.get("completion_codes") or not body.get("completion_code"):
+        codes = body.get("completion_codes")
+        if not isinstance(codes, list):
+            return body
+        return {**body, "completion_codes": [{"actor": "participant", "actions": [], **c} if isinstance(c, dict) else c
+                                             for c in codes]}
+    code = {"code": str(body["completion_code"]), "code_type": "COMPLETED", "actor": "participant",
+            "actions": [{"action": "MANUALLY_REVIEW"}]}
+    return {**{k: v for k, v in body.items() if k not in ("completion_code", "completion_option")},
+            "completion_codes": [code]}
+
+
 class ProlificState:
     def __init__(self, clock: Callable[[], float], seed: int = 1, balance: int = 1_000_000, currency: str = "GBP",
-                 nonce: str = ""):
+                 nonce: str = "", token: str = SIM_TOKEN):
         self.lock = threading.RLock()
+        self.token = token  # the only API token answered; any other gets 401
         self.clock = clock
         # Ids only; the simulator instance's nonce keeps them apart from another instance's.
         self.rng = random.Random(f"{seed + 11}:{nonce}" if nonce else seed + 11)
@@ -60,7 +84,8 @@ class ProlificState:
         self.balance = balance
         self.user = {"id": new_id(self.rng), "name": "hitflow simulator", "email": "researcher@sim.invalid",
                      "user_type": "researcher", "currency_code": currency}
-        workspace = {"id": new_id(self.rng), "title": "My workspace", "owner": self.user["id"]}
+        workspace = {"id": new_id(self.rng), "title": "My workspace", "owner": self.user["id"],
+                     "wallet": new_id(self.rng)}
         self.workspaces = {workspace["id"]: workspace}
         project = {"id": new_id(self.rng), "title": "Default project", "workspace": workspace["id"],
                    "owner": self.user["id"]}
@@ -103,6 +128,7 @@ class ProlificState:
 
     # studies ---------------------------------------------------------------------------
     def create_study(self, body: dict[str, Any]) -> dict[str, Any]:
+        body = legacy_codes(body)
         check_study(body)
         study = {**body, "id": new_id(self.rng), "status": "UNPUBLISHED", "date_created": self.iso(self.now),
                  "published_at": None, "project": body.get("project") or next(iter(self.projects)),
@@ -114,21 +140,45 @@ class ProlificState:
 
     def study_view(self, study: dict[str, Any]) -> dict[str, Any]:
         subs = [s for s in self.submissions.values() if s["study_id"] == study["id"]]
-        view = {k: v for k, v in study.items() if not k.startswith("_")}
-        view["places_taken"] = sum(s["status"] in TAKEN for s in subs)
-        view["number_of_submissions"] = len(subs)
-        view["total_cost"] = sum(cost_of(study["reward"], study["total_available_places"]))
-        return view
+        return shapes.study_full(study, subs, TAKEN)
 
     def update_study(self, key: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """A draft's details change (checked as on creation); a published study's are refused here."""
+        """A draft's details change (checked as on creation); a published study only takes more
+        places (Prolific's "increase places", which reopens a finished one)."""
         study = self.study(key)
         if study["status"] != "UNPUBLISHED":
-            raise ProlificError(400, 140002, "Invalid study update", {"status": [f"The study is {study['status']}."]})
+            return self.increase_places(study, changes)
+        changes = legacy_codes(changes)
         check_study({k: v for k, v in {**study, **changes}.items() if not k.startswith("_")})
         study.update({k: v for k, v in changes.items() if k not in ("id", "status")})
         self.studies[key] = study  # written back, so a state file keeps the change
         return study
+
+    def increase_places(self, study: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+        places = changes.get("total_available_places")
+        if set(changes) != {"total_available_places"} or study["status"] not in REOPENS or \
+                not isinstance(places, int) or places <= study["total_available_places"]:
+            raise ProlificError(400, 140002, "Invalid study update",
+                                {"total_available_places": [f"A {study['status']} study only takes more places "
+                                                            f"than its {study['total_available_places']}."]})
+        extra = sum(cost_of(study["reward"], places - study["total_available_places"]))
+        if extra > self.available():
+            raise ProlificError(402, 140003, "Insufficient funds", {"balance": ["Top up your workspace."]})
+        study["_reserved"] = max(study["_reserved"], study["_spent"]) + extra
+        study["total_available_places"] = places
+        if study["status"] in ("AWAITING REVIEW", "COMPLETED"):
+            study["status"] = "ACTIVE"
+        self.studies[study["id"]] = study
+        return study
+
+    def delete_study(self, key: str) -> None:
+        """Only a draft can go (a published study is stopped instead)."""
+        study = self.study(key)
+        if study["status"] != "UNPUBLISHED":
+            raise ProlificError(400, 140002, "Invalid study deletion",
+                                {"status": ["Only an UNPUBLISHED study can be deleted; "
+                                            f"this one is {study['status']}."]})
+        del self.studies[key]
 
     def transition_study(self, key: str, action: str) -> dict[str, Any]:
         study = self.study(key)
@@ -154,7 +204,7 @@ class ProlificState:
     def settle(self, study: dict[str, Any]) -> None:
         """A stopped (or full) study whose every submission is decided is COMPLETED; its reserve is freed."""
         subs = [s for s in self.submissions.values() if s["study_id"] == study["id"]]
-        decided = all(s["status"] not in ("ACTIVE", "AWAITING REVIEW") for s in subs)
+        decided = all(s["status"] not in ("RESERVED", "ACTIVE", "AWAITING REVIEW") for s in subs)
         full = sum(s["status"] in TAKEN for s in subs) >= study["total_available_places"]
         if decided and (study["status"] == "AWAITING REVIEW" or (study["status"] == "ACTIVE" and full)):
             study["status"], study["_reserved"] = "COMPLETED", study["_spent"]
@@ -225,5 +275,4 @@ class ProlificState:
         return {"detail": "The bonus payment is being processed."}
 
     def group_view(self, group: dict[str, Any]) -> dict[str, Any]:
-        return {"id": group["id"], "name": group["name"], "workspace_id": group["workspace_id"],
-                "participant_count": len(group["participants"])}
+        return shapes.group(group)

@@ -87,23 +87,22 @@ class _Handler(WorkerPages):
                                 "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, "application/x-amz-json-1.1")
 
     def _commit(self, prolific: bool = False) -> None:
-        """Write what the request changed to the state file (if any) before the reply goes out;
-        ``prolific``: the Prolific side may have changed too."""
+        """Write what the request changed (``prolific``: on that side too) to the state file, before the reply."""
         self.server.commit(prolific)
 
     def _prolific(self, method: str) -> None:
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         try:
-            body = json.loads(self._body() or b"{}") if method in ("POST", "PATCH") else {}
+            sent = method in ("POST", "PATCH") or "Content-Length" in self.headers  # a DELETE may carry no body
+            body = json.loads(self._body() or b"{}") if sent else {}
         except ValueError as exc:  # not JSON, or not UTF-8
             return self._json(400, prolific_api.error(400, 140001, "Request is not valid", {"body": [str(exc)]}))
-        auth = self.headers.get("Authorization", "")
+        host, auth = self.headers.get("Host", "127.0.0.1"), self.headers.get("Authorization", "")
         status, payload = prolific_api.dispatch(self.server.prolific, method, url.path, query,
-                                                body if isinstance(body, dict) else {}, auth,
-                                                f"http://{self.headers.get('Host', '127.0.0.1')}")
+                                                body if isinstance(body, dict) else {}, auth, f"http://{host}")
         self._commit(prolific=True)
-        self._json(status, payload)
+        self._send(status, b"", "application/json") if payload is None else self._json(status, payload)  # 204
 
     def do_POST(self) -> None:
         self._answer(self._post, body=True)
@@ -141,8 +140,9 @@ class _Handler(WorkerPages):
             return self._external_submit(self._body())
         self._send(404, b"not found", "text/plain")
 
-    def do_PATCH(self) -> None:  # Prolific's "update a study" (a draft's details); nothing else is patched
+    def do_PATCH(self) -> None:  # Prolific's updates and deletes (a study, a group's members); nothing else
         self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
+    do_DELETE = do_PATCH
 
     def do_GET(self) -> None:
         self._answer(self._get, body=False)

@@ -10,13 +10,14 @@ from urllib.parse import urljoin
 
 import httpx
 
+from flows.platforms.crowd_elements import is_crowd_page, task_answers
 from flows.platforms.mturk_forms import form_fields
 from flows.sim import crowd
 from flows.sim.browser_worker import posted_by_browser, wants_browser
 from flows.sim.page_filling import fill_form, page_rules
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
-ANY_FORM_ACTION = re.compile(r'<form\b[^>]*\baction="([^"]*)"', re.I)  # a page of the user's own making
+ANY_FORM_ACTION = re.compile(r'<(?:crowd-)?form\b[^>]*\baction="([^"]*)"', re.I)  # a page of the user's own making
 
 
 def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
@@ -27,13 +28,15 @@ def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict
     action = FORM_ACTION.search(page.text) or ANY_FORM_ACTION.search(page.text)
     if page.status_code != 200 or action is None:
         return None
-    values = fill_form(worker, form_fields(page.text), page_rules(page.text), start, start + seconds, bank, rng,
-                       html=page.text)
+    fields = form_fields(page.text)
+    values = fill_form(worker, fields, page_rules(page.text), start, start + seconds, bank, rng, html=page.text)
     if wants_browser(page.text):  # the page's script builds the answer: what its form posts is sent
         built = posted_by_browser(page.text, values, f"{worker.worker_id}:{url}")
         if built is None:
             return None
         values = built
+    elif is_crowd_page(page.text):
+        values = task_answers(values, fields)  # what hitflow's crowd-element stand-in posts
     return http.post(urljoin(url, html.unescape(action.group(1))), data=values)
 
 

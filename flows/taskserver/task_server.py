@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from flows.config import CampaignConfig
+from flows.platforms.crowd_elements import flat_answers
 from flows.platforms.mturk_forms import answer_rows, answer_xml, form_fields
 from flows.taskserver.task_guard import (
     MTURK_SUBMIT_ORIGINS,
@@ -89,6 +90,11 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
     can carry a ``\x0b`` the person cannot see, let alone remove): the answer XML carries them
     (flows/mturk_forms.py), QC sees them, and only the spell-corrected caption turns them into spaces."""
     store = site.store()
+    try:
+        fields = flat_answers(fields)  # a crowd-form page posts one taskAnswers field (crowd_elements.js)
+    except ValueError as exc:
+        raise Refused(400, "This submission's answers could not be read. Reload the task page and submit it "
+                           "again.") from exc
     session_id = fields.pop("assignmentId", "")
     given_sig = fields.pop("sig", "")
     with store.immediate():

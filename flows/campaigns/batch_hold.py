@@ -1,0 +1,124 @@
+"""Hold a batch for a person when one rule would reject or block most of its workers.
+
+A rule that fires on nearly everyone says more about the page or the rule than about the crowd (a
+page that breaks its own rule rejects every honest worker; issue 26). Such a batch is not decided:
+nothing is rejected and nobody blocked until a person releases it, by approving its work despite the
+rule (``--release-hold approve``: the held rules neither reject nor block in that batch) or by
+deciding it by the rules as they stand (``--release-hold rules``). The share is ``[policy]
+hold_share`` (default 0.5, "more than half"); ``hitflow status`` and the run's last line say which
+rule, on how many workers, and how to release it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+import pandas as pd
+
+from flows.errors import BatchHeld, ConfigError
+from flows.run_context import Run
+from flows.store import Store
+
+# With fewer workers reached, a share says little: two bad workers among three is plausible fraud.
+MIN_WORKERS_REACHED = 3
+RELEASES = ("approve", "rules")
+_RULE = re.compile(r"^([A-Za-z0-9_]+?)(?:x\d+)?$")  # a block's "invalid_answerx1" or "consensus 40% (2/5)"
+
+
+def rule_reach(decisions: pd.DataFrame, blocks: pd.DataFrame) -> dict[str, set[str]]:
+    """Rule -> the workers it would reject (any assignment) or block in this batch."""
+    reach: dict[str, set[str]] = defaultdict(set)
+    for d in decisions[decisions["action"] == "reject"].to_dict("records"):
+        for rule in filter(None, str(d["reasons"]).split(",")):
+            reach[rule].add(str(d["worker_id"]))
+    for b in blocks.to_dict("records"):
+        for part in str(b["rules"]).split(";"):
+            if (m := _RULE.match(part.strip().split(" ")[0])) is not None:
+                reach[m[1]].add(str(b["worker_id"]))
+    return reach
+
+
+def overreaching(decisions: pd.DataFrame, blocks: pd.DataFrame, share: float) -> list[tuple[str, int, int]]:
+    """(rule, workers reached, workers in the batch) for each rule over the share, widest first."""
+    total = int(decisions["worker_id"].nunique())
+    over = [(rule, len(who), total) for rule, who in rule_reach(decisions, blocks).items()
+            if total and len(who) >= MIN_WORKERS_REACHED and len(who) / total > share]
+    return sorted(over, key=lambda o: (-o[1], o[0]))
+
+
+def _batch_row(store: Store, campaign: str, batch: int) -> dict[str, Any]:
+    rows = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [campaign, batch])
+    return rows[0] if rows else {}
+
+
+def held_rules(run: Run, batch: int, decisions: pd.DataFrame, blocks: pd.DataFrame) -> set[str]:
+    """The rules set aside in this batch (released with "approve"); raises BatchHeld to hold it."""
+    row = _batch_row(run.store, run.cfg.name, batch)
+    release = row.get("hold_release") or ""
+    if release == "rules":
+        return set()
+    over = overreaching(decisions, blocks, run.cfg.policy.hold_share)
+    if not over:
+        return set()
+    if release == "approve":
+        run.progress(f"batch {batch}: released by a person: {', '.join(r for r, _, _ in over)} neither rejects "
+                     "nor blocks in this batch")
+        return {rule for rule, _, _ in over}
+    note = "; ".join(f"rule {rule} would reject or block {n} of {total} workers ({n / total:.0%}, over the "
+                     f"{run.cfg.policy.hold_share:.0%} of [policy] hold_share)" for rule, n, total in over)
+    run.store.set_batch(run.cfg.name, batch, hold=note)
+    raise BatchHeld(f"batch {batch} HELD for review, nothing rejected or blocked: {note}. A rule that fires on "
+                    f"nearly everyone is a defect in the page or the rule, not fraud: check the page "
+                    f"(`hitflow run {run.cfg.path} --dry-run`) and the rule, then release it with "
+                    f"`hitflow run {run.cfg.path} --release-hold approve` (pay the work; the rule neither rejects "
+                    f"nor blocks in this batch) or `--release-hold rules` (decide by the rules as they stand)")
+
+
+def approve_despite(decisions: pd.DataFrame, rules: set[str]) -> pd.DataFrame:
+    """Decisions with the set-aside rules taken out of every rejection's reasons."""
+    if not rules:
+        return decisions
+    out = decisions.copy()
+    for i, d in out.iterrows():
+        kept = [r for r in str(d["reasons"]).split(",") if r and r not in rules]
+        if d["action"] == "reject" and len(kept) < len([r for r in str(d["reasons"]).split(",") if r]):
+            out.at[i, "reasons"] = ",".join(kept)
+            out.at[i, "action"] = "reject" if kept else "approve"
+    return out
+
+
+def blocks_despite(blocks: pd.DataFrame, rules: set[str]) -> pd.DataFrame:
+    """Blocks with the set-aside rules taken out: a worker whose every blocking rule was set aside
+    is not blocked; another keeps the block for the other rules only."""
+    if not rules:
+        return blocks
+
+    def kept(text: Any) -> str:
+        return ";".join(p for p in str(text).split(";")
+                        if (m := _RULE.match(p.strip().split(" ")[0])) is not None and m[1] not in rules)
+
+    out = blocks.assign(rules=[kept(r) for r in blocks["rules"]])
+    return out[out["rules"] != ""].reset_index(drop=True)
+
+
+def released_rules(run: Run, batch: int) -> set[str]:
+    """For the block step: the rules a person set aside when releasing this batch."""
+    row = _batch_row(run.store, run.cfg.name, batch)
+    return {r.split(" ")[1] for r in str(row.get("hold") or "").split("; ")
+            if r.startswith("rule ")} if row.get("hold_release") == "approve" else set()
+
+
+def release_held(store: Store, campaign: str, how: str) -> list[int]:
+    """Mark every held batch of the campaign released (``approve`` or ``rules``); the batches."""
+    if how not in RELEASES:
+        raise ConfigError(f"--release-hold {how!r}: say approve or rules")
+    held = [int(r["batch"]) for r in store.rows("SELECT * FROM batches WHERE campaign = ?", [campaign])
+            if r.get("hold") and not r.get("hold_release")]
+    if not held:
+        raise ConfigError(f"no batch of {campaign} is held for review; nothing to release "
+                          f"(`hitflow status {campaign}`)")
+    for batch in held:
+        store.set_batch(campaign, batch, hold_release=how)
+    return held

@@ -1,0 +1,121 @@
+"""Is the user's page one workers can answer and hitflow can read? The checks behind the dry run's
+PROBLEM lines and the refusal of ``hitflow run`` to post a page that fails them.
+
+A page nobody can read back is never posted: its every answer would look like a broken rule, and the
+crowd would be rejected and blocked for the requester's defect (issue 26). Checked here: the file is
+an HTML page at all (not binary, not MTurk question XML), no syntax of another template language is
+left over (``${var}`` from MTurk's requester UI, ``{{ ... }}``/``{% ... %}`` from Liquid or Mustache:
+a worker would see it literally), no ``<form>`` inside the page's form (browsers drop the inner
+``<form>`` tag and its ``</form>`` closes the outer form early, so later fields are never submitted),
+every visible control has a name (an unnamed control is never submitted), every crowd element is
+one hitflow reads (``flows/platforms/crowd_elements.py``), and there is at least one answer field.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from flows.platforms.crowd_elements import unreadable_crowd_elements
+
+FOREIGN = (
+    (re.compile(r"\$\{\s*[A-Za-z_][\w.\-]*\s*\}"), "an MTurk requester-UI placeholder"),
+    (re.compile(r"\{\{.*?\}\}", re.S), "a Liquid/Mustache placeholder"),
+    (re.compile(r"\{%.*?%\}", re.S), "a Liquid tag"),
+)
+QUESTION_XML = re.compile(r"^\s*(?:<\?xml[^>]*>\s*)?<(HTMLQuestion|ExternalQuestion|QuestionForm)\b")
+ANY_TAG = re.compile(r"<[A-Za-z][\w-]*[\s/>]")
+CODE_TAGS = ("script", "style")
+NAMED_CONTROLS = ("input", "textarea", "select")
+NOT_ANSWERS = ("hidden", "submit", "button", "image", "reset")
+
+
+def source_problems(path: Path) -> tuple[str | None, list[str]]:
+    """The template's text, or None with the reason it is not an HTML page at all."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [f"{path}: cannot be read ({exc.strerror or exc})"]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    if not text or "\x00" in text:
+        return None, [f"{path}: is not a text file (binary or not UTF-8); the template must be an HTML page"]
+    if m := QUESTION_XML.match(text):
+        return None, [f"{path}: is MTurk question XML (<{m[1]}>), not an HTML page; put the page inside "
+                      "<HTMLContent> into the template, or bring a QuestionForm in as a campaign of its own"]
+    return text, []
+
+
+class _PageScan(HTMLParser):
+    """Leftover placeholders, nested forms and unnamed controls, with the rendered page's line."""
+
+    def __init__(self, item_text: set[str], scripted: bool) -> None:
+        super().__init__(convert_charrefs=True)
+        self.item_text, self.depth, self.in_code, self.scripted = item_text, 0, 0, scripted
+        self.found: list[tuple[int, str]] = []  # (rendered line, problem)
+
+    def _foreign(self, text: str) -> None:
+        for pattern, what in FOREIGN:
+            for m in pattern.finditer(text):
+                if not any(m[0] in value for value in self.item_text):  # an item's own text is shown as it is
+                    self.found.append((self.getpos()[0], f"{what} {m[0][:60]!r} is left over: a worker would "
+                                       "see it literally; write it as {{ item.<column> }} (Jinja)"))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        self._foreign(" ".join(values.values()))
+        if tag in CODE_TAGS:
+            self.in_code += 1
+        if tag == "form":
+            self.depth += 1
+            if self.depth > 1:
+                self.found.append((self.getpos()[0], "a <form> inside the page's form: browsers drop the inner "
+                                   "<form> and its </form> ends the page's form early, so later fields are never "
+                                   "submitted; remove the page's own <form> and </form> tags"))
+        kind = values.get("type", "text").lower()
+        if tag in NAMED_CONTROLS and not values.get("name") and kind not in NOT_ANSWERS and "disabled" not in values \
+                and not self.scripted:  # a page whose script writes the answer reads its unnamed controls itself
+            self.found.append((self.getpos()[0], f"a <{tag}> without a name is never submitted: its answer would "
+                               "be lost; give it name=\"<field>_{{ i }}\""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in CODE_TAGS:
+            self.in_code = max(0, self.in_code - 1)
+        if tag == "form":
+            self.depth = max(0, self.depth - 1)
+
+    def handle_data(self, data: str) -> None:
+        if not self.in_code:  # ${x} in a script is a JavaScript template literal, not a placeholder
+            self._foreign(data)
+
+
+def _source_line(source: str, snippet: str) -> str:
+    """``:N`` of the template line holding the snippet, when the template holds it."""
+    for n, line in enumerate(source.splitlines(), 1):
+        if snippet and snippet in line:
+            return f":{n}"
+    return ""
+
+
+def page_problems(path: Path, source: str, page: str, item_text: set[str], scripted: bool = False) -> list[str]:
+    """What makes the rendered ``page`` unreadable, each a line naming the template line and the fix
+    (``scripted``: the page's own script writes its answer, from controls it may leave unnamed)."""
+    if not ANY_TAG.search(page):
+        return [f"{path}: holds no HTML element at all; the template must be an HTML page (it usually "
+                "starts with {% extends \"_custom_page.html.j2\" %})"]
+    scan = _PageScan({html_lib.unescape(t) for t in item_text if t}, scripted)
+    scan.feed(page)
+    scan.close()
+    lines = page.splitlines()
+    out = []
+    for n, problem in scan.found:
+        rendered = lines[n - 1].strip() if 0 < n <= len(lines) else ""
+        quoted = re.search(r"'(.+?)'", problem)
+        where = _source_line(source, quoted[1] if quoted else "") or _source_line(source, rendered[:40])
+        out.append(f"{path}{where or f' (rendered line {n})'}: {problem}")
+    out += [f"{path}: {p}" for p in unreadable_crowd_elements(page)]
+    return list(dict.fromkeys(out))

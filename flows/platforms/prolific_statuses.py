@@ -1,0 +1,24 @@
+"""Prolific's submission statuses, as its OpenAPI spells them (Submission.status), grouped by
+what they mean for a batch: finished, still holding a place, or never paid by hitflow.
+
+RESERVED holds a place before the participant starts (ten minutes); SCREENED OUT (with a space)
+is paid Prolific's own fixed screen-out reward, never approved or rejected here; the list
+endpoint spells a timed-out submission TIME-OUT where the detail says TIMED-OUT.
+"""
+
+from __future__ import annotations
+
+FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
+UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT")
+PENDING = ("ACTIVE", "RESERVED", "UNKNOWN")  # holding a place, not finished yet: wait for Prolific's word
+SPELLINGS = {"TIME-OUT": "TIMED-OUT"}  # one name in the store for each status
+
+
+def place_counts(statuses: list[str]) -> dict[str, int]:
+    """A study's places as Prolific counts them: finished, pending (holding a place, not done),
+    taken (finished or pending; the rest are free again) and unpaid."""
+    canonical = [SPELLINGS.get(s, s) for s in statuses]
+    finished = sum(s in FINISHED for s in canonical)
+    pending = sum(s in PENDING for s in canonical)
+    return {"finished": finished, "pending": pending, "taken": finished + pending,
+            "unpaid": sum(s in UNPAID for s in canonical)}

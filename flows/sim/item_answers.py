@@ -1,0 +1,90 @@
+"""What an honest simulated worker writes is about the item, not about the page (issue 26, point 5):
+a short box gets a title-like phrase of what the item shows rather than the first characters of a
+sentence, no answer repeats or merely truncates another field's answer for the same item, and an
+optional field is often left empty, as people leave optional boxes empty.
+
+The rates below are modelling choices (no measured figure stands behind them): most people skip an
+optional comment box, fewer skip an optional choice.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from flows.platforms.mturk_forms import FormField
+from flows.sim import captions
+from flows.sim.crowd_model import PASTING_PROFILES, normalise
+
+SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
+RUSHED_SKIP = 0.9  # speeders skip what they may
+SHORT_BOX = 80  # a box this short (maxlength) is for a title or a few words, not a sentence
+OPENINGS = re.compile(r"^(in the photo, |the picture shows |here you can see |this shows |we see |a |an |the )",
+                      re.I)
+BREAKS = re.compile(r",| with | in the | at the | on the | while | and ")
+
+
+def _kind(f: FormField) -> str:
+    if f.kind in ("radio", "select"):
+        return "choice"
+    if f.kind in ("number",):
+        return "number"
+    if f.kind in ("text", "textarea", "search"):
+        return "text"
+    return ""
+
+
+def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random) -> bool:
+    """Whether this worker leaves an optional field empty (never a required or constrained one)."""
+    kind = _kind(f)
+    optional = "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
+    if not kind or not optional or profile in PASTING_PROFILES or "readonly" in f.attrs:
+        return False
+    if f.kind == "select" and "multiple" not in f.attrs:
+        return False  # a single select always submits one of its options
+    return rng.random() < (RUSHED_SKIP if rushed else SKIP_OPTIONAL[kind])
+
+
+def short_phrase(text: str, limit: int) -> str:
+    """A title-like phrase of what a sentence describes ("Red bicycle leaning against a garden fence"),
+    within ``limit`` characters, cut at a phrase boundary rather than mid-phrase."""
+    body = OPENINGS.sub("", text.strip().rstrip(".!?"))
+    body = OPENINGS.sub("", body)  # "In the photo, a red bus" -> "red bus"
+    head = BREAKS.split(body, maxsplit=1)[0].strip() or body
+    words, out = head.split(), ""
+    for word in words[:8]:
+        if len(f"{out} {word}".strip()) > limit:
+            break
+        out = f"{out} {word}".strip()
+    return (out[:1].upper() + out[1:]) if out else body[:limit]
+
+
+def _words(text: str) -> list[str]:
+    return OPENINGS.sub("", OPENINGS.sub("", normalise(text))).replace(",", " ").split()
+
+
+def copies(text: str, others: list[str]) -> bool:
+    """The text repeats another field's answer for the item: the same words give or take an opening
+    ("We see ..."), or one cut short of the other: four in five of their distinct words shared. (A
+    title-like phrase of a description shares fewer: see :func:`short_phrase`.)"""
+    mine = _words(text)
+    for other in others:
+        theirs = _words(other)
+        if not mine or not theirs:
+            continue
+        shared = len(set(mine) & set(theirs)) / len(set(mine) | set(theirs))
+        if shared >= 0.8:  # "A red bus in the" cut from "A red bus in the rain." shares 5 of 6 words
+            return True
+    return False
+
+
+REWORDINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This shows ", "We see ")
+
+
+def reworded(text: str, rng: random.Random) -> str:
+    """The same content in other words: an opening, a few synonyms."""
+    words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
+    body = " ".join(words)
+    if rng.random() < 0.5 and body:
+        body = rng.choice(REWORDINGS) + body[:1].lower() + body[1:]
+    return body

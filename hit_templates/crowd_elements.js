@@ -1,0 +1,129 @@
+/* hitflow's stand-in for MTurk's crowd HTML elements (no outside script is loaded): each element
+   gets plain controls a person can use, the browser's constraint validation guards the submit, and
+   the page posts what MTurk's <crowd-form> posts: one field, taskAnswers, a JSON array holding one
+   object with every named element's answer in its documented shape (flows/platforms/crowd_elements.py
+   lists them), beside assignmentId (and the task server's sig). */
+(function () {
+  "use strict";
+  var crowdForm = document.getElementById("crowd-form");
+  var each = function (selector, fn) { Array.prototype.forEach.call(crowdForm.querySelectorAll(selector), fn); };
+  var make = function (tag, attrs, parent) {
+    var el = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { if (attrs[k] !== null && attrs[k] !== undefined) { el.setAttribute(k, attrs[k]); } });
+    if (parent) { parent.appendChild(el); }
+    return el;
+  };
+  var list = function (text) {  /* "['Cat', 'Dog']" as the reference writes it, or JSON */
+    try { return JSON.parse(text || "[]"); } catch (e) { return JSON.parse((text || "[]").replace(/'/g, "\"")); }
+  };
+  var attr = function (el, name) { return el.hasAttribute(name) ? el.getAttribute(name) : null; };
+  var flag = function (el, name) { return el.hasAttribute(name) ? "" : null; };
+  var header = function (el) { if (el.getAttribute("header")) { make("p", {class: "crowd-header"}, el).textContent = el.getAttribute("header"); } };
+  var getters = {};  /* element name -> function giving its answer */
+
+  each("crowd-input, crowd-text-area", function (el) {
+    var area = el.tagName.toLowerCase() === "crowd-text-area";
+    if (el.getAttribute("label")) { make("label", {}, el).textContent = el.getAttribute("label"); }
+    var box = make(area ? "textarea" : "input", {type: area ? null : (el.getAttribute("type") || "text"),
+      required: flag(el, "required"), maxlength: attr(el, "max-length"), minlength: attr(el, "min-length"),
+      placeholder: attr(el, "placeholder"), rows: attr(el, "rows"), disabled: flag(el, "disabled")}, el);
+    box.value = el.getAttribute("value") || "";
+    getters[el.getAttribute("name")] = function () { return box.value; };
+  });
+  var checkboxes = {};
+  each("crowd-checkbox", function (el) {
+    var name = el.getAttribute("name"), value = el.getAttribute("value") || "on";
+    var box = make("input", {type: "checkbox", required: flag(el, "required"), checked: flag(el, "checked")});
+    el.insertBefore(box, el.firstChild);
+    (checkboxes[name] = checkboxes[name] || {})[value] = box;
+    getters[name] = function () { var out = {}; Object.keys(checkboxes[name]).forEach(function (v) { out[v] = checkboxes[name][v].checked; }); return out; };
+  });
+  each("crowd-radio-group", function (group, g) {
+    var buttons = {}, name = "";
+    Array.prototype.forEach.call(group.querySelectorAll("crowd-radio-button"), function (el) {
+      name = name || el.getAttribute("name");
+      var value = el.getAttribute("value") || el.getAttribute("name");
+      buttons[value] = make("input", {type: "radio", name: "crowd-radio-" + g, value: value, "data-crowd-own": "",
+        required: group.hasAttribute("required") || el.hasAttribute("required") ? "" : null, checked: flag(el, "checked")});
+      el.insertBefore(buttons[value], el.firstChild);
+    });
+    getters[name] = function () { var out = {}; Object.keys(buttons).forEach(function (v) { out[v] = buttons[v].checked; }); return out; };
+  });
+  each("crowd-classifier, crowd-image-classifier, crowd-classifier-multi-select, crowd-image-classifier-multi-select", function (el, n) {
+    var multi = /multi-select$/.test(el.tagName.toLowerCase()), boxes = [];
+    header(el);
+    if (el.getAttribute("src")) { make("img", {src: el.getAttribute("src"), alt: el.getAttribute("header") || ""}, el); }
+    list(el.getAttribute("categories")).forEach(function (c) {
+      var label = make("label", {}, el), text = typeof c === "string" ? c : c.label;
+      boxes.push(make("input", {type: multi ? "checkbox" : "radio", name: "crowd-class-" + n, value: text,
+        required: multi ? null : "", "data-crowd-own": ""}, label));
+      label.appendChild(document.createTextNode(" " + text + " "));
+    });
+    var picked = function () { return boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; }); };
+    getters[el.getAttribute("name")] = multi ? function () { return {labels: picked()}; } : function () { return {label: picked()[0] || ""}; };
+  });
+  each("crowd-slider", function (el) {
+    var range = make("input", {type: "range", min: attr(el, "min"), max: attr(el, "max"), step: attr(el, "step"),
+      disabled: flag(el, "disabled")}, el), shown = make("output", {}, el);
+    if (el.getAttribute("value")) { range.value = el.getAttribute("value"); }
+    shown.textContent = range.value;
+    range.addEventListener("input", function () { shown.textContent = range.value; });
+    getters[el.getAttribute("name")] = function () { return Number(range.value); };
+  });
+  each("crowd-bounding-box, crowd-keypoint", function (el) {
+    var points = el.tagName.toLowerCase() === "crowd-keypoint", marks = [], start = null;
+    header(el);
+    var pick = make("select", {}, el);
+    list(el.getAttribute(points ? "keypoints" : "labels")).forEach(function (l) { make("option", {value: l}, pick).textContent = l; });
+    var frame = make("div", {class: "crowd-marks"}, el), img = make("img", {src: el.getAttribute("src"), alt: el.getAttribute("header") || "", draggable: "false"}, frame);
+    var undo = make("button", {type: "button"}, el);
+    undo.textContent = "Remove the last mark";
+    var scale = function () { return (img.naturalWidth || img.clientWidth || 1) / (img.clientWidth || 1); };
+    var at = function (ev) { var r = img.getBoundingClientRect(); return [Math.max(0, ev.clientX - r.left), Math.max(0, ev.clientY - r.top)]; };
+    var draw = function (m) {
+      var s = scale(), d = make("div", {class: "crowd-mark"}, frame);
+      d.style.left = (points ? m.x : m.left) / s + "px"; d.style.top = (points ? m.y : m.top) / s + "px";
+      d.style.width = (points ? 4 : m.width / s) + "px"; d.style.height = (points ? 4 : m.height / s) + "px";
+      m.el = d;
+    };
+    frame.addEventListener("mousedown", function (ev) { ev.preventDefault(); start = at(ev); });
+    frame.addEventListener("mouseup", function (ev) {
+      if (!start) { return; }
+      var end = at(ev), s = scale(), m;
+      m = points ? {label: pick.value, x: end[0] * s, y: end[1] * s} :
+        {label: pick.value, left: Math.round(Math.min(start[0], end[0]) * s), top: Math.round(Math.min(start[1], end[1]) * s),
+          width: Math.round(Math.abs(end[0] - start[0]) * s), height: Math.round(Math.abs(end[1] - start[1]) * s)};
+      start = null;
+      if (points || (m.width > 2 && m.height > 2)) { marks.push(m); draw(m); }
+    });
+    undo.addEventListener("click", function () { var m = marks.pop(); if (m) { frame.removeChild(m.el); } });
+    getters[el.getAttribute("name")] = function () {
+      var size = {width: img.naturalWidth, height: img.naturalHeight}, out = {inputImageProperties: size};
+      out[points ? "keypoints" : "boundingBoxes"] = marks.map(function (m) { var c = {}; Object.keys(m).forEach(function (k) { if (k !== "el") { c[k] = m[k]; } }); return c; });
+      return out;
+    };
+  });
+
+  var post = make("form", {method: "post", action: crowdForm.getAttribute("action") || "/mturk/externalSubmit", hidden: ""}, document.body);
+  var preview = window.hitflowOpenPage(post);
+  var error = document.getElementById("form-error");
+  document.getElementById("submit-btn").addEventListener("click", function () {
+    if (preview) { error.textContent = "Accept the HIT before submitting."; return; }
+    var invalid = Array.prototype.filter.call(crowdForm.querySelectorAll("input, textarea, select"), function (c) { return !c.checkValidity(); });
+    if (invalid.length) {
+      error.textContent = "Some answers are missing or not in the requested form; see the highlighted fields.";
+      invalid[0].reportValidity();
+      return;
+    }
+    document.getElementById("page_end_ms").value = String(Date.now());
+    var answers = {}, top = {assignmentId: true, sig: true};
+    each("input[name]:not([data-crowd-own]), textarea[name], select[name]", function (c) {  /* the page's plain controls */
+      if (top[c.name]) { make("input", {type: "hidden", name: c.name, value: c.value}, post); return; }
+      if (c.type === "radio" || c.type === "checkbox") { (answers[c.name] = answers[c.name] || {})[c.value] = c.checked; return; }
+      answers[c.name] = c.value;
+    });
+    Object.keys(getters).forEach(function (name) { if (name) { answers[name] = getters[name](); } });
+    make("input", {type: "hidden", name: "taskAnswers", value: JSON.stringify([answers])}, post);
+    post.submit();
+  });
+})();
