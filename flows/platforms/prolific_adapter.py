@@ -167,7 +167,7 @@ def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None 
 
 
 def _count(page: dict[str, Any]) -> int:
-    meta = page.get("meta") if isinstance(page.get("meta"), dict) else {}
+    meta: dict[str, Any] = page["meta"] if isinstance(page.get("meta"), dict) else {}
     try:
         return int(meta.get("count") or meta.get("total") or 0)
     except (TypeError, ValueError) as exc:
