@@ -59,6 +59,10 @@ def cmd_run(a: argparse.Namespace) -> int:
             result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and result.get("open"):
         return batch_left_open(a, str(result["open"]))
+    if isinstance(result, dict) and result.get("held"):  # the flow run ended Completed; the CLI says exit 10
+        from flows.errors import BatchHeld
+
+        raise BatchHeld(str(result["held"]))
     show_summary(Path(a.out) / cfg.name)
     return honest_ending(db, cfg.name, cfg.accept_partial)
 
@@ -268,8 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
         return code
-    except HitflowError as exc:  # exit code 0: a planned stop (a batch waits for review), not an error
-        print(f"hitflow: {'error: ' if exc.exit_code else ''}{exc}", file=sys.stderr)
+    except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
+        print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more
