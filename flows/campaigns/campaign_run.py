@@ -33,7 +33,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     simulator keeps its marketplace in ``sim_state`` (default: ``sim/`` next to the ledger).
 
     A run that leaves an open batch (flows/campaigns/batch_window.py) returns ``{"open": message, ...}``
-    without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``; the next run collects it. ``detach``: "always"/"never" overrides the config."""
+    without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
+    the next run collects it. ``detach``: "always"/"never" overrides the config."""
     cfg = load_config(config_path)
     store = Store(db_path)
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
