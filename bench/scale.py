@@ -89,8 +89,8 @@ def quality(truth: Any, gated: dict[str, int]) -> dict[str, Any]:
     the filters) / (worked + kept out). A worker who never worked for another reason (arrived
     after the last HIT, left before it) did no harm and is counted in neither."""
     rows = {r["profile"]: {"workers": int(r["workers"]), "worked": int(r["worked"]),
-                           "gated_out": gated.get(r["profile"], 0), "idle": int(r["gated_out"]) - gated.get(
-                               r["profile"], 0), "blocked": int(r["blocked"])}
+                           "gated_out": gated.get(r["profile"], 0), "idle": int(r["workers"]) - int(r["worked"])
+                           - gated.get(r["profile"], 0), "blocked": int(r["blocked"])}
             for r in truth.to_dict("records")}
     honest = [r for p, r in rows.items() if p in HONEST]
     bad = [r for p, r in rows.items() if p not in HONEST]

@@ -22,7 +22,7 @@ def hold_campaign_lock(db: sqlite_utils.Database, campaign: str) -> Iterator[Non
     conn.execute("BEGIN IMMEDIATE")
     try:
         row = conn.execute("SELECT holder FROM locks WHERE campaign = ?", [campaign]).fetchone()
-        if row and row[0] != me and _alive(row[0]):
+        if row and row[0] != me and holder_alive(row[0]):
             raise CampaignBusyError(f"campaign {campaign} is being run by {row[0]}; wait for it to finish, or "
                                     "stop it (a holder whose process is gone is taken over automatically)")
         conn.execute("INSERT OR REPLACE INTO locks (campaign, holder, acquired_at) VALUES (?, ?, ?)",
@@ -38,7 +38,16 @@ def hold_campaign_lock(db: sqlite_utils.Database, campaign: str) -> Iterator[Non
             conn.execute("DELETE FROM locks WHERE campaign = ? AND holder = ?", [campaign, me])
 
 
-def _alive(holder: str) -> bool:
+def refuse_while_running(db: sqlite_utils.Database, campaign: str, what: str) -> None:
+    """``what`` (e.g. cancel) is refused while a live process runs the campaign: one line saying
+    to stop that run first. A plain read, so it never waits on the run's writes."""
+    row = db.execute("SELECT holder FROM locks WHERE campaign = ?", [campaign]).fetchone()
+    if row and row[0] != f"{socket.gethostname()}:{os.getpid()}" and holder_alive(row[0]):
+        raise CampaignBusyError(f"campaign {campaign} is being run right now by {row[0]}: stop that run first "
+                                f"(Ctrl-C in its terminal, or kill its process), then {what} again")
+
+
+def holder_alive(holder: str) -> bool:
     """Whether a lock holder ``host:pid`` still runs (other hosts are assumed alive)."""
     host, _, pid = holder.rpartition(":")
     if host != socket.gethostname():

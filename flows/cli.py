@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
-from flows.cli_run import batch_left_open, honest_ending, logged_run
+from flows.cli_run import batch_left_open, honest_ending, logged_run, stop_on_sigterm
 from flows.errors import HitflowError
+from flows.pipe_output import ReaderMayLeave
 
 
 def cmd_analyze(a: argparse.Namespace) -> int:
@@ -27,6 +28,7 @@ def cmd_analyze(a: argparse.Namespace) -> int:
 
 def cmd_run(a: argparse.Namespace) -> int:
     from flows.campaigns.campaign_run import run_campaign
+    from flows.campaigns.identity import Intent, resolve
     from flows.campaigns.summary import show_summary
     from flows.config import load_config
     from flows.platforms import platform_for
@@ -45,12 +47,13 @@ def cmd_run(a: argparse.Namespace) -> int:
               + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
+    name = resolve(a.db, cfg.name, a.platform, a.out, Intent(a.new_attempt, a.resume_cancelled, a.replace_outputs))
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
-              "sim_state": a.sim_state or "", "detach": a.detach}
+              "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name}
     db = a.db
-    with logged_run(a, cfg.name, db):
+    with stop_on_sigterm(), logged_run(a, name, db):
         if a.no_prefect:
             result = run_campaign(a.config, **kwargs)
         else:
@@ -63,8 +66,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         from flows.errors import BatchHeld
 
         raise BatchHeld(str(result["held"]))
-    show_summary(Path(a.out) / cfg.name)
-    return honest_ending(db, cfg.name, cfg.accept_partial)
+    show_summary(Path(a.out) / name)
+    return honest_ending(db, name, cfg.accept_partial)
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
@@ -144,11 +147,11 @@ def cmd_status(a: argparse.Namespace) -> int:
 
     from flows.campaigns.campaign_status import campaign_status, format_status, show_status
     from flows.review.review_data import format_review_status, review_status
-    from flows.store import Store
+    from flows.store import existing_store
 
+    store = existing_store(a.db)  # before --refresh, which would otherwise create it
     if a.refresh:
         _refresh(a)
-    store = Store(a.db)
     report = campaign_status(store, a.campaign)
     if a.campaign and not report:
         raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
@@ -177,21 +180,28 @@ def _refresh(a: argparse.Namespace) -> None:
 
 
 def cmd_platform_op(a: argparse.Namespace) -> int:
-    from flows.campaigns.operations import cancel, cancel_plan, open_campaign_run, reconcile
+    from flows.campaign_lock import refuse_while_running
+    from flows.store import existing_store
 
-    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
-        if a.command == "reconcile":
-            result = reconcile(run, dry_run=a.dry_run)
-        else:
-            result = cancel_plan(run) if a.dry_run else cancel(run)
-    print({k: (len(v) if isinstance(v, list) else v) for k, v in result.items()})
+    store = existing_store(a.db)
+    if a.command == "cancel" and not a.dry_run:
+        refuse_while_running(store.db, a.campaign, "cancel")  # before the slow imports below
+    from flows.campaigns.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
+
+    if a.command == "cancel" and not a.dry_run:
+        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, a.out))
+        return 0
+    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:  # each says what it did in words
+        reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else cancel_plan(run)
     return 0
 
 
 def cmd_review(a: argparse.Namespace) -> int:
     from flows.campaigns.operations import open_campaign_run
     from flows.review.review_app import serve_review
+    from flows.store import existing_store
 
+    existing_store(a.db)
     with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
         serve_review(run, a.reviewer, a.port)
     return 0
@@ -259,19 +269,37 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def prefect_settings(uses_prefect: bool) -> None:
+    """What the Makefile sets for Prefect, set by the CLI itself (a setting the user made wins), so
+    `hitflow run` works the same from any shell: no analytics, a start-up timeout a first database
+    migration on a slow machine fits in, Prefect's own INFO lines kept out of hitflow's output, and
+    Prefect's home (its database) under the project's run folder."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    if not os.environ.get("PREFECT_HOME"):
+        os.environ["PREFECT_HOME"] = str(Path("runs", ".prefect").absolute())
+    if uses_prefect:  # Prefect creates its home without parents on import, and warns when it cannot
+        Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
+                                                                       and not args.dry_run))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
                 "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
+    out = ReaderMayLeave(sys.stdout)
+    if args.command == "run":  # a run goes on to its end when the reader of its output leaves
+        sys.stdout = out  # type: ignore[assignment]
     try:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
-        return code
+        return 141 if out.reader_left else code
     except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
         print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
         return exc.exit_code
@@ -281,6 +309,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hitflow: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a path the system refused (--out /proc/nope, a full disk): one line
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"hitflow: error: cannot use{where}: {exc.strerror or exc}; choose another path", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

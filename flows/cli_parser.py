@@ -58,6 +58,13 @@ def _parser() -> argparse.ArgumentParser:
                           "that rule, or decide it by the rules as they stand")
     run.add_argument("--dry-run", action="store_true",
                      help="render and check every page, estimate the cost, list the calls; send nothing")
+    run.add_argument("--new-attempt", action="store_true",
+                     help="run the config as a new campaign NAME-attempt-N (own ledger rows and outputs), e.g. on "
+                          "another platform after NAME ran; resumes the newest attempt while it is unfinished")
+    run.add_argument("--resume-cancelled", action="store_true",
+                     help="post the remaining batches of a campaign `hitflow cancel` stopped")
+    run.add_argument("--replace-outputs", action="store_true",
+                     help="write into OUT/<campaign>/ even though another ledger's run made it")
     new = sub.add_parser("new", help="start a campaign on your own task page: config, template, items")
     new.add_argument("name", type=arg.name, help="campaign name: config/NAME.toml, runs/NAME/")
     new.add_argument("--dir", default=".", type=arg.writable_dir, help="project folder the config/ folder is in")
@@ -104,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
                        ("cancel", "expire open HITs, review what came in, delete finished HITs")):
         op = _stored_campaign_parser(sub, name, text)
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
+        if name == "cancel":
+            op.add_argument("--out", default=None, type=arg.writable_dir,
+                            help="the partial dataset and report go to OUT/<campaign name>/ (default: the run's)")
     review = _stored_campaign_parser(sub, "review", "open the review page: sampled and flagged work, for a person")
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")

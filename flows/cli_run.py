@@ -25,10 +25,34 @@ def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
         except HitflowError as exc:
             raise type(exc)(f"{exc} (details: {log})") from exc
         except KeyboardInterrupt as exc:
-            raise Interrupted(f"interrupted: {where_stopped(db, campaign)}; every call made is in the ledger "
-                              f"{db}. {resume_hint(a, db)} (details: {log})") from exc
+            stopped = Interrupted(f"{'terminated' if isinstance(exc, Terminated) else 'interrupted'}: "
+                                  f"{where_stopped(db, campaign)}; every call made is in the ledger "
+                                  f"{db}. {resume_hint(a, db)} (details: {log})")
+            stopped.exit_code = 143 if isinstance(exc, Terminated) else 130  # 128 + the signal, as a shell shows
+            raise stopped from exc
         except Exception as exc:
             raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a service manager, `kill`): the run stops as on Ctrl-C, between two ledger writes."""
+
+
+@contextlib.contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect
+    ends its flow run and stops the ephemeral server (which is in a session of its own, out of the
+    terminal's signals) instead of dying at once and leaving both behind."""
+    import signal
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def batch_left_open(a: argparse.Namespace, message: str) -> int:
@@ -56,7 +80,12 @@ def where_stopped(db: str, campaign: str) -> str:
 
 def resume_hint(a: argparse.Namespace, db: str) -> str:
     endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
-    return f"Resume with: hitflow run {a.config}{endpoint} --db {db} (same options; the simulator's state persists)"
+    more = "".join(f" {flag}" for flag, wanted in (
+        (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
+        (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
+        ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
+    return (f"Resume with: hitflow run {a.config}{endpoint} --db {db}{more} (same options; the simulator's state "
+            "persists)")
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:

@@ -39,6 +39,12 @@ class CsvTable:
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=self.columns, dtype=str)
 
+    def with_rows(self, what: str) -> CsvTable:
+        """Itself, or an error when it has a header and no rows (a run would post nothing)."""
+        if not self.rows:
+            raise InputFormatError(f"{self.path}: {what} has a header but no rows; add at least one item")
+        return self
+
 
 def _short(text: str, limit: int = 60) -> str:
     shown = repr(text)

@@ -149,6 +149,30 @@ def _scrub(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 file (sqlite.org/fileformat.html)
+
+
+def existing_store(path: str | Path) -> Store:
+    """The ledger at ``path`` for a command that only reads or acts on stored campaigns: a missing
+    path, a folder or a file that is not SQLite is refused (one line) and no ledger is created."""
+    from flows.errors import ConfigError
+
+    path = Path(path)
+    again = "pass --db with the ledger `hitflow run` wrote (default $HITFLOW_DB or runs/hitflow.db)"
+    if not path.exists():
+        raise ConfigError(f"no ledger at {path}: {again}")
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder, not a ledger: {again}")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the ledger {path} ({exc.strerror or type(exc).__name__}): {again}") from exc
+    if head and head != SQLITE_MAGIC:
+        raise ConfigError(f"{path} is not a hitflow ledger (not an SQLite file): {again}")
+    return Store(path)
+
+
 class Store:
     def __init__(self, path: str | Path = DEFAULT_DB):
         self.path = Path(path)

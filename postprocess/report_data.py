@@ -1,6 +1,6 @@
 """Tables the report and the demo summary show. Pure functions over DataFrames.
 
-``blocking_vs_truth`` inputs: truth ``worker_id, profile``; blocked ``worker_id, batch, rules``;
+``blocking_vs_truth`` inputs: truth ``worker_id, profile`` [, ``gate``]; blocked ``worker_id, batch, rules``;
 work ``worker_id, assignments``.
 """
 
@@ -12,26 +12,30 @@ GOOD_PROFILES = ("diligent", "typo_prone")
 
 
 def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
-    """Per profile: workers, how many worked, were blocked, and the catch or false-block rate.
+    """Per profile: workers; how many worked; were gated out (asked, refused by the gate); were never
+    reached (let in or never asked, but no work was left for them); were blocked; and the rate.
 
-    For good profiles the rate is blocked / worked; for bad ones (blocked + gated out) / workers.
+    ``truth`` may carry ``gate`` ("refused" / "passed" / ""): without it nobody counts as gated
+    out, since nothing says the gate refused them. For good profiles the rate is blocked / worked
+    (wrongly blocked); for bad ones (blocked + gated out) / (worked + gated out): caught among
+    those the campaign met, so a worker it never reached is neither caught nor missed.
     """
     merged = truth[["worker_id", "profile"]].merge(work, on="worker_id", how="left")
     merged["assignments"] = merged["assignments"].fillna(0).astype(int)
     merged["blocked"] = merged["worker_id"].isin(set(blocked["worker_id"]))
+    merged["refused"] = (truth["gate"] == "refused").to_numpy() if "gate" in truth else False
     rows = []
     for profile, group in merged.groupby("profile", sort=False):
-        worked = int((group["assignments"] > 0).sum())
+        worked = group["assignments"] > 0
+        gated = int((~worked & group["refused"]).sum())
         n_blocked = int(group["blocked"].sum())
-        gated = len(group) - worked
         good = profile in GOOD_PROFILES
-        # A bad worker is caught when QC blocked them or the gate kept them out entirely.
         caught = n_blocked if good else n_blocked + gated
-        judged = worked if good else len(group)
-        rate = caught / judged if judged else 0.0
+        judged = int(worked.sum()) + (0 if good else gated)
         rows.append({
-            "profile": profile, "workers": len(group), "worked": worked, "gated_out": gated,
-            "blocked": n_blocked, "rate": round(rate, 3),
+            "profile": profile, "workers": len(group), "worked": int(worked.sum()), "gated_out": gated,
+            "never_reached": len(group) - int(worked.sum()) - gated, "blocked": n_blocked,
+            "rate": round(caught / judged, 3) if judged else 0.0,
             "meaning": "wrongly blocked" if good else "caught (blocked or gated out)",
         })
     return pd.DataFrame(rows)

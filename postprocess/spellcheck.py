@@ -9,44 +9,56 @@ U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unse
 Each unknown token is replaced by its most probable candidate, keeping case and
 punctuation. Tokens are never changed when they contain a digit, are capitalised mid-sentence
 (brands such as Dell or Duracell), are all capitals (TV), or are words that at least
-``min_workers`` distinct workers used in the campaign. Corrections are cached per token.
+``min_workers`` distinct workers used in the campaign.
+
+Candidates come from a symmetric-delete index (postprocess/spell_index.py) over pyspellchecker's
+word frequencies: the same choices as pyspellchecker's own lookup, without generating every
+string within two edits per token. The index can be passed in (flows/ keeps one on disk); without
+it one is built in memory, once per process and language (seconds).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 
 import pandas as pd
 from spellchecker import SpellChecker
 
+from postprocess.spell_index import SpellIndex
+
 _TOKEN = re.compile(r"[^\W_][\w'’]*")  # Unicode-aware: "entrée" is one token
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
 CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
-# Edit distance 2 costs up to a second per long token; it is tried only for short tokens
-# that have no candidate at distance 1.
-SHORT_TOKEN = 6
-LONGEST_WORD = 30
+# Edit distance 2 is tried only for tokens of at most spell_index.SHORT_TOKEN letters that have no
+# candidate at distance 1 (as before the index, when it cost up to a second per long token).
+LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
 
 
-@lru_cache(maxsize=8)
-def _checker(language: str, distance: int) -> SpellChecker:
-    return SpellChecker(language=language, distance=distance)
+@lru_cache(maxsize=4)
+def default_index(language: str = "en") -> SpellIndex:
+    """The index over pyspellchecker's list for ``language``, built in memory."""
+    return SpellIndex.build(SpellChecker(language=language, distance=1).word_frequency.dictionary)
 
 
 def campaign_words(df: pd.DataFrame, min_workers: int) -> set[str]:
     """Lower-cased words that at least ``min_workers`` distinct workers wrote."""
     if "worker_id" not in df.columns or df.empty:
         return set()
-    pairs = {(tok.lower(), w) for w, cap in zip(df["worker_id"], df["caption"].fillna(""), strict=True)
-             for tok in _TOKEN.findall(str(cap))}
-    counts: dict[str, int] = {}
-    for tok, _ in pairs:
-        counts[tok] = counts.get(tok, 0) + 1
+    pairs = {(tok, w) for w, cap in zip(df["worker_id"], df["caption"].fillna(""), strict=True)
+             for tok in _lower_tokens(str(cap))}
+    counts = Counter(tok for tok, _ in pairs)
     return {tok for tok, n in counts.items() if n >= min_workers}
+
+
+def _lower_tokens(text: str) -> list[str]:
+    """The text's tokens in lower case: one lower() for an ASCII text (the same tokens, ten times
+    fewer calls), token by token otherwise (lower() can change a non-ASCII text's length)."""
+    return _TOKEN.findall(text.lower()) if text.isascii() else [t.lower() for t in _TOKEN.findall(text)]
 
 
 def _protected(token: str, sentence_start: bool) -> bool:
@@ -66,55 +78,62 @@ def _match_case(original: str, fixed: str) -> str:
     return fixed[0].upper() + fixed[1:] if original[0].isupper() else fixed
 
 
-def make_corrector(language: str = "en") -> Callable[[str], str | None]:
+def make_corrector(language: str = "en", index: SpellIndex | None = None) -> Callable[[str], str | None]:
     """Lower-case token -> its most probable correction, or None; cached per token."""
-    near, far = _checker(language, 1), _checker(language, 2)
+    words = index or default_index(language)
 
     @lru_cache(maxsize=100_000)
     def correct(lower: str) -> str | None:
-        # Candidates grow with the token's length times the alphabet; no real word is this long.
-        if len(lower) > LONGEST_WORD or not near.unknown([lower]):
-            return None
-        best = near.correction(lower)
-        if (best is None or best == lower) and len(lower) <= SHORT_TOKEN:
-            best = far.correction(lower)
-        return best if best and best != lower else None
+        return _corrections(words, [lower]).get(lower)
 
     return correct
 
 
+def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
+    return index.corrections(t for t in lowers if len(t) <= LONGEST_WORD)
+
+
+def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
+    """Every lower-cased token the captions could ask the corrector about, once."""
+    tokens = {tok.replace("’", "'") for cap in captions for tok in _lower_tokens(cap)}
+    return [t for t in tokens if t not in keep]
+
+
 def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None]) -> tuple[str, list[str]]:
-    out, edits, last = [], [], 0
+    """The caption with each correctable token replaced, and the edits. Sentence starts and
+    protections are looked at only for tokens that have a correction."""
+    out, edits, copied, previous_end = [], [], 0, 0
     for m in _TOKEN.finditer(text):
-        token = m.group(0)
-        fixed = None
-        opens = _starts_sentence(text[last:m.start()], first=last == 0)
-        if token.lower() not in keep and not _protected(token, opens):
-            fixed = correct(token.lower().replace("’", "'"))
-        out.append(text[last:m.start()])
-        if fixed:
-            new = _match_case(token, fixed)
-            out.append(new)
-            edits.append(f"{token}->{new}")
-        else:
-            out.append(token)
-        last = m.end()
-    out.append(text[last:])
+        token, start = m.group(0), m.start()
+        lower = token.lower()
+        fixed = None if lower in keep else correct(lower.replace("’", "'"))
+        opens = fixed is not None and _starts_sentence(text[previous_end:start], first=previous_end == 0)
+        previous_end = m.end()
+        if fixed is None or _protected(token, opens):
+            continue
+        new = _match_case(token, fixed)
+        out += [text[copied:start], new]
+        edits.append(f"{token}->{new}")
+        copied = m.end()
+    out.append(text[copied:])
     return "".join(out), edits
 
 
-def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en") -> pd.DataFrame:
+def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
+                     index: SpellIndex | None = None) -> pd.DataFrame:
+    """All captions' unknown words are looked up in one batch, then each caption is corrected."""
     keep = campaign_words(df, min_workers)
-    correct = make_corrector(language)
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
+    captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
+    words = index or default_index(language)
+    found = _corrections(words, _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep))
     fixed, edits = [], []
-    for typed, is_canned in zip(df["caption"].fillna("").astype(str), canned, strict=True):
-        caption = CONTROL_CHARS.sub(" ", typed)
-        if is_canned:
-            fixed.append(caption)
+    for caption, is_canned in zip(captions, canned, strict=True):
+        if is_canned or (caption.isascii() and found.keys().isdisjoint(_lower_tokens(caption))):
+            fixed.append(caption)  # canned, or nothing to correct: the common case, without the token walk
             edits.append("")
             continue
-        new, changes = correct_caption(caption, keep, correct)
+        new, changes = correct_caption(caption, keep, found.get)
         fixed.append(new)
         edits.append("; ".join(changes))
     out = df.copy()

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from qc import text_features
 from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
 from qc.text_similarity import fit_vectors, normalise_all, peer_pairs, row_cosines
@@ -85,6 +86,7 @@ def forget_batch() -> None:
     """Drop the cached fit and matches of the last batch (they are only shared within one run)."""
     _best_matches.cache_clear()
     fit_vectors.cache_clear()
+    text_features.forget()
 
 
 def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list[dict[str, Any]]:

@@ -18,6 +18,8 @@ import pandas as pd
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfTransformer
 
+from qc.text_features import squeezed_lower
+
 # Words: \w+ (any script, one letter counts), case folded; sklearn's default drops 1-letter words.
 _TOKEN = re.compile(r"\w+")
 _SEPARATOR = "qqhitflowsepqq"  # joins a batch's texts for one findall; a text holding it takes the slow path
@@ -30,8 +32,8 @@ def normalise(text: str) -> str:
 
 
 def normalise_all(texts: pd.Series) -> pd.Series:
-    """:func:`normalise` over a column."""
-    return pd.Series([normalise(t) for t in texts.tolist()], index=texts.index, dtype=object)
+    """:func:`normalise` over a column (from the batch's shared folded texts)."""
+    return pd.Series([t.rstrip(_FINAL_PUNCTUATION) for t in squeezed_lower(texts)], index=texts.index, dtype=object)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from qc.char_counts import upper_and_letters
 from qc.flags import flag_columns, flag_frame, register
+from qc.text_features import squeezed_lower
 from qc.timing_rules import robust_time_outlier, time_outlier_method, timed_assignments
 
 
@@ -105,7 +106,7 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """One worker giving the same non-canned caption to different images."""
     min_images = int(params.get("duplicate_min_images", 2))
     own = df.loc[~df["is_precanned"], ["worker_id", "image_id", "caption"]].copy()
-    own["norm"] = [" ".join(s.split()).lower() for s in own["caption"].fillna("").astype(str).tolist()]
+    own["norm"] = squeezed_lower(own["caption"].fillna("").astype(str))
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
     images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
     rows = [

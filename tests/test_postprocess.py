@@ -88,11 +88,26 @@ def test_vizwiz_json_shape() -> None:
 
 
 def test_blocking_vs_truth_rates() -> None:
-    truth = pd.DataFrame({"worker_id": ["a", "b", "c", "d", "e"],
-                          "profile": ["diligent", "diligent", "speeder", "low_approval", "typo_prone"]})
+    truth = pd.DataFrame({"worker_id": ["a", "b", "c", "d", "e", "f", "g"],
+                          "profile": ["diligent", "diligent", "speeder", "low_approval", "typo_prone", "diligent",
+                                      "speeder"],
+                          "gate": ["passed", "passed", "passed", "refused", "passed", "passed", "passed"]})
     blocked = pd.DataFrame({"worker_id": ["b", "c"], "batch": [1, 1], "rules": ["x", "y"]})
     work = pd.DataFrame({"worker_id": ["a", "b", "c"], "assignments": [3, 2, 4]})
     table = blocking_vs_truth(truth, blocked, work).set_index("profile")
     assert table.loc["diligent", "rate"] == 0.5 and table.loc["speeder", "rate"] == 1.0
     assert table.loc["low_approval", "gated_out"] == 1 and table.loc["low_approval", "rate"] == 1.0
     assert table.loc["typo_prone", "worked"] == 0 and table.loc["typo_prone", "rate"] == 0.0  # nobody to judge
+    # let in, but no work was left: never reached, not "gated out", and not counted as caught
+    assert table.loc["diligent", "gated_out"] == 0 and table.loc["diligent", "never_reached"] == 1
+    assert table.loc["speeder", "never_reached"] == 1 and table.loc["speeder", "rate"] == 1.0
+
+
+def test_blocking_vs_truth_without_gate_says_nobody_was_gated() -> None:
+    """The old table counted every worker without work as gated out and, for bad profiles, caught."""
+    truth = pd.DataFrame({"worker_id": ["a", "b"], "profile": ["diligent", "speeder"]})
+    empty = pd.DataFrame({"worker_id": [], "batch": [], "rules": []})
+    work = pd.DataFrame({"worker_id": [], "assignments": []})
+    table = blocking_vs_truth(truth, empty, work).set_index("profile")
+    assert list(table["gated_out"]) == [0, 0] and list(table["never_reached"]) == [1, 1]
+    assert table.loc["speeder", "rate"] == 0.0

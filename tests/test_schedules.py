@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
     with process_group(command, env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL):
         finished_seen: list[int] = []
-        deadline = time.time() + 240
+        deadline = time.time() + 420  # one flow-run process per batch: slow on a loaded 2-core machine
         while time.time() < deadline:
             time.sleep(1)
             if not db.exists():
@@ -65,6 +66,27 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
         assert sum(b["hits"] for b in report[0]["batches"]) == len(sim.market.hits)  # at rest: every HIT
         assert finished_seen == sorted(finished_seen) and len(set(finished_seen)) > 2  # seen step by step
         assert (tmp_path / "out" / "vizwiz_captions" / "dataset.json").is_file()
+        # done: the schedule paused itself, so no more (empty) runs rewrite the report
+        report_html = tmp_path / "out" / "vizwiz_captions" / "report.html"
+        written = report_html.stat().st_mtime_ns
+        time.sleep(9)  # three intervals of the schedule, three scheduler loops
+        assert report_html.stat().st_mtime_ns == written
+        assert prefect_api(prefect_server, "GET", "deployments/name/caption-campaign-next-batch/"
+                                                   "vizwiz_captions-next-batch")["paused"] is True
+    # hitflow's own step lines are in the flow runs' logs (what Prefect's UI shows)
+    logs = prefect_api(prefect_server, "POST", "logs/filter", {"limit": 200})
+    assert any(log["message"].startswith("batch 1: QC over") for log in logs)
+
+
+def prefect_api(env: dict[str, str], method: str, path: str, body: object = None) -> Any:
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(f"{env['PREFECT_API_URL']}/{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.loads(reply.read())
 
 
 @pytest.mark.prefect

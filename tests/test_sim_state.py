@@ -211,7 +211,8 @@ def test_default_target_is_a_local_platform_across_commands(tmp_path: Path, monk
     assert "fetched 0 missed submission(s)" in reconciled and str(state.resolve()) in reconciled
     assert "deleted 10 finished HIT(s)" in hitflow(capsys, "cancel", "vizwiz_captions")
     assert "deleted 0 finished HIT(s)" in hitflow(capsys, "cancel", "vizwiz_captions")  # kept in the file
-    resumed = hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "50")
+    # a cancelled campaign runs again only on purpose (a plain run is refused: tests/test_operator_safety.py)
+    resumed = hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "50", "--resume-cancelled")
     assert "posted now" not in resumed and "captions: 250" in resumed
     after = json.loads(hitflow(capsys, "status", "--json"))[0]
     assert [b["assignments"] for b in after["batches"]] == [b["assignments"] for b in report["batches"]]

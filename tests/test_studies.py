@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -120,6 +122,13 @@ def test_severity_study_on_prolific_screens_and_recovers_the_error_ranking(tmp_p
     subs = store.rows("SELECT status FROM platform_submissions WHERE campaign = 'severity_rating'")
     assert len(subs) >= 30 and {s["status"] for s in subs} <= {"APPROVED", "REJECTED", "RETURNED", "TIMED-OUT"}
     assert sum(s["status"] == "APPROVED" for s in subs) == sum(summary["decisions"].get(k, 0) for k in ("approve",))
+    # the exported table marks the screened-out people, so the CLI's analysis of it is the report's
+    marked = pd.read_csv(out / "judgements.csv", dtype=str)
+    assert set(marked[marked["excluded"] == "1"]["participant_id"]) == set(screened["participant_id"])
+    again = subprocess.run([sys.executable, "-m", "flows.cli", "analyze", "severity", str(out / "judgements.csv")],
+                           capture_output=True, text=True, timeout=120, check=True)
+    redone = json.loads(again.stdout)
+    assert redone["participants"] == a["participants"] and redone["anova"]["F"] == a["anova"]["F"]
 
 
 def test_study_plans_and_specs() -> None:

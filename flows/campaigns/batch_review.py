@@ -110,10 +110,24 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     platform = platform_for(run.platform)
     sent = platform.decide(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent already
-    counts = decisions["action"].value_counts().to_dict()
+    counts = decision_counts(run, batch)  # the ledger's, after the platform's answer (Prolific's "unpaid")
     how = "" if platform.SENDS_DECISIONS else f" (recorded only: {platform.LABEL} pay nobody)"
-    run.progress(f"batch {batch}: decisions {counts}, {int(decisions['review'].sum())} for review{how}")
+    run.progress(f"batch {batch}: decisions: {in_words(counts)}; {int(decisions['review'].sum())} for review{how}")
     return {"decisions": counts, **sent}
+
+
+DECISION_WORDS = {"approve": "approved", "reject": "rejected", "unpaid": "left unpaid (not finished on the platform)"}
+
+
+def decision_counts(run: Run, batch: int) -> dict[str, int]:
+    rows = run.store.rows("SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? "
+                          "GROUP BY action ORDER BY action", [run.cfg.name, batch])
+    return {r["action"]: int(r["n"]) for r in rows}
+
+
+def in_words(counts: dict[str, int]) -> str:
+    """``{"approve": 10, "unpaid": 262}`` as "10 approved, 262 left unpaid (...)"; "none" when empty."""
+    return ", ".join(f"{n} {DECISION_WORDS.get(action, action)}" for action, n in counts.items()) or "none"
 
 
 def block_batch(run: Run, batch: int) -> dict[str, Any]:

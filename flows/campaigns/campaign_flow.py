@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +22,35 @@ from flows.campaigns.batch_review import block_batch
 from flows.campaigns.campaign import StepFn, run_next_batch
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+from flows.campaigns.prefect_server import keep_ephemeral_server_out_of_terminal_signals
 from flows.config import load_config
 from flows.errors import BatchHeld, BatchOpen
 from flows.platforms.targets import open_session, simulator_server
 from flows.review.review_data import ReviewPending
 from flows.store import DEFAULT_DB, Store
+
+keep_ephemeral_server_out_of_terminal_signals()
+
+
+def progress_line(line: str) -> None:
+    """hitflow's progress and step lines: on stdout as without Prefect, and in the flow run's logs
+    (Prefect's UI). Prefect's ``log_prints`` does not catch them (the runner's ``progress`` is the
+    print it was given, not Prefect's patched one) and, at PREFECT_LOGGING_LEVEL=WARNING, would drop
+    INFO; this logger sends only to the API, so the console shows each line once."""
+    sys.stdout.write(line + "\n")  # not print(): inside a flow Prefect's log_prints patches it
+    sys.stdout.flush()
+    _api_logger().info(line)
+
+
+def _api_logger() -> logging.Logger:
+    logger = logging.getLogger("hitflow.progress")
+    if not logger.handlers:
+        from prefect.logging.handlers import APILogHandler
+
+        logger.addHandler(APILogHandler())
+        logger.setLevel(logging.INFO)
+        logger.propagate = False  # not on the console a second time
+    return logger
 
 
 def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
@@ -63,21 +89,22 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
                      platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
-                     sim_state: str = "", detach: str = "") -> dict[str, Any]:
+                     sim_state: str = "", detach: str = "", campaign_name: str = "") -> dict[str, Any]:
     from flows.review.review_pause import wait_for_review
 
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
         try:
             summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
-                                   crowd, call=prefect_call, platform=platform, task_url=task_url,
-                                   invitees=invitees, sim_state=sim_state, detach=detach)
+                                   crowd, progress=progress_line, call=prefect_call, platform=platform,
+                                   task_url=task_url, invitees=invitees, sim_state=sim_state, detach=detach,
+                                   campaign_name=campaign_name)
             break
         except ReviewPending as waiting:
             wait_for_review(waiting, db_path)
     if "open" in summary:  # the flow run ends Completed; the next run (or the schedule) collects
         return {"out_dir": str(summary["out_dir"]), "open": summary["open"], "target": summary["target"]}
     if "held" in summary:  # Completed too: a person releases the batch (--release-hold), then runs again
-        print(summary["held"])
+        _api_logger().info(summary["held"])  # in Prefect's UI; the CLI prints it on the console once
         return {"out_dir": str(summary["out_dir"]), "held": summary["held"], "target": summary["target"]}
     done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
@@ -94,27 +121,45 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     looks again, so no run and no worker waits for people."""
     cfg = load_config(config_path)
     store = Store(db_path)
+    ended = store.rows("SELECT status FROM campaigns WHERE name = ? AND status IN ('done', 'cancelled')", [cfg.name])
+    if ended:  # nothing left to advance: no empty run, no rewritten report
+        pause_own_schedule(f"{cfg.name} is {ended[0]['status']}")
+        return {"advanced_batch": None, "done": True}
     with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
-        print(f"target: {session.target.label}")
+        progress_line(f"target: {session.target.label}")
         task_url = task_url or cfg.task_url
-        run = Run(cfg, store, session.client, session.target, print, session.wait, platform=platform,
+        run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
                   notes={"out_dir": out_root, "detach": detach,
                          "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock)
         try:
             with task_server_for(run, task_url):
                 batch = run_next_batch(run, prefect_call)
         except BatchOpen as exc:
-            print(str(exc))
+            progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "open": str(exc)}
         except ReviewPending as exc:  # the schedule's next run looks again; the person has until the deadline
-            print(str(exc))
+            progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
         except BatchHeld as exc:  # as review: the run ends Completed; a person releases it with --release-hold
-            print(str(exc))
+            progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "held": str(exc)}
         if batch is None:
             write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
+            pause_own_schedule(f"{cfg.name} is done")
     return {"advanced_batch": batch, "done": batch is None}
+
+
+def pause_own_schedule(why: str) -> None:
+    """A scheduled run whose campaign has ended pauses its own deployment, so the schedule stops
+    making runs; ``prefect deployment resume`` (or a new `hitflow serve-schedules`) turns it on again."""
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import deployment
+
+    if not deployment.id:  # called as a plain flow, not by a schedule
+        return
+    with get_client(sync_client=True) as client:
+        client.pause_deployment(deployment.id)
+    progress_line(f"{why}: its schedule is paused (`prefect deployment resume` turns it on again)")
 
 
 caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(next_batch_fn)

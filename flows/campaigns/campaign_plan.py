@@ -27,7 +27,7 @@ ITEM_COLUMNS = ("image_id", "file_name", "url")
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
     """The item CSV, checked: required columns, unique ids, http(s) URLs."""
-    table = read_csv_table(cfg.items, ITEM_COLUMNS, "the item file")
+    table = read_csv_table(cfg.items, ITEM_COLUMNS, "the item file").with_rows("the item file")
     rows = [{k: r[k].strip() for k in ITEM_COLUMNS} for r in table.rows]
     seen: set[str] = set()
     for line, row in zip(table.lines, rows, strict=True):
@@ -58,6 +58,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "qualification_takers": cfg.gating.qualification_takers,
                 "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
                 "place_cost": platform_for(run.platform).place_cost(cfg),
+                "out_root": str(Path(run.notes.get("out_dir", "runs")).resolve()),  # where cancel exports to
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))

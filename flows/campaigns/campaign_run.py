@@ -4,6 +4,7 @@ Kept apart from flows/campaigns/campaign_flow.py so that a run without Prefect n
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 from flows.campaigns.batch_window import detaches
 from flows.campaigns.campaign import Caller, call_directly, run_batches
 from flows.campaigns.outputs import write_outputs
-from flows.config import load_config
+from flows.config import CampaignConfig, load_config
 from flows.errors import BatchHeld, BatchOpen, ConfigError
 from flows.platforms import platform_for
 from flows.platforms.targets import open_session, sim_state_path
@@ -25,7 +26,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
                  progress: Any = print, call: Caller = call_directly, platform: str = "mturk",
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
-                 detach: str = "") -> dict[str, Any]:
+                 detach: str = "", campaign_name: str = "") -> dict[str, Any]:
     """Run (or resume) a campaign to the end and write its outputs; returns a summary.
 
     ``platform="prolific"``: one study per batch; the task server runs in-process unless
@@ -34,8 +35,9 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
 
     A run that leaves an open batch (flows/campaigns/batch_window.py) returns ``{"open": message, ...}``
     without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
-    the next run collects it. ``detach``: "always"/"never" overrides the config."""
-    cfg = load_config(config_path)
+    the next run collects it. ``detach``: "always"/"never" overrides the config.
+    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py)."""
+    cfg = named(load_config(config_path), campaign_name)
     store = Store(db_path)
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
     with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
@@ -58,6 +60,11 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         summary = write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
     summary["target"] = session.target.label
     return summary
+
+
+def named(cfg: CampaignConfig, name: str) -> CampaignConfig:
+    """The config as campaign ``name`` (its own ledger rows, HIT tokens and output folder)."""
+    return dataclasses.replace(cfg, name=name) if name and name != cfg.name else cfg
 
 
 def check_task_server(run: Run, task_url: str) -> None:
@@ -85,6 +92,13 @@ def check_task_server(run: Run, task_url: str) -> None:
 
 def write_campaign_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
     """The dataset (or a study's judgements), flags, report; then the campaign is done."""
+    summary = export_outputs(run, out_root, truth)
+    run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
+    return summary
+
+
+def export_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
+    """The dataset (or a study's judgements), flags and report of what the ledger holds so far."""
     if run.cfg.study is not None:
         from flows.studies.study_outputs import write_study_outputs
 
@@ -95,7 +109,6 @@ def write_campaign_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, An
         summary = write_custom_outputs(run, out_root / run.cfg.name, truth)
     else:
         summary = write_outputs(run, out_root / run.cfg.name, truth)
-    run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
     return summary
 
 

@@ -41,17 +41,41 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         pending = [b for b in batches if b["status"] != ORDER[-1]]
         test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")),
                                    int(info.get("qualification_takers", 0)))
+        status = shown_status(store, name, meta[0]["status"])
         out.append({
-            "campaign": name, "target": meta[0]["target"], "status": meta[0]["status"],
+            "campaign": name, "target": meta[0]["target"], "status": status,
             "config_path": meta[0].get("config_path", ""),
             "budget": info.get("budget", ""), "batches": batches,
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
             "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
-            "next": (f"batch {pending[0]['batch']}: {pending[0]['next']}" if pending else "nothing: all batches done"),
+            "next": next_step(status, pending, meta[0]["config_path"]),
             "incomplete": shortfall_lines(store, name),
         })
     return out
+
+
+def shown_status(store: Store, name: str, stored: str) -> str:
+    """The ledger's status, except that a run no live process holds any more (killed, or stopped by
+    Ctrl-C) shows as "stopped" rather than "running"."""
+    if stored != "running":
+        return stored
+    from flows.campaign_lock import holder_alive
+
+    holders = store.rows("SELECT holder FROM locks WHERE campaign = ?", [name])
+    return "running" if any(holder_alive(h["holder"]) for h in holders) else "stopped"
+
+
+def next_step(status: str, pending: list[dict[str, Any]], config_path: str) -> str:
+    """What comes next: the first unfinished batch's step, or why nothing does."""
+    if status == "cancelled" and pending:
+        return (f"nothing (cancelled): {len(pending)} batch(es) left unfinished; post them on purpose with "
+                f"`hitflow run {config_path} --resume-cancelled`")
+    if status == "cancelled":
+        return "nothing (cancelled after every batch had finished)"
+    if not pending:
+        return "nothing: all batches done"
+    return f"batch {pending[0]['batch']}: {pending[0]['next']}"
 
 
 def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tuple[str, str]:

@@ -11,6 +11,7 @@ from flows.config import load_config
 from flows.csv_files import read_csv_frame, write_csv
 from flows.errors import InputFormatError
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
+from flows.spelling_cache import spelling_index
 from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, prepare, run_rules
@@ -47,7 +48,7 @@ def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     typed = frame.copy()
     if "is_precanned" in frame.columns:  # read as text: "0" and "false" are not canned
         typed["is_precanned"] = frame["is_precanned"].str.strip().str.lower().isin(TRUE_TEXT)
-    checked = spellcheck_frame(typed, min_workers)
+    checked = spellcheck_frame(typed, min_workers, index=spelling_index())
     checked[frame.columns] = frame  # the input's columns as written
     write_csv(checked, out, for_spreadsheet=False)  # corrected captions are data
     return int((checked["edits"] != "").sum())

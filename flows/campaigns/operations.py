@@ -78,10 +78,37 @@ def finish_cancel(run: Run, errors: list[str], line: str) -> None:
                             "run `hitflow cancel` again, it is safe to repeat")
 
 
+def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
+    """``hitflow cancel``: refused while a run holds the campaign (stop it first); else close, review,
+    mark cancelled and export what came in (to ``out``, default the run's output root). Returns
+    the summary sentence."""
+    from flows.campaign_lock import refuse_while_running
+    from flows.campaigns.campaign_run import export_outputs
+    from flows.campaigns.identity import check_output_folder
+    from flows.errors import CampaignBusyError
+
+    store = Store(db)
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    out_root = Path(out or (json.loads(rows[0]["config_json"] or "{}").get("out_root") if rows else "") or "runs")
+    check_output_folder(out_root / campaign, db, campaign, replace=False)  # not into another ledger's outputs
+    try:
+        with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
+            result = cancel(run)
+            summary = export_outputs(run, out_root, None)
+    except CampaignBusyError:
+        refuse_while_running(store.db, campaign, "cancel")
+        raise
+    done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
+    return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
+            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; `hitflow status {campaign} --db {db}` "
+            "shows what is left")
+
+
 @contextmanager
 def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False,
                       progress: Callable[[str], None] = print) -> Iterator[Run]:
     """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
+    from flows.campaigns.campaign_run import named
     from flows.config import load_config
     from flows.errors import ConfigError
     from flows.platforms.targets import open_session
@@ -103,7 +130,8 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     with open_session(kind, url, live, seed=None, platform=platform,
                       sim_state=Path(state) if state else None) as session:
         progress(f"target: {session.target.label}")
-        yield Run(load_config(meta[0]["config_path"]), store, session.client, session.target, progress, session.wait,
+        cfg = named(load_config(meta[0]["config_path"]), campaign)  # a new attempt runs the config under its own name
+        yield Run(cfg, store, session.client, session.target, progress, session.wait,
                   platform=platform)
 
 

@@ -15,6 +15,7 @@ from flows.campaigns.qualification_stage import record_native_scores
 from flows.campaigns.report import render_report
 from flows.campaigns.summary import shortfall_lines
 from flows.csv_files import write_csv
+from flows.spelling_cache import spelling_index
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
@@ -44,7 +45,7 @@ def accepted_captions(run: Run) -> pd.DataFrame:
                                                             frame["batch"], frame["image_id"], strict=True)],
                                      index=frame.index, dtype=bool)
     good = frame[~frame["is_rejected"]]
-    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers)
+    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers, index=spelling_index())
     frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values

@@ -30,7 +30,7 @@ URL_COLUMNS = ("url", "image_url")
 
 def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
     """The item rows, checked: an id column, unique non-empty ids, http(s) URLs."""
-    table = read_csv_table(cfg.items, (), "the item file")
+    table = read_csv_table(cfg.items, (), "the item file").with_rows("the item file")
     id_column = "item_id" if "item_id" in table.columns else "image_id"
     if id_column not in table.columns:
         raise InputFormatError(f"{cfg.items}: needs an item_id column (one row per item); it has "

@@ -46,7 +46,9 @@ open_session = targets.prolific_session
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Approve in bulk, reject one by one, leave unpaid what Prolific says was not finished."""
     applied = prolific_batches.apply_decisions(run, batch, decisions)
-    run.progress(f"batch {batch}: on Prolific {applied}")
+    run.progress(f"batch {batch}: on Prolific {applied['approved']} approved, {applied['rejected']} rejected, "
+                 f"{applied['unpaid']} not paid (not finished), {applied['completed_without_response']} completed "
+                 "without a response")
     return {"prolific": applied}
 
 

@@ -231,6 +231,8 @@ class _SimHTTPServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One line, not a traceback, for a request that broke the handler (the client sees a reset)."""
         exc = sys.exc_info()[1]
+        if isinstance(exc, BrokenPipeError | ConnectionResetError):  # the client left (Ctrl-C): nothing broke here
+            return
         sys.stderr.write(f"hitflow sim: request from {client_address[0]} failed: {type(exc).__name__}: {exc}\n")
 
 

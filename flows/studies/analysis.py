@@ -25,12 +25,23 @@ def read_table(path: Path) -> pd.DataFrame:
     return read_csv_frame(path, what="the analysis input")
 
 
+EXCLUDED = "excluded"  # a study's judgements.csv marks screened-out participants' rows 1 here
+
+
+def without_excluded(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows not marked excluded (all rows of a table without the column)."""
+    if EXCLUDED not in frame.columns:
+        return frame
+    marked = frame[EXCLUDED].astype(str).str.strip().str.lower().isin(("1", "true", "yes"))
+    return frame[~marked].drop(columns=EXCLUDED)
+
+
 def analyze(kind: str, path: Path, reader: str = "", level: str = "nominal",
             min_minutes: float = 18.0) -> dict[str, Any]:
     """The analysis of ``kind`` over ``path``; column problems become InputFormatError."""
     if kind not in KINDS:
         raise InputFormatError(f"unknown analysis {kind!r}; use one of {', '.join(KINDS)}")
-    frame = read_evaluation(reader, path) if reader else read_table(path)
+    frame = without_excluded(read_evaluation(reader, path) if reader else read_table(path))
     try:
         if kind == "agreement":
             return agreement(frame, level)

@@ -74,7 +74,10 @@ def _severity(run: Run, answers: pd.DataFrame, shown: dict[str, dict[str, Any]],
     write_csv(frames.severity_ratings(answers, shown, include_calibration=True).query("role == 'calibration'"),
               out_dir / "calibration.csv", for_spreadsheet=False)  # data, as judgements.csv
     ratings = frames.severity_ratings(answers, shown)
-    kept = ratings[~ratings["participant_id"].isin(set(excluded["participant_id"]))]
+    # judgements.csv keeps the screened-out people's rows, marked, so `hitflow analyze severity` on it
+    # leaves them out as the report did (flows/studies/analysis.py reads the column)
+    ratings = ratings.assign(excluded=ratings["participant_id"].isin(set(excluded["participant_id"])).astype(int))
+    kept = ratings[ratings["excluded"] == 0].drop(columns="excluded")
     result = severity(kept) if kept["participant_id"].nunique() >= 2 else {"error": "fewer than two participants"}
     result["screened_out"] = excluded.to_dict("records")
     return ratings, result

@@ -47,7 +47,7 @@ DEMOGRAPHIC_LABELS = {"gender": "Gender", "education": "Highest education",
 def read_study_items(path: Path, kind: str) -> list[dict[str, str]]:
     """The item file, checked: the kind's columns, http(s) image URLs, no empty text."""
     need = COLUMNS[kind]
-    table = read_csv_table(path, need, f"a {kind} item file")
+    table = read_csv_table(path, need, f"a {kind} item file").with_rows(f"the {kind} item file")
     rows = [{k: v.strip() for k, v in r.items()} for r in table.rows]
     for line, row in zip(table.lines, rows, strict=True):
         empty = [c for c in need if not row.get(c)]

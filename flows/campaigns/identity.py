@@ -1,0 +1,126 @@
+"""A campaign is one identity: its name, platform, ledger and output folder.
+
+``hitflow run`` checks, before anything is posted or written, that this run is the same campaign
+the ledger and the output folder already know: not a switch of platform on a campaign that ran,
+not a silent restart of a cancelled one, not a second ledger writing into a folder another made.
+Each refusal is one line naming the flag that allows it. The output folder carries a small
+manifest (``hitflow-manifest.json``: ledger, campaign, platform) saying who made it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from flows.errors import ConfigError
+from flows.store import Store
+
+MANIFEST = "hitflow-manifest.json"
+CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What the user allowed on purpose: a new attempt under a new name, resuming a cancelled
+    campaign, or writing into an output folder another ledger made."""
+
+    new_attempt: bool = False
+    resume_cancelled: bool = False
+    replace_outputs: bool = False
+
+
+def stored_campaign(db: str | Path, name: str) -> dict[str, object] | None:
+    """The ledger's row for ``name`` with its recorded platform, or None (no ledger file is created)."""
+    if not Path(db).is_file():
+        return None
+    store = Store(db)
+    rows = store.rows("SELECT name, status, config_json FROM campaigns WHERE name = ?", [name])
+    if not rows:
+        return None
+    info = json.loads(rows[0]["config_json"] or "{}")
+    platform = info.get("platform") or ("prolific" if store.table("studies").count_where(
+        "campaign = ?", [name]) else "mturk")
+    return {"status": rows[0]["status"], "platform": platform}
+
+
+def attempt_name(db: str | Path, name: str) -> str:
+    """A new attempt's campaign name: the newest ``NAME-attempt-N`` (N from 2) while it is unfinished
+    (so an interrupted attempt resumes with the same command), else the next free one."""
+    n = 2
+    while (stored := stored_campaign(db, f"{name}-attempt-{n}")) is not None:
+        if stored["status"] not in ("done", CANCELLED) and stored_campaign(db, f"{name}-attempt-{n + 1}") is None:
+            return f"{name}-attempt-{n}"
+        n += 1
+    return f"{name}-attempt-{n}"
+
+
+def resolve(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> str:
+    """The campaign name this run is (``name``, or a new attempt's), checked; the output folder is claimed."""
+    run_as = attempt_name(db, name) if intent.new_attempt else name
+    check_identity(db, run_as, platform, out_root, intent)
+    if intent.resume_cancelled and (stored_campaign(db, run_as) or {}).get("status") == CANCELLED:
+        Store(db).table("campaigns").update(run_as, {"status": "running"})  # resumed on purpose
+    claim_output_folder(Path(out_root) / run_as, db, run_as, platform, intent.replace_outputs)
+    return run_as
+
+
+def check_identity(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:
+    """Refuse a run that would be another campaign under the same name (see the module docstring)."""
+    stored = stored_campaign(db, name)
+    if stored is not None and stored["platform"] != platform:
+        raise ConfigError(f"campaign {name} already ran on {stored['platform']} in the ledger {db}; running it on "
+                          f"{platform} would mix two campaigns: pass --new-attempt to run it as "
+                          f"{attempt_name(db, name)} (its own outputs), or --platform {stored['platform']} to "
+                          "resume it")
+    if stored is not None and stored["status"] == CANCELLED and not intent.resume_cancelled:
+        raise ConfigError(f"campaign {name} was cancelled (`hitflow cancel`); nothing was posted. To post its "
+                          "remaining batches on purpose pass --resume-cancelled, or --new-attempt to start afresh")
+    check_output_folder(Path(out_root) / name, db, name, intent.replace_outputs)
+
+
+def check_output_folder(out_dir: Path, db: str | Path, name: str, replace: bool) -> None:
+    """An output folder another ledger made is refused (its dataset and report would be overwritten)."""
+    made_by = read_manifest(out_dir)
+    if made_by is None or replace:
+        return
+    if made_by.get("ledger") != ledger_id(db) or made_by.get("campaign") != name:
+        raise ConfigError(f"{out_dir} holds the outputs of campaign {made_by.get('campaign')} from the ledger "
+                          f"{made_by.get('ledger')}, not of {name} from {ledger_id(db)}: pass --out DIR for another "
+                          "folder, or --replace-outputs to overwrite them")
+
+
+def ledger_id(db: str | Path) -> str:
+    return str(Path(db).resolve())
+
+
+def read_manifest(out_dir: Path) -> dict[str, str] | None:
+    try:
+        data = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{out_dir / MANIFEST} is unreadable ({type(exc).__name__}); remove it if the folder's "
+                          "outputs are yours") from exc
+    return data if isinstance(data, dict) else None
+
+
+def claim_output_folder(out_dir: Path, db: str | Path, name: str, platform: str, replace: bool = False) -> None:
+    """Write the manifest before the run starts; of two runs with different ledgers racing for the
+    same folder, the one that creates the file first wins (O_EXCL), the other is refused."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    mine = {"campaign": name, "ledger": ledger_id(db), "platform": platform}
+    path = out_dir / MANIFEST
+    if replace:
+        path.unlink(missing_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        check_output_folder(out_dir, db, name, False)
+        made_by = read_manifest(out_dir) or {}
+        if made_by.get("platform") != platform:  # same ledger and name: the platform a new attempt records
+            path.write_text(json.dumps(mine, indent=1), encoding="utf-8")
+        return
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(mine, indent=1))

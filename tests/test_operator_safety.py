@@ -1,0 +1,164 @@
+"""Safe in an operator's hands, through the CLI as a user runs it: real processes, real signals,
+real pipes. One campaign is one identity; Ctrl-C, SIGKILL and a closed pipe leave it resumable and
+say so; cancel finishes cleanly; bad ledger paths and empty item files are refused in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.prefect_server import group_gone
+from tests.small_configs import small_vizwiz
+
+ROOT = Path(__file__).resolve().parents[1]
+HITFLOW = [sys.executable, "-m", "flows.cli"]
+DEMO = ROOT / "config" / "vizwiz_captions.toml"
+ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PYTHONUNBUFFERED": "1"}
+
+
+def hitflow(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HITFLOW, *args], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout)
+
+
+def start(*args: str, env: dict[str, str] = ENV) -> subprocess.Popen[str]:
+    """A run in a process group of its own, as a terminal starts a foreground job."""
+    return subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=ROOT, start_new_session=True)
+
+
+def read_until(proc: subprocess.Popen[str], prefix: str, within_s: float = 180) -> list[str]:
+    """stdout lines up to the first that starts with ``prefix`` (the run is then at that step)."""
+    assert proc.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        assert line, f"the run ended before {prefix!r}: {lines[-3:]} {proc.stderr.read() if proc.stderr else ''}"
+        lines.append(line)
+        if line.startswith(prefix):
+            return lines
+    raise AssertionError(f"no {prefix!r} within {within_s} s")
+
+
+def hits(db: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT count(*) FROM hits").fetchone()[0])
+
+
+def test_a_campaign_is_one_identity(tmp_path: Path) -> None:
+    config, db, out = small_vizwiz(tmp_path), tmp_path / "a.db", tmp_path / "out"
+    first = hitflow("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    assert "decisions: 10 approved" in first.stdout and "{'" not in first.stdout  # words, from the ledger
+    truth = next(line.split() for line in first.stdout.splitlines() if line.strip().startswith("diligent"))
+    assert truth[3] == "0"  # no diligent worker "gated out" (the old table counted every idle one)
+    folder = out / "vizwiz_captions"
+    made = json.loads((folder / "hitflow-manifest.json").read_text())
+    assert made == {"campaign": "vizwiz_captions", "ledger": str(db.resolve()), "platform": "mturk"}
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+    switch = hitflow("run", str(config), "--no-prefect", "--platform", "prolific", "--db", str(db), "--out", str(out))
+    other_ledger = hitflow("run", str(config), "--no-prefect", "--db", str(tmp_path / "b.db"), "--out", str(out))
+    assert switch.returncode == 2 and switch.stderr.count("\n") == 1 and "--new-attempt" in switch.stderr
+    assert other_ledger.returncode == 2 and "--replace-outputs" in other_ledger.stderr
+    assert other_ledger.stderr.count("\n") == 1 and not (tmp_path / "b.db").exists()
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before  # outputs untouched
+
+
+def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path) -> None:
+    config, db, out = DEMO, tmp_path / "h.db", tmp_path / "out"  # the demo's 500 images: time to act mid-run
+    run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    try:
+        read_until(run, "batch 2: 20 HITs")
+        busy = hitflow("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
+        assert busy.returncode == 7 and "stop that run first" in busy.stderr and busy.stderr.count("\n") == 1
+        os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
+        _, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 130 and "Resume with: hitflow run" in err and "Traceback" not in err
+    stopped = hitflow("status", "--db", str(db)).stdout
+    assert "(stopped)" in stopped and "next: batch " in stopped  # where it stopped, with the step
+
+    cancel = hitflow("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
+    assert cancel.returncode == 0 and "vizwiz_captions cancelled:" in cancel.stdout and "{'" not in cancel.stdout
+    assert (out / "vizwiz_captions" / "dataset.csv").is_file()  # the partial dataset
+    status = hitflow("status", "--db", str(db)).stdout
+    assert "(cancelled)" in status and "--resume-cancelled" in status and "next: batch" not in status
+
+    posted = hits(db)
+    again = hitflow("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    assert again.returncode == 2 and "--resume-cancelled" in again.stderr and hits(db) == posted
+
+
+def test_a_killed_run_shows_as_stopped_with_its_step(tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    run = start("run", str(DEMO), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "out"))
+    try:
+        read_until(run, "batch 1: 20 HITs")
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait(30)
+    finally:
+        run.kill()
+    after = hitflow("status", "--db", str(db)).stdout
+    assert after.startswith("vizwiz_captions (stopped)") and "next: batch " in after, after
+
+
+def test_paths_that_are_not_a_ledger_and_empty_item_files_are_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "binary.db").write_bytes(bytes(range(256)))
+    missing, folder, binary = tmp_path / "missing.db", tmp_path / "folder", tmp_path / "binary.db"
+    for command, path in ((["status"], missing), (["status"], folder), (["status"], binary),
+                          (["cancel", "vizwiz_captions"], missing), (["reconcile", "vizwiz_captions"], binary)):
+        done = hitflow(*command, "--db", str(path))
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--db" in done.stderr, done.stderr
+    assert not (tmp_path / "missing.db").exists() and (tmp_path / "binary.db").read_bytes() == bytes(range(256))
+    bad_out = hitflow("run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"),
+                      "--out", "/proc/nope")
+    assert bad_out.returncode == 2 and bad_out.stderr.count("\n") == 1, bad_out.stderr
+    (tmp_path / "items.csv").write_text("image_id,file_name,url\n")  # a header, no items
+    empty = hitflow("run", str(tmp_path / "vizwiz_captions.toml"), "--no-prefect", "--db", str(tmp_path / "e.db"),
+                    "--out", str(tmp_path / "out"))
+    assert empty.returncode == 3 and "no rows" in empty.stderr and empty.stderr.count("\n") == 1, empty.stderr
+
+
+@pytest.mark.prefect
+def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(tmp_path: Path) -> None:
+    """Prefect's ephemeral server used to die with the terminal's SIGINT first: 70 s of retries,
+    EventsWorker tracebacks, exit 1. A reader that left (`| head -3`) stopped the campaign mid-step."""
+    config, db, out = small_vizwiz(tmp_path), tmp_path / "h.db", tmp_path / "out"
+    env = {**ENV, "PREFECT_HOME": str(tmp_path / "prefect")}
+    run = start("run", str(config), "--db", str(db), "--out", str(out), env=env)
+    try:
+        read_until(run, "batch 2: 2 HITs", within_s=300)
+        signalled = time.monotonic()
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=120)
+        took = time.monotonic() - signalled
+    finally:
+        run.kill()
+    assert run.returncode == 130 and "Resume with: hitflow run" in err, err[-2000:]
+    assert "EventsWorker" not in err and "Traceback" not in err and err.count("\n") == 1, err[-2000:]
+    assert took < 20, took  # about 6 s measured on 2 loaded cores: the server's own shutdown
+    assert group_gone(run, 10)  # the ephemeral server went with it
+
+    piped = start("run", str(config), "--db", str(db), "--out", str(out), env=env)
+    try:
+        assert piped.stdout is not None
+        head = [piped.stdout.readline() for _ in range(3)]  # `| head -3`
+        piped.stdout.close()
+        piped.wait(300)
+    finally:
+        piped.kill()
+    assert head[0].startswith("target:") and piped.returncode == 141
+    status = json.loads(hitflow("status", "--db", str(db), "--json").stdout)
+    assert status[0]["status"] == "done" and (out / "vizwiz_captions" / "dataset.json").is_file()

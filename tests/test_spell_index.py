@@ -1,0 +1,115 @@
+"""Issue 33 pt 1: spelling from a symmetric-delete index makes pyspellchecker's choices.
+
+Each check is against pyspellchecker itself, run in the test: its edit sets (on a small alphabet,
+exhaustively), its corrections over a made-up dictionary with distinct frequencies (so there are
+no ties, whose pick pyspellchecker leaves to string hashing), and over the English list for
+typos of common words. The disk cache is checked on a small dictionary: written once, read back
+the same, and rebuilt when damaged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from spellchecker import SpellChecker
+
+from flows.spelling_cache import cached_index, spelling_index
+from postprocess.spell_index import SHORT_TOKEN, SpellIndex, damerau, one_edit
+from postprocess.spellcheck import spellcheck_frame
+
+
+def _checker(frequencies: dict[str, int], distance: int) -> SpellChecker:
+    checker = SpellChecker(language=None, distance=distance)
+    checker.word_frequency.load_json(frequencies)
+    return checker
+
+
+def _old(near: SpellChecker, far: SpellChecker, token: str) -> str | None:
+    """hitflow's corrector before the index (bench/spelling_speed.py keeps it as the baseline)."""
+    best = near.correction(token)
+    if (best is None or best == token) and len(token) <= SHORT_TOKEN:
+        best = far.correction(token)
+    return best if best and best != token else None
+
+
+def test_distances_are_pyspellcheckers_edit_sets() -> None:
+    checker = _checker({"ab'c": 1}, 1)  # letters a, b, c and the apostrophe
+    strings = ["".join(p) for n in range(5) for p in itertools.product("ab'c", repeat=n)]
+    rng = random.Random(3)
+    tokens = [s for s in strings if s[:1].isalpha()]  # as the tokenizer cuts them: a letter first
+    for word in rng.sample(tokens, 40):
+        one = checker.edit_distance_1(word)
+        two = set(checker.edit_distance_2(word))
+        for other in strings:
+            if other != word:
+                assert one_edit(word, other) == (other in one), (word, other)
+            assert (damerau(word, other) <= 2) == (other in two), (word, other)
+
+
+def _typo(word: str, rng: random.Random) -> str:
+    for _ in range(rng.choice((1, 1, 2))):
+        i = rng.randrange(len(word))
+        word = rng.choice((word[:i] + word[i + 1:], word[:i] + rng.choice("abcdef") + word[i:],
+                           word[:i] + rng.choice("abcdef") + word[i + 1:], word[:i] + word[i + 1:i + 2] + word[i]
+                           + word[i + 2:]))
+    return word
+
+
+def test_corrections_match_pyspellchecker_on_a_made_up_dictionary() -> None:
+    rng = random.Random(11)
+    words = sorted({"".join(rng.choices("abcdef", k=rng.randint(2, 10))) for _ in range(3000)})
+    frequencies = {w: 10 * (k + 1) for k, w in enumerate(rng.sample(words, len(words)))}  # all distinct
+    frequencies["ébcd"] = 1  # an accented word: pyspellchecker prefers it for "ebcd", however rare
+    near, far = _checker(frequencies, 1), _checker(frequencies, 2)
+    index = SpellIndex.build(frequencies)
+    tokens = [*sorted({_typo(rng.choice(words), rng) for _ in range(400)} - set(frequencies) - {""}), "ebcd"]
+    found = index.corrections(tokens)
+    expected = {t: _old(near, far, t) for t in tokens}
+    assert {t: found.get(t) for t in tokens} == expected
+    assert found["ebcd"] == "ébcd" and sum(v is None for v in expected.values()) > 5  # some have no candidate
+
+
+def test_corrections_match_pyspellchecker_on_english_typos() -> None:
+    near, far = SpellChecker(distance=1), SpellChecker(distance=2)
+    index = spelling_index()
+    tokens = ["teh", "recieve", "quikly", "cafe", "bottel", "keybaord", "tabel", "blury", "wiht", "pciture",
+              "xqzvwkj", "lable", "cnan", "contaner", "scren", "phne", "mesage", "colour", "grren", "dgo", "2", "nan"]
+    frequency = near.word_frequency.dictionary
+    found = index.corrections(tokens)
+    for token in tokens:
+        old = _old(near, far, token)
+        new = found.get(token)
+        assert new == old or (old and new and frequency[old] == frequency[new]), (token, old, new)
+    assert found["teh"] == "the" and found["cafe"] == "café" and "xqzvwkj" not in found and "2" not in found
+
+
+def test_the_index_is_built_once_and_read_back_from_disk(tmp_path: Path) -> None:
+    frequencies = {"bottle": 50, "label": 40, "table": 30, "cable": 20}
+    first = cached_index(frequencies, tmp_path, "small")
+    files = list((tmp_path / "spelling").glob("small-*.npz"))
+    assert len(files) == 1
+    again = cached_index(frequencies, tmp_path, "small")
+    assert np.array_equal(again.keys, first.keys) and again.words == first.words
+    assert again.corrections(["labl", "botle"]) == {"labl": "label", "botle": "bottle"}
+    other = cached_index({**frequencies, "lable": 1}, tmp_path, "small")  # another dictionary: another file
+    assert len(list((tmp_path / "spelling").glob("small-*.npz"))) == 2 and "lable" in other
+
+
+def test_a_damaged_cache_is_rebuilt(tmp_path: Path) -> None:
+    frequencies = {"bottle": 50, "label": 40}
+    cached_index(frequencies, tmp_path, "small")
+    [path] = (tmp_path / "spelling").glob("small-*.npz")
+    path.write_bytes(b"not an index")
+    assert cached_index(frequencies, tmp_path, "small").corrections(["botle"]) == {"botle": "bottle"}
+    with np.load(path) as arrays:  # written again, whole
+        assert len(arrays["keys"]) > 0
+
+
+def test_a_passed_index_is_the_one_used() -> None:
+    index = SpellIndex.build({"bottle": 50, "label": 40, "the": 100})
+    frame = spellcheck_frame(pd.DataFrame({"caption": ["teh botle has a labl"]}), index=index)
+    assert frame["caption_corrected"].tolist() == ["the bottle has a label"]
