@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
-from flows.cli_run import batch_left_open, honest_ending, logged_run, stop_on_sigterm
+from flows.cli_run import honest_ending, logged_run, run_stopped, stop_on_sigterm
 from flows.errors import HitflowError
 from flows.pipe_output import ReaderMayLeave
 
@@ -60,12 +60,8 @@ def cmd_run(a: argparse.Namespace) -> int:
             from flows.campaigns.campaign_flow import campaign_flow
 
             result = campaign_flow()(config_path=a.config, **kwargs)
-    if isinstance(result, dict) and result.get("open"):
-        return batch_left_open(a, str(result["open"]))
-    if isinstance(result, dict) and result.get("held"):  # the flow run ended Completed; the CLI says exit 10
-        from flows.errors import BatchHeld
-
-        raise BatchHeld(str(result["held"]))
+    if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
+        return run_stopped(a, result)
     show_summary(Path(a.out) / name)
     return honest_ending(db, name, cfg.accept_partial)
 
