@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
-from flows.cli_run import batch_left_open, honest_ending, logged_run, stop_on_sigterm
+from flows.cli_run import honest_ending, logged_run, run_stopped, stop_on_sigterm
 from flows.errors import HitflowError
 from flows.pipe_output import ReaderMayLeave
 
@@ -60,8 +60,8 @@ def cmd_run(a: argparse.Namespace) -> int:
             from flows.campaigns.campaign_flow import campaign_flow
 
             result = campaign_flow()(config_path=a.config, **kwargs)
-    if isinstance(result, dict) and result.get("open"):
-        return batch_left_open(a, str(result["open"]))
+    if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
+        return run_stopped(a, result)
     show_summary(Path(a.out) / name)
     return honest_ending(db, name, cfg.accept_partial)
 
@@ -298,8 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
         return 141 if out.reader_left else code
-    except HitflowError as exc:  # exit code 0: a planned stop (a batch waits for review), not an error
-        print(f"hitflow: {'error: ' if exc.exit_code else ''}{exc}", file=sys.stderr)
+    except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
+        print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more
