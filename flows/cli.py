@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
+from flows.cli_parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli_run import honest_ending, logged_run, run_stopped, stop_on_sigterm
 from flows.errors import HitflowError
 from flows.pipe_output import ReaderMayLeave
@@ -284,8 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
                                                                        and not args.dry_run))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
-    if getattr(args, "allow_outside_paths", False):  # through the environment: Prefect's flows load the config too
-        os.environ["HITFLOW_ALLOW_OUTSIDE_PATHS"] = "1"
+    outside_paths_flag(args)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,

@@ -159,6 +159,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def outside_paths_flag(args: argparse.Namespace) -> None:
+    """--allow-outside-paths, through the environment: the flows a command starts load the config too."""
+    if getattr(args, "allow_outside_paths", False):
+        os.environ["HITFLOW_ALLOW_OUTSIDE_PATHS"] = "1"
+
+
 OUTSIDE_HELP = ("let the config name files outside its own folder (template, items, crowd, qualification files); "
                 "off by default so a config from elsewhere cannot serve or post your other files")
 
