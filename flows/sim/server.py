@@ -30,6 +30,8 @@ from flows.sim.worker_pages import BadRequest, WorkerPages
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 SERVICE_ID = "hitflow-simulator"  # what GET /_sim/health says, so a run can tell it from a real endpoint
+AMZ_JSON = "application/x-amz-json-1.1"  # MTurk's JSON 1.1 wire protocol
+THROTTLED = {"__type": "ThrottlingException", "message": "Rate exceeded"}
 MAX_BODY = 16 * 1024 * 1024  # above MTurk's 64 KB Question and any Prolific body hitflow sends
 DEFAULT_CROWD = Path(__file__).resolve().parents[2] / "config" / "crowds" / "vizwiz_demo.toml"
 
@@ -83,7 +85,7 @@ class _Handler(WorkerPages):
         if urlparse(self.path).path.startswith("/api/v1/"):
             return self._json(err.status, prolific_api.error(err.status, 140001, err.message, {}))
         self._json(err.status, {"__type": "RequestError", "Message": err.message,
-                                "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, "application/x-amz-json-1.1")
+                                "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, AMZ_JSON)
 
     def _commit(self, prolific: bool = False) -> None:
         """Write what the request changed (``prolific``: on that side too) to the state file, before the reply."""
@@ -170,20 +172,17 @@ class _Handler(WorkerPages):
     def _mturk(self, operation: str, body: bytes) -> None:
         self.server.pacing.wait()  # the network's round trip, outside the market's lock
         if not self.server.pacing.admit():
-            return self._json(400, {"__type": "ThrottlingException", "message": "Rate exceeded"},
-                              "application/x-amz-json-1.1")
+            return self._json(400, THROTTLED, AMZ_JSON)
         market = self.server.market
         handler = OPERATIONS.get(operation)
         with market.lock:
             market.calls += 1
             roll = market.fault_rng.random()
             if roll < market.faults.throttle_rate:
-                return self._json(400, {"__type": "ThrottlingException", "message": "Rate exceeded"},
-                                  "application/x-amz-json-1.1")
+                return self._json(400, THROTTLED, AMZ_JSON)
             if roll < market.faults.throttle_rate + market.faults.fault_rate:
                 return self._json(500, {"__type": "ServiceFault", "Message": "Simulated service fault",
-                                        "TurkErrorCode": "AWS.MechanicalTurk.ServiceFault"},
-                                  "application/x-amz-json-1.1")
+                                        "TurkErrorCode": "AWS.MechanicalTurk.ServiceFault"}, AMZ_JSON)
             try:
                 if handler is None:
                     raise MTurkError("AWS.MechanicalTurk.UnknownOperation", f"Unknown operation {operation}")
@@ -195,17 +194,16 @@ class _Handler(WorkerPages):
             except MTurkError as err:
                 self._commit()  # e.g. auto-approvals made before the operation failed
                 return self._json(err.status, {"__type": err.kind, "Message": err.message,
-                                               "TurkErrorCode": err.code}, "application/x-amz-json-1.1")
+                                               "TurkErrorCode": err.code}, AMZ_JSON)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a member of the wrong type
                 self._commit()
                 return self._json(400, {"__type": "RequestError", "Message": f"Invalid request: {exc}",
-                                        "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},
-                                  "application/x-amz-json-1.1")
+                                        "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"}, AMZ_JSON)
             self._commit()
             if market.fault_rng.random() < market.faults.lose_reply_rate:
                 self.close_connection = True  # the platform acted; the client never hears of it
                 return None
-        self._json(200, result, "application/x-amz-json-1.1")
+        self._json(200, result, AMZ_JSON)
 
 
 class _SimHTTPServer(ThreadingHTTPServer):
