@@ -122,7 +122,8 @@ def platform_view(url: str) -> dict[str, Any]:
     from flows.platforms import mturk_adapter as mturk
 
     quiet = urllib.request.Request(f"{url}/_sim/faults", method="POST", data=json.dumps(
-        {"throttle_rate": 0, "fault_rate": 0, "lose_reply_rate": 0}).encode())
+        {"throttle_rate": 0, "fault_rate": 0, "lose_reply_rate": 0}).encode(),
+        headers={"Content-Type": "application/json"})
     urllib.request.urlopen(quiet, timeout=10).read()  # the audit itself must not be disturbed
     client = mturk.make_client(mturk.Target("sim", url))
     hits = mturk.list_hits(client)

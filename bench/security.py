@@ -3,7 +3,10 @@
 1. spell-correcting one 210 KB caption (before the fix: 23.6 s, quadratic);
 2. memory while a 600 MB body is streamed at the task server (before: buffered, 250 MB ->
    1.44 GB RSS); the server runs in this process, so this process's RSS is the server's;
-3. 20 concurrent identical submits x 10 rounds: HTTP statuses and time per round.
+3. 20 concurrent identical submits x 10 rounds: HTTP statuses and time per round;
+4. hostile inputs per surface (issue 28): inputs tried, tracebacks, HTTP 500s, secrets leaked and
+   inputs wrongly accepted, for the review page, the Prolific adapter's reading of replies, the
+   simulator's control routes and config paths (bench/hostile_surfaces.py).
 """
 
 from __future__ import annotations
@@ -83,6 +86,9 @@ def main() -> None:
         results["streamed_600mb_body"] = bench_big_body(s)
         results["identical_submits_20x10"] = bench_identical_submits(s)
         gen.close()
+    from bench.hostile_surfaces import surface_counts
+
+    results["hostile_surfaces"] = surface_counts()
     print(json.dumps(results, indent=2))
 
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flows.cli_parser import ANALYZE_KINDS, _parser  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
-from flows.cli_run import batch_left_open, honest_ending, logged_run, stop_on_sigterm
+from flows.cli_parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
+from flows.cli_run import honest_ending, logged_run, run_stopped, stop_on_sigterm
 from flows.errors import HitflowError
 from flows.pipe_output import ReaderMayLeave
 
@@ -72,8 +72,8 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
             assert api is not None
             api.ready()
             result = campaign_flow()(config_path=a.config, **kwargs)
-    if isinstance(result, dict) and result.get("open"):
-        return batch_left_open(a, str(result["open"]))
+    if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
+        return run_stopped(a, result)
     show_summary(Path(a.out) / name)
     return honest_ending(db, name, cfg.accept_partial)
 
@@ -296,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
                                                                        and not args.dry_run))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
+    outside_paths_flag(args)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
@@ -308,8 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
         return 141 if out.reader_left else code
-    except HitflowError as exc:  # exit code 0: a planned stop (a batch waits for review), not an error
-        print(f"hitflow: {'error: ' if exc.exit_code else ''}{exc}", file=sys.stderr)
+    except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
+        print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more

@@ -153,7 +153,20 @@ def _parser() -> argparse.ArgumentParser:
     spell.add_argument("--min-workers", type=arg.positive, default=3,
                        help="keep a word this many workers used")
     _analyze_parser(sub)
+    for command in (run, task, status, qc, *(sub.choices[n] for n in ("reconcile", "cancel", "review",
+                                                                       "serve-schedules", "deploy"))):
+        command.add_argument("--allow-outside-paths", action="store_true", help=OUTSIDE_HELP)
     return p
+
+
+def outside_paths_flag(args: argparse.Namespace) -> None:
+    """--allow-outside-paths, through the environment: the flows a command starts load the config too."""
+    if getattr(args, "allow_outside_paths", False):
+        os.environ["HITFLOW_ALLOW_OUTSIDE_PATHS"] = "1"
+
+
+OUTSIDE_HELP = ("let the config name files outside its own folder (template, items, crowd, qualification files); "
+                "off by default so a config from elsewhere cannot serve or post your other files")
 
 
 def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type: ignore[type-arg]

@@ -55,6 +55,16 @@ def stop_on_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
+def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
+    """A run that stopped before its end: a batch left open (exit 9) or held for a person (exit 10,
+    raised as BatchHeld so it is one plain ``hitflow:`` line; the Prefect flow run ended Completed)."""
+    from flows.errors import BatchHeld
+
+    if result.get("held"):
+        raise BatchHeld(str(result["held"]))
+    return batch_left_open(a, str(result["open"]))
+
+
 def batch_left_open(a: argparse.Namespace, message: str) -> int:
     """A live batch still open: say how far it is and how to come back; exit 9 (not a failure)."""
     import shlex

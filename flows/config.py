@@ -9,6 +9,7 @@ A bad value is rejected at load with one line naming the file, the section and t
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -27,6 +28,7 @@ from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
 
+OUTSIDE_PATHS_ENV = "HITFLOW_ALLOW_OUTSIDE_PATHS"  # set (to 1) by `--allow-outside-paths`; later commands read it
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
 
@@ -110,6 +112,9 @@ class CampaignConfig:
 
 
 def load_config(path: str | Path) -> CampaignConfig:
+    """Every file the config names (template, items, crowd, qualification files) must lie inside
+    the config's folder, symlinks resolved, unless ``HITFLOW_ALLOW_OUTSIDE_PATHS=1``: a config
+    from elsewhere must not serve or post ``~/.aws/credentials`` as a page."""
     path = Path(path)
     doc: ConfigFile = validate(path, ConfigFile, read_toml(path))
     camp = doc.campaign
@@ -174,6 +179,10 @@ def _existing(path: Path, section: str, key: str, relative: str) -> Path | None:
     target = path.parent / relative
     if not target.is_file():
         raise _fail(path, section, key, f"points at {target}, which does not exist")
+    folder = path.parent.resolve()
+    if not target.resolve().is_relative_to(folder) and os.environ.get(OUTSIDE_PATHS_ENV, "") not in ("1", "yes"):
+        raise _fail(path, section, key, f"points at {target}, outside the config's folder {folder} (symlinks "
+                    f"followed); move the file there, or pass --allow-outside-paths ({OUTSIDE_PATHS_ENV}=1)")
     return target
 
 

@@ -35,6 +35,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax and run again") from exc
+    except RecursionError as exc:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: arrays or tables nest too deeply to read; a config needs a few levels "
+                          "at most") from exc
 
 
 def shown(value: Any, limit: int = 60) -> str:

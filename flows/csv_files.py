@@ -5,8 +5,9 @@ rows, an unterminated quote, a huge field, NUL bytes) into rows of text or a one
 ``InputFormatError`` naming the file and line, never a traceback and never a silently dropped field.
 
 The writer neutralises spreadsheet formulas by OWASP's rule (a cell that starts with ``=``, ``+``,
-``-``, ``@``, tab or carriage return gets a leading ``'``) in files people open in a spreadsheet;
-data files (``dataset.csv``) keep the workers' exact text.
+``-``, ``@``, tab or carriage return gets a leading ``'``) in files people open in a spreadsheet,
+``dataset.csv`` included; data files for code (``dataset.raw.csv``, ``judgements.csv``) keep the
+workers' exact text.
 """
 
 from __future__ import annotations
@@ -104,6 +105,13 @@ def read_csv_frame(path: Path, required: Iterable[str] = (), what: str = "it", d
                    names: list[str] | None = None) -> pd.DataFrame:
     """:func:`read_csv_table` as a DataFrame of text (nothing turned into NaN)."""
     return read_csv_table(path, required, what, delimiter, names).frame()
+
+
+def write_dataset(frame: pd.DataFrame, out_dir: Path) -> Path:
+    """``dataset.csv`` neutralised like every export people open (a caption typed as ``=HYPERLINK(...)``
+    is inert there), and ``dataset.raw.csv`` beside it with the workers' exact text, for code."""
+    write_csv(frame, out_dir / "dataset.raw.csv", for_spreadsheet=False)
+    return write_csv(frame, out_dir / "dataset.csv")
 
 
 def neutralise(value: Any) -> Any:

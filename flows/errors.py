@@ -7,6 +7,7 @@ class HitflowError(Exception):
     """Base: a message that says what went wrong and what to do next."""
 
     exit_code = 1
+    waits_for_person = False  # a planned stop for a person (review, a held batch): no "error:" prefix
 
 
 class ConfigError(HitflowError):
@@ -68,3 +69,8 @@ class BatchHeld(HitflowError):
     ``hitflow run CONFIG --release-hold approve|rules`` decides it. Not an error in the run itself."""
 
     exit_code = 10
+    waits_for_person = True
+
+    def __init__(self, message: str, batch: int = 0):
+        super().__init__(message)
+        self.batch = batch

@@ -69,6 +69,10 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
         raise ConfigError(f"{name}:{exc.lineno}: {exc.message}") from exc
     except jinja2.sandbox.SecurityError as exc:
         raise ConfigError(f"{name}: {exc}; a task template may only read its values") from exc
+    except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError) as exc:  # {{ 1/0 }}, wordwrap(0)
+        line = (str(exc).splitlines() or [""])[0][:160]
+        raise ConfigError(f"{name}: the template failed while rendering ({type(exc).__name__}: {line}); "
+                          "fix the expression and run the dry run again") from exc
 
 
 def sample_context(task: str) -> dict[str, Any]:

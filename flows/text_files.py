@@ -10,13 +10,18 @@ from pathlib import Path
 
 from flows.errors import InputFormatError
 
+MAX_INPUT_BYTES = 512 * 2**20  # any input file read whole; a bigger one is refused before it fills memory
+
 
 def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str:
-    """The file's text: UTF-8 (a byte-order mark dropped) or a one-line InputFormatError."""
+    """The file's text: UTF-8 (a byte-order mark dropped) or a one-line InputFormatError. At most
+    ``max_bytes`` (default ``MAX_INPUT_BYTES``) are read: ``/dev/zero`` or a FIFO never fills memory."""
     if not str(path).isprintable():  # every later message names the path: keep them one line
         raise InputFormatError(f"{str(path)!r}: a file name with control characters; rename the file")
+    max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read(max_bytes + 1)
     except FileNotFoundError as exc:
         raise InputFormatError(f"{path} does not exist; check the path") from exc
     except IsADirectoryError as exc:
@@ -25,8 +30,8 @@ def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str
         raise InputFormatError(f"{path}: cannot read {what} ({getattr(exc, 'strerror', None) or exc})") from exc
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputFormatError(f"{path}: {what} is UTF-16 text; save it as UTF-8")
-    if max_bytes is not None and len(raw) > max_bytes:
-        raise InputFormatError(f"{path}: {len(raw)} bytes is too large for {what} (at most {max_bytes})")
+    if len(raw) > max_bytes:
+        raise InputFormatError(f"{path}: over {max_bytes} bytes, too large for {what}; split it or check the path")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -2,7 +2,10 @@
    gets plain controls a person can use, the browser's constraint validation guards the submit, and
    the page posts what MTurk's <crowd-form> posts: one field, taskAnswers, a JSON array holding one
    object with every named element's answer in its documented shape (flows/platforms/crowd_elements.py
-   lists them), beside assignmentId (and the task server's sig). */
+   lists them), beside assignmentId (and the task server's sig). Shapes from the element reference,
+   docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-reference.html: crowd-keypoint takes its
+   labels from labels= and answers {inputImageProperties, keypoints: [{label, x, y}]}
+   (sms-ui-template-crowd-keypoint.html); crowd-slider's page documents no output (a number here). */
 (function () {
   "use strict";
   var crowdForm = document.getElementById("crowd-form");
@@ -74,7 +77,7 @@
     var points = el.tagName.toLowerCase() === "crowd-keypoint", marks = [], start = null;
     header(el);
     var pick = make("select", {}, el);
-    list(el.getAttribute(points ? "keypoints" : "labels")).forEach(function (l) { make("option", {value: l}, pick).textContent = l; });
+    list(el.getAttribute("labels")).forEach(function (l) { make("option", {value: l}, pick).textContent = l; });
     var frame = make("div", {class: "crowd-marks"}, el), img = make("img", {src: el.getAttribute("src"), alt: el.getAttribute("header") || "", draggable: "false"}, frame);
     var undo = make("button", {type: "button"}, el);
     undo.textContent = "Remove the last mark";

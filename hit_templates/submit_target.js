@@ -1,9 +1,13 @@
 /* Where the form may post. MTurk hands the page its submit host as `turkSubmitTo`; anyone can
    put anything in a URL's query string, so only known submit origins are used (MTurk's two
    externalSubmit hosts, the page's own origin, and origins the server rendered into
-   #submit-origins). Anything else leaves the server-rendered action as it is. */
+   #submit-origins). Anything else leaves the server-rendered action as it is. Pages that are not
+   MTurk's (the task server's Prolific and invite pages, #turk-submit false) ignore it: there a
+   moved action only loses the submission. */
 window.hitflowSubmitTarget = function (form) {
   "use strict";
+  var onMTurk = document.getElementById("turk-submit");
+  if (onMTurk && JSON.parse(onMTurk.textContent) === false) { return; }
   var known = ["https://www.mturk.com", "https://workersandbox.mturk.com", window.location.origin];
   var listed = document.getElementById("submit-origins");
   if (listed) { known = known.concat(JSON.parse(listed.textContent)); }

@@ -66,7 +66,7 @@ def fleiss(table: pd.DataFrame) -> float:
 
 def alpha(table: pd.DataFrame, level: str = "nominal") -> float:
     """Krippendorff's alpha from the count table (raters need not be identified)."""
-    if table.shape[1] < 2:
+    if table.shape[1] < 2 or not (table.sum(axis=1) >= 2).any():  # krippendorff raises: "at least two coders"
         return float("nan")
     domain = [float(c) for c in table.columns] if level != "nominal" else list(range(table.shape[1]))
     return float(krippendorff.alpha(value_counts=table.to_numpy(dtype=float), value_domain=domain,
@@ -78,6 +78,8 @@ def cohen(df: pd.DataFrame) -> float:
     raters = sorted(df["worker_id"].unique())
     wide = df.drop_duplicates(["item_id", "worker_id"]).pivot(index="item_id", columns="worker_id", values="label")
     both = wide.dropna()
+    if both.empty:  # no item both labelled: no agreement to measure
+        return float("nan")
     labels = sorted(set(both[raters[0]]) | set(both[raters[1]]))
     table = pd.crosstab(both[raters[0]], both[raters[1]]).reindex(index=labels, columns=labels, fill_value=0)
     return float(cohens_kappa(table.to_numpy(dtype=float), return_results=False))
@@ -99,6 +101,8 @@ def agreement(df: pd.DataFrame, level: str = "nominal") -> dict[str, Any]:
     }
     if out["raters"] == 2:
         out["cohen_kappa"] = _round(cohen(labels))
+    if out["krippendorff_alpha"] is None:
+        out["note"] = "too little data for agreement: no item was judged by two or more raters"
     return out
 
 

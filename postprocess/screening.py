@@ -14,13 +14,31 @@ from typing import Any
 
 import pandas as pd
 
+TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "y", "t"}, {"0", "false", "no", "n", "f", ""}
+
+
+def yes_no(column: pd.Series, name: str) -> pd.Series:
+    """A yes/no column as booleans: real booleans, or text as a CSV holds it ("0" is no)."""
+    if column.dtype == bool:
+        return column
+    words = column.fillna("").astype(str).str.strip().str.lower()
+    unknown = words[~words.isin(TRUE_WORDS | FALSE_WORDS)]
+    if len(unknown):
+        raise ValueError(f"column {name} must hold yes/no values (1/0, true/false), not {unknown.iloc[0][:40]!r}")
+    return words.isin(TRUE_WORDS)
+
 
 def session_exclusions(people: pd.DataFrame, min_minutes: float = 18.0) -> dict[str, Any]:
     """Counts at each stage and the participants excluded, with their reasons."""
-    passed = people[people["passed_qualification"]] if "passed_qualification" in people else people
-    continued = passed[passed["continued"]] if "continued" in passed else passed
-    too_fast = continued["minutes"] <= min_minutes
-    zero = continued["slider_zero"].astype(bool)
+    passed = people[yes_no(people["passed_qualification"], "passed_qualification")] \
+        if "passed_qualification" in people else people
+    continued = passed[yes_no(passed["continued"], "continued")] if "continued" in passed else passed
+    minutes = pd.to_numeric(continued["minutes"], errors="coerce")
+    if minutes.isna().any():
+        bad = continued["minutes"][minutes.isna()].iloc[0]
+        raise ValueError(f"column minutes must hold numbers (session lengths), not {str(bad)[:40]!r}")
+    too_fast = minutes <= min_minutes
+    zero = yes_no(continued["slider_zero"], "slider_zero")
     reasons = [", ".join(r for r, hit in (("session too short", f), ("slider left at 0", z)) if hit)
                for f, z in zip(too_fast, zero, strict=True)]
     excluded = [{"participant_id": p, "reason": r} for p, r in zip(continued["participant_id"], reasons, strict=True)

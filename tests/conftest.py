@@ -33,7 +33,8 @@ def client(sim: SimServer):
 
 def advance(sim: SimServer, seconds: float) -> None:
     req = urllib.request.Request(f"{sim.url}/_sim/clock", method="POST",
-                                 data=json.dumps({"advance_seconds": seconds}).encode())
+                                 data=json.dumps({"advance_seconds": seconds}).encode(),
+                                 headers={"Content-Type": "application/json"})
     urllib.request.urlopen(req).read()
 
 

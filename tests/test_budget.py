@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,11 +18,12 @@ DEMO = ROOT / "config" / "vizwiz_captions.toml"
 
 
 def config_with(tmp_path: Path, campaign_lines: str) -> Path:
-    """The demo config with its budget lines replaced (items by absolute path)."""
+    """The demo config with its budget lines replaced (a copy of the items beside it)."""
     lines = [line for line in DEMO.read_text().splitlines()
              if not line.startswith(("budget", "fx_rates", "accept_partial", "items ="))]
     at = lines.index("[campaign]") + 1
-    lines[at:at] = [f'items = "{ROOT / "config" / "items" / "vizwiz_demo_items.csv"}"', *campaign_lines.splitlines()]
+    shutil.copy(ROOT / "config" / "items" / "vizwiz_demo_items.csv", tmp_path / "items.csv")
+    lines[at:at] = ['items = "items.csv"', *campaign_lines.splitlines()]
     path = tmp_path / "campaign.toml"
     path.write_text("\n".join(lines) + "\n")
     return path

@@ -35,6 +35,7 @@ def test_the_reader_finds_every_element_and_its_constraints() -> None:
     assert rules["light"]["options"] == ["bright", "dim"] and rules["issues"]["options"] == ["blurry", "cropped"]
     assert (rules["quality"]["min"], rules["quality"]["max"]) == (1, 5) and not rules["comment"]["required"]
     assert rules["objects"]["options"] == ["person", "vehicle"] and rules["centre"]["type"] == "annotations"
+    assert rules["centre"]["options"] == ["centre"]  # crowd-keypoint's labels are labels= (its reference page)
 
 
 def test_task_answers_round_trip_in_the_documented_shapes() -> None:
@@ -107,3 +108,12 @@ def test_radio_buttons_with_different_names_are_a_problem_not_a_lost_answer(crow
                     encoding="utf-8")
     assert main(["run", str(crowd_project / "config" / "crowd.toml"), "--dry-run"]) == 1
     assert "has buttons named dim_0, light_0: give every crowd-radio-button" in capsys.readouterr().out
+
+
+def test_a_keypoint_with_its_labels_in_keypoints_is_a_problem(crowd_project: Path, capsys) -> None:
+    """MTurk's crowd-keypoint reads labels= (sms-ui-template-crowd-keypoint.html); keypoints= leaves no label."""
+    page = crowd_project / "config" / "crowd.html.j2"
+    page.write_text(page.read_text().replace("labels=\"['centre']\"", "keypoints=\"['centre']\""), encoding="utf-8")
+    assert main(["run", str(crowd_project / "config" / "crowd.toml"), "--dry-run"]) == 1
+    assert "<crowd-keypoint> 'centre_0' (rendered line" in (out := capsys.readouterr().out)
+    assert "lists its labels in keypoints=, which MTurk does not read" in out

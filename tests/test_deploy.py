@@ -43,12 +43,12 @@ def ledger(tmp_path: Path) -> Iterator[tuple[Store, Any]]:
 def test_health_names_the_campaigns_and_fails_when_the_ledger_cannot_be_read(ledger, tmp_path: Path,
                                                                            monkeypatch) -> None:
     store, cfg = ledger
-    monkeypatch.setenv("HITFLOW_TASK_SECRET", "from-the-environment")
+    monkeypatch.setenv("HITFLOW_TASK_SECRET", "from-the-environment-" + "x" * 32)
     with TaskServer(TaskSite(store.path, {cfg.name: cfg})) as server:
         health = httpx.get(f"{server.url}/health")
     assert health.status_code == 200
     assert health.json()["campaigns"] == [cfg.name] and health.json()["open_batches"] == {cfg.name: None}
-    assert health.json()["signs_with"] == secret_fingerprint(b"from-the-environment")
+    assert health.json()["signs_with"] == secret_fingerprint(b"from-the-environment-" + b"x" * 32)
     assert not Path(f"{store.path}.task-secret").exists()  # the secret came from the environment, no file
     broken = tmp_path / "a-folder.db"
     broken.mkdir()  # SQLite cannot open a folder

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,9 +111,10 @@ def test_a_resumed_run_posts_no_second_test(flickr_sim: SimServer, finished: tup
 
 
 def config_copy(tmp_path: Path, text: str) -> Path:
-    """The config written elsewhere, its relative paths made absolute."""
+    """The config written elsewhere with copies of the folders it names (a config's files stay
+    in its folder)."""
     for folder in ("items", "qualification", "crowds"):
-        text = text.replace(f'= "{folder}/', f'= "{ROOT}/config/{folder}/')
+        shutil.copytree(ROOT / "config" / folder, tmp_path / folder, dirs_exist_ok=True)
     path = tmp_path / "campaign.toml"
     path.write_text(text)
     return path

@@ -117,7 +117,8 @@ def test_throttling_and_faults_come_back_in_shapes_clients_know(sim) -> None:
                         aws_secret_access_key="dummy", config=Config(retries={"total_max_attempts": 1}))
     for faults, status in (({"throttle_rate": 1.0}, 400), ({"throttle_rate": 0.0, "fault_rate": 1.0}, 500)):
         urllib.request.urlopen(urllib.request.Request(f"{sim.url}/_sim/faults", data=json.dumps(faults).encode(),
-                                                      method="POST")).read()
+                                                      method="POST",
+                                                      headers={"Content-Type": "application/json"})).read()
         results, raw = run_boto3(slow, [{"op": "GetAccountBalance", "params": {}, "error": None}])
         assert not results[0]["ok"] and raw[0][1] == status
         assert reply_problems(*raw[0]) == []

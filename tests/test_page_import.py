@@ -26,10 +26,13 @@ ROWS = {"review_text": ["The kettle boils fast but the lid broke after a week of
         "sentence": ["The Danube flows through ten countries before it reaches the Black Sea.",
                      "Whisk the eggs with sugar until the mixture turns pale and thick."],
         "source_url": ["https://example.org/src/1", ""],
-        "sign_image": ["https://example.org/signs/1.jpg", "https://example.org/signs/2.jpg"]}
+        "sign_image": ["https://example.org/signs/1.jpg", "https://example.org/signs/2.jpg"],
+        "caption": ["Morning rush on the bridge", "Saturday stalls by the river"],
+        "photo_url": ["https://example.org/street/1.jpg", "https://example.org/street/2.jpg"]}
 # page -> (the item columns its placeholders read, the answer fields the page has)
 CORPUS = {
     "mturk_requester_ui.html": (["review_text", "product_url", "product_name"], {"sentiment", "reason", "stars"}),
+    "crowd_requester_ui.html": (["caption", "photo_url"], {"place_kind", "place_name", "bicycles"}),
     "groundtruth_liquid.html": (["topic", "sentence", "source_url"], {"on_topic", "confidence", "remarks"}),
     "own_form_htmlquestion.xml": (["sign_image"], {"transcription", "readable"}),
     "plain_htmlquestion.xml": ([], {"how_often", "uses", "story"}),
@@ -271,3 +274,15 @@ def test_the_pages_own_form_gives_way_and_its_onsubmit_check_moves_to_hitflows_f
     assert '<input name="a_{{ i }}">' in body and 'getElementById("hit-form").elements["a_{{ i }}"]' in body
     assert 'return ok("x") }).call(this, event) === false) { event.preventDefault(); }' in body
     assert any("own <form>" in n for n in notes)
+
+
+def test_a_crowd_element_page_is_brought_onto_the_crowd_base(tmp_path: Path, capsys) -> None:
+    """Its <crowd-form> and MTurk's element script give way to _crowd_page.html.j2's (which posts
+    taskAnswers and draws the elements); every named element belongs to its item."""
+    page = Path(f"{imported(tmp_path, 'crowd_requester_ui.html')}.html.j2").read_text()
+    assert page.startswith('{% extends "_crowd_page.html.j2" %}') and "_custom_page" not in page
+    assert "<crowd-form" not in page and "</crowd-form>" not in page and "assets.crowd.aws" not in page
+    assert re.findall(r'<crowd-[a-z-]+ name="([^"]+)"', page) == ["place_kind_{{ i }}", "place_name_{{ i }}",
+                                                                    "bicycles_{{ i }}"]
+    assert 'src="{{ item.photo_url | safe_url }}"' in page
+    assert "extends _crowd_page.html.j2" in capsys.readouterr().err

@@ -119,6 +119,7 @@ def test_a_page_that_breaks_its_own_rule_holds_the_batch_instead_of_rejecting_ev
     argv = ["run", str(config), "--no-prefect", "--db", str(db), "--out", str(project / "runs")]
     assert main(argv) == 10
     err = capsys.readouterr().err
+    assert err.startswith("hitflow: batch 1 HELD") and "error:" not in err  # a stop for a person, not a crash
     assert "batch 1 HELD for review, nothing rejected or blocked: rule invalid_answer would reject or block" in err
     assert "(100%, over the 50% of [policy] hold_share)" in err and "--release-hold approve" in err
     assert decisions_and_blocks(db) == ({}, 0)

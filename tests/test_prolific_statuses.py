@@ -4,6 +4,7 @@ billed in another currency, a maximum time below Prolific's minimum, paging with
 
 from __future__ import annotations
 
+import shutil
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,10 @@ def test_a_workspace_in_another_currency_is_refused_before_any_money_is_estimate
 
 
 def _config(tmp_path: Path, **prolific_lines: str) -> Path:
-    """The demo config (items by absolute path) with some [prolific] lines replaced."""
-    text = CONFIG.read_text().replace('items = "items/', f'items = "{CONFIG.parent}/items/')
+    """The demo config (a copy of its items beside it) with some [prolific] lines replaced."""
+    (tmp_path / "items").mkdir(exist_ok=True)
+    shutil.copy(CONFIG.parent / "items" / "vizwiz_demo_items.csv", tmp_path / "items")
+    text = CONFIG.read_text()
     for key, value in prolific_lines.items():
         start = text.index(f"\n{key} = ", text.index("[prolific]"))
         end = text.index("\n", start + 1)

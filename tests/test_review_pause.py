@@ -180,3 +180,50 @@ def test_the_scheduled_batch_flow_ends_completed_while_its_batch_waits_for_revie
     assert result["done"] is False and result["advanced_batch"] == 1 and "waits for review" in result["review"]
     assert not failed_tasks(db)
     assert Store(db).batch_status("vizwiz_captions", 1) == "qc_done"  # held before decisions, nothing lost
+
+
+# --- a batch held for a person (one rule over [policy] hold_share) stops the same way --------------
+
+def held_page(tmp_path: Path) -> Path:
+    from flows.custom.scaffold import scaffold
+    from tests.test_page_refusal import self_contradicting
+
+    scaffold("page", tmp_path)
+    return self_contradicting(tmp_path)
+
+
+def flow_states(db: Path) -> list[str]:
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return [r.state.type.value for r in client.read_flow_runs() if r.parameters.get("db_path") == str(db)
+                and r.state is not None]
+
+
+@pytest.mark.prefect
+def test_a_scheduled_batch_flow_that_meets_a_held_batch_ends_completed(prefect_api: None, sim, tmp_path: Path) -> None:
+    """Like a batch waiting for review: the held batch ends its task and the one-batch run Completed,
+    saying how to release it (the run ended Failed before)."""
+    from flows.campaigns.campaign_flow import caption_next_batch
+
+    db = tmp_path / "h.db"
+    state = caption_next_batch(config_path=str(held_page(tmp_path)), endpoint_url=sim.url, db_path=str(db),
+                               out_root=str(tmp_path), return_state=True)
+    assert state.is_completed(), state
+    result = state.result()
+    assert result["done"] is False and result["advanced_batch"] == 1
+    assert "batch 1 HELD for review" in result["held"] and "--release-hold approve" in result["held"]
+    assert not failed_tasks(db)
+    assert not Store(db).rows("SELECT * FROM decisions") and not Store(db).rows("SELECT * FROM blocks")
+
+
+@pytest.mark.prefect
+def test_hitflow_run_under_prefect_ends_a_held_batch_completed_with_a_plain_line(prefect_api: None, tmp_path: Path,
+                                                                                 capsys) -> None:
+    from flows.cli import main
+
+    db = tmp_path / "h.db"
+    assert main(["run", str(held_page(tmp_path)), "--db", str(db), "--out", str(tmp_path / "runs")]) == 10
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("hitflow: batch 1 HELD for review") and "error" not in last, last
+    assert flow_states(db) == ["COMPLETED"] and not failed_tasks(db)

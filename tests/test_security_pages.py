@@ -46,7 +46,7 @@ def do_caption_page(page: Any) -> None:
     page.click("#submit-btn")
 
 
-@pytest.mark.parametrize("hostile", HOSTILE)
+@pytest.mark.parametrize("hostile", [*HOSTILE, "https://www.mturk.com"])  # MTurk's own host: not for this page
 def test_task_server_page_ignores_a_hostile_turk_submit_to(served: dict[str, Any], page: Any, hostile: str) -> None:
     seen = watch(page)
     query = urlencode({"PROLIFIC_PID": "pw1", "STUDY_ID": STUDY, "SESSION_ID": "pw-sess", "turkSubmitTo": hostile,

@@ -174,7 +174,7 @@ def test_bad_content_length_gets_a_json_error_not_a_traceback(sim, capfd, length
 def test_malformed_bodies_get_a_json_error(sim, capfd, body) -> None:
     code, payload = _raw(sim, {"Content-Length": str(len(body))}, body)
     assert code == 400 and payload["__type"] == "RequestError"
-    clock = httpx.post(f"{sim.url}/_sim/clock", content=body)
+    clock = httpx.post(f"{sim.url}/_sim/clock", content=body, headers={"Content-Type": "application/json"})
     assert clock.status_code == 400 and "JSON object" in clock.json()["Message"]
     assert "Traceback" not in capfd.readouterr().err
 

@@ -73,7 +73,7 @@ def held_rules(run: Run, batch: int, decisions: pd.DataFrame, blocks: pd.DataFra
                     f"nearly everyone is a defect in the page or the rule, not fraud: check the page "
                     f"(`hitflow run {run.cfg.path} --dry-run`) and the rule, then release it with "
                     f"`hitflow run {run.cfg.path} --release-hold approve` (pay the work; the rule neither rejects "
-                    f"nor blocks in this batch) or `--release-hold rules` (decide by the rules as they stand)")
+                    f"nor blocks in this batch) or `--release-hold rules` (decide by the rules as they stand)", batch)
 
 
 def approve_despite(decisions: pd.DataFrame, rules: set[str]) -> pd.DataFrame:

@@ -103,6 +103,9 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
             wait_for_review(waiting, db_path)
     if "open" in summary:  # the flow run ends Completed; the next run (or the schedule) collects
         return {"out_dir": str(summary["out_dir"]), "open": summary["open"], "target": summary["target"]}
+    if "held" in summary:  # Completed too: a person releases the batch (--release-hold), then runs again
+        _api_logger().info(summary["held"])  # in Prefect's UI; the CLI prints it on the console once
+        return {"out_dir": str(summary["out_dir"]), "held": summary["held"], "target": summary["target"]}
     done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
@@ -137,6 +140,9 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         except ReviewPending as exc:  # the schedule's next run looks again; the person has until the deadline
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
+        except BatchHeld as exc:  # as review: the run ends Completed; a person releases it with --release-hold
+            progress_line(str(exc))
+            return {"advanced_batch": exc.batch, "done": False, "held": str(exc)}
         if batch is None:
             write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
             pause_own_schedule(f"{cfg.name} is done")

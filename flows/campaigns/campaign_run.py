@@ -14,7 +14,7 @@ from flows.campaigns.batch_window import detaches
 from flows.campaigns.campaign import Caller, call_directly, run_batches
 from flows.campaigns.outputs import write_outputs
 from flows.config import CampaignConfig, load_config
-from flows.errors import BatchOpen, ConfigError
+from flows.errors import BatchHeld, BatchOpen, ConfigError
 from flows.platforms import platform_for
 from flows.platforms.targets import open_session, sim_state_path
 from flows.run_context import Run
@@ -34,7 +34,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     simulator keeps its marketplace in ``sim_state`` (default: ``sim/`` next to the ledger).
 
     A run that leaves an open batch (flows/campaigns/batch_window.py) returns ``{"open": message, ...}``
-    without outputs; the next run collects it. ``detach``: "always"/"never" overrides the config.
+    without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
+    the next run collects it. ``detach``: "always"/"never" overrides the config.
     ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py)."""
     cfg = named(load_config(config_path), campaign_name)
     store = Store(db_path)
@@ -53,6 +54,9 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         except BatchOpen as exc:
             return {"open": str(exc), "batch": exc.batch, "filled": exc.filled, "places": exc.places,
                     "out_dir": Path(out_root) / cfg.name, "target": session.target.label}
+        except BatchHeld as exc:  # a stop for a person, not a failure: a Prefect flow run ends Completed
+            return {"held": str(exc), "batch": exc.batch, "out_dir": Path(out_root) / cfg.name,
+                    "target": session.target.label}
         summary = write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
     summary["target"] = session.target.label
     return summary

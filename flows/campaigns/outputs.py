@@ -14,7 +14,7 @@ from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualificatio
 from flows.campaigns.qualification_stage import record_native_scores
 from flows.campaigns.report import render_report
 from flows.campaigns.summary import shortfall_lines
-from flows.csv_files import write_csv
+from flows.csv_files import write_csv, write_dataset
 from flows.spelling_cache import spelling_index
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
@@ -74,7 +74,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?",
                    ["image_id", "file_name"])
     (out_dir / "dataset.json").write_text(json.dumps(vizwiz_json(captions, items), indent=1), encoding="utf-8")
-    write_csv(flat_table(captions, items), out_dir / "dataset.csv", for_spreadsheet=False)  # data: exact text
+    write_dataset(flat_table(captions, items), out_dir)
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
     write_csv(flags, out_dir / "flags.csv")

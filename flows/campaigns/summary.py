@@ -71,7 +71,7 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
     for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
         if (out_dir / name).is_file():
             return [(out_dir / name).read_text(encoding="utf-8")], None, []
-    dataset = pd.read_csv(out_dir / "dataset.csv")
+    dataset = pd.read_csv(out_dir / "dataset.raw.csv")  # the exact rows (dataset.csv is neutralised)
     blocked = pd.read_csv(out_dir / "blocked_workers.csv")
     flags = pd.read_csv(out_dir / "flags.csv", keep_default_na=False)
     review = flags[flags["rule"] == "random_sample"]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import shortfall_lines
-from flows.csv_files import write_csv
+from flows.csv_files import write_csv, write_dataset
 from flows.custom.custom_task import INDEXED, custom_spec
 from flows.errors import InputFormatError
 from flows.taskserver.task_pages import page_items
@@ -92,7 +92,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     out_dir.mkdir(parents=True, exist_ok=True)
     data = dataset_frame(run)
     # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.
-    write_csv(data[data["decision"] == "approve"], out_dir / "dataset.csv", for_spreadsheet=False)
+    write_dataset(data[data["decision"] == "approve"], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
     (out_dir / "dataset.json").write_text(json.dumps(dataset_json(run, data), indent=1), encoding="utf-8")
     flags = _frame(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "

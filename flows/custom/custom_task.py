@@ -23,7 +23,10 @@ from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_no
 from flows.errors import ConfigError, InputFormatError
 from flows.platforms.mturk_forms import INDEXED, form_fields
 from flows.templates import render_source, safe_url
+from flows.text_files import read_text
 from qc.form_constraints import Spec, describe_rules
+
+MAX_TEMPLATE_BYTES = 2 * 2**20  # a page template; the starter page is 2 KB
 
 URL_COLUMNS = ("url", "image_url")
 
@@ -63,10 +66,7 @@ def custom_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict
 
 def _source(cfg: CampaignConfig) -> str:
     assert cfg.template is not None
-    try:
-        return cfg.template.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFormatError(f"{cfg.template}: cannot read the template ({exc})") from exc
+    return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
 
 
 def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:

@@ -77,7 +77,8 @@ def _dollar_html(source: str, start: int, end: int, out: Converted) -> str:
         if m.group(1) is None:
             return _escaped(m.group(0))
         out.column(m.group(1))
-        return _item_expr(m.group(1), bool(URL_ATTR.search(source[max(0, m.start() - 300):m.start()])))
+        at = start + m.start()  # m is in the slice; the text before it is looked up in the whole page
+        return _item_expr(m.group(1), bool(URL_ATTR.search(source[max(0, at - 300):at])))
     return pattern.sub(swap, source[start:end]) if start < end else ""
 
 

@@ -1,7 +1,9 @@
 """``hitflow new NAME --from PAGE``: a page written for another platform, brought in as it is.
 
 The page (an HTML file, an MTurk HTMLQuestion/ExternalQuestion XML wrapper, or a QuestionForm)
-becomes the ``item`` block of a template on ``_custom_page.html.j2``, one item per page as MTurk
+becomes the ``item`` block of a template on ``_custom_page.html.j2`` (``_crowd_page.html.j2`` for a page
+built on MTurk's crowd HTML elements: its ``<crowd-form>`` and MTurk's element script give way to the
+base's, which posts ``taskAnswers`` and draws the elements itself), one item per page as MTurk
 shows one CSV row per HIT: its placeholders become item columns (``foreign_syntax``), its own
 ``<form>`` and submit button give way to hitflow's (the page's script keeps working: references to
 the form's id point at hitflow's form), every answer field is named ``<name>_{{ i }}`` (the
@@ -25,7 +27,12 @@ from flows.platforms.mturk_forms import NS_EXTERNAL, NS_HTML
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
-FIELD_TAG = re.compile(r"<(input|textarea|select)\b[^>]*>", re.I)
+FIELD_TAG = re.compile(r"<(input|textarea|select|crowd-[a-z-]+)\b[^>]*>", re.I)  # crowd-*: MTurk's elements
+CROWD_PAGE = re.compile(r"<crowd-form\b", re.I)
+# <crowd-form> and its submit button, MTurk's element script: _crowd_page.html.j2 has its own of each
+CROWD_FRAME = re.compile(r"</?crowd-form\b[^>]*>|<crowd-button\b[^>]*\bform-action\s*=\s*[\"']?submit[^>]*>.*?"
+                         r"</crowd-button\s*>|<script\b[^>]*\bsrc\s*=\s*[\"'][^\"']*crowd-html-elements[^>]*>\s*"
+                         r"</script\s*>", re.I | re.S)
 NAME_ATTR = re.compile(r"""(\bname\s*=\s*)(?:(["'])(?P<quoted>.*?)\2|(?P<bare>[^\s>"']+))""", re.I | re.S)
 FORM_OPEN = re.compile(r"<form\b([^>]*)>", re.I)
 FORM_CLOSE = re.compile(r"</form\s*>", re.I)
@@ -53,6 +60,7 @@ class ImportedPage:
     notes: list[str] = field(default_factory=list)
     answer_key: list[dict[str, str]] = field(default_factory=list)
     scripted: bool = False  # its scripts write answer fields: simulated workers use a browser
+    crowd: bool = False  # built on MTurk's crowd elements: the template extends _crowd_page.html.j2
 
 
 def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
@@ -68,14 +76,17 @@ def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
     converted = convert_placeholders(content)
     _raise(origin, converted.problems, offset)
     title = _title(content)
-    body, notes = restructure(converted.text)
+    crowd = bool(CROWD_PAGE.search(converted.text))
+    body, notes = restructure(CROWD_FRAME.sub("", converted.text) if crowd else converted.text)
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
             [f"{origin}: note: {n}" for n in notes]
     scripted = scripts_write_fields(body)
+    if crowd:
+        notes.append(f"{origin}: note: a page of MTurk's crowd elements: it extends _crowd_page.html.j2, whose "
+                     "<crowd-form> posts taskAnswers and whose own script draws the elements (MTurk's is not loaded)")
     if not FIELD_TAG.search(body) and not scripted:
-        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select); a page built of "
-                     "MTurk's crowd elements needs hitflow's crowd element reader")
-    return ImportedPage(body, converted.columns, title, notes, scripted=scripted)
+        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element)")
+    return ImportedPage(body, converted.columns, title, notes, scripted=scripted, crowd=crowd)
 
 
 def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:

@@ -52,9 +52,10 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
 
 
 def template_text(imported: ImportedPage, page: Path, source: str) -> str:
-    if re.search(r"\{%-?\s*extends\s+[\"']_custom_page\.html\.j2[\"']", source):
+    if re.search(r"\{%-?\s*extends\s+[\"']_(custom|crowd)_page\.html\.j2[\"']", source):
         return source  # already a hitflow page
-    return ("{% extends \"_custom_page.html.j2\" %}\n"
+    base = "_crowd_page.html.j2" if imported.crowd else "_custom_page.html.j2"
+    return (f"{{% extends \"{base}\" %}}\n"
             f"{{# Imported from {page.name} by `hitflow new --from`: one item per page; its placeholders read the\n"
             "   item file's columns (item.<column>); every answer field is named <name>_{{ i }}. #}\n"
             "{% block item %}\n" + imported.body + "{% endblock %}\n")

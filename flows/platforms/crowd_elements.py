@@ -14,15 +14,21 @@ ApiReference_HTMLCustomElementsArticle.html) and the element reference it links
   share a name to be one field, answered ``{"<name>": {"<value>": true|false, ...}}``.
 - crowd-classifier, crowd-image-classifier (``name``, ``categories`` a JSON array, ``src``): one label,
   ``{"<name>": {"label": "<category>"}}``; the -multi-select variants ``{"<name>": {"labels": [...]}}``.
-- crowd-slider (``name``, ``min``, ``max``, ``step``, ``value``, ``required``): a number.
+- crowd-slider (``name``, ``min``, ``max``, ``step``, ``value``, ``required``): a number. Its reference page
+  (sms-ui-template-crowd-slider.html) lists these attributes but no Output section: the number is
+  hitflow's reading of it (``value`` is "a preset that becomes the default if the worker does not
+  provide input"), not a documented shape.
 - crowd-bounding-box (``name``, ``labels``, ``src``): ``{"boundingBoxes": [{"label", "left", "top",
   "width", "height"}], "inputImageProperties": {"width", "height"}}``, in pixels.
-- crowd-keypoint (``name``, ``keypoints`` the labels, ``src``): ``{"keypoints": [{"label", "x", "y"}],
-  "inputImageProperties": {...}}``.
+- crowd-keypoint (``name``, ``labels``, ``src``): ``{"inputImageProperties": {"height", "width"}, "keypoints":
+  [{"label", "x", "y"}]}``, in pixels from the top left (sms-ui-template-crowd-keypoint.html: its labels
+  are the ``labels`` attribute, as crowd-bounding-box's; a ``keypoints`` attribute is not read by MTurk).
 - crowd-instructions, short-/full-instructions: the page's instructions, not fields.
 
 ``<crowd-form>`` posts one field, ``taskAnswers``: a JSON array holding one object, every named
-element's answer (plain named inputs inside the crowd-form included). hitflow flattens it into one
+element's answer (plain named inputs inside the crowd-form included); the element pages' "Sample
+Element Outputs" show that frame (crowd-keypoint's: ``[{"crowdKeypoint": {...}}]``, the object keyed by
+the element's ``name``). hitflow flattens it into one
 column per element name (:func:`flatten_task_answers`); structured answers stay JSON text.
 """
 
@@ -53,7 +59,7 @@ INSTRUCTIONS = ("crowd-instructions", "short-instructions", "full-instructions",
 ALIASES = {"max-length": "maxlength", "min-length": "minlength"}
 OPTION_ATTRS = {"crowd-classifier": "categories", "crowd-image-classifier": "categories",
                 "crowd-classifier-multi-select": "categories", "crowd-image-classifier-multi-select": "categories",
-                "crowd-bounding-box": "labels", "crowd-keypoint": "keypoints"}
+                "crowd-bounding-box": "labels", "crowd-keypoint": "labels"}  # keypoint: "labels", per its reference
 
 
 def categories(text: str) -> list[str]:
@@ -237,6 +243,9 @@ def unreadable_crowd_elements(html: str) -> list[str]:
         if tag not in READ and tag not in NOT_FIELDS:
             out.append(f"{where} is a crowd element hitflow cannot read: its answer would be lost; use one it reads "
                        "(docs/custom_pages.md) or a plain HTML control")
+        elif tag == "crowd-keypoint" and "keypoints" in attrs and "labels" not in attrs:
+            out.append(f"{where} lists its labels in keypoints=, which MTurk does not read (no label to choose): "
+                       "rename the attribute to labels=")
         elif tag in KINDS and tag != "crowd-radio-group" and not attrs.get("name") and "disabled" not in attrs:
             out.append(f"{where} has no name: its answer has no column; give it name=\"<field>_{{{{ i }}}}\"")
     out += [f"<{tag}> (rendered line {line}) is outside any <crowd-form>: MTurk does not submit it; extend "

@@ -227,7 +227,8 @@ def balance(client: Any) -> Decimal:
 def advance_sim_clock(target: Target, seconds: float) -> float:
     """Move the simulator's virtual clock on; only meaningful for the simulator."""
     req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
-                                 data=json.dumps({"advance_seconds": seconds}).encode())
+                                 data=json.dumps({"advance_seconds": seconds}).encode(),
+                                 headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as resp:
         return float(json.loads(resp.read())["now"])
 

@@ -2,7 +2,8 @@
 
 The token comes from ``PROLIFIC_TOKEN`` (or a Prefect Secret block named ``prolific-token``)
 and travels only in the ``Authorization: Token ...`` header; it is never logged, stored or
-put in an error message. The simulator accepts any non-empty token.
+put in an error message. The simulator (or anything that answers like it) only ever gets a
+dummy token: the real one is read for ``--target prolific --live`` alone.
 """
 
 from __future__ import annotations
@@ -56,10 +57,12 @@ def clean_token(raw: str, where: str) -> str:
 
 
 def token(simulator: bool) -> str:
+    """The token to send: a dummy for the simulator, whose endpoint is only known to answer
+    ``/_sim/health`` like one (an impostor can), and the real one for Prolific itself."""
+    if simulator:  # whatever PROLIFIC_TOKEN holds
+        return SIM_TOKEN
     if os.environ.get("PROLIFIC_TOKEN", "").strip():
         return clean_token(os.environ["PROLIFIC_TOKEN"], "PROLIFIC_TOKEN")
-    if simulator:
-        return SIM_TOKEN
     try:
         from prefect.blocks.system import Secret
 
@@ -122,13 +125,22 @@ def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | 
         raise PlatformError(f"Prolific {method} {_path_only(path)} failed: {type(exc).__name__}; check the "
                             "network and the endpoint URL") from None
     if resp.status_code >= 400:
-        try:
-            err = resp.json().get("error", {})
-            why = f"{err.get('title', '')} {err.get('detail', '')}".strip()
-        except ValueError:
-            why = resp.text[:200]
-        raise PlatformError(f"Prolific {method} {path} answered {resp.status_code}: {why}")
-    return resp.json() if resp.content else {}
+        raise PlatformError(f"Prolific {method} {path} answered {resp.status_code}: {_error_text(resp)}")
+    try:
+        return resp.json() if resp.content else {}
+    except ValueError:  # not JSON (or not UTF-8): a proxy's page, a truncated reply
+        raise PlatformError(f"Prolific {method} {_path_only(path)} answered {resp.status_code} with a body that is "
+                            "not JSON; check the endpoint URL") from None
+
+
+def _error_text(resp: httpx.Response) -> str:
+    """Prolific's error title and detail, whatever shape the reply has, as one short line."""
+    try:
+        err = resp.json().get("error", {})
+        why = f"{err.get('title', '')} {err.get('detail', '')}".strip()
+    except (ValueError, AttributeError):  # not JSON, or not the documented object
+        why = resp.text[:200]
+    return " ".join(why.split())[:300]
 
 
 def _not_repeated(method: str, path: str, what: str) -> str:
@@ -142,21 +154,37 @@ def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None 
     or, for a reply that carries no links, asking for the next ``offset`` until ``meta.count``
     results are in (Prolific documents both kinds of paging)."""
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
-    results = list(page["results"])
+    results = _page_results(page, path)
     while True:
-        href = (page.get("_links", {}).get("next") or {}).get("href")
+        href = _next_href(page)
         if href:
-            page = call(client, "GET", same_host_link(client, str(href)))
+            page = call(client, "GET", same_host_link(client, href))
         elif len(results) < _count(page) and page["results"]:
             page = call(client, "GET", path, params={**(params or {}), "limit": PAGE_SIZE, "offset": len(results)})
         else:
             return results
-        results += page["results"]
+        results += _page_results(page, path)
 
 
 def _count(page: dict[str, Any]) -> int:
-    meta = page.get("meta") or {}
-    return int(meta.get("count") or meta.get("total") or 0)
+    meta: dict[str, Any] = page["meta"] if isinstance(page.get("meta"), dict) else {}
+    try:
+        return int(meta.get("count") or meta.get("total") or 0)
+    except (TypeError, ValueError) as exc:
+        raise PlatformError(f"Prolific's page count {str(meta.get('count'))[:20]!r} is not a number") from exc
+
+
+def _page_results(page: Any, path: str) -> list[dict[str, Any]]:
+    results = page.get("results") if isinstance(page, dict) else None
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise PlatformError(f"Prolific's reply to GET {_path_only(path)} has no list of results; check the endpoint")
+    return results
+
+
+def _next_href(page: dict[str, Any]) -> str:
+    nxt = (page.get("_links") or {}).get("next") if isinstance(page.get("_links"), dict | None) else None
+    href = nxt.get("href") if isinstance(nxt, dict) else None
+    return href if isinstance(href, str) else ""
 
 
 def same_host_link(client: ProlificClient, href: str) -> str:

@@ -9,9 +9,10 @@ likewise uses block_batch's key.
 
 from __future__ import annotations
 
+import re
 import time
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 from flows.errors import InputFormatError
@@ -57,12 +58,23 @@ def check(d: Decision, platform: Platform) -> None:
     if d.action == "strike_caption" and not d.image_id:
         raise InputFormatError("strike_caption needs the image whose caption is struck")
     if d.action == "bonus":
-        try:
-            amount = Decimal(d.amount)
-        except InvalidOperation as exc:
-            raise InputFormatError(f"bonus amount {d.amount!r} is not a dollar amount such as 0.50") from exc
-        if not Decimal("0.01") <= amount <= MAX_BONUS or amount != amount.quantize(Decimal("0.01")):
-            raise InputFormatError(f"bonus must be between 0.01 and {MAX_BONUS} with two decimals")
+        bonus_amount(d.amount)
+
+
+MONEY = re.compile(r"([0-9]{1,6})(?:\.([0-9]{1,2}))?")  # dollars and cents as a person types them: 2, 0.5, 1.25
+
+
+def bonus_amount(typed: str) -> str:
+    """A bonus as the platform gets it: two decimal places ("0.50"). Only digits with an optional
+    point and one or two cents are money here: ``1E+1``, ``NaN``, ``0.005`` are refused, never sent
+    as typed; surrounding spaces go."""
+    found = MONEY.fullmatch(typed.strip())
+    if not found:
+        raise InputFormatError(f"bonus amount {typed[:20]!r} is not dollars and cents such as 0.50")
+    amount = Decimal(f"{found[1]}.{(found[2] or '').ljust(2, '0')}")
+    if not Decimal("0.01") <= amount <= MAX_BONUS:
+        raise InputFormatError(f"bonus must be between 0.01 and {MAX_BONUS} (got {amount})")
+    return str(amount)
 
 
 def apply_decision(run: Run, d: Decision) -> dict[str, Any]:
@@ -73,6 +85,8 @@ def apply_decision(run: Run, d: Decision) -> dict[str, Any]:
         return {**seen[0], "repeat": True}
     platform = platform_for(run.platform)
     check(d, platform)
+    if d.action == "bonus":
+        d = replace(d, amount=bonus_amount(d.amount))  # what is sent and recorded: "10.00", not "1E+1"
     if d.action in ("approve", "reject"):
         sent = store.rows("SELECT action, applied FROM decisions WHERE assignment_id = ? AND applied != ''",
                           [d.assignment_id])

@@ -22,9 +22,9 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from flows.errors import HitflowError
+from flows.errors import HitflowError, InputFormatError
 from flows.platforms import platform_for
-from flows.review.review_actions import Decision, apply_decision
+from flows.review.review_actions import Decision, apply_decision, bonus_amount
 from flows.review.review_cards import queue_cards
 from flows.review.review_data import paused_runs
 from flows.run_context import Run
@@ -99,6 +99,38 @@ def _same_host(request: Request) -> bool:
     return True
 
 
+def bad_request(why: str) -> Response:
+    return PlainTextResponse(f"400 bad request: {why}; go back and correct it\n", status_code=400)
+
+
+MAX_FIELDS = 40  # the page's forms send about 15
+
+
+def read_form(body: bytes) -> dict[str, str]:
+    """The POSTed form (urlencoded only, what the page's forms send; no multipart parser needed)."""
+    try:
+        pairs = parse_qs(body.decode("utf-8", "replace"), max_num_fields=MAX_FIELDS)
+    except ValueError as exc:  # over max_num_fields
+        raise InputFormatError(f"the form has more than {MAX_FIELDS} fields") from exc
+    return {k: v[0] for k, v in pairs.items()}
+
+
+def batch_number(text: str) -> int:
+    """A batch as the page sends it: a small whole number (SQLite's integers end at 2**63)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise InputFormatError(f"batch {text[:20]!r} is not a batch number")
+    return int(text)
+
+
+def decision_fields(form: dict[str, str]) -> tuple[int, dict[str, str]]:
+    """The batch and the decision's fields, a bonus as dollars and cents ("1E+1" is refused)."""
+    fields = {k: form.get(k, "") for k in ("action", "worker_id", "assignment_id", "image_id", "reason",
+                                           "category", "amount", "idem_key")}
+    if fields["action"] == "bonus":
+        fields["amount"] = bonus_amount(fields["amount"])
+    return batch_number(form.get("batch", "")), fields
+
+
 def refused(why: str) -> Response:
     return PlainTextResponse(f"403 forbidden: {why}\n", status_code=403)
 
@@ -136,14 +168,14 @@ def make_review_app(site: ReviewSite) -> Starlette:
         body = await request.body()
         if len(body) > MAX_FORM_BYTES:
             return PlainTextResponse("413 form too large\n", status_code=413)
-        # urlencoded only (what the page's forms send); no multipart parser needed
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), max_num_fields=40).items()}
-        if not site.valid_page_token(str(form.get("csrf", ""))):
-            return refused("the page token is missing or stale; reload the page")
-        fields = {k: str(form.get(k, "")) for k in ("action", "worker_id", "assignment_id", "image_id", "reason",
-                                                     "category", "amount", "idem_key")}
         try:
-            batch = int(str(form.get("batch", "")))
+            form = read_form(body)
+            if not site.valid_page_token(form.get("csrf", "")):
+                return refused("the page token is missing or stale; reload the page")
+            batch, fields = decision_fields(form)
+        except InputFormatError as exc:
+            return bad_request(str(exc))
+        try:
             done = apply_decision(site.served, Decision(batch=batch, reviewer=site.reviewer, **fields))
             message = (f"{'already sent, not sent again' if done['repeat'] else 'sent'}: {done['action']} "
                        f"{fields['assignment_id'] or fields['worker_id']} ({done['outcome']})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import shutil
 from pathlib import Path
 
 import httpx
@@ -31,11 +32,15 @@ REJECT_REASON = ("Your captions broke the task's rules: the instructions on the 
 
 def review_config(out_dir: Path, mode: str = "flagged", deadline_s: int | None = None,
                   base: Path = DEMO_CONFIG) -> Path:
-    """A copy of ``base`` that waits for review (its item file by absolute path)."""
+    """A copy of ``base`` that waits for review, with a copy of its item file (a config's files
+    stay in its folder)."""
     text = base.read_text(encoding="utf-8")
-    text = text.replace('items = "items/', f'items = "{base.parent}/items/', 1)
+    items = re.search(r'(?m)^items = "([^"]+)"', text)
     extra = f'review = "{mode}"\n' + (f"review_deadline_s = {deadline_s}\n" if deadline_s is not None else "")
     out_dir.mkdir(parents=True, exist_ok=True)
+    if items:
+        (out_dir / items[1]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(base.parent / items[1], out_dir / items[1])
     path = out_dir / f"{base.stem}_review.toml"
     path.write_text(text.replace("[policy]\n", "[policy]\n" + extra, 1), encoding="utf-8")
     return path

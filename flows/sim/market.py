@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import json
 import random
 import secrets
 import threading
@@ -28,6 +27,7 @@ from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faul
 from flows.sim.page_filling import fill_form, page_rules, work_units
 from flows.sim.qual_requirements import comparator
 from flows.sim.question_form import question_form_answer, question_form_fields
+from flows.sim.worker_truth import worker_truth
 
 
 class Marketplace:
@@ -290,17 +290,4 @@ class Marketplace:
                 "NumberOfAssignmentsCompleted": completed}
 
     def ground_truth(self) -> list[dict[str, Any]]:
-        """Each worker's profile, whether blocked, and ``gate``: "refused" when the requirements of
-        every HIT posted so far kept them out (the soft block aside: that is QC's doing, not the
-        gate's), "passed" when some HIT's let them in, "" before any HIT."""
-        gates = {json.dumps(r, sort_keys=True): r for r in (
-            [q for q in h.fields.get("QualificationRequirements", []) if q.get("Comparator") != "DoesNotExist"]
-            for h in self.hits.values())}
-        checks = [[(q["QualificationTypeId"], comparator(q)) for q in reqs] for reqs in gates.values()]
-
-        def gate(w: crowd.Worker) -> str:
-            if not checks:
-                return ""
-            ok = any(all(test(self.qual_value(w, type_id)) for type_id, test in c) for c in checks)
-            return "passed" if ok else "refused"
-        return [w.public() | {"blocked": w.worker_id in self.blocks, "gate": gate(w)} for w in self.workers.values()]
+        return worker_truth(self)

@@ -1,10 +1,9 @@
 """The simulator as a real HTTP server on loopback.
 
-``POST /`` speaks MTurk's JSON 1.1 wire protocol (``X-Amz-Target:
-MTurkRequesterServiceV20170117.<Op>``; SigV4 headers are accepted and ignored), so boto3
-itself does the signing, serialising, parsing and retrying. ``/mturk/*`` is the worker-facing
-side and ``/_sim/*`` exposes the clock, fault injection and the crowd's ground truth.
-"""
+``POST /`` speaks MTurk's JSON 1.1 wire protocol (``X-Amz-Target: MTurkRequesterServiceV20170117.<Op>``;
+SigV4 headers are accepted and ignored), so boto3 itself does the signing, serialising, parsing and
+retrying. ``/mturk/*`` is the worker-facing side and ``/_sim/*`` exposes the clock, fault injection
+and the crowd's ground truth (flows/sim/control_routes.py says who may use them)."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
+from flows.sim.control_routes import check_control, control_body
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
@@ -30,6 +30,8 @@ from flows.sim.worker_pages import BadRequest, WorkerPages
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 SERVICE_ID = "hitflow-simulator"  # what GET /_sim/health says, so a run can tell it from a real endpoint
+AMZ_JSON = "application/x-amz-json-1.1"  # MTurk's JSON 1.1 wire protocol
+THROTTLED = {"__type": "ThrottlingException", "message": "Rate exceeded"}
 MAX_BODY = 16 * 1024 * 1024  # above MTurk's 64 KB Question and any Prolific body hitflow sends
 DEFAULT_CROWD = Path(__file__).resolve().parents[2] / "config" / "crowds" / "vizwiz_demo.toml"
 
@@ -83,7 +85,7 @@ class _Handler(WorkerPages):
         if urlparse(self.path).path.startswith("/api/v1/"):
             return self._json(err.status, prolific_api.error(err.status, 140001, err.message, {}))
         self._json(err.status, {"__type": "RequestError", "Message": err.message,
-                                "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, "application/x-amz-json-1.1")
+                                "TurkErrorCode": "AWS.MechanicalTurk.BadRequest"}, AMZ_JSON)
 
     def _commit(self, prolific: bool = False) -> None:
         """Write what the request changed (``prolific``: on that side too) to the state file, before the reply."""
@@ -104,8 +106,12 @@ class _Handler(WorkerPages):
         self._send(status, b"", "application/json") if payload is None else self._json(status, payload)  # 204
 
     def do_POST(self) -> None:
+        self._answer(self._post, body=True)
+
+    def _answer(self, route: Any, body: bool) -> None:
         try:
-            self._post()
+            check_control(urlparse(self.path).path, self.headers, body)
+            route()
         except BadRequest as err:
             self._refuse(err)
 
@@ -116,14 +122,14 @@ class _Handler(WorkerPages):
         if url.path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
             return self._mturk(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], self._body())
         if url.path == "/_sim/clock":
-            payload = self._control_body()
+            payload = control_body(self._body())
             now = self.server.market.advance(float(payload.get("advance_seconds", 0)))
             with self.server.prolific.lock:
                 self.server.prolific.pump()  # participants finish on the same clock
             self._commit(prolific=True)
             return self._json(200, {"now": now})
         if url.path == "/_sim/faults":
-            payload = self._control_body()
+            payload = control_body(self._body())
             with self.server.market.lock:
                 faults = self.server.market.faults
                 faults.throttle_rate = float(payload.get("throttle_rate", faults.throttle_rate))
@@ -135,20 +141,14 @@ class _Handler(WorkerPages):
             return self._external_submit(self._body())
         self._send(404, b"not found", "text/plain")
 
-    def _control_body(self) -> dict[str, Any]:
-        try:
-            payload = json.loads(self._body() or b"{}")
-            if not isinstance(payload, dict) or not all(isinstance(v, int | float) for v in payload.values()):
-                raise ValueError("expected a JSON object of numbers")
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
-        return payload
-
     def do_PATCH(self) -> None:  # Prolific's updates and deletes (a study, a group's members); nothing else
         self.do_POST() if urlparse(self.path).path.startswith("/api/v1/") else self._send(404, b"", "text/plain")
     do_DELETE = do_PATCH
 
     def do_GET(self) -> None:
+        self._answer(self._get, body=False)
+
+    def _get(self) -> None:
         url = urlparse(self.path)
         if url.path.startswith("/api/v1/"):
             return self._prolific("GET")
@@ -172,20 +172,17 @@ class _Handler(WorkerPages):
     def _mturk(self, operation: str, body: bytes) -> None:
         self.server.pacing.wait()  # the network's round trip, outside the market's lock
         if not self.server.pacing.admit():
-            return self._json(400, {"__type": "ThrottlingException", "message": "Rate exceeded"},
-                              "application/x-amz-json-1.1")
+            return self._json(400, THROTTLED, AMZ_JSON)
         market = self.server.market
         handler = OPERATIONS.get(operation)
         with market.lock:
             market.calls += 1
             roll = market.fault_rng.random()
             if roll < market.faults.throttle_rate:
-                return self._json(400, {"__type": "ThrottlingException", "message": "Rate exceeded"},
-                                  "application/x-amz-json-1.1")
+                return self._json(400, THROTTLED, AMZ_JSON)
             if roll < market.faults.throttle_rate + market.faults.fault_rate:
                 return self._json(500, {"__type": "ServiceFault", "Message": "Simulated service fault",
-                                        "TurkErrorCode": "AWS.MechanicalTurk.ServiceFault"},
-                                  "application/x-amz-json-1.1")
+                                        "TurkErrorCode": "AWS.MechanicalTurk.ServiceFault"}, AMZ_JSON)
             try:
                 if handler is None:
                     raise MTurkError("AWS.MechanicalTurk.UnknownOperation", f"Unknown operation {operation}")
@@ -197,17 +194,16 @@ class _Handler(WorkerPages):
             except MTurkError as err:
                 self._commit()  # e.g. auto-approvals made before the operation failed
                 return self._json(err.status, {"__type": err.kind, "Message": err.message,
-                                               "TurkErrorCode": err.code}, "application/x-amz-json-1.1")
+                                               "TurkErrorCode": err.code}, AMZ_JSON)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a member of the wrong type
                 self._commit()
                 return self._json(400, {"__type": "RequestError", "Message": f"Invalid request: {exc}",
-                                        "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"},
-                                  "application/x-amz-json-1.1")
+                                        "TurkErrorCode": "AWS.MechanicalTurk.ParameterValidationError"}, AMZ_JSON)
             self._commit()
             if market.fault_rng.random() < market.faults.lose_reply_rate:
                 self.close_connection = True  # the platform acted; the client never hears of it
                 return None
-        self._json(200, result, "application/x-amz-json-1.1")
+        self._json(200, result, AMZ_JSON)
 
 
 class _SimHTTPServer(ThreadingHTTPServer):

@@ -69,6 +69,8 @@ def page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str | Non
         raise bad(f"NextToken {token!r} is not valid for this request.")
     if token:
         try:
+            if not isinstance(token, str):  # a JSON object or list: MTurk's own refusal, not a dropped connection
+                raise ValueError(type(token).__name__)
             decoded = base64.urlsafe_b64decode(token.encode()).decode()
             if not decoded.startswith("p:"):
                 raise ValueError(decoded)

@@ -54,5 +54,5 @@ def analyze(kind: str, path: Path, reader: str = "", level: str = "nominal",
         if kind == "ratings":
             return rating_summary(frame, level if level != "nominal" else "ordinal")
         return session_exclusions(frame, min_minutes)
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError, TypeError) as exc:  # TypeError: text where a column holds numbers
         raise InputFormatError(f"{path}: {exc}; see `hitflow analyze --help` for each kind's columns") from exc

@@ -17,6 +17,7 @@ import pandas as pd
 
 from flows.csv_files import read_csv_frame
 from flows.errors import InputFormatError
+from flows.text_files import read_text
 
 READERS = ("flickr8k-expert", "flickr8k-crowd", "errors-2017", "kreiss-2022")
 
@@ -47,10 +48,11 @@ def flickr8k_crowd(path: Path) -> pd.DataFrame:
 
 
 def _load_json(path: Path) -> dict[str, object]:
+    text = read_text(path, "the published JSON file")  # size-limited, UTF-8 checked
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputFormatError(f"{path}: cannot read JSON ({exc})") from exc
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputFormatError(f"{path}: cannot read JSON ({str(exc)[:120] or 'nested too deeply'})") from exc
     if not isinstance(data, dict):
         raise InputFormatError(f"{path}: expected an object keyed by item index")
     return data

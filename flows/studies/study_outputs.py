@@ -37,6 +37,19 @@ def kept_answers(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["assignment_id", "worker_id", "item_id", "field", "value"])
 
 
+def served(run: Run, answers: pd.DataFrame) -> pd.Series:
+    """Which answer rows are for an item the response was shown: one of the campaign's items and,
+    where the response came through a HIT, one of that HIT's. A hostile worker's answers for
+    other ids (or none) must not reach a statistic (issue 28: they ended a study's outputs)."""
+    items = {r["item_id"] for r in run.store.rows("SELECT item_id FROM items WHERE campaign = ?", [run.cfg.name])}
+    hit_items = {r["assignment_id"]: set(json.loads(r["item_ids"] or "[]")) for r in run.store.rows(
+        "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.hit_id = a.hit_id "
+        "WHERE a.campaign = ?", [run.cfg.name])}
+    return pd.Series([item in items and item in hit_items.get(assignment, items)
+                      for assignment, item in zip(answers["assignment_id"], answers["item_id"], strict=True)],
+                     index=answers.index, dtype=bool)
+
+
 def payloads(run: Run) -> dict[str, dict[str, Any]]:
     return {r["item_id"]: json.loads(r["payload"] or "{}")
             for r in run.store.rows("SELECT item_id, payload FROM items WHERE campaign = ?", [run.cfg.name])}
@@ -86,7 +99,14 @@ def _severity(run: Run, answers: pd.DataFrame, shown: dict[str, dict[str, Any]],
 def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     answers = kept_answers(run)
-    table, analysis = analyse(run, answers, out_dir)
+    shown = served(run, answers)
+    answers = answers[shown]
+    try:
+        table, analysis = analyse(run, answers, out_dir)
+    except (ValueError, TypeError, KeyError, ZeroDivisionError) as exc:  # a statistic refused the data it got
+        why = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        table, analysis = answers, {"error": f"too little data for the analysis ({why})"}
+    analysis["answers_for_unserved_items_dropped"] = int((~shown).sum())
     write_csv(table, out_dir / "judgements.csv", for_spreadsheet=False)  # the study's data: exact answers
     (out_dir / "analysis.json").write_text(json.dumps(analysis, indent=1, default=str), encoding="utf-8")
     flags = pd.DataFrame(run.store.rows("SELECT worker_id, rule, value, threshold, assignment_id, detail FROM qc_flags "

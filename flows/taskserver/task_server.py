@@ -45,7 +45,7 @@ from flows.taskserver.task_site import (  # noqa: F401  (the task server's publi
     sign,
     task_secret,
 )
-from flows.taskserver.task_units import allocate, exact_fields, open_batch_or_reason, secret_fingerprint
+from flows.taskserver.task_units import NO_WORK, allocate, exact_fields, open_batch_or_reason, secret_fingerprint
 from flows.templates import render
 
 MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
@@ -68,7 +68,8 @@ def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], reque
         request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
     return task_page(cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
                      signature=page_signature(site.secret, cfg.name, session["session_id"], session["item_ids"]),
-                     csp_nonce=request.state.csp_nonce)
+                     csp_nonce=request.state.csp_nonce,
+                     turk_submit=False)  # a Prolific or invite page: turkSubmitTo would only lose the answers
 
 
 def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
@@ -109,6 +110,8 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
                                "Reload the task page and submit it again.")
         if session["submitted_at"] is not None:
             return session  # resubmitting is harmless: same answer, same completion
+        if open_batch_or_reason(store, cfg)[1] == "cancelled":  # a unit opened before `hitflow cancel`
+            raise Refused(410, NO_WORK["cancelled"][0])
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
         xml, now = answer_xml(fields), site.now()
         store.insert_raw("assignments", [{

@@ -24,18 +24,24 @@ from typing import Any
 from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeTimedSerializer
 
 from flows.config import CampaignConfig
+from flows.errors import ConfigError
 from flows.store import Store
 from flows.taskserver.task_guard import SessionLimits
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 INVITE_MAX_AGE_S = 30 * 86400
+MIN_SECRET_BYTES = 32  # a shorter secret can be guessed from a forged invite's refusal or the fingerprint
 
 
 def task_secret(store_path: Path) -> bytes:
     """The HMAC key for session signatures and invite tokens: HITFLOW_TASK_SECRET, or a random
     key kept beside the store (mode 600) so a restarted server still accepts its own pages."""
     if os.environ.get("HITFLOW_TASK_SECRET"):
-        return os.environ["HITFLOW_TASK_SECRET"].encode()
+        secret = os.environ["HITFLOW_TASK_SECRET"].strip().encode()
+        if len(secret) < MIN_SECRET_BYTES:
+            raise ConfigError(f"HITFLOW_TASK_SECRET is {len(secret)} bytes; use at least {MIN_SECRET_BYTES} random "
+                              "bytes, e.g. `python3 -c 'import secrets; print(secrets.token_hex(32))'`")
+        return secret
     path = Path(f"{store_path}.task-secret")
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,87 @@
+"""Issue 28 point 1: a platform's credentials reach only that platform's real endpoint with
+--live. An impostor that answers like the simulator (here: a recording proxy in front of a real
+one, so every route runs to the end) must never see the real token or keys, on any route."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from flows.cli import main
+from flows.platforms import prolific_adapter as prolific
+from flows.platforms.targets import open_session
+from flows.sim.server import SimServer
+from tests.local_http import QuietHandler, local_http_server
+from tests.test_task_server import CONFIG
+
+SECRETS = {"PROLIFIC_TOKEN": "prolificREALtoken0123456789", "AWS_ACCESS_KEY_ID": "AKIAREALKEY0123456789",
+           "AWS_SECRET_ACCESS_KEY": "realSecretAccessKey0123456789abcdef", "AWS_SESSION_TOKEN": "realSessionToken0123"}
+
+
+def recording_proxy(target: str, seen: list[bytes]) -> type[QuietHandler]:
+    """A handler that forwards every request to ``target`` and keeps what arrived (request line,
+    headers and body), rewriting the simulator's own address in replies to its own."""
+    class Proxy(QuietHandler):
+        def forward(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            seen.append(f"{self.command} {self.path}\n{self.headers}".encode() + body)
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+            answer = httpx.request(self.command, target + self.path, content=body, headers=headers, timeout=30)
+            own = f"http://{self.headers.get('Host')}".encode()
+            self.reply(answer.content.replace(target.encode(), own), answer.headers.get("content-type", ""),
+                       answer.status_code)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = forward
+
+    return Proxy
+
+
+@pytest.fixture
+def impostor() -> Iterator[tuple[str, list[bytes]]]:
+    seen: list[bytes] = []
+    with SimServer(seed=3) as sim, local_http_server(recording_proxy(sim.url, seen)) as url:
+        yield url, seen
+
+
+def set_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+
+
+def leaked(seen: list[bytes]) -> list[str]:
+    return [name for name, value in SECRETS.items() if any(value.encode() in request for request in seen)]
+
+
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
+def test_every_routes_client_sends_the_impostor_dummies(impostor: tuple[str, list[bytes]], platform: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    url, seen = impostor
+    set_secrets(monkeypatch)
+    with open_session("sim", url, platform=platform) as session:
+        if platform == "prolific":
+            prolific.call(session.client, "GET", "users/me/")
+        else:
+            session.client.get_account_balance()
+        session.wait(60)
+        assert session.truth is not None and session.truth()
+    assert any(b"users/me" in r or b"GetAccountBalance" in r for r in seen)  # the call went through the impostor
+    assert leaked(seen) == []
+
+
+def test_a_whole_prolific_run_on_an_impostor_never_sends_the_token(impostor: tuple[str, list[bytes]], tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The route that leaked (issue 28): `--platform prolific` with the impostor as endpoint."""
+    url, seen = impostor
+    set_secrets(monkeypatch)
+    code = main(["run", str(CONFIG), "--no-prefect", "--limit", "5", "--out", str(tmp_path / "out"),
+                 "--platform", "prolific", "--endpoint-url", url, "--db", str(tmp_path / "h.db")])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "target: simulator" in out.out
+    assert sum(b"/api/v1/studies/" in r for r in seen) > 3  # studies were created, published and collected there
+    assert leaked(seen) == []
+    assert not any(value in out.out + out.err for value in SECRETS.values())

@@ -1,0 +1,72 @@
+"""Issue 28 point 5: the Prolific adapter reads generated hostile replies (any status, any JSON
+shape, bytes that are not JSON, paging links anywhere) and either returns what Prolific
+documents or raises one-line PlatformErrors: never another exception, never the token in a
+message, never a request to another host."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flows.errors import PlatformError
+from flows.platforms import prolific_adapter as prolific
+from flows.platforms.retry_policy import RetryPolicy
+
+TOKEN = "hostileRepliesToken0123456789"
+BASE = "https://api.prolific.test"
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+JSON_VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=12)
+HREFS = st.one_of(JSON_VALUES, st.sampled_from([f"{BASE}/api/v1/studies/s/submissions/?page=2",
+                                                "https://evil.example/api/v1/x", f"{BASE}/elsewhere/"]))
+ROWS = st.lists(st.dictionaries(st.sampled_from(["id", "status", "participant_id"]), st.text(max_size=10),
+                                max_size=3), max_size=3)
+LINKS = st.one_of(JSON_VALUES, st.fixed_dictionaries({"next": st.one_of(JSON_VALUES,
+                                                                         st.fixed_dictionaries({"href": HREFS}))}))
+PAGES = st.fixed_dictionaries({}, optional={"results": st.one_of(ROWS, JSON_VALUES), "_links": LINKS})
+BODIES = st.one_of(PAGES.map(lambda p: json.dumps(p).encode()), JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+                   st.binary(max_size=40), st.just(b'{"error": "not an object"}'))
+REPLIES = st.tuples(st.sampled_from([200, 201, 204, 400, 401, 403, 404, 409, 422]), BODIES)
+
+
+def client_answering(replies: list[tuple[int, bytes]], seen: list[httpx.Request]) -> prolific.ProlificClient:
+    """A client whose every request gets the next generated reply (the last one repeated)."""
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        status, body = replies[min(len(seen), len(replies)) - 1]
+        return httpx.Response(status, content=body, headers={"Content-Type": "application/json"})
+
+    client = prolific.make_client(BASE, simulator=False)
+    client.http = httpx.Client(base_url=f"{BASE}/api/v1/", transport=httpx.MockTransport(answer),
+                               auth=client.http.auth, headers=client.http.headers)
+    client.retry = RetryPolicy(attempts=1, sleep=lambda _: None)
+    return client
+
+
+def outcome(action: Any) -> Any:
+    """What ``action`` returned, or the PlatformError it raised (anything else fails the test)."""
+    try:
+        return action()
+    except PlatformError as exc:
+        return exc
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(REPLIES, min_size=1, max_size=4))
+def test_generated_replies_give_results_or_one_line_errors(monkeypatch: pytest.MonkeyPatch,
+                                                          replies: list[tuple[int, bytes]]) -> None:
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    seen: list[httpx.Request] = []
+    client = client_answering(replies, seen)
+    got = outcome(lambda: prolific.submissions(client, "s"))
+    if isinstance(got, PlatformError):
+        assert "\n" not in str(got) and TOKEN not in str(got)
+    else:
+        assert isinstance(got, list) and all(isinstance(r, dict) for r in got)
+    assert {r.url.host for r in seen} == {"api.prolific.test"}
+    assert all(r.url.path.startswith("/api/v1/") for r in seen)
