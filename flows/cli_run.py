@@ -1,4 +1,5 @@
-"""How ``hitflow run`` ends: errors as one line naming the log, Ctrl-C saying where the run stopped,
+"""``hitflow run``: the run itself (a dry run, a page refused before anything is posted, Prefect or
+not), and how it ends: errors as one line naming the log, Ctrl-C saying where the run stopped,
 a batch left open on a live route, and the honest ending (exit 8 when less work came in)."""
 
 from __future__ import annotations
@@ -7,8 +8,12 @@ import argparse
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from flows.errors import HitflowError
+
+if TYPE_CHECKING:
+    from flows.prefect_api import PrefectApi
 
 
 @contextlib.contextmanager
@@ -113,3 +118,81 @@ def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
         return 0
     raise IncompleteError(f"campaign {campaign} is incomplete ({lines[0].removeprefix('INCOMPLETE: ')}); "
                           f"see `hitflow status {campaign} --db {db}`")
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from flows.prefect_api import prefect_api
+
+    with prefect_api(not (a.no_prefect or a.dry_run)) as api:  # first: its server starts while the rest imports
+        return _run(a, api)
+
+
+def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
+    from flows.campaigns.campaign_run import run_campaign
+    from flows.campaigns.identity import Intent, resolve
+    from flows.campaigns.summary import show_summary
+    from flows.config import load_config
+    from flows.platforms import platform_for
+
+    cfg = load_config(a.config)  # fail fast, before Prefect starts
+    if a.dry_run:
+        return _dry_run(a, cfg)
+    if cfg.task == "custom":  # a page nobody can answer or read back is never posted (issue 26)
+        _refuse_unreadable_page(cfg)
+    if a.release_hold:
+        from flows.campaigns.batch_hold import release_held
+        from flows.store import Store
+
+        released = release_held(Store(a.db), cfg.name, a.release_hold)
+        print(f"released batch(es) {', '.join(map(str, released))} of {cfg.name}: "
+              + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
+    # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
+    platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
+    name = resolve(a.db, cfg.name, a.platform, a.out, Intent(a.new_attempt, a.resume_cancelled, a.replace_outputs))
+    kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
+              "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
+              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
+              "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name}
+    db = a.db
+    with stop_on_sigterm(), logged_run(a, name, db):
+        if a.no_prefect:
+            result = run_campaign(a.config, **kwargs)
+        else:
+            from flows.campaigns.campaign_flow import campaign_flow
+
+            assert api is not None
+            api.ready()
+            result = campaign_flow()(config_path=a.config, **kwargs)
+    if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
+        return run_stopped(a, result)
+    show_summary(Path(a.out) / name)
+    return honest_ending(db, name, cfg.accept_partial)
+
+
+def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
+    from flows.campaigns.dry_run import format_plan, plan_calls
+
+    lines: list[str] = []
+    if cfg.task == "custom":
+        from flows.custom.custom_task import dry_run_lines
+
+        lines = dry_run_lines(cfg)
+        if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
+            print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
+            return 1
+    plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
+    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
+    if lines:
+        print("\n".join(lines))
+    return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
+
+
+def _refuse_unreadable_page(cfg: Any) -> None:
+    """The dry run's PROBLEM lines on stdout, then exit 2 before anything is created or posted."""
+    from flows.custom.custom_task import UnreadablePage, refuse_unreadable
+
+    try:
+        refuse_unreadable(cfg)
+    except UnreadablePage as exc:
+        print("\n".join(exc.problems), flush=True)
+        raise
