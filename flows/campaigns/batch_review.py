@@ -19,7 +19,9 @@ from qc.runner import prepare, run_rules
 
 
 def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
-    """One row per caption: the QC column contract plus lineage, from the store."""
+    """One row per caption: the QC column contract plus lineage, from the store. In the plan's order
+    (batch, HIT, worker, image), not the ledger's: submissions are stored as 16 threads fetch them, and
+    that order moved the seeded review sample and the dataset's annotation ids between two runs."""
     # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
     where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
     params: list[Any] = [run.cfg.name]
@@ -34,7 +36,9 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
                MAX(CASE WHEN x.field = 'start_ms' THEN x.value END) AS start_ms,
                MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
         FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
-        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id ORDER BY a.rowid""", params)
+        LEFT JOIN hits h ON h.hit_id = a.hit_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id
+        ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params)
     frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
                                         "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
