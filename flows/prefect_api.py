@@ -16,7 +16,9 @@ This module imports nothing of Prefect: ``--no-prefect`` and ``--help`` never lo
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -28,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-from flows.errors import ConfigError, HitflowError
+from flows.errors import ConfigError, HitflowError, Interrupted
 
 HITFLOW_API_ENV = "HITFLOW_PREFECT_API_URL"
 TEMPORARY_API_ENV = "HITFLOW_PREFECT_TEMPORARY_API"  # the temporary server's URL, which dies with the run
@@ -76,7 +78,13 @@ class TemporaryServer:
                            f"`prefect server start` and set {HITFLOW_API_ENV}=http://127.0.0.1:4200/api, "
                            "or use --no-prefect")
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """``wait=False`` (an interrupted run): SIGTERM to the server's session and leave; its own
+        shutdown (uvicorn's lifespan, Prefect's services) once took ~10 s of the user's Ctrl-C."""
+        if not wait and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)  # its session leader: pgid == pid
+            self.process.returncode = -signal.SIGTERM  # not ours to reap: no "still running" warning
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -120,17 +128,21 @@ def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
     server = None if wanted else TemporaryServer()
     if server is not None:
         os.environ[TEMPORARY_API_ENV] = server.api_url
+    interrupted = False
     try:
         yield PrefectApi(server.api_url if server else wanted, server)
+    except (KeyboardInterrupt, Interrupted):  # Ctrl-C, SIGTERM: a person waits for the prompt
+        interrupted = True
+        raise
     finally:
         os.environ.pop("PREFECT_API_URL", None)
         os.environ.pop(TEMPORARY_API_ENV, None)
         if server is not None:
-            _flush_prefect()
-            server.stop()
+            _flush_prefect(timeout_s=2 if interrupted else 10)
+            server.stop(wait=not interrupted)
 
 
-def _flush_prefect() -> None:
+def _flush_prefect(timeout_s: float) -> None:
     """Prefect's log and event workers send what they still hold while the server is up (they
     would at exit, and find it stopped: "Error logging to API" after the run's last line)."""
     if "prefect" not in sys.modules:
@@ -139,7 +151,7 @@ def _flush_prefect() -> None:
     from prefect.logging.handlers import APILogWorker
 
     for worker in (APILogWorker, EventsWorker):
-        worker.drain_all(timeout=10, at_exit=False)
+        worker.drain_all(timeout=timeout_s, at_exit=False)
 
 
 def _free_port() -> int:
