@@ -7,8 +7,8 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 from pathlib import Path
+from typing import NoReturn
 
 from flows.cli_parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli_run import cmd_run
