@@ -7,9 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,35 +15,27 @@ import pytest
 from flows.cli import main
 from flows.errors import ConfigError
 from flows.prefect_api import HITFLOW_API_ENV, healthy, prefect_api
+from tests.local_http import QuietHandler, local_http_server
 from tests.prefect_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 
 
-class _Health(BaseHTTPRequestHandler):
+class _Health(QuietHandler):
     """What a running Prefect server answers on /api/health (nothing else is asked before the flow)."""
 
     def do_GET(self) -> None:
-        body = b"true" if self.path == "/api/health" else b""
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        if self.path == "/api/health":
+            self.reply(b"true")
+        else:
+            self.reply(b"", status=404)
 
 
 @pytest.fixture
 def running_api() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Health)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/api"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with local_http_server(_Health) as url:
+        yield f"{url}/api"
 
 
 @pytest.fixture
