@@ -54,12 +54,13 @@ def review_page(examples: int = 150) -> Counter[str]:
 
 
 def prolific_replies(examples: int = 300) -> Counter[str]:
-    """Generated reply sequences read by the Prolific adapter's paging (``submissions``)."""
+    """Generated reply sequences read by the Prolific adapter's paging (``submissions``), and generated
+    malformed 200 replies to every call that reads single fields (create_study, balance, ...)."""
     import os
 
-    from flows.errors import PlatformError
+    from flows.errors import ConfigError, PlatformError
     from flows.platforms import prolific_adapter as prolific
-    from tests.test_prolific_replies import REPLIES, client_answering
+    from tests.test_prolific_replies import FIELD_REPLIES, REPLIES, SINGLE_FIELD_CALLS, client_answering
 
     count: Counter[str] = Counter()
     os.environ["PROLIFIC_TOKEN"] = TOKEN
@@ -79,6 +80,21 @@ def prolific_replies(examples: int = 300) -> Counter[str]:
         count["secrets_leaked"] += any(r.url.host != "api.prolific.test" for r in seen)
 
     read()
+
+    @settings(RUNS, max_examples=examples)
+    @given(st.sampled_from(sorted(SINGLE_FIELD_CALLS)), st.lists(FIELD_REPLIES, min_size=1, max_size=3))
+    def read_field(name: str, replies: list[tuple[int, bytes]]) -> None:
+        action, kind = SINGLE_FIELD_CALLS[name]
+        count["tried"] += 1
+        try:
+            count["wrongly_accepted"] += not isinstance(action(client_answering(replies, [])), kind)
+        except (PlatformError, ConfigError) as exc:
+            count["secrets_leaked"] += TOKEN in str(exc)
+            count["tracebacks"] += "\n" in str(exc)
+        except Exception:  # a KeyError, TypeError... out of a reply that lacked a field
+            count["tracebacks"] += 1
+
+    read_field()
     return count
 
 
@@ -133,11 +149,44 @@ def config_paths() -> Counter[str]:
     return count
 
 
+def page_import(examples: int = 300) -> Counter[str]:
+    """``hitflow new NAME --from PAGE`` on generated hostile pages (and answer keys) and every huge or
+    deep page of tests/test_page_import_hostile.py: exit 0 with files written, or 2 with nothing."""
+    import time
+
+    from tests.test_page_import_hostile import BIG_PAGES, PAGES, import_page
+
+    count: Counter[str] = Counter()
+
+    def one(page: bytes, key: bytes | None) -> None:
+        start = time.perf_counter()
+        code, printed, written = import_page(page, key)
+        count["slowest_ms"] = max(count["slowest_ms"], int((time.perf_counter() - start) * 1000))
+        count["tried"] += 1
+        count["tracebacks"] += "Traceback" in printed or code not in (0, 2)
+        count["wrongly_accepted"] += (code == 0) != bool(written)  # "written" and "refused" at once
+        count["exit_0"] += code == 0
+
+    @settings(RUNS, max_examples=examples)
+    @given(PAGES, st.none() | PAGES)
+    def generated(page: bytes, key: bytes | None) -> None:
+        one(page, key)
+
+    generated()
+    for page in BIG_PAGES:
+        one(page.encode(), None)
+    return count
+
+
 def surface_counts() -> dict[str, dict[str, int]]:
+    """Per surface: the five counts (every one but ``tried`` should be 0), then any figure of its own."""
     keys = ("tried", "tracebacks", "http_500", "secrets_leaked", "wrongly_accepted")
     surfaces = {"review_page": review_page, "prolific_replies": prolific_replies,
-                "simulator_control_routes": simulator_control, "config_paths": config_paths}
-    return {name: {k: int(run()[k]) for k in keys} for name, run in surfaces.items()}
+                "simulator_control_routes": simulator_control, "config_paths": config_paths,
+                "page_import": page_import}
+    counts = {name: run() for name, run in surfaces.items()}
+    return {name: {**{k: int(c[k]) for k in keys}, **{k: int(v) for k, v in c.items() if k not in keys}}
+            for name, c in counts.items()}
 
 
 if __name__ == "__main__":

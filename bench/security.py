@@ -6,7 +6,11 @@
 3. 20 concurrent identical submits x 10 rounds: HTTP statuses and time per round;
 4. hostile inputs per surface (issue 28): inputs tried, tracebacks, HTTP 500s, secrets leaked and
    inputs wrongly accepted, for the review page, the Prolific adapter's reading of replies, the
-   simulator's control routes and config paths (bench/hostile_surfaces.py).
+   simulator's control routes, config paths and the import of foreign pages
+   (bench/hostile_surfaces.py), printed as a table;
+5. the slow-client figure: 2,000 slow connections for 20 s against a task server at the raised
+   open-file limit the deploy unit gives it (bench/slow_clients.run, a shorter run than
+   ``make bench-slow-clients``): /health p50/p99, submits landed / tried, bytes logged.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from postprocess.spellcheck import correct_caption, make_corrector
 from tests.test_security_server import serve
 from tests.test_spellcheck_linear import words
 from tests.test_task_server import answers_for, visit
+
+SLOW_SECONDS = 20.0  # measured seconds of the slow-client attack (after its 8 s ramp)
 
 
 def rss_mb() -> float:
@@ -89,7 +95,29 @@ def main() -> None:
     from bench.hostile_surfaces import surface_counts
 
     results["hostile_surfaces"] = surface_counts()
+    from bench.slow_clients import raised_file_limit, run
+
+    results["slow_clients"] = {k: v for k, v in run(connections=2000, seconds=SLOW_SECONDS,
+                                                     server_nofile=raised_file_limit()).items() if k != "log_tail"}
     print(json.dumps(results, indent=2))
+    print(surface_table(results["hostile_surfaces"]))
+    print(slow_client_line(results["slow_clients"]))
+
+
+def surface_table(counts: dict[str, dict[str, int]]) -> str:
+    """One row per hostile surface: inputs tried and every count that should be 0."""
+    keys = ("tried", "tracebacks", "http_500", "secrets_leaked", "wrongly_accepted")
+    rows = [f"{'surface':<26}" + "".join(f"{k:>18}" for k in keys)]
+    rows += [f"{name:<26}" + "".join(f"{c[k]:>18}" for k in keys) for name, c in counts.items()]
+    return "\n".join(rows)
+
+
+def slow_client_line(f: dict[str, Any]) -> str:
+    return (f"slow clients: {f['attack']['connections']} connections for {SLOW_SECONDS:g} s "
+            f"at {f['server_nofile']} open files: "
+            f"/health p50 {f['health_p50_ms']} ms, p99 {f['health_p99_ms']} ms ({f['health_failed']} failed), "
+            f"submits landed {f['submits_landed']}/{f['submits_tried']}, "
+            f"log bytes {f['log_bytes_during_attack']}")
 
 
 if __name__ == "__main__":

@@ -209,10 +209,14 @@ def run(connections: int = 2000, seconds: float = 30.0, server_nofile: int = 102
                 "log_tail": log_path.read_text(errors="replace")[-600:]}
 
 
-def main() -> None:
+def raised_file_limit() -> int:
+    """This host's hard open-file limit (at most 65,536), as the deploy unit's LimitNOFILE gives the server."""
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    raised = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
-    results = {f"nofile_{n}": run(server_nofile=n) for n in (1024, raised)}
+    return 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+
+
+def main() -> None:
+    results = {f"nofile_{n}": run(server_nofile=n) for n in (1024, raised_file_limit())}
     print(json.dumps(results, indent=2))
 
 

@@ -153,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
     spell.add_argument("--min-workers", type=arg.positive, default=3,
                        help="keep a word this many workers used")
     _analyze_parser(sub)
-    for command in (run, task, status, qc, *(sub.choices[n] for n in ("reconcile", "cancel", "review",
+    for command in (run, task, status, qc, serve, *(sub.choices[n] for n in ("reconcile", "cancel", "review",
                                                                        "serve-schedules", "deploy"))):
         command.add_argument("--allow-outside-paths", action="store_true", help=OUTSIDE_HELP)
     return p

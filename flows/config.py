@@ -9,7 +9,6 @@ A bad value is rejected at load with one line naming the file, the section and t
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -19,6 +18,7 @@ from typing import Any
 from flows.config_file import read_toml, shown, validate
 from flows.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
 from flows.config_types import parse_budget
+from flows.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.errors import ConfigError
 from flows.item_generator import PREFIX, generated_items
 from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
@@ -28,7 +28,6 @@ from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
 
-OUTSIDE_PATHS_ENV = "HITFLOW_ALLOW_OUTSIDE_PATHS"  # set (to 1) by `--allow-outside-paths`; later commands read it
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
 
@@ -180,7 +179,7 @@ def _existing(path: Path, section: str, key: str, relative: str) -> Path | None:
     if not target.is_file():
         raise _fail(path, section, key, f"points at {target}, which does not exist")
     folder = path.parent.resolve()
-    if not target.resolve().is_relative_to(folder) and os.environ.get(OUTSIDE_PATHS_ENV, "") not in ("1", "yes"):
+    if not target.resolve().is_relative_to(folder) and not outside_allowed():
         raise _fail(path, section, key, f"points at {target}, outside the config's folder {folder} (symlinks "
                     f"followed); move the file there, or pass --allow-outside-paths ({OUTSIDE_PATHS_ENV}=1)")
     return target

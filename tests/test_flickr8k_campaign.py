@@ -32,8 +32,11 @@ def quiet(_: str) -> None:
 
 @pytest.fixture(scope="module")
 def flickr_sim() -> Iterator[SimServer]:
-    with SimServer(seed=5, crowd_file=CROWD) as server:
-        yield server
+    # the crowd's caption bank is ../shared/data, outside the config folder: allowed explicitly
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HITFLOW_ALLOW_OUTSIDE_PATHS", "1")
+        with SimServer(seed=5, crowd_file=CROWD) as server:
+            yield server
 
 
 @pytest.fixture(scope="module")

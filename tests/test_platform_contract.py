@@ -8,6 +8,7 @@ read by a few lines of glue per platform in :class:`Route`.
 from __future__ import annotations
 
 import contextlib
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from decimal import Decimal
@@ -110,8 +111,9 @@ def small_crowd(tmp_path: Path) -> Path:
     """Twelve diligent people for ten places a batch: most of batch 1's come back for batch 2
     unless something keeps them out (a block that does nothing fails the block check)."""
     crowd = tmp_path / "crowd.toml"
-    bank = ROOT / "config" / "items" / "vizwiz_demo_captions.csv"
-    crowd.write_text(f'seed = 1\ncaption_bank = "{bank.as_posix()}"\n\n[[profile]]\nname = "diligent"\ncount = 12\n')
+    # the bank beside the crowd file: a crowd's files stay in its folder (flows/contained_paths.py)
+    shutil.copy(ROOT / "config" / "items" / "vizwiz_demo_captions.csv", tmp_path / "bank.csv")
+    crowd.write_text('seed = 1\ncaption_bank = "bank.csv"\n\n[[profile]]\nname = "diligent"\ncount = 12\n')
     return crowd
 
 

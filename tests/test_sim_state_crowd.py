@@ -3,6 +3,7 @@ the newcomers recruited before the restart are there again, the same people, wit
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ def growing_crowd(folder: Path) -> Path:
     """The full-scale crowd, starting small and growing fast: a worker per 2 images posted."""
     text = FULL_SCALE.read_text(encoding="utf-8").replace("images_per_worker = 24", "images_per_worker = 2")
     text = text.replace("min_workers = 60", "min_workers = 5")
-    text = text.replace('caption_bank = "../items/', f'caption_bank = "{ROOT}/config/items/')
+    text = text.replace('caption_bank = "../items/', 'caption_bank = "')  # beside it: files stay in its folder
+    shutil.copy(ROOT / "config" / "items" / "vizwiz_demo_captions.csv", folder / "vizwiz_demo_captions.csv")
     (folder / "crowd.toml").write_text(text, encoding="utf-8")
     return folder / "crowd.toml"
 

@@ -13,8 +13,10 @@ from pathlib import Path
 
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.scaffold import NAME, NAME_MARK, STARTER, write_new
-from flows.errors import ConfigError
+from flows.errors import ConfigError, InputFormatError
+from flows.text_files import read_text
 
+MAX_PAGE_BYTES = 16 * 2**20  # a page for one task, with inline images and scripts, is far smaller
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
 
@@ -23,10 +25,11 @@ class PageImportError(ConfigError):
 
 
 def _read(path: Path, what: str) -> str:
+    """The page or answer key as text, at most MAX_PAGE_BYTES read (``--from /dev/zero`` never fills memory)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the {what} ({type(exc).__name__}); give a UTF-8 text file") from exc
+        return read_text(path, f"the {what}", MAX_PAGE_BYTES)
+    except InputFormatError as exc:
+        raise ConfigError(f"cannot read the {what}: {exc}") from exc
 
 
 def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Path | None = None) -> tuple[

@@ -18,6 +18,7 @@ import httpx
 
 from flows.config_schema import PROLIFIC_MIN_HOURLY
 from flows.errors import BudgetError, ConfigError, PlatformError
+from flows.platforms.prolific_fields import first, number_field, record, text_field
 from flows.platforms.retry_policy import (
     Failure,
     RetryableStatus,
@@ -29,6 +30,8 @@ from flows.platforms.retry_policy import (
 PROLIFIC_URL = "https://api.prolific.com"
 MIN_HOURLY = PROLIFIC_MIN_HOURLY  # Prolific's floor on the median time
 PAGE_SIZE = 100
+# what flows/platforms/prolific_batches.py reads of every listed submission (Prolific's SubmissionShort)
+SUBMISSION_FIELDS = ("id", "status", "participant_id", "started_at")
 SIM_TOKEN = "simulator-token"  # the one token the simulator's Prolific API accepts unless told otherwise
 
 
@@ -203,14 +206,15 @@ def _path_only(url: str) -> str:
 
 
 def default_workspace(client: ProlificClient) -> str:
-    return str(every_page(client, "workspaces/")[0]["id"])
+    return text_field(first(every_page(client, "workspaces/"), "GET workspaces/"), "id", "GET workspaces/")
 
 
 def ensure_group(client: ProlificClient, workspace_id: str, name: str) -> str:
     for group in every_page(client, "participant-groups/", {"workspace_id": workspace_id}):
-        if group["name"] == name:
-            return str(group["id"])
-    return str(call(client, "POST", "participant-groups/", {"workspace_id": workspace_id, "name": name})["id"])
+        if group.get("name") == name:
+            return text_field(group, "id", "GET participant-groups/")
+    made = call(client, "POST", "participant-groups/", {"workspace_id": workspace_id, "name": name})
+    return text_field(made, "id", "POST participant-groups/")
 
 
 def add_to_group(client: ProlificClient, group_id: str, participant_ids: list[str]) -> None:
@@ -231,14 +235,15 @@ def check_hourly_pay(reward_minor: int, minutes: int, currency: str, floor: Deci
 def study_cost(client: ProlificClient, reward_minor: int, places: int) -> int:
     """Total in minor units with Prolific's fees, from its own cost calculator."""
     quote = call(client, "POST", "study-cost-calculator/", {"reward": reward_minor, "total_available_places": places})
-    return int(quote["total_cost"])
+    return number_field(quote, "total_cost", "POST study-cost-calculator/")
 
 
 def check_currency(client: ProlificClient, wanted: str) -> str:
     """The workspace's currency (read once), refused when it is not the config's: every reward,
     fee and budget figure would otherwise be read in the wrong money."""
     if client.currency is None:
-        client.currency = str(call(client, "GET", f"workspaces/{default_workspace(client)}/balance/")["currency_code"])
+        route = f"workspaces/{default_workspace(client)}/balance/"
+        client.currency = text_field(call(client, "GET", route), "currency_code", f"GET {route}")
     if client.currency != wanted:
         raise ConfigError(f"the Prolific workspace is billed in {client.currency} but [prolific] currency is {wanted}; "
                           f"set [prolific] currency = \"{client.currency}\" and state the reward in {client.currency}")
@@ -246,19 +251,21 @@ def check_currency(client: ProlificClient, wanted: str) -> str:
 
 
 def create_study(client: ProlificClient, body: dict[str, Any]) -> str:
-    return str(call(client, "POST", "studies/", body)["id"])
+    return text_field(call(client, "POST", "studies/", body), "id", "POST studies/")
 
 
 def transition(client: ProlificClient, study_id: str, action: str) -> str:
-    return str(call(client, "POST", f"studies/{study_id}/transition/", {"action": action})["status"])
+    route = f"studies/{study_id}/transition/"
+    return text_field(call(client, "POST", route, {"action": action}), "status", f"POST {route}")
 
 
 def get_study(client: ProlificClient, study_id: str) -> dict[str, Any]:
-    return dict(call(client, "GET", f"studies/{study_id}/"))
+    return record(call(client, "GET", f"studies/{study_id}/"), ("id", "status"), f"GET studies/{study_id}/")
 
 
 def submissions(client: ProlificClient, study_id: str) -> list[dict[str, Any]]:
-    return every_page(client, f"studies/{study_id}/submissions/")
+    route = f"studies/{study_id}/submissions/"
+    return [record(s, SUBMISSION_FIELDS, f"GET {route}") for s in every_page(client, route)]
 
 
 def approve(client: ProlificClient, study_id: str, submission_ids: list[str]) -> None:
@@ -281,9 +288,11 @@ def pay_bonuses(client: ProlificClient, study_id: str, amounts: dict[str, Decima
     """Two steps, as Prolific wants: set the bonuses up (priced with fees), then pay them."""
     csv_rows = "\n".join(f"{pid},{amount:.2f}" for pid, amount in amounts.items())
     bonus = call(client, "POST", "submissions/bonus-payments/", {"study_id": study_id, "csv_bonuses": csv_rows})
-    call(client, "POST", f"bulk-bonus-payments/{bonus['id']}/pay/")
-    return str(bonus["id"])
+    bonus_id = text_field(bonus, "id", "POST submissions/bonus-payments/")
+    call(client, "POST", f"bulk-bonus-payments/{bonus_id}/pay/")
+    return bonus_id
 
 
 def balance(client: ProlificClient, workspace_id: str) -> int:
-    return int(call(client, "GET", f"workspaces/{workspace_id}/balance/")["available_balance"])
+    route = f"workspaces/{workspace_id}/balance/"
+    return number_field(call(client, "GET", route), "available_balance", f"GET {route}")
