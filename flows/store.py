@@ -22,6 +22,7 @@ from flows.ledger_db import LedgerDatabase
 from flows.store_migrations import migrations
 
 DEFAULT_DB = Path("runs/hitflow.db")
+BEGIN_ATTEMPTS = 6  # a writer waits up to a minute for the ledger before it gives up
 SETTLED = ("ok", "adopted")  # ledger states after which a call is never made again
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 
@@ -110,7 +111,15 @@ class Store:
         """A write transaction taken up front (``BEGIN IMMEDIATE``): a read-then-write in it sees
         no other writer in between, across threads and processes."""
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
+        for attempt in range(BEGIN_ATTEMPTS):  # each waits busy_timeout (10 s) for the write lock
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                break
+            except sqlite3.OperationalError as exc:
+                # Nothing was done yet, so waiting longer is safe: 200 participants submitting at
+                # once on a loaded 2-core machine queued past one busy timeout (a 500 to a person).
+                if "locked" not in str(exc) or attempt == BEGIN_ATTEMPTS - 1:
+                    raise
         try:
             yield
         except BaseException:

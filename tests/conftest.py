@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,11 @@ import boto3
 import pytest
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# A suite started in the background by a script (`make test &`) inherits SIGINT ignored, and so would
+# every hitflow process the tests start: the Ctrl-C tests would then wait for a run that never hears
+# its signal. Python's own handler here makes children start with the default again (exec resets it).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from flows.sim.server import SimServer
 

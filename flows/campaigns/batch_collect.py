@@ -93,6 +93,10 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
                 run, batch, _stored(run, batch), expected, len(poll.open))):
             break
         interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)
+        # Marks land before the clock moves: a simulator's virtual clock jumps at once, and a HIT
+        # whose mark arrived after the jump could have left Reviewable (InvalidHITState). On a real
+        # platform the wait is the poll interval itself, so nothing is lost by waiting here.
+        poll.marked()
         run.wait(interval)
         waited += interval
     end_waiting(run, batch)
@@ -131,8 +135,8 @@ class ClosedHits:
     def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
         """``fetch`` for many closed HITs: each listing and each mark is a network round trip, so
         they go out on the pool's threads; storing stays here, and a HIT is marked once stored.
-        Marks are not waited for before the next round: a HIT listed again while its mark is on
-        the way is no longer open, so it is skipped (``marked`` waits for them at the end)."""
+        Marks overlap the rest of the round (a HIT listed again while its mark is on the way is no
+        longer open, so it is skipped); ``marked`` waits for them before the poll's wait."""
         new = 0
         listings = {self.pool.submit(mturk.list_submissions, run.client, hit_id): hit_id for hit_id in hit_ids}
         for done in as_completed(listings):
@@ -143,7 +147,8 @@ class ClosedHits:
 
     def marked(self) -> None:
         """Wait for every mark sent; a failed one is raised (the HIT's answers are stored already)."""
-        for mark in self.marks:
+        marks, self.marks = self.marks, []
+        for mark in marks:
             mark.result()
 
     def fetch(self, run: Run, batch: int, hit_id: str, mark: bool = True) -> int:
