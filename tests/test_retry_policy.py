@@ -66,8 +66,9 @@ def test_a_429_is_retried_after_the_seconds_retry_after_states() -> None:
 def test_retry_after_as_an_http_date_is_honoured_and_a_long_one_capped() -> None:
     sleep = FakeSleep()
     client, _ = prolific_client([answer(429, **{"Retry-After": formatdate(NOW + 30, usegmt=True)}),
-                                    answer(429, **{"Retry-After": "86400"}), answer(200, {"ok": 1})], sleep)
-    assert prolific.get_study(client, "s1") == {"ok": 1}
+                                    answer(429, **{"Retry-After": "86400"}),
+                                 answer(200, {"id": "s1", "status": "ACTIVE"})], sleep)
+    assert prolific.get_study(client, "s1") == {"id": "s1", "status": "ACTIVE"}
     assert sleep.waits == [30.0, 60.0]  # the date 30 s ahead of the clock; a day capped at 60 s
     assert retry_after_s("not a date", NOW) is None and retry_after_s(" 2.5 ", NOW) == 2.5
 

@@ -3,13 +3,23 @@ text stays text; the page refuses a browser that did not come through the one-ti
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from flows.sim.server import SimServer
 from flows.store import Store
 from tests.review_helpers import review_config, review_server, run_until_review
+
+
+@pytest.fixture
+def sim() -> Iterator[SimServer]:
+    """A crowd whose batch 1 leaves at least three cards for a person (approve, reject, block); the
+    seed is the test's choice: since captions are read in plan order, seed 3 leaves only two."""
+    with SimServer(seed=5) as server:
+        yield server
 
 pytestmark = pytest.mark.browser
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -31,7 +31,11 @@ def _finish(config: Path, url: str, db: Path, out: Path) -> None:
     while run_until_review(config, url, db, out, platform="prolific"):
         with open_campaign_run(str(db), NAME, progress=lambda _: None) as run:
             queue = campaign_queue(run.store, NAME, run.cfg.policy, run.cfg.review)
-            for row in queue[queue["decided"] == ""].itertuples():
+            # a participant who timed out or returned is settled on Prolific: the page says "nothing to
+            # approve" to a person; the script leaves those alone
+            awaiting = {r["submission_id"] for r in run.store.rows(
+                "SELECT submission_id FROM platform_submissions WHERE status = 'AWAITING REVIEW'")}
+            for row in queue[(queue["decided"] == "") & queue["assignment_id"].isin(awaiting)].itertuples():
                 apply_decision(run, Decision(row.auto_action, row.batch, row.worker_id, row.assignment_id,
                                              reason=REJECT_REASON, category="LOW_EFFORT", reviewer="script",
                                              idem_key=f"script:{row.item}"))
