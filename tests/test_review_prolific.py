@@ -9,8 +9,10 @@ import json
 from pathlib import Path
 
 import httpx
+import pytest
 
 from flows.campaigns.operations import open_campaign_run
+from flows.errors import InputFormatError
 from flows.review.review_actions import Decision, apply_decision
 from flows.review.review_data import campaign_queue
 from flows.review.review_demo import REJECT_REASON, decide_open_cards, sign_in
@@ -31,16 +33,16 @@ def _finish(config: Path, url: str, db: Path, out: Path) -> None:
     while run_until_review(config, url, db, out, platform="prolific"):
         with open_campaign_run(str(db), NAME, progress=lambda _: None) as run:
             queue = campaign_queue(run.store, NAME, run.cfg.policy, run.cfg.review)
-            # a participant who timed out or returned is settled on Prolific: the page says "nothing to
-            # approve" to a person; the script leaves those alone
-            awaiting = {r["submission_id"] for r in run.store.rows(
-                "SELECT submission_id FROM platform_submissions WHERE status = 'AWAITING REVIEW'")}
-            for row in queue[(queue["decided"] == "") & queue["assignment_id"].isin(awaiting)].itertuples():
+            for row in queue[queue["decided"] == ""].itertuples():
                 apply_decision(run, Decision(row.auto_action, row.batch, row.worker_id, row.assignment_id,
                                              reason=REJECT_REASON, category="LOW_EFFORT", reviewer="script",
                                              idem_key=f"script:{row.item}"))
 
 
+@pytest.mark.xfail(raises=InputFormatError, strict=False, reason=(
+    "known bug, found at the end of 2026-11-24's session: a Prolific submission that timed out after its answer "
+    "reached the task server stays in the review queue, and no decision can be sent for it ('nothing to approve'), "
+    "so its batch waits for a person until the auto-approval deadline; the queue should settle it"))
 def test_a_person_clears_batch_1_on_prolific_and_study_2_excludes_their_block(tmp_path: Path) -> None:
     db, config = tmp_path / "h.db", review_config(tmp_path)
     with SimServer(seed=2) as sim:
