@@ -51,7 +51,7 @@ class TemporaryServer:
     """Prefect's temporary API server in a child process, started without waiting for it."""
 
     def __init__(self) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.api_url = f"http://127.0.0.1:{self.port}/api"
         self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop); its errors, for a message
         env = {**os.environ, **SERVER_ENV}
@@ -154,7 +154,7 @@ def _flush_prefect(timeout_s: float) -> None:
         worker.drain_all(timeout=timeout_s, at_exit=False)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
