@@ -55,7 +55,7 @@ def test_a_marker_without_its_block_is_caught() -> None:
     """A marker separated from its block (or on a block of another language) would silently skip it."""
     for page in doc_pages():
         text = page.read_text(encoding="utf-8")
-        markers = len(re.findall(r"<!-- test: runs", text))
+        markers = len(re.findall(r"^<!-- test: runs", text, re.M))
         assert markers == len(MARKED.findall(text)), f"{page}: a '<!-- test: runs' marker not right above ```sh"
 
 
