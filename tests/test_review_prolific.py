@@ -10,12 +10,12 @@ from pathlib import Path
 
 import httpx
 
-from flows.campaigns.operations import open_campaign_run
+from flows.core.store import Store
+from flows.driver.operations import open_campaign_run
+from flows.driver.review_demo import REJECT_REASON, decide_open_cards, sign_in
 from flows.review.review_actions import Decision, apply_decision
 from flows.review.review_data import campaign_queue
-from flows.review.review_demo import REJECT_REASON, decide_open_cards, sign_in
 from flows.sim.server import SimServer
-from flows.store import Store
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
 
 NAME = "vizwiz_captions"
@@ -115,7 +115,7 @@ def _study(store: Store, batch: int) -> str:
 def test_a_batch_nobody_reviews_is_decided_by_the_rules_before_prolifics_21_day_auto_approval(tmp_path: Path) -> None:
     """Prolific approves what still awaits review after 21 days: the gate stops waiting an hour
     before (the config's review_deadline_s) and the rules decide; before it, the batch waits."""
-    from flows.platforms.prolific_batches import AUTO_APPROVAL_S
+    from flows.platforms.prolific.batches import AUTO_APPROVAL_S
     from tests.conftest import advance
 
     db, config = tmp_path / "h.db", review_config(tmp_path)

@@ -10,9 +10,9 @@ import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
 from flows.campaigns.campaign_plan import Run
-from flows.errors import HitflowError
-from flows.platforms.prolific_statuses import UNPAID
-from flows.store import Store
+from flows.core.errors import HitflowError
+from flows.core.store import Store
+from flows.platforms.prolific.statuses import UNPAID
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
 from qc.review_queue import build_queue, people_vs_rules, worker_history
@@ -89,7 +89,7 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
 def platform_now(run: Run) -> float:
     """The platform's clock: auto-approval deadlines are in its time (the simulator's is virtual)."""
     if run.target.kind == "sim":
-        from flows.platforms.mturk_adapter import advance_sim_clock
+        from flows.platforms.mturk.adapter import advance_sim_clock
 
         return advance_sim_clock(run.target, 0)
     return time.time()
@@ -157,7 +157,7 @@ def review_status(store: Store, campaign: str) -> dict[str, Any]:
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     open_items = 0
     if meta:
-        from flows.config import load_config
+        from flows.core.config import load_config
 
         try:
             cfg = load_config(meta[0]["config_path"])
