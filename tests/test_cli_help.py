@@ -7,17 +7,17 @@ import shlex
 
 import pytest
 
-import flows.errors as errors
-from flows.cli import main
-from flows.cli_help import COMMANDS, EXIT_CODES
-from flows.cli_parser import _parser
-from flows.reference_pages import all_commands
+import flows.core.errors as errors
+from flows.cli.main import main
+from flows.cli.help import COMMANDS, EXIT_CODES
+from flows.cli.parser import _parser
+from flows.cli.reference_pages import all_commands
 
 PARSERS = {" ".join(p.prog.split()[1:]): p for p in all_commands(_parser())}
 
 
 def test_every_command_has_its_help_entry() -> None:
-    assert set(PARSERS) == set(COMMANDS), "add the new command's examples and exit codes to flows/cli_help.py"
+    assert set(PARSERS) == set(COMMANDS), "add the new command's examples and exit codes to flows/cli/help.py"
 
 
 @pytest.mark.parametrize("path", sorted(PARSERS))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
+from flows.cli.main import main
 from tests.small_configs import ROOT, small_vizwiz
 
 REPR_MARKS = re.compile(

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from flows.cli_parser import _parser
-from flows.config_schema import ConfigFile
-from flows.reference_pages import all_commands, config_markdown, render
+from flows.cli.parser import _parser
+from flows.core.config_schema import ConfigFile
+from flows.cli.reference_pages import all_commands, config_markdown, render
 
 ROOT = Path(__file__).resolve().parent.parent
 

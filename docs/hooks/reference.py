@@ -1,10 +1,10 @@
-"""MkDocs hook: fills the generated parts of the reference pages from the code (flows/reference_pages.py)."""
+"""MkDocs hook: fills the generated parts of the reference pages from the code (flows/cli/reference_pages.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flows.reference_pages import render
+from flows.cli.reference_pages import render
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
