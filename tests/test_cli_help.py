@@ -8,8 +8,8 @@ import shlex
 import pytest
 
 import flows.core.errors as errors
-from flows.cli.main import main
 from flows.cli.help import COMMANDS, EXIT_CODES
+from flows.cli.main import main
 from flows.cli.parser import _parser
 from flows.cli.reference_pages import all_commands
 

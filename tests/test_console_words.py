@@ -65,8 +65,7 @@ def test_main_commands_print_no_reprs(tmp_path: Path, capsys: pytest.CaptureFixt
     study = tmp_path / "study"
     shutil.copytree(ROOT / "config", study)
     said = [_say(capsys, ["run", config, "--no-prefect", "--limit", "10"])]
-    for argv in (["status"], ["status", "vizwiz_captions"], ["reconcile", "vizwiz_captions", "--dry-run"],
-                 ["reconcile", "vizwiz_captions"], ["cancel", "vizwiz_captions", "--dry-run"],
+    for argv in (["status"], ["reconcile", "vizwiz_captions", "--dry-run"], ["cancel", "vizwiz_captions", "--dry-run"],
                  ["cancel", "vizwiz_captions"], ["status", "vizwiz_captions"],
                  ["run", config, "--platform", "prolific", "--dry-run"],
                  ["run", config, "--platform", "links", "--dry-run", *INVITEES],
