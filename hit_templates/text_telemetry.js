@@ -25,13 +25,19 @@
   var now = function () { return Date.now() - t0; };
   var push = function (list, item, cap) { if (list.length < cap) { list.push(item); } };
 
-  var TEXT_TYPES = {text: 1, search: 1, "": 1};
-  function nameOf(el) {  /* the form name of a free-text field in this form, else "" */
-    if (!el || !el.tagName || el.readOnly || el.disabled || !box.contains(el)) { return ""; }
+  var TEXT_TYPES = {text: 1, search: 1, "": 1}, names = new WeakMap();
+  function lookUp(el) {
     var tag = el.tagName.toLowerCase();
     if (tag !== "textarea" && !(tag === "input" && TEXT_TYPES[(el.getAttribute("type") || "").toLowerCase()])) { return ""; }
+    if (!box.contains(el)) { return ""; }
     var crowd = el.closest("crowd-input, crowd-text-area");  /* crowd_elements.js draws an unnamed box */
     return el.name || (crowd && crowd.getAttribute("name")) || "";
+  }
+  function nameOf(el) {  /* the form name of a free-text field in this form, else "" (looked up once per element) */
+    if (!el || !el.tagName || el.readOnly || el.disabled) { return ""; }
+    var name = names.get(el);
+    if (name === undefined) { name = lookUp(el); names.set(el, name); }
+    return name;
   }
   function field(name) {
     return rec.f[name] || (rec.f[name] = {typed: 0, del: 0, keys: 0, first_ms: null, active_ms: 0, paste: [],

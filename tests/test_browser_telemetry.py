@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,15 +16,19 @@ import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.config import load_config
+from flows.custom.scaffold import scaffold
 from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import parse_answer_xml
+from flows.platforms.mturk_forms import html_question, parse_answer_xml
 from flows.store import Store
+from flows.taskserver.task_pages import task_page
 from flows.taskserver.task_server import TaskSite, invite_link
 from flows.taskserver.task_server_thread import TaskServer
 from tests.conftest import IMAGE_HOSTS, PLACEHOLDER
 from tests.small_configs import small_vizwiz
+from tests.test_browser_flickr import mine
 
 pytestmark = pytest.mark.browser
+PAGES = Path(__file__).parent / "pages"
 HALF = "A red mug sits"
 FULL = "A red mug with a white handle sits on a wooden kitchen table."
 EXTERNAL = "A shiny silver kettle stands beside a bowl of green apples on a counter."
@@ -167,3 +172,40 @@ def stored_everywhere(served: dict[str, Any], logs: str, session: str) -> str:
     for path in served["db"].parent.glob(served["db"].name + "*"):
         parts.append(path.read_bytes().decode("utf-8", "replace"))
     return "\n".join(parts)
+
+
+def test_a_crowd_element_page_on_mturk_records_its_elements_in_task_answers(sim, client, browser, tmp_path) -> None:
+    """An HTMLQuestion on the simulator built from crowd elements: the recorder finds the boxes
+    crowd-input / crowd-text-area draw, names them by their element, and the record travels inside
+    the crowd-form's taskAnswers to MTurk's answer XML."""
+    scaffold("crowd", tmp_path)
+    shutil.copy(PAGES / "crowd_photo.html.j2", tmp_path / "config" / "crowd.html.j2")
+    rows = [{"item_id": "photo-1", "file_name": "", "url": "", "payload": json.dumps(
+        {"image_url": "https://ivc.ischool.utexas.edu/a.jpg", "note": "A red bus in the rain."})}]
+    html = task_page(load_config(tmp_path / "config" / "crowd.toml"), rows)
+    hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
+                               LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
+                               Question=html_question(html))["HIT"]["HITId"]
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=sim.url)
+    tab = context.new_page()
+    tab.route(IMAGE_HOSTS[0], lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=PLACEHOLDER))
+    tab.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=ATELEMETRY1")
+    tab.wait_for_selector("crowd-input[name=title_0] input")
+    tab.check("crowd-image-classifier[name=scene_0] input[value=outdoor]")
+    tab.click("crowd-input[name=title_0] input")
+    tab.keyboard.type("Bus in the rain")
+    tab.click("crowd-text-area[name=description_0] textarea")
+    tab.keyboard.type(TYPED[0])
+    from_outside(tab, EXTERNAL)
+    tab.click("crowd-text-area[name=comment_0] textarea")
+    tab.keyboard.press("Control+V")
+    tab.click("#submit-btn")
+    tab.wait_for_selector("text=Thank you")
+    context.close()
+    answer = mine(client, hit_id, "ATELEMETRY1")
+    f = json.loads(answer["hitflow_telemetry"])["f"]
+    assert (f["title_0"]["typed"], f["title_0"]["len"]) == (len("Bus in the rain"), len("Bus in the rain"))
+    assert (f["description_0"]["typed"], f["description_0"]["paste_n"]) == (len(TYPED[0]), 0)
+    assert f["comment_0"]["typed"] == 0 and [p[1:] for p in f["comment_0"]["paste"]] == [[len(EXTERNAL), "x"]]
+    assert answer["comment_0"] == EXTERNAL and answer["description_0"] == TYPED[0]
