@@ -110,8 +110,10 @@ def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
     next_item(tab, 2)
     for i, text in zip((3, 4), TYPED, strict=True):
         tab.click(f"#caption_{i}")
-        tab.keyboard.type(text)
+        tab.keyboard.type(text + "xq" if i == 3 else text)
         if i == 3:
+            tab.keyboard.press("Backspace")
+            tab.keyboard.press("Backspace")
             next_item(tab, 3)
     submit(tab)
 
@@ -127,7 +129,8 @@ def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
     assert (f["caption_2"]["paste_p"], f["caption_2"]["paste_x"], f["caption_2"]["copy"]) == (len(INSTRUCTION), 0, 0)
     for i, text in zip((3, 4), TYPED, strict=True):
         entry = f[f"caption_{i}"]
-        assert (entry["typed"], entry["paste_n"], entry["len"]) == (len(text), 0, len(text))
+        extra = 2 if i == 3 else 0  # "xq" typed, then two Backspaces
+        assert (entry["typed"], entry["del"], entry["paste_n"], entry["len"]) == (len(text) + extra, extra, 0, len(text))
     times = [t for name in f for t, _ in f[name]["focus"]] + [p[0] for name in f for p in f[name]["paste"]]
     assert all(isinstance(t, int) and t >= 0 for t in times)
     assert f["caption_1"]["paste"][0][0] > f["caption_0"]["first_ms"]  # one clock across the reload
@@ -157,7 +160,9 @@ def test_no_clipboard_text_or_key_identity_is_stored_anywhere(served: dict[str, 
     submit(tab)
 
     record = stored(served, "hitflow_telemetry")
-    assert json.loads(record)["f"]["caption_0"]["paste"][0][1:] == [len(SENTINEL), "x"]
+    first = json.loads(record)["f"]["caption_0"]
+    assert first["paste"][0][1:] == [len(SENTINEL), "x"] and first["paste_x"] == len(SENTINEL)
+    assert (first["typed"], first["del"], first["len"]) == (len(REPLACEMENT), len(SENTINEL), len(REPLACEMENT))
     assert stored_everywhere(served, caplog.text, session).count("Zanzibar") == 0
     for name in ("ArrowLeft", "Home", "End", "F7", "Shift", "Control", "KeyV", "Backspace", "quokka", REPLACEMENT[:12]):
         assert name not in record and name not in session, name
