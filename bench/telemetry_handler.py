@@ -9,7 +9,7 @@ event, plus the two stamps' own cost, which the same run on the page without the
 (``[telemetry] record = false``) measures. The page is served cross-origin isolated (COOP + COEP), where
 Chromium's ``performance.now()`` resolves 5 microseconds rather than 100. Also measured: the recorder's
 ``write()`` (the JSON to the hidden field and sessionStorage), which runs 400 ms after the last event,
-never inside a keystroke.
+never inside a keystroke. Writes bench/results-telemetry.json.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from flows.taskserver.task_pages import task_page
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
+OUT = Path(__file__).resolve().parent / "results-telemetry.json"
 EVENTS = ("keydown", "beforeinput", "input", "keyup")
 ISOLATED = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp"}
 NAMES = json.dumps(list(EVENTS))
@@ -99,4 +100,5 @@ def bench_telemetry(keystrokes: int = 3000) -> dict[str, Any]:
 
 if __name__ == "__main__":
     result = bench_telemetry(int(sys.argv[1]) if len(sys.argv) > 1 else 3000)
+    OUT.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
