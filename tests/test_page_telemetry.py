@@ -23,7 +23,7 @@ from flows.errors import ConfigError
 from flows.platforms import mturk_adapter as mturk
 from flows.platforms.mturk_forms import answer_rows, form_fields, html_question, parse_answer_xml, parse_question
 from flows.store import Store
-from flows.taskserver.page_telemetry import FIELD, MAX_TELEMETRY_CHARS, with_telemetry
+from flows.taskserver.page_telemetry import FIELD, MAX_TELEMETRY_CHARS, telemetry_refusal, with_telemetry
 from flows.taskserver.task_pages import task_page
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
@@ -198,3 +198,12 @@ def test_mturks_answer_xml_carries_the_field_unchanged_beside_the_captions(sim, 
         by_field = {(r["item_id"], r["field"]): r["value"] for r in found}
         sent = RECORD if a["WorkerId"] == "AWORKER1" else "y" * 2**20
         assert by_field[("", FIELD)] == sent and by_field[("i3", "caption")] == CAPTION
+
+
+@pytest.mark.parametrize(("value", "refused"), [
+    (RECORD, False), ("", False), ("[[[[[[[[]]]]]]]]", False), ("[[[[[[[[[]]]]]]]]]", True),
+    ('{"a":"\\"[[[[[[[[[[[["}', False), ("x" * MAX_TELEMETRY_CHARS, False), ("x" * (MAX_TELEMETRY_CHARS + 1), True)])
+def test_what_the_task_server_refuses_is_measured_without_parsing(value: str, refused: bool) -> None:
+    """Eight levels pass (the format nests five), nine do not; brackets inside a JSON string, after an
+    escaped quote too, are text; the length limit is inclusive."""
+    assert bool(telemetry_refusal(value)) is refused
