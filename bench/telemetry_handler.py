@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from flows.config import load_config
+from flows.core.config import load_config
 from flows.taskserver.task_pages import task_page
 
 ROOT = Path(__file__).resolve().parents[1]
