@@ -126,11 +126,18 @@
     var name = nameOf(ev.target);
     if (name) { push(field(name).focus, [now(), "b"], CAP.focus); later(); }
   }, true);
+  var leaving = false;  /* a reload or a link hides the page as it goes: that "h" is not a tab switch */
   document.addEventListener("visibilitychange", function () {
-    push(rec.vis, [now(), document.hidden ? "h" : "v"], CAP.vis);
+    if (!leaving) { push(rec.vis, [now(), document.hidden ? "h" : "v"], CAP.vis); }
     if (document.hidden) { write(); } else { later(); }
   });
-  window.addEventListener("pagehide", write);
+  window.addEventListener("pagehide", function () {  /* fired before the page is hidden (HTML's unload steps) */
+    var last = rec.vis[rec.vis.length - 1];
+    if (last && last[1] === "h" && now() - last[0] < 1000) { rec.vis.pop(); }  /* a browser hiding it first */
+    leaving = true;
+    write();
+  });
+  window.addEventListener("pageshow", function () { leaving = false; });  /* back from the back-forward cache */
   document.addEventListener("submit", write, true);  /* before the page's own submit handler */
   document.addEventListener("click", function (ev) {  /* a crowd-form submits from its button's click */
     if (ev.target && ev.target.closest && ev.target.closest("button, input[type=submit]")) { write(); }

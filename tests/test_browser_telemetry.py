@@ -119,7 +119,7 @@ def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
 
     record = json.loads(stored(served, "hitflow_telemetry"))
     f = record["f"]
-    assert record["v"] == 1 and record["loads"] == 2
+    assert record["v"] == 1 and record["loads"] == 2 and record["vis"] == []  # a reload is no tab switch
     assert f["caption_0"]["typed"] == len(HALF) + len(FULL) - len(kept) and f["caption_0"]["paste_n"] == 0
     assert f["caption_0"]["len"] == len(FULL) and f["caption_0"]["first_ms"] is not None
     assert f["caption_0"]["keys"] >= f["caption_0"]["typed"]

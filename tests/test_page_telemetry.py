@@ -207,3 +207,17 @@ def test_what_the_task_server_refuses_is_measured_without_parsing(value: str, re
     """Eight levels pass (the format nests five), nine do not; brackets inside a JSON string, after an
     escaped quote too, are text; the length limit is inclusive."""
     assert bool(telemetry_refusal(value)) is refused
+
+
+FIELD_KEYS = {"typed", "del", "keys", "first_ms", "active_ms", "paste", "paste_n", "paste_x", "paste_p", "drop",
+              "copy", "cut", "focus", "len"}
+
+
+def test_the_record_chromium_wrote_has_exactly_format_v1s_keys() -> None:
+    """tests/telemetry_records/: what the recorder wrote in a real browser, for readers to test against."""
+    record = json.loads((Path(__file__).parent / "telemetry_records" / "chromium_caption_page.json").read_text())
+    assert set(record) == {"v", "loads", "vis", "f"} and record["v"] == 1
+    assert set(record["f"]) == {f"caption_{i}" for i in range(5)}
+    assert all(set(entry) == FIELD_KEYS for entry in record["f"].values())
+    recorder = (ROOT / "hit_templates" / "text_telemetry.js").read_text()
+    assert all(f"{key}: " in recorder for key in FIELD_KEYS)  # the recorder still writes each of them
