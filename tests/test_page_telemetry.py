@@ -221,3 +221,23 @@ def test_the_record_chromium_wrote_has_exactly_format_v1s_keys() -> None:
     assert all(set(entry) == FIELD_KEYS for entry in record["f"].values())
     recorder = (ROOT / "hit_templates" / "text_telemetry.js").read_text()
     assert all(f"{key}: " in recorder for key in FIELD_KEYS)  # the recorder still writes each of them
+
+
+@pytest.mark.parametrize(("page", "form_with_field"), [
+    ('<form id="a"><input type="radio" name="r"></form><form id="b"><textarea name="t"></textarea></form>', "b"),
+    ('<FORM ID="a"><TEXTAREA NAME="t"></TEXTAREA></FORM>', "a"),
+    ('<form id="a"><input name="t">', "a"),  # never closed, no type: a text box
+    ('<crowd-form id="a"><crowd-input name="t"></crowd-input></crowd-form>', "a"),
+    ('<textarea name="t"></textarea><form id="a"><input type="number" name="n"></form>', None),
+    ('<form id="a"><textarea name="t" readonly></textarea><input type="email" name="e"></form>', None),
+    ("<script>var s = '<form id=\"a\"><textarea name=\"t\">';</script><p>no form</p>", None),
+    ('<!-- <form id="a"><textarea name="t"> --><form id="b"><textarea name="u"></textarea></form>', "b"),
+])
+def test_the_field_goes_into_the_first_form_holding_free_text(page: str, form_with_field: str | None) -> None:
+    out = with_telemetry(f"<html><body>{page}</body></html>", TELEMETRY_NOTICE)
+    if form_with_field is None:
+        assert FIELD not in out
+        return
+    at = out.index(f'name="{FIELD}"')
+    assert re.findall(r'<(?:form|crowd-form) id="(\w)"', out[:at], re.I)[-1] == form_with_field
+    assert out.index("hitflow_telemetry:") < out.index("</body>")  # the recorder, inside the body

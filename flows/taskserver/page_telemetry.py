@@ -48,10 +48,10 @@ class _FreeTextForm(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.found: int | None = None
         self._open: tuple[str, int] | None = None  # (tag, offset just after its start tag)
-        first = _FORM_START.search(html)
+        first = _first_form(html)
         if first is None:
             return
-        self._base, text = first.start(), html[first.start():]
+        self._base, text = first, html[first:]
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]  # as getpos() counts lines
         for at in range(0, len(text), CHUNK):
             self.feed(text[at:at + CHUNK])
@@ -71,6 +71,15 @@ class _FreeTextForm(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if self._open is not None and tag == self._open[0]:
             self._open = None
+
+
+def _first_form(html: str) -> int | None:
+    """Where the first form tag starts that is markup, not text in a script or a comment."""
+    for m in _FORM_START.finditer(html):
+        before = html[:m.start()].lower()
+        if before.rfind("<script") <= before.rfind("</script") and before.rfind("<!--") <= before.rfind("-->"):
+            return m.start()
+    return None
 
 
 def _free_text(tag: str, attrs: dict[str, str]) -> bool:
