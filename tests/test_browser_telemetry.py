@@ -215,3 +215,30 @@ def test_a_crowd_element_page_on_mturk_records_its_elements_in_task_answers(sim,
     assert (f["description_0"]["typed"], f["description_0"]["paste_n"]) == (len(TYPED[0]), 0)
     assert f["comment_0"]["typed"] == 0 and [p[1:] for p in f["comment_0"]["paste"]] == [[len(EXTERNAL), "x"]]
     assert answer["comment_0"] == EXTERNAL and answer["description_0"] == TYPED[0]
+
+
+def test_the_record_stays_under_8_kb_whatever_the_worker_does(served: dict[str, Any], tab) -> None:
+    """Five captions, each focused and left 60 times and pasted into 30 times, 50 tab switches: the lists
+    stop at their caps (focus 40, paste 20, vis 40), the counts go on, the record stays under 8 KB."""
+    tab.goto(invite_link(served["site"].secret, served["url"], served["cfg"].name, "cap"))
+    size = tab.evaluate("""() => {
+        const fire = (el, ev) => el.dispatchEvent(ev);
+        for (let i = 0; i < 5; i++) {
+            const t = document.getElementById("caption_" + i);
+            for (let k = 0; k < 60; k++) {
+                fire(t, new FocusEvent("focusin", {bubbles: true}));
+                fire(t, new FocusEvent("focusout", {bubbles: true}));
+            }
+            for (let k = 0; k < 30; k++) {
+                const data = new DataTransfer(); data.setData("text/plain", "x".repeat(999));
+                fire(t, new ClipboardEvent("paste", {bubbles: true, clipboardData: data}));
+            }
+        }
+        for (let k = 0; k < 50; k++) { document.dispatchEvent(new Event("visibilitychange")); }
+        window.hitflowTelemetry.write();
+        return document.getElementById("hitflow_telemetry").value.length; }""")
+    record = json.loads(tab.input_value("#hitflow_telemetry"))
+    assert size < 8192 and len(record["vis"]) == 40
+    for entry in record["f"].values():
+        assert (len(entry["focus"]), len(entry["paste"]), entry["paste_n"]) == (40, 20, 30)
+        assert entry["paste_x"] == 30 * 999
