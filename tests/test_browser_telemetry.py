@@ -110,11 +110,15 @@ def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
     next_item(tab, 2)
     for i, text in zip((3, 4), TYPED, strict=True):
         tab.click(f"#caption_{i}")
-        tab.keyboard.type(text + "xq" if i == 3 else text)
+        tab.keyboard.type(text + ("xq" if i == 3 else " Soup"))
         if i == 3:
             tab.keyboard.press("Backspace")
             tab.keyboard.press("Backspace")
             next_item(tab, 3)
+        else:  # select the last five characters and cut them
+            for _ in range(5):
+                tab.keyboard.press("Shift+ArrowLeft")
+            tab.keyboard.press("Control+X")
     submit(tab)
 
     record = json.loads(stored(served, "hitflow_telemetry"))
@@ -129,9 +133,9 @@ def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
     assert (f["caption_2"]["paste_p"], f["caption_2"]["paste_x"], f["caption_2"]["copy"]) == (len(INSTRUCTION), 0, 0)
     for i, text in zip((3, 4), TYPED, strict=True):
         entry = f[f"caption_{i}"]
-        extra = 2 if i == 3 else 0  # "xq" typed, then two Backspaces
+        extra = 2 if i == 3 else 5  # "xq" typed, then two Backspaces; " Soup" typed, then cut
         assert (entry["typed"], entry["del"], entry["paste_n"]) == (len(text) + extra, extra, 0)
-        assert entry["len"] == len(text)
+        assert (entry["len"], entry["cut"], entry["copy"]) == (len(text), 0 if i == 3 else 1, 0)
     times = [t for name in f for t, _ in f[name]["focus"]] + [p[0] for name in f for p in f[name]["paste"]]
     assert all(isinstance(t, int) and t >= 0 for t in times)
     assert f["caption_1"]["paste"][0][0] > f["caption_0"]["first_ms"]  # one clock across the reload
