@@ -16,7 +16,6 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfTransformer
 
 from qc.text_features import squeezed_lower
 
@@ -89,6 +88,9 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     Kept for the last batch seen: consensus, its worker rate and instruction echo share one fit.
     The result is shared, so callers must not change it.
     """
+    # Imported here, not at the top: sklearn costs ~3 s CPU and every config load imports this module.
+    from sklearn.feature_extraction.text import TfidfTransformer
+
     found = _token_codes(texts) or _token_codes_slow(texts)
     text_of, term_of, terms = found
     if not terms:
