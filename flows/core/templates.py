@@ -17,6 +17,12 @@ from flows.core.errors import ConfigError
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "hit_templates"
 REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
 
+# What an image shows when its URL cannot be reached (offline, expired link): a local SVG, no network.
+IMAGE_PLACEHOLDER = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='320' height='90'%3E"
+                     "%3Crect width='100%25' height='100%25' fill='%23e8e8e8'/%3E%3Ctext x='50%25' y='55%25' "
+                     "text-anchor='middle' font-family='sans-serif' font-size='14' fill='%23555'%3Eimage "
+                     "unavailable%3C/text%3E%3C/svg%3E")
+
 
 def safe_url(value: object) -> str:
     """Only http(s) and relative URLs reach a page; anything else (javascript:) is dropped."""
@@ -35,6 +41,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["safe_url"] = safe_url
+    env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
     # What the evaluation pages list, from the code that checks and analyses their answers.
     from flows.studies.study_plan import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
     from postprocess.error_stats import CATEGORIES
