@@ -35,7 +35,8 @@ def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
         ax.axvspan(max(band.low, 0), band.high, color="#9c9", alpha=0.3, label="mu ± 1.95σ")
         ax.set_title(f"batch {band.batch}")
         ax.set_xlabel("seconds")
-        ax.locator_params(axis="x", nbins=4)
+        ax.set_xlim(left=0)  # no time is negative; the band's lower edge may be
+        ax.locator_params(axis="x", nbins=3)
     axes[0][0].set_ylabel("assignments")
     if len(bands):
         legend_beside(axes[0][-1])

@@ -18,7 +18,10 @@ from matplotlib.transforms import Bbox
 
 def new_figure(width: float, height: float, ncols: int = 1, **kwargs: Any) -> tuple[Figure, Any]:
     """A figure whose titles, labels and legends matplotlib lays out so they do not collide."""
-    return plt.subplots(1, ncols, figsize=(width, height), layout="constrained", squeeze=False, **kwargs)
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), layout="constrained", squeeze=False, **kwargs)
+    if ncols > 1:  # room between panels: one panel's last tick label must not touch the next one's first
+        fig.get_layout_engine().set(wspace=0.06)  # type: ignore[union-attr, call-arg]
+    return fig, axes
 
 
 def legend_beside(ax: Any, **kwargs: Any) -> None:
@@ -34,9 +37,16 @@ def to_png(fig: Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _tick_labels(axis: Any) -> list[Any]:
+    """The tick labels matplotlib draws: those of ticks inside the view (it keeps others it skips)."""
+    low, high = sorted(axis.get_view_interval())
+    span = (high - low) * 1e-9
+    return [t.label1 for t in axis.get_major_ticks() if low - span <= t.get_loc() <= high + span]
+
+
 def _texts(ax: Any) -> list[Any]:
     labels = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
-    ticks = [t for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    ticks = _tick_labels(ax.xaxis) + _tick_labels(ax.yaxis)
     return [t for t in labels + ticks if t.get_visible() and t.get_text().strip()]
 
 
@@ -47,10 +57,11 @@ def _overlap(a: Bbox, b: Bbox, slack: float = 0.5) -> bool:
 def overlapping_text(fig: Figure) -> list[str]:
     """What collides once drawn: two texts (titles, axis labels, tick labels, figure texts); a text
     over another panel's plotted area; a legend over any plotted area. Empty when legible."""
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has one
     fig.draw(renderer)
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    texts = [(t.get_text(), t.get_window_extent(renderer), ax) for ax in axes for t in _texts(ax)]
+    texts: list[tuple[str, Bbox, Any]] = [(t.get_text(), t.get_window_extent(renderer), ax)
+                                          for ax in axes for t in _texts(ax)]
     texts += [(t.get_text(), t.get_window_extent(renderer), None) for t in fig.texts if t.get_text().strip()]
     problems = [f"{a!r} overlaps {b!r}" for (a, box_a, _), (b, box_b, _) in combinations(texts, 2)
                 if _overlap(box_a, box_b)]

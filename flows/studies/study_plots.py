@@ -26,18 +26,15 @@ def _bars(values: dict[str, float], title: str, ylabel: str, horizontal: bool = 
 
 
 def _severity_figure(a: dict[str, Any]) -> Figure:
+    """Horizontal bars: error-type names read along their own line, however long or many."""
     conds = a["conditions"]
-    fig, axes = new_figure(7.5, 3.4)
+    fig, axes = new_figure(7.5, 0.4 * len(conds) + 1.4)
     ax = axes[0][0]
     names = sorted(conds, key=lambda c: conds[c]["mean"])
-    ax.bar(names, [conds[c]["mean"] for c in names], yerr=[conds[c]["sd"] for c in names], capsize=4)
-    ax.set_ylim(0, 100)
+    ax.barh(names, [conds[c]["mean"] for c in names], xerr=[conds[c]["sd"] for c in names], capsize=4)
+    ax.set_xlim(0, 100)
     ax.set_title("Mean rating per error type (bars: SD)")
-    ax.set_ylabel("0 (worst) - 100 (best)")
-    if len(names) > 4:  # long error-type names side by side run into each other
-        ax.tick_params(axis="x", labelrotation=30)
-        for label in ax.get_xticklabels():
-            label.set_horizontalalignment("right")
+    ax.set_xlabel("0 (worst) - 100 (best)")
     return fig
 
 
