@@ -26,8 +26,11 @@ after_help = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
 from flows.core.config import load_config
 names = [load_config(p).name for p in sorted(Path("config").glob("*.toml"))]
 after_configs = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
+import flows.driver.campaign_run  # what `hitflow run` imports, --dry-run included
+after_run = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
 print(json.dumps({{"help": shown.getvalue(), "after_help": after_help, "configs": names,
-                  "after_configs": after_configs}}))
+                  "after_configs": after_configs, "after_run": after_run,
+                  "scipy_stats": "scipy.stats" in sys.modules}}))
 """
 
 
@@ -40,3 +43,5 @@ def test_help_and_config_loading_import_no_heavy_library() -> None:
     assert len(seen["configs"]) >= 5  # the shipped configs really loaded
     assert seen["after_help"] == [], f"hitflow --help imported {seen['after_help']}"
     assert seen["after_configs"] == [], f"loading a config imported {seen['after_configs']}"
+    assert seen["after_run"] == [], f"hitflow run's modules imported {seen['after_run']}"
+    assert not seen["scipy_stats"], "hitflow run's modules imported scipy.stats (~1.5 s CPU)"
