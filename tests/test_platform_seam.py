@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from flows.core.errors import ConfigError
-from flows.platforms import PLATFORMS, platform_for
+from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
+from flows.platforms.registry import platform_for
 
 ROOT = Path(__file__).resolve().parents[1]
-REGISTRY = ROOT / "flows" / "platforms" / "__init__.py"  # the one place that maps a name to its module
+REGISTRY = ROOT / "flows" / "platforms" / "registry.py"  # the one place that maps a name to its module
 
 
 def _names_platform(node: ast.expr) -> bool:

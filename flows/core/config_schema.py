@@ -26,7 +26,7 @@ from flows.core.config_types import (
     Section,
     Share,
 )
-from flows.studies.study_config import ScreenSection, StudySection
+from flows.core.study_config import ScreenSection, StudySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
 YEAR_S = 31536000
