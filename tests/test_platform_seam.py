@@ -77,6 +77,8 @@ KIND_PACKAGES = ("campaigns", "studies", "custom")
 KNOWN_PLATFORM_IMPORTS = {
     ("flows/campaigns/campaign_plan.py", "mturk"): "the campaign's row records MTurk's cost of an assignment and "
                                                    "of the paid test (`hitflow status`), as it always has",
+    ("flows/campaigns/review_data.py", "prolific"): "the review queue leaves out submissions Prolific settled "
+                                                     "unpaid (returned, timed out): no verdict can be sent",
     ("flows/campaigns/outputs.py", "mturk"): "the report's cost lines, and the lineage of MTurk's scored test "
                                              "(the qualification test runs on MTurk only)",
 }

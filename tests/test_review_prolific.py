@@ -9,11 +9,9 @@ import json
 from pathlib import Path
 
 import httpx
-import pytest
 
 from flows.campaigns.review_data import campaign_queue
 from flows.core.decisions import Decision
-from flows.core.errors import InputFormatError
 from flows.core.store import Store
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import REJECT_REASON, decide_open_cards, sign_in
@@ -40,10 +38,6 @@ def _finish(config: Path, url: str, db: Path, out: Path) -> None:
                                              idem_key=f"script:{row.item}"))
 
 
-@pytest.mark.xfail(raises=InputFormatError, strict=False, reason=(
-    "known bug, found at the end of 2026-11-24's session: a Prolific submission that timed out after its answer "
-    "reached the task server stays in the review queue, and no decision can be sent for it ('nothing to approve'), "
-    "so its batch waits for a person until the auto-approval deadline; the queue should settle it"))
 def test_a_person_clears_batch_1_on_prolific_and_study_2_excludes_their_block(tmp_path: Path) -> None:
     db, config = tmp_path / "h.db", review_config(tmp_path)
     with SimServer(seed=2) as sim:

@@ -12,6 +12,7 @@ from flows.campaigns.block_evidence import blocks_due
 from flows.core.errors import HitflowError
 from flows.core.run_context import Run
 from flows.core.store import Store
+from flows.platforms.prolific.statuses import UNPAID
 from flows.platforms.targets import advance_sim_clock
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
@@ -54,9 +55,9 @@ def review_frames(store: Store, campaign: str) -> dict[str, pd.DataFrame]:
     return {
         "flags": _frame(store, "SELECT " + ", ".join(FLAG_COLUMNS) + ", batch FROM qc_flags WHERE campaign = ? "
                         "AND batch > 0 ORDER BY rowid", [campaign], [*FLAG_COLUMNS, "batch"]),
-        "assignments": _frame(store, "SELECT assignment_id, worker_id, batch, auto_approval_time FROM assignments "
-                              "WHERE campaign = ? AND batch > 0 ORDER BY rowid", [campaign],
-                              ["assignment_id", "worker_id", "batch", "auto_approval_time"]),
+        "assignments": _frame(store, "SELECT assignment_id, worker_id, batch, auto_approval_time, status "
+                              "FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY rowid", [campaign],
+                              ["assignment_id", "worker_id", "batch", "auto_approval_time", "status"]),
         "actions": _frame(store, "SELECT batch, worker_id, assignment_id, action, reviewer FROM review_actions "
                           "WHERE campaign = ? ORDER BY id", [campaign],
                           ["batch", "worker_id", "assignment_id", "action", "reviewer"]),
@@ -75,10 +76,14 @@ def review_mode(mode: str) -> str:
 def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: str,
                    now: float | None = None) -> pd.DataFrame:
     f = review_frames(store, campaign)
-    f["assignments"]["auto_approval_time"] = pd.to_numeric(f["assignments"]["auto_approval_time"], errors="coerce")
+    work = f["assignments"]
+    # Prolific settled these unpaid (returned, timed out, screened out): no verdict can be sent for them,
+    # so they must not hold their batch for a person; their worker's flags still count for blocks.
+    work = work[~work["status"].isin(UNPAID)].copy()
+    work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
     batches = sorted({int(b) for b in f["flags"]["batch"]})
     due = {b: blocks_due(store, campaign, policy, b) for b in batches}
-    return build_queue(f["flags"], f["assignments"], f["actions"], policy, review_mode(mode),
+    return build_queue(f["flags"], work, f["actions"], policy, review_mode(mode),
                        time.time() if now is None else now, due)
 
 
