@@ -14,6 +14,7 @@ from flows.core.item_generator import scaled_copy
 from flows.core.run_context import Run
 from flows.core.study_config import read_study_items
 from flows.core.templates import safe_url
+from flows.custom.custom_task import custom_item_plan
 from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks
@@ -65,8 +66,6 @@ def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> 
     if cfg.study is not None:
         return study_item_plan(cfg, limit)
     if cfg.task == "custom":
-        from flows.custom.custom_task import custom_item_plan
-
         return custom_item_plan(cfg, limit)
     base = read_items(cfg)[:limit] if limit else read_items(cfg)
     items = [scaled_copy(it, k) for k in range(scale) for it in base]

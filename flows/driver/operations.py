@@ -1,6 +1,6 @@
 """Operations on a running or finished campaign: reconcile, cancel, and reopening a stored one.
 
-``reconcile`` and ``cancel`` ask the campaign's platform (flows/platforms/*_platform.py); they
+``reconcile`` and ``cancel`` ask the campaign's platform (flows/platforms/<name>/platform.py); they
 never create a HIT or a study. The review by policy a cancel ends with is shared, here. What the store
 says about a campaign (``hitflow status``) is in :mod:`flows.driver.campaign_status`.
 """

@@ -1,6 +1,6 @@
 """The one small interface every platform implements: what a campaign asks of who works.
 
-A platform is a module (``mturk_platform``, ``prolific_platform``, ``links_platform``) whose
+A platform is a module (``mturk/platform.py``, ``prolific/platform.py``, ``links/platform.py``) whose
 functions and constants satisfy :class:`Platform`; mypy checks each against it where
 :func:`flows.platforms.registry.platform_for` returns it. Nothing outside a platform's module branches on
 its name: code asks the platform. tests/test_platform_contract.py runs one contract suite over all

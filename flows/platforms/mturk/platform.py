@@ -88,7 +88,7 @@ def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
 
 
 def place_cost(cfg: CampaignConfig) -> str:
-    return ""  # priced per HIT (campaign_plan.cost_per_assignment), not per place
+    return ""  # priced per HIT (qualifications.cost_per_assignment), not per place
 
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
