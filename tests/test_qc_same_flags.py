@@ -80,8 +80,9 @@ AWKWARD = ["", "   ", "\u200b", CANNED_TEXT, "quality issues are too SEVERE to r
 
 
 def test_awkward_text_gets_the_same_flags_as_before() -> None:
-    rows = [{"assignment_id": f"a{k // 3}", "worker_id": f"w{k % 4}", "image_id": f"i{k // 5}", "caption": text.upper() if k % 4 == 3 else text,
-             "work_time_s": 30.0 + k} for k, text in enumerate(AWKWARD * 3)]
+    rows = [{"assignment_id": f"a{k // 3}", "worker_id": f"w{k % 4}", "image_id": f"i{k // 5}",
+             "caption": text.upper() if k % 4 == 3 else text, "work_time_s": 30.0 + k}
+            for k, text in enumerate(AWKWARD * 3)]  # w3 writes in capitals
     raw = pd.DataFrame(rows)
     page = "Describe the image in one sentence for a person who is blind.\nDo not talk about quality or blur."
     params = {"page_text": page, "seed": 2, "consensus_threshold": 0.1, "submit_rules": SubmitRules(max_chars=40)}
