@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from qc import text_features
 from qc.flags import RuleFn, flag_columns, flag_frame, register
@@ -87,9 +89,10 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
         found = {i: m.group(1).lower() for i, text in zip(texts.index, values, strict=True)
                  if (m := next(finditer(text), None))}
         return pd.Series(found, dtype=object) if found else pd.Series([], dtype=object)
-    # One scan of the batch joined by line breaks (C speed) instead of a search per caption: a word
-    # without a line break cannot match across two texts, and a line break is a word boundary just
-    # as a text's own start and end are.
+    # One scan of the texts that could hold a word, joined by line breaks (C speed), instead of a search
+    # per caption: a word without a line break cannot match across two texts, and a line break is
+    # a word boundary just as a text's own start and end are.
+    index, values = _may_hold(texts.index, values, words)
     matches = [(m.start(), m.group(1).lower()) for m in finditer("\n".join(values))]
     if not matches:
         return pd.Series([], dtype=object)
@@ -97,7 +100,20 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
     which = np.searchsorted(starts, [at for at, _ in matches], side="right") - 1
     first = np.r_[True, which[1:] != which[:-1]]  # matches come in text order: each text's first
     return pd.Series([w for (_, w), keep in zip(matches, first, strict=True) if keep],
-                     index=texts.index[which[first]], dtype=object)
+                     index=index[which[first]], dtype=object)
+
+
+def _may_hold(index: pd.Index, values: list[str], words: Sequence[str]) -> tuple[pd.Index, list[str]]:
+    """The texts that may hold one of ``words``: all non-ASCII ones (re's case folding is Unicode's)
+    and the ASCII ones holding a word in any ASCII case (Arrow's substring search, in C)."""
+    if not all(w.isascii() for w in words):
+        return index, values
+    column = pa.array(values, pa.large_string())
+    maybe = pc.invert(pc.string_is_ascii(column))
+    for word in words:
+        maybe = pc.or_(maybe, pc.match_substring(column, word, ignore_case=True))
+    keep = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
+    return index[keep], [values[k] for k in keep]
 
 
 @lru_cache(maxsize=8)

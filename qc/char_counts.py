@@ -34,11 +34,11 @@ def text_counts(texts: Sequence[str]) -> TextCounts:
     if lengths.sum() == 0:
         zeros = np.zeros(len(texts), dtype=np.int64)
         return TextCounts(zeros, zeros, zeros)
-    points = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    basic = points.astype(np.uint16)  # wraps above the plane: those few are classified one by one
+    points = _code_points("".join(texts))
+    basic = points if points.dtype != np.uint32 else points.astype(np.uint16)  # wraps above the plane
     is_upper, is_alpha, is_space, is_word_char = (table[basic] for table in _basic_plane())
-    beyond = np.flatnonzero(points >= _BASIC)  # emoji, rare scripts (none is a space or an ASCII letter)
-    if len(beyond):
+    if points.dtype == np.uint32:  # emoji, rare scripts (none a space or an ASCII letter): one by one
+        beyond = np.flatnonzero(points >= _BASIC)
         chars = [chr(int(p)) for p in points[beyond]]
         is_upper[beyond] = [c.isupper() for c in chars]
         is_alpha[beyond] = [c.isalpha() for c in chars]
@@ -47,6 +47,17 @@ def text_counts(texts: Sequence[str]) -> TextCounts:
     starts = ends - lengths
     return TextCounts(_sums(is_upper, starts, ends), _sums(is_alpha, starts, ends),
                       _words(is_space, is_word_char, starts, ends))
+
+
+def _code_points(text: str) -> np.ndarray:
+    """One array element per character, as narrow as the text allows (ASCII text, the usual case,
+    in a byte each: a quarter of the memory to sweep)."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    units = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+    if not ((units >= 0xD800) & (units < 0xE000)).any():  # no pairs: one unit per character
+        return units
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 def upper_and_letters(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

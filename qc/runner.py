@@ -21,7 +21,7 @@ from qc import (  # noqa: F401  (registers the rules)
     worker_rules,
 )
 from qc.flags import FLAG_COLUMNS, RULES, flag_frame
-from qc.submit_rules import CANNED_TEXT, is_canned
+from qc.submit_rules import CANNED_TEXT
 
 DEFAULT_RULES = (
     "time_outlier", "caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
@@ -44,7 +44,7 @@ def prepare(df: pd.DataFrame, canned_text: str = CANNED_TEXT) -> pd.DataFrame:
     for col in ("assignment_id", "worker_id", "image_id"):
         out[col] = out[col].astype(str)
     if "is_precanned" not in out.columns:
-        out["is_precanned"] = out["caption"].map(lambda c: is_canned(c, canned_text))
+        out["is_precanned"] = text_features.canned_mask(out["caption"], canned_text)
     out["is_precanned"] = out["is_precanned"].astype(bool)
     if "work_time_s" not in out.columns:
         out["work_time_s"] = float("nan")

@@ -22,8 +22,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from qc.char_counts import TextCounts, text_counts
+from qc.submit_rules import canned_form, is_canned
 
 T = TypeVar("T")
 
@@ -75,6 +78,24 @@ def folded(df: pd.DataFrame) -> list[str]:
 def counts(df: pd.DataFrame) -> TextCounts:
     """Per caption: uppercase letters, letters and submit-rule words (:mod:`qc.char_counts`)."""
     return shared(df, "counts", lambda: text_counts(captions(df)))
+
+
+def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
+    """:func:`qc.submit_rules.is_canned` for a whole column: exact, but the exact test runs only on
+    the texts that could pass it (non-ASCII ones, and ASCII ones holding the canned text's longest
+    word in any case, found by Arrow in C)."""
+    values = texts.tolist()
+    if not canned_text.strip():
+        return np.zeros(len(values), dtype=bool)
+    words = [w for w in canned_form(canned_text).split() if w.isascii() and w.isalpha()]
+    column = pa.array([v if isinstance(v, str) else "" for v in values], pa.large_string())
+    maybe = np.ones(len(values), dtype=bool)
+    if words:
+        holds = pc.match_substring(column, max(words, key=len), ignore_case=True)
+        maybe = pc.or_(pc.invert(pc.string_is_ascii(column)), holds).to_numpy(zero_copy_only=False)
+    out = np.zeros(len(values), dtype=bool)
+    out[maybe] = [is_canned(values[k], canned_text) for k in np.flatnonzero(maybe)]
+    return out
 
 
 def squeezed_lower(texts: pd.Series) -> list[str]:
