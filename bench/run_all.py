@@ -130,7 +130,8 @@ def summary(results: dict[str, Any]) -> list[str]:
         f"{pre['ratio']}x wall, {pre['cpu_ratio']}x CPU (target <= 1.5x) | load {_loads(pre['load_average_1min'])}",
         f"end to end {lat['hits']} HITs x 5 at {lat['latency_ms']:g} ms per call: hitflow "
         f"{lat['hitflow']['seconds']} s | naive boto3 loop {lat['naive_boto3']['seconds']} s | "
-        f"{lat['ratio']}x (target >= 10x) | load {lat['hitflow']['load_avg_1m']}, {lat['naive_boto3'].get('load_avg_1m', '?')}",
+        f"{lat['ratio']}x (target >= 10x) | load {lat['hitflow']['load_avg_1m']}, "
+        f"{lat['naive_boto3'].get('load_avg_1m', '?')}",
     ]
 
 
