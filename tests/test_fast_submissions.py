@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bench import qc_reference as old
-from flows.errors import InputFormatError
+from flows.core.errors import InputFormatError
 from flows.platforms.submission_formats import _plain_fast, read_submissions
 from tests.fuzz_support import FUZZ
 from tests.test_fuzz_csv import COLUMNS, corrupt, csv_bytes, layout, rows

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from flows.csv_files import fast_columns, read_csv_table
-from flows.errors import InputFormatError
-from flows.text_files import read_text
+from flows.core.csv_files import fast_columns, read_csv_table
+from flows.core.errors import InputFormatError
+from flows.core.text_files import read_text
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
 TRUE_TEXT = ("1", "true", "yes")  # a yes/no column read as text
