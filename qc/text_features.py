@@ -14,6 +14,7 @@ batches QC'd at once on several threads keep their own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,6 +30,7 @@ from qc.char_counts import TextCounts, text_counts
 from qc.submit_rules import canned_form, is_canned
 
 T = TypeVar("T")
+_ASCII_SPACE = "[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]"  # str.isspace's ASCII characters, in RE2's syntax
 
 
 @dataclass
@@ -81,20 +83,25 @@ def counts(df: pd.DataFrame) -> TextCounts:
 
 
 def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
-    """:func:`qc.submit_rules.is_canned` for a whole column: exact, but the exact test runs only on
-    the texts that could pass it (non-ASCII ones, and ASCII ones holding the canned text's longest
-    word in any case, found by Arrow in C)."""
-    values = texts.tolist()
+    """:func:`qc.submit_rules.is_canned` for a whole column, exactly: ASCII texts by one Arrow regex
+    (C speed) that spells out the same test, the rest (non-ASCII text, an odd canned text) by it."""
     if not canned_text.strip():
-        return np.zeros(len(values), dtype=bool)
-    words = [w for w in canned_form(canned_text).split() if w.isascii() and w.isalpha()]
-    column = pa.array([v if isinstance(v, str) else "" for v in values], pa.large_string())
-    maybe = np.ones(len(values), dtype=bool)
-    if words:
-        holds = pc.match_substring(column, max(words, key=len), ignore_case=True)
-        maybe = pc.or_(pc.invert(pc.string_is_ascii(column)), holds).to_numpy(zero_copy_only=False)
-    out = np.zeros(len(values), dtype=bool)
-    out[maybe] = [is_canned(values[k], canned_text) for k in np.flatnonzero(maybe)]
+        return np.zeros(len(texts), dtype=bool)
+    target = canned_form(canned_text)
+    column = pa.chunked_array([pa.array(texts.to_numpy(dtype=object, na_value=None), pa.large_string())])
+    ascii_text = pc.fill_null(pc.string_is_ascii(column), False).to_numpy(zero_copy_only=False)
+    out = np.zeros(len(texts), dtype=bool)
+    if target and target.isascii():
+        # is_canned on ASCII text: Python's ASCII spaces around and between the words, any case, and
+        # final dots, on the last word or as a word of their own
+        space = _ASCII_SPACE
+        words = f"{space}+".join(re.escape(w) for w in target.split(" "))
+        found = pc.match_substring_regex(column, f"^{space}*{words}(?:{space}*\\.+)?{space}*$", ignore_case=True)
+        out[ascii_text] = pc.fill_null(found, False).to_numpy(zero_copy_only=False)[ascii_text]
+        rest = np.flatnonzero(~ascii_text)
+    else:
+        rest = np.arange(len(texts))
+    out[rest] = [is_canned(t, canned_text) for t in texts.iloc[rest].tolist()]
     return out
 
 

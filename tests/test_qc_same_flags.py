@@ -90,3 +90,15 @@ def test_awkward_text_gets_the_same_flags_as_before() -> None:
     assert {"consensus", "caps_lock", "quality_words", "min_words", "required", "max_chars"} <= set(flags["rule"])
     canned = SubmitRules().canned_text.upper() + " "
     same_flags(raw.assign(caption=raw["caption"].where(raw.index % 7 > 0, canned)), params, "")  # no canned text
+
+
+@pytest.mark.parametrize("canned", [CANNED_TEXT, "N/A.", "...", "K.O. (k)", "a . b", "Ａ full", "  "])
+def test_canned_captions_are_found_as_is_canned_finds_them(canned: str) -> None:
+    from qc.submit_rules import is_canned
+    from qc.text_features import canned_mask
+
+    rng = random.Random(canned)
+    bits = [canned, canned.upper(), canned.lower(), canned.replace(" ", " \x1f\n "), " ", "\t", "\x0b", "\x1c",
+            "\u00a0", ".", " .", "x", "İ", "\u212a", "a", "b", "ｆｕｌｌ"]
+    texts = ["".join(rng.choice(bits) for _ in range(rng.randrange(0, 4))) for _ in range(2000)]
+    assert canned_mask(pd.Series(texts), canned).tolist() == [is_canned(t, canned) for t in texts]
