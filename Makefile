@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-telemetry bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,8 +41,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check flows qc postprocess tests bench
 	$(BIN)/mypy
 
-test: $(STAMP) browser-deps js-sdk lint
+test: $(STAMP) browser-deps js-sdk lint docs
 	$(BIN)/pytest
+
+# The documentation site (mkdocs.yml, docs/) into runs/site/. --strict: a broken link or anchor, a page
+# missing from docs/ or left out of the nav is an error. The config and command references are filled
+# from the code while it builds (docs/hooks/reference.py).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The AWS SDK for JavaScript v3's MTurk client (tests/test_mturk_clients.py), from the lock file,
 # again only when the lock changed. Without npm the tests skip; under CI=true they fail if node
@@ -104,6 +110,10 @@ bench-scale: $(STAMP)
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps
 	$(BIN)/python -m bench.browser_workers $(or $(HITS),20)
+
+# the text-telemetry recorder's handler time per real keystroke in Chromium, p50/p99 (docs/telemetry.md)
+bench-telemetry: $(STAMP) browser-deps
+	$(BIN)/python -m bench.telemetry_handler $(or $(KEYS),3000)
 
 # a scheduled Prolific campaign on a real Prefect server and the simulator on the wall clock:
 # each run looks at the open study and leaves, people arrive in between (about 2-3 minutes)

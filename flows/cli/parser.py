@@ -8,6 +8,7 @@ import argparse
 import os
 
 from flows.cli import args as arg
+from flows.cli.help import add_examples_and_exit_codes
 from flows.platforms import PLATFORMS
 
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
@@ -23,7 +24,9 @@ SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by defaul
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions.")
+    p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions: task pages, "
+                          "batches, QC, blocking, datasets; on the built-in simulator unless told otherwise. "
+                          "`hitflow COMMAND --help` for each command.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run or resume a campaign to the end (simulator by default)")
     run.add_argument("config", help="the campaign or study TOML file (config/*.toml)")
@@ -156,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
     for command in (run, task, status, qc, serve, *(sub.choices[n] for n in ("reconcile", "cancel", "review",
                                                                        "serve-schedules", "deploy"))):
         command.add_argument("--allow-outside-paths", action="store_true", help=OUTSIDE_HELP)
+    add_examples_and_exit_codes(p)
     return p
 
 
