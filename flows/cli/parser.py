@@ -121,6 +121,12 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
+    ui = sub.add_parser("ui", help="open the campaign overview page: every campaign's batches, spend, review items "
+                                   "and reports, refreshing while runs go")
+    ui.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    ui.add_argument("--out", default="runs",
+                    help="where the runs wrote their outputs (OUT/<campaign name>/report.html)")
+    ui.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
                              "a running simulator or endpoint (default: one in-process)")
     sched.add_argument("--platform", choices=PLATFORMS, default="mturk",
