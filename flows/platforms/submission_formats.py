@@ -67,7 +67,7 @@ def _plain_fast(path: Path) -> pd.DataFrame | None:
     table :func:`_from_plain` makes, or None whenever a row needs it (a blank or bad work time,
     accept/submit times, a blank is_precanned, anything the careful CSV reader would refuse), so
     every message still comes from the careful path."""
-    parsed = fast_columns(read_text(path, "the submissions file"))
+    parsed = fast_columns(read_text(Path(path), "the submissions file"))  # a str path too, as before
     if parsed is None:
         return None
     header, table = parsed
