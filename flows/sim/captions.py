@@ -138,6 +138,8 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
     if kind != "rule_breaker" and rules.canned_text and rng.random() < canned_share:
         return rules.canned_text
     draft = rng.choice(real).strip()
+    if kind in ("assistant_paster", "partial_paster"):
+        draft = _assistant_answer(draft, real, rng)
     if kind == "speeder":
         draft = min(real, key=len).strip()
     if kind == "rule_breaker":
@@ -201,3 +203,13 @@ def _echo(real: list[str], rules: SubmitRules, rng: random.Random) -> str:
     thing = max(re.findall(r"[a-z]+", min(real, key=len).lower()) or ["item"], key=len)
     pairs = [rules.banned_prefixes[i:i + 2] for i in range(0, min(8, len(rules.banned_prefixes)), 2)]
     return "\n".join(f'-"{"/".join(pair)} {thing}"' for pair in pairs)
+
+
+def _assistant_answer(draft: str, real: list[str], rng: random.Random) -> str:
+    """What an assistant answers for "describe this image in one sentence": on topic, fluent and
+    longer than people write (two of the image's captions in one sentence)."""
+    others = [c for c in real if c.strip() != draft]
+    if not others:
+        return draft
+    extra = rng.choice(others).strip().rstrip(".!?")
+    return f"{draft.rstrip('.!?')}, and {extra[:1].lower()}{extra[1:]}."

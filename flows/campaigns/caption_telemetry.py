@@ -1,0 +1,39 @@
+"""Each caption row's telemetry from the ledger: the assignment's ``hitflow_telemetry`` answer and
+the caption's field name in it (``caption_<position of the image in the HIT>``), for
+:mod:`qc.telemetry_frame` to flatten. A page without the recorder stored no such answer: the
+columns stay blank and the telemetry counts as absent."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from flows.run_context import Run
+
+TELEMETRY_FIELD = "hitflow_telemetry"
+
+
+def with_telemetry(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
+    ``telemetry_field``."""
+    if frame.empty:
+        return frame.assign(telemetry="", telemetry_field="")
+    rows = run.store.rows(
+        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
+        "WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?", [run.cfg.name, TELEMETRY_FIELD])
+    records = {r["assignment_id"]: r["value"] or "" for r in rows}
+    hits = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
+        "SELECT hit_id, item_ids FROM hits WHERE campaign = ?", [run.cfg.name])} if records else {}
+    positions: dict[str, dict[str, int]] = {}
+
+    def field_name(hit_id: str, image_id: str) -> str:
+        if hit_id not in positions:
+            positions[hit_id] = {item: i for i, item in enumerate(json.loads(hits.get(hit_id) or "[]"))}
+        index = positions[hit_id].get(image_id)
+        return "" if index is None else f"caption_{index}"
+
+    telemetry = frame["assignment_id"].map(records).fillna("")
+    names = [field_name(str(h), str(i)) if t else "" for h, i, t in
+             zip(frame["hit_id"].tolist(), frame["image_id"].tolist(), telemetry.tolist(), strict=True)]
+    return frame.assign(telemetry=telemetry, telemetry_field=names)
