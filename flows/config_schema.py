@@ -27,6 +27,7 @@ from flows.config_types import (
     Share,
 )
 from flows.studies.study_config import ScreenSection, StudySection
+from flows.telemetry_config import TelemetrySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
 YEAR_S = 31536000
@@ -286,6 +287,7 @@ class ConfigFile(Section):
     policy: PolicySection = Field(default_factory=PolicySection, description="What flags reject, block, review")
     postprocess: PostprocessSection = Field(default_factory=PostprocessSection, description="Spell-correction")
     schedule: ScheduleSection = Field(default_factory=ScheduleSection, description="serve-schedules timing")
+    telemetry: TelemetrySection = Field(default_factory=TelemetrySection, description="Text telemetry on pages")
     target: TargetSection = Field(default_factory=TargetSection, description="Where the campaign runs")
     prolific: ProlificSection = Field(default_factory=ProlificSection, description="The Prolific route")
     study: StudySection | None = Field(None, description="Human-evaluation studies only")

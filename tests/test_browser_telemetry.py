@@ -1,0 +1,169 @@
+"""Text telemetry (docs/telemetry.md) in a real Chromium on the VizWiz caption page, served by the task
+server: real keystrokes, real clipboard events (Ctrl+C / Ctrl+V with clipboard permissions), a reload
+midway, and the record read back from the ledger after the page's own submit says exactly what was done;
+no clipboard text and no key identity is stored anywhere (ledger, logs, the page's sessionStorage)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows.campaigns.campaign_plan import Run, plan_items
+from flows.config import load_config
+from flows.platforms import mturk_adapter as mturk
+from flows.platforms.mturk_forms import parse_answer_xml
+from flows.store import Store
+from flows.taskserver.task_server import TaskSite, invite_link
+from flows.taskserver.task_server_thread import TaskServer
+from tests.conftest import IMAGE_HOSTS, PLACEHOLDER
+from tests.small_configs import small_vizwiz
+
+pytestmark = pytest.mark.browser
+HALF = "A red mug sits"
+FULL = "A red mug with a white handle sits on a wooden kitchen table."
+EXTERNAL = "A shiny silver kettle stands beside a bowl of green apples on a counter."
+INSTRUCTION = "Describe all parts of the image that may be important to a person who is blind."
+TYPED = ["A small brown dog sleeps on a blue blanket near the window.",
+         "A hand holds a can of tomato soup above a kitchen sink."]
+SENTINEL = "Zanzibar quokka sentinel 7f3e9 pasted from outside the page today."
+REPLACEMENT = "A white cat naps on the arm of a grey sofa in the sun."
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    cfg = load_config(small_vizwiz(tmp_path))
+    store = Store(tmp_path / "h.db")
+    plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=25)
+    store.set_batch(cfg.name, 1, status="published")
+    site = TaskSite(store.path, {cfg.name: cfg}, secret=b"t" * 32)
+    with TaskServer(site) as server:
+        yield {"url": server.url, "store": store, "cfg": cfg, "site": site, "db": tmp_path / "h.db"}
+
+
+@pytest.fixture
+def tab(browser, served: dict[str, Any]):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=served["url"])
+    pg = context.new_page()
+    for host in IMAGE_HOSTS:
+        pg.route(host, lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=PLACEHOLDER))
+    yield pg
+    context.close()
+
+
+def from_outside(tab, text: str) -> None:
+    """Text on the clipboard as another program would put it: no copy event on this page."""
+    tab.evaluate("(t) => navigator.clipboard.writeText(t)", text)
+
+
+def next_item(tab, i: int) -> None:
+    tab.check(f"input[name=text_present_{i}][value=no]")
+    tab.click(f"button.next[data-index='{i}']")
+    tab.wait_for_selector(f"#caption_{i + 1}", state="visible")
+
+
+def stored(served: dict[str, Any], field: str) -> str:
+    rows = served["store"].rows("SELECT value FROM answers WHERE field = ?", [field])
+    assert len(rows) == 1, rows
+    return str(rows[0]["value"])
+
+
+def submit(tab) -> None:
+    tab.check("input[name=text_present_4][value=no]")
+    tab.click("#submit-btn")
+    tab.wait_for_selector("text=Your answers were saved")
+
+
+def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
+    link = invite_link(served["site"].secret, served["url"], served["cfg"].name, "ann")
+    tab.goto(link)
+    tab.click("#caption_0")
+    tab.keyboard.type(HALF)
+    tab.reload()  # midway: the record and its clock continue, what was typed before still counts
+    tab.wait_for_selector("#caption_0")
+    kept = tab.input_value("#caption_0")
+    tab.click("#caption_0")
+    tab.keyboard.press("End")
+    tab.keyboard.type(FULL[len(kept):] if FULL.startswith(kept) else FULL)
+    next_item(tab, 0)
+    from_outside(tab, EXTERNAL)
+    tab.click("#caption_1")
+    tab.keyboard.press("Control+V")
+    next_item(tab, 1)
+    # In-page copy: select an instruction with the mouse's selection, Ctrl+C, paste it as the caption.
+    tab.evaluate("""(t) => { const li = [...document.querySelectorAll('#item-2 li')].find(e => e.textContent === t);
+                             const r = document.createRange(); r.selectNodeContents(li);
+                             getSelection().removeAllRanges(); getSelection().addRange(r); }""", INSTRUCTION)
+    tab.keyboard.press("Control+C")
+    tab.click("#caption_2")
+    tab.keyboard.press("Control+V")
+    next_item(tab, 2)
+    for i, text in zip((3, 4), TYPED, strict=True):
+        tab.click(f"#caption_{i}")
+        tab.keyboard.type(text)
+        if i == 3:
+            next_item(tab, 3)
+    submit(tab)
+
+    record = json.loads(stored(served, "hitflow_telemetry"))
+    f = record["f"]
+    assert record["v"] == 1 and record["loads"] == 2
+    assert f["caption_0"]["typed"] == len(HALF) + len(FULL) - len(kept) and f["caption_0"]["paste_n"] == 0
+    assert f["caption_0"]["len"] == len(FULL) and f["caption_0"]["first_ms"] is not None
+    assert f["caption_0"]["keys"] >= f["caption_0"]["typed"]
+    assert f["caption_1"]["typed"] == 0 and f["caption_1"]["paste_x"] == len(EXTERNAL)
+    assert [p[1:] for p in f["caption_1"]["paste"]] == [[len(EXTERNAL), "x"]] and f["caption_1"]["paste_p"] == 0
+    assert [p[1:] for p in f["caption_2"]["paste"]] == [[len(INSTRUCTION), "p"]]
+    assert (f["caption_2"]["paste_p"], f["caption_2"]["paste_x"], f["caption_2"]["copy"]) == (len(INSTRUCTION), 0, 0)
+    for i, text in zip((3, 4), TYPED, strict=True):
+        entry = f[f"caption_{i}"]
+        assert (entry["typed"], entry["paste_n"], entry["len"]) == (len(text), 0, len(text))
+    times = [t for name in f for t, _ in f[name]["focus"]] + [p[0] for name in f for p in f[name]["paste"]]
+    assert all(isinstance(t, int) and t >= 0 for t in times)
+    assert f["caption_1"]["paste"][0][0] > f["caption_0"]["first_ms"]  # one clock across the reload
+    captions = parse_answer_xml(served["store"].rows("SELECT answer_xml FROM assignments")[0]["answer_xml"])
+    assert captions["caption_1"] == EXTERNAL and captions["caption_2"] == INSTRUCTION
+
+
+def test_no_clipboard_text_or_key_identity_is_stored_anywhere(served: dict[str, Any], tab, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    link = invite_link(served["site"].secret, served["url"], served["cfg"].name, "bob")
+    tab.goto(link)
+    from_outside(tab, SENTINEL)
+    tab.click("#caption_0")
+    tab.keyboard.press("Control+V")
+    assert tab.input_value("#caption_0") == SENTINEL
+    tab.keyboard.press("Control+A")
+    tab.keyboard.type(REPLACEMENT)  # the pasted text is gone from the answer
+    for key in ("ArrowLeft", "ArrowLeft", "Home", "End", "F7", "Shift+ArrowLeft", "ArrowRight"):
+        tab.keyboard.press(key)
+    next_item(tab, 0)
+    for i in range(1, 5):
+        tab.click(f"#caption_{i}")
+        tab.keyboard.type(TYPED[i % 2])
+        if i < 4:
+            next_item(tab, i)
+    session = tab.evaluate("() => JSON.stringify(Object.assign({}, sessionStorage))")
+    submit(tab)
+
+    record = stored(served, "hitflow_telemetry")
+    assert json.loads(record)["f"]["caption_0"]["paste"][0][1:] == [len(SENTINEL), "x"]
+    assert stored_everywhere(served, caplog.text, session).count("Zanzibar") == 0
+    for name in ("ArrowLeft", "Home", "End", "F7", "Shift", "Control", "KeyV", "Backspace", "quokka", REPLACEMENT[:12]):
+        assert name not in record and name not in session, name
+
+
+def stored_everywhere(served: dict[str, Any], logs: str, session: str) -> str:
+    """Every byte the ledger holds (its file and write-ahead log, and each table read back), the
+    logs, and what the page kept in sessionStorage."""
+    store, parts = served["store"], [logs, session]
+    for table in store.db.table_names():
+        parts += [json.dumps(row, default=str) for row in store.db[table].rows]
+    for path in served["db"].parent.glob(served["db"].name + "*"):
+        parts.append(path.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(parts)
