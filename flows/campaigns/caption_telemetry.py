@@ -10,6 +10,8 @@ import json
 import pandas as pd
 
 from flows.run_context import Run
+from qc.telemetry_frame import telemetry_columns
+from qc.telemetry_rules import telemetry_in_words
 
 TELEMETRY_FIELD = "hitflow_telemetry"
 
@@ -37,3 +39,16 @@ def with_telemetry(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
     names = [field_name(str(h), str(i)) if t else "" for h, i, t in
              zip(frame["hit_id"].tolist(), frame["image_id"].tolist(), telemetry.tolist(), strict=True)]
     return frame.assign(telemetry=telemetry, telemetry_field=names)
+
+
+def telemetry_words(run: Run, captions: list[dict[str, object]]) -> list[str]:
+    """Each caption's telemetry in words ("typed 64 characters, pasted 0, ..."), for the review page;
+    ``captions`` carry ``assignment_id, image_id, caption``."""
+    if not captions:
+        return []
+    frame = pd.DataFrame(captions)[["assignment_id", "image_id", "caption"]]
+    hits = {r["assignment_id"]: r["hit_id"] for r in run.store.rows(
+        "SELECT assignment_id, hit_id FROM assignments WHERE campaign = ?", [run.cfg.name])}
+    frame["hit_id"] = frame["assignment_id"].map(hits).fillna("")
+    flat = telemetry_columns(with_telemetry(run, frame))
+    return [telemetry_in_words(row) for row in flat.to_dict("records")]

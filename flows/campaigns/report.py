@@ -82,11 +82,23 @@ def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None
             "plot": plot_scores(qual["scores"], qual["threshold"]) if len(qual["scores"]) else ""}
 
 
+def _telemetry_context(telemetry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """How the text arrived (issue 29), or None when no caption carried telemetry."""
+    if not telemetry or telemetry["origins"].empty:
+        return None
+    origins = telemetry["origins"]
+    if int(origins["unknown"].sum()) == int(origins["captions"].sum()):
+        return None  # pages without the recorder: nothing to say
+    return {"origins": origins.to_dict("records"), "workers": telemetry["workers"].head(50).to_dict("records"),
+            "more": max(0, len(telemetry["workers"]) - 50)}
+
+
 def render_report(data: dict[str, Any]) -> str:
     """``data``: name, target, counts, times, bands, flags, blocked (with samples and, optionally, each
     worker's history lines), canned,
     spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
-    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`)."""
+    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`), telemetry (optional:
+    ``origins`` and ``workers`` of :mod:`postprocess.telemetry_report`)."""
     context = {
         "name": data["name"], "target": data["target"],
         "plot_batches": plot_batches(data["counts"]),
@@ -100,5 +112,6 @@ def render_report(data: dict[str, Any]) -> str:
         "qualification": _qualification_context(data.get("qualification")),
         "incomplete": data.get("incomplete", []),
         "review": data["review"].to_dict("records") if data.get("review") is not None else [],
+        "telemetry": _telemetry_context(data.get("telemetry")),
     }
     return render("report.html.j2", context)
