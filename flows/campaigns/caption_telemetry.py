@@ -16,7 +16,7 @@ from qc.telemetry_rules import telemetry_in_words
 TELEMETRY_FIELD = "hitflow_telemetry"
 
 
-def with_telemetry(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
+def attach_telemetry(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
     ``telemetry_field``."""
     if frame.empty:
@@ -50,5 +50,5 @@ def telemetry_words(run: Run, captions: list[dict[str, object]]) -> list[str]:
     hits = {r["assignment_id"]: r["hit_id"] for r in run.store.rows(
         "SELECT assignment_id, hit_id FROM assignments WHERE campaign = ?", [run.cfg.name])}
     frame["hit_id"] = frame["assignment_id"].map(hits).fillna("")
-    flat = telemetry_columns(with_telemetry(run, frame))
+    flat = telemetry_columns(attach_telemetry(run, frame))
     return [telemetry_in_words(row) for row in flat.to_dict("records")]
