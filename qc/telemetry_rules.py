@@ -15,8 +15,8 @@ Thresholds and why (docs/authenticity.md):
   ``switch_paste_cps`` (8 characters a second, 96 words a minute) per second away. People who draft
   their own words in another window are away at least as long as typing them takes; an assistant's
   answer comes back in seconds.
-- ``typing_cadence``: 30+ characters typed at more than ``max_typing_cps`` (25 a second, 300 words a
-  minute) over the keystroke time: faster than the fastest typists ever measured; a script.
+- ``typing_cadence``: 30+ characters typed with keystrokes at more than ``max_typing_cps`` (25 a
+  second, 300 words a minute) over the keystroke time: no person types that fast; a script does.
 In-page pastes (copied from the instructions or another field) are never "external": the
 ``instruction_echo`` rule judges that text by what it says.
 """
@@ -97,7 +97,10 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     tm = _judged(df)
     active_s = tm["tm_active_ms"].astype(float) / 1000.0
     speed = tm["tm_typed"] / active_s.clip(lower=0.001)
-    hit = tm[(tm["tm_typed"] >= least) & (speed > cps)]
+    # only text that came with keystrokes: dictation, an input method or a script's fill() inserts text
+    # without a keydown per character and has no cadence to judge
+    keyed = tm["tm_keys"] >= 0.5 * tm["tm_typed"]
+    hit = tm[(tm["tm_typed"] >= least) & keyed & (speed > cps)]
     return caption_flags(df, "typing_cadence", [
         (i, round(float(min(speed[i], 1e6)), 1), cps, f"typed {int(r['tm_typed'])} characters in "
          f"{active_s[i]:.2f} s of keystrokes") for i, r in hit.iterrows()])

@@ -116,7 +116,8 @@ def test_pastes_from_outside_and_the_switch_faster_than_typing() -> None:
 def test_typing_cadence_flags_typing_no_person_can_do() -> None:
     script = field(typed=58, keys=58, first_ms=1000, active_ms=400)  # 145 characters a second
     fast = field(typed=60, keys=64, first_ms=1000, active_ms=5200)  # 11.5 a second: a very fast typist
-    df = frame([("BOT", CAPTION, record(script)), ("FAST", CAPTION, record(fast))])
+    spoken = field(typed=58, keys=0, first_ms=1000, active_ms=0)  # dictation: text without keystrokes
+    df = frame([("BOT", CAPTION, record(script)), ("FAST", CAPTION, record(fast)), ("VOICE", CAPTION, record(spoken))])
     assert flagged(df, "typing_cadence") == {"BOT"}
 
 
