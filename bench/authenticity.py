@@ -10,8 +10,9 @@ Per size it prints:
   and ``untyped_text`` that at least half the text came from outside the page, ``switch_then_paste``
   and ``typing_cadence`` that the text is not the worker's own words (an assistant's, a stock list's,
   a clipboard's);
-- false flags on honest workers: honest workers who worked with any caption flagged as not their own
-  words, and honest workers blocked by a telemetry rule;
+- false flags on honest people: the share of honest workers' captions flagged as not their own words
+  (per response, as Prolific's 0.6% counts), honest workers with any such flag, and honest workers
+  blocked by a telemetry rule;
 - assistant-pasting workers (assistant_paster, partial_paster) who worked before the last batch and
   were blocked before it.
 Beside Prolific's published authenticity-check figures: 98.7% precision, 0.6% false flags ("A Guide to
@@ -82,7 +83,11 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
     for c in captions:
         worked[c["worker_id"]] = min(worked.get(c["worker_id"], 99), int(c["batch"]))
     honest = [w for w in worked if workers[w].profile in HONEST_PROFILES]
-    accused = {f["worker_id"] for f in flags if f["rule"] in ("switch_then_paste", "typing_cadence")}
+    claims = [f for f in flags if f["rule"] in ("switch_then_paste", "typing_cadence")]
+    accused = {f["worker_id"] for f in claims}
+    honest_set = set(honest)
+    honest_captions = sum(1 for c in captions if c["worker_id"] in honest_set)
+    accused_captions = len({(f["assignment_id"], f["image_id"]) for f in claims if f["worker_id"] in honest_set})
     blocks = {r["worker_id"]: (int(r["batch"]), r["rules"]) for r in db.execute("SELECT worker_id, batch, rules "
                                                                                    "FROM blocks").fetchall()}
     by_telemetry = {w for w, (_, why) in blocks.items() if any(rule in why for rule in TELEMETRY_RULES)}
@@ -94,6 +99,7 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
         "precision": round(sum(r["correct"] for r in rules.values()) / all_flags, 4) if all_flags else None,
         "honest_workers": len(honest),
         "honest_accused": share([w for w in honest if w in accused], honest),
+        "honest_captions_accused": round(accused_captions / max(1, honest_captions), 5),
         "honest_blocked_by_telemetry": share([w for w in honest if w in by_telemetry], honest),
         "honest_blocked_any_rule": share([w for w in honest if w in blocks], honest),
         "assistant_pasters_before_last_batch": len(pasters),
@@ -142,8 +148,10 @@ def show(r: dict[str, Any]) -> str:
              f"({r['captions_with_telemetry']} assignments with telemetry), {r['workers_worked']} workers worked",
              f"  precision of the paste/assistant flags: {pct(r['precision'])} (goal >= 99%; Prolific 98.7%)"]
     lines += [f"    {rule}: {v['flags']} flags, precision {pct(v['precision'])}" for rule, v in r["rules"].items()]
-    lines += [f"  honest workers with a not-their-own-words flag: {pct(r['honest_accused'])}; blocked by a telemetry "
-              f"rule: {pct(r['honest_blocked_by_telemetry'])} of {r['honest_workers']} (goal <= 0.5%; Prolific 0.6%)",
+    lines += [f"  false flags on honest people: {pct(r['honest_captions_accused'])} of their captions flagged as not "
+              f"their own words (per response, as Prolific counts; goal <= 0.5%; Prolific 0.6%);",
+              f"    {pct(r['honest_accused'])} of {r['honest_workers']} honest workers with any such flag; "
+              f"{pct(r['honest_blocked_by_telemetry'])} blocked by a telemetry rule",
               f"  (honest workers blocked by any rule: {pct(r['honest_blocked_any_rule'])})",
               f"  assistant-pasting workers blocked before the last batch: "
               f"{pct(r['assistant_pasters_blocked_before_last_batch'])} of {r['assistant_pasters_before_last_batch']}"

@@ -91,17 +91,27 @@ def field_record(worker: Worker, image_id: str, text: str, origin: str, start_ms
     return field
 
 
-def _type(field: dict[str, Any], rng: random.Random, chars: int, cps: float, now: int) -> int:
-    """Type ``chars`` characters at about ``cps``, correcting the usual share of mistakes."""
+def field_end(field: dict[str, Any]) -> int:
+    return int(field["focus"][-1][0])
+
+
+def typing_time(rng: random.Random, chars: int, cps: float) -> tuple[int, int, int]:
+    """Typing ``chars`` characters at about ``cps``: (mistakes corrected, keystroke ms, pauses ms)."""
     mistakes = sum(1 for _ in range(chars) if rng.random() < ERROR_RATE)
     strokes = chars + 2 * mistakes  # each mistake: a wrong character and a Backspace
     active = int(1000 * strokes / (cps * rng.uniform(0.95, 1.25)))  # bursts run a little above the mean
+    pauses = int(rng.uniform(0, 3) * chars / 20) * int(rng.uniform(2000, 5000))  # thinking between words
+    return mistakes, active, pauses
+
+
+def _type(field: dict[str, Any], rng: random.Random, chars: int, cps: float, now: int) -> int:
+    """Type ``chars`` characters into the field, correcting the usual share of mistakes."""
+    mistakes, active, pauses = typing_time(rng, chars, cps)
     field["first_ms"] = now if field["first_ms"] is None else field["first_ms"]
     field["typed"] += chars + mistakes
     field["del"] += mistakes
-    field["keys"] += strokes + int(chars * rng.uniform(0.03, 0.08))  # Shift for capitals, an arrow or two
+    field["keys"] += chars + 2 * mistakes + int(chars * rng.uniform(0.03, 0.08))  # Shift, an arrow or two
     field["active_ms"] += active
-    pauses = int(rng.uniform(0, 3) * chars / 20) * int(rng.uniform(2000, 5000))  # thinking between words
     return now + active + pauses
 
 
@@ -112,8 +122,8 @@ def _fetch(field: dict[str, Any], rng: random.Random, vis: list[list[Any]], char
     field["focus"].append([leave, "b"])
     if len(vis) < 40:
         vis.append([leave + 50, "h"])
-    if origin == "notes":  # the worker's own words, typed in the other window
-        away = 1000 * chars / cps + rng.uniform(2000, 6000)
+    if origin == "notes":  # the worker's own words, typed in the other window as they type anywhere
+        away = sum(typing_time(rng, chars, cps)[1:]) + rng.uniform(2000, 6000)
     elif origin == "list":  # a stock sentence: find it, copy it
         away = rng.uniform(1500, 5000)
     else:  # an assistant: the image in, a saved prompt, the answer back, copied
@@ -135,8 +145,11 @@ def page_record(worker: Worker, captions: list[tuple[str, str, str]], accept_s: 
     step = int(1000 * (submit_s - accept_s) / max(1, len(captions)))
     vis: list[list[Any]] = []
     fields = {}
+    free = 0  # one image at a time: an image that took longer than its share pushes the next one on
     for i, (name, image_id, text) in enumerate(captions):
         origin = caption_origin(worker, image_id, text, bool(canned_text) and text == canned_text)
-        fields[name] = field_record(worker, image_id, text, origin, i * step, step, vis)
+        start = max(i * step, free)
+        fields[name] = field_record(worker, image_id, text, origin, start, step, vis)
+        free = field_end(fields[name]) + 500
     loads = 2 if random.Random(f"loads|{worker.worker_id}|{accept_s}").random() < 0.02 else 1  # a reload
     return json.dumps({"v": 1, "loads": loads, "vis": vis, "f": fields}, separators=(",", ":"))
