@@ -93,6 +93,10 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
     by_telemetry = {w for w, (_, why) in blocks.items() if any(rule in why for rule in TELEMETRY_RULES)}
     pasters = [w for w, first in worked.items() if workers[w].profile in ASSISTANT_PROFILES and first < last]
     caught = [w for w in pasters if w in blocks and blocks[w][0] < last]
+    missed = [{"worker_id": w, "profile": workers[w].profile, "first_batch": worked[w],
+               "captions_before_last": sum(1 for c in captions if c["worker_id"] == w and int(c["batch"]) < last),
+               "flags": sorted(f["rule"] for f in flags if f["worker_id"] == w), "blocked": blocks.get(w)}
+              for w in pasters if w not in caught]
     return {
         "captions": len(captions), "captions_with_telemetry": recorded, "workers_worked": len(worked),
         "rules": rules,
@@ -104,6 +108,7 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
         "honest_blocked_any_rule": share([w for w in honest if w in blocks], honest),
         "assistant_pasters_before_last_batch": len(pasters),
         "assistant_pasters_blocked_before_last_batch": share(caught, pasters),
+        "assistant_pasters_missed": missed,
         "by_profile": profile_table(workers, worked, blocks, by_telemetry),
     }
 

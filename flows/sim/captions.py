@@ -13,7 +13,7 @@ import random
 import re
 import zlib
 
-from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.crowd_model import ASSISTANT_PROFILES, PASTING_PROFILES, BankEntry, Worker, normalise
 from qc.submit_rules import SubmitRules, is_canned, violations
 
 FILLER = ("with", "a", "few", "other", "objects", "visible", "around", "it")
@@ -135,10 +135,11 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
         if canned_share < 0.5:
             return rules.canned_text
         return _unrepeated(worker, kind, rng.choice(real), real, rules, rng)
-    if kind != "rule_breaker" and rules.canned_text and rng.random() < canned_share:
+    # an assistant describes every image, even one a person would call unrecognisable (a guess)
+    if kind not in ("rule_breaker", *ASSISTANT_PROFILES) and rules.canned_text and rng.random() < canned_share:
         return rules.canned_text
     draft = rng.choice(real).strip()
-    if kind in ("assistant_paster", "partial_paster"):
+    if kind in ASSISTANT_PROFILES:
         draft = _assistant_answer(draft, real, rng)
     if kind == "speeder":
         draft = min(real, key=len).strip()

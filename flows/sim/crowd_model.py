@@ -36,6 +36,8 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 HONEST_PROFILES = ("diligent", "typo_prone", "note_paster", "fast_typist", "slow_typist")
 BAD_PROFILES = tuple(p for p in PROFILE_DEFAULTS if p not in HONEST_PROFILES)
+# Profiles that paste an assistant's description (issue 29, flows/sim/typing_model.py)
+ASSISTANT_PROFILES = ("assistant_paster", "partial_paster")
 # Profiles whose abuse IS the repetition; every other worker never types the same text twice.
 PASTING_PROFILES = ("copy_paster", "template_paster", "template_ring", "generic_praise", "instruction_echo")
 

@@ -30,8 +30,6 @@ SPEEDS = {"fast_typist": (95.0, 12.0, 75.0, 140.0), "slow_typist": (22.0, 5.0, 1
 ERROR_RATE = 0.04  # share of typed characters corrected with Backspace
 # Where each profile's text comes from; the profiles not named here type every caption.
 PASTE_FROM_NOTES = 0.35  # note_paster: the share of captions drafted in another window
-EXTERNAL_PASTERS = ("assistant_paster", "partial_paster", "copy_paster", "template_paster", "template_ring",
-                    "generic_praise")
 ORIGINS = ("typed", "page", "notes", "assistant", "partial", "clipboard", "list", "button")
 
 
