@@ -46,7 +46,7 @@ CLAIMS = {"paste_external": EXTERNAL, "untyped_text": EXTERNAL, "switch_then_pas
 
 def run_size(images: int, seed: int) -> dict[str, Any]:
     """One campaign end to end in this process; the ledger and the simulator's workers, judged."""
-    from flows.campaigns.campaign_run import run_campaign
+    from flows.driver.campaign_run import run_campaign
     from flows.platforms import targets
 
     sims: list[Any] = []

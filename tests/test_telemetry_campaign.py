@@ -12,12 +12,12 @@ from pathlib import Path
 import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.campaign_run import run_campaign
+from flows.driver.campaign_run import run_campaign
 from flows.campaigns.caption_telemetry import telemetry_words
-from flows.config import load_config
+from flows.core.config import load_config
 from flows.platforms import mturk_adapter as mturk
 from flows.review.review_data import worker_captions
-from flows.store import Store
+from flows.core.store import Store
 from qc.runner import TELEMETRY_RULES
 from tests.small_configs import ROOT, small_vizwiz
 

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from flows.cli import main
+from flows.cli.main import main
 from qc.decisions import DecisionPolicy
 from qc.runner import TELEMETRY_RULES, prepare, run_rules
 from qc.telemetry import TelemetryError, event_log_record, parse_record

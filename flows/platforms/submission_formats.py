@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.csv_files import read_csv_table
-from flows.errors import InputFormatError
+from flows.core.csv_files import read_csv_table
+from flows.core.errors import InputFormatError
 from qc.telemetry import looks_like_event_log
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]

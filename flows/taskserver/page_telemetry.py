@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from html.parser import HTMLParser
 
-from flows.templates import render
+from flows.core.templates import render
 
 FIELD = "hitflow_telemetry"
 FORMS = ("form", "crowd-form")
