@@ -15,9 +15,9 @@ import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config import load_config
-from flows.platforms import mturk_adapter as mturk
 from flows.core.mturk_forms import parse_answer_xml
 from flows.core.store import Store
+from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_server import TaskSite, invite_link
 from flows.taskserver.task_server_thread import TaskServer
 from tests.conftest import IMAGE_HOSTS, PLACEHOLDER

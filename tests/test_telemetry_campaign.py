@@ -12,13 +12,14 @@ from pathlib import Path
 import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
-from flows.driver.campaign_run import run_campaign
-from flows.campaigns.caption_telemetry import telemetry_words
+from flows.campaigns.caption_telemetry import attach_telemetry, telemetry_words
 from flows.core.config import load_config
-from flows.platforms import mturk_adapter as mturk
-from flows.review.review_data import worker_captions
 from flows.core.store import Store
+from flows.driver.campaign_run import run_campaign
+from flows.platforms.mturk import adapter as mturk
+from flows.review.review_data import worker_captions
 from qc.runner import TELEMETRY_RULES
+from qc.telemetry_frame import telemetry_columns, text_origin
 from tests.small_configs import ROOT, small_vizwiz
 
 CROWD = """seed = 3
@@ -74,3 +75,28 @@ def test_a_campaign_reads_blocks_and_shows_how_text_arrived(tmp_path: Path) -> N
     assert words and all(w.startswith("typed ") for w in words)  # "typed 0 characters, pasted 131 from outside..."
     assert any(" from outside the page" in w and "left the page" in w for w in words), words
     assert summary["captions"] == 125
+
+
+def test_a_caption_finds_its_field_on_mturk_hits_and_task_server_sessions(tmp_path: Path) -> None:
+    """A caption's field is caption_<its image's place on the page>: from the HIT's items on MTurk,
+    from the task-server session's on Prolific and links (whose assignment id is the session id)."""
+    cfg = load_config(small_vizwiz(tmp_path))
+    store = Store(tmp_path / "h.db")
+    typed = {"typed": 60, "keys": 64, "active_ms": 15000, "paste_x": 0, "len": 60}
+    pasted = {"typed": 0, "keys": 2, "paste": [[9000, 60, "x"]], "paste_n": 1, "paste_x": 60, "len": 60}
+    record = json.dumps({"v": 1, "f": {"caption_0": typed, "caption_1": pasted}})
+    store.table("hits").insert({"hit_id": "H1", "campaign": cfg.name, "batch": 1, "hit_index": 0,
+                                "item_ids": json.dumps(["img7", "img3"])})
+    store.table("task_sessions").insert({"session_id": "S1", "campaign": cfg.name, "batch": 1, "unit": 0,
+                                         "item_ids": json.dumps(["img3", "img7"])})
+    for assignment, hit in (("A1", "H1"), ("S1", "prolific-study:u0")):
+        store.table("assignments").insert({"assignment_id": assignment, "hit_id": hit, "campaign": cfg.name,
+                                           "batch": 1, "worker_id": "W"})
+        store.table("answers").insert({"assignment_id": assignment, "item_id": "", "field": "hitflow_telemetry",
+                                       "value": record})
+    frame = pd.DataFrame({"assignment_id": ["A1", "A1", "S1", "S1"],
+                          "hit_id": ["H1", "H1", "prolific-study:u0", "prolific-study:u0"],
+                          "image_id": ["img7", "img3", "img7", "img3"], "caption": ["x" * 60] * 4})
+    out = attach_telemetry(Run(cfg, store, None, mturk.Target("sim", "")), frame)
+    assert list(out["telemetry_field"]) == ["caption_0", "caption_1", "caption_1", "caption_0"]
+    assert list(text_origin(telemetry_columns(out))) == ["typed", "external paste", "external paste", "typed"]

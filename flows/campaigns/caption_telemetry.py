@@ -25,19 +25,25 @@ def attach_telemetry(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
         "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
         "WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?", [run.cfg.name, TELEMETRY_FIELD])
     records = {r["assignment_id"]: r["value"] or "" for r in rows}
-    hits = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
+    # the page's items in order: an MTurk HIT's, or a task-server session's (Prolific, links: the
+    # session id is the assignment id)
+    pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
         "SELECT hit_id, item_ids FROM hits WHERE campaign = ?", [run.cfg.name])} if records else {}
+    if records:
+        pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
+            "SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?", [run.cfg.name])}
     positions: dict[str, dict[str, int]] = {}
 
-    def field_name(hit_id: str, image_id: str) -> str:
-        if hit_id not in positions:
-            positions[hit_id] = {item: i for i, item in enumerate(json.loads(hits.get(hit_id) or "[]"))}
-        index = positions[hit_id].get(image_id)
+    def field_name(page: str, image_id: str) -> str:
+        if page not in positions:
+            positions[page] = {item: i for i, item in enumerate(json.loads(pages.get(page) or "[]"))}
+        index = positions[page].get(image_id)
         return "" if index is None else f"caption_{index}"
 
     telemetry = frame["assignment_id"].map(records).fillna("")
-    names = [field_name(str(h), str(i)) if t else "" for h, i, t in
-             zip(frame["hit_id"].tolist(), frame["image_id"].tolist(), telemetry.tolist(), strict=True)]
+    names = [field_name(str(h) if str(h) in pages else str(a), str(i)) if t else "" for a, h, i, t in
+             zip(frame["assignment_id"].tolist(), frame["hit_id"].tolist(), frame["image_id"].tolist(),
+                 telemetry.tolist(), strict=True)]
     return frame.assign(telemetry=telemetry, telemetry_field=names)
 
 
