@@ -108,21 +108,9 @@ def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
     for kind, detail, when in events:
         ms = max(0, round((when - start) * 1000))
         if kind == "key":
-            out["keys"] += 1
-            name = detail.lower() if isinstance(detail, str) else ""
-            out["del" if name in DELETING_KEYS else "typed"] += int(name in DELETING_KEYS or len(name) == 1
-                                                                    or name == "enter")
-            out["first_ms"] = ms if out["first_ms"] is None else out["first_ms"]
-            if last_key is not None and ms - last_key < 2000:
-                out["active_ms"] += ms - last_key
-            last_key = ms
+            last_key = _key(out, detail, ms, last_key)
         elif kind == "paste":
-            size = detail if isinstance(detail, int) else len(str(detail or ""))
-            where = "p" if isinstance(detail, str) and detail and detail in copied else "x"
-            out["paste_n"] += 1
-            out["paste_x" if where == "x" else "paste_p"] += size
-            if len(out["paste"]) < 20:
-                out["paste"].append([ms, size, where])
+            _paste(out, detail, ms, copied)
         elif kind in ("copy", "cut"):
             out[kind] += 1
             if isinstance(detail, str) and detail:
@@ -131,6 +119,30 @@ def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
         elif len(out["focus"]) < 40:
             out["focus"].append([ms, "b" if kind == "blur" else "f"])
     return {"v": VERSION, "loads": 1, "vis": [], "f": {field: out}}
+
+
+def _key(out: dict[str, Any], detail: Any, ms: int, last_key: int | None) -> int:
+    """One keystroke: a deletion, a typed character, or only a key; gaps under 2 s are typing time."""
+    out["keys"] += 1
+    name = detail.lower() if isinstance(detail, str) else ""
+    if name in DELETING_KEYS:
+        out["del"] += 1
+    elif len(name) == 1 or name == "enter":
+        out["typed"] += 1
+    out["first_ms"] = ms if out["first_ms"] is None else out["first_ms"]
+    if last_key is not None and ms - last_key < 2000:
+        out["active_ms"] += ms - last_key
+    return ms
+
+
+def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str]) -> None:
+    """One paste: its length, and "p" when it equals a copy or cut earlier in the log."""
+    size = detail if isinstance(detail, int) else len(str(detail or ""))
+    where = "p" if isinstance(detail, str) and detail and detail in copied else "x"
+    out["paste_n"] += 1
+    out["paste_x" if where == "x" else "paste_p"] += size
+    if len(out["paste"]) < 20:
+        out["paste"].append([ms, size, where])
 
 
 def _log_events(text: str) -> list[tuple[str, Any, float]]:
