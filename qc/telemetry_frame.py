@@ -29,36 +29,32 @@ SWITCH_WINDOW_MS = 60_000  # a hide or blur this long before an external paste c
 ORIGINS = ("typed", "in-page paste", "external paste", "mixed", "unknown")
 
 
-def absent(error: str = "") -> dict[str, Any]:
-    return {"tm_present": False, "tm_typed": 0, "tm_deleted": 0, "tm_keys": 0, "tm_first_ms": np.nan,
-            "tm_active_ms": 0, "tm_paste_n": 0, "tm_paste_external": 0, "tm_paste_page": 0, "tm_drop": 0,
-            "tm_final_len": 0, "tm_hidden_before_paste": False, "tm_loads": 0, "tm_away_ms": np.nan,
-            "tm_error": error}
+def absent(error: str = "") -> tuple[Any, ...]:
+    """The ``tm_*`` values (in :data:`TM_COLUMNS` order) of a caption without telemetry."""
+    return (False, 0, 0, 0, np.nan, 0, 0, 0, 0, 0, 0, False, 0, np.nan, error)
 
 
 def field_of(record: dict[str, Any], name: str) -> dict[str, Any] | None:
     fields = record.get("f") or {}
     if name in fields:
-        return dict(fields[name])
-    return dict(next(iter(fields.values()))) if len(fields) == 1 else None
+        return fields[name]  # type: ignore[no-any-return]
+    return next(iter(fields.values())) if len(fields) == 1 else None  # type: ignore[no-any-return]
 
 
-def flatten(record: dict[str, Any], name: str, caption: str) -> dict[str, Any]:
-    """One caption's ``tm_*`` values from a checked record (absent when the record lacks the field)."""
+def flatten(record: dict[str, Any], name: str, caption: str) -> tuple[Any, ...]:
+    """One caption's ``tm_*`` values (:data:`TM_COLUMNS` order) from a checked record; absent when the
+    record lacks the field."""
     field = field_of(record, name)
     if field is None:
         return absent()
     away = away_ms(record, field)
     final_len = field.get("len")
-    return {"tm_present": True, "tm_typed": int(field.get("typed", 0)), "tm_deleted": int(field.get("del", 0)),
-            "tm_keys": int(field.get("keys", 0)),
-            "tm_first_ms": np.nan if field.get("first_ms") is None else float(field["first_ms"]),
-            "tm_active_ms": int(field.get("active_ms") or 0), "tm_paste_n": int(field.get("paste_n", 0)),
-            "tm_paste_external": int(field.get("paste_x", 0)), "tm_paste_page": int(field.get("paste_p", 0)),
-            "tm_drop": int(field.get("drop", 0)),
-            "tm_final_len": int(final_len) if final_len is not None else len(caption),
-            "tm_hidden_before_paste": away is not None, "tm_loads": int(record.get("loads", 1)),
-            "tm_away_ms": np.nan if away is None else float(away), "tm_error": ""}
+    first = field.get("first_ms")
+    return (True, field.get("typed", 0), field.get("del", 0), field.get("keys", 0),
+            np.nan if first is None else float(first), field.get("active_ms") or 0, field.get("paste_n", 0),
+            field.get("paste_x", 0), field.get("paste_p", 0), field.get("drop", 0),
+            final_len if final_len is not None else len(caption), away is not None, record.get("loads", 1),
+            np.nan if away is None else away, "")
 
 
 def away_ms(record: dict[str, Any], field: dict[str, Any]) -> float | None:
