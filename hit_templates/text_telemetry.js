@@ -25,13 +25,19 @@
   var now = function () { return Date.now() - t0; };
   var push = function (list, item, cap) { if (list.length < cap) { list.push(item); } };
 
-  var TEXT_TYPES = {text: 1, search: 1, "": 1};
-  function nameOf(el) {  /* the form name of a free-text field in this form, else "" */
-    if (!el || !el.tagName || el.readOnly || el.disabled || !box.contains(el)) { return ""; }
+  var TEXT_TYPES = {text: 1, search: 1, "": 1}, names = new WeakMap();
+  function lookUp(el) {
     var tag = el.tagName.toLowerCase();
     if (tag !== "textarea" && !(tag === "input" && TEXT_TYPES[(el.getAttribute("type") || "").toLowerCase()])) { return ""; }
+    if (!box.contains(el)) { return ""; }
     var crowd = el.closest("crowd-input, crowd-text-area");  /* crowd_elements.js draws an unnamed box */
     return el.name || (crowd && crowd.getAttribute("name")) || "";
+  }
+  function nameOf(el) {  /* the form name of a free-text field in this form, else "" (looked up once per element) */
+    if (!el || !el.tagName || el.readOnly || el.disabled) { return ""; }
+    var name = names.get(el);
+    if (name === undefined) { name = lookUp(el); names.set(el, name); }
+    return name;
   }
   function field(name) {
     return rec.f[name] || (rec.f[name] = {typed: 0, del: 0, keys: 0, first_ms: null, active_ms: 0, paste: [],
@@ -120,11 +126,18 @@
     var name = nameOf(ev.target);
     if (name) { push(field(name).focus, [now(), "b"], CAP.focus); later(); }
   }, true);
+  var leaving = false;  /* a reload or a link hides the page as it goes: that "h" is not a tab switch */
   document.addEventListener("visibilitychange", function () {
-    push(rec.vis, [now(), document.hidden ? "h" : "v"], CAP.vis);
+    if (!leaving) { push(rec.vis, [now(), document.hidden ? "h" : "v"], CAP.vis); }
     if (document.hidden) { write(); } else { later(); }
   });
-  window.addEventListener("pagehide", write);
+  window.addEventListener("pagehide", function () {  /* fired before the page is hidden (HTML's unload steps) */
+    var last = rec.vis[rec.vis.length - 1];
+    if (last && last[1] === "h" && now() - last[0] < 1000) { rec.vis.pop(); }  /* a browser hiding it first */
+    leaving = true;
+    write();
+  });
+  window.addEventListener("pageshow", function () { leaving = false; });  /* back from the back-forward cache */
   document.addEventListener("submit", write, true);  /* before the page's own submit handler */
   document.addEventListener("click", function (ev) {  /* a crowd-form submits from its button's click */
     if (ev.target && ev.target.closest && ev.target.closest("button, input[type=submit]")) { write(); }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,15 +16,19 @@ import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config import load_config
-from flows.core.mturk_forms import parse_answer_xml
+from flows.core.mturk_forms import html_question, parse_answer_xml
 from flows.core.store import Store
+from flows.custom.scaffold import scaffold
 from flows.platforms.mturk import adapter as mturk
+from flows.taskserver.task_pages import task_page
 from flows.taskserver.task_server import TaskSite, invite_link
 from flows.taskserver.task_server_thread import TaskServer
 from tests.conftest import IMAGE_HOSTS, PLACEHOLDER
 from tests.small_configs import small_vizwiz
+from tests.test_browser_flickr import mine
 
 pytestmark = pytest.mark.browser
+PAGES = Path(__file__).parent / "pages"
 HALF = "A red mug sits"
 FULL = "A red mug with a white handle sits on a wooden kitchen table."
 EXTERNAL = "A shiny silver kettle stands beside a bowl of green apples on a counter."
@@ -105,14 +110,20 @@ def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
     next_item(tab, 2)
     for i, text in zip((3, 4), TYPED, strict=True):
         tab.click(f"#caption_{i}")
-        tab.keyboard.type(text)
+        tab.keyboard.type(text + ("xq" if i == 3 else " Soup"))
         if i == 3:
+            tab.keyboard.press("Backspace")
+            tab.keyboard.press("Backspace")
             next_item(tab, 3)
+        else:  # select the last five characters and cut them
+            for _ in range(5):
+                tab.keyboard.press("Shift+ArrowLeft")
+            tab.keyboard.press("Control+X")
     submit(tab)
 
     record = json.loads(stored(served, "hitflow_telemetry"))
     f = record["f"]
-    assert record["v"] == 1 and record["loads"] == 2
+    assert record["v"] == 1 and record["loads"] == 2 and record["vis"] == []  # a reload is no tab switch
     assert f["caption_0"]["typed"] == len(HALF) + len(FULL) - len(kept) and f["caption_0"]["paste_n"] == 0
     assert f["caption_0"]["len"] == len(FULL) and f["caption_0"]["first_ms"] is not None
     assert f["caption_0"]["keys"] >= f["caption_0"]["typed"]
@@ -122,7 +133,9 @@ def test_the_ledger_says_what_chromium_did(served: dict[str, Any], tab) -> None:
     assert (f["caption_2"]["paste_p"], f["caption_2"]["paste_x"], f["caption_2"]["copy"]) == (len(INSTRUCTION), 0, 0)
     for i, text in zip((3, 4), TYPED, strict=True):
         entry = f[f"caption_{i}"]
-        assert (entry["typed"], entry["paste_n"], entry["len"]) == (len(text), 0, len(text))
+        extra = 2 if i == 3 else 5  # "xq" typed, then two Backspaces; " Soup" typed, then cut
+        assert (entry["typed"], entry["del"], entry["paste_n"]) == (len(text) + extra, extra, 0)
+        assert (entry["len"], entry["cut"], entry["copy"]) == (len(text), 0 if i == 3 else 1, 0)
     times = [t for name in f for t, _ in f[name]["focus"]] + [p[0] for name in f for p in f[name]["paste"]]
     assert all(isinstance(t, int) and t >= 0 for t in times)
     assert f["caption_1"]["paste"][0][0] > f["caption_0"]["first_ms"]  # one clock across the reload
@@ -152,7 +165,9 @@ def test_no_clipboard_text_or_key_identity_is_stored_anywhere(served: dict[str, 
     submit(tab)
 
     record = stored(served, "hitflow_telemetry")
-    assert json.loads(record)["f"]["caption_0"]["paste"][0][1:] == [len(SENTINEL), "x"]
+    first = json.loads(record)["f"]["caption_0"]
+    assert first["paste"][0][1:] == [len(SENTINEL), "x"] and first["paste_x"] == len(SENTINEL)
+    assert (first["typed"], first["del"], first["len"]) == (len(REPLACEMENT), len(SENTINEL), len(REPLACEMENT))
     assert stored_everywhere(served, caplog.text, session).count("Zanzibar") == 0
     for name in ("ArrowLeft", "Home", "End", "F7", "Shift", "Control", "KeyV", "Backspace", "quokka", REPLACEMENT[:12]):
         assert name not in record and name not in session, name
@@ -167,3 +182,67 @@ def stored_everywhere(served: dict[str, Any], logs: str, session: str) -> str:
     for path in served["db"].parent.glob(served["db"].name + "*"):
         parts.append(path.read_bytes().decode("utf-8", "replace"))
     return "\n".join(parts)
+
+
+def test_a_crowd_element_page_on_mturk_records_its_elements_in_task_answers(sim, client, browser, tmp_path) -> None:
+    """An HTMLQuestion on the simulator built from crowd elements: the recorder finds the boxes
+    crowd-input / crowd-text-area draw, names them by their element, and the record travels inside
+    the crowd-form's taskAnswers to MTurk's answer XML."""
+    scaffold("crowd", tmp_path)
+    shutil.copy(PAGES / "crowd_photo.html.j2", tmp_path / "config" / "crowd.html.j2")
+    rows = [{"item_id": "photo-1", "file_name": "", "url": "", "payload": json.dumps(
+        {"image_url": "https://ivc.ischool.utexas.edu/a.jpg", "note": "A red bus in the rain."})}]
+    html = task_page(load_config(tmp_path / "config" / "crowd.toml"), rows)
+    hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
+                               LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
+                               Question=html_question(html))["HIT"]["HITId"]
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=sim.url)
+    tab = context.new_page()
+    tab.route(IMAGE_HOSTS[0], lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=PLACEHOLDER))
+    tab.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=ATELEMETRY1")
+    tab.wait_for_selector("crowd-input[name=title_0] input")
+    tab.check("crowd-image-classifier[name=scene_0] input[value=outdoor]")
+    tab.click("crowd-input[name=title_0] input")
+    tab.keyboard.type("Bus in the rain")
+    tab.click("crowd-text-area[name=description_0] textarea")
+    tab.keyboard.type(TYPED[0])
+    from_outside(tab, EXTERNAL)
+    tab.click("crowd-text-area[name=comment_0] textarea")
+    tab.keyboard.press("Control+V")
+    tab.click("#submit-btn")
+    tab.wait_for_selector("text=Thank you")
+    context.close()
+    answer = mine(client, hit_id, "ATELEMETRY1")
+    f = json.loads(answer["hitflow_telemetry"])["f"]
+    assert (f["title_0"]["typed"], f["title_0"]["len"]) == (len("Bus in the rain"), len("Bus in the rain"))
+    assert (f["description_0"]["typed"], f["description_0"]["paste_n"]) == (len(TYPED[0]), 0)
+    assert f["comment_0"]["typed"] == 0 and [p[1:] for p in f["comment_0"]["paste"]] == [[len(EXTERNAL), "x"]]
+    assert answer["comment_0"] == EXTERNAL and answer["description_0"] == TYPED[0]
+
+
+def test_the_record_stays_under_8_kb_whatever_the_worker_does(served: dict[str, Any], tab) -> None:
+    """Five captions, each focused and left 60 times and pasted into 30 times, 50 tab switches: the lists
+    stop at their caps (focus 40, paste 20, vis 40), the counts go on, the record stays under 8 KB."""
+    tab.goto(invite_link(served["site"].secret, served["url"], served["cfg"].name, "cap"))
+    size = tab.evaluate("""() => {
+        const fire = (el, ev) => el.dispatchEvent(ev);
+        for (let i = 0; i < 5; i++) {
+            const t = document.getElementById("caption_" + i);
+            for (let k = 0; k < 60; k++) {
+                fire(t, new FocusEvent("focusin", {bubbles: true}));
+                fire(t, new FocusEvent("focusout", {bubbles: true}));
+            }
+            for (let k = 0; k < 30; k++) {
+                const data = new DataTransfer(); data.setData("text/plain", "x".repeat(999));
+                fire(t, new ClipboardEvent("paste", {bubbles: true, clipboardData: data}));
+            }
+        }
+        for (let k = 0; k < 50; k++) { document.dispatchEvent(new Event("visibilitychange")); }
+        window.hitflowTelemetry.write();
+        return document.getElementById("hitflow_telemetry").value.length; }""")
+    record = json.loads(tab.input_value("#hitflow_telemetry"))
+    assert size < 8192 and len(record["vis"]) == 40
+    for entry in record["f"].values():
+        assert (len(entry["focus"]), len(entry["paste"]), entry["paste_n"]) == (40, 20, 30)
+        assert entry["paste_x"] == 30 * 999

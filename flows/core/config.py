@@ -21,8 +21,8 @@ from flows.core.config_types import parse_budget
 from flows.core.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.core.errors import ConfigError
 from flows.core.item_generator import PREFIX, generated_items
+from flows.core.telemetry_config import TELEMETRY_NOTICE
 from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
-from flows.telemetry_config import TELEMETRY_NOTICE
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES

@@ -16,7 +16,11 @@ reason, and the rest of the answer is stored as it came.
 from __future__ import annotations
 
 import logging
+import re
+from functools import lru_cache
 from html.parser import HTMLParser
+
+from markupsafe import escape
 
 from flows.core.templates import render
 
@@ -30,40 +34,52 @@ MAX_TELEMETRY_DEPTH = 8  # the format nests 5 deep ({"f": {name: {"paste": [[...
 logger = logging.getLogger("hitflow.task_server")
 
 
+_FORM_START = re.compile(r"<(?:form|crowd-form)\b", re.I)
+_HAS_FIELD = re.compile(r"""\bname\s*=\s*["']?hitflow_telemetry\b""", re.I)
+CHUNK = 4096  # read the page this much at a time from its first form, and stop at its first text field
+
+
 class _FreeTextForm(HTMLParser):
-    """Where the first form holding a free-text control opens (a character offset), and whether the
-    page has a telemetry field already."""
+    """Where the first form holding a free-text control opens: ``found``, the character offset just
+    after its start tag (None: no such form). Parsing starts at the first form and stops at the first
+    free-text control inside a form, so a page costs a fraction of a full parse."""
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
-        self._line_starts = [0] + [i + 1 for i, ch in enumerate(html) if ch == "\n"]  # as getpos() counts
+        self.found: int | None = None
         self._open: tuple[str, int] | None = None  # (tag, offset just after its start tag)
-        self._has_text = False
-        self.found: int | None = None  # offset just after the start tag of that form
-        self.has_field = False
-        self.feed(html)
-        self.close()
-        if self.found is None and self._open is not None and self._has_text:  # a form never closed
-            self.found = self._open[1]
+        first = _first_form(html)
+        if first is None:
+            return
+        self._base, text = first, html[first:]
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]  # as getpos() counts lines
+        for at in range(0, len(text), CHUNK):
+            self.feed(text[at:at + CHUNK])
+            if self.found is not None:
+                break
 
     def _offset(self) -> int:
         line, column = self.getpos()
-        return self._line_starts[line - 1] + column
+        return self._base + self._line_starts[line - 1] + column
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
-        attrs = {k: v or "" for k, v in attrs_list}
-        if attrs.get("name") == FIELD:
-            self.has_field = True
-        if tag in FORMS and self._open is None and self.found is None:
-            self._open, self._has_text = (tag, self._offset() + len(self.get_starttag_text() or "")), False
-        elif self._open is not None and _free_text(tag, attrs):
-            self._has_text = True
+        if tag in FORMS and self._open is None:
+            self._open = (tag, self._offset() + len(self.get_starttag_text() or ""))
+        elif self._open is not None and self.found is None and _free_text(tag, {k: v or "" for k, v in attrs_list}):
+            self.found = self._open[1]
 
     def handle_endtag(self, tag: str) -> None:
         if self._open is not None and tag == self._open[0]:
-            if self._has_text:
-                self.found = self._open[1]
             self._open = None
+
+
+def _first_form(html: str) -> int | None:
+    """Where the first form tag starts that is markup, not text in a script or a comment."""
+    for m in _FORM_START.finditer(html):
+        before = html[:m.start()].lower()
+        if before.rfind("<script") <= before.rfind("</script") and before.rfind("<!--") <= before.rfind("-->"):
+            return m.start()
+    return None
 
 
 def _free_text(tag: str, attrs: dict[str, str]) -> bool:
@@ -77,15 +93,33 @@ def _free_text(tag: str, attrs: dict[str, str]) -> bool:
 def with_telemetry(html: str, notice: str, nonce: str = "") -> str:
     """The page with the notice, the hidden field and the recorder, when it has free text in a form
     (and does not carry the field already); else the page unchanged."""
-    found = _FreeTextForm(html)
-    if found.found is None or found.has_field:
+    if _HAS_FIELD.search(html):
         return html
-    start = found.found
-    field = render("_telemetry_field.html.j2", {"notice": notice, "field": FIELD})
-    script = render("_telemetry_script.html.j2", {"csp_nonce": nonce})
+    start = _FreeTextForm(html).found
+    if start is None:
+        return html
+    field, script = _field(notice), _script(nonce)
     page = html[:start] + field + html[start:]  # first in the form: read before anything is typed
     body_end = page.lower().rfind("</body")
     return page[:body_end] + script + page[body_end:] if body_end >= 0 else page + script
+
+
+@lru_cache(maxsize=16)
+def _field(notice: str) -> str:
+    return render("_telemetry_field.html.j2", {"notice": notice, "field": FIELD})
+
+
+_NONCE_MARK = "\ue000nonce\ue000"  # private-use characters: nothing the template holds
+
+
+@lru_cache(maxsize=1)
+def _script_template() -> str:
+    return render("_telemetry_script.html.j2", {"csp_nonce": _NONCE_MARK})
+
+
+def _script(nonce: str) -> str:
+    """The recorder rendered once; each page's CSP nonce (one per task server response) put in."""
+    return _script_template().replace(_NONCE_MARK, str(escape(nonce)))
 
 
 def _depth(text: str) -> int:
