@@ -75,8 +75,9 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
         if records:
             run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()
-    run.progress(f"batch {batch}: QC over {what}, {len(flags)} flags "
-                 + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    by_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))
+    run.progress(f"batch {batch}: QC over {what}, " + (f"{len(flags)} flag(s) by rule: {by_rule}" if by_rule
+                                                       else "no flags"))
     return counts
 
 

@@ -12,6 +12,7 @@ from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost, scored_test_qualification
 from flows.campaigns.report import render_report
+from flows.campaigns.report_summary import report_summary
 from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv, write_dataset
 from flows.core.spelling_cache import spelling_index
@@ -100,6 +101,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
     report["review"] = _review_report(run)
     report["telemetry"] = {"origins": origin_by_batch(captions), "workers": flagged_workers(flags, blocked)}
+    report["summary"] = report_summary(run.store, run.cfg.name, captions, blocked, report["cost"])
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}

@@ -223,6 +223,18 @@ def leave_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+def cmd_ui(a: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from flows.core.store import existing_store
+    from flows.driver.campaign_status import campaign_status
+    from flows.review.overview_app import OverviewSite, serve_overview
+
+    existing_store(a.db)
+    serve_overview(OverviewSite(db_path=Path(a.db), out_root=Path(a.out), read_status=campaign_status), a.port)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
@@ -232,7 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
-                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new}
+                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new,
+                "ui": cmd_ui}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     out = ReaderMayLeave(sys.stdout)
     if args.command == "run":  # a run goes on to its end when the reader of its output leaves

@@ -54,6 +54,9 @@ def sign_in(login_url: str) -> httpx.Client:
     return web
 
 
+ADVICE_DONE = {"approve": "approved", "reject": "rejected", "block": "blocked", "unblock": "kept (not blocked)"}
+
+
 def decide_open_cards(web: httpx.Client, max_steps: int = 500) -> dict[str, int]:
     """Decide every open card as the rules advise (a rejection gets a reason, and on Prolific a category)."""
     done: dict[str, int] = {}
@@ -104,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
                 site = ReviewSite(run, "scripted-reviewer", run.cfg.review)
                 with ReviewServer(site) as server:
                     decided = clear_queue(f"{server.url}/?token={site.login_token}")
-                    print(f"scripted reviewer at {server.url}: {decided}")
+                    said = ", ".join(f"{n} {ADVICE_DONE.get(advice, advice)}" for advice, n in sorted(decided.items()))
+                    said = said or "nothing was open"
+                    print(f"scripted reviewer at {server.url} decided: {said}")
     print(f"done: {summary['captions']} captions; report {summary['out_dir']}/report.html "
           "(section 'People and the rules')")
     return 0
