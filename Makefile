@@ -40,6 +40,7 @@ browser-deps:
 lint: $(STAMP)
 	$(BIN)/ruff check flows qc postprocess tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache  # the layers of flows/ (pyproject.toml [tool.importlinter])
 
 test: $(STAMP) browser-deps js-sdk lint docs
 	$(BIN)/pytest

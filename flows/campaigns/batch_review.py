@@ -12,9 +12,10 @@ from flows.campaigns import block_evidence as evidence
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
+from flows.campaigns.review_data import kept_workers
 from flows.core.ledger_calls import LedgeredCall, ledgered
 from flows.core.run_context import Run
-from flows.platforms import platform_for
+from flows.platforms.registry import platform_for
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
 
@@ -139,9 +140,7 @@ def in_words(counts: dict[str, int]) -> str:
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
-    from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
-
-    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
+    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]  # a reviewer's unblock outranks the rule
     mode = block_workers(run, batch, {str(r["worker_id"]): str(r["rules"]) for r in to_block.to_dict("records")})
     run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
     return {"blocked": len(to_block)}

@@ -47,7 +47,8 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 def cmd_serve(a: argparse.Namespace) -> int:
     from flows.core.config import load_config
-    from flows.taskserver.task_server import TaskSite, invite_link
+    from flows.core.site_secrets import invite_link
+    from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
@@ -72,9 +73,9 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
+    from flows.campaigns.review_data import format_review_status, review_status
     from flows.core.store import existing_store
     from flows.driver.campaign_status import campaign_status, format_status, show_status
-    from flows.review.review_data import format_review_status, review_status
 
     store = existing_store(a.db)  # before --refresh, which would otherwise create it
     if a.refresh:
@@ -162,7 +163,8 @@ def cmd_qc(a: argparse.Namespace) -> int:
 
 
 def cmd_qualify(a: argparse.Namespace) -> int:
-    from flows.campaigns.offline import DEFAULT_KEY, offline_qualify
+    from flows.campaigns.offline import offline_qualify
+    from flows.core.answer_key import DEFAULT_KEY
 
     workers, problems, problems_path = offline_qualify(Path(a.answers), Path(a.out),
                                                        Path(a.key) if a.key else DEFAULT_KEY, a.threshold)

@@ -13,6 +13,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from flows.core.errors import ConfigError
+from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "hit_templates"
 REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
@@ -44,7 +45,6 @@ def environment() -> jinja2.Environment:
     env.filters["safe_url"] = safe_url
     env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
     # What the evaluation pages list, from the code that checks and analyses their answers.
-    from flows.studies.study_plan import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
     from postprocess.error_stats import CATEGORIES
 
     env.globals["error_categories"] = CATEGORIES
@@ -90,3 +90,9 @@ def sample_context(task: str) -> dict[str, Any]:
 def task_templates() -> list[str]:
     return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2")
                   if p.name != "base.html.j2" and not p.name.startswith("_"))
+
+
+def page_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``item_id, file_name, url[, payload]`` rows as the templates' items."""
+    return [{"image_id": r["item_id"], "file_name": r["file_name"], "url": r["url"],
+             **(json.loads(r["payload"]) if r.get("payload") else {})} for r in rows]

@@ -22,10 +22,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 
+from flows.campaigns.review_data import review_status
 from flows.core.store import Store
 from flows.core.templates import render
 from flows.review.review_app import LoginSession, SameOriginReferrer, refused, sign_in
-from flows.review.review_data import review_status
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
-from flows.review.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
+from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
 
 
 def rule_names(rules: str) -> set[str]:
