@@ -13,11 +13,11 @@ import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import attach_telemetry, telemetry_words
+from flows.campaigns.review_data import worker_captions
 from flows.core.config import load_config
 from flows.core.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
-from flows.review.review_data import worker_captions
 from qc.runner import TELEMETRY_RULES
 from qc.telemetry_frame import telemetry_columns, text_origin
 from tests.small_configs import ROOT, small_vizwiz

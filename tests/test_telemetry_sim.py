@@ -11,11 +11,11 @@ from dataclasses import replace
 import pandas as pd
 
 from flows.core.mturk_forms import form_fields
+from flows.core.page_telemetry import with_telemetry
 from flows.core.templates import render, sample_context
 from flows.sim.crowd_model import PROFILE_DEFAULTS, new_worker
 from flows.sim.page_filling import fill_form
 from flows.sim.typing_model import typing_cps
-from flows.taskserver.page_telemetry import with_telemetry
 from qc.runner import TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 from qc.telemetry import parse_record
