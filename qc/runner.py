@@ -16,12 +16,14 @@ from qc import (  # noqa: F401  (registers the rules)
     consensus_rules,
     echo_rules,
     quality_talk,
+    telemetry_rules,
     template_rules,
     text_features,
     worker_rules,
 )
 from qc.flags import FLAG_COLUMNS, RULES, flag_frame
 from qc.submit_rules import CANNED_TEXT
+from qc.telemetry_frame import telemetry_columns
 
 DEFAULT_RULES = (
     "time_outlier", "caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
@@ -30,7 +32,9 @@ DEFAULT_RULES = (
 )
 # Caption-text rules beyond the seed (issue 16): on when a config names them.
 TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo", "quality_talk")
-KNOWN_RULES = DEFAULT_RULES + TEXT_RULES
+# How the text arrived (issue 29): on when a config names them; absent telemetry never flags.
+TELEMETRY_RULES = telemetry_rules.TELEMETRY_RULES
+KNOWN_RULES = DEFAULT_RULES + TEXT_RULES + TELEMETRY_RULES
 REQUIRED_COLUMNS = ("assignment_id", "worker_id", "image_id", "caption")
 
 
@@ -48,7 +52,10 @@ def prepare(df: pd.DataFrame, canned_text: str = CANNED_TEXT) -> pd.DataFrame:
     out["is_precanned"] = out["is_precanned"].astype(bool)
     if "work_time_s" not in out.columns:
         out["work_time_s"] = float("nan")
-    return out.reset_index(drop=True)
+    out = out.reset_index(drop=True)
+    if ("telemetry" in out.columns or "telemetry_log" in out.columns) and "tm_present" not in out.columns:
+        out = telemetry_columns(out)  # parsed once here, read by every telemetry rule
+    return out
 
 
 def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,

@@ -10,6 +10,7 @@ import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
+from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
 from flows.campaigns.review_data import kept_workers
 from flows.core.ledger_calls import LedgeredCall, ledgered
@@ -43,7 +44,7 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
                                         "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
-    return prepare(frame, run.cfg.submit_rules.canned_text)
+    return prepare(attach_telemetry(run, frame), run.cfg.submit_rules.canned_text)
 
 
 def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -15,11 +16,13 @@ from flows.core.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
 from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS
-from qc.runner import DEFAULT_RULES, prepare, run_rules
+from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 
-# Without a config there is no page text, so no instruction_echo.
-OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk")
+# Without a config there is no page text, so no instruction_echo. The telemetry rules flag only rows
+# whose file carries telemetry (a hitflow_telemetry column or a raw event log).
+OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk",
+                 *TELEMETRY_RULES)
 
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
@@ -36,7 +39,20 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
         raise InputFormatError(f"{submissions}: {exc}") from exc
     flags = run_rules(prepared, {**params, "submit_rules": rules}, enabled)
     write_csv(flags[FLAG_COLUMNS], out)
+    _warn_unreadable_telemetry(submissions, prepared)
     return len(flags)
+
+
+def _warn_unreadable_telemetry(path: Path, prepared: pd.DataFrame) -> None:
+    """Rows whose telemetry could not be read stay in QC with no telemetry; say so once, on stderr."""
+    if "tm_error" not in prepared.columns:
+        return
+    bad = prepared[prepared["tm_error"] != ""]
+    if not bad.empty:
+        first = bad.iloc[0]
+        print(f"warning: {path}: {len(bad)} caption(s) carry telemetry that cannot be read (first, assignment "
+              f"{first['assignment_id']}: {first['tm_error']}); they are checked as if none was recorded",
+              file=sys.stderr)
 
 
 def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.DataFrame:

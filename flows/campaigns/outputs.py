@@ -22,6 +22,8 @@ from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, spellcheck_frame, spelling_stats
+from postprocess.telemetry_report import flagged_workers, origin_by_batch
+from qc.telemetry_frame import text_origin
 from qc.worker_history import history_table
 
 FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
@@ -51,6 +53,7 @@ def accepted_captions(run: Run) -> pd.DataFrame:
     frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
+    frame["text_origin"] = text_origin(frame)  # from the page's telemetry (issue 29); "unknown" without it
     return _with_scores(run, frame)
 
 
@@ -98,6 +101,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
     report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
     report["review"] = _review_report(run)
+    report["telemetry"] = {"origins": origin_by_batch(captions), "workers": flagged_workers(flags, blocked)}
     report["summary"] = report_summary(run.store, run.cfg.name, captions, blocked, report["cost"])
     # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
     from flows.campaigns.report import render_report

@@ -97,12 +97,24 @@ def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None
             "plot": plot_scores(qual["scores"], qual["threshold"]) if len(qual["scores"]) else ""}
 
 
+def _telemetry_context(telemetry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """How the text arrived (issue 29), or None when no caption carried telemetry."""
+    if not telemetry or telemetry["origins"].empty:
+        return None
+    origins = telemetry["origins"]
+    if int(origins["unknown"].sum()) == int(origins["captions"].sum()):
+        return None  # pages without the recorder: nothing to say
+    return {"origins": origins.to_dict("records"), "workers": telemetry["workers"].head(50).to_dict("records"),
+            "more": max(0, len(telemetry["workers"]) - 50)}
+
+
 def report_sections(context: dict[str, Any]) -> list[dict[str, str]]:
     """The report's sections after its summary, in reading order; each renders
     report_templates/report_sections/<id>.html.j2. Optional ones appear when they have data."""
     wanted = [("batches", "Batches", True), ("qualification", "Qualification test", context["qualification"]),
               ("review", "People and the rules", context["review"]), ("times", "Time to submit", True),
               ("flags", "Flags", True), ("blocked", "Blocked workers", True),
+              ("telemetry", "How the text arrived", context["telemetry"]),
               ("truth", "Blocking against the simulator's ground truth", context["truth"]),
               ("canned", "Canned text per image", True), ("spelling", "Spell-correction", True),
               ("cost", "Cost", True)]
@@ -113,7 +125,8 @@ def render_report(data: dict[str, Any]) -> str:
     """``data``: name, target, summary (see :func:`flows.campaigns.report_summary.report_summary`),
     counts, times, bands, flags, blocked (with samples and, optionally, each worker's history lines),
     canned, spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
-    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`)."""
+    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`), telemetry (optional:
+    ``origins`` and ``workers`` of :mod:`postprocess.telemetry_report`)."""
     context = {
         "name": data["name"], "target": data["target"], "summary": data["summary"],
         "plot_batches": plot_batches(data["counts"]),
@@ -127,5 +140,6 @@ def render_report(data: dict[str, Any]) -> str:
         "qualification": _qualification_context(data.get("qualification")),
         "incomplete": data.get("incomplete", []),
         "review": data["review"].to_dict("records") if data.get("review") is not None else [],
+        "telemetry": _telemetry_context(data.get("telemetry")),
     }
     return render("report.html.j2", {**context, "sections": report_sections(context)})
