@@ -100,8 +100,8 @@ def resume_hint(a: argparse.Namespace, db: str) -> str:
         (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
         (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
         ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
-    return (f"Resume with: hitflow run {a.config}{endpoint} --db {shown_location(db)}{more} (same options; the simulator's state "
-            "persists)")
+    return (f"Resume with: hitflow run {a.config}{endpoint} --db {shown_location(db)}{more} (same options; the "
+            "simulator's state persists)")
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:

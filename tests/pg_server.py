@@ -9,7 +9,6 @@ CI=true: `make pg-deps` installs Debian's postgresql there).
 from __future__ import annotations
 
 import glob
-import itertools
 import os
 import pwd
 import shutil
@@ -51,7 +50,7 @@ def _free_port() -> int:
 class PgServer:
     root: Path
     port: int = 0
-    _names: Iterator[int] = itertools.count(1)
+    _made: int = 0
 
     def _run(self, *cmd: str) -> subprocess.CompletedProcess[str]:
         prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
@@ -89,9 +88,10 @@ class PgServer:
         """A fresh, empty database on this server: its URL."""
         import psycopg
 
-        name = f"t{os.getpid()}_{next(self._names)}"
+        self._made += 1
+        name = f"t{os.getpid()}_{self._made}"
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}" STRATEGY FILE_COPY')  # faster than WAL_LOG for an empty one
         return self.url(name)
 
 

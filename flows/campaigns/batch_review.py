@@ -37,7 +37,7 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
                MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
         FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
         LEFT JOIN hits h ON h.hit_id = a.hit_id
-        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
         ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params)
     frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
                                         "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])

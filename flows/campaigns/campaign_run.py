@@ -79,7 +79,8 @@ def check_task_server(run: Run, task_url: str) -> None:
         health = httpx.get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
     except (httpx.HTTPError, ValueError) as exc:
         raise ConfigError(f"no task server answers at {task_url}/health ({type(exc).__name__}); start it with "
-                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.shown()}` before publishing") from exc
+                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.shown()}` before publishing"
+                          ) from exc
     if run.cfg.name not in health.get("campaigns", []):
         raise ConfigError(f"the task server at {task_url} does not serve {run.cfg.name} (it serves "
                           f"{', '.join(health.get('campaigns', [])) or 'nothing'}); restart it with "

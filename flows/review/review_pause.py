@@ -18,8 +18,8 @@ from uuid import UUID
 from prefect.input import RunInput
 from pydantic import Field
 
-from flows.db_url import shown_location
 from flows.campaigns.campaign_plan import Run
+from flows.db_url import shown_location
 from flows.prefect_api import TEMPORARY_API_ENV
 from flows.review.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
 from flows.store import Store
