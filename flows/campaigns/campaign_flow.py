@@ -24,6 +24,7 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.campaigns.prefect_server import keep_ephemeral_server_out_of_terminal_signals
 from flows.config import load_config
+from flows.db_url import is_postgres_url, url_password
 from flows.errors import BatchHeld, BatchOpen
 from flows.platforms.targets import open_session, simulator_server
 from flows.review.review_data import ReviewPending
@@ -283,15 +284,19 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     if not endpoint_url:
         raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
                           "(start one with `hitflow sim serve`)")
+    if url_password(db_path):  # Prefect stores and shows a deployment's parameters
+        raise ConfigError("a deployment's --db must not carry a password (Prefect stores and shows its parameters): "
+                          "give each worker PGPASSWORD or ~/.pgpass instead (docs/postgres.md)")
     with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
         client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
     root = Path(__file__).resolve().parents[2]
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = flow.from_source(source=str(root), entrypoint=f"flows/campaigns/campaign_flow.py:{flow_name}")
+    ledger = db_path if is_postgres_url(db_path) else str(Path(db_path).resolve())  # a URL is the same everywhere
     deployment_id = source.deploy(
         name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
         parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve()),
+                    "db_path": ledger, "out_root": str(Path(out_root).resolve()),
                     **extra},
         print_next_steps=False, **timing)
     return str(deployment_id)
