@@ -242,7 +242,7 @@ def main() -> None:
             run_bench(a, lambda: "", "results-chaos.json")
 
 
-def run_bench(a: argparse.Namespace, new_ledger: Callable[[], str], results: str) -> None:
+def run_bench(a: argparse.Namespace, new_ledger: Callable[[], str], results_file: str) -> None:
     """The kills, then the faulty run; each campaign in a ledger of its own from ``new_ledger``."""
     folder, rng = Path(a.out) / a.db, random.Random(13)
     clean = clean_run(folder / "clean", a.limit, new_ledger())
@@ -261,7 +261,7 @@ def run_bench(a: argparse.Namespace, new_ledger: Callable[[], str], results: str
     faulty = faulty_campaign(folder / "faulty", clean, a.limit, ledger=new_ledger())
     summary = {"ledger": a.db, **summarize(results, totals, faulty, beside.wall_s)}
     print(json.dumps(summary, indent=1))
-    (ROOT / "bench" / results).write_text(json.dumps(summary, indent=1) + "\n")
+    (ROOT / "bench" / results_file).write_text(json.dumps(summary, indent=1) + "\n")
 
 
 def summarize(results: list[dict[str, Any]], kills: Counter[str], faulty: dict[str, Any],
