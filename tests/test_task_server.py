@@ -28,7 +28,7 @@ CAPTION = "A red mug with a white handle sits on a wooden kitchen table."
 
 @pytest.fixture
 def served(ledger: str) -> Iterator[dict[str, Any]]:
-    """The task server on either ledger (SQLite, PostgreSQL): its units and stored responses are the store's contract too."""
+    """The task server on either ledger (SQLite, PostgreSQL): units and stored responses are the store's contract."""
     cfg = load_config(CONFIG)
     store = Store(ledger)
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=50)  # 10 images per batch
