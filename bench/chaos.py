@@ -34,8 +34,8 @@ import pandas as pd
 import psycopg
 
 from bench.throwaway_pg import throwaway_server
-from flows.db_url import is_postgres_url
-from flows.store import Store
+from flows.core.db_url import is_postgres_url
+from flows.core.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -138,7 +138,7 @@ def current_step(db: str) -> str:
 
 def platform_view(url: str) -> dict[str, Any]:
     """Every HIT and submitted assignment on the platform, and what the account spent."""
-    from flows.platforms import mturk_adapter as mturk
+    from flows.platforms.mturk import adapter as mturk
 
     quiet = urllib.request.Request(f"{url}/_sim/faults", method="POST", data=json.dumps(
         {"throttle_rate": 0, "fault_rate": 0, "lose_reply_rate": 0}).encode(),

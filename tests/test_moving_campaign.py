@@ -19,12 +19,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from flows.campaigns.campaign_run import run_campaign
 
 from bench.chaos import platform_view
-from flows.campaigns.campaign_run import run_campaign
+from flows.core.store import Store
 from flows.sim.pacing import Pacing
 from flows.sim.server import SimServer
-from flows.store import Store
 from tests.prefect_server import prefect_server, stop_group
 from tests.small_configs import small_vizwiz
 

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 import sqlite_utils
 
-from flows.errors import CampaignBusyError, ConfigError
-from flows.store import Store, migrations
+from flows.core.db_url import deployable_ledger, shown_location
+from flows.core.errors import CampaignBusyError, ConfigError
+from flows.core.store import Store, migrations
 
 TABLES = {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
           "qualifications", "qc_flags", "decisions", "blocks", "ledger", "qualification_scores",
@@ -195,6 +196,16 @@ def test_a_password_in_the_url_is_never_shown(pg_url: str) -> None:
     with pytest.raises(ConfigError) as caught:
         Store(wrong)
     assert "Sup3rS3cret" not in str(caught.value) and "no_such_database" in str(caught.value)
+
+
+def test_a_url_is_shown_and_deployed_without_its_password(tmp_path: Path) -> None:
+    assert shown_location("postgresql://u:pw@db:5433/x?password=pw") == "postgresql://u:***@db:5433/x?***"
+    assert shown_location("postgresql://u@db/x") == "postgresql://u@db/x" and shown_location("a/h.db") == "a/h.db"
+    assert deployable_ledger("postgresql://u@db/x") == "postgresql://u@db/x"  # the same URL for every worker
+    assert deployable_ledger(str(tmp_path / "h.db")) == str((tmp_path / "h.db").resolve())
+    with pytest.raises(ConfigError, match="PGPASSWORD") as refused:
+        deployable_ledger("postgresql://u:pw@db/x")  # Prefect would store and show it
+    assert "pw@" not in str(refused.value)
 
 
 # SQLite only --------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows.db_url import shown_location
-from flows.errors import ConfigError
-from flows.store import Store
+from flows.core.db_url import shown_location
+from flows.core.errors import ConfigError
+from flows.core.store import Store
 
 MANIFEST = "hitflow-manifest.json"
 CANCELLED = "cancelled"

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flows.db_url import is_postgres_url
-from flows.errors import ConfigError
-from flows.platforms import mturk_adapter as mturk
-from flows.run_context import PlatformClient
+from flows.core.db_url import is_postgres_url
+from flows.core.errors import ConfigError
+from flows.core.run_context import PlatformClient
+from flows.platforms.mturk import adapter as mturk
 
 
 @dataclass
@@ -165,7 +165,7 @@ def check_prolific_target(target: str, endpoint_url: str, live: bool) -> None:
 @contextmanager
 def prolific_session(target: str, endpoint_url: str, live: bool, seed: int | None,
                      crowd: Path | None, sim_state: Path | None) -> Iterator[Session]:
-    from flows.platforms import prolific_adapter as prolific
+    from flows.platforms.prolific import adapter as prolific
 
     check_prolific_target(target, endpoint_url, live)
     if target == "prolific":
@@ -177,7 +177,7 @@ def prolific_session(target: str, endpoint_url: str, live: bool, seed: int | Non
 
 
 def _prolific_sim(t: mturk.Target) -> Session:
-    from flows.platforms import prolific_adapter as prolific
+    from flows.platforms.prolific import adapter as prolific
 
     def truth() -> list[dict[str, Any]]:  # the crowd and the panel's newcomers, under their Prolific ids
         return mturk.sim_ground_truth(t, query="platform=prolific")

@@ -23,10 +23,10 @@ from typing import Any
 
 from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeTimedSerializer
 
-from flows.config import CampaignConfig
-from flows.db_url import is_postgres_url
-from flows.errors import ConfigError
-from flows.store import Store
+from flows.core.config import CampaignConfig
+from flows.core.db_url import is_postgres_url
+from flows.core.errors import ConfigError
+from flows.core.store import Store
 from flows.taskserver.task_guard import SessionLimits
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="

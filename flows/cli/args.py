@@ -1,0 +1,125 @@
+"""Validators for the CLI's argument values, and a parser whose errors are one line.
+
+A bad value (``--limit -5``, ``--scale 0``, an ``--out`` that cannot be written) is refused while
+the arguments are parsed, before anything runs: one line on stderr, exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn, TypeVar
+
+MAX_SCALE = 1000
+T = TypeVar("T")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line that says where the help is."""
+
+    def error(self, message: str) -> NoReturn:
+        text = message.replace("\r", "\\r").replace("\n", "\\n")
+        self.exit(2, f"{self.prog}: error: {text}; see `{self.prog} --help`\n")
+
+
+def _shown(text: str) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:60] + "...'"
+
+
+def whole_number(low: int, high: int | None = None, what: str = "an integer") -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what} (got {_shown(text)})") from None
+        if value < low or (high is not None and value > high):
+            bounds = "" if high is None else f" between {low} and {high}"  # else ``what`` says the floor
+            raise argparse.ArgumentTypeError(f"must be {what}{bounds} (got {value})")
+        return value
+
+    parse.__name__ = what  # argparse names the type in some messages
+    return parse
+
+
+def finite_number(low: float, high: float | None = None) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number (got {_shown(text)})") from None
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            bounds = f"at least {low:g}" if high is None else f"between {low:g} and {high:g}"
+            raise argparse.ArgumentTypeError(f"must be a finite number {bounds} (got {_shown(text)})")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+positive = whole_number(1, what="a positive integer")
+scale = whole_number(1, MAX_SCALE, what="a whole number of repeats")
+non_negative = whole_number(0, what="a non-negative integer")
+port = whole_number(0, 65535, what="a port number")
+share = finite_number(0.0, 1.0)
+percent = finite_number(0.0, 100.0)
+non_negative_number = finite_number(0.0)
+
+
+def _nearest_existing(path: Path) -> Path:
+    probe = path.absolute()
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return probe
+
+
+def _looked_up(text: str, what: str, look: Callable[[Path], T]) -> T:
+    """``look`` at the path ``text`` names; a blank, unprintable or unusable path is a usage error."""
+    if not text.strip() or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"must name a {what} in printable characters (got {_shown(text)})")
+    try:
+        return look(Path(text))
+    except (ValueError, OSError) as exc:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a usable path ({exc})") from None
+
+
+def writable_dir(text: str) -> str:
+    """A folder that exists and is writable, or can be created under a writable one."""
+    probe = _looked_up(text, "folder", _nearest_existing)
+    if not probe.is_dir():
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: {probe} is a file, not a folder; choose another folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: {probe} is not writable; choose another folder")
+    return text
+
+
+def writable_file(text: str) -> str:
+    """A file path whose folder is (or can be made) writable, and that is not itself a folder."""
+    if _looked_up(text, "file", Path.is_dir):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder; give a file name")
+    writable_dir(str(Path(text).absolute().parent))
+    return text
+
+
+def ledger(text: str) -> str:
+    """``--db``: a ``postgresql://`` URL (checked when opened), or an SQLite file as :func:`writable_file`."""
+    from flows.core.db_url import is_postgres_url
+
+    return text if is_postgres_url(text) else writable_file(text)
+
+
+def http_url(text: str) -> str:
+    """"" or an http(s) URL without spaces or control characters."""
+    if text and (not text.startswith(("http://", "https://")) or any(c.isspace() or ord(c) < 32 for c in text)):
+        raise argparse.ArgumentTypeError(f"must be an http(s) URL such as http://127.0.0.1:8765 (got {_shown(text)})")
+    return text
+
+
+def name(text: str) -> str:
+    """A person's or campaign's name: 1-100 printable characters."""
+    if not text.strip() or len(text) > 100 or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"must be 1-100 printable characters (got {_shown(text)})")
+    return text
