@@ -33,7 +33,7 @@ def pg_url(pg_server: PgServer) -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def ledger_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Where a store contract test keeps its ledger: an SQLite file, or a PostgreSQL database."""
     if request.param == "sqlite":
         return str(tmp_path / "h.db")

@@ -1,5 +1,5 @@
 """The ledger's contract, on both backends (an SQLite file and a real PostgreSQL database, the
-``ledger`` fixture): migrations recorded, intents written before calls, no secrets stored,
+``ledger_location`` fixture): migrations recorded, intents written before calls, no secrets stored,
 transactions whole or absent across kill -9, one writer at a time in ``immediate``, and a
 campaign lock that a killed holder never wedges. SQLite-only details follow at the end."""
 
@@ -30,21 +30,21 @@ NAMES = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores", "m0
 FORK = multiprocessing.get_context("fork")
 
 
-def test_migrations_create_every_table_and_are_recorded(ledger: str) -> None:
-    store = Store(ledger)
+def test_migrations_create_every_table_and_are_recorded(ledger_location: str) -> None:
+    store = Store(ledger_location)
     assert set(store.table_names()) >= TABLES
     assert store.applied_migrations() == NAMES
-    assert Store(ledger).applied_migrations() == NAMES  # reopening applies nothing twice
+    assert Store(ledger_location).applied_migrations() == NAMES  # reopening applies nothing twice
 
 
-def test_intend_is_written_once_and_settled(ledger: str) -> None:
-    store = Store(ledger)
+def test_intend_is_written_once_and_settled(ledger_location: str) -> None:
+    store = Store(ledger_location)
     first = store.intend("c", 1, "CreateHIT", "k", {"Reward": "0.50"})
     second = store.intend("c", 1, "CreateHIT", "k", {"Reward": "9.99"})
     assert first["id"] == second["id"] and json.loads(second["params"]) == {"Reward": "0.50"}
     assert first["status"] == "intended"
     store.settle("k", "ok", {"HITId": "H"})
-    entry = Store(ledger).ledger_entry("k")  # another connection sees it: committed
+    entry = Store(ledger_location).ledger_entry("k")  # another connection sees it: committed
     assert entry is not None and entry["status"] == "ok" and json.loads(entry["result"]) == {"HITId": "H"}
     many = store.intend_all("c", 2, [("Op", "k", {}), ("Op", "k2", {"a": 1}), ("Op", "k3", {})])
     assert many["k"]["status"] == "ok" and many["k2"]["status"] == "intended"
@@ -53,8 +53,8 @@ def test_intend_is_written_once_and_settled(ledger: str) -> None:
         "k": "ok", "k2": "ok", "k3": "adopted"}
 
 
-def test_ledger_never_stores_secrets_or_page_bodies(ledger: str) -> None:
-    store = Store(ledger)
+def test_ledger_never_stores_secrets_or_page_bodies(ledger_location: str) -> None:
+    store = Store(ledger_location)
     store.intend("c", 1, "Op", "k", {"aws_secret_access_key": "SECRET", "Authorization": "Token SECRET",
                                      "Question": "<html>" + "x" * 5000, "Title": "t"})
     assert "SECRET" not in json.dumps(store.rows("SELECT * FROM ledger"))
@@ -62,8 +62,8 @@ def test_ledger_never_stores_secrets_or_page_bodies(ledger: str) -> None:
     assert params == {"Question": "<5006 bytes>", "Title": "t"}
 
 
-def test_the_row_api_behaves_alike(ledger: str) -> None:
-    store = Store(ledger)
+def test_the_row_api_behaves_alike(ledger_location: str) -> None:
+    store = Store(ledger_location)
     store.table("batches").insert_all([{"campaign": "c", "batch": b, "status": "planned"} for b in (1, 2)])
     store.set_batch("c", 1, status="published", hold="rule x")  # upsert: other columns kept
     store.table("batches").upsert({"campaign": "c", "batch": 1, "hit_type_id": "T"}, pk=("campaign", "batch"))
@@ -92,14 +92,14 @@ def _hold_then_die(location: str, campaign: str, ready: Any) -> None:
         time.sleep(120)  # killed long before
 
 
-def test_campaign_lock_refuses_a_live_holder_and_outlives_a_killed_one(ledger: str) -> None:
-    Store(ledger)  # migrated before the child races to it
+def test_campaign_lock_refuses_a_live_holder_and_outlives_a_killed_one(ledger_location: str) -> None:
+    Store(ledger_location)  # migrated before the child races to it
     ready = FORK.Event()
-    child = FORK.Process(target=_hold_then_die, args=(ledger, "c", ready))
+    child = FORK.Process(target=_hold_then_die, args=(ledger_location, "c", ready))
     child.start()
     try:
         assert ready.wait(60)
-        mine = Store(ledger)
+        mine = Store(ledger_location)
         assert mine.live_holder("c") == f"{socket.gethostname()}:{child.pid}"
         with pytest.raises(CampaignBusyError, match=f"is being run by .*:{child.pid}"), mine.campaign_lock("c"):
             pass
@@ -113,7 +113,7 @@ def test_campaign_lock_refuses_a_live_holder_and_outlives_a_killed_one(ledger: s
         time.sleep(0.05)
     with mine.campaign_lock("c"):
         assert mine.live_holder("c", others_only=False) == f"{socket.gethostname()}:{os.getpid()}"
-    assert Store(ledger).table("locks").count == 0
+    assert Store(ledger_location).table("locks").count == 0
 
 
 def _write_then_die(location: str, ready: Any) -> None:
@@ -126,15 +126,15 @@ def _write_then_die(location: str, ready: Any) -> None:
         time.sleep(120)  # killed inside the transaction
 
 
-def test_a_transaction_killed_midway_leaves_nothing(ledger: str) -> None:
-    Store(ledger)
+def test_a_transaction_killed_midway_leaves_nothing(ledger_location: str) -> None:
+    Store(ledger_location)
     ready = FORK.Event()
-    child = FORK.Process(target=_write_then_die, args=(ledger, ready))
+    child = FORK.Process(target=_write_then_die, args=(ledger_location, ready))
     child.start()
     assert ready.wait(60)
     os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
     child.join(30)
-    store = Store(ledger)
+    store = Store(ledger_location)
     assert store.table("decisions").count == 0 and store.batch_status("c", 1) == "planned"
 
 
@@ -150,17 +150,17 @@ def _count_then_insert(location: str, rounds: int, results: Any) -> None:
         results.put(f"{type(exc).__name__}: {exc}")
 
 
-def test_immediate_blocks_of_different_processes_never_interleave(ledger: str) -> None:
-    Store(ledger)
+def test_immediate_blocks_of_different_processes_never_interleave(ledger_location: str) -> None:
+    Store(ledger_location)
     results = FORK.Queue()
-    procs = [FORK.Process(target=_count_then_insert, args=(ledger, 15, results)) for _ in range(3)]
+    procs = [FORK.Process(target=_count_then_insert, args=(ledger_location, 15, results)) for _ in range(3)]
     for proc in procs:
         proc.start()
     outcomes = [results.get(timeout=120) for _ in procs]
     for proc in procs:
         proc.join(60)
     assert outcomes == ["ok"] * 3
-    assert Store(ledger).table("workers").count == 45
+    assert Store(ledger_location).table("workers").count == 45
 
 
 def _open_store(location: str, barrier: Any, results: Any) -> None:
@@ -172,19 +172,19 @@ def _open_store(location: str, barrier: Any, results: Any) -> None:
         results.put(f"{type(exc).__name__}: {exc}")
 
 
-def test_processes_opening_a_new_ledger_at_once_all_get_the_migrated_store(ledger: str) -> None:
+def test_processes_opening_a_new_ledger_at_once_all_get_the_migrated_store(ledger_location: str) -> None:
     # A schedule's run and `hitflow status` (or the schedule test's poll) open the ledger together.
     # Before migrations took the write lock up front, about half of such opens of a new SQLite
     # file failed at once with "database is locked".
     barrier, results = FORK.Barrier(3), FORK.Queue()
-    procs = [FORK.Process(target=_open_store, args=(ledger, barrier, results)) for _ in range(3)]
+    procs = [FORK.Process(target=_open_store, args=(ledger_location, barrier, results)) for _ in range(3)]
     for proc in procs:
         proc.start()
     outcomes = [results.get(timeout=60) for _ in procs]
     for proc in procs:
         proc.join(timeout=60)
     assert outcomes == ["ok"] * 3, outcomes
-    assert Store(ledger).applied_migrations() == NAMES
+    assert Store(ledger_location).applied_migrations() == NAMES
 
 
 # PostgreSQL only ----------------------------------------------------------------------------

@@ -27,10 +27,10 @@ CAPTION = "A red mug with a white handle sits on a wooden kitchen table."
 
 
 @pytest.fixture
-def served(ledger: str) -> Iterator[dict[str, Any]]:
+def served(ledger_location: str) -> Iterator[dict[str, Any]]:
     """The task server on either ledger (SQLite, PostgreSQL): units and stored responses are the store's contract."""
     cfg = load_config(CONFIG)
-    store = Store(ledger)
+    store = Store(ledger_location)
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=50)  # 10 images per batch
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": "s" * 24, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
