@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from flows.campaigns.campaign_run import run_campaign
+from flows.driver.campaign_run import run_campaign
 
 from bench.chaos import platform_view
 from flows.core.store import Store
