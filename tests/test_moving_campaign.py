@@ -19,10 +19,10 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from flows.driver.campaign_run import run_campaign
 
 from bench.chaos import platform_view
 from flows.core.store import Store
+from flows.driver.campaign_run import run_campaign
 from flows.sim.pacing import Pacing
 from flows.sim.server import SimServer
 from tests.prefect_server import prefect_server, stop_group

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 import sqlite_utils
 
-from flows.core.db_url import deployable_ledger, shown_location
+from flows.cli.main import main
+from flows.core.db_url import deployable_ledger, password_to_environment, shown_location
 from flows.core.errors import CampaignBusyError, ConfigError
 from flows.core.store import Store, migrations
 
@@ -206,6 +207,19 @@ def test_a_url_is_shown_and_deployed_without_its_password(tmp_path: Path) -> Non
     with pytest.raises(ConfigError, match="PGPASSWORD") as refused:
         deployable_ledger("postgresql://u:pw@db/x")  # Prefect would store and show it
     assert "pw@" not in str(refused.value)
+
+
+def test_the_cli_moves_a_url_password_to_pgpassword(pg_url: str, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("PGPASSWORD", "")
+    monkeypatch.delenv("PGPASSWORD")  # absent now, and put back as it was after the test
+    assert password_to_environment("postgresql://u:p%40ss@db:5433/x") == "postgresql://u@db:5433/x"
+    assert os.environ["PGPASSWORD"] == "p@ss"  # libpq's own variable, decoded as libpq decodes the URL
+    config = Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml"
+    Store(pg_url).table("campaigns").insert({"name": "vizwiz_captions", "status": "running", "created_at": 0.0,
+                                             "config_path": str(config), "config_json": "{}", "target": "sim"})
+    assert main(["status", "--db", pg_url.replace("://hitflow@", "://hitflow:Sup3rS3cret@")]) == 0
+    shown = capsys.readouterr()
+    assert "vizwiz_captions (stopped)" in shown.out and "Sup3rS3cret" not in shown.out + shown.err
 
 
 # SQLite only --------------------------------------------------------------------------------

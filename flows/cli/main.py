@@ -13,6 +13,7 @@ from typing import NoReturn
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.run import cmd_run
+from flows.core.db_url import password_to_environment
 from flows.core.errors import HitflowError, Interrupted
 
 
@@ -231,6 +232,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
                                                                        and not args.dry_run))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
+    if getattr(args, "db", None) and args.command != "deploy":  # deploy refuses it: a worker has no such env
+        typed, args.db = args.db, password_to_environment(str(args.db))
+        args.argv = [word.replace(typed, args.db) for word in args.argv]
     outside_paths_flag(args)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,

@@ -6,8 +6,9 @@ A URL may carry a password; it is shown only as ``***`` (errors, logs, status). 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")  # the two URI schemes libpq accepts
 
@@ -37,6 +38,19 @@ def shown_location(location: str | Path) -> str:
         return f"{text.split('://', 1)[0]}://***"  # unparseable: show nothing that could be a secret
     user = f"{parts.username}:***@" if parts.password is not None else (f"{parts.username}@" if parts.username else "")
     return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, "***" if parts.query else "", ""))
+
+
+def password_to_environment(location: str) -> str:
+    """``location`` without the password its URL carries, which goes to libpq's ``PGPASSWORD`` (unless
+    set) instead: nothing hitflow then prints, logs or hands to Prefect as a parameter holds it."""
+    password = url_password(location) if is_postgres_url(location) else ""
+    if not password:
+        return location
+    os.environ.setdefault("PGPASSWORD", unquote(password))
+    parts = urlsplit(location)
+    user = f"{parts.username}@" if parts.username else ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 def deployable_ledger(location: str | Path) -> str:
