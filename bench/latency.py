@@ -63,6 +63,7 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
     another machine: its CPU is not this process's), answering after ``latency_ms`` and throttling
     above ``rate`` calls per second; its clock moves only when the run waits."""
     from flows.campaigns.campaign_plan import Run
+    from flows.campaigns.task_pages import task_page
     from flows.core.config import load_config
     from flows.core.store import Store
     from flows.platforms.mturk import adapter as mturk
@@ -75,15 +76,17 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
         def wait(seconds: float) -> None:  # the simulator's clock moves on; nobody sleeps
             mturk.advance_sim_clock(target, seconds)
 
-        run = Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), client, target, lambda _m: None, wait)
+        run = Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), client, target, lambda _m: None, wait,
+                  page=task_page)
         yield run, Calls(client)
 
 
 def naive_loop(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """The sequential boto3 loop, timed per phase."""
-    from flows.campaigns.campaign_plan import hit_groups, plan_items
+    from flows.campaigns.campaign_plan import plan_items
     from flows.core.mturk_forms import html_question
-    from flows.platforms.mturk.batch_publish import hit_type_params, page_html
+    from flows.platforms.mturk.batch_publish import hit_type_params
+    from flows.platforms.units import hit_groups, page_html
 
     with remote_run(latency_ms, rate) as (run, calls):
         plan_items(run, n_hits * run.cfg.images_per_hit * run.cfg.batches)

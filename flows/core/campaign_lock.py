@@ -16,7 +16,7 @@ import sqlite_utils
 from flows.core.errors import CampaignBusyError
 
 if TYPE_CHECKING:
-    from flows.ledger_store import LedgerStore
+    from flows.core.store import Store
 
 
 @contextmanager
@@ -53,7 +53,7 @@ def live_holder(db: sqlite_utils.Database, campaign: str, others_only: bool = Tr
     return None
 
 
-def refuse_while_running(store: LedgerStore, campaign: str, what: str) -> None:
+def refuse_while_running(store: Store, campaign: str, what: str) -> None:
     """``what`` (e.g. cancel) is refused while a live process runs the campaign: one line saying
     to stop that run first."""
     holder = store.live_holder(campaign)
