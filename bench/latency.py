@@ -139,6 +139,20 @@ def _result(total: float, phases: dict[str, float], calls: Calls, assignments: i
             "assignments": assignments, **calls.counts(), "load_avg_1m": round(os.getloadavg()[0], 2)}
 
 
+def measure(hits: int = 300, latency_ms: float = 150.0, rate_limit: float = 100.0,
+            skip_naive: float = 0.0) -> dict[str, Any]:
+    """hitflow's steps, then the naive loop (unless ``skip_naive`` gives its seconds), and the ratio."""
+    out: dict[str, Any] = {"hits": hits, "assignments_per_hit": 5, "latency_ms": latency_ms,
+                           "rate_limit_per_s": rate_limit, "machine": machine()}
+    out["hitflow"] = hitflow_steps(hits, latency_ms, rate_limit)
+    print(json.dumps(out["hitflow"]), flush=True)
+    out["naive_boto3"] = ({"seconds": skip_naive, "reused": True} if skip_naive
+                          else naive_loop(hits, latency_ms, rate_limit))
+    print(json.dumps(out["naive_boto3"]), flush=True)
+    out["ratio"] = round(out["naive_boto3"]["seconds"] / out["hitflow"]["seconds"], 2)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hits", type=int, default=300)
@@ -147,14 +161,7 @@ def main() -> None:
     ap.add_argument("--skip-naive", type=float, default=0.0,
                     help="reuse this many seconds for the naive loop instead of running it (it takes ~5 min)")
     a = ap.parse_args()
-    out: dict[str, Any] = {"hits": a.hits, "assignments_per_hit": 5, "latency_ms": a.latency_ms,
-                           "rate_limit_per_s": a.rate_limit, "machine": machine()}
-    out["hitflow"] = hitflow_steps(a.hits, a.latency_ms, a.rate_limit)
-    print(json.dumps(out["hitflow"]), flush=True)
-    out["naive_boto3"] = ({"seconds": a.skip_naive, "reused": True} if a.skip_naive
-                          else naive_loop(a.hits, a.latency_ms, a.rate_limit))
-    print(json.dumps(out["naive_boto3"]), flush=True)
-    out["ratio"] = round(out["naive_boto3"]["seconds"] / out["hitflow"]["seconds"], 2)
+    out = measure(a.hits, a.latency_ms, a.rate_limit, a.skip_naive)
     print(f"end to end, {a.hits} HITs x 5 at {a.latency_ms:g} ms per call, rate limit {a.rate_limit:g}/s: "
           f"naive loop {out['naive_boto3']['seconds']} s, hitflow {out['hitflow']['seconds']} s: "
           f"{out['ratio']}x (target >= 10x)", flush=True)

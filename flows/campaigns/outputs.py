@@ -11,7 +11,6 @@ import pandas as pd
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.report import render_report
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
@@ -100,6 +99,9 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
     report["review"] = _review_report(run)
     report["summary"] = report_summary(run.store, run.cfg.name, captions, blocked, report["cost"])
+    # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
+    from flows.campaigns.report import render_report
+
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}
