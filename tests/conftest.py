@@ -20,6 +20,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from flows.sim.server import SimServer
+from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

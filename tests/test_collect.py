@@ -162,14 +162,14 @@ def test_an_assignment_is_stored_with_its_answers_or_not_at_all(sim, tmp_path: P
     advance(sim, 86400)
     hit = run.store.rows("SELECT * FROM hits LIMIT 1")[0]
     first = mturk.list_submissions(run.client, hit["hit_id"])[0]
-    real_insert = Store.insert_raw
+    real_insert = type(run.store).insert_raw  # the backend's own (flows/core/store_sqlite.py)
 
     def crash_on_answers(self, table, rows, conflict="ABORT"):
         if table == "answers":
             raise KeyboardInterrupt  # stands in for kill -9 between the two writes
         return real_insert(self, table, rows, conflict)
 
-    monkeypatch.setattr(Store, "insert_raw", crash_on_answers)
+    monkeypatch.setattr(type(run.store), "insert_raw", crash_on_answers)
     with pytest.raises(KeyboardInterrupt):
         batch_collect.store_assignment(run, 1, hit, first)
     monkeypatch.undo()

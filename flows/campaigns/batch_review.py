@@ -39,7 +39,7 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
                MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
         FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
         LEFT JOIN hits h ON h.hit_id = a.hit_id
-        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
         ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params)
     frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
                                         "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])
@@ -72,7 +72,7 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
     records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
                for r in flags.to_dict("records")]
     with run.store.transaction():  # replace the batch's flags as one decision
-        run.store.db.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+        run.store.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
         if records:
             run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()

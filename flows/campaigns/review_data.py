@@ -141,7 +141,7 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
         run.store.set_batch(cfg.name, batch, review_note=f"{len(open_items)} open at the deadline: automatic")
         return {"review": "deadline", "open": len(open_items)}
     raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
-                        f"`hitflow review {cfg.name} --db {run.store.path}`; then run the campaign again",
+                        f"`hitflow review {cfg.name} --db {run.store.shown()}`; then run the campaign again",
                         cfg.name, batch, float(left - cfg.review_deadline_s) if pd.notna(left) else None,
                         run.target.kind == "sim", bool(run.target.state))
 

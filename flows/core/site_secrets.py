@@ -24,13 +24,14 @@ from typing import Any
 
 from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeTimedSerializer
 
+from flows.core.db_url import is_postgres_url
 from flows.core.errors import ConfigError
 
 INVITE_MAX_AGE_S = 30 * 86400
 MIN_SECRET_BYTES = 32  # a shorter secret can be guessed from a forged invite's refusal or the fingerprint
 
 
-def task_secret(store_path: Path) -> bytes:
+def task_secret(store_path: str | Path) -> bytes:
     """The HMAC key for session signatures and invite tokens: HITFLOW_TASK_SECRET, or a random
     key kept beside the store (mode 600) so a restarted server still accepts its own pages."""
     if os.environ.get("HITFLOW_TASK_SECRET"):
@@ -39,6 +40,9 @@ def task_secret(store_path: Path) -> bytes:
             raise ConfigError(f"HITFLOW_TASK_SECRET is {len(secret)} bytes; use at least {MIN_SECRET_BYTES} random "
                               "bytes, e.g. `python3 -c 'import secrets; print(secrets.token_hex(32))'`")
         return secret
+    if is_postgres_url(store_path):
+        raise ConfigError("a PostgreSQL ledger has no folder to keep the task server's signing key in: set "
+                          "HITFLOW_TASK_SECRET (the same value on every host that serves or posts pages)")
     path = Path(f"{store_path}.task-secret")
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)

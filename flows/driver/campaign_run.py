@@ -80,14 +80,15 @@ def check_task_server(run: Run, task_url: str) -> None:
         health = httpx.get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
     except (httpx.HTTPError, ValueError) as exc:
         raise ConfigError(f"no task server answers at {task_url}/health ({type(exc).__name__}); start it with "
-                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.path}` before publishing") from exc
+                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.shown()}` before publishing"
+                          ) from exc
     if run.cfg.name not in health.get("campaigns", []):
         raise ConfigError(f"the task server at {task_url} does not serve {run.cfg.name} (it serves "
                           f"{', '.join(health.get('campaigns', [])) or 'nothing'}); restart it with "
                           f"--campaign {run.cfg.path}")
-    if health.get("signs_with", "") != secret_fingerprint(task_secret(run.store.path)):
+    if health.get("signs_with", "") != secret_fingerprint(task_secret(run.store.location)):
         raise ConfigError(f"the task server at {task_url} signs with another secret than the ledger "
-                          f"{run.store.path}, so it would refuse this run's links: give `hitflow serve` the same "
+                          f"{run.store.shown()}, so it would refuse this run's links: give `hitflow serve` the same "
                           "--db, or the same HITFLOW_TASK_SECRET to both")
 
 
@@ -138,7 +139,7 @@ def task_server_for(run: Run, task_url: str) -> Iterator[None]:
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer
 
-    site = TaskSite(run.store.path, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
+    site = TaskSite(run.store.location, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
     with TaskServer(site) as server:
         run.notes["task_url"] = server.url
         run.notes["simulated_people"] = run.target.kind == "sim"  # the crowd opens the links itself

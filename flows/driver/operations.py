@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.task_pages import task_page
+from flows.core.db_url import shown_location
 from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.driver.campaign import ORDER
@@ -78,12 +79,12 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
             result = cancel(run)
             summary = export_outputs(run, out_root, None)
     except CampaignBusyError:
-        refuse_while_running(store.db, campaign, "cancel")
+        refuse_while_running(store, campaign, "cancel")
         raise
     done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
     return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
-            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; `hitflow status {campaign} --db {db}` "
-            "shows what is left")
+            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; "
+            f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")
 
 
 @contextmanager
@@ -98,7 +99,8 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     store = Store(db)
     meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [campaign])
     if not meta:
-        raise ConfigError(f"no campaign {campaign!r} in {db}; `hitflow status --db {db}` lists them")
+        raise ConfigError(f"no campaign {campaign!r} in {shown_location(db)}; "
+                          f"`hitflow status --db {shown_location(db)}` lists them")
     info = json.loads(meta[0]["config_json"] or "{}")
     state = "" if endpoint_url else info.get("sim_state", "")  # the embedded simulator, reopened on its file
     if state and not Path(state).is_file():

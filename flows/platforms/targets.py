@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from flows.core.db_url import is_postgres_url
 from flows.core.errors import ClosedEndpointError, ConfigError
 from flows.core.run_context import Target
 
@@ -39,7 +40,10 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
     """Where the embedded simulator keeps its marketplace: next to the ledger, one file per
-    crowd and seed (``runs/sim/vizwiz_demo-seed1.db`` for the default ledger)."""
+    crowd and seed (``runs/sim/vizwiz_demo-seed1.db`` for the default ledger); with a PostgreSQL
+    ledger, under ``runs/`` here (that host's own: docs/postgres.md says how workers share one)."""
+    if is_postgres_url(db_path):
+        return Path("runs") / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
     return Path(db_path).parent / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
 
 

@@ -105,4 +105,4 @@ def _record_effect(run: Run, d: Decision, outcome: str) -> None:
                                       "rules": f"reviewer {d.reviewer}: {d.reason}".strip(": "),
                                       "mode": outcome, "applied": "yes"}, pk=("campaign", "worker_id"))
     elif d.action == "unblock":
-        store.db.execute("DELETE FROM blocks WHERE campaign = ? AND worker_id = ?", [name, d.worker_id])
+        store.execute("DELETE FROM blocks WHERE campaign = ? AND worker_id = ?", [name, d.worker_id])

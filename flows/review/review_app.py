@@ -87,7 +87,7 @@ class ReviewSite(LoginSession):
     def served(self) -> Run:
         """The run with a ledger connection of the server's own thread (SQLite connections stay in theirs)."""
         if self._served is None:
-            self._served = replace(self.run, store=Store(self.run.store.path))
+            self._served = replace(self.run, store=Store(self.run.store.location))
         return self._served
 
 
@@ -223,7 +223,7 @@ def resume_cleared(site: ReviewSite) -> str:
     from flows.review.review_pause import resume_if_cleared
 
     with RESUMING:  # one resume at a time, on a ledger connection of this thread
-        resumed = resume_if_cleared(replace(site.run, store=Store(site.run.store.path)), site.reviewer)
+        resumed = resume_if_cleared(replace(site.run, store=Store(site.run.store.location)), site.reviewer)
     return f"; queue cleared: flow run {', '.join(resumed)} resumed" if resumed else ""
 
 

@@ -123,7 +123,7 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
             "status": "Submitted", "accept_time": session["created_at"], "submit_time": now,
             "auto_approval_time": None, "answer_xml": xml, "parse_error": "", "fetched_at": now}], "IGNORE")
         store.insert_raw("answers", answer_rows(session_id, xml, ids), "REPLACE")
-        store.db.conn.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE session_id = ?",
+        store.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE session_id = ?",
                               [now, code, session_id])
     return {**session, "submitted_at": now, "completion_code": code}
 

@@ -32,7 +32,7 @@ class Refused(Exception):
 
 @dataclass
 class TaskSite:
-    store_path: Path
+    store_path: str | Path  # the SQLite file or a postgresql:// URL
     campaigns: dict[str, CampaignConfig]
     completion_base: str = PROLIFIC_COMPLETE
     secret: bytes = b""

@@ -44,7 +44,7 @@ def sim_crowd(run: Run) -> tuple[list[Any], dict[str, Any]]:
 
 def invite_links(run: Run) -> dict[str, str]:
     """Each invitee's signed link (the same on every call: signed with the ledger's secret)."""
-    secret = task_secret(run.store.path)
+    secret = task_secret(run.store.location)
     return {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
 
 

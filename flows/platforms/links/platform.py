@@ -44,7 +44,7 @@ open_session = links_session  # on the simulator, its crowd is who opens the lin
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Recorded, not sent: there is nobody to pay or refuse on a platform."""
     with run.store.transaction():
-        run.store.db.conn.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE assignment_id = ?",
+        run.store.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE assignment_id = ?",
                                       [(d["assignment_id"],) for d in decisions])
     return {}
 

@@ -70,8 +70,8 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
     outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), d["assignment_id"])
                 for d in decisions]
     with store.transaction():
-        store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
-        store.db.conn.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
+        store.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
+        store.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
                                   [(outcome.removeprefix("already ").title(), a) for outcome, a in outcomes])
     return {}
 

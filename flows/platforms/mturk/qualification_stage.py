@@ -159,7 +159,7 @@ def _store_scores(run: Run, scores: pd.DataFrame, problems: pd.DataFrame, mode: 
                 {**{c: r.get(c) for c in SCORE_COLUMNS}, "campaign": run.cfg.name, "mode": mode,
                  "assignment_id": r.get("assignment_id", ""), "passed": int(bool(r["passed"])),
                  "granted": int(r["score"]), "recorded_at": now}, pk=("campaign", "worker_id"))
-        run.store.db.execute("DELETE FROM qualification_problems WHERE campaign = ?", [run.cfg.name])
+        run.store.execute("DELETE FROM qualification_problems WHERE campaign = ?", [run.cfg.name])
         run.store.table("qualification_problems").insert_all(
             [{**p, "campaign": run.cfg.name} for p in problems.astype(str).to_dict("records")])
 

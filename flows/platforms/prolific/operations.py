@@ -36,7 +36,7 @@ def _internal_name(run: Run, batch: int) -> str:
 
 def _ours(run: Run, study: dict[str, Any], batch: int) -> bool:
     """A full study (``GET /studies/{id}/``) with the batch's internal name and this ledger's code."""
-    code = completion_code(task_secret(run.store.path), run.cfg.name, batch)
+    code = completion_code(task_secret(run.store.location), run.cfg.name, batch)
     return study.get("internal_name") == _internal_name(run, batch) and \
         any(c.get("code") == code for c in study.get("completion_codes") or [])
 
