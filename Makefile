@@ -26,7 +26,7 @@ demo: $(STAMP)
 # The demo campaign with [policy] review = "flagged": each batch waits after QC and a scripted
 # reviewer (an HTTP client of `hitflow review`'s page) clears the queue before the run goes on.
 demo-review: $(STAMP)
-	$(BIN)/python -m flows.review.review_demo
+	$(BIN)/python -m flows.driver.review_demo
 
 # Debian's chromium for the browser tests; Playwright's own browser download is not
 # reachable here. Needs root; without it the browser tests skip loudly (fail under CI=true).

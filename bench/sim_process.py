@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from flows.prefect_api import free_port
+from flows.core.prefect_api import free_port
 
 
 def peak_rss_mb(pid: int) -> float:

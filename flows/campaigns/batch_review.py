@@ -11,9 +11,9 @@ import pandas as pd
 from flows.campaigns import block_evidence as evidence
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.page_text import qc_params
-from flows.ledger_calls import LedgeredCall, ledgered
+from flows.core.ledger_calls import LedgeredCall, ledgered
+from flows.core.run_context import Run
 from flows.platforms import platform_for
-from flows.run_context import Run
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
 

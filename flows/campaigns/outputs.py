@@ -13,11 +13,11 @@ from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost, scored_test_qualification
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
-from flows.campaigns.qualification_stage import record_native_scores
 from flows.campaigns.report import render_report
 from flows.campaigns.summary import shortfall_lines
-from flows.csv_files import write_csv
-from flows.spelling_cache import spelling_index
+from flows.core.csv_files import write_csv
+from flows.core.spelling_cache import spelling_index
+from flows.platforms.mturk.qualification_stage import record_native_scores
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of

@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
-from flows.csv_files import write_csv
+from flows.core.csv_files import write_csv
+from flows.core.templates import render
 from flows.studies.study_plots import study_plots
-from flows.templates import render
 from postprocess import study_frames as frames
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary

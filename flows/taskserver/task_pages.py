@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flows.config import CampaignConfig
+from flows.core.config import CampaignConfig
+from flows.core.templates import render
 from flows.studies.study_plan import page_spec
-from flows.templates import render
 
 
 def page_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
