@@ -24,10 +24,11 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bench.rss_phases import PhaseRss
+from bench.rss_phases import PhaseRss, rss_mb
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_full_scale.toml"
@@ -68,11 +69,12 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
         def call(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
             return _timed(phases, STEP_PHASES.get(name.rsplit(" ", 1)[0], "other"), fn, rss)(run, batch)  # type: ignore[no-any-return]
 
+        start = time.perf_counter()
         with sim_process(Path(tmp) / "sim.db", seed, CROWD) as sim:
             start = time.perf_counter()
             summary = run_campaign(config_for(size, Path(tmp)), endpoint_url=sim.url,
                                    db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=size,
-                                   seed=seed, call=call, progress=lambda _m: None)
+                                   seed=seed, call=call, progress=partial(_log, start, rss))
             total = time.perf_counter() - start
             simulator = sim.stop()
         state_mb = (Path(tmp) / "sim.db").stat().st_size / 2**20
@@ -88,6 +90,12 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
             "load_avg_1m": round(os.getloadavg()[0], 2), "quality": quality(summary["truth"])}
 
 
+def _log(start: float, rss: PhaseRss, message: str) -> None:
+    """The run's progress on stderr with the time and memory so far (a long run read while it runs)."""
+    if "batch" in message and ("HITs" in message or "QC" in message or "decisions" in message):
+        print(f"{time.perf_counter() - start:7.0f} s  rss {rss_mb():6.0f} MB  {message}", file=sys.stderr, flush=True)
+
+
 def config_for(size: int, tmp: Path) -> Path:
     """The full-scale config, or past VizWiz's 39,181 images a copy asking for ``size`` generated
     images (``items = "generate:N"``; COCO is ~330,000 images x 5 captions) with the budget scaled."""
@@ -96,7 +104,8 @@ def config_for(size: int, tmp: Path) -> Path:
     text = CONFIG.read_text().replace(f'"generate:{VIZWIZ_IMAGES}"', f'"generate:{size}"')
     text = text.replace('name = "vizwiz_full_scale"', f'name = "generated_{size}"')
     text = text.replace('budget_usd = "30000.00"', f'budget_usd = "{30000 * size / VIZWIZ_IMAGES * 1.05:.2f}"')
-    text = text.replace('sim_crowd = "crowds/', f'sim_crowd = "{CROWD.parent}/')
+    (tmp / "crowds").mkdir(exist_ok=True)  # a config's files live in its folder (flows/core/config.py)
+    (tmp / "crowds" / CROWD.name).write_text(CROWD.read_text())
     path = tmp / f"generated_{size}.toml"
     path.write_text(text)
     return path

@@ -31,11 +31,11 @@ def campaign_history(store: Store, campaign: str, up_to_batch: int) -> pd.DataFr
 
 
 def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    assignments = pd.DataFrame(store.rows(
+    assignments = store.frame(
         "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(*) AS captions FROM assignments a "
         "JOIN answers x ON x.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? "
         "AND x.item_id != '' AND x.field = 'caption' GROUP BY a.assignment_id",
-        [campaign, batch]), columns=["assignment_id", "worker_id", "batch", "captions"])
+        [campaign, batch], ["assignment_id", "worker_id", "batch", "captions"])
     flags = pd.DataFrame(store.rows(
         "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch FROM qc_flags "
         "WHERE campaign = ? AND batch = ?", [campaign, batch]), columns=[*FLAG_COLUMNS, "batch"])
