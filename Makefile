@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-telemetry bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -104,6 +104,10 @@ bench-scale: $(STAMP)
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps
 	$(BIN)/python -m bench.browser_workers $(or $(HITS),20)
+
+# the text-telemetry recorder's handler time per real keystroke in Chromium, p50/p99 (docs/telemetry.md)
+bench-telemetry: $(STAMP) browser-deps
+	$(BIN)/python -m bench.telemetry_handler $(or $(KEYS),3000)
 
 # a scheduled Prolific campaign on a real Prefect server and the simulator on the wall clock:
 # each run looks at the open study and leaves, people arrive in between (about 2-3 minutes)

@@ -21,6 +21,7 @@ from flows.core.config_types import parse_budget
 from flows.core.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.core.errors import ConfigError
 from flows.core.item_generator import PREFIX, generated_items
+from flows.core.telemetry_config import TELEMETRY_NOTICE
 from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
@@ -108,6 +109,7 @@ class CampaignConfig:
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
     detach: str = "live"  # [timing] detach: "live" | "always" | "never"
+    telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
 
 
 def load_config(path: str | Path) -> CampaignConfig:
@@ -149,6 +151,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
+        telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
     _check_policy_rules_run(path, doc.policy, cfg.qc_rules)

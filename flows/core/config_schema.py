@@ -26,6 +26,7 @@ from flows.core.config_types import (
     Section,
     Share,
 )
+from flows.core.telemetry_config import TelemetrySection
 from flows.studies.study_config import ScreenSection, StudySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
@@ -273,6 +274,7 @@ class ConfigFile(Section):
     policy: PolicySection = Field(default_factory=PolicySection, description="What flags reject, block, review")
     postprocess: PostprocessSection = Field(default_factory=PostprocessSection, description="Spell-correction")
     schedule: ScheduleSection = Field(default_factory=ScheduleSection, description="serve-schedules timing")
+    telemetry: TelemetrySection = Field(default_factory=TelemetrySection, description="Text telemetry on pages")
     target: TargetSection = Field(default_factory=TargetSection, description="Where the campaign runs")
     prolific: ProlificSection = Field(default_factory=ProlificSection, description="The Prolific route")
     study: StudySection | None = Field(None, description="Human-evaluation studies only")

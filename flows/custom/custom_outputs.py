@@ -23,7 +23,8 @@ from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
 
-BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms")
+# hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
+BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
 DATASET_COLUMNS = ["batch", "hit_id", "assignment_id", "worker_id", "item_id", "field", "value", "decision",
                    "reasons"]
 

@@ -25,6 +25,7 @@ from flows.core.config import CampaignConfig
 from flows.core.crowd_elements import flat_answers
 from flows.core.mturk_forms import answer_rows, answer_xml, form_fields
 from flows.core.templates import render
+from flows.taskserver.page_telemetry import bounded_telemetry
 from flows.taskserver.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,
@@ -113,7 +114,7 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
         if open_batch_or_reason(store, cfg)[1] == "cancelled":  # a unit opened before `hitflow cancel`
             raise Refused(410, NO_WORK["cancelled"][0])
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
-        xml, now = answer_xml(fields), site.now()
+        xml, now = answer_xml(bounded_telemetry(fields)), site.now()
         store.insert_raw("assignments", [{
             "assignment_id": session_id, "hit_id": f"{session['study_id'] or session['route']}:u{session['unit']}",
             "campaign": cfg.name, "batch": session["batch"], "worker_id": session["participant_id"],
