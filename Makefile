@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-telemetry bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-telemetry bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,9 +40,16 @@ browser-deps:
 lint: $(STAMP)
 	$(BIN)/ruff check flows qc postprocess tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache  # the layers of flows/ (pyproject.toml [tool.importlinter])
 
-test: $(STAMP) browser-deps js-sdk lint
+test: $(STAMP) browser-deps js-sdk lint docs
 	$(BIN)/pytest
+
+# The documentation site (mkdocs.yml, docs/) into runs/site/. --strict: a broken link or anchor, a page
+# missing from docs/ or left out of the nav is an error. The config and command references are filled
+# from the code while it builds (docs/hooks/reference.py).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The AWS SDK for JavaScript v3's MTurk client (tests/test_mturk_clients.py), from the lock file,
 # again only when the lock changed. Without npm the tests skip; under CI=true they fail if node

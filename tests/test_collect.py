@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.errors import AnswerConflictError
 from flows.core.store import Store
@@ -28,7 +29,7 @@ READS = ("GetHIT", "ListAssignmentsForHIT", "ListReviewableHITs")
 def make_run(sim: Any, db: Path) -> Run:
     target = mturk.Target("sim", sim.url)
     return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, lambda _: None,
-               lambda s: advance(sim, s))
+               lambda s: advance(sim, s), page=task_page)
 
 
 def submitted_on_platform(sim: Any) -> set[str]:

@@ -91,6 +91,9 @@ def test_report_tallies_gathered_per_batch_equal_the_whole_frames() -> None:
     kept = frame[~frame["is_rejected"]]
     pd.testing.assert_frame_equal(tally.canned(), canned_distribution(kept, 3))
     assert joined_spelling_stats(tally.spelling) == spelling_stats(kept[~kept["is_precanned"]])
+    counts = tally.counts_frame()
+    assert (len(counts), int((~counts["is_rejected"]).sum()), counts["worker_id"].nunique()) == (
+        len(frame), len(kept), frame["worker_id"].nunique())
     assert tally.captions == 27 and tally.samples["W3"] == list(frame[frame["worker_id"] == "W3"]["caption"].head(3))
     pd.testing.assert_frame_equal(tally.times(), frame.drop_duplicates("assignment_id")[["batch", "work_time_s"]]
                                   .reset_index(drop=True))

@@ -11,9 +11,10 @@ import pandas as pd
 from flows.campaigns import block_evidence as evidence
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.page_text import qc_params
+from flows.campaigns.review_data import kept_workers
 from flows.core.ledger_calls import LedgeredCall, ledgered
 from flows.core.run_context import Run
-from flows.platforms import platform_for
+from flows.platforms.registry import platform_for
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
 
@@ -74,8 +75,9 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
         if records:
             run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()
-    run.progress(f"batch {batch}: QC over {what}, {len(flags)} flags "
-                 + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    by_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))
+    run.progress(f"batch {batch}: QC over {what}, " + (f"{len(flags)} flag(s) by rule: {by_rule}" if by_rule
+                                                       else "no flags"))
     return counts
 
 
@@ -137,9 +139,7 @@ def in_words(counts: dict[str, int]) -> str:
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
-    from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
-
-    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
+    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]  # a reviewer's unblock outranks the rule
     mode = block_workers(run, batch, {str(r["worker_id"]): str(r["rules"]) for r in to_block.to_dict("records")})
     run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
     return {"blocked": len(to_block)}

@@ -23,6 +23,7 @@ class CaptionTally:
     def __init__(self, blocked: set[str], per_image: int):
         self.blocked, self.per_image = blocked, per_image
         self.captions = 0
+        self.kept = 0  # captions not rejected
         self._assignments: Counter[str] = Counter()  # per worker
         self._worker_captions: Counter[str] = Counter()
         self._times: list[pd.DataFrame] = []
@@ -39,6 +40,7 @@ class CaptionTally:
             if worker in self.blocked and len(shown := self.samples.setdefault(worker, [])) < SAMPLES_PER_WORKER:
                 shown.append(caption)
         kept = captions[~captions["is_rejected"]]
+        self.kept += len(kept)
         self._canned.update(canned_per_image(kept).value_counts().to_dict())
         self.spelling.append(spelling_stats(kept[~kept["is_precanned"]]))
 
@@ -62,3 +64,9 @@ class CaptionTally:
         counts = pd.Series(np.repeat(np.array(sorted(self._canned), dtype=int),
                                      [self._canned[k] for k in sorted(self._canned)]), dtype=int)
         return canned_table(counts, self.per_image)
+
+    def counts_frame(self) -> pd.DataFrame:
+        """A frame with the campaign's caption count, its ``is_rejected`` count and its workers (for
+        report_summary, which reads only those aggregates): rows are not paired with real captions."""
+        frame = self.per_worker_captions()
+        return frame.assign(is_rejected=[False] * self.kept + [True] * (len(frame) - self.kept))

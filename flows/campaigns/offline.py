@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from flows.campaigns.page_text import qc_params
+from flows.core.answer_key import DEFAULT_KEY, load_key
 from flows.core.config import load_config
 from flows.core.csv_files import read_csv_frame, write_csv
 from flows.core.errors import InputFormatError
@@ -52,22 +53,6 @@ def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     checked[frame.columns] = frame  # the input's columns as written
     write_csv(checked, out, for_spreadsheet=False)  # corrected captions are data
     return int((checked["edits"] != "").sum())
-
-
-DEFAULT_KEY = Path(__file__).resolve().parents[2] / "config" / "qualification" / "flickr8k_qualification_key.csv"
-
-
-def load_key(path: Path = DEFAULT_KEY) -> pd.DataFrame:
-    """The answer key, checked: its columns, sections and answers."""
-    from qc.qualification import ALLOWED
-
-    key = read_text_csv(path, ("item_id", "section", "answer"), "the answer key")
-    for line, row in enumerate(key.itertuples(), start=2):
-        if row.answer.strip().lower() not in ALLOWED.get(row.section, set()):
-            raise InputFormatError(f"{path}:{line}: section {row.section!r} with answer {row.answer!r} is not valid")
-    if key["item_id"].duplicated().any():
-        raise InputFormatError(f"{path}: repeated item ids {sorted(set(key['item_id'][key['item_id'].duplicated()]))}")
-    return key
 
 
 def offline_qualify(answers_path: Path, out: Path, key_path: Path = DEFAULT_KEY,

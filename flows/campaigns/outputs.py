@@ -10,14 +10,17 @@ import pandas as pd
 
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
-from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost, scored_test_qualification
+from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
 from flows.campaigns.report import render_report
+from flows.campaigns.report_summary import report_summary
+from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv
 from flows.core.spelling_cache import spelling_index
 from flows.platforms.mturk.qualification_stage import record_native_scores
+from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost, scored_test_qualification
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of
@@ -130,6 +133,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
     report["qualification"] = _qualification_report(run, tally, flags, blocked, out_dir)
     report["review"] = _review_report(run)
+    report["summary"] = report_summary(run.store, run.cfg.name, tally.counts_frame(), blocked, report["cost"])
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": tally.captions, "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}
@@ -172,8 +176,6 @@ def _report_data(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd
 
 def _review_report(run: Run) -> pd.DataFrame | None:
     """Per batch, people against the rules; None when no one reviewed and the run did not wait."""
-    from flows.review.review_data import review_summary
-
     if run.cfg.review == "none" and not run.store.table("review_actions").count_where("campaign = ?", [run.cfg.name]):
         return None
     summary = review_summary(run.store, run.cfg.name, run.cfg.policy, run.cfg.review)

@@ -47,7 +47,8 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 def cmd_serve(a: argparse.Namespace) -> int:
     from flows.core.config import load_config
-    from flows.taskserver.task_server import TaskSite, invite_link
+    from flows.core.site_secrets import invite_link
+    from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
@@ -72,9 +73,9 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
+    from flows.campaigns.review_data import format_review_status, review_status
     from flows.core.store import existing_store
     from flows.driver.campaign_status import campaign_status, format_status, show_status
-    from flows.review.review_data import format_review_status, review_status
 
     store = existing_store(a.db)  # before --refresh, which would otherwise create it
     if a.refresh:
@@ -162,7 +163,8 @@ def cmd_qc(a: argparse.Namespace) -> int:
 
 
 def cmd_qualify(a: argparse.Namespace) -> int:
-    from flows.campaigns.offline import DEFAULT_KEY, offline_qualify
+    from flows.campaigns.offline import offline_qualify
+    from flows.core.answer_key import DEFAULT_KEY
 
     workers, problems, problems_path = offline_qualify(Path(a.answers), Path(a.out),
                                                        Path(a.key) if a.key else DEFAULT_KEY, a.threshold)
@@ -223,6 +225,18 @@ def leave_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+def cmd_ui(a: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from flows.core.store import existing_store
+    from flows.driver.campaign_status import campaign_status
+    from flows.review.overview_app import OverviewSite, serve_overview
+
+    existing_store(a.db)
+    serve_overview(OverviewSite(db_path=Path(a.db), out_root=Path(a.out), read_status=campaign_status), a.port)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
@@ -232,7 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
-                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new}
+                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new,
+                "ui": cmd_ui}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     out = ReaderMayLeave(sys.stdout)
     if args.command == "run":  # a run goes on to its end when the reader of its output leaves

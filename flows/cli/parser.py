@@ -8,6 +8,7 @@ import argparse
 import os
 
 from flows.cli import args as arg
+from flows.cli.help import add_examples_and_exit_codes
 from flows.platforms import PLATFORMS
 
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
@@ -23,7 +24,9 @@ SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by defaul
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions.")
+    p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions: task pages, "
+                          "batches, QC, blocking, datasets; on the built-in simulator unless told otherwise. "
+                          "`hitflow COMMAND --help` for each command.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run or resume a campaign to the end (simulator by default)")
     run.add_argument("config", help="the campaign or study TOML file (config/*.toml)")
@@ -118,6 +121,12 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
+    ui = sub.add_parser("ui", help="open the campaign overview page: every campaign's batches, spend, review items "
+                                   "and reports, refreshing while runs go")
+    ui.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    ui.add_argument("--out", default="runs",
+                    help="where the runs wrote their outputs (OUT/<campaign name>/report.html)")
+    ui.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
                              "a running simulator or endpoint (default: one in-process)")
     sched.add_argument("--platform", choices=PLATFORMS, default="mturk",
@@ -156,6 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     for command in (run, task, status, qc, serve, *(sub.choices[n] for n in ("reconcile", "cancel", "review",
                                                                        "serve-schedules", "deploy"))):
         command.add_argument("--allow-outside-paths", action="store_true", help=OUTSIDE_HELP)
+    add_examples_and_exit_codes(p)
     return p
 
 

@@ -132,7 +132,7 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     from flows.campaigns.summary import show_summary
     from flows.core.config import load_config
     from flows.driver.campaign_run import run_campaign
-    from flows.platforms import platform_for
+    from flows.platforms.registry import platform_for
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
     if a.dry_run:

@@ -26,8 +26,8 @@ from flows.core.config_types import (
     Section,
     Share,
 )
+from flows.core.study_config import ScreenSection, StudySection
 from flows.core.telemetry_config import TelemetrySection
-from flows.studies.study_config import ScreenSection, StudySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
 YEAR_S = 31536000

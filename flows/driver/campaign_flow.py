@@ -20,14 +20,16 @@ from prefect import flow
 
 from flows.campaigns.batch_review import block_batch
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.review_data import ReviewPending
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.errors import BatchHeld, BatchOpen
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import StepFn, run_next_batch
 from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
-from flows.platforms.targets import open_session, simulator_server
-from flows.review.review_data import ReviewPending
+from flows.platforms.registry import open_session
+from flows.platforms.targets import simulator_server
 
 keep_ephemeral_server_out_of_terminal_signals()
 
@@ -130,7 +132,8 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
                   notes={"out_dir": out_root, "detach": detach,
-                         "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock)
+                         "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock,
+                  page=task_page)
         try:
             with task_server_for(run, task_url):
                 batch = run_next_batch(run, prefect_call)

@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.outputs import write_outputs
+from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig, load_config
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.run_context import Run
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import Caller, call_directly, run_batches
-from flows.platforms import platform_for
 from flows.platforms.batch_window import detaches
-from flows.platforms.targets import open_session, sim_state_path
+from flows.platforms.registry import open_session, platform_for
+from flows.platforms.targets import sim_state_path
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
@@ -47,7 +48,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                   notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees), "detach": detach,
                          "live_route": live_route(session.target.kind, platform, task_url, invitees)},
-                  clock=session.clock)
+                  clock=session.clock, page=task_page)
         try:
             with task_server_for(run, task_url):
                 run_batches(run, call, limit, scale)
@@ -72,7 +73,7 @@ def check_task_server(run: Run, task_url: str) -> None:
     ledger's secret (else every invite link would be refused as "not valid")."""
     import httpx
 
-    from flows.taskserver.task_server import task_secret
+    from flows.core.site_secrets import task_secret
     from flows.taskserver.task_units import secret_fingerprint
 
     try:

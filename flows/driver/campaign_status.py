@@ -131,7 +131,7 @@ def show_status(report: list[dict[str, Any]]) -> None:
         print(format_status(report))
         return
     for c in report:
-        rows = [(b["batch"], b["status"], b["hits"],
+        rows = [(b["batch"], step_words(b), b["hits"],
                  ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
                  _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
         print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, spent "
@@ -158,6 +158,11 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
             "`--release-hold rules` (decide by the rules)"]
 
 
+def step_words(b: dict[str, Any]) -> str:
+    """The batch's last step done, and the next one: "blocked (done)", "published (next: collect submissions)"."""
+    return f"{b['status']} ({'done' if b['next'] == 'done' else 'next: ' + b['next']})"
+
+
 def format_status(report: list[dict[str, Any]]) -> str:
     if not report:
         return "no campaigns in this store"
@@ -175,8 +180,8 @@ def format_status(report: list[dict[str, Any]]) -> str:
             review = f", {b['for_review']} for manual review" if b["for_review"] else ""
             if b.get("open_until"):
                 review += f"; open until {_until(b)}"
-            lines.append(f"  batch {b['batch']}: {b['status']:<9} {b['hits']} HITs; assignments {states}; "
-                         f"{b['undecided']} undecided{due}{review}; {b['blocked']} blocked")
+            lines.append(f"  batch {b['batch']}: {step_words(b)}; {b['hits']} HIT(s); assignments {states}; "
+                         f"{b['undecided']} undecided{due}{review}; {b['blocked']} worker(s) blocked")
             lines += [f"    {line}" for line in held_lines(c, b)]
         lines += [f"  {line}" for line in c.get("incomplete", [])]
     return "\n".join(lines)

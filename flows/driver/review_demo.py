@@ -15,11 +15,11 @@ from pathlib import Path
 
 import httpx
 
+from flows.campaigns.review_data import ReviewPending
 from flows.driver.campaign_flow import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.platforms.targets import simulator
 from flows.review.review_app import ReviewServer, ReviewSite
-from flows.review.review_data import ReviewPending
 
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "vizwiz_captions.toml"
 CARD = re.compile(r'<section class="card open".*?</section>', re.S)
@@ -52,6 +52,9 @@ def sign_in(login_url: str) -> httpx.Client:
     web = httpx.Client(base_url=base, headers={"origin": base}, follow_redirects=False)
     web.get(login_url.removeprefix(base))
     return web
+
+
+ADVICE_DONE = {"approve": "approved", "reject": "rejected", "block": "blocked", "unblock": "kept (not blocked)"}
 
 
 def decide_open_cards(web: httpx.Client, max_steps: int = 500) -> dict[str, int]:
@@ -104,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
                 site = ReviewSite(run, "scripted-reviewer", run.cfg.review)
                 with ReviewServer(site) as server:
                     decided = clear_queue(f"{server.url}/?token={site.login_token}")
-                    print(f"scripted reviewer at {server.url}: {decided}")
+                    said = ", ".join(f"{n} {ADVICE_DONE.get(advice, advice)}" for advice, n in sorted(decided.items()))
+                    said = said or "nothing was open"
+                    print(f"scripted reviewer at {server.url} decided: {said}")
     print(f"done: {summary['captions']} captions; report {summary['out_dir']}/report.html "
           "(section 'People and the rules')")
     return 0

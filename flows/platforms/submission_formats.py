@@ -12,10 +12,12 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from flows.core.csv_files import read_csv_table
+from flows.core.csv_files import fast_columns, read_csv_table
 from flows.core.errors import InputFormatError
+from flows.core.text_files import read_text
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
 TRUE_TEXT = ("1", "true", "yes")  # a yes/no column read as text
@@ -41,6 +43,9 @@ def parse_mturk_time(text: str) -> float:
 
 
 def read_submissions(path: Path) -> pd.DataFrame:
+    fast = _plain_fast(path)
+    if fast is not None:
+        return fast
     table = read_csv_table(path, what="the submissions file", delimiter="auto")
     rows, header = table.rows, set(table.columns)
     if not rows:
@@ -55,6 +60,35 @@ def read_submissions(path: Path) -> pd.DataFrame:
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
                                "work_time_s (or accept_time and submit_time), or an MTurk results file")
     return _from_plain(path, rows, table.lines)
+
+
+def _plain_fast(path: Path) -> pd.DataFrame | None:
+    """A plain submissions file read by Arrow (200,000 rows in a fraction of a second): the same
+    table :func:`_from_plain` makes, or None whenever a row needs it (a blank or bad work time,
+    accept/submit times, a blank is_precanned, anything the careful CSV reader would refuse), so
+    every message still comes from the careful path."""
+    parsed = fast_columns(read_text(Path(path), "the submissions file"))  # a str path too, as before
+    if parsed is None:
+        return None
+    header, table = parsed
+    names = set(header)
+    if (table.num_rows == 0 or {"assignmentid", "Answer.IMG_CAPTION"} <= names or "AssignmentId" in names
+            or not {*PLAIN, "work_time_s"} <= names):
+        return None
+    column = dict(zip(header, table.columns, strict=True))
+    try:  # float() per value, as the careful path reads a work time
+        seconds = np.array(column["work_time_s"].to_pylist(), dtype=object).astype(float)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if not (np.isfinite(seconds) & (seconds >= 0)).all():
+        return None
+    out = pd.DataFrame({k: column[k].to_pandas() for k in PLAIN} | {"work_time_s": seconds})
+    if "is_precanned" in names:
+        said = [v.strip().lower() for v in column["is_precanned"].to_pylist()]
+        if not all(said):
+            return None
+        out["is_precanned"] = [v in TRUE_TEXT for v in said]
+    return out
 
 
 def _require(path: Path, header: set[str], columns: tuple[str, ...], kind: str) -> None:

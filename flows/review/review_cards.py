@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
-from flows.review.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
+from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
 
 
 def rule_names(rules: str) -> set[str]:

@@ -19,9 +19,9 @@ from prefect.input import RunInput
 from pydantic import Field
 
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
 from flows.core.prefect_api import TEMPORARY_API_ENV
 from flows.core.store import Store
-from flows.review.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
 
 POLL_S = 5  # how often a paused run asks Prefect whether it has been resumed
 SIM_SLICE_S = 30  # the simulator's clock is virtual: pause this many real seconds, then look at it again

@@ -9,10 +9,12 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
 from flows.core.csv_files import write_csv
 from flows.core.templates import render
 from flows.studies.study_plots import study_plots
+from flows.studies.study_tables import statistics_tables
 from postprocess import study_frames as frames
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary
@@ -124,7 +126,8 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     assert run.cfg.study is not None
     report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": run.target.label,
               "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,
-              "analysis_json": json.dumps(analysis, indent=1, default=str)[:20000],
+              "statistics": statistics_tables(run.cfg.study.kind, analysis),
+              "analysis_error": analysis.get("error", ""),
               "plots": study_plots(run.cfg.study.kind, table, analysis), "summary": summary}
     (out_dir / "report.html").write_text(render("study_report.html.j2", report), encoding="utf-8")
     return {"out_dir": out_dir, "judgements": len(table), "analysis": analysis, "decisions": counts}
@@ -133,7 +136,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
 def study_summary(run: Run, counts: dict[str, int], blocked: int, analysis: dict[str, Any], out_dir: Path) -> str:
     assert run.cfg.study is not None
     lines = [f"study: {run.cfg.name} ({run.cfg.study.kind}) via {run.platform}",
-             f"responses: {sum(counts.values())} ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}); "
+             f"responses: {sum(counts.values())} ({in_words(counts)}); "
              f"participants blocked: {blocked}"]
     lines.append(headline(run.cfg.study.kind, analysis))
     lines += [f"analysis: {out_dir / 'analysis.json'}", f"report:   {out_dir / 'report.html'}"]

@@ -9,9 +9,10 @@ import json
 import secrets
 from typing import Any
 
-from flows.core.config import CampaignConfig
+from flows.core.config import CampaignConfig, hold_seconds
+from flows.core.site_secrets import invited_name
 from flows.core.store import Store
-from flows.taskserver.task_site import Refused, TaskSite, invited_name
+from flows.taskserver.task_site import Refused, TaskSite
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
@@ -34,11 +35,6 @@ def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -
     """A submission carries only names its page has, and ``image_id_i`` is the unit's i-th item
     for every i: no answers for items the person was never shown."""
     return set(fields) <= page_names and all(fields.get(f"image_id_{i}") == item for i, item in enumerate(ids))
-
-
-def hold_seconds(cfg: CampaignConfig) -> float:
-    """How long an unsubmitted session keeps its unit: the longest a participant may take."""
-    return float(max(cfg.assignment_duration_s, 60 * cfg.prolific.maximum_minutes))
 
 
 def _plain_id(value: str) -> bool:

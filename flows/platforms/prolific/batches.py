@@ -18,16 +18,16 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from flows.campaigns.budget import to_budget_currency
-from flows.campaigns.campaign_plan import hit_groups
 from flows.core.errors import BudgetError, PlatformError
 from flows.core.ledger_calls import LedgeredCall, ledgered
+from flows.core.money import to_budget_currency
 from flows.core.run_context import Run
+from flows.core.site_secrets import completion_code, task_secret
 from flows.core.store import SETTLED
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.statuses import SPELLINGS, UNPAID, place_counts
-from flows.taskserver.task_server import completion_code, task_secret
+from flows.platforms.units import hit_groups
 
 NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
 MAX_POLL_S = 6 * 3600
