@@ -114,10 +114,11 @@ bench-prefect: $(STAMP)
 bench-chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos $(if $(filter postgres,$(DB)),--db postgres,)
 
-# 500, 4,000 (seeds 1-3) and 39,181 images end to end on the simulator, then 1,000 HITs posted
-# sequentially and by hitflow's pool at 150 ms per call; writes bench/results-scale.json (~25 min).
+# 500, 4,000 (seeds 1-3), 39,181 and 330,000 images (COCO's size) end to end on a simulator in its own
+# process, then 1,000 HITs posted sequentially and by hitflow's pool at 150 ms per call; writes
+# bench/results-scale.json (over an hour; SIZES=500,4000 for fewer). Not part of CI.
 bench-scale: $(STAMP)
-	$(BIN)/python -m bench.scale
+	$(BIN)/python -m bench.scale $(if $(SIZES),--sizes $(SIZES))
 
 # The telemetry rules (issue 29) against the simulator's truth at 500, 4,000 and 39,181 images: precision,
 # false flags on honest workers, assistant pasters blocked before the last batch, beside Prolific's

@@ -1,8 +1,11 @@
-"""``make bench-scale``: the VizWiz campaign at 500, 4,000 and 39,181 images on the simulator.
+"""``make bench-scale``: the VizWiz campaign at 500, 4,000 and 39,181 images, and COCO's size
+(330,000 images x 5 captions), on the simulator.
 
-Each size and seed runs ``config/vizwiz_full_scale.toml`` (``--limit N``) end to end in its own
-process (so peak RSS is that run's), against a simulator the child starts itself, and reports
-wall time per phase, peak RSS, platform calls and QC quality against the simulator's truth.
+Each size and seed runs ``config/vizwiz_full_scale.toml`` (``--limit N``; past 39,181 a copy with
+``items = "generate:N"``) end to end in its own process (so peak RSS is that run's), against a
+simulator in a process of its own that the child starts, and reports wall time per phase, peak
+RSS (overall and per phase, bench/rss_phases.py; the simulator's apart), platform calls and QC
+quality against the simulator's truth.
 Then the same 1,000 HITs are posted under a realistic latency and rate limit
 (``hitflow sim serve --latency-ms``) by a plain sequential boto3 loop and by hitflow's thread
 pool. Figures go to ``bench/results-scale.json``; nothing here is a test.
@@ -21,77 +24,103 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from bench.rss_phases import PhaseRss, rss_mb
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_full_scale.toml"
 CROWD = ROOT / "config" / "crowds" / "vizwiz_full_scale.toml"
 RESULTS = ROOT / "bench" / "results-scale.json"
 HONEST = ("diligent", "typo_prone")
+VIZWIZ_IMAGES = 39181
 STEP_PHASES = {"publish batch": "publish", "collect submissions": "collect", "run QC": "qc",
                "approve or reject": "decide", "block flagged workers": "block"}
 
 
-def _timed(phases: dict[str, float], phase: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+def _timed(phases: dict[str, float], phase: str, fn: Callable[..., Any], rss: PhaseRss | None = None
+           ) -> Callable[..., Any]:
     def wrapper(*args: Any, **kw: Any) -> Any:
         start = time.perf_counter()
+        before = rss.enter(phase) if rss else ""
         try:
             return fn(*args, **kw)
         finally:
             phases[phase] += time.perf_counter() - start
+            if rss:
+                rss.enter(before)
     return wrapper
 
 
 def run_one(size: int, seed: int) -> dict[str, Any]:
-    """One campaign end to end in this process, as ``hitflow run CONFIG --no-prefect`` runs it (the
-    embedded simulator keeps its state file next to the ledger): phases, RSS, calls, quality."""
-    from flows.campaigns import outputs
-    from flows.core.config import load_config
-    from flows.driver import campaign
+    """One campaign end to end in this process, as ``hitflow run CONFIG --no-prefect --endpoint-url``
+    runs it against a simulator in its own process (bench/sim_process.py): phases, RSS, calls, quality."""
+    from bench.sim_process import sim_process
+    from flows.driver import campaign, campaign_run
     from flows.driver.campaign_run import run_campaign
-    from flows.platforms import targets
 
     phases: dict[str, float] = defaultdict(float)
-    campaign._prepare = _timed(phases, "plan", campaign._prepare)  # type: ignore[attr-defined]
-    outputs.spellcheck_frame = _timed(phases, "spell_correct", outputs.spellcheck_frame)  # type: ignore[attr-defined]
-    outputs.render_report = _timed(phases, "report", outputs.render_report)  # type: ignore[attr-defined]
-    sims: list[Any] = []
+    with PhaseRss() as rss, tempfile.TemporaryDirectory() as tmp:
+        campaign._prepare = _timed(phases, "plan", campaign._prepare, rss)  # type: ignore[attr-defined]
+        campaign_run.write_campaign_outputs = _timed(phases, "outputs", campaign_run.write_campaign_outputs, rss)  # type: ignore[attr-defined]
 
-    def call(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
-        phase = STEP_PHASES.get(name.rsplit(" ", 1)[0], "other")
-        return _timed(phases, phase, fn)(run, batch)  # type: ignore[no-any-return]
+        def call(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
+            return _timed(phases, STEP_PHASES.get(name.rsplit(" ", 1)[0], "other"), fn, rss)(run, batch)  # type: ignore[no-any-return]
 
-    def progress(_message: str) -> None:  # the session's simulator, for its calls and its crowd
-        if not sims:
-            sims.extend(entry[0] for entry in targets._SHARED.values())
-
-    with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        summary = run_campaign(CONFIG, db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=size, seed=seed,
-                               call=call, progress=progress)
-        total = time.perf_counter() - start
-        state_mb = sum(f.stat().st_size for f in (Path(tmp) / "sim").iterdir()) / 2**20
-    market = sims[0].market
+        with sim_process(Path(tmp) / "sim.db", seed, CROWD) as sim:
+            start = time.perf_counter()
+            summary = run_campaign(config_for(size, Path(tmp)), endpoint_url=sim.url,
+                                   db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=size,
+                                   seed=seed, call=call, progress=partial(_log, start, rss))
+            total = time.perf_counter() - start
+            simulator = sim.stop()
+        state_mb = (Path(tmp) / "sim.db").stat().st_size / 2**20
+        ledger_mb = (Path(tmp) / "ledger.db").stat().st_size / 2**20
     timed = sum(v for k, v in phases.items() if k in STEP_PHASES.values() or k == "plan")
-    phases["export"] = total - timed - phases["spell_correct"] - phases["report"]
+    phases["other"] = total - timed - phases["outputs"]
     return {"images": size, "seed": seed, "wall_s": round(total, 1),
             "phases_s": {k: round(v, 2) for k, v in sorted(phases.items())},
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "platform_calls": market.calls, "workers": len(market.workers), "captions": summary["captions"],
-            "sim_state_mb": round(state_mb, 1), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "quality": quality(summary["truth"], gated_out(market, load_config(CONFIG)))}
+            "peak_rss_mb_by_phase": rss.rounded(), "sim_peak_rss_mb": simulator["sim_peak_rss_mb"],
+            "platform_calls": simulator["platform_calls"], "workers": int(summary["truth"]["workers"].sum()),
+            "captions": summary["captions"], "sim_state_mb": round(state_mb, 1), "ledger_mb": round(ledger_mb, 1),
+            "load_avg_1m": round(os.getloadavg()[0], 2), "quality": quality(summary["truth"])}
 
 
-def quality(truth: Any, gated: dict[str, int]) -> dict[str, Any]:
-    """Per profile: workers, who worked, who the approval filters kept out, who was blocked.
+def _log(start: float, rss: PhaseRss, message: str) -> None:
+    """The run's progress on stderr with the time and memory so far (a long run read while it runs)."""
+    if "batch" in message and ("HITs" in message or "QC" in message or "decisions" in message):
+        print(f"{time.perf_counter() - start:7.0f} s  rss {rss_mb():6.0f} MB  {message}", file=sys.stderr, flush=True)
+
+
+def config_for(size: int, tmp: Path) -> Path:
+    """The full-scale config, or past VizWiz's 39,181 images a copy asking for ``size`` generated
+    images (``items = "generate:N"``; COCO is ~330,000 images x 5 captions) with the budget scaled."""
+    if size <= VIZWIZ_IMAGES:
+        return CONFIG
+    text = CONFIG.read_text().replace(f'"generate:{VIZWIZ_IMAGES}"', f'"generate:{size}"')
+    text = text.replace('name = "vizwiz_full_scale"', f'name = "generated_{size}"')
+    text = text.replace('budget_usd = "30000.00"', f'budget_usd = "{30000 * size / VIZWIZ_IMAGES * 1.05:.2f}"')
+    (tmp / "crowds").mkdir(exist_ok=True)  # a config's files live in its folder (flows/core/config.py)
+    (tmp / "crowds" / CROWD.name).write_text(CROWD.read_text())
+    path = tmp / f"generated_{size}.toml"
+    path.write_text(text)
+    return path
+
+
+def quality(truth: Any) -> dict[str, Any]:
+    """Per profile: workers, who worked, who the gate kept out, who was blocked (the run's own
+    table against the simulator's truth, postprocess/report_data.blocking_vs_truth).
 
     Honest workers wrongly blocked: blocked / worked. Bad workers caught: (blocked + kept out by
-    the filters) / (worked + kept out). A worker who never worked for another reason (arrived
+    the gate) / (worked + kept out). A worker who never worked for another reason (arrived
     after the last HIT, left before it) did no harm and is counted in neither."""
     rows = {r["profile"]: {"workers": int(r["workers"]), "worked": int(r["worked"]),
-                           "gated_out": gated.get(r["profile"], 0), "idle": int(r["workers"]) - int(r["worked"])
-                           - gated.get(r["profile"], 0), "blocked": int(r["blocked"])}
+                           "gated_out": int(r["gated_out"]), "idle": int(r["never_reached"]),
+                           "blocked": int(r["blocked"])}
             for r in truth.to_dict("records")}
     honest = [r for p, r in rows.items() if p in HONEST]
     bad = [r for p, r in rows.items() if p not in HONEST]
@@ -100,18 +129,6 @@ def quality(truth: Any, gated: dict[str, int]) -> dict[str, Any]:
                                             / max(1, sum(r["worked"] for r in honest)), 4),
             "bad_caught": round(sum(r["blocked"] + r["gated_out"] for r in bad)
                                 / max(1, sum(r["worked"] + r["gated_out"] for r in bad)), 4)}
-
-
-def gated_out(market: Any, cfg: Any) -> dict[str, int]:
-    """Per profile: workers who never worked and whom the config's approval filters keep out (a
-    worker whose rejections pushed their record below the filters later worked first: not counted)."""
-    worked = {a.worker_id for a in market.assignments.values()}
-    out: dict[str, int] = defaultdict(int)
-    for w in market.workers.values():
-        if w.worker_id not in worked and (w.hits_approved <= cfg.gating.min_hits_approved
-                                          or w.percent_approved < cfg.gating.min_percent_approved):
-            out[w.profile] += 1
-    return dict(out)
 
 
 def posting(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
@@ -194,10 +211,10 @@ def paced_campaign(images: int, latency_ms: float, rate: float) -> dict[str, Any
 
 def markdown_table(results: dict[str, Any]) -> str:
     """The README's tables: one row per run, quality per profile, then the runs under latency."""
-    phases = ["plan", "publish", "collect", "qc", "decide", "block", "spell_correct", "export", "report"]
+    phases = ["plan", "publish", "collect", "qc", "decide", "block", "outputs", "other"]
     lines = ["| images | seed | wall s | " + " | ".join(phases) + " | peak RSS MB | platform calls | workers "
-             "| load (1 min) | honest wrongly blocked | bad caught |",
-             "|" + "---|" * (len(phases) + 9)]
+             "| load (1 min) | honest wrongly blocked | bad caught | simulator peak RSS MB |",
+             "|" + "---|" * (len(phases) + 10)]
     for r in results["runs"]:
         if "error" in r:
             lines.append(f"| {r['images']} | {r['seed']} | failed: {' '.join(r['error'])} |")
@@ -206,7 +223,8 @@ def markdown_table(results: dict[str, Any]) -> str:
         lines.append(f"| {r['images']:,} | {r['seed']} | {r['wall_s']} | "
                      + " | ".join(str(r["phases_s"].get(p, 0)) for p in phases)
                      + f" | {r['peak_rss_mb']} | {r['platform_calls']:,} | {r['workers']:,} | {r['load_avg_1m']} "
-                     f"| {q['honest_wrongly_blocked']:.1%} | {q['bad_caught']:.1%} |")
+                     f"| {q['honest_wrongly_blocked']:.1%} | {q['bad_caught']:.1%} "
+                     f"| {r.get('sim_peak_rss_mb', 'in-process')} |")
     lines += ["", profile_table(results["runs"])]
     if p := results.get("posting"):
         lines += ["", f"Posting {p['hits']:,} HITs at {p['latency_ms']:g} ms per call, rate limit "
@@ -242,9 +260,9 @@ def profile_table(runs: list[dict[str, Any]]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--one", nargs=2, type=int, metavar=("IMAGES", "SEED"), help="child: one run, JSON to stdout")
-    ap.add_argument("--sizes", default="500,4000,39181")
-    ap.add_argument("--seeds", default="1,2,3", help="seeds for every size but the largest")
-    ap.add_argument("--full-seeds", default="1", help="seeds for the largest size")
+    ap.add_argument("--sizes", default="500,4000,39181,330000", help="images per run (330000: COCO's size)")
+    ap.add_argument("--seeds", default="1,2,3", help="seeds for the sizes under VizWiz's 39,181 images")
+    ap.add_argument("--full-seeds", default="1", help="seeds for 39,181 images and over")
     ap.add_argument("--post-hits", type=int, default=1000)
     ap.add_argument("--paced-images", type=int, default=1000, help="a whole campaign under latency (0: none)")
     ap.add_argument("--latency-ms", type=float, default=150.0)
@@ -263,7 +281,7 @@ def main() -> None:
     results["machine"] = machine()
     sizes = [int(s) for s in a.sizes.split(",") if int(s)]
     for size in sizes:
-        for seed in (a.full_seeds if size == max(sizes) else a.seeds).split(","):
+        for seed in (a.full_seeds if size >= VIZWIZ_IMAGES else a.seeds).split(","):
             run = child_run(size, int(seed))
             results["runs"] = sorted([r for r in results["runs"] if (r["images"], r["seed"]) != (size, int(seed))]
                                      + [run], key=lambda r: (r["images"], r["seed"]))
@@ -289,8 +307,9 @@ def machine() -> dict[str, Any]:
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
     return {"cpus": os.cpu_count(), "cpu": model, "python": sys.version.split()[0],
-            "note": "client, simulator and ledger in one process; the host's 2 cores are shared with other jobs, "
-                    "so each figure carries the 1-minute load average at its end"}
+            "note": "the campaign and its ledger in one process, the simulator in another (bench/sim_process.py); "
+                    "the host's 2 cores are shared with other jobs, so each figure carries the 1-minute load average "
+                    "at its end"}
 
 
 def save(results: dict[str, Any], latest: dict[str, Any]) -> None:

@@ -45,20 +45,32 @@ def difficulty(captions: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def canned_per_image(captions: pd.DataFrame) -> pd.Series:
+    """Per image: how many of its captions are the canned text."""
+    return captions.groupby("image_id")["is_precanned"].sum().astype(int)
+
+
 def canned_distribution(captions: pd.DataFrame, per_image: int = 5) -> pd.DataFrame:
     """Share of images whose captions used the canned text 0..per_image times (paper's table)."""
-    counts = captions.groupby("image_id")["is_precanned"].sum().astype(int)
+    return canned_table(canned_per_image(captions), per_image)
+
+
+def canned_table(counts: pd.Series, per_image: int = 5) -> pd.DataFrame:
+    """:func:`canned_distribution` from :func:`canned_per_image` counts (which may be joined
+    from disjoint sets of images, e.g. one campaign batch at a time)."""
     rows = [{"workers_using_canned": k, "images": int((counts == k).sum()),
              "share": round(float((counts == k).mean()) if len(counts) else 0.0, 4)}
             for k in range(per_image + 1)]
     return pd.DataFrame(rows)
 
 
-def flat_table(captions: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+def flat_table(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1) -> pd.DataFrame:
+    """One row per caption, ids counted from ``first_id`` (a dataset written a batch at a time goes on
+    where the previous batch stopped)."""
     merged = captions.merge(items[["image_id", "file_name"]], on="image_id", how="left")
     merged = merged.reset_index(drop=True)
     flat = pd.DataFrame({
-        "id": range(1, len(merged) + 1), "image_id": merged["image_id"], "file_name": merged["file_name"],
+        "id": range(first_id, first_id + len(merged)), "image_id": merged["image_id"], "file_name": merged["file_name"],
         "caption": merged["caption_corrected"], "is_precanned": merged["is_precanned"].astype(int),
         "is_rejected": merged["is_rejected"].astype(int), "worker_id": merged["worker_id"],
         "assignment_id": merged["assignment_id"], "batch": merged["batch"].astype(int),
@@ -76,8 +88,20 @@ def _score(row: dict[str, Any]) -> dict[str, float]:
     return {} if score is None or pd.isna(score) else {"qualification_score": float(score)}
 
 
+INFO = {"description": "hitflow VizWiz-Captions-format dataset"}
+
+
 def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
-    flat = flat_table(captions, items)
+    images, annotations = vizwiz_parts(captions, items)
+    return {"info": dict(INFO), "images": images, "annotations": annotations}
+
+
+def vizwiz_parts(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``images`` and ``annotations`` of :func:`vizwiz_json`, annotation ids from ``first_id``.
+    Images are judged on their own captions only, so a campaign's batches (each image in one)
+    can be turned into parts one at a time and the parts joined in order."""
+    flat = flat_table(captions, items, first_id)
     accepted = captions[~captions["is_rejected"].astype(bool)]
     detected = text_detected(accepted)
     levels = difficulty(accepted).set_index("image_id")["difficulty"]
@@ -90,5 +114,4 @@ def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
                     "worker_id": r["worker_id"], "assignment_id": r["assignment_id"], "batch": int(r["batch"]),
                     "caption_original": r["caption_original"], "text_origin": r["text_origin"], **_score(r)}
                    for r in flat.to_dict("records")]
-    return {"info": {"description": "hitflow VizWiz-Captions-format dataset"}, "images": images,
-            "annotations": annotations}
+    return images, annotations

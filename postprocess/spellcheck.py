@@ -55,6 +55,23 @@ def campaign_words(df: pd.DataFrame, min_workers: int) -> set[str]:
     return {tok for tok, n in counts.items() if n >= min_workers}
 
 
+def add_word_workers(seen: dict[str, set[str]], df: pd.DataFrame, min_workers: int) -> dict[str, set[str]]:
+    """:func:`campaign_words` a part of the captions at a time: ``seen`` (word -> its workers, at
+    most ``min_workers`` kept per word) takes this part's; :func:`words_of` gives the words."""
+    if "worker_id" not in df.columns or df.empty:
+        return seen
+    for worker, cap in zip(df["worker_id"], df["caption"].fillna(""), strict=True):
+        for tok in _lower_tokens(str(cap)):
+            workers = seen.setdefault(tok, set())
+            if len(workers) < min_workers:
+                workers.add(worker)
+    return seen
+
+
+def words_of(seen: dict[str, set[str]], min_workers: int) -> set[str]:
+    return {tok for tok, workers in seen.items() if len(workers) >= min_workers}
+
+
 def _lower_tokens(text: str) -> list[str]:
     """The text's tokens in lower case: one lower() for an ASCII text (the same tokens, ten times
     fewer calls), token by token otherwise (lower() can change a non-ASCII text's length)."""
@@ -120,9 +137,10 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
 
 
 def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
-                     index: SpellIndex | None = None) -> pd.DataFrame:
-    """All captions' unknown words are looked up in one batch, then each caption is corrected."""
-    keep = campaign_words(df, min_workers)
+                     index: SpellIndex | None = None, keep: set[str] | None = None) -> pd.DataFrame:
+    """All captions' unknown words are looked up in one batch, then each caption is corrected.
+    ``keep``: the campaign's own words when ``df`` is only part of it (default: ``df``'s)."""
+    keep = campaign_words(df, min_workers) if keep is None else keep
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
     captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
     words = index or default_index(language)
@@ -149,3 +167,12 @@ def spelling_stats(df: pd.DataFrame) -> dict[str, int | float]:
     tokens = int(df["edits"].fillna("").map(lambda e: len(e.split("; ")) if e else 0).astype(int).sum())
     return {"captions": len(df), "captions_changed": int(changed.sum()),
             "share_changed": round(float(changed.mean()) if len(df) else 0.0, 4), "tokens_changed": tokens}
+
+
+def joined_spelling_stats(parts: list[dict[str, int | float]]) -> dict[str, int | float]:
+    """:func:`spelling_stats` of parts of the captions (e.g. one batch each), as of them all."""
+    captions = sum(int(p["captions"]) for p in parts)
+    changed = sum(int(p["captions_changed"]) for p in parts)
+    return {"captions": captions, "captions_changed": changed,
+            "share_changed": round(changed / captions if captions else 0.0, 4),
+            "tokens_changed": sum(int(p["tokens_changed"]) for p in parts)}

@@ -30,7 +30,9 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
     if batch is not None:
         where += " AND a.batch = ?"
         params.append(batch)
-    rows = run.store.rows(f"""
+    columns = ["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time", "submit_time", "image_id",
+               "caption", "text_present", "start_ms", "end_ms"]
+    frame = run.store.frame(f"""
         SELECT a.assignment_id, a.worker_id, a.batch, a.hit_id, a.status, a.accept_time, a.submit_time,
                x.item_id AS image_id,
                MAX(CASE WHEN x.field = 'caption' THEN x.value END) AS caption,
@@ -40,9 +42,7 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
         FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
         LEFT JOIN hits h ON h.hit_id = a.hit_id
         WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
-        ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params)
-    frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
-                                        "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])
+        ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params, columns)
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
     return prepare(attach_telemetry(run, frame), run.cfg.submit_rules.canned_text)
 

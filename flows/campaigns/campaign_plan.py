@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +45,12 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     cfg = run.cfg
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
         return
-    rows = item_plan(cfg, limit, scale)
+    count, rows = planned_items(cfg, limit, scale)
     with run.store.transaction():
         run.store.table("campaigns").upsert({
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
             "status": "running", "config_json": json.dumps({
-                "batches": cfg.batches, "items": len(rows), "assignments_per_image": cfg.assignments_per_image,
+                "batches": cfg.batches, "items": count, "assignments_per_image": cfg.assignments_per_image,
                 "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
                 "qualification_cost": str(qualification_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,
@@ -58,21 +59,31 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "out_root": str(Path(run.notes.get("out_dir", "runs")).resolve()),  # where cancel exports to
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
-        run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))
+        run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
 
 
 def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[dict[str, Any]]:
     """Items in file order, each with its batch and HIT index (what plan_items stores)."""
+    return list(planned_items(cfg, limit, scale)[1])
+
+
+def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
+                  ) -> tuple[int, Iterable[dict[str, Any]]]:
+    """How many items, and :func:`item_plan`'s rows made as they are read: at 330,000 images the
+    list of planned rows held ~150 MB beside the items it was made from."""
     if cfg.study is not None:
-        return study_item_plan(cfg, limit)
+        rows = study_item_plan(cfg, limit)
+        return len(rows), rows
     if cfg.task == "custom":
-        return custom_item_plan(cfg, limit)
+        rows = custom_item_plan(cfg, limit)
+        return len(rows), rows
     base = read_items(cfg)[:limit] if limit else read_items(cfg)
-    items = [scaled_copy(it, k) for k in range(scale) for it in base]
-    per_batch = -(-len(items) // cfg.batches)
-    return [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
-             "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
-            for i, it in enumerate(items)]
+    count = len(base) * scale
+    per_batch = -(-count // cfg.batches)
+    items = (scaled_copy(it, k) for k in range(scale) for it in base)
+    return count, ({"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
+                    "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
+                   for i, it in enumerate(items))
 
 
 def study_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict[str, Any]]:

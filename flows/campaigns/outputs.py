@@ -11,21 +11,23 @@ import pandas as pd
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.caption_tally import CaptionTally
+from flows.campaigns.dataset_files import DatasetFiles
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
-from flows.core.csv_files import write_csv, write_dataset
+from flows.core.csv_files import write_csv
 from flows.core.spelling_cache import spelling_index
 from flows.platforms.mturk.qualification_stage import record_native_scores
 from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost, scored_test_qualification
-from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
-from postprocess.spellcheck import CONTROL_CHARS, spellcheck_frame, spelling_stats
+from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of
 from postprocess.telemetry_report import flagged_workers, origin_by_batch
 from qc.telemetry_frame import text_origin
 from qc.worker_history import history_table
 
+NO_BATCH = -1  # reads no captions: the empty frame, with every column
 FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
 
 
@@ -33,23 +35,50 @@ def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(run.store.rows(sql, [run.cfg.name]), columns=columns)
 
 
-def accepted_captions(run: Run) -> pd.DataFrame:
-    """All captions with ``is_rejected`` (rejected work, or a blocked worker's batch) and spelling."""
-    frame = caption_frame(run)
+def caption_batches(run: Run) -> list[int]:
+    """The batches that have captions, in order (batch 0 is the qualification test)."""
+    return [r["batch"] for r in run.store.rows(
+        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY batch", [run.cfg.name])]
+
+
+def batch_captions(run: Run, batch: int) -> pd.DataFrame:
+    """One batch's captions with ``is_rejected`` (rejected work, a worker blocked in that batch, or a
+    reviewer's struck caption)."""
+    frame = caption_frame(run, batch)
     # "unpaid": Prolific never finished it (returned, timed out), so its answers stay out of the dataset
-    rejected = set(_table(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND "
-                               "action IN ('reject', 'unpaid')", ["assignment_id"])["assignment_id"])
-    blocked = _table(run, "SELECT worker_id, batch FROM blocks WHERE campaign = ?", ["worker_id", "batch"])
-    blocked_in = set(zip(blocked["worker_id"], blocked["batch"].astype(int), strict=True))
-    struck = set(map(tuple, _table(run, "SELECT assignment_id, image_id FROM struck_captions WHERE campaign = ?",
-                                   ["assignment_id", "image_id"]).values.tolist()))  # a reviewer's verdict
+    rejected = set(_rows(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND batch = ? AND "
+                              "action IN ('reject', 'unpaid')", batch))
+    blocked_in = set(_rows(run, "SELECT worker_id FROM blocks WHERE campaign = ? AND batch = ?", batch))
+    struck = {(r["assignment_id"], r["image_id"]) for r in run.store.rows(  # a reviewer's verdict
+        "SELECT s.assignment_id, s.image_id FROM struck_captions s JOIN assignments a ON a.assignment_id = "
+        "s.assignment_id WHERE s.campaign = ? AND a.batch = ?", [run.cfg.name, batch])}
     # A typed Series: an empty campaign's plain [] would make the mask below select columns, not rows.
-    frame["is_rejected"] = pd.Series([a in rejected or (w, int(b)) in blocked_in or (a, i) in struck
-                                      for a, w, b, i in zip(frame["assignment_id"], frame["worker_id"],
-                                                            frame["batch"], frame["image_id"], strict=True)],
+    frame["is_rejected"] = pd.Series([a in rejected or w in blocked_in or (a, i) in struck
+                                      for a, w, i in zip(frame["assignment_id"], frame["worker_id"],
+                                                         frame["image_id"], strict=True)],
                                      index=frame.index, dtype=bool)
+    return frame
+
+
+def _rows(run: Run, sql: str, batch: int) -> list[Any]:
+    return [next(iter(r.values())) for r in run.store.rows(sql, [run.cfg.name, batch])]
+
+
+def campaign_keep_words(run: Run, batches: list[int]) -> set[str]:
+    """The words spell-correction keeps because enough workers used them, over every accepted
+    caption of the campaign, read a batch at a time."""
+    seen: dict[str, set[str]] = {}
+    for batch in batches:
+        frame = batch_captions(run, batch)
+        add_word_workers(seen, frame[~frame["is_rejected"]], run.cfg.campaign_word_min_workers)
+    return words_of(seen, run.cfg.campaign_word_min_workers)
+
+
+def corrected_captions(run: Run, batch: int, keep: set[str]) -> pd.DataFrame:
+    """One batch's captions with ``caption_corrected`` and ``edits`` (accepted ones spell-corrected)."""
+    frame = batch_captions(run, batch)
     good = frame[~frame["is_rejected"]]
-    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers, index=spelling_index())
+    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers, index=spelling_index(), keep=keep)
     frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
@@ -73,45 +102,53 @@ def qualification_scores(run: Run) -> pd.DataFrame:
 
 
 def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The dataset, flags, blocked workers, report. Captions are read a batch at a time (twice: the
+    campaign's own words first, for spell-correction), so memory holds one batch, not the campaign."""
     out_dir.mkdir(parents=True, exist_ok=True)
     record_native_scores(run, scored_test_qualification(run))
-    captions = accepted_captions(run)
-    items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ?",
-                   ["image_id", "file_name"])
-    (out_dir / "dataset.json").write_text(json.dumps(vizwiz_json(captions, items), indent=1), encoding="utf-8")
-    write_dataset(flat_table(captions, items), out_dir)
+    blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
+                     ["worker_id", "batch", "rules"])
+    batches = caption_batches(run)
+    keep = campaign_keep_words(run, batches)
+    tally = CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image)
+    origins: list[pd.DataFrame] = []  # how each batch's text arrived (issue 29's report section)
+    with DatasetFiles(out_dir) as dataset:
+        for batch in batches or [NO_BATCH]:  # an empty campaign still gets its (empty) files
+            captions = corrected_captions(run, batch, keep)
+            dataset.add(captions, _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
+                                              f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"]))
+            tally.add(captions)
+            origins.append(origin_by_batch(captions))
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
     write_csv(flags, out_dir / "flags.csv")
-    blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
-                     ["worker_id", "batch", "rules"])
     write_csv(blocked, out_dir / "blocked_workers.csv")
     history = history_table(campaign_history(run, run.cfg.batches), list(blocked["worker_id"]))
     write_csv(history, out_dir / "blocked_history.csv")  # per batch: captions, flags by rule
-    work = captions.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
     truth_table = None
     if truth is not None:
         (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
-        truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
-    report = _report_data(run, captions, flags, blocked, truth_table)
+        truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, tally.work())
+    report = _report_data(run, tally, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name)
     lines = history.groupby("worker_id").apply(
         lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
                    zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
     report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
-    report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
+    report["qualification"] = _qualification_report(run, tally, flags, blocked, out_dir)
     report["review"] = _review_report(run)
-    report["telemetry"] = {"origins": origin_by_batch(captions), "workers": flagged_workers(flags, blocked)}
-    report["summary"] = report_summary(run.store, run.cfg.name, captions, blocked, report["cost"])
+    report["telemetry"] = {"origins": pd.concat(origins, ignore_index=True) if origins else origin_by_batch(
+        pd.DataFrame()), "workers": flagged_workers(flags, blocked)}
+    report["summary"] = report_summary(run.store, run.cfg.name, tally.counts_frame(), blocked, report["cost"])
     # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
     from flows.campaigns.report import render_report
 
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
-    return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
+    return {"out_dir": out_dir, "captions": tally.captions, "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}
 
 
-def _qualification_report(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked: pd.DataFrame,
+def _qualification_report(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd.DataFrame,
                           out_dir: Path) -> dict[str, Any] | None:
     """Gated campaigns: the scores file, its problems file and the report's section."""
     if run.cfg.gating.qualification_key is None:
@@ -120,19 +157,17 @@ def _qualification_report(run: Run, captions: pd.DataFrame, flags: pd.DataFrame,
     write_csv(scores, out_dir / "qualification_scores.csv")
     write_csv(_table(run, "SELECT worker_id, item_id, answer, problem FROM qualification_problems WHERE campaign = ?",
                      ["worker_id", "item_id", "answer", "problem"]), out_dir / "qualification_problems.csv")
-    by_band, correlation = flags_by_score(scores, captions, flags, blocked)
+    by_band, correlation = flags_by_score(scores, tally.per_worker_captions(), flags, blocked)
     return {"summary": score_summary(scores), "scores": scores, "by_band": by_band, "correlation": correlation,
             "threshold": run.cfg.gating.qualification_min_score, "mode": run.cfg.gating.qualification_mode}
 
 
-def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked: pd.DataFrame,
+def _report_data(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd.DataFrame,
                  truth: pd.DataFrame | None) -> dict[str, Any]:
     decisions = _table(run, "SELECT assignment_id, batch, action FROM decisions WHERE campaign = ?",
                        ["assignment_id", "batch", "action"])
-    assignments = captions.drop_duplicates("assignment_id")[["assignment_id", "batch", "work_time_s"]]
-    samples = captions.groupby("worker_id")["caption"].apply(lambda s: list(s.head(3)))
-    blocked_rows = blocked.assign(samples=[samples.get(w, []) for w in blocked["worker_id"]])
-    good = captions[~captions["is_rejected"] & ~captions["is_precanned"]]
+    assignments = tally.times()
+    blocked_rows = blocked.assign(samples=[tally.samples.get(w, []) for w in blocked["worker_id"]])
     approved = int((decisions["action"] == "approve").sum())
     unit = cost_per_assignment(run.cfg)
     test_spent = qualification_money(run.store, run.cfg.name, qualification_test_cost(run.cfg),
@@ -142,8 +177,7 @@ def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked:
         "counts": batch_counts(assignments, decisions, blocked, flags),
         "times": assignments, "bands": time_bands(assignments, run.cfg.qc_params["time_outlier_sigmas"]),
         "flags": flags, "blocked": blocked_rows,
-        "canned": canned_distribution(captions[~captions["is_rejected"]], run.cfg.assignments_per_image),
-        "spelling": spelling_stats(good), "truth": truth,
+        "canned": tally.canned(), "spelling": joined_spelling_stats(tally.spelling), "truth": truth,
         "cost": {"spent": f"{unit * approved + test_spent:.2f}", "budget": f"{run.cfg.budget:.2f}",
                  "approved": approved, "unit": f"{unit:.2f}", "qualification": f"{test_spent:.2f}"},
     }

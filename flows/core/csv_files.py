@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pandas as pd
 import pyarrow as pa
@@ -164,12 +164,21 @@ def neutralise(value: Any) -> Any:
     return value
 
 
+def _as_written(frame: pd.DataFrame, for_spreadsheet: bool) -> pd.DataFrame:
+    out = frame.map(neutralise) if for_spreadsheet and not frame.empty else frame
+    return out.rename(columns=neutralise) if for_spreadsheet else out
+
+
+def append_csv(frame: pd.DataFrame, handle: IO[str], *, header: bool, for_spreadsheet: bool = True) -> None:
+    """``frame``'s rows (and the header, when ``header``) to an open text file, as :func:`write_csv`
+    writes them: a file written part by part reads as one written at once."""
+    _as_written(frame, for_spreadsheet).to_csv(handle, index=False, header=header, lineterminator="\r\n")
+
+
 def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) -> Path:
     """Write ``frame`` to ``path``. ``for_spreadsheet``: formula cells neutralised (flags, blocked
     workers, review lists); False for data files that keep the exact text (dataset.csv)."""
-    out = frame.map(neutralise) if for_spreadsheet and not frame.empty else frame
-    if for_spreadsheet:
-        out = out.rename(columns=neutralise)
+    out = _as_written(frame, for_spreadsheet)
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,

@@ -21,7 +21,7 @@ from typing import Any
 
 import psycopg
 from psycopg.adapt import Loader
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
 
 from flows.core.db_url import scrubbed, shown_location
 from flows.core.errors import CampaignBusyError, ConfigError
@@ -118,6 +118,13 @@ class PgStore(Store):
         with self.conn.cursor() as cur:
             cur.execute(self._pg(sql), [_plain(p) for p in params])  # type: ignore[arg-type]
             return list(cur.fetchall()) if cur.description else []
+
+    def _row_pages(self, sql: str, params: Sequence[Any], page: int) -> Iterator[list[tuple[Any, ...]]]:
+        # a client-side cursor: the rows arrive whole, but no dict is built per row
+        with self.conn.cursor(row_factory=tuple_row) as cur:
+            cur.execute(self._pg(sql), [_plain(p) for p in params])  # type: ignore[arg-type]
+            while chunk := cur.fetchmany(page):
+                yield chunk
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         self.conn.execute(self._pg(sql), [_plain(p) for p in params])  # type: ignore[arg-type]

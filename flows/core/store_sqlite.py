@@ -98,6 +98,14 @@ class SqliteStore(Store):
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db.query(sql, params)]
 
+    def _row_pages(self, sql: str, params: Sequence[Any], page: int) -> Iterator[list[tuple[Any, ...]]]:
+        cursor = self.db.execute(sql, list(params))
+        try:
+            while chunk := cursor.fetchmany(page):
+                yield chunk
+        finally:
+            cursor.close()
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         if self.db.conn.in_transaction:
             self.db.conn.execute(sql, params)

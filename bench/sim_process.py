@@ -1,0 +1,84 @@
+"""A simulator in its own process for ``make bench-scale``: ``hitflow sim serve`` on a free port.
+
+The simulator stands in for MTurk: its marketplace (every HIT's page, every assignment's answer)
+grows with the campaign by design, as MTurk's does. Run in the campaign's own process, as the
+embedded simulator is, it hid hitflow's memory behind its own (at 330,000 images its pages alone
+are over a gigabyte), so the bench runs it beside the campaign and reports both peaks.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from flows.core.prefect_api import free_port
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set (VmHWM in /proc/PID/status), in MiB; 0 when unknown."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
+def health(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{url}/_sim/health", timeout=10) as resp:
+        return json.loads(resp.read())  # type: ignore[no-any-return]
+
+
+class SimProcess:
+    """``url`` while running; ``stop()`` returns the simulator's peak RSS and its call count."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], url: str):
+        self.proc, self.url = proc, url
+
+    def stop(self) -> dict[str, Any]:
+        """Figures first, then Ctrl-C (it closes its state file); a simulator slow to stop is killed:
+        its figures are taken, and a 39,181-image run's lost its results waiting on it under load."""
+        calls = health(self.url)["calls"]
+        peak = peak_rss_mb(self.proc.pid)
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return {"sim_peak_rss_mb": peak, "platform_calls": calls}
+
+
+@contextmanager
+def sim_process(state: Path, seed: int, crowd: Path) -> Iterator[SimProcess]:
+    """``hitflow sim serve`` with its clock moved only by the run (``--speed 0``), state in ``state``."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port),
+                             "--state", str(state), "--seed", str(seed), "--crowd", str(crowd), "--speed", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    sim = SimProcess(proc, url)
+    try:
+        for _ in range(600):
+            if proc.poll() is not None:
+                why = proc.stderr.read().decode()[-300:] if proc.stderr else ""
+                raise RuntimeError(f"the simulator stopped: {why}")
+            try:
+                health(url)
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield sim
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
