@@ -41,8 +41,20 @@ lint: $(STAMP)
 	$(BIN)/ruff check flows qc postprocess tests bench
 	$(BIN)/mypy
 
-test: $(STAMP) browser-deps js-sdk lint
-	$(BIN)/pytest
+# The suite on PYTEST_WORKERS processes (pytest-xdist; docs/testing.md): many tests wait on
+# subprocesses, HTTP and the simulator's clock rather than on the CPU, so more workers than cores
+# pay (measured in docs/testing.md). --dist loadfile keeps a file's tests on one worker, so a
+# module's fixtures (a Chromium, a Prefect server, a reference run) start once; files go out in
+# collection order, where tests/conftest.py puts those marked slow first. Lint runs beside
+# the tests (mypy from a clean clone is ~30 s of one core) and its output follows theirs.
+PYTEST_WORKERS ?= 3
+PYTEST_DIST ?= loadfile
+test: $(STAMP) browser-deps js-sdk
+	@lint_log=$$(mktemp); $(MAKE) --no-print-directory lint >"$$lint_log" 2>&1 & lint=$$!; \
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) --no-loadscope-reorder; tests=$$?; \
+	wait $$lint; linted=$$?; echo "--- make lint (run beside the tests):"; cat "$$lint_log"; rm -f "$$lint_log"; \
+	if [ $$linted -ne 0 ]; then echo "make test: lint FAILED (above)"; fi; \
+	[ $$tests -eq 0 ] && [ $$linted -eq 0 ]
 
 # The AWS SDK for JavaScript v3's MTurk client (tests/test_mturk_clients.py), from the lock file,
 # again only when the lock changed. Without npm the tests skip; under CI=true they fail if node
