@@ -30,6 +30,7 @@ HITFLOW = [sys.executable, "-m", "flows.cli"]
 ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_a_domain_error_through_prefect_is_one_line_and_a_log_file(tmp_path: Path) -> None:
     config = config_with(tmp_path, 'budget = "150.00 USD"')
