@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-telemetry bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ demo: $(STAMP)
 # The demo campaign with [policy] review = "flagged": each batch waits after QC and a scripted
 # reviewer (an HTTP client of `hitflow review`'s page) clears the queue before the run goes on.
 demo-review: $(STAMP)
-	$(BIN)/python -m flows.review.review_demo
+	$(BIN)/python -m flows.driver.review_demo
 
 # Debian's chromium for the browser tests; Playwright's own browser download is not
 # reachable here. Needs root; without it the browser tests skip loudly (fail under CI=true).
@@ -43,18 +43,24 @@ lint: $(STAMP)
 
 # The suite on PYTEST_WORKERS processes (pytest-xdist; docs/testing.md): many tests wait on
 # subprocesses, HTTP and the simulator's clock rather than on the CPU, so more workers than cores
-# pay (measured in docs/testing.md). --dist loadfile keeps a file's tests on one worker, so a
-# module's fixtures (a Chromium, a Prefect server, a reference run) start once; files go out in
-# collection order, where tests/conftest.py puts those marked slow first. Lint runs beside
-# the tests (mypy from a clean clone is ~30 s of one core) and its output follows theirs.
+# pay. --dist loadfile keeps a file's tests on one worker, so a module's fixtures (a Chromium, a
+# Prefect server, a reference run) start once; files go out in collection order, where
+# tests/conftest.py puts those marked slow first. Lint and the docs build run beside the tests
+# (mypy from a clean clone is ~30 s of one core) and their output follows the tests'.
 PYTEST_WORKERS ?= 3
 PYTEST_DIST ?= loadfile
 test: $(STAMP) browser-deps js-sdk
-	@lint_log=$$(mktemp); $(MAKE) --no-print-directory lint >"$$lint_log" 2>&1 & lint=$$!; \
+	@side_log=$$(mktemp); $(MAKE) --no-print-directory lint docs >"$$side_log" 2>&1 & side=$$!; \
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) --no-loadscope-reorder; tests=$$?; \
-	wait $$lint; linted=$$?; echo "--- make lint (run beside the tests):"; cat "$$lint_log"; rm -f "$$lint_log"; \
-	if [ $$linted -ne 0 ]; then echo "make test: lint FAILED (above)"; fi; \
-	[ $$tests -eq 0 ] && [ $$linted -eq 0 ]
+	wait $$side; checked=$$?; echo "--- make lint docs (run beside the tests):"; cat "$$side_log"; rm -f "$$side_log"; \
+	if [ $$checked -ne 0 ]; then echo "make test: lint or docs FAILED (above)"; fi; \
+	[ $$tests -eq 0 ] && [ $$checked -eq 0 ]
+
+# The documentation site (mkdocs.yml, docs/) into runs/site/. --strict: a broken link or anchor, a page
+# missing from docs/ or left out of the nav is an error. The config and command references are filled
+# from the code while it builds (docs/hooks/reference.py).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The AWS SDK for JavaScript v3's MTurk client (tests/test_mturk_clients.py), from the lock file,
 # again only when the lock changed. Without npm the tests skip; under CI=true they fail if node
@@ -116,6 +122,10 @@ bench-scale: $(STAMP)
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps
 	$(BIN)/python -m bench.browser_workers $(or $(HITS),20)
+
+# the text-telemetry recorder's handler time per real keystroke in Chromium, p50/p99 (docs/telemetry.md)
+bench-telemetry: $(STAMP) browser-deps
+	$(BIN)/python -m bench.telemetry_handler $(or $(KEYS),3000)
 
 # a scheduled Prolific campaign on a real Prefect server and the simulator on the wall clock:
 # each run looks at the open study and leaves, people arrive in between (about 2-3 minutes)

@@ -20,10 +20,10 @@ from typing import Any
 
 import boto3
 
-from flows.config import load_config
+from flows.core.config import load_config
+from flows.core.mturk_forms import html_question
 from flows.custom.custom_task import custom_page
 from flows.custom.scaffold_import import scaffold_from
-from flows.platforms.mturk_forms import html_question
 from flows.sim.browser_worker import available
 from flows.sim.server import SimServer
 

@@ -119,7 +119,7 @@ def current_step(db: Path) -> str:
 
 def platform_view(url: str) -> dict[str, Any]:
     """Every HIT and submitted assignment on the platform, and what the account spent."""
-    from flows.platforms import mturk_adapter as mturk
+    from flows.platforms.mturk import adapter as mturk
 
     quiet = urllib.request.Request(f"{url}/_sim/faults", method="POST", data=json.dumps(
         {"throttle_rate": 0, "fault_rate": 0, "lose_reply_rate": 0}).encode(),

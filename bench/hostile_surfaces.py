@@ -23,9 +23,9 @@ RUNS = settings(max_examples=300, deadline=None, database=None, suppress_health_
 
 def review_page(examples: int = 150) -> Counter[str]:
     """Generated decision forms POSTed to a signed-in review page over a campaign that waits."""
-    from flows.review.review_demo import sign_in
+    from flows.core.store import Store
+    from flows.driver.review_demo import sign_in
     from flows.sim.server import SimServer
-    from flows.store import Store
     from tests.review_helpers import form_fields, review_config, review_server, run_until_review
     from tests.test_review_inputs import FIELDS, HOSTILE_TEXT
 
@@ -58,8 +58,8 @@ def prolific_replies(examples: int = 300) -> Counter[str]:
     malformed 200 replies to every call that reads single fields (create_study, balance, ...)."""
     import os
 
-    from flows.errors import ConfigError, PlatformError
-    from flows.platforms import prolific_adapter as prolific
+    from flows.core.errors import ConfigError, PlatformError
+    from flows.platforms.prolific import adapter as prolific
     from tests.test_prolific_replies import FIELD_REPLIES, REPLIES, SINGLE_FIELD_CALLS, client_answering
 
     count: Counter[str] = Counter()
@@ -121,9 +121,9 @@ def simulator_control() -> Counter[str]:
 
 def config_paths() -> Counter[str]:
     """Config path keys pointing out of the config's folder: ../, absolute, symlinked."""
-    from flows.config import load_config
+    from flows.core.config import load_config
+    from flows.core.errors import ConfigError
     from flows.custom.scaffold import scaffold
-    from flows.errors import ConfigError
 
     count: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmp:

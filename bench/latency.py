@@ -63,9 +63,9 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
     another machine: its CPU is not this process's), answering after ``latency_ms`` and throttling
     above ``rate`` calls per second; its clock moves only when the run waits."""
     from flows.campaigns.campaign_plan import Run
-    from flows.config import load_config
-    from flows.platforms import mturk_adapter as mturk
-    from flows.store import Store
+    from flows.core.config import load_config
+    from flows.core.store import Store
+    from flows.platforms.mturk import adapter as mturk
 
     faults = ("--crowd", str(CROWD), "--latency-ms", f"{latency_ms:g}", "--rate-limit", f"{rate:g}")
     with tempfile.TemporaryDirectory() as tmp, sim_process(5, *faults) as url:
@@ -81,9 +81,9 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
 
 def naive_loop(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """The sequential boto3 loop, timed per phase."""
-    from flows.campaigns.batch_publish import hit_type_params, page_html
     from flows.campaigns.campaign_plan import hit_groups, plan_items
-    from flows.platforms.mturk_forms import html_question
+    from flows.core.mturk_forms import html_question
+    from flows.platforms.mturk.batch_publish import hit_type_params, page_html
 
     with remote_run(latency_ms, rate) as (run, calls):
         plan_items(run, n_hits * run.cfg.images_per_hit * run.cfg.batches)
@@ -110,10 +110,10 @@ def naive_loop(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
 
 def hitflow_steps(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """hitflow's publish, collect, QC and decide steps on one batch of ``n_hits`` HITs, timed per phase."""
-    from flows.campaigns.batch_collect import collect_batch
-    from flows.campaigns.batch_publish import publish_batch
     from flows.campaigns.batch_review import decide_batch, qc_batch
     from flows.campaigns.campaign_plan import plan_items
+    from flows.platforms.mturk.batch_collect import collect_batch
+    from flows.platforms.mturk.batch_publish import publish_batch
 
     with remote_run(latency_ms, rate) as (run, calls):
         plan_items(run, n_hits * run.cfg.images_per_hit * run.cfg.batches)

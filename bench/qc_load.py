@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.page_text import qc_params
-from flows.config import load_config
+from flows.core.config import load_config
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from qc.submit_rules import CANNED_TEXT
 from qc.text_similarity import fit_vectors

@@ -23,11 +23,11 @@ import pandas as pd
 
 from bench.qc_load import bench_qc_all_rules
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import html_question
+from flows.core.mturk_forms import html_question
+from flows.core.spelling_cache import spelling_index
+from flows.core.templates import render, sample_context
+from flows.platforms.mturk import adapter as mturk
 from flows.sim.server import SimServer
-from flows.spelling_cache import spelling_index
-from flows.templates import render, sample_context
 from postprocess.spellcheck import spellcheck_frame
 from qc.runner import prepare, run_rules
 from qc.submit_rules import CANNED_TEXT

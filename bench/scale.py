@@ -46,9 +46,10 @@ def _timed(phases: dict[str, float], phase: str, fn: Callable[..., Any]) -> Call
 def run_one(size: int, seed: int) -> dict[str, Any]:
     """One campaign end to end in this process, as ``hitflow run CONFIG --no-prefect`` runs it (the
     embedded simulator keeps its state file next to the ledger): phases, RSS, calls, quality."""
-    from flows.campaigns import campaign, outputs
-    from flows.campaigns.campaign_run import run_campaign
-    from flows.config import load_config
+    from flows.campaigns import outputs
+    from flows.core.config import load_config
+    from flows.driver import campaign
+    from flows.driver.campaign_run import run_campaign
     from flows.platforms import targets
 
     phases: dict[str, float] = defaultdict(float)
@@ -116,11 +117,11 @@ def gated_out(market: Any, cfg: Any) -> dict[str, int]:
 def posting(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """The same HITs posted under latency by a plain sequential boto3 loop and by hitflow's own
     publish step (its thread pool, every HIT written to the ledger before and after it is posted)."""
-    from flows.campaigns.batch_publish import POST_THREADS, publish_batch
     from flows.campaigns.campaign_plan import plan_items
-    from flows.platforms import mturk_adapter as mturk
-    from flows.platforms.mturk_forms import html_question
-    from flows.templates import render, sample_context
+    from flows.core.mturk_forms import html_question
+    from flows.core.templates import render, sample_context
+    from flows.platforms.mturk import adapter as mturk
+    from flows.platforms.mturk.batch_publish import POST_THREADS, publish_batch
 
     page = html_question(render("caption.html.j2", sample_context("caption")))
     out: dict[str, Any] = {"hits": n_hits, "latency_ms": latency_ms, "rate_limit_per_s": rate,
@@ -153,11 +154,11 @@ def paced_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Any]]:
     """A Run of the full-scale config against a simulator that answers after ``latency_ms`` and
     throttles above ``rate`` calls per second (MTurk's ThrottlingException)."""
     from flows.campaigns.campaign_plan import Run
-    from flows.config import load_config
-    from flows.platforms import mturk_adapter as mturk
+    from flows.core.config import load_config
+    from flows.core.store import Store
+    from flows.platforms.mturk import adapter as mturk
     from flows.sim.pacing import Pacing
     from flows.sim.server import SimServer
-    from flows.store import Store
 
     with tempfile.TemporaryDirectory() as tmp, SimServer(seed=5, crowd_file=CROWD) as sim:
         sim.httpd.pacing = Pacing(latency_ms, rate)
@@ -173,7 +174,7 @@ def paced_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Any]]:
 def paced_campaign(images: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """A whole campaign under latency and throttling: what publish, collection and decisions cost
     when every call takes a network round trip."""
-    from flows.campaigns.campaign import run_batches
+    from flows.driver.campaign import run_batches
 
     phases: dict[str, float] = defaultdict(float)
 

@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import html_question
+from flows.core.mturk_forms import html_question
+from flows.core.templates import render, sample_context
+from flows.platforms.mturk import adapter as mturk
 from flows.sim.server import SimServer
-from flows.templates import render, sample_context
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,16 +1,16 @@
 """hitflow's side-effecting half: where the data's path runs (docs/architecture.md).
 
-The tree shows the design's three seams:
+The top of ``flows/`` holds only its layers, bottom to top, each importing only those below it:
 
-- ``flows/platforms/``: who works (MTurk through boto3, Prolific, invited links; the target choice).
-- ``flows/campaigns/``, ``flows/studies/``, ``flows/custom/``: what the task is (caption campaigns and
-  their batch steps; human-evaluation studies; the user's own page). ``flows/review/``: a person in
-  the loop.
-- ``flows/taskserver/``: where the page is served to participants.
+- ``flows/core/``: the ledger (``store``, ``ledger_calls``), a run's context, the config, the one Jinja
+  environment, errors, the file readers and the answer formats.
+- ``flows/platforms/``: who works: ``mturk/``, ``prolific/`` and ``links/``, each owning its adapter,
+  batch steps, operations and fees, behind the ``Platform`` protocol; the target choice.
+- ``flows/campaigns/``, ``flows/studies/``, ``flows/custom/``: what the task is (plan, QC step, outputs).
+- ``flows/taskserver/``, ``flows/review/``: the pages participants fill, and a person in the loop.
+- ``flows/driver/``: a run, step by step, with its Prefect flow and the operations on a stored campaign.
+- ``flows/cli/``: ``hitflow``, which alone may import everything.
 
-At the top stay the core every package may import: ``store`` (the SQLite ledger), ``ledger_calls``
-(every platform write: intent, call, settle), ``run_context`` (the ``Run`` every step and platform
-is handed), ``config``, the one Jinja environment (``templates``), ``errors``, the CSV and text
-readers, and the CLI (``cli*``), which alone may import everything. ``flows/sim/`` is the built-in
-marketplace simulator; production code reaches it only through ``flows.platforms.targets``.
+``flows/sim/`` is the built-in marketplace simulator; production code reaches it only through
+``flows.platforms.targets``.
 """

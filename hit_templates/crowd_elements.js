@@ -1,7 +1,7 @@
 /* hitflow's stand-in for MTurk's crowd HTML elements (no outside script is loaded): each element
    gets plain controls a person can use, the browser's constraint validation guards the submit, and
    the page posts what MTurk's <crowd-form> posts: one field, taskAnswers, a JSON array holding one
-   object with every named element's answer in its documented shape (flows/platforms/crowd_elements.py
+   object with every named element's answer in its documented shape (flows/core/crowd_elements.py
    lists them), beside assignmentId (and the task server's sig). Shapes from the element reference,
    docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-reference.html: crowd-keypoint takes its
    labels from labels= and answers {inputImageProperties, keypoints: [{label, x, y}]}

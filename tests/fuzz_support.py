@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from flows.errors import HitflowError
+from flows.core.errors import HitflowError
 
 # deadline=None: the machine is shared; bounded examples keep the suites fast
 FUZZ = settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow,

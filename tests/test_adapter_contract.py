@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from flows.errors import ClosedEndpointError, PlatformError
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import html_question
+from flows.core.errors import ClosedEndpointError, PlatformError
+from flows.core.mturk_forms import html_question
+from flows.platforms.mturk import adapter as mturk
 from tests.test_sim_contract import PAGE
 
 

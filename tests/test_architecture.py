@@ -22,10 +22,10 @@ MAX_LINES = 300
 # function (so importing them never loads it). Everything else asks flows.platforms.targets for a session.
 SIM_SEAMS = {
     "flows/platforms/targets.py": "opens a session: an in-process simulator, its ground truth, Prolific ids",
-    "flows/cli.py": "`hitflow sim serve` starts the simulator as a server",
+    "flows/cli/main.py": "`hitflow sim serve` starts the simulator as a server",
 }
 # No other production module imports it: MTurk's XML codec and fee table and Prolific's fee rule
-# are production modules the simulator imports (flows/platforms/mturk_forms.py, mturk_fees.py,
+# are production modules the simulator imports (flows/core/mturk_forms.py, mturk_fees.py,
 # prolific_fees.py); the links route's simulated invitees come through targets too.
 
 
@@ -204,7 +204,7 @@ def _arguments(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, ar
 
 
 def test_every_cli_option_and_argument_has_help() -> None:
-    from flows.cli import _parser
+    from flows.cli.main import _parser
 
     arguments = _arguments(_parser(), "hitflow")
     assert len(arguments) > 60  # every subcommand was walked
@@ -214,7 +214,7 @@ def test_every_cli_option_and_argument_has_help() -> None:
 
 
 def test_the_cli_names_the_analysis_kinds_that_exist() -> None:
-    from flows.cli import ANALYZE_KINDS
+    from flows.cli.main import ANALYZE_KINDS
     from flows.studies.analysis import KINDS
 
     assert ANALYZE_KINDS == KINDS
@@ -222,7 +222,7 @@ def test_the_cli_names_the_analysis_kinds_that_exist() -> None:
 
 @pytest.mark.parametrize("argv", [["--help"], ["run", "--help"]])
 def test_help_does_not_import_prefect(argv: list[str]) -> None:
-    probe = ("import sys\nfrom flows.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n"
+    probe = ("import sys\nfrom flows.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n"
              "    assert exc.code == 0, exc.code\n"
              "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'prefect', 'pandas', 'boto3'}))")
     done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, cwd=ROOT,

@@ -9,11 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaigns.batch_collect import store_assignment
 from flows.campaigns.batch_review import qc_batch
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.report import render_report
-from flows.errors import InputFormatError
+from flows.core.errors import InputFormatError
+from flows.platforms.mturk.batch_collect import store_assignment
 from postprocess.report_data import time_bands
 from tests.test_campaign import make_run
 

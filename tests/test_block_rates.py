@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.config import load_config
-from flows.errors import ConfigError
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
 from qc.decisions import DecisionPolicy, caption_policy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import blocks_on_rates, history_table, wilson_lower, worker_history

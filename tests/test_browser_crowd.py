@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from flows.config import load_config
+from flows.core.config import load_config
+from flows.core.mturk_forms import html_question
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.custom.scaffold import scaffold
-from flows.platforms.mturk_forms import html_question
 from flows.taskserver.task_pages import page_items
 from qc.form_constraints import check_form
 from tests.test_browser_flickr import mine
@@ -80,8 +80,8 @@ def test_the_task_server_serves_the_crowd_page_under_its_csp_and_stores_every_el
     """Prolific's route: the stand-in runs under the task server's content security policy (no
     violation), and the taskAnswers it posts is stored as one answer per element."""
     from flows.campaigns.campaign_plan import Run, plan_items
-    from flows.platforms import mturk_adapter as mturk
-    from flows.store import Store
+    from flows.core.store import Store
+    from flows.platforms.mturk import adapter as mturk
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer
 

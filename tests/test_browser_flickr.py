@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.offline import load_key
-from flows.platforms.mturk_forms import parse_answer_xml
-from flows.templates import sample_context
+from flows.core.mturk_forms import parse_answer_xml
+from flows.core.templates import sample_context
 from qc.qualification import score_answers
 from tests.test_browser import ARTIFACTS, post_page
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from flows.campaigns.budget import campaign_estimate, to_budget_currency
-from flows.cli import main
-from flows.config import load_config
-from flows.errors import BudgetError
+from flows.cli.main import main
+from flows.core.config import load_config
+from flows.core.errors import BudgetError
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "config" / "vizwiz_captions.toml"

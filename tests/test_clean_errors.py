@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
-from flows.campaigns.batch_publish import publish_batch
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.campaigns.operations import cancel
-from flows.config import load_config
-from flows.errors import PlatformError
-from flows.platforms import mturk_adapter as mturk
-from flows.store import Store
+from flows.core.config import load_config
+from flows.core.errors import PlatformError
+from flows.core.store import Store
+from flows.driver.operations import cancel
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.batch_publish import publish_batch
 from tests.conftest import advance
 from tests.test_budget import config_with
 

@@ -13,8 +13,8 @@ import boto3
 import pandas as pd
 import pytest
 
-from flows.cli import main
-from flows.platforms.mturk_forms import html_question
+from flows.cli.main import main
+from flows.core.mturk_forms import html_question
 
 ROOT = Path(__file__).resolve().parents[1]
 

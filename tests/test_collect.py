@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from flows.campaigns import batch_collect
-from flows.campaigns.batch_collect import collect_batch
-from flows.campaigns.batch_publish import publish_batch
-from flows.campaigns.campaign import review_late_work, run_batches
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.config import load_config
-from flows.errors import AnswerConflictError
-from flows.platforms import mturk_adapter as mturk
-from flows.store import Store
+from flows.core.config import load_config
+from flows.core.errors import AnswerConflictError
+from flows.core.store import Store
+from flows.driver.campaign import review_late_work, run_batches
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk import batch_collect
+from flows.platforms.mturk.batch_collect import collect_batch
+from flows.platforms.mturk.batch_publish import publish_batch
 from tests.conftest import advance
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,7 +130,7 @@ def test_late_work_is_reviewed_before_it_reaches_the_dataset(sim, tmp_path: Path
 
 @pytest.mark.parametrize("accept_partial", [False, True])
 def test_an_honest_ending_when_nobody_can_work(sim, tmp_path: Path, capsys, accept_partial) -> None:
-    from flows.cli import main
+    from flows.cli.main import main
     from tests.test_budget import config_with
 
     sim.market.blocks.update({w: "test" for w in sim.market.workers})  # a crowd with nobody eligible

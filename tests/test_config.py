@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.config import load_config
-from flows.errors import ConfigError
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = (ROOT / "config" / "vizwiz_captions.toml").read_text()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
+from flows.cli.main import main
 from flows.custom.scaffold import scaffold
 
 SECRET = "aws_secret_access_key = do-not-serve-me"

@@ -28,11 +28,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flows.campaigns.batch_publish import publish_batch
-from flows.campaigns.campaign import advance_batch
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.outputs import write_outputs
-from flows.platforms.mturk_forms import NS_ANSWERS, answer_rows, answer_xml, parse_answer_xml
+from flows.core.mturk_forms import NS_ANSWERS, answer_rows, answer_xml, parse_answer_xml
+from flows.driver.campaign import advance_batch
+from flows.platforms.mturk.batch_publish import publish_batch
 from tests.fuzz_support import FUZZ
 from tests.test_campaign import make_run
 from tests.test_task_server import answers_for, served, submit, visit  # noqa: F401  (served: a fixture)

@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from flows.cli import main
-from flows.platforms import prolific_adapter as prolific
+from flows.cli.main import main
+from flows.platforms.prolific import adapter as prolific
 from flows.platforms.targets import open_session
 from flows.sim.server import SimServer
 from tests.local_http import QuietHandler, local_http_server

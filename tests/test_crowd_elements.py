@@ -11,11 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.cli import main
+from flows.cli.main import main
+from flows.core.crowd_elements import flatten_task_answers, read_crowd_fields, task_answers
+from flows.core.mturk_forms import answer_xml, form_fields, parse_answer_xml
 from flows.custom.form_spec import form_spec
 from flows.custom.scaffold import scaffold
-from flows.platforms.crowd_elements import flatten_task_answers, read_crowd_fields, task_answers
-from flows.platforms.mturk_forms import answer_xml, form_fields, parse_answer_xml
 from qc.form_constraints import check_form
 
 PAGES = Path(__file__).parent / "pages"

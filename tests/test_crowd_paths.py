@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.errors import ConfigError
+from flows.core.errors import ConfigError
 from flows.sim.crowd import load_crowd
 
 BANK = "image_id,caption,text_detected\nimg1,A red door.,0\n"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.errors import ConfigError
+from flows.core.errors import ConfigError
 from flows.sim.captions import write_caption
 from flows.sim.crowd import BankEntry, load_crowd
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker, normalise

@@ -15,15 +15,15 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.cli import main
-from flows.config import load_config
+from flows.cli.main import main
+from flows.core.config import load_config
+from flows.core.errors import ConfigError, InputFormatError
+from flows.core.mturk_forms import form_fields
+from flows.core.store import Store
 from flows.custom.custom_task import custom_page, custom_spec, read_custom_items
 from flows.custom.form_spec import form_spec
 from flows.custom.scaffold import scaffold
-from flows.errors import ConfigError, InputFormatError
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import form_fields
-from flows.store import Store
+from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_pages import page_items
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
@@ -286,8 +286,8 @@ def test_hitflow_sim_serve_as_its_own_process_does_a_plain_boto3_page(tmp_path: 
 
 def test_a_task_server_response_is_checked_against_the_page_its_items_make(project: Path) -> None:
     """Prolific and link responses have no HIT: their own item ids say which page they answered."""
+    from flows.core.mturk_forms import answer_xml
     from flows.custom.custom_review import custom_qc_batch
-    from flows.platforms.mturk_forms import answer_xml
 
     cfg = load_config(project / "config" / "demo_task.toml")
     store = Store(project / "h.db")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.campaigns.batch_collect import collect_batch
-from flows.campaigns.batch_publish import publish_batch
 from flows.campaigns.batch_review import decide_batch, qc_batch
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.config import load_config
-from flows.platforms import mturk_adapter as mturk
+from flows.core.config import load_config
+from flows.core.store import Store
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.batch_collect import collect_batch
+from flows.platforms.mturk.batch_publish import publish_batch
 from flows.sim.pacing import Pacing
-from flows.store import Store
 from tests.conftest import advance
 
 ROOT = Path(__file__).resolve().parents[1]

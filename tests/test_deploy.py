@@ -16,12 +16,12 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.campaigns.campaign_run import check_task_server
-from flows.cli import _parser
-from flows.config import load_config
-from flows.errors import ConfigError
-from flows.platforms import mturk_adapter as mturk
-from flows.store import Store
+from flows.cli.main import _parser
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.store import Store
+from flows.driver.campaign_run import check_task_server
+from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.task_server import TaskSite, invite_link
 from flows.taskserver.task_server_thread import TaskServer

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from flows.cli import main
+from flows.cli.main import main
 from postprocess import (
     agreement,
     dataset,

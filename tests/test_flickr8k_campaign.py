@@ -13,11 +13,11 @@ import boto3
 import pandas as pd
 import pytest
 
-from flows.campaigns.campaign_flow import run_campaign
-from flows.config import load_config
-from flows.errors import ConfigError
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.store import Store
+from flows.driver.campaign_flow import run_campaign
 from flows.sim.server import SimServer
-from flows.store import Store
 from qc.submit_rules import violations
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,7 +184,7 @@ def test_status_and_report_count_the_qualification_test(finished: tuple[Path, Pa
     from decimal import Decimal
 
     from flows.campaigns.campaign_plan import qualification_test_cost
-    from flows.campaigns.campaign_status import campaign_status, format_status
+    from flows.driver.campaign_status import campaign_status, format_status
 
     db, out = finished
     cfg = load_config(CONFIG)

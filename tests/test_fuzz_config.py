@@ -14,9 +14,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from flows.config import CampaignConfig, load_config
-from flows.config_schema import ConfigFile
-from flows.errors import ConfigError
+from flows.core.config import CampaignConfig, load_config
+from flows.core.config_schema import ConfigFile
+from flows.core.errors import ConfigError
 from tests.fuzz_support import FUZZ, assert_one_line, toml_document, toml_value
 
 ROOT = Path(__file__).resolve().parents[1]

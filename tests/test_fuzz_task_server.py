@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.config import load_config
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import form_fields
-from flows.store import Store
+from flows.core.config import load_config
+from flows.core.mturk_forms import form_fields
+from flows.core.store import Store
+from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.task_server import TaskSite, make_app, page_signature
 from tests.test_task_server import CONFIG, answers_for

@@ -11,15 +11,15 @@ import httpx
 import pandas as pd
 import pytest
 
-from flows import text_files
-from flows.campaigns.campaign_flow import run_campaign
-from flows.campaigns.operations import open_campaign_run
-from flows.cli import main
-from flows.csv_files import write_dataset
+from flows.cli.main import main
+from flows.core import text_files
+from flows.core.csv_files import write_dataset
+from flows.core.errors import ConfigError
+from flows.core.store import Store
 from flows.custom.scaffold import scaffold
-from flows.errors import ConfigError
+from flows.driver.campaign_flow import run_campaign
+from flows.driver.operations import open_campaign_run
 from flows.sim.server import SimServer
-from flows.store import Store
 from flows.studies.study_outputs import write_study_outputs
 from flows.taskserver.task_site import task_secret
 from flows.taskserver.task_units import secret_fingerprint

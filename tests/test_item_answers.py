@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from flows.config import load_config
+from flows.core.config import load_config
+from flows.core.mturk_forms import form_fields
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.custom.scaffold import scaffold
-from flows.platforms.mturk_forms import form_fields
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
 from flows.sim.item_answers import copies, short_phrase
 from flows.sim.page_filling import fill_form, page_rules

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from flows.errors import CampaignBusyError
+from flows.core.errors import CampaignBusyError
+from flows.core.store import Store
 from flows.sim.pacing import Pacing
-from flows.store import Store
 from tests.prefect_server import prefect_server, stop_group
 from tests.small_configs import small_vizwiz
 

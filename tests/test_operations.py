@@ -9,17 +9,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaigns.batch_collect import collect_batch
-from flows.campaigns.batch_publish import publish_batch
-from flows.campaigns.campaign import advance_batch, run_batches
-from flows.campaigns.campaign_flow import run_campaign
 from flows.campaigns.campaign_plan import Run, cost_per_assignment, plan_items
-from flows.campaigns.campaign_status import campaign_status, format_status
-from flows.campaigns.operations import cancel, reconcile
-from flows.config import load_config
-from flows.platforms import mturk_adapter as mturk
+from flows.core.config import load_config
+from flows.core.store import Store
+from flows.driver.campaign import advance_batch, run_batches
+from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_status import campaign_status, format_status
+from flows.driver.operations import cancel, reconcile
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.batch_collect import collect_batch
+from flows.platforms.mturk.batch_publish import publish_batch
 from flows.sim.server import SimServer
-from flows.store import Store
 from tests.test_campaign import CONFIG, make_run, quiet, sim_hits
 
 
@@ -140,7 +140,7 @@ def test_credentials_never_reach_store_logs_or_pages(sim, tmp_path: Path, monkey
 
 
 def test_next_batch_advances_one_batch_per_run_until_done(sim, tmp_path: Path) -> None:
-    from flows.campaigns.campaign import run_next_batch
+    from flows.driver.campaign import run_next_batch
 
     run = make_run(sim, tmp_path / "h.db")
     done = []
@@ -158,7 +158,7 @@ def test_next_batch_advances_one_batch_per_run_until_done(sim, tmp_path: Path) -
 
 
 def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatch) -> None:
-    import flows.platforms.mturk_adapter as adapter  # what MTurk's decide step calls
+    import flows.platforms.mturk.adapter as adapter  # what MTurk's decide step calls
 
     with SimServer(seed=12) as first:
         run_campaign(CONFIG, endpoint_url=first.url, db_path=tmp_path / "a.db", out_root=tmp_path / "a",
@@ -189,7 +189,7 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
 
 
 def test_dry_runs_change_nothing(sim, tmp_path: Path) -> None:
-    from flows.campaigns.operations import cancel_plan
+    from flows.driver.operations import cancel_plan
 
     run = make_run(sim, tmp_path / "h.db")
     plan_items(run, limit=50)

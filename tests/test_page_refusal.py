@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from flows.campaigns.campaign_run import run_campaign
-from flows.cli import main
+from flows.cli.main import main
 from flows.custom.custom_task import UnreadablePage
 from flows.custom.scaffold import scaffold
+from flows.driver.campaign_run import run_campaign
 
 HEAD = "{% extends '_custom_page.html.j2' %}{% block item %}\n"
 FIELD = '<textarea name="description_{{ i }}" required minlength="5"></textarea>\n'

@@ -20,20 +20,20 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.batch_review import block_workers, decide_batch, qc_batch
-from flows.campaigns.batch_window import open_window
 from flows.campaigns.campaign_plan import hit_groups, plan_items
-from flows.campaigns.campaign_run import task_server_for
-from flows.campaigns.operations import cancel
-from flows.config import load_config
-from flows.errors import PlatformError
-from flows.platforms import mturk_adapter as mturk
+from flows.core.config import load_config
+from flows.core.errors import PlatformError
+from flows.core.run_context import Run
+from flows.core.store import SETTLED, Store
+from flows.driver.campaign_run import task_server_for
+from flows.driver.operations import cancel
 from flows.platforms import platform_for
-from flows.platforms import prolific_adapter as prolific
+from flows.platforms.batch_window import open_window
 from flows.platforms.interface import Platform
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.prolific import adapter as prolific
 from flows.platforms.targets import open_session
-from flows.run_context import Run
 from flows.sim.server import SimServer
-from flows.store import SETTLED, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -111,7 +111,7 @@ def small_crowd(tmp_path: Path) -> Path:
     """Twelve diligent people for ten places a batch: most of batch 1's come back for batch 2
     unless something keeps them out (a block that does nothing fails the block check)."""
     crowd = tmp_path / "crowd.toml"
-    # the bank beside the crowd file: a crowd's files stay in its folder (flows/contained_paths.py)
+    # the bank beside the crowd file: a crowd's files stay in its folder (flows/core/contained_paths.py)
     shutil.copy(ROOT / "config" / "items" / "vizwiz_demo_captions.csv", tmp_path / "bank.csv")
     crowd.write_text('seed = 1\ncaption_bank = "bank.csv"\n\n[[profile]]\nname = "diligent"\ncount = 12\n')
     return crowd

@@ -12,13 +12,13 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from flows.campaigns.campaign import StepFn, call_directly
-from flows.campaigns.campaign_run import run_campaign
-from flows.cli import main
-from flows.platforms import prolific_adapter
-from flows.run_context import Run
+from flows.cli.main import main
+from flows.core.run_context import Run
+from flows.core.store import SETTLED, Store
+from flows.driver.campaign import StepFn, call_directly
+from flows.driver.campaign_run import run_campaign
+from flows.platforms.prolific import adapter as prolific_adapter
 from flows.sim.server import SimServer
-from flows.store import SETTLED, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -134,7 +134,7 @@ def test_the_scheduled_next_batch_flow_posts_a_study_on_prolific(tmp_path: Path,
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.campaigns.campaign_flow import caption_next_batch
+    from flows.driver.campaign_flow import caption_next_batch
 
     with SimServer(seed=5) as sim, prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine
         result = caption_next_batch(config_path=str(CONFIG), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),

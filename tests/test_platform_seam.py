@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.errors import ConfigError
+from flows.core.errors import ConfigError
 from flows.platforms import PLATFORMS, platform_for
 from flows.platforms.interface import Platform
 

@@ -1,4 +1,4 @@
-"""Which Prefect API a run uses (flows/prefect_api.py): a running one is reused, a temporary one is
+"""Which Prefect API a run uses (flows/core/prefect_api.py): a running one is reused, a temporary one is
 started at once and stopped after, a named one that does not answer is refused; and the paths
 that need no Prefect never import it."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
-from flows.errors import ConfigError
-from flows.prefect_api import HITFLOW_API_ENV, healthy, prefect_api
+from flows.cli.main import main
+from flows.core.errors import ConfigError
+from flows.core.prefect_api import HITFLOW_API_ENV, healthy, prefect_api
 from tests.local_http import QuietHandler, local_http_server
 from tests.prefect_server import free_port
 
@@ -86,7 +86,7 @@ def test_the_temporary_server_starts_without_blocking_answers_and_is_stopped(no_
 
 
 def test_help_and_no_prefect_runs_never_import_prefect(tmp_path: Path) -> None:
-    script = ("import sys, contextlib, io\nfrom flows.cli import main\n"
+    script = ("import sys, contextlib, io\nfrom flows.cli.main import main\n"
               "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
               "    main(['--help'])\n"
               f"code = main(['run', {str(CONFIG)!r}, '--no-prefect', '--limit', '1',"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.campaigns.campaign import STEPS
-from flows.campaigns.campaign_flow import campaign_flow
+from flows.driver.campaign import STEPS
+from flows.driver.campaign_flow import campaign_flow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def test_deploy_registers_a_scheduled_single_run_deployment(tmp_path: Path, monk
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.campaigns.campaign_flow import deploy_schedule
+    from flows.driver.campaign_flow import deploy_schedule
 
     with prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine needs more than 30 s
         deployment_id = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",

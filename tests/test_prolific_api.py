@@ -11,11 +11,11 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.config import load_config
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms.prolific_adapter import SIM_TOKEN
+from flows.core.config import load_config
+from flows.core.store import Store
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.prolific.adapter import SIM_TOKEN
 from flows.sim.server import SimServer
-from flows.store import Store
 from flows.taskserver.task_server import TaskSite, completion_code
 from flows.taskserver.task_server_thread import TaskServer
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaigns.campaign_flow import run_campaign
-from flows.errors import BudgetError
-from flows.platforms.prolific_adapter import check_hourly_pay
+from flows.core.errors import BudgetError
+from flows.core.store import Store
+from flows.driver.campaign_flow import run_campaign
+from flows.platforms.prolific.adapter import check_hourly_pay
 from flows.sim.server import SimServer
-from flows.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

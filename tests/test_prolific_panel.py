@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.campaigns.campaign_flow import run_campaign
+from flows.core.store import Store
+from flows.driver.campaign_flow import run_campaign
 from flows.sim import crowd
 from flows.sim.prolific_people import Participants
 from flows.sim.server import SimServer
-from flows.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

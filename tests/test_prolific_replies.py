@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flows.errors import ConfigError, PlatformError
-from flows.platforms import prolific_adapter as prolific
+from flows.core.errors import ConfigError, PlatformError
+from flows.platforms.prolific import adapter as prolific
 from flows.platforms.retry_policy import RetryPolicy
 
 TOKEN = "hostileRepliesToken0123456789"

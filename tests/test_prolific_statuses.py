@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.campaigns.campaign_run import run_campaign
-from flows.config import load_config
-from flows.errors import ConfigError
-from flows.platforms import prolific_adapter as prolific
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.store import Store
+from flows.driver.campaign_run import run_campaign
+from flows.platforms.prolific import adapter as prolific
 from flows.sim.server import SimServer
-from flows.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -61,7 +61,7 @@ def test_screened_out_and_reserved_submissions_are_counted_and_paid_as_prolific_
 
 def test_reserved_holds_a_place_and_is_waited_for_and_every_spelling_counts() -> None:
     """Prolific's statuses (its OpenAPI's enums), counted as collect counts a study's places."""
-    from flows.platforms.prolific_statuses import place_counts
+    from flows.platforms.prolific.statuses import place_counts
 
     statuses = ["RESERVED", "ACTIVE", "UNKNOWN", "AWAITING REVIEW", "APPROVED", "REJECTED", "RETURNED",
                 "TIMED-OUT", "TIME-OUT", "SCREENED OUT"]

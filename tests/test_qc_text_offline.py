@@ -11,8 +11,8 @@ import pytest
 
 from bench.qc_real_grid import GRID_KEYS
 from flows.campaigns.page_text import campaign_page_text, visible_text
-from flows.cli import main
-from flows.config import load_config
+from flows.cli.main import main
+from flows.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 VIZWIZ = ROOT / "config" / "vizwiz_captions.toml"

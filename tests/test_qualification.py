@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.offline import DEFAULT_KEY, load_key
-from flows.cli import main
-from flows.errors import InputFormatError
+from flows.cli.main import main
+from flows.core.errors import InputFormatError
 from qc.qualification import score_answers
 
 KEY = load_key()

@@ -15,13 +15,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaigns.campaign_run import run_campaign
-from flows.config import load_config
-from flows.errors import ConfigError
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.store import Store
+from flows.driver.campaign_run import run_campaign
 from flows.sim import crowd
 from flows.sim.server import SimServer
 from flows.sim.volunteers import volunteer_round
-from flows.store import Store
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 
@@ -107,7 +107,7 @@ def test_prolific_campaign_leaves_and_comes_back(live_sim: SimServer, tmp_path: 
     one_line = [line for line in lines if line.startswith("batch 1: ") and "places filled" in line]
     assert len(one_line) <= 2  # one look per run, not a line per poll
     assert (tmp_path / cfg.name / "dataset.json").is_file()
-    from flows.campaigns.campaign_status import campaign_status
+    from flows.driver.campaign_status import campaign_status
 
     money = campaign_status(store, cfg.name)[0]  # 0.90 GBP + 0.30 fee = 1.20 GBP = 1.52 USD a place
     approved = store.table("platform_submissions").count_where("status = 'APPROVED'")
@@ -178,7 +178,7 @@ def test_a_waiting_batch_is_one_line_that_changes_not_a_line_per_poll(tmp_path: 
 
 
 def test_the_cli_says_the_batch_is_open_and_how_to_come_back(live_sim: SimServer, tmp_path: Path, capsys) -> None:
-    from flows.cli import main
+    from flows.cli.main import main
 
     config = variant(tmp_path, "vizwiz_captions.toml", {"batches": "1"}, "")
     cfg, db = load_config(config), tmp_path / "h.db"

@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.errors import PlatformError
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms import prolific_adapter as prolific
-from flows.platforms.mturk_forms import html_question
+from flows.core.errors import PlatformError
+from flows.core.mturk_forms import html_question
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.prolific import adapter as prolific
 from flows.platforms.retry_policy import RetryPolicy, retry_after_s
 from tests.test_sim_contract import PAGE
 

@@ -10,9 +10,9 @@ import httpx
 import pandas as pd
 import pytest
 
-from flows.config import load_config
-from flows.errors import ConfigError
-from flows.store import Store
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.store import Store
 from qc.decisions import DecisionPolicy
 from qc.review_queue import build_queue, people_vs_rules
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
@@ -152,7 +152,7 @@ def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_
 
 def _finish(config: Path, url: str, db: Path, out: Path) -> None:
     """Clear every later batch's queue the way the rules would, until the campaign is done."""
-    from flows.campaigns.operations import open_campaign_run
+    from flows.driver.operations import open_campaign_run
     from flows.review.review_actions import Decision, apply_decision
     from flows.review.review_data import campaign_queue
 
@@ -176,8 +176,8 @@ def test_deadline_near_lets_the_rules_decide_and_the_report_says_so(sim, tmp_pat
 
 
 def test_unblock_spares_the_worker_and_a_bonus_is_paid_once(sim, tmp_path: Path, capsys) -> None:
-    from flows.campaigns.operations import open_campaign_run
-    from flows.cli import main
+    from flows.cli.main import main
+    from flows.driver.operations import open_campaign_run
     from flows.review.review_actions import Decision, apply_decision
     from flows.review.review_data import campaign_queue
 
@@ -237,7 +237,7 @@ def test_hitflow_review_prints_a_one_time_link(sim, tmp_path: Path) -> None:
 
 
 def test_a_run_that_waits_for_review_says_so_without_calling_it_an_error(tmp_path: Path, capsys) -> None:
-    from flows.cli import main
+    from flows.cli.main import main
 
     config = review_config(tmp_path)
     argv = ["run", str(config), "--no-prefect", "--limit", "20", "--db", str(tmp_path / "h.db"), "--out",

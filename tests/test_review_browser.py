@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from flows.core.store import Store
 from flows.sim.server import SimServer
-from flows.store import Store
 from tests.review_helpers import review_config, review_server, run_until_review
 
 
@@ -31,7 +31,7 @@ def current_item(page: Any) -> str:
 
 def decide_the_rest(db: Path) -> None:
     """What the queue still holds, decided as the rules advise (the page was tested above)."""
-    from flows.campaigns.operations import open_campaign_run
+    from flows.driver.operations import open_campaign_run
     from flows.review.review_actions import Decision, apply_decision
     from flows.review.review_data import campaign_queue
 

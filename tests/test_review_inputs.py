@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flows.review.review_demo import sign_in
+from flows.core.store import Store
+from flows.driver.review_demo import sign_in
 from flows.sim.server import SimServer
-from flows.store import Store
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
 
 

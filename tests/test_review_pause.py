@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from flows.core.store import Store
+from flows.driver.review_demo import decide_open_cards, sign_in
 from flows.review.review_data import format_review_status, review_status
-from flows.review.review_demo import decide_open_cards, sign_in
-from flows.store import Store
 from tests.conftest import advance
 from tests.review_helpers import review_config, review_server
 
@@ -39,7 +39,7 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 def start_flow(config: Path, sim_url: str, tmp_path: Path) -> tuple[threading.Thread, dict[str, Any]]:
     """The campaign flow on a thread of its own (with the harness's settings), as a served run would be."""
-    from flows.campaigns.campaign_flow import campaign_flow
+    from flows.driver.campaign_flow import campaign_flow
 
     out: dict[str, Any] = {}
 
@@ -171,7 +171,7 @@ def test_the_scheduled_batch_flow_ends_completed_while_its_batch_waits_for_revie
                                                                                   tmp_path: Path) -> None:
     """A served schedule's run that meets a batch waiting for a person says so and ends Completed;
     the next scheduled run looks again (it ended Failed, with a failed task, before)."""
-    from flows.campaigns.campaign_flow import caption_next_batch
+    from flows.driver.campaign_flow import caption_next_batch
 
     db = tmp_path / "h.db"
     state = caption_next_batch(config_path=str(review_config(tmp_path)), endpoint_url=sim.url, db_path=str(db),
@@ -205,7 +205,7 @@ def flow_states(db: Path) -> list[str]:
 def test_a_scheduled_batch_flow_that_meets_a_held_batch_ends_completed(prefect_api: None, sim, tmp_path: Path) -> None:
     """Like a batch waiting for review: the held batch ends its task and the one-batch run Completed,
     saying how to release it (the run ended Failed before)."""
-    from flows.campaigns.campaign_flow import caption_next_batch
+    from flows.driver.campaign_flow import caption_next_batch
 
     db = tmp_path / "h.db"
     state = caption_next_batch(config_path=str(held_page(tmp_path)), endpoint_url=sim.url, db_path=str(db),
@@ -221,7 +221,7 @@ def test_a_scheduled_batch_flow_that_meets_a_held_batch_ends_completed(prefect_a
 @pytest.mark.prefect
 def test_hitflow_run_under_prefect_ends_a_held_batch_completed_with_a_plain_line(prefect_api: None, tmp_path: Path,
                                                                                  capsys) -> None:
-    from flows.cli import main
+    from flows.cli.main import main
 
     db = tmp_path / "h.db"
     assert main(["run", str(held_page(tmp_path)), "--db", str(db), "--out", str(tmp_path / "runs")]) == 10

@@ -9,15 +9,13 @@ import json
 from pathlib import Path
 
 import httpx
-import pytest
 
-from flows.campaigns.operations import open_campaign_run
-from flows.errors import InputFormatError
+from flows.core.store import Store
+from flows.driver.operations import open_campaign_run
+from flows.driver.review_demo import REJECT_REASON, decide_open_cards, sign_in
 from flows.review.review_actions import Decision, apply_decision
 from flows.review.review_data import campaign_queue
-from flows.review.review_demo import REJECT_REASON, decide_open_cards, sign_in
 from flows.sim.server import SimServer
-from flows.store import Store
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
 
 NAME = "vizwiz_captions"
@@ -39,10 +37,6 @@ def _finish(config: Path, url: str, db: Path, out: Path) -> None:
                                              idem_key=f"script:{row.item}"))
 
 
-@pytest.mark.xfail(raises=InputFormatError, strict=False, reason=(
-    "known bug, found at the end of 2026-11-24's session: a Prolific submission that timed out after its answer "
-    "reached the task server stays in the review queue, and no decision can be sent for it ('nothing to approve'), "
-    "so its batch waits for a person until the auto-approval deadline; the queue should settle it"))
 def test_a_person_clears_batch_1_on_prolific_and_study_2_excludes_their_block(tmp_path: Path) -> None:
     db, config = tmp_path / "h.db", review_config(tmp_path)
     with SimServer(seed=2) as sim:
@@ -121,7 +115,7 @@ def _study(store: Store, batch: int) -> str:
 def test_a_batch_nobody_reviews_is_decided_by_the_rules_before_prolifics_21_day_auto_approval(tmp_path: Path) -> None:
     """Prolific approves what still awaits review after 21 days: the gate stops waiting an hour
     before (the config's review_deadline_s) and the rules decide; before it, the batch waits."""
-    from flows.platforms.prolific_batches import AUTO_APPROVAL_S
+    from flows.platforms.prolific.batches import AUTO_APPROVAL_S
     from tests.conftest import advance
 
     db, config = tmp_path / "h.db", review_config(tmp_path)

@@ -11,9 +11,9 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from flows.campaigns.campaign_plan import item_plan
-from flows.config import load_config
-from flows.errors import ConfigError
-from flows.item_generator import generated_items
+from flows.core.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.item_generator import generated_items
 from flows.sim.pacing import Pacing
 from flows.sim.server import SimServer
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from flows.campaigns.campaign_status import campaign_status
-from flows.store import Store
+from flows.core.store import Store
+from flows.driver.campaign_status import campaign_status
 from tests.prefect_server import group_gone, group_members, process_group
 from tests.prefect_server import prefect_server as real_prefect_server
 from tests.small_configs import small_vizwiz
@@ -137,7 +137,7 @@ def test_a_test_s_process_group_ends_even_when_it_ignores_sigterm() -> None:
 
 
 def test_schedules_refuse_the_ephemeral_server(tmp_path: Path, capsys, monkeypatch) -> None:
-    from flows.cli import main
+    from flows.cli.main import main
 
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     assert main(["serve-schedules", str(small_campaign(tmp_path))]) == 2
@@ -150,7 +150,7 @@ def test_schedules_refuse_the_ephemeral_server(tmp_path: Path, capsys, monkeypat
 def test_a_schedule_comes_back_to_a_live_prolific_campaign(tmp_path: Path, prefect_server: dict[str, str]) -> None:
     """Each scheduled run looks at the open study and leaves; people arrive in between, with only
     the task server up (the simulator on the wall clock, x600)."""
-    from flows.config import load_config
+    from flows.core.config import load_config
     from flows.sim.server import SimServer
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer

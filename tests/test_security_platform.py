@@ -12,22 +12,22 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.campaigns.batch_collect import store_assignment
-from flows.campaigns.batch_publish import publish_batch
 from flows.campaigns.campaign_plan import Run, hit_groups, plan_items
-from flows.campaigns.campaign_status import batch_markdown
-from flows.cli import main
-from flows.config import load_config
-from flows.errors import ConfigError, PlatformError
-from flows.markdown_text import md_text
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms import prolific_adapter as prolific
-from flows.platforms.mturk_forms import answer_rows, answer_xml
-from flows.platforms.prolific_batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
+from flows.cli.main import main
+from flows.core.config import load_config
+from flows.core.errors import ConfigError, PlatformError
+from flows.core.markdown_text import md_text
+from flows.core.mturk_forms import answer_rows, answer_xml
+from flows.core.store import Store
+from flows.driver.campaign_status import batch_markdown
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.batch_collect import store_assignment
+from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.prolific import adapter as prolific
+from flows.platforms.prolific.batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
 from flows.platforms.targets import check_target, open_session
 from flows.sim.prolific_state import new_id
 from flows.sim.server import SimServer
-from flows.store import Store
 from flows.taskserver.task_server import TaskSite, completion_code
 from flows.taskserver.task_server_thread import TaskServer
 from tests.local_http import QuietHandler, local_http_server

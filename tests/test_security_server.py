@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.config import load_config
-from flows.platforms import mturk_adapter as mturk
-from flows.store import Store
+from flows.core.config import load_config
+from flows.core.store import Store
+from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.task_server import TaskSite, completion_code
 from flows.taskserver.task_server_thread import TaskServer

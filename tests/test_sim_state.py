@@ -17,10 +17,10 @@ import boto3
 import httpx
 import pytest
 
-from flows.cli import main
-from flows.errors import ConfigError
-from flows.platforms.mturk_forms import html_question
-from flows.platforms.prolific_adapter import SIM_TOKEN
+from flows.cli.main import main
+from flows.core.errors import ConfigError
+from flows.core.mturk_forms import html_question
+from flows.platforms.prolific.adapter import SIM_TOKEN
 from flows.platforms.targets import open_session
 from flows.sim.server import MAX_BODY, SimServer
 from tests.conftest import advance

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import sqlite_utils
 
-from flows.errors import CampaignBusyError
-from flows.store import Store, migrations
+from flows.core.errors import CampaignBusyError
+from flows.core.store import Store, migrations
 
 
 def test_migrations_create_every_table_and_are_recorded(tmp_path: Path) -> None:

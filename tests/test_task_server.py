@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.config import load_config
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms.mturk_forms import form_fields, parse_answer_xml
-from flows.store import Store
+from flows.core.config import load_config
+from flows.core.mturk_forms import form_fields, parse_answer_xml
+from flows.core.store import Store
+from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_server import TaskSite, completion_code, invite_link
 from flows.taskserver.task_server_thread import TaskServer
 from flows.taskserver.task_units import choose_unit

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from flows.errors import ConfigError
-from flows.platforms.mturk_forms import form_fields
+from flows.core.errors import ConfigError
+from flows.core.mturk_forms import form_fields
+from flows.core.templates import render, safe_url, sample_context, task_templates
 from flows.sim.market import page_rules
-from flows.templates import render, safe_url, sample_context, task_templates
 
 HOSTILE = ['<script>alert("x")</script>', '<img src=x onerror="alert(1)">', "\"'><b>bold</b>", "x" * 3000]
 

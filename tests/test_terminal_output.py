@@ -1,4 +1,4 @@
-"""What people see (flows/terminal.py): on a terminal (a real pseudo-terminal) a run draws progress
+"""What people see (flows/core/terminal.py): on a terminal (a real pseudo-terminal) a run draws progress
 bars with an ETA and its summary table, and ``hitflow status`` a table; piped or captured, the same
 commands print plain lines without a single control character."""
 
@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from flows.campaigns.batch_window import end_waiting, show_waiting
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import show_summary
-from flows.config import load_config
-from flows.platforms import mturk_adapter as mturk
-from flows.store import Store
-from flows.terminal import WaitingBar
+from flows.core.config import load_config
+from flows.core.store import Store
+from flows.core.terminal import WaitingBar
+from flows.platforms.batch_window import end_waiting, show_waiting
+from flows.platforms.mturk import adapter as mturk
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # anything but \t and \n

@@ -1,6 +1,6 @@
 """What the task is, for caption campaigns: the plan and the batch steps, and everything around a run.
 
-Owns the item plan (``campaign_plan``; the run's context is ``flows/run_context.py``), the batch
+Owns the item plan (``campaign_plan``; the run's context is ``flows/core/run_context.py``), the batch
 steps in order (publish -> collect, which the platform provides: MTurk's are ``batch_publish`` and
 ``batch_collect`` -> ``batch_review``: QC, then decisions and blocks sent through the platform), the
 qualification stage, the budget,

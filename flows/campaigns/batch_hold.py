@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from flows.errors import BatchHeld, ConfigError
-from flows.run_context import Run
-from flows.store import Store
+from flows.core.errors import BatchHeld, ConfigError
+from flows.core.run_context import Run
+from flows.core.store import Store
 
 # With fewer workers reached, a share says little: two bad workers among three is plausible fraud.
 MIN_WORKERS_REACHED = 3

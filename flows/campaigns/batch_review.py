@@ -11,9 +11,9 @@ import pandas as pd
 from flows.campaigns import block_evidence as evidence
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.page_text import qc_params
-from flows.ledger_calls import LedgeredCall, ledgered
+from flows.core.ledger_calls import LedgeredCall, ledgered
+from flows.core.run_context import Run
 from flows.platforms import platform_for
-from flows.run_context import Run
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
 
@@ -74,8 +74,9 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
         if records:
             run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()
-    run.progress(f"batch {batch}: QC over {what}, {len(flags)} flags "
-                 + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    by_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))
+    run.progress(f"batch {batch}: QC over {what}, " + (f"{len(flags)} flag(s) by rule: {by_rule}" if by_rule
+                                                       else "no flags"))
     return counts
 
 

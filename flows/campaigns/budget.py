@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from flows.campaigns.campaign_plan import cost_per_assignment, qualification_test_cost
-from flows.config import CampaignConfig
-from flows.errors import BudgetError
-from flows.platforms.prolific_fees import cost_of
-from flows.run_context import PlatformClient, Run
-from flows.store import Store
+from flows.core.config import CampaignConfig
+from flows.core.errors import BudgetError
+from flows.core.run_context import PlatformClient, Run
+from flows.core.store import Store
+from flows.platforms.prolific.fees import cost_of
 
 Quote = Callable[[int, int], int]  # (reward in minor units, places) -> total with fees in minor units
 CENT = Decimal("0.01")
@@ -71,7 +71,7 @@ def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], clie
     reward = int(cfg.prolific.reward * 100)
     price: Quote = offline_prolific_quote
     if client is not None:
-        from flows.platforms import prolific_adapter as prolific
+        from flows.platforms.prolific import adapter as prolific
 
         assert isinstance(client, prolific.ProlificClient), "a Prolific estimate needs Prolific's client"
         prolific.check_currency(client, cfg.prolific.currency)  # before any figure in the config's money

@@ -10,17 +10,17 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flows.config import CampaignConfig
-from flows.csv_files import read_csv_table
-from flows.errors import BudgetError, InputFormatError
-from flows.item_generator import scaled_copy
-from flows.ledger_calls import LedgeredCall, ledgered
-from flows.platforms import mturk_adapter as mturk
+from flows.core.config import CampaignConfig
+from flows.core.csv_files import read_csv_table
+from flows.core.errors import BudgetError, InputFormatError
+from flows.core.item_generator import scaled_copy
+from flows.core.ledger_calls import LedgeredCall, ledgered
+from flows.core.run_context import Run
+from flows.core.templates import safe_url
 from flows.platforms import platform_for
-from flows.platforms.mturk_fees import mturk_fee
-from flows.run_context import Run
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.fees import mturk_fee
 from flows.studies.study_plan import read_study_items, study_tasks
-from flows.templates import safe_url
 
 ITEM_COLUMNS = ("image_id", "file_name", "url")
 
@@ -188,7 +188,7 @@ def score_qualification_name(cfg: CampaignConfig) -> str:
 def scored_test_qualification(run: Run) -> str:
     """The scored qualification test (Test + AnswerKey from the key CSV), or "" when none is configured."""
     from flows.campaigns.offline import load_key
-    from flows.platforms.qualification_forms import build_answer_key, build_test_form
+    from flows.platforms.mturk.qualification_forms import build_answer_key, build_test_form
 
     g = run.cfg.gating
     if g.qualification_key is None or g.qualification_mode != "mturk_test":

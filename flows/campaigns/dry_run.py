@@ -9,7 +9,6 @@ from collections import Counter, defaultdict
 from decimal import Decimal
 from typing import Any
 
-from flows.campaigns.batch_publish import hit_type_params, page_html
 from flows.campaigns.budget import Estimate, describe, mturk_estimate, prolific_estimate, to_budget_currency
 from flows.campaigns.campaign_plan import (
     block_qualification_name,
@@ -19,11 +18,12 @@ from flows.campaigns.campaign_plan import (
     qualification_test_cost,
     score_qualification_name,
 )
-from flows.campaigns.qualification_stage import test_page
-from flows.config import CampaignConfig
+from flows.core.config import CampaignConfig
+from flows.core.mturk_forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
+from flows.core.run_context import Run
 from flows.platforms.interface import Groups
-from flows.platforms.mturk_forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
-from flows.run_context import Run
+from flows.platforms.mturk.batch_publish import hit_type_params, page_html
+from flows.platforms.mturk.qualification_stage import test_page
 
 
 def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from flows.config import CampaignConfig
-from flows.errors import BudgetError
+from flows.core.config import CampaignConfig
+from flows.core.errors import BudgetError
 
 Groups = dict[tuple[int, int], list[dict[str, Any]]]
 
@@ -19,7 +19,7 @@ Groups = dict[tuple[int, int], list[dict[str, Any]]]
 def prolific_calls(cfg: CampaignConfig, groups: Groups, problems: list[str]) -> list[str]:
     """The Prolific API calls a real run makes, in order, one study per batch."""
     from flows.campaigns.budget import offline_prolific_quote
-    from flows.platforms import prolific_adapter as prolific
+    from flows.platforms.prolific import adapter as prolific
 
     p, reward = cfg.prolific, int(cfg.prolific.reward * 100)
     try:
@@ -66,6 +66,6 @@ def links_calls(cfg: CampaignConfig, groups: Groups, invitees: list[str], proble
 
 
 def _open_for(cfg: CampaignConfig) -> str:
-    from flows.campaigns.batch_window import span
+    from flows.platforms.batch_window import span
 
     return span(cfg.batch_open_s or cfg.hit_lifetime_s)

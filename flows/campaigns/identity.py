@@ -14,8 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows.errors import ConfigError
-from flows.store import Store
+from flows.core.errors import ConfigError
+from flows.core.store import Store
 
 MANIFEST = "hitflow-manifest.json"
 CANCELLED = "cancelled"

@@ -7,11 +7,11 @@ from pathlib import Path
 import pandas as pd
 
 from flows.campaigns.page_text import qc_params
-from flows.config import load_config
-from flows.csv_files import read_csv_frame, write_csv
-from flows.errors import InputFormatError
+from flows.core.config import load_config
+from flows.core.csv_files import read_csv_frame, write_csv
+from flows.core.errors import InputFormatError
+from flows.core.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
-from flows.spelling_cache import spelling_index
 from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, prepare, run_rules

@@ -11,11 +11,11 @@ import pandas as pd
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost, scored_test_qualification
-from flows.campaigns.qualification_stage import record_native_scores
 from flows.campaigns.report import render_report
 from flows.campaigns.summary import shortfall_lines
-from flows.csv_files import write_csv, write_dataset
-from flows.spelling_cache import spelling_index
+from flows.core.csv_files import write_csv, write_dataset
+from flows.core.spelling_cache import spelling_index
+from flows.platforms.mturk.qualification_stage import record_native_scores
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands

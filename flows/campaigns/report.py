@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from flows.templates import render
+from flows.core.templates import render
 
 
 def _png(fig: Any) -> str:

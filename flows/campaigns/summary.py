@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from flows.store import Store
-from flows.terminal import on_terminal, print_table
+from flows.core.store import Store
+from flows.core.terminal import on_terminal, print_table
 from postprocess.report_data import blocking_vs_truth
 
 WHAT_TO_DO = ("what to do: extend the short HITs (UpdateExpirationForHIT, CreateAdditionalAssignmentsForHIT), "

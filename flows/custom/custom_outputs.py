@@ -14,16 +14,17 @@ import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import shortfall_lines
-from flows.csv_files import write_csv, write_dataset
+from flows.core.csv_files import write_csv, write_dataset
+from flows.core.errors import InputFormatError
+from flows.core.templates import render
 from flows.custom.custom_task import INDEXED, custom_spec
-from flows.errors import InputFormatError
 from flows.taskserver.task_pages import page_items
-from flows.templates import render
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
 
-BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms")
+# hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
+BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
 DATASET_COLUMNS = ["batch", "hit_id", "assignment_id", "worker_id", "item_id", "field", "value", "decision",
                    "reasons"]
 

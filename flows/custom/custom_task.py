@@ -15,15 +15,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flows.config import CampaignConfig
-from flows.csv_files import read_csv_table
+from flows.core.config import CampaignConfig
+from flows.core.csv_files import read_csv_table
+from flows.core.errors import ConfigError, InputFormatError
+from flows.core.mturk_forms import INDEXED, form_fields
+from flows.core.templates import render_source, safe_url
+from flows.core.text_files import read_text
 from flows.custom.form_spec import form_spec
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
-from flows.errors import ConfigError, InputFormatError
-from flows.platforms.mturk_forms import INDEXED, form_fields
-from flows.templates import render_source, safe_url
-from flows.text_files import read_text
 from qc.form_constraints import Spec, describe_rules
 
 MAX_TEMPLATE_BYTES = 2 * 2**20  # a page template; the starter page is 2 KB

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from flows.errors import ConfigError
+from flows.core.errors import ConfigError
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 

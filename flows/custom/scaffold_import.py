@@ -11,10 +11,10 @@ import io
 import re
 from pathlib import Path
 
+from flows.core.errors import ConfigError, InputFormatError
+from flows.core.text_files import read_text
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.scaffold import NAME, NAME_MARK, STARTER, write_new
-from flows.errors import ConfigError, InputFormatError
-from flows.text_files import read_text
 
 MAX_PAGE_BYTES = 16 * 2**20  # a page for one task, with inline images and scripts, is far smaller
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)

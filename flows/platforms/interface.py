@@ -7,7 +7,7 @@ its name: code asks the platform. tests/test_platform_contract.py runs one contr
 three against the simulator; a new platform is a new module, one line in ``platform_for`` and a
 fixture there.
 
-Every write a platform makes goes through :mod:`flows.ledger_calls` under a deterministic key.
+Every write a platform makes goes through :mod:`flows.core.ledger_calls` under a deterministic key.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from flows.campaigns.budget import Estimate
-    from flows.config import CampaignConfig
+    from flows.core.config import CampaignConfig
+    from flows.core.run_context import PlatformClient, Run
     from flows.platforms.targets import Session
     from flows.review.review_actions import Decision
-    from flows.run_context import PlatformClient, Run
 
 Step = Callable[["Run", int], dict[str, Any]]
 Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "", outcome shown to the reviewer)

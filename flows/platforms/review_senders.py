@@ -14,12 +14,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from flows.campaigns.campaign_plan import block_qualification
-from flows.errors import InputFormatError, PlatformError
-from flows.ledger_calls import LedgeredCall, ledgered
-from flows.platforms import mturk_adapter as mturk
-from flows.platforms import prolific_adapter as prolific
-from flows.platforms.prolific_batches import blocklist_group, exclude_participants, prolific_client
-from flows.run_context import Run
+from flows.core.errors import InputFormatError, PlatformError
+from flows.core.ledger_calls import LedgeredCall, ledgered
+from flows.core.run_context import Run
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.prolific import adapter as prolific
+from flows.platforms.prolific.batches import blocklist_group, exclude_participants, prolific_client
 
 if TYPE_CHECKING:
     from flows.review.review_actions import Decision

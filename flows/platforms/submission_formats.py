@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.csv_files import read_csv_table
-from flows.errors import InputFormatError
+from flows.core.csv_files import read_csv_table
+from flows.core.errors import InputFormatError
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
 TRUE_TEXT = ("1", "true", "yes")  # a yes/no column read as text

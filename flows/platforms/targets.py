@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flows.errors import ConfigError
-from flows.platforms import mturk_adapter as mturk
-from flows.run_context import PlatformClient
+from flows.core.errors import ConfigError
+from flows.core.run_context import PlatformClient
+from flows.platforms.mturk import adapter as mturk
 
 
 @dataclass
@@ -161,7 +161,7 @@ def check_prolific_target(target: str, endpoint_url: str, live: bool) -> None:
 @contextmanager
 def prolific_session(target: str, endpoint_url: str, live: bool, seed: int | None,
                      crowd: Path | None, sim_state: Path | None) -> Iterator[Session]:
-    from flows.platforms import prolific_adapter as prolific
+    from flows.platforms.prolific import adapter as prolific
 
     check_prolific_target(target, endpoint_url, live)
     if target == "prolific":
@@ -173,7 +173,7 @@ def prolific_session(target: str, endpoint_url: str, live: bool, seed: int | Non
 
 
 def _prolific_sim(t: mturk.Target) -> Session:
-    from flows.platforms import prolific_adapter as prolific
+    from flows.platforms.prolific import adapter as prolific
 
     def truth() -> list[dict[str, Any]]:  # the crowd and the panel's newcomers, under their Prolific ids
         return mturk.sim_ground_truth(t, query="platform=prolific")

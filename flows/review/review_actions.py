@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from flows.errors import InputFormatError
+from flows.core.errors import InputFormatError
+from flows.core.run_context import Run
 from flows.platforms import platform_for
 from flows.platforms.interface import Platform
-from flows.run_context import Run
 
 ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "bonus")
 MAX_BONUS = Decimal("20.00")

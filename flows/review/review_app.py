@@ -22,16 +22,16 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from flows.errors import HitflowError, InputFormatError
+from flows.core.errors import HitflowError, InputFormatError
+from flows.core.run_context import Run
+from flows.core.store import Store
+from flows.core.templates import render
 from flows.platforms import platform_for
 from flows.review.review_actions import Decision, apply_decision, bonus_amount
 from flows.review.review_cards import queue_cards
 from flows.review.review_data import paused_runs
-from flows.run_context import Run
-from flows.store import Store
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
-from flows.templates import render
 
 COOKIE = "hitflow_review"
 FILTERS = ("rule", "batch", "worker", "show")

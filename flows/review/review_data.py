@@ -10,8 +10,9 @@ import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
 from flows.campaigns.campaign_plan import Run
-from flows.errors import HitflowError
-from flows.store import Store
+from flows.core.errors import HitflowError
+from flows.core.store import Store
+from flows.platforms.prolific.statuses import UNPAID
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
 from qc.review_queue import build_queue, people_vs_rules, worker_history
@@ -53,9 +54,9 @@ def review_frames(store: Store, campaign: str) -> dict[str, pd.DataFrame]:
     return {
         "flags": _frame(store, "SELECT " + ", ".join(FLAG_COLUMNS) + ", batch FROM qc_flags WHERE campaign = ? "
                         "AND batch > 0 ORDER BY rowid", [campaign], [*FLAG_COLUMNS, "batch"]),
-        "assignments": _frame(store, "SELECT assignment_id, worker_id, batch, auto_approval_time FROM assignments "
-                              "WHERE campaign = ? AND batch > 0 ORDER BY rowid", [campaign],
-                              ["assignment_id", "worker_id", "batch", "auto_approval_time"]),
+        "assignments": _frame(store, "SELECT assignment_id, worker_id, batch, auto_approval_time, status "
+                              "FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY rowid", [campaign],
+                              ["assignment_id", "worker_id", "batch", "auto_approval_time", "status"]),
         "actions": _frame(store, "SELECT batch, worker_id, assignment_id, action, reviewer FROM review_actions "
                           "WHERE campaign = ? ORDER BY id", [campaign],
                           ["batch", "worker_id", "assignment_id", "action", "reviewer"]),
@@ -74,17 +75,21 @@ def review_mode(mode: str) -> str:
 def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: str,
                    now: float | None = None) -> pd.DataFrame:
     f = review_frames(store, campaign)
-    f["assignments"]["auto_approval_time"] = pd.to_numeric(f["assignments"]["auto_approval_time"], errors="coerce")
+    work = f["assignments"]
+    # Prolific settled these unpaid (returned, timed out, screened out): no verdict can be sent for them,
+    # so they must not hold their batch for a person; their worker's flags still count for blocks.
+    work = work[~work["status"].isin(UNPAID)].copy()
+    work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
     batches = sorted({int(b) for b in f["flags"]["batch"]})
     due = {b: blocks_due(store, campaign, policy, b) for b in batches}
-    return build_queue(f["flags"], f["assignments"], f["actions"], policy, review_mode(mode),
+    return build_queue(f["flags"], work, f["actions"], policy, review_mode(mode),
                        time.time() if now is None else now, due)
 
 
 def platform_now(run: Run) -> float:
     """The platform's clock: auto-approval deadlines are in its time (the simulator's is virtual)."""
     if run.target.kind == "sim":
-        from flows.platforms.mturk_adapter import advance_sim_clock
+        from flows.platforms.mturk.adapter import advance_sim_clock
 
         return advance_sim_clock(run.target, 0)
     return time.time()
@@ -152,7 +157,7 @@ def review_status(store: Store, campaign: str) -> dict[str, Any]:
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     open_items = 0
     if meta:
-        from flows.config import load_config
+        from flows.core.config import load_config
 
         try:
             cfg = load_config(meta[0]["config_path"])

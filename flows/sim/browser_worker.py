@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
-from flows.platforms.mturk_forms import answer_xml
+from flows.core.mturk_forms import answer_xml
 
 if TYPE_CHECKING:
     from flows.sim.market import Assignment, Hit, Marketplace

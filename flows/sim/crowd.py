@@ -17,13 +17,13 @@ import re
 import tomllib
 from pathlib import Path
 
-from flows.config_file import MAX_CONFIG_BYTES
-from flows.contained_paths import contained
-from flows.errors import ConfigError, InputFormatError
+from flows.core.config_file import MAX_CONFIG_BYTES
+from flows.core.contained_paths import contained
+from flows.core.errors import ConfigError, InputFormatError
+from flows.core.text_files import read_text
 from flows.sim.captions import image_entry, write_caption
 from flows.sim.crowd_model import BAD_PROFILES, HONEST_PROFILES, PROFILE_DEFAULTS, BankEntry, Worker, worker_id
 from flows.sim.roster import Crowd, counted_crowd, parse_spec, shared_crowd
-from flows.text_files import read_text
 
 __all__ = ["BAD_PROFILES", "HONEST_PROFILES", "PROFILE_DEFAULTS", "BankEntry", "Crowd", "Worker",
            "load_bank", "load_crowd", "load_truth", "says_text_present", "work_seconds", "worker_id",
@@ -55,7 +55,7 @@ def _flag(value: str | None) -> int:
 
 
 def _read(path: Path, what: str, max_bytes: int | None = None) -> str:
-    """A crowd's file, read with the size limit every input file has (flows/text_files.py)."""
+    """A crowd's file, read with the size limit every input file has (flows/core/text_files.py)."""
     try:
         return read_text(path, what, max_bytes)
     except InputFormatError as exc:

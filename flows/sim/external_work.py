@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from flows.platforms.crowd_elements import posted_answer
-from flows.platforms.mturk_forms import answer_xml, form_fields
+from flows.core.crowd_elements import posted_answer
+from flows.core.mturk_forms import answer_xml, form_fields
 from flows.sim.page_filling import fill_form, page_rules
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from flows.platforms.crowd_elements import posted_answer
-from flows.platforms.mturk_fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
-from flows.platforms.mturk_forms import answer_xml
+from flows.core.crowd_elements import posted_answer
+from flows.core.mturk_forms import answer_xml
+from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.sim import crowd, mturk_events, qual_tests
 from flows.sim.browser_worker import browse_later, settle, wants_browser
 from flows.sim.external_work import visit_later

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from flows.platforms.mturk_forms import FormField, Question, form_fields
+from flows.core.mturk_forms import FormField, Question, form_fields
 from flows.sim.journal import Tracked
 from flows.sim.question_form import question_form_fields
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flows.platforms.mturk_forms import QuestionError, parse_question
+from flows.core.mturk_forms import QuestionError, parse_question
 from flows.sim.market import Assignment, Hit, Marketplace, MTurkError
 from flows.sim.mturk_input import check_input
 from flows.sim.validation import (

@@ -7,7 +7,7 @@ import json
 import random
 import re
 
-from flows.platforms.mturk_forms import FormField
+from flows.core.mturk_forms import FormField
 from flows.sim import crowd, judges, qual_tests
 from flows.sim.any_form import fill_unhinted
 from qc.submit_rules import CANNED_TEXT, SubmitRules

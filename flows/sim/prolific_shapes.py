@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.platforms.prolific_fees import cost_of
+from flows.platforms.prolific.fees import cost_of
 
 LIST_SPELLING = {"TIMED-OUT": "TIME-OUT"}  # SubmissionShort.status's enum
 STUDY_DEFAULTS: dict[str, Any] = {"internal_name": None, "peripheral_requirements": [], "study_labels": [],

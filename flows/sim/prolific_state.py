@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from flows.platforms.prolific_adapter import SIM_TOKEN
-from flows.platforms.prolific_fees import cost_of, fee
+from flows.platforms.prolific.adapter import SIM_TOKEN
+from flows.platforms.prolific.fees import cost_of, fee
 from flows.sim import prolific_shapes as shapes
 
 FEE_RATE = 0.3333

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from flows.errors import ConfigError
+from flows.core.errors import ConfigError
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker, new_worker
 
 DAY_S = 86400.0

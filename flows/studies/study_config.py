@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from flows.config_types import PositiveInt, Section
+from flows.core.config_types import PositiveInt, Section
 from flows.studies.study_plan import DEMOGRAPHICS, KINDS, read_study_items
 from postprocess.screening import ScreenRules
 from qc.decisions import DecisionPolicy

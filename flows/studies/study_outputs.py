@@ -9,10 +9,11 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
-from flows.csv_files import write_csv
+from flows.core.csv_files import write_csv
+from flows.core.templates import render
 from flows.studies.study_plots import study_plots
-from flows.templates import render
 from postprocess import study_frames as frames
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary
@@ -133,7 +134,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
 def study_summary(run: Run, counts: dict[str, int], blocked: int, analysis: dict[str, Any], out_dir: Path) -> str:
     assert run.cfg.study is not None
     lines = [f"study: {run.cfg.name} ({run.cfg.study.kind}) via {run.platform}",
-             f"responses: {sum(counts.values())} ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}); "
+             f"responses: {sum(counts.values())} ({in_words(counts)}); "
              f"participants blocked: {blocked}"]
     lines.append(headline(run.cfg.study.kind, analysis))
     lines += [f"analysis: {out_dir / 'analysis.json'}", f"report:   {out_dir / 'report.html'}"]

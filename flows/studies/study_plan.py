@@ -18,9 +18,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from flows.csv_files import read_csv_table
-from flows.errors import InputFormatError
-from flows.templates import safe_url
+from flows.core.csv_files import read_csv_table
+from flows.core.errors import InputFormatError
+from flows.core.templates import safe_url
 from postprocess.error_stats import CATEGORY_KEYS
 from postprocess.study_frames import PAIRWISE_DIMENSIONS
 from qc.judgement_spec import Question, choice, number, slider, ticks

@@ -11,7 +11,7 @@ import pandas as pd
 
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
-from flows.platforms.mturk_forms import parse_answer_xml
+from flows.core.mturk_forms import parse_answer_xml
 from flows.studies.study_plan import questions
 from flows.taskserver.task_pages import page_items, page_rules
 from qc import study_rules  # noqa: F401  (registers the study rules)

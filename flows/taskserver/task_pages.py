@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flows.config import CampaignConfig
+from flows.core.config import CampaignConfig
+from flows.core.templates import render
 from flows.studies.study_plan import page_spec
-from flows.templates import render
+from flows.taskserver.page_telemetry import with_telemetry
 
 
 def page_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -29,11 +30,16 @@ def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, An
 
 
 def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> str:
-    """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``."""
+    """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``. A page with
+    free text records how it was entered, and says so (flows/taskserver/page_telemetry.py)."""
     items = page_items(rows)
     if cfg.task == "custom":
         from flows.custom.custom_task import custom_page
 
-        return custom_page(cfg, items, **extra)
-    return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": page_rules(cfg, items), "items": items,
-                                          **extra})
+        page = custom_page(cfg, items, **extra)
+    else:
+        page = render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": page_rules(cfg, items), "items": items,
+                                              **extra})
+    if not cfg.telemetry_notice:  # [telemetry] record = false
+        return page
+    return with_telemetry(page, cfg.telemetry_notice, str(extra.get("csp_nonce") or ""))

@@ -21,9 +21,11 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from flows.config import CampaignConfig
-from flows.platforms.crowd_elements import flat_answers
-from flows.platforms.mturk_forms import answer_rows, answer_xml, form_fields
+from flows.core.config import CampaignConfig
+from flows.core.crowd_elements import flat_answers
+from flows.core.mturk_forms import answer_rows, answer_xml, form_fields
+from flows.core.templates import render
+from flows.taskserver.page_telemetry import bounded_telemetry
 from flows.taskserver.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,
@@ -46,7 +48,6 @@ from flows.taskserver.task_site import (  # noqa: F401  (the task server's publi
     task_secret,
 )
 from flows.taskserver.task_units import NO_WORK, allocate, exact_fields, open_batch_or_reason, secret_fingerprint
-from flows.templates import render
 
 MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes
 logger = logging.getLogger("hitflow.task_server")
@@ -113,7 +114,7 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
         if open_batch_or_reason(store, cfg)[1] == "cancelled":  # a unit opened before `hitflow cancel`
             raise Refused(410, NO_WORK["cancelled"][0])
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
-        xml, now = answer_xml(fields), site.now()
+        xml, now = answer_xml(bounded_telemetry(fields)), site.now()
         store.insert_raw("assignments", [{
             "assignment_id": session_id, "hit_id": f"{session['study_id'] or session['route']}:u{session['unit']}",
             "campaign": cfg.name, "batch": session["batch"], "worker_id": session["participant_id"],

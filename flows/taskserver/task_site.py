@@ -23,9 +23,9 @@ from typing import Any
 
 from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeTimedSerializer
 
-from flows.config import CampaignConfig
-from flows.errors import ConfigError
-from flows.store import Store
+from flows.core.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.core.store import Store
 from flows.taskserver.task_guard import SessionLimits
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="

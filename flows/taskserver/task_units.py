@@ -9,8 +9,8 @@ import json
 import secrets
 from typing import Any
 
-from flows.config import CampaignConfig
-from flows.store import Store
+from flows.core.config import CampaignConfig
+from flows.core.store import Store
 from flows.taskserver.task_site import Refused, TaskSite, invited_name
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters

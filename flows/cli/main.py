@@ -1,0 +1,262 @@
+"""``hitflow``: thin wiring over library functions. Domain errors become one line and an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
+from flows.cli.pipe_output import ReaderMayLeave
+from flows.cli.run import cmd_run
+from flows.core.errors import HitflowError, Interrupted
+
+
+def cmd_analyze(a: argparse.Namespace) -> int:
+    import json
+
+    from flows.studies.analysis import analyze
+
+    result = analyze(a.kind, Path(a.input), a.reader, a.level, a.min_minutes)
+    print(json.dumps(result, indent=1, allow_nan=False, default=str))
+    return 0
+
+
+def cmd_sim_serve(a: argparse.Namespace) -> int:
+    from flows.sim.pacing import Pacing
+    from flows.sim.server import SimServer
+
+    state = Path(a.state) if a.state else None
+    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=a.log_requests,
+                    speed=a.speed, state=state, arrival_mean_s=a.arrival_mean_s)
+    faults = sim.market.faults
+    faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
+    sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
+    kept = f"state {state}, {len(sim.market.hits)} HITs so far" if state else "state in memory only"
+    print(f"target: simulator at {sim.url} (seed {sim.market.seed}, {len(sim.market.workers)} workers, "
+          f"clock x{a.speed:g}, {kept}); Ctrl-C stops it", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        sim.serve_forever()
+    sim.stop()
+    return 0
+
+
+def cmd_serve(a: argparse.Namespace) -> int:
+    from flows.core.config import load_config
+    from flows.taskserver.task_server import TaskSite, invite_link
+    from flows.taskserver.task_server_thread import serve_forever, server_config
+    from flows.taskserver.task_units import work_state
+
+    configs = [load_config(path) for path in a.campaign]
+    site = TaskSite(Path(a.db), {c.name: c for c in configs}, configs[0].prolific.completion_base)
+    base = (a.public_url or f"http://{a.host}:{a.port}").rstrip("/")
+    for cfg in configs:
+        print(f"task pages: {base}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+              f"&SESSION_ID={{{{%SESSION_ID%}}}}")
+        print(f"{cfg.name}: {work_state(site.store(), cfg)}")
+        for name in a.invite:
+            print(f"invite for {name}: {invite_link(site.secret, base, cfg.name, name)}")
+    secret = "HITFLOW_TASK_SECRET" if os.environ.get("HITFLOW_TASK_SECRET") else f"{a.db}.task-secret"
+    proxies = f"X-Forwarded-* trusted from {', '.join(a.trusted_proxy)}" if a.trusted_proxy else \
+        "X-Forwarded-* ignored (no --trusted-proxy)"
+    print(f"ledger {a.db}; invite signing secret from {secret}; {proxies}")
+    print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
+    serve_forever(server_config(site, a.host, a.port, tuple(a.trusted_proxy)))
+    return 0
+
+
+def cmd_status(a: argparse.Namespace) -> int:
+    import json
+
+    from flows.core.store import existing_store
+    from flows.driver.campaign_status import campaign_status, format_status, show_status
+    from flows.review.review_data import format_review_status, review_status
+
+    store = existing_store(a.db)  # before --refresh, which would otherwise create it
+    if a.refresh:
+        _refresh(a)
+    report = campaign_status(store, a.campaign)
+    if a.campaign and not report:
+        raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
+    for c in report:
+        c["review"] = review_status(store, c["campaign"])
+    if a.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    if not report:
+        print(format_status(report))
+    for c in report:  # each campaign's lines, then what people did on the review page
+        show_status([{k: v for k, v in c.items() if k != "review"}])
+        print(format_review_status(c["review"]))
+    return 0
+
+
+def _refresh(a: argparse.Namespace) -> None:
+    from flows.core.store import Store
+    from flows.driver.operations import open_campaign_run, refresh_statuses
+
+    names = [a.campaign] if a.campaign else [r["name"] for r in Store(a.db).rows("SELECT name FROM campaigns")]
+    for name in names:
+        with open_campaign_run(a.db, name, live=a.live, progress=lambda _: None) as run:
+            changed = refresh_statuses(run)
+        print(f"{name}: {changed} assignment status(es) updated from the platform", file=sys.stderr)
+
+
+def cmd_platform_op(a: argparse.Namespace) -> int:
+    from flows.core.campaign_lock import refuse_while_running
+    from flows.core.store import existing_store
+
+    store = existing_store(a.db)
+    if a.command == "cancel" and not a.dry_run:
+        refuse_while_running(store.db, a.campaign, "cancel")  # before the slow imports below
+    from flows.driver.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
+
+    if a.command == "cancel" and not a.dry_run:
+        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, a.out))
+        return 0
+    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:  # each says what it did in words
+        reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else cancel_plan(run)
+    return 0
+
+
+def cmd_review(a: argparse.Namespace) -> int:
+    from flows.core.store import existing_store
+    from flows.driver.operations import open_campaign_run
+    from flows.review.review_app import serve_review
+
+    existing_store(a.db)
+    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
+        serve_review(run, a.reviewer, a.port)
+    return 0
+
+
+def cmd_serve_schedules(a: argparse.Namespace) -> int:
+    from flows.driver.campaign_flow import serve_schedule
+
+    serve_schedule(a.config, a.endpoint_url, a.db, a.out, a.platform, a.task_url, a.detach, a.target, a.live)
+    return 0
+
+
+def cmd_deploy(a: argparse.Namespace) -> int:
+    from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
+
+    print(f"target: {a.endpoint_url}")
+    if a.whole:
+        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, a.out, a.pool)
+    else:
+        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool, a.platform, a.task_url)
+    print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
+    return 0
+
+
+def cmd_qc(a: argparse.Namespace) -> int:
+    from flows.campaigns.offline import offline_qc
+
+    n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None)
+    print(f"target: none (offline); {n} flag(s) written to {a.out}")
+    return 0
+
+
+def cmd_qualify(a: argparse.Namespace) -> int:
+    from flows.campaigns.offline import DEFAULT_KEY, offline_qualify
+
+    workers, problems, problems_path = offline_qualify(Path(a.answers), Path(a.out),
+                                                       Path(a.key) if a.key else DEFAULT_KEY, a.threshold)
+    print(f"target: none (offline); {workers} worker(s) scored into {a.out}")
+    if problems:
+        print(f"hitflow: {problems} answer(s) could not be scored; see {problems_path}", file=sys.stderr)
+    return 0
+
+
+def cmd_new(a: argparse.Namespace) -> int:
+    from flows.custom.scaffold import scaffold
+    from flows.custom.scaffold_import import scaffold_from
+
+    if a.page:
+        written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None)
+        for note in notes:
+            print(note, file=sys.stderr)
+    else:
+        written = scaffold(a.name, Path(a.dir))
+    print("wrote " + ", ".join(str(p) for p in written))
+    print(f"next: hitflow run {Path('config') / (a.name + '.toml')} --no-prefect   (from {a.dir}; outputs in "
+          f"runs/{a.name}/)")
+    return 0
+
+
+def cmd_spellcheck(a: argparse.Namespace) -> int:
+    from flows.campaigns.offline import offline_spellcheck
+
+    changed = offline_spellcheck(Path(a.input), Path(a.out), a.min_workers)
+    print(f"target: none (offline); {changed} caption(s) corrected, written to {a.out}")
+    return 0
+
+
+def prefect_settings(uses_prefect: bool) -> None:
+    """What the Makefile sets for Prefect, set by the CLI itself (a setting the user made wins), so
+    `hitflow run` works the same from any shell: no analytics, a start-up timeout a first database
+    migration on a slow machine fits in, Prefect's own INFO lines kept out of hitflow's output, and
+    Prefect's home (its database) under the project's run folder."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    if not os.environ.get("PREFECT_HOME"):
+        os.environ["PREFECT_HOME"] = str(Path("runs", ".prefect").absolute())
+    if uses_prefect:  # Prefect creates its home without parents on import, and warns when it cannot
+        Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
+
+
+def leave_now(code: int) -> NoReturn:
+    """An interrupted run under Prefect has said where it stopped, its ledger is committed, its log
+    closed and Prefect's workers drained: exit without the interpreter's teardown of Prefect's
+    modules and threads, which took 2-3 s after that line on 2 loaded cores (issue 27)."""
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader that left, a closed stream
+            stream.flush()
+    os._exit(code)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
+                                                                       and not args.dry_run))
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
+    outside_paths_flag(args)
+    handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
+                "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
+                "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
+                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new}
+    handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
+    out = ReaderMayLeave(sys.stdout)
+    if args.command == "run":  # a run goes on to its end when the reader of its output leaves
+        sys.stdout = out  # type: ignore[assignment]
+    try:
+        code = handler(args)
+        sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
+        return 141 if out.reader_left else code
+    except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
+        print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
+        if isinstance(exc, Interrupted) and "prefect" in sys.modules:
+            leave_now(exc.exit_code)
+        return exc.exit_code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more
+        return 141  # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe
+    except KeyboardInterrupt:
+        print("hitflow: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:  # a path the system refused (--out /proc/nope, a full disk): one line
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"hitflow: error: cannot use{where}: {exc.strerror or exc}; choose another path", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""``hitflow run``: the run itself (a dry run, a page refused before anything is posted, Prefect or
+not), and how it ends: errors as one line naming the log, Ctrl-C saying where the run stopped,
+a batch left open on a live route, and the honest ending (exit 8 when less work came in)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flows.core.errors import HitflowError
+
+if TYPE_CHECKING:
+    from flows.core.prefect_api import PrefectApi
+
+
+@contextlib.contextmanager
+def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
+    """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
+    where the run stopped and how to resume it."""
+    from flows.campaigns.run_log import run_log
+    from flows.core.errors import Interrupted
+
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(run_log(Path(a.out) / campaign / "logs", not a.no_prefect))
+        try:
+            yield
+        except HitflowError as exc:
+            raise type(exc)(f"{exc} (details: {log})") from exc
+        except KeyboardInterrupt as exc:
+            stopped = Interrupted(f"{'terminated' if isinstance(exc, Terminated) else 'interrupted'}: "
+                                  f"{where_stopped(db, campaign)}; every call made is in the ledger "
+                                  f"{db}. {resume_hint(a, db)} (details: {log})")
+            stopped.exit_code = 143 if isinstance(exc, Terminated) else 130  # 128 + the signal, as a shell shows
+            raise stopped from exc
+        except Exception as exc:
+            raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a service manager, `kill`): the run stops as on Ctrl-C, between two ledger writes."""
+
+
+@contextlib.contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect
+    ends its flow run and stops the ephemeral server (which is in a session of its own, out of the
+    terminal's signals) instead of dying at once and leaving both behind."""
+    import signal
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
+    """A run that stopped before its end: a batch left open (exit 9) or held for a person (exit 10,
+    raised as BatchHeld so it is one plain ``hitflow:`` line; the Prefect flow run ended Completed)."""
+    from flows.core.errors import BatchHeld
+
+    if result.get("held"):
+        raise BatchHeld(str(result["held"]))
+    return batch_left_open(a, str(result["open"]))
+
+
+def batch_left_open(a: argparse.Namespace, message: str) -> int:
+    """A live batch still open: say how far it is and how to come back; exit 9 (not a failure)."""
+    import shlex
+
+    from flows.core.errors import BatchOpen
+
+    again = " ".join(shlex.quote(x) for x in a.argv)  # the same command, options and all
+    same = [f"{flag} {shlex.quote(str(value))}" for flag, value in (
+        ("--platform", a.platform), ("--target", a.target), ("--endpoint-url", a.endpoint_url),
+        ("--task-url", a.task_url), ("--db", a.db), ("--out", a.out), ("--detach", a.detach)) if value]
+    print(f"{message}; resume with `hitflow {again}` or let the schedule do it "
+          f"(`hitflow serve-schedules {shlex.quote(a.config)} {' '.join(same)}`)", flush=True)
+    return BatchOpen.exit_code
+
+
+def where_stopped(db: str, campaign: str) -> str:
+    from flows.core.store import Store
+    from flows.driver.campaign_status import campaign_status
+
+    report = campaign_status(Store(db), campaign)
+    return f"{campaign} stopped at {report[0]['next']}" if report else f"{campaign} stopped before planning"
+
+
+def resume_hint(a: argparse.Namespace, db: str) -> str:
+    endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
+    more = "".join(f" {flag}" for flag, wanted in (
+        (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
+        (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
+        ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
+    return (f"Resume with: hitflow run {a.config}{endpoint} --db {db}{more} (same options; the simulator's state "
+            "persists)")
+
+
+def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
+    """Less work than planned ends with exit 8 (incomplete), unless the config accepts partial results."""
+    from flows.campaigns.summary import shortfall_lines
+    from flows.core.errors import IncompleteError
+    from flows.core.store import Store
+
+    lines = shortfall_lines(Store(db), campaign)
+    if not lines:
+        return 0
+    print("\n".join(lines))
+    if accept_partial:
+        print("partial results accepted ([campaign] accept_partial = true)")
+        return 0
+    raise IncompleteError(f"campaign {campaign} is incomplete ({lines[0].removeprefix('INCOMPLETE: ')}); "
+                          f"see `hitflow status {campaign} --db {db}`")
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from flows.core.prefect_api import prefect_api
+
+    with prefect_api(not (a.no_prefect or a.dry_run)) as api:  # first: its server starts while the rest imports
+        return _run(a, api)
+
+
+def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
+    from flows.campaigns.identity import Intent, resolve
+    from flows.campaigns.summary import show_summary
+    from flows.core.config import load_config
+    from flows.driver.campaign_run import run_campaign
+    from flows.platforms import platform_for
+
+    cfg = load_config(a.config)  # fail fast, before Prefect starts
+    if a.dry_run:
+        return _dry_run(a, cfg)
+    if cfg.task == "custom":  # a page nobody can answer or read back is never posted (issue 26)
+        _refuse_unreadable_page(cfg)
+    if a.release_hold:
+        from flows.campaigns.batch_hold import release_held
+        from flows.core.store import Store
+
+        released = release_held(Store(a.db), cfg.name, a.release_hold)
+        print(f"released batch(es) {', '.join(map(str, released))} of {cfg.name}: "
+              + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
+    # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
+    platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
+    name = resolve(a.db, cfg.name, a.platform, a.out, Intent(a.new_attempt, a.resume_cancelled, a.replace_outputs))
+    kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
+              "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
+              "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
+              "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name}
+    db = a.db
+    with stop_on_sigterm(), logged_run(a, name, db):
+        if a.no_prefect:
+            result = run_campaign(a.config, **kwargs)
+        else:
+            from flows.driver.campaign_flow import campaign_flow
+
+            assert api is not None
+            api.ready()
+            result = campaign_flow()(config_path=a.config, **kwargs)
+    if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
+        return run_stopped(a, result)
+    show_summary(Path(a.out) / name)
+    return honest_ending(db, name, cfg.accept_partial)
+
+
+def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
+    from flows.campaigns.dry_run import format_plan, plan_calls
+
+    lines: list[str] = []
+    if cfg.task == "custom":
+        from flows.custom.custom_task import dry_run_lines
+
+        lines = dry_run_lines(cfg)
+        if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
+            print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
+            return 1
+    plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
+    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
+    if lines:
+        print("\n".join(lines))
+    return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
+
+
+def _refuse_unreadable_page(cfg: Any) -> None:
+    """The dry run's PROBLEM lines on stdout, then exit 2 before anything is created or posted."""
+    from flows.custom.custom_task import UnreadablePage, refuse_unreadable
+
+    try:
+        refuse_unreadable(cfg)
+    except UnreadablePage as exc:
+        print("\n".join(exc.problems), flush=True)
+        raise

@@ -1,0 +1,272 @@
+"""Campaign config: TOML in, a validated, typed CampaignConfig out.
+
+The schema (types, bounds, descriptions, unknown keys refused) is ``flows/core/config_schema.py``;
+``config/vizwiz_captions.toml`` documents every key for users. This module adds the checks that
+need the file system or several sections, and builds the frozen CampaignConfig the flows use.
+A bad value is rejected at load with one line naming the file, the section and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from flows.core.config_file import read_toml, shown, validate
+from flows.core.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
+from flows.core.config_types import parse_budget
+from flows.core.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
+from flows.core.errors import ConfigError
+from flows.core.item_generator import PREFIX, generated_items
+from flows.core.telemetry_config import TELEMETRY_NOTICE
+from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
+from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
+from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
+from qc.flags import RULES
+from qc.runner import DEFAULT_RULES
+from qc.submit_rules import SubmitRules
+
+CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
+
+
+@dataclass(frozen=True)
+class Gating:
+    min_hits_approved: int = 500
+    min_percent_approved: int = 95
+    locale: str = ""
+    soft_block_qualification: str = ""
+    block_mode: str = "soft"
+    qualification_key: Path | None = None  # a scored test (MTurk-native Test + AnswerKey) gates the HITs
+    qualification_min_score: int = 80
+    qualification_retry_delay_s: int = 86400
+    # mturk_test: MTurk scores a QuestionForm Test; html_hit: a paid HIT hitflow scores itself
+    qualification_mode: str = "mturk_test"
+    qualification_reward: Decimal = Decimal("0.00")
+    qualification_takers: int = 0  # MaxAssignments of the paid test HIT
+    qualification_images: Path | None = None  # CSV item_id, url for the judging items
+
+
+@dataclass(frozen=True)
+class ProlificSettings:
+    """How the campaign runs as Prolific studies (one per batch); money in the study's currency."""
+
+    reward: Decimal = Decimal("0.90")  # per participant (one unit of items)
+    currency: str = "GBP"
+    estimated_minutes: int = 6
+    maximum_minutes: int = 30
+    device_compatibility: tuple[str, ...] = ("desktop",)
+    completion_base: str = "https://app.prolific.com/submissions/complete?cc="
+    min_approval_rate: int = 95
+    min_approvals: int = 0
+
+
+@dataclass(frozen=True)
+class CampaignConfig:
+    path: Path
+    name: str
+    task: str
+    title: str
+    description: str
+    keywords: str
+    items: Path
+    images_per_hit: int
+    assignments_per_image: int
+    batches: int
+    reward: Decimal
+    budget: Decimal
+    seed: int
+    hit_lifetime_s: int
+    assignment_duration_s: int
+    auto_approval_delay_s: int
+    poll_interval_s: int
+    gating: Gating
+    submit_rules: SubmitRules
+    qc_rules: tuple[str, ...]
+    qc_params: dict[str, Any]
+    time_source: str
+    policy: DecisionPolicy
+    reject_blocked_work: bool
+    campaign_word_min_workers: int
+    endpoint_url: str = ""
+    schedule_interval_s: int = 0
+    schedule_cron: str = ""
+    sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
+    sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
+    page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
+    prolific: ProlificSettings = ProlificSettings()
+    study: StudySettings | None = None  # set for the human-evaluation pages (flows/studies/study_config.py)
+    budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
+    accept_partial: bool = False
+    fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
+    review: str = "none"  # [policy] review: "none" | "sample" | "flagged" (who waits for a person)
+    review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
+    template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
+    answer_key: Path | None = None  # task = "custom": field,answer,score rows scoring responses (qc/answer_key.py)
+    task_url: str = ""  # [target] task_url: the running task server's public base URL
+    batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
+    unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
+    detach: str = "live"  # [timing] detach: "live" | "always" | "never"
+    telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
+
+
+def load_config(path: str | Path) -> CampaignConfig:
+    """Every file the config names (template, items, crowd, qualification files) must lie inside
+    the config's folder, symlinks resolved, unless ``HITFLOW_ALLOW_OUTSIDE_PATHS=1``: a config
+    from elsewhere must not serve or post ``~/.aws/credentials`` as a page."""
+    path = Path(path)
+    doc: ConfigFile = validate(path, ConfigFile, read_toml(path))
+    camp = doc.campaign
+    items = _items(path, camp.items)
+    custom = camp.task == "custom"
+    template = _existing(path, "campaign", "template", camp.template)
+    if not custom and not (Path(__file__).resolve().parents[2] / "hit_templates" / f"{camp.task}.html.j2").is_file():
+        raise _fail(path, "campaign", "task", f"names no template hit_templates/{camp.task}.html.j2")
+    try:
+        study = study_settings(doc.study, doc.screen, camp.task, items)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: [study].{exc}") from exc
+    budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
+    qc = doc.qc
+    cfg = CampaignConfig(
+        path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
+        keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit,
+        assignments_per_image=camp.assignments_per_image, batches=camp.batches, reward=camp.reward_usd,
+        budget=budget, budget_currency=currency, accept_partial=camp.accept_partial,
+        fx_rates={str(k): v for k, v in camp.fx_rates.items()}, seed=camp.seed, **doc.timing.model_dump(),
+        gating=_gating(path, doc.gating),
+        submit_rules=SubmitRules(**doc.submit_rules.model_dump(exclude={"max_chars", "banned_prefixes"}),
+                                 banned_prefixes=tuple(doc.submit_rules.banned_prefixes),
+                                 max_chars=doc.submit_rules.max_chars or None),
+        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, CUSTOM_RULES if custom else None),
+        qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
+        policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
+        answer_key=_existing(path, "campaign", "answer_key", camp.answer_key),
+        reject_blocked_work=doc.policy.reject_blocked_work,
+        campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
+        endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url,
+        sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
+        sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
+        schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
+        prolific=_prolific(doc.prolific), study=study,
+        telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
+        **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
+    )
+    _check_policy_rules_run(path, doc.policy, cfg.qc_rules)
+    return cfg
+
+
+def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str, ...]) -> None:
+    """A rule the policy names must be one QC runs, or its flag never comes and the policy
+    silently does nothing (a blank caption passed Flickr8k's QC so). Only keys the file sets; block
+    thresholds may wait for a rule not enabled yet (the full-scale config keeps some so)."""
+    for key in ("reject_rules", "review_rules"):
+        named = getattr(sec, key) if key in sec.model_fields_set else None
+        idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules]
+        if idle:
+            raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
+                        "to [qc].rules or take it out of the policy")
+
+
+def _fail(path: Path, section: str, key: str, why: str) -> ConfigError:
+    return ConfigError(f"{path}: [{section}].{key} {why}")
+
+
+def _existing(path: Path, section: str, key: str, relative: str) -> Path | None:
+    """A file named relative to the config; None when the key is empty."""
+    if not relative:
+        return None
+    target = path.parent / relative
+    if not target.is_file():
+        raise _fail(path, section, key, f"points at {target}, which does not exist")
+    folder = path.parent.resolve()
+    if not target.resolve().is_relative_to(folder) and not outside_allowed():
+        raise _fail(path, section, key, f"points at {target}, outside the config's folder {folder} (symlinks "
+                    f"followed); move the file there, or pass --allow-outside-paths ({OUTSIDE_PATHS_ENV}=1)")
+    return target
+
+
+def _gating(path: Path, sec: GatingSection) -> Gating:
+    key_path = _existing(path, "gating", "qualification_key", sec.qualification_key)
+    paid = sec.qualification_mode == "html_hit" and key_path is not None
+    return Gating(
+        min_hits_approved=sec.min_hits_approved, min_percent_approved=sec.min_percent_approved, locale=sec.locale,
+        soft_block_qualification=sec.soft_block_qualification, block_mode=sec.block_mode,
+        qualification_key=key_path, qualification_min_score=sec.qualification_min_score,
+        qualification_retry_delay_s=sec.qualification_retry_delay_s, qualification_mode=sec.qualification_mode,
+        qualification_reward=(sec.qualification_reward_usd or Decimal("0.00")) if paid else Decimal("0.00"),
+        qualification_takers=(sec.qualification_takers or 0) if paid else 0,
+        qualification_images=_existing(path, "gating", "qualification_images", sec.qualification_images))
+
+
+def _rule_names(is_study: bool) -> tuple[str, ...]:
+    """The task's rules first, then every other registered rule (and the page's submit rules)."""
+    base = STUDY_RULES if is_study else DEFAULT_RULES
+    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES)) - set(base)))
+
+
+def _check_rules(path: Path, section: str, key: str, rules: Iterable[str], is_study: bool) -> None:
+    known = _rule_names(is_study)
+    for rule in rules:
+        if rule not in known:
+            near = difflib.get_close_matches(rule, known, n=1)
+            hint = f"did you mean `{near[0]}`?" if near else f"known: {', '.join(known)}"
+            raise _fail(path, section, key, f"names unknown rule {shown(rule)}; {hint}")
+
+
+def _known_rules(path: Path, section: str, key: str, rules: list[str] | None, is_study: bool,
+                 default: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    if rules is None:
+        return default if default is not None else (STUDY_RULES if is_study else DEFAULT_RULES)
+    _check_rules(path, section, key, rules, is_study)
+    return tuple(rules)
+
+
+def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPolicy | None = None) -> DecisionPolicy:
+    """Caption campaigns block on rates over the campaign so far (``block_min_rate``); a config
+    that sets only ``block_min_flags`` keeps blocking on counts per batch, as it was written for."""
+    default = default or (STUDY_POLICY if is_study else caption_policy())
+    block = default.block_min_flags if sec.block_min_flags is None else sec.block_min_flags
+    _check_rules(path, "policy", "block_min_flags", block, is_study)
+    counts_only = sec.block_min_flags is not None and "block_min_rate" not in sec.model_fields_set
+    rates = {} if counts_only else (sec.block_min_rate if "block_min_rate" in sec.model_fields_set
+                                    else default.block_min_rate)
+    _check_rules(path, "policy", "block_min_rate", rates, is_study)
+    return DecisionPolicy(
+        reject_rules=_known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules),
+        block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
+        block_min_evidence=sec.block_min_evidence, block_rate_confidence=sec.block_rate_confidence,
+        review_rules=_known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules),
+        reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
+
+
+def _items(path: Path, spec: str) -> Path:
+    """The item CSV next to the config, or ``generate:N`` synthetic items for load tests."""
+    if spec.startswith(PREFIX):
+        try:
+            return generated_items(spec)
+        except ValueError as exc:
+            raise _fail(path, "campaign", "items", str(exc)) from exc
+    found = _existing(path, "campaign", "items", spec)
+    assert found is not None
+    return found
+
+
+def _prolific(sec: ProlificSection) -> ProlificSettings:
+    return ProlificSettings(reward=sec.reward, currency=sec.currency, estimated_minutes=sec.estimated_minutes,
+                            maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
+                            completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
+                            min_approvals=sec.min_approvals)
+
+
+def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[str, Any]:
+    deadline = min(3600, auto_approval_delay_s) if sec.review_deadline_s is None else sec.review_deadline_s
+    if deadline > auto_approval_delay_s:
+        raise _fail(path, "policy", "review_deadline_s", f"must be between 0 and [timing].auto_approval_delay_s "
+                                                         f"({auto_approval_delay_s}) (got {deadline})")
+    return {"review": sec.review, "review_deadline_s": deadline}
+
+
+__all__ = ["CLOSED_HOSTS", "CampaignConfig", "load_config"]

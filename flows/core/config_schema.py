@@ -1,0 +1,281 @@
+"""The campaign config's schema: one pydantic model per TOML table, every key typed, bounded and described.
+
+A model validator that checks two keys together raises ``ValueError("<key> <why>")``: the loader
+reports it as ``[section].<key> <why>``. Checks that need the file system or another section
+(paths, the task's template, rule names) are in ``flows/core/config.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from flows.core.config_types import (
+    CURRENCIES,
+    BudgetText,
+    Count,
+    Money,
+    NonEmptyText,
+    Percent,
+    PositiveInt,
+    Rate,
+    RuleName,
+    Section,
+    Share,
+)
+from flows.core.telemetry_config import TelemetrySection
+from flows.studies.study_config import ScreenSection, StudySection
+from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
+
+YEAR_S = 31536000
+Prefix = NonEmptyText
+
+
+class CampaignSection(Section):
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,40}$",
+                      description="Output folder runs/<name>/ and ledger key prefix: letters, digits, - or _ (<= 40)")
+    task: str = Field("caption", pattern=r"^[a-z0-9_]{1,40}$", description="Page: hit_templates/<task>.html.j2, "
+                                                                          'or "custom" for your own template')
+    template: str = Field("", max_length=1000, description='task = "custom": your page, a Jinja template '
+                                                           "relative to the config file (extends _custom_page.html.j2)")
+    answer_key: str = Field("", max_length=1000, description='task = "custom": field,answer,score CSV (an imported '
+                                                             "QuestionForm's AnswerKey) scoring each response")
+    items: NonEmptyText = Field(description="Item CSV, relative to the config file")
+    title: NonEmptyText = Field(description="The HIT's or study's title, shown to workers")
+    description: NonEmptyText = Field(description="One or two sentences shown to workers before they accept")
+    keywords: str = Field("", max_length=1000, description="Comma-separated search keywords (MTurk)")
+    images_per_hit: PositiveInt = Field(le=1000, description="Items shown on one page (tasks per unit for studies)")
+    assignments_per_image: PositiveInt = Field(le=1000, description="Workers per item (MaxAssignments per HIT)")
+    batches: PositiveInt = Field(le=10000, description="Batches; QC and blocking run between them")
+    reward_usd: Money = Field(description='Reward per assignment in USD before fees, quoted: "0.55"')
+    budget_usd: Money | None = Field(None, description='Legacy budget in USD, quoted: "400.00" (or use budget)')
+    budget: BudgetText | None = Field(None, description=f'Budget, currency: "400.00 USD" ({"/".join(CURRENCIES)})')
+    accept_partial: bool = Field(False, description="Keep a batch that collected fewer answers than planned")
+    fx_rates: dict[Literal["USD", "GBP", "EUR"], Rate] = Field(
+        default_factory=dict, description='Units of the budget\'s currency per unit of another, e.g. {GBP = "1.27"}')
+    seed: int = Field(0, ge=0, le=2**63 - 1, description="Seeds the random review sample")
+
+    @model_validator(mode="after")
+    def _template_for_custom(self) -> CampaignSection:
+        if self.task == "custom" and not self.template:
+            raise ValueError('template is required when task = "custom": template = "my_page.html.j2"')
+        if self.template and self.task != "custom":
+            raise ValueError(f'template is only read when task = "custom" (task is {self.task!r})')
+        return self
+
+    @model_validator(mode="after")
+    def _one_budget(self) -> CampaignSection:
+        if self.budget is None and self.budget_usd is None:
+            raise ValueError('budget is required: budget = "400.00 USD" (or the older budget_usd = "400.00")')
+        if self.budget is not None and self.budget_usd is not None:
+            raise ValueError("budget and budget_usd are exclusive; keep budget")
+        return self
+
+
+class TimingSection(Section):
+    hit_lifetime_s: PositiveInt = Field(604800, le=YEAR_S, description="Seconds a HIT stays on the market")
+    assignment_duration_s: int = Field(3600, ge=30, le=YEAR_S, description="Seconds a worker has to finish")
+    auto_approval_delay_s: int = Field(ge=0, le=2592000, description="Seconds before the platform pays unreviewed "
+                                                                     "work (at most 30 days); decisions come first")
+    poll_interval_s: PositiveInt = Field(600, le=604800, description="Seconds between collection polls")
+    batch_open_s: int = Field(0, ge=0, le=YEAR_S, description="Longest a batch (study, invite round) stays "
+                                                              "open before it closes with what came in; 0: "
+                                                              "hit_lifetime_s")
+    unfilled_places: Literal["release", "keep"] = Field(
+        "release", description="Places never filled when a batch closes: release (no longer count against the "
+                               "budget) or keep (stay committed)")
+    detach: Literal["live", "always", "never"] = Field(
+        "live", description="live: on live routes a run publishes, looks once and exits (exit 9) until the batch "
+                            "is full or its time is up; always: also on the simulator; never: wait in the process")
+
+
+class GatingSection(Section):
+    min_hits_approved: Count = Field(500, le=10**9, description="NumberHITsApproved must be greater than this")
+    min_percent_approved: Percent = Field(95, description="PercentAssignmentsApproved at least this (0-100)")
+    locale: str = Field("", pattern=r"^([A-Z]{2})?$", description='Worker country, ISO 3166 ("US"); "" for any')
+    soft_block_qualification: str = Field("", max_length=200, description="Qualification a worker must NOT have")
+    block_mode: Literal["soft", "hard"] = Field("soft", description="soft: the qualification above; hard: "
+                                                                    "CreateWorkerBlock")
+    qualification_key: str = Field("", max_length=1000, description="Answer key CSV of a scored qualification test")
+    qualification_min_score: Percent = Field(80, description="Percent of test items answered correctly to pass")
+    qualification_retry_delay_s: Count = Field(86400, le=YEAR_S, description="Seconds before a retake")
+    qualification_mode: Literal["mturk_test", "html_hit"] = Field(
+        "mturk_test", description="mturk_test: MTurk scores a QuestionForm; html_hit: a paid HIT hitflow scores")
+    qualification_reward_usd: Money | None = Field(None, description='Reward of the paid test HIT (html_hit), "0.30"')
+    qualification_takers: PositiveInt | None = Field(None, le=100000, description="MaxAssignments of the test HIT")
+    qualification_images: str = Field("", max_length=1000, description="CSV item_id, url of the judging items")
+
+    @model_validator(mode="after")
+    def _paid_test(self) -> GatingSection:
+        if self.qualification_mode == "html_hit" and self.qualification_key:
+            for key in ("qualification_reward_usd", "qualification_takers"):
+                if getattr(self, key) is None:
+                    raise ValueError(f'{key} is required when qualification_mode is "html_hit"')
+        return self
+
+
+class SubmitRulesSection(Section):
+    min_words: Count = Field(8, le=1000, description="Fewest words per caption (0: no minimum)")
+    one_sentence: bool = Field(True, description="A caption is one sentence")
+    banned_prefixes: list[Prefix] = Field(default_factory=lambda: list(VIZWIZ_BANNED_PREFIXES),
+                                          description="Openings a caption may not start with")
+    max_chars: Count = Field(0, le=100000, description="Most characters per caption (0: no limit)")
+    required: bool = Field(True, description="Every caption must be filled in")
+    canned_text: str = Field(CANNED_TEXT, max_length=1000, description="The page's pre-canned caption")
+
+    @model_validator(mode="after")
+    def _prefixes_have_text(self) -> SubmitRulesSection:
+        if not all(p.strip() for p in self.banned_prefixes):
+            raise ValueError("banned_prefixes must be a list of non-empty strings")
+        return self
+
+
+class QcSection(Section):
+    rules: list[RuleName] | None = Field(None, description="Enabled QC rules (default: all for the task)")
+    time_source: Literal["submit_minus_accept", "page_active_time"] = Field(
+        "submit_minus_accept", description="Work time from the platform's timestamps or the page's timers")
+    time_outlier_sigmas: float = Field(1.95, gt=0, le=100, allow_inf_nan=False,
+                                       description="Worker mean outside mu +/- this many sigma of the batch")
+    time_outlier_method: Literal["seed", "robust", "robust_both"] = Field(
+        "seed", description="seed: mean and sigma as in the paper; robust: median and MAD of log time, fast side; "
+                            "robust_both: both sides")
+    caps_lock_share: Share = Field(0.5, description="Uppercase share of letters that flags a worker")
+    canned_share: Share = Field(0.5, description="Canned captions share that flags over-use")
+    quality_words: list[NonEmptyText] = Field(default_factory=lambda: ["quality", "blur", "blurry", "blurred"],
+                                              description="Words that mark a caption about image quality")
+    lone_min_captions: PositiveInt = Field(3, le=1000, description="Lone (non-)use only on items with this many "
+                                                                   "captions")
+    random_sample_share: Share = Field(0.05, description="Share of assignments sampled for human review")
+    duplicate_min_images: PositiveInt = Field(2, le=1000, description="Same caption on this many items flags it")
+    consensus_threshold: Share = Field(0.02, description="Similarity to peers' captions below which a caption "
+                                                        "is off-consensus")
+    consensus_min_peers: PositiveInt = Field(2, le=1000, description="Peers needed before consensus is judged")
+    shared_template_min_images: int = Field(2, ge=2, le=1000, description="A worker's one template on this many "
+                                                                          "items flags it")
+    instruction_echo_threshold: Share = Field(0.6, description="Similarity to the instructions that flags an echo")
+    near_template_words: PositiveInt = Field(4, le=100, description="Leading words that make a pasted sentence's key")
+    near_template_consensus: Share = Field(0.1, description="Consensus below which a caption may be a pasted template")
+    straight_lining_min_items: PositiveInt = Field(3, le=10000, description='task = "custom": one answer to a '
+                                                                          "choice field on this many items flags it")
+    near_template_min_images: int = Field(4, ge=2, le=1000, description="A key on this many low-consensus captions "
+                                                                        "flags them")
+    quality_talk_consensus: Share = Field(0.1, description="A caption naming image quality whose consensus is "
+                                                         "below this talks about quality, not content")
+
+
+class PolicySection(Section):
+    reject_rules: list[RuleName] | None = Field(None, description="Rules whose flag rejects the work")
+    review_rules: list[RuleName] | None = Field(None, description="Rules whose flag asks for a human look")
+    reject_blocked_work: bool = Field(False, description="Also reject a blocked worker's work of that batch")
+    block_min_flags: dict[RuleName, PositiveInt] | None = Field(
+        None, description="Block a worker with at least this many flags of a rule in a batch")
+    block_min_rate: dict[RuleName, Share] = Field(
+        default_factory=dict, description="Block a worker whose share of flagged work for a rule reaches this")
+    block_min_evidence: PositiveInt = Field(5, le=100000, description="Items a worker needs before a rate "
+                                                                      "blocks them")
+    block_rate_confidence: float = Field(0.0, ge=0, le=5, allow_inf_nan=False,
+                                         description="z of the Wilson lower bound a share must reach (0: the share)")
+    hold_share: Share = Field(0.5, description="Hold a batch for a person when one rule would reject or block "
+                                               "more than this share of its workers")
+    review: Literal["none", "sample", "flagged"] = Field(
+        "none", description="Who waits for a person on the review page before the next batch")
+    review_deadline_s: Count | None = Field(None, description="Stop waiting for the review this long before "
+                                                              "auto-approval (default: 3600 or that delay)")
+
+
+class PostprocessSection(Section):
+    campaign_word_min_workers: PositiveInt = Field(3, le=100000, description="Spell-correction keeps words this "
+                                                                             "many workers used")
+
+
+class ScheduleSection(Section):
+    interval_s: Count = Field(0, le=YEAR_S, description="serve-schedules: seconds between batches (0: none)")
+    cron: str = Field("", max_length=200, description='Or a five-field cron such as "0 2 * * *"')
+
+    @model_validator(mode="after")
+    def _one_schedule(self) -> ScheduleSection:
+        if self.interval_s and self.cron:
+            raise ValueError("cron and interval_s are exclusive; keep one")
+        if self.cron and len(self.cron.split()) != 5:
+            raise ValueError(f'cron must have five fields such as "0 2 * * *" (got {self.cron!r})')
+        return self
+
+
+class TargetSection(Section):
+    endpoint_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
+                              description="Empty: the built-in simulator; or an MTurk-compatible http(s) endpoint")
+    sim_crowd: str = Field("", max_length=1000, description="The simulator's crowd file for this campaign")
+    sim_workers: Literal["auto", "form", "browser"] = Field(
+        "auto", description='task = "custom": simulated workers read the form ("form") or work the page in a '
+                            'headless Chromium ("browser"); "auto": browser when the page\'s scripts write fields')
+    page_origins: list[Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:\d+)?$")]] = Field(
+        default_factory=list, max_length=50, description='task = "custom" on the task server: origins the page may '
+                                                         'load scripts and styles from, "https://cdn.example.org"')
+    task_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
+                          description="Public base URL of the running `hitflow serve` (Prolific, invite links)")
+
+
+class ProlificSection(Section):
+    reward: Money = Field(Decimal("0.90"), description='Per participant in `currency`, "0.90"')
+    currency: Literal["GBP", "USD"] = Field("GBP", description="The study's currency")
+    estimated_minutes: PositiveInt = Field(6, le=1440, description="Median minutes (Prolific's hourly-pay check)")
+    maximum_minutes: PositiveInt = Field(30, le=1440, description="Prolific times a participant out after this")
+    device_compatibility: list[Literal["desktop", "tablet", "mobile"]] = Field(
+        ["desktop"], min_length=1, description="Devices participants may use")
+    completion_base: str = Field("https://app.prolific.com/submissions/complete?cc=", pattern=r"^https://\S+$",
+                                 max_length=2000, description="Completion URL before the code")
+    min_approval_rate: Percent = Field(95, description="Prolific filter: approval rate at least this (0-100)")
+    min_approvals: Count = Field(0, le=10**9, description="Prolific filter: approved submissions at least this")
+
+    @model_validator(mode="after")
+    def _maximum_covers_estimate(self) -> ProlificSection:
+        shortest = prolific_min_maximum(self.estimated_minutes)
+        if self.maximum_minutes < shortest:
+            raise ValueError(f"maximum_minutes must be at least {shortest} for estimated_minutes = "
+                             f"{self.estimated_minutes} (Prolific's minimum: 2 + X + 2*sqrt(X)); raise it")
+        return self
+
+    @model_validator(mode="after")
+    def _pays_the_hourly_floor(self) -> ProlificSection:
+        floor = PROLIFIC_MIN_HOURLY[self.currency]
+        hourly = self.reward * 60 / self.estimated_minutes
+        if hourly < floor:
+            least = math.ceil(floor * self.estimated_minutes / 60 * 100) / 100
+            raise ValueError(f"reward {self.reward} {self.currency} for {self.estimated_minutes} minutes pays "
+                             f"{hourly:.2f} {self.currency}/hour, below Prolific's minimum of {floor}; raise "
+                             f"reward to at least {least:.2f}")
+        return self
+
+
+# Prolific's minimum reward per hour, on the estimated (median) time: "£6 / $8 per hour"
+# (docs.prolific.com/documentation/cookbooks/longitudinal-or-multi-part-studies).
+PROLIFIC_MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
+
+
+def prolific_min_maximum(estimated_minutes: int) -> int:
+    """The shortest maximum time Prolific accepts for a study of ``estimated_minutes``: "Minimum
+    Maximum Allowed Time = 2 + X + (2*sqrt(X))" (Prolific's help, Timed Out Submissions,
+    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
+    return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
+
+
+class ConfigFile(Section):
+    """A whole campaign or study config file."""
+
+    campaign: CampaignSection = Field(description="What is asked, of how many, for how much")
+    timing: TimingSection = Field(description="Lifetimes, durations and polling")
+    gating: GatingSection = Field(default_factory=GatingSection, description="Who may work")
+    submit_rules: SubmitRulesSection = Field(default_factory=SubmitRulesSection,
+                                             description="Checked by the page and again by QC")
+    qc: QcSection = Field(default_factory=QcSection, description="QC rules and their thresholds")
+    policy: PolicySection = Field(default_factory=PolicySection, description="What flags reject, block, review")
+    postprocess: PostprocessSection = Field(default_factory=PostprocessSection, description="Spell-correction")
+    schedule: ScheduleSection = Field(default_factory=ScheduleSection, description="serve-schedules timing")
+    telemetry: TelemetrySection = Field(default_factory=TelemetrySection, description="Text telemetry on pages")
+    target: TargetSection = Field(default_factory=TargetSection, description="Where the campaign runs")
+    prolific: ProlificSection = Field(default_factory=ProlificSection, description="The Prolific route")
+    study: StudySection | None = Field(None, description="Human-evaluation studies only")
+    screen: ScreenSection = Field(default_factory=ScreenSection, description="Studies: who is screened out")

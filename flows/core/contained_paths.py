@@ -1,0 +1,26 @@
+"""Paths named inside a file stay in that file's folder (issue 28): a config or a crowd file
+cannot point the product at ``~/.aws/credentials``. Shared by flows/core/config.py and the simulator's
+crowd files (flows/sim/crowd.py), which must not import the CLI layer that sets the override."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flows.core.errors import ConfigError
+
+OUTSIDE_PATHS_ENV = "HITFLOW_ALLOW_OUTSIDE_PATHS"  # set (to 1) by `--allow-outside-paths`; later commands read it
+
+
+def outside_allowed() -> bool:
+    return os.environ.get(OUTSIDE_PATHS_ENV, "") in ("1", "yes")
+
+
+def contained(target: Path, folder: Path, named_by: str) -> Path:
+    """``target`` when it lies inside ``folder`` (symlinks resolved) or outside paths are allowed;
+    otherwise a one-line ConfigError saying what to do."""
+    root = folder.resolve()
+    if target.resolve().is_relative_to(root) or outside_allowed():
+        return target
+    raise ConfigError(f"{named_by} points at {target}, outside the folder {root} (symlinks followed); move the "
+                      f"file there, or pass --allow-outside-paths ({OUTSIDE_PATHS_ENV}=1)")

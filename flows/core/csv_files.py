@@ -1,0 +1,137 @@
+"""CSV files in and out: one careful reader for every CSV the CLI reads, one writer for every CSV it writes.
+
+The reader turns whatever arrives (empty, binary, UTF-16, non-UTF-8, a byte-order mark, ragged
+rows, an unterminated quote, a huge field, NUL bytes) into rows of text or a one-line
+``InputFormatError`` naming the file and line, never a traceback and never a silently dropped field.
+
+The writer neutralises spreadsheet formulas by OWASP's rule (a cell that starts with ``=``, ``+``,
+``-``, ``@``, tab or carriage return gets a leading ``'``) in files people open in a spreadsheet,
+``dataset.csv`` included; data files for code (``dataset.raw.csv``, ``judgements.csv``) keep the
+workers' exact text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.core.errors import InputFormatError
+from flows.core.text_files import read_text
+
+FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    """A CSV's header and rows, all text; ``lines[i]`` is the file line row ``i`` ended on."""
+
+    path: Path
+    columns: list[str]
+    rows: list[dict[str, str]]
+    lines: list[int]
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows, columns=self.columns, dtype=str)
+
+    def with_rows(self, what: str) -> CsvTable:
+        """Itself, or an error when it has a header and no rows (a run would post nothing)."""
+        if not self.rows:
+            raise InputFormatError(f"{self.path}: {what} has a header but no rows; add at least one item")
+        return self
+
+
+def _short(text: str, limit: int = 60) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[:limit] + "...'"
+
+
+def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]]]:
+    """(line, fields) per non-blank record; strict quoting, so an unterminated quote is an error."""
+    old = csv.field_size_limit(FIELD_LIMIT)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        return [(reader.line_num, rec) for rec in reader if rec]
+    except csv.Error as exc:
+        hint = (f"a field is longer than {FIELD_LIMIT} characters" if "field larger" in str(exc)
+                else f"{exc}; check the quotes: a field holding {delimiter!r}, quotes or a line break must be "
+                     'quoted, with inner quotes doubled ("")')
+        raise InputFormatError(f"{path}:{max(reader.line_num, 1)}: cannot read the CSV ({hint})") from exc
+    finally:
+        csv.field_size_limit(old)
+
+
+def _sniff(text: str) -> str:
+    first = text.split("\n", 1)[0]
+    return "\t" if first.count("\t") > first.count(",") else ","
+
+
+def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", delimiter: str = ",",
+                   names: list[str] | None = None) -> CsvTable:
+    """Rows of ``path`` as text, checked: the header (or ``names`` for a file without one) and
+    ``required`` columns, every row exactly as wide as the header. ``delimiter="auto"``: tab or comma."""
+    text = read_text(Path(path), what)
+    delimiter = _sniff(text) if delimiter == "auto" else delimiter
+    records = _records(path, text, delimiter)
+    header = names if names is not None else [h.strip() for h in records.pop(0)[1]]
+    if names is None and len(set(header)) != len(header):
+        repeated = sorted({h for h in header if header.count(h) > 1})
+        raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(_short, repeated))}; "
+                               "give each column one name")
+    need = list(required)
+    missing = [c for c in need if c not in header]
+    if missing:
+        found = ", ".join(_short(h, 30) for h in header[:12]) + (", ..." if len(header) > 12 else "")
+        raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; {what} needs "
+                               f"{', '.join(need)} (columns are {found})")
+    rows, lines = [], []
+    for line, rec in records:
+        if len(rec) != len(header):
+            raise InputFormatError(f"{path}:{line}: {len(rec)} field(s), but {what} has {len(header)} "
+                                   f"(separated by {delimiter!r}); quote fields that hold the separator, and give "
+                                   "every row every column")
+        rows.append(dict(zip(header, rec, strict=True)))
+        lines.append(line)
+    return CsvTable(Path(path), header, rows, lines)
+
+
+def read_csv_frame(path: Path, required: Iterable[str] = (), what: str = "it", delimiter: str = ",",
+                   names: list[str] | None = None) -> pd.DataFrame:
+    """:func:`read_csv_table` as a DataFrame of text (nothing turned into NaN)."""
+    return read_csv_table(path, required, what, delimiter, names).frame()
+
+
+def write_dataset(frame: pd.DataFrame, out_dir: Path) -> Path:
+    """``dataset.csv`` neutralised like every export people open (a caption typed as ``=HYPERLINK(...)``
+    is inert there), and ``dataset.raw.csv`` beside it with the workers' exact text, for code."""
+    write_csv(frame, out_dir / "dataset.raw.csv", for_spreadsheet=False)
+    return write_csv(frame, out_dir / "dataset.csv")
+
+
+def neutralise(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula, made inert by OWASP's rule (a leading ')."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) -> Path:
+    """Write ``frame`` to ``path``. ``for_spreadsheet``: formula cells neutralised (flags, blocked
+    workers, review lists); False for data files that keep the exact text (dataset.csv)."""
+    out = frame.map(neutralise) if for_spreadsheet and not frame.empty else frame
+    if for_spreadsheet:
+        out = out.rename(columns=neutralise)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,
+        # which it leaves bare with LF rows, so a reader would split the row there
+        out.to_csv(path, index=False, lineterminator="\r\n")
+    except OSError as exc:
+        raise InputFormatError(f"{path}: cannot write ({exc.strerror}); choose a writable --out") from exc
+    return Path(path)

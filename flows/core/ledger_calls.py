@@ -1,0 +1,104 @@
+"""Every platform write goes through here: record the intent, make the call, settle the result.
+
+The ledger (``flows.core.store``) keys each call deterministically, so a call whose key is already
+settled is never made again: a killed run resumes without a second HIT, payment or block, and a
+decision a person sent from the review page is not sent again by the automatic step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+from flows.core.store import SETTLED, Store
+
+SEND_THREADS = 8  # calls wait on the network, so a few threads overlap them (bench/scale.py)
+
+
+class Adopted(dict):  # type: ignore[type-arg]
+    """A call's result that the platform already had (an earlier run's call went through):
+    settled as ``adopted`` rather than ``ok``, which the chaos bench counts apart."""
+
+
+@dataclass(frozen=True)
+class LedgeredCall:
+    """One intended platform write: its ledger operation, idempotency key, recorded parameters
+    (never credentials or whole pages: the store scrubs them) and the function that makes it."""
+
+    operation: str
+    key: str
+    params: dict[str, Any]
+    send: Callable[[], dict[str, Any]]
+
+
+def _status(result: dict[str, Any]) -> str:
+    return "adopted" if isinstance(result, Adopted) else "ok"
+
+
+def _recorded(entry: dict[str, Any]) -> dict[str, Any]:
+    return dict(json.loads(entry["result"] or "{}"))
+
+
+def ledgered(store: Store, campaign: str, batch: int, call: LedgeredCall) -> dict[str, Any]:
+    """Make ``call`` once: its result, from the platform now or from the ledger of an earlier run."""
+    entry = store.intend(campaign, batch, call.operation, call.key, call.params)
+    if entry["status"] in SETTLED:
+        return _recorded(entry)
+    result = call.send()
+    store.settle(call.key, _status(result), result)
+    return dict(result)
+
+
+def adopt(store: Store, key: str, result: dict[str, Any]) -> None:
+    """Settle an intent whose call an earlier run made without recording it (found by reconcile)."""
+    store.settle(key, "adopted", result)
+
+
+def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall]
+                 ) -> tuple[dict[str, dict[str, Any]], list[tuple[LedgeredCall, str]]]:
+    """Record every intent in one transaction: (results already settled by key, the calls still
+    to make with their ledger status: ``intended`` means an earlier run may have made it)."""
+    calls = list(calls)
+    entries = store.intend_all(campaign, batch, [(c.operation, c.key, c.params) for c in calls])
+    done = {c.key: _recorded(entries[c.key]) for c in calls if entries[c.key]["status"] in SETTLED}
+    return done, [(c, str(entries[c.key]["status"])) for c in calls if c.key not in done]
+
+
+def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THREADS,
+               record: Callable[[LedgeredCall, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
+    """Make intended calls on ``threads`` threads (inline for one); the ledger is written from this thread only.
+
+    With ``record`` each result is handed to it as soon as its call returns (to store what the
+    call made, e.g. the HIT's row) and then settled at once, so a crash loses no settled call and
+    no settled call lacks its rows; without, all are settled at the end in one transaction (fast
+    for thousands of decisions; a crash in between only repeats calls the platform treats as done)."""
+    results: dict[str, dict[str, Any]] = {}
+
+    def returned(call: LedgeredCall, result: dict[str, Any]) -> None:
+        results[call.key] = result
+        if record is not None:
+            record(call, result)
+            store.settle(call.key, _status(result), result)
+
+    if threads <= 1 or len(calls) <= 1:
+        for call in calls:
+            returned(call, call.send())
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            futures = {pool.submit(call.send): call for call in calls}
+            for future in as_completed(futures):
+                returned(futures[future], future.result())
+    if record is None and results:
+        store.settle_all([(key, _status(result), result) for key, result in results.items()])
+    return {key: dict(result) for key, result in results.items()}
+
+
+def ledgered_all(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall],
+                 threads: int = SEND_THREADS) -> dict[str, dict[str, Any]]:
+    """``ledgered`` for many calls: intents in one transaction, calls on a thread pool, results
+    settled together; every call's result by key (made now or recorded earlier)."""
+    done, todo = intend_calls(store, campaign, batch, calls)
+    return {**done, **send_calls(store, [c for c, _ in todo], threads)}

@@ -1,0 +1,160 @@
+"""Which Prefect API a ``hitflow run`` talks to: one already running, or a temporary one started early.
+
+Left alone, Prefect starts a temporary server only when the flow first needs its API, after
+Python has imported Prefect and the flow's modules, and that start (a uvicorn process that
+migrates its database) took about 5.7 s on the 2-core host (issue 33). Here, in order:
+
+1. ``PREFECT_API_URL`` set: Prefect's own setting; it is used as it is, nothing is started.
+2. ``HITFLOW_PREFECT_API_URL`` set: a server the user keeps running (``prefect server start``)
+   for hitflow only; it must answer ``/health``, and is then used as ``PREFECT_API_URL``.
+3. Otherwise the same temporary server Prefect would start (its command, with the UI off) is
+   started at once, in its own process, while this one imports Prefect and the flow; the flow
+   waits for it only when it needs it, and it is stopped when the run ends.
+
+This module imports nothing of Prefect: ``--no-prefect`` and ``--help`` never load it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from flows.core.errors import ConfigError, HitflowError, Interrupted
+
+HITFLOW_API_ENV = "HITFLOW_PREFECT_API_URL"
+TEMPORARY_API_ENV = "HITFLOW_PREFECT_TEMPORARY_API"  # the temporary server's URL, which dies with the run
+# What Prefect's own temporary server gets (prefect.server.api.server.SubprocessASGIServer, 3.8).
+SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+
+
+def healthy(api_url: str, timeout_s: float = 2.0) -> bool:
+    """Whether a Prefect API answers its health check at ``api_url`` (``http://host:port/api``)."""
+    try:
+        with urllib.request.urlopen(f"{api_url.rstrip('/')}/health", timeout=timeout_s) as reply:
+            return bool(reply.status == 200)
+    except (OSError, ValueError):  # refused, timed out, not a URL
+        return False
+
+
+class TemporaryServer:
+    """Prefect's temporary API server in a child process, started without waiting for it."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.api_url = f"http://127.0.0.1:{self.port}/api"
+        self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop); its errors, for a message
+        env = {**os.environ, **SERVER_ENV}
+        env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "prefect.server.api.server:create_app",
+             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error", "--lifespan", "on"],
+            # a session of its own, as flows/driver/prefect_server.py gives Prefect's: a terminal's
+            # Ctrl-C must not stop it before the interrupted run has told it where it stopped
+            env=env, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True)
+
+    def wait_ready(self, timeout_s: float) -> str:
+        """Block until the server answers (its API URL), or say in one line why it did not."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            if healthy(self.api_url, timeout_s=1.0):
+                return self.api_url
+            time.sleep(0.05)
+        self.log.seek(0)
+        last = (self.log.read().decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise HitflowError(f"Prefect's temporary server did not start within {timeout_s:g} s ({last}); run "
+                           f"`prefect server start` and set {HITFLOW_API_ENV}=http://127.0.0.1:4200/api, "
+                           "or use --no-prefect")
+
+    def stop(self, wait: bool = True) -> None:
+        """``wait=False`` (an interrupted run): SIGTERM to the server's session and leave; its own
+        shutdown (uvicorn's lifespan, Prefect's services) once took ~10 s of the user's Ctrl-C."""
+        if not wait and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)  # its session leader: pgid == pid
+            self.process.returncode = -signal.SIGTERM  # not ours to reap: no "still running" warning
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+class PrefectApi:
+    """The API a run will use; ``ready()`` returns once it answers. Its URL is in ``PREFECT_API_URL``
+    from the start, before Prefect is imported: Prefect reads its settings when it is imported."""
+
+    def __init__(self, url: str, server: TemporaryServer | None = None):
+        self.url, self.server = url, server
+        os.environ["PREFECT_API_URL"] = url
+
+    def ready(self) -> str:
+        if self.server is not None:
+            timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
+            self.server.wait_ready(timeout)
+        return self.url
+
+
+@contextmanager
+def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
+    """The run's Prefect API (see the module's docstring; None if not ``wanted_now``); a temporary
+    server ends with the block, and ``PREFECT_API_URL`` is as it was before."""
+    before = os.environ.get("PREFECT_API_URL")
+    if not wanted_now:
+        yield None
+        return
+    if before:
+        yield PrefectApi(before)
+        return
+    wanted = os.environ.get(HITFLOW_API_ENV, "").strip()
+    if wanted and not healthy(wanted):
+        raise ConfigError(f"{HITFLOW_API_ENV}={wanted} does not answer {wanted.rstrip('/')}/health: start it "
+                          f"(`prefect server start`) or unset {HITFLOW_API_ENV} to use a temporary server")
+    server = None if wanted else TemporaryServer()
+    if server is not None:
+        os.environ[TEMPORARY_API_ENV] = server.api_url
+    interrupted = False
+    try:
+        yield PrefectApi(server.api_url if server else wanted, server)
+    except (KeyboardInterrupt, Interrupted):  # Ctrl-C, SIGTERM: a person waits for the prompt
+        interrupted = True
+        raise
+    finally:
+        os.environ.pop("PREFECT_API_URL", None)
+        os.environ.pop(TEMPORARY_API_ENV, None)
+        if server is not None:
+            _flush_prefect(timeout_s=2 if interrupted else 10)
+            server.stop(wait=not interrupted)
+
+
+def _flush_prefect(timeout_s: float) -> None:
+    """Prefect's log and event workers send what they still hold while the server is up (they
+    would at exit, and find it stopped: "Error logging to API" after the run's last line)."""
+    if "prefect" not in sys.modules:
+        return
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in (APILogWorker, EventsWorker):
+        worker.drain_all(timeout=timeout_s, at_exit=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

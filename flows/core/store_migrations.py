@@ -1,0 +1,117 @@
+"""The ledger's schema, one sqlite-utils migration per change: an old file is brought up to date
+when flows.core.store opens it (the migrations never run in any other place)."""
+
+from __future__ import annotations
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+migrations = Migrations("hitflow")
+
+
+@migrations()
+def m001_initial(db: sqlite_utils.Database) -> None:
+    db.table("campaigns").create({"name": str, "config_path": str, "config_json": str, "target": str,
+                            "created_at": float, "status": str}, pk="name")
+    db.table("batches").create({"campaign": str, "batch": int, "status": str, "hit_type_id": str,
+                          "cost_estimate": str, "updated_at": float}, pk=("campaign", "batch"))
+    db.table("items").create({"campaign": str, "item_id": str, "file_name": str, "url": str, "batch": int,
+                        "hit_index": int}, pk=("campaign", "item_id"))
+    db.table("hit_types").create({"hit_type_id": str, "campaign": str, "batch": int, "params_json": str},
+                                 pk="hit_type_id")
+    db.table("hits").create({"hit_id": str, "campaign": str, "batch": int, "hit_index": int, "token": str,
+                       "item_ids": str, "created_at": float, "status": str}, pk="hit_id")
+    db.table("hits").create_index(["campaign", "batch", "hit_index"], unique=True)
+    db.table("assignments").create({"assignment_id": str, "hit_id": str, "campaign": str, "batch": int,
+                              "worker_id": str, "status": str, "accept_time": float, "submit_time": float,
+                              "auto_approval_time": float, "answer_xml": str, "parse_error": str,
+                              "fetched_at": float}, pk="assignment_id")
+    db.table("answers").create({"assignment_id": str, "item_id": str, "field": str, "value": str},
+                         pk=("assignment_id", "item_id", "field"))
+    db.table("workers").create({"worker_id": str, "first_seen": float}, pk="worker_id")
+    db.table("qualifications").create({"qualification_type_id": str, "campaign": str, "name": str,
+                                 "purpose": str}, pk="qualification_type_id")
+    db.table("qc_flags").create({"campaign": str, "batch": int, "worker_id": str, "rule": str, "value": str,
+                           "threshold": str, "assignment_id": str, "image_id": str, "detail": str})
+    db.table("qc_flags").create_index(["campaign", "batch"])
+    db.table("decisions").create({"assignment_id": str, "campaign": str, "batch": int, "worker_id": str,
+                            "action": str, "reasons": str, "review": int, "decided_at": float,
+                            "applied": str}, pk="assignment_id")
+    db.table("blocks").create({"campaign": str, "worker_id": str, "batch": int, "rules": str, "mode": str,
+                         "applied": str}, pk=("campaign", "worker_id"))
+    db.table("ledger").create({"id": int, "campaign": str, "batch": int, "operation": str, "idem_key": str,
+                         "params": str, "status": str, "result": str, "error": str,
+                         "created_at": float, "updated_at": float}, pk="id")
+    db.table("ledger").create_index(["idem_key"], unique=True)
+
+
+@migrations()
+def m002_campaign_locks(db: sqlite_utils.Database) -> None:
+    """At most one run per campaign: the holder's host and pid, and when it took the lock."""
+    db.table("locks").create({"campaign": str, "holder": str, "acquired_at": float}, pk="campaign")
+
+
+@migrations()
+def m003_qualification_scores(db: sqlite_utils.Database) -> None:
+    """Each worker's qualification-test score (overall and per section) and the test's answer problems."""
+    db.table("qualification_scores").create({
+        "campaign": str, "worker_id": str, "assignment_id": str, "mode": str, "answered": int, "correct": int,
+        "score": float, "spelling_score": float, "grammar_score": float, "judging_score": float,
+        "passed": int, "granted": int, "recorded_at": float}, pk=("campaign", "worker_id"))
+    db.table("qualification_problems").create({"campaign": str, "worker_id": str, "item_id": str, "answer": str,
+                                               "problem": str})
+
+
+@migrations()
+def m004_task_server_and_studies(db: sqlite_utils.Database) -> None:
+    """Self-hosted delivery: a participant's session and its unit of items; Prolific studies per
+    batch and every Prolific submission's state (paid or not)."""
+    db.table("task_sessions").create({
+        "session_id": str, "campaign": str, "batch": int, "unit": int, "item_ids": str, "participant_id": str,
+        "study_id": str, "route": str, "created_at": float, "submitted_at": float, "completion_code": str,
+        "released": int}, pk="session_id")
+    db.table("task_sessions").create_index(["campaign", "batch", "unit"])
+    db.table("studies").create({"study_id": str, "campaign": str, "batch": int, "status": str, "places": int,
+                                "created_at": float}, pk="study_id")
+    db.table("platform_submissions").create({
+        "submission_id": str, "campaign": str, "batch": int, "study_id": str, "participant_id": str,
+        "status": str, "started_at": float, "completed_at": float, "has_response": int, "outcome": str},
+        pk="submission_id")
+
+
+@migrations()
+def m005_item_payloads(db: sqlite_utils.Database) -> None:
+    """Evaluation studies' items carry more than an image: sentences, references, system pairs
+    (JSON, what the page shows); and the per-response checks of their submit rules."""
+    db.table("items").add_column("payload", str, not_null_default="")
+    db.table("response_problems").create({"campaign": str, "assignment_id": str, "worker_id": str, "rule": str,
+                                          "field": str, "detail": str})
+
+
+@migrations()
+def m006_batch_shortfall(db: sqlite_utils.Database) -> None:
+    """What a batch's HITs closed without (JSON: hits, expected, got, short_hits), "" when complete."""
+    db.table("batches").add_column("shortfall", str, not_null_default="")
+
+
+@migrations()
+def m007_review_decisions(db: sqlite_utils.Database) -> None:
+    """What people decided on the review page (who, when, under which idempotency key), and the
+    captions they struck from the dataset without rejecting the assignment."""
+    db.table("review_actions").create({
+        "id": int, "campaign": str, "batch": int, "worker_id": str, "assignment_id": str, "image_id": str,
+        "action": str, "reason": str, "category": str, "amount": str, "reviewer": str, "decided_at": float,
+        "idem_key": str, "ledger_key": str, "outcome": str}, pk="id")
+    db.table("review_actions").create_index(["idem_key"], unique=True)
+    db.table("review_actions").create_index(["campaign", "batch"])
+    db.table("struck_captions").create({"campaign": str, "assignment_id": str, "image_id": str, "reviewer": str,
+                                        "reason": str, "struck_at": float}, pk=("assignment_id", "image_id"))
+    db.table("batches").add_column("review_note", str, not_null_default="")
+
+
+@migrations()
+def m008_batch_windows(db: sqlite_utils.Database) -> None:
+    """When a batch opened (on the platform's clock), so a later run knows its deadline; places a
+    closed study released from the committed budget."""
+    db.table("batches").add_column("opened_at", float)
+    db.table("studies").add_column("released", int, not_null_default=0)

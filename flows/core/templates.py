@@ -1,0 +1,84 @@
+"""The one Jinja environment: sandboxed and immutable (a user's own task template runs in it
+too), autoescape on, undefined names are errors."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from flows.core.errors import ConfigError
+
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "hit_templates"
+REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
+
+
+def safe_url(value: object) -> str:
+    """Only http(s) and relative URLs reach a page; anything else (javascript:) is dropped."""
+    url = str(value)
+    scheme = urlparse(url).scheme.lower()
+    return url if scheme in ("http", "https", "") and not url.strip().lower().startswith("//") else "about:blank"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = ImmutableSandboxedEnvironment(
+        loader=jinja2.FileSystemLoader([str(TEMPLATE_DIR), str(REPORT_DIR)]),
+        autoescape=True,  # captions and descriptions are untrusted HTML, in every template
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["safe_url"] = safe_url
+    # What the evaluation pages list, from the code that checks and analyses their answers.
+    from flows.studies.study_plan import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
+    from postprocess.error_stats import CATEGORIES
+
+    env.globals["error_categories"] = CATEGORIES
+    env.globals["demographic_questions"] = [(k, DEMOGRAPHIC_LABELS[k], v) for k, v in DEMOGRAPHICS.items()]
+    return env
+
+
+def render(template: str, context: dict[str, Any]) -> str:
+    try:
+        return environment().get_template(template).render(**context)
+    except jinja2.TemplateNotFound as exc:
+        raise ConfigError(f"template {template} not found under {TEMPLATE_DIR}; check [campaign].task") from exc
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"template {template}: {exc.message}; the context lacks a value it uses") from exc
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(f"template {exc.filename}:{exc.lineno}: {exc.message}") from exc
+
+
+def render_source(source: str, name: str, context: dict[str, Any]) -> str:
+    """A template given as text (a campaign's own page, ``name`` its path for messages), in the
+    one environment: it may extend hitflow's pages; item values are escaped like any other."""
+    try:
+        return environment().from_string(source).render(**context)
+    except jinja2.TemplateNotFound as exc:
+        raise ConfigError(f"{name}: extends or includes {exc.name}, which is not under {TEMPLATE_DIR}") from exc
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"{name}: {exc.message}; check the names the template uses (item columns, "
+                          "title, items)") from exc
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(f"{name}:{exc.lineno}: {exc.message}") from exc
+    except jinja2.sandbox.SecurityError as exc:
+        raise ConfigError(f"{name}: {exc}; a task template may only read its values") from exc
+    except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError) as exc:  # {{ 1/0 }}, wordwrap(0)
+        line = (str(exc).splitlines() or [""])[0][:160]
+        raise ConfigError(f"{name}: the template failed while rendering ({type(exc).__name__}: {line}); "
+                          "fix the expression and run the dry run again") from exc
+
+
+def sample_context(task: str) -> dict[str, Any]:
+    return json.loads((TEMPLATE_DIR / "samples" / f"{task}.json").read_text(encoding="utf-8"))
+
+
+def task_templates() -> list[str]:
+    return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2")
+                  if p.name != "base.html.j2" and not p.name.startswith("_"))

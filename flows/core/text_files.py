@@ -1,0 +1,45 @@
+"""Reading a user's text file: UTF-8 text, or one line that says what is wrong with it.
+
+Empty, binary, UTF-16 and non-UTF-8 files, NUL bytes and unreadable paths all become an
+``InputFormatError`` naming the file (and the line of a NUL); a UTF-8 byte-order mark is dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flows.core.errors import InputFormatError
+
+MAX_INPUT_BYTES = 512 * 2**20  # any input file read whole; a bigger one is refused before it fills memory
+
+
+def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str:
+    """The file's text: UTF-8 (a byte-order mark dropped) or a one-line InputFormatError. At most
+    ``max_bytes`` (default ``MAX_INPUT_BYTES``) are read: ``/dev/zero`` or a FIFO never fills memory."""
+    if not str(path).isprintable():  # every later message names the path: keep them one line
+        raise InputFormatError(f"{str(path)!r}: a file name with control characters; rename the file")
+    max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except FileNotFoundError as exc:
+        raise InputFormatError(f"{path} does not exist; check the path") from exc
+    except IsADirectoryError as exc:
+        raise InputFormatError(f"{path} is a folder; give {what} as a file") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise InputFormatError(f"{path}: cannot read {what} ({getattr(exc, 'strerror', None) or exc})") from exc
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputFormatError(f"{path}: {what} is UTF-16 text; save it as UTF-8")
+    if len(raw) > max_bytes:
+        raise InputFormatError(f"{path}: over {max_bytes} bytes, too large for {what}; split it or check the path")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{path}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
+                               f"save {what} as UTF-8") from exc
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputFormatError(f"{path}:{line}: holds a NUL byte; {what} looks binary or UTF-16, not UTF-8 text")
+    if not text.strip():
+        raise InputFormatError(f"{path}: is empty; {what} has nothing to read")
+    return text

@@ -1,0 +1,154 @@
+"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block, in order.
+
+A batch's status in the store says how far it got, so a re-run continues where the last one
+stopped; each step is itself idempotent through the ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
+from flows.campaigns.budget import check_campaign_budget
+from flows.campaigns.campaign_plan import plan_items
+from flows.core.run_context import Run
+from flows.platforms import platform_for
+from flows.platforms.batch_window import open_window
+from flows.platforms.mturk.batch_collect import collect_batch
+from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.mturk.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
+from flows.review.review_data import review_gate
+
+StepFn = Callable[[Run, int], dict[str, Any]]
+STEPS: list[tuple[str, str, StepFn]] = [
+    ("published", "publish batch", publish_batch),
+    ("collected", "collect submissions", collect_batch),
+    ("qc_done", "run QC", qc_batch),
+    ("reviewed", "wait for review", review_gate),
+    ("decided", "approve or reject", decide_batch),
+    ("blocked", "block flagged workers", block_batch),
+]
+ORDER = ["planned"] + [s[0] for s in STEPS]
+
+
+def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
+    """The platform publishes and collects (HITs, a study, invite links); evaluation studies and
+    custom pages replace caption QC; decisions and blocks are shared (they ask the platform too)."""
+    steps = list(STEPS)
+    if run.cfg.study is not None:
+        from flows.studies.study_review import study_qc_batch
+
+        steps[2] = ("qc_done", "run QC", study_qc_batch)
+    if run.cfg.task == "custom":
+        from flows.custom.custom_review import custom_qc_batch
+
+        steps[2] = ("qc_done", "run QC", custom_qc_batch)
+    platform = platform_for(run.platform)
+    steps[:2] = [("published", platform.PUBLISH_STEP, platform.publish),
+                 ("collected", platform.COLLECT_STEP, platform.collect)]
+    return steps
+
+
+Caller = Callable[[str, StepFn, Run, int], dict[str, Any]]
+
+
+def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
+    return fn(run, batch)
+
+
+def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
+    """Run the steps this batch has not finished; return what each reported.
+
+    A batch that collected nothing has nothing to check, decide or block: those steps are
+    passed (its shortfall, recorded by collection, tells the summary and status)."""
+    results: dict[str, Any] = {}
+    for status_after, name, fn in steps_for(run):
+        if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
+            continue
+        if ORDER.index(status_after) > ORDER.index("collected") and not batch_work(run, batch):
+            run.progress(f"batch {batch}: no work came in; nothing to {name}")
+        else:
+            results[name] = call(f"{name} {batch}", fn, run, batch)
+        run.store.set_batch(run.cfg.name, batch, status=status_after)
+        if status_after == "published":
+            open_window(run, batch)  # its deadline counts from here, for this run and every later one
+    return results
+
+
+def batch_work(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
+
+
+def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
+    """Work stored after its batch's QC (a resumed run's reconcile fetched it) goes through QC,
+    a decision and the block step again before the next batch and before any output."""
+    late = run.store.rows(
+        "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
+        "AND b.batch = a.batch WHERE a.campaign = ? AND a.batch > 0 AND b.status IN ('qc_done', 'decided', "
+        "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)",
+        [run.cfg.name])
+    for row in sorted(late, key=lambda r: r["batch"]):
+        run.progress(f"batch {row['batch']}: work came in after its QC; reviewing it before going on")
+        redo = [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(row["status"])]
+        for _, name, fn in redo:
+            call(f"late work: {name} {row['batch']}", fn, run, row["batch"])
+    return sorted(r["batch"] for r in late)
+
+
+def zero_work_batch(run: Run, batches: list[int]) -> int | None:
+    """The first finished batch that got no work at all: posting more would only wait in vain."""
+    for batch in batches:
+        if run.store.batch_status(run.cfg.name, batch) == ORDER[-1] and not batch_work(run, batch) \
+                and run.store.table("hits").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]):
+            return batch
+    return None
+
+
+def qualify(run: Run, call: Caller = call_directly) -> None:
+    """The paid qualification test, once, before any caption HIT (a no-op for other campaigns)."""
+    if uses_test_hit(run) and run.store.batch_status(run.cfg.name, TEST_BATCH) != "qualified":
+        call("qualify workers", qualify_workers, run, TEST_BATCH)
+        run.store.set_batch(run.cfg.name, TEST_BATCH, status="qualified")
+
+
+def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
+    if run.cfg.task == "custom":  # every route refuses a page nobody can answer or read back (issue 26)
+        from flows.custom.custom_task import refuse_unreadable
+
+        refuse_unreadable(run.cfg)
+    plan_items(run, limit, scale)
+    check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
+    if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
+        platform_for(run.platform).reconcile(run)  # a resumed run first squares the ledger with the platform
+    return sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
+                                                       [run.cfg.name])})
+
+
+def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
+    """Every batch to the end, holding the campaign's lock; a batch that got no work stops the rest."""
+    with run.store.campaign_lock(run.cfg.name):
+        batches = _prepare(run, limit, scale)
+        qualify(run, call)
+        for batch in batches:
+            review_late_work(run, call)
+            if (empty := zero_work_batch(run, batches)) is not None:
+                run.progress(f"batch {empty} got no work; batches from {batch} on are not posted")
+                break
+            advance_batch(run, batch, call)
+        review_late_work(run, call)
+        run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
+
+
+def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = None) -> int | None:
+    """Advance the first unfinished batch to its end and stop; None when every batch is done."""
+    with run.store.campaign_lock(run.cfg.name):
+        batches = _prepare(run, limit, 1)
+        qualify(run, call)
+        review_late_work(run, call)
+        for batch in batches:
+            if run.store.batch_status(run.cfg.name, batch) != ORDER[-1]:
+                advance_batch(run, batch, call)
+                return batch
+        run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
+        return None

@@ -1,0 +1,297 @@
+"""The campaign as a Prefect flow: one coarse task per batch step (not per HIT)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# A first start migrates a fresh Prefect database; on a 2-core machine that can pass the 20 s default.
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents and then fails to start
+    Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
+
+from prefect import flow
+
+from flows.campaigns.batch_review import block_batch
+from flows.campaigns.campaign_plan import Run
+from flows.core.config import load_config
+from flows.core.errors import BatchHeld, BatchOpen
+from flows.core.store import DEFAULT_DB, Store
+from flows.driver.campaign import StepFn, run_next_batch
+from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
+from flows.platforms.targets import open_session, simulator_server
+from flows.review.review_data import ReviewPending
+
+keep_ephemeral_server_out_of_terminal_signals()
+
+
+def progress_line(line: str) -> None:
+    """hitflow's progress and step lines: on stdout as without Prefect, and in the flow run's logs
+    (Prefect's UI). Prefect's ``log_prints`` does not catch them (the runner's ``progress`` is the
+    print it was given, not Prefect's patched one) and, at PREFECT_LOGGING_LEVEL=WARNING, would drop
+    INFO; this logger sends only to the API, so the console shows each line once."""
+    sys.stdout.write(line + "\n")  # not print(): inside a flow Prefect's log_prints patches it
+    sys.stdout.flush()
+    _api_logger().info(line)
+
+
+def _api_logger() -> logging.Logger:
+    logger = logging.getLogger("hitflow.progress")
+    if not logger.handlers:
+        from prefect.logging.handlers import APILogHandler
+
+        logger.addHandler(APILogHandler())
+        logger.setLevel(logging.INFO)
+        logger.propagate = False  # not on the console a second time
+    return logger
+
+
+def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
+    from prefect import task
+    from prefect.cache_policies import NO_CACHE
+    from prefect.utilities.annotations import quote
+
+    def step_fn(run: Run, batch: int) -> dict[str, Any]:
+        try:
+            return fn(run, batch)
+        except (BatchOpen, ReviewPending, BatchHeld) as exc:  # waiting, not failing: the task completes, the run stops
+            return {"stopped": exc}
+
+    step = task(name=name, cache_policy=NO_CACHE)(step_fn)
+    result = step(quote(run), batch)  # type: ignore[call-overload]  # quote() keeps Prefect out of Run
+    if isinstance(result, dict) and isinstance(result.get("stopped"), BatchOpen | ReviewPending | BatchHeld):
+        raise result["stopped"]
+    if fn is block_batch:
+        publish_batch_artifacts(run, batch)
+    return result
+
+
+def publish_batch_artifacts(run: Run, batch: int) -> None:
+    """A markdown summary and a per-rule flag table in Prefect's UI, one pair per batch."""
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+    from flows.driver.campaign_status import batch_markdown
+
+    key = f"{run.cfg.name}-batch-{batch}".lower().replace("_", "-")
+    markdown, flag_rows = batch_markdown(run.store, run.cfg.name, batch)
+    create_markdown_artifact(markdown=markdown, key=key, description=f"{run.cfg.name} batch {batch}")
+    create_table_artifact(table=flag_rows, key=f"{key}-flags", description="QC flags per rule")
+
+
+def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
+                     db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
+                     scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
+                     platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
+                     sim_state: str = "", detach: str = "", campaign_name: str = "") -> dict[str, Any]:
+    from flows.review.review_pause import wait_for_review
+
+    while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
+        try:
+            summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
+                                   crowd, progress=progress_line, call=prefect_call, platform=platform,
+                                   task_url=task_url, invitees=invitees, sim_state=sim_state, detach=detach,
+                                   campaign_name=campaign_name)
+            break
+        except ReviewPending as waiting:
+            wait_for_review(waiting, db_path)
+    if "open" in summary:  # the flow run ends Completed; the next run (or the schedule) collects
+        return {"out_dir": str(summary["out_dir"]), "open": summary["open"], "target": summary["target"]}
+    if "held" in summary:  # Completed too: a person releases the batch (--release-hold), then runs again
+        _api_logger().info(summary["held"])  # in Prefect's UI; the CLI prints it on the console once
+        return {"out_dir": str(summary["out_dir"]), "held": summary["held"], "target": summary["target"]}
+    done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
+    return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
+
+
+caption_campaign = flow(name="caption-campaign", log_prints=True)(campaign_flow_fn)
+
+
+def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
+                  out_root: str = "runs", live: bool = False, platform: str = "mturk", task_url: str = "",
+                  detach: str = "") -> dict[str, Any]:
+    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop. A batch
+    still open on a live route is looked at and left (``open``); the schedule's next run
+    looks again, so no run and no worker waits for people."""
+    cfg = load_config(config_path)
+    store = Store(db_path)
+    ended = store.rows("SELECT status FROM campaigns WHERE name = ? AND status IN ('done', 'cancelled')", [cfg.name])
+    if ended:  # nothing left to advance: no empty run, no rewritten report
+        pause_own_schedule(f"{cfg.name} is {ended[0]['status']}")
+        return {"advanced_batch": None, "done": True}
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
+        progress_line(f"target: {session.target.label}")
+        task_url = task_url or cfg.task_url
+        run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
+                  notes={"out_dir": out_root, "detach": detach,
+                         "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock)
+        try:
+            with task_server_for(run, task_url):
+                batch = run_next_batch(run, prefect_call)
+        except BatchOpen as exc:
+            progress_line(str(exc))
+            return {"advanced_batch": exc.batch, "done": False, "open": str(exc)}
+        except ReviewPending as exc:  # the schedule's next run looks again; the person has until the deadline
+            progress_line(str(exc))
+            return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
+        except BatchHeld as exc:  # as review: the run ends Completed; a person releases it with --release-hold
+            progress_line(str(exc))
+            return {"advanced_batch": exc.batch, "done": False, "held": str(exc)}
+        if batch is None:
+            write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
+            pause_own_schedule(f"{cfg.name} is done")
+    return {"advanced_batch": batch, "done": batch is None}
+
+
+def pause_own_schedule(why: str) -> None:
+    """A scheduled run whose campaign has ended pauses its own deployment, so the schedule stops
+    making runs; ``prefect deployment resume`` (or a new `hitflow serve-schedules`) turns it on again."""
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import deployment
+
+    if not deployment.id:  # called as a plain flow, not by a schedule
+        return
+    with get_client(sync_client=True) as client:
+        client.pause_deployment(deployment.id)
+    progress_line(f"{why}: its schedule is paused (`prefect deployment resume` turns it on again)")
+
+
+caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(next_batch_fn)
+
+
+def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                   platform: str = "mturk", task_url: str = "", detach: str = "", target: str = "sim",
+                   live: bool = False) -> None:
+    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it). On a live
+    route each run looks at the open batch and leaves; the schedule is the coming back."""
+    from flows.core.errors import ConfigError
+
+    cfg = load_config(config_path)
+    if not (cfg.schedule_interval_s or cfg.schedule_cron):
+        raise ConfigError(f"{cfg.path}: no [schedule] interval_s or cron; add one to serve it on a schedule")
+    if not os.environ.get("PREFECT_API_URL"):
+        raise ConfigError("schedules need a Prefect server (the ephemeral one does not schedule): run "
+                          "`prefect server start`, then set PREFECT_API_URL=http://127.0.0.1:4200/api")
+    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
+                              else {"cron": cfg.schedule_cron})
+    with contextlib.ExitStack() as stack:
+        if not endpoint_url and target == "sim":  # a simulator that lives as long as the schedule is served
+            endpoint_url = stack.enter_context(simulator_server(speed=3600))
+        print(f"target: {'simulator' if target == 'sim' else target} at {endpoint_url or 'its default URL'}; "
+              f"serving {cfg.name} on {platform} every {cfg.schedule_interval_s or cfg.schedule_cron} "
+              "(one batch per run)")
+        params = {"config_path": str(config_path), "endpoint_url": endpoint_url, "db_path": db_path,
+                  "out_root": out_root, "platform": platform, "task_url": task_url, "detach": detach,
+                  "target": target, "live": live}
+        runner = _runner_stopping_on_sigterm(f"{cfg.name}-next-batch")
+        runner.add_flow(caption_next_batch, name=f"{cfg.name}-next-batch", parameters=params,
+                        concurrency_limit=1, **timing)
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, or SIGTERM below
+            asyncio.run(runner.start())
+        print("stopped serving; a batch stopped half-way resumes from the ledger on the next run")
+
+
+def _runner_stopping_on_sigterm(name: str) -> Any:
+    """Prefect's runner (what ``flow.serve`` uses), leaving at once on SIGTERM, as a service
+    manager expects. Prefect 3.8's own handler calls the sync ``stop()`` inside the running
+    loop (an un-awaited coroutine, so nothing stops) and then waits for the flow run in
+    progress, which may be stuck in a platform call for minutes. Every batch step records its
+    intent in the ledger before it acts, so a run stopped half-way is resumed by the next one."""
+    from prefect.runner import Runner
+
+    class _Runner(Runner):
+        stop_task: asyncio.Task[None] | None = None
+
+        def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
+            print("SIGTERM: stopping the flow run in progress and leaving", flush=True)
+            stop_children(FLOW_RUN_GRACE_S)
+            if not self.started or self.stop_task is not None:  # still starting, or a second SIGTERM
+                raise KeyboardInterrupt
+            # the handler runs on the loop's own thread; astop() pauses polling and ends start()
+            self.stop_task = asyncio.get_running_loop().create_task(self.astop())
+
+    return _Runner(name=name, pause_on_shutdown=True)
+
+
+FLOW_RUN_GRACE_S = 10.0
+
+
+def stop_children(grace_s: float) -> None:
+    """SIGTERM to the flow runs this process started (Prefect marks such a run crashed), then
+    SIGKILL to any still there after ``grace_s`` (one whose threads wait out a network timeout)."""
+    import multiprocessing
+    import time
+
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    deadline = time.monotonic() + grace_s
+    for child in children:
+        child.join(max(0.0, deadline - time.monotonic()))
+        if child.is_alive():
+            child.kill()
+            child.join(5)
+
+
+def campaign_flow() -> Any:
+    """The Prefect flow object (the entrypoint of config/prefect.yaml's deployment)."""
+    return caption_campaign
+
+
+def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                    pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "") -> str:
+    """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use.
+
+    The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
+    worker on the pool: ``prefect worker start --pool hitflow-local``.
+    """
+    cfg = load_config(config_path)
+    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
+                              else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
+    return _deploy("caption_next_batch", f"{cfg.name}-next-batch", config_path, endpoint_url, db_path, out_root,
+                   pool, timing, {"platform": platform, "task_url": task_url})
+
+
+def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                    pool: str = "hitflow-local") -> str:
+    """Register the whole campaign as one deployment (no schedule) on a work pool.
+
+    Runs of one campaign go one at a time (a second run waits for the slot; the campaign's
+    lock in the ledger refuses any run that gets past it); different campaigns run at once on
+    as many workers as the pool has: ``prefect deployment run caption-campaign/<name>``.
+    """
+    return _deploy("caption_campaign", load_config(config_path).name, config_path, endpoint_url, db_path,
+                   out_root, pool, {}, {})
+
+
+def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,
+            pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
+    """A deployment of one of this module's flows on a process work pool (created if missing),
+    at most one run at a time; paths are made absolute so a worker started anywhere finds them."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.exceptions import ObjectAlreadyExists
+
+    from flows.core.errors import ConfigError
+
+    if not endpoint_url:
+        raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
+                          "(start one with `hitflow sim serve`)")
+    with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
+        client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+    root = Path(__file__).resolve().parents[2]
+    # from_source is sync here (no running event loop); its declared type also allows a coroutine.
+    source: Any = flow.from_source(source=str(root), entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
+    deployment_id = source.deploy(
+        name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
+        parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
+                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve()),
+                    **extra},
+        print_next_steps=False, **timing)
+    return str(deployment_id)

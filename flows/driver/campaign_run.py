@@ -1,0 +1,145 @@
+"""A campaign run without Prefect: what ``hitflow run --no-prefect`` and each Prefect flow call.
+
+Kept apart from flows/driver/campaign_flow.py so that a run without Prefect never imports it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from flows.campaigns.outputs import write_outputs
+from flows.core.config import CampaignConfig, load_config
+from flows.core.errors import BatchHeld, BatchOpen, ConfigError
+from flows.core.run_context import Run
+from flows.core.store import DEFAULT_DB, Store
+from flows.driver.campaign import Caller, call_directly, run_batches
+from flows.platforms import platform_for
+from flows.platforms.batch_window import detaches
+from flows.platforms.targets import open_session, sim_state_path
+
+
+def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
+                 db_path: str | Path = DEFAULT_DB, out_root: str | Path = "runs", limit: int | None = None,
+                 scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
+                 progress: Any = print, call: Caller = call_directly, platform: str = "mturk",
+                 task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
+                 detach: str = "", campaign_name: str = "") -> dict[str, Any]:
+    """Run (or resume) a campaign to the end and write its outputs; returns a summary.
+
+    ``platform="prolific"``: one study per batch; the task server runs in-process unless
+    ``task_url`` names the public address of a running ``hitflow serve``. The in-process
+    simulator keeps its marketplace in ``sim_state`` (default: ``sim/`` next to the ledger).
+
+    A run that leaves an open batch (flows/platforms/batch_window.py) returns ``{"open": message, ...}``
+    without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
+    the next run collects it. ``detach``: "always"/"never" overrides the config.
+    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py)."""
+    cfg = named(load_config(config_path), campaign_name)
+    store = Store(db_path)
+    crowd_path = Path(crowd) if crowd else cfg.sim_crowd
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
+                      Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)) as session:
+        progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
+        task_url = task_url or cfg.task_url
+        run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
+                  notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees), "detach": detach,
+                         "live_route": live_route(session.target.kind, platform, task_url, invitees)},
+                  clock=session.clock)
+        try:
+            with task_server_for(run, task_url):
+                run_batches(run, call, limit, scale)
+        except BatchOpen as exc:
+            return {"open": str(exc), "batch": exc.batch, "filled": exc.filled, "places": exc.places,
+                    "out_dir": Path(out_root) / cfg.name, "target": session.target.label}
+        except BatchHeld as exc:  # a stop for a person, not a failure: a Prefect flow run ends Completed
+            return {"held": str(exc), "batch": exc.batch, "out_dir": Path(out_root) / cfg.name,
+                    "target": session.target.label}
+        summary = write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
+    summary["target"] = session.target.label
+    return summary
+
+
+def named(cfg: CampaignConfig, name: str) -> CampaignConfig:
+    """The config as campaign ``name`` (its own ledger rows, HIT tokens and output folder)."""
+    return dataclasses.replace(cfg, name=name) if name and name != cfg.name else cfg
+
+
+def check_task_server(run: Run, task_url: str) -> None:
+    """Links go out only to a task server that answers, serves this campaign and signs with this
+    ledger's secret (else every invite link would be refused as "not valid")."""
+    import httpx
+
+    from flows.taskserver.task_server import task_secret
+    from flows.taskserver.task_units import secret_fingerprint
+
+    try:
+        health = httpx.get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
+    except (httpx.HTTPError, ValueError) as exc:
+        raise ConfigError(f"no task server answers at {task_url}/health ({type(exc).__name__}); start it with "
+                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.path}` before publishing") from exc
+    if run.cfg.name not in health.get("campaigns", []):
+        raise ConfigError(f"the task server at {task_url} does not serve {run.cfg.name} (it serves "
+                          f"{', '.join(health.get('campaigns', [])) or 'nothing'}); restart it with "
+                          f"--campaign {run.cfg.path}")
+    if health.get("signs_with", "") != secret_fingerprint(task_secret(run.store.path)):
+        raise ConfigError(f"the task server at {task_url} signs with another secret than the ledger "
+                          f"{run.store.path}, so it would refuse this run's links: give `hitflow serve` the same "
+                          "--db, or the same HITFLOW_TASK_SECRET to both")
+
+
+def write_campaign_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
+    """The dataset (or a study's judgements), flags, report; then the campaign is done."""
+    summary = export_outputs(run, out_root, truth)
+    run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
+    return summary
+
+
+def export_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
+    """The dataset (or a study's judgements), flags and report of what the ledger holds so far."""
+    if run.cfg.study is not None:
+        from flows.studies.study_outputs import write_study_outputs
+
+        summary = write_study_outputs(run, out_root / run.cfg.name)
+    elif run.cfg.task == "custom":
+        from flows.custom.custom_outputs import write_custom_outputs
+
+        summary = write_custom_outputs(run, out_root / run.cfg.name, truth)
+    else:
+        summary = write_outputs(run, out_root / run.cfg.name, truth)
+    return summary
+
+
+def live_route(target_kind: str, platform: str, task_url: str, invitees: tuple[str, ...] = ()) -> bool:
+    """Real people on the other end (the platform says: not the simulator; for invite links also
+    named people or a task server that outlives the run, which the simulator's crowd opens neither of)."""
+    return platform_for(platform).is_live(target_kind, task_url, invitees)
+
+
+@contextmanager
+def task_server_for(run: Run, task_url: str) -> Iterator[None]:
+    """A platform whose participants open hitflow's pages (Prolific, invite links) needs the task
+    server: the given one, or one started here, but never one that stops while its links are
+    still out (a detaching run)."""
+    serves_pages = platform_for(run.platform).SERVES_PAGES
+    if not serves_pages or task_url:
+        run.notes["task_url"] = task_url.rstrip("/")
+        if serves_pages:
+            check_task_server(run, run.notes["task_url"])
+        yield
+        return
+    if detaches(run):
+        raise ConfigError(f"{run.cfg.name} leaves its batches open for people to come back to, so its links need a "
+                          "task server that outlives this run: start `hitflow serve --campaign "
+                          f"{run.cfg.path}` (see deploy/) and pass --task-url URL or set [target] task_url")
+    from flows.taskserver.task_server import TaskSite
+    from flows.taskserver.task_server_thread import TaskServer
+
+    site = TaskSite(run.store.path, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
+    with TaskServer(site) as server:
+        run.notes["task_url"] = server.url
+        run.notes["simulated_people"] = run.target.kind == "sim"  # the crowd opens the links itself
+        run.progress(f"task server: {server.url}")
+        yield

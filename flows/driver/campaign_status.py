@@ -1,0 +1,205 @@
+"""What the store knows about a campaign, per batch: ``hitflow status``, its text, and the
+markdown summary each batch run publishes as a Prefect artifact. Reads only the ledger."""
+
+from __future__ import annotations
+
+import json
+import time
+from decimal import Decimal
+from typing import Any
+
+from flows.campaigns.budget import qualification_money
+from flows.campaigns.summary import shortfall_lines
+from flows.core.markdown_text import md_text
+from flows.core.store import Store
+from flows.core.terminal import on_terminal, print_table
+from flows.driver.campaign import ORDER, STEPS
+
+NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
+
+
+def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
+    """Per campaign and batch, what the store knows: posted, submitted, decided, blocked, money, next step."""
+    now = time.time() if now is None else now
+    names = [campaign] if campaign else [r["name"] for r in store.rows("SELECT name FROM campaigns ORDER BY name")]
+    out = []
+    for name in names:
+        meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [name])
+        if not meta:
+            continue
+        info = json.loads(meta[0]["config_json"] or "{}")
+        unit = Decimal(info.get("unit_cost", "0"))
+        per_hit = int(info.get("assignments_per_image", 0))
+        batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
+                   for b in range(1, int(info.get("batches", 0)) + 1)]
+        if info.get("place_cost"):  # Prolific: studies' places (less those released), in the budget's currency
+            for b in batches:
+                b["committed"], b["spent"] = _study_money(store, name, b["batch"], Decimal(info["place_cost"]))
+        for b in batches:  # a batch left open on a live route: until when (on the platform's clock)
+            b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) \
+                if b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
+        pending = [b for b in batches if b["status"] != ORDER[-1]]
+        test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")),
+                                   int(info.get("qualification_takers", 0)))
+        status = shown_status(store, name, meta[0]["status"])
+        out.append({
+            "campaign": name, "target": meta[0]["target"], "status": status,
+            "config_path": meta[0].get("config_path", ""),
+            "budget": info.get("budget", ""), "batches": batches,
+            "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
+            "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
+            "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
+            "next": next_step(status, pending, meta[0]["config_path"]),
+            "incomplete": shortfall_lines(store, name),
+        })
+    return out
+
+
+def shown_status(store: Store, name: str, stored: str) -> str:
+    """The ledger's status, except that a run no live process holds any more (killed, or stopped by
+    Ctrl-C) shows as "stopped" rather than "running"."""
+    if stored != "running":
+        return stored
+    from flows.core.campaign_lock import holder_alive
+
+    holders = store.rows("SELECT holder FROM locks WHERE campaign = ?", [name])
+    return "running" if any(holder_alive(h["holder"]) for h in holders) else "stopped"
+
+
+def next_step(status: str, pending: list[dict[str, Any]], config_path: str) -> str:
+    """What comes next: the first unfinished batch's step, or why nothing does."""
+    if status == "cancelled" and pending:
+        return (f"nothing (cancelled): {len(pending)} batch(es) left unfinished; post them on purpose with "
+                f"`hitflow run {config_path} --resume-cancelled`")
+    if status == "cancelled":
+        return "nothing (cancelled after every batch had finished)"
+    if not pending:
+        return "nothing: all batches done"
+    return f"batch {pending[0]['batch']}: {pending[0]['next']}"
+
+
+def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tuple[str, str]:
+    """(committed, spent) of a batch's Prolific study: open places plus taken ones, and paid ones."""
+    rows = store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch = ?", [name, batch])
+    places = sum(int(r["places"]) - int(r["released"] or 0) for r in rows)
+    paid = store.table("platform_submissions").count_where("campaign = ? AND batch = ? AND status = 'APPROVED'",
+                                                           [name, batch])
+    return f"{place_cost * places:.2f}", f"{place_cost * paid:.2f}"
+
+
+def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
+                  now: float) -> dict[str, Any]:
+    status = store.batch_status(name, batch)
+    opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
+    hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
+    by_state = {r["status"]: r["n"] for r in store.rows(
+        "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
+        [name, batch])}
+    decided = {r["action"]: r["n"] for r in store.rows(
+        "SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? GROUP BY action", [name, batch])}
+    undecided = store.rows(
+        "SELECT min(auto_approval_time) AS t, count(*) AS n FROM assignments a WHERE campaign = ? AND batch = ? "
+        "AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [name, batch])[0]
+    review = store.table("decisions").count_where("campaign = ? AND batch = ? AND review = 1", [name, batch])
+    approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
+    return {
+        "batch": batch, "status": status, "next": NEXT_STEP.get(status, "done"), "hits": hits,
+        "assignments": by_state, "decisions": decided, "for_review": review,
+        "undecided": undecided["n"],
+        "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
+        "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
+        "committed": f"{per_hit_cost * hits:.2f}", "spent": f"{unit * approved:.2f}",
+        "opened_at": opened[0].get("opened_at") if opened else None,
+        "held": (opened[0].get("hold") or "") if opened and not opened[0].get("hold_release") else "",
+    }
+
+def _due(b: dict[str, Any]) -> str:
+    left = b["auto_approval_in_s"]
+    if left is None:
+        return ""
+    return f"{left / 3600:.1f} h" + (" (ATTENTION: decide before then or the platform pays it all)"
+                                      if left < 24 * 3600 else "")
+
+
+def _until(b: dict[str, Any]) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(b["open_until"])) if b.get("open_until") else ""
+
+
+def show_status(report: list[dict[str, Any]]) -> None:
+    """``hitflow status`` on stdout: on a terminal a table per campaign, otherwise the plain lines."""
+    if not report or not on_terminal():
+        print(format_status(report))
+        return
+    for c in report:
+        rows = [(b["batch"], step_words(b), b["hits"],
+                 ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
+                 _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
+        print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, spent "
+                    f"${c['spent']} of ${c['budget']}; next: {c['next']}",
+                    ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for review",
+                     "open until", "blocked"], rows)
+        test = c.get("qualification", {})
+        if Decimal(test.get("committed", "0")):
+            print(f"qualification test: committed ${test['committed']}, spent ${test['spent']} (included above)")
+        for b in c["batches"]:
+            for line in held_lines(c, b):
+                print(f"batch {b['batch']}: {line}")
+        for line in c.get("incomplete", []):
+            print(line)
+
+
+def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """A batch held for review: why, and how to release it (flows/campaigns/batch_hold.py)."""
+    if not b.get("held"):
+        return []
+    config = c.get("config_path") or "CONFIG"
+    return [f"HELD for review (nothing rejected or blocked): {b['held']}",
+            f"release: `hitflow run {config} --release-hold approve` (approve despite the rule) or "
+            "`--release-hold rules` (decide by the rules)"]
+
+
+def step_words(b: dict[str, Any]) -> str:
+    """The batch's last step done, and the next one: "blocked (done)", "published (next: collect submissions)"."""
+    return f"{b['status']} ({'done' if b['next'] == 'done' else 'next: ' + b['next']})"
+
+
+def format_status(report: list[dict[str, Any]]) -> str:
+    if not report:
+        return "no campaigns in this store"
+    lines = []
+    for c in report:
+        lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, "
+                     f"spent ${c['spent']} of ${c['budget']}; next: {c['next']}")
+        test = c.get("qualification", {})
+        if Decimal(test.get("committed", "0")):
+            lines.append(f"  qualification test: committed ${test['committed']}, spent ${test['spent']} "
+                         "(included above)")
+        for b in c["batches"]:
+            states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
+            due = f", auto-approval in {_due(b)}" if _due(b) else ""
+            review = f", {b['for_review']} for manual review" if b["for_review"] else ""
+            if b.get("open_until"):
+                review += f"; open until {_until(b)}"
+            lines.append(f"  batch {b['batch']}: {step_words(b)}; {b['hits']} HIT(s); assignments {states}; "
+                         f"{b['undecided']} undecided{due}{review}; {b['blocked']} worker(s) blocked")
+            lines += [f"    {line}" for line in held_lines(c, b)]
+        lines += [f"  {line}" for line in c.get("incomplete", [])]
+    return "\n".join(lines)
+
+
+def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[dict[str, Any]]]:
+    """The batch summary people read in Prefect's UI, and its flag table."""
+    status = campaign_status(store, campaign)[0]
+    b = next(x for x in status["batches"] if x["batch"] == batch)
+    flags = store.rows("SELECT rule, count(*) AS flags, count(DISTINCT worker_id) AS workers FROM qc_flags "
+                       "WHERE campaign = ? AND batch = ? GROUP BY rule ORDER BY flags DESC", [campaign, batch])
+    blocked = store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?", [campaign, batch])
+    lines = [f"# {campaign}, batch {batch}", "", "| posted HITs | submitted | approved | rejected | blocked | "
+             "spent |", "|---|---|---|---|---|---|",
+             f"| {b['hits']} | {sum(b['assignments'].values())} | {b['decisions'].get('approve', 0)} | "
+             f"{b['decisions'].get('reject', 0)} | {b['blocked']} | ${b['spent']} |", ""]
+    if b["for_review"]:
+        lines.append(f"**Needs a person:** {b['for_review']} assignment(s) queued for manual review.")
+    lines += ["", "Blocked workers:", ""] + [f"- {md_text(r['worker_id'])}: {md_text(r['rules'])}" for r in blocked]
+    lines += ["", f"Next: {status['next']}. Campaign committed ${status['committed']}, spent ${status['spent']}."]
+    return "\n".join(lines), flags

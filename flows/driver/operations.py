@@ -1,0 +1,140 @@
+"""Operations on a running or finished campaign: reconcile, cancel, and reopening a stored one.
+
+``reconcile`` and ``cancel`` ask the campaign's platform (flows/platforms/*_platform.py); they
+never create a HIT or a study. The review by policy a cancel ends with is shared, here. What the store
+says about a campaign (``hitflow status``) is in :mod:`flows.driver.campaign_status`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from flows.core.errors import PlatformError
+from flows.core.run_context import Run
+from flows.core.store import Store
+from flows.driver.campaign import ORDER
+from flows.platforms import platform_for
+
+
+def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
+    """Compare ledger and platform: adopt what an unsettled call made, fetch missed work. With
+    ``dry_run`` it only reads the platform and reports what it would do."""
+    return platform_for(run.platform).reconcile(run, dry_run)
+
+
+def refresh_statuses(run: Run) -> int:
+    """Store the platform's current status of every stored assignment of the campaign; how many changed."""
+    return platform_for(run.platform).refresh(run)
+
+
+def cancel_plan(run: Run) -> dict[str, Any]:
+    """What ``cancel`` would do, from a read of the platform and the store; changes nothing."""
+    return platform_for(run.platform).cancel_plan(run)
+
+
+def cancel(run: Run) -> dict[str, Any]:
+    """Close what is open on the platform, review what came in by the campaign's policy, and mark
+    the campaign cancelled. Safe to run twice; a platform error on one call never stops the rest."""
+    return platform_for(run.platform).cancel(run)
+
+
+def each_call(errors: list[str], what: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``; a platform error is noted in ``errors`` (unless ``what`` is empty) and counts as 0."""
+    try:
+        return fn(*args)
+    except PlatformError as exc:
+        if what:
+            errors.append(f"{what}: {exc}")
+        return 0
+
+
+def review_undecided(run: Run, errors: list[str]) -> None:
+    """QC and decide, by policy, every stored assignment without a decision; apply unapplied decisions."""
+    from flows.campaigns.batch_review import decide_batch, qc_batch
+
+    cfg, store = run.cfg, run.store
+    undecided = store.rows("SELECT DISTINCT batch FROM assignments a WHERE campaign = ? AND batch > 0 AND NOT "
+                           "EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [cfg.name])
+    for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in
+        qc_batch(run, batch)
+        each_call(errors, f"decide batch {batch}", decide_batch, run, batch)
+        if ORDER.index(store.batch_status(cfg.name, batch)) < ORDER.index("decided"):
+            store.set_batch(cfg.name, batch, status="decided")
+    unapplied = store.rows("SELECT DISTINCT batch FROM decisions WHERE campaign = ? AND applied = ''", [cfg.name])
+    for row in unapplied:  # decided earlier, never applied (a crash, a failed call): apply now
+        each_call(errors, f"apply batch {row['batch']}", decide_batch, run, row["batch"])
+
+
+def finish_cancel(run: Run, errors: list[str], line: str) -> None:
+    """The campaign is cancelled; a failed call is reported after everything else was tried."""
+    run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
+    run.progress(line)
+    if errors:
+        raise PlatformError(f"cancel did what it could but {len(errors)} call(s) failed (first: {errors[0]}); "
+                            "run `hitflow cancel` again, it is safe to repeat")
+
+
+def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
+    """``hitflow cancel``: refused while a run holds the campaign (stop it first); else close, review,
+    mark cancelled and export what came in (to ``out``, default the run's output root). Returns
+    the summary sentence."""
+    from flows.campaigns.identity import check_output_folder
+    from flows.core.campaign_lock import refuse_while_running
+    from flows.core.errors import CampaignBusyError
+    from flows.driver.campaign_run import export_outputs
+
+    store = Store(db)
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    out_root = Path(out or (json.loads(rows[0]["config_json"] or "{}").get("out_root") if rows else "") or "runs")
+    check_output_folder(out_root / campaign, db, campaign, replace=False)  # not into another ledger's outputs
+    try:
+        with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
+            result = cancel(run)
+            summary = export_outputs(run, out_root, None)
+    except CampaignBusyError:
+        refuse_while_running(store.db, campaign, "cancel")
+        raise
+    done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
+    return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
+            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; `hitflow status {campaign} --db {db}` "
+            "shows what is left")
+
+
+@contextmanager
+def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False,
+                      progress: Callable[[str], None] = print) -> Iterator[Run]:
+    """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
+    from flows.core.config import load_config
+    from flows.core.errors import ConfigError
+    from flows.driver.campaign_run import named
+    from flows.platforms.targets import open_session
+
+    store = Store(db)
+    meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [campaign])
+    if not meta:
+        raise ConfigError(f"no campaign {campaign!r} in {db}; `hitflow status --db {db}` lists them")
+    info = json.loads(meta[0]["config_json"] or "{}")
+    state = "" if endpoint_url else info.get("sim_state", "")  # the embedded simulator, reopened on its file
+    if state and not Path(state).is_file():
+        raise ConfigError(f"campaign {campaign!r} ran on the embedded simulator kept in {state}, which is gone; "
+                          "nothing is left to reconcile or cancel there")
+    url = "" if state else endpoint_url or info.get("endpoint_url", "")
+    kind = info.get("target_kind") if info.get("target_kind") in ("sim", "prolific") else "mturk"
+    if not url and not state:
+        raise ConfigError(f"campaign {campaign!r} has no recorded endpoint; pass --endpoint-url")
+    platform = info.get("platform") or _platform_of(store, campaign)
+    with open_session(kind, url, live, seed=None, platform=platform,
+                      sim_state=Path(state) if state else None) as session:
+        progress(f"target: {session.target.label}")
+        cfg = named(load_config(meta[0]["config_path"]), campaign)  # a new attempt runs the config under its own name
+        yield Run(cfg, store, session.client, session.target, progress, session.wait,
+                  platform=platform)
+
+
+def _platform_of(store: Store, campaign: str) -> str:
+    """Ledgers written before the platform was recorded: a campaign with studies ran on Prolific."""
+    return "prolific" if store.table("studies").count_where("campaign = ?", [campaign]) else "mturk"

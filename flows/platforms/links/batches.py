@@ -1,0 +1,92 @@
+"""The self-hosted route (``--platform links``): hitflow's task server hands out units to invited
+annotators or volunteers through signed invite links; nobody is paid through a platform.
+
+On the simulator the crowd's workers are the invitees: each opens their link, fills the page
+over HTTP and submits, as a browser would.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.core.csv_files import write_csv
+from flows.core.run_context import Run
+from flows.platforms.batch_window import closes_now, record_unfilled
+from flows.platforms.targets import simulate_invitees, simulated_crowd
+from flows.taskserver.task_server import invite_link, task_secret
+
+
+def invitees(run: Run) -> list[str]:
+    """Who gets a link: the names given (``--invite``), else those of an earlier run's
+    ``invites.csv``, else (simulator) enough of the crowd for every unit's planned responses."""
+    if run.notes.get("invitees"):
+        return list(run.notes["invitees"])
+    sent = Path(run.notes.get("out_dir", "runs")) / run.cfg.name / "invites.csv"
+    if sent.is_file():  # a resumed or scheduled run keeps the people the first run invited
+        return [str(n) for n in pd.read_csv(sent, dtype=str, keep_default_na=False)["name"]]
+    units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [run.cfg.name])
+    wanted = int(units[0]["n"]) * run.cfg.assignments_per_image
+    workers = sim_crowd(run)[0]
+    return [w.worker_id for w in workers][: max(1, wanted)]
+
+
+def sim_crowd(run: Run) -> tuple[list[Any], dict[str, Any]]:
+    """The simulator's crowd as invitees, once per run."""
+    if "crowd" not in run.notes:
+        run.notes["crowd"] = simulated_crowd(run.cfg.sim_crowd, run.notes.get("seed", 1))
+    return run.notes["crowd"]  # type: ignore[no-any-return]
+
+
+def invite_links(run: Run) -> dict[str, str]:
+    """Each invitee's signed link (the same on every call: signed with the ledger's secret)."""
+    secret = task_secret(run.store.path)
+    return {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
+
+
+def open_links(run: Run, batch: int) -> dict[str, Any]:
+    """One invite link per invitee, written to ``invites.csv`` beside the outputs."""
+    links = invite_links(run)
+    out = Path(run.notes.get("out_dir", "runs")) / run.cfg.name
+    write_csv(pd.DataFrame(sorted(links.items()), columns=["name", "link"]), out / "invites.csv")
+    run.notes["links"] = links
+    run.progress(f"batch {batch}: {len(links)} invite links at {run.notes['task_url']} (invites.csv)")
+    return {"invites": len(links)}
+
+
+def collect_links(run: Run, batch: int) -> dict[str, Any]:
+    """Simulated people (an in-process task server on the simulator): every invitee does their
+    unit now. Real invitees (``--task-url``): look until each unit has its planned responses or
+    the batch's time is up; a detaching run leaves in between (flows/platforms/batch_window.py)."""
+    units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
+                           [run.cfg.name, batch])[0]["n"]
+    places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
+    if run.notes.get("simulated_people") and _responses(run, batch) < places:  # collected once, not per call
+        links = run.notes.get("links") or invite_links(run)  # a resumed run did not open them itself
+        outcome = simulate_invitees(links, sim_crowd(run), run.notes.get("seed", 1))
+        run.progress(f"batch {batch}: {sum(s in (200, 303) for s in outcome.values())} of {len(outcome)} invitees "
+                     "submitted")
+    while True:
+        done = _responses(run, batch)
+        if run.notes.get("simulated_people") or closes_now(run, batch, done, places,
+                                                           0 if done >= places else _in_progress(run, batch)):
+            if not run.notes.get("simulated_people"):
+                record_unfilled(run, batch, units, places, done)
+            return {"assignments": done}
+        run.wait(run.cfg.poll_interval_s)
+
+
+def _responses(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
+
+
+def _in_progress(run: Run, batch: int) -> int:
+    """Invitees who opened their page and have not submitted yet (within the hold time)."""
+    from flows.taskserver.task_units import hold_seconds
+
+    return int(run.store.table("task_sessions").count_where(
+        "campaign = ? AND batch = ? AND submitted_at IS NULL AND released = 0 AND created_at > ?",
+        [run.cfg.name, batch, time.time() - hold_seconds(run.cfg)]))

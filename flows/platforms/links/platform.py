@@ -1,0 +1,94 @@
+"""Self-hosted invite links (``--platform links``): hitflow's task server hands units to invited
+annotators or volunteers; nobody is paid or refused through a platform.
+
+A batch is a round of the same signed links (flows/platforms/links/batches.py); decisions are only
+recorded, and a blocked person's link is refused by the task server (it reads the ``blocks``
+table). Satisfies :class:`flows.platforms.interface.Platform`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flows.campaigns import dry_run as dry_runs
+from flows.campaigns.budget import Estimate
+from flows.core.config import CampaignConfig
+from flows.core.run_context import PlatformClient, Run
+from flows.driver.operations import finish_cancel, review_undecided
+from flows.platforms import review_senders, targets
+from flows.platforms.links import batches as study_links
+
+NAME = "links"
+LABEL = "invite links"
+TARGET_NOTE = ""
+PUBLISH_STEP = "open invite links"
+COLLECT_STEP = "collect responses"
+SENDS_DECISIONS = False
+SERVES_PAGES = True
+REVIEW_CATEGORIES: tuple[str, ...] = ()
+MIN_REASON_CHARS = 1
+REVIEW_SENDERS = review_senders.LINKS_SENDERS
+BLOCK_MODE = "no more links"
+NOTHING_RECONCILED: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
+
+publish = study_links.open_links
+collect = study_links.collect_links
+dry_run = dry_runs.links_plan
+check_target = targets.check_target
+open_session = targets.mturk_session  # on the simulator, its crowd is who opens the links
+
+
+def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recorded, not sent: there is nobody to pay or refuse on a platform."""
+    with run.store.transaction():
+        run.store.db.conn.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE assignment_id = ?",
+                                      [(d["assignment_id"],) for d in decisions])
+    return {}
+
+
+def block_mode(cfg: CampaignConfig) -> str:
+    return BLOCK_MODE
+
+
+def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
+    return {"mode": BLOCK_MODE}  # the task server refuses anyone in the blocks table
+
+
+def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
+    """Nothing to adopt: links are signed from the ledger's secret, and every response was stored
+    by the task server before it answered."""
+    return dict(NOTHING_RECONCILED)
+
+
+def refresh(run: Run) -> int:
+    return 0  # the ledger is the only record
+
+
+def cancel_plan(run: Run) -> dict[str, Any]:
+    undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
+                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+    run.progress(f"cancel (dry run): would review {undecided[0]['n']} stored response(s); nothing is open on a "
+                 "platform (stop `hitflow serve` to close the links)")
+    return {"would_review": undecided[0]["n"]}
+
+
+def cancel(run: Run) -> dict[str, Any]:
+    """Review what came in by policy and mark the campaign cancelled. The links themselves stay
+    valid while a `hitflow serve` for the campaign runs: stopping it closes them."""
+    errors: list[str] = []
+    review_undecided(run, errors)
+    finish_cancel(run, errors, "cancel: responses so far reviewed; stop `hitflow serve` to close the links")
+    return {"closed": 0}  # nothing open on a platform
+
+
+def estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None) -> Estimate:
+    return Estimate(cfg.budget_currency)  # invited annotators: nobody is paid through a platform
+
+
+def place_cost(cfg: CampaignConfig) -> str:
+    return ""
+
+
+def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
+    """Named people, or a task server that outlives the run (the simulator's crowd opens neither)."""
+    return target_kind != "sim" or bool(task_url or invitees)

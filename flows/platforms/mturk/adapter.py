@@ -1,0 +1,240 @@
+"""MTurk through boto3 (Requester API 2017-01-17), against the simulator or any compatible endpoint.
+
+MTurk itself closed on 2026-09-30; its production and sandbox endpoints are refused with a
+message saying so. Function-style: every call takes the boto3 client and returns plain data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from flows.core.errors import ClosedEndpointError, PlatformError
+from flows.platforms.retry_policy import RetryPolicy, botocore_hook
+
+CLOSED_MESSAGE = ("Amazon Mechanical Turk closed permanently on 2026-09-30; its {which} endpoint is gone. "
+                  "Use --target sim (the built-in simulator) or --endpoint-url URL for an MTurk-compatible "
+                  "endpoint; Prolific and self-hosted links are the live routes.")
+_HITID_IN_MESSAGE = re.compile(r"HITId:?\s*([A-Z0-9]{10,64})")
+# botocore's own retries off: flows/platforms/retry_policy.py decides (through a needs-retry hook)
+CLIENT_CONFIG = Config(retries={"mode": "standard", "total_max_attempts": 1}, max_pool_connections=16,
+                       connect_timeout=5, read_timeout=30)
+PAGE_SIZE = 100  # MTurk's largest MaxResults
+
+
+@dataclass
+class Target:
+    kind: str  # "sim" or "endpoint"
+    endpoint_url: str
+    state: str = ""  # an embedded simulator's state file (flows/sim/market_store.py)
+
+    @property
+    def label(self) -> str:
+        if self.state:
+            return f"simulator (embedded, state {self.state})"
+        kind = "simulator" if self.kind == "sim" else "MTurk-compatible endpoint"
+        return f"{kind} at {self.endpoint_url}"
+
+
+def check_endpoint(url: str) -> None:
+    lowered = url.lower()
+    if "mturk-requester-sandbox" in lowered:
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="sandbox"))
+    if "mturk-requester" in lowered and "amazonaws.com" in lowered:
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="production"))
+
+
+def resolve_target(name: str, endpoint_url: str = "") -> None:
+    """Refuse MTurk's own endpoints by name or URL before anything is built."""
+    if name in ("production", "mturk-production", "live"):
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="production"))
+    if name in ("sandbox", "mturk-sandbox"):
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="sandbox"))
+    if endpoint_url:
+        check_endpoint(endpoint_url)
+
+
+def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
+    check_endpoint(target.endpoint_url)
+    # The simulator ignores signatures; dummy keys keep the real credential chain untouched.
+    keys = {"aws_access_key_id": "SIMULATOR", "aws_secret_access_key": "SIMULATOR"} if target.kind == "sim" else {}
+    client = boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1",
+                          config=CLIENT_CONFIG, **keys)
+    client.meta.events.register_first("needs-retry.mturk", botocore_hook(retry or RetryPolicy()))
+    return client
+
+
+def turk_code(exc: ClientError) -> str:
+    return str(exc.response.get("TurkErrorCode") or exc.response.get("Error", {}).get("Code", ""))
+
+
+@contextmanager
+def _platform_errors(operation: str) -> Iterator[None]:
+    """A failed call (after the retry policy's attempts) as a one-line PlatformError."""
+    try:
+        yield
+    except ClientError as exc:
+        msg = exc.response.get("Error", {}).get("Message", "")
+        raise PlatformError(f"{operation} failed: {turk_code(exc)}: {msg}") from exc
+    except BotoCoreError as exc:
+        raise PlatformError(f"{operation} failed: {exc}; is the endpoint running?") from exc
+
+
+def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
+    with _platform_errors(operation):
+        return getattr(client, operation)(**params)  # type: ignore[no-any-return]
+
+
+def paginate(client: Any, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
+    """Every item of a List call through boto3's paginator (every MTurk List operation has one)."""
+    with _platform_errors(operation):
+        for page in client.get_paginator(operation).paginate(PaginationConfig={"PageSize": PAGE_SIZE}, **params):
+            yield from page.get(key, [])
+
+
+def create_hit_type(client: Any, params: dict[str, Any]) -> str:
+    return _call(client, "create_hit_type", **params)["HITTypeId"]
+
+
+def create_hit(client: Any, hit_type_id: str, params: dict[str, Any], token: str) -> tuple[str, bool]:
+    """Post one HIT; a duplicate token's HIT is adopted (returns its id and True)."""
+    try:
+        hit = client.create_hit_with_hit_type(HITTypeId=hit_type_id, UniqueRequestToken=token, **params)
+        return hit["HIT"]["HITId"], False
+    except ClientError as exc:
+        match = _HITID_IN_MESSAGE.search(exc.response.get("Error", {}).get("Message", ""))
+        if turk_code(exc) == "AWS.MechanicalTurk.HitAlreadyExists" and match:
+            return match.group(1), True
+        raise PlatformError(f"CreateHITWithHITType failed: {turk_code(exc)}: "
+                            f"{exc.response.get('Error', {}).get('Message', '')}") from exc
+
+
+def get_hit(client: Any, hit_id: str) -> dict[str, Any]:
+    return _call(client, "get_hit", HITId=hit_id)["HIT"]
+
+
+def expire_hit(client: Any, hit_id: str) -> None:
+    """No new worker can accept it; those already working may still submit."""
+    _call(client, "update_expiration_for_hit", HITId=hit_id, ExpireAt=0)
+
+
+def delete_hit(client: Any, hit_id: str) -> None:
+    _call(client, "delete_hit", HITId=hit_id)
+
+
+def list_hits(client: Any) -> list[dict[str, Any]]:
+    return list(paginate(client, "list_hits", "HITs"))
+
+
+def reviewable_hits(client: Any, hit_type_id: str, status: str = "Reviewable") -> list[str]:
+    """Ids of the HIT type's HITs in ``status`` (Reviewable: closed with nothing pending), every page."""
+    return [h["HITId"] for h in paginate(client, "list_reviewable_hits", "HITs", HITTypeId=hit_type_id,
+                                         Status=status)]
+
+
+def mark_reviewing(client: Any, hit_id: str) -> None:
+    """Reviewable -> Reviewing, so ListReviewableHITs(Status=Reviewable) stops returning the HIT."""
+    _call(client, "update_hit_review_status", HITId=hit_id, Revert=False)
+
+
+def list_submissions(client: Any, hit_id: str) -> list[dict[str, Any]]:
+    return list(paginate(client, "list_assignments_for_hit", "Assignments", HITId=hit_id,
+                         AssignmentStatuses=["Submitted", "Approved", "Rejected"]))
+
+
+def approve(client: Any, assignment_id: str) -> str:
+    """Approve; an assignment the platform already approved (auto-approval) counts as done."""
+    try:
+        client.approve_assignment(AssignmentId=assignment_id)
+        return "approved"
+    except ClientError as exc:
+        if turk_code(exc) == "AWS.MechanicalTurk.InvalidAssignmentState":
+            status = _call(client, "get_assignment", AssignmentId=assignment_id)["Assignment"]["AssignmentStatus"]
+            if status == "Approved":
+                return "already approved"
+        raise PlatformError(f"ApproveAssignment {assignment_id}: {turk_code(exc)}") from exc
+
+
+def reject(client: Any, assignment_id: str, feedback: str) -> str:
+    try:
+        client.reject_assignment(AssignmentId=assignment_id, RequesterFeedback=feedback)
+        return "rejected"
+    except ClientError as exc:
+        if turk_code(exc) == "AWS.MechanicalTurk.InvalidAssignmentState":
+            status = _call(client, "get_assignment", AssignmentId=assignment_id)["Assignment"]["AssignmentStatus"]
+            return f"already {status.lower()}"
+        raise PlatformError(f"RejectAssignment {assignment_id}: {turk_code(exc)}") from exc
+
+
+def bonus(client: Any, worker_id: str, assignment_id: str, amount: str, reason: str, token: str) -> None:
+    _call(client, "send_bonus", WorkerId=worker_id, AssignmentId=assignment_id, BonusAmount=amount,
+          Reason=reason, UniqueRequestToken=token)
+
+
+def ensure_qualification_type(client: Any, name: str, description: str, **extra: Any) -> str:
+    """The requester's qualification type of that name, created (with ``extra``, e.g. a Test) if missing."""
+    for qual in paginate(client, "list_qualification_types", "QualificationTypes", Query=name,
+                         MustBeRequestable=False, MustBeOwnedByCaller=True):
+        if qual["Name"] == name:
+            return str(qual["QualificationTypeId"])
+    try:
+        return str(_call(client, "create_qualification_type", Name=name, Description=description,
+                         QualificationTypeStatus="Active", **extra)["QualificationType"]["QualificationTypeId"])
+    except PlatformError as exc:  # created by a call whose reply was lost, then retried: take that one
+        if "QualificationTypeAlreadyExists" not in str(exc):
+            raise
+        found = [q for q in paginate(client, "list_qualification_types", "QualificationTypes", Query=name,
+                                     MustBeRequestable=False, MustBeOwnedByCaller=True) if q["Name"] == name]
+        if not found:
+            raise
+        return str(found[0]["QualificationTypeId"])
+
+
+def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int) -> str:
+    """A qualification MTurk scores itself from the AnswerKey (an existing one of that name is reused)."""
+    return ensure_qualification_type(
+        client, name, "Spelling, grammar and judging image descriptions; scored automatically.",
+        Test=test, AnswerKey=answer_key, TestDurationInSeconds=1800, RetryDelayInSeconds=retry_delay_s)
+
+
+def grant_qualification(client: Any, qual_id: str, worker_id: str, value: int = 1) -> None:
+    _call(client, "associate_qualification_with_worker", QualificationTypeId=qual_id, WorkerId=worker_id,
+          IntegerValue=value, SendNotification=False)
+
+
+def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason: str) -> None:
+    """Soft block: grant the must-not-exist qualification. Hard block: CreateWorkerBlock."""
+    if mode == "hard":
+        _call(client, "create_worker_block", WorkerId=worker_id, Reason=reason)
+    else:
+        grant_qualification(client, qual_id, worker_id, 1)
+
+
+def balance(client: Any) -> Decimal:
+    return Decimal(_call(client, "get_account_balance")["AvailableBalance"])
+
+
+def advance_sim_clock(target: Target, seconds: float) -> float:
+    """Move the simulator's virtual clock on; only meaningful for the simulator."""
+    req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
+                                 data=json.dumps({"advance_seconds": seconds}).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return float(json.loads(resp.read())["now"])
+
+
+def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
+    """The simulated crowd's profiles; ``query="platform=prolific"``: the Prolific panel, under its ids."""
+    url = f"{target.endpoint_url}/_sim/workers" + (f"?{query}" if query else "")
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return list(json.loads(resp.read()))

@@ -1,0 +1,204 @@
+"""Batch step 2: wait for submissions, store every raw answer, parse it into fields."""
+
+from __future__ import annotations
+
+import json
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from datetime import datetime
+from typing import Any
+
+from flows.core.errors import AnswerConflictError, PlatformError
+from flows.core.mturk_forms import answer_rows
+from flows.core.run_context import Run
+from flows.platforms.batch_window import closes_now, detaches, end_waiting, show_waiting
+from flows.platforms.mturk import adapter as mturk
+
+MAX_POLL_S = 6 * 3600
+# Listings and marks of the HITs that closed in one round go out at once: each is a round trip
+# (~150 ms to MTurk), so, as for posting (batch_publish.POST_THREADS), 16 threads overlap twice
+# what 8 did; the client retries MTurk's ThrottlingException (flows/platforms/retry_policy.py).
+FETCH_THREADS = 16
+
+
+def _epoch(value: Any) -> float | None:
+    if value is None:
+        return None
+    return value.timestamp() if isinstance(value, datetime) else float(value)
+
+
+def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:
+    """Store the raw answer first, then its parsed rows; True when it was new.
+
+    An id is "already seen" only for the same campaign and HIT (so the same endpoint): an id
+    the ledger holds for another campaign or HIT stops the run loudly rather than hiding an answer."""
+    db = run.store.db
+    seen = list(db["assignments"].rows_where("assignment_id = ?", [a["AssignmentId"]],
+                                              select="campaign, hit_id"))
+    if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
+        raise AnswerConflictError(
+            f"assignment {a['AssignmentId']} of HIT {a['HITId']} is already in {run.store.path} for campaign "
+            f"{seen[0]['campaign']!r}, HIT {seen[0]['hit_id']}: the platform reuses ids (a restarted simulator?); "
+            "run this campaign with its own --db so no answer is hidden")
+    row = {"assignment_id": a["AssignmentId"], "hit_id": a["HITId"], "campaign": run.cfg.name, "batch": batch,
+           "worker_id": a["WorkerId"], "status": a["AssignmentStatus"], "accept_time": _epoch(a.get("AcceptTime")),
+           "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
+           "answer_xml": a.get("Answer", ""), "fetched_at": time.time()}
+    if seen:
+        run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
+        return False
+    try:
+        parsed = answer_rows(a["AssignmentId"], a.get("Answer", ""), json.loads(hit["item_ids"]))
+        row["parse_error"] = ""
+    except ET.ParseError as exc:
+        parsed, row["parse_error"] = [], f"answer XML is malformed: {exc}"
+    with run.store.transaction():  # plain INSERTs: 200,000 assignments at full scale
+        run.store.insert_raw("assignments", [row])
+        run.store.insert_raw("answers", parsed, "REPLACE")
+        run.store.insert_raw("workers", [{"worker_id": a["WorkerId"], "first_seen": time.time()}], "IGNORE")
+    return True
+
+
+def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str, Any]:
+    """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is.
+
+    A HIT counts as done only when the platform said it was closed (Reviewable, nothing pending)
+    BEFORE the listing that fetched its submissions, so nothing submitted in between is missed.
+    A round costs pages of ListReviewableHITs plus two calls per HIT that closed since the last
+    round (its listing, and UpdateHITReviewStatus so it is not listed again): it grows with
+    the work that came in, not with the open HITs. ``per_hit``: the submissions a full HIT has."""
+    cfg = run.cfg
+    per_hit = per_hit or cfg.assignments_per_image
+    hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
+    with ThreadPoolExecutor(FETCH_THREADS) as pool:
+        poll = ClosedHits(run, batch, {h["hit_id"]: h for h in hits}, pool)
+        _poll_until_closed(run, batch, poll, len(hits) * per_hit)
+        for hit_id in list(poll.open):  # past the deadline: take what the still-open HITs have
+            poll.fetch(run, batch, hit_id, mark=False)
+        poll.marked()
+    return record_shortfall(run, batch, hits, per_hit, poll)
+
+
+def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) -> None:
+    cfg, total = run.cfg, len(poll.hits)
+    interval, waited, deadline = float(cfg.poll_interval_s), 0.0, cfg.hit_lifetime_s + cfg.assignment_duration_s
+    what = f"batch {batch}" if batch else "qualification test"
+    while poll.open:
+        new = poll.fetch_all(run, batch, poll.closed_now(run))
+        show_waiting(run, batch, f"{what}: {total - len(poll.open)}/{total} HITs complete, "
+                                 f"{poll.stored} assignments in", (len(poll.open), poll.stored),
+                     (total - len(poll.open), total))
+        if not poll.open or waited >= deadline or (detaches(run) and closes_now(
+                run, batch, _stored(run, batch), expected, len(poll.open))):
+            break
+        interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)
+        # Marks land before the clock moves: a simulator's virtual clock jumps at once, and a HIT
+        # whose mark arrived after the jump could have left Reviewable (InvalidHITState). On a real
+        # platform the wait is the poll interval itself, so nothing is lost by waiting here.
+        poll.marked()
+        run.wait(interval)
+        waited += interval
+    end_waiting(run, batch)
+
+
+def _stored(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
+
+
+class ClosedHits:
+    """Which of a batch's HITs the platform reports closed, and what was listed for each."""
+
+    def __init__(self, run: Run, batch: int, hits: dict[str, dict[str, Any]], pool: ThreadPoolExecutor):
+        self.open, self.hits, self.pool = dict(hits), hits, pool
+        self.listed: dict[str, int] = {}  # submissions the platform listed per HIT
+        self.type_id = _hit_type_id(run, batch)
+        self.statuses = ["Reviewable", "Reviewing"]  # Reviewing: marked by an earlier, interrupted run
+        self.reviewable_api = bool(self.type_id)
+        self.stored = 0
+        self.marks: list[Future[None]] = []
+
+    def closed_now(self, run: Run) -> list[str]:
+        if self.reviewable_api:
+            try:
+                listings = [self.pool.submit(mturk.reviewable_hits, run.client, self.type_id, status)
+                            for status in self.statuses]  # the first round's two listings at once
+                found = [h for listing in listings for h in listing.result()]
+                self.statuses = ["Reviewable"]
+                return [hit_id for hit_id in found if hit_id in self.open]
+            except PlatformError as exc:
+                if "UnknownOperation" not in str(exc):
+                    raise
+                self.reviewable_api = False  # an endpoint without ListReviewableHITs: ask per HIT
+        return [hit_id for hit_id in list(self.open) if _closed(mturk.get_hit(run.client, hit_id))]
+
+    def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
+        """``fetch`` for many closed HITs: each listing and each mark is a network round trip, so
+        they go out on the pool's threads; storing stays here, and a HIT is marked once stored.
+        Marks overlap the rest of the round (a HIT listed again while its mark is on the way is no
+        longer open, so it is skipped); ``marked`` waits for them before the poll's wait."""
+        new = 0
+        listings = {self.pool.submit(mturk.list_submissions, run.client, hit_id): hit_id for hit_id in hit_ids}
+        for done in as_completed(listings):
+            new += self.store_listed(run, batch, listings[done], done.result())
+            if self.reviewable_api:
+                self.marks.append(self.pool.submit(mturk.mark_reviewing, run.client, listings[done]))
+        return new
+
+    def marked(self) -> None:
+        """Wait for every mark sent; a failed one is raised (the HIT's answers are stored already)."""
+        marks, self.marks = self.marks, []
+        for mark in marks:
+            mark.result()
+
+    def fetch(self, run: Run, batch: int, hit_id: str, mark: bool = True) -> int:
+        """List and store the HIT's submissions (after it was seen closed); the count of new ones."""
+        new = self.store_listed(run, batch, hit_id, mturk.list_submissions(run.client, hit_id))
+        if mark and self.reviewable_api:
+            mturk.mark_reviewing(run.client, hit_id)
+        return new
+
+    def store_listed(self, run: Run, batch: int, hit_id: str, subs: list[dict[str, Any]]) -> int:
+        hit = self.open.pop(hit_id)
+        with run.store.transaction():  # one commit per HIT; each assignment is still whole or absent
+            new = sum(store_assignment(run, batch, hit, a) for a in subs)
+        self.listed[hit_id] = len(subs)
+        self.stored += new
+        return new
+
+
+def _hit_type_id(run: Run, batch: int) -> str:
+    entry = run.store.ledger_entry(f"{run.cfg.name}:b{batch}:hittype")
+    if not entry or entry["status"] != "ok":
+        return ""
+    return str(json.loads(entry["result"])["HITTypeId"])
+
+
+def _closed(view: dict[str, Any]) -> bool:
+    return view["HITStatus"] in ("Reviewable", "Reviewing", "Disposed") and not view["NumberOfAssignmentsPending"]
+
+
+def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: int,
+                     poll: ClosedHits) -> dict[str, Any]:
+    """Compare the ledger with what the platform listed; note HITs that closed short of their work.
+
+    Fewer stored than listed means answers were hidden: that stops the run. Work the crowd never
+    did (expired HITs, nobody eligible) is recorded on the batch for the summary and status."""
+    stored = {r["hit_id"]: r["n"] for r in run.store.rows(
+        "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
+        [run.cfg.name, batch])}
+    hidden = {h: n - stored.get(h, 0) for h, n in poll.listed.items() if stored.get(h, 0) < n}
+    if hidden:
+        raise AnswerConflictError(
+            f"batch {batch}: the platform lists {sum(poll.listed.values())} submission(s) but the ledger holds "
+            f"{sum(stored.get(h, 0) for h in poll.listed)} of them ({sum(hidden.values())} missing on "
+            f"{len(hidden)} HIT(s)); nothing was decided. Run `hitflow reconcile` and check the --db")
+    got = sum(stored.values())
+    short = [h["hit_id"] for h in hits if stored.get(h["hit_id"], 0) < per_hit]
+    shortfall = {"hits": len(hits), "expected": len(hits) * per_hit, "got": got, "short_hits": len(short),
+                 "still_open": len(poll.open)} if short else {}
+    run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(shortfall) if shortfall else "")
+    if shortfall:
+        run.progress(f"batch {batch}: INCOMPLETE: {got} of {shortfall['expected']} assignments; "
+                     f"{len(short)} of {len(hits)} HITs closed short of their work")
+    return {"assignments": poll.stored, "stored": got, "hits_still_open": len(poll.open), "shortfall": shortfall}

@@ -1,0 +1,150 @@
+"""MTurk's side of reconcile and cancel: HITs adopted, strays expired, missed work fetched.
+
+``reconcile`` and ``cancel`` talk to the platform; they never create a HIT. The shared part of a
+cancel (review what came in, by policy) is in :mod:`flows.driver.operations`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from flows.core.ledger_calls import adopt
+from flows.core.run_context import Run
+from flows.core.store import SETTLED
+from flows.driver.operations import each_call, finish_cancel, review_undecided
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.batch_collect import store_assignment
+
+
+def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
+    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions.
+
+    With ``dry_run`` it only reads the platform and reports what it would do.
+    """
+    cfg, store = run.cfg, run.store
+    platform = {h["HITId"]: h for h in mturk.list_hits(run.client)}
+    by_key = {h.get("RequesterAnnotation"): h for h in platform.values()}
+    report: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
+    for entry in store.rows("SELECT * FROM ledger WHERE campaign = ? AND operation = 'CreateHITWithHITType'",
+                            [cfg.name]):
+        wanted = _annotation(entry)  # key and item digest: a HIT with other items is not ours to adopt
+        if entry["status"] in SETTLED or wanted not in by_key:
+            continue
+        hit = by_key[wanted]
+        if not dry_run:
+            _adopt(run, entry, hit)
+        report["adopted"].append(hit["HITId"])
+    ledgered = store.rows("SELECT idem_key, params FROM ledger WHERE campaign = ?", [cfg.name])
+    intended = {_annotation(e) for e in ledgered}
+    for key, hit in by_key.items():
+        if key and key.startswith(f"{cfg.name}:") and key not in intended and hit["HITStatus"] == "Assignable":
+            if not dry_run:
+                mturk.expire_hit(run.client, hit["HITId"])
+            report["expired_strays"].append(hit["HITId"])
+    known = {r["assignment_id"]: r["status"] for r in store.rows(
+        "SELECT assignment_id, status FROM assignments WHERE campaign = ?", [cfg.name])}
+    for hit in store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name]):
+        if hit["hit_id"] in platform:
+            listed = mturk.list_submissions(run.client, hit["hit_id"])
+            missed = [a for a in listed if a["AssignmentId"] not in known]
+            if not dry_run:
+                missed = [a for a in missed if store_assignment(run, hit["batch"], hit, a)]
+            report["fetched"] += len(missed)
+            report["refreshed"] += _refresh_statuses(run, known, listed, dry_run)
+    mode = " (dry run)" if dry_run else ""
+    run.progress(f"reconcile{mode}: adopted {len(report['adopted'])} HIT(s), expired {len(report['expired_strays'])} "
+                 f"stray HIT(s), fetched {report['fetched']} missed submission(s), refreshed the status of "
+                 f"{report['refreshed']} stored assignment(s) from the platform")
+    return report
+
+
+def _annotation(entry: dict[str, Any]) -> str:
+    """The RequesterAnnotation the ledgered call was made with (older ledgers: the key itself)."""
+    return str(json.loads(entry["params"] or "{}").get("RequesterAnnotation", entry["idem_key"]))
+
+
+def refresh(run: Run) -> int:
+    """Store the platform's current status of every stored assignment of the campaign; how many changed."""
+    known = {r["assignment_id"]: r["status"] for r in run.store.rows(
+        "SELECT assignment_id, status FROM assignments WHERE campaign = ?", [run.cfg.name])}
+    listed = {h["HITId"] for h in mturk.list_hits(run.client)}
+    hits = run.store.rows("SELECT hit_id FROM hits WHERE campaign = ?", [run.cfg.name])
+    return sum(_refresh_statuses(run, known, mturk.list_submissions(run.client, h["hit_id"]), False)
+               for h in hits if h["hit_id"] in listed)
+
+
+def _refresh_statuses(run: Run, known: dict[str, str], listed: list[dict[str, Any]], dry_run: bool) -> int:
+    """The platform's word on stored assignments (e.g. auto-approved while nobody looked); how many changed."""
+    changed = [a for a in listed if a["AssignmentId"] in known and known[a["AssignmentId"]] != a["AssignmentStatus"]]
+    if changed and not dry_run:
+        with run.store.transaction():
+            for a in changed:
+                run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
+    return len(changed)
+
+
+def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
+    batch, index = entry["batch"], int(entry["idem_key"].rsplit(":h", 1)[1])
+    ids = [r["item_id"] for r in run.store.rows(
+        "SELECT item_id FROM items WHERE campaign = ? AND batch = ? AND hit_index = ? ORDER BY rowid",
+        [run.cfg.name, batch, index])]
+    with run.store.transaction():
+        run.store.table("hits").upsert({"hit_id": hit["HITId"], "campaign": run.cfg.name, "batch": batch,
+                                        "hit_index": index, "token": "", "item_ids": json.dumps(ids),
+                                        "created_at": time.time(), "status": "posted"}, pk="hit_id")
+    adopt(run.store, entry["idem_key"], {"HITId": hit["HITId"]})
+
+
+def cancel_plan(run: Run) -> dict[str, Any]:
+    """What ``cancel`` would do, from a read of the platform and the store; changes nothing."""
+    hits = run.store.rows("SELECT hit_id FROM hits WHERE campaign = ?", [run.cfg.name])
+    views = [mturk.get_hit(run.client, h["hit_id"]) for h in hits]
+    undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
+                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+    report = {"would_expire": [v["HITId"] for v in views if v["HITStatus"] == "Assignable"],
+              "would_review": undecided[0]["n"],
+              "hits_not_yet_disposed": sum(v["HITStatus"] != "Disposed" for v in views)}
+    run.progress(f"cancel (dry run): would expire {len(report['would_expire'])} open HIT(s), review "
+                 f"{report['would_review']} stored assignment(s), then delete the finished HITs")
+    return report
+
+
+def cancel(run: Run) -> dict[str, Any]:
+    """Expire every open HIT, fetch and review what came in by the campaign's policy, then delete
+    the HITs that are done. Safe to run twice; a platform error on one HIT never stops the rest:
+    it is counted and reported, and a second run picks the HIT up again."""
+    cfg, store = run.cfg, run.store
+    reconcile(run)
+    hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
+    errors: list[str] = []
+    expired = sum(each_call(errors, f"expire {h['hit_id']}", _expire_open, run, h) for h in hits)
+    for hit in hits:  # work submitted up to now is stored, so it is reviewed before its HIT is deleted
+        each_call(errors, f"fetch {hit['hit_id']}", _fetch_all, run, hit)
+    review_undecided(run, errors)
+    deleted = sum(each_call(errors, f"delete {h['hit_id']}", _delete_if_done, run, h) for h in hits)
+    views = [v for h in hits if (v := each_call(errors, "", mturk.get_hit, run.client, h["hit_id"]))]
+    working = sum(int(v["NumberOfAssignmentsPending"]) > 0 for v in views)
+    later = f"; {working} HIT(s) still have workers on them: run cancel again after they finish" if working else ""
+    finish_cancel(run, errors, f"cancel: expired {expired} open HIT(s), deleted {deleted} finished HIT(s){later}")
+    return {"closed": expired, "expired": expired, "deleted": deleted, "still_working": working}
+
+
+def _expire_open(run: Run, hit: dict[str, Any]) -> int:
+    if mturk.get_hit(run.client, hit["hit_id"])["HITStatus"] != "Assignable":
+        return 0
+    mturk.expire_hit(run.client, hit["hit_id"])
+    return 1
+
+
+def _fetch_all(run: Run, hit: dict[str, Any]) -> int:
+    return sum(store_assignment(run, hit["batch"], hit, a) for a in mturk.list_submissions(run.client, hit["hit_id"]))
+
+
+def _delete_if_done(run: Run, hit: dict[str, Any]) -> int:
+    view = mturk.get_hit(run.client, hit["hit_id"])
+    if view["HITStatus"] not in ("Reviewable", "Reviewing") or view["NumberOfAssignmentsPending"]:
+        return 0  # disposed already, or workers still on it
+    mturk.delete_hit(run.client, hit["hit_id"])
+    return 1

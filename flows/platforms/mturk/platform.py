@@ -1,0 +1,93 @@
+"""MTurk (its 2017-01-17 Requester API, through boto3): the simulator, or any endpoint that speaks it.
+
+A batch is a HIT type and one HIT per unit (flows/platforms/mturk/batch_publish.py), collected as HITs
+close (batch_collect.py); decisions are Approve/RejectAssignment, a block is a soft-block
+qualification or a hard block. Satisfies :class:`flows.platforms.interface.Platform`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flows.campaigns import budget
+from flows.campaigns import dry_run as dry_runs
+from flows.campaigns.campaign_plan import block_qualification
+from flows.core.config import CampaignConfig
+from flows.core.ledger_calls import LedgeredCall, ledgered_all
+from flows.core.run_context import Run
+from flows.platforms import review_senders, targets
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk import batch_collect, batch_publish
+from flows.platforms.mturk import operations as mturk_operations
+
+NAME = "mturk"
+LABEL = "MTurk"
+TARGET_NOTE = ""
+PUBLISH_STEP = "publish batch"
+COLLECT_STEP = "collect submissions"
+SENDS_DECISIONS = True
+SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
+REVIEW_CATEGORIES: tuple[str, ...] = ()
+MIN_REASON_CHARS = 1
+REVIEW_SENDERS = review_senders.MTURK_SENDERS
+DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
+# Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
+# since each waits a round trip; throttled calls are retried by the client (retry_policy.py).
+DECIDE_THREADS = batch_publish.POST_THREADS
+
+publish = batch_publish.publish_batch
+collect = batch_collect.collect_batch
+reconcile = mturk_operations.reconcile
+refresh = mturk_operations.refresh
+cancel_plan = mturk_operations.cancel_plan
+cancel = mturk_operations.cancel
+estimate = budget.mturk_estimate
+dry_run = dry_runs.mturk_plan
+check_target = targets.check_target
+open_session = targets.mturk_session
+
+
+def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
+    """Approve or reject one assignment, under the key a reviewer's decision uses too."""
+    assignment_id = d["assignment_id"]
+    if d["action"] == "reject":
+        feedback = run.cfg.policy.reject_feedback.format(rules=d["reasons"])
+        send = lambda: {"outcome": mturk.reject(run.client, assignment_id, feedback)}  # noqa: E731
+    else:
+        send = lambda: {"outcome": mturk.approve(run.client, assignment_id)}  # noqa: E731
+    return LedgeredCall(d["action"].capitalize() + "Assignment", f"{run.cfg.name}:{d['action']}:{assignment_id}",
+                        {"AssignmentId": assignment_id}, send)
+
+
+def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every decision as one ledgered call, on a thread pool; the platform's state after each call
+    ("approved", "already rejected"...) is stored on the decision and the assignment."""
+    store = run.store
+    calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
+    results = ledgered_all(store, run.cfg.name, batch, calls.values(), DECIDE_THREADS)
+    outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), d["assignment_id"])
+                for d in decisions]
+    with store.transaction():
+        store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
+        store.db.conn.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
+                                  [(outcome.removeprefix("already ").title(), a) for outcome, a in outcomes])
+    return {}
+
+
+def block_mode(cfg: CampaignConfig) -> str:
+    return cfg.gating.block_mode
+
+
+def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
+    """A soft block (the campaign's qualification, which every HIT type excludes) or a hard block."""
+    mode = block_mode(run.cfg)
+    mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
+    return {"mode": mode}
+
+
+def place_cost(cfg: CampaignConfig) -> str:
+    return ""  # priced per HIT (campaign_plan.cost_per_assignment), not per place
+
+
+def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
+    return target_kind != "sim"

@@ -1,0 +1,227 @@
+"""The qualification stage a gated campaign runs before its first batch.
+
+``html_hit`` mode: one paid HIT carries the whole test page; hitflow collects it, scores it
+with ``qc.qualification``, grants its own qualification with the score as the value
+(AssociateQualificationWithWorker, no notification) and pays the takers. Caption HITs then
+require that value at or above the threshold. ``mturk_test`` mode needs no stage: MTurk (or
+the simulator) scores a QuestionForm Test from its AnswerKey; the scores are read back for the
+dataset's lineage by :func:`record_native_scores`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.campaign_plan import (
+    block_qualification,
+    gating_requirements,
+    hit_token,
+    qualification_test_cost,
+    requester_qualification,
+    score_qualification_name,
+    scored_test_qualification,
+)
+from flows.core.csv_files import read_csv_table
+from flows.core.errors import BudgetError
+from flows.core.ledger_calls import Adopted, LedgeredCall, ledgered, ledgered_all
+from flows.core.mturk_forms import html_question
+from flows.core.run_context import Run
+from flows.core.store import SETTLED
+from flows.core.templates import render
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.batch_collect import collect_batch
+from qc.qualification import score_answers
+
+TEST_BATCH = 0  # the test HIT's batch number in the store; caption batches start at 1
+SCORE_COLUMNS = ["worker_id", "answered", "correct", "score", "spelling_score", "grammar_score",
+                 "judging_score", "passed"]
+
+
+def uses_test_hit(run: Run) -> bool:
+    g = run.cfg.gating
+    return g.qualification_key is not None and g.qualification_mode == "html_hit"
+
+
+def gate_qualification(run: Run) -> str:
+    """The qualification caption HITs require at or above the threshold ("" when ungated)."""
+    return score_qualification(run) if uses_test_hit(run) else scored_test_qualification(run)
+
+
+def score_qualification(run: Run) -> str:
+    """hitflow's own qualification type whose value is the worker's test score."""
+    return requester_qualification(run, score_qualification_name(run.cfg), "test score", "Score (percent) on the "
+                                   f"qualification test of {run.cfg.name}, granted by the requester.")
+
+
+def test_items(run: Run) -> list[dict[str, Any]]:
+    """The key's items in order, each judging item with the campaign's image for it."""
+    from flows.campaigns.offline import load_key
+
+    g = run.cfg.gating
+    assert g.qualification_key is not None
+    images: dict[str, str] = {}
+    if g.qualification_images is not None:
+        rows = read_csv_table(g.qualification_images, ("item_id", "url"), "the qualification images").rows
+        images = {r["item_id"]: r["url"] for r in rows}
+    key = load_key(g.qualification_key)
+    return [{"index": i, "item_id": r.item_id, "section": r.section, "text": getattr(r, "text", r.item_id),
+             "text_2": getattr(r, "text_2", ""), "image_url": images.get(r.item_id, "")}
+            for i, r in enumerate(key.itertuples())]
+
+
+def test_page(run: Run) -> str:
+    context = {"title": f"Qualification test for {run.cfg.title}", "pass_score": run.cfg.gating.qualification_min_score,
+               "rules": {"min_words": 0, "one_sentence": False, "max_chars": None, "required": False,
+                         "canned_text": "", "banned_prefixes": []},
+               "items": test_items(run)}
+    return render("qualification.html.j2", context)
+
+
+def _test_hit_type(run: Run, score_qual: str) -> str:
+    cfg, g = run.cfg, run.cfg.gating
+    block_qual = block_qualification(run) if g.block_mode == "soft" else ""
+    retake_guard = {"QualificationTypeId": score_qual, "Comparator": "DoesNotExist",
+                    "ActionsGuarded": "DiscoverPreviewAndAccept"}  # one attempt per worker
+    reqs = [*gating_requirements(cfg, block_qual), retake_guard]
+    params = {"Title": f"Qualification test: {cfg.title}", "Description": "Spelling, grammar and judging image "
+              "descriptions (40 short questions); passing opens the description HITs.",
+              "Keywords": cfg.keywords + ", qualification", "Reward": f"{g.qualification_reward:.2f}",
+              "AssignmentDurationInSeconds": 1800, "AutoApprovalDelayInSeconds": cfg.auto_approval_delay_s,
+              "QualificationRequirements": reqs}
+    call = LedgeredCall("CreateHITType", f"{cfg.name}:b{TEST_BATCH}:hittype", params,
+                        lambda: {"HITTypeId": mturk.create_hit_type(run.client, params)})
+    return str(ledgered(run.store, cfg.name, TEST_BATCH, call)["HITTypeId"])
+
+
+def post_test(run: Run, score_qual: str) -> str:
+    """The one test HIT (ledgered, so a resumed run never posts it twice)."""
+    cfg = run.cfg
+    key = f"{cfg.name}:b{TEST_BATCH}:h0"
+    params = {"MaxAssignments": cfg.gating.qualification_takers, "LifetimeInSeconds": cfg.hit_lifetime_s,
+              "RequesterAnnotation": key, "Question": html_question(test_page(run))}
+    entry = run.store.ledger_entry(key)
+    if (entry is None or entry["status"] not in SETTLED) and qualification_test_cost(cfg) > cfg.budget:
+        raise BudgetError(f"the qualification test HIT would commit ${qualification_test_cost(cfg):.2f} against a "
+                          f"budget of ${cfg.budget:.2f}; lower [gating].qualification_takers or raise the budget")
+    item_ids = [i["item_id"] for i in test_items(run)]
+    token = hit_token(cfg, TEST_BATCH, 0, item_ids)
+
+    def post() -> dict[str, Any]:
+        hit_id, was_dup = mturk.create_hit(run.client, _test_hit_type(run, score_qual), params, token)
+        with run.store.transaction():
+            run.store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": TEST_BATCH,
+                                            "hit_index": 0, "token": token, "item_ids": json.dumps(item_ids),
+                                            "created_at": time.time(), "status": "posted"}, pk="hit_id")
+        run.progress(f"qualification: test HIT posted for {cfg.gating.qualification_takers} takers, "
+                     f"estimate ${qualification_test_cost(cfg):.2f} with fees")
+        return Adopted(HITId=hit_id) if was_dup else {"HITId": hit_id}
+
+    return str(ledgered(run.store, cfg.name, TEST_BATCH,
+                        LedgeredCall("CreateHITWithHITType", key, params, post))["HITId"])
+
+
+def test_answers(run: Run) -> pd.DataFrame:
+    """``worker_id, item_id, answer`` from the stored test submissions (blank when left out)."""
+    rows = run.store.rows(
+        "SELECT a.worker_id, n.item_id, n.value AS answer FROM assignments a JOIN answers n "
+        "ON n.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? AND n.field = 'answer'",
+        [run.cfg.name, TEST_BATCH])
+    return pd.DataFrame(rows, columns=["worker_id", "item_id", "answer"])
+
+
+def score_and_grant(run: Run, score_qual: str) -> pd.DataFrame:
+    """Score every taker, store the scores in one transaction, then grant each score once."""
+    from flows.campaigns.offline import load_key
+
+    cfg, g = run.cfg, run.cfg.gating
+    assert g.qualification_key is not None
+    answers = test_answers(run)
+    submitted = run.store.rows("SELECT worker_id, assignment_id FROM assignments WHERE campaign = ? AND batch = ?",
+                               [cfg.name, TEST_BATCH])
+    takers = pd.DataFrame(submitted, columns=["worker_id", "assignment_id"])
+    # A taker who answered nothing still gets a row (score 0): unanswered items count as wrong.
+    padded = pd.concat([answers, takers.assign(item_id="", answer="")[["worker_id", "item_id", "answer"]]])
+    scores, problems = score_answers(padded, load_key(g.qualification_key), g.qualification_min_score)
+    problems = problems[problems["item_id"] != ""]
+    scores = scores.merge(takers, on="worker_id", how="left")
+    _store_scores(run, scores, problems, "html_hit")
+    for row in scores.itertuples():
+        _grant_once(run, score_qual, str(row.worker_id), int(row.score))
+    return scores
+
+
+def _store_scores(run: Run, scores: pd.DataFrame, problems: pd.DataFrame, mode: str) -> None:
+    now = time.time()
+    with run.store.transaction():
+        for r in scores.to_dict("records"):
+            run.store.table("qualification_scores").upsert(
+                {**{c: r.get(c) for c in SCORE_COLUMNS}, "campaign": run.cfg.name, "mode": mode,
+                 "assignment_id": r.get("assignment_id", ""), "passed": int(bool(r["passed"])),
+                 "granted": int(r["score"]), "recorded_at": now}, pk=("campaign", "worker_id"))
+        run.store.db.execute("DELETE FROM qualification_problems WHERE campaign = ?", [run.cfg.name])
+        run.store.table("qualification_problems").insert_all(
+            [{**p, "campaign": run.cfg.name} for p in problems.astype(str).to_dict("records")])
+
+
+def _grant_once(run: Run, qual_id: str, worker_id: str, value: int) -> None:
+    def grant() -> dict[str, Any]:
+        mturk.grant_qualification(run.client, qual_id, worker_id, value)
+        return {"IntegerValue": value}
+
+    ledgered(run.store, run.cfg.name, TEST_BATCH, LedgeredCall(
+        "AssociateQualificationWithWorker", f"{run.cfg.name}:grant:{qual_id}:{worker_id}",
+        {"QualificationTypeId": qual_id, "WorkerId": worker_id, "IntegerValue": value}, grant))
+
+
+def _pay_call(run: Run, assignment_id: str, unreadable: bool) -> LedgeredCall:
+    action = "reject" if unreadable else "approve"
+    send = (lambda: {"outcome": mturk.reject(run.client, assignment_id, "The answers could not be read.")}) \
+        if unreadable else (lambda: {"outcome": mturk.approve(run.client, assignment_id)})
+    return LedgeredCall(action.capitalize() + "Assignment", f"{run.cfg.name}:{action}:{assignment_id}",
+                        {"AssignmentId": assignment_id}, send)
+
+
+def pay_takers(run: Run) -> int:
+    """Approve every test submission that carried answers: the test is paid work, pass or fail."""
+    rows = run.store.rows("SELECT assignment_id, parse_error FROM assignments WHERE campaign = ? AND batch = ?",
+                          [run.cfg.name, TEST_BATCH])
+    calls = [_pay_call(run, r["assignment_id"], bool(r["parse_error"])) for r in rows]
+    approvals = {c.key for c in calls if c.operation == "ApproveAssignment"}
+    before = {k for k in approvals if (e := run.store.ledger_entry(k)) and e["status"] in SETTLED}
+    ledgered_all(run.store, run.cfg.name, TEST_BATCH, calls)
+    return len(approvals - before)
+
+
+def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
+    """The whole stage: post the test, collect it, score, grant, pay. Idempotent step by step."""
+    if not uses_test_hit(run):
+        return {"mode": run.cfg.gating.qualification_mode if run.cfg.gating.qualification_key else "none"}
+    score_qual = score_qualification(run)
+    post_test(run, score_qual)
+    collected = collect_batch(run, TEST_BATCH, per_hit=run.cfg.gating.qualification_takers)
+    scores = score_and_grant(run, score_qual)
+    paid = pay_takers(run)
+    passed = int(scores["passed"].sum())
+    run.progress(f"qualification: {len(scores)} took the test, {passed} passed "
+                 f"(>= {run.cfg.gating.qualification_min_score}%), {paid} paid")
+    return {"takers": len(scores), "passed": passed, "paid": paid, "assignments": collected["assignments"]}
+
+
+def record_native_scores(run: Run, test_qual: str) -> int:
+    """MTurk-scored tests: read the granted values back so captions can carry them."""
+    if not test_qual:
+        return 0
+    quals = list(mturk.paginate(run.client, "list_workers_with_qualification_type", "Qualifications",
+                                QualificationTypeId=test_qual, Status="Granted"))
+    threshold = run.cfg.gating.qualification_min_score
+    scores = pd.DataFrame([{"worker_id": q["WorkerId"], "answered": None, "correct": None,
+                            "score": float(q.get("IntegerValue", 0)), "spelling_score": None,
+                            "grammar_score": None, "judging_score": None,
+                            "passed": int(q.get("IntegerValue", 0)) >= threshold} for q in quals],
+                          columns=SCORE_COLUMNS)
+    _store_scores(run, scores, pd.DataFrame(columns=["worker_id", "item_id", "answer", "problem"]), "mturk_test")
+    return len(scores)

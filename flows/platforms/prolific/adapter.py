@@ -1,0 +1,298 @@
+"""Prolific's researcher API through httpx: function-style, like the MTurk adapter.
+
+The token comes from ``PROLIFIC_TOKEN`` (or a Prefect Secret block named ``prolific-token``)
+and travels only in the ``Authorization: Token ...`` header; it is never logged, stored or
+put in an error message. The simulator (or anything that answers like it) only ever gets a
+dummy token: the real one is read for ``--target prolific --live`` alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from flows.core.config_schema import PROLIFIC_MIN_HOURLY
+from flows.core.errors import BudgetError, ConfigError, PlatformError
+from flows.platforms.prolific.fields import first, number_field, record, text_field
+from flows.platforms.retry_policy import (
+    Failure,
+    RetryableStatus,
+    RetryPolicy,
+    prolific_failure,
+    prolific_repeatable,
+)
+
+PROLIFIC_URL = "https://api.prolific.com"
+MIN_HOURLY = PROLIFIC_MIN_HOURLY  # Prolific's floor on the median time
+PAGE_SIZE = 100
+# what flows/platforms/prolific/batches.py reads of every listed submission (Prolific's SubmissionShort)
+SUBMISSION_FIELDS = ("id", "status", "participant_id", "started_at")
+SIM_TOKEN = "simulator-token"  # the one token the simulator's Prolific API accepts unless told otherwise
+
+
+@dataclass
+class ProlificClient:
+    http: httpx.Client
+    base_url: str
+    retry: RetryPolicy = field(default_factory=RetryPolicy)  # flows/platforms/retry_policy.py
+    currency: str | None = None  # the workspace's, once read (check_currency)
+
+    def close(self) -> None:
+        self.http.close()
+
+
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_\-.~+/=]{8,512}")
+
+
+def clean_token(raw: str, where: str) -> str:
+    """The token without surrounding whitespace; refused (without echoing it) when it could
+    not be a Prolific token, e.g. one with a newline or a space inside."""
+    value = raw.strip()
+    if not _TOKEN_SHAPE.fullmatch(value):
+        raise ConfigError(f"the Prolific token from {where} is malformed ({len(value)} characters, expected 8-512 "
+                          "letters, digits or -_.~+/=); copy it again from Prolific's API tokens page")
+    return value
+
+
+def token(simulator: bool) -> str:
+    """The token to send: a dummy for the simulator, whose endpoint is only known to answer
+    ``/_sim/health`` like one (an impostor can), and the real one for Prolific itself."""
+    if simulator:  # whatever PROLIFIC_TOKEN holds
+        return SIM_TOKEN
+    if os.environ.get("PROLIFIC_TOKEN", "").strip():
+        return clean_token(os.environ["PROLIFIC_TOKEN"], "PROLIFIC_TOKEN")
+    try:
+        from prefect.blocks.system import Secret
+
+        block: Any = Secret.load("prolific-token")
+        raw = str(block.get())
+    except Exception as exc:  # any failure here means: no token configured
+        raise ConfigError("no Prolific token: set PROLIFIC_TOKEN or create a Prefect Secret block "
+                          "named prolific-token") from exc
+    return clean_token(raw, "the Prefect Secret block prolific-token")
+
+
+def make_client(base_url: str, simulator: bool) -> ProlificClient:
+    base = base_url.rstrip("/")
+    secret = token(simulator)
+    http = httpx.Client(base_url=base + "/api/v1/", headers={"Accept": "application/json"}, timeout=30,
+                        auth=_HostToken(secret, base),
+                        follow_redirects=False)
+    return ProlificClient(http, base)
+
+
+class _HostToken(httpx.Auth):
+    """``Authorization: Token ...`` on requests to the configured origin only; anything else
+    (a redirect or a paging link elsewhere) never sees it."""
+
+    def __init__(self, secret: str, base_url: str):
+        self._header = f"Token {secret}"
+        self._origin = _origin(base_url)
+
+    def auth_flow(self, request: httpx.Request) -> Any:
+        if _origin(str(request.url)) == self._origin:
+            request.headers["Authorization"] = self._header
+        yield request
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    u = httpx.URL(url)
+    return u.scheme, u.host, u.port
+
+
+def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | None = None,
+         params: dict[str, Any] | None = None) -> Any:
+    """One request, repeated as the retry policy allows (throttling, 5xx, connection failures);
+    a Prolific error becomes a PlatformError with its title and details."""
+    def attempt() -> httpx.Response:
+        resp = client.http.request(method, path, json=body, params=params)
+        if resp.status_code == 429 or resp.status_code >= 500:
+            raise RetryableStatus(resp)
+        return resp
+
+    repeatable = prolific_repeatable(method, path)
+    try:
+        resp = client.retry.run(attempt, repeatable, prolific_failure)
+    except RetryableStatus as exc:
+        resp = exc.response
+        if resp.status_code >= 500 and not repeatable:
+            raise PlatformError(_not_repeated(method, path, f"it answered {resp.status_code}")) from None
+    except httpx.HTTPError as exc:  # the exception's text may quote headers: only its kind is shown
+        if not repeatable and prolific_failure(exc)[0] is Failure.AMBIGUOUS:
+            raise PlatformError(_not_repeated(method, path, type(exc).__name__)) from None
+        raise PlatformError(f"Prolific {method} {_path_only(path)} failed: {type(exc).__name__}; check the "
+                            "network and the endpoint URL") from None
+    if resp.status_code >= 400:
+        raise PlatformError(f"Prolific {method} {path} answered {resp.status_code}: {_error_text(resp)}")
+    try:
+        return resp.json() if resp.content else {}
+    except ValueError:  # not JSON (or not UTF-8): a proxy's page, a truncated reply
+        raise PlatformError(f"Prolific {method} {_path_only(path)} answered {resp.status_code} with a body that is "
+                            "not JSON; check the endpoint URL") from None
+
+
+def _error_text(resp: httpx.Response) -> str:
+    """Prolific's error title and detail, whatever shape the reply has, as one short line."""
+    try:
+        err = resp.json().get("error", {})
+        why = f"{err.get('title', '')} {err.get('detail', '')}".strip()
+    except (ValueError, AttributeError):  # not JSON, or not the documented object
+        why = resp.text[:200]
+    return " ".join(why.split())[:300]
+
+
+def _not_repeated(method: str, path: str, what: str) -> str:
+    return (f"Prolific {method} {_path_only(path)} failed ({what}) and was not repeated: Prolific may have acted "
+            "on it and this call cannot be made twice safely; check on Prolific whether it took effect "
+            "before running again")
+
+
+def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """All results, never just the first page: following ``_links.next.href`` until it is null,
+    or, for a reply that carries no links, asking for the next ``offset`` until ``meta.count``
+    results are in (Prolific documents both kinds of paging)."""
+    page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
+    results = _page_results(page, path)
+    while True:
+        href = _next_href(page)
+        if href:
+            page = call(client, "GET", same_host_link(client, href))
+        elif len(results) < _count(page) and page["results"]:
+            page = call(client, "GET", path, params={**(params or {}), "limit": PAGE_SIZE, "offset": len(results)})
+        else:
+            return results
+        results += _page_results(page, path)
+
+
+def _count(page: dict[str, Any]) -> int:
+    meta: dict[str, Any] = page["meta"] if isinstance(page.get("meta"), dict) else {}
+    try:
+        return int(meta.get("count") or meta.get("total") or 0)
+    except (TypeError, ValueError) as exc:
+        raise PlatformError(f"Prolific's page count {str(meta.get('count'))[:20]!r} is not a number") from exc
+
+
+def _page_results(page: Any, path: str) -> list[dict[str, Any]]:
+    results = page.get("results") if isinstance(page, dict) else None
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise PlatformError(f"Prolific's reply to GET {_path_only(path)} has no list of results; check the endpoint")
+    return results
+
+
+def _next_href(page: dict[str, Any]) -> str:
+    nxt = (page.get("_links") or {}).get("next") if isinstance(page.get("_links"), dict | None) else None
+    href = nxt.get("href") if isinstance(nxt, dict) else None
+    return href if isinstance(href, str) else ""
+
+
+def same_host_link(client: ProlificClient, href: str) -> str:
+    """A paging link, only when it points at the configured API (else refused: following it would
+    send our requests, and once the token, elsewhere)."""
+    if _origin(href) != _origin(client.base_url) or not httpx.URL(href).path.startswith("/api/v1/"):
+        raise PlatformError(f"Prolific's next-page link points outside {client.base_url} "
+                            f"({_path_only(href)}); refusing to follow it")
+    return href
+
+
+def _path_only(url: str) -> str:
+    """A URL for messages: scheme, host and path, never its query."""
+    u = httpx.URL(url)
+    return f"{u.scheme}://{u.host}{u.path}" if u.host else u.path
+
+
+def default_workspace(client: ProlificClient) -> str:
+    return text_field(first(every_page(client, "workspaces/"), "GET workspaces/"), "id", "GET workspaces/")
+
+
+def ensure_group(client: ProlificClient, workspace_id: str, name: str) -> str:
+    for group in every_page(client, "participant-groups/", {"workspace_id": workspace_id}):
+        if group.get("name") == name:
+            return text_field(group, "id", "GET participant-groups/")
+    made = call(client, "POST", "participant-groups/", {"workspace_id": workspace_id, "name": name})
+    return text_field(made, "id", "POST participant-groups/")
+
+
+def add_to_group(client: ProlificClient, group_id: str, participant_ids: list[str]) -> None:
+    call(client, "POST", f"participant-groups/{group_id}/participants/", {"participant_ids": participant_ids})
+
+
+def check_hourly_pay(reward_minor: int, minutes: int, currency: str, floor: Decimal | None = None) -> Decimal:
+    """Refuse a reward below the hourly minimum on the estimated (median) time; the hourly rate."""
+    hourly = Decimal(reward_minor) / 100 * 60 / Decimal(minutes)
+    minimum = floor if floor is not None else MIN_HOURLY.get(currency, MIN_HOURLY["GBP"])
+    if hourly < minimum:
+        raise BudgetError(f"a reward of {reward_minor / 100:.2f} {currency} for {minutes} minutes pays "
+                          f"{hourly:.2f} {currency}/hour, below the minimum of {minimum} {currency}/hour; "
+                          "raise [prolific].reward or lower estimated_minutes")
+    return hourly.quantize(Decimal("0.01"))
+
+
+def study_cost(client: ProlificClient, reward_minor: int, places: int) -> int:
+    """Total in minor units with Prolific's fees, from its own cost calculator."""
+    quote = call(client, "POST", "study-cost-calculator/", {"reward": reward_minor, "total_available_places": places})
+    return number_field(quote, "total_cost", "POST study-cost-calculator/")
+
+
+def check_currency(client: ProlificClient, wanted: str) -> str:
+    """The workspace's currency (read once), refused when it is not the config's: every reward,
+    fee and budget figure would otherwise be read in the wrong money."""
+    if client.currency is None:
+        route = f"workspaces/{default_workspace(client)}/balance/"
+        client.currency = text_field(call(client, "GET", route), "currency_code", f"GET {route}")
+    if client.currency != wanted:
+        raise ConfigError(f"the Prolific workspace is billed in {client.currency} but [prolific] currency is {wanted}; "
+                          f"set [prolific] currency = \"{client.currency}\" and state the reward in {client.currency}")
+    return client.currency
+
+
+def create_study(client: ProlificClient, body: dict[str, Any]) -> str:
+    return text_field(call(client, "POST", "studies/", body), "id", "POST studies/")
+
+
+def transition(client: ProlificClient, study_id: str, action: str) -> str:
+    route = f"studies/{study_id}/transition/"
+    return text_field(call(client, "POST", route, {"action": action}), "status", f"POST {route}")
+
+
+def get_study(client: ProlificClient, study_id: str) -> dict[str, Any]:
+    return record(call(client, "GET", f"studies/{study_id}/"), ("id", "status"), f"GET studies/{study_id}/")
+
+
+def submissions(client: ProlificClient, study_id: str) -> list[dict[str, Any]]:
+    route = f"studies/{study_id}/submissions/"
+    return [record(s, SUBMISSION_FIELDS, f"GET {route}") for s in every_page(client, route)]
+
+
+def approve(client: ProlificClient, study_id: str, submission_ids: list[str]) -> None:
+    if submission_ids:
+        call(client, "POST", "submissions/bulk-approve/", {"study_id": study_id, "submission_ids": submission_ids})
+
+
+def reject(client: ProlificClient, submission_id: str, category: str, message: str) -> None:
+    if len(message) < 100:
+        raise PlatformError(f"a Prolific rejection message needs at least 100 characters (got {len(message)})")
+    call(client, "POST", f"submissions/{submission_id}/transition/",
+         {"action": "REJECT", "rejection_category": category, "message": message})
+
+
+def request_return(client: ProlificClient, submission_id: str, reasons: list[str]) -> None:
+    call(client, "POST", f"submissions/{submission_id}/request-return/", {"request_return_reasons": reasons})
+
+
+def pay_bonuses(client: ProlificClient, study_id: str, amounts: dict[str, Decimal]) -> str:
+    """Two steps, as Prolific wants: set the bonuses up (priced with fees), then pay them."""
+    csv_rows = "\n".join(f"{pid},{amount:.2f}" for pid, amount in amounts.items())
+    bonus = call(client, "POST", "submissions/bonus-payments/", {"study_id": study_id, "csv_bonuses": csv_rows})
+    bonus_id = text_field(bonus, "id", "POST submissions/bonus-payments/")
+    call(client, "POST", f"bulk-bonus-payments/{bonus_id}/pay/")
+    return bonus_id
+
+
+def balance(client: ProlificClient, workspace_id: str) -> int:
+    route = f"workspaces/{workspace_id}/balance/"
+    return number_field(call(client, "GET", route), "available_balance", f"GET {route}")

@@ -1,0 +1,134 @@
+"""Prolific's side of reconcile and cancel: studies adopted after a crash, studies stopped.
+
+A study is adopted only when Prolific has one with the batch's internal name AND this ledger's
+completion code (derived from the ledger's task secret), so another ledger's study with the same
+campaign name is never taken for ours. The shared part of a cancel (review what came in, by
+policy) is in :mod:`flows.driver.operations`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from flows.core.ledger_calls import LedgeredCall, adopt, ledgered
+from flows.core.run_context import Run
+from flows.core.store import SETTLED
+from flows.driver.operations import each_call, finish_cancel, review_undecided
+from flows.platforms.prolific import adapter as prolific
+from flows.platforms.prolific.batches import prolific_client, record_submissions, stop_study
+from flows.platforms.prolific.statuses import FINISHED
+from flows.taskserver.task_server import completion_code, task_secret
+
+OPEN = ("ACTIVE", "PAUSED")
+
+
+def _unsettled(run: Run, operation: str) -> list[dict[str, Any]]:
+    return [e for e in run.store.rows("SELECT * FROM ledger WHERE campaign = ? AND operation = ?",
+                                      [run.cfg.name, operation]) if e["status"] not in SETTLED]
+
+
+def _internal_name(run: Run, batch: int) -> str:
+    return f"{run.cfg.name} batch {batch}"
+
+
+def _ours(run: Run, study: dict[str, Any], batch: int) -> bool:
+    """A full study (``GET /studies/{id}/``) with the batch's internal name and this ledger's code."""
+    code = completion_code(task_secret(run.store.path), run.cfg.name, batch)
+    return study.get("internal_name") == _internal_name(run, batch) and \
+        any(c.get("code") == code for c in study.get("completion_codes") or [])
+
+
+def _find_ours(run: Run, listed: list[dict[str, Any]], batch: int) -> dict[str, Any] | None:
+    """Prolific's list items (StudyShort) carry the internal name but no completion codes: the
+    candidates by name are fetched whole, and the one with our code is ours."""
+    client = prolific_client(run)
+    for item in listed:
+        if item.get("internal_name") == _internal_name(run, batch):
+            study = prolific.get_study(client, str(item["id"]))
+            if _ours(run, study, batch):
+                return study
+    return None
+
+
+def _adopt_study(run: Run, entry: dict[str, Any], study: dict[str, Any]) -> None:
+    run.store.table("studies").upsert({"study_id": study["id"], "campaign": run.cfg.name, "batch": entry["batch"],
+                                       "status": study["status"], "places": study["total_available_places"],
+                                       "created_at": time.time()}, pk="study_id")
+    adopt(run.store, entry["idem_key"], {"id": study["id"]})
+
+
+def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
+    """Adopt the study a crashed run created (or published) without recording it; refresh the rest."""
+    report: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
+    created = _unsettled(run, "CreateStudy")
+    studies = prolific.every_page(prolific_client(run), "studies/") if created else []
+    for entry in created:
+        found = _find_ours(run, studies, entry["batch"])
+        if found:
+            if not dry_run:
+                _adopt_study(run, entry, found)
+            report["adopted"].append(found["id"])
+    for entry in _unsettled(run, "PublishStudy"):  # published, the answer lost: PUBLISH again is refused
+        study_id = str(json.loads(entry["params"] or "{}").get("study_id", ""))
+        status = prolific.get_study(prolific_client(run), study_id)["status"] if study_id else "UNPUBLISHED"
+        if status != "UNPUBLISHED" and not dry_run:
+            adopt(run.store, entry["idem_key"], {"status": status})
+    if not dry_run:
+        report["refreshed"] = refresh(run)
+    run.progress(f"reconcile{' (dry run)' if dry_run else ''}: adopted {len(report['adopted'])} study(ies), "
+                 f"refreshed the status of {report['refreshed']} stored submission(s) from Prolific")
+    return report
+
+
+def refresh(run: Run) -> int:
+    """Prolific's current word on every study's submissions; how many stored statuses changed."""
+    def statuses() -> dict[str, str]:
+        return {r["submission_id"]: r["status"] for r in run.store.rows(
+            "SELECT submission_id, status FROM platform_submissions WHERE campaign = ?", [run.cfg.name])}
+
+    before = statuses()
+    for study in run.store.rows("SELECT study_id, batch FROM studies WHERE campaign = ?", [run.cfg.name]):
+        record_submissions(run, study["batch"], study["study_id"])
+    return sum(before.get(sid) != status for sid, status in statuses().items() if sid in before)
+
+
+def _open_studies(run: Run) -> list[dict[str, Any]]:
+    rows = run.store.rows("SELECT study_id, batch FROM studies WHERE campaign = ?", [run.cfg.name])
+    return [r for r in rows if prolific.get_study(prolific_client(run), r["study_id"])["status"] in OPEN]
+
+
+def cancel_plan(run: Run) -> dict[str, Any]:
+    undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
+                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+    report = {"would_stop": [s["study_id"] for s in _open_studies(run)], "would_review": undecided[0]["n"]}
+    run.progress(f"cancel (dry run): would stop {len(report['would_stop'])} open study(ies) and review "
+                 f"{report['would_review']} stored response(s)")
+    return report
+
+
+def _stop(run: Run, study: dict[str, Any]) -> int:
+    """Stop one open study, once (the key collect_study stops it under)."""
+    result = ledgered(run.store, run.cfg.name, study["batch"], LedgeredCall(
+        "StopStudy", f"{run.cfg.name}:b{study['batch']}:stop", {"study_id": study["study_id"]},
+        lambda: {"status": stop_study(run, study["study_id"])}))
+    run.store.table("studies").update(study["study_id"], {"status": result["status"]})
+    return 1
+
+
+def cancel(run: Run) -> dict[str, Any]:
+    """Stop every open study, store what came in, review it by policy. Safe to run twice."""
+    errors: list[str] = []
+    reconcile(run)
+    stopped = sum(each_call(errors, f"stop {s['study_id']}", _stop, run, s) for s in _open_studies(run))
+    studies = run.store.rows("SELECT study_id, batch FROM studies WHERE campaign = ?", [run.cfg.name])
+    finished = 0
+    for study in studies:
+        subs = each_call(errors, f"fetch {study['study_id']}", record_submissions, run, study["batch"],
+                         study["study_id"]) or []
+        finished += sum(s["status"] in FINISHED for s in subs)
+    review_undecided(run, errors)
+    finish_cancel(run, errors, f"cancel: stopped {stopped} open study(ies); {finished} finished submission(s) "
+                               "reviewed by the campaign's policy")
+    return {"closed": stopped, "stopped": stopped, "finished": finished}

@@ -1,0 +1,67 @@
+"""Prolific (its REST API, through httpx): the simulator's Prolific API, or Prolific itself with --live.
+
+A batch is one study pointing at hitflow's task server (flows/platforms/prolific/batches.py);
+decisions are a bulk approval and rejections with a category and a message of at least 100
+characters; a block puts the participant in the blocklist group every later study filters out.
+Satisfies :class:`flows.platforms.interface.Platform`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flows.campaigns import budget
+from flows.campaigns import dry_run as dry_runs
+from flows.core.config import CampaignConfig
+from flows.core.run_context import Run
+from flows.platforms import review_senders, targets
+from flows.platforms.prolific import batches as prolific_batches
+from flows.platforms.prolific import operations as prolific_operations
+
+NAME = "prolific"
+LABEL = "Prolific"
+TARGET_NOTE = " (Prolific API)"
+PUBLISH_STEP = "publish study"
+COLLECT_STEP = "collect submissions"
+SENDS_DECISIONS = True
+SERVES_PAGES = True
+# Prolific's rejection categories (its API refuses any other) and its minimum message length
+REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
+                     "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
+MIN_REASON_CHARS = 100
+REVIEW_SENDERS = review_senders.PROLIFIC_SENDERS
+BLOCK_MODE = "blocklist"
+
+publish = prolific_batches.publish_study
+collect = prolific_batches.collect_study
+reconcile = prolific_operations.reconcile
+refresh = prolific_operations.refresh
+cancel_plan = prolific_operations.cancel_plan
+cancel = prolific_operations.cancel
+estimate = budget.prolific_estimate
+place_cost = budget.prolific_place_cost
+dry_run = dry_runs.prolific_plan
+check_target = targets.check_prolific_target
+open_session = targets.prolific_session
+
+
+def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Approve in bulk, reject one by one, leave unpaid what Prolific says was not finished."""
+    applied = prolific_batches.apply_decisions(run, batch, decisions)
+    run.progress(f"batch {batch}: on Prolific {applied['approved']} approved, {applied['rejected']} rejected, "
+                 f"{applied['unpaid']} not paid (not finished), {applied['completed_without_response']} completed "
+                 "without a response")
+    return {"prolific": applied}
+
+
+def block_mode(cfg: CampaignConfig) -> str:
+    return BLOCK_MODE
+
+
+def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
+    prolific_batches.exclude_participants(run, [worker_id])  # made-up ids (never reported by Prolific) are left out
+    return {"mode": BLOCK_MODE}
+
+
+def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
+    return target_kind != "sim"

@@ -1,0 +1,164 @@
+"""Text telemetry on a rendered task page (issue 29, format v1 in docs/telemetry.md): a page with a
+free-text field gets, inside the form that holds the field, a plain notice that typing behaviour is
+recorded and the hidden answer field ``hitflow_telemetry``; and, before ``</body>``, the recorder
+``hit_templates/text_telemetry.js`` inline (an HTMLQuestion loads no script of ours from elsewhere,
+and the task server's CSP runs it by the page's nonce). A page without free text is left as it was.
+
+Added to the rendered page rather than written into each template, so every page gets it the same
+way: the built-in pages, ``hitflow new`` pages, imported pages and crowd-element pages, on every
+route (``flows/taskserver/task_pages.py`` renders for all of them).
+
+The task server also bounds what comes back (``bounded_telemetry``): a value no recorder writes
+(over ``MAX_TELEMETRY_CHARS``, or nested deeper than the format ever is) is replaced by a one-line
+reason, and the rest of the answer is stored as it came.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+from html.parser import HTMLParser
+
+from markupsafe import escape
+
+from flows.core.templates import render
+
+FIELD = "hitflow_telemetry"
+FORMS = ("form", "crowd-form")
+# input types a person types prose into; crowd-input draws an <input> of its own type attribute
+FREE_TEXT_TYPES = ("text", "search", "")
+# Five captions take about 6 KB (docs/telemetry.md); a page of many text fields may take more.
+MAX_TELEMETRY_CHARS = 64 * 1024
+MAX_TELEMETRY_DEPTH = 8  # the format nests 5 deep ({"f": {name: {"paste": [[...]]}}})
+logger = logging.getLogger("hitflow.task_server")
+
+
+_FORM_START = re.compile(r"<(?:form|crowd-form)\b", re.I)
+_HAS_FIELD = re.compile(r"""\bname\s*=\s*["']?hitflow_telemetry\b""", re.I)
+CHUNK = 4096  # read the page this much at a time from its first form, and stop at its first text field
+
+
+class _FreeTextForm(HTMLParser):
+    """Where the first form holding a free-text control opens: ``found``, the character offset just
+    after its start tag (None: no such form). Parsing starts at the first form and stops at the first
+    free-text control inside a form, so a page costs a fraction of a full parse."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: int | None = None
+        self._open: tuple[str, int] | None = None  # (tag, offset just after its start tag)
+        first = _first_form(html)
+        if first is None:
+            return
+        self._base, text = first, html[first:]
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]  # as getpos() counts lines
+        for at in range(0, len(text), CHUNK):
+            self.feed(text[at:at + CHUNK])
+            if self.found is not None:
+                break
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._base + self._line_starts[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
+        if tag in FORMS and self._open is None:
+            self._open = (tag, self._offset() + len(self.get_starttag_text() or ""))
+        elif self._open is not None and self.found is None and _free_text(tag, {k: v or "" for k, v in attrs_list}):
+            self.found = self._open[1]
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is not None and tag == self._open[0]:
+            self._open = None
+
+
+def _first_form(html: str) -> int | None:
+    """Where the first form tag starts that is markup, not text in a script or a comment."""
+    for m in _FORM_START.finditer(html):
+        before = html[:m.start()].lower()
+        if before.rfind("<script") <= before.rfind("</script") and before.rfind("<!--") <= before.rfind("-->"):
+            return m.start()
+    return None
+
+
+def _free_text(tag: str, attrs: dict[str, str]) -> bool:
+    if "disabled" in attrs or "readonly" in attrs:
+        return False
+    if tag in ("textarea", "crowd-text-area"):
+        return True
+    return tag in ("input", "crowd-input") and attrs.get("type", "").lower() in FREE_TEXT_TYPES
+
+
+def with_telemetry(html: str, notice: str, nonce: str = "") -> str:
+    """The page with the notice, the hidden field and the recorder, when it has free text in a form
+    (and does not carry the field already); else the page unchanged."""
+    if _HAS_FIELD.search(html):
+        return html
+    start = _FreeTextForm(html).found
+    if start is None:
+        return html
+    field, script = _field(notice), _script(nonce)
+    page = html[:start] + field + html[start:]  # first in the form: read before anything is typed
+    body_end = page.lower().rfind("</body")
+    return page[:body_end] + script + page[body_end:] if body_end >= 0 else page + script
+
+
+@lru_cache(maxsize=16)
+def _field(notice: str) -> str:
+    return render("_telemetry_field.html.j2", {"notice": notice, "field": FIELD})
+
+
+_NONCE_MARK = "\ue000nonce\ue000"  # private-use characters: nothing the template holds
+
+
+@lru_cache(maxsize=1)
+def _script_template() -> str:
+    return render("_telemetry_script.html.j2", {"csp_nonce": _NONCE_MARK})
+
+
+def _script(nonce: str) -> str:
+    """The recorder rendered once; each page's CSP nonce (one per task server response) put in."""
+    return _script_template().replace(_NONCE_MARK, str(escape(nonce)))
+
+
+def _depth(text: str) -> int:
+    """How deep ``[``/``{`` nest outside JSON strings, without parsing (a nesting bomb costs nothing)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def telemetry_refusal(value: str) -> str:
+    """Why a telemetry value is not stored as sent ("" when it may be): too long, or nested deeper
+    than the format. Not checked here: that it is JSON of format v1 (the QC reader refuses that)."""
+    if len(value) > MAX_TELEMETRY_CHARS:
+        return f"{len(value)} characters, over the {MAX_TELEMETRY_CHARS} a page's recorder writes"
+    if _depth(value) > MAX_TELEMETRY_DEPTH:
+        return f"nested more than {MAX_TELEMETRY_DEPTH} levels deep, which the format never is"
+    return ""
+
+
+def bounded_telemetry(fields: dict[str, str]) -> dict[str, str]:
+    """``fields`` with a telemetry value no recorder writes replaced by ``refused: <why>`` (not JSON,
+    so QC reads the telemetry as invalid); every other answer kept as it came."""
+    why = telemetry_refusal(fields.get(FIELD, ""))
+    if not why:
+        return fields
+    logger.warning("task server: telemetry refused (%s); the rest of the answer is kept", why)
+    return {**fields, FIELD: f"refused: {why}"}
