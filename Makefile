@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-browser-workers bench-telemetry bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,7 @@ browser-deps:
 lint: $(STAMP)
 	$(BIN)/ruff check flows qc postprocess tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache  # the layers of flows/ (pyproject.toml [tool.importlinter])
 
 # The suite on PYTEST_WORKERS processes (pytest-xdist; docs/testing.md): many tests wait on
 # subprocesses, HTTP and the simulator's clock rather than on the CPU, so more workers than cores
@@ -49,7 +50,7 @@ lint: $(STAMP)
 # (mypy from a clean clone is ~30 s of one core) and their output follows the tests'.
 PYTEST_WORKERS ?= 3
 PYTEST_DIST ?= loadfile
-test: $(STAMP) browser-deps js-sdk
+test: $(STAMP) browser-deps pg-deps js-sdk
 	@side_log=$$(mktemp); $(MAKE) --no-print-directory lint docs >"$$side_log" 2>&1 & side=$$!; \
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) --no-loadscope-reorder; tests=$$?; \
 	wait $$side; checked=$$?; echo "--- make lint docs (run beside the tests):"; cat "$$side_log"; rm -f "$$side_log"; \
@@ -61,6 +62,16 @@ test: $(STAMP) browser-deps js-sdk
 # from the code while it builds (docs/hooks/reference.py).
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# Debian's PostgreSQL server binaries (initdb, pg_ctl) for the PostgreSQL ledger's tests, which start
+# their own throwaway server (bench/throwaway_pg.py). Needs root; without them those tests skip
+# loudly (fail under CI=true).
+pg-deps:
+	@if command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
+		|| echo "WARNING: could not install postgresql; the PostgreSQL tests will skip"; \
+	else echo "WARNING: not root, postgresql not installed; the PostgreSQL tests will skip"; fi
 
 # The AWS SDK for JavaScript v3's MTurk client (tests/test_mturk_clients.py), from the lock file,
 # again only when the lock changed. Without npm the tests skip; under CI=true they fail if node
@@ -109,14 +120,22 @@ bench-prefect: $(STAMP)
 	$(BIN)/python -m bench.prefect_overhead --pairs $(or $(PAIRS),3)
 
 # kill -9 x 50 over publish/collect/review/block/postprocess, then 30% throttling + 5% 5xx + lost
-# replies; prints the counts and writes bench/results-chaos.json (about 10 minutes)
+# replies; prints the counts and writes bench/results-chaos.json (about 10 minutes).
+# DB=postgres: every campaign's ledger is a database on a throwaway PostgreSQL server (pg-deps),
+# results in bench/results-chaos-postgres.json.
 bench-chaos: $(STAMP)
-	$(BIN)/python -m bench.chaos
+	$(BIN)/python -m bench.chaos $(if $(filter postgres,$(DB)),--db postgres,)
 
 # 500, 4,000 (seeds 1-3) and 39,181 images end to end on the simulator, then 1,000 HITs posted
 # sequentially and by hitflow's pool at 150 ms per call; writes bench/results-scale.json (~25 min).
 bench-scale: $(STAMP)
 	$(BIN)/python -m bench.scale
+
+# The telemetry rules (issue 29) against the simulator's truth at 500, 4,000 and 39,181 images: precision,
+# false flags on honest workers, assistant pasters blocked before the last batch, beside Prolific's
+# published 98.7% / 0.6%; writes bench/results-authenticity.json (SIZES=demo,4k for a shorter run)
+bench-authenticity: $(STAMP)
+	$(BIN)/python -m bench.authenticity --sizes $(or $(SIZES),demo,4k,full)
 
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)

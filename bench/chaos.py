@@ -11,6 +11,7 @@ duplicated answers, double decisions, dollars overpaid against the clean run, da
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -22,7 +23,7 @@ import sys
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
@@ -30,6 +31,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import psycopg
+
+from bench.throwaway_pg import throwaway_server
+from flows.core.db_url import is_postgres_url
+from flows.core.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -69,10 +75,11 @@ class Campaign:
     url: str
     folder: Path
     limit: int = 50
+    ledger: str = ""  # a postgresql:// URL (make bench-chaos DB=postgres); "" is the SQLite file h.db
 
     @property
-    def db(self) -> Path:
-        return self.folder / "h.db"
+    def db(self) -> str:
+        return self.ledger or str(self.folder / "h.db")
 
     @property
     def args(self) -> list[str]:
@@ -101,13 +108,25 @@ class Campaign:
         return None  # it finished before reaching the step
 
 
-def current_step(db: Path) -> str:
+def _step_rows(db: str) -> tuple[list[int], dict[int, str]]:
+    """The planned batches and the batches' statuses, read without waiting on the run's writes."""
+    if is_postgres_url(db):
+        store = _readers.setdefault(db, Store(db))
+        return ([r["batch"] for r in store.rows("SELECT DISTINCT batch FROM items ORDER BY batch")],
+                {r["batch"]: r["status"] for r in store.rows("SELECT batch, status FROM batches WHERE batch > 0")})
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+        return ([r[0] for r in conn.execute("SELECT DISTINCT batch FROM items ORDER BY batch")],
+                dict(conn.execute("SELECT batch, status FROM batches WHERE batch > 0")))
+
+
+_readers: dict[str, Store] = {}  # one connection per PostgreSQL ledger for the polling above
+
+
+def current_step(db: str) -> str:
     """Which step the run in ``db`` is in, from the batches' statuses."""
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
-            planned = [r[0] for r in conn.execute("SELECT DISTINCT batch FROM items ORDER BY batch")]
-            status = dict(conn.execute("SELECT batch, status FROM batches WHERE batch > 0"))
-    except sqlite3.Error:
+        planned, status = _step_rows(db)
+    except (sqlite3.Error, psycopg.Error):  # the run has not made the ledger yet, or holds it
         return "start"
     if not planned:
         return "start"
@@ -144,14 +163,15 @@ class Reference:
 def audit(c: Campaign, clean: Reference | None = None) -> dict[str, Any]:
     """The counts the issue asks for, comparing the platform, the ledger and the clean run."""
     seen = platform_view(c.url)
-    with sqlite3.connect(c.db) as store:
-        stored = {r[0] for r in store.execute(  # an assignment row without its answers is a lost answer too
-            "SELECT assignment_id FROM assignments a WHERE EXISTS "
-            "(SELECT 1 FROM answers x WHERE x.assignment_id = a.assignment_id)")}
-        decided = {r[0] for r in store.execute("SELECT assignment_id FROM decisions WHERE applied != ''")}
-        keys = [r[0] for r in store.execute(
-            "SELECT idem_key FROM ledger WHERE operation IN ('ApproveAssignment', 'RejectAssignment') "
-            "AND status IN ('ok', 'adopted')")]
+    store = Store(c.db)
+    stored = {r["assignment_id"] for r in store.rows(  # an assignment row without its answers is a lost answer too
+        "SELECT assignment_id FROM assignments a WHERE EXISTS "
+        "(SELECT 1 FROM answers x WHERE x.assignment_id = a.assignment_id)")}
+    decided = {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM decisions WHERE applied != ''")}
+    keys = [r["idem_key"] for r in store.rows(
+        "SELECT idem_key FROM ledger WHERE operation IN ('ApproveAssignment', 'RejectAssignment') "
+        "AND status IN ('ok', 'adopted')")]
+    store.close()
     ops = Counter(key.rsplit(":", 1)[1] for key in keys)
     on_platform = {a["AssignmentId"] for a in seen["assignments"]}
     dataset = pd.read_csv(c.folder / CAMPAIGN / "dataset.csv", keep_default_na=False)
@@ -174,9 +194,9 @@ def dataset_differences(a: Path, b: Path) -> int:
     return sum(((ra - rb) + (rb - ra)).values())
 
 
-def clean_run(folder: Path, limit: int) -> Reference:
+def clean_run(folder: Path, limit: int, ledger: str = "") -> Reference:
     with sim_process() as url:
-        c = Campaign(url, folder, limit)
+        c = Campaign(url, folder, limit, ledger)
         start = time.perf_counter()
         c.run_to_end(1)
         seconds = time.perf_counter() - start
@@ -184,20 +204,21 @@ def clean_run(folder: Path, limit: int) -> Reference:
 
 
 def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: random.Random,
-                    limit: int) -> dict[str, Any]:
+                    limit: int, ledger: str = "") -> dict[str, Any]:
     """One campaign killed during each of ``kills`` (steps) in turn, resumed to the end, then audited."""
     with sim_process() as url:
-        c = Campaign(url, folder, limit)
+        c = Campaign(url, folder, limit, ledger)
         hit = [s for s in (c.kill_during(step, rng) for step in kills) if s]
         c.run_to_end()
         return {"kills": Counter(hit), **audit(c, clean)}
 
 
-def faulty_campaign(folder: Path, clean: Reference, limit: int, lose_rate: str = "0.03") -> dict[str, Any]:
+def faulty_campaign(folder: Path, clean: Reference, limit: int, lose_rate: str = "0.03",
+                    ledger: str = "") -> dict[str, Any]:
     """30% throttling, 5% server errors and lost replies on every operation."""
     faults = ("--throttle-rate", "0.30", "--fault-rate", "0.05", "--lose-reply-rate", lose_rate)
     with sim_process(1, *faults) as url:
-        c = Campaign(url, folder, limit)
+        c = Campaign(url, folder, limit, ledger)
         start = time.perf_counter()
         runs = c.run_to_end()
         seconds = time.perf_counter() - start
@@ -210,25 +231,37 @@ def main() -> None:
     p.add_argument("--per-campaign", type=int, default=5, help="kills before a campaign is resumed to the end")
     p.add_argument("--limit", type=int, default=50, help="items per campaign")
     p.add_argument("--out", default=str(ROOT / "runs" / "bench-chaos"))
+    p.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite",
+                   help="the ledgers: SQLite files, or databases on a throwaway PostgreSQL server")
     a = p.parse_args()
-    folder, rng = Path(a.out), random.Random(13)
-    clean = clean_run(folder / "clean", a.limit)
+    with contextlib.ExitStack() as stack:
+        if a.db == "postgres":
+            server = stack.enter_context(throwaway_server())
+            run_bench(a, server.new_database, "results-chaos-postgres.json")
+        else:
+            run_bench(a, lambda: "", "results-chaos.json")
+
+
+def run_bench(a: argparse.Namespace, new_ledger: Callable[[], str], results_file: str) -> None:
+    """The kills, then the faulty run; each campaign in a ledger of its own from ``new_ledger``."""
+    folder, rng = Path(a.out) / a.db, random.Random(13)
+    clean = clean_run(folder / "clean", a.limit, new_ledger())
     plan = [STEPS[i % len(STEPS)] for i in range(a.kills)]
     rng.shuffle(plan)
     totals: Counter[str] = Counter()
     results = []
     for n in range(0, a.kills, a.per_campaign):
         steps = sorted(plan[n:n + a.per_campaign], key=STEPS.index)  # a run moves forward: kill in step order
-        result = killed_campaign(folder / f"killed-{n // a.per_campaign}", clean, steps, rng, a.limit)
+        result = killed_campaign(folder / f"killed-{n // a.per_campaign}", clean, steps, rng, a.limit, new_ledger())
         totals.update(result.pop("kills"))
         results.append(result)
         print(json.dumps(result), flush=True)
     # Wall times side by side (this machine's load drifts over minutes): a clean run, then the faulty one.
-    beside = clean_run(folder / "clean-beside", a.limit)
-    faulty = faulty_campaign(folder / "faulty", clean, a.limit)
-    summary = summarize(results, totals, faulty, beside.wall_s)
+    beside = clean_run(folder / "clean-beside", a.limit, new_ledger())
+    faulty = faulty_campaign(folder / "faulty", clean, a.limit, ledger=new_ledger())
+    summary = {"ledger": a.db, **summarize(results, totals, faulty, beside.wall_s)}
     print(json.dumps(summary, indent=1))
-    (ROOT / "bench" / "results-chaos.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (ROOT / "bench" / results_file).write_text(json.dumps(summary, indent=1) + "\n")
 
 
 def summarize(results: list[dict[str, Any]], kills: Counter[str], faulty: dict[str, Any],

@@ -63,6 +63,7 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
     another machine: its CPU is not this process's), answering after ``latency_ms`` and throttling
     above ``rate`` calls per second; its clock moves only when the run waits."""
     from flows.campaigns.campaign_plan import Run
+    from flows.campaigns.task_pages import task_page
     from flows.core.config import load_config
     from flows.core.store import Store
     from flows.platforms.mturk import adapter as mturk
@@ -75,15 +76,17 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
         def wait(seconds: float) -> None:  # the simulator's clock moves on; nobody sleeps
             mturk.advance_sim_clock(target, seconds)
 
-        run = Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), client, target, lambda _m: None, wait)
+        run = Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), client, target, lambda _m: None, wait,
+                  page=task_page)
         yield run, Calls(client)
 
 
 def naive_loop(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """The sequential boto3 loop, timed per phase."""
-    from flows.campaigns.campaign_plan import hit_groups, plan_items
+    from flows.campaigns.campaign_plan import plan_items
     from flows.core.mturk_forms import html_question
-    from flows.platforms.mturk.batch_publish import hit_type_params, page_html
+    from flows.platforms.mturk.batch_publish import hit_type_params
+    from flows.platforms.units import hit_groups, page_html
 
     with remote_run(latency_ms, rate) as (run, calls):
         plan_items(run, n_hits * run.cfg.images_per_hit * run.cfg.batches)
@@ -136,6 +139,20 @@ def _result(total: float, phases: dict[str, float], calls: Calls, assignments: i
             "assignments": assignments, **calls.counts(), "load_avg_1m": round(os.getloadavg()[0], 2)}
 
 
+def measure(hits: int = 300, latency_ms: float = 150.0, rate_limit: float = 100.0,
+            skip_naive: float = 0.0) -> dict[str, Any]:
+    """hitflow's steps, then the naive loop (unless ``skip_naive`` gives its seconds), and the ratio."""
+    out: dict[str, Any] = {"hits": hits, "assignments_per_hit": 5, "latency_ms": latency_ms,
+                           "rate_limit_per_s": rate_limit, "machine": machine()}
+    out["hitflow"] = hitflow_steps(hits, latency_ms, rate_limit)
+    print(json.dumps(out["hitflow"]), flush=True)
+    out["naive_boto3"] = ({"seconds": skip_naive, "reused": True} if skip_naive
+                          else naive_loop(hits, latency_ms, rate_limit))
+    print(json.dumps(out["naive_boto3"]), flush=True)
+    out["ratio"] = round(out["naive_boto3"]["seconds"] / out["hitflow"]["seconds"], 2)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hits", type=int, default=300)
@@ -144,14 +161,7 @@ def main() -> None:
     ap.add_argument("--skip-naive", type=float, default=0.0,
                     help="reuse this many seconds for the naive loop instead of running it (it takes ~5 min)")
     a = ap.parse_args()
-    out: dict[str, Any] = {"hits": a.hits, "assignments_per_hit": 5, "latency_ms": a.latency_ms,
-                           "rate_limit_per_s": a.rate_limit, "machine": machine()}
-    out["hitflow"] = hitflow_steps(a.hits, a.latency_ms, a.rate_limit)
-    print(json.dumps(out["hitflow"]), flush=True)
-    out["naive_boto3"] = ({"seconds": a.skip_naive, "reused": True} if a.skip_naive
-                          else naive_loop(a.hits, a.latency_ms, a.rate_limit))
-    print(json.dumps(out["naive_boto3"]), flush=True)
-    out["ratio"] = round(out["naive_boto3"]["seconds"] / out["hitflow"]["seconds"], 2)
+    out = measure(a.hits, a.latency_ms, a.rate_limit, a.skip_naive)
     print(f"end to end, {a.hits} HITs x 5 at {a.latency_ms:g} ms per call, rate limit {a.rate_limit:g}/s: "
           f"naive loop {out['naive_boto3']['seconds']} s, hitflow {out['hitflow']['seconds']} s: "
           f"{out['ratio']}x (target >= 10x)", flush=True)

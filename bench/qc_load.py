@@ -1,4 +1,5 @@
-"""QC speed with every rule on, over a batch built from real VizWiz captions (part of ``make bench``).
+"""QC speed with every rule on, over a batch built from real VizWiz captions (part of ``make bench``):
+today's QC beside the QC before issue 33, in the same run.
 
 200,000 captions: 40,000 images x 5 workers' captions taken from the demo bank of real
 captions (config/items/vizwiz_demo_captions.csv, each bank image reused with a per-image
@@ -8,17 +9,22 @@ and a few abusers: one pasted template on many images, instruction echoes, all-c
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import statistics
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from bench import qc_reference as reference
 from flows.campaigns.page_text import qc_params
 from flows.core.config import load_config
+from flows.platforms.submission_formats import read_submissions
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from qc.submit_rules import CANNED_TEXT
 from qc.text_similarity import fit_vectors
@@ -49,27 +55,46 @@ def load_batch(n: int = 200_000, seed: int = 3) -> pd.DataFrame:
     return prepare(frame)
 
 
+def _timed(run: Callable[[], pd.DataFrame]) -> tuple[float, float, float, pd.DataFrame]:
+    load = os.getloadavg()[0]
+    start, cpu_start = time.perf_counter(), time.process_time()
+    flags = run()
+    return time.perf_counter() - start, time.process_time() - cpu_start, load, flags
+
+
 def bench_qc_all_rules(n: int = 200_000, repeats: int = 3) -> dict[str, Any]:
-    """Every rule over ``n`` captions, ``repeats`` times from a cold TF-IDF fit: the fastest and the
-    median run (the 2-core machine is shared, so one run says more about the neighbours than about
-    QC), CPU time beside wall time, and the load average when it started."""
-    frame = load_batch(n)
+    """``hitflow qc``'s work on ``n`` captions (read the submissions file, prepare, every rule) by
+    today's QC and by the QC before issue 33 (bench/qc_reference.py), ``repeats`` times each,
+    alternately, so both see the same neighbours on this shared machine: the fastest and the median
+    run of each, CPU beside wall seconds, the load average at each start, and whether the flag tables
+    are identical."""
     params = qc_params(load_config(ROOT / "config" / "vizwiz_captions.toml"), seed=1)
-    load_before = os.getloadavg()[0]
-    walls, cpus = [], []
-    for _ in range(repeats):
-        fit_vectors.cache_clear()  # time the TF-IDF fit too
-        start, cpu_start = time.perf_counter(), time.process_time()
-        flags = run_rules(frame, params, KNOWN_RULES)
-        walls.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - cpu_start)
-    per_rule = flags["rule"].value_counts().to_dict()
-    return {"captions": n, "rules": len(KNOWN_RULES), "repeats": repeats,
-            "qc_s": round(min(walls), 2), "qc_s_median": round(statistics.median(walls), 2),
-            "qc_cpu_s": round(min(cpus), 2), "qc_cpu_s_median": round(statistics.median(cpus), 2),
-            "load_average_1min": round(load_before, 2), "flags": len(flags),
-            "flags_by_rule": {str(k): int(v) for k, v in sorted(per_rule.items())}}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "submissions.csv"
+        load_batch(n).drop(columns="is_precanned").to_csv(path, index=False)
+        ways = {"new": lambda: run_rules(prepare(read_submissions(path)), params, KNOWN_RULES),
+                "old": lambda: reference.run_rules(reference.prepare(reference.read_submissions(path)), params,
+                                                   KNOWN_RULES)}
+        runs: dict[str, list[tuple[float, float, float, pd.DataFrame]]] = {"new": [], "old": []}
+        for _ in range(repeats):
+            for name, run in ways.items():
+                fit_vectors.cache_clear()  # time the TF-IDF fit too
+                reference.forget_batch()
+                runs[name].append(_timed(run))
+    new, old = runs["new"], runs["old"]
+    flags = new[-1][3]
+    out: dict[str, Any] = {"captions": n, "rules": len(KNOWN_RULES), "repeats": repeats,
+                           "same_flags": all(r[3].equals(o[3]) for r, o in zip(new, old, strict=True)),
+                           "flags": len(flags), "load_average_1min": [round(r[2], 2) for r in new + old]}
+    for name, got in runs.items():
+        walls, cpus = [r[0] for r in got], [r[1] for r in got]
+        out |= {f"{name}_s": round(min(walls), 2), f"{name}_s_median": round(statistics.median(walls), 2),
+                f"{name}_cpu_s": round(min(cpus), 2), f"{name}_cpu_s_median": round(statistics.median(cpus), 2)}
+    out["speedup"] = round(out["old_s_median"] / out["new_s_median"], 2)
+    out["speedup_cpu"] = round(out["old_cpu_s_median"] / out["new_cpu_s_median"], 2)
+    out["flags_by_rule"] = {str(k): int(v) for k, v in sorted(flags["rule"].value_counts().to_dict().items())}
+    return out
 
 
 if __name__ == "__main__":
-    print(bench_qc_all_rules())
+    print(json.dumps(bench_qc_all_rules(), indent=2))

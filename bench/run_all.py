@@ -3,11 +3,17 @@
 1. simulator throughput: post 1,000 HITs x 5 assignments through boto3 and the adapter's
    thread pool, let the virtual clock run, fetch every assignment;
 2. QC: the seed's rules over 100,000 captions, and every rule (issue 16's text rules too)
-   over 200,000 captions built from real ones (bench/qc_load.py);
+   over 200,000 captions built from real ones, read from a submissions file, beside the QC before
+   issue 33 (bench/qc_load.py, bench/qc_reference.py);
 3. spell-correction: 5,000 real-looking captions with typos, and 200,000 varied captions with
    their own misspellings beside the pre-index corrector's time, scaled from a sample measured
    in the same run (bench/spelling_speed.py), and both correctors' choices on the real VizWiz
-   validation captions.
+   validation captions;
+4. the demo campaign under Prefect and with --no-prefect, alternately (bench/prefect_overhead.py);
+5. end to end, 300 HITs x 5 at 150 ms per call: hitflow against a naive boto3 loop (bench/latency.py).
+
+The last lines printed are issue 33's four figures, each beside its baseline measured in this
+run, the ratio, the target and the load average (about 15 minutes in all; the naive loop is 5).
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ import resource
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from bench import latency, prefect_overhead
 from bench.qc_load import bench_qc_all_rules
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
 from flows.core.mturk_forms import html_question
@@ -95,15 +103,40 @@ def main() -> None:
     results = {"simulator": bench_simulator(), "qc": bench_qc(), "qc_all_rules": bench_qc_all_rules(),
                "spelling": bench_spelling(), "spelling_200k": bench_spelling_200k(),
                "spelling_vizwiz_vs_pyspellchecker": compare_on_vizwiz(),
-               "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+               "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+               "prefect_overhead": prefect_overhead.measure(pairs=3),
+               "latency": latency.measure(hits=300, latency_ms=150.0, rate_limit=100.0)}
     print(json.dumps(results, indent=2))
-    spell = results["spelling_200k"]
-    print(f"spelling {spell['captions']:,} varied captions: {spell['spell_s']} s wall "
-          f"({spell['speedup_vs_baseline']}x pyspellchecker's lookup, ~{spell['baseline_estimate_s']} s), "
-          f"{spell['spell_cpu_s']} s CPU ({spell['speedup_vs_baseline_cpu']}x, "
-          f"~{spell['baseline_estimate_cpu_s']} s); baseline scaled from {spell['baseline_sample_captions']:,} "
-          f"captions in this run; load {spell['load_average_1min']}")
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    print("\n".join(summary(results)))
+
+
+def summary(results: dict[str, Any]) -> list[str]:
+    """One line per issue-33 figure: the figure, its baseline from this same run, the ratio, the target,
+    and the 1-minute load average(s) while it was measured (2 cores shared: read CPU beside wall)."""
+    spell, qc, pre, lat = (results[k] for k in ("spelling_200k", "qc_all_rules", "prefect_overhead", "latency"))
+    return [
+        f"spelling {spell['captions']:,} varied captions ({spell['unique_unknown_words']:,} misspellings): "
+        f"{spell['spell_s']} s wall, {spell['spell_cpu_s']} s CPU (target <= 30 s) | pyspellchecker loop "
+        f"~{spell['baseline_estimate_s']} s wall, ~{spell['baseline_estimate_cpu_s']} s CPU (from "
+        f"{spell['baseline_sample_captions']:,} captions) | {spell['speedup_vs_baseline']}x wall, "
+        f"{spell['speedup_vs_baseline_cpu']}x CPU | load {spell['load_average_1min']}",
+        f"QC {qc['captions']:,} captions, read + prepare + {qc['rules']} rules: {qc['new_s_median']} s wall "
+        f"(best {qc['new_s']}), {qc['new_cpu_s_median']} s CPU (target <= 5 s) | before issue 33 "
+        f"{qc['old_s_median']} s wall, {qc['old_cpu_s_median']} s CPU | {qc['speedup']}x wall, "
+        f"{qc['speedup_cpu']}x CPU, same flags: {qc['same_flags']} | load {_loads(qc['load_average_1min'])}",
+        f"demo campaign under Prefect: {pre['median_s']['prefect']} s wall, {pre['median_cpu_s']['prefect']} s CPU "
+        f"| --no-prefect {pre['median_s']['no_prefect']} s wall, {pre['median_cpu_s']['no_prefect']} s CPU | "
+        f"{pre['ratio']}x wall, {pre['cpu_ratio']}x CPU (target <= 1.5x) | load {_loads(pre['load_average_1min'])}",
+        f"end to end {lat['hits']} HITs x 5 at {lat['latency_ms']:g} ms per call: hitflow "
+        f"{lat['hitflow']['seconds']} s | naive boto3 loop {lat['naive_boto3']['seconds']} s | "
+        f"{lat['ratio']}x (target >= 10x) | load {lat['hitflow']['load_avg_1m']}, "
+        f"{lat['naive_boto3'].get('load_avg_1m', '?')}",
+    ]
+
+
+def _loads(values: list[float]) -> str:
+    return f"{min(values)}-{max(values)}" if values else "?"
 
 
 if __name__ == "__main__":

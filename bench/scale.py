@@ -154,6 +154,7 @@ def paced_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Any]]:
     """A Run of the full-scale config against a simulator that answers after ``latency_ms`` and
     throttles above ``rate`` calls per second (MTurk's ThrottlingException)."""
     from flows.campaigns.campaign_plan import Run
+    from flows.campaigns.task_pages import task_page
     from flows.core.config import load_config
     from flows.core.store import Store
     from flows.platforms.mturk import adapter as mturk
@@ -168,7 +169,7 @@ def paced_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Any]]:
             sim.market.advance(seconds)
 
         yield Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), mturk.make_client(target), target,
-                  lambda _m: None, wait), sim
+                  lambda _m: None, wait, page=task_page), sim
 
 
 def paced_campaign(images: int, latency_ms: float, rate: float) -> dict[str, Any]:

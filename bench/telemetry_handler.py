@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
-from flows.taskserver.task_pages import task_page
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"

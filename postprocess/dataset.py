@@ -2,8 +2,9 @@
 
 Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_corrected,
 is_precanned, text_present, is_rejected`` — one row per caption.
-Optional input column: ``qualification_score`` (the worker's test score, gated campaigns),
-carried into each annotation's lineage.
+Optional input columns: ``qualification_score`` (the worker's test score, gated campaigns),
+carried into each annotation's lineage; ``text_origin`` (how the text arrived, from the page's
+telemetry: typed / in-page paste / external paste / mixed / unknown; "unknown" when absent).
 Input (items): ``image_id, file_name``.
 Output: ``{"images": [...], "annotations": [...]}`` as in VizWiz-Captions, plus lineage on
 each annotation and the paper's difficulty on each image (from accepted captions: easy = no
@@ -65,6 +66,8 @@ def flat_table(captions: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     })
     if "qualification_score" in merged:
         flat["qualification_score"] = merged["qualification_score"]
+    # how the text arrived (issue 29): typed / in-page paste / external paste / mixed / unknown
+    flat["text_origin"] = merged.get("text_origin", "unknown")
     return flat
 
 
@@ -85,7 +88,7 @@ def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
     annotations = [{"id": int(r["id"]), "image_id": _id(r["image_id"]), "caption": r["caption"],
                     "is_precanned": int(r["is_precanned"]), "is_rejected": int(r["is_rejected"]),
                     "worker_id": r["worker_id"], "assignment_id": r["assignment_id"], "batch": int(r["batch"]),
-                    "caption_original": r["caption_original"], **_score(r)}
+                    "caption_original": r["caption_original"], "text_origin": r["text_origin"], **_score(r)}
                    for r in flat.to_dict("records")]
     return {"info": {"description": "hitflow VizWiz-Captions-format dataset"}, "images": images,
             "annotations": annotations}

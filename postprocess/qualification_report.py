@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from scipy.stats import spearmanr
 
 SECTIONS = ("spelling_score", "grammar_score", "judging_score")
 SCORE_BANDS = [0, 80, 85, 90, 95, 100.01]
@@ -40,6 +39,9 @@ def flags_by_score(scores: pd.DataFrame, captions: pd.DataFrame, flags: pd.DataF
                    blocked: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Per score band of the workers who captioned: workers, captions, fault flags per 100
     captions and share blocked; plus Spearman's rho between score and flags per caption."""
+    # Imported here: scipy.stats costs ~1.5 s CPU and `hitflow run` imports this module even for --dry-run.
+    from scipy.stats import spearmanr
+
     work = captions.groupby("worker_id").size().rename("captions").reset_index()
     faults = flags[~flags["rule"].isin(NOT_A_FAULT)].groupby("worker_id").size().rename("flags")
     per_worker = work.merge(scores[["worker_id", "score"]], on="worker_id", how="inner")

@@ -14,8 +14,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from qc import text_features
 from qc.flags import RuleFn, flag_columns, flag_frame, register
 from qc.submit_rules import CHECKS, SubmitCheck, SubmitRules
 
@@ -59,6 +63,19 @@ for _check in CHECKS.values():
     register(_check.name, "caption")(submit_rule(_check))
 
 
+@register("min_words", "caption")
+def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The page's min_words submit rule, from the batch's shared word counts (the same count as
+    :func:`qc.submit_rules.count_words`, computed for the whole column at once)."""
+    rules = _rules(params)
+    if not CHECKS["min_words"].applies(rules):
+        return flag_frame([])
+    counts, texts = text_features.counts(df).words, text_features.captions(df)
+    hits = [(df.index[k], int(counts[k]), rules.min_words, clip(texts[k]))
+            for k in np.flatnonzero(counts < rules.min_words)]
+    return caption_flags(df, "min_words", hits)
+
+
 QUALITY_WORDS = ("quality", "blur", "blurry", "blurred")
 
 
@@ -66,10 +83,37 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
     """Per text that holds one of ``words`` (whole word, any case): the first such word, lower case."""
     if not words or texts.empty:
         return pd.Series([], dtype=object)
-    search = _word_pattern(tuple(words)).search
-    found = [(i, m.group(1).lower()) for i, text in zip(texts.index, texts.tolist(), strict=True)
-             if (m := search(text))]  # a plain loop: str.extract's per-row frames cost twice as much
-    return pd.Series(dict(found), dtype=object) if found else pd.Series([], dtype=object)
+    values = texts.tolist()
+    finditer = _word_pattern(tuple(words)).finditer
+    if any("\n" in w for w in words):
+        found = {i: m.group(1).lower() for i, text in zip(texts.index, values, strict=True)
+                 if (m := next(finditer(text), None))}
+        return pd.Series(found, dtype=object) if found else pd.Series([], dtype=object)
+    # One scan of the texts that could hold a word, joined by line breaks (C speed), instead of a search
+    # per caption: a word without a line break cannot match across two texts, and a line break is
+    # a word boundary just as a text's own start and end are.
+    index, values = _may_hold(texts.index, values, words)
+    matches = [(m.start(), m.group(1).lower()) for m in finditer("\n".join(values))]
+    if not matches:
+        return pd.Series([], dtype=object)
+    starts = np.cumsum([0] + [len(v) + 1 for v in values[:-1]])
+    which = np.searchsorted(starts, [at for at, _ in matches], side="right") - 1
+    first = np.r_[True, which[1:] != which[:-1]]  # matches come in text order: each text's first
+    return pd.Series([w for (_, w), keep in zip(matches, first, strict=True) if keep],
+                     index=index[which[first]], dtype=object)
+
+
+def _may_hold(index: pd.Index, values: list[str], words: Sequence[str]) -> tuple[pd.Index, list[str]]:
+    """The texts that may hold one of ``words``: all non-ASCII ones (re's case folding is Unicode's)
+    and the ASCII ones holding a word in any ASCII case (Arrow's substring search, in C)."""
+    if not all(w.isascii() for w in words):
+        return index, values
+    column = pa.array(values, pa.large_string())
+    maybe = pc.invert(pc.string_is_ascii(column))
+    for word in words:
+        maybe = pc.or_(maybe, pc.match_substring(column, word, ignore_case=True))
+    keep = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
+    return index[keep], [values[k] for k in keep]
 
 
 @lru_cache(maxsize=8)

@@ -17,7 +17,6 @@ caption). Canned captions are neither scored nor used as peers: they carry no co
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ import pandas as pd
 from qc import text_features
 from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
-from qc.text_similarity import fit_vectors, normalise_all, peer_pairs, row_cosines
+from qc.text_similarity import FINAL_PUNCTUATION, TermMatrix, best_peers, fit_vectors
 
 DEFAULTS = {"consensus_threshold": 0.02, "consensus_min_peers": 2, "shared_template_min_images": 2,
             "instruction_echo_threshold": 0.6, "consensus_rate_share": 0.5, "consensus_rate_min_captions": 3}
@@ -49,48 +48,41 @@ def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
     Captions with fewer than ``min_peers`` non-blank peers (other workers, same image) are
     left out; so is everything when no caption has a word.
     """
-    own = _written(df)
-    found = _best_matches(tuple(own["caption"].tolist()), tuple(own["image_id"].tolist()),
-                          tuple(own["worker_id"].tolist())) if len(own) else None
+    found = text_features.shared(df, "consensus_matches", lambda: _best_matches(df))
     if found is None:
         return pd.DataFrame(columns=["score", "peer", "peers"])
-    best, best_peer, peers = found
+    own_index, (best, best_peer, peers) = found
     scored = peers >= min_peers
-    return pd.DataFrame({"score": best[scored], "peer": own.index[best_peer[scored]], "peers": peers[scored]},
-                        index=own.index[scored])
+    return pd.DataFrame({"score": best[scored], "peer": own_index[best_peer[scored]], "peers": peers[scored]},
+                        index=own_index[scored])
 
 
-@lru_cache(maxsize=1)
-def _best_matches(texts: tuple[str, ...], images: tuple[str, ...],
-                  workers: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Per text: best cosine with a peer, that peer's position, the number of peers (cached:
-    ``consensus`` and ``consensus_rate`` see the same batch; callers must not change the arrays)."""
-    fitted = fit_vectors(texts)
+def written_fit(df: pd.DataFrame) -> tuple[pd.Index, TermMatrix | None]:
+    """The non-canned captions' index and their TF-IDF fit (shared by the consensus rules and
+    instruction_echo within a batch)."""
+    def fit() -> tuple[pd.Index, TermMatrix | None]:
+        written = text_features.written(df)
+        texts = np.array(text_features.captions(df), dtype=object)[written]
+        return df.index[written], fit_vectors(tuple(texts.tolist())) if len(texts) else None
+
+    return text_features.shared(df, "written_fit", fit)
+
+
+def _best_matches(df: pd.DataFrame) -> tuple[pd.Index, tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    own_index, fitted = written_fit(df)
     if fitted is None:
         return None
-    blank = np.asarray(fitted.rows.getnnz(axis=1) == 0)
-    left, right = peer_pairs(pd.Series(images), pd.Series(workers))
-    keep = ~blank[right]  # a blank peer agrees with nothing; it is no evidence either way
-    left, right = left[keep], right[keep]
-    sims = row_cosines(fitted.rows, left, right)
-    peers = np.bincount(left, minlength=len(texts))
-    best = np.full(len(texts), -1.0)
-    np.maximum.at(best, left, sims)
-    best_peer = np.full(len(texts), -1)
-    reached = sims >= best[left]
-    best_peer[left[reached]] = right[reached]
-    return best, best_peer, peers
+    written = text_features.written(df)
+    return own_index, best_peers(fitted.rows, df["image_id"].to_numpy()[written], df["worker_id"].to_numpy()[written])
 
 
 def forget_batch() -> None:
-    """Drop the cached fit and matches of the last batch (they are only shared within one run)."""
-    _best_matches.cache_clear()
+    """Drop the cached fit of the last batch (the runner's batch scope shares the rest)."""
     fit_vectors.cache_clear()
-    text_features.forget()
 
 
 def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list[dict[str, Any]]:
-    unscored = _written(df).index.difference(scored.index)
+    unscored = df.index[text_features.written(df)].difference(scored.index)
     if len(unscored) == 0:
         return []
     images = df.loc[unscored, "image_id"].nunique()
@@ -134,7 +126,8 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
     own = _written(df)
-    own["norm"] = normalise_all(own["caption"])
+    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
+    own["norm"] = [t.rstrip(FINAL_PUNCTUATION) for t in folded]  # as text_similarity.normalise
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
     common = pairs[pairs >= min_images]

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from qc.caption_rules import caption_flags, clip
+from qc.consensus_rules import written_fit
 from qc.flags import register
-from qc.text_similarity import fit_vectors, foreign_vectors
+from qc.text_similarity import foreign_vectors
 
 # Shorter lines ("Submit", "Yes", a lone banned phrase such as "This image") are words any
 # honest caption may contain; on the real captions they were all false flags.
@@ -38,14 +39,13 @@ def instruction_echo(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     lines = page_lines(page_text)
     if not lines:
         raise ValueError(f"the page text has no line of {MIN_LINE_WORDS}+ words to compare captions with")
-    own = df.loc[~df["is_precanned"].astype(bool), "caption"].fillna("").astype(str)
     # the batch's fit (shared with consensus): a page word no caption uses cannot match anyway
-    fitted = fit_vectors(tuple(own.tolist()))
+    own_index, fitted = written_fit(df)
     if fitted is None:
         return caption_flags(df, "instruction_echo", [])
     sims = (fitted.rows @ foreign_vectors(fitted, lines).T).toarray()
     best, which = sims.max(axis=1), sims.argmax(axis=1)
     hit = np.flatnonzero(best >= threshold)
-    hits = [(own.index[k], round(float(best[k]), 3), threshold, f"{best[k]:.2f} like the page's "
+    hits = [(own_index[k], round(float(best[k]), 3), threshold, f"{best[k]:.2f} like the page's "
              f"\u201c{clip(lines[which[k]], 100)}\u201d") for k in hit]
     return caption_flags(df, "instruction_echo", hits)

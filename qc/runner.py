@@ -16,11 +16,14 @@ from qc import (  # noqa: F401  (registers the rules)
     consensus_rules,
     echo_rules,
     quality_talk,
+    telemetry_rules,
     template_rules,
+    text_features,
     worker_rules,
 )
 from qc.flags import FLAG_COLUMNS, RULES, flag_frame
-from qc.submit_rules import CANNED_TEXT, is_canned
+from qc.submit_rules import CANNED_TEXT
+from qc.telemetry_frame import telemetry_columns
 
 DEFAULT_RULES = (
     "time_outlier", "caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
@@ -29,7 +32,9 @@ DEFAULT_RULES = (
 )
 # Caption-text rules beyond the seed (issue 16): on when a config names them.
 TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo", "quality_talk")
-KNOWN_RULES = DEFAULT_RULES + TEXT_RULES
+# How the text arrived (issue 29): on when a config names them; absent telemetry never flags.
+TELEMETRY_RULES = telemetry_rules.TELEMETRY_RULES
+KNOWN_RULES = DEFAULT_RULES + TEXT_RULES + TELEMETRY_RULES
 REQUIRED_COLUMNS = ("assignment_id", "worker_id", "image_id", "caption")
 
 
@@ -43,11 +48,14 @@ def prepare(df: pd.DataFrame, canned_text: str = CANNED_TEXT) -> pd.DataFrame:
     for col in ("assignment_id", "worker_id", "image_id"):
         out[col] = out[col].astype(str)
     if "is_precanned" not in out.columns:
-        out["is_precanned"] = out["caption"].map(lambda c: is_canned(c, canned_text))
+        out["is_precanned"] = text_features.canned_mask(out["caption"], canned_text)
     out["is_precanned"] = out["is_precanned"].astype(bool)
     if "work_time_s" not in out.columns:
         out["work_time_s"] = float("nan")
-    return out.reset_index(drop=True)
+    out = out.reset_index(drop=True)
+    if ("telemetry" in out.columns or "telemetry_log" in out.columns) and "tm_present" not in out.columns:
+        out = telemetry_columns(out)  # parsed once here, read by every telemetry rule
+    return out
 
 
 def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
@@ -55,22 +63,26 @@ def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
     """All enabled rules over one batch of captions; one table with a row per flag."""
     params = params or {}
     frames = []
-    for name in enabled:
-        rule = RULES.get(name)
-        if rule is None:
-            frames.append(flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
-                                       "threshold": "", "detail": f"unknown rule {name!r}"}]))
-            continue
-        try:
-            frames.append(rule.fn(df, params))
-        except (KeyError, ValueError, TypeError) as exc:
-            frames.append(flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
-                                       "threshold": "", "detail": f"{type(exc).__name__}: {exc}"}]))
+    with text_features.batch(df):  # features several rules read are computed once for this batch
+        for name in enabled:
+            frames.append(_run_rule(name, df, params))
     consensus_rules.forget_batch()  # the TF-IDF fit is shared by the text rules of this run only
     frames = [f for f in frames if not f.empty]
     if not frames:
         return flag_frame([])
     return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS]
+
+
+def _run_rule(name: str, df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    rule = RULES.get(name)
+    if rule is None:
+        return flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
+                            "threshold": "", "detail": f"unknown rule {name!r}"}])
+    try:
+        return rule.fn(df, params)
+    except (KeyError, ValueError, TypeError) as exc:
+        return flag_frame([{"worker_id": "", "rule": "rule_error", "value": name,
+                            "threshold": "", "detail": f"{type(exc).__name__}: {exc}"}])
 
 
 def rule_level(name: str) -> str:

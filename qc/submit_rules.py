@@ -203,6 +203,11 @@ def _canned_form(s: str) -> str:
 _canned_form_of_config = lru_cache(maxsize=16)(_canned_form)  # one canned text per task, 200,000 captions
 
 
+def canned_form(canned_text: str) -> str:
+    """The form a caption must take to count as ``canned_text`` (trimmed, spaces folded, lower case)."""
+    return _canned_form_of_config(canned_text)
+
+
 def is_canned(text: object, canned_text: str = CANNED_TEXT) -> bool:
     """Canned text is recognised after trimming spaces and a final period, in any case."""
     if not isinstance(text, str) or not canned_text.strip():

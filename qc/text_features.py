@@ -1,28 +1,112 @@
 """Text features that several QC rules read, computed once per batch and shared.
 
-``duplicate_text`` (one worker, one text, many images) and ``shared_template`` (one text on many
-images, whoever wrote it) both compare captions with runs of whitespace folded and case
-ignored; at 200,000 captions that pass is a second of Python, so it runs once for the batch's
-non-canned captions and both rules read it. The cache holds the last batch only;
-:func:`qc.consensus_rules.forget_batch` clears it when a run ends.
+At 200,000 captions each pass over the text costs a fraction of a second, and several rules
+need the same one: the captions as a list, the folded text (whitespace runs as one space, lower
+case: ``duplicate_text``, ``shared_template``), the per-caption counts of uppercase letters,
+letters and words (``caps_lock``, ``min_words``), the consensus matches (``consensus``,
+``consensus_rate``, ``near_template``, ``quality_talk``).
+
+:func:`batch` (the runner holds it around one run of the rules) keeps each feature the first
+rule computes for *that* frame; outside it, or for another frame, a feature is computed afresh,
+so a rule called on its own never sees another batch's text. The scope is a context variable:
+batches QC'd at once on several threads keep their own.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+import re
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from qc.char_counts import TextCounts, text_counts
+from qc.submit_rules import canned_form, is_canned
+
+T = TypeVar("T")
+_ASCII_SPACE = "[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]"  # str.isspace's ASCII characters, in RE2's syntax
 
 
-@lru_cache(maxsize=1)
-def _squeezed_lower(texts: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(" ".join(t.split()).lower() for t in texts)
+@dataclass
+class _Batch:
+    frame: pd.DataFrame
+    values: dict[Hashable, Any] = field(default_factory=dict)
+
+
+_CURRENT: ContextVar[_Batch | None] = ContextVar("qc_text_features_batch", default=None)
+
+
+@contextmanager
+def batch(df: pd.DataFrame) -> Iterator[None]:
+    """Share features among the rules run on ``df`` inside this block (rules must not change it)."""
+    token = _CURRENT.set(_Batch(df))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def shared(df: pd.DataFrame, key: Hashable, compute: Callable[[], T]) -> T:
+    """``compute()``, once per batch for ``df`` (every time outside :func:`batch`)."""
+    current = _CURRENT.get()
+    if current is None or current.frame is not df:
+        return compute()
+    if key not in current.values:
+        current.values[key] = compute()
+    return current.values[key]  # type: ignore[no-any-return]
+
+
+def captions(df: pd.DataFrame) -> list[str]:
+    """The caption column as a list of strings (a missing caption as "")."""
+    return shared(df, "captions", lambda: df["caption"].fillna("").astype(str).tolist())
+
+
+def written(df: pd.DataFrame) -> np.ndarray:
+    """True where a caption is not the canned text (the rows the text rules judge)."""
+    return shared(df, "written", lambda: ~df["is_precanned"].to_numpy(dtype=bool))
+
+
+def folded(df: pd.DataFrame) -> list[str]:
+    """Each caption with whitespace runs as one space, trimmed, in lower case."""
+    return shared(df, "folded", lambda: [" ".join(t.split()).lower() for t in captions(df)])
+
+
+def counts(df: pd.DataFrame) -> TextCounts:
+    """Per caption: uppercase letters, letters and submit-rule words (:mod:`qc.char_counts`)."""
+    return shared(df, "counts", lambda: text_counts(captions(df)))
+
+
+def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
+    """:func:`qc.submit_rules.is_canned` for a whole column, exactly: ASCII texts by one Arrow regex
+    (C speed) that spells out the same test, the rest (non-ASCII text, an odd canned text) by it."""
+    if not canned_text.strip():
+        return np.zeros(len(texts), dtype=bool)
+    target = canned_form(canned_text)
+    column = pa.chunked_array([pa.array(texts.to_numpy(dtype=object, na_value=None), pa.large_string())])
+    ascii_text = pc.fill_null(pc.string_is_ascii(column), False).to_numpy(zero_copy_only=False)
+    out = np.zeros(len(texts), dtype=bool)
+    if target and target.isascii():
+        # is_canned on ASCII text: Python's ASCII spaces around and between the words, any case, and
+        # final dots, on the last word or as a word of their own
+        space = _ASCII_SPACE
+        words = f"{space}+".join(re.escape(w) for w in target.split(" "))
+        found = pc.match_substring_regex(column, f"^{space}*{words}(?:{space}*\\.+)?{space}*$", ignore_case=True)
+        out[ascii_text] = pc.fill_null(found, False).to_numpy(zero_copy_only=False)[ascii_text]
+        rest = np.flatnonzero(~ascii_text)
+    else:
+        rest = np.arange(len(texts))
+    out[rest] = [is_canned(t, canned_text) for t in texts.iloc[rest].tolist()]
+    return out
 
 
 def squeezed_lower(texts: pd.Series) -> list[str]:
-    """Each text with whitespace runs as one space, trimmed, in lower case (shared per batch)."""
-    return list(_squeezed_lower(tuple(texts.tolist())))
+    """:func:`folded` for any column of text (computed here, not shared)."""
+    return [" ".join(t.split()).lower() for t in texts.tolist()]
 
 
-def forget() -> None:
-    _squeezed_lower.cache_clear()

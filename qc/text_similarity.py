@@ -15,25 +15,27 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfTransformer
 
 from qc.text_features import squeezed_lower
 
 # Words: \w+ (any script, one letter counts), case folded; sklearn's default drops 1-letter words.
 _TOKEN = re.compile(r"\w+")
 _SEPARATOR = "qqhitflowsepqq"  # joins a batch's texts for one findall; a text holding it takes the slow path
-_FINAL_PUNCTUATION = " .!?,;:…。！？．、"  # Latin and CJK
+_BEYOND_PLANE_NON_WORD = re.compile(r"[^\w\u0000-\uffff]")  # an emoji, say: a space, as \w+ splits there
+FINAL_PUNCTUATION = " .!?,;:…。！？．、"  # Latin and CJK
 
 
 def normalise(text: str) -> str:
     """Case, runs of spaces and final punctuation do not make two captions different."""
-    return " ".join(text.split()).lower().rstrip(_FINAL_PUNCTUATION)
+    return " ".join(text.split()).lower().rstrip(FINAL_PUNCTUATION)
 
 
 def normalise_all(texts: pd.Series) -> pd.Series:
     """:func:`normalise` over a column (from the batch's shared folded texts)."""
-    return pd.Series([t.rstrip(_FINAL_PUNCTUATION) for t in squeezed_lower(texts)], index=texts.index, dtype=object)
+    return pd.Series([t.rstrip(FINAL_PUNCTUATION) for t in squeezed_lower(texts)], index=texts.index, dtype=object)
 
 
 @dataclass(frozen=True)
@@ -61,18 +63,24 @@ def _non_word_table() -> dict[int, str]:
 
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """(text index, term index) per token, and the terms; None if a text holds the separator."""
-    # One lower() and one split over the joined batch: ten times faster than a call per text.
+    # One lower() and one translate over the joined batch, then Arrow splits and numbers the tokens
+    # in C (terms in order of first use, as pandas.factorize numbers them): no Python str per token.
     joined = f" {_SEPARATOR} ".join(texts).lower()
-    tokens = words(joined)
-    codes, terms = pd.factorize(np.array(tokens, dtype=object))
-    is_separator = np.array([t == _SEPARATOR for t in terms])[codes] if len(codes) else np.zeros(0, bool)
+    if not (joined.isascii() or max(joined) <= "\uffff"):
+        joined = _BEYOND_PLANE_NON_WORD.sub(" ", joined)  # the table covers the Basic Multilingual Plane only
+    tokens = pc.split_pattern(pa.array([joined.translate(_non_word_table())], pa.large_string()), " ").flatten()
+    encoded = tokens.filter(pc.not_equal(tokens, "")).dictionary_encode()
+    codes, terms = encoded.indices.to_numpy(), encoded.dictionary.to_pylist()
+    separator = terms.index(_SEPARATOR) if _SEPARATOR in terms else -1
+    is_separator = codes == separator
     if int(is_separator.sum()) != len(texts) - 1:
         return None
     text_of = np.cumsum(is_separator)[~is_separator]
-    keep = np.flatnonzero(np.array([t != _SEPARATOR for t in terms]))
-    remap = np.full(len(terms), -1)
-    remap[keep] = np.arange(len(keep))
-    return text_of, remap[codes[~is_separator]], [str(terms[k]) for k in keep]
+    term_of = codes[~is_separator].astype(np.int64)
+    if separator >= 0:
+        term_of -= term_of > separator  # the separator's number is taken out of the vocabulary
+        del terms[separator]
+    return text_of, term_of, terms
 
 
 def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -89,6 +97,9 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     Kept for the last batch seen: consensus, its worker rate and instruction echo share one fit.
     The result is shared, so callers must not change it.
     """
+    # Imported here, not at the top: sklearn costs ~3 s CPU and every config load imports this module.
+    from sklearn.feature_extraction.text import TfidfTransformer
+
     found = _token_codes(texts) or _token_codes_slow(texts)
     text_of, term_of, terms = found
     if not terms:
@@ -124,6 +135,47 @@ def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matri
     return sparse.csr_matrix((values, (rows, cols)), shape=(len(texts), len(terms.vocabulary)), dtype=np.float32)
 
 
+def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
+               authors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: the best cosine with a peer (a non-blank row of the same group by another author;
+    0 if none shares a word, -1 without peers), that peer's position (ties: the later row), and the
+    number of peers.
+
+    Every group's cosines come from one sparse product: each row's terms are renumbered per group,
+    so ``keyed @ keyed.T`` is block-diagonal, one small block per image, and holds only pairs that
+    share a word. The product sums a pair's terms in another order than a row-by-row dot product,
+    which can move a score by a float32 unit in the last place; each row's best candidates (those
+    within that error of its best) are scored again by :func:`row_cosines`, so scores and ties are
+    exactly what one dot product per pair gives.
+    """
+    n = rows.shape[0]
+    group = pd.factorize(groups, use_na_sentinel=False)[0].astype(np.int64)
+    author = pd.factorize(authors, use_na_sentinel=False)[0].astype(np.int64)
+    filled = np.diff(rows.indptr) > 0
+    peers = _peer_counts(group, author, filled)
+    row_of = np.repeat(np.arange(n), np.diff(rows.indptr))
+    keys = pd.factorize(group[row_of] * rows.shape[1] + rows.indices)[0]
+    keyed = sparse.csr_matrix((rows.data, keys, rows.indptr), shape=(n, int(keys.max(initial=-1)) + 1))
+    pairs = (keyed @ keyed.T).tocoo()
+    left, right, sims = pairs.row, pairs.col, pairs.data
+    keep = (left != right) & (author[left] != author[right])
+    left, right, sims = left[keep], right[keep], sims[keep]
+    rough = np.zeros(n)
+    np.maximum.at(rough, left, sims)
+    slack = 1e-6 + 2.5e-7 * np.diff(rows.indptr)  # > twice a float32 sum's error bound over a row's terms
+    near = sims >= rough[left] - slack[left]
+    left, right = left[near], right[near]
+    sims = row_cosines(rows, left, right)
+    best = np.where(peers > 0, 0.0, -1.0)
+    np.maximum.at(best, left, sims)
+    best_peer = _last_peer(group, author, filled)
+    top = sims >= best[left]
+    later = np.full(n, -1)
+    np.maximum.at(later, left[top], right[top])
+    best_peer[later >= 0] = later[later >= 0]
+    return best, np.where(peers > 0, best_peer, -1), peers
+
+
 def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Cosine of row ``left[k]`` with row ``right[k]`` for every k (rows are unit vectors)."""
     if len(left) == 0:
@@ -132,25 +184,22 @@ def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) 
     return np.asarray(products.sum(axis=1)).ravel()
 
 
-def peer_pairs(groups: pd.Series, authors: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Every ordered pair (i, j) of positions in the same group written by different authors."""
-    codes = pd.factorize(groups)[0]
-    order = np.argsort(codes, kind="stable")
-    sorted_codes = codes[order]
-    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
-    sizes = np.diff(np.r_[starts, len(order)])
-    left, right = [], []
-    for size in np.unique(sizes[sizes > 1]):
-        members = order[starts[sizes == size][:, None] + np.arange(size)]  # groups x size
-        a, b = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
-        off_diagonal = a != b
-        left.append(members[:, a[off_diagonal]].ravel())
-        right.append(members[:, b[off_diagonal]].ravel())
-    if not left:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    i, j = np.concatenate(left), np.concatenate(right)
-    author_codes = pd.factorize(authors)[0]
-    keep = author_codes[i] != author_codes[j]
-    return i[keep], j[keep]
+def _peer_counts(group: np.ndarray, author: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """Non-blank rows of each row's group less those by its own author."""
+    by_author = pd.factorize(group * (int(author.max(initial=0)) + 1) + author)[0]
+    in_group = np.bincount(group, weights=filled)[group]
+    return (in_group - np.bincount(by_author, weights=filled)[by_author]).astype(np.int64)
 
 
+def _last_peer(group: np.ndarray, author: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """Each row's latest peer: the group's last non-blank row, or if the row's author wrote that,
+    the last non-blank row by anyone else (the peer a row sharing no word with any peer names)."""
+    rows = np.flatnonzero(filled)
+    last = np.full(int(group.max(initial=-1)) + 1, -1)
+    np.maximum.at(last, group[rows], rows)
+    others = rows[author[rows] != author[last[group[rows]]]]
+    runner_up = np.full(len(last), -1)
+    np.maximum.at(runner_up, group[others], others)
+    first_choice = last[group]
+    own = (first_choice >= 0) & (author[np.maximum(first_choice, 0)] == author)
+    return np.where(own, runner_up[group], first_choice)

@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from qc.char_counts import upper_and_letters
+from qc import text_features
 from qc.flags import flag_columns, flag_frame, register
-from qc.text_features import squeezed_lower
 from qc.timing_rules import robust_time_outlier, time_outlier_method, timed_assignments
 
 
@@ -47,16 +46,14 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def caps_lock(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Uppercase letters / all letters over the worker's non-canned caption text."""
     limit = float(params.get("caps_lock_share", 0.5))
-    own = df.loc[~df["is_precanned"].astype(bool)]
-    captions = own["caption"].fillna("").astype(str)
-    upper, letters = upper_and_letters(captions.tolist())
-    counts = pd.DataFrame({"worker_id": own["worker_id"], "upper": upper, "letters": letters})
-    totals = counts.groupby("worker_id")[["upper", "letters"]].sum()
-    rows = []
-    for worker, r in totals.iterrows():
-        if r["letters"] and r["upper"] / r["letters"] > limit:
-            rows.append({"worker_id": worker, "rule": "caps_lock", "value": round(r["upper"] / r["letters"], 3),
-                         "threshold": limit, "detail": f"{int(r['letters'])} letters"})
+    own, found = text_features.written(df), text_features.counts(df)
+    codes, workers = pd.factorize(df["worker_id"].to_numpy()[own], sort=True)  # sorted, as groupby was
+    known = codes >= 0  # a missing worker id is left out, as groupby leaves it
+    upper, letters = (np.bincount(codes[known], weights=n[own][known], minlength=len(workers)).astype(np.int64)
+                      for n in (found.upper, found.letters))
+    share = upper / np.maximum(letters, 1)
+    rows = [{"worker_id": workers[k], "rule": "caps_lock", "value": round(share[k], 3), "threshold": limit,
+             "detail": f"{int(letters[k])} letters"} for k in np.flatnonzero((letters > 0) & (share > limit))]
     return flag_frame(rows)
 
 
@@ -105,8 +102,9 @@ def canned_lone_nonuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
 def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """One worker giving the same non-canned caption to different images."""
     min_images = int(params.get("duplicate_min_images", 2))
-    own = df.loc[~df["is_precanned"], ["worker_id", "image_id", "caption"]].copy()
-    own["norm"] = squeezed_lower(own["caption"].fillna("").astype(str))
+    written = text_features.written(df)
+    own = df.loc[written, ["worker_id", "image_id"]].copy()
+    own["norm"] = np.array(text_features.folded(df), dtype=object)[written]
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
     images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
     rows = [

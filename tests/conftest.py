@@ -26,6 +26,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ["PREFECT_HOME"]) / os.environ["PYTEST_XDIST_WORKER"])
 
 from flows.sim.server import SimServer
+from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

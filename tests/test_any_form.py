@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from flows.core.form_spec import form_spec
 from flows.core.mturk_forms import form_fields
-from flows.custom.form_spec import form_spec
 from flows.sim import crowd
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
 from flows.sim.page_filling import fill_form, page_rules

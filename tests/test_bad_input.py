@@ -53,6 +53,9 @@ def test_report_renders_hostile_captions_as_text() -> None:
     times = pd.DataFrame({"batch": [1, 1, 1], "work_time_s": [10.0, 20.0, 30.0]})
     html = render_report({
         "name": "c<b>", "target": "sim",
+        "summary": {"captions": 3, "kept": 3, "workers": 1, "blocked": 1, "spent": "1.00", "budget": "2.00",
+                    "share_of_budget": "50%", "created": "x", "first_work": "x", "last_work": "x",
+                    "needs": [{"what": HOSTILE, "by": "now", "urgent": True}]},
         "counts": pd.DataFrame([{"batch": 1, "assignments": 3, "approved": 3, "rejected": 0, "flags": 1,
                                  "blocked": 1}]),
         "times": times, "bands": time_bands(times),

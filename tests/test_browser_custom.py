@@ -11,9 +11,9 @@ import pytest
 
 from flows.core.config import load_config
 from flows.core.mturk_forms import html_question
+from flows.core.templates import page_items
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.custom.scaffold import scaffold
-from flows.taskserver.task_pages import page_items
 from qc.form_constraints import check_field, check_form
 from tests.test_browser_flickr import mine
 

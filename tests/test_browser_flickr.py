@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from flows.campaigns.offline import load_key
+from flows.core.answer_key import load_key
 from flows.core.mturk_forms import parse_answer_xml
 from flows.core.templates import sample_context
 from qc.qualification import score_answers

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.mturk_forms import html_question, parse_answer_xml
 from flows.core.store import Store
 from flows.custom.scaffold import scaffold
 from flows.platforms.mturk import adapter as mturk
-from flows.taskserver.task_pages import task_page
 from flows.taskserver.task_server import TaskSite, invite_link
 from flows.taskserver.task_server_thread import TaskServer
 from tests.conftest import IMAGE_HOSTS, PLACEHOLDER

@@ -14,13 +14,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaigns.campaign_plan import Run, hit_groups, hit_token, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.store import Store
 from flows.driver.campaign import run_batches
 from flows.driver.campaign_flow import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.units import hit_groups, hit_token
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -33,7 +35,7 @@ def quiet(_: str) -> None:
 def make_run(sim, db: Path) -> Run:
     target = mturk.Target("sim", sim.url)
     return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, quiet,
-               lambda s: mturk.advance_sim_clock(target, s) and None)
+               lambda s: mturk.advance_sim_clock(target, s) and None, page=task_page)
 
 
 def sim_hits(sim) -> list[dict]:

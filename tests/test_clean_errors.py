@@ -15,6 +15,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.errors import PlatformError
 from flows.core.store import Store
@@ -88,7 +89,7 @@ def test_status_into_a_closed_pipe_is_quiet(sim, tmp_path: Path) -> None:
 def _run(sim, db: Path) -> Run:
     target = mturk.Target("sim", sim.url)
     return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, lambda _: None,
-               lambda s: advance(sim, s))
+               lambda s: advance(sim, s), page=task_page)
 
 
 def test_cancel_survives_a_platform_error_and_is_safe_twice(sim, tmp_path: Path) -> None:

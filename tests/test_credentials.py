@@ -12,7 +12,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.platforms.prolific import adapter as prolific
-from flows.platforms.targets import open_session
+from flows.platforms.registry import open_session
 from flows.sim.server import SimServer
 from tests.local_http import QuietHandler, local_http_server
 from tests.test_task_server import CONFIG
@@ -63,11 +63,14 @@ def test_every_routes_client_sends_the_impostor_dummies(impostor: tuple[str, lis
     with open_session("sim", url, platform=platform) as session:
         if platform == "prolific":
             prolific.call(session.client, "GET", "users/me/")
-        else:
+        elif platform == "mturk":
             session.client.get_account_balance()
+        else:  # the links route calls no platform's API: its session has no client to leak through
+            assert session.client is None
         session.wait(60)
         assert session.truth is not None and session.truth()
-    assert any(b"users/me" in r or b"GetAccountBalance" in r for r in seen)  # the call went through the impostor
+    called = (b"users/me", b"GetAccountBalance", b"/_sim/clock")  # links: the simulator's clock and truth
+    assert any(c in r for r in seen for c in called)  # the calls went through the impostor
     assert leaked(seen) == []
 
 

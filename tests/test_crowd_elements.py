@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.crowd_elements import flatten_task_answers, read_crowd_fields, task_answers
-from flows.core.mturk_forms import answer_xml, form_fields, parse_answer_xml
-from flows.custom.form_spec import form_spec
+from flows.core.crowd_elements import flatten_task_answers, task_answers
+from flows.core.form_spec import form_spec
+from flows.core.mturk_forms import answer_xml, form_fields, parse_answer_xml, read_crowd_fields
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_form
 

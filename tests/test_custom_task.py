@@ -15,16 +15,17 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.cli.main import main
 from flows.core.config import load_config
 from flows.core.errors import ConfigError, InputFormatError
+from flows.core.form_spec import form_spec
 from flows.core.mturk_forms import form_fields
 from flows.core.store import Store
+from flows.core.templates import page_items
 from flows.custom.custom_task import custom_page, custom_spec, read_custom_items
-from flows.custom.form_spec import form_spec
 from flows.custom.scaffold import scaffold
 from flows.platforms.mturk import adapter as mturk
-from flows.taskserver.task_pages import page_items
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from qc.form_constraints import check_form
@@ -291,7 +292,7 @@ def test_a_task_server_response_is_checked_against_the_page_its_items_make(proje
 
     cfg = load_config(project / "config" / "demo_task.toml")
     store = Store(project / "h.db")
-    run = Run(cfg, store, None, mturk.Target("sim", "http://unused"), progress=lambda _: None)
+    run = Run(cfg, store, None, mturk.Target("sim", "http://unused"), progress=lambda _: None, page=task_page)
     plan_items(run)
     good = {"image_id_0": "photo-001", "description_0": "A red bicycle against a fence in the sun.",
             "has_text_0": "no", "problems_0": "none", "setting_0": "outdoor", "people_0": "0"}

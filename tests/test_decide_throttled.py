@@ -6,6 +6,7 @@ from pathlib import Path
 
 from flows.campaigns.batch_review import decide_batch, qc_batch
 from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.store import Store
 from flows.platforms.mturk import adapter as mturk
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_sixteen_threads_deciding_against_a_tight_rate_limit_all_get_through(sim, tmp_path: Path) -> None:
     target = mturk.Target("sim", sim.url)
     run = Run(load_config(ROOT / "config" / "vizwiz_captions.toml"), Store(tmp_path / "h.db"),
-              mturk.make_client(target), target, lambda _: None, lambda s: advance(sim, s))
+              mturk.make_client(target), target, lambda _: None, lambda s: advance(sim, s), page=task_page)
     plan_items(run, limit=150)  # 6 HITs x 5 assignments in batch 1
     for step in (publish_batch, collect_batch, qc_batch):
         step(run, 1)

@@ -16,14 +16,16 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.cli.main import _parser
 from flows.core.config import load_config
 from flows.core.errors import ConfigError
+from flows.core.site_secrets import invite_link
 from flows.core.store import Store
 from flows.driver.campaign_run import check_task_server
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
-from flows.taskserver.task_server import TaskSite, invite_link
+from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from flows.taskserver.task_units import secret_fingerprint, work_state
 
@@ -103,7 +105,7 @@ def test_people_are_told_why_there_is_no_work(ledger) -> None:
 
 def test_a_run_hands_out_links_only_to_a_server_on_its_ledger(ledger, tmp_path: Path) -> None:
     store, cfg = ledger
-    run = Run(cfg, store, None, mturk.Target("sim", "http://unused"))
+    run = Run(cfg, store, None, mturk.Target("sim", "http://unused"), page=task_page)
     with pytest.raises(ConfigError, match="no task server answers"):
         check_task_server(run, "http://127.0.0.1:9")
     other = load_config(ROOT / "config" / "expert_rating.toml")

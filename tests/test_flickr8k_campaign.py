@@ -169,8 +169,8 @@ def test_config_follows_the_seed() -> None:
 
 
 def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
-    from flows.campaigns.campaign_plan import cost_per_assignment, qualification_test_cost
     from flows.campaigns.dry_run import plan_calls
+    from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 
     cfg = load_config(CONFIG)
     plan = plan_calls(cfg)
@@ -183,8 +183,8 @@ def test_dry_run_lists_the_test_and_counts_its_cost() -> None:
 def test_status_and_report_count_the_qualification_test(finished: tuple[Path, Path]) -> None:
     from decimal import Decimal
 
-    from flows.campaigns.campaign_plan import qualification_test_cost
     from flows.driver.campaign_status import campaign_status, format_status
+    from flows.platforms.mturk.qualifications import qualification_test_cost
 
     db, out = finished
     cfg = load_config(CONFIG)

@@ -20,10 +20,11 @@ from starlette.testclient import TestClient
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config import load_config
 from flows.core.mturk_forms import form_fields
+from flows.core.site_secrets import page_signature
 from flows.core.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
-from flows.taskserver.task_server import TaskSite, make_app, page_signature
+from flows.taskserver.task_server import TaskSite, make_app
 from tests.test_task_server import CONFIG, answers_for
 
 STUDY = "f" * 24

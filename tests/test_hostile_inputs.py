@@ -15,13 +15,13 @@ from flows.cli.main import main
 from flows.core import text_files
 from flows.core.csv_files import write_dataset
 from flows.core.errors import ConfigError
+from flows.core.site_secrets import task_secret
 from flows.core.store import Store
 from flows.custom.scaffold import scaffold
 from flows.driver.campaign_flow import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.sim.server import SimServer
 from flows.studies.study_outputs import write_study_outputs
-from flows.taskserver.task_site import task_secret
 from flows.taskserver.task_units import secret_fingerprint
 from postprocess.agreement import agreement
 from tests.test_security_server import serve

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from flows.taskserver.task_site import INVITE_MAX_AGE_S, invite_link, invited_name, page_signature, page_signature_valid
+from flows.core.site_secrets import INVITE_MAX_AGE_S, invite_link, invited_name, page_signature, page_signature_valid
 from tests.test_task_server import served  # noqa: F401  (the fixture)
 
 REFUSAL = "invite token is not valid"

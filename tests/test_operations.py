@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaigns.campaign_plan import Run, cost_per_assignment, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config import load_config
 from flows.core.store import Store
 from flows.driver.campaign import advance_batch, run_batches
@@ -19,6 +19,7 @@ from flows.driver.operations import cancel, reconcile
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.mturk.qualifications import cost_per_assignment
 from flows.sim.server import SimServer
 from tests.test_campaign import CONFIG, make_run, quiet, sim_hits
 

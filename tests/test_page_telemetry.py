@@ -16,17 +16,17 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.cli.main import main
 from flows.core.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.mturk_forms import answer_rows, form_fields, html_question, parse_answer_xml, parse_question
+from flows.core.page_telemetry import FIELD, MAX_TELEMETRY_CHARS, telemetry_refusal, with_telemetry
 from flows.core.store import Store
 from flows.core.telemetry_config import TELEMETRY_NOTICE
 from flows.core.templates import render, sample_context
 from flows.custom.scaffold import scaffold
 from flows.platforms.mturk import adapter as mturk
-from flows.taskserver.page_telemetry import FIELD, MAX_TELEMETRY_CHARS, telemetry_refusal, with_telemetry
-from flows.taskserver.task_pages import task_page
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from tests.small_configs import small_vizwiz

@@ -1,5 +1,5 @@
 """One contract, three platforms: MTurk, Prolific and invite links, each through
-``flows.platforms.platform_for`` against the simulator (links: the task server, the simulator's
+``flows.platforms.registry.platform_for`` against the simulator (links: the task server, the simulator's
 crowd opening their links). The checks speak only the interface's words (publish, collect,
 decide, block, reconcile, cancel, estimate); what each platform shows of itself afterwards is
 read by a few lines of glue per platform in :class:`Route`.
@@ -20,19 +20,20 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.batch_review import block_workers, decide_batch, qc_batch
-from flows.campaigns.campaign_plan import hit_groups, plan_items
+from flows.campaigns.campaign_plan import plan_items
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.errors import PlatformError
 from flows.core.run_context import Run
 from flows.core.store import SETTLED, Store
 from flows.driver.campaign_run import task_server_for
 from flows.driver.operations import cancel
-from flows.platforms import platform_for
 from flows.platforms.batch_window import open_window
 from flows.platforms.interface import Platform
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.prolific import adapter as prolific
-from flows.platforms.targets import open_session
+from flows.platforms.registry import open_session, platform_for
+from flows.platforms.units import hit_groups
 from flows.sim.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +125,7 @@ def route(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Route]:
     with SimServer(seed=7, crowd_file=crowd) as sim, open_session("sim", sim.url, platform=name) as session:
         run = Run(cfg, Store(tmp_path / "h.db"), session.client, session.target,
                   lambda _: None, session.wait, platform=name, notes={"out_dir": str(tmp_path), "seed": 7},
-                  clock=session.clock)
+                  clock=session.clock, page=task_page)
         with task_server_for(run, ""):
             plan_items(run, limit=50)  # five batches of two units, five people each
             yield Route(run, tmp_path)

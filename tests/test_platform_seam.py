@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from flows.core.errors import ConfigError
-from flows.platforms import PLATFORMS, platform_for
+from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
+from flows.platforms.registry import platform_for
 
 ROOT = Path(__file__).resolve().parents[1]
-REGISTRY = ROOT / "flows" / "platforms" / "__init__.py"  # the one place that maps a name to its module
+REGISTRY = ROOT / "flows" / "platforms" / "registry.py"  # the one place that maps a name to its module
 
 
 def _names_platform(node: ast.expr) -> bool:
@@ -68,3 +69,44 @@ def test_every_platform_offers_the_whole_interface(name: str) -> None:
 def test_an_unknown_platform_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="unknown platform 'mechanical'; use one of mturk, prolific, links"):
         platform_for("mechanical")
+
+
+# Task kinds reach a platform through the protocol; these imports of one platform's own modules
+# remain, each with why. The test fails on a new one and on a stale entry, so the list only shrinks.
+KIND_PACKAGES = ("campaigns", "studies", "custom")
+KNOWN_PLATFORM_IMPORTS = {
+    ("flows/campaigns/campaign_plan.py", "mturk"): "the campaign's row records MTurk's cost of an assignment and "
+                                                   "of the paid test (`hitflow status`), as it always has",
+    ("flows/campaigns/review_data.py", "prolific"): "the review queue leaves out submissions Prolific settled "
+                                                     "unpaid (returned, timed out): no verdict can be sent",
+    ("flows/campaigns/outputs.py", "mturk"): "the report's cost lines, and the lineage of MTurk's scored test "
+                                             "(the qualification test runs on MTurk only)",
+}
+
+
+def platform_imports(path: Path) -> set[str]:
+    """The platforms (``mturk``, ``prolific``, ``links``) whose own subpackage ``path`` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        found |= {n.split(".")[2] for n in names if n.startswith("flows.platforms.") and n.split(".")[2] in PLATFORMS}
+    return found
+
+
+def test_the_task_kinds_hold_no_platform_specific_module() -> None:
+    kinds = [p for package in KIND_PACKAGES for p in sorted((ROOT / "flows" / package).glob("*.py"))]
+    named = [p.name for p in kinds if any(name in p.stem for name in PLATFORMS)]
+    assert not named, f"a platform's module lives in flows/platforms/<name>/, not with the task kinds: {named}"
+    found = {(p.relative_to(ROOT).as_posix(), name) for p in kinds for name in platform_imports(p)}
+    new = sorted(found - set(KNOWN_PLATFORM_IMPORTS))
+    stale = sorted(set(KNOWN_PLATFORM_IMPORTS) - found)
+    assert not new, f"task kinds importing one platform's modules (go through platform_for): {new}"
+    assert not stale, f"no longer imported: remove from KNOWN_PLATFORM_IMPORTS: {stale}"
+
+
+def test_the_module_check_sees_a_platform_import(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from flows.platforms.prolific.batches import x\nimport flows.platforms.links.platform\n"
+                     "from flows.platforms.units import page_html\n")
+    assert platform_imports(probe) == {"prolific", "links"}

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import pytest
 
-from flows.campaigns.offline import load_key
+from flows.core.answer_key import load_key
 from flows.core.mturk_forms import html_question, parse_question
 from flows.platforms.mturk.qualification_forms import build_answer_key, build_test_form
 from tests.conftest import advance

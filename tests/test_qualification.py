@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.campaigns.offline import DEFAULT_KEY, load_key
 from flows.cli.main import main
+from flows.core.answer_key import DEFAULT_KEY, load_key
 from flows.core.errors import InputFormatError
 from qc.qualification import score_answers
 

@@ -152,9 +152,10 @@ def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_
 
 def _finish(config: Path, url: str, db: Path, out: Path) -> None:
     """Clear every later batch's queue the way the rules would, until the campaign is done."""
+    from flows.campaigns.review_data import campaign_queue
+    from flows.core.decisions import Decision
     from flows.driver.operations import open_campaign_run
-    from flows.review.review_actions import Decision, apply_decision
-    from flows.review.review_data import campaign_queue
+    from flows.review.review_actions import apply_decision
 
     while run_until_review(config, url, db, out):
         with open_campaign_run(str(db), "vizwiz_captions") as run:
@@ -176,10 +177,11 @@ def test_deadline_near_lets_the_rules_decide_and_the_report_says_so(sim, tmp_pat
 
 
 def test_unblock_spares_the_worker_and_a_bonus_is_paid_once(sim, tmp_path: Path, capsys) -> None:
+    from flows.campaigns.review_data import campaign_queue
     from flows.cli.main import main
+    from flows.core.decisions import Decision
     from flows.driver.operations import open_campaign_run
-    from flows.review.review_actions import Decision, apply_decision
-    from flows.review.review_data import campaign_queue
+    from flows.review.review_actions import apply_decision
 
     db, config = tmp_path / "h.db", review_config(tmp_path)
     # 4 images a batch: evidence of one HIT's captions is enough for a rate to propose a block

@@ -31,9 +31,10 @@ def current_item(page: Any) -> str:
 
 def decide_the_rest(db: Path) -> None:
     """What the queue still holds, decided as the rules advise (the page was tested above)."""
+    from flows.campaigns.review_data import campaign_queue
+    from flows.core.decisions import Decision
     from flows.driver.operations import open_campaign_run
-    from flows.review.review_actions import Decision, apply_decision
-    from flows.review.review_data import campaign_queue
+    from flows.review.review_actions import apply_decision
 
     with open_campaign_run(str(db), "vizwiz_captions") as run:
         queue = campaign_queue(run.store, "vizwiz_captions", run.cfg.policy, "flagged")

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from flows.campaigns.review_data import format_review_status, review_status
 from flows.core.store import Store
 from flows.driver.review_demo import decide_open_cards, sign_in
-from flows.review.review_data import format_review_status, review_status
 from tests.conftest import advance
 from tests.review_helpers import review_config, review_server
 
@@ -139,7 +139,7 @@ def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim
 
 
 def test_a_pause_lasts_until_the_review_deadline_in_slices_on_a_virtual_clock() -> None:
-    from flows.review.review_data import ReviewPending
+    from flows.campaigns.review_data import ReviewPending
     from flows.review.review_pause import LONGEST_PAUSE_S, SIM_SLICE_S, pause_seconds
 
     assert pause_seconds(ReviewPending("waits", "c", 1, 7200.4)) == 7201
@@ -157,7 +157,7 @@ def test_a_run_on_its_embedded_simulator_stops_instead_of_pausing(prefect_api: N
     """The review page opens the embedded simulator's state file, which a paused run would take back."""
     from prefect import flow
 
-    from flows.review.review_data import ReviewPending
+    from flows.campaigns.review_data import ReviewPending
     from flows.review.review_pause import wait_for_review
 
     waiting = ReviewPending("batch 1 waits for review", "c", 1, 60.0, True, embedded=True)

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import httpx
 
+from flows.campaigns.review_data import campaign_queue
+from flows.core.decisions import Decision
 from flows.core.store import Store
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import REJECT_REASON, decide_open_cards, sign_in
-from flows.review.review_actions import Decision, apply_decision
-from flows.review.review_data import campaign_queue
+from flows.review.review_actions import apply_decision
 from flows.sim.server import SimServer
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
 

@@ -12,12 +12,14 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.campaigns.campaign_plan import Run, hit_groups, plan_items
+from flows.campaigns.campaign_plan import Run, plan_items
+from flows.campaigns.task_pages import task_page
 from flows.cli.main import main
 from flows.core.config import load_config
 from flows.core.errors import ConfigError, PlatformError
 from flows.core.markdown_text import md_text
 from flows.core.mturk_forms import answer_rows, answer_xml
+from flows.core.site_secrets import completion_code
 from flows.core.store import Store
 from flows.driver.campaign_status import batch_markdown
 from flows.platforms.mturk import adapter as mturk
@@ -25,10 +27,12 @@ from flows.platforms.mturk.batch_collect import store_assignment
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
-from flows.platforms.targets import check_target, open_session
+from flows.platforms.registry import open_session
+from flows.platforms.targets import check_target
+from flows.platforms.units import hit_groups
 from flows.sim.prolific_state import new_id
 from flows.sim.server import SimServer
-from flows.taskserver.task_server import TaskSite, completion_code
+from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from tests.local_http import QuietHandler, local_http_server
 from tests.test_campaign import make_run
@@ -74,7 +78,8 @@ def prolific_world(tmp_path: Path) -> Iterator[dict[str, Any]]:
         site = TaskSite(store.path, {cfg.name: cfg})  # the secret beside the store, as in a campaign run
         with TaskServer(site) as server:
             client = prolific.make_client(sim.url, simulator=True)
-            run = Run(cfg, store, client, mturk.Target("sim", sim.url), lambda _: None, platform="prolific")
+            run = Run(cfg, store, client, mturk.Target("sim", sim.url), lambda _: None, platform="prolific",
+                      page=task_page)
             url = (f"{server.url}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
                    "&SESSION_ID={{%SESSION_ID%}}")
             code = completion_code(site.secret, cfg.name, 1)

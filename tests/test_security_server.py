@@ -19,10 +19,11 @@ import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config import load_config
+from flows.core.site_secrets import completion_code
 from flows.core.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
-from flows.taskserver.task_server import TaskSite, completion_code
+from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from tests.test_task_server import CONFIG, answers_for, submit, visit
 

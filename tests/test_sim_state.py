@@ -21,7 +21,7 @@ from flows.cli.main import main
 from flows.core.errors import ConfigError
 from flows.core.mturk_forms import html_question
 from flows.platforms.prolific.adapter import SIM_TOKEN
-from flows.platforms.targets import open_session
+from flows.platforms.registry import open_session
 from flows.sim.server import MAX_BODY, SimServer
 from tests.conftest import advance
 from tests.test_sim_contract import PAGE, hit_type, post

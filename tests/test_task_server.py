@@ -15,9 +15,10 @@ import pytest
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config import load_config
 from flows.core.mturk_forms import form_fields, parse_answer_xml
+from flows.core.site_secrets import completion_code, invite_link
 from flows.core.store import Store
 from flows.platforms.mturk import adapter as mturk
-from flows.taskserver.task_server import TaskSite, completion_code, invite_link
+from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from flows.taskserver.task_units import choose_unit
 
@@ -27,14 +28,15 @@ CAPTION = "A red mug with a white handle sits on a wooden kitchen table."
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
+def served(ledger_location: str) -> Iterator[dict[str, Any]]:
+    """The task server on either ledger (SQLite, PostgreSQL): units and stored responses are the store's contract."""
     cfg = load_config(CONFIG)
-    store = Store(tmp_path / "h.db")
+    store = Store(ledger_location)
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=50)  # 10 images per batch
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": "s" * 24, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
                                    "places": 10, "created_at": 0.0}, pk="study_id")
-    site = TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32)
+    site = TaskSite(store.location, {cfg.name: cfg}, secret=b"s" * 32)
     with TaskServer(site) as server:
         yield {"url": server.url, "store": store, "cfg": cfg, "site": site,
                "http": httpx.Client(base_url=server.url, follow_redirects=False)}
@@ -87,7 +89,7 @@ def test_response_is_stored_before_the_redirect_and_resubmit_is_harmless(served:
     assert first.status_code == 303 and len(rows) == 1 and rows[0]["worker_id"] == "pA"
     assert parse_answer_xml(rows[0]["answer_xml"])["caption_0"] == CAPTION
     assert submit(served, dict(values)).headers["location"] == first.headers["location"]
-    assert served["store"].db["assignments"].count == 1
+    assert served["store"].table("assignments").count == 1
     assert visit(served, "pA", "sessA").status_code == 200  # the same session gets its own unit back
 
 
@@ -97,7 +99,7 @@ def test_tampered_or_unknown_submissions_are_refused(served: dict[str, Any], cha
     values[change] = "forged"
     resp = submit(served, values)
     assert resp.status_code == 400 and "not accepted" in resp.text
-    assert served["store"].db["assignments"].count == 0
+    assert served["store"].table("assignments").count == 0
 
 
 def test_refusals_and_nothing_else_served(served: dict[str, Any]) -> None:

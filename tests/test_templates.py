@@ -80,7 +80,7 @@ def test_description_page_carries_the_seed_guidelines() -> None:
 
 
 def test_qualification_page_asks_every_key_item_once() -> None:
-    from flows.campaigns.offline import load_key
+    from flows.core.answer_key import load_key
 
     ctx = sample_context("qualification")
     html = render("qualification.html.j2", ctx)

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import show_summary
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.store import Store
 from flows.core.terminal import WaitingBar
@@ -101,7 +102,7 @@ def test_a_waiting_bar_shows_what_is_in_and_an_eta() -> None:
 
 def test_a_waiting_batch_prints_a_plain_line_only_when_its_numbers_change(tmp_path: Path, capsys) -> None:
     run = Run(load_config(ROOT / "config" / "vizwiz_captions.toml"), Store(tmp_path / "h.db"), None,
-              mturk.Target("sim", "http://unused"))
+              mturk.Target("sim", "http://unused"), page=task_page)
     for filled in (1, 1, 2):
         show_waiting(run, 1, f"batch 1: {filled}/10 places filled", (filled,), progress=(filled, 10))
     end_waiting(run, 1)

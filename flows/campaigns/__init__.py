@@ -1,14 +1,13 @@
-"""What the task is, for caption campaigns: the plan and the batch steps, and everything around a run.
+"""What the task is, for caption campaigns: the plan, the page, the QC step and the outputs.
 
-Owns the item plan (``campaign_plan``; the run's context is ``flows/core/run_context.py``), the batch
-steps in order (publish -> collect, which the platform provides: MTurk's are ``batch_publish`` and
-``batch_collect`` -> ``batch_review``: QC, then decisions and blocks sent through the platform), the
-qualification stage, the budget,
-the driver (``campaign``) and its Prefect flow (``campaign_flow``), dry runs, operations on a stored
-campaign (reconcile, cancel, status), outputs, the HTML report and the end-of-run summary.
+Owns the item plan (``campaign_plan``), one way to render a unit's page for every kind
+(``task_pages``; handed to platforms as ``Run.page``), the QC step with its decisions and blocks
+sent through the platform (``batch_review``, ``batch_hold``, ``block_evidence``), the review queue's
+data (``review_data``), the budget, the dry run (each platform's plan through ``platform_for``),
+outputs, the HTML report and the end-of-run summary. The batch steps that post and collect are the
+platforms' own (``flows/platforms/<name>/``); the driver that runs them in order is ``flows/driver/``.
 
-May import: the core modules at the top of ``flows/``, ``flows.platforms`` (``platform_for``; MTurk's
-own steps and the dry run call its adapter and XML codec),
-``flows.taskserver`` (the live routes' pages), ``flows.studies`` and ``flows.custom`` (the other task
-types a run may carry), ``flows.review`` (a batch may wait for a person), ``qc`` and ``postprocess``.
+May import: ``flows.core``, ``flows.platforms`` (``platform_for`` and the protocol), its sibling
+kinds ``flows.studies`` and ``flows.custom``, ``qc`` and ``postprocess``. Never the task server,
+the review page, the driver or the CLI (``make lint``).
 """

@@ -10,10 +10,12 @@ import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
+from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
+from flows.campaigns.review_data import kept_workers
 from flows.core.ledger_calls import LedgeredCall, ledgered
 from flows.core.run_context import Run
-from flows.platforms import platform_for
+from flows.platforms.registry import platform_for
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
 
@@ -37,12 +39,12 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
                MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
         FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
         LEFT JOIN hits h ON h.hit_id = a.hit_id
-        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
         ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params)
     frame = pd.DataFrame(rows, columns=["assignment_id", "worker_id", "batch", "hit_id", "status", "accept_time",
                                         "submit_time", "image_id", "caption", "text_present", "start_ms", "end_ms"])
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
-    return prepare(frame, run.cfg.submit_rules.canned_text)
+    return prepare(attach_telemetry(run, frame), run.cfg.submit_rules.canned_text)
 
 
 def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:
@@ -70,7 +72,7 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
     records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
                for r in flags.to_dict("records")]
     with run.store.transaction():  # replace the batch's flags as one decision
-        run.store.db.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+        run.store.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
         if records:
             run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()
@@ -138,9 +140,7 @@ def in_words(counts: dict[str, int]) -> str:
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
-    from flows.review.review_actions import kept_workers  # a reviewer's unblock outranks the rule
-
-    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]
+    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]  # a reviewer's unblock outranks the rule
     mode = block_workers(run, batch, {str(r["worker_id"]): str(r["rules"]) for r in to_block.to_dict("records")})
     run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
     return {"blocked": len(to_block)}

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from flows.core.db_url import shown_location
 from flows.core.errors import ConfigError
 from flows.core.store import Store
 
@@ -70,8 +71,9 @@ def check_identity(db: str | Path, name: str, platform: str, out_root: str | Pat
     """Refuse a run that would be another campaign under the same name (see the module docstring)."""
     stored = stored_campaign(db, name)
     if stored is not None and stored["platform"] != platform:
-        raise ConfigError(f"campaign {name} already ran on {stored['platform']} in the ledger {db}; running it on "
-                          f"{platform} would mix two campaigns: pass --new-attempt to run it as "
+        raise ConfigError(f"campaign {name} already ran on {stored['platform']} in the ledger "
+                          f"{shown_location(db)}; running it on {platform} would mix two campaigns: pass "
+                          "--new-attempt to run it as "
                           f"{attempt_name(db, name)} (its own outputs), or --platform {stored['platform']} to "
                           "resume it")
     if stored is not None and stored["status"] == CANCELLED and not intent.resume_cancelled:

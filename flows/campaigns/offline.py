@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
 
 from flows.campaigns.page_text import qc_params
+from flows.core.answer_key import DEFAULT_KEY, load_key
 from flows.core.config import load_config
 from flows.core.csv_files import read_csv_frame, write_csv
 from flows.core.errors import InputFormatError
@@ -14,11 +16,13 @@ from flows.core.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
 from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS
-from qc.runner import DEFAULT_RULES, prepare, run_rules
+from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 
-# Without a config there is no page text, so no instruction_echo.
-OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk")
+# Without a config there is no page text, so no instruction_echo. The telemetry rules flag only rows
+# whose file carries telemetry (a hitflow_telemetry column or a raw event log).
+OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk",
+                 *TELEMETRY_RULES)
 
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
@@ -35,7 +39,20 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
         raise InputFormatError(f"{submissions}: {exc}") from exc
     flags = run_rules(prepared, {**params, "submit_rules": rules}, enabled)
     write_csv(flags[FLAG_COLUMNS], out)
+    _warn_unreadable_telemetry(submissions, prepared)
     return len(flags)
+
+
+def _warn_unreadable_telemetry(path: Path, prepared: pd.DataFrame) -> None:
+    """Rows whose telemetry could not be read stay in QC with no telemetry; say so once, on stderr."""
+    if "tm_error" not in prepared.columns:
+        return
+    bad = prepared[prepared["tm_error"] != ""]
+    if not bad.empty:
+        first = bad.iloc[0]
+        print(f"warning: {path}: {len(bad)} caption(s) carry telemetry that cannot be read (first, assignment "
+              f"{first['assignment_id']}: {first['tm_error']}); they are checked as if none was recorded",
+              file=sys.stderr)
 
 
 def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.DataFrame:
@@ -52,22 +69,6 @@ def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     checked[frame.columns] = frame  # the input's columns as written
     write_csv(checked, out, for_spreadsheet=False)  # corrected captions are data
     return int((checked["edits"] != "").sum())
-
-
-DEFAULT_KEY = Path(__file__).resolve().parents[2] / "config" / "qualification" / "flickr8k_qualification_key.csv"
-
-
-def load_key(path: Path = DEFAULT_KEY) -> pd.DataFrame:
-    """The answer key, checked: its columns, sections and answers."""
-    from qc.qualification import ALLOWED
-
-    key = read_text_csv(path, ("item_id", "section", "answer"), "the answer key")
-    for line, row in enumerate(key.itertuples(), start=2):
-        if row.answer.strip().lower() not in ALLOWED.get(row.section, set()):
-            raise InputFormatError(f"{path}:{line}: section {row.section!r} with answer {row.answer!r} is not valid")
-    if key["item_id"].duplicated().any():
-        raise InputFormatError(f"{path}: repeated item ids {sorted(set(key['item_id'][key['item_id'].duplicated()]))}")
-    return key
 
 
 def offline_qualify(answers_path: Path, out: Path, key_path: Path = DEFAULT_KEY,

@@ -10,16 +10,20 @@ import pandas as pd
 
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
-from flows.campaigns.campaign_plan import Run, cost_per_assignment, qualification_test_cost, scored_test_qualification
-from flows.campaigns.report import render_report
+from flows.campaigns.campaign_plan import Run
+from flows.campaigns.report_summary import report_summary
+from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv, write_dataset
 from flows.core.spelling_cache import spelling_index
 from flows.platforms.mturk.qualification_stage import record_native_scores
+from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost, scored_test_qualification
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, spellcheck_frame, spelling_stats
+from postprocess.telemetry_report import flagged_workers, origin_by_batch
+from qc.telemetry_frame import text_origin
 from qc.worker_history import history_table
 
 FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
@@ -49,6 +53,7 @@ def accepted_captions(run: Run) -> pd.DataFrame:
     frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
+    frame["text_origin"] = text_origin(frame)  # from the page's telemetry (issue 29); "unknown" without it
     return _with_scores(run, frame)
 
 
@@ -96,6 +101,11 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
     report["qualification"] = _qualification_report(run, captions, flags, blocked, out_dir)
     report["review"] = _review_report(run)
+    report["telemetry"] = {"origins": origin_by_batch(captions), "workers": flagged_workers(flags, blocked)}
+    report["summary"] = report_summary(run.store, run.cfg.name, captions, blocked, report["cost"])
+    # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
+    from flows.campaigns.report import render_report
+
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": len(captions), "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}
@@ -141,8 +151,6 @@ def _report_data(run: Run, captions: pd.DataFrame, flags: pd.DataFrame, blocked:
 
 def _review_report(run: Run) -> pd.DataFrame | None:
     """Per batch, people against the rules; None when no one reviewed and the run did not wait."""
-    from flows.review.review_data import review_summary
-
     if run.cfg.review == "none" and not run.store.table("review_actions").count_where("campaign = ?", [run.cfg.name]):
         return None
     summary = review_summary(run.store, run.cfg.name, run.cfg.policy, run.cfg.review)

@@ -12,9 +12,9 @@ from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any
 
+from flows.campaigns.task_pages import page_rules
 from flows.core.config import CampaignConfig
 from flows.core.templates import render, sample_context
-from flows.taskserver.task_pages import page_rules
 
 _BLOCKS = {"p", "li", "h1", "h2", "h3", "h4", "label", "legend", "button", "figcaption", "div", "section",
            "ul", "ol", "fieldset", "br", "tr", "td", "th", "textarea", "option"}

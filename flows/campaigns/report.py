@@ -2,76 +2,91 @@
 
 from __future__ import annotations
 
-import base64
-import io
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
+from flows.core.figures import legend_beside, new_figure, to_png
 from flows.core.templates import render
 
 
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def plot_batches(counts: pd.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+def batches_figure(counts: pd.DataFrame) -> Figure:
+    fig, axes = new_figure(7.5, 3.2)
+    ax = axes[0][0]
     cols = ["assignments", "approved", "rejected", "flags", "blocked"]
     if counts.empty:
         ax.text(0.5, 0.5, "no work came in", ha="center")
     else:
         counts.set_index("batch")[cols].plot.bar(ax=ax, rot=0)
+        legend_beside(ax)
     ax.set_title("Per batch")
     ax.set_ylabel("count")
-    return _png(fig)
+    return fig
 
 
-def plot_times(times: pd.DataFrame, bands: pd.DataFrame) -> str:
+def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
     n = max(1, len(bands))
-    fig, axes = plt.subplots(1, n, figsize=(3.2 * n, 2.8), sharey=True, squeeze=False)
+    # at most four panels a row: five batches side by side squeeze their axis labels together
+    fig, axes = new_figure(min(3.2 * n, 10.5), 2.8, ncols=n, sharey=True)
     for ax, band in zip(axes[0], bands.itertuples(), strict=False):
         data = times.loc[times["batch"] == band.batch, "work_time_s"]
         ax.hist(data, bins=30, color="#4a78a8")
         ax.axvspan(max(band.low, 0), band.high, color="#9c9", alpha=0.3, label="mu ± 1.95σ")
         ax.set_title(f"batch {band.batch}")
-        ax.set_xlabel("seconds accept→submit")
+        ax.set_xlabel("seconds")
+        ax.set_xlim(left=0)  # no time is negative; the band's lower edge may be
+        ax.locator_params(axis="x", nbins=3)
+    axes[0][0].set_ylabel("assignments")
     if len(bands):
-        axes[0][0].legend(fontsize=7)
-    return _png(fig)
+        legend_beside(axes[0][-1])
+    fig.suptitle("Time from accept to submit, per batch", fontsize=10)
+    return fig
 
 
-def plot_flags(flags: pd.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3))
+def flags_figure(flags: pd.DataFrame) -> Figure:
     counts = flags["rule"].value_counts().sort_values()
+    fig, axes = new_figure(7.5, max(2.4, 0.32 * len(counts) + 1))
+    ax = axes[0][0]
     if counts.empty:
         ax.text(0.5, 0.5, "no flags", ha="center")
     else:
         counts.plot.barh(ax=ax, color="#c0504d")
+    ax.set_ylabel("")
+    ax.set_xlabel("flags")
     ax.set_title("Flags per rule")
-    return _png(fig)
+    return fig
 
 
-def plot_scores(scores: pd.DataFrame, threshold: float) -> str:
+def scores_figure(scores: pd.DataFrame, threshold: float) -> Figure:
     """Histograms of the overall and each section's test score, with the pass mark."""
     parts = [c for c in ("score", "spelling_score", "grammar_score", "judging_score")
              if c in scores and pd.to_numeric(scores[c], errors="coerce").notna().any()]
-    fig, axes = plt.subplots(1, len(parts), figsize=(3 * len(parts), 2.6), sharey=True, squeeze=False)
+    fig, axes = new_figure(2.6 * len(parts) + 1.2, 2.6, ncols=len(parts), sharey=True)
     for ax, col in zip(axes[0], parts, strict=True):
         ax.hist(pd.to_numeric(scores[col], errors="coerce").dropna(), bins=range(0, 105, 5), color="#4a78a8")
         ax.set_title("overall" if col == "score" else col.removesuffix("_score"))
-        ax.set_xlabel("percent correct")
-    axes[0][0].axvline(threshold, color="#c0504d", label=f"pass mark {threshold:g}")
+        ax.set_xlabel("% correct")
+        ax.axvline(threshold, color="#c0504d", label=f"pass mark {threshold:g}")
     axes[0][0].set_ylabel("workers")
-    axes[0][0].legend(fontsize=7)
-    return _png(fig)
+    legend_beside(axes[0][-1], handles=axes[0][0].get_lines()[:1])
+    return fig
+
+
+def plot_batches(counts: pd.DataFrame) -> str:
+    return to_png(batches_figure(counts))
+
+
+def plot_times(times: pd.DataFrame, bands: pd.DataFrame) -> str:
+    return to_png(times_figure(times, bands))
+
+
+def plot_flags(flags: pd.DataFrame) -> str:
+    return to_png(flags_figure(flags))
+
+
+def plot_scores(scores: pd.DataFrame, threshold: float) -> str:
+    return to_png(scores_figure(scores, threshold))
 
 
 def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -82,13 +97,38 @@ def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None
             "plot": plot_scores(qual["scores"], qual["threshold"]) if len(qual["scores"]) else ""}
 
 
+def _telemetry_context(telemetry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """How the text arrived (issue 29), or None when no caption carried telemetry."""
+    if not telemetry or telemetry["origins"].empty:
+        return None
+    origins = telemetry["origins"]
+    if int(origins["unknown"].sum()) == int(origins["captions"].sum()):
+        return None  # pages without the recorder: nothing to say
+    return {"origins": origins.to_dict("records"), "workers": telemetry["workers"].head(50).to_dict("records"),
+            "more": max(0, len(telemetry["workers"]) - 50)}
+
+
+def report_sections(context: dict[str, Any]) -> list[dict[str, str]]:
+    """The report's sections after its summary, in reading order; each renders
+    report_templates/report_sections/<id>.html.j2. Optional ones appear when they have data."""
+    wanted = [("batches", "Batches", True), ("qualification", "Qualification test", context["qualification"]),
+              ("review", "People and the rules", context["review"]), ("times", "Time to submit", True),
+              ("flags", "Flags", True), ("blocked", "Blocked workers", True),
+              ("telemetry", "How the text arrived", context["telemetry"]),
+              ("truth", "Blocking against the simulator's ground truth", context["truth"]),
+              ("canned", "Canned text per image", True), ("spelling", "Spell-correction", True),
+              ("cost", "Cost", True)]
+    return [{"id": key, "title": title} for key, title, shown in wanted if shown]
+
+
 def render_report(data: dict[str, Any]) -> str:
-    """``data``: name, target, counts, times, bands, flags, blocked (with samples and, optionally, each
-    worker's history lines), canned,
-    spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
-    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`)."""
+    """``data``: name, target, summary (see :func:`flows.campaigns.report_summary.report_summary`),
+    counts, times, bands, flags, blocked (with samples and, optionally, each worker's history lines),
+    canned, spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
+    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`), telemetry (optional:
+    ``origins`` and ``workers`` of :mod:`postprocess.telemetry_report`)."""
     context = {
-        "name": data["name"], "target": data["target"],
+        "name": data["name"], "target": data["target"], "summary": data["summary"],
         "plot_batches": plot_batches(data["counts"]),
         "plot_times": plot_times(data["times"], data["bands"]),
         "plot_flags": plot_flags(data["flags"]),
@@ -100,5 +140,6 @@ def render_report(data: dict[str, Any]) -> str:
         "qualification": _qualification_context(data.get("qualification")),
         "incomplete": data.get("incomplete", []),
         "review": data["review"].to_dict("records") if data.get("review") is not None else [],
+        "telemetry": _telemetry_context(data.get("telemetry")),
     }
-    return render("report.html.j2", context)
+    return render("report.html.j2", {**context, "sections": report_sections(context)})

@@ -104,6 +104,13 @@ def writable_file(text: str) -> str:
     return text
 
 
+def ledger(text: str) -> str:
+    """``--db``: a ``postgresql://`` URL (checked when opened), or an SQLite file as :func:`writable_file`."""
+    from flows.core.db_url import is_postgres_url
+
+    return text if is_postgres_url(text) else writable_file(text)
+
+
 def http_url(text: str) -> str:
     """"" or an http(s) URL without spaces or control characters."""
     if text and (not text.startswith(("http://", "https://")) or any(c.isspace() or ord(c) < 32 for c in text)):

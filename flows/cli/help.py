@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {
                LEDGER_OPS),
     "review": (("hitflow review vizwiz_captions --reviewer ana",
                 "hitflow review vizwiz_captions --endpoint-url http://127.0.0.1:8765"), LEDGER_OPS),
+    "ui": (("hitflow ui", "hitflow ui --db runs/hitflow.db --out runs --port 8770"), (130,)),
     "serve-schedules": (("hitflow serve-schedules config/vizwiz_captions.toml --endpoint-url http://127.0.0.1:8765",
                          "hitflow serve-schedules config/vizwiz_captions.toml --platform prolific --target prolific "
                          "--live --task-url https://tasks.example.org"), (4, 6, 130, 143)),

@@ -13,6 +13,7 @@ from typing import NoReturn
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.run import cmd_run
+from flows.core.db_url import password_to_environment
 from flows.core.errors import HitflowError, Interrupted
 
 
@@ -47,12 +48,16 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 def cmd_serve(a: argparse.Namespace) -> int:
     from flows.core.config import load_config
-    from flows.taskserver.task_server import TaskSite, invite_link
+    from flows.core.site_secrets import invite_link
+    from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
-    site = TaskSite(Path(a.db), {c.name: c for c in configs}, configs[0].prolific.completion_base)
+    from flows.core.db_url import is_postgres_url, shown_location
+
+    ledger = a.db if is_postgres_url(a.db) else Path(a.db)
+    site = TaskSite(ledger, {c.name: c for c in configs}, configs[0].prolific.completion_base)
     base = (a.public_url or f"http://{a.host}:{a.port}").rstrip("/")
     for cfg in configs:
         print(f"task pages: {base}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
@@ -63,7 +68,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
     secret = "HITFLOW_TASK_SECRET" if os.environ.get("HITFLOW_TASK_SECRET") else f"{a.db}.task-secret"
     proxies = f"X-Forwarded-* trusted from {', '.join(a.trusted_proxy)}" if a.trusted_proxy else \
         "X-Forwarded-* ignored (no --trusted-proxy)"
-    print(f"ledger {a.db}; invite signing secret from {secret}; {proxies}")
+    print(f"ledger {shown_location(a.db)}; invite signing secret from {secret}; {proxies}")
     print(f"health: {base}/health; Ctrl-C stops the server", flush=True)
     serve_forever(server_config(site, a.host, a.port, tuple(a.trusted_proxy)))
     return 0
@@ -72,16 +77,16 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
+    from flows.campaigns.review_data import format_review_status, review_status
     from flows.core.store import existing_store
     from flows.driver.campaign_status import campaign_status, format_status, show_status
-    from flows.review.review_data import format_review_status, review_status
 
     store = existing_store(a.db)  # before --refresh, which would otherwise create it
     if a.refresh:
         _refresh(a)
     report = campaign_status(store, a.campaign)
     if a.campaign and not report:
-        raise HitflowError(f"no campaign {a.campaign!r} in {a.db}; run `hitflow status` to list them")
+        raise HitflowError(f"no campaign {a.campaign!r} in {store.shown()}; run `hitflow status` to list them")
     for c in report:
         c["review"] = review_status(store, c["campaign"])
     if a.json:
@@ -112,7 +117,7 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
 
     store = existing_store(a.db)
     if a.command == "cancel" and not a.dry_run:
-        refuse_while_running(store.db, a.campaign, "cancel")  # before the slow imports below
+        refuse_while_running(store, a.campaign, "cancel")  # before the slow imports below
     from flows.driver.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
 
     if a.command == "cancel" and not a.dry_run:
@@ -162,7 +167,8 @@ def cmd_qc(a: argparse.Namespace) -> int:
 
 
 def cmd_qualify(a: argparse.Namespace) -> int:
-    from flows.campaigns.offline import DEFAULT_KEY, offline_qualify
+    from flows.campaigns.offline import offline_qualify
+    from flows.core.answer_key import DEFAULT_KEY
 
     workers, problems, problems_path = offline_qualify(Path(a.answers), Path(a.out),
                                                        Path(a.key) if a.key else DEFAULT_KEY, a.threshold)
@@ -223,16 +229,32 @@ def leave_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+def cmd_ui(a: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from flows.core.store import existing_store
+    from flows.driver.campaign_status import campaign_status
+    from flows.review.overview_app import OverviewSite, serve_overview
+
+    existing_store(a.db)
+    serve_overview(OverviewSite(db_path=Path(a.db), out_root=Path(a.out), read_status=campaign_status), a.port)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
                                                                        and not args.dry_run))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
+    if getattr(args, "db", None) and args.command != "deploy":  # deploy refuses it: a worker has no such env
+        typed, args.db = args.db, password_to_environment(str(args.db))
+        args.argv = [word.replace(typed, args.db) for word in args.argv]
     outside_paths_flag(args)
     handlers = {"run": cmd_run, "qc": cmd_qc, "spellcheck": cmd_spellcheck, "status": cmd_status,
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
-                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new}
+                "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new,
+                "ui": cmd_ui}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     out = ReaderMayLeave(sys.stdout)
     if args.command == "run":  # a run goes on to its end when the reader of its output leaves

@@ -12,7 +12,8 @@ from flows.cli.help import add_examples_and_exit_codes
 from flows.platforms import PLATFORMS
 
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
-DB_HELP = "SQLite ledger (default $HITFLOW_DB or runs/hitflow.db; `hitflow serve` uses the same)"
+DB_HELP = ("the ledger: an SQLite file or a postgresql:// URL (default $HITFLOW_DB or runs/hitflow.db; "
+           "`hitflow serve` uses the same; docs/postgres.md)")
 SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by default
     ("--throttle-rate", arg.share, "share of calls throttled"),
     ("--fault-rate", arg.share, "share of calls answered 500"),
@@ -34,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint-url", default="", type=arg.http_url,
                      help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
+    run.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     run.add_argument("--sim-state", default=None, type=arg.writable_file,
                      help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
                           "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
@@ -96,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a public server)")
     task.add_argument("--port", type=arg.port, default=8080, help="port to listen on (default 8080)")
-    task.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
+    task.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     task.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                       help="print an invite link for NAME (self-hosted annotators), then serve")
     task.add_argument("--public-url", default="", type=arg.http_url,
@@ -121,6 +122,12 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
+    ui = sub.add_parser("ui", help="open the campaign overview page: every campaign's batches, spend, review items "
+                                   "and reports, refreshing while runs go")
+    ui.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    ui.add_argument("--out", default="runs",
+                    help="where the runs wrote their outputs (OUT/<campaign name>/report.html)")
+    ui.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
                              "a running simulator or endpoint (default: one in-process)")
     sched.add_argument("--platform", choices=PLATFORMS, default="mturk",
@@ -191,7 +198,7 @@ def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # t
     op: argparse.ArgumentParser = sub.add_parser(name, help=text)
     op.add_argument("config", help="the campaign TOML file with a [schedule]")
     op.add_argument("--endpoint-url", default="", required=name == "deploy", type=arg.http_url, help=endpoint_help)
-    op.add_argument("--db", default=DEFAULT_DB, type=arg.writable_file, help=DB_HELP)
+    op.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     op.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
     return op
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
         except KeyboardInterrupt as exc:
             stopped = Interrupted(f"{'terminated' if isinstance(exc, Terminated) else 'interrupted'}: "
                                   f"{where_stopped(db, campaign)}; every call made is in the ledger "
-                                  f"{db}. {resume_hint(a, db)} (details: {log})")
+                                  f"{shown_location(db)}. {resume_hint(a, db)} (details: {log})")
             stopped.exit_code = 143 if isinstance(exc, Terminated) else 130  # 128 + the signal, as a shell shows
             raise stopped from exc
         except Exception as exc:
@@ -99,8 +100,8 @@ def resume_hint(a: argparse.Namespace, db: str) -> str:
         (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
         (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
         ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
-    return (f"Resume with: hitflow run {a.config}{endpoint} --db {db}{more} (same options; the simulator's state "
-            "persists)")
+    return (f"Resume with: hitflow run {a.config}{endpoint} --db {shown_location(db)}{more} (same options; the "
+            "simulator's state persists)")
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
@@ -117,7 +118,7 @@ def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
         print("partial results accepted ([campaign] accept_partial = true)")
         return 0
     raise IncompleteError(f"campaign {campaign} is incomplete ({lines[0].removeprefix('INCOMPLETE: ')}); "
-                          f"see `hitflow status {campaign} --db {db}`")
+                          f"see `hitflow status {campaign} --db {shown_location(db)}`")
 
 
 def cmd_run(a: argparse.Namespace) -> int:
@@ -132,7 +133,7 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     from flows.campaigns.summary import show_summary
     from flows.core.config import load_config
     from flows.driver.campaign_run import run_campaign
-    from flows.platforms import platform_for
+    from flows.platforms.registry import platform_for
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
     if a.dry_run:

@@ -1,5 +1,6 @@
-"""The one-runner-per-campaign lock in the ledger's ``locks`` table: a holder is ``host:pid``,
-and a holder whose process is gone (same host) is taken over, so a killed run never wedges it."""
+"""The SQLite ledger's one-runner-per-campaign lock in its ``locks`` table: a holder is ``host:pid``,
+and a holder whose process is gone (same host) is taken over, so a killed run never wedges it.
+(The PostgreSQL ledger holds an advisory lock instead, which dies with its connection: flows/core/store_pg.py.)"""
 
 from __future__ import annotations
 
@@ -8,10 +9,14 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
 from flows.core.errors import CampaignBusyError
+
+if TYPE_CHECKING:
+    from flows.core.store import Store
 
 
 @contextmanager
@@ -38,12 +43,22 @@ def hold_campaign_lock(db: sqlite_utils.Database, campaign: str) -> Iterator[Non
             conn.execute("DELETE FROM locks WHERE campaign = ? AND holder = ?", [campaign, me])
 
 
-def refuse_while_running(db: sqlite_utils.Database, campaign: str, what: str) -> None:
-    """``what`` (e.g. cancel) is refused while a live process runs the campaign: one line saying
-    to stop that run first. A plain read, so it never waits on the run's writes."""
+def live_holder(db: sqlite_utils.Database, campaign: str, others_only: bool = True) -> str | None:
+    """The campaign's holder ``host:pid`` if it is a live process (other than this one with
+    ``others_only``). A plain read, so it never waits on the run's writes."""
     row = db.execute("SELECT holder FROM locks WHERE campaign = ?", [campaign]).fetchone()
-    if row and row[0] != f"{socket.gethostname()}:{os.getpid()}" and holder_alive(row[0]):
-        raise CampaignBusyError(f"campaign {campaign} is being run right now by {row[0]}: stop that run first "
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    if row and not (others_only and row[0] == me) and holder_alive(row[0]):
+        return str(row[0])
+    return None
+
+
+def refuse_while_running(store: Store, campaign: str, what: str) -> None:
+    """``what`` (e.g. cancel) is refused while a live process runs the campaign: one line saying
+    to stop that run first."""
+    holder = store.live_holder(campaign)
+    if holder:
+        raise CampaignBusyError(f"campaign {campaign} is being run right now by {holder}: stop that run first "
                                 f"(Ctrl-C in its terminal, or kill its process), then {what} again")
 
 

@@ -21,8 +21,8 @@ from flows.core.config_types import parse_budget
 from flows.core.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.core.errors import ConfigError
 from flows.core.item_generator import PREFIX, generated_items
+from flows.core.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from flows.core.telemetry_config import TELEMETRY_NOTICE
-from flows.studies.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
@@ -97,7 +97,7 @@ class CampaignConfig:
     sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
     page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
     prolific: ProlificSettings = ProlificSettings()
-    study: StudySettings | None = None  # set for the human-evaluation pages (flows/studies/study_config.py)
+    study: StudySettings | None = None  # set for the human-evaluation pages (flows/core/study_config.py)
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
     accept_partial: bool = False
     fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
@@ -270,3 +270,8 @@ def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[
 
 
 __all__ = ["CLOSED_HOSTS", "CampaignConfig", "load_config"]
+
+
+def hold_seconds(cfg: CampaignConfig) -> float:
+    """How long an unsubmitted session keeps its unit: the longest a participant may take."""
+    return float(max(cfg.assignment_duration_s, 60 * cfg.prolific.maximum_minutes))

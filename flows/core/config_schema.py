@@ -26,8 +26,8 @@ from flows.core.config_types import (
     Section,
     Share,
 )
+from flows.core.study_config import ScreenSection, StudySection
 from flows.core.telemetry_config import TelemetrySection
-from flows.studies.study_config import ScreenSection, StudySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
 YEAR_S = 31536000
@@ -164,6 +164,19 @@ class QcSection(Section):
                                                                         "flags them")
     quality_talk_consensus: Share = Field(0.1, description="A caption naming image quality whose consensus is "
                                                          "below this talks about quality, not content")
+    # text telemetry (issue 29; qc/telemetry_rules.py, docs/authenticity.md)
+    paste_external_share: Share = Field(0.5, description="Share of a caption pasted from outside the page that "
+                                                         "flags it (paste_external, switch_then_paste)")
+    untyped_share: Share = Field(0.5, description="Share of a caption neither typed nor copied on the page that "
+                                                  "flags it (untyped_text)")
+    untyped_min_chars: PositiveInt = Field(20, le=100000, description="... and at least this many characters")
+    switch_paste_cps: float = Field(8.0, gt=0, le=1000, allow_inf_nan=False,
+                                    description="Characters per second away from the page above which a paste "
+                                                "after a tab switch came back faster than a person types")
+    max_typing_cps: float = Field(25.0, gt=0, le=1000, allow_inf_nan=False,
+                                  description="Typed characters per second of keystroke time no person reaches")
+    typing_min_chars: PositiveInt = Field(30, le=100000, description="typing_cadence judges captions with this "
+                                                                     "many typed characters")
 
 
 class PolicySection(Section):

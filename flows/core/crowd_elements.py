@@ -36,11 +36,23 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from flows.core.mturk_forms import FormField
+
+@dataclass
+class FormField:
+    """One answer field a page's form holds (a plain control, or the one a crowd element stands for)."""
+
+    name: str
+    kind: str  # text | textarea | hidden | radio | checkbox | select | number | range | email | url | ...
+    value: str = ""
+    options: list[str] = field(default_factory=list)
+    attrs: dict[str, str] = field(default_factory=dict)
+    checked: list[str] = field(default_factory=list)  # options ticked (or selected) as the page loads
+    required_options: list[str] = field(default_factory=list)  # checkboxes that must each be ticked
+
 
 TASK_ANSWERS = "taskAnswers"
 TOP_LEVEL = ("assignmentId", "sig")  # posted beside taskAnswers, not inside it
@@ -90,8 +102,6 @@ def crowd_control(tag: str, attrs: dict[str, str]) -> tuple[str, dict[str, str],
 def open_crowd_element(page: Any, tag: str, name: str, attrs: dict[str, str]) -> None:
     """For the page reader (``mturk_forms._FormParser``): an image a crowd element shows, a radio
     group's buttons, or the plain control an element stands for, added to the page's fields."""
-    from flows.core.mturk_forms import FormField
-
     if attrs.get("src"):
         page.images.append((page.step, attrs.get("src", "")))
     if tag == "crowd-radio-group":
@@ -198,13 +208,6 @@ def flat_answers(fields: dict[str, str]) -> dict[str, str]:
         return fields
     rest = {k: v for k, v in fields.items() if k != TASK_ANSWERS}
     return {**rest, **flatten_task_answers(fields[TASK_ANSWERS])}
-
-
-def read_crowd_fields(html: str) -> list[FormField]:
-    """The page's crowd elements as answer fields (``FormField``, ``attrs["data-crowd"]`` = the element)."""
-    from flows.core.mturk_forms import form_fields
-
-    return [f for f in form_fields(html) if f.attrs.get("data-crowd")]
 
 
 class _CrowdTags(HTMLParser):

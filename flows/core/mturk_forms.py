@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from xml.sax.saxutils import escape
 
-from flows.core.crowd_elements import INSTRUCTIONS, close_radio_group, flat_answers, open_crowd_element
+from flows.core.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, flat_answers, open_crowd_element
 
 NS_HTML = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
 NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
@@ -59,17 +59,6 @@ def parse_question(xml: str) -> Question:
         return Question("QuestionForm", form_ids=ids)
     raise QuestionError(f"Question root {root.tag} is not an HTMLQuestion, ExternalQuestion or QuestionForm "
                         "in its 2011-11-11 / 2006-07-14 / 2017-11-06 namespace")
-
-
-@dataclass
-class FormField:
-    name: str
-    kind: str  # text | textarea | hidden | radio | checkbox | select | number | range | email | url | ...
-    value: str = ""
-    options: list[str] = field(default_factory=list)
-    attrs: dict[str, str] = field(default_factory=dict)
-    checked: list[str] = field(default_factory=list)  # options ticked (or selected) as the page loads
-    required_options: list[str] = field(default_factory=list)  # checkboxes that must each be ticked
 
 
 BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
@@ -290,3 +279,8 @@ def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> lis
         elif not m:
             rows.append({"assignment_id": assignment_id, "item_id": "", "field": name, "value": value})
     return rows
+
+
+def read_crowd_fields(html: str) -> list[FormField]:
+    """The page's crowd elements as answer fields (``FormField``, ``attrs["data-crowd"]`` = the element)."""
+    return [f for f in form_fields(html) if f.attrs.get("data-crowd")]

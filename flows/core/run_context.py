@@ -17,12 +17,42 @@ from flows.core.store import Store
 if TYPE_CHECKING:
     from botocore.client import BaseClient
 
-    from flows.platforms.mturk.adapter import Target
     from flows.platforms.prolific.adapter import ProlificClient
 
 # boto3's MTurk client (MTurk, and the links route's simulator session) or Prolific's httpx client;
 # None only in a dry run, which talks to no platform.
 PlatformClient = Union["BaseClient", "ProlificClient", None]
+
+# The kind's page for a unit's item rows (flows.campaigns.task_pages.task_page): handed down by the
+# driver, so a platform that carries the page itself (MTurk's HTMLQuestion) never imports a task kind.
+PageRenderer = Callable[[CampaignConfig, list[dict[str, Any]]], str]
+
+
+@dataclass
+class Target:
+    """Where a run's platform calls go: the simulator, an MTurk-compatible endpoint, or Prolific."""
+
+    kind: str  # "sim" or "endpoint"
+    endpoint_url: str
+    state: str = ""  # an embedded simulator's state file (flows/sim/market_store.py)
+
+    @property
+    def label(self) -> str:
+        if self.state:
+            return f"simulator (embedded, state {self.state})"
+        kind = "simulator" if self.kind == "sim" else "MTurk-compatible endpoint"
+        return f"{kind} at {self.endpoint_url}"
+
+
+@dataclass
+class Session:
+    """An open platform: where its calls go, its client, how to wait, and (simulator) its truth."""
+
+    target: Target
+    client: PlatformClient
+    wait: Callable[[float], None]
+    truth: Callable[[], list[dict[str, Any]]] | None
+    clock: Callable[[], float] = time.time  # the platform's clock: wall time, or the simulator's
 
 
 @dataclass
@@ -36,5 +66,6 @@ class Run:
     progress: Callable[[str], None] = print
     wait: Callable[[float], None] = time.sleep
     notes: dict[str, Any] = field(default_factory=dict)
-    platform: str = "mturk"  # a name flows.platforms.platform_for knows: mturk, prolific or links
+    platform: str = "mturk"  # a name flows.platforms.registry.platform_for knows: mturk, prolific or links
     clock: Callable[[], float] = time.time  # the platform's clock (the simulator's virtual one)
+    page: PageRenderer | None = None  # how the task kind renders a unit's page (see PageRenderer)

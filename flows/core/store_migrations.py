@@ -1,5 +1,7 @@
-"""The ledger's schema, one sqlite-utils migration per change: an old file is brought up to date
-when flows.core.store opens it (the migrations never run in any other place)."""
+"""The ledger's schema, one sqlite-utils migration per change: an old ledger is brought up to date
+when flows.core.store opens it (the migrations never run in any other place). The same functions
+build the PostgreSQL ledger: there ``db`` is flows.core.pg_tables.PgSchema, which speaks the calls
+used here (``table().create``, ``create_index``, ``add_column``, ``columns_dict``) and nothing else."""
 
 from __future__ import annotations
 
@@ -115,3 +117,13 @@ def m008_batch_windows(db: sqlite_utils.Database) -> None:
     closed study released from the committed budget."""
     db.table("batches").add_column("opened_at", float)
     db.table("studies").add_column("released", int, not_null_default=0)
+
+
+@migrations()
+def m009_batch_holds(db: sqlite_utils.Database) -> None:
+    """A batch held for a person (the note) and how it was released. Ledgers before this migration
+    grew these columns on first use (sqlite-utils' ``alter=True``), which PostgreSQL cannot do."""
+    have = db.table("batches").columns_dict
+    for column in ("hold", "hold_release"):
+        if column not in have:
+            db.table("batches").add_column(column, str)

@@ -13,9 +13,17 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from flows.core.errors import ConfigError
+from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "hit_templates"
 REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
+
+# What an image shows when its URL cannot be reached (offline, expired link): a local SVG, no network.
+# No quote characters in it (%27): it goes inside a quoted string of an onerror attribute.
+IMAGE_PLACEHOLDER = ("data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%27320%27 "
+                     "height=%2790%27%3E%3Crect width=%27100%25%27 height=%27100%25%27 fill=%27%23e8e8e8%27/%3E"
+                     "%3Ctext x=%2750%25%27 y=%2755%25%27 text-anchor=%27middle%27 font-family=%27sans-serif%27 "
+                     "font-size=%2714%27 fill=%27%23555%27%3Eimage unavailable%3C/text%3E%3C/svg%3E")
 
 
 def safe_url(value: object) -> str:
@@ -35,8 +43,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["safe_url"] = safe_url
+    env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
     # What the evaluation pages list, from the code that checks and analyses their answers.
-    from flows.studies.study_plan import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
     from postprocess.error_stats import CATEGORIES
 
     env.globals["error_categories"] = CATEGORIES
@@ -82,3 +90,9 @@ def sample_context(task: str) -> dict[str, Any]:
 def task_templates() -> list[str]:
     return sorted(p.name.removesuffix(".html.j2") for p in TEMPLATE_DIR.glob("*.html.j2")
                   if p.name != "base.html.j2" and not p.name.startswith("_"))
+
+
+def page_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``item_id, file_name, url[, payload]`` rows as the templates' items."""
+    return [{"image_id": r["item_id"], "file_name": r["file_name"], "url": r["url"],
+             **(json.loads(r["payload"]) if r.get("payload") else {})} for r in rows]

@@ -16,9 +16,8 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv, write_dataset
 from flows.core.errors import InputFormatError
-from flows.core.templates import render
+from flows.core.templates import page_items, render
 from flows.custom.custom_task import INDEXED, custom_spec
-from flows.taskserver.task_pages import page_items
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules

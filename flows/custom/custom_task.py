@@ -3,7 +3,7 @@
 The template is rendered in hitflow's one sandboxed Jinja environment (autoescape,
 StrictUndefined) with ``title``, ``rules`` and ``items`` (each item row's columns, plus
 ``item_id``); it usually extends ``_custom_page.html.j2``. The page's submit rules are read
-from its own controls (``flows/custom/form_spec.py``), embedded in the page as JSON and checked again
+from its own controls (``flows/core/form_spec.py``), embedded in the page as JSON and checked again
 on the server (``qc/form_constraints.py``).
 
 Item file: a CSV with an ``item_id`` column (or ``image_id``) and any other columns; a ``url``
@@ -18,10 +18,10 @@ from typing import Any
 from flows.core.config import CampaignConfig
 from flows.core.csv_files import read_csv_table
 from flows.core.errors import ConfigError, InputFormatError
+from flows.core.form_spec import form_spec
 from flows.core.mturk_forms import INDEXED, form_fields
-from flows.core.templates import render_source, safe_url
+from flows.core.templates import page_items, render_source, safe_url
 from flows.core.text_files import read_text
-from flows.custom.form_spec import form_spec
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from qc.form_constraints import Spec, describe_rules
@@ -127,8 +127,6 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
         return [f"PROBLEM: {p}" for p in unreadable]
     plan = custom_item_plan(cfg)
     first = [r for r in plan if r["batch"] == 1 and r["hit_index"] == 0]
-    from flows.taskserver.task_pages import page_items
-
     items = page_items(first)
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "

@@ -12,13 +12,13 @@ from typing import Any
 from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
+from flows.campaigns.review_data import review_gate
 from flows.core.run_context import Run
-from flows.platforms import platform_for
 from flows.platforms.batch_window import open_window
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.mturk.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
-from flows.review.review_data import review_gate
+from flows.platforms.registry import platform_for
 
 StepFn = Callable[[Run, int], dict[str, Any]]
 STEPS: list[tuple[str, str, StepFn]] = [

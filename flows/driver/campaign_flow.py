@@ -20,14 +20,17 @@ from prefect import flow
 
 from flows.campaigns.batch_review import block_batch
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.review_data import ReviewPending
+from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
-from flows.core.errors import BatchHeld, BatchOpen
+from flows.core.db_url import deployable_ledger
+from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import StepFn, run_next_batch
 from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
-from flows.platforms.targets import open_session, simulator_server
-from flows.review.review_data import ReviewPending
+from flows.platforms.registry import open_session
+from flows.platforms.targets import simulator_server
 
 keep_ephemeral_server_out_of_terminal_signals()
 
@@ -130,7 +133,8 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
                   notes={"out_dir": out_root, "detach": detach,
-                         "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock)
+                         "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock,
+                  page=task_page)
         try:
             with task_server_for(run, task_url):
                 batch = run_next_batch(run, prefect_call)
@@ -170,8 +174,6 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
                    live: bool = False) -> None:
     """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it). On a live
     route each run looks at the open batch and leaves; the schedule is the coming back."""
-    from flows.core.errors import ConfigError
-
     cfg = load_config(config_path)
     if not (cfg.schedule_interval_s or cfg.schedule_cron):
         raise ConfigError(f"{cfg.path}: no [schedule] interval_s or cron; add one to serve it on a schedule")
@@ -273,12 +275,10 @@ def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root:
 def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,
             pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
     """A deployment of one of this module's flows on a process work pool (created if missing),
-    at most one run at a time; paths are made absolute so a worker started anywhere finds them."""
+    at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import WorkPoolCreate
     from prefect.exceptions import ObjectAlreadyExists
-
-    from flows.core.errors import ConfigError
 
     if not endpoint_url:
         raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
@@ -291,7 +291,7 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     deployment_id = source.deploy(
         name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
         parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                    "db_path": str(Path(db_path).resolve()), "out_root": str(Path(out_root).resolve()),
+                    "db_path": deployable_ledger(db_path), "out_root": str(Path(out_root).resolve()),
                     **extra},
         print_next_steps=False, **timing)
     return str(deployment_id)

@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.outputs import write_outputs
+from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig, load_config
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.run_context import Run
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import Caller, call_directly, run_batches
-from flows.platforms import platform_for
 from flows.platforms.batch_window import detaches
-from flows.platforms.targets import open_session, sim_state_path
+from flows.platforms.registry import open_session, platform_for
+from flows.platforms.targets import sim_state_path
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
@@ -47,7 +48,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                   notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees), "detach": detach,
                          "live_route": live_route(session.target.kind, platform, task_url, invitees)},
-                  clock=session.clock)
+                  clock=session.clock, page=task_page)
         try:
             with task_server_for(run, task_url):
                 run_batches(run, call, limit, scale)
@@ -72,21 +73,22 @@ def check_task_server(run: Run, task_url: str) -> None:
     ledger's secret (else every invite link would be refused as "not valid")."""
     import httpx
 
-    from flows.taskserver.task_server import task_secret
+    from flows.core.site_secrets import task_secret
     from flows.taskserver.task_units import secret_fingerprint
 
     try:
         health = httpx.get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
     except (httpx.HTTPError, ValueError) as exc:
         raise ConfigError(f"no task server answers at {task_url}/health ({type(exc).__name__}); start it with "
-                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.path}` before publishing") from exc
+                          f"`hitflow serve --campaign {run.cfg.path} --db {run.store.shown()}` before publishing"
+                          ) from exc
     if run.cfg.name not in health.get("campaigns", []):
         raise ConfigError(f"the task server at {task_url} does not serve {run.cfg.name} (it serves "
                           f"{', '.join(health.get('campaigns', [])) or 'nothing'}); restart it with "
                           f"--campaign {run.cfg.path}")
-    if health.get("signs_with", "") != secret_fingerprint(task_secret(run.store.path)):
+    if health.get("signs_with", "") != secret_fingerprint(task_secret(run.store.location)):
         raise ConfigError(f"the task server at {task_url} signs with another secret than the ledger "
-                          f"{run.store.path}, so it would refuse this run's links: give `hitflow serve` the same "
+                          f"{run.store.shown()}, so it would refuse this run's links: give `hitflow serve` the same "
                           "--db, or the same HITFLOW_TASK_SECRET to both")
 
 
@@ -137,7 +139,7 @@ def task_server_for(run: Run, task_url: str) -> Iterator[None]:
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer
 
-    site = TaskSite(run.store.path, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
+    site = TaskSite(run.store.location, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
     with TaskServer(site) as server:
         run.notes["task_url"] = server.url
         run.notes["simulated_people"] = run.target.kind == "sim"  # the crowd opens the links itself

@@ -60,10 +60,7 @@ def shown_status(store: Store, name: str, stored: str) -> str:
     Ctrl-C) shows as "stopped" rather than "running"."""
     if stored != "running":
         return stored
-    from flows.core.campaign_lock import holder_alive
-
-    holders = store.rows("SELECT holder FROM locks WHERE campaign = ?", [name])
-    return "running" if any(holder_alive(h["holder"]) for h in holders) else "stopped"
+    return "running" if store.live_holder(name, others_only=False) else "stopped"
 
 
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str) -> str:

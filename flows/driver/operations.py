@@ -1,6 +1,6 @@
 """Operations on a running or finished campaign: reconcile, cancel, and reopening a stored one.
 
-``reconcile`` and ``cancel`` ask the campaign's platform (flows/platforms/*_platform.py); they
+``reconcile`` and ``cancel`` ask the campaign's platform (flows/platforms/<name>/platform.py); they
 never create a HIT or a study. The review by policy a cancel ends with is shared, here. What the store
 says about a campaign (``hitflow status``) is in :mod:`flows.driver.campaign_status`.
 """
@@ -13,11 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from flows.core.errors import PlatformError
+from flows.campaigns.task_pages import task_page
+from flows.core.db_url import shown_location
 from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.driver.campaign import ORDER
-from flows.platforms import platform_for
+from flows.platforms.operation_steps import each_call
+from flows.platforms.registry import platform_for
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
@@ -39,17 +41,7 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 def cancel(run: Run) -> dict[str, Any]:
     """Close what is open on the platform, review what came in by the campaign's policy, and mark
     the campaign cancelled. Safe to run twice; a platform error on one call never stops the rest."""
-    return platform_for(run.platform).cancel(run)
-
-
-def each_call(errors: list[str], what: str, fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)``; a platform error is noted in ``errors`` (unless ``what`` is empty) and counts as 0."""
-    try:
-        return fn(*args)
-    except PlatformError as exc:
-        if what:
-            errors.append(f"{what}: {exc}")
-        return 0
+    return platform_for(run.platform).cancel(run, review_undecided)
 
 
 def review_undecided(run: Run, errors: list[str]) -> None:
@@ -67,15 +59,6 @@ def review_undecided(run: Run, errors: list[str]) -> None:
     unapplied = store.rows("SELECT DISTINCT batch FROM decisions WHERE campaign = ? AND applied = ''", [cfg.name])
     for row in unapplied:  # decided earlier, never applied (a crash, a failed call): apply now
         each_call(errors, f"apply batch {row['batch']}", decide_batch, run, row["batch"])
-
-
-def finish_cancel(run: Run, errors: list[str], line: str) -> None:
-    """The campaign is cancelled; a failed call is reported after everything else was tried."""
-    run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
-    run.progress(line)
-    if errors:
-        raise PlatformError(f"cancel did what it could but {len(errors)} call(s) failed (first: {errors[0]}); "
-                            "run `hitflow cancel` again, it is safe to repeat")
 
 
 def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
@@ -96,12 +79,12 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
             result = cancel(run)
             summary = export_outputs(run, out_root, None)
     except CampaignBusyError:
-        refuse_while_running(store.db, campaign, "cancel")
+        refuse_while_running(store, campaign, "cancel")
         raise
     done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
     return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
-            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; `hitflow status {campaign} --db {db}` "
-            "shows what is left")
+            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; "
+            f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")
 
 
 @contextmanager
@@ -111,12 +94,13 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     from flows.core.config import load_config
     from flows.core.errors import ConfigError
     from flows.driver.campaign_run import named
-    from flows.platforms.targets import open_session
+    from flows.platforms.registry import open_session
 
     store = Store(db)
     meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [campaign])
     if not meta:
-        raise ConfigError(f"no campaign {campaign!r} in {db}; `hitflow status --db {db}` lists them")
+        raise ConfigError(f"no campaign {campaign!r} in {shown_location(db)}; "
+                          f"`hitflow status --db {shown_location(db)}` lists them")
     info = json.loads(meta[0]["config_json"] or "{}")
     state = "" if endpoint_url else info.get("sim_state", "")  # the embedded simulator, reopened on its file
     if state and not Path(state).is_file():
@@ -132,7 +116,7 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
         progress(f"target: {session.target.label}")
         cfg = named(load_config(meta[0]["config_path"]), campaign)  # a new attempt runs the config under its own name
         yield Run(cfg, store, session.client, session.target, progress, session.wait,
-                  platform=platform)
+                  platform=platform, page=task_page)
 
 
 def _platform_of(store: Store, campaign: str) -> str:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import httpx
 
+from flows.campaigns.review_data import ReviewPending
 from flows.driver.campaign_flow import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.platforms.targets import simulator
 from flows.review.review_app import ReviewServer, ReviewSite
-from flows.review.review_data import ReviewPending
 
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "vizwiz_captions.toml"
 CARD = re.compile(r'<section class="card open".*?</section>', re.S)

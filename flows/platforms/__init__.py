@@ -1,42 +1,17 @@
 """Who works: the platforms a campaign posts to, behind one small interface.
 
-Owns the :class:`~flows.platforms.interface.Platform` protocol and its three implementations
-(``mturk_platform``, ``prolific_platform``, ``links_platform``), picked by name with
-:func:`platform_for`; the MTurk adapter (boto3, 2017-01-17 API) with its question/answer XML,
-qualification XML and fee table; the Prolific adapter (httpx) and Prolific's batch steps; the
-choice of target (the simulator by default); the decision senders per platform; the readers of
-platforms' results files.
+Owns the :class:`~flows.platforms.interface.Platform` protocol (it speaks only core types) and its
+three implementations, each a subpackage owning its adapter, batch steps, operations, decision
+senders, dry run, estimate and session: ``mturk/`` (boto3, the 2017-01-17 API), ``prolific/``
+(httpx) and ``links/`` (invite links to hitflow's own task server). The three know nothing of each
+other (an import-linter contract, ``make lint``); what they share sits beside them here: the target
+choice and the simulator's door (``targets``), how a batch waits (``batch_window``), a batch's units
+(``units``), the decision and cancel steps, the dry-run checks, the retry policy and the readers of
+platforms' results files. :mod:`flows.platforms.registry` picks one by name (``platform_for``).
 
-May import: the core modules at the top of ``flows/`` (store, config, errors, run context, ledger
-calls), ``qc`` and ``postprocess``; ``flows.taskserver`` for the links and completion codes a
-Prolific study carries; the batch steps a platform's implementation points at (``flows.campaigns``,
-``flows.studies``), and ``flows.driver`` (the operations' shared steps).
-
-The simulator is never imported at module level: only ``targets`` opens one, inside a function.
-This ``__init__`` imports the implementations only inside ``platform_for``, so importing the
-package never loads a campaign step (no import cycle).
+May import: ``flows.core`` only (and ``qc``, ``postprocess``). A task kind's page reaches MTurk's
+HITs through ``Run.page``, and a cancel's review through the ``review_undecided`` it is handed.
+The simulator is reached only through ``targets``, inside functions.
 """
 
-from __future__ import annotations
-
-from flows.core.errors import ConfigError
-from flows.platforms.interface import Platform
-
 PLATFORMS = ("mturk", "prolific", "links")
-
-
-def platform_for(name: str) -> Platform:
-    """The platform called ``name`` (``--platform``); an unknown name is a config error."""
-    if name == "mturk":
-        from flows.platforms.mturk import platform as mturk_platform
-
-        return mturk_platform
-    if name == "prolific":
-        from flows.platforms.prolific import platform as prolific_platform
-
-        return prolific_platform
-    if name == "links":
-        from flows.platforms.links import platform as links_platform
-
-        return links_platform
-    raise ConfigError(f"unknown platform {name!r}; use one of {', '.join(PLATFORMS)}")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import time
 
-from flows.campaigns.campaign_plan import Run
 from flows.core.errors import BatchOpen
+from flows.core.run_context import Run
 from flows.core.terminal import WaitingBar, on_terminal
 
 

@@ -1,8 +1,8 @@
 """The one small interface every platform implements: what a campaign asks of who works.
 
-A platform is a module (``mturk_platform``, ``prolific_platform``, ``links_platform``) whose
+A platform is a module (``mturk/platform.py``, ``prolific/platform.py``, ``links/platform.py``) whose
 functions and constants satisfy :class:`Platform`; mypy checks each against it where
-:func:`flows.platforms.platform_for` returns it. Nothing outside a platform's module branches on
+:func:`flows.platforms.registry.platform_for` returns it. Nothing outside a platform's module branches on
 its name: code asks the platform. tests/test_platform_contract.py runs one contract suite over all
 three against the simulator; a new platform is a new module, one line in ``platform_for`` and a
 fixture there.
@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from flows.campaigns.budget import Estimate
     from flows.core.config import CampaignConfig
-    from flows.core.run_context import PlatformClient, Run
-    from flows.platforms.targets import Session
-    from flows.review.review_actions import Decision
+    from flows.core.decisions import Decision
+    from flows.core.money import Estimate
+    from flows.core.run_context import PlatformClient, Run, Session
 
 Step = Callable[["Run", int], dict[str, Any]]
 Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "", outcome shown to the reviewer)
+# The review a cancel runs on what came in (QC and decisions by the campaign's policy): the
+# driver's, handed to the platform's ``cancel`` so a platform never imports a task kind.
+Review = Callable[["Run", list[str]], None]
 Groups = dict[tuple[int, int], list[dict[str, Any]]]  # (batch, unit index) -> the unit's items
 
 
@@ -90,9 +92,9 @@ class Platform(Protocol):
 
     def cancel_plan(self, run: Run) -> dict[str, Any]: ...
 
-    def cancel(self, run: Run) -> dict[str, Any]:
-        """Close what is open, review what came in by policy; safe to run twice. ``closed``: how
-        many units (HITs, studies) this call closed."""
+    def cancel(self, run: Run, review_undecided: Review) -> dict[str, Any]:
+        """Close what is open, review what came in by policy (``review_undecided``, the driver's);
+        safe to run twice. ``closed``: how many units (HITs, studies) this call closed."""
         ...
 
     def estimate(self, cfg: CampaignConfig, units_per_batch: dict[int, int],

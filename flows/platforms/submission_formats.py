@@ -2,7 +2,8 @@
 MTurk command-line-tools ``.results`` files (as in the real VizWiz pilot).
 
 Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption,
-work_time_s`` (+ ``is_precanned``, ``text_present`` when known), one row per caption.
+work_time_s`` (+ ``is_precanned``, ``text_present`` when known, and the text telemetry of issue 29:
+``telemetry``, ``telemetry_field``, ``telemetry_log``; see qc/telemetry_frame.py), one row per caption.
 """
 
 from __future__ import annotations
@@ -12,12 +13,17 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from flows.core.csv_files import read_csv_table
+from flows.core.csv_files import fast_columns, read_csv_table
 from flows.core.errors import InputFormatError
+from flows.core.text_files import read_text
+from qc.telemetry import looks_like_event_log
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
+PLAIN_TELEMETRY = {"hitflow_telemetry": "telemetry", "telemetry": "telemetry", "telemetry_field": "telemetry_field",
+                   "telemetry_log": "telemetry_log"}
 TRUE_TEXT = ("1", "true", "yes")  # a yes/no column read as text
 CLT_COLUMNS = ("assignmentid", "workerid", "assignmentaccepttime", "assignmentsubmittime", "Answer.IMG",
                "Answer.IMG_CAPTION")
@@ -25,6 +31,7 @@ TZ_OFFSETS = {"UTC": 0, "GMT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "M
               "PST": -8, "PDT": -7}
 _CLT_TIME = re.compile(r"^\w{3} (\w{3} +\d+ [\d:]+) (\w+) (\d{4})$")
 _INDEXED = re.compile(r"^Answer\.(?:caption|description|sentence)_?(\d+)$", re.IGNORECASE)
+_LOG_INDEX = re.compile(r"_(\d+)$")
 
 
 def parse_mturk_time(text: str) -> float:
@@ -41,6 +48,9 @@ def parse_mturk_time(text: str) -> float:
 
 
 def read_submissions(path: Path) -> pd.DataFrame:
+    fast = _plain_fast(path)
+    if fast is not None:
+        return fast
     table = read_csv_table(path, what="the submissions file", delimiter="auto")
     rows, header = table.rows, set(table.columns)
     if not rows:
@@ -55,6 +65,35 @@ def read_submissions(path: Path) -> pd.DataFrame:
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
                                "work_time_s (or accept_time and submit_time), or an MTurk results file")
     return _from_plain(path, rows, table.lines)
+
+
+def _plain_fast(path: Path) -> pd.DataFrame | None:
+    """A plain submissions file read by Arrow (200,000 rows in a fraction of a second): the same
+    table :func:`_from_plain` makes, or None whenever a row needs it (a blank or bad work time,
+    accept/submit times, a blank is_precanned, anything the careful CSV reader would refuse), so
+    every message still comes from the careful path."""
+    parsed = fast_columns(read_text(Path(path), "the submissions file"))  # a str path too, as before
+    if parsed is None:
+        return None
+    header, table = parsed
+    names = set(header)
+    if (table.num_rows == 0 or {"assignmentid", "Answer.IMG_CAPTION"} <= names or "AssignmentId" in names
+            or not {*PLAIN, "work_time_s"} <= names or names & set(PLAIN_TELEMETRY)):  # telemetry: the careful path
+        return None
+    column = dict(zip(header, table.columns, strict=True))
+    try:  # float() per value, as the careful path reads a work time
+        seconds = np.array(column["work_time_s"].to_pylist(), dtype=object).astype(float)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if not (np.isfinite(seconds) & (seconds >= 0)).all():
+        return None
+    out = pd.DataFrame({k: column[k].to_pandas() for k in PLAIN} | {"work_time_s": seconds})
+    if "is_precanned" in names:
+        said = [v.strip().lower() for v in column["is_precanned"].to_pylist()]
+        if not all(said):
+            return None
+        out["is_precanned"] = [v in TRUE_TEXT for v in said]
+    return out
 
 
 def _require(path: Path, header: set[str], columns: tuple[str, ...], kind: str) -> None:
@@ -95,6 +134,9 @@ def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.
         else:
             raise InputFormatError(f"{path}:{line}: needs work_time_s, or accept_time and submit_time")
         row = {k: r[k] for k in PLAIN} | {"work_time_s": seconds}
+        for column, name in PLAIN_TELEMETRY.items():  # issue 29: how the text arrived, when recorded
+            if r.get(column, "").strip():
+                row[name] = r[column]
         if r.get("is_precanned", "").strip():
             row["is_precanned"] = r["is_precanned"].strip().lower() in TRUE_TEXT
         out.append(row)
@@ -111,12 +153,28 @@ def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int]) ->
             captions = {"": r["Answer.caption"]}
         if not captions:
             raise InputFormatError(f"{path}:{line}: no Answer.caption or Answer.caption_N column found")
+        logs = event_logs(r)
         for idx, caption in captions.items():
             image = next((r[k] for k in (f"Answer.image_id_{idx}", f"Input.image_id_{idx}", f"Input.image_url_{idx}",
                                          "Input.image_id", "Input.image_url") if r.get(k)), f"#{idx}")
             out.append({"assignment_id": r["AssignmentId"], "worker_id": r.get("WorkerId", ""),
-                        "image_id": image, "caption": caption, "work_time_s": seconds})
+                        "image_id": image, "caption": caption, "work_time_s": seconds,
+                        "telemetry": r.get("Answer.hitflow_telemetry", ""),
+                        "telemetry_field": f"caption_{idx}" if idx else "caption",
+                        "telemetry_log": logs.get(idx, logs.get("", "") if len(captions) == 1 else "")})
     return pd.DataFrame(out)
+
+
+def event_logs(row: dict[str, str]) -> dict[str, str]:
+    """The answer's raw ``[kind, detail, time]`` logs (issue 29) by caption index ("" for a page's one
+    log), found by their values: templates name the column as they like (keylog, events, log_2...)."""
+    logs = {}
+    for key, value in row.items():
+        if key and key.startswith("Answer.") and key != "Answer.hitflow_telemetry" and value \
+                and looks_like_event_log(value):
+            m = _LOG_INDEX.search(key)
+            logs[m[1] if m else ""] = value
+    return logs
 
 
 def _split_end(value: str) -> list[str]:

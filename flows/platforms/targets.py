@@ -1,33 +1,29 @@
-"""Which platform a run talks to, and how it waits: the simulator by default."""
+"""The target choice every platform shares: the simulator by default, its clock and its truth,
+and the refusal of closed or unconfirmed endpoints.
+
+Each platform opens its own session on it (platforms/<name>/session.py); the one that runs is
+picked by :func:`flows.platforms.open_session`. The simulator is reached only here, inside functions.
+"""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
-import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flows.core.errors import ConfigError
-from flows.core.run_context import PlatformClient
-from flows.platforms.mturk import adapter as mturk
-
-
-@dataclass
-class Session:
-    target: mturk.Target
-    client: PlatformClient
-    wait: Callable[[float], None]
-    truth: Callable[[], list[dict[str, Any]]] | None
-    clock: Callable[[], float] = time.time  # the platform's clock: wall time, or the simulator's
+from flows.core.db_url import is_postgres_url
+from flows.core.errors import ClosedEndpointError, ConfigError
+from flows.core.run_context import Target
 
 
 def check_target(target: str, endpoint_url: str, live: bool) -> None:
     """Refuse closed, unknown or unconfirmed targets before anything starts."""
-    mturk.resolve_target(target, endpoint_url)
+    resolve_target(target, endpoint_url)
     if target == "sim":
         if endpoint_url and not live and not is_simulator(endpoint_url):
             raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); calls there "
@@ -44,37 +40,11 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
     """Where the embedded simulator keeps its marketplace: next to the ledger, one file per
-    crowd and seed (``runs/sim/vizwiz_demo-seed1.db`` for the default ledger)."""
+    crowd and seed (``runs/sim/vizwiz_demo-seed1.db`` for the default ledger); with a PostgreSQL
+    ledger, under ``runs/`` here (that host's own: docs/postgres.md says how workers share one)."""
+    if is_postgres_url(db_path):
+        return Path("runs") / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
     return Path(db_path).parent / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
-
-
-@contextmanager
-def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
-                 crowd: Path | None = None, platform: str = "mturk",
-                 sim_state: Path | None = None) -> Iterator[Session]:
-    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
-    MTurk-compatible endpoint, which may spend real money and so needs ``live``. With
-    ``platform="prolific"`` the same simulator answers Prolific's API (``--target prolific``
-    is the real one and needs ``live``). ``sim_state``: the in-process simulator loads and
-    keeps its marketplace there (``seed=None``: the seed the file was made with); without it
-    the marketplace ends with the session."""
-    from flows.platforms import platform_for
-
-    with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state) as session:
-        yield session
-
-
-@contextmanager
-def mturk_session(target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
-                  sim_state: Path | None) -> Iterator[Session]:
-    """MTurk's API: the simulator, or an MTurk-compatible endpoint confirmed with ``live``."""
-    check_target(target, endpoint_url, live)
-    if target == "sim":
-        with simulator(endpoint_url, seed, crowd, sim_state) as t:
-            yield _sim_session(t)
-        return
-    t = mturk.Target("endpoint", endpoint_url)
-    yield Session(t, mturk.make_client(t), time.sleep, None)
 
 
 def is_simulator(endpoint_url: str) -> bool:
@@ -90,23 +60,23 @@ def is_simulator(endpoint_url: str) -> bool:
 
 @contextmanager
 def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
-              state: Path | None = None) -> Iterator[mturk.Target]:
+              state: Path | None = None) -> Iterator[Target]:
     """The simulator at ``endpoint_url``, or one started in this process for the duration (an
     endpoint must verify as a simulator)."""
     if endpoint_url:
         if not is_simulator(endpoint_url):
             raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); "
                               "for any other endpoint pass --target mturk --endpoint-url URL --live")
-        yield mturk.Target("sim", endpoint_url.rstrip("/"))
+        yield Target("sim", endpoint_url.rstrip("/"))
         return
     from flows.sim.server import SimServer
 
     if state is None:
         with SimServer(seed=seed, crowd_file=crowd) as sim:
-            yield mturk.Target("sim", sim.url)
+            yield Target("sim", sim.url)
         return
     with _shared_simulator(seed, crowd, state) as sim:
-        yield mturk.Target("sim", sim.url, str(state))
+        yield Target("sim", sim.url, str(state))
 
 
 _SHARED: dict[Path, list[Any]] = {}  # state file -> [its SimServer, sessions using it]
@@ -137,50 +107,17 @@ def _shared_simulator(seed: int | None, crowd: Path | None, state: Path) -> Iter
                 entry[0].stop()
 
 
-def _sim_session(t: mturk.Target) -> Session:
-    def wait(seconds: float) -> None:  # virtual time: the simulator's clock moves, nobody sleeps
-        mturk.advance_sim_clock(t, seconds)
+def sim_wait(t: Target) -> Callable[[float], None]:
+    """Waiting on the simulator: its virtual clock moves on, nobody sleeps."""
+    def wait(seconds: float) -> None:
+        advance_sim_clock(t, seconds)
 
-    return Session(t, mturk.make_client(t), wait, lambda: mturk.sim_ground_truth(t),
-                   lambda: mturk.advance_sim_clock(t, 0))
-
-
-def check_prolific_target(target: str, endpoint_url: str, live: bool) -> None:
-    """Prolific's API on the simulator (``sim``), or Prolific itself (``prolific``, only with ``live``)."""
-    if target == "sim":
-        check_target(target, endpoint_url, live)
-        return
-    if target != "prolific":
-        raise ConfigError(f"with --platform prolific the target is sim (default) or prolific, not {target!r}")
-    if not live:
-        raise ConfigError("--target prolific publishes real studies and pays real participants; pass --live "
-                          "to confirm (the budget and hourly-pay checks still apply). Prolific has no sandbox: "
-                          "rehearse with --target sim")
+    return wait
 
 
-@contextmanager
-def prolific_session(target: str, endpoint_url: str, live: bool, seed: int | None,
-                     crowd: Path | None, sim_state: Path | None) -> Iterator[Session]:
-    from flows.platforms.prolific import adapter as prolific
-
-    check_prolific_target(target, endpoint_url, live)
-    if target == "prolific":
-        url = endpoint_url or prolific.PROLIFIC_URL
-        yield Session(mturk.Target("prolific", url), prolific.make_client(url, simulator=False), time.sleep, None)
-        return
-    with simulator(endpoint_url, seed, crowd, sim_state) as t:
-        yield _prolific_sim(t)
-
-
-def _prolific_sim(t: mturk.Target) -> Session:
-    from flows.platforms.prolific import adapter as prolific
-
-    def truth() -> list[dict[str, Any]]:  # the crowd and the panel's newcomers, under their Prolific ids
-        return mturk.sim_ground_truth(t, query="platform=prolific")
-
-    plain = _sim_session(t)
-    return Session(mturk.Target("sim", t.endpoint_url, t.state), prolific.make_client(t.endpoint_url, simulator=True),
-                   plain.wait, truth, plain.clock)
+def sim_clock(t: Target) -> Callable[[], float]:
+    """The simulator's clock (its virtual now)."""
+    return lambda: advance_sim_clock(t, 0)
 
 
 @contextmanager
@@ -211,3 +148,42 @@ def simulate_invitees(links: dict[str, str], people: tuple[list[Any], dict[str, 
     workers, bank = people
     by_id = {w.worker_id: w for w in workers}
     return volunteer_round({n: u for n, u in links.items() if n in by_id}, by_id, bank, seed)
+
+
+CLOSED_MESSAGE = ("Amazon Mechanical Turk closed permanently on 2026-09-30; its {which} endpoint is gone. "
+                  "Use --target sim (the built-in simulator) or --endpoint-url URL for an MTurk-compatible "
+                  "endpoint; Prolific and self-hosted links are the live routes.")
+
+
+def check_endpoint(url: str) -> None:
+    lowered = url.lower()
+    if "mturk-requester-sandbox" in lowered:
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="sandbox"))
+    if "mturk-requester" in lowered and "amazonaws.com" in lowered:
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="production"))
+
+
+def resolve_target(name: str, endpoint_url: str = "") -> None:
+    """Refuse MTurk's own endpoints by name or URL before anything is built."""
+    if name in ("production", "mturk-production", "live"):
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="production"))
+    if name in ("sandbox", "mturk-sandbox"):
+        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="sandbox"))
+    if endpoint_url:
+        check_endpoint(endpoint_url)
+
+
+def advance_sim_clock(target: Target, seconds: float) -> float:
+    """Move the simulator's virtual clock on; only meaningful for the simulator."""
+    req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
+                                 data=json.dumps({"advance_seconds": seconds}).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return float(json.loads(resp.read())["now"])
+
+
+def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
+    """The simulated crowd's profiles; ``query="platform=prolific"``: the Prolific panel, under its ids."""
+    url = f"{target.endpoint_url}/_sim/workers" + (f"?{query}" if query else "")
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return list(json.loads(resp.read()))

@@ -2,7 +2,7 @@
 
 Each POST carries an idempotency key; a key already recorded returns what was done then and
 sends nothing. What goes to the platform (MTurk, Prolific, nothing for links) is the platform's
-``REVIEW_SENDERS`` (:mod:`flows.platforms.review_senders`), under the automatic steps' ledger
+``REVIEW_SENDERS`` (flows/platforms/<name>/decisions.py), under the automatic steps' ledger
 keys, so decide_batch never sends a second call for an assignment a person decided; a block
 likewise uses block_batch's key.
 """
@@ -11,33 +11,18 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from flows.core.decisions import Decision
 from flows.core.errors import InputFormatError
 from flows.core.run_context import Run
-from flows.platforms import platform_for
 from flows.platforms.interface import Platform
+from flows.platforms.registry import platform_for
 
 ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "bonus")
 MAX_BONUS = Decimal("20.00")
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One POST from the page, already parsed."""
-
-    action: str
-    batch: int
-    worker_id: str
-    assignment_id: str = ""
-    image_id: str = ""
-    reason: str = ""
-    category: str = ""
-    amount: str = ""
-    reviewer: str = ""
-    idem_key: str = ""
 
 
 def check(d: Decision, platform: Platform) -> None:
@@ -120,12 +105,4 @@ def _record_effect(run: Run, d: Decision, outcome: str) -> None:
                                       "rules": f"reviewer {d.reviewer}: {d.reason}".strip(": "),
                                       "mode": outcome, "applied": "yes"}, pk=("campaign", "worker_id"))
     elif d.action == "unblock":
-        store.db.execute("DELETE FROM blocks WHERE campaign = ? AND worker_id = ?", [name, d.worker_id])
-
-
-def kept_workers(run: Run) -> set[str]:
-    """Workers whose latest word from a person is unblock: the automatic block spares them."""
-    rows = run.store.rows("SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN "
-                          "('block', 'unblock') ORDER BY id", [run.cfg.name])
-    latest = {r["worker_id"]: r["action"] for r in rows}
-    return {w for w, a in latest.items() if a == "unblock"}
+        store.execute("DELETE FROM blocks WHERE campaign = ? AND worker_id = ?", [name, d.worker_id])

@@ -22,14 +22,15 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from flows.campaigns.review_data import paused_runs
+from flows.core.decisions import Decision
 from flows.core.errors import HitflowError, InputFormatError
 from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.core.templates import render
-from flows.platforms import platform_for
-from flows.review.review_actions import Decision, apply_decision, bonus_amount
+from flows.platforms.registry import platform_for
+from flows.review.review_actions import apply_decision, bonus_amount
 from flows.review.review_cards import queue_cards
-from flows.review.review_data import paused_runs
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
 
@@ -40,25 +41,15 @@ MAX_FORM_BYTES = 64 * 1024
 RESUMING = threading.Lock()
 
 
-@dataclass
-class ReviewSite:
-    """The reviewer's session: the one-time token until used, then the cookie's secret."""
+@dataclass(kw_only=True)
+class LoginSession:
+    """One person's access to a local page: the one-time token until used, then the cookie's secret,
+    and the tokens of the pages served (CSRF). The review page and the overview share it."""
 
-    run: Run
-    reviewer: str
-    mode: str
     login_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     session: str = ""
     page_tokens: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    _served: Run | None = None
-
-    @property
-    def served(self) -> Run:
-        """The run with a ledger connection of the server's own thread (SQLite connections stay in theirs)."""
-        if self._served is None:
-            self._served = replace(self.run, store=Store(self.run.store.path))
-        return self._served
 
     def exchange(self, token: str) -> str:
         """The cookie's value for the one-time token, once; "" for a wrong or used token."""
@@ -81,6 +72,41 @@ class ReviewSite:
     def valid_page_token(self, token: str) -> bool:
         with self.lock:
             return any(secrets.compare_digest(token, t) for t in self.page_tokens)
+
+
+@dataclass
+class ReviewSite(LoginSession):
+    """The reviewer's session on one campaign's queue."""
+
+    run: Run
+    reviewer: str
+    mode: str
+    _served: Run | None = None
+
+    @property
+    def served(self) -> Run:
+        """The run with a ledger connection of the server's own thread (SQLite connections stay in theirs)."""
+        if self._served is None:
+            self._served = replace(self.run, store=Store(self.run.store.location))
+        return self._served
+
+
+def sign_in(site: LoginSession, request: Request) -> Response | None:
+    """The shared gate: loopback host only, the one-time link exchanged for a cookie, else 403;
+    None when the request may go on."""
+    if not _same_host(request):
+        return refused("this page answers on 127.0.0.1 only")
+    token = request.query_params.get("token")
+    if token is not None:
+        cookie = site.exchange(token)
+        if not cookie:
+            return refused("this link was already used or is wrong; start the command again for a new one")
+        response = RedirectResponse(request.url.path, status_code=303)
+        response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/")
+        return response
+    if not site.signed_in(request):
+        return refused("open the link the command printed")
+    return None
 
 
 def _own_origin(request: Request) -> str:
@@ -197,7 +223,7 @@ def resume_cleared(site: ReviewSite) -> str:
     from flows.review.review_pause import resume_if_cleared
 
     with RESUMING:  # one resume at a time, on a ledger connection of this thread
-        resumed = resume_if_cleared(replace(site.run, store=Store(site.run.store.path)), site.reviewer)
+        resumed = resume_if_cleared(replace(site.run, store=Store(site.run.store.location)), site.reviewer)
     return f"; queue cleared: flow run {', '.join(resumed)} resumed" if resumed else ""
 
 

@@ -11,7 +11,8 @@ from urllib.parse import urlparse
 import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
-from flows.review.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
+from flows.campaigns.caption_telemetry import telemetry_words
+from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
 
 
 def rule_names(rules: str) -> set[str]:
@@ -50,6 +51,8 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
     cards, origins = [], set()
     for n, row in enumerate(_filtered(queue, filters).to_dict("records")):
         captions = worker_captions(store, name, int(row["batch"]), row["worker_id"])
+        captions = [{**c, "telemetry": words} for c, words in zip(captions, telemetry_words(run, captions),
+                                                                   strict=True)]
         origins |= {_origin(c["url"]) for c in captions if c["url"]}
         done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
                 for a in actions if a["worker_id"] == row["worker_id"]

@@ -19,9 +19,10 @@ from prefect.input import RunInput
 from pydantic import Field
 
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
+from flows.core.db_url import shown_location
 from flows.core.prefect_api import TEMPORARY_API_ENV
 from flows.core.store import Store
-from flows.review.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
 
 POLL_S = 5  # how often a paused run asks Prefect whether it has been resumed
 SIM_SLICE_S = 30  # the simulator's clock is virtual: pause this many real seconds, then look at it again
@@ -61,7 +62,7 @@ def wait_for_review(pending: ReviewPending, db_path: str, progress: Any = print)
     timeout = pause_seconds(pending)
     progress(f"batch {pending.batch}: flow run {run_id} paused for review (up to {timeout} s, then the gate "
              f"is checked again); resume it from Prefect's UI or by clearing the queue with "
-             f"`hitflow review {pending.campaign} --db {db_path}`")
+             f"`hitflow review {pending.campaign} --db {shown_location(db_path)}`")
     try:
         done: ReviewDone | None = pause_flow_run(wait_for_input=ReviewDone, timeout=timeout, poll_interval=POLL_S)
     except FlowPauseTimeout:
@@ -119,7 +120,7 @@ def mark_unless_settled(store: Store, key: str, status: str) -> None:
     """The review side's note, kept only while the ledger still says paused: the run's own "resumed"
     (with the input it loaded) may already be there, and is the one that counts."""
     with store.transaction():
-        store.db.execute("UPDATE ledger SET status = ?, updated_at = ? WHERE idem_key = ? AND status = 'paused'",
+        store.execute("UPDATE ledger SET status = ?, updated_at = ? WHERE idem_key = ? AND status = 'paused'",
                          [status, time.time(), key])
 
 

@@ -13,7 +13,7 @@ import random
 import re
 import zlib
 
-from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.crowd_model import ASSISTANT_PROFILES, PASTING_PROFILES, BankEntry, Worker, normalise
 from qc.submit_rules import SubmitRules, is_canned, violations
 
 FILLER = ("with", "a", "few", "other", "objects", "visible", "around", "it")
@@ -135,9 +135,12 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
         if canned_share < 0.5:
             return rules.canned_text
         return _unrepeated(worker, kind, rng.choice(real), real, rules, rng)
-    if kind != "rule_breaker" and rules.canned_text and rng.random() < canned_share:
+    # an assistant describes every image, even one a person would call unrecognisable (a guess)
+    if kind not in ("rule_breaker", *ASSISTANT_PROFILES) and rules.canned_text and rng.random() < canned_share:
         return rules.canned_text
     draft = rng.choice(real).strip()
+    if kind in ASSISTANT_PROFILES:
+        draft = _assistant_answer(draft, real, rng)
     if kind == "speeder":
         draft = min(real, key=len).strip()
     if kind == "rule_breaker":
@@ -201,3 +204,13 @@ def _echo(real: list[str], rules: SubmitRules, rng: random.Random) -> str:
     thing = max(re.findall(r"[a-z]+", min(real, key=len).lower()) or ["item"], key=len)
     pairs = [rules.banned_prefixes[i:i + 2] for i in range(0, min(8, len(rules.banned_prefixes)), 2)]
     return "\n".join(f'-"{"/".join(pair)} {thing}"' for pair in pairs)
+
+
+def _assistant_answer(draft: str, real: list[str], rng: random.Random) -> str:
+    """What an assistant answers for "describe this image in one sentence": on topic, fluent and
+    longer than people write (two of the image's captions in one sentence)."""
+    others = [c for c in real if c.strip() != draft]
+    if not others:
+        return draft
+    extra = rng.choice(others).strip().rstrip(".!?")
+    return f"{draft.rstrip('.!?')}, and {extra[:1].lower()}{extra[1:]}."

@@ -8,7 +8,7 @@ import random
 import re
 
 from flows.core.mturk_forms import FormField
-from flows.sim import crowd, judges, qual_tests
+from flows.sim import crowd, judges, qual_tests, typing_model
 from flows.sim.any_form import fill_unhinted
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
@@ -74,4 +74,9 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
             values[f.name] = "|".join(o for o in f.options if rng.random() < 0.3)
         elif f.kind in ("text", "textarea"):
             values[f.name] = ""
+    recorders = [f.name for f in fields if f.attrs.get("data-sim-fill") == "telemetry"]
+    if recorders:  # the page's recorder: how the captions arrived, in its own format
+        captions = [(f.name, f.attrs.get("data-item", ""), values.get(f.name, "")) for f in fields
+                    if f.attrs.get("data-sim-fill") == "caption"]
+        values[recorders[0]] = typing_model.page_record(worker, captions, accept, submit, rules.canned_text)
     return values

@@ -1,9 +1,10 @@
 """What the task is, for human-evaluation studies: five evaluation pages over one campaign frame.
 
-Owns the ``[study]``/``[screen]`` config sections, the item files and each page's questions
-(``study_plan``), the study's QC step (``study_review``), the self-hosted links route
-(``study_links``), the readers of published evaluation files, the analysis, outputs and plots.
+Owns each page's questions and units (``study_plan``; the kinds' constants and the ``[study]``
+section are in ``flows/core/``), the study's QC step (``study_review``), the readers of published
+evaluation files, the analysis, outputs and plots. The links route a study often runs on is a
+platform (``flows/platforms/links/``).
 
-May import: the core modules at the top of ``flows/``, ``flows.platforms``, ``flows.taskserver``,
-``flows.campaigns`` (the batch steps a study reuses), ``qc`` and ``postprocess``.
+May import: ``flows.core``, ``flows.platforms``, its sibling kinds ``flows.campaigns`` and
+``flows.custom``, ``qc`` and ``postprocess`` (``make lint``).
 """

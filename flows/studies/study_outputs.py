@@ -14,6 +14,7 @@ from flows.campaigns.campaign_plan import Run
 from flows.core.csv_files import write_csv
 from flows.core.templates import render
 from flows.studies.study_plots import study_plots
+from flows.studies.study_tables import statistics_tables
 from postprocess import study_frames as frames
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary
@@ -125,7 +126,8 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     assert run.cfg.study is not None
     report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": run.target.label,
               "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,
-              "analysis_json": json.dumps(analysis, indent=1, default=str)[:20000],
+              "statistics": statistics_tables(run.cfg.study.kind, analysis),
+              "analysis_error": analysis.get("error", ""),
               "plots": study_plots(run.cfg.study.kind, table, analysis), "summary": summary}
     (out_dir / "report.html").write_text(render("study_report.html.j2", report), encoding="utf-8")
     return {"out_dir": out_dir, "judgements": len(table), "analysis": analysis, "decisions": counts}

@@ -15,47 +15,13 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from pathlib import Path
 from typing import Any
 
-from flows.core.csv_files import read_csv_table
 from flows.core.errors import InputFormatError
-from flows.core.templates import safe_url
+from flows.core.study_kinds import DEMOGRAPHICS
 from postprocess.error_stats import CATEGORY_KEYS
 from postprocess.study_frames import PAIRWISE_DIMENSIONS
 from qc.judgement_spec import Question, choice, number, slider, ticks
-
-KINDS = ("expert_rating", "crowd_selection", "error_analysis", "pairwise_grading", "severity_rating")
-COLUMNS = {
-    "expert_rating": ("item_id", "image_url", "sentence"),
-    "crowd_selection": ("image_id", "image_url", "sentence_id", "sentence"),
-    "error_analysis": ("item_id", "image_url", "description"),
-    "pairwise_grading": ("image_id", "image_url", "reference", "system", "description"),
-    "severity_rating": ("item_id", "image_url", "reference", "description", "condition", "role"),
-}
-DEMOGRAPHICS = {
-    "gender": ["female", "male", "other", "prefer not to say"],
-    "education": ["secondary school or less", "vocational", "university", "postgraduate"],
-    "proficiency": ["native", "fluent", "intermediate", "beginner"],
-    "colour_blind": ["no", "yes"],
-}
-DEMOGRAPHIC_LABELS = {"gender": "Gender", "education": "Highest education",
-                      "proficiency": "Proficiency in the language of the descriptions",
-                      "colour_blind": "Are you colour-blind?"}
-
-
-def read_study_items(path: Path, kind: str) -> list[dict[str, str]]:
-    """The item file, checked: the kind's columns, http(s) image URLs, no empty text."""
-    need = COLUMNS[kind]
-    table = read_csv_table(path, need, f"a {kind} item file").with_rows(f"the {kind} item file")
-    rows = [{k: v.strip() for k, v in r.items()} for r in table.rows]
-    for line, row in zip(table.lines, rows, strict=True):
-        empty = [c for c in need if not row.get(c)]
-        if empty:
-            raise InputFormatError(f"{path}:{line}: empty {', '.join(empty)}; every row needs all of {', '.join(need)}")
-        if safe_url(row["image_url"]) != row["image_url"] or not row["image_url"].startswith(("http://", "https://")):
-            raise InputFormatError(f"{path}:{line}: image_url {row['image_url']!r} must be an http(s) URL")
-    return rows
 
 
 def _grouped(rows: list[dict[str, str]], key: str) -> dict[str, list[dict[str, str]]]:

@@ -1,70 +1,95 @@
-"""The evaluation studies' report plots (PNG, inlined): what people would rather see than read."""
+"""The evaluation studies' report plots (PNG, inlined): what people would rather see than read.
+Each ``*_figure`` returns the matplotlib figure, so a test can check its text does not collide."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
-from flows.campaigns.report import _png
+from flows.core.figures import legend_beside, new_figure, to_png
 
 
-def _bars(values: dict[str, float], title: str, ylabel: str, horizontal: bool = False) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3.4 if not horizontal else 0.3 * len(values) + 1))
+def _bars(values: dict[str, float], title: str, ylabel: str, horizontal: bool = False) -> Figure:
+    fig, axes = new_figure(7.5, 3.4 if not horizontal else 0.3 * len(values) + 1.2)
+    ax = axes[0][0]
     series = pd.Series(values)
-    (series.plot.barh if horizontal else series.plot.bar)(ax=ax, rot=0 if not horizontal else None)
+    if horizontal:
+        series.plot.barh(ax=ax)
+        ax.set_xlabel(ylabel)
+    else:
+        series.plot.bar(ax=ax, rot=0)
+        ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.set_ylabel(ylabel if not horizontal else "")
-    return _png(fig)
+    return fig
 
 
-def _severity_plot(a: dict[str, Any]) -> str:
+def _severity_figure(a: dict[str, Any]) -> Figure:
+    """Horizontal bars: error-type names read along their own line, however long or many."""
     conds = a["conditions"]
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, axes = new_figure(7.5, 0.4 * len(conds) + 1.4)
+    ax = axes[0][0]
     names = sorted(conds, key=lambda c: conds[c]["mean"])
-    ax.bar(names, [conds[c]["mean"] for c in names], yerr=[conds[c]["sd"] for c in names], capsize=4)
-    ax.set_ylim(0, 100)
+    ax.barh(names, [conds[c]["mean"] for c in names], xerr=[conds[c]["sd"] for c in names], capsize=4)
+    ax.set_xlim(0, 100)
     ax.set_title("Mean rating per error type (bars: SD)")
-    ax.set_ylabel("0 (worst) - 100 (best)")
-    return _png(fig)
+    ax.set_xlabel("0 (worst) - 100 (best)")
+    return fig
 
 
-def _pairwise_plot(a: dict[str, Any]) -> str:
+def _pairwise_figure(a: dict[str, Any]) -> Figure:
+    """One panel per dimension sharing the systems' axis, so their names are written once; the
+    title says what is plotted once for all panels (per-panel titles used to run into each other)."""
     dims = a["dimensions"]
-    fig, axes = plt.subplots(1, len(dims), figsize=(4 * len(dims), 3.2), squeeze=False)
+    fig, axes = new_figure(2.6 * len(dims) + 1.6, 0.35 * max(len(d["bradley_terry"]) for d in dims.values()) + 1.6,
+                           ncols=len(dims), sharey=True)
+    order = sorted(next(iter(dims.values()))["bradley_terry"],
+                   key=lambda s: next(iter(dims.values()))["bradley_terry"][s]["strength"])
     for ax, (dim, d) in zip(axes[0], dims.items(), strict=True):
         bt = d["bradley_terry"]
-        names = sorted(bt, key=lambda s: bt[s]["strength"])
+        names = [s for s in order if s in bt]
         mid = [bt[s]["strength"] for s in names]
         err = [[m - bt[s]["ci_low"] for s, m in zip(names, mid, strict=True)],
                [bt[s]["ci_high"] - m for s, m in zip(names, mid, strict=True)]]
         ax.errorbar(mid, names, xerr=err, fmt="o", capsize=4)
         ax.axvline(0, color="#999", lw=0.8)
-        ax.set_title(f"{dim}: Bradley-Terry strength (95% CI)")
-    return _png(fig)
+        ax.set_title(dim, fontsize=9)
+        ax.locator_params(axis="x", nbins=4)
+    fig.suptitle("Bradley-Terry strength per system (95% CI)", fontsize=10)
+    return fig
 
 
-def study_plots(kind: str, table: pd.DataFrame, a: dict[str, Any]) -> list[tuple[str, str]]:
-    """(caption, base64 PNG) pairs for the report."""
+def _shares_figure(a: dict[str, Any]) -> Figure:
+    shares = pd.DataFrame({d: v["shares"] for d, v in a["dimensions"].items()}).T
+    fig, axes = new_figure(7.5, 0.4 * len(shares) + 1.6)
+    ax = axes[0][0]
+    shares.plot.barh(stacked=True, ax=ax)
+    ax.set_title("Answers per dimension (system A's view)")
+    ax.set_xlabel("share of answers")
+    legend_beside(ax)
+    return fig
+
+
+def study_figures(kind: str, table: pd.DataFrame, a: dict[str, Any]) -> list[tuple[str, Figure]]:
+    """(caption, figure) pairs for the report."""
     if "error" in a:
         return []
     if kind in ("expert_rating", "crowd_selection"):
         means = pd.Series(a["per_pair"]).astype(float)
-        fig, ax = plt.subplots(figsize=(7, 3.2))
-        means.plot.hist(ax=ax, bins=12)
-        ax.set_title("Mean score per pair" if kind == "expert_rating" else "Share of judges ticking each sentence")
-        return [("Per-pair means", _png(fig))]
+        fig, axes = new_figure(7.5, 3.2)
+        means.plot.hist(ax=axes[0][0], bins=12)
+        axes[0][0].set_title("Mean score per pair" if kind == "expert_rating"
+                             else "Share of judges ticking each sentence")
+        axes[0][0].set_ylabel("pairs")
+        return [("Per-pair means", fig)]
     if kind == "error_analysis":
         return [("Error categories", _bars(a["category_counts"], "Error categories ticked", "count", True))]
     if kind == "pairwise_grading":
-        shares = pd.DataFrame({d: v["shares"] for d, v in a["dimensions"].items()}).T
-        fig, ax = plt.subplots(figsize=(7, 3.2))
-        shares.plot.barh(stacked=True, ax=ax)
-        ax.set_title("Answers per dimension (system A's view)")
-        ax.legend(fontsize=7, loc="lower right")
-        return [("Answer shares", _png(fig)), ("Bradley-Terry strengths", _pairwise_plot(a))]
-    return [("Severity by error type", _severity_plot(a))]
+        return [("Answer shares", _shares_figure(a)), ("Bradley-Terry strengths", _pairwise_figure(a))]
+    return [("Severity by error type", _severity_figure(a))]
+
+
+def study_plots(kind: str, table: pd.DataFrame, a: dict[str, Any]) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) pairs for the report."""
+    return [(caption, to_png(fig)) for caption, fig in study_figures(kind, table, a)]

@@ -11,9 +11,10 @@ import pandas as pd
 
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.task_pages import page_rules
 from flows.core.mturk_forms import parse_answer_xml
+from flows.core.templates import page_items
 from flows.studies.study_plan import questions
-from flows.taskserver.task_pages import page_items, page_rules
 from qc import study_rules  # noqa: F401  (registers the study rules)
 from qc.judgement_spec import check_answers
 from qc.runner import run_rules
@@ -74,7 +75,7 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
                      for p in found]
     with run.store.transaction():
         ids = [r["assignment_id"] for r in records]
-        run.store.db.execute(f"DELETE FROM response_problems WHERE assignment_id IN ({','.join('?' * len(ids))})", ids)
+        run.store.execute(f"DELETE FROM response_problems WHERE assignment_id IN ({','.join('?' * len(ids))})", ids)
         if problems:
             run.store.table("response_problems").insert_all(problems)
     return pd.DataFrame(records, columns=["assignment_id", "worker_id", "work_time_s", "n_tasks", "main_answers",

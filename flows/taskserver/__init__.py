@@ -1,10 +1,11 @@
 """Where the page is served: hitflow's task server for Prolific participants and invited annotators.
 
 Owns the Starlette app (``task_server``), what stands between it and the internet (``task_guard``),
-its site, secret and signed links (``task_site``), which unit a participant gets (``task_units``), one
-way to render a page from stored items (``task_pages``) and running it in a thread.
+its site and refusals (``task_site``; what it signs is ``flows/core/site_secrets.py``), which unit a
+participant gets (``task_units``) and running it in a thread. The page it serves is the kind's
+(``flows/campaigns/task_pages.py``).
 
-May import: the core modules at the top of ``flows/``, ``qc``, ``postprocess``, the task types'
-page builders (``flows.studies``, ``flows.custom``) and ``flows.platforms`` (answers are stored as
-MTurk's QuestionFormAnswers XML, one format for every route).
+May import: the task kinds (``flows.campaigns``, ``flows.studies``, ``flows.custom``),
+``flows.platforms``, ``flows.core``, ``qc`` and ``postprocess``; never the review page, the driver
+or the CLI (``make lint``).
 """

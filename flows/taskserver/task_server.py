@@ -21,11 +21,20 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig
 from flows.core.crowd_elements import flat_answers
 from flows.core.mturk_forms import answer_rows, answer_xml, form_fields
+from flows.core.page_telemetry import bounded_telemetry
+from flows.core.site_secrets import (  # noqa: F401  (the task server's public names, as before)
+    completion_code,
+    invite_link,
+    page_signature,
+    page_signature_valid,
+    sign,
+    task_secret,
+)
 from flows.core.templates import render
-from flows.taskserver.page_telemetry import bounded_telemetry
 from flows.taskserver.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,
@@ -35,17 +44,10 @@ from flows.taskserver.task_guard import (
     client_address,
     origin_of,
 )
-from flows.taskserver.task_pages import task_page
 from flows.taskserver.task_site import (  # noqa: F401  (the task server's public names, as before)
     PROLIFIC_COMPLETE,
     Refused,
     TaskSite,
-    completion_code,
-    invite_link,
-    page_signature,
-    page_signature_valid,
-    sign,
-    task_secret,
 )
 from flows.taskserver.task_units import NO_WORK, allocate, exact_fields, open_batch_or_reason, secret_fingerprint
 
@@ -121,7 +123,7 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
             "status": "Submitted", "accept_time": session["created_at"], "submit_time": now,
             "auto_approval_time": None, "answer_xml": xml, "parse_error": "", "fetched_at": now}], "IGNORE")
         store.insert_raw("answers", answer_rows(session_id, xml, ids), "REPLACE")
-        store.db.conn.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE session_id = ?",
+        store.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE session_id = ?",
                               [now, code, session_id])
     return {**session, "submitted_at": now, "completion_code": code}
 

@@ -9,9 +9,10 @@ import json
 import secrets
 from typing import Any
 
-from flows.core.config import CampaignConfig
+from flows.core.config import CampaignConfig, hold_seconds
+from flows.core.site_secrets import invited_name
 from flows.core.store import Store
-from flows.taskserver.task_site import Refused, TaskSite, invited_name
+from flows.taskserver.task_site import Refused, TaskSite
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
@@ -34,11 +35,6 @@ def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -
     """A submission carries only names its page has, and ``image_id_i`` is the unit's i-th item
     for every i: no answers for items the person was never shown."""
     return set(fields) <= page_names and all(fields.get(f"image_id_{i}") == item for i, item in enumerate(ids))
-
-
-def hold_seconds(cfg: CampaignConfig) -> float:
-    """How long an unsubmitted session keeps its unit: the longest a participant may take."""
-    return float(max(cfg.assignment_duration_s, 60 * cfg.prolific.maximum_minutes))
 
 
 def _plain_id(value: str) -> bool:
@@ -158,16 +154,17 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
     """A fresh unit: the least held one without items the person already had. A session that
     was neither submitted nor finished within the campaign's hold time holds nothing."""
     store = site.store()
-    units = store.rows("SELECT hit_index AS unit, group_concat(item_id, char(31)) AS items FROM "
-                       "(SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid) GROUP BY hit_index",
-                       [cfg.name, batch])
+    units: dict[int, list[str]] = {}  # grouped here, not by group_concat: SQL both ledgers speak
+    for r in store.rows("SELECT hit_index, item_id FROM items WHERE campaign = ? AND batch = ? "
+                        "ORDER BY hit_index, rowid", [cfg.name, batch]):
+        units.setdefault(r["hit_index"], []).append(r["item_id"])
     stale = site.now() - hold_seconds(cfg)
     held = {r["unit"]: r["n"] for r in store.rows(
         "SELECT unit, COUNT(*) AS n FROM task_sessions WHERE campaign = ? AND batch = ? AND released = 0 "
         "AND (submitted_at IS NOT NULL OR created_at > ?) GROUP BY unit", [cfg.name, batch, stale])}
     seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
                                   [cfg.name, participant]) for i in json.loads(r["item_ids"])}
-    options = [(u["unit"], u["items"].split("\x1f"), held.get(u["unit"], 0)) for u in units]
+    options = [(unit, items, held.get(unit, 0)) for unit, items in units.items()]
     unit = choose_unit(options, seen, cfg.assignments_per_image)
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "

@@ -13,11 +13,12 @@ from typing import Any
 
 import pandas as pd
 
+from flows.core.config import hold_seconds
 from flows.core.csv_files import write_csv
 from flows.core.run_context import Run
+from flows.core.site_secrets import invite_link, task_secret
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.targets import simulate_invitees, simulated_crowd
-from flows.taskserver.task_server import invite_link, task_secret
 
 
 def invitees(run: Run) -> list[str]:
@@ -43,7 +44,7 @@ def sim_crowd(run: Run) -> tuple[list[Any], dict[str, Any]]:
 
 def invite_links(run: Run) -> dict[str, str]:
     """Each invitee's signed link (the same on every call: signed with the ledger's secret)."""
-    secret = task_secret(run.store.path)
+    secret = task_secret(run.store.location)
     return {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
 
 
@@ -85,8 +86,6 @@ def _responses(run: Run, batch: int) -> int:
 
 def _in_progress(run: Run, batch: int) -> int:
     """Invitees who opened their page and have not submitted yet (within the hold time)."""
-    from flows.taskserver.task_units import hold_seconds
-
     return int(run.store.table("task_sessions").count_where(
         "campaign = ? AND batch = ? AND submitted_at IS NULL AND released = 0 AND created_at > ?",
         [run.cfg.name, batch, time.time() - hold_seconds(run.cfg)]))

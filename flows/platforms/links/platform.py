@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.campaigns import dry_run as dry_runs
-from flows.campaigns.budget import Estimate
 from flows.core.config import CampaignConfig
+from flows.core.money import Estimate
 from flows.core.run_context import PlatformClient, Run
-from flows.driver.operations import finish_cancel, review_undecided
-from flows.platforms import review_senders, targets
+from flows.platforms import targets
+from flows.platforms.interface import Review
 from flows.platforms.links import batches as study_links
+from flows.platforms.links.decisions import LINKS_SENDERS
+from flows.platforms.links.dry_run import links_plan
+from flows.platforms.links.session import links_session
+from flows.platforms.operation_steps import finish_cancel
 
 NAME = "links"
 LABEL = "invite links"
@@ -27,21 +30,21 @@ SENDS_DECISIONS = False
 SERVES_PAGES = True
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
-REVIEW_SENDERS = review_senders.LINKS_SENDERS
+REVIEW_SENDERS = LINKS_SENDERS
 BLOCK_MODE = "no more links"
 NOTHING_RECONCILED: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
 
 publish = study_links.open_links
 collect = study_links.collect_links
-dry_run = dry_runs.links_plan
+dry_run = links_plan
 check_target = targets.check_target
-open_session = targets.mturk_session  # on the simulator, its crowd is who opens the links
+open_session = links_session  # on the simulator, its crowd is who opens the links
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Recorded, not sent: there is nobody to pay or refuse on a platform."""
     with run.store.transaction():
-        run.store.db.conn.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE assignment_id = ?",
+        run.store.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE assignment_id = ?",
                                       [(d["assignment_id"],) for d in decisions])
     return {}
 
@@ -72,7 +75,7 @@ def cancel_plan(run: Run) -> dict[str, Any]:
     return {"would_review": undecided[0]["n"]}
 
 
-def cancel(run: Run) -> dict[str, Any]:
+def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     """Review what came in by policy and mark the campaign cancelled. The links themselves stay
     valid while a `hitflow serve` for the campaign runs: stopping it closes them."""
     errors: list[str] = []

@@ -6,12 +6,9 @@ message saying so. Function-style: every call takes the boto3 client and returns
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -19,49 +16,24 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from flows.core.errors import ClosedEndpointError, PlatformError
+from flows.core.errors import PlatformError
+from flows.core.run_context import Target
 from flows.platforms.retry_policy import RetryPolicy, botocore_hook
 
-CLOSED_MESSAGE = ("Amazon Mechanical Turk closed permanently on 2026-09-30; its {which} endpoint is gone. "
-                  "Use --target sim (the built-in simulator) or --endpoint-url URL for an MTurk-compatible "
-                  "endpoint; Prolific and self-hosted links are the live routes.")
+# The simulator's clock and truth, and the closed-endpoint checks, are the shared target choice's
+# (flows/platforms/targets.py); re-exported here, where the tests and benches have always found them.
+from flows.platforms.targets import (  # noqa: F401
+    advance_sim_clock,
+    check_endpoint,
+    resolve_target,
+    sim_ground_truth,
+)
+
 _HITID_IN_MESSAGE = re.compile(r"HITId:?\s*([A-Z0-9]{10,64})")
 # botocore's own retries off: flows/platforms/retry_policy.py decides (through a needs-retry hook)
 CLIENT_CONFIG = Config(retries={"mode": "standard", "total_max_attempts": 1}, max_pool_connections=16,
                        connect_timeout=5, read_timeout=30)
 PAGE_SIZE = 100  # MTurk's largest MaxResults
-
-
-@dataclass
-class Target:
-    kind: str  # "sim" or "endpoint"
-    endpoint_url: str
-    state: str = ""  # an embedded simulator's state file (flows/sim/market_store.py)
-
-    @property
-    def label(self) -> str:
-        if self.state:
-            return f"simulator (embedded, state {self.state})"
-        kind = "simulator" if self.kind == "sim" else "MTurk-compatible endpoint"
-        return f"{kind} at {self.endpoint_url}"
-
-
-def check_endpoint(url: str) -> None:
-    lowered = url.lower()
-    if "mturk-requester-sandbox" in lowered:
-        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="sandbox"))
-    if "mturk-requester" in lowered and "amazonaws.com" in lowered:
-        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="production"))
-
-
-def resolve_target(name: str, endpoint_url: str = "") -> None:
-    """Refuse MTurk's own endpoints by name or URL before anything is built."""
-    if name in ("production", "mturk-production", "live"):
-        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="production"))
-    if name in ("sandbox", "mturk-sandbox"):
-        raise ClosedEndpointError(CLOSED_MESSAGE.format(which="sandbox"))
-    if endpoint_url:
-        check_endpoint(endpoint_url)
 
 
 def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
@@ -222,19 +194,3 @@ def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason:
 
 def balance(client: Any) -> Decimal:
     return Decimal(_call(client, "get_account_balance")["AvailableBalance"])
-
-
-def advance_sim_clock(target: Target, seconds: float) -> float:
-    """Move the simulator's virtual clock on; only meaningful for the simulator."""
-    req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
-                                 data=json.dumps({"advance_seconds": seconds}).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return float(json.loads(resp.read())["now"])
-
-
-def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
-    """The simulated crowd's profiles; ``query="platform=prolific"``: the Prolific panel, under its ids."""
-    url = f"{target.endpoint_url}/_sim/workers" + (f"?{query}" if query else "")
-    with urllib.request.urlopen(url, timeout=30) as resp:
-        return list(json.loads(resp.read()))

@@ -33,12 +33,10 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
 
     An id is "already seen" only for the same campaign and HIT (so the same endpoint): an id
     the ledger holds for another campaign or HIT stops the run loudly rather than hiding an answer."""
-    db = run.store.db
-    seen = list(db["assignments"].rows_where("assignment_id = ?", [a["AssignmentId"]],
-                                              select="campaign, hit_id"))
+    seen = run.store.rows("SELECT campaign, hit_id FROM assignments WHERE assignment_id = ?", [a["AssignmentId"]])
     if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
         raise AnswerConflictError(
-            f"assignment {a['AssignmentId']} of HIT {a['HITId']} is already in {run.store.path} for campaign "
+            f"assignment {a['AssignmentId']} of HIT {a['HITId']} is already in {run.store.shown()} for campaign "
             f"{seen[0]['campaign']!r}, HIT {seen[0]['hit_id']}: the platform reuses ids (a restarted simulator?); "
             "run this campaign with its own --db so no answer is hidden")
     row = {"assignment_id": a["AssignmentId"], "hit_id": a["HITId"], "campaign": run.cfg.name, "batch": batch,

@@ -9,19 +9,13 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from flows.campaigns.campaign_plan import (
-    block_qualification,
-    check_budget,
-    gating_requirements,
-    hit_groups,
-    hit_token,
-)
 from flows.core.ledger_calls import Adopted, LedgeredCall, intend_calls, ledgered, send_calls
 from flows.core.mturk_forms import html_question
 from flows.core.run_context import Run
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.qualification_stage import gate_qualification
-from flows.taskserver.task_pages import task_page
+from flows.platforms.mturk.qualifications import block_qualification, check_budget, gating_requirements
+from flows.platforms.units import hit_groups, hit_token, page_html
 
 # Posting waits on the network (a round trip of ~150 ms to MTurk), so more threads overlap more
 # calls: on a loaded 2-core host 8 threads posted 4x the sequential loop's HITs/s, 16 threads 6x
@@ -35,10 +29,6 @@ def hit_type_params(run: Run, block_qual_id: str, test_qual_id: str = "") -> dic
             "Reward": f"{cfg.reward:.2f}", "AssignmentDurationInSeconds": cfg.assignment_duration_s,
             "AutoApprovalDelayInSeconds": cfg.auto_approval_delay_s,
             "QualificationRequirements": gating_requirements(cfg, block_qual_id, test_qual_id)}
-
-
-def page_html(run: Run, items: list[dict[str, Any]]) -> str:
-    return task_page(run.cfg, items)
 
 
 def _ensure_hit_type(run: Run, batch: int) -> str:

@@ -13,9 +13,10 @@ from typing import Any
 from flows.core.ledger_calls import adopt
 from flows.core.run_context import Run
 from flows.core.store import SETTLED
-from flows.driver.operations import each_call, finish_cancel, review_undecided
+from flows.platforms.interface import Review
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import store_assignment
+from flows.platforms.operation_steps import each_call, finish_cancel
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
@@ -111,7 +112,7 @@ def cancel_plan(run: Run) -> dict[str, Any]:
     return report
 
 
-def cancel(run: Run) -> dict[str, Any]:
+def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     """Expire every open HIT, fetch and review what came in by the campaign's policy, then delete
     the HITs that are done. Safe to run twice; a platform error on one HIT never stops the rest:
     it is counted and reported, and a second run picks the HIT up again."""

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.campaigns import budget
-from flows.campaigns import dry_run as dry_runs
-from flows.campaigns.campaign_plan import block_qualification
 from flows.core.config import CampaignConfig
 from flows.core.ledger_calls import LedgeredCall, ledgered_all
 from flows.core.run_context import Run
-from flows.platforms import review_senders, targets
+from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect, batch_publish
 from flows.platforms.mturk import operations as mturk_operations
+from flows.platforms.mturk.decisions import MTURK_SENDERS
+from flows.platforms.mturk.dry_run import mturk_plan
+from flows.platforms.mturk.estimate import mturk_estimate
+from flows.platforms.mturk.qualifications import block_qualification
+from flows.platforms.mturk.session import mturk_session
 
 NAME = "mturk"
 LABEL = "MTurk"
@@ -29,7 +31,7 @@ SENDS_DECISIONS = True
 SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
-REVIEW_SENDERS = review_senders.MTURK_SENDERS
+REVIEW_SENDERS = MTURK_SENDERS
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 # Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
 # since each waits a round trip; throttled calls are retried by the client (retry_policy.py).
@@ -41,10 +43,10 @@ reconcile = mturk_operations.reconcile
 refresh = mturk_operations.refresh
 cancel_plan = mturk_operations.cancel_plan
 cancel = mturk_operations.cancel
-estimate = budget.mturk_estimate
-dry_run = dry_runs.mturk_plan
+estimate = mturk_estimate
+dry_run = mturk_plan
 check_target = targets.check_target
-open_session = targets.mturk_session
+open_session = mturk_session
 
 
 def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
@@ -68,8 +70,8 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
     outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), d["assignment_id"])
                 for d in decisions]
     with store.transaction():
-        store.db.conn.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
-        store.db.conn.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
+        store.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
+        store.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
                                   [(outcome.removeprefix("already ").title(), a) for outcome, a in outcomes])
     return {}
 
@@ -86,7 +88,7 @@ def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
 
 
 def place_cost(cfg: CampaignConfig) -> str:
-    return ""  # priced per HIT (campaign_plan.cost_per_assignment), not per place
+    return ""  # priced per HIT (qualifications.cost_per_assignment), not per place
 
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:

@@ -16,15 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.campaign_plan import (
-    block_qualification,
-    gating_requirements,
-    hit_token,
-    qualification_test_cost,
-    requester_qualification,
-    score_qualification_name,
-    scored_test_qualification,
-)
+from flows.core.answer_key import load_key
 from flows.core.csv_files import read_csv_table
 from flows.core.errors import BudgetError
 from flows.core.ledger_calls import Adopted, LedgeredCall, ledgered, ledgered_all
@@ -34,6 +26,15 @@ from flows.core.store import SETTLED
 from flows.core.templates import render
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
+from flows.platforms.mturk.qualifications import (
+    block_qualification,
+    gating_requirements,
+    qualification_test_cost,
+    requester_qualification,
+    score_qualification_name,
+    scored_test_qualification,
+)
+from flows.platforms.units import hit_token
 from qc.qualification import score_answers
 
 TEST_BATCH = 0  # the test HIT's batch number in the store; caption batches start at 1
@@ -59,8 +60,6 @@ def score_qualification(run: Run) -> str:
 
 def test_items(run: Run) -> list[dict[str, Any]]:
     """The key's items in order, each judging item with the campaign's image for it."""
-    from flows.campaigns.offline import load_key
-
     g = run.cfg.gating
     assert g.qualification_key is not None
     images: dict[str, str] = {}
@@ -135,8 +134,6 @@ def test_answers(run: Run) -> pd.DataFrame:
 
 def score_and_grant(run: Run, score_qual: str) -> pd.DataFrame:
     """Score every taker, store the scores in one transaction, then grant each score once."""
-    from flows.campaigns.offline import load_key
-
     cfg, g = run.cfg, run.cfg.gating
     assert g.qualification_key is not None
     answers = test_answers(run)
@@ -162,7 +159,7 @@ def _store_scores(run: Run, scores: pd.DataFrame, problems: pd.DataFrame, mode: 
                 {**{c: r.get(c) for c in SCORE_COLUMNS}, "campaign": run.cfg.name, "mode": mode,
                  "assignment_id": r.get("assignment_id", ""), "passed": int(bool(r["passed"])),
                  "granted": int(r["score"]), "recorded_at": now}, pk=("campaign", "worker_id"))
-        run.store.db.execute("DELETE FROM qualification_problems WHERE campaign = ?", [run.cfg.name])
+        run.store.execute("DELETE FROM qualification_problems WHERE campaign = ?", [run.cfg.name])
         run.store.table("qualification_problems").insert_all(
             [{**p, "campaign": run.cfg.name} for p in problems.astype(str).to_dict("records")])
 

@@ -18,16 +18,16 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from flows.campaigns.budget import to_budget_currency
-from flows.campaigns.campaign_plan import hit_groups
 from flows.core.errors import BudgetError, PlatformError
 from flows.core.ledger_calls import LedgeredCall, ledgered
+from flows.core.money import to_budget_currency
 from flows.core.run_context import Run
+from flows.core.site_secrets import completion_code, task_secret
 from flows.core.store import SETTLED
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.statuses import SPELLINGS, UNPAID, place_counts
-from flows.taskserver.task_server import completion_code, task_secret
+from flows.platforms.units import hit_groups
 
 NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
 MAX_POLL_S = 6 * 3600
@@ -64,7 +64,7 @@ def study_body(run: Run, batch: int, places: int, group: str) -> dict[str, Any]:
     cfg, p = run.cfg, run.cfg.prolific
     url = (f"{run.notes['task_url']}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
            f"&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}}")
-    secret = task_secret(run.store.path)
+    secret = task_secret(run.store.location)
     filters: list[dict[str, Any]] = [
         {"filter_id": "approval_rate", "selected_range": {"lower": p.min_approval_rate, "upper": 100}},
         {"filter_id": "participant_group_blocklist", "selected_values": [group]}]
@@ -155,7 +155,7 @@ def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, An
                     "submit_time": done or _epoch(s["started_at"]),
                     "auto_approval_time": done + AUTO_APPROVAL_S if done else None})
             if s["status"] in UNPAID:  # its unit may go to someone else
-                run.store.db.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
+                run.store.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
         _mark_unknown_sessions(run, batch, study_id, {s["id"] for s in subs})
     return subs
 
@@ -167,7 +167,7 @@ def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str])
                             "AND status != ?", [run.cfg.name, batch, f"{study_id}:%", NOT_ON_PROLIFIC])
     for row in stored:
         if row["assignment_id"] not in known:
-            run.store.db.execute("UPDATE assignments SET status = ? WHERE assignment_id = ?",
+            run.store.execute("UPDATE assignments SET status = ? WHERE assignment_id = ?",
                                  [NOT_ON_PROLIFIC, row["assignment_id"]])
 
 
@@ -270,7 +270,7 @@ def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
     ``platform_submissions.outcome`` (ledgered: each is acted on once)."""
     stored = {r["assignment_id"] for r in run.store.rows(
         "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
-    code = completion_code(task_secret(run.store.path), run.cfg.name, batch)
+    code = completion_code(task_secret(run.store.location), run.cfg.name, batch)
     todo = [s for s in prolific.submissions(prolific_client(run), study_id)
             if s["status"] == "AWAITING REVIEW" and s["id"] not in stored]
     for s in todo:
@@ -284,7 +284,7 @@ def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
             return {"action": action}
 
         _ledgered(run, batch, "DecideUnanswered", f"{run.cfg.name}:unanswered:{s['id']}", {"action": action}, act)
-        run.store.db.execute("UPDATE platform_submissions SET outcome = ? WHERE submission_id = ?",
+        run.store.execute("UPDATE platform_submissions SET outcome = ? WHERE submission_id = ?",
                              [f"{action}: {reason}", s["id"]])
     return len(todo)
 

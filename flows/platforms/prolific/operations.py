@@ -14,12 +14,13 @@ from typing import Any
 
 from flows.core.ledger_calls import LedgeredCall, adopt, ledgered
 from flows.core.run_context import Run
+from flows.core.site_secrets import completion_code, task_secret
 from flows.core.store import SETTLED
-from flows.driver.operations import each_call, finish_cancel, review_undecided
+from flows.platforms.interface import Review
+from flows.platforms.operation_steps import each_call, finish_cancel
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.batches import prolific_client, record_submissions, stop_study
 from flows.platforms.prolific.statuses import FINISHED
-from flows.taskserver.task_server import completion_code, task_secret
 
 OPEN = ("ACTIVE", "PAUSED")
 
@@ -35,7 +36,7 @@ def _internal_name(run: Run, batch: int) -> str:
 
 def _ours(run: Run, study: dict[str, Any], batch: int) -> bool:
     """A full study (``GET /studies/{id}/``) with the batch's internal name and this ledger's code."""
-    code = completion_code(task_secret(run.store.path), run.cfg.name, batch)
+    code = completion_code(task_secret(run.store.location), run.cfg.name, batch)
     return study.get("internal_name") == _internal_name(run, batch) and \
         any(c.get("code") == code for c in study.get("completion_codes") or [])
 
@@ -117,7 +118,7 @@ def _stop(run: Run, study: dict[str, Any]) -> int:
     return 1
 
 
-def cancel(run: Run) -> dict[str, Any]:
+def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     """Stop every open study, store what came in, review it by policy. Safe to run twice."""
     errors: list[str] = []
     reconcile(run)

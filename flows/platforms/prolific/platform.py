@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.campaigns import budget
-from flows.campaigns import dry_run as dry_runs
 from flows.core.config import CampaignConfig
 from flows.core.run_context import Run
-from flows.platforms import review_senders, targets
 from flows.platforms.prolific import batches as prolific_batches
 from flows.platforms.prolific import operations as prolific_operations
+from flows.platforms.prolific.decisions import PROLIFIC_SENDERS
+from flows.platforms.prolific.dry_run import prolific_plan
+from flows.platforms.prolific.estimate import prolific_estimate, prolific_place_cost
+from flows.platforms.prolific.session import check_prolific_target, prolific_session
 
 NAME = "prolific"
 LABEL = "Prolific"
@@ -29,7 +30,7 @@ SERVES_PAGES = True
 REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
                      "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
 MIN_REASON_CHARS = 100
-REVIEW_SENDERS = review_senders.PROLIFIC_SENDERS
+REVIEW_SENDERS = PROLIFIC_SENDERS
 BLOCK_MODE = "blocklist"
 
 publish = prolific_batches.publish_study
@@ -38,11 +39,11 @@ reconcile = prolific_operations.reconcile
 refresh = prolific_operations.refresh
 cancel_plan = prolific_operations.cancel_plan
 cancel = prolific_operations.cancel
-estimate = budget.prolific_estimate
-place_cost = budget.prolific_place_cost
-dry_run = dry_runs.prolific_plan
-check_target = targets.check_prolific_target
-open_session = targets.prolific_session
+estimate = prolific_estimate
+place_cost = prolific_place_cost
+dry_run = prolific_plan
+check_target = check_prolific_target
+open_session = prolific_session
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:

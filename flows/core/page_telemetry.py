@@ -6,7 +6,7 @@ and the task server's CSP runs it by the page's nonce). A page without free text
 
 Added to the rendered page rather than written into each template, so every page gets it the same
 way: the built-in pages, ``hitflow new`` pages, imported pages and crowd-element pages, on every
-route (``flows/taskserver/task_pages.py`` renders for all of them).
+route (``flows/campaigns/task_pages.py`` renders for all of them).
 
 The task server also bounds what comes back (``bounded_telemetry``): a value no recorder writes
 (over ``MAX_TELEMETRY_CHARS``, or nested deeper than the format ever is) is replaced by a one-line

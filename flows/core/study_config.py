@@ -14,7 +14,10 @@ from typing import Literal
 from pydantic import Field
 
 from flows.core.config_types import PositiveInt, Section
-from flows.studies.study_plan import DEMOGRAPHICS, KINDS, read_study_items
+from flows.core.csv_files import read_csv_table
+from flows.core.errors import InputFormatError
+from flows.core.study_kinds import COLUMNS, DEMOGRAPHICS, KINDS
+from flows.core.templates import safe_url
 from postprocess.screening import ScreenRules
 from qc.decisions import DecisionPolicy
 
@@ -77,3 +80,17 @@ def study_settings(study: StudySection | None, screen: ScreenSection, task: str,
                            exclude_proficiency=tuple(screen.exclude_proficiency), min_age=screen.min_age,
                            fields=("age", *DEMOGRAPHICS)),  # what the page asks
         analysis_level=level)
+
+
+def read_study_items(path: Path, kind: str) -> list[dict[str, str]]:
+    """The item file, checked: the kind's columns, http(s) image URLs, no empty text."""
+    need = COLUMNS[kind]
+    table = read_csv_table(path, need, f"a {kind} item file").with_rows(f"the {kind} item file")
+    rows = [{k: v.strip() for k, v in r.items()} for r in table.rows]
+    for line, row in zip(table.lines, rows, strict=True):
+        empty = [c for c in need if not row.get(c)]
+        if empty:
+            raise InputFormatError(f"{path}:{line}: empty {', '.join(empty)}; every row needs all of {', '.join(need)}")
+        if safe_url(row["image_url"]) != row["image_url"] or not row["image_url"].startswith(("http://", "https://")):
+            raise InputFormatError(f"{path}:{line}: image_url {row['image_url']!r} must be an http(s) URL")
+    return rows

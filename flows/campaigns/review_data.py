@@ -9,10 +9,11 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
-from flows.campaigns.campaign_plan import Run
 from flows.core.errors import HitflowError
+from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.platforms.prolific.statuses import UNPAID
+from flows.platforms.targets import advance_sim_clock
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
 from qc.review_queue import build_queue, people_vs_rules, worker_history
@@ -89,8 +90,6 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
 def platform_now(run: Run) -> float:
     """The platform's clock: auto-approval deadlines are in its time (the simulator's is virtual)."""
     if run.target.kind == "sim":
-        from flows.platforms.mturk.adapter import advance_sim_clock
-
         return advance_sim_clock(run.target, 0)
     return time.time()
 
@@ -142,7 +141,7 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
         run.store.set_batch(cfg.name, batch, review_note=f"{len(open_items)} open at the deadline: automatic")
         return {"review": "deadline", "open": len(open_items)}
     raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
-                        f"`hitflow review {cfg.name} --db {run.store.path}`; then run the campaign again",
+                        f"`hitflow review {cfg.name} --db {run.store.shown()}`; then run the campaign again",
                         cfg.name, batch, float(left - cfg.review_deadline_s) if pd.notna(left) else None,
                         run.target.kind == "sim", bool(run.target.state))
 
@@ -175,3 +174,11 @@ def format_review_status(review: dict[str, Any]) -> str:
                        for b, acts in sorted(review["decided_by_people"].items()))
     paused = "".join(f"; Prefect flow run {run_id} paused for it" for run_id in review.get("paused_runs", []))
     return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}{paused}"
+
+
+def kept_workers(run: Run) -> set[str]:
+    """Workers whose latest word from a person is unblock: the automatic block spares them."""
+    rows = run.store.rows("SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN "
+                          "('block', 'unblock') ORDER BY id", [run.cfg.name])
+    latest = {r["worker_id"]: r["action"] for r in rows}
+    return {w for w, a in latest.items() if a == "unblock"}

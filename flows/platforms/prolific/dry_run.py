@@ -1,26 +1,36 @@
-"""``--dry-run`` on the live routes: Prolific's calls and its costs, and the links' invite plan.
-
-Nothing is sent. Prolific's cost is its published fee rule (a third of rewards, as its cost
-calculator applies it; the real run asks the calculator itself), in the study's currency and
+"""Prolific's dry run: one study per batch, its calls and its cost in the study's currency against
+the budget. Nothing is sent. The cost is Prolific's published fee rule (a third of rewards, as its
+cost calculator applies it; the real run asks the calculator itself), in the study's currency and
 converted to the budget's; the hourly floor is checked on the estimated time.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 from typing import Any
 
 from flows.core.config import CampaignConfig
 from flows.core.errors import BudgetError
+from flows.core.money import describe
+from flows.core.run_context import Run
+from flows.platforms.interface import Groups
+from flows.platforms.plan_checks import live_plan, open_for
+from flows.platforms.prolific import adapter as prolific
+from flows.platforms.prolific.estimate import offline_prolific_quote, prolific_estimate
 
-Groups = dict[tuple[int, int], list[dict[str, Any]]]
+
+def prolific_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
+    """Prolific: one study per batch, its calls and its cost in the study's currency against the budget."""
+    problems: list[str] = []
+    calls = prolific_calls(run.cfg, groups, problems)
+    estimate = prolific_estimate(run.cfg, dict(Counter(b for b, _ in groups)))
+    plan = live_plan(run, groups, calls, problems, estimate, "Prolific", "studies")
+    return {**plan, "estimate": describe(run.cfg, estimate), "verb": "would call"}
 
 
 def prolific_calls(cfg: CampaignConfig, groups: Groups, problems: list[str]) -> list[str]:
     """The Prolific API calls a real run makes, in order, one study per batch."""
-    from flows.campaigns.budget import offline_prolific_quote
-    from flows.platforms.prolific import adapter as prolific
-
     p, reward = cfg.prolific, int(cfg.prolific.reward * 100)
     try:
         hourly = f"{prolific.check_hourly_pay(reward, p.estimated_minutes, p.currency)} {p.currency}/hour"
@@ -42,30 +52,8 @@ def prolific_calls(cfg: CampaignConfig, groups: Groups, problems: list[str]) -> 
                   f"filters=approval_rate>={p.min_approval_rate},blocklist",
                   f"POST studies/<id>/transition/ PUBLISH (batch {batch})",
                   f"then, batch {batch}: GET studies/<id>/submissions/ (every page) until full or "
-                  f"{_open_for(cfg)} have passed (a live run leaves and comes back, exit 9), "
+                  f"{open_for(cfg)} have passed (a live run leaves and comes back, exit 9), "
                   "POST studies/<id>/transition/ STOP, POST submissions/bulk-approve/, POST "
                   "submissions/<id>/transition/ REJECT per rejection, POST participant-groups/<id>/participants/ "
                   "for flagged participants"]
     return calls
-
-
-def links_calls(cfg: CampaignConfig, groups: Groups, invitees: list[str], problems: list[str]) -> list[str]:
-    """The invite plan: who gets a link, how many units and responses each batch wants."""
-    who = ", ".join(invitees) if invitees else "the names given with --invite (none yet)"
-    calls = [f"invite links to {len(invitees)} people ({who}), signed with HITFLOW_TASK_SECRET or the ledger's "
-             "secret, written to invites.csv; served by the running `hitflow serve` (--task-url)"]
-    for batch in sorted({b for b, _ in groups}):
-        units = sum(1 for b, _ in groups if b == batch)
-        calls.append(f"batch {batch}: {units} unit(s) x {cfg.assignments_per_image} responses = "
-                     f"{units * cfg.assignments_per_image} responses wanted; open until full or {_open_for(cfg)} "
-                     "have passed, then QC, decisions and blocks before the next batch opens to the same links")
-    if len(invitees) < cfg.assignments_per_image:
-        problems.append(f"{len(invitees)} invitee(s) cannot give each unit {cfg.assignments_per_image} different "
-                        "people's responses; invite more with --invite NAME")
-    return calls
-
-
-def _open_for(cfg: CampaignConfig) -> str:
-    from flows.platforms.batch_window import span
-
-    return span(cfg.batch_open_s or cfg.hit_lifetime_s)

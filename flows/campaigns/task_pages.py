@@ -3,26 +3,18 @@ HTMLQuestion HIT, the task server's Prolific/invite pages, an ExternalQuestion H
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flows.core.config import CampaignConfig
-from flows.core.templates import render
+from flows.core.page_telemetry import with_telemetry
+from flows.core.templates import page_items, render
+from flows.custom.custom_task import custom_page, custom_spec
 from flows.studies.study_plan import page_spec
-from flows.taskserver.page_telemetry import with_telemetry
-
-
-def page_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``item_id, file_name, url[, payload]`` rows as the templates' items."""
-    return [{"image_id": r["item_id"], "file_name": r["file_name"], "url": r["url"],
-             **(json.loads(r["payload"]) if r.get("payload") else {})} for r in rows]
 
 
 def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, Any]:
     """The spec both enforcers read: caption rules, or an evaluation page's questions."""
     if cfg.task == "custom":
-        from flows.custom.custom_task import custom_spec
-
         return custom_spec(cfg, items)
     if cfg.study is None:
         return cfg.submit_rules.to_page_spec()
@@ -31,11 +23,9 @@ def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, An
 
 def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> str:
     """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``. A page with
-    free text records how it was entered, and says so (flows/taskserver/page_telemetry.py)."""
+    free text records how it was entered, and says so (flows/core/page_telemetry.py)."""
     items = page_items(rows)
     if cfg.task == "custom":
-        from flows.custom.custom_task import custom_page
-
         page = custom_page(cfg, items, **extra)
     else:
         page = render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": page_rules(cfg, items), "items": items,

@@ -1,0 +1,60 @@
+"""Each caption row's telemetry from the ledger: the assignment's ``hitflow_telemetry`` answer and
+the caption's field name in it (``caption_<position of the image in the HIT>``), for
+:mod:`qc.telemetry_frame` to flatten. A page without the recorder stored no such answer: the
+columns stay blank and the telemetry counts as absent."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from flows.core.run_context import Run
+from qc.telemetry_frame import telemetry_columns
+from qc.telemetry_rules import telemetry_in_words
+
+TELEMETRY_FIELD = "hitflow_telemetry"
+
+
+def attach_telemetry(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
+    ``telemetry_field``."""
+    if frame.empty:
+        return frame.assign(telemetry="", telemetry_field="")
+    rows = run.store.rows(
+        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
+        "WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?", [run.cfg.name, TELEMETRY_FIELD])
+    records = {r["assignment_id"]: r["value"] or "" for r in rows}
+    # the page's items in order: an MTurk HIT's, or a task-server session's (Prolific, links: the
+    # session id is the assignment id)
+    pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
+        "SELECT hit_id, item_ids FROM hits WHERE campaign = ?", [run.cfg.name])} if records else {}
+    if records:
+        pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
+            "SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?", [run.cfg.name])}
+    positions: dict[str, dict[str, int]] = {}
+
+    def field_name(page: str, image_id: str) -> str:
+        if page not in positions:
+            positions[page] = {item: i for i, item in enumerate(json.loads(pages.get(page) or "[]"))}
+        index = positions[page].get(image_id)
+        return "" if index is None else f"caption_{index}"
+
+    telemetry = frame["assignment_id"].map(records).fillna("")
+    names = [field_name(str(h) if str(h) in pages else str(a), str(i)) if t else "" for a, h, i, t in
+             zip(frame["assignment_id"].tolist(), frame["hit_id"].tolist(), frame["image_id"].tolist(),
+                 telemetry.tolist(), strict=True)]
+    return frame.assign(telemetry=telemetry, telemetry_field=names)
+
+
+def telemetry_words(run: Run, captions: list[dict[str, object]]) -> list[str]:
+    """Each caption's telemetry in words ("typed 64 characters, pasted 0, ..."), for the review page;
+    ``captions`` carry ``assignment_id, image_id, caption``."""
+    if not captions:
+        return []
+    frame = pd.DataFrame(captions)[["assignment_id", "image_id", "caption"]]
+    hits = {r["assignment_id"]: r["hit_id"] for r in run.store.rows(
+        "SELECT assignment_id, hit_id FROM assignments WHERE campaign = ?", [run.cfg.name])}
+    frame["hit_id"] = frame["assignment_id"].map(hits).fillna("")
+    flat = telemetry_columns(attach_telemetry(run, frame))
+    return [telemetry_in_words(row) for row in flat.to_dict("records")]

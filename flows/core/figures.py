@@ -1,0 +1,76 @@
+"""Report figures: one way to make them (constrained layout, legends beside the axes) and one
+way to check them (no text over text, no legend over a plot), so every report's plots stay legible."""
+
+from __future__ import annotations
+
+import base64
+import io
+from itertools import combinations
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
+
+
+def new_figure(width: float, height: float, ncols: int = 1, **kwargs: Any) -> tuple[Figure, Any]:
+    """A figure whose titles, labels and legends matplotlib lays out so they do not collide."""
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), layout="constrained", squeeze=False, **kwargs)
+    if ncols > 1:  # room between panels: one panel's last tick label must not touch the next one's first
+        fig.get_layout_engine().set(wspace=0.06)  # type: ignore[union-attr, call-arg]
+    return fig, axes
+
+
+def legend_beside(ax: Any, **kwargs: Any) -> None:
+    """The legend right of the axes, outside the plotted area, so it never covers a bar."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=7, **kwargs)
+
+
+def to_png(fig: Figure) -> str:
+    """The figure as a base64 PNG (for a data: URI), closed afterwards."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _tick_labels(axis: Any) -> list[Any]:
+    """The tick labels matplotlib draws: those of ticks inside the view (it keeps others it skips)."""
+    low, high = sorted(axis.get_view_interval())
+    span = (high - low) * 1e-9
+    return [t.label1 for t in axis.get_major_ticks() if low - span <= t.get_loc() <= high + span]
+
+
+def _texts(ax: Any) -> list[Any]:
+    labels = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+    ticks = _tick_labels(ax.xaxis) + _tick_labels(ax.yaxis)
+    return [t for t in labels + ticks if t.get_visible() and t.get_text().strip()]
+
+
+def _overlap(a: Bbox, b: Bbox, slack: float = 0.5) -> bool:
+    return a.x0 + slack < b.x1 and b.x0 + slack < a.x1 and a.y0 + slack < b.y1 and b.y0 + slack < a.y1
+
+
+def overlapping_text(fig: Figure) -> list[str]:
+    """What collides once drawn: two texts (titles, axis labels, tick labels, figure texts); a text
+    over another panel's plotted area; a legend over any plotted area. Empty when legible."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has one
+    fig.draw(renderer)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    texts: list[tuple[str, Bbox, Any]] = [(t.get_text(), t.get_window_extent(renderer), ax)
+                                          for ax in axes for t in _texts(ax)]
+    texts += [(t.get_text(), t.get_window_extent(renderer), None) for t in fig.texts if t.get_text().strip()]
+    problems = [f"{a!r} overlaps {b!r}" for (a, box_a, _), (b, box_b, _) in combinations(texts, 2)
+                if _overlap(box_a, box_b)]
+    areas = [(ax, ax.get_window_extent(renderer)) for ax in axes]
+    problems += [f"{text!r} lies over another panel" for text, box, owner in texts
+                 for ax, area in areas if ax is not owner and _overlap(box, area)]
+    for ax in axes:
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            box = legend.get_window_extent(renderer)
+            problems += ["a legend covers a plot" for _, area in areas if _overlap(box, area)]
+    return problems

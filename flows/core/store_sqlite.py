@@ -1,0 +1,128 @@
+"""The SQLite ledger: one file (default ``runs/hitflow.db``), WAL mode, every writer takes the write
+lock up front; migrations through sqlite-utils (flows/core/store_migrations.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from flows.core.campaign_lock import hold_campaign_lock, live_holder
+from flows.core.ledger_db import LedgerDatabase
+from flows.core.store import DEFAULT_DB, Store
+from flows.core.store_migrations import migrations
+
+BEGIN_ATTEMPTS = 6  # a writer waits up to a minute for the ledger before it gives up
+
+
+class SqliteStore(Store):
+    """The SQLite ledger: one file, WAL mode, every writer takes the write lock up front."""
+
+    def __init__(self, path: str | Path = DEFAULT_DB):
+        self.path = Path(path)
+        self.location = self.path
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = LedgerDatabase(self.path)
+        self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
+        self._use_wal()
+        # WAL + NORMAL: a commit survives the process dying (what the ledger guards against)
+        # without an fsync per commit, which made every small write cost milliseconds.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._migrate()
+
+    def _use_wal(self) -> None:
+        """WAL mode, kept in the file once set. Switching a new file to it while other processes open
+        the same file fails at once with "database is locked" (SQLite does not wait on the busy
+        timeout for that lock), so the switch is retried briefly."""
+        for attempt in range(40):
+            try:
+                if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 39:
+                    raise
+                time.sleep(min(0.01 * (attempt + 1), 0.25))
+
+    def _migrate(self) -> None:
+        """Pending migrations under a write lock taken up front. Two processes opening a new file
+        at once (a schedule's run and ``hitflow status``) would otherwise both find them pending
+        and both upgrade a read transaction to a write one, which WAL refuses at once with
+        "database is locked" (no busy wait); under the lock the loser finds nothing pending."""
+        if not migrations.pending(self.db):
+            return
+        with self.immediate():
+            migrations.apply(self.db)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One BEGIN ... COMMIT around the block. ``with conn:`` alone is not one: each sqlite-utils
+        write inside commits on its own, so a kill -9 could keep an assignment without its answers."""
+        with self.db.atomic():
+            yield
+
+    @contextmanager
+    def immediate(self) -> Iterator[None]:
+        """A write transaction taken up front (``BEGIN IMMEDIATE``): a read-then-write in it sees
+        no other writer in between, across threads and processes."""
+        conn = self.db.conn
+        for attempt in range(BEGIN_ATTEMPTS):  # each waits busy_timeout (10 s) for the write lock
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                break
+            except sqlite3.OperationalError as exc:
+                # Nothing was done yet, so waiting longer is safe: 200 participants submitting at
+                # once on a loaded 2-core machine queued past one busy timeout (a 500 to a person).
+                if "locked" not in str(exc) or attempt == BEGIN_ATTEMPTS - 1:
+                    raise
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
+        """Plain ``INSERT OR <conflict>`` rows, for use inside :meth:`immediate` (sqlite-utils'
+        own inserts commit on their way out, which would end that transaction early)."""
+        for row in rows:
+            cols = ", ".join(f"[{c}]" for c in row)
+            self.db.conn.execute(f"INSERT OR {conflict} INTO [{table}] ({cols}) VALUES "
+                                 f"({', '.join('?' * len(row))})", list(row.values()))
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.query(sql, params)]
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        if self.db.conn.in_transaction:
+            self.db.conn.execute(sql, params)
+            return
+        with self.db.atomic():
+            self.db.conn.execute(sql, params)
+
+    def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        with self.db.atomic():
+            self.db.conn.executemany(sql, params)
+
+    def table(self, name: str) -> sqlite_utils.db.Table:
+        return self.db.table(name)
+
+    def campaign_lock(self, campaign: str) -> AbstractContextManager[None]:
+        return hold_campaign_lock(self.db, campaign)
+
+    def live_holder(self, campaign: str, others_only: bool = True) -> str | None:
+        return live_holder(self.db, campaign, others_only)
+
+    def applied_migrations(self) -> list[str]:
+        return [m.name for m in migrations.applied(self.db)]
+
+    def table_names(self) -> list[str]:
+        return list(self.db.table_names())
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,84 @@
+"""What a person's decision sends on MTurk: Approve/RejectAssignment, a soft or hard block and its
+lifting, a bonus; each once, under the automatic steps' ledger keys (flows/platforms/decision_steps.py)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from flows.core.decisions import Decision
+from flows.core.errors import PlatformError
+from flows.core.run_context import Run
+from flows.platforms.decision_steps import Sender, blocked_mode, new_block_key, sent, strike
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.qualifications import block_qualification
+
+
+def _mturk_client(run: Run) -> Any:
+    """boto3's MTurk client (untyped): the run's, which on this route is never Prolific's."""
+    if run.client is None or not hasattr(run.client, "delete_worker_block"):  # Prolific's client is not boto3's
+        raise PlatformError(f"{run.cfg.name} runs on {run.platform}: its session has no MTurk client")
+    return run.client
+
+
+def _mturk_approve(run: Run, d: Decision) -> tuple[str, str]:
+    key = f"{run.cfg.name}:approve:{d.assignment_id}"
+    result = sent(run, d, "ApproveAssignment", key, {"AssignmentId": d.assignment_id},
+                           lambda: {"outcome": mturk.approve(run.client, d.assignment_id)})
+    return key, str(result["outcome"])
+
+
+def _mturk_reject(run: Run, d: Decision) -> tuple[str, str]:
+    key = f"{run.cfg.name}:reject:{d.assignment_id}"
+    result = sent(run, d, "RejectAssignment", key, {"AssignmentId": d.assignment_id},
+                           lambda: {"outcome": mturk.reject(run.client, d.assignment_id, d.reason)})
+    return key, str(result["outcome"])
+
+
+def _mturk_block(run: Run, d: Decision) -> tuple[str, str]:
+    mode, key = run.cfg.gating.block_mode, new_block_key(run, d)
+    qual_id = block_qualification(run) if mode == "soft" else ""
+
+    def exclude() -> dict[str, str]:
+        mturk.exclude_worker(run.client, d.worker_id, mode, qual_id, f"review: {d.reason or 'blocked by a reviewer'}")
+        return {"mode": mode}
+
+    sent(run, d, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, exclude)
+    return key, mode
+
+
+def _mturk_unblock(run: Run, d: Decision) -> tuple[str, str]:
+    """Lift a block in force; a worker not (yet) blocked is only marked kept, so block_batch spares them."""
+    mode = blocked_mode(run, d)
+    if not mode:
+        return "", "kept (not blocked)"
+    key = f"{run.cfg.name}:unblock:{d.worker_id}:{d.idem_key}"
+
+    def lift() -> dict[str, str]:
+        client = _mturk_client(run)
+        if mode == "hard":
+            client.delete_worker_block(WorkerId=d.worker_id, Reason=f"review: {d.reason or 'unblocked'}")
+        elif mode == "soft":
+            client.disassociate_qualification_from_worker(
+                WorkerId=d.worker_id, QualificationTypeId=block_qualification(run), Reason="unblocked by review")
+        return {"mode": mode}
+
+    sent(run, d, "IncludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, lift)
+    return key, f"unblocked ({mode})"
+
+
+def _mturk_bonus(run: Run, d: Decision) -> tuple[str, str]:
+    key = f"{run.cfg.name}:bonus:{d.idem_key}"
+
+    def pay() -> dict[str, str]:
+        mturk.bonus(run.client, d.worker_id, d.assignment_id, d.amount, d.reason or "thank you",
+                    hashlib.sha256(d.idem_key.encode()).hexdigest()[:64])
+        return {"sent": d.amount}
+
+    sent(run, d, "SendBonus", key, {"WorkerId": d.worker_id, "AssignmentId": d.assignment_id,
+                                                   "BonusAmount": d.amount}, pay)
+    return key, f"bonus {d.amount} sent"
+
+
+MTURK_SENDERS: dict[str, Sender] = {"approve": _mturk_approve, "reject": _mturk_reject, "strike_caption": strike,
+                                    "block": _mturk_block, "unblock": _mturk_unblock, "bonus": _mturk_bonus}

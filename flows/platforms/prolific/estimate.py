@@ -1,0 +1,44 @@
+"""Prolific's price of a campaign: one study per batch, by Prolific's cost calculator or its
+published fee rule (offline: a dry run, ``hitflow status``)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from flows.core.config import CampaignConfig
+from flows.core.errors import BudgetError
+from flows.core.money import Estimate, Quote, to_budget_currency
+from flows.core.run_context import PlatformClient
+from flows.platforms.prolific import adapter as prolific
+from flows.platforms.prolific.fees import cost_of
+
+
+def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None
+                      ) -> Estimate:
+    """One study per batch, priced by Prolific's cost calculator (``client``) or its published rule."""
+    reward = int(cfg.prolific.reward * 100)
+    price: Quote = offline_prolific_quote
+    if client is not None:
+        assert isinstance(client, prolific.ProlificClient), "a Prolific estimate needs Prolific's client"
+        prolific.check_currency(client, cfg.prolific.currency)  # before any figure in the config's money
+        price = lambda reward, places: prolific.study_cost(client, reward, places)  # noqa: E731
+    est = Estimate(cfg.prolific.currency)
+    for batch, units in sorted(units_per_batch.items()):
+        places = units * cfg.assignments_per_image
+        est.parts.append((f"study {batch}: {places} places", Decimal(price(reward, places)) / 100))
+    return est
+
+
+def prolific_place_cost(cfg: CampaignConfig) -> str:
+    """One Prolific place (reward + fee, Prolific's published rule) in the budget's currency, for
+    ``hitflow status``; "" without a rate (the budget check then says what to add)."""
+    try:
+        one = Decimal(offline_prolific_quote(int(cfg.prolific.reward * 100), 1)) / 100
+        return str(to_budget_currency(cfg, one, cfg.prolific.currency))
+    except BudgetError:
+        return ""
+
+
+def offline_prolific_quote(reward_minor: int, places: int) -> int:
+    rewards, fees = cost_of(reward_minor, places)
+    return rewards + fees

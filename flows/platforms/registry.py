@@ -1,0 +1,40 @@
+"""The one place that maps a platform's name (``--platform``) to its module, and opens its session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from flows.core.errors import ConfigError
+from flows.core.run_context import Session
+from flows.platforms import PLATFORMS
+from flows.platforms.interface import Platform
+from flows.platforms.links import platform as links_platform
+from flows.platforms.mturk import platform as mturk_platform
+from flows.platforms.prolific import platform as prolific_platform
+
+
+def platform_for(name: str) -> Platform:
+    """The platform called ``name`` (``--platform``); an unknown name is a config error."""
+    if name == "mturk":
+        return mturk_platform
+    if name == "prolific":
+        return prolific_platform
+    if name == "links":
+        return links_platform
+    raise ConfigError(f"unknown platform {name!r}; use one of {', '.join(PLATFORMS)}")
+
+
+@contextmanager
+def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
+                 crowd: Path | None = None, platform: str = "mturk",
+                 sim_state: Path | None = None) -> Iterator[Session]:
+    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
+    MTurk-compatible endpoint, which may spend real money and so needs ``live``. With
+    ``platform="prolific"`` the same simulator answers Prolific's API (``--target prolific``
+    is the real one and needs ``live``). ``sim_state``: the in-process simulator loads and
+    keeps its marketplace there (``seed=None``: the seed the file was made with); without it
+    the marketplace ends with the session."""
+    with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state) as session:
+        yield session

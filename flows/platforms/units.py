@@ -1,0 +1,35 @@
+"""A batch's units as the plan stored them: what every platform posts, one unit at a time.
+
+Shared by the platforms' publish steps (MTurk's HITs, Prolific's studies) and the dry run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from flows.core.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.core.run_context import Run
+
+
+def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:
+    rows = run.store.rows("SELECT * FROM items WHERE campaign = ? AND batch = ? ORDER BY rowid",
+                          [run.cfg.name, batch])
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row["hit_index"], []).append(row)
+    return sorted(groups.items())
+
+
+def hit_token(cfg: CampaignConfig, batch: int, hit_index: int, item_ids: list[str]) -> str:
+    """Deterministic UniqueRequestToken (<= 64 chars) for one planned HIT."""
+    digest = hashlib.sha256(f"{cfg.name}|{batch}|{hit_index}|{','.join(item_ids)}".encode()).hexdigest()[:16]
+    return f"hf-{cfg.name[:24]}-b{batch}-h{hit_index}-{digest}"
+
+
+def page_html(run: Run, items: list[dict[str, Any]]) -> str:
+    """A unit's page as the run's task kind renders it (``Run.page``, handed down by the driver)."""
+    if run.page is None:
+        raise ConfigError(f"{run.cfg.name}: this run was opened without its task's page renderer (Run.page)")
+    return run.page(run.cfg, items)

@@ -1,0 +1,96 @@
+"""The study report's statistics as tables with a sentence each: the test, its effect size and
+confidence intervals in words (the numbers in full stay in analysis.json beside the report)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+ALPHA = 0.05
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _alpha_words(alpha: float | None) -> str:
+    """Krippendorff's reading of alpha (Content Analysis, 2nd ed., 2004, p. 241): at least .800 to
+    rely on the data, .667 to .800 for tentative conclusions only."""
+    if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)):
+        return "agreement could not be computed"
+    if alpha >= 0.8:
+        return "agreement high enough to rely on (alpha >= 0.800)"
+    if alpha >= 0.667:
+        return "agreement good enough for tentative conclusions only (0.667 <= alpha < 0.800)"
+    return "agreement too low to rely on (alpha < 0.667)"
+
+
+def _severity(a: dict[str, Any]) -> list[dict[str, Any]]:
+    an = a["anova"]
+    differ = "the error types differ in how bad people rate them" if an["p_gg"] < ALPHA else \
+        "no evidence at the 5% level that the error types differ"
+    conditions = {"title": "Ratings per error type", "sentence": (
+        f"Repeated-measures ANOVA over {a['participants']} participants, Greenhouse-Geisser corrected: "
+        f"F({an['df1_gg']:.2f}, {an['df2_gg']:.1f}) = {an['F']:.2f}, {_p(an['p_gg'])}; eta squared "
+        f"{an['eta2']:.3f} (partial {an['eta2_partial']:.3f}): {differ}."),
+        "headers": ["error type", "mean (0-100)", "SD", "participants"],
+        "rows": [[c, f"{v['mean']:.1f}", f"{v['sd']:.1f}", v["n"]] for c, v in a["conditions"].items()]}
+    pairs = {"title": "Pairs of error types", "sentence": (
+        "Paired t-tests between every two error types, Bonferroni-corrected over all pairs; effect size "
+        "d_z = t / sqrt(participants)."),
+        "headers": ["pair", "t (df)", "d_z", "p", "p (Bonferroni)", "in words"],
+        "rows": [[f"{r['a']} vs {r['b']}", f"{r['t']:.2f} ({r['df']:.0f})",
+                  f"{r['t'] / math.sqrt(r['df'] + 1):.2f}", _p(r["p"]).removeprefix("p "),
+                  _p(r["p_bonferroni"]).removeprefix("p "),
+                  ("differ" if r["p_bonferroni"] < ALPHA else "not shown to differ")] for r in a["pairs"]]}
+    return [conditions, pairs]
+
+
+def _bt_words(v: dict[str, float]) -> str:
+    if v["ci_low"] > 0:
+        return "preferred over the reference system"
+    if v["ci_high"] < 0:
+        return "less preferred than the reference system"
+    return "not distinguishable from the reference system"
+
+
+def _pairwise(a: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for dim, d in a["dimensions"].items():
+        bt = d["bradley_terry"]
+        out.append({"title": f"{dim}: Bradley-Terry strengths", "sentence": (
+            "Bradley-Terry model of the pairwise answers (log scale; the first system alphabetically is the "
+            "reference, fixed at 0), with 95% Wald confidence intervals; an interval that excludes 0 means a "
+            "difference from the reference at the 5% level."),
+            "headers": ["system", "strength", "95% CI", "in words"],
+            "rows": [[s, f"{v['strength']:+.2f}", f"{v['ci_low']:+.2f} to {v['ci_high']:+.2f}", _bt_words(v)]
+                     for s, v in sorted(bt.items(), key=lambda kv: -kv[1]["strength"])]})
+    return out
+
+
+def _ratings(a: dict[str, Any]) -> list[dict[str, Any]]:
+    g = a["agreement"]
+    rows = [["pairs rated", a["pairs"]], ["mean of the per-pair means", a["mean_of_means"]],
+            ["Krippendorff's alpha", g["krippendorff_alpha"]], ["Fleiss' kappa", g["fleiss_kappa"]],
+            ["unanimous items", f"{g['percent_unanimous']}%"]]
+    if "cohen_kappa" in g:
+        rows.append(["Cohen's kappa (two raters)", g["cohen_kappa"]])
+    return [{"title": "Agreement between judges", "sentence": f"{g['raters']} judges on {g['items']} items: "
+             f"{_alpha_words(g['krippendorff_alpha'])}.", "headers": ["measure", "value"], "rows": rows}]
+
+
+def _errors(a: dict[str, Any]) -> list[dict[str, Any]]:
+    share = a["congruent_share"]
+    words = f"{100 * share:.1f}% of judgements found the description congruent" if share is not None else \
+        "no judgements"
+    return [{"title": "Error categories", "sentence": f"{a['judgements']} judgements on {a['items']} items; {words}.",
+             "headers": ["category", "times ticked"], "rows": [[c, n] for c, n in a["category_counts"].items()]}]
+
+
+def statistics_tables(kind: str, a: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tables (title, sentence, headers, rows) for the study's ``kind``; [] when the analysis failed."""
+    if "error" in a:
+        return []
+    readers = {"expert_rating": _ratings, "crowd_selection": _ratings, "error_analysis": _errors,
+               "pairwise_grading": _pairwise, "severity_rating": _severity}
+    return readers.get(kind, _severity)(a)

@@ -1,0 +1,42 @@
+"""The report's "How the text arrived" section (issue 29): pure tables over DataFrames.
+
+Inputs: captions ``batch, text_origin`` (one row per caption); flags as in :mod:`qc.flags` plus
+``batch``; blocked ``worker_id, batch, rules``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from qc.telemetry_frame import ORIGINS
+from qc.telemetry_rules import TELEMETRY_RULES
+
+EVIDENCE_COLUMNS = ["worker_id", "flags", "rules", "blocked", "evidence"]
+
+
+def origin_by_batch(captions: pd.DataFrame) -> pd.DataFrame:
+    """Per batch: captions of each ``text_origin`` (columns in :data:`ORIGINS` order) and the total."""
+    if captions.empty or "text_origin" not in captions:
+        return pd.DataFrame(columns=["batch", *ORIGINS, "captions"])
+    table = pd.crosstab(captions["batch"].astype(int), captions["text_origin"])
+    table = table.reindex(columns=list(ORIGINS), fill_value=0)
+    table["captions"] = table.sum(axis=1)
+    return table.reset_index().rename(columns={"index": "batch"})
+
+
+def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 2) -> pd.DataFrame:
+    """Workers with telemetry flags, most flagged first: flags per rule, the batch they were blocked
+    after ("" if not), and the first ``examples`` flags' evidence in words."""
+    mine = flags[flags["rule"].isin(TELEMETRY_RULES) & (flags["worker_id"] != "")]
+    if mine.empty:
+        return pd.DataFrame(columns=EVIDENCE_COLUMNS)
+    block_batch = dict(zip(blocked["worker_id"], blocked["batch"], strict=True))
+    rows = []
+    for worker, group in mine.groupby("worker_id"):
+        counts = group["rule"].value_counts()
+        rows.append({"worker_id": worker, "flags": len(group),
+                     "rules": ", ".join(f"{rule} x{n}" for rule, n in counts.items()),
+                     "blocked": "" if worker not in block_batch else f"after batch {block_batch[worker]}",
+                     "evidence": [f"{r.rule}: {r.detail}" for r in group.head(examples).itertuples()]})
+    return pd.DataFrame(rows, columns=EVIDENCE_COLUMNS).sort_values(["flags", "worker_id"], ascending=[False, True],
+                                                                    ignore_index=True)

@@ -1,0 +1,184 @@
+"""Text telemetry (issue 29, format v1): read and check a record, and convert old event logs.
+
+The page's record (``hitflow_telemetry``, /work/coord/telemetry_format.md, docs/telemetry.md) says
+HOW text arrived in each free-text field: counts, lengths and times, never clipboard contents or
+which keys were pressed. :func:`parse_record` is the one check every reader uses: the real page's
+records, the simulator's, and the records :func:`event_log_record` builds from the raw
+``[kind, detail, ISO time]`` logs of older keystroke-logging HITs (their ``detail`` is read for its
+length only, and dropped).
+
+Everything here is pure: text in, dicts out. :mod:`qc.telemetry_frame` flattens records into the
+``tm_*`` columns the rules read.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+VERSION = 1
+# A record's times are ms since the page first loaded; an assignment may stay open for days
+# (MTurk's AssignmentDurationInSeconds is at most 365 days), so anything beyond is nonsense.
+MAX_MS = 365 * 24 * 3600 * 1000
+MAX_COUNT = 10_000_000  # characters or events in one field: far beyond any caption
+FIELD_COUNTS = ("typed", "del", "keys", "paste_n", "paste_x", "paste_p", "drop", "copy", "cut", "len")
+DELETING_KEYS = ("backspace", "delete")
+LOG_KINDS = ("key", "paste", "copy", "cut", "blur", "focus")
+
+
+class TelemetryError(ValueError):
+    """A telemetry value QC cannot read; the row stays, its telemetry counts as invalid."""
+
+
+def parse_record(text: str) -> dict[str, Any]:
+    """A v1 record from its JSON text, checked (numbers, lists, times); unknown keys are kept and ignored."""
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise TelemetryError(f"not JSON ({str(exc)[:80]})") from exc
+    if not isinstance(record, dict):
+        raise TelemetryError("not a JSON object")
+    if record.get("v") != VERSION:
+        raise TelemetryError(f"version {str(record.get('v'))[:20]!r}, this hitflow reads version {VERSION}")
+    _count(record.get("loads", 1), "loads")
+    _events(record.get("vis", []), "vis", ("h", "v"))
+    fields = record.get("f", {})
+    if not isinstance(fields, dict):
+        raise TelemetryError("'f' is not an object of fields")
+    for name, field in fields.items():
+        check_field(str(name), field)
+    return record
+
+
+def check_field(name: str, field: Any) -> None:
+    """One field's counts, times and lists (a plain type test first: a batch holds 200,000 fields)."""
+    if not isinstance(field, dict):
+        raise TelemetryError(f"field {name[:40]!r} is not an object")
+    for key in FIELD_COUNTS:
+        value = field.get(key)
+        if value is not None and not (type(value) is int and 0 <= value <= MAX_COUNT):
+            _count(value, f"{name[:40]}.{key}")
+    for key in ("first_ms", "active_ms"):
+        value = field.get(key)
+        if value is not None and not (type(value) in (int, float) and 0 <= value <= MAX_MS):
+            _ms(value, f"{name[:40]}.{key}")
+    _events(field.get("focus", []), f"{name[:40]}.focus", ("f", "b"))
+    pastes = field.get("paste", [])
+    if not isinstance(pastes, list):
+        raise TelemetryError(f"{name[:40]}.paste is not a list")
+    for paste in pastes:
+        if not (type(paste) is list and len(paste) == 3 and paste[2] in ("p", "x")):
+            raise TelemetryError(f"{name[:40]}.paste holds {str(paste)[:40]}, not [ms, length, 'p' or 'x']")
+        if not (type(paste[0]) is int and 0 <= paste[0] <= MAX_MS and type(paste[1]) is int
+                and 0 <= paste[1] <= MAX_COUNT):
+            _ms(paste[0], f"{name[:40]}.paste time")
+            _count(paste[1], f"{name[:40]}.paste length")
+
+
+def _count(value: Any, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise TelemetryError(f"{what} is {str(value)[:20]}, not a count between 0 and {MAX_COUNT}")
+
+
+def _ms(value: Any, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_MS:
+        raise TelemetryError(f"{what} is {str(value)[:20]}, not a time in ms between 0 and {MAX_MS}")
+
+
+def _events(events: Any, what: str, kinds: tuple[str, ...]) -> None:
+    if not isinstance(events, list):
+        raise TelemetryError(f"{what} is not a list")
+    for event in events:
+        if not (type(event) is list and len(event) == 2 and event[1] in kinds):
+            raise TelemetryError(f"{what} holds {str(event)[:40]}, not [ms, {' or '.join(kinds)}]")
+        if not (type(event[0]) is int and 0 <= event[0] <= MAX_MS):
+            _ms(event[0], what)
+
+
+def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
+    """A raw ``[[kind, detail, ISO time], ...]`` log as a v1 record of one field (``len`` left out:
+    the log does not know the final text; the reader takes the caption's length).
+
+    A key whose name is Backspace or Delete counts as a deletion, a one-character key (or Enter) as
+    a typed character, any other key only as a keystroke. A paste is ``"p"`` when its text equals
+    an earlier copy or cut of the same log, else ``"x"``. The details are compared here and dropped."""
+    events = _log_events(text)
+    if not events:
+        return {"v": VERSION, "loads": 1, "vis": [], "f": {}}
+    start = events[0][2]
+    out: dict[str, Any] = {"typed": 0, "del": 0, "keys": 0, "first_ms": None, "active_ms": 0, "paste": [],
+                           "paste_n": 0, "paste_x": 0, "paste_p": 0, "drop": 0, "copy": 0, "cut": 0, "focus": []}
+    copied: set[str] = set()
+    last_key: int | None = None
+    for kind, detail, when in events:
+        ms = max(0, round((when - start) * 1000))
+        if kind == "key":
+            last_key = _key(out, detail, ms, last_key)
+        elif kind == "paste":
+            _paste(out, detail, ms, copied)
+        elif kind in ("copy", "cut"):
+            out[kind] += 1
+            if isinstance(detail, str) and detail:
+                copied.add(detail)
+                out["del"] += len(detail) if kind == "cut" else 0
+        elif len(out["focus"]) < 40:
+            out["focus"].append([ms, "b" if kind == "blur" else "f"])
+    return {"v": VERSION, "loads": 1, "vis": [], "f": {field: out}}
+
+
+def _key(out: dict[str, Any], detail: Any, ms: int, last_key: int | None) -> int:
+    """One keystroke: a deletion, a typed character, or only a key; gaps under 2 s are typing time."""
+    out["keys"] += 1
+    name = detail.lower() if isinstance(detail, str) else ""
+    if name in DELETING_KEYS:
+        out["del"] += 1
+    elif len(name) == 1 or name == "enter":
+        out["typed"] += 1
+    out["first_ms"] = ms if out["first_ms"] is None else out["first_ms"]
+    if last_key is not None and ms - last_key < 2000:
+        out["active_ms"] += ms - last_key
+    return ms
+
+
+def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str]) -> None:
+    """One paste: its length, and "p" when it equals a copy or cut earlier in the log."""
+    size = detail if isinstance(detail, int) else len(str(detail or ""))
+    where = "p" if isinstance(detail, str) and detail and detail in copied else "x"
+    out["paste_n"] += 1
+    out["paste_x" if where == "x" else "paste_p"] += size
+    if len(out["paste"]) < 20:
+        out["paste"].append([ms, size, where])
+
+
+def _log_events(text: str) -> list[tuple[str, Any, float]]:
+    try:
+        log = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise TelemetryError(f"event log is not JSON ({str(exc)[:80]})") from exc
+    if not isinstance(log, list):
+        raise TelemetryError("event log is not a JSON list of [kind, detail, time]")
+    events = []
+    for n, entry in enumerate(log):
+        if not (isinstance(entry, list) and len(entry) == 3 and entry[0] in LOG_KINDS):
+            raise TelemetryError(f"event {n} is {str(entry)[:30]}…, not [kind, detail, time] with kind "
+                                 f"{'/'.join(LOG_KINDS)}")
+        try:
+            when = datetime.fromisoformat(str(entry[2]).replace("Z", "+00:00")).timestamp()
+        except ValueError as exc:
+            raise TelemetryError(f"event {n}: time {str(entry[2])[:30]!r} is not ISO 8601") from exc
+        events.append((str(entry[0]), entry[1], when))
+    return sorted(events, key=lambda e: e[2])
+
+
+def looks_like_event_log(text: str) -> bool:
+    """Whether an answer's value is a ``[kind, detail, time]`` log (so a reader may pick the column)."""
+    stripped = text.lstrip()
+    if not stripped.startswith("[["):
+        return False
+    try:
+        log = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(log, list) and bool(log) and all(
+        isinstance(e, list) and len(e) == 3 and e[0] in LOG_KINDS for e in log[:5])

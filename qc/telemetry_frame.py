@@ -1,0 +1,123 @@
+"""Telemetry records flattened into the ``tm_*`` columns, one row per caption, and each caption's
+``text_origin``.
+
+Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON text, the answer field
+``hitflow_telemetry``), ``telemetry_log`` (a raw ``[kind, detail, ISO time]`` log) and
+``telemetry_field`` (the caption's form field name in the record, e.g. ``caption_2``; a record of
+one field needs none). Blank or missing telemetry is "absent", never suspicious.
+
+Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms,
+tm_paste_n, tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste,
+tm_loads`` (the shared contract), ``tm_away_ms`` (ms from the last tab hide or field blur to the
+largest external paste within 60 s after it; NaN without one) and ``tm_error`` (why a value could not
+be read; the row is kept, its telemetry absent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from qc.telemetry import TelemetryError, event_log_record, parse_record
+
+TM_COLUMNS = ["tm_present", "tm_typed", "tm_deleted", "tm_keys", "tm_first_ms", "tm_active_ms", "tm_paste_n",
+              "tm_paste_external", "tm_paste_page", "tm_drop", "tm_final_len", "tm_hidden_before_paste",
+              "tm_loads", "tm_away_ms", "tm_error"]
+SWITCH_WINDOW_MS = 60_000  # a hide or blur this long before an external paste counts as "left to fetch it"
+ORIGINS = ("typed", "in-page paste", "external paste", "mixed", "unknown")
+
+
+def absent(error: str = "") -> tuple[Any, ...]:
+    """The ``tm_*`` values (in :data:`TM_COLUMNS` order) of a caption without telemetry."""
+    return (False, 0, 0, 0, np.nan, 0, 0, 0, 0, 0, 0, False, 0, np.nan, error)
+
+
+def field_of(record: dict[str, Any], name: str) -> dict[str, Any] | None:
+    fields = record.get("f") or {}
+    if name in fields:
+        return fields[name]  # type: ignore[no-any-return]
+    return next(iter(fields.values())) if len(fields) == 1 else None  # type: ignore[no-any-return]
+
+
+def flatten(record: dict[str, Any], name: str, caption: str) -> tuple[Any, ...]:
+    """One caption's ``tm_*`` values (:data:`TM_COLUMNS` order) from a checked record; absent when the
+    record lacks the field."""
+    field = field_of(record, name)
+    if field is None:
+        return absent()
+    away = away_ms(record, field)
+    final_len = field.get("len")
+    first = field.get("first_ms")
+    return (True, field.get("typed", 0), field.get("del", 0), field.get("keys", 0),
+            np.nan if first is None else float(first), field.get("active_ms") or 0, field.get("paste_n", 0),
+            field.get("paste_x", 0), field.get("paste_p", 0), field.get("drop", 0),
+            final_len if final_len is not None else len(caption), away is not None, record.get("loads", 1),
+            np.nan if away is None else away, "")
+
+
+def away_ms(record: dict[str, Any], field: dict[str, Any]) -> float | None:
+    """ms between the largest external paste and the last tab hide or field blur within 60 s before it."""
+    pastes = [p for p in field.get("paste", []) if p[2] == "x"]
+    if not pastes:
+        return None
+    when = max(pastes, key=lambda p: p[1])[0]
+    leaves = [ms for ms, kind in record.get("vis", []) if kind == "h"]
+    leaves += [ms for ms, kind in field.get("focus", []) if kind == "b"]
+    before = [ms for ms in leaves if when - SWITCH_WINDOW_MS <= ms <= when]
+    return float(when - max(before)) if before else None
+
+
+def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the ``tm_*`` columns (each distinct record parsed once: an assignment's captions share one)."""
+    captions = df["caption"].fillna("").astype(str).tolist() if "caption" in df else [""] * len(df)
+    records = _texts(df, "telemetry")
+    logs = _texts(df, "telemetry_log")
+    names = _texts(df, "telemetry_field")
+    parsed: dict[tuple[str, str], dict[str, Any] | str] = {}
+    rows = []
+    for record_text, log_text, name, caption in zip(records, logs, names, captions, strict=True):
+        source, kind = (record_text, "record") if record_text else (log_text, "log")
+        if not source:
+            rows.append(absent())
+            continue
+        if (source, kind) not in parsed:
+            parsed[(source, kind)] = _read(source, kind, name)
+        got = parsed[(source, kind)]
+        rows.append(absent(got) if isinstance(got, str) else flatten(got, name, caption))
+    columns = pd.DataFrame(rows, columns=TM_COLUMNS, index=df.index)
+    return pd.concat([df.drop(columns=[c for c in TM_COLUMNS if c in df.columns]), columns], axis=1)
+
+
+def _texts(df: pd.DataFrame, column: str) -> list[str]:
+    if column not in df.columns:
+        return [""] * len(df)
+    return [str(v).strip() if isinstance(v, str) else "" for v in df[column].tolist()]
+
+
+def _read(text: str, kind: str, name: str) -> dict[str, Any] | str:
+    try:
+        return parse_record(text) if kind == "record" else event_log_record(text, name or "caption")
+    except TelemetryError as exc:
+        return f"telemetry {'record' if kind == 'record' else 'event log'} unreadable: {exc}"
+
+
+def text_origin(df: pd.DataFrame, share: float = 0.8) -> pd.Series:
+    """Per caption: ``typed`` / ``in-page paste`` / ``external paste`` / ``mixed`` / ``unknown``.
+
+    Input: the ``tm_*`` columns. ``share`` of the final text from one source names that source;
+    less from every source is ``mixed``; absent telemetry, an empty field, or text that arrived by
+    none of them (the canned-answer button, a script) is ``unknown``."""
+    if "tm_present" not in df.columns:
+        return pd.Series("unknown", index=df.index, dtype=object)
+    length = df["tm_final_len"].astype(float).clip(lower=1)
+    typed = (df["tm_typed"].astype(float) - df["tm_deleted"].astype(float)).clip(lower=0) / length
+    page = df["tm_paste_page"].astype(float) / length
+    outside = df["tm_paste_external"].astype(float) / length
+    counted = typed + page + outside + df["tm_drop"].astype(float) / length
+    # nothing typed, pasted or dropped (the page's canned-answer button, or a script set the value): unknown
+    origin = np.select([~df["tm_present"].astype(bool) | (df["tm_final_len"].astype(float) <= 0) | (counted <= 0),
+                        outside >= share, page >= share, typed >= share],
+                       ["unknown", "external paste", "in-page paste", "typed"], "mixed")
+    return pd.Series(origin, index=df.index, dtype=object)

@@ -1,0 +1,135 @@
+"""Rules over text telemetry (issue 29): how a caption's text arrived, not what it says.
+
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` and the ``tm_*``
+columns of :mod:`qc.telemetry_frame` (added here from ``telemetry``/``telemetry_log`` when a frame
+carries only those). A caption without telemetry never flags; canned captions (the page's own
+button) are left to the canned rules. Every rule flags captions, so the per-worker rates of
+:mod:`qc.worker_history` decide blocks as for every other caption rule.
+
+Thresholds and why (docs/authenticity.md):
+- ``paste_external``: at least half the final text pasted from outside the page.
+- ``untyped_text``: the final text exceeds what was typed plus pasted from this page by half its
+  length and 20 characters (external pastes, drag-and-drop, or a script setting the value).
+- ``switch_then_paste``: the tab was hidden or the field left, then within 60 s text pasted from
+  outside made up at least half the caption, and it came back faster than a person types: more than
+  ``switch_paste_cps`` (8 characters a second, 96 words a minute) per second away. People who draft
+  their own words in another window are away at least as long as typing them takes; an assistant's
+  answer comes back in seconds.
+- ``typing_cadence``: 30+ characters typed with keystrokes at more than ``max_typing_cps`` (25 a
+  second, 300 words a minute) over the keystroke time: no person types that fast; a script does.
+In-page pastes (copied from the instructions or another field) are never "external": the
+``instruction_echo`` rule judges that text by what it says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from qc.caption_rules import caption_flags
+from qc.flags import register
+from qc.telemetry_frame import TM_COLUMNS, telemetry_columns
+
+TELEMETRY_RULES = ("paste_external", "untyped_text", "switch_then_paste", "typing_cadence")
+# Their block rates sit with the other rules' in qc/decisions.py CAPTION_BLOCK_RATES.
+
+
+def with_telemetry(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the ``tm_*`` columns (:func:`qc.runner.prepare` adds them once per batch)."""
+    return df if "tm_present" in df.columns else telemetry_columns(df)
+
+
+def _judged(df: pd.DataFrame) -> pd.DataFrame:
+    """The captions a telemetry rule may judge: telemetry present, not the canned text."""
+    if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
+        return telemetry_columns(df.iloc[:0])  # no telemetry at all: nothing to judge
+    tm = with_telemetry(df)
+    return tm[tm["tm_present"].astype(bool) & ~tm["is_precanned"].astype(bool) & (tm["tm_final_len"] > 0)]
+
+
+@register("paste_external", "caption")
+def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The share of the final text pasted from outside the page reaches ``paste_external_share``."""
+    limit = float(params.get("paste_external_share", 0.5))
+    tm = _judged(df)
+    share = (tm["tm_paste_external"] / tm["tm_final_len"]).clip(upper=1.0)
+    hit = tm[share >= limit]
+    return caption_flags(df, "paste_external", [
+        (i, round(float(share[i]), 3), limit, f"{_words(r)}") for i, r in _rows(hit)])
+
+
+@register("untyped_text", "caption")
+def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Final text longer than typed + in-page pastes by ``untyped_share`` of it and ``untyped_min_chars``."""
+    share = float(params.get("untyped_share", 0.5))
+    least = int(params.get("untyped_min_chars", 20))
+    tm = _judged(df)
+    unexplained = tm["tm_final_len"] - tm["tm_typed"] - tm["tm_paste_page"]
+    hit = tm[(unexplained >= least) & (unexplained >= share * tm["tm_final_len"])]
+    return caption_flags(df, "untyped_text", [
+        (i, int(unexplained[i]), f">= {share:.0%} and {least}", f"{int(unexplained[i])} of {int(r['tm_final_len'])} "
+         f"characters neither typed nor copied on the page; {_words(r)}") for i, r in _rows(hit)])
+
+
+@register("switch_then_paste", "caption")
+def switch_then_paste(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Left the tab or field, then pasted most of the caption from outside faster than anyone types it."""
+    share = float(params.get("paste_external_share", 0.5))
+    cps = float(params.get("switch_paste_cps", 8.0))
+    tm = _judged(df)
+    away_s = tm["tm_away_ms"].astype(float) / 1000.0
+    speed = tm["tm_paste_external"] / away_s.clip(lower=0.5)
+    hit = tm[tm["tm_hidden_before_paste"].astype(bool) & (tm["tm_paste_external"] >= share * tm["tm_final_len"])
+             & (speed > cps)]
+    return caption_flags(df, "switch_then_paste", [
+        (i, round(float(speed[i]), 1), cps, f"away {away_s[i]:.1f} s, then pasted {int(r['tm_paste_external'])} "
+         f"characters ({speed[i]:.0f}/s; typing them takes a person {r['tm_paste_external'] / cps:.0f}+ s)")
+        for i, r in _rows(hit)])
+
+
+@register("typing_cadence", "caption")
+def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """``typing_min_chars``+ characters typed faster than ``max_typing_cps`` over the keystroke time."""
+    cps = float(params.get("max_typing_cps", 25.0))
+    least = int(params.get("typing_min_chars", 30))
+    tm = _judged(df)
+    active_s = tm["tm_active_ms"].astype(float) / 1000.0
+    speed = tm["tm_typed"] / active_s.clip(lower=0.001)
+    # only text that came with keystrokes: dictation, an input method or a script's fill() inserts text
+    # without a keydown per character and has no cadence to judge
+    keyed = tm["tm_keys"] >= 0.5 * tm["tm_typed"]
+    hit = tm[(tm["tm_typed"] >= least) & keyed & (speed > cps)]
+    return caption_flags(df, "typing_cadence", [
+        (i, round(float(min(speed[i], 1e6)), 1), cps, f"typed {int(r['tm_typed'])} characters in "
+         f"{active_s[i]:.2f} s of keystrokes") for i, r in _rows(hit)])
+
+
+def _rows(hit: pd.DataFrame) -> zip[tuple[Any, dict[str, Any]]]:
+    """(index, the caption's tm_* values) per flagged caption (plain dicts: iterrows costs 20x more)."""
+    return zip(hit.index, hit[TM_COLUMNS].to_dict("records"), strict=True)
+
+
+def _words(row: dict[str, Any]) -> str:
+    return telemetry_in_words(row)
+
+
+def telemetry_in_words(row: dict[str, Any]) -> str:
+    """One caption's telemetry as a person reads it: "typed 64 characters, pasted 0"."""
+    if not row.get("tm_present"):
+        return "no telemetry recorded" + (f" ({row['tm_error']})" if row.get("tm_error") else "")
+    parts = [f"typed {int(row['tm_typed'])} characters", f"pasted {int(row['tm_paste_external'])} from outside "
+             f"the page" if row["tm_paste_external"] else f"pasted {int(row['tm_paste_page'])}"]
+    if row["tm_paste_external"] and row["tm_paste_page"]:
+        parts.append(f"{int(row['tm_paste_page'])} from the page")
+    elif row["tm_paste_page"] and not row["tm_paste_external"]:
+        parts[-1] += " from the page"
+    if row.get("tm_deleted"):
+        parts.append(f"deleted {int(row['tm_deleted'])}")
+    away = row.get("tm_away_ms")
+    if row.get("tm_hidden_before_paste") and away is not None and np.isfinite(away):
+        parts.append(f"left the page {float(away) / 1000:.0f} s before pasting")
+    if row.get("tm_final_len") is not None:
+        parts.append(f"final text {int(row['tm_final_len'])} characters")
+    return ", ".join(parts)

@@ -1,0 +1,117 @@
+"""The layers of flows/ hold, checked by the tools that hold them (docs/architecture.md).
+
+``make lint`` runs import-linter's contracts (``[tool.importlinter]`` in pyproject.toml): each layer
+imports only those below it, the three platforms know nothing of each other, the simulator knows no
+upper layer. These tests show the contracts bite (an upward or sideways import planted in a copy of
+the tree fails ``lint-imports``) and that the product has no import cycle in grimp's graph, which
+counts imports inside functions too (imports under ``if TYPE_CHECKING:`` load nothing and are left out).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+GRAPH = ("import json, sys, grimp\n"
+         "g = grimp.build_graph('flows', exclude_type_checking_imports=True, cache_dir=None)\n"
+         "print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))\n")
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return cycles
+
+
+def test_import_cycle_finder_finds_a_cycle() -> None:
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """grimp's graph of the ``flows`` package under ``root`` (in a process of its own, so a copy is read)."""
+    done = subprocess.run([sys.executable, "-c", GRAPH], capture_output=True, text=True, cwd=root, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(root)}, check=True)
+    return {m: set(targets) for m, targets in json.loads(done.stdout).items()}
+
+
+def copy_of_the_tree(tmp_path: Path) -> Path:
+    """flows/ and the contracts, where a test may plant an import without touching the real tree."""
+    shutil.copytree(ROOT / "flows", tmp_path / "flows", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def plant(root: Path, module: str, statement: str) -> None:
+    """An import inside a function at the end of ``module`` (the kind a cycle used to hide in)."""
+    path = root / (module.replace(".", "/") + ".py")
+    path.write_text(path.read_text(encoding="utf-8") + f"\n\ndef _planted() -> None:\n    {statement}\n",
+                    encoding="utf-8")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    if not LINT_IMPORTS.is_file():
+        pytest.skip("lint-imports is not installed: `make .venv/.installed` installs the dev extra (import-linter)")
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], capture_output=True, text=True, cwd=root, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+
+
+def test_no_import_cycle_counting_imports_inside_functions() -> None:
+    graph = import_graph(ROOT)
+    assert "flows.sim.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles (move the shared part down into a module both import): " + \
+        "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_a_cycle_through_an_import_inside_a_function_is_found(tmp_path: Path) -> None:
+    root = copy_of_the_tree(tmp_path)
+    plant(root, "flows.core.errors", "from flows.core import store  # noqa: F401")  # store imports errors
+    cycles = import_cycles(import_graph(root))
+    assert any({"flows.core.errors", "flows.core.store"} <= set(cycle) for cycle in cycles), cycles
+
+
+def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: Path) -> None:
+    root = copy_of_the_tree(tmp_path)
+    clean = lint_imports(root)
+    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 3, clean.stdout + clean.stderr
+    plant(root, "flows.platforms.units", "from flows.driver import campaign_status  # noqa: F401")
+    plant(root, "flows.platforms.mturk.fees", "from flows.platforms.prolific import fees  # noqa: F401")
+    broken = lint_imports(root)
+    assert broken.returncode == 1
+    assert "flows.platforms is not allowed to import flows.driver" in broken.stdout
+    assert "flows.platforms.mturk is not allowed to import flows.platforms.prolific" in broken.stdout

@@ -1,0 +1,76 @@
+"""Issue 32: every report plot is legible: once drawn, no text over text, no text over another
+panel, no legend over a plot (checked on matplotlib's own bounding boxes, before saving)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from flows.campaigns.report import batches_figure, flags_figure, scores_figure, times_figure
+from flows.core.figures import overlapping_text
+from flows.studies.study_plots import study_figures
+from postprocess.report_data import time_bands
+
+SYSTEMS = ["reference captions", "baseline transformer", "retrieval model", "human-in-the-loop"]
+
+
+def _strengths(offset: float) -> dict[str, dict[str, float]]:
+    return {s: {"strength": i * 0.4 - offset, "ci_low": i * 0.4 - offset - 0.3, "ci_high": i * 0.4 - offset + 0.3}
+            for i, s in enumerate(SYSTEMS)}
+
+
+def _campaign_figures() -> list[tuple[str, object]]:
+    rng = np.random.default_rng(1)
+    batches = range(1, 6)
+    counts = pd.DataFrame([{"batch": b, "assignments": 100, "approved": 90, "rejected": 10, "flags": 30,
+                            "blocked": 4} for b in batches])
+    times = pd.DataFrame({"batch": np.repeat(list(batches), 100), "work_time_s": rng.gamma(4, 60, 500)})
+    flags = pd.DataFrame({"rule": [f"rule_with_a_long_name_{i % 9}" for i in range(200)]})
+    scores = pd.DataFrame({c: rng.integers(20, 100, 80) for c in
+                           ("score", "spelling_score", "grammar_score", "judging_score")})
+    return [("batches", batches_figure(counts)), ("times", times_figure(times, time_bands(times))),
+            ("flags", flags_figure(flags)), ("scores", scores_figure(scores, 70))]
+
+
+def _study_figures() -> list[tuple[str, object]]:
+    dims = {d: {"shares": {"A much better": 0.2, "A better": 0.2, "same": 0.2, "B better": 0.2,
+                           "B much better": 0.2}, "bradley_terry": _strengths(k)}
+            for k, d in enumerate(["fluency", "relevance", "descriptiveness"])}
+    severity = {"conditions": {f"error type {name}": {"mean": 20.0 + 10 * i, "sd": 8.0}
+                               for i, name in enumerate(["object", "attribute", "count", "relation", "scene",
+                                                         "hallucination"])}}
+    errors = {"category_counts": {f"category {i}: wrong {w}": i + 3 for i, w in
+                                  enumerate(["object", "colour", "count", "action", "place", "text"])}}
+    out = [(f"pairwise {c}", f) for c, f in study_figures("pairwise_grading", pd.DataFrame(), {"dimensions": dims})]
+    out += [(f"severity {c}", f) for c, f in study_figures("severity_rating", pd.DataFrame(), severity)]
+    out += [(f"errors {c}", f) for c, f in study_figures("error_analysis", pd.DataFrame(), errors)]
+    out += [(f"rating {c}", f) for c, f in study_figures("expert_rating", pd.DataFrame(),
+                                                         {"per_pair": {str(i): i % 4 + 1 for i in range(40)}})]
+    return out
+
+
+@pytest.mark.parametrize("name, fig", _campaign_figures() + _study_figures(), ids=lambda v: str(v)[:30])
+def test_report_figure_text_does_not_collide(name: str, fig) -> None:
+    try:
+        assert overlapping_text(fig) == [], name
+    finally:
+        plt.close(fig)
+
+
+def test_the_check_finds_what_the_old_layouts_did() -> None:
+    """The Bradley-Terry panels as they were (tight side by side, a long title each, every panel
+    naming the systems) and a legend left over the bars: the check reports both."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
+    for ax, dim in zip(axes, ["fluency", "relevance", "descriptiveness"], strict=True):
+        ax.errorbar([0.1, 0.5, 0.9, 1.3], SYSTEMS, xerr=0.3, fmt="o")
+        ax.set_title(f"{dim}: Bradley-Terry strength (95% CI)")
+    bars, ax2 = plt.subplots(figsize=(7, 3))
+    pd.DataFrame({"a": [5, 6], "b": [7, 8]}).plot.bar(ax=ax2)
+    try:
+        assert any("Bradley-Terry" in p for p in overlapping_text(fig))
+        assert "a legend covers a plot" in overlapping_text(bars)
+    finally:
+        plt.close(fig)
+        plt.close(bars)

@@ -1,0 +1,69 @@
+"""Issue 32: the report's first screen says what needs a person, by when; the study report's
+statistics are tables whose words follow their numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from flows.campaigns.report_summary import report_summary
+from flows.core.store import Store
+from flows.studies.study_tables import statistics_tables
+
+NOW = 1_800_000_000.0
+
+
+def _store(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").insert({"name": "c", "config_json": "{}", "status": "done", "created_at": NOW - 7200})
+    store.table("assignments").insert_all([
+        {"assignment_id": f"A{i}", "hit_id": "H", "campaign": "c", "batch": 1, "worker_id": f"W{i}",
+         "status": "Submitted", "accept_time": NOW - 3600, "submit_time": NOW - 3000,
+         "auto_approval_time": NOW + 3 * 3600 + i} for i in range(3)])
+    store.table("decisions").insert({"assignment_id": "A0", "campaign": "c", "batch": 1, "worker_id": "W0",
+                                     "action": "approve", "reasons": "", "review": 0, "decided_at": NOW,
+                                     "applied": "yes"})
+    return store
+
+
+def test_summary_names_undecided_work_and_its_deadline(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    captions = pd.DataFrame({"worker_id": ["W0", "W1", "W2"], "is_rejected": [False, True, False]})
+    s = report_summary(store, "c", captions, pd.DataFrame({"worker_id": ["W1"]}),
+                       {"spent": "12.50", "budget": "50.00"}, now=NOW)
+    assert (s["kept"], s["captions"], s["workers"], s["blocked"]) == (2, 3, 3, 1)
+    assert s["share_of_budget"] == "25%" and s["first_work"] == "2027-01-15 07:00 UTC"
+    [need] = s["needs"]
+    # A1 and A2 have no decision; the earliest auto-approval is A1's, three hours away: urgent
+    assert need["what"].startswith("2 submitted assignment(s) have no decision") and need["urgent"]
+    assert need["by"] == "2027-01-15 11:00 UTC"
+
+
+def test_summary_says_nothing_waits_once_all_is_decided(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.db.execute("DELETE FROM assignments WHERE assignment_id != 'A0'")
+    store.set_batch("c", 1, hold="rule caps_lock on 60% of workers")
+    s = report_summary(store, "c", pd.DataFrame({"worker_id": [], "is_rejected": []}), pd.DataFrame(),
+                       {"spent": "0.00", "budget": "0.00"}, now=NOW)
+    assert [n["what"] for n in s["needs"]] == ["batch 1 is held for review: rule caps_lock on 60% of workers"]
+    assert s["share_of_budget"] == "no budget set" and s["kept"] == 0
+
+
+def test_study_statistics_in_words_follow_the_numbers() -> None:
+    bt = {"a-ref": {"strength": 0.0, "ci_low": 0.0, "ci_high": 0.0},
+          "b-better": {"strength": 0.8, "ci_low": 0.3, "ci_high": 1.3},
+          "c-unclear": {"strength": -0.2, "ci_low": -0.7, "ci_high": 0.3}}
+    [table] = statistics_tables("pairwise_grading", {"dimensions": {"overall": {"shares": {}, "bradley_terry": bt}}})
+    words = {row[0]: (row[2], row[3]) for row in table["rows"]}
+    assert words["b-better"] == ("+0.30 to +1.30", "preferred over the reference system")
+    assert words["c-unclear"][1] == "not distinguishable from the reference system"
+    severity = {"participants": 20, "conditions": {"x": {"mean": 40.0, "sd": 9.0, "n": 20}},
+                "anova": {"F": 9.1, "df1_gg": 1.8, "df2_gg": 34.2, "p_gg": 0.0008, "eta2": 0.12, "eta2_partial": 0.3},
+                "pairs": [{"a": "x", "b": "y", "t": 4.0, "df": 15.0, "p": 0.001, "p_bonferroni": 0.003},
+                          {"a": "x", "b": "z", "t": 2.2, "df": 15.0, "p": 0.04, "p_bonferroni": 0.12}]}
+    anova, pairs = statistics_tables("severity_rating", severity)
+    assert "F(1.80, 34.2) = 9.10, p < 0.001" in anova["sentence"] and "differ in how bad" in anova["sentence"]
+    assert [r[2] for r in pairs["rows"]] == ["1.00", "0.55"]  # d_z = t / sqrt(16)
+    assert [r[-1] for r in pairs["rows"]] == ["differ", "not shown to differ"]  # after Bonferroni
+    assert statistics_tables("severity_rating", {"error": "too little data"}) == []

@@ -1,0 +1,47 @@
+"""Start-up cost: ``hitflow --help`` and loading every shipped config stay clear of the heavy libraries.
+
+Every ``hitflow`` process (and every CLI test) pays for what these paths import. scikit-learn alone cost
+~3 s CPU per config load before it was imported where the TF-IDF fit needs it (issue 33, point 3).
+The check runs in a child interpreter, so modules this test process already imported cannot hide a regression.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("sklearn", "matplotlib", "statsmodels", "prefect")
+
+_CHILD = """
+import contextlib, io, json, sys
+from pathlib import Path
+from flows.cli.main import main
+
+with contextlib.redirect_stdout(io.StringIO()) as shown, contextlib.suppress(SystemExit):
+    main(["--help"])
+after_help = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
+from flows.core.config import load_config
+names = [load_config(p).name for p in sorted(Path("config").glob("*.toml"))]
+after_configs = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
+import flows.driver.campaign_run  # what `hitflow run` imports, --dry-run included
+after_run = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
+print(json.dumps({{"help": shown.getvalue(), "after_help": after_help, "configs": names,
+                  "after_configs": after_configs, "after_run": after_run,
+                  "scipy_stats": "scipy.stats" in sys.modules}}))
+"""
+
+
+def test_help_and_config_loading_import_no_heavy_library() -> None:
+    child = _CHILD.format(heavy=set(HEAVY))
+    done = subprocess.run([sys.executable, "-c", child], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert "usage: hitflow" in seen["help"]  # --help really ran
+    assert len(seen["configs"]) >= 5  # the shipped configs really loaded
+    assert seen["after_help"] == [], f"hitflow --help imported {seen['after_help']}"
+    assert seen["after_configs"] == [], f"loading a config imported {seen['after_configs']}"
+    assert seen["after_run"] == [], f"hitflow run's modules imported {seen['after_run']}"
+    assert not seen["scipy_stats"], "hitflow run's modules imported scipy.stats (~1.5 s CPU)"
