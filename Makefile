@@ -42,8 +42,20 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache  # the layers of flows/ (pyproject.toml [tool.importlinter])
 
-test: $(STAMP) browser-deps pg-deps js-sdk lint docs
-	$(BIN)/pytest
+# The suite on PYTEST_WORKERS processes (pytest-xdist; docs/testing.md): many tests wait on
+# subprocesses, HTTP and the simulator's clock rather than on the CPU, so more workers than cores
+# pay. --dist loadfile keeps a file's tests on one worker, so a module's fixtures (a Chromium, a
+# Prefect server, a reference run) start once; files go out in collection order, where
+# tests/conftest.py puts those marked slow first. Lint and the docs build run beside the tests
+# (mypy from a clean clone is ~30 s of one core) and their output follows the tests'.
+PYTEST_WORKERS ?= 3
+PYTEST_DIST ?= loadfile
+test: $(STAMP) browser-deps pg-deps js-sdk
+	@side_log=$$(mktemp); $(MAKE) --no-print-directory lint docs >"$$side_log" 2>&1 & side=$$!; \
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST) --no-loadscope-reorder; tests=$$?; \
+	wait $$side; checked=$$?; echo "--- make lint docs (run beside the tests):"; cat "$$side_log"; rm -f "$$side_log"; \
+	if [ $$checked -ne 0 ]; then echo "make test: lint or docs FAILED (above)"; fi; \
+	[ $$tests -eq 0 ] && [ $$checked -eq 0 ]
 
 # The documentation site (mkdocs.yml, docs/) into runs/site/. --strict: a broken link or anchor, a page
 # missing from docs/ or left out of the nav is an error. The config and command references are filled

@@ -18,6 +18,12 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 # its signal. Python's own handler here makes children start with the default again (exec resets it).
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# Under pytest-xdist each worker process gets a Prefect home of its own (the Makefile's runs/.prefect
+# plus the worker's name, kept between runs so its database is migrated once): Prefect servers that
+# two workers start at the same moment would otherwise migrate and write one SQLite file together.
+# Set before anything imports Prefect, which reads its settings when imported.
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
+    os.environ["PREFECT_HOME"] = str(Path(os.environ["PREFECT_HOME"]) / os.environ["PYTEST_XDIST_WORKER"])
 
 from flows.sim.server import SimServer
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
@@ -91,6 +97,14 @@ def page(browser):
     context.close()
 
 
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with a test marked ``slow`` first, whole (a module's fixtures are set up once), the
+    rest in their order. The Makefile's ``--dist loadfile --no-loadscope-reorder`` hands files to
+    the workers in this order: a long file then never starts last and runs alone while others idle."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # a stable sort: file order kept
 
 
 @pytest.fixture(scope="session", autouse=True)

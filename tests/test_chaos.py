@@ -20,6 +20,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> Reference:
     return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20)
 
 
+@pytest.mark.slow
 def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_run(clean, tmp_path: Path) -> None:
     rng = random.Random(2026)
     steps = sorted(rng.sample(STEPS, 3), key=STEPS.index)  # three different steps, in the order a run meets them

@@ -148,6 +148,7 @@ def assert_no_formula_cells(path: Path) -> list[list[str]]:
     return table
 
 
+@pytest.mark.slow
 @FUZZ
 @given(rows, layout)
 def test_offline_qc_flags_are_spreadsheet_safe(tmp_path: Path, body: list[tuple], how: dict[str, bool]) -> None:

@@ -51,6 +51,7 @@ def wait_for(what: str, check: Any, timeout: float) -> Any:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
     from prefect.client.orchestration import get_client

@@ -148,6 +148,7 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
     assert picked and picked == [line.split(",")[0] for line in again if "random_sample" in line]
 
 
+@pytest.mark.slow
 def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path) -> None:
     config, db, out = DEMO, tmp_path / "h.db", tmp_path / "out"  # the demo's 500 images: time to act mid-run
     run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
@@ -205,6 +206,7 @@ def test_paths_that_are_not_a_ledger_and_empty_item_files_are_refused_in_one_lin
     assert empty.returncode == 3 and "no rows" in empty.stderr and empty.stderr.count("\n") == 1, empty.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(tmp_path: Path) -> None:
     """Prefect's ephemeral server used to die with the terminal's SIGINT first: 70 s of retries,

@@ -127,6 +127,7 @@ def test_the_dry_run_names_the_block_qualification_the_run_creates(tmp_path: Pat
     assert all(f"CreateQualificationType Name={name}" in out for name in made), out
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_the_scheduled_next_batch_flow_posts_a_study_on_prolific(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:

@@ -71,6 +71,7 @@ def test_a_named_server_that_does_not_answer_is_one_line_and_exit_2(no_api, monk
     assert not (tmp_path / "h.db").exists()  # refused before anything was written
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_the_temporary_server_starts_without_blocking_answers_and_is_stopped(no_api, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))

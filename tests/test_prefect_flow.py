@@ -12,6 +12,7 @@ from flows.driver.campaign_flow import campaign_flow
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))

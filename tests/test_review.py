@@ -94,6 +94,7 @@ def test_page_refuses_without_token_cookie_page_token_or_own_origin(sim, tmp_pat
         assert not Store(db).rows("SELECT * FROM review_actions")
 
 
+@pytest.mark.slow
 def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_path: Path) -> None:
     db, config = tmp_path / "h.db", review_config(tmp_path)
     assert run_until_review(config, sim.url, db, tmp_path)

@@ -82,6 +82,7 @@ def pauses(db: Path) -> list[dict[str, Any]]:
     return Store(db).rows("SELECT batch, status, result FROM ledger WHERE operation = 'pause_flow_run' ORDER BY id")
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr("flows.review.review_pause.SIM_SLICE_S", 120)  # no timeout while the reviewer works

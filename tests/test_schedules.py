@@ -38,6 +38,7 @@ def serve_schedules(config: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "flows.cli", "serve-schedules", str(config), *args]
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_server: dict[str, str]) -> None:
     db = tmp_path / "h.db"
@@ -89,6 +90,7 @@ def prefect_api(env: dict[str, str], method: str, path: str, body: object = None
         return json.loads(reply.read())
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_serve_schedules_stops_on_sigterm_while_a_batch_hangs(sim, tmp_path: Path,
                                                                prefect_server: dict[str, str]) -> None:

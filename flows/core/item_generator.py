@@ -8,6 +8,8 @@ detail of its own (:mod:`flows.sim.captions`).
 from __future__ import annotations
 
 import csv
+import os
+import tempfile
 from pathlib import Path
 
 GENERATED_DIR = Path(__file__).resolve().parents[2] / "runs" / "generated"
@@ -28,12 +30,14 @@ def generated_items(spec: str, out_dir: Path = GENERATED_DIR) -> Path:
     path = out_dir / f"items-{int(count)}.csv"
     if not path.is_file():
         out_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("w", newline="", encoding="utf-8") as fh:
+        # a temporary name of its own: two processes generating the same list at once (parallel
+        # tests, two runs) must not write into one file, which the first to finish would publish
+        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=path.stem, suffix=".tmp")
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=["image_id", "file_name", "url"])
             writer.writeheader()
             writer.writerows(synthetic_item(i) for i in range(1, int(count) + 1))
-        tmp.replace(path)  # a half-written file never passes for the item list
+        os.replace(tmp, path)  # a half-written file never passes for the item list
     return path
 
 
