@@ -26,7 +26,7 @@ from psycopg.rows import dict_row, tuple_row
 from flows.core.db_url import scrubbed, shown_location
 from flows.core.errors import CampaignBusyError, ConfigError
 from flows.core.pg_tables import PgSchema, PgTable, quoted
-from flows.core.store import Store
+from flows.core.store_base import Store
 from flows.core.store_migrations import migrations
 
 LOCK_CLASS = 0x4846  # "HF": the first key of hitflow's two-key advisory locks (the second names what)
@@ -73,7 +73,7 @@ def campaign_key(campaign: str) -> int:
     return int.from_bytes(hashlib.blake2b(campaign.encode(), digest_size=4).digest(), "big") & 0x7FFFFFFF
 
 
-class PgStore(Store):
+class PgStore(Store, scheme="postgresql"):
     def __init__(self, url: str):
         self.location = url
         self._sql: dict[str, str] = {}

@@ -14,13 +14,13 @@ import sqlite_utils
 
 from flows.core.campaign_lock import hold_campaign_lock, live_holder
 from flows.core.ledger_db import LedgerDatabase
-from flows.core.store import DEFAULT_DB, Store
+from flows.core.store_base import DEFAULT_DB, Store
 from flows.core.store_migrations import migrations
 
 BEGIN_ATTEMPTS = 6  # a writer waits up to a minute for the ledger before it gives up
 
 
-class SqliteStore(Store):
+class SqliteStore(Store, scheme="sqlite"):
     """The SQLite ledger: one file, WAL mode, every writer takes the write lock up front."""
 
     def __init__(self, path: str | Path = DEFAULT_DB):
