@@ -183,7 +183,7 @@ def test_task_server_stores_what_was_typed(served: dict[str, Any]) -> None:  # n
         ids = [values[f"image_id_{i}"] for i in range(5)]
         stored = answer_rows(f"sess-c{n}", rows[0]["answer_xml"], ids)
         assert {(r["field"], r["item_id"], r["value"]) for r in stored if r["field"] == "caption"} == {
-            ("caption", ids[i], values[f"caption_{i}"]) for i in range(5)}
+            ("caption", ids[i], values[f"caption_{i}"]) for i in range(5)}  # the answer XML keeps even NUL
 
 
 @pytest.mark.parametrize("key", ["PROLIFIC_PID", "SESSION_ID", "STUDY_ID"])

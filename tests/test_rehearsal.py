@@ -29,6 +29,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SPEED = 600.0  # virtual seconds per real second
 
 
+@pytest.fixture(autouse=True)
+def items_outside_the_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The copies name the repo's item and crowd files by absolute path. These tests passed before only
+    # when an earlier test's --allow-outside-paths had left the variable set (order-dependent; xdist showed it).
+    monkeypatch.setenv("HITFLOW_ALLOW_OUTSIDE_PATHS", "1")
+
+
 def variant(tmp_path: Path, source: str, changes: dict[str, str], timing: str) -> Path:
     """A shipped config with some ``[campaign]`` lines replaced and ``[timing]`` lines added."""
     src = ROOT / "config" / source

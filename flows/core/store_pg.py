@@ -50,6 +50,10 @@ def _plain(value: Any) -> Any:
         return int(value)
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         return value.item()
+    if isinstance(value, str) and "\x00" in value:
+        # PostgreSQL's text cannot hold the character with code zero (its manual, "Character Types");
+        # it is kept as U+FFFD, as the MTurk route keeps characters XML cannot carry.
+        return value.replace("\x00", "\ufffd")
     return value
 
 
