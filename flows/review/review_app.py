@@ -91,21 +91,22 @@ class ReviewSite(LoginSession):
         return self._served
 
 
-def sign_in(site: LoginSession, request: Request) -> Response | None:
+def sign_in(site: LoginSession, request: Request, command: str = "the command",
+            rerun: str = "start the command again") -> Response | None:
     """The shared gate: loopback host only, the one-time link exchanged for a cookie, else 403;
-    None when the request may go on."""
+    None when the request may go on. ``command`` printed the link; ``rerun`` says how to get a new one."""
     if not _same_host(request):
         return refused("this page answers on 127.0.0.1 only")
     token = request.query_params.get("token")
     if token is not None:
         cookie = site.exchange(token)
         if not cookie:
-            return refused("this link was already used or is wrong; start the command again for a new one")
+            return refused(f"this link was already used or is wrong; {rerun} for a new one")
         response = RedirectResponse(request.url.path, status_code=303)
         response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/")
         return response
     if not site.signed_in(request):
-        return refused("open the link the command printed")
+        return refused(f"open the link {command} printed")
     return None
 
 
@@ -163,18 +164,8 @@ def refused(why: str) -> Response:
 
 def make_review_app(site: ReviewSite) -> Starlette:
     async def page(request: Request) -> Response:
-        if not _same_host(request):
-            return refused("this page answers on 127.0.0.1 only")
-        token = request.query_params.get("token")
-        if token is not None:
-            cookie = site.exchange(token)
-            if not cookie:
-                return refused("this link was already used or is wrong; run `hitflow review` again for a new one")
-            response = RedirectResponse("/", status_code=303)
-            response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/")
-            return response
-        if not site.signed_in(request):
-            return refused("open the link `hitflow review` printed")
+        if (gate := sign_in(site, request, "`hitflow review`", "run `hitflow review` again")) is not None:
+            return gate
         filters = {k: request.query_params.get(k, "") for k in FILTERS}
         context = queue_cards(site.served, site.mode, filters)
         platform = platform_for(site.run.platform)
