@@ -36,6 +36,8 @@ CROWD = ROOT / "config" / "crowds" / "vizwiz_full_scale.toml"
 RESULTS = ROOT / "bench" / "results-scale.json"
 HONEST = ("diligent", "typo_prone")
 VIZWIZ_IMAGES = 39181
+VIZWIZ_BATCHES = 5  # config/vizwiz_full_scale.toml's batches
+BATCH_IMAGES = -(-VIZWIZ_IMAGES // VIZWIZ_BATCHES)  # 7,837 images: the batch every bigger run keeps
 STEP_PHASES = {"publish batch": "publish", "collect submissions": "collect", "run QC": "qc",
                "approve or reject": "decide", "block flagged workers": "block"}
 
@@ -62,6 +64,7 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
     from flows.driver.campaign_run import run_campaign
 
     phases: dict[str, float] = defaultdict(float)
+    load_start = round(os.getloadavg()[0], 2)
     with PhaseRss() as rss, tempfile.TemporaryDirectory() as tmp:
         campaign._prepare = _timed(phases, "plan", campaign._prepare, rss)  # type: ignore[attr-defined]
         campaign_run.write_campaign_outputs = _timed(phases, "outputs", campaign_run.write_campaign_outputs, rss)  # type: ignore[attr-defined]
@@ -87,7 +90,16 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
             "peak_rss_mb_by_phase": rss.rounded(), "sim_peak_rss_mb": simulator["sim_peak_rss_mb"],
             "platform_calls": simulator["platform_calls"], "workers": int(summary["truth"]["workers"].sum()),
             "captions": summary["captions"], "sim_state_mb": round(state_mb, 1), "ledger_mb": round(ledger_mb, 1),
-            "load_avg_1m": round(os.getloadavg()[0], 2), "quality": quality(summary["truth"])}
+            "load_avg_1m": round(os.getloadavg()[0], 2), "load_avg_1m_start": load_start,
+            "cpu_s": cpu_seconds(), "sim_cpu_s": simulator["sim_cpu_s"],
+            "batches": batches_for(size), "images_per_batch": -(-size // batches_for(size)),
+            "quality": quality(summary["truth"])}
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process (the campaign and its ledger) so far."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return round(use.ru_utime + use.ru_stime, 1)
 
 
 def _log(start: float, rss: PhaseRss, message: str) -> None:
@@ -98,17 +110,29 @@ def _log(start: float, rss: PhaseRss, message: str) -> None:
 
 def config_for(size: int, tmp: Path) -> Path:
     """The full-scale config, or past VizWiz's 39,181 images a copy asking for ``size`` generated
-    images (``items = "generate:N"``; COCO is ~330,000 images x 5 captions) with the budget scaled."""
+    images (``items = "generate:N"``; COCO is ~330,000 images x 5 captions) with the budget scaled
+    and as many batches as keep each batch the 39,181 run's size (memory follows the batch: five
+    batches of 66,000 images held 330,000 captions in QC and outputs at once)."""
     if size <= VIZWIZ_IMAGES:
         return CONFIG
-    text = CONFIG.read_text().replace(f'"generate:{VIZWIZ_IMAGES}"', f'"generate:{size}"')
-    text = text.replace('name = "vizwiz_full_scale"', f'name = "generated_{size}"')
-    text = text.replace('budget_usd = "30000.00"', f'budget_usd = "{30000 * size / VIZWIZ_IMAGES * 1.05:.2f}"')
+    text = CONFIG.read_text()
+    for old, new in ((f'"generate:{VIZWIZ_IMAGES}"', f'"generate:{size}"'),
+                     ('name = "vizwiz_full_scale"', f'name = "generated_{size}"'),
+                     ('budget_usd = "30000.00"', f'budget_usd = "{30000 * size / VIZWIZ_IMAGES * 1.05:.2f}"'),
+                     (f"\nbatches = {VIZWIZ_BATCHES} ", f"\nbatches = {batches_for(size)} ")):
+        if old not in text:
+            raise RuntimeError(f"{CONFIG} no longer says {old.strip()}; update bench/scale.py")
+        text = text.replace(old, new)
     (tmp / "crowds").mkdir(exist_ok=True)  # a config's files live in its folder (flows/core/config.py)
     (tmp / "crowds" / CROWD.name).write_text(CROWD.read_text())
     path = tmp / f"generated_{size}.toml"
     path.write_text(text)
     return path
+
+
+def batches_for(size: int) -> int:
+    """Batches of at most the 39,181 run's 7,837 images (its 5 batches); 43 at 330,000 images."""
+    return VIZWIZ_BATCHES if size <= VIZWIZ_IMAGES else -(-size // BATCH_IMAGES)
 
 
 def quality(truth: Any) -> dict[str, Any]:
@@ -295,12 +319,19 @@ def main() -> None:
 
 
 def child_run(size: int, seed: int) -> dict[str, Any]:
-    """One run in its own process, so its peak RSS is its own."""
-    child = subprocess.run([sys.executable, "-m", "bench.scale", "--one", str(size), str(seed)], cwd=ROOT,
-                           capture_output=True, text=True, check=False)
-    if child.returncode:
-        return {"images": size, "seed": seed, "error": child.stderr.strip().splitlines()[-1:]}
-    return json.loads(child.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    """One run in its own process, so its peak RSS is its own; its progress passes through to stderr
+    (a 330,000-image run is read while it runs)."""
+    child = subprocess.Popen([sys.executable, "-m", "bench.scale", "--one", str(size), str(seed)], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    last: list[str] = []
+    assert child.stderr is not None and child.stdout is not None
+    for line in child.stderr:
+        print(line, end="", file=sys.stderr, flush=True)
+        last = (last + [line.strip()])[-1:] if line.strip() else last
+    out = child.stdout.read()
+    if child.wait():
+        return {"images": size, "seed": seed, "error": last}
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def machine() -> dict[str, Any]:

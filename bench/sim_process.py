@@ -9,6 +9,7 @@ are over a gigabyte), so the bench runs it beside the campaign and reports both 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -33,6 +34,15 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU seconds so far (fields 14 and 15 of /proc/PID/stat); 0 when unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 1)
+
+
 def health(url: str) -> dict[str, Any]:
     with urllib.request.urlopen(f"{url}/_sim/health", timeout=10) as resp:
         return json.loads(resp.read())  # type: ignore[no-any-return]
@@ -48,30 +58,31 @@ class SimProcess:
         """Figures first, then Ctrl-C (it closes its state file); a simulator slow to stop is killed:
         its figures are taken, and a 39,181-image run's lost its results waiting on it under load."""
         calls = health(self.url)["calls"]
-        peak = peak_rss_mb(self.proc.pid)
+        peak, cpu = peak_rss_mb(self.proc.pid), cpu_seconds(self.proc.pid)
         self.proc.send_signal(signal.SIGINT)
         try:
             self.proc.wait(timeout=600)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        return {"sim_peak_rss_mb": peak, "platform_calls": calls}
+        return {"sim_peak_rss_mb": peak, "sim_cpu_s": cpu, "platform_calls": calls}
 
 
 @contextmanager
 def sim_process(state: Path, seed: int, crowd: Path) -> Iterator[SimProcess]:
     """``hitflow sim serve`` with its clock moved only by the run (``--speed 0``), state in ``state``."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port),
-                             "--state", str(state), "--seed", str(seed), "--crowd", str(crowd), "--speed", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = state.with_suffix(".log")  # a file, not a pipe nobody reads: a chatty simulator would block on a full one
+    with log.open("wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--state",
+                                 str(state), "--seed", str(seed), "--crowd", str(crowd), "--speed", "0"],
+                                stdout=subprocess.DEVNULL, stderr=err)
     url = f"http://127.0.0.1:{port}"
     sim = SimProcess(proc, url)
     try:
         for _ in range(600):
             if proc.poll() is not None:
-                why = proc.stderr.read().decode()[-300:] if proc.stderr else ""
-                raise RuntimeError(f"the simulator stopped: {why}")
+                raise RuntimeError(f"the simulator stopped: {log.read_text(errors='replace')[-300:]}")
             try:
                 health(url)
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -10,10 +11,12 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from flows.campaigns.campaign_plan import item_plan
+from flows.campaigns.campaign_plan import Run, checked_items, item_plan, plan_items
 from flows.core.config import load_config
-from flows.core.errors import ConfigError
+from flows.core.errors import ConfigError, InputFormatError
 from flows.core.item_generator import generated_items
+from flows.core.store import Store
+from flows.platforms.mturk import adapter as mturk
 from flows.sim.pacing import Pacing
 from flows.sim.server import SimServer
 
@@ -40,6 +43,42 @@ def test_bad_generator_spec_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"\[campaign\].items .*generate:N"):
         load_config(tmp_path / "c.toml")
     assert generated_items("generate:3", tmp_path).read_text().count("\n") == 4  # header + 3 rows
+
+
+def item_file(tmp_path: Path, rows: list[str]) -> Path:
+    path = tmp_path / "items.csv"
+    path.write_text("image_id,file_name,url\n" + "".join(f"{r}\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_the_item_file_is_read_as_it_is_planned_not_whole(tmp_path: Path) -> None:
+    """The first item comes before a bad line further down is even read (a file read whole first
+    would fail at once): the plan never holds the item list (issue 30.5)."""
+    good = [f"i{k},i{k}.jpg,https://x.org/i{k}.jpg" for k in range(3)]
+    cfg = dataclasses.replace(load_config(ROOT / "config" / "vizwiz_full_scale.toml"),
+                              items=item_file(tmp_path, [*good, "i1,again.jpg,https://x.org/again.jpg"]))
+    rows = checked_items(cfg)
+    assert next(rows) == {"image_id": "i0", "file_name": "i0.jpg", "url": "https://x.org/i0.jpg"}
+    with pytest.raises(InputFormatError, match=r"items.csv:5: image_id 'i1' is empty or repeated"):
+        list(rows)
+
+
+def test_a_bad_last_line_plans_nothing(tmp_path: Path) -> None:
+    """Every line is checked before any item is stored: a repeated id on the last of 2,000 lines
+    leaves the ledger without a plan (and a fixed file then plans all of it, in 5 batches)."""
+    good = [f"i{k},i{k}.jpg,https://x.org/i{k}.jpg" for k in range(2000)]
+    cfg = dataclasses.replace(load_config(ROOT / "config" / "vizwiz_full_scale.toml"),
+                              items=item_file(tmp_path, [*good, "i7,dup.jpg,https://x.org/dup.jpg"]))
+    run = Run(cfg, Store(tmp_path / "ledger.db"), None, mturk.Target("sim", "http://unused"))
+    with pytest.raises(InputFormatError, match=r"items.csv:2002: image_id 'i7'"):
+        plan_items(run)
+    assert run.store.table("items").count_where("campaign = ?", [cfg.name]) == 0
+    item_file(tmp_path, good)
+    plan_items(run, limit=1500)
+    stored = run.store.rows("SELECT item_id, batch, hit_index FROM items WHERE campaign = ? ORDER BY rowid", [cfg.name])
+    assert [r["item_id"] for r in stored] == [f"i{k}" for k in range(1500)]
+    assert [r["batch"] for r in stored] == [1 + k // 300 for k in range(1500)]
+    assert stored[299]["hit_index"] == 59 and stored[300]["hit_index"] == 0
 
 
 def test_pacing_throttles_bursts_and_adds_latency() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from flows.campaigns.batch_review import caption_frame
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import attach_telemetry, telemetry_words
 from flows.campaigns.review_data import worker_captions
@@ -75,6 +76,14 @@ def test_a_campaign_reads_blocks_and_shows_how_text_arrived(tmp_path: Path) -> N
     assert words and all(w.startswith("typed ") for w in words)  # "typed 0 characters, pasted 131 from outside..."
     assert any(" from outside the page" in w and "left the page" in w for w in words), words
     assert summary["captions"] == 125
+    # A batch's captions read only that batch's records and pages (issue 30.5), and get what the
+    # whole campaign's read gave them
+    whole = caption_frame(run)
+    assert whole["telemetry"].str.len().gt(0).mean() > 0.8 and whole["batch"].nunique() == 5
+    columns = ["assignment_id", "image_id", "telemetry", "telemetry_field"]
+    for b in range(1, 6):
+        pd.testing.assert_frame_equal(caption_frame(run, b)[columns],
+                                      whole.loc[whole["batch"] == b, columns].reset_index(drop=True))
 
 
 def test_a_caption_finds_its_field_on_mturk_hits_and_task_server_sessions(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
         WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
         ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params, columns)
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
-    return prepare(attach_telemetry(run, frame), run.cfg.submit_rules.canned_text)
+    return prepare(attach_telemetry(run, frame, batch), run.cfg.submit_rules.canned_text)
 
 
 def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from flows.core.config import CampaignConfig
-from flows.core.csv_files import read_csv_table
+from flows.core.csv_files import csv_rows
 from flows.core.errors import InputFormatError
 from flows.core.item_generator import scaled_copy
 from flows.core.run_context import Run
@@ -25,16 +26,23 @@ ITEM_COLUMNS = ("image_id", "file_name", "url")
 
 def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
     """The item CSV, checked: required columns, unique ids, http(s) URLs."""
-    table = read_csv_table(cfg.items, ITEM_COLUMNS, "the item file").with_rows("the item file")
-    rows = [{k: r[k].strip() for k in ITEM_COLUMNS} for r in table.rows]
+    return list(checked_items(cfg))
+
+
+def checked_items(cfg: CampaignConfig) -> Iterator[dict[str, str]]:
+    """:func:`read_items`' rows as they are read and checked; an error stops it at the bad line.
+    Only the ids seen are kept (a list of 330,000 items held ~320 MB while the plan was made)."""
     seen: set[str] = set()
-    for line, row in zip(table.lines, rows, strict=True):
+    for line, raw in csv_rows(cfg.items, ITEM_COLUMNS, "the item file")[1]:
+        row = {k: raw[k].strip() for k in ITEM_COLUMNS}
         if not row["image_id"] or row["image_id"] in seen:
             raise InputFormatError(f"{cfg.items}:{line}: image_id {row['image_id']!r} is empty or repeated")
         if safe_url(row["url"]) != row["url"] or not row["url"].startswith(("http://", "https://")):
             raise InputFormatError(f"{cfg.items}:{line}: url {row['url']!r} must be an http(s) URL")
         seen.add(row["image_id"])
-    return rows
+        yield row
+    if not seen:
+        raise InputFormatError(f"{cfg.items}: the item file has a header but no rows; add at least one item")
 
 
 def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
@@ -77,10 +85,13 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     if cfg.task == "custom":
         rows = custom_item_plan(cfg, limit)
         return len(rows), rows
-    base = read_items(cfg)[:limit] if limit else read_items(cfg)
-    count = len(base) * scale
+    # Two passes over the file: every row is checked (and counted) before any is planned, as when
+    # the list was read whole; the second pass makes the rows as the store takes them.
+    total = sum(1 for _ in checked_items(cfg))
+    base = min(total, limit) if limit else total
+    count = base * scale
     per_batch = -(-count // cfg.batches)
-    items = (scaled_copy(it, k) for k in range(scale) for it in base)
+    items = (scaled_copy(it, k) for k in range(scale) for it in islice(checked_items(cfg), base))
     return count, ({"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
                     "batch": i // per_batch + 1, "hit_index": (i % per_batch) // cfg.images_per_hit}
                    for i, it in enumerate(items))

@@ -16,22 +16,25 @@ from qc.telemetry_rules import telemetry_in_words
 TELEMETRY_FIELD = "hitflow_telemetry"
 
 
-def attach_telemetry(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
+def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None) -> pd.DataFrame:
     """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
-    ``telemetry_field``."""
+    ``telemetry_field``. ``batch``: the frame holds only that batch's captions, so only its records
+    and pages are read (the whole campaign's, up to 8 KB an assignment, were read for every batch)."""
     if frame.empty:
         return frame.assign(telemetry="", telemetry_field="")
+    in_batch, params = ("", [run.cfg.name]) if batch is None else (" AND batch = ?", [run.cfg.name, batch])
     rows = run.store.rows(
         "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
-        "WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?", [run.cfg.name, TELEMETRY_FIELD])
+        f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?{in_batch.replace('batch', 'a.batch')}",
+        [params[0], TELEMETRY_FIELD, *params[1:]])
     records = {r["assignment_id"]: r["value"] or "" for r in rows}
     # the page's items in order: an MTurk HIT's, or a task-server session's (Prolific, links: the
     # session id is the assignment id)
     pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
-        "SELECT hit_id, item_ids FROM hits WHERE campaign = ?", [run.cfg.name])} if records else {}
+        f"SELECT hit_id, item_ids FROM hits WHERE campaign = ?{in_batch}", params)} if records else {}
     if records:
         pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
-            "SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?", [run.cfg.name])}
+            f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?{in_batch}", params)}
     positions: dict[str, dict[str, int]] = {}
 
     def field_name(page: str, image_id: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -56,19 +56,26 @@ def _short(text: str, limit: int = 60) -> str:
     return shown if len(shown) <= limit else shown[:limit] + "...'"
 
 
-def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]]]:
-    """(line, fields) per non-blank record; strict quoting, so an unterminated quote is an error."""
-    old = csv.field_size_limit(FIELD_LIMIT)
+def _records(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) per non-blank record, read as asked for (an item file of 330,000 rows was
+    three copies of itself in lists and dicts); strict quoting, so an unterminated quote is an error.
+    The field limit is csv's process-wide setting: raised for each record, put back after it."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    try:
-        return [(reader.line_num, rec) for rec in reader if rec]
-    except csv.Error as exc:
-        hint = (f"a field is longer than {FIELD_LIMIT} characters" if "field larger" in str(exc)
-                else f"{exc}; check the quotes: a field holding {delimiter!r}, quotes or a line break must be "
-                     'quoted, with inner quotes doubled ("")')
-        raise InputFormatError(f"{path}:{max(reader.line_num, 1)}: cannot read the CSV ({hint})") from exc
-    finally:
-        csv.field_size_limit(old)
+    while True:
+        old = csv.field_size_limit(FIELD_LIMIT)
+        try:
+            rec = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            hint = (f"a field is longer than {FIELD_LIMIT} characters" if "field larger" in str(exc)
+                    else f"{exc}; check the quotes: a field holding {delimiter!r}, quotes or a line break must be "
+                         'quoted, with inner quotes doubled ("")')
+            raise InputFormatError(f"{path}:{max(reader.line_num, 1)}: cannot read the CSV ({hint})") from exc
+        finally:
+            csv.field_size_limit(old)
+        if rec:
+            yield reader.line_num, rec
 
 
 def _sniff(text: str) -> str:
@@ -80,10 +87,25 @@ def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", d
                    names: list[str] | None = None) -> CsvTable:
     """Rows of ``path`` as text, checked: the header (or ``names`` for a file without one) and
     ``required`` columns, every row exactly as wide as the header. ``delimiter="auto"``: tab or comma."""
+    header, rows = csv_rows(path, required, what, delimiter, names)
+    lines, dicts = [], []
+    for line, row in rows:
+        lines.append(line)
+        dicts.append(row)
+    return CsvTable(Path(path), header, dicts, lines)
+
+
+def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimiter: str = ",",
+             names: list[str] | None = None) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """:func:`read_csv_table`'s header (checked now) and its ``(line, row)`` pairs as they are read
+    (each row checked as it comes): a long item list is never held as rows."""
     text = read_text(Path(path), what)
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     records = _records(path, text, delimiter)
-    header = names if names is not None else [h.strip() for h in records.pop(0)[1]]
+    first = next(records, None) if names is None else (0, names)
+    if first is None:
+        raise InputFormatError(f"{path}: holds no CSV record; {what} needs a header row")
+    header = [h.strip() for h in first[1]] if names is None else names
     if names is None and len(set(header)) != len(header):
         repeated = sorted({h for h in header if header.count(h) > 1})
         raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(_short, repeated))}; "
@@ -94,15 +116,17 @@ def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", d
         found = ", ".join(_short(h, 30) for h in header[:12]) + (", ..." if len(header) > 12 else "")
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; {what} needs "
                                f"{', '.join(need)} (columns are {found})")
-    rows, lines = [], []
+    return header, _checked_rows(path, header, records, what, delimiter)
+
+
+def _checked_rows(path: Path, header: list[str], records: Iterator[tuple[int, list[str]]], what: str,
+                  delimiter: str) -> Iterator[tuple[int, dict[str, str]]]:
     for line, rec in records:
         if len(rec) != len(header):
             raise InputFormatError(f"{path}:{line}: {len(rec)} field(s), but {what} has {len(header)} "
                                    f"(separated by {delimiter!r}); quote fields that hold the separator, and give "
                                    "every row every column")
-        rows.append(dict(zip(header, rec, strict=True)))
-        lines.append(line)
-    return CsvTable(Path(path), header, rows, lines)
+        yield line, dict(zip(header, rec, strict=True))
 
 
 # A file csv's strict reader takes, as a regex: each field quoted ("" inside for a quote) or without
