@@ -32,7 +32,9 @@ FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_i
 
 
 def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame(run.store.rows(sql, [run.cfg.name]), columns=columns)
+    """The query's rows, read by pages without a dict per row (the campaign's decisions and flags are
+    hundreds of thousands of rows at COCO's size)."""
+    return run.store.frame(sql, [run.cfg.name], columns)
 
 
 def caption_batches(run: Run) -> list[int]:
