@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from flows.core.prefect_api import free_port
 
@@ -68,15 +68,28 @@ class SimProcess:
         return {"sim_peak_rss_mb": peak, "sim_cpu_s": cpu, "platform_calls": calls}
 
 
+def _start(command: list[str], err: IO[bytes]) -> subprocess.Popen[bytes]:
+    """The simulator's process, which Ctrl-C stops. A bench started in the background (``nohup ... &``)
+    ignores SIGINT, which a child inherits: its simulator ignored the stop and was killed 10 minutes
+    later. A handler, unlike an ignored signal, is not inherited: the child starts with the default."""
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @contextmanager
 def sim_process(state: Path, seed: int, crowd: Path) -> Iterator[SimProcess]:
     """``hitflow sim serve`` with its clock moved only by the run (``--speed 0``), state in ``state``."""
     port = free_port()
     log = state.with_suffix(".log")  # a file, not a pipe nobody reads: a chatty simulator would block on a full one
     with log.open("wb") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--state",
-                                 str(state), "--seed", str(seed), "--crowd", str(crowd), "--speed", "0"],
-                                stdout=subprocess.DEVNULL, stderr=err)
+        proc = _start([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--state", str(state),
+                       "--seed", str(seed), "--crowd", str(crowd), "--speed", "0"], err)
     url = f"http://127.0.0.1:{port}"
     sim = SimProcess(proc, url)
     try:
