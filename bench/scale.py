@@ -236,19 +236,20 @@ def paced_campaign(images: int, latency_ms: float, rate: float) -> dict[str, Any
 def markdown_table(results: dict[str, Any]) -> str:
     """The README's tables: one row per run, quality per profile, then the runs under latency."""
     phases = ["plan", "publish", "collect", "qc", "decide", "block", "outputs", "other"]
-    lines = ["| images | seed | wall s | " + " | ".join(phases) + " | peak RSS MB | platform calls | workers "
-             "| load (1 min) | honest wrongly blocked | bad caught | simulator peak RSS MB |",
-             "|" + "---|" * (len(phases) + 10)]
+    lines = ["| images | seed | batches (images each) | wall s | " + " | ".join(phases) + " | peak RSS MB | CPU s "
+             "| platform calls | workers | load (1 min) | honest wrongly blocked | bad caught | simulator peak RSS MB "
+             "| simulator CPU s |", "|" + "---|" * (len(phases) + 13)]
     for r in results["runs"]:
         if "error" in r:
             lines.append(f"| {r['images']} | {r['seed']} | failed: {' '.join(r['error'])} |")
             continue
         q = r["quality"]
-        lines.append(f"| {r['images']:,} | {r['seed']} | {r['wall_s']} | "
+        batches = f"{r['batches']} ({r['images_per_batch']:,})" if "batches" in r else "5"
+        lines.append(f"| {r['images']:,} | {r['seed']} | {batches} | {r['wall_s']} | "
                      + " | ".join(str(r["phases_s"].get(p, 0)) for p in phases)
-                     + f" | {r['peak_rss_mb']} | {r['platform_calls']:,} | {r['workers']:,} | {r['load_avg_1m']} "
-                     f"| {q['honest_wrongly_blocked']:.1%} | {q['bad_caught']:.1%} "
-                     f"| {r.get('sim_peak_rss_mb', 'in-process')} |")
+                     + f" | {r['peak_rss_mb']} | {r.get('cpu_s', '')} | {r['platform_calls']:,} | {r['workers']:,} "
+                     f"| {r['load_avg_1m']} | {q['honest_wrongly_blocked']:.1%} | {q['bad_caught']:.1%} "
+                     f"| {r.get('sim_peak_rss_mb', 'in-process')} | {r.get('sim_cpu_s', '')} |")
     lines += ["", profile_table(results["runs"])]
     if p := results.get("posting"):
         lines += ["", f"Posting {p['hits']:,} HITs at {p['latency_ms']:g} ms per call, rate limit "
@@ -327,7 +328,7 @@ def child_run(size: int, seed: int) -> dict[str, Any]:
     assert child.stderr is not None and child.stdout is not None
     for line in child.stderr:
         print(line, end="", file=sys.stderr, flush=True)
-        last = (last + [line.strip()])[-1:] if line.strip() else last
+        last = [line.strip()] if line.strip() else last
     out = child.stdout.read()
     if child.wait():
         return {"images": size, "seed": seed, "error": last}
