@@ -120,7 +120,7 @@ DOTTED = re.compile(r"(?<![\w./-])(flows(?:\.\w+)+)")
 
 
 def _defines(module: Path, name: str) -> bool:
-    pattern = rf"^\s*(?:def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*[:=]"
+    pattern = rf"^\s*(?:(?:async\s+)?def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*[:=]"
     return module.is_file() and re.search(pattern, module.read_text(encoding="utf-8"), re.M) is not None
 
 
