@@ -24,8 +24,19 @@ import httpx
 import pytest
 
 from flows.core.prefect_api import free_port
-from tests.doc_blocks import (LINK, ROOT, SERVES_UNTIL_CTRL_C, Block, commands, fixed_ports, marked_blocks,
-                              missing_paths, unmarked_blocks, with_free_ports, without_comment)
+from tests.doc_blocks import (
+    LINK,
+    ROOT,
+    SERVES_UNTIL_CTRL_C,
+    Block,
+    commands,
+    fixed_ports,
+    marked_blocks,
+    missing_paths,
+    unmarked_blocks,
+    with_free_ports,
+    without_comment,
+)
 from tests.prefect_server import process_group
 
 LEFT_OUT = ("HITFLOW_DB", "PREFECT_API_URL", "HITFLOW_PREFECT_API_URL", "PREFECT_HOME", "HITFLOW_TASK_SECRET",

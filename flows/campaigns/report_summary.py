@@ -5,9 +5,8 @@ budget, dates, and what needs a person now and by when. Reads only the ledger (a
 from __future__ import annotations
 
 import time
-from typing import Any
-
 from decimal import Decimal
+from typing import Any
 
 import pandas as pd
 
@@ -74,7 +73,8 @@ def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked:
     """The caption report's: ``captions``: every caption with ``is_rejected``; ``cost``: spent and budget as text."""
     kept = int((~captions["is_rejected"]).sum()) if len(captions) else 0
     workers = int(captions["worker_id"].nunique()) if len(captions) else 0
-    figures = [("captions kept", f"{kept} of {len(captions)}"), ("workers", str(workers)), ("blocked", str(len(blocked)))]
+    figures = [("captions kept", f"{kept} of {len(captions)}"), ("workers", str(workers)),
+               ("blocked", str(len(blocked)))]
     return {"captions": len(captions), "kept": kept, "workers": workers, "blocked": len(blocked),
             **summary_header(store, campaign, figures, cost, now)}
 

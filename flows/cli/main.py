@@ -236,9 +236,8 @@ def cmd_ui(a: argparse.Namespace) -> int:
     from flows.core.run_context import Run
     from flows.core.store import existing_store
     from flows.driver.campaign_status import campaign_status
-    from flows.review.overview_app import OverviewSite, serve_overview
-
     from flows.driver.operations import open_campaign_run
+    from flows.review.overview_app import OverviewSite, serve_overview
 
     existing_store(a.db)
 
