@@ -98,7 +98,8 @@ def mid_batch(store: Store) -> tuple[int, str] | None:
     holder = store.live_holder("vizwiz_captions")
     rows = store.rows("SELECT batch, status FROM batches WHERE campaign = 'vizwiz_captions' AND batch = 2 "
                       "AND status IN ('published', 'collected', 'qc_done')")
-    return (rows[0]["batch"], holder) if holder and rows else None
+    # the holder's host:pid, once the run has written it beside the advisory lock it took
+    return (rows[0]["batch"], holder) if holder and ":" in holder and rows else None
 
 
 def uninterrupted_run(config: Path, folder: Path) -> int:
