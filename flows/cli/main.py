@@ -239,7 +239,7 @@ def finish_without_teardown(code: int) -> NoReturn:
 
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         sys.exit(code)  # a thread the interpreter would wait for: leave the usual way
-    atexit._run_exitfuncs()  # what the interpreter runs first at exit (CPython; there is no public name)
+    atexit._run_exitfuncs()  # what the interpreter runs at exit once threads are joined (CPython; no public name)
     leave_now(code)
 
 
