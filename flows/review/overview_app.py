@@ -19,10 +19,12 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from flows.campaigns.review_data import review_status
+from flows.core.output_location import shown_output
+from flows.core.output_mirror import has_output, read_output
 from flows.core.store import Store
 from flows.core.templates import render
 from flows.review.review_app import LoginSession, SameOriginReferrer, refused, sign_in
@@ -40,7 +42,7 @@ REFRESH_S = 5  # while a run goes: often enough to watch a batch fill, rare enou
 @dataclass
 class OverviewSite(LoginSession):
     db_path: Path
-    out_root: Path
+    out_root: str  # a folder or an fsspec URL (flows/core/output_location.py)
     read_status: StatusReader
 
 
@@ -63,12 +65,12 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     store = Store(site.db_path)  # this thread's own connection
     out = []
     for c in site.read_status(store):
-        report = site.out_root / c["campaign"] / "report.html"
+        report = has_output(site.out_root, c["campaign"], "report.html")  # at the URL when the run wrote there
         out.append({"name": c["campaign"], "status": c["status"], "target": c["target"], "next": c["next"],
                     "spent": c["spent"], "committed": c["committed"], "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"])["open"],
-                    "report": f"/report/{c['campaign']}" if report.is_file() else ""})
+                    "report": f"/report/{c['campaign']}" if report else ""})
     return out
 
 
@@ -92,10 +94,10 @@ def make_overview_app(site: OverviewSite) -> Starlette:
             return gate
         name = request.path_params["name"]
         known = {c["campaign"] for c in site.read_status(Store(site.db_path))}
-        path = site.out_root / name / "report.html"
-        if name not in known or not path.is_file():  # a name from the ledger only: no path from the URL
-            return refused(f"no report for {name[:60]!r} under {site.out_root}")
-        return FileResponse(path, media_type="text/html", headers=REPORT_HEADERS)
+        report = read_output(site.out_root, name, "report.html") if name in known else None
+        if report is None:  # a name from the ledger only: no path from the URL
+            return refused(f"no report for {name[:60]!r} under {shown_output(site.out_root)}")
+        return Response(report, media_type="text/html", headers=REPORT_HEADERS)
 
     pages = Starlette(routes=[Route("/", page), Route("/status.json", status_json)],
                       middleware=[Middleware(SecurityHeaders)])
