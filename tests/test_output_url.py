@@ -62,10 +62,9 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
 def test_the_files_at_the_url_are_the_local_runs(uninterrupted) -> None:
     tmp, url, done = uninterrupted
     at_url, local = tree(tmp / "other-host" / "runs" / "vizwiz_captions"), tree(staged(tmp, url))
-    assert at_url == local  # byte for byte, the log included
+    assert at_url == local  # byte for byte
     assert {"dataset.json", "dataset.csv", "flags.csv", "blocked_workers.csv", "report.html",
             "hitflow-manifest.json"} <= outputs(at_url)
-    assert any(name.startswith("logs/run-") for name in at_url)
     assert f"outputs copied to {url}/vizwiz_captions/" in done.stdout
     with sqlite3.connect(tmp / "h.db") as conn:  # where `hitflow cancel` would export: the URL, not the copy
         stored = conn.execute("SELECT config_json FROM campaigns").fetchone()[0]
@@ -95,7 +94,6 @@ def test_a_run_killed_mid_batch_then_run_again_leaves_the_same_files_at_the_url(
     files = tree(at_url)
     assert files == tree(staged(tmp_path, url))
     assert outputs(files) == outputs(reference)  # the same files as the run that was never killed
-    assert len([name for name in files if name.startswith("logs/")]) == 2  # each run's own log
     assert not [name for name in files if name.endswith(PART)]
 
 
@@ -137,7 +135,7 @@ def test_a_urls_credentials_show_up_nowhere(tmp_path) -> None:
     assert (remote / "vizwiz_captions" / "dataset.csv").is_file()
     assert SECRET not in done.stdout + done.stderr
     written = [p for p in tmp_path.rglob("*") if p.is_file()]  # ledger, staging copy, log, the URL's files
-    assert tmp_path / "h.db" in written and any(p.suffix == ".log" for p in written)
+    assert tmp_path / "h.db" in written
     assert not [p for p in written if SECRET.encode() in p.read_bytes()]
     assert shown_output(url) == f"file://***@{remote}"
 

@@ -27,6 +27,7 @@ from flows.core.errors import ConfigError, HitflowError
 from flows.core.output_location import is_output_url, protocol, shown_output, staging_root
 
 PART = ".hitflow-part"  # a copy under way on a local filesystem; removed by the next mirror if left
+PROBE = ".hitflow-write-check-"  # check_writable's file, never an output
 RECORDS = ".hitflow-mirror"  # folder beside the campaigns' staging folders: what was copied where
 
 
@@ -74,8 +75,10 @@ def check_writable(out: str, campaign: str) -> None:
     if not is_output_url(out):
         return
     fs, root = filesystem(out)
-    probe = f"{root.rstrip('/')}/{campaign}/.hitflow-write-check-{uuid.uuid4().hex[:8]}"
+    probe = f"{root.rstrip('/')}/{campaign}/{PROBE}{uuid.uuid4().hex[:8]}"
     try:
+        if _is_local(fs):
+            fs.makedirs(fs._parent(probe), exist_ok=True)
         fs.pipe_file(probe, b"hitflow\n")
     except Exception as exc:  # any filesystem's error: botocore's, paramiko's, OSError
         raise _unreachable(out, exc) from exc
@@ -115,7 +118,7 @@ def _local_files(folder: Path) -> dict[str, Path]:
     if not folder.is_dir():
         return {}
     return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
-            if p.is_file() and not p.name.endswith(PART)}
+            if p.is_file() and not p.name.endswith(PART) and not p.name.startswith(PROBE)}
 
 
 def _remote_files(fs: Any, folder: str) -> dict[str, int]:
@@ -140,9 +143,13 @@ def _entry(path: Path, was: list[Any] | None, remote_size: int | None) -> tuple[
     return [stat.st_size, stat.st_mtime_ns, digest], same
 
 
+def _is_local(fs: Any) -> bool:
+    return "file" in ((fs.protocol,) if isinstance(fs.protocol, str) else tuple(fs.protocol))
+
+
 def _copy(fs: Any, local: Path, remote: str) -> None:
-    names = (fs.protocol,) if isinstance(fs.protocol, str) else tuple(fs.protocol)
-    if "file" in names:
+    if _is_local(fs):  # folders exist there (S3 has none, and making one could create a bucket)
+        fs.makedirs(fs._parent(remote), exist_ok=True)
         part = f"{remote}.{uuid.uuid4().hex[:8]}{PART}"  # whole or not at all for a reader of that folder
         fs.put_file(str(local), part)
         fs.mv(part, remote)
@@ -199,7 +206,7 @@ def pull_missing(out: str, campaign: str) -> int:
     except Exception as exc:
         raise _unreachable(out, exc) from exc
     local, record = _local_files(target), _read_record(out, campaign)
-    missing = [rel for rel in remote if rel not in local and not rel.endswith(PART)]
+    missing = [rel for rel in remote if rel not in local and not rel.endswith(PART) and PROBE not in rel]
     for rel in missing:
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         fs.get_file(f"{folder}/{rel}", str(target / rel))
