@@ -127,15 +127,32 @@ def test_a_fresh_folder_on_another_host_gets_what_the_url_holds(tmp_path, monkey
 
 
 def test_a_urls_credentials_show_up_nowhere(tmp_path) -> None:
+    """Ctrl-C mid-run (its log gets a traceback, its hint repeats --out), then the run resumed to its end:
+    the password is in no line printed and no file written (ledger, logs, local copy, the URL's files)."""
     remote = tmp_path / "remote"
     url = f"file://hitflow:{SECRET}@{remote}"
-    done = hitflow(tmp_path, "run", str(small_vizwiz(tmp_path, edits={"batches = 5": "batches = 1"})),
-                   "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url, "--limit", "10")
-    assert done.returncode == 0, done.stderr
-    assert (remote / "vizwiz_captions" / "dataset.csv").is_file()
-    assert SECRET not in done.stdout + done.stderr
-    written = [p for p in tmp_path.rglob("*") if p.is_file()]  # ledger, staging copy, log, the URL's files
-    assert tmp_path / "h.db" in written
+    args = ["run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
+    run = subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env_for(tmp_path), cwd=ROOT, start_new_session=True)
+    try:
+        assert run.stdout is not None
+        said: list[str] = []
+        for line in run.stdout:
+            if line.startswith("batch 1: ") and not any(s.startswith("batch 1: ") for s in said):
+                os.killpg(run.pid, signal.SIGINT)  # Ctrl-C, once, as batch 1 is posted
+            said.append(line)
+        said.append(run.stderr.read() if run.stderr else "")
+        run.wait(30)
+    finally:
+        run.kill()
+    assert run.returncode == 130 and f"--out file://{remote} " in said[-1], said[-1]  # the resume hint, bare
+    logs = list((remote / "vizwiz_captions" / "logs").glob("run-*.log"))
+    assert len(logs) == 1 and "KeyboardInterrupt" in logs[0].read_text()  # the log, closed, at the URL too
+    done = hitflow(tmp_path, *args)
+    assert done.returncode == 0 and (remote / "vizwiz_captions" / "dataset.csv").is_file(), done.stderr
+    assert SECRET not in "".join(said) + done.stdout + done.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert tmp_path / "h.db" in written and logs[0] in written
     assert not [p for p in written if SECRET.encode() in p.read_bytes()]
     assert shown_output(url) == f"file://***@{remote}"
 

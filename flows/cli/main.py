@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.output_option import chosen_out, configured_out
+from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.run import cmd_run
 from flows.core.db_url import password_to_environment

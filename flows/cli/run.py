@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flows.cli.output_option import chosen_out, copied_line, copy_last_lines

@@ -71,7 +71,7 @@ def _split_credentials(url: str) -> tuple[str, str, str]:
 
 def without_credentials(out: str | Path) -> str | Path:
     """``out`` as it is used, stored and passed on: a URL without its user part."""
-    return _split_credentials(out)[0] if is_output_url(out) else out
+    return _split_credentials(str(out))[0] if is_output_url(out) else out
 
 
 def has_credentials(out: str | Path) -> bool:
