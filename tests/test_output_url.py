@@ -172,3 +172,25 @@ def test_a_config_with_credentials_in_its_output_url_is_refused_without_repeatin
     config = small_vizwiz(tmp_path, edits={"[target]": f'[target]\nout = "s3://KEYID:{SECRET}@bucket/runs"'})
     done = hitflow(tmp_path, "run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"))
     assert done.returncode == 2 and "[target].out" in done.stderr and SECRET not in done.stderr, done.stderr
+
+
+def test_hitflow_ui_serves_the_report_from_the_url(uninterrupted) -> None:
+    import httpx
+
+    from flows.driver.campaign_status import campaign_status
+    from flows.review.overview_app import OverviewServer, OverviewSite
+
+    tmp, url, _ = uninterrupted
+    at_url = tmp / "other-host" / "runs" / "vizwiz_captions" / "report.html"
+    site = OverviewSite(db_path=tmp / "h.db", out_root=url, read_status=campaign_status)
+    with OverviewServer(site) as server, httpx.Client(follow_redirects=True, timeout=30) as browser:
+        assert "/report/vizwiz_captions" in browser.get(f"{server.url}/?token={site.login_token}").text
+        report = browser.get(f"{server.url}/report/vizwiz_captions")
+        assert report.status_code == 200 and report.content == at_url.read_bytes()
+        kept = at_url.read_bytes()
+        at_url.unlink()  # gone at the URL: the page says so, even though this host's copy is still there
+        try:
+            assert browser.get(f"{server.url}/report/vizwiz_captions").status_code == 403
+            assert (staged(tmp, url) / "report.html").is_file()
+        finally:
+            at_url.write_bytes(kept)  # the module's run, as the other tests read it
