@@ -71,6 +71,7 @@ def test_the_files_at_the_url_are_the_local_runs(uninterrupted) -> None:
     assert f'"out_root": "{url}"' in stored
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_batch_then_run_again_leaves_the_same_files_at_the_url(uninterrupted, tmp_path) -> None:
     reference = tree(uninterrupted[0] / "other-host" / "runs" / "vizwiz_captions")
     url = f"file://{tmp_path / 'other-host' / 'runs'}"
@@ -126,6 +127,7 @@ def test_a_fresh_folder_on_another_host_gets_what_the_url_holds(tmp_path, monkey
     assert mirror(url, "c") == {"copied": 0, "removed": 0, "kept": 1}  # nothing sent back
 
 
+@pytest.mark.slow
 def test_a_urls_credentials_show_up_nowhere(tmp_path) -> None:
     """Ctrl-C mid-run (its log gets a traceback, its hint repeats --out), then the run resumed to its end:
     the password is in no line printed and no file written (ledger, logs, local copy, the URL's files)."""
@@ -194,3 +196,16 @@ def test_hitflow_ui_serves_the_report_from_the_url(uninterrupted) -> None:
             assert (staged(tmp, url) / "report.html").is_file()
         finally:
             at_url.write_bytes(kept)  # the module's run, as the other tests read it
+
+
+def test_the_manifest_names_a_postgresql_ledger_the_same_from_every_workers_folder(tmp_path, monkeypatch) -> None:
+    """Another host reads the manifest from the URL: a URL ledger must not read as a path under its folder
+    (each worker's own), nor carry the password into the outputs."""
+    from flows.campaigns.identity import ledger_id
+
+    url = f"postgresql://hitflow:{SECRET}@dbhost:5432/hitflow"
+    monkeypatch.chdir(tmp_path)
+    here = ledger_id(url)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert ledger_id(url) == here == "postgresql://hitflow:***@dbhost:5432/hitflow"
