@@ -234,14 +234,22 @@ def leave_now(code: int) -> NoReturn:
 
 
 def cmd_ui(a: argparse.Namespace) -> int:
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
+    from flows.core.run_context import Run
     from flows.core.store import existing_store
     from flows.driver.campaign_status import campaign_status
+    from flows.driver.operations import open_campaign_run
     from flows.review.overview_app import OverviewSite, serve_overview
 
     existing_store(a.db)
-    serve_overview(OverviewSite(db_path=Path(a.db), out_root=chosen_out(a), read_status=campaign_status), a.port)
+
+    def open_run(name: str) -> AbstractContextManager[Run]:  # a campaign's review queue, from the page's link
+        return open_campaign_run(a.db, name, progress=lambda _: None)
+
+    serve_overview(OverviewSite(db_path=Path(a.db), out_root=chosen_out(a), read_status=campaign_status,
+                                open_run=open_run, reviewer=a.reviewer), a.port)
     return 0
 
 
