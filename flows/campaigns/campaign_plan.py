@@ -12,6 +12,7 @@ from flows.core.config import CampaignConfig
 from flows.core.csv_files import read_csv_table
 from flows.core.errors import InputFormatError
 from flows.core.item_generator import scaled_copy
+from flows.core.output_location import stored_output
 from flows.core.run_context import Run
 from flows.core.study_config import read_study_items
 from flows.core.templates import safe_url
@@ -56,7 +57,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "qualification_takers": cfg.gating.qualification_takers,
                 "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
                 "place_cost": platform_for(run.platform).place_cost(cfg),
-                "out_root": str(Path(run.notes.get("out_dir", "runs")).resolve()),  # where cancel exports to
+                "out_root": stored_output(run.notes.get("out_dir", "runs")),  # where cancel exports to
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from flows.cli.output_option import chosen_out, configured_out
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.run import cmd_run
@@ -121,7 +122,8 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
     from flows.driver.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
 
     if a.command == "cancel" and not a.dry_run:
-        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, a.out))
+        out = chosen_out(a) if a.out else None  # default: where the run wrote, as the ledger says
+        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, out))
         return 0
     with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:  # each says what it did in words
         reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else cancel_plan(run)
@@ -142,7 +144,8 @@ def cmd_review(a: argparse.Namespace) -> int:
 def cmd_serve_schedules(a: argparse.Namespace) -> int:
     from flows.driver.campaign_flow import serve_schedule
 
-    serve_schedule(a.config, a.endpoint_url, a.db, a.out, a.platform, a.task_url, a.detach, a.target, a.live)
+    out = chosen_out(a, configured_out(a.config))
+    serve_schedule(a.config, a.endpoint_url, a.db, out, a.platform, a.task_url, a.detach, a.target, a.live)
     return 0
 
 
@@ -150,10 +153,11 @@ def cmd_deploy(a: argparse.Namespace) -> int:
     from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
 
     print(f"target: {a.endpoint_url}")
+    out = chosen_out(a, configured_out(a.config))
     if a.whole:
-        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, a.out, a.pool)
+        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
     else:
-        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool, a.platform, a.task_url)
+        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
     print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
     return 0
 
@@ -259,7 +263,7 @@ def cmd_ui(a: argparse.Namespace) -> int:
     def open_run(name: str) -> AbstractContextManager[Run]:  # a campaign's review queue, from the page's link
         return open_campaign_run(a.db, name, progress=lambda _: None)
 
-    serve_overview(OverviewSite(db_path=Path(a.db), out_root=Path(a.out), read_status=campaign_status,
+    serve_overview(OverviewSite(db_path=Path(a.db), out_root=chosen_out(a), read_status=campaign_status,
                                 open_run=open_run, reviewer=a.reviewer), a.port)
     return 0
 

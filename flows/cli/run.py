@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flows.cli.output_option import chosen_out, copied_line, copy_last_lines
 from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
+from flows.core.output_location import staging_root
 
 if TYPE_CHECKING:
     from flows.core.prefect_api import PrefectApi
@@ -20,12 +21,21 @@ if TYPE_CHECKING:
 @contextlib.contextmanager
 def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
-    where the run stopped and how to resume it."""
+    where the run stopped and how to resume it. The log, closed, goes to an output URL too."""
+    try:
+        with _logged_run(a, campaign, db):
+            yield
+    finally:
+        copy_last_lines(a.out, campaign)
+
+
+@contextlib.contextmanager
+def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     from flows.campaigns.run_log import run_log
     from flows.core.errors import Interrupted
 
     with contextlib.ExitStack() as stack:
-        log = stack.enter_context(run_log(Path(a.out) / campaign / "logs", not a.no_prefect))
+        log = stack.enter_context(run_log(staging_root(a.out) / campaign / "logs", not a.no_prefect))
         try:
             yield
         except HitflowError as exc:
@@ -136,6 +146,7 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     from flows.platforms.registry import platform_for
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
+    a.out = chosen_out(a, cfg.out)
     if a.dry_run:
         return _dry_run(a, cfg)
     if cfg.task == "custom":  # a page nobody can answer or read back is never posted (issue 26)
@@ -167,7 +178,9 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
             result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
         return run_stopped(a, result)
-    show_summary(Path(a.out) / name)
+    show_summary(staging_root(a.out) / name)
+    if copied := copied_line(a.out, name):
+        print(copied)
     return honest_ending(db, name, cfg.accept_partial)
 
 
