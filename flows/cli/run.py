@@ -67,8 +67,24 @@ def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
     from flows.core.errors import BatchHeld
 
     if result.get("held"):
-        raise BatchHeld(str(result["held"]))
+        raise BatchHeld(as_typed(a, str(result["held"])))
     return batch_left_open(a, str(result["open"]))
+
+
+def as_typed(a: argparse.Namespace, message: str) -> str:
+    """``message`` with its bare `hitflow run CONFIG --dry-run|--release-hold ...` commands as the command
+    typed (its --db, --out, --platform...): copied as printed, they act on this run's ledger."""
+    import re
+    import shlex
+
+    typed, skip = [], False
+    for word in a.argv:  # the typed command without the options the hint adds itself
+        if skip or word in ("--dry-run",) or word.startswith("--release-hold"):
+            skip = word == "--release-hold"
+            continue
+        typed.append(shlex.quote(word))
+    return re.sub(r"`hitflow run \S+ (--dry-run|--release-hold)", lambda m: f"`hitflow {' '.join(typed)} {m[1]}",
+                  message)
 
 
 def batch_left_open(a: argparse.Namespace, message: str) -> int:
