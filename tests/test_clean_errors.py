@@ -58,6 +58,7 @@ def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(sim, tmp_path: Path
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "vizwiz_captions stopped at batch" in err and f"Resume with: hitflow run {CONFIG}" in err
+    assert f"--db {db} --out {tmp_path} --limit 50 (" in err  # the command as typed: copied, it resumes this run
     resumed = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     annotations = [h.fields["RequesterAnnotation"] for h in sim.market.hits.values()]

@@ -111,13 +111,13 @@ def where_stopped(db: str, campaign: str) -> str:
 
 
 def resume_hint(a: argparse.Namespace, db: str) -> str:
-    endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
-    more = "".join(f" {flag}" for flag, wanted in (
-        (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
-        (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
-        ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
-    return (f"Resume with: hitflow run {a.config}{endpoint} --db {shown_location(db)}{more} (same options; the "
-            "simulator's state persists)")
+    """The command typed, options and all (--no-prefect, --limit...): copied as printed it resumes this run."""
+    import shlex
+
+    typed = " ".join(shlex.quote(word) for word in getattr(a, "argv", []))
+    if not typed:  # called without the CLI's argv (a test's namespace): the options that find the run
+        typed = f"run {a.config} --db {shown_location(db)}"
+    return f"Resume with: hitflow {typed} (the simulator's state persists)"
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
