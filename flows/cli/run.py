@@ -77,8 +77,24 @@ def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
     from flows.core.errors import BatchHeld
 
     if result.get("held"):
-        raise BatchHeld(str(result["held"]))
+        raise BatchHeld(as_typed(a, str(result["held"])))
     return batch_left_open(a, str(result["open"]))
+
+
+def as_typed(a: argparse.Namespace, message: str) -> str:
+    """``message`` with its bare `hitflow run CONFIG --dry-run|--release-hold ...` commands as the command
+    typed (its --db, --out, --platform...): copied as printed, they act on this run's ledger."""
+    import re
+    import shlex
+
+    typed, skip = [], False
+    for word in a.argv:  # the typed command without the options the hint adds itself
+        if skip or word in ("--dry-run",) or word.startswith("--release-hold"):
+            skip = word == "--release-hold"
+            continue
+        typed.append(shlex.quote(word))
+    return re.sub(r"`hitflow run \S+ (--dry-run|--release-hold)", lambda m: f"`hitflow {' '.join(typed)} {m[1]}",
+                  message)
 
 
 def batch_left_open(a: argparse.Namespace, message: str) -> int:
@@ -105,13 +121,13 @@ def where_stopped(db: str, campaign: str) -> str:
 
 
 def resume_hint(a: argparse.Namespace, db: str) -> str:
-    endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
-    more = "".join(f" {flag}" for flag, wanted in (
-        (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
-        (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
-        ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
-    return (f"Resume with: hitflow run {a.config}{endpoint} --db {shown_location(db)}{more} (same options; the "
-            "simulator's state persists)")
+    """The command typed, options and all (--no-prefect, --limit...): copied as printed it resumes this run."""
+    import shlex
+
+    typed = " ".join(shlex.quote(word) for word in getattr(a, "argv", []))
+    if not typed:  # called without the CLI's argv (a test's namespace): the options that find the run
+        typed = f"run {a.config} --db {shown_location(db)}"
+    return f"Resume with: hitflow {typed} (the simulator's state persists)"
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
