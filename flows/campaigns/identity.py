@@ -35,8 +35,9 @@ class Intent:
 
 
 def stored_campaign(db: str | Path, name: str) -> dict[str, object] | None:
-    """The ledger's row for ``name`` with its recorded platform, or None (no ledger file is created)."""
-    if not Path(db).is_file():
+    """The ledger's row for ``name`` with its recorded platform, or None (no ledger file is created;
+    a PostgreSQL ledger is a database the operator made, so it is always asked)."""
+    if not is_postgres_url(db) and not Path(db).is_file():
         return None
     store = Store(db)
     rows = store.rows("SELECT name, status, config_json FROM campaigns WHERE name = ?", [name])
