@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from flows.cli.main import main
 from flows.core.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.mturk_forms import parse_answer_xml
 from flows.core.store import Store
-from flows.cli.main import main
 from flows.driver.campaign_flow import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.studies.study_plan import page_spec, study_tasks
