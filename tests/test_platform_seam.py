@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from flows.campaigns.review_data import campaign_queue
 from flows.core.errors import ConfigError
+from flows.core.store import Store
 from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
 from flows.platforms.registry import platform_for
+from qc.decisions import DecisionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "flows" / "platforms" / "registry.py"  # the one place that maps a name to its module
@@ -121,3 +125,24 @@ def test_a_platform_import_planted_in_a_task_kind_is_caught(tmp_path: Path) -> N
                        "    from flows.platforms.mturk.qualifications import cost_per_assignment  # noqa: F401\n",
                        encoding="utf-8")
     assert kinds_importing_a_platform(tmp_path) == [("flows/campaigns/outputs.py", "mturk")]
+
+
+@pytest.mark.parametrize("name", PLATFORMS)
+def test_the_review_queue_leaves_out_only_what_the_campaigns_platform_settled_unpaid(tmp_path: Path,
+                                                                                     name: str) -> None:
+    """Two flagged submissions stored with Prolific's spellings: one returned (settled unpaid on
+    Prolific), one awaiting review. Only the campaign's own platform decides which need no verdict."""
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").upsert({"name": "c", "config_path": "", "target": "sim", "created_at": 0.0,
+                                     "status": "running", "config_json": json.dumps({"platform": name})}, pk="name")
+    store.table("assignments").insert_all(
+        [{"assignment_id": a, "hit_id": "h", "campaign": "c", "batch": 1, "worker_id": w, "status": status,
+          "auto_approval_time": 1e9} for a, w, status in [("s1", "P1", "RETURNED"), ("s2", "P2", "AWAITING REVIEW")]],
+        pk="assignment_id")
+    store.table("qc_flags").insert_all([{"campaign": "c", "batch": 1, "worker_id": w, "rule": "min_words", "value": "1",
+                                         "threshold": "3", "assignment_id": a, "image_id": "i", "detail": ""}
+                                        for a, w in [("s1", "P1"), ("s2", "P2")]])
+    queue = campaign_queue(store, "c", DecisionPolicy(), "flagged", now=0.0)
+    listed = set(queue.loc[queue["kind"] == "assignment", "assignment_id"])
+    assert listed == ({"s2"} if "RETURNED" in platform_for(name).SETTLED_UNPAID else {"s1", "s2"})
+    assert ("RETURNED" in platform_for(name).SETTLED_UNPAID) == (name == "prolific")
