@@ -41,6 +41,6 @@ def review_server(db: Path, campaign: str, reviewer: str = "tester") -> Iterator
 
 def form_fields(html: str, cls: str, n: int = 0) -> dict[str, str]:
     """The hidden fields of the n-th form of class ``cls`` on the page."""
-    forms = re.findall(rf'<form method="post" action="/decide" class="{cls}">(.*?)</form>', html, re.S)
+    forms = re.findall(rf'<form method="post" action="decide" class="{cls}">(.*?)</form>', html, re.S)
     return dict(re.findall(r'name="([^"]+)" value="([^"]*)"', forms[n]))
 

@@ -1,10 +1,9 @@
-"""Every shell example the docs mark as runnable is run, so the documentation cannot drift from the CLI.
+"""Every shell example of README.md and docs/ is run, or says why not, so the docs cannot drift from the CLI.
 
-A fenced ```sh block directly after ``<!-- test: runs on the simulator -->`` or ``<!-- test: runs
-offline -->`` (optionally ``..., exit N -->`` when the block's last command ends with N) is run by
-``bash -e`` (each command must succeed), with this venv's ``hitflow`` on the PATH. A page's blocks run
-in order in one fresh folder holding a copy of config/, as a reader following the page would run them
-(a later block may use what an earlier one made). One test per page; blocks are kept small (--limit).
+The markers and how each kind of block runs: tests/doc_blocks.py. A page's blocks run in order in
+one fresh folder holding a copy of config/, as a reader following the page would run them (a later
+block may use what an earlier one made, and servers a block starts stay up until the page ends),
+with this venv's ``hitflow`` on the PATH. One test per page; blocks are kept small (--limit).
 """
 
 from __future__ import annotations
@@ -12,60 +11,154 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
+from contextlib import ExitStack
 from pathlib import Path
 
+import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-MARKED = re.compile(r"<!-- test: runs (?:on the simulator|offline)(?:, exit (\d+))? -->\n```(?:sh|bash)\n(.*?)\n```",
-                    re.S)
+from flows.core.prefect_api import free_port
+from tests.doc_blocks import (
+    LINK,
+    ROOT,
+    SERVES_UNTIL_CTRL_C,
+    Block,
+    commands,
+    fixed_ports,
+    marked_blocks,
+    missing_paths,
+    unmarked_blocks,
+    with_free_ports,
+    without_comment,
+)
+from tests.prefect_server import process_group
+
 LEFT_OUT = ("HITFLOW_DB", "PREFECT_API_URL", "HITFLOW_PREFECT_API_URL", "PREFECT_HOME", "HITFLOW_TASK_SECRET",
             "PROLIFIC_TOKEN")
-
-
-def doc_pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-
-
-def marked_blocks() -> dict[str, list[tuple[int, str, int]]]:
-    """page -> (line, script, expected exit code) of every marked block of README.md and docs/."""
-    found: dict[str, list[tuple[int, str, int]]] = {}
-    for page in doc_pages():
-        text = page.read_text(encoding="utf-8")
-        for m in MARKED.finditer(text):
-            line = text.count("\n", 0, m.start()) + 1
-            found.setdefault(str(page.relative_to(ROOT)), []).append((line, m[2], int(m[1] or 0)))
-    return found
-
-
 BLOCKS = marked_blocks()
+RUN = {page: blocks for page, blocks in BLOCKS.items() if any(b.kind != "not run" for b in blocks)}
+NOT_RUN = [b for blocks in BLOCKS.values() for b in blocks if b.kind == "not run"]
+WITH_SERVERS = {page for page, blocks in RUN.items() if any(b.kind == "servers" for b in blocks)}
 
 
 def test_the_tutorials_and_guides_have_runnable_examples() -> None:
-    pages = set(BLOCKS)
     for page in ("README.md", "docs/tutorials/first-campaign.md", "docs/tutorials/own-page.md",
-                 "docs/tutorials/evaluation-study.md", "docs/how-to/resume-reconcile-cancel.md",
-                 "docs/how-to/old-mturk-batch.md"):
-        assert page in pages, f"{page} has no example marked <!-- test: runs on the simulator -->"
+                 "docs/tutorials/evaluation-study.md", "docs/tutorials/prolific.md", "docs/how-to/review.md",
+                 "docs/how-to/resume-reconcile-cancel.md", "docs/how-to/old-mturk-batch.md", "docs/importing_pages.md"):
+        assert page in RUN, f"{page} has no example marked <!-- test: runs ... -->"
+    assert {"docs/how-to/review.md", "docs/tutorials/prolific.md"} <= WITH_SERVERS
 
 
-def test_a_marker_without_its_block_is_caught() -> None:
-    """A marker separated from its block (or on a block of another language) would silently skip it."""
-    for page in doc_pages():
-        text = page.read_text(encoding="utf-8")
-        markers = len(re.findall(r"^<!-- test: runs", text, re.M))
-        assert markers == len(MARKED.findall(text)), f"{page}: a '<!-- test: runs' marker not right above ```sh"
+def test_every_shell_example_is_run_or_says_why_not() -> None:
+    """A ```sh block with no marker (or a marker away from its block) would silently not be run."""
+    assert unmarked_blocks() == []
+    assert all(b.why for b in NOT_RUN)
 
 
-@pytest.mark.parametrize("page", sorted(BLOCKS))
-def test_doc_examples_run(tmp_path: Path, page: str) -> None:
-    shutil.copytree(ROOT / "config", tmp_path / "config")
+def test_every_project_path_the_docs_name_exists() -> None:
+    """flows/... (after issue 31's move into core, platforms, campaigns, ...), qc/, tests/, bench/
+    paths, globs and ``module.name`` references of README.md and docs/ point at something real."""
+    assert missing_paths() == []
+
+
+@pytest.mark.parametrize("block", NOT_RUN, ids=[f"{b.page}:{b.line}" for b in NOT_RUN])
+def test_doc_examples_not_run_here(block: Block) -> None:
+    pytest.skip(f"not run: {block.why}")
+
+
+def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in LEFT_OUT}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    for line, script, code in BLOCKS[page]:
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=600)
-        assert done.returncode == code, (f"{page}:{line} exited {done.returncode}, expected {code}\n--- stdout\n"
+    return env
+
+
+def _bash(script: str, cwd: Path, where: str, expected: int = 0) -> None:
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=_env(),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == expected, (f"{where} exited {done.returncode}, expected {expected}\n--- stdout\n"
                                          f"{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}")
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _start_server(command: str, cwd: Path, stack: ExitStack, where: str, ports: set[str]) -> None:
+    """A ``cmd &`` of the block, in the background until the page ends; waits for its port to answer."""
+    log = stack.enter_context((cwd / f"server-{time.monotonic_ns()}.log").open("w+"))
+    proc = stack.enter_context(process_group(["bash", "-c", command], grace_s=10, cwd=cwd, env=_env(),
+                                             stdout=log, stderr=subprocess.STDOUT))
+    port = next((int(p) for p in re.findall(r"\b\d{4,5}\b", command) if p in ports), 0)
+    started = time.monotonic()
+    while not (_listening(port) if port else time.monotonic() > started + 2):  # no port: alive after 2 s
+        if proc.poll() is not None or time.monotonic() > started + 60:
+            log.seek(0)
+            pytest.fail(f"{where}: `{command}` did not start (exit {proc.poll()}):\n{log.read()[-3000:]}")
+        time.sleep(0.2)
+
+
+def _open_and_stop(command: str, cwd: Path, where: str) -> None:
+    """A command that serves until Ctrl-C: its printed link gives its page; Ctrl-C ends it with 0."""
+    with process_group(["bash", "-c", f"exec {command}"], grace_s=10, cwd=cwd, env=_env(), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True) as proc:
+        assert proc.stdout is not None
+        watchdog = threading.Timer(120, os.killpg, [proc.pid, signal.SIGKILL])  # a server that prints nothing
+        watchdog.start()
+        seen: list[str] = []
+        while (line := proc.stdout.readline()) and not LINK.search(line):
+            seen.append(line)
+        watchdog.cancel()
+        link = LINK.search(line)
+        assert link, f"{where}: `{command}` printed no link:\n{''.join(seen)[-3000:]}"
+        with httpx.Client(follow_redirects=True, timeout=30) as web:
+            page = web.get(link[0])
+        assert page.status_code == 200 and "<html" in page.text, f"{where}: {link[0]} gave {page.status_code}"
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=20) == 0, f"{where}: `{command}` did not end cleanly on Ctrl-C"
+
+
+def _run_with_servers(block: Block, script: str, cwd: Path, stack: ExitStack, ports: set[str]) -> None:
+    where, plain = f"{block.page}:{block.line}", []
+    for command in [*commands(script), ""]:
+        bare = without_comment(command)
+        if bare.endswith("&") or SERVES_UNTIL_CTRL_C.match(bare) or not command:
+            if plain:  # the commands before it, as one script (the last one's exit is the block's)
+                _bash("\n".join(plain), cwd, where, block.exit_code if not command else 0)
+                plain = []
+            if bare.endswith("&"):
+                _start_server(bare.removesuffix("&").strip(), cwd, stack, where, ports)
+            elif command:
+                _open_and_stop(bare, cwd, where)
+        else:
+            plain.append(command)
+
+
+def _run_page(page: str, tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "config", tmp_path / "config")
+    blocks = RUN[page]
+    free = {port: str(free_port()) for port in fixed_ports([b.script for b in blocks])}
+    with ExitStack() as servers:
+        for block in blocks:
+            [script] = with_free_ports([block.script], free)
+            if block.kind == "servers":
+                _run_with_servers(block, script, tmp_path, servers, set(free.values()))
+            elif block.kind == "run":
+                _bash(script, tmp_path, f"{page}:{block.line}", block.exit_code)
+
+
+@pytest.mark.parametrize("page", sorted(set(RUN) - WITH_SERVERS))
+def test_doc_examples_run(tmp_path: Path, page: str) -> None:
+    _run_page(page, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(WITH_SERVERS))
+def test_doc_examples_with_servers_run(tmp_path: Path, page: str) -> None:
+    _run_page(page, tmp_path)

@@ -1,15 +1,21 @@
-"""Issue 32: the report's first screen says what needs a person, by when; the study report's
-statistics are tables whose words follow their numbers."""
+"""Issue 32: the report's first screen says what needs a person, by when, the same on the three kinds
+of report; the study report's statistics are tables whose words follow their numbers."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from flows.campaigns.report_summary import report_summary
+from flows.cli.main import main
 from flows.core.store import Store
+from flows.driver.campaign_run import run_campaign
+from flows.driver.campaign_status import campaign_status
 from flows.studies.study_tables import statistics_tables
+from tests.small_configs import ROOT, small_vizwiz
 
 NOW = 1_800_000_000.0
 
@@ -67,3 +73,31 @@ def test_study_statistics_in_words_follow_the_numbers() -> None:
     assert [r[2] for r in pairs["rows"]] == ["1.00", "0.55"]  # d_z = t / sqrt(16)
     assert [r[-1] for r in pairs["rows"]] == ["differ", "not shown to differ"]  # after Bonferroni
     assert statistics_tables("severity_rating", {"error": "too little data"}) == []
+
+
+def _summary(report: Path) -> tuple[list[str], str]:
+    """The report's summary block: its figures' labels, and its text."""
+    block = re.search(r'<div class="summary" id="summary">(.*?)<section', report.read_text(encoding="utf-8"), re.S)
+    assert block, f"{report} opens with no summary"
+    return re.findall(r"<dt>([^<]+)</dt>", block[1]), re.sub(r"<[^>]+>", "", block[1])
+
+
+@pytest.mark.slow
+def test_caption_study_and_custom_reports_open_with_the_same_summary(tmp_path: Path) -> None:
+    """The three kinds of report: what was kept, workers, blocked, cost with fees against the budget
+    (the same spend as `hitflow status`), the dates and what needs a person."""
+    assert main(["new", "my_task", "--dir", str(tmp_path)]) == 0
+    configs = {"vizwiz_captions": small_vizwiz(tmp_path), "expert_rating": ROOT / "config" / "expert_rating.toml",
+               "my_task": tmp_path / "config" / "my_task.toml"}
+    labels = {}
+    for name, config in configs.items():
+        db = tmp_path / f"{name}.db"
+        run_campaign(config, db_path=db, out_root=tmp_path / "runs", limit=10, progress=lambda _: None)
+        labels[name], text = _summary(tmp_path / "runs" / name / "report.html")
+        [status] = campaign_status(Store(db), name)
+        assert f"${status['spent']} of ${status['budget']}" in text and float(status["spent"]) > 0, text
+        assert re.search(r"Created \d{4}-\d\d-\d\d \d\d:\d\d UTC; work came in from \d{4}-\d\d-\d\d", text), text
+        assert "Needs a person:" in text
+    assert labels["vizwiz_captions"] == ["captions kept", "workers", "blocked", "cost with fees"]
+    assert labels["expert_rating"] == labels["my_task"] == ["responses approved", "workers", "blocked",
+                                                            "cost with fees"]

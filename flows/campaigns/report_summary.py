@@ -1,14 +1,20 @@
-"""The report's first screen: the answer before the evidence. Captions kept, workers, blocked,
-money against the budget, dates, and what needs a person now and by when. Reads only the ledger."""
+"""The report's first screen: the answer before the evidence, the same on the three kinds of report
+(captions, studies, custom pages): what was kept, workers, blocked, money with fees against the
+budget, dates, and what needs a person now and by when. Reads only the ledger (and the config's prices)."""
 
 from __future__ import annotations
 
 import time
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.budget import qualification_money
+from flows.core.run_context import Run
 from flows.core.store import Store
+from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
+from flows.platforms.registry import platform_for
 
 # Below this, the auto-approval deadline is close enough to say so in red (hitflow status says it too).
 URGENT_S = 24 * 3600
@@ -49,15 +55,47 @@ def needs_a_person(store: Store, campaign: str, now: float) -> list[dict[str, An
     return out
 
 
-def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked: pd.DataFrame,
-                   cost: dict[str, Any], now: float | None = None) -> dict[str, Any]:
-    """``captions``: every caption with ``is_rejected``; ``cost``: spent and budget as text."""
+def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], cost: dict[str, Any],
+                   now: float | None = None, about: str = "", lines: list[str] | None = None) -> dict[str, Any]:
+    """What every report's summary shows: the kind's own ``figures`` (label, value), then cost with fees
+    against the budget, the dates and what needs a person; ``about`` opens it, ``lines`` close it."""
     now = time.time() if now is None else now
     spent, budget = float(cost["spent"]), float(cost["budget"])
-    return {
-        "captions": len(captions), "kept": int((~captions["is_rejected"]).sum()) if len(captions) else 0,
-        "workers": int(captions["worker_id"].nunique()) if len(captions) else 0,
-        "blocked": len(blocked), "spent": cost["spent"], "budget": cost["budget"],
-        "share_of_budget": f"{100 * spent / budget:.0f}%" if budget else "no budget set",
-        **_dates(store, campaign), "needs": needs_a_person(store, campaign, now),
-    }
+    share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
+    return {"about": about, "lines": lines or [], "spent": cost["spent"], "budget": cost["budget"],
+            "share_of_budget": share,
+            "figures": [*figures, ("cost with fees", f"${cost['spent']} of ${cost['budget']} ({share})")],
+            **_dates(store, campaign), "needs": needs_a_person(store, campaign, now)}
+
+
+def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked: pd.DataFrame,
+                   cost: dict[str, Any], now: float | None = None) -> dict[str, Any]:
+    """The caption report's: ``captions``: every caption with ``is_rejected``; ``cost``: spent and budget as text."""
+    kept = int((~captions["is_rejected"]).sum()) if len(captions) else 0
+    workers = int(captions["worker_id"].nunique()) if len(captions) else 0
+    figures = [("captions kept", f"{kept} of {len(captions)}"), ("workers", str(workers)),
+               ("blocked", str(len(blocked)))]
+    return {"captions": len(captions), "kept": kept, "workers": workers, "blocked": len(blocked),
+            **summary_header(store, campaign, figures, cost, now)}
+
+
+def money_so_far(run: Run) -> dict[str, str]:
+    """Spent with fees and the budget, counted as the caption report counts it: approved work at its
+    price (per place where the platform prices places, as Prolific does; else MTurk's reward and fees
+    per assignment), plus a paid qualification test."""
+    name = run.cfg.name
+    approved = run.store.table("decisions").count_where("campaign = ? AND action = 'approve'", [name])
+    place = platform_for(run.platform).place_cost(run.cfg)
+    unit = Decimal(place) if place else cost_per_assignment(run.cfg)
+    test = qualification_money(run.store, name, qualification_test_cost(run.cfg), run.cfg.gating.qualification_takers)
+    return {"spent": f"{unit * approved + test[1]:.2f}", "budget": f"{run.cfg.budget:.2f}"}
+
+
+def work_figures(run: Run, noun: str) -> list[tuple[str, str]]:
+    """A study's or a custom page's first figures: its responses kept (approved), workers, blocked."""
+    name = run.cfg.name
+    came = run.store.rows("SELECT count(*) AS n, count(DISTINCT worker_id) AS w FROM assignments WHERE campaign = ?",
+                          [name])[0]
+    approved = run.store.table("decisions").count_where("campaign = ? AND action = 'approve'", [name])
+    return [(f"{noun} approved", f"{approved} of {came['n']}"), ("workers", str(came["w"])),
+            ("blocked", str(run.store.table("blocks").count_where("campaign = ?", [name])))]

@@ -229,15 +229,37 @@ def leave_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+def finish_without_teardown(code: int) -> NoReturn:
+    """A finished run under Prefect, called as the program: every exit handler runs (Prefect's
+    workers drain, temporary files go, logging closes), then the process leaves without the
+    interpreter's freeing of Prefect's thousands of modules and objects, which took 1.3 s CPU
+    after the run's last line on the 2-core host (issue 33; bench/prefect_overhead.py)."""
+    import atexit
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.exit(code)  # a thread the interpreter would wait for: leave the usual way
+    atexit._run_exitfuncs()  # what the interpreter runs at exit once threads are joined (CPython; no public name)
+    leave_now(code)
+
+
 def cmd_ui(a: argparse.Namespace) -> int:
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
+    from flows.core.run_context import Run
     from flows.core.store import existing_store
     from flows.driver.campaign_status import campaign_status
+    from flows.driver.operations import open_campaign_run
     from flows.review.overview_app import OverviewSite, serve_overview
 
     existing_store(a.db)
-    serve_overview(OverviewSite(db_path=Path(a.db), out_root=Path(a.out), read_status=campaign_status), a.port)
+
+    def open_run(name: str) -> AbstractContextManager[Run]:  # a campaign's review queue, from the page's link
+        return open_campaign_run(a.db, name, progress=lambda _: None)
+
+    serve_overview(OverviewSite(db_path=Path(a.db), out_root=Path(a.out), read_status=campaign_status,
+                                open_run=open_run, reviewer=a.reviewer), a.port)
     return 0
 
 
@@ -262,7 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
-        return 141 if out.reader_left else code
+        code = 141 if out.reader_left else code
+        if argv is None and args.command == "run" and "prefect" in sys.modules:  # the program, not a caller
+            finish_without_teardown(code)
+        return code
     except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
         print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
         if isinstance(exc, Interrupted) and "prefect" in sys.modules:

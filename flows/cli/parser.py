@@ -123,8 +123,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     ui = sub.add_parser("ui", help="open the campaign overview page: every campaign's batches, spend, review items "
-                                   "and reports, refreshing while runs go")
+                                   "and reports, with each review queue, refreshing while runs go")
     ui.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    ui.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
+                    help="your name, recorded with each decision made in a review queue (default $USER)")
     ui.add_argument("--out", default="runs",
                     help="where the runs wrote their outputs (OUT/<campaign name>/report.html)")
     ui.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")

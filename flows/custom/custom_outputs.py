@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv, write_dataset
 from flows.core.errors import InputFormatError
@@ -117,6 +118,10 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                    run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
                "sample": data.head(30).to_dict("records")}
+    figures = work_figures(run, "responses")
+    figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
+    context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),
+                                        about=f"Task page: {run.cfg.template}.")
     (out_dir / "report.html").write_text(render("custom_report.html.j2", context), encoding="utf-8")
     summary = [f"responses: {context['responses']} from {context['workers']} workers on {context['items']} items "
                f"({context['approved']} approved, {context['rejected']} rejected); workers blocked: {len(blocked)}",

@@ -23,7 +23,7 @@ from flows.review.review_app import ReviewServer, ReviewSite
 
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "vizwiz_captions.toml"
 CARD = re.compile(r'<section class="card open".*?</section>', re.S)
-FORM = re.compile(r'<form method="post" action="/decide" class="(\w+)">(.*?)</form>', re.S)
+FORM = re.compile(r'<form method="post" action="decide" class="(\w+)">(.*?)</form>', re.S)
 FIELD = re.compile(r'name="([^"]+)" value="([^"]*)"')
 ADVICE = re.compile(r"the rules alone would <strong>(\w+)</strong>")
 REJECT_REASON = ("Your captions broke the task's rules: the instructions on the task page ask for one sentence "

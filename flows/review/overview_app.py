@@ -1,19 +1,23 @@
 """``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go.
 
 Per campaign and batch: posted, submitted, decided; spend against budget; time to auto-approval;
-open review items; blocks; links to the report and how to open the review queue. The same gate as
-the review page (127.0.0.1 only, a one-time link exchanged for an HttpOnly cookie, the page's CSP);
-it only reads, so it has no POST to protect. The status comes from a function the CLI hands in
-(``flows.driver.campaign_status``), since this package sits below the driver.
+open review items; blocks; links to the report and to the campaign's review queue. The same gate as
+the review page (127.0.0.1 only, a one-time link exchanged for an HttpOnly cookie, the page's CSP):
+the queue at ``/review/NAME/`` is the review page itself (its POSTs keep their page tokens and
+Origin check), on the overview's session, so one link opens both. The status and a campaign's run
+come from functions the CLI hands in (``flows.driver``), since this package sits below the driver.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import uvicorn
 from starlette.applications import Starlette
@@ -21,15 +25,19 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from flows.campaigns.review_data import review_status
+from flows.core.errors import HitflowError
+from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.core.templates import render
-from flows.review.review_app import LoginSession, SameOriginReferrer, refused, sign_in
+from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
 
 StatusReader = Callable[[Store], list[dict[str, Any]]]
+RunOpener = Callable[[str], AbstractContextManager[Run]]  # a campaign's name -> its run, open while the page serves
 REPORT_HEADERS = {
     "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'none'; "
                                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
@@ -42,6 +50,47 @@ class OverviewSite(LoginSession):
     db_path: Path
     out_root: Path
     read_status: StatusReader
+    open_run: RunOpener | None = None  # None: no review queues here (the page names `hitflow review`)
+    reviewer: str = "reviewer"
+    refresh_s: int = REFRESH_S
+    queues: dict[str, ASGIApp] = field(default_factory=dict)
+    opened: ExitStack = field(default_factory=ExitStack)
+    opening: threading.Lock = field(default_factory=threading.Lock)
+
+    def campaigns(self) -> set[str]:
+        return {c["campaign"] for c in self.read_status(Store(self.db_path))}
+
+    def review_queue(self, name: str, open_run: RunOpener) -> ASGIApp:
+        """NAME's review page, its run opened on first use and kept until the server stops; it signs
+        in with this page's session (no link of its own)."""
+        with self.opening:
+            if name not in self.queues:
+                run = self.opened.enter_context(open_run(name))
+                review = ReviewSite(run, self.reviewer, run.cfg.review, login_token="", session=self.session)
+                self.queues[name] = make_review_app(review)
+            return self.queues[name]
+
+
+class ReviewQueues:
+    """``/review/NAME/...``: NAME's review page, for a signed-in visitor and a campaign of the ledger only."""
+
+    def __init__(self, site: OverviewSite):
+        self.site = site
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        name = scope["path_params"]["name"]
+        if (gate := sign_in(self.site, request)) is not None:
+            await gate(scope, receive, send)
+        elif (open_run := self.site.open_run) is None or name not in self.site.campaigns():  # ledger names only
+            await refused(f"no review queue for {name[:60]!r} here")(scope, receive, send)
+        else:
+            try:
+                queue = self.site.review_queue(name, open_run)
+            except HitflowError as exc:  # e.g. a live campaign, or its simulator state gone
+                await refused(f"{exc}; or open it with `hitflow review {name}`")(scope, receive, send)
+                return
+            await queue(scope, receive, send)
 
 
 def _hours(seconds: float | None) -> str:
@@ -68,6 +117,7 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
                     "spent": c["spent"], "committed": c["committed"], "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"])["open"],
+                    "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
                     "report": f"/report/{c['campaign']}" if report.is_file() else ""})
     return out
 
@@ -79,7 +129,7 @@ def make_overview_app(site: OverviewSite) -> Starlette:
         campaigns = overview(site)
         running = any(c["status"] == "running" for c in campaigns)
         return HTMLResponse(render("overview.html.j2", {
-            "campaigns": campaigns, "refresh_s": REFRESH_S if running else 0, "db": str(site.db_path),
+            "campaigns": campaigns, "refresh_s": site.refresh_s if running else 0, "db": str(site.db_path),
             "nonce": request.state.csp_nonce, "now": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}))
 
     async def status_json(request: Request) -> Response:
@@ -91,9 +141,8 @@ def make_overview_app(site: OverviewSite) -> Starlette:
         if (gate := sign_in(site, request)) is not None:
             return gate
         name = request.path_params["name"]
-        known = {c["campaign"] for c in site.read_status(Store(site.db_path))}
         path = site.out_root / name / "report.html"
-        if name not in known or not path.is_file():  # a name from the ledger only: no path from the URL
+        if name not in site.campaigns() or not path.is_file():  # a name from the ledger only: no path from the URL
             return refused(f"no report for {name[:60]!r} under {site.out_root}")
         return FileResponse(path, media_type="text/html", headers=REPORT_HEADERS)
 
@@ -101,7 +150,8 @@ def make_overview_app(site: OverviewSite) -> Starlette:
                       middleware=[Middleware(SecurityHeaders)])
     # The report is a static page with an inline stylesheet and data: images only: it gets a CSP of its
     # own (no script at all), not the nonce-based one of the pages above, under which it would lose its styles.
-    return Starlette(routes=[Route("/report/{name}", report), Mount("/", app=pages)],
+    return Starlette(routes=[Route("/report/{name}", report), Mount("/review/{name}", app=ReviewQueues(site)),
+                             Mount("/", app=pages)],
                      middleware=[Middleware(SameOriginReferrer)])
 
 
@@ -116,7 +166,7 @@ class OverviewServer(TaskServer):
 
 def serve_overview(site: OverviewSite, port: int = 0) -> None:
     """Serve until Ctrl-C, printing the one-time link."""
-    with OverviewServer(site, port=port) as server:
+    with site.opened, OverviewServer(site, port=port) as server:  # the review queues' runs close last
         print(f"campaign overview of {site.db_path}: {server.url}/?token={site.login_token}", flush=True)
         print("the link works once; Ctrl-C stops the server", flush=True)
         try:

@@ -202,7 +202,7 @@ def make_review_app(site: ReviewSite) -> Starlette:
             message += await run_in_threadpool(resume_cleared, site)
         back = {k: str(form.get(f"f_{k}", "")) for k in FILTERS}
         query = urlencode({**{k: v for k, v in back.items() if v}, "msg": message})
-        return RedirectResponse(f"/?{query}", status_code=303)
+        return RedirectResponse(f"./?{query}", status_code=303)  # relative: also under the overview's /review/NAME/
 
     routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"])]
     return Starlette(routes=routes, middleware=[Middleware(SameOriginReferrer), Middleware(SecurityHeaders)])

@@ -11,6 +11,8 @@ import pandas as pd
 
 from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
+from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv
 from flows.core.templates import render
 from flows.studies.study_plots import study_plots
@@ -128,7 +130,11 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
               "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,
               "statistics": statistics_tables(run.cfg.study.kind, analysis),
               "analysis_error": analysis.get("error", ""),
-              "plots": study_plots(run.cfg.study.kind, table, analysis), "summary": summary}
+              "plots": study_plots(run.cfg.study.kind, table, analysis),
+              "incomplete": shortfall_lines(run.store, run.cfg.name),
+              "summary": summary_header(run.store, run.cfg.name, work_figures(run, "responses"), money_so_far(run),
+                                        about=f"Kind: {run.cfg.study.kind}. Route: {run.platform}.",
+                                        lines=summary.splitlines()[1:])}
     (out_dir / "report.html").write_text(render("study_report.html.j2", report), encoding="utf-8")
     return {"out_dir": out_dir, "judgements": len(table), "analysis": analysis, "decisions": counts}
 
