@@ -230,10 +230,11 @@ def leave_now(code: int) -> NoReturn:
 
 
 def finish_without_teardown(code: int) -> NoReturn:
-    """A finished run under Prefect, called as the program: every exit handler runs (Prefect's
-    workers drain, temporary files go, logging closes), then the process leaves without the
-    interpreter's freeing of Prefect's thousands of modules and objects, which took 1.3 s CPU
-    after the run's last line on the 2-core host (issue 33; bench/prefect_overhead.py)."""
+    """A finished run, called as the program: every exit handler runs (Prefect's workers drain,
+    temporary files go, logging closes), then the process leaves without the interpreter's freeing
+    of thousands of modules and objects, which took 1.3 s CPU after the run's last line under
+    Prefect and 0.9 s with --no-prefect on the 2-core host (issue 33; bench/prefect_overhead.py).
+    Both modes leave this way, so the Prefect/--no-prefect ratio compares like with like."""
     import atexit
     import threading
 
@@ -285,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
         code = 141 if out.reader_left else code
-        if argv is None and args.command == "run" and "prefect" in sys.modules:  # the program, not a caller
+        if argv is None and args.command == "run":  # the program, not a caller running main() in-process
             finish_without_teardown(code)
         return code
     except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
