@@ -43,10 +43,14 @@ def stored_campaign(db: str | Path, name: str) -> dict[str, object] | None:
     rows = store.rows("SELECT name, status, config_json FROM campaigns WHERE name = ?", [name])
     if not rows:
         return None
-    info = json.loads(rows[0]["config_json"] or "{}")
-    platform = info.get("platform") or ("prolific" if store.table("studies").count_where(
-        "campaign = ?", [name]) else "mturk")
-    return {"status": rows[0]["status"], "platform": platform}
+    return {"status": rows[0]["status"], "platform": recorded_platform(store, name, rows[0]["config_json"])}
+
+
+def recorded_platform(store: Store, name: str, config_json: str | None) -> str:
+    """The platform the campaign's row records; a row from before it did: Prolific if it has studies."""
+    platform = json.loads(config_json or "{}").get("platform")
+    return str(platform) if platform else \
+        "prolific" if store.table("studies").count_where("campaign = ?", [name]) else "mturk"
 
 
 def attempt_name(db: str | Path, name: str) -> str:
