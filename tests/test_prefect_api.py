@@ -142,7 +142,7 @@ def test_the_run_imports_its_steps_modules_while_the_temporary_server_starts(tmp
 def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_path: Path) -> None:
     for thread in ("", "threading.Thread(target=lambda: (time.sleep(0.5), mark('thread'))).start()\n"):
         marks = tmp_path / "marks.txt"
-        script = ("import atexit, sys, threading, time\nfrom flows.cli.main import finish_without_teardown\n"
+        script = ("import atexit, sys, threading, time\nfrom flows.cli.process_life import finish_without_teardown\n"
                   f"def mark(what):\n    open({str(marks)!r}, 'a').write(what + '\\n')\n"
                   "atexit.register(mark, 'atexit')\n" + thread +
                   "sys.stdout.write('the run\\'s last line')  # buffered: it must still come out\n"
