@@ -95,7 +95,8 @@ def main() -> None:
     medians, cpu = out["median_s"], out["median_cpu_s"]
     print(f"demo campaign: Prefect {medians['prefect']:.1f} s, --no-prefect {medians['no_prefect']:.1f} s "
           f"(medians of {a.pairs}): {out['ratio']}x (target <= 1.5x); CPU {cpu['prefect']:.1f} s vs "
-          f"{cpu['no_prefect']:.1f} s: {out['cpu_ratio']}x")
+          f"{cpu['no_prefect']:.1f} s: {out['cpu_ratio']}x; 1-minute load {min(out['load_average_1min']):g}-"
+          f"{max(out['load_average_1min']):g} on {out['machine']['cpus']} cores")
     (RESULTS.with_name("results-prefect-reuse.json") if a.reuse_server else RESULTS).write_text(
         json.dumps(out, indent=1) + "\n")
 

@@ -49,6 +49,10 @@ def prepare(df: pd.DataFrame, canned_text: str = CANNED_TEXT) -> pd.DataFrame:
         out[col] = out[col].astype(str)
     if "is_precanned" not in out.columns:
         out["is_precanned"] = text_features.canned_mask(out["caption"], canned_text)
+    blank = out["is_precanned"].isna()  # a blank cell says nothing (astype(bool) would read NaN as True)
+    if blank.any():  # so the text decides, as it does for a missing column
+        by_text = pd.Series(text_features.canned_mask(out["caption"], canned_text), index=out.index)
+        out["is_precanned"] = out["is_precanned"].where(~blank, by_text)
     out["is_precanned"] = out["is_precanned"].astype(bool)
     if "work_time_s" not in out.columns:
         out["work_time_s"] = float("nan")

@@ -48,12 +48,14 @@ def flatten(record: dict[str, Any], name: str, caption: str) -> tuple[Any, ...]:
     if field is None:
         return absent()
     away = away_ms(record, field)
+    # the record is the worker's to write: a forged "len": 0 must not hide the caption from the rules,
+    # so the length judged is never below the caption's own (the record's, in UTF-16 units, may be above)
     final_len = field.get("len")
     first = field.get("first_ms")
     return (True, field.get("typed", 0), field.get("del", 0), field.get("keys", 0),
             np.nan if first is None else float(first), field.get("active_ms") or 0, field.get("paste_n", 0),
             field.get("paste_x", 0), field.get("paste_p", 0), field.get("drop", 0),
-            final_len if final_len is not None else len(caption), away is not None, record.get("loads", 1),
+            max(final_len or 0, len(caption)), away is not None, record.get("loads", 1),
             np.nan if away is None else away, "")
 
 

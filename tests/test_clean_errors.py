@@ -36,7 +36,9 @@ ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 def test_a_domain_error_through_prefect_is_one_line_and_a_log_file(tmp_path: Path) -> None:
     config = config_with(tmp_path, 'budget = "150.00 USD"')
     env = {"PREFECT_HOME": str(tmp_path / "prefect"), **ENV}  # make's runs/.prefect when set (migrated once)
-    done = subprocess.run([*HITFLOW, "run", str(config), "--out", str(tmp_path / "runs")],
+    # its own ledger: the checkout's runs/hitflow.db may hold a finished vizwiz_captions (after `make demo`)
+    done = subprocess.run([*HITFLOW, "run", str(config), "--db", str(tmp_path / "h.db"),
+                           "--out", str(tmp_path / "runs")],
                           capture_output=True, text=True, env=env, timeout=240, cwd=ROOT)
     errors = [line for line in done.stderr.splitlines() if "error" in line.lower()]
     assert done.returncode == 6 and "Traceback" not in done.stderr and len(errors) == 1
@@ -58,6 +60,7 @@ def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(sim, tmp_path: Path
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "vizwiz_captions stopped at batch" in err and f"Resume with: hitflow run {CONFIG}" in err
+    assert f"--db {db} --out {tmp_path} --limit 50 (" in err  # the command as typed: copied, it resumes this run
     resumed = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     annotations = [h.fields["RequesterAnnotation"] for h in sim.market.hits.values()]

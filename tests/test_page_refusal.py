@@ -122,6 +122,8 @@ def test_a_page_that_breaks_its_own_rule_holds_the_batch_instead_of_rejecting_ev
     assert err.startswith("hitflow: batch 1 HELD") and "error:" not in err  # a stop for a person, not a crash
     assert "batch 1 HELD for review, nothing rejected or blocked: rule invalid_answer would reject or block" in err
     assert "(100%, over the 50% of [policy] hold_share)" in err and "--release-hold approve" in err
+    typed = " ".join(argv)  # the commands printed are the one typed (its ledger, outputs, platform), not a bare one
+    assert f"`hitflow {typed} --release-hold approve`" in err and f"`hitflow {typed} --dry-run`" in err
     assert decisions_and_blocks(db) == ({}, 0)
     assert main(["status", "page", "--db", str(db)]) == 0
     status = capsys.readouterr().out

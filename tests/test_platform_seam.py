@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from flows.campaigns.review_data import campaign_queue
 from flows.core.errors import ConfigError
+from flows.core.store import Store
 from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
 from flows.platforms.registry import platform_for
+from qc.decisions import DecisionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "flows" / "platforms" / "registry.py"  # the one place that maps a name to its module
@@ -71,17 +76,8 @@ def test_an_unknown_platform_is_a_config_error() -> None:
         platform_for("mechanical")
 
 
-# Task kinds reach a platform through the protocol; these imports of one platform's own modules
-# remain, each with why. The test fails on a new one and on a stale entry, so the list only shrinks.
+# Task kinds (and what they import) reach a platform through the protocol, never one platform's own modules.
 KIND_PACKAGES = ("campaigns", "studies", "custom")
-KNOWN_PLATFORM_IMPORTS = {
-    ("flows/campaigns/campaign_plan.py", "mturk"): "the campaign's row records MTurk's cost of an assignment and "
-                                                   "of the paid test (`hitflow status`), as it always has",
-    ("flows/campaigns/review_data.py", "prolific"): "the review queue leaves out submissions Prolific settled "
-                                                     "unpaid (returned, timed out): no verdict can be sent",
-    ("flows/campaigns/outputs.py", "mturk"): "the report's cost lines, and the lineage of MTurk's scored test "
-                                             "(the qualification test runs on MTurk only)",
-}
 
 
 def platform_imports(path: Path) -> set[str]:
@@ -89,24 +85,64 @@ def platform_imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
         found |= {n.split(".")[2] for n in names if n.startswith("flows.platforms.") and n.split(".")[2] in PLATFORMS}
     return found
 
 
+def kind_modules(root: Path) -> list[Path]:
+    return [p for package in KIND_PACKAGES for p in sorted((root / "flows" / package).rglob("*.py"))]
+
+
+def kinds_importing_a_platform(root: Path) -> list[tuple[str, str]]:
+    """(module, platform) for each task-kind module under ``root`` importing a platform's own subpackage."""
+    return sorted((p.relative_to(root).as_posix(), name) for p in kind_modules(root) for name in platform_imports(p))
+
+
 def test_the_task_kinds_hold_no_platform_specific_module() -> None:
-    kinds = [p for package in KIND_PACKAGES for p in sorted((ROOT / "flows" / package).glob("*.py"))]
-    named = [p.name for p in kinds if any(name in p.stem for name in PLATFORMS)]
+    named = [p.name for p in kind_modules(ROOT) if any(name in p.stem for name in PLATFORMS)]
     assert not named, f"a platform's module lives in flows/platforms/<name>/, not with the task kinds: {named}"
-    found = {(p.relative_to(ROOT).as_posix(), name) for p in kinds for name in platform_imports(p)}
-    new = sorted(found - set(KNOWN_PLATFORM_IMPORTS))
-    stale = sorted(set(KNOWN_PLATFORM_IMPORTS) - found)
-    assert not new, f"task kinds importing one platform's modules (go through platform_for): {new}"
-    assert not stale, f"no longer imported: remove from KNOWN_PLATFORM_IMPORTS: {stale}"
+    found = kinds_importing_a_platform(ROOT)
+    assert not found, f"task kinds importing one platform's modules (ask platform_for(run.platform)): {found}"
 
 
 def test_the_module_check_sees_a_platform_import(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text("from flows.platforms.prolific.batches import x\nimport flows.platforms.links.platform\n"
-                     "from flows.platforms.units import page_html\n")
+                     "from flows.platforms.units import page_html\nfrom flows.platforms.registry import platform_for\n")
     assert platform_imports(probe) == {"prolific", "links"}
+    probe.write_text("def cost():\n    from flows.platforms import mturk\n")  # a subpackage, inside a function
+    assert platform_imports(probe) == {"mturk"}
+
+
+def test_a_platform_import_planted_in_a_task_kind_is_caught(tmp_path: Path) -> None:
+    for package in KIND_PACKAGES:  # a copy of the task kinds, clean until one import is planted
+        shutil.copytree(ROOT / "flows" / package, tmp_path / "flows" / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    assert kinds_importing_a_platform(tmp_path) == []
+    outputs = tmp_path / "flows" / "campaigns" / "outputs.py"
+    outputs.write_text(outputs.read_text(encoding="utf-8") + "\n\ndef _planted() -> None:\n"
+                       "    from flows.platforms.mturk.qualifications import cost_per_assignment  # noqa: F401\n",
+                       encoding="utf-8")
+    assert kinds_importing_a_platform(tmp_path) == [("flows/campaigns/outputs.py", "mturk")]
+
+
+@pytest.mark.parametrize("name", PLATFORMS)
+def test_the_review_queue_leaves_out_only_what_the_campaigns_platform_settled_unpaid(tmp_path: Path,
+                                                                                     name: str) -> None:
+    """Two flagged submissions stored with Prolific's spellings: one returned (settled unpaid on
+    Prolific), one awaiting review. Only the campaign's own platform decides which need no verdict."""
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").upsert({"name": "c", "config_path": "", "target": "sim", "created_at": 0.0,
+                                     "status": "running", "config_json": json.dumps({"platform": name})}, pk="name")
+    store.table("assignments").insert_all(
+        [{"assignment_id": a, "hit_id": "h", "campaign": "c", "batch": 1, "worker_id": w, "status": status,
+          "auto_approval_time": 1e9} for a, w, status in [("s1", "P1", "RETURNED"), ("s2", "P2", "AWAITING REVIEW")]],
+        pk="assignment_id")
+    store.table("qc_flags").insert_all([{"campaign": "c", "batch": 1, "worker_id": w, "rule": "min_words", "value": "1",
+                                         "threshold": "3", "assignment_id": a, "image_id": "i", "detail": ""}
+                                        for a, w in [("s1", "P1"), ("s2", "P2")]])
+    queue = campaign_queue(store, "c", DecisionPolicy(), "flagged", now=0.0)
+    listed = set(queue.loc[queue["kind"] == "assignment", "assignment_id"])
+    assert listed == ({"s2"} if "RETURNED" in platform_for(name).SETTLED_UNPAID else {"s1", "s2"})
+    assert ("RETURNED" in platform_for(name).SETTLED_UNPAID) == (name == "prolific")

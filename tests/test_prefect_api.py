@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.errors import ConfigError
-from flows.core.prefect_api import HITFLOW_API_ENV, healthy, prefect_api
+from flows.core.prefect_api import HITFLOW_API_ENV, PrefectApi, TemporaryServer, healthy, prefect_api
 from tests.local_http import QuietHandler, local_http_server
 from tests.prefect_server import free_port
 
@@ -95,3 +96,59 @@ def test_help_and_no_prefect_runs_never_import_prefect(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False,
                           env={**os.environ, "PREFECT_API_URL": ""})
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr[-500:]
+
+
+def _health_process(delay_s: float) -> tuple[subprocess.Popen[bytes], str]:
+    """A real process that answers /api/health only after ``delay_s`` (a temporary server starting)."""
+    port = free_port()
+    script = ("import time, http.server\n"
+              f"time.sleep({delay_s})\n"
+              "class H(http.server.BaseHTTPRequestHandler):\n"
+              "    def do_GET(self):\n"
+              "        self.send_response(200); self.send_header('Content-Length', '4'); self.end_headers()\n"
+              "        self.wfile.write(b'true')\n"
+              "    def log_message(self, *a): pass\n"
+              f"http.server.HTTPServer(('127.0.0.1', {port}), H).serve_forever()\n")
+    return subprocess.Popen([sys.executable, "-c", script]), f"http://127.0.0.1:{port}/api"
+
+
+def _starting_server(delay_s: float) -> TemporaryServer:
+    server = TemporaryServer.__new__(TemporaryServer)  # its uvicorn start is what the slow test above covers
+    server.process, server.api_url = _health_process(delay_s)
+    server.log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
+    return server
+
+
+def test_the_run_imports_its_steps_modules_while_the_temporary_server_starts(tmp_path, monkeypatch) -> None:
+    names = [f"steps_ahead_{tmp_path.name.replace('-', '_')}_{i}" for i in range(3)]
+    for name in names:
+        (tmp_path / f"{name}.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PREFECT_API_URL", "")  # PrefectApi sets it: as it was after the test
+    starting, answering = _starting_server(delay_s=3.0), _starting_server(delay_s=0.0)
+    try:
+        assert PrefectApi(starting.api_url, starting).ready(meanwhile=names[:2]) == starting.api_url
+        assert {names[0], names[1]} <= set(sys.modules)  # imported while it was not answering yet
+        answering.wait_ready(30)
+        PrefectApi(answering.api_url, answering).ready(meanwhile=names[2:])
+        assert names[2] not in sys.modules  # it answers: the flow goes first, the step imports it when it needs it
+    finally:
+        for server in (starting, answering):
+            server.stop()
+        for name in names:
+            sys.modules.pop(name, None)
+
+
+def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_path: Path) -> None:
+    for thread in ("", "threading.Thread(target=lambda: (time.sleep(0.5), mark('thread'))).start()\n"):
+        marks = tmp_path / "marks.txt"
+        script = ("import atexit, sys, threading, time\nfrom flows.cli.process_life import finish_without_teardown\n"
+                  f"def mark(what):\n    open({str(marks)!r}, 'a').write(what + '\\n')\n"
+                  "atexit.register(mark, 'atexit')\n" + thread +
+                  "sys.stdout.write('the run\\'s last line')  # buffered: it must still come out\n"
+                  "finish_without_teardown(3)\n")
+        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False)
+        assert done.returncode == 3 and done.stdout == "the run's last line", done.stderr[-500:]
+        # a thread still working is waited for (the usual exit), and exit handlers run after it
+        assert marks.read_text().split() == (["thread", "atexit"] if thread else ["atexit"])
+        marks.unlink()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+from flows.platforms.submission_formats import read_submissions
 from qc.runner import DEFAULT_RULES, prepare, run_rules
 from qc.submit_rules import CANNED_TEXT
 
@@ -136,3 +139,15 @@ def test_single_worker_batch() -> None:
     df = frame([("a1", "W", f"i{i}", GOOD, 60.0) for i in range(5)])
     flags = run_rules(df, {"random_sample_share": 0})
     assert set(flags["rule"]) == {"duplicate_text"}  # the same caption on five images, nothing else
+
+
+def test_a_blank_is_precanned_cell_is_decided_by_the_text_not_read_as_canned(tmp_path: Path) -> None:
+    """Blank cells beside filled ones load as NaN, which astype(bool) used to read as canned."""
+    path = tmp_path / "submissions.csv"
+    path.write_text("assignment_id,worker_id,image_id,caption,work_time_s,is_precanned\n"
+                    f"a1,W1,i1,{CANNED_TEXT},30,1\n"
+                    f"a2,W2,i1,{GOOD},30,\n"  # blank: the caption is the worker's own
+                    f"a3,W3,i1,{CANNED_TEXT},30,\n"  # blank: the caption is the canned text
+                    f"a4,W4,i1,{GOOD},30,false\n", encoding="utf-8")
+    prepared = prepare(read_submissions(path))
+    assert prepared["is_precanned"].tolist() == [True, False, True, False]

@@ -23,6 +23,8 @@ def sim() -> Iterator[SimServer]:
 
 pytestmark = pytest.mark.browser
 HOSTILE = "<img src=x onerror=alert(1)>"
+# one long word (a formula, a URL): it must wrap inside its 160 px card, not run over the next caption
+UNBROKEN = '+HYPERLINK("http://evil.example/aaaaaaaaaaaaaaaaaaaaaaaa","click")'
 
 
 def current_item(page: Any) -> str:
@@ -51,6 +53,9 @@ def test_keyboard_review_reject_block_and_hostile_caption(sim, client, page, tmp
     with store.transaction():  # what a hostile worker could have typed into the caption box
         store.db.execute("UPDATE answers SET value = ? WHERE assignment_id = ? AND field = 'caption'",
                          [HOSTILE, target["assignment_id"]])
+        store.db.execute("UPDATE answers SET value = ? WHERE assignment_id = ? AND field = 'caption' AND item_id = "
+                         "(SELECT min(item_id) FROM answers WHERE assignment_id = ? AND field = 'caption')",
+                         [UNBROKEN, target["assignment_id"], target["assignment_id"]])
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     with review_server(db, "vizwiz_captions", reviewer="ann") as (server, site):
@@ -65,6 +70,10 @@ def test_keyboard_review_reject_block_and_hostile_caption(sim, client, page, tmp
         assert current_item(page) == first
         assert page.locator(".caption-text", has_text=HOSTILE).count() >= 1  # shown as text
         assert page.locator("img[src='x']").count() == 0 and not dialogs
+        assert page.locator(".caption-text", has_text=UNBROKEN).count() >= 1
+        overflowing = page.eval_on_selector_all(".caption-text", "ps => ps.filter(p => p.scrollWidth > p.clientWidth)"
+                                                ".map(p => p.textContent)")
+        assert overflowing == []  # each caption stays inside its own card
 
         approved = first.removeprefix("a:")
         page.keyboard.press("a")

@@ -14,11 +14,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from flows.cli.main import main
 from flows.core.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.mturk_forms import parse_answer_xml
 from flows.core.store import Store
 from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_status import campaign_status
 from flows.studies.study_plan import page_spec, study_tasks
 from qc.judgement_spec import check_answers
 
@@ -88,8 +90,14 @@ def test_expert_scores_follow_the_judges_truth(tmp_path: Path) -> None:
     assert summary["analysis"]["agreement"]["krippendorff_alpha"] > 0.5
 
 
-def test_pairwise_strengths_rank_the_systems_and_order_was_randomised(tmp_path: Path) -> None:
-    summary, store, _ = run_study(tmp_path, "pairwise_grading", "links")
+@pytest.fixture(scope="module")
+def pairwise_on_links(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Store, Path]:
+    """One pairwise study on invite links, read by the two tests below (a run is ~14 s of CPU)."""
+    return run_study(tmp_path_factory.mktemp("pairwise"), "pairwise_grading", "links")
+
+
+def test_pairwise_strengths_rank_the_systems_and_order_was_randomised(pairwise_on_links: tuple) -> None:
+    summary, store, _ = pairwise_on_links
     bt = summary["analysis"]["dimensions"]["overall"]["bradley_terry"]
     assert bt["captioner-large"]["strength"] > bt["captioner-base"]["strength"] > bt["captioner-tiny"]["strength"]
     payloads = [json.loads(r["payload"]) for r in store.rows("SELECT payload FROM items WHERE campaign = ? "
@@ -99,6 +107,19 @@ def test_pairwise_strengths_rank_the_systems_and_order_was_randomised(tmp_path: 
     assert all(images[k] == images[k + 1] for k in range(0, len(images), 2))  # each image twice in a row
     assert all(payloads[k]["system_a"] + payloads[k]["system_b"] != payloads[k + 1]["system_a"]
                + payloads[k + 1]["system_b"] for k in range(0, len(payloads), 2))
+
+
+def test_a_links_study_status_says_nobody_is_paid(pairwise_on_links: tuple,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Invitees are not paid through a platform: ``hitflow status`` used to price their approved
+    responses at the MTurk reward plus fee ("spent $4.32")."""
+    _, store, _ = pairwise_on_links
+    assert main(["status", "--db", str(store.location)]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.startswith("pairwise_grading (done) on ") and "nothing is paid through a platform" in line
+    assert "$" not in line
+    status = campaign_status(store, "pairwise_grading")[0]
+    assert (status["committed"], status["spent"], status["paid"]) == ("0.00", "0.00", False)
 
 
 def test_severity_study_on_prolific_screens_and_recovers_the_error_ranking(tmp_path: Path) -> None:

@@ -173,3 +173,22 @@ def test_repeated_errors_keep_one_traceback_and_report_their_count() -> None:
     assert text.count("Traceback") == 1 and text.count("out of system resource") == 2
     assert "999 more like this left out in the 61 s before" in text
     assert len(text) < 2000
+
+
+def test_a_summary_written_at_flush_shows_the_message_not_its_template() -> None:
+    clock = [0.0]
+    summary = RepeatSummary(window_s=60, now=lambda: clock[0])
+    log, out = logging.getLogger("test.repeats.flush"), io.StringIO()
+    handler = logging.StreamHandler(out)
+    log.addHandler(handler)
+    log.addFilter(summary)
+    try:
+        for port in range(5):
+            log.warning("client %s:%d closed the connection early", "10.0.0.7", 5000 + port)
+        clock[0] = 12.0
+        summary.flush()  # the server stops: the burst had no successor to carry its count
+    finally:
+        log.removeHandler(handler)
+    lines = out.getvalue().splitlines()
+    assert lines == ["client 10.0.0.7:5000 closed the connection early",
+                     "client 10.0.0.7:5000 closed the connection early [4 more like this left out in the 12 s before]"]

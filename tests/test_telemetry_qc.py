@@ -156,3 +156,14 @@ def test_hitflow_qc_flags_external_pastes_per_row_of_an_mturk_batch_file(tmp_pat
     assert main(["qc", str(bad), "--out", str(tmp_path / "f2.csv")]) == 0
     err = capsys.readouterr().err
     assert "1 caption(s) carry telemetry that cannot be read" in err and "not ISO 8601" in err
+
+
+def test_a_record_claiming_a_shorter_text_than_the_caption_is_still_judged() -> None:
+    """A forged record (the page's field is the worker's to write) saying the field ended empty or
+    short must not hide the caption from the rules: the length judged is at least the caption's own."""
+    nothing_typed = record(field(len=0))
+    five_typed = record(field(typed=5, keys=5, first_ms=3000, active_ms=2000, len=5))
+    df = frame([("W_FORGED_EMPTY", CAPTION, nothing_typed), ("W_FORGED_SHORT", CAPTION, five_typed),
+                ("W_HONEST", CAPTION, record(typed()))])
+    assert flagged(df, "untyped_text") == {"W_FORGED_EMPTY", "W_FORGED_SHORT"}
+    assert list(text_origin(df)) == ["unknown", "mixed", "typed"]

@@ -13,11 +13,11 @@ from flows.core.config import CampaignConfig
 from flows.core.csv_files import csv_rows
 from flows.core.errors import InputFormatError
 from flows.core.item_generator import scaled_copy
+from flows.core.output_location import stored_output
 from flows.core.run_context import Run
 from flows.core.study_config import read_study_items
 from flows.core.templates import safe_url
 from flows.custom.custom_task import custom_item_plan
-from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks
 
@@ -54,17 +54,18 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
         return
     count, rows = planned_items(cfg, limit, scale)
+    platform = platform_for(run.platform)
     with run.store.transaction():
         run.store.table("campaigns").upsert({
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
             "status": "running", "config_json": json.dumps({
                 "batches": cfg.batches, "items": count, "assignments_per_image": cfg.assignments_per_image,
-                "unit_cost": str(cost_per_assignment(cfg)), "budget": str(cfg.budget),
-                "qualification_cost": str(qualification_test_cost(cfg)),
+                "unit_cost": str(platform.assignment_cost(cfg)), "budget": str(cfg.budget),
+                "qualification_cost": str(platform.gate_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,
                 "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
-                "place_cost": platform_for(run.platform).place_cost(cfg),
-                "out_root": str(Path(run.notes.get("out_dir", "runs")).resolve()),  # where cancel exports to
+                "place_cost": platform.place_cost(cfg),
+                "out_root": stored_output(run.notes.get("out_dir", "runs")),  # where cancel exports to
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come

@@ -14,8 +14,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows.core.db_url import shown_location
+from flows.core.db_url import is_postgres_url, shown_location
 from flows.core.errors import ConfigError
+from flows.core.output_location import staging_root
+from flows.core.output_mirror import check_writable, pull_missing
 from flows.core.store import Store
 
 MANIFEST = "hitflow-manifest.json"
@@ -33,17 +35,22 @@ class Intent:
 
 
 def stored_campaign(db: str | Path, name: str) -> dict[str, object] | None:
-    """The ledger's row for ``name`` with its recorded platform, or None (no ledger file is created)."""
-    if not Path(db).is_file():
+    """The ledger's row for ``name`` with its recorded platform, or None (no ledger file is created;
+    a PostgreSQL ledger is a database the operator made, so it is always asked)."""
+    if not is_postgres_url(db) and not Path(db).is_file():
         return None
     store = Store(db)
     rows = store.rows("SELECT name, status, config_json FROM campaigns WHERE name = ?", [name])
     if not rows:
         return None
-    info = json.loads(rows[0]["config_json"] or "{}")
-    platform = info.get("platform") or ("prolific" if store.table("studies").count_where(
-        "campaign = ?", [name]) else "mturk")
-    return {"status": rows[0]["status"], "platform": platform}
+    return {"status": rows[0]["status"], "platform": recorded_platform(store, name, rows[0]["config_json"])}
+
+
+def recorded_platform(store: Store, name: str, config_json: str | None) -> str:
+    """The platform the campaign's row records; a row from before it did: Prolific if it has studies."""
+    platform = json.loads(config_json or "{}").get("platform")
+    return str(platform) if platform else \
+        "prolific" if store.table("studies").count_where("campaign = ?", [name]) else "mturk"
 
 
 def attempt_name(db: str | Path, name: str) -> str:
@@ -58,12 +65,15 @@ def attempt_name(db: str | Path, name: str) -> str:
 
 
 def resolve(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> str:
-    """The campaign name this run is (``name``, or a new attempt's), checked; the output folder is claimed."""
+    """The campaign name this run is (``name``, or a new attempt's), checked; the output folder is claimed.
+    With an output URL, the folder there counts: its manifest is fetched first (another host made it?)."""
     run_as = attempt_name(db, name) if intent.new_attempt else name
+    check_writable(str(out_root), run_as)  # an unreachable bucket is refused before anything is created
+    pull_missing(str(out_root), run_as)
     check_identity(db, run_as, platform, out_root, intent)
     if intent.resume_cancelled and (stored_campaign(db, run_as) or {}).get("status") == CANCELLED:
         Store(db).table("campaigns").update(run_as, {"status": "running"})  # resumed on purpose
-    claim_output_folder(Path(out_root) / run_as, db, run_as, platform, intent.replace_outputs)
+    claim_output_folder(staging_root(out_root) / run_as, db, run_as, platform, intent.replace_outputs)
     return run_as
 
 
@@ -79,7 +89,7 @@ def check_identity(db: str | Path, name: str, platform: str, out_root: str | Pat
     if stored is not None and stored["status"] == CANCELLED and not intent.resume_cancelled:
         raise ConfigError(f"campaign {name} was cancelled (`hitflow cancel`); nothing was posted. To post its "
                           "remaining batches on purpose pass --resume-cancelled, or --new-attempt to start afresh")
-    check_output_folder(Path(out_root) / name, db, name, intent.replace_outputs)
+    check_output_folder(staging_root(out_root) / name, db, name, intent.replace_outputs)
 
 
 def check_output_folder(out_dir: Path, db: str | Path, name: str, replace: bool) -> None:
@@ -94,7 +104,9 @@ def check_output_folder(out_dir: Path, db: str | Path, name: str, replace: bool)
 
 
 def ledger_id(db: str | Path) -> str:
-    return str(Path(db).resolve())
+    """The ledger as a manifest names it: a file's absolute path; a PostgreSQL URL as shown (no password),
+    the same from every worker's folder."""
+    return shown_location(db) if is_postgres_url(db) else str(Path(db).resolve())
 
 
 def read_manifest(out_dir: Path) -> dict[str, str] | None:

@@ -18,8 +18,7 @@ from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv
 from flows.core.spelling_cache import spelling_index
-from flows.platforms.mturk.qualification_stage import record_native_scores
-from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost, scored_test_qualification
+from flows.platforms.registry import platform_for
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of
@@ -107,7 +106,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     """The dataset, flags, blocked workers, report. Captions are read a batch at a time (twice: the
     campaign's own words first, for spell-correction), so memory holds one batch, not the campaign."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    record_native_scores(run, scored_test_qualification(run))
+    platform_for(run.platform).record_test_scores(run)  # the platform's own test scores (MTurk's Test)
     blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     batches = caption_batches(run)
@@ -171,8 +170,9 @@ def _report_data(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd
     assignments = tally.times()
     blocked_rows = blocked.assign(samples=[tally.samples.get(w, []) for w in blocked["worker_id"]])
     approved = int((decisions["action"] == "approve").sum())
-    unit = cost_per_assignment(run.cfg)
-    test_spent = qualification_money(run.store, run.cfg.name, qualification_test_cost(run.cfg),
+    platform = platform_for(run.platform)
+    unit = platform.assignment_cost(run.cfg)
+    test_spent = qualification_money(run.store, run.cfg.name, platform.gate_test_cost(run.cfg),
                                      run.cfg.gating.qualification_takers)[1]
     return {
         "name": run.cfg.name, "target": run.target.label,

@@ -5,7 +5,6 @@ budget, dates, and what needs a person now and by when. Reads only the ledger (a
 from __future__ import annotations
 
 import time
-from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -13,7 +12,6 @@ import pandas as pd
 from flows.campaigns.budget import qualification_money
 from flows.core.run_context import Run
 from flows.core.store import Store
-from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 from flows.platforms.registry import platform_for
 
 # Below this, the auto-approval deadline is close enough to say so in red (hitflow status says it too).
@@ -81,13 +79,13 @@ def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked:
 
 def money_so_far(run: Run) -> dict[str, str]:
     """Spent with fees and the budget, counted as the caption report counts it: approved work at its
-    price (per place where the platform prices places, as Prolific does; else MTurk's reward and fees
-    per assignment), plus a paid qualification test."""
+    price with the platform's fee (a Prolific place; MTurk's reward and fee per assignment; nothing on
+    invite links), plus a paid qualification test."""
     name = run.cfg.name
     approved = run.store.table("decisions").count_where("campaign = ? AND action = 'approve'", [name])
-    place = platform_for(run.platform).place_cost(run.cfg)
-    unit = Decimal(place) if place else cost_per_assignment(run.cfg)
-    test = qualification_money(run.store, name, qualification_test_cost(run.cfg), run.cfg.gating.qualification_takers)
+    platform = platform_for(run.platform)
+    unit = platform.assignment_cost(run.cfg)
+    test = qualification_money(run.store, name, platform.gate_test_cost(run.cfg), run.cfg.gating.qualification_takers)
     return {"spent": f"{unit * approved + test[1]:.2f}", "budget": f"{run.cfg.budget:.2f}"}
 
 

@@ -9,10 +9,11 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
+from flows.campaigns.identity import recorded_platform
 from flows.core.errors import HitflowError
 from flows.core.run_context import Run
 from flows.core.store import Store
-from flows.platforms.prolific.statuses import UNPAID
+from flows.platforms.registry import platform_for
 from flows.platforms.targets import advance_sim_clock
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
@@ -77,14 +78,20 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
                    now: float | None = None) -> pd.DataFrame:
     f = review_frames(store, campaign)
     work = f["assignments"]
-    # Prolific settled these unpaid (returned, timed out, screened out): no verdict can be sent for them,
-    # so they must not hold their batch for a person; their worker's flags still count for blocks.
-    work = work[~work["status"].isin(UNPAID)].copy()
+    # The platform settled these unpaid (Prolific: returned, timed out, screened out): no verdict can be
+    # sent for them, so they must not hold their batch for a person; their worker's flags still count for blocks.
+    work = work[~work["status"].isin(settled_unpaid(store, campaign))].copy()
     work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
     batches = sorted({int(b) for b in f["flags"]["batch"]})
     due = {b: blocks_due(store, campaign, policy, b) for b in batches}
     return build_queue(f["flags"], work, f["actions"], policy, review_mode(mode),
                        time.time() if now is None else now, due)
+
+
+def settled_unpaid(store: Store, campaign: str) -> tuple[str, ...]:
+    """The stored statuses the campaign's platform settled unpaid (none for a campaign not in the store)."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    return platform_for(recorded_platform(store, campaign, rows[0]["config_json"])).SETTLED_UNPAID if rows else ()
 
 
 def platform_now(run: Run) -> float:

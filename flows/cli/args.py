@@ -104,6 +104,20 @@ def writable_file(text: str) -> str:
     return text
 
 
+def output_root(text: str) -> str:
+    """``--out``: a folder as :func:`writable_dir`, or an fsspec URL of a protocol installed here (whether
+    it can be written is checked before the run posts anything: flows/core/output_mirror.py)."""
+    from flows.core.output_location import is_output_url
+
+    if not is_output_url(text):
+        return writable_dir(text)
+    from flows.core.output_mirror import protocol_problem
+
+    if problem := protocol_problem(text):
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def ledger(text: str) -> str:
     """``--db``: a ``postgresql://`` URL (checked when opened), or an SQLite file as :func:`writable_file`."""
     from flows.core.db_url import is_postgres_url

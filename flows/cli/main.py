@@ -8,10 +8,11 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
+from flows.cli.output_option import chosen_out, configured_out
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.pipe_output import ReaderMayLeave
+from flows.cli.process_life import finish_without_teardown, leave_now, prefect_settings
 from flows.cli.run import cmd_run
 from flows.core.db_url import password_to_environment
 from flows.core.errors import HitflowError, Interrupted
@@ -121,7 +122,8 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
     from flows.driver.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
 
     if a.command == "cancel" and not a.dry_run:
-        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, a.out))
+        out = chosen_out(a) if a.out else None  # default: where the run wrote, as the ledger says
+        print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, out))
         return 0
     with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:  # each says what it did in words
         reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else cancel_plan(run)
@@ -142,7 +144,8 @@ def cmd_review(a: argparse.Namespace) -> int:
 def cmd_serve_schedules(a: argparse.Namespace) -> int:
     from flows.driver.campaign_flow import serve_schedule
 
-    serve_schedule(a.config, a.endpoint_url, a.db, a.out, a.platform, a.task_url, a.detach, a.target, a.live)
+    out = chosen_out(a, configured_out(a.config))
+    serve_schedule(a.config, a.endpoint_url, a.db, out, a.platform, a.task_url, a.detach, a.target, a.live)
     return 0
 
 
@@ -150,10 +153,11 @@ def cmd_deploy(a: argparse.Namespace) -> int:
     from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
 
     print(f"target: {a.endpoint_url}")
+    out = chosen_out(a, configured_out(a.config))
     if a.whole:
-        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, a.out, a.pool)
+        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
     else:
-        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, a.out, a.pool, a.platform, a.task_url)
+        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
     print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
     return 0
 
@@ -202,33 +206,6 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
     return 0
 
 
-def prefect_settings(uses_prefect: bool) -> None:
-    """What the Makefile sets for Prefect, set by the CLI itself (a setting the user made wins), so
-    `hitflow run` works the same from any shell: no analytics, a start-up timeout a first database
-    migration on a slow machine fits in, Prefect's own INFO lines kept out of hitflow's output, and
-    Prefect's home (its database) under the project's run folder."""
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    if not os.environ.get("PREFECT_HOME"):
-        os.environ["PREFECT_HOME"] = str(Path("runs", ".prefect").absolute())
-    if uses_prefect:  # Prefect creates its home without parents on import, and warns when it cannot
-        Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
-
-
-def leave_now(code: int) -> NoReturn:
-    """An interrupted run under Prefect has said where it stopped, its ledger is committed, its log
-    closed and Prefect's workers drained: exit without the interpreter's teardown of Prefect's
-    modules and threads, which took 2-3 s after that line on 2 loaded cores (issue 27)."""
-    import logging
-
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a reader that left, a closed stream
-            stream.flush()
-    os._exit(code)
-
-
 def cmd_ui(a: argparse.Namespace) -> int:
     from contextlib import AbstractContextManager
     from pathlib import Path
@@ -244,7 +221,7 @@ def cmd_ui(a: argparse.Namespace) -> int:
     def open_run(name: str) -> AbstractContextManager[Run]:  # a campaign's review queue, from the page's link
         return open_campaign_run(a.db, name, progress=lambda _: None)
 
-    serve_overview(OverviewSite(db_path=Path(a.db), out_root=Path(a.out), read_status=campaign_status,
+    serve_overview(OverviewSite(db_path=Path(a.db), out_root=chosen_out(a), read_status=campaign_status,
                                 open_run=open_run, reviewer=a.reviewer), a.port)
     return 0
 
@@ -270,7 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
-        return 141 if out.reader_left else code
+        code = 141 if out.reader_left else code
+        if argv is None and args.command == "run":  # the program, not a caller running main() in-process
+            finish_without_teardown(code)
+        return code
     except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
         print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
         if isinstance(exc, Interrupted) and "prefect" in sys.modules:

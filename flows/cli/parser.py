@@ -14,6 +14,9 @@ from flows.platforms import PLATFORMS
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 DB_HELP = ("the ledger: an SQLite file or a postgresql:// URL (default $HITFLOW_DB or runs/hitflow.db; "
            "`hitflow serve` uses the same; docs/postgres.md)")
+OUT_HELP = ("outputs go to OUT/<campaign name>/: a folder or an fsspec URL such as s3://bucket/runs, written here "
+            "and copied there after each batch (default $HITFLOW_OUT, else the config's [target] out, else runs; "
+            "docs/how-to/work-pools-several-hosts.md)")
 SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by default
     ("--throttle-rate", arg.share, "share of calls throttled"),
     ("--fault-rate", arg.share, "share of calls answered 500"),
@@ -39,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--sim-state", default=None, type=arg.writable_file,
                      help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
                           "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
-    run.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
+    run.add_argument("--out", default=None, type=arg.output_root, help=OUT_HELP)
     run.add_argument("--limit", type=arg.positive, help="use only the first N items")
     run.add_argument("--scale", type=arg.scale, default=1,
                      help=f"K x the items, copies as new images, 1-{arg.MAX_SCALE} (load tests)")
@@ -116,8 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         op = _stored_campaign_parser(sub, name, text)
         op.add_argument("--dry-run", action="store_true", help="read the platform and report; change nothing")
         if name == "cancel":
-            op.add_argument("--out", default=None, type=arg.writable_dir,
-                            help="the partial dataset and report go to OUT/<campaign name>/ (default: the run's)")
+            op.add_argument("--out", default=None, type=arg.output_root,
+                            help="the partial dataset and report go to OUT/<campaign name>/, a folder or an fsspec "
+                                 "URL (default: the run's)")
     review = _stored_campaign_parser(sub, "review", "open the review page: sampled and flagged work, for a person")
     review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                         help="your name, recorded with each decision (default $USER)")
@@ -127,8 +131,9 @@ def _parser() -> argparse.ArgumentParser:
     ui.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
     ui.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
                     help="your name, recorded with each decision made in a review queue (default $USER)")
-    ui.add_argument("--out", default="runs",
-                    help="where the runs wrote their outputs (OUT/<campaign name>/report.html)")
+    ui.add_argument("--out", default=None, type=arg.output_root,
+                    help="where the runs wrote their outputs (OUT/<campaign name>/report.html): a folder or an "
+                         "fsspec URL (default $HITFLOW_OUT or runs)")
     ui.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
                              "a running simulator or endpoint (default: one in-process)")
@@ -201,7 +206,7 @@ def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # t
     op.add_argument("config", help="the campaign TOML file with a [schedule]")
     op.add_argument("--endpoint-url", default="", required=name == "deploy", type=arg.http_url, help=endpoint_help)
     op.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
-    op.add_argument("--out", default="runs", type=arg.writable_dir, help="outputs go to OUT/<campaign name>/")
+    op.add_argument("--out", default=None, type=arg.output_root, help=OUT_HELP)
     return op
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flows.cli.output_option import chosen_out, copied_line, copy_last_lines
 from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
+from flows.core.output_location import staging_root
 
 if TYPE_CHECKING:
     from flows.core.prefect_api import PrefectApi
@@ -20,12 +21,21 @@ if TYPE_CHECKING:
 @contextlib.contextmanager
 def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
-    where the run stopped and how to resume it."""
+    where the run stopped and how to resume it. The log, closed, goes to an output URL too."""
+    try:
+        with _logged_run(a, campaign, db):
+            yield
+    finally:
+        copy_last_lines(a.out, campaign)
+
+
+@contextlib.contextmanager
+def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     from flows.campaigns.run_log import run_log
     from flows.core.errors import Interrupted
 
     with contextlib.ExitStack() as stack:
-        log = stack.enter_context(run_log(Path(a.out) / campaign / "logs", not a.no_prefect))
+        log = stack.enter_context(run_log(staging_root(a.out) / campaign / "logs", not a.no_prefect))
         try:
             yield
         except HitflowError as exc:
@@ -67,8 +77,24 @@ def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
     from flows.core.errors import BatchHeld
 
     if result.get("held"):
-        raise BatchHeld(str(result["held"]))
+        raise BatchHeld(as_typed(a, str(result["held"])))
     return batch_left_open(a, str(result["open"]))
+
+
+def as_typed(a: argparse.Namespace, message: str) -> str:
+    """``message`` with its bare `hitflow run CONFIG --dry-run|--release-hold ...` commands as the command
+    typed (its --db, --out, --platform...): copied as printed, they act on this run's ledger."""
+    import re
+    import shlex
+
+    typed, skip = [], False
+    for word in a.argv:  # the typed command without the options the hint adds itself
+        if skip or word in ("--dry-run",) or word.startswith("--release-hold"):
+            skip = word == "--release-hold"
+            continue
+        typed.append(shlex.quote(word))
+    return re.sub(r"`hitflow run \S+ (--dry-run|--release-hold)", lambda m: f"`hitflow {' '.join(typed)} {m[1]}",
+                  message)
 
 
 def batch_left_open(a: argparse.Namespace, message: str) -> int:
@@ -95,13 +121,13 @@ def where_stopped(db: str, campaign: str) -> str:
 
 
 def resume_hint(a: argparse.Namespace, db: str) -> str:
-    endpoint = f" --endpoint-url {a.endpoint_url}" if a.endpoint_url else ""
-    more = "".join(f" {flag}" for flag, wanted in (
-        (f"--platform {a.platform}", getattr(a, "platform", "mturk") != "mturk"),
-        (f"--out {a.out}", getattr(a, "out", "runs") != "runs"),
-        ("--new-attempt", getattr(a, "new_attempt", False))) if wanted)
-    return (f"Resume with: hitflow run {a.config}{endpoint} --db {shown_location(db)}{more} (same options; the "
-            "simulator's state persists)")
+    """The command typed, options and all (--no-prefect, --limit...): copied as printed it resumes this run."""
+    import shlex
+
+    typed = " ".join(shlex.quote(word) for word in getattr(a, "argv", []))
+    if not typed:  # called without the CLI's argv (a test's namespace): the options that find the run
+        typed = f"run {a.config} --db {shown_location(db)}"
+    return f"Resume with: hitflow {typed} (the simulator's state persists)"
 
 
 def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
@@ -136,6 +162,7 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     from flows.platforms.registry import platform_for
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
+    a.out = chosen_out(a, cfg.out)
     if a.dry_run:
         return _dry_run(a, cfg)
     if cfg.task == "custom":  # a page nobody can answer or read back is never posted (issue 26)
@@ -160,13 +187,16 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
             result = run_campaign(a.config, **kwargs)
         else:
             from flows.driver.campaign_flow import campaign_flow
+            from flows.driver.campaign_run import STEP_MODULES
 
             assert api is not None
-            api.ready()
+            api.ready(meanwhile=STEP_MODULES)
             result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
         return run_stopped(a, result)
-    show_summary(Path(a.out) / name)
+    show_summary(staging_root(a.out) / name)
+    if copied := copied_line(a.out, name):
+        print(copied)
     return honest_ending(db, name, cfg.accept_partial)
 
 

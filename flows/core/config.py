@@ -21,6 +21,7 @@ from flows.core.config_types import parse_budget
 from flows.core.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.core.errors import ConfigError
 from flows.core.item_generator import PREFIX, generated_items
+from flows.core.output_location import has_credentials
 from flows.core.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from flows.core.telemetry_config import TELEMETRY_NOTICE
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
@@ -106,6 +107,7 @@ class CampaignConfig:
     template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
     answer_key: Path | None = None  # task = "custom": field,answer,score rows scoring responses (qc/answer_key.py)
     task_url: str = ""  # [target] task_url: the running task server's public base URL
+    out: str = ""  # [target] out: the output root, a folder or an fsspec URL (flows/core/output_location.py)
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
     detach: str = "live"  # [timing] detach: "live" | "always" | "never"
@@ -146,7 +148,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
-        endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url,
+        endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
@@ -168,6 +170,14 @@ def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str,
         if idle:
             raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
                         "to [qc].rules or take it out of the policy")
+
+
+def _output_root(path: Path, out: str) -> str:
+    """[target] out: a committed config must not hold a bucket's key (the refusal does not repeat it)."""
+    if has_credentials(out) or any(c.isspace() or not c.isprintable() for c in out):
+        raise _fail(path, "target", "out", "must be a folder or a URL without credentials or spaces; give a URL's "
+                    "credentials by the environment (FSSPEC_S3_KEY and FSSPEC_S3_SECRET for s3://)")
+    return out
 
 
 def _fail(path: Path, section: str, key: str, why: str) -> ConfigError:

@@ -229,6 +229,11 @@ class TargetSection(Section):
                                                          'load scripts and styles from, "https://cdn.example.org"')
     task_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
                           description="Public base URL of the running `hitflow serve` (Prolific, invite links)")
+    out: str = Field("", max_length=2000,  # checked in config.py: a refusal must not echo a credential
+                     description='Where outputs go, as --out: a folder (relative to where hitflow runs) or an fsspec '
+                                 'URL such as "s3://bucket/runs", written locally and copied there after each batch; '
+                                 "--out and $HITFLOW_OUT win. No credentials in it: give them to fsspec by the "
+                                 "environment, e.g. FSSPEC_S3_KEY and FSSPEC_S3_SECRET")
 
 
 class ProlificSection(Section):

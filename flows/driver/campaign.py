@@ -13,6 +13,8 @@ from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.review_data import review_gate
+from flows.core.output_location import is_output_url
+from flows.core.output_mirror import check_writable, mirror, mirror_between_batches, pull_missing
 from flows.core.run_context import Run
 from flows.platforms.batch_window import open_window
 from flows.platforms.mturk.batch_collect import collect_batch
@@ -112,7 +114,25 @@ def qualify(run: Run, call: Caller = call_directly) -> None:
         run.store.set_batch(run.cfg.name, TEST_BATCH, status="qualified")
 
 
+def open_output_url(run: Run) -> None:
+    """Before anything is posted: an output URL that cannot be written stops the run in one line; a
+    fresh run folder (another host's) gets what the URL holds, and the URL what the folder holds."""
+    out = str(run.notes.get("out_dir", ""))
+    if is_output_url(out):
+        check_writable(out, run.cfg.name)
+        pull_missing(out, run.cfg.name)
+        mirror(out, run.cfg.name)
+
+
+def batch_ended(run: Run) -> None:
+    """Copy the run folder (logs, invites) to the output URL, if there is one, between batches."""
+    out = str(run.notes.get("out_dir", ""))
+    if is_output_url(out):
+        mirror_between_batches(out, run.cfg.name, run.progress)
+
+
 def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
+    open_output_url(run)
     if run.cfg.task == "custom":  # every route refuses a page nobody can answer or read back (issue 26)
         from flows.custom.custom_task import refuse_unreadable
 
@@ -136,6 +156,7 @@ def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None
                 run.progress(f"batch {empty} got no work; batches from {batch} on are not posted")
                 break
             advance_batch(run, batch, call)
+            batch_ended(run)
         review_late_work(run, call)
         run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
 
@@ -149,6 +170,7 @@ def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = N
         for batch in batches:
             if run.store.batch_status(run.cfg.name, batch) != ORDER[-1]:
                 advance_batch(run, batch, call)
+                batch_ended(run)
                 return batch
         run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
         return None

@@ -23,8 +23,8 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.review_data import ReviewPending
 from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
-from flows.core.db_url import deployable_ledger
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
+from flows.core.output_location import deployable_locations
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import StepFn, run_next_batch
 from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
@@ -148,7 +148,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "held": str(exc)}
         if batch is None:
-            write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
+            write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
             pause_own_schedule(f"{cfg.name} is done")
     return {"advanced_batch": batch, "done": batch is None}
 
@@ -291,7 +291,6 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     deployment_id = source.deploy(
         name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
         parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                    "db_path": deployable_ledger(db_path), "out_root": str(Path(out_root).resolve()),
-                    **extra},
+                    **deployable_locations(db_path, out_root), **extra},
         print_next_steps=False, **timing)
     return str(deployment_id)

@@ -14,12 +14,19 @@ from flows.campaigns.outputs import write_outputs
 from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig, load_config
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
+from flows.core.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
+from flows.core.output_mirror import mirror
 from flows.core.run_context import Run
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import sim_state_path
+
+# Modules a campaign's steps import on first use (QC's TF-IDF needs scikit-learn, the report's
+# plots matplotlib: ~1.5 s CPU together): a run under Prefect imports them while its temporary
+# server starts, time it would otherwise spend waiting (flows/core/prefect_api.py, PrefectApi.ready).
+STEP_MODULES = ("sklearn.feature_extraction.text", "flows.campaigns.report")
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
@@ -39,6 +46,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     the next run collects it. ``detach``: "always"/"never" overrides the config.
     ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py)."""
     cfg = named(load_config(config_path), campaign_name)
+    out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     store = Store(db_path)
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
     with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
@@ -54,11 +62,11 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                 run_batches(run, call, limit, scale)
         except BatchOpen as exc:
             return {"open": str(exc), "batch": exc.batch, "filled": exc.filled, "places": exc.places,
-                    "out_dir": Path(out_root) / cfg.name, "target": session.target.label}
+                    "out_dir": staging_root(out_root) / cfg.name, "target": session.target.label}
         except BatchHeld as exc:  # a stop for a person, not a failure: a Prefect flow run ends Completed
-            return {"held": str(exc), "batch": exc.batch, "out_dir": Path(out_root) / cfg.name,
+            return {"held": str(exc), "batch": exc.batch, "out_dir": staging_root(out_root) / cfg.name,
                     "target": session.target.label}
-        summary = write_campaign_outputs(run, Path(out_root), session.truth() if session.truth else None)
+        summary = write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
     summary["target"] = session.target.label
     return summary
 
@@ -92,15 +100,24 @@ def check_task_server(run: Run, task_url: str) -> None:
                           "--db, or the same HITFLOW_TASK_SECRET to both")
 
 
-def write_campaign_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
+def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any) -> dict[str, Any]:
     """The dataset (or a study's judgements), flags, report; then the campaign is done."""
     summary = export_outputs(run, out_root, truth)
     run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
     return summary
 
 
-def export_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
-    """The dataset (or a study's judgements), flags and report of what the ledger holds so far."""
+def export_outputs(run: Run, out_root: str | Path, truth: Any) -> dict[str, Any]:
+    """The dataset (or a study's judgements), flags and report of what the ledger holds so far, written
+    to the local run folder and then, when ``out_root`` is a URL, copied there (flows/core/output_mirror.py)."""
+    summary = _write_outputs(run, staging_root(out_root), truth)
+    if is_output_url(out_root):
+        mirror(str(out_root), run.cfg.name)
+        summary["out_url"] = f"{shown_output(out_root).rstrip('/')}/{run.cfg.name}/"
+    return summary
+
+
+def _write_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
     if run.cfg.study is not None:
         from flows.studies.study_outputs import write_study_outputs
 

@@ -9,11 +9,13 @@ from decimal import Decimal
 from typing import Any
 
 from flows.campaigns.budget import qualification_money
+from flows.campaigns.identity import recorded_platform
 from flows.campaigns.summary import shortfall_lines
 from flows.core.markdown_text import md_text
 from flows.core.store import Store
 from flows.core.terminal import on_terminal, print_table
 from flows.driver.campaign import ORDER, STEPS
+from flows.platforms.registry import platform_for
 
 NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
 
@@ -28,7 +30,9 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         if not meta:
             continue
         info = json.loads(meta[0]["config_json"] or "{}")
-        unit = Decimal(info.get("unit_cost", "0"))
+        # Invite links pay nobody through a platform: no money, whatever an older row recorded as unit_cost
+        paid = platform_for(recorded_platform(store, name, meta[0]["config_json"])).SENDS_DECISIONS
+        unit = Decimal(info.get("unit_cost", "0")) if paid else Decimal(0)
         per_hit = int(info.get("assignments_per_image", 0))
         batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
                    for b in range(1, int(info.get("batches", 0)) + 1)]
@@ -39,11 +43,11 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) \
                 if b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
         pending = [b for b in batches if b["status"] != ORDER[-1]]
-        test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")),
+        test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")) if paid else Decimal(0),
                                    int(info.get("qualification_takers", 0)))
         status = shown_status(store, name, meta[0]["status"])
         out.append({
-            "campaign": name, "target": meta[0]["target"], "status": status,
+            "campaign": name, "target": meta[0]["target"], "status": status, "paid": paid,
             "config_path": meta[0].get("config_path", ""),
             "budget": info.get("budget", ""), "batches": batches,
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
@@ -131,8 +135,7 @@ def show_status(report: list[dict[str, Any]]) -> None:
         rows = [(b["batch"], step_words(b), b["hits"],
                  ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
                  _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
-        print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, spent "
-                    f"${c['spent']} of ${c['budget']}; next: {c['next']}",
+        print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: {money_words(c)}; next: {c['next']}",
                     ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for review",
                      "open until", "blocked"], rows)
         test = c.get("qualification", {})
@@ -143,6 +146,13 @@ def show_status(report: list[dict[str, Any]]) -> None:
                 print(f"batch {b['batch']}: {line}")
         for line in c.get("incomplete", []):
             print(line)
+
+
+def money_words(c: dict[str, Any]) -> str:
+    """The campaign's money for its status line: what was committed and spent, or that nobody is paid."""
+    if not c.get("paid", True):
+        return "nothing is paid through a platform"
+    return f"committed ${c['committed']}, spent ${c['spent']} of ${c['budget']}"
 
 
 def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
@@ -165,8 +175,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
         return "no campaigns in this store"
     lines = []
     for c in report:
-        lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: committed ${c['committed']}, "
-                     f"spent ${c['spent']} of ${c['budget']}; next: {c['next']}")
+        lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: {money_words(c)}; next: {c['next']}")
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):
             lines.append(f"  qualification test: committed ${test['committed']}, spent ${test['spent']} "
@@ -198,5 +207,5 @@ def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[d
     if b["for_review"]:
         lines.append(f"**Needs a person:** {b['for_review']} assignment(s) queued for manual review.")
     lines += ["", "Blocked workers:", ""] + [f"- {md_text(r['worker_id'])}: {md_text(r['rules'])}" for r in blocked]
-    lines += ["", f"Next: {status['next']}. Campaign committed ${status['committed']}, spent ${status['spent']}."]
+    lines += ["", f"Next: {status['next']}. Campaign: {money_words(status)}."]
     return "\n".join(lines), flags

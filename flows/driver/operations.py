@@ -15,6 +15,8 @@ from typing import Any
 
 from flows.campaigns.task_pages import task_page
 from flows.core.db_url import shown_location
+from flows.core.output_location import staging_root
+from flows.core.output_mirror import pull_missing
 from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.driver.campaign import ORDER
@@ -72,8 +74,9 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
 
     store = Store(db)
     rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    out_root = Path(out or (json.loads(rows[0]["config_json"] or "{}").get("out_root") if rows else "") or "runs")
-    check_output_folder(out_root / campaign, db, campaign, replace=False)  # not into another ledger's outputs
+    out_root = out or (json.loads(rows[0]["config_json"] or "{}").get("out_root") if rows else "") or "runs"
+    pull_missing(out_root, campaign)  # an output URL's folder: its manifest says which ledger made it
+    check_output_folder(staging_root(out_root) / campaign, db, campaign, replace=False)  # not another ledger's
     try:
         with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
             result = cancel(run)
@@ -83,7 +86,7 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
         raise
     done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
     return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
-            f"dataset ({done} row(s)) and report are in {summary['out_dir']}; "
+            f"dataset ({done} row(s)) and report are in {summary.get('out_url') or summary['out_dir']}; "
             f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -66,6 +67,9 @@ class Platform(Protocol):
     @property
     def REVIEW_SENDERS(self) -> Mapping[str, Sender]: ...  # a person's decision, by action
 
+    @property
+    def SETTLED_UNPAID(self) -> tuple[str, ...]: ...  # stored statuses the platform closed unpaid: no decision due
+
     def publish(self, run: Run, batch: int) -> dict[str, Any]: ...
 
     def collect(self, run: Run, batch: int) -> dict[str, Any]: ...
@@ -100,6 +104,20 @@ class Platform(Protocol):
     def estimate(self, cfg: CampaignConfig, units_per_batch: dict[int, int],
                  client: PlatformClient = None) -> Estimate:
         """The campaign's cost with fees; ``client``: ask the platform's own calculator, if it has one."""
+        ...
+
+    def assignment_cost(self, cfg: CampaignConfig) -> Decimal:
+        """One assignment's cost with the platform's fee (``hitflow status``, the report); 0 when nobody is
+        paid through the platform."""
+        ...
+
+    def gate_test_cost(self, cfg: CampaignConfig) -> Decimal:
+        """The paid gating test's whole planned cost, every taker with fees (0 without one)."""
+        ...
+
+    def record_test_scores(self, run: Run) -> int:
+        """Store the scores the platform itself gave on the gating test (``qualification_scores``) for
+        the dataset's lineage; how many. 0 where the platform scores no test."""
         ...
 
     def place_cost(self, cfg: CampaignConfig) -> str:

@@ -23,12 +23,14 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from flows.campaigns.review_data import review_status
 from flows.core.errors import HitflowError
+from flows.core.output_location import shown_output
+from flows.core.output_mirror import has_output, read_output
 from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.core.templates import render
@@ -48,7 +50,7 @@ REFRESH_S = 5  # while a run goes: often enough to watch a batch fill, rare enou
 @dataclass
 class OverviewSite(LoginSession):
     db_path: Path
-    out_root: Path
+    out_root: str | Path  # a folder or an fsspec URL (flows/core/output_location.py)
     read_status: StatusReader
     open_run: RunOpener | None = None  # None: no review queues here (the page names `hitflow review`)
     reviewer: str = "reviewer"
@@ -112,13 +114,13 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     store = Store(site.db_path)  # this thread's own connection
     out = []
     for c in site.read_status(store):
-        report = site.out_root / c["campaign"] / "report.html"
+        report = has_output(site.out_root, c["campaign"], "report.html")  # at the URL when the run wrote there
         out.append({"name": c["campaign"], "status": c["status"], "target": c["target"], "next": c["next"],
                     "spent": c["spent"], "committed": c["committed"], "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"])["open"],
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
-                    "report": f"/report/{c['campaign']}" if report.is_file() else ""})
+                    "report": f"/report/{c['campaign']}" if report else ""})
     return out
 
 
@@ -141,10 +143,10 @@ def make_overview_app(site: OverviewSite) -> Starlette:
         if (gate := sign_in(site, request)) is not None:
             return gate
         name = request.path_params["name"]
-        path = site.out_root / name / "report.html"
-        if name not in site.campaigns() or not path.is_file():  # a name from the ledger only: no path from the URL
-            return refused(f"no report for {name[:60]!r} under {site.out_root}")
-        return FileResponse(path, media_type="text/html", headers=REPORT_HEADERS)
+        report = read_output(site.out_root, name, "report.html") if name in site.campaigns() else None
+        if report is None:  # a name from the ledger only: no path from the URL
+            return refused(f"no report for {name[:60]!r} under {shown_output(site.out_root)}")
+        return Response(report, media_type="text/html", headers=REPORT_HEADERS)
 
     pages = Starlette(routes=[Route("/", page), Route("/status.json", status_json)],
                       middleware=[Middleware(SecurityHeaders)])

@@ -23,7 +23,8 @@ class RepeatSummary(logging.Filter):
         super().__init__()
         self.window_s = window_s
         self.now = now
-        self._kinds: dict[tuple[str, int, str, str], list[float]] = {}  # kind -> [window start, left out]
+        # kind -> [window start, left out, the message as written at the window's start]
+        self._kinds: dict[tuple[str, int, str, str], list[float | str]] = {}
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -33,15 +34,16 @@ class RepeatSummary(logging.Filter):
         kind = (record.name, record.levelno, str(record.msg), exc_type)
         with self._lock:
             t, seen = self.now(), self._kinds.get(kind)
-            if seen is not None and t - seen[0] < self.window_s:
-                seen[1] += 1
+            if seen is not None and t - float(seen[0]) < self.window_s:
+                seen[1] = int(seen[1]) + 1
                 return False
             if len(self._kinds) >= MAX_KINDS:
                 self._kinds.clear()
-            self._kinds[kind] = [t, 0]
+            # formatted here, once a window: a summary written at flush shows the text, not its template
+            self._kinds[kind] = [t, 0, _message(record)]
         if seen is not None:  # written before: the count, and the exception in one line
-            record.msg = f"{record.getMessage()} [{_one_line(record)}{int(seen[1])} more like this left out " \
-                         f"in the {t - seen[0]:.0f} s before]"
+            record.msg = f"{_message(record)} [{_one_line(record)}{int(seen[1])} more like this left out " \
+                         f"in the {t - float(seen[0]):.0f} s before]"
             record.args, record.exc_info, record.exc_text, record.stack_info = None, None, None, None
         return True
 
@@ -51,10 +53,19 @@ class RepeatSummary(logging.Filter):
             t, pending = self.now(), [(k, tuple(v)) for k, v in self._kinds.items() if v[1]]
             for kind, _ in pending:
                 self._kinds[kind][1] = 0
-        for (name, level, msg, _), (start, left_out) in pending:
+        for (name, level, _, _), (start, left_out, message) in pending:
             logging.getLogger(name).log(level, "%s [%d more like this left out in the %.0f s before]",
-                                        msg.splitlines()[0][:300] if msg else "", left_out, t - start,
-                                        extra={"repeat_summary": True})
+                                        str(message).splitlines()[0][:300] if message else "", left_out,
+                                        t - float(start), extra={"repeat_summary": True})
+
+
+def _message(record: logging.LogRecord) -> str:
+    """The record's text with its arguments; its bare template when they do not fit it (a caller's slip
+    must not raise out of the filter)."""
+    try:
+        return record.getMessage()
+    except (TypeError, ValueError):
+        return str(record.msg)
 
 
 def _one_line(record: logging.LogRecord) -> str:

@@ -8,13 +8,13 @@ over HTTP and submits, as a browser would.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from flows.core.config import hold_seconds
 from flows.core.csv_files import write_csv
+from flows.core.output_location import staging_root
 from flows.core.run_context import Run
 from flows.core.site_secrets import invite_link, task_secret
 from flows.platforms.batch_window import closes_now, record_unfilled
@@ -26,7 +26,7 @@ def invitees(run: Run) -> list[str]:
     ``invites.csv``, else (simulator) enough of the crowd for every unit's planned responses."""
     if run.notes.get("invitees"):
         return list(run.notes["invitees"])
-    sent = Path(run.notes.get("out_dir", "runs")) / run.cfg.name / "invites.csv"
+    sent = staging_root(run.notes.get("out_dir", "runs")) / run.cfg.name / "invites.csv"
     if sent.is_file():  # a resumed or scheduled run keeps the people the first run invited
         return [str(n) for n in pd.read_csv(sent, dtype=str, keep_default_na=False)["name"]]
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [run.cfg.name])
@@ -51,7 +51,7 @@ def invite_links(run: Run) -> dict[str, str]:
 def open_links(run: Run, batch: int) -> dict[str, Any]:
     """One invite link per invitee, written to ``invites.csv`` beside the outputs."""
     links = invite_links(run)
-    out = Path(run.notes.get("out_dir", "runs")) / run.cfg.name
+    out = staging_root(run.notes.get("out_dir", "runs")) / run.cfg.name  # copied to an output URL between batches
     write_csv(pd.DataFrame(sorted(links.items()), columns=["name", "link"]), out / "invites.csv")
     run.notes["links"] = links
     run.progress(f"batch {batch}: {len(links)} invite links at {run.notes['task_url']} (invites.csv)")

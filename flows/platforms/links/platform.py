@@ -8,6 +8,7 @@ table). Satisfies :class:`flows.platforms.interface.Platform`.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from flows.core.config import CampaignConfig
@@ -32,6 +33,7 @@ REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
 REVIEW_SENDERS = LINKS_SENDERS
 BLOCK_MODE = "no more links"
+SETTLED_UNPAID: tuple[str, ...] = ()  # every stored response awaits a (recorded) decision
 NOTHING_RECONCILED: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
 
 publish = study_links.open_links
@@ -90,6 +92,18 @@ def estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: Platf
 
 def place_cost(cfg: CampaignConfig) -> str:
     return ""
+
+
+def assignment_cost(cfg: CampaignConfig) -> Decimal:
+    return Decimal("0.00")  # invited annotators: nobody is paid through a platform
+
+
+def gate_test_cost(cfg: CampaignConfig) -> Decimal:
+    return Decimal("0.00")
+
+
+def record_test_scores(run: Run) -> int:
+    return 0  # no platform scores a test here
 
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:

@@ -14,12 +14,12 @@ from flows.core.ledger_calls import LedgeredCall, ledgered_all
 from flows.core.run_context import Run
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
-from flows.platforms.mturk import batch_collect, batch_publish
+from flows.platforms.mturk import batch_collect, batch_publish, qualification_stage
 from flows.platforms.mturk import operations as mturk_operations
 from flows.platforms.mturk.decisions import MTURK_SENDERS
 from flows.platforms.mturk.dry_run import mturk_plan
 from flows.platforms.mturk.estimate import mturk_estimate
-from flows.platforms.mturk.qualifications import block_qualification
+from flows.platforms.mturk.qualifications import block_qualification, cost_per_assignment, qualification_test_cost
 from flows.platforms.mturk.session import mturk_session
 
 NAME = "mturk"
@@ -32,6 +32,9 @@ SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
 REVIEW_SENDERS = MTURK_SENDERS
+# ListAssignmentsForHIT lists only Submitted, Approved, Rejected (AssignmentStatus in botocore's mturk
+# model): a returned or abandoned assignment is never stored, so none is settled unpaid.
+SETTLED_UNPAID: tuple[str, ...] = ()
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 # Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
 # since each waits a round trip; throttled calls are retried by the client (retry_policy.py).
@@ -44,6 +47,9 @@ refresh = mturk_operations.refresh
 cancel_plan = mturk_operations.cancel_plan
 cancel = mturk_operations.cancel
 estimate = mturk_estimate
+assignment_cost = cost_per_assignment
+gate_test_cost = qualification_test_cost  # the paid test HIT (html_hit); MTurk scores its own Test for free
+record_test_scores = qualification_stage.record_test_scores  # the MTurk-scored Test (mturk_test)
 dry_run = mturk_plan
 check_target = targets.check_target
 open_session = mturk_session
@@ -88,7 +94,7 @@ def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
 
 
 def place_cost(cfg: CampaignConfig) -> str:
-    return ""  # priced per HIT (qualifications.cost_per_assignment), not per place
+    return ""  # priced per HIT (assignment_cost), not per place
 
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:

@@ -208,6 +208,11 @@ def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
     return {"takers": len(scores), "passed": passed, "paid": paid, "assignments": collected["assignments"]}
 
 
+def record_test_scores(run: Run) -> int:
+    """The MTurk-scored test's scores (``mturk_test``), stored for the dataset's lineage; 0 without one."""
+    return record_native_scores(run, scored_test_qualification(run))
+
+
 def record_native_scores(run: Run, test_qual: str) -> int:
     """MTurk-scored tests: read the granted values back so captions can carry them."""
     if not test_qual:

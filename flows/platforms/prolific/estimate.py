@@ -39,6 +39,12 @@ def prolific_place_cost(cfg: CampaignConfig) -> str:
         return ""
 
 
+def prolific_assignment_cost(cfg: CampaignConfig) -> Decimal:
+    """One place (reward + fee) in the budget's currency; 0 without a rate, when the budget check
+    refuses the run and says which rate to add (``hitflow status`` then shows no money)."""
+    return Decimal(prolific_place_cost(cfg) or "0.00")
+
+
 def offline_prolific_quote(reward_minor: int, places: int) -> int:
     rewards, fees = cost_of(reward_minor, places)
     return rewards + fees

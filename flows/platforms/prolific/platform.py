@@ -8,6 +8,7 @@ Satisfies :class:`flows.platforms.interface.Platform`.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from flows.core.config import CampaignConfig
@@ -16,8 +17,9 @@ from flows.platforms.prolific import batches as prolific_batches
 from flows.platforms.prolific import operations as prolific_operations
 from flows.platforms.prolific.decisions import PROLIFIC_SENDERS
 from flows.platforms.prolific.dry_run import prolific_plan
-from flows.platforms.prolific.estimate import prolific_estimate, prolific_place_cost
+from flows.platforms.prolific.estimate import prolific_assignment_cost, prolific_estimate, prolific_place_cost
 from flows.platforms.prolific.session import check_prolific_target, prolific_session
+from flows.platforms.prolific.statuses import UNPAID
 
 NAME = "prolific"
 LABEL = "Prolific"
@@ -32,6 +34,7 @@ REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP
 MIN_REASON_CHARS = 100
 REVIEW_SENDERS = PROLIFIC_SENDERS
 BLOCK_MODE = "blocklist"
+SETTLED_UNPAID = UNPAID  # returned, timed out, screened out: Prolific settled them, no verdict can be sent
 
 publish = prolific_batches.publish_study
 collect = prolific_batches.collect_study
@@ -41,6 +44,7 @@ cancel_plan = prolific_operations.cancel_plan
 cancel = prolific_operations.cancel
 estimate = prolific_estimate
 place_cost = prolific_place_cost
+assignment_cost = prolific_assignment_cost
 dry_run = prolific_plan
 check_target = check_prolific_target
 open_session = prolific_session
@@ -62,6 +66,14 @@ def block_mode(cfg: CampaignConfig) -> str:
 def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
     prolific_batches.exclude_participants(run, [worker_id])  # made-up ids (never reported by Prolific) are left out
     return {"mode": BLOCK_MODE}
+
+
+def gate_test_cost(cfg: CampaignConfig) -> Decimal:
+    return Decimal("0.00")  # no qualification test runs on Prolific (its dry run says so): filters screen
+
+
+def record_test_scores(run: Run) -> int:
+    return 0  # Prolific scores no test of hitflow's
 
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:

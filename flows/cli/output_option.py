@@ -1,0 +1,53 @@
+"""``--out`` as the commands that write or read a run folder take it: a folder or an fsspec URL
+(flows/core/output_location.py), chosen from the option, ``$HITFLOW_OUT`` or the config, with a URL's
+credentials moved out of it before anything prints, logs or hands it to Prefect."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+
+from flows.core.errors import HitflowError
+from flows.core.output_location import (
+    chosen_output,
+    credentials_to_fsspec,
+    is_output_url,
+    shown_output,
+    staging_root,
+)
+
+
+def chosen_out(a: argparse.Namespace, configured: str = "") -> str:
+    """--out, else $HITFLOW_OUT, else the config's [target] out, else runs/; credentials in a URL go to
+    fsspec's configuration (a deployment refuses them instead), and the command's words, which
+    "resume with" hints repeat, lose them too."""
+    typed = chosen_output(a.out, configured)
+    out = typed if a.command == "deploy" else credentials_to_fsspec(typed)
+    if typed != out:
+        a.argv = [word.replace(typed, out) for word in getattr(a, "argv", [])]
+    return out
+
+
+def copied_line(out: str, campaign: str) -> str:
+    """Where the outputs are for a person on another host ("" when they are only here)."""
+    if not is_output_url(out):
+        return ""
+    return (f"outputs copied to {shown_output(out).rstrip('/')}/{campaign}/ (the paths above are this host's "
+            f"copy, {staging_root(out) / campaign})")
+
+
+def copy_last_lines(out: str, campaign: str) -> None:
+    """The run's log, now closed, to the URL too, when the run got as far as copying there once (a run
+    refused before that, e.g. for an unreachable bucket, does not wait on it a second time)."""
+    from flows.core.output_mirror import mirror, mirrored_before
+
+    if is_output_url(out) and mirrored_before(out, campaign):
+        with contextlib.suppress(HitflowError):
+            mirror(out, campaign)
+
+
+def configured_out(config: str) -> str:
+    """The config's ``[target] out`` ("" when it names none)."""
+    from flows.core.config import load_config
+
+    return load_config(config).out

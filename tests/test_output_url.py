@@ -1,0 +1,211 @@
+"""Issue 30 point 2: the run folder at an fsspec URL. A second folder stands in for another host
+(``file://``, always run); the mirror copies only what changed and converges after a kill -9; a URL's
+credentials never reach the console, the log, the ledger or the outputs; a bad URL is one line
+before anything is posted. The same campaign against a real S3 server (moto's) is in
+tests/test_output_s3.py."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flows.core.output_location import shown_output, staging_root
+from flows.core.output_mirror import PART, mirror, pull_missing
+from tests.small_configs import small_vizwiz
+
+ROOT = Path(__file__).resolve().parents[1]
+HITFLOW = [sys.executable, "-m", "flows.cli"]
+SECRET = "pw-Zq81vXk2LmT0"  # the password a URL carries; it must show up nowhere
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    """The CLI's environment: staging folders under the test's own folder (runs/staging is shared)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FSSPEC_", "HITFLOW_OUT"))}
+    return {**env, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PYTHONUNBUFFERED": "1",
+            "HITFLOW_STAGING": str(tmp / "staging")}
+
+
+def hitflow(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HITFLOW, *args], capture_output=True, text=True, env=env_for(tmp), cwd=ROOT, timeout=240)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def outputs(files: dict[str, bytes]) -> set[str]:
+    """The outputs a person reads, less the logs (one file per run: a resumed campaign has two)."""
+    return {name for name in files if not name.startswith("logs/")}
+
+
+def staged(tmp: Path, url: str) -> Path:
+    """The run's local copy, in the staging folder the CLI's environment names."""
+    return tmp / "staging" / staging_root(url).name / "vizwiz_captions"
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, subprocess.CompletedProcess[str]]:
+    """The small demo (50 images, 5 batches) with its outputs at a file:// URL: another host's folder."""
+    tmp = tmp_path_factory.mktemp("url")
+    url = f"file://{tmp / 'other-host' / 'runs'}"
+    done = hitflow(tmp, "run", str(small_vizwiz(tmp)), "--no-prefect", "--db", str(tmp / "h.db"), "--out", url)
+    assert done.returncode == 0, done.stderr
+    return tmp, url, done
+
+
+def test_the_files_at_the_url_are_the_local_runs(uninterrupted) -> None:
+    tmp, url, done = uninterrupted
+    at_url, local = tree(tmp / "other-host" / "runs" / "vizwiz_captions"), tree(staged(tmp, url))
+    assert at_url == local  # byte for byte
+    assert {"dataset.json", "dataset.csv", "flags.csv", "blocked_workers.csv", "report.html",
+            "hitflow-manifest.json"} <= outputs(at_url)
+    assert f"outputs copied to {url}/vizwiz_captions/" in done.stdout
+    with sqlite3.connect(tmp / "h.db") as conn:  # where `hitflow cancel` would export: the URL, not the copy
+        stored = conn.execute("SELECT config_json FROM campaigns").fetchone()[0]
+    assert f'"out_root": "{url}"' in stored
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_batch_then_run_again_leaves_the_same_files_at_the_url(uninterrupted, tmp_path) -> None:
+    reference = tree(uninterrupted[0] / "other-host" / "runs" / "vizwiz_captions")
+    url = f"file://{tmp_path / 'other-host' / 'runs'}"
+    args = ["run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
+    run = subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env_for(tmp_path), cwd=ROOT, start_new_session=True)
+    try:
+        assert run.stdout is not None
+        for line in run.stdout:  # batch 3 posted: batches 1 and 2 were copied at their ends
+            if line.startswith("batch 3: "):
+                os.killpg(run.pid, signal.SIGKILL)
+                break
+        run.wait(30)
+    finally:
+        run.kill()
+    assert run.returncode == -signal.SIGKILL
+    at_url = tmp_path / "other-host" / "runs" / "vizwiz_captions"
+    assert "hitflow-manifest.json" in tree(at_url) and "dataset.csv" not in tree(at_url)  # copied between batches
+    again = hitflow(tmp_path, *args)
+    assert again.returncode == 0, again.stderr
+    files = tree(at_url)
+    assert files == tree(staged(tmp_path, url))
+    assert outputs(files) == outputs(reference)  # the same files as the run that was never killed
+    assert not [name for name in files if name.endswith(PART)]
+
+
+def test_only_changed_files_are_copied_and_a_half_done_mirror_converges(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / "staging"))
+    url = f"file://{tmp_path / 'remote'}"
+    local, remote = staging_root(url) / "c", tmp_path / "remote" / "c"
+    (local / "logs").mkdir(parents=True)
+    (local / "a.csv").write_text("a\n1\n")
+    (local / "logs" / "run.log").write_text("started\n")
+    assert mirror(url, "c") == {"copied": 2, "removed": 0, "kept": 0}
+    assert mirror(url, "c") == {"copied": 0, "removed": 0, "kept": 2}
+    (local / "a.csv").write_text("a\n1\n")  # rewritten, same bytes (a report written again): not sent
+    (local / "logs" / "run.log").write_text("started\nbatch 1\n")
+    assert mirror(url, "c") == {"copied": 1, "removed": 0, "kept": 1}
+    (remote / "a.csv").unlink()  # gone at the URL (a killed copy, a person): copied again
+    (remote / f"b.csv.1234{PART}").write_text("half")  # what a copy killed half-way leaves
+    (local / "logs" / "run.log").unlink()  # gone here: removed there
+    assert mirror(url, "c") == {"copied": 1, "removed": 1, "kept": 0}
+    assert tree(remote) == tree(local) == {"a.csv": b"a\n1\n"}
+
+
+def test_a_fresh_folder_on_another_host_gets_what_the_url_holds(tmp_path, monkeypatch) -> None:
+    url = f"file://{tmp_path / 'remote'}"
+    (tmp_path / "remote" / "c").mkdir(parents=True)
+    (tmp_path / "remote" / "c" / "invites.csv").write_text("name,link\nann,https://x\n")
+    monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / "host-b"))
+    assert pull_missing(url, "c") == 1
+    assert (staging_root(url) / "c" / "invites.csv").read_text() == "name,link\nann,https://x\n"
+    assert mirror(url, "c") == {"copied": 0, "removed": 0, "kept": 1}  # nothing sent back
+
+
+@pytest.mark.slow
+def test_a_urls_credentials_show_up_nowhere(tmp_path) -> None:
+    """Ctrl-C mid-run (its log gets a traceback, its hint repeats --out), then the run resumed to its end:
+    the password is in no line printed and no file written (ledger, logs, local copy, the URL's files)."""
+    remote = tmp_path / "remote"
+    url = f"file://hitflow:{SECRET}@{remote}"
+    args = ["run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
+    run = subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env_for(tmp_path), cwd=ROOT, start_new_session=True)
+    try:
+        assert run.stdout is not None
+        said: list[str] = []
+        for line in run.stdout:
+            if line.startswith("batch 1: ") and not any(s.startswith("batch 1: ") for s in said):
+                os.killpg(run.pid, signal.SIGINT)  # Ctrl-C, once, as batch 1 is posted
+            said.append(line)
+        said.append(run.stderr.read() if run.stderr else "")
+        run.wait(30)
+    finally:
+        run.kill()
+    assert run.returncode == 130 and f"--out file://{remote} " in said[-1], said[-1]  # the resume hint, bare
+    logs = list((remote / "vizwiz_captions" / "logs").glob("run-*.log"))
+    assert len(logs) == 1 and "KeyboardInterrupt" in logs[0].read_text()  # the log, closed, at the URL too
+    done = hitflow(tmp_path, *args)
+    assert done.returncode == 0 and (remote / "vizwiz_captions" / "dataset.csv").is_file(), done.stderr
+    assert SECRET not in "".join(said) + done.stdout + done.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert tmp_path / "h.db" in written and logs[0] in written
+    assert not [p for p in written if SECRET.encode() in p.read_bytes()]
+    assert shown_output(url) == f"file://***@{remote}"
+
+
+@pytest.mark.parametrize(("out", "says"), [
+    ("nosuch://bucket/runs", "fsspec knows no protocol 'nosuch'"),
+    ("file:///proc/hitflow-nope/runs", "cannot be written"),
+])
+def test_a_bad_url_is_one_line_before_anything_is_posted(tmp_path, out: str, says: str) -> None:
+    done = hitflow(tmp_path, "run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"),
+                   "--out", out)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "h.db").exists()  # no ledger: nothing planned or posted
+
+
+def test_a_config_with_credentials_in_its_output_url_is_refused_without_repeating_them(tmp_path) -> None:
+    config = small_vizwiz(tmp_path, edits={"[target]": f'[target]\nout = "s3://KEYID:{SECRET}@bucket/runs"'})
+    done = hitflow(tmp_path, "run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"))
+    assert done.returncode == 2 and "[target].out" in done.stderr and SECRET not in done.stderr, done.stderr
+
+
+def test_hitflow_ui_serves_the_report_from_the_url(uninterrupted) -> None:
+    import httpx
+
+    from flows.driver.campaign_status import campaign_status
+    from flows.review.overview_app import OverviewServer, OverviewSite
+
+    tmp, url, _ = uninterrupted
+    at_url = tmp / "other-host" / "runs" / "vizwiz_captions" / "report.html"
+    site = OverviewSite(db_path=tmp / "h.db", out_root=url, read_status=campaign_status)
+    with OverviewServer(site) as server, httpx.Client(follow_redirects=True, timeout=30) as browser:
+        assert "/report/vizwiz_captions" in browser.get(f"{server.url}/?token={site.login_token}").text
+        report = browser.get(f"{server.url}/report/vizwiz_captions")
+        assert report.status_code == 200 and report.content == at_url.read_bytes()
+        kept = at_url.read_bytes()
+        at_url.unlink()  # gone at the URL: the page says so, even though this host's copy is still there
+        try:
+            assert browser.get(f"{server.url}/report/vizwiz_captions").status_code == 403
+            assert (staged(tmp, url) / "report.html").is_file()
+        finally:
+            at_url.write_bytes(kept)  # the module's run, as the other tests read it
+
+
+def test_the_manifest_names_a_postgresql_ledger_the_same_from_every_workers_folder(tmp_path, monkeypatch) -> None:
+    """Another host reads the manifest from the URL: a URL ledger must not read as a path under its folder
+    (each worker's own), nor carry the password into the outputs."""
+    from flows.campaigns.identity import ledger_id
+
+    url = f"postgresql://hitflow:{SECRET}@dbhost:5432/hitflow"
+    monkeypatch.chdir(tmp_path)
+    here = ledger_id(url)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert ledger_id(url) == here == "postgresql://hitflow:***@dbhost:5432/hitflow"
