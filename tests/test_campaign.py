@@ -92,6 +92,22 @@ def test_crash_mid_publish_resumes_without_duplicates(sim, tmp_path: Path) -> No
     assert len(annotations) == len(set(annotations)) == len(hit_groups(run, 1))
 
 
+def test_the_platform_is_listed_only_after_a_run_that_may_have_posted(sim, tmp_path: Path) -> None:
+    """A fresh publish lists no HITs (each listed HIT carries its ~20 KB page: a listing before every
+    batch grew memory batch by batch at COCO's size); a publish after a crash lists them once."""
+    run = make_run(sim, tmp_path / "h.db")
+    listings: list[str] = []
+    run.client.meta.events.register("before-call.mturk.ListHITs", lambda **_: listings.append("ListHITs"))
+    plan_items(run, limit=100)
+    publish_batch(run, 1)
+    publish_batch(run, 2)
+    assert listings == []
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        publish_batch(run, 3, crash_after=1)
+    publish_batch(run, 3)
+    assert len(listings) == 1  # one page: 100 images' HITs fit in MTurk's 100 per page
+
+
 def test_intended_call_whose_answer_was_lost_is_adopted(sim, tmp_path: Path) -> None:
     run = make_run(sim, tmp_path / "h.db")
     plan_items(run, limit=50)

@@ -60,11 +60,13 @@ def adopt(store: Store, key: str, result: dict[str, Any]) -> None:
 def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall]
                  ) -> tuple[dict[str, dict[str, Any]], list[tuple[LedgeredCall, str]]]:
     """Record every intent in one transaction: (results already settled by key, the calls still
-    to make with their ledger status: ``intended`` means an earlier run may have made it)."""
+    to make with their ledger status: ``intended`` means an earlier run may have made it, ``new``
+    that the intent was written just now, so nothing on the platform can answer to it yet)."""
     calls = list(calls)
     entries = store.intend_all(campaign, batch, [(c.operation, c.key, c.params) for c in calls])
     done = {c.key: _recorded(entries[c.key]) for c in calls if entries[c.key]["status"] in SETTLED}
-    return done, [(c, str(entries[c.key]["status"])) for c in calls if c.key not in done]
+    return done, [(c, "new" if entries[c.key].get("made_now") else str(entries[c.key]["status"]))
+                  for c in calls if c.key not in done]
 
 
 def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THREADS,

@@ -168,7 +168,7 @@ class Store:
         if fresh:
             with self.transaction():
                 self.insert_raw("ledger", fresh, "IGNORE")
-            known.update({r["idem_key"]: r for r in fresh})
+            known.update({r["idem_key"]: {**r, "made_now": True} for r in fresh})  # no earlier run made these
         return known
 
     def settle_all(self, outcomes: list[tuple[str, str, Any]]) -> None:

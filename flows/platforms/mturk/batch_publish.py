@@ -56,8 +56,10 @@ def item_annotation(key: str, item_ids: list[str]) -> str:
 def _platform_annotations(run: Run) -> dict[str, str]:
     """HITs the platform has, by RequesterAnnotation: an intent whose answer we never saw (the
     token window may be over) is adopted when its whole annotation matches, the same key and the
-    same items."""
-    return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.list_hits(run.client) if h.get("RequesterAnnotation")}
+    same items. Page by page, keeping only the pairs: every listed HIT carries its page (~20 KB), and a
+    whole listing held them all (hundreds of MB at COCO's size)."""
+    return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.paginate(run.client, "list_hits", "HITs")
+            if h.get("RequesterAnnotation")}
 
 
 def _hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]]) -> LedgeredCall:
