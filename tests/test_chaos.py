@@ -1,6 +1,7 @@
 """The short chaos suite (the long one is ``make bench-chaos``): kill -9 of ``hitflow run`` against
 ``hitflow sim serve`` in its own process, then resume; and a run under throttling, server errors
-and lost replies. Each is checked against the platform and an uninterrupted run with the same seed."""
+and lost replies, with its ledger in SQLite and in PostgreSQL. Each is checked against the platform
+and an uninterrupted run with the same seed."""
 
 from __future__ import annotations
 
@@ -32,5 +33,13 @@ def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_run(clean
 
 def test_throttling_server_errors_and_lost_replies_change_nothing(clean, tmp_path: Path) -> None:
     result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05")
+    assert {k: result[k] for k in PERFECT} == PERFECT
+    assert result["spent"] == str(clean.spent)
+
+
+def test_throttling_server_errors_and_lost_replies_change_nothing_on_postgresql(clean, pg_url: str,
+                                                                              tmp_path: Path) -> None:
+    # The same faults with the ledger in PostgreSQL (skipped, saying why, where no server can start)
+    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05", ledger=pg_url)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)

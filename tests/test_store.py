@@ -87,6 +87,23 @@ def test_the_row_api_behaves_alike(ledger_location: str) -> None:
         {"n": 3, "s": 3}]
 
 
+def test_insert_or_replace_replaces_the_whole_row_and_upsert_keeps_the_rest(ledger_location: str) -> None:
+    # SQLite's INSERT OR REPLACE deletes the old row and inserts the new one: the columns not given
+    # are NULL or their default again, and the row moves to the end of rowid order (which the flows
+    # read in). PostgreSQL once updated only the given columns in place.
+    store = Store(ledger_location)
+    full = {"status": "published", "hold": "rule x", "shortfall": "2 short"}
+    store.table("batches").insert_all([{"campaign": "c", "batch": b, **full} for b in (1, 2, 3)])
+    store.table("batches").insert_all([{"campaign": "c", "batch": 1, "status": "planned"}], replace=True)
+    with store.transaction():
+        store.insert_raw("batches", [{"campaign": "c", "batch": 2, "status": "collected"}], "REPLACE")
+    store.table("batches").upsert({"campaign": "c", "batch": 3, "status": "decided"}, pk=("campaign", "batch"))
+    shown = "SELECT batch, status, hold, shortfall FROM batches ORDER BY rowid"
+    assert store.rows(shown) == [{"batch": 3, "status": "decided", "hold": "rule x", "shortfall": "2 short"},
+                                 {"batch": 1, "status": "planned", "hold": None, "shortfall": ""},
+                                 {"batch": 2, "status": "collected", "hold": None, "shortfall": ""}]
+
+
 def _hold_then_die(location: str, campaign: str, ready: Any) -> None:
     with Store(location).campaign_lock(campaign):
         ready.set()

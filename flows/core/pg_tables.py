@@ -96,15 +96,24 @@ class PgTable:
                f"VALUES ({', '.join('?' * len(columns))})")
         if conflict == "IGNORE":
             return sql + " ON CONFLICT DO NOTHING"
-        if conflict == "REPLACE" and self.pks:
-            rest = [c for c in columns if c not in self.pks]
-            action = ("DO UPDATE SET " + ", ".join(f"{quoted(c)} = EXCLUDED.{quoted(c)}" for c in rest)
-                      if rest else "DO NOTHING")
+        if conflict in ("REPLACE", "UPSERT") and self.pks:
+            # REPLACE is SQLite's INSERT OR REPLACE, which deletes the old row and inserts the new
+            # one: every column not given is NULL (or its default) again, and the row moves to the
+            # end of rowid order. EXCLUDED is the row as proposed for insertion, defaults filled
+            # in (PostgreSQL's manual, INSERT "ON CONFLICT Clause"). UPSERT keeps the columns not given.
+            given = conflict == "UPSERT"
+            rest = [c for c in (columns if given else self.store.column_names(self.name)) if c not in self.pks]
+            sets = [f"{quoted(c)} = EXCLUDED.{quoted(c)}" for c in rest] + ([] if given else ["rowid = DEFAULT"])
+            action = "DO UPDATE SET " + ", ".join(sets) if sets else "DO NOTHING"
             return sql + f" ON CONFLICT ({', '.join(map(quoted, self.pks))}) {action}"
         return sql
 
     def write(self, records: Iterable[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``."""
+        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``
+        (ABORT, IGNORE, REPLACE: the whole row), or UPSERT: only the given columns of a row with
+        the same primary key are written, the others kept (sqlite-utils' ``upsert``). A conflict on a
+        unique index other than the primary key raises here, where SQLite's REPLACE would delete
+        that other row too (no caller relies on that)."""
         groups: dict[tuple[str, ...], list[list[Any]]] = {}
         for record in records:
             groups.setdefault(tuple(record), []).append(list(record.values()))
@@ -125,7 +134,7 @@ class PgTable:
 
     def upsert_all(self, records: Iterable[dict[str, Any]], pk: Any = None, alter: bool = False) -> PgTable:
         """Insert, or update the given columns of the row with the same primary key (others kept)."""
-        self.write(records, "REPLACE")
+        self.write(records, "UPSERT")
         return self
 
     def update(self, pk_values: Any, updates: dict[str, Any], alter: bool = False) -> PgTable:

@@ -82,6 +82,7 @@ class PgStore(Store, scheme="postgresql"):
         self.location = url
         self._sql: dict[str, str] = {}
         self._pks: dict[str, list[str]] = {}
+        self._columns: dict[str, list[str]] = {}
         try:
             self.conn = psycopg.connect(url, autocommit=True, row_factory=dict_row,  # type: ignore[arg-type]
                                         connect_timeout=CONNECT_TIMEOUT_S)
@@ -107,6 +108,7 @@ class PgStore(Store, scheme="postgresql"):
                 self.execute("INSERT INTO hitflow_migrations (migration_set, name, applied_at) VALUES (?, ?, ?)",
                              [migrations.name, migration.name, time.strftime("%Y-%m-%d %H:%M:%S%z")])
         self._pks.clear()
+        self._columns.clear()
 
     def _pending(self) -> list[Any]:
         done = set(self.applied_migrations())
@@ -144,6 +146,12 @@ class PgStore(Store, scheme="postgresql"):
 
     def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
         PgTable(self, table).write(rows, conflict)
+
+    def column_names(self, table: str) -> list[str]:
+        """The table's columns (not ``rowid``), in order."""
+        if table not in self._columns:
+            self._columns[table] = list(PgSchema(self).table(table).columns_dict)
+        return self._columns[table]
 
     def primary_key(self, table: str) -> list[str]:
         if table not in self._pks:
