@@ -27,6 +27,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
 
 from flows.sim.server import SimServer
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
+from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, prefect_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -49,6 +50,25 @@ def advance(sim: SimServer, seconds: float) -> None:
                                  data=json.dumps({"advance_seconds": seconds}).encode(),
                                  headers={"Content-Type": "application/json"})
     urllib.request.urlopen(req).read()
+
+
+@pytest.fixture(scope="session")
+def prefect_worker_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """One real ``prefect server`` per xdist worker, started by the first test that asks for it and
+    shared by the rest (the environment of a process that talks to it). A test on it finds its own
+    flow runs, task runs, artifacts and deployments by id or by its own names, never "all there are"."""
+    with prefect_server(tmp_path_factory.mktemp("prefect-server"), **WORKER_SERVER_SETTINGS) as env:
+        yield env
+
+
+@pytest.fixture
+def on_prefect_server(prefect_worker_server: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """This test's flows, clients and ``hitflow`` processes use the worker's Prefect server (its
+    API URL), as under ``prefect_test_harness`` but without starting and migrating a server each time."""
+    url = prefect_worker_server["PREFECT_API_URL"]
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    with in_process_client_of(url):
+        yield url
 
 
 @pytest.fixture

@@ -93,3 +93,28 @@ def prefect_server(home: Path, **settings: str) -> Iterator[dict[str, str]]:
                 assert server.poll() is None and time.time() < deadline, "the Prefect server did not start"
                 time.sleep(0.5)
         yield {**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
+
+
+# One real server per xdist worker (tests/conftest.py's ``prefect_worker_server``), shared by every
+# Prefect test the worker runs: each prefect_test_harness or module server started and migrated a
+# database of its own (~10-25 s at load, issue 33). The scheduler looks every 3 s (a schedule test's
+# interval), and a served flow polls every 2 s.
+WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2"}
+
+
+@contextmanager
+def in_process_client_of(api_url: str) -> Iterator[None]:
+    """Flows and clients of this process talk to ``api_url`` inside the block, as Prefect's own
+    ``prefect_test_harness`` points them at its server; their logs and events are sent before it ends."""
+    import prefect.context
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: api_url}), \
+            prefect.context._temporary_global_settings_context(prefect.context.get_settings_context()):
+        try:
+            yield
+        finally:  # what prefect_test_harness drains before it stops its server
+            for worker in (APILogWorker, EventsWorker):
+                worker.drain_all(timeout=10, at_exit=False)

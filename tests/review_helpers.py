@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from flows.campaigns.review_data import ReviewPending
-from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_run import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import review_config as demo_review_config
 from flows.review.review_app import ReviewServer, ReviewSite

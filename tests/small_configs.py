@@ -1,4 +1,4 @@
-"""The VizWiz demo config on its first 50 images, written beside a test, with edits."""
+"""The VizWiz demo config on its first images (50 unless told), written beside a test, with edits."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def small_vizwiz(tmp_path: Path, name: str = "vizwiz_captions", edits: dict[str, str] | None = None) -> Path:
-    """``name``: the campaign's name (and the file's); ``edits``: text replacements in the TOML."""
-    items = (ROOT / "config" / "items" / "vizwiz_demo_items.csv").read_text().splitlines()[:51]
-    (tmp_path / "items.csv").write_text("\n".join(items) + "\n")
+def small_vizwiz(tmp_path: Path, name: str = "vizwiz_captions", edits: dict[str, str] | None = None,
+                 items: int = 50) -> Path:
+    """``name``: the campaign's name (and the file's); ``edits``: text replacements in the TOML;
+    ``items``: how many of the demo's images (a header line is kept)."""
+    rows = (ROOT / "config" / "items" / "vizwiz_demo_items.csv").read_text().splitlines()[:items + 1]
+    (tmp_path / "items.csv").write_text("\n".join(rows) + "\n")
     text = (ROOT / "config" / "vizwiz_captions.toml").read_text()
     text = text.replace('items = "items/vizwiz_demo_items.csv"', 'items = "items.csv"')
     for old, new in {'name = "vizwiz_captions"': f'name = "{name}"', **(edits or {})}.items():

@@ -19,7 +19,7 @@ from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.store import Store
 from flows.driver.campaign import run_batches
-from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.units import hit_groups, hit_token
@@ -131,7 +131,7 @@ def test_intended_call_whose_answer_was_lost_is_adopted(sim, tmp_path: Path) -> 
 
 def test_killed_process_resumes_where_it_stopped(sim, tmp_path: Path) -> None:
     db = tmp_path / "h.db"
-    script = ("from flows.driver.campaign_flow import run_campaign\n"
+    script = ("from flows.driver.campaign_run import run_campaign\n"  # the run without Prefect's import
               f"run_campaign({str(CONFIG)!r}, endpoint_url={sim.url!r}, db_path={str(db)!r}, "
               f"out_root={str(tmp_path)!r}, limit=250, progress=lambda s: None)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**os.environ})

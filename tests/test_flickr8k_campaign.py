@@ -16,7 +16,7 @@ import pytest
 from flows.core.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.store import Store
-from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_run import run_campaign
 from flows.sim.server import SimServer
 from qc.submit_rules import violations
 

@@ -18,7 +18,7 @@ from flows.core.errors import ConfigError
 from flows.core.site_secrets import task_secret
 from flows.core.store import Store
 from flows.custom.scaffold import scaffold
-from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_run import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.sim.server import SimServer
 from flows.studies.study_outputs import write_study_outputs

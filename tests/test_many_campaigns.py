@@ -15,7 +15,7 @@ import pytest
 from flows.core.errors import CampaignBusyError
 from flows.core.store import Store
 from flows.sim.pacing import Pacing
-from tests.prefect_server import prefect_server, stop_group
+from tests.prefect_server import stop_group
 from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def wait_for(what: str, check: Any, timeout: float) -> Any:
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
+def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path, prefect_worker_server: dict[str, str]) -> None:
     from prefect.client.orchestration import get_client
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
@@ -62,36 +62,36 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path) -> None:
     sim.httpd.pacing = Pacing(latency_ms=120)
     db, out = tmp_path / "h.db", tmp_path / "out"
     settings = {"PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"}
-    with prefect_server(tmp_path / "prefect", **settings) as env:
-        deploy(env, [campaign_config(tmp_path, name) for name in ("alpha", "beta")], sim.url, db, out)
-        worker_env = {**env, "PREFECT_LOGGING_LEVEL": "INFO"}  # the log names each run a worker submits
-        start = [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--limit", "1", "--name"]
-        worker_logs = {w: (tmp_path / f"{w}.log").open("w") for w in ("w1", "w2")}
-        workers = [subprocess.Popen([*start, w], env=worker_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True) for w, log in worker_logs.items()]
-        try:
-            with temporary_settings({PREFECT_API_URL: env["PREFECT_API_URL"]}), \
-                    get_client(sync_client=True) as client:
-                deployments = {d.name: d for d in client.read_deployments()}
-                runs = {n: client.create_flow_run_from_deployment(deployments[n].id).id for n in ("alpha", "beta")}
-                wait_for("alpha to hold its lock", lambda: "alpha" in held_locks(db), 90)
-                # a run that bypasses Prefect's queue meets the lock and is refused
-                with pytest.raises(CampaignBusyError, match="alpha is being run by"), \
-                        Store(db).campaign_lock("alpha"):
-                    pass
-                # both campaigns are running at the same moment, each holding its own lock in the one ledger
-                locks = wait_for("both campaigns to hold their locks",
-                                 lambda: (h := held_locks(db)).keys() >= {"alpha", "beta"} and h, 120)
-                assert locks["alpha"] != locks["beta"]
-                runs["alpha again"] = client.create_flow_run_from_deployment(deployments["alpha"].id).id
-                final = wait_for("every run to finish", lambda: (
-                    fr := {n: client.read_flow_run(i) for n, i in runs.items()}) and all(
-                    r.state and r.state.is_final() for r in fr.values()) and fr, 240)
-        finally:
-            for proc in workers:  # with the flow-run processes each started
-                stop_group(proc)
-            for log in worker_logs.values():
-                log.close()
+    env = {**prefect_worker_server, **settings}  # the xdist worker's server; the pool and names are this test's
+    deploy(env, [campaign_config(tmp_path, name) for name in ("alpha", "beta")], sim.url, db, out)
+    worker_env = {**env, "PREFECT_LOGGING_LEVEL": "INFO"}  # the log names each run a worker submits
+    start = [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--limit", "1", "--name"]
+    worker_logs = {w: (tmp_path / f"{w}.log").open("w") for w in ("w1", "w2")}
+    workers = [subprocess.Popen([*start, w], env=worker_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True) for w, log in worker_logs.items()]
+    try:
+        with temporary_settings({PREFECT_API_URL: env["PREFECT_API_URL"]}), \
+                get_client(sync_client=True) as client:
+            deployments = {d.name: d for d in client.read_deployments()}
+            runs = {n: client.create_flow_run_from_deployment(deployments[n].id).id for n in ("alpha", "beta")}
+            wait_for("alpha to hold its lock", lambda: "alpha" in held_locks(db), 90)
+            # a run that bypasses Prefect's queue meets the lock and is refused
+            with pytest.raises(CampaignBusyError, match="alpha is being run by"), \
+                    Store(db).campaign_lock("alpha"):
+                pass
+            # both campaigns are running at the same moment, each holding its own lock in the one ledger
+            locks = wait_for("both campaigns to hold their locks",
+                             lambda: (h := held_locks(db)).keys() >= {"alpha", "beta"} and h, 120)
+            assert locks["alpha"] != locks["beta"]
+            runs["alpha again"] = client.create_flow_run_from_deployment(deployments["alpha"].id).id
+            final = wait_for("every run to finish", lambda: (
+                fr := {n: client.read_flow_run(i) for n, i in runs.items()}) and all(
+                r.state and r.state.is_final() for r in fr.values()) and fr, 240)
+    finally:
+        for proc in workers:  # with the flow-run processes each started
+            stop_group(proc)
+        for log in worker_logs.values():
+            log.close()
     assert {n: r.state.type.value for n, r in final.items()} == dict.fromkeys(runs, "COMPLETED")
     # the second alpha run waited for the first: they never ran at the same time
     assert final["alpha again"].start_time >= final["alpha"].end_time

@@ -13,7 +13,7 @@ from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config import load_config
 from flows.core.store import Store
 from flows.driver.campaign import advance_batch, run_batches
-from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status, format_status
 from flows.driver.operations import cancel, reconcile
 from flows.platforms.mturk import adapter as mturk

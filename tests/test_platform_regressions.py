@@ -129,14 +129,10 @@ def test_the_dry_run_names_the_block_qualification_the_run_creates(tmp_path: Pat
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_the_scheduled_next_batch_flow_posts_a_study_on_prolific(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
-    from prefect.testing.utilities import prefect_test_harness
-
+def test_the_scheduled_next_batch_flow_posts_a_study_on_prolific(tmp_path: Path, on_prefect_server: str) -> None:
     from flows.driver.campaign_flow import caption_next_batch
 
-    with SimServer(seed=5) as sim, prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine
+    with SimServer(seed=5) as sim:
         result = caption_next_batch(config_path=str(CONFIG), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
                                     out_root=str(tmp_path), platform="prolific")
         assert result["advanced_batch"] == 1

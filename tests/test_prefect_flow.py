@@ -1,4 +1,4 @@
-"""The campaign as a real Prefect flow (ephemeral server): task names and outputs."""
+"""The campaign as a real Prefect flow (the xdist worker's Prefect server): task names and outputs."""
 
 from __future__ import annotations
 
@@ -7,29 +7,30 @@ from pathlib import Path
 import pytest
 
 from flows.driver.campaign import STEPS
-from flows.driver.campaign_flow import campaign_flow
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
-    from prefect.testing.utilities import prefect_test_harness
+def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: str) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowRunFilter, FlowRunFilterId
 
-    with prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine needs more than 30 s
-        flow = campaign_flow()
-        state = flow(config_path=str(ROOT / "config" / "vizwiz_captions.toml"), endpoint_url=sim.url,
-                     db_path=str(tmp_path / "h.db"), out_root=str(tmp_path), limit=50, return_state=True)
-        assert state.is_completed()
-        result = state.result()
-        assert result["done"] == 250 and Path(result["out_dir"], "report.html").is_file()
-        from prefect.client.orchestration import get_client
+    from flows.driver.campaign_flow import campaign_flow  # here: a worker that runs no Prefect test never imports it
 
-        with get_client(sync_client=True) as client:
-            names = {t.name for t in client.read_task_runs()}
-            artifacts = {a.key: a for a in client.read_artifacts(limit=50)}
+    flow = campaign_flow()
+    state = flow(config_path=str(ROOT / "config" / "vizwiz_captions.toml"), endpoint_url=sim.url,
+                 db_path=str(tmp_path / "h.db"), out_root=str(tmp_path), limit=50, return_state=True)
+    assert state.is_completed()
+    result = state.result()
+    assert result["done"] == 250 and Path(result["out_dir"], "report.html").is_file()
+    # the worker's server holds other tests' runs too: this flow run's own task runs and artifacts
+    mine = state.state_details.flow_run_id
+    with get_client(sync_client=True) as client:
+        names = {t.name for t in client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[mine])))}
+        artifacts = {a.key: a for a in client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[mine])), limit=50)}
     assert {f"vizwiz-captions-batch-{b}" for b in range(1, 6)} <= set(artifacts)
     summary = artifacts["vizwiz-captions-batch-1"]
     assert summary.type == "markdown" and "| posted HITs |" in str(summary.data)
@@ -55,20 +56,18 @@ def test_deployment_entrypoint_resolves_to_the_flow() -> None:
 
 
 @pytest.mark.prefect
-def test_deploy_registers_a_scheduled_single_run_deployment(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
-    from prefect.testing.utilities import prefect_test_harness
+def test_deploy_registers_a_scheduled_single_run_deployment(tmp_path: Path, on_prefect_server: str) -> None:
+    from prefect.client.orchestration import get_client
 
     from flows.driver.campaign_flow import deploy_schedule
 
-    with prefect_test_harness(server_startup_timeout=180):  # a loaded 2-core machine needs more than 30 s
-        deployment_id = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",
-                                        str(tmp_path / "h.db"), str(tmp_path))
-        from prefect.client.orchestration import get_client
-
-        with get_client(sync_client=True) as client:
-            deployment = client.read_deployment(deployment_id)
-            pool = client.read_work_pool("hitflow-local")
+    deployment_id = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",
+                                    str(tmp_path / "h.db"), str(tmp_path))
+    with get_client(sync_client=True) as client:
+        deployment = client.read_deployment(deployment_id)
+        pool = client.read_work_pool("hitflow-local")
+        # the worker's server outlives the test: its hourly schedule must not make runs beside other tests
+        client.delete_deployment(deployment.id)
     assert deployment.name == "vizwiz_captions-next-batch" and pool.type == "process"
     assert deployment.parameters["endpoint_url"] == "http://127.0.0.1:8765"
     assert deployment.schedules and deployment.schedules[0].schedule.interval.total_seconds() == 3600

@@ -8,10 +8,10 @@ import contextvars
 import json
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from flows.campaigns.review_data import format_review_status, review_status
@@ -23,29 +23,32 @@ from tests.review_helpers import review_config, review_server
 DELAY_S, DEADLINE_S = 259200, 3600  # the demo config's auto-approval delay and default review deadline
 
 
-@pytest.fixture(scope="module")
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One test server for the module; a paused run asks every second whether it was resumed."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
-        import flows.review.review_pause as pause
+@pytest.fixture
+def prefect_api(on_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The xdist worker's Prefect server; a paused run asks every second whether it was resumed."""
+    import flows.review.review_pause as pause
 
-        mp.setattr(pause, "POLL_S", 1)
-        from prefect.testing.utilities import prefect_test_harness
+    monkeypatch.setattr(pause, "POLL_S", 1)
 
-        with prefect_test_harness():
-            yield
+
+def three_batches(config: Path) -> Path:
+    """The review config in three batches of one HIT (the first twelve images, as start_flow runs it):
+    two pauses are what the tests below need, and a third shows the run goes on after them."""
+    text = config.read_text(encoding="utf-8")
+    assert "batches = 5 " in text, "the demo config no longer has five batches"
+    config.write_text(text.replace("batches = 5 ", "batches = 3 ", 1), encoding="utf-8")
+    return config
 
 
 def start_flow(config: Path, sim_url: str, tmp_path: Path) -> tuple[threading.Thread, dict[str, Any]]:
-    """The campaign flow on a thread of its own (with the harness's settings), as a served run would be."""
+    """The campaign flow on a thread of its own (on the worker's Prefect server), as a served run would be."""
     from flows.driver.campaign_flow import campaign_flow
 
     out: dict[str, Any] = {}
 
     def go() -> None:
         out["state"] = campaign_flow()(config_path=str(config), endpoint_url=sim_url, db_path=str(tmp_path / "h.db"),
-                                       out_root=str(tmp_path), limit=20, return_state=True)
+                                       out_root=str(tmp_path), limit=12, return_state=True)
 
     thread = threading.Thread(target=contextvars.copy_context().run, args=(go,), daemon=True)
     thread.start()
@@ -86,7 +89,7 @@ def pauses(db: Path) -> list[dict[str, Any]]:
 @pytest.mark.prefect
 def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr("flows.review.review_pause.SIM_SLICE_S", 120)  # no timeout while the reviewer works
-    thread, out = start_flow(review_config(tmp_path), sim.url, tmp_path)
+    thread, out = start_flow(three_batches(review_config(tmp_path)), sim.url, tmp_path)
     db, cleared = tmp_path / "h.db", []
     while (paused := next_pause(thread, db, len(cleared))) is not None:
         batch = len(cleared) + 1
@@ -98,6 +101,7 @@ def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp
                                                                                                   "vizwiz_captions"))
         with review_server(db, "vizwiz_captions", reviewer="ann") as (server, site):
             web = sign_in(f"{server.url}/?token={site.login_token}")
+            web.timeout = httpx.Timeout(60)  # a decision resumes the run through Prefect's API: slow on a loaded host
             cleared.append(decide_open_cards(web))  # the last decision resumes the run
             web.close()
         assert pauses(db)[-1]["status"] in ("resume_sent", "resumed")  # the flow notes it when it goes on
@@ -117,7 +121,7 @@ def test_a_cleared_queue_resumes_the_paused_flow_run(prefect_api: None, sim, tmp
 def test_the_deadline_ends_the_pause_and_the_rules_decide(prefect_api: None, sim, tmp_path: Path,
                                                           monkeypatch) -> None:
     monkeypatch.setattr("flows.review.review_pause.SIM_SLICE_S", 2)  # the virtual clock is looked at every 2 s
-    thread, out = start_flow(review_config(tmp_path), sim.url, tmp_path)
+    thread, out = start_flow(three_batches(review_config(tmp_path)), sim.url, tmp_path)
     db, seen, advanced = tmp_path / "h.db", 0, set()
     while (paused := next_pause(thread, db, seen)) is not None:
         seen = len(paused.empirical_policy.pause_keys)  # a 2-s pause may have timed out and paused again

@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +15,23 @@ import pytest
 from flows.core.store import Store
 from flows.driver.campaign_status import campaign_status
 from tests.prefect_server import group_gone, group_members, process_group
-from tests.prefect_server import prefect_server as real_prefect_server
 from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def small_campaign(tmp_path: Path) -> Path:
-    return small_vizwiz(tmp_path, edits={"interval_s = 3600": "interval_s = 3"})
+def small_campaign(tmp_path: Path, name: str = "vizwiz_captions") -> Path:
+    """The demo's first 30 images in three batches (each scheduled run is a process of its own: 5
+    batches cost two more), a run every 3 s."""
+    return small_vizwiz(tmp_path, name, edits={"interval_s = 3600": "interval_s = 3", "batches = 5 ": "batches = 3 "},
+                        items=30)
 
 
-@pytest.fixture(scope="module")
-def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """A real Prefect server (the ephemeral one does not schedule), shared by this module's tests."""
-    settings = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2"}
-    with real_prefect_server(tmp_path_factory.mktemp("prefect"), **settings) as env:
-        yield env
+@pytest.fixture
+def prefect_server(prefect_worker_server: dict[str, str]) -> dict[str, str]:
+    """A real Prefect server (the ephemeral one does not schedule): the xdist worker's, whose
+    scheduler looks every 3 s (tests/prefect_server.py's WORKER_SERVER_SETTINGS)."""
+    return prefect_worker_server
 
 
 def serve_schedules(config: Path, *args: str) -> list[str]:
@@ -42,8 +42,9 @@ def serve_schedules(config: Path, *args: str) -> list[str]:
 @pytest.mark.prefect
 def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_server: dict[str, str]) -> None:
     db = tmp_path / "h.db"
-    command = serve_schedules(small_campaign(tmp_path), "--endpoint-url", sim.url, "--db", str(db), "--out",
-                              str(tmp_path / "out"))
+    # a name of its own: the worker's Prefect server may hold test_prefect_flow's vizwiz_captions-next-batch
+    command = serve_schedules(small_campaign(tmp_path, "vizwiz_scheduled"), "--endpoint-url", sim.url, "--db",
+                              str(db), "--out", str(tmp_path / "out"))
     with process_group(command, env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL):
         finished_seen: list[int] = []
@@ -52,30 +53,37 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
             time.sleep(1)
             if not db.exists():
                 continue
-            report = campaign_status(Store(db), "vizwiz_captions")
+            report = campaign_status(Store(db), "vizwiz_scheduled")
             if not report:
                 continue
             finished = sum(b["status"] == "blocked" for b in report[0]["batches"])
             # Status tells the truth: it never reports a HIT the platform lacks (while a batch is being
             # posted, 16 threads create HITs before their rows are stored), batches finish in order.
             assert sum(b["hits"] for b in report[0]["batches"]) <= len(sim.market.hits)
-            assert [b["status"] == "blocked" for b in report[0]["batches"]] == [i < finished for i in range(5)]
+            assert [b["status"] == "blocked" for b in report[0]["batches"]] == [i < finished for i in range(3)]
             finished_seen.append(finished)
             if report[0]["status"] == "done":
                 break
-        assert report[0]["status"] == "done" and finished_seen[-1] == 5
+        assert report[0]["status"] == "done" and finished_seen[-1] == 3
         assert sum(b["hits"] for b in report[0]["batches"]) == len(sim.market.hits)  # at rest: every HIT
         assert finished_seen == sorted(finished_seen) and len(set(finished_seen)) > 2  # seen step by step
-        assert (tmp_path / "out" / "vizwiz_captions" / "dataset.json").is_file()
-        # done: the schedule paused itself, so no more (empty) runs rewrite the report
-        report_html = tmp_path / "out" / "vizwiz_captions" / "report.html"
+        assert (tmp_path / "out" / "vizwiz_scheduled" / "dataset.json").is_file()
+        # done: the run after the last batch pauses the schedule itself (on a loaded machine that run's
+        # process starts many seconds later), so no more (empty) runs rewrite the report
+        name = "deployments/name/caption-campaign-next-batch/vizwiz_scheduled-next-batch"
+        while not (deployment := prefect_api(prefect_server, "GET", name))["paused"] and time.time() < deadline:
+            time.sleep(1)
+        assert deployment["paused"] is True
+        report_html = tmp_path / "out" / "vizwiz_scheduled" / "report.html"
         written = report_html.stat().st_mtime_ns
         time.sleep(9)  # three intervals of the schedule, three scheduler loops
         assert report_html.stat().st_mtime_ns == written
-        assert prefect_api(prefect_server, "GET", "deployments/name/caption-campaign-next-batch/"
-                                                   "vizwiz_captions-next-batch")["paused"] is True
-    # hitflow's own step lines are in the flow runs' logs (what Prefect's UI shows)
-    logs = prefect_api(prefect_server, "POST", "logs/filter", {"limit": 200})
+    # hitflow's own step lines are in the flow runs' logs (what Prefect's UI shows): this deployment's
+    # runs' logs, as the worker's server holds other tests' flow runs too
+    runs = prefect_api(prefect_server, "POST", "flow_runs/filter",
+                       {"deployments": {"id": {"any_": [deployment["id"]]}}})
+    logs = prefect_api(prefect_server, "POST", "logs/filter",
+                       {"logs": {"flow_run_id": {"any_": [r["id"] for r in runs]}}, "limit": 200})
     assert any(log["message"].startswith("batch 1: QC over") for log in logs)
 
 
@@ -87,7 +95,7 @@ def prefect_api(env: dict[str, str], method: str, path: str, body: object = None
                                      data=None if body is None else json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=30) as reply:
-        return json.loads(reply.read())
+        return json.loads(reply.read() or b"null")  # a DELETE answers 204, no body
 
 
 @pytest.mark.slow
@@ -100,7 +108,7 @@ def test_serve_schedules_stops_on_sigterm_while_a_batch_hangs(sim, tmp_path: Pat
     (here: minutes of timeouts)."""
     sim.httpd.pacing.latency_ms = 600_000  # every MTurk call hangs; boto3 gives up after 10 x 30 s
     db, config = tmp_path / "h.db", small_campaign(tmp_path)
-    # a deployment of its own: the schedule of the test above was paused when its server stopped
+    # a deployment of its own: the worker's server may hold the test above's (paused when it was done)
     config.write_text(config.read_text().replace('name = "vizwiz_captions"', 'name = "vizwiz_sigterm"'))
     command = serve_schedules(config, "--endpoint-url", sim.url, "--db", str(db), "--out", str(tmp_path / "out"))
     log = tmp_path / "serve.log"
@@ -121,6 +129,10 @@ def test_serve_schedules_stops_on_sigterm_while_a_batch_hangs(sim, tmp_path: Pat
     said = log.read_text()
     assert "SIGTERM: stopping the flow run in progress" in said and "stopped serving" in said
     assert "Traceback" not in said, said[-3000:]
+    # the worker's server outlives the test: its 3-s schedule must not make runs beside other tests
+    deployment = prefect_api(prefect_server, "GET",
+                             "deployments/name/caption-campaign-next-batch/vizwiz_sigterm-next-batch")
+    prefect_api(prefect_server, "DELETE", f"deployments/{deployment['id']}")
 
 
 def test_a_test_s_process_group_ends_even_when_it_ignores_sigterm() -> None:

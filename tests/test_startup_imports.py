@@ -28,8 +28,10 @@ names = [load_config(p).name for p in sorted(Path("config").glob("*.toml"))]
 after_configs = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
 import flows.driver.campaign_run  # what `hitflow run` imports, --dry-run included
 after_run = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
+import flows.driver.review_demo, tests.review_helpers  # `make demo-review`; imported by every xdist worker
+after_review = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
 print(json.dumps({{"help": shown.getvalue(), "after_help": after_help, "configs": names,
-                  "after_configs": after_configs, "after_run": after_run,
+                  "after_configs": after_configs, "after_run": after_run, "after_review": after_review,
                   "scipy_stats": "scipy.stats" in sys.modules}}))
 """
 
@@ -44,4 +46,6 @@ def test_help_and_config_loading_import_no_heavy_library() -> None:
     assert seen["after_help"] == [], f"hitflow --help imported {seen['after_help']}"
     assert seen["after_configs"] == [], f"loading a config imported {seen['after_configs']}"
     assert seen["after_run"] == [], f"hitflow run's modules imported {seen['after_run']}"
+    # the review demo imported run_campaign through the Prefect flow module: Prefect and its server, ~7 s CPU
+    assert seen["after_review"] == [], f"the review demo's modules imported {seen['after_review']}"
     assert not seen["scipy_stats"], "hitflow run's modules imported scipy.stats (~1.5 s CPU)"

@@ -19,7 +19,7 @@ from flows.core.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.mturk_forms import parse_answer_xml
 from flows.core.store import Store
-from flows.driver.campaign_flow import run_campaign
+from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.studies.study_plan import page_spec, study_tasks
 from qc.judgement_spec import check_answers
