@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
-from flows.core.errors import PlatformError
+from flows.core.errors import HitflowError, PlatformError
 from flows.core.store import Store
 from flows.driver.operations import cancel
 from flows.platforms.mturk import adapter as mturk
@@ -121,3 +121,27 @@ def test_cancel_survives_a_platform_error_and_is_safe_twice(sim, tmp_path: Path)
     assert submitted and all(status in ("Approved", "Rejected") for status in submitted.values())
     decided = run.store.rows("SELECT assignment_id, applied FROM decisions")
     assert {d["assignment_id"] for d in decided} == set(submitted) and all(d["applied"] for d in decided)
+
+
+def test_a_ctrl_c_prefect_masks_is_still_an_interruption(tmp_path: Path) -> None:
+    """Ctrl-C landing while Prefect 3.8 creates a task run: its crash handler raises
+    ValueError('Task run is not set') with the KeyboardInterrupt as context (seen in the clean-clone
+    CI). The run must still say where it stopped and how to resume, exit 130, not 'unexpected'."""
+    import argparse
+
+    from flows.cli.run import _logged_run
+    from flows.core.errors import Interrupted
+
+    a = argparse.Namespace(out=str(tmp_path / "out"), no_prefect=True, config="c.toml", argv=["run", "c.toml"])
+    with pytest.raises(Interrupted) as stopped:
+        with _logged_run(a, "caps", str(tmp_path / "h.db")):
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                raise ValueError("Task run is not set")  # what Prefect's handle_crash raises then
+    assert stopped.value.exit_code == 130
+    assert "interrupted: caps stopped before planning" in str(stopped.value)
+    assert "Resume with: hitflow run c.toml" in str(stopped.value)
+    with pytest.raises(HitflowError, match="unexpected ValueError: no signal"):
+        with _logged_run(a, "caps", str(tmp_path / "h.db")):
+            raise ValueError("no signal")

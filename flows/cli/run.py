@@ -32,7 +32,6 @@ def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
 @contextlib.contextmanager
 def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     from flows.campaigns.run_log import run_log
-    from flows.core.errors import Interrupted
 
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(run_log(staging_root(a.out) / campaign / "logs", not a.no_prefect))
@@ -40,14 +39,37 @@ def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]
             yield
         except HitflowError as exc:
             raise type(exc)(f"{exc} (details: {log})") from exc
-        except KeyboardInterrupt as exc:
-            stopped = Interrupted(f"{'terminated' if isinstance(exc, Terminated) else 'interrupted'}: "
-                                  f"{where_stopped(db, campaign)}; every call made is in the ledger "
-                                  f"{shown_location(db)}. {resume_hint(a, db)} (details: {log})")
-            stopped.exit_code = 143 if isinstance(exc, Terminated) else 130  # 128 + the signal, as a shell shows
-            raise stopped from exc
         except Exception as exc:
-            raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+            signal_exc = interrupt_behind(exc)
+            if signal_exc is None:
+                raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
+            raise _stopped(a, campaign, db, log, signal_exc) from exc
+        except KeyboardInterrupt as exc:
+            raise _stopped(a, campaign, db, log, exc) from exc
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM another error stands in for: a signal landing while Prefect 3.8 creates a
+    task run makes its crash handler raise ``ValueError('Task run is not set')`` with the
+    KeyboardInterrupt as its context (prefect/task_engine.py initialize_run -> handle_crash)."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def _stopped(a: argparse.Namespace, campaign: str, db: str, log: object, exc: KeyboardInterrupt) -> HitflowError:
+    from flows.core.errors import Interrupted
+
+    stopped = Interrupted(f"{'terminated' if isinstance(exc, Terminated) else 'interrupted'}: "
+                          f"{where_stopped(db, campaign)}; every call made is in the ledger "
+                          f"{shown_location(db)}. {resume_hint(a, db)} (details: {log})")
+    stopped.exit_code = 143 if isinstance(exc, Terminated) else 130  # 128 + the signal, as a shell shows
+    return stopped
 
 
 class Terminated(KeyboardInterrupt):
