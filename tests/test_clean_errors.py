@@ -133,15 +133,14 @@ def test_a_ctrl_c_prefect_masks_is_still_an_interruption(tmp_path: Path) -> None
     from flows.core.errors import Interrupted
 
     a = argparse.Namespace(out=str(tmp_path / "out"), no_prefect=True, config="c.toml", argv=["run", "c.toml"])
-    with pytest.raises(Interrupted) as stopped:
-        with _logged_run(a, "caps", str(tmp_path / "h.db")):
-            try:
-                raise KeyboardInterrupt
-            except KeyboardInterrupt:
-                raise ValueError("Task run is not set")  # what Prefect's handle_crash raises then
+    with pytest.raises(Interrupted) as stopped, _logged_run(a, "caps", str(tmp_path / "h.db")):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ValueError("Task run is not set")  # noqa: B904  (as Prefect's handle_crash raises it: context only)
     assert stopped.value.exit_code == 130
     assert "interrupted: caps stopped before planning" in str(stopped.value)
     assert "Resume with: hitflow run c.toml" in str(stopped.value)
-    with pytest.raises(HitflowError, match="unexpected ValueError: no signal"):
-        with _logged_run(a, "caps", str(tmp_path / "h.db")):
-            raise ValueError("no signal")
+    with pytest.raises(HitflowError, match="unexpected ValueError: no signal"), \
+            _logged_run(a, "caps", str(tmp_path / "h.db")):
+        raise ValueError("no signal")
