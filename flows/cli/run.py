@@ -125,7 +125,7 @@ def batch_left_open(a: argparse.Namespace, message: str) -> int:
 
     from flows.core.errors import BatchOpen
 
-    again = " ".join(shlex.quote(x) for x in a.argv)  # the same command, options and all
+    again = typed_command(a)  # the same command, options and all
     same = [f"{flag} {shlex.quote(str(value))}" for flag, value in (
         ("--platform", a.platform), ("--target", a.target), ("--endpoint-url", a.endpoint_url),
         ("--task-url", a.task_url), ("--db", a.db), ("--out", a.out), ("--detach", a.detach)) if value]
@@ -142,11 +142,16 @@ def where_stopped(db: str, campaign: str) -> str:
     return f"{campaign} stopped at {report[0]['next']}" if report else f"{campaign} stopped before planning"
 
 
-def resume_hint(a: argparse.Namespace, db: str) -> str:
-    """The command typed, options and all (--no-prefect, --limit...): copied as printed it resumes this run."""
+def typed_command(a: argparse.Namespace) -> str:
+    """The command as typed after `hitflow`, quoted for a shell ("" when called without the CLI's argv)."""
     import shlex
 
-    typed = " ".join(shlex.quote(word) for word in getattr(a, "argv", []))
+    return " ".join(shlex.quote(word) for word in getattr(a, "argv", []))
+
+
+def resume_hint(a: argparse.Namespace, db: str) -> str:
+    """The command typed, options and all (--no-prefect, --limit...): copied as printed it resumes this run."""
+    typed = typed_command(a)
     if not typed:  # called without the CLI's argv (a test's namespace): the options that find the run
         typed = f"run {a.config} --db {shown_location(db)}"
     return f"Resume with: hitflow {typed} (the simulator's state persists)"
