@@ -63,6 +63,12 @@ def filesystem(url: str) -> tuple[Any, str]:
         raise ConfigError(f"--out {shown_output(url)}: {type(exc).__name__}: {str(exc)[:160]}") from exc
 
 
+def campaign_at_url(url: str, campaign: str) -> tuple[Any, str]:
+    """fsspec's filesystem for ``url`` and the campaign's folder on it."""
+    fs, root = filesystem(url)
+    return fs, f"{root.rstrip('/')}/{campaign}"
+
+
 def _unreachable(url: str, exc: BaseException) -> ConfigError:
     return ConfigError(f"--out {shown_output(url)} cannot be written ({type(exc).__name__}: "
                        f"{str(exc)[:160] or 'no detail'}); check that the bucket or folder exists and the "
@@ -74,8 +80,8 @@ def check_writable(out: str, campaign: str) -> None:
     an endpoint that does not answer or credentials that do not let us write are refused in one line."""
     if not is_output_url(out):
         return
-    fs, root = filesystem(out)
-    probe = f"{root.rstrip('/')}/{campaign}/{PROBE}{uuid.uuid4().hex[:8]}"
+    fs, folder = campaign_at_url(out, campaign)
+    probe = f"{folder}/{PROBE}{uuid.uuid4().hex[:8]}"
     try:
         if _is_local(fs):
             fs.makedirs(fs._parent(probe), exist_ok=True)
@@ -162,8 +168,7 @@ def mirror(out: str, campaign: str) -> dict[str, int]:
     Returns how many were copied, removed and left as they were."""
     if not is_output_url(out):
         return {"copied": 0, "removed": 0, "kept": 0}
-    fs, root = filesystem(out)
-    folder = f"{root.rstrip('/')}/{campaign}"
+    fs, folder = campaign_at_url(out, campaign)
     local, record = _local_files(staging_root(out) / campaign), _read_record(out, campaign)
     counts = {"copied": 0, "removed": 0, "kept": 0}
     try:
@@ -198,8 +203,7 @@ def pull_missing(out: str, campaign: str) -> int:
     """Bring into the staging folder the files the URL holds for ``campaign`` and it lacks; how many."""
     if not is_output_url(out):
         return 0
-    fs, root = filesystem(out)
-    folder = f"{root.rstrip('/')}/{campaign}"
+    fs, folder = campaign_at_url(out, campaign)
     target = staging_root(out) / campaign
     try:
         remote = _remote_files(fs, folder)
@@ -236,9 +240,9 @@ def read_output(out: str | Path, campaign: str, name: str) -> bytes | None:
     if not is_output_url(out):
         path = Path(out) / campaign / name
         return path.read_bytes() if path.is_file() else None
-    fs, root = filesystem(str(out))
+    fs, folder = campaign_at_url(str(out), campaign)
     try:
-        return fs.cat_file(f"{root.rstrip('/')}/{campaign}/{name}")  # type: ignore[no-any-return]
+        return fs.cat_file(f"{folder}/{name}")  # type: ignore[no-any-return]
     except FileNotFoundError:
         return None
 
@@ -246,5 +250,5 @@ def read_output(out: str | Path, campaign: str, name: str) -> bytes | None:
 def has_output(out: str | Path, campaign: str, name: str) -> bool:
     if not is_output_url(out):
         return (Path(out) / campaign / name).is_file()
-    fs, root = filesystem(str(out))
-    return bool(fs.isfile(f"{root.rstrip('/')}/{campaign}/{name}"))
+    fs, folder = campaign_at_url(str(out), campaign)
+    return bool(fs.isfile(f"{folder}/{name}"))
