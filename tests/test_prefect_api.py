@@ -4,7 +4,9 @@ that need no Prefect never import it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -152,3 +154,27 @@ def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_
         # a thread still working is waited for (the usual exit), and exit handlers run after it
         assert marks.read_text().split() == (["thread", "atexit"] if thread else ["atexit"])
         marks.unlink()
+
+
+@pytest.mark.slow
+@pytest.mark.prefect
+def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(tmp_path: Path) -> None:
+    """The temporary server's lighter settings (TEMPORARY_SERVER_SETTINGS) keep the flow run, its 30
+    task runs (recorded from the run's events), the progress lines and the artifacts in Prefect's
+    database, where ``prefect server start`` on the same home shows them after the run."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", HITFLOW_API_ENV)}
+    env |= {"PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_LOGGING_LEVEL": "WARNING"}
+    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(CONFIG), "--limit", "10",
+                           "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-800:]
+    with contextlib.closing(sqlite3.connect(tmp_path / "prefect" / "prefect.db")) as db:
+        (run_id, state), = db.execute("SELECT id, state_type FROM flow_run").fetchall()
+        tasks = dict(db.execute("SELECT state_type, count(*) FROM task_run WHERE flow_run_id = ? GROUP BY 1",
+                                [run_id]).fetchall())
+        logs = [m for (m,) in db.execute("SELECT message FROM log WHERE flow_run_id = ?", [run_id])]
+        artifacts = dict(db.execute("SELECT key, type FROM artifact WHERE flow_run_id = ?", [run_id]).fetchall())
+    assert state == "COMPLETED" and tasks == {"COMPLETED": 30}
+    assert any(line.startswith("batch 5: ") for line in logs) and all(line in logs for line in done.stdout.splitlines()
+                                                                       if line.startswith("batch 1: "))
+    assert len(artifacts) == 10 and artifacts["vizwiz-captions-batch-5-flags"] == "table"
