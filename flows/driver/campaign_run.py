@@ -5,6 +5,7 @@ Kept apart from flows/driver/campaign_flow.py so that a run without Prefect neve
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 from flows.campaigns.outputs import write_outputs
 from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig, load_config
+from flows.core.db_url import is_postgres_url
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
 from flows.core.output_mirror import mirror
@@ -49,8 +51,10 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     store = Store(db_path)
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
-    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
-                      Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)) as session:
+    state = Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)
+    if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
+        state = embedded_state(store, cfg.name, state)
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform, state) as session:
         progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
@@ -69,6 +73,23 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         summary = write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
     summary["target"] = session.target.label
     return summary
+
+
+def embedded_state(store: Store, campaign: str, default: Path) -> Path:
+    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it: with a
+    PostgreSQL ledger the default (``runs/sim`` in the working folder) differs from folder to folder,
+    and a fresh marketplace would know none of the campaign's HITs. A campaign that posted on a file
+    that is not here is refused rather than resumed on an empty marketplace."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    recorded = json.loads(rows[0]["config_json"] or "{}").get("sim_state", "") if rows else ""
+    if not recorded or Path(recorded) == default.resolve() or Path(recorded).is_file():
+        return Path(recorded) if recorded else default
+    if (default.is_file() and not is_postgres_url(store.location)) or \
+            not store.table("ledger").count_where("campaign = ?", [campaign]):
+        return default  # a ledger file moved with its folder (sim/ beside it), or a campaign that never posted
+    raise ConfigError(f"campaign {campaign} ran on the embedded simulator kept in {recorded}, which is not here: "
+                      f"run from the folder that holds it, pass --sim-state {recorded}, or share one "
+                      "`hitflow sim serve` through --endpoint-url (docs/postgres.md)")
 
 
 def named(cfg: CampaignConfig, name: str) -> CampaignConfig:
