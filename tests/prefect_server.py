@@ -137,7 +137,7 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
            "PREFECT_UI_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING", **settings}
     with process_group([sys.executable, "-m", "prefect", "server", "start", "--port", str(port)],
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
-        deadline = time.time() + 90
+        deadline = time.time() + 180  # a fresh database's migrations took 77-92 s at load 17-18
         while True:
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2)
