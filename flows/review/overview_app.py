@@ -34,6 +34,7 @@ from flows.core.output_mirror import has_output, read_output
 from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.core.templates import render
+from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
@@ -116,7 +117,8 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     for c in site.read_status(store):
         report = has_output(site.out_root, c["campaign"], "report.html")  # at the URL when the run wrote there
         out.append({"name": c["campaign"], "status": c["status"], "target": c["target"], "next": c["next"],
-                    "spent": c["spent"], "committed": c["committed"], "budget": c["budget"],
+                    "paid": c.get("paid", True), "spent": c["spent"], "committed": c["committed"],
+                    "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"])["open"],
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
@@ -124,7 +126,7 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     return out
 
 
-def make_overview_app(site: OverviewSite) -> Starlette:
+def make_overview_app(site: OverviewSite) -> ASGIApp:
     async def page(request: Request) -> Response:
         if (gate := sign_in(site, request)) is not None:
             return gate
@@ -152,9 +154,9 @@ def make_overview_app(site: OverviewSite) -> Starlette:
                       middleware=[Middleware(SecurityHeaders)])
     # The report is a static page with an inline stylesheet and data: images only: it gets a CSP of its
     # own (no script at all), not the nonce-based one of the pages above, under which it would lose its styles.
-    return Starlette(routes=[Route("/report/{name}", report), Mount("/review/{name}", app=ReviewQueues(site)),
-                             Mount("/", app=pages)],
-                     middleware=[Middleware(SameOriginReferrer)])
+    return EveryResponse(Starlette(routes=[Route("/favicon.ico", favicon), Route("/report/{name}", report),
+                                           Mount("/review/{name}", app=ReviewQueues(site)), Mount("/", app=pages)],
+                                   middleware=[Middleware(SameOriginReferrer)]))
 
 
 class OverviewServer(TaskServer):
