@@ -47,4 +47,5 @@ def _evidence_lines(flags: pd.DataFrame, examples: int) -> list[str]:
     """The first ``examples`` distinct ``rule: detail`` lines of one worker's flags, in order, each
     with its count when several flags say exactly the same (a paster's five alike flags are one line)."""
     alike = flags.groupby(["rule", "detail"], sort=False).size()
-    return [f"{rule}: {detail}" + (f" ({n} flags)" if n > 1 else "") for (rule, detail), n in alike.head(examples).items()]
+    return [f"{rule}: {detail}" + (f" ({n} flags)" if n > 1 else "")
+            for (rule, detail), n in alike.head(examples).items()]

@@ -35,7 +35,7 @@ def test_a_links_campaign_says_nobody_is_paid_and_refuses_invitees_added_on_a_re
         # named invitees, nobody has opened a link yet: the batch is left open (exit 9)
         assert main(["run", str(config), *route, "--invite", "ann", "--invite", "bo"]) == 9
         said = capsys.readouterr().out
-        assert "nothing is paid through hitflow" in said and "part(s)" not in said and "0.00 USD" not in said
+        assert "nothing is paid through hitflow" in said and "part(s)" not in said and "estimate 0.00" not in said
         invites = out / cfg.name / "invites.csv"
         assert list(pd.read_csv(invites)["name"]) == ["ann", "bo"]
         # more names on a re-run: refused in one line that names the command that invites them
@@ -65,7 +65,8 @@ def _outputs(folder: Path, worked: list[str]) -> Path:
                   enumerate(worked)], "is_rejected": False, "is_precanned": False}).to_csv(folder / "dataset.raw.csv")
     pd.DataFrame({"worker_id": [], "batch": []}).to_csv(folder / "blocked_workers.csv", index=False)
     pd.DataFrame({"rule": [], "assignment_id": []}).to_csv(folder / "flags.csv", index=False)
-    crowd = [{"worker_id": f"SIM{i}", "profile": profile} for i, profile in enumerate(["diligent", "speeder", "typo_prone"])]
+    profiles = ["diligent", "speeder", "typo_prone"]
+    crowd = [{"worker_id": f"SIM{i}", "profile": profile} for i, profile in enumerate(profiles)]
     (folder / "sim_workers.json").write_text(json.dumps(crowd), encoding="utf-8")
     return folder
 

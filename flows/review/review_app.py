@@ -29,8 +29,8 @@ from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.core.templates import render
 from flows.platforms.registry import platform_for
-from flows.review.review_actions import apply_decision, bonus_amount
 from flows.review.page_guard import EveryResponse, favicon
+from flows.review.review_actions import apply_decision, bonus_amount
 from flows.review.review_cards import queue_cards
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
