@@ -240,7 +240,7 @@ def test_work_pool_page(tmp_path: Path) -> None:
             assert (tmp_path / "runs" / name / "dataset.json").is_file()
             assert (tmp_path / "runs" / name / "report.html").is_file()
         workers = [log.read_text() for log in shell.logs if "prefect-worker-start" in log.name]
-        assert len(workers) == 2 and all("Submitting flow run" in text for text in workers), \
+        assert [text.count("submitting flow run") for text in workers] == [1, 1], \
             [text[-2000:] for text in workers]  # one campaign on each worker
-        runs = shell.api("POST", "flow_runs/filter", {"flow_runs": {"name": {"like_": ""}}})
+        runs = shell.api("POST", "flow_runs/filter", {})  # the reader's own server: this page's runs only
         assert sorted(r["state_type"] for r in runs) == ["COMPLETED", "COMPLETED"]
