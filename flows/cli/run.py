@@ -204,6 +204,8 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     name = resolve(a.db, cfg.name, a.platform, a.out, Intent(a.new_attempt, a.resume_cancelled, a.replace_outputs))
+    if a.platform == "links" and a.invite:
+        refuse_new_invitees(a, name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
@@ -225,6 +227,25 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     if copied := copied_line(a.out, name):
         print(copied)
     return honest_ending(db, name, cfg.accept_partial)
+
+
+def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
+    """A links campaign that has sent its invite links keeps its invitees (a resumed run collects the
+    open batch, it does not hand out links again): names it has not invited are refused with the
+    command that does invite them, rather than ignored."""
+    import pandas as pd
+
+    from flows.core.errors import ConfigError
+
+    sent = staging_root(a.out) / campaign / "invites.csv"
+    invited = set(pd.read_csv(sent, dtype=str, keep_default_na=False)["name"]) if sent.is_file() else set()
+    new = [n for n in dict.fromkeys(a.invite) if n not in invited]
+    if invited and new:
+        names = " ".join(f"--invite {n}" for n in new)
+        raise ConfigError(f"{campaign} has already sent its invite links ({len(invited)} in {sent}) and a re-run "
+                          f"does not add people: give {', '.join(new)} theirs with `hitflow serve --campaign "
+                          f"{a.config} --db {shown_location(a.db)} {names}` (a link works in every batch); "
+                          "nothing was changed")
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
