@@ -182,7 +182,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
-    from flows.campaigns.identity import Intent, resolve
+    from flows.campaigns.identity import Intent, run_name
     from flows.campaigns.summary import show_summary
     from flows.core.config import load_config
     from flows.driver.campaign_run import run_campaign
@@ -203,11 +203,13 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
               + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
-    name = resolve(a.db, cfg.name, a.platform, a.out, Intent(a.new_attempt, a.resume_cancelled, a.replace_outputs))
+    # the run itself checks its output folder and the campaign's identity, once (flows/driver/run_start.py)
+    name = run_name(a.db, cfg.name, Intent(new_attempt=a.new_attempt))
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
-              "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name}
+              "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name,
+              "resume_cancelled": a.resume_cancelled, "replace_outputs": a.replace_outputs}
     db = a.db
     with stop_on_sigterm(), logged_run(a, name, db):
         if a.no_prefect:
