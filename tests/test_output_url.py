@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from fsspec.implementations.local import LocalFileSystem
@@ -166,7 +166,7 @@ class CountingFileSystem(LocalFileSystem):
     what a run does at the URL is recorded in order: a write probe, a listing, a copy there, a fetch."""
 
     protocol = ("countfile", "file")  # "file": the mirror treats it as a local filesystem (part + rename)
-    calls: list[str] = []
+    calls: ClassVar[list[str]] = []
 
     def pipe_file(self, path: str, value: bytes, *args: Any, **kwargs: Any) -> None:
         CountingFileSystem.calls.append("probe" if PROBE in path else "pipe")

@@ -116,9 +116,9 @@ def test_a_campaign_gated_on_a_paid_test_is_refused_where_no_test_runs(platform:
     here): the run is one line, as the dry run lists it, before anything is planned or posted."""
     gated = ROOT / "config" / "flickr8k_captions.toml"  # qualification_mode = "html_hit": a paid test HIT
     with SimServer(seed=5) as sim:
-        with pytest.raises(ConfigError, match=r"\[gating\] qualification_key: the qualification test runs as an MTurk HIT"):
+        with pytest.raises(ConfigError, match=r"\[gating\] qualification_key: the qualification test runs as an MTurk"):
             run_campaign(gated, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=10,
-                         progress=quiet, platform=platform, invitees=("ann", "bob", "cy"))
+                         progress=quiet, platform=platform)
         assert not sim.market.hits and not sim.market.qual_types and not sim.prolific.studies
     assert Store(tmp_path / "h.db").table("items").count == 0  # nothing planned either
     assert main(["run", str(gated), "--dry-run", "--limit", "10", "--platform", platform]) == 1  # a problem there

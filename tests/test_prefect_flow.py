@@ -18,7 +18,8 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 def dataset(files: dict[str, bytes]) -> list[dict[str, object]]:
     """dataset.json's captions without the platform's assignment ids (the simulator draws new ones each run)."""
-    return [{k: v for k, v in c.items() if k != "assignment_id"} for c in json.loads(files["dataset.json"])["annotations"]]
+    captions = json.loads(files["dataset.json"])["annotations"]
+    return [{k: v for k, v in c.items() if k != "assignment_id"} for c in captions]
 
 
 @pytest.mark.slow

@@ -19,9 +19,11 @@ from pathlib import Path
 from flows.campaigns.identity import CANCELLED, Intent, claim_campaign, stored_campaign
 from flows.core.output_mirror import check_writable, pull_missing
 
+NOTHING_ALLOWED = Intent()  # a deployment's or a scheduled batch's run: no flag allows anything on purpose
+
 
 def open_run_folder(db: str | Path, name: str, platform: str, out_root: str | Path,
-                    intent: Intent = Intent()) -> None:
+                    intent: Intent = NOTHING_ALLOWED) -> None:
     """Steps 1-3 above for campaign ``name``; ``intent``: what the operator allowed on purpose."""
     check_writable(str(out_root), name)
     pull_missing(str(out_root), name)
