@@ -89,6 +89,42 @@ def test_a_poll_round_costs_what_came_in_not_what_is_open(sim, tmp_path: Path) -
     assert sum(c["UpdateHITReviewStatus"] for c, _ in rounds) == 8  # and marked once, by the time collect returns
 
 
+def listed_statuses(run: Run) -> list[str]:
+    """The Status of every ListReviewableHITs call the run's client sends (botocore's own event)."""
+    statuses: list[str] = []
+    run.client.meta.events.register("provide-client-params.mturk.ListReviewableHITs",
+                                    lambda params, **_: statuses.append(params.get("Status", "Reviewable")))
+    return statuses
+
+
+def test_a_fresh_batch_never_lists_the_campaigns_reviewing_hits(sim, tmp_path: Path) -> None:
+    """Every batch shares one HIT type, so a Reviewing listing is every HIT the campaign marked:
+    pages that grow with each batch. A batch no run has marked yet has none to find there."""
+    run = make_run(sim, tmp_path / "h.db")
+    statuses = listed_statuses(run)
+    run_batches(run, limit=60)  # three batches
+    assert statuses and set(statuses) == {"Reviewable"}
+    assert stored(run) == submitted_on_platform(sim)
+
+
+def test_a_collection_stopped_after_its_marks_finds_them_on_the_next_run(sim, tmp_path: Path, monkeypatch) -> None:
+    run = make_run(sim, tmp_path / "h.db")
+    plan_items(run, limit=40)
+    publish_batch(run, 1)
+    advance(sim, 3 * 86400)  # every HIT full and closed
+    marked: list[str] = []
+    monkeypatch.setattr(batch_collect.ClosedHits, "store_listed",
+                        lambda self, run, batch, hit_id, subs: marked.append(hit_id) or 0)  # killed before storing
+    with pytest.raises(RuntimeError):
+        monkeypatch.setattr(batch_collect.ClosedHits, "marked", lambda self: (_ for _ in ()).throw(RuntimeError))
+        collect_batch(run, 1)
+    monkeypatch.undo()
+    assert marked and all(sim.market.hits[h].reviewing for h in marked)  # marked on the platform, none stored
+    statuses = listed_statuses(run)
+    assert collect_batch(run, 1)["stored"] == len(submitted_on_platform(sim)) == 5 * len(sim.market.hits)
+    assert "Reviewing" in statuses  # the ledger's note sent the next run to the marked HITs
+
+
 def test_a_batch_that_gets_no_work_says_so_and_stops(sim, tmp_path: Path) -> None:
     run = make_run(sim, tmp_path / "h.db")
     sim.market.blocks.update({w: "test" for w in sim.market.workers})  # nobody is eligible any more

@@ -14,6 +14,7 @@ from flows.core.errors import ConfigError
 from flows.sim.captions import write_caption
 from flows.sim.crowd import BankEntry, load_crowd
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker, normalise
+from flows.sim.present_workers import PresentWorkers
 from qc.submit_rules import SubmitRules, passes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,3 +129,19 @@ def test_abuse_profiles_write_what_vizwiz_rejected() -> None:
     assert any("person who is blind" in e or "on the phone to a friend" in e for e in echo)
     assert any('-"There is/There are' in e for e in echo)
     assert all(passes(e, RULES) for e in echo + praise)  # the page lets all of it through
+
+
+def test_present_workers_is_the_whole_scan_in_the_same_order() -> None:
+    """The pruned list the marketplace scans for each HIT equals a scan of every worker who ever came
+    (arrivals, departures, a clock set back by a reloaded state), in arrival order."""
+    rng, workers, present = random.Random(5), {}, PresentWorkers()
+    now = 0.0
+    for step in range(400):
+        for _ in range(rng.randint(0, 3)):
+            w = honest(n=len(workers))
+            w.worker_id, w.leaves_at = f"W{len(workers)}", now + rng.expovariate(1 / 5000)
+            workers[w.worker_id] = w
+        now = now - 20000 if step == 300 else now + rng.uniform(0, 400)
+        expected = [w for w in workers.values() if w.present(now)]
+        assert present.at(workers, now) == expected
+    assert 0 < len(expected) < len(workers) / 2  # departures happened, so the pruning was exercised

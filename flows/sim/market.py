@@ -25,6 +25,7 @@ from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError  # noqa: F401
 from flows.sim.page_filling import fill_form, page_rules, work_units
+from flows.sim.present_workers import PresentWorkers
 from flows.sim.qual_requirements import comparator
 from flows.sim.question_form import question_form_answer, question_form_fields
 from flows.sim.worker_truth import worker_truth
@@ -43,6 +44,7 @@ class Marketplace:
         self.faults = Faults()
         self.workers = {w.worker_id: w for w in workers}
         self.roster = workers if isinstance(workers, crowd.Crowd) else None  # grows with posted work
+        self.present = PresentWorkers()
         self.bank = bank
         # Virtual clock: starts at the wall time, then moves by advance() and, when speed > 0,
         # by `speed` virtual seconds per real second (so a plain boto3 client sees work arrive).
@@ -219,8 +221,8 @@ class Marketplace:
         reqs = hit.fields.get("QualificationRequirements", [])
         done = {self.assignments[a].worker_id for a in hit.assignment_ids}
         now, meets = self.now, self.requirement_check(reqs)
-        return [w for w in self.workers.values() if w.worker_id not in self.blocks and w.worker_id not in done
-                and w.present(now) and meets(w)]
+        return [w for w in self.present.at(self.workers, now)
+                if w.worker_id not in self.blocks and w.worker_id not in done and meets(w)]
 
     def schedule(self, hit: Hit, slots: int) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""

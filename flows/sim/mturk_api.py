@@ -185,6 +185,9 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     # (each page of a poll round would otherwise build a view of every HIT of the campaign)
     candidates = [h for h in m.hits.values() if not h.disposed and h.reviewing == (status == "Reviewing")
                   and (not p.get("HITTypeId") or h.fields["HITTypeId"] == p["HITTypeId"])]
+    if status == "Reviewing":  # every candidate is: views of this page only (a page of a long listing)
+        chunk, nxt = page(candidates, p)
+        return {"NumResults": len(chunk), "HITs": [m.hit_view(h) for h in chunk], **({"NextToken": nxt} if nxt else {})}
     views = [v for v in map(m.hit_view, candidates) if v["HITStatus"] == status]
     chunk, nxt = page(views, p)
     return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}

@@ -111,7 +111,13 @@ class ClosedHits:
         self.open, self.hits, self.pool = dict(hits), hits, pool
         self.listed: dict[str, int] = {}  # submissions the platform listed per HIT
         self.type_id = _hit_type_id(run, batch)
-        self.statuses = ["Reviewable", "Reviewing"]  # Reviewing: marked by an earlier, interrupted run
+        # Reviewing: marked by an earlier, interrupted run of this batch. Asked only where the ledger
+        # says marks went out (its note, or stored answers: a ledger older than the note): the HIT type
+        # is shared by every batch, so that listing is every marked HIT of the campaign, pages that grew
+        # with each batch (a COCO-size campaign's 43rd batch: ~640).
+        self.marking_key = f"{run.cfg.name}:b{batch}:marking"
+        self.marking_recorded = run.store.ledger_entry(self.marking_key) is not None or _stored(run, batch) > 0
+        self.statuses = ["Reviewable", "Reviewing"] if self.marking_recorded else ["Reviewable"]
         self.reviewable_api = bool(self.type_id)
         self.stored = 0
         self.marks: list[Future[None]] = []
@@ -136,12 +142,22 @@ class ClosedHits:
         Marks overlap the rest of the round (a HIT listed again while its mark is on the way is no
         longer open, so it is skipped); ``marked`` waits for them before the poll's wait."""
         new = 0
+        if hit_ids and self.reviewable_api:
+            self.record_marking(run, batch)
         listings = {self.pool.submit(mturk.list_submissions, run.client, hit_id): hit_id for hit_id in hit_ids}
         for done in as_completed(listings):
             new += self.store_listed(run, batch, listings[done], done.result())
             if self.reviewable_api:
                 self.marks.append(self.pool.submit(mturk.mark_reviewing, run.client, listings[done]))
         return new
+
+    def record_marking(self, run: Run, batch: int) -> None:
+        """Before the batch's first mark: the ledger notes that its HITs may be Reviewing from now on."""
+        if not self.marking_recorded:
+            run.store.intend(run.cfg.name, batch, "UpdateHITReviewStatus", self.marking_key,
+                             {"RequesterAnnotation": self.marking_key})
+            run.store.settle(self.marking_key, "ok")
+            self.marking_recorded = True
 
     def marked(self) -> None:
         """Wait for every mark sent; a failed one is raised (the HIT's answers are stored already)."""
@@ -153,6 +169,7 @@ class ClosedHits:
         """List and store the HIT's submissions (after it was seen closed); the count of new ones."""
         new = self.store_listed(run, batch, hit_id, mturk.list_submissions(run.client, hit_id))
         if mark and self.reviewable_api:
+            self.record_marking(run, batch)
             mturk.mark_reviewing(run.client, hit_id)
         return new
 
