@@ -195,7 +195,8 @@ def test_a_run_checks_and_pulls_from_its_url_once_as_it_starts(tmp_path, monkeyp
 
     fsspec.register_implementation("countfile", CountingFileSystem, clobber=True)
     url = f"countfile://{tmp_path / 'remote'}"
-    args = ["run", str(small_vizwiz(tmp_path, items=10)), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
+    config = small_vizwiz(tmp_path, edits={"batches = 5 ": "batches = 1 "}, items=5)  # the start is what counts
+    args = ["run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
     runs, held = {}, {}
     for host in ("host-a", "host-b"):
         monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / host))
