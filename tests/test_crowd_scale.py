@@ -14,7 +14,7 @@ from flows.core.errors import ConfigError
 from flows.sim.captions import write_caption
 from flows.sim.crowd import BankEntry, load_crowd
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker, normalise
-from flows.sim.present_workers import PresentWorkers
+from flows.sim.eligible_pool import EligiblePool
 from qc.submit_rules import SubmitRules, passes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,17 +131,58 @@ def test_abuse_profiles_write_what_vizwiz_rejected() -> None:
     assert all(passes(e, RULES) for e in echo + praise)  # the page lets all of it through
 
 
-def test_present_workers_is_the_whole_scan_in_the_same_order() -> None:
-    """The pruned list the marketplace scans for each HIT equals a scan of every worker who ever came
-    (arrivals, departures, a clock set back by a reloaded state), in arrival order."""
-    rng, workers, present = random.Random(5), {}, PresentWorkers()
-    now = 0.0
+def test_the_kept_pool_is_the_whole_scan_in_the_same_order() -> None:
+    """The pool kept between posts equals a scan of every worker who ever came: through arrivals,
+    departures, a clock set back (a reloaded state), other requirements and a forget."""
+    rng, workers, kept = random.Random(5), {}, EligiblePool()
+    now, banned = 0.0, set()
     for step in range(400):
         for _ in range(rng.randint(0, 3)):
             w = honest(n=len(workers))
             w.worker_id, w.leaves_at = f"W{len(workers)}", now + rng.expovariate(1 / 5000)
             workers[w.worker_id] = w
-        now = now - 20000 if step == 300 else now + rng.uniform(0, 400)
-        expected = [w for w in workers.values() if w.present(now)]
-        assert present.at(workers, now) == expected
-    assert 0 < len(expected) < len(workers) / 2  # departures happened, so the pruning was exercised
+        now = now - 20000 if step == 300 else now + rng.choice([0.0, 0.0, rng.uniform(0, 400)])
+        if step % 50 == 49:  # a block: the marketplace forgets the pool
+            banned.add(rng.choice(list(workers)))
+            kept.forget()
+        key = "strict" if step % 7 == 0 else "plain"
+        expected = [w for w in workers.values() if w.present(now) and w.worker_id not in banned
+                    and (key == "plain" or int(w.worker_id[1:]) % 2 == 0)]
+        pool, weights = kept.workers(key, workers, now, lambda w, key=key: w.worker_id not in banned
+                                     and (key == "plain" or int(w.worker_id[1:]) % 2 == 0))
+        assert pool == expected and weights == [w.params["activity"] for w in expected]
+    assert 0 < len(expected) < len(workers) / 2  # departures happened, so a stale pool would have shown
+
+
+def test_posting_from_the_kept_pool_picks_the_workers_a_whole_scan_picks(monkeypatch) -> None:
+    """The same HITs, approvals and a block through boto3, with the pool kept and with a scan per HIT:
+    the same worker takes the same slot of the same HIT."""
+    import boto3
+
+    from flows.sim.server import SimServer
+
+    def picks() -> list[tuple[str, str]]:
+        with SimServer(seed=4, crowd_file=FULL_CROWD) as sim:
+            client = boto3.client("mturk", endpoint_url=sim.url, region_name="us-east-1",
+                                  aws_access_key_id="x", aws_secret_access_key="x")
+            page = ('<HTMLQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
+                    '2011-11-11/HTMLQuestion.xsd"><HTMLContent><![CDATA[<form><textarea name="caption">'
+                    '</textarea></form>]]></HTMLContent><FrameHeight>0</FrameHeight></HTMLQuestion>')
+            reqs = [{"QualificationTypeId": "000000000000000000L0", "Comparator": "GreaterThanOrEqualTo",
+                     "IntegerValues": [97]}]
+            for i in range(60):
+                client.create_hit(MaxAssignments=3, LifetimeInSeconds=86400, AssignmentDurationInSeconds=600,
+                                  Reward="0.10", Title="t", Description="d", Question=page,
+                                  RequesterAnnotation=f"hit-{i}", QualificationRequirements=reqs)
+                if i == 30:  # decisions and a block between posts
+                    sim.market.advance(3600)
+                    done = [a for a in sim.market.assignments.values() if a.submit_time is not None]
+                    client.reject_assignment(AssignmentId=done[0].assignment_id, RequesterFeedback="no")
+                    client.create_worker_block(WorkerId=done[1].worker_id, Reason="test")
+            return sorted((sim.market.hits[a.hit_id].fields["RequesterAnnotation"], a.worker_id)
+                          for a in sim.market.assignments.values())
+
+    kept = picks()
+    keep = EligiblePool.workers
+    monkeypatch.setattr(EligiblePool, "workers", lambda self, *args: (self.forget(), keep(self, *args))[1])
+    assert picks() == kept and len(kept) > 100

@@ -205,6 +205,8 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     # the run itself checks its output folder and the campaign's identity, once (flows/driver/run_start.py)
     name = run_name(a.db, cfg.name, Intent(new_attempt=a.new_attempt))
+    if a.platform == "links" and a.invite:
+        refuse_new_invitees(a, name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
@@ -227,6 +229,31 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     if copied := copied_line(a.out, name):
         print(copied)
     return honest_ending(db, name, cfg.accept_partial)
+
+
+def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
+    """A links campaign that has sent its invite links keeps its invitees (a resumed run collects the
+    open batch, it does not hand out links again): names it has not invited are refused with the
+    command that does invite them, rather than ignored."""
+    import io
+
+    import pandas as pd
+
+    from flows.core.errors import ConfigError
+    from flows.core.output_mirror import read_output
+
+    # this host's copy, else the output URL's (another host's run sent the links; this host fetches its
+    # copy only as the run starts, flows/driver/run_start.py)
+    sent = staging_root(a.out) / campaign / "invites.csv"
+    held = sent.read_bytes() if sent.is_file() else read_output(a.out, campaign, "invites.csv")
+    invited = set(pd.read_csv(io.BytesIO(held), dtype=str, keep_default_na=False)["name"]) if held else set()
+    new = [n for n in dict.fromkeys(a.invite) if n not in invited]
+    if invited and new:
+        names = " ".join(f"--invite {n}" for n in new)
+        raise ConfigError(f"{campaign} has already sent its invite links ({len(invited)} in {sent}) and a re-run "
+                          f"does not add people: give {', '.join(new)} theirs with `hitflow serve --campaign "
+                          f"{a.config} --db {shown_location(a.db)} {names}` (a link works in every batch); "
+                          "nothing was changed")
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:

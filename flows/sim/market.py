@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import json
 import random
 import secrets
 import threading
@@ -21,11 +22,11 @@ from flows.core.mturk_forms import answer_xml
 from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.sim import crowd, mturk_events, qual_tests
 from flows.sim.browser_worker import browse_later, settle, wants_browser
+from flows.sim.eligible_pool import EligiblePool
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError  # noqa: F401
 from flows.sim.page_filling import fill_form, page_rules, work_units
-from flows.sim.present_workers import PresentWorkers
 from flows.sim.qual_requirements import comparator
 from flows.sim.question_form import question_form_answer, question_form_fields
 from flows.sim.worker_truth import worker_truth
@@ -44,7 +45,7 @@ class Marketplace:
         self.faults = Faults()
         self.workers = {w.worker_id: w for w in workers}
         self.roster = workers if isinstance(workers, crowd.Crowd) else None  # grows with posted work
-        self.present = PresentWorkers()
+        self.eligible = EligiblePool()  # forgotten on every payment and every operation that is not a post or a read
         self.bank = bank
         # Virtual clock: starts at the wall time, then moves by advance() and, when speed > 0,
         # by `speed` virtual seconds per real second (so a plain boto3 client sees work arrive).
@@ -136,6 +137,7 @@ class Marketplace:
             raise MTurkError("AWS.MechanicalTurk.InsufficientFunds",
                              f"Your account balance {self.balance} does not cover {cost}.")
         self.balance -= cost
+        self.eligible.forget()  # the worker's approval record changes
         a.status, a.approval_time = "Approved", when
         self.notify(self.hits[a.hit_id], "AssignmentApproved", when, a.assignment_id)
         worker = self.workers.get(a.worker_id)
@@ -155,9 +157,6 @@ class Marketplace:
             return {"IntegerValue": 1}
         granted = self.worker_quals.get((type_id, worker.worker_id))
         return granted if granted and granted["Status"] == "Granted" else None
-
-    def meets(self, worker: crowd.Worker, requirements: list[dict[str, Any]]) -> bool:
-        return self.requirement_check(requirements)(worker)
 
     def requirement_check(self, requirements: list[dict[str, Any]]) -> Callable[[crowd.Worker], bool]:
         """``meets`` for one set of requirements, prepared once: a HIT is checked against the
@@ -214,15 +213,20 @@ class Marketplace:
                                          float(hit.fields["CreationTime"])):
                 self.workers[w.worker_id] = w
 
-    def eligible_workers(self, hit: Hit) -> list[crowd.Worker]:
+    def eligible_workers(self, hit: Hit) -> tuple[list[crowd.Worker], list[float]]:
+        """Who may take the HIT's open slots now, and their activity weights."""
         if self.roster is not None:  # a crowd with a size rule: newcomers arrive with the work
             for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()), self.now):
                 self.workers[w.worker_id] = w
         reqs = hit.fields.get("QualificationRequirements", [])
         done = {self.assignments[a].worker_id for a in hit.assignment_ids}
         now, meets = self.now, self.requirement_check(reqs)
-        return [w for w in self.present.at(self.workers, now)
-                if w.worker_id not in self.blocks and w.worker_id not in done and meets(w)]
+        if done or any((self.qual_types.get(r["QualificationTypeId"]) or {}).get("Test") for r in reqs):
+            pool = [w for w in self.workers.values() if w.worker_id not in self.blocks and w.worker_id not in done
+                    and w.present(now) and meets(w)]  # meets has side effects here: a worker takes a test
+            return pool, [w.params["activity"] for w in pool]
+        return self.eligible.workers(json.dumps(reqs, sort_keys=True), self.workers, now,
+                                     lambda w: w.worker_id not in self.blocks and meets(w))
 
     def schedule(self, hit: Hit, slots: int) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""
@@ -230,8 +234,7 @@ class Marketplace:
         # another order (threads, a resumed run) meets the same workers doing the same work.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
         rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
-        pool = self.eligible_workers(hit)
-        weights = [w.params["activity"] for w in pool]
+        pool, weights = self.eligible_workers(hit)
         chosen: list[crowd.Worker] = []
         while pool and len(chosen) < slots:
             # by index: removing by value compared whole Worker records (what they wrote, too)

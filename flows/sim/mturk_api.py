@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flows.core.mturk_forms import QuestionError, parse_question
+from flows.sim.eligible_pool import KEEPS_ELIGIBLE
 from flows.sim.market import Assignment, Hit, Marketplace, MTurkError
 from flows.sim.mturk_input import check_input
 from flows.sim.validation import (
@@ -34,6 +35,8 @@ def op(name: str) -> Callable[[Handler], Handler]:
     def wrap(fn: Handler) -> Handler:
         def checked(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
             check_input(name, p)
+            if name not in KEEPS_ELIGIBLE:
+                m.eligible.forget()
             return fn(m, p)
         OPERATIONS[name] = checked
         return fn
@@ -187,9 +190,9 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
                   and (not p.get("HITTypeId") or h.fields["HITTypeId"] == p["HITTypeId"])]
     if status == "Reviewing":  # every candidate is: views of this page only (a page of a long listing)
         chunk, nxt = page(candidates, p)
-        return {"NumResults": len(chunk), "HITs": [m.hit_view(h) for h in chunk], **({"NextToken": nxt} if nxt else {})}
-    views = [v for v in map(m.hit_view, candidates) if v["HITStatus"] == status]
-    chunk, nxt = page(views, p)
+        chunk = [m.hit_view(h) for h in chunk]
+    else:
+        chunk, nxt = page([v for v in map(m.hit_view, candidates) if v["HITStatus"] == status], p)
     return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
 
 
