@@ -205,7 +205,7 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     # the run itself checks its output folder and the campaign's identity, once (flows/driver/run_start.py)
     name = run_name(a.db, cfg.name, Intent(new_attempt=a.new_attempt))
-    if a.platform == "links" and a.invite:
+    if a.invite:  # only invite links write invites.csv: elsewhere there is nothing to compare with
         refuse_new_invitees(a, name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
