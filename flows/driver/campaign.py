@@ -13,6 +13,7 @@ from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.review_data import review_gate
+from flows.core.free_memory import release_free_memory
 from flows.core.output_location import is_output_url
 from flows.core.output_mirror import mirror, mirror_between_batches
 from flows.core.run_context import Run
@@ -80,6 +81,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
             run.progress(f"batch {batch}: no work came in; nothing to {name}")
         else:
             results[name] = call(f"{name} {batch}", fn, run, batch)
+            release_free_memory()  # what the step freed, so the next starts from the batch's floor
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one

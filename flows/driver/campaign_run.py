@@ -5,6 +5,7 @@ Kept apart from flows/driver/campaign_flow.py so that a run without Prefect neve
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +15,7 @@ from flows.campaigns.identity import Intent
 from flows.campaigns.outputs import write_outputs
 from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig, load_config
+from flows.core.db_url import is_postgres_url
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
 from flows.core.output_mirror import mirror
@@ -55,8 +57,10 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                     Intent(resume_cancelled=resume_cancelled, replace_outputs=replace_outputs))
     store = Store(db_path)  # only now: a run refused above leaves no ledger behind
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
-    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
-                      Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)) as session:
+    state = Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)
+    if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
+        state = embedded_state(store, cfg.name, state)
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform, state) as session:
         progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
@@ -75,6 +79,30 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         summary = write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
     summary["target"] = session.target.label
     return summary
+
+
+def embedded_state(store: Store, campaign: str, default: Path) -> Path:
+    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it: with a
+    PostgreSQL ledger the default (``runs/sim`` in the working folder) differs from folder to folder,
+    and a fresh marketplace would know none of the campaign's HITs. A campaign that posted elsewhere
+    (a file that is not here, a simulator or endpoint of its own) is refused rather than resumed on
+    an empty marketplace, where its first call about a HIT it posted would fail."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    info = json.loads(rows[0]["config_json"] or "{}") if rows else {}
+    recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
+    if recorded and (Path(recorded) == default.resolve() or Path(recorded).is_file()):
+        return Path(recorded)
+    if not (recorded or endpoint) or not store.table("ledger").count_where("campaign = ?", [campaign]):
+        return default  # a campaign that never posted, or a ledger from before these were recorded
+    if not recorded:  # a served simulator or an endpoint (the embedded one, on a port of its own, records its file)
+        live = " --target mturk --live" if info.get("target_kind") == "mturk" else ""
+        raise ConfigError(f"campaign {campaign} ran on {endpoint}, not on the embedded simulator: pass "
+                          f"--endpoint-url {endpoint}{live} to resume it there")
+    if default.is_file() and not is_postgres_url(store.location):
+        return default  # a ledger file moved with its folder, sim/ beside it
+    raise ConfigError(f"campaign {campaign} ran on the embedded simulator kept in {recorded}, which is not here: "
+                      f"run from the folder that holds it, pass --sim-state {recorded}, or share one "
+                      "`hitflow sim serve` through --endpoint-url (docs/postgres.md)")
 
 
 def named(cfg: CampaignConfig, name: str) -> CampaignConfig:
