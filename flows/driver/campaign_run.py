@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from flows.campaigns.identity import Intent
 from flows.campaigns.outputs import write_outputs
 from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig, load_config
@@ -21,6 +22,7 @@ from flows.core.output_mirror import mirror
 from flows.core.run_context import Run
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import Caller, call_directly, run_batches
+from flows.driver.run_start import open_run_folder
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import sim_state_path
@@ -36,7 +38,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
                  progress: Any = print, call: Caller = call_directly, platform: str = "mturk",
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
-                 detach: str = "", campaign_name: str = "") -> dict[str, Any]:
+                 detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
+                 replace_outputs: bool = False) -> dict[str, Any]:
     """Run (or resume) a campaign to the end and write its outputs; returns a summary.
 
     ``platform="prolific"``: one study per batch; the task server runs in-process unless
@@ -46,10 +49,13 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     A run that leaves an open batch (flows/platforms/batch_window.py) returns ``{"open": message, ...}``
     without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
     the next run collects it. ``detach``: "always"/"never" overrides the config.
-    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py)."""
+    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py);
+    ``resume_cancelled``, ``replace_outputs``: what the operator allowed on purpose (``--resume-cancelled``...)."""
     cfg = named(load_config(config_path), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
-    store = Store(db_path)
+    open_run_folder(db_path, cfg.name, platform, out_root,
+                    Intent(resume_cancelled=resume_cancelled, replace_outputs=replace_outputs))
+    store = Store(db_path)  # only now: a run refused above leaves no ledger behind
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
     state = Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)
     if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
