@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -151,6 +151,12 @@ bench-telemetry: $(STAMP) browser-deps
 # each run looks at the open study and leaves, people arrive in between (about 2-3 minutes)
 test-live-schedule: $(STAMP)
 	HITFLOW_LONG_TESTS=1 $(BIN)/pytest tests/test_schedules.py -k live_prolific
+
+# The docs' examples that need a real Prefect server, as a reader runs them (tests/test_docs_prefect.py):
+# docs/how-to/scheduled-batches.md (serve-schedules, then deploy + a worker, to the campaign's end) and
+# docs/how-to/work-pool.md (two campaigns, two workers); minutes of CPU, not part of `make test`
+test-docs-prefect: $(STAMP)
+	HITFLOW_DOCS_PREFECT=1 $(BIN)/pytest -p no:cacheprovider tests/test_docs_prefect.py
 
 clean:
 	rm -rf $(VENV) runs

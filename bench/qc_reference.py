@@ -9,6 +9,7 @@ rules it did not touch are taken from the live registry. Nothing in the product 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -94,7 +95,13 @@ def run_rules(df: pd.DataFrame, params: dict[str, Any] | None, enabled: Iterable
 
 @lru_cache(maxsize=1)
 def _squeezed_lower(texts: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(" ".join(t.split()).lower() for t in texts)
+    # format characters (Cf) dropped, as qc/invisible_text.py does since 2026-11-24: a rule change made on
+    # purpose (copies told apart by a zero-width space were not duplicates), computed here from unicodedata
+    return tuple(" ".join(_shown(t).split()).lower() for t in texts)
+
+
+def _shown(text: str) -> str:
+    return text if text.isascii() else "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 def squeezed_lower(texts: pd.Series) -> list[str]:

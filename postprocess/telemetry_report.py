@@ -26,7 +26,8 @@ def origin_by_batch(captions: pd.DataFrame) -> pd.DataFrame:
 
 def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 2) -> pd.DataFrame:
     """Workers with telemetry flags, most flagged first: flags per rule, the batch they were blocked
-    after ("" if not), and the first ``examples`` flags' evidence in words."""
+    after ("" if not), and the first ``examples`` kinds of evidence in words, each said once with how
+    many flags said the same ("paste_external: typed 0 characters, pasted 99 ... (5 flags)")."""
     mine = flags[flags["rule"].isin(TELEMETRY_RULES) & (flags["worker_id"] != "")]
     if mine.empty:
         return pd.DataFrame(columns=EVIDENCE_COLUMNS)
@@ -37,6 +38,14 @@ def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 
         rows.append({"worker_id": worker, "flags": len(group),
                      "rules": ", ".join(f"{rule} x{n}" for rule, n in counts.items()),
                      "blocked": "" if worker not in block_batch else f"after batch {block_batch[worker]}",
-                     "evidence": [f"{r.rule}: {r.detail}" for r in group.head(examples).itertuples()]})
+                     "evidence": _evidence_lines(group, examples)})
     return pd.DataFrame(rows, columns=EVIDENCE_COLUMNS).sort_values(["flags", "worker_id"], ascending=[False, True],
                                                                     ignore_index=True)
+
+
+def _evidence_lines(flags: pd.DataFrame, examples: int) -> list[str]:
+    """The first ``examples`` distinct ``rule: detail`` lines of one worker's flags, in order, each
+    with its count when several flags say exactly the same (a paster's five alike flags are one line)."""
+    alike = flags.groupby(["rule", "detail"], sort=False).size()
+    return [f"{rule}: {detail}" + (f" ({n} flags)" if n > 1 else "")
+            for (rule, detail), n in alike.head(examples).items()]

@@ -48,16 +48,19 @@ class DecisionPolicy:
 
 def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
     """One decision per assignment: reject when a reject rule fired on it, else approve."""
-    by_assignment = flags[flags["assignment_id"] != ""].groupby("assignment_id")["rule"].agg(set)
+    by_assignment = flags[flags["assignment_id"] != ""].groupby("assignment_id")["rule"].agg(set).to_dict()
+    reject_rules, review_rules = set(policy.reject_rules), set(policy.review_rules)
+    unique = assignments.drop_duplicates("assignment_id")
     rows = []
-    for _, a in assignments.drop_duplicates("assignment_id").iterrows():
-        fired = by_assignment.get(a["assignment_id"], set())
-        rejecting = sorted(fired & set(policy.reject_rules))
+    # plain lists, not iterrows(): a Series per row was ~1/6 of the decide step's own time (py-spy, 4,000 images)
+    for assignment_id, worker_id in zip(unique["assignment_id"].tolist(), unique["worker_id"].tolist(), strict=True):
+        fired = by_assignment.get(assignment_id, set())
+        rejecting = sorted(fired & reject_rules)
         rows.append({
-            "assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
+            "assignment_id": assignment_id, "worker_id": worker_id,
             "action": "reject" if rejecting else "approve",
             "reasons": ",".join(rejecting),
-            "review": bool(fired & set(policy.review_rules)),
+            "review": bool(fired & review_rules),
         })
     return pd.DataFrame(rows, columns=["assignment_id", "worker_id", "action", "reasons", "review"])
 

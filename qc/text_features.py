@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from qc.char_counts import TextCounts, text_counts
+from qc.invisible_text import visible
 from qc.submit_rules import canned_form, is_canned
 
 T = TypeVar("T")
@@ -73,8 +74,8 @@ def written(df: pd.DataFrame) -> np.ndarray:
 
 
 def folded(df: pd.DataFrame) -> list[str]:
-    """Each caption with whitespace runs as one space, trimmed, in lower case."""
-    return shared(df, "folded", lambda: [" ".join(t.split()).lower() for t in captions(df)])
+    """Each caption without invisible characters, whitespace runs as one space, trimmed, in lower case."""
+    return shared(df, "folded", lambda: [" ".join(visible(t).split()).lower() for t in captions(df)])
 
 
 def counts(df: pd.DataFrame) -> TextCounts:
@@ -107,6 +108,6 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
 
 def squeezed_lower(texts: pd.Series) -> list[str]:
     """:func:`folded` for any column of text (computed here, not shared)."""
-    return [" ".join(t.split()).lower() for t in texts.tolist()]
+    return [" ".join(visible(t).split()).lower() for t in texts.tolist()]
 
 

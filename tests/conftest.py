@@ -53,11 +53,22 @@ def advance(sim: SimServer, seconds: float) -> None:
 
 
 @pytest.fixture(scope="session")
-def prefect_worker_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+def prefect_database_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the session's migrated, empty Prefect database is kept (``tests.prefect_server.prefect_server``
+    makes it with the first server and starts later ones on a copy). Under pytest-xdist the folder above
+    a worker's base temp is the session's, shared by its workers; without xdist the base temp is."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "prefect-template" / "prefect.db"
+
+
+@pytest.fixture(scope="session")
+def prefect_worker_server(tmp_path_factory: pytest.TempPathFactory,
+                          prefect_database_template: Path) -> Iterator[dict[str, str]]:
     """One real ``prefect server`` per xdist worker, started by the first test that asks for it and
     shared by the rest (the environment of a process that talks to it). A test on it finds its own
     flow runs, task runs, artifacts and deployments by id or by its own names, never "all there are"."""
-    with prefect_server(tmp_path_factory.mktemp("prefect-server"), **WORKER_SERVER_SETTINGS) as env:
+    with prefect_server(tmp_path_factory.mktemp("prefect-server"), prefect_database_template,
+                        **WORKER_SERVER_SETTINGS) as env:
         yield env
 
 

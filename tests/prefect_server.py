@@ -3,14 +3,18 @@ process groups that a test always ends: nothing a test starts outlives it."""
 
 from __future__ import annotations
 
+import fcntl
+import io
 import os
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -76,15 +80,64 @@ def process_group(args: list[str], grace_s: float = 20.0, **popen: Any) -> Itera
 
 
 @contextmanager
-def prefect_server(home: Path, **settings: str) -> Iterator[dict[str, str]]:
+def prefect_server(home: Path, template: Path | None = None, **settings: str) -> Iterator[dict[str, str]]:
     """Start ``prefect server`` (analytics and UI off, its own home) and yield the environment
-    that points a client or worker at it (``PREFECT_API_URL``); stop it afterwards."""
+    that points a client or worker at it (``PREFECT_API_URL``); stop it afterwards.
+
+    ``template``: a migrated, empty Prefect database shared by the session's servers. A server on a
+    fresh database runs every Alembic migration first (~7.5 s of CPU, issue 33); this one starts on a
+    copy of the template instead, or, where there is none yet, migrates its own and leaves a copy as
+    the template (one server at a time: the others wait for it, see ``_template_lock``)."""
+    home.mkdir(parents=True, exist_ok=True)
+    with _template_lock(template) as lock:
+        copied = template is not None and template.is_file()
+        if copied:
+            shutil.copyfile(template, home / "prefect.db")
+            settings = {**ON_A_MIGRATED_DATABASE, **settings}
+            lock.close()  # the copy is made: other servers need not wait for this one
+        with _running(home, settings) as env:
+            if template is not None and not copied:
+                _snapshot(home / "prefect.db", template)
+                lock.close()
+            yield env
+
+
+# A database copied from the template is at Alembic's head and holds Prefect's block types: what the
+# server would otherwise check or write at each start (prefect/server/api/server.py, lifespan()).
+ON_A_MIGRATED_DATABASE = {"PREFECT_SERVER_DATABASE_MIGRATE_ON_START": "false",
+                          "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false"}
+
+
+@contextmanager
+def _template_lock(template: Path | None) -> Iterator[Any]:
+    """An exclusive lock beside ``template`` (xdist workers are processes: a file lock), held until
+    the block ends or the file yielded is closed; nothing to hold without a template."""
+    if template is None:
+        yield io.StringIO()
+        return
+    template.parent.mkdir(parents=True, exist_ok=True)
+    with (template.parent / f"{template.name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        yield lock
+
+
+def _snapshot(database: Path, template: Path) -> None:
+    """A consistent copy of the running server's SQLite database (the backup API, as the server may
+    be writing), renamed into place only when whole."""
+    partial = template.with_suffix(f".{os.getpid()}.partial")
+    with closing(sqlite3.connect(database)) as source, closing(sqlite3.connect(partial)) as copy:
+        source.backup(copy)
+    os.replace(partial, template)
+
+
+@contextmanager
+def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
     port = free_port()
     env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_UI_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING", **settings}
     with process_group([sys.executable, "-m", "prefect", "server", "start", "--port", str(port)],
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
-        deadline = time.time() + 90
+        deadline = time.time() + 180  # a fresh database's migrations took 77-92 s at load 17-18
         while True:
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2)
@@ -98,8 +151,16 @@ def prefect_server(home: Path, **settings: str) -> Iterator[dict[str, str]]:
 # One real server per xdist worker (tests/conftest.py's ``prefect_worker_server``), shared by every
 # Prefect test the worker runs: each prefect_test_harness or module server started and migrated a
 # database of its own (~10-25 s at load, issue 33). The scheduler looks every 3 s (a schedule test's
-# interval), and a served flow polls every 2 s.
-WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2"}
+# interval), and a served flow polls every 2 s. The services no test on it needs are off: each
+# wakes every few seconds for the whole session (idle, the server spent 1.47 s CPU a minute with
+# them, 0.96 s without; load ~10): late runs (marks runs Late), the foreman (work pools' and workers'
+# heartbeats), automations (triggers and their actions) and the cleanup of cancelled runs. Kept: the
+# scheduler (test_schedules), pause expirations (test_review_pause), the repossessor (expired
+# concurrency leases, test_many_campaigns' one-run-at-a-time deployment), and the event persister
+# and task-run recorder (task runs are recorded from events: test_prefect_flow counts them).
+WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
+                          **{f"PREFECT_SERVER_SERVICES_{service}_ENABLED": "false" for service in (
+                              "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP")}}
 
 
 @contextmanager

@@ -144,3 +144,19 @@ def test_a_ctrl_c_prefect_masks_is_still_an_interruption(tmp_path: Path) -> None
     with pytest.raises(HitflowError, match="unexpected ValueError: no signal"), \
             _logged_run(a, "caps", str(tmp_path / "h.db")):
         raise ValueError("no signal")
+
+
+def test_a_library_message_of_several_lines_is_printed_as_one(tmp_path: Path, capsys, monkeypatch) -> None:
+    """botocore's parameter check says "Parameter validation failed:" and its reason on the next line
+    (found by hand with `--out s3://no_such!bucket/runs`, as with libpq's "server closed the connection"
+    when a PostgreSQL ledger's server dies mid-run): the CLI prints one line all the same. Nothing is sent
+    anywhere: botocore refuses the bucket name before it opens a connection."""
+    pytest.importorskip("s3fs", reason="s3:// needs s3fs: pip install -e '.[dev]'")
+    from flows.cli.main import main
+    from tests.small_configs import small_vizwiz
+
+    monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / "staging"))
+    code = main(["run", str(small_vizwiz(tmp_path, items=5)), "--no-prefect", "--db", str(tmp_path / "h.db"),
+                 "--out", "s3://no_such!bucket/runs"])
+    said = capsys.readouterr().err
+    assert code == 2 and said.count("\n") == 1 and "Invalid bucket name" in said, said

@@ -67,6 +67,15 @@ def test_every_project_path_the_docs_name_exists() -> None:
     assert missing_paths() == []
 
 
+def test_the_tour_s_dry_run_prices_the_run_before_it() -> None:
+    """README's tour runs 20 images, then says what "the same 20 images" would cost on Prolific: its dry
+    run carries the run's --limit (without one it priced the whole items file)."""
+    [tour] = [b for b in BLOCKS["README.md"] if b.kind == "run"]
+    runs = [c for c in commands(tour.script) if c.startswith("hitflow run")]
+    limit = re.search(r"--limit \d+", runs[0])
+    assert limit and "--dry-run" in runs[-1] and limit[0] in runs[-1], runs
+
+
 @pytest.mark.parametrize("block", NOT_RUN, ids=[f"{b.page}:{b.line}" for b in NOT_RUN])
 def test_doc_examples_not_run_here(block: Block) -> None:
     pytest.skip(f"not run: {block.why}")

@@ -136,11 +136,13 @@ def start_worker(home: Path, env: dict[str, str]) -> subprocess.Popen[Any]:
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_a_campaign_killed_on_one_worker_finishes_on_the_other(pg_url: str, tmp_path: Path) -> None:
+def test_a_campaign_killed_on_one_worker_finishes_on_the_other(pg_url: str, tmp_path: Path,
+                                                               prefect_database_template: Path) -> None:
     config = small_vizwiz(tmp_path, edits=EDITS)
     clean = ThreadPoolExecutor(1).submit(uninterrupted_run, config, tmp_path / "clean")  # while Prefect starts
     out, started = tmp_path / "out", time.monotonic()
-    with SimServer(seed=3) as sim, prefect_server(tmp_path / "prefect", **SERVER) as env:
+    with SimServer(seed=3) as sim, prefect_server(tmp_path / "prefect", prefect_database_template,
+                                                      **SERVER) as env:
         sim.httpd.pacing = Pacing(latency_ms=40)  # a batch lasts seconds, so the kill lands inside one
         workers = {name: start_worker(tmp_path / name, env) for name in ("w1", "w2")}  # while it deploys
         store = Store(pg_url)

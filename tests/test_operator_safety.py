@@ -1,11 +1,19 @@
 """Safe in an operator's hands, through the CLI as a user runs it: real processes, real signals,
 real pipes. One campaign is one identity; Ctrl-C, SIGKILL and a closed pipe leave it resumable and
-say so; cancel finishes cleanly; bad ledger paths and empty item files are refused in one line."""
+say so; cancel finishes cleanly; bad ledger paths and empty item files are refused in one line.
+
+A command whose process is not what is tested (a refusal, ``status``, ``cancel``, a resume) runs
+through ``main()`` in this process (``hitflow_here``): the same exit code and printed lines, without
+a new interpreter's imports (~1.5 s of CPU each, issue 33). Runs that are signalled, killed, piped
+or raced are real processes."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from flows.cli.main import main
 from tests.prefect_server import group_gone
 from tests.small_configs import small_vizwiz
 
@@ -25,6 +34,19 @@ ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PYTHONUNBUFFE
 
 def hitflow(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*HITFLOW, *args], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout)
+
+
+def hitflow_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """``hitflow ARGS`` as ``main()`` runs it in this process: its exit code, stdout and stderr."""
+    out, err, environ = io.StringIO(), io.StringIO(), dict(os.environ)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:  # the CLI sets Prefect's defaults in its environment, as the command does for itself
+        for added in set(os.environ) - set(environ):
+            del os.environ[added]
+        os.environ.update(environ)
+    return subprocess.CompletedProcess(["hitflow", *args], code, out.getvalue(), err.getvalue())
 
 
 def start(*args: str, env: dict[str, str] = ENV) -> subprocess.Popen[str]:
@@ -79,16 +101,17 @@ def test_a_campaign_is_one_identity(finished: tuple[Path, Path, Path, str], tmp_
     assert made == {"campaign": "vizwiz_captions", "ledger": str(db.resolve()), "platform": "mturk"}
     before = files(folder)
 
-    switch = hitflow("run", str(config), "--no-prefect", "--platform", "prolific", "--db", str(db), "--out", str(out))
-    other_ledger = hitflow("run", str(config), "--no-prefect", "--db", str(tmp_path / "b.db"), "--out", str(out))
+    switch = hitflow_here("run", str(config), "--no-prefect", "--platform", "prolific", "--db", str(db), "--out",
+                          str(out))
+    other_ledger = hitflow_here("run", str(config), "--no-prefect", "--db", str(tmp_path / "b.db"), "--out", str(out))
     assert switch.returncode == 2 and switch.stderr.count("\n") == 1 and "--new-attempt" in switch.stderr
     assert other_ledger.returncode == 2 and "--replace-outputs" in other_ledger.stderr
     assert other_ledger.stderr.count("\n") == 1 and not (tmp_path / "b.db").exists()
     assert files(folder) == before  # outputs untouched
 
     # the same switch on purpose: a new attempt with its own name and outputs (10 items keep it short)
-    attempt = hitflow("run", str(config), "--no-prefect", "--platform", "prolific", "--new-attempt", "--limit", "10",
-                      "--db", str(db), "--out", str(out))
+    attempt = hitflow_here("run", str(config), "--no-prefect", "--platform", "prolific", "--new-attempt", "--limit",
+                           "10", "--db", str(db), "--out", str(out))
     assert attempt.returncode == 0, attempt.stderr
     second = out / "vizwiz_captions-attempt-2"
     assert f"dataset: {second / 'dataset.json'}" in attempt.stdout
@@ -97,7 +120,8 @@ def test_a_campaign_is_one_identity(finished: tuple[Path, Path, Path, str], tmp_
     captions = json.loads((second / "dataset.json").read_text())["annotations"]
     assert captions and all(c["assignment_id"] not in before["dataset.json"].decode() for c in captions)
     assert files(folder) == before  # the first campaign's outputs, byte for byte
-    status = {row["campaign"]: row["status"] for row in json.loads(hitflow("status", "--db", str(db), "--json").stdout)}
+    status = {row["campaign"]: row["status"] for row in json.loads(hitflow_here("status", "--db", str(db),
+                                                                                   "--json").stdout)}
     assert status == {"vizwiz_captions": "done", "vizwiz_captions-attempt-2": "done"}
 
 
@@ -139,7 +163,7 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
     finally:
         run.kill()
     assert run.returncode == 130 and "Resume with: hitflow run" in err
-    resumed = hitflow("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    resumed = hitflow_here("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
     assert resumed.returncode == 0, resumed.stderr
     whole = finished[2] / "vizwiz_captions"
     assert dataset(out / "vizwiz_captions") == dataset(whole)
@@ -154,24 +178,24 @@ def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path) -> None:
     run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
     try:
         read_until(run, "batch 2: 20 HITs")
-        busy = hitflow("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
+        busy = hitflow_here("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
         assert busy.returncode == 7 and "stop that run first" in busy.stderr and busy.stderr.count("\n") == 1
         os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
         _, err = run.communicate(timeout=30)
     finally:
         run.kill()
     assert run.returncode == 130 and "Resume with: hitflow run" in err and "Traceback" not in err
-    stopped = hitflow("status", "--db", str(db)).stdout
+    stopped = hitflow_here("status", "--db", str(db)).stdout
     assert "(stopped)" in stopped and "next: batch " in stopped  # where it stopped, with the step
 
-    cancel = hitflow("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
+    cancel = hitflow_here("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
     assert cancel.returncode == 0 and "vizwiz_captions cancelled:" in cancel.stdout and "{'" not in cancel.stdout
     assert (out / "vizwiz_captions" / "dataset.csv").is_file()  # the partial dataset
-    status = hitflow("status", "--db", str(db)).stdout
+    status = hitflow_here("status", "--db", str(db)).stdout
     assert "(cancelled)" in status and "--resume-cancelled" in status and "next: batch" not in status
 
     posted = hits(db)
-    again = hitflow("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    again = hitflow_here("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
     assert again.returncode == 2 and "--resume-cancelled" in again.stderr and hits(db) == posted
 
 
@@ -184,7 +208,7 @@ def test_a_killed_run_shows_as_stopped_with_its_step(tmp_path: Path) -> None:
         run.wait(30)
     finally:
         run.kill()
-    after = hitflow("status", "--db", str(db)).stdout
+    after = hitflow_here("status", "--db", str(db)).stdout
     assert after.startswith("vizwiz_captions (stopped)") and "next: batch " in after, after
 
 
@@ -194,25 +218,29 @@ def test_paths_that_are_not_a_ledger_and_empty_item_files_are_refused_in_one_lin
     missing, folder, binary = tmp_path / "missing.db", tmp_path / "folder", tmp_path / "binary.db"
     for command, path in ((["status"], missing), (["status"], folder), (["status"], binary),
                           (["cancel", "vizwiz_captions"], missing), (["reconcile", "vizwiz_captions"], binary)):
-        done = hitflow(*command, "--db", str(path))
+        done = hitflow_here(*command, "--db", str(path))
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--db" in done.stderr, done.stderr
     assert not (tmp_path / "missing.db").exists() and (tmp_path / "binary.db").read_bytes() == bytes(range(256))
-    bad_out = hitflow("run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"),
-                      "--out", "/proc/nope")
+    bad_out = hitflow_here("run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"),
+                           "--out", "/proc/nope")
     assert bad_out.returncode == 2 and bad_out.stderr.count("\n") == 1, bad_out.stderr
     (tmp_path / "items.csv").write_text("image_id,file_name,url\n")  # a header, no items
-    empty = hitflow("run", str(tmp_path / "vizwiz_captions.toml"), "--no-prefect", "--db", str(tmp_path / "e.db"),
-                    "--out", str(tmp_path / "out"))
+    empty = hitflow_here("run", str(tmp_path / "vizwiz_captions.toml"), "--no-prefect", "--db",
+                         str(tmp_path / "e.db"), "--out", str(tmp_path / "out"))
     assert empty.returncode == 3 and "no rows" in empty.stderr and empty.stderr.count("\n") == 1, empty.stderr
 
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(tmp_path: Path) -> None:
+def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(tmp_path: Path,
+                                                                        prefect_database_template: Path) -> None:
     """Prefect's ephemeral server used to die with the terminal's SIGINT first: 70 s of retries,
     EventsWorker tracebacks, exit 1. A reader that left (`| head -3`) stopped the campaign mid-step."""
     config, db, out = small_vizwiz(tmp_path), tmp_path / "h.db", tmp_path / "out"
     env = {**ENV, "PREFECT_HOME": str(tmp_path / "prefect")}
+    if prefect_database_template.is_file():  # made by an earlier server of the session: no migrations (~6 s CPU)
+        (tmp_path / "prefect").mkdir()
+        shutil.copyfile(prefect_database_template, tmp_path / "prefect" / "prefect.db")
     run = start("run", str(config), "--db", str(db), "--out", str(out), env=env)
     try:
         read_until(run, "batch 2: 2 HITs", within_s=300)
@@ -236,5 +264,5 @@ def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(tmp_pat
     finally:
         piped.kill()
     assert head[0].startswith("target:") and piped.returncode == 141
-    status = json.loads(hitflow("status", "--db", str(db), "--json").stdout)
+    status = json.loads(hitflow_here("status", "--db", str(db), "--json").stdout)
     assert status[0]["status"] == "done" and (out / "vizwiz_captions" / "dataset.json").is_file()

@@ -82,3 +82,24 @@ def test_a_bucket_that_does_not_exist_is_one_line_before_anything_is_posted(s3: 
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "cannot be written" in done.stderr, done.stderr
     assert "--out s3://no-such-bucket/runs cannot be written" in done.stderr and SECRET not in done.stderr
     assert not (tmp_path / "h.db").exists()
+
+
+def test_an_all_digit_key_and_secret_from_the_environment_stay_text(s3: str, tmp_path: Path) -> None:
+    """fsspec reads FSSPEC_* values as JSON when imported, so a worker (or a flow run a CLI run started)
+    that inherited FSSPEC_S3_SECRET=<digits> handed s3fs a number, and signing failed. A fresh process,
+    as a worker is, checks the URL and copies a folder there with all-digit credentials."""
+    key, secret = "20261124", "8675309123456"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FSSPEC_", "AWS_"))}
+    env.update({"FSSPEC_S3_ENDPOINT_URL": s3, "FSSPEC_S3_KEY": key, "FSSPEC_S3_SECRET": secret,
+                "HITFLOW_STAGING": str(tmp_path / "staging")})
+    url = "s3://hitflow-outputs/digits"
+    local = tmp_path / "staging" / staging_root(url).name / "c"  # the worker's run folder
+    local.mkdir(parents=True)
+    (local / "dataset.csv").write_text("image_id\n1\n")
+    script = ("import sys; from flows.core.output_mirror import check_writable, mirror; "
+              "check_writable(sys.argv[1], 'c'); print(mirror(sys.argv[1], 'c'))")
+    done = subprocess.run([sys.executable, "-c", script, url], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 0 and "'copied': 1" in done.stdout, done.stderr[-2000:]
+    assert objects(s3, "digits/c/") == {"dataset.csv": b"image_id\n1\n"}
+    assert secret not in done.stdout + done.stderr

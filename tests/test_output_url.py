@@ -12,11 +12,13 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
+from fsspec.implementations.local import LocalFileSystem
 
 from flows.core.output_location import shown_output, staging_root
-from flows.core.output_mirror import PART, mirror, pull_missing
+from flows.core.output_mirror import PART, PROBE, mirror, pull_missing
 from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,6 +159,56 @@ def test_a_urls_credentials_show_up_nowhere(tmp_path) -> None:
     assert tmp_path / "h.db" in written and logs[0] in written
     assert not [p for p in written if SECRET.encode() in p.read_bytes()]
     assert shown_output(url) == f"file://***@{remote}"
+
+
+class CountingFileSystem(LocalFileSystem):
+    """This host's disk under a protocol of its own (``countfile://``): every call is the real one, and
+    what a run does at the URL is recorded in order: a write probe, a listing, a copy there, a fetch."""
+
+    protocol = ("countfile", "file")  # "file": the mirror treats it as a local filesystem (part + rename)
+    calls: ClassVar[list[str]] = []
+
+    def pipe_file(self, path: str, value: bytes, *args: Any, **kwargs: Any) -> None:
+        CountingFileSystem.calls.append("probe" if PROBE in path else "pipe")
+        super().pipe_file(path, value, *args, **kwargs)
+
+    def find(self, path: str, *args: Any, **kwargs: Any) -> Any:
+        CountingFileSystem.calls.append("list")
+        return super().find(path, *args, **kwargs)
+
+    def put_file(self, lpath: str, rpath: str, *args: Any, **kwargs: Any) -> None:
+        CountingFileSystem.calls.append("copy")
+        super().put_file(lpath, rpath, *args, **kwargs)
+
+    def get_file(self, rpath: str, lpath: str, *args: Any, **kwargs: Any) -> None:
+        CountingFileSystem.calls.append("fetch")
+        super().get_file(rpath, lpath, *args, **kwargs)
+
+
+def test_a_run_checks_and_pulls_from_its_url_once_as_it_starts(tmp_path, monkeypatch, capsys) -> None:
+    """A run to an output URL probed it and pulled from it twice as it started (as the CLI checked the
+    campaign's identity, then as the driver started): now once, on every route, in the driver. A second
+    host (an empty staging folder) running the same campaign fetches each file the URL holds once."""
+    import fsspec
+
+    from flows.cli.main import main
+
+    fsspec.register_implementation("countfile", CountingFileSystem, clobber=True)
+    url = f"countfile://{tmp_path / 'remote'}"
+    config = small_vizwiz(tmp_path, edits={"batches = 5 ": "batches = 1 "}, items=5)  # the start is what counts
+    args = ["run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
+    runs, held = {}, {}
+    for host in ("host-a", "host-b"):
+        monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / host))
+        held[host] = tree(tmp_path / "remote" / "vizwiz_captions") if (tmp_path / "remote").exists() else {}
+        CountingFileSystem.calls = []
+        assert main(args) == 0, capsys.readouterr().err
+        runs[host] = CountingFileSystem.calls
+    first, second = runs["host-a"], runs["host-b"]
+    # the probe, the pull's listing, then the start's copy to the URL: its listing and its copies
+    assert first.count("probe") == 1 and first[:first.index("copy")] == ["probe", "list", "list"], first
+    assert second.count("probe") == 1 and second[:3] == ["probe", "list", "fetch"], second
+    assert second.count("fetch") == len(held["host-b"]) > 5  # each file the URL held, once
 
 
 @pytest.mark.parametrize(("out", "says"), [

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
+from flows.core.errors import ConfigError
 from flows.core.run_context import Run
 from flows.core.store import SETTLED, Store
 from flows.driver.campaign import StepFn, call_directly
@@ -105,6 +106,23 @@ def test_a_dry_run_plans_what_its_platform_makes(platform: str, plans: list[str]
     out = capsys.readouterr().out
     assert all(p in out for p in plans), out
     assert never not in out
+
+
+@pytest.mark.parametrize("platform", ["prolific", "links"])
+def test_a_campaign_gated_on_a_paid_test_is_refused_where_no_test_runs(platform: str, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The driver once ran MTurk's paid test HIT whatever the platform: on the links route it posted one on
+    the simulator's MTurk, on Prolific it crashed in MTurk's code. Each platform says what it runs (none
+    here): the run is one line, as the dry run lists it, before anything is planned or posted."""
+    gated = ROOT / "config" / "flickr8k_captions.toml"  # qualification_mode = "html_hit": a paid test HIT
+    with SimServer(seed=5) as sim:
+        with pytest.raises(ConfigError, match=r"\[gating\] qualification_key: the qualification test runs as an MTurk"):
+            run_campaign(gated, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=10,
+                         progress=quiet, platform=platform)
+        assert not sim.market.hits and not sim.market.qual_types and not sim.prolific.studies
+    assert Store(tmp_path / "h.db").table("items").count == 0  # nothing planned either
+    assert main(["run", str(gated), "--dry-run", "--limit", "10", "--platform", platform]) == 1  # a problem there
+    assert "PROBLEM" in (out := capsys.readouterr().out) and "the qualification test runs as an MTurk HIT" in out
 
 
 def test_the_dry_run_names_the_block_qualification_the_run_creates(tmp_path: Path,

@@ -106,6 +106,14 @@ def test_the_task_kinds_hold_no_platform_specific_module() -> None:
     assert not found, f"task kinds importing one platform's modules (ask platform_for(run.platform)): {found}"
 
 
+def test_the_layers_above_the_task_kinds_import_no_platform_module() -> None:
+    """The driver once imported MTurk's modules, and its qualify step ran MTurk's paid test HIT on every
+    platform: it asks the platform now (``gate_test``), as the task server, the review and the CLI do."""
+    found = sorted((p.relative_to(ROOT).as_posix(), name) for package in ("taskserver", "review", "driver", "cli")
+                   for p in sorted((ROOT / "flows" / package).rglob("*.py")) for name in platform_imports(p))
+    assert not found, f"modules importing one platform's modules (ask platform_for(run.platform)): {found}"
+
+
 def test_the_module_check_sees_a_platform_import(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text("from flows.platforms.prolific.batches import x\nimport flows.platforms.links.platform\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,20 +12,42 @@ from flows.driver.campaign import STEPS
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def dataset(files: dict[str, bytes]) -> list[dict[str, object]]:
+    """dataset.json's captions without the platform's assignment ids (the simulator draws new ones each run)."""
+    captions = json.loads(files["dataset.json"])["annotations"]
+    return [{k: v for k, v in c.items() if k != "assignment_id"} for c in captions]
+
+
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: str) -> None:
+def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: str, monkeypatch) -> None:
+    """Also: its outputs at a file:// URL (another host's folder) are the files a run without Prefect puts there."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowRunFilter, FlowRunFilterId
 
     from flows.driver.campaign_flow import campaign_flow  # here: a worker that runs no Prefect test never imports it
+    from flows.driver.campaign_run import run_campaign
+    from flows.sim.server import SimServer
 
+    monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / "staging"))
+    config, url = str(ROOT / "config" / "vizwiz_captions.toml"), f"file://{tmp_path / 'prefect-host'}"
     flow = campaign_flow()
-    state = flow(config_path=str(ROOT / "config" / "vizwiz_captions.toml"), endpoint_url=sim.url,
-                 db_path=str(tmp_path / "h.db"), out_root=str(tmp_path), limit=50, return_state=True)
+    state = flow(config_path=config, endpoint_url=sim.url, db_path=str(tmp_path / "h.db"), out_root=url, limit=50,
+                 return_state=True)
     assert state.is_completed()
     result = state.result()
     assert result["done"] == 250 and Path(result["out_dir"], "report.html").is_file()
+    at_url = tree(tmp_path / "prefect-host" / "vizwiz_captions")
+    assert at_url == tree(Path(result["out_dir"]))  # the run's local copy, byte for byte
+    with SimServer(seed=3) as plain_sim:  # the same simulator, the same campaign, without Prefect
+        run_campaign(config, endpoint_url=plain_sim.url, db_path=tmp_path / "plain.db", limit=50,
+                     out_root=f"file://{tmp_path / 'plain-host'}", progress=lambda line: None)
+    plain = tree(tmp_path / "plain-host" / "vizwiz_captions")
+    assert set(at_url) == set(plain) and dataset(at_url) == dataset(plain)
     # the worker's server holds other tests' runs too: this flow run's own task runs and artifacts
     mine = state.state_details.flow_run_id
     with get_client(sync_client=True) as client:

@@ -96,6 +96,26 @@ def test_duplicate_text_across_images_normalised() -> None:
     assert list(flags["worker_id"]) == ["W"] and flags.iloc[0]["value"] == 2
 
 
+def test_duplicate_text_sees_through_invisible_characters() -> None:
+    """One caption on four images, each copy with a zero-width space, soft hyphen, direction mark or
+    byte-order mark at another place: the same text on the page, so the same caption."""
+    text = "A dog on a couch in a small living room."
+    copies = [text[:5] + "\u200b" + text[5:], text[:12] + "\u00ad" + text[12:], "\u200e" + text, text + "\ufeff"]
+    df = frame([(f"a{i}", "W", f"i{i}", copy, 1) for i, copy in enumerate(copies)])
+    flags = flags_for(df, "duplicate_text")
+    assert list(flags["worker_id"]) == ["W"] and flags.iloc[0]["value"] == 4
+
+
+def test_the_invisible_characters_are_unicodes_format_characters() -> None:
+    import unicodedata
+
+    from qc.invisible_text import INVISIBLE
+
+    format_chars = {c for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"}
+    assert format_chars <= set(INVISIBLE)  # every one this Python knows (newer Unicode may add: unassigned here)
+    assert all(unicodedata.category(chr(c)) in ("Cf", "Cn") for c in INVISIBLE)
+
+
 def test_random_sample_is_seeded_and_sized() -> None:
     df = frame([(f"a{i}", f"W{i % 7}", f"i{i}", GOOD, 1) for i in range(100)])
     one = flags_for(df, "random_sample", random_sample_share=0.1, seed=4)

@@ -4,6 +4,7 @@ behind "show all", and show a local placeholder for an image whose URL cannot be
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,13 @@ def laptop(demo: Path, browser: Any) -> Iterator[Any]:
     context.close()
 
 
+# Table headers and first cells holding one word (no space) whose text runs over more than one line.
+SPLIT_WORDS = """() => [...document.querySelectorAll('th, td:first-child')]
+    .filter(c => c.innerText.trim() && !/\\s/.test(c.innerText.trim()))
+    .filter(c => { const r = document.createRange(); r.selectNodeContents(c); return r.getClientRects().length > 1; })
+    .map(c => c.innerText.trim())"""
+
+
 def fits_the_screen(page: Any, selector: str) -> None:
     assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
     box = page.locator(selector).bounding_box()
@@ -57,6 +65,9 @@ def test_report_fits_a_laptop_and_opens_with_the_answer(demo: Path, laptop: Any)
     # every plot loaded and fits the column
     for img in laptop.locator("img").all():
         assert img.evaluate("i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().right <= innerWidth")
+    # no header and no row's name (a worker id) broken inside a word: "bat ch", "A52YKOP53 9YN2Q" were
+    laptop.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    assert laptop.evaluate(SPLIT_WORDS) == []
     # an image whose URL is unreachable falls back to the local placeholder
     laptop.locator("img").first.evaluate("i => { i.src = 'http://images.example.org/missing.png'; }")
     laptop.wait_for_function("document.images[0].src.startsWith('data:image/svg+xml')")
@@ -77,8 +88,11 @@ def test_long_tables_are_capped_until_show_all(demo: Path, laptop: Any, tmp_path
 
 def test_overview_lists_campaigns_with_links_and_refuses_strangers(demo: Path, laptop: Any) -> None:
     site = OverviewSite(db_path=demo / "h.db", out_root=demo / "runs", read_status=campaign_status)
+    errors: list[str] = []
+    laptop.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     with OverviewServer(site) as server:
         assert laptop.goto(f"{server.url}/").status == 403  # no token, no cookie
+        errors.clear()  # the 403's own console line
         laptop.goto(f"{server.url}/?token={site.login_token}")
         assert laptop.url == f"{server.url}/"
         fits_the_screen(laptop, "#summary")
@@ -91,6 +105,14 @@ def test_overview_lists_campaigns_with_links_and_refuses_strangers(demo: Path, l
         laptop.wait_for_url("**/report/vizwiz_captions")
         fits_the_screen(laptop, "#summary")
         assert laptop.locator("#summary").evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"  # styled
+        # the report's image fallback runs under the overview's CSP (it was refused: a console error per image)
+        assert errors == []
+        laptop.locator("img").first.evaluate("i => { i.src = 'http://images.example.org/missing.png'; }")
+        deadline = time.monotonic() + 10  # polled: the CSP refuses the eval wait_for_function needs
+        while not laptop.evaluate("document.images[0].src.startsWith('data:image/svg+xml')"):
+            assert time.monotonic() < deadline, errors
+            laptop.wait_for_timeout(200)
+        assert [e for e in errors if "img-src" not in e] == []  # the CSP kept the outside image out, no more
         assert laptop.goto(f"{server.url}/report/nosuch").status == 403  # only campaigns of the ledger
         assert laptop.goto(f"{server.url}/report/..%2Fh.db").status in (403, 404)  # no path from the URL
         assert laptop.goto(f"{server.url}/?token={site.login_token}").status == 403  # the link works once

@@ -92,6 +92,12 @@ def test_page_refuses_without_token_cookie_page_token_or_own_origin(sim, tmp_pat
         assert rebound.status_code == 403
         assert httpx.post(f"{server.url}/decide", data=fields, headers=origin).status_code == 403  # no cookie
         assert not Store(db).rows("SELECT * FROM review_actions")
+        # every answer, refusals and errors too, with the page's security headers; a favicon, not a 404
+        others = [httpx.get(server.url), rebound, client.get("/nosuch"), client.get("/decide"),
+                  httpx.get(f"{server.url}/favicon.ico")]
+        assert [r.status_code for r in others] == [403, 403, 404, 405, 200]
+        assert all(r.headers["x-content-type-options"] == "nosniff" and "default-src 'none'" in
+                   r.headers["content-security-policy"] for r in [login, page, *others])
 
 
 @pytest.mark.slow

@@ -25,6 +25,8 @@ pytestmark = pytest.mark.browser
 HOSTILE = "<img src=x onerror=alert(1)>"
 # one long word (a formula, a URL): it must wrap inside its 160 px card, not run over the next caption
 UNBROKEN = '+HYPERLINK("http://evil.example/aaaaaaaaaaaaaaaaaaaaaaaa","click")'
+# a caption as long as the task server's body limit allows: it must not push the card's buttons 160,000 px down
+HUGE = "word " * 40_000
 
 
 def current_item(page: Any) -> str:
@@ -56,6 +58,9 @@ def test_keyboard_review_reject_block_and_hostile_caption(sim, client, page, tmp
         store.db.execute("UPDATE answers SET value = ? WHERE assignment_id = ? AND field = 'caption' AND item_id = "
                          "(SELECT min(item_id) FROM answers WHERE assignment_id = ? AND field = 'caption')",
                          [UNBROKEN, target["assignment_id"], target["assignment_id"]])
+        store.db.execute("UPDATE answers SET value = ? WHERE assignment_id = ? AND field = 'caption' AND item_id = "
+                         "(SELECT max(item_id) FROM answers WHERE assignment_id = ? AND field = 'caption')",
+                         [HUGE, target["assignment_id"], target["assignment_id"]])
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     with review_server(db, "vizwiz_captions", reviewer="ann") as (server, site):
@@ -74,6 +79,8 @@ def test_keyboard_review_reject_block_and_hostile_caption(sim, client, page, tmp
         overflowing = page.eval_on_selector_all(".caption-text", "ps => ps.filter(p => p.scrollWidth > p.clientWidth)"
                                                 ".map(p => p.textContent)")
         assert overflowing == []  # each caption stays inside its own card
+        tallest = page.eval_on_selector_all(".caption-text", "ps => Math.max(...ps.map(p => p.clientHeight))")
+        assert tallest < 300  # the 200 KB caption scrolls inside its box; the page stays a page
 
         approved = first.removeprefix("a:")
         page.keyboard.press("a")

@@ -12,8 +12,11 @@ from typing import Any
 
 import pytest
 
+from flows.core.output_location import staging_root
 from flows.core.store import Store
+from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
+from flows.sim.server import SimServer
 from tests.prefect_server import group_gone, group_members, process_group
 from tests.small_configs import small_vizwiz
 
@@ -41,12 +44,13 @@ def serve_schedules(config: Path, *args: str) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_server: dict[str, str]) -> None:
-    db = tmp_path / "h.db"
+    """Its outputs go to a file:// URL (another host's folder): the files a run without Prefect puts there."""
+    db, url, staging = tmp_path / "h.db", f"file://{tmp_path / 'other-host'}", tmp_path / "staging"
     # a name of its own: the worker's Prefect server may hold test_prefect_flow's vizwiz_captions-next-batch
-    command = serve_schedules(small_campaign(tmp_path, "vizwiz_scheduled"), "--endpoint-url", sim.url, "--db",
-                              str(db), "--out", str(tmp_path / "out"))
-    with process_group(command, env=prefect_server, cwd=ROOT, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL):
+    config = small_campaign(tmp_path, "vizwiz_scheduled")
+    command = serve_schedules(config, "--endpoint-url", sim.url, "--db", str(db), "--out", url)
+    with process_group(command, env={**prefect_server, "HITFLOW_STAGING": str(staging)}, cwd=ROOT,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
         finished_seen: list[int] = []
         deadline = time.time() + 420  # one flow-run process per batch: slow on a loaded 2-core machine
         while time.time() < deadline:
@@ -67,17 +71,24 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
         assert report[0]["status"] == "done" and finished_seen[-1] == 3
         assert sum(b["hits"] for b in report[0]["batches"]) == len(sim.market.hits)  # at rest: every HIT
         assert finished_seen == sorted(finished_seen) and len(set(finished_seen)) > 2  # seen step by step
-        assert (tmp_path / "out" / "vizwiz_scheduled" / "dataset.json").is_file()
+        at_url = tmp_path / "other-host" / "vizwiz_scheduled"
+        assert (at_url / "dataset.json").is_file()
         # done: the run after the last batch pauses the schedule itself (on a loaded machine that run's
         # process starts many seconds later), so no more (empty) runs rewrite the report
         name = "deployments/name/caption-campaign-next-batch/vizwiz_scheduled-next-batch"
         while not (deployment := prefect_api(prefect_server, "GET", name))["paused"] and time.time() < deadline:
             time.sleep(1)
         assert deployment["paused"] is True
-        report_html = tmp_path / "out" / "vizwiz_scheduled" / "report.html"
+        report_html = staging / staging_root(url).name / "vizwiz_scheduled" / "report.html"
         written = report_html.stat().st_mtime_ns
         time.sleep(9)  # three intervals of the schedule, three scheduler loops
         assert report_html.stat().st_mtime_ns == written
+    assert tree(at_url) == tree(report_html.parent)  # the run's local copy, byte for byte
+    plain_url = f"file://{tmp_path / 'plain-host'}"
+    with SimServer(seed=3) as plain_sim:  # the same campaign without Prefect, as one run
+        run_campaign(config, endpoint_url=plain_sim.url, db_path=tmp_path / "plain.db", out_root=plain_url,
+                     progress=lambda line: None)
+    assert set(tree(at_url)) == set(tree(tmp_path / "plain-host" / "vizwiz_scheduled"))
     # hitflow's own step lines are in the flow runs' logs (what Prefect's UI shows): this deployment's
     # runs' logs, as the worker's server holds other tests' flow runs too
     runs = prefect_api(prefect_server, "POST", "flow_runs/filter",
@@ -85,6 +96,10 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
     logs = prefect_api(prefect_server, "POST", "logs/filter",
                        {"logs": {"flow_run_id": {"any_": [r["id"] for r in runs]}}, "limit": 200})
     assert any(log["message"].startswith("batch 1: QC over") for log in logs)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def prefect_api(env: dict[str, str], method: str, path: str, body: object = None) -> Any:
@@ -163,7 +178,6 @@ def test_a_schedule_comes_back_to_a_live_prolific_campaign(tmp_path: Path, prefe
     """Each scheduled run looks at the open study and leaves; people arrive in between, with only
     the task server up (the simulator on the wall clock, x600)."""
     from flows.core.config import load_config
-    from flows.sim.server import SimServer
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer
 

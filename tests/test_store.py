@@ -104,6 +104,24 @@ def test_insert_or_replace_replaces_the_whole_row_and_upsert_keeps_the_rest(ledg
                                  {"batch": 2, "status": "collected", "hold": None, "shortfall": ""}]
 
 
+def test_insert_or_replace_deletes_the_rows_any_unique_index_conflicts_with(ledger_location: str) -> None:
+    """SQLite's REPLACE deletes every row the new one conflicts with, on the primary key or on any other
+    unique index (hits: campaign, batch, hit_index); PostgreSQL once raised on the other index."""
+    store = Store(ledger_location)
+    store.table("hits").insert_all([{"hit_id": h, "campaign": "c", "batch": 1, "hit_index": i, "status": "open"}
+                                    for i, h in enumerate(["A", "B", "C"])])
+    store.table("hits").insert_all([{"hit_id": "D", "campaign": "c", "batch": 1, "hit_index": 0}], replace=True)
+    with store.transaction():  # the same index and the primary key at once: both rows go (B and C)
+        store.insert_raw("hits", [{"hit_id": "C", "campaign": "c", "batch": 1, "hit_index": 1}], "REPLACE")
+    store.insert_raw("hits", [{"hit_id": "E", "campaign": "c", "batch": 2, "hit_index": None}], "REPLACE")
+    store.insert_raw("hits", [{"hit_id": "F", "campaign": "c", "batch": 2, "hit_index": None}], "REPLACE")
+    shown = "SELECT hit_id, hit_index, status FROM hits ORDER BY rowid"
+    assert store.rows(shown) == [{"hit_id": "D", "hit_index": 0, "status": None},
+                                 {"hit_id": "C", "hit_index": 1, "status": None},
+                                 {"hit_id": "E", "hit_index": None, "status": None},  # NULLs conflict with nothing
+                                 {"hit_id": "F", "hit_index": None, "status": None}]
+
+
 def _hold_then_die(location: str, campaign: str, ready: Any) -> None:
     with Store(location).campaign_lock(campaign):
         ready.set()

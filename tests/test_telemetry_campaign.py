@@ -108,4 +108,6 @@ def test_a_caption_finds_its_field_on_mturk_hits_and_task_server_sessions(tmp_pa
                           "image_id": ["img7", "img3", "img7", "img3"], "caption": ["x" * 60] * 4})
     out = attach_telemetry(Run(cfg, store, None, mturk.Target("sim", "")), frame)
     assert list(out["telemetry_field"]) == ["caption_0", "caption_1", "caption_1", "caption_0"]
+    texts = out["telemetry"].tolist()  # one text per assignment, not a copy per caption row (issue 30.5)
+    assert texts[0] == record and texts[0] is texts[1] and texts[2] is texts[3]
     assert list(text_origin(telemetry_columns(out))) == ["typed", "external paste", "external paste", "typed"]

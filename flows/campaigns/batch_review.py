@@ -20,10 +20,12 @@ from qc.decisions import decide
 from qc.runner import prepare, run_rules
 
 
-def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
+def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
     """One row per caption: the QC column contract plus lineage, from the store. In the plan's order
     (batch, HIT, worker, image), not the ledger's: submissions are stored as 16 threads fetch them, and
-    that order moved the seeded review sample and the dataset's annotation ids between two runs."""
+    that order moved the seeded review sample and the dataset's annotation ids between two runs.
+    ``telemetry=False``: without the ``telemetry`` and ``tm_*`` columns (for a reader of the text only:
+    reading and parsing the records is most of the cost)."""
     # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
     where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
     params: list[Any] = [run.cfg.name]
@@ -44,7 +46,7 @@ def caption_frame(run: Run, batch: int | None = None) -> pd.DataFrame:
         WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
         ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params, columns)
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
-    return prepare(attach_telemetry(run, frame, batch), run.cfg.submit_rules.canned_text)
+    return prepare(attach_telemetry(run, frame, batch) if telemetry else frame, run.cfg.submit_rules.canned_text)
 
 
 def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:

@@ -43,11 +43,14 @@ def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None) ->
         index = positions[page].get(image_id)
         return "" if index is None else f"caption_{index}"
 
-    telemetry = frame["assignment_id"].map(records).fillna("")
+    # One text object per assignment, shared by its captions' rows (object dtype): a text column of
+    # pandas' own string dtype copies the record into every row, five copies of ~5 KB per assignment
+    # (a 39,181-image batch's QC held ~200 MB of them).
+    texts = [records.get(a) or "" for a in frame["assignment_id"].tolist()]
     names = [field_name(str(h) if str(h) in pages else str(a), str(i)) if t else "" for a, h, i, t in
              zip(frame["assignment_id"].tolist(), frame["hit_id"].tolist(), frame["image_id"].tolist(),
-                 telemetry.tolist(), strict=True)]
-    return frame.assign(telemetry=telemetry, telemetry_field=names)
+                 texts, strict=True)]
+    return frame.assign(telemetry=pd.Series(texts, index=frame.index, dtype=object), telemetry_field=names)
 
 
 def telemetry_words(run: Run, captions: list[dict[str, object]]) -> list[str]:

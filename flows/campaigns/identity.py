@@ -1,8 +1,9 @@
 """A campaign is one identity: its name, platform, ledger and output folder.
 
-``hitflow run`` checks, before anything is posted or written, that this run is the same campaign
-the ledger and the output folder already know: not a switch of platform on a campaign that ran,
-not a silent restart of a cancelled one, not a second ledger writing into a folder another made.
+Every run (``hitflow run``, a deployment's, a scheduled batch's) checks, before anything is posted or
+written, that it is the same campaign the ledger and the output folder already know: not a switch of
+platform on a campaign that ran, not a silent restart of a cancelled one, not a second ledger
+writing into a folder another made (flows/driver/run_start.py, where each route starts).
 Each refusal is one line naming the flag that allows it. The output folder carries a small
 manifest (``hitflow-manifest.json``: ledger, campaign, platform) saying who made it.
 """
@@ -17,7 +18,6 @@ from pathlib import Path
 from flows.core.db_url import is_postgres_url, shown_location
 from flows.core.errors import ConfigError
 from flows.core.output_location import staging_root
-from flows.core.output_mirror import check_writable, pull_missing
 from flows.core.store import Store
 
 MANIFEST = "hitflow-manifest.json"
@@ -64,17 +64,19 @@ def attempt_name(db: str | Path, name: str) -> str:
     return f"{name}-attempt-{n}"
 
 
-def resolve(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> str:
-    """The campaign name this run is (``name``, or a new attempt's), checked; the output folder is claimed.
-    With an output URL, the folder there counts: its manifest is fetched first (another host made it?)."""
-    run_as = attempt_name(db, name) if intent.new_attempt else name
-    check_writable(str(out_root), run_as)  # an unreachable bucket is refused before anything is created
-    pull_missing(str(out_root), run_as)
-    check_identity(db, run_as, platform, out_root, intent)
-    if intent.resume_cancelled and (stored_campaign(db, run_as) or {}).get("status") == CANCELLED:
-        Store(db).table("campaigns").update(run_as, {"status": "running"})  # resumed on purpose
-    claim_output_folder(staging_root(out_root) / run_as, db, run_as, platform, intent.replace_outputs)
-    return run_as
+def run_name(db: str | Path, name: str, intent: Intent) -> str:
+    """The campaign name this run is: ``name``, or a new attempt's (reads the ledger, never makes one)."""
+    return attempt_name(db, name) if intent.new_attempt else name
+
+
+def claim_campaign(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:
+    """Refuse a run that would be another campaign (:func:`check_identity`), then claim its output
+    folder. An output URL's folder must have been pulled first (its manifest says who made it):
+    flows/driver/run_start.py does both, once per run start, on every route."""
+    check_identity(db, name, platform, out_root, intent)
+    if intent.resume_cancelled and (stored_campaign(db, name) or {}).get("status") == CANCELLED:
+        Store(db).table("campaigns").update(name, {"status": "running"})  # resumed on purpose
+    claim_output_folder(staging_root(out_root) / name, db, name, platform, intent.replace_outputs)
 
 
 def check_identity(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:

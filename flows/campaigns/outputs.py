@@ -17,6 +17,7 @@ from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
 from flows.core.csv_files import write_csv
+from flows.core.free_memory import release_free_memory
 from flows.core.spelling_cache import spelling_index
 from flows.platforms.registry import platform_for
 from postprocess.qualification_report import flags_by_score, score_summary
@@ -42,10 +43,10 @@ def caption_batches(run: Run) -> list[int]:
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY batch", [run.cfg.name])]
 
 
-def batch_captions(run: Run, batch: int) -> pd.DataFrame:
+def batch_captions(run: Run, batch: int, telemetry: bool = True) -> pd.DataFrame:
     """One batch's captions with ``is_rejected`` (rejected work, a worker blocked in that batch, or a
-    reviewer's struck caption)."""
-    frame = caption_frame(run, batch)
+    reviewer's struck caption); ``telemetry=False``: without the page's telemetry columns."""
+    frame = caption_frame(run, batch, telemetry)
     # "unpaid": Prolific never finished it (returned, timed out), so its answers stay out of the dataset
     rejected = set(_rows(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND batch = ? AND "
                               "action IN ('reject', 'unpaid')", batch))
@@ -67,10 +68,10 @@ def _rows(run: Run, sql: str, batch: int) -> list[Any]:
 
 def campaign_keep_words(run: Run, batches: list[int]) -> set[str]:
     """The words spell-correction keeps because enough workers used them, over every accepted
-    caption of the campaign, read a batch at a time."""
+    caption of the campaign, read a batch at a time (the words only: no telemetry read)."""
     seen: dict[str, set[str]] = {}
     for batch in batches:
-        frame = batch_captions(run, batch)
+        frame = batch_captions(run, batch, telemetry=False)
         add_word_workers(seen, frame[~frame["is_rejected"]], run.cfg.campaign_word_min_workers)
     return words_of(seen, run.cfg.campaign_word_min_workers)
 
@@ -120,6 +121,8 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
                                               f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"]))
             tally.add(captions)
             origins.append(origin_by_batch(captions))
+            del captions
+            release_free_memory()  # one batch's captions at a time, in memory as in the files
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
     write_csv(flags, out_dir / "flags.csv")

@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from flows.campaigns.summary import met_the_campaign
 from flows.core.figures import legend_beside, new_figure, to_png
 from flows.core.templates import render
 
@@ -136,7 +137,7 @@ def render_report(data: dict[str, Any]) -> str:
         "blocked": [{"history": [], **b} for b in data["blocked"].to_dict("records")],
         "canned": data["canned"].to_dict("records"),
         "spelling": data["spelling"], "cost": data["cost"],
-        "truth": data["truth"].to_dict("records") if data.get("truth") is not None else [],
+        "truth": data["truth"].to_dict("records") if met_the_campaign(data.get("truth")) else [],
         "qualification": _qualification_context(data.get("qualification")),
         "incomplete": data.get("incomplete", []),
         "review": data["review"].to_dict("records") if data.get("review") is not None else [],

@@ -48,6 +48,13 @@ def shortfall_lines(store: Store, campaign: str) -> list[str]:
     return [*lines, WHAT_TO_DO] if lines else []
 
 
+def met_the_campaign(truth: pd.DataFrame | None) -> bool:
+    """Whether any simulated worker of the ground-truth table worked or was gated out: on the links
+    route with named invitees (``--invite ann``) nobody of the simulator's crowd did, and a table of
+    zeros says nothing."""
+    return truth is not None and not truth.empty and bool(truth["worked"].sum() + truth["gated_out"].sum())
+
+
 def summarize(out_dir: Path) -> str:
     head, truth, tail = summary_parts(out_dir)
     table = [] if truth is None else ["blocked vs the simulator's ground truth:", truth.to_string(index=False)]
@@ -94,5 +101,6 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
         truth = pd.DataFrame(json.loads(truth_file.read_text(encoding="utf-8")))
         work = dataset.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
         table = blocking_vs_truth(truth, blocked, work)
+        table = table if met_the_campaign(table) else None
     return lines, table, [f"dataset: {out_dir / 'dataset.json'} and {out_dir / 'dataset.csv'}",
                           f"report:  {out_dir / 'report.html'}"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -226,6 +227,15 @@ def cmd_ui(a: argparse.Namespace) -> int:
     return 0
 
 
+def one_line(exc: HitflowError) -> str:
+    """An error's text as one line: a message may quote a library's own lines (botocore's parameter
+    check, libpq's "server closed the connection" with its hint on the next line). A message that is
+    a list (``lists_lines``) keeps its lines."""
+    if exc.lists_lines:
+        return str(exc)
+    return re.sub(r"\s*\n\s*", " ", str(exc).strip())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
@@ -252,7 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             finish_without_teardown(code)
         return code
     except HitflowError as exc:  # a planned stop for a person (review, a held batch) is not an error
-        print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{exc}", file=sys.stderr)
+        print(f"hitflow: {'error: ' if exc.exit_code and not exc.waits_for_person else ''}{one_line(exc)}",
+              file=sys.stderr)
         if isinstance(exc, Interrupted) and "prefect" in sys.modules:
             leave_now(exc.exit_code)
         return exc.exit_code

@@ -182,7 +182,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
-    from flows.campaigns.identity import Intent, resolve
+    from flows.campaigns.identity import Intent, run_name
     from flows.campaigns.summary import show_summary
     from flows.core.config import load_config
     from flows.driver.campaign_run import run_campaign
@@ -203,11 +203,15 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
               + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
-    name = resolve(a.db, cfg.name, a.platform, a.out, Intent(a.new_attempt, a.resume_cancelled, a.replace_outputs))
+    # the run itself checks its output folder and the campaign's identity, once (flows/driver/run_start.py)
+    name = run_name(a.db, cfg.name, Intent(new_attempt=a.new_attempt))
+    if a.invite:  # only invite links write invites.csv: elsewhere there is nothing to compare with
+        refuse_new_invitees(a, name)
     kwargs = {"target": a.target, "endpoint_url": a.endpoint_url, "db_path": a.db, "out_root": a.out,
               "limit": a.limit, "scale": a.scale, "live": a.live, "seed": a.seed, "crowd": a.crowd,
               "platform": a.platform, "task_url": a.task_url, "invitees": tuple(a.invite),
-              "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name}
+              "sim_state": a.sim_state or "", "detach": a.detach, "campaign_name": name,
+              "resume_cancelled": a.resume_cancelled, "replace_outputs": a.replace_outputs}
     db = a.db
     with stop_on_sigterm(), logged_run(a, name, db):
         if a.no_prefect:
@@ -225,6 +229,31 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     if copied := copied_line(a.out, name):
         print(copied)
     return honest_ending(db, name, cfg.accept_partial)
+
+
+def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
+    """A links campaign that has sent its invite links keeps its invitees (a resumed run collects the
+    open batch, it does not hand out links again): names it has not invited are refused with the
+    command that does invite them, rather than ignored."""
+    import io
+
+    import pandas as pd
+
+    from flows.core.errors import ConfigError
+    from flows.core.output_mirror import read_output
+
+    # this host's copy, else the output URL's (another host's run sent the links; this host fetches its
+    # copy only as the run starts, flows/driver/run_start.py)
+    sent = staging_root(a.out) / campaign / "invites.csv"
+    held = sent.read_bytes() if sent.is_file() else read_output(a.out, campaign, "invites.csv")
+    invited = set(pd.read_csv(io.BytesIO(held), dtype=str, keep_default_na=False)["name"]) if held else set()
+    new = [n for n in dict.fromkeys(a.invite) if n not in invited]
+    if invited and new:
+        names = " ".join(f"--invite {n}" for n in new)
+        raise ConfigError(f"{campaign} has already sent its invite links ({len(invited)} in {sent}) and a re-run "
+                          f"does not add people: give {', '.join(new)} theirs with `hitflow serve --campaign "
+                          f"{a.config} --db {shown_location(a.db)} {names}` (a link works in every batch); "
+                          "nothing was changed")
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:

@@ -8,6 +8,7 @@ class HitflowError(Exception):
 
     exit_code = 1
     waits_for_person = False  # a planned stop for a person (review, a held batch): no "error:" prefix
+    lists_lines = False  # a message that is a list, one problem a line (a page import); else printed as one line
 
 
 class ConfigError(HitflowError):

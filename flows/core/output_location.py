@@ -87,15 +87,31 @@ def credentials_to_fsspec(out: str) -> str:
     bare, user, password = _split_credentials(out)
     if not (user or password):
         return bare
-    import fsspec.config
-
     name = protocol(out)
-    for option, value in zip(CREDENTIAL_NAMES.get(name, ("username", "password")), (user, password), strict=True):
+    for option, value in zip(credential_names(name), (user, password), strict=True):
         if value:
             os.environ.setdefault(f"FSSPEC_{name.upper()}_{option.upper()}", value)
-            fsspec.config.conf.setdefault(name, {}).setdefault(option, os.environ[f"FSSPEC_{name.upper()}_"
-                                                                                  f"{option.upper()}"])
+    credentials_as_text(name)
     return bare
+
+
+def credential_names(name: str) -> tuple[str, str]:
+    return CREDENTIAL_NAMES.get(name, ("username", "password"))
+
+
+def credentials_as_text(name: str) -> None:
+    """fsspec's settings for protocol ``name``'s user and secret as text: as the environment holds them
+    where fsspec has none or has made them something else. fsspec reads every ``FSSPEC_*`` value as
+    JSON when it is imported (fsspec/config.py, set_conf_env), so an all-digit secret became a number
+    (``true`` a bool), which no signer takes: in a worker or flow run that inherited the variables, and
+    for an operator who exported them. A text setting made before (an fsspec config file) is kept."""
+    import fsspec.config
+
+    settings = fsspec.config.conf.setdefault(name, {})
+    for option in credential_names(name):
+        value = os.environ.get(f"FSSPEC_{name.upper()}_{option.upper()}")
+        if value is not None and not isinstance(settings.get(option), str):
+            settings[option] = value
 
 
 def chosen_output(given: str | None, configured: str = "") -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.errors import ConfigError, HitflowError
-from flows.core.output_location import is_output_url, protocol, shown_output, staging_root
+from flows.core.output_location import credentials_as_text, is_output_url, protocol, shown_output, staging_root
 
 PART = ".hitflow-part"  # a copy under way on a local filesystem; removed by the next mirror if left
 PROBE = ".hitflow-write-check-"  # check_writable's file, never an output
@@ -57,6 +57,7 @@ def filesystem(url: str) -> tuple[Any, str]:
 
     if problem := protocol_problem(url):
         raise ConfigError(f"--out {problem}")
+    credentials_as_text(protocol(url))
     try:
         return fsspec.core.url_to_fs(url)  # type: ignore[no-any-return]
     except Exception as exc:  # options the filesystem refuses (a bad port, an unknown setting)

@@ -111,14 +111,30 @@ class PgTable:
     def write(self, records: Iterable[dict[str, Any]], conflict: str = "ABORT") -> None:
         """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``
         (ABORT, IGNORE, REPLACE: the whole row), or UPSERT: only the given columns of a row with
-        the same primary key are written, the others kept (sqlite-utils' ``upsert``). A conflict on a
-        unique index other than the primary key raises here, where SQLite's REPLACE would delete
-        that other row too (no caller relies on that)."""
+        the same primary key are written, the others kept (sqlite-utils' ``upsert``; a conflict on
+        another unique index raises on both backends, as SQLite's ``ON CONFLICT(pk)`` does)."""
         groups: dict[tuple[str, ...], list[list[Any]]] = {}
         for record in records:
             groups.setdefault(tuple(record), []).append(list(record.values()))
         for columns, values in groups.items():
-            self.store.executemany(self._insert_sql(list(columns), conflict), values)
+            others = [key for key in self.store.other_unique_keys(self.name) if set(key) <= set(columns)]
+            if conflict == "REPLACE" and others:
+                self._replace_rows(list(columns), values, others)
+            else:
+                self.store.executemany(self._insert_sql(list(columns), conflict), values)
+
+    def _replace_rows(self, columns: list[str], values: list[list[Any]], others: list[list[str]]) -> None:
+        """SQLite's REPLACE on a table with more unique indexes than its primary key: every row the new
+        one conflicts with on any of them is deleted first (SQLite's manual, "The ON CONFLICT Clause"),
+        row by row as SQLite does, in one transaction. A key whose column is not given is NULL there,
+        and NULLs conflict with nothing (the ledger's unique columns have no defaults)."""
+        where = " OR ".join("(" + " AND ".join(f"{quoted(c)} = ?" for c in key) + ")" for key in others)
+        delete, insert = f"DELETE FROM {quoted(self.name)} WHERE {where}", self._insert_sql(columns, "REPLACE")
+        with self.store.transaction():
+            for row in values:
+                given = dict(zip(columns, row, strict=True))
+                self.store.execute(delete, [given[c] for key in others for c in key])
+                self.store.execute(insert, row)
 
     def insert(self, record: dict[str, Any], pk: Any = None, ignore: bool = False, replace: bool = False,
                alter: bool = False) -> PgTable:

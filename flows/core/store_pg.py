@@ -82,6 +82,7 @@ class PgStore(Store, scheme="postgresql"):
         self.location = url
         self._sql: dict[str, str] = {}
         self._pks: dict[str, list[str]] = {}
+        self._uniques: dict[str, list[list[str]]] = {}
         self._columns: dict[str, list[str]] = {}
         try:
             self.conn = psycopg.connect(url, autocommit=True, row_factory=dict_row,  # type: ignore[arg-type]
@@ -108,6 +109,7 @@ class PgStore(Store, scheme="postgresql"):
                 self.execute("INSERT INTO hitflow_migrations (migration_set, name, applied_at) VALUES (?, ?, ?)",
                              [migrations.name, migration.name, time.strftime("%Y-%m-%d %H:%M:%S%z")])
         self._pks.clear()
+        self._uniques.clear()
         self._columns.clear()
 
     def _pending(self) -> list[Any]:
@@ -160,6 +162,18 @@ class PgStore(Store, scheme="postgresql"):
                 "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = ?::regclass AND i.indisprimary "
                 "ORDER BY array_position(i.indkey, a.attnum)", [quoted(table)])]
         return self._pks[table]
+
+    def other_unique_keys(self, table: str) -> list[list[str]]:
+        """The columns of each unique index other than the primary key (SQLite's REPLACE honours them all)."""
+        if table not in self._uniques:
+            keys: dict[int, list[str]] = {}
+            for r in self.rows("SELECT i.indexrelid AS idx, a.attname FROM pg_index i JOIN pg_attribute a ON "
+                               "a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = ?::regclass "
+                               "AND i.indisunique AND NOT i.indisprimary ORDER BY i.indexrelid, "
+                               "array_position(i.indkey, a.attnum)", [quoted(table)]):
+                keys.setdefault(int(r["idx"]), []).append(r["attname"])
+            self._uniques[table] = list(keys.values())
+        return self._uniques[table]
 
     # transactions --------------------------------------------------------------------------
     @contextmanager

@@ -23,6 +23,8 @@ URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 class PageImportError(ConfigError):
     """The page has parts hitflow cannot convert: one line each, nothing written (exit 2)."""
 
+    lists_lines = True
+
 
 def _read(path: Path, what: str) -> str:
     """The page or answer key as text, at most MAX_PAGE_BYTES read (``--from /dev/zero`` never fills memory)."""

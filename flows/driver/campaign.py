@@ -13,19 +13,28 @@ from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.review_data import review_gate
+from flows.core.free_memory import release_free_memory
 from flows.core.output_location import is_output_url
-from flows.core.output_mirror import check_writable, mirror, mirror_between_batches, pull_missing
+from flows.core.output_mirror import mirror, mirror_between_batches
 from flows.core.run_context import Run
 from flows.platforms.batch_window import open_window
-from flows.platforms.mturk.batch_collect import collect_batch
-from flows.platforms.mturk.batch_publish import publish_batch
-from flows.platforms.mturk.qualification_stage import TEST_BATCH, qualify_workers, uses_test_hit
+from flows.platforms.interface import GATE_BATCH
 from flows.platforms.registry import platform_for
 
 StepFn = Callable[[Run, int], dict[str, Any]]
-STEPS: list[tuple[str, str, StepFn]] = [
-    ("published", "publish batch", publish_batch),
-    ("collected", "collect submissions", collect_batch),
+
+
+def publish_on_platform(run: Run, batch: int) -> dict[str, Any]:
+    return platform_for(run.platform).publish(run, batch)
+
+
+def collect_on_platform(run: Run, batch: int) -> dict[str, Any]:
+    return platform_for(run.platform).collect(run, batch)
+
+
+STEPS: list[tuple[str, str, StepFn]] = [  # the first two are named by the platform too (steps_for)
+    ("published", "publish batch", publish_on_platform),
+    ("collected", "collect submissions", collect_on_platform),
     ("qc_done", "run QC", qc_batch),
     ("reviewed", "wait for review", review_gate),
     ("decided", "approve or reject", decide_batch),
@@ -72,6 +81,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
             run.progress(f"batch {batch}: no work came in; nothing to {name}")
         else:
             results[name] = call(f"{name} {batch}", fn, run, batch)
+            release_free_memory()  # what the step freed, so the next starts from the batch's floor
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one
@@ -107,20 +117,18 @@ def zero_work_batch(run: Run, batches: list[int]) -> int | None:
     return None
 
 
-def qualify(run: Run, call: Caller = call_directly) -> None:
-    """The paid qualification test, once, before any caption HIT (a no-op for other campaigns)."""
-    if uses_test_hit(run) and run.store.batch_status(run.cfg.name, TEST_BATCH) != "qualified":
-        call("qualify workers", qualify_workers, run, TEST_BATCH)
-        run.store.set_batch(run.cfg.name, TEST_BATCH, status="qualified")
+def qualify(run: Run, gate: StepFn | None, call: Caller = call_directly) -> None:
+    """The platform's paid gating test (``gate``), once, before the first batch (None: it runs none)."""
+    if gate is not None and run.store.batch_status(run.cfg.name, GATE_BATCH) != "qualified":
+        call("qualify workers", gate, run, GATE_BATCH)
+        run.store.set_batch(run.cfg.name, GATE_BATCH, status="qualified")
 
 
 def open_output_url(run: Run) -> None:
-    """Before anything is posted: an output URL that cannot be written stops the run in one line; a
-    fresh run folder (another host's) gets what the URL holds, and the URL what the folder holds."""
+    """Before anything is posted, the output URL gets what the run folder holds (its manifest first).
+    The URL was checked, and what it held fetched, as the run started (flows/driver/run_start.py)."""
     out = str(run.notes.get("out_dir", ""))
     if is_output_url(out):
-        check_writable(out, run.cfg.name)
-        pull_missing(out, run.cfg.name)
         mirror(out, run.cfg.name)
 
 
@@ -131,7 +139,9 @@ def batch_ended(run: Run) -> None:
         mirror_between_batches(out, run.cfg.name, run.progress)
 
 
-def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
+def _prepare(run: Run, limit: int | None, scale: int) -> tuple[list[int], StepFn | None]:
+    """The batches to run and the platform's gating test; a gate it cannot run is refused before planning."""
+    gate = platform_for(run.platform).gate_test(run.cfg)
     open_output_url(run)
     if run.cfg.task == "custom":  # every route refuses a page nobody can answer or read back (issue 26)
         from flows.custom.custom_task import refuse_unreadable
@@ -142,14 +152,14 @@ def _prepare(run: Run, limit: int | None, scale: int) -> list[int]:
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
         platform_for(run.platform).reconcile(run)  # a resumed run first squares the ledger with the platform
     return sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
-                                                       [run.cfg.name])})
+                                                       [run.cfg.name])}), gate
 
 
 def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None, scale: int = 1) -> None:
     """Every batch to the end, holding the campaign's lock; a batch that got no work stops the rest."""
     with run.store.campaign_lock(run.cfg.name):
-        batches = _prepare(run, limit, scale)
-        qualify(run, call)
+        batches, gate = _prepare(run, limit, scale)
+        qualify(run, gate, call)
         for batch in batches:
             review_late_work(run, call)
             if (empty := zero_work_batch(run, batches)) is not None:
@@ -164,8 +174,8 @@ def run_batches(run: Run, call: Caller = call_directly, limit: int | None = None
 def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = None) -> int | None:
     """Advance the first unfinished batch to its end and stop; None when every batch is done."""
     with run.store.campaign_lock(run.cfg.name):
-        batches = _prepare(run, limit, 1)
-        qualify(run, call)
+        batches, gate = _prepare(run, limit, 1)
+        qualify(run, gate, call)
         review_late_work(run, call)
         for batch in batches:
             if run.store.batch_status(run.cfg.name, batch) != ORDER[-1]:

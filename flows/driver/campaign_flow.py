@@ -29,6 +29,7 @@ from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import StepFn, run_next_batch
 from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
+from flows.driver.run_start import ended_status, open_run_folder
 from flows.platforms.registry import open_session
 from flows.platforms.targets import simulator_server
 
@@ -92,7 +93,8 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
                      platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
-                     sim_state: str = "", detach: str = "", campaign_name: str = "") -> dict[str, Any]:
+                     sim_state: str = "", detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
+                     replace_outputs: bool = False) -> dict[str, Any]:
     from flows.review.review_pause import wait_for_review
 
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
@@ -100,7 +102,8 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
             summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
                                    crowd, progress=progress_line, call=prefect_call, platform=platform,
                                    task_url=task_url, invitees=invitees, sim_state=sim_state, detach=detach,
-                                   campaign_name=campaign_name)
+                                   campaign_name=campaign_name, resume_cancelled=resume_cancelled,
+                                   replace_outputs=replace_outputs)
             break
         except ReviewPending as waiting:
             wait_for_review(waiting, db_path)
@@ -123,11 +126,11 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     still open on a live route is looked at and left (``open``); the schedule's next run
     looks again, so no run and no worker waits for people."""
     cfg = load_config(config_path)
-    store = Store(db_path)
-    ended = store.rows("SELECT status FROM campaigns WHERE name = ? AND status IN ('done', 'cancelled')", [cfg.name])
-    if ended:  # nothing left to advance: no empty run, no rewritten report
-        pause_own_schedule(f"{cfg.name} is {ended[0]['status']}")
+    if ended := ended_status(db_path, cfg.name):
+        pause_own_schedule(f"{cfg.name} is {ended}")  # nothing left to advance: no empty run, no rewritten report
         return {"advanced_batch": None, "done": True}
+    open_run_folder(db_path, cfg.name, platform, out_root)
+    store = Store(db_path)
     with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
         progress_line(f"target: {session.target.label}")
         task_url = task_url or cfg.task_url

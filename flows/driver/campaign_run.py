@@ -5,20 +5,24 @@ Kept apart from flows/driver/campaign_flow.py so that a run without Prefect neve
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from flows.campaigns.identity import Intent
 from flows.campaigns.outputs import write_outputs
 from flows.campaigns.task_pages import task_page
 from flows.core.config import CampaignConfig, load_config
+from flows.core.db_url import is_postgres_url
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
 from flows.core.output_mirror import mirror
 from flows.core.run_context import Run
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import Caller, call_directly, run_batches
+from flows.driver.run_start import open_run_folder
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import sim_state_path
@@ -34,7 +38,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,
                  progress: Any = print, call: Caller = call_directly, platform: str = "mturk",
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
-                 detach: str = "", campaign_name: str = "") -> dict[str, Any]:
+                 detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
+                 replace_outputs: bool = False) -> dict[str, Any]:
     """Run (or resume) a campaign to the end and write its outputs; returns a summary.
 
     ``platform="prolific"``: one study per batch; the task server runs in-process unless
@@ -44,13 +49,18 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     A run that leaves an open batch (flows/platforms/batch_window.py) returns ``{"open": message, ...}``
     without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
     the next run collects it. ``detach``: "always"/"never" overrides the config.
-    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py)."""
+    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py);
+    ``resume_cancelled``, ``replace_outputs``: what the operator allowed on purpose (``--resume-cancelled``...)."""
     cfg = named(load_config(config_path), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
-    store = Store(db_path)
+    open_run_folder(db_path, cfg.name, platform, out_root,
+                    Intent(resume_cancelled=resume_cancelled, replace_outputs=replace_outputs))
+    store = Store(db_path)  # only now: a run refused above leaves no ledger behind
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
-    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform,
-                      Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)) as session:
+    state = Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)
+    if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
+        state = embedded_state(store, cfg.name, state)
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform, state) as session:
         progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
@@ -69,6 +79,30 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         summary = write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
     summary["target"] = session.target.label
     return summary
+
+
+def embedded_state(store: Store, campaign: str, default: Path) -> Path:
+    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it: with a
+    PostgreSQL ledger the default (``runs/sim`` in the working folder) differs from folder to folder,
+    and a fresh marketplace would know none of the campaign's HITs. A campaign that posted elsewhere
+    (a file that is not here, a simulator or endpoint of its own) is refused rather than resumed on
+    an empty marketplace, where its first call about a HIT it posted would fail."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    info = json.loads(rows[0]["config_json"] or "{}") if rows else {}
+    recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
+    if recorded and (Path(recorded) == default.resolve() or Path(recorded).is_file()):
+        return Path(recorded)
+    if not (recorded or endpoint) or not store.table("ledger").count_where("campaign = ?", [campaign]):
+        return default  # a campaign that never posted, or a ledger from before these were recorded
+    if not recorded:  # a served simulator or an endpoint (the embedded one, on a port of its own, records its file)
+        live = " --target mturk --live" if info.get("target_kind") == "mturk" else ""
+        raise ConfigError(f"campaign {campaign} ran on {endpoint}, not on the embedded simulator: pass "
+                          f"--endpoint-url {endpoint}{live} to resume it there")
+    if default.is_file() and not is_postgres_url(store.location):
+        return default  # a ledger file moved with its folder, sim/ beside it
+    raise ConfigError(f"campaign {campaign} ran on the embedded simulator kept in {recorded}, which is not here: "
+                      f"run from the folder that holds it, pass --sim-state {recorded}, or share one "
+                      "`hitflow sim serve` through --endpoint-url (docs/postgres.md)")
 
 
 def named(cfg: CampaignConfig, name: str) -> CampaignConfig:

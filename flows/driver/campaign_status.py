@@ -4,6 +4,7 @@ markdown summary each batch run publishes as a Prefect artifact. Reads only the 
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from decimal import Decimal
 from typing import Any
@@ -53,7 +54,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
             "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
-            "next": next_step(status, pending, meta[0]["config_path"]),
+            "next": next_step(status, pending, meta[0]["config_path"], store.shown()),
             "incomplete": shortfall_lines(store, name),
         })
     return out
@@ -67,11 +68,13 @@ def shown_status(store: Store, name: str, stored: str) -> str:
     return "running" if store.live_holder(name, others_only=False) else "stopped"
 
 
-def next_step(status: str, pending: list[dict[str, Any]], config_path: str) -> str:
-    """What comes next: the first unfinished batch's step, or why nothing does."""
+def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db") -> str:
+    """What comes next: the first unfinished batch's step, or why nothing does. A command it names
+    carries the ledger: copied without it, ``--resume-cancelled`` would start the campaign afresh in
+    the default ledger."""
     if status == "cancelled" and pending:
         return (f"nothing (cancelled): {len(pending)} batch(es) left unfinished; post them on purpose with "
-                f"`hitflow run {config_path} --resume-cancelled`")
+                f"`hitflow run {shlex.quote(config_path)} --db {shlex.quote(ledger)} --resume-cancelled`")
     if status == "cancelled":
         return "nothing (cancelled after every batch had finished)"
     if not pending:

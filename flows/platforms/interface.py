@@ -30,6 +30,7 @@ Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "",
 # driver's, handed to the platform's ``cancel`` so a platform never imports a task kind.
 Review = Callable[["Run", list[str]], None]
 Groups = dict[tuple[int, int], list[dict[str, Any]]]  # (batch, unit index) -> the unit's items
+GATE_BATCH = 0  # the gating test's batch number in the store (its status "qualified" once run); batches start at 1
 
 
 class Platform(Protocol):
@@ -113,6 +114,12 @@ class Platform(Protocol):
 
     def gate_test_cost(self, cfg: CampaignConfig) -> Decimal:
         """The paid gating test's whole planned cost, every taker with fees (0 without one)."""
+        ...
+
+    def gate_test(self, cfg: CampaignConfig) -> Step | None:
+        """The paid gating test the platform runs once before the first batch (the driver runs it as
+        batch :data:`GATE_BATCH`), None when it runs none; a gate the platform cannot run raises
+        :class:`flows.core.errors.ConfigError`, as its dry run lists it, before anything is planned."""
         ...
 
     def record_test_scores(self, run: Run) -> int:

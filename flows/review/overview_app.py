@@ -10,6 +10,8 @@ come from functions the CLI hands in (``flows.driver``), since this package sits
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import threading
 import time
 from collections.abc import Callable
@@ -33,15 +35,22 @@ from flows.core.output_location import shown_output
 from flows.core.output_mirror import has_output, read_output
 from flows.core.run_context import Run
 from flows.core.store import Store
-from flows.core.templates import render
+from flows.core.templates import IMAGE_PLACEHOLDER, render
+from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
 
 StatusReader = Callable[[Store], list[dict[str, Any]]]
 RunOpener = Callable[[str], AbstractContextManager[Run]]  # a campaign's name -> its run, open while the page serves
+# The report's only script is each image's onerror that swaps in the local placeholder
+# (report_macros.html.j2): allowed by its hash, so an unreachable image shows the placeholder here too,
+# and no other script runs (under script-src 'none' the handler was refused, one console error per image).
+PLACEHOLDER_HANDLER = f"this.onerror=null;this.src='{IMAGE_PLACEHOLDER}'"
+HANDLER_HASH = base64.b64encode(hashlib.sha256(PLACEHOLDER_HANDLER.encode()).digest()).decode()
 REPORT_HEADERS = {
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'none'; "
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+                               f"script-src 'unsafe-hashes' 'sha256-{HANDLER_HASH}'; "
                                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     "x-content-type-options": "nosniff", "cache-control": "no-store"}
 REFRESH_S = 5  # while a run goes: often enough to watch a batch fill, rare enough to cost nothing
@@ -116,7 +125,8 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     for c in site.read_status(store):
         report = has_output(site.out_root, c["campaign"], "report.html")  # at the URL when the run wrote there
         out.append({"name": c["campaign"], "status": c["status"], "target": c["target"], "next": c["next"],
-                    "spent": c["spent"], "committed": c["committed"], "budget": c["budget"],
+                    "paid": c.get("paid", True), "spent": c["spent"], "committed": c["committed"],
+                    "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"])["open"],
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
@@ -124,7 +134,7 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     return out
 
 
-def make_overview_app(site: OverviewSite) -> Starlette:
+def make_overview_app(site: OverviewSite) -> ASGIApp:
     async def page(request: Request) -> Response:
         if (gate := sign_in(site, request)) is not None:
             return gate
@@ -152,9 +162,9 @@ def make_overview_app(site: OverviewSite) -> Starlette:
                       middleware=[Middleware(SecurityHeaders)])
     # The report is a static page with an inline stylesheet and data: images only: it gets a CSP of its
     # own (no script at all), not the nonce-based one of the pages above, under which it would lose its styles.
-    return Starlette(routes=[Route("/report/{name}", report), Mount("/review/{name}", app=ReviewQueues(site)),
-                             Mount("/", app=pages)],
-                     middleware=[Middleware(SameOriginReferrer)])
+    return EveryResponse(Starlette(routes=[Route("/favicon.ico", favicon), Route("/report/{name}", report),
+                                           Mount("/review/{name}", app=ReviewQueues(site)), Mount("/", app=pages)],
+                                   middleware=[Middleware(SameOriginReferrer)]))
 
 
 class OverviewServer(TaskServer):

@@ -29,6 +29,7 @@ from flows.core.run_context import Run
 from flows.core.store import Store
 from flows.core.templates import render
 from flows.platforms.registry import platform_for
+from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_actions import apply_decision, bonus_amount
 from flows.review.review_cards import queue_cards
 from flows.taskserver.task_guard import SecurityHeaders
@@ -162,7 +163,7 @@ def refused(why: str) -> Response:
     return PlainTextResponse(f"403 forbidden: {why}\n", status_code=403)
 
 
-def make_review_app(site: ReviewSite) -> Starlette:
+def make_review_app(site: ReviewSite) -> ASGIApp:
     async def page(request: Request) -> Response:
         if (gate := sign_in(site, request, "`hitflow review`", "run `hitflow review` again")) is not None:
             return gate
@@ -204,8 +205,10 @@ def make_review_app(site: ReviewSite) -> Starlette:
         query = urlencode({**{k: v for k, v in back.items() if v}, "msg": message})
         return RedirectResponse(f"./?{query}", status_code=303)  # relative: also under the overview's /review/NAME/
 
-    routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"])]
-    return Starlette(routes=routes, middleware=[Middleware(SameOriginReferrer), Middleware(SecurityHeaders)])
+    routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"]),
+              Route("/favicon.ico", favicon)]
+    return EveryResponse(Starlette(routes=routes, middleware=[Middleware(SameOriginReferrer),
+                                                              Middleware(SecurityHeaders)]))
 
 
 def resume_cleared(site: ReviewSite) -> str:

@@ -10,6 +10,9 @@ from flows.core.run_context import Run
 from flows.platforms.interface import Groups
 from flows.platforms.plan_checks import live_plan, open_for
 
+# A real run refuses what its dry run lists here (flows/platforms/links/platform.py gate_test).
+NO_GATE_TEST = ("[gating] qualification_key: the qualification test runs as an MTurk HIT; invite links do not "
+                "run it (invite the people you trust, or drop the key for this route)")
 
 def links_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
     """Invite links: who gets a link, and each round's units and responses; nobody is paid."""
@@ -30,6 +33,8 @@ def links_calls(cfg: CampaignConfig, groups: Groups, invitees: list[str], proble
         calls.append(f"batch {batch}: {units} unit(s) x {cfg.assignments_per_image} responses = "
                      f"{units * cfg.assignments_per_image} responses wanted; open until full or {open_for(cfg)} "
                      "have passed, then QC, decisions and blocks before the next batch opens to the same links")
+    if cfg.gating.qualification_key is not None:
+        problems.append(NO_GATE_TEST)
     if len(invitees) < cfg.assignments_per_image:
         problems.append(f"{len(invitees)} invitee(s) cannot give each unit {cfg.assignments_per_image} different "
                         "people's responses; invite more with --invite NAME")

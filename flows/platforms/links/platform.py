@@ -12,13 +12,14 @@ from decimal import Decimal
 from typing import Any
 
 from flows.core.config import CampaignConfig
+from flows.core.errors import ConfigError
 from flows.core.money import Estimate
 from flows.core.run_context import PlatformClient, Run
 from flows.platforms import targets
 from flows.platforms.interface import Review
 from flows.platforms.links import batches as study_links
 from flows.platforms.links.decisions import LINKS_SENDERS
-from flows.platforms.links.dry_run import links_plan
+from flows.platforms.links.dry_run import NO_GATE_TEST, links_plan
 from flows.platforms.links.session import links_session
 from flows.platforms.operation_steps import finish_cancel
 
@@ -100,6 +101,12 @@ def assignment_cost(cfg: CampaignConfig) -> Decimal:
 
 def gate_test_cost(cfg: CampaignConfig) -> Decimal:
     return Decimal("0.00")
+
+
+def gate_test(cfg: CampaignConfig) -> None:
+    """No test runs here: a campaign gated on one is refused before anything is planned (as its dry run says)."""
+    if cfg.gating.qualification_key is not None:
+        raise ConfigError(f"{cfg.path}: {NO_GATE_TEST}; nothing was posted")
 
 
 def record_test_scores(run: Run) -> int:

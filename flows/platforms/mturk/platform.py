@@ -49,6 +49,7 @@ cancel = mturk_operations.cancel
 estimate = mturk_estimate
 assignment_cost = cost_per_assignment
 gate_test_cost = qualification_test_cost  # the paid test HIT (html_hit); MTurk scores its own Test for free
+gate_test = qualification_stage.gate_test  # html_hit: the paid test HIT before the first batch
 record_test_scores = qualification_stage.record_test_scores  # the MTurk-scored Test (mturk_test)
 dry_run = mturk_plan
 check_target = targets.check_target

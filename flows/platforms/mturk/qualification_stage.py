@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from flows.core.answer_key import load_key
+from flows.core.config import CampaignConfig
 from flows.core.csv_files import read_csv_table
 from flows.core.errors import BudgetError
 from flows.core.ledger_calls import Adopted, LedgeredCall, ledgered, ledgered_all
@@ -24,6 +25,7 @@ from flows.core.mturk_forms import html_question
 from flows.core.run_context import Run
 from flows.core.store import SETTLED
 from flows.core.templates import render
+from flows.platforms.interface import GATE_BATCH, Step
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.qualifications import (
@@ -37,14 +39,23 @@ from flows.platforms.mturk.qualifications import (
 from flows.platforms.units import hit_token
 from qc.qualification import score_answers
 
-TEST_BATCH = 0  # the test HIT's batch number in the store; caption batches start at 1
+TEST_BATCH = GATE_BATCH  # the test HIT's batch number in the store; caption batches start at 1
 SCORE_COLUMNS = ["worker_id", "answered", "correct", "score", "spelling_score", "grammar_score",
                  "judging_score", "passed"]
 
 
 def uses_test_hit(run: Run) -> bool:
-    g = run.cfg.gating
-    return g.qualification_key is not None and g.qualification_mode == "html_hit"
+    return pays_a_test_hit(run.cfg)
+
+
+def pays_a_test_hit(cfg: CampaignConfig) -> bool:
+    return cfg.gating.qualification_key is not None and cfg.gating.qualification_mode == "html_hit"
+
+
+def gate_test(cfg: CampaignConfig) -> Step | None:
+    """The paid test HIT (``html_hit``) as the step run before the first batch; ``mturk_test`` needs
+    none (MTurk scores its own Test when a worker asks for the qualification)."""
+    return qualify_workers if pays_a_test_hit(cfg) else None
 
 
 def gate_qualification(run: Run) -> str:

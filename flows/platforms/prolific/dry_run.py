@@ -19,6 +19,9 @@ from flows.platforms.plan_checks import live_plan, open_for
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.estimate import offline_prolific_quote, prolific_estimate
 
+# A real run refuses what its dry run lists here (flows/platforms/prolific/platform.py gate_test).
+NO_GATE_TEST = ("[gating] qualification_key: the qualification test runs as an MTurk HIT; the Prolific route does "
+                "not run it (screen with [prolific] filters, or drop the key for this route)")
 
 def prolific_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
     """Prolific: one study per batch, its calls and its cost in the study's currency against the budget."""
@@ -38,8 +41,7 @@ def prolific_calls(cfg: CampaignConfig, groups: Groups, problems: list[str]) -> 
         problems.append(str(exc))
         hourly = "below Prolific's floor"
     if cfg.gating.qualification_key is not None:
-        problems.append("[gating] qualification_key: the qualification test runs as an MTurk HIT; the Prolific "
-                        "route does not run it (screen with [prolific] filters, or drop the key for this route)")
+        problems.append(NO_GATE_TEST)
     calls = ["GET workspaces/ (the default workspace)",
              f"GET participant-groups/, then POST participant-groups/ name=hitflow-{cfg.name}-blocked (once)"]
     for batch in sorted({b for b, _ in groups}):

@@ -12,11 +12,12 @@ from decimal import Decimal
 from typing import Any
 
 from flows.core.config import CampaignConfig
+from flows.core.errors import ConfigError
 from flows.core.run_context import Run
 from flows.platforms.prolific import batches as prolific_batches
 from flows.platforms.prolific import operations as prolific_operations
 from flows.platforms.prolific.decisions import PROLIFIC_SENDERS
-from flows.platforms.prolific.dry_run import prolific_plan
+from flows.platforms.prolific.dry_run import NO_GATE_TEST, prolific_plan
 from flows.platforms.prolific.estimate import prolific_assignment_cost, prolific_estimate, prolific_place_cost
 from flows.platforms.prolific.session import check_prolific_target, prolific_session
 from flows.platforms.prolific.statuses import UNPAID
@@ -70,6 +71,12 @@ def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
 
 def gate_test_cost(cfg: CampaignConfig) -> Decimal:
     return Decimal("0.00")  # no qualification test runs on Prolific (its dry run says so): filters screen
+
+
+def gate_test(cfg: CampaignConfig) -> None:
+    """No test runs here: a campaign gated on one is refused before anything is planned (as its dry run says)."""
+    if cfg.gating.qualification_key is not None:
+        raise ConfigError(f"{cfg.path}: {NO_GATE_TEST}; nothing was posted")
 
 
 def record_test_scores(run: Run) -> int:

@@ -1,0 +1,54 @@
+"""What the local pages (``hitflow review``, ``hitflow ui``) send on every response, whatever answers
+it: the gate's 403s and 303s, a 404, Starlette's own 500, and the favicon a browser asks for.
+
+The pages' routes get the task server's headers (``SecurityHeaders``: a nonce-based CSP); the
+responses made outside them (the overview's sign-in in front of a review queue or a report, an
+error page) got none: a 403 went out with no CSP and could be sniffed as HTML. ``EveryResponse``
+wraps the whole app, so nothing leaves without a CSP (a strict one where the route set none),
+``nosniff`` and ``no-store``.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# For a response whose route set no CSP (plain-text refusals and errors): it may load nothing at all.
+STRICT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+# The page's mark in a browser tab: a small SVG of our own (a funnel: work in, checked work out), so a
+# browser's automatic /favicon.ico request gets an answer, not a 404 in its console.
+FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" '
+           'fill="#1f4e79"/><path d="M3 4h10l-4 5v4l-2-1V9z" fill="#fff"/></svg>')
+
+
+class EveryResponse:
+    """ASGI wrapper (outermost, so Starlette's own error responses pass through it too): adds
+    ``X-Content-Type-Options: nosniff``, ``Cache-Control: no-store`` and :data:`STRICT_CSP` to any
+    response that lacks them; a route's own CSP (the page's nonce, the report's) is kept."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_guarded(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                for name, value in ((b"content-security-policy", STRICT_CSP), (b"x-content-type-options", "nosniff"),
+                                    (b"cache-control", "no-store")):
+                    if name not in present:
+                        headers.append((name, value.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_guarded)
+
+
+async def favicon(request: Request) -> Response:
+    """Open to anyone (it is the same picture for everybody): a browser asks before it has signed in."""
+    return Response(FAVICON, media_type="image/svg+xml")

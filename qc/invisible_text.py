@@ -1,0 +1,22 @@
+"""Characters a page does not show, taken out before captions are compared.
+
+Unicode's format characters (category Cf: zero-width space and joiners, soft hyphen, direction
+marks and isolates, word joiner, byte-order mark, tags) are invisible on a page. A worker who puts
+one at a different place in each copy of one caption makes no two copies equal, and
+``duplicate_text`` flagged none of them (found by trying it, 2026-11-24). Listed as ranges so
+importing costs nothing; tests/test_qc_rules.py checks them against ``unicodedata``.
+"""
+
+from __future__ import annotations
+
+FORMAT_RANGES = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+                 (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+                 (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+                 (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+                 (0xE0001, 0xE0001), (0xE0020, 0xE007F))
+INVISIBLE = {code: None for low, high in FORMAT_RANGES for code in range(low, high + 1)}
+
+
+def visible(text: str) -> str:
+    """``text`` without format characters (ASCII text has none, and is returned as it is)."""
+    return text if text.isascii() else text.translate(INVISIBLE)
