@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
+import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -149,3 +151,17 @@ def _spelling_index_from_disk() -> Iterator[None]:
     spelling.default_index = spelling_index  # type: ignore[assignment]
     yield
     spelling.default_index = built_in_memory
+
+
+@pytest.fixture(autouse=True)
+def _log_handlers_on_open_streams() -> None:
+    """A handler made during an earlier test of this process (Prefect's console handler is set up once
+    per process, on the sys.stderr of the moment) writes to that test's captured stream, closed since,
+    and Prefect's handler then fails the run with a RecursionError: point such handlers at this test's."""
+    known = logging.root.manager.loggerDict.values()
+    loggers = [logging.getLogger(), *(v for v in known if isinstance(v, logging.Logger))]
+    for handler in (h for logger in loggers for h in logger.handlers):
+        if isinstance(handler, logging.StreamHandler) and getattr(handler.stream, "closed", False):
+            handler.stream = sys.stderr  # not setStream: it flushes the closed one first
+            if hasattr(handler, "console"):  # rich's Console (Prefect's handler) keeps the file too
+                handler.console.file = sys.stderr

@@ -222,6 +222,22 @@ def test_a_bad_url_is_one_line_before_anything_is_posted(tmp_path, out: str, say
     assert "Traceback" not in done.stderr and not (tmp_path / "h.db").exists()  # no ledger: nothing planned or posted
 
 
+def test_a_secret_with_a_slash_left_as_it_is_is_refused_and_never_shown(tmp_path, monkeypatch, capsys) -> None:
+    """An AWS secret often holds '/': unescaped, it ends the URL's host and the rest of the secret
+    read as the path (printed, stored in the ledger, made a folder name). Refused, shown as the protocol."""
+    from flows.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    url = f"file://hitflow:Se/cr3tXYZ@{tmp_path}/out"
+    code = main(["run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url])
+    said = capsys.readouterr()
+    assert code == 2 and said.err.count("\n") == 1 and "%2F" in said.err, said.err
+    assert "cr3tXYZ" not in said.out + said.err and not (tmp_path / "h.db").exists()
+    assert not [p for p in tmp_path.rglob("*") if "cr3t" in str(p) or "hitflow:Se" in str(p)]  # no folder made of it
+    assert shown_output("s3://AKID:se/cret@bucket/runs") == "s3://***"
+    assert shown_output("s3://bucket/v@2/runs") == "s3://bucket/v@2/runs"  # an @ in a path alone is fine
+
+
 def test_a_config_with_credentials_in_its_output_url_is_refused_without_repeating_them(tmp_path) -> None:
     config = small_vizwiz(tmp_path, edits={"[target]": f'[target]\nout = "s3://KEYID:{SECRET}@bucket/runs"'})
     done = hitflow(tmp_path, "run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"))

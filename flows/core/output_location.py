@@ -41,11 +41,21 @@ def protocol(url: str) -> str:
     return url.split("://", 1)[0].lower()
 
 
+def unescaped_user_part(url: str) -> bool:
+    """A user part with ``/``, ``?`` or ``#`` left as it is (``s3://KEY:SE/CRET@bucket``, an AWS secret
+    often holds ``/``): the host then ends there and the secret reads as the path: shown, stored, and
+    made a folder name. Such a URL is refused, and shown as its protocol only."""
+    head, at, _ = url.split("://", 1)[-1].rpartition("@")
+    return bool(at) and ":" in head and any(c in head for c in "/?#")
+
+
 def shown_output(out: str | Path) -> str:
     """``out`` as it may be printed: a URL's user part (credentials) and query as ``***``."""
     text = str(out)
     if not is_output_url(text):
         return text
+    if unescaped_user_part(text):
+        return f"{protocol(text)}://***"
     try:
         parts = urlsplit(text)
     except ValueError:
@@ -57,6 +67,10 @@ def shown_output(out: str | Path) -> str:
 
 def _split_credentials(url: str) -> tuple[str, str, str]:
     """``url`` without its user part, and the user and password it held ("" when none)."""
+    if unescaped_user_part(url):
+        raise ConfigError(f"--out {shown_output(url)}: the URL's user part holds a '/', '?' or '#' as it is; "
+                          "write them as %2F, %3F, %23, or leave the credentials out of the URL and set them "
+                          f"as FSSPEC_{protocol(url).upper()}_* (docs/security.md)")
     try:
         parts = urlsplit(url)
     except ValueError as exc:
