@@ -124,7 +124,10 @@ def config_for(size: int, tmp: Path) -> Path:
             raise RuntimeError(f"{CONFIG} no longer says {old.strip()}; update bench/scale.py")
         text = text.replace(old, new)
     (tmp / "crowds").mkdir(exist_ok=True)  # a config's files live in its folder (flows/core/config.py)
-    (tmp / "crowds" / CROWD.name).write_text(CROWD.read_text())
+    crowd, funds = CROWD.read_text(), 'balance = "100000.00"'  # the simulated requester's: ~$26,000 per 39,181
+    if funds not in crowd:
+        raise RuntimeError(f"{CROWD} no longer says {funds}; update bench/scale.py")
+    (tmp / "crowds" / CROWD.name).write_text(crowd.replace(funds, f'balance = "{100000 * size / VIZWIZ_IMAGES:.2f}"'))
     path = tmp / f"generated_{size}.toml"
     path.write_text(text)
     return path
