@@ -266,6 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         if isinstance(exc, Interrupted) and "prefect" in sys.modules:
             leave_now(exc.exit_code)
+        if isinstance(exc, Interrupted) and argv is None:  # the program: as a finished run leaves (below)
+            finish_without_teardown(exc.exit_code)
         return exc.exit_code
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the reader left; say nothing more
