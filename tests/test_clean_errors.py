@@ -160,3 +160,28 @@ def test_a_library_message_of_several_lines_is_printed_as_one(tmp_path: Path, ca
                  "--out", "s3://no_such!bucket/runs"])
     said = capsys.readouterr().err
     assert code == 2 and said.count("\n") == 1 and "Invalid bucket name" in said, said
+
+
+def test_a_postgresql_ledger_lost_mid_run_says_so_and_how_to_resume(pg_url: str, tmp_path: Path) -> None:
+    """The ledger's server going away mid-run (here its backend terminated by an administrator, as a
+    restart does) was 'unexpected OperationalError' (found by hand): it now names the ledger, says that
+    what was done is kept, and gives the resume command."""
+    import argparse
+
+    import psycopg
+
+    from flows.cli.run import _logged_run
+
+    store = Store(pg_url)
+    store.rows("SELECT 1")
+    backend = store.rows("SELECT pg_backend_pid() AS pid")[0]["pid"]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
+    a = argparse.Namespace(out=str(tmp_path / "out"), no_prefect=True, config="c.toml",
+                           argv=["run", "c.toml", "--db", "postgresql://h@127.0.0.1/x", "--no-prefect"])
+    with pytest.raises(HitflowError) as lost, _logged_run(a, "caps", pg_url):
+        store.rows("SELECT count(*) FROM hits")
+    said = str(lost.value)
+    assert said.startswith("the ledger postgresql://") and "stopped answering" in said, said
+    assert "unexpected" not in said and lost.value.exit_code == 1
+    assert "Resume with: hitflow run c.toml --db postgresql://h@127.0.0.1/x --no-prefect" in said, said

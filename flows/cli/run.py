@@ -41,11 +41,23 @@ def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]
             raise type(exc)(f"{exc} (details: {log})") from exc
         except Exception as exc:
             signal_exc = interrupt_behind(exc)
+            if signal_exc is None and ledger_lost(exc):
+                raise HitflowError(f"the ledger {shown_location(db)} stopped answering ({str(exc).strip()}); "
+                                   f"every call made before that is in it. Once its server is back: "
+                                   f"{resume_hint(a, db)} (details: {log})") from exc
             if signal_exc is None:
                 raise HitflowError(f"unexpected {type(exc).__name__}: {exc}; the traceback is in {log}") from exc
             raise _stopped(a, campaign, db, log, signal_exc) from exc
         except KeyboardInterrupt as exc:
             raise _stopped(a, campaign, db, log, exc) from exc
+
+
+def ledger_lost(exc: BaseException) -> bool:
+    """A PostgreSQL ledger's connection lost mid-run (server stopped or restarted, network gone): libpq's
+    error is psycopg's OperationalError or a subclass (AdminShutdown...), matched by name so that a run on
+    SQLite never imports psycopg."""
+    return any(cls.__name__ == "OperationalError" and cls.__module__.startswith("psycopg")
+               for cls in type(exc).__mro__)
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
