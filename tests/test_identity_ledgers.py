@@ -24,3 +24,5 @@ def test_a_stored_campaign_is_found_on_both_backends(ledger_location: str, tmp_p
     with pytest.raises(ConfigError, match="was cancelled"):
         check_identity(ledger_location, "caps", "prolific", tmp_path / "out", Intent())
     check_identity(ledger_location, "caps", "prolific", tmp_path / "out", Intent(resume_cancelled=True))
+    with pytest.raises(ConfigError, match="has no campaign other to resume: pass the --db it ran with"):
+        check_identity(ledger_location, "other", "prolific", tmp_path / "out", Intent(resume_cancelled=True))

@@ -101,3 +101,18 @@ def test_the_status_hint_of_a_cancelled_campaign_copied_as_printed_resumes_it_on
     assert main([*shlex.split(hint[1]), "--no-prefect"]) == 0
     assert not (tmp_path / "work" / "runs" / "hitflow.db").exists()  # no second ledger in the working folder
     assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] == "done"
+
+
+def test_resume_cancelled_on_a_ledger_without_the_campaign_posts_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--resume-cancelled` with the wrong --db (or none) started the campaign afresh (found by hand):
+    the operator asked to resume, so it is refused in one line before anything is planned or posted."""
+    from flows.cli.main import main
+    from flows.core.store import Store
+
+    monkeypatch.chdir(tmp_path)
+    ledger = str(tmp_path / "elsewhere.db")
+    code = main(["run", str(small_vizwiz(tmp_path, items=5)), "--no-prefect", "--db", ledger, "--resume-cancelled"])
+    said = capsys.readouterr().err
+    assert code == 2 and "has no campaign vizwiz_captions to resume" in said and said.count("\n") == 1, said
+    assert not Path(ledger).exists() or Store(ledger).rows("SELECT count(*) AS n FROM hits")[0]["n"] == 0

@@ -82,6 +82,9 @@ def claim_campaign(db: str | Path, name: str, platform: str, out_root: str | Pat
 def check_identity(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:
     """Refuse a run that would be another campaign under the same name (see the module docstring)."""
     stored = stored_campaign(db, name)
+    if stored is None and intent.resume_cancelled:
+        raise ConfigError(f"the ledger {shown_location(db)} has no campaign {name} to resume: pass the --db it ran "
+                          "with, or drop --resume-cancelled to start it")
     if stored is not None and stored["platform"] != platform:
         raise ConfigError(f"campaign {name} already ran on {stored['platform']} in the ledger "
                           f"{shown_location(db)}; running it on {platform} would mix two campaigns: pass "
