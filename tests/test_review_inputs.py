@@ -72,3 +72,21 @@ def test_generated_decisions_never_fail_on_the_server(review: dict[str, Any], fo
     answer = post(review, **form)
     assert answer.status_code in (303, 400, 403), answer.text
     assert "Traceback" not in answer.text
+
+
+def test_a_caption_with_direction_overrides_is_shown_in_the_order_it_was_typed(review: dict[str, Any]) -> None:
+    """A right-to-left override made "photo\u202egnp.exe" read as "photoexe.png" on a card (found by hand):
+    the reviewer now sees the control named where it stands, and the text in the order it was typed."""
+    import re
+
+    store = Store(review["db"])
+    shown = re.search(r'data-item="a:([^"]+)"', review["web"].get("/").text)
+    assert shown is not None
+    row = store.rows("SELECT assignment_id, item_id FROM answers WHERE field = 'caption' AND assignment_id = ? "
+                     "LIMIT 1", [shown[1]])[0]
+    with store.transaction():
+        store.db.execute("UPDATE answers SET value = ? WHERE assignment_id = ? AND item_id = ? AND field = 'caption'",
+                         ["a photo\u202egnp.exe of a \u2067cup\u2069", row["assignment_id"], row["item_id"]])
+    html = review["web"].get("/").text
+    assert "a photo[U+202E]gnp.exe of a [U+2067]cup[U+2069]" in html
+    assert "\u202e" not in html and "\u2067" not in html

@@ -33,6 +33,17 @@ def safe_url(value: object) -> str:
     return url if scheme in ("http", "https", "") and not url.strip().lower().startswith("//") else "about:blank"
 
 
+# Embeddings, overrides and isolates reorder what follows them on screen: "photo\u202egnp.exe" shows as
+# "photoexe.png". A reviewer deciding on a caption sees the character named instead of its effect.
+BIDI_CONTROLS = {code: f"[U+{code:04X}]" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def bidi_shown(value: object) -> str:
+    """``value`` as text with each bidirectional control written out (``[U+202E]``), not applied."""
+    text = str(value)
+    return text if text.isascii() else text.translate(BIDI_CONTROLS)
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = ImmutableSandboxedEnvironment(
@@ -43,6 +54,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["safe_url"] = safe_url
+    env.filters["bidi_shown"] = bidi_shown
     env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
     # What the evaluation pages list, from the code that checks and analyses their answers.
     from postprocess.error_stats import CATEGORIES
