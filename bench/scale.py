@@ -73,9 +73,10 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
             return _timed(phases, STEP_PHASES.get(name.rsplit(" ", 1)[0], "other"), fn, rss)(run, batch)  # type: ignore[no-any-return]
 
         start = time.perf_counter()
-        with sim_process(Path(tmp) / "sim.db", seed, CROWD) as sim:
+        config = config_for(size, Path(tmp))
+        with sim_process(Path(tmp) / "sim.db", seed, crowd_for(config)) as sim:
             start = time.perf_counter()
-            summary = run_campaign(config_for(size, Path(tmp)), endpoint_url=sim.url,
+            summary = run_campaign(config, endpoint_url=sim.url,
                                    db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=size,
                                    seed=seed, call=call, progress=partial(_log, start, rss))
             total = time.perf_counter() - start
@@ -131,6 +132,13 @@ def config_for(size: int, tmp: Path) -> Path:
     path = tmp / f"generated_{size}.toml"
     path.write_text(text)
     return path
+
+
+def crowd_for(config: Path) -> Path:
+    """The crowd file beside ``config`` (a scaled copy past 39,181 images, whose funds grow with the
+    size; the simulator must be given this one, or a 330,000-image run runs out of money at batch 20)."""
+    scaled = config.parent / "crowds" / CROWD.name
+    return scaled if config != CONFIG and scaled.exists() else CROWD
 
 
 def batches_for(size: int) -> int:
