@@ -34,7 +34,7 @@ from flows.driver.deployed_runs import (
     WHOLE_FLOW,
     ended_line,
     pause_own_deployment,
-    refuse_cancelled_deployed_run,
+    refuse_cancelled_deployment_run,
 )
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
 from flows.driver.run_start import ended_status, open_run_folder
@@ -103,13 +103,10 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      platform: str = "mturk", task_url: str = "", invitees: tuple[str, ...] = (),
                      sim_state: str = "", detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
                      replace_outputs: bool = False) -> dict[str, Any]:
-    from prefect.runtime import deployment
-
     from flows.review.review_pause import wait_for_review
 
-    if deployment.id and not resume_cancelled:  # no --resume-cancelled reaches a deployment's run: say what does
-        refuse_cancelled_deployed_run(db_path, campaign_name or load_config(config_path).name,
-                                      f"{WHOLE_FLOW}/{deployment.name}", config_path)
+    if not resume_cancelled:  # no --resume-cancelled reaches a deployment's run: its refusal says what does
+        refuse_cancelled_deployment_run(db_path, campaign_name or load_config(config_path).name, config_path)
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
         try:
             summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,

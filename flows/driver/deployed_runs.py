@@ -45,6 +45,14 @@ def refuse_cancelled_deployed_run(db: str | Path, campaign: str, deployment: str
                       f"campaign_name={attempt_name(db, campaign)}`")
 
 
+def refuse_cancelled_deployment_run(db: str | Path, campaign: str, config_path: str) -> None:
+    """:func:`refuse_cancelled_deployed_run` when this is a deployment's run of the whole-campaign flow."""
+    from prefect.runtime import deployment
+
+    if deployment.id:  # None in `hitflow run`'s own flow run and outside a flow
+        refuse_cancelled_deployed_run(db, campaign, f"{WHOLE_FLOW}/{deployment.name}", config_path)
+
+
 def ended_line(campaign: str, ended: str) -> str:
     """Why a scheduled run of an ended campaign posts nothing, and what turns it on again."""
     if ended != CANCELLED:
