@@ -47,13 +47,26 @@ def stop_as_batch_2_collects(name: str, fn: Any, run: Any, batch: int) -> dict[s
     return fn(run, batch)  # type: ignore[no-any-return]
 
 
-def cancelled_at_batch_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str, Path]:
+def stop_while_batch_2_collects(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
+    """A Ctrl-C half-way through batch 2's first wait: some of its work is in, its HIT still open."""
+    if name.startswith("collect") and batch == 2:
+        wait = run.wait
+
+        def half_then_stop(seconds: float) -> None:
+            wait(seconds / 2)
+            raise KeyboardInterrupt
+
+        run.wait = half_then_stop
+    return fn(run, batch)  # type: ignore[no-any-return]
+
+
+def cancelled_at_batch_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                         stop: Any = stop_as_batch_2_collects) -> tuple[Path, str, Path]:
     """5 images in 5 batches (one HIT of 5 assignments each): stopped after batch 2 was posted, then cancelled."""
     monkeypatch.chdir(tmp_path)
     config, ledger, out = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db"), tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):
-        run_campaign(config, db_path=ledger, out_root=out, limit=5, progress=lambda _: None,
-                     call=stop_as_batch_2_collects)
+        run_campaign(config, db_path=ledger, out_root=out, limit=5, progress=lambda _: None, call=stop)
     assert hitflow("cancel", NAME, "--db", ledger, "--out", str(out)) == 0
     return config, ledger, out
 
@@ -85,6 +98,19 @@ def test_resuming_a_cancelled_campaign_posts_again_what_the_cancel_closed_and_fi
     assert dataset.groupby("image_id").size().tolist() == [5] * 5  # every image described, five times
     assert hits_per_batch(ledger) == {1: 1, 2: 2, 3: 1, 4: 1, 5: 1}  # one HIT again, only where the cancel closed one
     assert Store(ledger).rows("SELECT status FROM campaigns WHERE name = ?", [NAME])[0]["status"] == "done"
+
+
+def test_work_in_before_the_cancel_counts_and_its_batch_is_still_collected_on_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, the cancel's review marked a batch it never collected "decided": resumed, the batch skipped
+    its collection and the campaign ended with exit 0 and fewer captions than planned, saying nothing."""
+    config, ledger, out = cancelled_at_batch_2(tmp_path, monkeypatch, stop_while_batch_2_collects)
+    came_in = Store(ledger).rows("SELECT count(*) AS n FROM assignments WHERE batch = 2")[0]["n"]
+    assert 0 < came_in < 5  # this seed and clock: some of batch 2's work was in when it was cancelled
+    assert resume(config, ledger, out) == 0, capsys.readouterr().err
+    assert f"posted again, once, for the {5 - came_in} missing assignment(s)" in capsys.readouterr().out
+    dataset = pd.read_csv(out / NAME / "dataset.raw.csv")
+    assert dataset.groupby("image_id").size().tolist() == [5] * 5 and hits_per_batch(ledger)[2] == 2
 
 
 def test_a_run_killed_while_posting_again_posts_nothing_twice_when_run_again(
