@@ -163,3 +163,30 @@ def test_a_deployment_run_of_a_cancelled_campaign_names_what_resumes_it_there(tm
         params = load_json_key_values([words[words.index("--param") + 1]], "parameter")
         assert params == {"resume_cancelled": True}  # JSON true, not the string "true"
         flow.validate_parameters({"config_path": "c.toml", **params})  # a parameter the flow takes
+
+
+@pytest.mark.prefect
+def test_a_real_deployment_run_of_a_cancelled_campaign_is_refused_with_its_parameter(
+        tmp_path: Path, on_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same refusal from inside a real deployment's flow run (Prefect's server, a deployment, a flow run
+    made from it and run here), where ``prefect.runtime.deployment`` names the deployment; nothing posted."""
+    from prefect.client.orchestration import get_client
+    from prefect.flow_engine import run_flow
+
+    from flows.driver.campaign_flow import caption_campaign
+
+    monkeypatch.chdir(tmp_path)
+    config, ledger = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db")
+    Store(ledger).table("campaigns").upsert({"name": NAME, "status": "cancelled", "config_json": "{}"}, pk="name")
+    deployment = f"{NAME}-{tmp_path.name}"  # this test's own, on the worker's shared server
+    with get_client(sync_client=True) as client:
+        made = client.create_deployment(flow_id=client.create_flow_from_name(caption_campaign.name), name=deployment,
+                                        parameters={"config_path": str(config), "db_path": ledger,
+                                                    "out_root": str(tmp_path / "out")})
+        flow_run = client.create_flow_run_from_deployment(made)
+    state = run_flow(caption_campaign, flow_run=flow_run, parameters=flow_run.parameters, return_type="state")
+    assert state.is_failed()  # type: ignore[union-attr]
+    with pytest.raises(Exception, match=re.escape(
+            f"`prefect deployment run caption-campaign/{deployment} --param resume_cancelled=true`")):
+        state.result()  # type: ignore[union-attr]
+    assert Store(ledger).rows("SELECT count(*) AS n FROM ledger")[0]["n"] == 0
