@@ -165,6 +165,7 @@ def test_a_deployment_run_of_a_cancelled_campaign_names_what_resumes_it_there(tm
         flow.validate_parameters({"config_path": "c.toml", **params})  # a parameter the flow takes
 
 
+@pytest.mark.slow
 @pytest.mark.prefect
 def test_a_real_deployment_run_of_a_cancelled_campaign_is_refused_with_its_parameter(
         tmp_path: Path, on_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
