@@ -33,10 +33,7 @@ class TelemetryError(ValueError):
 
 def parse_record(text: str) -> dict[str, Any]:
     """A v1 record from its JSON text, checked (numbers, lists, times); unknown keys are kept and ignored."""
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise TelemetryError(f"not JSON ({str(exc)[:80]})") from exc
+    record = _json(text, "")
     if not isinstance(record, dict):
         raise TelemetryError("not a JSON object")
     if record.get("v") != VERSION:
@@ -49,6 +46,14 @@ def parse_record(text: str) -> dict[str, Any]:
     for name, field in fields.items():
         check_field(str(name), field)
     return record
+
+
+def _json(text: str, what: str) -> Any:
+    """``text`` read as JSON; too deep or not JSON at all is a TelemetryError starting with ``what``."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise TelemetryError(f"{what}not JSON ({str(exc)[:80]})") from exc
 
 
 def check_field(name: str, field: Any) -> None:
@@ -152,10 +157,7 @@ def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str]) -> None:
 
 
 def _log_events(text: str) -> list[tuple[str, Any, float]]:
-    try:
-        log = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise TelemetryError(f"event log is not JSON ({str(exc)[:80]})") from exc
+    log = _json(text, "event log is ")
     if not isinstance(log, list):
         raise TelemetryError("event log is not a JSON list of [kind, detail, time]")
     events = []

@@ -14,17 +14,13 @@ from typing import Any
 
 import pytest
 
-from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
 from flows.core.mturk_forms import html_question, parse_answer_xml
-from flows.core.store import Store
 from flows.custom.scaffold import scaffold
-from flows.platforms.mturk import adapter as mturk
-from flows.taskserver.task_server import TaskSite, invite_link
-from flows.taskserver.task_server_thread import TaskServer
+from flows.taskserver.task_server import invite_link
 from tests.conftest import IMAGE_HOSTS, PLACEHOLDER
-from tests.small_configs import small_vizwiz
+from tests.published_site import published_site
 from tests.test_browser_flickr import mine
 
 pytestmark = pytest.mark.browser
@@ -41,13 +37,8 @@ REPLACEMENT = "A white cat naps on the arm of a grey sofa in the sun."
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    cfg = load_config(small_vizwiz(tmp_path))
-    store = Store(tmp_path / "h.db")
-    plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=25)
-    store.set_batch(cfg.name, 1, status="published")
-    site = TaskSite(store.path, {cfg.name: cfg}, secret=b"t" * 32)
-    with TaskServer(site) as server:
-        yield {"url": server.url, "store": store, "cfg": cfg, "site": site, "db": tmp_path / "h.db"}
+    with published_site(tmp_path, secret=b"t" * 32) as site:
+        yield site
 
 
 @pytest.fixture

@@ -15,20 +15,16 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
 from flows.cli.main import main
 from flows.core.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.mturk_forms import answer_rows, form_fields, html_question, parse_answer_xml, parse_question
 from flows.core.page_telemetry import FIELD, MAX_TELEMETRY_CHARS, telemetry_refusal, with_telemetry
-from flows.core.store import Store
 from flows.core.telemetry_config import TELEMETRY_NOTICE
 from flows.core.templates import render, sample_context
 from flows.custom.scaffold import scaffold
-from flows.platforms.mturk import adapter as mturk
-from flows.taskserver.task_server import TaskSite
-from flows.taskserver.task_server_thread import TaskServer
+from tests.published_site import published_site
 from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,15 +125,8 @@ def test_the_largest_caption_page_fits_an_html_question() -> None:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    cfg = load_config(small_vizwiz(tmp_path))
-    store = Store(tmp_path / "h.db")
-    plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=25)
-    store.set_batch(cfg.name, 1, status="published")
-    store.table("studies").insert({"study_id": "s" * 24, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": 5, "created_at": 0.0}, pk="study_id")
-    site = TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32)
-    with TaskServer(site) as server:
-        yield {"store": store, "cfg": cfg, "http": httpx.Client(base_url=server.url, follow_redirects=False)}
+    with published_site(tmp_path, secret=b"s" * 32, study_places=5) as site:
+        yield {**site, "http": httpx.Client(base_url=site["url"], follow_redirects=False)}
 
 
 def answered(page: str, telemetry: str) -> dict[str, str]:

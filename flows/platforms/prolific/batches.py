@@ -189,7 +189,9 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     status = _ledgered(run, batch, "StopStudy", f"{run.cfg.name}:b{batch}:stop", {"study_id": study["study_id"]},
                        lambda: {"status": stop_study(run, study["study_id"])})
     subs = record_submissions(run, batch, study["study_id"])
-    taken = place_counts([s["status"] for s in subs])["taken"]
+    # Counted again after the stop: a participant may have finished between the last look and the stop.
+    after = place_counts([s["status"] for s in subs])
+    taken, finished = after["taken"], after["finished"]
     released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
     run.store.table("studies").update(study["study_id"], {"status": status["status"], "released": released})
     if released:
