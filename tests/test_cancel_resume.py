@@ -47,33 +47,36 @@ def stop_as_batch_2_collects(name: str, fn: Any, run: Any, batch: int) -> dict[s
     return fn(run, batch)  # type: ignore[no-any-return]
 
 
-def stop_while_batch_2_collects(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
-    """A Ctrl-C half-way through batch 2's first wait: some of its work is in, its HIT still open."""
-    if name.startswith("collect") and batch == 2:
-        wait = run.wait
+def stop_in_batch_2_wait(share: float) -> Any:
+    """A Ctrl-C after ``share`` of batch 2's first wait: some of its work is in, its HIT or study still open."""
+    def stop(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
+        if name.startswith("collect") and batch == 2:
+            wait = run.wait
 
-        def half_then_stop(seconds: float) -> None:
-            wait(seconds / 2)
-            raise KeyboardInterrupt
+            def part_then_stop(seconds: float) -> None:
+                wait(seconds * share)
+                raise KeyboardInterrupt
 
-        run.wait = half_then_stop
-    return fn(run, batch)  # type: ignore[no-any-return]
+            run.wait = part_then_stop
+        return fn(run, batch)  # type: ignore[no-any-return]
+    return stop
 
 
-def cancelled_at_batch_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                         stop: Any = stop_as_batch_2_collects) -> tuple[Path, str, Path]:
+def cancelled_at_batch_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: Any = stop_as_batch_2_collects,
+                         platform: str = "mturk") -> tuple[Path, str, Path]:
     """5 images in 5 batches (one HIT of 5 assignments each): stopped after batch 2 was posted, then cancelled."""
     monkeypatch.chdir(tmp_path)
     config, ledger, out = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db"), tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):
-        run_campaign(config, db_path=ledger, out_root=out, limit=5, progress=lambda _: None, call=stop)
+        run_campaign(config, db_path=ledger, out_root=out, limit=5, progress=lambda _: None, call=stop,
+                     platform=platform)
     assert hitflow("cancel", NAME, "--db", ledger, "--out", str(out)) == 0
     return config, ledger, out
 
 
-def resume(config: Path, ledger: str, out: Path) -> int:
+def resume(config: Path, ledger: str, out: Path, *more: str) -> int:
     return hitflow("run", str(config), "--no-prefect", "--limit", "5", "--db", ledger, "--out", str(out),
-                   "--resume-cancelled")
+                   "--resume-cancelled", *more)
 
 
 def hits_per_batch(ledger: str) -> dict[int, int]:
@@ -104,13 +107,29 @@ def test_work_in_before_the_cancel_counts_and_its_batch_is_still_collected_on_re
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Before, the cancel's review marked a batch it never collected "decided": resumed, the batch skipped
     its collection and the campaign ended with exit 0 and fewer captions than planned, saying nothing."""
-    config, ledger, out = cancelled_at_batch_2(tmp_path, monkeypatch, stop_while_batch_2_collects)
+    config, ledger, out = cancelled_at_batch_2(tmp_path, monkeypatch, stop_in_batch_2_wait(0.5))
     came_in = Store(ledger).rows("SELECT count(*) AS n FROM assignments WHERE batch = 2")[0]["n"]
     assert 0 < came_in < 5  # this seed and clock: some of batch 2's work was in when it was cancelled
     assert resume(config, ledger, out) == 0, capsys.readouterr().err
     assert f"posted again, once, for the {5 - came_in} missing assignment(s)" in capsys.readouterr().out
     dataset = pd.read_csv(out / NAME / "dataset.raw.csv")
     assert dataset.groupby("image_id").size().tolist() == [5] * 5 and hits_per_batch(ledger)[2] == 2
+
+
+def test_on_prolific_participants_still_working_at_the_cancel_are_paid_once_the_resumed_run_decides(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cancel's review marked submissions still ACTIVE "unpaid" for good, and the resumed run's bulk
+    approval of them, under the key the cancel's empty one had used, was never sent: they finished and
+    stayed AWAITING REVIEW while the ledger said APPROVED (found while fixing the MTurk case)."""
+    config, ledger, out = cancelled_at_batch_2(tmp_path, monkeypatch, stop_in_batch_2_wait(0.05), "prolific")
+    store = Store(ledger)
+    at_cancel = store.rows("SELECT status, count(*) AS n FROM platform_submissions WHERE batch = 2 GROUP BY status")
+    assert {r["status"]: r["n"] for r in at_cancel} == {"ACTIVE": 5}  # this seed and clock: all still working
+    assert resume(config, ledger, out, "--platform", "prolific") == 0, capsys.readouterr().err
+    final = store.rows("SELECT p.status, d.action, d.applied FROM platform_submissions p JOIN decisions d ON "
+                       "d.assignment_id = p.submission_id WHERE p.batch = 2")
+    assert len(final) == 5 and all(r["status"] == r["applied"] == {"approve": "APPROVED", "reject": "REJECTED"}[
+        r["action"]] for r in final), final  # Prolific's word is the decision's
 
 
 def test_a_run_killed_while_posting_again_posts_nothing_twice_when_run_again(
