@@ -20,6 +20,7 @@ from prefect import flow
 
 from flows.campaigns.batch_review import block_batch
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.identity import CANCELLED, Intent
 from flows.campaigns.review_data import ReviewPending
 from flows.campaigns.task_pages import task_page
 from flows.core.config import load_config
@@ -28,6 +29,13 @@ from flows.core.output_location import deployable_locations
 from flows.core.store import DEFAULT_DB, Store
 from flows.driver.campaign import StepFn, run_next_batch
 from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+from flows.driver.deployed_runs import (
+    NEXT_BATCH_FLOW,
+    WHOLE_FLOW,
+    ended_line,
+    pause_own_deployment,
+    refuse_cancelled_deployment_run,
+)
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
 from flows.driver.run_start import ended_status, open_run_folder
 from flows.platforms.registry import open_session
@@ -97,6 +105,8 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
                      replace_outputs: bool = False) -> dict[str, Any]:
     from flows.review.review_pause import wait_for_review
 
+    if not resume_cancelled:  # no --resume-cancelled reaches a deployment's run: its refusal says what does
+        refuse_cancelled_deployment_run(db_path, campaign_name or load_config(config_path).name, config_path)
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
         try:
             summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
@@ -116,20 +126,23 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
 
-caption_campaign = flow(name="caption-campaign", log_prints=True)(campaign_flow_fn)
+caption_campaign = flow(name=WHOLE_FLOW, log_prints=True)(campaign_flow_fn)
 
 
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
                   out_root: str = "runs", live: bool = False, platform: str = "mturk", task_url: str = "",
-                  detach: str = "") -> dict[str, Any]:
+                  detach: str = "", resume_cancelled: bool = False) -> dict[str, Any]:
     """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop. A batch
     still open on a live route is looked at and left (``open``); the schedule's next run
-    looks again, so no run and no worker waits for people."""
+    looks again, so no run and no worker waits for people. ``resume_cancelled``: a cancelled
+    campaign runs again on purpose (one run's parameter: flows/driver/deployed_runs.py)."""
     cfg = load_config(config_path)
-    if ended := ended_status(db_path, cfg.name):
-        pause_own_schedule(f"{cfg.name} is {ended}")  # nothing left to advance: no empty run, no rewritten report
-        return {"advanced_batch": None, "done": True}
-    open_run_folder(db_path, cfg.name, platform, out_root)
+    ended = ended_status(db_path, cfg.name)
+    if ended and not (ended == CANCELLED and resume_cancelled):
+        pause_own_deployment()  # nothing left to advance: no empty run, no rewritten report
+        progress_line(ended_line(cfg.name, ended))
+        return {"advanced_batch": None, "done": True, "ended": ended}
+    open_run_folder(db_path, cfg.name, platform, out_root, Intent(resume_cancelled=resume_cancelled))
     store = Store(db_path)
     with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
         progress_line(f"target: {session.target.label}")
@@ -152,24 +165,12 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
             return {"advanced_batch": exc.batch, "done": False, "held": str(exc)}
         if batch is None:
             write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
-            pause_own_schedule(f"{cfg.name} is done")
+            pause_own_deployment()
+            progress_line(ended_line(cfg.name, "done"))
     return {"advanced_batch": batch, "done": batch is None}
 
 
-def pause_own_schedule(why: str) -> None:
-    """A scheduled run whose campaign has ended pauses its own deployment, so the schedule stops
-    making runs; ``prefect deployment resume`` (or a new `hitflow serve-schedules`) turns it on again."""
-    from prefect.client.orchestration import get_client
-    from prefect.runtime import deployment
-
-    if not deployment.id:  # called as a plain flow, not by a schedule
-        return
-    with get_client(sync_client=True) as client:
-        client.pause_deployment(deployment.id)
-    progress_line(f"{why}: its schedule is paused (`prefect deployment resume` turns it on again)")
-
-
-caption_next_batch = flow(name="caption-campaign-next-batch", log_prints=True)(next_batch_fn)
+caption_next_batch = flow(name=NEXT_BATCH_FLOW, log_prints=True)(next_batch_fn)
 
 
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",

@@ -16,6 +16,7 @@ from flows.core.markdown_text import md_text
 from flows.core.store import Store
 from flows.core.terminal import on_terminal, print_table
 from flows.driver.campaign import ORDER, STEPS
+from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.registry import platform_for
 
 NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
@@ -54,7 +55,8 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
             "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
-            "next": next_step(status, pending, meta[0]["config_path"], store.shown()),
+            "next": next_step(status, pending, meta[0]["config_path"], store.shown(),
+                              short_by_cancel(store, name, per_hit) if status == "cancelled" else {}),
             "incomplete": shortfall_lines(store, name),
         })
     return out
@@ -68,13 +70,18 @@ def shown_status(store: Store, name: str, stored: str) -> str:
     return "running" if store.live_holder(name, others_only=False) else "stopped"
 
 
-def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db") -> str:
+def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
+              again: dict[int, tuple[int, int]] | None = None) -> str:
     """What comes next: the first unfinished batch's step, or why nothing does. A command it names
     carries the ledger: copied without it, ``--resume-cancelled`` would start the campaign afresh in
-    the default ledger."""
+    the default ledger. ``again``: per batch, the HITs the cancel closed short that resuming posts
+    again and the assignments they lack (flows/platforms/operation_steps.py)."""
     if status == "cancelled" and pending:
+        first = "; ".join(f"batch {batch}: the items of {units} HIT(s) the cancel closed short, for their {missing} "
+                          "missing assignment(s)" for batch, (units, missing) in sorted((again or {}).items()))
         return (f"nothing (cancelled): {len(pending)} batch(es) left unfinished; post them on purpose with "
-                f"`hitflow run {shlex.quote(config_path)} --db {shlex.quote(ledger)} --resume-cancelled`")
+                f"`hitflow run {shlex.quote(config_path)} --db {shlex.quote(ledger)} --resume-cancelled`"
+                + (f", which first posts again {first}" if first else ""))
     if status == "cancelled":
         return "nothing (cancelled after every batch had finished)"
     if not pending:

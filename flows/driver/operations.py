@@ -56,7 +56,9 @@ def review_undecided(run: Run, errors: list[str]) -> None:
     for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in
         qc_batch(run, batch)
         each_call(errors, f"decide batch {batch}", decide_batch, run, batch)
-        if ORDER.index(store.batch_status(cfg.name, batch)) < ORDER.index("decided"):
+        # A batch stopped before its collection stays there: resumed on purpose, it is collected (the items
+        # of the HITs the cancel closed short are posted again first), then checked and decided as a whole.
+        if ORDER.index("collected") <= ORDER.index(store.batch_status(cfg.name, batch)) < ORDER.index("decided"):
             store.set_batch(cfg.name, batch, status="decided")
     unapplied = store.rows("SELECT DISTINCT batch FROM decisions WHERE campaign = ? AND applied = ''", [cfg.name])
     for row in unapplied:  # decided earlier, never applied (a crash, a failed call): apply now

@@ -11,6 +11,7 @@ from typing import Any
 from flows.core.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.run_context import Run
+from flows.core.store import Store
 
 
 def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:
@@ -20,6 +21,19 @@ def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:
     for row in rows:
         groups.setdefault(row["hit_index"], []).append(row)
     return sorted(groups.items())
+
+
+def units_planned(store: Store, campaign: str, batch: int) -> int:
+    """How many units the plan made of the batch: its items' highest unit index, plus one."""
+    top = store.rows("SELECT max(hit_index) AS top FROM items WHERE campaign = ? AND batch = ?", [campaign, batch])
+    return int(top[0]["top"] or 0) + 1
+
+
+def planned_index(store: Store, campaign: str, batch: int, index: int) -> int:
+    """The planned unit a unit shows the items of: a unit posted again after a cancel has the index of the
+    one it replaces plus the batch's unit count (flows/platforms/mturk/cancel_repost.py), so every index
+    stays unique and names its items."""
+    return index % units_planned(store, campaign, batch)
 
 
 def hit_token(cfg: CampaignConfig, batch: int, hit_index: int, item_ids: list[str]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import time
 import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Collection
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import datetime
 from typing import Any
@@ -58,20 +60,21 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
     return True
 
 
-def collect_batch(run: Run, batch: int, per_hit: int | None = None) -> dict[str, Any]:
+def collect_batch(run: Run, batch: int, per_hit: int | None = None, settled: Collection[str] = ()) -> dict[str, Any]:
     """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is.
 
     A HIT counts as done only when the platform said it was closed (Reviewable, nothing pending)
     BEFORE the listing that fetched its submissions, so nothing submitted in between is missed.
     A round costs pages of ListReviewableHITs plus two calls per HIT that closed since the last
     round (its listing, and UpdateHITReviewStatus so it is not listed again): it grows with
-    the work that came in, not with the open HITs. ``per_hit``: the submissions a full HIT has."""
+    the work that came in, not with the open HITs. ``per_hit``: the submissions a full HIT has;
+    ``settled``: HITs known closed with their work stored (a cancel closed them), not waited for."""
     cfg = run.cfg
     per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     with ThreadPoolExecutor(FETCH_THREADS) as pool:
-        poll = ClosedHits(run, batch, {h["hit_id"]: h for h in hits}, pool)
-        _poll_until_closed(run, batch, poll, len(hits) * per_hit)
+        poll = ClosedHits(run, batch, {h["hit_id"]: h for h in hits if h["hit_id"] not in settled}, pool)
+        _poll_until_closed(run, batch, poll, len({_unit(h) for h in hits}) * per_hit)
         for hit_id in list(poll.open):  # past the deadline: take what the still-open HITs have
             poll.fetch(run, batch, hit_id, mark=False)
         poll.marked()
@@ -193,6 +196,12 @@ def _closed(view: dict[str, Any]) -> bool:
     return view["HITStatus"] in ("Reviewable", "Reviewing", "Disposed") and not view["NumberOfAssignmentsPending"]
 
 
+def _unit(hit: dict[str, Any]) -> str:
+    """The items a HIT shows (a HIT posted again after a cancel shows its planned one's); a HIT without
+    items (the qualification test's) is a unit of its own."""
+    return str(hit["item_ids"]) if hit["item_ids"] not in ("", "[]") else str(hit["hit_id"])
+
+
 def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: int,
                      poll: ClosedHits) -> dict[str, Any]:
     """Compare the ledger with what the platform listed; note HITs that closed short of their work.
@@ -208,12 +217,14 @@ def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: 
             f"batch {batch}: the platform lists {sum(poll.listed.values())} submission(s) but the ledger holds "
             f"{sum(stored.get(h, 0) for h in poll.listed)} of them ({sum(hidden.values())} missing on "
             f"{len(hidden)} HIT(s)); nothing was decided. Run `hitflow reconcile` and check the --db")
-    got = sum(stored.values())
-    short = [h["hit_id"] for h in hits if stored.get(h["hit_id"], 0) < per_hit]
-    shortfall = {"hits": len(hits), "expected": len(hits) * per_hit, "got": got, "short_hits": len(short),
+    got, units = sum(stored.values()), Counter[str]()
+    for h in hits:  # per unit of items: a HIT posted again after a cancel adds to the one it replaces
+        units[_unit(h)] += stored.get(h["hit_id"], 0)
+    short = [unit for unit, n in units.items() if n < per_hit]
+    shortfall = {"hits": len(units), "expected": len(units) * per_hit, "got": got, "short_hits": len(short),
                  "still_open": len(poll.open)} if short else {}
     run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(shortfall) if shortfall else "")
     if shortfall:
         run.progress(f"batch {batch}: INCOMPLETE: {got} of {shortfall['expected']} assignments; "
-                     f"{len(short)} of {len(hits)} HITs closed short of their work")
+                     f"{len(short)} of {len(units)} HITs closed short of their work")
     return {"assignments": poll.stored, "stored": got, "hits_still_open": len(poll.open), "shortfall": shortfall}

@@ -32,7 +32,7 @@ def hit_type_params(run: Run, block_qual_id: str, test_qual_id: str = "") -> dic
             "QualificationRequirements": gating_requirements(cfg, block_qual_id, test_qual_id)}
 
 
-def _ensure_hit_type(run: Run, batch: int) -> str:
+def ensure_hit_type(run: Run, batch: int) -> str:
     block_qual = block_qualification(run) if run.cfg.gating.block_mode == "soft" else ""
     params = hit_type_params(run, block_qual, gate_qualification(run))
 
@@ -62,12 +62,14 @@ def _platform_annotations(run: Run) -> dict[str, str]:
             if h.get("RequesterAnnotation")}
 
 
-def _hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]]) -> LedgeredCall:
-    """One planned HIT: posted with its deterministic token, recorded in ``hits`` before it is settled."""
+def hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]],
+             assignments: int = 0) -> LedgeredCall:
+    """One HIT: posted with its deterministic token, recorded in ``hits`` before it is settled.
+    ``assignments``: how many it asks for (default the campaign's per image)."""
     cfg, key = run.cfg, f"{run.cfg.name}:b{batch}:h{hit_index}"
     ids = [i["item_id"] for i in items]
     token = hit_token(cfg, batch, hit_index, ids)
-    params = {"MaxAssignments": cfg.assignments_per_image, "LifetimeInSeconds": cfg.hit_lifetime_s,
+    params = {"MaxAssignments": assignments or cfg.assignments_per_image, "LifetimeInSeconds": cfg.hit_lifetime_s,
               "RequesterAnnotation": item_annotation(key, ids), "Question": html_question(page_html(run, items))}
 
     def post() -> dict[str, Any]:
@@ -75,6 +77,15 @@ def _hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[di
         return Adopted(HITId=hit_id) if was_dup else {"HITId": hit_id}
 
     return LedgeredCall("CreateHITWithHITType", key, params, post)
+
+
+def record_hit(run: Run, batch: int, hit_index: int, ids: list[str], hit_id: str) -> None:
+    """A posted HIT's row (before its ledger entry is settled: no settled call lacks its row)."""
+    with run.store.transaction():
+        run.store.table("hits").upsert({"hit_id": hit_id, "campaign": run.cfg.name, "batch": batch,
+                                        "hit_index": hit_index, "token": hit_token(run.cfg, batch, hit_index, ids),
+                                        "item_ids": json.dumps(ids), "created_at": time.time(),
+                                        "status": "posted"}, pk="hit_id")
 
 
 def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[str, Any]:
@@ -86,18 +97,14 @@ def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[
     cfg, store = run.cfg, run.store
     groups = hit_groups(run, batch)
     estimate = check_budget(run, batch, len(groups))
-    type_id = _ensure_hit_type(run, batch)
+    type_id = ensure_hit_type(run, batch)
     posted, earlier = 0, 0
     platform_hits: dict[str, str] | None = None  # listed once, and only when an intent may have been made
 
     def record(call: LedgeredCall, result: dict[str, Any]) -> None:
         nonlocal posted
         hit_index, ids = indexes[call.key]
-        with store.transaction():
-            store.table("hits").upsert({"hit_id": result["HITId"], "campaign": cfg.name, "batch": batch,
-                                        "hit_index": hit_index, "token": hit_token(cfg, batch, hit_index, ids),
-                                        "item_ids": json.dumps(ids), "created_at": time.time(),
-                                        "status": "posted"}, pk="hit_id")
+        record_hit(run, batch, hit_index, ids, result["HITId"])
         posted += 1
         if crash_after is not None and posted >= crash_after:
             raise RuntimeError(f"simulated crash after {posted} HITs")
@@ -105,7 +112,7 @@ def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[
     for start in range(0, len(groups), PUBLISH_CHUNK):
         chunk = groups[start:start + PUBLISH_CHUNK]
         indexes = {f"{cfg.name}:b{batch}:h{i}": (i, [it["item_id"] for it in items]) for i, items in chunk}
-        _, todo = intend_calls(store, cfg.name, batch, [_hit_call(run, batch, type_id, i, items) for i, items in chunk])
+        _, todo = intend_calls(store, cfg.name, batch, [hit_call(run, batch, type_id, i, items) for i, items in chunk])
         earlier += len(chunk) - len(todo)
         if platform_hits is None and any(status == "intended" for _, status in todo):
             platform_hits = _platform_annotations(run)

@@ -16,7 +16,8 @@ from flows.core.store import SETTLED
 from flows.platforms.interface import Review
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import store_assignment
-from flows.platforms.operation_steps import each_call, finish_cancel
+from flows.platforms.operation_steps import cancel_key, each_call, finish_cancel
+from flows.platforms.units import planned_index
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
@@ -88,9 +89,9 @@ def _refresh_statuses(run: Run, known: dict[str, str], listed: list[dict[str, An
 
 def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
     batch, index = entry["batch"], int(entry["idem_key"].rsplit(":h", 1)[1])
-    ids = [r["item_id"] for r in run.store.rows(
+    ids = [r["item_id"] for r in run.store.rows(  # a HIT posted again after a cancel shows its planned one's items
         "SELECT item_id FROM items WHERE campaign = ? AND batch = ? AND hit_index = ? ORDER BY rowid",
-        [run.cfg.name, batch, index])]
+        [run.cfg.name, batch, planned_index(run.store, run.cfg.name, batch, index)])]
     with run.store.transaction():
         run.store.table("hits").upsert({"hit_id": hit["HITId"], "campaign": run.cfg.name, "batch": batch,
                                         "hit_index": index, "token": "", "item_ids": json.dumps(ids),
@@ -133,9 +134,14 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
 
 
 def _expire_open(run: Run, hit: dict[str, Any]) -> int:
+    """Close one open HIT, its intent in the ledger first: a resumed run knows the cancel, not the
+    crowd, left it short, and posts its items again (flows/platforms/mturk/cancel_repost.py)."""
     if mturk.get_hit(run.client, hit["hit_id"])["HITStatus"] != "Assignable":
         return 0
+    key = cancel_key(run.cfg.name, hit["batch"], hit["hit_index"])
+    run.store.intend(run.cfg.name, hit["batch"], "UpdateExpirationForHIT", key, {"HITId": hit["hit_id"]})
     mturk.expire_hit(run.client, hit["hit_id"])
+    run.store.settle(key, "ok", {"HITId": hit["hit_id"]})
     return 1
 
 

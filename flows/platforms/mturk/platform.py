@@ -14,7 +14,7 @@ from flows.core.ledger_calls import LedgeredCall, ledgered_all
 from flows.core.run_context import Run
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
-from flows.platforms.mturk import batch_collect, batch_publish, qualification_stage
+from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, qualification_stage
 from flows.platforms.mturk import operations as mturk_operations
 from flows.platforms.mturk.decisions import MTURK_SENDERS
 from flows.platforms.mturk.dry_run import mturk_plan
@@ -41,7 +41,15 @@ DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state on
 DECIDE_THREADS = batch_publish.POST_THREADS
 
 publish = batch_publish.publish_batch
-collect = batch_collect.collect_batch
+
+
+def collect(run: Run, batch: int) -> dict[str, Any]:
+    """Collect the batch; in a cancelled campaign resumed on purpose, the items of the HITs the cancel
+    closed short are first posted again (cancel_repost.py)."""
+    settled = cancel_repost.repost_closed_by_cancel(run, batch, run.cfg.assignments_per_image)
+    return batch_collect.collect_batch(run, batch, settled=settled)
+
+
 reconcile = mturk_operations.reconcile
 refresh = mturk_operations.refresh
 cancel_plan = mturk_operations.cancel_plan

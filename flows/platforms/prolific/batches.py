@@ -26,7 +26,7 @@ from flows.core.site_secrets import completion_code, task_secret
 from flows.core.store import SETTLED
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.prolific import adapter as prolific
-from flows.platforms.prolific.statuses import SPELLINGS, UNPAID, place_counts
+from flows.platforms.prolific.statuses import PENDING, SPELLINGS, UNPAID, bulk_approve_key, place_counts
 from flows.platforms.units import hit_groups
 
 NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
@@ -233,8 +233,8 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         prolific.reject(prolific_client(run), sid, category, rejection_message(run, reasons))
         return {"ok": True}
 
-    _ledgered(run, batch, "BulkApprove", f"{run.cfg.name}:b{batch}:bulk-approve", {"submission_ids": approvals},
-              approve_all)
+    _ledgered(run, batch, "BulkApprove", bulk_approve_key(run.store, run.cfg.name, batch, approvals),
+              {"submission_ids": approvals}, approve_all)
     outcome.update(dict.fromkeys(approvals, "APPROVED"))
     for d in decisions:
         sid, state = d["assignment_id"], status.get(d["assignment_id"], "unknown")
@@ -243,7 +243,7 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
             _ledgered(run, batch, "RejectSubmission", f"{run.cfg.name}:reject:{sid}", {"category": category},
                       partial(reject_one, sid, category, str(d["reasons"])))
             outcome[sid] = "REJECTED"
-        elif state != "AWAITING REVIEW" and sid not in outcome:
+        elif state not in ("AWAITING REVIEW", *PENDING) and sid not in outcome:  # a cancel's: PENDING waits, unsent
             outcome[sid] = f"not paid ({state})"
     with run.store.transaction():
         for sid, result in outcome.items():

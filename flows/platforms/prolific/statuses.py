@@ -8,6 +8,11 @@ endpoint spells a timed-out submission TIME-OUT where the detail says TIMED-OUT.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+from flows.core.store import Store
+
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT")
 PENDING = ("ACTIVE", "RESERVED", "UNKNOWN")  # holding a place, not finished yet: wait for Prolific's word
@@ -22,3 +27,17 @@ def place_counts(statuses: list[str]) -> dict[str, int]:
     pending = sum(s in PENDING for s in canonical)
     return {"finished": finished, "pending": pending, "taken": finished + pending,
             "unpaid": sum(s in UNPAID for s in canonical)}
+
+
+def bulk_approve_key(store: Store, campaign: str, batch: int, submission_ids: list[str]) -> str:
+    """The ledger key of a batch's bulk approval: one per set of submissions. A batch is approved twice
+    when ``hitflow cancel`` reviewed it while participants were still working (ACTIVE: left undecided on
+    Prolific) and they finished later: under one key per batch the resumed run's approval was never sent
+    (the ledger held the cancel's as done) while its decisions said APPROVED. The same set keeps its key,
+    so a run that stopped mid-approval does not send it again."""
+    key = f"{campaign}:b{batch}:bulk-approve"
+    earlier = store.ledger_entry(key)
+    if earlier is None or sorted(json.loads(earlier["params"] or "{}").get("submission_ids", [])) == \
+            sorted(submission_ids):
+        return key
+    return f"{key}:{hashlib.sha256(' '.join(sorted(submission_ids)).encode()).hexdigest()[:16]}"

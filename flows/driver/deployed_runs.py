@@ -1,0 +1,73 @@
+"""What a deployment's run says about a campaign that has ended, where no command-line flag reaches it.
+
+A run of a deployment (``hitflow deploy``, ``hitflow serve-schedules``) takes its options as the
+deployment's parameters, so a cancelled campaign is resumed on purpose by one run with the parameter
+``resume_cancelled=true`` (``prefect deployment run FLOW/DEPLOYMENT --param resume_cancelled=true``;
+Prefect's CLI reads the value as JSON), or by ``hitflow run ... --resume-cancelled`` from a shell.
+Prefect 3.8 has no ``prefect deployment resume``: a paused deployment is turned on again by
+registering it again (``hitflow serve-schedules``/``hitflow deploy``: Prefect applies a deployment
+unpaused unless told otherwise) or in Prefect's UI.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from flows.campaigns.identity import CANCELLED, attempt_name, stored_campaign
+from flows.core.db_url import shown_location
+from flows.core.errors import ConfigError
+
+WHOLE_FLOW = "caption-campaign"  # the flows' names, as campaign_flow.py registers them
+NEXT_BATCH_FLOW = "caption-campaign-next-batch"
+TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow serve-schedules` or `hitflow deploy`; "
+                 "or in Prefect's UI)")
+
+
+def next_batch_deployment(campaign: str) -> str:
+    """The next-batch deployment of ``campaign`` as ``prefect deployment run`` names it."""
+    return f"{NEXT_BATCH_FLOW}/{campaign}-next-batch"
+
+
+def resume_command(deployment: str) -> str:
+    return f"prefect deployment run {shlex.quote(deployment)} --param resume_cancelled=true"
+
+
+def refuse_cancelled_deployed_run(db: str | Path, campaign: str, deployment: str, config_path: str) -> None:
+    """A deployment's run of a cancelled campaign is refused before anything is posted, naming what
+    resumes it in that context (the ``--resume-cancelled`` of the CLI's refusal is no option there)."""
+    if (stored_campaign(db, campaign) or {}).get("status") != CANCELLED:
+        return
+    raise ConfigError(f"campaign {campaign} was cancelled (`hitflow cancel`); this run of the deployment {deployment} "
+                      f"posted nothing. To post its remaining batches on purpose: `{resume_command(deployment)}`, or "
+                      f"from a shell `hitflow run {shlex.quote(config_path)} --db {shlex.quote(shown_location(db))} "
+                      "--endpoint-url URL --resume-cancelled`; to start afresh as a new attempt: `--param "
+                      f"campaign_name={attempt_name(db, campaign)}`")
+
+
+def refuse_cancelled_deployment_run(db: str | Path, campaign: str, config_path: str) -> None:
+    """:func:`refuse_cancelled_deployed_run` when this is a deployment's run of the whole-campaign flow."""
+    from prefect.runtime import deployment
+
+    if deployment.id:  # None in `hitflow run`'s own flow run and outside a flow
+        refuse_cancelled_deployed_run(db, campaign, f"{WHOLE_FLOW}/{deployment.name}", config_path)
+
+
+def ended_line(campaign: str, ended: str) -> str:
+    """Why a scheduled run of an ended campaign posts nothing, and what turns it on again."""
+    if ended != CANCELLED:
+        return f"{campaign} is {ended}: its schedule is paused; {TURN_ON_AGAIN}"
+    return (f"{campaign} is cancelled: its schedule is paused and nothing was posted. To post its remaining batches on "
+            f"purpose, one run with `{resume_command(next_batch_deployment(campaign))}` advances the next batch and "
+            f"the campaign runs again; then {TURN_ON_AGAIN}")
+
+
+def pause_own_deployment() -> None:
+    """A scheduled run whose campaign has ended pauses its own deployment, so the schedule stops making
+    runs (nothing to pause when called as a plain flow)."""
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import deployment
+
+    if deployment.id:
+        with get_client(sync_client=True) as client:
+            client.pause_deployment(deployment.id)
