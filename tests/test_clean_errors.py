@@ -185,3 +185,19 @@ def test_a_postgresql_ledger_lost_mid_run_says_so_and_how_to_resume(pg_url: str,
     assert said.startswith("the ledger postgresql://") and "stopped answering" in said, said
     assert "unexpected" not in said and lost.value.exit_code == 1
     assert "Resume with: hitflow run c.toml --db postgresql://h@127.0.0.1/x --no-prefect" in said, said
+
+
+def test_a_ledger_that_is_not_sqlite_is_refused_before_the_run(tmp_path: Path, capsys) -> None:
+    """``--db notes.txt`` (a file that is not SQLite): one line, exit 2, the file untouched; the run
+    died on it as "unexpected DatabaseError: file is not a database" (exit 1), its log in another
+    campaign's folder, while `hitflow status --db` refused it in words."""
+    from flows.cli.main import main
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    with pytest.raises(SystemExit) as done:
+        main(["run", config, "--no-prefect", "--limit", "5", "--db", str(notes), "--out", str(tmp_path / "out")])
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert done.value.code == 2 and "is not a hitflow ledger (not an SQLite file)" in said, said
+    assert notes.read_text() == "my notes\n" and not (tmp_path / "out").exists()
