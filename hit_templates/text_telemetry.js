@@ -101,7 +101,7 @@
     var name = nameOf(ev.target);
     if (!name) { return; }
     var text = ev.clipboardData ? ev.clipboardData.getData("text/plain") : "";
-    var f = field(name), n = text.length, origin = copied[digest(text)] ? "p" : "x";
+    var f = field(name), n = text.length, origin = copied[digest(text)] === "p" ? "p" : "x";
     text = null;
     f.paste_n += 1;
     f[origin === "p" ? "paste_p" : "paste_x"] += n;
@@ -109,10 +109,13 @@
     pasting[name] = true;
     later();
   }, true);
+  /* Text copied out of a field that took text from outside (a paste "x", a drop) is still from outside
+     when it is pasted: otherwise one field could pass outside text on to every other field as "p". */
+  function fromOutside(name) { var f = rec.f[name]; return !!f && (f.paste_x > 0 || f.drop > 0); }
   function copying(ev) {  /* anywhere on the page: remember a hash of what was copied, never the text */
     var el = ev.target, name = nameOf(el), text = "";
     try { text = name ? el.value.slice(el.selectionStart, el.selectionEnd) : String(window.getSelection()); } catch (e) { text = ""; }
-    if (text) { copied[digest(text)] = true; }
+    if (text) { copied[digest(text)] = name && fromOutside(name) ? "x" : "p"; }
     text = null;
     if (name) { field(name)[ev.type] += 1; later(); }
   }

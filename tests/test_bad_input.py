@@ -68,3 +68,22 @@ def test_report_renders_hostile_captions_as_text() -> None:
         "cost": {"spent": "1.00", "budget": "2.00", "approved": 1, "unit": "1.00"}, "truth": None})
     assert "<script>window.pwned" not in html and 'onerror="alert' not in html
     assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in html and "AW&lt;1&gt;" in html
+
+
+@pytest.mark.parametrize(("line", "needle"), [
+    ("{% if %}", "Expected an expression, got 'end of statement block'"),
+    ("{{ item.description | nosuchfilter }}", "No filter named 'nosuchfilter'"),
+])
+def test_a_template_syntax_error_says_where_and_what_to_do(tmp_path: Path, line: str, needle: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo in one's own page is one line naming the file and line, and what to do next (it said
+    only Jinja's words: "config/my_task.html.j2:10: No filter named 'nosuchfilter'.")."""
+    from flows.cli.main import main
+    from flows.custom.scaffold import scaffold
+
+    scaffold("my_task", tmp_path)
+    page = tmp_path / "config" / "my_task.html.j2"
+    page.write_text(page.read_text().replace("{% block item %}", "{% block item %}" + line, 1))
+    assert main(["run", str(tmp_path / "config" / "my_task.toml"), "--dry-run"]) == 2
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert f"my_task.html.j2:10: {needle}; fix the template's syntax on that line and run the dry run again" in said

@@ -237,3 +237,44 @@ def test_the_record_stays_under_8_kb_whatever_the_worker_does(served: dict[str, 
     for entry in record["f"].values():
         assert (len(entry["focus"]), len(entry["paste"]), entry["paste_n"]) == (40, 20, 30)
         assert entry["paste_x"] == 30 * 999
+
+
+OTHER_EXTERNAL = "A yellow taxi waits at a crossing while people walk past in the rain."
+
+
+def test_outside_text_passed_from_field_to_field_is_still_from_outside(served: dict[str, Any], tab) -> None:
+    """A worker pastes an assistant's caption for image 2 into the first box, cuts it out again, and
+    later pastes the same text as the second caption: that text came from outside the page, and a
+    copy or cut in a field that took outside text does not make it the page's own ("p" turned one
+    pasting field into a laundry for every other: four of five captions "in-page", flagged 1 in 5).
+    Copying one's own typed caption to another box stays an in-page paste."""
+    tab.goto(invite_link(served["site"].secret, served["url"], served["cfg"].name, "lau"))
+    from_outside(tab, OTHER_EXTERNAL)
+    tab.click("#caption_0")
+    tab.keyboard.press("Control+V")
+    tab.keyboard.press("Control+A")
+    tab.keyboard.press("Control+X")  # the page has now seen this text cut from one of its fields
+    from_outside(tab, EXTERNAL)
+    tab.keyboard.press("Control+V")
+    next_item(tab, 0)
+    from_outside(tab, OTHER_EXTERNAL)  # the assistant's window again, or the cut kept on the clipboard
+    tab.click("#caption_1")
+    tab.keyboard.press("Control+V")
+    next_item(tab, 1)
+    tab.click("#caption_2")
+    tab.keyboard.type(TYPED[0])
+    tab.keyboard.press("Control+A")
+    tab.keyboard.press("Control+C")  # one's own words, typed here
+    next_item(tab, 2)
+    tab.click("#caption_3")
+    tab.keyboard.press("Control+V")
+    next_item(tab, 3)
+    tab.click("#caption_4")
+    tab.keyboard.type(TYPED[1])
+    submit(tab)
+
+    f = json.loads(stored(served, "hitflow_telemetry"))["f"]
+    assert [p[1:] for p in f["caption_0"]["paste"]] == [[len(OTHER_EXTERNAL), "x"], [len(EXTERNAL), "x"]]
+    assert [p[1:] for p in f["caption_1"]["paste"]] == [[len(OTHER_EXTERNAL), "x"]]
+    assert (f["caption_1"]["paste_x"], f["caption_1"]["paste_p"]) == (len(OTHER_EXTERNAL), 0)
+    assert [p[1:] for p in f["caption_3"]["paste"]] == [[len(TYPED[0]), "p"]]  # a typist's own text stays in-page

@@ -185,3 +185,40 @@ def test_a_postgresql_ledger_lost_mid_run_says_so_and_how_to_resume(pg_url: str,
     assert said.startswith("the ledger postgresql://") and "stopped answering" in said, said
     assert "unexpected" not in said and lost.value.exit_code == 1
     assert "Resume with: hitflow run c.toml --db postgresql://h@127.0.0.1/x --no-prefect" in said, said
+
+
+def test_a_ledger_that_is_not_sqlite_is_refused_before_the_run(tmp_path: Path, capsys) -> None:
+    """``--db notes.txt`` (a file that is not SQLite): one line, exit 2, the file untouched; the run
+    died on it as "unexpected DatabaseError: file is not a database" (exit 1), its log in another
+    campaign's folder, while `hitflow status --db` refused it in words."""
+    from flows.cli.main import main
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    with pytest.raises(SystemExit) as done:
+        main(["run", config, "--no-prefect", "--limit", "5", "--db", str(notes), "--out", str(tmp_path / "out")])
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert done.value.code == 2 and "is not a hitflow ledger (not an SQLite file)" in said, said
+    assert notes.read_text() == "my notes\n" and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("target", "code", "words"), [
+    (["--target", "mturk", "--live"], 2, "target mturk needs --endpoint-url (MTurk itself closed"),
+    (["--target", "mturk", "--endpoint-url", "https://mturk-requester.us-east-1.amazonaws.com"], 5,
+     "its production endpoint is gone"),
+    (["--platform", "prolific", "--target", "mturk"], 2, "the target is sim (default) or prolific"),
+])
+def test_a_dry_run_refuses_a_target_no_run_can_use(tmp_path: Path, capsys, target: list[str], code: int,
+                                                    words: str) -> None:
+    """The dry run said "no problems found" for MTurk's closed endpoint, which the real run refuses
+    (found by hand: `--dry-run --target mturk --live`); it needs no --live, since it spends nothing."""
+    from flows.cli.main import main
+
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    dry = ["run", config, "--dry-run", "--limit", "5", "--db", str(tmp_path / "h.db")]
+    assert main([*dry, *target]) == code
+    said = capsys.readouterr()
+    assert words in said.err and len(said.err.strip().splitlines()) == 1 and "no problems found" not in said.out
+    assert main([*dry, "--platform", "prolific", "--target", "prolific"]) == 0  # live Prolific: checked, no --live
+    assert not (tmp_path / "h.db").exists()

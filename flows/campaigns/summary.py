@@ -15,6 +15,10 @@ from postprocess.report_data import blocking_vs_truth
 WHAT_TO_DO = ("what to do: extend the short HITs (UpdateExpirationForHIT, CreateAdditionalAssignmentsForHIT), "
               "repost the missing items (a new campaign name with --limit), or relax [policy]/[gating] if the crowd "
               "has nobody eligible left; set [campaign] accept_partial = true to accept what came in")
+# an invite round has places for people, not HITs to extend (flows/platforms/batch_window.record_unfilled)
+WHAT_TO_DO_ROUNDS = ("what to do: post the missing items again (a new campaign name with --limit), keep rounds open "
+                     "longer ([timing] batch_open_s), or invite more people; set [campaign] accept_partial = true to "
+                     "accept what came in")
 
 
 def shortfalls(store: Store, campaign: str) -> list[dict[str, Any]]:
@@ -22,8 +26,14 @@ def shortfalls(store: Store, campaign: str) -> list[dict[str, Any]]:
     rows = store.rows("SELECT batch, status, shortfall FROM batches WHERE campaign = ? AND batch > 0 "
                       "ORDER BY batch", [campaign])
     out = [{"batch": r["batch"], **json.loads(r["shortfall"])} for r in rows if r.get("shortfall")]
+    for s in out:  # an invitee's answer that came after the round closed is late work, reviewed, and counts
+        if s.get("route") == "links":
+            s["got"] = max(s["got"], store.table("assignments").count_where("campaign = ? AND batch = ?",
+                                                                            [campaign, s["batch"]]))
+    out = [s for s in out if s["got"] < s["expected"]]
     planned = {r["batch"] for r in store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?", [campaign])}
     posted = {r["batch"] for r in store.rows("SELECT DISTINCT batch FROM hits WHERE campaign = ?", [campaign])}
+    posted |= {r["batch"] for r in rows if r["status"] not in ("planned", None)}  # invite rounds post no HITs
     if out and not out[-1]["got"] and planned - posted:
         out.append({"batch": min(planned - posted), "not_posted": sorted(planned - posted)})
     return out
@@ -31,21 +41,27 @@ def shortfalls(store: Store, campaign: str) -> list[dict[str, Any]]:
 
 def shortfall_lines(store: Store, campaign: str) -> list[str]:
     """The honest ending: one line per incomplete batch with its numbers, then what to do."""
-    lines = []
-    for s in shortfalls(store, campaign):
+    lines, found = [], shortfalls(store, campaign)
+    for s in found:
         if "not_posted" in s:
             lines.append(f"INCOMPLETE: batch(es) {', '.join(map(str, s['not_posted']))} not posted: the batch "
                          "before got no work at all")
         elif s.get("unit") == "places":
             lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} places finished when its "
                          "study stopped (each participant takes a study once: is the eligible pool big enough?)")
+        elif s.get("route") == "links":
+            lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} places filled when the round "
+                         "closed (invite more people with `hitflow serve --invite NAME`: a link works in every batch)")
         elif not s["got"]:
             lines.append(f"INCOMPLETE: batch {s['batch']} got no work: 0 of {s['expected']} assignments on "
                          f"{s['hits']} HITs (nobody took them: is anyone eligible?)")
         else:
             lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} assignments; "
                          f"{s['short_hits']} of {s['hits']} HITs expired short of their assignments")
-    return [*lines, WHAT_TO_DO] if lines else []
+    if not lines:
+        return []
+    rounds = all(s.get("route") == "links" for s in found if "got" in s)
+    return [*lines, WHAT_TO_DO_ROUNDS if rounds else WHAT_TO_DO]
 
 
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:

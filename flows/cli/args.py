@@ -122,7 +122,27 @@ def ledger(text: str) -> str:
     """``--db``: a ``postgresql://`` URL (checked when opened), or an SQLite file as :func:`writable_file`."""
     from flows.core.db_url import is_postgres_url
 
-    return text if is_postgres_url(text) else writable_file(text)
+    if is_postgres_url(text):
+        return text
+    writable_file(text)
+    if not _sqlite_or_new(Path(text)):  # a run would die on it as "unexpected DatabaseError" (exit 1)
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a hitflow ledger (not an SQLite file); give the "
+                                         "ledger `hitflow run` wrote, or a new file name")
+    return text
+
+
+def _sqlite_or_new(path: Path) -> bool:
+    """Whether ``path`` is an SQLite file (its first 16 bytes, sqlite.org/fileformat.html), empty, or not there."""
+    from flows.core.store_base import SQLITE_MAGIC
+
+    try:
+        if not path.is_file():
+            return True
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError:
+        return True  # unreadable: the run's own message says so
+    return not head or head == SQLITE_MAGIC
 
 
 def http_url(text: str) -> str:

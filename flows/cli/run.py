@@ -202,6 +202,9 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
 
     cfg = load_config(a.config)  # fail fast, before Prefect starts
     a.out = chosen_out(a, cfg.out)
+    # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is
+    # created; a dry run spends nothing, so it needs no --live, but a target no run can use is refused there too
+    platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live or a.dry_run)
     if a.dry_run:
         return _dry_run(a, cfg)
     if cfg.task == "custom":  # a page nobody can answer or read back is never posted (issue 26)
@@ -213,8 +216,6 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
         released = release_held(Store(a.db), cfg.name, a.release_hold)
         print(f"released batch(es) {', '.join(map(str, released))} of {cfg.name}: "
               + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
-    # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is created
-    platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live)
     # the run itself checks its output folder and the campaign's identity, once (flows/driver/run_start.py)
     name = run_name(a.db, cfg.name, Intent(new_attempt=a.new_attempt))
     if a.invite:  # only invite links write invites.csv: elsewhere there is nothing to compare with

@@ -86,9 +86,10 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
         raise ConfigError(f"{name}: {exc.message}; check the names the template uses (item columns, "
                           "title, items)") from exc
     except jinja2.TemplateSyntaxError as exc:
-        raise ConfigError(f"{name}:{exc.lineno}: {exc.message}") from exc
+        raise ConfigError(f"{name}:{exc.lineno}: {str(exc.message).rstrip('.')}; fix the template's syntax on that "
+                          "line and run the dry run again") from exc
     except jinja2.sandbox.SecurityError as exc:
-        raise ConfigError(f"{name}: {exc}; a task template may only read its values") from exc
+        raise ConfigError(f"{name}: {str(exc).rstrip('.')}; a task template may only read its values") from exc
     except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError) as exc:  # {{ 1/0 }}, wordwrap(0)
         line = (str(exc).splitlines() or [""])[0][:160]
         raise ConfigError(f"{name}: the template failed while rendering ({type(exc).__name__}: {line}); "

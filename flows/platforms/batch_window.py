@@ -105,7 +105,7 @@ def record_unfilled(run: Run, batch: int, units: int, places: int, got: int) -> 
         "SELECT COUNT(*) AS n FROM (SELECT hit_id FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id "
         "HAVING COUNT(*) >= ?)", [run.cfg.name, batch, run.cfg.assignments_per_image])[0]["n"]
     short = {"hits": units, "expected": places, "got": got, "short_hits": max(0, units - full_units),
-             "still_open": 0} if got < places else {}
+             "still_open": 0, "route": run.platform} if got < places else {}
     run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(short) if short else "")
     if short:
         run.progress(f"batch {batch}: INCOMPLETE: {got} of {places} places filled when it closed")
