@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -125,6 +126,9 @@ def config_for(size: int, tmp: Path) -> Path:
             raise RuntimeError(f"{CONFIG} no longer says {old.strip()}; update bench/scale.py")
         text = text.replace(old, new)
     (tmp / "crowds").mkdir(exist_ok=True)  # a config's files live in its folder (flows/core/config.py)
+    bank = CROWD.parent.parent / "items" / "vizwiz_demo_captions.csv"  # the crowd file's "../items/..." (no
+    (tmp / "items").mkdir(exist_ok=True)  # symlink: a crowd file's paths stay in its folder, links followed)
+    shutil.copyfile(bank, tmp / "items" / bank.name)
     crowd, funds = CROWD.read_text(), 'balance = "100000.00"'  # the simulated requester's: ~$26,000 per 39,181
     if funds not in crowd:
         raise RuntimeError(f"{CROWD} no longer says {funds}; update bench/scale.py")
