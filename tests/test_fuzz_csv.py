@@ -107,6 +107,11 @@ def test_huge_fields_work_up_to_the_limit_and_fail_in_one_line_beyond(tmp_path: 
     (b"", "is empty"),
     (b"image_id,file_name,url\n1,a.jpg,https://x/a.jpg,extra\n", ":2: 4 field(s), but the item file has 3"),
     (b'image_id,file_name,url\n1,"a.jpg,https://x/a.jpg\n', "check the quotes"),
+    # a quote opened on line 3 and never closed: named at line 3, not where csv gave up (found by hand)
+    (b'image_id,file_name,url\n1,a.jpg,https://x/a.jpg\n2,"b.jpg,https://x/b.jpg\n3,c.jpg,https://x/c.jpg\n',
+     ":3: cannot read the CSV (a quoted field opened on line 3 is never closed, read to line 4"),
+    (b'image_id,file_name,url\n1,a.jpg,https://x/a.jpg\n2,"b.jpg,https://x/b.jpg\n'
+     + b"3,c.jpg,https://x/c.jpg\n" * 50_000, ":3: cannot read the CSV (a quoted field opened on line 3 runs past"),
     ("image_id,file_name,url\n1,a.jpg,https://x/a.jpg\n".encode("utf-16"), "UTF-16"),
     (b"image_id,file_name,url\n1,\xe9.jpg,https://x/a.jpg\n", "not UTF-8 text (byte 0xe9"),
     (b"image_id,image_id,url\n1,2,https://x/a.jpg\n", "repeated column name"),
