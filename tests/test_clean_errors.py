@@ -222,3 +222,18 @@ def test_a_dry_run_refuses_a_target_no_run_can_use(tmp_path: Path, capsys, targe
     assert words in said.err and len(said.err.strip().splitlines()) == 1 and "no problems found" not in said.out
     assert main([*dry, "--platform", "prolific", "--target", "prolific"]) == 0  # live Prolific: checked, no --live
     assert not (tmp_path / "h.db").exists()
+
+
+@pytest.mark.parametrize("platform", [[], ["--platform", "prolific"]])
+def test_an_invitee_without_invite_links_is_refused(tmp_path: Path, capsys, platform: list[str]) -> None:
+    """`run ... --invite bob` without `--platform links` ran an MTurk campaign to its end, exit 0, and
+    invited nobody (found by hand): refused in one line, exit 2, nothing made."""
+    from flows.cli.main import main
+
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    ledger, out = tmp_path / "h.db", tmp_path / "out"
+    argv = ["run", config, "--no-prefect", "--limit", "5", "--db", str(ledger), "--out", str(out), "--invite", "bob"]
+    assert main([*argv, *platform]) == 2
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert "--invite is for invite links (--platform links)" in said and "add --platform links" in said, said
+    assert not ledger.exists() and not out.exists()
