@@ -237,3 +237,28 @@ def test_an_invitee_without_invite_links_is_refused(tmp_path: Path, capsys, plat
     [said] = capsys.readouterr().err.strip().splitlines()
     assert "--invite is for invite links (--platform links)" in said and "add --platform links" in said, said
     assert not ledger.exists() and not out.exists()
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
+    """`hitflow serve --port P` on a port in use printed its "task pages ... Ctrl-C stops the server" lines,
+    then uvicorn's two ERROR lines and exit 3 ("an input file could not be read"); `hitflow ui` and
+    `hitflow review` died with a RuntimeError traceback (found by hand)."""
+    import socket
+
+    from flows.cli.main import main
+    from flows.core.store_sqlite import SqliteStore
+
+    ledger = tmp_path / "h.db"
+    SqliteStore(ledger).db.close()
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = str(holder.getsockname()[1])
+        for argv in (["serve", "--campaign", config, "--db", str(ledger), "--port", port],
+                     ["ui", "--db", str(ledger), "--port", port]):
+            assert main(argv) == 2, argv
+            out, err = capsys.readouterr()
+            [said] = err.strip().splitlines()
+            assert "cannot listen there: Address already in use; pass another --port" in said, said
+            assert "Ctrl-C stops the server" not in out, argv  # it never said it serves

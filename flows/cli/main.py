@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import re
 import shlex
@@ -53,10 +54,11 @@ def cmd_serve(a: argparse.Namespace) -> int:
     from flows.core.config import load_config
     from flows.core.site_secrets import invite_link
     from flows.taskserver.task_server import TaskSite
-    from flows.taskserver.task_server_thread import serve_forever, server_config
+    from flows.taskserver.task_server_thread import check_listenable, serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
+    check_listenable(a.host, a.port)  # before the lines that say it serves
     from flows.core.db_url import is_postgres_url, shown_location
 
     ledger = a.db if is_postgres_url(a.db) else Path(a.db)
@@ -279,6 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hitflow: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # a path the system refused (--out /proc/nope, a full disk): one line
+        if exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):  # a server's --host/--port
+            print(f"hitflow: error: cannot listen there: {exc.strerror}; pass another --port (or --host)",
+                  file=sys.stderr)
+            return 2
         where = f" {exc.filename}" if exc.filename else ""
         print(f"hitflow: error: cannot use{where}: {exc.strerror or exc}; choose another path", file=sys.stderr)
         return 2
