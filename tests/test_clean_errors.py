@@ -262,3 +262,18 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
             [said] = err.strip().splitlines()
             assert "cannot listen there: Address already in use; pass another --port" in said, said
             assert "Ctrl-C stops the server" not in out, argv  # it never said it serves
+
+
+def test_an_output_root_from_the_environment_is_checked_as_out_is(tmp_path: Path, capsys, monkeypatch) -> None:
+    """`HITFLOW_OUT=a_file hitflow run ...` said "cannot use a_file/vizwiz_captions/logs: Not a directory;
+    choose another path" (found by hand): the environment's value gets --out's check and says where it came from."""
+    from flows.cli.main import main
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("my notes\n")
+    monkeypatch.setenv("HITFLOW_OUT", str(a_file))
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    assert main(["run", config, "--no-prefect", "--limit", "5", "--db", str(tmp_path / "h.db")]) == 2
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert said.startswith("hitflow: error: $HITFLOW_OUT: ") and "is a file, not a folder" in said, said
+    assert a_file.read_text() == "my notes\n" and not (tmp_path / "h.db").exists()
