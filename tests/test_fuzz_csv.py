@@ -158,7 +158,9 @@ def assert_no_formula_cells(path: Path) -> list[list[str]]:
 @given(rows, layout)
 def test_offline_qc_flags_are_spreadsheet_safe(tmp_path: Path, body: list[tuple], how: dict[str, bool]) -> None:
     src, out = tmp_path / "subs.csv", tmp_path / "flags.csv"
-    body = [("=A1", "=HYPERLINK(\"http://evil\")", *r[2:4], r[4]) for r in body[:1]] + body
+    # A caption in capitals: caps_lock always flags this worker (the random sample alone could pick the
+    # other row: hypothesis found such a case, flags.csv then had no row of this worker to check)
+    body = [("=A1", "=HYPERLINK(\"http://evil\")", r[2], "A LOUD CAPTION ABOUT A DOG", r[4]) for r in body[:1]] + body
     src.write_bytes(csv_bytes(COLUMNS, [list(r) for r in body], **how))
     code, err = run_cli(["qc", str(src), "--out", str(out)])
     assert code == 0, err
