@@ -104,7 +104,7 @@ def test_huge_fields_work_up_to_the_limit_and_fail_in_one_line_beyond(tmp_path: 
 
 
 @pytest.mark.parametrize(("content", "needle"), [
-    (b"", "is empty"),
+    (b"", "is empty; the item file has nothing to read: fill it in, or name the file you meant"),
     (b"image_id,file_name,url\n1,a.jpg,https://x/a.jpg,extra\n", ":2: 4 field(s), but the item file has 3"),
     (b'image_id,file_name,url\n1,"a.jpg,https://x/a.jpg\n', "check the quotes"),
     # a quote opened on line 3 and never closed: named at line 3, not where csv gave up (found by hand)
@@ -116,6 +116,7 @@ def test_huge_fields_work_up_to_the_limit_and_fail_in_one_line_beyond(tmp_path: 
     (b"image_id,file_name,url\n1,\xe9.jpg,https://x/a.jpg\n", "not UTF-8 text (byte 0xe9"),
     (b"image_id,image_id,url\n1,2,https://x/a.jpg\n", "repeated column name"),
     (b"image_id,file_name,url\n1,a.jpg,https://x/a.jpg\n2,b\x00.jpg,https://x/b.jpg\n", ":3: holds a NUL byte"),
+    (b"image_id,file_name,url\n1,a\x00.jpg,https://x/a.jpg\n", "not UTF-8 text: save it as UTF-8 text"),
 ])
 def test_item_file_problems_are_one_line(tmp_path: Path, content: bytes, needle: str) -> None:
     path = tmp_path / "items.csv"
