@@ -10,7 +10,7 @@ import os
 from flows.cli import args as arg
 from flows.cli.help import add_examples_and_exit_codes
 from flows.core.errors import ConfigError
-from flows.platforms import PLATFORMS
+from flows.platforms import DEFAULT_PLATFORM, PLATFORMS
 
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 DB_HELP = ("the ledger: an SQLite file or a postgresql:// URL (default $HITFLOW_DB or runs/hitflow.db; "
@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=arg.non_negative, default=1, help="simulator seed")
     run.add_argument("--crowd", help="simulator crowd file (config/crowds/*.toml)")
     run.add_argument("--no-prefect", action="store_true", help="run the steps without Prefect")
-    run.add_argument("--platform", choices=PLATFORMS, default="mturk",
+    run.add_argument("--platform", choices=PLATFORMS, default=DEFAULT_PLATFORM,
                      help="mturk: HITs (MTurk API); prolific: one study per batch served by hitflow's task server; "
                           "links: invite links to hitflow's task server (invited annotators, volunteers)")
     run.add_argument("--task-url", default="", type=arg.http_url,
@@ -138,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     ui.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     sched = _schedule_parser(sub, "serve-schedules", "serve the next-batch flow on the campaign's [schedule]",
                              "a running simulator or endpoint (default: one in-process)")
-    sched.add_argument("--platform", choices=PLATFORMS, default="mturk",
+    sched.add_argument("--platform", choices=PLATFORMS, default=DEFAULT_PLATFORM,
                        help="where each run publishes (default mturk)")
     sched.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
     sched.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
@@ -148,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
     dep = _schedule_parser(sub, "deploy", "register the next-batch deployment with the Prefect server in use",
                            "a simulator or endpoint that outlives each run")
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
-    dep.add_argument("--platform", choices=PLATFORMS, default="mturk",
+    dep.add_argument("--platform", choices=PLATFORMS, default=DEFAULT_PLATFORM,
                      help="where each scheduled run publishes (default mturk)")
     dep.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
     dep.add_argument("--whole", action="store_true",
@@ -181,7 +181,11 @@ def _parser() -> argparse.ArgumentParser:
 def refuse_unused_options(args: argparse.Namespace) -> None:
     """An option the chosen route never reads is refused, not dropped: `run --invite bob` without
     `--platform links` ran an MTurk campaign and invited nobody, exit 0 (found by hand)."""
-    if args.command == "run" and args.invite and args.platform != "links":
+    if args.command != "run" or not args.invite:
+        return
+    from flows.platforms.registry import platform_for  # here, not at the top: `hitflow --help` stays instant
+
+    if not platform_for(args.platform).INVITES_PEOPLE:
         raise ConfigError(f"--invite is for invite links (--platform links), not --platform {args.platform}: add "
                           "--platform links to invite people, or leave --invite out")
 

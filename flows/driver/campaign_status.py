@@ -16,6 +16,7 @@ from flows.core.markdown_text import md_text
 from flows.core.store import Store
 from flows.core.terminal import on_terminal, print_table
 from flows.driver.campaign import ORDER, STEPS
+from flows.platforms import DEFAULT_PLATFORM
 from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.registry import platform_for
 
@@ -75,7 +76,7 @@ def route_options(info: dict[str, Any], platform: str) -> str:
     """The options that put a resumed run on the route the campaign ran on: without them the command
     status prints is refused (a Prolific campaign resumed as MTurk, a served simulator's campaign on
     the embedded one). The embedded simulator records its file, which a resumed run finds itself."""
-    words = [] if platform == "mturk" else ["--platform", platform]
+    words = [] if platform == DEFAULT_PLATFORM else ["--platform", platform]
     if info.get("target_kind") not in (None, "", "sim"):
         words += ["--target", str(info["target_kind"]), "--live"]
     if info.get("endpoint_url") and not info.get("sim_state"):

@@ -15,3 +15,4 @@ The simulator is reached only through ``targets``, inside functions.
 """
 
 PLATFORMS = ("mturk", "prolific", "links")
+DEFAULT_PLATFORM = "mturk"  # --platform's default: a command for it needs no --platform

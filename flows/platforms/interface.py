@@ -60,6 +60,9 @@ class Platform(Protocol):
     def SERVES_PAGES(self) -> bool: ...  # participants open hitflow's task server
 
     @property
+    def INVITES_PEOPLE(self) -> bool: ...  # `run --invite NAME` makes each a link (others find their people)
+
+    @property
     def REVIEW_CATEGORIES(self) -> tuple[str, ...]: ...  # a rejection names one (empty: none)
 
     @property

@@ -30,6 +30,7 @@ PUBLISH_STEP = "open invite links"
 COLLECT_STEP = "collect responses"
 SENDS_DECISIONS = False
 SERVES_PAGES = True
+INVITES_PEOPLE = True
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
 REVIEW_SENDERS = LINKS_SENDERS

@@ -29,6 +29,7 @@ PUBLISH_STEP = "publish batch"
 COLLECT_STEP = "collect submissions"
 SENDS_DECISIONS = True
 SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
+INVITES_PEOPLE = False
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
 REVIEW_SENDERS = MTURK_SENDERS

@@ -29,6 +29,7 @@ PUBLISH_STEP = "publish study"
 COLLECT_STEP = "collect submissions"
 SENDS_DECISIONS = True
 SERVES_PAGES = True
+INVITES_PEOPLE = False
 # Prolific's rejection categories (its API refuses any other) and its minimum message length
 REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
                      "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
