@@ -26,7 +26,14 @@ from flows.core.site_secrets import completion_code, task_secret
 from flows.core.store import SETTLED
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.prolific import adapter as prolific
-from flows.platforms.prolific.statuses import PENDING, SPELLINGS, UNPAID, bulk_approve_key, place_counts
+from flows.platforms.prolific.statuses import (
+    PENDING,
+    SPELLINGS,
+    UNPAID,
+    bulk_approve_key,
+    place_counts,
+    rejection_message,
+)
 from flows.platforms.units import hit_groups
 
 NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
@@ -207,14 +214,6 @@ def stop_study(run: Run, study_id: str) -> str:
     return prolific.transition(client, study_id, "STOP") if current in ("ACTIVE", "PAUSED") else str(current)
 
 
-def rejection_message(run: Run, reasons: str) -> str:
-    """Prolific wants at least 100 characters: the policy's feedback plus what the page asked for."""
-    text = run.cfg.policy.reject_feedback.format(rules=reasons)
-    return text if len(text) >= 100 else (
-        f"{text} The task page explained these rules and checked them before submission; the submitted "
-        "answers broke them, so this submission cannot be accepted.")
-
-
 def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, int]:
     """Approve in bulk, reject one by one, and leave unpaid what Prolific says was not finished."""
     status = {r["submission_id"]: r["status"] for r in run.store.rows(
@@ -233,8 +232,9 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         prolific.reject(prolific_client(run), sid, category, rejection_message(run, reasons))
         return {"ok": True}
 
-    _ledgered(run, batch, "BulkApprove", bulk_approve_key(run.store, run.cfg.name, batch, approvals),
-              {"submission_ids": approvals}, approve_all)
+    if approvals:  # nothing to approve is no call: an empty set would get a ledger key of its own
+        _ledgered(run, batch, "BulkApprove", bulk_approve_key(run.store, run.cfg.name, batch, approvals),
+                  {"submission_ids": approvals}, approve_all)
     outcome.update(dict.fromkeys(approvals, "APPROVED"))
     for d in decisions:
         sid, state = d["assignment_id"], status.get(d["assignment_id"], "unknown")

@@ -3,7 +3,8 @@ what they mean for a batch: finished, still holding a place, or never paid by hi
 
 RESERVED holds a place before the participant starts (ten minutes); SCREENED OUT (with a space)
 is paid Prolific's own fixed screen-out reward, never approved or rejected here; the list
-endpoint spells a timed-out submission TIME-OUT where the detail says TIMED-OUT.
+endpoint spells a timed-out submission TIME-OUT where the detail says TIMED-OUT. A rejection
+carries a message of at least 100 characters (:func:`rejection_message`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from flows.core.run_context import Run
 from flows.core.store import Store
 
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
@@ -41,3 +43,11 @@ def bulk_approve_key(store: Store, campaign: str, batch: int, submission_ids: li
             sorted(submission_ids):
         return key
     return f"{key}:{hashlib.sha256(' '.join(sorted(submission_ids)).encode()).hexdigest()[:16]}"
+
+
+def rejection_message(run: Run, reasons: str) -> str:
+    """Prolific wants at least 100 characters: the policy's feedback plus what the page asked for."""
+    text = run.cfg.policy.reject_feedback.format(rules=reasons)
+    return text if len(text) >= 100 else (
+        f"{text} The task page explained these rules and checked them before submission; the submitted "
+        "answers broke them, so this submission cannot be accepted.")
