@@ -10,12 +10,12 @@ One process at a time: a second simulator on the same file is refused (``flock``
 
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import json
 import os
 import random
 import sqlite3
+import sys
 import threading
 import zlib
 from collections.abc import Callable
@@ -29,6 +29,8 @@ from flows.sim import qual_tests
 from flows.sim.browser_worker import resume_browsing
 from flows.sim.external_work import resume_visits
 from flows.sim.market import Assignment, Hit, Marketplace, money
+from flows.sim.market_records import new_hit
+from flows.sim.packed_text import PagePacker
 from flows.sim.prolific_state import ProlificState
 
 SCHEMA = """
@@ -44,13 +46,16 @@ COMPRESS_OVER = 2048  # HIT pages and most answers: files ~3x smaller, reload ~3
 
 
 def _encode_hit(hit: Hit) -> dict[str, Any]:
-    return {"fields": hit.fields, "disposed": hit.disposed, "review_status": hit.review_status,
+    fields = {**hit.fields}
+    fields["Question"] = hit.question_xml()  # packed in memory with a dictionary the file does not keep
+    return {"fields": fields, "disposed": hit.disposed, "review_status": hit.review_status,
             "reviewing": hit.reviewing}
 
 
-def _decode_hit(value: dict[str, Any]) -> Hit:
-    return Hit(value["fields"], parse_question(value["fields"]["Question"]), disposed=value["disposed"],
-               review_status=value["review_status"], reviewing=value["reviewing"])
+def _decode_hit(value: dict[str, Any], pages: PagePacker) -> Hit:
+    hit = new_hit(value["fields"], parse_question(value["fields"]["Question"]), pages)
+    hit.disposed, hit.review_status, hit.reviewing = value["disposed"], value["review_status"], value["reviewing"]
+    return hit
 
 
 def _encode_qual_type(q: dict[str, Any]) -> dict[str, Any]:
@@ -63,11 +68,10 @@ def _decode_qual_type(q: dict[str, Any]) -> dict[str, Any]:
     return q
 
 
-ASSIGNMENT_FIELDS = tuple(f.name for f in dataclasses.fields(Assignment))
-
-
-def _encode_assignment(a: Assignment) -> dict[str, Any]:
-    return {name: getattr(a, name) for name in ASSIGNMENT_FIELDS}  # asdict() deep-copies: 3x slower
+def _decode_assignment(value: dict[str, Any]) -> Assignment:
+    for name in ("hit_id", "worker_id", "status"):  # one string each, not one per assignment read back
+        value[name] = sys.intern(value[name])
+    return Assignment(**value)
 
 
 def _same(value: Any) -> Any:
@@ -77,8 +81,8 @@ def _same(value: Any) -> Any:
 # kind: (Marketplace attribute, key is a pair, encode, decode)
 KINDS: dict[str, tuple[str, bool, Callable[[Any], Any], Callable[[Any], Any]]] = {
     "hit_type": ("hit_types", False, _same, _same),
-    "hit": ("hits", False, _encode_hit, _decode_hit),
-    "assignment": ("assignments", False, _encode_assignment, lambda v: Assignment(**v)),
+    "hit": ("hits", False, _encode_hit, _same),  # decoded by _load_row: a HIT needs the market's pages
+    "assignment": ("assignments", False, Assignment.record, _decode_assignment),
     "qual_type": ("qual_types", False, _encode_qual_type, _decode_qual_type),
     "worker_qual": ("worker_quals", True, _same, _same),
     "qual_request": ("qual_requests", False, _same, _same),
@@ -194,7 +198,8 @@ class MarketStore:
                 worker.memory = value["memory"]
         else:
             name, pair, _, decode = KINDS[kind]
-            getattr(market, name)[tuple(json.loads(key)) if pair else key] = decode(value)
+            record = _decode_hit(value, market.pages) if kind == "hit" else decode(value)
+            getattr(market, name)[tuple(json.loads(key)) if pair else key] = record
             if kind == "assignment":
                 market.hits[value["hit_id"]].assignment_ids.append(key)
                 if value["status"] == "Submitted":

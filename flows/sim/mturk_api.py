@@ -8,6 +8,7 @@ from typing import Any
 from flows.core.mturk_forms import QuestionError, parse_question
 from flows.sim.eligible_pool import KEEPS_ELIGIBLE
 from flows.sim.market import Assignment, Hit, Marketplace, MTurkError
+from flows.sim.market_records import new_hit
 from flows.sim.mturk_input import check_input
 from flows.sim.validation import (
     ASSIGNMENT_STATUSES,
@@ -140,7 +141,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
         "QualificationRequirements": spec.get("QualificationRequirements", []),
         "RequesterAnnotation": p.get("RequesterAnnotation", ""),
     }
-    hit = Hit(fields, question)
+    hit = new_hit(fields, question, m.pages)
     if m.hit_cost(hit) > m.balance:
         raise MTurkError("AWS.MechanicalTurk.InsufficientFunds",
                          f"Balance {m.balance} is below the cost of one assignment ({m.hit_cost(hit)}).")
@@ -192,7 +193,9 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         chunk, nxt = page(candidates, p)
         chunk = [m.hit_view(h) for h in chunk]
     else:
-        chunk, nxt = page([v for v in map(m.hit_view, candidates) if v["HITStatus"] == status], p)
+        states = [(h, s) for h in candidates if (s := m.hit_status(h))["HITStatus"] == status]
+        chunk, nxt = page(states, p)  # views of this page only: a view unpacks the HIT's page
+        chunk = [m.hit_view(h, s) for h, s in chunk]
     return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
 
 
@@ -216,7 +219,7 @@ def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 @op("UpdateHITReviewStatus")
 def update_review_status(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
-    if m.hit_view(hit)["HITStatus"] not in ("Reviewable", "Reviewing"):
+    if m.hit_status(hit)["HITStatus"] not in ("Reviewable", "Reviewing"):
         raise MTurkError("AWS.MechanicalTurk.InvalidHITState", f"HIT {hit.fields['HITId']} is not reviewable.")
     hit.reviewing = not bool(p.get("Revert", False))
     return {}
@@ -225,7 +228,7 @@ def update_review_status(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 @op("DeleteHIT")
 def delete_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
-    view = m.hit_view(hit)
+    view = m.hit_status(hit)
     unreviewed = [a for a in hit.assignment_ids if m.assignments[a].status == "Submitted"]
     if view["HITStatus"] not in ("Reviewable", "Reviewing") or unreviewed or view["NumberOfAssignmentsPending"]:
         raise MTurkError("AWS.MechanicalTurk.InvalidHITState",
