@@ -1,0 +1,101 @@
+"""The simulator's memory per HIT: the Question and answers kept packed, replies unchanged.
+
+At 330,000 images the simulator grew to ~8 GB (~130 KB a HIT: the page twice, its parsed form, five
+answers); docs/simulator-memory.md has the figures. These tests hold the packed state to its promise:
+what the requester reads back (GetHIT, listings, answers, a reloaded state file) is what was posted.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sqlite3
+import tracemalloc
+import zlib
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flows.core.mturk_forms import html_question, parse_answer_xml
+from flows.core.templates import render, sample_context
+from flows.sim.mturk_api import OPERATIONS
+from flows.sim.packed_text import Packed, PagePacker, pack, pack_answer, unpack
+from flows.sim.server import SimServer
+from tests.conftest import advance
+from tests.test_sim_state import boto
+from tests.test_sim_contract import hit_type
+
+CAPTION_PAGE = html_question(render("caption.html.j2", sample_context("caption")))  # ~31 KB, as a campaign posts
+
+
+def _post(m, type_id: str, n: int = 5, question: str = CAPTION_PAGE, note: str = "") -> str:
+    reply = OPERATIONS["CreateHITWithHITType"](m, {"HITTypeId": type_id, "MaxAssignments": n, "LifetimeInSeconds": 86400,
+                                                   "Question": question, "RequesterAnnotation": note})
+    return str(reply["HIT"]["HITId"])
+
+
+def _caption_type(m) -> str:
+    return str(OPERATIONS["CreateHITType"](m, {"Title": "Describe", "Description": "Describe five images",
+                                                "Reward": "0.50", "AssignmentDurationInSeconds": 3600})["HITTypeId"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(min_size=0, max_size=3000), zdict=st.binary(max_size=400))
+def test_packed_text_reads_back_as_written(text: str, zdict: bytes) -> None:
+    assert unpack(pack(text, zdict)) == text
+    assert unpack(pack_answer(text)) == text
+    assert isinstance(pack(text), str) == (len(text) <= 256)  # short texts cost more packed than plain
+
+
+def test_pages_of_one_hit_type_pack_against_its_first_page() -> None:
+    pages = PagePacker()
+    first, second = CAPTION_PAGE, CAPTION_PAGE.replace("Describe", "Portray")
+    packed = [pages.pack("T1", first), pages.pack("T1", second), pages.pack("T2", second)]
+    assert all(isinstance(p, Packed) for p in packed) and [unpack(p) for p in packed] == [first, second, second]
+    assert isinstance(packed[1], Packed) and len(packed[1].blob) < len(zlib.compress(second.encode(), 6)) / 5
+
+
+def test_a_caption_hit_costs_the_simulator_a_few_kilobytes() -> None:
+    """~116 KB a HIT before (its page as XML and as HTML, its parsed form, five 4 KB answers); now under 20 KB."""
+    with SimServer(seed=2) as sim:
+        m = sim.market
+        type_id = _caption_type(m)
+        _post(m, type_id)  # the type's first page, its imports and caches: not what a further HIT costs
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for i in range(8):
+                _post(m, type_id, note=f"item-{i}")
+            gc.collect()
+            per_hit = (tracemalloc.get_traced_memory()[0] - before) / 8
+        finally:
+            tracemalloc.stop()
+        assert sum(len(m.hits[h].assignment_ids) for h in m.hits) >= 30  # workers took the HITs: answers are kept
+        assert per_hit < 20_000, f"{per_hit:.0f} bytes a HIT"
+
+
+def test_replies_give_back_the_question_and_answers_as_posted(tmp_path: Path) -> None:
+    with SimServer(seed=4, state=tmp_path / "sim.db") as sim:
+        client = boto(sim)
+        type_id = hit_type(client, quals=[])
+        hit_ids = [client.create_hit_with_hit_type(HITTypeId=type_id, MaxAssignments=3, LifetimeInSeconds=86400,
+                                                   Question=CAPTION_PAGE)["HIT"]["HITId"] for _ in range(2)]
+        advance(sim, 6 * 3600)
+        view = sim.market.hit_view(sim.market.hits[hit_ids[1]])
+        assert list(view).index("Question") == list(view).index("Description") + 1  # where MTurk's model has it
+        assert client.get_hit(HITId=hit_ids[1])["HIT"]["Question"] == CAPTION_PAGE
+        listed = client.list_reviewable_hits(MaxResults=1)
+        assert listed["HITs"][0]["Question"] == CAPTION_PAGE and listed["NextToken"]
+        answers = {a["AssignmentId"]: a["Answer"] for h in hit_ids
+                   for a in client.list_assignments_for_hit(HITId=h, MaxResults=100)["Assignments"]}
+        assert len(answers) == 6 and all(parse_answer_xml(a) for a in answers.values())
+        assert sim.market.hits[hit_ids[1]].question.html in CAPTION_PAGE  # the page, unpacked when asked for
+    stored = sqlite3.connect(tmp_path / "sim.db").execute(
+        "SELECT value FROM records WHERE kind = 'hit' AND key = ?", [hit_ids[1]]).fetchone()[0]
+    assert json.loads(zlib.decompress(stored))["fields"]["Question"] == CAPTION_PAGE  # the file keeps the text
+    with SimServer(seed=None, state=tmp_path / "sim.db") as again:  # packed again against a new dictionary
+        client = boto(again)
+        assert [client.get_hit(HITId=h)["HIT"]["Question"] for h in hit_ids] == [CAPTION_PAGE] * 2
+        assert {aid: client.get_assignment(AssignmentId=aid)["Assignment"]["Answer"] for aid in answers} == answers
