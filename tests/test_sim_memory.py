@@ -23,15 +23,16 @@ from flows.sim.mturk_api import OPERATIONS
 from flows.sim.packed_text import Packed, PagePacker, pack, pack_answer, unpack
 from flows.sim.server import SimServer
 from tests.conftest import advance
-from tests.test_sim_state import boto
 from tests.test_sim_contract import hit_type
+from tests.test_sim_state import boto
 
 CAPTION_PAGE = html_question(render("caption.html.j2", sample_context("caption")))  # ~31 KB, as a campaign posts
 
 
 def _post(m, type_id: str, n: int = 5, question: str = CAPTION_PAGE, note: str = "") -> str:
-    reply = OPERATIONS["CreateHITWithHITType"](m, {"HITTypeId": type_id, "MaxAssignments": n, "LifetimeInSeconds": 86400,
-                                                   "Question": question, "RequesterAnnotation": note})
+    reply = OPERATIONS["CreateHITWithHITType"](m, {"HITTypeId": type_id, "MaxAssignments": n,
+                                                   "LifetimeInSeconds": 86400, "Question": question,
+                                                   "RequesterAnnotation": note})
     return str(reply["HIT"]["HITId"])
 
 
