@@ -25,7 +25,7 @@ from flows.sim.browser_worker import browse_later, settle, wants_browser
 from flows.sim.eligible_pool import EligiblePool
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
-from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError, hit_state  # noqa: F401
+from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError, hit_state, new_hit  # noqa: F401  (re-exported for sim modules)
 from flows.sim.packed_text import PagePacker
 from flows.sim.page_filling import fill_form, page_rules, work_units
 from flows.sim.qual_requirements import comparator

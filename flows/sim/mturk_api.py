@@ -7,8 +7,7 @@ from typing import Any
 
 from flows.core.mturk_forms import QuestionError, parse_question
 from flows.sim.eligible_pool import KEEPS_ELIGIBLE
-from flows.sim.market import Assignment, Hit, Marketplace, MTurkError
-from flows.sim.market_records import new_hit
+from flows.sim.market import Assignment, Hit, Marketplace, MTurkError, new_hit
 from flows.sim.mturk_input import check_input
 from flows.sim.validation import (
     ASSIGNMENT_STATUSES,
@@ -189,13 +188,10 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     # (each page of a poll round would otherwise build a view of every HIT of the campaign)
     candidates = [h for h in m.hits.values() if not h.disposed and h.reviewing == (status == "Reviewing")
                   and (not p.get("HITTypeId") or h.fields["HITTypeId"] == p["HITTypeId"])]
-    if status == "Reviewing":  # every candidate is: views of this page only (a page of a long listing)
-        chunk, nxt = page(candidates, p)
-        chunk = [m.hit_view(h) for h in chunk]
-    else:
-        states = [(h, s) for h in candidates if (s := m.hit_status(h))["HITStatus"] == status]
-        chunk, nxt = page(states, p)  # views of this page only: a view unpacks the HIT's page
-        chunk = [m.hit_view(h, s) for h, s in chunk]
+    # views of this page only (a view unpacks the HIT's page); every "Reviewing" candidate is one
+    states = [(h, None if status == "Reviewing" else m.hit_status(h)) for h in candidates]
+    chunk, nxt = page([(h, s) for h, s in states if s is None or s["HITStatus"] == status], p)
+    chunk = [m.hit_view(h, s) for h, s in chunk]
     return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
 
 
