@@ -100,3 +100,39 @@ def test_replies_give_back_the_question_and_answers_as_posted(tmp_path: Path) ->
         client = boto(again)
         assert [client.get_hit(HITId=h)["HIT"]["Question"] for h in hit_ids] == [CAPTION_PAGE] * 2
         assert {aid: client.get_assignment(AssignmentId=aid)["Assignment"]["Answer"] for aid in answers} == answers
+
+
+def test_decided_answers_are_read_from_the_state_file_not_kept(tmp_path: Path) -> None:
+    """Approving frees each answer (~4 KB of XML, ~800 bytes packed); GetAssignment still returns it,
+    as does a reloaded simulator and the market's own records after the simulator stopped."""
+    with SimServer(seed=5, state=tmp_path / "sim.db") as sim:
+        m = sim.market
+        type_id = _caption_type(m)
+        _post(m, type_id, note="warm-up")  # the first HIT and first approval: imports and caches
+        tracemalloc.start()  # from before the answers exist, so that freeing them shows
+        try:
+            for i in range(6):
+                _post(m, type_id, note=f"item-{i}")
+            sim.httpd.commit()
+            m.advance(6 * 3600)
+            answers = {aid: a.answer for aid, a in m.assignments.items() if m.visible(a)}
+            first, *rest = answers
+            OPERATIONS["ApproveAssignment"](m, {"AssignmentId": first})
+            sim.httpd.commit()
+            gc.collect()
+            before = tracemalloc.get_traced_memory()[0]
+            for aid in rest:
+                OPERATIONS["ApproveAssignment"](m, {"AssignmentId": aid})
+            sim.httpd.commit()  # once: the answers are let go when their rows are written
+            gc.collect()
+            freed = before - tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        assert len(rest) >= 20 and freed > 200 * len(rest), f"{freed} bytes freed by approving {len(rest)}"
+        replies = {aid: OPERATIONS["GetAssignment"](m, {"AssignmentId": aid})["Assignment"] for aid in answers}
+        assert {aid: r["Answer"] for aid, r in replies.items()} == answers
+        assert {r["AssignmentStatus"] for r in replies.values()} == {"Approved"}
+    assert {aid: m.assignments[aid].answer for aid in answers} == answers  # stopped: read from the file
+    with SimServer(seed=None, state=tmp_path / "sim.db") as again:
+        assert {aid: again.market.assignments[aid].answer for aid in answers} == answers
+        assert again.market.assignments == m.assignments  # the records, field by field

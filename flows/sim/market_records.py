@@ -66,6 +66,10 @@ class Assignment(Tracked):
     def answer(self, text: str) -> None:
         self._answer = pack_answer(text)
 
+    def keep_answer_in(self, stored: object) -> None:
+        """The answer is read from ``stored`` from now on (flows/sim/state_rows.py); not a change to save."""
+        object.__setattr__(self, "_answer", stored)
+
     @property
     def answered(self) -> bool:
         """``answer != ""`` without unpacking it (asked of every assignment of a listed HIT)."""

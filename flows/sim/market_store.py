@@ -17,9 +17,7 @@ import random
 import sqlite3
 import sys
 import threading
-import zlib
 from collections.abc import Callable
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from flows.sim.market import Assignment, Hit, Marketplace, money
 from flows.sim.market_records import new_hit
 from flows.sim.packed_text import PagePacker
 from flows.sim.prolific_state import ProlificState
+from flows.sim.state_rows import DECIDED, AnswerReader, dumps, pack_row, unpack_row
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -42,7 +41,6 @@ CREATE TABLE IF NOT EXISTS records (kind TEXT NOT NULL, key TEXT NOT NULL, value
 UPSERT = ("INSERT INTO records (kind, key, value) VALUES (?, ?, ?) "
           "ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value")
 VERSION = "1"
-COMPRESS_OVER = 2048  # HIT pages and most answers: files ~3x smaller, reload ~30% slower
 
 
 def _encode_hit(hit: Hit) -> dict[str, Any]:
@@ -93,20 +91,6 @@ KINDS: dict[str, tuple[str, bool, Callable[[Any], Any], Callable[[Any], Any]]] =
 }
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, default=lambda v: str(v) if isinstance(v, Decimal) else repr(v))
-
-
-def _pack(value: Any) -> str | bytes:
-    """JSON text; big rows (a HIT's page is ~20 KB of HTML) as zlib-compressed bytes, about 5x smaller."""
-    text = _dumps(value)
-    return zlib.compress(text.encode(), 1) if len(text) > COMPRESS_OVER else text
-
-
-def _unpack(stored: str | bytes) -> Any:
-    return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
-
-
 class MarketStore:
     """One simulator state file, held by this process until :meth:`close`."""
 
@@ -131,6 +115,7 @@ class MarketStore:
         self._saved_meta: tuple[Any, ...] = ()
         self._bonuses_saved = 0
         self._prolific_saved = self.meta.get("prolific", "")
+        self.answers = AnswerReader(self.path, self.conn, self.write_lock)
 
     @property
     def is_new(self) -> bool:
@@ -150,6 +135,7 @@ class MarketStore:
         return kept
 
     def close(self) -> None:
+        self.answers.closed = True
         self.conn.close()
         self._lock_file.close()
 
@@ -172,9 +158,9 @@ class MarketStore:
         workers = []
         for kind, key, value in self.conn.execute("SELECT kind, key, value FROM records ORDER BY rowid"):
             if kind == "worker":  # after the crowd has grown back: a newcomer's record needs the newcomer
-                workers.append((key, _unpack(value)))
+                workers.append((key, unpack_row(value)))
             else:
-                self._load_row(market, kind, key, _unpack(value))
+                self._load_row(market, kind, key, unpack_row(value))
         market.replay_recruitment()
         for key, value in workers:
             self._load_row(market, "worker", key, value)
@@ -204,29 +190,33 @@ class MarketStore:
                 market.hits[value["hit_id"]].assignment_ids.append(key)
                 if value["status"] == "Submitted":
                     market.expect_auto_approval(market.assignments[key])
+                elif value["status"] in DECIDED:
+                    self.answers.release(market.assignments, [key])
 
     # saving ---------------------------------------------------------------------------
     def save(self, market: Marketplace) -> None:
         """Write what changed since the last save, in one transaction (call with the market's lock)."""
         rows: list[tuple[str, str, str | bytes]] = []
         gone: list[tuple[str, str]] = []
+        written = list(market.assignments.changed)
         for kind, (name, pair, encode, _) in KINDS.items():
             journal = getattr(market, name)
             if not journal.dirty:
                 continue
             key_of: Callable[[Any], str] = (lambda k: json.dumps(list(k))) if pair else str
-            rows += [(kind, key_of(k), _pack(encode(journal[k]))) for k in journal.changed]
+            rows += [(kind, key_of(k), pack_row(encode(journal[k]))) for k in journal.changed]
             gone += [(kind, key_of(k)) for k in journal.deleted]
             journal.flushed()
-        rows += [("bonus", str(i), _pack(b)) for i, b in enumerate(market.bonuses[self._bonuses_saved:],
+        rows += [("bonus", str(i), pack_row(b)) for i, b in enumerate(market.bonuses[self._bonuses_saved:],
                                                                      start=self._bonuses_saved)]
         self._bonuses_saved = len(market.bonuses)
         for worker_id in market.changed_workers:
             w = market.workers[worker_id]
-            rows.append(("worker", worker_id, _pack({"hits_approved": w.hits_approved,
+            rows.append(("worker", worker_id, pack_row({"hits_approved": w.hits_approved,
                                                       "percent_approved": w.percent_approved, "memory": w.memory})))
         market.changed_workers.clear()
         self._write(market, rows, gone)
+        self.answers.release(market.assignments, written)
 
     def _meta_now(self, market: Marketplace) -> tuple[Any, ...]:
         # A clock that runs by itself (speed > 0) is saved along with other changes, not on every read.
@@ -259,7 +249,7 @@ class MarketStore:
 
     def save_prolific(self, state: ProlificState) -> None:
         """Rewrite the Prolific snapshot if it changed (call with the Prolific state's lock)."""
-        blob = _dumps(prolific_snapshot(state))
+        blob = dumps(prolific_snapshot(state))
         if blob == self._prolific_saved:
             return
         with self.write_lock:

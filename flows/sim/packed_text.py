@@ -51,7 +51,8 @@ def pack(text: str, zdict: bytes = b"") -> str | Packed:
     return Packed(deflate.compress(text.encode("utf-8")) + deflate.flush(), zdict)
 
 
-def unpack(value: str | Packed) -> str:
+def unpack(value: object) -> str:
+    """The text of a packed value (or of anything whose ``str()`` is its text, flows/sim/state_rows.py)."""
     return value if isinstance(value, str) else str(value)
 
 
