@@ -7,13 +7,17 @@ what the requester reads back (GetHIT, listings, answers, a reloaded state file)
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import sqlite3
+import subprocess
+import sys
 import tracemalloc
 import zlib
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -136,3 +140,31 @@ def test_decided_answers_are_read_from_the_state_file_not_kept(tmp_path: Path) -
     with SimServer(seed=None, state=tmp_path / "sim.db") as again:
         assert {aid: again.market.assignments[aid].answer for aid in answers} == answers
         assert again.market.assignments == m.assignments  # the records, field by field
+
+
+ARENA_PROBE = """
+import ctypes, sys, threading
+from flows.sim.malloc_arenas import limit_malloc_arenas
+if sys.argv[1] == "capped":
+    assert limit_malloc_arenas(1)
+libc, all_in = ctypes.CDLL(None), threading.Barrier(6)
+libc.malloc.restype = ctypes.c_void_p
+def work():  # six threads alive at once, each allocating with malloc itself
+    all_in.wait()
+    [libc.malloc(1000) for _ in range(100)]
+    all_in.wait()
+threads = [threading.Thread(target=work) for _ in range(6)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+libc.malloc_stats()  # one "Arena N:" block per arena, on stderr
+"""
+
+
+@pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "malloc_stats"), reason="not glibc: no malloc arenas to cap")
+def test_sim_serve_caps_the_malloc_arenas_its_threads_make() -> None:
+    def arenas(how: str) -> int:
+        done = subprocess.run([sys.executable, "-c", ARENA_PROBE, how], capture_output=True, text=True, check=True)
+        return sum(line.startswith("Arena ") for line in done.stderr.splitlines())
+    assert arenas("capped") == 1 < arenas("free")
