@@ -104,6 +104,9 @@ def test_replies_give_back_the_question_and_answers_as_posted(tmp_path: Path) ->
         client = boto(again)
         assert [client.get_hit(HITId=h)["HIT"]["Question"] for h in hit_ids] == [CAPTION_PAGE] * 2
         assert {aid: client.get_assignment(AssignmentId=aid)["Assignment"]["Answer"] for aid in answers} == answers
+        first, second = (again.market.hits[h].fields for h in hit_ids)  # the type's values, not a copy each
+        for key in ("Title", "Description", "Reward", "QualificationRequirements", "HITGroupId"):
+            assert first[key] is second[key], key
 
 
 def test_decided_answers_are_read_from_the_state_file_not_kept(tmp_path: Path) -> None:

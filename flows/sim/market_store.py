@@ -28,7 +28,6 @@ from flows.sim.browser_worker import resume_browsing
 from flows.sim.external_work import resume_visits
 from flows.sim.market import Assignment, Hit, Marketplace, money
 from flows.sim.market_records import new_hit
-from flows.sim.packed_text import PagePacker
 from flows.sim.prolific_state import ProlificState
 from flows.sim.state_rows import DECIDED, AnswerReader, dumps, pack_row, unpack_row
 
@@ -50,8 +49,12 @@ def _encode_hit(hit: Hit) -> dict[str, Any]:
             "reviewing": hit.reviewing}
 
 
-def _decode_hit(value: dict[str, Any], pages: PagePacker) -> Hit:
-    hit = new_hit(value["fields"], parse_question(value["fields"]["Question"]), pages)
+def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
+    # A HIT read back shares its type's values, as a posted one does, not copies of them (~1 KB a HIT)
+    fields, spec = value["fields"], market.hit_types.get(value["fields"]["HITTypeId"], {})
+    fields = {sys.intern(k): spec[k] if k in spec and spec[k] == v else v for k, v in fields.items()}
+    fields["HITTypeId"], fields["HITGroupId"] = sys.intern(fields["HITTypeId"]), sys.intern(fields["HITGroupId"])
+    hit = new_hit(fields, parse_question(fields["Question"]), market.pages)
     hit.disposed, hit.review_status, hit.reviewing = value["disposed"], value["review_status"], value["reviewing"]
     return hit
 
@@ -184,7 +187,7 @@ class MarketStore:
                 worker.memory = value["memory"]
         else:
             name, pair, _, decode = KINDS[kind]
-            record = _decode_hit(value, market.pages) if kind == "hit" else decode(value)
+            record = _decode_hit(value, market) if kind == "hit" else decode(value)
             getattr(market, name)[tuple(json.loads(key)) if pair else key] = record
             if kind == "assignment":
                 market.hits[value["hit_id"]].assignment_ids.append(key)
