@@ -230,13 +230,13 @@ class Marketplace:
         return self.eligible.workers(json.dumps(reqs, sort_keys=True), self.workers, now,
                                      lambda w: w.worker_id not in self.blocks and meets(w))
 
-    def schedule(self, hit: Hit, slots: int) -> None:
+    def schedule(self, hit: Hit, slots: int, html: str | None = None) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""
         # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
         # another order (threads, a resumed run) meets the same workers doing the same work.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
         rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
-        html = hit.question.html  # the page and its form, read once here: the HIT keeps neither (packed_text.py)
+        html = hit.question.html if html is None else html  # read once here: the HIT keeps no page (packed_text.py)
         fields = hit.page_fields(html)
         pool, weights = self.eligible_workers(hit, work_units(fields))
         chosen: list[crowd.Worker] = []

@@ -147,7 +147,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
     m.hits[hit_id] = hit
     if token is not None:
         m.tokens[token] = (hit_id, m.now)
-    m.schedule(hit, max_assign)
+    m.schedule(hit, max_assign, question.html)  # the page as just parsed (~0.6 ms to read it again)
     m.notify(hit, "HITCreated", m.now)
     return {"HIT": m.hit_view(hit)}
 
