@@ -222,3 +222,58 @@ def test_a_dry_run_refuses_a_target_no_run_can_use(tmp_path: Path, capsys, targe
     assert words in said.err and len(said.err.strip().splitlines()) == 1 and "no problems found" not in said.out
     assert main([*dry, "--platform", "prolific", "--target", "prolific"]) == 0  # live Prolific: checked, no --live
     assert not (tmp_path / "h.db").exists()
+
+
+@pytest.mark.parametrize("platform", [[], ["--platform", "prolific"]])
+def test_an_invitee_without_invite_links_is_refused(tmp_path: Path, capsys, platform: list[str]) -> None:
+    """`run ... --invite bob` without `--platform links` ran an MTurk campaign to its end, exit 0, and
+    invited nobody (found by hand): refused in one line, exit 2, nothing made."""
+    from flows.cli.main import main
+
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    ledger, out = tmp_path / "h.db", tmp_path / "out"
+    argv = ["run", config, "--no-prefect", "--limit", "5", "--db", str(ledger), "--out", str(out), "--invite", "bob"]
+    assert main([*argv, *platform]) == 2
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert "--invite is for invite links (--platform links)" in said and "add --platform links" in said, said
+    assert not ledger.exists() and not out.exists()
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
+    """`hitflow serve --port P` on a port in use printed its "task pages ... Ctrl-C stops the server" lines,
+    then uvicorn's two ERROR lines and exit 3 ("an input file could not be read"); `hitflow ui` and
+    `hitflow review` died with a RuntimeError traceback (found by hand)."""
+    import socket
+
+    from flows.cli.main import main
+    from flows.core.store_sqlite import SqliteStore
+
+    ledger = tmp_path / "h.db"
+    SqliteStore(ledger).db.close()
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = str(holder.getsockname()[1])
+        for argv in (["serve", "--campaign", config, "--db", str(ledger), "--port", port],
+                     ["ui", "--db", str(ledger), "--port", port]):
+            assert main(argv) == 2, argv
+            out, err = capsys.readouterr()
+            [said] = err.strip().splitlines()
+            assert "cannot listen there: Address already in use; pass another --port" in said, said
+            assert "Ctrl-C stops the server" not in out, argv  # it never said it serves
+
+
+def test_an_output_root_from_the_environment_is_checked_as_out_is(tmp_path: Path, capsys, monkeypatch) -> None:
+    """`HITFLOW_OUT=a_file hitflow run ...` said "cannot use a_file/vizwiz_captions/logs: Not a directory;
+    choose another path" (found by hand): the environment's value gets --out's check and says where it came from."""
+    from flows.cli.main import main
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("my notes\n")
+    monkeypatch.setenv("HITFLOW_OUT", str(a_file))
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    assert main(["run", config, "--no-prefect", "--limit", "5", "--db", str(tmp_path / "h.db")]) == 2
+    [said] = capsys.readouterr().err.strip().splitlines()
+    assert said.startswith("hitflow: error: $HITFLOW_OUT: ") and "is a file, not a folder" in said, said
+    assert a_file.read_text() == "my notes\n" and not (tmp_path / "h.db").exists()

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +15,7 @@ from flows.cli.help import COMMANDS, EXIT_CODES
 from flows.cli.main import main
 from flows.cli.parser import _parser
 from flows.cli.reference_pages import all_commands
+from flows.core.store_sqlite import SqliteStore
 
 PARSERS = {" ".join(p.prog.split()[1:]): p for p in all_commands(_parser())}
 
@@ -63,3 +67,21 @@ def test_every_exit_code_hitflow_uses_is_explained() -> None:
             if isinstance(cls, type) and issubclass(cls, errors.HitflowError)}
     assert used | {0, 141, 143} <= set(EXIT_CODES)
     assert 1 in EXIT_CODES and "PROBLEM" in EXIT_CODES[1]  # the base error and a dry run's problems exit 1
+
+
+def test_a_reader_that_leaves_gives_the_exit_code_the_help_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`hitflow status | head -3` exits 141 (found by hand); `hitflow status --help` listed only 0, 1, 2, 4."""
+    ledger = tmp_path / "ledger.db"
+    SqliteStore(ledger).db.close()
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader (head) has left
+    with os.fdopen(write_end, "w") as closed_pipe:
+        monkeypatch.setattr(sys, "stdout", closed_pipe)
+        code = main(["status", "--db", str(ledger)])
+        monkeypatch.undo()
+    assert code == 141
+    for command in ("status", "analyze", "ui"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert f"141  {EXIT_CODES[141]}" in capsys.readouterr().out, command

@@ -105,6 +105,8 @@ def test_encodings_and_corruption(folder: Path, encoding: str, cut: int, junk: b
     ("images_per_hit = 5", "imges_per_hit = 5",  # a required key misspelt: the typo, not "is required"
      "[campaign].imges_per_hit is not a known key; did you mean `images_per_hit`?"),
     ("[postprocess]", "[postprocesss]", "[postprocesss] is not a known section; did you mean `[postprocess]`?"),
+    ('task = "caption"', 'task = "captoin"',  # found by hand: it named the missing file only
+     "[campaign].task names no template hit_templates/captoin.html.j2; did you mean `caption`?"),
     ('reward_usd = "0.55"', 'reward_usd = "NaN"', "[campaign].reward_usd must be an amount"),
     ('reward_usd = "0.55"', 'reward_usd = "Infinity"', "[campaign].reward_usd must be an amount"),
     ('budget = "800.00 USD"', 'budget = "-800.00 USD"', "[campaign].budget must be an amount"),

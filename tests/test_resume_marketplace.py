@@ -36,11 +36,12 @@ def stop_before_batch_3(name: str, fn: Any, run: Any, batch: int) -> dict[str, A
 
 
 def interrupted_in(folder: Path, config: Path, ledger: str, out: Path, monkeypatch: pytest.MonkeyPatch,
-                   stop: Any = stop_as_batch_2_collects) -> None:
+                   stop: Any = stop_as_batch_2_collects, platform: str = "mturk") -> None:
     folder.mkdir()
     monkeypatch.chdir(folder)
     with pytest.raises(KeyboardInterrupt):
-        run_campaign(config, db_path=ledger, out_root=out, limit=5, progress=lambda _: None, call=stop)
+        run_campaign(config, db_path=ledger, out_root=out, limit=5, progress=lambda _: None, call=stop,
+                     platform=platform)
 
 
 def test_a_postgresql_campaign_resumed_from_another_folder_uses_its_own_marketplace(
@@ -81,10 +82,13 @@ def test_a_campaign_that_ran_on_a_served_simulator_is_not_resumed_on_the_embedde
     assert summary["captions"] == 5 * 5
 
 
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
 def test_the_status_hint_of_a_cancelled_campaign_copied_as_printed_resumes_it_on_its_ledger(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        platform: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Before, the hint was `hitflow run CONFIG --resume-cancelled` without the ledger: copied in a folder
-    whose runs/hitflow.db lacks the campaign, it started the campaign afresh there (found by hand)."""
+    whose runs/hitflow.db lacks the campaign, it started the campaign afresh there (found by hand).
+    Without the platform, a Prolific campaign's hint was refused, exit 2: "already ran on prolific ...;
+    running it on mturk would mix two campaigns" (found by hand)."""
     import re
     import shlex
 
@@ -92,7 +96,7 @@ def test_the_status_hint_of_a_cancelled_campaign_copied_as_printed_resumes_it_on
     from flows.core.store import Store
 
     config, ledger = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db")
-    interrupted_in(tmp_path / "work", config, ledger, tmp_path / "out", monkeypatch, stop_before_batch_3)
+    interrupted_in(tmp_path / "work", config, ledger, tmp_path / "out", monkeypatch, stop_before_batch_3, platform)
     assert main(["cancel", "vizwiz_captions", "--db", ledger]) == 0
     capsys.readouterr()
     assert main(["status", "vizwiz_captions", "--db", ledger]) == 0
@@ -116,3 +120,17 @@ def test_resume_cancelled_on_a_ledger_without_the_campaign_posts_nothing(
     said = capsys.readouterr().err
     assert code == 2 and "has no campaign vizwiz_captions to resume" in said and said.count("\n") == 1, said
     assert not Path(ledger).exists() or Store(ledger).rows("SELECT count(*) AS n FROM hits")[0]["n"] == 0
+
+
+def test_the_status_hint_names_a_served_simulator_or_endpoint_and_not_the_embedded_one() -> None:
+    """A campaign on `hitflow sim serve` is refused when resumed without its --endpoint-url (above); the
+    embedded simulator records its file (and a port of its own), which a resumed run finds by itself."""
+    from flows.driver.campaign_status import route_options
+
+    served = {"target_kind": "sim", "endpoint_url": "http://127.0.0.1:18931", "sim_state": ""}
+    assert route_options(served, "mturk") == "--endpoint-url http://127.0.0.1:18931"
+    embedded = {**served, "sim_state": "/tmp/x/sim/vizwiz_demo-seed1.db"}
+    assert route_options(embedded, "mturk") == ""
+    assert route_options(embedded, "links") == "--platform links"
+    other = {"target_kind": "mturk", "endpoint_url": "https://mturk.example.org", "sim_state": ""}
+    assert route_options(other, "mturk") == "--target mturk --live --endpoint-url https://mturk.example.org"

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from flows.cli.output_option import chosen_out, configured_out
-from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
+from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_unused_options  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.process_life import finish_without_teardown, leave_now, prefect_settings
 from flows.cli.run import cmd_run
 from flows.core.db_url import password_to_environment
-from flows.core.errors import HitflowError, Interrupted
+from flows.core.errors import ConfigError, HitflowError, Interrupted
 
 
 def cmd_analyze(a: argparse.Namespace) -> int:
@@ -52,10 +54,11 @@ def cmd_serve(a: argparse.Namespace) -> int:
     from flows.core.config import load_config
     from flows.core.site_secrets import invite_link
     from flows.taskserver.task_server import TaskSite
-    from flows.taskserver.task_server_thread import serve_forever, server_config
+    from flows.taskserver.task_server_thread import check_listenable, serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
     configs = [load_config(path) for path in a.campaign]
+    check_listenable(a.host, a.port)  # before the lines that say it serves
     from flows.core.db_url import is_postgres_url, shown_location
 
     ledger = a.db if is_postgres_url(a.db) else Path(a.db)
@@ -88,7 +91,8 @@ def cmd_status(a: argparse.Namespace) -> int:
         _refresh(a)
     report = campaign_status(store, a.campaign)
     if a.campaign and not report:
-        raise HitflowError(f"no campaign {a.campaign!r} in {store.shown()}; run `hitflow status` to list them")
+        raise ConfigError(f"no campaign {a.campaign!r} in {store.shown()}; `hitflow status --db "
+                          f"{shlex.quote(store.shown())}` lists them")  # exit 2, as cancel, reconcile and review
     for c in report:
         c["review"] = review_status(store, c["campaign"])
     if a.json:
@@ -255,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "run":  # a run goes on to its end when the reader of its output leaves
         sys.stdout = out  # type: ignore[assignment]
     try:
+        refuse_unused_options(args)
         code = handler(args)
         sys.stdout.flush()  # a closed pipe (`| head`) shows up here, not at interpreter exit
         code = 141 if out.reader_left else code
@@ -276,6 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hitflow: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # a path the system refused (--out /proc/nope, a full disk): one line
+        if exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):  # a server's --host/--port
+            print(f"hitflow: error: cannot listen there: {exc.strerror}; pass another --port (or --host)",
+                  file=sys.stderr)
+            return 2
         where = f" {exc.filename}" if exc.filename else ""
         print(f"hitflow: error: cannot use{where}: {exc.strerror or exc}; choose another path", file=sys.stderr)
         return 2

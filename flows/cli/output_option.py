@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 
 from flows.core.errors import HitflowError
 from flows.core.output_location import (
@@ -22,10 +23,28 @@ def chosen_out(a: argparse.Namespace, configured: str = "") -> str:
     fsspec's configuration (a deployment refuses them instead), and the command's words, which
     "resume with" hints repeat, lose them too."""
     typed = chosen_output(a.out, configured)
+    if not a.out:  # --out was checked as it was parsed; $HITFLOW_OUT and the config's out are checked here
+        _checked_default(typed, configured)
     out = typed if a.command == "deploy" else credentials_to_fsspec(typed)
     if typed != out:
         a.argv = [word.replace(typed, out) for word in getattr(a, "argv", [])]
     return out
+
+
+def _checked_default(out: str, configured: str) -> None:
+    """The output root --out would have been refused as, refused in the same words, naming where it came
+    from: `HITFLOW_OUT=a_file hitflow run ...` said "cannot use a_file/NAME/logs: Not a directory"."""
+    from flows.cli.args import output_root
+    from flows.core.errors import ConfigError
+    from flows.core.output_location import OUT_ENV
+
+    source = f"${OUT_ENV}" if os.environ.get(OUT_ENV) else "the config's [target] out" if configured else ""
+    if not source:
+        return
+    try:
+        output_root(out)
+    except argparse.ArgumentTypeError as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
 
 
 def copied_line(out: str, campaign: str) -> str:

@@ -9,6 +9,7 @@ import os
 
 from flows.cli import args as arg
 from flows.cli.help import add_examples_and_exit_codes
+from flows.core.errors import ConfigError
 from flows.platforms import PLATFORMS
 
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
@@ -175,6 +176,14 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--allow-outside-paths", action="store_true", help=OUTSIDE_HELP)
     add_examples_and_exit_codes(p)
     return p
+
+
+def refuse_unused_options(args: argparse.Namespace) -> None:
+    """An option the chosen route never reads is refused, not dropped: `run --invite bob` without
+    `--platform links` ran an MTurk campaign and invited nobody, exit 0 (found by hand)."""
+    if args.command == "run" and args.invite and args.platform != "links":
+        raise ConfigError(f"--invite is for invite links (--platform links), not --platform {args.platform}: add "
+                          "--platform links to invite people, or leave --invite out")
 
 
 def outside_paths_flag(args: argparse.Namespace) -> None:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flows.core.config_file import read_toml, shown, validate
+from flows.core.config_file import PAGES, nearest_task, read_toml, shown, validate
 from flows.core.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
 from flows.core.config_types import parse_budget
 from flows.core.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
@@ -124,8 +124,9 @@ def load_config(path: str | Path) -> CampaignConfig:
     items = _items(path, camp.items)
     custom = camp.task == "custom"
     template = _existing(path, "campaign", "template", camp.template)
-    if not custom and not (Path(__file__).resolve().parents[2] / "hit_templates" / f"{camp.task}.html.j2").is_file():
-        raise _fail(path, "campaign", "task", f"names no template hit_templates/{camp.task}.html.j2")
+    if not custom and not (PAGES / f"{camp.task}.html.j2").is_file():
+        raise _fail(path, "campaign", "task",
+                    f"names no template hit_templates/{camp.task}.html.j2; {nearest_task(camp.task)}")
     try:
         study = study_settings(doc.study, doc.screen, camp.task, items)
     except ValueError as exc:

@@ -77,6 +77,17 @@ def _unknown(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
     return f"is not a known {what}; known: {', '.join(known)}"
 
 
+PAGES = Path(__file__).resolve().parents[2] / "hit_templates"  # [campaign] task = NAME: PAGES/NAME.html.j2
+
+
+def nearest_task(typed: str) -> str:
+    """The nearest task with a page (`captoin`: did you mean `caption`?), else the list."""
+    pages = [p.name.removesuffix(".html.j2") for p in PAGES.glob("[!_]*.html.j2")]
+    known = [*sorted(set(pages) - {"base"}), "custom"]  # base.html.j2 is the layout the pages extend, not a task
+    near = difflib.get_close_matches(typed[:100], known, n=1)
+    return f"did you mean `{near[0]}`?" if near else f"known: {', '.join(known)}"
+
+
 def _bounds(info: Any) -> dict[str, Any]:
     """ge/gt/le/lt of a field, wherever its annotations put them (Optional, Annotated, Field)."""
     found: dict[str, Any] = {}

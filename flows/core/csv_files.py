@@ -62,20 +62,35 @@ def _records(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list[
     The field limit is csv's process-wide setting: raised for each record, put back after it."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     while True:
+        start = reader.line_num + 1  # the record's first line: a quote opened there may end the file
         old = csv.field_size_limit(FIELD_LIMIT)
         try:
             rec = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            hint = (f"a field is longer than {FIELD_LIMIT} characters" if "field larger" in str(exc)
-                    else f"{exc}; check the quotes: a field holding {delimiter!r}, quotes or a line break must be "
-                         'quoted, with inner quotes doubled ("")')
-            raise InputFormatError(f"{path}:{max(reader.line_num, 1)}: cannot read the CSV ({hint})") from exc
+            raise _unreadable(path, exc, start, max(reader.line_num, 1), delimiter) from exc
         finally:
             csv.field_size_limit(old)
         if rec:
             yield reader.line_num, rec
+
+
+def _unreadable(path: Path, exc: csv.Error, start: int, end: int, delimiter: str) -> InputFormatError:
+    """The one line for a record csv cannot read, at the line the record STARTS on: a quote opened
+    on line 4 and never closed is read to the file's end (or past the field limit many lines on),
+    and the line csv stopped at is not where the mistake is."""
+    quoting = (f"a field holding {delimiter!r}, quotes or a line break must be quoted, with inner quotes "
+               'doubled ("")')
+    too_long = "field larger" in str(exc)
+    if start < end and (too_long or "unexpected end of data" in str(exc)):
+        what = "runs past the field limit" if too_long else "is never closed"
+        return InputFormatError(f"{path}:{start}: cannot read the CSV (a quoted field opened on line {start} "
+                                f"{what}, read to line {end}; close that quote: {quoting})")
+    if too_long:
+        return InputFormatError(f"{path}:{start}: cannot read the CSV (a field is longer than {FIELD_LIMIT} "
+                                "characters; no cell needs that much: fix or remove that line)")
+    return InputFormatError(f"{path}:{end}: cannot read the CSV ({exc}; check the quotes: {quoting})")
 
 
 def _sniff(text: str) -> str:

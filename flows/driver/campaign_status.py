@@ -56,7 +56,8 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
             "next": next_step(status, pending, meta[0]["config_path"], store.shown(),
-                              short_by_cancel(store, name, per_hit) if status == "cancelled" else {}),
+                              short_by_cancel(store, name, per_hit) if status == "cancelled" else {},
+                              route_options(info, recorded_platform(store, name, meta[0]["config_json"]))),
             "incomplete": shortfall_lines(store, name),
         })
     return out
@@ -70,17 +71,31 @@ def shown_status(store: Store, name: str, stored: str) -> str:
     return "running" if store.live_holder(name, others_only=False) else "stopped"
 
 
+def route_options(info: dict[str, Any], platform: str) -> str:
+    """The options that put a resumed run on the route the campaign ran on: without them the command
+    status prints is refused (a Prolific campaign resumed as MTurk, a served simulator's campaign on
+    the embedded one). The embedded simulator records its file, which a resumed run finds itself."""
+    words = [] if platform == "mturk" else ["--platform", platform]
+    if info.get("target_kind") not in (None, "", "sim"):
+        words += ["--target", str(info["target_kind"]), "--live"]
+    if info.get("endpoint_url") and not info.get("sim_state"):
+        words += ["--endpoint-url", str(info["endpoint_url"])]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
-              again: dict[int, tuple[int, int]] | None = None) -> str:
+              again: dict[int, tuple[int, int]] | None = None, route: str = "") -> str:
     """What comes next: the first unfinished batch's step, or why nothing does. A command it names
-    carries the ledger: copied without it, ``--resume-cancelled`` would start the campaign afresh in
-    the default ledger. ``again``: per batch, the HITs the cancel closed short that resuming posts
-    again and the assignments they lack (flows/platforms/operation_steps.py)."""
+    carries the ledger (copied without it, ``--resume-cancelled`` would start the campaign afresh in
+    the default ledger) and ``route``, the options of the platform and target the campaign ran on.
+    ``again``: per batch, the HITs the cancel closed short that resuming posts again and the
+    assignments they lack (flows/platforms/operation_steps.py)."""
     if status == "cancelled" and pending:
         first = "; ".join(f"batch {batch}: the items of {units} HIT(s) the cancel closed short, for their {missing} "
                           "missing assignment(s)" for batch, (units, missing) in sorted((again or {}).items()))
         return (f"nothing (cancelled): {len(pending)} batch(es) left unfinished; post them on purpose with "
-                f"`hitflow run {shlex.quote(config_path)} --db {shlex.quote(ledger)} --resume-cancelled`"
+                f"`hitflow run {shlex.quote(config_path)} --db {shlex.quote(ledger)}{' ' + route if route else ''} "
+                "--resume-cancelled`"
                 + (f", which first posts again {first}" if first else ""))
     if status == "cancelled":
         return "nothing (cancelled after every batch had finished)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import socket
 import threading
 import time
 from dataclasses import replace
@@ -43,8 +44,23 @@ def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, truste
     return config
 
 
+def check_listenable(host: str, port: int) -> None:
+    """Bind the address once, as uvicorn will (SO_REUSEADDR), before uvicorn does: a port in use is
+    then an OSError the CLI prints as one line (exit 2), where uvicorn logged two lines and exited 3
+    (`hitflow serve`: "an input file could not be read") or its thread died into a traceback
+    (`hitflow ui`, `hitflow review`). Port 0 (any free port) needs no check."""
+    if port == 0:
+        return
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                         flags=socket.AI_PASSIVE)[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(address)
+
+
 def serve_forever(config: uvicorn.Config) -> None:
     """Run the server until it is stopped (``hitflow serve``), then write the counted repeats."""
+    check_listenable(config.host, config.port)
     # What the imports made lives as long as the process: frozen, a full garbage collection walks
     # only what serving makes (a 0.3 s pause otherwise, which a connection flood triggers often).
     gc.freeze()
@@ -72,6 +88,7 @@ class TaskServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> TaskServer:
+        check_listenable(self.host, self.server.config.port)
         self._thread = threading.Thread(target=self.server.run, name="hitflow-task-server", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 20
