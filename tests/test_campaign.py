@@ -39,7 +39,8 @@ def make_run(sim, db: Path) -> Run:
 
 
 def sim_hits(sim) -> list[dict]:
-    return [h.fields for h in sim.market.hits.values()]
+    """Each HIT's fields as posted (the simulator keeps the Question packed: question_xml() is its text)."""
+    return [{**h.fields, "Question": h.question_xml()} for h in sim.market.hits.values()]
 
 
 def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:

@@ -186,7 +186,7 @@ def resume_browsing(market: Marketplace) -> int:
     browser died with the old process) are worked again; the count resumed."""
     from flows.sim.page_filling import fill_form, page_rules
 
-    pending = [a for a in market.assignments.values() if a.answer == "" and a.submit_time is not None
+    pending = [a for a in market.assignments.values() if not a.answered and a.submit_time is not None
                and a.hit_id in market.hits and wants_browser(market.hits[a.hit_id].question.html)]
     for a in pending:
         hit, worker = market.hits[a.hit_id], market.workers.get(a.worker_id)

@@ -76,7 +76,7 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
 def resume_visits(market: Marketplace) -> int:
     """A reopened state file: pages a worker had taken but whose answer never came in are opened
     again (the visit's thread died with the old process); the count resumed."""
-    pending = [a for a in market.assignments.values() if a.answer == "" and a.submit_time is not None
+    pending = [a for a in market.assignments.values() if not a.answered and a.submit_time is not None
                and a.hit_id in market.hits and market.hits[a.hit_id].question.kind == "ExternalQuestion"]
     for a in pending:
         visit_later(market, market.hits[a.hit_id], a, random.Random(a.assignment_id))

@@ -79,10 +79,11 @@ class Tracked:
     Fields named in ``volatile`` are caches rebuilt after loading, so setting them marks nothing.
     """
 
+    __slots__ = ("_journal",)  # records with slots of their own: a marketplace holds hundreds of thousands
     volatile: ClassVar[frozenset[str]] = frozenset()
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
-        where = self.__dict__.get("_journal")
+        where = getattr(self, "_journal", None)
         if where is not None and name not in self.volatile:
             where[0].touch(where[1])

@@ -18,14 +18,15 @@ from decimal import Decimal
 from typing import Any
 
 from flows.core.crowd_elements import posted_answer
-from flows.core.mturk_forms import answer_xml
+from flows.core.mturk_forms import FormField, answer_xml
 from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.sim import crowd, mturk_events, qual_tests
 from flows.sim.browser_worker import browse_later, settle, wants_browser
 from flows.sim.eligible_pool import EligiblePool
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
-from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError  # noqa: F401
+from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError, hit_state, new_hit  # noqa: F401  (re-exported for sim modules)
+from flows.sim.packed_text import PagePacker
 from flows.sim.page_filling import fill_form, page_rules, work_units
 from flows.sim.qual_requirements import comparator
 from flows.sim.question_form import question_form_answer, question_form_fields
@@ -47,6 +48,7 @@ class Marketplace:
         self.roster = workers if isinstance(workers, crowd.Crowd) else None  # grows with posted work
         self.eligible = EligiblePool()  # forgotten on every payment and every operation that is not a post or a read
         self.bank = bank
+        self.pages = PagePacker()  # each HIT type's page dictionary: a HIT's Question is kept packed
         # Virtual clock: starts at the wall time, then moves by advance() and, when speed > 0,
         # by `speed` virtual seconds per real second (so a plain boto3 client sees work arrive).
         self._base = float(int(time.time()))
@@ -209,14 +211,14 @@ class Marketplace:
         if self.roster is None:
             return
         for hit in self.hits.values():
-            for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()),
+            for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()),  # ~9 ms a HIT
                                          float(hit.fields["CreationTime"])):
                 self.workers[w.worker_id] = w
 
-    def eligible_workers(self, hit: Hit) -> tuple[list[crowd.Worker], list[float]]:
-        """Who may take the HIT's open slots now, and their activity weights."""
+    def eligible_workers(self, hit: Hit, units: int) -> tuple[list[crowd.Worker], list[float]]:
+        """Who may take the HIT's open slots now (``units``: its page's work), and their activity weights."""
         if self.roster is not None:  # a crowd with a size rule: newcomers arrive with the work
-            for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()), self.now):
+            for w in self.roster.recruit(hit.fields["HITId"], units, self.now):
                 self.workers[w.worker_id] = w
         reqs = hit.fields.get("QualificationRequirements", [])
         done = {self.assignments[a].worker_id for a in hit.assignment_ids}
@@ -228,13 +230,15 @@ class Marketplace:
         return self.eligible.workers(json.dumps(reqs, sort_keys=True), self.workers, now,
                                      lambda w: w.worker_id not in self.blocks and meets(w))
 
-    def schedule(self, hit: Hit, slots: int) -> None:
+    def schedule(self, hit: Hit, slots: int, html: str | None = None) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""
         # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
         # another order (threads, a resumed run) meets the same workers doing the same work.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
         rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
-        pool, weights = self.eligible_workers(hit)
+        html = hit.question.html if html is None else html  # read once here: the HIT keeps no page (packed_text.py)
+        fields = hit.page_fields(html)
+        pool, weights = self.eligible_workers(hit, work_units(fields))
         chosen: list[crowd.Worker] = []
         while pool and len(chosen) < slots:
             # by index: removing by value compared whole Worker records (what they wrote, too)
@@ -242,12 +246,11 @@ class Marketplace:
             chosen.append(pool.pop(pick))
             weights.pop(pick)
         for worker in chosen:
-            self._work(hit, worker, rng)
+            self._work(hit, worker, rng, html, fields)
 
-    def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random) -> None:
+    def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random, html: str, fields: list[FormField]) -> None:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
         accept = self.now + rng.expovariate(1.0 / self.arrival_mean_s)
-        fields = hit.page_fields()
         seconds = crowd.work_seconds(worker, work_units(fields), duration, rng)
         if accept >= hit.fields["Expiration"] or seconds >= duration:
             return
@@ -258,13 +261,13 @@ class Marketplace:
             visit_later(self, hit, a, rng)  # the page is fetched outside this call; listed once answered
         else:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
-            values = fill_form(worker, fields, page_rules(hit.question.html), accept, submit, self.bank, rng,
-                               html=hit.question.html, page_key=key)
-            if not key and wants_browser(hit.question.html):
+            values = fill_form(worker, fields, page_rules(html), accept, submit, self.bank, rng,
+                               html=html, page_key=key)
+            if not key and wants_browser(html):
                 browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
             else:
                 a.answer = question_form_answer(values, fields) if key else answer_xml(
-                    posted_answer(values, fields, hit.question.html))  # a crowd-form's: one taskAnswers
+                    posted_answer(values, fields, html))  # a crowd-form's: one taskAnswers
         self.changed_workers.add(worker.worker_id)  # a copy-paster may remember its caption
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
@@ -273,26 +276,17 @@ class Marketplace:
     # views ---------------------------------------------------------------------
     def visible(self, a: Assignment) -> bool:
         """Submitted by now (an ExternalQuestion's answer arrives when its page was done)."""
-        return a.submit_time is not None and a.submit_time <= self.now and a.answer != ""
+        return a.submit_time is not None and a.submit_time <= self.now and a.answered
 
-    def hit_view(self, hit: Hit) -> dict[str, Any]:
+    def hit_status(self, hit: Hit) -> dict[str, Any]:
+        """What GetHIT says of the HIT's state (a listing filters on it before building views)."""
         started = [self.assignments[i] for i in hit.assignment_ids if self.assignments[i].accept_time <= self.now]
-        pending = sum(1 for a in started if not self.visible(a))
-        completed = sum(1 for a in started if a.status in ("Approved", "Rejected"))
-        available = max(0, int(hit.fields["MaxAssignments"]) - len(started))
-        expired = self.now >= hit.fields["Expiration"]
-        if hit.disposed:
-            status = "Disposed"
-        elif hit.reviewing:
-            status = "Reviewing"
-        elif expired or available == 0:
-            status = "Unassignable" if pending else "Reviewable"
-        else:
-            status = "Assignable"
-        return {**hit.fields, "HITStatus": status, "HITReviewStatus": hit.review_status,
-                "NumberOfAssignmentsPending": pending,
-                "NumberOfAssignmentsAvailable": 0 if expired else available,
-                "NumberOfAssignmentsCompleted": completed}
+        return hit_state(hit, started, self.now, self.visible)
+
+    def hit_view(self, hit: Hit, status: dict[str, Any] | None = None) -> dict[str, Any]:
+        view = {**hit.fields, **(status or self.hit_status(hit))}
+        view["Question"] = hit.question_xml()  # in its place among the fields
+        return view
 
     def ground_truth(self) -> list[dict[str, Any]]:
         return worker_truth(self)

@@ -10,16 +10,14 @@ One process at a time: a second simulator on the same file is refused (``flock``
 
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import json
 import os
 import random
 import sqlite3
+import sys
 import threading
-import zlib
 from collections.abc import Callable
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,9 @@ from flows.sim import qual_tests
 from flows.sim.browser_worker import resume_browsing
 from flows.sim.external_work import resume_visits
 from flows.sim.market import Assignment, Hit, Marketplace, money
+from flows.sim.market_records import new_hit
 from flows.sim.prolific_state import ProlificState
+from flows.sim.state_rows import DECIDED, AnswerReader, dumps, pack_row, unpack_row
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,17 +40,23 @@ CREATE TABLE IF NOT EXISTS records (kind TEXT NOT NULL, key TEXT NOT NULL, value
 UPSERT = ("INSERT INTO records (kind, key, value) VALUES (?, ?, ?) "
           "ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value")
 VERSION = "1"
-COMPRESS_OVER = 2048  # HIT pages and most answers: files ~3x smaller, reload ~30% slower
 
 
 def _encode_hit(hit: Hit) -> dict[str, Any]:
-    return {"fields": hit.fields, "disposed": hit.disposed, "review_status": hit.review_status,
+    fields = {**hit.fields}
+    fields["Question"] = hit.question_xml()  # packed in memory with a dictionary the file does not keep
+    return {"fields": fields, "disposed": hit.disposed, "review_status": hit.review_status,
             "reviewing": hit.reviewing}
 
 
-def _decode_hit(value: dict[str, Any]) -> Hit:
-    return Hit(value["fields"], parse_question(value["fields"]["Question"]), disposed=value["disposed"],
-               review_status=value["review_status"], reviewing=value["reviewing"])
+def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
+    # A HIT read back shares its type's values, as a posted one does, not copies of them (~1 KB a HIT)
+    fields, spec = value["fields"], market.hit_types.get(value["fields"]["HITTypeId"], {})
+    fields = {sys.intern(k): spec[k] if k in spec and spec[k] == v else v for k, v in fields.items()}
+    fields["HITTypeId"], fields["HITGroupId"] = sys.intern(fields["HITTypeId"]), sys.intern(fields["HITGroupId"])
+    hit = new_hit(fields, parse_question(fields["Question"]), market.pages)
+    hit.disposed, hit.review_status, hit.reviewing = value["disposed"], value["review_status"], value["reviewing"]
+    return hit
 
 
 def _encode_qual_type(q: dict[str, Any]) -> dict[str, Any]:
@@ -63,11 +69,10 @@ def _decode_qual_type(q: dict[str, Any]) -> dict[str, Any]:
     return q
 
 
-ASSIGNMENT_FIELDS = tuple(f.name for f in dataclasses.fields(Assignment))
-
-
-def _encode_assignment(a: Assignment) -> dict[str, Any]:
-    return {name: getattr(a, name) for name in ASSIGNMENT_FIELDS}  # asdict() deep-copies: 3x slower
+def _decode_assignment(value: dict[str, Any]) -> Assignment:
+    for name in ("hit_id", "worker_id", "status"):  # one string each, not one per assignment read back
+        value[name] = sys.intern(value[name])
+    return Assignment(**value)
 
 
 def _same(value: Any) -> Any:
@@ -77,8 +82,8 @@ def _same(value: Any) -> Any:
 # kind: (Marketplace attribute, key is a pair, encode, decode)
 KINDS: dict[str, tuple[str, bool, Callable[[Any], Any], Callable[[Any], Any]]] = {
     "hit_type": ("hit_types", False, _same, _same),
-    "hit": ("hits", False, _encode_hit, _decode_hit),
-    "assignment": ("assignments", False, _encode_assignment, lambda v: Assignment(**v)),
+    "hit": ("hits", False, _encode_hit, _same),  # decoded by _load_row: a HIT needs the market's pages
+    "assignment": ("assignments", False, Assignment.record, _decode_assignment),
     "qual_type": ("qual_types", False, _encode_qual_type, _decode_qual_type),
     "worker_qual": ("worker_quals", True, _same, _same),
     "qual_request": ("qual_requests", False, _same, _same),
@@ -87,20 +92,6 @@ KINDS: dict[str, tuple[str, bool, Callable[[Any], Any], Callable[[Any], Any]]] =
     "test_attempt": ("test_attempts", True, _same, _same),
     "notification": ("notifications", False, _same, _same),
 }
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, default=lambda v: str(v) if isinstance(v, Decimal) else repr(v))
-
-
-def _pack(value: Any) -> str | bytes:
-    """JSON text; big rows (a HIT's page is ~20 KB of HTML) as zlib-compressed bytes, about 5x smaller."""
-    text = _dumps(value)
-    return zlib.compress(text.encode(), 1) if len(text) > COMPRESS_OVER else text
-
-
-def _unpack(stored: str | bytes) -> Any:
-    return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
 
 
 class MarketStore:
@@ -127,6 +118,7 @@ class MarketStore:
         self._saved_meta: tuple[Any, ...] = ()
         self._bonuses_saved = 0
         self._prolific_saved = self.meta.get("prolific", "")
+        self.answers = AnswerReader(self.path, self.conn, self.write_lock)
 
     @property
     def is_new(self) -> bool:
@@ -146,6 +138,7 @@ class MarketStore:
         return kept
 
     def close(self) -> None:
+        self.answers.closed = True
         self.conn.close()
         self._lock_file.close()
 
@@ -168,9 +161,9 @@ class MarketStore:
         workers = []
         for kind, key, value in self.conn.execute("SELECT kind, key, value FROM records ORDER BY rowid"):
             if kind == "worker":  # after the crowd has grown back: a newcomer's record needs the newcomer
-                workers.append((key, _unpack(value)))
+                workers.append((key, unpack_row(value)))
             else:
-                self._load_row(market, kind, key, _unpack(value))
+                self._load_row(market, kind, key, unpack_row(value))
         market.replay_recruitment()
         for key, value in workers:
             self._load_row(market, "worker", key, value)
@@ -194,34 +187,39 @@ class MarketStore:
                 worker.memory = value["memory"]
         else:
             name, pair, _, decode = KINDS[kind]
-            getattr(market, name)[tuple(json.loads(key)) if pair else key] = decode(value)
+            record = _decode_hit(value, market) if kind == "hit" else decode(value)
+            getattr(market, name)[tuple(json.loads(key)) if pair else key] = record
             if kind == "assignment":
                 market.hits[value["hit_id"]].assignment_ids.append(key)
                 if value["status"] == "Submitted":
                     market.expect_auto_approval(market.assignments[key])
+                elif value["status"] in DECIDED:
+                    self.answers.release(market.assignments, [key])
 
     # saving ---------------------------------------------------------------------------
     def save(self, market: Marketplace) -> None:
         """Write what changed since the last save, in one transaction (call with the market's lock)."""
         rows: list[tuple[str, str, str | bytes]] = []
         gone: list[tuple[str, str]] = []
+        written = list(market.assignments.changed)
         for kind, (name, pair, encode, _) in KINDS.items():
             journal = getattr(market, name)
             if not journal.dirty:
                 continue
             key_of: Callable[[Any], str] = (lambda k: json.dumps(list(k))) if pair else str
-            rows += [(kind, key_of(k), _pack(encode(journal[k]))) for k in journal.changed]
+            rows += [(kind, key_of(k), pack_row(encode(journal[k]))) for k in journal.changed]
             gone += [(kind, key_of(k)) for k in journal.deleted]
             journal.flushed()
-        rows += [("bonus", str(i), _pack(b)) for i, b in enumerate(market.bonuses[self._bonuses_saved:],
+        rows += [("bonus", str(i), pack_row(b)) for i, b in enumerate(market.bonuses[self._bonuses_saved:],
                                                                      start=self._bonuses_saved)]
         self._bonuses_saved = len(market.bonuses)
         for worker_id in market.changed_workers:
             w = market.workers[worker_id]
-            rows.append(("worker", worker_id, _pack({"hits_approved": w.hits_approved,
+            rows.append(("worker", worker_id, pack_row({"hits_approved": w.hits_approved,
                                                       "percent_approved": w.percent_approved, "memory": w.memory})))
         market.changed_workers.clear()
         self._write(market, rows, gone)
+        self.answers.release(market.assignments, written)
 
     def _meta_now(self, market: Marketplace) -> tuple[Any, ...]:
         # A clock that runs by itself (speed > 0) is saved along with other changes, not on every read.
@@ -254,7 +252,7 @@ class MarketStore:
 
     def save_prolific(self, state: ProlificState) -> None:
         """Rewrite the Prolific snapshot if it changed (call with the Prolific state's lock)."""
-        blob = _dumps(prolific_snapshot(state))
+        blob = dumps(prolific_snapshot(state))
         if blob == self._prolific_saved:
             return
         with self.write_lock:

@@ -7,7 +7,7 @@ from typing import Any
 
 from flows.core.mturk_forms import QuestionError, parse_question
 from flows.sim.eligible_pool import KEEPS_ELIGIBLE
-from flows.sim.market import Assignment, Hit, Marketplace, MTurkError
+from flows.sim.market import Assignment, Hit, Marketplace, MTurkError, new_hit
 from flows.sim.mturk_input import check_input
 from flows.sim.validation import (
     ASSIGNMENT_STATUSES,
@@ -140,14 +140,14 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
         "QualificationRequirements": spec.get("QualificationRequirements", []),
         "RequesterAnnotation": p.get("RequesterAnnotation", ""),
     }
-    hit = Hit(fields, question)
+    hit = new_hit(fields, question, m.pages)
     if m.hit_cost(hit) > m.balance:
         raise MTurkError("AWS.MechanicalTurk.InsufficientFunds",
                          f"Balance {m.balance} is below the cost of one assignment ({m.hit_cost(hit)}).")
     m.hits[hit_id] = hit
     if token is not None:
         m.tokens[token] = (hit_id, m.now)
-    m.schedule(hit, max_assign)
+    m.schedule(hit, max_assign, question.html)  # the page as just parsed (~0.6 ms to read it again)
     m.notify(hit, "HITCreated", m.now)
     return {"HIT": m.hit_view(hit)}
 
@@ -188,11 +188,10 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     # (each page of a poll round would otherwise build a view of every HIT of the campaign)
     candidates = [h for h in m.hits.values() if not h.disposed and h.reviewing == (status == "Reviewing")
                   and (not p.get("HITTypeId") or h.fields["HITTypeId"] == p["HITTypeId"])]
-    if status == "Reviewing":  # every candidate is: views of this page only (a page of a long listing)
-        chunk, nxt = page(candidates, p)
-        chunk = [m.hit_view(h) for h in chunk]
-    else:
-        chunk, nxt = page([v for v in map(m.hit_view, candidates) if v["HITStatus"] == status], p)
+    # views of this page only (a view unpacks the HIT's page); every "Reviewing" candidate is one
+    states = [(h, None if status == "Reviewing" else m.hit_status(h)) for h in candidates]
+    chunk, nxt = page([(h, s) for h, s in states if s is None or s["HITStatus"] == status], p)
+    chunk = [m.hit_view(h, s) for h, s in chunk]
     return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
 
 
@@ -216,7 +215,7 @@ def update_expiration(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 @op("UpdateHITReviewStatus")
 def update_review_status(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
-    if m.hit_view(hit)["HITStatus"] not in ("Reviewable", "Reviewing"):
+    if m.hit_status(hit)["HITStatus"] not in ("Reviewable", "Reviewing"):
         raise MTurkError("AWS.MechanicalTurk.InvalidHITState", f"HIT {hit.fields['HITId']} is not reviewable.")
     hit.reviewing = not bool(p.get("Revert", False))
     return {}
@@ -225,7 +224,7 @@ def update_review_status(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 @op("DeleteHIT")
 def delete_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit = _hit(m, p.get("HITId"))
-    view = m.hit_view(hit)
+    view = m.hit_status(hit)
     unreviewed = [a for a in hit.assignment_ids if m.assignments[a].status == "Submitted"]
     if view["HITStatus"] not in ("Reviewable", "Reviewing") or unreviewed or view["NumberOfAssignmentsPending"]:
         raise MTurkError("AWS.MechanicalTurk.InvalidHITState",

@@ -53,7 +53,7 @@ def worker_events(m: Marketplace, since: float, until: float) -> Iterator[tuple[
             a = m.assignments[aid]
             if since < a.accept_time <= until:
                 yield a.accept_time, "AssignmentAccepted", hit_id, aid
-            if a.submit_time is not None and since < a.submit_time <= until and a.answer:
+            if a.submit_time is not None and since < a.submit_time <= until and a.answered:
                 yield a.submit_time, "AssignmentSubmitted", hit_id, aid
 
 
@@ -61,7 +61,7 @@ def _reviewable_at(m: Marketplace, hit: Hit) -> float | None:
     """When the HIT's status turns Reviewable: its last assignment is in, all slots taken; with slots
     left, once it has expired and the work begun before then is in."""
     taken = [m.assignments[aid] for aid in hit.assignment_ids]
-    submitted = [a.submit_time for a in taken if a.submit_time is not None and a.answer]
+    submitted = [a.submit_time for a in taken if a.submit_time is not None and a.answered]
     if len(taken) < int(hit.fields["MaxAssignments"]):
         return max([hit.fields["Expiration"], *submitted]) if len(submitted) == len(taken) else None
     return max(submitted) if submitted and len(submitted) == len(taken) else None

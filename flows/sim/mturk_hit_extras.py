@@ -87,6 +87,6 @@ def _upload_questions(hit: Hit) -> set[str]:
     if hit.question.kind != "QuestionForm":
         return set()
     q = f"{{{NS_FORM}}}"
-    root = ET.fromstring(hit.fields["Question"].strip())
+    root = ET.fromstring(hit.question_xml().strip())
     return {(el.findtext(f"{q}QuestionIdentifier") or "").strip() for el in root.iter(f"{q}Question")
             if el.find(f"{q}AnswerSpecification/{q}FileUploadAnswer") is not None}

@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlparse
 
 from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
 from flows.sim.control_routes import check_control, control_body
+from flows.sim.malloc_arenas import limit_malloc_arenas
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS
@@ -269,6 +270,7 @@ class SimServer:
         return self
 
     def serve_forever(self) -> None:
+        limit_malloc_arenas()  # this process is the simulator's own (`hitflow sim serve`): malloc_arenas.py
         self._start_clock()
         self.httpd.serve_forever()
 
