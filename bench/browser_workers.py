@@ -20,8 +20,8 @@ from typing import Any
 
 import boto3
 
-from flows.core.config import load_config
-from flows.core.mturk_forms import html_question
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import html_question
 from flows.custom.custom_task import custom_page
 from flows.custom.scaffold_import import scaffold_from
 from flows.sim.browser_worker import available

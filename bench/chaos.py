@@ -35,7 +35,7 @@ import psycopg
 
 from bench.throwaway_pg import throwaway_server
 from flows.core.db_url import is_postgres_url
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

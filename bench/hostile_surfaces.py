@@ -23,7 +23,7 @@ RUNS = settings(max_examples=300, deadline=None, database=None, suppress_health_
 
 def review_page(examples: int = 150) -> Counter[str]:
     """Generated decision forms POSTed to a signed-in review page over a campaign that waits."""
-    from flows.core.store import Store
+    from flows.core.ledger.store import Store
     from flows.driver.review_demo import sign_in
     from flows.sim.server import SimServer
     from tests.review_helpers import form_fields, review_config, review_server, run_until_review
@@ -121,7 +121,7 @@ def simulator_control() -> Counter[str]:
 
 def config_paths() -> Counter[str]:
     """Config path keys pointing out of the config's folder: ../, absolute, symlinked."""
-    from flows.core.config import load_config
+    from flows.core.config.config import load_config
     from flows.core.errors import ConfigError
     from flows.custom.scaffold import scaffold
 

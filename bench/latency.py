@@ -64,8 +64,8 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
     above ``rate`` calls per second; its clock moves only when the run waits."""
     from flows.campaigns.campaign_plan import Run
     from flows.campaigns.task_pages import task_page
-    from flows.core.config import load_config
-    from flows.core.store import Store
+    from flows.core.config.config import load_config
+    from flows.core.ledger.store import Store
     from flows.platforms.mturk import adapter as mturk
 
     faults = ("--crowd", str(CROWD), "--latency-ms", f"{latency_ms:g}", "--rate-limit", f"{rate:g}")
@@ -84,7 +84,7 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
 def naive_loop(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """The sequential boto3 loop, timed per phase."""
     from flows.campaigns.campaign_plan import plan_items
-    from flows.core.mturk_forms import html_question
+    from flows.core.pages.mturk_forms import html_question
     from flows.platforms.mturk.batch_publish import hit_type_params
     from flows.platforms.units import hit_groups, page_html
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.scale import machine
-from flows.core.prefect_api import TemporaryServer
+from flows.core.run.prefect_api import TemporaryServer
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results-prefect.json"

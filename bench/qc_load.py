@@ -23,7 +23,7 @@ import pandas as pd
 
 from bench import qc_reference as reference
 from flows.campaigns.page_text import qc_params
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.platforms.submission_formats import read_submissions
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from qc.submit_rules import CANNED_TEXT

@@ -32,7 +32,7 @@ import pandas as pd
 from bench.qc_bootstrap import odd_interval
 from bench.qc_real_grid import GRID_KEYS, rule_grids
 from flows.campaigns.page_text import qc_params
-from flows.core.config import CampaignConfig, load_config
+from flows.core.config.config import CampaignConfig, load_config
 from qc.runner import prepare, rule_level, run_rules
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,8 +20,8 @@ import pandas as pd
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfTransformer
 
-from flows.core.csv_files import read_csv_table
 from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import read_csv_table
 from flows.platforms import submission_formats as formats
 from qc.caption_rules import caption_flags, clip
 from qc.echo_rules import MIN_LINE_WORDS, page_lines

@@ -31,9 +31,9 @@ import pandas as pd
 from bench import latency, prefect_overhead
 from bench.qc_load import bench_qc_all_rules
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
-from flows.core.mturk_forms import html_question
-from flows.core.spelling_cache import spelling_index
-from flows.core.templates import render, sample_context
+from flows.core.outputs.spelling_cache import spelling_index
+from flows.core.pages.mturk_forms import html_question
+from flows.core.pages.templates import render, sample_context
 from flows.platforms.mturk import adapter as mturk
 from flows.sim.server import SimServer
 from postprocess.spellcheck import spellcheck_frame

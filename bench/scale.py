@@ -125,7 +125,7 @@ def config_for(size: int, tmp: Path) -> Path:
         if old not in text:
             raise RuntimeError(f"{CONFIG} no longer says {old.strip()}; update bench/scale.py")
         text = text.replace(old, new)
-    (tmp / "crowds").mkdir(exist_ok=True)  # a config's files live in its folder (flows/core/config.py)
+    (tmp / "crowds").mkdir(exist_ok=True)  # a config's files live in its folder (flows/core/config/config.py)
     bank = CROWD.parent.parent / "items" / "vizwiz_demo_captions.csv"  # the crowd file's "../items/..." (no
     (tmp / "items").mkdir(exist_ok=True)  # symlink: a crowd file's paths stay in its folder, links followed)
     shutil.copyfile(bank, tmp / "items" / bank.name)
@@ -174,8 +174,8 @@ def posting(n_hits: int, latency_ms: float, rate: float) -> dict[str, Any]:
     """The same HITs posted under latency by a plain sequential boto3 loop and by hitflow's own
     publish step (its thread pool, every HIT written to the ledger before and after it is posted)."""
     from flows.campaigns.campaign_plan import plan_items
-    from flows.core.mturk_forms import html_question
-    from flows.core.templates import render, sample_context
+    from flows.core.pages.mturk_forms import html_question
+    from flows.core.pages.templates import render, sample_context
     from flows.platforms.mturk import adapter as mturk
     from flows.platforms.mturk.batch_publish import POST_THREADS, publish_batch
 
@@ -211,8 +211,8 @@ def paced_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Any]]:
     throttles above ``rate`` calls per second (MTurk's ThrottlingException)."""
     from flows.campaigns.campaign_plan import Run
     from flows.campaigns.task_pages import task_page
-    from flows.core.config import load_config
-    from flows.core.store import Store
+    from flows.core.config.config import load_config
+    from flows.core.ledger.store import Store
     from flows.platforms.mturk import adapter as mturk
     from flows.sim.pacing import Pacing
     from flows.sim.server import SimServer

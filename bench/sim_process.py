@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from flows.core.prefect_api import free_port
+from flows.core.run.prefect_api import free_port
 
 
 def peak_rss_mb(pid: int) -> float:

@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from flows.core.mturk_forms import html_question
-from flows.core.templates import render, sample_context
+from flows.core.pages.mturk_forms import html_question
+from flows.core.pages.templates import render, sample_context
 from flows.platforms.mturk import adapter as mturk
 from flows.sim.server import SimServer
 

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 from spellchecker import SpellChecker
 
-from flows.core.spelling_cache import spelling_index
+from flows.core.outputs.spelling_cache import spelling_index
 from postprocess.spell_index import SHORT_TOKEN, SpellIndex
 from postprocess.spellcheck import LONGEST_WORD, _lookup_tokens, spellcheck_frame
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"

@@ -1,7 +1,7 @@
 """The submit rules of any form, as HTML defines them: one spec, checked the way a browser does.
 
 A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
-(``flows/core/form_spec.py``). Field types:
+(``flows/core/pages/form_spec.py``). Field types:
 
 - ``text``: ``required``, ``minlength``/``maxlength`` (UTF-16 code units, a line break counts
   once), ``pattern`` (the whole value; not on a textarea), ``input`` = ``email``/``url`` checks

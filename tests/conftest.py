@@ -145,7 +145,7 @@ def _spelling_index_from_disk() -> Iterator[None]:
     """Pure spelling code builds its index in memory (seconds, per process); the tests share the
     same index as flows/ keeps it on disk, loaded only by a test that spells."""
     import postprocess.spellcheck as spelling
-    from flows.core.spelling_cache import spelling_index
+    from flows.core.outputs.spelling_cache import spelling_index
 
     built_in_memory = spelling.default_index
     spelling.default_index = spelling_index  # type: ignore[assignment]

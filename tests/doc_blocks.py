@@ -125,8 +125,8 @@ def _defines(module: Path, name: str) -> bool:
 
 
 def resolves(ref: str) -> bool:
-    """``flows/core/store.py``, ``tests/test_fuzz_*.py``, ``flows/core/text_files.MAX_INPUT_BYTES`` and
-    ``flows.core.prefect_api.free_port`` each name something that exists."""
+    """``flows/core/ledger/store.py``, ``tests/test_fuzz_*.py``, ``flows/core/inputs/text_files.MAX_INPUT_BYTES`` and
+    ``flows.core.run.prefect_api.free_port`` each name something that exists."""
     if "/" not in ref:  # dotted: a package, a module, or a module's name
         ref = ref.replace(".", "/")
         parts = ref.rsplit("/", 1)

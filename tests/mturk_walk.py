@@ -14,7 +14,7 @@ from typing import Any
 
 from botocore import xform_name
 
-from flows.core.mturk_forms import NS_FORM, html_question
+from flows.core.pages.mturk_forms import NS_FORM, html_question
 from tests.conftest import advance
 
 NOBODY = "3NOSUCHTHING00000000000000000"

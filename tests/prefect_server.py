@@ -18,7 +18,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from flows.core.prefect_api import free_port  # one free loopback port, as the product finds it
+from flows.core.run.prefect_api import free_port  # one free loopback port, as the product finds it
 
 
 def group_members(pgid: int) -> list[int]:

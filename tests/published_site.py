@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.core.config import load_config
-from flows.core.store import Store
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from flows.core.errors import ClosedEndpointError, PlatformError
-from flows.core.mturk_forms import html_question
+from flows.core.pages.mturk_forms import html_question
 from flows.platforms.mturk import adapter as mturk
 from tests.test_sim_contract import PAGE
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.core.form_spec import form_spec
-from flows.core.mturk_forms import form_fields
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import form_fields
 from flows.sim import crowd
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
 from flows.sim.page_filling import fill_form, page_rules
@@ -203,7 +203,7 @@ QUESTION_FORM = """<QuestionForm xmlns="http://mechanicalturk.amazonaws.com/AWSM
 
 
 def test_question_form_questions_become_fields_with_their_constraints() -> None:
-    from flows.core.mturk_forms import parse_answer_xml
+    from flows.core.pages.mturk_forms import parse_answer_xml
 
     fields = question_form_fields(QUESTION_FORM)
     spec = {f["name"]: f for f in form_spec(fields)["fields"]}

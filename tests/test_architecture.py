@@ -25,7 +25,7 @@ SIM_SEAMS = {
     "flows/cli/main.py": "`hitflow sim serve` starts the simulator as a server",
 }
 # No other production module imports it: MTurk's XML codec and fee table and Prolific's fee rule
-# are production modules the simulator imports (flows/core/mturk_forms.py, mturk_fees.py,
+# are production modules the simulator imports (flows/core/pages/mturk_forms.py, mturk_fees.py,
 # prolific_fees.py); the links route's simulated invitees come through targets too.
 
 

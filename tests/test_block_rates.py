@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from qc.decisions import DecisionPolicy, caption_policy, workers_to_block
 from qc.flags import FLAG_COLUMNS

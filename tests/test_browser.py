@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from flows.core.mturk_forms import html_question, parse_answer_xml
-from flows.core.templates import render, sample_context
+from flows.core.pages.mturk_forms import html_question, parse_answer_xml
+from flows.core.pages.templates import render, sample_context
 from qc.submit_rules import CANNED_TEXT, SubmitRules, violations
 
 pytestmark = pytest.mark.browser

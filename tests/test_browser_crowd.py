@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.core.config import load_config
-from flows.core.mturk_forms import html_question
-from flows.core.templates import page_items
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import html_question
+from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_form
@@ -80,7 +80,7 @@ def test_the_task_server_serves_the_crowd_page_under_its_csp_and_stores_every_el
     """Prolific's route: the stand-in runs under the task server's content security policy (no
     violation), and the taskAnswers it posts is stored as one answer per element."""
     from flows.campaigns.campaign_plan import Run, plan_items
-    from flows.core.store import Store
+    from flows.core.ledger.store import Store
     from flows.platforms.mturk import adapter as mturk
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer

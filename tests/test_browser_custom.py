@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.core.config import load_config
-from flows.core.mturk_forms import html_question
-from flows.core.templates import page_items
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import html_question
+from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_field, check_form

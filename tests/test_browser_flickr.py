@@ -7,9 +7,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from flows.core.answer_key import load_key
-from flows.core.mturk_forms import parse_answer_xml
-from flows.core.templates import sample_context
+from flows.core.inputs.answer_key import load_key
+from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.templates import sample_context
 from qc.qualification import score_answers
 from tests.test_browser import ARTIFACTS, post_page
 

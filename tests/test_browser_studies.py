@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from flows.core.mturk_forms import parse_answer_xml
-from flows.core.templates import sample_context
+from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.templates import sample_context
 from qc.judgement_spec import check_answers
 from tests.judgement_questions import AGE, MANY, SLIDER
 from tests.test_browser import ARTIFACTS, post_page

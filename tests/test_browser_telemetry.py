@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
-from flows.core.mturk_forms import html_question, parse_answer_xml
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import html_question, parse_answer_xml
 from flows.custom.scaffold import scaffold
 from flows.taskserver.task_server import invite_link
 from tests.conftest import IMAGE_HOSTS, PLACEHOLDER

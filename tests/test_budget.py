@@ -10,9 +10,9 @@ import pytest
 
 from flows.campaigns.budget import campaign_estimate
 from flows.cli.main import main
-from flows.core.config import load_config
+from flows.core.config.config import load_config
+from flows.core.config.money import to_budget_currency
 from flows.core.errors import BudgetError
-from flows.core.money import to_budget_currency
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "config" / "vizwiz_captions.toml"

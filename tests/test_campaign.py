@@ -16,8 +16,8 @@ import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
-from flows.core.store import Store
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.driver.campaign import run_batches
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.platforms.mturk import adapter as mturk

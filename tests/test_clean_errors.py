@@ -16,9 +16,9 @@ from botocore.exceptions import ClientError
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import HitflowError, PlatformError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.operations import cancel
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
@@ -246,7 +246,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
     import socket
 
     from flows.cli.main import main
-    from flows.core.store_sqlite import SqliteStore
+    from flows.core.ledger.store_sqlite import SqliteStore
 
     ledger = tmp_path / "h.db"
     SqliteStore(ledger).db.close()

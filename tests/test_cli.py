@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.mturk_forms import html_question
+from flows.core.pages.mturk_forms import html_question
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ from flows.cli.help import COMMANDS, EXIT_CODES
 from flows.cli.main import main
 from flows.cli.parser import _parser
 from flows.cli.reference_pages import all_commands
-from flows.core.store_sqlite import SqliteStore
+from flows.core.ledger.store_sqlite import SqliteStore
 
 PARSERS = {" ".join(p.prog.split()[1:]): p for p in all_commands(_parser())}
 

@@ -11,9 +11,9 @@ import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import AnswerConflictError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign import review_late_work, run_batches
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect
@@ -198,7 +198,7 @@ def test_an_assignment_is_stored_with_its_answers_or_not_at_all(sim, tmp_path: P
     advance(sim, 86400)
     hit = run.store.rows("SELECT * FROM hits LIMIT 1")[0]
     first = mturk.list_submissions(run.client, hit["hit_id"])[0]
-    real_insert = type(run.store).insert_raw  # the backend's own (flows/core/store_sqlite.py)
+    real_insert = type(run.store).insert_raw  # the backend's own (flows/core/ledger/store_sqlite.py)
 
     def crash_on_answers(self, table, rows, conflict="ABORT"):
         if table == "answers":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.outputs import write_outputs
-from flows.core.mturk_forms import NS_ANSWERS, answer_rows, answer_xml, parse_answer_xml
+from flows.core.pages.mturk_forms import NS_ANSWERS, answer_rows, answer_xml, parse_answer_xml
 from flows.driver.campaign import advance_batch
 from flows.platforms.mturk.batch_publish import publish_batch
 from tests.fuzz_support import FUZZ

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.crowd_elements import flatten_task_answers, task_answers
-from flows.core.form_spec import form_spec
-from flows.core.mturk_forms import answer_xml, form_fields, parse_answer_xml, read_crowd_fields
+from flows.core.pages.crowd_elements import flatten_task_answers, task_answers
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import answer_xml, form_fields, parse_answer_xml, read_crowd_fields
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_form
 

@@ -17,12 +17,12 @@ import pytest
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
 from flows.cli.main import main
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError, InputFormatError
-from flows.core.form_spec import form_spec
-from flows.core.mturk_forms import form_fields
-from flows.core.store import Store
-from flows.core.templates import page_items
+from flows.core.ledger.store import Store
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page, custom_spec, read_custom_items
 from flows.custom.scaffold import scaffold
 from flows.platforms.mturk import adapter as mturk
@@ -289,7 +289,7 @@ def test_hitflow_sim_serve_as_its_own_process_does_a_plain_boto3_page(tmp_path: 
 
 def test_a_task_server_response_is_checked_against_the_page_its_items_make(project: Path) -> None:
     """Prolific and link responses have no HIT: their own item ids say which page they answered."""
-    from flows.core.mturk_forms import answer_xml
+    from flows.core.pages.mturk_forms import answer_xml
     from flows.custom.custom_review import custom_qc_batch
 
     cfg = load_config(project / "config" / "demo_task.toml")

@@ -7,8 +7,8 @@ from pathlib import Path
 from flows.campaigns.batch_review import decide_batch, qc_batch
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
-from flows.core.store import Store
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch

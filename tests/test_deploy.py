@@ -18,10 +18,10 @@ import pytest
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
 from flows.cli.main import _parser
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
+from flows.core.ledger.store import Store
 from flows.core.site_secrets import invite_link
-from flows.core.store import Store
 from flows.driver.campaign_run import check_task_server
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits

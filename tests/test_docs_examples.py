@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from flows.core.prefect_api import free_port
+from flows.core.run.prefect_api import free_port
 from tests.doc_blocks import (
     LINK,
     ROOT,

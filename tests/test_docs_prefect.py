@@ -35,8 +35,8 @@ from typing import Any
 
 import pytest
 
-from flows.core.prefect_api import free_port
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.prefect_api import free_port
 from flows.driver.campaign_status import campaign_status
 from tests.doc_blocks import ROOT, Block, commands, fixed_ports, marked_blocks, with_free_ports, without_comment
 from tests.prefect_server import process_group, stop_group

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flows.cli.parser import _parser
 from flows.cli.reference_pages import all_commands, config_markdown, render
-from flows.core.config_schema import ConfigFile
+from flows.core.config.config_schema import ConfigFile
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,8 +16,8 @@ import pytest
 from flows.campaigns.block_evidence import campaign_history
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
-from flows.core.csv_files import write_dataset
-from flows.core.store import Store
+from flows.core.inputs.csv_files import write_dataset
+from flows.core.ledger.store import Store
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
 from postprocess.spellcheck import (
     add_word_workers,
@@ -156,7 +156,7 @@ def test_store_frame_reads_by_pages_what_rows_reads(tmp_path: Path) -> None:
 
 
 def test_csv_appended_in_parts_reads_as_one_file() -> None:
-    from flows.core.csv_files import append_csv
+    from flows.core.inputs.csv_files import append_csv
 
     frame = pd.DataFrame({"a": ["=1+1", "x"], "b": [1, 2]})
     handle = io.StringIO(newline="")
@@ -170,7 +170,7 @@ def test_csv_appended_in_parts_reads_as_one_file() -> None:
 FREED_IN_THREADS = """
 import threading
 from bench.rss_phases import rss_mb
-from flows.core.free_memory import release_free_memory
+from flows.core.run.free_memory import release_free_memory
 kept = []
 together = threading.Barrier(4)  # all alive at once: each allocates in a heap of its own
 def work():
@@ -189,7 +189,7 @@ print(release_free_memory(), before, rss_mb())
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's; elsewhere only Arrow's pool")
 def test_memory_freed_in_thread_heaps_goes_back_to_the_system() -> None:
     """What a batch step's threads freed stops counting in RSS once the driver releases it
-    (flows/core/free_memory.py; a 39,181-image batch's collection left ~100 MB so)."""
+    (flows/core/run/free_memory.py; a 39,181-image batch's collection left ~100 MB so)."""
     out = subprocess.run([sys.executable, "-c", FREED_IN_THREADS], capture_output=True, text=True, timeout=120,
                          check=True, cwd=Path(__file__).resolve().parents[1]).stdout.split()
     asked, before, after = out[0], float(out[1]), float(out[2])

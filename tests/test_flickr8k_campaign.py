@@ -13,9 +13,9 @@ import boto3
 import pandas as pd
 import pytest
 
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.sim.server import SimServer
 from qc.submit_rules import violations

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from flows.core.config import CampaignConfig, load_config
-from flows.core.config_schema import ConfigFile
+from flows.core.config.config import CampaignConfig, load_config
+from flows.core.config.config_schema import ConfigFile
 from flows.core.errors import ConfigError
 from tests.fuzz_support import FUZZ, assert_one_line, toml_document, toml_value
 

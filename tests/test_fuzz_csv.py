@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from flows.campaigns.campaign_plan import read_items
 from flows.campaigns.offline import offline_qualify
 from flows.cli.main import main
-from flows.core.config import load_config
-from flows.core.csv_files import FIELD_LIMIT, FORMULA_STARTS, read_csv_table, write_csv
+from flows.core.config.config import load_config
 from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import FIELD_LIMIT, FORMULA_STARTS, read_csv_table, write_csv
 from flows.platforms.submission_formats import read_submissions
 from tests.fuzz_support import FUZZ, assert_one_line, hostile_text
 

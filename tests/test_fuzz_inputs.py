@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flows.core.mturk_forms import answer_rows, answer_xml, parse_answer_xml
+from flows.core.pages.mturk_forms import answer_rows, answer_xml, parse_answer_xml
 from tests.fuzz_support import FUZZ, hostile_text
 from tests.test_fuzz_csv import run_cli
 

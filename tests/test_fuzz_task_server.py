@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.core.config import load_config
-from flows.core.mturk_forms import form_fields
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
+from flows.core.pages.mturk_forms import form_fields
 from flows.core.site_secrets import page_signature
-from flows.core.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.task_server import TaskSite, make_app

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core import text_files
-from flows.core.csv_files import write_dataset
 from flows.core.errors import ConfigError
+from flows.core.inputs import text_files
+from flows.core.inputs.csv_files import write_dataset
+from flows.core.ledger.store import Store
 from flows.core.site_secrets import task_secret
-from flows.core.store import Store
 from flows.custom.scaffold import scaffold
 from flows.driver.campaign_run import run_campaign
 from flows.driver.operations import open_campaign_run

@@ -10,7 +10,7 @@ import pytest
 
 from flows.campaigns.identity import Intent, check_identity, stored_campaign
 from flows.core.errors import ConfigError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 
 
 def test_a_stored_campaign_is_found_on_both_backends(ledger_location: str, tmp_path) -> None:

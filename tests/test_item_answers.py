@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.core.config import load_config
-from flows.core.mturk_forms import form_fields
-from flows.core.templates import page_items
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.custom.scaffold import scaffold
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker

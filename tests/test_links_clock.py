@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.config import load_config
-from flows.core.mturk_forms import form_fields
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import form_fields
 from flows.taskserver.task_server_thread import TaskServer
 from flows.taskserver.task_site import TaskSite
 from tests.small_configs import small_vizwiz

@@ -15,8 +15,8 @@ import pytest
 
 from flows.campaigns.summary import summarize
 from flows.cli.main import main
-from flows.core.config import load_config
-from flows.core.store import Store
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.driver.campaign_status import campaign_status
 from flows.review.overview_app import OverviewServer, OverviewSite
 from flows.taskserver.task_server_thread import TaskServer

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from flows.core.errors import CampaignBusyError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.sim.pacing import Pacing
 from tests.prefect_server import stop_group
 from tests.small_configs import small_vizwiz

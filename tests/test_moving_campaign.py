@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 from bench.chaos import platform_view
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.sim.pacing import Pacing
 from flows.sim.server import SimServer

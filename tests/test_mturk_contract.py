@@ -92,7 +92,7 @@ def test_the_check_catches_a_planted_wrong_field(sim, client, monkeypatch, field
                                                  named: str) -> None:
     type_id = client.create_hit_type(Title="t", Description="d", Reward="0.10",
                                      AssignmentDurationInSeconds=600)["HITTypeId"]
-    from flows.core.mturk_forms import html_question
+    from flows.core.pages.mturk_forms import html_question
     hit_id = client.create_hit_with_hit_type(HITTypeId=type_id, MaxAssignments=1, LifetimeInSeconds=600,
                                              Question=html_question("<form></form>"))["HIT"]["HITId"]
     _, clean_raw = run_boto3(client, [{"op": "GetHIT", "params": {"HITId": hit_id}, "error": None}])

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import boto3
 import pytest
 
-from flows.core.mturk_forms import NS_EXTERNAL, html_question
+from flows.core.pages.mturk_forms import NS_EXTERNAL, html_question
 from flows.sim.server import SimServer
 from tests.conftest import advance
 from tests.local_http import QuietHandler, local_http_server

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.core.config import load_config
-from flows.core.store import Store
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.driver.campaign import advance_batch, run_batches
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status, format_status

@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("s3fs", reason="outputs on S3 need s3fs: pip install 'hitflow[s3]'")
 moto_server = pytest.importorskip("moto.server", reason="the S3 test server is moto[server]: pip install -e '.[dev]'")
 
-from flows.core.output_location import staging_root  # noqa: E402
-from flows.core.prefect_api import free_port  # noqa: E402
+from flows.core.outputs.output_location import staging_root  # noqa: E402
+from flows.core.run.prefect_api import free_port  # noqa: E402
 from tests.small_configs import small_vizwiz  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def test_an_all_digit_key_and_secret_from_the_environment_stay_text(s3: str, tmp
     local = tmp_path / "staging" / staging_root(url).name / "c"  # the worker's run folder
     local.mkdir(parents=True)
     (local / "dataset.csv").write_text("image_id\n1\n")
-    script = ("import sys; from flows.core.output_mirror import check_writable, mirror; "
+    script = ("import sys; from flows.core.outputs.output_mirror import check_writable, mirror; "
               "check_writable(sys.argv[1], 'c'); print(mirror(sys.argv[1], 'c'))")
     done = subprocess.run([sys.executable, "-c", script, url], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=120)

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 import pytest
 from fsspec.implementations.local import LocalFileSystem
 
-from flows.core.output_location import shown_output, staging_root
-from flows.core.output_mirror import PART, PROBE, mirror, pull_missing
+from flows.core.outputs.output_location import shown_output, staging_root
+from flows.core.outputs.output_mirror import PART, PROBE, mirror, pull_missing
 from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
 from flows.driver.campaign_status import campaign_status
 from flows.driver.operations import open_campaign_run
 from flows.review.overview_app import OverviewServer, OverviewSite

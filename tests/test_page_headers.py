@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_status import campaign_status
 from flows.review.overview_app import OverviewServer, OverviewSite
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.templates import render_source
+from flows.core.pages.templates import render_source
 from flows.custom.foreign_syntax import render_liquid
 from flows.custom.page_scripts import with_nonce
 from flows.sim.browser_worker import available as browser_available
@@ -201,8 +201,8 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
     import httpx
 
     from flows.campaigns.campaign_plan import Run, plan_items
-    from flows.core.config import load_config
-    from flows.core.store import Store
+    from flows.core.config.config import load_config
+    from flows.core.ledger.store import Store
     from flows.platforms.mturk import adapter as mturk
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer

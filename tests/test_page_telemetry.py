@@ -17,12 +17,12 @@ import pytest
 
 from flows.campaigns.task_pages import task_page
 from flows.cli.main import main
-from flows.core.config import load_config
+from flows.core.config.config import load_config
+from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
-from flows.core.mturk_forms import answer_rows, form_fields, html_question, parse_answer_xml, parse_question
-from flows.core.page_telemetry import FIELD, MAX_TELEMETRY_CHARS, telemetry_refusal, with_telemetry
-from flows.core.telemetry_config import TELEMETRY_NOTICE
-from flows.core.templates import render, sample_context
+from flows.core.pages.mturk_forms import answer_rows, form_fields, html_question, parse_answer_xml, parse_question
+from flows.core.pages.page_telemetry import FIELD, MAX_TELEMETRY_CHARS, telemetry_refusal, with_telemetry
+from flows.core.pages.templates import render, sample_context
 from flows.custom.scaffold import scaffold
 from tests.published_site import published_site
 from tests.small_configs import small_vizwiz

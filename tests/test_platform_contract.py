@@ -22,10 +22,10 @@ import pytest
 from flows.campaigns.batch_review import block_workers, decide_batch, qc_batch
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import PlatformError
-from flows.core.run_context import Run
-from flows.core.store import SETTLED, Store
+from flows.core.ledger.store import SETTLED, Store
+from flows.core.run.run_context import Run
 from flows.driver.campaign_run import task_server_for
 from flows.driver.operations import cancel
 from flows.platforms.batch_window import open_window
@@ -112,7 +112,7 @@ def small_crowd(tmp_path: Path) -> Path:
     """Twelve diligent people for ten places a batch: most of batch 1's come back for batch 2
     unless something keeps them out (a block that does nothing fails the block check)."""
     crowd = tmp_path / "crowd.toml"
-    # the bank beside the crowd file: a crowd's files stay in its folder (flows/core/contained_paths.py)
+    # the bank beside the crowd file: a crowd's files stay in its folder (flows/core/inputs/contained_paths.py)
     shutil.copy(ROOT / "config" / "items" / "vizwiz_demo_captions.csv", tmp_path / "bank.csv")
     crowd.write_text('seed = 1\ncaption_bank = "bank.csv"\n\n[[profile]]\nname = "diligent"\ncount = 12\n')
     return crowd

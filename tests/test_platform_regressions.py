@@ -14,8 +14,8 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.errors import ConfigError
-from flows.core.run_context import Run
-from flows.core.store import SETTLED, Store
+from flows.core.ledger.store import SETTLED, Store
+from flows.core.run.run_context import Run
 from flows.driver.campaign import StepFn, call_directly
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific import adapter as prolific_adapter

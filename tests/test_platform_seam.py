@@ -13,7 +13,7 @@ import pytest
 
 from flows.campaigns.review_data import campaign_queue
 from flows.core.errors import ConfigError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
 from flows.platforms.registry import platform_for

@@ -1,4 +1,4 @@
-"""Which Prefect API a run uses (flows/core/prefect_api.py): a running one is reused, a temporary one is
+"""Which Prefect API a run uses (flows/core/run/prefect_api.py): a running one is reused, a temporary one is
 started at once and stopped after, a named one that does not answer is refused; and the paths
 that need no Prefect never import it."""
 
@@ -17,7 +17,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.errors import ConfigError
-from flows.core.prefect_api import HITFLOW_API_ENV, PrefectApi, TemporaryServer, healthy, prefect_api
+from flows.core.run.prefect_api import HITFLOW_API_ENV, PrefectApi, TemporaryServer, healthy, prefect_api
 from tests.local_http import QuietHandler, local_http_server
 from tests.prefect_server import free_port
 

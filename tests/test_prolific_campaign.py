@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from flows.core.errors import BudgetError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific.adapter import check_hourly_pay
 from flows.sim.server import SimServer

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.sim import crowd
 from flows.sim.prolific_people import Participants

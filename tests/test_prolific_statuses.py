@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific import adapter as prolific
 from flows.sim.server import SimServer

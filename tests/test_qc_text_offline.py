@@ -12,7 +12,7 @@ import pytest
 from bench.qc_real_grid import GRID_KEYS
 from flows.campaigns.page_text import campaign_page_text, visible_text
 from flows.cli.main import main
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 VIZWIZ = ROOT / "config" / "vizwiz_captions.toml"

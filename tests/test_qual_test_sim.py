@@ -7,8 +7,8 @@ from collections import defaultdict
 
 import pytest
 
-from flows.core.answer_key import load_key
-from flows.core.mturk_forms import html_question, parse_question
+from flows.core.inputs.answer_key import load_key
+from flows.core.pages.mturk_forms import html_question, parse_question
 from flows.platforms.mturk.qualification_forms import build_answer_key, build_test_form
 from tests.conftest import advance
 from tests.test_sim_contract import PAGE
@@ -83,7 +83,7 @@ def test_bad_answer_key_is_refused(client, bad_key: str) -> None:
 def test_campaign_gated_by_the_test_only_lets_passers_work(sim, tmp_path) -> None:
     import dataclasses
 
-    from flows.core.config import load_config
+    from flows.core.config.config import load_config
     from flows.driver.campaign import run_batches
     from tests.test_campaign import CONFIG, make_run
 

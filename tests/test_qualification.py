@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.answer_key import DEFAULT_KEY, load_key
 from flows.core.errors import InputFormatError
+from flows.core.inputs.answer_key import DEFAULT_KEY, load_key
 from qc.qualification import score_answers
 
 KEY = load_key()

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.report import batches_figure, flags_figure, scores_figure, times_figure
-from flows.core.figures import overlapping_text
+from flows.core.outputs.figures import overlapping_text
 from flows.studies.study_plots import study_figures
 from postprocess.report_data import time_bands
 

@@ -11,7 +11,7 @@ import pytest
 
 from flows.campaigns.report_summary import report_summary
 from flows.cli.main import main
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.studies.study_tables import statistics_tables

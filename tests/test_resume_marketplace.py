@@ -93,7 +93,7 @@ def test_the_status_hint_of_a_cancelled_campaign_copied_as_printed_resumes_it_on
     import shlex
 
     from flows.cli.main import main
-    from flows.core.store import Store
+    from flows.core.ledger.store import Store
 
     config, ledger = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db")
     interrupted_in(tmp_path / "work", config, ledger, tmp_path / "out", monkeypatch, stop_before_batch_3, platform)
@@ -112,7 +112,7 @@ def test_resume_cancelled_on_a_ledger_without_the_campaign_posts_nothing(
     """`--resume-cancelled` with the wrong --db (or none) started the campaign afresh (found by hand):
     the operator asked to resume, so it is refused in one line before anything is planned or posted."""
     from flows.cli.main import main
-    from flows.core.store import Store
+    from flows.core.ledger.store import Store
 
     monkeypatch.chdir(tmp_path)
     ledger = str(tmp_path / "elsewhere.db")

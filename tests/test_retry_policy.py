@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from flows.core.errors import PlatformError
-from flows.core.mturk_forms import html_question
+from flows.core.pages.mturk_forms import html_question
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.retry_policy import RetryPolicy, retry_after_s

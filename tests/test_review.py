@@ -10,9 +10,9 @@ import httpx
 import pandas as pd
 import pytest
 
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from qc.decisions import DecisionPolicy
 from qc.review_queue import build_queue, people_vs_rules
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review

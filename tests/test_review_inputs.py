@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.review_demo import sign_in
 from flows.sim.server import SimServer
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from flows.campaigns.review_data import format_review_status, review_status
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.review_demo import decide_open_cards, sign_in
 from tests.conftest import advance
 from tests.review_helpers import review_config, review_server

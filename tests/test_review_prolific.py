@@ -12,7 +12,7 @@ import httpx
 
 from flows.campaigns.review_data import campaign_queue
 from flows.core.decisions import Decision
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import REJECT_REASON, decide_open_cards, sign_in
 from flows.review.review_actions import apply_decision

@@ -12,10 +12,10 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from flows.campaigns.campaign_plan import Run, checked_items, item_plan, plan_items
-from flows.core.config import load_config
+from flows.core.config.config import load_config
+from flows.core.config.item_generator import generated_items
 from flows.core.errors import ConfigError, InputFormatError
-from flows.core.item_generator import generated_items
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.sim.pacing import Pacing
 from flows.sim.server import SimServer

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from flows.core.output_location import staging_root
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.outputs.output_location import staging_root
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.sim.server import SimServer
@@ -177,7 +177,7 @@ def test_schedules_refuse_the_ephemeral_server(tmp_path: Path, capsys, monkeypat
 def test_a_schedule_comes_back_to_a_live_prolific_campaign(tmp_path: Path, prefect_server: dict[str, str]) -> None:
     """Each scheduled run looks at the open study and leaves; people arrive in between, with only
     the task server up (the simulator on the wall clock, x600)."""
-    from flows.core.config import load_config
+    from flows.core.config.config import load_config
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer
 

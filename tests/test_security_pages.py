@@ -11,8 +11,8 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from flows.core.mturk_forms import parse_answer_xml
-from flows.core.templates import sample_context
+from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.templates import sample_context
 from tests.test_browser import GOOD, fill_item, post_page
 from tests.test_security_server import STUDY, serve
 

@@ -15,12 +15,12 @@ import pytest
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
 from flows.cli.main import main
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError, PlatformError
-from flows.core.markdown_text import md_text
-from flows.core.mturk_forms import answer_rows, answer_xml
+from flows.core.ledger.store import Store
+from flows.core.pages.markdown_text import md_text
+from flows.core.pages.mturk_forms import answer_rows, answer_xml
 from flows.core.site_secrets import completion_code
-from flows.core.store import Store
 from flows.driver.campaign_status import batch_markdown
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import store_assignment

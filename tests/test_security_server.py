@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.core.config import load_config
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.core.site_secrets import completion_code
-from flows.core.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.task_server import TaskSite

@@ -11,7 +11,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from flows.core.mturk_forms import html_question, parse_answer_xml
+from flows.core.pages.mturk_forms import html_question, parse_answer_xml
 from tests.conftest import advance
 
 PAGE = """<form>

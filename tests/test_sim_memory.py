@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.core.mturk_forms import html_question, parse_answer_xml
-from flows.core.templates import render, sample_context
+from flows.core.pages.mturk_forms import html_question, parse_answer_xml
+from flows.core.pages.templates import render, sample_context
 from flows.sim.mturk_api import OPERATIONS
 from flows.sim.packed_text import Packed, PagePacker, pack, pack_answer, unpack
 from flows.sim.server import SimServer

@@ -19,7 +19,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.errors import ConfigError
-from flows.core.mturk_forms import html_question
+from flows.core.pages.mturk_forms import html_question
 from flows.platforms.prolific.adapter import SIM_TOKEN
 from flows.platforms.registry import open_session
 from flows.sim.server import MAX_BODY, SimServer

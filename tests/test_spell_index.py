@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from spellchecker import SpellChecker
 
-from flows.core.spelling_cache import cached_index, spelling_index
+from flows.core.outputs.spelling_cache import cached_index, spelling_index
 from postprocess.spell_index import SHORT_TOKEN, SpellIndex, damerau, one_edit
 from postprocess.spellcheck import spellcheck_frame
 

@@ -23,7 +23,7 @@ from flows.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()) as shown, contextlib.suppress(SystemExit):
     main(["--help"])
 after_help = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 names = [load_config(p).name for p in sorted(Path("config").glob("*.toml"))]
 after_configs = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
 import flows.driver.campaign_run  # what `hitflow run` imports, --dry-run included

@@ -20,7 +20,7 @@ import sqlite_utils
 from flows.cli.main import main
 from flows.core.db_url import deployable_ledger, password_to_environment, shown_location
 from flows.core.errors import CampaignBusyError, ConfigError
-from flows.core.store import Store, migrations
+from flows.core.ledger.store import Store, migrations
 
 TABLES = {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
           "qualifications", "qc_flags", "decisions", "blocks", "ledger", "qualification_scores",

@@ -15,10 +15,10 @@ import pytest
 from scipy import stats
 
 from flows.cli.main import main
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
-from flows.core.mturk_forms import parse_answer_xml
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.pages.mturk_forms import parse_answer_xml
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.studies.study_plan import page_spec, study_tasks

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
-from flows.core.config import load_config
-from flows.core.mturk_forms import form_fields, parse_answer_xml
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
+from flows.core.pages.mturk_forms import form_fields, parse_answer_xml
 from flows.core.site_secrets import completion_code, invite_link
-from flows.core.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer

@@ -15,8 +15,8 @@ from flows.campaigns.batch_review import caption_frame
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import attach_telemetry, telemetry_words
 from flows.campaigns.review_data import worker_captions
-from flows.core.config import load_config
-from flows.core.store import Store
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from qc.runner import TELEMETRY_RULES

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from flows.core.mturk_forms import form_fields
+from flows.core.pages.mturk_forms import form_fields
 from flows.sim.crowd import BankEntry
 from flows.sim.crowd_model import PROFILE_DEFAULTS, new_worker
 from flows.sim.page_filling import fill_form

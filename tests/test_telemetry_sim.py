@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pandas as pd
 
-from flows.core.mturk_forms import form_fields
-from flows.core.page_telemetry import with_telemetry
-from flows.core.templates import render, sample_context
+from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.page_telemetry import with_telemetry
+from flows.core.pages.templates import render, sample_context
 from flows.sim.crowd_model import PROFILE_DEFAULTS, new_worker
 from flows.sim.page_filling import fill_form
 from flows.sim.typing_model import typing_cps

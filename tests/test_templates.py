@@ -7,8 +7,8 @@ import re
 import pytest
 
 from flows.core.errors import ConfigError
-from flows.core.mturk_forms import form_fields
-from flows.core.templates import render, safe_url, sample_context, task_templates
+from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.templates import render, safe_url, sample_context, task_templates
 from flows.sim.market import page_rules
 
 HOSTILE = ['<script>alert("x")</script>', '<img src=x onerror="alert(1)">', "\"'><b>bold</b>", "x" * 3000]
@@ -80,7 +80,7 @@ def test_description_page_carries_the_seed_guidelines() -> None:
 
 
 def test_qualification_page_asks_every_key_item_once() -> None:
-    from flows.core.answer_key import load_key
+    from flows.core.inputs.answer_key import load_key
 
     ctx = sample_context("qualification")
     html = render("qualification.html.j2", ctx)

@@ -18,8 +18,8 @@ from rich.console import Console
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.summary import show_summary
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
-from flows.core.store import Store
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
 from flows.core.terminal import WaitingBar
 from flows.platforms.batch_window import end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk

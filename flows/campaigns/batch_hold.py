@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 from flows.core.errors import BatchHeld, ConfigError
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
 
 # With fewer workers reached, a share says little: two bad workers among three is plausible fraud.
 MIN_WORKERS_REACHED = 3

@@ -13,8 +13,8 @@ from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rul
 from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
 from flows.campaigns.review_data import kept_workers
-from flows.core.ledger_calls import LedgeredCall, ledgered
-from flows.core.run_context import Run
+from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
+from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from qc.decisions import decide
 from qc.runner import prepare, run_rules

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import blocks_on_rates, worker_history

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import CENT, Estimate, describe, to_budget_currency
 from flows.core.errors import BudgetError
-from flows.core.money import CENT, Estimate, describe, to_budget_currency
-from flows.core.run_context import PlatformClient, Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import PlatformClient, Run
 from flows.platforms.registry import platform_for
 
 

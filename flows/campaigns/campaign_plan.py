@@ -9,14 +9,14 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from flows.core.config import CampaignConfig
-from flows.core.csv_files import csv_rows
+from flows.core.config.config import CampaignConfig
+from flows.core.config.item_generator import scaled_copy
+from flows.core.config.study_config import read_study_items
 from flows.core.errors import InputFormatError
-from flows.core.item_generator import scaled_copy
-from flows.core.output_location import stored_output
-from flows.core.run_context import Run
-from flows.core.study_config import read_study_items
-from flows.core.templates import safe_url
+from flows.core.inputs.csv_files import csv_rows
+from flows.core.outputs.output_location import stored_output
+from flows.core.pages.templates import safe_url
+from flows.core.run.run_context import Run
 from flows.custom.custom_task import custom_item_plan
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks

@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from qc.telemetry_frame import telemetry_columns
 from qc.telemetry_rules import telemetry_in_words
 

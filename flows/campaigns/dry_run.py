@@ -10,8 +10,8 @@ from typing import Any
 
 from flows.campaigns.campaign_plan import item_plan
 from flows.campaigns.task_pages import task_page
-from flows.core.config import CampaignConfig
-from flows.core.run_context import Run
+from flows.core.config.config import CampaignConfig
+from flows.core.run.run_context import Run
 from flows.platforms.interface import Groups
 from flows.platforms.registry import platform_for
 

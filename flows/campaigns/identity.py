@@ -17,8 +17,8 @@ from pathlib import Path
 
 from flows.core.db_url import is_postgres_url, shown_location
 from flows.core.errors import ConfigError
-from flows.core.output_location import staging_root
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.outputs.output_location import staging_root
 
 MANIFEST = "hitflow-manifest.json"
 CANCELLED = "cancelled"

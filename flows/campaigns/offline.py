@@ -8,11 +8,11 @@ from pathlib import Path
 import pandas as pd
 
 from flows.campaigns.page_text import qc_params
-from flows.core.answer_key import DEFAULT_KEY, load_key
-from flows.core.config import load_config
-from flows.core.csv_files import read_csv_frame, write_csv
+from flows.core.config.config import load_config
 from flows.core.errors import InputFormatError
-from flows.core.spelling_cache import spelling_index
+from flows.core.inputs.answer_key import DEFAULT_KEY, load_key
+from flows.core.inputs.csv_files import read_csv_frame, write_csv
+from flows.core.outputs.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
 from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS

@@ -16,9 +16,9 @@ from flows.campaigns.dataset_files import DatasetFiles
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
-from flows.core.csv_files import write_csv
-from flows.core.free_memory import release_free_memory
-from flows.core.spelling_cache import spelling_index
+from flows.core.inputs.csv_files import write_csv
+from flows.core.outputs.spelling_cache import spelling_index
+from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands

@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 from typing import Any
 
 from flows.campaigns.task_pages import page_rules
-from flows.core.config import CampaignConfig
-from flows.core.templates import render, sample_context
+from flows.core.config.config import CampaignConfig
+from flows.core.pages.templates import render, sample_context
 
 _BLOCKS = {"p", "li", "h1", "h2", "h3", "h4", "label", "legend", "button", "figcaption", "div", "section",
            "ul", "ol", "fieldset", "br", "tr", "td", "th", "textarea", "option"}

@@ -8,8 +8,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from flows.campaigns.summary import met_the_campaign
-from flows.core.figures import legend_beside, new_figure, to_png
-from flows.core.templates import render
+from flows.core.outputs.figures import legend_beside, new_figure, to_png
+from flows.core.pages.templates import render
 
 
 def batches_figure(counts: pd.DataFrame) -> Figure:

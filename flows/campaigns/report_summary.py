@@ -10,8 +10,8 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.budget import qualification_money
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 
 # Below this, the auto-approval deadline is close enough to say so in red (hitflow status says it too).

@@ -11,8 +11,8 @@ import pandas as pd
 from flows.campaigns.block_evidence import blocks_due
 from flows.campaigns.identity import recorded_platform
 from flows.core.errors import HitflowError
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.platforms.targets import advance_sim_clock
 from qc.decisions import DecisionPolicy
@@ -163,7 +163,7 @@ def review_status(store: Store, campaign: str) -> dict[str, Any]:
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     open_items = 0
     if meta:
-        from flows.core.config import load_config
+        from flows.core.config.config import load_config
 
         try:
             cfg = load_config(meta[0]["config_path"])

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.core.store import Store
+from flows.core.ledger.store import Store
 from flows.core.terminal import on_terminal, print_table
 from postprocess.report_data import blocking_vs_truth
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.core.config import CampaignConfig
-from flows.core.page_telemetry import with_telemetry
-from flows.core.templates import page_items, render
+from flows.core.config.config import CampaignConfig
+from flows.core.pages.page_telemetry import with_telemetry
+from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.studies.study_plan import page_spec
 
@@ -23,7 +23,7 @@ def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, An
 
 def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> str:
     """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``. A page with
-    free text records how it was entered, and says so (flows/core/page_telemetry.py)."""
+    free text records how it was entered, and says so (flows/core/pages/page_telemetry.py)."""
     items = page_items(rows)
     if cfg.task == "custom":
         page = custom_page(cfg, items, **extra)

@@ -106,12 +106,12 @@ def writable_file(text: str) -> str:
 
 def output_root(text: str) -> str:
     """``--out``: a folder as :func:`writable_dir`, or an fsspec URL of a protocol installed here (whether
-    it can be written is checked before the run posts anything: flows/core/output_mirror.py)."""
-    from flows.core.output_location import is_output_url
+    it can be written is checked before the run posts anything: flows/core/outputs/output_mirror.py)."""
+    from flows.core.outputs.output_location import is_output_url
 
     if not is_output_url(text):
         return writable_dir(text)
-    from flows.core.output_mirror import protocol_problem
+    from flows.core.outputs.output_mirror import protocol_problem
 
     if problem := protocol_problem(text):
         raise argparse.ArgumentTypeError(problem)
@@ -133,7 +133,7 @@ def ledger(text: str) -> str:
 
 def _sqlite_or_new(path: Path) -> bool:
     """Whether ``path`` is an SQLite file (its first 16 bytes, sqlite.org/fileformat.html), empty, or not there."""
-    from flows.core.store_base import SQLITE_MAGIC
+    from flows.core.ledger.store_base import SQLITE_MAGIC
 
     try:
         if not path.is_file():

@@ -51,7 +51,7 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
-    from flows.core.config import load_config
+    from flows.core.config.config import load_config
     from flows.core.site_secrets import invite_link
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import check_listenable, serve_forever, server_config
@@ -83,7 +83,7 @@ def cmd_status(a: argparse.Namespace) -> int:
     import json
 
     from flows.campaigns.review_data import format_review_status, review_status
-    from flows.core.store import existing_store
+    from flows.core.ledger.store import existing_store
     from flows.driver.campaign_status import campaign_status, format_status, show_status
 
     store = existing_store(a.db)  # before --refresh, which would otherwise create it
@@ -107,7 +107,7 @@ def cmd_status(a: argparse.Namespace) -> int:
 
 
 def _refresh(a: argparse.Namespace) -> None:
-    from flows.core.store import Store
+    from flows.core.ledger.store import Store
     from flows.driver.operations import open_campaign_run, refresh_statuses
 
     names = [a.campaign] if a.campaign else [r["name"] for r in Store(a.db).rows("SELECT name FROM campaigns")]
@@ -118,8 +118,8 @@ def _refresh(a: argparse.Namespace) -> None:
 
 
 def cmd_platform_op(a: argparse.Namespace) -> int:
-    from flows.core.campaign_lock import refuse_while_running
-    from flows.core.store import existing_store
+    from flows.core.ledger.campaign_lock import refuse_while_running
+    from flows.core.ledger.store import existing_store
 
     store = existing_store(a.db)
     if a.command == "cancel" and not a.dry_run:
@@ -136,7 +136,7 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
 
 
 def cmd_review(a: argparse.Namespace) -> int:
-    from flows.core.store import existing_store
+    from flows.core.ledger.store import existing_store
     from flows.driver.operations import open_campaign_run
     from flows.review.review_app import serve_review
 
@@ -177,7 +177,7 @@ def cmd_qc(a: argparse.Namespace) -> int:
 
 def cmd_qualify(a: argparse.Namespace) -> int:
     from flows.campaigns.offline import offline_qualify
-    from flows.core.answer_key import DEFAULT_KEY
+    from flows.core.inputs.answer_key import DEFAULT_KEY
 
     workers, problems, problems_path = offline_qualify(Path(a.answers), Path(a.out),
                                                        Path(a.key) if a.key else DEFAULT_KEY, a.threshold)
@@ -215,8 +215,8 @@ def cmd_ui(a: argparse.Namespace) -> int:
     from contextlib import AbstractContextManager
     from pathlib import Path
 
-    from flows.core.run_context import Run
-    from flows.core.store import existing_store
+    from flows.core.ledger.store import existing_store
+    from flows.core.run.run_context import Run
     from flows.driver.campaign_status import campaign_status
     from flows.driver.operations import open_campaign_run
     from flows.review.overview_app import OverviewSite, serve_overview

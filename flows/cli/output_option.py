@@ -1,5 +1,5 @@
 """``--out`` as the commands that write or read a run folder take it: a folder or an fsspec URL
-(flows/core/output_location.py), chosen from the option, ``$HITFLOW_OUT`` or the config, with a URL's
+(flows/core/outputs/output_location.py), chosen from the option, ``$HITFLOW_OUT`` or the config, with a URL's
 credentials moved out of it before anything prints, logs or hands it to Prefect."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import contextlib
 import os
 
 from flows.core.errors import HitflowError
-from flows.core.output_location import (
+from flows.core.outputs.output_location import (
     chosen_output,
     credentials_to_fsspec,
     is_output_url,
@@ -36,7 +36,7 @@ def _checked_default(out: str, configured: str) -> None:
     from: `HITFLOW_OUT=a_file hitflow run ...` said "cannot use a_file/NAME/logs: Not a directory"."""
     from flows.cli.args import output_root
     from flows.core.errors import ConfigError
-    from flows.core.output_location import OUT_ENV
+    from flows.core.outputs.output_location import OUT_ENV
 
     source = f"${OUT_ENV}" if os.environ.get(OUT_ENV) else "the config's [target] out" if configured else ""
     if not source:
@@ -58,7 +58,7 @@ def copied_line(out: str, campaign: str) -> str:
 def copy_last_lines(out: str, campaign: str) -> None:
     """The run's log, now closed, to the URL too, when the run got as far as copying there once (a run
     refused before that, e.g. for an unreachable bucket, does not wait on it a second time)."""
-    from flows.core.output_mirror import mirror, mirrored_before
+    from flows.core.outputs.output_mirror import mirror, mirrored_before
 
     if is_output_url(out) and mirrored_before(out, campaign):
         with contextlib.suppress(HitflowError):
@@ -67,6 +67,6 @@ def copy_last_lines(out: str, campaign: str) -> None:
 
 def configured_out(config: str) -> str:
     """The config's ``[target] out`` ("" when it names none)."""
-    from flows.core.config import load_config
+    from flows.core.config.config import load_config
 
     return load_config(config).out

@@ -20,7 +20,7 @@ from pydantic.fields import FieldInfo
 
 from flows.cli.help import ALWAYS, COMMANDS, EXIT_CODES, command_path, subcommands
 from flows.cli.parser import _parser
-from flows.core.config_schema import ConfigFile
+from flows.core.config.config_schema import ConfigFile
 
 CONFIG_MARK = "<!-- generated: config keys -->"
 COMMANDS_MARK = "<!-- generated: commands -->"

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from flows.cli.output_option import chosen_out, copied_line, copy_last_lines
 from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
-from flows.core.output_location import staging_root
+from flows.core.outputs.output_location import staging_root
 
 if TYPE_CHECKING:
-    from flows.core.prefect_api import PrefectApi
+    from flows.core.run.prefect_api import PrefectApi
 
 
 @contextlib.contextmanager
@@ -147,7 +147,7 @@ def batch_left_open(a: argparse.Namespace, message: str) -> int:
 
 
 def where_stopped(db: str, campaign: str) -> str:
-    from flows.core.store import Store
+    from flows.core.ledger.store import Store
     from flows.driver.campaign_status import campaign_status
 
     report = campaign_status(Store(db), campaign)
@@ -173,7 +173,7 @@ def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
     """Less work than planned ends with exit 8 (incomplete), unless the config accepts partial results."""
     from flows.campaigns.summary import shortfall_lines
     from flows.core.errors import IncompleteError
-    from flows.core.store import Store
+    from flows.core.ledger.store import Store
 
     lines = shortfall_lines(Store(db), campaign)
     if not lines:
@@ -187,7 +187,7 @@ def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from flows.core.prefect_api import prefect_api
+    from flows.core.run.prefect_api import prefect_api
 
     with prefect_api(not (a.no_prefect or a.dry_run)) as api:  # first: its server starts while the rest imports
         return _run(a, api)
@@ -196,7 +196,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     from flows.campaigns.identity import Intent, run_name
     from flows.campaigns.summary import show_summary
-    from flows.core.config import load_config
+    from flows.core.config.config import load_config
     from flows.driver.campaign_run import run_campaign
     from flows.platforms.registry import platform_for
 
@@ -211,7 +211,7 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
         _refuse_unreadable_page(cfg)
     if a.release_hold:
         from flows.campaigns.batch_hold import release_held
-        from flows.core.store import Store
+        from flows.core.ledger.store import Store
 
         released = release_held(Store(a.db), cfg.name, a.release_hold)
         print(f"released batch(es) {', '.join(map(str, released))} of {cfg.name}: "
@@ -253,7 +253,7 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
     import pandas as pd
 
     from flows.core.errors import ConfigError
-    from flows.core.output_mirror import read_output
+    from flows.core.outputs.output_mirror import read_output
 
     # this host's copy, else the output URL's (another host's run sent the links; this host fetches its
     # copy only as the run starts, flows/driver/run_start.py)

@@ -15,9 +15,9 @@ import pandas as pd
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
-from flows.core.csv_files import write_csv, write_dataset
 from flows.core.errors import InputFormatError
-from flows.core.templates import page_items, render
+from flows.core.inputs.csv_files import write_csv, write_dataset
+from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, custom_spec
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses

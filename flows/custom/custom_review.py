@@ -11,8 +11,8 @@ import pandas as pd
 
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
-from flows.core.mturk_forms import parse_answer_xml
-from flows.core.templates import page_items
+from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_spec, field_kinds
 from flows.studies.study_review import response_items, work_seconds
 from qc.custom_rules import TEXT_RULES

@@ -3,7 +3,7 @@
 The template is rendered in hitflow's one sandboxed Jinja environment (autoescape,
 StrictUndefined) with ``title``, ``rules`` and ``items`` (each item row's columns, plus
 ``item_id``); it usually extends ``_custom_page.html.j2``. The page's submit rules are read
-from its own controls (``flows/core/form_spec.py``), embedded in the page as JSON and checked again
+from its own controls (``flows/core/pages/form_spec.py``), embedded in the page as JSON and checked again
 on the server (``qc/form_constraints.py``).
 
 Item file: a CSV with an ``item_id`` column (or ``image_id``) and any other columns; a ``url``
@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flows.core.config import CampaignConfig
-from flows.core.csv_files import read_csv_table
+from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
-from flows.core.form_spec import form_spec
-from flows.core.mturk_forms import INDEXED, form_fields
-from flows.core.templates import page_items, render_source, safe_url
-from flows.core.text_files import read_text
+from flows.core.inputs.csv_files import read_csv_table
+from flows.core.inputs.text_files import read_text
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import INDEXED, form_fields
+from flows.core.pages.templates import page_items, render_source, safe_url
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from qc.form_constraints import Spec, describe_rules

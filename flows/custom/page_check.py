@@ -8,7 +8,7 @@ left over (``${var}`` from MTurk's requester UI, ``{{ ... }}``/``{% ... %}`` fro
 a worker would see it literally), no ``<form>`` inside the page's form (browsers drop the inner
 ``<form>`` tag and its ``</form>`` closes the outer form early, so later fields are never submitted),
 every visible control has a name (an unnamed control is never submitted), every crowd element is
-one hitflow reads (``flows/core/crowd_elements.py``), and there is at least one answer field.
+one hitflow reads (``flows/core/pages/crowd_elements.py``), and there is at least one answer field.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from flows.core.crowd_elements import unreadable_crowd_elements
+from flows.core.pages.crowd_elements import unreadable_crowd_elements
 
 FOREIGN = (
     (re.compile(r"\$\{\s*[A-Za-z_][\w.\-]*\s*\}"), "an MTurk requester-UI placeholder"),

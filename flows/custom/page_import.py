@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from flows.core.mturk_forms import NS_EXTERNAL, NS_HTML
+from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.question_form_page import question_form_page

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from flows.core.errors import ConfigError, InputFormatError
-from flows.core.text_files import read_text
+from flows.core.inputs.text_files import read_text
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.scaffold import NAME, NAME_MARK, STARTER, write_new
 

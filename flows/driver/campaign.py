@@ -13,10 +13,10 @@ from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.review_data import review_gate
-from flows.core.free_memory import release_free_memory
-from flows.core.output_location import is_output_url
-from flows.core.output_mirror import mirror, mirror_between_batches
-from flows.core.run_context import Run
+from flows.core.outputs.output_location import is_output_url
+from flows.core.outputs.output_mirror import mirror, mirror_between_batches
+from flows.core.run.free_memory import release_free_memory
+from flows.core.run.run_context import Run
 from flows.platforms.batch_window import open_window
 from flows.platforms.interface import GATE_BATCH
 from flows.platforms.registry import platform_for

@@ -23,10 +23,10 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.identity import CANCELLED, Intent
 from flows.campaigns.review_data import ReviewPending
 from flows.campaigns.task_pages import task_page
-from flows.core.config import load_config
+from flows.core.config.config import load_config
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
-from flows.core.output_location import deployable_locations
-from flows.core.store import DEFAULT_DB, Store
+from flows.core.ledger.store import DEFAULT_DB, Store
+from flows.core.outputs.output_location import deployable_locations
 from flows.driver.campaign import StepFn, run_next_batch
 from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.driver.deployed_runs import (

@@ -14,13 +14,13 @@ from typing import Any
 from flows.campaigns.identity import Intent
 from flows.campaigns.outputs import write_outputs
 from flows.campaigns.task_pages import task_page
-from flows.core.config import CampaignConfig, load_config
+from flows.core.config.config import CampaignConfig, load_config
 from flows.core.db_url import is_postgres_url
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
-from flows.core.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
-from flows.core.output_mirror import mirror
-from flows.core.run_context import Run
-from flows.core.store import DEFAULT_DB, Store
+from flows.core.ledger.store import DEFAULT_DB, Store
+from flows.core.outputs.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
+from flows.core.outputs.output_mirror import mirror
+from flows.core.run.run_context import Run
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.run_start import open_run_folder
 from flows.platforms.batch_window import detaches
@@ -29,7 +29,7 @@ from flows.platforms.targets import sim_state_path
 
 # Modules a campaign's steps import on first use (QC's TF-IDF needs scikit-learn, the report's
 # plots matplotlib: ~1.5 s CPU together): a run under Prefect imports them while its temporary
-# server starts, time it would otherwise spend waiting (flows/core/prefect_api.py, PrefectApi.ready).
+# server starts, time it would otherwise spend waiting (flows/core/run/prefect_api.py, PrefectApi.ready).
 STEP_MODULES = ("sklearn.feature_extraction.text", "flows.campaigns.report")
 
 
@@ -143,7 +143,7 @@ def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any) -> dict[s
 
 def export_outputs(run: Run, out_root: str | Path, truth: Any) -> dict[str, Any]:
     """The dataset (or a study's judgements), flags and report of what the ledger holds so far, written
-    to the local run folder and then, when ``out_root`` is a URL, copied there (flows/core/output_mirror.py)."""
+    to the local run folder and then, when ``out_root`` is a URL, copied there (flows/core/outputs/output_mirror.py)."""
     summary = _write_outputs(run, staging_root(out_root), truth)
     if is_output_url(out_root):
         mirror(str(out_root), run.cfg.name)

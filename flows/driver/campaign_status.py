@@ -12,8 +12,8 @@ from typing import Any
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.identity import recorded_platform
 from flows.campaigns.summary import shortfall_lines
-from flows.core.markdown_text import md_text
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.pages.markdown_text import md_text
 from flows.core.terminal import on_terminal, print_table
 from flows.driver.campaign import ORDER, STEPS
 from flows.platforms import DEFAULT_PLATFORM

@@ -15,10 +15,10 @@ from typing import Any
 
 from flows.campaigns.task_pages import task_page
 from flows.core.db_url import shown_location
-from flows.core.output_location import staging_root
-from flows.core.output_mirror import pull_missing
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.outputs.output_location import staging_root
+from flows.core.outputs.output_mirror import pull_missing
+from flows.core.run.run_context import Run
 from flows.driver.campaign import ORDER
 from flows.platforms.operation_steps import each_call
 from flows.platforms.registry import platform_for
@@ -70,8 +70,8 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
     mark cancelled and export what came in (to ``out``, default the run's output root). Returns
     the summary sentence."""
     from flows.campaigns.identity import check_output_folder
-    from flows.core.campaign_lock import refuse_while_running
     from flows.core.errors import CampaignBusyError
+    from flows.core.ledger.campaign_lock import refuse_while_running
     from flows.driver.campaign_run import export_outputs
 
     store = Store(db)
@@ -96,7 +96,7 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
 def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False,
                       progress: Callable[[str], None] = print) -> Iterator[Run]:
     """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
-    from flows.core.config import load_config
+    from flows.core.config.config import load_config
     from flows.core.errors import ConfigError
     from flows.driver.campaign_run import named
     from flows.platforms.registry import open_session

@@ -22,7 +22,7 @@ from typing import Any
 def keep_ephemeral_server_out_of_terminal_signals() -> None:
     """Make the ephemeral server's ``subprocess.Popen`` start a new session (idempotent). If a
     Prefect release moves the code, nothing changes (the server is then as Prefect starts it)."""
-    if os.environ.get("PREFECT_API_URL"):  # no ephemeral server then (flows/core/prefect_api.py): skip importing it
+    if os.environ.get("PREFECT_API_URL"):  # no ephemeral server then (flows/core/run/prefect_api.py): skip importing it
         return
     from prefect.server.api import server
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flows.campaigns.identity import CANCELLED, Intent, claim_campaign, stored_campaign
-from flows.core.output_mirror import check_writable, pull_missing
+from flows.core.outputs.output_mirror import check_writable, pull_missing
 
 NOTHING_ALLOWED = Intent()  # a deployment's or a scheduled batch's run: no flag allows anything on purpose
 

@@ -14,7 +14,7 @@ import json
 import time
 
 from flows.core.errors import BatchOpen
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from flows.core.terminal import WaitingBar, on_terminal
 
 

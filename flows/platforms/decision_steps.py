@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from flows.core.decisions import Decision
-from flows.core.ledger_calls import LedgeredCall, ledgered
-from flows.core.run_context import Run
+from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
+from flows.core.run.run_context import Run
 
 Sender = Callable[[Run, Decision], tuple[str, str]]
 

@@ -7,7 +7,7 @@ its name: code asks the platform. tests/test_platform_contract.py runs one contr
 three against the simulator; a new platform is a new module, one line in ``platform_for`` and a
 fixture there.
 
-Every write a platform makes goes through :mod:`flows.core.ledger_calls` under a deterministic key.
+Every write a platform makes goes through :mod:`flows.core.ledger.ledger_calls` under a deterministic key.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from flows.core.config import CampaignConfig
+    from flows.core.config.config import CampaignConfig
+    from flows.core.config.money import Estimate
     from flows.core.decisions import Decision
-    from flows.core.money import Estimate
-    from flows.core.run_context import PlatformClient, Run, Session
+    from flows.core.run.run_context import PlatformClient, Run, Session
 
 Step = Callable[["Run", int], dict[str, Any]]
 Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "", outcome shown to the reviewer)

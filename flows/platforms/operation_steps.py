@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from flows.core.errors import PlatformError
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
 from flows.platforms.units import units_planned
 
 CLOSED_BY_CANCEL = "closed-by-cancel"  # the ledger key's mark of a unit `hitflow cancel` closed

@@ -9,9 +9,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from flows.core.config import CampaignConfig
-from flows.core.money import Estimate, to_budget_currency
-from flows.core.run_context import Run
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import Estimate, to_budget_currency
+from flows.core.run.run_context import Run
 from flows.platforms.batch_window import span
 from flows.platforms.interface import Groups
 from flows.platforms.units import page_html

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from flows.core.errors import ConfigError
-from flows.core.run_context import Session
+from flows.core.run.run_context import Session
 from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
 from flows.platforms.links import platform as links_platform

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from flows.core.csv_files import fast_columns, read_csv_table
 from flows.core.errors import InputFormatError
-from flows.core.text_files import read_text
+from flows.core.inputs.csv_files import fast_columns, read_csv_table
+from flows.core.inputs.text_files import read_text
 from qc.telemetry import looks_like_event_log
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]

@@ -18,7 +18,7 @@ from typing import Any
 
 from flows.core.db_url import is_postgres_url
 from flows.core.errors import ClosedEndpointError, ConfigError
-from flows.core.run_context import Target
+from flows.core.run.run_context import Target
 
 
 def check_target(target: str, endpoint_url: str, live: bool) -> None:

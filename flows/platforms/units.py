@@ -8,10 +8,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
 
 
 def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:

@@ -31,11 +31,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from flows.campaigns.review_data import review_status
 from flows.core.errors import HitflowError
-from flows.core.output_location import shown_output
-from flows.core.output_mirror import has_output, read_output
-from flows.core.run_context import Run
-from flows.core.store import Store
-from flows.core.templates import IMAGE_PLACEHOLDER, render
+from flows.core.ledger.store import Store
+from flows.core.outputs.output_location import shown_output
+from flows.core.outputs.output_mirror import has_output, read_output
+from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
+from flows.core.run.run_context import Run
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
 from flows.taskserver.task_guard import SecurityHeaders
@@ -59,7 +59,7 @@ REFRESH_S = 5  # while a run goes: often enough to watch a batch fill, rare enou
 @dataclass
 class OverviewSite(LoginSession):
     db_path: Path
-    out_root: str | Path  # a folder or an fsspec URL (flows/core/output_location.py)
+    out_root: str | Path  # a folder or an fsspec URL (flows/core/outputs/output_location.py)
     read_status: StatusReader
     open_run: RunOpener | None = None  # None: no review queues here (the page names `hitflow review`)
     reviewer: str = "reviewer"

@@ -17,7 +17,7 @@ from typing import Any
 
 from flows.core.decisions import Decision
 from flows.core.errors import InputFormatError
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from flows.platforms.interface import Platform
 from flows.platforms.registry import platform_for
 

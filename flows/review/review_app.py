@@ -25,9 +25,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from flows.campaigns.review_data import paused_runs
 from flows.core.decisions import Decision
 from flows.core.errors import HitflowError, InputFormatError
-from flows.core.run_context import Run
-from flows.core.store import Store
-from flows.core.templates import render
+from flows.core.ledger.store import Store
+from flows.core.pages.templates import render
+from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_actions import apply_decision, bonus_amount

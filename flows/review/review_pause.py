@@ -21,8 +21,8 @@ from pydantic import Field
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
 from flows.core.db_url import shown_location
-from flows.core.prefect_api import TEMPORARY_API_ENV
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.prefect_api import TEMPORARY_API_ENV
 
 POLL_S = 5  # how often a paused run asks Prefect whether it has been resumed
 SIM_SLICE_S = 30  # the simulator's clock is virtual: pause this many real seconds, then look at it again
@@ -80,7 +80,7 @@ def record_pause(store: Store, pending: ReviewPending, run_id: str) -> str:
     from prefect.settings import PREFECT_API_URL
 
     key = f"{pending.campaign}:review-pause:{pending.batch}:{run_id}"
-    url = PREFECT_API_URL.value() or ""  # a temporary server (flows/core/prefect_api.py) ends with its run: not kept
+    url = PREFECT_API_URL.value() or ""  # a temporary server (core/run/prefect_api.py) ends with its run: not kept
     params = {"flow_run_id": run_id, "api_url": "" if url == os.environ.get(TEMPORARY_API_ENV) else url}
     store.intend(pending.campaign, pending.batch, PAUSE_OPERATION, key, params)
     store.settle(key, "paused", params)

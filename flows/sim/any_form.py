@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from flows.core.crowd_elements import ANNOTATIONS
-from flows.core.form_spec import field_rule
-from flows.core.mturk_forms import FormField, read_page
+from flows.core.pages.crowd_elements import ANNOTATIONS
+from flows.core.pages.form_spec import field_rule
+from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise

@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
-from flows.core.mturk_forms import answer_xml
+from flows.core.pages.mturk_forms import answer_xml
 
 if TYPE_CHECKING:
-    from flows.sim.market import Assignment, Hit, Marketplace
+    from flows.sim.market_records import Assignment, Hit
+    from flows.sim.market_records import MarketState as Marketplace
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

@@ -17,10 +17,10 @@ import re
 import tomllib
 from pathlib import Path
 
-from flows.core.config_file import MAX_CONFIG_BYTES
-from flows.core.contained_paths import contained
+from flows.core.config.config_file import MAX_CONFIG_BYTES
 from flows.core.errors import ConfigError, InputFormatError
-from flows.core.text_files import read_text
+from flows.core.inputs.contained_paths import contained
+from flows.core.inputs.text_files import read_text
 from flows.sim.captions import image_entry, write_caption
 from flows.sim.crowd_model import BAD_PROFILES, HONEST_PROFILES, PROFILE_DEFAULTS, BankEntry, Worker, worker_id
 from flows.sim.roster import Crowd, counted_crowd, parse_spec, shared_crowd
@@ -55,7 +55,7 @@ def _flag(value: str | None) -> int:
 
 
 def _read(path: Path, what: str, max_bytes: int | None = None) -> str:
-    """A crowd's file, read with the size limit every input file has (flows/core/text_files.py)."""
+    """A crowd's file, read with the size limit every input file has (flows/core/inputs/text_files.py)."""
     try:
         return read_text(path, what, max_bytes)
     except InputFormatError as exc:

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from flows.core.crowd_elements import posted_answer
-from flows.core.mturk_forms import answer_xml, form_fields
+from flows.core.pages.crowd_elements import posted_answer
+from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.sim.page_filling import fill_form, page_rules
 
 if TYPE_CHECKING:
-    from flows.sim.market import Assignment, Hit, Marketplace
+    from flows.sim.market_records import Assignment, Hit
+    from flows.sim.market_records import MarketState as Marketplace
 
 TRIES = 12
 FIRST_WAIT_S = 0.2

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-from flows.core.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField
 from flows.sim import captions
 from flows.sim.crowd_model import PASTING_PROFILES, normalise
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from flows.core.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField
 from flows.sim.crowd import BankEntry, Worker
 from postprocess.error_stats import CATEGORY_KEYS
 

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from flows.core.crowd_elements import posted_answer
-from flows.core.mturk_forms import FormField, answer_xml
+from flows.core.pages.crowd_elements import posted_answer
+from flows.core.pages.mturk_forms import FormField, answer_xml
 from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.sim import crowd, mturk_events, qual_tests
 from flows.sim.browser_worker import browse_later, settle, wants_browser

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
-from flows.core.mturk_forms import FormField, Question, form_fields, parse_question
-from flows.sim.journal import Tracked
+from flows.core.pages.mturk_forms import FormField, Question, form_fields, parse_question
+from flows.sim import crowd
+from flows.sim.journal import Journal, Tracked
 from flows.sim.packed_text import Packed, PagePacker, pack_answer, unpack
 from flows.sim.question_form import question_form_fields
 
@@ -161,3 +163,22 @@ class Faults:
     throttle_rate: float = 0.0
     fault_rate: float = 0.0
     lose_reply_rate: float = 0.0  # the operation is done, then the connection drops before the reply
+
+
+class MarketState(Protocol):
+    """What the marketplace's helpers (browser and external work, events, the ground truth) read of
+    market.Marketplace: said here, so that the marketplace imports them and none imports it back."""
+
+    lock: threading.RLock
+    seed: int
+    workers: dict[str, crowd.Worker]
+    bank: dict[str, crowd.BankEntry]
+    hits: Journal[str, Hit]
+    assignments: Journal[str, Assignment]
+    blocks: Journal[str, str]
+    notifications: Journal[str, dict[str, Any]]
+    watched_until: float | None
+    changed_workers: set[str]
+
+    def notify(self, hit: Hit, event_type: str, when: float, assignment_id: str | None = None) -> None: ...
+    def qual_value(self, worker: crowd.Worker, type_id: str) -> dict[str, Any] | None: ...

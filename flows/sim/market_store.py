@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.errors import ConfigError
-from flows.core.mturk_forms import parse_question
+from flows.core.pages.mturk_forms import parse_question
 from flows.sim import qual_tests
 from flows.sim.browser_worker import resume_browsing
 from flows.sim.external_work import resume_visits

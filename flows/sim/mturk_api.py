@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flows.core.mturk_forms import QuestionError, parse_question
+from flows.core.pages.mturk_forms import QuestionError, parse_question
 from flows.sim.eligible_pool import KEEPS_ELIGIBLE
 from flows.sim.market import Assignment, Hit, Marketplace, MTurkError, new_hit
 from flows.sim.mturk_input import check_input

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flows.sim.market import Hit, Marketplace
+    from flows.sim.market_records import Hit
+    from flows.sim.market_records import MarketState as Marketplace
 
 CUSTOMER_ID = "A1SIMULATEDREQUESTER"  # the requester's customer id in every message
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from flows.core.mturk_forms import NS_FORM
+from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.market import SYSTEM_QUALS, Hit, Marketplace, MTurkError
 from flows.sim.mturk_api import _assignment, _hit, _qual_type, op
 from flows.sim.validation import bad, check_enum, need, page

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.core.mturk_forms import QuestionError, parse_question
+from flows.core.pages.mturk_forms import QuestionError, parse_question
 from flows.sim import qual_tests
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.mturk_api import NO_QUAL, _qual_type, _worker, op

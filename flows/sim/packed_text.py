@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import zlib
 
-from flows.core.mturk_forms import NS_ANSWERS
+from flows.core.pages.mturk_forms import NS_ANSWERS
 
 PACK_OVER = 256  # shorter texts (ids, empty answers) cost more packed than plain
 LEVEL = 6  # level 9 packs a page 0.1% smaller for more CPU; level 1 ~12% bigger

@@ -7,7 +7,7 @@ import json
 import random
 import re
 
-from flows.core.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField
 from flows.sim import crowd, judges, qual_tests, typing_model
 from flows.sim.any_form import fill_unhinted
 from qc.submit_rules import CANNED_TEXT, SubmitRules

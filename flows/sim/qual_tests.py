@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flows.core.mturk_forms import NS_FORM
+from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.crowd import Worker
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from flows.core.mturk_forms import NS_ANSWERS, NS_FORM, FormField, _element
+from flows.core.pages.mturk_forms import NS_ANSWERS, NS_FORM, FormField, _element
 
 _Q = f"{{{NS_FORM}}}"
 

@@ -10,8 +10,8 @@ from urllib.parse import urljoin
 
 import httpx
 
-from flows.core.crowd_elements import is_crowd_page, task_answers
-from flows.core.mturk_forms import form_fields
+from flows.core.pages.crowd_elements import is_crowd_page, task_answers
+from flows.core.pages.mturk_forms import form_fields
 from flows.sim import crowd
 from flows.sim.browser_worker import posted_by_browser, wants_browser
 from flows.sim.page_filling import fill_form, page_rules

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-from flows.core.mturk_forms import answer_xml
+from flows.core.pages.mturk_forms import answer_xml
 from flows.sim.market import Assignment
 from flows.sim.validation import ID_PATTERN
 

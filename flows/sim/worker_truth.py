@@ -10,7 +10,7 @@ from flows.sim import crowd
 from flows.sim.qual_requirements import comparator
 
 if TYPE_CHECKING:
-    from flows.sim.market import Marketplace
+    from flows.sim.market_records import MarketState as Marketplace
 
 
 def worker_truth(market: Marketplace) -> list[dict[str, Any]]:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from flows.core.csv_files import read_csv_frame
 from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import read_csv_frame
 from flows.studies.evaluation_readers import read_evaluation
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary

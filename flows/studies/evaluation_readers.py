@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.core.csv_files import read_csv_frame
 from flows.core.errors import InputFormatError
-from flows.core.text_files import read_text
+from flows.core.inputs.csv_files import read_csv_frame
+from flows.core.inputs.text_files import read_text
 
 READERS = ("flickr8k-expert", "flickr8k-crowd", "errors-2017", "kreiss-2022")
 

@@ -13,8 +13,8 @@ from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
-from flows.core.csv_files import write_csv
-from flows.core.templates import render
+from flows.core.inputs.csv_files import write_csv
+from flows.core.pages.templates import render
 from flows.studies.study_plots import study_plots
 from flows.studies.study_tables import statistics_tables
 from postprocess import study_frames as frames

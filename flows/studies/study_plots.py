@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from flows.core.figures import legend_beside, new_figure, to_png
+from flows.core.outputs.figures import legend_beside, new_figure, to_png
 
 
 def _bars(values: dict[str, float], title: str, ylabel: str, horizontal: bool = False) -> Figure:

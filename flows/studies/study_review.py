@@ -12,8 +12,8 @@ import pandas as pd
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.task_pages import page_rules
-from flows.core.mturk_forms import parse_answer_xml
-from flows.core.templates import page_items
+from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.templates import page_items
 from flows.studies.study_plan import questions
 from qc import study_rules  # noqa: F401  (registers the study rules)
 from qc.judgement_spec import check_answers

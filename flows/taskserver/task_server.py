@@ -22,10 +22,11 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from flows.campaigns.task_pages import task_page
-from flows.core.config import CampaignConfig
-from flows.core.crowd_elements import flat_answers
-from flows.core.mturk_forms import answer_rows, answer_xml, form_fields
-from flows.core.page_telemetry import bounded_telemetry
+from flows.core.config.config import CampaignConfig
+from flows.core.pages.crowd_elements import flat_answers
+from flows.core.pages.mturk_forms import answer_rows, answer_xml, form_fields
+from flows.core.pages.page_telemetry import bounded_telemetry
+from flows.core.pages.templates import render
 from flows.core.site_secrets import (  # noqa: F401  (the task server's public names, as before)
     completion_code,
     invite_link,
@@ -34,7 +35,6 @@ from flows.core.site_secrets import (  # noqa: F401  (the task server's public n
     sign,
     task_secret,
 )
-from flows.core.templates import render
 from flows.taskserver.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
+from flows.core.ledger.store import Store
 from flows.core.site_secrets import (
     INVITE_MAX_AGE_S,
     task_secret,
 )
-from flows.core.store import Store
 from flows.taskserver.task_guard import SessionLimits
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="

@@ -9,9 +9,9 @@ import json
 import secrets
 from typing import Any
 
-from flows.core.config import CampaignConfig, hold_seconds
+from flows.core.config.config import CampaignConfig, hold_seconds
+from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
-from flows.core.store import Store
 from flows.taskserver.task_site import Refused, TaskSite
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters

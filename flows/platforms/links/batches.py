@@ -12,10 +12,10 @@ from typing import Any
 
 import pandas as pd
 
-from flows.core.config import hold_seconds
-from flows.core.csv_files import write_csv
-from flows.core.output_location import staging_root
-from flows.core.run_context import Run
+from flows.core.config.config import hold_seconds
+from flows.core.inputs.csv_files import write_csv
+from flows.core.outputs.output_location import staging_root
+from flows.core.run.run_context import Run
 from flows.core.site_secrets import invite_link, task_secret
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.targets import simulate_invitees, simulated_crowd

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flows.core.decisions import Decision
 from flows.core.errors import InputFormatError
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from flows.platforms.decision_steps import Sender, blocked_mode, strike
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.core.config import CampaignConfig
-from flows.core.money import Estimate
-from flows.core.run_context import Run
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import Estimate
+from flows.core.run.run_context import Run
 from flows.platforms.interface import Groups
 from flows.platforms.plan_checks import live_plan, open_for
 

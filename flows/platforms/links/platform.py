@@ -11,10 +11,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import Estimate
 from flows.core.errors import ConfigError
-from flows.core.money import Estimate
-from flows.core.run_context import PlatformClient, Run
+from flows.core.run.run_context import PlatformClient, Run
 from flows.platforms import targets
 from flows.platforms.interface import Review
 from flows.platforms.links import batches as study_links

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from flows.core.run_context import Session, Target
+from flows.core.run.run_context import Session, Target
 from flows.platforms.targets import check_target, sim_clock, sim_ground_truth, sim_wait, simulator
 
 

@@ -17,7 +17,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from flows.core.errors import PlatformError
-from flows.core.run_context import Target
+from flows.core.run.run_context import Target
 from flows.platforms.retry_policy import RetryPolicy, botocore_hook
 
 # The simulator's clock and truth, and the closed-endpoint checks, are the shared target choice's

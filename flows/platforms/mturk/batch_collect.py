@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from flows.core.errors import AnswerConflictError, PlatformError
-from flows.core.mturk_forms import answer_rows
-from flows.core.run_context import Run
+from flows.core.pages.mturk_forms import answer_rows
+from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
 

@@ -9,9 +9,9 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from flows.core.ledger_calls import Adopted, LedgeredCall, intend_calls, ledgered, send_calls
-from flows.core.mturk_forms import html_question
-from flows.core.run_context import Run
+from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, intend_calls, ledgered, send_calls
+from flows.core.pages.mturk_forms import html_question
+from flows.core.run.run_context import Run
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.qualification_stage import gate_qualification
 from flows.platforms.mturk.qualifications import block_qualification, check_budget, gating_requirements

@@ -18,9 +18,9 @@ import json
 from collections import Counter
 from typing import Any
 
-from flows.core.ledger_calls import LedgeredCall, intend_calls, send_calls
-from flows.core.run_context import Run
-from flows.core.store import SETTLED
+from flows.core.ledger.ledger_calls import LedgeredCall, intend_calls, send_calls
+from flows.core.ledger.store import SETTLED
+from flows.core.run.run_context import Run
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import POST_THREADS, ensure_hit_type, hit_call, record_hit
 from flows.platforms.operation_steps import closed_by_cancel

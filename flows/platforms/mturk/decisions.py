@@ -8,7 +8,7 @@ from typing import Any
 
 from flows.core.decisions import Decision
 from flows.core.errors import PlatformError
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from flows.platforms.decision_steps import Sender, blocked_mode, new_block_key, sent, strike
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.qualifications import block_qualification

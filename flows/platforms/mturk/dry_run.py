@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from flows.core.money import describe
-from flows.core.mturk_forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
-from flows.core.run_context import Run
+from flows.core.config.money import describe
+from flows.core.pages.mturk_forms import MAX_QUESTION_BYTES, QuestionError, html_question, parse_question
+from flows.core.run.run_context import Run
 from flows.platforms.interface import Groups
 from flows.platforms.mturk.batch_publish import hit_type_params
 from flows.platforms.mturk.estimate import mturk_estimate

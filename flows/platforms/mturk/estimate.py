@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from flows.core.config import CampaignConfig
-from flows.core.money import Estimate
-from flows.core.run_context import PlatformClient
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import Estimate
+from flows.core.run.run_context import PlatformClient
 from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 
 

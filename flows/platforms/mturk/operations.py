@@ -10,9 +10,9 @@ import json
 import time
 from typing import Any
 
-from flows.core.ledger_calls import adopt
-from flows.core.run_context import Run
-from flows.core.store import SETTLED
+from flows.core.ledger.ledger_calls import adopt
+from flows.core.ledger.store import SETTLED
+from flows.core.run.run_context import Run
 from flows.platforms.interface import Review
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import store_assignment

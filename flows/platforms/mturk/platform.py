@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.core.config import CampaignConfig
-from flows.core.ledger_calls import LedgeredCall, ledgered_all
-from flows.core.run_context import Run
+from flows.core.config.config import CampaignConfig
+from flows.core.ledger.ledger_calls import LedgeredCall, ledgered_all
+from flows.core.run.run_context import Run
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, qualification_stage

@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape
 
 import pandas as pd
 
-from flows.core.mturk_forms import NS_FORM
+from flows.core.pages.mturk_forms import NS_FORM
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 PROMPTS = {

@@ -16,15 +16,15 @@ from typing import Any
 
 import pandas as pd
 
-from flows.core.answer_key import load_key
-from flows.core.config import CampaignConfig
-from flows.core.csv_files import read_csv_table
+from flows.core.config.config import CampaignConfig
 from flows.core.errors import BudgetError
-from flows.core.ledger_calls import Adopted, LedgeredCall, ledgered, ledgered_all
-from flows.core.mturk_forms import html_question
-from flows.core.run_context import Run
-from flows.core.store import SETTLED
-from flows.core.templates import render
+from flows.core.inputs.answer_key import load_key
+from flows.core.inputs.csv_files import read_csv_table
+from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, ledgered, ledgered_all
+from flows.core.ledger.store import SETTLED
+from flows.core.pages.mturk_forms import html_question
+from flows.core.pages.templates import render
+from flows.core.run.run_context import Run
 from flows.platforms.interface import GATE_BATCH, Step
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from flows.core.answer_key import load_key
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import to_budget_currency
 from flows.core.errors import BudgetError
-from flows.core.ledger_calls import LedgeredCall, ledgered
-from flows.core.money import to_budget_currency
-from flows.core.run_context import Run
+from flows.core.inputs.answer_key import load_key
+from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
+from flows.core.run.run_context import Run
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.fees import mturk_fee
 from flows.platforms.mturk.qualification_forms import build_answer_key, build_test_form

@@ -18,12 +18,12 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from flows.core.config.money import to_budget_currency
 from flows.core.errors import BudgetError, PlatformError
-from flows.core.ledger_calls import LedgeredCall, ledgered
-from flows.core.money import to_budget_currency
-from flows.core.run_context import Run
+from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
+from flows.core.ledger.store import SETTLED
+from flows.core.run.run_context import Run
 from flows.core.site_secrets import completion_code, task_secret
-from flows.core.store import SETTLED
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.statuses import (

@@ -9,7 +9,7 @@ from typing import Any
 
 from flows.core.decisions import Decision
 from flows.core.errors import InputFormatError
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from flows.platforms.decision_steps import Sender, blocked_mode, new_block_key, sent, strike
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.batches import blocklist_group, exclude_participants, prolific_client

@@ -10,10 +10,10 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import describe
 from flows.core.errors import BudgetError
-from flows.core.money import describe
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from flows.platforms.interface import Groups
 from flows.platforms.plan_checks import live_plan, open_for
 from flows.platforms.prolific import adapter as prolific

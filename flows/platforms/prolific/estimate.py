@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
+from flows.core.config.money import Estimate, Quote, to_budget_currency
 from flows.core.errors import BudgetError
-from flows.core.money import Estimate, Quote, to_budget_currency
-from flows.core.run_context import PlatformClient
+from flows.core.run.run_context import PlatformClient
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
 

@@ -12,10 +12,10 @@ import json
 import time
 from typing import Any
 
-from flows.core.ledger_calls import LedgeredCall, adopt, ledgered
-from flows.core.run_context import Run
+from flows.core.ledger.ledger_calls import LedgeredCall, adopt, ledgered
+from flows.core.ledger.store import SETTLED
+from flows.core.run.run_context import Run
 from flows.core.site_secrets import completion_code, task_secret
-from flows.core.store import SETTLED
 from flows.platforms.interface import Review
 from flows.platforms.operation_steps import each_call, finish_cancel
 from flows.platforms.prolific import adapter as prolific

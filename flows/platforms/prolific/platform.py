@@ -11,9 +11,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.core.run_context import Run
+from flows.core.run.run_context import Run
 from flows.platforms.prolific import batches as prolific_batches
 from flows.platforms.prolific import operations as prolific_operations
 from flows.platforms.prolific.decisions import PROLIFIC_SENDERS

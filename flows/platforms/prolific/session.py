@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.errors import ConfigError
-from flows.core.run_context import Session, Target
+from flows.core.run.run_context import Session, Target
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.targets import check_target, sim_clock, sim_ground_truth, sim_wait, simulator
 

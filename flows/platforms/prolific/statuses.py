@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from flows.core.run_context import Run
-from flows.core.store import Store
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
 
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT")

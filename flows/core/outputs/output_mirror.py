@@ -1,4 +1,4 @@
-"""A campaign's local run folder copied to its output URL (flows/core/output_location.py), through fsspec.
+"""A campaign's local run folder copied to its output URL (flows/core/outputs/output_location.py), through fsspec.
 
 Only what changed is copied: a record beside the staging folder keeps, per file, the size, time and
 SHA-256 last copied to that URL, and a file whose content is the same is not sent again (a rewritten,
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.errors import ConfigError, HitflowError
-from flows.core.output_location import credentials_as_text, is_output_url, protocol, shown_output, staging_root
+from flows.core.outputs.output_location import credentials_as_text, is_output_url, protocol, shown_output, staging_root
 
 PART = ".hitflow-part"  # a copy under way on a local filesystem; removed by the next mirror if left
 PROBE = ".hitflow-write-check-"  # check_writable's file, never an output

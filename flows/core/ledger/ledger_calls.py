@@ -1,6 +1,6 @@
 """Every platform write goes through here: record the intent, make the call, settle the result.
 
-The ledger (``flows.core.store``) keys each call deterministically, so a call whose key is already
+The ledger (``flows.core.ledger.store``) keys each call deterministically, so a call whose key is already
 settled is never made again: a killed run resumes without a second HIT, payment or block, and a
 decision a person sent from the review page is not sent again by the automatic step.
 """
@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from flows.core.store import SETTLED, Store
+from flows.core.ledger.store import SETTLED, Store
 
 SEND_THREADS = 8  # calls wait on the network, so a few threads overlap them (bench/scale.py)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from xml.sax.saxutils import escape
 
-from flows.core.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, flat_answers, open_crowd_element
+from flows.core.pages.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, flat_answers, open_crowd_element
 
 NS_HTML = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
 NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
@@ -80,7 +80,7 @@ class _FormParser(HTMLParser):
         self.images: list[tuple[int, str]] = []  # (position, src or alt)
         self.positions: dict[str, int] = {}  # field name -> position of its last control
         self.step = 0
-        self.group: FormField | None = None  # an open crowd-radio-group (flows/core/crowd_elements.py)
+        self.group: FormField | None = None  # an open crowd-radio-group (flows/core/pages/crowd_elements.py)
         self._option_text = False
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:

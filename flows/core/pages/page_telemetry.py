@@ -22,7 +22,7 @@ from html.parser import HTMLParser
 
 from markupsafe import escape
 
-from flows.core.templates import render
+from flows.core.pages.templates import render
 
 FIELD = "hitflow_telemetry"
 FORMS = ("form", "crowd-form")

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from flows.core.errors import InputFormatError
-from flows.core.text_files import read_text
+from flows.core.inputs.text_files import read_text
 
 FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

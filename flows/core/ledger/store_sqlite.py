@@ -1,5 +1,5 @@
 """The SQLite ledger: one file (default ``runs/hitflow.db``), WAL mode, every writer takes the write
-lock up front; migrations through sqlite-utils (flows/core/store_migrations.py)."""
+lock up front; migrations through sqlite-utils (flows/core/ledger/store_migrations.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any
 
 import sqlite_utils
 
-from flows.core.campaign_lock import hold_campaign_lock, live_holder
-from flows.core.ledger_db import LedgerDatabase
-from flows.core.store_base import DEFAULT_DB, Store
-from flows.core.store_migrations import migrations
+from flows.core.ledger.campaign_lock import hold_campaign_lock, live_holder
+from flows.core.ledger.ledger_db import LedgerDatabase
+from flows.core.ledger.store_base import DEFAULT_DB, Store
+from flows.core.ledger.store_migrations import migrations
 
 BEGIN_ATTEMPTS = 6  # a writer waits up to a minute for the ledger before it gives up
 

@@ -2,7 +2,7 @@
 
 A model validator that checks two keys together raises ``ValueError("<key> <why>")``: the loader
 reports it as ``[section].<key> <why>``. Checks that need the file system or another section
-(paths, the task's template, rule names) are in ``flows/core/config.py``.
+(paths, the task's template, rule names) are in ``flows/core/config/config.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from flows.core.config_types import (
+from flows.core.config.config_types import (
     CURRENCIES,
     BudgetText,
     Count,
@@ -26,8 +26,8 @@ from flows.core.config_types import (
     Section,
     Share,
 )
-from flows.core.study_config import ScreenSection, StudySection
-from flows.core.telemetry_config import TelemetrySection
+from flows.core.config.study_config import ScreenSection, StudySection
+from flows.core.config.telemetry_config import TelemetrySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
 YEAR_S = 31536000

@@ -1,7 +1,7 @@
-"""The ledger's interface (callers import it through flows/core/store.py). The ledger of a hitflow
+"""The ledger's interface (callers import it through flows/core/ledger/store.py). The ledger of a hitflow
 project, and the one interface its two backends give: an SQLite file
-(the embedded default, ``runs/hitflow.db``: flows/core/store_sqlite.py) or a PostgreSQL database when
-``--db`` / ``HITFLOW_DB`` is a ``postgresql://`` URL (flows/core/store_pg.py). ``Store(location)``
+(the embedded default, ``runs/hitflow.db``: flows/core/ledger/store_sqlite.py) or a PostgreSQL database when
+``--db`` / ``HITFLOW_DB`` is a ``postgresql://`` URL (flows/core/ledger/store_pg.py). ``Store(location)``
 opens the right one, as ``pathlib.Path`` does; the ledger's own rules are written once, here.
 
 Every intended platform call is written before it is made, under a deterministic idempotency
@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from flows.core.db_url import is_postgres_url, shown_location
-from flows.core.store_migrations import migrations
+from flows.core.ledger.store_migrations import migrations
 
 __all__ = ["DEFAULT_DB", "SETTLED", "Store", "existing_store", "migrations"]
 
@@ -64,7 +64,7 @@ class Store:
 
     def __new__(cls, location: str | Path = DEFAULT_DB) -> Store:
         backend: type[Store] = cls
-        if cls is Store:  # the backends register themselves (flows/core/store.py imports both)
+        if cls is Store:  # the backends register themselves (flows/core/ledger/store.py imports both)
             backend = _BACKENDS["postgresql" if is_postgres_url(location) else "sqlite"]
         return object.__new__(backend)
 

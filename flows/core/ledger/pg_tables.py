@@ -1,6 +1,6 @@
 """The PostgreSQL ledger's tables: the sqlite-utils calls hitflow makes, in PostgreSQL's SQL.
 
-Two halves: :class:`PgSchema` lets the migrations in flows/core/store_migrations.py (written against
+Two halves: :class:`PgSchema` lets the migrations in flows/core/ledger/store_migrations.py (written against
 sqlite-utils' ``create`` / ``add_column`` / ``create_index``) build the same schema in PostgreSQL,
 so both backends share one list of migrations; :class:`PgTable` is the row API the flows use
 (``insert_all``, ``upsert``, ``update``, ``count_where``, ``rows_where``).
@@ -12,10 +12,22 @@ Every table gets ``rowid``, an identity column in insertion order, as SQLite's i
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from flows.core.store_pg import PgStore
+
+class PgStore(Protocol):
+    """What the tables need of the PostgreSQL ledger (store_pg.PgStore): said here, so that the
+    ledger imports its tables and the tables never import the ledger back."""
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+    def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None: ...
+    def column_names(self, table: str) -> list[str]: ...
+    def primary_key(self, table: str) -> list[str]: ...
+    def other_unique_keys(self, table: str) -> list[list[str]]: ...
+    def table_names(self) -> list[str]: ...
+    def transaction(self) -> AbstractContextManager[None]: ...
 
 PG_TYPES = {str: "TEXT", int: "BIGINT", float: "DOUBLE PRECISION", bytes: "BYTEA"}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.core.csv_files import read_csv_frame
 from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import read_csv_frame
 
 DEFAULT_KEY = Path(__file__).resolve().parents[2] / "config" / "qualification" / "flickr8k_qualification_key.csv"
 

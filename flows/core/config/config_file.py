@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from flows.core.errors import ConfigError, InputFormatError
-from flows.core.text_files import read_text
+from flows.core.inputs.text_files import read_text
 
 MAX_CONFIG_BYTES = 1 << 20
 _PLAIN_NAME = re.compile(r"[\w-]{1,60}")

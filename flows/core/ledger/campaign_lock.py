@@ -1,6 +1,6 @@
 """The SQLite ledger's one-runner-per-campaign lock in its ``locks`` table: a holder is ``host:pid``,
 and a holder whose process is gone (same host) is taken over, so a killed run never wedges it.
-(The PostgreSQL ledger holds an advisory lock instead, which dies with its connection: flows/core/store_pg.py.)"""
+(The PostgreSQL ledger holds an advisory lock instead, which dies with its connection: store_pg.py.)"""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import sqlite_utils
 from flows.core.errors import CampaignBusyError
 
 if TYPE_CHECKING:
-    from flows.core.store import Store
+    from flows.core.ledger.store_base import Store
 
 
 @contextmanager

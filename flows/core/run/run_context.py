@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
-from flows.core.config import CampaignConfig
-from flows.core.store import Store
+from flows.core.config.config import CampaignConfig
+from flows.core.ledger.store import Store
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from flows.core.config import CampaignConfig
+from flows.core.config.config import CampaignConfig
 from flows.core.errors import BudgetError
 
 Quote = Callable[[int, int], int]  # (reward in minor units, places) -> total with fees in minor units

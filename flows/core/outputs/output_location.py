@@ -4,7 +4,7 @@ operator on another reads.
 
 A run always writes a local folder (its *staging* folder: the folder itself when ``--out`` is one,
 else ``runs/staging/<the URL as a name>``, or under ``$HITFLOW_STAGING``), so every writer, the
-report's relative links and the atomic renames stay as they are; flows/core/output_mirror.py
+report's relative links and the atomic renames stay as they are; flows/core/outputs/output_mirror.py
 copies it to the URL at each batch's end and at the run's end.
 
 A URL may carry credentials (``s3://KEY:SECRET@bucket/runs``, ``sftp://user:pw@host/runs``). They are

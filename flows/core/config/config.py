@@ -1,6 +1,6 @@
 """Campaign config: TOML in, a validated, typed CampaignConfig out.
 
-The schema (types, bounds, descriptions, unknown keys refused) is ``flows/core/config_schema.py``;
+The schema (types, bounds, descriptions, unknown keys refused) is ``flows/core/config/config_schema.py``;
 ``config/vizwiz_captions.toml`` documents every key for users. This module adds the checks that
 need the file system or several sections, and builds the frozen CampaignConfig the flows use.
 A bad value is rejected at load with one line naming the file, the section and the key.
@@ -15,15 +15,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flows.core.config_file import PAGES, nearest_task, read_toml, shown, validate
-from flows.core.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
-from flows.core.config_types import parse_budget
-from flows.core.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
+from flows.core.config.config_file import PAGES, nearest_task, read_toml, shown, validate
+from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
+from flows.core.config.config_types import parse_budget
+from flows.core.config.item_generator import PREFIX, generated_items
+from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
+from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
-from flows.core.item_generator import PREFIX, generated_items
-from flows.core.output_location import has_credentials
-from flows.core.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
-from flows.core.telemetry_config import TELEMETRY_NOTICE
+from flows.core.inputs.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
+from flows.core.outputs.output_location import has_credentials
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
@@ -98,7 +98,7 @@ class CampaignConfig:
     sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
     page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
     prolific: ProlificSettings = ProlificSettings()
-    study: StudySettings | None = None  # set for the human-evaluation pages (flows/core/study_config.py)
+    study: StudySettings | None = None  # set for the human-evaluation pages (flows/core/config/study_config.py)
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
     accept_partial: bool = False
     fx_rates: dict[str, Decimal] = field(default_factory=dict)  # units of budget_currency per unit of a currency
@@ -107,7 +107,7 @@ class CampaignConfig:
     template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
     answer_key: Path | None = None  # task = "custom": field,answer,score rows scoring responses (qc/answer_key.py)
     task_url: str = ""  # [target] task_url: the running task server's public base URL
-    out: str = ""  # [target] out: the output root, a folder or an fsspec URL (flows/core/output_location.py)
+    out: str = ""  # [target] out: the output root, a folder or an fsspec URL (flows/core/outputs/output_location.py)
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
     detach: str = "live"  # [timing] detach: "live" | "always" | "never"

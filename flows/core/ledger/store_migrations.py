@@ -1,6 +1,6 @@
 """The ledger's schema, one sqlite-utils migration per change: an old ledger is brought up to date
-when flows.core.store opens it (the migrations never run in any other place). The same functions
-build the PostgreSQL ledger: there ``db`` is flows.core.pg_tables.PgSchema, which speaks the calls
+when flows.core.ledger.store opens it (the migrations never run in any other place). The same functions
+build the PostgreSQL ledger: there ``db`` is flows.core.ledger.pg_tables.PgSchema, which speaks the calls
 used here (``table().create``, ``create_index``, ``add_column``, ``columns_dict``) and nothing else."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from flows.core.config_types import Section
+from flows.core.config.config_types import Section
 
 TELEMETRY_NOTICE = ("This page records how text is entered in its text boxes (counts and times of typing, pasting and "
                     "switching tabs), never what you copy or paste and never which keys you press.")

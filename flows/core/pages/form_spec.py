@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flows.core.crowd_elements import ANNOTATIONS
-from flows.core.mturk_forms import FormField
+from flows.core.pages.crowd_elements import ANNOTATIONS
+from flows.core.pages.mturk_forms import FormField
 from qc.form_constraints import Spec
 
 TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")
@@ -63,7 +63,7 @@ def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | N
                 "required_options": list(f.required_options) if f.kind == "checkbox" else []}
     if f.kind in NUMBER_INPUTS:
         return {"name": f.name, **_number_rule(f)}
-    if f.kind in ANNOTATIONS:  # boxes or points on an image, answered as JSON (flows/core/crowd_elements.py)
+    if f.kind in ANNOTATIONS:  # boxes or points on an image, answered as JSON (flows/core/pages/crowd_elements.py)
         return {"name": f.name, "type": "annotations", "input": f.kind, "required": required,
                 "options": list(dict.fromkeys(f.options))}
     rule: dict[str, Any] = {"name": f.name, "type": "text", "input": f.kind if f.kind in TEXT_INPUTS else "text",

@@ -13,11 +13,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from flows.core.config_types import PositiveInt, Section
-from flows.core.csv_files import read_csv_table
+from flows.core.config.config_types import PositiveInt, Section
 from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import read_csv_table
+from flows.core.pages.templates import safe_url
 from flows.core.study_kinds import COLUMNS, DEMOGRAPHICS, KINDS
-from flows.core.templates import safe_url
 from postprocess.screening import ScreenRules
 from qc.decisions import DecisionPolicy
 

@@ -1,7 +1,7 @@
 """The PostgreSQL ledger (``--db postgresql://...``), through psycopg 3: the ledger every Prefect
 worker reaches, so a campaign's next run may land on any host.
 
-The same migrations as SQLite (flows/core/store_migrations.py through flows/core/pg_tables.py), recorded
+The same migrations as SQLite (flows/core/ledger/store_migrations.py through flows/core/ledger/pg_tables.py), recorded
 in ``hitflow_migrations``. The same guarantees: a ``transaction()`` block commits whole or not at
 all; ``immediate()`` blocks are serialised by a transaction-level advisory lock (SQLite's write
 lock); the campaign lock is a session-level advisory lock, which PostgreSQL itself releases when
@@ -25,9 +25,9 @@ from psycopg.rows import dict_row, tuple_row
 
 from flows.core.db_url import scrubbed, shown_location
 from flows.core.errors import CampaignBusyError, ConfigError
-from flows.core.pg_tables import PgSchema, PgTable, quoted
-from flows.core.store_base import Store
-from flows.core.store_migrations import migrations
+from flows.core.ledger.pg_tables import PgSchema, PgTable, quoted
+from flows.core.ledger.store_base import Store
+from flows.core.ledger.store_migrations import migrations
 
 LOCK_CLASS = 0x4846  # "HF": the first key of hitflow's two-key advisory locks (the second names what)
 LEDGER_WRITE_KEY = 1  # immediate() blocks, as SQLite's one write lock

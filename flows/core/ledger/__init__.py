@@ -1,0 +1,10 @@
+"""The ledger: where a campaign's every platform call, answer, flag and decision is recorded.
+
+``store`` opens one (``store_sqlite``: a SQLite file through sqlite-utils, ``ledger_db`` its
+connection, ``campaign_lock`` one run a campaign; ``store_pg`` and ``pg_tables``: PostgreSQL),
+``store_base`` is what both backends share, ``store_migrations`` their schema's history, and
+``ledger_calls`` the intent-call-settle pattern every platform write goes through.
+
+May import: the core's base modules (``flows.core.errors``, ``flows.core.db_url``). Not the config,
+pages, outputs or a run (``make lint``: the layers of flows.core).
+"""
