@@ -77,7 +77,7 @@ def _unknown(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
     return f"is not a known {what}; known: {', '.join(known)}"
 
 
-PAGES = Path(__file__).resolve().parents[2] / "hit_templates"  # [campaign] task = NAME: PAGES/NAME.html.j2
+PAGES = Path(__file__).resolve().parents[3] / "hit_templates"  # [campaign] task = NAME: PAGES/NAME.html.j2
 
 
 def nearest_task(typed: str) -> str:

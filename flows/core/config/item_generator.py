@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-GENERATED_DIR = Path(__file__).resolve().parents[2] / "runs" / "generated"
+GENERATED_DIR = Path(__file__).resolve().parents[3] / "runs" / "generated"
 URL_BASE = "https://example.org/vizwiz-synthetic/"
 PREFIX = "generate:"
 

@@ -12,7 +12,7 @@ import pandas as pd
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
 
-DEFAULT_KEY = Path(__file__).resolve().parents[2] / "config" / "qualification" / "flickr8k_qualification_key.csv"
+DEFAULT_KEY = Path(__file__).resolve().parents[3] / "config" / "qualification" / "flickr8k_qualification_key.csv"
 
 
 def load_key(path: Path = DEFAULT_KEY) -> pd.DataFrame:

@@ -15,7 +15,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from flows.core.errors import ConfigError
 from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "hit_templates"
+TEMPLATE_DIR = Path(__file__).resolve().parents[3] / "hit_templates"
 REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
 
 # What an image shows when its URL cannot be reached (offline, expired link): a local SVG, no network.
