@@ -66,7 +66,8 @@ def test_import_cycle_finder_finds_a_cycle() -> None:
 def import_graph(root: Path, type_hints: bool = False) -> dict[str, set[str]]:
     """grimp's graph of the ``flows`` package under ``root`` (in a process of its own, so a copy is read);
     with ``type_hints``, imports under ``if TYPE_CHECKING:`` count too."""
-    done = subprocess.run([sys.executable, "-c", GRAPH, "hints" if type_hints else "run"], capture_output=True, text=True, cwd=root, timeout=120,
+    done = subprocess.run([sys.executable, "-c", GRAPH, "hints" if type_hints else "run"], capture_output=True,
+                          text=True, cwd=root, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(root)}, check=True)
     return {m: set(targets) for m, targets in json.loads(done.stdout).items()}
 
@@ -120,8 +121,8 @@ def test_a_cycle_through_a_type_hint_is_found(tmp_path: Path) -> None:
     root = copy_of_the_tree(tmp_path)
     path = root / "flows/core/ledger/campaign_lock.py"
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("from flows.core.ledger.store_base import Store", "from flows.core.ledger.store import Store"),
-                    encoding="utf-8")
+    hinted = text.replace("from flows.core.ledger.store_base import Store", "from flows.core.ledger.store import Store")
+    path.write_text(hinted, encoding="utf-8")
     cycles = import_cycles(import_graph(root, type_hints=True))
     assert any({"flows.core.ledger.campaign_lock", "flows.core.ledger.store"} <= set(c) for c in cycles), cycles
 
