@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.errors import ConfigError
+from flows.sim.crowd_keys import check_crowd_keys
 from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker, new_worker
 
 DAY_S = 86400.0
@@ -53,6 +54,7 @@ def _number(path: Path, where: str, value: Any, low: float, high: float = math.i
 
 def parse_spec(path: Path, spec: dict[str, Any], seed: int | None) -> CrowdSpec:
     """Check a crowd file's profiles, size, activity and arrivals; one-line errors naming the key."""
+    check_crowd_keys(path, spec)
     profiles, by_share = [], any("share" in p for p in spec.get("profile", []))
     for prof in spec.get("profile", []):
         name = prof.get("name")
