@@ -12,6 +12,7 @@ import pandas as pd
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_spec, field_kinds
 from flows.studies.study_review import response_items, work_seconds
@@ -58,6 +59,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             fields = parse_answer_xml(a["answer_xml"] or "")
             ids = rules.items_of(a["hit_id"], fields)
             spec = rules.spec(ids)
+            fields = merge_buttons(fields, button_groups(spec["fields"]))  # MTurk answers such a group per button
             problems = check_form(spec, fields)
         except ET.ParseError as exc:
             fields, ids, spec = {}, [], {"fields": []}
