@@ -63,7 +63,9 @@ def template_text(imported: ImportedPage, page: Path, source: str) -> str:
     return (f"{{% extends \"{base}\" %}}\n"
             f"{{# Imported from {page.name} by `hitflow new --from`: one item per page; its placeholders read the\n"
             "   item file's columns (item.<column>); every answer field is named <name>_{{ i }}. #}\n"
-            "{% block item %}\n" + imported.body + "{% endblock %}\n")
+            + (f"{{% block instructions %}}\n{imported.instructions}{{% endblock %}}\n"
+               if imported.instructions else "")
+            + "{% block item %}\n" + imported.body + "{% endblock %}\n")
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:
