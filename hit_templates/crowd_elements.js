@@ -42,14 +42,21 @@
     getters[name] = function () { var out = {}; Object.keys(checkboxes[name]).forEach(function (v) { out[v] = checkboxes[name][v].checked; }); return out; };
   });
   each("crowd-radio-group", function (group, g) {
-    var buttons = {}, name = "";
+    var buttons = {}, name = "", own = {};
     Array.prototype.forEach.call(group.querySelectorAll("crowd-radio-button"), function (el) {
       name = name || el.getAttribute("name");
       var value = el.getAttribute("value") || el.getAttribute("name");
       buttons[value] = make("input", {type: "radio", name: "crowd-radio-" + g, value: value, "data-crowd-own": "",
         required: group.hasAttribute("required") || el.hasAttribute("required") ? "" : null, checked: flag(el, "checked")});
       el.insertBefore(buttons[value], el.firstChild);
+      own[el.getAttribute("name") || ""] = [value, buttons[value]];
     });
+    var names = Object.keys(own), perButton = names.length > 1 && names.indexOf("") < 0 &&
+      names.length === group.querySelectorAll("crowd-radio-button").length;
+    if (perButton) {  /* each button its own name, as the reference's example: {"btn1": {"yes": true}, ...} */
+      names.forEach(function (n) { getters[n] = function () { var o = {}; o[own[n][0]] = own[n][1].checked; return o; }; });
+      return;
+    }
     getters[name] = function () { var out = {}; Object.keys(buttons).forEach(function (v) { out[v] = buttons[v].checked; }); return out; };
   });
   each("crowd-classifier, crowd-image-classifier, crowd-classifier-multi-select, crowd-image-classifier-multi-select", function (el, n) {

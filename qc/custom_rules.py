@@ -22,14 +22,20 @@ import pandas as pd
 from qc import study_rules  # noqa: F401  (registers invalid_answer)
 from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
+from qc.telemetry_rules import TELEMETRY_RULES
 
+# The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
+# limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
 CUSTOM_RULES = ("invalid_answer", "time_outlier", "duplicate_text", "shared_template", "consensus",
-                "choice_straight_lining", "random_sample")
+                "choice_straight_lining", "random_sample", "caps_lock", "instruction_echo", "min_words",
+                "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
     reject_rules=("invalid_answer",),
-    block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1},
-    review_rules=("random_sample", "consensus", "time_outlier"),
+    block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1,
+                     "paste_external": 2, "untyped_text": 2, "instruction_echo": 2},
+    review_rules=("random_sample", "consensus", "time_outlier", "caps_lock", "min_words", "one_sentence",
+                  "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )

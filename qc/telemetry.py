@@ -160,17 +160,21 @@ def _log_events(text: str) -> list[tuple[str, Any, float]]:
     log = _json(text, "event log is ")
     if not isinstance(log, list):
         raise TelemetryError("event log is not a JSON list of [kind, detail, time]")
-    events = []
+    events, last = [], None
     for n, entry in enumerate(log):
-        if not (isinstance(entry, list) and len(entry) == 3 and entry[0] in LOG_KINDS):
+        if not (isinstance(entry, list) and len(entry) in (2, 3) and entry[0] in LOG_KINDS):
             raise TelemetryError(f"event {n} is {str(entry)[:30]}…, not [kind, detail, time] with kind "
                                  f"{'/'.join(LOG_KINDS)}")
-        try:
-            when = datetime.fromisoformat(str(entry[2]).replace("Z", "+00:00")).timestamp()
+        try:  # real logs record some events with no time (["copy", text]): it happened after the one before
+            when = datetime.fromisoformat(str(entry[2]).replace("Z", "+00:00")).timestamp() if len(entry) == 3 \
+                else last
         except ValueError as exc:
             raise TelemetryError(f"event {n}: time {str(entry[2])[:30]!r} is not ISO 8601") from exc
-        events.append((str(entry[0]), entry[1], when))
-    return sorted(events, key=lambda e: e[2])
+        events.append([str(entry[0]), entry[1], when])
+        last = when if when is not None else last
+    first = next((e[2] for e in events if e[2] is not None), 0.0)
+    timed = [(kind, detail, first if when is None else when) for kind, detail, when in events]
+    return sorted(timed, key=lambda e: e[2])  # stable: an untimed event stays after the one before it
 
 
 def looks_like_event_log(text: str) -> bool:
@@ -183,4 +187,4 @@ def looks_like_event_log(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(log, list) and bool(log) and all(
-        isinstance(e, list) and len(e) == 3 and e[0] in LOG_KINDS for e in log[:5])
+        isinstance(e, list) and len(e) in (2, 3) and e[0] in LOG_KINDS for e in log[:5])

@@ -114,3 +114,31 @@ def test_the_task_server_serves_the_crowd_page_under_its_csp_and_stores_every_el
     assert json.loads(stored["objects"])["boundingBoxes"][0]["label"] == "person"
     assert set(stored) >= {"title", "description", "scene", "light", "issues", "quality", "comment", "objects",
                            "centre"}
+
+
+def test_a_group_of_named_buttons_posts_per_button_and_reads_as_the_chosen_option(tmp_path: Path, sim, client,
+                                                                                   page) -> None:
+    """MTurk's reference names each crowd-radio-button: the stand-in posts one entry per button, as
+    MTurk does ({"sharp_0": {"sharp": false}, "blurry_0": {"blurry": true}}), read back as the choice."""
+    from flows.core.pages.radio_buttons import button_groups, merge_buttons
+
+    scaffold("doc", tmp_path)
+    (tmp_path / "config" / "doc.html.j2").write_text(
+        '{% extends "_crowd_page.html.j2" %}{% block item %}<p>{{ item.note }}</p><crowd-radio-group>'
+        '<crowd-radio-button name="sharp_{{ i }}" value="sharp">Sharp</crowd-radio-button>'
+        '<crowd-radio-button name="blurry_{{ i }}" value="blurry">Blurry</crowd-radio-button>'
+        '</crowd-radio-group>{% endblock %}', encoding="utf-8")
+    cfg = load_config(tmp_path / "config" / "doc.toml")
+    rows = [{"item_id": "photo-1", "file_name": "", "url": "", "payload": json.dumps({"note": "A red bus."})}]
+    hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
+                               LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
+                               Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
+    page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=ACROWD02")
+    page.check("crowd-radio-button[value=blurry] input")
+    page.click("#submit-btn")
+    page.wait_for_load_state()
+    answer = mine(client, hit_id, "ACROWD02")
+    assert (answer["sharp_0"], answer["blurry_0"]) == ("", "blurry")  # posted per button
+    spec = custom_spec(cfg, page_items(rows))
+    merged = merge_buttons(answer, button_groups(spec["fields"]))
+    assert merged["choice_0"] == "blurry" and check_form(spec, merged) == []

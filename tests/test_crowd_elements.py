@@ -102,12 +102,14 @@ def test_crowd_elements_outside_a_crowd_form_are_a_problem(crowd_project: Path, 
     assert "<crowd-input> (rendered line" in capsys.readouterr().out
 
 
-def test_radio_buttons_with_different_names_are_a_problem_not_a_lost_answer(crowd_project: Path, capsys) -> None:
+def test_radio_buttons_mixing_shared_and_own_names_are_a_problem_not_a_lost_answer(crowd_project: Path,
+                                                                                    capsys) -> None:
+    """Each button its own name (MTurk's reference) or all one name reads; a mix would lose answers."""
     page = crowd_project / "config" / "crowd.html.j2"
-    page.write_text(page.read_text().replace('name="light_{{ i }}" value="dim"', 'name="dim_{{ i }}" value="dim"'),
-                    encoding="utf-8")
+    third = '<crowd-radio-button name="dark_{{ i }}" value="dark">dark</crowd-radio-button></crowd-radio-group>'
+    page.write_text(page.read_text().replace("</crowd-radio-group>", third), encoding="utf-8")
     assert main(["run", str(crowd_project / "config" / "crowd.toml"), "--dry-run"]) == 1
-    assert "has buttons named dim_0, light_0: give every crowd-radio-button" in capsys.readouterr().out
+    assert "has buttons named dark_0, light_0: give every crowd-radio-button" in capsys.readouterr().out
 
 
 def test_a_keypoint_with_its_labels_in_keypoints_is_a_problem(crowd_project: Path, capsys) -> None:

@@ -18,6 +18,7 @@ from postprocess.spellcheck import spellcheck_frame
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
+from qc.text_kind import OFF_FOR_PASSAGES, rules_for_kind, text_kind
 
 # Without a config there is no page text, so no instruction_echo. The telemetry rules flag only rows
 # whose file carries telemetry (a hitflow_telemetry column or a raw event log).
@@ -25,14 +26,20 @@ OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template
                  *TELEMETRY_RULES)
 
 
-def offline_qc(submissions: Path, out: Path, config: Path | None = None) -> int:
-    """QC over a submissions file; ``config`` gives the rules, their values and the page text."""
-    frame = read_submissions(submissions)
+def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = ()) -> int:
+    """QC over a submissions file; ``config`` gives the rules, their values and the page text. Without
+    one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption)."""
+    frame = read_submissions(submissions, text_fields)
     if config is not None:
         cfg = load_config(config)
         rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
     else:
-        rules, params, enabled = SubmitRules(), {}, OFFLINE_RULES
+        kind = text_kind(frame["caption"])
+        rules, params = rules_for_kind(SubmitRules(), kind), {}
+        enabled = tuple(r for r in OFFLINE_RULES if kind == "caption" or r not in OFF_FOR_PASSAGES)
+        if kind == "passage":
+            print(f"note: {submissions}: most answers run past one sentence, so they are checked as passages: "
+                  f"{' and '.join(OFF_FOR_PASSAGES)} are off (give --config to choose the rules)", file=sys.stderr)
     try:
         prepared = prepare(frame, rules.canned_text)
     except ValueError as exc:

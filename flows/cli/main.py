@@ -170,7 +170,7 @@ def cmd_deploy(a: argparse.Namespace) -> int:
 def cmd_qc(a: argparse.Namespace) -> int:
     from flows.campaigns.offline import offline_qc
 
-    n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None)
+    n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field))
     print(f"target: none (offline); {n} flag(s) written to {a.out}")
     return 0
 

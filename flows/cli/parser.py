@@ -157,6 +157,9 @@ def _parser() -> argparse.ArgumentParser:
     qc.add_argument("submissions", help="submissions CSV (plain, MTurk batch results or CLT .results)")
     qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
     qc.add_argument("--config", help="campaign config whose [qc] and [submit_rules] apply")
+    qc.add_argument("--text-field", action="append", default=[], metavar="NAME",
+                    help="the answer's free-text field to check (repeatable; default: caption columns, or a "
+                         "crowd-form's fields whose answers read as prose)")
     qualify = sub.add_parser("qualify", help="qualification tests")
     qualify_sub = qualify.add_subparsers(dest="qualify_command", required=True)
     score = qualify_sub.add_parser("score", help="score worker_id,item_id,answer rows against the answer key")

@@ -17,6 +17,7 @@ from flows.campaigns.report_summary import money_so_far, summary_header, work_fi
 from flows.campaigns.summary import shortfall_lines
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import write_csv, write_dataset
+from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, custom_spec
 from postprocess.report_data import blocking_vs_truth
@@ -33,6 +34,35 @@ def _frame(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(run.store.rows(sql, [run.cfg.name]), columns=columns)
 
 
+def _first_spec(run: Run) -> dict[str, Any]:
+    first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
+                           "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
+    return custom_spec(run.cfg, page_items(first))
+
+
+def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
+    """A crowd-radio-group of named buttons is stored as MTurk posts it, one row per button
+    (flows/core/pages/radio_buttons.py): its rows become the group's one row, valued the chosen button."""
+    groups = button_groups(spec["fields"])
+    bases = {_base(g): {_base(b): v for b, v in buttons.items()} for g, buttons in groups.items()}
+    for group, buttons in bases.items():
+        mask = data["field"].isin(list(buttons))
+        if not mask.any():
+            continue
+        part = data[mask]
+        chosen = part[part["value"] == part["field"].map(buttons)].groupby(["assignment_id", "item_id"])["value"]
+        picked = chosen.agg("|".join).to_dict()
+        first = part.drop_duplicates(["assignment_id", "item_id"])
+        first = first.assign(field=group, value=[picked.get(k, "") for k in zip(first["assignment_id"],
+                                                                                 first["item_id"], strict=True)])
+        data = pd.concat([data[~mask], first]).sort_index()
+    return data.reset_index(drop=True)
+
+
+def _base(name: str) -> str:
+    return m["base"] if (m := INDEXED.match(name)) else name
+
+
 def dataset_frame(run: Run) -> pd.DataFrame:
     """Every answer field of every stored response (bookkeeping fields left out), with its decision."""
     rows = _frame(run, "SELECT a.batch, a.hit_id, a.assignment_id, a.worker_id, x.item_id, x.field, x.value, "
@@ -41,7 +71,7 @@ def dataset_frame(run: Run) -> pd.DataFrame:
                        "LEFT JOIN decisions d ON d.assignment_id = a.assignment_id "
                        "WHERE a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC' "
                        "ORDER BY a.rowid, x.rowid", DATASET_COLUMNS)
-    return rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True)
+    return merge_button_rows(rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True), _first_spec(run))
 
 
 def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:
@@ -58,9 +88,7 @@ def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:
 
 def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
     """Per answer field (its first item's control): the rule, and how many accepted answers have a value."""
-    first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
-                           "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
-    spec = custom_spec(run.cfg, page_items(first))
+    spec = _first_spec(run)
     accepted = data[data["decision"] == "approve"]
     answered = accepted[accepted["value"].astype(str) != ""].groupby("field").size()
     total = accepted.groupby("field").size()

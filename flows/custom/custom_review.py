@@ -12,16 +12,17 @@ import pandas as pd
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
-from flows.custom.custom_task import INDEXED, custom_spec, field_kinds
+from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
+from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
 from flows.studies.study_review import response_items, work_seconds
-from qc.custom_rules import TEXT_RULES
 from qc.flags import FLAG_COLUMNS
 from qc.form_constraints import Spec, check_form
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems"]
-ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer"]
+ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field"]
 
 
 class PageRules:
@@ -58,6 +59,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             fields = parse_answer_xml(a["answer_xml"] or "")
             ids = rules.items_of(a["hit_id"], fields)
             spec = rules.spec(ids)
+            fields = merge_buttons(fields, button_groups(spec["fields"]))  # MTurk answers such a group per button
             problems = check_form(spec, fields)
         except ET.ParseError as exc:
             fields, ids, spec = {}, [], {"fields": []}
@@ -78,20 +80,18 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
         base, index = (m["base"], int(m["index"])) if m else (f["name"], -1)
         item = fields.get(f"image_id_{index}", ids[index] if 0 <= index < len(ids) else "") if index >= 0 else ""
         rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
-                     "field": base, "kind": kinds[base], "answer": fields.get(f["name"], "")})
+                     "field": base, "kind": kinds[base], "answer": fields.get(f["name"], ""),
+                     "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"]})
     return rows
 
 
 def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[str, Any],
                  enabled: tuple[str, ...]) -> pd.DataFrame:
-    """Every enabled rule on the frame it reads: responses, each free-text field, the choice fields."""
-    per_response = tuple(r for r in enabled if r not in TEXT_RULES and r != "choice_straight_lining")
+    """Every enabled rule on the frame it reads: responses, each free-text field (its own rules,
+    flows/custom/custom_text_qc.py), the choice fields."""
+    per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r != "choice_straight_lining")
     frames = [run_rules(responses.assign(image_id="", caption=""), params, per_response)]
-    texts = answers[answers["kind"] == "text"]
-    for field, group in texts.groupby("field"):
-        frame = group.assign(caption=group["answer"], is_precanned=False).reset_index(drop=True)
-        flags = run_rules(frame, params, tuple(r for r in enabled if r in TEXT_RULES))
-        frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
+    frames += text_flags(answers[answers["kind"] == "text"], params, enabled)
     if "choice_straight_lining" in enabled:
         frames.append(run_rules(answers[answers["kind"] == "choice"], params, ("choice_straight_lining",)))
     frames = [f for f in frames if not f.empty]
@@ -101,7 +101,15 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
 def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
-    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch}
+    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run)}
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
     return {"responses": len(responses), "flags": counts}
+
+
+def _page_text(run: Run) -> str:
+    """The custom page's own text (its first page, without the items' values), for instruction_echo."""
+    first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
+                           "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
+    items = page_items(first)
+    return page_instruction_text(custom_page(run.cfg, items), items) if items else ""

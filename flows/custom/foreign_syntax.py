@@ -21,8 +21,11 @@ import liquid
 from liquid.exceptions import LiquidError
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+# MTurk's requester UI takes a CSV header with hyphens as a variable (``${passage-1}``); Jinja reads
+# such a column as ``item['passage-1']`` (``item.passage-1`` would be a subtraction)
+COLUMN = r"[A-Za-z_][A-Za-z0-9_-]*"
 JINJA_OPENERS = re.compile(r"\{\{|\{%|\{#")
-DOLLAR = re.compile(r"\$\{\s*(" + NAME + r")\s*\}")
+DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
 SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 URL_ATTR = re.compile(r"\b(?:src|href|action|poster|data-src)\s*=\s*[\"']?[^\"'<>\s]*$", re.I)
 
@@ -48,8 +51,13 @@ def _escaped(opener: str) -> str:
     return "{{ '" + opener + "' }}"
 
 
+def item_ref(name: str) -> str:
+    """``item.name``, or ``item['name-1']`` for a column Jinja's dot cannot name."""
+    return f"item.{name}" if re.fullmatch(NAME, name) else f"item['{name}']"
+
+
 def _item_expr(name: str, in_url: bool) -> str:
-    return "{{ item." + name + (" | safe_url }}" if in_url else " }}")
+    return "{{ " + item_ref(name) + (" | safe_url }}" if in_url else " }}")
 
 
 def dollar_to_jinja(source: str) -> Converted:
@@ -90,11 +98,11 @@ def _dollar_script(source: str, start: int, end: int, out: Converted) -> str:
     def swap(m: re.Match[str]) -> str:
         if m.group(2):
             out.column(m.group(2))
-            return "{{ item." + m.group(2) + " | tojson }}"
+            return "{{ " + item_ref(m.group(2)) + " | tojson }}"
         if m.group(3):
             out.notes.append((line_of(source, start + m.start()),
                               f"${{{m.group(3)}}} in a script is left as the script's own (a template literal?); "
-                              f"for the item's column write {{{{ item.{m.group(3)} | tojson }}}}"))
+                              f"for the item's column write {{{{ {item_ref(m.group(3))} | tojson }}}}"))
             return m.group(0)
         return _escaped(m.group(0))
     return quoted.sub(swap, source[start:end])
@@ -204,5 +212,5 @@ def _liquid_tag(body: str, line: int, out: Converted) -> str:
 
 def jinja_columns(source: str) -> list[str]:
     """The item columns a hitflow Jinja page reads (``item.x`` / ``item['x']``), in order of use."""
-    found = re.findall(r"\bitem\.(" + NAME + r")|\bitem\[\s*[\"'](" + NAME + r")[\"']\s*\]", source)
+    found = re.findall(r"\bitem\.(" + NAME + r")|\bitem\[\s*[\"'](" + COLUMN + r")[\"']\s*\]", source)
     return list(dict.fromkeys(a or b for a, b in found if (a or b) != "item_id"))

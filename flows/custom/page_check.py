@@ -25,7 +25,9 @@ FOREIGN = (
     (re.compile(r"\{\{.*?\}\}", re.S), "a Liquid/Mustache placeholder"),
     (re.compile(r"\{%.*?%\}", re.S), "a Liquid tag"),
 )
-QUESTION_XML = re.compile(r"^\s*(?:<\?xml[^>]*>\s*)?<(HTMLQuestion|ExternalQuestion|QuestionForm)\b")
+# the wrapper's root, past an XML declaration, processing instructions and comments before it
+QUESTION_XML = re.compile(r"^\s*(?:(?:<\?.*?\?>|<!--.*?-->)\s*)*<(HTMLQuestion|ExternalQuestion|QuestionForm)\b",
+                          re.S)
 ANY_TAG = re.compile(r"<[A-Za-z][\w-]*[\s/>]")
 CODE_TAGS = ("script", "style")
 NAMED_CONTROLS = ("input", "textarea", "select")
@@ -63,7 +65,8 @@ class _PageScan(HTMLParser):
             for m in pattern.finditer(text):
                 if not any(m[0] in value for value in self.item_text):  # an item's own text is shown as it is
                     self.found.append((self.getpos()[0], f"{what} {m[0][:60]!r} is left over: a worker would "
-                                       "see it literally; write it as {{ item.<column> }} (Jinja)"))
+                                       "see it literally; write it as {{ item.<column> }} (Jinja; "
+                                       "{{ item['<column-with-hyphens>'] }} for a column with a hyphen)"))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}

@@ -22,6 +22,8 @@ import httpx
 
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
+from flows.custom.page_check import QUESTION_XML
+from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.question_form_page import question_form_page
 
@@ -41,6 +43,7 @@ SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button
 SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
+ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
 
 
@@ -61,15 +64,20 @@ class ImportedPage:
     answer_key: list[dict[str, str]] = field(default_factory=list)
     scripted: bool = False  # its scripts write answer fields: simulated workers use a browser
     crowd: bool = False  # built on MTurk's crowd elements: the template extends _crowd_page.html.j2
+    instructions: str = ""  # shown once above the items (flows/custom/page_instructions.py)
 
 
 def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
     """The page's item block, columns and title; raises PageProblems naming each line it cannot convert."""
     kind, content, offset = unwrap(source, origin)
     if kind == "QuestionForm":
-        body, key, problems = question_form_page(content, answer_key)
+        dropped: list[str] = []
+        body, key, problems = question_form_page(content, answer_key, dropped)
         _raise(origin, problems, 0)
-        return ImportedPage(body, [], _title(content) or "Questions", answer_key=key)
+        notes = [f"{origin}: note: the QuestionForm's {', '.join(dict.fromkeys(dropped))} content was left out "
+                 "(a hitflow page shows text, lists and XHTML): put a link to it in the question's text"] \
+            if dropped else []
+        return ImportedPage(body, [], _title(content) or "Questions", notes, answer_key=key)
     if answer_key:
         _raise(origin, [(1, "--answer-key goes with a QuestionForm; this page is HTML: leave it out, or score "
                             "answers with [qc] rules")], 0)
@@ -78,6 +86,8 @@ def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
     body, notes = restructure(CROWD_FRAME.sub("", converted.text) if crowd else converted.text)
+    body, instructions, moved = split_instructions(body)
+    notes += moved
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
             [f"{origin}: note: {n}" for n in notes]
     scripted = scripts_write_fields(body)
@@ -86,7 +96,8 @@ def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
                      "<crowd-form> posts taskAnswers and whose own script draws the elements (MTurk's is not loaded)")
     if not FIELD_TAG.search(body) and not scripted:
         notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element)")
-    return ImportedPage(body, converted.columns, title, notes, scripted=scripted, crowd=crowd)
+    return ImportedPage(body, converted.columns, title, notes, scripted=scripted, crowd=crowd,
+                        instructions=instructions)
 
 
 def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
@@ -96,8 +107,7 @@ def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
 
 def unwrap(source: str, origin: str) -> tuple[str, str, int]:
     """(kind, the page or the QuestionForm's XML, lines before the page in the file)."""
-    head = source.lstrip()[:400]
-    if not re.match(r"(<\?xml[^>]*>\s*)?<(HTMLQuestion|ExternalQuestion|QuestionForm)\b", head):
+    if not QUESTION_XML.match(source):
         return "HTML", source, 0
     try:
         root = ET.fromstring(source.strip())
@@ -160,11 +170,21 @@ def restructure(page: str) -> tuple[str, list[str]]:
                   flags=re.S | re.I)
     form_ids = [re.search(r"\bid\s*=\s*[\"']([^\"']+)", f.group(1)) for f in FORM_OPEN.finditer(body)]
     handlers = [html_text.unescape(m.group(2)) for m in ONSUBMIT.finditer(body)]
-    if FORM_OPEN.search(body):
+    clicks = [html_text.unescape(c.group(2)) for b in SUBMIT.finditer(body) if (c := ONCLICK.search(b.group(0)))]
+    if FORM_OPEN.search(body) or SUBMIT.search(body):
         notes.append("the page's own <form> and submit button were dropped: hitflow's page has the form "
                      "(its action and MTurk's session fields) and one Submit button")
+    if handlers or clicks:  # the page's own checks still guard the submit
+        notes.append(f"the page's own submit check{'s' if len(handlers + clicks) > 1 else ''} (the form's "
+                     "onsubmit, the submit button's onclick) now run when hitflow's form is submitted; "
+                     "`return false` still stops it")
+    handlers += clicks
     body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
     body, names = rename_fields(body)
+    dropped = [f for f in MTURK_SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
+    if dropped:
+        notes.append(f"MTurk's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
+                     "hitflow's page carries the session itself")
     body = retarget_scripts(body, names, [f.group(1) for f in form_ids if f])
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "

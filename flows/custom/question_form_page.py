@@ -28,16 +28,22 @@ def _text(element: ET.Element | None, name: str) -> str:
     return (child.text or "").strip() if child is not None else ""
 
 
-def _content(element: ET.Element | None) -> str:
-    """A QuestionContent/Overview's Title and Text as paragraphs (FormattedContent is XHTML, kept)."""
+def _content(element: ET.Element | None, dropped: list[str] | None = None) -> str:
+    """A QuestionContent/Overview's Title and Text as paragraphs, a List as a list (FormattedContent is
+    XHTML, kept); what cannot be shown (Binary, Application: a file or an applet) is named in ``dropped``."""
     if element is None:
         return ""
     parts = []
     for c in element:
         if _local(c) in ("Title", "Text") and c.text:
             parts.append(f"<p>{html.escape(' '.join(c.text.split()))}</p>")
+        elif _local(c) == "List":
+            items = [" ".join((i.text or "").split()) for i in c if _local(i) == "ListItem"]
+            parts.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
         elif _local(c) == "FormattedContent" and c.text:
             parts.append(c.text)
+        elif dropped is not None and _local(c) not in ("Title", "Text", "FormattedContent"):
+            dropped.append(_local(c))
     return "\n".join(parts)
 
 
@@ -80,13 +86,14 @@ def _selection(name: str, spec: ET.Element, required: str) -> str:
                      f'{html.escape(t)}</label>' for v, t in selections)
 
 
-def question_form_page(xml: str, answer_key: str = "") -> tuple[str, list[dict[str, str]], Problems]:
-    """(the item block, the answer key's rows, problems by line)."""
+def question_form_page(xml: str, answer_key: str = "",
+                       dropped: list[str] | None = None) -> tuple[str, list[dict[str, str]], Problems]:
+    """(the item block, the answer key's rows, problems by line); content it cannot show goes in ``dropped``."""
     root = ET.fromstring(xml.strip())
     parts, problems, names = [], [], []
     for element in root:
         if _local(element) == "Overview":
-            parts.append(f'<div class="overview">{_content(element)}</div>')
+            parts.append(f'<div class="overview">{_content(element, dropped)}</div>')
             continue
         if _local(element) != "Question":
             continue
@@ -104,7 +111,7 @@ def question_form_page(xml: str, answer_key: str = "") -> tuple[str, list[dict[s
             continue
         names.append(name)
         parts.append(f'<fieldset class="question"><legend>{html.escape(name)}</legend>\n'
-                     f'{_content(_child(element, "QuestionContent"))}\n{control}\n</fieldset>')
+                     f'{_content(_child(element, "QuestionContent"), dropped)}\n{control}\n</fieldset>')
     if not names:
         problems.append((1, "the QuestionForm has no Question with a FreeTextAnswer or SelectionAnswer"))
     key, key_problems = answer_key_rows(answer_key, names) if answer_key else ([], [])

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from pathlib import Path
 
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.text_files import read_text
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import form_fields
+from flows.custom.custom_task import field_kind
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.scaffold import NAME, NAME_MARK, STARTER, write_new
 
@@ -63,7 +67,9 @@ def template_text(imported: ImportedPage, page: Path, source: str) -> str:
     return (f"{{% extends \"{base}\" %}}\n"
             f"{{# Imported from {page.name} by `hitflow new --from`: one item per page; its placeholders read the\n"
             "   item file's columns (item.<column>); every answer field is named <name>_{{ i }}. #}\n"
-            "{% block item %}\n" + imported.body + "{% endblock %}\n")
+            + (f"{{% block instructions %}}\n{imported.instructions}{{% endblock %}}\n"
+               if imported.instructions else "")
+            + "{% block item %}\n" + imported.body + "{% endblock %}\n")
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:
@@ -92,4 +98,34 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
     if imported.answer_key:
         text = re.sub(r"(?m)^(items = .*)$", lambda m: m.group(1) + f'\nanswer_key = "{name}_answer_key.csv"'
                       "   # the AnswerKey: each response scored in runs/<name>/scores.csv", text)
-    return text
+    return text + "".join(field_qc_table(field, kind) for field, kind in free_text_fields(imported.body))
+
+
+def free_text_fields(body: str) -> list[tuple[str, str]]:
+    """(field name without its item index, its control) for each free-text field of the item block."""
+    rules = form_spec(form_fields(body.replace("{{ i }}", "0")))["fields"]
+    return [(f["name"].removesuffix("_0"), f.get("input", "text")) for f in rules if field_kind(f) == "text"]
+
+
+FIELD_RULES = (("duplicate_text", "the same text on several items"),
+               ("shared_template", "one worker's fill-in-the-blank text across items"),
+               ("consensus", "far from what the others wrote about the item"),
+               ("caps_lock", "mostly capital letters"),
+               ("instruction_echo", "repeats the page's own instructions"),
+               ("min_words", "fewer words than min_words below"),
+               ("paste_external", "most of the text pasted from outside the page (telemetry)"),
+               ("untyped_text", "text neither typed nor copied on the page (telemetry)"),
+               ("switch_then_paste", "left the page, came back and pasted (telemetry)"),
+               ("typing_cadence", "typed faster than a person can (telemetry)"))
+
+
+def field_qc_table(field: str, control: str) -> str:
+    """``[qc.fields.<field>]``: the field's text rules, one comment per rule (docs/custom_pages.md)."""
+    key = field if re.fullmatch(r"[A-Za-z0-9_-]+", field) else json.dumps(field)
+    width = max(len(r) for r, _ in FIELD_RULES) + 4
+    rules = "\n".join(f"  {json.dumps(r) + ',':<{width}}# {why}" for r, why in FIELD_RULES)  # TOML: a trailing comma
+    long_text = control == "textarea"
+    return (f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control}): its text rules\n"
+            f"rules = [\n{rules}\n]\n"
+            f"{'min_words = ' + str(3 if long_text else 1):<22}# min_words: fewer words flags the answer (0: off)\n"
+            f"{'one_sentence = false':<22}# true for a one-sentence caption; a {control}'s answer may run longer\n")

@@ -19,6 +19,7 @@ import pandas as pd
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import fast_columns, read_csv_table
 from flows.core.inputs.text_files import read_text
+from flows.platforms.task_answer_results import TASK_ANSWERS, from_task_answers
 from qc.telemetry import looks_like_event_log
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
@@ -47,8 +48,10 @@ def parse_mturk_time(text: str) -> float:
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
-def read_submissions(path: Path) -> pd.DataFrame:
-    fast = _plain_fast(path)
+def read_submissions(path: Path, text_fields: tuple[str, ...] = ()) -> pd.DataFrame:
+    """``text_fields``: the free-text answer fields to check (``--text-field``); by default the
+    caption columns, or a crowd-form's fields whose values read as prose."""
+    fast = None if text_fields else _plain_fast(path)
     if fast is not None:
         return fast
     table = read_csv_table(path, what="the submissions file", delimiter="auto")
@@ -59,7 +62,7 @@ def read_submissions(path: Path) -> pd.DataFrame:
         _require(path, header, CLT_COLUMNS, "an MTurk .results file")
         return _from_clt(path, rows, table.lines)
     if "AssignmentId" in header and any(h.startswith("Answer.") for h in header):
-        return _from_batch_csv(path, rows, table.lines)
+        return _from_batch_csv(path, rows, table.lines, text_fields)
     missing = [c for c in PLAIN if c not in header]
     if missing:
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
@@ -143,16 +146,29 @@ def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.
     return pd.DataFrame(out)
 
 
-def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.DataFrame:
+def _work_time(path: Path, line: int, r: dict[str, str]) -> float:
+    return (_seconds(path, line, "WorkTimeInSeconds", r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
+            else _times(path, line, r.get("AcceptTime", ""), r.get("SubmitTime", "")))
+
+
+def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int],
+                    named: tuple[str, ...] = ()) -> pd.DataFrame:
+    if TASK_ANSWERS in rows[0]:  # a crowd-form page: every answer inside one JSON column
+        times = [_work_time(path, line, r) for line, r in zip(lines, rows, strict=True)]
+        return from_task_answers(path, rows, lines, times, named)
     out = []
     for line, r in zip(lines, rows, strict=True):
-        seconds = (_seconds(path, line, "WorkTimeInSeconds", r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
-                   else _times(path, line, r.get("AcceptTime", ""), r.get("SubmitTime", "")))
+        seconds = _work_time(path, line, r)
         captions = {m[1]: v for k, v in r.items() if k and (m := _INDEXED.match(k))}
         if not captions and "Answer.caption" in r:
             captions = {"": r["Answer.caption"]}
+        if named:  # the text field(s) named on the command line
+            captions = {"" if len(named) == 1 else n: r.get(f"Answer.{n}", "") for n in named}
+            if not all(f"Answer.{n}" in r for n in named):
+                raise InputFormatError(f"{path}:{line}: no Answer.{' or Answer.'.join(named)} column found")
         if not captions:
-            raise InputFormatError(f"{path}:{line}: no Answer.caption or Answer.caption_N column found")
+            raise InputFormatError(f"{path}:{line}: no Answer.caption or Answer.caption_N column found; name "
+                                   "the answer's text field with --text-field NAME")
         logs = event_logs(r)
         for idx, caption in captions.items():
             image = next((r[k] for k in (f"Answer.image_id_{idx}", f"Input.image_id_{idx}", f"Input.image_url_{idx}",
@@ -160,7 +176,7 @@ def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int]) ->
             out.append({"assignment_id": r["AssignmentId"], "worker_id": r.get("WorkerId", ""),
                         "image_id": image, "caption": caption, "work_time_s": seconds,
                         "telemetry": r.get("Answer.hitflow_telemetry", ""),
-                        "telemetry_field": f"caption_{idx}" if idx else "caption",
+                        "telemetry_field": (idx or named[0]) if named else (f"caption_{idx}" if idx else "caption"),
                         "telemetry_log": logs.get(idx, logs.get("", "") if len(captions) == 1 else "")})
     return pd.DataFrame(out)
 

@@ -26,6 +26,7 @@ from flows.core.config.config import CampaignConfig
 from flows.core.pages.crowd_elements import flat_answers
 from flows.core.pages.mturk_forms import answer_rows, answer_xml, form_fields
 from flows.core.pages.page_telemetry import bounded_telemetry
+from flows.core.pages.radio_buttons import BUTTONS
 from flows.core.pages.templates import render
 from flows.core.site_secrets import (  # noqa: F401  (the task server's public names, as before)
     completion_code,
@@ -81,7 +82,9 @@ def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
     if key not in site.page_fields:
         html = task_page(cfg, _item_rows(site, cfg, json.loads(item_ids)), submit_url="", assignment_id="",
                          signature="")
-        site.page_fields[key] = {f.name for f in form_fields(html)}
+        fields = form_fields(html)  # a radio group of named buttons is posted per button, as MTurk does
+        site.page_fields[key] = {f.name for f in fields} | {b for f in fields for b in json.loads(
+            f.attrs.get(BUTTONS) or "{}")}
     return site.page_fields[key]
 
 

@@ -158,6 +158,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
     _check_policy_rules_run(path, doc.policy, cfg.qc_rules)
+    for name, field_qc in qc.fields.items():  # [qc.fields.<name>] rules: known names too
+        _check_rules(path, f"qc.fields.{name}", "rules", field_qc.rules or (), study is not None)
     return cfg
 
 

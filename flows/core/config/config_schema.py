@@ -1,8 +1,8 @@
 """The campaign config's schema: one pydantic model per TOML table, every key typed, bounded and described.
 
-A model validator that checks two keys together raises ``ValueError("<key> <why>")``: the loader
-reports it as ``[section].<key> <why>``. Checks that need the file system or another section
-(paths, the task's template, rule names) are in ``flows/core/config/config.py``.
+A model validator that checks two keys together raises ``ValueError("<key> <why>")``: the loader reports it as
+``[section].<key> <why>``. Checks that need the file system or another section (paths, the task's template, rule
+names) are in ``flows/core/config/config.py``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from flows.core.config.config_types import (
     Section,
     Share,
 )
+from flows.core.config.field_qc_config import FIELDS_QC, FieldQc
 from flows.core.config.study_config import ScreenSection, StudySection
 from flows.core.config.telemetry_config import TelemetrySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
@@ -177,6 +178,7 @@ class QcSection(Section):
                                   description="Typed characters per second of keystroke time no person reaches")
     typing_min_chars: PositiveInt = Field(30, le=100000, description="typing_cadence judges captions with this "
                                                                      "many typed characters")
+    fields: dict[NonEmptyText, FieldQc] = FIELDS_QC
 
 
 class PolicySection(Section):
@@ -187,8 +189,7 @@ class PolicySection(Section):
         None, description="Block a worker with at least this many flags of a rule in a batch")
     block_min_rate: dict[RuleName, Share] = Field(
         default_factory=dict, description="Block a worker whose share of flagged work for a rule reaches this")
-    block_min_evidence: PositiveInt = Field(5, le=100000, description="Items a worker needs before a rate "
-                                                                      "blocks them")
+    block_min_evidence: PositiveInt = Field(5, le=100000, description="Items a worker needs before a rate blocks them")
     block_rate_confidence: float = Field(0.0, ge=0, le=5, allow_inf_nan=False,
                                          description="z of the Wilson lower bound a share must reach (0: the share)")
     hold_share: Share = Field(0.5, description="Hold a batch for a person when one rule would reject or block "

@@ -10,8 +10,10 @@ ApiReference_HTMLCustomElementsArticle.html) and the element reference it links
   the text. crowd-text-area: the same (a textarea); its answer is the text, line breaks as ``\\n``.
 - crowd-checkbox: ``name``, ``value`` (default "on"), ``checked``, ``required``; boxes sharing a name are
   one answer ``{"<name>": {"<value>": true|false, ...}}`` (the reference's own example).
-- crowd-radio-group of crowd-radio-button (``name``, ``value``): one choice; the buttons of a group must
-  share a name to be one field, answered ``{"<name>": {"<value>": true|false, ...}}``.
+- crowd-radio-group of crowd-radio-button (``name``, ``value``): one choice. The reference's own example
+  names each button (``[{"btn1": {"yes": true}, "btn2": {"no": false}}]``): such a group is one field
+  whose value is the chosen button's value (flows/core/pages/radio_buttons.py); buttons sharing one
+  name are that name's field, answered ``{"<name>": {"<value>": true|false, ...}}``.
 - crowd-classifier, crowd-image-classifier (``name``, ``categories`` a JSON array, ``src``): one label,
   ``{"<name>": {"label": "<category>"}}``; the -multi-select variants ``{"<name>": {"labels": [...]}}``.
 - crowd-slider (``name``, ``min``, ``max``, ``step``, ``value``, ``required``): a number. Its reference page
@@ -39,6 +41,8 @@ import json
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
+
+from flows.core.pages.radio_buttons import BUTTONS, buttons_json, group_field_name, per_button
 
 
 @dataclass
@@ -105,11 +109,13 @@ def open_crowd_element(page: Any, tag: str, name: str, attrs: dict[str, str]) ->
     if attrs.get("src"):
         page.images.append((page.step, attrs.get("src", "")))
     if tag == "crowd-radio-group":
-        page.group = FormField(name, "radio", "", [], {**attrs, "data-crowd": tag})
+        page.group = FormField("", "radio", "", [], {**attrs, "data-crowd": tag})
+        page.buttons = []
         return
     if tag == "crowd-radio-button" and page.group is not None and "disabled" not in attrs:
         group, value = page.group, attrs.get("value") or name
         group.name = group.name or name
+        page.buttons.append((name, value))
         group.options.append(value)
         group.checked += [value] if "checked" in attrs else []
         if "required" in attrs:
@@ -127,8 +133,13 @@ def open_crowd_element(page: Any, tag: str, name: str, attrs: dict[str, str]) ->
 
 
 def close_radio_group(page: Any) -> None:
-    """The end of a crowd-radio-group: the group becomes one field named as its buttons."""
+    """The end of a crowd-radio-group: the group becomes one field, named as its buttons when they
+    share a name, else per flows/core/pages/radio_buttons.py (each button answered apart, as MTurk does)."""
     group, page.group = page.group, None
+    names = [n for n, _ in getattr(page, "buttons", [])]
+    if group is not None and len(set(names)) == len(names) > 1 and all(names):
+        group.name = group_field_name(group.attrs, names, set(page.fields))
+        group.attrs[BUTTONS] = buttons_json(page.buttons)
     if group is not None and group.name and group.options:
         page.fields[group.name] = group
         page.positions[group.name] = page.step
@@ -160,7 +171,13 @@ def task_answers(values: dict[str, str], fields: list[FormField]) -> dict[str, s
     """What a crowd-form posts for these flat values: ``taskAnswers`` beside the session fields."""
     by_name = {f.name: f for f in fields}
     unanswered = {f.name: "" for f in fields if f.attrs.get("data-crowd") and f.name not in values}
-    answers = {n: _shape(by_name.get(n), n, v) for n, v in {**values, **unanswered}.items() if n not in TOP_LEVEL}
+    answers: dict[str, Any] = {}
+    for n, v in {**values, **unanswered}.items():
+        f = by_name.get(n)
+        if f is not None and f.attrs.get(BUTTONS):  # MTurk's per-button shape: one entry per button name
+            answers.update(per_button(json.loads(f.attrs[BUTTONS]), v))
+        elif n not in TOP_LEVEL:
+            answers[n] = _shape(f, n, v)
     return {**{n: values[n] for n in TOP_LEVEL if n in values}, TASK_ANSWERS: json.dumps([answers])}
 
 
@@ -216,16 +233,16 @@ class _CrowdTags(HTMLParser):
         self.tags: list[tuple[int, str, dict[str, str]]] = []  # (line, tag, attributes)
         self.in_crowd_form = 0
         self.outside: list[tuple[int, str]] = []  # answer elements outside any crowd-form
-        self.groups: list[tuple[int, set[str]]] = []  # each radio group's button names
+        self.groups: list[tuple[int, list[str]]] = []  # each radio group's button names
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}
         if tag == "crowd-form":
             self.in_crowd_form += 1
         if tag == "crowd-radio-group":
-            self.groups.append((self.getpos()[0], set()))
+            self.groups.append((self.getpos()[0], []))
         if tag == "crowd-radio-button" and self.groups:
-            self.groups[-1][1].add(values.get("name", ""))
+            self.groups[-1][1].append(values.get("name", ""))
         if tag.startswith("crowd-"):
             self.tags.append((self.getpos()[0], tag, values))
             if tag in KINDS and not self.in_crowd_form:
@@ -253,7 +270,8 @@ def unreadable_crowd_elements(html: str) -> list[str]:
             out.append(f"{where} has no name: its answer has no column; give it name=\"<field>_{{{{ i }}}}\"")
     out += [f"<{tag}> (rendered line {line}) is outside any <crowd-form>: MTurk does not submit it; extend "
             "_crowd_page.html.j2 (its items sit inside the crowd-form)" for line, tag in scan.outside]
-    out += [f"<crowd-radio-group> (rendered line {line}) has buttons named {', '.join(sorted(names))}: give every "
-            "crowd-radio-button of a group the same name, so the group is one answer" for line, names in scan.groups
-            if len(names) != 1 or "" in names]
+    out += [f"<crowd-radio-group> (rendered line {line}) has buttons named "
+            f"{', '.join(sorted(n or '(none)' for n in set(names)))}: give every crowd-radio-button of a group its "
+            "own name (as MTurk's reference does) or all the same name, so the group is one answer"
+            for line, names in scan.groups if "" in names or len(set(names)) not in (1, len(names))]
     return out

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from flows.core.pages.crowd_elements import ANNOTATIONS
 from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.radio_buttons import BUTTONS
 from qc.form_constraints import Spec
 
 TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")
@@ -55,7 +57,11 @@ def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | N
         return None
     required = "required" in f.attrs
     if f.kind in ("radio",) or (f.kind == "select" and "multiple" not in f.attrs):
-        return {"name": f.name, "type": "one", "required": required, "options": list(dict.fromkeys(f.options))}
+        one: dict[str, Any] = {"name": f.name, "type": "one", "required": required,
+                               "options": list(dict.fromkeys(f.options))}
+        if f.attrs.get(BUTTONS):  # a crowd-radio-group of named buttons: MTurk answers per button
+            one["buttons"] = json.loads(f.attrs[BUTTONS])
+        return one
     if f.kind in ("checkbox", "select"):
         low = _int_attr(f.attrs, "data-min-selections") or 0
         return {"name": f.name, "type": "many", "options": list(dict.fromkeys(f.options)), "min": low,

@@ -1,0 +1,24 @@
+"""``[qc.fields.<name>]``: the text rules of one free-text field of a campaign on the user's own page
+(``task = "custom"``; flows/custom/custom_text_qc.py runs them). A field not listed gets the
+campaign's ``[qc] rules`` that judge text, with the seed's caption limits off (a page's field is not
+a caption until its config says so)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from flows.core.config.config_types import Count, NonEmptyText, RuleName, Section
+
+
+class FieldQc(Section):
+    rules: list[RuleName] | None = Field(None, description="The text rules run on this field (default: the [qc] "
+                                                           "rules that judge text)")
+    min_words: Count = Field(0, le=10000, description="min_words: fewer words than this flags the answer (0: off)")
+    one_sentence: bool = Field(False, description="one_sentence: a second sentence flags the answer")
+    max_chars: Count = Field(0, le=1000000, description="max_chars: more characters than this flags it (0: off)")
+    banned_prefixes: list[NonEmptyText] = Field(default_factory=list, description="banned_prefix: openings "
+                                                                                  "that flag the answer")
+
+
+FIELDS_QC: dict[str, FieldQc] = Field(default_factory=dict, description='task = "custom": each free-text '
+                                      "field's text rules ([qc.fields.<name>], the name without its item index)")

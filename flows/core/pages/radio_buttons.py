@@ -1,0 +1,75 @@
+"""A ``<crowd-radio-group>`` whose ``<crowd-radio-button>``\\ s each carry their own name, the way MTurk's
+element reference writes it (sms-ui-template-crowd-radio-group.html: the group "outputs an array of
+objects representing the crowd-radio-button elements within it", one key per button name, each
+``{"<value>": true|false}``).
+
+hitflow reads such a group as ONE answer field whose value is the chosen button's value: the ledger
+keeps the answer as MTurk posts it (one entry per button), and the readers that know the page (the
+custom page's review and dataset) merge the buttons back into the group's field with
+:func:`merge_buttons`. The group's field is named by its ``name`` or ``id`` attribute, else by what
+its buttons' names share (``btn1``, ``btn2`` -> ``btn``), else ``choice``; the item index the buttons
+carry (``blurry_0``, ``clear_0`` -> ``choice_0``) is kept so the answer stays with its item.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+BUTTONS = "data-buttons"  # the group field's attribute: JSON {button name: its value}, in page order
+_INDEX = re.compile(r"_\d+$")
+
+
+def group_field_name(attrs: dict[str, str], names: list[str], taken: set[str] | object = ()) -> str:
+    """The field a group of differently named buttons answers as (see the module docstring)."""
+    suffixes = {m[0] if (m := _INDEX.search(n)) else "" for n in names}
+    suffix = suffixes.pop() if len(suffixes) == 1 else ""
+    own = (attrs.get("name") or attrs.get("id") or "").strip()
+    shared = _common_start([n.removesuffix(suffix) for n in names]).rstrip("_-0123456789")
+    base = own.removesuffix(suffix) if own else (shared if len(shared) >= 2 else "choice")
+    name = base + suffix
+    while isinstance(taken, set) and name in taken:  # never answer into another field's column
+        base += "_choice"
+        name = base + suffix
+    return name
+
+
+def _common_start(names: list[str]) -> str:
+    """The characters every name starts with (``btn1``, ``btn2`` -> ``btn``)."""
+    first = min(names, key=len, default="")
+    for k, char in enumerate(first):
+        if any(n[k] != char for n in names):
+            return first[:k]
+    return first
+
+
+def per_button(buttons: dict[str, str], chosen: str) -> dict[str, Any]:
+    """The group's answer as MTurk posts it: ``{"<button name>": {"<value>": <chosen?>}, ...}``."""
+    return {name: {value: bool(chosen) and value == chosen} for name, value in buttons.items()}
+
+
+def button_groups(rules: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Group field name -> {button name: value}, from a page's rules (``form_spec``) or fields."""
+    return {r["name"]: r["buttons"] for r in rules if r.get("buttons")}
+
+
+def merge_buttons(flat: dict[str, str], groups: dict[str, dict[str, str]]) -> dict[str, str]:
+    """Flat answer fields with each per-button group's buttons replaced by the group's one field,
+    its value the chosen button's value ("" when none is). A button read flat is its value when ticked
+    (``{"yes": true}`` -> ``"yes"``); an answer that already names the group is kept as it is."""
+    out = dict(flat)
+    for group, buttons in groups.items():
+        present = [b for b in buttons if b in out and b != group]
+        if not present:
+            continue
+        chosen = [buttons[b] for b in present if out[b] and out[b] == buttons[b]]
+        for b in present:
+            del out[b]
+        out.setdefault(group, chosen[0] if len(chosen) == 1 else "|".join(chosen))
+    return out
+
+
+def buttons_json(pairs: list[tuple[str, str]]) -> str:
+    """The group field's ``data-buttons`` attribute: {button name: value}, in page order."""
+    return json.dumps(dict(pairs))

@@ -1,0 +1,66 @@
+"""Full text QC on every free-text field of a campaign on the user's own page: the rules the caption
+task gets (the seed's text rules, instruction echo against the page's own text, consensus and
+template rules, the telemetry rules), run on one frame per field, each field configurable in
+``[qc.fields.<name>]`` (flows/core/config/field_qc_config.py). A field not listed gets the campaign's
+``[qc] rules`` that judge text, with the caption limits off (``min_words``, ``one_sentence``,
+``max_chars`` and banned openings are the caption task's; a page's field takes them when its config
+says so). Decisions go through the campaign's policy, with its hold-instead-of-punish safety
+(``[policy] hold_share``): a rule that would reject or block most of a batch holds it instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.page_text import visible_text
+from qc.echo_rules import page_lines
+from qc.runner import run_rules
+from qc.submit_rules import SubmitRules
+from qc.telemetry_rules import TELEMETRY_RULES
+
+# Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
+TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate", "near_template", "instruction_echo",
+              "quality_talk", "caps_lock", "min_words", "one_sentence", "banned_prefix", "max_chars",
+              *TELEMETRY_RULES)
+NO_CANNED_TEXT = "\x00"  # a custom page has no canned answer: nothing typed equals this
+
+
+def field_submit_rules(conf: dict[str, Any]) -> SubmitRules:
+    """One field's limits from its ``[qc.fields.<name>]`` table (all off by default)."""
+    return SubmitRules(min_words=int(conf.get("min_words") or 0), one_sentence=bool(conf.get("one_sentence")),
+                       banned_prefixes=tuple(conf.get("banned_prefixes") or ()),
+                       max_chars=int(conf.get("max_chars") or 0) or None, required=False, canned_text=NO_CANNED_TEXT)
+
+
+def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
+    """The text rules one field runs: its own list, else the campaign's; instruction_echo only when the
+    page has instructions long enough to echo."""
+    conf = (params.get("fields") or {}).get(field) or {}
+    rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL)
+    if not page_lines(str(params.get("page_text") or "")):
+        rules = tuple(r for r in rules if r != "instruction_echo")
+    return rules
+
+
+def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, ...]) -> list[pd.DataFrame]:
+    """Each free-text field's flags (``texts``: the answers of kind "text", with their telemetry)."""
+    frames = []
+    for field, group in texts.groupby("field"):
+        rules = field_rules(str(field), params, enabled)
+        if not rules:
+            continue
+        conf = (params.get("fields") or {}).get(field) or {}
+        frame = group.assign(caption=group["answer"], is_precanned=False).reset_index(drop=True)
+        flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf)}, rules)
+        frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
+    return frames
+
+
+def page_instruction_text(page_html: str, items: list[dict[str, Any]]) -> str:
+    """What the page says to every worker: its visible text without the lines that show an item's own
+    values (an answer about the item may repeat the item; repeating the instructions is the echo)."""
+    values = [str(v) for item in items for v in item.values() if len(str(v).split()) >= 3]
+    lines = visible_text(page_html).splitlines()
+    return "\n".join(line for line in lines if not any(v in line or line in v for v in values))

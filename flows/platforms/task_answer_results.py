@@ -1,0 +1,100 @@
+"""MTurk batch results from a crowd-form page: the answer is one ``Answer.taskAnswers`` column, a JSON
+array holding one object of every element's answer (MTurk's crowd HTML elements; hitflow's own reading
+of it is flows/core/pages/crowd_elements.py). Flattened exactly as the task server flattens a posted
+answer, then read for QC: one row per assignment x free-text field, in the QC column contract
+(``assignment_id, worker_id, image_id, caption, work_time_s`` + ``telemetry_field``, ``telemetry_log``).
+
+The free-text fields are the ones named (``hitflow qc --text-field summary``) or, unnamed, found by
+their content: prose most answers fill, in words, and different from one answer to the next (a
+choice's few labels are not). A keystroke log is found by its value, inside the JSON (any element)
+or in its own ``Answer.*`` column, and goes with the text field whose name it carries (or the one
+text field there is).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.core.errors import InputFormatError
+from flows.core.pages.crowd_elements import flatten_task_answers
+from qc.telemetry import looks_like_event_log
+
+TASK_ANSWERS = "Answer.taskAnswers"
+ITEM_COLUMNS = ("Input.item_id", "Input.image_id", "Input.id", "Input.image_url", "Input.url")
+NOT_TEXT = ("assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
+
+
+def flat_rows(path: Path, rows: list[dict[str, str]], lines: list[int]) -> list[dict[str, str]]:
+    """Each row's taskAnswers flattened into one value per element name (one line per unreadable one)."""
+    out = []
+    for line, r in zip(lines, rows, strict=True):
+        try:
+            out.append(flatten_task_answers(r.get(TASK_ANSWERS) or "[{}]"))
+        except (ValueError, RecursionError) as exc:
+            raise InputFormatError(f"{path}:{line}: {TASK_ANSWERS} is not the JSON a crowd-form posts ({exc}); "
+                                   "give the batch results file as MTurk wrote it") from exc
+    return out
+
+
+def _is_prose(values: list[str]) -> bool:
+    filled = [v for v in values if v.strip()]
+    if not filled or len(filled) < len(values) / 2 or any(looks_like_event_log(v) for v in filled[:5]):
+        return False
+    if any(v.lstrip().startswith(("{", "[")) for v in filled[:5]):  # boxes, points, structured answers
+        return False
+    words = sorted(len(v.split()) for v in filled)
+    distinct = len(set(filled)) / len(filled)
+    return words[len(words) // 2] >= 3 and (distinct > 0.5 or len(filled) < 3)
+
+
+def text_fields(path: Path, flat: list[dict[str, str]], named: tuple[str, ...]) -> list[str]:
+    """The free-text fields: ``named`` (each must be there), else those whose values read as prose."""
+    present = list(dict.fromkeys(k for row in flat for k in row))
+    if named:
+        missing = [n for n in named if n not in present]
+        if missing:
+            raise InputFormatError(f"{path}: taskAnswers has no field {', '.join(missing)}; its fields are "
+                                   f"{', '.join(present) or 'none'} (pick with --text-field)")
+        return list(named)
+    found = [k for k in present if k not in NOT_TEXT and _is_prose([row.get(k, "") for row in flat])]
+    if not found:
+        raise InputFormatError(f"{path}: no free-text field found in taskAnswers (fields: "
+                               f"{', '.join(present) or 'none'}); name it with --text-field NAME")
+    return found
+
+
+def _logs(row: dict[str, str], flat: dict[str, str]) -> dict[str, str]:
+    """Event logs by their field or column name, from the JSON and from the row's own columns."""
+    logs = {k: v for k, v in flat.items() if v and looks_like_event_log(v)}
+    logs.update({k.removeprefix("Answer."): v for k, v in row.items() if k and k.startswith("Answer.")
+                 and k != TASK_ANSWERS and v and looks_like_event_log(v)})
+    return logs
+
+
+def _log_for(field: str, logs: dict[str, str], fields: list[str]) -> str:
+    """The log whose name carries the field's (``summary_log`` for ``summary``), else the only log of
+    a page with one text field."""
+    mine = [v for k, v in logs.items() if field.lower() in k.lower()]
+    if mine:
+        return mine[0]
+    return next(iter(logs.values())) if len(fields) == 1 and len(logs) == 1 else ""
+
+
+def from_task_answers(path: Path, rows: list[dict[str, str]], lines: list[int], seconds: list[float],
+                      named: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The QC frame of a crowd-form batch (see the module docstring); ``seconds``: each row's work time."""
+    flat = flat_rows(path, rows, lines)
+    fields = text_fields(path, flat, named)
+    out: list[dict[str, Any]] = []
+    for r, answer, work in zip(rows, flat, seconds, strict=True):
+        item = next((r[k] for k in ITEM_COLUMNS if r.get(k)), r.get("HITId", ""))
+        logs = _logs(r, answer)
+        for field in fields:
+            out.append({"assignment_id": r["AssignmentId"], "worker_id": r.get("WorkerId", ""),
+                        "image_id": item if len(fields) == 1 else f"{item}#{field}", "caption": answer.get(field, ""),
+                        "work_time_s": work, "telemetry": answer.get("hitflow_telemetry", ""),
+                        "telemetry_field": field, "telemetry_log": _log_for(field, logs, fields)})
+    return pd.DataFrame(out)

@@ -1,0 +1,31 @@
+"""Which submit rules fit the kind of text a file holds: the seed's caption rules (one sentence, the
+VizWiz banned openings) would flag nearly every multi-sentence summary, so a file whose answers are
+mostly passages is checked with those two off and the rest kept (minimum words, caps lock, blank,
+the consensus/template and telemetry rules).
+
+Pure: a Series of texts in, a kind and a SubmitRules out."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+
+from qc.submit_rules import SubmitRules, has_second_sentence, is_blank
+
+PASSAGE_SHARE = 0.5  # more than half the answered texts run past one sentence: passages, not captions
+OFF_FOR_PASSAGES = ("one_sentence", "banned_prefix")
+
+
+def text_kind(texts: pd.Series) -> str:
+    """"passage" when most answered texts have a second sentence, else "caption"."""
+    answered = [t for t in texts.astype(str) if not is_blank(t)]
+    if not answered:
+        return "caption"
+    share = sum(has_second_sentence(t) for t in answered) / len(answered)
+    return "passage" if share > PASSAGE_SHARE else "caption"
+
+
+def rules_for_kind(rules: SubmitRules, kind: str) -> SubmitRules:
+    """The caption rules for captions; for passages the same without one_sentence and banned openings."""
+    return replace(rules, one_sentence=False, banned_prefixes=()) if kind == "passage" else rules

@@ -1,0 +1,75 @@
+"""`hitflow new --from` on pages as requesters write them (issue 44, point 5): hyphenated requester-UI
+placeholders, XML wrappers opening with a comment, the page's own submit checks, a QuestionForm's
+lists, instructions kept out of the per-item block, and a note for everything an import step drops."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from flows.cli.main import main
+from flows.custom.page_check import source_problems
+from flows.custom.page_import import import_page, restructure
+
+FORM_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2017-11-06/QuestionForm.xsd"
+HTML_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
+
+
+def test_a_hyphenated_placeholder_reads_its_column_and_the_page_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    page = tmp_path / "passages.html"
+    page.write_text("<p>${passage-1}</p><p>${passage-2}</p><a href='${source-url}'>source</a>\n"
+                    "<textarea name='summary' required></textarea>\n", encoding="utf-8")
+    assert main(["new", "passages", "--from", str(page), "--dir", str(tmp_path)]) == 0
+    template = (tmp_path / "config" / "passages.html.j2").read_text()
+    assert "{{ item['passage-1'] }}" in template and "{{ item['source-url'] | safe_url }}" in template
+    items = tmp_path / "config" / "passages_items.csv"
+    assert items.read_text().splitlines()[0] == "item_id,passage-1,passage-2,source-url"
+    items.write_text("item_id,passage-1,passage-2,source-url\nx1,The first part.,The second part.,"
+                     "https://example.org/a\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["run", "config/passages.toml", "--dry-run"]) == 0
+    assert "PROBLEM" not in capsys.readouterr().out
+
+
+def test_an_xml_wrapper_behind_a_comment_is_still_a_wrapper(tmp_path: Path) -> None:
+    text = (f'<?xml version="1.0"?>\n<!-- exported from the requester site -->\n<?app build="3"?>\n'
+            f'<HTMLQuestion xmlns="{HTML_NS}"><HTMLContent><![CDATA[<p>Rate it</p><input name="score">]]>'
+            "</HTMLContent><FrameHeight>0</FrameHeight></HTMLQuestion>")
+    imported = import_page(text, "wrapped.xml")
+    assert "HTMLQuestion" not in imported.body and 'name="score_{{ i }}"' in imported.body
+    wrapper = tmp_path / "page.html.j2"
+    wrapper.write_text(text, encoding="utf-8")
+    assert "is MTurk question XML (<HTMLQuestion>)" in source_problems(wrapper)[1][0]
+
+
+def test_the_submit_buttons_own_check_is_kept_with_a_note() -> None:
+    body, notes = restructure('<form><input name="a"><input type="submit" onclick="return looksDone()">'
+                              '<input type="hidden" name="workerId"></form>')
+    assert "return looksDone() }).call(this, event) === false) { event.preventDefault(); }" in body
+    assert any("own submit check" in n for n in notes)
+    assert any("session field workerId dropped" in n for n in notes)
+
+
+def test_a_question_forms_list_is_shown_and_what_it_cannot_show_is_named() -> None:
+    xml = (f'<QuestionForm xmlns="{FORM_NS}"><Overview><Title>Rules</Title><List><ListItem>Be brief</ListItem>'
+           "<ListItem>No links</ListItem></List><Binary><MimeType><Type>image</Type></MimeType>"
+           "<DataURL>https://example.org/a.png</DataURL><AltText>a</AltText></Binary></Overview>"
+           "<Question><QuestionIdentifier>why</QuestionIdentifier><IsRequired>true</IsRequired><QuestionContent>"
+           "<Text>Why?</Text></QuestionContent><AnswerSpecification><FreeTextAnswer/></AnswerSpecification>"
+           "</Question></QuestionForm>")
+    imported = import_page(xml, "form.xml")
+    assert "<ul><li>Be brief</li><li>No links</li></ul>" in imported.body
+    assert any("Binary content was left out" in n for n in imported.notes)
+
+
+def test_instructions_are_shown_once_above_the_items(tmp_path: Path, capsys) -> None:
+    page = tmp_path / "summ.html"
+    page.write_text('<div id="instructions"><h2>How to</h2><div><p>Read the passage, then summarise it.</p></div>'
+                    "</div>\n<p>${text}</p>\n<textarea name='summary'></textarea>\n", encoding="utf-8")
+    assert main(["new", "summ", "--from", str(page), "--dir", str(tmp_path)]) == 0
+    template = (tmp_path / "config" / "summ.html.j2").read_text()
+    instructions, item = re.split(r"\{% block item %\}", template)
+    assert "{% block instructions %}" in instructions and "Read the passage" in instructions
+    assert "Read the passage" not in item and "{{ item.text }}" in item and 'name="summary_{{ i }}"' in item
+    assert "moved out of the per-item block" in capsys.readouterr().err
