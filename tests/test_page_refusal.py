@@ -103,7 +103,9 @@ def self_contradicting(project: Path, extra_policy: str = "") -> Path:
     page.write_text(page.read_text().replace('min="0" max="50"', 'min="10" max="5"'), encoding="utf-8")
     config = project / "config" / "page.toml"
     if extra_policy:
-        config.write_text(config.read_text().replace("[policy]\n", f"[policy]\n{extra_policy}\n"), encoding="utf-8")
+        key = extra_policy.split("=")[0].strip()  # the starter may set it already: a TOML key is set once
+        kept = [line for line in config.read_text().splitlines(keepends=True) if not line.startswith(f"{key} =")]
+        config.write_text("".join(kept).replace("[policy]\n", f"[policy]\n{extra_policy}\n"), encoding="utf-8")
     return config
 
 
