@@ -23,6 +23,7 @@
   var flag = function (el, name) { return el.hasAttribute(name) ? "" : null; };
   var header = function (el) { if (el.getAttribute("header")) { make("p", {class: "crowd-header"}, el).textContent = el.getAttribute("header"); } };
   var getters = {};  /* element name -> function giving its answer */
+  var synced = [];  /* each crowd-input's catch-up with a value its page's script set as an attribute */
 
   each("crowd-input, crowd-text-area", function (el) {
     var area = el.tagName.toLowerCase() === "crowd-text-area";
@@ -31,6 +32,15 @@
       required: flag(el, "required"), maxlength: attr(el, "max-length"), minlength: attr(el, "min-length"),
       placeholder: attr(el, "placeholder"), rows: attr(el, "rows"), disabled: flag(el, "disabled")}, el);
     box.value = el.getAttribute("value") || "";
+    /* MTurk's element reads its value when the form is submitted: a page's script may set it as a
+       property or an attribute (a hidden required field filled from a widget) after the page loaded */
+    var seen = el.getAttribute("value");
+    Object.defineProperty(el, "value", {configurable: true, get: function () { return box.value; },
+      set: function (v) { box.value = v === null || v === undefined ? "" : String(v); }});
+    synced.push(function () {
+      var now = el.getAttribute("value");
+      if (now !== seen) { seen = now; box.value = now || ""; }
+    });
     getters[el.getAttribute("name")] = function () { return box.value; };
   });
   var checkboxes = {};
@@ -119,6 +129,7 @@
   var error = document.getElementById("form-error");
   document.getElementById("submit-btn").addEventListener("click", function () {
     if (preview) { error.textContent = "Accept the HIT before submitting."; return; }
+    synced.forEach(function (sync) { sync(); });
     var invalid = Array.prototype.filter.call(crowdForm.querySelectorAll("input, textarea, select"), function (c) { return !c.checkValidity(); });
     if (invalid.length) {
       error.textContent = "Some answers are missing or not in the requested form; see the highlighted fields.";

@@ -15,6 +15,7 @@ items, while the other workers' most common answer differs on at least half of t
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
@@ -26,12 +27,14 @@ from qc.telemetry_rules import TELEMETRY_RULES
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
-CUSTOM_RULES = ("invalid_answer", "time_outlier", "duplicate_text", "shared_template", "consensus",
+CUSTOM_RULES = ("invalid_answer", "empty_answer", "time_outlier", "duplicate_text", "shared_template", "consensus",
                 "choice_straight_lining", "random_sample", "caps_lock", "instruction_echo", "min_words",
                 "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
-    reject_rules=("invalid_answer",),
+    # empty_answer rejects a response that answers nothing; when it reaches most of a batch the page is
+    # at fault (a script-built answer the form never posts), and the hold (hold_share) stops the batch
+    reject_rules=("invalid_answer", "empty_answer"),
     block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1,
                      "paste_external": 2, "untyped_text": 2, "instruction_echo": 2},
     review_rules=("random_sample", "consensus", "time_outlier", "caps_lock", "min_words", "one_sentence",
@@ -68,3 +71,38 @@ def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
                          "detail": f"{field}: {answer!r} on all {len(per_item)} items; others mostly said "
                                    f"otherwise on {disagree} of {len(judged)}"})
     return flag_frame(rows)
+
+
+def has_value(answer: Any) -> bool:
+    """Whether an answer holds anything: not blank, and, when it is JSON a script built, not a shape of
+    blanks (``{"text": ""}``: the script ran but nobody's answer reached it)."""
+    text = str(answer).strip()
+    if not text:
+        return False
+    if text[0] not in "[{":
+        return True
+    try:
+        return _filled(json.loads(text))
+    except (ValueError, RecursionError):
+        return True
+
+
+def _filled(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_filled(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_filled(v) for v in value)
+    return value is not None and value != ""
+
+
+@register("empty_answer", "study")
+def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """A response whose every answer field came back empty (``answered`` = 0 of ``fields`` > 0): nothing
+    was submitted. Input columns: ``assignment_id, worker_id, answered, fields``."""
+    if not {"answered", "fields"} <= set(df.columns):
+        return flag_frame([])
+    empty = df[(df["fields"] > 0) & (df["answered"] == 0)]
+    return flag_frame([{"worker_id": r.worker_id, "rule": "empty_answer", "value": 0, "threshold": 1,
+                        "assignment_id": r.assignment_id, "detail": f"none of its {r.fields} answer fields has a value"}
+                       for r in empty.itertuples()])
+

@@ -96,3 +96,12 @@ def test_new_from_writes_each_free_text_fields_rules_with_a_comment_per_rule(tmp
     assert main(["run", str(broken), "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert "caps_lok" in err and "did you mean `caps_lock`?" in err and "Traceback" not in err
+
+
+def test_blank_optional_answers_are_no_text_to_judge() -> None:
+    """Workers leaving an optional box empty on every item wrote nothing: no duplicate, no template."""
+    responses, answers = frames()
+    answers.loc[answers["field"] == "title", "answer"] = ""
+    flags = custom_flags(responses, answers, {"random_sample_share": 0.0}, CUSTOM_RULES)
+    assert not flags["detail"].str.startswith("title: ").any()
+    assert flags["detail"].str.startswith("summary: ").any()  # the other field is still judged

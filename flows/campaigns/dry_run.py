@@ -28,8 +28,13 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
     return platform_for(platform).dry_run(run, groups, list(invitees))
 
 
-def format_plan(plan: dict[str, Any]) -> str:
+def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> str:
+    """The plan, then what the dry run read of the page (``page_lines``, a custom page's fields and
+    rules), then the verdict last: every PROBLEM (the plan's and the page's), or that there is none."""
     head = [plan.get("head") or f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
             f"{plan['largest_question_bytes']} of {plan['limit_bytes']} bytes", plan["estimate"]]
-    tail = [f"PROBLEM: {p}" for p in plan["problems"]] or ["no problems found; nothing was sent anywhere"]
-    return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + tail)
+    page = [line for line in page_lines or [] if not line.startswith("PROBLEM")]
+    problems = [f"PROBLEM: {p}" for p in plan["problems"]] + [line for line in page_lines or []
+                                                               if line.startswith("PROBLEM")]
+    tail = problems or ["no problems found; nothing was sent anywhere"]
+    return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)

@@ -281,9 +281,7 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
             print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
             return 1
     plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
-    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan)}")
-    if lines:
-        print("\n".join(lines))
+    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
 
 

@@ -17,11 +17,12 @@ from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
 from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
 from flows.studies.study_review import response_items, work_seconds
+from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
 from qc.form_constraints import Spec, check_form
 from qc.runner import run_rules
 
-RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems"]
+RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields"]
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field"]
 
 
@@ -66,10 +67,12 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             problems = [{"rule": "malformed_answer", "field": "", "detail": str(exc)}]
         if ids and not spec["fields"]:
             problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
+        rows = _answer_rows(a, spec, fields, ids)
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
-                          "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems)})
-        answers += _answer_rows(a, spec, fields, ids)
+                          "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),
+                          "answered": sum(has_value(r["answer"]) for r in rows), "fields": len(rows)})
+        answers += rows
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
 
 

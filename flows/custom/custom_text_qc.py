@@ -17,7 +17,7 @@ import pandas as pd
 from flows.campaigns.page_text import visible_text
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
-from qc.submit_rules import SubmitRules
+from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
 
 # Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
@@ -47,7 +47,9 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
 def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, ...]) -> list[pd.DataFrame]:
     """Each free-text field's flags (``texts``: the answers of kind "text", with their telemetry)."""
     frames = []
-    for field, group in texts.groupby("field"):
+    blank = [is_blank(str(t)) for t in texts["answer"]]
+    answered = texts.loc[[not b for b in blank]] if blank else texts  # a blank optional answer is no text to judge
+    for field, group in answered.groupby("field"):
         rules = field_rules(str(field), params, enabled)
         if not rules:
             continue

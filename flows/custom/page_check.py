@@ -26,7 +26,8 @@ FOREIGN = (
     (re.compile(r"\{%.*?%\}", re.S), "a Liquid tag"),
 )
 # the wrapper's root, past an XML declaration, processing instructions and comments before it
-QUESTION_XML = re.compile(r"^\s*(?:(?:<\?.*?\?>|<!--.*?-->)\s*)*<(HTMLQuestion|ExternalQuestion|QuestionForm)\b",
+# (atomic and possessive: a comment or instruction once matched is never re-split, so no backtracking blow-up)
+QUESTION_XML = re.compile(r"^\s*(?>(?:<\?.*?\?>|<!--.*?-->)\s*)*+<(HTMLQuestion|ExternalQuestion|QuestionForm)\b",
                           re.S)
 ANY_TAG = re.compile(r"<[A-Za-z][\w-]*[\s/>]")
 CODE_TAGS = ("script", "style")

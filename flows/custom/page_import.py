@@ -170,8 +170,9 @@ def restructure(page: str) -> tuple[str, list[str]]:
                   flags=re.S | re.I)
     form_ids = [re.search(r"\bid\s*=\s*[\"']([^\"']+)", f.group(1)) for f in FORM_OPEN.finditer(body)]
     handlers = [html_text.unescape(m.group(2)) for m in ONSUBMIT.finditer(body)]
-    clicks = [html_text.unescape(c.group(2)) for b in SUBMIT.finditer(body) if (c := ONCLICK.search(b.group(0)))]
-    if FORM_OPEN.search(body) or SUBMIT.search(body):
+    submits = list(SUBMIT.finditer(body))
+    clicks = [html_text.unescape(c.group(2)) for b in submits if (c := ONCLICK.search(b.group(0)))]
+    if FORM_OPEN.search(body) or submits:
         notes.append("the page's own <form> and submit button were dropped: hitflow's page has the form "
                      "(its action and MTurk's session fields) and one Submit button")
     if handlers or clicks:  # the page's own checks still guard the submit

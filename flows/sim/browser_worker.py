@@ -17,6 +17,7 @@ worker who took a page is in before the virtual hours it took have passed.
 
 from __future__ import annotations
 
+import json
 import queue
 import random
 import sys
@@ -27,7 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
-from flows.core.pages.mturk_forms import answer_xml
+from flows.core.pages.crowd_elements import TASK_ANSWERS
+from flows.core.pages.mturk_forms import answer_xml, form_fields
+from flows.core.pages.radio_buttons import BUTTONS
 
 if TYPE_CHECKING:
     from flows.sim.market_records import Assignment, Hit
@@ -96,9 +99,16 @@ class BrowserThread:
                 try:
                     job(browser)
                 except Exception as exc:  # one page's failure must not stop the crowd
-                    sys.stderr.write(f"hitflow sim: a browser worker's page failed: {type(exc).__name__}: {exc}\n")
+                    say_failed(exc)
                 finally:
                     self.jobs.task_done()
+
+
+def say_failed(exc: Exception) -> None:
+    """One line on stderr for a page a browser worker could not work (Playwright's errors carry a
+    multi-line call log: its first line says what failed)."""
+    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    sys.stderr.write(f"hitflow sim: a browser worker's page failed ({type(exc).__name__}: {first})\n")
 
 
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
@@ -119,8 +129,8 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
     try:
         page.route("**/*", answer)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
-        _fill_visible(page, intents)
-        buttons = page.locator("button[type=button]:visible")
+        _fill_visible(page, per_button_intents(html, intents))
+        buttons = page.locator("button[type=button]:visible:not(#submit-btn)")  # a crowd page's Submit is one
         order = rng.sample(range(buttons.count()), buttons.count())
         for attempt in range(TRIES):  # a person who is told what is missing clicks once more
             for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
@@ -137,10 +147,49 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
         context.close()
 
 
+def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:
+    """A crowd-radio-group of named buttons is chosen by its button's name (flows/core/pages/radio_buttons.py)."""
+    out = dict(intents)
+    for f in form_fields(html):
+        if f.attrs.get(BUTTONS) and f.name in out:
+            value = out.pop(f.name)
+            out.update({b: v for b, v in json.loads(f.attrs[BUTTONS]).items() if v == value})
+    return out
+
+
+def _fill_crowd(page: Any, tag: str, name: str, value: str) -> None:
+    """One of MTurk's crowd elements, through the controls hitflow's stand-in draws inside it
+    (hit_templates/crowd_elements.js); boxes and points on an image are left undrawn."""
+    host = f'{tag}[name="{name}"]'
+    if tag in ("crowd-input", "crowd-text-area"):
+        box = page.locator(f"{host} input, {host} textarea").first
+        if box.count() and box.is_visible():  # a hidden one is the page's script's to set
+            box.fill(value)
+    elif tag == "crowd-slider":
+        page.locator(f"{host} input").first.evaluate(
+            "(r, v) => { r.value = v; r.dispatchEvent(new Event('input')); }", value)
+    elif tag in ("crowd-radio-button", "crowd-checkbox"):
+        for v in value.split("|"):
+            box = page.locator(f'{host}[value="{v}"] input')
+            box = box if box.count() or v != "on" else page.locator(f"{host}:not([value]) input")
+            if box.count():
+                box.first.check()
+    elif "classifier" in tag:
+        for v in value.split("|"):
+            box = page.locator(f'{host} input[value="{v}"]')
+            if box.count():
+                box.first.check()
+
+
 def _fill_visible(page: Any, intents: dict[str, str]) -> None:
     """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
     page's script reads without a name is optional to it and left empty, as most people do)."""
     for name, value in intents.items():
+        host = page.locator(f'[name="{name}"]')
+        tag = host.first.evaluate("e => e.tagName.toLowerCase()") if value and host.count() else ""
+        if tag.startswith("crowd-"):
+            _fill_crowd(page, tag, name, value)
+            continue
         controls = page.locator(f'[name="{name}"]:visible')
         if not value or not controls.count():
             continue
@@ -164,7 +213,11 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
     visible = {k: v for k, v in intents.items() if k not in TIMING}
 
     def job(browser: Any) -> None:
-        fields = work_page(browser, hit.question.html, params, visible, random.Random(seed))
+        try:
+            fields = work_page(browser, hit.question.html, params, visible, random.Random(seed))
+        except Exception as exc:  # the page broke (a timeout): the worker gives the HIT back, as one who gave up
+            say_failed(exc)
+            fields = None
         with market.lock:
             if a.assignment_id not in market.assignments:
                 return  # withdrawn while the page was worked (the HIT expired early or changed its type)
@@ -174,12 +227,22 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
                 market.assignments.pop(a.assignment_id, None)
                 return
             fields.pop("assignmentId", None)  # MTurk keeps it out of the answer
-            fields.update({k: intents[k] for k in TIMING if k in intents})  # the virtual clock's times
+            fields.update(virtual_times(fields, intents))  # the virtual clock's times
             a.answer = answer_xml(fields)
             market.assignments[a.assignment_id] = a
             if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:
                 market.notify(hit, "AssignmentSubmitted", a.submit_time or a.accept_time, a.assignment_id)
     BrowserThread.shared().jobs.put(job)
+
+
+def virtual_times(fields: dict[str, str], intents: dict[str, str]) -> dict[str, str]:
+    """The page's clock fields as the virtual clock has them; a crowd-form's inside its taskAnswers."""
+    times = {k: intents[k] for k in TIMING if k in intents}
+    if TASK_ANSWERS not in fields:
+        return times
+    answers = json.loads(fields[TASK_ANSWERS])
+    answers[0].update({k: v for k, v in times.items() if k in answers[0]})
+    return {TASK_ANSWERS: json.dumps(answers)}
 
 
 def resume_browsing(market: Marketplace) -> int:
@@ -215,4 +278,4 @@ def posted_by_browser(html: str, intents: dict[str, str], seed: str) -> dict[str
     BrowserThread.shared().jobs.put(job)
     if not done.wait(SETTLE_S) or not out or out[0] is None:
         return None
-    return {**out[0], **{k: intents[k] for k in TIMING if k in intents}}
+    return {**out[0], **virtual_times(out[0], intents)}

@@ -75,8 +75,21 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
         elif f.kind in ("text", "textarea"):
             values[f.name] = ""
     recorders = [f.name for f in fields if f.attrs.get("data-sim-fill") == "telemetry"]
-    if recorders:  # the page's recorder: how the captions arrived, in its own format
-        captions = [(f.name, f.attrs.get("data-item", ""), values.get(f.name, "")) for f in fields
-                    if f.attrs.get("data-sim-fill") == "caption"]
+    if recorders:  # the page's recorder: how the captions (any page's free text) arrived, in its own format
+        captions = [(f.name, f.attrs.get("data-item", "") or _item_of(f.name, values), values.get(f.name, ""))
+                    for f in fields if f.attrs.get("data-sim-fill") == "caption" or _typed_text(f, values)]
         values[recorders[0]] = typing_model.page_record(worker, captions, accept, submit, rules.canned_text)
     return values
+
+
+def _typed_text(f: FormField, values: dict[str, str]) -> bool:
+    """An unhinted free-text box the worker filled (a custom page's), which the recorder watches too."""
+    return (not f.attrs.get("data-sim-fill") and f.kind in ("text", "textarea", "search")
+            and "hidden" not in f.attrs and bool(values.get(f.name)))
+
+
+def _item_of(name: str, values: dict[str, str]) -> str:
+    """The item a field ``<base>_<i>`` is about: the page's ``image_id_<i>``."""
+    base, _, index = name.rpartition("_")
+    return values.get(f"image_id_{index}", "") if base and index.isdigit() else ""
+

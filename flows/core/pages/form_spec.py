@@ -72,7 +72,9 @@ def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | N
     if f.kind in ANNOTATIONS:  # boxes or points on an image, answered as JSON (flows/core/pages/crowd_elements.py)
         return {"name": f.name, "type": "annotations", "input": f.kind, "required": required,
                 "options": list(dict.fromkeys(f.options))}
-    rule: dict[str, Any] = {"name": f.name, "type": "text", "input": f.kind if f.kind in TEXT_INPUTS else "text",
+    shown = "hidden" not in f.attrs  # hidden by attribute: the page's script fills it, nobody types it
+    rule: dict[str, Any] = {"name": f.name, "type": "text",
+                            "input": (f.kind if f.kind in TEXT_INPUTS else "text") if shown else "hidden",
                             "required": required, "minlength": _int_attr(f.attrs, "minlength"),
                             "maxlength": _int_attr(f.attrs, "maxlength")}
     if f.kind != "textarea" and f.attrs.get("pattern"):

@@ -63,7 +63,9 @@ def parse_question(xml: str) -> Question:
 
 BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
 _SKIPPED_TEXT = ("script", "style", "title", "option", "textarea", "button", "select")
-_LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", *INSTRUCTIONS)
+# a choice's own text is a label too (a crowd-radio-button's "Cannot tell what it shows"): not the item's content
+_LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", "crowd-radio-button", "crowd-checkbox",
+               *INSTRUCTIONS)
 
 
 class _FormParser(HTMLParser):
@@ -82,10 +84,13 @@ class _FormParser(HTMLParser):
         self.step = 0
         self.group: FormField | None = None  # an open crowd-radio-group (flows/core/pages/crowd_elements.py)
         self._option_text = False
+        self._choice_text = False
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
         attrs = {k: v or "" for k, v in attrs_list}
         self.step += 1
+        # the text right after a radio button or checkbox (no <label> around it) names that choice
+        self._choice_text = tag == "input" and attrs.get("type", "").lower() in ("radio", "checkbox")
         if tag not in ("input", "img", "br", "hr", "meta", "link"):
             self._open.append(tag)
         if tag == "img":
@@ -153,7 +158,8 @@ class _FormParser(HTMLParser):
         text = " ".join(data.split())
         if text and not any(t in _SKIPPED_TEXT for t in self._open):
             self.step += 1
-            self.texts.append((self.step, text, any(t in _LABEL_TEXT for t in self._open)))
+            self.texts.append((self.step, text, self._choice_text or any(t in _LABEL_TEXT for t in self._open)))
+            self._choice_text = False
 
 
 def form_fields(html: str) -> list[FormField]:

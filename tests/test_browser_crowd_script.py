@@ -1,0 +1,74 @@
+"""Crowd pages a person can really submit (issue 44, point 6), in Debian's Chromium: a hidden required
+crowd-input that the page's own script fills (with setAttribute, after load) is read when the form
+is submitted, as MTurk's elements read it, and crowd pages get browser-driven simulated workers, so
+what stops a person stops the rehearsal too."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from flows.cli.main import main
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import html_question
+from flows.core.pages.templates import page_items
+from flows.custom.custom_task import custom_page
+from flows.custom.scaffold import scaffold
+from tests.test_browser_flickr import mine
+
+pytestmark = pytest.mark.browser
+
+# A star rating whose buttons write a hidden, required crowd-input by attribute, after the page loaded.
+STARS = """{% extends "_crowd_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<crowd-input name="rating_{{ i }}" required hidden></crowd-input>
+<span class="stars" data-i="{{ i }}">
+  <button type="button" data-stars="2">2 stars</button><button type="button" data-stars="4">4 stars</button>
+</span>
+<crowd-text-area name="why_{{ i }}" label="Why?" rows="2"></crowd-text-area>
+<script>
+document.querySelectorAll(".stars button").forEach(function (b) { b.addEventListener("click", function () {
+  var i = b.parentNode.getAttribute("data-i");
+  document.querySelector("crowd-input[name=rating_" + i + "]").setAttribute("value", b.getAttribute("data-stars"));
+}); });
+</script>
+{% endblock %}
+"""
+
+
+@pytest.fixture
+def stars_project(tmp_path: Path) -> Path:
+    scaffold("stars", tmp_path)
+    (tmp_path / "config" / "stars.html.j2").write_text(STARS, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_value_the_pages_script_sets_is_read_when_submitted(stars_project: Path, sim, client, page) -> None:
+    cfg = load_config(stars_project / "config" / "stars.toml")
+    rows = [{"item_id": "p1", "file_name": "", "url": "", "payload": json.dumps({"note": "A red bus."})}]
+    hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
+                               LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
+                               Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
+    page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=ASTARS01")
+    page.click("button[data-stars='4']")
+    page.click("#submit-btn")
+    page.wait_for_load_state()
+    answer = mine(client, hit_id, "ASTARS01")
+    assert answer["rating_0"] == "4"
+
+
+def test_a_crowd_page_gets_browser_workers_and_its_script_built_answers_arrive(stars_project: Path,
+                                                                              monkeypatch, capsys) -> None:
+    monkeypatch.chdir(stars_project)
+    assert main(["run", "config/stars.toml", "--dry-run"]) == 0
+    assert "simulated workers: in a headless browser" in capsys.readouterr().out
+    # how many of the three browser workers finish before the HIT's virtual time runs out varies with
+    # the machine's speed (a real browser against a virtual clock): what arrives is what is checked
+    assert main(["run", "config/stars.toml", "--no-prefect", "--db", "h.db"]) in (0, 8, 10)
+    con = sqlite3.connect(stars_project / "h.db")
+    ratings = [v for (v,) in con.execute("SELECT value FROM answers WHERE field = 'rating'")]
+    assert ratings and set(ratings) <= {"2", "4"}  # each set by the page's own buttons, as a person sets it
