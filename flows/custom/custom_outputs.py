@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.answers_step import campaign_answers
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
@@ -56,11 +57,24 @@ def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:
     return {"campaign": run.cfg.name, "template": str(run.cfg.template), "items": out}
 
 
-def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per answer field (its first item's control): the rule, and how many accepted answers have a value."""
+def _spec(run: Run) -> dict[str, Any]:
     first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
                            "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
-    spec = custom_spec(run.cfg, page_items(first))
+    return custom_spec(run.cfg, page_items(first))
+
+
+def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
+    """answers.csv and workers.csv from the approved single-choice fields (radio buttons, selects)."""
+    choice = {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in _spec(run)["fields"]
+              if f["type"] == "one"}
+    rows = data[(data["decision"] == "approve") & data["field"].isin(choice) & (data["value"].astype(str) != "")]
+    return campaign_answers(rows.rename(columns={"value": "label"})[["item_id", "worker_id", "field", "label"]],
+                            blocked["worker_id"], run.cfg.answers, out_dir)
+
+
+def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per answer field (its first item's control): the rule, and how many accepted answers have a value."""
+    spec = _spec(run)
     accepted = data[data["decision"] == "approve"]
     answered = accepted[accepted["value"].astype(str) != ""].groupby("field").size()
     total = accepted.groupby("field").size()
@@ -117,7 +131,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
                    run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
-               "sample": data.head(30).to_dict("records")}
+               "sample": data.head(30).to_dict("records"), "answers": _answers(run, data, blocked, out_dir)}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),
@@ -129,6 +143,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                  for f in context["fields"]],
                f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
                f"report:  {out_dir / 'report.html'}"]
+    if context["answers"]:
+        summary.append(f"answers: {out_dir / 'answers.csv'} ({context['answers']['answer_count']} answers, mean "
+                       f"confidence {context['answers']['mean_confidence']}), worker skill: {out_dir / 'workers.csv'}")
     summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
     return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked}

@@ -1,0 +1,60 @@
+"""Aggregation as a campaign step: a custom page's single-choice fields -> answers.csv, workers.csv
+and the report's section, from the approved work only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.campaigns.answers_step import campaign_answers
+from flows.cli.main import main
+from flows.core.config.answers_config import AnswersSettings, Method
+from flows.custom.scaffold import scaffold
+from postprocess.answers import CHOICES, aggregate
+
+
+def test_config_methods_spelled_alike() -> None:
+    assert Method.__args__ == CHOICES  # type: ignore[attr-defined]
+
+
+def test_custom_campaign_writes_answers_beside_the_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scaffold("demo_task", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / "demo_task"
+    data = pd.read_csv(out / "dataset.csv", keep_default_na=False, dtype=str)
+    answers = pd.read_csv(out / "answers.csv", keep_default_na=False, dtype={"label": str, "item_id": str})
+    assert set(answers["field"]) == {"has_text", "setting"}  # the radio and the select; not text, not checkboxes
+    choices = data[data["field"].isin(["has_text", "setting"])].rename(columns={"value": "label"})
+    expected = aggregate(choices[["item_id", "worker_id", "field", "label"]]).answers
+    assert answers[["item_id", "field", "label", "judgements"]].to_dict("records") == \
+        expected[["item_id", "field", "label", "judgements"]].to_dict("records")
+    workers = pd.read_csv(out / "workers.csv")
+    assert set(workers["worker_id"]) == set(choices["worker_id"])
+    assert ((workers["skill"] >= 0) & (workers["skill"] <= 1)).all()
+    assert "Answers and worker skill" in (out / "report.html").read_text()
+
+
+def _labels() -> pd.DataFrame:
+    rows = [(i, w, "yes") for i in ("a", "b", "c") for w in ("w1", "w2", "w3")]
+    rows += [(i, "bad", "no") for i in ("a", "b", "c")]
+    return pd.DataFrame(rows, columns=["item_id", "worker_id", "label"]).assign(field="has_text")
+
+
+def test_blocked_workers_dropped_or_kept(tmp_path: Path) -> None:
+    dropped = campaign_answers(_labels(), ["bad"], AnswersSettings(method="mv"), tmp_path / "drop")
+    assert dropped["dropped"] == 3
+    workers = pd.read_csv(tmp_path / "drop" / "workers.csv")
+    assert "bad" not in set(workers["worker_id"])
+    assert pd.read_csv(tmp_path / "drop" / "answers.csv")["confidence"].eq(1.0).all()
+    kept = campaign_answers(_labels(), ["bad"], AnswersSettings(method="mv", blocked="keep", threshold=0.8),
+                            tmp_path / "keep")
+    assert kept["dropped"] == 0 and kept["below_count"] == 3  # 3 of 4 agree: 0.75 < 0.8
+    assert pd.read_csv(tmp_path / "keep" / "workers.csv").set_index("worker_id").loc["bad", "agreement"] == 0.0
+
+
+def test_nothing_to_aggregate_writes_nothing(tmp_path: Path) -> None:
+    assert campaign_answers(_labels().iloc[:0], [], AnswersSettings(), tmp_path) == {}
+    assert not (tmp_path / "answers.csv").exists()
