@@ -77,3 +77,21 @@ def test_expert_rating_study_answers_beat_a_single_judge(tmp_path: Path) -> None
     aggregated = (answers["label"] == answers["item_id"].map(known)).mean()
     assert aggregated >= single and aggregated > 0.5
     assert "Answers and worker skill" in (out / "report.html").read_text()
+
+
+def test_caption_campaign_aggregates_text_present(tmp_path: Path) -> None:
+    """The caption page's "is there text?" question: one answer per image, close to the dataset's
+    strict-majority ``text_detected`` (computed apart, in postprocess/dataset.py)."""
+    import json
+
+    config = Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml"
+    assert main(["run", str(config), "--no-prefect", "--limit", "40", "--db", str(tmp_path / "h.db"),
+                 "--out", str(tmp_path / "runs")]) == 0
+    out = tmp_path / "runs" / "vizwiz_captions"
+    answers = pd.read_csv(out / "answers.csv", dtype={"item_id": str, "label": str})
+    assert set(answers["field"]) == {"text_present"} and set(answers["label"]) <= {"yes", "no"}
+    detected = {str(i["id"]): i["text_detected"] for i in json.loads((out / "dataset.json").read_text())["images"]}
+    assert set(answers["item_id"]) <= set(detected)
+    same = (answers["label"].eq("yes").astype(int) == answers["item_id"].map(detected)).mean()
+    assert same >= 0.8
+    assert "Answers and worker skill" in (out / "report.html").read_text()

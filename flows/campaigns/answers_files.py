@@ -14,7 +14,6 @@ import pandas as pd
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
-from flows.studies.analysis import without_excluded
 from postprocess.answers import REQUIRED, Aggregation, aggregate
 
 WORKERS_FILE = "workers.csv"
@@ -22,6 +21,9 @@ WORKERS_FILE = "workers.csv"
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
     """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns."""
+    # imported here: flows.studies.analysis brings the statistics libraries, which a campaign's outputs do not need
+    from flows.studies.analysis import without_excluded
+
     frame = without_excluded(read_csv_frame(path, what="the labels file", delimiter="auto"))
     if columns:
         absent = [c for c in columns if c not in frame.columns]

@@ -16,7 +16,6 @@ import pandas as pd
 
 from flows.campaigns.answers_files import write_answers
 from flows.core.config.answers_config import AnswersSettings
-from flows.core.outputs.figures import new_figure, to_png
 from postprocess.answers import Aggregation, aggregate
 
 BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in answers.csv)
@@ -40,6 +39,16 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
         result, settings.threshold, dropped=int(is_blocked.sum()) if settings.blocked == "drop" else 0)}
 
 
+def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
+    """The caption page's "is there text in the image?" answers of accepted captions, as judgements."""
+    if "text_present" not in captions.columns or captions.empty:
+        return pd.DataFrame(columns=["item_id", "worker_id", "field", "label"])
+    kept = captions[~captions["is_rejected"].astype(bool)]
+    kept = kept[kept["text_present"].fillna("").astype(str).str.strip() != ""]
+    return pd.DataFrame({"item_id": kept["image_id"].astype(str), "worker_id": kept["worker_id"].astype(str),
+                         "field": "text_present", "label": kept["text_present"].astype(str).str.strip().str.lower()})
+
+
 def answers_context(result: Aggregation, threshold: float, dropped: int = 0) -> dict[str, Any]:
     """What the report shows: methods, confidence, the items below ``threshold``, the skill histogram."""
     answers, workers = result.answers, result.workers
@@ -54,6 +63,9 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0) -> 
 
 
 def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float) -> str:
+    # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
+    from flows.core.outputs.figures import new_figure, to_png
+
     fig, axes = new_figure(7.5, 2.6, ncols=2)
     bins = np.linspace(0, 1, 21)
     for ax, values, title, xlabel in ((axes[0][0], confidence, "Confidence of the answers", "confidence"),
