@@ -135,3 +135,11 @@ def _pick(probas: pd.DataFrame, labels: pd.Series) -> pd.Series:
     order = sorted(probas.columns, key=lambda lab: (-int(counts.get(lab, 0)), lab))
     ranked = probas[order].round(TIE_DECIMALS)
     return ranked.idxmax(axis="columns").sort_index()
+
+
+def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
+    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
+    over the items and fields both hold; NaN when they share none."""
+    both = answers.astype({"item_id": str, "field": str}).merge(
+        truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
+    return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")

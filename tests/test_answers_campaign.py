@@ -95,3 +95,25 @@ def test_caption_campaign_aggregates_text_present(tmp_path: Path) -> None:
     same = (answers["label"].eq("yes").astype(int) == answers["item_id"].map(detected)).mean()
     assert same >= 0.8
     assert "Answers and worker skill" in (out / "report.html").read_text()
+
+
+def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """sim_items.json holds one latent answer per item and choice field; answers.csv is closer to it
+    than a single worker's label is (scored here apart from the report's own figure)."""
+    import json
+
+    from postprocess.answers import accuracy
+
+    scaffold("demo_task", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / "demo_task"
+    truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
+    assert set(truth["field"]) == {"has_text", "setting"} and not truth.duplicated(["item_id", "field"]).any()
+    data = pd.read_csv(out / "dataset.csv", keep_default_na=False, dtype=str)
+    assert set(truth["item_id"]) == set(data["item_id"])
+    answers = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
+    single = accuracy(data.rename(columns={"value": "label"})[["item_id", "field", "label"]], truth)
+    assert accuracy(answers, truth) >= single
+    assert "latent answers" in (out / "report.html").read_text()

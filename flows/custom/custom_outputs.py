@@ -20,6 +20,7 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import write_csv, write_dataset
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, custom_spec
+from postprocess.answers import accuracy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
@@ -103,7 +104,10 @@ def _scores(run: Run, data: pd.DataFrame, out_dir: Path) -> list[str]:
     return [f"answer key: {len(scores)} responses scored, mean {mean:.1f}% ({out_dir / 'scores.csv'})"]
 
 
-def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
+                         items_truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``truth``: the simulator's workers (sim_workers.json); ``items_truth``: its choices' latent answers
+    (sim_items.json), against which the answers are scored."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = dataset_frame(run)
     # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.
@@ -122,6 +126,12 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
         (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
         work = data.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
+    answers = _answers(run, data, blocked, out_dir)
+    if items_truth is not None:
+        (out_dir / "sim_items.json").write_text(json.dumps(items_truth, indent=1), encoding="utf-8")
+        if answers:
+            scored = pd.read_csv(out_dir / "answers.csv", dtype=str, keep_default_na=False)
+            answers["truth_accuracy"] = round(accuracy(scored, pd.DataFrame(items_truth, dtype=str)), 4)
     per_assignment = data.drop_duplicates("assignment_id")
     context = {"name": run.cfg.name, "template": run.cfg.template, "target": run.target.label,
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
@@ -131,7 +141,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
                    run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
-               "sample": data.head(30).to_dict("records"), "answers": _answers(run, data, blocked, out_dir)}
+               "sample": data.head(30).to_dict("records"), "answers": answers}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),
