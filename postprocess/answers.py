@@ -13,8 +13,10 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
 - ``workers``: ``worker_id, skill, items, agreement, control_accuracy``; ``skill`` is the mean
   posterior probability, under the method used, of the labels the worker gave (a soft agreement,
   comparable across methods, in [0, 1]); ``agreement`` the share of their labels equal to the
-  chosen answer; ``items`` the distinct items they labelled; ``control_accuracy`` is left empty
-  here (the campaign fills it from control items with known answers).
+  chosen answer; ``items`` the distinct items they labelled; with ``controls`` (``item_id, answer``
+  [, ``field``]: items whose answer is known), ``control_accuracy`` is the share of their labels of
+  those items equal to the known answer and ``controls`` how many they labelled (empty and 0 without).
+  Control items never enter ``answers`` nor the models.
 
 Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit):
 ``mv`` majority vote, ``ds`` Dawid-Skene (1979), ``glad`` (Whitehill et al. 2009), ``mace``
@@ -39,7 +41,7 @@ METHODS = ("mv", "ds", "glad", "mace", "one-coin")
 CHOICES = ("auto", *METHODS)
 MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses majority vote
 ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements"]
-WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy"]
+WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy", "controls"]
 REQUIRED = ("item_id", "worker_id", "label")
 DEFAULT_FIELD = "label"
 TIE_DECIMALS = 12  # probabilities equal to this many places count as a tie
@@ -75,10 +77,38 @@ def choose_method(field_frame: pd.DataFrame, method: str = "auto", min_per_worke
 
 
 def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
-              seed: int = 0) -> Aggregation:
+              seed: int = 0, controls: pd.DataFrame | None = None) -> Aggregation:
     """Answers and workers from a long frame of judgements (see the module for the columns).
     Works on any subset of judgements (e.g. the first batch only); an empty frame gives empty frames."""
-    data = judgements(frame)
+    data, scored = _split_controls(judgements(frame), controls)
+    result = _aggregate(data, method, min_per_worker, seed)
+    if scored is None:
+        return result
+    scores = scored.groupby("worker_id").agg(control_accuracy=("correct", "mean"), controls=("correct", "size"))
+    workers = result.workers.drop(columns=["control_accuracy", "controls"]).merge(
+        scores.reset_index(), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
+    workers["controls"] = workers["controls"].fillna(0).astype(int)
+    workers["items"] = workers["items"].fillna(0).astype(int)
+    return Aggregation(result.answers, workers.reset_index(drop=True)[WORKER_COLUMNS])
+
+
+def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(the judgements of ordinary items, those of control items with ``correct``), or (all, None)."""
+    if controls is None:
+        return data, None
+    missing = [c for c in ("item_id", "answer") if c not in controls.columns]
+    if missing:
+        raise ValueError(f"the control items lack column(s) {', '.join(missing)}; expected item_id, answer [, field]")
+    gold = pd.DataFrame({"item_id": controls["item_id"].astype(str).str.strip(),
+                         "field": controls["field"].astype(str).str.strip() if "field" in controls else DEFAULT_FIELD,
+                         "answer": controls["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
+    marked = data.merge(gold, on=["item_id", "field"], how="left")
+    on_control = marked["answer"].notna().to_numpy()
+    scored = marked[on_control].assign(correct=lambda d: (d["label"] == d["answer"]).astype(float))
+    return data[~on_control].reset_index(drop=True), scored
+
+
+def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int) -> Aggregation:
     answers, posteriors = [], []
     for field, part in data.groupby("field", sort=True):
         chosen = choose_method(part, method, min_per_worker)
@@ -102,7 +132,7 @@ def _workers(given: pd.DataFrame) -> pd.DataFrame:
     given = given.assign(agrees=(given["label"] == given["answer"]).astype(float))
     by = given.groupby("worker_id", sort=True)
     out = pd.DataFrame({"skill": by["posterior"].mean(), "items": by["item_id"].nunique(),
-                        "agreement": by["agrees"].mean(), "control_accuracy": np.nan})
+                        "agreement": by["agrees"].mean(), "control_accuracy": np.nan, "controls": 0})
     return out.rename_axis("worker_id").reset_index()[WORKER_COLUMNS]
 
 

@@ -67,3 +67,18 @@ def test_bad_columns_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "three names" in capsys.readouterr().err
     assert main(["aggregate", str(labels), "--out", str(tmp_path / "a.csv"), "--columns", "unit,worker_id,label"]) == 3
     assert "no column(s) unit" in capsys.readouterr().err
+
+
+def test_controls_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = tmp_path / "labels.csv"
+    labels.write_text(ROWS + "g,w1,x\ng,w2,y\n", encoding="utf-8")
+    (tmp_path / "controls.csv").write_text("item_id,answer\ng,x\n", encoding="utf-8")
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "answers.csv"),
+                 "--controls", str(tmp_path / "controls.csv")]) == 0
+    assert json.loads(capsys.readouterr().out)["items"] == 3
+    workers = pd.read_csv(tmp_path / "workers.csv").set_index("worker_id")
+    assert workers.loc["w1", "control_accuracy"] == 1.0 and workers.loc["w2", "control_accuracy"] == 0.0
+    (tmp_path / "bad.csv").write_text("item_id,gold\ng,x\n", encoding="utf-8")
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "answers.csv"),
+                 "--controls", str(tmp_path / "bad.csv")]) == 3
+    assert "missing column(s) answer" in capsys.readouterr().err

@@ -115,3 +115,18 @@ def test_real_labels_with_gold(shared_data: Path) -> None:
     for method in ("auto", "mv", "ds", "one-coin"):
         ours = aggregate(frame, method).answers.set_index("item_id")["label"]
         assert (ours == gold.reindex(ours.index)).mean() >= direct_acc - 1e-12
+
+
+def test_control_items_are_scored_not_answered() -> None:
+    frame = pd.concat([SMALL, _frame([("g1", "w1", "x"), ("g1", "w2", "y"), ("g2", "w1", "y"), ("g2", "w4", "y")])])
+    controls = pd.DataFrame({"item_id": ["g1", "g2"], "answer": ["x", "y"]})
+    answers, workers = aggregate(frame, "mv", controls=controls)
+    assert set(answers["item_id"]) == {"a", "b", "c"}
+    pd.testing.assert_frame_equal(answers, aggregate(SMALL, "mv").answers)  # controls change no answer
+    w = workers.set_index("worker_id")
+    assert w.loc["w1", "control_accuracy"] == 1.0 and w.loc["w1", "controls"] == 2
+    assert w.loc["w2", "control_accuracy"] == 0.0 and w.loc["w2", "controls"] == 1
+    assert w.loc["w3", "controls"] == 0 and np.isnan(w.loc["w3", "control_accuracy"])
+    assert w.loc["w4", "items"] == 0 and w.loc["w4", "control_accuracy"] == 1.0  # seen only on a control
+    with pytest.raises(ValueError, match="control items lack"):
+        aggregate(frame, "mv", controls=controls.drop(columns="answer"))

@@ -44,7 +44,8 @@ def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
     """answers.csv at ``answers_path`` and workers.csv beside it (formula cells neutralised)."""
     answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
     workers = result.workers.assign(skill=result.workers["skill"].round(4),
-                                    agreement=result.workers["agreement"].round(4))
+                                    agreement=result.workers["agreement"].round(4),
+                                    control_accuracy=result.workers["control_accuracy"].round(4))
     return (write_csv(answers, answers_path),
             write_csv(workers, Path(answers_path).parent / WORKERS_FILE))
 
@@ -64,13 +65,16 @@ def summary(result: Aggregation, gold: pd.Series | None = None) -> dict[str, Any
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
-                   columns: tuple[str, str, str] | None = None, gold_column: str = "") -> dict[str, Any]:
+                   columns: tuple[str, str, str] | None = None, gold_column: str = "",
+                   controls_path: Path | None = None) -> dict[str, Any]:
     """``hitflow aggregate``: read, aggregate, write; the summary (with accuracy against ``gold_column``)."""
     frame = read_labels(path, columns)
+    controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
+                              delimiter="auto") if controls_path else None
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
     try:
-        result = aggregate(frame, method, min_per_worker)
+        result = aggregate(frame, method, min_per_worker, controls=controls)
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     answers_path, workers_path = write_answers(result, out)

@@ -11,7 +11,7 @@ METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin")  # postprocess.answer
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
 auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
 answers.csv: item_id, field, label, confidence, method, judgements
-workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy"""
+workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls"""
 
 
 def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,6 +26,8 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ag.add_argument("--columns", default="", metavar="ITEM,WORKER,LABEL",
                     help="the file's own names for the item, worker and label columns")
     ag.add_argument("--gold", default="", metavar="COLUMN", help="a column of known answers: report accuracy")
+    ag.add_argument("--controls", default="", metavar="FILE",
+                    help="CSV of control items (item_id, answer [, field]): scored per worker, kept out of the answers")
 
 
 def cmd_aggregate(a: argparse.Namespace) -> int:
@@ -38,6 +40,6 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
     if columns is not None and (len(columns) != 3 or not all(columns)):
         raise ConfigError(f"--columns {a.columns!r}: give three names, ITEM,WORKER,LABEL")
     result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker, columns,  # type: ignore[arg-type]
-                            a.gold)
+                            a.gold, Path(a.controls) if a.controls else None)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
