@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -117,3 +118,18 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     single = accuracy(data.rename(columns={"value": "label"})[["item_id", "field", "label"]], truth)
     assert accuracy(answers, truth) >= single
     assert "latent answers" in (out / "report.html").read_text()
+
+
+def test_answers_figure_text_does_not_overlap() -> None:
+    import matplotlib.pyplot as plt
+
+    from flows.campaigns.answers_step import answers_figure
+    from flows.core.outputs.figures import overlapping_text
+
+    rng = np.random.default_rng(3)
+    fig = answers_figure(pd.Series(rng.uniform(0.3, 1, 500)), pd.Series(rng.uniform(0, 1, 40)), 0.9)
+    try:
+        assert overlapping_text(fig) == []
+        assert [ax.get_title() for ax in fig.axes] == ["Confidence of the answers", "Worker skill"]
+    finally:
+        plt.close(fig)

@@ -64,16 +64,23 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0) -> 
 
 def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float) -> str:
     # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
-    from flows.core.outputs.figures import new_figure, to_png
+    from flows.core.outputs.figures import to_png
+
+    return to_png(answers_figure(confidence, skill, threshold))
+
+
+def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float) -> Any:
+    """Two histograms: the answers' confidence (the threshold marked) and the workers' skill."""
+    from flows.core.outputs.figures import new_figure
 
     fig, axes = new_figure(7.5, 2.6, ncols=2)
     bins = np.linspace(0, 1, 21)
-    for ax, values, title, xlabel in ((axes[0][0], confidence, "Confidence of the answers", "confidence"),
-                                      (axes[0][1], skill, "Worker skill", "skill")):
+    for ax, values, title, unit in ((axes[0][0], confidence, "Confidence of the answers", "items"),
+                                    (axes[0][1], skill, "Worker skill", "workers")):
         ax.hist(values.astype(float), bins=bins, color="#4477aa")
         ax.set_title(title, fontsize=9)
-        ax.set_xlabel(xlabel, fontsize=8)
-        ax.set_ylabel("items" if values is confidence else "workers", fontsize=8)
+        ax.set_xlabel(title.split()[-1] if unit == "workers" else "confidence", fontsize=8)
+        ax.set_ylabel(unit, fontsize=8)
         ax.tick_params(labelsize=7)
     axes[0][0].axvline(threshold, color="#cc3311", linestyle="--", linewidth=1)
-    return to_png(fig)
+    return fig
