@@ -16,7 +16,7 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
   chosen answer; ``items`` the distinct items they labelled; with ``controls`` (``item_id, answer``
   [, ``field``]: items whose answer is known), ``control_accuracy`` is the share of their labels of
   those items equal to the known answer and ``controls`` how many they labelled (empty and 0 without).
-  Control items never enter ``answers`` nor the models.
+  Control items (every field of them) never enter ``answers`` nor the models.
 
 Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit):
 ``mv`` majority vote, ``ds`` Dawid-Skene (1979), ``glad`` (Whitehill et al. 2009), ``mace``
@@ -103,9 +103,9 @@ def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None) -> tuple[
                          "field": controls["field"].astype(str).str.strip() if "field" in controls else DEFAULT_FIELD,
                          "answer": controls["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
     marked = data.merge(gold, on=["item_id", "field"], how="left")
-    on_control = marked["answer"].notna().to_numpy()
-    scored = marked[on_control].assign(correct=lambda d: (d["label"] == d["answer"]).astype(float))
-    return data[~on_control].reset_index(drop=True), scored
+    scored = marked[marked["answer"].notna()].assign(correct=lambda d: (d["label"] == d["answer"]).astype(float))
+    # a control item is out of the answers whole, its other fields too: it is not one of the user's items
+    return data[~data["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True), scored
 
 
 def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int) -> Aggregation:

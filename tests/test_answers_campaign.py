@@ -133,3 +133,26 @@ def test_answers_figure_text_does_not_overlap() -> None:
         assert [ax.get_title() for ax in fig.axes] == ["Confidence of the answers", "Worker skill"]
     finally:
         plt.close(fig)
+
+
+def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    scaffold("demo_task", tmp_path)
+    (tmp_path / "config" / "controls.csv").write_text("item_id,field,answer\nphoto-001,has_text,yes\n",
+                                                      encoding="utf-8")
+    config = tmp_path / "config" / "demo_task.toml"
+    config.write_text(config.read_text(encoding="utf-8") + '\n[answers]\ncontrols = "controls.csv"\n',
+                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / "demo_task"
+    assert "photo-001" not in set(pd.read_csv(out / "dataset.csv", dtype=str)["item_id"])
+    assert "photo-001" not in set(pd.read_csv(out / "answers.csv", dtype=str)["item_id"])
+    responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
+    on_control = responses[(responses["item_id"] == "photo-001") & (responses["field"] == "has_text")
+                           & (responses["decision"] == "approve")]
+    expected = on_control.assign(ok=on_control["value"] == "yes").groupby("worker_id")["ok"].mean()
+    workers = pd.read_csv(out / "workers.csv", dtype={"worker_id": str}).set_index("worker_id")
+    assert len(expected) >= 2  # the approved responses on the control item
+    assert workers.loc[expected.index, "control_accuracy"].tolist() == pytest.approx(expected.tolist())
+    assert (workers.loc[expected.index, "controls"] == 1).all()

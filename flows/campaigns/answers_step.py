@@ -22,10 +22,10 @@ BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in 
 
 
 def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,
-                     out_dir: Path) -> dict[str, Any]:
+                     out_dir: Path, controls: pd.DataFrame | None = None) -> dict[str, Any]:
     """Write answers.csv and workers.csv for ``judgements`` (approved work only); the report's context
     (empty when there is nothing to aggregate). Blocked workers' labels are dropped unless
-    ``settings.blocked == "keep"``."""
+    ``settings.blocked == "keep"``; ``controls`` (item_id, field, answer) are scored, not answered."""
     if judgements.empty:
         return {}
     blocked_ids = set(blocked)
@@ -33,7 +33,7 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     kept = judgements[~is_blocked] if settings.blocked == "drop" else judgements
     if kept.empty:
         return {}
-    result = aggregate(kept, settings.method, settings.min_per_worker)
+    result = aggregate(kept, settings.method, settings.min_per_worker, controls=controls)
     answers_path, workers_path = write_answers(result, out_dir / "answers.csv")
     return {"answers_file": answers_path.name, "workers_file": workers_path.name, **answers_context(
         result, settings.threshold, dropped=int(is_blocked.sum()) if settings.blocked == "drop" else 0)}

@@ -17,7 +17,7 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import write_csv, write_dataset
+from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, custom_spec
 from postprocess.answers import accuracy
@@ -70,7 +70,13 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path)
               if f["type"] == "one"}
     rows = data[(data["decision"] == "approve") & data["field"].isin(choice) & (data["value"].astype(str) != "")]
     return campaign_answers(rows.rename(columns={"value": "label"})[["item_id", "worker_id", "field", "label"]],
-                            blocked["worker_id"], run.cfg.answers, out_dir)
+                            blocked["worker_id"], run.cfg.answers, out_dir, _controls(run))
+
+
+def _controls(run: Run) -> pd.DataFrame | None:
+    """[answers] controls: the items with known answers (scored per worker, kept out of the dataset)."""
+    path = run.cfg.answers.controls
+    return read_csv_frame(path, ("item_id", "field", "answer"), "the control items file") if path else None
 
 
 def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
@@ -111,7 +117,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     out_dir.mkdir(parents=True, exist_ok=True)
     data = dataset_frame(run)
     # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.
-    write_dataset(data[data["decision"] == "approve"], out_dir)
+    controls = _controls(run)
+    is_control = data["item_id"].isin(set(controls["item_id"]) if controls is not None else set())
+    write_dataset(data[(data["decision"] == "approve") & ~is_control], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
     (out_dir / "dataset.json").write_text(json.dumps(dataset_json(run, data), indent=1), encoding="utf-8")
     flags = _frame(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -23,6 +24,9 @@ class AnswersSection(Section):
     blocked: Literal["drop", "keep"] = Field("drop", description="A blocked worker's approved labels: drop them, or "
                                                                  "keep them (the model weighs each worker by skill)")
     threshold: Share = Field(0.9, description="The report lists items whose answer's confidence is below this")
+    controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
+                                                           'answer) among your items: each worker is scored on '
+                                                           "them; they stay out of the dataset and the answers")
 
 
 @dataclass(frozen=True)
@@ -31,3 +35,4 @@ class AnswersSettings:
     min_per_worker: float = 3.0
     blocked: str = "drop"
     threshold: float = 0.9
+    controls: Path | None = None  # [answers] controls, resolved against the config's folder

@@ -157,7 +157,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
-        answers=AnswersSettings(**doc.answers.model_dump()),
+        answers=AnswersSettings(**doc.answers.model_dump(exclude={"controls"}),
+                                controls=_existing(path, "answers", "controls", doc.answers.controls)),
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
     _check_policy_rules_run(path, doc.policy, cfg.qc_rules)
