@@ -147,6 +147,9 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
     out = tmp_path / "runs" / "demo_task"
     assert "photo-001" not in set(pd.read_csv(out / "dataset.csv", dtype=str)["item_id"])
+    import json
+
+    assert [i["item_id"] for i in json.loads((out / "dataset.json").read_text())["items"]] == ["photo-002", "photo-003"]
     assert "photo-001" not in set(pd.read_csv(out / "answers.csv", dtype=str)["item_id"])
     responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
     on_control = responses[(responses["item_id"] == "photo-001") & (responses["field"] == "has_text")

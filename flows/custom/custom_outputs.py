@@ -121,7 +121,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     is_control = data["item_id"].isin(set(controls["item_id"]) if controls is not None else set())
     write_dataset(data[(data["decision"] == "approve") & ~is_control], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
-    (out_dir / "dataset.json").write_text(json.dumps(dataset_json(run, data), indent=1), encoding="utf-8")
+    whole = dataset_json(run, data)
+    whole["items"] = [i for i in whole["items"] if i["item_id"] not in set(data.loc[is_control, "item_id"])]
+    (out_dir / "dataset.json").write_text(json.dumps(whole, indent=1), encoding="utf-8")
     flags = _frame(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid",
                    ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"])
