@@ -138,6 +138,13 @@ bench-scale: $(STAMP)
 bench-authenticity: $(STAMP)
 	$(BIN)/python -m bench.authenticity --sizes $(or $(SIZES),demo,4k,full)
 
+# Aggregated answers against majority vote on a simulated 1,000-item, 3-batch classification campaign
+# (5 workers an item, the demo crowd plus consistently wrong workers), scored against sim_items.json;
+# writes bench/results-answers.json (~3 min)
+.PHONY: bench-answers
+bench-answers: $(STAMP)
+	$(BIN)/python -m bench.answers_accuracy
+
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.answers_step import campaign_answers, text_present_labels
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
@@ -114,12 +115,14 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     keep = campaign_keep_words(run, batches)
     tally = CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image)
     origins: list[pd.DataFrame] = []  # how each batch's text arrived (issue 29's report section)
+    choices: list[pd.DataFrame] = []  # each accepted caption's "is there text?" answer, aggregated below
     with DatasetFiles(out_dir) as dataset:
         for batch in batches or [NO_BATCH]:  # an empty campaign still gets its (empty) files
             captions = corrected_captions(run, batch, keep)
             dataset.add(captions, _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
                                               f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"]))
             tally.add(captions)
+            choices.append(text_present_labels(captions))
             origins.append(origin_by_batch(captions))
             del captions
             release_free_memory()  # one batch's captions at a time, in memory as in the files
@@ -135,6 +138,8 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, tally.work())
     report = _report_data(run, tally, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name)
+    report["answers"] = campaign_answers(pd.concat(choices, ignore_index=True), blocked["worker_id"],
+                                         run.cfg.answers, out_dir)
     lines = history.groupby("worker_id").apply(
         lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
                    zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)

@@ -115,6 +115,7 @@ def report_sections(context: dict[str, Any]) -> list[dict[str, str]]:
     wanted = [("batches", "Batches", True), ("qualification", "Qualification test", context["qualification"]),
               ("review", "People and the rules", context["review"]), ("times", "Time to submit", True),
               ("flags", "Flags", True), ("blocked", "Blocked workers", True),
+              ("answers", "Answers and worker skill", context["answers"]),
               ("telemetry", "How the text arrived", context["telemetry"]),
               ("truth", "Blocking against the simulator's ground truth", context["truth"]),
               ("canned", "Canned text per image", True), ("spelling", "Spell-correction", True),
@@ -142,5 +143,6 @@ def render_report(data: dict[str, Any]) -> str:
         "incomplete": data.get("incomplete", []),
         "review": data["review"].to_dict("records") if data.get("review") is not None else [],
         "telemetry": _telemetry_context(data.get("telemetry")),
+        "answers": data.get("answers") or {},  # flows/campaigns/answers_step.py: text_present aggregated
     }
     return render("report.html.j2", {**context, "sections": report_sections(context)})

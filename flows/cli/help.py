@@ -68,6 +68,9 @@ COMMANDS: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {
     "qualify score": (("hitflow qualify score answers.csv --out scores.csv",
                        "hitflow qualify score answers.csv --out scores.csv --key my_key.csv --threshold 75"), (3,)),
     "spellcheck": (("hitflow spellcheck captions.csv --out corrected.csv",), (3,)),
+    "aggregate": (("hitflow aggregate labels.csv --out answers.csv",
+                   "hitflow aggregate wsd.tsv --out answers.csv --method ds --columns unit,worker,sense --gold gold"),
+                  (3,)),
     "analyze": (("hitflow analyze agreement labels.csv --level ordinal",
                  "hitflow analyze screening data.csv --reader kreiss-2022"), (3,)),
 }

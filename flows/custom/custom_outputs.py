@@ -12,14 +12,16 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.answers_step import campaign_answers
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import write_csv, write_dataset
+from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, custom_spec
+from postprocess.answers import accuracy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
@@ -86,6 +88,21 @@ def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:
     return {"campaign": run.cfg.name, "template": str(run.cfg.template), "items": out}
 
 
+def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
+    """answers.csv and workers.csv from the approved single-choice fields (radio buttons, selects)."""
+    choice = {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in _first_spec(run)["fields"]
+              if f["type"] == "one"}
+    rows = data[(data["decision"] == "approve") & data["field"].isin(choice) & (data["value"].astype(str) != "")]
+    return campaign_answers(rows.rename(columns={"value": "label"})[["item_id", "worker_id", "field", "label"]],
+                            blocked["worker_id"], run.cfg.answers, out_dir, _controls(run))
+
+
+def _controls(run: Run) -> pd.DataFrame | None:
+    """[answers] controls: the items with known answers (scored per worker, kept out of the dataset)."""
+    path = run.cfg.answers.controls
+    return read_csv_frame(path, ("item_id", "field", "answer"), "the control items file") if path else None
+
+
 def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
     """Per answer field (its first item's control): the rule, and how many accepted answers have a value."""
     spec = _first_spec(run)
@@ -117,13 +134,20 @@ def _scores(run: Run, data: pd.DataFrame, out_dir: Path) -> list[str]:
     return [f"answer key: {len(scores)} responses scored, mean {mean:.1f}% ({out_dir / 'scores.csv'})"]
 
 
-def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
+                         items_truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``truth``: the simulator's workers (sim_workers.json); ``items_truth``: its choices' latent answers
+    (sim_items.json), against which the answers are scored."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = dataset_frame(run)
     # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.
-    write_dataset(data[data["decision"] == "approve"], out_dir)
+    controls = _controls(run)
+    is_control = data["item_id"].isin(set(controls["item_id"]) if controls is not None else set())
+    write_dataset(data[(data["decision"] == "approve") & ~is_control], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
-    (out_dir / "dataset.json").write_text(json.dumps(dataset_json(run, data), indent=1), encoding="utf-8")
+    whole = dataset_json(run, data)
+    whole["items"] = [i for i in whole["items"] if i["item_id"] not in set(data.loc[is_control, "item_id"])]
+    (out_dir / "dataset.json").write_text(json.dumps(whole, indent=1), encoding="utf-8")
     flags = _frame(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid",
                    ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"])
@@ -136,6 +160,12 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
         (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
         work = data.groupby("worker_id")["assignment_id"].nunique().rename("assignments").reset_index()
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, work)
+    answers = _answers(run, data, blocked, out_dir)
+    if items_truth is not None:
+        (out_dir / "sim_items.json").write_text(json.dumps(items_truth, indent=1), encoding="utf-8")
+        if answers:
+            scored = pd.read_csv(out_dir / "answers.csv", dtype=str, keep_default_na=False)
+            answers["truth_accuracy"] = round(accuracy(scored, pd.DataFrame(items_truth, dtype=str)), 4)
     per_assignment = data.drop_duplicates("assignment_id")
     context = {"name": run.cfg.name, "template": run.cfg.template, "target": run.target.label,
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
@@ -145,7 +175,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
                    run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
-               "sample": data.head(30).to_dict("records")}
+               "sample": data.head(30).to_dict("records"), "answers": answers}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),
@@ -157,6 +187,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                  for f in context["fields"]],
                f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
                f"report:  {out_dir / 'report.html'}"]
+    if context["answers"]:
+        summary.append(f"answers: {out_dir / 'answers.csv'} ({context['answers']['answer_count']} answers, mean "
+                       f"confidence {context['answers']['mean_confidence']}), worker skill: {out_dir / 'workers.csv'}")
     summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
     return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked}

@@ -25,7 +25,7 @@ from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.run_start import open_run_folder
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
-from flows.platforms.targets import sim_state_path
+from flows.platforms.targets import sim_item_truth, sim_state_path
 
 # Modules a campaign's steps import on first use (QC's TF-IDF needs scikit-learn, the report's
 # plots matplotlib: ~1.5 s CPU together): a run under Prefect imports them while its temporary
@@ -159,7 +159,8 @@ def _write_outputs(run: Run, out_root: Path, truth: Any) -> dict[str, Any]:
     elif run.cfg.task == "custom":
         from flows.custom.custom_outputs import write_custom_outputs
 
-        summary = write_custom_outputs(run, out_root / run.cfg.name, truth)
+        items = sim_item_truth(run.target) if truth is not None and run.target.kind == "sim" else None
+        summary = write_custom_outputs(run, out_root / run.cfg.name, truth, items)
     else:
         summary = write_outputs(run, out_root / run.cfg.name, truth)
     return summary

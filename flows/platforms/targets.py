@@ -187,3 +187,9 @@ def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
     url = f"{target.endpoint_url}/_sim/workers" + (f"?{query}" if query else "")
     with urllib.request.urlopen(url, timeout=30) as resp:
         return list(json.loads(resp.read()))
+
+
+def sim_item_truth(target: Target) -> list[dict[str, Any]]:
+    """The latent answer of every choice the simulated crowd was shown (``item_id, field, answer``)."""
+    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items", timeout=30) as resp:
+        return list(json.loads(resp.read()))

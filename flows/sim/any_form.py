@@ -28,7 +28,8 @@ from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, reworded, short_phrase
-from flows.sim.page_context import ItemContext, context_for, item_contexts
+from flows.sim.latent_choices import confused, latent_answer, slip
+from flows.sim.page_context import INDEXED, ItemContext, context_for, item_contexts
 from flows.sim.pattern_text import matching_text
 from qc.form_constraints import check_field, compiled_pattern, step_ok, text_length
 from qc.submit_rules import SubmitRules
@@ -148,14 +149,17 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 
 def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    """The item's latent answer, given with the worker's skill (flows/sim/latent_choices.py)."""
     options = [o for o in f.options if o != ""] or f.options
     if not options:
         return ""
     if fill.worker.profile == "contrarian":
         return options[0]  # one answer to everything
-    truth = _truth_rng(ctx, f.name).choice(options)
+    truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options)
+    if fill.worker.params.get("choices") == "wrong":
+        return confused(fill.worker.worker_id, options, truth)
     if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
-        return fill.rng.choice(options)
+        return slip(fill.worker, options, truth, fill.rng)
     return truth
 
 

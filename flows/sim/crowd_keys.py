@@ -33,7 +33,9 @@ PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {
     "percent_approved": (0.0, 100.0, True),
     "ring_size": (1.0, 10_000.0, True),
 }
-PROFILE_KEYS = ("name", "count", "share", "locale", *PARAMETER_RANGES)
+# Words a profile may set: how its choice answers go (flows/sim/latent_choices.py)
+PROFILE_WORDS = {"choices": ("wrong",)}
+PROFILE_KEYS = ("name", "count", "share", "locale", *PROFILE_WORDS, *PARAMETER_RANGES)
 
 
 def _unknown(path: Path, where: str, key: str, known: tuple[str, ...]) -> ConfigError:
@@ -64,6 +66,9 @@ def check_crowd_keys(path: Path, spec: dict[str, Any]) -> None:
                 raise _unknown(path, f"in [[profile]] {prof.get('name', '?')!r}", key, PROFILE_KEYS)
             if key in PARAMETER_RANGES:
                 _check_parameter(path, str(prof.get("name", "?")), key, value)
+            if key in PROFILE_WORDS and value not in PROFILE_WORDS[key]:
+                raise ConfigError(f"crowd file {path}: profile {prof.get('name', '?')!r} {key} must be one of "
+                                  f"{', '.join(PROFILE_WORDS[key])} (got {str(value)[:40]!r}); fix the crowd file")
 
 
 def _check_parameter(path: Path, name: str, key: str, value: Any) -> None:

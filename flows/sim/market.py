@@ -25,6 +25,7 @@ from flows.sim.browser_worker import browse_later, settle, wants_browser
 from flows.sim.eligible_pool import EligiblePool
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
+from flows.sim.latent_choices import item_truth
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError, hit_state, new_hit  # noqa: F401  (re-exported for sim modules)
 from flows.sim.packed_text import PagePacker
 from flows.sim.page_filling import fill_form, page_rules, work_units
@@ -290,3 +291,6 @@ class Marketplace:
 
     def ground_truth(self) -> list[dict[str, Any]]:
         return worker_truth(self)
+
+    def item_truth(self) -> list[dict[str, Any]]:  # the choices' latent answers (sim_items.json)
+        return item_truth(self.workers.values())

@@ -159,7 +159,7 @@ class _Handler(WorkerPages):
             panel = query.get("platform") == "prolific"
             with self.server.prolific.lock if panel else market.lock:
                 return self._json(200, self.server.prolific.panel_truth() if panel else market.ground_truth())
-        views = {"/_sim/clock": lambda: {"now": market.now},
+        views = {"/_sim/clock": lambda: {"now": market.now}, "/_sim/items": market.item_truth,
                  "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls},
                  "/_sim/notifications": lambda: list(market.sent_notifications)}  # MTurk events' outbox
         if url.path in views:

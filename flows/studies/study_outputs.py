@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.answers_step import campaign_answers
 from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
@@ -25,6 +26,7 @@ from postprocess.rating_stats import rating_summary
 from postprocess.screening import demographic_exclusions
 from postprocess.severity_stats import severity
 
+LABELLED = ("expert_rating", "crowd_selection")  # judgements.csv holds item_id, worker_id, label: answers.csv too
 KEPT_ACTIONS = ("approve",)  # rejected and unpaid (returned, timed-out) work stays out of the analysis
 
 
@@ -120,6 +122,9 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     blocked = pd.DataFrame(run.store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ?", [run.cfg.name]),
                            columns=["worker_id", "rules"])
     write_csv(blocked, out_dir / "blocked_workers.csv")
+    labelled = run.cfg.study is not None and run.cfg.study.kind in LABELLED and "label" in table.columns
+    answers_report = campaign_answers(table[["item_id", "worker_id", "label"]] if labelled else table.iloc[:0],
+                                      blocked["worker_id"], run.cfg.answers, out_dir)
     decisions = pd.DataFrame(run.store.rows("SELECT action, COUNT(*) AS n FROM decisions WHERE campaign = ? "
                                             "GROUP BY action", [run.cfg.name]), columns=["action", "n"])
     counts = dict(zip(decisions["action"], decisions["n"].astype(int), strict=True))
@@ -131,7 +136,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
               "statistics": statistics_tables(run.cfg.study.kind, analysis),
               "analysis_error": analysis.get("error", ""),
               "plots": study_plots(run.cfg.study.kind, table, analysis),
-              "incomplete": shortfall_lines(run.store, run.cfg.name),
+              "incomplete": shortfall_lines(run.store, run.cfg.name), "answers": answers_report,
               "summary": summary_header(run.store, run.cfg.name, work_figures(run, "responses"), money_so_far(run),
                                         about=f"Kind: {run.cfg.study.kind}. Route: {run.platform}.",
                                         lines=summary.splitlines()[1:])}

@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from flows.core.config.answers_config import AnswersSettings
 from flows.core.config.config_file import PAGES, nearest_task, read_toml, shown, validate
 from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
 from flows.core.config.config_types import parse_budget
@@ -112,6 +113,7 @@ class CampaignConfig:
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
     detach: str = "live"  # [timing] detach: "live" | "always" | "never"
     telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
+    answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers.py)
 
 
 def load_config(path: str | Path) -> CampaignConfig:
@@ -155,6 +157,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
+        answers=AnswersSettings(**doc.answers.model_dump(exclude={"controls"}),
+                                controls=_existing(path, "answers", "controls", doc.answers.controls)),
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
     _check_policy_rules_run(path, doc.policy, cfg.qc_rules)

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from flows.core.config.answers_config import AnswersSection
 from flows.core.config.config_types import (
     CURRENCIES,
     BudgetText,
@@ -32,7 +33,6 @@ from flows.core.config.telemetry_config import TelemetrySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
 
 YEAR_S = 31536000
-Prefix = NonEmptyText
 
 
 class CampaignSection(Section):
@@ -121,7 +121,7 @@ class GatingSection(Section):
 class SubmitRulesSection(Section):
     min_words: Count = Field(8, le=1000, description="Fewest words per caption (0: no minimum)")
     one_sentence: bool = Field(True, description="A caption is one sentence")
-    banned_prefixes: list[Prefix] = Field(default_factory=lambda: list(VIZWIZ_BANNED_PREFIXES),
+    banned_prefixes: list[NonEmptyText] = Field(default_factory=lambda: list(VIZWIZ_BANNED_PREFIXES),
                                           description="Openings a caption may not start with")
     max_chars: Count = Field(0, le=100000, description="Most characters per caption (0: no limit)")
     required: bool = Field(True, description="Every caption must be filled in")
@@ -298,3 +298,4 @@ class ConfigFile(Section):
     prolific: ProlificSection = Field(default_factory=ProlificSection, description="The Prolific route")
     study: StudySection | None = Field(None, description="Human-evaluation studies only")
     screen: ScreenSection = Field(default_factory=ScreenSection, description="Studies: who is screened out")
+    answers: AnswersSection = Field(default_factory=AnswersSection, description="One answer per item from choices")

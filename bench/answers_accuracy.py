@@ -1,0 +1,111 @@
+"""Aggregated answers against majority vote on the simulator (issue 42): a 1,000-item custom
+classification campaign (one three-way choice an item, 3 batches, 5 workers an item) on the demo
+crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
+against the items' latent answers (``sim_items.json``).
+
+``python -m bench.answers_accuracy [--items 1000]`` (``make bench-answers``) prints one JSON object and
+writes it to ``bench/results-answers.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from flows.driver.campaign_run import run_campaign
+from postprocess.answers import METHODS, accuracy, aggregate
+
+RESULTS = Path(__file__).resolve().parent / "results-answers.json"
+CROWD = Path(__file__).resolve().parents[1] / "config" / "crowds" / "vizwiz_demo.toml"
+PAGE = """{% extends "_custom_page.html.j2" %}
+{% block item %}<p>{{ item.text }}</p>
+<fieldset><legend>The review's sentiment</legend>
+<label><input type="radio" name="sentiment_{{ i }}" value="negative" required> negative</label>
+<label><input type="radio" name="sentiment_{{ i }}" value="neutral"> neutral</label>
+<label><input type="radio" name="sentiment_{{ i }}" value="positive"> positive</label></fieldset>
+{% endblock %}
+"""
+CONFIG = """[campaign]
+name = "sentiment"
+task = "custom"
+template = "sentiment.html.j2"
+items = "sentiment_items.csv"
+title = "Sentiment of reviews"
+description = "Read each review and say whether it is negative, neutral or positive."
+images_per_hit = 10
+assignments_per_image = 5
+batches = 3
+reward_usd = "0.20"
+budget = "100000.00 USD"
+seed = 1
+
+[timing]
+auto_approval_delay_s = 259200
+poll_interval_s = 600
+
+[target]
+sim_crowd = "crowd.toml"
+
+[qc]
+rules = ["invalid_answer", "time_outlier", "choice_straight_lining"]
+straight_lining_min_items = 3
+
+[policy]
+reject_rules = ["invalid_answer"]
+[policy.block_min_flags]
+invalid_answer = 1
+choice_straight_lining = 1
+"""
+ADVERSARIES = '\n[[profile]]\nname = "diligent"\ncount = {n}\nchoices = "wrong"\n'
+
+
+def project(folder: Path, items: int, adversaries: int) -> Path:
+    # no caption bank: the page asks choices only
+    crowd = "\n".join(line for line in CROWD.read_text(encoding="utf-8").splitlines() if "caption_bank" not in line)
+    (folder / "crowd.toml").write_text(crowd + ADVERSARIES.format(n=adversaries), encoding="utf-8")
+    (folder / "sentiment.html.j2").write_text(PAGE, encoding="utf-8")
+    rows = pd.DataFrame({"item_id": [f"r{k:05d}" for k in range(items)],
+                         "text": [f"Review number {k}." for k in range(items)]})
+    rows.to_csv(folder / "sentiment_items.csv", index=False)
+    (folder / "sentiment.toml").write_text(CONFIG, encoding="utf-8")
+    return folder / "sentiment.toml"
+
+
+def measure(items: int, adversaries: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        config = project(folder, items, adversaries)
+        start = time.process_time()
+        run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
+        out = folder / "runs" / "sentiment"
+        truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
+        data = pd.read_csv(out / "dataset.csv", dtype=str, keep_default_na=False)
+        labels = data[data["field"] == "sentiment"].rename(columns={"value": "label"})
+        workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
+        result: dict[str, object] = {"items": items, "judgements": len(labels), "adversaries": adversaries,
+                                     "campaign_cpu_s": round(time.process_time() - start, 1),
+                                     "blocked_profiles": workers[workers["blocked"]]["profile"].value_counts()
+                                     .to_dict()}
+        for method in ("auto", *METHODS):
+            answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
+            result[f"accuracy_{method}"] = round(accuracy(answers, truth), 4)
+        return result
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--items", type=int, default=1000)
+    p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
+    a = p.parse_args()
+    result = json.dumps(measure(a.items, a.adversaries), indent=1)
+    RESULTS.write_text(result + "\n", encoding="utf-8")
+    print(result)
+
+
+if __name__ == "__main__":
+    main()

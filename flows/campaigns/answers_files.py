@@ -1,0 +1,85 @@
+"""answers.csv and workers.csv: the files around postprocess.answers (which stays pure).
+
+``hitflow aggregate LABELS.csv --out answers.csv`` reads the long format ``hitflow analyze
+agreement`` reads (``item_id, worker_id, label`` [, ``field``]; comma or tab separated, rows a
+study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv`` beside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import read_csv_frame, write_csv
+from postprocess.answers import REQUIRED, Aggregation, aggregate
+
+WORKERS_FILE = "workers.csv"
+
+
+def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
+    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns."""
+    # imported here: flows.studies.analysis brings the statistics libraries, which a campaign's outputs do not need
+    from flows.studies.analysis import without_excluded
+
+    frame = without_excluded(read_csv_frame(path, what="the labels file", delimiter="auto"))
+    if columns:
+        absent = [c for c in columns if c not in frame.columns]
+        if absent:
+            raise InputFormatError(f"{path}: no column(s) {', '.join(absent)}; --columns names the file's own "
+                                   f"item, worker and label columns (it has {', '.join(frame.columns[:12])})")
+        frame = frame.rename(columns=dict(zip(columns, REQUIRED, strict=True)))
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; the labels file needs "
+                               f"{', '.join(REQUIRED)} [, field], or name yours with --columns ITEM,WORKER,LABEL")
+    if frame["label"].astype(str).str.strip().eq("").all():
+        raise InputFormatError(f"{path}: every label is blank; nothing to aggregate")
+    return frame
+
+
+def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
+    """answers.csv at ``answers_path`` and workers.csv beside it (formula cells neutralised)."""
+    answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
+    workers = result.workers.assign(skill=result.workers["skill"].round(4),
+                                    agreement=result.workers["agreement"].round(4),
+                                    control_accuracy=result.workers["control_accuracy"].round(4))
+    return (write_csv(answers, answers_path),
+            write_csv(workers, Path(answers_path).parent / WORKERS_FILE))
+
+
+def summary(result: Aggregation, gold: pd.Series | None = None) -> dict[str, Any]:
+    """What a person checks first: counts, methods, confidence; accuracy when gold answers are given."""
+    answers = result.answers
+    out: dict[str, Any] = {"items": int(answers["item_id"].nunique()), "answers": len(answers),
+                           "judgements": int(answers["judgements"].sum()), "workers": len(result.workers),
+                           "methods": dict(sorted(answers.groupby("field")["method"].first().items())),
+                           "mean_confidence": round(float(answers["confidence"].mean()), 4)}
+    if gold is not None:
+        known = answers[answers["item_id"].isin(gold.index)]
+        hit = known["label"].to_numpy() == gold.reindex(known["item_id"]).to_numpy()
+        out["gold_items"], out["accuracy"] = len(known), round(float(hit.mean()), 4) if len(known) else None
+    return out
+
+
+def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
+                   columns: tuple[str, str, str] | None = None, gold_column: str = "",
+                   controls_path: Path | None = None) -> dict[str, Any]:
+    """``hitflow aggregate``: read, aggregate, write; the summary (with accuracy against ``gold_column``)."""
+    frame = read_labels(path, columns)
+    controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
+                              delimiter="auto") if controls_path else None
+    if gold_column and gold_column not in frame.columns:
+        raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    try:
+        result = aggregate(frame, method, min_per_worker, controls=controls)
+    except ValueError as exc:
+        raise InputFormatError(f"{path}: {exc}") from exc
+    answers_path, workers_path = write_answers(result, out)
+    gold = None
+    if gold_column:
+        gold = frame.assign(item_id=frame["item_id"].str.strip()).drop_duplicates("item_id").set_index("item_id")
+        gold = gold[gold_column].astype(str).str.strip()
+    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold)}

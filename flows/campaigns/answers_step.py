@@ -1,0 +1,86 @@
+"""Aggregation as a campaign step: the approved choices of a run -> ``answers.csv`` and
+``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section.
+
+Custom pages (their single-choice fields), evaluation studies with labels and the caption page's
+``text_detected`` hand their approved judgements here as ``item_id, worker_id, field, label``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from flows.campaigns.answers_files import write_answers
+from flows.core.config.answers_config import AnswersSettings
+from postprocess.answers import Aggregation, aggregate
+
+BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in answers.csv)
+
+
+def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,
+                     out_dir: Path, controls: pd.DataFrame | None = None) -> dict[str, Any]:
+    """Write answers.csv and workers.csv for ``judgements`` (approved work only); the report's context
+    (empty when there is nothing to aggregate). Blocked workers' labels are dropped unless
+    ``settings.blocked == "keep"``; ``controls`` (item_id, field, answer) are scored, not answered."""
+    if judgements.empty:
+        return {}
+    blocked_ids = set(blocked)
+    is_blocked = judgements["worker_id"].isin(blocked_ids)
+    kept = judgements[~is_blocked] if settings.blocked == "drop" else judgements
+    if kept.empty:
+        return {}
+    result = aggregate(kept, settings.method, settings.min_per_worker, controls=controls)
+    answers_path, workers_path = write_answers(result, out_dir / "answers.csv")
+    return {"answers_file": answers_path.name, "workers_file": workers_path.name, **answers_context(
+        result, settings.threshold, dropped=int(is_blocked.sum()) if settings.blocked == "drop" else 0)}
+
+
+def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
+    """The caption page's "is there text in the image?" answers of accepted captions, as judgements."""
+    if "text_present" not in captions.columns or captions.empty:
+        return pd.DataFrame(columns=["item_id", "worker_id", "field", "label"])
+    kept = captions[~captions["is_rejected"].astype(bool)]
+    kept = kept[kept["text_present"].fillna("").astype(str).str.strip() != ""]
+    return pd.DataFrame({"item_id": kept["image_id"].astype(str), "worker_id": kept["worker_id"].astype(str),
+                         "field": "text_present", "label": kept["text_present"].astype(str).str.strip().str.lower()})
+
+
+def answers_context(result: Aggregation, threshold: float, dropped: int = 0) -> dict[str, Any]:
+    """What the report shows: methods, confidence, the items below ``threshold``, the skill histogram."""
+    answers, workers = result.answers, result.workers
+    below = answers[answers["confidence"] < threshold].sort_values(["confidence", "field", "item_id"])
+    methods = answers.groupby("field")["method"].first()
+    return {"answer_count": len(answers), "threshold": threshold, "dropped": dropped,
+            "methods": [{"field": f, "method": m, "items": int((answers["field"] == f).sum())}
+                        for f, m in methods.items()],
+            "mean_confidence": round(float(answers["confidence"].mean()), 3),
+            "below": below.head(BELOW_SHOWN).round({"confidence": 3}).to_dict("records"), "below_count": len(below),
+            "answers_png": _histograms(answers["confidence"], workers["skill"], threshold)}
+
+
+def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float) -> str:
+    # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
+    from flows.core.outputs.figures import to_png
+
+    return to_png(answers_figure(confidence, skill, threshold))
+
+
+def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float) -> Any:
+    """Two histograms: the answers' confidence (the threshold marked) and the workers' skill."""
+    from flows.core.outputs.figures import new_figure
+
+    fig, axes = new_figure(7.5, 2.6, ncols=2)
+    bins = np.linspace(0, 1, 21)
+    for ax, values, title, unit in ((axes[0][0], confidence, "Confidence of the answers", "items"),
+                                    (axes[0][1], skill, "Worker skill", "workers")):
+        ax.hist(values.astype(float), bins=bins, color="#4477aa")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(title.split()[-1] if unit == "workers" else "confidence", fontsize=8)
+        ax.set_ylabel(unit, fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0][0].axvline(threshold, color="#cc3311", linestyle="--", linewidth=1)
+    return fig

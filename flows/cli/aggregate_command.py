@@ -1,0 +1,45 @@
+"""``hitflow aggregate``: its options and its wiring (the work is in flows/campaigns/answers_files.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from flows.cli import args as arg
+from flows.core.errors import ConfigError
+
+METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin")  # postprocess.answers.CHOICES (a test keeps them equal)
+HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
+auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
+answers.csv: item_id, field, label, confidence, method, judgements
+workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls"""
+
+
+def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    ag = sub.add_parser("aggregate", help="one answer per item from several workers' labels, with its confidence",
+                        epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ag.add_argument("input", help="CSV or TSV of item_id, worker_id, label [, field] rows")
+    ag.add_argument("--out", required=True, type=arg.writable_file,
+                    help="answers CSV to write (workers.csv goes beside it)")
+    ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
+    ag.add_argument("--min-per-worker", type=arg.non_negative_number, default=3.0,
+                    help="auto: labels per worker on average from which Dawid-Skene is used")
+    ag.add_argument("--columns", default="", metavar="ITEM,WORKER,LABEL",
+                    help="the file's own names for the item, worker and label columns")
+    ag.add_argument("--gold", default="", metavar="COLUMN", help="a column of known answers: report accuracy")
+    ag.add_argument("--controls", default="", metavar="FILE",
+                    help="CSV of control items (item_id, answer [, field]): scored per worker, kept out of the answers")
+
+
+def cmd_aggregate(a: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from flows.campaigns.answers_files import aggregate_file
+
+    columns = tuple(c.strip() for c in a.columns.split(",")) if a.columns else None
+    if columns is not None and (len(columns) != 3 or not all(columns)):
+        raise ConfigError(f"--columns {a.columns!r}: give three names, ITEM,WORKER,LABEL")
+    result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker, columns,  # type: ignore[arg-type]
+                            a.gold, Path(a.controls) if a.controls else None)
+    print(json.dumps(result, indent=1, allow_nan=False))
+    return 0

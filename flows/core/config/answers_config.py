@@ -1,0 +1,38 @@
+"""The ``[answers]`` table: how a campaign turns several workers' choices into one answer per item
+(postprocess/answers.py; docs/reference/outputs.md#answers-and-worker-skill)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from flows.core.config.config_types import Section, Share
+
+# postprocess.answers.CHOICES (a test keeps them equal)
+Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin"]
+
+
+class AnswersSection(Section):
+    method: Method = Field("auto", description="mv, ds (Dawid-Skene), glad, mace, one-coin, or auto: majority vote "
+                                               "when workers gave fewer than min_per_worker labels on average, "
+                                               "else Dawid-Skene")
+    min_per_worker: float = Field(3.0, ge=0, le=100000, allow_inf_nan=False,
+                                  description="auto: labels per worker on average from which Dawid-Skene is used")
+    blocked: Literal["drop", "keep"] = Field("drop", description="A blocked worker's approved labels: drop them, or "
+                                                                 "keep them (the model weighs each worker by skill)")
+    threshold: Share = Field(0.9, description="The report lists items whose answer's confidence is below this")
+    controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
+                                                           'answer) among your items: each worker is scored on '
+                                                           "them; they stay out of the dataset and the answers")
+
+
+@dataclass(frozen=True)
+class AnswersSettings:
+    method: str = "auto"
+    min_per_worker: float = 3.0
+    blocked: str = "drop"
+    threshold: float = 0.9
+    controls: Path | None = None  # [answers] controls, resolved against the config's folder

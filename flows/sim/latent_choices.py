@@ -1,0 +1,50 @@
+"""Every choice of a page has a latent true answer per item in the simulator, the same for every
+worker (drawn from the item and the field's name), so aggregated answers can be scored against it
+(``sim_items.json``; issue 42). Honest workers give it with their skill; a slip is half the time
+their own habitual confusion (another option, fixed per worker: a confusion matrix, not a coin,
+which Dawid-Skene can learn), else a random option; a profile with ``choices = "wrong"`` in its
+crowd parameters is an adversary who always picks their confused option. The half is a modelling
+choice, not a measured figure."""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+from flows.sim.crowd_model import Worker
+
+LATENT = "latent:"  # worker memory keys "latent:<item>|<field>" -> the latent answer
+HABIT = 0.5
+
+
+def latent_answer(worker: Worker, item: str, field: str, options: list[str]) -> str:
+    """The item's latent answer for ``field`` (recorded in the worker's memory for sim_items.json)."""
+    truth = random.Random(zlib.crc32(f"{item}|{field}".encode())).choice(options)
+    worker.memory[f"{LATENT}{item}|{field}"] = truth
+    return truth
+
+
+def slip(worker: Worker, options: list[str], truth: str, rng: random.Random) -> str:
+    """A careless answer: the worker's habitual confusion, or a random option."""
+    return confused(worker.worker_id, options, truth) if rng.random() < HABIT else rng.choice(options)
+
+
+def confused(worker_id: str, options: list[str], truth: str) -> str:
+    """The option this worker takes ``truth`` for: another one, fixed per worker."""
+    if len(options) < 2:
+        return truth
+    shift = 1 + zlib.crc32(worker_id.encode()) % (len(options) - 1)
+    return options[(options.index(truth) + shift) % len(options)]
+
+
+def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
+    """``sim_items.json``: one row per item and choice field a worker was shown, with its latent answer."""
+    seen: dict[tuple[str, str], str] = {}
+    for w in workers:
+        for key, truth in w.memory.items():
+            if key.startswith(LATENT):
+                item, field = key[len(LATENT):].rsplit("|", 1)
+                seen[(item, field)] = truth
+    return [{"item_id": i, "field": f, "answer": a} for (i, f), a in sorted(seen.items())]

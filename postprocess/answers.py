@@ -1,0 +1,175 @@
+"""Answers, not responses: one answer per item and field from several workers' labels, with its
+confidence, and a skill estimate per worker.
+
+Input (the long format ``hitflow analyze agreement`` reads): one row per judgement with columns
+``item_id, worker_id, label`` and optionally ``field`` (several questions of one page; each field
+is aggregated on its own). Labels are compared as text; blank labels are no judgement.
+
+Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
+
+- ``answers``: ``item_id, field, label, confidence, method, judgements``, one row per item and
+  field; ``confidence`` is the posterior probability of the chosen label under the model, or the
+  share of judgements that gave it under majority vote; ``judgements`` counts the labels used.
+- ``workers``: ``worker_id, skill, items, agreement, control_accuracy``; ``skill`` is the mean
+  posterior probability, under the method used, of the labels the worker gave (a soft agreement,
+  comparable across methods, in [0, 1]); ``agreement`` the share of their labels equal to the
+  chosen answer; ``items`` the distinct items they labelled; with ``controls`` (``item_id, answer``
+  [, ``field``]: items whose answer is known), ``control_accuracy`` is the share of their labels of
+  those items equal to the known answer and ``controls`` how many they labelled (empty and 0 without).
+  Control items (every field of them) never enter ``answers`` nor the models.
+
+Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit):
+``mv`` majority vote, ``ds`` Dawid-Skene (1979), ``glad`` (Whitehill et al. 2009), ``mace``
+(Hovy et al. 2013), ``one-coin`` (Dawid-Skene with one accuracy per worker). ``auto`` is
+majority vote when workers gave fewer than ``min_per_worker`` labels on average in a field (a
+worker's confusion cannot be estimated from one or two labels) or when a field has a single
+label value, and Dawid-Skene otherwise.
+
+Ties are resolved deterministically: among labels of equal probability the one given most often
+in the field wins, then the first in text order.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+METHODS = ("mv", "ds", "glad", "mace", "one-coin")
+CHOICES = ("auto", *METHODS)
+MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses majority vote
+ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements"]
+WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy", "controls"]
+REQUIRED = ("item_id", "worker_id", "label")
+DEFAULT_FIELD = "label"
+TIE_DECIMALS = 12  # probabilities equal to this many places count as a tie
+
+
+class Aggregation(NamedTuple):
+    answers: pd.DataFrame
+    workers: pd.DataFrame
+
+
+def judgements(frame: pd.DataFrame) -> pd.DataFrame:
+    """The column contract: ``item_id, worker_id, label, field`` as text, blank labels dropped;
+    a worker's repeated label of the same item and field counts once (the last one given)."""
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)} [, field]")
+    out = frame[list(REQUIRED)].astype(str).apply(lambda c: c.str.strip())
+    out["field"] = frame["field"].astype(str).str.strip() if "field" in frame.columns else DEFAULT_FIELD
+    out = out[(out["label"] != "") & (out["item_id"] != "") & (out["worker_id"] != "")]
+    return out.drop_duplicates(["item_id", "worker_id", "field"], keep="last").reset_index(drop=True)
+
+
+def choose_method(field_frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER) -> str:
+    """The method for one field's judgements: ``method`` itself unless it is ``auto`` (see the module)."""
+    if method not in CHOICES:
+        raise ValueError(f"unknown method {method!r}; use one of {', '.join(CHOICES)}")
+    if method != "auto":
+        return method
+    per_worker = len(field_frame) / max(field_frame["worker_id"].nunique(), 1)
+    if per_worker < min_per_worker or field_frame["label"].nunique() < 2:
+        return "mv"
+    return "ds"
+
+
+def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
+              seed: int = 0, controls: pd.DataFrame | None = None) -> Aggregation:
+    """Answers and workers from a long frame of judgements (see the module for the columns).
+    Works on any subset of judgements (e.g. the first batch only); an empty frame gives empty frames."""
+    data, scored = _split_controls(judgements(frame), controls)
+    result = _aggregate(data, method, min_per_worker, seed)
+    if scored is None:
+        return result
+    scores = scored.groupby("worker_id").agg(control_accuracy=("correct", "mean"), controls=("correct", "size"))
+    workers = result.workers.drop(columns=["control_accuracy", "controls"]).merge(
+        scores.reset_index(), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
+    workers["controls"] = workers["controls"].fillna(0).astype(int)
+    workers["items"] = workers["items"].fillna(0).astype(int)
+    return Aggregation(result.answers, workers.reset_index(drop=True)[WORKER_COLUMNS])
+
+
+def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(the judgements of ordinary items, those of control items with ``correct``), or (all, None)."""
+    if controls is None:
+        return data, None
+    missing = [c for c in ("item_id", "answer") if c not in controls.columns]
+    if missing:
+        raise ValueError(f"the control items lack column(s) {', '.join(missing)}; expected item_id, answer [, field]")
+    gold = pd.DataFrame({"item_id": controls["item_id"].astype(str).str.strip(),
+                         "field": controls["field"].astype(str).str.strip() if "field" in controls else DEFAULT_FIELD,
+                         "answer": controls["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
+    marked = data.merge(gold, on=["item_id", "field"], how="left")
+    scored = marked[marked["answer"].notna()].assign(correct=lambda d: (d["label"] == d["answer"]).astype(float))
+    # a control item is out of the answers whole, its other fields too: it is not one of the user's items
+    return data[~data["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True), scored
+
+
+def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int) -> Aggregation:
+    answers, posteriors = [], []
+    for field, part in data.groupby("field", sort=True):
+        chosen = choose_method(part, method, min_per_worker)
+        probas = _probabilities(part, chosen, seed)
+        labels = _pick(probas, part["label"])
+        counts = part.groupby("item_id").size()
+        answers.append(pd.DataFrame({
+            "item_id": labels.index, "field": field, "label": labels.to_numpy(),
+            "confidence": _posterior(probas, labels.index, labels),
+            "method": chosen, "judgements": counts.reindex(labels.index).to_numpy()}))
+        given = part.assign(posterior=_posterior(probas, part["item_id"], part["label"]))
+        posteriors.append(given.merge(pd.DataFrame({"item_id": labels.index, "answer": labels.to_numpy()}),
+                                      on="item_id"))
+    if not answers:
+        return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
+    out = pd.concat(answers, ignore_index=True).sort_values(["field", "item_id"], kind="stable")
+    return Aggregation(out.reset_index(drop=True)[ANSWER_COLUMNS], _workers(pd.concat(posteriors)))
+
+
+def _workers(given: pd.DataFrame) -> pd.DataFrame:
+    given = given.assign(agrees=(given["label"] == given["answer"]).astype(float))
+    by = given.groupby("worker_id", sort=True)
+    out = pd.DataFrame({"skill": by["posterior"].mean(), "items": by["item_id"].nunique(),
+                        "agreement": by["agrees"].mean(), "control_accuracy": np.nan, "controls": 0})
+    return out.rename_axis("worker_id").reset_index()[WORKER_COLUMNS]
+
+
+def _probabilities(part: pd.DataFrame, method: str, seed: int) -> pd.DataFrame:
+    """Items x labels, each row a probability distribution over the labels seen in the field."""
+    from crowdkit.aggregation import GLAD, MACE, DawidSkene, MajorityVote, OneCoinDawidSkene
+
+    data = part.rename(columns={"item_id": "task", "worker_id": "worker"})[["task", "worker", "label"]]
+    models: dict[str, Any] = {"mv": MajorityVote(), "ds": DawidSkene(n_iter=100), "glad": GLAD(n_iter=100),
+                              "mace": MACE(random_state=seed), "one-coin": OneCoinDawidSkene(n_iter=100)}
+    model = models[method]
+    with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=: not the user's concern
+        warnings.simplefilter("ignore", category=FutureWarning)
+        warnings.simplefilter("ignore", category=DeprecationWarning)
+        model.fit(data)
+    probas = model.probas_.copy()
+    probas.index = probas.index.astype(str)
+    probas.columns = probas.columns.astype(str)
+    return probas.reindex(columns=sorted(set(part["label"])), fill_value=0.0).fillna(0.0)
+
+
+def _posterior(probas: pd.DataFrame, items: Any, labels: Any) -> list[float]:
+    """The probability of each (item, label) pair."""
+    return [float(probas.at[i, lab]) for i, lab in zip(items, labels, strict=True)]
+
+
+def _pick(probas: pd.DataFrame, labels: pd.Series) -> pd.Series:
+    """The most probable label per item, ties to the label given most often, then text order."""
+    counts = labels.value_counts()
+    order = sorted(probas.columns, key=lambda lab: (-int(counts.get(lab, 0)), lab))
+    ranked = probas[order].round(TIE_DECIMALS)
+    return ranked.idxmax(axis="columns").sort_index()
+
+
+def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
+    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
+    over the items and fields both hold; NaN when they share none."""
+    both = answers.astype({"item_id": str, "field": str}).merge(
+        truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
+    return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")

@@ -1,0 +1,84 @@
+"""`hitflow aggregate`: the long format in, answers.csv and workers.csv out, one line for a bad file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.cli.aggregate_command import METHODS
+from flows.cli.main import main
+from postprocess.answers import CHOICES, aggregate
+
+ROWS = ("item_id,worker_id,label\n"
+        "a,w1,x\na,w2,x\na,w3,y\nb,w1,y\nb,w2,y\nb,w3,y\nc,w1,x\nc,w2,y\n")
+
+
+def test_methods_spelled_alike() -> None:
+    assert METHODS == CHOICES
+
+
+def test_writes_answers_and_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = tmp_path / "labels.csv"
+    labels.write_text(ROWS, encoding="utf-8")
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "out" / "answers.csv")]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["items"] == 3 and shown["judgements"] == 8 and shown["methods"] == {"label": "mv"}
+    answers = pd.read_csv(tmp_path / "out" / "answers.csv", dtype={"label": str})
+    expected = aggregate(pd.read_csv(labels, dtype=str), "mv").answers
+    assert answers["label"].tolist() == expected["label"].tolist() == ["x", "y", "y"]
+    workers = pd.read_csv(tmp_path / "out" / "workers.csv")
+    assert workers["worker_id"].tolist() == ["w1", "w2", "w3"] and workers["agreement"].iloc[0] == pytest.approx(0.6667)
+
+
+def test_own_column_names_tab_separated_and_gold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("unit\tannotator\tresponse\tgold\n" + "".join(
+        f"{i}\t{w}\t{lab}\t{g}\n" for i, w, lab, g in [("1", "p", "A", "A"), ("1", "q", "A", "A"), ("1", "r", "B", "A"),
+                                                       ("2", "p", "B", "A"), ("2", "q", "B", "A")]), encoding="utf-8")
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "answers.csv"),
+                 "--columns", "unit,annotator,response", "--gold", "gold", "--method", "mv"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["gold_items"] == 2 and shown["accuracy"] == 0.5  # item 2's answer B against gold A
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (b"item_id,worker\na,w1\n", "missing column(s) worker_id, label"),
+    (b"", "is empty"),
+    (b"item_id,worker_id,label\n", "every label is blank"),
+    (b"item_id,worker_id,label\n\xff\xfe\xfaa,w1,x\n", "UTF-8"),
+    (b"item_id,worker_id,label\na,w1,\n", "every label is blank"),
+])
+def test_bad_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, says: str) -> None:
+    labels = tmp_path / "labels.csv"
+    labels.write_bytes(content)
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "answers.csv")]) == 3
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "answers.csv").exists()
+
+
+def test_bad_columns_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = tmp_path / "labels.csv"
+    labels.write_text(ROWS, encoding="utf-8")
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "a.csv"), "--columns", "item_id,worker_id"]) == 2
+    assert "three names" in capsys.readouterr().err
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "a.csv"), "--columns", "unit,worker_id,label"]) == 3
+    assert "no column(s) unit" in capsys.readouterr().err
+
+
+def test_controls_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = tmp_path / "labels.csv"
+    labels.write_text(ROWS + "g,w1,x\ng,w2,y\n", encoding="utf-8")
+    (tmp_path / "controls.csv").write_text("item_id,answer\ng,x\n", encoding="utf-8")
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "answers.csv"),
+                 "--controls", str(tmp_path / "controls.csv")]) == 0
+    assert json.loads(capsys.readouterr().out)["items"] == 3
+    workers = pd.read_csv(tmp_path / "workers.csv").set_index("worker_id")
+    assert workers.loc["w1", "control_accuracy"] == 1.0 and workers.loc["w2", "control_accuracy"] == 0.0
+    (tmp_path / "bad.csv").write_text("item_id,gold\ng,x\n", encoding="utf-8")
+    assert main(["aggregate", str(labels), "--out", str(tmp_path / "answers.csv"),
+                 "--controls", str(tmp_path / "bad.csv")]) == 3
+    assert "missing column(s) answer" in capsys.readouterr().err

@@ -1,0 +1,132 @@
+"""postprocess.answers: aggregation against a hand-checked case and crowd-kit computed directly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from crowdkit.aggregation import GLAD, DawidSkene, MajorityVote, OneCoinDawidSkene
+
+from postprocess.answers import ANSWER_COLUMNS, WORKER_COLUMNS, aggregate, choose_method, judgements
+
+
+def _frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["item_id", "worker_id", "label"])
+
+
+SMALL = _frame([("a", "w1", "x"), ("a", "w2", "x"), ("a", "w3", "y"),
+                ("b", "w1", "y"), ("b", "w2", "y"), ("b", "w3", "y"),
+                ("c", "w1", "x"), ("c", "w2", "y")])
+
+
+def test_majority_vote_by_hand() -> None:
+    answers, workers = aggregate(SMALL, "mv")
+    assert list(answers.columns) == ANSWER_COLUMNS and list(workers.columns) == WORKER_COLUMNS
+    got = answers.set_index("item_id")
+    assert got["label"].to_dict() == {"a": "x", "b": "y", "c": "y"}  # c ties 1-1: y is given 5 times, x 3
+    assert got["confidence"].to_dict() == pytest.approx({"a": 2 / 3, "b": 1.0, "c": 0.5})
+    assert got["judgements"].to_dict() == {"a": 3, "b": 3, "c": 2}
+    assert set(got["method"]) == {"mv"}
+    w = workers.set_index("worker_id")
+    assert w.loc["w1", "agreement"] == pytest.approx(2 / 3)  # x on c against the answer y
+    assert w.loc["w1", "skill"] == pytest.approx((2 / 3 + 1 + 0.5) / 3)
+    assert w.loc["w3", "skill"] == pytest.approx((1 / 3 + 1) / 2)
+    assert w["items"].to_dict() == {"w1": 3, "w2": 3, "w3": 2}
+    assert w["control_accuracy"].isna().all()
+
+
+def test_tie_does_not_depend_on_row_order() -> None:
+    first = aggregate(SMALL, "mv").answers
+    again = aggregate(SMALL.iloc[::-1], "mv").answers
+    pd.testing.assert_frame_equal(first, again)
+
+
+def test_fields_are_aggregated_apart_and_blank_labels_are_no_judgement() -> None:
+    flipped = SMALL["label"].map({"x": "y", "y": "x"})
+    two = pd.concat([SMALL.assign(field="q1"), SMALL.assign(field="q2", label=flipped)])
+    two.loc[len(two)] = ["a", "w4", "  ", "q1"]
+    answers = aggregate(two, "mv").answers.set_index(["field", "item_id"])
+    assert answers.loc[("q1", "a"), "label"] == "x" and answers.loc[("q2", "a"), "label"] == "y"
+    assert answers.loc[("q1", "a"), "judgements"] == 3
+
+
+def test_missing_column_is_named() -> None:
+    with pytest.raises(ValueError, match=r"missing column.*label"):
+        judgements(SMALL.drop(columns="label"))
+
+
+def test_auto_rule() -> None:
+    assert choose_method(judgements(SMALL)) == "mv"  # 8 labels by 3 workers: under 3 a worker
+    assert choose_method(judgements(SMALL), min_per_worker=2.0) == "ds"
+    assert choose_method(judgements(SMALL.assign(label="x")), min_per_worker=1.0) == "mv"  # one value
+    with pytest.raises(ValueError, match="unknown method"):
+        choose_method(judgements(SMALL), "vote")
+
+
+def _simulated(seed: int = 7, items: int = 80, workers: int = 9) -> tuple[pd.DataFrame, pd.Series]:
+    """A fixed frame: workers of accuracy 0.9 down to 0.3 (the last two adversarial), 5 labels an item."""
+    rng = np.random.default_rng(seed)
+    truth = pd.Series(rng.choice(["neg", "neu", "pos"], size=items), index=[f"i{k:03d}" for k in range(items)])
+    accuracy = np.linspace(0.9, 0.3, workers)
+    rows = []
+    for item, true in truth.items():
+        for w in rng.choice(workers, size=5, replace=False):
+            wrong = [lab for lab in ("neg", "neu", "pos") if lab != true]
+            rows.append((item, f"w{w}", true if rng.random() < accuracy[w] else wrong[int(rng.integers(2))]))
+    return _frame(rows), truth
+
+
+@pytest.mark.parametrize(("method", "model"), [("mv", MajorityVote()), ("ds", DawidSkene(n_iter=100)),
+                                               ("one-coin", OneCoinDawidSkene(n_iter=100)), ("glad", GLAD(n_iter=100))])
+def test_same_as_crowd_kit_directly(method: str, model: object) -> None:
+    frame, _ = _simulated()
+    answers = aggregate(frame, method).answers.set_index("item_id")
+    direct = model.fit(frame.rename(columns={"item_id": "task", "worker_id": "worker"}))  # type: ignore[attr-defined]
+    probas = direct.probas_
+    clear = probas.apply(lambda row: (row.max() - row.nlargest(2).iloc[-1]) > 1e-9, axis=1)  # no tie to resolve
+    assert clear.sum() > 40
+    assert (answers.loc[clear[clear].index, "label"] == direct.labels_[clear]).all()
+    assert answers["confidence"].to_numpy() == pytest.approx(probas.max(axis=1).reindex(answers.index).to_numpy())
+
+
+def test_dawid_skene_beats_majority_vote_with_adversaries() -> None:
+    frame, truth = _simulated(items=300)
+    acc = {m: (aggregate(frame, m).answers.set_index("item_id")["label"] == truth).mean() for m in ("mv", "ds")}
+    assert acc["ds"] > acc["mv"]
+
+
+def test_subset_and_empty() -> None:
+    frame, _ = _simulated()
+    part = aggregate(frame.iloc[:100], "ds")
+    assert len(part.answers) == frame.iloc[:100]["item_id"].nunique()
+    empty = aggregate(frame.iloc[:0])
+    assert empty.answers.empty and list(empty.answers.columns) == ANSWER_COLUMNS
+
+
+def test_real_labels_with_gold(shared_data: Path) -> None:
+    """Snow et al. 2008's word-sense set (10 labels an item): every method as accurate as DS run directly."""
+    raw = pd.read_csv(shared_data / "snow2008-wsd" / "wsd.standardized.tsv", sep="\t", dtype=str)
+    frame = pd.DataFrame({"item_id": raw["orig_id"], "worker_id": raw["!amt_worker_ids"], "label": raw["response"]})
+    gold = raw.drop_duplicates("orig_id").set_index("orig_id")["gold"]
+    direct = DawidSkene(n_iter=100).fit_predict(frame.rename(columns={"item_id": "task", "worker_id": "worker"}))
+    direct_acc = (direct.astype(str) == gold.reindex(direct.index)).mean()
+    for method in ("auto", "mv", "ds", "one-coin"):
+        ours = aggregate(frame, method).answers.set_index("item_id")["label"]
+        assert (ours == gold.reindex(ours.index)).mean() >= direct_acc - 1e-12
+
+
+def test_control_items_are_scored_not_answered() -> None:
+    frame = pd.concat([SMALL, _frame([("g1", "w1", "x"), ("g1", "w2", "y"), ("g2", "w1", "y"), ("g2", "w4", "y")])])
+    controls = pd.DataFrame({"item_id": ["g1", "g2"], "answer": ["x", "y"]})
+    answers, workers = aggregate(frame, "mv", controls=controls)
+    assert set(answers["item_id"]) == {"a", "b", "c"}
+    pd.testing.assert_frame_equal(answers, aggregate(SMALL, "mv").answers)  # controls change no answer
+    w = workers.set_index("worker_id")
+    assert w.loc["w1", "control_accuracy"] == 1.0 and w.loc["w1", "controls"] == 2
+    assert w.loc["w2", "control_accuracy"] == 0.0 and w.loc["w2", "controls"] == 1
+    assert w.loc["w3", "controls"] == 0 and np.isnan(w.loc["w3", "control_accuracy"])
+    assert w.loc["w4", "items"] == 0 and w.loc["w4", "control_accuracy"] == 1.0  # seen only on a control
+    with pytest.raises(ValueError, match="control items lack"):
+        aggregate(frame, "mv", controls=controls.drop(columns="answer"))

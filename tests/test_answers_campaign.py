@@ -1,0 +1,161 @@
+"""Aggregation as a campaign step: a custom page's single-choice fields -> answers.csv, workers.csv
+and the report's section, from the approved work only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from flows.campaigns.answers_step import campaign_answers
+from flows.cli.main import main
+from flows.core.config.answers_config import AnswersSettings, Method
+from flows.custom.scaffold import scaffold
+from postprocess.answers import CHOICES, aggregate
+
+
+def test_config_methods_spelled_alike() -> None:
+    assert Method.__args__ == CHOICES  # type: ignore[attr-defined]
+
+
+def test_custom_campaign_writes_answers_beside_the_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scaffold("demo_task", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / "demo_task"
+    data = pd.read_csv(out / "dataset.csv", keep_default_na=False, dtype=str)
+    answers = pd.read_csv(out / "answers.csv", keep_default_na=False, dtype={"label": str, "item_id": str})
+    assert set(answers["field"]) == {"has_text", "setting"}  # the radio and the select; not text, not checkboxes
+    choices = data[data["field"].isin(["has_text", "setting"])].rename(columns={"value": "label"})
+    expected = aggregate(choices[["item_id", "worker_id", "field", "label"]]).answers
+    assert answers[["item_id", "field", "label", "judgements"]].to_dict("records") == \
+        expected[["item_id", "field", "label", "judgements"]].to_dict("records")
+    workers = pd.read_csv(out / "workers.csv")
+    assert set(workers["worker_id"]) == set(choices["worker_id"])
+    assert ((workers["skill"] >= 0) & (workers["skill"] <= 1)).all()
+    assert "Answers and worker skill" in (out / "report.html").read_text()
+
+
+def _labels() -> pd.DataFrame:
+    rows = [(i, w, "yes") for i in ("a", "b", "c") for w in ("w1", "w2", "w3")]
+    rows += [(i, "bad", "no") for i in ("a", "b", "c")]
+    return pd.DataFrame(rows, columns=["item_id", "worker_id", "label"]).assign(field="has_text")
+
+
+def test_blocked_workers_dropped_or_kept(tmp_path: Path) -> None:
+    dropped = campaign_answers(_labels(), ["bad"], AnswersSettings(method="mv"), tmp_path / "drop")
+    assert dropped["dropped"] == 3
+    workers = pd.read_csv(tmp_path / "drop" / "workers.csv")
+    assert "bad" not in set(workers["worker_id"])
+    assert pd.read_csv(tmp_path / "drop" / "answers.csv")["confidence"].eq(1.0).all()
+    kept = campaign_answers(_labels(), ["bad"], AnswersSettings(method="mv", blocked="keep", threshold=0.8),
+                            tmp_path / "keep")
+    assert kept["dropped"] == 0 and kept["below_count"] == 3  # 3 of 4 agree: 0.75 < 0.8
+    assert pd.read_csv(tmp_path / "keep" / "workers.csv").set_index("worker_id").loc["bad", "agreement"] == 0.0
+
+
+def test_nothing_to_aggregate_writes_nothing(tmp_path: Path) -> None:
+    assert campaign_answers(_labels().iloc[:0], [], AnswersSettings(), tmp_path) == {}
+    assert not (tmp_path / "answers.csv").exists()
+
+
+def test_expert_rating_study_answers_beat_a_single_judge(tmp_path: Path) -> None:
+    """The simulated judges rate around each item's sim_truth: the aggregated answer matches it more
+    often than one judgement does (an independent check: the truth comes from the item file)."""
+    from flows.driver.campaign_run import run_campaign
+    from tests.test_studies import CONFIG, truth
+
+    run_campaign(CONFIG / "expert_rating.toml", db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
+                 platform="mturk", progress=lambda _: None)
+    out = tmp_path / "runs" / "expert_rating"
+    known = truth("expert_rating")
+    judged = pd.read_csv(out / "judgements.csv", dtype=str)
+    answers = pd.read_csv(out / "answers.csv", dtype=str)
+    assert set(answers["item_id"]) == set(judged["item_id"]) and set(answers["field"]) == {"label"}
+    single = (judged["label"] == judged["item_id"].map(known)).mean()
+    aggregated = (answers["label"] == answers["item_id"].map(known)).mean()
+    assert aggregated >= single and aggregated > 0.5
+    assert "Answers and worker skill" in (out / "report.html").read_text()
+
+
+def test_caption_campaign_aggregates_text_present(tmp_path: Path) -> None:
+    """The caption page's "is there text?" question: one answer per image, close to the dataset's
+    strict-majority ``text_detected`` (computed apart, in postprocess/dataset.py)."""
+    import json
+
+    config = Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml"
+    assert main(["run", str(config), "--no-prefect", "--limit", "40", "--db", str(tmp_path / "h.db"),
+                 "--out", str(tmp_path / "runs")]) == 0
+    out = tmp_path / "runs" / "vizwiz_captions"
+    answers = pd.read_csv(out / "answers.csv", dtype={"item_id": str, "label": str})
+    assert set(answers["field"]) == {"text_present"} and set(answers["label"]) <= {"yes", "no"}
+    detected = {str(i["id"]): i["text_detected"] for i in json.loads((out / "dataset.json").read_text())["images"]}
+    assert set(answers["item_id"]) <= set(detected)
+    same = (answers["label"].eq("yes").astype(int) == answers["item_id"].map(detected)).mean()
+    assert same >= 0.8
+    assert "Answers and worker skill" in (out / "report.html").read_text()
+
+
+def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """sim_items.json holds one latent answer per item and choice field; answers.csv is closer to it
+    than a single worker's label is (scored here apart from the report's own figure)."""
+    import json
+
+    from postprocess.answers import accuracy
+
+    scaffold("demo_task", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / "demo_task"
+    truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
+    assert set(truth["field"]) == {"has_text", "setting"} and not truth.duplicated(["item_id", "field"]).any()
+    data = pd.read_csv(out / "dataset.csv", keep_default_na=False, dtype=str)
+    assert set(truth["item_id"]) == set(data["item_id"])
+    answers = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
+    single = accuracy(data.rename(columns={"value": "label"})[["item_id", "field", "label"]], truth)
+    assert accuracy(answers, truth) >= single
+    assert "latent answers" in (out / "report.html").read_text()
+
+
+def test_answers_figure_text_does_not_overlap() -> None:
+    import matplotlib.pyplot as plt
+
+    from flows.campaigns.answers_step import answers_figure
+    from flows.core.outputs.figures import overlapping_text
+
+    rng = np.random.default_rng(3)
+    fig = answers_figure(pd.Series(rng.uniform(0.3, 1, 500)), pd.Series(rng.uniform(0, 1, 40)), 0.9)
+    try:
+        assert overlapping_text(fig) == []
+        assert [ax.get_title() for ax in fig.axes] == ["Confidence of the answers", "Worker skill"]
+    finally:
+        plt.close(fig)
+
+
+def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    scaffold("demo_task", tmp_path)
+    (tmp_path / "config" / "controls.csv").write_text("item_id,field,answer\nphoto-001,has_text,yes\n",
+                                                      encoding="utf-8")
+    config = tmp_path / "config" / "demo_task.toml"
+    config.write_text(config.read_text(encoding="utf-8") + '\n[answers]\ncontrols = "controls.csv"\n',
+                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
+    out = tmp_path / "runs" / "demo_task"
+    assert "photo-001" not in set(pd.read_csv(out / "dataset.csv", dtype=str)["item_id"])
+    import json
+
+    assert [i["item_id"] for i in json.loads((out / "dataset.json").read_text())["items"]] == ["photo-002", "photo-003"]
+    assert "photo-001" not in set(pd.read_csv(out / "answers.csv", dtype=str)["item_id"])
+    responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
+    on_control = responses[(responses["item_id"] == "photo-001") & (responses["field"] == "has_text")
+                           & (responses["decision"] == "approve")]
+    expected = on_control.assign(ok=on_control["value"] == "yes").groupby("worker_id")["ok"].mean()
+    workers = pd.read_csv(out / "workers.csv", dtype={"worker_id": str}).set_index("worker_id")
+    assert len(expected) >= 2  # the approved responses on the control item
+    assert workers.loc[expected.index, "control_accuracy"].tolist() == pytest.approx(expected.tolist())
+    assert (workers.loc[expected.index, "controls"] == 1).all()
