@@ -287,8 +287,7 @@ class ConfigFile(Section):
     campaign: CampaignSection = Field(description="What is asked, of how many, for how much")
     timing: TimingSection = Field(description="Lifetimes, durations and polling")
     gating: GatingSection = Field(default_factory=GatingSection, description="Who may work")
-    submit_rules: SubmitRulesSection = Field(default_factory=SubmitRulesSection,
-                                             description="Checked by the page and again by QC")
+    submit_rules: SubmitRulesSection = Field(default_factory=SubmitRulesSection, description="Page, then QC")
     qc: QcSection = Field(default_factory=QcSection, description="QC rules and their thresholds")
     policy: PolicySection = Field(default_factory=PolicySection, description="What flags reject, block, review")
     postprocess: PostprocessSection = Field(default_factory=PostprocessSection, description="Spell-correction")
