@@ -119,14 +119,19 @@ def test_answers_for_items_never_served_are_dropped_before_the_analysis(tmp_path
         kept = store.rows("SELECT DISTINCT x.assignment_id FROM answers x JOIN decisions d USING (assignment_id) "
                           "WHERE d.action = 'approve' AND x.field = 'score' LIMIT 3")
         for n, row in enumerate(kept):  # three workers' scores land on ids no page showed
+            # the first one's carry no id at all: only a screen's page-level fields may (issue 45)
             store.db.execute("UPDATE answers SET item_id = 'never-served-' || item_id || ? WHERE assignment_id = ? "
                              "AND field = 'score'", [str(n), row["assignment_id"]])
+        # and one score carries no id at all: only a screen's page-level fields may (issue 45)
+        store.db.execute("UPDATE answers SET item_id = '' WHERE rowid = (SELECT MIN(rowid) FROM answers "
+                         "WHERE field = 'score' AND item_id NOT LIKE 'never-served%')")
         with open_campaign_run(str(db), "expert_rating", endpoint_url=sim.url, progress=lambda _: None) as run:
             result = write_study_outputs(run, tmp_path / "again")
     judged = pd.read_csv(tmp_path / "again" / "judgements.csv", dtype=str)
     assert len(kept) == 3 and not judged["item_id"].str.startswith("never-served").any()
+    assert not judged["item_id"].isna().any() and (judged["item_id"] != "").all()
     analysis = json.loads((tmp_path / "again" / "analysis.json").read_text())
-    assert analysis["answers_for_unserved_items_dropped"] >= 3 and "error" not in analysis
+    assert analysis["answers_for_unserved_items_dropped"] >= 4 and "error" not in analysis
     assert result["judgements"] == len(judged) and (tmp_path / "again" / "report.html").is_file()
 
 

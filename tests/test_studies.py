@@ -133,7 +133,10 @@ def test_severity_study_on_prolific_screens_and_recovers_the_error_ranking(tmp_p
     screened = pd.read_csv(out / "excluded_participants.csv")
     people = pd.read_csv(out / "participants.csv", dtype=str)
     bad = people[(people["colour_blind"] == "yes") | (people["proficiency"] == "beginner")]
-    assert set(bad["participant_id"]) <= set(screened["participant_id"])
+    # the screen must bite: the demo crowd's planted beginners/colour-blind are out (issue 45: a
+    # security fix dropped page-level answers, the screen saw nobody and both sets were empty)
+    assert len(bad) > 0 and set(bad["participant_id"]) <= set(screened["participant_id"])
+    assert a["participants"] == people["participant_id"].nunique() - len(screened) > 0
     assert not set(screened["participant_id"]) & set(pd.read_csv(out / "judgements.csv", dtype=str)
                                                      ["participant_id"]) - set(screened["participant_id"])
     calibration = pd.read_csv(out / "calibration.csv")

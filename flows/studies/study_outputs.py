@@ -51,8 +51,13 @@ def served(run: Run, answers: pd.DataFrame) -> pd.Series:
     hit_items = {r["assignment_id"]: set(json.loads(r["item_ids"] or "[]")) for r in run.store.rows(
         "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.hit_id = a.hit_id "
         "WHERE a.campaign = ?", [run.cfg.name])}
-    return pd.Series([item in items and item in hit_items.get(assignment, items)
-                      for assignment, item in zip(answers["assignment_id"], answers["item_id"], strict=True)],
+    # page-level answers (the screen's demographics/consent) carry no item id: they were served by
+    # the page itself, so they are kept when the study's screen asks for that field (issue 45)
+    page_fields = set(run.cfg.study.screen.fields) if run.cfg.study is not None else set()
+    return pd.Series([(item == "" and field in page_fields)
+                      or (item in items and item in hit_items.get(assignment, items))
+                      for assignment, item, field in zip(answers["assignment_id"], answers["item_id"],
+                                                         answers["field"], strict=True)],
                      index=answers.index, dtype=bool)
 
 
