@@ -75,6 +75,7 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
                for r in flags.to_dict("records")]
     with run.store.transaction():  # replace the batch's flags as one decision
         run.store.execute("DELETE FROM qc_flags WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+        evidence.forget_history(run.store, run.cfg.name, batch)
         if records:
             run.store.table("qc_flags").insert_all(records)
     counts = flags["rule"].value_counts().to_dict()

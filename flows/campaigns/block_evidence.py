@@ -8,7 +8,7 @@ import pandas as pd
 from flows.core.ledger.store import Store
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
-from qc.worker_history import blocks_on_rates, worker_history
+from qc.worker_history import HISTORY_COLUMNS, blocks_on_rates, worker_history
 
 
 def batch_flags(store: Store, campaign: str, batch: int) -> pd.DataFrame:
@@ -20,14 +20,44 @@ def batch_flags(store: Store, campaign: str, batch: int) -> pd.DataFrame:
 def campaign_history(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame:
     """Every worker's captions and flags by rule, per batch, over the campaign up to a batch.
 
-    Built batch by batch: a worker's history is per (worker, batch, rule), so only one batch's
-    assignments are in memory at a time (all of them at once took ~330,000 rows at COCO's size)."""
-    batches = [r["batch"] for r in store.rows("SELECT DISTINCT batch FROM assignments WHERE campaign = ? "
-                                              "AND batch > 0 AND batch <= ? ORDER BY batch", [campaign, up_to_batch])]
-    parts = [_batch_history(store, campaign, batch) for batch in batches]
-    if not parts:
-        return _batch_history(store, campaign, -1)  # the empty table, with its columns
-    return pd.concat(parts, ignore_index=True).sort_values(["worker_id", "batch", "rule"], ignore_index=True)
+    Each batch's evidence is built once, from that batch's rows alone, and kept in the ledger
+    (``worker_history``) until its flags are rewritten: asking again reads it back."""
+    _build_missing(store, campaign, up_to_batch)
+    return store.frame("SELECT worker_id, batch, rule, captions, covered, flags FROM worker_history "
+                       "WHERE campaign = ? AND batch > 0 AND batch <= ? AND worker_id != '' "
+                       "ORDER BY worker_id, batch, rule", [campaign, up_to_batch], HISTORY_COLUMNS)
+
+
+def campaign_totals(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame:
+    """:func:`campaign_history` summed over the batches (one row per worker and rule, ``batch`` its
+    last batch): what the rate blocks read, so the rows read per batch do not grow with the campaign."""
+    _build_missing(store, campaign, up_to_batch)
+    return store.frame("SELECT worker_id, MAX(batch) AS batch, rule, SUM(captions) AS captions, "
+                       "SUM(covered) AS covered, SUM(flags) AS flags FROM worker_history "
+                       "WHERE campaign = ? AND batch > 0 AND batch <= ? AND worker_id != '' "
+                       "GROUP BY worker_id, rule ORDER BY worker_id, rule",
+                       [campaign, up_to_batch], HISTORY_COLUMNS)
+
+
+def forget_history(store: Store, campaign: str, batch: int) -> None:
+    """A batch's kept evidence is stale once its flags are rewritten (late work re-runs its QC)."""
+    store.execute("DELETE FROM worker_history WHERE campaign = ? AND batch = ?", [campaign, batch])
+
+
+def _build_missing(store: Store, campaign: str, up_to_batch: int) -> None:
+    """Build and keep the evidence of the batches (with assignments) not kept yet."""
+    missing = [r["batch"] for r in store.rows(
+        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch <= ? AND batch NOT IN "
+        "(SELECT batch FROM worker_history WHERE campaign = ? AND worker_id = '' AND rule = '') ORDER BY batch",
+        [campaign, up_to_batch, campaign])]
+    for batch in missing:
+        history = _batch_history(store, campaign, batch)
+        records = [{"campaign": campaign, "batch": batch, "worker_id": "", "rule": "", "captions": 0,
+                    "covered": 0, "flags": 0}]
+        records += [{**r, "campaign": campaign, "batch": int(r["batch"]), "captions": int(r["captions"]),
+                     "covered": int(r["covered"]), "flags": int(r["flags"])} for r in history.to_dict("records")]
+        with store.transaction():
+            store.insert_raw("worker_history", records, "REPLACE")
 
 
 def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
@@ -46,7 +76,7 @@ def blocks_due(store: Store, campaign: str, policy: DecisionPolicy, batch: int) 
     """Workers to block after a batch: on rates over the campaign so far, or (older configs)
     on one batch's flag counts; workers blocked earlier are left out. Columns: worker_id, rules, ..."""
     if policy.block_min_rate:
-        due = blocks_on_rates(campaign_history(store, campaign, batch), policy)
+        due = blocks_on_rates(campaign_totals(store, campaign, batch), policy)
     else:
         due = workers_to_block(batch_flags(store, campaign, batch), policy)
     earlier = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?",

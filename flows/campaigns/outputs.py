@@ -104,11 +104,13 @@ def qualification_scores(run: Run) -> pd.DataFrame:
                   ["worker_id", "score", "spelling_score", "grammar_score", "judging_score", "passed", "mode"])
 
 
-def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
+                  platform_asked: bool = False) -> dict[str, Any]:
     """The dataset, flags, blocked workers, report. Captions are read a batch at a time (twice: the
     campaign's own words first, for spell-correction), so memory holds one batch, not the campaign."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    platform_for(run.platform).record_test_scores(run)  # the platform's own test scores (MTurk's Test)
+    if not platform_asked:  # the platform's own test scores (MTurk's Test), unless asked already
+        platform_for(run.platform).record_test_scores(run)
     blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     batches = caption_batches(run)

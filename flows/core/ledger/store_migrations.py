@@ -127,3 +127,14 @@ def m009_batch_holds(db: sqlite_utils.Database) -> None:
     for column in ("hold", "hold_release"):
         if column not in have:
             db.table("batches").add_column(column, str)
+
+
+@migrations()
+def m010_worker_history(db: sqlite_utils.Database) -> None:
+    """Each worker's blocking evidence per batch and rule, kept so a batch's blocks read the earlier
+    batches' evidence instead of rebuilding it (quadratic over a campaign). A row with an empty
+    ``worker_id`` marks a batch as built; a batch's rows go when its flags are rewritten."""
+    db.table("worker_history").create({"campaign": str, "batch": int, "worker_id": str, "rule": str,
+                                       "captions": int, "covered": int, "flags": int},
+                                      pk=("campaign", "batch", "worker_id", "rule"))
+    db.table("assignments").create_index(["campaign", "batch"])  # which batches are not kept yet
