@@ -130,3 +130,22 @@ def test_a_plain_english_word_is_not_rewritten_to_an_accented_form() -> None:
                                            "worker_id": ["w1"]}), min_workers=3, index=index)
     assert fixed["caption_corrected"].iloc[0] == "The tag attaches to an ole fete banner."
     assert index.corrections(["teh", "fete"]) == {"teh": "the"}  # typos still corrected alongside
+
+
+def _campaign(typo_workers: int, the_uses: int) -> pd.DataFrame:
+    rows = [(f"t{k}", "teh dog sits by a keurig") for k in range(typo_workers)]
+    rows += [(f"w{k % 50}", "the cat is on the mat by a keurig") for k in range(the_uses // 2)]
+    return pd.DataFrame(rows, columns=["worker_id", "caption"])
+
+
+def test_a_typo_shared_by_many_workers_is_corrected_when_its_word_is_far_more_frequent() -> None:
+    """Issue 40: a typo typed by 3+ workers was kept as campaign vocabulary whatever the campaign's
+    size ("teh" 1,591 times over 200,000 captions)."""
+    index = spelling_index()
+    big = spellcheck_frame(_campaign(typo_workers=12, the_uses=600), min_workers=3, index=index)
+    assert big["caption_corrected"].iloc[0] == "the dog sits by a keurig"  # 12 workers, "the" 600 times
+    assert (big["caption_corrected"] == big["caption_corrected"].str.replace("teh", "the")).all()
+    # an unknown word without a near dictionary word stays kept, and so does one used as often as its neighbour
+    small = spellcheck_frame(_campaign(typo_workers=12, the_uses=20), min_workers=3, index=index)
+    assert small["caption_corrected"].iloc[0] == "teh dog sits by a keurig"
+    assert "keurig" not in "".join(big["edits"]) + "".join(small["edits"])
