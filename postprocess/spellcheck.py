@@ -48,7 +48,7 @@ def default_index(language: str = "en") -> SpellIndex:
     return SpellIndex.build(SpellChecker(language=language, distance=1).word_frequency.dictionary)
 
 
-TYPO_RATIO = 20  # a one-edit neighbour used this many times as often makes a kept word a typo
+TYPO_RATIO = 10  # a one-edit neighbour used this many times as often makes a kept word a typo
 
 
 def campaign_words(df: pd.DataFrame, min_workers: int, index: SpellIndex | None = None) -> set[str]:
