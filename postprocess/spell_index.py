@@ -6,7 +6,8 @@ one edit, their square for two. Here each dictionary word is filed once under it
 strings left by deleting one or two of its letters; a token's own deletes then find every word
 that can be within the distance (an edit costs at most one delete on each side), and an exact
 Damerau-Levenshtein check keeps those really within it. The choice is pyspellchecker's: the most
-frequent candidate, a candidate that differs from the token only by accents first; equal
+frequent candidate, a candidate that differs from the token only by accents first (but a token
+that is an accented word with its accents dropped is left alone: "attaches" stays); equal
 frequencies go to the alphabetically first word (pyspellchecker's pick among equals follows the
 process's string hashing, so it can differ from run to run).
 
@@ -146,8 +147,9 @@ class SpellIndex:
     def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN) -> dict[str, str]:
         """Unknown lower-case token -> its most probable correction: from the words one edit away,
         or, when there are none and the token has at most ``far_upto`` letters, two edits away.
-        Tokens without a candidate are left out."""
-        unknown = sorted({t for t in tokens if t not in self.ids and _checked(t)})
+        Tokens without a candidate are left out. A plain token that is a known word without its
+        accents ("fete", "attaches") counts as known: it is valid English, not a typo."""
+        unknown = sorted({t for t in tokens if t not in self.ids and t not in self.folded and _checked(t)})
         found = self._nearest(unknown, 1)
         short = [t for t in unknown if t not in found and len(t) <= far_upto]
         found.update(self._nearest(short, 2))

@@ -9,7 +9,10 @@ U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unse
 Each unknown token is replaced by its most probable candidate, keeping case and
 punctuation. Tokens are never changed when they contain a digit, are capitalised mid-sentence
 (brands such as Dell or Duracell), are all capitals (TV), or are words that at least
-``min_workers`` distinct workers used in the campaign.
+``min_workers`` distinct workers used in the campaign -- unless such a word is not in the
+dictionary and sits one edit from a dictionary word the campaign uses ``TYPO_RATIO`` times as
+often ("teh" beside "the"): a shared typo grows with the campaign, so a fixed worker count alone
+protected "teh", "hte" and "adn" in large campaigns (issue 40).
 
 Candidates come from a symmetric-delete index (postprocess/spell_index.py) over pyspellchecker's
 word frequencies: the same choices as pyspellchecker's own lookup, without generating every
@@ -45,31 +48,49 @@ def default_index(language: str = "en") -> SpellIndex:
     return SpellIndex.build(SpellChecker(language=language, distance=1).word_frequency.dictionary)
 
 
-def campaign_words(df: pd.DataFrame, min_workers: int) -> set[str]:
-    """Lower-cased words that at least ``min_workers`` distinct workers wrote."""
+TYPO_RATIO = 10  # a one-edit neighbour used this many times as often makes a kept word a typo
+
+
+def campaign_words(df: pd.DataFrame, min_workers: int, index: SpellIndex | None = None) -> set[str]:
+    """Lower-cased words that at least ``min_workers`` distinct workers wrote, without the
+    shared typos (:func:`drop_shared_typos`) when an ``index`` is given."""
     if "worker_id" not in df.columns or df.empty:
         return set()
-    pairs = {(tok, w) for w, cap in zip(df["worker_id"], df["caption"].fillna(""), strict=True)
-             for tok in _lower_tokens(str(cap))}
-    counts = Counter(tok for tok, _ in pairs)
-    return {tok for tok, n in counts.items() if n >= min_workers}
+    uses: Counter[str] = Counter()
+    seen = add_word_workers({}, df, min_workers, uses)
+    return words_of(seen, min_workers, uses, index)
 
 
-def add_word_workers(seen: dict[str, set[str]], df: pd.DataFrame, min_workers: int) -> dict[str, set[str]]:
+def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> set[str]:
+    """``keep`` without the unknown words whose one-edit correction the campaign uses at least
+    ``TYPO_RATIO`` times as often as the word itself."""
+    unknown = [w for w in keep if w not in index]
+    near = index.corrections(unknown, far_upto=0)
+    return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
+
+
+def add_word_workers(seen: dict[str, set[str]], df: pd.DataFrame, min_workers: int,
+                     uses: Counter[str] | None = None) -> dict[str, set[str]]:
     """:func:`campaign_words` a part of the captions at a time: ``seen`` (word -> its workers, at
-    most ``min_workers`` kept per word) takes this part's; :func:`words_of` gives the words."""
+    most ``min_workers`` kept per word) and ``uses`` (word -> occurrences) take this part's;
+    :func:`words_of` gives the words."""
     if "worker_id" not in df.columns or df.empty:
         return seen
     for worker, cap in zip(df["worker_id"], df["caption"].fillna(""), strict=True):
-        for tok in _lower_tokens(str(cap)):
+        tokens = _lower_tokens(str(cap))
+        if uses is not None:
+            uses.update(tokens)
+        for tok in tokens:
             workers = seen.setdefault(tok, set())
             if len(workers) < min_workers:
                 workers.add(worker)
     return seen
 
 
-def words_of(seen: dict[str, set[str]], min_workers: int) -> set[str]:
-    return {tok for tok, workers in seen.items() if len(workers) >= min_workers}
+def words_of(seen: dict[str, set[str]], min_workers: int, uses: Counter[str] | None = None,
+             index: SpellIndex | None = None) -> set[str]:
+    keep = {tok for tok, workers in seen.items() if len(workers) >= min_workers}
+    return keep if uses is None or index is None else drop_shared_typos(keep, uses, index)
 
 
 def _lower_tokens(text: str) -> list[str]:
@@ -140,10 +161,10 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
                      index: SpellIndex | None = None, keep: set[str] | None = None) -> pd.DataFrame:
     """All captions' unknown words are looked up in one batch, then each caption is corrected.
     ``keep``: the campaign's own words when ``df`` is only part of it (default: ``df``'s)."""
-    keep = campaign_words(df, min_workers) if keep is None else keep
+    words = index or default_index(language)
+    keep = campaign_words(df, min_workers, words) if keep is None else keep
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
     captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
-    words = index or default_index(language)
     found = _corrections(words, _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep))
     fixed, edits = [], []
     for caption, is_canned in zip(captions, canned, strict=True):

@@ -97,9 +97,6 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     Kept for the last batch seen: consensus, its worker rate and instruction echo share one fit.
     The result is shared, so callers must not change it.
     """
-    # Imported here, not at the top: sklearn costs ~3 s CPU and every config load imports this module.
-    from sklearn.feature_extraction.text import TfidfTransformer
-
     found = _token_codes(texts) or _token_codes_slow(texts)
     text_of, term_of, terms = found
     if not terms:
@@ -107,9 +104,23 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     counts = sparse.csr_matrix((np.ones(len(term_of), dtype=np.float32), (text_of, term_of)),
                                shape=(len(texts), len(terms)))
     counts.sum_duplicates()
-    tfidf = TfidfTransformer(sublinear_tf=True)
-    rows = sparse.csr_matrix(tfidf.fit_transform(counts), dtype=np.float32)
-    return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, tfidf.idf_)
+    rows, idf = _tfidf(counts)
+    return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, idf)
+
+
+def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """scikit-learn's TfidfTransformer(sublinear_tf=True) by hand: tf 1 + ln(n), smooth idf
+    ln((1 + texts) / (1 + texts with the word)) + 1, L2 rows. Done here because importing
+    sklearn's text module pulls scipy.stats, over a second of start-up for a 25-row file."""
+    n_texts = counts.shape[0]
+    df = np.bincount(counts.indices, minlength=counts.shape[1])
+    idf = np.log((1 + n_texts) / (1 + df)) + 1
+    rows = counts.astype(np.float64)
+    rows.data = (1 + np.log(rows.data)) * idf[rows.indices]
+    norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    rows = sparse.csr_matrix(sparse.diags(1 / norms) @ rows)
+    return sparse.csr_matrix(rows, dtype=np.float32), idf
 
 
 def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matrix:

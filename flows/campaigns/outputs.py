@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +72,11 @@ def campaign_keep_words(run: Run, batches: list[int]) -> set[str]:
     """The words spell-correction keeps because enough workers used them, over every accepted
     caption of the campaign, read a batch at a time (the words only: no telemetry read)."""
     seen: dict[str, set[str]] = {}
+    uses: Counter[str] = Counter()
     for batch in batches:
         frame = batch_captions(run, batch, telemetry=False)
-        add_word_workers(seen, frame[~frame["is_rejected"]], run.cfg.campaign_word_min_workers)
-    return words_of(seen, run.cfg.campaign_word_min_workers)
+        add_word_workers(seen, frame[~frame["is_rejected"]], run.cfg.campaign_word_min_workers, uses)
+    return words_of(seen, run.cfg.campaign_word_min_workers, uses, spelling_index())
 
 
 def corrected_captions(run: Run, batch: int, keep: set[str]) -> pd.DataFrame:

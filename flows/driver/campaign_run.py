@@ -29,10 +29,10 @@ from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import sim_item_truth, sim_state_path
 
-# Modules a campaign's steps import on first use (QC's TF-IDF needs scikit-learn, the report's
-# plots matplotlib: ~1.5 s CPU together): a run under Prefect imports them while its temporary
+# Modules a campaign's steps import on first use (the report's plots need matplotlib; QC's TF-IDF
+# no longer imports scikit-learn, qc/text_similarity.py): a run under Prefect imports them while its temporary
 # server starts, time it would otherwise spend waiting (flows/core/run/prefect_api.py, PrefectApi.ready).
-STEP_MODULES = ("sklearn.feature_extraction.text", "flows.campaigns.report")
+STEP_MODULES = ("flows.campaigns.report",)
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
