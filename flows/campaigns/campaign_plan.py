@@ -12,7 +12,7 @@ from typing import Any
 from flows.core.config.config import CampaignConfig
 from flows.core.config.item_generator import scaled_copy
 from flows.core.config.study_config import read_study_items
-from flows.core.errors import InputFormatError
+from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import csv_rows
 from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
@@ -52,6 +52,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     """
     cfg = run.cfg
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
+        refuse_another_item_set(run, limit, scale)
         return
     count, rows = planned_items(cfg, limit, scale)
     platform = platform_for(run.platform)
@@ -69,6 +70,19 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
+
+
+def refuse_another_item_set(run: Run, limit: int | None, scale: int) -> None:
+    """A resumed campaign is asked for the items it was planned on, or refused (issue 40): a
+    different ``--limit``/``--scale`` or items file once ended in a silent partial "done". Refused
+    rather than extended: the batches already posted were cut from the first set, and a new set
+    would re-cut them (docs/how-to/resume-reconcile-cancel.md)."""
+    planned = run.store.table("items").count_where("campaign = ?", [run.cfg.name])
+    asked, _ = planned_items(run.cfg, limit, scale)
+    if asked != planned:
+        raise ConfigError(f"campaign {run.cfg.name} was planned on {planned} item(s); this run asks for {asked} "
+                          "(--limit, --scale or the items file changed): run it as before to resume it, or pass "
+                          "--new-attempt to start a campaign of its own on the new items")
 
 
 def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[dict[str, Any]]:

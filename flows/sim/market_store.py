@@ -124,6 +124,10 @@ class MarketStore:
     def is_new(self) -> bool:
         return "nonce" not in self.meta
 
+    def kept_crowd(self) -> Path | None:
+        """The crowd file a kept marketplace was built with (None for a new file)."""
+        return None if self.is_new or not self.meta.get("crowd") else Path(self.meta["crowd"])
+
     def origin(self, seed: int | None, crowd_file: Path) -> int:
         """The seed to build the crowd with: the file's; a different seed or crowd is refused."""
         if self.is_new:

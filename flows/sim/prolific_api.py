@@ -171,17 +171,20 @@ def transition_submission(state: ProlificState, body: dict[str, Any], query: dic
 
 @route("POST", "submissions/bulk-approve")
 def bulk_approve(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    need(body, "study_id")
-    wanted = body.get("submission_ids") or []
+    """The schema's two bodies: ``{submission_ids}`` (any studies; a ``study_id`` beside them narrows
+    nothing) or ``{study_id, participant_ids}``. Its 200 reply is a string."""
+    wanted = set(body.get("submission_ids") or [])
     people = set(body.get("participant_ids") or [])
+    if people:
+        need(body, "study_id")
     if not wanted and not people:
         raise ProlificError(400, 140001, "Request is not valid",
-                            {"submission_ids": ["Give submission_ids or participant_ids."]})
-    subs = [s for s in state.submissions.values() if s["study_id"] == body["study_id"]
-            and (s["id"] in wanted or s["participant_id"] in people)]
+                            {"submission_ids": ["Give submission_ids, or study_id and participant_ids."]})
+    subs = [s for s in state.submissions.values() if s["id"] in wanted
+            or (s["participant_id"] in people and s["study_id"] == body["study_id"])]
     for s in subs:
         state.review(s["id"], "APPROVE", {})
-    return 200, {"detail": "The request to bulk approve has been made successfully.", "approved": len(subs)}
+    return 200, "The request to bulk approve has been made successfully."
 
 
 @route("POST", "submissions/([0-9a-f]{24})/request-return")

@@ -25,6 +25,8 @@ STUDY_MOVES = {("UNPUBLISHED", "PUBLISH"): "ACTIVE", ("ACTIVE", "PAUSE"): "PAUSE
 TAKEN = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED")
 REQUIRED_STUDY = ("name", "description", "external_study_url", "prolific_id_option", "completion_codes",
                   "total_available_places", "estimated_completion_time", "reward")
+DEFAULT_EMPTY = ("completion_codes", "device_compatibility", "peripheral_requirements", "study_labels",
+                 "content_warnings")  # BaseStudy's list fields, sent as [] by a generated client when not set
 REOPENS = ("ACTIVE", "PAUSED", "AWAITING REVIEW", "COMPLETED")  # "increase places" on a published study
 
 
@@ -70,6 +72,12 @@ def legacy_codes(body: dict[str, Any]) -> dict[str, Any]:
             "actions": [{"action": "MANUALLY_REVIEW"}]}
     return {**{k: v for k, v in body.items() if k not in ("completion_code", "completion_option")},
             "completion_codes": [code]}
+
+
+def sent_changes(body: dict[str, Any]) -> dict[str, Any]:
+    """A study update as meant: the schema's ``BaseStudy`` gives its list fields a default of ``[]``,
+    so a generated client sends them empty on every update; an empty one there changes nothing."""
+    return {k: v for k, v in body.items() if not (k in DEFAULT_EMPTY and v == [])}
 
 
 class ProlificState:
@@ -146,6 +154,7 @@ class ProlificState:
         """A draft's details change (checked as on creation); a published study only takes more
         places (Prolific's "increase places", which reopens a finished one)."""
         study = self.study(key)
+        changes = sent_changes(changes)
         if study["status"] != "UNPUBLISHED":
             return self.increase_places(study, changes)
         changes = legacy_codes(changes)
@@ -156,6 +165,7 @@ class ProlificState:
 
     def increase_places(self, study: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
         places = changes.get("total_available_places")
+        changes = {k: v for k, v in changes.items() if k == "total_available_places" or study.get(k) != v}
         if set(changes) != {"total_available_places"} or study["status"] not in REOPENS or \
                 not isinstance(places, int) or places <= study["total_available_places"]:
             raise ProlificError(400, 140002, "Invalid study update",

@@ -240,10 +240,10 @@ class SimServer:
                  crowd_file: Path | None = None, verbose: bool = False, state: Path | None = None,
                  arrival_mean_s: float = 0.0, **market_kw: Any):
         """``state``: a SQLite file the marketplace is loaded from and written to (see market_store);
-        with a state file, ``seed=None`` means the file's seed. ``arrival_mean_s``: mean virtual
-        seconds between Prolific participants arriving at a study (0: every place at once)."""
-        crowd_path = crowd_file or DEFAULT_CROWD
+        with a state file, ``seed=None`` and no ``crowd_file`` mean the file's (cancel knows only the
+        file). ``arrival_mean_s``: mean virtual seconds between Prolific arrivals (0: all at once)."""
         self.store = MarketStore(state) if state else None
+        crowd_path = crowd_file or (self.store.kept_crowd() if self.store else None) or DEFAULT_CROWD
         try:
             seed = self.store.origin(seed, crowd_path) if self.store else (1 if seed is None else seed)
             workers, bank = crowd.load_crowd(crowd_path, seed=seed)

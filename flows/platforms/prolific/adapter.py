@@ -270,7 +270,7 @@ def submissions(client: ProlificClient, study_id: str) -> list[dict[str, Any]]:
 
 def approve(client: ProlificClient, study_id: str, submission_ids: list[str]) -> None:
     if submission_ids:
-        call(client, "POST", "submissions/bulk-approve/", {"study_id": study_id, "submission_ids": submission_ids})
+        call(client, "POST", "submissions/bulk-approve/", {"submission_ids": submission_ids})  # the schema's body
 
 
 def reject(client: ProlificClient, submission_id: str, category: str, message: str) -> None:
