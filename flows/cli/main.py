@@ -227,7 +227,10 @@ def cmd_ui(a: argparse.Namespace) -> int:
     def open_run(name: str) -> AbstractContextManager[Run]:  # a campaign's review queue, from the page's link
         return open_campaign_run(a.db, name, progress=lambda _: None)
 
-    serve_overview(OverviewSite(db_path=Path(a.db), out_root=chosen_out(a), read_status=campaign_status,
+    from flows.core.db_url import is_postgres_url, password_to_environment
+
+    ledger = password_to_environment(a.db) if is_postgres_url(a.db) else Path(a.db)  # as `run` opens it
+    serve_overview(OverviewSite(db_path=ledger, out_root=chosen_out(a), read_status=campaign_status,
                                 open_run=open_run, reviewer=a.reviewer), a.port)
     return 0
 

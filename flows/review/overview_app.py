@@ -30,6 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from flows.campaigns.review_data import review_status
+from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
 from flows.core.ledger.store import Store
 from flows.core.outputs.output_location import shown_output
@@ -58,7 +59,7 @@ REFRESH_S = 5  # while a run goes: often enough to watch a batch fill, rare enou
 
 @dataclass
 class OverviewSite(LoginSession):
-    db_path: Path
+    db_path: Path | str  # a file, or a postgresql:// URL without its password
     out_root: str | Path  # a folder or an fsspec URL (flows/core/outputs/output_location.py)
     read_status: StatusReader
     open_run: RunOpener | None = None  # None: no review queues here (the page names `hitflow review`)
@@ -141,7 +142,7 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
         campaigns = overview(site)
         running = any(c["status"] == "running" for c in campaigns)
         return HTMLResponse(render("overview.html.j2", {
-            "campaigns": campaigns, "refresh_s": site.refresh_s if running else 0, "db": str(site.db_path),
+            "campaigns": campaigns, "refresh_s": site.refresh_s if running else 0, "db": shown_location(site.db_path),
             "nonce": request.state.csp_nonce, "now": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}))
 
     async def status_json(request: Request) -> Response:
@@ -179,7 +180,8 @@ class OverviewServer(TaskServer):
 def serve_overview(site: OverviewSite, port: int = 0) -> None:
     """Serve until Ctrl-C, printing the one-time link."""
     with site.opened, OverviewServer(site, port=port) as server:  # the review queues' runs close last
-        print(f"campaign overview of {site.db_path}: {server.url}/?token={site.login_token}", flush=True)
+        shown = shown_location(site.db_path)
+        print(f"campaign overview of {shown}: {server.url}/?token={site.login_token}", flush=True)
         print("the link works once; Ctrl-C stops the server", flush=True)
         try:
             while True:
