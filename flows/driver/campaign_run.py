@@ -80,11 +80,12 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                     "target": session.target.label}
         truth = session.truth() if session.truth else None
         asked = ask_platform_for_outputs(run)
+        items = latent_items(run, truth)  # asked now: the embedded simulator goes with its session
     # The embedded simulator's marketplace went with its session: hand its pages back before the
     # outputs, the run's peak (at 39,181 images it held ~190 MB on top of the outputs' 583 MB).
     gc.collect()
     release_free_memory()
-    summary = write_campaign_outputs(run, out_root, truth, platform_asked=asked)
+    summary = write_campaign_outputs(run, out_root, truth, platform_asked=asked, items=items)
     summary["target"] = session.target.label
     return summary
 
@@ -151,25 +152,35 @@ def check_task_server(run: Run, task_url: str) -> None:
                           "--db, or the same HITFLOW_TASK_SECRET to both")
 
 
-def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False
-                           ) -> dict[str, Any]:
-    """The dataset (or a study's judgements), flags, report; then the campaign is done."""
-    summary = export_outputs(run, out_root, truth, platform_asked)
+def latent_items(run: Run, truth: Any) -> list[dict[str, Any]] | None:
+    """The simulated crowd's latent answer per choice of a custom page (scoring its answers), or None."""
+    if truth is None or run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
+        return None
+    return sim_item_truth(run.target)
+
+
+def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,
+                           items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The dataset (or a study's judgements), flags, report; then the campaign is done. ``items``:
+    :func:`latent_items`, asked while the simulator was still there (else asked now)."""
+    summary = export_outputs(run, out_root, truth, platform_asked, items)
     run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
     return summary
 
 
-def export_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False) -> dict[str, Any]:
+def export_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,
+                   items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The dataset (or a study's judgements), flags and report of what the ledger holds so far, written
     to the local run folder and then, when ``out_root`` is a URL, copied there (flows/core/outputs/output_mirror.py)."""
-    summary = _write_outputs(run, staging_root(out_root), truth, platform_asked)
+    summary = _write_outputs(run, staging_root(out_root), truth, platform_asked, items)
     if is_output_url(out_root):
         mirror(str(out_root), run.cfg.name)
         summary["out_url"] = f"{shown_output(out_root).rstrip('/')}/{run.cfg.name}/"
     return summary
 
 
-def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool) -> dict[str, Any]:
+def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool,
+                   items: list[dict[str, Any]] | None) -> dict[str, Any]:
     if run.cfg.study is not None:
         from flows.studies.study_outputs import write_study_outputs
 
@@ -177,7 +188,7 @@ def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool) -
     elif run.cfg.task == "custom":
         from flows.custom.custom_outputs import write_custom_outputs
 
-        items = sim_item_truth(run.target) if truth is not None and run.target.kind == "sim" else None
+        items = items if items is not None else latent_items(run, truth)
         summary = write_custom_outputs(run, out_root / run.cfg.name, truth, items)
     else:
         summary = write_outputs(run, out_root / run.cfg.name, truth, platform_asked)
