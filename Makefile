@@ -145,6 +145,11 @@ bench-authenticity: $(STAMP)
 bench-answers: $(STAMP)
 	$(BIN)/python -m bench.answers_accuracy
 
+# adaptive overlap replayed on Snow 2008 WSD (and RTE from HITFLOW_RTE_LABELS): accuracy vs share of labels
+.PHONY: bench-adaptive
+bench-adaptive: $(STAMP)
+	$(BIN)/python -m bench.adaptive_replay
+
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps

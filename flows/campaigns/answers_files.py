@@ -14,6 +14,7 @@ import pandas as pd
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
+from postprocess.adaptive import StoppingRule, replay, saving
 from postprocess.answers import REQUIRED, Aggregation, aggregate
 
 WORKERS_FILE = "workers.csv"
@@ -83,3 +84,25 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
         gold = frame.assign(item_id=frame["item_id"].str.strip()).drop_duplicates("item_id").set_index("item_id")
         gold = gold[gold_column].astype(str).str.strip()
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold)}
+
+
+def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
+                gold_column: str = "") -> dict[str, Any]:
+    """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
+    answers.csv gets ``judgements_used`` and ``available`` per item."""
+    frame = read_labels(path, columns)
+    if gold_column and gold_column not in frame.columns:
+        raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    try:
+        replayed = replay(frame, rule)
+        workers = aggregate(replayed.used, rule.method).workers
+    except ValueError as exc:
+        raise InputFormatError(f"{path}: {exc}") from exc
+    result = Aggregation(replayed.answers, workers)
+    answers_path, workers_path = write_answers(result, out)
+    gold = None
+    if gold_column:
+        gold = frame.assign(item_id=frame["item_id"].astype(str).str.strip()).drop_duplicates("item_id")
+        gold = gold.set_index("item_id")[gold_column].astype(str).str.strip()
+    return {"answers_file": str(answers_path), "workers_file": str(workers_path),
+            **summary(result, gold), **saving(replayed, frame)}

@@ -28,6 +28,13 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ag.add_argument("--gold", default="", metavar="COLUMN", help="a column of known answers: report accuracy")
     ag.add_argument("--controls", default="", metavar="FILE",
                     help="CSV of control items (item_id, answer [, field]): scored per worker, kept out of the answers")
+    ad = ag.add_argument_group("adaptive replay", "--adaptive: replay the file as if each item's judgements "
+                               "arrived one at a time, taking the next only while the item is uncertain")
+    ad.add_argument("--adaptive", action="store_true", help="replay with the stopping rule below")
+    ad.add_argument("--min-judgements", type=int, default=3, help="judgements every item gets first")
+    ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
+    ad.add_argument("--confidence", type=float, default=0.95, help="stop once the answer's confidence reaches this")
+    ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
 
 
 def cmd_aggregate(a: argparse.Namespace) -> int:
@@ -39,7 +46,25 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
     columns = tuple(c.strip() for c in a.columns.split(",")) if a.columns else None
     if columns is not None and (len(columns) != 3 or not all(columns)):
         raise ConfigError(f"--columns {a.columns!r}: give three names, ITEM,WORKER,LABEL")
+    if a.adaptive:
+        return _replay(a, columns)  # type: ignore[arg-type]
     result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker, columns,  # type: ignore[arg-type]
                             a.gold, Path(a.controls) if a.controls else None)
     print(json.dumps(result, indent=1, allow_nan=False))
+    return 0
+
+
+def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
+    import json
+    from pathlib import Path
+
+    from flows.campaigns.answers_files import replay_file
+    from postprocess.adaptive import StoppingRule
+
+    rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method)
+    try:
+        rule.check()
+    except ValueError as exc:
+        raise ConfigError(f"--adaptive: {exc}") from exc
+    print(json.dumps(replay_file(Path(a.input), Path(a.out), rule, columns, a.gold), indent=1, allow_nan=False))
     return 0

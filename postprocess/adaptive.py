@@ -1,0 +1,118 @@
+"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
+
+``replay(frame, rule)`` treats the long frame of judgements (``item_id, worker_id, label`` [,
+``field``], the contract of ``postprocess.answers``) as if each item's judgements arrived one at a
+time in the file's order. Every item starts with ``rule.min_judgements``; after each round the used
+judgements (and only those: worker skills too come from them alone) are aggregated, and an item
+takes its next judgement only when the stopping rule says it is still uncertain. A judgement the
+rule did not ask for is never read, so the replay is what a live campaign would have paid.
+
+An item stops when it has ``max_judgements`` (or the file has no more for it) or, once it has
+``min_judgements``, when its aggregated confidence reaches ``rule.confidence`` or its leading label
+is ``rule.lead`` votes ahead of the runner-up (a plain baseline that needs no model). With neither
+set an item stops at ``min_judgements``.
+
+Output, ``replay(frame, rule) -> Replay(answers, used)``:
+
+- ``answers``: the columns of ``postprocess.answers.ANSWER_COLUMNS`` plus ``judgements_used`` and
+  ``available`` (the item's judgements in the file), one row per item and field, aggregated from the
+  used judgements only;
+- ``used``: the used judgements (the input's normalised rows), in the file's order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import pandas as pd
+
+from postprocess.answers import ANSWER_COLUMNS, Aggregation, aggregate, judgements
+
+KEY = ["item_id", "field"]
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    min_judgements: int = 3
+    max_judgements: int | None = None  # None: as many as the file holds
+    confidence: float | None = None  # stop once the aggregated confidence reaches this
+    lead: int | None = None  # stop once the leading label is this many votes ahead
+    method: str = "auto"  # the aggregation method (postprocess.answers.CHOICES)
+
+    def check(self) -> None:
+        if self.min_judgements < 1:
+            raise ValueError(f"min_judgements {self.min_judgements}: ask at least one judgement per item")
+        if self.max_judgements is not None and self.max_judgements < self.min_judgements:
+            raise ValueError(f"max_judgements {self.max_judgements} is below min_judgements {self.min_judgements}")
+        if self.confidence is not None and not 0 < self.confidence <= 1:
+            raise ValueError(f"confidence {self.confidence}: give a probability in (0, 1]")
+        if self.lead is not None and self.lead < 1:
+            raise ValueError(f"lead {self.lead}: give a number of votes, at least 1")
+
+
+class Replay(NamedTuple):
+    answers: pd.DataFrame
+    used: pd.DataFrame
+
+
+def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
+    """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns)."""
+    rule.check()
+    data = judgements(frame)
+    data["rank"] = data.groupby(KEY, sort=False).cumcount()  # arrival order within the item
+    available = data.groupby(KEY).size().rename("available")
+    cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
+    wanted = available.clip(upper=rule.min_judgements)
+    while True:
+        used = _take(data, wanted)
+        if used.empty:
+            empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available"])
+            return Replay(empty, used.drop(columns="rank"))
+        result = aggregate(used, rule.method, seed=seed)
+        asks = _still_uncertain(result.answers.set_index(KEY), used, rule) & (wanted < cap)
+        if not asks.any():
+            break
+        wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
+    answers = _answers(result, wanted, available)
+    return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
+
+
+def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:
+    """The first ``wanted`` judgements of each item and field, in the file's order."""
+    limit = data.set_index(KEY).index.map(wanted)
+    return data[data["rank"].to_numpy() < limit.to_numpy()]
+
+
+def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule) -> pd.Series:
+    """Per item and field: does the rule ask for one more judgement?"""
+    confident = pd.Series(False, index=answers.index)
+    if rule.confidence is not None:
+        confident |= answers["confidence"] >= rule.confidence - 1e-12
+    if rule.lead is not None:
+        confident |= _lead(used).reindex(answers.index, fill_value=0) >= rule.lead
+    if rule.confidence is None and rule.lead is None:
+        confident[:] = True
+    return ~confident
+
+
+def _lead(used: pd.DataFrame) -> pd.Series:
+    """Votes of the leading label minus those of the runner-up, per item and field."""
+    counts = used.groupby([*KEY, "label"]).size().sort_values(ascending=False)
+    top2 = counts.groupby(level=[0, 1]).head(2)
+    first = top2.groupby(level=[0, 1]).max()
+    second = (top2.groupby(level=[0, 1]).sum() - first).where(top2.groupby(level=[0, 1]).size() > 1, 0)
+    return first - second
+
+
+def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series) -> pd.DataFrame:
+    answers = result.answers.merge(wanted.rename("judgements_used").reset_index(), on=KEY, how="left")
+    return answers.merge(available.reset_index(), on=KEY, how="left")
+
+
+def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
+    """The judgements used against the file's total, and their share."""
+    total = len(judgements(frame))
+    used = len(replayed.used)
+    return {"judgements_used": used, "judgements_total": total,
+            "share_used": round(used / total, 4) if total else 0.0}

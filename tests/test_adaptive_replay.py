@@ -1,0 +1,101 @@
+"""postprocess.adaptive.replay: judgements taken one at a time, only when the stopping rule asks."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from postprocess.adaptive import StoppingRule, replay, saving
+from postprocess.answers import aggregate
+
+WSD = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
+
+
+def _random_frame(seed: int, items: int = 60, per_item: int = 7) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        truth = rng.integers(3)
+        for j in rng.permutation(12)[:per_item]:
+            label = truth if rng.random() < 0.7 else rng.integers(3)
+            rows.append({"item_id": f"i{i}", "worker_id": f"w{j}", "label": f"L{label}"})
+    return pd.DataFrame(rows)
+
+
+def _lead_by_hand(labels: list[str], low: int, high: int, lead: int) -> int:
+    """Independent sequential version of the lead rule for one item."""
+    used = min(low, len(labels))
+    while used < min(high, len(labels)):
+        top = [*Counter(labels[:used]).most_common(2), ("", 0)]
+        if top[0][1] - top[1][1] >= lead:
+            break
+        used += 1
+    return used
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_lead_rule_matches_a_sequential_replay_by_hand(seed: int) -> None:
+    frame = _random_frame(seed)
+    rule = StoppingRule(min_judgements=3, max_judgements=6, lead=2, method="mv")
+    result = replay(frame, rule)
+    expected = {item: _lead_by_hand(list(g["label"]), 3, 6, 2) for item, g in frame.groupby("item_id", sort=False)}
+    got = dict(zip(result.answers["item_id"], result.answers["judgements_used"], strict=True))
+    assert got == expected
+    assert len(result.used) == sum(expected.values()) < len(frame)
+    # the used judgements are each item's first ones in the file's order, never a later one
+    first = frame.groupby("item_id", sort=False).head(6).assign(rank=lambda d: d.groupby("item_id").cumcount())
+    first = first[first["rank"] < first["item_id"].map(expected)]
+    assert sorted(map(tuple, result.used[["item_id", "worker_id"]].to_numpy())) == \
+        sorted(map(tuple, first[["item_id", "worker_id"]].to_numpy()))
+
+
+def test_answers_and_skills_come_from_used_judgements_only() -> None:
+    frame = _random_frame(4)
+    result = replay(frame, StoppingRule(min_judgements=3, confidence=0.9, method="ds"))
+    again = aggregate(result.used, "ds").answers
+    pd.testing.assert_series_equal(result.answers["label"], again["label"])
+    assert (result.answers["judgements_used"] <= result.answers["available"]).all()
+    uncertain = result.answers[result.answers["confidence"] < 0.9]
+    # an item left uncertain stopped only because the file ran out of its judgements
+    assert (uncertain["judgements_used"] == uncertain["available"]).all()
+
+
+def test_no_rule_stops_at_min_and_max_caps() -> None:
+    frame = _random_frame(5)
+    assert replay(frame, StoppingRule(min_judgements=2, method="mv")).answers["judgements_used"].eq(2).all()
+    capped = replay(frame, StoppingRule(min_judgements=2, max_judgements=4, lead=5, method="mv"))  # 5 ahead of 4: never
+    assert capped.answers["judgements_used"].eq(4).all()
+    assert saving(capped, frame) == {"judgements_used": 240, "judgements_total": 420, "share_used": 0.5714}
+
+
+@pytest.mark.parametrize("rule", [StoppingRule(min_judgements=0), StoppingRule(3, max_judgements=2),
+                                  StoppingRule(confidence=1.5), StoppingRule(lead=0)])
+def test_bad_rules_say_what_is_wrong(rule: StoppingRule) -> None:
+    with pytest.raises(ValueError, match=r"min_judgements|confidence|lead"):
+        replay(_random_frame(6), rule)
+
+
+@pytest.mark.skipif(not WSD.exists(), reason=f"{WSD} absent (Snow et al. 2008 WSD, /work/shared/data)")
+def test_wsd_keeps_full_majority_vote_accuracy_with_at_most_half_the_labels() -> None:
+    raw = pd.read_csv(WSD, sep="\t")
+    frame = pd.DataFrame({"item_id": raw["orig_id"], "worker_id": raw["!amt_worker_ids"],
+                          "label": raw["response"].astype(str)})
+    gold = raw.drop_duplicates("orig_id").set_index("orig_id")["gold"].astype(str)
+
+    def accuracy(answers: pd.DataFrame) -> float:
+        return float((answers["label"].to_numpy() == gold.reindex(answers["item_id"]).to_numpy()).mean())
+
+    full = accuracy(aggregate(frame, "mv").answers)
+    for rule in (StoppingRule(3, lead=2, method="mv"), StoppingRule(3, confidence=0.95, method="ds")):
+        result = replay(frame, rule)
+        assert accuracy(result.answers) >= full
+        assert saving(result, frame)["share_used"] <= 0.5
+
+
+def test_an_empty_file_gives_empty_answers() -> None:
+    result = replay(pd.DataFrame({"item_id": [], "worker_id": [], "label": []}), StoppingRule())
+    assert list(result.answers.columns[-2:]) == ["judgements_used", "available"] and result.answers.empty
