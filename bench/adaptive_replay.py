@@ -23,7 +23,8 @@ from postprocess.adaptive import StoppingRule, replay, saving
 from postprocess.answers import aggregate
 
 ROOT = Path(__file__).resolve().parents[1]
-WSD = Path(os.environ.get("HITFLOW_WSD_LABELS", "/work/shared/data/snow2008-wsd/wsd.standardized.tsv"))
+SHARED_WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
+WSD = Path(os.environ.get("HITFLOW_WSD_LABELS", str(SHARED_WSD)))
 RULES = {"lead2": StoppingRule(3, lead=2, method="mv"), "ds_conf0.95": StoppingRule(3, confidence=0.95, method="ds"),
          "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds"),
          "ds_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds")}

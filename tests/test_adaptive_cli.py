@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-WSD = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
+WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -18,7 +18,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
-@pytest.mark.skipif(not WSD.exists(), reason=f"{WSD} absent (Snow et al. 2008 WSD, /work/shared/data)")
+@pytest.mark.skipif(not WSD.exists(), reason=f"needs ../shared/data beside the project ({WSD} is absent)")
 def test_adaptive_replay_writes_judgements_used_and_the_saving(tmp_path: Path) -> None:
     out = tmp_path / "answers.csv"
     done = _run(str(WSD), "--adaptive", "--columns", "orig_id,!amt_worker_ids,response", "--gold", "gold",

@@ -12,7 +12,7 @@ import pytest
 from postprocess.adaptive import StoppingRule, replay, saving
 from postprocess.answers import aggregate
 
-WSD = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
+WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
 
 
 def _random_frame(seed: int, items: int = 60, per_item: int = 7) -> pd.DataFrame:
@@ -79,7 +79,7 @@ def test_bad_rules_say_what_is_wrong(rule: StoppingRule) -> None:
         replay(_random_frame(6), rule)
 
 
-@pytest.mark.skipif(not WSD.exists(), reason=f"{WSD} absent (Snow et al. 2008 WSD, /work/shared/data)")
+@pytest.mark.skipif(not WSD.exists(), reason=f"needs ../shared/data beside the project ({WSD} is absent)")
 def test_wsd_keeps_full_majority_vote_accuracy_with_at_most_half_the_labels() -> None:
     raw = pd.read_csv(WSD, sep="\t")
     frame = pd.DataFrame({"item_id": raw["orig_id"], "worker_id": raw["!amt_worker_ids"],
