@@ -152,7 +152,8 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     report["review"] = _review_report(run)
     report["telemetry"] = {"origins": pd.concat(origins, ignore_index=True) if origins else origin_by_batch(
         pd.DataFrame()), "workers": flagged_workers(flags, blocked)}
-    report["summary"] = report_summary(run.store, run.cfg.name, tally.counts_frame(), blocked, report["cost"])
+    report["summary"] = report_summary(run.store, run.cfg.name, tally.counts_frame(), blocked, report["cost"],
+                                       provenance=run.notes.get("provenance"))
     # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
     from flows.campaigns.report import render_report
 

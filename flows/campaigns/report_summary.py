@@ -5,6 +5,7 @@ budget, dates, and what needs a person now and by when. Reads only the ledger (a
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -54,27 +55,46 @@ def needs_a_person(store: Store, campaign: str, now: float) -> list[dict[str, An
 
 
 def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], cost: dict[str, Any],
-                   now: float | None = None, about: str = "", lines: list[str] | None = None) -> dict[str, Any]:
+                   now: float | None = None, about: str = "", lines: list[str] | None = None,
+                   provenance: dict[str, Any] | None = None) -> dict[str, Any]:
     """What every report's summary shows: the kind's own ``figures`` (label, value), then cost with fees
-    against the budget, the dates and what needs a person; ``about`` opens it, ``lines`` close it."""
+    against the budget, the dates and what needs a person; ``about`` opens it, ``lines`` close it;
+    ``provenance``: what made the outputs (flows/driver/provenance.py), under the summary."""
     now = time.time() if now is None else now
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
     return {"about": about, "lines": lines or [], "spent": cost["spent"], "budget": cost["budget"],
             "share_of_budget": share,
             "figures": [*figures, ("cost with fees", f"${cost['spent']} of ${cost['budget']} ({share})")],
-            **_dates(store, campaign), "needs": needs_a_person(store, campaign, now)}
+            **_dates(store, campaign), "needs": needs_a_person(store, campaign, now),
+            "provenance": provenance_lines(provenance or {})}
+
+
+def provenance_lines(provenance: dict[str, Any]) -> list[tuple[str, str]]:
+    """The report's provenance box: (label, value) rows; ``provenance.json`` holds the whole record."""
+    if not provenance:
+        return []
+    version = provenance["hitflow"]
+    rows = [(f"{role} SHA-256", f"{entry['sha256'][:16]}… {Path(entry['path']).name}")
+            for role, entry in sorted(provenance["inputs"].items())]
+    rows += [("seed", f"{provenance['seed']}" + (f" (simulator {provenance['simulator_seed']})"
+                                               if provenance.get("simulator_seed") is not None else "")),
+             ("hitflow", version["version"] + (f" at {version['revision']}" if version["revision"] else "")),
+             ("Python", provenance["python"]), ("platform", f"{provenance['platform']} on {provenance['target']}"),
+             ("libraries", ", ".join(f"{k} {v}" for k, v in provenance["libraries"].items() if v))]
+    return rows
 
 
 def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked: pd.DataFrame,
-                   cost: dict[str, Any], now: float | None = None) -> dict[str, Any]:
+                   cost: dict[str, Any], now: float | None = None,
+                   provenance: dict[str, Any] | None = None) -> dict[str, Any]:
     """The caption report's: ``captions``: every caption with ``is_rejected``; ``cost``: spent and budget as text."""
     kept = int((~captions["is_rejected"]).sum()) if len(captions) else 0
     workers = int(captions["worker_id"].nunique()) if len(captions) else 0
     figures = [("captions kept", f"{kept} of {len(captions)}"), ("workers", str(workers)),
                ("blocked", str(len(blocked)))]
     return {"captions": len(captions), "kept": kept, "workers": workers, "blocked": len(blocked),
-            **summary_header(store, campaign, figures, cost, now)}
+            **summary_header(store, campaign, figures, cost, now, provenance=provenance)}
 
 
 def money_so_far(run: Run) -> dict[str, str]:

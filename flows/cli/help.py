@@ -71,6 +71,8 @@ COMMANDS: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {
     "aggregate": (("hitflow aggregate labels.csv --out answers.csv",
                    "hitflow aggregate wsd.tsv --out answers.csv --method ds --columns unit,worker,sense --gold gold"),
                   (3,)),
+    "verify": (("hitflow verify runs/vizwiz_captions",
+                "hitflow verify runs/my_task --db runs/hitflow.db --json"), (1, 2)),
     "analyze": (("hitflow analyze agreement labels.csv --level ordinal",
                  "hitflow analyze screening data.csv --reader kreiss-2022"), (3,)),
 }

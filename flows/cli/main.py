@@ -18,6 +18,7 @@ from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.process_life import finish_without_teardown, leave_now, prefect_settings
 from flows.cli.run import cmd_run
+from flows.cli.verify_command import cmd_verify
 from flows.core.db_url import password_to_environment
 from flows.core.errors import ConfigError, HitflowError, Interrupted
 
@@ -257,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
                 "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new,
-                "ui": cmd_ui, "aggregate": cmd_aggregate}
+                "ui": cmd_ui, "aggregate": cmd_aggregate, "verify": cmd_verify}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     out = ReaderMayLeave(sys.stdout)
     if args.command == "run":  # a run goes on to its end when the reader of its output leaves

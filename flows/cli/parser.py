@@ -10,6 +10,7 @@ import os
 from flows.cli import args as arg
 from flows.cli.aggregate_command import add_aggregate_parser
 from flows.cli.help import add_examples_and_exit_codes
+from flows.cli.verify_command import add_verify_parser
 from flows.core.errors import ConfigError
 from flows.platforms import DEFAULT_PLATFORM, PLATFORMS
 
@@ -176,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="keep a word this many workers used")
     _analyze_parser(sub)
     add_aggregate_parser(sub)
+    add_verify_parser(sub)
     for command in (run, task, status, qc, serve, *(sub.choices[n] for n in ("reconcile", "cancel", "review",
                                                                        "serve-schedules", "deploy"))):
         command.add_argument("--allow-outside-paths", action="store_true", help=OUTSIDE_HELP)

@@ -179,7 +179,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),
-                                        about=f"Task page: {run.cfg.template}.")
+                                        about=f"Task page: {run.cfg.template}.",
+                                        provenance=run.notes.get("provenance"))
     (out_dir / "report.html").write_text(render("custom_report.html.j2", context), encoding="utf-8")
     summary = [f"responses: {context['responses']} from {context['workers']} workers on {context['items']} items "
                f"({context['approved']} approved, {context['rejected']} rejected); workers blocked: {len(blocked)}",

@@ -24,10 +24,11 @@ from flows.core.outputs.output_mirror import mirror
 from flows.core.run.free_memory import release_free_memory
 from flows.core.run.run_context import Run
 from flows.driver.campaign import Caller, call_directly, run_batches
+from flows.driver.provenance import run_provenance, write_provenance
 from flows.driver.run_start import open_run_folder
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
-from flows.platforms.targets import sim_item_truth, sim_state_path
+from flows.platforms.targets import crowd_file_used, sim_item_truth, sim_state_path
 
 # Modules a campaign's steps import on first use (the report's plots need matplotlib; QC's TF-IDF
 # no longer imports scikit-learn, qc/text_similarity.py): a run under Prefect imports them while its temporary
@@ -66,7 +67,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
-                  notes={"out_dir": str(out_root), "seed": seed, "invitees": list(invitees), "detach": detach,
+                  notes={"out_dir": str(out_root), "seed": seed, "crowd_file": str(crowd_path or ""),
+                         "invitees": list(invitees), "detach": detach,
                          "live_route": live_route(session.target.kind, platform, task_url, invitees)},
                   clock=session.clock, page=task_page)
         try:
@@ -181,6 +183,8 @@ def export_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: b
 
 def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool,
                    items: list[dict[str, Any]] | None) -> dict[str, Any]:
+    crowd = crowd_file_used(Path(run.notes["crowd_file"]) if run.notes.get("crowd_file") else run.cfg.sim_crowd)
+    run.notes["provenance"] = run_provenance(run, crowd)  # the reports' header shows it
     if run.cfg.study is not None:
         from flows.studies.study_outputs import write_study_outputs
 
@@ -192,6 +196,7 @@ def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool,
         summary = write_custom_outputs(run, out_root / run.cfg.name, truth, items)
     else:
         summary = write_outputs(run, out_root / run.cfg.name, truth, platform_asked)
+    write_provenance(out_root / run.cfg.name, run.notes["provenance"])
     return summary
 
 

@@ -130,6 +130,13 @@ def simulator_server(speed: float) -> Iterator[str]:
         yield server.url
 
 
+def crowd_file_used(crowd_file: Path | None) -> Path:
+    """The crowd file the simulator loads: the one given, else its built-in demo crowd."""
+    from flows.sim.server import DEFAULT_CROWD
+
+    return crowd_file or DEFAULT_CROWD
+
+
 def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict[str, Any]]:
     """The simulator's crowd (its workers in a seeded mix of profiles, and their caption bank):
     the people the links route invites when no real invitees are named."""

@@ -144,7 +144,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
               "incomplete": shortfall_lines(run.store, run.cfg.name), "answers": answers_report,
               "summary": summary_header(run.store, run.cfg.name, work_figures(run, "responses"), money_so_far(run),
                                         about=f"Kind: {run.cfg.study.kind}. Route: {run.platform}.",
-                                        lines=summary.splitlines()[1:])}
+                                        lines=summary.splitlines()[1:], provenance=run.notes.get("provenance"))}
     (out_dir / "report.html").write_text(render("study_report.html.j2", report), encoding="utf-8")
     return {"out_dir": out_dir, "judgements": len(table), "analysis": analysis, "decisions": counts}
 
