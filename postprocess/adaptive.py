@@ -116,3 +116,21 @@ def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
     used = len(replayed.used)
     return {"judgements_used": used, "judgements_total": total,
             "share_used": round(used / total, 4) if total else 0.0}
+
+
+def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int) -> list[str]:
+    """A live campaign's round (adaptive overlap): the units that get one more judgement.
+
+    ``answers``: the aggregation of every judgement received so far (``item_id, field, confidence``, the
+    columns of ``postprocess.answers.ANSWER_COLUMNS``); ``units``: one row per posted unit and item it
+    shows (``unit_id, item_id, asked, received``: judgements asked of the unit so far and received). A
+    unit is extended when one of its items has a field below ``confidence``, it was asked fewer than
+    ``max_judgements`` and it received all it was asked (a unit the crowd left short would only wait
+    again). Units in the order given, each once."""
+    if answers.empty or units.empty:
+        return []
+    lowest = answers.groupby(answers["item_id"].astype(str))["confidence"].min()
+    uncertain = set(lowest[lowest < confidence - 1e-12].index)
+    open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
+    chosen = open_units[open_units["item_id"].astype(str).isin(uncertain)]["unit_id"]
+    return list(dict.fromkeys(chosen.astype(str)))

@@ -13,6 +13,7 @@ from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.review_data import review_gate
+from flows.core.errors import ConfigError
 from flows.core.outputs.output_location import is_output_url
 from flows.core.outputs.output_mirror import mirror, mirror_between_batches
 from flows.core.run.free_memory import release_free_memory
@@ -80,12 +81,23 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
         if ORDER.index(status_after) > ORDER.index("collected") and not batch_work(run, batch):
             run.progress(f"batch {batch}: no work came in; nothing to {name}")
         else:
+            if status_after == "qc_done" and run.cfg.answers.adaptive:
+                adaptive_rounds(run, batch, call)
             results[name] = call(f"{name} {batch}", fn, run, batch)
             release_free_memory()  # what the step freed, so the next starts from the batch's floor
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one
     return results
+
+
+def adaptive_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
+    """Adaptive overlap between collection and QC: one coarse step (a Prefect task) per round, each
+    extending the units still uncertain, until a round extends none (flows/custom/adaptive_rounds.py)."""
+    from flows.custom.adaptive_rounds import adaptive_round
+
+    while call(f"adaptive round {batch}", adaptive_round, run, batch).get("extended"):
+        pass
 
 
 def batch_work(run: Run, batch: int) -> int:
@@ -147,6 +159,9 @@ def _prepare(run: Run, limit: int | None, scale: int) -> tuple[list[int], StepFn
         from flows.custom.custom_task import refuse_unreadable
 
         refuse_unreadable(run.cfg)
+    if run.cfg.answers.adaptive and not platform_for(run.platform).EXTENDS_UNITS:
+        raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
+                          f"not on {platform_for(run.platform).LABEL}; remove min_judgements and max_judgements")
     plan_items(run, limit, scale)
     check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):

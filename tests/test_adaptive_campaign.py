@@ -1,0 +1,107 @@
+"""Adaptive overlap in a custom campaign on MTurk-sim (issue 43 point 1): min_judgements posted, rounds
+of CreateAdditionalAssignmentsForHIT only on uncertain units up to max_judgements, each extension in the
+ledger before its call; a kill -9 between the intents and the calls never doubles an extension."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bench.answers_accuracy import project
+from flows.core.config.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.ledger.store import Store
+from flows.driver.campaign_run import run_campaign
+from flows.platforms.targets import sim_state_path
+
+ROOT = Path(__file__).resolve().parents[1]
+ADAPTIVE = "\n[answers]\nmin_judgements = 2\nmax_judgements = 5\nconfidence = 0.95\n"
+
+
+def adaptive_project(folder: Path, items: int = 30, answers: str = ADAPTIVE) -> Path:
+    config = project(folder, items, adversaries=2)
+    text = config.read_text().replace("images_per_hit = 10", "images_per_hit = 2").replace("batches = 3",
+                                                                                            "batches = 2")
+    config.write_text(text + answers, encoding="utf-8")
+    return config
+
+
+def extensions(db: Path) -> pd.DataFrame:
+    rows = Store(db).rows("SELECT idem_key, status, params FROM ledger WHERE operation = "
+                          "'CreateAdditionalAssignmentsForHIT'")
+    return pd.DataFrame([{**json.loads(r["params"]), "key": r["idem_key"], "status": r["status"]} for r in rows],
+                        columns=["HITId", "NumberOfAdditionalAssignments", "round", "key", "status"])
+
+
+def per_hit(db: Path) -> pd.Series:
+    return pd.Series({r["hit_id"]: r["n"] for r in Store(db).rows(
+        "SELECT h.hit_id, count(a.assignment_id) AS n FROM hits h LEFT JOIN assignments a ON a.hit_id = h.hit_id "
+        "WHERE h.batch > 0 GROUP BY h.hit_id")})
+
+
+def test_config_posts_min_and_budgets_max(tmp_path: Path) -> None:
+    cfg = load_config(adaptive_project(tmp_path))
+    assert cfg.assignments_per_image == 2 and cfg.worst_per_item == 5
+    assert cfg.answers.adaptive and cfg.answers.fixed_overlap == 5 and cfg.answers.confidence == 0.95
+    for bad, says in (("max_judgements = 1", "below min_judgements"), ("max_judgements = 12", "fewer than 10")):
+        folder = tmp_path / bad.split()[-1]
+        folder.mkdir()
+        with pytest.raises(ConfigError, match=says):
+            load_config(adaptive_project(folder, answers=ADAPTIVE.replace("max_judgements = 5", bad)))
+
+
+def test_uncertain_units_get_more_up_to_max(tmp_path: Path) -> None:
+    config = adaptive_project(tmp_path)
+    db = tmp_path / "h.db"
+    summary = run_campaign(config, db_path=db, out_root=tmp_path / "runs", progress=lambda _: None)
+    assert "held" not in summary and "open" not in summary
+    ext = extensions(db)
+    counts = per_hit(db)
+    assert len(counts) == 16  # 30 items in 2 batches of 15, 2 a HIT: 8 HITs a batch
+    assert not ext.empty and set(ext["status"]) == {"ok"}
+    assert ext["NumberOfAdditionalAssignments"].eq(1).all()
+    assert not ext.duplicated(["HITId", "round"]).any() and ext["key"].is_unique
+    # every HIT got min, none more than max, and exactly min + its extensions (no stray work)
+    asked = 2 + ext.groupby("HITId").size().reindex(counts.index, fill_value=0)
+    assert (counts >= 2).all() and (counts <= 5).all()
+    assert counts.to_dict() == asked.to_dict()
+    assert 0 < len(ext) < 16 * 3  # some units stopped early: the saving
+    out = tmp_path / "runs" / "sentiment"
+    answers = pd.read_csv(out / "answers.csv", dtype=str)
+    assert len(answers) == 30
+
+
+KILL = """
+import os, signal, sys
+from flows.platforms.mturk import extend
+from flows.driver.campaign_run import run_campaign
+extend.AFTER_INTENTS = lambda: os.kill(os.getpid(), signal.SIGKILL)
+run_campaign(sys.argv[1], db_path=sys.argv[2], out_root=sys.argv[3], progress=lambda _: None)
+"""
+
+
+@pytest.mark.slow
+def test_kill_between_intent_and_call_never_doubles(tmp_path: Path) -> None:
+    config = adaptive_project(tmp_path, items=20)
+    db, out = tmp_path / "h.db", tmp_path / "runs"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", KILL, str(config), str(db), str(out)], cwd=tmp_path, env=env,
+                          capture_output=True, timeout=600)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    intended = extensions(db)
+    assert not intended.empty and set(intended["status"]) == {"intended"}  # killed after the intents
+    assert sim_state_path(db, 1, None).parent.exists()
+    run_campaign(config, db_path=db, out_root=out, progress=lambda _: None)
+    ext = extensions(db)
+    assert set(intended["key"]) <= set(ext["key"]) and set(ext["status"]) == {"ok"}
+    counts = per_hit(db)
+    asked = 2 + ext.groupby("HITId").size().reindex(counts.index, fill_value=0)
+    assert counts.to_dict() == asked.to_dict()  # the platform has exactly what the ledger asked: none doubled
+    assert (out / "sentiment" / "answers.csv").is_file()
