@@ -172,7 +172,7 @@ def test_extension_token_and_ten_assignment_rule(sim, client) -> None:
     assert add_assignments(client, hit_id, 1, "tok-1") is False
     assert add_assignments(client, hit_id, 1, "tok-1") is True  # the same token: not extended again
     assert client.get_hit(HITId=hit_id)["HIT"]["MaxAssignments"] == 3
-    with pytest.raises(ClientError, match="InvalidMaximumAssignmentsIncrease|fewer than 10"):
+    with pytest.raises(ClientError, match=r"InvalidMaximumAssignmentsIncrease|fewer than 10"):
         client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=7)
     advance(sim, 12 * 3600)
     assert len(_workers(client, hit_id)) == 3  # the extension was worked, by a third worker

@@ -9,13 +9,13 @@ import time
 from decimal import Decimal
 from typing import Any
 
+from flows.campaigns.adaptive_money import adaptive_line, adaptive_saving
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.identity import recorded_platform
 from flows.campaigns.summary import shortfall_lines
 from flows.core.ledger.store import Store
 from flows.core.pages.markdown_text import md_text
 from flows.core.terminal import on_terminal, print_table
-from flows.campaigns.adaptive_money import adaptive_line, adaptive_saving
 from flows.driver.campaign import ORDER, STEPS
 from flows.platforms import DEFAULT_PLATFORM
 from flows.platforms.operation_steps import short_by_cancel

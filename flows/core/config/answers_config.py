@@ -66,3 +66,8 @@ def adaptive_check(section: AnswersSection, task: str, per_item: int) -> str:
         return ("min_judgements under 10 with max_judgements 10 or more: MTurk cannot extend a HIT created with "
                 "fewer than 10 assignments to 10 or more; keep max_judgements at 9 or start at 10")
     return ""
+
+
+def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path | None) -> AnswersSettings:
+    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image."""
+    return AnswersSettings(**section.model_dump(exclude={"controls"}), fixed_overlap=fixed_overlap, controls=controls)

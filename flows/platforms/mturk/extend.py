@@ -45,15 +45,15 @@ def extension_call(run: Run, batch: int, round_no: int, hit_id: str) -> Ledgered
                         send)
 
 
-def extend_units(run: Run, batch: int, round_no: int, hit_ids: list[str]) -> dict[str, Any]:
-    """Extend ``hit_ids`` by one assignment each (once, whatever happens), then collect their work."""
-    calls = [extension_call(run, batch, round_no, h) for h in hit_ids]
+def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
+    """Extend the HITs ``unit_ids`` by one assignment each (once, whatever happens), then collect their work."""
+    calls = [extension_call(run, batch, round_no, h) for h in unit_ids]
     done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
     if AFTER_INTENTS is not None:
         AFTER_INTENTS()
     send_calls(run.store, [c for c, _ in todo], POST_THREADS)
     others = {r["hit_id"] for r in run.store.rows("SELECT hit_id FROM hits WHERE campaign = ? AND batch = ?",
-                                                   [run.cfg.name, batch])} - set(hit_ids)
+                                                   [run.cfg.name, batch])} - set(unit_ids)
     collected = batch_collect.collect_batch(run, batch, settled=others)
-    return {"extended": len(hit_ids), "sent_now": len(todo), "earlier": len(done),
+    return {"extended": len(unit_ids), "sent_now": len(todo), "earlier": len(done),
             "assignments": collected["assignments"]}
