@@ -88,6 +88,8 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one
+    if run.cfg.answers.top_up_rounds and run.cfg.study is None and run.cfg.task != "custom" and batch_work(run, batch):
+        caption_top_ups(run, batch, call)
     return results
 
 
@@ -98,6 +100,15 @@ def adaptive_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
 
     while call(f"adaptive round {batch}", adaptive_round, run, batch).get("extended"):
         pass
+
+
+def caption_top_ups(run: Run, batch: int, call: Caller = call_directly) -> None:
+    """Images short of accepted captions get more assignments, one step per round; each round's new work
+    goes through QC, review, decisions and blocks as late work (flows/campaigns/caption_top_up.py)."""
+    from flows.campaigns.caption_top_up import top_up_round
+
+    while call(f"caption top-up {batch}", top_up_round, run, batch).get("extended"):
+        review_late_work(run, call)
 
 
 def batch_work(run: Run, batch: int) -> int:

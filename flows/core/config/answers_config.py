@@ -31,6 +31,8 @@ class AnswersSection(Section):
                                 "(the budget is checked for this many everywhere)")
     confidence: Share = Field(0.9, description="Adaptive overlap: an item gets another judgement while its answer's "
                               "confidence is below this")
+    top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
+                               "assignments_per_image accepted captions after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
                                                            'answer) among your items: each worker is scored on '
                                                            "them; they stay out of the dataset and the answers")
@@ -46,6 +48,7 @@ class AnswersSettings:
     min_judgements: int = 0  # adaptive overlap off at 0
     max_judgements: int = 0
     confidence: float = 0.9
+    top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
     fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
 
     @property
@@ -55,6 +58,8 @@ class AnswersSettings:
 
 def adaptive_check(section: AnswersSection, task: str, per_item: int) -> str:
     """Why ``[answers]``' adaptive keys cannot run ("" when they can, or are off)."""
+    if section.top_up_rounds and task == "custom":
+        return "top_up_rounds is for caption pages; a custom page asks for more with min_judgements/max_judgements"
     if not section.min_judgements:
         return "max_judgements needs min_judgements (the judgements asked first)" if section.max_judgements else ""
     if task != "custom":

@@ -11,6 +11,7 @@ so no HIT is ever extended twice for one round.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -34,20 +35,20 @@ def extension_token(key: str) -> str:
     return "hf-x-" + hashlib.sha256(key.encode()).hexdigest()[:40]
 
 
-def extension_call(run: Run, batch: int, round_no: int, hit_id: str) -> LedgeredCall:
+def extension_call(run: Run, batch: int, round_no: int, hit_id: str, extra: int = 1) -> LedgeredCall:
     key = extension_key(run.cfg.name, batch, round_no, hit_id)
 
     def send() -> dict[str, Any]:
-        made = mturk.add_assignments(run.client, hit_id, 1, extension_token(key))
-        return Adopted(HITId=hit_id, added=1) if made else {"HITId": hit_id, "added": 1}
+        made = mturk.add_assignments(run.client, hit_id, extra, extension_token(key))
+        return Adopted(HITId=hit_id, added=extra) if made else {"HITId": hit_id, "added": extra}
 
-    return LedgeredCall(EXTEND_OP, key, {"HITId": hit_id, "NumberOfAdditionalAssignments": 1, "round": round_no},
+    return LedgeredCall(EXTEND_OP, key, {"HITId": hit_id, "NumberOfAdditionalAssignments": extra, "round": round_no},
                         send)
 
 
 def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
-    """Extend the HITs ``unit_ids`` by one assignment each (once, whatever happens), then collect their work."""
-    calls = [extension_call(run, batch, round_no, h) for h in unit_ids]
+    """Extend the HITs ``unit_ids`` (a HIT named k times by k) once, whatever happens, then collect their work."""
+    calls = [extension_call(run, batch, round_no, h, n) for h, n in Counter(unit_ids).items()]
     done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
     if AFTER_INTENTS is not None:
         AFTER_INTENTS()
@@ -55,5 +56,5 @@ def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> di
     others = {r["hit_id"] for r in run.store.rows("SELECT hit_id FROM hits WHERE campaign = ? AND batch = ?",
                                                    [run.cfg.name, batch])} - set(unit_ids)
     collected = batch_collect.collect_batch(run, batch, settled=others)
-    return {"extended": len(unit_ids), "sent_now": len(todo), "earlier": len(done),
+    return {"extended": len(calls), "sent_now": len(todo), "earlier": len(done),
             "assignments": collected["assignments"]}
