@@ -2,9 +2,9 @@
 ``assignments_per_image`` after QC and decisions (rejected work, a worker blocked in the batch, a
 reviewer's struck caption) gets more assignments in a later round instead of shipping short.
 
-After a batch's block step, each round counts every image's accepted captions, extends each HIT by
-what its shortest image lacks (one MTurk HIT carries several images: all of them get the extra
-captions), collects the new work, and the driver sends it through QC, review, decisions and blocks
+After a batch's block step (the driver's ``more_work_rounds``), each round counts every image's
+accepted captions, extends each HIT by what its shortest image lacks (one MTurk HIT carries several
+images: all of them get the extra captions), collects the new work, and the driver sends it through QC, review, decisions and blocks
 like any late work. At most ``top_up_rounds`` rounds a batch; MTurk cannot take a HIT created with
 fewer than 10 assignments to 10 or more, so a HIT stops at 9 there. An image still short after the
 last round is named in the summary and the report ("ran out of rounds").
@@ -20,8 +20,6 @@ from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.campaigns.outputs import batch_captions
 from flows.core.run.run_context import Run
 from postprocess.adaptive import top_up_units
-
-DONE_NOTE = "CaptionTopUpDone"
 
 
 def accepted_captions(run: Run, batch: int) -> pd.Series:
@@ -42,14 +40,6 @@ def plan_top_up(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]
 
 
 def top_up_round(run: Run, batch: int) -> dict[str, Any]:
-    """One top-up round of the batch; ``extended`` 0 when its rounds are over (then noted, so a resumed
-    run never posts a late round on HITs that may have expired since)."""
-    note = f"{run.cfg.name}:b{batch}:caption-top-up:done"
-    if run.store.ledger_entry(note) is not None:
-        return {"extended": 0}
-    result = next_round(run, batch, run.cfg.answers.top_up_rounds,
-                        lambda rounds: plan_top_up(run, batch, rounds), "caption top-up")
-    if not result.get("extended"):
-        run.store.intend(run.cfg.name, batch, DONE_NOTE, note, {"rounds": result.get("round", 0)})
-        run.store.settle(note, "ok")
-    return result
+    """One top-up round of the batch (flows/campaigns/extension_rounds.py); ``extended`` 0 when they are over."""
+    return next_round(run, batch, run.cfg.answers.top_up_rounds, lambda rounds: plan_top_up(run, batch, rounds),
+                      "caption top-up")

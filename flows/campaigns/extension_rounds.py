@@ -20,6 +20,7 @@ from flows.platforms.registry import platform_for
 
 EXTEND_OP = "CreateAdditionalAssignmentsForHIT"
 ROUND_NOTE = "ExtensionRoundCollected"
+DONE_NOTE = "ExtensionRoundsDone"
 
 
 def round_note(run: Run, batch: int, round_no: int) -> str:
@@ -64,15 +65,21 @@ def unit_frame(run: Run, batch: int, rounds: dict[int, list[str]]) -> pd.DataFra
 def next_round(run: Run, batch: int, bound: int, plan: Callable[[dict[int, list[str]]], list[str]],
                what: str) -> dict[str, Any]:
     """Finish the last recorded round if its collection was cut short, else plan (``plan(rounds)``) and
-    run the next, at most ``bound`` rounds. ``extended`` 0: the rounds are over."""
+    run the next, at most ``bound`` rounds. ``extended`` 0: the rounds are over, which is noted, so a run
+    resumed later never posts a late round on HITs that may have expired since."""
+    done = f"{run.cfg.name}:b{batch}:extension-rounds:done"
+    if run.store.ledger_entry(done) is not None:
+        return {"extended": 0}
     rounds = recorded_rounds(run, batch)
     last = max(rounds, default=0)
     if last and run.store.ledger_entry(round_note(run, batch, last)) is None:
         return run_round(run, batch, last, rounds[last], what)
     units = plan(rounds) if last < bound else []
-    if not units:
-        return {"round": last, "extended": 0}
-    return run_round(run, batch, last + 1, units, what)
+    if units:
+        return run_round(run, batch, last + 1, units, what)
+    run.store.intend(run.cfg.name, batch, DONE_NOTE, done, {"rounds": last})
+    run.store.settle(done, "ok")
+    return {"round": last, "extended": 0}
 
 
 def run_round(run: Run, batch: int, round_no: int, units: list[str], what: str) -> dict[str, Any]:

@@ -1,15 +1,14 @@
 """Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence).
 
-Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's collection, each
-round aggregates every judgement received so far (the campaign's earlier batches too, so a worker's
-skill comes from what they already did; rejected work and blocked workers left out), and the units
-with an item whose answer's confidence is below ``confidence`` get one more assignment, up to
+Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
+blocks, each round aggregates every judgement received so far (the campaign's earlier batches too, so a
+worker's skill comes from what they already did; rejected work and blocked workers left out), and the
+units with an item whose answer's confidence is below ``confidence`` get one more assignment, up to
 ``max_judgements`` (postprocess.adaptive.units_to_extend). The platform extends and collects
-(``Platform.extend_units``); then QC and decisions see the whole batch as usual.
+(``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
+before the next round (flows/driver/campaign.py, ``more_work_rounds``).
 
-A round is resumable: its extensions are in the ledger (written before any call), so a run killed
-mid-round finishes that round with the same units; a note marks the round collected, after which
-the next round is planned from the data. The number of rounds is bounded by max - min.
+Rounds are resumable and bounded by max - min (flows/campaigns/extension_rounds.py).
 """
 
 from __future__ import annotations

@@ -81,33 +81,32 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
         if ORDER.index(status_after) > ORDER.index("collected") and not batch_work(run, batch):
             run.progress(f"batch {batch}: no work came in; nothing to {name}")
         else:
-            if status_after == "qc_done" and run.cfg.answers.adaptive:
-                adaptive_rounds(run, batch, call)
             results[name] = call(f"{name} {batch}", fn, run, batch)
             release_free_memory()  # what the step freed, so the next starts from the batch's floor
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one
-    if run.cfg.answers.top_up_rounds and run.cfg.study is None and run.cfg.task != "custom" and batch_work(run, batch):
-        caption_top_ups(run, batch, call)
+    if batch_work(run, batch):
+        more_work_rounds(run, batch, call)
     return results
 
 
-def adaptive_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
-    """Adaptive overlap between collection and QC: one coarse step (a Prefect task) per round, each
-    extending the units still uncertain, until a round extends none (flows/custom/adaptive_rounds.py)."""
+def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
+    """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
+    task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
+    adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of images short of
+    accepted captions (flows/campaigns/caption_top_up.py)."""
+    from flows.campaigns.caption_top_up import top_up_round
     from flows.custom.adaptive_rounds import adaptive_round
 
-    while call(f"adaptive round {batch}", adaptive_round, run, batch).get("extended"):
-        pass
-
-
-def caption_top_ups(run: Run, batch: int, call: Caller = call_directly) -> None:
-    """Images short of accepted captions get more assignments, one step per round; each round's new work
-    goes through QC, review, decisions and blocks as late work (flows/campaigns/caption_top_up.py)."""
-    from flows.campaigns.caption_top_up import top_up_round
-
-    while call(f"caption top-up {batch}", top_up_round, run, batch).get("extended"):
+    answers = run.cfg.answers
+    if answers.adaptive:
+        name, step = "adaptive round", adaptive_round
+    elif answers.top_up_rounds and run.cfg.study is None and run.cfg.task != "custom":
+        name, step = "caption top-up", top_up_round
+    else:
+        return
+    while call(f"{name} {batch}", step, run, batch).get("extended"):
         review_late_work(run, call)
 
 
