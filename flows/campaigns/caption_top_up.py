@@ -5,9 +5,10 @@ reviewer's struck caption) gets more assignments in a later round instead of shi
 After a batch's block step (the driver's ``more_work_rounds``), each round counts every image's
 accepted captions, extends each HIT by what its shortest image lacks (one MTurk HIT carries several
 images: all of them get the extra captions), collects the new work, and the driver sends it through
-QC, review, decisions and blocks like any late work. At most ``top_up_rounds`` rounds a batch; MTurk cannot take a HIT created with
-fewer than 10 assignments to 10 or more, so a HIT stops at 9 there. An image still short after the
-last round is named in the summary and the report ("ran out of rounds").
+QC, review, decisions and blocks like any late work. At most ``top_up_rounds`` rounds a batch; MTurk
+cannot take a HIT created with fewer than 10 assignments to 10 or more, so a HIT stops at 9 there.
+An image still short after the last round is named in the summary and the report ("ran out of
+rounds").
 """
 
 from __future__ import annotations
