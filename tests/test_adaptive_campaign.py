@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
@@ -16,9 +17,10 @@ import pytest
 
 from bench.answers_accuracy import project
 from flows.core.config.config import load_config
-from flows.core.errors import ConfigError
+from flows.core.errors import BudgetError, ConfigError
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
+from flows.driver.campaign_status import campaign_status, format_status
 from flows.platforms.targets import sim_state_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,12 +78,30 @@ def test_uncertain_units_get_more_up_to_max(tmp_path: Path) -> None:
     out = tmp_path / "runs" / "sentiment"
     answers = pd.read_csv(out / "answers.csv", dtype=str)
     assert len(answers) == 30
+    # status and the summary: assignments asked (posted + extensions) against fixed overlap's 5 a HIT
+    report = campaign_status(Store(db), "sentiment")[0]
+    saving = report["adaptive"]
+    assert saving["asked"] == int(counts.sum()) and saving["fixed"] == 16 * 5
+    unit = Decimal(saving["fixed_cost"]) / 80
+    assert Decimal(saving["saving"]) == unit * (80 - int(counts.sum())) > 0
+    assert "adaptive overlap:" in format_status([report])
+    assert f"{saving['asked']} assignments asked of fixed overlap's 80" in (out / "summary.txt").read_text()
+
+
+def test_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
+    """16 HITs: 2 assignments each fit a budget of 10 USD (0.24 each with the fee: 7.68), 5 do not (19.20)."""
+    config = adaptive_project(tmp_path)
+    config.write_text(config.read_text().replace('budget = "100000.00 USD"', 'budget = "10.00 USD"'))
+    with pytest.raises(BudgetError, match="19.20"):
+        run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
+    assert not Store(tmp_path / "h.db").table("hits").count
 
 
 KILL = """
 import os, signal, sys
 from flows.platforms.mturk import extend
 from flows.driver.campaign_run import run_campaign
+from flows.driver.campaign_status import campaign_status, format_status
 extend.AFTER_INTENTS = lambda: os.kill(os.getpid(), signal.SIGKILL)
 run_campaign(sys.argv[1], db_path=sys.argv[2], out_root=sys.argv[3], progress=lambda _: None)
 """
