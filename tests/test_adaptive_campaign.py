@@ -92,7 +92,7 @@ def test_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
     """16 HITs: 2 assignments each fit a budget of 10 USD (0.24 each with the fee: 7.68), 5 do not (19.20)."""
     config = adaptive_project(tmp_path)
     config.write_text(config.read_text().replace('budget = "100000.00 USD"', 'budget = "10.00 USD"'))
-    with pytest.raises(BudgetError, match="19.20"):
+    with pytest.raises(BudgetError, match=r"19\.20"):
         run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
     assert not Store(tmp_path / "h.db").table("hits").count
 
