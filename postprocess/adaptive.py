@@ -118,21 +118,26 @@ def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
             "share_used": round(used / total, 4) if total else 0.0}
 
 
-def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int) -> list[str]:
+def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
+                    min_judgements: int = 1) -> list[str]:
     """A live campaign's round (adaptive overlap): the units that get one more judgement.
 
-    ``answers``: the aggregation of every judgement received so far (``item_id, field, confidence``, the
-    columns of ``postprocess.answers.ANSWER_COLUMNS``); ``units``: one row per posted unit and item it
-    shows (``unit_id, item_id, asked, received``: judgements asked of the unit so far and received). A
-    unit is extended when one of its items has a field below ``confidence``, it was asked fewer than
-    ``max_judgements`` and it received all it was asked (a unit the crowd left short would only wait
-    again). Units in the order given, each once."""
-    if answers.empty or units.empty:
+    ``answers``: the aggregation of every usable judgement received so far (``item_id, field, confidence,
+    judgements``, the columns of ``postprocess.answers.ANSWER_COLUMNS``); ``units``: one row per posted
+    unit and item it shows (``unit_id, item_id, asked, received``: judgements asked of the unit so far
+    and received). An item is uncertain when a field's confidence is below ``confidence``, or when fewer
+    than ``min_judgements`` of its judgements are usable (the others rejected or a blocked worker's), or
+    none is. A unit with an uncertain item is extended when it was asked fewer than ``max_judgements``
+    and received all it was asked (a unit the crowd left short would only wait again). Units in the
+    order given, each once."""
+    if units.empty:
         return []
-    lowest = answers.groupby(answers["item_id"].astype(str))["confidence"].min()
-    uncertain = set(lowest[lowest < confidence - 1e-12].index)
+    items = answers["item_id"].astype(str)
+    lowest = answers.groupby(items)["confidence"].min()
+    fewest = answers.groupby(items)["judgements"].min().astype(int)
+    sure = set(lowest[(lowest >= confidence - 1e-12) & (fewest.reindex(lowest.index) >= min_judgements)].index)
     open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
-    chosen = open_units[open_units["item_id"].astype(str).isin(uncertain)]["unit_id"]
+    chosen = open_units[~open_units["item_id"].astype(str).isin(sure)]["unit_id"]
     return list(dict.fromkeys(chosen.astype(str)))
 
 

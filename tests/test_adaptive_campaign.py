@@ -125,3 +125,16 @@ def test_kill_between_intent_and_call_never_doubles(tmp_path: Path) -> None:
     asked = 2 + ext.groupby("HITId").size().reindex(counts.index, fill_value=0)
     assert counts.to_dict() == asked.to_dict()  # the platform has exactly what the ledger asked: none doubled
     assert (out / "sentiment" / "answers.csv").is_file()
+
+
+def test_units_to_extend_by_hand() -> None:
+    from postprocess.adaptive import units_to_extend
+
+    answers = pd.DataFrame({"item_id": ["a", "b", "c", "d", "e"], "field": "f",
+                            "confidence": [0.99, 0.6, 0.99, 0.5, 0.97], "judgements": [2, 2, 1, 3, 2]})
+    units = pd.DataFrame({"unit_id": ["h1", "h2", "h3", "h4", "h5", "h6"], "item_id": ["a", "b", "c", "d", "e", "z"],
+                          "asked": [2, 2, 2, 5, 2, 2], "received": [2, 2, 2, 5, 1, 2]})
+    # b: unsure; c: one usable judgement of min 2; d: unsure but at max; e: sure at 0.95 (and its HIT came
+    # back short); z: no usable judgement at all
+    assert units_to_extend(answers, units, 0.95, 5, min_judgements=2) == ["h2", "h3", "h6"]
+    assert units_to_extend(answers, units, 0.98, 5, min_judgements=1) == ["h2", "h6"]  # e short; c sure at 1

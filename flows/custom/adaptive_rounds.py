@@ -38,10 +38,13 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     """The units the next round extends, from the judgements received so far."""
     settings = run.cfg.answers
     judgements = received_judgements(run)
-    if judgements.empty:
-        return []
-    answers = aggregate(judgements, settings.method, settings.min_per_worker, controls=control_items(run)).answers
-    return units_to_extend(answers, unit_frame(run, batch, rounds), settings.confidence, settings.max_judgements)
+    answers = aggregate(judgements, settings.method, settings.min_per_worker, controls=control_items(run)).answers \
+        if not judgements.empty else pd.DataFrame(columns=["item_id", "field", "confidence", "judgements"])
+    units = unit_frame(run, batch, rounds)
+    controls = control_items(run)  # control items are scored, never answered: they need no more judgements
+    if controls is not None:
+        units = units[~units["item_id"].isin(set(controls["item_id"].astype(str)))]
+    return units_to_extend(answers, units, settings.confidence, settings.max_judgements, settings.min_judgements)
 
 
 def adaptive_round(run: Run, batch: int) -> dict[str, Any]:
