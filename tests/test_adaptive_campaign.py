@@ -59,6 +59,7 @@ def test_config_posts_min_and_budgets_max(tmp_path: Path) -> None:
             load_config(adaptive_project(folder, answers=ADAPTIVE.replace("max_judgements = 5", bad)))
 
 
+@pytest.mark.slow
 def test_uncertain_units_get_more_up_to_max(tmp_path: Path) -> None:
     config = adaptive_project(tmp_path)
     db = tmp_path / "h.db"

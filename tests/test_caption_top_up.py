@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from flows.campaigns.summary import summarize
 from flows.core.ledger.store import Store
@@ -34,6 +35,7 @@ def accepted_per_image(out: Path) -> pd.Series:
     return kept.groupby("image_id").size()
 
 
+@pytest.mark.slow
 def test_short_images_get_more_captions_until_rounds_run_out(tmp_path: Path) -> None:
     config = small_vizwiz(tmp_path, edits={"batches = 5": "batches = 2"}, items=20)
     config.write_text(config.read_text() + "\n[answers]\ntop_up_rounds = 2\n")
