@@ -48,13 +48,14 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
             "saving": summary.get("adaptive") or {}}
 
 
-def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float]) -> dict[str, object]:
-    answers = ("\n[answers]\n" + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n")
+def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto"
+            ) -> dict[str, object]:
+    answers = (f'\n[answers]\nmethod = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n")
     with tempfile.TemporaryDirectory() as fixed_dir, tempfile.TemporaryDirectory() as adaptive_dir:
-        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, "")
+        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'\n[answers]\nmethod = "{method}"\n')
         adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers)
     ratio = round(int(adaptive["assignments"]) / int(fixed["assignments"]), 4)  # type: ignore[call-overload]
-    return {"items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule,
+    return {"items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule, "method": method,
             "fixed_overlap": 5, "fixed": fixed, "adaptive": adaptive, "assignment_ratio": ratio,
             "cost_ratio": ratio,  # one price an assignment in both runs (same reward, same MTurk fee tier)
             "goal": "adaptive accuracy >= fixed accuracy with assignment_ratio <= 0.60",
@@ -66,14 +67,15 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
-    p.add_argument("--items-per-hit", type=int, default=1)
+    p.add_argument("--items-per-hit", type=int, default=3, help="3: the page's straight-lining rule can see a HIT")
     p.add_argument("--min", type=int, default=2, dest="min_judgements")
     p.add_argument("--max", type=int, default=6, dest="max_judgements")
-    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--confidence", type=float, default=0.99)
+    p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
     p.add_argument("--out", type=Path, default=RESULTS)
     a = p.parse_args()
     rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence}
-    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule), indent=1)
+    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule, a.method), indent=1)
     a.out.write_text(result + "\n", encoding="utf-8")
     print(result)
 
