@@ -139,3 +139,28 @@ def test_units_to_extend_by_hand() -> None:
     # back short); z: no usable judgement at all
     assert units_to_extend(answers, units, 0.95, 5, min_judgements=2) == ["h2", "h3", "h6"]
     assert units_to_extend(answers, units, 0.98, 5, min_judgements=1) == ["h2", "h6"]  # e short; c sure at 1
+
+
+@pytest.mark.slow
+@pytest.mark.prefect
+def test_rounds_are_coarse_prefect_tasks(sim, tmp_path: Path, on_prefect_server: str) -> None:
+    """Under Prefect each adaptive round is one task (never one per HIT), and late review follows it."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    from flows.driver.campaign_flow import campaign_flow
+
+    config = adaptive_project(tmp_path, items=20)
+    state = campaign_flow()(config_path=str(config), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
+                            out_root=str(tmp_path / "runs"), return_state=True)
+    assert state.is_completed()
+    with get_client(sync_client=True) as client:
+        names = [t.name.rsplit("-", 1)[0] for t in client.read_task_runs(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id])))]
+    rounds = [n for n in names if n.startswith("adaptive round")]
+    extended = extensions(tmp_path / "h.db")
+    assert not extended.empty
+    # per batch: one task per round that extended, and the last one that found nothing more to do
+    assert len(rounds) == extended.groupby(extended["key"].str.extract(r":b(\d+):")[0])["round"].max().sum() + 2
+    assert any(n.startswith("late work: run QC") for n in names)
+    assert len(rounds) < len(extended) or len(extended) <= 2  # coarse: not one task per extended HIT
