@@ -38,10 +38,13 @@ class Hostile(QuietHandler):
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.end_headers()
-            for _ in range(60):
-                self.wfile.write(b" ")
-                self.wfile.flush()
-                time.sleep(0.1)
+            try:
+                for _ in range(60):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:  # the client gave up, as it should
+                pass
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))

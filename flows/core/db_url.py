@@ -51,14 +51,15 @@ def parsed_ledger(location: str) -> LedgerUrl:
 
 
 def _user_part(rest: str) -> tuple[str, str]:
-    """The user part (``user:password``) of a URI after its ``://``, and the rest. libpq ends it at the
-    first '@' before any '/'; a '?' or '#' written raw in a password is taken as libpq takes it."""
-    authority = re.split(r"[/?]", rest, maxsplit=1)[0]
-    if "@" in authority:
-        userinfo = authority.rpartition("@")[0]
-        return userinfo, rest[len(userinfo) + 1:]
-    head, at, tail = rest.partition("@")
-    if at and "/" not in head and "=" not in head:  # a password holding '?' or '#'
+    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@'
+    before the query (a password may hold '@' or '/' unencoded, as SQLAlchemy reads it), else up to an
+    '@' after a '?' that is not a query's (libpq takes a raw '?' in a password)."""
+    query_at = rest.find("?")
+    at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
+    if at >= 0:
+        return rest[:at], rest[at + 1:]
+    head, found, tail = rest.partition("@")
+    if found and "=" not in head:
         return head, tail
     return "", rest
 
