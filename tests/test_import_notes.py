@@ -62,6 +62,19 @@ def test_a_crowd_forms_own_onsubmit_is_kept_on_hitflows_crowd_form() -> None:
     assert any("own submit check" in n for n in imported.notes)
 
 
+def test_what_the_body_tag_and_the_head_held_is_kept_or_named() -> None:
+    """<body onload>, the body's attributes, a <base> in the head and a script after </body> went silently."""
+    page = ('<!DOCTYPE html><html><head><title>T</title><base href="https://x.org/"><script>function init() {}'
+            '</script></head><body onload="init()" class="big"><p>${text}</p><textarea name="b"></textarea>'
+            '</body><script>window.late = 1;</script></html>')
+    imported = import_page(page, "p.html")
+    assert 'window.addEventListener("load", function (event) { init() });' in imported.body
+    assert "<script>window.late = 1;</script>" in imported.body  # after </body>: a browser puts it in the body
+    notes = " ".join(imported.notes)
+    assert "<body>'s onload now runs as a load listener" in notes and "<body>'s class dropped" in notes
+    assert "<head> held <base>, dropped" in notes
+
+
 def test_a_question_forms_list_is_shown_and_what_it_cannot_show_is_named() -> None:
     xml = (f'<QuestionForm xmlns="{FORM_NS}"><Overview><Title>Rules</Title><List><ListItem>Be brief</ListItem>'
            "<ListItem>No links</ListItem></List><Binary><MimeType><Type>image</Type></MimeType>"

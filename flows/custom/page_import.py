@@ -172,12 +172,7 @@ def _title(page: str) -> str:
 def restructure(page: str) -> tuple[str, list[str]]:
     """The page's body as an item block: its head's scripts and styles kept, its own form and
     submit button and MTurk's session fields dropped (hitflow's page has them), fields renamed."""
-    notes: list[str] = []
-    body = page
-    m = re.search(r"<body\b[^>]*>(.*?)(</body\s*>|$)", page, re.S | re.I)
-    if m:
-        head = page[:m.start()]
-        body = "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + m.group(1)
+    body, notes = _body_of(page)
     body = re.sub(r"<!DOCTYPE[^>]*>|</?html\b[^>]*>|<meta\b[^>]*>|<title\b[^>]*>.*?</title\s*>", "", body,
                   flags=re.S | re.I)
     form_ids = [re.search(r"\bid\s*=\s*[\"']([^\"']+)", f.group(1)) for f in FORM_OPEN.finditer(body)]
@@ -203,6 +198,31 @@ def restructure(page: str) -> tuple[str, list[str]]:
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
                      "security policy blocks them; move them into a <script>")
     return body.strip() + "\n", notes
+
+
+def _body_of(page: str) -> tuple[str, list[str]]:
+    """The page's body with its head's scripts and styles; what else the head and the <body> tag held is
+    named in a note (an onload kept as a load listener), and what follows </body> kept, as a browser does."""
+    m = re.search(r"<body\b([^>]*)>(.*?)(?:</body\s*>|$)", page, re.S | re.I)
+    if not m:
+        return page, []
+    head, notes = page[:m.start()], []
+    rest = re.sub(r"</html\s*>", "", page[m.end():], flags=re.I)
+    lost = sorted({t.lower() for t in re.findall(r"<([a-z][a-z0-9-]*)", HEAD_ASSETS.sub("", head), re.I)}
+                  - {"html", "head", "meta", "title", "!doctype"})
+    if lost:
+        notes.append(f"the page's <head> held {', '.join('<' + t + '>' for t in lost)}, dropped: hitflow's page has "
+                     "its own head; put what the page needs in its body")
+    onload = re.search(r"""\bonload\s*=\s*(["'])(.*?)\1""", m.group(1), re.I | re.S)
+    kept = ("<script>\nwindow.addEventListener(\"load\", function (event) { " + html_text.unescape(onload.group(2))
+            .replace("</", "<\\/") + " });\n</script>\n") if onload else ""
+    others = sorted(set(re.findall(r"\b([a-z-]+)\s*=", m.group(1), re.I)) - {"onload"})
+    if onload:
+        notes.append("the <body>'s onload now runs as a load listener (hitflow's page has its own <body>)")
+    if others:
+        notes.append(f"the <body>'s {', '.join(others)} dropped: hitflow's page has its own <body>; put them "
+                     "on an element around the page's content")
+    return "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + kept + m.group(2) + rest, notes
 
 
 def _submit_listener(code: str) -> str:
