@@ -28,6 +28,7 @@ from flows.custom.question_form_page import question_form_page
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
+CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
 FIELD_TAG = re.compile(r"<(input|textarea|select|crowd-[a-z-]+)\b[^>]*>", re.I)  # crowd-*: MTurk's elements
 CROWD_PAGE = re.compile(r"<crowd-form\b", re.I)
 # <crowd-form> and its submit button, MTurk's element script: _crowd_page.html.j2 has its own of each
@@ -41,6 +42,7 @@ SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button
                     r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
 SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
+CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
@@ -85,7 +87,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     _raise(origin, converted.problems, offset)
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
-    body, notes = restructure(CROWD_FRAME.sub("", converted.text) if crowd else converted.text)
+    body, notes = restructure(_without_crowd_frame(converted.text) if crowd else converted.text)
     body, instructions, moved = split_instructions(body)
     notes += moved
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
@@ -98,6 +100,16 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
         notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element)")
     return ImportedPage(body, converted.columns, title, notes, scripted=scripted, crowd=crowd,
                         instructions=instructions)
+
+
+def _without_crowd_frame(page: str) -> str:
+    """The page without its <crowd-form> and MTurk's element script (hitflow's crowd page has them); an
+    onsubmit on the crowd-form becomes a form of hitflow's own, so restructure keeps it as a submit check."""
+    kept = "".join(f'<form onsubmit="{m.group(2)}"></form>' if m.group(1) == '"' else
+                   f"<form onsubmit='{m.group(2)}'></form>" for m in CROWD_ONSUBMIT.finditer(page))
+    page = CROWD_FRAME.sub("", page)
+    end = re.search(r"</body\s*>", page, re.I)
+    return page[:end.start()] + kept + page[end.start():] if end else page + kept
 
 
 def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
@@ -157,12 +169,7 @@ def _title(page: str) -> str:
 def restructure(page: str) -> tuple[str, list[str]]:
     """The page's body as an item block: its head's scripts and styles kept, its own form and
     submit button and MTurk's session fields dropped (hitflow's page has them), fields renamed."""
-    notes: list[str] = []
-    body = page
-    m = re.search(r"<body\b[^>]*>(.*?)(</body\s*>|$)", page, re.S | re.I)
-    if m:
-        head = page[:m.start()]
-        body = "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + m.group(1)
+    body, notes = _body_of(page)
     body = re.sub(r"<!DOCTYPE[^>]*>|</?html\b[^>]*>|<meta\b[^>]*>|<title\b[^>]*>.*?</title\s*>", "", body,
                   flags=re.S | re.I)
     form_ids = [re.search(r"\bid\s*=\s*[\"']([^\"']+)", f.group(1)) for f in FORM_OPEN.finditer(body)]
@@ -190,11 +197,37 @@ def restructure(page: str) -> tuple[str, list[str]]:
     return body.strip() + "\n", notes
 
 
+def _body_of(page: str) -> tuple[str, list[str]]:
+    """The page's body with its head's scripts and styles; what else the head and the <body> tag held is
+    named in a note (an onload kept as a load listener), and what follows </body> kept, as a browser does."""
+    m = re.search(r"<body\b([^>]*)>(.*?)(?:</body\s*>|$)", page, re.S | re.I)
+    if not m:
+        return page, []
+    head, notes = page[:m.start()], []
+    rest = re.sub(r"</html\s*>", "", page[m.end():], flags=re.I)
+    lost = sorted({t.lower() for t in re.findall(r"<([a-z][a-z0-9-]*)", HEAD_ASSETS.sub("", head), re.I)}
+                  - {"html", "head", "meta", "title", "!doctype"})
+    if lost:
+        notes.append(f"the page's <head> held {', '.join('<' + t + '>' for t in lost)}, dropped: hitflow's page has "
+                     "its own head; put what the page needs in its body")
+    onload = re.search(r"""\bonload\s*=\s*(["'])(.*?)\1""", m.group(1), re.I | re.S)
+    kept = ("<script>\nwindow.addEventListener(\"load\", function (event) { " + html_text.unescape(onload.group(2))
+            .replace("</", "<\\/") + " });\n</script>\n") if onload else ""
+    others = sorted(set(re.findall(r"\b([a-z-]+)\s*=", m.group(1), re.I)) - {"onload"})
+    if onload:
+        notes.append("the <body>'s onload now runs as a load listener (hitflow's page has its own <body>)")
+    if others:
+        notes.append(f"the <body>'s {', '.join(others)} dropped: hitflow's page has its own <body>; put them "
+                     "on an element around the page's content")
+    return "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + kept + m.group(2) + rest, notes
+
+
 def _submit_listener(code: str) -> str:
     """The page's ``<form onsubmit="...">`` as a listener on hitflow's form: ``return false`` (or
     ``return check()`` answering false) still stops the submit, as it did on the page's own form."""
     body = code.replace("</", "<\\/")  # the handler's text cannot close the script it now sits in
-    return ("\n<script>\ndocument.getElementById(\"" + HITFLOW_FORM + "\").addEventListener(\"submit\", "
+    return ("\n<script>\n(document.getElementById(\"" + HITFLOW_FORM + "\") || document.getElementById(\""
+            + CROWD_FORM + "\")).addEventListener(\"submit\", "
             "function (event) {\n  if ((function (event) { " + body + " }).call(this, event) === false) "
             "{ event.preventDefault(); }\n});\n</script>\n")
 

@@ -254,7 +254,9 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     return DecisionPolicy(
         reject_rules=_known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules),
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
-        block_min_evidence=sec.block_min_evidence, block_rate_confidence=sec.block_rate_confidence,
+        block_counts_beside_rates=default.block_counts_beside_rates, block_min_evidence=sec.block_min_evidence,
+        block_rate_confidence=sec.block_rate_confidence
+        if "block_rate_confidence" in sec.model_fields_set else default.block_rate_confidence,
         review_rules=_known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules),
         reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
 
