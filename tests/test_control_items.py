@@ -128,6 +128,30 @@ def test_controls_on_every_route(tmp_path: Path, platform: str) -> None:
         by_controls.loc[by_controls["batch"].astype(int) < 3, "worker_id"])
     scored = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
     assert (pd.to_numeric(scored["controls"]) > 0).any()
+    if platform == "mturk":
+        shown_to_a_person(tmp_path / "h.db", set(by_controls["worker_id"]), scored)
+
+
+def shown_to_a_person(db: Path, blocked: set[str], scored: pd.DataFrame) -> None:
+    """The review page's cards carry each worker's control answers; `hitflow ui` lists every worker of
+    workers.csv with skill and control accuracy, and the answers' confidence."""
+    import httpx
+
+    from flows.driver.campaign_status import campaign_status
+    from flows.driver.operations import open_campaign_run
+    from flows.review.overview_app import OverviewServer, OverviewSite
+    from flows.review.review_cards import queue_cards
+
+    with open_campaign_run(str(db), "sentiment", progress=lambda _: None) as run:
+        cards = queue_cards(run, "flagged", {})["cards"]
+    lines = {c["worker_id"]: c["controls"] for c in cards if c["worker_id"] in blocked}
+    assert set(lines) == blocked and all(re.fullmatch(r"0 of \d+ right \(0%\)", v) for v in lines.values())
+    site = OverviewSite(db_path=db, out_root=db.parent / "runs", read_status=campaign_status)
+    with OverviewServer(site) as server, httpx.Client(follow_redirects=True) as client:
+        page = client.get(f"{server.url}/?token={site.login_token}").text
+    assert "Answers: 60 (sentiment;" in page and f"skill of {len(scored)} workers" in page
+    for w in scored.to_dict("records"):
+        assert f"<td>{w['worker_id']}</td>" in page
 
 
 def test_a_control_looks_like_any_item_on_the_page(tmp_path: Path) -> None:
