@@ -104,9 +104,7 @@ def measure(items: int, adversaries: int) -> dict[str, object]:
         labels = data[data["field"] == "sentiment"].rename(columns={"value": "label"})
         workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
         result: dict[str, object] = {"items": items, "judgements": len(labels), "adversaries": adversaries,
-                                     "campaign_cpu_s": round(time.process_time() - start, 1),
-                                     "blocked_profiles": workers[workers["blocked"]]["profile"].value_counts()
-                                     .to_dict()}
+                                     "campaign_cpu_s": round(time.process_time() - start, 1)}
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
             result[f"accuracy_{method}"] = round(accuracy(answers, truth), 4)
@@ -127,7 +125,12 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
     honest_worked = set(honest["worker_id"]) & set(responses["worker_id"])
     wrong_early = set(wrong["worker_id"]) & early
     controls = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
-    return {"control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
+    kind = workers.assign(kind=workers["profile"].where(~workers.index.isin(wrong.index), "consistently_wrong"))
+    blocked = blocks.merge(kind[["worker_id", "kind"]], on="worker_id", how="left")
+    blocked["rule"] = blocked["rules"].str.replace(r"x\d+|\s[^;]*", "", regex=True)  # the rules' names
+    return {"blocked_by_kind_and_rule": {f"{k} / {r}": int(n) for (k, r), n in
+                                         blocked.groupby(["kind", "rule"]).size().items()},
+            "control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
             "adversaries_blocked_before_last_batch": len(wrong_early & before_last),
             "adversaries_blocked_share": round(len(wrong_early & before_last) / max(1, len(wrong_early)), 4),
             "honest_workers_working": len(honest_worked),
@@ -142,8 +145,13 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
+    p.add_argument("--more-adversaries", type=int, default=20,
+                   help="a second run with this many (0: none): 4 are too few to measure a 95%% blocking rate")
     a = p.parse_args()
-    result = json.dumps(measure(a.items, a.adversaries), indent=1)
+    measured = measure(a.items, a.adversaries)
+    if a.more_adversaries:
+        measured["with_more_adversaries"] = measure(a.items, a.more_adversaries)
+    result = json.dumps(measured, indent=1)
     RESULTS.write_text(result + "\n", encoding="utf-8")
     print(result)
 

@@ -172,3 +172,18 @@ def test_a_control_looks_like_any_item_on_the_page(tmp_path: Path) -> None:
         return re.sub(r"r\d{5}|Review number \d+", "X", custom_page(cfg, page_items(rows)))
 
     assert scrubbed(unit) == scrubbed(plain)  # the whole page, beside a page of ordinary items only
+
+
+def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.cli.main import main
+    from tests.small_configs import small_vizwiz
+
+    config = _project(tmp_path)
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
+    assert "control items: 15 of the 75 planned items ([answers] control_share = 0.2)" in capsys.readouterr().out
+    (tmp_path / "c").mkdir()
+    captions = small_vizwiz(tmp_path / "c", items=5)
+    captions.write_text(captions.read_text() + "\n[answers]\ncontrol_share = 0.1\n", encoding="utf-8")
+    assert main(["run", str(captions), "--dry-run", "--db", str(tmp_path / "c.db"), "--out", str(tmp_path / "o")]) == 2
+    assert 'control_share mixes control items into a page of your own (task = "custom")' in capsys.readouterr().err

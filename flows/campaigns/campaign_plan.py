@@ -99,6 +99,9 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     if cfg.study is not None:
         rows = study_item_plan(cfg, limit)
         return len(rows), rows
+    if cfg.answers.control_share > 0 and cfg.task != "custom":
+        raise ConfigError(f"{cfg.path}: [answers] control_share mixes control items into a page of your own "
+                          '(task = "custom"); remove it from this config')
     if cfg.task == "custom":
         rows = custom_item_plan(cfg, limit)
         return len(rows), rows

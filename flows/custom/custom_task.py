@@ -143,6 +143,11 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
              f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
+    if cfg.answers.control_share > 0:
+        known = read_controls(cfg)
+        controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
+        lines.append(f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
+                     f"{cfg.answers.control_share}), paid and budgeted like the others")
     workers = sim_workers(cfg.sim_workers, source)
     if workers == "browser":
         lines.append("simulated workers: in a headless browser ([target] sim_workers = "
