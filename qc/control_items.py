@@ -46,6 +46,22 @@ def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataF
     return out[SCORE_COLUMNS].sort_values("worker_id", ignore_index=True)
 
 
+def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
+                     below: float = 1 / 3) -> pd.DataFrame:
+    """``controls`` without those whose known answer fewer than ``below`` of their (at least
+    ``min_answers``) answers gave: on such an item the file is likelier wrong than the crowd, and a
+    wrong answer file must not block honest workers one by one (each batch below the hold's share)."""
+    given = judgements[judgements["value"].astype(str).str.strip() != ""]
+    if given.empty:
+        return controls
+    scored = given.merge(controls, on=["item_id", "field"])
+    agree = (scored["value"].astype(str).str.strip() == scored["answer"].astype(str).str.strip())
+    per_item = scored.assign(agree=agree).groupby(["item_id", "field"])["agree"].agg(["size", "mean"])
+    suspect = per_item[(per_item["size"] >= min_answers) & (per_item["mean"] < below)].index
+    keep = ~pd.MultiIndex.from_frame(controls[["item_id", "field"]]).isin(suspect)
+    return controls[keep].reset_index(drop=True)
+
+
 def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
     """Workers with ``min_seen`` controls whose wrong share (its lower bound) passes ``1 - block_below``."""
     rows = []

@@ -19,7 +19,7 @@ from flows.core.ledger.store import Store
 from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
 from flows.sim.latent_choices import latent_truth
-from qc.control_items import ControlPolicy, control_blocks, control_scores
+from qc.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
 
 
 def _judgements(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -187,3 +187,26 @@ def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Pat
     captions.write_text(captions.read_text() + "\n[answers]\ncontrol_share = 0.1\n", encoding="utf-8")
     assert main(["run", str(captions), "--dry-run", "--db", str(tmp_path / "c.db"), "--out", str(tmp_path / "o")]) == 2
     assert 'control_share mixes control items into a page of your own (task = "custom")' in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path) -> None:
+    """Control answers that are themselves wrong: the crowd disagrees with each (2/3 and more of its
+    answers), so the file is distrusted there, and no honest worker is blocked on it."""
+    config = _project(tmp_path, adversaries=0)
+    controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    controls["answer"] = [OPTIONS[(OPTIONS.index(a) + 1) % 3] for a in controls["answer"]]
+    controls.to_csv(tmp_path / "controls.csv", index=False)
+    config.write_text(config.read_text().replace("control_min_seen = 3", "control_min_seen = 1"), encoding="utf-8")
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
+    blocks = pd.read_csv(tmp_path / "runs" / "sentiment" / "blocked_workers.csv", dtype=str, keep_default_na=False)
+    assert not blocks["rules"].str.contains("control_accuracy").any()
+    scored = pd.read_csv(tmp_path / "runs" / "sentiment" / "workers.csv")
+    assert scored["controls"].sum() > 20 and scored["control_accuracy"].mean() < 0.3  # as the file sees them
+
+
+def test_a_control_the_crowd_contradicts_is_not_trusted() -> None:
+    given = _judgements([(w, "g1", "b") for w in ("w1", "w2", "w3")] + [("w4", "g1", "a")] +
+                        [("w1", "g2", "b"), ("w2", "g2", "a")] + [(w, "g3", "a") for w in ("w1", "w2", "w3")])
+    kept = trusted_controls(given, KEY)
+    assert kept["item_id"].tolist() == ["g2", "g3", "g4", "g5"]  # g1: 1 of 4 agree; g2: 2 answers, too few

@@ -7,7 +7,7 @@ import pandas as pd
 
 from flows.core.ledger.store import Store
 from flows.custom.control_items import stored_controls
-from qc.control_items import control_blocks, control_scores
+from qc.control_items import control_blocks, control_scores, trusted_controls
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
@@ -105,14 +105,15 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     stored = stored_controls(store, campaign)
     if stored is None:
         return None
-    return control_scores(control_answers(store, campaign, up_to_batch, stored[0]), stored[0])
+    given = control_answers(store, campaign, up_to_batch, stored[0])
+    return control_scores(given, trusted_controls(given, stored[0]))
 
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     stored = stored_controls(store, campaign)
-    if stored is None:
-        return pd.DataFrame(columns=BLOCK_COLUMNS)
-    return control_blocks(control_scores(control_answers(store, campaign, batch, stored[0]), stored[0]), stored[1])
+    scores = control_scores_so_far(store, campaign, batch)
+    return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(scores,
+                                                                                                    stored[1])
 
 
 def _with_control_blocks(due: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
