@@ -156,6 +156,11 @@ bench-answers: $(STAMP)
 bench-adaptive: $(STAMP)
 	$(BIN)/python -m bench.adaptive_replay
 
+# adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive (results-adaptive.json)
+.PHONY: bench-adaptive-campaign
+bench-adaptive-campaign: $(STAMP)
+	$(BIN)/python -m bench.adaptive_campaign
+
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps

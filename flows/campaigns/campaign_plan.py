@@ -62,6 +62,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
             "status": "running", "config_json": json.dumps({
                 "batches": cfg.batches, "items": count, "assignments_per_image": cfg.assignments_per_image,
+                "fixed_overlap": cfg.answers.fixed_overlap if cfg.answers.adaptive else 0,
                 "unit_cost": str(platform.assignment_cost(cfg)), "budget": str(cfg.budget),
                 "qualification_cost": str(platform.gate_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,
