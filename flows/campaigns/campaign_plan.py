@@ -69,6 +69,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
                 "place_cost": platform.place_cost(cfg),
                 "out_root": stored_output(run.notes.get("out_dir", "runs")),  # where cancel exports to
+                "platform_created_at": run.clock(),  # the report's "Created": the platform's (virtual) clock
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else "",
                 "controls": controls_record(cfg)})}, pk="name")

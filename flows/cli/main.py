@@ -39,7 +39,7 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
     state = Path(a.state) if a.state else None
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=a.log_requests,
-                    speed=a.speed, state=state, arrival_mean_s=a.arrival_mean_s)
+                    speed=a.speed, state=state, arrival_mean_s=a.arrival_mean_s, start=a.start)
     faults = sim.market.faults
     faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)

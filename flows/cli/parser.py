@@ -94,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--state", type=arg.writable_file,
                        help="SQLite file the marketplace is kept in; a restart continues from it")
     serve.add_argument("--crowd", help="crowd file (config/crowds/*.toml; default the VizWiz demo crowd)")
+    serve.add_argument("--start", type=arg.utc_time, default=None,
+                       help="the virtual clock's start, e.g. 2026-01-05T00:00:00Z (default: now); a --state file "
+                            "keeps its own clock")
     serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,

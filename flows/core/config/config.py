@@ -96,6 +96,7 @@ class CampaignConfig:
     schedule_interval_s: int = 0
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
+    sim_start: float = 1767571200.0  # [target] sim_start: a new simulator's virtual clock (epoch s; 2026-01-05)
     sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
     page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
     prolific: ProlificSettings = ProlificSettings()
@@ -159,7 +160,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
-        sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
+        sim_start=doc.target.sim_start.timestamp(), sim_workers=doc.target.sim_workers,
+        page_origins=tuple(doc.target.page_origins),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
