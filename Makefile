@@ -8,11 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-<<<<<<< HEAD
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-slow-clients bench-latency bench-prefect browser-deps clean
-=======
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-slow-clients bench-latency bench-prefect browser-deps clean
->>>>>>> determinism
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
