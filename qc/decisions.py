@@ -8,7 +8,8 @@ Blocking comes in two forms. Rates (:mod:`qc.worker_history`, ``block_min_rate``
 blocked when the share of all their captions so far that a rule's flags cover reaches the
 rule's rate, once they have written ``block_min_evidence`` captions (with
 ``block_rate_confidence`` z > 0, the share's Wilson lower bound must reach it). Counts (``block_min_flags``,
-older configs): a worker is blocked when one batch holds that many flags of a rule.
+older configs): a worker is blocked when one batch holds that many flags of a rule. Custom pages use
+both (``block_counts_beside_rates``): a rule with a rate on rates, the others on counts.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class DecisionPolicy:
     })
     # Empty: block on counts per batch (block_min_flags), as configs written before rates did.
     block_min_rate: dict[str, float] = field(default_factory=dict)
+    # True (custom pages): rules with a rate are judged on rates, the others in block_min_flags on
+    # counts per batch; False: rates replace counts altogether (caption campaigns)
+    block_counts_beside_rates: bool = False
     block_min_evidence: int = 5
     # z of the Wilson lower bound the covered share must reach (0: the plain share): a few
     # flags on a worker's first handful of captions weigh less than the same share of hundreds
