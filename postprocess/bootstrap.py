@@ -8,8 +8,9 @@ on a study's exported ``judgements.csv`` gives the report's interval exactly.
 
 Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them
 (repeats allowed). Output: ``{"low", "high", "level", "resamples", "seed", "over"}``, the
-percentile interval rounded to 4 places; resamples where the statistic is undefined (NaN, e.g.
-alpha with one category) are left out and counted in ``undefined``.
+percentile interval rounded to 4 places (None, None without a defined resample: JSON has no NaN);
+resamples where the statistic is undefined (NaN, e.g. alpha with one category) are left out and
+counted in ``undefined``.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ def interval(values: np.ndarray, over: str, level: float = LEVEL, seed: int = SE
     """The percentile interval of the finite bootstrap ``values``."""
     finite = values[np.isfinite(values)]
     tail = (1 - level) / 2 * 100
-    low, high = (np.percentile(finite, [tail, 100 - tail]) if len(finite) else (float("nan"), float("nan")))
-    return {"low": round(float(low), 4), "high": round(float(high), 4), "level": level,
+    low, high = (round(float(v), 4) for v in np.percentile(finite, [tail, 100 - tail])) if len(finite) else (None, None)
+    return {"low": low, "high": high, "level": level,
             "resamples": len(values), "undefined": int(len(values) - len(finite)), "seed": seed, "over": over}
 
 

@@ -98,6 +98,9 @@ def drafted_chars(record: dict[str, Any], field: dict[str, Any]) -> int:
     paste) at least as long as typing them takes this worker: at their own typing speed on this page
     (typed characters over keystroke time, all fields), never above :data:`DRAFT_CPS`. A page with
     fewer than :data:`MIN_TYPED` typed characters shows no speed of its own: nothing counts as drafted."""
+    pastes = [p for p in field.get("paste", []) if p[2] == "x"]
+    if not pastes:  # most captions: nothing from outside to explain
+        return 0
     fields = list((record.get("f") or {}).values())
     typed = sum(int(f.get("typed", 0)) for f in fields)
     active_s = sum(int(f.get("active_ms") or 0) for f in fields) / 1000.0
@@ -105,8 +108,7 @@ def drafted_chars(record: dict[str, Any], field: dict[str, Any]) -> int:
         return 0
     cps = min(DRAFT_CPS, typed / active_s)
     gone = absences(record, field)
-    return sum(int(length) for when, length, kind in field.get("paste", [])
-               if kind == "x" and _last_absence(gone, when) >= 1000 * length / cps)
+    return sum(int(length) for when, length, _ in pastes if _last_absence(gone, when) >= 1000 * length / cps)
 
 
 def _last_absence(gone: list[tuple[int, int]], when: int) -> int:

@@ -12,7 +12,7 @@ BOOT_WORDS = "seeded percentile bootstrap, {over} resampled with all their judge
 
 def _ci(found: dict[str, Any] | None, digits: int = 3) -> str:
     """A bootstrap interval in words ("" when the analysis has none)."""
-    if not found:
+    if not found or found.get("low") is None:
         return ""
     return f"{found['low']:.{digits}f} to {found['high']:.{digits}f}"
 
@@ -74,7 +74,8 @@ def _pairwise(a: dict[str, Any]) -> list[dict[str, Any]]:
             "difference from the reference at the 5% level. Bootstrap: " + BOOT_WORDS.format(over="items")),
             "headers": ["system", "strength", "95% CI (Wald)", "95% CI (bootstrap)", "in words"],
             "rows": [[s, f"{v['strength']:+.2f}", f"{v['ci_low']:+.2f} to {v['ci_high']:+.2f}",
-                      f"{v['boot_low']:+.2f} to {v['boot_high']:+.2f}" if "boot_low" in v else "", _bt_words(v)]
+                      f"{v['boot_low']:+.2f} to {v['boot_high']:+.2f}" if v.get("boot_low") is not None else "",
+                      _bt_words(v)]
                      for s, v in sorted(bt.items(), key=lambda kv: -kv[1]["strength"])]})
     return out
 
@@ -97,7 +98,7 @@ def _errors(a: dict[str, Any]) -> list[dict[str, Any]]:
     found = a.get("intervals", {}).get("congruent_share")
     words = f"{100 * share:.1f}% of judgements found the description congruent" if share is not None else \
         "no judgements"
-    if share is not None and found:
+    if share is not None and found and found.get("low") is not None:
         words += (f" (95% bootstrap CI {100 * found['low']:.1f}%-{100 * found['high']:.1f}%, items resampled "
                   "with all their judgements)")
     return [{"title": "Error categories", "sentence": f"{a['judgements']} judgements on {a['items']} items; {words}.",
