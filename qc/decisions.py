@@ -76,7 +76,7 @@ CAPTION_BLOCK_RATES: dict[str, float] = {
     "quality_words": 0.3, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
     "required": 0.2, "min_words": 0.2, "one_sentence": 0.2, "banned_prefix": 0.2, "max_chars": 0.2,
     "consensus": 0.4, "consensus_rate": 0.5, "shared_template": 0.3, "near_template": 0.3,
-    "instruction_echo": 0.3,
+    "instruction_echo": 0.3, "quality_words_rate": 0.3,
     # how the text arrived (qc/telemetry_rules.py): pasting now and then is honest, nearly always is not
     "paste_external": 0.9, "untyped_text": 0.9, "switch_then_paste": 0.5, "typing_cadence": 0.3,
 }

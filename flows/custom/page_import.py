@@ -18,11 +18,10 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-import httpx
-
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.page_check import QUESTION_XML
+from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.question_form_page import question_form_page
@@ -69,9 +68,10 @@ class ImportedPage:
     instructions: str = ""  # shown once above the items (flows/custom/page_instructions.py)
 
 
-def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
-    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert."""
-    kind, content, offset = unwrap(source, origin)
+def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = ()) -> ImportedPage:
+    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert.
+    An ExternalQuestion's page is fetched from a public address, or one of ``allowed``."""
+    kind, content, offset = unwrap(source, origin, allowed)
     if kind == "QuestionForm":
         dropped: list[str] = []
         body, key, problems = question_form_page(content, answer_key, dropped)
@@ -117,7 +117,7 @@ def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
         raise PageProblems([f"{origin}:{line + offset}: {text}" for line, text in sorted(problems)])
 
 
-def unwrap(source: str, origin: str) -> tuple[str, str, int]:
+def unwrap(source: str, origin: str, allowed: tuple[Network, ...] = ()) -> tuple[str, str, int]:
     """(kind, the page or the QuestionForm's XML, lines before the page in the file)."""
     if not QUESTION_XML.match(source):
         return "HTML", source, 0
@@ -133,20 +133,17 @@ def unwrap(source: str, origin: str) -> tuple[str, str, int]:
         return "HTML", content, line_of(source, at) - 1 if at >= 0 else 0
     if local == "ExternalQuestion":
         url = (root.findtext(f"{{{NS_EXTERNAL}}}ExternalURL") or root.findtext("ExternalURL") or "").strip()
-        return "HTML", fetch_external(url, origin), 0
+        return "HTML", fetch_external(url, origin, allowed), 0
     return "QuestionForm", source, 0
 
 
-def fetch_external(url: str, origin: str) -> str:
-    """An ExternalQuestion's page, fetched once as a worker's browser would."""
+def fetch_external(url: str, origin: str, allowed: tuple[Network, ...] = ()) -> str:
+    """An ExternalQuestion's page, fetched once as a worker's browser would (flows/custom/page_fetch.py)."""
     try:
-        reply = httpx.get(url, timeout=15, follow_redirects=True)
-        reply.raise_for_status()
-        return reply.text
-    except (httpx.HTTPError, ValueError) as exc:
-        raise PageProblems([f"{origin}:1: the ExternalQuestion's page {url[:100]} could not be fetched "
-                            f"({type(exc).__name__}); save it as a file and run hitflow new NAME --from "
-                            "that file"]) from exc
+        return fetch_page(url, allowed)
+    except FetchRefused as exc:
+        shown = "".join(c for c in url[:100] if c.isprintable())
+        raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) from exc
 
 
 def convert_placeholders(page: str) -> Converted:

@@ -60,9 +60,10 @@ def is_simulator(endpoint_url: str) -> bool:
 
 @contextmanager
 def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
-              state: Path | None = None) -> Iterator[Target]:
+              state: Path | None = None, start: float | None = None) -> Iterator[Target]:
     """The simulator at ``endpoint_url``, or one started in this process for the duration (an
-    endpoint must verify as a simulator)."""
+    endpoint must verify as a simulator). ``start``: a new marketplace's virtual clock starts there
+    (epoch seconds; a reopened state file keeps its own clock)."""
     if endpoint_url:
         if not is_simulator(endpoint_url):
             raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); "
@@ -72,10 +73,10 @@ def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
     from flows.sim.server import SimServer
 
     if state is None:
-        with SimServer(seed=seed, crowd_file=crowd) as sim:
+        with SimServer(seed=seed, crowd_file=crowd, start=start) as sim:
             yield Target("sim", sim.url)
         return
-    with _shared_simulator(seed, crowd, state) as sim:
+    with _shared_simulator(seed, crowd, state, start) as sim:
         yield Target("sim", sim.url, str(state))
 
 
@@ -84,7 +85,7 @@ _SHARED_LOCK = threading.Lock()
 
 
 @contextmanager
-def _shared_simulator(seed: int | None, crowd: Path | None, state: Path) -> Iterator[Any]:
+def _shared_simulator(seed: int | None, crowd: Path | None, state: Path, start: float | None) -> Iterator[Any]:
     """Sessions of one process on the same state file (two campaigns in one Prefect process)
     share one simulator: a state file has one owner at a time."""
     from flows.sim.server import SimServer
@@ -93,7 +94,7 @@ def _shared_simulator(seed: int | None, crowd: Path | None, state: Path) -> Iter
     with _SHARED_LOCK:
         entry = _SHARED.get(key)
         if entry is None:
-            entry = _SHARED[key] = [SimServer(seed=seed, crowd_file=crowd, state=state).start(), 0]
+            entry = _SHARED[key] = [SimServer(seed=seed, crowd_file=crowd, state=state, start=start).start(), 0]
         elif seed is not None and entry[0].market.seed != seed:
             raise ConfigError(f"simulator state {state} is open here with seed {entry[0].market.seed}, not {seed}")
         entry[1] += 1
