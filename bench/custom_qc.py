@@ -20,7 +20,7 @@ Per task it prints, against the simulator's truth (who is what):
   five words of the page's instruction text, an independent count, not the instruction_echo rule),
   and the share of honest workers blocked (the goal: <= 5% and <= 3%).
 
-Figures go to ``bench/results-custom-qc.json``; nothing here is a test.
+Figures go to ``bench/results-custom-qc.json``, one entry per size and seed; nothing here is a test.
 """
 
 from __future__ import annotations
@@ -173,10 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    run: dict[str, Any] = {}
     for label, config in (("caption", CAPTION_CONFIG), ("custom page", CUSTOM_CONFIG)):
-        results[label] = run_task(config, args.items, args.seed)
-        print(show(label, results[label]), flush=True)
+        run[label] = run_task(config, args.items, args.seed)
+        print(show(label, run[label]), flush=True)
+    results[f"{args.items} items, seed {args.seed}"] = run  # one entry per size and seed, kept between runs
     RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     return 0
 

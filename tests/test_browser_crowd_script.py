@@ -112,3 +112,26 @@ def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, cl
     page.click("#submit-btn")
     page.wait_for_load_state()
     assert mine(client, hit_id, "AOWNCHK01")["why_0"] == "A red bus"
+
+
+@pytest.mark.slow
+def test_a_page_nobody_can_submit_is_one_line_per_worker_and_a_rerun_adopts_its_hit(tmp_path: Path, monkeypatch,
+                                                                                      capsys) -> None:
+    """Browser workers the page refuses give the HIT back, each saying so in one line (they left without a
+    word, and the run's hint blamed eligibility); the HIT posted stays in the ledger, so a re-run adopts it."""
+    scaffold("never", tmp_path)
+    refusing = STARS.replace("</script>", 'document.querySelector("crowd-form").onsubmit = function (event) {'
+                             ' event.preventDefault(); };\n</script>', 1)
+    (tmp_path / "config" / "never.html.j2").write_text(refusing, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", "config/never.toml", "--no-prefect", "--db", "h.db"]
+    code = main(argv)
+    err = capsys.readouterr().err
+    refused = [line for line in err.splitlines() if "the page refused the submit 3 times" in line]
+    assert code in (8, 10) and refused and "Traceback" not in err, err
+    assert all(line.startswith("hitflow sim: a browser worker gave HIT ") for line in refused)
+    con = sqlite3.connect(tmp_path / "h.db")
+    posted = con.execute("SELECT hit_id FROM hits").fetchall()
+    assert len(posted) == 1 and not con.execute("SELECT count(*) FROM assignments").fetchone()[0]
+    main(argv)
+    assert sqlite3.connect(tmp_path / "h.db").execute("SELECT hit_id FROM hits").fetchall() == posted  # adopted
