@@ -31,10 +31,10 @@ REWARD = ('reward_usd = "0.20"', 'reward_usd = "{reward}"')
 
 
 def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str) -> dict[str, object]:
-    config = project(folder, items, adversaries)
+    config = project(folder, items, adversaries, share=0.0)  # the adaptive keys join the bench's [answers] table
     text = config.read_text().replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
-    config.write_text(text.replace(REWARD[0], REWARD[1].format(reward=f"{0.02 * per_hit:.2f}")) + answers,
-                      encoding="utf-8")
+    text = text.replace(REWARD[0], REWARD[1].format(reward=f"{0.02 * per_hit:.2f}"))
+    config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     start = time.process_time()
     summary = run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
     out = folder / "runs" / "sentiment"
@@ -50,9 +50,9 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
 
 def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto"
             ) -> dict[str, object]:
-    answers = (f'\n[answers]\nmethod = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n")
+    answers = f'method = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n"
     with tempfile.TemporaryDirectory() as fixed_dir, tempfile.TemporaryDirectory() as adaptive_dir:
-        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'\n[answers]\nmethod = "{method}"\n')
+        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n')
         adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers)
     ratio = round(int(adaptive["assignments"]) / int(fixed["assignments"]), 4)  # type: ignore[call-overload]
     return {"items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule, "method": method,

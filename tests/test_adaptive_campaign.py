@@ -24,14 +24,14 @@ from flows.driver.campaign_status import campaign_status, format_status
 from flows.platforms.targets import sim_state_path
 
 ROOT = Path(__file__).resolve().parents[1]
-ADAPTIVE = "\n[answers]\nmin_judgements = 2\nmax_judgements = 5\nconfidence = 0.95\n"
+ADAPTIVE = "min_judgements = 2\nmax_judgements = 5\nconfidence = 0.95\n"
 
 
 def adaptive_project(folder: Path, items: int = 30, answers: str = ADAPTIVE) -> Path:
-    config = project(folder, items, adversaries=2)
+    config = project(folder, items, adversaries=2, share=0.0)  # the bench's [answers] table gets the adaptive keys
     text = config.read_text().replace("images_per_hit = 10", "images_per_hit = 2").replace("batches = 3",
                                                                                             "batches = 2")
-    config.write_text(text + answers, encoding="utf-8")
+    config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     return config
 
 

@@ -52,6 +52,7 @@ def test_workers_file_requests_for_a_test_without_answer_key(sim, client) -> Non
     gated = client.create_hit_type(**{**TYPE, "QualificationRequirements": [
         {"QualificationTypeId": asked, "Comparator": "Exists"}]})["HITTypeId"]
     hit_id = _post(client, gated, 3)
+    advance(sim, 60)  # workers see the HIT (and ask for its test) once the clock moves
     requests = client.list_qualification_requests(QualificationTypeId=asked, MaxResults=100)["QualificationRequests"]
     assert len(requests) >= 3 and all("<FreeText>" in r["Answer"] and r["Test"] == TEST_FORM for r in requests)
     chosen = [r["WorkerId"] for r in requests[:3]]

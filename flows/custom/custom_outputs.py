@@ -170,7 +170,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     answers = _answers(run, data, blocked, out_dir)
     if items_truth is not None:
         (out_dir / "sim_items.json").write_text(json.dumps(items_truth, indent=1), encoding="utf-8")
-        if answers:
+        if answers and items_truth:  # none on a route whose simulated people keep no latent answers
             scored = pd.read_csv(out_dir / "answers.csv", dtype=str, keep_default_na=False)
             answers["truth_accuracy"] = round(accuracy(scored, pd.DataFrame(items_truth, dtype=str)), 4)
     per_assignment = data.drop_duplicates("assignment_id")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from flows.campaigns.batch_hold import refuse_same_page
 from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
@@ -75,6 +76,8 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
     A batch that collected nothing has nothing to check, decide or block: those steps are
     passed (its shortfall, recorded by collection, tells the summary and status)."""
     results: dict[str, Any] = {}
+    if run.store.batch_status(run.cfg.name, batch) == ORDER[0]:
+        refuse_same_page(run, batch)  # not on a page a person paid a held batch despite (batch_hold.py)
     for status_after, name, fn in steps_for(run):
         if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
             continue

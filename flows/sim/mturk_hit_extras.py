@@ -56,9 +56,9 @@ def _choose_again(m: Marketplace, hit: Hit) -> None:
     for aid in [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]:
         hit.assignment_ids.remove(aid)
         del m.assignments[aid]
-    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids)
+    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids) - hit.waiting
     if open_slots > 0 and m.now < hit.fields["Expiration"]:
-        m.schedule(hit, open_slots)
+        m.schedule_later(hit, open_slots)
 
 
 @op("ListReviewPolicyResultsForHIT")
@@ -121,6 +121,6 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     hit.fields["MaxAssignments"] = current + extra
     hit.reviewing = False
     m.hits.touch(hit.fields["HITId"])
-    m.schedule(hit, extra)
+    m.schedule_later(hit, extra)
     m.notify(hit, "HITExtended", m.now)
     return {}

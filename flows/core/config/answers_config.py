@@ -34,8 +34,18 @@ class AnswersSection(Section):
     top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
                                "assignments_per_image accepted captions after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
-                                                           'answer) among your items: each worker is scored on '
-                                                           "them; they stay out of the dataset and the answers")
+                                                           'answer, and the page\'s item columns for those not in '
+                                                           "your items): each worker is scored on them; they stay "
+                                                           "out of the dataset and the answers")
+    control_share: Share = Field(0.0, lt=1, description="The share of every batch's items that are control items, "
+                                                         "placed at random among them (0: controls stay where the "
+                                                         "items file has them)")
+    control_min_seen: int = Field(4, ge=1, le=100000, description="Control answers a worker gives before their "
+                                                                  "control accuracy can block them")
+    control_block_below: Share = Field(0.5, description="Block a worker whose control accuracy is below this "
+                                                        "(its bound at control_confidence); 0: never block on it")
+    control_confidence: float = Field(1.645, ge=0, le=5, allow_inf_nan=False,
+                                      description="z of the Wilson bound of the wrong share (0: the plain share)")
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,10 @@ class AnswersSettings:
     blocked: str = "drop"
     threshold: float = 0.9
     controls: Path | None = None  # [answers] controls, resolved against the config's folder
+    control_share: float = 0.0
+    control_min_seen: int = 4
+    control_block_below: float = 0.5
+    control_confidence: float = 1.645
     min_judgements: int = 0  # adaptive overlap off at 0
     max_judgements: int = 0
     confidence: float = 0.9

@@ -96,6 +96,7 @@ class CampaignConfig:
     schedule_interval_s: int = 0
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
+    sim_start: float = 1767571200.0  # [target] sim_start: a new simulator's virtual clock (epoch s; 2026-01-05)
     sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
     page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
     prolific: ProlificSettings = ProlificSettings()
@@ -159,7 +160,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
-        sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
+        sim_start=doc.target.sim_start.timestamp(), sim_workers=doc.target.sim_workers,
+        page_origins=tuple(doc.target.page_origins),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
@@ -260,7 +262,9 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     return DecisionPolicy(
         reject_rules=_known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules),
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
-        block_min_evidence=sec.block_min_evidence, block_rate_confidence=sec.block_rate_confidence,
+        block_counts_beside_rates=default.block_counts_beside_rates, block_min_evidence=sec.block_min_evidence,
+        block_rate_confidence=sec.block_rate_confidence
+        if "block_rate_confidence" in sec.model_fields_set else default.block_rate_confidence,
         review_rules=_known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules),
         reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
 
