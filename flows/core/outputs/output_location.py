@@ -63,7 +63,7 @@ def unescaped_user_part(url: str) -> bool:
     made a folder name. Such a URL is refused, and shown as its protocol only."""
     for segment in url.strip().split("::"):
         head, at, _ = segment.split("://", 1)[-1].rpartition("@")
-        if at and (":" in head and any(c in head for c in "/?#") or "://" not in segment):
+        if at and ((":" in head and any(c in head for c in "/?#")) or "://" not in segment):
             return True  # ... or a '::' in the password, which splits the chain there
     return False
 
