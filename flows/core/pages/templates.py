@@ -112,8 +112,9 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     """A template given as text (a campaign's own page, ``name`` its path for messages), in the
     one environment: it may extend hitflow's pages; item values are escaped like any other."""
     try:
+        page = environment().from_string(source)  # compiled before the deadline: it times the render alone
         with limits.render_deadline():
-            return limits.bounded_output(environment().from_string(source).generate(**context))
+            return limits.bounded_output(page.generate(**context))
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"{name}: extends or includes {exc.name}, which is not under {TEMPLATE_DIR}") from exc
     except jinja2.UndefinedError as exc:
