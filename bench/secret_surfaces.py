@@ -62,8 +62,7 @@ def _ledger_one(typed: str, count: Counter[str]) -> None:
     except Exception as exc:
         count["tracebacks"] += 1
         shown.append(str(exc))
-    visible = SECRET.lower() if SECRET.lower() != SECRET else SECRET
-    count["secrets_leaked"] += any(visible in text for text in shown)
+    count["secrets_leaked"] += any(SECRET in text for text in shown)
 
 
 def _output_one(typed: str, count: Counter[str]) -> None:

@@ -24,7 +24,8 @@ _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile
              "connect_timeout", "options", "application_name", "target_session_attrs", "channel_binding",
              "sslpassword", "require_auth", "gssencmode", "krbsrvname", "load_balance_hosts")
 _KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
-_KEYWORD_PAIR = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)")
+# a value: quoted (backslash escapes), an unterminated quote to the end (all of it may be the secret), or a word
+_KEYWORD_PAIR = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|'.*|[^\s']*)", re.S)
 SECRET_KEYWORDS = ("password", "sslpassword")  # libpq options whose value is a secret
 
 
@@ -53,13 +54,15 @@ def parsed_ledger(location: str) -> LedgerUrl:
 def _user_part(rest: str) -> tuple[str, str]:
     """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@'
     before the query (a password may hold '@' or '/' unencoded, as SQLAlchemy reads it), else up to an
-    '@' after a '?' that is not a query's (libpq takes a raw '?' in a password)."""
+    '@' after a '?' when ``user:`` comes before that '?' (libpq takes a raw '?' in a password): a query
+    right after a host with a port (``host:5432?user=a@b``) is then misread, and refused on connecting,
+    rather than a password ever kept."""
     query_at = rest.find("?")
     at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
     if at >= 0:
         return rest[:at], rest[at + 1:]
     head, found, tail = rest.partition("@")
-    if found and "=" not in head:
+    if found and ":" in re.split(r"[/?]", head, maxsplit=1)[0]:  # user:pass?word@host: a raw '?' in it
         return head, tail
     return "", rest
 
@@ -88,7 +91,8 @@ def _parsed_keywords(text: str) -> LedgerUrl:
     kept, shown, secrets, password = [], [], [], ""
     for name, value in _KEYWORD_PAIR.findall(text):
         if name.lower() in SECRET_KEYWORDS:
-            plain = re.sub(r"\\(.)", r"\1", value[1:-1]) if value.startswith("'") else value
+            plain = re.sub(r"\\(.)", r"\1", value[1:-1] if value.endswith("'") else value[1:]) \
+                if value.startswith("'") else value
             password = password or (plain if name.lower() == "password" else "")
             secrets += [value, plain]
             shown.append(f"{name}=***")

@@ -13,8 +13,10 @@ and problems ``(line, what and how to fix it)``; a page with problems is not wri
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import liquid
@@ -44,6 +46,13 @@ class Converted:
 
 def line_of(source: str, offset: int) -> int:
     return source.count("\n", 0, offset) + 1
+
+
+def line_finder(source: str) -> Callable[[int], int]:
+    """``line_of`` for many offsets into one page: counting from the start for each of 100,000 Liquid
+    tags on one line took 94 s (issue 41); a search in the newlines' offsets takes microseconds."""
+    newlines = [i for i, c in enumerate(source) if c == "\n"] if "\n" in source else []
+    return lambda offset: bisect.bisect_left(newlines, offset) + 1
 
 
 def _escaped(opener: str) -> str:
@@ -154,8 +163,10 @@ def liquid_to_jinja(source: str) -> Converted:
         out.problems.append(problem)
         return out
 
+    line_at = line_finder(source)
+
     def swap(m: re.Match[str]) -> str:
-        line = line_of(source, m.start())
+        line = line_at(m.start())
         if m.group(0).startswith("{%") and m.group(1) is None and m.group(2) is None:
             return ""  # a {% comment %} block
         if m.group(0) == "{#":

@@ -63,8 +63,8 @@ def unescaped_user_part(url: str) -> bool:
     made a folder name. Such a URL is refused, and shown as its protocol only."""
     for segment in url.strip().split("::"):
         head, at, _ = segment.split("://", 1)[-1].rpartition("@")
-        if at and ":" in head and any(c in head for c in "/?#"):
-            return True
+        if at and ((":" in head and any(c in head for c in "/?#")) or "://" not in segment):
+            return True  # ... or a '::' in the password, which splits the chain there
     return False
 
 
@@ -124,8 +124,8 @@ def _segment_credentials(segment: str) -> tuple[str, list[tuple[str, str, str]]]
 def _split_credentials(url: str) -> tuple[str, list[tuple[str, str, str]]]:
     """``url`` (a chain's every URL) without credentials, and the fsspec settings they become."""
     if unescaped_user_part(url):
-        raise ConfigError(f"--out {shown_output(url)}: the URL's user part holds a '/', '?' or '#' as it is; "
-                          "write them as %2F, %3F, %23, or leave the credentials out of the URL and set them "
+        raise ConfigError(f"--out {shown_output(url)}: the URL's user part holds a '/', '?', '#' or '::' as it is; "
+                          "write them as %2F, %3F, %23, %3A, or leave the credentials out of the URL and set them "
                           f"as FSSPEC_{protocol(url).upper()}_* (docs/security.md)")
     segments, found = [], []
     try:

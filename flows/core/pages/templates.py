@@ -96,9 +96,8 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, context: dict[str, Any]) -> str:
-    try:
-        with limits.render_deadline():
-            return limits.bounded_output(environment().get_template(template).generate(**context))
+    try:  # hitflow's own pages and reports: a big campaign's report may take long and be large
+        return environment().get_template(template).render(**context)
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"template {template} not found under {TEMPLATE_DIR}; check [campaign].task") from exc
     except jinja2.UndefinedError as exc:
@@ -113,8 +112,9 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     """A template given as text (a campaign's own page, ``name`` its path for messages), in the
     one environment: it may extend hitflow's pages; item values are escaped like any other."""
     try:
+        page = environment().from_string(source)  # compiled before the deadline: it times the render alone
         with limits.render_deadline():
-            return limits.bounded_output(environment().from_string(source).generate(**context))
+            return limits.bounded_output(page.generate(**context))
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"{name}: extends or includes {exc.name}, which is not under {TEMPLATE_DIR}") from exc
     except jinja2.UndefinedError as exc:
@@ -124,8 +124,8 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
         raise ConfigError(f"{name}:{exc.lineno}: {str(exc.message).rstrip('.')}; fix the template's syntax on that "
                           "line and run the dry run again") from exc
     except limits.TemplateLimit as exc:
-        raise ConfigError(f"{name}{template_line(exc)}: {exc}; a page may not build that much: change the "
-                          "expression that builds it") from exc
+        raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({exc}); a page may "
+                          "not build that much: change the expression that builds it") from exc
     except jinja2.sandbox.SecurityError as exc:
         raise ConfigError(f"{name}: {str(exc).rstrip('.')}; a task template may only read its values") from exc
     except MemoryError as exc:
