@@ -18,6 +18,7 @@ from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.process_life import finish_without_teardown, leave_now, prefect_settings
 from flows.cli.run import cmd_run
+from flows.cli.ui_command import cmd_ui
 from flows.cli.verify_command import cmd_verify
 from flows.core.db_url import password_to_environment
 from flows.core.errors import ConfigError, HitflowError, Interrupted
@@ -216,29 +217,6 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
 
     changed = offline_spellcheck(Path(a.input), Path(a.out), a.min_workers)
     print(f"target: none (offline); {changed} caption(s) corrected, written to {a.out}")
-    return 0
-
-
-def cmd_ui(a: argparse.Namespace) -> int:
-    from contextlib import AbstractContextManager
-    from pathlib import Path
-
-    from flows.core.ledger.store import existing_store
-    from flows.core.run.run_context import Run
-    from flows.driver.campaign_status import campaign_status
-    from flows.driver.operations import open_campaign_run
-    from flows.review.overview_app import OverviewSite, serve_overview
-
-    existing_store(a.db)
-
-    def open_run(name: str) -> AbstractContextManager[Run]:  # a campaign's review queue, from the page's link
-        return open_campaign_run(a.db, name, progress=lambda _: None)
-
-    from flows.core.db_url import is_postgres_url, password_to_environment
-
-    ledger = password_to_environment(a.db) if is_postgres_url(a.db) else Path(a.db)  # as `run` opens it
-    serve_overview(OverviewSite(db_path=ledger, out_root=chosen_out(a), read_status=campaign_status,
-                                open_run=open_run, reviewer=a.reviewer), a.port)
     return 0
 
 

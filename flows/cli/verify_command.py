@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-
 HELP = """Recomputes the SHA-256 of the inputs and outputs recorded in FOLDER/provenance.json and the
 ledger's counts for the campaign. Exit 0: everything is as recorded; 1: something differs (listed);
 2: no provenance to check."""

@@ -17,9 +17,11 @@ from typing import Any
 
 from flows.core.config.answers_config import AnswersSettings, adaptive_check, answers_settings
 from flows.core.config.config_file import PAGES, nearest_task, read_toml, shown, validate
-from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
+from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySection
 from flows.core.config.config_types import parse_budget
+from flows.core.config.gating_settings import Gating, ProlificSettings
 from flows.core.config.item_generator import PREFIX, generated_items
+from flows.core.config.prolific_section import ProlificSection
 from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
@@ -32,37 +34,6 @@ from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
 
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
-
-
-@dataclass(frozen=True)
-class Gating:
-    min_hits_approved: int = 500
-    min_percent_approved: int = 95
-    locale: str = ""
-    soft_block_qualification: str = ""
-    block_mode: str = "soft"
-    qualification_key: Path | None = None  # a scored test (MTurk-native Test + AnswerKey) gates the HITs
-    qualification_min_score: int = 80
-    qualification_retry_delay_s: int = 86400
-    # mturk_test: MTurk scores a QuestionForm Test; html_hit: a paid HIT hitflow scores itself
-    qualification_mode: str = "mturk_test"
-    qualification_reward: Decimal = Decimal("0.00")
-    qualification_takers: int = 0  # MaxAssignments of the paid test HIT
-    qualification_images: Path | None = None  # CSV item_id, url for the judging items
-
-
-@dataclass(frozen=True)
-class ProlificSettings:
-    """How the campaign runs as Prolific studies (one per batch); money in the study's currency."""
-
-    reward: Decimal = Decimal("0.90")  # per participant (one unit of items)
-    currency: str = "GBP"
-    estimated_minutes: int = 6
-    maximum_minutes: int = 30
-    device_compatibility: tuple[str, ...] = ("desktop",)
-    completion_base: str = "https://app.prolific.com/submissions/complete?cc="
-    min_approval_rate: int = 95
-    min_approvals: int = 0
 
 
 @dataclass(frozen=True)
@@ -99,7 +70,7 @@ class CampaignConfig:
     sim_start: float = 1767571200.0  # [target] sim_start: a new simulator's virtual clock (epoch s; 2026-01-05)
     sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
     page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
-    prolific: ProlificSettings = ProlificSettings()
+    prolific: ProlificSettings = field(default_factory=ProlificSettings)
     study: StudySettings | None = None  # set for the human-evaluation pages (flows/core/config/study_config.py)
     budget_currency: str = "USD"  # [campaign].budget = "400.00 USD"; budget_usd is USD
     accept_partial: bool = False
@@ -161,9 +132,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         sim_start=doc.target.sim_start.timestamp(), sim_workers=doc.target.sim_workers,
-        page_origins=tuple(doc.target.page_origins),
+        page_origins=tuple(doc.target.page_origins), prolific=_prolific(doc.prolific), study=study,
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
-        prolific=_prolific(doc.prolific), study=study,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
         answers=answers_settings(doc.answers, camp.assignments_per_image,
                                  _existing(path, "answers", "controls", doc.answers.controls)),

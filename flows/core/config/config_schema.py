@@ -7,9 +7,7 @@ names) are in ``flows/core/config/config.py``.
 
 from __future__ import annotations
 
-import math
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, model_validator
@@ -29,6 +27,7 @@ from flows.core.config.config_types import (
     Share,
 )
 from flows.core.config.field_qc_config import FIELDS_QC, FieldQc
+from flows.core.config.prolific_section import ProlificSection
 from flows.core.config.study_config import ScreenSection, StudySection
 from flows.core.config.telemetry_config import TelemetrySection
 from qc.submit_rules import CANNED_TEXT, VIZWIZ_BANNED_PREFIXES
@@ -238,50 +237,6 @@ class TargetSection(Section):
                                  'URL such as "s3://bucket/runs", written locally and copied there after each batch; '
                                  "--out and $HITFLOW_OUT win. No credentials in it: give them to fsspec by the "
                                  "environment, e.g. FSSPEC_S3_KEY and FSSPEC_S3_SECRET")
-
-
-class ProlificSection(Section):
-    reward: Money = Field(Decimal("0.90"), description='Per participant in `currency`, "0.90"')
-    currency: Literal["GBP", "USD"] = Field("GBP", description="The study's currency")
-    estimated_minutes: PositiveInt = Field(6, le=1440, description="Median minutes (Prolific's hourly-pay check)")
-    maximum_minutes: PositiveInt = Field(30, le=1440, description="Prolific times a participant out after this")
-    device_compatibility: list[Literal["desktop", "tablet", "mobile"]] = Field(
-        ["desktop"], min_length=1, description="Devices participants may use")
-    completion_base: str = Field("https://app.prolific.com/submissions/complete?cc=", pattern=r"^https://\S+$",
-                                 max_length=2000, description="Completion URL before the code")
-    min_approval_rate: Percent = Field(95, description="Prolific filter: approval rate at least this (0-100)")
-    min_approvals: Count = Field(0, le=10**9, description="Prolific filter: approved submissions at least this")
-
-    @model_validator(mode="after")
-    def _maximum_covers_estimate(self) -> ProlificSection:
-        shortest = prolific_min_maximum(self.estimated_minutes)
-        if self.maximum_minutes < shortest:
-            raise ValueError(f"maximum_minutes must be at least {shortest} for estimated_minutes = "
-                             f"{self.estimated_minutes} (Prolific's minimum: 2 + X + 2*sqrt(X)); raise it")
-        return self
-
-    @model_validator(mode="after")
-    def _pays_the_hourly_floor(self) -> ProlificSection:
-        floor = PROLIFIC_MIN_HOURLY[self.currency]
-        hourly = self.reward * 60 / self.estimated_minutes
-        if hourly < floor:
-            least = math.ceil(floor * self.estimated_minutes / 60 * 100) / 100
-            raise ValueError(f"reward {self.reward} {self.currency} for {self.estimated_minutes} minutes pays "
-                             f"{hourly:.2f} {self.currency}/hour, below Prolific's minimum of {floor}; raise "
-                             f"reward to at least {least:.2f}")
-        return self
-
-
-# Prolific's minimum reward per hour, on the estimated (median) time: "£6 / $8 per hour"
-# (docs.prolific.com/documentation/cookbooks/longitudinal-or-multi-part-studies).
-PROLIFIC_MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
-
-
-def prolific_min_maximum(estimated_minutes: int) -> int:
-    """The shortest maximum time Prolific accepts for a study of ``estimated_minutes``: "Minimum
-    Maximum Allowed Time = 2 + X + (2*sqrt(X))" (Prolific's help, Timed Out Submissions,
-    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
-    return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
 
 
 class ConfigFile(Section):

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from flows.core.config.config_schema import PROLIFIC_MIN_HOURLY
+from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError, ConfigError, PlatformError
 from flows.platforms.prolific.fields import first, number_field, record, text_field
 from flows.platforms.prolific.paging import (
