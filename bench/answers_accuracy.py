@@ -1,10 +1,13 @@
 """Aggregated answers against majority vote on the simulator (issue 42): a 1,000-item custom
 classification campaign (one three-way choice an item, 3 batches, 5 workers an item) on the demo
 crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
-against the items' latent answers (``sim_items.json``).
+against the items' latent answers (``sim_items.json``). Control items (``[answers] control_share``,
+5% of every batch, their known answers the simulator's latent ones) block workers between batches:
+the share of consistently-wrong workers blocked before the last batch, and of honest workers
+(profiles whose choices follow their skill) blocked at all.
 
-``python -m bench.answers_accuracy [--items 1000]`` (``make bench-answers``) prints one JSON object and
-writes it to ``bench/results-answers.json``.
+``python -m bench.answers_accuracy [--items 1000] [--adversaries 20]`` (``make bench-answers``) prints
+one JSON object and writes it to ``bench/results-answers.json``.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from flows.driver.campaign_run import run_campaign
+from flows.sim.latent_choices import latent_truth
 from postprocess.answers import METHODS, accuracy, aggregate
 
 RESULTS = Path(__file__).resolve().parent / "results-answers.json"
@@ -55,6 +59,10 @@ sim_crowd = "crowd.toml"
 rules = ["invalid_answer", "time_outlier", "choice_straight_lining"]
 straight_lining_min_items = 3
 
+[answers]
+controls = "controls.csv"
+control_share = {share}
+
 [policy]
 reject_rules = ["invalid_answer"]
 [policy.block_min_flags]
@@ -62,9 +70,12 @@ invalid_answer = 1
 choice_straight_lining = 1
 """
 ADVERSARIES = '\n[[profile]]\nname = "diligent"\ncount = {n}\nchoices = "wrong"\n'
+OPTIONS = ["negative", "neutral", "positive"]
+# choices not following the worker's skill: always rushed (flows/sim/any_form.py RUSHED), one answer to all
+NOT_HONEST = ("speeder", "canned_abuser", "contrarian")
 
 
-def project(folder: Path, items: int, adversaries: int) -> Path:
+def project(folder: Path, items: int, adversaries: int, share: float = 0.05) -> Path:
     # no caption bank: the page asks choices only
     crowd = "\n".join(line for line in CROWD.read_text(encoding="utf-8").splitlines() if "caption_bank" not in line)
     (folder / "crowd.toml").write_text(crowd + ADVERSARIES.format(n=adversaries), encoding="utf-8")
@@ -72,7 +83,12 @@ def project(folder: Path, items: int, adversaries: int) -> Path:
     rows = pd.DataFrame({"item_id": [f"r{k:05d}" for k in range(items)],
                          "text": [f"Review number {k}." for k in range(items)]})
     rows.to_csv(folder / "sentiment_items.csv", index=False)
-    (folder / "sentiment.toml").write_text(CONFIG, encoding="utf-8")
+    # ids and text like the items': nothing on the page tells a control apart
+    ids = [f"r{k:05d}" for k in range(items, items + items // 10 + 10)]
+    pd.DataFrame({"item_id": ids, "field": "sentiment", "answer": [latent_truth(i, "sentiment", OPTIONS) for i in ids],
+                  "text": [f"Review number {k}." for k in range(items, items + len(ids))]}
+                 ).to_csv(folder / "controls.csv", index=False)
+    (folder / "sentiment.toml").write_text(CONFIG.replace("{share}", str(share)), encoding="utf-8")
     return folder / "sentiment.toml"
 
 
@@ -88,21 +104,54 @@ def measure(items: int, adversaries: int) -> dict[str, object]:
         labels = data[data["field"] == "sentiment"].rename(columns={"value": "label"})
         workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
         result: dict[str, object] = {"items": items, "judgements": len(labels), "adversaries": adversaries,
-                                     "campaign_cpu_s": round(time.process_time() - start, 1),
-                                     "blocked_profiles": workers[workers["blocked"]]["profile"].value_counts()
-                                     .to_dict()}
+                                     "campaign_cpu_s": round(time.process_time() - start, 1)}
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
             result[f"accuracy_{method}"] = round(accuracy(answers, truth), 4)
+        result.update(control_blocking(out, workers, batches=3))
         return result
+
+
+def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str, object]:
+    """Consistently-wrong workers who worked before the last batch and were blocked before it; honest
+    workers blocked at all (by any rule, and by their control answers)."""
+    responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
+    early = set(responses.loc[responses["batch"].astype(int) < batches, "worker_id"])
+    blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
+    before_last = set(blocks.loc[blocks["batch"].astype(int) < batches, "worker_id"])
+    by_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy"), "worker_id"])
+    wrong = workers[workers.get("choices", pd.Series("", index=workers.index)).fillna("") == "wrong"]
+    honest = workers[~workers.index.isin(wrong.index) & ~workers["profile"].isin(NOT_HONEST)]
+    honest_worked = set(honest["worker_id"]) & set(responses["worker_id"])
+    wrong_early = set(wrong["worker_id"]) & early
+    controls = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
+    kind = workers.assign(kind=workers["profile"].where(~workers.index.isin(wrong.index), "consistently_wrong"))
+    blocked = blocks.merge(kind[["worker_id", "kind"]], on="worker_id", how="left")
+    blocked["rule"] = blocked["rules"].str.replace(r"x\d+|\s[^;]*", "", regex=True)  # the rules' names
+    return {"blocked_by_kind_and_rule": {f"{k} / {r}": int(n) for (k, r), n in
+                                         blocked.groupby(["kind", "rule"]).size().items()},
+            "control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
+            "adversaries_blocked_before_last_batch": len(wrong_early & before_last),
+            "adversaries_blocked_share": round(len(wrong_early & before_last) / max(1, len(wrong_early)), 4),
+            "honest_workers_working": len(honest_worked),
+            "honest_blocked": len(honest_worked & set(blocks["worker_id"])),
+            "honest_blocked_by_controls": len(honest_worked & by_controls),
+            "honest_blocked_share": round(len(honest_worked & set(blocks["worker_id"]))
+                                          / max(1, len(honest_worked)), 4),
+            "workers_csv_with_controls": int((pd.to_numeric(controls["controls"]) > 0).sum())}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
+    p.add_argument("--more-adversaries", type=int, default=20,
+                   help="a second run with this many (0: none): 4 are too few to measure a 95%% blocking rate")
     a = p.parse_args()
-    result = json.dumps(measure(a.items, a.adversaries), indent=1)
+    measured = measure(a.items, a.adversaries)
+    if a.more_adversaries:
+        measured["with_more_adversaries"] = measure(a.items, a.more_adversaries)
+    result = json.dumps(measured, indent=1)
     RESULTS.write_text(result + "\n", encoding="utf-8")
     print(result)
 

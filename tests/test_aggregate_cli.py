@@ -82,3 +82,25 @@ def test_controls_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["aggregate", str(labels), "--out", str(tmp_path / "answers.csv"),
                  "--controls", str(tmp_path / "bad.csv")]) == 3
     assert "missing column(s) answer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["auto", "ds"])
+def test_real_labels_with_expert_gold_as_accurate_as_crowd_kit(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               shared_data: Path, method: str) -> None:
+    """Done-when of issue 42: `hitflow aggregate` on Snow et al. 2008's word-sense labels (10 an item,
+    expert gold) is at least as accurate as crowd-kit's Dawid-Skene run directly on the same file."""
+    from crowdkit.aggregation import DawidSkene
+
+    wsd = shared_data / "snow2008-wsd" / "wsd.standardized.tsv"
+    assert main(["aggregate", str(wsd), "--out", str(tmp_path / "answers.csv"), "--method", method,
+                 "--columns", "orig_id,!amt_worker_ids,response", "--gold", "gold"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    raw = pd.read_csv(wsd, sep="\t", dtype=str)
+    direct = DawidSkene(n_iter=100).fit_predict(pd.DataFrame({"task": raw["orig_id"], "worker": raw["!amt_worker_ids"],
+                                                              "label": raw["response"]}))
+    gold = raw.drop_duplicates("orig_id").set_index("orig_id")["gold"]
+    direct_accuracy = float((direct.astype(str) == gold.reindex(direct.index)).mean())
+    ours = pd.read_csv(tmp_path / "answers.csv", dtype=str).set_index("item_id")["label"]
+    assert shown["gold_items"] == len(gold) == len(ours)
+    assert shown["accuracy"] == pytest.approx(float((ours == gold.reindex(ours.index)).mean()), abs=1e-3)
+    assert shown["accuracy"] >= direct_accuracy - 1e-3 and direct_accuracy > 0.9

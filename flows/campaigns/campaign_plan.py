@@ -17,6 +17,7 @@ from flows.core.inputs.csv_files import csv_rows
 from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
+from flows.custom.control_items import controls_record
 from flows.custom.custom_task import custom_item_plan
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks
@@ -61,6 +62,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
             "status": "running", "config_json": json.dumps({
                 "batches": cfg.batches, "items": count, "assignments_per_image": cfg.assignments_per_image,
+                "fixed_overlap": cfg.answers.fixed_overlap if cfg.answers.adaptive else 0,
                 "unit_cost": str(platform.assignment_cost(cfg)), "budget": str(cfg.budget),
                 "qualification_cost": str(platform.gate_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,
@@ -69,7 +71,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "out_root": stored_output(run.notes.get("out_dir", "runs")),  # where cancel exports to
                 "platform_created_at": run.clock(),  # the report's "Created": the platform's (virtual) clock
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
-                "sim_state": str(Path(run.target.state).resolve()) if run.target.state else ""})}, pk="name")
+                "sim_state": str(Path(run.target.state).resolve()) if run.target.state else "",
+                "controls": controls_record(cfg)})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
 
 
@@ -98,6 +101,9 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     if cfg.study is not None:
         rows = study_item_plan(cfg, limit)
         return len(rows), rows
+    if cfg.answers.control_share > 0 and cfg.task != "custom":
+        raise ConfigError(f"{cfg.path}: [answers] control_share mixes control items into a page of your own "
+                          '(task = "custom"); remove it from this config')
     if cfg.task == "custom":
         rows = custom_item_plan(cfg, limit)
         return len(rows), rows

@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--dir", default=".", type=arg.writable_dir, help="project folder the config/ folder is in")
     new.add_argument("--from", dest="page", default=None, help="import this page as it is: HTML with ${column} "
                      "(MTurk), Liquid (Ground Truth) or Jinja, an HTMLQuestion/ExternalQuestion/QuestionForm XML")
+    new.add_argument("--allow-address", action="append", default=[], metavar="NET",
+                     help="an ExternalQuestion's page may be fetched from this private, loopback or link-local "
+                          "address or network (e.g. 127.0.0.1, 10.0.0.0/8); by default only public ones are")
     new.add_argument("--answer-key", default=None, help="with a QuestionForm: its AnswerKey XML (scores.csv)")
     sim = sub.add_parser("sim", help="the simulated marketplace")
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)

@@ -22,6 +22,7 @@ from flows.core.inputs.text_files import read_text
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import page_items, render_source, safe_url
+from flows.custom.control_items import control_rows, mix_controls, read_controls
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from qc.form_constraints import Spec, describe_rules
@@ -54,14 +55,25 @@ def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
 
 
 def custom_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict[str, Any]]:
-    """Items in file order with their batch and HIT index; each row's columns go in ``payload``."""
+    """Items in file order with their batch and HIT index; each row's columns go in ``payload``.
+    With ``[answers] control_share``, control items are mixed into every batch (flows/custom/control_items.py)."""
     rows = read_custom_items(cfg)
-    rows = rows[:limit] if limit else rows
-    per_batch = -(-len(rows) // cfg.batches)
+    controls = read_controls(cfg) if cfg.answers.control_share > 0 else None
+    if controls is None:
+        if cfg.answers.control_share > 0:
+            raise ConfigError(f"{cfg.path}: [answers] control_share needs [answers] controls, a CSV of control "
+                              "items (item_id, field, answer, and the page's item columns)")
+        rows = rows[:limit] if limit else rows
+        per_batch = -(-len(rows) // cfg.batches)
+        batches = [(k + 1, rows[k * per_batch:(k + 1) * per_batch]) for k in range(-(-len(rows) // per_batch))]
+    else:
+        known = set(controls["item_id"].astype(str))
+        regular = [r for r in rows if r["item_id"] not in known]
+        batches = mix_controls(cfg, regular[:limit] if limit else regular, control_rows(cfg, controls, rows))
     return [{"campaign": cfg.name, "item_id": r["item_id"], "file_name": "",
-             "url": r.get("url") or r.get("image_url", ""), "batch": i // per_batch + 1,
-             "hit_index": (i % per_batch) // cfg.images_per_hit, "payload": json.dumps(r)}
-            for i, r in enumerate(rows)]
+             "url": r.get("url") or r.get("image_url", ""), "batch": batch,
+             "hit_index": i // cfg.images_per_hit, "payload": json.dumps(r)}
+            for batch, chunk in batches for i, r in enumerate(chunk)]
 
 
 def _source(cfg: CampaignConfig) -> str:
@@ -131,6 +143,11 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
              f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
+    if cfg.answers.control_share > 0:
+        known = read_controls(cfg)
+        controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
+        lines.append(f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
+                     f"{cfg.answers.control_share}), paid and budgeted like the others")
     workers = sim_workers(cfg.sim_workers, source)
     if workers == "browser":
         lines.append("simulated workers: in a headless browser ([target] sim_workers = "

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.db_url import is_postgres_url
-from flows.core.errors import ClosedEndpointError, ConfigError
+from flows.core.errors import ClosedEndpointError, ConfigError, PlatformError
 from flows.core.run.run_context import Target
 
 
@@ -181,13 +181,23 @@ def resolve_target(name: str, endpoint_url: str = "") -> None:
         check_endpoint(endpoint_url)
 
 
+# The simulator moves its clock once its browser workers are done with the pages they took, waiting up
+# to 300 s of real time for them (flows/sim/browser_worker.py SETTLE_S): the clock's answer may take that long.
+CLOCK_TIMEOUT_S = 330
+
+
 def advance_sim_clock(target: Target, seconds: float) -> float:
     """Move the simulator's virtual clock on; only meaningful for the simulator."""
     req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
                                  data=json.dumps({"advance_seconds": seconds}).encode(),
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return float(json.loads(resp.read())["now"])
+    try:
+        with urllib.request.urlopen(req, timeout=CLOCK_TIMEOUT_S) as resp:
+            return float(json.loads(resp.read())["now"])
+    except TimeoutError as exc:  # one line, not "unexpected TimeoutError": what was posted stays in the ledger
+        raise PlatformError(f"the simulator's clock did not move within {CLOCK_TIMEOUT_S} s (its browser workers "
+                            "still at the pages?); run again: the HITs already posted are adopted, not posted "
+                            "twice") from exc
 
 
 def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go.
 
 Per campaign and batch: posted, submitted, decided; spend against budget; time to auto-approval;
-open review items; blocks; links to the report and to the campaign's review queue. The same gate as
+open review items; blocks; the answers and worker skill its outputs hold (answers_view.py);
+links to the report and to the campaign's review queue. The same gate as
 the review page (127.0.0.1 only, a one-time link exchanged for an HttpOnly cookie, the page's CSP):
 the queue at ``/review/NAME/`` is the review page itself (its POSTs keep their page tokens and
 Origin check), on the overview's session, so one link opens both. The status and a campaign's run
@@ -37,6 +38,7 @@ from flows.core.outputs.output_location import shown_output
 from flows.core.outputs.output_mirror import has_output, read_output
 from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
 from flows.core.run.run_context import Run
+from flows.review.answers_view import answers_view
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
 from flows.taskserver.task_guard import SecurityHeaders
@@ -131,7 +133,8 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"])["open"],
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
-                    "report": f"/report/{c['campaign']}" if report else ""})
+                    "report": f"/report/{c['campaign']}" if report else "",
+                    "answers": answers_view(site.out_root, c["campaign"])})
     return out
 
 

@@ -10,9 +10,11 @@ from urllib.parse import urlparse
 
 import pandas as pd
 
+from flows.campaigns.block_evidence import control_scores_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
 from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
+from flows.core.ledger.store import Store
 
 
 def rule_names(rules: str) -> set[str]:
@@ -48,6 +50,7 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
     queue = campaign_queue(store, name, run.cfg.policy, mode, platform_now(run))
     history = histories(store, name)
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
+    controls = control_lines(store, name)
     cards, origins = [], set()
     for n, row in enumerate(_filtered(queue, filters).to_dict("records")):
         captions = worker_captions(store, name, int(row["batch"]), row["worker_id"])
@@ -60,12 +63,22 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
         cards.append({**row, "n": n, "time_left": time_left(row["seconds_left"]), "captions": captions,
                       "flags": item_flags(store, name, int(row["batch"]), row["worker_id"]),
                       "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
-                      "done": done, "key_base": f"{name}:{row['item']}:{len(done)}"})
+                      "controls": controls.get(row["worker_id"], ""), "done": done,
+                      "key_base": f"{name}:{row['item']}:{len(done)}"})
     return {"cards": cards, "image_origins": sorted(o for o in origins if o),
             "choices": {"rule": sorted(set().union(*[rule_names(r) for r in queue["rules"]])),
                         "batch": sorted({str(b) for b in queue["batch"]}),
                         "worker": sorted(set(queue["worker_id"]))},
             "counts": {"total": len(queue), "open": int((queue["decided"] == "").sum())}}
+
+
+def control_lines(store: Store, campaign: str) -> dict[str, str]:
+    """Worker -> "3 of 5 right (60%)" over every control item they answered so far."""
+    scores = control_scores_so_far(store, campaign, 10**9)
+    if scores is None:
+        return {}
+    return {str(r.worker_id): f"{r.correct} of {r.controls} right ({r.accuracy:.0%})"
+            for r in scores.itertuples(index=False)}
 
 
 def _origin(url: str) -> str:

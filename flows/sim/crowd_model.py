@@ -74,7 +74,8 @@ class Worker:
     def public(self) -> dict[str, Any]:
         return {"worker_id": self.worker_id, "profile": self.profile, "locale": self.locale,
                 "hits_approved": self.hits_approved, "percent_approved": self.percent_approved,
-                "skill": round(self.skill, 3)}
+                "skill": round(self.skill, 3),
+                **({"choices": str(self.params["choices"])} if "choices" in self.params else {})}
 
     def present(self, now: float) -> bool:
         return now < self.leaves_at

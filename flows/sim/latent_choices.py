@@ -21,9 +21,14 @@ HABIT = 0.5
 
 def latent_answer(worker: Worker, item: str, field: str, options: list[str]) -> str:
     """The item's latent answer for ``field`` (recorded in the worker's memory for sim_items.json)."""
-    truth = random.Random(zlib.crc32(f"{item}|{field}".encode())).choice(options)
+    truth = latent_truth(item, field, options)
     worker.memory[f"{LATENT}{item}|{field}"] = truth
     return truth
+
+
+def latent_truth(item: str, field: str, options: list[str]) -> str:
+    """The latent answer itself: a control item's known answer, to measure workers on the simulator."""
+    return random.Random(zlib.crc32(f"{item}|{field}".encode())).choice(options)
 
 
 def slip(worker: Worker, options: list[str], truth: str, rng: random.Random) -> str:

@@ -235,19 +235,6 @@ def delete_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-@op("CreateAdditionalAssignmentsForHIT")
-def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    hit = _hit(m, p.get("HITId"))
-    extra = int(p.get("NumberOfAdditionalAssignments", 0))
-    if extra < 1:
-        raise bad("NumberOfAdditionalAssignments must be at least 1.")
-    hit.fields["MaxAssignments"] = int(hit.fields["MaxAssignments"]) + extra
-    m.hits.touch(hit.fields["HITId"])
-    m.schedule_later(hit, extra)
-    m.notify(hit, "HITExtended", m.now)
-    return {}
-
-
 # assignments -------------------------------------------------------------------
 @op("ListAssignmentsForHIT")
 def list_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,50 @@
+"""``hitflow ui``: a campaign's answers and worker skill, read from its outputs (``answers.csv``,
+``workers.csv``; docs/reference/outputs.md) when the run wrote them: how many answers and how sure,
+the least sure ones, and every worker's skill, agreement and control-item accuracy."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from flows.core.outputs.output_mirror import read_output
+
+THRESHOLD = 0.9  # [answers] threshold's default: the report lists the campaign's own
+LEAST_SURE = 20
+WORKER_COLUMNS = ("worker_id", "skill", "items", "agreement", "control_accuracy", "controls")
+
+
+def answers_view(out_root: str | Path, campaign: str) -> dict[str, Any] | None:
+    """The overview's answers section of a campaign, or None when its outputs hold no answers.csv."""
+    import pandas as pd  # here: `hitflow --help` imports no pandas
+
+    raw = read_output(out_root, campaign, "answers.csv")
+    if raw is None:
+        return None
+    answers = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+    confidence = pd.to_numeric(answers.get("confidence", pd.Series(dtype=str)), errors="coerce")
+    least = answers.assign(c=confidence).sort_values(["c", "item_id"], kind="stable").head(LEAST_SURE)
+    workers_raw = read_output(out_root, campaign, "workers.csv")
+    workers = pd.read_csv(io.BytesIO(workers_raw), dtype=str, keep_default_na=False) if workers_raw else None
+    rows = []
+    if workers is not None:
+        skill = pd.to_numeric(workers.get("skill", pd.Series(dtype=str)), errors="coerce")
+        ordered = workers.assign(s=skill).sort_values(["s", "worker_id"], kind="stable")
+        rows = [{k: _shown(r.get(k, "")) for k in WORKER_COLUMNS} for r in ordered.to_dict("records")]
+    return {"count": len(answers), "fields": sorted(set(answers.get("field", []))),
+            "methods": sorted(set(answers.get("method", []))),
+            "mean_confidence": f"{confidence.mean():.3f}" if confidence.notna().any() else "",
+            "below": int((confidence < THRESHOLD).sum()), "threshold": THRESHOLD,
+            "least_sure": [{k: _shown(r.get(k, "")) for k in ("item_id", "field", "label", "confidence", "judgements")}
+                           for r in least.to_dict("records")],
+            "workers": rows}
+
+
+def _shown(value: Any) -> str:
+    """A number to three places, text as it is (the template escapes it)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return str(value) if number.is_integer() else f"{number:.3f}"

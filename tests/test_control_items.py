@@ -1,0 +1,212 @@
+"""Control items (issue 42 point 3): items with known answers mixed into every batch at
+``[answers] control_share`` on every route, looking like any item on the page, paid and counted like
+one, scored per worker and blocking consistently-wrong workers between batches; never in the
+dataset or the answers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bench.answers_accuracy import OPTIONS, project
+from flows.core.config.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.ledger.store import Store
+from flows.custom.custom_task import custom_item_plan
+from flows.driver.campaign_run import run_campaign
+from flows.sim.latent_choices import latent_truth
+from qc.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
+
+
+def _judgements(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["worker_id", "item_id", "value"]).assign(field="f")
+
+
+KEY = pd.DataFrame({"item_id": ["g1", "g2", "g3", "g4", "g5"], "field": "f", "answer": ["a", "b", "a", "b", "a"]})
+
+
+def test_scores_by_hand() -> None:
+    given = _judgements([("w1", "g1", "a"), ("w1", "g2", "a"), ("w1", "x", "a"), ("w2", "g3", "a "),
+                         ("w2", "g4", ""), ("w3", "x", "b")])
+    scores = control_scores(given, KEY).set_index("worker_id")
+    assert scores.to_dict("index") == {"w1": {"controls": 2, "correct": 1, "accuracy": 0.5},
+                                       "w2": {"controls": 1, "correct": 1, "accuracy": 1.0}}  # blank: no answer
+
+
+def test_blocks_need_enough_controls_and_a_clear_rate() -> None:
+    wrong = _judgements([("bad", g, "c") for g in ("g1", "g2", "g3", "g4")] +
+                        [("new", g, "c") for g in ("g1", "g2", "g3")] +
+                        [("slip", g, v) for g, v in (("g1", "a"), ("g2", "b"), ("g3", "c"), ("g4", "c"), ("g5", "a"))])
+    scores = control_scores(wrong, KEY)
+    blocks = control_blocks(scores, ControlPolicy(min_seen=4))
+    assert blocks.to_dict("records") == [{"worker_id": "bad", "rules": "control_accuracy 0% (0/4)", "flags": 4,
+                                          "captions": 4}]  # "new": 3 seen; "slip": 3 of 5 right
+    assert control_blocks(scores, ControlPolicy(min_seen=3))["worker_id"].tolist() == ["bad", "new"]
+    assert control_blocks(scores, ControlPolicy(min_seen=1, block_below=0)).empty
+    # the plain share (z = 0): 2 of 5 wrong is not above 1 - 0.5; 0.7 makes it so
+    assert control_blocks(scores, ControlPolicy(min_seen=5, block_below=0.7, confidence=0))["worker_id"].tolist() \
+        == ["slip"]
+
+
+def _project(tmp_path: Path, items: int = 60, adversaries: int = 6, share: float = 0.2,
+             extra: str = "") -> Path:
+    config = project(tmp_path, items, adversaries, share)
+    text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
+    text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
+    config.write_text(text.replace("[answers]\n", f"[answers]\ncontrol_min_seen = 3\n{extra}"), encoding="utf-8")
+    return config
+
+
+def test_plan_mixes_controls_into_every_batch(tmp_path: Path) -> None:
+    cfg = load_config(_project(tmp_path))
+    plan = custom_item_plan(cfg)
+    controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    is_control = [r["item_id"] in set(controls["item_id"]) for r in plan]
+    # 20 ordinary items a batch, and 0.2/0.8 of that in controls: 5 a batch, each used once
+    assert [sum(c for c, r in zip(is_control, plan, strict=True) if r["batch"] == b) for b in (1, 2, 3)] == [5, 5, 5]
+    assert len(plan) == 75 and len({r["item_id"] for r in plan}) == 75
+    assert all(r["hit_index"] < 5 for r in plan)
+    for row in (r for r, c in zip(plan, is_control, strict=True) if c):
+        assert set(json.loads(row["payload"])) == {"item_id", "text"}  # its answer is not on the page
+    ordinary = [r["item_id"] for r, c in zip(plan, is_control, strict=True) if not c]
+    assert ordinary == [f"r{k:05d}" for k in range(60)]  # in file order, around the controls
+    with pytest.raises(ConfigError, match=r"needs 15 control items .* the file has 3"):
+        pd.read_csv(tmp_path / "controls.csv").head(3).to_csv(tmp_path / "controls.csv", index=False)
+        custom_item_plan(load_config(tmp_path / "sentiment.toml"))
+
+
+def test_share_without_a_controls_file_is_refused(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    config.write_text(config.read_text().replace('controls = "controls.csv"\n', ""), encoding="utf-8")
+    with pytest.raises(ConfigError, match="control_share needs \\[answers\\] controls"):
+        custom_item_plan(load_config(config))
+
+
+def _section(page: str, index: int) -> str:
+    """Item ``index``'s section of a page with its id and text taken out."""
+    part = page.split(f'<section class="custom-item" id="item-{index}">', 1)[1].split("</section>", 1)[0]
+    return re.sub(rf'_{index}"', '_N"', re.sub(r"r\d{5}|Review number \d+", "X", part))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
+def test_controls_on_every_route(tmp_path: Path, platform: str) -> None:
+    """Controls are posted in the units, answered by the simulated crowd's one model, paid like any
+    item, and block the consistently wrong before the last batch; out of dataset and answers."""
+    config = _project(tmp_path)
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
+                 platform=platform)
+    out, store = tmp_path / "runs" / "sentiment", Store(tmp_path / "h.db")
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    planned = json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])
+    assert planned["items"] == 75  # the budget is checked on these, controls included
+    responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
+    responses["worker_id"] = responses["worker_id"].str.removeprefix("invite:")  # links: invitee = sim worker
+    answered = responses[responses["item_id"].isin(controls)]
+    assert set(answered["batch"]) == {"1", "2", "3"} and len(answered["item_id"].unique()) >= 12
+    assert (answered["decision"] == "approve").any()  # paid as any item of its unit
+    assert not controls & set(pd.read_csv(out / "dataset.csv", dtype=str)["item_id"])
+    assert not controls & set(pd.read_csv(out / "answers.csv", dtype=str)["item_id"])
+    workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
+    wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
+    # the simulator answers a control by its latent model: an adversary is never right on one
+    truth = {i: latent_truth(i, "sentiment", OPTIONS) for i in controls}
+    adversary_answers = answered[answered["worker_id"].isin(wrong) & (answered["field"] == "sentiment")]
+    assert len(adversary_answers) and not (adversary_answers["value"] == adversary_answers["item_id"].map(truth)).any()
+    blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
+    blocks["worker_id"] = blocks["worker_id"].str.removeprefix("invite:")
+    by_controls = blocks[blocks["rules"].str.contains("control_accuracy")]
+    assert set(by_controls["worker_id"]) and set(by_controls["worker_id"]) <= wrong | set(
+        workers.loc[workers["profile"].isin(["speeder", "canned_abuser", "contrarian"]), "worker_id"])
+    # every adversary who answered control_min_seen (3) controls in batches 1-2 is blocked before batch 3
+    early = adversary_answers[adversary_answers["batch"].astype(int) < 3].groupby("worker_id").size()
+    assert set(early[early >= 3].index) and set(early[early >= 3].index) <= set(
+        by_controls.loc[by_controls["batch"].astype(int) < 3, "worker_id"])
+    scored = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
+    assert (pd.to_numeric(scored["controls"]) > 0).any()
+    if platform == "mturk":
+        shown_to_a_person(tmp_path / "h.db", set(by_controls["worker_id"]), scored)
+
+
+def shown_to_a_person(db: Path, blocked: set[str], scored: pd.DataFrame) -> None:
+    """The review page's cards carry each worker's control answers; `hitflow ui` lists every worker of
+    workers.csv with skill and control accuracy, and the answers' confidence."""
+    import httpx
+
+    from flows.driver.campaign_status import campaign_status
+    from flows.driver.operations import open_campaign_run
+    from flows.review.overview_app import OverviewServer, OverviewSite
+    from flows.review.review_cards import queue_cards
+
+    with open_campaign_run(str(db), "sentiment", progress=lambda _: None) as run:
+        cards = queue_cards(run, "flagged", {})["cards"]
+    lines = {c["worker_id"]: c["controls"] for c in cards if c["worker_id"] in blocked}
+    assert set(lines) == blocked and all(re.fullmatch(r"0 of \d+ right \(0%\)", v) for v in lines.values())
+    site = OverviewSite(db_path=db, out_root=db.parent / "runs", read_status=campaign_status)
+    with OverviewServer(site) as server, httpx.Client(follow_redirects=True) as client:
+        page = client.get(f"{server.url}/?token={site.login_token}").text
+    assert "Answers: 60 (sentiment;" in page and f"skill of {len(scored)} workers" in page
+    for w in scored.to_dict("records"):
+        assert f"<td>{w['worker_id']}</td>" in page
+
+
+def test_a_control_looks_like_any_item_on_the_page(tmp_path: Path) -> None:
+    from flows.core.pages.templates import page_items
+    from flows.custom.custom_task import custom_page
+
+    cfg = load_config(_project(tmp_path))
+    plan = custom_item_plan(cfg)
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    units = [[r for r in plan if r["batch"] == 1 and r["hit_index"] == h] for h in range(5)]
+    unit = next(u for u in units if 0 < sum(r["item_id"] in controls for r in u) < len(u))
+    page = custom_page(cfg, page_items(unit))
+    sections = {_section(page, i) for i in range(len(unit))}
+    assert len(sections) == 1  # with its id and text out, a control's section is any item's
+    plain = next(u for u in units if len(u) == len(unit) and not any(r["item_id"] in controls for r in u))
+
+    def scrubbed(rows: list[dict[str, str]]) -> str:
+        return re.sub(r"r\d{5}|Review number \d+", "X", custom_page(cfg, page_items(rows)))
+
+    assert scrubbed(unit) == scrubbed(plain)  # the whole page, beside a page of ordinary items only
+
+
+def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.cli.main import main
+    from tests.small_configs import small_vizwiz
+
+    config = _project(tmp_path)
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
+    assert "control items: 15 of the 75 planned items ([answers] control_share = 0.2)" in capsys.readouterr().out
+    (tmp_path / "c").mkdir()
+    captions = small_vizwiz(tmp_path / "c", items=5)
+    captions.write_text(captions.read_text() + "\n[answers]\ncontrol_share = 0.1\n", encoding="utf-8")
+    assert main(["run", str(captions), "--dry-run", "--db", str(tmp_path / "c.db"), "--out", str(tmp_path / "o")]) == 2
+    assert 'control_share mixes control items into a page of your own (task = "custom")' in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path) -> None:
+    """Control answers that are themselves wrong: the crowd disagrees with each (2/3 and more of its
+    answers), so the file is distrusted there, and no honest worker is blocked on it."""
+    config = _project(tmp_path, adversaries=0)
+    controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    controls["answer"] = [OPTIONS[(OPTIONS.index(a) + 1) % 3] for a in controls["answer"]]
+    controls.to_csv(tmp_path / "controls.csv", index=False)
+    config.write_text(config.read_text().replace("control_min_seen = 3", "control_min_seen = 1"), encoding="utf-8")
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
+    blocks = pd.read_csv(tmp_path / "runs" / "sentiment" / "blocked_workers.csv", dtype=str, keep_default_na=False)
+    assert not blocks["rules"].str.contains("control_accuracy").any()
+    scored = pd.read_csv(tmp_path / "runs" / "sentiment" / "workers.csv")
+    assert scored["controls"].sum() > 20 and scored["control_accuracy"].mean() < 0.3  # as the file sees them
+
+
+def test_a_control_the_crowd_contradicts_is_not_trusted() -> None:
+    given = _judgements([(w, "g1", "b") for w in ("w1", "w2", "w3")] + [("w4", "g1", "a")] +
+                        [("w1", "g2", "b"), ("w2", "g2", "a")] + [(w, "g3", "a") for w in ("w1", "w2", "w3")])
+    kept = trusted_controls(given, KEY)
+    assert kept["item_id"].tolist() == ["g2", "g3", "g4", "g5"]  # g1: 1 of 4 agree; g2: 2 answers, too few
