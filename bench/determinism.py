@@ -72,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="hitflow-determinism-") as tmp:
         seconds = run_twice(config, a.limit, Path(tmp), ("--platform", a.platform))
         files = compare(Path(tmp), campaign)
-    result = {"config": a.config, "limit": a.limit, "platform": a.platform, "mode": "--no-prefect",
+    revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    result = {"revision": revision.strip(), "config": a.config, "limit": a.limit, "platform": a.platform,
+              "mode": "--no-prefect",
               "seconds": seconds, "all_identical": all(f["identical"] for f in files.values()), "files": files,
               "load": os.getloadavg(), "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     Path(a.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -117,9 +117,10 @@ class Marketplace:
         self._base, self._anchor = now, time.monotonic()
 
     def advance(self, seconds: float) -> float:
-        settle()  # outside the lock: a browser worker's answer takes it to be stored
         with self.lock:
             self.schedule_waiting()  # at the time they were posted, before it moves on
+        settle()  # outside the lock: a browser worker's answer (maybe just scheduled) takes it to be stored
+        with self.lock:
             self._base += max(0.0, float(seconds))
             self.catch_up()
             return self.now
