@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -129,6 +129,11 @@ bench-chaos: $(STAMP)
 # 500, 4,000 (seeds 1-3), 39,181 and 330,000 images (COCO's size) end to end on a simulator in its own
 # process, then 1,000 HITs posted sequentially and by hitflow's pool at 150 ms per call; writes
 # bench/results-scale.json (over an hour; SIZES=500,4000 for fewer). Not part of CI.
+# Two runs with the same seed give byte-identical outputs (issue 45 point 1): 4,000 images of the full-scale
+# config, fresh ledgers, side by side; LIMIT=, CONFIG=, PLATFORM= to vary. bench/results-determinism.json.
+bench-determinism: $(STAMP)
+	$(BIN)/python -m bench.determinism $(if $(LIMIT),--limit $(LIMIT)) $(if $(CONFIG),--config $(CONFIG)) $(if $(PLATFORM),--platform $(PLATFORM))
+
 bench-scale: $(STAMP)
 	$(BIN)/python -m bench.scale $(if $(SIZES),--sizes $(SIZES))
 
@@ -137,6 +142,12 @@ bench-scale: $(STAMP)
 # published 98.7% / 0.6%; writes bench/results-authenticity.json (SIZES=demo,4k for a shorter run)
 bench-authenticity: $(STAMP)
 	$(BIN)/python -m bench.authenticity --sizes $(or $(SIZES),demo,4k,full)
+
+# QC on a crowd-form page (bench/custom_page: free text + a per-button radio group) beside the caption
+# task's, same crowd (vizwiz_authenticity) and items: recall on bad workers, honest false flags, honest
+# answers repeating the page's instructions; writes bench/results-custom-qc.json (ITEMS, default 500)
+bench-custom-qc: $(STAMP)
+	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
 
 # Aggregated answers against majority vote on a simulated 1,000-item, 3-batch classification campaign
 # (5 workers an item, the demo crowd plus consistently wrong workers), scored against sim_items.json;
@@ -149,6 +160,11 @@ bench-answers: $(STAMP)
 .PHONY: bench-adaptive
 bench-adaptive: $(STAMP)
 	$(BIN)/python -m bench.adaptive_replay
+
+# adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive (results-adaptive.json)
+.PHONY: bench-adaptive-campaign
+bench-adaptive-campaign: $(STAMP)
+	$(BIN)/python -m bench.adaptive_campaign
 
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)

@@ -14,7 +14,11 @@ Per size it prints:
   (per response, as Prolific's 0.6% counts), honest workers with any such flag, and honest workers
   blocked by a telemetry rule;
 - assistant-pasting workers (assistant_paster, partial_paster) who worked before the last batch and
-  were blocked before it.
+  were blocked before it;
+- the same rules against a behaviour reference read from the raw records alone
+  (:mod:`bench.telemetry_reference`, not the simulator's labels): the share of captions whose
+  text is the worker's own (typed, or pasted back from an absence long enough to type it) that any
+  telemetry rule flagged (goal <= 0.5%), and the flags' precision against it.
 Beside Prolific's published authenticity-check figures: 98.7% precision, 0.6% false flags ("A Guide to
 Authenticity Checks on Studies", Prolific Team, r/ProlificAc, May 2025; researcher-help.prolific.com
 article 6bb6d8). Figures go to ``bench/results-authenticity.json``; nothing here is a test.
@@ -97,7 +101,11 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
                "captions_before_last": sum(1 for c in captions if c["worker_id"] == w and int(c["batch"]) < last),
                "flags": sorted(f["rule"] for f in flags if f["worker_id"] == w), "blocked": blocks.get(w)}
               for w in pasters if w not in caught]
+    any_flag = {(f["assignment_id"], f["image_id"]) for f in flags}
+    honest_any = sum((c["assignment_id"], c["item_id"]) in any_flag for c in captions if c["worker_id"] in honest_set)
     return {
+        "reference": reference_figures(db, captions, any_flag),
+        "honest_captions_any_flag": round(honest_any / max(1, honest_captions), 5),
         "captions": len(captions), "captions_with_telemetry": recorded, "workers_worked": len(worked),
         "rules": rules,
         "precision": round(sum(r["correct"] for r in rules.values()) / all_flags, 4) if all_flags else None,
@@ -125,6 +133,32 @@ def caption_truth(db: sqlite3.Connection, workers: dict[str, Any]) -> tuple[list
         workers[c["worker_id"]], c["item_id"], c["value"] or "", is_canned(c["value"] or "")) for c in captions}
 
 
+def reference_figures(db: sqlite3.Connection, captions: list[Any], flagged: set[tuple[str, str]]) -> dict[str, Any]:
+    """Any telemetry flag against the raw-record reference: on captions it calls the worker's own
+    (false flags) and on those it calls from outside (caught); canned captions left out, as the rules
+    leave them."""
+    from bench.telemetry_reference import reference
+    from qc.submit_rules import is_canned
+
+    records = dict(db.execute("SELECT assignment_id, value FROM answers WHERE field = 'hitflow_telemetry' "
+                              "AND item_id = ''").fetchall())
+    pages = {a: json.loads(items or "[]") for a, items in db.execute(
+        "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.hit_id = a.hit_id").fetchall()}
+    seen: dict[str, list[bool]] = {"own": [], "outside": [], "none": []}
+    for c in captions:
+        page = pages.get(c["assignment_id"], [])
+        if is_canned(c["value"] or "") or c["item_id"] not in page:
+            continue
+        label = reference(records.get(c["assignment_id"]) or "", f"caption_{page.index(c['item_id'])}")
+        seen[label].append((c["assignment_id"], c["item_id"]) in flagged)
+    own, outside = seen["own"], seen["outside"]
+    flags = sum(own) + sum(outside)
+    return {"own": len(own), "outside": len(outside), "none": len(seen["none"]),
+            "own_flagged": sum(own), "honest_false_flags": round(sum(own) / max(1, len(own)), 5),
+            "outside_flagged": round(sum(outside) / max(1, len(outside)), 4),
+            "precision": round(sum(outside) / flags, 4) if flags else None}
+
+
 def precision(flags: list[Any], origin: dict[tuple[str, str], str], claim: tuple[str, ...]) -> dict[str, Any]:
     right = sum(origin.get((f["assignment_id"], f["image_id"])) in claim for f in flags)
     return {"flags": len(flags), "correct": right, "precision": round(right / len(flags), 4) if flags else None}
@@ -149,6 +183,7 @@ def show(r: dict[str, Any]) -> str:
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.2f}%"
 
+    ref = r["reference"]
     lines = [f"{r['label']} ({r['images']} images, seed {r['seed']}): {r['wall_s']} s, {r['captions']} captions "
              f"({r['captions_with_telemetry']} assignments with telemetry), {r['workers_worked']} workers worked",
              f"  precision of the paste/assistant flags: {pct(r['precision'])} (goal >= 99%; Prolific 98.7%)"]
@@ -158,6 +193,12 @@ def show(r: dict[str, Any]) -> str:
               f"    {pct(r['honest_accused'])} of {r['honest_workers']} honest workers with any such flag; "
               f"{pct(r['honest_blocked_by_telemetry'])} blocked by a telemetry rule",
               f"  (honest workers blocked by any rule: {pct(r['honest_blocked_any_rule'])})",
+              f"  against the raw-record reference (not the simulator's labels): {pct(ref['honest_false_flags'])}"
+              f" of {ref['own']} own-words captions with any telemetry flag (goal <= 0.5%); "
+              f"{pct(ref['outside_flagged'])} of {ref['outside']} outside-text captions flagged; "
+              f"precision {pct(ref['precision'])}",
+              f"  simulator's labels: {pct(r['honest_captions_any_flag'])} of honest workers' captions with any "
+              "telemetry flag",
               f"  assistant-pasting workers blocked before the last batch: "
               f"{pct(r['assistant_pasters_blocked_before_last_batch'])} of {r['assistant_pasters_before_last_batch']}"
               " (goal >= 95%)"]

@@ -46,6 +46,8 @@ STEPS = ("publish", "collect", "review", "block", "postprocess")
 STEP_OF_STATUS = {"planned": "publish", "published": "collect", "collected": "review", "qc_done": "review",
                   "reviewed": "review", "decided": "block"}
 DATASET_COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]
+SIM_START = "2026-01-05T00:00:00Z"  # every simulator's clock starts here: the same run, the same times
+BYTE_FOR_BYTE = ("dataset.csv", "flags.csv", "blocked_workers.csv", "answers.csv")  # issue 45: equal to the clean run's
 
 
 @contextmanager
@@ -55,7 +57,8 @@ def sim_process(seed: int = 1, *faults: str) -> Iterator[str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen([*HITFLOW, "sim", "serve", "--port", str(port), "--seed", str(seed), "--speed", "0",
-                             *faults], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
+                             "--start", SIM_START, *faults],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
@@ -181,7 +184,14 @@ def audit(c: Campaign, clean: Reference | None = None) -> dict[str, Any]:
             "duplicated_answers": int(dataset.duplicated(["assignment_id", "image_id"]).sum()),
             "double_decisions": sum(n > 1 for n in ops.values()), "spent": str(seen["spent"]),
             "overpaid": str(max(Decimal("0.00"), seen["spent"] - clean.spent)) if clean else "0.00",
-            "dataset_differences": dataset_differences(c.folder, clean.folder) if clean else 0}
+            "dataset_differences": dataset_differences(c.folder, clean.folder) if clean else 0,
+            "files_not_byte_identical": files_differing(c.folder, clean.folder) if clean else []}
+
+
+def files_differing(a: Path, b: Path) -> list[str]:
+    """The outputs (``BYTE_FOR_BYTE``) whose bytes are not the other run's."""
+    return [name for name in BYTE_FOR_BYTE
+            if (a / CAMPAIGN / name).read_bytes() != (b / CAMPAIGN / name).read_bytes()]
 
 
 def dataset_differences(a: Path, b: Path) -> int:
@@ -269,6 +279,7 @@ def summarize(results: list[dict[str, Any]], kills: Counter[str], faulty: dict[s
     keys = ("duplicate_hits", "lost_answers", "duplicated_answers", "double_decisions", "dataset_differences")
     return {"kills": sum(kills.values()), "kills_by_step": dict(kills), "campaigns": len(results),
             **{k: sum(int(r[k]) for r in results) for k in keys},
+            "campaigns_not_byte_identical": sum(bool(r["files_not_byte_identical"]) for r in results),
             "overpaid_usd": str(sum(Decimal(r["overpaid"]) for r in results)),
             "faulty_run": faulty, "clean_wall_s": round(clean_s, 1),
             "faulty_vs_clean_wall": round(faulty["wall_s"] / clean_s, 2) if clean_s else None}

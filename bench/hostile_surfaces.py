@@ -185,6 +185,9 @@ def surface_counts() -> dict[str, dict[str, int]]:
                 "simulator_control_routes": simulator_control, "config_paths": config_paths,
                 "page_import": page_import}
     counts = {name: run() for name, run in surfaces.items()}
+    from bench.secret_surfaces import issue41_counts
+
+    counts.update(issue41_counts())  # issue 41: secret URLs, new --from's fetch, templates, a hostile Prolific
     return {name: {**{k: int(c[k]) for k in keys}, **{k: int(v) for k, v in c.items() if k not in keys}}
             for name, c in counts.items()}
 

@@ -16,9 +16,10 @@ RESAMPLES = 2000
 CHUNK = 250  # resamples per matrix, to keep memory small
 
 
-def per_image_counts(frame: pd.DataFrame, flagged: np.ndarray, even: bool) -> np.ndarray:
-    """Per image of one half: rejected flagged, rejected, accepted flagged, accepted (non-canned)."""
-    rows = (frame["even"].to_numpy() == even) & ~frame["is_precanned"].to_numpy()
+def per_image_counts(frame: pd.DataFrame, flagged: np.ndarray, tune: bool) -> np.ndarray:
+    """Per image of one half (``tune``: the tuning half, else the held-out one): rejected flagged,
+    rejected, accepted flagged, accepted (non-canned)."""
+    rows = (frame["tune"].to_numpy() == tune) & ~frame["is_precanned"].to_numpy()
     rejected = frame["rejected"].to_numpy()[rows]
     hit = flagged[rows]
     parts = pd.DataFrame({"image": frame["image_id"].to_numpy()[rows], "rf": hit & rejected, "r": rejected,
@@ -26,11 +27,11 @@ def per_image_counts(frame: pd.DataFrame, flagged: np.ndarray, even: bool) -> np
     return parts.groupby("image")[["rf", "r", "af", "a"]].sum().to_numpy(dtype=np.float64)
 
 
-def odd_interval(frame: pd.DataFrame, flagged: np.ndarray, resamples: int = RESAMPLES,
-                 seed: int = 0) -> dict[str, Any]:
-    """Odd-half recall and false flags with 95% intervals, and the share of resamples meeting both
+def heldout_interval(frame: pd.DataFrame, flagged: np.ndarray, resamples: int = RESAMPLES,
+                     seed: int = 0) -> dict[str, Any]:
+    """Held-out recall and false flags with 95% intervals, and the share of resamples meeting both
     targets (recall >= 90%, false flags <= 3%)."""
-    counts = per_image_counts(frame, flagged, even=False)
+    counts = per_image_counts(frame, flagged, tune=False)
     rng = np.random.default_rng(seed)
     n = len(counts)
     recall, false = [], []

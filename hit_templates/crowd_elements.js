@@ -136,6 +136,9 @@
       invalid[0].reportValidity();
       return;
     }
+    /* the page's own checks, as MTurk's crowd-form runs them: crowd-form.onsubmit or a "submit" listener
+       calling preventDefault() (or onsubmit returning false) keeps the page open */
+    if (!crowdForm.dispatchEvent(new Event("submit", {cancelable: true}))) { return; }
     document.getElementById("page_end_ms").value = String(Date.now());
     var answers = {}, top = {assignmentId: true, sig: true};
     each("input[name]:not([data-crowd-own]), textarea[name], select[name]", function (c) {  /* the page's plain controls */

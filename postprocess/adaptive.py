@@ -116,3 +116,55 @@ def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
     used = len(replayed.used)
     return {"judgements_used": used, "judgements_total": total,
             "share_used": round(used / total, 4) if total else 0.0}
+
+
+def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
+                    min_judgements: int = 1) -> list[str]:
+    """A live campaign's round (adaptive overlap): the units that get one more judgement.
+
+    ``answers``: the aggregation of every usable judgement received so far (``item_id, field, confidence,
+    judgements``, the columns of ``postprocess.answers.ANSWER_COLUMNS``); ``units``: one row per posted
+    unit and item it shows (``unit_id, item_id, asked, received``: judgements asked of the unit so far
+    and received). An item is uncertain when a field's confidence is below ``confidence``, or when fewer
+    than ``min_judgements`` of its judgements are usable (the others rejected or a blocked worker's), or
+    none is. A unit with an uncertain item is extended when it was asked fewer than ``max_judgements``
+    and received all it was asked (a unit the crowd left short would only wait again). Units in the
+    order given, each once."""
+    if units.empty:
+        return []
+    items = answers["item_id"].astype(str)
+    lowest = answers.groupby(items)["confidence"].min()
+    fewest = answers.groupby(items)["judgements"].min().astype(int)
+    sure = set(lowest[(lowest >= confidence - 1e-12) & (fewest.reindex(lowest.index) >= min_judgements)].index)
+    open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
+    chosen = open_units[~open_units["item_id"].astype(str).isin(sure)]["unit_id"]
+    return list(dict.fromkeys(chosen.astype(str)))
+
+
+def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:
+    """A caption campaign's top-up round: each unit named once per assignment it gets.
+
+    ``accepted``: accepted captions per item (index ``item_id``); ``units``: ``unit_id, item_id, asked,
+    received`` as for :func:`units_to_extend`. A unit gets as many more assignments as its shortest item
+    lacks of ``target``, so that asked stays within ``cap``; a unit that received less than it asked
+    (the crowd did not come) gets none."""
+    if units.empty:
+        return []
+    lacking = (target - units["item_id"].astype(str).map(accepted).fillna(0).astype(int)).clip(lower=0)
+    frame = units.assign(lacking=lacking)
+    per_unit = frame.groupby("unit_id", sort=False).agg(lacking=("lacking", "max"), asked=("asked", "first"),
+                                                        received=("received", "first"))
+    per_unit = per_unit[per_unit["received"] >= per_unit["asked"]]
+    extra = per_unit["lacking"].clip(upper=(cap - per_unit["asked"]).clip(lower=0))
+    return [unit for unit, n in extra.items() for _ in range(int(n))]
+
+
+def short_items(captions: pd.DataFrame, item_ids: pd.Series, target: int) -> pd.DataFrame:
+    """Items with fewer than ``target`` accepted captions (``item_id, accepted``), from one batch's
+    captions (``image_id, caption, is_rejected``) and every item the batch showed (``item_ids``)."""
+    kept = captions[~captions["is_rejected"].astype(bool) & (captions["caption"].fillna("").astype(str).str.strip()
+                                                             != "")]
+    counts = kept.groupby(kept["image_id"].astype(str)).size()
+    accepted = item_ids.astype(str).map(counts).fillna(0).astype(int)
+    frame = pd.DataFrame({"item_id": item_ids.astype(str).to_numpy(), "accepted": accepted.to_numpy()})
+    return frame[frame["accepted"] < target].reset_index(drop=True)

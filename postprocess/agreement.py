@@ -66,10 +66,19 @@ def fleiss(table: pd.DataFrame) -> float:
 
 def alpha(table: pd.DataFrame, level: str = "nominal") -> float:
     """Krippendorff's alpha from the count table (raters need not be identified)."""
-    if table.shape[1] < 2 or not (table.sum(axis=1) >= 2).any():  # krippendorff raises: "at least two coders"
+    return alpha_of_counts(table.to_numpy(dtype=float), value_domain(table, level), level)
+
+
+def value_domain(table: pd.DataFrame, level: str) -> list[float] | list[int]:
+    """The count table's categories as krippendorff wants them: numbers unless nominal."""
+    return [float(c) for c in table.columns] if level != "nominal" else list(range(table.shape[1]))
+
+
+def alpha_of_counts(counts: np.ndarray, domain: list[float] | list[int], level: str) -> float:
+    """Krippendorff's alpha of an items x categories count array (NaN where undefined)."""
+    if counts.shape[1] < 2 or not (counts.sum(axis=1) >= 2).any():  # krippendorff raises: "at least two coders"
         return float("nan")
-    domain = [float(c) for c in table.columns] if level != "nominal" else list(range(table.shape[1]))
-    return float(krippendorff.alpha(value_counts=table.to_numpy(dtype=float), value_domain=domain,
+    return float(krippendorff.alpha(value_counts=counts, value_domain=domain,
                                     level_of_measurement=level))  # type: ignore[arg-type]
 
 

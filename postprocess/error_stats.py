@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from postprocess.bootstrap import clusters, ratio_bootstrap
 
 # Table 1, in the order of the annotation environment: (group, category key, label).
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
@@ -39,8 +42,8 @@ def split_categories(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_summary(df: pd.DataFrame) -> dict[str, Any]:
-    """Congruent share (None without judgements), the category histogram (Table 1 order, then any
-    others), labels per item."""
+    """Congruent share (None without judgements) with its bootstrap interval over items, the
+    category histogram (Table 1 order, then any others), labels per item."""
     data = df.copy()
     data["congruent"] = data["congruent"].astype(str).str.strip().str.lower()
     cats = split_categories(data)
@@ -52,9 +55,18 @@ def error_summary(df: pd.DataFrame) -> dict[str, Any]:
     return {
         "judgements": len(data), "items": int(data["item_id"].nunique()),
         "congruent_share": round(float((data["congruent"] == "congruent").mean()), 4) if len(data) else None,
+        "intervals": {"congruent_share": congruent_interval(data)},
         "congruent": int((data["congruent"] == "congruent").sum()), "incongruent": len(incongruent),
         "category_counts": {c: int(counts[c]) for c in ordered},
         "unknown_categories": sorted(set(counts.index) - set(CATEGORY_KEYS)),
         "labels_per_incongruent_judgement": round(float(labels_per.mean()), 4) if len(labels_per) else 0.0,
         "labels_per_item": {str(k): v for k, v in per_item.items()},
     }
+
+
+def congruent_interval(data: pd.DataFrame) -> dict[str, object]:
+    """Seeded bootstrap interval of the congruent share, resampling items with all their judgements."""
+    names, where = clusters(data["item_id"])
+    congruent = np.bincount(where, weights=(data["congruent"] == "congruent").to_numpy(dtype=float),
+                            minlength=len(names))
+    return ratio_bootstrap(congruent, np.bincount(where, minlength=len(names)).astype(float), "items")

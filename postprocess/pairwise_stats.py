@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from postprocess.bootstrap import clusters, interval, resample_counts
+
 SCALE = {1: "A much better", 2: "A slightly better", 3: "equal", 4: "B slightly better", 5: "B much better"}
 REQUIRED = ("item_id", "worker_id", "dimension", "system_a", "system_b", "answer")
 # Wins credited to system A per answer: "equal" is half a win each way (the usual tie convention).
@@ -52,7 +54,8 @@ def answer_shares(df: pd.DataFrame) -> dict[str, dict[str, float]]:
 def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[str, float]]:
     """Strength per system (log scale, first system in sorted order fixed at 0) with a Wald
     confidence interval, fitted as a logistic regression of A's wins on +1/-1 system indicators
-    (statsmodels GLM, binomial with fractional outcomes for ties)."""
+    (statsmodels GLM, binomial with fractional outcomes for ties), and a seeded bootstrap interval
+    over items (``boot_low``, ``boot_high``)."""
     systems = sorted(set(df["system_a"]) | set(df["system_b"]))
     if len(systems) < 2:
         raise ValueError("Bradley-Terry needs at least two systems")
@@ -68,11 +71,39 @@ def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[
 
     fit = sm.GLM(wins, design[:, 1:], family=sm.families.Binomial()).fit()
     low, high = fit.conf_int(alpha=1 - confidence).T
-    out = {systems[0]: {"strength": 0.0, "ci_low": 0.0, "ci_high": 0.0}}
+    boot = strength_bootstrap(df, design[:, 1:], wins)
+    out = {systems[0]: {"strength": 0.0, "ci_low": 0.0, "ci_high": 0.0, "boot_low": 0.0, "boot_high": 0.0}}
     for k, system in enumerate(systems[1:]):
         out[system] = {"strength": round(float(fit.params[k]), 4), "ci_low": round(float(low[k]), 4),
-                       "ci_high": round(float(high[k]), 4)}
+                       "ci_high": round(float(high[k]), 4), "boot_low": boot[k]["low"], "boot_high": boot[k]["high"]}
     return out
+
+
+def logistic_fit(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted logistic regression without intercept by Newton's method (the GLM statsmodels fits,
+    cheap enough for a thousand resamples); NaN where it does not converge (e.g. separation)."""
+    beta = np.zeros(design.shape[1])
+    for _ in range(60):
+        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
+        hessian = design.T @ (design * (weights * p * (1 - p))[:, None])
+        try:
+            step = np.linalg.solve(hessian, design.T @ (weights * (wins - p)))
+        except np.linalg.LinAlgError:
+            break
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-10:
+            return beta
+    return np.full(design.shape[1], np.nan)
+
+
+def strength_bootstrap(df: pd.DataFrame, design: np.ndarray, wins: np.ndarray) -> list[dict[str, Any]]:
+    """Per non-reference system, a seeded bootstrap interval of its strength over items (each
+    item's judgements weighted by how often the item was drawn)."""
+    names, where = clusters(df["item_id"])
+    fits = np.array([logistic_fit(design, wins, counts[where].astype(float))
+                     for counts in resample_counts(len(names))]) if len(names) > 1 else \
+        np.full((1, design.shape[1]), np.nan)
+    return [interval(fits[:, k], "items") for k in range(design.shape[1])]
 
 
 def pairwise_summary(df: pd.DataFrame) -> dict[str, Any]:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from postprocess.agreement import agreement, check_labels
+from postprocess.agreement import agreement, alpha_of_counts, check_labels, count_table, value_domain
+from postprocess.bootstrap import bootstrap, ratio_bootstrap
 
 
 def pair_means(df: pd.DataFrame) -> pd.DataFrame:
@@ -24,11 +26,26 @@ def pair_means(df: pd.DataFrame) -> pd.DataFrame:
 
 def rating_summary(df: pd.DataFrame, level: str = "ordinal") -> dict[str, Any]:
     """Mean per pair, its distribution (``mean_of_means`` None without pairs), and agreement (alpha at
-    ``level``)."""
+    ``level``); ``intervals`` holds seeded bootstrap intervals of the mean of means and of alpha,
+    resampling pairs (:mod:`postprocess.bootstrap`)."""
     means = pair_means(df)
     return {
         "pairs": len(means), "mean_of_means": round(float(means["mean"].mean()), 4) if len(means) else None,
+        "intervals": rating_intervals(df, means, level),
         "mean_histogram": {str(k): int(v) for k, v in means["mean"].round(2).value_counts().sort_index().items()},
         "agreement": agreement(df, level),
         "per_pair": {str(r.item_id): round(float(r.mean), 4) for r in means.itertuples()},
     }
+
+
+def rating_intervals(df: pd.DataFrame, means: pd.DataFrame, level: str) -> dict[str, dict[str, object]]:
+    """Bootstrap intervals over pairs: the mean of the per-pair means, and Krippendorff's alpha
+    (the count table's rows resampled; pair_means and count_table both order pairs as text)."""
+    table = count_table(check_labels(df), level)
+    counts, domain = table.to_numpy(dtype=float), value_domain(table, level)
+
+    def resampled_alpha(rows: np.ndarray) -> float:
+        return alpha_of_counts(counts[rows], domain, level)
+
+    return {"mean_of_means": ratio_bootstrap(means["mean"].to_numpy(dtype=float), np.ones(len(means)), "pairs"),
+            "krippendorff_alpha": bootstrap(len(table), resampled_alpha, "pairs")}

@@ -13,8 +13,11 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pingouin as pg
+
+from postprocess.bootstrap import draws, interval
 
 REQUIRED = ("participant_id", "condition", "score")
 
@@ -68,7 +71,7 @@ def pairwise(cells: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def severity(df: pd.DataFrame) -> dict[str, Any]:
-    """``{"conditions", "anova", "pairs", "participants", "excluded_incomplete"}``."""
+    """``{"conditions", "anova", "pairs", "participants", "excluded_incomplete", "intervals"}``."""
     cells, incomplete = condition_means(df)
     if cells["condition"].nunique() < 2 or cells["participant_id"].nunique() < 2:
         raise ValueError("severity analysis needs at least two conditions and two participants with all of them")
@@ -80,4 +83,30 @@ def severity(df: pd.DataFrame) -> dict[str, Any]:
         "pairs": pairwise(cells),
         "participants": int(cells["participant_id"].nunique()),
         "excluded_incomplete": incomplete,
+        "intervals": severity_intervals(cells),
     }
+
+
+def effect_sizes(scores: np.ndarray) -> dict[str, np.ndarray]:
+    """Eta squared, partial eta squared and the condition means of ``resamples x participants x
+    conditions`` score arrays, by the sums of squares rm_anova uses."""
+    people, conditions = scores.shape[1], scores.shape[2]
+    grand = scores.mean(axis=(1, 2), keepdims=True)
+    ss_total = ((scores - grand) ** 2).sum(axis=(1, 2))
+    ss_cond = people * ((scores.mean(axis=1, keepdims=True) - grand) ** 2).sum(axis=(1, 2))
+    ss_subjects = conditions * ((scores.mean(axis=2, keepdims=True) - grand) ** 2).sum(axis=(1, 2))
+    ss_error = ss_total - ss_cond - ss_subjects
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"eta2": ss_cond / ss_total, "eta2_partial": ss_cond / (ss_cond + ss_error),
+                "means": scores.mean(axis=1)}
+
+
+def severity_intervals(cells: pd.DataFrame) -> dict[str, Any]:
+    """Seeded bootstrap intervals over participants (each drawn with all their conditions) of eta
+    squared, partial eta squared and every condition's mean; participants ordered as text."""
+    wide = cells.pivot(index="participant_id", columns="condition", values="score").sort_index()
+    found = effect_sizes(wide.to_numpy(dtype=float)[draws(len(wide))])
+    return {"eta2": interval(found["eta2"], "participants"),
+            "eta2_partial": interval(found["eta2_partial"], "participants"),
+            "condition_means": {str(c): interval(found["means"][:, k], "participants")
+                                for k, c in enumerate(wide.columns)}}

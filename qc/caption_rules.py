@@ -132,6 +132,24 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return caption_flags(df, "quality_words", hits)
 
 
+@register("quality_words_rate", "worker")
+def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The seed's quality-word trigger read as a worker's habit: at least
+    ``quality_words_rate_min_captions`` (3) non-canned captions, ``quality_words_rate_share`` (0.3)
+    or more of them with a configured word. One honest "blurry carrot" is no habit (issue 45)."""
+    words = params.get("quality_words", QUALITY_WORDS)
+    share = float(params.get("quality_words_rate_share", 0.3))
+    least = int(params.get("quality_words_rate_min_captions", 3))
+    written = df[~df["is_precanned"].astype(bool)]
+    worded = written.index.isin(quality_word_of(_captions(written), words).index)
+    counts = pd.DataFrame({"worker_id": written["worker_id"], "hit": worded}).groupby("worker_id")["hit"]
+    found = counts.agg(["sum", "count"])
+    rows = [{"worker_id": w, "rule": "quality_words_rate", "value": round(r["sum"] / r["count"], 3),
+             "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions name image quality"}
+            for w, r in found.iterrows() if r["count"] >= least and r["sum"] / r["count"] >= share]
+    return flag_frame(rows)
+
+
 def clip(text: object, limit: int = 160) -> str:
     s = "" if not isinstance(text, str) else text
     return s if len(s) <= limit else s[: limit - 1] + "…"

@@ -36,7 +36,11 @@ CUSTOM_POLICY = DecisionPolicy(
     # at fault (a script-built answer the form never posts), and the hold (hold_share) stops the batch
     reject_rules=("invalid_answer", "empty_answer"),
     block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1,
-                     "paste_external": 2, "untyped_text": 2, "instruction_echo": 2},
+                     "instruction_echo": 2},
+    # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
+    # (an honest worker who drafts a third of their answers elsewhere and pastes them is not blocked)
+    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8}, block_counts_beside_rates=True,
+    block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", "caps_lock", "min_words", "one_sentence",
                   "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "

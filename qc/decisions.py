@@ -8,7 +8,8 @@ Blocking comes in two forms. Rates (:mod:`qc.worker_history`, ``block_min_rate``
 blocked when the share of all their captions so far that a rule's flags cover reaches the
 rule's rate, once they have written ``block_min_evidence`` captions (with
 ``block_rate_confidence`` z > 0, the share's Wilson lower bound must reach it). Counts (``block_min_flags``,
-older configs): a worker is blocked when one batch holds that many flags of a rule.
+older configs): a worker is blocked when one batch holds that many flags of a rule. Custom pages use
+both (``block_counts_beside_rates``): a rule with a rate on rates, the others on counts.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class DecisionPolicy:
     })
     # Empty: block on counts per batch (block_min_flags), as configs written before rates did.
     block_min_rate: dict[str, float] = field(default_factory=dict)
+    # True (custom pages): rules with a rate are judged on rates, the others in block_min_flags on
+    # counts per batch; False: rates replace counts altogether (caption campaigns)
+    block_counts_beside_rates: bool = False
     block_min_evidence: int = 5
     # z of the Wilson lower bound the covered share must reach (0: the plain share): a few
     # flags on a worker's first handful of captions weigh less than the same share of hundreds
@@ -72,7 +76,7 @@ CAPTION_BLOCK_RATES: dict[str, float] = {
     "quality_words": 0.3, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
     "required": 0.2, "min_words": 0.2, "one_sentence": 0.2, "banned_prefix": 0.2, "max_chars": 0.2,
     "consensus": 0.4, "consensus_rate": 0.5, "shared_template": 0.3, "near_template": 0.3,
-    "instruction_echo": 0.3,
+    "instruction_echo": 0.3, "quality_words_rate": 0.3,
     # how the text arrived (qc/telemetry_rules.py): pasting now and then is honest, nearly always is not
     "paste_external": 0.9, "untyped_text": 0.9, "switch_then_paste": 0.5, "typing_cadence": 0.3,
 }

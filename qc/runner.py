@@ -31,7 +31,8 @@ DEFAULT_RULES = (
     "banned_prefix", "max_chars",
 )
 # Caption-text rules beyond the seed (issue 16): on when a config names them.
-TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo", "quality_talk")
+TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo", "quality_talk",
+              "quality_words_rate")  # the seed's quality-word trigger as a worker's rate (issue 45)
 # How the text arrived (issue 29): on when a config names them; absent telemetry never flags.
 TELEMETRY_RULES = telemetry_rules.TELEMETRY_RULES
 KNOWN_RULES = DEFAULT_RULES + TEXT_RULES + TELEMETRY_RULES

@@ -107,7 +107,12 @@ def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
 
     A key whose name is Backspace or Delete counts as a deletion, a one-character key (or Enter) as
     a typed character, any other key only as a keystroke. A paste is ``"p"`` when its text equals
-    an earlier copy or cut of the same log, else ``"x"``. The details are compared here and dropped."""
+    an earlier copy or cut of the same log, else ``"x"``. The details are compared here and dropped.
+
+    ``paste_x``/``paste_p`` count the pasted characters still in the text at the end: the log does
+    not say where the caret was, so deletions and cuts are taken from the end of the text, as when
+    one rubs out what one just typed or pasted (a paste mostly deleted again is not the final text's
+    origin; the page's own record counts what was pasted)."""
     events = _log_events(text)
     if not events:
         return {"v": VERSION, "loads": 1, "vis": [], "f": {}}
@@ -116,20 +121,44 @@ def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
                            "paste_n": 0, "paste_x": 0, "paste_p": 0, "drop": 0, "copy": 0, "cut": 0, "focus": []}
     copied: set[str] = set()
     last_key: int | None = None
+    runs: list[list[Any]] = []  # the text as [origin, characters] runs, replayed with the caret at its end
     for kind, detail, when in events:
         ms = max(0, round((when - start) * 1000))
         if kind == "key":
+            typed, deleted = out["typed"], out["del"]
             last_key = _key(out, detail, ms, last_key)
+            _replay(runs, "t", out["typed"] - typed, out["del"] - deleted)
         elif kind == "paste":
-            _paste(out, detail, ms, copied)
+            _replay(runs, _paste(out, detail, ms, copied), _size(detail), 0)
         elif kind in ("copy", "cut"):
             out[kind] += 1
             if isinstance(detail, str) and detail:
                 copied.add(detail)
                 out["del"] += len(detail) if kind == "cut" else 0
+                _replay(runs, "t", 0, len(detail) if kind == "cut" else 0)
         elif len(out["focus"]) < 40:
             out["focus"].append([ms, "b" if kind == "blur" else "f"])
+    out["paste_x"], out["paste_p"] = (sum(n for origin, n in runs if origin == where) for where in ("x", "p"))
     return {"v": VERSION, "loads": 1, "vis": [], "f": {field: out}}
+
+
+def _replay(runs: list[list[Any]], origin: str, added: int, deleted: int) -> None:
+    """``added`` characters of ``origin`` put at the end of the text, ``deleted`` taken from its end."""
+    if added:
+        if runs and runs[-1][0] == origin:
+            runs[-1][1] += added
+        else:
+            runs.append([origin, added])
+    while deleted and runs:
+        gone = min(deleted, runs[-1][1])
+        runs[-1][1] -= gone
+        deleted -= gone
+        if not runs[-1][1]:
+            runs.pop()
+
+
+def _size(detail: Any) -> int:
+    return detail if isinstance(detail, int) else len(str(detail or ""))
 
 
 def _key(out: dict[str, Any], detail: Any, ms: int, last_key: int | None) -> int:
@@ -146,14 +175,14 @@ def _key(out: dict[str, Any], detail: Any, ms: int, last_key: int | None) -> int
     return ms
 
 
-def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str]) -> None:
-    """One paste: its length, and "p" when it equals a copy or cut earlier in the log."""
-    size = detail if isinstance(detail, int) else len(str(detail or ""))
+def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str]) -> str:
+    """One paste: its length, and "p" when it equals a copy or cut earlier in the log; which it was."""
+    size = _size(detail)
     where = "p" if isinstance(detail, str) and detail and detail in copied else "x"
     out["paste_n"] += 1
-    out["paste_x" if where == "x" else "paste_p"] += size
     if len(out["paste"]) < 20:
         out["paste"].append([ms, size, where])
+    return where
 
 
 def _log_events(text: str) -> list[tuple[str, Any, float]]:

@@ -9,8 +9,10 @@ one field needs none). Blank or missing telemetry is "absent", never suspicious.
 Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms,
 tm_paste_n, tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste,
 tm_loads`` (the shared contract), ``tm_away_ms`` (ms from the last tab hide or field blur to the
-largest external paste within 60 s after it; NaN without one) and ``tm_error`` (why a value could not
-be read; the row is kept, its telemetry absent).
+largest external paste within 60 s after it; NaN without one), ``tm_paste_drafted`` (characters of
+external pastes that came back from an absence as long as typing them takes this worker, at the
+speed they typed on this page: their own drafted words, issue 45) and ``tm_error`` (why a value
+could not be read; the row is kept, its telemetry absent).
 """
 
 from __future__ import annotations
@@ -24,14 +26,18 @@ from qc.telemetry import TelemetryError, event_log_record, parse_record
 
 TM_COLUMNS = ["tm_present", "tm_typed", "tm_deleted", "tm_keys", "tm_first_ms", "tm_active_ms", "tm_paste_n",
               "tm_paste_external", "tm_paste_page", "tm_drop", "tm_final_len", "tm_hidden_before_paste",
-              "tm_loads", "tm_away_ms", "tm_error"]
+              "tm_loads", "tm_away_ms", "tm_paste_drafted", "tm_error"]
 SWITCH_WINDOW_MS = 60_000  # a hide or blur this long before an external paste counts as "left to fetch it"
+# 96 words a minute, 2.2 SD above the mean of Dhakal et al. (CHI 2018): away at least len / 8 s, a
+# person could have typed the pasted text elsewhere (the switch_then_paste default, docs/authenticity.md)
+DRAFT_CPS = 8.0
+MIN_TYPED = 20  # characters typed on the page before its typing speed says anything
 ORIGINS = ("typed", "in-page paste", "external paste", "mixed", "unknown")
 
 
 def absent(error: str = "") -> tuple[Any, ...]:
     """The ``tm_*`` values (in :data:`TM_COLUMNS` order) of a caption without telemetry."""
-    return (False, 0, 0, 0, np.nan, 0, 0, 0, 0, 0, 0, False, 0, np.nan, error)
+    return (False, 0, 0, 0, np.nan, 0, 0, 0, 0, 0, 0, False, 0, np.nan, 0, error)
 
 
 ABSENT = absent()
@@ -59,7 +65,7 @@ def flatten(record: dict[str, Any], name: str, caption: str) -> tuple[Any, ...]:
             np.nan if first is None else float(first), field.get("active_ms") or 0, field.get("paste_n", 0),
             field.get("paste_x", 0), field.get("paste_p", 0), field.get("drop", 0),
             max(final_len or 0, len(caption)), away is not None, record.get("loads", 1),
-            np.nan if away is None else away, "")
+            np.nan if away is None else away, drafted_chars(record, field), "")
 
 
 def away_ms(record: dict[str, Any], field: dict[str, Any]) -> float | None:
@@ -72,6 +78,43 @@ def away_ms(record: dict[str, Any], field: dict[str, Any]) -> float | None:
     leaves += [ms for ms, kind in field.get("focus", []) if kind == "b"]
     before = [ms for ms in leaves if when - SWITCH_WINDOW_MS <= ms <= when]
     return float(when - max(before)) if before else None
+
+
+def absences(record: dict[str, Any], field: dict[str, Any]) -> list[tuple[int, int]]:
+    """(left, back) of each time the worker left: a tab hide to the next show, a field blur to the next
+    focus (back = left when the log never shows the return)."""
+    out = []
+    for marks, gone, here in ((record.get("vis", []), "h", "v"), (field.get("focus", []), "b", "f")):
+        events = sorted((int(ms), kind) for ms, kind in marks)
+        for k, (ms, kind) in enumerate(events):
+            if kind == gone:
+                back = next((t for t, w in events[k + 1:] if w == here), ms)
+                out.append((ms, back))
+    return out
+
+
+def drafted_chars(record: dict[str, Any], field: dict[str, Any]) -> int:
+    """Characters of external pastes that came back from an absence (the latest one ended before the
+    paste) at least as long as typing them takes this worker: at their own typing speed on this page
+    (typed characters over keystroke time, all fields), never above :data:`DRAFT_CPS`. A page with
+    fewer than :data:`MIN_TYPED` typed characters shows no speed of its own: nothing counts as drafted."""
+    pastes = [p for p in field.get("paste", []) if p[2] == "x"]
+    if not pastes:  # most captions: nothing from outside to explain
+        return 0
+    fields = list((record.get("f") or {}).values())
+    typed = sum(int(f.get("typed", 0)) for f in fields)
+    active_s = sum(int(f.get("active_ms") or 0) for f in fields) / 1000.0
+    if typed < MIN_TYPED or active_s <= 0:
+        return 0
+    cps = min(DRAFT_CPS, typed / active_s)
+    gone = absences(record, field)
+    return sum(int(length) for when, length, _ in pastes if _last_absence(gone, when) >= 1000 * length / cps)
+
+
+def _last_absence(gone: list[tuple[int, int]], when: int) -> int:
+    """The length of the latest absence that ended before ``when`` (the one the paste came back from)."""
+    ended = [(back, back - left) for left, back in gone if back <= when]
+    return max(ended)[1] if ended else 0
 
 
 def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:

@@ -7,9 +7,12 @@ button) are left to the canned rules. Every rule flags captions, so the per-work
 :mod:`qc.worker_history` decide blocks as for every other caption rule.
 
 Thresholds and why (docs/authenticity.md):
-- ``paste_external``: at least half the final text pasted from outside the page.
-- ``untyped_text``: the final text exceeds what was typed plus pasted from this page by half its
-  length and 20 characters (external pastes, drag-and-drop, or a script setting the value).
+- ``paste_external``: at least half the final text pasted from outside the page, not counting a
+  paste that came back from an absence long enough to type it (``tm_paste_drafted``: the worker's
+  own drafted notes; pasting alone is not evidence, issue 45).
+- ``untyped_text``: the final text exceeds what was typed, pasted from this page and pasted back
+  from such a draft by half its length and 20 characters (external pastes, drag-and-drop, or a
+  script setting the value).
 - ``switch_then_paste``: the tab was hidden or the field left, then within 60 s text pasted from
   outside made up at least half the caption, and it came back faster than a person types: more than
   ``switch_paste_cps`` (8 characters a second, 96 words a minute) per second away. People who draft
@@ -51,10 +54,11 @@ def _judged(df: pd.DataFrame) -> pd.DataFrame:
 
 @register("paste_external", "caption")
 def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The share of the final text pasted from outside the page reaches ``paste_external_share``."""
+    """The share of the final text pasted from outside the page, own drafts aside, reaches
+    ``paste_external_share``."""
     limit = float(params.get("paste_external_share", 0.5))
     tm = _judged(df)
-    share = (tm["tm_paste_external"] / tm["tm_final_len"]).clip(upper=1.0)
+    share = ((tm["tm_paste_external"] - tm["tm_paste_drafted"]) / tm["tm_final_len"]).clip(upper=1.0)
     hit = tm[share >= limit]
     return caption_flags(df, "paste_external", [
         (i, round(float(share[i]), 3), limit, f"{_words(r)}") for i, r in _rows(hit)])
@@ -66,7 +70,7 @@ def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     share = float(params.get("untyped_share", 0.5))
     least = int(params.get("untyped_min_chars", 20))
     tm = _judged(df)
-    unexplained = tm["tm_final_len"] - tm["tm_typed"] - tm["tm_paste_page"]
+    unexplained = tm["tm_final_len"] - tm["tm_typed"] - tm["tm_paste_page"] - tm["tm_paste_drafted"]
     hit = tm[(unexplained >= least) & (unexplained >= share * tm["tm_final_len"])]
     return caption_flags(df, "untyped_text", [
         (i, int(unexplained[i]), f">= {share:.0%} and {least}", f"{int(unexplained[i])} of {int(r['tm_final_len'])} "

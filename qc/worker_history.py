@@ -5,7 +5,8 @@ assignment, every batch so far); ``flags``: :mod:`qc.flags` columns plus ``batch
 A flag covers captions: a caption-level flag (``image_id`` set) its caption, an
 assignment-level flag its assignment's captions, a worker-level flag all the worker's
 captions of that batch, or, for ``duplicate_text``, the images it names (its ``value``), and for
-``canned_overuse``, ``caps_lock`` and ``consensus_rate`` that share (their ``value``) of the batch's captions.
+``canned_overuse``, ``caps_lock``, ``consensus_rate`` and ``quality_words_rate`` that share (their
+``value``) of the batch's captions.
 Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags``
 (one row per worker, batch and rule, and a ``rule == ""`` row with the batch's captions).
 """
@@ -19,7 +20,7 @@ from qc.decisions import DecisionPolicy
 
 COUNTED_WORKER_RULES = ("duplicate_text",)  # worker-level rules whose value counts images
 # ... whose value is a share of the batch's captions
-SHARE_WORKER_RULES = ("canned_overuse", "caps_lock", "consensus_rate")
+SHARE_WORKER_RULES = ("canned_overuse", "caps_lock", "consensus_rate", "quality_words_rate")
 HISTORY_COLUMNS = ["worker_id", "batch", "rule", "captions", "covered", "flags"]
 BLOCK_COLUMNS = ["worker_id", "rules", "flags", "captions"]
 

@@ -72,3 +72,66 @@ def test_a_crowd_page_gets_browser_workers_and_its_script_built_answers_arrive(s
     con = sqlite3.connect(stars_project / "h.db")
     ratings = [v for (v,) in con.execute("SELECT value FROM answers WHERE field = 'rating'")]
     assert ratings and set(ratings) <= {"2", "4"}  # each set by the page's own buttons, as a person sets it
+
+
+# MTurk's documented custom validation on a crowd-form: its onsubmit calls preventDefault() to keep the page.
+OWN_CHECK = """{% extends "_crowd_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<crowd-text-area name="why_{{ i }}" label="Why?" rows="2"></crowd-text-area>
+<p id="own-error"></p>
+<script>
+document.querySelector("crowd-form").onsubmit = function (event) {
+  if ((document.querySelector("crowd-text-area[name=why_0]").value || "").split(" ").length < 3) {
+    event.preventDefault();
+    document.getElementById("own-error").textContent = "Write three words or more.";
+  }
+};
+</script>
+{% endblock %}
+"""
+
+
+def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, client, page) -> None:
+    """The stand-in posted taskAnswers without running the page's own crowd-form submit check, so the
+    rehearsal (and a person) could submit what the page refuses on MTurk."""
+    scaffold("own", tmp_path)
+    (tmp_path / "config" / "own.html.j2").write_text(OWN_CHECK, encoding="utf-8")
+    cfg = load_config(tmp_path / "config" / "own.toml")
+    rows = [{"item_id": "p1", "file_name": "", "url": "", "payload": json.dumps({"note": "A red bus."})}]
+    hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
+                               LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
+                               Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
+    page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=AOWNCHK01")
+    page.fill("crowd-text-area[name=why_0] textarea", "Red")
+    page.click("#submit-btn")
+    page.wait_for_timeout(500)
+    assert page.inner_text("#own-error") == "Write three words or more."
+    assert not client.list_assignments_for_hit(HITId=hit_id)["Assignments"]  # the page kept it
+    page.fill("crowd-text-area[name=why_0] textarea", "A red bus")
+    page.click("#submit-btn")
+    page.wait_for_load_state()
+    assert mine(client, hit_id, "AOWNCHK01")["why_0"] == "A red bus"
+
+
+@pytest.mark.slow
+def test_a_page_nobody_can_submit_is_one_line_per_worker_and_a_rerun_adopts_its_hit(tmp_path: Path, monkeypatch,
+                                                                                      capsys) -> None:
+    """Browser workers the page refuses give the HIT back, each saying so in one line (they left without a
+    word, and the run's hint blamed eligibility); the HIT posted stays in the ledger, so a re-run adopts it."""
+    scaffold("never", tmp_path)
+    refusing = STARS.replace("</script>", 'document.querySelector("crowd-form").onsubmit = function (event) {'
+                             ' event.preventDefault(); };\n</script>', 1)
+    (tmp_path / "config" / "never.html.j2").write_text(refusing, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", "config/never.toml", "--no-prefect", "--db", "h.db"]
+    code = main(argv)
+    err = capsys.readouterr().err
+    refused = [line for line in err.splitlines() if "the page refused the submit 3 times" in line]
+    assert code in (8, 10) and refused and "Traceback" not in err, err
+    assert all(line.startswith("hitflow sim: a browser worker gave HIT ") for line in refused)
+    con = sqlite3.connect(tmp_path / "h.db")
+    posted = con.execute("SELECT hit_id FROM hits").fetchall()
+    assert len(posted) == 1 and not con.execute("SELECT count(*) FROM assignments").fetchone()[0]
+    main(argv)
+    assert sqlite3.connect(tmp_path / "h.db").execute("SELECT hit_id FROM hits").fetchall() == posted  # adopted

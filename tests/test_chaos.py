@@ -13,7 +13,7 @@ import pytest
 from bench.chaos import STEPS, Reference, clean_run, faulty_campaign, killed_campaign
 
 PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "double_decisions": 0,
-           "overpaid": "0.00", "dataset_differences": 0}
+           "overpaid": "0.00", "dataset_differences": 0, "files_not_byte_identical": []}
 
 
 @pytest.fixture(scope="module")

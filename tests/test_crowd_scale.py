@@ -179,6 +179,7 @@ def test_posting_from_the_kept_pool_picks_the_workers_a_whole_scan_picks(monkeyp
                     done = [a for a in sim.market.assignments.values() if a.submit_time is not None]
                     client.reject_assignment(AssignmentId=done[0].assignment_id, RequesterFeedback="no")
                     client.create_worker_block(WorkerId=done[1].worker_id, Reason="test")
+            sim.market.advance(60)  # workers are chosen for the HITs posted since the clock last moved
             return sorted((sim.market.hits[a.hit_id].fields["RequesterAnnotation"], a.worker_id)
                           for a in sim.market.assignments.values())
 

@@ -51,6 +51,30 @@ def test_the_submit_buttons_own_check_is_kept_with_a_note() -> None:
     assert any("session field workerId dropped" in n for n in notes)
 
 
+def test_a_crowd_forms_own_onsubmit_is_kept_on_hitflows_crowd_form() -> None:
+    """The crowd-form's onsubmit went with the crowd-form the import drops, silently; and a kept check
+    looked for #hit-form, which a crowd page does not have."""
+    page = ('<html><body><crowd-form onsubmit="if (!document.querySelector(\'[name=ok]\').value) { return false; }">'
+            '<p>${text}</p><crowd-input name="ok" required></crowd-input></crowd-form></body></html>')
+    imported = import_page(page, "p.html")
+    assert "[name=ok_{{ i }}]').value) { return false; } }).call(this, event) === false)" in imported.body
+    assert 'document.getElementById("hit-form") || document.getElementById("crowd-form")' in imported.body
+    assert any("own submit check" in n for n in imported.notes)
+
+
+def test_what_the_body_tag_and_the_head_held_is_kept_or_named() -> None:
+    """<body onload>, the body's attributes, a <base> in the head and a script after </body> went silently."""
+    page = ('<!DOCTYPE html><html><head><title>T</title><base href="https://x.org/"><script>function init() {}'
+            '</script></head><body onload="init()" class="big"><p>${text}</p><textarea name="b"></textarea>'
+            '</body><script>window.late = 1;</script></html>')
+    imported = import_page(page, "p.html")
+    assert 'window.addEventListener("load", function (event) { init() });' in imported.body
+    assert "<script>window.late = 1;</script>" in imported.body  # after </body>: a browser puts it in the body
+    notes = " ".join(imported.notes)
+    assert "<body>'s onload now runs as a load listener" in notes and "<body>'s class dropped" in notes
+    assert "<head> held <base>, dropped" in notes
+
+
 def test_a_question_forms_list_is_shown_and_what_it_cannot_show_is_named() -> None:
     xml = (f'<QuestionForm xmlns="{FORM_NS}"><Overview><Title>Rules</Title><List><ListItem>Be brief</ListItem>'
            "<ListItem>No links</ListItem></List><Binary><MimeType><Type>image</Type></MimeType>"

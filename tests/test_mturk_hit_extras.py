@@ -52,6 +52,7 @@ def test_workers_file_requests_for_a_test_without_answer_key(sim, client) -> Non
     gated = client.create_hit_type(**{**TYPE, "QualificationRequirements": [
         {"QualificationTypeId": asked, "Comparator": "Exists"}]})["HITTypeId"]
     hit_id = _post(client, gated, 3)
+    advance(sim, 60)  # workers see the HIT (and ask for its test) once the clock moves
     requests = client.list_qualification_requests(QualificationTypeId=asked, MaxResults=100)["QualificationRequests"]
     assert len(requests) >= 3 and all("<FreeText>" in r["Answer"] and r["Test"] == TEST_FORM for r in requests)
     chosen = [r["WorkerId"] for r in requests[:3]]
@@ -154,3 +155,26 @@ def test_an_external_answer_that_comes_in_late_is_notified_once(sim, client) -> 
     submitted = [a["AssignmentId"] for a in client.list_assignments_for_hit(HITId=hit_id)["Assignments"]]
     notified = [json.loads(m["Message"])["Events"][0]["AssignmentId"] for m in sim.market.sent_notifications]
     assert len(submitted) == 3 and sorted(notified) == sorted(submitted)
+
+
+def test_extension_token_and_ten_assignment_rule(sim, client) -> None:
+    """CreateAdditionalAssignmentsForHIT as MTurk's reference says: a repeated UniqueRequestToken is
+    refused (the HIT is extended once), a HIT under 10 assignments cannot reach 10, and the adapter
+    reads the refusal as "already made"; a HIT marked Reviewing takes its new work again."""
+    from botocore.exceptions import ClientError
+
+    from flows.platforms.mturk.adapter import add_assignments
+
+    type_id = client.create_hit_type(**TYPE)["HITTypeId"]
+    hit_id = _post(client, type_id, 2)
+    advance(sim, 12 * 3600)
+    client.update_hit_review_status(HITId=hit_id, Revert=False)
+    assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Reviewing"
+    assert add_assignments(client, hit_id, 1, "tok-1") is False
+    assert add_assignments(client, hit_id, 1, "tok-1") is True  # the same token: not extended again
+    assert client.get_hit(HITId=hit_id)["HIT"]["MaxAssignments"] == 3
+    with pytest.raises(ClientError, match=r"InvalidMaximumAssignmentsIncrease|fewer than 10"):
+        client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=7)
+    advance(sim, 12 * 3600)
+    assert len(_workers(client, hit_id)) == 3  # the extension was worked, by a third worker
+    assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Reviewable"

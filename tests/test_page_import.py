@@ -188,12 +188,12 @@ def test_an_external_question_wrapper_is_unwrapped_by_fetching_its_page(tmp_path
         wrapper.write_text('<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
                            f'2006-07-14/ExternalQuestion.xsd"><ExternalURL>{url}/hit</ExternalURL>'
                            "<FrameHeight>500</FrameHeight></ExternalQuestion>")
-        assert main(["new", "ext", "--from", str(wrapper), "--dir", str(tmp_path)]) == 0
+        assert main(["new", "ext", "--from", str(wrapper), "--dir", str(tmp_path), "--allow-address", "127.0.0.1"]) == 0
     header = (tmp_path / "config" / "ext_items.csv").read_text().splitlines()[0]
     assert header == "item_id,review_text,product_url,product_name"
     gone = wrapper.with_name("gone.xml")
     gone.write_text(wrapper.read_text())
-    assert main(["new", "gone", "--from", str(gone), "--dir", str(tmp_path)]) == 2
+    assert main(["new", "gone", "--from", str(gone), "--dir", str(tmp_path), "--allow-address", "127.0.0.0/8"]) == 2
     assert "could not be fetched" in capsys.readouterr().err
 
 

@@ -141,6 +141,27 @@ def test_a_page_that_breaks_its_own_rule_holds_the_batch_instead_of_rejecting_ev
                           capsys.readouterr().out)[2]
 
 
+def test_a_batch_paid_despite_its_hold_is_not_followed_on_the_same_page(project: Path, capsys) -> None:
+    """Approving the held work pays it; the next batch waits for the page (or the rule) to change, since
+    the same rule would hold it again (issue 44: the next batch was posted on the same page)."""
+    config, db = self_contradicting(project), project / "h.db"
+    config.write_text(config.read_text().replace("batches = 1 ", "batches = 2 "), encoding="utf-8")
+    argv = ["run", str(config), "--no-prefect", "--db", str(db), "--out", str(project / "runs")]
+    assert main(argv) == 10
+    capsys.readouterr()
+    assert main([*argv, "--release-hold", "approve"]) == 10
+    err = capsys.readouterr().err
+    assert "batch 2 not posted: batch 1 was held (invalid_answer on most of its workers) and paid" in err
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT DISTINCT batch FROM hits").fetchall() == [(1,)]  # nothing of batch 2 posted
+    assert decisions_and_blocks(db)[0].get("approve", 0) >= 3  # the held batch is paid
+    assert main(argv) == 10 and "batch 2 not posted" in capsys.readouterr().err  # still the same page
+    page = project / "config" / "page.html.j2"
+    page.write_text(page.read_text().replace('min="10" max="5"', 'min="0" max="50"'), encoding="utf-8")
+    assert main(argv) in (0, 8)  # the page fixed: batch 2 is posted and decided by the rules
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM hits WHERE batch = 2").fetchone()[0] > 0
+
+
 def test_without_the_hold_the_same_page_rejects_and_blocks_everyone(project: Path, capsys) -> None:
     """What the hold prevents (hold_share = 1 can never be exceeded): the crowd punished for the page."""
     config, db = self_contradicting(project, "hold_share = 1.0"), project / "h.db"

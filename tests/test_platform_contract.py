@@ -251,3 +251,25 @@ def test_the_estimate_is_what_the_work_costs_and_a_rejection_pays_nothing(route:
     with contextlib.suppress(PlatformError):  # MTurk refuses to approve a rejection; Prolific leaves it unpaid
         route.platform.decide(route.run, 1, _decisions(route, {refused: "approve"}))
     assert route.spent() == (estimate.total / places * len(approved)).quantize(Decimal("0.01"))
+
+
+def test_extending_a_unit_adds_one_judgement_once(route: Route) -> None:
+    """Adaptive overlap's call (issue 43): one more assignment on a posted unit, ledgered before it is
+    made, so asking twice for the same round extends once; a platform without it refuses in one line."""
+    from flows.core.errors import ConfigError
+
+    route.publish(1)
+    route.platform.collect(route.run, 1)
+    if not route.platform.EXTENDS_UNITS:
+        with pytest.raises(ConfigError, match="min_judgements"):
+            route.platform.extend_units(route.run, 1, 1, ["any"])
+        return
+    hit = route.run.store.rows("SELECT hit_id FROM hits WHERE campaign = ? AND batch = 1 ORDER BY hit_index",
+                               [NAME])[0]["hit_id"]
+    before = {w["worker_id"] for w in route.run.store.rows("SELECT worker_id FROM assignments WHERE hit_id = ?", [hit])}
+    route.platform.extend_units(route.run, 1, 1, [hit])
+    route.platform.extend_units(route.run, 1, 1, [hit])  # the same round again: nothing more is asked
+    assert [e["status"] for e in route.ledger("CreateAdditionalAssignmentsForHIT")] == ["ok"]
+    after = {w["worker_id"] for w in route.run.store.rows("SELECT worker_id FROM assignments WHERE hit_id = ?", [hit])}
+    assert before < after and len(after) == len(before) + 1  # one more judgement, by someone new
+    assert mturk.get_hit(route.run.client, hit)["MaxAssignments"] == len(before) + 1

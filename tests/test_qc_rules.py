@@ -87,6 +87,20 @@ def test_quality_words_whole_word_any_case(caption: str, flagged: bool) -> None:
     assert (not flags_for(frame([("a", "W", "i", caption, 1)]), "quality_words").empty) == flagged
 
 
+def test_quality_words_rate_flags_a_habit_not_one_caption() -> None:
+    """The seed's quality-word trigger at worker level (issue 45): a worker who names quality in 30%+
+    of 3+ captions is flagged; one blurry carrot, or one of four captions, is not."""
+    rows = [("b1", "B", "i1", "A blurry photo of a red mug on a table", 1),
+            ("b2", "B", "i2", "A low quality shot of a can of soup", 1), ("b3", "B", "i3", "A dog on a sofa", 1),
+            ("c1", "C", "i1", "A woman's hand holding a blurry orange carrot", 1),
+            *[(f"d{k}", "D", f"i{k}", text, 1) for k, text in enumerate(
+                ["A blurry sign by a road", "A cat on a bed", "A mug of tea", "A book on a desk"])],
+            *[(f"e{k}", "E", f"i{k}", CANNED_TEXT, 1) for k in range(3)], ("e9", "E", "i9", "A blurry cup", 1)]
+    found = flags_for(frame(rows), "quality_words_rate")
+    assert set(found["worker_id"]) == {"B"}  # C wrote one caption, D 1 of 4, E's canned captions do not count
+    assert float(found["value"].iloc[0]) == pytest.approx(0.667, abs=1e-3)
+
+
 def test_duplicate_text_across_images_normalised() -> None:
     df = frame([("a1", "W", "i1", "A dog on a couch in a small living room.", 1),
                 ("a1", "W", "i2", "a dog on a couch   in a small living room.", 1),

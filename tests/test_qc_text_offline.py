@@ -23,7 +23,9 @@ HONEST = [["A red mug of hot coffee on a wooden kitchen table", "Red coffee mug 
           ["A can of chicken noodle soup on a white counter", "Chicken noodle soup can standing on a counter",
            "A soup can with a red label on a white counter", "White kitchen counter with a can of noodle soup"],
           ["A black remote control lying on a grey sofa cushion", "Remote control for a television on a grey sofa",
-           "A grey couch cushion with a black remote on it", "Black TV remote resting on the sofa cushion"]]
+           "A grey couch cushion with a black remote on it", "Black TV remote resting on the sofa cushion"],
+          ["A green glass bottle of olive oil on a shelf", "Olive oil in a green bottle standing on a shelf",
+           "A shelf with a green bottle of olive oil", "Green olive oil bottle on a wooden kitchen shelf"]]
 
 
 def submissions(tmp_path: Path) -> Path:
@@ -31,7 +33,7 @@ def submissions(tmp_path: Path) -> Path:
     for k, captions in enumerate(HONEST):
         for w, caption in enumerate(captions):
             rows.append((f"a{k}-{w}", f"W{w}", f"img{k}", caption, 120.0))
-        rows.append((f"a{k}-s", f"S{k}", f"img{k}", TEMPLATE, 20.0))  # three accounts, one pasted template
+        rows.append((f"a{k}-s", f"S{k}", f"img{k}", TEMPLATE, 20.0))  # four accounts, one pasted template
     rows.append(("a0-e", "ECHO", "img0", ECHO, 90.0))
     rows.append(("a1-o", "ODD", "img1", "Purple xylophones everywhere tonight", 60.0))  # no word in common
     path = tmp_path / "subs.csv"
@@ -49,11 +51,11 @@ def flag_rows(tmp_path: Path, *extra: str) -> pd.DataFrame:
 def test_offline_qc_with_config_runs_the_text_rules_with_the_page_text(tmp_path: Path) -> None:
     flags = flag_rows(tmp_path, "--config", str(VIZWIZ))
     by_rule = {rule: set(rows["worker_id"]) for rule, rows in flags.groupby("rule")}
-    assert by_rule["shared_template"] == {"S0", "S1", "S2"}
+    assert by_rule["shared_template"] == {"S0", "S1", "S2", "S3"}
     assert by_rule["instruction_echo"] == {"ECHO"}
-    # at the config's threshold (0.005, chosen on real captions) only near-zero overlap counts:
+    # at the config's threshold (0.01, chosen on real captions) only near-zero overlap counts:
     # the template shares "a", "and" with its peers, so consensus leaves it to shared_template
-    assert "ODD" in by_rule["consensus"] and by_rule["consensus"] <= {"ODD", "S0", "S1", "S2", "ECHO"}
+    assert "ODD" in by_rule["consensus"] and by_rule["consensus"] <= {"ODD", "S0", "S1", "S2", "S3", "ECHO"}
     assert "rule_error" not in by_rule
     echo = flags[flags["rule"] == "instruction_echo"].iloc[0]
     assert "Describe all parts of the image" in echo["detail"] and float(echo["value"]) >= 0.6
@@ -62,7 +64,7 @@ def test_offline_qc_with_config_runs_the_text_rules_with_the_page_text(tmp_path:
 def test_offline_qc_without_config_has_no_page_text_and_skips_the_echo_rule(tmp_path: Path) -> None:
     flags = flag_rows(tmp_path)
     assert set(flags.loc[flags["rule"] == "consensus", "worker_id"]) == {"ODD"}
-    assert set(flags.loc[flags["rule"] == "shared_template", "worker_id"]) == {"S0", "S1", "S2"}
+    assert set(flags.loc[flags["rule"] == "shared_template", "worker_id"]) == {"S0", "S1", "S2", "S3"}
     assert "instruction_echo" not in set(flags["rule"]) and "rule_error" not in set(flags["rule"])
 
 
@@ -105,26 +107,30 @@ def test_bad_text_rule_settings_are_named(tmp_path: Path, capsys, key: str, valu
     assert f"[qc].{key}" in err and message in err and "Traceback" not in err
 
 
-# Measured with `make bench-qc-real` (odd image ids, the config's thresholds): caption-level
-# rules together 92.7% recall / 2.25% false flags; shared_template 79.7% / 0.76%; near_template
-# 64.2% / 0.54%; consensus 36.6% / 0.77%; quality_talk 4.9% / 0.12%. Floors a little below, so a
-# change that loses real spam or flags more honest captions fails here.
-FLOORS = {"caption-level rules (the target's set) together": (0.9, 0.025), "shared_template": (0.77, 0.009),
-          "near_template": (0.6, 0.007), "consensus": (0.33, 0.009), "quality_talk": (0.04, 0.002)}
+# Measured with `make bench-qc-real` (the held-out half of the seeded split, the config's
+# thresholds): any flag but the random sample 92.6% recall / 2.66% false flags; shared_template
+# 73.1% / 0.50%; near_template 49.1% / 0.16%; consensus 20.4% / 0.37%; quality_talk 4.6% / 0.13%.
+# Floors a little below, so a change that loses real spam or flags more honest captions fails here.
+FLOORS = {"any flag but the random sample (the target's set) together": (0.9, 0.03),
+          "shared_template": (0.7, 0.006), "near_template": (0.46, 0.003), "consensus": (0.18, 0.005),
+          "quality_talk": (0.04, 0.002)}
 
 
 def test_text_rules_on_real_vizwiz_captions_hold_their_measured_figures(shared_data: Path) -> None:
-    from bench.qc_real import CHOICE_FALSE_FLAGS, DATA, evaluate, qc_params, real_frame
+    from bench.qc_real import DATA, MAX_FALSE_FLAGS, evaluate, qc_params, real_frame
 
     if not DATA.is_file():
         pytest.skip(f"needs {DATA}")
     cfg = load_config(VIZWIZ)
-    result = evaluate(real_frame(DATA), cfg, qc_params(cfg, seed=0))
+    frame = real_frame(DATA)
+    held_out = frame.loc[~frame["tune"], "image_id"].nunique()
+    assert held_out == frame["image_id"].nunique() // 2  # the seeded split holds out half the images
+    result = evaluate(frame, cfg, qc_params(cfg, seed=0))
     for row, (min_recall, max_false) in FLOORS.items():
-        recall, false_flags = result["table"][row]
+        recall, false_flags, _only = result["table"][row]
         assert recall >= min_recall and false_flags <= max_false, (row, recall, false_flags)
     chosen = result["chosen"]
-    assert chosen["even_false"] <= CHOICE_FALSE_FLAGS
-    # the config holds the point chosen on the even half, not one picked by its odd-half figures
+    assert chosen["tune_false"] <= MAX_FALSE_FLAGS and chosen["tune_room"] > 0
+    # the config holds the point chosen on the tuning half, not one picked by its held-out figures
     assert all(float(cfg.qc_params[k]) == chosen[k] for k in GRID_KEYS)
     assert result["config_interval"]["recall_ci"][0] < result["config_interval"]["recall"]

@@ -61,7 +61,7 @@ def test_study_statistics_in_words_follow_the_numbers() -> None:
           "b-better": {"strength": 0.8, "ci_low": 0.3, "ci_high": 1.3},
           "c-unclear": {"strength": -0.2, "ci_low": -0.7, "ci_high": 0.3}}
     [table] = statistics_tables("pairwise_grading", {"dimensions": {"overall": {"shares": {}, "bradley_terry": bt}}})
-    words = {row[0]: (row[2], row[3]) for row in table["rows"]}
+    words = {row[0]: (row[2], row[-1]) for row in table["rows"]}
     assert words["b-better"] == ("+0.30 to +1.30", "preferred over the reference system")
     assert words["c-unclear"][1] == "not distinguishable from the reference system"
     severity = {"participants": 20, "conditions": {"x": {"mean": 40.0, "sd": 9.0, "n": 20}},

@@ -97,10 +97,12 @@ def test_sessions_of_one_process_share_the_simulator_of_a_state_file(tmp_path: P
         assert again.client.get_hit(HITId=hit_id)["HIT"]["HITId"] == hit_id
 
 
-def test_simulators_with_the_same_seed_share_no_id_but_behave_alike(tmp_path: Path) -> None:
+def test_simulators_with_the_same_seed_give_the_same_ids_and_work(tmp_path: Path) -> None:
+    """Issue 45: ids come from the seed, so two rehearsals of a campaign are the same byte for byte;
+    another seed gives other ids."""
     runs = []
-    for state in (None, tmp_path / "a.db", tmp_path / "b.db"):
-        with SimServer(seed=1, state=state) as sim:
+    for seed, state in ((1, None), (1, tmp_path / "a.db"), (1, tmp_path / "b.db"), (2, None)):
+        with SimServer(seed=seed, state=state) as sim:
             client = boto(sim)
             hits = [client.create_hit(Title="Describe", Description="d", Reward="0.50", MaxAssignments=5,
                                       AssignmentDurationInSeconds=3600, LifetimeInSeconds=86400,
@@ -113,10 +115,10 @@ def test_simulators_with_the_same_seed_share_no_id_but_behave_alike(tmp_path: Pa
                          | {a["AssignmentId"] for a in done},
                          "work": sorted((a["WorkerId"], a["Answer"]) for a in done)})
     assert all(len(r["ids"]) == 3 + 1 + 15 for r in runs)
-    for i, one in enumerate(runs):
-        for other in runs[i + 1:]:
-            assert not one["ids"] & other["ids"]
-            assert one["work"] == other["work"]  # the same crowd doing the same work
+    for one in runs[1:3]:
+        assert one["ids"] == runs[0]["ids"]
+        assert one["work"] == runs[0]["work"]  # the same crowd doing the same work
+    assert not runs[3]["ids"] & runs[0]["ids"]
 
 
 STUDY = {"name": "Describe", "description": "d", "prolific_id_option": "url_parameters",
@@ -127,13 +129,13 @@ STUDY = {"name": "Describe", "description": "d", "prolific_id_option": "url_para
 AUTH = {"Authorization": f"Token {SIM_TOKEN}"}  # the only token the simulator answers
 
 
-def test_prolific_ids_differ_between_simulators_with_the_same_seed() -> None:
+def test_prolific_ids_come_from_the_seed() -> None:
     ids = []
-    for _ in range(2):
-        with SimServer(seed=1) as sim:
-            ids.append(httpx.post(f"{sim.url}/api/v1/studies/", json=STUDY, headers=AUTH).json()["id"])
-            ids.append(next(iter(sim.prolific.workspaces)))
-    assert len(set(ids)) == 4
+    for seed in (1, 1, 2):
+        with SimServer(seed=seed) as sim:
+            ids.append((httpx.post(f"{sim.url}/api/v1/studies/", json=STUDY, headers=AUTH).json()["id"],
+                        next(iter(sim.prolific.workspaces))))
+    assert ids[0] == ids[1] and not set(ids[0]) & set(ids[2])
 
 
 def test_prolific_side_survives_a_restart(tmp_path: Path) -> None:

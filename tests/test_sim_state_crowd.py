@@ -39,6 +39,7 @@ def test_a_restart_brings_back_the_crowd_recruited_before_it(tmp_path: Path) -> 
         kind = hit_type(client, quals=[])
         for item in range(40):  # 40 HITs of one image each: the size rule recruits as they are posted
             post(client, kind, n=5, item=str(item))
+        first.market.advance(60)  # workers are chosen (and newcomers recruited) when the clock moves
         grown = {w: (first.market.workers[w].profile, first.market.workers[w].arrived_at)
                  for w in first.market.workers}
     assert len(grown) > len(before)  # newcomers arrived with the work

@@ -59,6 +59,37 @@ def test_study_runs_end_to_end(tmp_path: Path, kind: str, platform: str) -> None
     judged = pd.read_csv(out / "judgements.csv", dtype=str)
     who = "participant_id" if kind == "severity_rating" else "worker_id"
     assert set(judged[who]) <= kept_workers and not (set(judged[who]) & (bad_workers - kept_workers))
+    assert_analyze_reproduces(kind, cfg.study.analysis_level if cfg.study else "nominal", out)
+
+
+ANALYZE_KIND = {"expert_rating": "ratings", "crowd_selection": "ratings", "error_analysis": "errors",
+                "pairwise_grading": "pairwise", "severity_rating": "severity"}
+
+
+def headline_figures(kind: str, a: dict) -> dict:
+    """A study's headline figures with their bootstrap intervals (issue 45 point 6)."""
+    if kind in ("expert_rating", "crowd_selection"):
+        return {"mean": a["mean_of_means"], "alpha": a["agreement"]["krippendorff_alpha"], **a["intervals"]}
+    if kind == "error_analysis":
+        return {"share": a["congruent_share"], **a["intervals"]}
+    if kind == "pairwise_grading":
+        return {dim: d["bradley_terry"] for dim, d in a["dimensions"].items()}
+    return {"F": a["anova"]["F"], "eta2": a["anova"]["eta2"], "participants": a["participants"], **a["intervals"]}
+
+
+def assert_analyze_reproduces(kind: str, level: str, out: Path) -> None:
+    """`hitflow analyze` on the exported judgements gives the report's figures and intervals exactly."""
+    from flows.studies.analysis import analyze
+
+    reported = json.loads((out / "analysis.json").read_text())
+    figures = headline_figures(kind, reported)
+    intervals = [v for v in figures.values() if isinstance(v, dict) and "low" in v] or \
+        [v for dim in figures.values() for v in dim.values() if kind == "pairwise_grading"]
+    assert intervals and all(v.get("low", v.get("boot_low")) is not None for v in intervals)
+    if kind != "pairwise_grading":  # an interval with width, around its estimate's side of the data
+        assert all(v["resamples"] == 1000 and v["low"] < v["high"] for v in intervals), figures
+    again = analyze(ANALYZE_KIND[kind], out / "judgements.csv", level=level if kind == "expert_rating" else "nominal")
+    assert headline_figures(kind, json.loads(json.dumps(again, default=str))) == figures
 
 
 def test_server_side_check_rejects_a_bypassed_page(tmp_path: Path) -> None:

@@ -107,6 +107,20 @@ def test_at_the_file_limit_cap_a_newcomer_pushes_out_the_crowds_oldest_slow_conn
         assert running.connections.counts["pushed_out"] == 1 and running.connections.counts["refused_full"] == 1
 
 
+def test_slow_bodies_from_exempt_loopback_cannot_lock_out_health(tmp_path: Path) -> None:
+    """Issue 41 point 5: loopback is exempt from the per-address cap (the simulated crowd comes from it),
+    and slow bodies from it held every place: /health answered 503 until their body timeout."""
+    limits = ConnectionLimits(per_address=64, max_open=4, body_timeout_s=30)
+    with TaskServer(TaskSite(tmp_path / "h.db", {}, secret=b"s" * 32), limits=limits) as running:
+        crowd = [connect(running) for _ in range(4)]  # from 127.0.0.1, exempt
+        for sock in crowd:
+            sock.sendall(b"POST /task/x/submit HTTP/1.1\r\nHost: tasks\r\nContent-Length: 5000\r\n\r\nab")
+        time.sleep(0.3)
+        assert health(connect(running, "127.0.0.3")).startswith(b"HTTP/1.1 200")
+        assert health(connect(running)).startswith(b"HTTP/1.1 200")  # the host's own probe too
+        assert running.connections.counts["pushed_out"] == 1 and running.connections.counts["refused_full"] == 0
+
+
 def test_an_ipv6_client_is_counted_by_its_64(tmp_path: Path) -> None:
     if not socket.has_ipv6:
         pytest.skip("no IPv6 on this host")

@@ -113,6 +113,27 @@ def test_pastes_from_outside_and_the_switch_faster_than_typing() -> None:
     assert detail.startswith("away 5.3 s, then pasted 58 characters")  # from the tab hidden at 4,050 ms
 
 
+def test_own_drafts_pasted_back_are_not_flagged_by_pasting_alone() -> None:
+    """Issue 45: a worker who typed on the page at 4 characters a second and was away 21 s before
+    pasting 58 characters (14.5 s of their typing) pasted their own draft; the same paste after 5 s
+    away, or on a page where nothing was typed (no speed of their own to judge by), still flags."""
+    n = len(CAPTION)
+
+    def page(away_ms: int, typed: int) -> str:
+        notes = field(typed=0, focus=[[3000, "f"], [4000, "b"], [4000 + away_ms, "f"]],
+                      paste=[[4400 + away_ms, n, "x"]], paste_n=1, paste_x=n)
+        other = field(typed=typed, keys=typed, first_ms=500, active_ms=max(1, typed * 250))
+        return json.dumps({"v": 1, "loads": 1, "vis": [[4050, "h"], [3900 + away_ms, "v"]],
+                           "f": {"caption_0": notes, "caption_1": other}}, separators=(",", ":"))
+
+    rows = [(name, CAPTION, page(away, typed)) for name, away, typed in
+            (("DRAFT", 21000, 60), ("QUICK", 5000, 60), ("NOTYPING", 21000, 0))]
+    df = frame(rows)
+    for rule in ("paste_external", "untyped_text"):
+        assert flagged(df, rule) == {"QUICK", "NOTYPING"}, rule
+    assert flagged(df, "switch_then_paste") == {"QUICK"}
+
+
 def test_typing_cadence_flags_typing_no_person_can_do() -> None:
     script = field(typed=58, keys=58, first_ms=1000, active_ms=400)  # 145 characters a second
     fast = field(typed=60, keys=64, first_ms=1000, active_ms=5200)  # 11.5 a second: a very fast typist

@@ -92,8 +92,10 @@ def test_rules_on_the_simulated_crowd_flag_pasters_and_leave_honest_people_alone
     for p in ("diligent", "fast_typist", "slow_typist", "instruction_echo", "canned_abuser"):
         assert all(share[(rule, p)] == 0 for rule in TELEMETRY_RULES), (p, share)
     assert share[("paste_external", "assistant_paster")] == 1.0
-    assert share[("paste_external", "partial_paster")] == 1.0
-    assert 0.15 <= share[("paste_external", "note_paster")] <= 0.6  # about a third drafted elsewhere
+    assert share[("paste_external", "partial_paster")] >= 0.9  # a few came back as slowly as they type
+    # a third of the note-paster's captions are drafted elsewhere and pasted: their own words, away as
+    # long as they type, so no telemetry rule flags them (issue 45; before: paste_external on each)
+    assert all(share[(rule, "note_paster")] == 0 for rule in TELEMETRY_RULES), share
     assert share[("switch_then_paste", "note_paster")] == 0  # their own words take as long as typing them
     assert share[("switch_then_paste", "assistant_paster")] >= 0.5
     assert share[("typing_cadence", "fast_typist")] == 0

@@ -7,12 +7,18 @@ rule (``--release-hold approve``: the held rules neither reject nor block in tha
 deciding it by the rules as they stand (``--release-hold rules``). The share is ``[policy]
 hold_share`` (default 0.5, "more than half"); ``hitflow status`` and the run's last line say which
 rule, on how many workers, and how to release it.
+
+A batch paid despite its hold is not followed by a batch on the same page and config (the same
+rule would fire on it again, and ``approve`` would pay for it again): the next batch is posted once
+the page or the config changed (``refuse_same_page``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -68,7 +74,7 @@ def held_rules(run: Run, batch: int, decisions: pd.DataFrame, blocks: pd.DataFra
         return {rule for rule, _, _ in over}
     note = "; ".join(f"rule {rule} would reject or block {n} of {total} workers ({n / total:.0%}, over the "
                      f"{run.cfg.policy.hold_share:.0%} of [policy] hold_share)" for rule, n, total in over)
-    run.store.set_batch(run.cfg.name, batch, hold=note)
+    run.store.set_batch(run.cfg.name, batch, hold=note, hold_page=page_fingerprint(run))
     raise BatchHeld(f"batch {batch} HELD for review, nothing rejected or blocked: {note}. A rule that fires on "
                     f"nearly everyone is a defect in the page or the rule, not fraud: check the page "
                     f"(`hitflow run {run.cfg.path} --dry-run`) and the rule, then release it with "
@@ -122,3 +128,25 @@ def release_held(store: Store, campaign: str, how: str) -> list[int]:
     for batch in held:
         store.set_batch(campaign, batch, hold_release=how)
     return held
+
+
+def page_fingerprint(run: Run) -> str:
+    """SHA-256 of the config file and the campaign's own page (a built-in task's page is hitflow's)."""
+    digest = hashlib.sha256()
+    for path in (run.cfg.path, run.cfg.template):
+        if path is not None:
+            digest.update(Path(path).read_bytes() if Path(path).is_file() else b"")
+    return digest.hexdigest()
+
+
+def refuse_same_page(run: Run, batch: int) -> None:
+    """Before batch ``batch`` is posted: a stop for a person if an earlier batch was held and paid
+    despite its rule (``--release-hold approve``) and the page and config are still as they were."""
+    fingerprint = page_fingerprint(run)
+    for row in run.store.rows("SELECT * FROM batches WHERE campaign = ? AND batch < ? AND hold_release = "
+                              "'approve' AND hold_page = ?", [run.cfg.name, batch, fingerprint]):
+        rules = ", ".join(sorted(released_rules(run, int(row["batch"])))) or "its rule"
+        raise BatchHeld(f"batch {batch} not posted: batch {row['batch']} was held ({rules} on most of its workers) "
+                        f"and paid despite it, and the page and config are as they were, so {rules} would hold "
+                        f"this batch too. Fix the page (`hitflow run {run.cfg.path} --dry-run`) or the rule "
+                        "([qc]/[policy] in the config), then run again", batch)

@@ -3,6 +3,8 @@ queue and the outputs, so the review page proposes exactly the blocks the run wo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from flows.core.ledger.store import Store
@@ -63,11 +65,16 @@ def _build_missing(store: Store, campaign: str, up_to_batch: int) -> None:
 
 
 def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    assignments = store.frame(
-        "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(*) AS captions FROM assignments a "
+    """One batch's evidence. A worker's work is counted in captions, or on a page without a caption
+    field (a custom page) in the items they answered, which its text rules flag one by one."""
+    work = store.frame(
+        "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(DISTINCT CASE WHEN x.field = 'caption' THEN x.item_id "
+        "END) AS captions, COUNT(DISTINCT x.item_id) AS items FROM assignments a "
         "JOIN answers x ON x.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? "
-        "AND x.item_id != '' AND x.field = 'caption' GROUP BY a.assignment_id",
-        [campaign, batch], ["assignment_id", "worker_id", "batch", "captions"])
+        "AND x.item_id != '' GROUP BY a.assignment_id, a.worker_id, a.batch",
+        [campaign, batch], ["assignment_id", "worker_id", "batch", "captions", "items"])
+    unit = "captions" if work["captions"].astype(int).sum() else "items"
+    assignments = work.assign(captions=work[unit]).drop(columns="items")
     flags = pd.DataFrame(store.rows(
         "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch FROM qc_flags "
         "WHERE campaign = ? AND batch = ?", [campaign, batch]), columns=[*FLAG_COLUMNS, "batch"])
@@ -80,12 +87,27 @@ def blocks_due(store: Store, campaign: str, policy: DecisionPolicy, batch: int) 
     blocked earlier are left out. Columns: worker_id, rules, ..."""
     if policy.block_min_rate:
         due = blocks_on_rates(campaign_totals(store, campaign, batch), policy)
+        counted = {r: n for r, n in policy.block_min_flags.items() if r not in policy.block_min_rate}
+        if policy.block_counts_beside_rates and counted:
+            due = _either(due, workers_to_block(batch_flags(store, campaign, batch),
+                                                replace(policy, block_min_flags=counted)))
     else:
         due = workers_to_block(batch_flags(store, campaign, batch), policy)
     due = _with_control_blocks(due, control_blocks_due(store, campaign, batch))
     earlier = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?",
                                                   [campaign, batch])}
     return due[~due["worker_id"].isin(earlier)].reset_index(drop=True)
+
+
+def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
+    """One row per worker due a block on a rate or a count, the rules of both joined."""
+    both = pd.concat([on_rates, on_counts], ignore_index=True)
+    if both.empty:
+        return on_rates
+    both["flags"] = both["flags"].astype(int)
+    return both.groupby("worker_id", as_index=False, sort=True).agg(
+        rules=("rules", ";".join), flags=("flags", "sum"), **({"captions": ("captions", "max")}
+                                                            if "captions" in both.columns else {}))
 
 
 def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame) -> pd.DataFrame:

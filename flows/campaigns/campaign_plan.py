@@ -62,12 +62,14 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
             "status": "running", "config_json": json.dumps({
                 "batches": cfg.batches, "items": count, "assignments_per_image": cfg.assignments_per_image,
+                "fixed_overlap": cfg.answers.fixed_overlap if cfg.answers.adaptive else 0,
                 "unit_cost": str(platform.assignment_cost(cfg)), "budget": str(cfg.budget),
                 "qualification_cost": str(platform.gate_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,
                 "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
                 "place_cost": platform.place_cost(cfg),
                 "out_root": stored_output(run.notes.get("out_dir", "runs")),  # where cancel exports to
+                "platform_created_at": run.clock(),  # the report's "Created": the platform's (virtual) clock
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else "",
                 "controls": controls_record(cfg)})}, pk="name")

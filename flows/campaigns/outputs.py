@@ -22,6 +22,7 @@ from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for
+from postprocess.adaptive import short_items
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of
@@ -120,11 +121,14 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     tally = CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image)
     origins: list[pd.DataFrame] = []  # how each batch's text arrived (issue 29's report section)
     choices: list[pd.DataFrame] = []  # each accepted caption's "is there text?" answer, aggregated below
+    short: list[pd.DataFrame] = []  # images with fewer accepted captions than assignments_per_image
     with DatasetFiles(out_dir) as dataset:
         for batch in batches or [NO_BATCH]:  # an empty campaign still gets its (empty) files
             captions = corrected_captions(run, batch, keep)
-            dataset.add(captions, _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
-                                              f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"]))
+            items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
+                                f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"])
+            dataset.add(captions, items)
+            short.append(short_items(captions, items["image_id"], run.cfg.assignments_per_image))
             tally.add(captions)
             choices.append(text_present_labels(captions))
             origins.append(origin_by_batch(captions))
@@ -141,7 +145,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
         (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, tally.work())
     report = _report_data(run, tally, flags, blocked, truth_table)
-    report["incomplete"] = shortfall_lines(run.store, run.cfg.name)
+    report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, short, out_dir)
     report["answers"] = campaign_answers(pd.concat(choices, ignore_index=True), blocked["worker_id"],
                                          run.cfg.answers, out_dir)
     lines = history.groupby("worker_id").apply(
@@ -160,6 +164,20 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
     return {"out_dir": out_dir, "captions": tally.captions, "truth": truth_table, "cost": report["cost"],
             "spelling": report["spelling"], "blocked": blocked}
+
+
+def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> list[str]:
+    """With caption top-ups: the images still short of accepted captions after the last round, in
+    ``short_images.csv`` and one line for the report and the summary."""
+    if not run.cfg.answers.top_up_rounds:
+        return []
+    frame = pd.concat(short, ignore_index=True) if short else pd.DataFrame(columns=["item_id", "accepted"])
+    write_csv(frame.rename(columns={"item_id": "image_id"}), out_dir / "short_images.csv")
+    if frame.empty:
+        return []
+    shown = ", ".join(frame["item_id"].head(10)) + (", ..." if len(frame) > 10 else "")
+    return [f"{len(frame)} image(s) have fewer than {run.cfg.assignments_per_image} accepted captions: they ran out "
+            f"of top-up rounds ({run.cfg.answers.top_up_rounds} a batch): {shown} (short_images.csv)"]
 
 
 def _qualification_report(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd.DataFrame,

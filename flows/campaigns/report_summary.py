@@ -4,6 +4,7 @@ budget, dates, and what needs a person now and by when. Reads only the ledger (a
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,13 @@ def when(seconds: float | None) -> str:
 
 
 def _dates(store: Store, campaign: str) -> dict[str, str]:
-    created = store.rows("SELECT created_at FROM campaigns WHERE name = ?", [campaign])
+    created = store.rows("SELECT created_at, config_json FROM campaigns WHERE name = ?", [campaign])
     work = store.rows("SELECT min(accept_time) AS first, max(submit_time) AS last FROM assignments "
                       "WHERE campaign = ?", [campaign])[0]
-    return {"created": when(created[0]["created_at"] if created else None),
+    # On the platform's clock, as the work's times are (a rehearsal's report is the same run to run);
+    # a ledger from before it was kept has only the real time.
+    platform_time = json.loads(created[0]["config_json"] or "{}").get("platform_created_at") if created else None
+    return {"created": when(platform_time or (created[0]["created_at"] if created else None)),
             "first_work": when(work["first"]), "last_work": when(work["last"])}
 
 

@@ -104,6 +104,11 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
     if len(review):
         lines.append(f"needs a person: {review['assignment_id'].nunique()} assignment(s) sampled for manual review "
                      f"(rule random_sample in {out_dir / 'flags.csv'})")
+    short_file = out_dir / "short_images.csv"  # caption top-ups: what ran out of rounds
+    if short_file.is_file() and len(short := pd.read_csv(short_file, dtype=str)):
+        lines.append(f"images short of accepted captions after the last top-up round: {len(short)} ({short_file})")
+    elif short_file.is_file():
+        lines.append("images short of accepted captions after the top-up rounds: none")
     scores_file = out_dir / "qualification_scores.csv"
     if scores_file.is_file():
         scores = pd.read_csv(scores_file)

@@ -157,3 +157,16 @@ def name(text: str) -> str:
     if not text.strip() or len(text) > 100 or not text.isprintable():
         raise argparse.ArgumentTypeError(f"must be 1-100 printable characters (got {_shown(text)})")
     return text
+
+
+def utc_time(text: str) -> float:
+    """An ISO 8601 time with its zone (``2026-01-05T00:00:00Z``) as epoch seconds."""
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a time with its zone, e.g. 2026-01-05T00:00:00Z")
+    return when.timestamp()

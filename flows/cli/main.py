@@ -39,7 +39,7 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
     state = Path(a.state) if a.state else None
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=a.log_requests,
-                    speed=a.speed, state=state, arrival_mean_s=a.arrival_mean_s)
+                    speed=a.speed, state=state, arrival_mean_s=a.arrival_mean_s, start=a.start)
     faults = sim.market.faults
     faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
     sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
@@ -190,11 +190,17 @@ def cmd_qualify(a: argparse.Namespace) -> int:
 
 
 def cmd_new(a: argparse.Namespace) -> int:
+    from flows.custom.page_fetch import FetchRefused, allowed_networks
     from flows.custom.scaffold import scaffold
     from flows.custom.scaffold_import import scaffold_from
 
     if a.page:
-        written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None)
+        try:
+            allowed = allowed_networks(a.allow_address)
+        except FetchRefused as exc:
+            raise ConfigError(str(exc)) from exc
+        written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None,
+                                       allowed)
         for note in notes:
             print(note, file=sys.stderr)
     else:
@@ -240,9 +246,10 @@ def one_line(exc: HitflowError) -> str:
     """An error's text as one line: a message may quote a library's own lines (botocore's parameter
     check, libpq's "server closed the connection" with its hint on the next line). A message that is
     a list (``lists_lines``) keeps its lines."""
+    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "", str(exc))  # a server's ESC sequences are not run
     if exc.lists_lines:
-        return str(exc)
-    return re.sub(r"\s*\n\s*", " ", str(exc).strip())
+        return text
+    return re.sub(r"\s*\n\s*", " ", text.strip())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -285,6 +292,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hitflow: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:  # a limit (ulimit -v, a container's) met anywhere: one line, not a traceback
+        print("hitflow: error: out of memory; give the command more memory, or smaller inputs (a template "
+              "expression, an items file)", file=sys.stderr)
+        return 1
     except OSError as exc:  # a path the system refused (--out /proc/nope, a full disk): one line
         if exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):  # a server's --host/--port
             print(f"hitflow: error: cannot listen there: {exc.strerror}; pass another --port (or --host)",

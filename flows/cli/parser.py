@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--dir", default=".", type=arg.writable_dir, help="project folder the config/ folder is in")
     new.add_argument("--from", dest="page", default=None, help="import this page as it is: HTML with ${column} "
                      "(MTurk), Liquid (Ground Truth) or Jinja, an HTMLQuestion/ExternalQuestion/QuestionForm XML")
+    new.add_argument("--allow-address", action="append", default=[], metavar="NET",
+                     help="an ExternalQuestion's page may be fetched from this private, loopback or link-local "
+                          "address or network (e.g. 127.0.0.1, 10.0.0.0/8); by default only public ones are")
     new.add_argument("--answer-key", default=None, help="with a QuestionForm: its AnswerKey XML (scores.csv)")
     sim = sub.add_parser("sim", help="the simulated marketplace")
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)
@@ -91,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--state", type=arg.writable_file,
                        help="SQLite file the marketplace is kept in; a restart continues from it")
     serve.add_argument("--crowd", help="crowd file (config/crowds/*.toml; default the VizWiz demo crowd)")
+    serve.add_argument("--start", type=arg.utc_time, default=None,
+                       help="the virtual clock's start, e.g. 2026-01-05T00:00:00Z (default: now); a --state file "
+                            "keeps its own clock")
     serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
                        help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from flows.core.ledger.store import DEFAULT_DB
 
 HELP = """Recomputes the SHA-256 of the inputs and outputs recorded in FOLDER/provenance.json and the
 ledger's counts for the campaign. Exit 0: everything is as recorded; 1: something differs (listed);
@@ -16,7 +15,7 @@ def add_verify_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     v = sub.add_parser("verify", help="check an output folder against its provenance and the ledger",
                        epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("folder", help="an output folder (runs/NAME) with provenance.json")
-    v.add_argument("--db", default="", help=f"the ledger (default: the one provenance.json names, else {DEFAULT_DB})")
+    v.add_argument("--db", default="", help="the ledger (default: the one provenance.json names)")
     v.add_argument("--json", action="store_true", help="machine-readable output")
 
 

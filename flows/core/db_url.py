@@ -1,56 +1,128 @@
-"""Where the ledger lives: an SQLite file path (the embedded default) or a ``postgresql://`` URL.
+"""Where the ledger lives: an SQLite file path (the embedded default) or a PostgreSQL location.
 
-A URL may carry a password; it is shown only as ``***`` (errors, logs, status). libpq's own
+A PostgreSQL location is any form libpq or SQLAlchemy takes: a URI (``postgresql://``, ``postgres://``,
+SQLAlchemy's ``postgresql+psycopg://`` and the like, leading or trailing spaces allowed) or libpq's
+keyword form (``host=db port=5432 dbname=hf user=hf password=...``). Its password, written in the user
+part, as ``?password=`` or as ``password=``, is the one secret: :func:`parsed_ledger` takes it out, so
+what is used, printed, logged, stored or handed to Prefect never holds it; it goes where libpq reads
+it (``PGPASSWORD``, or psycopg's ``password=`` argument) and is shown only as ``***``. libpq's own
 ``PGPASSWORD`` and ``~/.pgpass`` keep it out of the URL altogether, which docs/postgres.md advises.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote
 
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")  # the two URI schemes libpq accepts
+# libpq's two URI schemes, and SQLAlchemy's with a driver name (postgresql+psycopg://, +psycopg2, +asyncpg)
+_URI = re.compile(r"^(postgres(?:ql)?)(\+[A-Za-z0-9_]+)?://", re.IGNORECASE)
+# libpq's keyword form starts with one of its connection keywords (libpq-connect.html#LIBPQ-PARAMKEYWORDS)
+_KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode",
+             "connect_timeout", "options", "application_name", "target_session_attrs", "channel_binding",
+             "sslpassword", "require_auth", "gssencmode", "krbsrvname", "load_balance_hosts")
+_KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
+_KEYWORD_PAIR = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)")
+SECRET_KEYWORDS = ("password", "sslpassword")  # libpq options whose value is a secret
+
+
+@dataclass(frozen=True)
+class LedgerUrl:
+    """A PostgreSQL location split into what may be used and shown, and its password."""
+
+    conninfo: str  # what libpq is given, with no secret in it
+    password: str  # decoded, "" when none
+    shown: str  # what may be printed
+    secrets: tuple[str, ...]  # every form the secret took in the text typed (raw and decoded), to scrub
 
 
 def is_postgres_url(location: str | Path) -> bool:
-    return isinstance(location, str) and location.lower().startswith(POSTGRES_SCHEMES)
+    return isinstance(location, str) and bool(_URI.match(location.strip()) or _KEYWORD_FORM.match(location.strip()))
+
+
+def parsed_ledger(location: str) -> LedgerUrl:
+    """``location`` (a PostgreSQL URI or keyword string) split; never raises, whatever the text."""
+    text = location.strip()
+    if _URI.match(text):
+        return _parsed_uri(text)
+    return _parsed_keywords(text)
+
+
+def _user_part(rest: str) -> tuple[str, str]:
+    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@'
+    before the query (a password may hold '@' or '/' unencoded, as SQLAlchemy reads it), else up to an
+    '@' after a '?' that is not a query's (libpq takes a raw '?' in a password)."""
+    query_at = rest.find("?")
+    at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
+    if at >= 0:
+        return rest[:at], rest[at + 1:]
+    head, found, tail = rest.partition("@")
+    if found and "=" not in head:
+        return head, tail
+    return "", rest
+
+
+def _parsed_uri(text: str) -> LedgerUrl:
+    rest = text[_URI.match(text).end():]  # type: ignore[union-attr]
+    userinfo, after = _user_part(rest)
+    user, colon, raw_password = userinfo.partition(":")
+    where, question, query = after.partition("?")
+    kept: list[tuple[str, str, str]] = []
+    query_secrets: list[tuple[str, str, str]] = []
+    for pair in query.split("&") if question else []:
+        name, _, value = pair.partition("=")
+        key = unquote(name).strip().lower()
+        (query_secrets if key in SECRET_KEYWORDS else kept).append((pair, key, value))
+    password = unquote(raw_password) or next((unquote(v) for _, k, v in query_secrets if k == "password"), "")
+    secrets = [raw_password, unquote(raw_password)] + [form for _, _, v in query_secrets for form in (v, unquote(v))]
+    user_at = f"{user}@" if user else ""
+    conninfo = f"postgresql://{user_at}{where}" + ("?" + "&".join(p for p, _, _ in kept) if kept else "")
+    shown_user = f"{user}:***@" if colon else user_at
+    shown = f"postgresql://{shown_user}{where.split('#')[0]}" + ("?***" if question else "")
+    return LedgerUrl(conninfo, password, shown, tuple(s for s in secrets if s))
+
+
+def _parsed_keywords(text: str) -> LedgerUrl:
+    kept, shown, secrets, password = [], [], [], ""
+    for name, value in _KEYWORD_PAIR.findall(text):
+        if name.lower() in SECRET_KEYWORDS:
+            plain = re.sub(r"\\(.)", r"\1", value[1:-1]) if value.startswith("'") else value
+            password = password or (plain if name.lower() == "password" else "")
+            secrets += [value, plain]
+            shown.append(f"{name}=***")
+        else:
+            kept.append(f"{name}={value}")
+            shown.append(kept[-1])
+    if not kept and not secrets:  # nothing libpq could read: show none of it
+        return LedgerUrl(text, "", "postgresql (unreadable connection string)", (text,))
+    rest = _KEYWORD_PAIR.sub("", text).strip()
+    secrets += [rest] if rest else []  # a stray word (a password with a space, unquoted) may be a secret
+    return LedgerUrl(" ".join(kept), password, " ".join(shown), tuple(s for s in secrets if s))
 
 
 def url_password(url: str) -> str:
     """The password written in ``url`` ("" when none), to keep it out of anything shown."""
-    try:
-        return urlsplit(url).password or ""
-    except ValueError:
-        return ""
+    return parsed_ledger(url).password if is_postgres_url(url) else ""
 
 
 def shown_location(location: str | Path) -> str:
     """``location`` as it may be printed: a URL's password (and query, which may hold one) as ***."""
     text = str(location)
-    if not is_postgres_url(text):
-        return text
-    try:
-        parts = urlsplit(text)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return f"{text.split('://', 1)[0]}://***"  # unparseable: show nothing that could be a secret
-    user = f"{parts.username}:***@" if parts.password is not None else (f"{parts.username}@" if parts.username else "")
-    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, "***" if parts.query else "", ""))
+    return parsed_ledger(text).shown if is_postgres_url(text) else text
 
 
 def password_to_environment(location: str) -> str:
-    """``location`` without the password its URL carries, which goes to libpq's ``PGPASSWORD`` (unless
-    set) instead: nothing hitflow then prints, logs or hands to Prefect as a parameter holds it."""
-    password = url_password(location) if is_postgres_url(location) else ""
-    if not password:
+    """``location`` as libpq is given it, without the password it carries, which goes to libpq's
+    ``PGPASSWORD`` (unless set) instead: nothing hitflow then prints, logs or hands to Prefect as a
+    parameter holds it. Any other form (``postgresql+psycopg://``, spaces) becomes ``postgresql://``."""
+    if not is_postgres_url(location):
         return location
-    os.environ.setdefault("PGPASSWORD", unquote(password))
-    parts = urlsplit(location)
-    user = f"{parts.username}@" if parts.username else ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+    parsed = parsed_ledger(location)
+    if parsed.password:
+        os.environ.setdefault("PGPASSWORD", parsed.password)
+    return parsed.conninfo
 
 
 def deployable_ledger(location: str | Path) -> str:
@@ -60,13 +132,20 @@ def deployable_ledger(location: str | Path) -> str:
 
     if not is_postgres_url(location):
         return str(Path(location).resolve())
-    if url_password(str(location)):
+    parsed = parsed_ledger(str(location))
+    if parsed.secrets:
         raise ConfigError("a deployment's --db must not carry a password (Prefect stores and shows its parameters): "
                           "give each worker PGPASSWORD or ~/.pgpass instead (docs/postgres.md)")
-    return str(location)
+    return parsed.conninfo
 
 
 def scrubbed(text: str, location: str | Path) -> str:
-    """``text`` (e.g. a driver's error) with the URL's password replaced by ***, wherever it occurs."""
-    password = url_password(str(location)) if is_postgres_url(location) else ""
-    return text.replace(password, "***") if password else text
+    """``text`` (e.g. a driver's error, which may quote the URL) with every form of the location's
+    password, and the location as typed, replaced by what may be shown."""
+    if not is_postgres_url(location):
+        return text
+    parsed = parsed_ledger(str(location))
+    text = text.replace(str(location).strip(), parsed.shown)
+    for secret in sorted(parsed.secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text

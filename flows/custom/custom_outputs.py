@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.answers_step import campaign_answers
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
@@ -21,6 +22,7 @@ from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, custom_spec
+from flows.platforms.registry import platform_for
 from postprocess.answers import accuracy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
@@ -90,14 +92,19 @@ def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:
 
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
     """answers.csv and workers.csv from the approved single-choice fields (radio buttons, selects)."""
-    choice = {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in _first_spec(run)["fields"]
-              if f["type"] == "one"}
-    rows = data[(data["decision"] == "approve") & data["field"].isin(choice) & (data["value"].astype(str) != "")]
+    rows = data[(data["decision"] == "approve") & data["field"].isin(choice_fields(run))
+                & (data["value"].astype(str) != "")]
     return campaign_answers(rows.rename(columns={"value": "label"})[["item_id", "worker_id", "field", "label"]],
-                            blocked["worker_id"], run.cfg.answers, out_dir, _controls(run))
+                            blocked["worker_id"], run.cfg.answers, out_dir, control_items(run))
 
 
-def _controls(run: Run) -> pd.DataFrame | None:
+def choice_fields(run: Run) -> set[str]:
+    """The page's single-choice fields (radio buttons, selects): what answers.csv aggregates."""
+    return {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in _first_spec(run)["fields"]
+            if f["type"] == "one"}
+
+
+def control_items(run: Run) -> pd.DataFrame | None:
     """[answers] controls: the items with known answers (scored per worker, kept out of the dataset)."""
     path = run.cfg.answers.controls
     return read_csv_frame(path, ("item_id", "field", "answer"), "the control items file") if path else None
@@ -141,7 +148,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     out_dir.mkdir(parents=True, exist_ok=True)
     data = dataset_frame(run)
     # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.
-    controls = _controls(run)
+    controls = control_items(run)
     is_control = data["item_id"].isin(set(controls["item_id"]) if controls is not None else set())
     write_dataset(data[(data["decision"] == "approve") & ~is_control], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
@@ -178,6 +185,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "sample": data.head(30).to_dict("records"), "answers": answers}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
+    saving = campaign_saving(run.store, run.cfg.name, platform_for(run.platform).assignment_cost(run.cfg))
+    figures += [("adaptive overlap", adaptive_line(saving))] if saving else []
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),
                                         about=f"Task page: {run.cfg.template}.",
                                         provenance=run.notes.get("provenance"))
@@ -191,6 +200,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     if context["answers"]:
         summary.append(f"answers: {out_dir / 'answers.csv'} ({context['answers']['answer_count']} answers, mean "
                        f"confidence {context['answers']['mean_confidence']}), worker skill: {out_dir / 'workers.csv'}")
+    summary += [adaptive_line(saving)] if saving else []
     summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
-    return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked}
+    return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked,
+            "adaptive": saving}

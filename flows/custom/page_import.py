@@ -18,17 +18,17 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-import httpx
-
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.page_check import QUESTION_XML
+from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.question_form_page import question_form_page
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
+CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
 FIELD_TAG = re.compile(r"<(input|textarea|select|crowd-[a-z-]+)\b[^>]*>", re.I)  # crowd-*: MTurk's elements
 CROWD_PAGE = re.compile(r"<crowd-form\b", re.I)
 # <crowd-form> and its submit button, MTurk's element script: _crowd_page.html.j2 has its own of each
@@ -42,6 +42,7 @@ SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button
                     r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
 SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
+CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
@@ -67,9 +68,10 @@ class ImportedPage:
     instructions: str = ""  # shown once above the items (flows/custom/page_instructions.py)
 
 
-def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
-    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert."""
-    kind, content, offset = unwrap(source, origin)
+def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = ()) -> ImportedPage:
+    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert.
+    An ExternalQuestion's page is fetched from a public address, or one of ``allowed``."""
+    kind, content, offset = unwrap(source, origin, allowed)
     if kind == "QuestionForm":
         dropped: list[str] = []
         body, key, problems = question_form_page(content, answer_key, dropped)
@@ -85,7 +87,7 @@ def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
     _raise(origin, converted.problems, offset)
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
-    body, notes = restructure(CROWD_FRAME.sub("", converted.text) if crowd else converted.text)
+    body, notes = restructure(_without_crowd_frame(converted.text) if crowd else converted.text)
     body, instructions, moved = split_instructions(body)
     notes += moved
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
@@ -100,12 +102,22 @@ def import_page(source: str, origin: str, answer_key: str = "") -> ImportedPage:
                         instructions=instructions)
 
 
+def _without_crowd_frame(page: str) -> str:
+    """The page without its <crowd-form> and MTurk's element script (hitflow's crowd page has them); an
+    onsubmit on the crowd-form becomes a form of hitflow's own, so restructure keeps it as a submit check."""
+    kept = "".join(f'<form onsubmit="{m.group(2)}"></form>' if m.group(1) == '"' else
+                   f"<form onsubmit='{m.group(2)}'></form>" for m in CROWD_ONSUBMIT.finditer(page))
+    page = CROWD_FRAME.sub("", page)
+    end = re.search(r"</body\s*>", page, re.I)
+    return page[:end.start()] + kept + page[end.start():] if end else page + kept
+
+
 def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
     if problems:
         raise PageProblems([f"{origin}:{line + offset}: {text}" for line, text in sorted(problems)])
 
 
-def unwrap(source: str, origin: str) -> tuple[str, str, int]:
+def unwrap(source: str, origin: str, allowed: tuple[Network, ...] = ()) -> tuple[str, str, int]:
     """(kind, the page or the QuestionForm's XML, lines before the page in the file)."""
     if not QUESTION_XML.match(source):
         return "HTML", source, 0
@@ -121,20 +133,17 @@ def unwrap(source: str, origin: str) -> tuple[str, str, int]:
         return "HTML", content, line_of(source, at) - 1 if at >= 0 else 0
     if local == "ExternalQuestion":
         url = (root.findtext(f"{{{NS_EXTERNAL}}}ExternalURL") or root.findtext("ExternalURL") or "").strip()
-        return "HTML", fetch_external(url, origin), 0
+        return "HTML", fetch_external(url, origin, allowed), 0
     return "QuestionForm", source, 0
 
 
-def fetch_external(url: str, origin: str) -> str:
-    """An ExternalQuestion's page, fetched once as a worker's browser would."""
+def fetch_external(url: str, origin: str, allowed: tuple[Network, ...] = ()) -> str:
+    """An ExternalQuestion's page, fetched once as a worker's browser would (flows/custom/page_fetch.py)."""
     try:
-        reply = httpx.get(url, timeout=15, follow_redirects=True)
-        reply.raise_for_status()
-        return reply.text
-    except (httpx.HTTPError, ValueError) as exc:
-        raise PageProblems([f"{origin}:1: the ExternalQuestion's page {url[:100]} could not be fetched "
-                            f"({type(exc).__name__}); save it as a file and run hitflow new NAME --from "
-                            "that file"]) from exc
+        return fetch_page(url, allowed)
+    except FetchRefused as exc:
+        shown = "".join(c for c in url[:100] if c.isprintable())
+        raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) from exc
 
 
 def convert_placeholders(page: str) -> Converted:
@@ -160,12 +169,7 @@ def _title(page: str) -> str:
 def restructure(page: str) -> tuple[str, list[str]]:
     """The page's body as an item block: its head's scripts and styles kept, its own form and
     submit button and MTurk's session fields dropped (hitflow's page has them), fields renamed."""
-    notes: list[str] = []
-    body = page
-    m = re.search(r"<body\b[^>]*>(.*?)(</body\s*>|$)", page, re.S | re.I)
-    if m:
-        head = page[:m.start()]
-        body = "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + m.group(1)
+    body, notes = _body_of(page)
     body = re.sub(r"<!DOCTYPE[^>]*>|</?html\b[^>]*>|<meta\b[^>]*>|<title\b[^>]*>.*?</title\s*>", "", body,
                   flags=re.S | re.I)
     form_ids = [re.search(r"\bid\s*=\s*[\"']([^\"']+)", f.group(1)) for f in FORM_OPEN.finditer(body)]
@@ -193,11 +197,37 @@ def restructure(page: str) -> tuple[str, list[str]]:
     return body.strip() + "\n", notes
 
 
+def _body_of(page: str) -> tuple[str, list[str]]:
+    """The page's body with its head's scripts and styles; what else the head and the <body> tag held is
+    named in a note (an onload kept as a load listener), and what follows </body> kept, as a browser does."""
+    m = re.search(r"<body\b([^>]*)>(.*?)(?:</body\s*>|$)", page, re.S | re.I)
+    if not m:
+        return page, []
+    head, notes = page[:m.start()], []
+    rest = re.sub(r"</html\s*>", "", page[m.end():], flags=re.I)
+    lost = sorted({t.lower() for t in re.findall(r"<([a-z][a-z0-9-]*)", HEAD_ASSETS.sub("", head), re.I)}
+                  - {"html", "head", "meta", "title", "!doctype"})
+    if lost:
+        notes.append(f"the page's <head> held {', '.join('<' + t + '>' for t in lost)}, dropped: hitflow's page has "
+                     "its own head; put what the page needs in its body")
+    onload = re.search(r"""\bonload\s*=\s*(["'])(.*?)\1""", m.group(1), re.I | re.S)
+    kept = ("<script>\nwindow.addEventListener(\"load\", function (event) { " + html_text.unescape(onload.group(2))
+            .replace("</", "<\\/") + " });\n</script>\n") if onload else ""
+    others = sorted(set(re.findall(r"\b([a-z-]+)\s*=", m.group(1), re.I)) - {"onload"})
+    if onload:
+        notes.append("the <body>'s onload now runs as a load listener (hitflow's page has its own <body>)")
+    if others:
+        notes.append(f"the <body>'s {', '.join(others)} dropped: hitflow's page has its own <body>; put them "
+                     "on an element around the page's content")
+    return "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + kept + m.group(2) + rest, notes
+
+
 def _submit_listener(code: str) -> str:
     """The page's ``<form onsubmit="...">`` as a listener on hitflow's form: ``return false`` (or
     ``return check()`` answering false) still stops the submit, as it did on the page's own form."""
     body = code.replace("</", "<\\/")  # the handler's text cannot close the script it now sits in
-    return ("\n<script>\ndocument.getElementById(\"" + HITFLOW_FORM + "\").addEventListener(\"submit\", "
+    return ("\n<script>\n(document.getElementById(\"" + HITFLOW_FORM + "\") || document.getElementById(\""
+            + CROWD_FORM + "\")).addEventListener(\"submit\", "
             "function (event) {\n  if ((function (event) { " + body + " }).call(this, event) === false) "
             "{ event.preventDefault(); }\n});\n</script>\n")
 

@@ -17,10 +17,10 @@ from flows.core.inputs.text_files import read_text
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.custom_task import field_kind
+from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.scaffold import NAME, NAME_MARK, STARTER, write_new
 
-MAX_PAGE_BYTES = 16 * 2**20  # a page for one task, with inline images and scripts, is far smaller
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
 
@@ -38,21 +38,23 @@ def _read(path: Path, what: str) -> str:
         raise ConfigError(f"cannot read the {what}: {exc}") from exc
 
 
-def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Path | None = None) -> tuple[
-        list[Path], list[str]]:
+def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Path | None = None,
+                  allowed: tuple[Network, ...] = ()) -> tuple[list[Path], list[str]]:
     """(the files written, notes on what was changed)."""
     if not NAME.match(name):
         raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
     source = _read(page, "page")
     try:
-        imported = import_page(source, str(page), _read(answer_key, "answer key") if answer_key else "")
+        imported = import_page(source, str(page), _read(answer_key, "answer key") if answer_key else "", allowed)
     except PageProblems as exc:
         lines = exc.lines
         raise PageImportError(f"{len(lines)} part(s) of the page cannot be converted; nothing was written:\n"
                            + "\n".join(lines)) from exc
     folder = root / "config"
+    template = template_text(imported, page, source)
+    refuse_unbounded(template, imported, page, source)
     files = {folder / f"{name}.toml": campaign_toml(name, imported, page),
-             folder / f"{name}.html.j2": template_text(imported, page, source),
+             folder / f"{name}.html.j2": template,
              folder / f"{name}_items.csv": items_csv(imported.columns)}
     if imported.answer_key:
         files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
@@ -70,6 +72,30 @@ def template_text(imported: ImportedPage, page: Path, source: str) -> str:
             + (f"{{% block instructions %}}\n{imported.instructions}{{% endblock %}}\n"
                if imported.instructions else "")
             + "{% block item %}\n" + imported.body + "{% endblock %}\n")
+
+
+def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: str) -> None:
+    """The page rendered once, with a sample item, in the bounded environment (flows/core/pages/
+    template_limits.py): an expression building more than a page may (``{{ 'a'*10**9 }}``) is refused
+    now, with its line in the page, not when a run renders it. Other errors (a name the items lack) are
+    the dry run's to report."""
+    from flows.core.pages.template_limits import TemplateLimit
+    from flows.core.pages.templates import render_source, template_line
+
+    item = {"item_id": "sample", **{column: "sample" for column in imported.columns}}
+    try:
+        render_source(template, str(page), {"title": imported.title, "rules": {"kind": "form", "fields": []},
+                                            "items": [item]})
+    except ConfigError as exc:
+        if not isinstance(exc.__cause__, TemplateLimit | MemoryError):
+            return
+        line = template_line(exc.__cause__).lstrip(":")
+        shown = template.splitlines()[int(line) - 1].strip() if line else ""
+        at = source.find(shown) if shown else -1
+        where = f":{source.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+        reason = str(exc.__cause__) or "the page ran out of memory while rendering"
+        raise PageImportError(f"1 part(s) of the page cannot be converted; nothing was written:\n{page}{where}: "
+                              f"{reason}; change that expression and import the page again") from exc
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from flows.campaigns.batch_hold import refuse_same_page
 from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.campaign_plan import plan_items
 from flows.campaigns.review_data import review_gate
+from flows.core.errors import ConfigError
 from flows.core.outputs.output_location import is_output_url
 from flows.core.outputs.output_mirror import mirror, mirror_between_batches
 from flows.core.run.free_memory import release_free_memory
@@ -74,6 +76,8 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
     A batch that collected nothing has nothing to check, decide or block: those steps are
     passed (its shortfall, recorded by collection, tells the summary and status)."""
     results: dict[str, Any] = {}
+    if run.store.batch_status(run.cfg.name, batch) == ORDER[0]:
+        refuse_same_page(run, batch)  # not on a page a person paid a held batch despite (batch_hold.py)
     for status_after, name, fn in steps_for(run):
         if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
             continue
@@ -85,7 +89,28 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one
+    if batch_work(run, batch):
+        more_work_rounds(run, batch, call)
     return results
+
+
+def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
+    """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
+    task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
+    adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of images short of
+    accepted captions (flows/campaigns/caption_top_up.py)."""
+    from flows.campaigns.caption_top_up import top_up_round
+    from flows.custom.adaptive_rounds import adaptive_round
+
+    answers = run.cfg.answers
+    if answers.adaptive:
+        name, step = "adaptive round", adaptive_round
+    elif answers.top_up_rounds and run.cfg.study is None and run.cfg.task != "custom":
+        name, step = "caption top-up", top_up_round
+    else:
+        return
+    while call(f"{name} {batch}", step, run, batch).get("extended"):
+        review_late_work(run, call)
 
 
 def batch_work(run: Run, batch: int) -> int:
@@ -147,6 +172,9 @@ def _prepare(run: Run, limit: int | None, scale: int) -> tuple[list[int], StepFn
         from flows.custom.custom_task import refuse_unreadable
 
         refuse_unreadable(run.cfg)
+    if run.cfg.answers.adaptive and not platform_for(run.platform).EXTENDS_UNITS:
+        raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
+                          f"not on {platform_for(run.platform).LABEL}; remove min_judgements and max_judgements")
     plan_items(run, limit, scale)
     check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):

@@ -144,7 +144,8 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         return {"advanced_batch": None, "done": True, "ended": ended}
     open_run_folder(db_path, cfg.name, platform, out_root, Intent(resume_cancelled=resume_cancelled))
     store = Store(db_path)
-    with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform) as session:
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, platform=platform,
+                      sim_start=cfg.sim_start) as session:
         progress_line(f"target: {session.target.label}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,

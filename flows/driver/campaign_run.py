@@ -63,7 +63,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     state = Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)
     if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
         state = embedded_state(store, cfg.name, state)
-    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform, state) as session:
+    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform, state,
+                      cfg.sim_start) as session:
         progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,

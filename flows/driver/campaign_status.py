@@ -9,6 +9,7 @@ import time
 from decimal import Decimal
 from typing import Any
 
+from flows.campaigns.adaptive_money import adaptive_line, adaptive_saving
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.identity import recorded_platform
 from flows.campaigns.summary import shortfall_lines
@@ -60,6 +61,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
                               short_by_cancel(store, name, per_hit) if status == "cancelled" else {},
                               route_options(info, recorded_platform(store, name, meta[0]["config_json"]))),
             "incomplete": shortfall_lines(store, name),
+            "adaptive": adaptive_saving(store, name, info, unit),
         })
     return out
 
@@ -119,6 +121,9 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
     status = store.batch_status(name, batch)
     opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
+    extended = store.table("ledger").count_where("campaign = ? AND batch = ? AND operation = "  # adaptive overlap
+                                                 "'CreateAdditionalAssignmentsForHIT' AND status IN ('ok', 'adopted')",
+                                                 [name, batch])
     by_state = {r["status"]: r["n"] for r in store.rows(
         "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
         [name, batch])}
@@ -135,7 +140,7 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "undecided": undecided["n"],
         "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
-        "committed": f"{per_hit_cost * hits:.2f}", "spent": f"{unit * approved:.2f}",
+        "committed": f"{per_hit_cost * hits + unit * extended:.2f}", "spent": f"{unit * approved:.2f}",
         "opened_at": opened[0].get("opened_at") if opened else None,
         "held": (opened[0].get("hold") or "") if opened and not opened[0].get("hold_release") else "",
     }
@@ -216,6 +221,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} worker(s) blocked")
             lines += [f"    {line}" for line in held_lines(c, b)]
         lines += [f"  {line}" for line in c.get("incomplete", [])]
+        lines += [f"  {adaptive_line(c['adaptive'])}"] if c.get("adaptive") else []
     return "\n".join(lines)
 
 

@@ -74,7 +74,13 @@ class Platform(Protocol):
     @property
     def SETTLED_UNPAID(self) -> tuple[str, ...]: ...  # stored statuses the platform closed unpaid: no decision due
 
+    @property
+    def EXTENDS_UNITS(self) -> bool: ...  # adaptive overlap ([answers] min_judgements) can add work to a posted unit
+
     def publish(self, run: Run, batch: int) -> dict[str, Any]: ...
+
+    def extend_units(self, run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
+        """One more judgement on each posted unit (once per round, ledgered), then its work collected."""
 
     def collect(self, run: Run, batch: int) -> dict[str, Any]: ...
 
@@ -143,7 +149,7 @@ class Platform(Protocol):
         ...
 
     def open_session(self, target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
-                     sim_state: Path | None) -> AbstractContextManager[Session]: ...
+                     sim_state: Path | None, sim_start: float | None = None) -> AbstractContextManager[Session]: ...
 
     def is_live(self, target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
         """Whether real people are on the other end (a detaching run leaves their batch open)."""

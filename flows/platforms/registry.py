@@ -29,12 +29,13 @@ def platform_for(name: str) -> Platform:
 @contextmanager
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
                  crowd: Path | None = None, platform: str = "mturk",
-                 sim_state: Path | None = None) -> Iterator[Session]:
+                 sim_state: Path | None = None, sim_start: float | None = None) -> Iterator[Session]:
     """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
     MTurk-compatible endpoint, which may spend real money and so needs ``live``. With
     ``platform="prolific"`` the same simulator answers Prolific's API (``--target prolific``
     is the real one and needs ``live``). ``sim_state``: the in-process simulator loads and
     keeps its marketplace there (``seed=None``: the seed the file was made with); without it
-    the marketplace ends with the session."""
-    with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state) as session:
+    the marketplace ends with the session. ``sim_start``: a new in-process marketplace's clock starts
+    there (a campaign's ``[target] sim_start``)."""
+    with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state, sim_start) as session:
         yield session

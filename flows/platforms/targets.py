@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.db_url import is_postgres_url
-from flows.core.errors import ClosedEndpointError, ConfigError
+from flows.core.errors import ClosedEndpointError, ConfigError, PlatformError
 from flows.core.run.run_context import Target
 
 
@@ -60,9 +60,10 @@ def is_simulator(endpoint_url: str) -> bool:
 
 @contextmanager
 def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
-              state: Path | None = None) -> Iterator[Target]:
+              state: Path | None = None, start: float | None = None) -> Iterator[Target]:
     """The simulator at ``endpoint_url``, or one started in this process for the duration (an
-    endpoint must verify as a simulator)."""
+    endpoint must verify as a simulator). ``start``: a new marketplace's virtual clock starts there
+    (epoch seconds; a reopened state file keeps its own clock)."""
     if endpoint_url:
         if not is_simulator(endpoint_url):
             raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); "
@@ -72,10 +73,10 @@ def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
     from flows.sim.server import SimServer
 
     if state is None:
-        with SimServer(seed=seed, crowd_file=crowd) as sim:
+        with SimServer(seed=seed, crowd_file=crowd, start=start) as sim:
             yield Target("sim", sim.url)
         return
-    with _shared_simulator(seed, crowd, state) as sim:
+    with _shared_simulator(seed, crowd, state, start) as sim:
         yield Target("sim", sim.url, str(state))
 
 
@@ -84,7 +85,7 @@ _SHARED_LOCK = threading.Lock()
 
 
 @contextmanager
-def _shared_simulator(seed: int | None, crowd: Path | None, state: Path) -> Iterator[Any]:
+def _shared_simulator(seed: int | None, crowd: Path | None, state: Path, start: float | None) -> Iterator[Any]:
     """Sessions of one process on the same state file (two campaigns in one Prefect process)
     share one simulator: a state file has one owner at a time."""
     from flows.sim.server import SimServer
@@ -93,7 +94,7 @@ def _shared_simulator(seed: int | None, crowd: Path | None, state: Path) -> Iter
     with _SHARED_LOCK:
         entry = _SHARED.get(key)
         if entry is None:
-            entry = _SHARED[key] = [SimServer(seed=seed, crowd_file=crowd, state=state).start(), 0]
+            entry = _SHARED[key] = [SimServer(seed=seed, crowd_file=crowd, state=state, start=start).start(), 0]
         elif seed is not None and entry[0].market.seed != seed:
             raise ConfigError(f"simulator state {state} is open here with seed {entry[0].market.seed}, not {seed}")
         entry[1] += 1
@@ -180,13 +181,23 @@ def resolve_target(name: str, endpoint_url: str = "") -> None:
         check_endpoint(endpoint_url)
 
 
+# The simulator moves its clock once its browser workers are done with the pages they took, waiting up
+# to 300 s of real time for them (flows/sim/browser_worker.py SETTLE_S): the clock's answer may take that long.
+CLOCK_TIMEOUT_S = 330
+
+
 def advance_sim_clock(target: Target, seconds: float) -> float:
     """Move the simulator's virtual clock on; only meaningful for the simulator."""
     req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
                                  data=json.dumps({"advance_seconds": seconds}).encode(),
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return float(json.loads(resp.read())["now"])
+    try:
+        with urllib.request.urlopen(req, timeout=CLOCK_TIMEOUT_S) as resp:
+            return float(json.loads(resp.read())["now"])
+    except TimeoutError as exc:  # one line, not "unexpected TimeoutError": what was posted stays in the ledger
+        raise PlatformError(f"the simulator's clock did not move within {CLOCK_TIMEOUT_S} s (its browser workers "
+                            "still at the pages?); run again: the HITs already posted are adopted, not posted "
+                            "twice") from exc
 
 
 def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:

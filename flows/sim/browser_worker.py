@@ -111,6 +111,14 @@ def say_failed(exc: Exception) -> None:
     sys.stderr.write(f"hitflow sim: a browser worker's page failed ({type(exc).__name__}: {first})\n")
 
 
+def say_refused(hit_id: str) -> None:
+    """One line for a worker who filled the page but could not submit it: the run's shortfall is the
+    page's doing, not the crowd's eligibility."""
+    sys.stderr.write(f"hitflow sim: a browser worker gave HIT {hit_id} back: the page refused the submit {TRIES} "
+                     "times (its own check, or a required field its controls never fill); open the page in "
+                     "Chromium and submit it as a person would\n")
+
+
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
               rng: random.Random) -> dict[str, str] | None:
     """What the page's form posted after a person-like worker filled it; None if it never submitted."""
@@ -218,6 +226,9 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
         except Exception as exc:  # the page broke (a timeout): the worker gives the HIT back, as one who gave up
             say_failed(exc)
             fields = None
+        else:
+            if fields is None:  # the page kept refusing the submit: a person would have given up too
+                say_refused(a.hit_id)
         with market.lock:
             if a.assignment_id not in market.assignments:
                 return  # withdrawn while the page was worked (the HIT expired early or changed its type)

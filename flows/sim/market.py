@@ -10,7 +10,6 @@ import hashlib
 import heapq
 import json
 import random
-import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -34,14 +33,26 @@ from flows.sim.question_form import question_form_answer, question_form_fields
 from flows.sim.worker_truth import worker_truth
 
 
+def schedule_order(hit: Hit) -> tuple[float, str, str]:
+    """The order HITs posted together get their workers in (and a reopened state file recruits in)."""
+    return (float(hit.fields["CreationTime"]), hit.fields.get("RequesterAnnotation") or "", hit.fields["HITId"])
+
+
+def seeded_nonce(seed: int) -> str:
+    """What a seed's ids are made from: another seed, other ids."""
+    return hashlib.blake2b(f"hitflow-sim:{seed}".encode(), digest_size=8).hexdigest()
+
+
 class Marketplace:
     def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry],
-                 seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0, speed: float = 0.0):
+                 seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0, speed: float = 0.0,
+                 start: float | None = None):
         self.lock = threading.RLock()
         self.seed = seed
-        # Ids come from this instance's nonce and a counter, so no two simulators (even with the
-        # same seed) hand out the same id; the crowd's behaviour is seeded from `seed` alone.
-        self.nonce = secrets.token_hex(8)
+        # Ids are seeded (issue 45): the same seed and the same requests give the same ids whatever
+        # the order threads sent them in. A HIT's, its type's and an assignment's id come from what
+        # was sent (token, type's properties, HIT and worker: ``id_for``); the rest from a counter.
+        self.nonce = seeded_nonce(seed)
         self.id_counter = 0
         self.fault_rng = random.Random(seed + 7)
         self.faults = Faults()
@@ -50,9 +61,10 @@ class Marketplace:
         self.eligible = EligiblePool()  # forgotten on every payment and every operation that is not a post or a read
         self.bank = bank
         self.pages = PagePacker()  # each HIT type's page dictionary: a HIT's Question is kept packed
-        # Virtual clock: starts at the wall time, then moves by advance() and, when speed > 0,
-        # by `speed` virtual seconds per real second (so a plain boto3 client sees work arrive).
-        self._base = float(int(time.time()))
+        # Virtual clock: starts at ``start`` (a campaign's [target] sim_start: the same run, the same
+        # times) or else the wall time, then moves by advance() and, when speed > 0, by `speed`
+        # virtual seconds per real second (so a plain boto3 client sees work arrive).
+        self._base = float(int(time.time())) if start is None else float(start)
         self._anchor = time.monotonic()
         self.speed = speed
         self.balance = money(self.roster.spec.balance if self.roster and self.roster.spec
@@ -73,6 +85,7 @@ class Marketplace:
         self.sent_notifications: list[dict[str, Any]] = []  # what would have gone to e-mail, SQS or SNS
         self.watched_until: float | None = None  # events up to this virtual time have been notified
         self.changed_workers: set[str] = set()
+        self.waiting: set[str] = set()  # HITs posted since the clock last moved, their workers not yet chosen
         # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
         # every assignment would make each call slower as the marketplace grows.
         self.auto_due: list[tuple[float, str]] = []
@@ -80,8 +93,19 @@ class Marketplace:
 
     # ids and clock -------------------------------------------------------------
     def new_id(self, length: int = 30) -> str:
+        """The next id of the counter (for what is created one at a time: qualification types...)."""
         self.id_counter += 1
-        digest = hashlib.blake2b(f"{self.nonce}:{self.id_counter}".encode(), digest_size=32).digest()
+        return self._id(str(self.id_counter), length)
+
+    def id_for(self, what: str, taken: Callable[[str], bool]) -> str:
+        """The id of ``what`` (a request's own key: a HIT's token, an assignment's HIT and worker), the
+        same in every run of the seed, whichever thread asked first; the counter's if already ``taken``
+        (a token sent again after MTurk's 24 hours)."""
+        found = self._id(f"for:{what}", 30)
+        return self.new_id() if taken(found) else found
+
+    def _id(self, key: str, length: int) -> str:
+        digest = hashlib.blake2b(f"{self.nonce}:{key}".encode(), digest_size=32).digest()
         return "3" + "".join(ID_ALPHABET[b % len(ID_ALPHABET)] for b in digest[: length - 1])
 
     @property
@@ -95,6 +119,7 @@ class Marketplace:
     def advance(self, seconds: float) -> float:
         settle()  # outside the lock: a browser worker's answer takes it to be stored
         with self.lock:
+            self.schedule_waiting()  # at the time they were posted, before it moves on
             self._base += max(0.0, float(seconds))
             self.catch_up()
             return self.now
@@ -102,6 +127,8 @@ class Marketplace:
     def catch_up(self) -> None:
         """Bring the marketplace up to the clock (before every call): notify what workers and the
         clock did since the last time, then pay what is past its auto-approval time."""
+        if self.waiting and self.speed:  # a clock that runs by itself may have moved since they were posted
+            self.schedule_waiting()
         since, self.watched_until = self.watched_until, self.now
         if since is not None and any(spec["Active"] for spec in self.notifications.values()):
             for when, event_type, hit_id, aid in sorted(mturk_events.worker_events(self, since, self.now)):
@@ -211,7 +238,7 @@ class Marketplace:
         creation (each newcomer is drawn from its own seed, so the same workers come back)."""
         if self.roster is None:
             return
-        for hit in self.hits.values():
+        for hit in sorted((h for h in self.hits.values() if not h.waiting), key=schedule_order):
             for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()),  # ~9 ms a HIT
                                          float(hit.fields["CreationTime"])):
                 self.workers[w.worker_id] = w
@@ -230,6 +257,25 @@ class Marketplace:
             return pool, [w.params["activity"] for w in pool]
         return self.eligible.workers(json.dumps(reqs, sort_keys=True), self.workers, now,
                                      lambda w: w.worker_id not in self.blocks and meets(w))
+
+    def schedule_later(self, hit: Hit, slots: int) -> None:
+        """Open ``slots`` on ``hit``; workers are chosen once the clock moves on (:meth:`schedule_waiting`)."""
+        hit.waiting += slots
+        self.waiting.add(hit.fields["HITId"])
+        self.hits.touch(hit.fields["HITId"])
+
+    def schedule_waiting(self) -> None:
+        """Choose the workers of every HIT posted since the clock last moved, in the order of
+        :func:`schedule_order`, not the order the requests came in: threads posting a batch side by
+        side race, and with a crowd that grows with the work (roster.py) or a worker taking a test
+        the first HIT scheduled meets other workers than the last (issue 45)."""
+        for hit_id in sorted(self.waiting, key=lambda h: schedule_order(self.hits[h])):
+            hit = self.hits[hit_id]
+            slots, hit.waiting = hit.waiting, 0
+            self.hits.touch(hit_id)
+            if not hit.disposed and self.now < hit.fields["Expiration"]:
+                self.schedule(hit, slots)
+        self.waiting.clear()
 
     def schedule(self, hit: Hit, slots: int, html: str | None = None) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock."""
@@ -256,7 +302,9 @@ class Marketplace:
         if accept >= hit.fields["Expiration"] or seconds >= duration:
             return
         submit = accept + seconds
-        a = Assignment(self.new_id(), hit.fields["HITId"], worker.worker_id, accept, submit,
+        assignment_id = self.id_for(f"assignment:{hit.fields['HITId']}:{worker.worker_id}",
+                                    self.assignments.__contains__)
+        a = Assignment(assignment_id, hit.fields["HITId"], worker.worker_id, accept, submit,
                        accept + duration, "", auto_approval_time=submit + int(hit.fields["AutoApprovalDelayInSeconds"]))
         if hit.question.kind == "ExternalQuestion":
             visit_later(self, hit, a, rng)  # the page is fetched outside this call; listed once answered

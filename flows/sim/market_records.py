@@ -116,6 +116,7 @@ class Hit(Tracked):
     review_status: str = "NotReviewed"
     reviewing: bool = False
     form: list[FormField] | None = None  # an ExternalQuestion's, once a worker has opened its page
+    waiting: int = 0  # open slots whose workers are chosen when the clock moves (Marketplace.schedule_waiting)
 
     def question_xml(self) -> str:
         return unpack(self.fields["Question"])

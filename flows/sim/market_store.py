@@ -46,7 +46,7 @@ def _encode_hit(hit: Hit) -> dict[str, Any]:
     fields = {**hit.fields}
     fields["Question"] = hit.question_xml()  # packed in memory with a dictionary the file does not keep
     return {"fields": fields, "disposed": hit.disposed, "review_status": hit.review_status,
-            "reviewing": hit.reviewing}
+            "reviewing": hit.reviewing, "waiting": hit.waiting}
 
 
 def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
@@ -56,6 +56,9 @@ def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
     fields["HITTypeId"], fields["HITGroupId"] = sys.intern(fields["HITTypeId"]), sys.intern(fields["HITGroupId"])
     hit = new_hit(fields, parse_question(fields["Question"]), market.pages)
     hit.disposed, hit.review_status, hit.reviewing = value["disposed"], value["review_status"], value["reviewing"]
+    hit.waiting = int(value.get("waiting", 0))  # posted, not yet given workers, when the file was last written
+    if hit.waiting:
+        market.waiting.add(fields["HITId"])
     return hit
 
 

@@ -99,7 +99,7 @@ def create_hit_type(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     for type_id, spec in m.hit_types.items():
         if spec["_key"] == key:  # MTurk returns the same HITTypeId for identical properties
             return {"HITTypeId": type_id}
-    type_id = m.new_id()
+    type_id = m.id_for(f"hit-type:{key}", m.hit_types.__contains__)
     auto = int(p.get("AutoApprovalDelayInSeconds", 2592000))
     m.hit_types[type_id] = {**p, "_key": key, "AutoApprovalDelayInSeconds": auto}
     return {"HITTypeId": type_id}
@@ -129,7 +129,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
     except QuestionError as exc:
         raise MTurkError("AWS.MechanicalTurk.XMLParseError", str(exc)) from exc
     spec = m.hit_types[type_id]
-    hit_id = m.new_id()
+    hit_id = m.id_for(f"hit:{token}", m.hits.__contains__) if token is not None else m.new_id()
     fields = {
         "HITId": hit_id, "HITTypeId": type_id, "HITGroupId": "G" + type_id[1:], "CreationTime": m.now,
         "Title": spec["Title"], "Description": spec["Description"], "Question": p["Question"],
@@ -147,7 +147,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
     m.hits[hit_id] = hit
     if token is not None:
         m.tokens[token] = (hit_id, m.now)
-    m.schedule(hit, max_assign, question.html)  # the page as just parsed (~0.6 ms to read it again)
+    m.schedule_later(hit, max_assign)
     m.notify(hit, "HITCreated", m.now)
     return {"HIT": m.hit_view(hit)}
 
@@ -232,19 +232,6 @@ def delete_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
                          f"{len(unreviewed)} unreviewed assignment(s); it cannot be deleted.")
     hit.disposed = True
     m.notify(hit, "HITDisposed", m.now)
-    return {}
-
-
-@op("CreateAdditionalAssignmentsForHIT")
-def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    hit = _hit(m, p.get("HITId"))
-    extra = int(p.get("NumberOfAdditionalAssignments", 0))
-    if extra < 1:
-        raise bad("NumberOfAdditionalAssignments must be at least 1.")
-    hit.fields["MaxAssignments"] = int(hit.fields["MaxAssignments"]) + extra
-    m.hits.touch(hit.fields["HITId"])
-    m.schedule(hit, extra)
-    m.notify(hit, "HITExtended", m.now)
     return {}
 
 

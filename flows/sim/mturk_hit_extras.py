@@ -1,5 +1,6 @@
 """The rest of MTurk's HIT operations on the simulator: a HIT's type changed, HITs by qualification,
-review policy results and file-upload URLs (the last two answered as a platform without them would)."""
+review policy results and file-upload URLs (the last two answered as a platform without them would),
+and more assignments for a HIT (CreateAdditionalAssignmentsForHIT, adaptive overlap)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.market import SYSTEM_QUALS, Hit, Marketplace, MTurkError
-from flows.sim.mturk_api import _assignment, _hit, _qual_type, op
+from flows.sim.mturk_api import TOKEN_WINDOW_S, _assignment, _hit, _qual_type, op
 from flows.sim.validation import bad, check_enum, need, page
 
 # What a HIT takes from its HIT type (CreateHITType's parameters, as CreateHIT copies them).
@@ -55,9 +56,9 @@ def _choose_again(m: Marketplace, hit: Hit) -> None:
     for aid in [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]:
         hit.assignment_ids.remove(aid)
         del m.assignments[aid]
-    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids)
+    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids) - hit.waiting
     if open_slots > 0 and m.now < hit.fields["Expiration"]:
-        m.schedule(hit, open_slots)
+        m.schedule_later(hit, open_slots)
 
 
 @op("ListReviewPolicyResultsForHIT")
@@ -90,3 +91,36 @@ def _upload_questions(hit: Hit) -> set[str]:
     root = ET.fromstring(hit.question_xml().strip())
     return {(el.findtext(f"{q}QuestionIdentifier") or "").strip() for el in root.iter(f"{q}Question")
             if el.find(f"{q}AnswerSpecification/{q}FileUploadAnswer") is not None}
+
+
+@op("CreateAdditionalAssignmentsForHIT")
+def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
+    """More assignments on a HIT, by botocore's model and MTurk's API reference: a HIT under 10
+    assignments cannot reach 10 or more (InvalidMaximumAssignmentsIncrease), and a repeated
+    UniqueRequestToken is refused with an error naming the request instead of extending twice.
+    A HIT a requester marked Reviewing is Assignable again (the simulator's reading: its new
+    work must become Reviewable to be listed as closed)."""
+    hit = _hit(m, p.get("HITId"))
+    extra = int(p.get("NumberOfAdditionalAssignments", 0))
+    if extra < 1:
+        raise bad("NumberOfAdditionalAssignments must be at least 1.")
+    current = int(hit.fields["MaxAssignments"])
+    if current < 10 <= current + extra:
+        raise MTurkError("AWS.MechanicalTurk.InvalidMaximumAssignmentsIncrease",
+                         f"HIT {hit.fields['HITId']} has {current} assignments: a HIT created with fewer than 10 "
+                         "assignments cannot be extended to 10 or more.")
+    token = p.get("UniqueRequestToken")
+    if token is not None:
+        if not 1 <= len(token) <= 64:
+            raise bad("UniqueRequestToken must be 1-64 characters.")
+        seen = m.tokens.get(f"extend:{token}")
+        if seen and m.now - seen[1] < TOKEN_WINDOW_S:
+            raise MTurkError("AWS.MechanicalTurk.DuplicateRequest",
+                             f"The HIT was already extended with this UniqueRequestToken. RequestId: {seen[0]}")
+        m.tokens[f"extend:{token}"] = (f"{hit.fields['HITId']}:{token}", m.now)
+    hit.fields["MaxAssignments"] = current + extra
+    hit.reviewing = False
+    m.hits.touch(hit.fields["HITId"])
+    m.schedule_later(hit, extra)
+    m.notify(hit, "HITExtended", m.now)
+    return {}

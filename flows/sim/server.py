@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlparse
 
 from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
 from flows.sim.control_routes import check_control, control_body
+from flows.sim.kept_alive import KeptAlive
 from flows.sim.malloc_arenas import limit_malloc_arenas
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
@@ -52,6 +53,13 @@ class _Handler(WorkerPages):
         # Headers and body go out in two writes; without this, Nagle's algorithm and delayed
         # ACKs add ~40 ms to every call.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.opened(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.closed(self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
@@ -207,7 +215,7 @@ class _Handler(WorkerPages):
         self._json(200, result, AMZ_JSON)
 
 
-class _SimHTTPServer(ThreadingHTTPServer):
+class _SimHTTPServer(KeptAlive, ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, addr: tuple[str, int], market: Marketplace, prolific: ProlificState, verbose: bool = False,
@@ -215,6 +223,7 @@ class _SimHTTPServer(ThreadingHTTPServer):
         super().__init__(addr, _Handler)
         self.market, self.prolific, self.verbose, self.store = market, prolific, verbose, store
         self.pacing = Pacing()  # no latency, no rate limit unless `hitflow sim serve --latency-ms`
+        self.track_connections()
 
     def commit(self, prolific: bool = True) -> None:
         if self.store is None:
@@ -289,6 +298,7 @@ class SimServer:
             self._clock.stop()
         self.httpd.shutdown()
         self.httpd.server_close()
+        self.httpd.close_connections()
         if self.store:
             self.httpd.commit()
             self.store.close()

@@ -165,15 +165,28 @@ def headline(kind: str, a: dict[str, Any]) -> str:
         return f"analysis: {a['error']}"
     if kind in ("expert_rating", "crowd_selection"):
         g = a["agreement"]
-        return (f"{a['pairs']} pairs, mean {a['mean_of_means']}; agreement: alpha {g['krippendorff_alpha']}, "
+        ci = a.get("intervals", {})
+        return (f"{a['pairs']} pairs, mean {a['mean_of_means']}{_ci(ci.get('mean_of_means'))}; agreement: alpha "
+                f"{g['krippendorff_alpha']}{_ci(ci.get('krippendorff_alpha'))}, "
                 f"Fleiss kappa {g['fleiss_kappa']}, {g['percent_unanimous']}% unanimous")
     if kind == "error_analysis":
         top = ", ".join(f"{k} {v}" for k, v in sorted(a["category_counts"].items(), key=lambda kv: -kv[1])[:4])
-        return f"congruent share {a['congruent_share']}; top categories: {top}"
+        return (f"congruent share {a['congruent_share']}{_ci(a.get('intervals', {}).get('congruent_share'))}; "
+                f"top categories: {top}")
     if kind == "pairwise_grading":
         bt = a["dimensions"].get("overall", {}).get("bradley_terry", {})
-        return "overall quality, Bradley-Terry: " + ", ".join(f"{s} {v['strength']:+.2f}" for s, v in bt.items())
+        return "overall quality, Bradley-Terry: " + ", ".join(
+            f"{s} {v['strength']:+.2f}{_ci({'low': v.get('boot_low'), 'high': v.get('boot_high')})}"
+            for s, v in bt.items())
     an = a["anova"]
     return (f"repeated-measures ANOVA: F({an['df1_gg']:.2f}, {an['df2_gg']:.1f}) = {an['F']:.3f}, "
-            f"p(GG) = {an['p_gg']:.3g}, eta2 = {an['eta2']:.3f}; {a['participants']} participants, "
+            f"p(GG) = {an['p_gg']:.3g}, eta2 = {an['eta2']:.3f}{_ci(a.get('intervals', {}).get('eta2'))}; "
+            f"{a['participants']} participants, "
             f"{len(a['screened_out'])} screened out")
+
+
+def _ci(found: dict[str, Any] | None) -> str:
+    """" [low, high]" of a bootstrap interval (95%, seeded; see postprocess/bootstrap.py), or ""."""
+    if not found or found.get("low") is None:
+        return ""
+    return f" [95% CI {found['low']:.3g}, {found['high']:.3g}]"

@@ -15,7 +15,9 @@ usually holds whole), and the server:
 - keeps the open connections below the file limit, with room for the ledger and for the
   connections ``accept()`` takes in one go (uvicorn's ``backlog``): at the cap, a new connection
   pushes out the oldest one still sending its head from the address that holds the most, so a
-  slow crowd cannot lock out ``/health`` or a participant whose request arrives at once.
+  slow crowd cannot lock out ``/health`` or a participant whose request arrives at once. A connection
+  still sending its body counts as slow as one sending its head: loopback, exempt from the per-address
+  cap, once held every place with slow bodies and ``/health`` answered 503 for ~25 s (issue 41).
 Loopback and trusted proxies are not capped per address (a proxy carries everyone's connections).
 """
 
@@ -168,6 +170,7 @@ class GuardedH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self.key: str | None = None
         self.deadline: asyncio.TimerHandle | None = None
+        self.sending_body = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -208,10 +211,15 @@ class GuardedH11Protocol(H11Protocol):
         if cycle is not None and cycle is not before:  # a request head arrived
             self.table.head_arrived(self)
             self._set_deadline(self.table.limits.body_timeout_s, "body_timeouts")
+            if cycle.more_body:  # still sending (its body): at the cap it may be pushed out as a slow head is
+                self.sending_body = True
+                self.table.await_head(self)
         if cycle is not None and not cycle.more_body and self.deadline is not None \
-                and self not in self.table.awaiting_head:
+                and (self.sending_body or self not in self.table.awaiting_head):
             self.deadline.cancel()  # the body is complete: the app answers in its own time
             self.deadline = None
+            self.table.head_arrived(self)
+            self.sending_body = False
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

@@ -24,6 +24,15 @@ class AnswersSection(Section):
     blocked: Literal["drop", "keep"] = Field("drop", description="A blocked worker's approved labels: drop them, or "
                                                                  "keep them (the model weighs each worker by skill)")
     threshold: Share = Field(0.9, description="The report lists items whose answer's confidence is below this")
+    min_judgements: int = Field(0, ge=0, le=1000, description="Adaptive overlap (task = \"custom\", MTurk): ask this "
+                                "many judgements per item first, then more only where the answer is uncertain; 0: off, "
+                                "every item gets [campaign] assignments_per_image")
+    max_judgements: int = Field(0, ge=0, le=1000, description="Adaptive overlap: at most this many judgements per item "
+                                "(the budget is checked for this many everywhere)")
+    confidence: Share = Field(0.9, description="Adaptive overlap: an item gets another judgement while its answer's "
+                              "confidence is below this")
+    top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
+                               "assignments_per_image accepted captions after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
                                                            'answer, and the page\'s item columns for those not in '
                                                            "your items): each worker is scored on them; they stay "
@@ -50,3 +59,34 @@ class AnswersSettings:
     control_min_seen: int = 4
     control_block_below: float = 0.5
     control_confidence: float = 1.645
+    min_judgements: int = 0  # adaptive overlap off at 0
+    max_judgements: int = 0
+    confidence: float = 0.9
+    top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
+    fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
+
+    @property
+    def adaptive(self) -> bool:
+        return self.min_judgements > 0
+
+
+def adaptive_check(section: AnswersSection, task: str, per_item: int) -> str:
+    """Why ``[answers]``' adaptive keys cannot run ("" when they can, or are off)."""
+    if section.top_up_rounds and task == "custom":
+        return "top_up_rounds is for caption pages; a custom page asks for more with min_judgements/max_judgements"
+    if not section.min_judgements:
+        return "max_judgements needs min_judgements (the judgements asked first)" if section.max_judgements else ""
+    if task != "custom":
+        return "min_judgements (adaptive overlap) runs on custom pages (task = \"custom\") only so far"
+    if section.max_judgements < section.min_judgements:
+        return (f"max_judgements {section.max_judgements} is below min_judgements {section.min_judgements}: set it "
+                f"to the most judgements an item may get (e.g. {per_item})")
+    if section.min_judgements < 10 <= section.max_judgements:
+        return ("min_judgements under 10 with max_judgements 10 or more: MTurk cannot extend a HIT created with "
+                "fewer than 10 assignments to 10 or more; keep max_judgements at 9 or start at 10")
+    return ""
+
+
+def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path | None) -> AnswersSettings:
+    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image."""
+    return AnswersSettings(**section.model_dump(exclude={"controls"}), fixed_overlap=fixed_overlap, controls=controls)

@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flows.core.config.answers_config import AnswersSettings
+from flows.core.config.answers_config import AnswersSettings, adaptive_check, answers_settings
 from flows.core.config.config_file import PAGES, nearest_task, read_toml, shown, validate
 from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySection, ProlificSection
 from flows.core.config.config_types import parse_budget
@@ -96,6 +96,7 @@ class CampaignConfig:
     schedule_interval_s: int = 0
     schedule_cron: str = ""
     sim_crowd: Path | None = None  # the simulator's crowd for this campaign (default: the VizWiz demo crowd)
+    sim_start: float = 1767571200.0  # [target] sim_start: a new simulator's virtual clock (epoch s; 2026-01-05)
     sim_workers: str = "auto"  # task = "custom": form-reading or browser workers (flows/custom/page_scripts.py)
     page_origins: tuple[str, ...] = ()  # task = "custom": script/style origins added to the task server's CSP
     prolific: ProlificSettings = ProlificSettings()
@@ -115,6 +116,10 @@ class CampaignConfig:
     telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
     answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers.py)
 
+    @property
+    def worst_per_item(self) -> int:  # adaptive overlap posts min_judgements (assignments_per_image) first
+        return max(self.assignments_per_image, self.answers.max_judgements)
+
 
 def load_config(path: str | Path) -> CampaignConfig:
     """Every file the config names (template, items, crowd, qualification files) must lie inside
@@ -133,12 +138,14 @@ def load_config(path: str | Path) -> CampaignConfig:
         study = study_settings(doc.study, doc.screen, camp.task, items)
     except ValueError as exc:
         raise ConfigError(f"{path}: [study].{exc}") from exc
+    if why := adaptive_check(doc.answers, camp.task, camp.assignments_per_image):
+        raise ConfigError(f"{path}: [answers].{why}")
     budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
     qc = doc.qc
     cfg = CampaignConfig(
         path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
-        keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit,
-        assignments_per_image=camp.assignments_per_image, batches=camp.batches, reward=camp.reward_usd,
+        keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit, reward=camp.reward_usd,
+        assignments_per_image=doc.answers.min_judgements or camp.assignments_per_image, batches=camp.batches,
         budget=budget, budget_currency=currency, accept_partial=camp.accept_partial,
         fx_rates={str(k): v for k, v in camp.fx_rates.items()}, seed=camp.seed, **doc.timing.model_dump(),
         gating=_gating(path, doc.gating),
@@ -153,12 +160,13 @@ def load_config(path: str | Path) -> CampaignConfig:
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
-        sim_workers=doc.target.sim_workers, page_origins=tuple(doc.target.page_origins),
+        sim_start=doc.target.sim_start.timestamp(), sim_workers=doc.target.sim_workers,
+        page_origins=tuple(doc.target.page_origins),
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         prolific=_prolific(doc.prolific), study=study,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
-        answers=AnswersSettings(**doc.answers.model_dump(exclude={"controls"}),
-                                controls=_existing(path, "answers", "controls", doc.answers.controls)),
+        answers=answers_settings(doc.answers, camp.assignments_per_image,
+                                 _existing(path, "answers", "controls", doc.answers.controls)),
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
     _check_policy_rules_run(path, doc.policy, cfg.qc_rules)
@@ -254,7 +262,9 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     return DecisionPolicy(
         reject_rules=_known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules),
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
-        block_min_evidence=sec.block_min_evidence, block_rate_confidence=sec.block_rate_confidence,
+        block_counts_beside_rates=default.block_counts_beside_rates, block_min_evidence=sec.block_min_evidence,
+        block_rate_confidence=sec.block_rate_confidence
+        if "block_rate_confidence" in sec.model_fields_set else default.block_rate_confidence,
         review_rules=_known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules),
         reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
 

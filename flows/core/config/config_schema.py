@@ -8,10 +8,11 @@ names) are in ``flows/core/config/config.py``.
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AwareDatetime, Field, model_validator
 
 from flows.core.config.answers_config import AnswersSection
 from flows.core.config.config_types import (
@@ -222,6 +223,8 @@ class TargetSection(Section):
     endpoint_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
                               description="Empty: the built-in simulator; or an MTurk-compatible http(s) endpoint")
     sim_crowd: str = Field("", max_length=1000, description="The simulator's crowd file for this campaign")
+    sim_start: AwareDatetime = Field(datetime(2026, 1, 5, tzinfo=UTC), description="The simulator's virtual clock "
+                                     "starts here (e.g. 2026-01-05T09:00:00Z): the same seed, the same times")
     sim_workers: Literal["auto", "form", "browser"] = Field(
         "auto", description='task = "custom": simulated workers read the form ("form") or work the page in a '
                             'headless Chromium ("browser"); "auto": browser when the page\'s scripts write fields')

@@ -138,3 +138,10 @@ def m010_worker_history(db: sqlite_utils.Database) -> None:
                                        "captions": int, "covered": int, "flags": int},
                                       pk=("campaign", "batch", "worker_id", "rule"))
     db.table("assignments").create_index(["campaign", "batch"])  # which batches are not kept yet
+
+
+@migrations()
+def m011_batch_hold_page(db: sqlite_utils.Database) -> None:
+    """The page and config a held batch ran on (a SHA-256), so a batch paid despite its hold is not
+    followed by another on the same page and rules, which the same rule would hold again."""
+    db.table("batches").add_column("hold_page", str, not_null_default="")

@@ -23,7 +23,7 @@ import psycopg
 from psycopg.adapt import Loader
 from psycopg.rows import dict_row, tuple_row
 
-from flows.core.db_url import scrubbed, shown_location
+from flows.core.db_url import parsed_ledger, scrubbed, shown_location
 from flows.core.errors import CampaignBusyError, ConfigError
 from flows.core.ledger.pg_tables import PgSchema, PgTable, quoted
 from flows.core.ledger.store_base import Store
@@ -84,8 +84,10 @@ class PgStore(Store, scheme="postgresql"):
         self._pks: dict[str, list[str]] = {}
         self._uniques: dict[str, list[list[str]]] = {}
         self._columns: dict[str, list[str]] = {}
+        ledger = parsed_ledger(url)
+        secret = {"password": ledger.password} if ledger.password else {}  # where libpq reads it, not the URL
         try:
-            self.conn = psycopg.connect(url, autocommit=True, row_factory=dict_row,  # type: ignore[arg-type]
+            self.conn = psycopg.connect(ledger.conninfo, autocommit=True, **secret, row_factory=dict_row,  # type: ignore[arg-type]
                                         connect_timeout=CONNECT_TIMEOUT_S)
         except psycopg.Error as exc:
             first = scrubbed(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, url)

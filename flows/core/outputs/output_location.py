@@ -20,7 +20,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from flows.core.db_url import deployable_ledger
 from flows.core.errors import ConfigError
@@ -32,21 +32,54 @@ DEFAULT_OUT = "runs"
 CREDENTIAL_NAMES = {"s3": ("key", "secret"), "s3a": ("key", "secret")}
 
 
+# a URL's query names whose value is a credential (a SAS signature, a token, a presigned URL's parts):
+# moved out as the user part is, to fsspec's setting of that name for the protocol
+QUERY_SECRETS = {"token", "sig", "signature", "sas_token", "password", "secret", "key", "access_key", "secret_key",
+                 "account_key", "api_key", "apikey", "auth", "credential", "credentials", "client_secret",
+                 "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "session_token"}
+_PROTOCOL = r"[A-Za-z][A-Za-z0-9+.-]*"
+# fsspec's URLs, chained ones too: simplecache::s3://bucket/runs, zip://x::file:///a.zip
+_OUTPUT_URL = re.compile(rf"^(?:{_PROTOCOL}(?:://[^:]*)?::)*{_PROTOCOL}://")
+
+
 def is_output_url(out: str | Path) -> bool:
-    """An fsspec URL (``protocol://...``); anything else is a local folder."""
-    return isinstance(out, str) and re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", out) is not None
+    """An fsspec URL (``protocol://...``, or a chain ``simplecache::s3://...``); anything else is a folder."""
+    return isinstance(out, str) and _OUTPUT_URL.match(out.strip()) is not None
 
 
 def protocol(url: str) -> str:
-    return url.split("://", 1)[0].lower()
+    """The outer protocol of a URL or chain (``simplecache`` for ``simplecache::s3://...``)."""
+    return re.split(r"://|::", url.strip(), maxsplit=1)[0].lower()
+
+
+def protocols(url: str) -> list[str]:
+    """Every protocol of a chain, outer first."""
+    return [segment.split("://", 1)[0].lower() for segment in url.strip().split("::")]
 
 
 def unescaped_user_part(url: str) -> bool:
     """A user part with ``/``, ``?`` or ``#`` left as it is (``s3://KEY:SE/CRET@bucket``, an AWS secret
     often holds ``/``): the host then ends there and the secret reads as the path: shown, stored, and
     made a folder name. Such a URL is refused, and shown as its protocol only."""
-    head, at, _ = url.split("://", 1)[-1].rpartition("@")
-    return bool(at) and ":" in head and any(c in head for c in "/?#")
+    for segment in url.strip().split("::"):
+        head, at, _ = segment.split("://", 1)[-1].rpartition("@")
+        if at and ":" in head and any(c in head for c in "/?#"):
+            return True
+    return False
+
+
+def _shown_segment(segment: str) -> str:
+    if "://" not in segment:
+        return segment
+    parts = urlsplit(segment)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    user = "***@" if "@" in parts.netloc else ""
+    return _joined(parts.scheme, user + host, parts.path, "***" if parts.query else "", "")
+
+
+def _joined(scheme: str, netloc: str, path: str, query: str, fragment: str) -> str:
+    """A URL from its parts, keeping ``//`` when the host is empty (``file:///a``: urlunsplit drops it)."""
+    return f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "") + (f"#{fragment}" if fragment else "")
 
 
 def shown_output(out: str | Path) -> str:
@@ -57,39 +90,62 @@ def shown_output(out: str | Path) -> str:
     if unescaped_user_part(text):
         return f"{protocol(text)}://***"
     try:
-        parts = urlsplit(text)
+        return "::".join(_shown_segment(segment) for segment in text.strip().split("::"))
     except ValueError:
         return f"{protocol(text)}://***"  # unparseable: show nothing that could be a secret
-    host = parts.netloc.rsplit("@", 1)[-1]
-    user = "***@" if "@" in parts.netloc else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, "***" if parts.query else "", ""))
 
 
-def _split_credentials(url: str) -> tuple[str, str, str]:
-    """``url`` without its user part, and the user and password it held ("" when none)."""
+def _segment_credentials(segment: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """One URL of a chain without its user part and credential query, and the (protocol, fsspec option,
+    value) settings they become."""
+    if "://" not in segment:
+        return segment, []
+    parts = urlsplit(segment)
+    name = parts.scheme.lower()
+    found: list[tuple[str, str, str]] = []
+    host = parts.netloc
+    if "@" in parts.netloc:
+        userinfo, host = parts.netloc.rsplit("@", 1)
+        user, _, password = userinfo.partition(":")
+        found += [(name, option, unquote(value)) for option, value in zip(credential_names(name), (user, password),
+                                                                          strict=True) if value]
+    kept = []
+    for pair in parts.query.split("&") if parts.query else []:
+        key, _, value = pair.partition("=")
+        if unquote(key).strip().lower() in QUERY_SECRETS:
+            found.append((name, unquote(key).strip().lower().replace("-", "_"), unquote(value)))
+        else:
+            kept.append(pair)
+    if not found:
+        return segment, []
+    return _joined(parts.scheme, host, parts.path, "&".join(kept), parts.fragment), found
+
+
+def _split_credentials(url: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """``url`` (a chain's every URL) without credentials, and the fsspec settings they become."""
     if unescaped_user_part(url):
         raise ConfigError(f"--out {shown_output(url)}: the URL's user part holds a '/', '?' or '#' as it is; "
                           "write them as %2F, %3F, %23, or leave the credentials out of the URL and set them "
                           f"as FSSPEC_{protocol(url).upper()}_* (docs/security.md)")
+    segments, found = [], []
     try:
-        parts = urlsplit(url)
+        for segment in url.strip().split("::"):
+            bare, settings = _segment_credentials(segment)
+            segments.append(bare)
+            found += settings
     except ValueError as exc:
         raise ConfigError(f"--out {shown_output(url)} is not a URL fsspec can read; give a folder or a URL "
                           "such as s3://bucket/runs") from exc
-    if "@" not in parts.netloc:
-        return url, "", ""
-    userinfo, host = parts.netloc.rsplit("@", 1)
-    user, _, password = userinfo.partition(":")
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)), unquote(user), unquote(password)
+    return "::".join(segments), found
 
 
 def without_credentials(out: str | Path) -> str | Path:
-    """``out`` as it is used, stored and passed on: a URL without its user part."""
+    """``out`` as it is used, stored and passed on: a URL without its user part and credential query."""
     return _split_credentials(str(out))[0] if is_output_url(out) else out
 
 
 def has_credentials(out: str | Path) -> bool:
-    return is_output_url(out) and without_credentials(out) != out
+    return is_output_url(out) and bool(_split_credentials(str(out))[1])
 
 
 def credentials_to_fsspec(out: str) -> str:
@@ -98,14 +154,10 @@ def credentials_to_fsspec(out: str) -> str:
     workers it starts); a setting made before wins, as ``PGPASSWORD`` does for the ledger."""
     if not is_output_url(out):
         return out
-    bare, user, password = _split_credentials(out)
-    if not (user or password):
-        return bare
-    name = protocol(out)
-    for option, value in zip(credential_names(name), (user, password), strict=True):
-        if value:
-            os.environ.setdefault(f"FSSPEC_{name.upper()}_{option.upper()}", value)
-    credentials_as_text(name)
+    bare, found = _split_credentials(out)
+    for name, option, value in found:
+        os.environ.setdefault(f"FSSPEC_{name.upper()}_{option.upper()}", value)
+        credentials_as_text(name, (option,))
     return bare
 
 
@@ -113,7 +165,7 @@ def credential_names(name: str) -> tuple[str, str]:
     return CREDENTIAL_NAMES.get(name, ("username", "password"))
 
 
-def credentials_as_text(name: str) -> None:
+def credentials_as_text(name: str, options: tuple[str, ...] = ()) -> None:
     """fsspec's settings for protocol ``name``'s user and secret as text: as the environment holds them
     where fsspec has none or has made them something else. fsspec reads every ``FSSPEC_*`` value as
     JSON when it is imported (fsspec/config.py, set_conf_env), so an all-digit secret became a number
@@ -122,7 +174,7 @@ def credentials_as_text(name: str) -> None:
     import fsspec.config
 
     settings = fsspec.config.conf.setdefault(name, {})
-    for option in credential_names(name):
+    for option in options or credential_names(name):
         value = os.environ.get(f"FSSPEC_{name.upper()}_{option.upper()}")
         if value is not None and not isinstance(settings.get(option), str):
             settings[option] = value
@@ -130,7 +182,8 @@ def credentials_as_text(name: str) -> None:
 
 def chosen_output(given: str | None, configured: str = "") -> str:
     """The output root: ``--out``, else ``$HITFLOW_OUT``, else the config's ``[target] out``, else runs/."""
-    return given or os.environ.get(OUT_ENV) or configured or DEFAULT_OUT
+    chosen = given or os.environ.get(OUT_ENV) or configured or DEFAULT_OUT
+    return chosen.strip() if is_output_url(chosen) else chosen  # " s3://..." is a URL, not a folder
 
 
 def staging_root(out: str | Path) -> Path:

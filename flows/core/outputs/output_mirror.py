@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.errors import ConfigError, HitflowError
-from flows.core.outputs.output_location import credentials_as_text, is_output_url, protocol, shown_output, staging_root
+from flows.core.outputs.output_location import (
+    credentials_as_text,
+    is_output_url,
+    protocols,
+    shown_output,
+    staging_root,
+)
 
 PART = ".hitflow-part"  # a copy under way on a local filesystem; removed by the next mirror if left
 PROBE = ".hitflow-write-check-"  # check_writable's file, never an output
@@ -39,14 +45,15 @@ def protocol_problem(url: str) -> str:
     """"" when fsspec can open ``url``'s protocol here, else what is wrong and what to do, in words."""
     import fsspec
 
-    try:
-        fsspec.get_filesystem_class(protocol(url))
-    except ImportError as exc:
-        extra = "pip install 'hitflow[s3]'" if protocol(url) in ("s3", "s3a") else f"install it ({exc})"
-        return f"{shown_output(url)}: {protocol(url)}:// needs a package that is not installed: {extra}"
-    except ValueError:
-        return (f"{shown_output(url)}: fsspec knows no protocol {protocol(url)!r}; give a folder or a URL such as "
-                "s3://bucket/runs or file:///mnt/shared/runs")
+    for name in protocols(url):  # each of a chain's (simplecache::s3://...)
+        try:
+            fsspec.get_filesystem_class(name)
+        except ImportError as exc:
+            extra = "pip install 'hitflow[s3]'" if name in ("s3", "s3a") else f"install it ({exc})"
+            return f"{shown_output(url)}: {name}:// needs a package that is not installed: {extra}"
+        except ValueError:
+            return (f"{shown_output(url)}: fsspec knows no protocol {name!r}; give a folder or a URL such as "
+                    "s3://bucket/runs or file:///mnt/shared/runs")
     return ""
 
 
@@ -57,7 +64,8 @@ def filesystem(url: str) -> tuple[Any, str]:
 
     if problem := protocol_problem(url):
         raise ConfigError(f"--out {problem}")
-    credentials_as_text(protocol(url))
+    for name in protocols(url):
+        credentials_as_text(name)
     try:
         return fsspec.core.url_to_fs(url)  # type: ignore[no-any-return]
     except Exception as exc:  # options the filesystem refuses (a bad port, an unknown setting)

@@ -13,6 +13,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from flows.core.errors import ConfigError
+from flows.core.pages import template_limits as limits
 from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[3] / "hit_templates"
@@ -44,15 +45,45 @@ def bidi_shown(value: object) -> str:
     return text if text.isascii() else text.translate(BIDI_CONTROLS)
 
 
+class BoundedSandbox(ImmutableSandboxedEnvironment):
+    """The sandbox, with what an expression may build bounded (flows/core/pages/template_limits.py)."""
+
+    intercepted_binops = frozenset({"*", "**", "%"})
+
+    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
+        limits.bounded_binop(operator, left, right)
+        return super().call_binop(context, operator, left, right)
+
+    def wrap_str_format(self, value: Any) -> Any:
+        """``str.format`` as the sandbox wraps it, with its widths bounded (``'{:>999999999}'.format(1)``)."""
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        text = str(value.__self__)
+
+        def bounded(*args: Any, **kwargs: Any) -> Any:
+            limits.bounded_format(text, (*args, *kwargs.values()))
+            return wrapped(*args, **kwargs)
+
+        return bounded
+
+    def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        limits.bounded_call(__obj, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    env = ImmutableSandboxedEnvironment(
+    env = BoundedSandbox(
         loader=jinja2.FileSystemLoader([str(TEMPLATE_DIR), str(REPORT_DIR)]),
         autoescape=True,  # captions and descriptions are untrusted HTML, in every template
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    for name in limits.BOUNDED_FILTERS:
+        env.filters[name] = limits.bounded_filter(name, env.filters[name])
+    env.globals.update(range=limits.BoundedRange, lipsum=limits.bounded_lipsum, namespace=limits.BoundedNamespace)
     env.filters["safe_url"] = safe_url
     env.filters["bidi_shown"] = bidi_shown
     env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
@@ -66,20 +97,24 @@ def environment() -> jinja2.Environment:
 
 def render(template: str, context: dict[str, Any]) -> str:
     try:
-        return environment().get_template(template).render(**context)
+        with limits.render_deadline():
+            return limits.bounded_output(environment().get_template(template).generate(**context))
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"template {template} not found under {TEMPLATE_DIR}; check [campaign].task") from exc
     except jinja2.UndefinedError as exc:
         raise ConfigError(f"template {template}: {exc.message}; the context lacks a value it uses") from exc
     except jinja2.TemplateSyntaxError as exc:
         raise ConfigError(f"template {exc.filename}:{exc.lineno}: {exc.message}") from exc
+    except (limits.TemplateLimit, MemoryError) as exc:
+        raise ConfigError(f"template {template}{template_line(exc)}: {str(exc) or 'out of memory'}") from exc
 
 
 def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     """A template given as text (a campaign's own page, ``name`` its path for messages), in the
     one environment: it may extend hitflow's pages; item values are escaped like any other."""
     try:
-        return environment().from_string(source).render(**context)
+        with limits.render_deadline():
+            return limits.bounded_output(environment().from_string(source).generate(**context))
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"{name}: extends or includes {exc.name}, which is not under {TEMPLATE_DIR}") from exc
     except jinja2.UndefinedError as exc:
@@ -88,12 +123,30 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     except jinja2.TemplateSyntaxError as exc:
         raise ConfigError(f"{name}:{exc.lineno}: {str(exc.message).rstrip('.')}; fix the template's syntax on that "
                           "line and run the dry run again") from exc
+    except limits.TemplateLimit as exc:
+        raise ConfigError(f"{name}{template_line(exc)}: {exc}; a page may not build that much: change the "
+                          "expression that builds it") from exc
     except jinja2.sandbox.SecurityError as exc:
         raise ConfigError(f"{name}: {str(exc).rstrip('.')}; a task template may only read its values") from exc
+    except MemoryError as exc:
+        raise ConfigError(f"{name}{template_line(exc)}: the page ran out of memory while rendering; change "
+                          "the expression that builds it") from exc
     except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError) as exc:  # {{ 1/0 }}, wordwrap(0)
         line = (str(exc).splitlines() or [""])[0][:160]
         raise ConfigError(f"{name}: the template failed while rendering ({type(exc).__name__}: {line}); "
                           "fix the expression and run the dry run again") from exc
+
+
+def template_line(exc: BaseException) -> str:
+    """":N", the template line an error was raised on (Jinja rewrites its traceback to the template's
+    lines), or "" when it was raised outside the template's code (the page's total size)."""
+    tb, line = exc.__traceback__, ""
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name in ("template", "top-level template code") or \
+                tb.tb_frame.f_code.co_filename.endswith((".j2", "<template>")):
+            line = f":{tb.tb_lineno}"
+        tb = tb.tb_next
+    return line
 
 
 def sample_context(task: str) -> dict[str, Any]:

@@ -35,6 +35,7 @@ REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
 REVIEW_SENDERS = LINKS_SENDERS
 BLOCK_MODE = "no more links"
+EXTENDS_UNITS = False  # adaptive overlap not built here yet (issue 43 point 5)
 SETTLED_UNPAID: tuple[str, ...] = ()  # every stored response awaits a (recorded) decision
 NOTHING_RECONCILED: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
 
@@ -117,3 +118,8 @@ def record_test_scores(run: Run) -> int:
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
     """Named people, or a task server that outlives the run (the simulator's crowd opens neither)."""
     return target_kind != "sim" or bool(task_url or invitees)
+
+
+def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
+    raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
+                      "not on invite links; remove min_judgements/max_judgements to ask a fixed number per item")

@@ -16,10 +16,10 @@ from flows.platforms.targets import check_target, sim_clock, sim_ground_truth, s
 
 @contextmanager
 def links_session(target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
-                  sim_state: Path | None) -> Iterator[Session]:
+                  sim_state: Path | None, sim_start: float | None = None) -> Iterator[Session]:
     check_target(target, endpoint_url, live)
     if target == "sim":
-        with simulator(endpoint_url, seed, crowd, sim_state) as t:
+        with simulator(endpoint_url, seed, crowd, sim_state, sim_start) as t:
             if endpoint_url:  # a served simulator's clock runs by itself (`hitflow sim serve --speed`)
                 yield Session(t, None, sim_wait(t), lambda: sim_ground_truth(t), sim_clock(t))
                 return

@@ -91,6 +91,22 @@ def create_hit(client: Any, hit_type_id: str, params: dict[str, Any], token: str
                             f"{exc.response.get('Error', {}).get('Message', '')}") from exc
 
 
+def add_assignments(client: Any, hit_id: str, extra: int, token: str) -> bool:
+    """CreateAdditionalAssignmentsForHIT under ``token``; True when the platform says this token's
+    extension was already made (an earlier run's call went through), so it is never made twice.
+    MTurk documents that refusal only as "an error with a message containing the request ID", so
+    it is recognised by the token named in the message as well as by the simulator's code."""
+    try:
+        client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=extra,
+                                                     UniqueRequestToken=token)
+        return False
+    except ClientError as exc:
+        msg = exc.response.get("Error", {}).get("Message", "")
+        if turk_code(exc) == "AWS.MechanicalTurk.DuplicateRequest" or "UniqueRequestToken" in msg:
+            return True
+        raise PlatformError(f"CreateAdditionalAssignmentsForHIT failed: {turk_code(exc)}: {msg}") from exc
+
+
 def get_hit(client: Any, hit_id: str) -> dict[str, Any]:
     return _call(client, "get_hit", HITId=hit_id)["HIT"]
 

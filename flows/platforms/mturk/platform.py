@@ -14,7 +14,7 @@ from flows.core.ledger.ledger_calls import LedgeredCall, ledgered_all
 from flows.core.run.run_context import Run
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
-from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, qualification_stage
+from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, extend, qualification_stage
 from flows.platforms.mturk import operations as mturk_operations
 from flows.platforms.mturk.decisions import MTURK_SENDERS
 from flows.platforms.mturk.dry_run import mturk_plan
@@ -35,6 +35,7 @@ MIN_REASON_CHARS = 1
 REVIEW_SENDERS = MTURK_SENDERS
 # ListAssignmentsForHIT lists only Submitted, Approved, Rejected (AssignmentStatus in botocore's mturk
 # model): a returned or abandoned assignment is never stored, so none is settled unpaid.
+EXTENDS_UNITS = True  # CreateAdditionalAssignmentsForHIT (extend.py)
 SETTLED_UNPAID: tuple[str, ...] = ()
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 # Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
@@ -42,6 +43,7 @@ DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state on
 DECIDE_THREADS = batch_publish.POST_THREADS
 
 publish = batch_publish.publish_batch
+extend_units = extend.extend_units
 
 
 def collect(run: Run, batch: int) -> dict[str, Any]:

@@ -14,11 +14,11 @@ from flows.platforms.targets import check_target, sim_clock, sim_ground_truth, s
 
 @contextmanager
 def mturk_session(target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
-                  sim_state: Path | None) -> Iterator[Session]:
+                  sim_state: Path | None, sim_start: float | None = None) -> Iterator[Session]:
     """MTurk's API: the simulator, or an MTurk-compatible endpoint confirmed with ``live``."""
     check_target(target, endpoint_url, live)
     if target == "sim":
-        with simulator(endpoint_url, seed, crowd, sim_state) as t:
+        with simulator(endpoint_url, seed, crowd, sim_state, sim_start) as t:
             yield sim_session(t)
         return
     t = Target("endpoint", endpoint_url)

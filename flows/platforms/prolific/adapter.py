@@ -19,6 +19,16 @@ import httpx
 from flows.core.config.config_schema import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError, ConfigError, PlatformError
 from flows.platforms.prolific.fields import first, number_field, record, text_field
+from flows.platforms.prolific.paging import (
+    PageBudget,
+    bounded_json,
+    bounded_send,
+    next_href,
+    page_count,
+    page_results,
+    path_id,
+    printable,
+)
 from flows.platforms.retry_policy import (
     Failure,
     RetryableStatus,
@@ -110,7 +120,7 @@ def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | 
     """One request, repeated as the retry policy allows (throttling, 5xx, connection failures);
     a Prolific error becomes a PlatformError with its title and details."""
     def attempt() -> httpx.Response:
-        resp = client.http.request(method, path, json=body, params=params)
+        resp = bounded_send(client.http, method, path, body, params)
         if resp.status_code == 429 or resp.status_code >= 500:
             raise RetryableStatus(resp)
         return resp
@@ -128,10 +138,11 @@ def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | 
         raise PlatformError(f"Prolific {method} {_path_only(path)} failed: {type(exc).__name__}; check the "
                             "network and the endpoint URL") from None
     if resp.status_code >= 400:
-        raise PlatformError(f"Prolific {method} {path} answered {resp.status_code}: {_error_text(resp)}")
+        raise PlatformError(f"Prolific {method} {printable(path, 120)} answered {resp.status_code}: "
+                            f"{_error_text(resp)}")
     try:
-        return resp.json() if resp.content else {}
-    except ValueError:  # not JSON (or not UTF-8): a proxy's page, a truncated reply
+        return bounded_json(resp.content) if resp.content else {}
+    except ValueError:  # not JSON (or not UTF-8, or nested past MAX_JSON_DEPTH): a proxy's page, a cut reply
         raise PlatformError(f"Prolific {method} {_path_only(path)} answered {resp.status_code} with a body that is "
                             "not JSON; check the endpoint URL") from None
 
@@ -139,11 +150,11 @@ def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | 
 def _error_text(resp: httpx.Response) -> str:
     """Prolific's error title and detail, whatever shape the reply has, as one short line."""
     try:
-        err = resp.json().get("error", {})
+        err = bounded_json(resp.content).get("error", {})
         why = f"{err.get('title', '')} {err.get('detail', '')}".strip()
     except (ValueError, AttributeError):  # not JSON, or not the documented object
         why = resp.text[:200]
-    return " ".join(why.split())[:300]
+    return printable(why)  # no terminal escapes from the server reach the screen
 
 
 def _not_repeated(method: str, path: str, what: str) -> str:
@@ -155,39 +166,21 @@ def _not_repeated(method: str, path: str, what: str) -> str:
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """All results, never just the first page: following ``_links.next.href`` until it is null,
     or, for a reply that carries no links, asking for the next ``offset`` until ``meta.count``
-    results are in (Prolific documents both kinds of paging)."""
+    results are in (Prolific documents both kinds of paging); within a PageBudget (paging.py)."""
+    budget = PageBudget(path)
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
-    results = _page_results(page, path)
+    results = page_results(page, _path_only(path))
     while True:
-        href = _next_href(page)
-        if href:
+        got = len(page["results"])
+        if href := next_href(page):
+            budget.next_page(href, got)
             page = call(client, "GET", same_host_link(client, href))
-        elif len(results) < _count(page) and page["results"]:
+        elif len(results) < page_count(page) and page["results"]:
+            budget.next_page(f"offset={len(results)}", got)
             page = call(client, "GET", path, params={**(params or {}), "limit": PAGE_SIZE, "offset": len(results)})
         else:
             return results
-        results += _page_results(page, path)
-
-
-def _count(page: dict[str, Any]) -> int:
-    meta: dict[str, Any] = page["meta"] if isinstance(page.get("meta"), dict) else {}
-    try:
-        return int(meta.get("count") or meta.get("total") or 0)
-    except (TypeError, ValueError) as exc:
-        raise PlatformError(f"Prolific's page count {str(meta.get('count'))[:20]!r} is not a number") from exc
-
-
-def _page_results(page: Any, path: str) -> list[dict[str, Any]]:
-    results = page.get("results") if isinstance(page, dict) else None
-    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
-        raise PlatformError(f"Prolific's reply to GET {_path_only(path)} has no list of results; check the endpoint")
-    return results
-
-
-def _next_href(page: dict[str, Any]) -> str:
-    nxt = (page.get("_links") or {}).get("next") if isinstance(page.get("_links"), dict | None) else None
-    href = nxt.get("href") if isinstance(nxt, dict) else None
-    return href if isinstance(href, str) else ""
+        results += page_results(page, _path_only(path))
 
 
 def same_host_link(client: ProlificClient, href: str) -> str:
@@ -195,30 +188,32 @@ def same_host_link(client: ProlificClient, href: str) -> str:
     send our requests, and once the token, elsewhere)."""
     if _origin(href) != _origin(client.base_url) or not httpx.URL(href).path.startswith("/api/v1/"):
         raise PlatformError(f"Prolific's next-page link points outside {client.base_url} "
-                            f"({_path_only(href)}); refusing to follow it")
+                            f"({printable(_path_only(href), 120)}); refusing to follow it")
     return href
 
 
 def _path_only(url: str) -> str:
     """A URL for messages: scheme, host and path, never its query."""
     u = httpx.URL(url)
-    return f"{u.scheme}://{u.host}{u.path}" if u.host else u.path
+    return printable(f"{u.scheme}://{u.host}{u.path}" if u.host else u.path, 200)
 
 
 def default_workspace(client: ProlificClient) -> str:
-    return text_field(first(every_page(client, "workspaces/"), "GET workspaces/"), "id", "GET workspaces/")
+    return path_id(text_field(first(every_page(client, "workspaces/"), "GET workspaces/"), "id", "GET workspaces/"),
+                   "GET workspaces/")
 
 
 def ensure_group(client: ProlificClient, workspace_id: str, name: str) -> str:
     for group in every_page(client, "participant-groups/", {"workspace_id": workspace_id}):
         if group.get("name") == name:
-            return text_field(group, "id", "GET participant-groups/")
+            return path_id(text_field(group, "id", "GET participant-groups/"), "GET participant-groups/")
     made = call(client, "POST", "participant-groups/", {"workspace_id": workspace_id, "name": name})
-    return text_field(made, "id", "POST participant-groups/")
+    return path_id(text_field(made, "id", "POST participant-groups/"), "POST participant-groups/")
 
 
 def add_to_group(client: ProlificClient, group_id: str, participant_ids: list[str]) -> None:
-    call(client, "POST", f"participant-groups/{group_id}/participants/", {"participant_ids": participant_ids})
+    call(client, "POST", f"participant-groups/{path_id(group_id, 'a participant group')}/participants/",
+         {"participant_ids": participant_ids})
 
 
 def check_hourly_pay(reward_minor: int, minutes: int, currency: str, floor: Decimal | None = None) -> Decimal:
@@ -251,20 +246,21 @@ def check_currency(client: ProlificClient, wanted: str) -> str:
 
 
 def create_study(client: ProlificClient, body: dict[str, Any]) -> str:
-    return text_field(call(client, "POST", "studies/", body), "id", "POST studies/")
+    return path_id(text_field(call(client, "POST", "studies/", body), "id", "POST studies/"), "POST studies/")
 
 
 def transition(client: ProlificClient, study_id: str, action: str) -> str:
-    route = f"studies/{study_id}/transition/"
+    route = f"studies/{path_id(study_id, 'a study')}/transition/"
     return text_field(call(client, "POST", route, {"action": action}), "status", f"POST {route}")
 
 
 def get_study(client: ProlificClient, study_id: str) -> dict[str, Any]:
-    return record(call(client, "GET", f"studies/{study_id}/"), ("id", "status"), f"GET studies/{study_id}/")
+    route = f"studies/{path_id(study_id, 'a study')}/"
+    return record(call(client, "GET", route), ("id", "status"), f"GET {route}")
 
 
 def submissions(client: ProlificClient, study_id: str) -> list[dict[str, Any]]:
-    route = f"studies/{study_id}/submissions/"
+    route = f"studies/{path_id(study_id, 'a study')}/submissions/"
     return [record(s, SUBMISSION_FIELDS, f"GET {route}") for s in every_page(client, route)]
 
 
@@ -276,23 +272,25 @@ def approve(client: ProlificClient, study_id: str, submission_ids: list[str]) ->
 def reject(client: ProlificClient, submission_id: str, category: str, message: str) -> None:
     if len(message) < 100:
         raise PlatformError(f"a Prolific rejection message needs at least 100 characters (got {len(message)})")
-    call(client, "POST", f"submissions/{submission_id}/transition/",
+    call(client, "POST", f"submissions/{path_id(submission_id, 'a submission')}/transition/",
          {"action": "REJECT", "rejection_category": category, "message": message})
 
 
 def request_return(client: ProlificClient, submission_id: str, reasons: list[str]) -> None:
-    call(client, "POST", f"submissions/{submission_id}/request-return/", {"request_return_reasons": reasons})
+    call(client, "POST", f"submissions/{path_id(submission_id, 'a submission')}/request-return/",
+         {"request_return_reasons": reasons})
 
 
 def pay_bonuses(client: ProlificClient, study_id: str, amounts: dict[str, Decimal]) -> str:
     """Two steps, as Prolific wants: set the bonuses up (priced with fees), then pay them."""
     csv_rows = "\n".join(f"{pid},{amount:.2f}" for pid, amount in amounts.items())
     bonus = call(client, "POST", "submissions/bonus-payments/", {"study_id": study_id, "csv_bonuses": csv_rows})
-    bonus_id = text_field(bonus, "id", "POST submissions/bonus-payments/")
+    route = "POST submissions/bonus-payments/"
+    bonus_id = path_id(text_field(bonus, "id", route), route)
     call(client, "POST", f"bulk-bonus-payments/{bonus_id}/pay/")
     return bonus_id
 
 
 def balance(client: ProlificClient, workspace_id: str) -> int:
-    route = f"workspaces/{workspace_id}/balance/"
+    route = f"workspaces/{path_id(workspace_id, 'a workspace')}/balance/"
     return number_field(call(client, "GET", route), "available_balance", f"GET {route}")

@@ -36,6 +36,7 @@ REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP
 MIN_REASON_CHARS = 100
 REVIEW_SENDERS = PROLIFIC_SENDERS
 BLOCK_MODE = "blocklist"
+EXTENDS_UNITS = False  # adaptive overlap not built here yet (issue 43 point 5)
 SETTLED_UNPAID = UNPAID  # returned, timed out, screened out: Prolific settled them, no verdict can be sent
 
 publish = prolific_batches.publish_study
@@ -86,3 +87,8 @@ def record_test_scores(run: Run) -> int:
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
     return target_kind != "sim"
+
+
+def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
+    raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
+                      "not on Prolific; remove min_judgements/max_judgements to ask a fixed number per item")

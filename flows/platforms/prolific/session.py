@@ -29,13 +29,13 @@ def check_prolific_target(target: str, endpoint_url: str, live: bool) -> None:
 
 @contextmanager
 def prolific_session(target: str, endpoint_url: str, live: bool, seed: int | None,
-                     crowd: Path | None, sim_state: Path | None) -> Iterator[Session]:
+                     crowd: Path | None, sim_state: Path | None, sim_start: float | None = None) -> Iterator[Session]:
     check_prolific_target(target, endpoint_url, live)
     if target == "prolific":
         url = endpoint_url or prolific.PROLIFIC_URL
         yield Session(Target("prolific", url), prolific.make_client(url, simulator=False), time.sleep, None)
         return
-    with simulator(endpoint_url, seed, crowd, sim_state) as t:
+    with simulator(endpoint_url, seed, crowd, sim_state, sim_start) as t:
         yield _prolific_sim(t)
 
 

@@ -1,0 +1,84 @@
+"""Adaptive overlap on the simulator (issue 43): the answers issue's 1,000-item classification campaign
+(one three-way choice an item, 3 batches, the demo crowd plus consistently wrong workers) run twice on
+MTurk-sim, once with a fixed 5 assignments an item and once adaptively ([answers] min_judgements,
+max_judgements, confidence: more assignments only on items whose answer is still uncertain, through
+CreateAdditionalAssignmentsForHIT). Prints both accuracies against the items' latent answers
+(sim_items.json) and the ratio of assignments and of cost.
+
+``python -m bench.adaptive_campaign [--items 1000]`` (``make bench-adaptive-campaign``) prints one JSON
+object and writes it to ``bench/results-adaptive.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from bench.answers_accuracy import project
+from flows.core.ledger.store import Store
+from flows.driver.campaign_run import run_campaign
+from postprocess.answers import accuracy
+
+RESULTS = Path(__file__).resolve().parent / "results-adaptive.json"
+UNIT = ("images_per_hit = 10", "images_per_hit = {per_hit}")  # an extension buys one more judgement of a HIT's items
+REWARD = ('reward_usd = "0.20"', 'reward_usd = "{reward}"')
+
+
+def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str) -> dict[str, object]:
+    config = project(folder, items, adversaries, share=0.0)  # the adaptive keys join the bench's [answers] table
+    text = config.read_text().replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
+    text = text.replace(REWARD[0], REWARD[1].format(reward=f"{0.02 * per_hit:.2f}"))
+    config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
+    start = time.process_time()
+    summary = run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
+    out = folder / "runs" / "sentiment"
+    truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
+    answers_csv = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
+    store = Store(folder / "h.db")
+    assignments = store.table("assignments").count_where("batch > 0")
+    extensions = store.table("ledger").count_where("operation = 'CreateAdditionalAssignmentsForHIT'")
+    return {"assignments": assignments, "extensions": extensions, "accuracy": round(accuracy(answers_csv, truth), 4),
+            "methods": sorted(set(answers_csv["method"])), "campaign_cpu_s": round(time.process_time() - start, 1),
+            "saving": summary.get("adaptive") or {}}
+
+
+def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto"
+            ) -> dict[str, object]:
+    answers = f'method = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n"
+    with tempfile.TemporaryDirectory() as fixed_dir, tempfile.TemporaryDirectory() as adaptive_dir:
+        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n')
+        adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers)
+    ratio = round(int(adaptive["assignments"]) / int(fixed["assignments"]), 4)  # type: ignore[call-overload]
+    return {"items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule, "method": method,
+            "fixed_overlap": 5, "fixed": fixed, "adaptive": adaptive, "assignment_ratio": ratio,
+            "cost_ratio": ratio,  # one price an assignment in both runs (same reward, same MTurk fee tier)
+            "goal": "adaptive accuracy >= fixed accuracy with assignment_ratio <= 0.60",
+            "met": adaptive["accuracy"] >= fixed["accuracy"] and ratio <= 0.60,  # type: ignore[operator]
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--items", type=int, default=1000)
+    p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
+    p.add_argument("--items-per-hit", type=int, default=3, help="3: the page's straight-lining rule can see a HIT")
+    p.add_argument("--min", type=int, default=2, dest="min_judgements")
+    p.add_argument("--max", type=int, default=6, dest="max_judgements")
+    p.add_argument("--confidence", type=float, default=0.99)
+    p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
+    p.add_argument("--out", type=Path, default=RESULTS)
+    a = p.parse_args()
+    rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence}
+    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule, a.method), indent=1)
+    a.out.write_text(result + "\n", encoding="utf-8")
+    print(result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""Adaptive overlap's money: the assignments a campaign asked (posted + extensions) against what fixed
+overlap ([campaign] assignments_per_image on every item) would have asked, for `hitflow status` and the
+report. Assignments asked, not approved: a rejected assignment is unpaid under either policy."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from flows.core.ledger.store import Store
+
+
+def adaptive_saving(store: Store, name: str, info: dict[str, Any], unit: Decimal) -> dict[str, Any]:
+    """Adaptive overlap: the assignments asked (posted + extensions) against fixed overlap's, and their cost."""
+    fixed = int(info.get("fixed_overlap", 0))
+    if not fixed:
+        return {}
+    hits = store.table("hits").count_where("campaign = ? AND batch > 0", [name])
+    extended = store.table("ledger").count_where("campaign = ? AND operation = 'CreateAdditionalAssignmentsForHIT' "
+                                                 "AND status IN ('ok', 'adopted')", [name])
+    asked, full = hits * int(info.get("assignments_per_image", 0)) + extended, hits * fixed
+    return {"asked": asked, "fixed": full, "cost": f"{unit * asked:.2f}", "fixed_cost": f"{unit * full:.2f}",
+            "saving": f"{unit * (full - asked):.2f}", "share": round(asked / full, 3) if full else 0.0}
+
+
+def adaptive_line(a: dict[str, Any]) -> str:
+    return (f"adaptive overlap: {a['asked']} assignments asked of fixed overlap's {a['fixed']} ({a['share']:.0%}): "
+            f"${a['cost']} against ${a['fixed_cost']}, saving ${a['saving']}")
+
+
+def campaign_saving(store: Store, name: str, unit: Decimal) -> dict[str, Any]:
+    """``adaptive_saving`` from the campaign's recorded config (empty without adaptive overlap)."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [name])
+    return adaptive_saving(store, name, json.loads(rows[0]["config_json"] or "{}"), unit) if rows else {}

@@ -1,0 +1,92 @@
+"""Rounds of more work on posted units (adaptive overlap on custom pages, caption top-ups), shared by
+the task kinds: what the ledger says each round extended, whether a round's work was collected, and
+one round run through the platform (``Platform.extend_units``).
+
+A round's extensions are the ledger's intents (written before any call), so a run killed mid-round
+finishes that round with the same units instead of planning it again; a note written once the round's
+work is collected says the next round may be planned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from flows.core.run.run_context import Run
+from flows.platforms.registry import platform_for
+
+EXTEND_OP = "CreateAdditionalAssignmentsForHIT"
+ROUND_NOTE = "ExtensionRoundCollected"
+DONE_NOTE = "ExtensionRoundsDone"
+
+
+def round_note(run: Run, batch: int, round_no: int) -> str:
+    return f"{run.cfg.name}:b{batch}:extension-r{round_no}:collected"
+
+
+def recorded_rounds(run: Run, batch: int) -> dict[int, list[str]]:
+    """The units each recorded round extends, by round (a unit extended by k appears k times)."""
+    rounds: dict[int, list[str]] = {}
+    for row in run.store.rows("SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = ? "
+                              "ORDER BY id", [run.cfg.name, batch, EXTEND_OP]):
+        params = json.loads(row["params"] or "{}")
+        extra = int(params.get("NumberOfAdditionalAssignments", 1))
+        rounds.setdefault(int(params["round"]), []).extend([str(params["HITId"])] * extra)
+    return rounds
+
+
+def extended_by_unit(rounds: dict[int, list[str]]) -> dict[str, int]:
+    """Assignments each unit gained over the recorded rounds."""
+    counts: dict[str, int] = {}
+    for units in rounds.values():
+        for unit in units:
+            counts[unit] = counts.get(unit, 0) + 1
+    return counts
+
+
+def unit_frame(run: Run, batch: int, rounds: dict[int, list[str]]) -> pd.DataFrame:
+    """``unit_id, item_id, asked, received`` for every unit of the batch."""
+    extended = extended_by_unit(rounds)
+    received = {r["hit_id"]: r["n"] for r in run.store.rows(
+        "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
+        [run.cfg.name, batch])}
+    rows = [{"unit_id": h["hit_id"], "item_id": item,
+             "asked": run.cfg.assignments_per_image + int(extended.get(h["hit_id"], 0)),
+             "received": int(received.get(h["hit_id"], 0))}
+            for h in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ? "
+                                    "ORDER BY hit_index, rowid", [run.cfg.name, batch])
+            for item in json.loads(h["item_ids"] or "[]")]
+    return pd.DataFrame(rows, columns=["unit_id", "item_id", "asked", "received"])
+
+
+def next_round(run: Run, batch: int, bound: int, plan: Callable[[dict[int, list[str]]], list[str]],
+               what: str) -> dict[str, Any]:
+    """Finish the last recorded round if its collection was cut short, else plan (``plan(rounds)``) and
+    run the next, at most ``bound`` rounds. ``extended`` 0: the rounds are over, which is noted, so a run
+    resumed later never posts a late round on HITs that may have expired since."""
+    done = f"{run.cfg.name}:b{batch}:extension-rounds:done"
+    if run.store.ledger_entry(done) is not None:
+        return {"extended": 0}
+    rounds = recorded_rounds(run, batch)
+    last = max(rounds, default=0)
+    if last and run.store.ledger_entry(round_note(run, batch, last)) is None:
+        return run_round(run, batch, last, rounds[last], what)
+    units = plan(rounds) if last < bound else []
+    if units:
+        return run_round(run, batch, last + 1, units, what)
+    run.store.intend(run.cfg.name, batch, DONE_NOTE, done, {"rounds": last})
+    run.store.settle(done, "ok")
+    return {"round": last, "extended": 0}
+
+
+def run_round(run: Run, batch: int, round_no: int, units: list[str], what: str) -> dict[str, Any]:
+    result = platform_for(run.platform).extend_units(run, batch, round_no, units)
+    note = round_note(run, batch, round_no)
+    run.store.intend(run.cfg.name, batch, ROUND_NOTE, note, {"round": round_no, "units": len(set(units))})
+    run.store.settle(note, "ok")
+    run.progress(f"batch {batch}: {what} round {round_no}: {len(set(units))} unit(s) got {len(units)} more "
+                 f"assignment(s), {result.get('assignments', 0)} new submission(s) in")
+    return {"round": round_no, **result}

@@ -1,0 +1,53 @@
+"""Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence).
+
+Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
+blocks, each round aggregates every judgement received so far (the campaign's earlier batches too, so a
+worker's skill comes from what they already did; rejected work and blocked workers left out), and the
+units with an item whose answer's confidence is below ``confidence`` get one more assignment, up to
+``max_judgements`` (postprocess.adaptive.units_to_extend). The platform extends and collects
+(``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
+before the next round (flows/driver/campaign.py, ``more_work_rounds``).
+
+Rounds are resumable and bounded by max - min (flows/campaigns/extension_rounds.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from flows.campaigns.extension_rounds import next_round, unit_frame
+from flows.core.run.run_context import Run
+from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
+from postprocess.adaptive import units_to_extend
+from postprocess.answers import aggregate
+
+
+def received_judgements(run: Run) -> pd.DataFrame:
+    """Every choice received so far (``item_id, worker_id, field, label``): not rejected, not by a blocked worker."""
+    data = dataset_frame(run)
+    blocked = {r["worker_id"] for r in run.store.rows("SELECT worker_id FROM blocks WHERE campaign = ?",
+                                                       [run.cfg.name])}
+    keep = (data["decision"] != "reject") & data["field"].isin(choice_fields(run)) \
+        & (data["value"].astype(str) != "") & ~data["worker_id"].isin(blocked)
+    return data[keep].rename(columns={"value": "label"})[["item_id", "worker_id", "field", "label"]]
+
+
+def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
+    """The units the next round extends, from the judgements received so far."""
+    settings = run.cfg.answers
+    judgements = received_judgements(run)
+    answers = aggregate(judgements, settings.method, settings.min_per_worker, controls=control_items(run)).answers \
+        if not judgements.empty else pd.DataFrame(columns=["item_id", "field", "confidence", "judgements"])
+    units = unit_frame(run, batch, rounds)
+    controls = control_items(run)  # control items are scored, never answered: they need no more judgements
+    if controls is not None:
+        units = units[~units["item_id"].isin(set(controls["item_id"].astype(str)))]
+    return units_to_extend(answers, units, settings.confidence, settings.max_judgements, settings.min_judgements)
+
+
+def adaptive_round(run: Run, batch: int) -> dict[str, Any]:
+    """One round (flows/campaigns/extension_rounds.py); ``extended`` 0 means the batch's rounds are over."""
+    bound = run.cfg.answers.max_judgements - run.cfg.answers.min_judgements
+    return next_round(run, batch, bound, lambda rounds: plan_round(run, batch, rounds), "adaptive")

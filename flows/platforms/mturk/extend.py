@@ -1,0 +1,60 @@
+"""Adaptive overlap on MTurk: one more assignment on each HIT whose items are still uncertain
+(CreateAdditionalAssignmentsForHIT), then the extended HITs' new work collected.
+
+A round's extensions are written to the ledger together, each under a deterministic key and sent
+with a UniqueRequestToken derived from it, BEFORE any call: a run killed between the intents and
+the calls resumes the same round (the driver reads the recorded HITs back, never re-plans it), and
+an extension whose call went through but was never settled is refused by its token and adopted,
+so no HIT is ever extended twice for one round.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, intend_calls, send_calls
+from flows.core.run.run_context import Run
+from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk import batch_collect
+from flows.platforms.mturk.batch_publish import POST_THREADS
+
+EXTEND_OP = "CreateAdditionalAssignmentsForHIT"
+# Called once a round's intents are written and before its calls (a test's kill -9 goes here).
+AFTER_INTENTS: Callable[[], None] | None = None
+
+
+def extension_key(name: str, batch: int, round_no: int, hit_id: str) -> str:
+    return f"{name}:b{batch}:extend:r{round_no}:{hit_id}"
+
+
+def extension_token(key: str) -> str:
+    """UniqueRequestToken (<= 64 characters) of one extension, the same in every run."""
+    return "hf-x-" + hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def extension_call(run: Run, batch: int, round_no: int, hit_id: str, extra: int = 1) -> LedgeredCall:
+    key = extension_key(run.cfg.name, batch, round_no, hit_id)
+
+    def send() -> dict[str, Any]:
+        made = mturk.add_assignments(run.client, hit_id, extra, extension_token(key))
+        return Adopted(HITId=hit_id, added=extra) if made else {"HITId": hit_id, "added": extra}
+
+    return LedgeredCall(EXTEND_OP, key, {"HITId": hit_id, "NumberOfAdditionalAssignments": extra, "round": round_no},
+                        send)
+
+
+def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
+    """Extend the HITs ``unit_ids`` (a HIT named k times by k) once, whatever happens, then collect their work."""
+    calls = [extension_call(run, batch, round_no, h, n) for h, n in Counter(unit_ids).items()]
+    done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
+    if AFTER_INTENTS is not None:
+        AFTER_INTENTS()
+    send_calls(run.store, [c for c, _ in todo], POST_THREADS)
+    others = {r["hit_id"] for r in run.store.rows("SELECT hit_id FROM hits WHERE campaign = ? AND batch = ?",
+                                                   [run.cfg.name, batch])} - set(unit_ids)
+    collected = batch_collect.collect_batch(run, batch, settled=others)
+    return {"extended": len(calls), "sent_now": len(todo), "earlier": len(done),
+            "assignments": collected["assignments"]}

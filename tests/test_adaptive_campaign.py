@@ -1,0 +1,166 @@
+"""Adaptive overlap in a custom campaign on MTurk-sim (issue 43 point 1): min_judgements posted, rounds
+of CreateAdditionalAssignmentsForHIT only on uncertain units up to max_judgements, each extension in the
+ledger before its call; a kill -9 between the intents and the calls never doubles an extension."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bench.answers_accuracy import project
+from flows.core.config.config import load_config
+from flows.core.errors import BudgetError, ConfigError
+from flows.core.ledger.store import Store
+from flows.driver.campaign_run import run_campaign
+from flows.driver.campaign_status import campaign_status, format_status
+from flows.platforms.targets import sim_state_path
+
+ROOT = Path(__file__).resolve().parents[1]
+ADAPTIVE = "min_judgements = 2\nmax_judgements = 5\nconfidence = 0.95\n"
+
+
+def adaptive_project(folder: Path, items: int = 30, answers: str = ADAPTIVE) -> Path:
+    config = project(folder, items, adversaries=2, share=0.0)  # the bench's [answers] table gets the adaptive keys
+    text = config.read_text().replace("images_per_hit = 10", "images_per_hit = 2").replace("batches = 3",
+                                                                                            "batches = 2")
+    config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
+    return config
+
+
+def extensions(db: Path) -> pd.DataFrame:
+    rows = Store(db).rows("SELECT idem_key, status, params FROM ledger WHERE operation = "
+                          "'CreateAdditionalAssignmentsForHIT'")
+    return pd.DataFrame([{**json.loads(r["params"]), "key": r["idem_key"], "status": r["status"]} for r in rows],
+                        columns=["HITId", "NumberOfAdditionalAssignments", "round", "key", "status"])
+
+
+def per_hit(db: Path) -> pd.Series:
+    return pd.Series({r["hit_id"]: r["n"] for r in Store(db).rows(
+        "SELECT h.hit_id, count(a.assignment_id) AS n FROM hits h LEFT JOIN assignments a ON a.hit_id = h.hit_id "
+        "WHERE h.batch > 0 GROUP BY h.hit_id")})
+
+
+def test_config_posts_min_and_budgets_max(tmp_path: Path) -> None:
+    cfg = load_config(adaptive_project(tmp_path))
+    assert cfg.assignments_per_image == 2 and cfg.worst_per_item == 5
+    assert cfg.answers.adaptive and cfg.answers.fixed_overlap == 5 and cfg.answers.confidence == 0.95
+    for bad, says in (("max_judgements = 1", "below min_judgements"), ("max_judgements = 12", "fewer than 10")):
+        folder = tmp_path / bad.split()[-1]
+        folder.mkdir()
+        with pytest.raises(ConfigError, match=says):
+            load_config(adaptive_project(folder, answers=ADAPTIVE.replace("max_judgements = 5", bad)))
+
+
+@pytest.mark.slow
+def test_uncertain_units_get_more_up_to_max(tmp_path: Path) -> None:
+    config = adaptive_project(tmp_path)
+    db = tmp_path / "h.db"
+    summary = run_campaign(config, db_path=db, out_root=tmp_path / "runs", progress=lambda _: None)
+    assert "held" not in summary and "open" not in summary
+    ext = extensions(db)
+    counts = per_hit(db)
+    assert len(counts) == 16  # 30 items in 2 batches of 15, 2 a HIT: 8 HITs a batch
+    assert not ext.empty and set(ext["status"]) == {"ok"}
+    assert ext["NumberOfAdditionalAssignments"].eq(1).all()
+    assert not ext.duplicated(["HITId", "round"]).any() and ext["key"].is_unique
+    # every HIT got min, none more than max, and exactly min + its extensions (no stray work)
+    asked = 2 + ext.groupby("HITId").size().reindex(counts.index, fill_value=0)
+    assert (counts >= 2).all() and (counts <= 5).all()
+    assert counts.to_dict() == asked.to_dict()
+    assert 0 < len(ext) < 16 * 3  # some units stopped early: the saving
+    out = tmp_path / "runs" / "sentiment"
+    answers = pd.read_csv(out / "answers.csv", dtype=str)
+    assert len(answers) == 30
+    # status and the summary: assignments asked (posted + extensions) against fixed overlap's 5 a HIT
+    report = campaign_status(Store(db), "sentiment")[0]
+    saving = report["adaptive"]
+    assert saving["asked"] == int(counts.sum()) and saving["fixed"] == 16 * 5
+    unit = Decimal(saving["fixed_cost"]) / 80
+    assert Decimal(saving["saving"]) == unit * (80 - int(counts.sum())) > 0
+    assert "adaptive overlap:" in format_status([report])
+    assert f"{saving['asked']} assignments asked of fixed overlap's 80" in (out / "summary.txt").read_text()
+
+
+def test_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
+    """16 HITs: 2 assignments each fit a budget of 10 USD (0.24 each with the fee: 7.68), 5 do not (19.20)."""
+    config = adaptive_project(tmp_path)
+    config.write_text(config.read_text().replace('budget = "100000.00 USD"', 'budget = "10.00 USD"'))
+    with pytest.raises(BudgetError, match=r"19\.20"):
+        run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
+    assert not Store(tmp_path / "h.db").table("hits").count
+
+
+KILL = """
+import os, signal, sys
+from flows.platforms.mturk import extend
+from flows.driver.campaign_run import run_campaign
+from flows.driver.campaign_status import campaign_status, format_status
+extend.AFTER_INTENTS = lambda: os.kill(os.getpid(), signal.SIGKILL)
+run_campaign(sys.argv[1], db_path=sys.argv[2], out_root=sys.argv[3], progress=lambda _: None)
+"""
+
+
+@pytest.mark.slow
+def test_kill_between_intent_and_call_never_doubles(tmp_path: Path) -> None:
+    config = adaptive_project(tmp_path, items=20)
+    db, out = tmp_path / "h.db", tmp_path / "runs"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", KILL, str(config), str(db), str(out)], cwd=tmp_path, env=env,
+                          capture_output=True, timeout=600)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    intended = extensions(db)
+    assert not intended.empty and set(intended["status"]) == {"intended"}  # killed after the intents
+    assert sim_state_path(db, 1, None).parent.exists()
+    run_campaign(config, db_path=db, out_root=out, progress=lambda _: None)
+    ext = extensions(db)
+    assert set(intended["key"]) <= set(ext["key"]) and set(ext["status"]) == {"ok"}
+    counts = per_hit(db)
+    asked = 2 + ext.groupby("HITId").size().reindex(counts.index, fill_value=0)
+    assert counts.to_dict() == asked.to_dict()  # the platform has exactly what the ledger asked: none doubled
+    assert (out / "sentiment" / "answers.csv").is_file()
+
+
+def test_units_to_extend_by_hand() -> None:
+    from postprocess.adaptive import units_to_extend
+
+    answers = pd.DataFrame({"item_id": ["a", "b", "c", "d", "e"], "field": "f",
+                            "confidence": [0.99, 0.6, 0.99, 0.5, 0.97], "judgements": [2, 2, 1, 3, 2]})
+    units = pd.DataFrame({"unit_id": ["h1", "h2", "h3", "h4", "h5", "h6"], "item_id": ["a", "b", "c", "d", "e", "z"],
+                          "asked": [2, 2, 2, 5, 2, 2], "received": [2, 2, 2, 5, 1, 2]})
+    # b: unsure; c: one usable judgement of min 2; d: unsure but at max; e: sure at 0.95 (and its HIT came
+    # back short); z: no usable judgement at all
+    assert units_to_extend(answers, units, 0.95, 5, min_judgements=2) == ["h2", "h3", "h6"]
+    assert units_to_extend(answers, units, 0.98, 5, min_judgements=1) == ["h2", "h6"]  # e short; c sure at 1
+
+
+@pytest.mark.slow
+@pytest.mark.prefect
+def test_rounds_are_coarse_prefect_tasks(sim, tmp_path: Path, on_prefect_server: str) -> None:
+    """Under Prefect each adaptive round is one task (never one per HIT), and late review follows it."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    from flows.driver.campaign_flow import campaign_flow
+
+    config = adaptive_project(tmp_path, items=20)
+    state = campaign_flow()(config_path=str(config), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
+                            out_root=str(tmp_path / "runs"), return_state=True)
+    assert state.is_completed()
+    with get_client(sync_client=True) as client:
+        names = [t.name.rsplit("-", 1)[0] for t in client.read_task_runs(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id])))]
+    rounds = [n for n in names if n.startswith("adaptive round")]
+    extended = extensions(tmp_path / "h.db")
+    assert not extended.empty
+    # per batch: one task per round that extended, and the last one that found nothing more to do
+    assert len(rounds) == extended.groupby(extended["key"].str.extract(r":b(\d+):")[0])["round"].max().sum() + 2
+    assert any(n.startswith("late work: run QC") for n in names)
+    assert len(rounds) < len(extended) or len(extended) <= 2  # coarse: not one task per extended HIT

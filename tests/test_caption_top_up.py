@@ -1,0 +1,61 @@
+"""Caption top-ups (issue 43 point 2): an image short of accepted captions after QC gets more
+assignments in a later round (at most [answers] top_up_rounds a batch); what is still short ran out of
+rounds and the summary, the report and short_images.csv say so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.campaigns.summary import summarize
+from flows.core.ledger.store import Store
+from flows.driver.campaign_run import run_campaign
+from postprocess.adaptive import short_items, top_up_units
+from tests.small_configs import small_vizwiz
+
+
+def test_top_up_units_by_hand() -> None:
+    units = pd.DataFrame({"unit_id": ["h1", "h1", "h2", "h3", "h4"], "item_id": ["a", "b", "c", "d", "e"],
+                          "asked": [5, 5, 5, 8, 5], "received": [5, 5, 5, 8, 4]})
+    accepted = pd.Series({"a": 5, "b": 3, "c": 5, "d": 2})
+    # h1: b lacks 2; h2 is full; h3 lacks 3 but may only reach 9; h4 came back short: not asked again
+    assert top_up_units(accepted, units, target=5, cap=9) == ["h1", "h1", "h3"]
+    captions = pd.DataFrame({"image_id": ["a", "a", "b", "b"], "caption": ["x", " ", "y", "z"],
+                             "is_rejected": [False, False, True, False]})
+    assert short_items(captions, pd.Series(["a", "b", "c"]), 2).to_dict("records") == [
+        {"item_id": "a", "accepted": 1}, {"item_id": "b", "accepted": 1}, {"item_id": "c", "accepted": 0}]
+
+
+def accepted_per_image(out: Path) -> pd.Series:
+    data = pd.read_csv(out / "dataset.raw.csv", dtype={"image_id": str})
+    kept = data[~data["is_rejected"].astype(bool) & data["caption"].fillna("").str.strip().ne("")]
+    return kept.groupby("image_id").size()
+
+
+@pytest.mark.slow
+def test_short_images_get_more_captions_until_rounds_run_out(tmp_path: Path) -> None:
+    config = small_vizwiz(tmp_path, edits={"batches = 5": "batches = 2"}, items=20)
+    config.write_text(config.read_text() + "\n[answers]\ntop_up_rounds = 2\n")
+    db, out_root = tmp_path / "h.db", tmp_path / "runs"
+    run_campaign(config, db_path=db, out_root=out_root, progress=lambda _: None)
+    out = out_root / "vizwiz_captions"
+    ledger = Store(db).rows("SELECT batch, params, status FROM ledger WHERE operation = "
+                            "'CreateAdditionalAssignmentsForHIT'")
+    assert ledger and {r["status"] for r in ledger} == {"ok"}
+    rounds = {(r["batch"], json.loads(r["params"])["round"]) for r in ledger}
+    assert max(r for _, r in rounds) <= 2
+    # every extension's work was decided like any other (no assignment left without a decision)
+    store = Store(db)
+    assert store.rows("SELECT count(*) AS n FROM assignments a WHERE a.batch > 0 AND NOT EXISTS "
+                      "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)")[0]["n"] == 0
+    accepted = accepted_per_image(out)
+    short = pd.read_csv(out / "short_images.csv", dtype={"image_id": str})
+    items = pd.read_csv(tmp_path / "items.csv", dtype=str).iloc[:, 0]
+    really_short = {i for i in items if accepted.get(i, 0) < 5}
+    assert set(short["image_id"]) == really_short  # the file names exactly the images still short
+    assert "top-up round" in summarize(out)
+    if really_short:
+        assert "ran out of top-up rounds" in (out / "report.html").read_text()

@@ -1,0 +1,76 @@
+"""One seed, one dataset (issue 45 point 1): two rehearsals with the same seed and inputs, each on a
+fresh ledger, output folder and embedded simulator, write the same bytes (dataset, flags, blocked
+workers, answers, report), on MTurk's and Prolific's routes and with and without Prefect.
+
+The report names its run's folder (the simulator's state file beside the ledger); that path is the
+one thing replaced before comparing. The 4,000-image check is ``make bench-determinism``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from flows.driver.campaign_run import run_campaign
+from tests.small_configs import small_vizwiz
+
+COMPARED = ("dataset.csv", "flags.csv", "blocked_workers.csv", "answers.csv", "report.html")
+
+
+def outputs(root: Path, campaign: str = "vizwiz_captions") -> dict[str, bytes]:
+    """The compared files of a finished run under ``root``, its own folder's name replaced."""
+    folder = root / "out" / campaign
+    return {name: (folder / name).read_bytes().replace(str(root).encode(), b"RUN") for name in COMPARED}
+
+
+def rehearse(config: Path, root: Path, platform: str = "mturk") -> dict[str, bytes]:
+    run_campaign(config, db_path=root / "h.db", out_root=root / "out", limit=30, platform=platform,
+                 progress=lambda line: None)
+    return outputs(root)
+
+
+def rows(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode())))
+
+
+def assert_same(first: dict[str, bytes], second: dict[str, bytes]) -> None:
+    dataset = rows(first["dataset.csv"])
+    assert 100 <= len(dataset) <= 30 * 5  # a real run's captions (30 images x 5, less the rejected), not empty files
+    assert rows(first["flags.csv"]) and rows(first["answers.csv"])  # QC flagged something; answers were aggregated
+    different = [name for name in COMPARED if first[name] != second[name]]
+    assert different == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+def test_two_rehearsals_with_one_seed_write_the_same_bytes(tmp_path: Path, platform: str) -> None:
+    config = small_vizwiz(tmp_path, items=30)
+    first = rehearse(config, tmp_path / "a", platform)
+    second = rehearse(config, tmp_path / "b", platform)
+    assert_same(first, second)
+    assert b"2026-01-05" in first["report.html"]  # the config's virtual clock, not today's date
+
+
+@pytest.mark.slow
+def test_the_config_sets_the_virtual_clock(tmp_path: Path) -> None:
+    config = small_vizwiz(tmp_path, items=10, edits={"[target]\n": "[target]\nsim_start = 2025-03-01T08:00:00Z\n"})
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "out", limit=10, progress=lambda line: None)
+    report = (tmp_path / "out" / "vizwiz_captions" / "report.html").read_text()
+    assert "Created 2025-03-01 08:00 UTC; work came in from 2025-03-01" in report
+
+
+@pytest.mark.slow
+@pytest.mark.prefect
+def test_prefect_and_no_prefect_write_the_same_bytes(tmp_path: Path, on_prefect_server: str) -> None:
+    from flows.driver.campaign_flow import campaign_flow  # here: only a Prefect test imports it
+
+    config = small_vizwiz(tmp_path, items=30)
+    plain = rehearse(config, tmp_path / "a")
+    root = tmp_path / "b"
+    state = campaign_flow()(config_path=str(config), db_path=str(root / "h.db"), out_root=str(root / "out"),
+                            limit=30, return_state=True)
+    assert state.is_completed()
+    assert_same(plain, outputs(root))
