@@ -71,8 +71,8 @@ choice_straight_lining = 1
 """
 ADVERSARIES = '\n[[profile]]\nname = "diligent"\ncount = {n}\nchoices = "wrong"\n'
 OPTIONS = ["negative", "neutral", "positive"]
-# choices not following the worker's skill: always rushed (flows/sim/any_form.py RUSHED), one answer to all
-NOT_HONEST = ("speeder", "canned_abuser", "contrarian")
+# the demo crowd's profiles planted as nothing bad (the others break rules, rush, paste, or answer one option)
+HONEST = ("diligent", "typo_prone", "slow")
 
 
 def project(folder: Path, items: int, adversaries: int, share: float = 0.05) -> Path:
@@ -92,10 +92,11 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05) -> 
     return folder / "sentiment.toml"
 
 
-def measure(items: int, adversaries: int) -> dict[str, object]:
+def measure(items: int, adversaries: int, min_seen: int = 4) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         config = project(folder, items, adversaries)
+        config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
         start = time.process_time()
         run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
         out = folder / "runs" / "sentiment"
@@ -108,7 +109,7 @@ def measure(items: int, adversaries: int) -> dict[str, object]:
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
             result[f"accuracy_{method}"] = round(accuracy(answers, truth), 4)
-        result.update(control_blocking(out, workers, batches=3))
+        result.update(control_blocking(out, workers, batches=3), control_min_seen=min_seen)
         return result
 
 
@@ -121,9 +122,12 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
     before_last = set(blocks.loc[blocks["batch"].astype(int) < batches, "worker_id"])
     by_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy"), "worker_id"])
     wrong = workers[workers.get("choices", pd.Series("", index=workers.index)).fillna("") == "wrong"]
-    honest = workers[~workers.index.isin(wrong.index) & ~workers["profile"].isin(NOT_HONEST)]
+    honest = workers[~workers.index.isin(wrong.index) & workers["profile"].isin(HONEST)]
     honest_worked = set(honest["worker_id"]) & set(responses["worker_id"])
     wrong_early = set(wrong["worker_id"]) & early
+    key = pd.read_csv(out.parents[1] / "controls.csv", dtype=str)
+    seen = responses[(responses["batch"].astype(int) < batches) & responses["item_id"].isin(set(key["item_id"]))
+                     & responses["worker_id"].isin(wrong_early)].groupby("worker_id").size()
     controls = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
     kind = workers.assign(kind=workers["profile"].where(~workers.index.isin(wrong.index), "consistently_wrong"))
     blocked = blocks.merge(kind[["worker_id", "kind"]], on="worker_id", how="left")
@@ -133,6 +137,9 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
             "control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
             "adversaries_blocked_before_last_batch": len(wrong_early & before_last),
             "adversaries_blocked_share": round(len(wrong_early & before_last) / max(1, len(wrong_early)), 4),
+            # how many control answers each of them gave before the last batch: n -> adversaries
+            "adversary_controls_before_last_batch": {int(n): int(k) for n, k in sorted(
+                seen.reindex(sorted(wrong_early), fill_value=0).value_counts().items())},
             "honest_workers_working": len(honest_worked),
             "honest_blocked": len(honest_worked & set(blocks["worker_id"])),
             "honest_blocked_by_controls": len(honest_worked & by_controls),
@@ -145,12 +152,13 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
+    p.add_argument("--min-seen", type=int, default=4, help="[answers] control_min_seen")
     p.add_argument("--more-adversaries", type=int, default=20,
                    help="a second run with this many (0: none): 4 are too few to measure a 95%% blocking rate")
     a = p.parse_args()
-    measured = measure(a.items, a.adversaries)
+    measured = measure(a.items, a.adversaries, a.min_seen)
     if a.more_adversaries:
-        measured["with_more_adversaries"] = measure(a.items, a.more_adversaries)
+        measured["with_more_adversaries"] = measure(a.items, a.more_adversaries, a.min_seen)
     result = json.dumps(measured, indent=1)
     RESULTS.write_text(result + "\n", encoding="utf-8")
     print(result)

@@ -49,15 +49,22 @@ def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataF
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
                      below: float = 1 / 3) -> pd.DataFrame:
     """``controls`` without those whose known answer fewer than ``below`` of their (at least
-    ``min_answers``) answers gave: on such an item the file is likelier wrong than the crowd, and a
-    wrong answer file must not block honest workers one by one (each batch below the hold's share)."""
-    given = judgements[judgements["value"].astype(str).str.strip() != ""]
+    ``min_answers``) answers gave while more than half gave one other answer: there the file is likelier
+    wrong than the crowd, and a wrong answer file must not block honest workers one by one (each batch
+    below the hold's share). A control the crowd splits on (a few adversaries, a few slips) stays."""
+    given = judgements.assign(value=judgements["value"].astype(str).str.strip())
+    given = given[given["value"] != ""]
     if given.empty:
         return controls
-    scored = given.merge(controls, on=["item_id", "field"])
-    agree = (scored["value"].astype(str).str.strip() == scored["answer"].astype(str).str.strip())
-    per_item = scored.assign(agree=agree).groupby(["item_id", "field"])["agree"].agg(["size", "mean"])
-    suspect = per_item[(per_item["size"] >= min_answers) & (per_item["mean"] < below)].index
+    scored = given.merge(controls.assign(answer=controls["answer"].astype(str).str.strip()), on=["item_id", "field"])
+    scored["agree"] = scored["value"] == scored["answer"]
+    per_item = scored.groupby(["item_id", "field"]).agg(size=("agree", "size"), agree=("agree", "mean"),
+                                                         top=("value", lambda v: v.value_counts().iloc[0] / len(v)),
+                                                         top_value=("value", lambda v: v.value_counts().index[0]))
+    answer = controls.drop_duplicates(["item_id", "field"]).set_index(["item_id", "field"])["answer"].astype(str)
+    other = per_item["top_value"] != answer.reindex(per_item.index).str.strip()
+    suspect = per_item[(per_item["size"] >= min_answers) & (per_item["agree"] < below) & other
+                       & (per_item["top"] > 0.5)].index
     keep = ~pd.MultiIndex.from_frame(controls[["item_id", "field"]]).isin(suspect)
     return controls[keep].reset_index(drop=True)
 

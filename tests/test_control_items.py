@@ -207,6 +207,8 @@ def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path) -> None:
 
 def test_a_control_the_crowd_contradicts_is_not_trusted() -> None:
     given = _judgements([(w, "g1", "b") for w in ("w1", "w2", "w3")] + [("w4", "g1", "a")] +
-                        [("w1", "g2", "b"), ("w2", "g2", "a")] + [(w, "g3", "a") for w in ("w1", "w2", "w3")])
+                        [("w1", "g2", "b"), ("w2", "g2", "a")] + [(w, "g3", "a") for w in ("w1", "w2", "w3")] +
+                        [(w, "g5", v) for w, v in (("w1", "b"), ("w2", "b"), ("w3", "c"), ("w4", "c"), ("w5", "a"))])
     kept = trusted_controls(given, KEY)
-    assert kept["item_id"].tolist() == ["g2", "g3", "g4", "g5"]  # g1: 1 of 4 agree; g2: 2 answers, too few
+    # g1: 1 of 4 agree, 3 agree on b; g2: 2 answers, too few; g5: 1 of 5 agree, but no other answer has half
+    assert kept["item_id"].tolist() == ["g2", "g3", "g4", "g5"]
