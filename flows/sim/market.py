@@ -19,17 +19,17 @@ from typing import Any
 from flows.core.pages.crowd_elements import posted_answer
 from flows.core.pages.mturk_forms import FormField, answer_xml
 from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
-from flows.sim import crowd, mturk_events, qual_tests
+from flows.sim import crowd, mturk_events
 from flows.sim.browser_worker import browse_later, settle, wants_browser
 from flows.sim.eligible_pool import EligiblePool
 from flows.sim.external_work import visit_later
 from flows.sim.journal import Journal
 from flows.sim.latent_choices import item_truth
+from flows.sim.market_quals import WorkerQualifications
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError, hit_state, new_hit  # noqa: F401  (re-exported for sim modules)
 from flows.sim.packed_text import PagePacker
 from flows.sim.page_filling import fill_form, page_rules, work_units
-from flows.sim.qual_requirements import comparator
-from flows.sim.question_form import question_form_answer, question_form_fields
+from flows.sim.question_form import question_form_answer
 from flows.sim.worker_truth import worker_truth
 
 
@@ -43,7 +43,7 @@ def seeded_nonce(seed: int) -> str:
     return hashlib.blake2b(f"hitflow-sim:{seed}".encode(), digest_size=8).hexdigest()
 
 
-class Marketplace:
+class Marketplace(WorkerQualifications):
     def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry],
                  seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0, speed: float = 0.0,
                  start: float | None = None):
@@ -177,63 +177,6 @@ class Marketplace:
             self.changed_workers.add(worker.worker_id)
 
     # workers -------------------------------------------------------------------
-    def qual_value(self, worker: crowd.Worker, type_id: str) -> dict[str, Any] | None:
-        if type_id == "00000000000000000040":
-            return {"IntegerValue": worker.hits_approved}
-        if type_id == "000000000000000000L0":
-            return {"IntegerValue": worker.percent_approved}
-        if type_id == "00000000000000000071":
-            return {"LocaleValue": {"Country": worker.locale}}
-        if type_id == "00000000000000000060":
-            return {"IntegerValue": 1}
-        granted = self.worker_quals.get((type_id, worker.worker_id))
-        return granted if granted and granted["Status"] == "Granted" else None
-
-    def requirement_check(self, requirements: list[dict[str, Any]]) -> Callable[[crowd.Worker], bool]:
-        """``meets`` for one set of requirements, prepared once: a HIT is checked against the
-        whole crowd (1,600 workers at full scale), so the per-worker part is only lookups."""
-        tests = [r["QualificationTypeId"] for r in requirements
-                 if (self.qual_types.get(r["QualificationTypeId"]) or {}).get("Test")]
-        checks = [(r["QualificationTypeId"], comparator(r)) for r in requirements]
-
-        def check(worker: crowd.Worker) -> bool:
-            for type_id in tests:  # a worker who wants a test-gated HIT takes the test first
-                self.take_test_if_wanted(worker, type_id)
-            return all(ok(self.qual_value(worker, type_id)) for type_id, ok in checks)
-        return check
-
-    def take_test_if_wanted(self, worker: crowd.Worker, type_id: str) -> None:
-        """A worker who wants a HIT gated by a test takes it (again after RetryDelay): a scored
-        test grants its score; a test without an AnswerKey is a request the requester decides."""
-        qual = self.qual_types.get(type_id)
-        if not qual or not qual.get("Test") or qual["QualificationTypeStatus"] != "Active":
-            return
-        last = self.test_attempts.get((type_id, worker.worker_id))
-        retry = qual.get("RetryDelayInSeconds")
-        if last is not None and (retry is None or self.now - last["time"] < int(retry)):
-            return
-        if "_scored_test" not in qual:
-            return self.request_qualification(worker, qual)
-        # Keyed by the test's name, not its id: ids differ between simulator instances.
-        rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:{last['time'] if last else 0}")
-        _, score = qual_tests.take(worker, qual["_scored_test"], rng)
-        self.test_attempts[(type_id, worker.worker_id)] = qual_tests.attempt_record(self.now, score)
-        self.worker_quals[(type_id, worker.worker_id)] = {
-            "QualificationTypeId": type_id, "WorkerId": worker.worker_id, "GrantTime": self.now,
-            "IntegerValue": score, "Status": "Granted"}
-
-    def request_qualification(self, worker: crowd.Worker, qual: dict[str, Any]) -> None:
-        """The worker fills the test form and waits for Accept/RejectQualificationRequest."""
-        type_id = qual["QualificationTypeId"]
-        fields = question_form_fields(qual["Test"])
-        rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:request")
-        values = fill_form(worker, fields, page_rules(""), self.now, self.now, self.bank, rng, page_key=type_id)
-        request_id = self.new_id()
-        self.qual_requests[request_id] = {
-            "QualificationRequestId": request_id, "QualificationTypeId": type_id, "WorkerId": worker.worker_id,
-            "Test": qual["Test"], "Answer": question_form_answer(values, fields), "SubmitTime": self.now}
-        self.test_attempts[(type_id, worker.worker_id)] = qual_tests.attempt_record(self.now, 0)
-
     def replay_recruitment(self) -> None:
         """A reopened state file: the crowd grows again as it did, HIT by HIT, at each HIT's
         creation (each newcomer is drawn from its own seed, so the same workers come back)."""

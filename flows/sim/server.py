@@ -1,15 +1,14 @@
 """The simulator as a real HTTP server on loopback.
 
-``POST /`` speaks MTurk's JSON 1.1 wire protocol (``X-Amz-Target: MTurkRequesterServiceV20170117.<Op>``;
-SigV4 headers are accepted and ignored), so boto3 itself does the signing, serialising, parsing and
-retrying. ``/mturk/*`` is the worker-facing side and ``/_sim/*`` exposes the clock, fault injection
-and the crowd's ground truth (flows/sim/control_routes.py says who may use them)."""
+``POST /`` speaks MTurk's JSON 1.1 wire protocol (``X-Amz-Target: MTurkRequesterServiceV20170117.<Op>``; SigV4
+headers are accepted and ignored), so boto3 itself does the signing, serialising, parsing and retrying.
+``/mturk/*`` is the worker-facing side and ``/_sim/*`` exposes the clock, fault injection and the crowd's
+ground truth (flows/sim/control_routes.py says who may use them)."""
 
 from __future__ import annotations
 
 import json
 import socket
-import sys
 import threading
 from decimal import Decimal
 from http.server import ThreadingHTTPServer
@@ -19,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
 from flows.sim.control_routes import check_control, control_body
-from flows.sim.kept_alive import KeptAlive
+from flows.sim.kept_alive import CountedConnection, KeptAlive
 from flows.sim.malloc_arenas import limit_malloc_arenas
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
@@ -44,7 +43,7 @@ def _json_default(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-class _Handler(WorkerPages):
+class _Handler(CountedConnection, WorkerPages):
     server: _SimHTTPServer
     protocol_version = "HTTP/1.1"
 
@@ -53,13 +52,6 @@ class _Handler(WorkerPages):
         # Headers and body go out in two writes; without this, Nagle's algorithm and delayed
         # ACKs add ~40 ms to every call.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.server.opened(self.connection)
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            self.server.closed(self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
@@ -233,13 +225,6 @@ class _SimHTTPServer(KeptAlive, ThreadingHTTPServer):
         if prolific:
             with self.prolific.lock:
                 self.store.save_prolific(self.prolific)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """One line, not a traceback, for a request that broke the handler (the client sees a reset)."""
-        exc = sys.exc_info()[1]
-        if isinstance(exc, BrokenPipeError | ConnectionResetError):  # the client left (Ctrl-C): nothing broke here
-            return
-        sys.stderr.write(f"hitflow sim: request from {client_address[0]} failed: {type(exc).__name__}: {exc}\n")
 
 
 class SimServer:
