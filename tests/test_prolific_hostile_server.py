@@ -114,3 +114,18 @@ def test_a_reply_sent_a_byte_at_a_time_meets_the_call_deadline(client: prolific.
     with pytest.raises(PlatformError, match="ReadTimeout"):
         prolific.call(client, "GET", "slow/")
     assert time.monotonic() - started < 4
+
+
+def test_a_slow_server_cannot_hang_a_call_over_its_retries(client: prolific.ProlificClient,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each attempt meets the call deadline, and the retries together meet one more: ten attempts of a
+    slow reply are not ten deadlines."""
+    monkeypatch.setattr(paging, "CALL_DEADLINE_S", 0.5)
+    monkeypatch.setattr(paging, "RETRIES_DEADLINE_S", 1.2)
+    monkeypatch.setattr(client, "retry", RetryPolicy(attempts=10, first_wait_s=0.01, max_wait_s=0.01))
+    Hostile.hits.clear()
+    started = time.monotonic()
+    with pytest.raises(PlatformError, match="did not answer within 1 s over its retries"):
+        prolific.call(client, "GET", "slow/")
+    assert time.monotonic() - started < 4 and 2 <= len(Hostile.hits) < 10
+

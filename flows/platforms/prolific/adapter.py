@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -18,6 +19,7 @@ import httpx
 
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError, ConfigError, PlatformError
+from flows.platforms.prolific import paging
 from flows.platforms.prolific.fields import first, number_field, record, text_field
 from flows.platforms.prolific.paging import (
     PageBudget,
@@ -117,9 +119,11 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | None = None,
          params: dict[str, Any] | None = None) -> Any:
-    """One request, repeated as the retry policy allows (throttling, 5xx, connection failures);
-    a Prolific error becomes a PlatformError with its title and details."""
+    """One request, repeated as the retry policy allows (throttling, 5xx, connection failures) within
+    paging.RETRIES_DEADLINE_S; a Prolific error becomes a PlatformError with its title and details."""
+    started = time.monotonic()
     def attempt() -> httpx.Response:
+        paging.within_retries_deadline(started, f"{method} {_path_only(path)}")
         resp = bounded_send(client.http, method, path, body, params)
         if resp.status_code == 429 or resp.status_code >= 500:
             raise RetryableStatus(resp)

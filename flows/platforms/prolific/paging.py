@@ -3,7 +3,8 @@ endpoint could page forever (a next link to itself: 1,343 requests in 60 s), han
 sent a byte at a time, crash the parser with deeply nested JSON, or put terminal escapes in an error
 or an id. Here:
 
-- one reply: at most CALL_DEADLINE_S and MAX_REPLY_BYTES, JSON nested at most MAX_JSON_DEPTH deep;
+- one reply: at most CALL_DEADLINE_S and MAX_REPLY_BYTES, JSON nested at most MAX_JSON_DEPTH deep; one
+  call with its retries: no new attempt after RETRIES_DEADLINE_S;
 - paging: at most MAX_PAGES pages and PAGING_DEADLINE_S, and a page that brings nothing new (a link
   seen before, an empty page with a next link) ends it with a one-line PlatformError;
 - every text from the server that is printed (:func:`printable`) loses its control characters, and
@@ -22,6 +23,7 @@ import httpx
 from flows.core.errors import PlatformError
 
 CALL_DEADLINE_S = 60.0  # one request and its whole reply
+RETRIES_DEADLINE_S = 300.0  # one call with all its retries: a slow server cannot hang a run ten times over
 MAX_REPLY_BYTES = 32 * 2**20
 MAX_JSON_DEPTH = 64
 MAX_PAGES = 10_000  # 1,000,000 results at 100 a page
@@ -41,6 +43,14 @@ def path_id(value: str, route: str) -> str:
         raise PlatformError(f"Prolific's reply to {route} has an id {printable(value, 40)!r} that is not a plain "
                             "id; check the endpoint URL")
     return value
+
+
+def within_retries_deadline(started: float, call: str) -> None:
+    """Before each attempt of a call begun at ``started`` (time.monotonic()): a PlatformError once
+    RETRIES_DEADLINE_S has passed, which the retry policy takes as final."""
+    if time.monotonic() - started > RETRIES_DEADLINE_S:
+        raise PlatformError(f"Prolific {call} did not answer within {RETRIES_DEADLINE_S:.0f} s over its retries; "
+                            "check the endpoint URL, or run again later")
 
 
 def bounded_send(http: httpx.Client, method: str, path: str, body: Any, params: Any) -> httpx.Response:
