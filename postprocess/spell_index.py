@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-SHORT_TOKEN = 6  # pyspellchecker's two edits were tried only for tokens this short
+SHORT_TOKEN = 6  # two edits are tried only for tokens this short (see spellcheck.py)
 TWO_DELETE_WORDS = SHORT_TOKEN + 2  # longest word two edits from a short token
 FORMAT = 1  # bump when the arrays change meaning: old caches are then rebuilt
 
@@ -144,21 +144,15 @@ class SpellIndex:
     def __contains__(self, word: str) -> bool:
         return word in self.ids
 
-    def corrections(self, tokens: Iterable[str], far: bool = True) -> dict[str, str]:
+    def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN) -> dict[str, str]:
         """Unknown lower-case token -> its most probable correction: from the words one edit away,
-        or, when there are none and ``far``, two edits away. Tokens without a candidate are left
-        out. A plain token that is a known word without its accents ("fete", "attaches") counts as
-        known: it is valid English, not a typo.
-
-        Two edits reach every word of at most TWO_DELETE_WORDS letters (filed under two deletes);
-        a longer word is filed under one, so it is found when its two edits leave at most one
-        delete on its side (an insert and a substitution, two inserts, ...): two substitutions in
-        a long word stay uncorrected. Filing every word under two deletes would double the index
-        (issue 40 counts its memory); pyspellchecker tried two edits only up to SHORT_TOKEN letters."""
+        or, when there are none and the token has at most ``far_upto`` letters, two edits away.
+        Tokens without a candidate are left out. A plain token that is a known word without its
+        accents ("fete", "attaches") counts as known: it is valid English, not a typo."""
         unknown = sorted({t for t in tokens if t not in self.ids and t not in self.folded and _checked(t)})
         found = self._nearest(unknown, 1)
-        if far:
-            found.update(self._nearest([t for t in unknown if t not in found], 2))
+        short = [t for t in unknown if t not in found and len(t) <= far_upto]
+        found.update(self._nearest(short, 2))
         return found
 
     def _nearest(self, tokens: list[str], distance: int, batch: int = 20_000) -> dict[str, str]:

@@ -37,8 +37,8 @@ _SENTENCE_END = re.compile(r"[.!?]\s*$")
 CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
-# Edit distance 2 is tried for tokens without a candidate at distance 1, whatever their length
-# (spell_index.SpellIndex.corrections says how far it reaches in long words).
+# Edit distance 2 is tried only for tokens of at most spell_index.SHORT_TOKEN letters that have no
+# candidate at distance 1 (as before the index, when it cost up to a second per long token).
 LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
 
 
@@ -65,7 +65,7 @@ def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> 
     """``keep`` without the unknown words whose one-edit correction the campaign uses at least
     ``TYPO_RATIO`` times as often as the word itself."""
     unknown = [w for w in keep if w not in index]
-    near = index.corrections(unknown, far=False)
+    near = index.corrections(unknown, far_upto=0)
     return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
 
 
