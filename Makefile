@@ -137,6 +137,19 @@ bench-determinism: $(STAMP)
 bench-scale: $(STAMP)
 	$(BIN)/python -m bench.scale $(if $(SIZES),--sizes $(SIZES))
 
+# The 39,181-image run as a user types it (embedded simulator) under /usr/bin/time -v, RSS sampled
+# beside its progress lines; adds the run to as_run_embedded in bench/results-scale.json (~5-15 min)
+.PHONY: bench-as-run
+bench-as-run: $(STAMP)
+	$(BIN)/python -m bench.as_run --save --commit "$$(git rev-parse --short HEAD)"
+
+# Planted typos restored by hitflow and by symspellpy on the same dictionary, common misspellings at
+# 200,000 captions, accented rewrites, a sample of edits on real VizWiz captions: bench/results-spelling.json
+.PHONY: bench-spelling-quality
+bench-spelling-quality: $(STAMP)
+	$(BIN)/pip install --quiet 'symspellpy==6.*'
+	$(BIN)/python -m bench.spelling_quality
+
 # The telemetry rules (issue 29) against the simulator's truth at 500, 4,000 and 39,181 images: precision,
 # false flags on honest workers, assistant pasters blocked before the last batch, beside Prolific's
 # published 98.7% / 0.6%; writes bench/results-authenticity.json (SIZES=demo,4k for a shorter run)
