@@ -174,7 +174,7 @@ bench-answers: $(STAMP)
 bench-adaptive: $(STAMP)
 	$(BIN)/python -m bench.adaptive_replay
 
-# adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive (results-adaptive.json)
+# adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive (results-adaptive-campaign.json)
 .PHONY: bench-adaptive-campaign
 bench-adaptive-campaign: $(STAMP)
 	$(BIN)/python -m bench.adaptive_campaign

@@ -6,7 +6,7 @@ CreateAdditionalAssignmentsForHIT). Prints both accuracies against the items' la
 (sim_items.json) and the ratio of assignments and of cost.
 
 ``python -m bench.adaptive_campaign [--items 1000]`` (``make bench-adaptive-campaign``) prints one JSON
-object and writes it to ``bench/results-adaptive.json``.
+object and writes it to ``bench/results-adaptive-campaign.json``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from postprocess.answers import accuracy
 
-RESULTS = Path(__file__).resolve().parent / "results-adaptive.json"
+RESULTS = Path(__file__).resolve().parent / "results-adaptive-campaign.json"
 UNIT = ("images_per_hit = 10", "images_per_hit = {per_hit}")  # an extension buys one more judgement of a HIT's items
 REWARD = ('reward_usd = "0.20"', 'reward_usd = "{reward}"')
 
