@@ -135,3 +135,37 @@ def test_a_page_nobody_can_submit_is_one_line_per_worker_and_a_rerun_adopts_its_
     assert len(posted) == 1 and not con.execute("SELECT count(*) FROM assignments").fetchone()[0]
     main(argv)
     assert sqlite3.connect(tmp_path / "h.db").execute("SELECT hit_id FROM hits").fetchall() == posted  # adopted
+
+
+# Toggle buttons a person clicks (MTurk's <crowd-button>, not a form control) whose script writes the
+# picked labels into a hidden field on submit: browser workers clicked only <button>s, posted "[]" on
+# every assignment, and empty_answer held the whole batch.
+TOGGLES = """{% extends "_crowd_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<input id="tags" name="tags_{{ i }}" value="[]" type="hidden">
+<div class="toggles"><crowd-button>Indoor</crowd-button> <crowd-button>Outdoor</crowd-button></div>
+<script>
+document.querySelectorAll(".toggles crowd-button").forEach(function (b) {
+  b.onmouseup = function () { b.disabled = !b.disabled; };
+});
+document.querySelector("crowd-form").onsubmit = function () {
+  tags.value = JSON.stringify(Array.from(document.querySelectorAll(".toggles crowd-button"))
+    .filter(function (b) { return b.disabled; }).map(function (b) { return b.textContent.trim(); }));
+};
+</script>
+{% endblock %}
+"""
+
+
+def test_browser_workers_click_a_pages_own_crowd_buttons(tmp_path: Path, monkeypatch) -> None:
+    scaffold("toggles", tmp_path)
+    (tmp_path / "config" / "toggles.html.j2").write_text(TOGGLES, encoding="utf-8")
+    toml = tmp_path / "config" / "toggles.toml"  # one item per page: the script reads its field by id
+    toml.write_text(toml.read_text(encoding="utf-8").replace("images_per_hit = 3", "images_per_hit = 1"),
+                    encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/toggles.toml", "--no-prefect", "--db", "h.db"]) in (0, 8)  # 10 (held) before
+    con = sqlite3.connect(tmp_path / "h.db")
+    tags = [json.loads(v) for (v,) in con.execute("SELECT value FROM answers WHERE field = 'tags'")]
+    assert tags and all(t and set(t) <= {"Indoor", "Outdoor"} for t in tags), tags

@@ -105,3 +105,14 @@ def test_many_comments_or_instructions_before_no_root_are_read_once() -> None:
     for page in ("<?a?>" * 60 + "<p>x</p><textarea name='t'></textarea>",
                  "<!-- a -->" * 60 + "<p>x</p><textarea name='t'></textarea>"):
         assert 'name="t_{{ i }}"' in import_page(page, "many.html").body
+
+
+def test_a_submit_button_that_starts_disabled_is_named_as_a_lost_check() -> None:
+    """A page whose script enables its (disabled) Submit only once every question is answered: hitflow's
+    Submit is never disabled, so the import says the check is lost and how to keep it."""
+    page = ("<p>${text}</p><select name='tone' class='q'><option></option><option value='calm'>calm</option>"
+            "</select>\n<button type='submit' id='go' disabled>Send</button>\n"
+            "<script>document.querySelector('.q').onchange = function () { go.disabled = false; };</script>\n")
+    notes = import_page(page, "gated.html").notes
+    assert any("submit button starts disabled" in n and "`required`" in n for n in notes), notes
+    assert not any("starts disabled" in n for n in import_page(page.replace(" disabled>", ">"), "open.html").notes)

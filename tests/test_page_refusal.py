@@ -25,6 +25,9 @@ BROKEN = {  # the kind of page -> (its template, what the PROBLEM line must say)
     "own_form": (HEAD + '<form action="/mine">\n' + FIELD + "</form>\n{% endblock %}",
                  "html.j2:2: a <form> inside the page's form"),
     "unnamed": (HEAD + FIELD + '<input type="text" id="tags">\n{% endblock %}', "a <input> without a name"),
+    "radio_without_value": (HEAD + '<label><input type="radio" name="done_{{ i }}"> Yes</label>\n'
+                            '<label><input type="radio" name="done_{{ i }}"> No</label>\n{% endblock %}',
+                            "html.j2:2: a radio button of 'done' without a value posts \"on\""),
     "unknown_crowd": (HEAD + FIELD + '<crowd-polygon name="area_{{ i }}"></crowd-polygon>\n{% endblock %}',
                       "<crowd-polygon> 'area_0'"),
     "question_xml": ('<?xml version="1.0"?><QuestionForm xmlns="x"><Question/></QuestionForm>',

@@ -85,6 +85,12 @@ class _PageScan(HTMLParser):
                 and not self.scripted:  # a page whose script writes the answer reads its unnamed controls itself
             self.found.append((self.getpos()[0], f"a <{tag}> without a name is never submitted: its answer would "
                                "be lost; give it name=\"<field>_{{ i }}\""))
+        field = re.sub(r"_\d+$", "", values.get("name", ""))
+        if tag == "input" and kind in ("radio", "checkbox") and field and "value" not in values \
+                and not self.scripted:  # the browser posts "on" for it: which option was chosen is lost
+            self.found.append((self.getpos()[0], f"a {kind} button of '{field}' without a value posts "
+                               "\"on\", whichever is chosen: the answer would be lost; give each button "
+                               "value=\"<option>\""))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in CODE_TAGS:

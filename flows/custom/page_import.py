@@ -44,6 +44,8 @@ SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
 CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
+DISABLED_SUBMIT = re.compile(r"<(?:input|button)\b[^>]*\btype\s*=\s*[\"']?submit[^>]*>|<crowd-button\b[^>]*"
+                             r"\bform-action\s*=\s*[\"']?submit[^>]*>", re.I)
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
 
@@ -88,6 +90,9 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
     body, notes = restructure(_without_crowd_frame(converted.text) if crowd else converted.text)
+    if any(re.search(r"\sdisabled\b", m[0], re.I) for m in DISABLED_SUBMIT.finditer(converted.text)):
+        notes.append("the page's submit button starts disabled (its script enables it once the page is complete); "
+                     "hitflow's Submit does not, so that check is lost: mark the controls it waits for `required`")
     body, instructions, moved = split_instructions(body)
     notes += moved
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \

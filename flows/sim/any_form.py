@@ -27,7 +27,7 @@ from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
-from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, reworded, short_phrase
+from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, reworded, short_phrase, sole_answers
 from flows.sim.latent_choices import confused, latent_answer, slip
 from flows.sim.page_context import INDEXED, ItemContext, context_for, item_contexts
 from flows.sim.pattern_text import matching_text
@@ -282,8 +282,9 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts) for k, c in contexts.items()}
     fill = Filling(worker, bank, rng)
     values: dict[str, str] = {}
+    sole = sole_answers(fields)
     for f in todo:
-        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng):  # an optional field, skipped
+        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole):  # an optional field, skipped
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue

@@ -138,7 +138,9 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
         page.route("**/*", answer)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         _fill_visible(page, per_button_intents(html, intents))
-        buttons = page.locator("button[type=button]:visible:not(#submit-btn)")  # a crowd page's Submit is one
+        # a crowd page's Submit is one; a page's own <crowd-button>s (toggles its script reads on submit) count
+        buttons = page.locator("button[type=button]:visible:not(#submit-btn), "
+                               "crowd-button:visible:not([form-action=submit])")
         order = rng.sample(range(buttons.count()), buttons.count())
         for attempt in range(TRIES):  # a person who is told what is missing clicks once more
             for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:

@@ -34,11 +34,15 @@ def _kind(f: FormField) -> str:
     return ""
 
 
-def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random) -> bool:
-    """Whether this worker leaves an optional field empty (never a required or constrained one)."""
+def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False) -> bool:
+    """Whether this worker leaves an optional field empty (never a required or constrained one).
+    ``sole``: the field is its item's only answer (a captioning page's one unmarked box): an honest
+    person who takes the HIT answers it; only a speeder may submit it empty."""
     kind = _kind(f)
     optional = "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
     if not kind or not optional or profile in PASTING_PROFILES or "readonly" in f.attrs:
+        return False
+    if sole and not rushed:
         return False
     if f.kind == "select" and "multiple" not in f.attrs:
         return False  # a single select always submits one of its options
@@ -88,3 +92,13 @@ def reworded(text: str, rng: random.Random) -> str:
     if rng.random() < 0.5 and body:
         body = rng.choice(REWORDINGS) + body[:1].lower() + body[1:]
     return body
+
+
+def sole_answers(fields: list[FormField]) -> set[str]:
+    """Names of the fields that are their item's only answer field (``<name>_<i>``; hidden fields and
+    the item's id field are not answers)."""
+    per_item: dict[str, list[str]] = {}
+    for f in fields:
+        if f.kind != "hidden":
+            per_item.setdefault(re.sub(r"^.*?(_\d+)?$", r"\1", f.name), []).append(f.name)
+    return {names[0] for names in per_item.values() if len(names) == 1}
