@@ -56,7 +56,7 @@ def test_report_renders_hostile_captions_as_text() -> None:
         "summary": {"captions": 3, "kept": 3, "workers": 1, "blocked": 1, "spent": "1.00", "budget": "2.00",
                     "share_of_budget": "50%", "created": "x", "first_work": "x", "last_work": "x",
                     "needs": [{"what": HOSTILE, "by": "now", "urgent": True}], "about": "", "lines": [],
-                    "figures": [("captions kept", "3 of 3")]},
+                    "figures": [("captions kept", "3 of 3")], "provenance": [("config", HOSTILE)]},
         "counts": pd.DataFrame([{"batch": 1, "assignments": 3, "approved": 3, "rejected": 0, "flags": 1,
                                  "blocked": 1}]),
         "times": times, "bands": time_bands(times),
@@ -68,6 +68,7 @@ def test_report_renders_hostile_captions_as_text() -> None:
         "cost": {"spent": "1.00", "budget": "2.00", "approved": 1, "unit": "1.00"}, "truth": None})
     assert "<script>window.pwned" not in html and 'onerror="alert' not in html
     assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in html and "AW&lt;1&gt;" in html
+    assert "<th>config</th><td>&lt;script&gt;window.pwned=1&lt;/script&gt;" in html  # the provenance box, escaped
 
 
 @pytest.mark.parametrize(("line", "needle"), [

@@ -98,8 +98,9 @@ def test_overview_lists_campaigns_with_links_and_refuses_strangers(demo: Path, l
         fits_the_screen(laptop, "#summary")
         section = laptop.locator("section.campaign[data-name=vizwiz_captions]")
         assert section.count() == 1 and "spent $" in section.inner_text()
-        rows = section.locator("tr:has(td)")
+        rows = section.locator("table.batches tr:has(td)")
         assert rows.count() == 5  # the demo's five batches
+        assert section.locator("details.answers table.skill tr:has(td)").count() > 0  # answers and worker skill
         assert laptop.locator("meta[http-equiv=refresh]").count() == 0  # nothing runs: no reloading
         section.locator("a", has_text="report").click()
         laptop.wait_for_url("**/report/vizwiz_captions")
