@@ -32,6 +32,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,10 @@ CLAIMS = {"paste_external": EXTERNAL, "untyped_text": EXTERNAL, "switch_then_pas
           "typing_cadence": NOT_OWN}
 
 
-def run_size(images: int, seed: int) -> dict[str, Any]:
-    """One campaign end to end in this process; the ledger and the simulator's workers, judged."""
+def run_judged(config: Path, items: int, seed: int, crowd: Path,
+               judged: Callable[[sqlite3.Connection, dict[str, Any]], dict[str, Any]]) -> tuple[float, dict[str, Any]]:
+    """One campaign end to end in this process, then ``judged(ledger, the simulator's workers)``:
+    its wall seconds and that judgement."""
     from flows.driver.campaign_run import run_campaign
     from flows.platforms import targets
 
@@ -61,12 +64,17 @@ def run_size(images: int, seed: int) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        run_campaign(CONFIG, db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=images, seed=seed, crowd=CROWD,
+        run_campaign(config, db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=items, seed=seed, crowd=crowd,
                      progress=progress)
         wall = time.perf_counter() - start
         with sqlite3.connect(Path(tmp) / "ledger.db") as db:
             db.row_factory = sqlite3.Row
-            result = judge(db, sims[0].market.workers)
+            return wall, judged(db, sims[0].market.workers)
+
+
+def run_size(images: int, seed: int) -> dict[str, Any]:
+    """One campaign end to end in this process; the ledger and the simulator's workers, judged."""
+    wall, result = run_judged(CONFIG, images, seed, CROWD, judge)
     return {"images": images, "seed": seed, "wall_s": round(wall, 1), **result}
 
 

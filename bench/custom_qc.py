@@ -29,8 +29,6 @@ import argparse
 import json
 import re
 import sqlite3
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -45,23 +43,9 @@ ECHO_WORDS = 5  # a run of this many of the instructions' words in an answer rep
 
 def run_task(config: Path, items: int, seed: int) -> dict[str, Any]:
     """One campaign end to end in this process; its ledger judged against the simulator's workers."""
-    from flows.driver.campaign_run import run_campaign
-    from flows.platforms import targets
+    from bench.authenticity import run_judged
 
-    sims: list[Any] = []
-
-    def progress(_message: str) -> None:
-        if not sims:
-            sims.extend(entry[0] for entry in targets._SHARED.values())
-
-    with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        run_campaign(config, db_path=Path(tmp) / "ledger.db", out_root=tmp, limit=items, seed=seed, crowd=CROWD,
-                     progress=progress)
-        wall = time.perf_counter() - start
-        with sqlite3.connect(Path(tmp) / "ledger.db") as db:
-            db.row_factory = sqlite3.Row
-            result = judge(db, sims[0].market.workers, config)
+    wall, result = run_judged(config, items, seed, CROWD, lambda db, workers: judge(db, workers, config))
     return {"config": str(config.relative_to(ROOT)), "items": items, "seed": seed, "wall_s": round(wall, 1),
             **result}
 
