@@ -32,6 +32,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from bench.authenticity import run_judged, share
+
 ROOT = Path(__file__).resolve().parents[1]
 CAPTION_CONFIG = ROOT / "config" / "vizwiz_full_scale.toml"
 CUSTOM_CONFIG = ROOT / "bench" / "custom_page" / "campaign.toml"
@@ -43,8 +45,6 @@ ECHO_WORDS = 5  # a run of this many of the instructions' words in an answer rep
 
 def run_task(config: Path, items: int, seed: int) -> dict[str, Any]:
     """One campaign end to end in this process; its ledger judged against the simulator's workers."""
-    from bench.authenticity import run_judged
-
     wall, result = run_judged(config, items, seed, CROWD, lambda db, workers: judge(db, workers, config))
     return {"config": str(config.relative_to(ROOT)), "items": items, "seed": seed, "wall_s": round(wall, 1),
             **result}
@@ -119,10 +119,6 @@ def rule_counts(flags: list[Any]) -> dict[str, int]:
     for f in flags:
         counts[f["rule"]] = counts.get(f["rule"], 0) + 1
     return dict(sorted(counts.items()))
-
-
-def share(part: list[str], whole: list[str]) -> float:
-    return round(len(part) / max(1, len(whole)), 4)
 
 
 def profile_table(workers: dict[str, Any], worked: dict[str, int], blocks: dict[str, int],

@@ -9,7 +9,6 @@ ledger held when the outputs were written (counts per table) and the SHA-256 of 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform as python_platform
 import subprocess
@@ -20,6 +19,7 @@ from typing import Any
 
 from flows.core.db_url import is_postgres_url
 from flows.core.ledger.store import Store
+from flows.core.outputs.output_mirror import file_sha256
 from flows.core.run.run_context import Run
 
 PROVENANCE = "provenance.json"
@@ -31,14 +31,6 @@ LEDGER_COUNTS = {"assignments": "campaign = ?", "decisions": "campaign = ?", "bl
                  "qc_flags": "campaign = ?", "items": "campaign = ?"}
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 HIT_TEMPLATES = SOURCE_ROOT / "hit_templates"  # a built-in task's page (its includes change with hitflow's revision)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def input_files(run: Run, crowd: Path | None) -> dict[str, Path]:

@@ -13,7 +13,8 @@ from typing import Any
 
 from flows.core.errors import ConfigError
 from flows.core.ledger.store_base import existing_store
-from flows.driver.provenance import PROVENANCE, file_sha256, ledger_counts, output_hashes
+from flows.core.outputs.output_mirror import file_sha256
+from flows.driver.provenance import PROVENANCE, ledger_counts, output_hashes
 
 
 @dataclass(frozen=True)

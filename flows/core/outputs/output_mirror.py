@@ -121,7 +121,8 @@ def _write_record(out: str, campaign: str, files: dict[str, list[Any]]) -> None:
     os.replace(tmp, path)
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """A file's SHA-256, read a MiB at a time (outputs and inputs can be large)."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -153,7 +154,7 @@ def _entry(path: Path, was: list[Any] | None, remote_size: int | None) -> tuple[
     stat = path.stat()
     if was is not None and remote_size == stat.st_size and was[:2] == [stat.st_size, stat.st_mtime_ns]:
         return was, True
-    digest = _sha256(path)
+    digest = file_sha256(path)
     same = was is not None and remote_size == stat.st_size and was[2] == digest
     return [stat.st_size, stat.st_mtime_ns, digest], same
 
@@ -224,7 +225,7 @@ def pull_missing(out: str, campaign: str) -> int:
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         fs.get_file(f"{folder}/{rel}", str(target / rel))
         stat = (target / rel).stat()
-        record[rel] = [stat.st_size, stat.st_mtime_ns, _sha256(target / rel)]
+        record[rel] = [stat.st_size, stat.st_mtime_ns, file_sha256(target / rel)]
     if missing:
         _write_record(out, campaign, record)
     return len(missing)
