@@ -73,7 +73,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
         print(f"{cfg.name}: {work_state(site.store(), cfg)}")
         for name in a.invite:
             print(f"invite for {name}: {invite_link(site.secret, base, cfg.name, name)}")
-    secret = "HITFLOW_TASK_SECRET" if os.environ.get("HITFLOW_TASK_SECRET") else f"{a.db}.task-secret"
+    # a PostgreSQL ledger needs HITFLOW_TASK_SECRET (TaskSite refused it above), so only a file path reaches the else
+    secret = "HITFLOW_TASK_SECRET" if os.environ.get("HITFLOW_TASK_SECRET") else f"{shown_location(a.db)}.task-secret"
     proxies = f"X-Forwarded-* trusted from {', '.join(a.trusted_proxy)}" if a.trusted_proxy else \
         "X-Forwarded-* ignored (no --trusted-proxy)"
     print(f"ledger {shown_location(a.db)}; invite signing secret from {secret}; {proxies}")
