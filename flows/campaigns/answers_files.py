@@ -38,7 +38,20 @@ def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.D
                                f"{', '.join(REQUIRED)} [, field], or name yours with --columns ITEM,WORKER,LABEL")
     if frame["label"].astype(str).str.strip().eq("").all():
         raise InputFormatError(f"{path}: every label is blank; nothing to aggregate")
+    _refuse_anonymous_labels(path, frame)
     return frame
+
+
+def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
+    """A label without its item or worker cannot be aggregated; dropping it quietly would lose data
+    (a blank label is the format's "no judgement", so those rows are not counted)."""
+    labelled = frame["label"].astype(str).str.strip().ne("")
+    for column in ("item_id", "worker_id"):
+        blank = labelled & frame[column].astype(str).str.strip().eq("")
+        if blank.any():
+            lines = ", ".join(str(i + 2) for i in frame.index[blank][:5])  # +2: the header is line 1
+            raise InputFormatError(f"{path}: {int(blank.sum())} labelled row(s) have no {column} (line(s) "
+                                   f"{lines}{'...' if blank.sum() > 5 else ''}); fill it in or remove those rows")
 
 
 def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
