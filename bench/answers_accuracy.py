@@ -75,9 +75,11 @@ OPTIONS = ["negative", "neutral", "positive"]
 HONEST = ("diligent", "typo_prone", "slow")
 
 
-def project(folder: Path, items: int, adversaries: int, share: float = 0.05) -> Path:
+def project(folder: Path, items: int, adversaries: int, share: float = 0.05, seed: int = 1,
+            agreement: float = 0.0) -> Path:
     # no caption bank: the page asks choices only
     crowd = "\n".join(line for line in CROWD.read_text(encoding="utf-8").splitlines() if "caption_bank" not in line)
+    crowd = crowd.replace("seed = 1\n", f"seed = {seed}\n", 1)
     (folder / "crowd.toml").write_text(crowd + ADVERSARIES.format(n=adversaries), encoding="utf-8")
     (folder / "sentiment.html.j2").write_text(PAGE, encoding="utf-8")
     rows = pd.DataFrame({"item_id": [f"r{k:05d}" for k in range(items)],
@@ -88,14 +90,17 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05) -> 
     pd.DataFrame({"item_id": ids, "field": "sentiment", "answer": [latent_truth(i, "sentiment", OPTIONS) for i in ids],
                   "text": [f"Review number {k}." for k in range(items, items + len(ids))]}
                  ).to_csv(folder / "controls.csv", index=False)
-    (folder / "sentiment.toml").write_text(CONFIG.replace("{share}", str(share)), encoding="utf-8")
+    config = CONFIG.replace("{share}", str(share)).replace("seed = 1\n", f"seed = {seed}\n")
+    config = config.replace("[answers]\n", f"[answers]\nagreement_block_below = {agreement}\n")
+    (folder / "sentiment.toml").write_text(config, encoding="utf-8")
     return folder / "sentiment.toml"
 
 
-def measure(items: int, adversaries: int, min_seen: int = 4) -> dict[str, object]:
+def measure(items: int, adversaries: int, min_seen: int = 4, seed: int = 1, agreement: float = 0.0
+            ) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        config = project(folder, items, adversaries)
+        config = project(folder, items, adversaries, seed=seed, agreement=agreement)
         config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
         start = time.process_time()
         run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
@@ -105,6 +110,7 @@ def measure(items: int, adversaries: int, min_seen: int = 4) -> dict[str, object
         labels = data[data["field"] == "sentiment"].rename(columns={"value": "label"})
         workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
         result: dict[str, object] = {"items": items, "judgements": len(labels), "adversaries": adversaries,
+                                     "seed": seed, "agreement_block_below": agreement,
                                      "campaign_cpu_s": round(time.process_time() - start, 1)}
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
@@ -121,6 +127,7 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
     blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
     before_last = set(blocks.loc[blocks["batch"].astype(int) < batches, "worker_id"])
     by_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy"), "worker_id"])
+    by_agreement = set(blocks.loc[blocks["rules"].str.contains("answer_agreement"), "worker_id"])
     wrong = workers[workers.get("choices", pd.Series("", index=workers.index)).fillna("") == "wrong"]
     honest = workers[~workers.index.isin(wrong.index) & workers["profile"].isin(HONEST)]
     honest_worked = set(honest["worker_id"]) & set(responses["worker_id"])
@@ -137,12 +144,15 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
             "control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
             "adversaries_blocked_before_last_batch": len(wrong_early & before_last),
             "adversaries_blocked_share": round(len(wrong_early & before_last) / max(1, len(wrong_early)), 4),
+            "adversaries_blocked_before_last_batch_on_controls": len(wrong_early & before_last & by_controls),
+            "adversaries_blocked_before_last_batch_on_agreement": len(wrong_early & before_last & by_agreement),
             # how many control answers each of them gave before the last batch: n -> adversaries
             "adversary_controls_before_last_batch": {int(n): int(k) for n, k in sorted(
                 seen.reindex(sorted(wrong_early), fill_value=0).value_counts().items())},
             "honest_workers_working": len(honest_worked),
             "honest_blocked": len(honest_worked & set(blocks["worker_id"])),
             "honest_blocked_by_controls": len(honest_worked & by_controls),
+            "honest_blocked_by_agreement": len(honest_worked & by_agreement),
             "honest_blocked_share": round(len(honest_worked & set(blocks["worker_id"]))
                                           / max(1, len(honest_worked)), 4),
             "workers_csv_with_controls": int((pd.to_numeric(controls["controls"]) > 0).sum())}
