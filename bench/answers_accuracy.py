@@ -2,12 +2,13 @@
 classification campaign (one three-way choice an item, 3 batches, 5 workers an item) on the demo
 crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
 against the items' latent answers (``sim_items.json``). Control items (``[answers] control_share``,
-5% of every batch, their known answers the simulator's latent ones) block workers between batches:
-the share of consistently-wrong workers blocked before the last batch, and of honest workers
-(profiles whose choices follow their skill) blocked at all.
+5% of every batch, their known answers the simulator's latent ones) block workers between batches,
+alone and beside the agreement rule (``[answers] agreement_block_below``): the share of
+consistently-wrong workers blocked before the last batch, and of honest workers (profiles whose
+choices follow their skill) blocked at all, each crowd at each seed.
 
-``python -m bench.answers_accuracy [--items 1000] [--adversaries 20]`` (``make bench-answers``) prints
-one JSON object and writes it to ``bench/results-answers.json``.
+``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2]`` (``make
+bench-answers``) writes ``bench/results-answers.json`` and prints the totals and one line per run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -91,7 +93,8 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05, see
                   "text": [f"Review number {k}." for k in range(items, items + len(ids))]}
                  ).to_csv(folder / "controls.csv", index=False)
     config = CONFIG.replace("{share}", str(share)).replace("seed = 1\n", f"seed = {seed}\n")
-    config = config.replace("[answers]\n", f"[answers]\nagreement_block_below = {agreement}\n")
+    config = config.replace("[answers]\n", f"[answers]\nagreement_block_below = {agreement}\n"
+)
     (folder / "sentiment.toml").write_text(config, encoding="utf-8")
     return folder / "sentiment.toml"
 
@@ -158,20 +161,59 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
             "workers_csv_with_controls": int((pd.to_numeric(controls["controls"]) > 0).sum())}
 
 
+AGREEMENT = 0.35  # [answers] agreement_block_below of the combined runs (agreement_min_items at its 6)
+VARIANTS = {"controls_only": 0.0, "controls_and_agreement": AGREEMENT}
+
+
+def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int = 4) -> dict[str, object]:
+    """Every crowd at every seed, with control items alone and with the agreement rule beside them;
+    the totals per variant (adversaries caught before the last batch, honest workers blocked)."""
+    runs = [{"variant": name, **measure(items, n, min_seen, seed, agreement)}
+            for n in crowds for seed in seeds for name, agreement in VARIANTS.items()]
+    totals = {}
+    for name in VARIANTS:
+        mine = [r for r in runs if r["variant"] == name]
+        caught, working = (sum(int(r[k]) for r in mine) for k in ("adversaries_blocked_before_last_batch",
+                                                                   "adversaries_working_before_last_batch"))
+        honest, worked = (sum(int(r[k]) for r in mine) for k in ("honest_blocked", "honest_workers_working"))
+        totals[name] = {"adversaries_blocked_before_last_batch": f"{caught} of {working}",
+                        "share": round(caught / max(1, working), 4), "honest_blocked": f"{honest} of {worked}",
+                        "honest_share": round(honest / max(1, worked), 4)}
+    return {"items": items, "crowds_adversaries": crowds, "seeds": seeds, "control_share": 0.05,
+            "agreement_block_below": AGREEMENT, "totals": totals, "runs": runs}
+
+
+def summary_lines(result: dict[str, Any]) -> list[str]:
+    """One line per run: the answers' accuracy beside majority vote's, and who was blocked before the
+    last batch, for control items alone and with the agreement rule."""
+    lines = []
+    for r in result["runs"]:
+        lines.append(f"answers {r['items']:,} items, {r['adversaries']} consistently wrong, seed {r['seed']}, "
+                     f"{r['variant']}: {r['accuracy_auto']} (auto) vs majority vote {r['accuracy_mv']} | "
+                     f"wrong blocked before the last batch {r['adversaries_blocked_before_last_batch']} of "
+                     f"{r['adversaries_working_before_last_batch']} "
+                     f"({r['adversaries_blocked_before_last_batch_on_controls']} on controls) | honest blocked "
+                     f"{r['honest_blocked']} of "
+                     f"{r['honest_workers_working']}")
+    for name, t in result["totals"].items():
+        lines.append(f"answers total, {name}: wrong blocked before the last batch "
+                     f"{t['adversaries_blocked_before_last_batch']} ({t['share']:.0%}, target >= 95%), honest "
+                     f"blocked {t['honest_blocked']} ({t['honest_share']:.1%}, target <= 1%)")
+    return lines
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
-    p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
+    p.add_argument("--crowds", default="4,20", help="consistently wrong workers added to the demo crowd, per run")
+    p.add_argument("--seeds", default="1,2", help="the campaign's and the crowd's seed, per run")
     p.add_argument("--min-seen", type=int, default=4, help="[answers] control_min_seen")
-    p.add_argument("--more-adversaries", type=int, default=20,
-                   help="a second run with this many (0: none): 4 are too few to measure a 95%% blocking rate")
     a = p.parse_args()
-    measured = measure(a.items, a.adversaries, a.min_seen)
-    if a.more_adversaries:
-        measured["with_more_adversaries"] = measure(a.items, a.more_adversaries, a.min_seen)
-    result = json.dumps(measured, indent=1)
-    RESULTS.write_text(result + "\n", encoding="utf-8")
-    print(result)
+    measured = measure_all(a.items, [int(n) for n in a.crowds.split(",")], [int(n) for n in a.seeds.split(",")],
+                           a.min_seen)
+    RESULTS.write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(measured["totals"], indent=1))
+    print("\n".join(summary_lines(measured)))
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ class AgreementPolicy:
     the others' answer (its Wilson lower bound at ``confidence`` z) above ``1 - block_below``."""
 
     block_below: float = 0.0  # 0: agreement never blocks
-    min_items: int = 10
+    min_items: int = 6
     min_others: int = 3
     confidence: float = 1.645
 

@@ -50,7 +50,7 @@ class AnswersSection(Section):
     agreement_block_below: Share = Field(0.0, description='task = "custom": block a worker whose agreement with the '
                                          "other workers' answer (a strict majority of the others on an item) is "
                                          "below this (its bound at control_confidence); 0: never block on it")
-    agreement_min_items: int = Field(10, ge=1, le=100000, description="Labels of a worker judged against the "
+    agreement_min_items: int = Field(6, ge=1, le=100000, description="Labels of a worker judged against the "
                                      "others' answer before their agreement can block them")
     agreement_min_others: int = Field(3, ge=2, le=1000, description="Other workers' labels an item needs before "
                                       "it judges a worker's label")
@@ -68,7 +68,7 @@ class AnswersSettings:
     control_block_below: float = 0.5
     control_confidence: float = 1.645
     agreement_block_below: float = 0.0  # agreement with the others' answer: off at 0
-    agreement_min_items: int = 10
+    agreement_min_items: int = 6
     agreement_min_others: int = 3
     min_judgements: int = 0  # adaptive overlap off at 0
     max_judgements: int = 0
