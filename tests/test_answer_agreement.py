@@ -88,6 +88,18 @@ def test_a_batch_without_flags_lists_its_blocks_for_review() -> None:
     assert listed[["batch", "worker_id", "rules"]].values.tolist() == [[2, "W2", "answer_agreement 0% (0/8)"]]
 
 
+def test_other_tasks_refuse_the_rule(tmp_path: Path) -> None:
+    from flows.campaigns.campaign_plan import planned_items
+    from flows.core.config.config import load_config
+    from flows.core.errors import ConfigError
+    from tests.small_configs import small_vizwiz
+
+    captions = small_vizwiz(tmp_path, items=5)
+    captions.write_text(captions.read_text() + "\n[answers]\nagreement_block_below = 0.35\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r'agreement_block_below judges the choices of a page of your own'):
+        planned_items(load_config(captions))
+
+
 HONEST_CROWD = """seed = 3
 [[profile]]
 name = "diligent"

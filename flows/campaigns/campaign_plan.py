@@ -106,6 +106,9 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     if cfg.answers.control_share > 0 and cfg.task != "custom":
         raise ConfigError(f"{cfg.path}: [answers] control_share mixes control items into a page of your own "
                           '(task = "custom"); remove it from this config')
+    if cfg.answers.agreement_block_below > 0 and cfg.task != "custom":
+        raise ConfigError(f"{cfg.path}: [answers] agreement_block_below judges the choices of a page of your own "
+                          '(task = "custom"); remove it from this config')
     if cfg.task == "custom":
         rows = custom_item_plan(cfg, limit)
         return len(rows), rows
