@@ -2,12 +2,13 @@
 classification campaign (one three-way choice an item, 3 batches, 5 workers an item) on the demo
 crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
 against the items' latent answers (``sim_items.json``). Control items (``[answers] control_share``,
-5% of every batch, their known answers the simulator's latent ones) block workers between batches:
-the share of consistently-wrong workers blocked before the last batch, and of honest workers
-(profiles whose choices follow their skill) blocked at all.
+5% of every batch, their known answers the simulator's latent ones) block workers between batches,
+alone and beside the agreement rule (``[answers] agreement_block_below``): the share of
+consistently-wrong workers blocked before the last batch, and of honest workers (profiles whose
+choices follow their skill) blocked at all, each crowd at each seed.
 
-``python -m bench.answers_accuracy [--items 1000] [--adversaries 20]`` (``make bench-answers``) prints
-one JSON object and writes it to ``bench/results-answers.json``.
+``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2]`` (``make
+bench-answers``) writes ``bench/results-answers.json`` and prints the totals and one line per run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -75,9 +77,11 @@ OPTIONS = ["negative", "neutral", "positive"]
 HONEST = ("diligent", "typo_prone", "slow")
 
 
-def project(folder: Path, items: int, adversaries: int, share: float = 0.05) -> Path:
+def project(folder: Path, items: int, adversaries: int, share: float = 0.05, seed: int = 1,
+            agreement: float = 0.0) -> Path:
     # no caption bank: the page asks choices only
     crowd = "\n".join(line for line in CROWD.read_text(encoding="utf-8").splitlines() if "caption_bank" not in line)
+    crowd = crowd.replace("seed = 1\n", f"seed = {seed}\n", 1)
     (folder / "crowd.toml").write_text(crowd + ADVERSARIES.format(n=adversaries), encoding="utf-8")
     (folder / "sentiment.html.j2").write_text(PAGE, encoding="utf-8")
     rows = pd.DataFrame({"item_id": [f"r{k:05d}" for k in range(items)],
@@ -88,14 +92,18 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05) -> 
     pd.DataFrame({"item_id": ids, "field": "sentiment", "answer": [latent_truth(i, "sentiment", OPTIONS) for i in ids],
                   "text": [f"Review number {k}." for k in range(items, items + len(ids))]}
                  ).to_csv(folder / "controls.csv", index=False)
-    (folder / "sentiment.toml").write_text(CONFIG.replace("{share}", str(share)), encoding="utf-8")
+    config = CONFIG.replace("{share}", str(share)).replace("seed = 1\n", f"seed = {seed}\n")
+    config = config.replace("[answers]\n", f"[answers]\nagreement_block_below = {agreement}\n"
+)
+    (folder / "sentiment.toml").write_text(config, encoding="utf-8")
     return folder / "sentiment.toml"
 
 
-def measure(items: int, adversaries: int, min_seen: int = 4) -> dict[str, object]:
+def measure(items: int, adversaries: int, min_seen: int = 4, seed: int = 1, agreement: float = 0.0
+            ) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        config = project(folder, items, adversaries)
+        config = project(folder, items, adversaries, seed=seed, agreement=agreement)
         config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
         start = time.process_time()
         run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
@@ -105,6 +113,7 @@ def measure(items: int, adversaries: int, min_seen: int = 4) -> dict[str, object
         labels = data[data["field"] == "sentiment"].rename(columns={"value": "label"})
         workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
         result: dict[str, object] = {"items": items, "judgements": len(labels), "adversaries": adversaries,
+                                     "seed": seed, "agreement_block_below": agreement,
                                      "campaign_cpu_s": round(time.process_time() - start, 1)}
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
@@ -121,6 +130,7 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
     blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
     before_last = set(blocks.loc[blocks["batch"].astype(int) < batches, "worker_id"])
     by_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy"), "worker_id"])
+    by_agreement = set(blocks.loc[blocks["rules"].str.contains("answer_agreement"), "worker_id"])
     wrong = workers[workers.get("choices", pd.Series("", index=workers.index)).fillna("") == "wrong"]
     honest = workers[~workers.index.isin(wrong.index) & workers["profile"].isin(HONEST)]
     honest_worked = set(honest["worker_id"]) & set(responses["worker_id"])
@@ -137,31 +147,73 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
             "control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
             "adversaries_blocked_before_last_batch": len(wrong_early & before_last),
             "adversaries_blocked_share": round(len(wrong_early & before_last) / max(1, len(wrong_early)), 4),
+            "adversaries_blocked_before_last_batch_on_controls": len(wrong_early & before_last & by_controls),
+            "adversaries_blocked_before_last_batch_on_agreement": len(wrong_early & before_last & by_agreement),
             # how many control answers each of them gave before the last batch: n -> adversaries
             "adversary_controls_before_last_batch": {int(n): int(k) for n, k in sorted(
                 seen.reindex(sorted(wrong_early), fill_value=0).value_counts().items())},
             "honest_workers_working": len(honest_worked),
             "honest_blocked": len(honest_worked & set(blocks["worker_id"])),
             "honest_blocked_by_controls": len(honest_worked & by_controls),
+            "honest_blocked_by_agreement": len(honest_worked & by_agreement),
             "honest_blocked_share": round(len(honest_worked & set(blocks["worker_id"]))
                                           / max(1, len(honest_worked)), 4),
             "workers_csv_with_controls": int((pd.to_numeric(controls["controls"]) > 0).sum())}
 
 
+AGREEMENT = 0.35  # [answers] agreement_block_below of the combined runs (agreement_min_items at its 6)
+VARIANTS = {"controls_only": 0.0, "controls_and_agreement": AGREEMENT}
+
+
+def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int = 4) -> dict[str, object]:
+    """Every crowd at every seed, with control items alone and with the agreement rule beside them;
+    the totals per variant (adversaries caught before the last batch, honest workers blocked)."""
+    runs = [{"variant": name, **measure(items, n, min_seen, seed, agreement)}
+            for n in crowds for seed in seeds for name, agreement in VARIANTS.items()]
+    totals = {}
+    for name in VARIANTS:
+        mine = [r for r in runs if r["variant"] == name]
+        caught, working = (sum(int(r[k]) for r in mine) for k in ("adversaries_blocked_before_last_batch",
+                                                                   "adversaries_working_before_last_batch"))
+        honest, worked = (sum(int(r[k]) for r in mine) for k in ("honest_blocked", "honest_workers_working"))
+        totals[name] = {"adversaries_blocked_before_last_batch": f"{caught} of {working}",
+                        "share": round(caught / max(1, working), 4), "honest_blocked": f"{honest} of {worked}",
+                        "honest_share": round(honest / max(1, worked), 4)}
+    return {"items": items, "crowds_adversaries": crowds, "seeds": seeds, "control_share": 0.05,
+            "agreement_block_below": AGREEMENT, "totals": totals, "runs": runs}
+
+
+def summary_lines(result: dict[str, Any]) -> list[str]:
+    """One line per run: the answers' accuracy beside majority vote's, and who was blocked before the
+    last batch, for control items alone and with the agreement rule."""
+    lines = []
+    for r in result["runs"]:
+        lines.append(f"answers {r['items']:,} items, {r['adversaries']} consistently wrong, seed {r['seed']}, "
+                     f"{r['variant']}: {r['accuracy_auto']} (auto) vs majority vote {r['accuracy_mv']} | "
+                     f"wrong blocked before the last batch {r['adversaries_blocked_before_last_batch']} of "
+                     f"{r['adversaries_working_before_last_batch']} "
+                     f"({r['adversaries_blocked_before_last_batch_on_controls']} on controls) | honest blocked "
+                     f"{r['honest_blocked']} of "
+                     f"{r['honest_workers_working']}")
+    for name, t in result["totals"].items():
+        lines.append(f"answers total, {name}: wrong blocked before the last batch "
+                     f"{t['adversaries_blocked_before_last_batch']} ({t['share']:.0%}, target >= 95%), honest "
+                     f"blocked {t['honest_blocked']} ({t['honest_share']:.1%}, target <= 1%)")
+    return lines
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
-    p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
+    p.add_argument("--crowds", default="4,20", help="consistently wrong workers added to the demo crowd, per run")
+    p.add_argument("--seeds", default="1,2", help="the campaign's and the crowd's seed, per run")
     p.add_argument("--min-seen", type=int, default=4, help="[answers] control_min_seen")
-    p.add_argument("--more-adversaries", type=int, default=20,
-                   help="a second run with this many (0: none): 4 are too few to measure a 95%% blocking rate")
     a = p.parse_args()
-    measured = measure(a.items, a.adversaries, a.min_seen)
-    if a.more_adversaries:
-        measured["with_more_adversaries"] = measure(a.items, a.more_adversaries, a.min_seen)
-    result = json.dumps(measured, indent=1)
-    RESULTS.write_text(result + "\n", encoding="utf-8")
-    print(result)
+    measured = measure_all(a.items, [int(n) for n in a.crowds.split(",")], [int(n) for n in a.seeds.split(",")],
+                           a.min_seen)
+    RESULTS.write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(measured["totals"], indent=1))
+    print("\n".join(summary_lines(measured)))
 
 
 if __name__ == "__main__":

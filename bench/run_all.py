@@ -10,10 +10,15 @@
    in the same run (bench/spelling_speed.py), and both correctors' choices on the real VizWiz
    validation captions;
 4. the demo campaign under Prefect and with --no-prefect, alternately (bench/prefect_overhead.py);
-5. end to end, 300 HITs x 5 at 150 ms per call: hitflow against a naive boto3 loop (bench/latency.py).
+5. end to end, 300 HITs x 5 at 150 ms per call: hitflow against a naive boto3 loop (bench/latency.py);
+6. answers (issue 42): a 1,000-item classification campaign with 20 consistently-wrong workers, its
+   answers' accuracy beside majority vote's and who was blocked before the last batch, on 5% control
+   items alone and with the agreement rule (bench/answers_accuracy.py; ``make bench-answers`` runs
+   both crowds at two seeds).
 
-The last lines printed are issue 33's four figures, each beside its baseline measured in this
-run, the ratio, the target and the load average (about 15 minutes in all; the naive loop is 5).
+The last lines printed are issue 33's four figures, each beside its baseline measured in this run,
+the ratio, the target and the load average, then issue 42's answers lines beside majority vote
+(about 18 minutes in all; the naive loop is 5, the answers about 2).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench import latency, prefect_overhead
+from bench import answers_accuracy, latency, prefect_overhead
 from bench.qc_load import bench_qc_all_rules
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
 from flows.core.outputs.spelling_cache import spelling_index
@@ -105,10 +110,11 @@ def main() -> None:
                "spelling_vizwiz_vs_pyspellchecker": compare_on_vizwiz(),
                "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                "prefect_overhead": prefect_overhead.measure(pairs=3),
-               "latency": latency.measure(hits=300, latency_ms=150.0, rate_limit=100.0)}
+               "latency": latency.measure(hits=300, latency_ms=150.0, rate_limit=100.0),
+               "answers": answers_accuracy.measure_all(1000, [20], [1])}
     print(json.dumps(results, indent=2))
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    print("\n".join(summary(results)))
+    print("\n".join(summary(results) + answers_accuracy.summary_lines(results["answers"])))
 
 
 def summary(results: dict[str, Any]) -> list[str]:

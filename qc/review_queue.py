@@ -36,8 +36,11 @@ def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.Data
     ``would_block``: per batch, the workers the block step would block (``worker_id, rules``),
     from the same function the run uses; without it, one batch's flag counts decide."""
     rows: list[dict[str, object]] = []
-    for batch, batch_flags in flags.groupby("batch", sort=True):
-        work = assignments[assignments["batch"] == batch]
+    # a batch without flags still lists the blocks due on evidence outside them (control items, agreement)
+    batches = sorted({int(b) for b in flags["batch"]} | set(would_block or {}))
+    for batch in batches:
+        batch_flags = flags[flags["batch"].astype(int) == batch]
+        work = assignments[assignments["batch"].astype(int) == batch]
         auto = decide(batch_flags, work, policy).set_index("assignment_id")
         fired = batch_flags[batch_flags["assignment_id"] != ""].groupby("assignment_id")["rule"].agg(
             lambda s: ",".join(sorted(set(s))))

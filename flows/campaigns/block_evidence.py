@@ -8,7 +8,9 @@ from dataclasses import replace
 import pandas as pd
 
 from flows.core.ledger.store import Store
+from flows.custom.agreement_record import stored_agreement
 from flows.custom.control_items import stored_controls
+from qc.answer_agreement import agreement_blocks, agreement_scores
 from qc.control_items import control_blocks, control_scores, trusted_controls
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
@@ -94,6 +96,7 @@ def blocks_due(store: Store, campaign: str, policy: DecisionPolicy, batch: int) 
     else:
         due = workers_to_block(batch_flags(store, campaign, batch), policy)
     due = _with_control_blocks(due, control_blocks_due(store, campaign, batch))
+    due = _with_control_blocks(due, agreement_blocks_due(store, campaign, batch))
     earlier = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?",
                                                   [campaign, batch])}
     return due[~due["worker_id"].isin(earlier)].reset_index(drop=True)
@@ -136,6 +139,36 @@ def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     scores = control_scores_so_far(store, campaign, batch)
     return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(scores,
                                                                                                     stored[1])
+
+
+def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:
+    """The choice labels up to a batch that judge one another: workers blocked before the batch are
+    left out (their labels would judge the others), and so are control items (scored on their own)."""
+    marks = ",".join("?" * len(fields))
+    given = store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a "
+                        f"ON a.assignment_id = x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? "
+                        f"AND a.status != 'NOT ON PROLIFIC' AND x.item_id != '' AND x.field IN ({marks}) "
+                        f"AND a.worker_id NOT IN (SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?) "
+                        f"ORDER BY a.rowid, x.rowid", [campaign, up_to_batch, *fields, campaign, up_to_batch],
+                        ["worker_id", "item_id", "field", "value"])
+    controls = stored_controls(store, campaign)
+    return given if controls is None else given[~given["item_id"].isin(set(controls[0]["item_id"]))]
+
+
+def agreement_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
+    """Each worker's agreement with the others' answer so far (qc.answer_agreement.SCORE_COLUMNS);
+    None when the campaign does not block on agreement."""
+    stored = stored_agreement(store, campaign)
+    if stored is None:
+        return None
+    return agreement_scores(agreement_labels(store, campaign, up_to_batch, stored[0]), stored[1].min_others)
+
+
+def agreement_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
+    stored = stored_agreement(store, campaign)
+    scores = agreement_scores_so_far(store, campaign, batch)
+    return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else agreement_blocks(scores,
+                                                                                                      stored[1])
 
 
 def _with_control_blocks(due: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:

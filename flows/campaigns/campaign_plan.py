@@ -17,6 +17,7 @@ from flows.core.inputs.csv_files import csv_rows
 from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
+from flows.custom.agreement_record import agreement_record
 from flows.custom.control_items import controls_record
 from flows.custom.custom_task import custom_item_plan
 from flows.platforms.registry import platform_for
@@ -72,7 +73,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "platform_created_at": run.clock(),  # the report's "Created": the platform's (virtual) clock
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else "",
-                "controls": controls_record(cfg)})}, pk="name")
+                "controls": controls_record(cfg),
+                "agreement": agreement_record(cfg, rows if isinstance(rows, list) else [])})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
 
 
@@ -103,6 +105,9 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
         return len(rows), rows
     if cfg.answers.control_share > 0 and cfg.task != "custom":
         raise ConfigError(f"{cfg.path}: [answers] control_share mixes control items into a page of your own "
+                          '(task = "custom"); remove it from this config')
+    if cfg.answers.agreement_block_below > 0 and cfg.task != "custom":
+        raise ConfigError(f"{cfg.path}: [answers] agreement_block_below judges the choices of a page of your own "
                           '(task = "custom"); remove it from this config')
     if cfg.task == "custom":
         rows = custom_item_plan(cfg, limit)

@@ -82,7 +82,7 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
     # sent for them, so they must not hold their batch for a person; their worker's flags still count for blocks.
     work = work[~work["status"].isin(settled_unpaid(store, campaign))].copy()
     work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
-    batches = sorted({int(b) for b in f["flags"]["batch"]})
+    batches = sorted({int(b) for b in f["flags"]["batch"]} | {int(b) for b in work["batch"]})
     due = {b: blocks_due(store, campaign, policy, b) for b in batches}
     return build_queue(f["flags"], work, f["actions"], policy, review_mode(mode),
                        time.time() if now is None else now, due)

@@ -21,7 +21,7 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
-from flows.custom.custom_task import INDEXED, custom_spec
+from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
 from flows.platforms.registry import platform_for
 from postprocess.answers import accuracy
 from postprocess.report_data import blocking_vs_truth
@@ -100,8 +100,7 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path)
 
 def choice_fields(run: Run) -> set[str]:
     """The page's single-choice fields (radio buttons, selects): what answers.csv aggregates."""
-    return {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in _first_spec(run)["fields"]
-            if f["type"] == "one"}
+    return choice_field_names(_first_spec(run))
 
 
 def control_items(run: Run) -> pd.DataFrame | None:

@@ -107,6 +107,11 @@ def answer_fields(spec: Spec) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def choice_field_names(spec: Spec) -> set[str]:
+    """The page's single-choice fields (radio buttons, selects) without their item index."""
+    return {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in spec["fields"] if f["type"] == "one"}
+
+
 FREE_TEXT_INPUTS = ("text", "textarea", "search")
 
 

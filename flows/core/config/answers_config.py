@@ -45,7 +45,15 @@ class AnswersSection(Section):
     control_block_below: Share = Field(0.5, description="Block a worker whose control accuracy is below this "
                                                         "(its bound at control_confidence); 0: never block on it")
     control_confidence: float = Field(1.645, ge=0, le=5, allow_inf_nan=False,
-                                      description="z of the Wilson bound of the wrong share (0: the plain share)")
+                                      description="z of the Wilson bound of the wrong share (0: the plain share); "
+                                                  "agreement blocks use it too")
+    agreement_block_below: Share = Field(0.0, description='task = "custom": block a worker whose agreement with the '
+                                         "other workers' answer (a strict majority of the others on an item) is "
+                                         "below this (its bound at control_confidence); 0: never block on it")
+    agreement_min_items: int = Field(6, ge=1, le=100000, description="Labels of a worker judged against the "
+                                     "others' answer before their agreement can block them")
+    agreement_min_others: int = Field(3, ge=2, le=1000, description="Other workers' labels an item needs before "
+                                      "it judges a worker's label")
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,9 @@ class AnswersSettings:
     control_min_seen: int = 4
     control_block_below: float = 0.5
     control_confidence: float = 1.645
+    agreement_block_below: float = 0.0  # agreement with the others' answer: off at 0
+    agreement_min_items: int = 6
+    agreement_min_others: int = 3
     min_judgements: int = 0  # adaptive overlap off at 0
     max_judgements: int = 0
     confidence: float = 0.9

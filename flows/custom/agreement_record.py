@@ -1,0 +1,39 @@
+"""The agreement block of a custom campaign (``[answers] agreement_block_below``; qc/answer_agreement.py):
+what the plan keeps in the ledger for it, and reading it back for the block step and the review queue.
+
+The page's choice fields are read once, when the plan is made, from its first HIT: the block step
+reads the ledger only, as the control items' does (flows/custom/control_items.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flows.core.config.config import CampaignConfig
+from flows.core.ledger.store import Store
+from flows.core.pages.templates import page_items
+from flows.custom.custom_task import choice_field_names, custom_spec
+from qc.answer_agreement import AgreementPolicy
+
+
+def agreement_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The policy and the page's choice fields, or None when the rule is off or there is no choice."""
+    a = cfg.answers
+    if cfg.task != "custom" or a.agreement_block_below <= 0 or not planned:
+        return None
+    first = [r for r in planned if r["batch"] == planned[0]["batch"] and r["hit_index"] == planned[0]["hit_index"]]
+    fields = sorted(choice_field_names(custom_spec(cfg, page_items(first))))
+    if not fields:
+        return None
+    return {"block_below": a.agreement_block_below, "min_items": a.agreement_min_items,
+            "min_others": a.agreement_min_others, "confidence": a.control_confidence, "fields": fields}
+
+
+def stored_agreement(store: Store, campaign: str) -> tuple[list[str], AgreementPolicy] | None:
+    """The campaign's choice fields and agreement policy as the plan recorded them, or None."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    record = json.loads(rows[0]["config_json"] or "{}").get("agreement") if rows else None
+    if not record:
+        return None
+    return list(record["fields"]), AgreementPolicy(float(record["block_below"]), int(record["min_items"]),
+                                                   int(record["min_others"]), float(record["confidence"]))
