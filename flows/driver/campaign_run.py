@@ -226,9 +226,11 @@ def task_server_for(run: Run, task_url: str) -> Iterator[None]:
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer
 
-    site = TaskSite(run.store.location, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
+    simulated = run.target.kind == "sim"  # the crowd opens the links itself
+    rehearsal = platform_for(run.platform).rehearsal_site(run) if simulated and not run.notes.get("live_route") else {}
+    site = TaskSite(run.store.location, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base, **rehearsal)
     with TaskServer(site) as server:
         run.notes["task_url"] = server.url
-        run.notes["simulated_people"] = run.target.kind == "sim"  # the crowd opens the links itself
+        run.notes["simulated_people"] = simulated
         run.progress(f"task server: {server.url}")
         yield
