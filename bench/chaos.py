@@ -79,6 +79,7 @@ class Campaign:
     folder: Path
     limit: int = 50
     ledger: str = ""  # a postgresql:// URL (make bench-chaos DB=postgres); "" is the SQLite file h.db
+    platform: str = "mturk"  # prolific, links: their simulated people on the same simulator
 
     @property
     def db(self) -> str:
@@ -87,7 +88,7 @@ class Campaign:
     @property
     def args(self) -> list[str]:
         return [*HITFLOW, "run", str(CONFIG), "--no-prefect", "--endpoint-url", self.url, "--db", str(self.db),
-                "--out", str(self.folder), "--limit", str(self.limit)]
+                "--out", str(self.folder), "--limit", str(self.limit), "--platform", self.platform]
 
     def run_to_end(self, attempts: int = 5) -> int:
         """Run (resume) until it succeeds; the number of runs it took."""
@@ -164,7 +165,11 @@ class Reference:
 
 
 def audit(c: Campaign, clean: Reference | None = None) -> dict[str, Any]:
-    """The counts the issue asks for, comparing the platform, the ledger and the clean run."""
+    """The counts the issue asks for, comparing the platform, the ledger and the clean run. On
+    Prolific and links (no MTurk API to ask) the outputs only, against the clean run's."""
+    if c.platform != "mturk":
+        return {"spent": "0.00", "dataset_differences": dataset_differences(c.folder, clean.folder) if clean else 0,
+                "files_not_byte_identical": files_differing(c.folder, clean.folder) if clean else []}
     seen = platform_view(c.url)
     store = Store(c.db)
     stored = {r["assignment_id"] for r in store.rows(  # an assignment row without its answers is a lost answer too
@@ -204,9 +209,9 @@ def dataset_differences(a: Path, b: Path) -> int:
     return sum(((ra - rb) + (rb - ra)).values())
 
 
-def clean_run(folder: Path, limit: int, ledger: str = "") -> Reference:
+def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk") -> Reference:
     with sim_process() as url:
-        c = Campaign(url, folder, limit, ledger)
+        c = Campaign(url, folder, limit, ledger, platform)
         start = time.perf_counter()
         c.run_to_end(1)
         seconds = time.perf_counter() - start
@@ -214,10 +219,10 @@ def clean_run(folder: Path, limit: int, ledger: str = "") -> Reference:
 
 
 def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: random.Random,
-                    limit: int, ledger: str = "") -> dict[str, Any]:
+                    limit: int, ledger: str = "", platform: str = "mturk") -> dict[str, Any]:
     """One campaign killed during each of ``kills`` (steps) in turn, resumed to the end, then audited."""
     with sim_process() as url:
-        c = Campaign(url, folder, limit, ledger)
+        c = Campaign(url, folder, limit, ledger, platform)
         hit = [s for s in (c.kill_during(step, rng) for step in kills) if s]
         c.run_to_end()
         return {"kills": Counter(hit), **audit(c, clean)}

@@ -1,6 +1,7 @@
 """One seed, one dataset (issue 45 point 1): two rehearsals with the same seed and inputs, each on a
 fresh ledger, output folder and embedded simulator, write the same bytes (dataset, flags, blocked
-workers, answers, report), on MTurk's and Prolific's routes and with and without Prefect.
+workers, answers, report), on MTurk's, Prolific's and the invite links' routes (the simulator's
+crowd opening the links), with and without Prefect.
 
 The report names its run's folder (the simulator's state file beside the ledger); that path is the
 one thing replaced before comparing. The 4,000-image check is ``make bench-determinism``.
@@ -55,7 +56,7 @@ def first_difference(a: bytes, b: bytes) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
 def test_two_rehearsals_with_one_seed_write_the_same_bytes(tmp_path: Path, platform: str) -> None:
     config = small_vizwiz(tmp_path, items=30)
     first = rehearse(config, tmp_path / "a", platform)
@@ -74,13 +75,14 @@ def test_the_config_sets_the_virtual_clock(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_prefect_and_no_prefect_write_the_same_bytes(tmp_path: Path, on_prefect_server: str) -> None:
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
+def test_prefect_and_no_prefect_write_the_same_bytes(tmp_path: Path, on_prefect_server: str, platform: str) -> None:
     from flows.driver.campaign_flow import campaign_flow  # here: only a Prefect test imports it
 
     config = small_vizwiz(tmp_path, items=30)
-    plain = rehearse(config, tmp_path / "a")
+    plain = rehearse(config, tmp_path / "a", platform)
     root = tmp_path / "b"
     state = campaign_flow()(config_path=str(config), db_path=str(root / "h.db"), out_root=str(root / "out"),
-                            limit=30, return_state=True)
+                            limit=30, platform=platform, return_state=True)
     assert state.is_completed()
     assert_same(plain, outputs(root))

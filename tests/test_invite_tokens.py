@@ -5,6 +5,7 @@ the same 403 page; a page signature is bound to its campaign, session and items.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import time
 from typing import Any
 
@@ -64,3 +65,20 @@ def test_a_page_signature_is_bound_to_campaign_session_and_items() -> None:
     assert not page_signature_valid(SECRET, "d", "sess-1", '["a", "b"]', sig)
     assert not page_signature_valid(b"t" * 32, "c", "sess-1", '["a", "b"]', sig)
     assert not page_signature_valid(SECRET, "c", "sess-1", '["a", "b"]', "")
+
+
+def test_a_served_sites_invite_sessions_are_random_and_only_a_rehearsals_come_from_its_seed(served) -> None:  # noqa: F811
+    # Two invitees' sessions on the served site: 128 random bits each (32 hex digits), unrelated to
+    # what a rehearsal with any seed would derive for the same person and count.
+    site = served["site"]
+    for name in ("ann", "bob"):
+        assert opened(served, invite_link(site.secret, served["url"], served["cfg"].name, name)).status_code == 200
+    ids = {r["participant_id"]: r["session_id"] for r in served["store"].rows("SELECT * FROM task_sessions")}
+    assert all(len(i) == len("inv-") + 32 and int(i[4:], 16) >= 0 for i in ids.values())
+    rehearsal = dataclasses.replace(site, session_seed=1)
+    derived = {rehearsal.invite_session_id(served["cfg"].name, p, 0) for p in ids}
+    assert derived.isdisjoint(ids.values()) and len(derived) == 2
+    again = dataclasses.replace(site, session_seed=1)  # another run with the same seed
+    first = rehearsal.invite_session_id("c", "invite:ann", 0)
+    assert first == again.invite_session_id("c", "invite:ann", 0) != rehearsal.invite_session_id("c", "invite:ann", 1)
+    assert site.invite_session_id("c", "invite:ann", 0) != site.invite_session_id("c", "invite:ann", 0)

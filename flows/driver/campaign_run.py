@@ -4,8 +4,10 @@ Kept apart from flows/driver/campaign_flow.py so that a run without Prefect neve
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
+import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -226,9 +228,33 @@ def task_server_for(run: Run, task_url: str) -> Iterator[None]:
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import TaskServer
 
-    site = TaskSite(run.store.location, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base)
-    with TaskServer(site) as server:
+    simulated = run.target.kind == "sim"  # the crowd opens the links itself
+    rehearsal = platform_for(run.platform).rehearsal_site(run) if simulated and not run.notes.get("live_route") else {}
+    site = TaskSite(run.store.location, {run.cfg.name: run.cfg}, run.cfg.prolific.completion_base, **rehearsal)
+    server = _listening(TaskServer, site, rehearsal_port(run) if simulated else 0)
+    try:
         run.notes["task_url"] = server.url
-        run.notes["simulated_people"] = run.target.kind == "sim"  # the crowd opens the links itself
+        run.notes["simulated_people"] = simulated
         run.progress(f"task server: {server.url}")
         yield
+    finally:
+        server.stop()
+
+
+REHEARSAL_PORTS = (20000, 32000)  # below Linux's ephemeral range (32768-60999), which clients' sockets take
+
+
+def rehearsal_port(run: Run) -> int:
+    """The port of a simulated run's in-process task server, the same for its ledger and campaign on
+    every run: a resumed run (after a kill -9) is found where the open study's link points, which a
+    published Prolific study cannot change."""
+    key = int.from_bytes(hashlib.sha256(f"{run.store.location}|{run.cfg.name}".encode()).digest()[:4], "big")
+    return REHEARSAL_PORTS[0] + key % (REHEARSAL_PORTS[1] - REHEARSAL_PORTS[0])
+
+
+def _listening(server_class: Any, site: Any, port: int) -> Any:
+    """A started task server on ``port``, or on any free port when that one is taken (or 0)."""
+    if port:
+        with contextlib.suppress(OSError):
+            return server_class(site, port=port).start()
+    return server_class(site).start()

@@ -154,3 +154,8 @@ class Platform(Protocol):
     def is_live(self, target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
         """Whether real people are on the other end (a detaching run leaves their batch open)."""
         ...
+
+    def rehearsal_site(self, run: Run) -> dict[str, Any]:
+        """The in-process task server's own settings (:class:`flows.taskserver.task_site.TaskSite`'s
+        fields) when only the simulator's people open its pages (target sim, not live); {} for none."""
+        ...

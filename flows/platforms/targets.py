@@ -148,14 +148,16 @@ def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict
     return random.Random(seed).sample(workers, len(workers)), bank
 
 
-def simulate_invitees(links: dict[str, str], people: tuple[list[Any], dict[str, Any]], seed: int) -> dict[str, int]:
-    """Each simulated invitee among ``links`` opens their link, fills the page over HTTP and
-    submits, as a browser would; the HTTP status each got."""
+def simulate_invitees(links: dict[str, str], people: tuple[list[Any], dict[str, Any]], seed: int, round_no: int,
+                      start: float, at: Callable[[float], None] | None, done: frozenset[str]) -> dict[str, int]:
+    """Each simulated invitee among ``links`` but those ``done`` opens their link, fills the page
+    over HTTP and submits, as a browser would, on round ``round_no``'s schedule from ``start``
+    (``at``: told each request's virtual time first); the HTTP status each got."""
     from flows.sim.volunteers import volunteer_round
 
     workers, bank = people
     by_id = {w.worker_id: w for w in workers}
-    return volunteer_round({n: u for n, u in links.items() if n in by_id}, by_id, bank, seed)
+    return volunteer_round({n: u for n, u in links.items() if n in by_id}, by_id, bank, seed, start, at, round_no, done)
 
 
 CLOSED_MESSAGE = ("Amazon Mechanical Turk closed permanently on 2026-09-30; its {which} endpoint is gone. "

@@ -3,9 +3,12 @@ invited annotators and volunteers on self-hosted links, and Prolific participant
 
 from __future__ import annotations
 
+import heapq
 import html
 import random
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urljoin
 
 import httpx
@@ -18,12 +21,13 @@ from flows.sim.page_filling import fill_form, page_rules
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
 ANY_FORM_ACTION = re.compile(r'<(?:crowd-)?form\b[^>]*\baction="([^"]*)"', re.I)  # a page of the user's own making
+ARRIVAL_GAP_S = 60.0  # between one invitee opening their link and the next (virtual seconds)
 
 
-def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
-                  rng: random.Random, start: float, seconds: float) -> httpx.Response | None:
-    """Open ``url``, fill its form as ``worker`` (page clock from ``start`` for ``seconds``), post
-    it; the server's answer, or None when the page offered no form."""
+def filled_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
+                rng: random.Random, start: float, seconds: float) -> tuple[str, dict[str, str]] | None:
+    """Open ``url`` and fill its form as ``worker`` (page clock from ``start`` for ``seconds``):
+    where the form posts and what it posts, or None when the page offered no form."""
     page = http.get(url)
     action = FORM_ACTION.search(page.text) or ANY_FORM_ACTION.search(page.text)
     if page.status_code != 200 or action is None:
@@ -37,20 +41,67 @@ def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict
         values = built
     elif is_crowd_page(page.text):
         values = task_answers(values, fields)  # what hitflow's crowd-element stand-in posts
-    return http.post(urljoin(url, html.unescape(action.group(1))), data=values)
+    return urljoin(url, html.unescape(action.group(1))), values
+
+
+def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
+                  rng: random.Random, start: float, seconds: float) -> httpx.Response | None:
+    """Open ``url``, fill its form as ``worker``, post it; the server's answer, or None when the
+    page offered no form."""
+    filled = filled_page(http, url, worker, bank, rng, start, seconds)
+    return http.post(filled[0], data=filled[1]) if filled is not None else None
+
+
+@dataclass(frozen=True)
+class Visit:
+    """One invitee's round: when they open their link and how long they work (virtual seconds),
+    and their own random stream, so who else came (or was already done) changes none of it."""
+
+    name: str
+    opens_at: float
+    seconds: float
+    rng: random.Random
+
+
+def visits(names: list[str], workers: dict[str, crowd.Worker], seed: int, round_no: int,
+           start: float) -> list[Visit]:
+    """Round ``round_no``'s schedule: invitees open their links a minute apart in the order they
+    were invited (``names``), and each works a seeded time."""
+    out = []
+    for i, name in enumerate(names):
+        rng = random.Random(f"invitee|{seed}|{round_no}|{name}")  # hashed by SHA-512: one stream in every process
+        out.append(Visit(name, start + ARRIVAL_GAP_S * i, crowd.work_seconds(workers[name], 8, 3600, rng), rng))
+    return out
 
 
 def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], bank: dict[str, crowd.BankEntry],
-                    seed: int, start: float = 1.7e9) -> dict[str, int]:
+                    seed: int, start: float = 1.7e9, at: Callable[[float], None] | None = None,
+                    round_no: int = 0, done: frozenset[str] = frozenset()) -> dict[str, int]:
     """Each invitee opens their link once and finishes the unit they are given; returns the HTTP
-    status each got (303/200 done; 4xx refused, e.g. blocked or nothing left)."""
-    rng = random.Random(seed + 31)
+    status each submit got (303/200 done), 0 for a page refused (blocked, nothing left) or without a form.
+
+    Requests go in the order of the seeded schedule's times (opening and submitting interleave
+    as they would), one at a time; ``at`` is told each request's virtual time before it is
+    made (a rehearsal's task server keeps that as its clock). Those ``done`` already (a resumed
+    round) keep their place in the schedule and do not come again."""
+    schedule = {v.name: v for v in visits(list(links), workers, seed, round_no, start) if v.name not in done}
+    steps = [(v.opens_at, v.name, "") for v in schedule.values()]
+    heapq.heapify(steps)
     outcome: dict[str, int] = {}
+    pending: dict[str, dict[str, str]] = {}  # opened and filled, not yet submitted
     with httpx.Client(timeout=30, follow_redirects=False) as http:
-        for name, url in links.items():
-            worker = workers[name]
-            seconds = crowd.work_seconds(worker, 8, 3600, rng)
-            done = complete_page(http, url, worker, bank, rng, start, seconds)
-            outcome[name] = done.status_code if done is not None else 0
-            start += 60
+        while steps:
+            when, name, post_to = heapq.heappop(steps)
+            if at is not None:
+                at(when)
+            visit = schedule[name]
+            if not post_to:
+                filled = filled_page(http, links[name], workers[name], bank, visit.rng, when, visit.seconds)
+                if filled is None:
+                    outcome[name] = 0
+                    continue
+                pending[name] = filled[1]
+                heapq.heappush(steps, (when + visit.seconds, name, filled[0]))
+                continue
+            outcome[name] = http.post(post_to, data=pending.pop(name)).status_code
     return outcome

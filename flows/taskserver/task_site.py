@@ -6,6 +6,8 @@ What the site signs (invite tokens, page signatures, completion codes) is
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +45,10 @@ class TaskSite:
     limit_loopback: bool = False
     page_fields: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     invite_max_age_s: float = INVITE_MAX_AGE_S
+    # A rehearsal's in-process server only (flows/platforms/links/rehearsal.py): the run's seed, from
+    # which its simulated invitees' session ids are derived, so one seed gives one dataset. None on
+    # every server real people reach (`hitflow serve`, --task-url): their session ids are random.
+    session_seed: int | None = None
     _local: threading.local = field(default_factory=threading.local)
 
     def __post_init__(self) -> None:
@@ -53,6 +59,16 @@ class TaskSite:
         if not hasattr(self._local, "store"):
             self._local.store = Store(self.store_path)
         return self._local.store  # type: ignore[no-any-return]
+
+    def invite_session_id(self, campaign: str, participant: str, sessions_before: int) -> str:
+        """A new invite session's id: 128 random bits; on a rehearsal's server, the participant's
+        ``sessions_before``-th session under the run's seed. Neither is a credential: an invitee's
+        page is found from their signed invite, and a submission counts only with the page's
+        HMAC signature over the session id and its items (docs/security.md)."""
+        if self.session_seed is None:
+            return "inv-" + secrets.token_hex(16)
+        key = f"{self.session_seed}|{campaign}|{participant}|{sessions_before}"
+        return "inv-" + hashlib.sha256(key.encode()).hexdigest()[:32]
 
     def invite_window_s(self, cfg: CampaignConfig) -> float:
         """How long an invite stays valid: a month, or the batch's window when that is longer."""

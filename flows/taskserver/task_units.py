@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import secrets
 from typing import Any
 
 from flows.core.config.config import CampaignConfig, hold_seconds
@@ -54,7 +53,7 @@ def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tup
     invite = query.get("invite", "")
     name = invited_name(site.secret, cfg.name, invite, site.invite_window_s(cfg), site.now) if invite else ""
     if name:
-        return "invite", f"invite:{name}", "", "inv-" + secrets.token_hex(16)
+        return "invite", f"invite:{name}", "", ""  # the session: their open one, or a new id (allocate)
     raise Refused(403, "This link is missing its participant details or its invite token is not valid. "
                        "Open the task from Prolific or from the exact link you were invited with.")
 
@@ -133,7 +132,9 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address
         if route == "invite":  # a reload keeps the invitee's open unit
             open_ones = store.rows("SELECT session_id FROM task_sessions WHERE campaign = ? AND participant_id = ? "
                                    "AND submitted_at IS NULL ORDER BY created_at DESC LIMIT 1", [cfg.name, participant])
-            session = open_ones[0]["session_id"] if open_ones else session
+            session = open_ones[0]["session_id"] if open_ones else site.invite_session_id(
+                cfg.name, participant, store.table("task_sessions").count_where(
+                    "campaign = ? AND participant_id = ?", [cfg.name, participant]))
         known = store.rows("SELECT * FROM task_sessions WHERE session_id = ?", [session])
         if known:
             if known[0]["participant_id"] != participant or known[0]["campaign"] != cfg.name:

@@ -17,8 +17,9 @@ from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.output_location import staging_root
 from flows.core.run.run_context import Run
 from flows.core.site_secrets import invite_link, task_secret
-from flows.platforms.batch_window import closes_now, record_unfilled
-from flows.platforms.targets import simulate_invitees, simulated_crowd
+from flows.platforms.batch_window import closes_now, open_window, record_unfilled
+from flows.platforms.links.rehearsal import simulated_round
+from flows.platforms.targets import simulated_crowd
 
 
 def invitees(run: Run) -> list[str]:
@@ -43,13 +44,15 @@ def sim_crowd(run: Run) -> tuple[list[Any], dict[str, Any]]:
 
 
 def invite_links(run: Run) -> dict[str, str]:
-    """Each invitee's signed link (the same on every call: signed with the ledger's secret)."""
-    secret = task_secret(run.store.location)
-    return {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name) for name in invitees(run)}
+    """Each invitee's signed link (signed with the ledger's secret, stamped on the task server's clock)."""
+    secret, clock = task_secret(run.store.location), run.notes.get("invitee_clock") or time.time
+    return {name: invite_link(secret, run.notes["task_url"], run.cfg.name, name, clock) for name in invitees(run)}
 
 
 def open_links(run: Run, batch: int) -> dict[str, Any]:
-    """One invite link per invitee, written to ``invites.csv`` beside the outputs."""
+    """One invite link per invitee, written to ``invites.csv`` beside the outputs; the batch's
+    window opens now (a resumed run's simulated round starts from it too)."""
+    open_window(run, batch)
     links = invite_links(run)
     out = staging_root(run.notes.get("out_dir", "runs")) / run.cfg.name  # copied to an output URL between batches
     write_csv(pd.DataFrame(sorted(links.items()), columns=["name", "link"]), out / "invites.csv")
@@ -67,9 +70,8 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
     places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
     if run.notes.get("simulated_people") and _responses(run, batch) < places:  # collected once, not per call
         links = run.notes.get("links") or invite_links(run)  # a resumed run did not open them itself
-        outcome = simulate_invitees(links, sim_crowd(run), run.notes.get("seed", 1))
-        run.progress(f"batch {batch}: {sum(s in (200, 303) for s in outcome.values())} of {len(outcome)} invitees "
-                     "submitted")
+        submitted, came = simulated_round(run, batch, links, sim_crowd(run))
+        run.progress(f"batch {batch}: {submitted} of {came} invitees submitted")
     while True:
         done = _responses(run, batch)
         if run.notes.get("simulated_people") or closes_now(run, batch, done, places,

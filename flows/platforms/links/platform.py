@@ -18,6 +18,7 @@ from flows.core.run.run_context import PlatformClient, Run
 from flows.platforms import targets
 from flows.platforms.interface import Review
 from flows.platforms.links import batches as study_links
+from flows.platforms.links import rehearsal
 from flows.platforms.links.decisions import LINKS_SENDERS
 from flows.platforms.links.dry_run import NO_GATE_TEST, links_plan
 from flows.platforms.links.session import links_session
@@ -44,6 +45,7 @@ collect = study_links.collect_links
 dry_run = links_plan
 check_target = targets.check_target
 open_session = links_session  # on the simulator, its crowd is who opens the links
+rehearsal_site = rehearsal.rehearsal_site  # its crowd on the simulator's clock and seed
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:

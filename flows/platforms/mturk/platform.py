@@ -111,3 +111,7 @@ def place_cost(cfg: CampaignConfig) -> str:
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
     return target_kind != "sim"
+
+
+def rehearsal_site(run: Run) -> dict[str, Any]:
+    return {}  # MTurk's simulated workers open no page of hitflow's task server

@@ -92,3 +92,7 @@ def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
 def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
     raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
                       "not on Prolific; remove min_judgements/max_judgements to ask a fixed number per item")
+
+
+def rehearsal_site(run: Run) -> dict[str, Any]:
+    return {}  # its participants come from inside the simulator, on its clock: the platform's times are kept

@@ -1,0 +1,76 @@
+"""Invite links rehearsed on the simulator: its crowd opens the links of an in-process task server.
+
+One seed, one dataset (issue 45): the invitees keep the simulator's virtual clock, not the wall
+clock, on a seeded schedule (flows/sim/volunteers.py: who opens their link when, and how long
+they work), and the task server derives their session ids from the run's seed. Only here: a
+task server real people can reach (``hitflow serve``, ``--task-url``) keeps the wall clock and
+random session ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flows.core.run.run_context import Run
+from flows.platforms.batch_window import open_window
+from flows.platforms.targets import sim_clock, sim_wait, simulate_invitees
+
+
+class InviteeClock:
+    """The rehearsal task server's clock: while the simulated invitees work, the virtual time of
+    the request being made (set by their round); otherwise the run's clock."""
+
+    def __init__(self, run_clock: Callable[[], float]):
+        self.run_clock = run_clock
+        self.now: float | None = None
+
+    def __call__(self) -> float:
+        return self.run_clock() if self.now is None else self.now
+
+    def at(self, when: float) -> None:
+        self.now = when
+
+    def release(self) -> None:
+        self.now = None
+
+
+def rehearsal_site(run: Run) -> dict[str, Any]:
+    """The in-process task server's options when only the simulator's crowd opens its links
+    (target sim, nobody real invited): the run moves onto the simulator's virtual clock (the
+    embedded session keeps the wall clock for real people at a --task-url), the site keeps the
+    invitees' time, and their session ids come from the run's seed."""
+    run.clock, run.wait = sim_clock(run.target), sim_wait(run.target)
+    clock = InviteeClock(run.clock)
+    run.notes["invitee_clock"] = clock
+    return {"now": clock, "session_seed": int(run.notes.get("seed", 1))}
+
+
+def simulated_round(run: Run, batch: int, links: dict[str, str],
+                    crowd: tuple[list[Any], dict[str, Any]]) -> tuple[int, int]:
+    """The simulated invitees' round for ``batch``, from when the batch opened; those who already
+    submitted in it (a resumed run) do not come again. Then the simulator's clock moves on to
+    the round's last submission. (how many submitted now, how many came)."""
+    done = frozenset(r["participant_id"].removeprefix("invite:") for r in run.store.rows(
+        "SELECT participant_id FROM task_sessions WHERE campaign = ? AND batch = ? AND submitted_at IS NOT NULL",
+        [run.cfg.name, batch]))
+    clock = run.notes.get("invitee_clock")
+    try:
+        outcome = simulate_invitees(links, crowd, int(run.notes.get("seed", 1)), batch, open_window(run, batch),
+                                    clock.at if clock else None, done)
+    finally:
+        if clock:
+            clock.release()
+    if clock:
+        catch_up(run, batch)
+    return sum(s in (200, 303) for s in outcome.values()), len(outcome)
+
+
+def catch_up(run: Run, batch: int) -> None:
+    """Move the simulator's clock to the batch's last submission (the round's end), once: a
+    resumed run whose clock is there already moves nothing."""
+    last = run.store.rows("SELECT MAX(submit_time) AS t FROM assignments WHERE campaign = ? AND batch = ?",
+                          [run.cfg.name, batch])[0]["t"]
+    now = run.clock()
+    if last is not None and float(last) > now:
+        run.wait(float(last) - now)
