@@ -155,7 +155,8 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""
     if fill.worker.profile == "contrarian":
         return options[0]  # one answer to everything
-    truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options)
+    truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options,
+                          _sources(ctx, fill.bank), f.attrs.get("header", ""))
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
     if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
@@ -265,19 +266,20 @@ def page_spec(html: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=32)
-def _page_contexts(html: str) -> dict[str, ItemContext]:
+def _page_contexts(html: str, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
     """Read once per page: every worker of a HIT sees the same one (callers must not change it)."""
-    return item_contexts(read_page(html))
+    return item_contexts(read_page(html), common)
 
 
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
-                  rng: random.Random, page_key: str = "") -> dict[str, str]:
-    """Values for the page's controls that carry no simulator hint (hidden ones stay as set)."""
+                  rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
+    ``common``: the page's own text, as other HITs of its type show it (flows/sim/page_common.py)."""
     todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
             and not (f.kind == "text" and f.value)]
     if not todo:
         return {}
-    contexts = _page_contexts(html or "")
+    contexts = _page_contexts(html or "", common)
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts) for k, c in contexts.items()}
     fill = Filling(worker, bank, rng)

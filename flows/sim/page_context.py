@@ -42,12 +42,14 @@ def _segments(page: _FormParser) -> dict[str, tuple[int, int]]:
     for k in sorted(by_index):
         bounds[str(k)] = (start, by_index[k])
         start = by_index[k]
+    if len(bounds) == 1:  # one item: what follows its control is its too (a crowd-classifier's target is inside it)
+        bounds = {k: (a, 10**9) for k, (a, _) in bounds.items()}
     return bounds
 
 
-def _chunks(page: _FormParser, start: int, end: int) -> list[str]:
+def _chunks(page: _FormParser, start: int, end: int, common: frozenset[str] = frozenset()) -> list[str]:
     return [t for pos, t, is_label in page.texts if start < pos <= end and not is_label
-            and len(t.split()) >= MIN_WORDS]
+            and len(t.split()) >= MIN_WORDS and t not in common]
 
 
 def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
@@ -72,12 +74,13 @@ def _without_shared_label(text: str, others: set[str]) -> str:
     return text
 
 
-def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
-    """Index ("" for the page as a whole) -> the item's key and its own text."""
+def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
+    """Index ("" for the page as a whole) -> the item's key and its own text; ``common``: text the
+    other HITs of the page's type show too, which is the page's, not the item's (page_common.py)."""
     digest = hashlib.sha256("\x1f".join(t for _, t, _ in page.texts).encode()).hexdigest()[:12]
     segments = _segments(page)
     _first_item_start(page, segments)
-    texts = {idx: _chunks(page, a, b) for idx, (a, b) in segments.items()}
+    texts = {idx: _chunks(page, a, b, common) for idx, (a, b) in segments.items()}
     contexts: dict[str, ItemContext] = {}
     for idx, (a, b) in segments.items():
         shared = {t for other, ts in texts.items() if other != idx for t in ts}
@@ -88,7 +91,7 @@ def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
         contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
-    chunks = _chunks(page, 0, 10**9) if not segments else []
+    chunks = _chunks(page, 0, 10**9, common) if not segments else []
     content = [t for t in chunks if not _is_prompt(t)] or chunks
     contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content)
     return contexts
