@@ -156,7 +156,7 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if fill.worker.profile == "contrarian":
         return options[0]  # one answer to everything
     truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options,
-                          _sources(ctx, fill.bank), f.attrs.get("header", ""))
+                          ctx.texts or (_sources(ctx, fill.bank) if fill.bank else []), f.attrs.get("header", ""))
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
     if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):

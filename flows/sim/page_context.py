@@ -87,12 +87,12 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
         ids = [page.fields[f"{base}_{idx}"].value for base in ID_FIELDS if f"{base}_{idx}" in page.fields]
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
-        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared and not _is_prompt(t)]
+        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
         contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
     chunks = _chunks(page, 0, 10**9, common) if not segments else []
-    content = [t for t in chunks if not _is_prompt(t)] or chunks
+    content = [t for t in chunks if not _is_prompt(t, common)] or chunks
     contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content)
     return contexts
 
@@ -101,9 +101,13 @@ PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pi
                    "please", "what", "which", "is there", "are there", "how", "do you", "does")
 
 
-def _is_prompt(text: str) -> bool:
+def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
     """A question or instruction to the worker ("Describe the photo...", "Is there any text?"), which a
-    one-item page shows beside its content: the worker describes the content, not the prompt."""
+    one-item page shows beside its content: the worker describes the content, not the prompt. Known
+    only by its form when the page's common text is not known; when it is, a prompt is text every HIT
+    shows, and an item's own question ("How do I send back the jacket?") is the item's content."""
+    if common:
+        return False
     lowered = text.strip().lower()
     return lowered.endswith("?") or lowered.startswith(PROMPT_OPENINGS)
 
