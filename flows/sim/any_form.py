@@ -3,12 +3,11 @@ within the constraints its controls declare, in the manner of the worker's profi
 
 What a field is about comes from the page itself: a field named ``<name>_<i>`` belongs to item
 ``i`` (its id from ``image_id_<i>``/``item_id_<i>``, else its image), and the text shown with that
-item and no other is the text the item carries. Honest workers write from the item's captions
-in the bank, else from that text, else from a bank image the item adopts (``image_entry``), and
-never type the same text twice; choices follow an answer the item "really" has (drawn per item
-and field, so careful workers agree). Speeders rush, pasters paste one text everywhere,
-contrarians give one answer to every choice, rule breakers leave required fields empty as if
-the page's check had been bypassed.
+item and no other (nor on the type's other HITs: page_common.py) is the item's. Honest workers write
+from the item's captions in the bank, else that text, else a bank image the item adopts
+(``image_entry``), never typing the same text twice; choices follow the item's latent answer
+(latent_choices.py). Speeders rush, pasters paste one text everywhere, contrarians give one answer
+to every choice, rule breakers leave required fields empty as if the page's check had been bypassed.
 """
 
 from __future__ import annotations
@@ -18,18 +17,17 @@ import random
 import re
 import zlib
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from flows.core.pages.crowd_elements import ANNOTATIONS
 from flows.core.pages.form_spec import field_rule
-from flows.core.pages.mturk_forms import FormField, read_page
+from flows.core.pages.mturk_forms import FormField
 from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
-from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, reworded, short_phrase, sole_answers
+from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, palette_colour, reworded, short_phrase, sole_answers
 from flows.sim.latent_choices import confused, latent_answer, slip
-from flows.sim.page_context import INDEXED, ItemContext, context_for, item_contexts
+from flows.sim.page_context import INDEXED, ItemContext, context_for, page_contexts
 from flows.sim.pattern_text import matching_text
 from qc.form_constraints import check_field, compiled_pattern, step_ok, text_length
 from qc.submit_rules import SubmitRules
@@ -156,7 +154,8 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if fill.worker.profile == "contrarian":
         return options[0]  # one answer to everything
     truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options,
-                          ctx.texts or (_sources(ctx, fill.bank) if fill.bank else []), f.attrs.get("header", ""))
+                          ctx.texts or (_sources(ctx, fill.bank) if ctx.shows_image and fill.bank else []),
+                          f.attrs.get("header", ""))
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
     if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
@@ -222,6 +221,8 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         return ticks(fill, f, ctx)
     if f.kind in ("number", "range"):
         return number(fill, f, ctx)
+    if f.kind == "color" and not f.value:  # a colour the item "has": the same for careful workers
+        return palette_colour(_truth_rng(ctx, f.name))
     if f.kind in ("date", "datetime-local", "month", "week", "time", "color"):
         return f.value or {"date": "2026-01-15", "month": "2026-01", "week": "2026-W03", "time": "12:00",
                            "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
@@ -265,12 +266,6 @@ def page_spec(html: str) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
-@lru_cache(maxsize=32)
-def _page_contexts(html: str, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
-    """Read once per page: every worker of a HIT sees the same one (callers must not change it)."""
-    return item_contexts(read_page(html), common)
-
-
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
                   rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
     """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
@@ -279,9 +274,9 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
             and not (f.kind == "text" and f.value)]
     if not todo:
         return {}
-    contexts = _page_contexts(html or "", common)
+    contexts = page_contexts(html or "", common)
     if page_key:
-        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts) for k, c in contexts.items()}
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image) for k, c in contexts.items()}
     fill = Filling(worker, bank, rng)
     values: dict[str, str] = {}
     sole = sole_answers(fields)

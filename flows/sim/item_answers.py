@@ -95,10 +95,20 @@ def reworded(text: str, rng: random.Random) -> str:
 
 
 def sole_answers(fields: list[FormField]) -> set[str]:
-    """Names of the fields that are their item's only answer field (``<name>_<i>``; hidden fields and
-    the item's id field are not answers)."""
-    per_item: dict[str, list[str]] = {}
+    """Names of the fields that are all their item has to answer (``<name>_<i>``; hidden fields and
+    the item's id field are not answers): its only field, or fields none of which is required (a
+    sentence's missing beginning and end, two optional boxes that are the whole task)."""
+    per_item: dict[str, list[FormField]] = {}
     for f in fields:
         if f.kind != "hidden":
-            per_item.setdefault(re.sub(r"^.*?(_\d+)?$", r"\1", f.name), []).append(f.name)
-    return {names[0] for names in per_item.values() if len(names) == 1}
+            per_item.setdefault(re.sub(r"^.*?(_\d+)?$", r"\1", f.name), []).append(f)
+    return {f.name for item in per_item.values() if len(item) == 1 or not any("required" in f.attrs for f in item)
+            for f in item}
+
+
+PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#f1c40f", "#8e44ad", "#e67e22", "#2c3e50", "#ecf0f1", "#d35400", "#16a085")
+
+
+def palette_colour(rng: random.Random) -> str:
+    """A colour picker's answer: one of a few plain colours (``<input type=color>`` posts ``#rrggbb``)."""
+    return rng.choice(PALETTE)

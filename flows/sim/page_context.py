@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from flows.core.pages.mturk_forms import _FormParser
+from flows.core.pages.mturk_forms import _FormParser, read_page
 
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
@@ -24,6 +25,7 @@ MIN_WORDS = 3  # shorter chunks are labels and button-like text, not content
 class ItemContext:
     key: str
     texts: list[str] = field(default_factory=list)
+    shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
 
 
 def item_index(name: str) -> str:
@@ -88,12 +90,13 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
         own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
-        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
+        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images))
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
     chunks = _chunks(page, 0, 10**9, common) if not segments else []
     content = [t for t in chunks if not _is_prompt(t, common)] or chunks
-    contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content)
+    contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content,
+                               len(images) == 1)
     return contexts
 
 
@@ -112,10 +115,16 @@ def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
     return lowered.endswith("?") or lowered.startswith(PROMPT_OPENINGS)
 
 
+@lru_cache(maxsize=32)
+def page_contexts(html: str, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
+    """Read once per page: every worker of a HIT sees the same one (callers must not change it)."""
+    return item_contexts(read_page(html), common)
+
+
 def context_for(contexts: dict[str, ItemContext], name: str, attrs: dict[str, str]) -> ItemContext:
     """A field's item; a question that carries its own text (a QuestionForm's) reads that."""
     own = attrs.get("data-item-text", "")
     base = contexts.get(item_index(name)) or contexts[""]
     if own:
-        return ItemContext(f"{base.key}|{name}", [own])
+        return ItemContext(f"{base.key}|{name}", [own], base.shows_image)
     return base
