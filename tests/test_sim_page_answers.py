@@ -11,6 +11,7 @@ from collections import Counter
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.any_form import fill_unhinted
 from flows.sim.crowd_model import BankEntry, new_worker
+from flows.sim.page_common import page_chunks
 
 SONG = """<form><input type="hidden" name="item_id_{i}" value="song-{i}">
 <iframe src="https://music.example.org/embed/{i}"></iframe>
@@ -52,3 +53,23 @@ def test_two_optional_boxes_that_are_the_whole_task_are_answered() -> None:
         filled += bool(answered)
         empty += not answered
     assert empty <= 2, (filled, empty)  # about half handed back nothing before: empty_answer held the batch
+
+
+SAMPLE = """<form><input type="hidden" name="item_id_{i}" value="clip-{i}">
+<audio controls><source src="https://audio.example.org/clip{i}.wav"></audio>
+<label><input type="radio" name="score_{i}" value="1" required> 1</label>
+<label><input type="radio" name="score_{i}" value="5"> 5</label>
+<p>Any comments about this sample (optional):</p><textarea name="comments_{i}"></textarea></form>"""
+
+
+def test_an_optional_comment_on_a_sound_is_not_a_photo_description() -> None:
+    """A sound sample shows nothing to describe: honest workers wrote the description of a photo the
+    simulator imagined for it ("The picture shows ... next to a green jar") into its comment box."""
+    written = []
+    for k in range(30):
+        worker = new_worker("diligent", {}, random.Random(k))
+        page = SAMPLE.format(i=k % 6)
+        common = page_chunks(SAMPLE.format(i=k % 6 + 1)) & page_chunks(SAMPLE.format(i=k % 6 + 2))  # as other HITs show
+        values = fill_unhinted(worker, form_fields(page), page, BANK, random.Random(k), common=common)
+        written += [values[f"comments_{k % 6}"]] if values[f"comments_{k % 6}"].strip() else []
+    assert not written, written

@@ -25,7 +25,16 @@ from flows.core.pages.mturk_forms import FormField
 from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
-from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, palette_colour, reworded, short_phrase, sole_answers
+from flows.sim.item_answers import (
+    SHORT_BOX,
+    copies,
+    leaves_empty,
+    optional,
+    palette_colour,
+    reworded,
+    short_phrase,
+    sole_answers,
+)
 from flows.sim.latent_choices import confused, latent_answer, slip
 from flows.sim.page_context import INDEXED, ItemContext, context_for, page_contexts
 from flows.sim.pattern_text import matching_text
@@ -127,6 +136,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if kind in RUSHED:
         short = min(sources, key=len).split()
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
+    if not (ctx.texts or ctx.shows_image or ctx.key.split("~")[0] in fill.bank) and optional(f):
+        return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
         draft = reworded(draft, rng)

@@ -34,13 +34,17 @@ def _kind(f: FormField) -> str:
     return ""
 
 
+def optional(f: FormField) -> bool:
+    """Nothing on the control asks for an answer: not required, no minimum length, no pattern."""
+    return "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
+
+
 def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False) -> bool:
     """Whether this worker leaves an optional field empty (never a required or constrained one).
     ``sole``: the field is its item's only answer (a captioning page's one unmarked box): an honest
     person who takes the HIT answers it; only a speeder may submit it empty."""
     kind = _kind(f)
-    optional = "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
-    if not kind or not optional or profile in PASTING_PROFILES or "readonly" in f.attrs:
+    if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
         return False
     if sole and not rushed:
         return False
