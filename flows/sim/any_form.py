@@ -28,6 +28,7 @@ from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.item_answers import (
     SHORT_BOX,
     copies,
+    fit_text,
     leaves_empty,
     optional,
     palette_colour,
@@ -37,14 +38,12 @@ from flows.sim.item_answers import (
 )
 from flows.sim.latent_choices import confused, latent_answer, slip
 from flows.sim.page_context import INDEXED, ItemContext, context_for, page_contexts
-from flows.sim.pattern_text import matching_text
-from qc.form_constraints import check_field, compiled_pattern, step_ok, text_length
+from qc.form_constraints import step_ok
 from qc.submit_rules import SubmitRules
 
 RUSHED = ("speeder", "canned_abuser")
 NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
 RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
-FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
 
 
 @dataclass
@@ -97,29 +96,6 @@ def _styled(fill: Filling, text: str) -> str:
         return text.upper()
     if kind == "typo_prone":
         return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
-    return text
-
-
-def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) -> str:
-    """The text edited until the control takes it: lengthened, cut, or typed in its format."""
-    rule = field_rule(f) or {}
-    low, high = rule.get("minlength") or 0, rule.get("maxlength")
-    words = " ".join(padding).split() or list(FILLER)
-    k = 0
-    while text_length(text) < low and k < 400:
-        text = f"{text.rstrip('.')} {words[k % len(words)]}".strip()
-        k += 1
-    if high is not None and text_length(text) > high:
-        cut = text[:high]
-        text = cut.rsplit(" ", 1)[0] if " " in cut and text_length(cut.rsplit(" ", 1)[0]) >= low else cut
-        while text_length(text) > high:
-            text = text[:-1]
-    pattern = rule.get("pattern")
-    if pattern and compiled_pattern(pattern) and check_field(rule, text) != "":
-        for candidate in (re.sub(r"[^\w\s]", "", text), text.rstrip(".")):
-            if check_field(rule, candidate) == "":
-                return candidate
-        return matching_text(pattern, rng) or text
     return text
 
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 import random
 import re
 
+from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim import captions
 from flows.sim.crowd_model import PASTING_PROFILES, normalise
+from flows.sim.pattern_text import matching_text
+from qc.form_constraints import check_field, compiled_pattern, text_length
 
 SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
 RUSHED_SKIP = 0.9  # speeders skip what they may
@@ -116,3 +119,29 @@ PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#f1c40f", "#8e44ad", "#e67e22", "#2
 def palette_colour(rng: random.Random) -> str:
     """A colour picker's answer: one of a few plain colours (``<input type=color>`` posts ``#rrggbb``)."""
     return rng.choice(PALETTE)
+
+
+FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
+
+
+def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) -> str:
+    """The text edited until the control takes it: lengthened, cut, or typed in its format."""
+    rule = field_rule(f) or {}
+    low, high = rule.get("minlength") or 0, rule.get("maxlength")
+    words = " ".join(padding).split() or list(FILLER)
+    k = 0
+    while text_length(text) < low and k < 400:
+        text = f"{text.rstrip('.')} {words[k % len(words)]}".strip()
+        k += 1
+    if high is not None and text_length(text) > high:
+        cut = text[:high]
+        text = cut.rsplit(" ", 1)[0] if " " in cut and text_length(cut.rsplit(" ", 1)[0]) >= low else cut
+        while text_length(text) > high:
+            text = text[:-1]
+    pattern = rule.get("pattern")
+    if pattern and compiled_pattern(pattern) and check_field(rule, text) != "":
+        for candidate in (re.sub(r"[^\w\s]", "", text), text.rstrip(".")):
+            if check_field(rule, candidate) == "":
+                return candidate
+        return matching_text(pattern, rng) or text
+    return text
