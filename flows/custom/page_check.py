@@ -82,6 +82,7 @@ class _PageScan(HTMLParser):
                                    "submitted; remove the page's own <form> and </form> tags"))
         kind = values.get("type", "text").lower()
         if tag in NAMED_CONTROLS and not values.get("name") and kind not in NOT_ANSWERS and "disabled" not in values \
+                and "data-unposted" not in values \
                 and not self.scripted:  # a page whose script writes the answer reads its unnamed controls itself
             self.found.append((self.getpos()[0], f"a <{tag}> without a name is never submitted: its answer would "
                                "be lost; give it name=\"<field>_{{ i }}\""))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
+from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
@@ -89,7 +90,9 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     _raise(origin, converted.problems, offset)
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
-    body, notes = restructure(_without_crowd_frame(converted.text) if crowd else converted.text)
+    page, outside = outside_crowd_form(converted.text) if crowd else (converted.text, [])
+    body, notes = restructure(_without_crowd_frame(page) if crowd else page)
+    notes = outside + notes
     if any(re.search(r"\sdisabled\b", m[0], re.I) for m in DISABLED_SUBMIT.finditer(converted.text)):
         notes.append("the page's submit button starts disabled (its script enables it once the page is complete); "
                      "hitflow's Submit does not, so that check is lost: mark the controls it waits for `required`")

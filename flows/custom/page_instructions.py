@@ -2,16 +2,18 @@
 
 A page written for one item per HIT carries its instructions beside the item; on hitflow's page the
 item block repeats per item, so the instructions would repeat too, and the simulated crowd reads
-text in the item block as about the item. What moves: a ``<crowd-instructions>`` element, and a
-block element (div, section, details, aside) whose id or class names instructions. What stays, with
-a note: instructions that read the item's columns (they differ per item).
+text in the item block as about the item. What moves: a ``<crowd-instructions>`` element, a block
+element (div, section, details, aside) whose id or class names instructions, and a paragraph that
+opens with "Instructions:" (``<p><strong>Instructions: </strong>...``, as Ground Truth's text templates
+write it). What stays, with a note: instructions that read the item's columns (they differ per item).
 """
 
 from __future__ import annotations
 
 import re
 
-OPEN_TAG = re.compile(r"<(crowd-instructions|div|section|details|aside)\b([^>]*)>", re.I)
+OPEN_TAG = re.compile(r"<(crowd-instructions|div|section|details|aside|p)\b([^>]*)>", re.I)
+LABELLED = re.compile(r"\s*(?:<(?:strong|b|em|u|span)\b[^>]*>\s*)*instructions?\s*:", re.I)
 NAMED_INSTRUCTIONS = re.compile(r"""\b(?:id|class)\s*=\s*["']?[^"'>]*instruction""", re.I)
 
 
@@ -32,7 +34,9 @@ def split_instructions(body: str) -> tuple[str, str, list[str]]:
         if m.start() < pos:
             continue  # inside an element already taken
         tag = m.group(1).lower()
-        if tag != "crowd-instructions" and not NAMED_INSTRUCTIONS.search(m.group(2)):
+        if tag == "p" and not LABELLED.match(body, m.end()):
+            continue
+        if tag not in ("crowd-instructions", "p") and not NAMED_INSTRUCTIONS.search(m.group(2)):
             continue
         end = _end_of(body, tag, m.start())
         if end < 0:

@@ -3,12 +3,11 @@ within the constraints its controls declare, in the manner of the worker's profi
 
 What a field is about comes from the page itself: a field named ``<name>_<i>`` belongs to item
 ``i`` (its id from ``image_id_<i>``/``item_id_<i>``, else its image), and the text shown with that
-item and no other is the text the item carries. Honest workers write from the item's captions
-in the bank, else from that text, else from a bank image the item adopts (``image_entry``), and
-never type the same text twice; choices follow an answer the item "really" has (drawn per item
-and field, so careful workers agree). Speeders rush, pasters paste one text everywhere,
-contrarians give one answer to every choice, rule breakers leave required fields empty as if
-the page's check had been bypassed.
+item and no other (nor on the type's other HITs: page_common.py) is the item's. Honest workers write
+from the item's captions in the bank, else that text, else a bank image the item adopts
+(``image_entry``), never typing the same text twice; choices follow the item's latent answer
+(latent_choices.py). Speeders rush, pasters paste one text everywhere, contrarians give one answer
+to every choice, rule breakers leave required fields empty as if the page's check had been bypassed.
 """
 
 from __future__ import annotations
@@ -18,26 +17,33 @@ import random
 import re
 import zlib
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from flows.core.pages.crowd_elements import ANNOTATIONS
 from flows.core.pages.form_spec import field_rule
-from flows.core.pages.mturk_forms import FormField, read_page
+from flows.core.pages.mturk_forms import FormField
 from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
-from flows.sim.item_answers import SHORT_BOX, copies, leaves_empty, reworded, short_phrase, sole_answers
+from flows.sim.item_answers import (
+    SHORT_BOX,
+    copies,
+    fit_text,
+    leaves_empty,
+    optional,
+    palette_colour,
+    reworded,
+    short_phrase,
+    sole_answers,
+)
 from flows.sim.latent_choices import confused, latent_answer, slip
-from flows.sim.page_context import INDEXED, ItemContext, context_for, item_contexts
-from flows.sim.pattern_text import matching_text
-from qc.form_constraints import check_field, compiled_pattern, step_ok, text_length
+from flows.sim.page_context import INDEXED, ItemContext, context_for, page_contexts
+from qc.form_constraints import step_ok
 from qc.submit_rules import SubmitRules
 
 RUSHED = ("speeder", "canned_abuser")
 NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
 RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
-FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
 
 
 @dataclass
@@ -93,29 +99,6 @@ def _styled(fill: Filling, text: str) -> str:
     return text
 
 
-def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) -> str:
-    """The text edited until the control takes it: lengthened, cut, or typed in its format."""
-    rule = field_rule(f) or {}
-    low, high = rule.get("minlength") or 0, rule.get("maxlength")
-    words = " ".join(padding).split() or list(FILLER)
-    k = 0
-    while text_length(text) < low and k < 400:
-        text = f"{text.rstrip('.')} {words[k % len(words)]}".strip()
-        k += 1
-    if high is not None and text_length(text) > high:
-        cut = text[:high]
-        text = cut.rsplit(" ", 1)[0] if " " in cut and text_length(cut.rsplit(" ", 1)[0]) >= low else cut
-        while text_length(text) > high:
-            text = text[:-1]
-    pattern = rule.get("pattern")
-    if pattern and compiled_pattern(pattern) and check_field(rule, text) != "":
-        for candidate in (re.sub(r"[^\w\s]", "", text), text.rstrip(".")):
-            if check_field(rule, candidate) == "":
-                return candidate
-        return matching_text(pattern, rng) or text
-    return text
-
-
 def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     """What this worker types into a text box for this item."""
     kind, rng = fill.worker.profile, fill.rng
@@ -129,6 +112,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if kind in RUSHED:
         short = min(sources, key=len).split()
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
+    if not (ctx.texts or ctx.shows_image or ctx.key.split("~")[0] in fill.bank) and optional(f):
+        return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
         draft = reworded(draft, rng)
@@ -155,7 +140,9 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""
     if fill.worker.profile == "contrarian":
         return options[0]  # one answer to everything
-    truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options)
+    truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options,
+                          ctx.texts or (_sources(ctx, fill.bank) if ctx.shows_image and fill.bank else []),
+                          f.attrs.get("header", ""))
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
     if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
@@ -221,6 +208,8 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         return ticks(fill, f, ctx)
     if f.kind in ("number", "range"):
         return number(fill, f, ctx)
+    if f.kind == "color" and not f.value:  # a colour the item "has": the same for careful workers
+        return palette_colour(_truth_rng(ctx, f.name))
     if f.kind in ("date", "datetime-local", "month", "week", "time", "color"):
         return f.value or {"date": "2026-01-15", "month": "2026-01", "week": "2026-W03", "time": "12:00",
                            "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
@@ -264,22 +253,17 @@ def page_spec(html: str) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
-@lru_cache(maxsize=32)
-def _page_contexts(html: str) -> dict[str, ItemContext]:
-    """Read once per page: every worker of a HIT sees the same one (callers must not change it)."""
-    return item_contexts(read_page(html))
-
-
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
-                  rng: random.Random, page_key: str = "") -> dict[str, str]:
-    """Values for the page's controls that carry no simulator hint (hidden ones stay as set)."""
+                  rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
+    ``common``: the page's own text, as other HITs of its type show it (flows/sim/page_common.py)."""
     todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
             and not (f.kind == "text" and f.value)]
     if not todo:
         return {}
-    contexts = _page_contexts(html or "")
+    contexts = page_contexts(html or "", common)
     if page_key:
-        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts) for k, c in contexts.items()}
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image) for k, c in contexts.items()}
     fill = Filling(worker, bank, rng)
     values: dict[str, str] = {}
     sole = sole_answers(fields)

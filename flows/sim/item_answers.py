@@ -12,9 +12,12 @@ from __future__ import annotations
 import random
 import re
 
+from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim import captions
 from flows.sim.crowd_model import PASTING_PROFILES, normalise
+from flows.sim.pattern_text import matching_text
+from qc.form_constraints import check_field, compiled_pattern, text_length
 
 SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
 RUSHED_SKIP = 0.9  # speeders skip what they may
@@ -34,13 +37,17 @@ def _kind(f: FormField) -> str:
     return ""
 
 
+def optional(f: FormField) -> bool:
+    """Nothing on the control asks for an answer: not required, no minimum length, no pattern."""
+    return "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
+
+
 def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False) -> bool:
     """Whether this worker leaves an optional field empty (never a required or constrained one).
     ``sole``: the field is its item's only answer (a captioning page's one unmarked box): an honest
     person who takes the HIT answers it; only a speeder may submit it empty."""
     kind = _kind(f)
-    optional = "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
-    if not kind or not optional or profile in PASTING_PROFILES or "readonly" in f.attrs:
+    if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
         return False
     if sole and not rushed:
         return False
@@ -95,10 +102,46 @@ def reworded(text: str, rng: random.Random) -> str:
 
 
 def sole_answers(fields: list[FormField]) -> set[str]:
-    """Names of the fields that are their item's only answer field (``<name>_<i>``; hidden fields and
-    the item's id field are not answers)."""
-    per_item: dict[str, list[str]] = {}
+    """Names of the fields that are all their item has to answer (``<name>_<i>``; hidden fields and
+    the item's id field are not answers): its only field, or fields none of which is required (a
+    sentence's missing beginning and end, two optional boxes that are the whole task)."""
+    per_item: dict[str, list[FormField]] = {}
     for f in fields:
         if f.kind != "hidden":
-            per_item.setdefault(re.sub(r"^.*?(_\d+)?$", r"\1", f.name), []).append(f.name)
-    return {names[0] for names in per_item.values() if len(names) == 1}
+            per_item.setdefault(re.sub(r"^.*?(_\d+)?$", r"\1", f.name), []).append(f)
+    return {f.name for item in per_item.values() if len(item) == 1 or not any("required" in f.attrs for f in item)
+            for f in item}
+
+
+PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#f1c40f", "#8e44ad", "#e67e22", "#2c3e50", "#ecf0f1", "#d35400", "#16a085")
+
+
+def palette_colour(rng: random.Random) -> str:
+    """A colour picker's answer: one of a few plain colours (``<input type=color>`` posts ``#rrggbb``)."""
+    return rng.choice(PALETTE)
+
+
+FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
+
+
+def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) -> str:
+    """The text edited until the control takes it: lengthened, cut, or typed in its format."""
+    rule = field_rule(f) or {}
+    low, high = rule.get("minlength") or 0, rule.get("maxlength")
+    words = " ".join(padding).split() or list(FILLER)
+    k = 0
+    while text_length(text) < low and k < 400:
+        text = f"{text.rstrip('.')} {words[k % len(words)]}".strip()
+        k += 1
+    if high is not None and text_length(text) > high:
+        cut = text[:high]
+        text = cut.rsplit(" ", 1)[0] if " " in cut and text_length(cut.rsplit(" ", 1)[0]) >= low else cut
+        while text_length(text) > high:
+            text = text[:-1]
+    pattern = rule.get("pattern")
+    if pattern and compiled_pattern(pattern) and check_field(rule, text) != "":
+        for candidate in (re.sub(r"[^\w\s]", "", text), text.rstrip(".")):
+            if check_field(rule, candidate) == "":
+                return candidate
+        return matching_text(pattern, rng) or text
+    return text

@@ -28,6 +28,7 @@ from flows.sim.latent_choices import item_truth
 from flows.sim.market_quals import WorkerQualifications
 from flows.sim.market_records import ID_ALPHABET, SYSTEM_QUALS, Assignment, Faults, Hit, MTurkError, hit_state, new_hit  # noqa: F401  (re-exported for sim modules)
 from flows.sim.packed_text import PagePacker
+from flows.sim.page_common import CommonText, needs_context
 from flows.sim.page_filling import fill_form, page_rules, work_units
 from flows.sim.question_form import question_form_answer
 from flows.sim.worker_truth import worker_truth
@@ -60,6 +61,7 @@ class Marketplace(WorkerQualifications):
         self.roster = workers if isinstance(workers, crowd.Crowd) else None  # grows with posted work
         self.eligible = EligiblePool()  # forgotten on every payment and every operation that is not a post or a read
         self.bank = bank
+        self.common_text = CommonText()  # each HIT type's own text, not its items' (page_common.py)
         self.pages = PagePacker()  # each HIT type's page dictionary: a HIT's Question is kept packed
         # Virtual clock: starts at ``start`` (a campaign's [target] sim_start: the same run, the same
         # times) or else the wall time, then moves by advance() and, when speed > 0, by `speed`
@@ -254,8 +256,9 @@ class Marketplace(WorkerQualifications):
             visit_later(self, hit, a, rng)  # the page is fetched outside this call; listed once answered
         else:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
+            common = self.common_text.shared(self.hits.values(), hit) if needs_context(fields) else frozenset()
             values = fill_form(worker, fields, page_rules(html), accept, submit, self.bank, rng,
-                               html=html, page_key=key)
+                               html=html, page_key=key, common=common)
             if not key and wants_browser(html):
                 browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
             else:

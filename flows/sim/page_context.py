@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from flows.core.pages.mturk_forms import _FormParser
+from flows.core.pages.mturk_forms import _FormParser, read_page
 
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
@@ -24,6 +25,7 @@ MIN_WORDS = 3  # shorter chunks are labels and button-like text, not content
 class ItemContext:
     key: str
     texts: list[str] = field(default_factory=list)
+    shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
 
 
 def item_index(name: str) -> str:
@@ -42,12 +44,14 @@ def _segments(page: _FormParser) -> dict[str, tuple[int, int]]:
     for k in sorted(by_index):
         bounds[str(k)] = (start, by_index[k])
         start = by_index[k]
+    if len(bounds) == 1:  # one item: what follows its control is its too (a crowd-classifier's target is inside it)
+        bounds = {k: (a, 10**9) for k, (a, _) in bounds.items()}
     return bounds
 
 
-def _chunks(page: _FormParser, start: int, end: int) -> list[str]:
+def _chunks(page: _FormParser, start: int, end: int, common: frozenset[str] = frozenset()) -> list[str]:
     return [t for pos, t, is_label in page.texts if start < pos <= end and not is_label
-            and len(t.split()) >= MIN_WORDS]
+            and len(t.split()) >= MIN_WORDS and t not in common]
 
 
 def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
@@ -72,25 +76,27 @@ def _without_shared_label(text: str, others: set[str]) -> str:
     return text
 
 
-def item_contexts(page: _FormParser) -> dict[str, ItemContext]:
-    """Index ("" for the page as a whole) -> the item's key and its own text."""
+def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
+    """Index ("" for the page as a whole) -> the item's key and its own text; ``common``: text the
+    other HITs of the page's type show too, which is the page's, not the item's (page_common.py)."""
     digest = hashlib.sha256("\x1f".join(t for _, t, _ in page.texts).encode()).hexdigest()[:12]
     segments = _segments(page)
     _first_item_start(page, segments)
-    texts = {idx: _chunks(page, a, b) for idx, (a, b) in segments.items()}
+    texts = {idx: _chunks(page, a, b, common) for idx, (a, b) in segments.items()}
     contexts: dict[str, ItemContext] = {}
     for idx, (a, b) in segments.items():
         shared = {t for other, ts in texts.items() if other != idx for t in ts}
         ids = [page.fields[f"{base}_{idx}"].value for base in ID_FIELDS if f"{base}_{idx}" in page.fields]
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
-        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared and not _is_prompt(t)]
-        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS])
+        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
+        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images))
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
-    chunks = _chunks(page, 0, 10**9) if not segments else []
-    content = [t for t in chunks if not _is_prompt(t)] or chunks
-    contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content)
+    chunks = _chunks(page, 0, 10**9, common) if not segments else []
+    content = [t for t in chunks if not _is_prompt(t, common)] or chunks
+    contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content,
+                               len(images) == 1)
     return contexts
 
 
@@ -98,11 +104,21 @@ PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pi
                    "please", "what", "which", "is there", "are there", "how", "do you", "does")
 
 
-def _is_prompt(text: str) -> bool:
+def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
     """A question or instruction to the worker ("Describe the photo...", "Is there any text?"), which a
-    one-item page shows beside its content: the worker describes the content, not the prompt."""
+    one-item page shows beside its content: the worker describes the content, not the prompt. Known
+    only by its form when the page's common text is not known; when it is, a prompt is text every HIT
+    shows, and an item's own question ("How do I send back the jacket?") is the item's content."""
+    if common:
+        return False
     lowered = text.strip().lower()
     return lowered.endswith("?") or lowered.startswith(PROMPT_OPENINGS)
+
+
+@lru_cache(maxsize=32)
+def page_contexts(html: str, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
+    """Read once per page: every worker of a HIT sees the same one (callers must not change it)."""
+    return item_contexts(read_page(html), common)
 
 
 def context_for(contexts: dict[str, ItemContext], name: str, attrs: dict[str, str]) -> ItemContext:
@@ -110,5 +126,5 @@ def context_for(contexts: dict[str, ItemContext], name: str, attrs: dict[str, st
     own = attrs.get("data-item-text", "")
     base = contexts.get(item_index(name)) or contexts[""]
     if own:
-        return ItemContext(f"{base.key}|{name}", [own])
+        return ItemContext(f"{base.key}|{name}", [own], base.shows_image)
     return base

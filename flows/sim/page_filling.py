@@ -44,13 +44,14 @@ def plain_units(fields: list[FormField]) -> int:
 
 def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
               accept: float, submit: float, bank: dict[str, crowd.BankEntry],
-              rng: random.Random, html: str = "", page_key: str = "") -> dict[str, str]:
+              rng: random.Random, html: str = "", page_key: str = "",
+              common: frozenset[str] = frozenset()) -> dict[str, str]:
     """The values a worker submits: captions by profile, choices, the page's timing fields, and
     any other control of any page (``html``: the page, read for what each field is about)."""
     n_items = max(1, sum(1 for f in fields if f.attrs.get("data-sim-fill") == "caption"))
     step = (submit - accept) / n_items
     values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
-    values.update(fill_unhinted(worker, fields, html, bank, rng, page_key))
+    values.update(fill_unhinted(worker, fields, html, bank, rng, page_key, common))
     for f in fields:
         if f.name in values or (f.kind in ("radio", "select", "checkbox") and not f.attrs.get("data-sim-fill")):
             continue  # answered, or a choice fill_unhinted left unchosen on purpose (an optional one)

@@ -109,6 +109,8 @@ class _FormParser(HTMLParser):
         elif tag == "select" and name:
             self._select = self.fields[name] = FormField(name, "select", "", [], attrs)
             self.positions[name] = self.step
+        elif tag == "option" and self._select is not None and "disabled" in attrs:
+            self._option_text = False  # a placeholder ("-", "Choose one"): a person cannot pick it
         elif tag == "option" and self._select is not None:
             self._option_text = "value" not in attrs  # a browser submits the option's text then
             self._select.options.append(attrs.get("value", ""))

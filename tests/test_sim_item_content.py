@@ -1,0 +1,90 @@
+"""The simulated crowd answers from the item's content, not from the page (issue 44, Done-when
+line 1: "choices that follow the item's content", "text about the item"). Two pages of our own in
+the shapes of public Ground Truth templates: a crowd-classifier whose categories a review's words
+decide, and a one-item captioning page whose instructions sit in the item's block beside the image
+(honest workers typed them as their caption: the page could not tell them from the item's text).
+Before the fix the classifier's answers were drawn at random per item (about 4 of 12 right) and
+instruction sentences were approved as captions."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from flows.cli.main import main
+from flows.sim.content_choice import content_answers
+from flows.sim.crowd_model import HONEST_PROFILES
+
+CLASSIFIER = """<crowd-form>
+  <crowd-classifier name="tone" categories="['Positive', 'Negative', 'Neutral']" header="How does the review sound?">
+    <classification-target>${review}</classification-target>
+    <full-instructions header="Tone">Positive: praise. Negative: complaints. Neutral: plain facts.</full-instructions>
+    <short-instructions>Pick the tone of the review.</short-instructions>
+  </crowd-classifier>
+</crowd-form>
+"""
+REVIEWS = [("Great kettle, I love how quickly it boils.", "Positive"),
+           ("The strap broke on the first day, terrible.", "Negative"),
+           ("The parcel was delivered on a Tuesday morning by courier.", "Neutral"),
+           ("Wonderful service and a perfect fit, thank you.", "Positive"),
+           ("Awful smell from the box and the lid was crushed.", "Negative"),
+           ("The manual is printed in four languages and has twelve pages.", "Neutral")] * 2
+CAPTIONING = """<crowd-form>
+  <img src="${photo}" alt="">
+  <h3>Write a caption</h3>
+  <p>Name the main thing in the picture first and keep to what can be seen.</p>
+  <p>Mention colours and how many there are when it matters to the picture.</p>
+  <crowd-text-area name="caption" rows="3" required></crowd-text-area>
+</crowd-form>
+"""
+INSTRUCTIONS = ("Name the main thing in the picture first", "Mention colours and how many there are")
+
+
+def _campaign(tmp_path: Path, name: str, page: str, header: list[str], rows: list[list[str]]) -> pd.DataFrame:
+    (tmp_path / f"{name}.html").write_text(page, encoding="utf-8")
+    assert main(["new", name, "--from", str(tmp_path / f"{name}.html"), "--dir", str(tmp_path)]) == 0
+    with (tmp_path / "config" / f"{name}_items.csv").open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([header, *rows])
+    assert main(["run", f"config/{name}.toml", "--no-prefect"]) in (0, 10)
+    out = tmp_path / "runs" / name
+    honest = {w["worker_id"] for w in json.loads((out / "sim_workers.json").read_text())
+              if w["profile"] in HONEST_PROFILES}
+    data = pd.read_csv(out / "dataset.csv", keep_default_na=False, dtype=str)
+    return data[data["worker_id"].isin(honest)]
+
+
+def test_a_classifiers_answers_follow_what_each_review_says(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    rows = [[f"r{n:02d}", text] for n, (text, _) in enumerate(REVIEWS)]
+    data = _campaign(tmp_path, "tone", CLASSIFIER, ["item_id", "review"], rows)
+    truth = {f"r{n:02d}": tone for n, (_, tone) in enumerate(REVIEWS)}
+    majority = data.groupby("item_id")["value"].agg(lambda v: v.mode().iloc[0])
+    right = sum(majority[i] == truth[i] for i in majority.index)
+    assert right >= len(majority) - 2, majority.to_dict()  # about a third right when drawn at random
+    items = json.loads((tmp_path / "runs" / "tone" / "sim_items.json").read_text())
+    latent = {r["item_id"]: r["answer"] for r in items}
+    assert latent == truth  # what the simulator holds true is what the review says
+
+
+def test_honest_captions_are_about_the_photo_not_the_instructions_beside_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    rows = [[f"c{n:02d}", f"https://example.org/photos/{n}.jpg"] for n in range(8)]
+    data = _campaign(tmp_path, "captions", CAPTIONING, ["item_id", "photo"], rows)
+    written = data["value"][data["value"].str.strip() != ""]
+    assert len(written) >= 12
+    echoed = [v for v in written if any(sentence.lower() in v.lower() for sentence in INSTRUCTIONS)]
+    assert not echoed, echoed
+
+
+def test_content_answers_need_evidence() -> None:
+    """No cue, too short to state a fact: the seeded draw stands (a bench's "Review number 5.")."""
+    assert content_answers(["Review number 5."], ["negative", "neutral", "positive"]) is None
+    assert content_answers(["A wireless mouse"], ["Yes", "No"], "Relevant to someone who searched for: fishing?") \
+        == ["No"]
+    assert content_answers(["A fishing rod"], ["Yes", "No"], "Relevant to someone who searched for: fishing?") \
+        == ["Yes"]
+    assert content_answers(["I am so mad at the made-up excuse"], ["Anger", "Sadness"]) == ["Anger"]
+    assert content_answers(["Who made this chair and where?"], ["Purchase", "Return", "Other"]) == ["Other"]
