@@ -25,8 +25,7 @@ RULES = {"cli_default": StoppingRule(3, confidence=0.95, method="auto"),  # hitf
          "lead2": StoppingRule(3, lead=2, method="mv"),
          "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds"),
          "ds_min4_conf0.95": StoppingRule(4, confidence=0.95, method="ds"),
-         "ds_min5_conf0.95": StoppingRule(5, confidence=0.95, method="ds"),
-         "ds_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds")}
+         "ds_min5_conf0.95": StoppingRule(5, confidence=0.95, method="ds")}
 
 
 def evaluate(frame: pd.DataFrame) -> dict[str, object]:
