@@ -169,10 +169,17 @@ bench-custom-qc: $(STAMP)
 bench-answers: $(STAMP)
 	$(BIN)/python -m bench.answers_accuracy
 
-# adaptive overlap replayed on Snow 2008 WSD (and RTE from HITFLOW_RTE_LABELS): accuracy vs share of labels
+# adaptive overlap replayed on Snow 2008 WSD (and RTE, Temporal from HITFLOW_RTE_LABELS, HITFLOW_TEMP_LABELS):
+# accuracy vs share of labels; writes bench/results-adaptive.json
 .PHONY: bench-adaptive
 bench-adaptive: $(STAMP)
 	$(BIN)/python -m bench.adaptive_replay
+
+# `hitflow aggregate` (the CLI, every method) against crowd-kit run directly on Snow 2008 WSD, RTE and
+# Temporal (the last two from HITFLOW_RTE_LABELS, HITFLOW_TEMP_LABELS); writes bench/results-aggregation-real.json
+.PHONY: bench-real-labels
+bench-real-labels: $(STAMP)
+	$(BIN)/python -m bench.real_labels_accuracy
 
 # adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive (results-adaptive-campaign.json)
 .PHONY: bench-adaptive-campaign
