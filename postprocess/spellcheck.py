@@ -24,13 +24,21 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 import pandas as pd
 from spellchecker import SpellChecker
 
-from postprocess.spell_index import SpellIndex
+from postprocess.spell_campaign import (
+    TYPO_RATIO,
+    campaign_lift,
+    far_more_used,
+    has_inner_capital,
+    is_compound,
+    long_word_corrections,
+)
+from postprocess.spell_index import SpellIndex, one_edit
 
 _TOKEN = re.compile(r"[^\W_][\w'’]*")  # Unicode-aware: "entrée" is one token
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
@@ -40,6 +48,9 @@ CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\u
 # Edit distance 2 is tried only for tokens of at most spell_index.SHORT_TOKEN letters that have no
 # candidate at distance 1 (as before the index, when it cost up to a second per long token).
 LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
+# An unknown token of two letters is an abbreviation or a unit far more often than a typo ("kg",
+# "pk", "vw", "lg"), and is one edit from dozens of words: campaigns leave it as typed.
+SHORTEST_WORD = 2
 
 
 @lru_cache(maxsize=4)
@@ -48,24 +59,30 @@ def default_index(language: str = "en") -> SpellIndex:
     return SpellIndex.build(SpellChecker(language=language, distance=1).word_frequency.dictionary)
 
 
-TYPO_RATIO = 10  # a one-edit neighbour used this many times as often makes a kept word a typo
-
-
 def campaign_words(df: pd.DataFrame, min_workers: int, index: SpellIndex | None = None) -> set[str]:
     """Lower-cased words that at least ``min_workers`` distinct workers wrote, without the
     shared typos (:func:`drop_shared_typos`) when an ``index`` is given."""
-    if "worker_id" not in df.columns or df.empty:
-        return set()
+    return campaign_vocabulary(df, min_workers, index)[0]
+
+
+def campaign_vocabulary(df: pd.DataFrame, min_workers: int,
+                        index: SpellIndex | None = None) -> tuple[set[str], Counter[str]]:
+    """:func:`campaign_words`, and how often each lower-cased token is used."""
     uses: Counter[str] = Counter()
+    if "worker_id" not in df.columns or df.empty:
+        for cap in df["caption"].fillna("") if "caption" in df.columns else []:
+            uses.update(_lower_tokens(str(cap)))
+        return set(), uses
     seen = add_word_workers({}, df, min_workers, uses)
-    return words_of(seen, min_workers, uses, index)
+    return words_of(seen, min_workers, uses, index), uses
 
 
 def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> set[str]:
-    """``keep`` without the unknown words whose one-edit correction the campaign uses at least
-    ``TYPO_RATIO`` times as often as the word itself."""
+    """``keep`` without the unknown words whose one-edit correction (the campaign's own words
+    lifted, so "issuse" is read against "issues", not the list's commoner "issue") the campaign uses
+    at least ``TYPO_RATIO`` times as often as the word itself."""
     unknown = [w for w in keep if w not in index]
-    near = index.corrections(unknown, far_upto=0)
+    near = index.corrections(unknown, far_upto=0, lift=campaign_lift(uses, index))
     return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
 
 
@@ -102,6 +119,8 @@ def _lower_tokens(text: str) -> list[str]:
 def _protected(token: str, sentence_start: bool) -> bool:
     if any(c.isdigit() or not c.isascii() for c in token) or (len(token) > 1 and token.isupper()):
         return True
+    if not token[1:].islower() and has_inner_capital(token):  # "iPods", "eBay": a maker's spelling
+        return True
     return token[0].isupper() and not sentence_start
 
 
@@ -131,6 +150,18 @@ def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
     return index.corrections(t for t in lowers if len(t) <= LONGEST_WORD)
 
 
+def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:
+    """Unknown token -> correction, the campaign's own words the likelier (spell_campaign.py);
+    compounds of two common words are left as typed, long words get two edits towards words the
+    campaign writes far more often."""
+    unknown = [t for t in lowers if SHORTEST_WORD < len(t) <= LONGEST_WORD and t not in index]
+    found = index.corrections(unknown, lift=campaign_lift(uses, index))
+    found = {t: w for t, w in found.items()
+             if not is_compound(t, index) or (one_edit(t, w) and far_more_used(w, t, uses))}
+    found.update(long_word_corrections([t for t in unknown if t not in found], uses, index))
+    return found
+
+
 def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
     """Every lower-cased token the captions could ask the corrector about, once."""
     tokens = {tok.replace("’", "'") for cap in captions for tok in _lower_tokens(cap)}
@@ -158,14 +189,19 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
 
 
 def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
-                     index: SpellIndex | None = None, keep: set[str] | None = None) -> pd.DataFrame:
+                     index: SpellIndex | None = None, keep: set[str] | None = None,
+                     uses: Mapping[str, int] | None = None) -> pd.DataFrame:
     """All captions' unknown words are looked up in one batch, then each caption is corrected.
-    ``keep``: the campaign's own words when ``df`` is only part of it (default: ``df``'s)."""
+    ``keep`` and ``uses`` (token -> occurrences): the campaign's own words and counts when ``df``
+    is only part of it (default: ``df``'s)."""
     words = index or default_index(language)
-    keep = campaign_words(df, min_workers, words) if keep is None else keep
+    if keep is None or uses is None:
+        own_keep, own_uses = campaign_vocabulary(df, min_workers, words)
+        keep, uses = (own_keep if keep is None else keep), (own_uses if uses is None else uses)
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
     captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
-    found = _corrections(words, _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep))
+    lookups = _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep)
+    found = campaign_corrections(words, lookups, uses)
     fixed, edits = [], []
     for caption, is_canned in zip(captions, canned, strict=True):
         if is_canned or (caption.isascii() and found.keys().isdisjoint(_lower_tokens(caption))):
