@@ -124,6 +124,12 @@ def _protected(token: str, sentence_start: bool) -> bool:
     return token[0].isupper() and not sentence_start
 
 
+def _hyphenated(text: str, start: int, end: int) -> bool:
+    """Whether the token is joined to a word by a hyphen ("pre-made", "tri-fold", "kare-kare"): a
+    prefix or a name's part, which the word list does not hold as a word of its own."""
+    return text[end:end + 1] == "-" or (start > 0 and text[start - 1] == "-")
+
+
 def _starts_sentence(gap: str, first: bool) -> bool:
     """Whether a token opens a sentence, from the text between it and the previous token only
     (looking at the whole prefix for every token made long captions quadratic)."""
@@ -178,7 +184,7 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
         fixed = None if lower in keep else correct(lower.replace("’", "'"))
         opens = fixed is not None and _starts_sentence(text[previous_end:start], first=previous_end == 0)
         previous_end = m.end()
-        if fixed is None or _protected(token, opens):
+        if fixed is None or _protected(token, opens) or _hyphenated(text, start, m.end()):
             continue
         new = _match_case(token, fixed)
         out += [text[copied:start], new]

@@ -73,6 +73,13 @@ def test_names_with_a_capital_inside_and_two_letter_tokens_are_left_as_typed() -
     assert _fixed(_campaign(["A bottle on teh tabel."], "A desk.", 3), 1) == ["A bottle on the table."]
 
 
+def test_a_part_joined_by_a_hyphen_is_left_as_typed() -> None:
+    """Before: "pre-made" -> "are-made", "tri-fold" -> "try-fold" (real VizWiz captions)."""
+    lines = ["A pre-made pot pie.", "A black tri-fold wallet."]
+    assert _fixed(_campaign(lines, "A photo of a desk.", 30), 2) == lines
+    assert _fixed(_campaign(["A pre-made pie on teh table."], "A desk.", 30), 1) == ["A pre-made pie on the table."]
+
+
 def test_the_two_edit_rule_leaves_plain_forms_of_accented_words_alone() -> None:
     """"attaches" is two edits from "attached": valid English, so it stays however often the
     campaign writes "attached" (the new long-word rule first rewrote it on VizWiz captions)."""
