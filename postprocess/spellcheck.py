@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from functools import lru_cache
 
 import pandas as pd
@@ -174,9 +174,12 @@ def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
     return [t for t in tokens if t not in keep]
 
 
-def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None]) -> tuple[str, list[str]]:
+def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None],
+                    capitals: Container[str] | None = None) -> tuple[str, list[str]]:
     """The caption with each correctable token replaced, and the edits. Sentence starts and
-    protections are looked at only for tokens that have a correction."""
+    protections are looked at only for tokens that have a correction. ``capitals``: the lower-case
+    tokens whose correction is trusted when the token is capitalised, at a sentence's start (None:
+    every one)."""
     out, edits, copied, previous_end = [], [], 0, 0
     for m in _TOKEN.finditer(text):
         token, start = m.group(0), m.start()
@@ -185,6 +188,8 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
         opens = fixed is not None and _starts_sentence(text[previous_end:start], first=previous_end == 0)
         previous_end = m.end()
         if fixed is None or _protected(token, opens) or _hyphenated(text, start, m.end()):
+            continue
+        if capitals is not None and token[0].isupper() and lower not in capitals:
             continue
         new = _match_case(token, fixed)
         out += [text[copied:start], new]
@@ -208,13 +213,16 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
     captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
     lookups = _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep)
     found = campaign_corrections(words, lookups, uses)
+    # A capitalised unknown first word is a name more often than a typo ("Lenovo", "Zello", "Boca"):
+    # corrected only towards a word the campaign writes far more often ("Teh" -> "The").
+    capitals = {t for t, w in found.items() if far_more_used(w, t, uses)}
     fixed, edits = [], []
     for caption, is_canned in zip(captions, canned, strict=True):
         if is_canned or (caption.isascii() and found.keys().isdisjoint(_lower_tokens(caption))):
             fixed.append(caption)  # canned, or nothing to correct: the common case, without the token walk
             edits.append("")
             continue
-        new, changes = correct_caption(caption, keep, found.get)
+        new, changes = correct_caption(caption, keep, found.get, capitals)
         fixed.append(new)
         edits.append("; ".join(changes))
     out = df.copy()

@@ -80,6 +80,12 @@ def test_a_part_joined_by_a_hyphen_is_left_as_typed() -> None:
     assert _fixed(_campaign(["A pre-made pie on teh table."], "A desk.", 30), 1) == ["A pre-made pie on the table."]
 
 
+def test_a_capitalised_first_word_is_corrected_only_towards_a_word_the_campaign_uses() -> None:
+    """Before: "Lenovo displays ..." -> "Lenore displays ...", "Tekapo ..." -> "Tempo ..." (VizWiz)."""
+    lines = ["Lenovo displays its tablets here.", "Tekapo lake on a postcard.", "Teh cat is on a mat."]
+    assert _fixed(_campaign(lines, "The dog is on the sofa.", 30), 3) == [*lines[:2], "The cat is on a mat."]
+
+
 def test_the_two_edit_rule_leaves_plain_forms_of_accented_words_alone() -> None:
     """"attaches" is two edits from "attached": valid English, so it stays however often the
     campaign writes "attached" (the new long-word rule first rewrote it on VizWiz captions)."""
