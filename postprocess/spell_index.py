@@ -174,17 +174,21 @@ class SpellIndex:
         return frozenset(self.words[:int(np.searchsorted(-self.counts, -COMMON_COUNT, "right"))])
 
     @cached_property
+    def _count_list(self) -> list[int]:
+        return [int(n) for n in self.counts.tolist()]
+
+    @cached_property
     def _total(self) -> int:
         return int(self.counts.sum())
 
     def _nearest(self, tokens: list[str], distance: int, lift: Mapping[str, float],
                  batch: int = 20_000) -> dict[str, str]:
         found: dict[str, str] = {}
-        total = self._total
+        lifted = {self.ids[w]: share * self._total for w, share in lift.items() if w in self.ids}  # rank -> count
         for start in range(0, len(tokens), batch):
             part = tokens[start:start + batch]
             for qid, ranks in self._candidates(part, distance):
-                best = self._best(part[qid], ranks, distance, lift, total)
+                best = self._best(part[qid], ranks.tolist(), distance, lifted)
                 if best is not None:
                     found[part[qid]] = best
         return found
@@ -208,25 +212,24 @@ class SpellIndex:
         for group in np.split(np.arange(len(pairs)), cuts) if len(pairs) else []:
             yield int(owners[group[0]]), ranks[group]
 
-    def _best(self, token: str, ranks: np.ndarray, distance: int, lift: Mapping[str, float],
-              total: int) -> str | None:
-        def near(word: str) -> bool:
+    def _best(self, token: str, ranks: list[int], distance: int, lifted: Mapping[int, float]) -> str | None:
+        """The likeliest word within ``distance`` of ``token``: the highest count plus its lift
+        (both in counts of the word list), the better rank on equal scores."""
+        def near(rank: int) -> bool:
+            word = self.words[rank]
             if abs(len(word) - len(token)) > distance:
                 return False
             return one_edit(token, word) if distance == 1 else damerau(token, word) <= distance
 
-        def score(word: str) -> tuple[float, int]:
-            return float(self.counts[self.ids[word]]) / total + lift.get(word, 0.0), -self.ids[word]
-
-        words = [self.words[r] for r in ranks.tolist()]
-        first = next((w for w in words if near(w)), None)  # the best of the words without a lift
-        if first is None or not lift:
-            return first
+        first = next((r for r in ranks if near(r)), None)  # the best of the words without a lift
+        if first is None or not lifted:
+            return None if first is None else self.words[first]
         # a later word has no larger count than ``first``: only a larger lift can make it likelier
-        floor = lift.get(first, 0.0)
-        rivals = [w for w in words if lift.get(w, 0.0) > floor]
-        if not rivals:
-            return first
-        beaten = score(first)
-        lifted = sorted((score(w), w) for w in rivals)
-        return next((w for s, w in reversed(lifted) if s > beaten and near(w)), first)
+        floor = lifted.get(first, 0.0)
+        rivals = [r for r in ranks if lifted.get(r, 0.0) > floor]
+        if rivals:
+            counts = self._count_list
+            beaten = counts[first] + floor
+            scored = sorted(((counts[r] + lifted[r], -r) for r in rivals), reverse=True)
+            first = next((-neg for score, neg in scored if score > beaten and near(-neg)), first)
+        return self.words[first]
