@@ -9,6 +9,7 @@ Pure: inputs are a word -> uses counter of the campaign's lower-cased tokens and
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 
 from postprocess.spell_index import SHORT_TOKEN, SpellIndex, damerau, deletes
 
@@ -38,7 +39,7 @@ def is_compound(token: str, index: SpellIndex) -> bool:
 
 def has_inner_capital(token: str) -> bool:
     """A capital after a small letter ("iPods", "eBay", "YouTube"): a name as its maker writes it."""
-    return any(a.islower() and b.isupper() for a, b in zip(token, token[1:], strict=False))
+    return any(a.islower() and b.isupper() for a, b in pairwise(token))
 
 
 def far_more_used(word: str, token: str, uses: Mapping[str, int], ratio: int = TYPO_RATIO) -> bool:

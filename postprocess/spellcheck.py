@@ -7,17 +7,23 @@ U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unse
 ``caption`` column keeps them as typed.
 
 Each unknown token is replaced by its most probable candidate, keeping case and
-punctuation. Tokens are never changed when they contain a digit, are capitalised mid-sentence
-(brands such as Dell or Duracell), are all capitals (TV), or are words that at least
-``min_workers`` distinct workers used in the campaign -- unless such a word is not in the
-dictionary and sits one edit from a dictionary word the campaign uses ``TYPO_RATIO`` times as
-often ("teh" beside "the"): a shared typo grows with the campaign, so a fixed worker count alone
-protected "teh", "hte" and "adn" in large campaigns (issue 40).
+punctuation; probable in a noisy-channel sense, the word list's counts mixed evenly with the
+campaign's own (postprocess/spell_campaign.py: "blck" is "black" in captions that say "black").
+Tokens are never changed when they contain a digit, are capitalised mid-sentence (brands such as
+Dell or Duracell), have a capital inside (iPods), are all capitals (TV), have two letters (kg,
+pk), are joined to a word by a hyphen (pre-made), are two common words written together
+(chapstick; unless one edit from a word the campaign writes ``TYPO_RATIO`` times as often), or
+are words that at least ``min_workers`` distinct workers used in the campaign -- unless such a
+word is not in the dictionary and sits one edit from a dictionary word the campaign uses
+``TYPO_RATIO`` times as often ("teh" beside "the"): a shared typo grows with the campaign, so a
+fixed worker count alone protected "teh", "hte" and "adn" in large campaigns (issue 40). A
+capitalised first word is corrected only towards a word the campaign writes that much more often
+("Teh", not "Lenovo"). Long words get two edits only towards such a word.
 
 Candidates come from a symmetric-delete index (postprocess/spell_index.py) over pyspellchecker's
-word frequencies: the same choices as pyspellchecker's own lookup, without generating every
-string within two edits per token. The index can be passed in (flows/ keeps one on disk); without
-it one is built in memory, once per process and language (seconds).
+word frequencies: without the campaign's counts, the same choices as pyspellchecker's own lookup,
+without generating every string within two edits per token. The index can be passed in (flows/
+keeps one on disk); without it one is built in memory, once per process and language (seconds).
 """
 
 from __future__ import annotations
