@@ -42,6 +42,13 @@ def has_inner_capital(token: str) -> bool:
     return any(a.islower() and b.isupper() for a, b in pairwise(token))
 
 
+def likely_word(word: str, uses: Mapping[str, int], index: SpellIndex) -> bool:
+    """Whether a correction is probable enough to replace what was typed: a word in common use or
+    one the campaign writes. A rare word no caption uses ("glyceric", "goring", "alai") is less
+    likely than the typed token being a word the list lacks ("glycemic", "goreng", "acai")."""
+    return word in index.common_words or uses.get(word, 0) > 0
+
+
 def far_more_used(word: str, token: str, uses: Mapping[str, int], ratio: int = TYPO_RATIO) -> bool:
     """Whether the campaign writes ``word`` at least ``ratio`` times as often as ``token`` (once,
     when the token is not counted): evidence enough that the token is its typo."""

@@ -42,6 +42,7 @@ from postprocess.spell_campaign import (
     far_more_used,
     has_inner_capital,
     is_compound,
+    likely_word,
     long_word_corrections,
 )
 from postprocess.spell_index import SpellIndex, one_edit
@@ -164,12 +165,12 @@ def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
 
 def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:
     """Unknown token -> correction, the campaign's own words the likelier (spell_campaign.py);
-    compounds of two common words are left as typed, long words get two edits towards words the
-    campaign writes far more often."""
+    only towards a common word or one the campaign writes; compounds of two common words are left
+    as typed, long words get two edits towards words the campaign writes far more often."""
     unknown = [t for t in lowers if SHORTEST_WORD < len(t) <= LONGEST_WORD and t not in index]
     found = index.corrections(unknown, lift=campaign_lift(uses, index))
-    found = {t: w for t, w in found.items()
-             if not is_compound(t, index) or (one_edit(t, w) and far_more_used(w, t, uses))}
+    found = {t: w for t, w in found.items() if likely_word(w, uses, index)
+             and (not is_compound(t, index) or (one_edit(t, w) and far_more_used(w, t, uses)))}
     found.update(long_word_corrections([t for t in unknown if t not in found], uses, index))
     return found
 

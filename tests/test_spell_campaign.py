@@ -86,6 +86,14 @@ def test_a_capitalised_first_word_is_corrected_only_towards_a_word_the_campaign_
     assert _fixed(_campaign(lines, "The dog is on the sofa.", 30), 3) == [*lines[:2], "The cat is on a mat."]
 
 
+def test_a_rare_word_no_caption_uses_is_not_a_correction() -> None:
+    """Before: "glycemic" -> "glyceric", "goreng" -> "goring", "acai" -> "alai" (VizWiz captions)."""
+    lines = ["A low glycemic snack bar.", "A packet of goreng noodles.", "A bowl of acai berries."]
+    assert _fixed(_campaign(lines, "A photo of a desk.", 30), 3) == lines
+    # a rare word the campaign itself writes is a correction
+    assert _fixed(_campaign(["A jar of glycerc acid."], "Glyceric acid in a jar.", 30), 1) == ["A jar of glyceric acid."]
+
+
 def test_the_two_edit_rule_leaves_plain_forms_of_accented_words_alone() -> None:
     """"attaches" is two edits from "attached": valid English, so it stays however often the
     campaign writes "attached" (the new long-word rule first rewrote it on VizWiz captions)."""
