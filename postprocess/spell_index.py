@@ -29,7 +29,8 @@ import numpy as np
 
 SHORT_TOKEN = 6  # two edits are tried only for tokens this short (see spellcheck.py)
 TWO_DELETE_WORDS = SHORT_TOKEN + 2  # longest word two edits from a short token
-COMMON_COUNT = 200  # a word the list counts this often is in common use (about the 35,000 commonest)
+COMMON_SHARE = 1.2e-7  # a word this share of the list's counts is in common use (English: 200 of 1.6 billion,
+# the 37,679 commonest words)
 FORMAT = 2  # bump when the arrays change meaning: old caches are then rebuilt
 
 
@@ -170,8 +171,9 @@ class SpellIndex:
 
     @cached_property
     def common_words(self) -> frozenset[str]:
-        """The words the list counts at least ``COMMON_COUNT`` times (a compound's parts)."""
-        return frozenset(self.words[:int(np.searchsorted(-self.counts, -COMMON_COUNT, "right"))])
+        """The words of at least ``COMMON_SHARE`` of the list's counts (a compound's parts)."""
+        least = int(np.ceil(COMMON_SHARE * self._total))
+        return frozenset(self.words[:int(np.searchsorted(-self.counts, -least, "right"))])
 
     @cached_property
     def _count_list(self) -> list[int]:

@@ -58,6 +58,7 @@ LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
 # An unknown token of two letters is an abbreviation or a unit far more often than a typo ("kg",
 # "pk", "vw", "lg"), and is one edit from dozens of words: campaigns leave it as typed.
 SHORTEST_WORD = 2
+SENTENCE_WORD_SHARE = 1e-4  # the list's commonest words, about 500 ("the", "this", "there", "open")
 
 
 @lru_cache(maxsize=4)
@@ -221,8 +222,9 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
     lookups = _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep)
     found = campaign_corrections(words, lookups, uses)
     # A capitalised unknown first word is a name more often than a typo ("Lenovo", "Zello", "Boca"):
-    # corrected only towards a word the campaign writes far more often ("Teh" -> "The").
-    capitals = {t for t, w in found.items() if far_more_used(w, t, uses)}
+    # corrected only towards one of the commonest words ("Teh" -> "The") or a word the campaign
+    # writes far more often.
+    capitals = {t for t, w in found.items() if words.share(w) >= SENTENCE_WORD_SHARE or far_more_used(w, t, uses)}
     fixed, edits = [], []
     for caption, is_canned in zip(captions, canned, strict=True):
         if is_canned or (caption.isascii() and found.keys().isdisjoint(_lower_tokens(caption))):
