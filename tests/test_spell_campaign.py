@@ -91,7 +91,8 @@ def test_a_rare_word_no_caption_uses_is_not_a_correction() -> None:
     lines = ["A low glycemic snack bar.", "A packet of goreng noodles.", "A bowl of acai berries."]
     assert _fixed(_campaign(lines, "A photo of a desk.", 30), 3) == lines
     # a rare word the campaign itself writes is a correction
-    assert _fixed(_campaign(["A jar of glycerc acid."], "Glyceric acid in a jar.", 30), 1) == ["A jar of glyceric acid."]
+    typed = _campaign(["A jar of glycerc acid."], "Glyceric acid in a jar.", 30)
+    assert _fixed(typed, 1) == ["A jar of glyceric acid."]
 
 
 def test_the_two_edit_rule_leaves_plain_forms_of_accented_words_alone() -> None:
