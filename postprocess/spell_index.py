@@ -5,11 +5,11 @@ by generating every string within that distance at lookup time: about 90 x lengt
 one edit, their square for two. Here each dictionary word is filed once under itself and the
 strings left by deleting one or two of its letters; a token's own deletes then find every word
 that can be within the distance (an edit costs at most one delete on each side), and an exact
-Damerau-Levenshtein check keeps those really within it. The choice is pyspellchecker's: the most
-frequent candidate, a candidate that differs from the token only by accents first (but a token
-that is an accented word with its accents dropped is left alone: "attaches" stays); equal
-frequencies go to the alphabetically first word (pyspellchecker's pick among equals follows the
-process's string hashing, so it can differ from run to run).
+Damerau-Levenshtein check keeps those really within it. The choice is pyspellchecker's, the most
+frequent candidate, unless the caller lifts some words' probability (a campaign's own words, see
+spellcheck.py); a token that is an accented word with its accents dropped is left alone
+("attaches" stays); equal frequencies go to the alphabetically first word (pyspellchecker's pick
+among equals follows the process's string hashing, so it can differ from run to run).
 
 Pure: built from a word -> count mapping, saved and loaded as plain arrays (flows/ caches them on
 disk). Keys are ``length << 32 | crc32``: stable across processes, and a collision only adds a
@@ -23,12 +23,15 @@ import unicodedata
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 SHORT_TOKEN = 6  # two edits are tried only for tokens this short (see spellcheck.py)
 TWO_DELETE_WORDS = SHORT_TOKEN + 2  # longest word two edits from a short token
-FORMAT = 1  # bump when the arrays change meaning: old caches are then rebuilt
+COMMON_SHARE = 1.2e-7  # a word this share of the list's counts is in common use (English: 200 of 1.6 billion,
+# the 37,679 commonest words)
+FORMAT = 2  # bump when the arrays change meaning: old caches are then rebuilt
 
 
 def _key(text: str) -> int:
@@ -109,6 +112,7 @@ class SpellIndex:
     keys: np.ndarray  # uint64, sorted
     word_ids: np.ndarray  # int32 rank of the word filed under each key
     levels: np.ndarray  # uint8 letters deleted from that word to make the key
+    counts: np.ndarray  # int64 each word's count in the word list, by rank
     ids: dict[str, int] = field(repr=False)
     folded: dict[str, list[int]] = field(repr=False)  # accent-free form -> accented words
 
@@ -125,11 +129,12 @@ class SpellIndex:
         return cls.from_arrays({"words": np.frombuffer("\n".join(words).encode(), dtype=np.uint8),
                                 "keys": np.array(keys, dtype=np.uint64)[order],
                                 "word_ids": np.array(ids, dtype=np.int32)[order],
-                                "levels": np.array(levels, dtype=np.uint8)[order]})
+                                "levels": np.array(levels, dtype=np.uint8)[order],
+                                "counts": np.array([frequencies[w] for w in words], dtype=np.int64)})
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"words": np.frombuffer("\n".join(self.words).encode(), dtype=np.uint8), "keys": self.keys,
-                "word_ids": self.word_ids, "levels": self.levels}
+                "word_ids": self.word_ids, "levels": self.levels, "counts": self.counts}
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> SpellIndex:
@@ -138,29 +143,54 @@ class SpellIndex:
         for rank, word in enumerate(words):
             if not word.isascii():
                 folded.setdefault(_fold(word), []).append(rank)
-        return cls(words, arrays["keys"], arrays["word_ids"], arrays["levels"],
+        return cls(words, arrays["keys"], arrays["word_ids"], arrays["levels"], arrays["counts"],
                    {w: i for i, w in enumerate(words)}, folded)
 
     def __contains__(self, word: str) -> bool:
         return word in self.ids
 
-    def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN) -> dict[str, str]:
+    def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN,
+                    lift: Mapping[str, float] | None = None) -> dict[str, str]:
         """Unknown lower-case token -> its most probable correction: from the words one edit away,
         or, when there are none and the token has at most ``far_upto`` letters, two edits away.
         Tokens without a candidate are left out. A plain token that is a known word without its
-        accents ("fete", "attaches") counts as known: it is valid English, not a typo."""
+        accents ("fete", "attaches") counts as known: it is valid English, not a typo.
+        Most probable: the highest share of the word list's counts, plus ``lift`` (word -> share,
+        e.g. the campaign's own use of the word, see spellcheck.py); equal scores go to the
+        better-ranked word. Without ``lift`` the choice is pyspellchecker's."""
         unknown = sorted({t for t in tokens if t not in self.ids and t not in self.folded and _checked(t)})
-        found = self._nearest(unknown, 1)
+        found = self._nearest(unknown, 1, lift or {})
         short = [t for t in unknown if t not in found and len(t) <= far_upto]
-        found.update(self._nearest(short, 2))
+        found.update(self._nearest(short, 2, lift or {}))
         return found
 
-    def _nearest(self, tokens: list[str], distance: int, batch: int = 20_000) -> dict[str, str]:
+    def share(self, word: str) -> float:
+        """The word's share of the word list's counts (0 for an unknown word)."""
+        rank = self.ids.get(word)
+        return 0.0 if rank is None else float(self.counts[rank]) / self._total
+
+    @cached_property
+    def common_words(self) -> frozenset[str]:
+        """The words of at least ``COMMON_SHARE`` of the list's counts (a compound's parts)."""
+        least = int(np.ceil(COMMON_SHARE * self._total))
+        return frozenset(self.words[:int(np.searchsorted(-self.counts, -least, "right"))])
+
+    @cached_property
+    def _count_list(self) -> list[int]:
+        return [int(n) for n in self.counts.tolist()]
+
+    @cached_property
+    def _total(self) -> int:
+        return int(self.counts.sum())
+
+    def _nearest(self, tokens: list[str], distance: int, lift: Mapping[str, float],
+                 batch: int = 20_000) -> dict[str, str]:
         found: dict[str, str] = {}
+        lifted = {self.ids[w]: share * self._total for w, share in lift.items() if w in self.ids}  # rank -> count
         for start in range(0, len(tokens), batch):
             part = tokens[start:start + batch]
             for qid, ranks in self._candidates(part, distance):
-                best = self._best(part[qid], ranks, distance)
+                best = self._best(part[qid], ranks.tolist(), distance, lifted)
                 if best is not None:
                     found[part[qid]] = best
         return found
@@ -184,13 +214,24 @@ class SpellIndex:
         for group in np.split(np.arange(len(pairs)), cuts) if len(pairs) else []:
             yield int(owners[group[0]]), ranks[group]
 
-    def _best(self, token: str, ranks: np.ndarray, distance: int) -> str | None:
-        def near(word: str) -> bool:
+    def _best(self, token: str, ranks: list[int], distance: int, lifted: Mapping[int, float]) -> str | None:
+        """The likeliest word within ``distance`` of ``token``: the highest count plus its lift
+        (both in counts of the word list), the better rank on equal scores."""
+        def near(rank: int) -> bool:
+            word = self.words[rank]
             if abs(len(word) - len(token)) > distance:
                 return False
             return one_edit(token, word) if distance == 1 else damerau(token, word) <= distance
 
-        accented = [self.words[r] for r in self.folded.get(token, []) if near(self.words[r])]
-        if accented:  # pyspellchecker prefers a candidate that differs only by accents
-            return accented[0]
-        return next((self.words[r] for r in ranks.tolist() if near(self.words[r])), None)
+        first = next((r for r in ranks if near(r)), None)  # the best of the words without a lift
+        if first is None or not lifted:
+            return None if first is None else self.words[first]
+        # a later word has no larger count than ``first``: only a larger lift can make it likelier
+        floor = lifted.get(first, 0.0)
+        rivals = [r for r in ranks if lifted.get(r, 0.0) > floor]
+        if rivals:
+            counts = self._count_list
+            beaten = counts[first] + floor
+            scored = sorted(((counts[r] + lifted[r], -r) for r in rivals), reverse=True)
+            first = next((-neg for score, neg in scored if score > beaten and near(-neg)), first)
+        return self.words[first]

@@ -7,30 +7,45 @@ U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unse
 ``caption`` column keeps them as typed.
 
 Each unknown token is replaced by its most probable candidate, keeping case and
-punctuation. Tokens are never changed when they contain a digit, are capitalised mid-sentence
-(brands such as Dell or Duracell), are all capitals (TV), or are words that at least
-``min_workers`` distinct workers used in the campaign -- unless such a word is not in the
-dictionary and sits one edit from a dictionary word the campaign uses ``TYPO_RATIO`` times as
-often ("teh" beside "the"): a shared typo grows with the campaign, so a fixed worker count alone
-protected "teh", "hte" and "adn" in large campaigns (issue 40).
+punctuation; probable in a noisy-channel sense, the word list's counts mixed evenly with the
+campaign's own (postprocess/spell_campaign.py: "blck" is "black" in captions that say "black").
+Tokens are never changed when they contain a digit, are capitalised mid-sentence (brands such as
+Dell or Duracell), have a capital inside (iPods), are all capitals (TV), have two letters (kg,
+pk), are joined to a word by a hyphen (pre-made), are two common words written together
+(chapstick; unless one edit from a word the campaign writes ``TYPO_RATIO`` times as often), or
+are words that at least ``min_workers`` distinct workers used in the campaign -- unless such a
+word is not in the dictionary and sits one edit from a dictionary word the campaign uses
+``TYPO_RATIO`` times as often ("teh" beside "the"): a shared typo grows with the campaign, so a
+fixed worker count alone protected "teh", "hte" and "adn" in large campaigns (issue 40). A
+capitalised first word is corrected only towards a word the campaign writes that much more often
+("Teh", not "Lenovo"). Long words get two edits only towards such a word.
 
 Candidates come from a symmetric-delete index (postprocess/spell_index.py) over pyspellchecker's
-word frequencies: the same choices as pyspellchecker's own lookup, without generating every
-string within two edits per token. The index can be passed in (flows/ keeps one on disk); without
-it one is built in memory, once per process and language (seconds).
+word frequencies: without the campaign's counts, the same choices as pyspellchecker's own lookup,
+without generating every string within two edits per token. The index can be passed in (flows/
+keeps one on disk); without it one is built in memory, once per process and language (seconds).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Container, Mapping
 from functools import lru_cache
 
 import pandas as pd
 from spellchecker import SpellChecker
 
-from postprocess.spell_index import SpellIndex
+from postprocess.spell_campaign import (
+    TYPO_RATIO,
+    campaign_lift,
+    far_more_used,
+    has_inner_capital,
+    is_compound,
+    likely_word,
+    long_word_corrections,
+)
+from postprocess.spell_index import SpellIndex, one_edit
 
 _TOKEN = re.compile(r"[^\W_][\w'’]*")  # Unicode-aware: "entrée" is one token
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
@@ -40,6 +55,10 @@ CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\u
 # Edit distance 2 is tried only for tokens of at most spell_index.SHORT_TOKEN letters that have no
 # candidate at distance 1 (as before the index, when it cost up to a second per long token).
 LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
+# An unknown token of two letters is an abbreviation or a unit far more often than a typo ("kg",
+# "pk", "vw", "lg"), and is one edit from dozens of words: campaigns leave it as typed.
+SHORTEST_WORD = 2
+SENTENCE_WORD_SHARE = 1e-4  # the list's commonest words, about 500 ("the", "this", "there", "open")
 
 
 @lru_cache(maxsize=4)
@@ -48,24 +67,30 @@ def default_index(language: str = "en") -> SpellIndex:
     return SpellIndex.build(SpellChecker(language=language, distance=1).word_frequency.dictionary)
 
 
-TYPO_RATIO = 10  # a one-edit neighbour used this many times as often makes a kept word a typo
-
-
 def campaign_words(df: pd.DataFrame, min_workers: int, index: SpellIndex | None = None) -> set[str]:
     """Lower-cased words that at least ``min_workers`` distinct workers wrote, without the
     shared typos (:func:`drop_shared_typos`) when an ``index`` is given."""
-    if "worker_id" not in df.columns or df.empty:
-        return set()
+    return campaign_vocabulary(df, min_workers, index)[0]
+
+
+def campaign_vocabulary(df: pd.DataFrame, min_workers: int,
+                        index: SpellIndex | None = None) -> tuple[set[str], Counter[str]]:
+    """:func:`campaign_words`, and how often each lower-cased token is used."""
     uses: Counter[str] = Counter()
+    if "worker_id" not in df.columns or df.empty:
+        for cap in df["caption"].fillna("") if "caption" in df.columns else []:
+            uses.update(_lower_tokens(str(cap)))
+        return set(), uses
     seen = add_word_workers({}, df, min_workers, uses)
-    return words_of(seen, min_workers, uses, index)
+    return words_of(seen, min_workers, uses, index), uses
 
 
 def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> set[str]:
-    """``keep`` without the unknown words whose one-edit correction the campaign uses at least
-    ``TYPO_RATIO`` times as often as the word itself."""
+    """``keep`` without the unknown words whose one-edit correction (the campaign's own words
+    lifted, so "issuse" is read against "issues", not the list's commoner "issue") the campaign uses
+    at least ``TYPO_RATIO`` times as often as the word itself."""
     unknown = [w for w in keep if w not in index]
-    near = index.corrections(unknown, far_upto=0)
+    near = index.corrections(unknown, far_upto=0, lift=campaign_lift(uses, index))
     return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
 
 
@@ -102,7 +127,15 @@ def _lower_tokens(text: str) -> list[str]:
 def _protected(token: str, sentence_start: bool) -> bool:
     if any(c.isdigit() or not c.isascii() for c in token) or (len(token) > 1 and token.isupper()):
         return True
+    if not token[1:].islower() and has_inner_capital(token):  # "iPods", "eBay": a maker's spelling
+        return True
     return token[0].isupper() and not sentence_start
+
+
+def _hyphenated(text: str, start: int, end: int) -> bool:
+    """Whether the token is joined to a word by a hyphen ("pre-made", "tri-fold", "kare-kare"): a
+    prefix or a name's part, which the word list does not hold as a word of its own."""
+    return text[end:end + 1] == "-" or (start > 0 and text[start - 1] == "-")
 
 
 def _starts_sentence(gap: str, first: bool) -> bool:
@@ -131,15 +164,30 @@ def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
     return index.corrections(t for t in lowers if len(t) <= LONGEST_WORD)
 
 
+def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:
+    """Unknown token -> correction, the campaign's own words the likelier (spell_campaign.py);
+    only towards a common word or one the campaign writes; compounds of two common words are left
+    as typed, long words get two edits towards words the campaign writes far more often."""
+    unknown = [t for t in lowers if SHORTEST_WORD < len(t) <= LONGEST_WORD and t not in index]
+    found = index.corrections(unknown, lift=campaign_lift(uses, index))
+    found = {t: w for t, w in found.items() if likely_word(w, uses, index)
+             and (not is_compound(t, index) or (one_edit(t, w) and far_more_used(w, t, uses)))}
+    found.update(long_word_corrections([t for t in unknown if t not in found], uses, index))
+    return found
+
+
 def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
     """Every lower-cased token the captions could ask the corrector about, once."""
     tokens = {tok.replace("’", "'") for cap in captions for tok in _lower_tokens(cap)}
     return [t for t in tokens if t not in keep]
 
 
-def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None]) -> tuple[str, list[str]]:
+def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None],
+                    capitals: Container[str] | None = None) -> tuple[str, list[str]]:
     """The caption with each correctable token replaced, and the edits. Sentence starts and
-    protections are looked at only for tokens that have a correction."""
+    protections are looked at only for tokens that have a correction. ``capitals``: the lower-case
+    tokens whose correction is trusted when the token is capitalised, at a sentence's start (None:
+    every one)."""
     out, edits, copied, previous_end = [], [], 0, 0
     for m in _TOKEN.finditer(text):
         token, start = m.group(0), m.start()
@@ -147,7 +195,9 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
         fixed = None if lower in keep else correct(lower.replace("’", "'"))
         opens = fixed is not None and _starts_sentence(text[previous_end:start], first=previous_end == 0)
         previous_end = m.end()
-        if fixed is None or _protected(token, opens):
+        if fixed is None or _protected(token, opens) or _hyphenated(text, start, m.end()):
+            continue
+        if capitals is not None and token[0].isupper() and lower not in capitals:
             continue
         new = _match_case(token, fixed)
         out += [text[copied:start], new]
@@ -158,21 +208,30 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
 
 
 def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
-                     index: SpellIndex | None = None, keep: set[str] | None = None) -> pd.DataFrame:
+                     index: SpellIndex | None = None, keep: set[str] | None = None,
+                     uses: Mapping[str, int] | None = None) -> pd.DataFrame:
     """All captions' unknown words are looked up in one batch, then each caption is corrected.
-    ``keep``: the campaign's own words when ``df`` is only part of it (default: ``df``'s)."""
+    ``keep`` and ``uses`` (token -> occurrences): the campaign's own words and counts when ``df``
+    is only part of it (default: ``df``'s)."""
     words = index or default_index(language)
-    keep = campaign_words(df, min_workers, words) if keep is None else keep
+    if keep is None or uses is None:
+        own_keep, own_uses = campaign_vocabulary(df, min_workers, words)
+        keep, uses = (own_keep if keep is None else keep), (own_uses if uses is None else uses)
     canned = df["is_precanned"].astype(bool) if "is_precanned" in df.columns else pd.Series(False, index=df.index)
     captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
-    found = _corrections(words, _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep))
+    lookups = _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep)
+    found = campaign_corrections(words, lookups, uses)
+    # A capitalised unknown first word is a name more often than a typo ("Lenovo", "Zello", "Boca"):
+    # corrected only towards one of the commonest words ("Teh" -> "The") or a word the campaign
+    # writes far more often.
+    capitals = {t for t, w in found.items() if words.share(w) >= SENTENCE_WORD_SHARE or far_more_used(w, t, uses)}
     fixed, edits = [], []
     for caption, is_canned in zip(captions, canned, strict=True):
         if is_canned or (caption.isascii() and found.keys().isdisjoint(_lower_tokens(caption))):
             fixed.append(caption)  # canned, or nothing to correct: the common case, without the token walk
             edits.append("")
             continue
-        new, changes = correct_caption(caption, keep, found.get)
+        new, changes = correct_caption(caption, keep, found.get, capitals)
         fixed.append(new)
         edits.append("; ".join(changes))
     out = df.copy()

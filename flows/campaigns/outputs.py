@@ -69,22 +69,24 @@ def _rows(run: Run, sql: str, batch: int) -> list[Any]:
     return [next(iter(r.values())) for r in run.store.rows(sql, [run.cfg.name, batch])]
 
 
-def campaign_keep_words(run: Run, batches: list[int]) -> set[str]:
-    """The words spell-correction keeps because enough workers used them, over every accepted
-    caption of the campaign, read a batch at a time (the words only: no telemetry read)."""
+def campaign_keep_words(run: Run, batches: list[int]) -> tuple[set[str], Counter[str]]:
+    """The words spell-correction keeps because enough workers used them, and how often each word
+    is used, over every accepted caption of the campaign, read a batch at a time (the words only:
+    no telemetry read). The counts make the campaign's own words the likelier corrections."""
     seen: dict[str, set[str]] = {}
     uses: Counter[str] = Counter()
     for batch in batches:
         frame = batch_captions(run, batch, telemetry=False)
         add_word_workers(seen, frame[~frame["is_rejected"]], run.cfg.campaign_word_min_workers, uses)
-    return words_of(seen, run.cfg.campaign_word_min_workers, uses, spelling_index())
+    return words_of(seen, run.cfg.campaign_word_min_workers, uses, spelling_index()), uses
 
 
-def corrected_captions(run: Run, batch: int, keep: set[str]) -> pd.DataFrame:
+def corrected_captions(run: Run, batch: int, keep: set[str], uses: Counter[str]) -> pd.DataFrame:
     """One batch's captions with ``caption_corrected`` and ``edits`` (accepted ones spell-corrected)."""
     frame = batch_captions(run, batch)
     good = frame[~frame["is_rejected"]]
-    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers, index=spelling_index(), keep=keep)
+    checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers, index=spelling_index(), keep=keep,
+                               uses=uses)
     frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
@@ -117,14 +119,14 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     batches = caption_batches(run)
-    keep = campaign_keep_words(run, batches)
+    keep, uses = campaign_keep_words(run, batches)
     tally = CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image)
     origins: list[pd.DataFrame] = []  # how each batch's text arrived (issue 29's report section)
     choices: list[pd.DataFrame] = []  # each accepted caption's "is there text?" answer, aggregated below
     short: list[pd.DataFrame] = []  # images with fewer accepted captions than assignments_per_image
     with DatasetFiles(out_dir) as dataset:
         for batch in batches or [NO_BATCH]:  # an empty campaign still gets its (empty) files
-            captions = corrected_captions(run, batch, keep)
+            captions = corrected_captions(run, batch, keep, uses)
             items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
                                 f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"])
             dataset.add(captions, items)
