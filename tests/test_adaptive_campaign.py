@@ -27,10 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 ADAPTIVE = "min_judgements = 2\nmax_judgements = 5\nconfidence = 0.95\n"
 
 
-def adaptive_project(folder: Path, items: int = 30, answers: str = ADAPTIVE) -> Path:
+# On Prolific: a place pays 0.20 GBP for about a minute's work (above Prolific's hourly floor), budget in GBP
+PROLIFIC = '[prolific]\nreward = "0.20"\ncurrency = "GBP"\nestimated_minutes = 1\nmaximum_minutes = 10\n\n'
+
+
+def adaptive_project(folder: Path, items: int = 30, answers: str = ADAPTIVE, platform: str = "mturk") -> Path:
+    """The bench's campaign, small, with the adaptive keys (2 items a unit, 2 batches); priced for ``platform``."""
     config = project(folder, items, adversaries=2, share=0.0)  # the bench's [answers] table gets the adaptive keys
     text = config.read_text().replace("images_per_hit = 10", "images_per_hit = 2").replace("batches = 3",
                                                                                             "batches = 2")
+    if platform == "prolific":
+        text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 GBP"').replace("[target]",
+                                                                                        PROLIFIC + "[target]")
     config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     return config
 
