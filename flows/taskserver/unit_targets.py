@@ -4,7 +4,7 @@ Without it every unit is handed out up to ``assignments_per_image``. With it (or
 ``min_judgements`` plus the extensions the ledger records for it (``ExtendUnit`` rows,
 flows/platforms/unit_extensions.py): the people who arrive after a round (Prolific's added places,
 invitees opening their links again) get the uncertain units. The usual fallback for a participant who
-finds every unit full (the least-held unit new to them) is off under adaptive overlap: a unit is handed
+finds every unit full (the least-held unit new to them) is off under adaptive overlap and top-ups: a unit is handed
 out only below its target, which never passes ``max_judgements``, so nobody gives a judgement the
 stopping rule did not ask for; such a participant is told there is no work left for them.
 Kept apart from task_units.py's allocation, which only asks for the options.
@@ -25,9 +25,8 @@ def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dic
         return [(unit, items, held.get(unit, 0)) for unit, items in units.items()]
     extra = extra_by_index(store, cfg.name, batch)
     options = [(unit, items, held.get(unit, 0) - extra.get(unit, 0)) for unit, items in units.items()]
-    if cfg.answers.adaptive:  # strict: a unit at its target is never handed out, so no judgement is unasked
-        options = [o for o in options if o[2] < cfg.assignments_per_image]
-    return options
+    # strict: a unit at its target is never handed out, so nobody gives a judgement no round asked for
+    return [o for o in options if o[2] < cfg.assignments_per_image]
 
 
 def extending(store: Store, cfg: CampaignConfig) -> list[int]:
