@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
 from typing import Any
 
 from flows.core.ledger.ledger_calls import LedgeredCall
@@ -47,12 +48,14 @@ def unit_calls(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> list
     """One ``ExtendUnit`` row per unit of the round (a unit named k times gets k more judgements). Its
     "call" makes nothing: the row itself is what the task server reads; the round's platform call (if
     any) is ledgered apart and these rows are settled once it is made."""
-    calls = []
-    for unit, extra in sorted(Counter(unit_ids).items()):
-        params = {"unit": unit, "index": unit_index(unit), "NumberOfAdditionalAssignments": extra, "round": round_no}
-        calls.append(LedgeredCall(EXTEND_UNIT_OP, extension_key(run.cfg.name, batch, round_no, unit), params,
-                                  lambda unit=unit, extra=extra: {"unit": unit, "added": extra}))
-    return calls
+    return [LedgeredCall(EXTEND_UNIT_OP, extension_key(run.cfg.name, batch, round_no, unit),
+                         {"unit": unit, "index": unit_index(unit), "NumberOfAdditionalAssignments": extra,
+                          "round": round_no}, partial(recorded, unit, extra))
+            for unit, extra in sorted(Counter(unit_ids).items())]
+
+
+def recorded(unit: str, extra: int) -> dict[str, Any]:
+    return {"unit": unit, "added": extra}
 
 
 def extra_by_index(store: Store, campaign: str, batch: int) -> dict[int, int]:

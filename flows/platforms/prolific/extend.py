@@ -52,9 +52,15 @@ def places_key(name: str, batch: int, round_no: int) -> str:
 
 def stop_key(run: Run, batch: int) -> str:
     """The key the batch's study is stopped under now: the publish's collection, or the last round's."""
-    rounds = [int(json.loads(r["params"] or "{}")["round"]) for r in run.store.rows(
-        "SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = ?", [run.cfg.name, batch, PLACES_OP])]
+    rounds = [int(p["round"]) for p in places_rounds(run, batch)]
     return f"{run.cfg.name}:b{batch}:stop" + (f":r{max(rounds)}" if rounds else "")
+
+
+def places_rounds(run: Run, batch: int) -> list[dict[str, Any]]:
+    """The recorded ``IncreasePlaces`` intents of the batch (their parameters)."""
+    rows = run.store.rows("SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = ?",
+                          [run.cfg.name, batch, PLACES_OP])
+    return [json.loads(r["params"] or "{}") for r in rows]
 
 
 def total_after(run: Run, batch: int, round_no: int, added: int) -> int:
@@ -62,9 +68,7 @@ def total_after(run: Run, batch: int, round_no: int, added: int) -> int:
     made = run.store.ledger_entry(f"{run.cfg.name}:b{batch}:study")
     published = int(json.loads(made["params"] if made else "{}").get("total_available_places")
                      or study_of(run, batch)["places"])
-    earlier = sum(int(json.loads(r["params"] or "{}")["added"]) for r in run.store.rows(
-        "SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = ?", [run.cfg.name, batch, PLACES_OP])
-        if int(json.loads(r["params"] or "{}")["round"]) < round_no)
+    earlier = sum(int(p["added"]) for p in places_rounds(run, batch) if int(p["round"]) < round_no)
     return published + earlier + added
 
 
