@@ -6,7 +6,7 @@ places and the internal name are the only fields it still takes, and only upward
 awaiting-review or completed study. Each round asks for as many more places as the uncertain units need;
 the task server hands every newcomer one of those units (its allocation reads the round's ``ExtendUnit``
 rows, flows/taskserver/unit_targets.py); Prolific lets nobody take a study twice, so each is a new person
-to the study. Why this and not a follow-up study per round: docs/explanation/adaptive_overlap.md.
+to the study. Why this and not a follow-up study per round: docs/explanation/adaptive-overlap.md.
 
 A round's intents (one ``ExtendUnit`` row per unit and one ``IncreasePlaces`` row holding the study's new
 total) are written together BEFORE the call. The total is absolute, derived from the ledger alone (the
