@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pytest
 
@@ -135,3 +136,25 @@ def test_prolific_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
         run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", platform="prolific",
                      progress=lambda _: None)
     assert not Store(tmp_path / "h.db").table("studies").count  # refused before any study was made
+
+
+def test_the_prolific_simulator_takes_more_places_only_upwards_and_reopens_a_stopped_study() -> None:
+    """Prolific's rules for a published study as the simulator keeps them (researcher help, "Increase places";
+    the API takes the new total): only more places, nothing else changed, and a stopped study is active again."""
+    from flows.sim.prolific_state import ProlificError
+    from flows.sim.server import SimServer
+    from tests.test_sim_state import AUTH, STUDY
+
+    with SimServer(seed=5) as sim:
+        made = httpx.post(f"{sim.url}/api/v1/studies/", json=STUDY, headers=AUTH).json()
+        state = sim.prolific
+        with state.lock:  # no HTTP once it is published: its participants would open the study's (outside) URL
+            state.transition_study(made["id"], "PUBLISH")
+            state.transition_study(made["id"], "STOP")
+            assert state.study(made["id"])["status"] == "COMPLETED"  # stopped with nothing left to review
+            for refused in ({"total_available_places": 3}, {"total_available_places": 2},
+                            {"total_available_places": 5, "reward": 120}):
+                with pytest.raises(ProlificError, match="Invalid study update"):
+                    state.update_study(made["id"], refused)
+            reopened = state.update_study(made["id"], {"total_available_places": 5})
+            assert reopened["status"] == "ACTIVE" and reopened["total_available_places"] == 5
