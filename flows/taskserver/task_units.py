@@ -165,7 +165,7 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
         "AND (submitted_at IS NOT NULL OR created_at > ?) GROUP BY unit", [cfg.name, batch, stale])}
     seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
                                   [cfg.name, participant]) for i in json.loads(r["item_ids"])}
-    options = allocation_options(store, cfg, batch, units, held)  # adaptive overlap: unit_targets.py
+    options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap: unit_targets.py
     unit = choose_unit(options, seen, cfg.assignments_per_image)
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "
