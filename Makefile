@@ -186,6 +186,11 @@ bench-real-labels: $(STAMP)
 bench-adaptive-campaign: $(STAMP)
 	$(BIN)/python -m bench.adaptive_campaign
 
+# the same on Prolific-sim: more places on each batch's study (results-adaptive-campaign-prolific.json)
+.PHONY: bench-adaptive-campaign-prolific
+bench-adaptive-campaign-prolific: $(STAMP)
+	$(BIN)/python -m bench.adaptive_campaign --route prolific
+
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps

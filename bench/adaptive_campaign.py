@@ -5,8 +5,10 @@ max_judgements, confidence: more assignments only on items whose answer is still
 CreateAdditionalAssignmentsForHIT). Prints both accuracies against the items' latent answers
 (sim_items.json) and the ratio of assignments and of cost.
 
-``python -m bench.adaptive_campaign [--items 1000]`` (``make bench-adaptive-campaign``) prints one JSON
-object and writes it to ``bench/results-adaptive-campaign.json``.
+``python -m bench.adaptive_campaign [--items 1000] [--route prolific]`` (``make bench-adaptive-campaign``) prints
+one JSON object and writes it to ``bench/results-adaptive-campaign.json`` (``--route prolific``: the same
+campaign on Prolific-sim, more places on each batch's study steered by the task server, written to
+``bench/results-adaptive-campaign-prolific.json``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pandas as pd
 from bench.answers_accuracy import project
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
+from flows.platforms.unit_extensions import EXTENSION_OPS
 from postprocess.answers import accuracy
 
 RESULTS = Path(__file__).resolve().parent / "results-adaptive-campaign.json"
@@ -30,34 +33,49 @@ UNIT = ("images_per_hit = 10", "images_per_hit = {per_hit}")  # an extension buy
 REWARD = ('reward_usd = "0.20"', 'reward_usd = "{reward}"')
 
 
-def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str) -> dict[str, object]:
+# Prolific: a place pays 0.10 GBP an item for about a minute's work (above Prolific's hourly floor)
+PROLIFIC = '[prolific]\nreward = "{reward}"\ncurrency = "GBP"\nestimated_minutes = 1\nmaximum_minutes = 10\n\n'
+# Work Prolific stored but settled unpaid (returned, timed out, screened out, or a session it never reported):
+# its place went to someone else, so it is not an assignment the campaign paid for
+UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT", "NOT ON PROLIFIC")
+
+
+def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk"
+             ) -> dict[str, object]:
     config = project(folder, items, adversaries, share=0.0)  # the adaptive keys join the bench's [answers] table
     text = config.read_text().replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
     text = text.replace(REWARD[0], REWARD[1].format(reward=f"{0.02 * per_hit:.2f}"))
+    if route == "prolific":
+        text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 GBP"').replace(
+            "[target]", PROLIFIC.format(reward=f"{0.10 * per_hit:.2f}") + "[target]")
     config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     start = time.process_time()
-    summary = run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
+    summary = run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", platform=route,
+                           progress=lambda _: None)
     out = folder / "runs" / "sentiment"
     truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
     answers_csv = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
     store = Store(folder / "h.db")
-    assignments = store.table("assignments").count_where("batch > 0")
-    extensions = store.table("ledger").count_where("operation = 'CreateAdditionalAssignmentsForHIT'")
+    assignments = store.table("assignments").count_where(f"batch > 0 AND status NOT IN ({','.join('?' * len(UNPAID))})",
+                                                         list(UNPAID))
+    extensions = store.table("ledger").count_where(f"operation IN ({','.join('?' * len(EXTENSION_OPS))})",
+                                                   list(EXTENSION_OPS))
     return {"assignments": assignments, "extensions": extensions, "accuracy": round(accuracy(answers_csv, truth), 4),
             "methods": sorted(set(answers_csv["method"])), "campaign_cpu_s": round(time.process_time() - start, 1),
             "saving": summary.get("adaptive") or {}}
 
 
-def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto"
-            ) -> dict[str, object]:
+def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto",
+            route: str = "mturk") -> dict[str, object]:
     answers = f'method = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n"
     with tempfile.TemporaryDirectory() as fixed_dir, tempfile.TemporaryDirectory() as adaptive_dir:
-        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n')
-        adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers)
+        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n', route)
+        adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers, route)
     ratio = round(int(adaptive["assignments"]) / int(fixed["assignments"]), 4)  # type: ignore[call-overload]
-    return {"items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule, "method": method,
+    return {"route": route, "items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule,
+            "method": method,
             "fixed_overlap": 5, "fixed": fixed, "adaptive": adaptive, "assignment_ratio": ratio,
-            "cost_ratio": ratio,  # one price an assignment in both runs (same reward, same MTurk fee tier)
+            "cost_ratio": ratio,  # one price an assignment (or place) in both runs: same reward, same fee
             "goal": "adaptive accuracy >= fixed accuracy with assignment_ratio <= 0.60",
             "met": adaptive["accuracy"] >= fixed["accuracy"] and ratio <= 0.60,  # type: ignore[operator]
             "load_average": [round(x, 2) for x in os.getloadavg()]}
@@ -72,11 +90,14 @@ def main() -> None:
     p.add_argument("--max", type=int, default=6, dest="max_judgements")
     p.add_argument("--confidence", type=float, default=0.99)
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
-    p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--route", choices=["mturk", "prolific"], default="mturk",
+                   help="the simulator's MTurk (more assignments on a HIT) or Prolific (more places on a study)")
+    p.add_argument("--out", type=Path, default=None, help=f"default {RESULTS.name}, or its -prolific twin")
     a = p.parse_args()
+    out = a.out or (RESULTS if a.route == "mturk" else RESULTS.with_name(f"{RESULTS.stem}-prolific.json"))
     rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence}
-    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule, a.method), indent=1)
-    a.out.write_text(result + "\n", encoding="utf-8")
+    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route), indent=1)
+    out.write_text(result + "\n", encoding="utf-8")
     print(result)
 
 

@@ -27,19 +27,29 @@ ROOT = Path(__file__).resolve().parents[1]
 ADAPTIVE = "min_judgements = 2\nmax_judgements = 5\nconfidence = 0.95\n"
 
 
-def adaptive_project(folder: Path, items: int = 30, answers: str = ADAPTIVE) -> Path:
+# On Prolific: a place pays 0.20 GBP for about a minute's work (above Prolific's hourly floor), budget in GBP
+PROLIFIC = '[prolific]\nreward = "0.20"\ncurrency = "GBP"\nestimated_minutes = 1\nmaximum_minutes = 10\n\n'
+
+
+def adaptive_project(folder: Path, items: int = 30, answers: str = ADAPTIVE, platform: str = "mturk") -> Path:
+    """The bench's campaign, small, with the adaptive keys (2 items a unit, 2 batches); priced for ``platform``."""
     config = project(folder, items, adversaries=2, share=0.0)  # the bench's [answers] table gets the adaptive keys
     text = config.read_text().replace("images_per_hit = 10", "images_per_hit = 2").replace("batches = 3",
                                                                                             "batches = 2")
+    if platform == "prolific":
+        text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 GBP"').replace("[target]",
+                                                                                        PROLIFIC + "[target]")
     config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     return config
 
 
-def extensions(db: Path) -> pd.DataFrame:
-    rows = Store(db).rows("SELECT idem_key, status, params FROM ledger WHERE operation = "
-                          "'CreateAdditionalAssignmentsForHIT'")
-    return pd.DataFrame([{**json.loads(r["params"]), "key": r["idem_key"], "status": r["status"]} for r in rows],
-                        columns=["HITId", "NumberOfAdditionalAssignments", "round", "key", "status"])
+def extensions(db: Path, operation: str = "CreateAdditionalAssignmentsForHIT") -> pd.DataFrame:
+    """The ledger's extension rows (MTurk's calls, or ``ExtendUnit`` on Prolific and links: ``unit`` for ``HITId``)."""
+    rows = Store(db).rows("SELECT idem_key, status, params, batch FROM ledger WHERE operation = ?", [operation])
+    frame = pd.DataFrame([{**json.loads(r["params"]), "key": r["idem_key"], "status": r["status"], "batch": r["batch"]}
+                          for r in rows])
+    frame = frame.rename(columns={"unit": "HITId"})
+    return frame.reindex(columns=["HITId", "NumberOfAdditionalAssignments", "round", "key", "status", "batch"])
 
 
 def per_hit(db: Path) -> pd.Series:
@@ -99,23 +109,42 @@ def test_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
 
 
 KILL = """
-import os, signal, sys
-from flows.platforms.mturk import extend
+import importlib, os, signal, sys
 from flows.driver.campaign_run import run_campaign
-from flows.driver.campaign_status import campaign_status, format_status
-extend.AFTER_INTENTS = lambda: os.kill(os.getpid(), signal.SIGKILL)
-run_campaign(sys.argv[1], db_path=sys.argv[2], out_root=sys.argv[3], progress=lambda _: None)
+config, db, out, platform, when, task_url = sys.argv[1:7]
+die = lambda: os.kill(os.getpid(), signal.SIGKILL)
+if when == "intents":  # after a round's intents are written, before its platform call
+    importlib.import_module(f"flows.platforms.{platform}.extend").AFTER_INTENTS = die
+else:  # Prolific: the places call went through, its answer never written down
+    from flows.platforms.prolific import adapter
+    real = adapter.call
+    def call(client, method, path, body=None, params=None):
+        answer = real(client, method, path, body, params)
+        if method == "PATCH" and "total_available_places" in (body or {}):
+            die()
+        return answer
+    adapter.call = call
+run_campaign(config, db_path=db, out_root=out, platform=platform, task_url=task_url, progress=lambda _: None)
 """
+
+
+def killed_mid_round(config: Path, db: Path, out: Path, platform: str = "mturk", when: str = "intents",
+                     task_url: str = "") -> None:
+    """Run the campaign in a child killed with SIGKILL in its first extension round (``when``: right after
+    the round's ledger intents, or right after its platform call; ``task_url``: a standing task server);
+    the child must have died that way."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", KILL, str(config), str(db), str(out), platform, when,
+                           task_url],
+                          cwd=config.parent, env=env, capture_output=True, timeout=600)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
 
 
 @pytest.mark.slow
 def test_kill_between_intent_and_call_never_doubles(tmp_path: Path) -> None:
     config = adaptive_project(tmp_path, items=20)
     db, out = tmp_path / "h.db", tmp_path / "runs"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-c", KILL, str(config), str(db), str(out)], cwd=tmp_path, env=env,
-                          capture_output=True, timeout=600)
-    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    killed_mid_round(config, db, out)
     intended = extensions(db)
     assert not intended.empty and set(intended["status"]) == {"intended"}  # killed after the intents
     assert sim_state_path(db, 1, None).parent.exists()

@@ -122,6 +122,8 @@ def small_crowd(tmp_path: Path) -> Path:
 def route(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Route]:
     name, crowd = request.param, small_crowd(tmp_path)
     cfg = replace(load_config(CONFIG), sim_crowd=crowd)  # the links' simulated invitees come from the same crowd
+    # caption top-ups on (they extend units as adaptive overlap does): the task server steers by extensions
+    cfg = replace(cfg, answers=replace(cfg.answers, top_up_rounds=1))
     with SimServer(seed=7, crowd_file=crowd) as sim, open_session("sim", sim.url, platform=name) as session:
         run = Run(cfg, Store(tmp_path / "h.db"), session.client, session.target,
                   lambda _: None, session.wait, platform=name, notes={"out_dir": str(tmp_path), "seed": 7},
@@ -253,23 +255,38 @@ def test_the_estimate_is_what_the_work_costs_and_a_rejection_pays_nothing(route:
     assert route.spent() == (estimate.total / places * len(approved)).quantize(Decimal("0.01"))
 
 
-def test_extending_a_unit_adds_one_judgement_once(route: Route) -> None:
-    """Adaptive overlap's call (issue 43): one more assignment on a posted unit, ledgered before it is
-    made, so asking twice for the same round extends once; a platform without it refuses in one line."""
-    from flows.core.errors import ConfigError
+EXTENDS = {"mturk": "CreateAdditionalAssignmentsForHIT", "prolific": "ExtendUnit", "links": "ExtendUnit"}
 
+
+def test_extending_a_unit_adds_one_judgement_once(route: Route) -> None:
+    """Adaptive overlap's call (issue 43): one more judgement on a posted unit, ledgered before it is made,
+    so asking twice for the same round extends once. MTurk: CreateAdditionalAssignmentsForHIT; Prolific: one
+    more place on the batch's study, which the task server hands to the extended unit; links: the task
+    server hands the unit to one more invitee."""
     route.publish(1)
     route.platform.collect(route.run, 1)
-    if not route.platform.EXTENDS_UNITS:
-        with pytest.raises(ConfigError, match="min_judgements"):
-            route.platform.extend_units(route.run, 1, 1, ["any"])
-        return
-    hit = route.run.store.rows("SELECT hit_id FROM hits WHERE campaign = ? AND batch = 1 ORDER BY hit_index",
-                               [NAME])[0]["hit_id"]
-    before = {w["worker_id"] for w in route.run.store.rows("SELECT worker_id FROM assignments WHERE hit_id = ?", [hit])}
-    route.platform.extend_units(route.run, 1, 1, [hit])
-    route.platform.extend_units(route.run, 1, 1, [hit])  # the same round again: nothing more is asked
-    assert [e["status"] for e in route.ledger("CreateAdditionalAssignmentsForHIT")] == ["ok"]
-    after = {w["worker_id"] for w in route.run.store.rows("SELECT worker_id FROM assignments WHERE hit_id = ?", [hit])}
-    assert before < after and len(after) == len(before) + 1  # one more judgement, by someone new
-    assert mturk.get_hit(route.run.client, hit)["MaxAssignments"] == len(before) + 1
+    assert route.platform.EXTENDS_UNITS
+    units = route.platform.posted_units(route.run, 1)
+    assert len(units) == len(hit_groups(route.run, 1)) and all(items for _, items in units)
+    unit = units[0][0]
+
+    def workers() -> list[str]:
+        return [w["worker_id"] for w in route.run.store.rows(
+            "SELECT worker_id FROM assignments WHERE hit_id = ? AND status NOT IN ('RETURNED', 'TIMED-OUT')", [unit])]
+
+    before, others = workers(), route.run.store.table("assignments").count - len(workers())
+    route.platform.extend_units(route.run, 1, 1, [unit])
+    route.platform.extend_units(route.run, 1, 1, [unit])  # the same round again: nothing more is asked
+    assert [e["status"] for e in route.ledger(EXTENDS[route.run.platform])] == ["ok"]
+    after = workers()
+    assert len(after) == len(before) + 1 and len(set(after)) == len(after)  # one more judgement, by someone new
+    assert route.run.store.table("assignments").count - len(after) == others  # and none on another unit
+    if route.run.platform == "mturk":
+        assert mturk.get_hit(route.run.client, unit)["MaxAssignments"] == len(before) + 1
+    if route.run.platform == "prolific":
+        client = route.run.client
+        assert isinstance(client, prolific.ProlificClient)
+        [places] = route.ledger("IncreasePlaces")
+        study = prolific.get_study(client, unit.split(":")[0])
+        assert places["status"] == "ok" and study["total_available_places"] == len(before) + 1 + 5 * (len(units) - 1)
+        assert study["status"] != "ACTIVE"  # stopped again once the round's place was filled

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from flows.core.ledger.store import Store
+from flows.platforms.unit_extensions import EXTENSION_OPS
 
 
 def adaptive_saving(store: Store, name: str, info: dict[str, Any], unit: Decimal) -> dict[str, Any]:
@@ -16,12 +17,24 @@ def adaptive_saving(store: Store, name: str, info: dict[str, Any], unit: Decimal
     fixed = int(info.get("fixed_overlap", 0))
     if not fixed:
         return {}
-    hits = store.table("hits").count_where("campaign = ? AND batch > 0", [name])
-    extended = store.table("ledger").count_where("campaign = ? AND operation = 'CreateAdditionalAssignmentsForHIT' "
-                                                 "AND status IN ('ok', 'adopted')", [name])
-    asked, full = hits * int(info.get("assignments_per_image", 0)) + extended, hits * fixed
+    units = posted_units(store, name)
+    extended = sum(int(json.loads(r["params"] or "{}").get("NumberOfAdditionalAssignments", 1)) for r in store.rows(
+        f"SELECT params FROM ledger WHERE campaign = ? AND operation IN ({','.join('?' * len(EXTENSION_OPS))}) "
+        "AND status IN ('ok', 'adopted')", [name, *EXTENSION_OPS]))
+    asked, full = units * int(info.get("assignments_per_image", 0)) + extended, units * fixed
     return {"asked": asked, "fixed": full, "cost": f"{unit * asked:.2f}", "fixed_cost": f"{unit * full:.2f}",
             "saving": f"{unit * (full - asked):.2f}", "share": round(asked / full, 3) if full else 0.0}
+
+
+def posted_units(store: Store, name: str) -> int:
+    """Units posted: MTurk's HITs, or (Prolific, invite links: the task server's units) the units of every
+    batch that was published."""
+    hits = int(store.table("hits").count_where("campaign = ? AND batch > 0", [name]))
+    if hits:
+        return hits
+    return int(store.rows("SELECT count(*) AS n FROM (SELECT DISTINCT i.batch, i.hit_index FROM items i JOIN batches b "
+                          "ON b.campaign = i.campaign AND b.batch = i.batch WHERE i.campaign = ? AND i.batch > 0 "
+                          "AND b.status != 'planned') AS u", [name])[0]["n"])
 
 
 def adaptive_line(a: dict[str, Any]) -> str:

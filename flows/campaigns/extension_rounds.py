@@ -1,6 +1,7 @@
 """Rounds of more work on posted units (adaptive overlap on custom pages, caption top-ups), shared by
 the task kinds: what the ledger says each round extended, whether a round's work was collected, and
-one round run through the platform (``Platform.extend_units``).
+one round run through the platform (``Platform.extend_units``): MTurk's CreateAdditionalAssignmentsForHIT,
+or on Prolific and invite links the task server's units (flows/platforms/unit_extensions.py).
 
 A round's extensions are the ledger's intents (written before any call), so a run killed mid-round
 finishes that round with the same units instead of planning it again; a note written once the round's
@@ -17,9 +18,8 @@ import pandas as pd
 
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
+from flows.platforms.unit_extensions import EXTENSION_OPS, ROUND_NOTE
 
-EXTEND_OP = "CreateAdditionalAssignmentsForHIT"
-ROUND_NOTE = "ExtensionRoundCollected"
 DONE_NOTE = "ExtensionRoundsDone"
 
 
@@ -30,11 +30,13 @@ def round_note(run: Run, batch: int, round_no: int) -> str:
 def recorded_rounds(run: Run, batch: int) -> dict[int, list[str]]:
     """The units each recorded round extends, by round (a unit extended by k appears k times)."""
     rounds: dict[int, list[str]] = {}
-    for row in run.store.rows("SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = ? "
-                              "ORDER BY id", [run.cfg.name, batch, EXTEND_OP]):
+    marks = ",".join("?" * len(EXTENSION_OPS))
+    for row in run.store.rows(f"SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation IN ({marks}) "
+                              "ORDER BY id", [run.cfg.name, batch, *EXTENSION_OPS]):
         params = json.loads(row["params"] or "{}")
         extra = int(params.get("NumberOfAdditionalAssignments", 1))
-        rounds.setdefault(int(params["round"]), []).extend([str(params["HITId"])] * extra)
+        unit = params.get("HITId") or params["unit"]  # MTurk's HIT, or a unit the task server hands out
+        rounds.setdefault(int(params["round"]), []).extend([str(unit)] * extra)
     return rounds
 
 
@@ -53,12 +55,9 @@ def unit_frame(run: Run, batch: int, rounds: dict[int, list[str]]) -> pd.DataFra
     received = {r["hit_id"]: r["n"] for r in run.store.rows(
         "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
         [run.cfg.name, batch])}
-    rows = [{"unit_id": h["hit_id"], "item_id": item,
-             "asked": run.cfg.assignments_per_image + int(extended.get(h["hit_id"], 0)),
-             "received": int(received.get(h["hit_id"], 0))}
-            for h in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ? "
-                                    "ORDER BY hit_index, rowid", [run.cfg.name, batch])
-            for item in json.loads(h["item_ids"] or "[]")]
+    rows = [{"unit_id": unit, "item_id": item, "asked": run.cfg.assignments_per_image + int(extended.get(unit, 0)),
+             "received": int(received.get(unit, 0))}
+            for unit, items in platform_for(run.platform).posted_units(run, batch) for item in items]
     return pd.DataFrame(rows, columns=["unit_id", "item_id", "asked", "received"])
 
 

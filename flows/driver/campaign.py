@@ -173,8 +173,9 @@ def _prepare(run: Run, limit: int | None, scale: int) -> tuple[list[int], StepFn
 
         refuse_unreadable(run.cfg)
     if run.cfg.answers.adaptive and not platform_for(run.platform).EXTENDS_UNITS:
-        raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
-                          f"not on {platform_for(run.platform).LABEL}; remove min_judgements and max_judgements")
+        raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) needs a platform that can add "
+                          f"work to a posted unit, which {platform_for(run.platform).LABEL} cannot; remove "
+                          "min_judgements and max_judgements")
     plan_items(run, limit, scale)
     check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):

@@ -82,6 +82,10 @@ class Platform(Protocol):
     def extend_units(self, run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
         """One more judgement on each posted unit (once per round, ledgered), then its work collected."""
 
+    def posted_units(self, run: Run, batch: int) -> list[tuple[str, list[str]]]:
+        """(unit id, item ids) of the batch's units, the unit id as its stored work names it (``hit_id``)."""
+        ...
+
     def collect(self, run: Run, batch: int) -> dict[str, Any]: ...
 
     def decide(self, run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from flows.core.config.config import CampaignConfig, hold_seconds
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
 from flows.taskserver.task_site import Refused, TaskSite
+from flows.taskserver.unit_targets import allocation_options, extending
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
@@ -97,7 +98,7 @@ def open_batch_or_reason(store: Store, cfg: CampaignConfig) -> tuple[int | None,
     if done and done[0]["status"] == "cancelled":  # its batches may still read "published"
         return None, "cancelled"
     rows = store.rows("SELECT batch, status FROM batches WHERE campaign = ? AND batch > 0", [cfg.name])
-    open_now = [r["batch"] for r in rows if r["status"] in ("published", "collected")]
+    open_now = [r["batch"] for r in rows if r["status"] in ("published", "collected")] + extending(store, cfg)
     if open_now:
         return int(max(open_now)), ""
     if done and done[0]["status"] in ("collected", "done"):
@@ -165,7 +166,7 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
         "AND (submitted_at IS NOT NULL OR created_at > ?) GROUP BY unit", [cfg.name, batch, stale])}
     seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
                                   [cfg.name, participant]) for i in json.loads(r["item_ids"])}
-    options = [(unit, items, held.get(unit, 0)) for unit, items in units.items()]
+    options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap: unit_targets.py
     unit = choose_unit(options, seen, cfg.assignments_per_image)
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "

@@ -24,9 +24,9 @@ class AnswersSection(Section):
     blocked: Literal["drop", "keep"] = Field("drop", description="A blocked worker's approved labels: drop them, or "
                                                                  "keep them (the model weighs each worker by skill)")
     threshold: Share = Field(0.9, description="The report lists items whose answer's confidence is below this")
-    min_judgements: int = Field(0, ge=0, le=1000, description="Adaptive overlap (task = \"custom\", MTurk): ask this "
-                                "many judgements per item first, then more only where the answer is uncertain; 0: off, "
-                                "every item gets [campaign] assignments_per_image")
+    min_judgements: int = Field(0, ge=0, le=1000, description="Adaptive overlap (task = \"custom\", every route): "
+                                "ask this many judgements per item first, then more only where the answer is "
+                                "uncertain; 0: off, every item gets [campaign] assignments_per_image")
     max_judgements: int = Field(0, ge=0, le=1000, description="Adaptive overlap: at most this many judgements per item "
                                 "(the budget is checked for this many everywhere)")
     confidence: Share = Field(0.9, description="Adaptive overlap: an item gets another judgement while its answer's "

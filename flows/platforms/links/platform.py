@@ -18,6 +18,7 @@ from flows.core.run.run_context import PlatformClient, Run
 from flows.platforms import targets
 from flows.platforms.interface import Review
 from flows.platforms.links import batches as study_links
+from flows.platforms.links import extend as links_extend
 from flows.platforms.links import rehearsal
 from flows.platforms.links.decisions import LINKS_SENDERS
 from flows.platforms.links.dry_run import NO_GATE_TEST, links_plan
@@ -36,11 +37,13 @@ REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
 REVIEW_SENDERS = LINKS_SENDERS
 BLOCK_MODE = "no more links"
-EXTENDS_UNITS = False  # adaptive overlap not built here yet (issue 43 point 5)
+EXTENDS_UNITS = True  # the task server hands uncertain units to further invitees (extend.py)
 SETTLED_UNPAID: tuple[str, ...] = ()  # every stored response awaits a (recorded) decision
 NOTHING_RECONCILED: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
 
 publish = study_links.open_links
+extend_units = links_extend.extend_units
+posted_units = links_extend.posted_units
 collect = study_links.collect_links
 dry_run = links_plan
 check_target = targets.check_target
@@ -121,7 +124,3 @@ def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
     """Named people, or a task server that outlives the run (the simulator's crowd opens neither)."""
     return target_kind != "sim" or bool(task_url or invitees)
 
-
-def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
-    raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
-                      "not on invite links; remove min_judgements/max_judgements to ask a fixed number per item")

@@ -11,6 +11,7 @@ so no HIT is ever extended twice for one round.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +45,13 @@ def extension_call(run: Run, batch: int, round_no: int, hit_id: str, extra: int 
 
     return LedgeredCall(EXTEND_OP, key, {"HITId": hit_id, "NumberOfAdditionalAssignments": extra, "round": round_no},
                         send)
+
+
+def posted_units(run: Run, batch: int) -> list[tuple[str, list[str]]]:
+    """(HIT id, item ids) of every HIT of the batch, in posting order."""
+    return [(h["hit_id"], json.loads(h["item_ids"] or "[]"))
+            for h in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ? "
+                                    "ORDER BY hit_index, rowid", [run.cfg.name, batch])]
 
 
 def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:

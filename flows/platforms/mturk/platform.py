@@ -44,6 +44,7 @@ DECIDE_THREADS = batch_publish.POST_THREADS
 
 publish = batch_publish.publish_batch
 extend_units = extend.extend_units
+posted_units = extend.posted_units
 
 
 def collect(run: Run, batch: int) -> dict[str, Any]:

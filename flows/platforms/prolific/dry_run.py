@@ -58,4 +58,8 @@ def prolific_calls(cfg: CampaignConfig, groups: Groups, problems: list[str]) -> 
                   "POST studies/<id>/transition/ STOP, POST submissions/bulk-approve/, POST "
                   "submissions/<id>/transition/ REJECT per rejection, POST participant-groups/<id>/participants/ "
                   "for flagged participants"]
+        if cfg.answers.adaptive:  # rounds of more places, each a PATCH with the study's new total
+            calls.append(f"then, batch {batch}, up to {cfg.answers.max_judgements - cfg.answers.min_judgements} "
+                         "round(s): PATCH studies/<id>/ total_available_places=<more, one a still-uncertain unit>, "
+                         "the same collection, STOP and decisions")
     return calls

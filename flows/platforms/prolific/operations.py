@@ -20,6 +20,7 @@ from flows.platforms.interface import Review
 from flows.platforms.operation_steps import each_call, finish_cancel
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.batches import prolific_client, record_submissions, stop_study
+from flows.platforms.prolific.extend import stop_key
 from flows.platforms.prolific.statuses import FINISHED
 
 OPEN = ("ACTIVE", "PAUSED")
@@ -110,9 +111,9 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def _stop(run: Run, study: dict[str, Any]) -> int:
-    """Stop one open study, once (the key collect_study stops it under)."""
+    """Stop one open study, once (the key collect_study, or the last adaptive round, stops it under)."""
     result = ledgered(run.store, run.cfg.name, study["batch"], LedgeredCall(
-        "StopStudy", f"{run.cfg.name}:b{study['batch']}:stop", {"study_id": study["study_id"]},
+        "StopStudy", stop_key(run, study["batch"]), {"study_id": study["study_id"]},
         lambda: {"status": stop_study(run, study["study_id"])}))
     run.store.table("studies").update(study["study_id"], {"status": result["status"]})
     return 1

@@ -15,6 +15,7 @@ from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.run.run_context import Run
 from flows.platforms.prolific import batches as prolific_batches
+from flows.platforms.prolific import extend as prolific_extend
 from flows.platforms.prolific import operations as prolific_operations
 from flows.platforms.prolific.decisions import PROLIFIC_SENDERS
 from flows.platforms.prolific.dry_run import NO_GATE_TEST, prolific_plan
@@ -36,10 +37,12 @@ REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP
 MIN_REASON_CHARS = 100
 REVIEW_SENDERS = PROLIFIC_SENDERS
 BLOCK_MODE = "blocklist"
-EXTENDS_UNITS = False  # adaptive overlap not built here yet (issue 43 point 5)
+EXTENDS_UNITS = True  # more places on the batch's study, steered by the task server (extend.py)
 SETTLED_UNPAID = UNPAID  # returned, timed out, screened out: Prolific settled them, no verdict can be sent
 
 publish = prolific_batches.publish_study
+extend_units = prolific_extend.extend_units
+posted_units = prolific_extend.posted_units
 collect = prolific_batches.collect_study
 reconcile = prolific_operations.reconcile
 refresh = prolific_operations.refresh
@@ -87,11 +90,6 @@ def record_test_scores(run: Run) -> int:
 
 def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
     return target_kind != "sim"
-
-
-def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
-    raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) runs on MTurk only so far, "
-                      "not on Prolific; remove min_judgements/max_judgements to ask a fixed number per item")
 
 
 def rehearsal_site(run: Run) -> dict[str, Any]:

@@ -1,0 +1,58 @@
+"""Adaptive overlap on invite links: the task server hands the uncertain units to further invitees.
+
+No platform is called: a round is its ``ExtendUnit`` ledger rows (flows/platforms/unit_extensions.py),
+written together before anything else, which raise each uncertain unit's target by one; the task server's
+allocation then gives those units, and only those, to whoever opens their link next (never a unit they
+did, never past ``max_judgements``: flows/taskserver/unit_targets.py). On the simulator the invitees open
+their links again one at a time until the round's units are held; real invitees come back by themselves
+and the run looks until the round's responses are in or the batch's time is up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flows.core.ledger.ledger_calls import intend_calls, send_calls
+from flows.core.run.run_context import Run
+from flows.platforms.batch_window import closes_now
+from flows.platforms.links.batches import invite_links, sim_crowd
+from flows.platforms.targets import simulate_invitees
+from flows.platforms.unit_extensions import responses, round_places, served_units, unit_calls
+
+# Called once a round's intents are written and before they are settled (a test's kill -9 goes here).
+AFTER_INTENTS: Callable[[], None] | None = None
+
+
+def posted_units(run: Run, batch: int) -> list[tuple[str, list[str]]]:
+    """The batch's units as the task server names an invitee's work: ``invite:u<index>``."""
+    return served_units(run, batch, "invite")
+
+
+def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:
+    """One more judgement on each of ``unit_ids`` (recorded once, whatever happens), then the round collected."""
+    calls = unit_calls(run, batch, round_no, unit_ids)
+    done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
+    if AFTER_INTENTS is not None:
+        AFTER_INTENTS()
+    send_calls(run.store, [c for c, _ in todo], 1)
+    before = responses(run, batch)
+    collect_round(run, batch, round_no)
+    return {"extended": len(calls), "sent_now": len(todo), "earlier": len(done),
+            "assignments": responses(run, batch) - before}
+
+
+def collect_round(run: Run, batch: int, round_no: int) -> None:
+    """Until every unit holds its target: simulated invitees open their links in turn (each is handed an
+    extended unit new to them, or turned away), real ones are waited for within the batch's time."""
+    places = round_places(run, batch)
+    if run.notes.get("simulated_people"):
+        links = run.notes.get("links") or invite_links(run)
+        seed = int(run.notes.get("seed", 1)) + 7919 * (100 * batch + round_no)
+        for turn, (name, url) in enumerate(links.items()):
+            if responses(run, batch) >= places:
+                break
+            simulate_invitees({name: url}, sim_crowd(run), seed + turn)
+        return
+    while not closes_now(run, batch, responses(run, batch), places):
+        run.wait(run.cfg.poll_interval_s)

@@ -1,0 +1,91 @@
+"""Adaptive overlap on the routes whose units hitflow's task server hands out (Prolific, invite links).
+
+There the platform knows no unit: a Prolific study has places, an invite link has a person. A unit is a
+group of items the task server allocates (``items.hit_index``), named as the task server names it in
+``assignments.hit_id`` (``<study id>:u<index>`` on Prolific, ``invite:u<index>`` on links). One more
+judgement on a unit is an ``ExtendUnit`` ledger row, keyed (batch, round, unit) like MTurk's
+CreateAdditionalAssignmentsForHIT; the task server reads those rows and lets each unit be held by
+``min_judgements`` plus its extensions (flows/taskserver/unit_targets.py), so whoever arrives next
+is steered to the uncertain units. The rows are written before any platform call of the round.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import partial
+from typing import Any
+
+from flows.core.ledger.ledger_calls import LedgeredCall
+from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
+
+EXTEND_UNIT_OP = "ExtendUnit"
+ROUND_NOTE = "ExtensionRoundCollected"  # written once a round's work is collected (flows/campaigns/extension_rounds.py)
+# Every ledger operation that gives a posted unit more judgements (MTurk's call, the task server's units)
+EXTENSION_OPS = ("CreateAdditionalAssignmentsForHIT", EXTEND_UNIT_OP)
+
+
+def served_units(run: Run, batch: int, prefix: str) -> list[tuple[str, list[str]]]:
+    """(unit id, item ids) of every unit of the batch, the unit id as the task server stores it."""
+    units: dict[int, list[str]] = {}
+    for r in run.store.rows("SELECT hit_index, item_id FROM items WHERE campaign = ? AND batch = ? "
+                            "ORDER BY hit_index, rowid", [run.cfg.name, batch]):
+        units.setdefault(int(r["hit_index"]), []).append(str(r["item_id"]))
+    return [(f"{prefix}:u{index}", items) for index, items in sorted(units.items())]
+
+
+def unit_index(unit_id: str) -> int:
+    """The items' unit index of a served unit id (``...:u7`` -> 7)."""
+    return int(unit_id.rsplit(":u", 1)[1])
+
+
+def extension_key(name: str, batch: int, round_no: int, unit_id: str) -> str:
+    return f"{name}:b{batch}:extend:r{round_no}:{unit_id}"
+
+
+def unit_calls(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> list[LedgeredCall]:
+    """One ``ExtendUnit`` row per unit of the round (a unit named k times gets k more judgements). Its
+    "call" makes nothing: the row itself is what the task server reads; the round's platform call (if
+    any) is ledgered apart and these rows are settled once it is made."""
+    return [LedgeredCall(EXTEND_UNIT_OP, extension_key(run.cfg.name, batch, round_no, unit),
+                         {"unit": unit, "index": unit_index(unit), "NumberOfAdditionalAssignments": extra,
+                          "round": round_no}, partial(recorded, unit, extra))
+            for unit, extra in sorted(Counter(unit_ids).items())]
+
+
+def recorded(unit: str, extra: int) -> dict[str, Any]:
+    return {"unit": unit, "added": extra}
+
+
+def extra_by_index(store: Store, campaign: str, batch: int) -> dict[int, int]:
+    """More judgements asked of each unit of the batch (by items' unit index), intents included: on
+    Prolific nobody new can arrive before the places are added, on links the row is the extension."""
+    extra: dict[int, int] = {}
+    for row in store.rows("SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = ?",
+                          [campaign, batch, EXTEND_UNIT_OP]):
+        params: dict[str, Any] = json.loads(row["params"] or "{}")
+        index = int(params["index"])
+        extra[index] = extra.get(index, 0) + int(params.get("NumberOfAdditionalAssignments", 1))
+    return extra
+
+
+def round_places(run: Run, batch: int) -> int:
+    """Responses the batch's units are asked for now: ``min_judgements`` each plus every extension."""
+    units = len(served_units(run, batch, "u"))
+    return units * run.cfg.assignments_per_image + sum(extra_by_index(run.store, run.cfg.name, batch).values())
+
+
+def responses(run: Run, batch: int) -> int:
+    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
+
+
+def extending_batches(store: Store, campaign: str) -> list[int]:
+    """Batches whose last round of ``ExtendUnit`` rows is not collected yet: open for work again on links,
+    whatever their step (a round runs after the batch's block step)."""
+    last: dict[tuple[int, str], int] = {}
+    for row in store.rows("SELECT batch, operation, params FROM ledger WHERE campaign = ? AND operation IN (?, ?)",
+                          [campaign, EXTEND_UNIT_OP, ROUND_NOTE]):
+        key = (int(row["batch"]), str(row["operation"]))
+        last[key] = max(last.get(key, 0), int(json.loads(row["params"] or "{}")["round"]))
+    return sorted(b for (b, op), n in last.items() if op == EXTEND_UNIT_OP and n > last.get((b, ROUND_NOTE), 0))

@@ -1,0 +1,40 @@
+"""How many people a unit may be handed to under adaptive overlap ([answers] min_judgements).
+
+Without it every unit is handed out up to ``assignments_per_image``. With it (or caption top-ups) a unit is asked for
+``min_judgements`` plus the extensions the ledger records for it (``ExtendUnit`` rows,
+flows/platforms/unit_extensions.py): the people who arrive after a round (Prolific's added places,
+invitees opening their links again) get the uncertain units.
+
+The usual fallback for someone who finds every unit at its target (the least-held unit new to them) is
+off for invitees: an invite link is never handed a unit at its target, so nobody gives a judgement no
+round asked for; such an invitee is told there is no work left for them. On Prolific it stays, capped at
+``max_judgements``: a place there is free again only when Prolific settled a submission unpaid (returned,
+timed out), which the task server learns at the run's next look, so the newcomer is that work's
+replacement; refusing them would turn away one participant after another until then.
+"""
+
+from __future__ import annotations
+
+from flows.core.config.config import CampaignConfig
+from flows.core.ledger.store import Store
+from flows.platforms.unit_extensions import extending_batches, extra_by_index
+
+
+def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]],
+                       held: dict[int, int], participant: str) -> list[tuple[int, list[str], int]]:
+    """``(unit, item ids, holders counted against the shared target)`` for ``choose_unit``: an extended
+    unit counts its extensions off its holders, so it is open until ``min + extensions`` hold it."""
+    if not (cfg.answers.adaptive or cfg.answers.top_up_rounds):  # no rounds: no ledger read per arrival
+        return [(unit, items, held.get(unit, 0)) for unit, items in units.items()]
+    extra = extra_by_index(store, cfg.name, batch)
+    options = [(unit, items, held.get(unit, 0) - extra.get(unit, 0)) for unit, items in units.items()]
+    if participant.startswith("invite:"):  # strict: nobody gives a judgement no round asked for
+        return [o for o in options if o[2] < cfg.assignments_per_image]
+    if cfg.answers.adaptive:  # Prolific: the fallback stays (a place Prolific freed), never past max_judgements
+        return [o for o in options if held.get(o[0], 0) < cfg.answers.max_judgements]
+    return options
+
+
+def extending(store: Store, cfg: CampaignConfig) -> list[int]:
+    """Batches open again for an adaptive round (invite links: a round runs after the batch's block step)."""
+    return extending_batches(store, cfg.name) if cfg.answers.adaptive or cfg.answers.top_up_rounds else []
