@@ -17,6 +17,7 @@ from flows.core.ledger.ledger_calls import intend_calls, send_calls
 from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now
 from flows.platforms.links.batches import invite_links, sim_crowd
+from flows.platforms.links.rehearsal import catch_up
 from flows.platforms.targets import simulate_invitees
 from flows.platforms.unit_extensions import responses, round_places, served_units, unit_calls
 
@@ -48,11 +49,25 @@ def collect_round(run: Run, batch: int, round_no: int) -> None:
     places = round_places(run, batch)
     if run.notes.get("simulated_people"):
         links = run.notes.get("links") or invite_links(run)
-        seed = int(run.notes.get("seed", 1)) + 7919 * (100 * batch + round_no)
-        for turn, (name, url) in enumerate(links.items()):
+        for name, url in links.items():
             if responses(run, batch) >= places:
                 break
-            simulate_invitees({name: url}, sim_crowd(run), seed + turn)
+            simulated_return(run, batch, round_no, name, url)
         return
     while not closes_now(run, batch, responses(run, batch), places):
         run.wait(run.cfg.poll_interval_s)
+
+
+def simulated_return(run: Run, batch: int, round_no: int, name: str, url: str) -> None:
+    """One simulated invitee comes back for round ``round_no`` on the rehearsal's virtual clock (a seeded
+    schedule of its own per batch and round, as the batch's first round has: one seed, one dataset), then
+    the simulator's clock moves on to their submission."""
+    clock = run.notes.get("invitee_clock")
+    try:
+        simulate_invitees({name: url}, sim_crowd(run), int(run.notes.get("seed", 1)), 100 * batch + round_no,
+                          run.clock(), clock.at if clock else None, frozenset())
+    finally:
+        if clock:
+            clock.release()
+    if clock:
+        catch_up(run, batch)
