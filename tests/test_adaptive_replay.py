@@ -59,8 +59,9 @@ def test_answers_and_skills_come_from_used_judgements_only() -> None:
     again = aggregate(result.used, "ds").answers
     pd.testing.assert_series_equal(result.answers["label"], again["label"])
     assert (result.answers["judgements_used"] <= result.answers["available"]).all()
-    uncertain = result.answers[result.answers["confidence"] < 0.9]
-    # an item left uncertain stopped only because the file ran out of its judgements
+    uncertain = result.answers[result.answers["stop_confidence"] < 0.9]
+    assert len(uncertain) and (result.answers["stop_confidence"] >= 0.9).any()  # both kinds occur
+    # an item left uncertain (by the confidence the rule stops on) stopped only because the file ran out
     assert (uncertain["judgements_used"] == uncertain["available"]).all()
 
 
@@ -98,4 +99,5 @@ def test_wsd_keeps_full_majority_vote_accuracy_with_at_most_half_the_labels() ->
 
 def test_an_empty_file_gives_empty_answers() -> None:
     result = replay(pd.DataFrame({"item_id": [], "worker_id": [], "label": []}), StoppingRule())
-    assert list(result.answers.columns[-2:]) == ["judgements_used", "available"] and result.answers.empty
+    assert list(result.answers.columns[-3:]) == ["judgements_used", "available", "stop_confidence"]
+    assert result.answers.empty
