@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -30,9 +31,13 @@ UNIT = ("images_per_hit = 10", "images_per_hit = {per_hit}")  # an extension buy
 REWARD = ('reward_usd = "0.20"', 'reward_usd = "{reward}"')
 
 
-def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str) -> dict[str, object]:
+def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, seed: int = 1
+             ) -> dict[str, object]:
     config = project(folder, items, adversaries, share=0.0)  # the adaptive keys join the bench's [answers] table
-    text = config.read_text().replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
+    crowd = folder / "crowd.toml"  # another seed: another crowd (skills, habits) and another market
+    crowd.write_text(re.sub(r"(?m)^seed = \d+$", f"seed = {seed}", crowd.read_text()), encoding="utf-8")
+    text = re.sub(r"(?m)^seed = \d+$", f"seed = {seed}", config.read_text())
+    text = text.replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
     text = text.replace(REWARD[0], REWARD[1].format(reward=f"{0.02 * per_hit:.2f}"))
     config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     start = time.process_time()
@@ -48,14 +53,15 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
             "saving": summary.get("adaptive") or {}}
 
 
-def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto"
-            ) -> dict[str, object]:
+def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto",
+            seed: int = 1) -> dict[str, object]:
     answers = f'method = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n"
     with tempfile.TemporaryDirectory() as fixed_dir, tempfile.TemporaryDirectory() as adaptive_dir:
-        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n')
-        adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers)
+        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n', seed)
+        adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers, seed)
     ratio = round(int(adaptive["assignments"]) / int(fixed["assignments"]), 4)  # type: ignore[call-overload]
-    return {"items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule, "method": method,
+    return {"items": items, "adversaries": adversaries, "items_per_hit": per_hit, "seed": seed, "rule": rule,
+            "method": method,
             "fixed_overlap": 5, "fixed": fixed, "adaptive": adaptive, "assignment_ratio": ratio,
             "cost_ratio": ratio,  # one price an assignment in both runs (same reward, same MTurk fee tier)
             "goal": "adaptive accuracy >= fixed accuracy with assignment_ratio <= 0.60",
@@ -67,15 +73,20 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
-    p.add_argument("--items-per-hit", type=int, default=3, help="3: the page's straight-lining rule can see a HIT")
+    p.add_argument("--items-per-hit", type=int, default=1,
+                   help="1: an extension buys one more judgement of one item (3 a HIT extends all three)")
     p.add_argument("--min", type=int, default=2, dest="min_judgements")
     p.add_argument("--max", type=int, default=6, dest="max_judgements")
-    p.add_argument("--confidence", type=float, default=0.99)
+    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--skill-prior", type=float, default=0.7)
+    p.add_argument("--skill-prior-weight", type=float, default=4.0)
+    p.add_argument("--seed", type=int, default=1, help="the crowd's and the campaign's seed")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
     p.add_argument("--out", type=Path, default=RESULTS)
     a = p.parse_args()
-    rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence}
-    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule, a.method), indent=1)
+    rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence,
+            "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight}
+    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.seed), indent=1)
     a.out.write_text(result + "\n", encoding="utf-8")
     print(result)
 

@@ -15,6 +15,7 @@ from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
+from flows.campaigns.extension_rounds import EXTEND_OP, extended_by_unit, recorded_rounds
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
@@ -167,10 +168,11 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
 
 
 def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> list[str]:
-    """With caption top-ups: the images still short of accepted captions after the last round, in
-    ``short_images.csv`` and one line for the report and the summary."""
+    """With caption top-ups: the images topped up (``top_ups.csv``) and those still short of accepted
+    captions after the last round (``short_images.csv``, and one line for the report and the summary)."""
     if not run.cfg.answers.top_up_rounds:
         return []
+    write_csv(topped_up_images(run), out_dir / "top_ups.csv")
     frame = pd.concat(short, ignore_index=True) if short else pd.DataFrame(columns=["item_id", "accepted"])
     write_csv(frame.rename(columns={"item_id": "image_id"}), out_dir / "short_images.csv")
     if frame.empty:
@@ -178,6 +180,21 @@ def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> li
     shown = ", ".join(frame["item_id"].head(10)) + (", ..." if len(frame) > 10 else "")
     return [f"{len(frame)} image(s) have fewer than {run.cfg.assignments_per_image} accepted captions: they ran out "
             f"of top-up rounds ({run.cfg.answers.top_up_rounds} a batch): {shown} (short_images.csv)"]
+
+
+def topped_up_images(run: Run) -> pd.DataFrame:
+    """``image_id, batch, hit_id, more_assignments``: every image whose HIT got more assignments in a top-up round
+    (the ledger's extensions; all images of an extended HIT get the extra captions)."""
+    rows = []
+    for row in run.store.rows("SELECT DISTINCT batch FROM ledger WHERE campaign = ? AND operation = ? ORDER BY batch",
+                              [run.cfg.name, EXTEND_OP]):
+        batch = int(row["batch"])
+        extended = extended_by_unit(recorded_rounds(run, batch))
+        rows += [{"image_id": item, "batch": batch, "hit_id": h["hit_id"], "more_assignments": extended[h["hit_id"]]}
+                 for h in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ? "
+                                         "ORDER BY hit_index, rowid", [run.cfg.name, batch])
+                 if h["hit_id"] in extended for item in json.loads(h["item_ids"] or "[]")]
+    return pd.DataFrame(rows, columns=["image_id", "batch", "hit_id", "more_assignments"])
 
 
 def _qualification_report(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd.DataFrame,
