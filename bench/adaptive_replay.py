@@ -1,7 +1,8 @@
 """Adaptive overlap replayed on real crowd labels with expert gold (issue 43, point 4).
 
 For each set: majority vote at full overlap, then postprocess.adaptive.replay under a few stopping
-rules; prints accuracy and the share of judgements used. Sets:
+rules (the skill-aware posterior the campaigns stop on, Dawid-Skene's own confidence, a plain lead of
+votes); prints accuracy and the share of judgements used. Sets:
 
 - Snow et al. 2008 WSD (177 items x 10, /work/shared/data/snow2008-wsd, its SOURCE.md);
 - Snow et al. 2008 RTE (800 items x 10, binary), read from ``HITFLOW_RTE_LABELS`` (a long CSV
@@ -25,9 +26,15 @@ from postprocess.answers import aggregate
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
 WSD = Path(os.environ.get("HITFLOW_WSD_LABELS", str(SHARED_WSD)))
-RULES = {"lead2": StoppingRule(3, lead=2, method="mv"), "ds_conf0.95": StoppingRule(3, confidence=0.95, method="ds"),
-         "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds"),
-         "ds_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds")}
+# ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
+# skill_*: stop on postprocess.skill_posterior (what campaigns and `hitflow aggregate --adaptive` use)
+RULES = {"lead2": StoppingRule(3, lead=2, method="mv"),
+         "ds_conf0.95": StoppingRule(3, confidence=0.95, method="ds", stop_on="method"),
+         "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds", stop_on="method"),
+         "ds_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds", stop_on="method"),
+         "skill_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds"),
+         "skill_min2_conf0.99": StoppingRule(2, confidence=0.99, method="ds"),
+         "skill_conf0.95": StoppingRule(3, confidence=0.95, method="ds")}
 
 
 def _wsd() -> pd.DataFrame | str:

@@ -26,7 +26,7 @@ Output, ``replay(frame, rule) -> Replay(answers, used)``:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import pandas as pd
@@ -44,7 +44,7 @@ class StoppingRule:
     confidence: float | None = None  # stop once the aggregated confidence reaches this
     lead: int | None = None  # stop once the leading label is this many votes ahead
     method: str = "auto"  # the aggregation method (postprocess.answers.CHOICES)
-    skill_prior: SkillPrior = SkillPrior()
+    skill_prior: SkillPrior = field(default_factory=SkillPrior)  # shrinks each worker's skill (stop_on skill)
     stop_on: str = "skill"  # skill: label_posterior's confidence; method: the aggregation's own
 
     def check(self) -> None:
@@ -136,12 +136,12 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
                     min_judgements: int = 1) -> list[str]:
     """A live campaign's round (adaptive overlap): the units that get one more judgement.
 
-    ``answers``: how sure each item's answer is, from every usable judgement received so far (``item_id,
-    field, confidence, judgements``: postprocess.skill_posterior.label_posterior in a campaign); ``units``: one row per posted
-    unit and item it shows (``unit_id, item_id, asked, received``: judgements asked of the unit so far
-    and received). An item is uncertain when a field's confidence is below ``confidence``, or when fewer
-    than ``min_judgements`` of its judgements are usable (the others rejected or a blocked worker's), or
-    none is. A unit with an uncertain item is extended when it was asked fewer than ``max_judgements``
+    ``answers``: how sure each item's answer is, from every usable judgement received so far
+    (``item_id, field, confidence, judgements``: postprocess.skill_posterior.label_posterior in a
+    campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
+    received``: judgements asked of the unit so far and received). An item is uncertain when a field's
+    confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
+    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is extended when it was asked fewer than ``max_judgements``
     and received all it was asked (a unit the crowd left short would only wait again). Units in the
     order given, each once."""
     if units.empty:

@@ -172,14 +172,18 @@ def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> li
     captions after the last round (``short_images.csv``, and one line for the report and the summary)."""
     if not run.cfg.answers.top_up_rounds:
         return []
-    write_csv(topped_up_images(run), out_dir / "top_ups.csv")
+    platform = platform_for(run.platform)
+    if platform.EXTENDS_UNITS:  # without it no file: the summary says the platform cannot top up
+        write_csv(topped_up_images(run), out_dir / "top_ups.csv")
     frame = pd.concat(short, ignore_index=True) if short else pd.DataFrame(columns=["item_id", "accepted"])
     write_csv(frame.rename(columns={"item_id": "image_id"}), out_dir / "short_images.csv")
     if frame.empty:
         return []
     shown = ", ".join(frame["item_id"].head(10)) + (", ..." if len(frame) > 10 else "")
-    return [f"{len(frame)} image(s) have fewer than {run.cfg.assignments_per_image} accepted captions: they ran out "
-            f"of top-up rounds ({run.cfg.answers.top_up_rounds} a batch): {shown} (short_images.csv)"]
+    why = (f"they ran out of top-up rounds ({run.cfg.answers.top_up_rounds} a batch)" if platform.EXTENDS_UNITS
+           else f"top-ups are not built on {platform.LABEL} yet")
+    return [f"{len(frame)} image(s) have fewer than {run.cfg.assignments_per_image} accepted captions: {why}: "
+            f"{shown} (short_images.csv)"]
 
 
 def topped_up_images(run: Run) -> pd.DataFrame:

@@ -93,19 +93,20 @@ def top_up_lines(out_dir: Path) -> list[str]:
     short_file, topped_file = out_dir / "short_images.csv", out_dir / "top_ups.csv"
     if not short_file.is_file():
         return []  # no top-up rounds in this campaign
-    lines = []
-    if topped_file.is_file() and len(topped := pd.read_csv(topped_file, dtype=str)):
+    short = pd.read_csv(short_file, dtype=str)
+    if not topped_file.is_file():  # a platform that cannot add assignments to posted work
+        return [f"images short of accepted captions: {len(short)}, not topped up (this platform cannot add "
+                f"assignments yet){f' ({short_file})' if len(short) else ''}"]
+    if len(topped := pd.read_csv(topped_file, dtype=str)):
         hits = topped.drop_duplicates("hit_id")
-        lines.append(f"images topped up: {topped['image_id'].nunique()} on {len(hits)} HIT(s) where QC left an image "
-                     f"short, {int(hits['more_assignments'].astype(int).sum())} more assignment(s) ({topped_file})")
+        lines = [f"images topped up: {topped['image_id'].nunique()} on {len(hits)} HIT(s) where QC left an image "
+                 f"short, {int(hits['more_assignments'].astype(int).sum())} more assignment(s) ({topped_file})"]
     else:
-        lines.append("images topped up: none (QC left no image short of accepted captions)")
-    if len(short := pd.read_csv(short_file, dtype=str)):
-        lines.append(f"images short of accepted captions after the last top-up round (ran out of rounds): "
-                     f"{len(short)} ({short_file})")
-    else:
-        lines.append("images short of accepted captions after the top-up rounds: none")
-    return lines
+        lines = ["images topped up: none (QC left no image short of accepted captions)"]
+    if len(short):
+        return [*lines, f"images short of accepted captions after the last top-up round (ran out of rounds): "
+                        f"{len(short)} ({short_file})"]
+    return [*lines, "images short of accepted captions after the top-up rounds: none"]
 
 
 def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[str]]:
