@@ -141,9 +141,9 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
     campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
     received``: judgements asked of the unit so far and received). An item is uncertain when a field's
     confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
-    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is extended when it was asked fewer than ``max_judgements``
-    and received all it was asked (a unit the crowd left short would only wait again). Units in the
-    order given, each once."""
+    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is
+    extended when it was asked fewer than ``max_judgements`` and received all it was asked (a unit the crowd
+    left short would only wait again). Units in the order given, each once."""
     if units.empty:
         return []
     items = answers["item_id"].astype(str)
