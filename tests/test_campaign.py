@@ -50,7 +50,11 @@ def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:
     assert {p.name for p in out.iterdir()} >= {"dataset.json", "dataset.csv", "flags.csv", "blocked_workers.csv",
                                               "report.html", "sim_workers.json"}
     data = json.loads((out / "dataset.json").read_text())
-    assert len(data["images"]) == 100 and len(data["annotations"]) == 500
+    # the demo tops up images QC left short of five accepted captions ([answers] top_up_rounds): five
+    # captions an assignment, 100 posted plus the extensions
+    extra = sum(json.loads(r["params"])["NumberOfAdditionalAssignments"] for r in Store(tmp_path / "h.db").rows(
+        "SELECT params FROM ledger WHERE operation = 'CreateAdditionalAssignmentsForHIT'"))
+    assert len(data["images"]) == 100 and len(data["annotations"]) == 5 * (100 + extra)
     assert set(data["images"][0]) == {"id", "file_name", "text_detected", "difficulty"}
     assert {i["difficulty"] for i in data["images"]} <= {"easy", "medium", "difficult", "all_canned"}
     assert {"id", "image_id", "caption", "is_precanned", "is_rejected", "worker_id", "assignment_id", "batch",
@@ -65,7 +69,28 @@ def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:
         assert not ((flat["worker_id"] == row.worker_id) & (flat["batch"] > row.batch)).any()
     truth = summary["truth"].set_index("profile")
     assert truth.loc["low_approval", "worked"] == 0
-    assert len(sim_hits(sim)) == 20 and summary["captions"] == 500
+    assert len(sim_hits(sim)) == 20 and summary["captions"] == 5 * (100 + extra)
+
+
+def test_the_demo_ships_no_image_short_of_five_captions_unless_it_ran_out_of_rounds(sim, tmp_path: Path) -> None:
+    """Issue 43: images QC left short get more assignments; those still short are named, and the summary
+    says how many were topped up and how many ran out of rounds."""
+    from flows.campaigns.summary import summarize
+
+    run_campaign(CONFIG, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=100,
+                 progress=quiet)
+    out = tmp_path / "vizwiz_captions"
+    data = pd.read_csv(out / "dataset.raw.csv", dtype={"image_id": str})
+    kept = data[~data["is_rejected"].astype(bool) & data["caption"].fillna("").str.strip().ne("")]
+    accepted = kept.groupby("image_id").size().reindex(data["image_id"].unique(), fill_value=0)
+    short = pd.read_csv(out / "short_images.csv", dtype={"image_id": str})
+    assert set(accepted[accepted < 5].index) == set(short["image_id"])
+    topped = pd.read_csv(out / "top_ups.csv", dtype={"image_id": str})
+    assert len(topped)  # this seed: batch 1's rejections and blocks leave images short
+    said = summarize(out)
+    assert f"images topped up: {topped['image_id'].nunique()} on {topped['hit_id'].nunique()} HIT(s)" in said
+    assert ("after the top-up rounds: none" in said) if short.empty else \
+        (f"(ran out of rounds): {len(short)}" in said)
 
 
 def test_every_assignment_is_decided_and_rule_breakers_rejected(sim, tmp_path: Path) -> None:
