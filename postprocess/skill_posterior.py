@@ -92,7 +92,8 @@ def _confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarra
                       pseudo: np.ndarray) -> np.ndarray:
     """Per worker: the prior's pseudo-counts plus the expected (true, given) label counts."""
     counts = np.broadcast_to(pseudo, (int(worker.max()) + 1, *pseudo.shape)).copy()
-    np.add.at(counts, (worker, slice(None), label), posterior[item])
+    for true in range(pseudo.shape[0]):  # counts[:, true] is a view: add.at writes into counts
+        np.add.at(counts[:, true], (worker, label), posterior[item, true])
     return counts
 
 
