@@ -12,21 +12,13 @@ from flows.driver.campaign_run import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import review_config as demo_review_config
 from flows.review.review_app import ReviewServer, ReviewSite
-from tests.small_configs import TOP_UPS
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 
 
 def review_config(tmp_path: Path, mode: str = "flagged", deadline_s: int | None = None) -> Path:
-    """The demo waiting for review, without its caption top-ups: a rejection here would otherwise send
-    a top-up's work back to the queue before the next batch, and these tests follow the queue batch by
-    batch (tests/test_caption_top_up.py and test_campaign.py cover the top-ups)."""
-    path = demo_review_config(tmp_path, mode, deadline_s, CONFIG)
-    text = path.read_text(encoding="utf-8")
-    assert TOP_UPS in text, "the demo config no longer has its top-ups line"
-    path.write_text(text.replace(TOP_UPS, "top_up_rounds = 0"), encoding="utf-8")
-    return path
+    return demo_review_config(tmp_path, mode, deadline_s, CONFIG)
 
 
 def run_until_review(config: Path, sim_url: str, db: Path, out: Path, limit: int = 20, platform: str = "mturk") -> str:
