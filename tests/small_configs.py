@@ -10,6 +10,17 @@ ROOT = Path(__file__).resolve().parents[1]
 TOP_UPS = "top_up_rounds = 2"  # the demo's caption top-ups ([answers])
 
 
+def extensions(db: Path, batch: int | None = None) -> int:
+    """Assignments the demo's caption top-ups added (the ledger's CreateAdditionalAssignmentsForHIT),
+    in one batch or all."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT batch, params FROM ledger WHERE operation = 'CreateAdditionalAssignmentsForHIT'")
+        return sum(json.loads(p)["NumberOfAdditionalAssignments"] for b, p in rows if batch in (None, b))
+
+
 def small_vizwiz(tmp_path: Path, name: str = "vizwiz_captions", edits: dict[str, str] | None = None,
                  items: int = 50, top_ups: bool = False) -> Path:
     """``name``: the campaign's name (and the file's); ``edits``: text replacements in the TOML;

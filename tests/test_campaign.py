@@ -23,6 +23,7 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.units import hit_groups, hit_token
+from tests.small_configs import extensions
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -41,12 +42,6 @@ def make_run(sim, db: Path) -> Run:
 def sim_hits(sim) -> list[dict]:
     """Each HIT's fields as posted (the simulator keeps the Question packed: question_xml() is its text)."""
     return [{**h.fields, "Question": h.question_xml()} for h in sim.market.hits.values()]
-
-
-def extensions(db: Path) -> int:
-    """Assignments the demo's caption top-ups added (the ledger's CreateAdditionalAssignmentsForHIT)."""
-    return sum(json.loads(r["params"])["NumberOfAdditionalAssignments"] for r in Store(db).rows(
-        "SELECT params FROM ledger WHERE operation = 'CreateAdditionalAssignmentsForHIT'"))
 
 
 def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:
