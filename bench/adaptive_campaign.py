@@ -1,12 +1,14 @@
 """Adaptive overlap on the simulator (issue 43): the answers issue's 1,000-item classification campaign
 (one three-way choice an item, 3 batches, the demo crowd plus consistently wrong workers) run twice on
 MTurk-sim, once with a fixed 5 assignments an item and once adaptively ([answers] min_judgements,
-max_judgements, confidence: more assignments only on items whose answer is still uncertain, through
-CreateAdditionalAssignmentsForHIT). Prints both accuracies against the items' latent answers
-(sim_items.json) and the ratio of assignments and of cost.
+max_judgements, confidence, skill_prior, skill_prior_weight: more assignments only on items whose
+answer is still uncertain under the skill-aware posterior, through CreateAdditionalAssignmentsForHIT).
+Prints both accuracies against the items' latent answers (sim_items.json) and the ratio of assignments
+and of cost. One item a HIT by default: an extension buys a whole HIT, so with three items a HIT one
+uncertain item buys two judgements nobody needed.
 
-``python -m bench.adaptive_campaign [--items 1000] [--route prolific]`` (``make bench-adaptive-campaign``) prints
-one JSON object and writes it to ``bench/results-adaptive-campaign.json`` (``--route prolific``: the same
+``python -m bench.adaptive_campaign [--items 1000] [--seeds 1,2] [--route prolific]`` (``make bench-adaptive-campaign``)
+prints one JSON object and writes it to ``bench/results-adaptive-campaign.json`` (``--route prolific``: the same
 campaign on Prolific-sim, more places on each batch's study steered by the task server, written to
 ``bench/results-adaptive-campaign-prolific.json``).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -40,18 +43,20 @@ PROLIFIC = '[prolific]\nreward = "{reward}"\ncurrency = "GBP"\nestimated_minutes
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT", "NOT ON PROLIFIC")
 
 
-def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk"
-             ) -> dict[str, object]:
+def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk",
+             seed: int = 1) -> dict[str, object]:
     config = project(folder, items, adversaries, share=0.0)  # the adaptive keys join the bench's [answers] table
-    text = config.read_text().replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
+    text = re.sub(r"(?m)^seed = \d+$", f"seed = {seed}", config.read_text())  # the review sample's
+    text = text.replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
     text = text.replace(REWARD[0], REWARD[1].format(reward=f"{0.02 * per_hit:.2f}"))
     if route == "prolific":
         text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 GBP"').replace(
             "[target]", PROLIFIC.format(reward=f"{0.10 * per_hit:.2f}") + "[target]")
     config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     start = time.process_time()
+    # the simulator's seed: another crowd (skills, habits) and another market
     summary = run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", platform=route,
-                           progress=lambda _: None)
+                           progress=lambda _: None, seed=seed)
     out = folder / "runs" / "sentiment"
     truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
     answers_csv = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
@@ -66,13 +71,14 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
 
 
 def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto",
-            route: str = "mturk") -> dict[str, object]:
+            route: str = "mturk", seed: int = 1) -> dict[str, object]:
     answers = f'method = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n"
     with tempfile.TemporaryDirectory() as fixed_dir, tempfile.TemporaryDirectory() as adaptive_dir:
-        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n', route)
-        adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers, route)
+        fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n', route, seed)
+        adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers, route, seed)
     ratio = round(int(adaptive["assignments"]) / int(fixed["assignments"]), 4)  # type: ignore[call-overload]
-    return {"route": route, "items": items, "adversaries": adversaries, "items_per_hit": per_hit, "rule": rule,
+    return {"route": route, "items": items, "adversaries": adversaries, "items_per_hit": per_hit, "seed": seed,
+            "rule": rule,
             "method": method,
             "fixed_overlap": 5, "fixed": fixed, "adaptive": adaptive, "assignment_ratio": ratio,
             "cost_ratio": ratio,  # one price an assignment (or place) in both runs: same reward, same fee
@@ -85,18 +91,29 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--adversaries", type=int, default=4, help="consistently wrong workers added to the crowd")
-    p.add_argument("--items-per-hit", type=int, default=3, help="3: the page's straight-lining rule can see a HIT")
+    p.add_argument("--items-per-hit", type=int, default=1,
+                   help="1: an extension buys one more judgement of one item (3 a HIT extends all three)")
     p.add_argument("--min", type=int, default=2, dest="min_judgements")
     p.add_argument("--max", type=int, default=6, dest="max_judgements")
-    p.add_argument("--confidence", type=float, default=0.99)
+    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--skill-prior", type=float, default=0.7)
+    p.add_argument("--skill-prior-weight", type=float, default=4.0)
+    p.add_argument("--seeds", default="1", help="the simulator's seeds (its crowd and market), e.g. 1,2: the first "
+                                                "is the result, the others follow under other_seeds")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
     p.add_argument("--route", choices=["mturk", "prolific"], default="mturk",
                    help="the simulator's MTurk (more assignments on a HIT) or Prolific (more places on a study)")
     p.add_argument("--out", type=Path, default=None, help=f"default {RESULTS.name}, or its -prolific twin")
     a = p.parse_args()
     out = a.out or (RESULTS if a.route == "mturk" else RESULTS.with_name(f"{RESULTS.stem}-prolific.json"))
-    rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence}
-    result = json.dumps(measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route), indent=1)
+    rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence,
+            "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight}
+    seeds = [int(x) for x in a.seeds.split(",")]
+    measured = measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route, seeds[0])
+    if seeds[1:]:
+        measured["other_seeds"] = [measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route, seed)
+                                   for seed in seeds[1:]]
+    result = json.dumps(measured, indent=1)
     out.write_text(result + "\n", encoding="utf-8")
     print(result)
 

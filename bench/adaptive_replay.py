@@ -21,12 +21,17 @@ from postprocess.adaptive import StoppingRule, replay, saving
 from postprocess.answers import aggregate
 
 ROOT = Path(__file__).resolve().parents[1]
+# ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
+# skill_* and cli_default: stop on postprocess.skill_posterior (what campaigns and `hitflow aggregate --adaptive` use)
 RULES = {"cli_default": StoppingRule(3, confidence=0.95, method="auto"),  # hitflow aggregate --adaptive
          "lead2": StoppingRule(3, lead=2, method="mv"),
-         "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds"),
-         "ds_min4_conf0.95": StoppingRule(4, confidence=0.95, method="ds"),
-         "ds_min5_conf0.95": StoppingRule(5, confidence=0.95, method="ds")}
-
+         "ds_conf0.95": StoppingRule(3, confidence=0.95, method="ds", stop_on="method"),
+         "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds", stop_on="method"),
+         "ds_min4_conf0.95": StoppingRule(4, confidence=0.95, method="ds", stop_on="method"),
+         "ds_min5_conf0.95": StoppingRule(5, confidence=0.95, method="ds", stop_on="method"),
+         "skill_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds"),
+         "skill_min2_conf0.99": StoppingRule(2, confidence=0.99, method="ds"),
+         "skill_min4_conf0.95": StoppingRule(4, confidence=0.95, method="ds")}
 
 def evaluate(frame: pd.DataFrame) -> dict[str, object]:
     gold = gold_of(frame)

@@ -8,26 +8,31 @@ takes its next judgement only when the stopping rule says it is still uncertain.
 rule did not ask for is never read, so the replay is what a live campaign would have paid.
 
 An item stops when it has ``max_judgements`` (or the file has no more for it) or, once it has
-``min_judgements``, when its aggregated confidence reaches ``rule.confidence`` or its leading label
-is ``rule.lead`` votes ahead of the runner-up (a plain baseline that needs no model). With neither
-set an item stops at ``min_judgements``.
+``min_judgements``, when its confidence reaches ``rule.confidence`` or its leading label is
+``rule.lead`` votes ahead of the runner-up (a plain baseline that needs no model). With neither set
+an item stops at ``min_judgements``. The confidence is, by default (``stop_on = "skill"``), the
+skill-aware posterior of postprocess.skill_posterior (each worker's record shrunk toward
+``rule.skill_prior``), the same one a live campaign's rounds stop on; ``stop_on = "method"`` takes
+the aggregation method's own confidence instead (the rule before that, kept to compare).
 
 Output, ``replay(frame, rule) -> Replay(answers, used)``:
 
-- ``answers``: the columns of ``postprocess.answers.ANSWER_COLUMNS`` plus ``judgements_used`` and
-  ``available`` (the item's judgements in the file), one row per item and field, aggregated from the
-  used judgements only;
+- ``answers``: the columns of ``postprocess.answers.ANSWER_COLUMNS`` plus ``judgements_used``,
+  ``available`` (the item's judgements in the file) and ``stop_confidence`` (the confidence the rule
+  last saw: the answer's probability under ``stop_on``), one row per item and field, aggregated from
+  the used judgements only;
 - ``used``: the used judgements (the input's normalised rows), in the file's order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import pandas as pd
 
 from postprocess.answers import ANSWER_COLUMNS, Aggregation, aggregate, judgements
+from postprocess.skill_posterior import SkillPrior, label_posterior
 
 KEY = ["item_id", "field"]
 
@@ -39,6 +44,8 @@ class StoppingRule:
     confidence: float | None = None  # stop once the aggregated confidence reaches this
     lead: int | None = None  # stop once the leading label is this many votes ahead
     method: str = "auto"  # the aggregation method (postprocess.answers.CHOICES)
+    skill_prior: SkillPrior = field(default_factory=SkillPrior)  # shrinks each worker's skill (stop_on skill)
+    stop_on: str = "skill"  # skill: label_posterior's confidence; method: the aggregation's own
 
     def check(self) -> None:
         if self.min_judgements < 1:
@@ -49,6 +56,9 @@ class StoppingRule:
             raise ValueError(f"confidence {self.confidence}: give a probability in (0, 1]")
         if self.lead is not None and self.lead < 1:
             raise ValueError(f"lead {self.lead}: give a number of votes, at least 1")
+        if self.stop_on not in ("skill", "method"):
+            raise ValueError(f"stop_on {self.stop_on!r}: use skill or method")
+        self.skill_prior.check()
 
 
 class Replay(NamedTuple):
@@ -67,14 +77,15 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
     while True:
         used = _take(data, wanted)
         if used.empty:
-            empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available"])
+            empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
         result = aggregate(used, rule.method, seed=seed)
-        asks = _still_uncertain(result.answers.set_index(KEY), used, rule) & (wanted < cap)
+        sureness = label_posterior(used, rule.skill_prior) if rule.stop_on == "skill" else result.answers
+        asks = _still_uncertain(sureness.set_index(KEY), used, rule) & (wanted < cap)
         if not asks.any():
             break
         wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
-    answers = _answers(result, wanted, available)
+    answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
 
 
@@ -85,7 +96,8 @@ def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:
 
 
 def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule) -> pd.Series:
-    """Per item and field: does the rule ask for one more judgement?"""
+    """Per item and field: does the rule ask for one more judgement? (``answers``: ``confidence`` by item
+    and field)"""
     confident = pd.Series(False, index=answers.index)
     if rule.confidence is not None:
         confident |= answers["confidence"] >= rule.confidence - 1e-12
@@ -105,9 +117,11 @@ def _lead(used: pd.DataFrame) -> pd.Series:
     return first - second
 
 
-def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series) -> pd.DataFrame:
+def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, sureness: pd.DataFrame) -> pd.DataFrame:
     answers = result.answers.merge(wanted.rename("judgements_used").reset_index(), on=KEY, how="left")
-    return answers.merge(available.reset_index(), on=KEY, how="left")
+    answers = answers.merge(available.reset_index(), on=KEY, how="left")
+    stop = sureness[[*KEY, "confidence"]].rename(columns={"confidence": "stop_confidence"})
+    return answers.merge(stop, on=KEY, how="left")
 
 
 def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
@@ -122,14 +136,14 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
                     min_judgements: int = 1) -> list[str]:
     """A live campaign's round (adaptive overlap): the units that get one more judgement.
 
-    ``answers``: the aggregation of every usable judgement received so far (``item_id, field, confidence,
-    judgements``, the columns of ``postprocess.answers.ANSWER_COLUMNS``); ``units``: one row per posted
-    unit and item it shows (``unit_id, item_id, asked, received``: judgements asked of the unit so far
-    and received). An item is uncertain when a field's confidence is below ``confidence``, or when fewer
-    than ``min_judgements`` of its judgements are usable (the others rejected or a blocked worker's), or
-    none is. A unit with an uncertain item is extended when it was asked fewer than ``max_judgements``
-    and received all it was asked (a unit the crowd left short would only wait again). Units in the
-    order given, each once."""
+    ``answers``: how sure each item's answer is, from every usable judgement received so far
+    (``item_id, field, confidence, judgements``: postprocess.skill_posterior.label_posterior in a
+    campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
+    received``: judgements asked of the unit so far and received). An item is uncertain when a field's
+    confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
+    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is
+    extended when it was asked fewer than ``max_judgements`` and received all it was asked (a unit the crowd
+    left short would only wait again). Units in the order given, each once."""
     if units.empty:
         return []
     items = answers["item_id"].astype(str)

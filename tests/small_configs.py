@@ -7,15 +7,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+TOP_UPS = "top_up_rounds = 2"  # the demo's caption top-ups ([answers])
+
+
+def extensions(db: Path, batch: int | None = None) -> int:
+    """Assignments the demo's caption top-ups added (the ledger's CreateAdditionalAssignmentsForHIT),
+    in one batch or all."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT batch, params FROM ledger WHERE operation = 'CreateAdditionalAssignmentsForHIT'")
+        return sum(json.loads(p)["NumberOfAdditionalAssignments"] for b, p in rows if batch in (None, b))
+
+
 def small_vizwiz(tmp_path: Path, name: str = "vizwiz_captions", edits: dict[str, str] | None = None,
-                 items: int = 50) -> Path:
+                 items: int = 50, top_ups: bool = False) -> Path:
     """``name``: the campaign's name (and the file's); ``edits``: text replacements in the TOML;
-    ``items``: how many of the demo's images (a header line is kept)."""
+    ``items``: how many of the demo's images (a header line is kept); ``top_ups``: keep the demo's
+    caption top-ups (off by default: a test counting captions per image or calls is about something else)."""
     rows = (ROOT / "config" / "items" / "vizwiz_demo_items.csv").read_text().splitlines()[:items + 1]
     (tmp_path / "items.csv").write_text("\n".join(rows) + "\n")
     text = (ROOT / "config" / "vizwiz_captions.toml").read_text()
     text = text.replace('items = "items/vizwiz_demo_items.csv"', 'items = "items.csv"')
-    for old, new in {'name = "vizwiz_captions"': f'name = "{name}"', **(edits or {})}.items():
+    off = {} if top_ups else {TOP_UPS: "top_up_rounds = 0"}
+    for old, new in {'name = "vizwiz_captions"': f'name = "{name}"', **off, **(edits or {})}.items():
         assert old in text, f"the demo config no longer has {old!r}"
         text = text.replace(old, new)
     (tmp_path / f"{name}.toml").write_text(text)

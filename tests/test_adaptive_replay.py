@@ -11,6 +11,8 @@ import pytest
 
 from postprocess.adaptive import StoppingRule, replay, saving
 from postprocess.answers import aggregate
+from postprocess.skill_posterior import SkillPrior, label_posterior
+from tests.crowd_labels import crowd_frame
 
 WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
 
@@ -59,8 +61,9 @@ def test_answers_and_skills_come_from_used_judgements_only() -> None:
     again = aggregate(result.used, "ds").answers
     pd.testing.assert_series_equal(result.answers["label"], again["label"])
     assert (result.answers["judgements_used"] <= result.answers["available"]).all()
-    uncertain = result.answers[result.answers["confidence"] < 0.9]
-    # an item left uncertain stopped only because the file ran out of its judgements
+    uncertain = result.answers[result.answers["stop_confidence"] < 0.9]
+    assert len(uncertain) and (result.answers["stop_confidence"] >= 0.9).any()  # both kinds occur
+    # an item left uncertain (by the confidence the rule stops on) stopped only because the file ran out
     assert (uncertain["judgements_used"] == uncertain["available"]).all()
 
 
@@ -73,9 +76,10 @@ def test_no_rule_stops_at_min_and_max_caps() -> None:
 
 
 @pytest.mark.parametrize("rule", [StoppingRule(min_judgements=0), StoppingRule(3, max_judgements=2),
-                                  StoppingRule(confidence=1.5), StoppingRule(lead=0)])
+                                  StoppingRule(confidence=1.5), StoppingRule(lead=0),
+                                  StoppingRule(stop_on="vote"), StoppingRule(skill_prior=SkillPrior(1.0))])
 def test_bad_rules_say_what_is_wrong(rule: StoppingRule) -> None:
-    with pytest.raises(ValueError, match=r"min_judgements|confidence|lead"):
+    with pytest.raises(ValueError, match=r"min_judgements|confidence|lead|stop_on|skill prior"):
         replay(_random_frame(6), rule)
 
 
@@ -98,4 +102,22 @@ def test_wsd_keeps_full_majority_vote_accuracy_with_at_most_half_the_labels() ->
 
 def test_an_empty_file_gives_empty_answers() -> None:
     result = replay(pd.DataFrame({"item_id": [], "worker_id": [], "label": []}), StoppingRule())
-    assert list(result.answers.columns[-2:]) == ["judgements_used", "available"] and result.answers.empty
+    assert list(result.answers.columns[-3:]) == ["judgements_used", "available", "stop_confidence"]
+    assert result.answers.empty
+
+
+def test_the_replay_stops_on_the_skill_posterior_of_the_used_judgements() -> None:
+    frame, truth = crowd_frame(1, items=300, per_item=6)
+    skill = replay(frame, StoppingRule(2, 6, confidence=0.95, method="ds"))
+    stopped = skill.answers[skill.answers["judgements_used"] < skill.answers["available"]]
+    assert len(stopped) and (stopped["stop_confidence"] >= 0.95).all()
+    again = label_posterior(skill.used).set_index("item_id")["confidence"]
+    np.testing.assert_allclose(skill.answers.set_index("item_id")["stop_confidence"], again.reindex(
+        skill.answers["item_id"]), rtol=1e-9)
+    # the aggregation's own confidence (the rule before it) stops two agreeing workers too early
+    method = replay(frame, StoppingRule(2, 6, confidence=0.95, method="ds", stop_on="method"))
+
+    def accuracy(answers: pd.DataFrame) -> float:
+        return float((answers["label"].to_numpy() == truth.reindex(answers["item_id"]).to_numpy()).mean())
+
+    assert accuracy(skill.answers) >= accuracy(method.answers) + 0.03

@@ -37,8 +37,7 @@ def accepted_per_image(out: Path) -> pd.Series:
 
 @pytest.mark.slow
 def test_short_images_get_more_captions_until_rounds_run_out(tmp_path: Path) -> None:
-    config = small_vizwiz(tmp_path, edits={"batches = 5": "batches = 2"}, items=20)
-    config.write_text(config.read_text() + "\n[answers]\ntop_up_rounds = 2\n")
+    config = small_vizwiz(tmp_path, edits={"batches = 5": "batches = 2"}, items=20, top_ups=True)  # the demo's 2
     db, out_root = tmp_path / "h.db", tmp_path / "runs"
     run_campaign(config, db_path=db, out_root=out_root, progress=lambda _: None)
     out = out_root / "vizwiz_captions"
@@ -56,6 +55,14 @@ def test_short_images_get_more_captions_until_rounds_run_out(tmp_path: Path) -> 
     items = pd.read_csv(tmp_path / "items.csv", dtype=str).iloc[:, 0]
     really_short = {i for i in items if accepted.get(i, 0) < 5}
     assert set(short["image_id"]) == really_short  # the file names exactly the images still short
-    assert "top-up round" in summarize(out)
+    said = summarize(out)
+    assert "top-up round" in said
+    # top_ups.csv names the images of every HIT the ledger extended, and the summary counts them
+    topped = pd.read_csv(out / "top_ups.csv", dtype={"image_id": str, "hit_id": str})
+    extended = {json.loads(r["params"])["HITId"] for r in ledger}
+    assert set(topped["hit_id"]) == extended
+    more = sum(json.loads(r["params"])["NumberOfAdditionalAssignments"] for r in ledger)
+    assert f"images topped up: {topped['image_id'].nunique()} on {len(extended)} HIT(s) where QC left an image " \
+           f"short, {more} more assignment(s)" in said
     if really_short:
         assert "ran out of top-up rounds" in (out / "report.html").read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,10 @@ READS = ("GetHIT", "ListAssignmentsForHIT", "ListReviewableHITs")
 
 def make_run(sim: Any, db: Path) -> Run:
     target = mturk.Target("sim", sim.url)
-    return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, lambda _: None,
+    # the demo without its caption top-ups: these tests count each HIT's MaxAssignments (top-ups collect apart)
+    cfg = load_config(CONFIG)
+    cfg = replace(cfg, answers=replace(cfg.answers, top_up_rounds=0))
+    return Run(cfg, Store(db), mturk.make_client(target), target, lambda _: None,
                lambda s: advance(sim, s), page=task_page)
 
 

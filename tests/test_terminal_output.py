@@ -23,6 +23,7 @@ from flows.core.ledger.store import Store
 from flows.core.terminal import WaitingBar
 from flows.platforms.batch_window import end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
+from tests.small_configs import extensions
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # anything but \t and \n
@@ -64,11 +65,14 @@ def terminal_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def test_a_run_on_a_terminal_draws_progress_bars_and_its_summary_table(terminal_run) -> None:
-    _, drawn = terminal_run
+    out, drawn = terminal_run
     assert "ETA" in drawn and "HITs complete" in drawn  # the collection wait's bar
     assert "\x1b[" in drawn  # drawn, not printed
     assert re.search(r"blocked vs the simulator's ground truth.*\n.*━", drawn)  # a rich table's rule
-    assert "captions: 50" in drawn and "report:" in drawn
+    # ten images on 2-image HITs: 50 captions, and one more per image of each assignment a top-up added
+    topped = (out / "vizwiz_captions" / "top_ups.csv").read_text().splitlines()[1:]
+    extra = sum(int(line.rsplit(",", 1)[1]) for line in topped)
+    assert f"captions: {50 + extra}" in drawn and "report:" in drawn
 
 
 def test_status_is_a_table_on_a_terminal_and_plain_lines_in_a_pipe(terminal_run) -> None:
@@ -77,7 +81,8 @@ def test_status_is_a_table_on_a_terminal_and_plain_lines_in_a_pipe(terminal_run)
     assert code == 0 and "\x1b[" in drawn
     table = visible(drawn)
     assert re.search(r"┃ batch ┃ status +┃ HITs ┃ assignments +┃ undecided ┃ for review ┃ blocked ┃", table)
-    assert re.search(r"│ +5 │ blocked( \(done\))? +│ +1 │ Approved 5 +│", table), table  # may wrap "(done)"
+    approved = 5 + extensions(out / "h.db", 5)  # the demo's top-ups add assignments to a HIT
+    assert re.search(rf"│ +5 │ blocked( \(done\))? +│ +1 │ Approved {approved} +│", table), table  # may wrap "(done)"
     piped = subprocess.run([*HITFLOW, "status", "--db", str(out / "h.db")], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout
     assert "vizwiz_captions (done)" in piped and "batch 5: blocked" in piped

@@ -57,6 +57,8 @@ def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
 def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
     """answers.csv at ``answers_path`` and workers.csv beside it (formula cells neutralised)."""
     answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
+    if "stop_confidence" in answers:  # an adaptive replay's
+        answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
     workers = result.workers.assign(skill=result.workers["skill"].round(4),
                                     agreement=result.workers["agreement"].round(4),
                                     control_accuracy=result.workers["control_accuracy"].round(4))

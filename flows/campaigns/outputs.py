@@ -15,6 +15,7 @@ from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
+from flows.campaigns.extension_rounds import extended_by_unit, recorded_rounds
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
@@ -22,6 +23,7 @@ from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for
+from flows.platforms.unit_extensions import EXTENSION_OPS
 from postprocess.adaptive import short_items
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
@@ -169,17 +171,38 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
 
 
 def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> list[str]:
-    """With caption top-ups: the images still short of accepted captions after the last round, in
-    ``short_images.csv`` and one line for the report and the summary."""
+    """With caption top-ups: the images topped up (``top_ups.csv``) and those still short of accepted
+    captions after the last round (``short_images.csv``, and one line for the report and the summary)."""
     if not run.cfg.answers.top_up_rounds:
         return []
+    platform = platform_for(run.platform)
+    if platform.TOPS_UP_CAPTIONS:  # without it no file: the summary says the platform cannot top up
+        write_csv(topped_up_images(run), out_dir / "top_ups.csv")
     frame = pd.concat(short, ignore_index=True) if short else pd.DataFrame(columns=["item_id", "accepted"])
     write_csv(frame.rename(columns={"item_id": "image_id"}), out_dir / "short_images.csv")
     if frame.empty:
         return []
     shown = ", ".join(frame["item_id"].head(10)) + (", ..." if len(frame) > 10 else "")
-    return [f"{len(frame)} image(s) have fewer than {run.cfg.assignments_per_image} accepted captions: they ran out "
-            f"of top-up rounds ({run.cfg.answers.top_up_rounds} a batch): {shown} (short_images.csv)"]
+    why = (f"they ran out of top-up rounds ({run.cfg.answers.top_up_rounds} a batch)" if platform.TOPS_UP_CAPTIONS
+           else f"top-ups are not built on {platform.LABEL} yet")
+    return [f"{len(frame)} image(s) have fewer than {run.cfg.assignments_per_image} accepted captions: {why}: "
+            f"{shown} (short_images.csv)"]
+
+
+def topped_up_images(run: Run) -> pd.DataFrame:
+    """``image_id, batch, hit_id, more_assignments``: every image whose HIT got more assignments in a top-up round
+    (the ledger's extensions; all images of an extended HIT get the extra captions)."""
+    rows = []
+    marks = ",".join("?" * len(EXTENSION_OPS))
+    for row in run.store.rows(f"SELECT DISTINCT batch FROM ledger WHERE campaign = ? AND operation IN ({marks}) "
+                              "ORDER BY batch", [run.cfg.name, *EXTENSION_OPS]):
+        batch = int(row["batch"])
+        extended = extended_by_unit(recorded_rounds(run, batch))
+        rows += [{"image_id": item, "batch": batch, "hit_id": h["hit_id"], "more_assignments": extended[h["hit_id"]]}
+                 for h in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ? "
+                                         "ORDER BY hit_index, rowid", [run.cfg.name, batch])
+                 if h["hit_id"] in extended for item in json.loads(h["item_ids"] or "[]")]
+    return pd.DataFrame(rows, columns=["image_id", "batch", "hit_id", "more_assignments"])
 
 
 def _qualification_report(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd.DataFrame,

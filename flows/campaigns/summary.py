@@ -88,6 +88,27 @@ def show_summary(out_dir: Path) -> None:
     print("\n".join(tail))
 
 
+def top_up_lines(out_dir: Path) -> list[str]:
+    """Caption top-ups: how many images got more assignments, and how many ran out of rounds short."""
+    short_file, topped_file = out_dir / "short_images.csv", out_dir / "top_ups.csv"
+    if not short_file.is_file():
+        return []  # no top-up rounds in this campaign
+    short = pd.read_csv(short_file, dtype=str)
+    if not topped_file.is_file():  # a platform that cannot add assignments to posted work
+        return [f"images short of accepted captions: {len(short)}, not topped up (this platform cannot add "
+                f"assignments yet){f' ({short_file})' if len(short) else ''}"]
+    if len(topped := pd.read_csv(topped_file, dtype=str)):
+        hits = topped.drop_duplicates("hit_id")
+        lines = [f"images topped up: {topped['image_id'].nunique()} on {len(hits)} HIT(s) where QC left an image "
+                 f"short, {int(hits['more_assignments'].astype(int).sum())} more assignment(s) ({topped_file})"]
+    else:
+        lines = ["images topped up: none (QC left no image short of accepted captions)"]
+    if len(short):
+        return [*lines, f"images short of accepted captions after the last top-up round (ran out of rounds): "
+                        f"{len(short)} ({short_file})"]
+    return [*lines, "images short of accepted captions after the top-up rounds: none"]
+
+
 def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[str]]:
     """The summary's lines before its table, the table (blocking against the simulator's ground
     truth, when the run was on the simulator) and the lines after it."""
@@ -104,11 +125,7 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
     if len(review):
         lines.append(f"needs a person: {review['assignment_id'].nunique()} assignment(s) sampled for manual review "
                      f"(rule random_sample in {out_dir / 'flags.csv'})")
-    short_file = out_dir / "short_images.csv"  # caption top-ups: what ran out of rounds
-    if short_file.is_file() and len(short := pd.read_csv(short_file, dtype=str)):
-        lines.append(f"images short of accepted captions after the last top-up round: {len(short)} ({short_file})")
-    elif short_file.is_file():
-        lines.append("images short of accepted captions after the top-up rounds: none")
+    lines += top_up_lines(out_dir)
     scores_file = out_dir / "qualification_scores.csv"
     if scores_file.is_file():
         scores = pd.read_csv(scores_file)

@@ -35,6 +35,10 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
     ad.add_argument("--confidence", type=float, default=0.95, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
+    ad.add_argument("--skill-prior", type=float, default=0.7,
+                    help="the confidence weighs each worker by skill: the accuracy assumed before their labels say")
+    ad.add_argument("--skill-prior-weight", type=float, default=4.0,
+                    help="how many labels --skill-prior is worth against a worker's own record")
 
 
 def cmd_aggregate(a: argparse.Namespace) -> int:
@@ -60,8 +64,10 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
 
     from flows.campaigns.answers_files import replay_file
     from postprocess.adaptive import StoppingRule
+    from postprocess.skill_posterior import SkillPrior
 
-    rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method)
+    rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method,
+                        SkillPrior(a.skill_prior, a.skill_prior_weight))
     try:
         rule.check()
     except ValueError as exc:

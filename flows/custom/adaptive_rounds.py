@@ -1,9 +1,10 @@
 """Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence).
 
 Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
-blocks, each round aggregates every judgement received so far (the campaign's earlier batches too, so a
-worker's skill comes from what they already did; rejected work and blocked workers left out), and the
-units with an item whose answer's confidence is below ``confidence`` get one more assignment, up to
+blocks, each round weighs every judgement received so far by its worker's skill (the campaign's earlier
+batches too, so a worker's skill comes from what they already did, shrunk toward ``skill_prior`` while
+they have done little: postprocess.skill_posterior; rejected work and blocked workers left out), and the
+units with an item whose label's probability is below ``confidence`` get one more assignment, up to
 ``max_judgements`` (postprocess.adaptive.units_to_extend). The platform extends and collects
 (``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
 before the next round (flows/driver/campaign.py, ``more_work_rounds``).
@@ -21,7 +22,7 @@ from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.core.run.run_context import Run
 from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
 from postprocess.adaptive import units_to_extend
-from postprocess.answers import aggregate
+from postprocess.skill_posterior import SkillPrior, label_posterior
 
 
 def received_judgements(run: Run) -> pd.DataFrame:
@@ -38,8 +39,9 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     """The units the next round extends, from the judgements received so far."""
     settings = run.cfg.answers
     judgements = received_judgements(run)
-    answers = aggregate(judgements, settings.method, settings.min_per_worker, controls=control_items(run)).answers \
-        if not judgements.empty else pd.DataFrame(columns=["item_id", "field", "confidence", "judgements"])
+    # the skill-aware posterior, not the aggregation's confidence: two agreeing workers barely seen
+    # before are not certain (postprocess/skill_posterior.py)
+    answers = label_posterior(judgements, SkillPrior(settings.skill_prior, settings.skill_prior_weight))
     units = unit_frame(run, batch, rounds)
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     if controls is not None:

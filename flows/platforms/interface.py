@@ -77,6 +77,9 @@ class Platform(Protocol):
     @property
     def EXTENDS_UNITS(self) -> bool: ...  # adaptive overlap ([answers] min_judgements) can add work to a posted unit
 
+    @property
+    def TOPS_UP_CAPTIONS(self) -> bool: ...  # caption top-ups ([answers] top_up_rounds) run here
+
     def publish(self, run: Run, batch: int) -> dict[str, Any]: ...
 
     def extend_units(self, run: Run, batch: int, round_no: int, unit_ids: list[str]) -> dict[str, Any]:

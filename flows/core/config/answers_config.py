@@ -29,8 +29,14 @@ class AnswersSection(Section):
                                 "uncertain; 0: off, every item gets [campaign] assignments_per_image")
     max_judgements: int = Field(0, ge=0, le=1000, description="Adaptive overlap: at most this many judgements per item "
                                 "(the budget is checked for this many everywhere)")
-    confidence: Share = Field(0.9, description="Adaptive overlap: an item gets another judgement while its answer's "
-                              "confidence is below this")
+    confidence: Share = Field(0.9, description="Adaptive overlap: an item gets another judgement while the probability "
+                              "of its answer, each worker weighed by their skill so far, is below this")
+    skill_prior: float = Field(0.7, gt=0, lt=1, allow_inf_nan=False,
+                               description="Adaptive overlap: the accuracy a worker is assumed to have before "
+                               "their own judgements say otherwise (it weighs their answers while they have few)")
+    skill_prior_weight: float = Field(4.0, gt=0, le=1000, allow_inf_nan=False,
+                                      description="Adaptive overlap: how many judgements skill_prior is worth "
+                                      "against a worker's own record")
     top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
                                "assignments_per_image accepted captions after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
@@ -73,6 +79,8 @@ class AnswersSettings:
     min_judgements: int = 0  # adaptive overlap off at 0
     max_judgements: int = 0
     confidence: float = 0.9
+    skill_prior: float = 0.7  # adaptive overlap: postprocess.skill_posterior.SkillPrior
+    skill_prior_weight: float = 4.0
     top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
     fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
 

@@ -1,0 +1,112 @@
+"""How sure is an item's answer, given what its workers are known to be worth? The confidence that
+adaptive overlap stops on (issue 43).
+
+Input: the long frame of judgements received so far (``item_id, worker_id, label`` [, ``field``], the
+contract of ``postprocess.answers.judgements``). Output of :func:`label_posterior`: ``item_id, field,
+label, confidence, judgements``, one row per item and field; ``confidence`` is the probability of
+``label``, the item's most probable label.
+
+Why not the aggregation's own confidence: Dawid-Skene (crowd-kit) estimates each worker's confusion
+without a prior, so a worker seen a few times, or two workers agreeing on an item, look perfect and
+an item two workers got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model
+fitted by MAP-EM with a Dirichlet prior on every worker's confusion rows: a worker is assumed right
+``SkillPrior.accuracy`` of the time (their slips spread evenly over the other labels), an assumption
+worth ``SkillPrior.weight`` judgements, so their own record takes over only as it grows. The item's
+final posterior leaves the item out of its workers' estimates (leave-one-out), so a worker's vote on
+an item never vouches for itself. Skills come only from the frame given: in a live campaign, the
+judgements already received.
+
+A field in which only one label has been seen is given a second, unseen label, so that two agreeing
+workers there are not certain by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from postprocess.answers import judgements
+
+ITERATIONS = 50
+TOLERANCE = 1e-6  # largest change of an item's posterior at which EM has converged
+UNSEEN = "\x00unseen"  # the placeholder second label of a field with one label seen
+POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements"]
+
+
+@dataclass(frozen=True)
+class SkillPrior:
+    accuracy: float = 0.7  # a worker's assumed accuracy before their judgements say otherwise
+    weight: float = 4.0  # how many judgements that assumption is worth
+
+    def check(self) -> None:
+        if not 0 < self.accuracy < 1:
+            raise ValueError(f"skill prior {self.accuracy}: give an accuracy strictly between 0 and 1")
+        if self.weight <= 0:
+            raise ValueError(f"skill prior weight {self.weight}: give a positive number of judgements")
+
+
+def label_posterior(frame: pd.DataFrame, prior: SkillPrior = SkillPrior()) -> pd.DataFrame:
+    """Each item's most probable label and its probability, per field (see the module)."""
+    prior.check()
+    data = judgements(frame)
+    parts = [_field_posterior(part, prior).assign(field=field) for field, part in data.groupby("field", sort=True)]
+    if not parts:
+        return pd.DataFrame(columns=POSTERIOR_COLUMNS)
+    return pd.concat(parts, ignore_index=True)[POSTERIOR_COLUMNS]
+
+
+def _field_posterior(part: pd.DataFrame, prior: SkillPrior) -> pd.DataFrame:
+    items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
+    _, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
+    labels, label = np.unique(part["label"].to_numpy(dtype=str), return_inverse=True)
+    if len(labels) == 1:
+        labels = np.array([labels[0], UNSEEN])
+    pseudo = _prior_counts(prior, len(labels))
+    posterior = np.zeros((len(items), len(labels)))
+    np.add.at(posterior, (item, label), 1.0)
+    posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
+    for _ in range(ITERATIONS):
+        counts = _confusion_counts(posterior, item, worker, label, pseudo)
+        updated = _e_step(posterior, counts, item, worker, label, leave_out=False)
+        converged = np.abs(updated - posterior).max() < TOLERANCE
+        posterior = updated
+        if converged:
+            break
+    counts = _confusion_counts(posterior, item, worker, label, pseudo)
+    final = _e_step(posterior, counts, item, worker, label, leave_out=True)
+    best = final.argmax(axis=1)
+    return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
+                         "judgements": np.bincount(item, minlength=len(items))})
+
+
+def _prior_counts(prior: SkillPrior, n_labels: int) -> np.ndarray:
+    """Dirichlet pseudo-counts of one worker's confusion matrix (true label x given label)."""
+    pseudo = np.full((n_labels, n_labels), prior.weight * (1 - prior.accuracy) / (n_labels - 1))
+    np.fill_diagonal(pseudo, prior.weight * prior.accuracy)
+    return pseudo
+
+
+def _confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
+                      pseudo: np.ndarray) -> np.ndarray:
+    """Per worker: the prior's pseudo-counts plus the expected (true, given) label counts."""
+    counts = np.broadcast_to(pseudo, (int(worker.max()) + 1, *pseudo.shape)).copy()
+    for true in range(pseudo.shape[0]):  # counts[:, true] is a view: add.at writes into counts
+        np.add.at(counts[:, true], (worker, label), posterior[item, true])
+    return counts
+
+
+def _e_step(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
+            leave_out: bool) -> np.ndarray:
+    """Items x labels: class prior times each judgement's likelihood under its worker's confusion;
+    ``leave_out``: each judgement's own item taken out of its worker's counts first."""
+    own = posterior[item] if leave_out else 0.0
+    given = counts[worker, :, label] - own  # judgements x true labels
+    rows = counts.sum(axis=2)[worker] - own
+    classes = (posterior.sum(axis=0) + 1.0) / (len(posterior) + posterior.shape[1])
+    log = np.tile(np.log(classes), (len(posterior), 1))
+    np.add.at(log, item, np.log(given) - np.log(rows))
+    log -= log.max(axis=1, keepdims=True)
+    out = np.exp(log)
+    return out / out.sum(axis=1, keepdims=True)

@@ -1,0 +1,96 @@
+"""postprocess.skill_posterior: the confidence adaptive overlap stops on weighs each worker by a skill
+shrunk toward a prior, so agreement between workers nobody has seen yet is not certainty (issue 43)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from postprocess.answers import aggregate
+from postprocess.skill_posterior import SkillPrior, label_posterior
+from tests.crowd_labels import LABELS, crowd_frame
+
+
+def _regulars(items: int = 30, workers: tuple[str, ...] = ("r1", "r2", "r3")) -> list[dict[str, str]]:
+    """Balanced items (a third of each label), every regular worker right on each."""
+    return [{"item_id": f"i{k}", "worker_id": w, "label": LABELS[k % 3]} for k in range(items) for w in workers]
+
+
+def _confidence(frame: pd.DataFrame, item: str) -> float:
+    answers = label_posterior(frame).set_index("item_id")
+    return float(answers.at[item, "confidence"])
+
+
+def test_two_agreeing_strangers_are_not_certain() -> None:
+    frame = pd.DataFrame([*_regulars(), {"item_id": "x", "worker_id": "new1", "label": "B"},
+                          {"item_id": "x", "worker_id": "new2", "label": "B"}])
+    # by hand: each stranger counts only the prior (accuracy 0.7 over 4 judgements: right 0.7, each other
+    # label 0.15); class shares (10 + 1 + posterior) / 34, about 0.351 for B and 0.325 for A and C
+    p_b, p_other = (11 + 0.92) / 34, (11 + 0.04) / 34
+    expected = p_b * 0.7 ** 2 / (p_b * 0.7 ** 2 + 2 * p_other * 0.15 ** 2)
+    assert _confidence(frame, "x") == pytest.approx(expected, abs=0.005)
+    assert _confidence(frame, "x") < 0.95
+
+
+def test_workers_with_a_record_are_trusted_more() -> None:
+    proven = _regulars(workers=("r1", "r2", "r3", "p1", "p2"))  # p1, p2: right on 30 items each
+    frame = pd.DataFrame([*proven, {"item_id": "y", "worker_id": "p1", "label": "C"},
+                          {"item_id": "y", "worker_id": "p2", "label": "C"},
+                          {"item_id": "x", "worker_id": "new1", "label": "C"},
+                          {"item_id": "x", "worker_id": "new2", "label": "C"}])
+    answers = label_posterior(frame).set_index("item_id")
+    assert answers.at["y", "label"] == answers.at["x", "label"] == "C"
+    assert answers.at["y", "confidence"] > 0.99 > 0.95 > answers.at["x", "confidence"]
+
+
+def test_a_worker_who_is_always_wrong_the_same_way_points_to_the_truth() -> None:
+    # "adv" always gives the label after the true one (a confusion, not noise): Dawid-Skene reads it back
+    wrong = [{"item_id": f"i{k}", "worker_id": "adv", "label": LABELS[(k + 1) % 3]} for k in range(30)]
+    frame = pd.DataFrame([*_regulars(), *wrong, {"item_id": "z", "worker_id": "adv", "label": "B"}])
+    answers = label_posterior(frame).set_index("item_id")
+    assert answers.at["z", "label"] == "A"
+    # by hand, its confusion rows are the prior's pseudo-counts plus its 10 items of each label: given B,
+    # true A 10.6/14, true B 2.8/14, true C 0.6/14 (the class shares are a third each, near enough)
+    assert answers.at["z", "confidence"] == pytest.approx(10.6 / 14, abs=0.02)
+
+
+def test_a_field_with_one_label_seen_is_not_certain_by_construction() -> None:
+    frame = pd.DataFrame({"item_id": ["a", "a", "b", "b", "b"], "worker_id": ["w1", "w2", "w1", "w2", "w3"],
+                          "label": "yes"})
+    answers = label_posterior(frame).set_index("item_id")
+    assert set(answers["label"]) == {"yes"}
+    assert answers.at["a", "confidence"] < answers.at["b", "confidence"] < 1.0
+
+
+def test_fields_are_apart_and_an_empty_frame_is_empty() -> None:
+    frame = pd.DataFrame([{**row, "field": "f1"} for row in _regulars()]
+                         + [{"item_id": "i0", "worker_id": "q", "label": "no", "field": "f2"}])
+    answers = label_posterior(frame)
+    assert sorted(set(answers["field"])) == ["f1", "f2"]
+    assert answers[answers["field"] == "f2"]["judgements"].tolist() == [1]
+    assert answers[answers["field"] == "f1"]["judgements"].eq(3).all()
+    empty = label_posterior(pd.DataFrame({"item_id": [], "worker_id": [], "label": []}))
+    assert empty.empty and list(empty.columns) == ["item_id", "field", "label", "confidence", "judgements"]
+
+
+@pytest.mark.parametrize("prior", [SkillPrior(accuracy=1.0), SkillPrior(accuracy=0.0), SkillPrior(weight=0)])
+def test_a_bad_prior_says_what_is_wrong(prior: SkillPrior) -> None:
+    with pytest.raises(ValueError, match="skill prior"):
+        label_posterior(pd.DataFrame(_regulars(3)), prior)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_its_confidence_is_honest_where_the_aggregations_is_not(seed: int) -> None:
+    """Items an adaptive campaign would stop (confidence at least 0.95) after two labels: under the skill
+    posterior they are wrong about as rarely as it says; under Dawid-Skene's own confidence, far more often."""
+    frame, truth = crowd_frame(seed)
+
+    def error_when_sure(answers: pd.DataFrame) -> tuple[float, int]:
+        sure = answers[answers["confidence"] >= 0.95]
+        return float((sure["label"].to_numpy() != truth.reindex(sure["item_id"]).to_numpy()).mean()), len(sure)
+
+    skill_error, skill_sure = error_when_sure(label_posterior(frame))
+    ds_error, _ = error_when_sure(aggregate(frame, "ds").answers)
+    assert skill_sure >= 100  # it does stop items, not only hold them all back
+    assert skill_error <= 0.05 + 0.02  # 0.95 holds within sampling noise
+    assert ds_error > 2 * skill_error, (ds_error, skill_error)
