@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from qc.worker_history import BLOCK_COLUMNS, wilson_lower
+from qc.worker_history import wrong_share_blocks
 
 SCORE_COLUMNS = ["worker_id", "judged", "agreed", "agreement"]
 RULE = "answer_agreement"
@@ -63,12 +63,4 @@ def agreement_scores(judgements: pd.DataFrame, min_others: int) -> pd.DataFrame:
 def agreement_blocks(scores: pd.DataFrame, policy: AgreementPolicy) -> pd.DataFrame:
     """Workers with ``min_items`` judged labels whose disagreeing share (its lower bound) passes
     ``1 - block_below``."""
-    rows = []
-    if policy.block_below > 0:
-        for r in scores.itertuples(index=False):
-            wrong = int(r.judged) - int(r.agreed)
-            if r.judged >= policy.min_items and \
-                    wilson_lower(wrong, int(r.judged), policy.confidence) > 1 - policy.block_below:
-                rows.append({"worker_id": str(r.worker_id), "rules": f"{RULE} {r.agreement:.0%} ({r.agreed}/"
-                             f"{r.judged})", "flags": wrong, "captions": int(r.judged)})
-    return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
+    return wrong_share_blocks(scores, "judged", "agreed", policy.min_items, policy.block_below, policy.confidence, RULE)

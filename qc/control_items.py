@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from qc.worker_history import BLOCK_COLUMNS, wilson_lower
+from qc.worker_history import wrong_share_blocks
 
 SCORE_COLUMNS = ["worker_id", "controls", "correct", "accuracy"]
 RULE = "control_accuracy"
@@ -71,12 +71,5 @@ def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answe
 
 def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
     """Workers with ``min_seen`` controls whose wrong share (its lower bound) passes ``1 - block_below``."""
-    rows = []
-    if policy.block_below > 0:
-        for r in scores.itertuples(index=False):
-            wrong = int(r.controls) - int(r.correct)
-            if r.controls >= policy.min_seen and \
-                    wilson_lower(wrong, int(r.controls), policy.confidence) > 1 - policy.block_below:
-                rows.append({"worker_id": str(r.worker_id), "rules": f"{RULE} {r.accuracy:.0%} ({r.correct}/"
-                             f"{r.controls})", "flags": wrong, "captions": int(r.controls)})
-    return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
+    return wrong_share_blocks(scores, "controls", "correct", policy.min_seen, policy.block_below, policy.confidence,
+                              RULE)

@@ -65,6 +65,21 @@ def wilson_lower(covered: float, n: float, z: float) -> float:
     return float((p + z2 / (2 * n) - z * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))) / (1 + z2 / n))
 
 
+def wrong_share_blocks(scores: pd.DataFrame, seen: str, right: str, min_seen: int, block_below: float, z: float,
+                       rule: str) -> pd.DataFrame:
+    """Workers with ``min_seen`` judged answers (column ``seen``, of which ``right`` were right) whose
+    wrong share's Wilson lower bound passes ``1 - block_below`` (control items, agreement with the
+    others' answer); ``rules`` reads ``rule right% (right/seen)``. ``block_below`` 0: nobody."""
+    rows = []
+    if block_below > 0:
+        for r in scores.itertuples(index=False):
+            judged, correct = int(getattr(r, seen)), int(getattr(r, right))
+            if judged >= min_seen and wilson_lower(judged - correct, judged, z) > 1 - block_below:
+                rows.append({"worker_id": str(r.worker_id), "rules": f"{rule} {correct / judged:.0%} ({correct}/"
+                             f"{judged})", "flags": judged - correct, "captions": judged})
+    return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
+
+
 def blocks_on_rates(history: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
     """Workers with ``block_min_evidence`` captions so far whose covered share reaches a rule's rate
     (with ``block_rate_confidence`` z > 0: the share's Wilson lower bound reaches it).
