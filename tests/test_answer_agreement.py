@@ -95,7 +95,8 @@ def test_other_tasks_refuse_the_rule(tmp_path: Path) -> None:
     from tests.small_configs import small_vizwiz
 
     captions = small_vizwiz(tmp_path, items=5)
-    captions.write_text(captions.read_text() + "\n[answers]\nagreement_block_below = 0.35\n", encoding="utf-8")
+    captions.write_text(captions.read_text().replace("[answers]\n", "[answers]\nagreement_block_below = 0.35\n", 1),
+                        encoding="utf-8")  # the demo's own [answers] table (caption top-ups) takes the key
     with pytest.raises(ConfigError, match=r'agreement_block_below judges the choices of a page of your own'):
         planned_items(load_config(captions))
 

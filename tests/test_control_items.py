@@ -184,7 +184,8 @@ def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Pat
     assert "control items: 15 of the 75 planned items ([answers] control_share = 0.2)" in capsys.readouterr().out
     (tmp_path / "c").mkdir()
     captions = small_vizwiz(tmp_path / "c", items=5)
-    captions.write_text(captions.read_text() + "\n[answers]\ncontrol_share = 0.1\n", encoding="utf-8")
+    captions.write_text(captions.read_text().replace("[answers]\n", "[answers]\ncontrol_share = 0.1\n", 1),
+                        encoding="utf-8")  # the demo's own [answers] table (caption top-ups) takes the key
     assert main(["run", str(captions), "--dry-run", "--db", str(tmp_path / "c.db"), "--out", str(tmp_path / "o")]) == 2
     assert 'control_share mixes control items into a page of your own (task = "custom")' in capsys.readouterr().err
 

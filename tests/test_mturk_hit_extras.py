@@ -178,3 +178,17 @@ def test_extension_token_and_ten_assignment_rule(sim, client) -> None:
     advance(sim, 12 * 3600)
     assert len(_workers(client, hit_id)) == 3  # the extension was worked, by a third worker
     assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Reviewable"
+
+
+def test_a_retried_extension_whose_first_try_went_through_is_a_repeat(sim, client) -> None:
+    """A lost reply: the first try took a HIT from 5 to 8 assignments, boto's retry sends the same
+    request (same token, +3 again). It must read as that request repeated (the adapter adopts it), not
+    as a new one judged against the HIT it already changed (8 + 3 crosses 10: a caption top-up under
+    chaos stopped every resume with InvalidMaximumAssignmentsIncrease)."""
+    from flows.platforms.mturk.adapter import add_assignments
+
+    type_id = client.create_hit_type(**TYPE)["HITTypeId"]
+    hit_id = _post(client, type_id, 5)
+    assert add_assignments(client, hit_id, 3, "top-up-r1") is False
+    assert add_assignments(client, hit_id, 3, "top-up-r1") is True  # the retry: already made, adopted
+    assert client.get_hit(HITId=hit_id)["HIT"]["MaxAssignments"] == 8

@@ -159,9 +159,10 @@ def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(tmp_path: Path) -> None:
-    """The temporary server's lighter settings (TEMPORARY_SERVER_SETTINGS) keep the flow run, its 30
-    task runs (recorded from the run's events), the progress lines and the artifacts in Prefect's
-    database, where ``prefect server start`` on the same home shows them after the run."""
+    """The temporary server's lighter settings (TEMPORARY_SERVER_SETTINGS) keep the flow run, its task
+    runs (recorded from the run's events: 30 batch steps and the caption top-ups'), the progress lines
+    and the artifacts in Prefect's database, where ``prefect server start`` on the same home shows them
+    after the run."""
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", HITFLOW_API_ENV)}
     env |= {"PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_LOGGING_LEVEL": "WARNING"}
     done = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(CONFIG), "--limit", "10",
@@ -172,9 +173,19 @@ def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(tmp_path: 
         (run_id, state), = db.execute("SELECT id, state_type FROM flow_run").fetchall()
         tasks = dict(db.execute("SELECT state_type, count(*) FROM task_run WHERE flow_run_id = ? GROUP BY 1",
                                 [run_id]).fetchall())
+        names = [n.rsplit("-", 1)[0] for (n,) in db.execute("SELECT name FROM task_run WHERE flow_run_id = ?",
+                                                            [run_id])]
         logs = [m for (m,) in db.execute("SELECT message FROM log WHERE flow_run_id = ?", [run_id])]
         artifacts = dict(db.execute("SELECT key, type FROM artifact WHERE flow_run_id = ?", [run_id]).fetchall())
-    assert state == "COMPLETED" and tasks == {"COMPLETED": 30}
+    # the 30 batch steps (6 a batch), then the demo's caption top-ups: one task a round, the last finding
+    # nothing short; a round that extended HITs sends its new work through 4 late-work steps
+    steps = [n for n in names if not n.startswith(("caption top-up", "late work: "))]
+    top_ups = [n for n in names if n.startswith("caption top-up")]
+    late = [n for n in names if n.startswith("late work: ")]
+    assert state == "COMPLETED" and set(tasks) == {"COMPLETED"} and tasks["COMPLETED"] == len(names)
+    assert len(steps) == len(set(steps)) == 30, sorted(steps)
+    assert {n.rsplit(" ", 1)[1] for n in top_ups} == {"1", "2", "3", "4", "5"}
+    assert len(late) == 4 * (len(top_ups) - 5), (top_ups, late)
     assert any(line.startswith("batch 5: ") for line in logs) and all(line in logs for line in done.stdout.splitlines()
                                                                        if line.startswith("batch 1: "))
     assert len(artifacts) == 10 and artifacts["vizwiz-captions-batch-5-flags"] == "table"

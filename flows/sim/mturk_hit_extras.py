@@ -104,11 +104,8 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     extra = int(p.get("NumberOfAdditionalAssignments", 0))
     if extra < 1:
         raise bad("NumberOfAdditionalAssignments must be at least 1.")
-    current = int(hit.fields["MaxAssignments"])
-    if current < 10 <= current + extra:
-        raise MTurkError("AWS.MechanicalTurk.InvalidMaximumAssignmentsIncrease",
-                         f"HIT {hit.fields['HITId']} has {current} assignments: a HIT created with fewer than 10 "
-                         "assignments cannot be extended to 10 or more.")
+    # a repeat is answered before the HIT is judged again: a retry of a request that went through (its reply
+    # lost) must read as that request, not as a new one against the HIT it already changed
     token = p.get("UniqueRequestToken")
     if token is not None:
         if not 1 <= len(token) <= 64:
@@ -117,6 +114,12 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         if seen and m.now - seen[1] < TOKEN_WINDOW_S:
             raise MTurkError("AWS.MechanicalTurk.DuplicateRequest",
                              f"The HIT was already extended with this UniqueRequestToken. RequestId: {seen[0]}")
+    current = int(hit.fields["MaxAssignments"])
+    if current < 10 <= current + extra:
+        raise MTurkError("AWS.MechanicalTurk.InvalidMaximumAssignmentsIncrease",
+                         f"HIT {hit.fields['HITId']} has {current} assignments: a HIT created with fewer than 10 "
+                         "assignments cannot be extended to 10 or more.")
+    if token is not None:
         m.tokens[f"extend:{token}"] = (f"{hit.fields['HITId']}:{token}", m.now)
     hit.fields["MaxAssignments"] = current + extra
     hit.reviewing = False
