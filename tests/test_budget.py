@@ -42,7 +42,9 @@ def test_over_budget_on_mturk_posts_nothing(sim, tmp_path: Path, capsys) -> None
     code, err = run_cli(capsys, ["run", str(config), "--no-prefect", "--endpoint-url", sim.url,
                                  "--db", str(tmp_path / "h.db"), "--out", str(tmp_path)])
     assert code == 6 and len(err.splitlines()) == 1
-    assert "campaign estimate 330.00 USD" in err and "SHORT by 180.00 USD" in err and "nothing was posted" in err
+    # 100 HITs x 5 assignments x (0.55 + 20% fee) = 330.00 USD at fixed overlap; the demo's two caption top-up
+    # rounds may take every HIT to MTurk's cap of 9 assignments: 594.00 USD is what the budget must cover
+    assert "campaign estimate 594.00 USD" in err and "SHORT by 444.00 USD" in err and "nothing was posted" in err
     assert not sim.market.hits and not sim.market.hit_types  # not one HIT, not even the first batch
 
 
@@ -69,8 +71,8 @@ def test_a_cost_in_another_currency_needs_a_rate(sim, tmp_path: Path, capsys) ->
 def test_estimate_counts_every_batch_and_converts(tmp_path: Path) -> None:
     cfg = load_config(config_with(tmp_path, 'budget = "300.00 EUR"\nfx_rates = {USD = "0.90"}'))
     est = campaign_estimate(cfg, {1: 20, 2: 20, 3: 20, 4: 20, 5: 20})
-    assert est.currency == "USD" and est.total == Decimal("330.00") and len(est.parts) == 5
-    assert to_budget_currency(cfg, est.total, "USD") == Decimal("297.00")
+    assert est.currency == "USD" and est.total == Decimal("594.00") and len(est.parts) == 5  # top-ups' worst case
+    assert to_budget_currency(cfg, est.total, "USD") == Decimal("534.60")
     with pytest.raises(BudgetError, match="costs are in GBP"):
         to_budget_currency(cfg, Decimal("1.00"), "GBP")
 
@@ -116,3 +118,17 @@ def test_links_dry_run_lists_the_invite_plan(capsys) -> None:
     assert out.count("1 unit(s) x 5 responses") == 5 and "no platform costs" in out
     assert main(["run", str(DEMO), "--platform", "links", "--dry-run", "--invite", "ann"]) == 1
     assert "1 invitee(s) cannot give each unit 5 different people's responses" in capsys.readouterr().out
+
+
+def test_the_estimate_covers_every_caption_top_up_round(tmp_path: Path) -> None:
+    """Issue 43, budget honest: top-ups buy up to what a HIT's images lack each round, to MTurk's cap of 9."""
+    demo = load_config(config_with(tmp_path, 'budget = "800.00 USD"'))
+    per_batch = {1: 20, 2: 20, 3: 20, 4: 20, 5: 20}
+    assert demo.answers.top_up_rounds == 2 and demo.assignments_per_image == 5
+    without = tmp_path / "without"
+    without.mkdir()
+    fixed = config_with(without, 'budget = "800.00 USD"')
+    fixed.write_text(fixed.read_text().replace("top_up_rounds = 2", "top_up_rounds = 0"))
+    fixed_total = campaign_estimate(load_config(fixed), per_batch).total
+    assert fixed_total == Decimal("330.00")
+    assert campaign_estimate(demo, per_batch).total == fixed_total * 9 / 5

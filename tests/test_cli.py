@@ -170,6 +170,7 @@ def test_dry_run_sends_nothing_and_flags_budget(capsys) -> None:
     assert main(["run", config, "--dry-run", "--limit", "50"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("target: none (dry run") and out.count("would call CreateHITWithHITType") == 10
-    assert "campaign estimate 33.00 USD with fees" in out and "nothing was sent anywhere" in out
+    # 50 images: 33.00 USD at 5 assignments a HIT, 59.40 with the top-up rounds' worst case (9 a HIT)
+    assert "campaign estimate 59.40 USD with fees" in out and "nothing was sent anywhere" in out
     assert main(["run", config, "--dry-run", "--scale", "3"]) == 1
-    assert "budget 800.00 USD: SHORT by 190.00 USD" in capsys.readouterr().out
+    assert "budget 800.00 USD: SHORT by 982.00 USD" in capsys.readouterr().out  # 1,782.00 at 9 a HIT

@@ -19,6 +19,7 @@ import pandas as pd
 
 from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.campaigns.outputs import batch_captions
+from flows.core.config.config import top_up_cap
 from flows.core.run.run_context import Run
 from postprocess.adaptive import top_up_units
 
@@ -31,8 +32,7 @@ def accepted_captions(run: Run, batch: int) -> pd.Series:
 
 
 def assignment_cap(run: Run) -> int:
-    per_image = run.cfg.assignments_per_image
-    return 9 if per_image < 10 else 10 * per_image  # MTurk: under 10 cannot become 10 or more
+    return top_up_cap(run.cfg.assignments_per_image)
 
 
 def plan_top_up(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:

@@ -91,6 +91,20 @@ class CampaignConfig:
     def worst_per_item(self) -> int:  # adaptive overlap posts min_judgements (assignments_per_image) first
         return max(self.assignments_per_image, self.answers.max_judgements)
 
+    @property
+    def worst_per_hit_with_top_ups(self) -> int:
+        """``worst_per_item`` where caption top-ups run (MTurk): each of ``top_up_rounds`` adds at most what
+        a HIT's shortest image lacks, up to the cap MTurk sets on a HIT (flows/campaigns/caption_top_up.py)."""
+        per, rounds = self.assignments_per_image, self.answers.top_up_rounds
+        if not rounds or self.task == "custom" or self.study is not None:
+            return self.worst_per_item
+        return max(self.worst_per_item, min(top_up_cap(per), per * (1 + rounds)))
+
+
+def top_up_cap(per_image: int) -> int:
+    """Assignments a HIT can reach: MTurk cannot take one created with fewer than 10 to 10 or more."""
+    return 9 if per_image < 10 else 10 * per_image
+
 
 def load_config(path: str | Path) -> CampaignConfig:
     """Every file the config names (template, items, crowd, qualification files) must lie inside

@@ -10,7 +10,8 @@ from flows.platforms.mturk.qualifications import cost_per_assignment, qualificat
 
 def mturk_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None) -> Estimate:
     """Reward plus MTurk's fee per assignment, for every HIT, plus the paid qualification test."""
-    unit = cost_per_assignment(cfg) * cfg.worst_per_item  # adaptive overlap: max_judgements everywhere
+    # the worst case: adaptive overlap's max_judgements everywhere, or every caption top-up round bought
+    unit = cost_per_assignment(cfg) * cfg.worst_per_hit_with_top_ups
     est = Estimate("USD", [(f"batch {b}: {n} HITs", unit * n) for b, n in sorted(units_per_batch.items())])
     if qualification_test_cost(cfg):
         est.parts.append(("qualification test", qualification_test_cost(cfg)))

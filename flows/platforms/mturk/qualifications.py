@@ -36,7 +36,7 @@ def qualification_test_cost(cfg: CampaignConfig) -> Decimal:
 def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
     """Committed (the test HIT and all caption HITs posted so far) + this batch, with fees, must fit."""
     posted = run.store.table("hits").count_where("campaign = ? AND batch != ? AND batch > 0", [run.cfg.name, batch])
-    unit = cost_per_assignment(run.cfg) * run.cfg.worst_per_item  # adaptive overlap: the worst case
+    unit = cost_per_assignment(run.cfg) * run.cfg.worst_per_hit_with_top_ups  # the worst case (estimate.py)
     estimate = unit * n_hits
     committed = unit * posted + qualification_test_cost(run.cfg)
     if to_budget_currency(run.cfg, committed + estimate, "USD") > run.cfg.budget:
