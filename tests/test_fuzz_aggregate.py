@@ -4,6 +4,7 @@ traceback, and answers.csv/workers.csv stay safe to open in a spreadsheet."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -32,13 +33,14 @@ def aggregate_or_error(path: Path, out: Path, method: str = "auto") -> dict | st
 @given(labels, st.sampled_from(["auto", "mv", "ds", "one-coin"]), st.booleans())
 def test_hostile_cells_give_answers_or_one_line(tmp_path: Path, rows: list[tuple[str, str, str]], method: str,
                                                 tab: bool) -> None:
-    path, out = tmp_path / "labels.csv", tmp_path / "answers.csv"
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # tmp_path is shared by every example hypothesis tries
+    path, out = folder / "labels.csv", folder / "answers.csv"
     path.write_bytes(csv_bytes(["item_id", "worker_id", "label"], [list(r) for r in rows], tab=tab))
     result = aggregate_or_error(path, out, method)
     if isinstance(result, str):
         return
     answers = pd.read_csv(out, dtype=str, keep_default_na=False)
-    workers = pd.read_csv(tmp_path / "workers.csv", dtype=str, keep_default_na=False)
+    workers = pd.read_csv(folder / "workers.csv", dtype=str, keep_default_na=False)
     assert len(answers) == result["answers"] >= 1
     assert len(workers) == result["workers"] >= 1
     for frame in (answers, workers):  # a formula a worker typed never runs in the requester's spreadsheet
@@ -51,7 +53,8 @@ def test_hostile_cells_give_answers_or_one_line(tmp_path: Path, rows: list[tuple
        st.integers(min_value=0), st.binary(min_size=1, max_size=6))
 def test_corrupted_label_files_give_answers_or_one_line(tmp_path: Path, rows: list[tuple[str, str, str]], how: str,
                                                         at: int, junk: bytes) -> None:
-    path, out = tmp_path / "labels.csv", tmp_path / "answers.csv"
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # a file an earlier example wrote must not answer for this one
+    path, out = folder / "labels.csv", folder / "answers.csv"
     path.write_bytes(corrupt(csv_bytes(["item_id", "worker_id", "label"], [list(r) for r in rows]), how, at, junk))
     result = aggregate_or_error(path, out)
     if how in ("nul", "empty", "blank"):
