@@ -17,8 +17,7 @@ from flows.core.ledger.ledger_calls import intend_calls, send_calls
 from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now
 from flows.platforms.links.batches import invite_links, sim_crowd
-from flows.platforms.links.rehearsal import catch_up
-from flows.platforms.targets import simulate_invitees
+from flows.platforms.links.rehearsal import invitees_on_clock
 from flows.platforms.unit_extensions import responses, round_places, served_units, unit_calls
 
 # Called once a round's intents are written and before they are settled (a test's kill -9 goes here).
@@ -62,12 +61,4 @@ def simulated_return(run: Run, batch: int, round_no: int, name: str, url: str) -
     """One simulated invitee comes back for round ``round_no`` on the rehearsal's virtual clock (a seeded
     schedule of its own per batch and round, as the batch's first round has: one seed, one dataset), then
     the simulator's clock moves on to their submission."""
-    clock = run.notes.get("invitee_clock")
-    try:
-        simulate_invitees({name: url}, sim_crowd(run), int(run.notes.get("seed", 1)), 100 * batch + round_no,
-                          run.clock(), clock.at if clock else None, frozenset())
-    finally:
-        if clock:
-            clock.release()
-    if clock:
-        catch_up(run, batch)
+    invitees_on_clock(run, batch, {name: url}, sim_crowd(run), 100 * batch + round_no, run.clock(), frozenset())

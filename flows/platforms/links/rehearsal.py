@@ -54,16 +54,25 @@ def simulated_round(run: Run, batch: int, links: dict[str, str],
     done = frozenset(r["participant_id"].removeprefix("invite:") for r in run.store.rows(
         "SELECT participant_id FROM task_sessions WHERE campaign = ? AND batch = ? AND submitted_at IS NOT NULL",
         [run.cfg.name, batch]))
+    outcome = invitees_on_clock(run, batch, links, crowd, batch, open_window(run, batch), done)
+    return sum(s in (200, 303) for s in outcome.values()), len(outcome)
+
+
+def invitees_on_clock(run: Run, batch: int, links: dict[str, str], crowd: tuple[list[Any], dict[str, Any]],
+                      round_no: int, start: float, done: frozenset[str]) -> dict[str, int]:
+    """The simulated invitees among ``links`` work round ``round_no``'s seeded schedule from ``start``, the
+    rehearsal's task server keeping their virtual time; then the simulator's clock moves on to the batch's
+    last submission. The HTTP status each got."""
     clock = run.notes.get("invitee_clock")
     try:
-        outcome = simulate_invitees(links, crowd, int(run.notes.get("seed", 1)), batch, open_window(run, batch),
+        outcome = simulate_invitees(links, crowd, int(run.notes.get("seed", 1)), round_no, start,
                                     clock.at if clock else None, done)
     finally:
         if clock:
             clock.release()
     if clock:
         catch_up(run, batch)
-    return sum(s in (200, 303) for s in outcome.values()), len(outcome)
+    return outcome
 
 
 def catch_up(run: Run, batch: int) -> None:
