@@ -19,6 +19,10 @@ WHAT_TO_DO = ("what to do: extend the short HITs (UpdateExpirationForHIT, Create
 WHAT_TO_DO_ROUNDS = ("what to do: post the missing items again (a new campaign name with --limit), keep rounds open "
                      "longer ([timing] batch_open_s), or invite more people; set [campaign] accept_partial = true to "
                      "accept what came in")
+# a Prolific study has places, not HITs: MTurk's extension calls mean nothing there
+WHAT_TO_DO_PLACES = ("what to do: add places to the study on Prolific (its total_available_places), repost the missing "
+                     "items (a new campaign name with --limit), or relax [study] screening/[gating] if the eligible "
+                     "pool is too small; set [campaign] accept_partial = true to accept what came in")
 
 
 def shortfalls(store: Store, campaign: str) -> list[dict[str, Any]]:
@@ -46,7 +50,7 @@ def shortfall_lines(store: Store, campaign: str) -> list[str]:
         if "not_posted" in s:
             lines.append(f"INCOMPLETE: batch(es) {', '.join(map(str, s['not_posted']))} not posted: the batch "
                          "before got no work at all")
-        elif s.get("unit") == "places":
+        elif s.get("route") == "prolific":
             lines.append(f"INCOMPLETE: batch {s['batch']}: {s['got']} of {s['expected']} places finished when its "
                          "study stopped (each participant takes a study once: is the eligible pool big enough?)")
         elif s.get("route") == "links":
@@ -60,8 +64,12 @@ def shortfall_lines(store: Store, campaign: str) -> list[str]:
                          f"{s['short_hits']} of {s['hits']} HITs expired short of their assignments")
     if not lines:
         return []
-    rounds = all(s.get("route") == "links" for s in found if "got" in s)
-    return [*lines, WHAT_TO_DO_ROUNDS if rounds else WHAT_TO_DO]
+    worked = [s for s in found if "got" in s]
+    if worked and all(s.get("route") == "links" for s in worked):
+        return [*lines, WHAT_TO_DO_ROUNDS]
+    if worked and all(s.get("route") == "prolific" for s in worked):
+        return [*lines, WHAT_TO_DO_PLACES]
+    return [*lines, WHAT_TO_DO]
 
 
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:
