@@ -27,6 +27,14 @@ def round_note(run: Run, batch: int, round_no: int) -> str:
     return f"{run.cfg.name}:b{batch}:extension-r{round_no}:collected"
 
 
+def extended_batches(run: Run) -> list[int]:
+    """The batches any recorded round extended, in order."""
+    marks = ",".join("?" * len(EXTENSION_OPS))
+    return [int(row["batch"]) for row in run.store.rows(
+        f"SELECT DISTINCT batch FROM ledger WHERE campaign = ? AND operation IN ({marks}) ORDER BY batch",
+        [run.cfg.name, *EXTENSION_OPS])]
+
+
 def recorded_rounds(run: Run, batch: int) -> dict[int, list[str]]:
     """The units each recorded round extends, by round (a unit extended by k appears k times)."""
     rounds: dict[int, list[str]] = {}

@@ -15,7 +15,7 @@ from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
-from flows.campaigns.extension_rounds import extended_by_unit, recorded_rounds
+from flows.campaigns.extension_rounds import extended_batches, extended_by_unit, recorded_rounds
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.summary import shortfall_lines
@@ -23,7 +23,6 @@ from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for
-from flows.platforms.unit_extensions import EXTENSION_OPS
 from postprocess.adaptive import short_items
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
@@ -193,10 +192,7 @@ def topped_up_images(run: Run) -> pd.DataFrame:
     """``image_id, batch, hit_id, more_assignments``: every image whose HIT got more assignments in a top-up round
     (the ledger's extensions; all images of an extended HIT get the extra captions)."""
     rows = []
-    marks = ",".join("?" * len(EXTENSION_OPS))
-    for row in run.store.rows(f"SELECT DISTINCT batch FROM ledger WHERE campaign = ? AND operation IN ({marks}) "
-                              "ORDER BY batch", [run.cfg.name, *EXTENSION_OPS]):
-        batch = int(row["batch"])
+    for batch in extended_batches(run):
         extended = extended_by_unit(recorded_rounds(run, batch))
         rows += [{"image_id": item, "batch": batch, "hit_id": h["hit_id"], "more_assignments": extended[h["hit_id"]]}
                  for h in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ? "
