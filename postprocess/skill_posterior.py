@@ -22,6 +22,7 @@ workers there are not certain by construction.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,10 +42,10 @@ class SkillPrior:
     weight: float = 4.0  # how many judgements that assumption is worth
 
     def check(self) -> None:
-        if not 0 < self.accuracy < 1:
+        if not 0 < self.accuracy < 1:  # NaN fails this too
             raise ValueError(f"skill prior {self.accuracy}: give an accuracy strictly between 0 and 1")
-        if self.weight <= 0:
-            raise ValueError(f"skill prior weight {self.weight}: give a positive number of judgements")
+        if not 0 < self.weight < math.inf:  # NaN fails this too: it would make every posterior NaN
+            raise ValueError(f"skill prior weight {self.weight}: give a positive, finite number of judgements")
 
 
 def label_posterior(frame: pd.DataFrame, prior: SkillPrior = SkillPrior()) -> pd.DataFrame:

@@ -1,0 +1,59 @@
+"""``hitflow aggregate --adaptive``'s numeric options (the stopping rule and the skill prior) take
+any number a person can type: a replay with a sound rule, or one line saying what to give, never a
+traceback and never a silent replay on a value that makes every confidence NaN."""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flows.cli.main import main
+from tests.fuzz_support import FUZZ
+
+LABELS = "item_id,worker_id,label\n" + "".join(
+    f"i{item},w{worker},{'yes' if (item + worker) % 3 else 'no'}\n" for item in range(6) for worker in range(5))
+number = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10).map(float),
+                   st.sampled_from([0.0, 1.0, 0.5, 1e-300, 1e308]))
+OPTIONS = ("--skill-prior", "--skill-prior-weight", "--confidence")
+
+
+def replay(folder: Path, option: str, value: float, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    (folder / "labels.csv").write_text(LABELS)
+    capsys.readouterr()  # hypothesis runs many examples on one capture
+    code = main(["aggregate", str(folder / "labels.csv"), "--out", str(folder / "answers.csv"), "--adaptive",
+                 f"{option}={value!r}"])  # the = form: "-inf" alone would read as an option
+    said = capsys.readouterr()
+    return code, said.out, said.err
+
+
+@FUZZ
+@given(st.sampled_from(OPTIONS), number)
+def test_any_number_gives_a_sound_replay_or_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     option: str, value: float) -> None:
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    code, out, err = replay(folder, option, value, capsys)
+    if code:
+        assert err.startswith("hitflow: ") and err.count("\n") == 1 and "Traceback" not in err, err
+        assert option.lstrip("-").replace("-", " ").split()[-1] in err.replace("_", " ")
+        assert not (folder / "answers.csv").exists()
+        return
+    summary = json.loads(out)
+    assert 0 < summary["share_used"] <= 1
+    assert math.isfinite(value), f"{option} {value!r} was replayed"
+
+
+@pytest.mark.parametrize("option", ["--skill-prior", "--skill-prior-weight"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -1.0, 0.0])
+def test_a_prior_that_says_nothing_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          option: str, value: float) -> None:
+    if option == "--skill-prior" and value == math.inf:
+        value = 1.0  # an accuracy of 1 trusts every worker completely: as empty as infinity is for the weight
+    code, _, err = replay(tmp_path, option, value, capsys)
+    assert code == 2, err
+    assert "skill prior" in err and "Traceback" not in err
