@@ -277,3 +277,15 @@ def test_an_output_root_from_the_environment_is_checked_as_out_is(tmp_path: Path
     [said] = capsys.readouterr().err.strip().splitlines()
     assert said.startswith("hitflow: error: $HITFLOW_OUT: ") and "is a file, not a folder" in said, said
     assert a_file.read_text() == "my notes\n" and not (tmp_path / "h.db").exists()
+
+
+def test_ctrl_c_after_the_last_batch_says_the_run_was_finishing(tmp_path: Path) -> None:
+    """A Ctrl-C while outputs are written came out as "stopped at nothing: all batches done"."""
+    from flows.cli.main import main
+    from flows.cli.run import where_stopped
+    from tests.small_configs import small_vizwiz
+
+    config, db = small_vizwiz(tmp_path, items=10), tmp_path / "h.db"
+    assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs")]) == 0
+    said = where_stopped(str(db), "vizwiz_captions")
+    assert said.startswith("vizwiz_captions stopped after its batches, while finishing") and "nothing" not in said

@@ -151,7 +151,11 @@ def where_stopped(db: str, campaign: str) -> str:
     from flows.driver.campaign_status import campaign_status
 
     report = campaign_status(Store(db), campaign)
-    return f"{campaign} stopped at {report[0]['next']}" if report else f"{campaign} stopped before planning"
+    if not report:
+        return f"{campaign} stopped before planning"
+    if report[0]["next"] == "nothing: all batches done":  # every batch decided: the run was in its ending
+        return f"{campaign} stopped after its batches, while finishing (top-ups or outputs); resuming finishes it"
+    return f"{campaign} stopped at {report[0]['next']}"
 
 
 def typed_command(a: argparse.Namespace) -> str:
