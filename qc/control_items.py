@@ -10,8 +10,8 @@ reading ``control_accuracy 20% (1/5)``.
 
 The rule (:func:`accuracy_above`): a worker is blocked once they answered ``min_seen`` controls and
 the posterior probability that their control accuracy reaches ``block_below`` is under ``alpha``
-(Jeffreys prior Beta(1/2, 1/2); defaults 3, 0.5, 0.05). It blocks 0 right of 3, 1 of 6, 2 of 8, 3 of
-10, ... and not 0 of 2 or 1 of 5. What it costs an honest worker: with accuracy a, answering control
+(Jeffreys prior Beta(1/2, 1/2); defaults 3, 0.5, 0.05). It blocks 0 right of 3, 1 of 6, 2 of 9, 3 of
+12, ... and not 0 of 2, 1 of 5 or 2 of 8. What it costs an honest worker: with accuracy a, answering control
 after control and judged after each (more looks than a campaign's once a batch), the chance of ever
 being blocked is 0.2% at a = 0.88, 0.75% at 0.81, 1.6% at 0.76 (almost all of it three wrong in a
 row at the start; tests/test_control_items.py computes them). The simulator's honest profiles answer

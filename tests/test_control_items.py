@@ -5,9 +5,12 @@ dataset or the answers."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -16,10 +19,11 @@ from bench.answers_accuracy import OPTIONS, project
 from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
+from flows.custom.control_items import page_counts
 from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
 from flows.sim.latent_choices import latent_truth
-from qc.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
+from qc.control_items import ControlPolicy, accuracy_above, control_blocks, control_scores, trusted_controls
 
 
 def _judgements(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -40,16 +44,83 @@ def test_scores_by_hand() -> None:
 def test_blocks_need_enough_controls_and_a_clear_rate() -> None:
     wrong = _judgements([("bad", g, "c") for g in ("g1", "g2", "g3", "g4")] +
                         [("new", g, "c") for g in ("g1", "g2", "g3")] +
+                        [("two", g, "c") for g in ("g1", "g2")] +
                         [("slip", g, v) for g, v in (("g1", "a"), ("g2", "b"), ("g3", "c"), ("g4", "c"), ("g5", "a"))])
     scores = control_scores(wrong, KEY)
-    blocks = control_blocks(scores, ControlPolicy(min_seen=4))
+    blocks = control_blocks(scores, ControlPolicy())
+    # 0 of 3 blocks by default (the rule before it, 4 seen and a Wilson bound, waited for a fourth);
+    # "two": 2 seen; "slip": 3 of 5 right
     assert blocks.to_dict("records") == [{"worker_id": "bad", "rules": "control_accuracy 0% (0/4)", "flags": 4,
-                                          "captions": 4}]  # "new": 3 seen; "slip": 3 of 5 right
-    assert control_blocks(scores, ControlPolicy(min_seen=3))["worker_id"].tolist() == ["bad", "new"]
+                                          "captions": 4},
+                                         {"worker_id": "new", "rules": "control_accuracy 0% (0/3)", "flags": 3,
+                                          "captions": 3}]
+    assert control_blocks(scores, ControlPolicy(min_seen=4))["worker_id"].tolist() == ["bad"]
     assert control_blocks(scores, ControlPolicy(min_seen=1, block_below=0)).empty
-    # the plain share (z = 0): 2 of 5 wrong is not above 1 - 0.5; 0.7 makes it so
-    assert control_blocks(scores, ControlPolicy(min_seen=5, block_below=0.7, confidence=0))["worker_id"].tolist() \
-        == ["slip"]
+    assert control_blocks(scores, ControlPolicy(min_seen=1, alpha=0.08))["worker_id"].tolist() == ["bad", "new",
+                                                                                                    "two"]
+    # alpha 0 (a campaign planned before it): the Wilson rule; the plain share (z = 0): 2 of 5 wrong is
+    # not above 1 - 0.5; 0.7 makes it so
+    assert control_blocks(scores, ControlPolicy(min_seen=4, alpha=0))["worker_id"].tolist() == ["bad"]
+    assert control_blocks(scores, ControlPolicy(min_seen=5, block_below=0.7, confidence=0, alpha=0)
+                          )["worker_id"].tolist() == ["slip"]
+
+
+def _posterior_above(right: int, seen: int, level: float, steps: int = 200_000) -> float:
+    """P(accuracy >= level) under Beta(right + 1/2, seen - right + 1/2), integrated by the midpoint rule
+    (beside scipy's, which qc.control_items uses)."""
+    a, b = right + 0.5, seen - right + 0.5
+    norm = math.gamma(a) * math.gamma(b) / math.gamma(a + b)
+    width = (1 - level) / steps
+    xs = [level + (k + 0.5) * width for k in range(steps)]
+    return sum(x ** (a - 1) * (1 - x) ** (b - 1) for x in xs) * width / norm
+
+
+@pytest.mark.parametrize(("right", "seen", "blocked"), [(0, 2, False), (0, 3, True), (1, 5, False), (1, 6, True),
+                                                        (2, 8, False), (2, 9, True), (3, 5, False)])
+def test_the_posterior_rule_by_hand(right: int, seen: int, blocked: bool) -> None:
+    """Where the default rule (Jeffreys prior, P(accuracy >= 0.5) < 0.05, 3 seen) draws its line, with
+    the posterior computed independently: 0 of 2 is 0.076, 0 of 3 0.033, 1 of 5 0.088, 1 of 6 0.047."""
+    assert accuracy_above(right, seen, 0.5) == pytest.approx(_posterior_above(right, seen, 0.5), abs=1e-3)
+    assert (accuracy_above(right, seen, 0.5) < 0.05) is blocked
+    scores = pd.DataFrame({"worker_id": ["w"], "controls": [seen], "correct": [right], "accuracy": [right / seen]})
+    assert (not control_blocks(scores, ControlPolicy()).empty) is blocked
+
+
+def _ever_blocked(accuracy: float, policy: ControlPolicy, controls: int = 40) -> float:
+    """The chance a worker of this accuracy is blocked at some point, judged after every control."""
+    pairs = [(r, n) for n in range(1, controls + 1) for r in range(n + 1)]
+    scores = pd.DataFrame({"worker_id": [f"{r}/{n}" for r, n in pairs], "controls": [n for _, n in pairs],
+                           "correct": [r for r, _ in pairs], "accuracy": [r / n for r, n in pairs]})
+    rule = set(control_blocks(scores, policy)["worker_id"])  # "right/seen" the policy blocks
+    alive, blocked = {0: 1.0}, 0.0
+    for seen in range(1, controls + 1):
+        nxt: dict[int, float] = {}
+        for right, p in alive.items():
+            for r, q in ((right + 1, accuracy), (right, 1 - accuracy)):
+                if f"{r}/{seen}" in rule:
+                    blocked += p * q
+                else:
+                    nxt[r] = nxt.get(r, 0.0) + p * q
+        alive = nxt
+    return blocked
+
+
+def test_an_honest_worker_is_rarely_blocked_and_an_adversary_at_the_third_control() -> None:
+    """The figures qc/control_items.py quotes: the simulator's honest workers answer a three-way choice
+    right with 0.55 + 0.4 skill, a slip right a third of the time half the time (flows/sim)."""
+    rule = ControlPolicy()
+    assert _ever_blocked(0.88, rule) < 0.003 and _ever_blocked(0.81, rule) < 0.01 and _ever_blocked(0.76, rule) < 0.02
+    assert _ever_blocked(0.0, rule, controls=3) == 1.0 and _ever_blocked(0.0, rule, controls=2) == 0.0
+
+    def accuracy(skill: float) -> float:
+        careful = 0.55 + 0.4 * skill
+        return careful + (1 - careful) / 6
+
+    diligent = [accuracy(0.55 + 0.43 * k / 19) for k in range(20)]  # skill uniform on 0.55-0.98
+    typo = [accuracy(0.4 + 0.3 * k / 19) for k in range(20)]  # typo-prone: 0.4-0.7
+    crowd = (32 * sum(map(_ever_blocked, diligent, [rule] * 20)) / 20
+             + 4 * sum(map(_ever_blocked, typo, [rule] * 20)) / 20) / 36
+    assert 0.001 < crowd < 0.01
 
 
 def _project(tmp_path: Path, items: int = 60, adversaries: int = 6, share: float = 0.2,
@@ -77,6 +148,45 @@ def test_plan_mixes_controls_into_every_batch(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"needs 15 control items .* the file has 3"):
         pd.read_csv(tmp_path / "controls.csv").head(3).to_csv(tmp_path / "controls.csv", index=False)
         custom_item_plan(load_config(tmp_path / "sentiment.toml"))
+
+
+def _controls_by_page(plan: list[dict[str, Any]], controls: set[str]) -> dict[tuple[int, int], list[int]]:
+    """(batch, page) -> the places of its controls on the page."""
+    pages: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for row in plan:
+        pages.setdefault((row["batch"], row["hit_index"]), []).append(row)
+    return {key: [i for i, r in enumerate(rows) if r["item_id"] in controls] for key, rows in pages.items()}
+
+
+def test_page_counts_by_hand() -> None:
+    # 2 controls over pages of 10, 10, 10, 10, 5: spread, wherever the draw starts
+    assert page_counts([10, 10, 10, 10, 5], 2, 0.0) == [0, 0, 1, 0, 1]
+    assert page_counts([10, 10, 10, 10, 5], 2, 0.5) == [0, 1, 0, 1, 0]
+    assert page_counts([5, 5, 5, 2], 4, 0.0) == [1, 1, 1, 1]
+    # the draw would leave the short last page without one (2, 1, 1, 0): it gets the fullest page's
+    assert page_counts([5, 5, 5, 2], 4, 0.9) == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize(("items", "share", "page"), [(60, 0.2, 5), (1000, 0.05, 20), (1000, 0.05, 10),
+                                                      (997, 0.07, 10)])
+def test_controls_are_spread_over_the_pages(tmp_path: Path, items: int, share: float, page: int) -> None:
+    """With share x page size >= 1 every page carries a control; with less, no two pages in a row
+    lack one when share x 2 pages >= 1 (as here); on every page a control sits at no fixed place."""
+    config = project(tmp_path, items, 0, share, per_page=page)
+    plan = custom_item_plan(load_config(config))
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    by_page = _controls_by_page(plan, controls)
+    counts = [len(places) for places in by_page.values()]
+    assert abs(sum(counts) / len(plan) - share) < 0.01
+    if share * page >= 1:
+        assert min(counts) >= 1 and max(counts) <= -(-share * page // 1) + 1
+    else:
+        assert max(counts) == 1
+        for batch in {b for b, _ in by_page}:
+            mine = [len(by_page[key]) for key in sorted(by_page) if key[0] == batch]
+            assert all(a + b >= 1 for a, b in itertools.pairwise(mine))
+    places = [p for ps in by_page.values() for p in ps]
+    assert len(set(places)) > page // 2  # drawn on each page, not one fixed slot
 
 
 def test_share_without_a_controls_file_is_refused(tmp_path: Path) -> None:
@@ -166,7 +276,8 @@ def test_a_control_looks_like_any_item_on_the_page(tmp_path: Path) -> None:
     page = custom_page(cfg, page_items(unit))
     sections = {_section(page, i) for i in range(len(unit))}
     assert len(sections) == 1  # with its id and text out, a control's section is any item's
-    plain = next(u for u in units if len(u) == len(unit) and not any(r["item_id"] in controls for r in u))
+    # every page carries a control at this share (0.2 of 5 items): a page of ordinary items alone to compare
+    plain = [r for r in plan if r["item_id"] not in controls][:len(unit)]
 
     def scrubbed(rows: list[dict[str, str]]) -> str:
         return re.sub(r"r\d{5}|Review number \d+", "X", custom_page(cfg, page_items(rows)))

@@ -63,10 +63,12 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
 
 
 def batch_controls(ordinary: int, share: float, page: int) -> int:
-    """Controls in a batch of ``ordinary`` items: ``share`` of the batch, at least one; with ``share``
-    x ``page`` >= 1 at least one a page (the batch's rounding could leave a page without)."""
+    """Controls in a batch of ``ordinary`` items: ``share`` of the batch, at least one, and enough for
+    one every ``m`` pages, ``m`` = 1 / (share x page) rounded up (every page with share x page >= 1;
+    the batch's rounding alone could leave a stretch of ``m`` pages without one)."""
     k = max(1, round(share / (1 - share) * ordinary))
-    while share * page >= 1 and k < -(-(ordinary + k) // page):
+    every = math.ceil(1 / (share * page) - 1e-9)
+    while k < math.ceil((ordinary + k) / (every * page)):
         k += 1
     return k
 
