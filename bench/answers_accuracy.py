@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -89,7 +90,9 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05, see
                          "text": [f"Review number {k}." for k in range(items)]})
     rows.to_csv(folder / "sentiment_items.csv", index=False)
     # ids and text like the items': nothing on the page tells a control apart
-    ids = [f"r{k:05d}" for k in range(items, items + items // 10 + 10)]
+    # enough for every batch at the share, each used once (a 10% margin), and never fewer than before
+    wanted = math.ceil(1.1 * items * share / (1 - share)) + 10
+    ids = [f"r{k:05d}" for k in range(items, items + max(items // 10 + 10, wanted))]
     pd.DataFrame({"item_id": ids, "field": "sentiment", "answer": [latent_truth(i, "sentiment", OPTIONS) for i in ids],
                   "text": [f"Review number {k}." for k in range(items, items + len(ids))]}
                  ).to_csv(folder / "controls.csv", index=False)
@@ -102,11 +105,11 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05, see
 
 
 def measure(items: int, adversaries: int, min_seen: int = 0, seed: int = 1, agreement: float = 0.0,
-            per_page: int = 10) -> dict[str, object]:
+            per_page: int = 10, share: float = 0.05) -> dict[str, object]:
     """One campaign; ``min_seen`` 0: ``[answers] control_min_seen`` at its default."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        config = project(folder, items, adversaries, seed=seed, agreement=agreement, per_page=per_page)
+        config = project(folder, items, adversaries, share, seed=seed, agreement=agreement, per_page=per_page)
         if min_seen:
             config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
         start = time.process_time()
@@ -123,7 +126,7 @@ def measure(items: int, adversaries: int, min_seen: int = 0, seed: int = 1, agre
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
             result[f"accuracy_{method}"] = round(accuracy(answers, truth), 4)
-        result.update(control_blocking(out, workers, batches=3), control_min_seen=min_seen)
+        result.update(control_blocking(out, workers, batches=3), control_min_seen=min_seen, control_share=share)
         return result
 
 
@@ -151,7 +154,7 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
     blocked["rule"] = blocked["rules"].str.replace(r"x\d+|\s[^;]*", "", regex=True)  # the rules' names
     return {"blocked_by_kind_and_rule": {f"{k} / {r}": int(n) for (k, r), n in
                                          blocked.groupby(["kind", "rule"]).size().items()},
-            "control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
+            "adversaries_working_before_last_batch": len(wrong_early),
             "adversaries_blocked_before_last_batch": len(wrong_early & before_last),
             "adversaries_blocked_share": round(len(wrong_early & before_last) / max(1, len(wrong_early)), 4),
             "adversaries_blocked_before_last_batch_on_controls": len(wrong_early & before_last & by_controls),
@@ -175,14 +178,15 @@ VARIANTS = {"controls_only": 0.0, "controls_and_agreement": AGREEMENT}
 
 
 def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int = 0,
-                pages: tuple[int, ...] = (10,)) -> dict[str, object]:
+                pages: tuple[int, ...] = (10,), share: float = 0.05, variants: tuple[str, ...] = tuple(VARIANTS)
+                ) -> dict[str, object]:
     """Every crowd at every seed and page size, with control items alone and with the agreement rule
     beside them; the totals per variant and page size (adversaries caught before the last batch,
     honest workers blocked)."""
-    runs: list[dict[str, Any]] = [{"variant": name, **measure(items, n, min_seen, seed, agreement, page)}
-            for page in pages for n in crowds for seed in seeds for name, agreement in VARIANTS.items()]
+    runs: list[dict[str, Any]] = [{"variant": name, **measure(items, n, min_seen, seed, VARIANTS[name], page, share)}
+                                  for page in pages for n in crowds for seed in seeds for name in variants]
     totals = {}
-    for name in VARIANTS:
+    for name in variants:
         for page in pages:
             mine = [r for r in runs if r["variant"] == name and r["items_per_page"] == page]
             caught, working = (sum(int(r[k]) for r in mine) for k in ("adversaries_blocked_before_last_batch",
@@ -193,7 +197,7 @@ def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int =
                 "share": round(caught / max(1, working), 4), "honest_blocked": f"{honest} of {worked}",
                 "honest_share": round(honest / max(1, worked), 4)}
     return {"items": items, "crowds_adversaries": crowds, "seeds": seeds, "items_per_page": list(pages),
-            "control_share": 0.05, "agreement_block_below": AGREEMENT, "totals": totals, "runs": runs}
+            "control_share": share, "agreement_block_below": AGREEMENT, "totals": totals, "runs": runs}
 
 
 def summary_lines(result: dict[str, Any]) -> list[str]:
@@ -220,11 +224,16 @@ def main() -> None:
     p.add_argument("--crowds", default="4,20", help="consistently wrong workers added to the demo crowd, per run")
     p.add_argument("--seeds", default="1,2", help="the campaign's and the crowd's seed, per run")
     p.add_argument("--pages", default="10", help="items a page ([campaign] images_per_hit), per run")
+    p.add_argument("--share", type=float, default=0.05, help="[answers] control_share")
+    p.add_argument("--variants", default=",".join(VARIANTS), help="controls_only, controls_and_agreement")
     p.add_argument("--min-seen", type=int, default=0, help="[answers] control_min_seen (0: its default)")
     p.add_argument("--out", type=Path, default=RESULTS, help="where the JSON goes")
     a = p.parse_args()
+    if unknown := set(a.variants.split(",")) - set(VARIANTS):
+        p.error(f"--variants: no variant {', '.join(sorted(unknown))} (there are {', '.join(VARIANTS)})")
     measured = measure_all(a.items, [int(n) for n in a.crowds.split(",")], [int(n) for n in a.seeds.split(",")],
-                           a.min_seen, tuple(int(n) for n in a.pages.split(",")))
+                           a.min_seen, tuple(int(n) for n in a.pages.split(",")), a.share,
+                           tuple(a.variants.split(",")))
     a.out.write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(measured["totals"], indent=1))
     print("\n".join(summary_lines(measured)))
