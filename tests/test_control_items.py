@@ -207,13 +207,14 @@ def _section(page: str, index: int) -> str:
 def test_controls_on_every_route(tmp_path: Path, platform: str) -> None:
     """Controls are posted in the units, answered by the simulated crowd's one model, paid like any
     item, and block the consistently wrong before the last batch; out of dataset and answers."""
-    config = _project(tmp_path)
+    # two controls on every page of 5: an adversary meets three in batches 1-2 in two or three pages
+    config = _project(tmp_path, share=0.4)
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
                  platform=platform)
     out, store = tmp_path / "runs" / "sentiment", Store(tmp_path / "h.db")
     controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
     planned = json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])
-    assert planned["items"] == 75  # the budget is checked on these, controls included
+    assert planned["items"] == 99  # the budget is checked on these, controls included (13 a batch)
     responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
     responses["worker_id"] = responses["worker_id"].str.removeprefix("invite:")  # links: invitee = sim worker
     answered = responses[responses["item_id"].isin(controls)]
