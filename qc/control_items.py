@@ -14,7 +14,7 @@ the posterior probability that their control accuracy reaches ``block_below`` is
 12, ... and not 0 of 2, 1 of 5 or 2 of 8. What it costs an honest worker: with accuracy a, answering control
 after control and judged after each (more looks than a campaign's once a batch), the chance of ever
 being blocked is 0.2% at a = 0.88, 0.75% at 0.81, 1.6% at 0.76 (almost all of it three wrong in a
-row at the start; tests/test_control_items.py computes them). The simulator's honest profiles answer
+row at the start; tests/test_control_rule.py computes them). The simulator's honest profiles answer
 a three-way choice with 0.76 to 0.95: 0.3% of them on average.
 """
 
