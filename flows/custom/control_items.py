@@ -78,8 +78,9 @@ def page_counts(sizes: list[int], k: int, offset: float) -> list[int]:
     up (systematic sampling from ``offset`` in [0, 1)): a page of ``size`` items carries ``k`` x
     size / total of them, so with one control or more a page's worth every full page has one, and
     fewer are spread evenly rather than clumped. A short last page left without one gets one from the
-    fullest page when there are as many controls as pages. Toloka's guidance: a control task in every
-    task suite (toloka.ai/docs/guide/control_tasks)."""
+    fullest page when there are as many controls as pages. Toloka mixes them so too: its "smart
+    mixing" sets how many control tasks each task suite holds, e.g. 1 of 10 (github.com/Toloka/docs,
+    en/guide/concepts/distribute-tasks-by-pages.md)."""
     total, counts, cum = sum(sizes), [], 0
     for size in sizes:
         counts.append(math.floor((cum + size) * k / total + offset) - math.floor(cum * k / total + offset))
