@@ -4,7 +4,9 @@ simulator's skill; and the batch hold over it."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -82,3 +84,22 @@ def test_an_honest_worker_is_rarely_blocked_and_an_adversary_at_the_third_contro
     crowd = (32 * sum(map(_ever_blocked, diligent, [rule] * 20)) / 20
              + 4 * sum(map(_ever_blocked, typo, [rule] * 20)) / 20) / 36
     assert 0.001 < crowd < 0.01
+
+
+def test_a_campaign_planned_before_the_rule_keeps_its_own(tmp_path: Path) -> None:
+    """The ledger's policy of a campaign planned with the Wilson rule (no alpha) stays that rule: 0 of 3
+    does not block there (its min_seen was 4), and a new plan records alpha."""
+    from bench.answers_accuracy import project
+    from flows.core.config.config import load_config
+    from flows.core.ledger.store import Store
+    from flows.custom.control_items import controls_record, stored_controls
+
+    store = Store(tmp_path / "h.db")
+    old = {"controls": {"min_seen": 4, "block_below": 0.5, "confidence": 1.645, "key": [["g1", "f", "a"]]}}
+    store.insert_raw("campaigns", [{"name": "old", "config_path": "", "config_json": json.dumps(old), "target": ""}])
+    stored = stored_controls(store, "old")
+    assert stored is not None and stored[1] == ControlPolicy(min_seen=4, alpha=0.0)
+    scores = pd.DataFrame({"worker_id": ["w"], "controls": [3], "correct": [0], "accuracy": [0.0]})
+    assert control_blocks(scores, stored[1]).empty and not control_blocks(scores, ControlPolicy()).empty
+    record = controls_record(load_config(project(tmp_path, 20, 0)))
+    assert record is not None and (record["alpha"], record["min_seen"]) == (0.05, 3)
