@@ -44,8 +44,9 @@ class AnswersSection(Section):
                                                            "your items): each worker is scored on them; they stay "
                                                            "out of the dataset and the answers")
     control_share: Share = Field(0.0, lt=1, description="The share of every batch's items that are control items, "
-                                                         "placed at random among them (0: controls stay where the "
-                                                         "items file has them)")
+                                                         "spread over its pages (with share x images_per_hit >= 1 "
+                                                         "at least one a page) at random places on each (0: "
+                                                         "controls stay where the items file has them)")
     control_min_seen: int = Field(3, ge=1, le=100000, description="Control answers a worker gives before their "
                                                                   "control accuracy can block them")
     control_block_below: Share = Field(0.5, description="Block a worker whose control accuracy is below this "
