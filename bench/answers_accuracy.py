@@ -5,16 +5,19 @@ against the items' latent answers (``sim_items.json``). Control items (``[answer
 5% of every batch, their known answers the simulator's latent ones) block workers between batches,
 alone and beside the agreement rule (``[answers] agreement_block_below``): the share of
 consistently-wrong workers blocked before the last batch, and of honest workers (profiles whose
-choices follow their skill) blocked at all, each crowd at each seed.
+choices follow their skill) blocked at all, each crowd at each seed and page size (10 and 20 items
+a page: one control every other page and one on every page at 5%).
 
-``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2]`` (``make
-bench-answers``) writes ``bench/results-answers.json`` and prints the totals and one line per run.
+``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2] [--pages 10,20]``
+(``make bench-answers``) writes ``bench/results-answers.json`` and prints the totals and one line per
+run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -78,7 +81,7 @@ HONEST = ("diligent", "typo_prone", "slow")
 
 
 def project(folder: Path, items: int, adversaries: int, share: float = 0.05, seed: int = 1,
-            agreement: float = 0.0) -> Path:
+            agreement: float = 0.0, per_page: int = 10) -> Path:
     # no caption bank: the page asks choices only
     crowd = "\n".join(line for line in CROWD.read_text(encoding="utf-8").splitlines() if "caption_bank" not in line)
     crowd = crowd.replace("seed = 1\n", f"seed = {seed}\n", 1)
@@ -88,23 +91,28 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05, see
                          "text": [f"Review number {k}." for k in range(items)]})
     rows.to_csv(folder / "sentiment_items.csv", index=False)
     # ids and text like the items': nothing on the page tells a control apart
-    ids = [f"r{k:05d}" for k in range(items, items + items // 10 + 10)]
+    # enough for every batch at the share, each used once (a 10% margin), and never fewer than before
+    wanted = math.ceil(1.1 * items * share / (1 - share)) + 10
+    ids = [f"r{k:05d}" for k in range(items, items + max(items // 10 + 10, wanted))]
     pd.DataFrame({"item_id": ids, "field": "sentiment", "answer": [latent_truth(i, "sentiment", OPTIONS) for i in ids],
                   "text": [f"Review number {k}." for k in range(items, items + len(ids))]}
                  ).to_csv(folder / "controls.csv", index=False)
     config = CONFIG.replace("{share}", str(share)).replace("seed = 1\n", f"seed = {seed}\n")
+    config = config.replace("images_per_hit = 10\n", f"images_per_hit = {per_page}\n")
     config = config.replace("[answers]\n", f"[answers]\nagreement_block_below = {agreement}\n"
 )
     (folder / "sentiment.toml").write_text(config, encoding="utf-8")
     return folder / "sentiment.toml"
 
 
-def measure(items: int, adversaries: int, min_seen: int = 4, seed: int = 1, agreement: float = 0.0
-            ) -> dict[str, object]:
+def measure(items: int, adversaries: int, min_seen: int = 0, seed: int = 1, agreement: float = 0.0,
+            per_page: int = 10, share: float = 0.05) -> dict[str, object]:
+    """One campaign; ``min_seen`` 0: ``[answers] control_min_seen`` at its default."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        config = project(folder, items, adversaries, seed=seed, agreement=agreement)
-        config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
+        config = project(folder, items, adversaries, share, seed=seed, agreement=agreement, per_page=per_page)
+        if min_seen:
+            config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
         start = time.process_time()
         run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
         out = folder / "runs" / "sentiment"
@@ -112,13 +120,14 @@ def measure(items: int, adversaries: int, min_seen: int = 4, seed: int = 1, agre
         data = pd.read_csv(out / "dataset.csv", dtype=str, keep_default_na=False)
         labels = data[data["field"] == "sentiment"].rename(columns={"value": "label"})
         workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
-        result: dict[str, object] = {"items": items, "judgements": len(labels), "adversaries": adversaries,
+        result: dict[str, object] = {"items": items, "items_per_page": per_page, "judgements": len(labels),
+                                     "adversaries": adversaries,
                                      "seed": seed, "agreement_block_below": agreement,
                                      "campaign_cpu_s": round(time.process_time() - start, 1)}
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
             result[f"accuracy_{method}"] = round(accuracy(answers, truth), 4)
-        result.update(control_blocking(out, workers, batches=3), control_min_seen=min_seen)
+        result.update(control_blocking(out, workers, batches=3), control_min_seen=min_seen, control_share=share)
         return result
 
 
@@ -138,13 +147,15 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
     key = pd.read_csv(out.parents[1] / "controls.csv", dtype=str)
     seen = responses[(responses["batch"].astype(int) < batches) & responses["item_id"].isin(set(key["item_id"]))
                      & responses["worker_id"].isin(wrong_early)].groupby("worker_id").size()
+    worked = responses[(responses["batch"].astype(int) < batches) & responses["worker_id"].isin(wrong_early)]
+    items_early = worked.groupby("worker_id")["item_id"].nunique()  # controls among them
     controls = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
     kind = workers.assign(kind=workers["profile"].where(~workers.index.isin(wrong.index), "consistently_wrong"))
     blocked = blocks.merge(kind[["worker_id", "kind"]], on="worker_id", how="left")
     blocked["rule"] = blocked["rules"].str.replace(r"x\d+|\s[^;]*", "", regex=True)  # the rules' names
     return {"blocked_by_kind_and_rule": {f"{k} / {r}": int(n) for (k, r), n in
                                          blocked.groupby(["kind", "rule"]).size().items()},
-            "control_share": 0.05, "adversaries_working_before_last_batch": len(wrong_early),
+            "adversaries_working_before_last_batch": len(wrong_early),
             "adversaries_blocked_before_last_batch": len(wrong_early & before_last),
             "adversaries_blocked_share": round(len(wrong_early & before_last) / max(1, len(wrong_early)), 4),
             "adversaries_blocked_before_last_batch_on_controls": len(wrong_early & before_last & by_controls),
@@ -152,6 +163,8 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
             # how many control answers each of them gave before the last batch: n -> adversaries
             "adversary_controls_before_last_batch": {int(n): int(k) for n, k in sorted(
                 seen.reindex(sorted(wrong_early), fill_value=0).value_counts().items())},
+            # the items each of them answered before the last batch, fewest first: 5% of 40 is 2 controls
+            "adversary_items_before_last_batch": sorted(int(n) for n in items_early),
             "honest_workers_working": len(honest_worked),
             "honest_blocked": len(honest_worked & set(blocks["worker_id"])),
             "honest_blocked_by_controls": len(honest_worked & by_controls),
@@ -165,22 +178,27 @@ AGREEMENT = 0.35  # [answers] agreement_block_below of the combined runs (agreem
 VARIANTS = {"controls_only": 0.0, "controls_and_agreement": AGREEMENT}
 
 
-def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int = 4) -> dict[str, object]:
-    """Every crowd at every seed, with control items alone and with the agreement rule beside them;
-    the totals per variant (adversaries caught before the last batch, honest workers blocked)."""
-    runs = [{"variant": name, **measure(items, n, min_seen, seed, agreement)}
-            for n in crowds for seed in seeds for name, agreement in VARIANTS.items()]
+def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int = 0,
+                pages: tuple[int, ...] = (10,), share: float = 0.05, variants: tuple[str, ...] = tuple(VARIANTS)
+                ) -> dict[str, object]:
+    """Every crowd at every seed and page size, with control items alone and with the agreement rule
+    beside them; the totals per variant and page size (adversaries caught before the last batch,
+    honest workers blocked)."""
+    runs: list[dict[str, Any]] = [{"variant": name, **measure(items, n, min_seen, seed, VARIANTS[name], page, share)}
+                                  for page in pages for n in crowds for seed in seeds for name in variants]
     totals = {}
-    for name in VARIANTS:
-        mine = [r for r in runs if r["variant"] == name]
-        caught, working = (sum(int(r[k]) for r in mine) for k in ("adversaries_blocked_before_last_batch",
-                                                                   "adversaries_working_before_last_batch"))
-        honest, worked = (sum(int(r[k]) for r in mine) for k in ("honest_blocked", "honest_workers_working"))
-        totals[name] = {"adversaries_blocked_before_last_batch": f"{caught} of {working}",
-                        "share": round(caught / max(1, working), 4), "honest_blocked": f"{honest} of {worked}",
-                        "honest_share": round(honest / max(1, worked), 4)}
-    return {"items": items, "crowds_adversaries": crowds, "seeds": seeds, "control_share": 0.05,
-            "agreement_block_below": AGREEMENT, "totals": totals, "runs": runs}
+    for name in variants:
+        for page in pages:
+            mine = [r for r in runs if r["variant"] == name and r["items_per_page"] == page]
+            caught, working = (sum(int(r[k]) for r in mine) for k in ("adversaries_blocked_before_last_batch",
+                                                                       "adversaries_working_before_last_batch"))
+            honest, worked = (sum(int(r[k]) for r in mine) for k in ("honest_blocked", "honest_workers_working"))
+            totals[f"{name}, {page} a page"] = {
+                "adversaries_blocked_before_last_batch": f"{caught} of {working}",
+                "share": round(caught / max(1, working), 4), "honest_blocked": f"{honest} of {worked}",
+                "honest_share": round(honest / max(1, worked), 4)}
+    return {"items": items, "crowds_adversaries": crowds, "seeds": seeds, "items_per_page": list(pages),
+            "control_share": share, "agreement_block_below": AGREEMENT, "totals": totals, "runs": runs}
 
 
 def summary_lines(result: dict[str, Any]) -> list[str]:
@@ -188,13 +206,12 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     last batch, for control items alone and with the agreement rule."""
     lines = []
     for r in result["runs"]:
-        lines.append(f"answers {r['items']:,} items, {r['adversaries']} consistently wrong, seed {r['seed']}, "
-                     f"{r['variant']}: {r['accuracy_auto']} (auto) vs majority vote {r['accuracy_mv']} | "
-                     f"wrong blocked before the last batch {r['adversaries_blocked_before_last_batch']} of "
-                     f"{r['adversaries_working_before_last_batch']} "
+        lines.append(f"answers {r['items']:,} items, {r.get('items_per_page', 10)} a page, {r['adversaries']} "
+                     f"consistently wrong, seed {r['seed']}, {r['variant']}: {r['accuracy_auto']} (auto) vs "
+                     f"majority vote {r['accuracy_mv']} | wrong blocked before the last batch "
+                     f"{r['adversaries_blocked_before_last_batch']} of {r['adversaries_working_before_last_batch']} "
                      f"({r['adversaries_blocked_before_last_batch_on_controls']} on controls) | honest blocked "
-                     f"{r['honest_blocked']} of "
-                     f"{r['honest_workers_working']}")
+                     f"{r['honest_blocked']} of {r['honest_workers_working']}")
     for name, t in result["totals"].items():
         lines.append(f"answers total, {name}: wrong blocked before the last batch "
                      f"{t['adversaries_blocked_before_last_batch']} ({t['share']:.0%}, target >= 95%), honest "
@@ -207,11 +224,18 @@ def main() -> None:
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--crowds", default="4,20", help="consistently wrong workers added to the demo crowd, per run")
     p.add_argument("--seeds", default="1,2", help="the campaign's and the crowd's seed, per run")
-    p.add_argument("--min-seen", type=int, default=4, help="[answers] control_min_seen")
+    p.add_argument("--pages", default="10,20", help="items a page ([campaign] images_per_hit), per run")
+    p.add_argument("--share", type=float, default=0.05, help="[answers] control_share")
+    p.add_argument("--variants", default=",".join(VARIANTS), help="controls_only, controls_and_agreement")
+    p.add_argument("--min-seen", type=int, default=0, help="[answers] control_min_seen (0: its default)")
+    p.add_argument("--out", type=Path, default=RESULTS, help="where the JSON goes")
     a = p.parse_args()
+    if unknown := set(a.variants.split(",")) - set(VARIANTS):
+        p.error(f"--variants: no variant {', '.join(sorted(unknown))} (there are {', '.join(VARIANTS)})")
     measured = measure_all(a.items, [int(n) for n in a.crowds.split(",")], [int(n) for n in a.seeds.split(",")],
-                           a.min_seen)
-    RESULTS.write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
+                           a.min_seen, tuple(int(n) for n in a.pages.split(",")), a.share,
+                           tuple(a.variants.split(",")))
+    a.out.write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(measured["totals"], indent=1))
     print("\n".join(summary_lines(measured)))
 

@@ -5,9 +5,11 @@ dataset or the answers."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -16,6 +18,7 @@ from bench.answers_accuracy import OPTIONS, project
 from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
+from flows.custom.control_items import page_counts
 from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
 from flows.sim.latent_choices import latent_truth
@@ -40,16 +43,25 @@ def test_scores_by_hand() -> None:
 def test_blocks_need_enough_controls_and_a_clear_rate() -> None:
     wrong = _judgements([("bad", g, "c") for g in ("g1", "g2", "g3", "g4")] +
                         [("new", g, "c") for g in ("g1", "g2", "g3")] +
+                        [("two", g, "c") for g in ("g1", "g2")] +
                         [("slip", g, v) for g, v in (("g1", "a"), ("g2", "b"), ("g3", "c"), ("g4", "c"), ("g5", "a"))])
     scores = control_scores(wrong, KEY)
-    blocks = control_blocks(scores, ControlPolicy(min_seen=4))
+    blocks = control_blocks(scores, ControlPolicy())
+    # 0 of 3 blocks by default (the rule before it, 4 seen and a Wilson bound, waited for a fourth);
+    # "two": 2 seen; "slip": 3 of 5 right
     assert blocks.to_dict("records") == [{"worker_id": "bad", "rules": "control_accuracy 0% (0/4)", "flags": 4,
-                                          "captions": 4}]  # "new": 3 seen; "slip": 3 of 5 right
-    assert control_blocks(scores, ControlPolicy(min_seen=3))["worker_id"].tolist() == ["bad", "new"]
+                                          "captions": 4},
+                                         {"worker_id": "new", "rules": "control_accuracy 0% (0/3)", "flags": 3,
+                                          "captions": 3}]
+    assert control_blocks(scores, ControlPolicy(min_seen=4))["worker_id"].tolist() == ["bad"]
     assert control_blocks(scores, ControlPolicy(min_seen=1, block_below=0)).empty
-    # the plain share (z = 0): 2 of 5 wrong is not above 1 - 0.5; 0.7 makes it so
-    assert control_blocks(scores, ControlPolicy(min_seen=5, block_below=0.7, confidence=0))["worker_id"].tolist() \
-        == ["slip"]
+    assert control_blocks(scores, ControlPolicy(min_seen=1, alpha=0.08))["worker_id"].tolist() == ["bad", "new",
+                                                                                                    "two"]
+    # alpha 0 (a campaign planned before it): the Wilson rule; the plain share (z = 0): 2 of 5 wrong is
+    # not above 1 - 0.5; 0.7 makes it so
+    assert control_blocks(scores, ControlPolicy(min_seen=4, alpha=0))["worker_id"].tolist() == ["bad"]
+    assert control_blocks(scores, ControlPolicy(min_seen=5, block_below=0.7, confidence=0, alpha=0)
+                          )["worker_id"].tolist() == ["slip"]
 
 
 def _project(tmp_path: Path, items: int = 60, adversaries: int = 6, share: float = 0.2,
@@ -79,6 +91,45 @@ def test_plan_mixes_controls_into_every_batch(tmp_path: Path) -> None:
         custom_item_plan(load_config(tmp_path / "sentiment.toml"))
 
 
+def _controls_by_page(plan: list[dict[str, Any]], controls: set[str]) -> dict[tuple[int, int], list[int]]:
+    """(batch, page) -> the places of its controls on the page."""
+    pages: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for row in plan:
+        pages.setdefault((row["batch"], row["hit_index"]), []).append(row)
+    return {key: [i for i, r in enumerate(rows) if r["item_id"] in controls] for key, rows in pages.items()}
+
+
+def test_page_counts_by_hand() -> None:
+    # 2 controls over pages of 10, 10, 10, 10, 5: spread, wherever the draw starts
+    assert page_counts([10, 10, 10, 10, 5], 2, 0.0) == [0, 0, 1, 0, 1]
+    assert page_counts([10, 10, 10, 10, 5], 2, 0.5) == [0, 1, 0, 1, 0]
+    assert page_counts([5, 5, 5, 2], 4, 0.0) == [1, 1, 1, 1]
+    # the draw would leave the short last page without one (2, 1, 1, 0): it gets the fullest page's
+    assert page_counts([5, 5, 5, 2], 4, 0.9) == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize(("items", "share", "page"), [(60, 0.2, 5), (1000, 0.05, 20), (1000, 0.05, 10),
+                                                      (997, 0.07, 10)])
+def test_controls_are_spread_over_the_pages(tmp_path: Path, items: int, share: float, page: int) -> None:
+    """With share x page size >= 1 every page carries a control; with less, no two pages in a row
+    lack one when share x 2 pages >= 1 (as here); on every page a control sits at no fixed place."""
+    config = project(tmp_path, items, 0, share, per_page=page)
+    plan = custom_item_plan(load_config(config))
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    by_page = _controls_by_page(plan, controls)
+    counts = [len(places) for places in by_page.values()]
+    assert abs(sum(counts) / len(plan) - share) < 0.01
+    if share * page >= 1:
+        assert min(counts) >= 1 and max(counts) <= -(-share * page // 1) + 1
+    else:
+        assert max(counts) == 1
+        for batch in {b for b, _ in by_page}:
+            mine = [len(by_page[key]) for key in sorted(by_page) if key[0] == batch]
+            assert all(a + b >= 1 for a, b in itertools.pairwise(mine))
+    places = [p for ps in by_page.values() for p in ps]
+    assert len(set(places)) > page // 2  # drawn on each page, not one fixed slot
+
+
 def test_share_without_a_controls_file_is_refused(tmp_path: Path) -> None:
     config = _project(tmp_path)
     config.write_text(config.read_text().replace('controls = "controls.csv"\n', ""), encoding="utf-8")
@@ -97,13 +148,14 @@ def _section(page: str, index: int) -> str:
 def test_controls_on_every_route(tmp_path: Path, platform: str) -> None:
     """Controls are posted in the units, answered by the simulated crowd's one model, paid like any
     item, and block the consistently wrong before the last batch; out of dataset and answers."""
-    config = _project(tmp_path)
+    # two controls on every page of 5: an adversary meets three in batches 1-2 in two or three pages
+    config = _project(tmp_path, share=0.4)
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
                  platform=platform)
     out, store = tmp_path / "runs" / "sentiment", Store(tmp_path / "h.db")
     controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
     planned = json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])
-    assert planned["items"] == 75  # the budget is checked on these, controls included
+    assert planned["items"] == 99  # the budget is checked on these, controls included (13 a batch)
     responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
     responses["worker_id"] = responses["worker_id"].str.removeprefix("invite:")  # links: invitee = sim worker
     answered = responses[responses["item_id"].isin(controls)]
@@ -166,7 +218,8 @@ def test_a_control_looks_like_any_item_on_the_page(tmp_path: Path) -> None:
     page = custom_page(cfg, page_items(unit))
     sections = {_section(page, i) for i in range(len(unit))}
     assert len(sections) == 1  # with its id and text out, a control's section is any item's
-    plain = next(u for u in units if len(u) == len(unit) and not any(r["item_id"] in controls for r in u))
+    # every page carries a control at this share (0.2 of 5 items): a page of ordinary items alone to compare
+    plain = [r for r in plan if r["item_id"] not in controls][:len(unit)]
 
     def scrubbed(rows: list[dict[str, str]]) -> str:
         return re.sub(r"r\d{5}|Review number \d+", "X", custom_page(cfg, page_items(rows)))

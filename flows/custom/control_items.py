@@ -10,6 +10,7 @@ known answers go to the ledger beside the campaign (``config_json["controls"]``)
 from __future__ import annotations
 
 import json
+import math
 import random
 from typing import Any
 
@@ -41,13 +42,14 @@ def control_rows(cfg: CampaignConfig, controls: pd.DataFrame, items: list[dict[s
 def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: list[dict[str, str]]
                  ) -> list[tuple[int, list[dict[str, str]]]]:
     """(batch, its items in page order): each batch's ordinary items with ``control_share`` of the
-    batch made of control items (a control used once), at places drawn from the campaign's seed."""
-    share, rng = cfg.answers.control_share, random.Random(cfg.seed)
+    batch made of control items (a control used once), spread over its pages by :func:`page_counts`
+    and placed on each page at random (drawn from the campaign's seed)."""
+    share, page, rng = cfg.answers.control_share, cfg.images_per_hit, random.Random(cfg.seed)
     pool = list(controls)
     rng.shuffle(pool)
     per_batch = -(-len(regular) // cfg.batches)
     chunks = [regular[k:k + per_batch] for k in range(0, len(regular), per_batch)]
-    wanted = [max(1, round(share / (1 - share) * len(c))) for c in chunks]
+    wanted = [batch_controls(len(c), share, page) for c in chunks]
     if sum(wanted) > len(pool):
         raise ConfigError(f"{cfg.answers.controls}: a control_share of {share:.0%} over {len(regular)} items needs "
                           f"{sum(wanted)} control items (each is used once); the file has {len(pool)}: add control "
@@ -55,10 +57,50 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
     out = []
     for batch, (chunk, k) in enumerate(zip(chunks, wanted, strict=True), start=1):
         mine, pool = pool[:k], pool[k:]
-        places = set(rng.sample(range(len(chunk) + k), k))
         ordinary, extra = iter(chunk), iter(mine)
-        out.append((batch, [next(extra) if p in places else next(ordinary) for p in range(len(chunk) + k)]))
+        out.append((batch, [next(extra) if c else next(ordinary) for c in control_places(len(chunk), k, page, rng)]))
     return out
+
+
+def batch_controls(ordinary: int, share: float, page: int) -> int:
+    """Controls in a batch of ``ordinary`` items: ``share`` of the batch, at least one, and enough for
+    one every ``m`` pages, ``m`` = 1 / (share x page) rounded up (every page with share x page >= 1;
+    the batch's rounding alone could leave a stretch of ``m`` pages without one)."""
+    k = max(1, round(share / (1 - share) * ordinary))
+    every = math.ceil(1 / (share * page) - 1e-9)
+    while k < math.ceil((ordinary + k) / (every * page)):
+        k += 1
+    return k
+
+
+def page_counts(sizes: list[int], k: int, offset: float) -> list[int]:
+    """``k`` controls over pages of these sizes, each page's count its share of ``k`` rounded down or
+    up (systematic sampling from ``offset`` in [0, 1)): a page of ``size`` items carries ``k`` x
+    size / total of them, so with one control or more a page's worth every full page has one, and
+    fewer are spread evenly rather than clumped. A short last page left without one gets one from the
+    fullest page when there are as many controls as pages. Toloka mixes them so too: its "smart
+    mixing" sets how many control tasks each task suite holds, e.g. 1 of 10 (github.com/Toloka/docs,
+    en/guide/concepts/distribute-tasks-by-pages.md)."""
+    total, counts, cum = sum(sizes), [], 0
+    for size in sizes:
+        counts.append(math.floor((cum + size) * k / total + offset) - math.floor(cum * k / total + offset))
+        cum += size
+    if k >= len(sizes) and counts and counts[-1] == 0:
+        counts[counts.index(max(counts))] -= 1
+        counts[-1] = 1
+    return counts
+
+
+def control_places(ordinary: int, k: int, page: int, rng: random.Random) -> list[bool]:
+    """Which places of a batch of ``ordinary`` + ``k`` items hold a control: :func:`page_counts` per
+    page of ``page`` items, at places on the page drawn from ``rng`` (nothing marks a control)."""
+    total = ordinary + k
+    sizes = [min(page, total - start) for start in range(0, total, page)]
+    places: list[bool] = []
+    for size, n in zip(sizes, page_counts(sizes, k, rng.random()), strict=True):
+        chosen = set(rng.sample(range(size), n))
+        places += [p in chosen for p in range(size)]
+    return places
 
 
 def controls_record(cfg: CampaignConfig) -> dict[str, Any] | None:
@@ -68,7 +110,7 @@ def controls_record(cfg: CampaignConfig) -> dict[str, Any] | None:
         return None
     a = cfg.answers
     return {"min_seen": a.control_min_seen, "block_below": a.control_block_below, "confidence": a.control_confidence,
-            "key": controls[list(KEY_COLUMNS)].astype(str).map(str.strip).values.tolist()}
+            "alpha": a.control_alpha, "key": controls[list(KEY_COLUMNS)].astype(str).map(str.strip).values.tolist()}
 
 
 def stored_controls(store: Store, campaign: str) -> tuple[pd.DataFrame, ControlPolicy] | None:
@@ -78,4 +120,6 @@ def stored_controls(store: Store, campaign: str) -> tuple[pd.DataFrame, ControlP
     if not record:
         return None
     key = pd.DataFrame(record["key"], columns=list(KEY_COLUMNS))
-    return key, ControlPolicy(int(record["min_seen"]), float(record["block_below"]), float(record["confidence"]))
+    # a campaign planned before control_alpha keeps the Wilson rule it was planned with (alpha 0)
+    return key, ControlPolicy(int(record["min_seen"]), float(record["block_below"]), float(record["confidence"]),
+                              float(record.get("alpha", 0.0)))

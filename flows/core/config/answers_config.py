@@ -44,15 +44,20 @@ class AnswersSection(Section):
                                                            "your items): each worker is scored on them; they stay "
                                                            "out of the dataset and the answers")
     control_share: Share = Field(0.0, lt=1, description="The share of every batch's items that are control items, "
-                                                         "placed at random among them (0: controls stay where the "
-                                                         "items file has them)")
-    control_min_seen: int = Field(4, ge=1, le=100000, description="Control answers a worker gives before their "
+                                                         "spread over its pages (with share x images_per_hit >= 1 "
+                                                         "at least one a page) at random places on each (0: "
+                                                         "controls stay where the items file has them)")
+    control_min_seen: int = Field(3, ge=1, le=100000, description="Control answers a worker gives before their "
                                                                   "control accuracy can block them")
     control_block_below: Share = Field(0.5, description="Block a worker whose control accuracy is below this "
-                                                        "(its bound at control_confidence); 0: never block on it")
+                                                        "(with posterior probability over 1 - control_alpha); 0: "
+                                                        "never block on it")
+    control_alpha: Share = Field(0.05, description="Block on control answers when the posterior probability "
+                                 "(Jeffreys prior) that the worker's accuracy reaches control_block_below is below "
+                                 "this (qc/control_items.py); 0: the older rule, a Wilson bound at control_confidence")
     control_confidence: float = Field(1.645, ge=0, le=5, allow_inf_nan=False,
-                                      description="z of the Wilson bound of the wrong share (0: the plain share); "
-                                                  "agreement blocks use it too")
+                                      description="z of the Wilson bound of the wrong share (0: the plain share) "
+                                                  "of agreement blocks, and of control blocks with control_alpha 0")
     agreement_block_below: Share = Field(0.0, description='task = "custom": block a worker whose agreement with the '
                                          "other workers' answer (a strict majority of the others on an item) is "
                                          "below this (its bound at control_confidence); 0: never block on it")
@@ -70,8 +75,9 @@ class AnswersSettings:
     threshold: float = 0.9
     controls: Path | None = None  # [answers] controls, resolved against the config's folder
     control_share: float = 0.0
-    control_min_seen: int = 4
+    control_min_seen: int = 3
     control_block_below: float = 0.5
+    control_alpha: float = 0.05  # qc.control_items.ControlPolicy.alpha
     control_confidence: float = 1.645
     agreement_block_below: float = 0.0  # agreement with the others' answer: off at 0
     agreement_min_items: int = 6
