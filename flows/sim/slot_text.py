@@ -70,11 +70,13 @@ def slot(f: FormField, texts: list[str], siblings: list[str]) -> tuple[str, str,
     hint = " ".join((f.name, f.attrs.get("label", ""), f.attrs.get("placeholder", "")))
     for text in texts:
         parts = [p.strip() for p in BLANK.split(text)]
+        if parts[0].endswith(":"):  # "Text to surround: ___ ..." in one chunk: the label is no part of it
+            parts[0] = ""
         if len(parts) == 3 and not parts[0] and not parts[2] and parts[1]:
             side = "begin" if BEGIN.search(hint) else "end" if END.search(hint) else \
                 ("begin" if siblings.index(f.name) == 0 else "end") if f.name in siblings else "begin"
             return side, "", parts[1]
-        if len(parts) == 2 and parts[0]:
+        if len(parts) == 2 and parts[0]:  # (after a label, "Next: ____" has nothing before the blank)
             return "word", parts[0], parts[1]
     if NEXT_WORD.search(hint) and texts:
         return "word", texts[-1].strip().rstrip("."), ""

@@ -11,6 +11,7 @@ own, seeded by the worker (a modelling choice; no measured population behind the
 from __future__ import annotations
 
 import random
+import re
 
 from flows.core.pages.asks_worker import topic
 from flows.core.pages.mturk_forms import FormField
@@ -26,11 +27,18 @@ VALUES = {
     "confidence": ("Fairly sure.", "Very sure, the difference was easy to see.", "Quite confident.",
                    "Not completely sure, two of them looked alike.", "Sure enough, I checked twice."),
     "heard_where": ("In a news article.", "From a friend.", "On a podcast.", "At university.", "On social media."),
-    "often": ("Rarely.", "Once a month or so.", "A few times a week.", "Almost never.", "Now and then."),
-    "opinion": ("Lower costs and clearer information.", "More time to try it out.", "Friends who do it too.",
-                "Simple guides for beginners.", "Better support where I live."),
+    "often": ("Rarely, {t} is not something I think about.", "Once a month or so, when {t} is in the news.",
+              "A few times a week, {t} comes up at home.", "Almost never, I know little about {t}.",
+              "Now and then, when friends mention {t}."),
+    "opinion": ("Lower costs would make {t} easier for me.", "Clearer information about {t}.",
+                "More time to try {t} myself.", "Friends who are into {t} too.", "Simple beginner guides on {t}."),
     "feedback": ("No comments, thanks.", "Clear instructions.", "All worked fine.", "Nice survey.", "Nothing to add."),
 }
+PLAIN = {"often": ("Rarely.", "Once a month or so.", "A few times a week.", "Almost never.", "Now and then."),
+         "opinion": ("Lower costs and clearer information.", "More time to try it out.", "Friends who do it too.",
+                     "Simple guides for beginners.", "Better support where I live.")}
+# what a question is about, when it names it ("How often do you think about solar cooking?")
+SUBJECT = re.compile(r"\babout (?P<a>[^?.]{3,60})\?|\bmake (?P<b>[^?.]{3,60}?) (easier|better|simpler)", re.I)
 
 
 def _own(worker_id: str, name: str) -> random.Random:
@@ -59,7 +67,12 @@ def text_answer(kind: str, worker_id: str, question: str, rng: random.Random) ->
         return rng.choice(VALUES["heard_where"]) if _heard(worker_id) else ""
     if kind in ("language", "colour", "gender"):
         return _own(worker_id, kind).choice(VALUES[kind])
-    return rng.choice(VALUES[kind])  # confidence, how often, an opinion, feedback: may differ per HIT
+    if kind in PLAIN:  # an answer that names what the question is about differs from item to item, as people's do
+        subject = SUBJECT.search(question)
+        if subject is None:
+            return rng.choice(PLAIN[kind])
+        return rng.choice(VALUES[kind]).format(t=(subject["a"] or subject["b"]).strip())
+    return rng.choice(VALUES[kind])  # how sure, a comment on the task: may differ per HIT
 
 
 def choice_answer(kind: str, worker_id: str, f: FormField) -> str:
@@ -82,6 +95,6 @@ def about_worker(f: FormField, question: str, worker_id: str, rng: random.Random
         return choice_answer(kind, worker_id, f)
     if f.kind == "number":
         return text_answer("age", worker_id, question, rng) if kind == "age" else None
-    if kind == "feedback" and "required" not in f.attrs and rng.random() < 0.7:
+    if kind == "feedback" and "required" not in f.attrs and rng.random() < 0.85:
         return ""  # most people leave an optional comment box empty
     return text_answer(kind, worker_id, question, rng)

@@ -27,7 +27,7 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("often", re.compile(r"^\s*how often do you", re.I)),
     ("opinion", re.compile(r"^\s*what would make|^\s*what do you think|^\s*why do you|^\s*what do you like", re.I)),
     ("feedback", re.compile(r"additional feedback|questions and/or comments|comments? (about|on) (this|the) (hit|task"
-                            r"|survey)|help us improve|other thoughts|any (other )?comments", re.I)),
+                            r"|survey)|help us improve|other thoughts", re.I)),
 )
 ADJACENT = 3  # parser steps: a <label> this close after a control (no for=, no wrapping) is its label
 
