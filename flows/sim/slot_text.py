@@ -21,11 +21,15 @@ NEXT_WORD = re.compile(r"next[\s_-]*word|next\s+word|word\s+in\s+the\s+blank|con
 BEGIN = re.compile(r"begin|start|before|prefix|first", re.I)
 END = re.compile(r"\bend|after|suffix|last|finish|ending", re.I)
 
+AFTER_THREE = {  # the last three words, where two say too little ("... barked at the" is not "... umbrella at the")
+    ("barked", "at", "the"): ("postman", "cat", "door"), ("went", "back", "to"): ("the", "bed", "work"),
+    ("sat", "down", "on"): ("the", "a", "his"),
+}
 AFTER_TWO = {  # the last two words -> words that usually come next (most usual first)
     ("cup", "of"): ("tea", "coffee", "water"), ("bottle", "of"): ("water", "milk", "juice", "wine"),
     ("plays", "the"): ("guitar", "piano", "drums", "violin"), ("play", "the"): ("piano", "guitar", "drums"),
     ("over", "the"): ("sea", "hills", "lake", "city"), ("to", "the"): ("house", "station", "park", "car", "hotel"),
-    ("at", "the"): ("door", "postman", "station", "cat", "shop"), ("on", "the"): ("beach", "table", "floor", "sofa"),
+    ("at", "the"): ("station", "office", "shop", "door"), ("on", "the"): ("beach", "table", "floor", "sofa"),
     ("in", "the"): ("garden", "kitchen", "park", "car"), ("lock", "the"): ("door", "gate", "car"),
     ("locked", "the"): ("door", "car", "gate"), ("open", "their"): ("books", "notebooks", "bags"),
     ("in", "her"): ("pram", "cot", "chair", "bed"), ("landed", "the"): ("plane", "aircraft", "jet"),
@@ -45,6 +49,12 @@ AFTER_ONE = {  # the last word -> words that usually come next
     "a": ("dog", "car", "letter", "house", "book"), "fresh": ("bread", "fish", "fruit"), "warm": ("sofa", "bed"),
 }
 NOUNS = ("house", "garden", "table", "car", "park", "bag", "door", "window", "shop", "street")
+BY_CLASS = (  # the last word's kind -> a word of the kind that follows it, when no pair above says more
+    (frozenset(("very", "so", "too", "really", "quite", "is", "was", "are", "were", "felt", "looked", "seemed")),
+     ("happy", "tired", "good", "busy", "cold", "late")),
+    (frozenset(("i", "we", "she", "he", "they", "you", "it")), ("went", "said", "was", "had", "saw", "could")),
+    (frozenset(("will", "can", "could", "would", "should", "must", "to", "not")), ("go", "be", "see", "help", "come")),
+)
 WORD = re.compile(r"[a-z']+")
 
 VERBS = frozenset(("went", "gave", "took", "made", "saw", "ran", "came", "is", "was", "are", "were", "had", "got",
@@ -85,11 +95,14 @@ def slot(f: FormField, texts: list[str], siblings: list[str]) -> tuple[str, str,
 
 def _candidates(before: str) -> tuple[str, ...]:
     words = WORD.findall(before.lower())
+    if len(words) >= 3 and tuple(words[-3:]) in AFTER_THREE:
+        return AFTER_THREE[(words[-3], words[-2], words[-1])]
     if len(words) >= 2 and (words[-2], words[-1]) in AFTER_TWO:
         return AFTER_TWO[(words[-2], words[-1])]
     if words and words[-1] in AFTER_ONE:
         return AFTER_ONE[words[-1]]
-    return NOUNS
+    last = words[-1] if words else ""
+    return next((follow for kinds, follow in BY_CLASS if last in kinds), NOUNS)
 
 
 def missing_word(before: str, rng: random.Random, careful: bool) -> str:
