@@ -85,7 +85,7 @@ def test_an_imported_question_about_the_worker_gets_no_repeat_rules() -> None:
 
 def test_ratings_of_unheard_audio_cluster_per_clip_and_use_the_middle_of_the_scale() -> None:
     per_clip = defaultdict(list)
-    for k in range(20):
+    for k in range(40):
         for w in range(5):
             per_clip[k].append(int(answers(MOS.format(k=k), "mos_0", 1000 + w, k)))
     flat = [v for vs in per_clip.values() for v in vs]
@@ -93,3 +93,22 @@ def test_ratings_of_unheard_audio_cluster_per_clip_and_use_the_middle_of_the_sca
     assert within < 0.6 * statistics.pvariance(flat), (within, statistics.pvariance(flat))  # clips differ
     assert max(vs.count(v) for vs in [flat] for v in set(flat)) / len(flat) < 0.7
     assert sum(1 for vs in per_clip.values() if max(vs) - min(vs) >= 4) <= 2  # no 1-to-5 jumps on most clips
+    ends, middle = flat.count(1) + flat.count(5), flat.count(3) + flat.count(4)
+    assert ends < 0.6 * middle, (ends, middle)  # every clip's score drawn uniformly over 1-5 before
+
+
+def test_an_imported_fill_the_blank_box_gets_no_repeat_rules() -> None:
+    """The same missing word on two items ("door") is no copy: shared_template blocked five honest
+    simulated workers of a fill-out page before (a beginning and an end each on two items)."""
+    body = '<p>{{ item.before }} ____ {{ item.after }}</p><input type="text" name="word_{{ i }}">'
+    [(name, _, personal)] = free_text_fields(body)
+    assert name == "word" and personal
+    assert "shared_template" not in field_qc_table(name, "text", personal)
+
+
+def test_openings_and_endings_rarely_coincide_between_honest_workers() -> None:
+    seen: list[str] = []
+    for k in range(36):
+        page = AROUND.format(k=k, middle=["went to the market", "the old lighthouse", "because it was raining"][k % 3])
+        seen += [answers(page, "start_0", k, k), answers(page, "finish_0", k, k)]
+    assert len(set(seen)) >= 0.85 * len(seen), len(set(seen))

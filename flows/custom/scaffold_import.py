@@ -133,9 +133,12 @@ def free_text_fields(body: str) -> list[tuple[str, str, bool]]:
     """(field name without its item index, its control, whether it asks about the worker) for each
     free-text field of the item block."""
     page = body.replace("{{ i }}", "0")
-    asked = question_texts(read_page(page))
+    read = read_page(page)
+    asked = question_texts(read)
+    gap = any(BLANK.search(t) for _, t, _ in read.texts)  # a fill-the-blank page: a word or two per item
     rules = form_spec(form_fields(page))["fields"]
-    return [(f["name"].removesuffix("_0"), f.get("input", "text"), asks_about_worker(asked.get(f["name"], "")))
+    return [(f["name"].removesuffix("_0"), f.get("input", "text"),
+             asks_about_worker(asked.get(f["name"], "")) or (gap and f.get("input", "text") != "textarea"))
             for f in rules if field_kind(f) == "text"]
 
 
@@ -152,20 +155,23 @@ FIELD_RULES = (("duplicate_text", "the same text on several items"),
 
 
 # A question about the worker (age, home, device, how sure): one person's same answer on every item, and
-# many people's same short answer ("Ontario", "Yes"), are what honest people write, not copies.
+# many people's same short answer ("Ontario", "Yes"), are what honest people write, not copies; so is
+# the same missing word ("door") on a fill-the-blank page's items.
+BLANK = re.compile(r"_{3,}")
 ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruction_echo", "min_words")
 
 
 def field_qc_table(field: str, control: str, personal: bool = False) -> str:
     """``[qc.fields.<field>]``: the field's text rules, one comment per rule (docs/custom_pages.md);
-    ``personal``: the field asks about the worker (flows/core/pages/asks_worker.py)."""
+    ``personal``: the field asks about the worker (flows/core/pages/asks_worker.py) or for the words a
+    blank ("___") in the item's text is missing."""
     key = field if re.fullmatch(r"[A-Za-z0-9_-]+", field) else json.dumps(field)
     width = max(len(r) for r, _ in FIELD_RULES) + 4
     chosen = [(r, why) for r, why in FIELD_RULES if not (personal and r in ABOUT_WORKER_DROPS)]
     rules = "\n".join(f"  {json.dumps(r) + ',':<{width}}# {why}" for r, why in chosen)  # TOML: a trailing comma
     long_text = control == "textarea" and not personal
-    about = ("; it asks about the worker: no repeat, consensus or echo rules (the same answer on every item "
-             "is expected)") if personal else ""
+    about = ("; it asks about the worker or for a missing word: no repeat, consensus or echo rules (the same "
+             "short answer on several items is expected)") if personal else ""
     return (f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control}): its text rules{about}\n"
             f"rules = [\n{rules}\n]\n"
             f"{'min_words = ' + str(3 if long_text else 1):<22}# min_words: fewer words flags the answer (0: off)\n"

@@ -60,17 +60,22 @@ WORD = re.compile(r"[a-z']+")
 VERBS = frozenset(("went", "gave", "took", "made", "saw", "ran", "came", "is", "was", "are", "were", "had", "got",
                    "said", "found", "left", "walked", "played", "bought", "met"))
 DETERMINERS = frozenset(("the", "a", "an", "this", "that", "her", "his", "my", "our", "their", "some"))
-SUBJECTS = ("We", "She", "I", "My uncle", "The children", "Our guide", "Tom", "My friends")
+# Many combinations, so that honest people's openings and endings rarely coincide word for word
+# (shared_template flags one text on two items, whoever wrote it).
+SUBJECTS = ("We", "She", "I", "My uncle", "The children", "Our guide", "Tom", "My friends", "The twins", "Dad")
 TIMES = ("Yesterday", "Last week", "On Saturday", "This morning", "After work", "Every Sunday", "Last summer",
-         "Early today")
-OPENERS = {"verb": ("my sister", "we", "my dad", "I", "our neighbours", "the whole class", "my friend Sam", "Grandma"),
+         "Early today", "Two days ago", "On my birthday")
+OPENERS = {"verb": ("my sister", "we", "my dad", "I", "our neighbours", "the whole class", "my friend Sam", "Grandma",
+                    "the twins", "my boss"),
            "thing": ("walked past", "pointed at", "still remember", "talked about", "photographed", "asked about",
-                     "found", "loved"),
+                     "found", "loved", "drew", "noticed"),
            "clause": ("stayed inside", "met a friend", "fell asleep", "ate lunch", "went home", "read a book",
-                      "called home", "got lost")}
-CLOSERS = ("last weekend", "with my family", "in the morning", "on Sunday", "after school", "with a friend",
-           "before lunch", "in the rain", "near the park", "at the weekend")
-TAILS = ("", " and it was lovely", " and we laughed a lot", " as usual", " for the first time")
+                      "called home", "got lost", "sat down", "made tea")}
+ADVERBS = {"verb": ("", " finally", " happily", " quickly", " once again"),
+           "thing": ("", " often", " never", " suddenly"), "clause": ("", " early", " again", " together")}
+PLACES = ("", "near the park", "in town", "by the river", "at home", "with my family", "with a friend", "in the rain")
+WHEN = ("", "last weekend", "in the morning", "on Sunday", "after school", "before lunch", "yesterday", "at night")
+TAILS = ("", " and it was lovely", " and we laughed a lot", " as usual", " for the first time", " again")
 
 
 def slot(f: FormField, texts: list[str], siblings: list[str]) -> tuple[str, str, str] | None:
@@ -114,11 +119,12 @@ def missing_word(before: str, rng: random.Random, careful: bool) -> str:
 def surrounding(side: str, middle: str, rng: random.Random) -> str:
     """A beginning or an end a sentence around ``middle`` could have."""
     if side == "end":
-        return f"{rng.choice(CLOSERS)}{rng.choice(TAILS)}."
+        place, when = rng.choice(PLACES), rng.choice(WHEN[1:])
+        return f"{' '.join(p for p in (place, when) if p)}{rng.choice(TAILS)}."
     first = (WORD.findall(middle.lower()) or [""])[0]
     kind = "verb" if first in VERBS or first.endswith("ed") else "thing" if first in DETERMINERS else "clause"
     lead = rng.choice(TIMES) if kind == "verb" else rng.choice(SUBJECTS)
-    return f"{lead} {rng.choice(OPENERS[kind])}"
+    return f"{lead} {rng.choice(OPENERS[kind])}{rng.choice(ADVERBS[kind])}"
 
 
 def slot_text(found: tuple[str, str, str], rng: random.Random, careful: bool) -> str:
