@@ -6,7 +6,9 @@ draw where a careless worker jumps from 1 to 5.
 
 The shapes are modelling choices (no measured figure stands behind them): latent scores are the
 mean of two uniform draws over the scale (a triangle peaking slightly above the middle); a careful
-worker's noise is a tenth of the scale, a careless one's a fifth; a worker's bias up to a tenth.
+worker's noise is a tenth of the scale, a careless one's a fifth; a worker's bias up to 6% of it (at a
+tenth, an honest rater with a high bias gave one clip position the top score on all of their items and
+choice_straight_lining blocked them).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def latent_position(item: str, field: str) -> float:
 
 def rated_position(item: str, field: str, worker_id: str, careful: bool, rng: random.Random) -> float:
     """Where on the scale this worker puts the item: its latent score, their bias, honest noise."""
-    bias = random.Random(f"{worker_id}|bias").uniform(-0.1, 0.1)
+    bias = random.Random(f"{worker_id}|bias").uniform(-0.06, 0.06)
     noise = rng.gauss(0.0, 0.1 if careful else 0.2)
     return min(1.0, max(0.0, latent_position(item, field) + bias + noise))
 

@@ -124,7 +124,8 @@ def surrounding(side: str, middle: str, rng: random.Random) -> str:
     first = (WORD.findall(middle.lower()) or [""])[0]
     kind = "verb" if first in VERBS or first.endswith("ed") else "thing" if first in DETERMINERS else "clause"
     lead = rng.choice(TIMES) if kind == "verb" else rng.choice(SUBJECTS)
-    return f"{lead} {rng.choice(OPENERS[kind])}{rng.choice(ADVERBS[kind])}"
+    verb, adverb = rng.choice(OPENERS[kind]), rng.choice(ADVERBS[kind])
+    return f"{lead}{adverb} {verb}" if kind == "thing" else f"{lead} {verb}{adverb}"  # "She often found ..."
 
 
 def slot_text(found: tuple[str, str, str], rng: random.Random, careful: bool) -> str:
