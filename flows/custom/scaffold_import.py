@@ -14,8 +14,9 @@ from pathlib import Path
 
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.text_files import read_text
+from flows.core.pages.asks_worker import asks_about_worker, question_texts
 from flows.core.pages.form_spec import form_spec
-from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.custom.custom_task import field_kind
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
@@ -124,13 +125,21 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
     if imported.answer_key:
         text = re.sub(r"(?m)^(items = .*)$", lambda m: m.group(1) + f'\nanswer_key = "{name}_answer_key.csv"'
                       "   # the AnswerKey: each response scored in runs/<name>/scores.csv", text)
-    return text + "".join(field_qc_table(field, kind) for field, kind in free_text_fields(imported.body))
+    return text + "".join(field_qc_table(field, kind, personal) for field, kind, personal
+                          in free_text_fields(imported.body))
 
 
-def free_text_fields(body: str) -> list[tuple[str, str]]:
-    """(field name without its item index, its control) for each free-text field of the item block."""
-    rules = form_spec(form_fields(body.replace("{{ i }}", "0")))["fields"]
-    return [(f["name"].removesuffix("_0"), f.get("input", "text")) for f in rules if field_kind(f) == "text"]
+def free_text_fields(body: str) -> list[tuple[str, str, bool]]:
+    """(field name without its item index, its control, whether it asks about the worker) for each
+    free-text field of the item block."""
+    page = body.replace("{{ i }}", "0")
+    read = read_page(page)
+    asked = question_texts(read)
+    gap = any(BLANK.search(t) for _, t, _ in read.texts)  # a fill-the-blank page: a word or two per item
+    rules = form_spec(form_fields(page))["fields"]
+    return [(f["name"].removesuffix("_0"), f.get("input", "text"),
+             asks_about_worker(asked.get(f["name"], "")) or (gap and f.get("input", "text") != "textarea"))
+            for f in rules if field_kind(f) == "text"]
 
 
 FIELD_RULES = (("duplicate_text", "the same text on several items"),
@@ -145,13 +154,25 @@ FIELD_RULES = (("duplicate_text", "the same text on several items"),
                ("typing_cadence", "typed faster than a person can (telemetry)"))
 
 
-def field_qc_table(field: str, control: str) -> str:
-    """``[qc.fields.<field>]``: the field's text rules, one comment per rule (docs/custom_pages.md)."""
+# A question about the worker (age, home, device, how sure): one person's same answer on every item, and
+# many people's same short answer ("Ontario", "Yes"), are what honest people write, not copies; so is
+# the same missing word ("door") on a fill-the-blank page's items.
+BLANK = re.compile(r"_{3,}")
+ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruction_echo", "min_words")
+
+
+def field_qc_table(field: str, control: str, personal: bool = False) -> str:
+    """``[qc.fields.<field>]``: the field's text rules, one comment per rule (docs/custom_pages.md);
+    ``personal``: the field asks about the worker (flows/core/pages/asks_worker.py) or for the words a
+    blank ("___") in the item's text is missing."""
     key = field if re.fullmatch(r"[A-Za-z0-9_-]+", field) else json.dumps(field)
     width = max(len(r) for r, _ in FIELD_RULES) + 4
-    rules = "\n".join(f"  {json.dumps(r) + ',':<{width}}# {why}" for r, why in FIELD_RULES)  # TOML: a trailing comma
-    long_text = control == "textarea"
-    return (f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control}): its text rules\n"
+    chosen = [(r, why) for r, why in FIELD_RULES if not (personal and r in ABOUT_WORKER_DROPS)]
+    rules = "\n".join(f"  {json.dumps(r) + ',':<{width}}# {why}" for r, why in chosen)  # TOML: a trailing comma
+    long_text = control == "textarea" and not personal
+    about = ("; it asks about the worker or for a missing word: no repeat, consensus or echo rules (the same "
+             "short answer on several items is expected)") if personal else ""
+    return (f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control}): its text rules{about}\n"
             f"rules = [\n{rules}\n]\n"
             f"{'min_words = ' + str(3 if long_text else 1):<22}# min_words: fewer words flags the answer (0: off)\n"
             f"{'one_sentence = false':<22}# true for a one-sentence caption; a {control}'s answer may run longer\n")

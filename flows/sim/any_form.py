@@ -12,16 +12,14 @@ to every choice, rule breakers leave required fields empty as if the page's chec
 
 from __future__ import annotations
 
-import json
 import random
-import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
 
+from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS
 from flows.core.pages.form_spec import field_rule
-from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
@@ -36,14 +34,16 @@ from flows.sim.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.latent_choices import confused, latent_answer, slip
-from flows.sim.page_context import INDEXED, ItemContext, context_for, page_contexts
+from flows.sim.latent_choices import LATENT, confused, latent_answer, slip
+from flows.sim.page_context import INDEXED, ItemContext, context_for, item_index, page_contexts
+from flows.sim.page_spec import honour_spec, page_spec
+from flows.sim.ratings import nearest, numeric_scale, rated_position, truth_option
+from flows.sim.slot_text import slot, slot_text
+from flows.sim.worker_questions import about_worker
 from qc.form_constraints import step_ok
-from qc.submit_rules import SubmitRules
 
 RUSHED = ("speeder", "canned_abuser")
 NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
-RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
 
 
 @dataclass
@@ -52,6 +52,8 @@ class Filling:
     bank: dict[str, BankEntry]
     rng: random.Random
     item_texts: dict[str, list[str]] = field(default_factory=dict)  # item -> what this worker wrote for it
+    questions: dict[str, str] = field(default_factory=dict)  # field -> the words a person reads as its question
+    text_boxes: list[str] = field(default_factory=list)  # the page's free-text fields, in page order
 
 
 def _truth_rng(ctx: ItemContext, name: str) -> random.Random:
@@ -109,6 +111,14 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     sources = _sources(ctx, fill.bank)
     if kind in PASTING_PROFILES:
         return fit_text(_pasted(fill, sources), f, rng, sources)
+    boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
+    if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
+        careful = kind not in RUSHED and _careful(fill.worker, rng)
+        text = slot_text(found, rng, careful)
+        for _ in range(5 if found[0] != "word" else 0):  # a person does not open every sentence alike
+            text = text if normalise(text) not in fill.worker.written else slot_text(found, rng, careful)
+        fill.worker.written.add(normalise(text))
+        return text.upper() if kind == "caps_locker" else text
     if kind in RUSHED:
         short = min(sources, key=len).split()
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
@@ -140,6 +150,8 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""
     if fill.worker.profile == "contrarian":
         return options[0]  # one answer to everything
+    if scale := numeric_scale(options):  # a rating of what the simulator cannot perceive (flows/sim/ratings.py)
+        return rating(fill, f, ctx, options, scale)
     truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options,
                           ctx.texts or (_sources(ctx, fill.bank) if ctx.shows_image and fill.bank else []),
                           f.attrs.get("header", ""))
@@ -148,6 +160,17 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
         return slip(fill.worker, options, truth, fill.rng)
     return truth
+
+
+def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], scale: list[float]) -> str:
+    """The item's latent score through the worker's bias and honest noise; its truth kept for sim_items.json."""
+    base = m["base"] if (m := INDEXED.match(f.name)) else f.name
+    truth = truth_option(options, scale, ctx.key, base)
+    fill.worker.memory[f"{LATENT}{ctx.key}|{base}"] = truth
+    if fill.worker.params.get("choices") == "wrong":
+        return confused(fill.worker.worker_id, options, truth)
+    careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+    return nearest(options, scale, rated_position(ctx.key, base, fill.worker.worker_id, careful, fill.rng))
 
 
 def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
@@ -187,6 +210,9 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     slots = max(0, int((float(high) - first) // step))
     if fill.worker.profile == "contrarian":
         k = 0
+    elif f.kind == "range":  # a slider is a rating: the item's latent score, bias and honest noise
+        careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+        k = round(slots * rated_position(ctx.key, f.name, fill.worker.worker_id, careful, fill.rng))
     elif fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
         k = fill.rng.randint(0, slots)
     else:
@@ -199,6 +225,10 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     """The value a worker gives one control (None: the control is not submitted)."""
+    asked = fill.questions.get(f.name, "")
+    if asked and not (fill.worker.profile in PASTING_PROFILES and f.kind in ("text", "textarea")) and \
+            (mine := about_worker(f, asked, fill.worker.worker_id, fill.rng)) is not None:
+        return mine  # a question about the worker, answered about themselves
     if f.kind in ANNOTATIONS:
         careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
         return marks(f.kind, f.options, _truth_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
@@ -218,41 +248,6 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     return free_text(fill, f, ctx)
 
 
-def _honour_spec(values: dict[str, str], spec: dict[str, Any], fields: dict[str, FormField]) -> None:
-    """The page's own hitflow rules on top of its controls': an evaluation page's questions
-    (ticks at least ``min``, an exclusive option alone, a slider marked moved), a caption page's
-    text rules, a form spec's ticks."""
-    for q in spec.get("questions", []) + spec.get("fields", []):
-        name, value = q.get("name", ""), values.get(q.get("name", ""))
-        if value is None:
-            continue
-        if q.get("type") == "many":
-            picked = [t for t in value.split("|") if t]
-            if q.get("exclusive") in picked and len(picked) > 1:
-                picked.remove(q["exclusive"])
-            picked += [o for o in q.get("options", []) if o != q.get("exclusive")][: max(0, int(q.get("min") or 0)
-                                                                                       - len(picked))]
-            values[name] = "|".join(dict.fromkeys(picked))
-        if q.get("type") == "slider" and q.get("moved"):
-            values[q["moved"]] = "1"
-    if "min_words" in spec and "questions" not in spec:
-        rules = SubmitRules(min_words=int(spec.get("min_words") or 0), one_sentence=bool(spec.get("one_sentence")),
-                            banned_prefixes=tuple(spec.get("banned_prefixes") or ()), max_chars=spec.get("max_chars"),
-                            required=bool(spec.get("required", True)), canned_text="")
-        for name, value in values.items():
-            if fields[name].kind in ("text", "textarea") and value:
-                values[name] = fit_text(captions.pass_rules(value, rules), fields[name], random.Random(value), [])
-
-
-def page_spec(html: str) -> dict[str, Any]:
-    match = RULES_JSON.search(html or "")
-    try:
-        spec = json.loads(match.group(1)) if match else {}
-    except ValueError:
-        return {}
-    return spec if isinstance(spec, dict) else {}
-
-
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
                   rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
     """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
@@ -264,7 +259,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     contexts = page_contexts(html or "", common)
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image) for k, c in contexts.items()}
-    fill = Filling(worker, bank, rng)
+    fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
+                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")])
     values: dict[str, str] = {}
     sole = sole_answers(fields)
     for f in todo:
@@ -274,7 +270,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
             continue
         if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None:
             values[f.name] = v
-    _honour_spec(values, page_spec(html), {f.name: f for f in fields})
+    honour_spec(values, page_spec(html), {f.name: f for f in fields})
     if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
         required = sorted(n for n in values if "required" in {f.name: f for f in todo}[n].attrs)
         for name in rng.sample(required or sorted(values), k=max(1, len(required or values) // 4)):

@@ -1,0 +1,66 @@
+"""Controls that ask about the worker, not the item: "What is your age?", "In which province do you
+live?", "I will listen to the files with:", "How sure are you?" (issue 44). Both the simulator (which
+answers them about the simulated person) and the importer (whose generated text rules must not call
+one person's same age on every item a copied text) read them here.
+
+The question is the text a person reads with the control: its label, header or placeholder, the
+<label> right after it, else the last text before it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flows.core.pages.mturk_forms import _FormParser
+
+TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("if_yes", re.compile(r"^\s*if (yes|so)\b", re.I)),
+    ("age", re.compile(r"\byour age\b|\bhow old are you|\byear of birth|\bage\s*[:?]?\s*$", re.I)),
+    ("place", re.compile(r"where do you live|province|territory|which (country|state|city)|your (country|city|"
+                         r"state|location)|where are you (from|based)", re.I)),
+    ("language", re.compile(r"native language|first language|mother tongue|languages? do you speak", re.I)),
+    ("colour", re.compile(r"favou?rite colou?r", re.I)),
+    ("gender", re.compile(r"\byour gender|\bgender\s*[:?]?\s*$", re.I)),
+    ("device", re.compile(r"headphone|listen(ing)? to the (files|audio|samples) with|listening (device|type)", re.I)),
+    ("confidence", re.compile(r"how (sure|confident|certain) are you|your confidence", re.I)),
+    ("heard", re.compile(r"have you (ever )?hea?r?d|heard (about|of) .* before|have you (ever )?(used|tried)", re.I)),
+    ("often", re.compile(r"^\s*how often do you", re.I)),
+    ("opinion", re.compile(r"^\s*what would make|^\s*what do you think|^\s*why do you|^\s*what do you like", re.I)),
+    ("feedback", re.compile(r"additional feedback|questions and/or comments|comments? (about|on) (this|the) (hit|task"
+                            r"|survey)|help us improve|other thoughts", re.I)),
+)
+ADJACENT = 3  # parser steps: a <label> this close after a control (no for=, no wrapping) is its label
+
+
+def question_texts(page: _FormParser) -> dict[str, str]:
+    """Field name -> the words a person reads as its question: its label or header, a <label> right
+    after it, else the text since the previous control (a group of radio buttons: all of it)."""
+    out: dict[str, str] = {}
+    previous = 0
+    for name, pos in sorted(page.positions.items(), key=lambda p: p[1]):
+        f = page.fields.get(name)
+        if f is None:
+            continue
+        own = [f.attrs.get(k, "") for k in ("label", "header") if f.attrs.get(k)]
+        after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label]
+        since = [t for p, t, _ in page.texts if previous < p <= pos]
+        if f.kind in ("radio", "checkbox"):
+            words = since
+        else:
+            words = own or after[:1] or since[-1:] or [f.attrs.get("placeholder", "")]
+        out[name] = " ".join(words)
+        previous = pos + (ADJACENT if after and not own and f.kind not in ("radio", "checkbox") else 0)
+    return out
+
+
+def topic(question: str) -> str:
+    for name, pattern in TOPICS:
+        if pattern.search(question):
+            return name
+    return ""
+
+
+def asks_about_worker(question: str) -> bool:
+    """A question whose answer is the worker's own (an age, a place, a device, how sure they are, a
+    comment on the task) rather than the item's: one person's same answer on every item is no copy."""
+    return bool(topic(question))

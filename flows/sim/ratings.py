@@ -1,0 +1,51 @@
+"""Ratings of what the simulator cannot perceive (issue 44): an audio sample's naturalness on a 1-5
+MOS scale, an image's quality on a slider. Each item has a latent score (the same for every worker);
+a worker reports it through their own bias and honest noise, so ratings of one item cluster, items
+differ, and the scale's ends are rarer than its middle, as in listening tests, instead of a uniform
+draw where a careless worker jumps from 1 to 5.
+
+The shapes are modelling choices (no measured figure stands behind them): latent scores are the
+mean of two uniform draws over the scale (a triangle peaking slightly above the middle); a careful
+worker's noise is a tenth of the scale, a careless one's a fifth; a worker's bias up to 6% of it (at a
+tenth, an honest rater with a high bias gave one clip position the top score on all of their items and
+choice_straight_lining blocked them).
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+
+def numeric_scale(options: list[str]) -> list[float] | None:
+    """The options as numbers when they are a rating scale (three or more numbers); else None."""
+    try:
+        values = [float(o) for o in options if o != ""]
+    except ValueError:
+        return None
+    return values if len(set(values)) >= 3 else None
+
+
+def latent_position(item: str, field: str) -> float:
+    """The item's true score as a share of the scale (0 = its low end), the same for every worker."""
+    rng = random.Random(zlib.crc32(f"{item}|{field}|rating".encode()))
+    return min(1.0, (rng.random() + rng.random()) / 2 + 0.08)
+
+
+def rated_position(item: str, field: str, worker_id: str, careful: bool, rng: random.Random) -> float:
+    """Where on the scale this worker puts the item: its latent score, their bias, honest noise."""
+    bias = random.Random(f"{worker_id}|bias").uniform(-0.06, 0.06)
+    noise = rng.gauss(0.0, 0.1 if careful else 0.2)
+    return min(1.0, max(0.0, latent_position(item, field) + bias + noise))
+
+
+def nearest(options: list[str], scale: list[float], position: float) -> str:
+    """The option closest to ``position`` of the way from the scale's low end to its high end."""
+    low, high = min(scale), max(scale)
+    target = low + position * (high - low)
+    numbered = [(o, float(o)) for o in options if o != ""]
+    return min(numbered, key=lambda p: abs(p[1] - target))[0]
+
+
+def truth_option(options: list[str], scale: list[float], item: str, field: str) -> str:
+    return nearest(options, scale, latent_position(item, field))
