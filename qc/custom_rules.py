@@ -10,7 +10,9 @@ the text); ``choice_straight_lining`` on one row per answer of a choice field.
 ``choice_straight_lining`` input columns: ``assignment_id, worker_id, image_id, field, answer``.
 A worker who gave one and the same answer to a field on ``straight_lining_min_items`` or more
 items, while the other workers' most common answer differs on at least half of those items
-(so a field whose honest answer really is the same everywhere is no evidence).
+(so a field whose honest answer really is the same everywhere is no evidence). On a numeric scale
+(the answer and the others' all numbers) "differs" means more than one scale point from the others'
+median: an honest rater who gives 5 to three items the others rated 4 is not straight-lining.
 """
 
 from __future__ import annotations
@@ -48,10 +50,16 @@ CUSTOM_POLICY = DecisionPolicy(
 )
 
 
-def _majority_others(df: pd.DataFrame, worker: str, field: str, item: str) -> str | None:
+def _others(df: pd.DataFrame, worker: str, field: str, item: str) -> pd.Series:
     peers = df[(df["field"] == field) & (df["image_id"] == item) & (df["worker_id"] != worker)]["answer"]
-    peers = peers[peers != ""]
-    return None if peers.empty else str(peers.mode().iloc[0])
+    return peers[peers != ""].astype(str)
+
+
+def _differs(answer: str, peers: pd.Series) -> bool:
+    numbers = pd.to_numeric(pd.concat([peers, pd.Series([answer])]), errors="coerce")
+    if numbers.notna().all():  # a rating scale: a neighbouring point is agreement, not another answer
+        return bool(abs(float(answer) - float(numbers.iloc[:-1].median())) > 1)
+    return answer != str(peers.mode().iloc[0])
 
 
 @register("choice_straight_lining", "worker")
@@ -66,9 +74,9 @@ def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
         if len(per_item) < min_items or len(values) != 1:
             continue
         answer = values.pop()
-        majorities = [_majority_others(answered, str(worker), str(field), str(i)) for i in per_item["image_id"]]
-        judged = [m for m in majorities if m is not None]
-        disagree = sum(m != answer for m in judged)
+        peers = [_others(answered, str(worker), str(field), str(i)) for i in per_item["image_id"]]
+        judged = [p for p in peers if not p.empty]
+        disagree = sum(_differs(answer, p) for p in judged)
         if judged and disagree * 2 >= len(judged):
             rows.append({"worker_id": worker, "rule": "choice_straight_lining", "value": len(per_item),
                          "threshold": min_items,
