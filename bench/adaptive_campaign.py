@@ -43,8 +43,9 @@ PROLIFIC = '[prolific]\nreward = "{reward}"\ncurrency = "GBP"\nestimated_minutes
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT", "NOT ON PROLIFIC")
 
 
-def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk",
-             seed: int = 1) -> dict[str, object]:
+def write_config(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk",
+                 seed: int = 1) -> Path:
+    """The campaign's config (and its crowd and items) in ``folder``; ``answers``: lines of its [answers] table."""
     config = project(folder, items, adversaries, share=0.0)  # the adaptive keys join the bench's [answers] table
     text = re.sub(r"(?m)^seed = \d+$", f"seed = {seed}", config.read_text())  # the review sample's
     text = text.replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
@@ -53,6 +54,12 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
         text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 GBP"').replace(
             "[target]", PROLIFIC.format(reward=f"{0.10 * per_hit:.2f}") + "[target]")
     config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
+    return config
+
+
+def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk",
+             seed: int = 1) -> dict[str, object]:
+    config = write_config(folder, items, adversaries, per_hit, answers, route, seed)
     start = time.process_time()
     # the simulator's seed: another crowd (skills, habits) and another market
     summary = run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", platform=route,

@@ -117,13 +117,23 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 @register("random_sample", "caption")
 def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A seeded random share of assignments picked for human review."""
+    """A seeded random share of assignments picked for human review.
+
+    A batch checked again after more work came in (caption top-ups, adaptive rounds) keeps the picks of
+    its earlier check (``sampled_before``: assignment ids) and picks the rest of its share only among
+    work without a verdict yet: an assignment in ``decided`` was approved or rejected already, and a
+    pick no person can decide would hold the batch's review for ever. Without either key, the plain
+    seeded sample of the whole frame."""
     share = float(params.get("random_sample_share", 0.05))
     assignments = df.drop_duplicates("assignment_id")
     if share <= 0 or assignments.empty:
         return flag_frame([])
     n = max(1, round(share * len(assignments)))
-    picked = assignments.sample(n=n, random_state=int(params.get("seed", 0)))
+    before = set(params.get("sampled_before", ()))
+    kept = assignments[assignments["assignment_id"].isin(before)]
+    pool = assignments[~assignments["assignment_id"].isin(before | set(params.get("decided", ())))]
+    more = pool.sample(n=min(len(pool), max(0, n - len(kept))), random_state=int(params.get("seed", 0)))
+    picked = pd.concat([kept, more])
     rows = [
         {"worker_id": r["worker_id"], "rule": "random_sample", "value": share,
          "threshold": share, "assignment_id": r["assignment_id"], "image_id": "",

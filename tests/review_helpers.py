@@ -18,7 +18,11 @@ CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 
 
 def review_config(tmp_path: Path, mode: str = "flagged", deadline_s: int | None = None) -> Path:
-    return demo_review_config(tmp_path, mode, deadline_s, CONFIG)
+    """The review demo's config without its caption top-ups: a test counting what a person decided per batch
+    is about something else (top-ups under review: tests/test_caption_top_up.py)."""
+    path = demo_review_config(tmp_path, mode, deadline_s, CONFIG)
+    path.write_text(re.sub(r"(?m)^top_up_rounds = \d+", "top_up_rounds = 0", path.read_text()))
+    return path
 
 
 def run_until_review(config: Path, sim_url: str, db: Path, out: Path, limit: int = 20, platform: str = "mturk") -> str:

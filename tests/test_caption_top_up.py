@@ -10,9 +10,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from flows.campaigns.review_data import ReviewPending
 from flows.campaigns.summary import summarize
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
+from flows.driver.operations import open_campaign_run
+from flows.driver.review_demo import clear_queue, review_config
+from flows.platforms.targets import simulator
+from flows.review.review_app import ReviewServer, ReviewSite
 from postprocess.adaptive import short_items, top_up_units
 from tests.small_configs import small_vizwiz
 
@@ -66,3 +71,33 @@ def test_short_images_get_more_captions_until_rounds_run_out(tmp_path: Path) -> 
            f"short, {more} more assignment(s)" in said
     if really_short:
         assert "ran out of top-up rounds" in (out / "report.html").read_text()
+
+
+@pytest.mark.slow
+def test_top_ups_under_flagged_review_leave_no_item_a_person_cannot_close(tmp_path: Path) -> None:
+    """The review demo's campaign with its top-ups: each top-up round's late work is checked again, and
+    its review sample used to be drawn afresh over the whole batch, picking work already approved, which no
+    person can decide any more (the run waited for review for ever)."""
+    config = review_config(tmp_path / "cfg")
+    assert "top_up_rounds = 2" in config.read_text()
+    db, out = tmp_path / "h.db", tmp_path / "runs"
+    finished = False
+    with simulator("", seed=1, crowd=None) as sim:
+        for _ in range(12):  # the demo's five batches, each stopping once or twice for review
+            try:
+                run_campaign(config, endpoint_url=sim.endpoint_url, db_path=db, out_root=out, limit=60,
+                             progress=lambda _: None)
+                finished = True
+                break
+            except ReviewPending:
+                pass
+            with open_campaign_run(str(db), "vizwiz_captions") as run:
+                site = ReviewSite(run, "tester", run.cfg.review)
+                with ReviewServer(site) as server:
+                    clear_queue(f"{server.url}/?token={site.login_token}", max_steps=50)
+    assert finished
+    store = Store(db)
+    assert store.table("ledger").count_where("operation = 'CreateAdditionalAssignmentsForHIT'", [])  # topped up
+    unseen = store.rows("SELECT f.assignment_id FROM qc_flags f WHERE f.rule = 'random_sample' AND NOT EXISTS "
+                        "(SELECT 1 FROM review_actions r WHERE r.assignment_id = f.assignment_id)")
+    assert unseen == []  # every sampled assignment got a person's verdict

@@ -139,6 +139,20 @@ def test_random_sample_is_seeded_and_sized() -> None:
     assert list(one["assignment_id"]) != list(other["assignment_id"])
 
 
+def test_random_sample_of_a_batch_checked_again_keeps_its_picks_and_skips_decided_work() -> None:
+    first = frame([(f"a{i}", f"W{i % 7}", f"i{i}", GOOD, 1) for i in range(40)])
+    picked = list(flags_for(first, "random_sample", random_sample_share=0.1, seed=4)["assignment_id"])
+    grown = frame([(f"a{i}", f"W{i % 7}", f"i{i}", GOOD, 1) for i in range(60)])  # 20 more came in
+    decided = [f"a{i}" for i in range(40)]  # the first 40 were approved or rejected after the first check
+    again = flags_for(grown, "random_sample", random_sample_share=0.1, seed=4, sampled_before=picked,
+                      decided=decided)
+    ids = list(again["assignment_id"])
+    assert len(ids) == 6 and set(ids[:4]) == set(picked)  # the batch's share, its earlier picks first
+    assert all(int(a[1:]) >= 40 for a in ids[4:])  # the rest only among work without a verdict yet
+    plain = list(flags_for(grown, "random_sample", random_sample_share=0.1, seed=4)["assignment_id"])
+    assert set(plain) & set(decided) - set(picked)  # drawn afresh, the sample would pick decided work
+
+
 def test_runner_reports_every_rule_and_never_stops_early() -> None:
     df = frame([("a1", "W1", "i1", "This is a dog", 1.0), ("a2", "W2", "i1", "", 2.0)])
     flags = run_rules(df, {})

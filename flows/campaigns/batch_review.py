@@ -58,7 +58,7 @@ def _work_times(frame: pd.DataFrame, source: str) -> pd.Series:
 
 def qc_batch(run: Run, batch: int) -> dict[str, Any]:
     frame = caption_frame(run, batch)
-    params = qc_params(run.cfg, run.cfg.seed + batch)  # with the page text for instruction_echo
+    params = {**qc_params(run.cfg, run.cfg.seed + batch), **sample_so_far(run, batch)}  # page text: instruction_echo
     flags = run_rules(frame, params, run.cfg.qc_rules)
     broken = run.store.rows("SELECT assignment_id, worker_id, parse_error FROM assignments "
                             "WHERE campaign = ? AND batch = ? AND parse_error != ''", [run.cfg.name, batch])
@@ -67,6 +67,17 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
     flags = pd.concat([flags, pd.DataFrame(extra, columns=flags.columns)], ignore_index=True) if extra else flags
     counts = replace_batch_flags(run, batch, flags, f"{len(frame)} captions")
     return {"captions": len(frame), "flags": counts}
+
+
+def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
+    """What the review sample of a batch checked again (late work, top-up and adaptive rounds) must keep
+    and must not pick: its earlier picks, and the work already decided (qc.worker_rules.random_sample)."""
+    picked = run.store.rows("SELECT DISTINCT assignment_id FROM qc_flags WHERE campaign = ? AND batch = ? "
+                            "AND rule = 'random_sample'", [run.cfg.name, batch])
+    decided = run.store.rows("SELECT assignment_id FROM decisions WHERE campaign = ? AND batch = ?",
+                             [run.cfg.name, batch])
+    return {"sampled_before": [r["assignment_id"] for r in picked],
+            "decided": [r["assignment_id"] for r in decided]}
 
 
 def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) -> dict[str, int]:

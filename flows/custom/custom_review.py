@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.batch_review import replace_batch_flags
+from flows.campaigns.batch_review import replace_batch_flags, sample_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import parse_answer_xml
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
@@ -104,7 +104,8 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
 def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
-    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run)}
+    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
+              **sample_so_far(run, batch)}
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
     return {"responses": len(responses), "flags": counts}

@@ -42,9 +42,6 @@ def review_config(out_dir: Path, mode: str = "flagged", deadline_s: int | None =
         (out_dir / items[1]).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(base.parent / items[1], out_dir / items[1])
     path = out_dir / f"{base.stem}_review.toml"
-    # without the demo's caption top-ups: with review = "flagged", the last top-up round's work leaves one
-    # queue item that approving does not close, and the run waits for review for ever (issue 43, open)
-    text = re.sub(r"(?m)^top_up_rounds = \d+", "top_up_rounds = 0", text)
     path.write_text(text.replace("[policy]\n", "[policy]\n" + extra, 1), encoding="utf-8")
     return path
 

@@ -142,25 +142,35 @@ def _epoch(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
 
 
+# what a look at a study can change about a stored submission (its row and its response's times follow it)
+SUBMISSION_STATE = ("submission_id", "status", "started_at", "completed_at", "has_response")
+RESPONSE_STATE = ("status", "accept_time", "submit_time", "auto_approval_time")
+
+
 def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, Any]]:
     """Store every submission's state; give stored responses Prolific's start and finish times."""
     subs = [{**s, "status": SPELLINGS.get(s["status"], s["status"])}
             for s in prolific.submissions(prolific_client(run), study_id)]
-    stored = {r["assignment_id"] for r in run.store.rows(
-        "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
+    stored = {r["assignment_id"]: r for r in run.store.rows(
+        f"SELECT assignment_id, {', '.join(RESPONSE_STATE)} FROM assignments WHERE campaign = ? AND batch = ?",
+        [run.cfg.name, batch])}
+    known = {r["submission_id"]: r for r in run.store.rows(
+        f"SELECT {', '.join(SUBMISSION_STATE)} FROM platform_submissions WHERE study_id = ?", [study_id])}
     with run.store.transaction():
         for s in subs:
-            run.store.table("platform_submissions").upsert({
-                "submission_id": s["id"], "campaign": run.cfg.name, "batch": batch, "study_id": study_id,
-                "participant_id": s["participant_id"], "status": s["status"], "started_at": _epoch(s["started_at"]),
-                "completed_at": _epoch(s.get("completed_at")), "has_response": int(s["id"] in stored)},
-                pk="submission_id")
+            row = {"submission_id": s["id"], "campaign": run.cfg.name, "batch": batch, "study_id": study_id,
+                   "participant_id": s["participant_id"], "status": s["status"], "started_at": _epoch(s["started_at"]),
+                   "completed_at": _epoch(s.get("completed_at")), "has_response": int(s["id"] in stored)}
+            done = _epoch(s.get("completed_at"))
+            times = {"status": s["status"], "accept_time": row["started_at"], "submit_time": done or row["started_at"],
+                     "auto_approval_time": done + AUTO_APPROVAL_S if done else None}
+            # as stored at an earlier look: nothing to write (each poll used to rewrite every row of the study)
+            same = s["id"] in known and all(known[s["id"]][k] == row[k] for k in SUBMISSION_STATE)
+            if same and (s["id"] not in stored or all(stored[s["id"]][k] == v for k, v in times.items())):
+                continue
+            run.store.table("platform_submissions").upsert(row, pk="submission_id")
             if s["id"] in stored:
-                done = _epoch(s.get("completed_at"))
-                run.store.table("assignments").update(s["id"], {
-                    "status": s["status"], "accept_time": _epoch(s["started_at"]),
-                    "submit_time": done or _epoch(s["started_at"]),
-                    "auto_approval_time": done + AUTO_APPROVAL_S if done else None})
+                run.store.table("assignments").update(s["id"], times)
             if s["status"] in UNPAID:  # its unit may go to someone else
                 run.store.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
         _mark_unknown_sessions(run, batch, study_id, {s["id"] for s in subs})
