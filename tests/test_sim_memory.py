@@ -155,7 +155,7 @@ def test_decided_answers_are_read_from_the_state_file_not_kept(tmp_path: Path) -
 
 ARENA_PROBE = """
 import ctypes, sys, threading
-from flows.sim.malloc_arenas import limit_malloc_arenas
+from flows.core.run.malloc_arenas import limit_malloc_arenas
 if sys.argv[1] == "capped":
     assert limit_malloc_arenas(1)
 libc, all_in = ctypes.CDLL(None), threading.Barrier(6)
