@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -96,5 +99,40 @@ def bench_qc_all_rules(n: int = 200_000, repeats: int = 3) -> dict[str, Any]:
     return out
 
 
+def bench_qc_cli(n: int = 200_000, repeats: int = 3, config: str = "config/vizwiz_captions.toml") -> dict[str, Any]:
+    """``hitflow qc FILE --config CONFIG`` as a user runs it (a process of its own: start-up included), on
+    ``n`` captions and on their first 25 rows (start-up alone), ``repeats`` times each, alternately: wall
+    and CPU (user + system, from the children's rusage) seconds, the fastest and the median, and the load."""
+    with tempfile.TemporaryDirectory() as tmp:
+        batch = load_batch(n).drop(columns="is_precanned")
+        files = {"big": Path(tmp) / "big.csv", "small": Path(tmp) / "small.csv"}
+        batch.to_csv(files["big"], index=False)
+        batch.head(25).to_csv(files["small"], index=False)
+        got: dict[str, list[tuple[float, float, float]]] = {"big": [], "small": []}
+        for _ in range(repeats):
+            for name, path in files.items():
+                got[name].append(_cli_run(path, Path(tmp) / "flags.csv", ROOT / config))
+    out: dict[str, Any] = {"captions": n, "config": config, "repeats": repeats}
+    for name, runs in got.items():
+        label = "200k" if name == "big" else "25_rows"
+        walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
+        out |= {f"wall_s_{label}": round(min(walls), 2), f"wall_s_{label}_median": round(statistics.median(walls), 2),
+                f"cpu_s_{label}": round(min(cpus), 2), f"cpu_s_{label}_median": round(statistics.median(cpus), 2),
+                f"load_average_1min_{label}": [r[2] for r in runs]}
+    return out
+
+
+def _cli_run(path: Path, out: Path, config: Path) -> tuple[float, float, float]:
+    load = round(os.getloadavg()[0], 2)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "flows.cli", "qc", str(path), "--out", str(out), "--config", str(config)],
+                   check=True, capture_output=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, load
+
+
 if __name__ == "__main__":
     print(json.dumps(bench_qc_all_rules(), indent=2))
+    print(json.dumps(bench_qc_cli(), indent=2))

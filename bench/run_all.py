@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from bench import answers_accuracy, latency, prefect_overhead
-from bench.qc_load import bench_qc_all_rules
+from bench.qc_load import bench_qc_all_rules, bench_qc_cli
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.pages.mturk_forms import html_question
@@ -106,6 +106,7 @@ def bench_spelling(n: int = 5000) -> dict[str, float]:
 
 def main() -> None:
     results = {"simulator": bench_simulator(), "qc": bench_qc(), "qc_all_rules": bench_qc_all_rules(),
+               "qc_cli": bench_qc_cli(),
                "spelling": bench_spelling(), "spelling_200k": bench_spelling_200k(),
                "spelling_vizwiz_vs_pyspellchecker": compare_on_vizwiz(),
                "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -121,6 +122,7 @@ def summary(results: dict[str, Any]) -> list[str]:
     """One line per issue-33 figure: the figure, its baseline from this same run, the ratio, the target,
     and the 1-minute load average(s) while it was measured (2 cores shared: read CPU beside wall)."""
     spell, qc, pre, lat = (results[k] for k in ("spelling_200k", "qc_all_rules", "prefect_overhead", "latency"))
+    cli = results["qc_cli"]
     return [
         f"spelling {spell['captions']:,} varied captions ({spell['unique_unknown_words']:,} misspellings): "
         f"{spell['spell_s']} s wall, {spell['spell_cpu_s']} s CPU (target <= 30 s) | pyspellchecker loop "
@@ -131,6 +133,10 @@ def summary(results: dict[str, Any]) -> list[str]:
         f"(best {qc['new_s']}), {qc['new_cpu_s_median']} s CPU (target <= 5 s) | before issue 33 "
         f"{qc['old_s_median']} s wall, {qc['old_cpu_s_median']} s CPU | {qc['speedup']}x wall, "
         f"{qc['speedup_cpu']}x CPU, same flags: {qc['same_flags']} | load {_loads(qc['load_average_1min'])}",
+        f"hitflow qc {cli['captions']:,} captions through the CLI (start-up included): "
+        f"{cli['wall_s_200k_median']} s wall, {cli['cpu_s_200k_median']} s CPU (target <= 3 s) "
+        f"| 25 rows {cli['wall_s_25_rows_median']} s wall, {cli['cpu_s_25_rows_median']} s CPU "
+        f"| load {_loads(cli['load_average_1min_200k'])}",
         f"demo campaign under Prefect: {pre['median_s']['prefect']} s wall, {pre['median_cpu_s']['prefect']} s CPU "
         f"| --no-prefect {pre['median_s']['no_prefect']} s wall, {pre['median_cpu_s']['no_prefect']} s CPU | "
         f"{pre['ratio']}x wall, {pre['cpu_ratio']}x CPU (target <= 1.5x) | load {_loads(pre['load_average_1min'])}",

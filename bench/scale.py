@@ -61,8 +61,11 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
     """One campaign end to end in this process, as ``hitflow run CONFIG --no-prefect --endpoint-url``
     runs it against a simulator in its own process (bench/sim_process.py): phases, RSS, calls, quality."""
     from bench.sim_process import sim_process
+    from flows.core.run.malloc_arenas import limit_malloc_arenas
     from flows.driver import campaign, campaign_run
     from flows.driver.campaign_run import run_campaign
+
+    limit_malloc_arenas()  # as `hitflow run` does before its threads start
 
     phases: dict[str, float] = defaultdict(float)
     load_start = round(os.getloadavg()[0], 2)

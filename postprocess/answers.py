@@ -37,6 +37,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from postprocess.crowdkit_models import model_class
+
 METHODS = ("mv", "ds", "glad", "mace", "one-coin")
 CHOICES = ("auto", *METHODS)
 MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses majority vote
@@ -138,12 +140,9 @@ def _workers(given: pd.DataFrame) -> pd.DataFrame:
 
 def _probabilities(part: pd.DataFrame, method: str, seed: int) -> pd.DataFrame:
     """Items x labels, each row a probability distribution over the labels seen in the field."""
-    from crowdkit.aggregation import GLAD, MACE, DawidSkene, MajorityVote, OneCoinDawidSkene
-
     data = part.rename(columns={"item_id": "task", "worker_id": "worker"})[["task", "worker", "label"]]
-    models: dict[str, Any] = {"mv": MajorityVote(), "ds": DawidSkene(n_iter=100), "glad": GLAD(n_iter=100),
-                              "mace": MACE(random_state=seed), "one-coin": OneCoinDawidSkene(n_iter=100)}
-    model = models[method]
+    settings: dict[str, dict[str, Any]] = {"mv": {}, "mace": {"random_state": seed}}
+    model = model_class(method)(**settings.get(method, {"n_iter": 100}))
     with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=: not the user's concern
         warnings.simplefilter("ignore", category=FutureWarning)
         warnings.simplefilter("ignore", category=DeprecationWarning)

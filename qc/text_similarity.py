@@ -12,14 +12,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy import sparse
 
 from qc.text_features import squeezed_lower
+
+if TYPE_CHECKING:  # imported where a matrix is built: scipy.sparse is ~0.2 s of `hitflow qc`'s start-up, and
+    from scipy import sparse  # only the rules that compare texts (consensus, templates, echoes) need it
 
 # Words: \w+ (any script, one letter counts), case folded; sklearn's default drops 1-letter words.
 _TOKEN = re.compile(r"\w+")
@@ -97,6 +100,8 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     Kept for the last batch seen: consensus, its worker rate and instruction echo share one fit.
     The result is shared, so callers must not change it.
     """
+    from scipy import sparse
+
     found = _token_codes(texts) or _token_codes_slow(texts)
     text_of, term_of, terms = found
     if not terms:
@@ -112,6 +117,8 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
     """scikit-learn's TfidfTransformer(sublinear_tf=True) by hand: tf 1 + ln(n), smooth idf
     ln((1 + texts) / (1 + texts with the word)) + 1, L2 rows. Done here because importing
     sklearn's text module pulls scipy.stats, over a second of start-up for a 25-row file."""
+    from scipy import sparse
+
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
@@ -130,6 +137,8 @@ def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matri
     "the", "in", "is", which match every caption. An unseen word weighs as a word no text
     of the batch used (smooth idf ln(1 + n) + 1): it adds length but matches nothing.
     """
+    from scipy import sparse
+
     unseen_idf = float(np.log(1 + terms.rows.shape[0]) + 1)
     rows, cols, values = [], [], []
     for r, text in enumerate(texts):
@@ -159,6 +168,8 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
     within that error of its best) are scored again by :func:`row_cosines`, so scores and ties are
     exactly what one dot product per pair gives.
     """
+    from scipy import sparse
+
     n = rows.shape[0]
     group = pd.factorize(groups, use_na_sentinel=False)[0].astype(np.int64)
     author = pd.factorize(authors, use_na_sentinel=False)[0].astype(np.int64)

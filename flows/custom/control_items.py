@@ -12,15 +12,17 @@ from __future__ import annotations
 import json
 import math
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.inputs.csv_files import read_csv_frame
-from flows.core.ledger.store import Store
 from qc.control_items import ControlPolicy
+
+if TYPE_CHECKING:  # a hint only: `hitflow qc` reaches this module and needs no ledger (psycopg, sqlite_utils)
+    from flows.core.ledger.store import Store
 
 KEY_COLUMNS = ("item_id", "field", "answer")
 

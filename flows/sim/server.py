@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from flows.core.run.malloc_arenas import limit_malloc_arenas
 from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
 from flows.sim.control_routes import check_control, control_body
 from flows.sim.kept_alive import CountedConnection, KeptAlive
-from flows.sim.malloc_arenas import limit_malloc_arenas
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
 from flows.sim.mturk_api import OPERATIONS

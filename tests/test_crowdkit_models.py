@@ -1,0 +1,48 @@
+"""Majority vote and Dawid-Skene load without ``crowdkit.aggregation``'s ``__init__`` (postprocess/crowdkit_models.py):
+the caption outputs' last step no longer imports nltk, scikit-learn and scipy.stats (+83 MB, the 39,181-image run's
+peak), and the answers are those the whole package gives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBE = """
+import random, sys
+import pandas as pd
+if sys.argv[1] == "whole":
+    import crowdkit.aggregation  # noqa: F401
+from postprocess.answers import aggregate
+rng = random.Random(7)
+rows = [(f"i{i}", f"w{(i * 3 + k) % 17}", "yes" if rng.random() < (0.8 if i % 3 else 0.25) else "no")
+        for i in range(90) for k in range(5)]
+frame = pd.DataFrame(rows, columns=["item_id", "worker_id", "label"])
+for method in sys.argv[2:]:
+    result = aggregate(frame, method=method)
+    print("=== " + method)
+    print(result.answers.to_csv(index=False), result.workers.to_csv(index=False))
+print("HEAVY", sorted(m for m in ("sklearn", "nltk", "scipy.stats", "crowdkit.aggregation") if m in sys.modules))
+"""
+
+
+def probe(*args: str) -> tuple[list[str], str]:
+    """Each method's answers and workers as CSV, and the heavy modules loaded by the end."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300, check=True)
+    answers, heavy = done.stdout.rsplit("HEAVY ", 1)
+    return answers.split("=== ")[1:], heavy.strip()
+
+
+def test_dawid_skene_and_majority_vote_load_alone_and_answer_as_the_whole_package() -> None:
+    light, loaded = probe("light", "auto", "ds", "mv", "one-coin")
+    whole, loaded_whole = probe("whole", "auto", "ds", "mv", "one-coin")
+    assert loaded == "[]" and "crowdkit.aggregation" in loaded_whole
+    assert len(light) == 4 and ",ds," in light[0] and light == whole
+
+
+def test_glad_after_dawid_skene_imports_the_whole_package() -> None:
+    answers, loaded = probe("light", "ds", "glad", "ds")
+    assert "crowdkit.aggregation" in loaded and ",glad," in answers[1]
+    assert answers[0] == answers[2]  # Dawid-Skene before and after the whole package came in
