@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from scipy.stats import beta
 
 from qc.worker_history import BLOCK_COLUMNS, wrong_share_blocks
 
@@ -86,7 +85,9 @@ def accuracy_above(correct: int, seen: int, level: float) -> float:
     """P(accuracy >= ``level``) after ``correct`` right of ``seen``, from the Jeffreys prior Beta(1/2,
     1/2): the posterior is Beta(correct + 1/2, seen - correct + 1/2). A prior that claims nothing
     about the worker (it is the one that does not depend on how accuracy is parametrised)."""
-    return float(beta.sf(level, correct + 0.5, seen - correct + 0.5))
+    from scipy.special import betaincc  # here: `hitflow qc` on pages without controls never loads scipy
+
+    return float(betaincc(correct + 0.5, seen - correct + 0.5, level))
 
 
 def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
