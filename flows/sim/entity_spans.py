@@ -16,6 +16,9 @@ import json
 import random
 import re
 import zlib
+from functools import lru_cache
+
+from spellchecker import SpellChecker
 
 NAME = re.compile(r"[A-Z][\w'&.-]*(?:\s+(?:of\s+|de\s+|van\s+)?[A-Z][\w'&.-]*)*")
 LEADING = {"The", "A", "An", "This", "That", "These", "Those", "In", "On", "At", "After", "Before", "When",
@@ -35,6 +38,7 @@ MEANS = {"person": ("person", "per", "people", "name", "human", "individual"),
          "organization": ("organization", "organisation", "org", "company", "institution", "business"),
          "date": ("date", "dat", "time", "day")}
 
+COMMON = 5000  # "weather" 45956, "festival" 10598 in that list; "google" 2012, "amazon" 539
 Span = tuple[int, int, str]  # (start, end, kind)
 
 
@@ -47,10 +51,23 @@ def names(text: str) -> list[Span]:
             start = text.index(words[0], start) + len(words[0])
             start += len(text[start:]) - len(text[start:].lstrip())
             words = words[1:]
+        opens = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?"
+        if len(words) == 1 and opens and _common(words[0]):
+            continue  # "Weather was mild": a sentence's first word, an everyday one, is no name
         if words:
             end = m.end() - (1 if m.group().endswith(".") else 0)
             found.append((start, end, _kind(text, start, words, found)))
     return found
+
+
+@lru_cache(maxsize=1)
+def _frequencies() -> dict[str, int]:
+    return dict(SpellChecker().word_frequency.dictionary)  # pyspellchecker's English word counts
+
+
+def _common(word: str) -> bool:
+    """An everyday English word (as counted in pyspellchecker's list), not a name's first use."""
+    return _frequencies().get(word.lower(), 0) >= COMMON
 
 
 def _kind(text: str, start: int, words: list[str], before: list[Span]) -> str:
