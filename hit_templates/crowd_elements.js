@@ -16,8 +16,14 @@
     if (parent) { parent.appendChild(el); }
     return el;
   };
-  var list = function (text) {  /* "['Cat', 'Dog']" as the reference writes it, or JSON */
-    try { return JSON.parse(text || "[]"); } catch (e) { return JSON.parse((text || "[]").replace(/'/g, "\"")); }
+  var list = function (text) {  /* "['Cat', 'Dog']" as the reference writes it, or JSON; JSON in a JSON string
+    (an item column holding JSON, passed through to_json) read once more; anything else: no options */
+    var value;
+    try { value = JSON.parse(text || "[]"); } catch (e) {
+      try { value = JSON.parse((text || "[]").replace(/'/g, "\"")); } catch (e2) { return []; }
+    }
+    if (typeof value === "string" && /^\s*\[/.test(value)) { return list(value); }
+    return Array.isArray(value) ? value : [];
   };
   var attr = function (el, name) { return el.hasAttribute(name) ? el.getAttribute(name) : null; };
   var flag = function (el, name) { return el.hasAttribute(name) ? "" : null; };

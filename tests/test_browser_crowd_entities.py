@@ -19,10 +19,12 @@ from qc.form_constraints import check_form
 from tests.test_browser_flickr import mine
 
 pytestmark = pytest.mark.browser
+# the labels as an item column holding JSON, passed through to_json as Ground Truth pages do: a JSON string
+LABELS = '[{"label": "person", "fullDisplayName": "Person"}, {"label": "place", "fullDisplayName": "Place"}]'
 TEXT = "Nadia Petrova opened a bakery in Porto with help from Harbour Bank."
 PAGE = """{% extends "_crowd_page.html.j2" %}{% block item %}
 <crowd-entity-annotation name="names_{{ i }}" header="Mark every name"
-  labels='[{"label": "person", "fullDisplayName": "Person"}, {"label": "place", "fullDisplayName": "Place"}]'
+  labels="{{ item.labels | tojson | forceescape }}"
   text="{{ item.sentence }}"></crowd-entity-annotation>
 {% endblock %}"""
 
@@ -47,13 +49,14 @@ def test_a_person_labels_selected_words_and_the_page_posts_the_documented_shape(
     scaffold("ner", tmp_path)
     (tmp_path / "config" / "ner.html.j2").write_text(PAGE, encoding="utf-8")
     cfg = load_config(tmp_path / "config" / "ner.toml")
-    rows = [{"item_id": "s1", "file_name": "", "url": "", "payload": json.dumps({"sentence": TEXT})}]
+    rows = [{"item_id": "s1", "file_name": "", "url": "", "payload": json.dumps({"sentence": TEXT, "labels": LABELS})}]
     hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
                                LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
                                Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
     page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=AENTITY1")
     page.wait_for_selector("crowd-entity-annotation .crowd-entity-text")
     assert page.inner_text(".crowd-entity-text") == TEXT
+    assert page.locator("crowd-entity-annotation option").all_inner_texts() == ["Person", "Place"]
     label = page.locator("crowd-entity-annotation button", has_text="Label the selection")
     page.select_option("crowd-entity-annotation select", "place")
     page.locator(".crowd-entity-text").scroll_into_view_if_needed()

@@ -9,6 +9,7 @@ fixtures are written for these tests, not copied."""
 from __future__ import annotations
 
 import csv
+import html
 import json
 import random
 from pathlib import Path
@@ -43,6 +44,14 @@ def test_the_element_is_one_field_with_its_labels_and_text() -> None:
     assert unreadable_crowd_elements(ELEMENT) == []
     rule = spec()["fields"][0]
     assert rule["type"] == "annotations" and rule["text"] == TEXT and not rule["required"]
+
+
+def test_labels_passed_through_to_json_from_an_item_column_are_read() -> None:
+    """A Ground Truth page writes ``labels="{{ task.input.labels | to_json | escape }}"``; an item file's
+    column holds the array as JSON text, so the attribute is that text as a JSON string."""
+    column = json.dumps([{"label": "person"}, {"label": "place"}])
+    page = ELEMENT.replace(f'labels="{LABELS}"', f'labels="{html.escape(json.dumps(column))}"')
+    assert [f.options for f in form_fields(page)] == [["person", "place"]]
 
 
 def test_the_documented_output_reads_back_and_passes_the_pages_rules() -> None:

@@ -86,7 +86,8 @@ OPTION_ATTRS = {"crowd-classifier": "categories", "crowd-image-classifier": "cat
 
 
 def categories(text: str) -> list[str]:
-    """``"['Cat', 'Dog']"`` (the reference's examples quote with ') or a JSON array -> the strings."""
+    """``"['Cat', 'Dog']"`` (the reference's examples quote with ') or a JSON array -> the strings; a
+    JSON array inside a JSON string too (an item column holding JSON, passed through ``to_json``)."""
     try:
         value = json.loads(text)
     except ValueError:
@@ -94,6 +95,8 @@ def categories(text: str) -> list[str]:
             value = ast.literal_eval(text.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return []
+    if isinstance(value, str) and value.strip()[:1] == "[":
+        return categories(value)
     return [str(v.get("label", v) if isinstance(v, dict) else v) for v in value] if isinstance(value, list) else []
 
 
