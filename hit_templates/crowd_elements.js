@@ -102,7 +102,7 @@
     var pick = make("select", {}, el);
     list(el.getAttribute("labels")).forEach(function (l) { make("option", {value: l}, pick).textContent = l; });
     var frame = make("div", {class: "crowd-marks"}, el), img = make("img", {src: el.getAttribute("src"), alt: el.getAttribute("header") || "", draggable: "false"}, frame);
-    var undo = make("button", {type: "button"}, el);
+    var undo = make("button", {type: "button", "data-crowd-own": ""}, el);
     undo.textContent = "Remove the last mark";
     var scale = function () { return (img.naturalWidth || img.clientWidth || 1) / (img.clientWidth || 1); };
     var at = function (ev) { var r = img.getBoundingClientRect(); return [Math.max(0, ev.clientX - r.left), Math.max(0, ev.clientY - r.top)]; };
@@ -140,7 +140,7 @@
       var o = make("option", {value: typeof l === "string" ? l : l.label}, pick);
       o.textContent = typeof l === "string" ? l : (l.fullDisplayName || l.label);
     });
-    var shown = make("p", {class: "crowd-entity-text"}, el), add = make("button", {type: "button"}, el);
+    var shown = make("p", {class: "crowd-entity-text"}, el), add = make("button", {type: "button", "data-crowd-own": ""}, el);
     add.textContent = "Label the selection";
     var listed = make("ul", {class: "crowd-entities"}, el);
     var chars = function (n) { return Array.from(text.slice(0, n)).length; };  /* UTF-16 index -> characters */
@@ -153,7 +153,7 @@
         shown.appendChild(document.createTextNode(text.slice(at, a)));
         make("mark", {title: m.label}, shown).textContent = text.slice(a, b);
         at = b;
-        var li = make("li", {}, listed), undo = make("button", {type: "button"}, li);
+        var li = make("li", {}, listed), undo = make("button", {type: "button", "data-crowd-own": ""}, li);
         li.insertBefore(document.createTextNode(m.label + ": " + text.slice(a, b) + " "), undo);
         undo.textContent = "Remove";
         undo.addEventListener("click", function () { marks.splice(marks.indexOf(m), 1); render(); });

@@ -80,3 +80,25 @@ def test_a_person_labels_selected_words_and_the_page_posts_the_documented_shape(
     assert [(TEXT[e["startOffset"]:e["endOffset"]], e["label"]) for e in spans] == \
         [("Nadia Petrova", "person"), ("Porto", "place")]
     assert check_form(custom_spec(cfg, page_items(rows)), answer) == []
+
+
+def test_a_browser_driven_simulated_worker_marks_its_spans_through_the_stand_in(tmp_path: Path, browser) -> None:
+    """The simulated crowd's answer for the element (flows/sim/entity_spans.py), worked into the page by
+    selecting and labelling as a person does, is what the page posts; the stand-in's own buttons
+    ("Remove") are not among the page buttons a browser worker presses at random."""
+    import random
+
+    from flows.sim.browser_worker import work_page
+    from flows.sim.entity_spans import entities
+
+    scaffold("ner", tmp_path)
+    (tmp_path / "config" / "ner.html.j2").write_text(PAGE, encoding="utf-8")
+    cfg = load_config(tmp_path / "config" / "ner.toml")
+    rows = [{"item_id": "s1", "file_name": "", "url": "", "payload": json.dumps({"sentence": TEXT, "labels": LABELS})}]
+    html = custom_page(cfg, page_items(rows))
+    intent = entities(TEXT, ["person", "place"], "diligent", True, random.Random(3))
+    assert len(json.loads(intent)["entities"]) == 2  # Nadia Petrova, Porto (no label means a company)
+    for seed in range(3):
+        posted = work_page(browser, html, {"assignmentId": "A1"}, {"names_0": intent}, random.Random(seed))
+        assert posted is not None
+        assert json.loads(posted["taskAnswers"])[0]["names_0"] == json.loads(intent)

@@ -17,6 +17,7 @@ import random
 import re
 import zlib
 from functools import lru_cache
+from typing import Any
 
 from spellchecker import SpellChecker
 
@@ -120,3 +121,30 @@ def entities(text: str, labels: list[str], profile: str, careful: bool, rng: ran
             cut = text.rfind(" ", a, b)
             marked[k] = (a, cut if cut > a else b, label)
     return json.dumps({"entities": [{"label": label, "startOffset": a, "endOffset": b} for a, b, label in marked]})
+
+
+SELECT = """(p, span) => {  /* the characters [a, b) of the shown text selected, across its marks */
+    const chars = [...p.textContent], a = chars.slice(0, span[0]).join("").length;
+    const b = a + chars.slice(span[0], span[1]).join("").length, r = document.createRange();
+    const walk = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+    let seen = 0, n;
+    while ((n = walk.nextNode())) {
+        const len = n.textContent.length;
+        if (seen <= a && a < seen + len) { r.setStart(n, a - seen); }
+        if (seen < b && b <= seen + len) { r.setEnd(n, b - seen); }
+        seen += len;
+    }
+    getSelection().removeAllRanges(); getSelection().addRange(r); }"""
+
+
+def mark_in_browser(page: Any, host: str, value: str) -> None:
+    """A browser-driven worker's answer drawn through hitflow's stand-in (hit_templates/crowd_elements.js):
+    per span, the label picked, the words selected, the label button pressed."""
+    try:
+        spans = json.loads(value).get("entities", [])
+    except (ValueError, AttributeError):
+        return  # not an answer of this element (a person's intent names no span): nothing marked
+    for e in spans:
+        page.select_option(f"{host} select", e["label"])
+        page.eval_on_selector(f"{host} .crowd-entity-text", SELECT, [e["startOffset"], e["endOffset"]])
+        page.locator(f"{host} button", has_text="Label the selection").click()
