@@ -117,7 +117,8 @@ def test_labels_that_mean_no_known_kind_are_shared_by_the_crowd() -> None:
 def test_a_page_in_the_documented_shape_imports_and_runs_end_to_end(tmp_path: Path, monkeypatch, capsys) -> None:
     assert main(["new", "ner", "--from", str(WILD / "entity_annotation.liquid.html"), "--dir", str(tmp_path)]) == 0
     assert 'extends "_crowd_page.html.j2"' in (tmp_path / "config" / "ner.html.j2").read_text()
-    sentences = [TEXT, "The Orchard Institute hired Leo Marsh in Tallinn.", "Ivo Kranjc sailed from Split to Venice."]
+    sentences = [TEXT, "The Orchard Institute hired Leo Marsh in Tallinn.", "Ivo Kranjc sailed from Split to Venice.",
+                 "Weather was mild on the coast all week."]  # no name: "nothing to mark" is the honest answer
     with (tmp_path / "config" / "ner_items.csv").open("w", encoding="utf-8", newline="") as f:
         csv.writer(f).writerows([["item_id", "sentence"], *[[f"s{n}", t] for n, t in enumerate(sentences)]])
     monkeypatch.chdir(tmp_path)
@@ -135,3 +136,14 @@ def test_a_page_in_the_documented_shape_imports_and_runs_end_to_end(tmp_path: Pa
     marked = {texts[int(r.item_id[1:])][e["startOffset"]:e["endOffset"]] for r in data.itertuples()
               for e in json.loads(r.value)["entities"]}
     assert {"Nadia Petrova", "Leo Marsh", "Venice"} <= marked
+    responses = pd.read_csv(tmp_path / "runs" / "ner" / "responses.csv", keep_default_na=False, dtype=str)
+    nothing = responses[responses["value"].map(lambda v: v.startswith("{") and json.loads(v) == {"entities": []})]
+    assert len(nothing) >= 2 and not nothing["reasons"].str.contains("empty_answer").any()
+
+
+def test_an_empty_list_of_marks_is_an_answer_and_no_marks_at_all_is_not() -> None:
+    from qc.custom_rules import has_value
+
+    assert has_value('{"entities": []}', "annotations")  # the element's own "nothing to mark"
+    assert not has_value("{}", "annotations") and not has_value("", "annotations")  # nothing posted for it
+    assert not has_value('{"entities": []}')  # a script-built JSON field of blanks stays empty
