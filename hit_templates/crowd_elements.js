@@ -16,8 +16,14 @@
     if (parent) { parent.appendChild(el); }
     return el;
   };
-  var list = function (text) {  /* "['Cat', 'Dog']" as the reference writes it, or JSON */
-    try { return JSON.parse(text || "[]"); } catch (e) { return JSON.parse((text || "[]").replace(/'/g, "\"")); }
+  var list = function (text) {  /* "['Cat', 'Dog']" as the reference writes it, or JSON; JSON in a JSON string
+    (an item column holding JSON, passed through to_json) read once more; anything else: no options */
+    var value;
+    try { value = JSON.parse(text || "[]"); } catch (e) {
+      try { value = JSON.parse((text || "[]").replace(/'/g, "\"")); } catch (e2) { return []; }
+    }
+    if (typeof value === "string" && /^\s*\[/.test(value)) { return list(value); }
+    return Array.isArray(value) ? value : [];
   };
   var attr = function (el, name) { return el.hasAttribute(name) ? el.getAttribute(name) : null; };
   var flag = function (el, name) { return el.hasAttribute(name) ? "" : null; };
@@ -96,7 +102,7 @@
     var pick = make("select", {}, el);
     list(el.getAttribute("labels")).forEach(function (l) { make("option", {value: l}, pick).textContent = l; });
     var frame = make("div", {class: "crowd-marks"}, el), img = make("img", {src: el.getAttribute("src"), alt: el.getAttribute("header") || "", draggable: "false"}, frame);
-    var undo = make("button", {type: "button"}, el);
+    var undo = make("button", {type: "button", "data-crowd-own": ""}, el);
     undo.textContent = "Remove the last mark";
     var scale = function () { return (img.naturalWidth || img.clientWidth || 1) / (img.clientWidth || 1); };
     var at = function (ev) { var r = img.getBoundingClientRect(); return [Math.max(0, ev.clientX - r.left), Math.max(0, ev.clientY - r.top)]; };
@@ -121,6 +127,58 @@
       var size = {width: img.naturalWidth, height: img.naturalHeight}, out = {inputImageProperties: size};
       out[points ? "keypoints" : "boundingBoxes"] = marks.map(function (m) { var c = {}; Object.keys(m).forEach(function (k) { if (k !== "el") { c[k] = m[k]; } }); return c; });
       return out;
+    };
+  });
+
+  each("crowd-entity-annotation", function (el) {
+    /* select text, pick a label, press "Label the selection"; offsets count characters of text= (code
+       points, as the reference's "unicode offset"), the end one past the span (its Output section) */
+    header(el);
+    var text = el.getAttribute("text") || "", marks = [], labels = list(el.getAttribute("labels"));
+    var pick = make("select", {}, el);
+    labels.forEach(function (l) {
+      var o = make("option", {value: typeof l === "string" ? l : l.label}, pick);
+      o.textContent = typeof l === "string" ? l : (l.fullDisplayName || l.label);
+    });
+    var shown = make("p", {class: "crowd-entity-text"}, el), add = make("button", {type: "button", "data-crowd-own": ""}, el);
+    add.textContent = "Label the selection";
+    var listed = make("ul", {class: "crowd-entities"}, el);
+    var chars = function (n) { return Array.from(text.slice(0, n)).length; };  /* UTF-16 index -> characters */
+    var units = function (n) { return Array.from(text).slice(0, n).join("").length; };
+    var render = function () {
+      shown.textContent = ""; listed.textContent = "";
+      var at = 0;
+      marks.slice().sort(function (a, b) { return a.startOffset - b.startOffset; }).forEach(function (m) {
+        var a = units(m.startOffset), b = units(m.endOffset);
+        shown.appendChild(document.createTextNode(text.slice(at, a)));
+        make("mark", {title: m.label}, shown).textContent = text.slice(a, b);
+        at = b;
+        var li = make("li", {}, listed), undo = make("button", {type: "button", "data-crowd-own": ""}, li);
+        li.insertBefore(document.createTextNode(m.label + ": " + text.slice(a, b) + " "), undo);
+        undo.textContent = "Remove";
+        undo.addEventListener("click", function () { marks.splice(marks.indexOf(m), 1); render(); });
+      });
+      shown.appendChild(document.createTextNode(text.slice(at)));
+    };
+    add.addEventListener("click", function () {
+      var sel = window.getSelection();
+      if (!sel.rangeCount || !shown.contains(sel.anchorNode) || !shown.contains(sel.focusNode)) { return; }
+      var r = sel.getRangeAt(0), before = document.createRange();
+      before.selectNodeContents(shown);
+      before.setEnd(r.startContainer, r.startOffset);
+      var a = before.toString().length, b = a + r.toString().length;
+      while (a < b && /\s/.test(text[a])) { a++; }
+      while (b > a && /\s/.test(text[b - 1])) { b--; }
+      var m = {label: pick.value, startOffset: chars(a), endOffset: chars(b)};
+      var overlaps = marks.some(function (o) { return o.startOffset < m.endOffset && m.startOffset < o.endOffset; });
+      if (b > a && !overlaps) { marks.push(m); }
+      sel.removeAllRanges();
+      render();
+    });
+    try { list(el.getAttribute("initial-value")).forEach(function (m) { marks.push({label: m.label, startOffset: m.startOffset, endOffset: m.endOffset}); }); } catch (e) { marks = []; }
+    render();
+    getters[el.getAttribute("name")] = function () {
+      return {entities: marks.map(function (m) { return {label: m.label, startOffset: m.startOffset, endOffset: m.endOffset}; })};
     };
   });
 

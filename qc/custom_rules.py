@@ -85,18 +85,22 @@ def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
     return flag_frame(rows)
 
 
-def has_value(answer: Any) -> bool:
+def has_value(answer: Any, kind: str = "") -> bool:
     """Whether an answer holds anything: not blank, and, when it is JSON a script built, not a shape of
-    blanks (``{"text": ""}``: the script ran but nobody's answer reached it)."""
+    blanks (``{"text": ""}``: the script ran but nobody's answer reached it). An ``annotations`` field's
+    element answering its own empty list (``{"entities": []}``) is an answer: nothing to mark."""
     text = str(answer).strip()
     if not text:
         return False
     if text[0] not in "[{":
         return True
     try:
-        return _filled(json.loads(text))
+        data = json.loads(text)
     except (ValueError, RecursionError):
         return True
+    if kind == "annotations" and isinstance(data, dict) and any(isinstance(v, list) for v in data.values()):
+        return True
+    return _filled(data)
 
 
 def _filled(value: Any) -> bool:

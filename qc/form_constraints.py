@@ -14,7 +14,8 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
 - ``annotations``: boxes (``input`` = ``crowd-bounding-box``: ``boundingBoxes`` of ``label, left, top,
   width, height``) or points (``crowd-keypoint``: ``keypoints`` of ``label, x, y``) as JSON text, the
   shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
-  numbers not negative.
+  numbers not negative; spans (``crowd-entity-annotation``: ``entities`` of ``label, startOffset,
+  endOffset``) each within ``text`` (0 <= start < end <= its length) and not overlapping another.
 
 :func:`check_form` returns every broken field (never only the first).
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from qc.answer_values import number as read_number
@@ -40,7 +42,8 @@ MESSAGES = {
     "malformed": "This annotation could not be read.",
 }
 ANNOTATION_KEYS = {"crowd-bounding-box": ("boundingBoxes", ("left", "top", "width", "height")),
-                   "crowd-keypoint": ("keypoints", ("x", "y"))}
+                   "crowd-keypoint": ("keypoints", ("x", "y")),
+                   "crowd-entity-annotation": ("entities", ("startOffset", "endOffset"))}
 _EMAIL = re.compile(r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
                     r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]+$")
@@ -126,7 +129,16 @@ def _check_annotations(f: Spec, value: str) -> str:
             return "malformed"
         if f.get("options") and m.get("label") not in f["options"]:
             return "not_an_option"
-    return ""
+    return _check_spans(marks, f["text"]) if "text" in f else ""
+
+
+def _check_spans(marks: list[dict[str, Any]], text: str) -> str:
+    """Entity spans: whole characters of the element's text, one label per character (its widget
+    cannot label part of a labelled span again)."""
+    spans = sorted((m["startOffset"], m["endOffset"]) for m in marks)
+    if any(not (isinstance(a, int) and isinstance(b, int)) or not a < b <= len(text) for a, b in spans):
+        return "malformed"
+    return "malformed" if any(b > c for (_, b), (c, _) in pairwise(spans)) else ""
 
 
 def check_field(f: Spec, value: str) -> str:

@@ -71,7 +71,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),
-                          "answered": sum(has_value(r["answer"]) for r in rows), "fields": len(rows)})
+                          "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows)})
         answers += rows
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
 

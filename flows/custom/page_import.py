@@ -18,6 +18,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
+from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
@@ -31,7 +32,8 @@ MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
 CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
 FIELD_TAG = re.compile(r"<(input|textarea|select|crowd-[a-z-]+)\b[^>]*>", re.I)  # crowd-*: MTurk's elements
-CROWD_PAGE = re.compile(r"<crowd-form\b", re.I)
+# a crowd-form, or an element MTurk documents as self-contained (its own submit, no crowd-form around it)
+CROWD_PAGE = re.compile(r"<(?:crowd-form|" + "|".join(SELF_CONTAINED) + r")\b", re.I)
 # <crowd-form> and its submit button, MTurk's element script: _crowd_page.html.j2 has its own of each
 CROWD_FRAME = re.compile(r"</?crowd-form\b[^>]*>|<crowd-button\b[^>]*\bform-action\s*=\s*[\"']?submit[^>]*>.*?"
                          r"</crowd-button\s*>|<script\b[^>]*\bsrc\s*=\s*[\"'][^\"']*crowd-html-elements[^>]*>\s*"

@@ -17,12 +17,13 @@ import zlib
 from dataclasses import dataclass, field
 
 from flows.core.pages.asks_worker import question_texts
-from flows.core.pages.crowd_elements import ANNOTATIONS
+from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim import captions
 from flows.sim.annotations import marks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.entity_spans import entities
 from flows.sim.item_answers import (
     SHORT_BOX,
     copies,
@@ -231,6 +232,8 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         return mine  # a question about the worker, answered about themselves
     if f.kind in ANNOTATIONS:
         careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+        if f.kind == ENTITIES:  # spans of the element's own text
+            return entities(f.attrs.get("text", ""), f.options, fill.worker.profile, careful, fill.rng)
         return marks(f.kind, f.options, _truth_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
         return choice(fill, f, ctx)

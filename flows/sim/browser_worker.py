@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
-from flows.core.pages.crowd_elements import TASK_ANSWERS
+from flows.core.pages.crowd_elements import ENTITIES, TASK_ANSWERS
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
+from flows.sim.entity_spans import mark_in_browser
 
 if TYPE_CHECKING:
     from flows.sim.market_records import Assignment, Hit
@@ -138,8 +139,9 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
         page.route("**/*", answer)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         _fill_visible(page, per_button_intents(html, intents))
-        # a crowd page's Submit is one; a page's own <crowd-button>s (toggles its script reads on submit) count
-        buttons = page.locator("button[type=button]:visible:not(#submit-btn), "
+        # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
+        # <crowd-button>s (toggles its script reads on submit) count
+        buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
                                "crowd-button:visible:not([form-action=submit])")
         order = rng.sample(range(buttons.count()), buttons.count())
         for attempt in range(TRIES):  # a person who is told what is missing clicks once more
@@ -169,7 +171,7 @@ def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:
 
 def _fill_crowd(page: Any, tag: str, name: str, value: str) -> None:
     """One of MTurk's crowd elements, through the controls hitflow's stand-in draws inside it
-    (hit_templates/crowd_elements.js); boxes and points on an image are left undrawn."""
+    (hit_templates/crowd_elements.js); boxes and points on an image are left undrawn, entity spans marked."""
     host = f'{tag}[name="{name}"]'
     if tag in ("crowd-input", "crowd-text-area"):
         box = page.locator(f"{host} input, {host} textarea").first
@@ -184,6 +186,8 @@ def _fill_crowd(page: Any, tag: str, name: str, value: str) -> None:
             box = box if box.count() or v != "on" else page.locator(f"{host}:not([value]) input")
             if box.count():
                 box.first.check()
+    elif tag == ENTITIES:
+        mark_in_browser(page, host, value)
     elif "classifier" in tag:
         for v in value.split("|"):
             box = page.locator(f'{host} input[value="{v}"]')

@@ -25,6 +25,10 @@ ApiReference_HTMLCustomElementsArticle.html) and the element reference it links
 - crowd-keypoint (``name``, ``labels``, ``src``): ``{"inputImageProperties": {"height", "width"}, "keypoints":
   [{"label", "x", "y"}]}``, in pixels from the top left (sms-ui-template-crowd-keypoint.html: its labels
   are the ``labels`` attribute, as crowd-bounding-box's; a ``keypoints`` attribute is not read by MTurk).
+- crowd-entity-annotation (``name``, ``header``, ``labels`` a JSON array of ``{"label", "shortDisplayName",
+  "fullDisplayName"}``, ``text``): ``{"entities": [{"label", "startOffset", "endOffset"}]}``, offsets in
+  characters of ``text``, the end one past the span (sms-ui-template-crowd-entity-annotation.html). Its
+  reference calls it self-contained (its own submit, no crowd-form): hitflow's crowd page wraps it.
 - crowd-instructions, short-/full-instructions: the page's instructions, not fields.
 
 ``<crowd-form>`` posts one field, ``taskAnswers``: a JSON array holding one object, every named
@@ -60,12 +64,14 @@ class FormField:
 
 TASK_ANSWERS = "taskAnswers"
 TOP_LEVEL = ("assignmentId", "sig")  # posted beside taskAnswers, not inside it
-ANNOTATIONS = ("crowd-bounding-box", "crowd-keypoint")
+ENTITIES = "crowd-entity-annotation"
+ANNOTATIONS = ("crowd-bounding-box", "crowd-keypoint", ENTITIES)
+SELF_CONTAINED = (ENTITIES,)  # submits itself on MTurk: a page of one is a crowd page without a crowd-form
 KINDS = {  # element -> the plain control it behaves as ("" = its type attribute), or its own kind
     "crowd-input": "", "crowd-text-area": "textarea", "crowd-checkbox": "checkbox", "crowd-radio-group": "radio",
     "crowd-classifier": "radio", "crowd-image-classifier": "radio", "crowd-classifier-multi-select": "checkbox",
     "crowd-image-classifier-multi-select": "checkbox", "crowd-slider": "range",
-    "crowd-bounding-box": "crowd-bounding-box", "crowd-keypoint": "crowd-keypoint",
+    "crowd-bounding-box": "crowd-bounding-box", "crowd-keypoint": "crowd-keypoint", ENTITIES: ENTITIES,
 }
 READ = (*KINDS, "crowd-radio-button")
 NOT_FIELDS = ("crowd-form", "crowd-button", "crowd-instructions", "crowd-card", "crowd-icon-button",
@@ -75,11 +81,13 @@ INSTRUCTIONS = ("crowd-instructions", "short-instructions", "full-instructions",
 ALIASES = {"max-length": "maxlength", "min-length": "minlength"}
 OPTION_ATTRS = {"crowd-classifier": "categories", "crowd-image-classifier": "categories",
                 "crowd-classifier-multi-select": "categories", "crowd-image-classifier-multi-select": "categories",
-                "crowd-bounding-box": "labels", "crowd-keypoint": "labels"}  # keypoint: "labels", per its reference
+                "crowd-bounding-box": "labels", "crowd-keypoint": "labels",  # keypoint: "labels", per its reference
+                ENTITIES: "labels"}
 
 
 def categories(text: str) -> list[str]:
-    """``"['Cat', 'Dog']"`` (the reference's examples quote with ') or a JSON array -> the strings."""
+    """``"['Cat', 'Dog']"`` (the reference's examples quote with ') or a JSON array -> the strings; a
+    JSON array inside a JSON string too (an item column holding JSON, passed through ``to_json``)."""
     try:
         value = json.loads(text)
     except ValueError:
@@ -87,6 +95,8 @@ def categories(text: str) -> list[str]:
             value = ast.literal_eval(text.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return []
+    if isinstance(value, str) and value.strip()[:1] == "[":
+        return categories(value)
     return [str(v.get("label", v) if isinstance(v, dict) else v) for v in value] if isinstance(value, list) else []
 
 

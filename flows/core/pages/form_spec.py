@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from flows.core.pages.crowd_elements import ANNOTATIONS
+from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.mturk_forms import FormField
 from flows.core.pages.radio_buttons import BUTTONS
 from qc.form_constraints import Spec
@@ -70,8 +70,11 @@ def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | N
     if f.kind in NUMBER_INPUTS:
         return {"name": f.name, **_number_rule(f)}
     if f.kind in ANNOTATIONS:  # boxes or points on an image, answered as JSON (flows/core/pages/crowd_elements.py)
-        return {"name": f.name, "type": "annotations", "input": f.kind, "required": required,
-                "options": list(dict.fromkeys(f.options))}
+        marks: dict[str, Any] = {"name": f.name, "type": "annotations", "input": f.kind, "required": required,
+                                 "options": list(dict.fromkeys(f.options))}
+        if f.kind == ENTITIES:  # spans are offsets into the element's own text
+            marks["text"] = f.attrs.get("text", "")
+        return marks
     shown = "hidden" not in f.attrs  # hidden by attribute: the page's script fills it, nobody types it
     rule: dict[str, Any] = {"name": f.name, "type": "text",
                             "input": (f.kind if f.kind in TEXT_INPUTS else "text") if shown else "hidden",
