@@ -31,43 +31,45 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from bench.adaptive_campaign import REWARD, UNIT
+from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
-from bench.chaos import ENV, HITFLOW, ROOT, current_step, platform_view, sim_process
-from flows.core.ledger.store import Store
-from flows.platforms.mturk.extend import EXTEND_OP, extension_token
-from flows.platforms.unit_extensions import ROUND_NOTE
+from bench.chaos import ENV, HITFLOW, ROOT, current_step, sim_process
+from bench.chaos_adaptive_audit import compare, mturk_audit, prolific_audit
+from flows.platforms.mturk.extend import EXTEND_OP
+from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
 
 RESULTS = ROOT / "bench" / "results-chaos-adaptive.json"
-CAMPAIGN = "sentiment"
 # bench.adaptive_campaign's defaults (its main's flags): the rule whose saving results-adaptive-campaign.json shows
 RULE = {"min_judgements": 2, "max_judgements": 6, "confidence": 0.95, "skill_prior": 0.7, "skill_prior_weight": 4.0}
-COMPARED = ("answers.csv", "dataset.csv")
+EXTENSION = {"mturk": EXTEND_OP, "prolific": EXTEND_UNIT_OP}  # the ledger row of one more judgement of a unit
 
 
-def adaptive_config(folder: Path, items: int, seed: int, adversaries: int = 4, per_hit: int = 1) -> Path:
-    """bench.adaptive_campaign's campaign: the answers bench's project, one item a HIT priced as there, the rule."""
+def adaptive_config(folder: Path, items: int, seed: int, route: str = "mturk", adversaries: int = 4,
+                    per_hit: int = 1) -> Path:
+    """bench.adaptive_campaign's campaign: the answers bench's project, one item a HIT (a Prolific unit) priced
+    as there, the rule."""
     folder.mkdir(parents=True, exist_ok=True)
     config = project(folder, items, adversaries, share=0.0)
     text = re.sub(r"(?m)^seed = \d+$", f"seed = {seed}", config.read_text())
     text = text.replace(UNIT[0], UNIT[1].format(per_hit=per_hit))
     text = text.replace(REWARD[0], REWARD[1].format(reward=f"{0.02 * per_hit:.2f}"))
+    if route == "prolific":
+        text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 GBP"').replace(
+            "[target]", PROLIFIC.format(reward=f"{0.10 * per_hit:.2f}") + "[target]")
     rule = 'method = "auto"\n' + "".join(f"{k} = {v}\n" for k, v in RULE.items())
     config.write_text(text.replace("[answers]\n", "[answers]\n" + rule, 1), encoding="utf-8")
     return config
 
 
-def last_round(db: str) -> str:
+def last_round(db: str, operation: str) -> str:
     """``b<batch>r<round>`` of the last extension round the ledger holds ("" before any)."""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
         row = conn.execute("SELECT batch, json_extract(params, '$.round') FROM ledger WHERE operation = ? "
-                           "ORDER BY id DESC LIMIT 1", [EXTEND_OP]).fetchone()
+                           "ORDER BY id DESC LIMIT 1", [operation]).fetchone()
     return f"b{row[0]}r{row[1]}" if row else ""
 
 
-def open_extension_moment(db: str, since: float) -> str:
+def open_extension_moment(db: str, since: float, operation: str = EXTEND_OP) -> str:
     """Where an adaptive run started at ``since`` (epoch s) stands: ``extension intents`` (it wrote a round's
     extension rows, not all settled: the calls are under way), ``extension collect`` (it settled the last
     round's calls, whose work is not collected yet), the same two left open by a killed run and not yet
@@ -78,9 +80,9 @@ def open_extension_moment(db: str, since: float) -> str:
                 "SELECT coalesce(sum(status = 'intended' AND created_at >= ?), 0), "
                 "coalesce(sum(status = 'intended' AND created_at < ?), 0), "
                 "coalesce(sum(status != 'intended' AND updated_at >= ?), 0) FROM ledger WHERE operation = ?",
-                [since, since, since, EXTEND_OP]).fetchone()
+                [since, since, since, operation]).fetchone()
             rounds = conn.execute("SELECT count(DISTINCT batch || ':' || json_extract(params, '$.round')) "
-                                  "FROM ledger WHERE operation = ?", [EXTEND_OP]).fetchone()[0]
+                                  "FROM ledger WHERE operation = ?", [operation]).fetchone()[0]
             notes = conn.execute("SELECT count(*) FROM ledger WHERE operation = ?", [ROUND_NOTE]).fetchone()[0]
     except sqlite3.Error:
         return "start"
@@ -96,6 +98,7 @@ class AdaptiveCampaign:
     url: str
     folder: Path
     config: Path
+    route: str = "mturk"
 
     @property
     def db(self) -> str:
@@ -104,7 +107,7 @@ class AdaptiveCampaign:
     @property
     def args(self) -> list[str]:
         return [*HITFLOW, "run", str(self.config), "--no-prefect", "--endpoint-url", self.url, "--db", self.db,
-                "--out", str(self.folder / "runs")]
+                "--out", str(self.folder / "runs"), "--platform", self.route]
 
     def run_to_end(self, attempts: int = 3) -> int:
         for n in range(1, attempts + 1):
@@ -121,102 +124,45 @@ class AdaptiveCampaign:
         proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
         deadline = time.monotonic() + rng.uniform(0.5, 30)
         while proc.poll() is None:
-            now = open_extension_moment(self.db, since)
+            now = open_extension_moment(self.db, since, EXTENSION[self.route])
             if now == wanted or (wanted == "anywhere" and time.monotonic() > deadline):
                 time.sleep(rng.uniform(0, 0.02))
-                landed = open_extension_moment(self.db, since)
+                landed = open_extension_moment(self.db, since, EXTENSION[self.route])
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
-                return landed, last_round(self.db)
+                return landed, last_round(self.db, EXTENSION[self.route])
             time.sleep(0.002)
         return None  # it finished first
-
-
-def sim_extensions(state: Path) -> dict[str, str]:
-    """The simulator's own record: each extension token it carried out -> its HIT."""
-    with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as conn:
-        rows = conn.execute("SELECT key, value FROM records WHERE kind = 'token' AND key LIKE 'extend:%'").fetchall()
-    return {key.split(":", 1)[1]: json.loads(value)[0].split(":", 1)[0] for key, value in rows}
-
-
-def ledger_extensions(store: Store) -> pd.DataFrame:
-    rows = store.rows("SELECT idem_key, status, params FROM ledger WHERE operation = ?", [EXTEND_OP])
-    frame = pd.DataFrame([{**json.loads(r["params"]), "key": r["idem_key"], "status": r["status"]} for r in rows])
-    return frame.reindex(columns=["HITId", "NumberOfAdditionalAssignments", "round", "key", "status"])
-
-
-def audit(c: AdaptiveCampaign, state: Path) -> dict[str, Any]:
-    """Duplicates and losses, the platform (and the simulator's record) against the ledger and dataset."""
-    seen = platform_view(c.url)
-    store = Store(c.db)
-    ledger = ledger_extensions(store)
-    done = ledger[ledger["status"].isin(["ok", "adopted"])]
-    made = sim_extensions(state)
-    asked_tokens = {extension_token(k) for k in done["key"]}
-    base = int(RULE["min_judgements"])
-    asked = (base + done.groupby("HITId")["NumberOfAdditionalAssignments"].sum()).to_dict()
-    over = {h["HITId"]: int(h["MaxAssignments"]) - int(asked.get(h["HITId"], base))
-            for h in client_hits(c.url) if h.get("RequesterAnnotation", "").startswith(f"{CAMPAIGN}:")}
-    stored = {r["assignment_id"] for r in store.rows(
-        "SELECT assignment_id FROM assignments a WHERE EXISTS "
-        "(SELECT 1 FROM answers x WHERE x.assignment_id = a.assignment_id)")}
-    decided = {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM decisions WHERE applied != ''")}
-    # a rejected invalid answer has no value for dataset.csv: absent on purpose, not lost
-    rejected = {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM decisions WHERE action = 'reject'")}
-    store.close()
-    dataset = pd.read_csv(c.folder / "runs" / CAMPAIGN / "dataset.csv", dtype=str, keep_default_na=False)
-    on_platform = {a["AssignmentId"] for a in seen["assignments"]}
-    return {"extensions_in_ledger": len(done), "extensions_on_platform": len(made),
-            "extensions_adopted": int((ledger["status"] == "adopted").sum()),  # made, the kill before its answer
-            "ledger_rows_not_settled": int((~ledger["status"].isin(["ok", "adopted"])).sum()),
-            "duplicate_extensions": len(set(made) - asked_tokens) + int(ledger.duplicated(["HITId", "round"]).sum()),
-            "hits_beyond_ledger": sum(n > 0 for n in over.values()),
-            "assignments_beyond_ledger": sum(n for n in over.values() if n > 0),
-            "ledger_extensions_not_made": len(asked_tokens - set(made)),
-            "hits_below_ledger": sum(n < 0 for n in over.values()),
-            "platform_assignments": len(on_platform),
-            "lost_judgements": len(on_platform - (stored & decided)),
-            "rejected": len(rejected & on_platform),
-            "missing_from_dataset": len(on_platform - rejected - set(dataset["assignment_id"])),
-            "spent": str(seen["spent"])}
-
-
-def client_hits(url: str) -> list[dict[str, Any]]:
-    from flows.platforms.mturk import adapter as mturk
-
-    return mturk.list_hits(mturk.make_client(mturk.Target("sim", url)))
-
-
-def compare(a: Path, b: Path) -> dict[str, Any]:
-    """Which outputs differ in bytes, and by how many answers.csv rows."""
-    files = [n for n in COMPARED if (a / CAMPAIGN / n).read_bytes() != (b / CAMPAIGN / n).read_bytes()]
-    ra = Counter(map(tuple, pd.read_csv(a / CAMPAIGN / "answers.csv", dtype=str).values.tolist()))
-    rb = Counter(map(tuple, pd.read_csv(b / CAMPAIGN / "answers.csv", dtype=str).values.tolist()))
-    return {"files_not_byte_identical": files, "answers_rows_differing": sum(((ra - rb) + (rb - ra)).values())}
 
 
 def sim_args(folder: Path) -> tuple[str, ...]:
     return ("--state", str(folder / "sim.db"), "--crowd", str(folder / "crowd.toml"))
 
 
-def clean_run(folder: Path, items: int, seed: int) -> dict[str, Any]:
-    config = adaptive_config(folder, items, seed)
+def audit(c: AdaptiveCampaign) -> dict[str, Any]:
+    minimum = int(RULE["min_judgements"])
+    return mturk_audit(c.url, c.folder, minimum) if c.route == "mturk" else prolific_audit(c.folder, minimum)
+
+
+def clean_run(folder: Path, items: int, seed: int, route: str = "mturk") -> dict[str, Any]:
+    config = adaptive_config(folder, items, seed, route)
     with sim_process(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config)
+        c = AdaptiveCampaign(url, folder, config, route)
         start = time.perf_counter()
         c.run_to_end(1)
         wall = time.perf_counter() - start
-        return {"wall_s": round(wall, 1), **audit(c, folder / "sim.db")}
+        return {"wall_s": round(wall, 1), **audit(c)}
 
 
-def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random) -> dict[str, Any]:
+def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random,
+               route: str = "mturk") -> dict[str, Any]:
     """Kill at each moment of ``plan`` in turn (a moment already past is skipped by the run finishing), then
     resume to the end."""
-    config = adaptive_config(folder, items, seed)
+    config = adaptive_config(folder, items, seed, route)
     landed: Counter[str] = Counter()
     rounds: list[str] = []
     with sim_process(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config)
+        c = AdaptiveCampaign(url, folder, config, route)
         start = time.perf_counter()
         for wanted in plan:
             hit = c.kill_at(wanted, rng)
@@ -227,8 +173,7 @@ def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random
         runs = c.run_to_end()
         wall = time.perf_counter() - start
         return {"kills": sum(landed.values()), "kills_landed": dict(landed), "kills_in_order": rounds,
-                "resumes_to_finish": runs,
-                "wall_s": round(wall, 1), **audit(c, folder / "sim.db")}
+                "resumes_to_finish": runs, "wall_s": round(wall, 1), **audit(c)}
 
 
 def main() -> None:
@@ -236,21 +181,26 @@ def main() -> None:
     p.add_argument("--items", type=int, default=300)
     p.add_argument("--kills", type=int, default=12, help="kill -9 moments, most at the extension steps")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--route", choices=sorted(EXTENSION), default="mturk")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "bench-chaos-adaptive")
     a = p.parse_args()
     rng = random.Random(43)
     # half between a round's intents and their settling, a quarter in its collection, a quarter anywhere
     plan = [("extension intents", "extension intents", "extension collect", "anywhere")[i % 4]
             for i in range(a.kills)]
-    clean = clean_run(a.out / "clean", a.items, a.seed)
-    killed = killed_run(a.out / "killed", a.items, a.seed, plan, rng)
-    result = {"route": "mturk", "items": a.items, "seed": a.seed, "rule": RULE, "clean": clean, "killed": killed,
-              **compare(a.out / "clean" / "runs", a.out / "killed" / "runs"),
-              "overpaid_usd": str(max(Decimal("0"), Decimal(killed["spent"]) - Decimal(clean["spent"]))),
+    out = a.out / a.route
+    clean = clean_run(out / "clean", a.items, a.seed, a.route)
+    killed = killed_run(out / "killed", a.items, a.seed, plan, rng, a.route)
+    result = {"items": a.items, "seed": a.seed, "rule": RULE, "clean": clean, "killed": killed,
+              **compare(out / "clean" / "runs", out / "killed" / "runs"),
               "load_average": [round(x, 2) for x in os.getloadavg()]}
-    text = json.dumps(result, indent=1)
-    RESULTS.write_text(text + "\n", encoding="utf-8")
-    print(text)
+    if a.route == "mturk":
+        result["overpaid_usd"] = str(max(Decimal("0"), Decimal(killed["spent"]) - Decimal(clean["spent"])))
+    # one entry a route: a run of one route keeps the other's
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results[a.route] = result
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":
