@@ -34,14 +34,15 @@ from typing import Any
 from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
 from bench.chaos import ENV, HITFLOW, ROOT, current_step, sim_process
-from bench.chaos_adaptive_audit import compare, mturk_audit, prolific_audit
+from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
 
 RESULTS = ROOT / "bench" / "results-chaos-adaptive.json"
 # bench.adaptive_campaign's defaults (its main's flags): the rule whose saving results-adaptive-campaign.json shows
 RULE = {"min_judgements": 2, "max_judgements": 6, "confidence": 0.95, "skill_prior": 0.7, "skill_prior_weight": 4.0}
-EXTENSION = {"mturk": EXTEND_OP, "prolific": EXTEND_UNIT_OP}  # the ledger row of one more judgement of a unit
+# the ledger row of one more judgement of a unit, by route
+EXTENSION = {"mturk": EXTEND_OP, "prolific": EXTEND_UNIT_OP, "links": EXTEND_UNIT_OP}
 
 
 def adaptive_config(folder: Path, items: int, seed: int, route: str = "mturk", adversaries: int = 4,
@@ -118,7 +119,7 @@ class AdaptiveCampaign:
 
     def kill_at(self, wanted: str, rng: random.Random) -> tuple[str, str] | None:
         """Start (resume) a run and kill -9 it once it is at ``wanted`` (an ``open_extension_moment``, or
-        ``anywhere``: a random moment 0.5-30 s in), a few random ms later; where it was when killed, and
+        ``anywhere``: a random moment 0.5-30 s in), on MTurk a random few ms later; where it was when killed, and
         the extension round it was in or past."""
         since = time.time()
         proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
@@ -126,7 +127,9 @@ class AdaptiveCampaign:
         while proc.poll() is None:
             now = open_extension_moment(self.db, since, EXTENSION[self.route])
             if now == wanted or (wanted == "anywhere" and time.monotonic() > deadline):
-                time.sleep(rng.uniform(0, 0.02))
+                # MTurk's round is seconds of calls (a random few ms lands among them); Prolific's is one
+                # call and links' none, over before a few ms: killed at once there
+                time.sleep(rng.uniform(0, 0.02) if self.route == "mturk" else 0)
                 landed = open_extension_moment(self.db, since, EXTENSION[self.route])
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
@@ -141,7 +144,9 @@ def sim_args(folder: Path) -> tuple[str, ...]:
 
 def audit(c: AdaptiveCampaign) -> dict[str, Any]:
     minimum = int(RULE["min_judgements"])
-    return mturk_audit(c.url, c.folder, minimum) if c.route == "mturk" else prolific_audit(c.folder, minimum)
+    if c.route == "mturk":
+        return mturk_audit(c.url, c.folder, minimum)
+    return prolific_audit(c.folder, minimum) if c.route == "prolific" else links_audit(c.folder, minimum)
 
 
 def clean_run(folder: Path, items: int, seed: int, route: str = "mturk") -> dict[str, Any]:

@@ -19,11 +19,13 @@ from typing import Any
 
 import pandas as pd
 
+from bench.answers_accuracy import OPTIONS
 from bench.chaos import platform_view
 from flows.core.ledger.store import Store
 from flows.platforms.mturk.extend import EXTEND_OP, extension_token
 from flows.platforms.prolific.statuses import FINISHED
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP
+from flows.sim.latent_choices import latent_truth
 from postprocess.answers import accuracy
 
 CAMPAIGN = "sentiment"
@@ -105,12 +107,38 @@ def prolific_audit(folder: Path, min_judgements: int) -> dict[str, Any]:
                 if s["status"] in FINISHED and s["study_id"] in study_batch}
     result = {"extensions_in_ledger": len(done), "places_calls": len(places),
               "ledger_rows_not_settled": len(ledger) - len(done),
-              "duplicate_extensions": int(ledger.duplicated(["HITId", "round"]).sum())
+              "duplicate_extensions": int(ledger.duplicated(["batch", "HITId", "round"]).sum())
               + int(places.duplicated(["batch", "round"]).sum()),
               "studies_beyond_ledger": sum(n > 0 for n in over), "places_beyond_ledger": sum(max(n, 0) for n in over),
               "studies_below_ledger": sum(n < 0 for n in over),
               "submissions_by_status": dict(Counter(s["status"] for s in snap["submissions"].values())),
               **judgements(store, folder, finished)}
+    store.close()
+    return result
+
+
+def links_audit(folder: Path, min_judgements: int) -> dict[str, Any]:
+    """Invite links have no platform beside hitflow (the simulated invitees live in the run and die with
+    it): each unit's stored work against min plus the ledger's extensions, the task server's own record."""
+    store = Store(folder / "h.db")
+    ledger = ledger_extensions(store, EXTEND_UNIT_OP)
+    done = settled(ledger)
+    # a links unit is named by its index (invite:u3) in every batch
+    asked = (min_judgements + done.groupby(["batch", "HITId"])["NumberOfAdditionalAssignments"].sum()).to_dict()
+    got = {(int(r["batch"]), r["hit_id"]): int(r["n"]) for r in store.rows(
+        "SELECT batch, hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch > 0 GROUP BY batch, hit_id",
+        [CAMPAIGN])}
+    over = [n - int(asked.get(unit, min_judgements)) for unit, n in got.items()]
+    undecided = store.rows("SELECT count(*) AS n FROM assignments a WHERE batch > 0 AND NOT EXISTS "
+                           "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)")[0]["n"]
+    result = {"extensions_in_ledger": len(done), "ledger_rows_not_settled": len(ledger) - len(done),
+              "duplicate_extensions": int(ledger.duplicated(["batch", "HITId", "round"]).sum()),
+              "units_beyond_ledger": sum(n > 0 for n in over), "judgements_beyond_ledger": sum(max(n, 0) for n in over),
+              "units_short": sum(n < 0 for n in over), "undecided": int(undecided),  # in lost_judgements too
+              # the ledger's own submissions stand for the platform's: stored without answers, undecided, or
+              # missing from dataset.csv count as lost
+              **judgements(store, folder, {r["assignment_id"] for r in store.rows(
+                  "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch > 0", [CAMPAIGN])})}
     store.close()
     return result
 
@@ -125,6 +153,9 @@ def compare(a: Path, b: Path) -> dict[str, Any]:
 
 
 def accuracy_of(runs: Path) -> float:
-    """answers.csv against the items' latent answers (sim_items.json)."""
-    truth = pd.DataFrame(json.loads((runs / CAMPAIGN / "sim_items.json").read_text()), dtype=str)
-    return round(accuracy(pd.read_csv(runs / CAMPAIGN / "answers.csv", dtype=str, keep_default_na=False), truth), 4)
+    """answers.csv against the items' latent answers (what sim_items.json lists on MTurk; links' invitees,
+    simulated in the run, leave that file empty, so the same function gives them here)."""
+    answers = pd.read_csv(runs / CAMPAIGN / "answers.csv", dtype=str, keep_default_na=False)
+    truth = answers[["item_id", "field"]].assign(
+        answer=[latent_truth(i, f, OPTIONS) for i, f in zip(answers["item_id"], answers["field"], strict=True)])
+    return round(accuracy(answers, truth), 4)
