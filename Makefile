@@ -127,7 +127,7 @@ bench-chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos $(if $(filter postgres,$(DB)),--db postgres,)
 
 # kill -9 of the adaptive campaign (bench.adaptive_campaign's, ITEMS of them, default 300) on MTurk-sim
-# (ROUTE=prolific: Prolific-sim),
+# (ROUTE=prolific or links: those routes),
 # mostly between an extension round's intents and their settling or during its collection, resumed to
 # the end: duplicate extensions, lost judgements, answers.csv against an uninterrupted run;
 # writes bench/results-chaos-adaptive.json

@@ -3,17 +3,18 @@
 skill-aware posterior is unsure), biased toward the extension steps, then resumed to the end.
 
 The simulator is ``hitflow sim serve --speed 0 --state FILE`` in its own process, so its marketplace
-outlives every killed run and its state file is its own record of each extension it made (the
-UniqueRequestToken of every CreateAdditionalAssignmentsForHIT it carried out). Counted against the ledger:
-duplicate extensions (a token the ledger never asked for; a HIT whose MaxAssignments exceeds min plus the
-ledger's extensions; one HIT extended twice in one round), extensions the ledger settled that the platform
-never made, lost judgements (submitted on the platform, absent from the ledger, undecided, or missing
-from dataset.csv), and answers.csv / dataset.csv against an uninterrupted run of the same seed.
+outlives every killed run and its state file is its own record of each extension it made (on MTurk the
+UniqueRequestToken of every CreateAdditionalAssignmentsForHIT it carried out, on Prolific each study's
+places). Counted against the ledger (bench/chaos_adaptive_audit.py): duplicate extensions (made and never
+asked for; a HIT or study given more than min plus the ledger's extensions; a unit extended twice in one
+round), extensions the ledger settled that the platform never made, lost judgements (submitted on the
+platform, absent from the ledger, undecided, or missing from dataset.csv), and the outputs against an
+uninterrupted run of the same seed. Links has no platform beside hitflow: its units' stored work is counted
+against the ledger's extensions.
 
-``python -m bench.chaos_adaptive [--items 300] [--kills 12] [--seed 1]`` (``make bench-chaos-adaptive``)
-writes ``bench/results-chaos-adaptive.json``.
+``python -m bench.chaos_adaptive [--items 300] [--kills 12] [--seed 1] [--route mturk|prolific|links]``
+(``make bench-chaos-adaptive``) writes the route's entry of ``bench/results-chaos-adaptive.json``.
 """
-
 from __future__ import annotations
 
 import argparse
