@@ -95,12 +95,32 @@ def open_extension_moment(db: str, since: float, operation: str = EXTEND_OP) -> 
     return current_step(db)
 
 
+# Links: a round's ExtendUnit rows are settled the moment they are written (the row is the extension), so
+# no poll lands between the two; there the run kills itself with SIGKILL the n-th time a round's intents are
+# written (the hook tests/test_adaptive_routes.py uses), the kill -9 of a resumed run coming back to that round
+AT_INTENTS = """
+import importlib, os, signal, sys
+route, n = sys.argv[1], int(sys.argv[2])
+calls = []
+def die():
+    calls.append(1)
+    if len(calls) >= n:
+        os.kill(os.getpid(), signal.SIGKILL)
+importlib.import_module(f"flows.platforms.{route}.extend").AFTER_INTENTS = die
+from flows.cli.main import main
+sys.argv = ["hitflow", *sys.argv[3:]]
+sys.exit(main())
+"""
+HOOKED = "extension intents (in-run hook)"
+
+
 @dataclass
 class AdaptiveCampaign:
     url: str
     folder: Path
     config: Path
     route: str = "mturk"
+    span: float = 30.0  # seconds an uninterrupted run takes: an ``anywhere`` kill lands within it
 
     @property
     def db(self) -> str:
@@ -120,11 +140,13 @@ class AdaptiveCampaign:
 
     def kill_at(self, wanted: str, rng: random.Random) -> tuple[str, str] | None:
         """Start (resume) a run and kill -9 it once it is at ``wanted`` (an ``open_extension_moment``, or
-        ``anywhere``: a random moment 0.5-30 s in), on MTurk a random few ms later; where it was when killed, and
-        the extension round it was in or past."""
+        ``anywhere``: a random moment within ``span``; ``HOOKED``: see AT_INTENTS), on MTurk a random few ms
+        later; where it was when killed, and the extension round it was in or past."""
+        if wanted == HOOKED:
+            return self.killed_by_hook(rng.randint(1, 3))
         since = time.time()
         proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
-        deadline = time.monotonic() + rng.uniform(0.5, 30)
+        deadline = time.monotonic() + rng.uniform(0.3, self.span)
         while proc.poll() is None:
             now = open_extension_moment(self.db, since, EXTENSION[self.route])
             if now == wanted or (wanted == "anywhere" and time.monotonic() > deadline):
@@ -137,6 +159,11 @@ class AdaptiveCampaign:
                 return landed, last_round(self.db, EXTENSION[self.route])
             time.sleep(0.002)
         return None  # it finished first
+
+    def killed_by_hook(self, n: int) -> tuple[str, str] | None:
+        done = subprocess.run([*HITFLOW[:1], "-c", AT_INTENTS, self.route, str(n), *self.args[len(HITFLOW):]],
+                              capture_output=True, env=ENV, cwd=ROOT, timeout=3600)
+        return (HOOKED, last_round(self.db, EXTENSION[self.route])) if done.returncode == -signal.SIGKILL else None
 
 
 def sim_args(folder: Path) -> tuple[str, ...]:
@@ -161,14 +188,14 @@ def clean_run(folder: Path, items: int, seed: int, route: str = "mturk") -> dict
 
 
 def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random,
-               route: str = "mturk") -> dict[str, Any]:
+               route: str = "mturk", span: float = 30.0) -> dict[str, Any]:
     """Kill at each moment of ``plan`` in turn (a moment already past is skipped by the run finishing), then
     resume to the end."""
     config = adaptive_config(folder, items, seed, route)
     landed: Counter[str] = Counter()
     rounds: list[str] = []
     with sim_process(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config, route)
+        c = AdaptiveCampaign(url, folder, config, route, span)
         start = time.perf_counter()
         for wanted in plan:
             hit = c.kill_at(wanted, rng)
@@ -192,11 +219,13 @@ def main() -> None:
     a = p.parse_args()
     rng = random.Random(43)
     # half between a round's intents and their settling, a quarter in its collection, a quarter anywhere
-    plan = [("extension intents", "extension intents", "extension collect", "anywhere")[i % 4]
-            for i in range(a.kills)]
+    # (links: half at the intents by the hook, half anywhere)
+    cycle = ("extension intents", "extension intents", "extension collect", "anywhere") if a.route != "links" \
+        else (HOOKED, "anywhere")
+    plan = [cycle[i % len(cycle)] for i in range(a.kills)]
     out = a.out / a.route
     clean = clean_run(out / "clean", a.items, a.seed, a.route)
-    killed = killed_run(out / "killed", a.items, a.seed, plan, rng, a.route)
+    killed = killed_run(out / "killed", a.items, a.seed, plan, rng, a.route, span=max(float(clean["wall_s"]), 1.0))
     result = {"items": a.items, "seed": a.seed, "rule": RULE, "clean": clean, "killed": killed,
               **compare(out / "clean" / "runs", out / "killed" / "runs"),
               "load_average": [round(x, 2) for x in os.getloadavg()]}
