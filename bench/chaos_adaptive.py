@@ -140,13 +140,15 @@ class AdaptiveCampaign:
 
     def kill_at(self, wanted: str, rng: random.Random) -> tuple[str, str] | None:
         """Start (resume) a run and kill -9 it once it is at ``wanted`` (an ``open_extension_moment``, or
-        ``anywhere``: a random moment within ``span``; ``HOOKED``: see AT_INTENTS), on MTurk a random few ms
+        ``anywhere``: a random moment early in ``span``; ``HOOKED``: see AT_INTENTS), on MTurk a random few ms
         later; where it was when killed, and the extension round it was in or past."""
         if wanted == HOOKED:
             return self.killed_by_hook(rng.randint(1, 3))
         since = time.time()
         proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
-        deadline = time.monotonic() + rng.uniform(0.3, self.span)
+        # within a quarter of a whole run's time: a resumed run has less left, and one that finishes first
+        # ends the campaign's kills
+        deadline = time.monotonic() + rng.uniform(0.3, max(self.span / 4, 1.0))
         while proc.poll() is None:
             now = open_extension_moment(self.db, since, EXTENSION[self.route])
             if now == wanted or (wanted == "anywhere" and time.monotonic() > deadline):
