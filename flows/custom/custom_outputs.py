@@ -72,7 +72,7 @@ def dataset_frame(run: Run) -> pd.DataFrame:
 
     In posting order (batch, HIT; a Prolific or links unit by its id), each HIT's work by submission:
     the order the ledger stored it in is the order its listings and fetch threads happened to finish,
-    which a run killed and resumed (or two runs of one seed) does not repeat."""
+    which a run killed and resumed does not repeat (tests/test_chaos_adaptive.py)."""
     rows = _frame(run, "SELECT a.batch, a.hit_id, a.assignment_id, a.worker_id, x.item_id, x.field, x.value, "
                        "COALESCE(d.action, '') AS decision, COALESCE(d.reasons, '') AS reasons "
                        "FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id "
