@@ -126,6 +126,15 @@ bench-prefect: $(STAMP)
 bench-chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos $(if $(filter postgres,$(DB)),--db postgres,)
 
+# kill -9 of the adaptive campaign (bench.adaptive_campaign's, ITEMS of them, default 300) on MTurk-sim
+# (ROUTE=prolific or links: those routes),
+# mostly between an extension round's intents and their settling or during its collection, resumed to
+# the end: duplicate extensions, lost judgements, answers.csv against an uninterrupted run;
+# writes bench/results-chaos-adaptive.json
+.PHONY: bench-chaos-adaptive
+bench-chaos-adaptive: $(STAMP)
+	$(BIN)/python -m bench.chaos_adaptive --items $(or $(ITEMS),300) $(if $(KILLS),--kills $(KILLS)) --route $(or $(ROUTE),mturk)
+
 # 500, 4,000 (seeds 1-3), 39,181 and 330,000 images (COCO's size) end to end on a simulator in its own
 # process, then 1,000 HITs posted sequentially and by hitflow's pool at 150 ms per call; writes
 # bench/results-scale.json (over an hour; SIZES=500,4000 for fewer). Not part of CI.

@@ -68,13 +68,19 @@ def _base(name: str) -> str:
 
 
 def dataset_frame(run: Run) -> pd.DataFrame:
-    """Every answer field of every stored response (bookkeeping fields left out), with its decision."""
+    """Every answer field of every stored response (bookkeeping fields left out), with its decision.
+
+    In posting order (batch, HIT; a Prolific or links unit by its id), each HIT's work by submission:
+    the order the ledger stored it in is the order its listings and fetch threads happened to finish,
+    which a run killed and resumed does not repeat (tests/test_chaos_adaptive.py)."""
     rows = _frame(run, "SELECT a.batch, a.hit_id, a.assignment_id, a.worker_id, x.item_id, x.field, x.value, "
                        "COALESCE(d.action, '') AS decision, COALESCE(d.reasons, '') AS reasons "
                        "FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id "
                        "LEFT JOIN decisions d ON d.assignment_id = a.assignment_id "
+                       "LEFT JOIN hits h ON h.hit_id = a.hit_id AND h.campaign = a.campaign "
                        "WHERE a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC' "
-                       "ORDER BY a.rowid, x.rowid", DATASET_COLUMNS)
+                       "ORDER BY a.batch, COALESCE(h.hit_index, -1), a.hit_id, a.submit_time, a.assignment_id, "
+                       "x.rowid", DATASET_COLUMNS)
     return merge_button_rows(rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True), _first_spec(run))
 
 
