@@ -200,12 +200,6 @@ bench-adaptive-campaign: $(STAMP)
 bench-adaptive-campaign-prolific: $(STAMP)
 	$(BIN)/python -m bench.adaptive_campaign --route prolific
 
-# kill -9 inside its extension rounds (after the intents; after the calls, before collection), resumed each
-# time: duplicate extensions and lost judgements against the simulator's record (results-adaptive-chaos.json)
-.PHONY: bench-adaptive-chaos
-bench-adaptive-chaos: $(STAMP)
-	$(BIN)/python -m bench.adaptive_chaos
-
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps
