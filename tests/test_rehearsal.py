@@ -139,7 +139,9 @@ def test_unfilled_places_are_released_when_the_batch_time_is_up(tmp_path: Path) 
     from flows.campaigns.summary import shortfall_lines
 
     finished = Store(db).table("platform_submissions").count_where("status IN ('APPROVED', 'REJECTED')")
-    assert shortfall_lines(Store(db), cfg.name)[0].startswith(f"INCOMPLETE: batch 1: {finished} of 10 assignments")
+    lines = shortfall_lines(Store(db), cfg.name)
+    assert lines[0].startswith(f"INCOMPLETE: batch 1: {finished} of 10 places finished when its study stopped")
+    assert "add places to the study" in lines[-1]  # Prolific's remedy, not MTurk's HIT extension
 
 
 def test_links_study_collects_invitees_who_came_while_the_run_was_gone(tmp_path: Path) -> None:
