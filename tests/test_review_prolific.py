@@ -116,7 +116,7 @@ def _study(store: Store, batch: int) -> str:
 def test_a_batch_nobody_reviews_is_decided_by_the_rules_before_prolifics_21_day_auto_approval(tmp_path: Path) -> None:
     """Prolific approves what still awaits review after 21 days: the gate stops waiting an hour
     before (the config's review_deadline_s) and the rules decide; before it, the batch waits."""
-    from flows.platforms.prolific.batches import AUTO_APPROVAL_S
+    from flows.platforms.prolific.submission_records import AUTO_APPROVAL_S
     from tests.conftest import advance
 
     db, config = tmp_path / "h.db", review_config(tmp_path)

@@ -26,7 +26,8 @@ from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import store_assignment
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.prolific import adapter as prolific
-from flows.platforms.prolific.batches import NOT_ON_PROLIFIC, apply_decisions, exclude_participants, record_submissions
+from flows.platforms.prolific.batches import apply_decisions, exclude_participants, record_submissions
+from flows.platforms.prolific.submission_records import NOT_ON_PROLIFIC
 from flows.platforms.registry import open_session
 from flows.platforms.targets import check_target
 from flows.platforms.units import hit_groups

@@ -150,12 +150,10 @@ def where_stopped(db: str, campaign: str) -> str:
     from flows.core.ledger.store import Store
     from flows.driver.campaign_status import campaign_status
 
-    report = campaign_status(Store(db), campaign)
-    if not report:
-        return f"{campaign} stopped before planning"
-    if report[0]["next"] == "nothing: all batches done":  # every batch decided: the run was in its ending
+    step = (campaign_status(Store(db), campaign) or [{"next": ""}])[0]["next"]
+    if step == "nothing: all batches done":  # every batch decided: the run was in its ending
         return f"{campaign} stopped after its batches, while finishing (top-ups or outputs); resuming finishes it"
-    return f"{campaign} stopped at {report[0]['next']}"
+    return f"{campaign} stopped at {step}" if step else f"{campaign} stopped before planning"
 
 
 def typed_command(a: argparse.Namespace) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from datetime import datetime
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -34,13 +33,12 @@ from flows.platforms.prolific.statuses import (
     place_counts,
     rejection_message,
 )
+from flows.platforms.prolific.submission_records import store_submissions
 from flows.platforms.units import hit_groups
 
-NOT_ON_PROLIFIC = "NOT ON PROLIFIC"  # a stored response whose session Prolific does not know
 MAX_POLL_S = 6 * 3600
 # Prolific approves what still awaits review 21 days after it was submitted (its researcher help):
 # the review gate stops waiting for a person before that, as it does before MTurk's auto-approval.
-AUTO_APPROVAL_S = 21 * 86400
 REJECT_CATEGORY = {"min_words": "FAILED_INSTRUCTIONS", "one_sentence": "FAILED_INSTRUCTIONS",
                    "banned_prefix": "FAILED_INSTRUCTIONS", "max_chars": "FAILED_INSTRUCTIONS", "required": "NO_DATA"}
 
@@ -138,54 +136,12 @@ def _digest(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()[:12]
 
 
-def _epoch(value: str | None) -> float | None:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
-
-
-# what a look at a study can change about a stored submission (its row and its response's times follow it)
-SUBMISSION_STATE = ("submission_id", "status", "started_at", "completed_at", "has_response")
-RESPONSE_STATE = ("status", "accept_time", "submit_time", "auto_approval_time")
-
-
 def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, Any]]:
-    """Store every submission's state; give stored responses Prolific's start and finish times."""
+    """Every submission of the study as Prolific reports it now, stored (submission_records.py)."""
     subs = [{**s, "status": SPELLINGS.get(s["status"], s["status"])}
             for s in prolific.submissions(prolific_client(run), study_id)]
-    stored = {r["assignment_id"]: r for r in run.store.rows(
-        f"SELECT assignment_id, {', '.join(RESPONSE_STATE)} FROM assignments WHERE campaign = ? AND batch = ?",
-        [run.cfg.name, batch])}
-    known = {r["submission_id"]: r for r in run.store.rows(
-        f"SELECT {', '.join(SUBMISSION_STATE)} FROM platform_submissions WHERE study_id = ?", [study_id])}
-    with run.store.transaction():
-        for s in subs:
-            row = {"submission_id": s["id"], "campaign": run.cfg.name, "batch": batch, "study_id": study_id,
-                   "participant_id": s["participant_id"], "status": s["status"], "started_at": _epoch(s["started_at"]),
-                   "completed_at": _epoch(s.get("completed_at")), "has_response": int(s["id"] in stored)}
-            done = _epoch(s.get("completed_at"))
-            times = {"status": s["status"], "accept_time": row["started_at"], "submit_time": done or row["started_at"],
-                     "auto_approval_time": done + AUTO_APPROVAL_S if done else None}
-            # as stored at an earlier look: nothing to write (each poll used to rewrite every row of the study)
-            same = s["id"] in known and all(known[s["id"]][k] == row[k] for k in SUBMISSION_STATE)
-            if same and (s["id"] not in stored or all(stored[s["id"]][k] == v for k, v in times.items())):
-                continue
-            run.store.table("platform_submissions").upsert(row, pk="submission_id")
-            if s["id"] in stored:
-                run.store.table("assignments").update(s["id"], times)
-            if s["status"] in UNPAID:  # its unit may go to someone else
-                run.store.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
-        _mark_unknown_sessions(run, batch, study_id, {s["id"] for s in subs})
+    store_submissions(run, batch, study_id, subs)
     return subs
-
-
-def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str]) -> None:
-    """Responses stored for a SESSION_ID Prolific never reported (made-up ids): kept, but out
-    of QC and decisions, never paid, and their participant never reaches the blocklist call."""
-    stored = run.store.rows("SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ? AND hit_id LIKE ? "
-                            "AND status != ?", [run.cfg.name, batch, f"{study_id}:%", NOT_ON_PROLIFIC])
-    for row in stored:
-        if row["assignment_id"] not in known:
-            run.store.execute("UPDATE assignments SET status = ? WHERE assignment_id = ?",
-                                 [NOT_ON_PROLIFIC, row["assignment_id"]])
 
 
 def collect_study(run: Run, batch: int) -> dict[str, Any]:
