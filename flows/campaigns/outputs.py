@@ -191,13 +191,11 @@ def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> li
 def topped_up_images(run: Run) -> pd.DataFrame:
     """``image_id, batch, hit_id, more_assignments``: every image whose HIT got more assignments in a top-up round
     (the ledger's extensions; all images of an extended HIT get the extra captions)."""
-    rows = []
+    rows, platform = [], platform_for(run.platform)
     for batch in extended_batches(run):
         extended = extended_by_unit(recorded_rounds(run, batch))
-        rows += [{"image_id": item, "batch": batch, "hit_id": h["hit_id"], "more_assignments": extended[h["hit_id"]]}
-                 for h in run.store.rows("SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ? "
-                                         "ORDER BY hit_index, rowid", [run.cfg.name, batch])
-                 if h["hit_id"] in extended for item in json.loads(h["item_ids"] or "[]")]
+        rows += [{"image_id": item, "batch": batch, "hit_id": unit, "more_assignments": extended[unit]}
+                 for unit, items in platform.posted_units(run, batch) if unit in extended for item in items]
     return pd.DataFrame(rows, columns=["image_id", "batch", "hit_id", "more_assignments"])
 
 

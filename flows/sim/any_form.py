@@ -36,7 +36,7 @@ from flows.sim.item_answers import (
     sole_answers,
 )
 from flows.sim.latent_choices import LATENT, confused, latent_answer, slip
-from flows.sim.page_context import INDEXED, ItemContext, context_for, item_index, page_contexts
+from flows.sim.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.page_spec import honour_spec, page_spec
 from flows.sim.ratings import nearest, numeric_scale, rated_position, truth_option
 from flows.sim.slot_text import slot, slot_text
@@ -64,6 +64,11 @@ def _truth_rng(ctx: ItemContext, name: str) -> random.Random:
 
 def _careful(w: Worker, rng: random.Random) -> bool:
     return rng.random() < 0.55 + 0.4 * w.skill
+
+
+def _takes_care(fill: Filling) -> bool:
+    """Whether the worker takes care over this answer: a rushed profile never does, the others by skill."""
+    return fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
 
 
 def _sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
@@ -114,7 +119,7 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return fit_text(_pasted(fill, sources), f, rng, sources)
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
     if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
-        careful = kind not in RUSHED and _careful(fill.worker, rng)
+        careful = _takes_care(fill)
         text = slot_text(found, rng, careful)
         for _ in range(5 if found[0] != "word" else 0):  # a person does not open every sentence alike
             text = text if normalise(text) not in fill.worker.written else slot_text(found, rng, careful)
@@ -153,24 +158,24 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return options[0]  # one answer to everything
     if scale := numeric_scale(options):  # a rating of what the simulator cannot perceive (flows/sim/ratings.py)
         return rating(fill, f, ctx, options, scale)
-    truth = latent_answer(fill.worker, ctx.key, m["base"] if (m := INDEXED.match(f.name)) else f.name, options,
+    truth = latent_answer(fill.worker, ctx.key, field_base(f.name), options,
                           ctx.texts or (_sources(ctx, fill.bank) if ctx.shows_image and fill.bank else []),
                           f.attrs.get("header", ""))
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
-    if fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
+    if not _takes_care(fill):
         return slip(fill.worker, options, truth, fill.rng)
     return truth
 
 
 def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], scale: list[float]) -> str:
     """The item's latent score through the worker's bias and honest noise; its truth kept for sim_items.json."""
-    base = m["base"] if (m := INDEXED.match(f.name)) else f.name
+    base = field_base(f.name)
     truth = truth_option(options, scale, ctx.key, base)
     fill.worker.memory[f"{LATENT}{ctx.key}|{base}"] = truth
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
-    careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+    careful = _takes_care(fill)
     return nearest(options, scale, rated_position(ctx.key, base, fill.worker.worker_id, careful, fill.rng))
 
 
@@ -212,9 +217,9 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if fill.worker.profile == "contrarian":
         k = 0
     elif f.kind == "range":  # a slider is a rating: the item's latent score, bias and honest noise
-        careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+        careful = _takes_care(fill)
         k = round(slots * rated_position(ctx.key, f.name, fill.worker.worker_id, careful, fill.rng))
-    elif fill.worker.profile in RUSHED or not _careful(fill.worker, fill.rng):
+    elif not _takes_care(fill):
         k = fill.rng.randint(0, slots)
     else:
         k = min(slots, max(0, _truth_rng(ctx, f.name).randint(0, slots) + fill.rng.choice((-1, 0, 0, 1))))
@@ -231,7 +236,7 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
             (mine := about_worker(f, asked, fill.worker.worker_id, fill.rng)) is not None:
         return mine  # a question about the worker, answered about themselves
     if f.kind in ANNOTATIONS:
-        careful = fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
+        careful = _takes_care(fill)
         if f.kind == ENTITIES:  # spans of the element's own text
             return entities(f.attrs.get("text", ""), f.options, fill.worker.profile, careful, fill.rng)
         return marks(f.kind, f.options, _truth_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)

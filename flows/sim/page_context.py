@@ -33,6 +33,12 @@ def item_index(name: str) -> str:
     return m["index"] if m else ""
 
 
+def field_base(name: str) -> str:
+    """A field's name without its item index (``rating_2`` -> ``rating``)."""
+    m = INDEXED.match(name)
+    return m["base"] if m else name
+
+
 def _segments(page: _FormParser) -> dict[str, tuple[int, int]]:
     by_index: dict[int, int] = {}
     for name, pos in page.positions.items():
