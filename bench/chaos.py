@@ -73,6 +73,15 @@ def sim_process(seed: int = 1, *faults: str) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
+def run_until_clean(args: list[str], folder: Path, attempts: int, timeout_s: float) -> int:
+    """Run (resume) ``hitflow run`` with ``args`` until it exits 0; the number of runs it took."""
+    for n in range(1, attempts + 1):
+        done = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout_s)
+        if done.returncode == 0:
+            return n
+    raise RuntimeError(f"{folder}: no clean finish in {attempts} runs: {done.stderr.strip()[-600:]}")
+
+
 @dataclass
 class Campaign:
     url: str
@@ -92,11 +101,7 @@ class Campaign:
 
     def run_to_end(self, attempts: int = 5) -> int:
         """Run (resume) until it succeeds; the number of runs it took."""
-        for n in range(1, attempts + 1):
-            done = subprocess.run(self.args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=600)
-            if done.returncode == 0:
-                return n
-        raise RuntimeError(f"{self.folder}: no clean finish in {attempts} runs: {done.stderr.strip()[-400:]}")
+        return run_until_clean(self.args, self.folder, attempts, timeout_s=600)
 
     def kill_during(self, step: str, rng: random.Random) -> str | None:
         """Start a run, kill -9 it once ``step`` is under way (plus a random few ms); the step it hit."""

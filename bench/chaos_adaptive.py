@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
-from bench.chaos import ENV, HITFLOW, ROOT, current_step, sim_process
+from bench.chaos import ENV, HITFLOW, ROOT, current_step, run_until_clean, sim_process
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
@@ -132,11 +132,7 @@ class AdaptiveCampaign:
                 "--out", str(self.folder / "runs"), "--platform", self.route]
 
     def run_to_end(self, attempts: int = 3) -> int:
-        for n in range(1, attempts + 1):
-            done = subprocess.run(self.args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=3600)
-            if done.returncode == 0:
-                return n
-        raise RuntimeError(f"{self.folder}: no clean finish in {attempts} runs: {done.stderr.strip()[-600:]}")
+        return run_until_clean(self.args, self.folder, attempts, timeout_s=3600)
 
     def kill_at(self, wanted: str, rng: random.Random) -> tuple[str, str] | None:
         """Start (resume) a run and kill -9 it once it is at ``wanted`` (an ``open_extension_moment``, or
