@@ -104,15 +104,16 @@ class Campaign:
         return run_until_clean(self.args, self.folder, attempts, timeout_s=600)
 
     def kill_during(self, step: str, rng: random.Random) -> str | None:
-        """Start a run, kill -9 it once ``step`` is under way (plus a random few ms); the step it hit."""
+        """Start a run, kill -9 it once ``step`` is under way (plus a random few ms, if it still is); the step."""
         proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
         while proc.poll() is None:
             if current_step(self.db) == step:
                 time.sleep(rng.uniform(0, 0.03))
-                hit = current_step(self.db)
+                if current_step(self.db) != step:  # a fast run moved on in the pause: wait for the step's next time
+                    continue
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
-                return hit
+                return step
             time.sleep(0.003)
         return None  # it finished before reaching the step
 
