@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from qc import study_rules  # noqa: F401  (registers invalid_answer)
+from qc import mark_agreement, study_rules  # noqa: F401  (register mark_agreement, invalid_answer)
 from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
 from qc.telemetry_rules import TELEMETRY_RULES
@@ -30,8 +30,8 @@ from qc.telemetry_rules import TELEMETRY_RULES
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
 CUSTOM_RULES = ("invalid_answer", "empty_answer", "time_outlier", "duplicate_text", "shared_template", "consensus",
-                "choice_straight_lining", "random_sample", "caps_lock", "instruction_echo", "min_words",
-                "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
+                "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
+                "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
     # empty_answer rejects a response that answers nothing; when it reaches most of a batch the page is
@@ -41,7 +41,9 @@ CUSTOM_POLICY = DecisionPolicy(
                      "instruction_echo": 2},
     # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
     # (an honest worker who drafts a third of their answers elsewhere and pastes them is not blocked)
-    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8}, block_counts_beside_rates=True,
+    # marks that miss the others' (qc/mark_agreement.py) on most of a worker's items, not on a hurried few
+    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6},
+    block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", "caps_lock", "min_words", "one_sentence",
                   "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence"),

@@ -23,6 +23,8 @@ from qc.form_constraints import Spec, check_form
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields"]
+# rules over one kind of answer field only: straight-lining on choices, agreement of marks on annotations
+BY_KIND = {"choice_straight_lining": "choice", "mark_agreement": "annotations"}
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field"]
 
 
@@ -92,11 +94,11 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
                  enabled: tuple[str, ...]) -> pd.DataFrame:
     """Every enabled rule on the frame it reads: responses, each free-text field (its own rules,
     flows/custom/custom_text_qc.py), the choice fields."""
-    per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r != "choice_straight_lining")
+    per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r not in BY_KIND)
     frames = [run_rules(responses.assign(image_id="", caption=""), params, per_response)]
     frames += text_flags(answers[answers["kind"] == "text"], params, enabled)
-    if "choice_straight_lining" in enabled:
-        frames.append(run_rules(answers[answers["kind"] == "choice"], params, ("choice_straight_lining",)))
+    frames += [run_rules(answers[answers["kind"] == kind], params, (rule,)) for rule, kind in BY_KIND.items()
+               if rule in enabled]
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS] if frames else pd.DataFrame(columns=FLAG_COLUMNS)
 

@@ -161,6 +161,8 @@ class QcSection(Section):
     near_template_consensus: Share = Field(0.1, description="Consensus below which a caption may be a pasted template")
     straight_lining_min_items: PositiveInt = Field(3, le=10000, description='task = "custom": one answer to a '
                                                                           "choice field on this many items flags it")
+    mark_agreement_below: Share = Field(0.35, description="Mean F1 of a worker's marks with the others' below which "
+                                                          "(and below half of theirs) mark_agreement flags an answer")
     near_template_min_images: int = Field(4, ge=2, le=1000, description="A key on this many low-consensus captions "
                                                                         "flags them")
     quality_talk_consensus: Share = Field(0.1, description="A caption naming image quality whose consensus is "

@@ -1,0 +1,119 @@
+"""``mark_agreement``: a worker whose marks on annotation fields (entity spans, bounding boxes,
+keypoints) rarely meet what the other workers marked on the same items.
+
+Input columns: ``assignment_id, worker_id, image_id, field, answer``; ``answer`` is the element's
+JSON as MTurk documents it (``{"entities": [{"label", "startOffset", "endOffset"}]}``,
+``{"boundingBoxes": [{"label", "left", "top", "width", "height"}]}``, ``{"keypoints": [{"label", "x",
+"y"}]}``). Two marks meet when they carry the same label and overlap: spans share at least
+``SPAN_IOU`` (half) of the characters either covers, boxes overlap by an intersection over union of
+at least ``BOX_IOU`` (0.3), keypoints lie within ``POINT_PX`` (24 px) of each other. A worker's
+agreement on an item is the mean, over the item's other workers, of the F1 of the two sets of marks
+(both empty: 1, the shared "nothing to mark"). An answer is flagged on an item with at least two
+other workers' marks when its agreement is below ``mark_agreement_below`` (0.35) and below half of
+what those other workers reach with each other there (an item nobody agrees on, a page at fault, is
+no evidence against one worker). One flag per answer: blocking goes by the share of a worker's items
+flagged over the campaign (``[policy.block_min_rate]``), so an honest worker's hurried answer now and
+then does not block them, while contrarians marking the text's first word, rushers marking one name
+with any label and workers who mark nothing where the others mark names are flagged on most items.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from typing import Any
+
+import pandas as pd
+
+from qc.flags import flag_frame, register
+
+SPAN_IOU = 0.5  # "Ivo" of "Ivo Kranjc" (0.3) is another mark; "Acme Robotics" of "The Acme Robotics" (0.76) the same
+BOX_IOU = 0.3  # boxes of one object drawn by two careful people overlap well past this; a stray box not at all
+POINT_PX = 24.0  # a keypoint within this many pixels of another is the same point
+Mark = tuple[str, float, float, float, float]  # label and a shape: span (a, b), box (l, t, w, h), point (x, y)
+
+
+def marks_of(answer: str) -> list[Mark] | None:
+    """The marks of one answer, or None when it is not an annotation element's JSON."""
+    try:
+        data = json.loads(answer)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        if isinstance(data.get("entities"), list):
+            return [(str(e["label"]), float(e["startOffset"]), float(e["endOffset"]), 0.0, 0.0)
+                    for e in data["entities"]]
+        if isinstance(data.get("boundingBoxes"), list):
+            return [(str(b["label"]), float(b["left"]), float(b["top"]), float(b["width"]), float(b["height"]))
+                    for b in data["boundingBoxes"]]
+        if isinstance(data.get("keypoints"), list):
+            return [(str(k["label"]), float(k["x"]), float(k["y"]), 0.0, 0.0) for k in data["keypoints"]]
+    except (KeyError, TypeError, ValueError):
+        return None  # the element's own rules (invalid_answer) say what is wrong with its shape
+    return None
+
+
+def _meet(a: Mark, b: Mark, kind: str) -> bool:
+    if a[0] != b[0]:
+        return False
+    if kind == "entities":
+        inter = min(a[2], b[2]) - max(a[1], b[1])
+        return inter > 0 and inter / (max(a[2], b[2]) - min(a[1], b[1])) >= SPAN_IOU
+    if kind == "keypoints":
+        return bool((a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2 <= POINT_PX**2)
+    width = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    height = min(a[2] + a[4], b[2] + b[4]) - max(a[2], b[2])
+    inter = max(width, 0.0) * max(height, 0.0)
+    union = a[3] * a[4] + b[3] * b[4] - inter
+    return union > 0 and inter / union >= BOX_IOU
+
+
+def pair_f1(mine: list[Mark], theirs: list[Mark], kind: str) -> float:
+    """F1 of two sets of marks, each mark matched at most once (greedy, in order)."""
+    if not mine and not theirs:
+        return 1.0
+    free, matched = list(theirs), 0
+    for m in mine:
+        hit = next((i for i, t in enumerate(free) if _meet(m, t, kind)), None)
+        if hit is not None:
+            free.pop(hit)
+            matched += 1
+    return 2 * matched / (len(mine) + len(theirs))
+
+
+def _kind(answer: str) -> str:
+    return next((k for k in ("entities", "boundingBoxes", "keypoints") if f'"{k}"' in answer), "")
+
+
+def _item_scores(item: pd.DataFrame) -> list[tuple[str, str, float, float]]:
+    """(worker, assignment, mean F1 with the others, the others' mean F1 among themselves) on one item."""
+    marks = {str(r.worker_id): (m, _kind(str(r.answer)), str(r.assignment_id)) for r in item.itertuples()
+             if (m := marks_of(str(r.answer))) is not None}
+    if len(marks) < 3:
+        return []
+    kind = next((k for _, k, _ in marks.values() if k), "entities")
+    pairs = {frozenset((a, b)): pair_f1(marks[a][0], marks[b][0], kind) for a, b in combinations(sorted(marks), 2)}
+    out = []
+    for worker, (_, _, assignment) in marks.items():
+        own = [f for pair, f in pairs.items() if worker in pair]
+        rest = [f for pair, f in pairs.items() if worker not in pair]
+        out.append((worker, assignment, sum(own) / len(own), sum(rest) / len(rest)))
+    return out
+
+
+@register("mark_agreement", "caption")
+def mark_agreement(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Answers whose marks rarely meet the other workers' on the same item (module docstring)."""
+    below = float(params.get("mark_agreement_below", 0.35))
+    answered = df[df["answer"].astype(str) != ""].drop_duplicates(["worker_id", "field", "image_id"])
+    rows = []
+    for (field, image), item in answered.groupby(["field", "image_id"]):
+        for worker, assignment, own, rest in _item_scores(item):
+            if own < below and own < rest / 2:
+                rows.append({"worker_id": worker, "rule": "mark_agreement", "value": round(own, 3),
+                             "threshold": below, "assignment_id": assignment, "image_id": image,
+                             "detail": f"{field}: marks met the other workers' {own:.0%} (they met each other's "
+                                       f"{rest:.0%})"})
+    return flag_frame(rows)
