@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from qc import text_features
 from qc.flags import RuleFn, flag_columns, flag_frame, register
+from qc.submit_candidates import CANDIDATES
 from qc.submit_rules import CHECKS, SubmitCheck, SubmitRules
 
 
@@ -49,14 +50,22 @@ def submit_rule(c: SubmitCheck) -> RuleFn:
         rules = _rules(params)
         if not c.applies(rules):
             return flag_frame([])
-        texts, check = _captions(df), c.bind(rules)
-        hits = [(i, *hit, clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
-                if (hit := check(text)) is not None]  # a plain loop: one call per caption
+        texts, check = text_features.captions(df), c.bind(rules)
+        hits = [(df.index[k], *hit, clip(texts[k])) for k in _may_break(df, c.name, rules)
+                if (hit := check(texts[k])) is not None]  # one call per caption the check may refuse
         return caption_flags(df, c.name, hits)
 
     rule.__name__ = rule.__qualname__ = c.name
     rule.__doc__ = f"The page's {c.name} submit rule, re-checked on what the server received."
     return rule
+
+
+def _may_break(df: pd.DataFrame, name: str, rules: SubmitRules) -> np.ndarray | range:
+    """Positions of the captions check ``name`` may refuse (:mod:`qc.submit_candidates`), in order;
+    every position when no mask spells that check out."""
+    find = CANDIDATES[name](rules) if name in CANDIDATES else None
+    column = text_features.arrow_captions(df) if find is not None else None
+    return range(len(df)) if find is None or column is None else np.flatnonzero(find(column))
 
 
 for _check in CHECKS.values():

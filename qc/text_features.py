@@ -68,6 +68,18 @@ def captions(df: pd.DataFrame) -> list[str]:
     return shared(df, "captions", lambda: df["caption"].fillna("").astype(str).tolist())
 
 
+def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
+    """The caption column as Arrow text (:func:`captions`' values; no copy when pandas holds it in
+    Arrow already), or None when Arrow cannot hold a value (a lone surrogate)."""
+    def convert() -> pa.Array | pa.ChunkedArray | None:
+        try:
+            return pa.array(df["caption"].fillna("").astype(str), type=pa.large_string())
+        except (pa.ArrowException, UnicodeEncodeError):
+            return None
+
+    return shared(df, "arrow_captions", convert)
+
+
 def written(df: pd.DataFrame) -> np.ndarray:
     """True where a caption is not the canned text (the rows the text rules judge)."""
     return shared(df, "written", lambda: ~df["is_precanned"].to_numpy(dtype=bool))
