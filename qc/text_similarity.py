@@ -64,24 +64,14 @@ def _non_word_table() -> dict[int, str]:
     return {c: " " for c in range(0x10000) if not (chr(c).isalnum() or c == ord("_"))}
 
 
-@lru_cache(maxsize=1)
-def _ascii_non_word_table() -> bytes:
-    """:func:`_non_word_table` over ASCII, as a ``bytes.translate`` table (the rest is never looked up)."""
-    return bytes(c if chr(c).isalnum() or c == ord("_") else ord(" ") for c in range(256))
-
-
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """(text index, term index) per token, and the terms; None if a text holds the separator."""
     # One lower() and one translate over the joined batch, then Arrow splits and numbers the tokens
     # in C (terms in order of first use, as pandas.factorize numbers them): no Python str per token.
     joined = f" {_SEPARATOR} ".join(texts).lower()
-    if joined.isascii():  # the same table as bytes: one C loop, not a dict look-up per character
-        joined = joined.encode("ascii").translate(_ascii_non_word_table()).decode("ascii")
-    else:
-        if max(joined) > "\uffff":
-            joined = _BEYOND_PLANE_NON_WORD.sub(" ", joined)  # the table covers the Basic Multilingual Plane only
-        joined = joined.translate(_non_word_table())
-    tokens = pc.split_pattern(pa.array([joined], pa.large_string()), " ").flatten()
+    if not (joined.isascii() or max(joined) <= "\uffff"):
+        joined = _BEYOND_PLANE_NON_WORD.sub(" ", joined)  # the table covers the Basic Multilingual Plane only
+    tokens = pc.split_pattern(pa.array([joined.translate(_non_word_table())], pa.large_string()), " ").flatten()
     encoded = tokens.filter(pc.not_equal(tokens, "")).dictionary_encode()
     codes, terms = encoded.indices.to_numpy(), encoded.dictionary.to_pylist()
     separator = terms.index(_SEPARATOR) if _SEPARATOR in terms else -1
