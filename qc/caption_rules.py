@@ -155,7 +155,7 @@ def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
     found = counts.agg(["sum", "count"])
     rows = [{"worker_id": w, "rule": "quality_words_rate", "value": round(r["sum"] / r["count"], 3),
              "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions name image quality"}
-            for w, r in found.iterrows() if r["count"] >= least and r["sum"] / r["count"] >= share]
+            for w, r in found[(found["count"] >= least) & (found["sum"] / found["count"] >= share)].iterrows()]
     return flag_frame(rows)
 
 
