@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
 from qc.submit_rules import SPACE
 
 _BASIC = 0x10000  # the Basic Multilingual Plane, classified once per process
+CHUNK_CHARS = 1 << 20
 _WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
@@ -31,7 +33,17 @@ class TextCounts:
 
 
 def text_counts(texts: Sequence[str]) -> TextCounts:
+    """Counted a slice of texts at a time (about :data:`CHUNK_CHARS` characters): the per-character
+    arrays stay a few megabytes, memory the allocator hands back for the next slice, where one pass
+    over 15 million characters faulted in ~150 MB of fresh pages (a third of the rule's time)."""
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    cuts = np.searchsorted(np.cumsum(lengths), np.arange(CHUNK_CHARS, int(lengths.sum()), CHUNK_CHARS))
+    bounds = [0, *sorted(set(cuts.tolist()) - {0, len(texts)}), len(texts)]
+    parts = [_counts(texts[a:b], lengths[a:b]) for a, b in pairwise(bounds)]
+    return TextCounts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("upper", "letters", "words")))
+
+
+def _counts(texts: Sequence[str], lengths: np.ndarray) -> TextCounts:
     if lengths.sum() == 0:
         zeros = np.zeros(len(texts), dtype=np.int64)
         return TextCounts(zeros, zeros, zeros)
