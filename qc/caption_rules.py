@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from qc import text_features
 from qc.flags import RuleFn, flag_columns, flag_frame, register
-from qc.submit_candidates import CANDIDATES
+from qc.submit_candidates import CANDIDATES, re2_literal
 from qc.submit_rules import CHECKS, SubmitCheck, SubmitRules
 
 
@@ -118,9 +118,8 @@ def _may_hold(index: pd.Index, values: list[str], words: Sequence[str]) -> tuple
     if not all(w.isascii() for w in words):
         return index, values
     column = pa.array(values, pa.large_string())
-    maybe = pc.invert(pc.string_is_ascii(column))
-    for word in words:
-        maybe = pc.or_(maybe, pc.match_substring(column, word, ignore_case=True))
+    any_word = "|".join(re2_literal(w) for w in words)  # one pass for all the words
+    maybe = pc.or_(pc.invert(pc.string_is_ascii(column)), pc.match_substring_regex(column, any_word, ignore_case=True))
     keep = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
     return index[keep], [values[k] for k in keep]
 

@@ -20,12 +20,13 @@ from qc.submit_rules import _CURLY_APOSTROPHES, SPACE, SubmitRules
 Candidates = Callable[[pa.ChunkedArray], np.ndarray]
 
 
-def _chars(text: str) -> str:
+def re2_literal(text: str) -> str:
+    """``text`` as an RE2 pattern that matches it literally (each character as ``\\x{...}``)."""
     return "".join(f"\\x{{{ord(c):x}}}" for c in text)
 
 
-_SPACE_CLASS = f"[{_chars(SPACE)}]"
-_NOT_SPACE_CLASS = f"[^{_chars(SPACE)}]"
+_SPACE_CLASS = f"[{re2_literal(SPACE)}]"
+_NOT_SPACE_CLASS = f"[^{re2_literal(SPACE)}]"
 
 
 def _mask(found: pa.ChunkedArray) -> np.ndarray:
@@ -49,7 +50,7 @@ def _banned_prefix(rules: SubmitRules) -> Candidates | None:
     prefixes = tuple(p.translate(_CURLY_APOSTROPHES).lower() for p in rules.banned_prefixes)
     if not prefixes or not all(p.isascii() for p in prefixes):
         return None
-    options = "|".join(_chars(p).replace(_chars("'"), f"[{_chars(chr(39) + chr(0x2019) + chr(0x2018))}]")
+    options = "|".join(re2_literal(p).replace(re2_literal("'"), f"[{re2_literal(chr(39) + chr(0x2019) + chr(0x2018))}]")
                        for p in prefixes)
     pattern = f"^{_SPACE_CLASS}*(?:{options})"
     return lambda column: _mask(pc.or_(pc.invert(pc.string_is_ascii(column)),
