@@ -116,7 +116,10 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
     if not canned_text.strip():
         return np.zeros(len(texts), dtype=bool)
     target = canned_form(canned_text)
-    column = pa.chunked_array([pa.array(texts.to_numpy(dtype=object, na_value=None), pa.large_string())])
+    # pandas' str is held in Arrow already: taken as it is, not as a Python str per row
+    held = texts if isinstance(texts.dtype, pd.StringDtype) else texts.to_numpy(dtype=object, na_value=None)
+    found = pa.array(held, pa.large_string())
+    column = found if isinstance(found, pa.ChunkedArray) else pa.chunked_array([found])
     ascii_text = pc.fill_null(pc.string_is_ascii(column), False).to_numpy(zero_copy_only=False)
     out = np.zeros(len(texts), dtype=bool)
     if target and target.isascii():
