@@ -148,9 +148,10 @@ def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
     words = params.get("quality_words", QUALITY_WORDS)
     share = float(params.get("quality_words_rate_share", 0.3))
     least = int(params.get("quality_words_rate_min_captions", 3))
-    written = df[~df["is_precanned"].astype(bool)]
-    worded = written.index.isin(quality_word_of(_captions(written), words).index)
-    counts = pd.DataFrame({"worker_id": written["worker_id"], "hit": worded}).groupby("worker_id")["hit"]
+    own = ~df["is_precanned"].astype(bool)  # two columns of the non-canned rows, not a copy of the frame
+    texts = _captions(df)[own]
+    worded = texts.index.isin(quality_word_of(texts, words).index)
+    counts = pd.DataFrame({"worker_id": df["worker_id"][own], "hit": worded}).groupby("worker_id")["hit"]
     found = counts.agg(["sum", "count"])
     rows = [{"worker_id": w, "rule": "quality_words_rate", "value": round(r["sum"] / r["count"], 3),
              "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions name image quality"}
