@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from qc import text_features
 from qc.flags import RuleFn, flag_columns, flag_frame, register
+from qc.submit_candidates import CANDIDATES, re2_literal
 from qc.submit_rules import CHECKS, SubmitCheck, SubmitRules
 
 
@@ -49,14 +50,22 @@ def submit_rule(c: SubmitCheck) -> RuleFn:
         rules = _rules(params)
         if not c.applies(rules):
             return flag_frame([])
-        texts, check = _captions(df), c.bind(rules)
-        hits = [(i, *hit, clip(text)) for i, text in zip(texts.index, texts.tolist(), strict=True)
-                if (hit := check(text)) is not None]  # a plain loop: one call per caption
+        texts, check = text_features.captions(df), c.bind(rules)
+        hits = [(df.index[k], *hit, clip(texts[k])) for k in _may_break(df, c.name, rules)
+                if (hit := check(texts[k])) is not None]  # one call per caption the check may refuse
         return caption_flags(df, c.name, hits)
 
     rule.__name__ = rule.__qualname__ = c.name
     rule.__doc__ = f"The page's {c.name} submit rule, re-checked on what the server received."
     return rule
+
+
+def _may_break(df: pd.DataFrame, name: str, rules: SubmitRules) -> np.ndarray | range:
+    """Positions of the captions check ``name`` may refuse (:mod:`qc.submit_candidates`), in order;
+    every position when no mask spells that check out."""
+    find = CANDIDATES[name](rules) if name in CANDIDATES else None
+    column = text_features.arrow_captions(df) if find is not None else None
+    return range(len(df)) if find is None or column is None else np.flatnonzero(find(column))
 
 
 for _check in CHECKS.values():
@@ -109,9 +118,8 @@ def _may_hold(index: pd.Index, values: list[str], words: Sequence[str]) -> tuple
     if not all(w.isascii() for w in words):
         return index, values
     column = pa.array(values, pa.large_string())
-    maybe = pc.invert(pc.string_is_ascii(column))
-    for word in words:
-        maybe = pc.or_(maybe, pc.match_substring(column, word, ignore_case=True))
+    any_word = "|".join(re2_literal(w) for w in words)  # one pass for all the words
+    maybe = pc.or_(pc.invert(pc.string_is_ascii(column)), pc.match_substring_regex(column, any_word, ignore_case=True))
     keep = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
     return index[keep], [values[k] for k in keep]
 
@@ -140,13 +148,14 @@ def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
     words = params.get("quality_words", QUALITY_WORDS)
     share = float(params.get("quality_words_rate_share", 0.3))
     least = int(params.get("quality_words_rate_min_captions", 3))
-    written = df[~df["is_precanned"].astype(bool)]
-    worded = written.index.isin(quality_word_of(_captions(written), words).index)
-    counts = pd.DataFrame({"worker_id": written["worker_id"], "hit": worded}).groupby("worker_id")["hit"]
+    own = ~df["is_precanned"].astype(bool)  # two columns of the non-canned rows, not a copy of the frame
+    texts = _captions(df)[own]
+    worded = texts.index.isin(quality_word_of(texts, words).index)
+    counts = pd.DataFrame({"worker_id": df["worker_id"][own], "hit": worded}).groupby("worker_id")["hit"]
     found = counts.agg(["sum", "count"])
     rows = [{"worker_id": w, "rule": "quality_words_rate", "value": round(r["sum"] / r["count"], 3),
              "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions name image quality"}
-            for w, r in found.iterrows() if r["count"] >= least and r["sum"] / r["count"] >= share]
+            for w, r in found[(found["count"] >= least) & (found["sum"] / found["count"] >= share)].iterrows()]
     return flag_frame(rows)
 
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
 from qc.submit_rules import SPACE
 
 _BASIC = 0x10000  # the Basic Multilingual Plane, classified once per process
+CHUNK_CHARS = 1 << 20
+_WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
 @dataclass(frozen=True)
@@ -30,11 +33,41 @@ class TextCounts:
 
 
 def text_counts(texts: Sequence[str]) -> TextCounts:
+    """Counted a slice of texts at a time (about :data:`CHUNK_CHARS` characters): the per-character
+    arrays stay a few megabytes, memory the allocator hands back for the next slice, where one pass
+    over 15 million characters faulted in ~150 MB of fresh pages (a third of the rule's time)."""
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    cuts = np.searchsorted(np.cumsum(lengths), np.arange(CHUNK_CHARS, int(lengths.sum()), CHUNK_CHARS))
+    bounds = [0, *sorted(set(cuts.tolist()) - {0, len(texts)}), len(texts)]
+    parts = [_counts(texts[a:b], lengths[a:b]) for a, b in pairwise(bounds)]
+    return TextCounts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("upper", "letters", "words")))
+
+
+def _counts(texts: Sequence[str], lengths: np.ndarray) -> TextCounts:
     if lengths.sum() == 0:
         zeros = np.zeros(len(texts), dtype=np.int64)
         return TextCounts(zeros, zeros, zeros)
-    points = _code_points("".join(texts))
+    joined = "".join(texts)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    longest = int(lengths.max())
+    if joined.isascii():  # the usual batch: one bytes.translate per class, no per-character table lookups
+        kinds = np.frombuffer(joined.encode("ascii").translate(_ascii_kinds()), dtype=np.uint8)
+        is_upper, is_alpha, is_space, is_word_char = (_bit(kinds, bit) for bit in range(4))
+    else:
+        is_upper, is_alpha, is_space, is_word_char = _classes(_code_points(joined))
+    return TextCounts(_sums(is_upper, starts, ends, longest), _sums(is_alpha, starts, ends, longest),
+                      _words(is_space, is_word_char, starts, ends))
+
+
+def _bit(kinds: np.ndarray, bit: int) -> np.ndarray:
+    """Where ``bit`` of ``kinds`` is set, as booleans (one array, no temporaries)."""
+    out = np.right_shift(kinds, bit)
+    return np.bitwise_and(out, 1, out=out).view(bool)
+
+
+def _classes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per character: uppercase, letter, :data:`SPACE`, ASCII letter or digit."""
     basic = points if points.dtype != np.uint32 else points.astype(np.uint16)  # wraps above the plane
     is_upper, is_alpha, is_space, is_word_char = (table[basic] for table in _basic_plane())
     if points.dtype == np.uint32:  # emoji, rare scripts (none a space or an ASCII letter): one by one
@@ -43,10 +76,7 @@ def text_counts(texts: Sequence[str]) -> TextCounts:
         is_upper[beyond] = [c.isupper() for c in chars]
         is_alpha[beyond] = [c.isalpha() for c in chars]
         is_space[beyond] = is_word_char[beyond] = False
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    return TextCounts(_sums(is_upper, starts, ends), _sums(is_alpha, starts, ends),
-                      _words(is_space, is_word_char, starts, ends))
+    return is_upper, is_alpha, is_space, is_word_char
 
 
 def _code_points(text: str) -> np.ndarray:
@@ -72,16 +102,28 @@ def _basic_plane() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     space = np.zeros(_BASIC, dtype=bool)
     space[[ord(c) for c in SPACE]] = True
     word_char = np.zeros(_BASIC, dtype=bool)
-    word_char[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"]] = True
+    word_char[[ord(c) for c in _WORD_CHARS]] = True
     return np.array([c.isupper() for c in chars]), np.array([c.isalpha() for c in chars]), space, word_char
 
 
-def _sums(flags: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Per text, how many of its characters are flagged (a running total read at each end and start)."""
-    # a running total read at each text's end and start: ten times faster than reduceat with a wider
-    # dtype, and int32 holds any batch under 2**31 characters
-    dtype = np.int32 if len(flags) < 2**31 else np.int64
-    running = np.r_[0, np.cumsum(flags.view(np.uint8), dtype=dtype)]
+@lru_cache(maxsize=1)
+def _ascii_kinds() -> bytes:
+    """A ``bytes.translate`` table: an ASCII character's classes as bits (uppercase, letter, space, word)."""
+    chars = [chr(c) for c in range(128)]
+    kinds = (c.isupper() | c.isalpha() << 1 | (c in SPACE) << 2 | (c in _WORD_CHARS) << 3 for c in chars)
+    return bytes(kinds) + bytes(128)
+
+
+def _sums(flags: np.ndarray, starts: np.ndarray, ends: np.ndarray, longest: int) -> np.ndarray:
+    """Per text, how many of its characters are flagged: a running total read at each end and start
+    (ten times faster than reduceat). The total is kept in the narrowest unsigned type that holds the
+    longest text's count and wraps: the difference of two wrapped totals is still exact modulo 2**bits,
+    and no text holds more flagged characters than its length (a byte per character for captions
+    under 256 characters: an eighth of the memory an int64 total sweeps and faults in)."""
+    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if longest < np.iinfo(t).max)
+    running = np.empty(len(flags) + 1, dtype=dtype)
+    running[0] = 0
+    np.cumsum(flags.view(np.uint8), dtype=dtype, out=running[1:])
     return (running[ends] - running[starts]).astype(np.int64)
 
 

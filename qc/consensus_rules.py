@@ -117,7 +117,7 @@ def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     low = (scored["score"] < threshold).groupby(df.loc[scored.index, "worker_id"]).agg(["sum", "count"])
     rows = [{"worker_id": w, "rule": "consensus_rate", "value": round(r["sum"] / r["count"], 3),
              "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions agree with no peer"}
-            for w, r in low.iterrows() if r["count"] >= min_captions and r["sum"] / r["count"] >= share]
+            for w, r in low[(low["count"] >= min_captions) & (low["sum"] / low["count"] >= share)].iterrows()]
     return flag_frame(rows)
 
 

@@ -32,6 +32,8 @@ from qc.submit_rules import canned_form, is_canned
 
 T = TypeVar("T")
 _ASCII_SPACE = "[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]"  # str.isspace's ASCII characters, in RE2's syntax
+# non-ASCII, or whitespace that folding changes: at either end, before a space, or other than a space
+_NOT_PLAIN = f"[^\\x00-\\x7f]|^{_ASCII_SPACE}|{_ASCII_SPACE}$|{_ASCII_SPACE} |[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f]"
 
 
 @dataclass
@@ -68,6 +70,18 @@ def captions(df: pd.DataFrame) -> list[str]:
     return shared(df, "captions", lambda: df["caption"].fillna("").astype(str).tolist())
 
 
+def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
+    """The caption column as Arrow text (:func:`captions`' values; no copy when pandas holds it in
+    Arrow already), or None when Arrow cannot hold a value (a lone surrogate)."""
+    def convert() -> pa.Array | pa.ChunkedArray | None:
+        try:
+            return pa.array(df["caption"].fillna("").astype(str), type=pa.large_string())
+        except (pa.ArrowException, UnicodeEncodeError):
+            return None
+
+    return shared(df, "arrow_captions", convert)
+
+
 def written(df: pd.DataFrame) -> np.ndarray:
     """True where a caption is not the canned text (the rows the text rules judge)."""
     return shared(df, "written", lambda: ~df["is_precanned"].to_numpy(dtype=bool))
@@ -75,7 +89,20 @@ def written(df: pd.DataFrame) -> np.ndarray:
 
 def folded(df: pd.DataFrame) -> list[str]:
     """Each caption without invisible characters, whitespace runs as one space, trimmed, in lower case."""
-    return shared(df, "folded", lambda: [" ".join(visible(t).split()).lower() for t in captions(df)])
+    return shared(df, "folded", lambda: _folded(captions(df), arrow_captions(df)))
+
+
+def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list[str]:
+    """A caption that is ASCII with no whitespace but single spaces between words (found by one Arrow
+    regex) folds to its lower case, which Arrow makes for the whole column at once; the rest by
+    ``str`` methods, one at a time."""
+    if column is None:
+        return [" ".join(visible(t).split()).lower() for t in texts]
+    odd = pc.match_substring_regex(column, _NOT_PLAIN)
+    out = pc.ascii_lower(column).to_pylist()
+    for k in np.flatnonzero(pc.fill_null(odd, True).to_numpy(zero_copy_only=False)).tolist():
+        out[k] = " ".join(visible(texts[k]).split()).lower()
+    return out
 
 
 def counts(df: pd.DataFrame) -> TextCounts:
@@ -89,7 +116,10 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
     if not canned_text.strip():
         return np.zeros(len(texts), dtype=bool)
     target = canned_form(canned_text)
-    column = pa.chunked_array([pa.array(texts.to_numpy(dtype=object, na_value=None), pa.large_string())])
+    # pandas' str is held in Arrow already: taken as it is, not as a Python str per row
+    held = texts if isinstance(texts.dtype, pd.StringDtype) else texts.to_numpy(dtype=object, na_value=None)
+    found = pa.array(held, pa.large_string())
+    column = found if isinstance(found, pa.ChunkedArray) else pa.chunked_array([found])
     ascii_text = pc.fill_null(pc.string_is_ascii(column), False).to_numpy(zero_copy_only=False)
     out = np.zeros(len(texts), dtype=bool)
     if target and target.isascii():

@@ -65,7 +65,7 @@ def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     rows = [
         {"worker_id": w, "rule": "canned_overuse", "value": round(r["sum"] / r["count"], 3),
          "threshold": limit, "detail": f"{int(r['sum'])} of {int(r['count'])} captions canned"}
-        for w, r in stats.iterrows() if r["count"] and r["sum"] / r["count"] > limit
+        for w, r in stats[(stats["count"] > 0) & (stats["sum"] / stats["count"] > limit)].iterrows()
     ]
     return flag_frame(rows)
 
@@ -134,10 +134,8 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     pool = assignments[~assignments["assignment_id"].isin(before | set(params.get("decided", ())))]
     more = pool.sample(n=min(len(pool), max(0, n - len(kept))), random_state=int(params.get("seed", 0)))
     picked = pd.concat([kept, more])
-    rows = [
-        {"worker_id": r["worker_id"], "rule": "random_sample", "value": share,
-         "threshold": share, "assignment_id": r["assignment_id"], "image_id": "",
-         "detail": "picked for review"}
-        for _, r in picked.iterrows()
-    ]
-    return flag_frame(rows)
+    if picked.empty:
+        return flag_frame([])
+    return flag_columns({"worker_id": picked["worker_id"].tolist(), "rule": "random_sample", "value": share,
+                         "threshold": share, "assignment_id": picked["assignment_id"].tolist(), "image_id": "",
+                         "detail": "picked for review"})

@@ -47,3 +47,27 @@ def loaded(tmp_path: Path, config: str) -> list[str]:
 def test_qc_imports_only_what_its_rules_need(tmp_path: Path, config: str, needed: list[str]) -> None:
     """The full-scale config enables no rule that compares texts; the captions config does."""
     assert loaded(tmp_path, config) == needed
+
+
+def test_qc_runs_with_what_was_loaded_frozen_and_thaws_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The objects loaded before the QC (tens of thousands) are frozen out of the collector's walks
+    while `hitflow qc` checks the file, and handed back to it afterwards (a test process calling
+    main() goes on collecting them)."""
+    import gc
+
+    import flows.campaigns.offline as offline
+    from flows.cli.main import main
+
+    real, frozen = offline.offline_qc, []
+
+    def watched(*args: object) -> int:
+        frozen.append(gc.get_freeze_count())
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(offline, "offline_qc", watched)
+    out = tmp_path / "flags.csv"
+    assert main(["qc", str(submissions(tmp_path / "subs.csv")), "--out", str(out),
+                 "--config", "config/vizwiz_captions.toml"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("worker_id")
+    assert len(frozen) == 1 and frozen[0] > 10_000
+    assert gc.get_freeze_count() == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import gc
 import os
 import re
 import shlex
@@ -174,7 +175,14 @@ def cmd_deploy(a: argparse.Namespace) -> int:
 def cmd_qc(a: argparse.Namespace) -> int:
     from flows.campaigns.offline import offline_qc
 
-    n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field))
+    # What is loaded by now (pandas, pyarrow, the config's models: ~90,000 objects) outlives the QC;
+    # frozen, the collector stops walking it at each full collection the QC's temporary objects
+    # trigger (~0.15 s of 2.5 s CPU on 200,000 captions). Garbage is still freed; thawed after.
+    gc.freeze()
+    try:
+        n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field))
+    finally:
+        gc.unfreeze()
     print(f"target: none (offline); {n} flag(s) written to {a.out}")
     return 0
 

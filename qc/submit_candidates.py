@@ -1,0 +1,67 @@
+"""Which captions a submit check may refuse, found for a whole column at once in Arrow (C speed).
+
+Input: the caption column as an Arrow string array. Output: a boolean mask per caption that is
+true for every caption the check in :mod:`qc.submit_rules` refuses (and for few others); the
+check itself then runs on those captions only, so its verdict, value and order stay the ones a
+call per caption gives. The patterns spell out the same characters as :mod:`qc.submit_rules`, in
+RE2's syntax (each character as ``\\x{...}``, so no character can mean syntax).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from qc.submit_rules import _CURLY_APOSTROPHES, SPACE, SubmitRules
+
+Candidates = Callable[[pa.ChunkedArray], np.ndarray]
+
+
+def re2_literal(text: str) -> str:
+    """``text`` as an RE2 pattern that matches it literally (each character as ``\\x{...}``)."""
+    return "".join(f"\\x{{{ord(c):x}}}" for c in text)
+
+
+_SPACE_CLASS = f"[{re2_literal(SPACE)}]"
+_NOT_SPACE_CLASS = f"[^{re2_literal(SPACE)}]"
+
+
+def _mask(found: pa.ChunkedArray) -> np.ndarray:
+    return np.asarray(pc.fill_null(found, True).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _required(rules: SubmitRules) -> Candidates | None:
+    # blank: empty, or only SPACE; so it is empty or starts with a SPACE character
+    return lambda column: _mask(pc.match_substring_regex(column, f"^(?:$|{_SPACE_CLASS})"))
+
+
+def _one_sentence(rules: SubmitRules) -> Candidates | None:
+    # qc.submit_rules._SECOND_SENTENCE, character for character
+    return lambda column: _mask(pc.match_substring_regex(column, f"[.!?]{_SPACE_CLASS}+{_NOT_SPACE_CLASS}"))
+
+
+def _banned_prefix(rules: SubmitRules) -> Candidates | None:
+    """qc.submit_rules.may_open_with_prefix: non-ASCII text, or ASCII text opening with a prefix in
+    any ASCII case (an ASCII prefix folds the same way in RE2 and re on ASCII text; another prefix
+    is left to the check on every caption)."""
+    prefixes = tuple(p.translate(_CURLY_APOSTROPHES).lower() for p in rules.banned_prefixes)
+    if not prefixes or not all(p.isascii() for p in prefixes):
+        return None
+    options = "|".join(re2_literal(p).replace(re2_literal("'"), f"[{re2_literal(chr(39) + chr(0x2019) + chr(0x2018))}]")
+                       for p in prefixes)
+    pattern = f"^{_SPACE_CLASS}*(?:{options})"
+    return lambda column: _mask(pc.or_(pc.invert(pc.string_is_ascii(column)),
+                                       pc.match_substring_regex(column, pattern, ignore_case=True)))
+
+
+def _max_chars(rules: SubmitRules) -> Candidates | None:
+    limit = rules.max_chars or 0
+    return lambda column: _mask(pc.greater(pc.utf8_length(column), limit))
+
+
+CANDIDATES: dict[str, Callable[[SubmitRules], Candidates | None]] = {
+    "required": _required, "one_sentence": _one_sentence, "banned_prefix": _banned_prefix, "max_chars": _max_chars,
+}
