@@ -100,6 +100,29 @@ def test_help_and_no_prefect_runs_never_import_prefect(tmp_path: Path) -> None:
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr[-500:]
 
 
+HEAVY = ("pandas", "numpy", "pyarrow", "prefect", "sqlite_utils")
+LAUNCH_PROBE = ("import sys\nfrom flows.core.run import prefect_api\nclass Launched(Exception): pass\n"
+                "def launch(self):\n"
+                f"    print('LOADED', sorted(m for m in {HEAVY!r} if m in sys.modules), flush=True)\n"
+                "    raise Launched\n"
+                "prefect_api.TemporaryServer.__init__ = launch\n"
+                "from flows.cli.main import main\n"
+                "try:\n    main(sys.argv[1:])\nexcept Launched:\n    pass\n")
+
+
+def test_the_temporary_server_is_launched_before_the_run_imports_pandas_or_prefect(tmp_path: Path) -> None:
+    """Its start (~2.6 s of its own imports on the 2-core host) overlaps the run's imports, config and
+    set-up only if it is launched first: the check of --db once imported the ledger's module (pandas,
+    0.5 s) for a 16-byte constant before the server was launched (issue 40 point 5)."""
+    ledger = tmp_path / "h.db"
+    ledger.write_bytes(b"")  # an existing file: its first bytes are checked (flows/cli/args.py)
+    argv = ["run", str(CONFIG), "--db", str(ledger), "--out", str(tmp_path / "out")]
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", HITFLOW_API_ENV)}
+    done = subprocess.run([sys.executable, "-c", LAUNCH_PROBE, *argv], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.stdout.strip().splitlines()[-1:] == ["LOADED []"], done.stdout + done.stderr[-500:]
+
+
 def _health_process(delay_s: float) -> tuple[subprocess.Popen[bytes], str]:
     """A real process that answers /api/health only after ``delay_s`` (a temporary server starting)."""
     port = free_port()
