@@ -164,6 +164,31 @@ def test_the_run_imports_its_steps_modules_while_the_temporary_server_starts(tmp
             sys.modules.pop(name, None)
 
 
+def test_a_flow_on_the_temporary_server_sends_no_heartbeats_and_on_a_kept_one_it_does(monkeypatch) -> None:
+    """Prefect joins a flow run's heartbeat thread at its end, and that thread sleeps in 1 s steps: up to
+    1 s after the run's last step, for a crash detection a server that ends with the run never uses."""
+    from prefect.settings import get_current_settings
+
+    monkeypatch.setenv("PREFECT_API_URL", "")  # PrefectApi sets it: as it was after the test
+    temporary = _starting_server(delay_s=0.0)
+    try:
+        with PrefectApi(temporary.api_url, temporary).flow_settings():
+            assert get_current_settings().flows.heartbeat_frequency is None
+        with PrefectApi("http://127.0.0.1:4200/api").flow_settings():  # a server the user keeps
+            assert get_current_settings().flows.heartbeat_frequency == 180
+    finally:
+        temporary.stop()
+
+
+def test_what_the_run_imports_while_its_server_starts_exists() -> None:
+    """A name that is not a module would stop every run under Prefect at its start."""
+    import importlib.util
+
+    from flows.driver.campaign_run import FLOW_MODULES
+
+    assert [m for m in FLOW_MODULES if importlib.util.find_spec(m) is None] == []
+
+
 def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_path: Path) -> None:
     for thread in ("", "threading.Thread(target=lambda: (time.sleep(0.5), mark('thread'))).start()\n"):
         marks = tmp_path / "marks.txt"

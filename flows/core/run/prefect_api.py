@@ -130,6 +130,22 @@ class PrefectApi:
             self.server.wait_ready(timeout)
         return self.url
 
+    @contextmanager
+    def flow_settings(self) -> Iterator[None]:
+        """Prefect's settings for the run's flow (Prefect imported by then). On a temporary server no
+        flow-run heartbeats: they let a kept server tell a crashed run from a live one (one every 180 s),
+        and a temporary server ends with the run; at the flow's end Prefect 3.8 joins its heartbeat
+        thread, which sleeps in 1 s steps (prefect/flow_engine.py, _send_heartbeats): 0-1 s, 0.5 s on
+        average, of waiting after the run's last step. The flow run, task runs, logs and artifacts
+        are the same (tests/test_prefect_api.py)."""
+        if self.server is None:
+            yield
+            return
+        from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+        with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+            yield
+
 
 @contextmanager
 def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
