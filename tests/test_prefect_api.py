@@ -100,6 +100,29 @@ def test_help_and_no_prefect_runs_never_import_prefect(tmp_path: Path) -> None:
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr[-500:]
 
 
+HEAVY = ("pandas", "numpy", "pyarrow", "prefect", "sqlite_utils")
+LAUNCH_PROBE = ("import sys\nfrom flows.core.run import prefect_api\nclass Launched(Exception): pass\n"
+                "def launch(self):\n"
+                f"    print('LOADED', sorted(m for m in {HEAVY!r} if m in sys.modules), flush=True)\n"
+                "    raise Launched\n"
+                "prefect_api.TemporaryServer.__init__ = launch\n"
+                "from flows.cli.main import main\n"
+                "try:\n    main(sys.argv[1:])\nexcept Launched:\n    pass\n")
+
+
+def test_the_temporary_server_is_launched_before_the_run_imports_pandas_or_prefect(tmp_path: Path) -> None:
+    """Its start (~2.6 s of its own imports on the 2-core host) overlaps the run's imports, config and
+    set-up only if it is launched first: the check of --db once imported the ledger's module (pandas,
+    0.5 s) for a 16-byte constant before the server was launched (issue 40 point 5)."""
+    ledger = tmp_path / "h.db"
+    ledger.write_bytes(b"")  # an existing file: its first bytes are checked (flows/cli/args.py)
+    argv = ["run", str(CONFIG), "--db", str(ledger), "--out", str(tmp_path / "out")]
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", HITFLOW_API_ENV)}
+    done = subprocess.run([sys.executable, "-c", LAUNCH_PROBE, *argv], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.stdout.strip().splitlines()[-1:] == ["LOADED []"], done.stdout + done.stderr[-500:]
+
+
 def _health_process(delay_s: float) -> tuple[subprocess.Popen[bytes], str]:
     """A real process that answers /api/health only after ``delay_s`` (a temporary server starting)."""
     port = free_port()
@@ -139,6 +162,45 @@ def test_the_run_imports_its_steps_modules_while_the_temporary_server_starts(tmp
             server.stop()
         for name in names:
             sys.modules.pop(name, None)
+
+
+def test_the_temporary_server_imports_and_builds_its_app_without_garbage_collections(tmp_path: Path) -> None:
+    """Its start is ~2,000 imports; collections during them found little to free and cost ~0.5 s of ~2 s."""
+    from flows.core.run.prefect_api import SERVER_BOOT
+
+    counting = ("import gc\ncollections = []\ngc.callbacks.append(lambda phase, info: collections.append(phase))\n"
+                + SERVER_BOOT.split("gc.freeze()")[0]
+                + "print('COLLECTIONS', collections.count('start'), [r.path for r in app.routes if r.path == '/api'])\n"
+                )
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_UI_ENABLED": "0"}
+    done = subprocess.run([sys.executable, "-c", counting], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=180, check=False)
+    assert done.stdout.split() == ["COLLECTIONS", "0", "['/api']"], done.stderr[-500:]  # its API built, not one run
+
+
+def test_a_flow_on_the_temporary_server_sends_no_heartbeats_and_on_a_kept_one_it_does(monkeypatch) -> None:
+    """Prefect joins a flow run's heartbeat thread at its end, and that thread sleeps in 1 s steps: up to
+    1 s after the run's last step, for a crash detection a server that ends with the run never uses."""
+    from prefect.settings import get_current_settings
+
+    monkeypatch.setenv("PREFECT_API_URL", "")  # PrefectApi sets it: as it was after the test
+    temporary = _starting_server(delay_s=0.0)
+    try:
+        with PrefectApi(temporary.api_url, temporary).flow_settings():
+            assert get_current_settings().flows.heartbeat_frequency is None
+        with PrefectApi("http://127.0.0.1:4200/api").flow_settings():  # a server the user keeps
+            assert get_current_settings().flows.heartbeat_frequency == 180
+    finally:
+        temporary.stop()
+
+
+def test_what_the_run_imports_while_its_server_starts_exists() -> None:
+    """A name that is not a module would stop every run under Prefect at its start."""
+    import importlib.util
+
+    from flows.driver.campaign_run import FLOW_MODULES
+
+    assert [m for m in FLOW_MODULES if importlib.util.find_spec(m) is None] == []
 
 
 def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_path: Path) -> None:

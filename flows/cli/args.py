@@ -133,7 +133,7 @@ def ledger(text: str) -> str:
 
 def _sqlite_or_new(path: Path) -> bool:
     """Whether ``path`` is an SQLite file (its first 16 bytes, sqlite.org/fileformat.html), empty, or not there."""
-    from flows.core.ledger.store_base import SQLITE_MAGIC
+    from flows.core.db_url import SQLITE_MAGIC
 
     try:
         if not path.is_file():

@@ -235,11 +235,11 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
             result = run_campaign(a.config, **kwargs)
         else:
             from flows.driver.campaign_flow import campaign_flow
-            from flows.driver.campaign_run import STEP_MODULES
-
+            from flows.driver.campaign_run import FLOW_MODULES
             assert api is not None
-            api.ready(meanwhile=STEP_MODULES)
-            result = campaign_flow()(config_path=a.config, **kwargs)
+            api.ready(meanwhile=FLOW_MODULES)
+            with api.flow_settings():
+                result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
         return run_stopped(a, result)
     show_summary(staging_root(a.out) / name)

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+# the first 16 bytes of every SQLite 3 file (sqlite.org/fileformat.html); here, not in the ledger's modules,
+# so that `hitflow run`'s option check reads it without importing pandas (its Prefect server starts first)
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
 # libpq's two URI schemes, and SQLAlchemy's with a driver name (postgresql+psycopg://, +psycopg2, +asyncpg)
 _URI = re.compile(r"^(postgres(?:ql)?)(\+[A-Za-z0-9_]+)?://", re.IGNORECASE)
 # libpq's keyword form starts with one of its connection keywords (libpq-connect.html#LIBPQ-PARAMKEYWORDS)

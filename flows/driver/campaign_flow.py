@@ -27,6 +27,7 @@ from flows.core.config.config import load_config
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.ledger.store import DEFAULT_DB, Store
 from flows.core.outputs.output_location import deployable_locations
+from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
 from flows.driver.campaign import StepFn, run_next_batch
 from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
 from flows.driver.deployed_runs import (
@@ -85,18 +86,6 @@ def prefect_call(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
     return result
 
 
-def publish_batch_artifacts(run: Run, batch: int) -> None:
-    """A markdown summary and a per-rule flag table in Prefect's UI, one pair per batch."""
-    from prefect.artifacts import create_markdown_artifact, create_table_artifact
-
-    from flows.driver.campaign_status import batch_markdown
-
-    key = f"{run.cfg.name}-batch-{batch}".lower().replace("_", "-")
-    markdown, flag_rows = batch_markdown(run.store, run.cfg.name, batch)
-    create_markdown_artifact(markdown=markdown, key=key, description=f"{run.cfg.name} batch {batch}")
-    create_table_artifact(table=flag_rows, key=f"{key}-flags", description="QC flags per rule")
-
-
 def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
                      db_path: str = str(DEFAULT_DB), out_root: str = "runs", limit: int | None = None,
                      scale: int = 1, live: bool = False, seed: int = 1, crowd: str | None = None,
@@ -109,11 +98,12 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
         refuse_cancelled_deployment_run(db_path, campaign_name or load_config(config_path).name, config_path)
     while True:  # a batch waiting for review pauses the run (between tasks); then its gate is run again
         try:
-            summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live, seed,
-                                   crowd, progress=progress_line, call=prefect_call, platform=platform,
-                                   task_url=task_url, invitees=invitees, sim_state=sim_state, detach=detach,
-                                   campaign_name=campaign_name, resume_cancelled=resume_cancelled,
-                                   replace_outputs=replace_outputs)
+            with artifacts_sent():  # the batches' artifacts are sent beside the run (flows/driver/batch_artifacts.py)
+                summary = run_campaign(config_path, target, endpoint_url, db_path, out_root, limit, scale, live,
+                                       seed, crowd, progress=progress_line, call=prefect_call, platform=platform,
+                                       task_url=task_url, invitees=invitees, sim_state=sim_state, detach=detach,
+                                       campaign_name=campaign_name, resume_cancelled=resume_cancelled,
+                                       replace_outputs=replace_outputs)
             break
         except ReviewPending as waiting:
             wait_for_review(waiting, db_path)
@@ -152,7 +142,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
                          "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock,
                   page=task_page)
         try:
-            with task_server_for(run, task_url):
+            with task_server_for(run, task_url), artifacts_sent():
                 batch = run_next_batch(run, prefect_call)
         except BatchOpen as exc:
             progress_line(str(exc))

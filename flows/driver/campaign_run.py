@@ -36,6 +36,10 @@ from flows.platforms.targets import crowd_file_used, sim_item_truth, sim_state_p
 # no longer imports scikit-learn, qc/text_similarity.py): a run under Prefect imports them while its temporary
 # server starts, time it would otherwise spend waiting (flows/core/run/prefect_api.py, PrefectApi.ready).
 STEP_MODULES = ("flows.campaigns.report",)
+# What a run under Prefect imports on first use besides: Prefect's engines, the encoder of a flow run's
+# parameters, the artifacts, the review pause, the embedded simulator (flows/driver/campaign_flow.py).
+FLOW_MODULES = ("prefect.flow_engine", "prefect.task_engine", "fastapi.encoders", "prefect.artifacts",
+                "flows.review.review_pause", *STEP_MODULES, "flows.sim.server")
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",

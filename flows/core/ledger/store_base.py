@@ -21,13 +21,12 @@ from typing import Any
 
 import pandas as pd
 
-from flows.core.db_url import is_postgres_url, shown_location
+from flows.core.db_url import SQLITE_MAGIC, is_postgres_url, shown_location
 from flows.core.ledger.store_migrations import migrations
 
 __all__ = ["DEFAULT_DB", "SETTLED", "Store", "existing_store", "migrations"]
 
 DEFAULT_DB = Path("runs/hitflow.db")
-SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 file (sqlite.org/fileformat.html)
 SETTLED = ("ok", "adopted")  # ledger states after which a call is never made again
 SECRET_KEYS = {"aws_secret_access_key", "aws_session_token", "authorization", "token", "password"}
 READ_PAGE = 100_000  # rows per page of Store.frame: ~100 MB of tuples at most, one page at a time
