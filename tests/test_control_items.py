@@ -65,8 +65,9 @@ def test_blocks_need_enough_controls_and_a_clear_rate() -> None:
 
 
 def _project(tmp_path: Path, items: int = 60, adversaries: int = 6, share: float = 0.2,
-             extra: str = "") -> Path:
-    config = project(tmp_path, items, adversaries, share)
+             extra: str = "", pooling: bool = False) -> Path:
+    """Controls alone by default (the rule these tests pin; tests/test_worker_skill.py the pooled one)."""
+    config = project(tmp_path, items, adversaries, share, pooling=pooling)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
     text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
     config.write_text(text.replace("[answers]\n", f"[answers]\ncontrol_min_seen = 3\n{extra}"), encoding="utf-8")
@@ -244,17 +245,19 @@ def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pooled", [False, True])
+def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path, pooled: bool) -> None:
     """Control answers that are themselves wrong: the crowd disagrees with each (2/3 and more of its
-    answers), so the file is distrusted there, and no honest worker is blocked on it."""
-    config = _project(tmp_path, adversaries=0)
+    answers), so the file is distrusted there, and no honest worker is blocked on it, by controls alone
+    or pooled with agreement."""
+    config = _project(tmp_path, adversaries=0, pooling=pooled)
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
     controls["answer"] = [OPTIONS[(OPTIONS.index(a) + 1) % 3] for a in controls["answer"]]
     controls.to_csv(tmp_path / "controls.csv", index=False)
     config.write_text(config.read_text().replace("control_min_seen = 3", "control_min_seen = 1"), encoding="utf-8")
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
     blocks = pd.read_csv(tmp_path / "runs" / "sentiment" / "blocked_workers.csv", dtype=str, keep_default_na=False)
-    assert not blocks["rules"].str.contains("control_accuracy").any()
+    assert not blocks["rules"].str.contains("control_accuracy|worker_skill").any()
     scored = pd.read_csv(tmp_path / "runs" / "sentiment" / "workers.csv")
     assert scored["controls"].sum() > 20 and scored["control_accuracy"].mean() < 0.3  # as the file sees them
 
