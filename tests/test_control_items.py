@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from bench.answers_accuracy import OPTIONS, project
+from bench.answers_accuracy import HONEST, OPTIONS, project
 from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
@@ -249,7 +249,7 @@ def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Pat
 def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path, pooled: bool) -> None:
     """Control answers that are themselves wrong: the crowd disagrees with each (2/3 and more of its
     answers), so the file is distrusted there, and no honest worker is blocked on it, by controls alone
-    or pooled with agreement."""
+    or pooled with agreement (which may block a bad profile on its agreement: a speeder agreeing 22%)."""
     config = _project(tmp_path, adversaries=0, pooling=pooled)
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
     controls["answer"] = [OPTIONS[(OPTIONS.index(a) + 1) % 3] for a in controls["answer"]]
@@ -257,7 +257,10 @@ def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path, pooled: bool) -> None
     config.write_text(config.read_text().replace("control_min_seen = 3", "control_min_seen = 1"), encoding="utf-8")
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
     blocks = pd.read_csv(tmp_path / "runs" / "sentiment" / "blocked_workers.csv", dtype=str, keep_default_na=False)
-    assert not blocks["rules"].str.contains("control_accuracy|worker_skill").any()
+    on_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy|worker_skill"), "worker_id"])
+    workers = pd.DataFrame(json.loads((tmp_path / "runs" / "sentiment" / "sim_workers.json").read_text()))
+    assert not on_controls & set(workers.loc[workers["profile"].isin(HONEST), "worker_id"])
+    assert pooled or not on_controls
     scored = pd.read_csv(tmp_path / "runs" / "sentiment" / "workers.csv")
     assert scored["controls"].sum() > 20 and scored["control_accuracy"].mean() < 0.3  # as the file sees them
 
