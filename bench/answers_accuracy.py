@@ -3,12 +3,14 @@ classification campaign (one three-way choice an item, 3 batches, 5 workers an i
 crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
 against the items' latent answers (``sim_items.json``). Control items (``[answers] control_share``,
 5% of every batch, their known answers the simulator's latent ones) block workers between batches,
-alone and beside the agreement rule (``[answers] agreement_block_below``): the share of
+alone, beside the agreement rule (``[answers] agreement_block_below``), and pooled with agreement in
+one posterior of each worker's accuracy (``[answers] control_pooling``, the default): the share of
 consistently-wrong workers blocked before the last batch, and of honest workers (profiles whose
 choices follow their skill) blocked at all, each crowd at each seed and page size (10 and 20 items
 a page: one control every other page and one on every page at 5%).
 
-``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2] [--pages 10,20]``
+``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2,3] [--pages 10,20]``
+[--variants controls_only,controls_and_agreement,pooled]
 (``make bench-answers``) writes ``bench/results-answers.json`` and prints the totals and one line per
 run.
 """
@@ -229,7 +231,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--crowds", default="4,20", help="consistently wrong workers added to the demo crowd, per run")
-    p.add_argument("--seeds", default="1,2", help="the campaign's and the crowd's seed, per run")
+    p.add_argument("--seeds", default="1,2,3", help="the campaign's and the crowd's seed, per run")
     p.add_argument("--pages", default="10,20", help="items a page ([campaign] images_per_hit), per run")
     p.add_argument("--share", type=float, default=0.05, help="[answers] control_share")
     p.add_argument("--variants", default=",".join(VARIANTS), help="controls_only, controls_and_agreement, pooled")
