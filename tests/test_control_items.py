@@ -272,3 +272,24 @@ def test_a_control_the_crowd_contradicts_is_not_trusted() -> None:
     kept = trusted_controls(given, KEY)
     # g1: 1 of 4 agree, 3 agree on b; g2: 2 answers, too few; g5: 1 of 5 agree, but no other answer has half
     assert kept["item_id"].tolist() == ["g2", "g3", "g4", "g5"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
+def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
+    """Controls pooled with agreement (the default) read the same labels on every route: the
+    consistently wrong are blocked before the last batch on them, and no honest profile is. Two controls
+    on every page of 5, as above: on Prolific a participant takes one page a batch, and a page of 5
+    with fewer controls is short of the two sources a block needs before the last batch."""
+    config = _project(tmp_path, share=0.4, pooling=True)
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
+                 platform=platform)
+    out = tmp_path / "runs" / "sentiment"
+    workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
+    wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
+    blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
+    blocks["worker_id"] = blocks["worker_id"].str.removeprefix("invite:")
+    pooled = blocks[blocks["rules"].str.contains("worker_skill")]
+    early = set(pooled.loc[pooled["batch"].astype(int) < 3, "worker_id"])
+    honest = set(workers.loc[workers["profile"].isin(HONEST), "worker_id"]) - wrong  # adversaries are "diligent"
+    assert early & wrong and not set(pooled["worker_id"]) & honest
