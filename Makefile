@@ -173,7 +173,8 @@ bench-custom-qc: $(STAMP)
 
 # Aggregated answers against majority vote on a simulated 1,000-item, 3-batch classification campaign
 # (5 workers an item, the demo crowd plus consistently wrong workers), scored against sim_items.json;
-# at 10 and 20 items a page; writes bench/results-answers.json (~6 min)
+# at 10 and 20 items a page, seeds 1-3, controls alone, with the agreement rule and pooled; writes
+# bench/results-answers.json (~10 min on a quiet machine)
 .PHONY: bench-answers
 bench-answers: $(STAMP)
 	$(BIN)/python -m bench.answers_accuracy

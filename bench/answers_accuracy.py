@@ -3,12 +3,14 @@ classification campaign (one three-way choice an item, 3 batches, 5 workers an i
 crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
 against the items' latent answers (``sim_items.json``). Control items (``[answers] control_share``,
 5% of every batch, their known answers the simulator's latent ones) block workers between batches,
-alone and beside the agreement rule (``[answers] agreement_block_below``): the share of
+alone, beside the agreement rule (``[answers] agreement_block_below``), and pooled with agreement in
+one posterior of each worker's accuracy (``[answers] control_pooling``, the default): the share of
 consistently-wrong workers blocked before the last batch, and of honest workers (profiles whose
 choices follow their skill) blocked at all, each crowd at each seed and page size (10 and 20 items
 a page: one control every other page and one on every page at 5%).
 
-``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2] [--pages 10,20]``
+``python -m bench.answers_accuracy [--items 1000] [--crowds 4,20] [--seeds 1,2,3] [--pages 10,20]``
+[--variants controls_only,controls_and_agreement,pooled]
 (``make bench-answers``) writes ``bench/results-answers.json`` and prints the totals and one line per
 run.
 """
@@ -81,7 +83,7 @@ HONEST = ("diligent", "typo_prone", "slow")
 
 
 def project(folder: Path, items: int, adversaries: int, share: float = 0.05, seed: int = 1,
-            agreement: float = 0.0, per_page: int = 10) -> Path:
+            agreement: float = 0.0, per_page: int = 10, pooling: bool = True) -> Path:
     # no caption bank: the page asks choices only
     crowd = "\n".join(line for line in CROWD.read_text(encoding="utf-8").splitlines() if "caption_bank" not in line)
     crowd = crowd.replace("seed = 1\n", f"seed = {seed}\n", 1)
@@ -100,17 +102,18 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05, see
     config = CONFIG.replace("{share}", str(share)).replace("seed = 1\n", f"seed = {seed}\n")
     config = config.replace("images_per_hit = 10\n", f"images_per_hit = {per_page}\n")
     config = config.replace("[answers]\n", f"[answers]\nagreement_block_below = {agreement}\n"
-)
+                            f"control_pooling = {'true' if pooling else 'false'}\n")
     (folder / "sentiment.toml").write_text(config, encoding="utf-8")
     return folder / "sentiment.toml"
 
 
 def measure(items: int, adversaries: int, min_seen: int = 0, seed: int = 1, agreement: float = 0.0,
-            per_page: int = 10, share: float = 0.05) -> dict[str, object]:
+            per_page: int = 10, share: float = 0.05, pooling: bool = True) -> dict[str, object]:
     """One campaign; ``min_seen`` 0: ``[answers] control_min_seen`` at its default."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        config = project(folder, items, adversaries, share, seed=seed, agreement=agreement, per_page=per_page)
+        config = project(folder, items, adversaries, share, seed=seed, agreement=agreement, per_page=per_page,
+                         pooling=pooling)
         if min_seen:
             config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
         start = time.process_time()
@@ -127,7 +130,8 @@ def measure(items: int, adversaries: int, min_seen: int = 0, seed: int = 1, agre
         for method in ("auto", *METHODS):
             answers = aggregate(labels[["item_id", "worker_id", "label", "field"]], method).answers
             result[f"accuracy_{method}"] = round(accuracy(answers, truth), 4)
-        result.update(control_blocking(out, workers, batches=3), control_min_seen=min_seen, control_share=share)
+        result.update(control_blocking(out, workers, batches=3), control_min_seen=min_seen, control_share=share,
+                      control_pooling=pooling)
         return result
 
 
@@ -138,7 +142,8 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
     early = set(responses.loc[responses["batch"].astype(int) < batches, "worker_id"])
     blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
     before_last = set(blocks.loc[blocks["batch"].astype(int) < batches, "worker_id"])
-    by_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy"), "worker_id"])
+    # the pooled rule (worker_skill) is the control items' rule of a campaign that pools them
+    by_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy|worker_skill"), "worker_id"])
     by_agreement = set(blocks.loc[blocks["rules"].str.contains("answer_agreement"), "worker_id"])
     wrong = workers[workers.get("choices", pd.Series("", index=workers.index)).fillna("") == "wrong"]
     honest = workers[~workers.index.isin(wrong.index) & workers["profile"].isin(HONEST)]
@@ -175,7 +180,9 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
 
 
 AGREEMENT = 0.35  # [answers] agreement_block_below of the combined runs (agreement_min_items at its 6)
-VARIANTS = {"controls_only": 0.0, "controls_and_agreement": AGREEMENT}
+# variant -> (agreement_block_below, control_pooling): controls alone and beside the agreement rule (the
+# rules before pooling), and pooled with agreement (qc/worker_skill.py, the default)
+VARIANTS = {"controls_only": (0.0, False), "controls_and_agreement": (AGREEMENT, False), "pooled": (0.0, True)}
 
 
 def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int = 0,
@@ -184,7 +191,8 @@ def measure_all(items: int, crowds: list[int], seeds: list[int], min_seen: int =
     """Every crowd at every seed and page size, with control items alone and with the agreement rule
     beside them; the totals per variant and page size (adversaries caught before the last batch,
     honest workers blocked)."""
-    runs: list[dict[str, Any]] = [{"variant": name, **measure(items, n, min_seen, seed, VARIANTS[name], page, share)}
+    runs: list[dict[str, Any]] = [{"variant": name, **measure(items, n, min_seen, seed, VARIANTS[name][0], page, share,
+                                                              VARIANTS[name][1])}
                                   for page in pages for n in crowds for seed in seeds for name in variants]
     totals = {}
     for name in variants:
@@ -223,10 +231,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--crowds", default="4,20", help="consistently wrong workers added to the demo crowd, per run")
-    p.add_argument("--seeds", default="1,2", help="the campaign's and the crowd's seed, per run")
+    p.add_argument("--seeds", default="1,2,3", help="the campaign's and the crowd's seed, per run")
     p.add_argument("--pages", default="10,20", help="items a page ([campaign] images_per_hit), per run")
     p.add_argument("--share", type=float, default=0.05, help="[answers] control_share")
-    p.add_argument("--variants", default=",".join(VARIANTS), help="controls_only, controls_and_agreement")
+    p.add_argument("--variants", default=",".join(VARIANTS), help="controls_only, controls_and_agreement, pooled")
     p.add_argument("--min-seen", type=int, default=0, help="[answers] control_min_seen (0: its default)")
     p.add_argument("--out", type=Path, default=RESULTS, help="where the JSON goes")
     a = p.parse_args()

@@ -13,8 +13,9 @@
 5. end to end, 300 HITs x 5 at 150 ms per call: hitflow against a naive boto3 loop (bench/latency.py);
 6. answers (issue 42): a 1,000-item classification campaign with 20 consistently-wrong workers, its
    answers' accuracy beside majority vote's and who was blocked before the last batch, on 5% control
-   items alone and with the agreement rule, 10 items a page (bench/answers_accuracy.py; ``make
-   bench-answers`` runs both crowds at two seeds, at 10 and 20 items a page).
+   items alone, with the agreement rule, and pooled with agreement (the default), 10 items a page
+   (bench/answers_accuracy.py; ``make bench-answers`` runs both crowds at three seeds, at 10 and 20
+   items a page).
 
 The last lines printed are issue 33's four figures, each beside its baseline measured in this run,
 the ratio, the target and the load average, then issue 42's answers lines beside majority vote

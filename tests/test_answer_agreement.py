@@ -115,10 +115,11 @@ count = 2
 WRONG = '[[profile]]\nname = "diligent"\ncount = 2\nchoices = "wrong"\n'
 
 
-def _campaign(folder: Path, agreement: float, crowd: str) -> tuple[pd.DataFrame, set[str], Path]:
-    """A 150-item, 3-batch sentiment campaign with 5% controls: its blocks, its wrong workers."""
+def _campaign(folder: Path, agreement: float, crowd: str, pooling: bool = False) -> tuple[pd.DataFrame, set[str], Path]:
+    """A 150-item, 3-batch sentiment campaign with 5% controls: its blocks, its wrong workers. Controls
+    alone (``pooling`` False) or pooled with agreement (qc/worker_skill.py)."""
     folder.mkdir()
-    config = project(folder, 150, 0, 0.05, seed=3, agreement=agreement)
+    config = project(folder, 150, 0, 0.05, seed=3, agreement=agreement, pooling=pooling)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
     config.write_text(text, encoding="utf-8")
     (folder / "crowd.toml").write_text(crowd, encoding="utf-8")
@@ -152,3 +153,15 @@ def test_an_honest_crowd_is_not_blocked_on_agreement(tmp_path: Path) -> None:
     assert not wrong and blocks.empty
     scores = agreement_scores_so_far(Store(db), "sentiment", 3)
     assert scores is not None and (scores["judged"] >= 6).sum() >= 10  # the rule judged them, and kept them
+
+
+@pytest.mark.slow
+def test_pooled_controls_block_the_consistently_wrong_before_the_last_batch(tmp_path: Path) -> None:
+    """The campaign where controls alone leave a wrong worker in the last batch: controls pooled with
+    agreement (the default) block both before it, and no one else; on the honest crowd, nobody."""
+    blocks, wrong, _ = _campaign(tmp_path / "pooled", 0.0, HONEST_CROWD + WRONG, pooling=True)
+    early = blocks[blocks["batch"].astype(int) < 3]
+    assert len(wrong) == 2 and set(early["worker_id"]) == wrong
+    assert early["rules"].str.startswith("worker_skill P=").all()
+    honest, _, _ = _campaign(tmp_path / "honest", 0.0, HONEST_CROWD, pooling=True)
+    assert honest.empty

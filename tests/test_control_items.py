@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from bench.answers_accuracy import OPTIONS, project
+from bench.answers_accuracy import HONEST, OPTIONS, project
 from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
@@ -65,8 +65,9 @@ def test_blocks_need_enough_controls_and_a_clear_rate() -> None:
 
 
 def _project(tmp_path: Path, items: int = 60, adversaries: int = 6, share: float = 0.2,
-             extra: str = "") -> Path:
-    config = project(tmp_path, items, adversaries, share)
+             extra: str = "", pooling: bool = False) -> Path:
+    """Controls alone by default (the rule these tests pin; tests/test_worker_skill.py the pooled one)."""
+    config = project(tmp_path, items, adversaries, share, pooling=pooling)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
     text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
     config.write_text(text.replace("[answers]\n", f"[answers]\ncontrol_min_seen = 3\n{extra}"), encoding="utf-8")
@@ -244,17 +245,22 @@ def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pooled", [False, True])
+def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path, pooled: bool) -> None:
     """Control answers that are themselves wrong: the crowd disagrees with each (2/3 and more of its
-    answers), so the file is distrusted there, and no honest worker is blocked on it."""
-    config = _project(tmp_path, adversaries=0)
+    answers), so the file is distrusted there, and no honest worker is blocked on it, by controls alone
+    or pooled with agreement (which may block a bad profile on its agreement: a speeder agreeing 22%)."""
+    config = _project(tmp_path, adversaries=0, pooling=pooled)
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
     controls["answer"] = [OPTIONS[(OPTIONS.index(a) + 1) % 3] for a in controls["answer"]]
     controls.to_csv(tmp_path / "controls.csv", index=False)
     config.write_text(config.read_text().replace("control_min_seen = 3", "control_min_seen = 1"), encoding="utf-8")
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
     blocks = pd.read_csv(tmp_path / "runs" / "sentiment" / "blocked_workers.csv", dtype=str, keep_default_na=False)
-    assert not blocks["rules"].str.contains("control_accuracy").any()
+    on_controls = set(blocks.loc[blocks["rules"].str.contains("control_accuracy|worker_skill"), "worker_id"])
+    workers = pd.DataFrame(json.loads((tmp_path / "runs" / "sentiment" / "sim_workers.json").read_text()))
+    assert not on_controls & set(workers.loc[workers["profile"].isin(HONEST), "worker_id"])
+    assert pooled or not on_controls
     scored = pd.read_csv(tmp_path / "runs" / "sentiment" / "workers.csv")
     assert scored["controls"].sum() > 20 and scored["control_accuracy"].mean() < 0.3  # as the file sees them
 
@@ -266,3 +272,24 @@ def test_a_control_the_crowd_contradicts_is_not_trusted() -> None:
     kept = trusted_controls(given, KEY)
     # g1: 1 of 4 agree, 3 agree on b; g2: 2 answers, too few; g5: 1 of 5 agree, but no other answer has half
     assert kept["item_id"].tolist() == ["g2", "g3", "g4", "g5"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
+def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
+    """Controls pooled with agreement (the default) read the same labels on every route: the
+    consistently wrong are blocked before the last batch on them, and no honest profile is. Two controls
+    on every page of 5, as above: on Prolific a participant takes one page a batch, and a page of 5
+    with fewer controls is short of the two sources a block needs before the last batch."""
+    config = _project(tmp_path, share=0.4, pooling=True)
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
+                 platform=platform)
+    out = tmp_path / "runs" / "sentiment"
+    workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
+    wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
+    blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
+    blocks["worker_id"] = blocks["worker_id"].str.removeprefix("invite:")
+    pooled = blocks[blocks["rules"].str.contains("worker_skill")]
+    early = set(pooled.loc[pooled["batch"].astype(int) < 3, "worker_id"])
+    honest = set(workers.loc[workers["profile"].isin(HONEST), "worker_id"]) - wrong  # adversaries are "diligent"
+    assert early & wrong and not set(pooled["worker_id"]) & honest

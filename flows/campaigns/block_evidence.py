@@ -8,13 +8,14 @@ from dataclasses import replace
 import pandas as pd
 
 from flows.core.ledger.store import Store
-from flows.custom.agreement_record import stored_agreement
+from flows.custom.agreement_record import stored_agreement, stored_skill
 from flows.custom.control_items import stored_controls
 from qc.answer_agreement import agreement_blocks, agreement_scores
 from qc.control_items import control_blocks, control_scores, trusted_controls
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
+from qc.worker_skill import skill_blocks, skill_scores
 
 
 def batch_flags(store: Store, campaign: str, batch: int) -> pd.DataFrame:
@@ -135,10 +136,27 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
 
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    stored = stored_controls(store, campaign)
+    """Blocks on control answers: pooled with agreement (qc.worker_skill) where the plan recorded that
+    rule, else on control answers alone (campaigns planned before it, pages without a choice)."""
+    stored, pooled = stored_controls(store, campaign), stored_skill(store, campaign)
+    if stored is not None and pooled is not None:
+        labels = choice_labels(store, campaign, batch, pooled[0])
+        given = labels[labels["item_id"].isin(set(stored[0]["item_id"]))]
+        return skill_blocks(skill_scores(labels, trusted_controls(given, stored[0]), pooled[1]), pooled[1])
     scores = control_scores_so_far(store, campaign, batch)
     return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(scores,
                                                                                                     stored[1])
+
+
+def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:
+    """Every label of the page's choice fields up to a batch, control items' too, with its page
+    (``unit``: the assignment): workers blocked earlier stay in, weighed by their skill like anyone's."""
+    marks = ",".join("?" * len(fields))
+    return store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value, a.assignment_id AS unit FROM answers x "
+                       f"JOIN assignments a ON a.assignment_id = x.assignment_id WHERE a.campaign = ? AND a.batch > 0 "
+                       f"AND a.batch <= ? AND a.status != 'NOT ON PROLIFIC' AND x.item_id != '' AND x.field IN "
+                       f"({marks}) ORDER BY a.rowid, x.rowid", [campaign, up_to_batch, *fields],
+                       ["worker_id", "item_id", "field", "value", "unit"])
 
 
 def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:

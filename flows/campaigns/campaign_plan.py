@@ -17,7 +17,7 @@ from flows.core.inputs.csv_files import csv_rows
 from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
-from flows.custom.agreement_record import agreement_record
+from flows.custom.agreement_record import agreement_record, skill_record
 from flows.custom.control_items import controls_record
 from flows.custom.custom_task import custom_item_plan
 from flows.platforms.registry import platform_for
@@ -74,7 +74,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else "",
                 "controls": controls_record(cfg),
-                "agreement": agreement_record(cfg, rows if isinstance(rows, list) else [])})}, pk="name")
+                "agreement": agreement_record(cfg, rows if isinstance(rows, list) else []),
+                "skill": skill_record(cfg, rows if isinstance(rows, list) else [])})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
 
 

@@ -1,5 +1,6 @@
-"""The agreement block of a custom campaign (``[answers] agreement_block_below``; qc/answer_agreement.py):
-what the plan keeps in the ledger for it, and reading it back for the block step and the review queue.
+"""The agreement block of a custom campaign (``[answers] agreement_block_below``; qc/answer_agreement.py)
+and the pooled one of its control items (``[answers] control_pooling``; qc/worker_skill.py): what the
+plan keeps in the ledger for them, and reading it back for the block step and the review queue.
 
 The page's choice fields are read once, when the plan is made, from its first HIT: the block step
 reads the ledger only, as the control items' does (flows/custom/control_items.py)."""
@@ -14,6 +15,13 @@ from flows.core.ledger.store import Store
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import choice_field_names, custom_spec
 from qc.answer_agreement import AgreementPolicy
+from qc.worker_skill import SkillPolicy
+
+
+def choice_fields(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> list[str]:
+    """The page's choice fields, read from its first HIT."""
+    first = [r for r in planned if r["batch"] == planned[0]["batch"] and r["hit_index"] == planned[0]["hit_index"]]
+    return sorted(choice_field_names(custom_spec(cfg, page_items(first))))
 
 
 def agreement_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -21,8 +29,7 @@ def agreement_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict
     a = cfg.answers
     if cfg.task != "custom" or a.agreement_block_below <= 0 or not planned:
         return None
-    first = [r for r in planned if r["batch"] == planned[0]["batch"] and r["hit_index"] == planned[0]["hit_index"]]
-    fields = sorted(choice_field_names(custom_spec(cfg, page_items(first))))
+    fields = choice_fields(cfg, planned)
     if not fields:
         return None
     return {"block_below": a.agreement_block_below, "min_items": a.agreement_min_items,
@@ -37,3 +44,27 @@ def stored_agreement(store: Store, campaign: str) -> tuple[list[str], AgreementP
         return None
     return list(record["fields"]), AgreementPolicy(float(record["block_below"]), int(record["min_items"]),
                                                    int(record["min_others"]), float(record["confidence"]))
+
+
+def skill_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The pooled control rule's policy and the page's choice fields, or None when the campaign has no
+    controls, does not pool them, or its page has no choice (its controls then block alone)."""
+    a = cfg.answers
+    if cfg.task != "custom" or a.controls is None or not a.control_pooling or not planned:
+        return None
+    fields = choice_fields(cfg, planned)
+    if not fields:
+        return None
+    return {"block_below": a.control_block_below, "alpha": a.control_alpha, "min_evidence": a.control_min_evidence,
+            "page_labels": a.control_page_labels, "fields": fields}
+
+
+def stored_skill(store: Store, campaign: str) -> tuple[list[str], SkillPolicy] | None:
+    """The campaign's choice fields and pooled control policy as the plan recorded them, or None (a
+    campaign planned before the pooled rule keeps its control and agreement rules)."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    record = json.loads(rows[0]["config_json"] or "{}").get("skill") if rows else None
+    if not record:
+        return None
+    return list(record["fields"]), SkillPolicy(float(record["block_below"]), float(record["alpha"]),
+                                               float(record["min_evidence"]), float(record["page_labels"]))

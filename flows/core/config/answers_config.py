@@ -55,6 +55,17 @@ class AnswersSection(Section):
     control_alpha: Share = Field(0.05, description="Block on control answers when the posterior probability "
                                  "(Jeffreys prior) that the worker's accuracy reaches control_block_below is below "
                                  "this (qc/control_items.py); 0: the older rule, a Wilson bound at control_confidence")
+    control_pooling: bool = Field(True, description='task = "custom" with controls: pool each worker\'s control '
+                                  "answers with their agreement with the other workers' answer on the page's "
+                                  "choice fields, one posterior of their accuracy (qc/worker_skill.py) blocking "
+                                  "below control_block_below at control_alpha; false: control answers alone "
+                                  "(control_min_seen)")
+    control_page_labels: float = Field(5.0, ge=0, le=1000, allow_inf_nan=False,
+                                       description="control_pooling: what one page's ordinary labels weigh "
+                                                   "together at most, in labels (its workers judge them all)")
+    control_min_evidence: float = Field(2.0, ge=0, le=1000, allow_inf_nan=False,
+                                        description="control_pooling: independent sources a worker needs "
+                                                    "before a block (a control 1, a page's other items 1)")
     control_confidence: float = Field(1.645, ge=0, le=5, allow_inf_nan=False,
                                       description="z of the Wilson bound of the wrong share (0: the plain share) "
                                                   "of agreement blocks, and of control blocks with control_alpha 0")
@@ -78,6 +89,9 @@ class AnswersSettings:
     control_min_seen: int = 3
     control_block_below: float = 0.5
     control_alpha: float = 0.05  # qc.control_items.ControlPolicy.alpha
+    control_pooling: bool = True  # qc.worker_skill: controls pooled with agreement
+    control_page_labels: float = 5.0
+    control_min_evidence: float = 2.0
     control_confidence: float = 1.645
     agreement_block_below: float = 0.0  # agreement with the others' answer: off at 0
     agreement_min_items: int = 6
