@@ -25,10 +25,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.answers_accuracy import project
+from bench.answers_accuracy import OPTIONS, project
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.unit_extensions import EXTENSION_OPS
+from flows.sim.latent_choices import latent_truth
 from postprocess.answers import accuracy
 
 RESULTS = Path(__file__).resolve().parent / "results-adaptive-campaign.json"
@@ -57,6 +58,16 @@ def write_config(folder: Path, items: int, adversaries: int, per_hit: int, answe
     return config
 
 
+def every_latent_answer(folder: Path) -> pd.DataFrame:
+    """``item_id, field, answer`` for every item of the campaign, from the simulator's own latent_truth.
+    Not sim_items.json: it holds the items the roster's workers saw, and Prolific-sim's participants come
+    from a wider pool, so on Prolific it named 141 of 1,000 items (the figures before 2026-11-25 23:00)."""
+    items = pd.read_csv(folder / "sentiment_items.csv", dtype=str, keep_default_na=False)
+    return pd.DataFrame({"item_id": items["item_id"], "field": "sentiment",
+                         "answer": [latent_truth(i, "sentiment", OPTIONS, [t]) for i, t in zip(items["item_id"],
+                                                                                               items["text"])]})
+
+
 def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk",
              seed: int = 1) -> dict[str, object]:
     config = write_config(folder, items, adversaries, per_hit, answers, route, seed)
@@ -65,7 +76,7 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
     summary = run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", platform=route,
                            progress=lambda _: None, seed=seed)
     out = folder / "runs" / "sentiment"
-    truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
+    truth = every_latent_answer(folder)
     answers_csv = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
     store = Store(folder / "h.db")
     assignments = store.table("assignments").count_where(f"batch > 0 AND status NOT IN ({','.join('?' * len(UNPAID))})",
@@ -105,6 +116,7 @@ def main() -> None:
     p.add_argument("--confidence", type=float, default=0.95)
     p.add_argument("--skill-prior", type=float, default=0.7)
     p.add_argument("--skill-prior-weight", type=float, default=4.0)
+    p.add_argument("--crowd-prior-weight", type=float, default=0.0)
     p.add_argument("--seeds", default="1", help="the simulator's seeds (its crowd and market), e.g. 1,2: the first "
                                                 "is the result, the others follow under other_seeds")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
@@ -114,7 +126,8 @@ def main() -> None:
     a = p.parse_args()
     out = a.out or (RESULTS if a.route == "mturk" else RESULTS.with_name(f"{RESULTS.stem}-prolific.json"))
     rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence,
-            "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight}
+            "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight,
+            "crowd_prior_weight": a.crowd_prior_weight}
     seeds = [int(x) for x in a.seeds.split(",")]
     measured = measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route, seeds[0])
     if seeds[1:]:
