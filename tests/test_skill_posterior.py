@@ -107,7 +107,7 @@ def _one_coin(votes: list[list[int]], prior: float, weight: float) -> float:
         for counts in votes:
             n = sum(counts)
             like = [a ** c * ((1 - a) / 2) ** (n - c) for c in counts]
-            right += sum(c * lk for c, lk in zip(counts, like)) / sum(like)
+            right += sum(c * lk for c, lk in zip(counts, like, strict=True)) / sum(like)
         a = (right + weight * prior) / (sum(map(sum, votes)) + weight)
     return a
 
