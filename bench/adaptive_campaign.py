@@ -1,9 +1,10 @@
 """Adaptive overlap on the simulator (issue 43): the answers issue's 1,000-item classification campaign
 (one three-way choice an item, 3 batches, the demo crowd plus consistently wrong workers) run twice on
 MTurk-sim, once with a fixed 5 assignments an item and once adaptively ([answers] min_judgements,
-max_judgements, confidence, skill_prior, skill_prior_weight: more assignments only on items whose
-answer is still uncertain under the skill-aware posterior, through CreateAdditionalAssignmentsForHIT).
-Prints both accuracies against the items' latent answers (sim_items.json) and the ratio of assignments
+max_judgements, confidence, skill_prior, skill_prior_weight, crowd_prior_weight (20 here: an unseen worker
+is assumed as accurate as the crowd so far): more assignments only on items whose answer is still uncertain
+under the skill-aware posterior, through CreateAdditionalAssignmentsForHIT).
+Prints both accuracies against every item's latent answer (the simulator's latent_truth) and the ratio of assignments
 and of cost. One item a HIT by default: an extension buys a whole HIT, so with three items a HIT one
 uncertain item buys two judgements nobody needed.
 
@@ -115,7 +116,8 @@ def main() -> None:
     p.add_argument("--confidence", type=float, default=0.95)
     p.add_argument("--skill-prior", type=float, default=0.7)
     p.add_argument("--skill-prior-weight", type=float, default=4.0)
-    p.add_argument("--crowd-prior-weight", type=float, default=0.0)
+    p.add_argument("--crowd-prior-weight", type=float, default=20.0,
+                   help="[answers] crowd_prior_weight: an unseen worker is assumed as accurate as the crowd so far")
     p.add_argument("--seeds", default="1", help="the simulator's seeds (its crowd and market), e.g. 1,2: the first "
                                                 "is the result, the others follow under other_seeds")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
