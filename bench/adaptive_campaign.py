@@ -62,7 +62,7 @@ def write_config(folder: Path, items: int, adversaries: int, per_hit: int, answe
 def every_latent_answer(folder: Path) -> pd.DataFrame:
     """``item_id, field, answer`` for every item of the campaign, from the simulator's own latent_truth.
     Not sim_items.json: it holds the items the roster's workers saw, and Prolific-sim's participants come
-    from a wider pool, so on Prolific it named 141 of 1,000 items (the figures before 2026-11-25 23:00)."""
+    from a wider pool, so on Prolific it named 141 of 1,000 items (the figures before the crowd prior)."""
     items = pd.read_csv(folder / "sentiment_items.csv", dtype=str, keep_default_na=False)
     answers = [latent_truth(i, "sentiment", OPTIONS, [t]) for i, t in zip(items["item_id"], items["text"], strict=True)]
     return pd.DataFrame({"item_id": items["item_id"], "field": "sentiment", "answer": answers})
