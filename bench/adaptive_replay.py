@@ -19,6 +19,7 @@ import pandas as pd
 from bench.snow_sets import SETS, gold_of, majority_vote_ties_half, path_of, read_set
 from postprocess.adaptive import StoppingRule, replay, saving
 from postprocess.answers import aggregate
+from postprocess.skill_posterior import SkillPrior
 
 ROOT = Path(__file__).resolve().parents[1]
 # ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
@@ -31,7 +32,10 @@ RULES = {"cli_default": StoppingRule(3, confidence=0.95, method="auto"),  # hitf
          "ds_min5_conf0.95": StoppingRule(5, confidence=0.95, method="ds", stop_on="method"),
          "skill_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds"),
          "skill_min2_conf0.99": StoppingRule(2, confidence=0.99, method="ds"),
-         "skill_min4_conf0.95": StoppingRule(4, confidence=0.95, method="ds")}
+         "skill_min4_conf0.95": StoppingRule(4, confidence=0.95, method="ds"),
+         # [answers] crowd_prior_weight 20: an unseen worker's prior accuracy is the crowd's so far
+         "crowd_default": StoppingRule(3, confidence=0.95, method="auto", skill_prior=SkillPrior(crowd_weight=20)),
+         "crowd_min2_conf0.95": StoppingRule(2, confidence=0.95, method="ds", skill_prior=SkillPrior(crowd_weight=20))}
 
 def evaluate(frame: pd.DataFrame) -> dict[str, object]:
     gold = gold_of(frame)

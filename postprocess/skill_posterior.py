@@ -10,8 +10,14 @@ Why not the aggregation's own confidence: Dawid-Skene (crowd-kit) estimates each
 without a prior, so a worker seen a few times, or two workers agreeing on an item, look perfect and
 an item two workers got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model
 fitted by MAP-EM with a Dirichlet prior on every worker's confusion rows: a worker is assumed right
-``SkillPrior.accuracy`` of the time (their slips spread evenly over the other labels), an assumption
-worth ``SkillPrior.weight`` judgements, so their own record takes over only as it grows. The item's
+some share of the time (their slips spread evenly over the other labels), an assumption worth
+``SkillPrior.weight`` judgements, so their own record takes over only as it grows.
+
+That share is the crowd's, estimated from the same frame (empirical Bayes): a one-coin model of the
+whole crowd fitted to the items with two or more judgements, with ``SkillPrior.accuracy`` counted as
+``SkillPrior.crowd_weight`` more judgements (``crowd_weight`` 0: ``accuracy`` alone, the rule before).
+A worker nobody has seen yet is a draw from that crowd, so when the crowd so far is good two such
+workers agreeing are enough, and when it is poor they are not. It is kept between chance and 0.99. The item's
 final posterior leaves the item out of its workers' estimates (leave-one-out), so a worker's vote on
 an item never vouches for itself. Skills come only from the frame given: in a live campaign, the
 judgements already received.
@@ -40,12 +46,16 @@ POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements"]
 class SkillPrior:
     accuracy: float = 0.7  # a worker's assumed accuracy before their judgements say otherwise
     weight: float = 4.0  # how many judgements that assumption is worth
+    crowd_weight: float = 0.0  # >0: the crowd's own accuracy, this prior worth so many judgements against it
 
     def check(self) -> None:
         if not 0 < self.accuracy < 1:  # NaN fails this too
             raise ValueError(f"skill prior {self.accuracy}: give an accuracy strictly between 0 and 1")
         if not 0 < self.weight < math.inf:  # NaN fails this too: it would make every posterior NaN
             raise ValueError(f"skill prior weight {self.weight}: give a positive, finite number of judgements")
+        if not 0 <= self.crowd_weight < math.inf:
+            raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
+                             "at least 0")
 
 
 def label_posterior(frame: pd.DataFrame, prior: SkillPrior = SkillPrior()) -> pd.DataFrame:
@@ -64,10 +74,10 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior) -> pd.DataFrame:
     labels, label = np.unique(part["label"].to_numpy(dtype=str), return_inverse=True)
     if len(labels) == 1:
         labels = np.array([labels[0], UNSEEN])
-    pseudo = _prior_counts(prior, len(labels))
     posterior = np.zeros((len(items), len(labels)))
     np.add.at(posterior, (item, label), 1.0)
     posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
+    pseudo = _prior_counts(prior, len(labels), _crowd_accuracy(prior, item, label, len(labels)))
     for _ in range(ITERATIONS):
         counts = _confusion_counts(posterior, item, worker, label, pseudo)
         updated = _e_step(posterior, counts, item, worker, label, leave_out=False)
@@ -82,10 +92,36 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior) -> pd.DataFrame:
                          "judgements": np.bincount(item, minlength=len(items))})
 
 
-def _prior_counts(prior: SkillPrior, n_labels: int) -> np.ndarray:
+def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int) -> float:
+    """The accuracy an unseen worker is assumed to have: a one-coin model of the whole crowd (every worker
+    right ``a`` of the time, slips spread evenly) fitted by EM to the items with two or more judgements, with
+    ``prior.accuracy`` counted as ``prior.crowd_weight`` more judgements; kept between chance and 0.99.
+    One coin for all, so no worker's own judgements vouch for them here."""
+    if prior.crowd_weight == 0:
+        return prior.accuracy
+    votes = np.zeros((int(item.max()) + 1, n_labels))
+    np.add.at(votes, (item, label), 1.0)
+    votes = votes[votes.sum(axis=1) >= 2]
+    wrong = votes.sum(axis=1, keepdims=True) - votes  # per item and candidate truth: judgements against it
+    accuracy, classes = prior.accuracy, np.full(n_labels, 1 / n_labels)
+    for _ in range(ITERATIONS):
+        log = np.log(classes) + votes * np.log(accuracy) + wrong * np.log((1 - accuracy) / (n_labels - 1))
+        posterior = np.exp(log - log.max(axis=1, keepdims=True))
+        posterior /= posterior.sum(axis=1, keepdims=True)
+        right = float((posterior * votes).sum()) + prior.crowd_weight * prior.accuracy
+        updated = min(max(right / (votes.sum() + prior.crowd_weight), 1 / n_labels + 0.01), 0.99)
+        classes = (posterior.sum(axis=0) + 1.0) / (len(posterior) + n_labels)
+        converged = abs(updated - accuracy) < TOLERANCE
+        accuracy = updated
+        if converged:
+            break
+    return accuracy
+
+
+def _prior_counts(prior: SkillPrior, n_labels: int, accuracy: float) -> np.ndarray:
     """Dirichlet pseudo-counts of one worker's confusion matrix (true label x given label)."""
-    pseudo = np.full((n_labels, n_labels), prior.weight * (1 - prior.accuracy) / (n_labels - 1))
-    np.fill_diagonal(pseudo, prior.weight * prior.accuracy)
+    pseudo = np.full((n_labels, n_labels), prior.weight * (1 - accuracy) / (n_labels - 1))
+    np.fill_diagonal(pseudo, prior.weight * accuracy)
     return pseudo
 
 

@@ -40,3 +40,29 @@ def test_a_bad_rule_is_one_line(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "max_judgements 2 is below min_judgements 4" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "answers.csv").exists()
+
+
+def test_the_crowds_own_accuracy_lets_agreeing_strangers_stop(tmp_path: Path) -> None:
+    """Every worker gives three labels (as on Prolific), each right 90% of the time: with the fixed prior two
+    agreeing strangers read 0.92 and every item takes a third label; with --crowd-prior-weight the crowd's
+    accuracy (about 0.9 from the labels used) lets the items two agree on stop at two."""
+    rng = __import__("random").Random(3)
+    rows = ["item_id,worker_id,label,gold"]
+    for i in range(300):
+        truth = "abc"[i % 3]
+        for k in range(4):
+            label = truth if rng.random() < 0.9 else rng.choice([x for x in "abc" if x != truth])
+            rows.append(f"i{i},w{k}-{i // 3},{label},{truth}")
+    labels = tmp_path / "labels.csv"
+    labels.write_text("\n".join(rows) + "\n")
+    used = {}
+    for weight in ("0", "20"):
+        done = _run(str(labels), "--adaptive", "--min-judgements", "2", "--gold", "gold", "--method", "mv",
+                    "--crowd-prior-weight", weight, "--out", str(tmp_path / f"answers{weight}.csv"))
+        assert done.returncode == 0, done.stderr
+        used[weight] = json.loads(done.stdout)
+    assert used["0"]["judgements_used"] >= 3 * 300
+    assert used["20"]["judgements_used"] < 0.8 * used["0"]["judgements_used"]
+    assert used["20"]["accuracy"] >= 0.95
+    bad = _run(str(labels), "--adaptive", "--crowd-prior-weight", "-1", "--out", str(tmp_path / "a.csv"))
+    assert bad.returncode != 0 and "crowd weight" in bad.stderr and "Traceback" not in bad.stderr

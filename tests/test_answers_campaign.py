@@ -159,3 +159,14 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     assert len(expected) >= 2  # the approved responses on the control item
     assert workers.loc[expected.index, "control_accuracy"].tolist() == pytest.approx(expected.tolist())
     assert (workers.loc[expected.index, "controls"] == 1).all()
+
+
+def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused() -> None:
+    from pydantic import ValidationError
+
+    from flows.core.config.answers_config import AnswersSection, answers_settings
+
+    assert answers_settings(AnswersSection(crowd_prior_weight=20), 5, None).crowd_prior_weight == 20
+    assert AnswersSettings().crowd_prior_weight == 0  # off unless asked: skill_prior alone, the rule before
+    with pytest.raises(ValidationError, match="crowd_prior_weight"):
+        AnswersSection(crowd_prior_weight=-1)

@@ -3,6 +3,7 @@ shrunk toward a prior, so agreement between workers nobody has seen yet is not c
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -94,3 +95,86 @@ def test_its_confidence_is_honest_where_the_aggregations_is_not(seed: int) -> No
     assert skill_sure >= 100  # it does stop items, not only hold them all back
     assert skill_error <= 0.05 + 0.02  # 0.95 holds within sampling noise
     assert ds_error > 2 * skill_error, (ds_error, skill_error)
+
+
+# --- the crowd's own accuracy as the prior of a worker not yet seen (SkillPrior.crowd_weight) ---
+
+def _one_coin(votes: list[list[int]], prior: float, weight: float) -> float:
+    """By hand: the one-coin crowd accuracy, EM over items' vote counts (three labels), class shares a third."""
+    a = prior
+    for _ in range(200):
+        right = 0.0
+        for counts in votes:
+            n = sum(counts)
+            like = [a ** c * ((1 - a) / 2) ** (n - c) for c in counts]
+            right += sum(c * lk for c, lk in zip(counts, like, strict=True)) / sum(like)
+        a = (right + weight * prior) / (sum(map(sum, votes)) + weight)
+    return a
+
+
+def _strangers(a: float, p_label: float, p_other: float) -> float:
+    """Two workers with no record agreeing, each assumed right ``a`` of the time."""
+    return p_label * a ** 2 / (p_label * a ** 2 + 2 * p_other * ((1 - a) / 2) ** 2)
+
+
+def test_in_a_good_crowd_two_agreeing_strangers_are_enough() -> None:
+    frame = pd.DataFrame([*_regulars(), {"item_id": "x", "worker_id": "new1", "label": "B"},
+                          {"item_id": "x", "worker_id": "new2", "label": "B"}])
+    a = _one_coin([[3, 0, 0]] * 30 + [[0, 2, 0]], 0.7, 20)  # about 0.946: 90 of 92 right, 0.7 worth 20 more
+    assert a == pytest.approx((92 + 14) / 112, abs=0.002)
+    expected = _strangers(a, (11 + 1) / 34, 11 / 34)
+    crowd = label_posterior(frame, SkillPrior(crowd_weight=20)).set_index("item_id")
+    assert crowd.at["x", "confidence"] == pytest.approx(expected, abs=0.002)
+    assert crowd.at["x", "confidence"] >= 0.95 > _confidence(frame, "x")  # the fixed prior asks a third
+
+
+def test_in_a_poor_crowd_they_are_not() -> None:
+    # every item 2 against 1 (the dissenter rotates), then two strangers agree on x
+    rows = [{"item_id": f"i{k}", "worker_id": w, "label": LABELS[(k + (w == f"r{k % 3 + 1}")) % 3]}
+            for k in range(30) for w in ("r1", "r2", "r3")]
+    frame = pd.DataFrame([*rows, {"item_id": "x", "worker_id": "new1", "label": "B"},
+                          {"item_id": "x", "worker_id": "new2", "label": "B"}])
+    a = _one_coin([[2, 1, 0]] * 30 + [[0, 2, 0]], 0.7, 20)
+    assert a < 0.7
+    crowd = float(label_posterior(frame, SkillPrior(crowd_weight=20)).set_index("item_id").at["x", "confidence"])
+    assert crowd == pytest.approx(_strangers(a, (11 + 1) / 34, 11 / 34), abs=0.01)
+    assert crowd < _confidence(frame, "x") < 0.95
+
+
+def test_a_known_adversary_cannot_stop_an_item_with_a_stranger() -> None:
+    """A worker always wrong the same way, seen on 30 items, and a stranger give the same wrong label:
+    the item is not stopped, although two agreeing strangers in this crowd would be."""
+    wrong = [{"item_id": f"i{k}", "worker_id": "adv", "label": LABELS[(k + 1) % 3]} for k in range(30)]
+    frame = pd.DataFrame([*_regulars(), *wrong, {"item_id": "z", "worker_id": "adv", "label": "B"},
+                          {"item_id": "z", "worker_id": "new1", "label": "B"}])
+    answers = label_posterior(frame, SkillPrior(crowd_weight=20)).set_index("item_id")
+    assert answers.at["z", "confidence"] < 0.95
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_strangers_only_the_crowds_accuracy_is_honest_and_stops(seed: int) -> None:
+    """Shaped like Prolific: every worker gives at most three labels, two labels an item, so no worker's
+    record forms. The fixed prior (0.7) never reaches 0.95; the crowd's own accuracy (about 0.79 here) does
+    on the items two agree on, and those are wrong about as rarely as it says."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, 900)
+    skill, habit = rng.uniform(0.55, 0.95, (2, 300)), rng.integers(1, 3, (2, 300))
+    rows = []
+    for i in range(900):
+        for k in range(2):  # slot k of item i: worker k-(i // 3), their three labels on three items
+            w = i // 3
+            label = truth[i] if rng.random() < skill[k, w] else (
+                truth[i] + (habit[k, w] if rng.random() < 0.5 else rng.integers(0, 3))) % 3
+            rows.append({"item_id": f"i{i}", "worker_id": f"{k}-{w}", "label": LABELS[label]})
+    frame, answer = pd.DataFrame(rows), pd.Series([LABELS[t] for t in truth], index=[f"i{i}" for i in range(900)])
+    assert (label_posterior(frame)["confidence"] < 0.95).all()
+    crowd = label_posterior(frame, SkillPrior(crowd_weight=20))
+    sure = crowd[crowd["confidence"] >= 0.95]
+    error = float((sure["label"].to_numpy() != answer.reindex(sure["item_id"]).to_numpy()).mean())
+    assert len(sure) >= 300
+    assert error <= 0.05 + 0.02, error
+
+
+def test_a_bad_crowd_weight_says_what_is_wrong() -> None:
+    with pytest.raises(ValueError, match="crowd weight"):
+        label_posterior(pd.DataFrame(_regulars(3)), SkillPrior(crowd_weight=-1))

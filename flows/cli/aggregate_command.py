@@ -39,6 +39,9 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
                     help="the confidence weighs each worker by skill: the accuracy assumed before their labels say")
     ad.add_argument("--skill-prior-weight", type=float, default=4.0,
                     help="how many labels --skill-prior is worth against a worker's own record")
+    ad.add_argument("--crowd-prior-weight", type=float, default=0.0,
+                    help="above 0: a worker not yet seen is assumed as accurate as the crowd so far (a one-coin fit "
+                         "to the labels used), --skill-prior counting as this many labels against it")
 
 
 def cmd_aggregate(a: argparse.Namespace) -> int:
@@ -67,7 +70,7 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
     from postprocess.skill_posterior import SkillPrior
 
     rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method,
-                        SkillPrior(a.skill_prior, a.skill_prior_weight))
+                        SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight))
     try:
         rule.check()
     except ValueError as exc:

@@ -41,7 +41,8 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     judgements = received_judgements(run)
     # the skill-aware posterior, not the aggregation's confidence: two agreeing workers barely seen
     # before are not certain (postprocess/skill_posterior.py)
-    answers = label_posterior(judgements, SkillPrior(settings.skill_prior, settings.skill_prior_weight))
+    answers = label_posterior(judgements, SkillPrior(settings.skill_prior, settings.skill_prior_weight,
+                                                              settings.crowd_prior_weight))
     units = unit_frame(run, batch, rounds)
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     if controls is not None:

@@ -37,6 +37,11 @@ class AnswersSection(Section):
     skill_prior_weight: float = Field(4.0, gt=0, le=1000, allow_inf_nan=False,
                                       description="Adaptive overlap: how many judgements skill_prior is worth "
                                       "against a worker's own record")
+    crowd_prior_weight: float = Field(0.0, ge=0, le=100000, allow_inf_nan=False,
+                                      description="Adaptive overlap: above 0, a worker not yet seen is assumed to "
+                                      "be as accurate as the crowd so far (a one-coin fit to the judgements "
+                                      "received), skill_prior counting as this many judgements against it; 0: "
+                                      "skill_prior itself")
     top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
                                "assignments_per_image accepted captions after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
@@ -101,6 +106,7 @@ class AnswersSettings:
     confidence: float = 0.9
     skill_prior: float = 0.7  # adaptive overlap: postprocess.skill_posterior.SkillPrior
     skill_prior_weight: float = 4.0
+    crowd_prior_weight: float = 0.0  # SkillPrior.crowd_weight: 0, skill_prior alone
     top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
     fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
 
