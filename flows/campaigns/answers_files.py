@@ -59,9 +59,12 @@ def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
     answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
     if "stop_confidence" in answers:  # an adaptive replay's
         answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
-    workers = result.workers.assign(skill=result.workers["skill"].round(4),
-                                    agreement=result.workers["agreement"].round(4),
-                                    control_accuracy=result.workers["control_accuracy"].round(4))
+    # the pooled control rule's (a campaign's, qc.worker_skill.POOLED_COLUMNS) figures too
+    rounded = [c for c in ("skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_evidence",
+                           "pooled_agreement") if c in result.workers.columns]
+    workers = result.workers.assign(**{c: result.workers[c].astype(float).round(4) for c in rounded})
+    if "pooled_p_above" in workers:  # a probability near 0 is the point: to 4 significant figures, not places
+        workers["pooled_p_above"] = [float(f"{v:.4g}") for v in workers["pooled_p_above"].astype(float)]
     return (write_csv(answers, answers_path),
             write_csv(workers, Path(answers_path).parent / WORKERS_FILE))
 

@@ -13,6 +13,9 @@ from flows.core.outputs.output_mirror import read_output
 THRESHOLD = 0.9  # [answers] threshold's default: the report lists the campaign's own
 LEAST_SURE = 20
 WORKER_COLUMNS = ("worker_id", "skill", "items", "agreement", "control_accuracy", "controls")
+# the pooled control rule's, in a campaign planned with it (qc.worker_skill.POOLED_COLUMNS)
+POOLED = ("pooled_status", "pooled_p_above", "pooled_accuracy", "pooled_controls_right", "pooled_controls",
+          "pooled_labels", "pooled_pages", "pooled_agreement", "pooled_evidence")
 
 
 def answers_view(out_root: str | Path, campaign: str) -> dict[str, Any] | None:
@@ -27,12 +30,17 @@ def answers_view(out_root: str | Path, campaign: str) -> dict[str, Any] | None:
     least = answers.assign(c=confidence).sort_values(["c", "item_id"], kind="stable").head(LEAST_SURE)
     workers_raw = read_output(out_root, campaign, "workers.csv")
     workers = pd.read_csv(io.BytesIO(workers_raw), dtype=str, keep_default_na=False) if workers_raw else None
-    rows = []
+    rows, pooled = [], workers is not None and set(POOLED) <= set(workers.columns)
     if workers is not None:
-        skill = pd.to_numeric(workers.get("skill", pd.Series(dtype=str)), errors="coerce")
-        ordered = workers.assign(s=skill).sort_values(["s", "worker_id"], kind="stable")
-        rows = [{k: _shown(r.get(k, "")) for k in WORKER_COLUMNS} for r in ordered.to_dict("records")]
-    return {"count": len(answers), "fields": sorted(set(answers.get("field", []))),
+        # least skilled first; with the pooled rule, least likely above its line first
+        key = "pooled_p_above" if pooled else "skill"
+        order = pd.to_numeric(workers.get(key, pd.Series(dtype=str)), errors="coerce")
+        ordered = workers.assign(s=order).sort_values(["s", "worker_id"], kind="stable")
+        columns = (*WORKER_COLUMNS, *POOLED) if pooled else WORKER_COLUMNS
+        rows = [{**{k: _shown(r.get(k, "")) for k in columns},
+                 **({"pooled_p_above": _percent(r["pooled_p_above"])} if pooled else {})}
+                for r in ordered.to_dict("records")]
+    return {"pooled": pooled, "count": len(answers), "fields": sorted(set(answers.get("field", []))),
             "methods": sorted(set(answers.get("method", []))),
             "mean_confidence": f"{confidence.mean():.3f}" if confidence.notna().any() else "",
             "below": int((confidence < THRESHOLD).sum()), "threshold": THRESHOLD,
@@ -48,3 +56,14 @@ def _shown(value: Any) -> str:
     except (TypeError, ValueError):
         return str(value)
     return str(value) if number.is_integer() else f"{number:.3f}"
+
+
+
+def _percent(value: str) -> str:
+    """workers.csv's probability (to four significant figures) as the report shows it."""
+    from qc.worker_skill import shown_p  # here: `hitflow --help` imports no pandas
+
+    try:
+        return shown_p(float(value))
+    except ValueError:
+        return value
