@@ -189,7 +189,7 @@ def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
     if policy.block_below <= 0 or due.empty:
         return pd.DataFrame(columns=BLOCK_COLUMNS)
     return pd.DataFrame({"worker_id": due["worker_id"].astype(str),
-                         "rules": [f"{RULE} P={r.above:.1%} (controls {r.correct}/{r.controls}, items {r.items} "
+                         "rules": [f"{RULE} P={shown_p(r.above)} (controls {r.correct}/{r.controls}, items {r.items} "
                                    f"agreeing {r.agreement:.0%})" for r in due.itertuples()],
                          "flags": due["controls"] - due["correct"], "captions": due["controls"] + due["items"]},
                         columns=BLOCK_COLUMNS).reset_index(drop=True)
@@ -210,5 +210,8 @@ def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
 
 
 def shown_p(p: float) -> str:
-    """A probability as a person reads it: a percentage, and a small one to two significant figures."""
+    """A probability as a person reads it: a percentage, a small one to two significant figures (the
+    rule's P is often far under 0.1%, which one decimal place would show as 0.0%)."""
+    if p < 1e-6:
+        return "<0.0001%"
     return f"{p:.1%}" if p >= 0.001 else f"{p * 100:.2g}%"

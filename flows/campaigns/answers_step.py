@@ -45,8 +45,8 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
                               dropped=int(is_blocked.sum()) if settings.blocked == "drop" else 0)
     if pooled is not None:
         context["doubted"] = doubted_workers(pooled[0], blocked_ids)
-        context["pooled_rule"] = {"line": pooled[1].block_below, "alpha": shown_p(pooled[1].alpha),
-                                  "min_evidence": pooled[1].min_evidence, "at_risk": AT_RISK}
+        context["pooled_rule"] = {"line": f"{pooled[1].block_below:g}", "alpha": shown_p(pooled[1].alpha),
+                                  "min_evidence": f"{pooled[1].min_evidence:g}", "at_risk": shown_p(AT_RISK)}
     return {"answers_file": answers_path.name, "workers_file": workers_path.name, **context}
 
 
