@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from flows.campaigns.answers_files import write_answers
+from flows.campaigns.answers_files import with_pooled, write_answers
 from flows.core.config.answers_config import AnswersSettings
 from postprocess.answers import Aggregation, aggregate
 from qc.worker_skill import AT_RISK, SkillPolicy, shown_p
@@ -48,15 +48,6 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
         context["pooled_rule"] = {"line": f"{pooled[1].block_below:g}", "alpha": shown_p(pooled[1].alpha),
                                   "min_evidence": f"{pooled[1].min_evidence:g}", "at_risk": shown_p(AT_RISK)}
     return {"answers_file": answers_path.name, "workers_file": workers_path.name, **context}
-
-
-def with_pooled(workers: pd.DataFrame, pooled: pd.DataFrame) -> pd.DataFrame:
-    """workers.csv's rows with the pooled rule's columns; a worker it judged whose labels the answers
-    left out (blocked) gets a row of their own, 0 items and no skill."""
-    both = workers.merge(pooled, on="worker_id", how="outer").sort_values("worker_id", kind="stable")
-    both["items"] = both["items"].fillna(0).astype(int)
-    both["controls"] = both["controls"].fillna(0).astype(int)
-    return both.reset_index(drop=True)[[*workers.columns, *pooled.columns.drop("worker_id")]]
 
 
 def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, Any]]:
