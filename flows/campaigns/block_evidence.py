@@ -17,6 +17,8 @@ from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
 from qc.worker_skill import SkillPolicy, skill_blocks, skill_scores
 
+EVERY_BATCH = 10**9  # "up to batch" for the whole campaign so far, extension rounds included
+
 
 def batch_flags(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     rows = store.rows("SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail "

@@ -14,7 +14,7 @@ import pandas as pd
 
 from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.answers_step import campaign_answers
-from flows.campaigns.block_evidence import skill_scores_so_far
+from flows.campaigns.block_evidence import EVERY_BATCH, skill_scores_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
@@ -32,7 +32,6 @@ from qc.worker_skill import SkillPolicy, pooled_columns
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
 BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
-EVERY_BATCH = 10**9  # "up to batch" for the whole campaign, extension rounds included
 DATASET_COLUMNS = ["batch", "hit_id", "assignment_id", "worker_id", "item_id", "field", "value", "decision",
                    "reasons"]
 

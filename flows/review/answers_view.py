@@ -58,7 +58,6 @@ def _shown(value: Any) -> str:
     return str(value) if number.is_integer() else f"{number:.3f}"
 
 
-
 def _percent(value: str) -> str:
     """workers.csv's probability (to four significant figures) as the report shows it."""
     from qc.worker_skill import shown_p  # here: `hitflow --help` imports no pandas

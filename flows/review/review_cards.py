@@ -10,14 +10,12 @@ from urllib.parse import urlparse
 
 import pandas as pd
 
-from flows.campaigns.block_evidence import control_scores_so_far, skill_scores_so_far
+from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, skill_scores_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
 from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
 from flows.core.ledger.store import Store
 from qc.worker_skill import SkillPolicy, pooled_columns, shown_p
-
-EVERY_BATCH = 10**9  # "up to batch" for every batch so far
 
 
 def rule_names(rules: str) -> set[str]:
