@@ -33,6 +33,9 @@ HOSTILE = '<b>x"y</b>'
 
 def _run(folder: Path, pooling: bool) -> Path:
     config = project(folder, 60, 6, share=0.2, per_page=5, pooling=pooling)
+    # a threshold of the campaign's own, which the report and hitflow ui count the answers below
+    config.write_text(config.read_text(encoding="utf-8").replace("[answers]\n", "[answers]\nthreshold = 0.995\n"),
+                      encoding="utf-8")
     assert main(["run", str(config), "--no-prefect", "--db", str(folder / "h.db"), "--out", str(folder / "runs")]) == 0
     return folder
 
@@ -273,6 +276,10 @@ def test_hitflow_ui_shows_every_worker_with_the_rule_escaped(pooled: Path) -> No
     with OverviewServer(site) as server, httpx.Client(follow_redirects=True) as client:
         page = client.get(f"{server.url}/?token={site.login_token}").text
     assert HOSTILE not in page and str(escape(HOSTILE)) in page and "built-in method" not in page
+    answers = pd.read_csv(pooled / "runs" / NAME / "answers.csv")
+    below = int((answers["confidence"] < 0.995).sum())
+    assert 0 < below < len(answers) and f"Answers: {len(answers)} (sentiment; ds), mean confidence " in page
+    assert f", {below} below 0.995; skill of {len(_workers(pooled))} workers</summary>" in page
     rows = dict(re.findall(r"<tr><td>([^<]*)</td><td>(block|at risk|ok)</td><td>[^<]*</td>", page))
     workers = _workers(pooled).replace({"worker_id": {victim: str(escape(HOSTILE))}})
     assert rows == dict(zip(workers["worker_id"], workers["pooled_status"], strict=True))

@@ -10,7 +10,7 @@ from typing import Any
 
 from flows.core.outputs.output_mirror import read_output
 
-THRESHOLD = 0.9  # [answers] threshold's default: the report lists the campaign's own
+THRESHOLD = 0.9  # [answers] threshold's default, for a campaign whose config cannot be read
 LEAST_SURE = 20
 WORKER_COLUMNS = ("worker_id", "skill", "items", "agreement", "control_accuracy", "controls")
 # the pooled control rule's, in a campaign planned with it (qc.worker_skill.POOLED_COLUMNS)
@@ -18,8 +18,9 @@ POOLED = ("pooled_status", "pooled_p_above", "pooled_accuracy", "pooled_controls
           "pooled_labels", "pooled_pages", "pooled_agreement", "pooled_evidence")
 
 
-def answers_view(out_root: str | Path, campaign: str) -> dict[str, Any] | None:
-    """The overview's answers section of a campaign, or None when its outputs hold no answers.csv."""
+def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHOLD) -> dict[str, Any] | None:
+    """The overview's answers section of a campaign, or None when its outputs hold no answers.csv;
+    ``threshold``: the campaign's ``[answers] threshold``, which the count below it is of."""
     import pandas as pd  # here: `hitflow --help` imports no pandas
 
     raw = read_output(out_root, campaign, "answers.csv")
@@ -43,7 +44,7 @@ def answers_view(out_root: str | Path, campaign: str) -> dict[str, Any] | None:
     return {"pooled": pooled, "count": len(answers), "fields": sorted(set(answers.get("field", []))),
             "methods": sorted(set(answers.get("method", []))),
             "mean_confidence": f"{confidence.mean():.3f}" if confidence.notna().any() else "",
-            "below": int((confidence < THRESHOLD).sum()), "threshold": THRESHOLD,
+            "below": int((confidence < threshold).sum()), "threshold": f"{threshold:g}",
             "least_sure": [{k: _shown(r.get(k, "")) for k in ("item_id", "field", "label", "confidence", "judgements")}
                            for r in least.to_dict("records")],
             "workers": rows}
@@ -66,3 +67,17 @@ def _percent(value: str) -> str:
         return shown_p(float(value))
     except ValueError:
         return value
+
+
+def campaign_threshold(config_path: str) -> float:
+    """The campaign's ``[answers] threshold`` from its config, or the default when the config moved or
+    no longer loads (the answers are still worth showing)."""
+    from flows.core.config.config import load_config
+    from flows.core.errors import HitflowError
+
+    if not config_path:
+        return THRESHOLD
+    try:
+        return float(load_config(config_path).answers.threshold)
+    except (HitflowError, OSError):
+        return THRESHOLD
