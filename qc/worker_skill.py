@@ -33,9 +33,12 @@ Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice labe
 label; a worker's repeated label of an item and field counts once, the last); ``controls``:
 ``item_id, field, answer``. Output of :func:`skill_scores`: :data:`SCORE_COLUMNS`, one row per worker
 with a label (``controls``/``correct``: control answers and right ones; ``items``: ordinary labels;
-``agreement``: the expected share of them that is right, the mean of ``p``; ``evidence``; ``above``:
+``pages``: the pages (``unit``) they are on; ``agreement``: the expected share of them that is right,
+the mean of ``p``; ``evidence``; ``accuracy``: the posterior mean of the accuracy; ``above``:
 P(accuracy >= block_below)); of :func:`skill_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`,
-``rules`` reading ``worker_skill P=0.3% (controls 1/3, items 12 agreeing 20%)``.
+``rules`` reading ``worker_skill P=0.3% (controls 1/3, items 12 agreeing 20%)``; of
+:func:`pooled_columns`: :data:`POOLED_COLUMNS`, the scores as ``workers.csv`` shows them with each
+worker's ``pooled_status`` (``block``, ``at risk``, ``ok``).
 """
 
 from __future__ import annotations
@@ -47,7 +50,10 @@ import pandas as pd
 
 from qc.worker_history import BLOCK_COLUMNS
 
-SCORE_COLUMNS = ["worker_id", "controls", "correct", "items", "agreement", "evidence", "above"]
+SCORE_COLUMNS = ["worker_id", "controls", "correct", "items", "pages", "agreement", "evidence", "accuracy", "above"]
+POOLED_COLUMNS = ["worker_id", "pooled_accuracy", "pooled_p_above", "pooled_evidence", "pooled_controls",
+                  "pooled_controls_right", "pooled_pages", "pooled_labels", "pooled_agreement", "pooled_status"]
+AT_RISK = 0.5  # P(accuracy >= block_below) under this: the worker is likelier below the line than above it
 RULE = "worker_skill"
 EDGES = np.linspace(0.0, 1.0, 1001)
 GRID = (EDGES[1:] + EDGES[:-1]) / 2  # accuracy, the midpoints of 1,000 equal cells
@@ -169,9 +175,9 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
         cap = policy.page_labels if policy.page_labels > 0 else 1.0
         evidence = float((mine & known).sum() + np.minimum(1.0, pages / cap).sum())
         rows.append({"worker_id": str(name), "controls": int((mine & known).sum()),
-                     "correct": int(p[mine & known].sum()), "items": int(ordinary.sum()),
+                     "correct": int(p[mine & known].sum()), "items": int(ordinary.sum()), "pages": len(pages),
                      "agreement": float(p[ordinary].mean()) if ordinary.any() else float("nan"),
-                     "evidence": evidence,
+                     "evidence": evidence, "accuracy": float(mass @ GRID / mass.sum()),
                      "above": float(mass[policy.block_below <= GRID].sum() / mass.sum())})
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
@@ -183,7 +189,29 @@ def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
     if policy.block_below <= 0 or due.empty:
         return pd.DataFrame(columns=BLOCK_COLUMNS)
     return pd.DataFrame({"worker_id": due["worker_id"].astype(str),
-                         "rules": [f"{RULE} P={r.above:.1%} (controls {r.correct}/{r.controls}, items {r.items} "
+                         "rules": [f"{RULE} P={shown_p(r.above)} (controls {r.correct}/{r.controls}, items {r.items} "
                                    f"agreeing {r.agreement:.0%})" for r in due.itertuples()],
                          "flags": due["controls"] - due["correct"], "captions": due["controls"] + due["items"]},
                         columns=BLOCK_COLUMNS).reset_index(drop=True)
+
+
+def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
+    """The scores as workers.csv shows them (:data:`POOLED_COLUMNS`): ``pooled_status`` is ``block`` when
+    the rule's two conditions hold (:func:`skill_blocks`), ``at risk`` when P(accuracy >= block_below)
+    is under :data:`AT_RISK` without both, ``ok`` otherwise."""
+    due = (scores["evidence"] >= policy.min_evidence) & (scores["above"] < policy.alpha) & (policy.block_below > 0)
+    status = np.where(due, "block", np.where(scores["above"] < AT_RISK, "at risk", "ok"))
+    return pd.DataFrame({"worker_id": scores["worker_id"].astype(str), "pooled_accuracy": scores["accuracy"],
+                         "pooled_p_above": scores["above"], "pooled_evidence": scores["evidence"],
+                         "pooled_controls": scores["controls"], "pooled_controls_right": scores["correct"],
+                         "pooled_pages": scores["pages"], "pooled_labels": scores["items"],
+                         "pooled_agreement": scores["agreement"], "pooled_status": status},
+                        columns=POOLED_COLUMNS).reset_index(drop=True)
+
+
+def shown_p(p: float) -> str:
+    """A probability as a person reads it: a percentage, a small one to two significant figures (the
+    rule's P is often far under 0.1%, which one decimal place would show as 0.0%)."""
+    if p < 1e-6:
+        return "<0.0001%"
+    return f"{p:.1%}" if p >= 0.001 else f"{p * 100:.2g}%"

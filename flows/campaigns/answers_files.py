@@ -15,7 +15,9 @@ import pandas as pd
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from postprocess.adaptive import StoppingRule, replay, saving
-from postprocess.answers import REQUIRED, Aggregation, aggregate
+from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate
+from qc.control_items import trusted_controls
+from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
 WORKERS_FILE = "workers.csv"
 
@@ -59,11 +61,23 @@ def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
     answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
     if "stop_confidence" in answers:  # an adaptive replay's
         answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
-    workers = result.workers.assign(skill=result.workers["skill"].round(4),
-                                    agreement=result.workers["agreement"].round(4),
-                                    control_accuracy=result.workers["control_accuracy"].round(4))
+    # the pooled control rule's (a campaign's, qc.worker_skill.POOLED_COLUMNS) figures too
+    rounded = [c for c in ("skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_evidence",
+                           "pooled_agreement") if c in result.workers.columns]
+    workers = result.workers.assign(**{c: result.workers[c].astype(float).round(4) for c in rounded})
+    if "pooled_p_above" in workers:  # a probability near 0 is the point: to 4 significant figures, not places
+        workers["pooled_p_above"] = [float(f"{v:.4g}") for v in workers["pooled_p_above"].astype(float)]
     return (write_csv(answers, answers_path),
             write_csv(workers, Path(answers_path).parent / WORKERS_FILE))
+
+
+def with_pooled(workers: pd.DataFrame, pooled: pd.DataFrame) -> pd.DataFrame:
+    """workers.csv's rows with the pooled rule's columns; a worker it judged whose labels the answers
+    left out (blocked) gets a row of their own, 0 items and no skill."""
+    both = workers.merge(pooled, on="worker_id", how="outer").sort_values("worker_id", kind="stable")
+    both["items"] = both["items"].fillna(0).astype(int)
+    both["controls"] = both["controls"].fillna(0).astype(int)
+    return both.reset_index(drop=True)[[*workers.columns, *pooled.columns.drop("worker_id")]]
 
 
 def summary(result: Aggregation, gold: pd.Series | None = None) -> dict[str, Any]:
@@ -93,6 +107,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
         result = aggregate(frame, method, min_per_worker, controls=controls)
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
+    if controls is not None:
+        result = Aggregation(result.answers, with_pooled(result.workers, pooled_offline(frame, controls)))
     answers_path, workers_path = write_answers(result, out)
     gold = None
     if gold_column:
@@ -121,3 +137,25 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
         gold = gold.set_index("item_id")[gold_column].astype(str).str.strip()
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
             **summary(result, gold), **saving(replayed, frame)}
+
+
+def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
+    """The pooled control rule (qc/worker_skill.py, its campaign defaults) over a labels file and its
+    controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
+    without one, each label is a page of its own."""
+    given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
+                          "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
+    if "page" in frame.columns:
+        given["unit"] = _stripped(frame, "page")
+    given = given[(given["worker_id"] != "") & (given["item_id"] != "")]
+    key = pd.DataFrame({"item_id": _stripped(controls, "item_id"), "field": _stripped(controls, "field", DEFAULT_FIELD),
+                        "answer": _stripped(controls, "answer")})
+    policy = SkillPolicy()
+    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    return pooled_columns(skill_scores(given, trusted, policy), policy)
+
+
+def _stripped(source: pd.DataFrame, column: str, default: str = "") -> pd.Series:
+    if column not in source.columns:
+        return pd.Series(default, index=source.index, dtype=str)
+    return source[column].astype(str).str.strip()

@@ -14,18 +14,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from flows.campaigns.answers_files import write_answers
+from flows.campaigns.answers_files import with_pooled, write_answers
 from flows.core.config.answers_config import AnswersSettings
 from postprocess.answers import Aggregation, aggregate
+from qc.worker_skill import AT_RISK, SkillPolicy, shown_p
 
 BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in answers.csv)
 
 
 def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,
-                     out_dir: Path, controls: pd.DataFrame | None = None) -> dict[str, Any]:
+                     out_dir: Path, controls: pd.DataFrame | None = None,
+                     pooled: tuple[pd.DataFrame, SkillPolicy] | None = None) -> dict[str, Any]:
     """Write answers.csv and workers.csv for ``judgements`` (approved work only); the report's context
     (empty when there is nothing to aggregate). Blocked workers' labels are dropped unless
-    ``settings.blocked == "keep"``; ``controls`` (item_id, field, answer) are scored, not answered."""
+    ``settings.blocked == "keep"``; ``controls`` (item_id, field, answer) are scored, not answered;
+    ``pooled`` (qc.worker_skill.POOLED_COLUMNS, the pooled control rule's evidence on every worker it
+    judged, blocked ones too, and its policy) adds its columns to workers.csv and its doubts to the report."""
     if judgements.empty:
         return {}
     blocked_ids = set(blocked)
@@ -34,9 +38,27 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     if kept.empty:
         return {}
     result = aggregate(kept, settings.method, settings.min_per_worker, controls=controls)
+    if pooled is not None:
+        result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
     answers_path, workers_path = write_answers(result, out_dir / "answers.csv")
-    return {"answers_file": answers_path.name, "workers_file": workers_path.name, **answers_context(
-        result, settings.threshold, dropped=int(is_blocked.sum()) if settings.blocked == "drop" else 0)}
+    context = answers_context(result, settings.threshold,
+                              dropped=int(is_blocked.sum()) if settings.blocked == "drop" else 0)
+    if pooled is not None:
+        context["doubted"] = doubted_workers(pooled[0], blocked_ids)
+        context["pooled_rule"] = {"line": f"{pooled[1].block_below:g}", "alpha": shown_p(pooled[1].alpha),
+                                  "min_evidence": f"{pooled[1].min_evidence:g}", "at_risk": shown_p(AT_RISK)}
+    return {"answers_file": answers_path.name, "workers_file": workers_path.name, **context}
+
+
+def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, Any]]:
+    """The report's rows of the pooled rule's evidence: every worker it would block or finds at risk,
+    and every blocked worker (whatever rule blocked them), least likely above the line first."""
+    shown = pooled[(pooled["pooled_status"] != "ok") | pooled["worker_id"].isin(blocked)]
+    shown = shown.assign(blocked=shown["worker_id"].isin(blocked)).sort_values(["pooled_p_above", "worker_id"])
+    shown = shown.round({"pooled_accuracy": 3, "pooled_evidence": 2, "pooled_agreement": 3})
+    return [{**r, "p_shown": shown_p(r["pooled_p_above"]),
+             "pooled_agreement": "" if pd.isna(r["pooled_agreement"]) else r["pooled_agreement"]}
+            for r in shown.to_dict("records")]
 
 
 def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:

@@ -15,7 +15,9 @@ from qc.control_items import control_blocks, control_scores, trusted_controls
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
-from qc.worker_skill import skill_blocks, skill_scores
+from qc.worker_skill import SkillPolicy, skill_blocks, skill_scores
+
+EVERY_BATCH = 10**9  # "up to batch" for the whole campaign so far, extension rounds included
 
 
 def batch_flags(store: Store, campaign: str, batch: int) -> pd.DataFrame:
@@ -138,14 +140,24 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     """Blocks on control answers: pooled with agreement (qc.worker_skill) where the plan recorded that
     rule, else on control answers alone (campaigns planned before it, pages without a choice)."""
-    stored, pooled = stored_controls(store, campaign), stored_skill(store, campaign)
-    if stored is not None and pooled is not None:
-        labels = choice_labels(store, campaign, batch, pooled[0])
-        given = labels[labels["item_id"].isin(set(stored[0]["item_id"]))]
-        return skill_blocks(skill_scores(labels, trusted_controls(given, stored[0]), pooled[1]), pooled[1])
+    pooled = skill_scores_so_far(store, campaign, batch)
+    if pooled is not None:
+        return skill_blocks(*pooled)
+    stored = stored_controls(store, campaign)
     scores = control_scores_so_far(store, campaign, batch)
     return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(scores,
                                                                                                     stored[1])
+
+
+def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
+    """The pooled rule's scores of every worker over the labels up to a batch (qc.worker_skill.SCORE_COLUMNS)
+    and its policy, as the block step judges them; None when the plan did not record the rule."""
+    stored, pooled = stored_controls(store, campaign), stored_skill(store, campaign)
+    if stored is None or pooled is None:
+        return None
+    labels = choice_labels(store, campaign, up_to_batch, pooled[0])
+    given = labels[labels["item_id"].isin(set(stored[0]["item_id"]))]
+    return skill_scores(labels, trusted_controls(given, stored[0]), pooled[1]), pooled[1]
 
 
 def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:

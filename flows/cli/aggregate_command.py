@@ -11,7 +11,10 @@ METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin")  # postprocess.answer
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
 auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
 answers.csv: item_id, field, label, confidence, method, judgements
-workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls"""
+workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
+pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
+pooled_pages, pooled_labels, pooled_agreement, pooled_status (a `page` column groups a page's labels;
+docs/reference/outputs.md)"""
 
 
 def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,7 +30,8 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
                     help="the file's own names for the item, worker and label columns")
     ag.add_argument("--gold", default="", metavar="COLUMN", help="a column of known answers: report accuracy")
     ag.add_argument("--controls", default="", metavar="FILE",
-                    help="CSV of control items (item_id, answer [, field]): scored per worker, kept out of the answers")
+                    help="CSV of control items (item_id, answer [, field]): scored per worker, alone and pooled with "
+                         "agreement, kept out of the answers")
     ad = ag.add_argument_group("adaptive replay", "--adaptive: replay the file as if each item's judgements "
                                "arrived one at a time, taking the next only while the item is uncertain")
     ad.add_argument("--adaptive", action="store_true", help="replay with the stopping rule below")

@@ -10,13 +10,17 @@ from typing import Any
 
 from flows.core.outputs.output_mirror import read_output
 
-THRESHOLD = 0.9  # [answers] threshold's default: the report lists the campaign's own
+THRESHOLD = 0.9  # [answers] threshold's default, for a campaign whose config cannot be read
 LEAST_SURE = 20
 WORKER_COLUMNS = ("worker_id", "skill", "items", "agreement", "control_accuracy", "controls")
+# the pooled control rule's, in a campaign planned with it (qc.worker_skill.POOLED_COLUMNS)
+POOLED = ("pooled_status", "pooled_p_above", "pooled_accuracy", "pooled_controls_right", "pooled_controls",
+          "pooled_labels", "pooled_pages", "pooled_agreement", "pooled_evidence")
 
 
-def answers_view(out_root: str | Path, campaign: str) -> dict[str, Any] | None:
-    """The overview's answers section of a campaign, or None when its outputs hold no answers.csv."""
+def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHOLD) -> dict[str, Any] | None:
+    """The overview's answers section of a campaign, or None when its outputs hold no answers.csv;
+    ``threshold``: the campaign's ``[answers] threshold``, which the count below it is of."""
     import pandas as pd  # here: `hitflow --help` imports no pandas
 
     raw = read_output(out_root, campaign, "answers.csv")
@@ -27,15 +31,20 @@ def answers_view(out_root: str | Path, campaign: str) -> dict[str, Any] | None:
     least = answers.assign(c=confidence).sort_values(["c", "item_id"], kind="stable").head(LEAST_SURE)
     workers_raw = read_output(out_root, campaign, "workers.csv")
     workers = pd.read_csv(io.BytesIO(workers_raw), dtype=str, keep_default_na=False) if workers_raw else None
-    rows = []
+    rows, pooled = [], workers is not None and set(POOLED) <= set(workers.columns)
     if workers is not None:
-        skill = pd.to_numeric(workers.get("skill", pd.Series(dtype=str)), errors="coerce")
-        ordered = workers.assign(s=skill).sort_values(["s", "worker_id"], kind="stable")
-        rows = [{k: _shown(r.get(k, "")) for k in WORKER_COLUMNS} for r in ordered.to_dict("records")]
-    return {"count": len(answers), "fields": sorted(set(answers.get("field", []))),
+        # least skilled first; with the pooled rule, least likely above its line first
+        key = "pooled_p_above" if pooled else "skill"
+        order = pd.to_numeric(workers.get(key, pd.Series(dtype=str)), errors="coerce")
+        ordered = workers.assign(s=order).sort_values(["s", "worker_id"], kind="stable")
+        columns = (*WORKER_COLUMNS, *POOLED) if pooled else WORKER_COLUMNS
+        rows = [{**{k: _shown(r.get(k, "")) for k in columns},
+                 **({"pooled_p_above": _percent(r["pooled_p_above"])} if pooled else {})}
+                for r in ordered.to_dict("records")]
+    return {"pooled": pooled, "count": len(answers), "fields": sorted(set(answers.get("field", []))),
             "methods": sorted(set(answers.get("method", []))),
             "mean_confidence": f"{confidence.mean():.3f}" if confidence.notna().any() else "",
-            "below": int((confidence < THRESHOLD).sum()), "threshold": THRESHOLD,
+            "below": int((confidence < threshold).sum()), "threshold": f"{threshold:g}",
             "least_sure": [{k: _shown(r.get(k, "")) for k in ("item_id", "field", "label", "confidence", "judgements")}
                            for r in least.to_dict("records")],
             "workers": rows}
@@ -48,3 +57,27 @@ def _shown(value: Any) -> str:
     except (TypeError, ValueError):
         return str(value)
     return str(value) if number.is_integer() else f"{number:.3f}"
+
+
+def _percent(value: str) -> str:
+    """workers.csv's probability (to four significant figures) as the report shows it."""
+    from qc.worker_skill import shown_p  # here: `hitflow --help` imports no pandas
+
+    try:
+        return shown_p(float(value))
+    except ValueError:
+        return value
+
+
+def campaign_threshold(config_path: str) -> float:
+    """The campaign's ``[answers] threshold`` from its config, or the default when the config moved or
+    no longer loads (the answers are still worth showing)."""
+    from flows.core.config.config import load_config
+    from flows.core.errors import HitflowError
+
+    if not config_path:
+        return THRESHOLD
+    try:
+        return float(load_config(config_path).answers.threshold)
+    except (HitflowError, OSError):
+        return THRESHOLD

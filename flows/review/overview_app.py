@@ -38,7 +38,7 @@ from flows.core.outputs.output_location import shown_output
 from flows.core.outputs.output_mirror import has_output, read_output
 from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
 from flows.core.run.run_context import Run
-from flows.review.answers_view import answers_view
+from flows.review.answers_view import answers_view, campaign_threshold
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
 from flows.taskserver.task_guard import SecurityHeaders
@@ -134,7 +134,8 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
                     "review_open": review_status(store, c["campaign"])["open"],
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
                     "report": f"/report/{c['campaign']}" if report else "",
-                    "answers": answers_view(site.out_root, c["campaign"])})
+                    "answers": answers_view(site.out_root, c["campaign"],
+                                            campaign_threshold(c.get("config_path", "")))})
     return out
 
 

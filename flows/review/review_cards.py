@@ -10,11 +10,12 @@ from urllib.parse import urlparse
 
 import pandas as pd
 
-from flows.campaigns.block_evidence import control_scores_so_far
+from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, skill_scores_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
 from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
 from flows.core.ledger.store import Store
+from qc.worker_skill import SkillPolicy, pooled_columns, shown_p
 
 
 def rule_names(rules: str) -> set[str]:
@@ -51,6 +52,7 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
     history = histories(store, name)
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
     controls = control_lines(store, name)
+    pooled = PooledLines(store, name)
     cards, origins = [], set()
     for n, row in enumerate(_filtered(queue, filters).to_dict("records")):
         captions = worker_captions(store, name, int(row["batch"]), row["worker_id"])
@@ -64,12 +66,14 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
                       "flags": item_flags(store, name, int(row["batch"]), row["worker_id"]),
                       "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
                       "controls": controls.get(row["worker_id"], ""), "done": done,
+                      "pooled": pooled.line(int(row["batch"]), row["worker_id"]),
                       "key_base": f"{name}:{row['item']}:{len(done)}"})
     return {"cards": cards, "image_origins": sorted(o for o in origins if o),
             "choices": {"rule": sorted(set().union(*[rule_names(r) for r in queue["rules"]])),
                         "batch": sorted({str(b) for b in queue["batch"]}),
                         "worker": sorted(set(queue["worker_id"]))},
-            "counts": {"total": len(queue), "open": int((queue["decided"] == "").sum())}}
+            "counts": {"total": len(queue), "open": int((queue["decided"] == "").sum())},
+            "doubted": pooled.doubted()}
 
 
 def control_lines(store: Store, campaign: str) -> dict[str, str]:
@@ -79,6 +83,47 @@ def control_lines(store: Store, campaign: str) -> dict[str, str]:
         return {}
     return {str(r.worker_id): f"{r.correct} of {r.controls} right ({r.accuracy:.0%})"
             for r in scores.itertuples(index=False)}
+
+
+class PooledLines:
+    """The pooled control rule's evidence (qc/worker_skill.py) as the review page shows it: per card,
+    the worker's as the block step judged it after the card's batch; above the cards, the workers it
+    doubts over every batch so far. Nothing for a campaign planned without the rule."""
+
+    def __init__(self, store: Store, campaign: str):
+        self.store, self.campaign = store, campaign
+        self.by_batch: dict[int, tuple[pd.DataFrame, SkillPolicy] | None] = {}
+
+    def scores(self, batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
+        if batch not in self.by_batch:
+            scored = skill_scores_so_far(self.store, self.campaign, batch)
+            self.by_batch[batch] = None if scored is None else (pooled_columns(*scored), scored[1])
+        return self.by_batch[batch]
+
+    def line(self, batch: int, worker_id: str) -> str:
+        scored = self.scores(batch)
+        mine = None if scored is None else scored[0][scored[0]["worker_id"] == str(worker_id)]
+        if scored is None or mine is None or mine.empty:
+            return ""
+        return f"after batch {batch}: {described(mine.iloc[0], scored[1])}"
+
+    def doubted(self) -> list[dict[str, Any]]:
+        """Every worker the rule would block or finds at risk over every batch so far, with their evidence."""
+        scored = self.scores(EVERY_BATCH)
+        if scored is None:
+            return []
+        doubted = scored[0][scored[0]["pooled_status"] != "ok"].sort_values(["pooled_p_above", "worker_id"])
+        return [{"worker_id": w["worker_id"], "line": described(w, scored[1])} for _, w in doubted.iterrows()]
+
+
+def described(w: pd.Series, policy: SkillPolicy) -> str:
+    """One worker's pooled evidence in words (qc.worker_skill.POOLED_COLUMNS)."""
+    agreeing = "" if pd.isna(w["pooled_agreement"]) else f", agreeing {w['pooled_agreement']:.0%} with the others"
+    return (f"{w['pooled_status']}; P(accuracy >= {policy.block_below:g}) = {shown_p(w['pooled_p_above'])} "
+            f"(blocks under {shown_p(policy.alpha)} with {policy.min_evidence:g} sources or more), posterior "
+            f"accuracy {w['pooled_accuracy']:.2f}; controls {w['pooled_controls_right']} of {w['pooled_controls']} "
+            f"right; {w['pooled_labels']} labels on {w['pooled_pages']} page(s){agreeing}; evidence "
+            f"{w['pooled_evidence']:.2f} sources")
 
 
 def _origin(url: str) -> str:
