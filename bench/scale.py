@@ -333,7 +333,7 @@ def main() -> None:
         print(markdown_table(json.loads(RESULTS.read_text())))
         return
     if a.one:
-        print(json.dumps(run_one(*a.one, keep=a.keep)))
+        print(json.dumps(run_one(a.one[0], a.one[1], keep=a.keep)))
         return
     results: dict[str, Any] = json.loads(RESULTS.read_text()) if a.update else {"runs": []}
     results["machine"] = machine()
