@@ -137,6 +137,9 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
             origins.append(origin_by_batch(captions))
             del captions
             release_free_memory()  # one batch's captions at a time, in memory as in the files
+    del keep, uses
+    spelling_index.cache_clear()  # ~70 MB, not needed again by this run (a later one loads it in under a second)
+    release_free_memory()
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
     write_csv(flags, out_dir / "flags.csv")
