@@ -20,7 +20,9 @@ def rss_mb() -> float:
 
 
 class PhaseRss:
-    """``with sampler.phase("qc"): ...`` records the peak RSS seen while the block ran."""
+    """``enter("qc")`` ... ``enter(before)`` records the peak RSS seen while the phase ran. Time in no
+    phase counts as "start": before the first, between steps and after the outputs (so its peak at
+    COCO's size, 658 MB, was what the outputs left resident, not the run's start)."""
 
     def __init__(self, every_s: float = 0.02):
         self.current = "start"

@@ -57,9 +57,10 @@ def _timed(phases: dict[str, float], phase: str, fn: Callable[..., Any], rss: Ph
     return wrapper
 
 
-def run_one(size: int, seed: int) -> dict[str, Any]:
+def run_one(size: int, seed: int, keep: str = "") -> dict[str, Any]:
     """One campaign end to end in this process, as ``hitflow run CONFIG --no-prefect --endpoint-url``
-    runs it against a simulator in its own process (bench/sim_process.py): phases, RSS, calls, quality."""
+    runs it against a simulator in its own process (bench/sim_process.py): phases, RSS, calls, quality.
+    ``keep``: a folder (new or empty) that keeps the run's ledger, simulator state and outputs."""
     from bench.sim_process import sim_process
     from flows.core.run.malloc_arenas import limit_malloc_arenas
     from flows.driver import campaign, campaign_run
@@ -69,7 +70,7 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
 
     phases: dict[str, float] = defaultdict(float)
     load_start = round(os.getloadavg()[0], 2)
-    with PhaseRss() as rss, tempfile.TemporaryDirectory() as tmp:
+    with PhaseRss() as rss, kept_or_temporary(keep) as tmp:
         campaign._prepare = _timed(phases, "plan", campaign._prepare, rss)  # type: ignore[attr-defined]
         campaign_run.write_campaign_outputs = _timed(phases, "outputs", campaign_run.write_campaign_outputs, rss)  # type: ignore[attr-defined]
 
@@ -99,6 +100,19 @@ def run_one(size: int, seed: int) -> dict[str, Any]:
             "cpu_s": cpu_seconds(), "sim_cpu_s": simulator["sim_cpu_s"],
             "batches": batches_for(size), "images_per_batch": -(-size // batches_for(size)),
             "quality": quality(summary["truth"])}
+
+
+@contextmanager
+def kept_or_temporary(keep: str) -> Iterator[str]:
+    """``keep`` (made, and refused unless empty: two runs' ledgers would mix), else a temporary folder."""
+    if not keep:
+        with tempfile.TemporaryDirectory() as tmp:
+            yield tmp
+        return
+    Path(keep).mkdir(parents=True, exist_ok=True)
+    if any(Path(keep).iterdir()):
+        raise SystemExit(f"--keep {keep}: the folder is not empty")
+    yield keep
 
 
 def cpu_seconds() -> float:
@@ -303,6 +317,7 @@ def profile_table(runs: list[dict[str, Any]]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--one", nargs=2, type=int, metavar=("IMAGES", "SEED"), help="child: one run, JSON to stdout")
+    ap.add_argument("--keep", default="", metavar="DIR", help="with --one: keep the run's ledger and outputs in DIR")
     ap.add_argument("--sizes", default="500,4000,39181,330000", help="images per run (330000: COCO's size)")
     ap.add_argument("--seeds", default="1,2,3", help="seeds for the sizes under VizWiz's 39,181 images")
     ap.add_argument("--full-seeds", default="1", help="seeds for 39,181 images and over")
@@ -318,7 +333,7 @@ def main() -> None:
         print(markdown_table(json.loads(RESULTS.read_text())))
         return
     if a.one:
-        print(json.dumps(run_one(*a.one)))
+        print(json.dumps(run_one(a.one[0], a.one[1], keep=a.keep)))
         return
     results: dict[str, Any] = json.loads(RESULTS.read_text()) if a.update else {"runs": []}
     results["machine"] = machine()

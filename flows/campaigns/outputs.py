@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.answers_step import campaign_answers, text_present_labels
+from flows.campaigns.answers_step import BatchJudgements
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
@@ -123,7 +123,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     keep, uses = campaign_keep_words(run, batches)
     tally = CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image)
     origins: list[pd.DataFrame] = []  # how each batch's text arrived (issue 29's report section)
-    choices: list[pd.DataFrame] = []  # each accepted caption's "is there text?" answer, aggregated below
+    choices = BatchJudgements(blocked["worker_id"], run.cfg.answers)  # "is there text?", aggregated below
     short: list[pd.DataFrame] = []  # images with fewer accepted captions than assignments_per_image
     with DatasetFiles(out_dir) as dataset:
         for batch in batches or [NO_BATCH]:  # an empty campaign still gets its (empty) files
@@ -133,10 +133,13 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
             dataset.add(captions, items)
             short.append(short_items(captions, items["image_id"], run.cfg.assignments_per_image))
             tally.add(captions)
-            choices.append(text_present_labels(captions))
+            choices.add(captions)
             origins.append(origin_by_batch(captions))
             del captions
             release_free_memory()  # one batch's captions at a time, in memory as in the files
+    del keep, uses
+    spelling_index.cache_clear()  # ~70 MB, not needed again by this run (a later one loads it in under a second)
+    release_free_memory()
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
     write_csv(flags, out_dir / "flags.csv")
@@ -149,8 +152,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
         truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, tally.work())
     report = _report_data(run, tally, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, short, out_dir)
-    report["answers"] = campaign_answers(pd.concat(choices, ignore_index=True), blocked["worker_id"],
-                                         run.cfg.answers, out_dir)
+    report["answers"] = choices.answers(out_dir)
     lines = history.groupby("worker_id").apply(
         lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
                    zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)

@@ -6,14 +6,20 @@ from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from flows.campaigns.summary import met_the_campaign
 from flows.core.outputs.figures import legend_beside, new_figure, to_png
 from flows.core.pages.templates import render
 
+# One histogram per batch fits side by side up to here (10.5 in wide): past it the panels' tick labels
+# collide, and at 43 batches (COCO's size) constrained layout gave up (their axes collapsed to zero).
+MAX_TIME_PANELS = 8
+MAX_BATCH_LABELS = 20  # past it every other (third...) batch is labelled: at 43 the numbers ran together
+
 
 def batches_figure(counts: pd.DataFrame) -> Figure:
-    fig, axes = new_figure(7.5, 3.2)
+    fig, axes = new_figure(7.5 if len(counts) <= MAX_BATCH_LABELS else 10.5, 3.2)
     ax = axes[0][0]
     cols = ["assignments", "approved", "rejected", "flags", "blocked"]
     if counts.empty:
@@ -21,12 +27,17 @@ def batches_figure(counts: pd.DataFrame) -> Figure:
     else:
         counts.set_index("batch")[cols].plot.bar(ax=ax, rot=0)
         legend_beside(ax)
+        step = -(-len(counts) // MAX_BATCH_LABELS)
+        for i, label in enumerate(ax.get_xticklabels()):
+            label.set_visible(i % step == 0)
     ax.set_title("Per batch")
     ax.set_ylabel("count")
     return fig
 
 
 def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
+    if len(bands) > MAX_TIME_PANELS:
+        return times_boxes_figure(times, bands)
     n = max(1, len(bands))
     # at most four panels a row: five batches side by side squeeze their axis labels together
     fig, axes = new_figure(min(3.2 * n, 10.5), 2.8, ncols=n, sharey=True)
@@ -41,6 +52,25 @@ def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
     axes[0][0].set_ylabel("assignments")
     if len(bands):
         legend_beside(axes[0][-1])
+    fig.suptitle("Time from accept to submit, per batch", fontsize=10)
+    return fig
+
+
+def times_boxes_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
+    """Many batches in one panel: per batch a box (its middle half, whiskers to the 5th and 95th
+    percentile) over its band, instead of a histogram each."""
+    fig, axes = new_figure(10.5, 3.2)
+    ax = axes[0][0]
+    low = bands["low"].clip(lower=0)  # no time is negative; the band's lower edge may be
+    ax.bar(bands["batch"], bands["high"] - low, bottom=low, width=0.8, color="#9c9", alpha=0.3, label="mu ± 1.95σ")
+    by_batch = times.groupby("batch")["work_time_s"]
+    ax.boxplot([by_batch.get_group(b).to_numpy() for b in bands["batch"]], positions=list(bands["batch"]),
+               widths=0.5, whis=(5, 95), showfliers=False, manage_ticks=False)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("batch")
+    ax.set_ylabel("seconds")
+    legend_beside(ax)
     fig.suptitle("Time from accept to submit, per batch", fontsize=10)
     return fig
 
