@@ -2,7 +2,8 @@
 (one three-way choice an item, 3 batches, the demo crowd plus consistently wrong workers) run twice on
 MTurk-sim, once with a fixed 5 assignments an item and once adaptively ([answers] min_judgements,
 max_judgements, confidence, skill_prior, skill_prior_weight, crowd_prior_weight (20 here: an unseen worker
-is assumed as accurate as the crowd so far): more assignments only on items whose answer is still uncertain
+is assumed as accurate as the crowd so far), fast_share (0.5 here: or as the fast workers so far, if their
+median time is under half the crowd's): more assignments only on items whose answer is still uncertain
 under the skill-aware posterior, through CreateAdditionalAssignmentsForHIT).
 Prints both accuracies against every item's latent answer (the simulator's latent_truth) and the ratio of assignments
 and of cost. One item a HIT by default: an extension buys a whole HIT, so with three items a HIT one
@@ -108,9 +109,9 @@ def main() -> None:
     p.add_argument("--skill-prior-weight", type=float, default=4.0)
     p.add_argument("--crowd-prior-weight", type=float, default=20.0,
                    help="[answers] crowd_prior_weight: an unseen worker is assumed as accurate as the crowd so far")
-    p.add_argument("--fast-share", type=float, default=0.0,
+    p.add_argument("--fast-share", type=float, default=0.5,
                    help="[answers] fast_share: a worker whose median time is below this share of the crowd's is "
-                        "assumed as accurate as the fast workers so far (0: one crowd)")
+                        "assumed as accurate as the fast workers so far (0: one crowd, the rule before)")
     p.add_argument("--seeds", default="1", help="the simulator's seeds (its crowd and market), e.g. 1,2: the first "
                                                 "is the result, the others follow under other_seeds")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
