@@ -3,7 +3,9 @@
 Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
 blocks, each round weighs every judgement received so far by its worker's skill (the campaign's earlier
 batches too, so a worker's skill comes from what they already did, shrunk toward ``skill_prior`` while
-they have done little: postprocess.skill_posterior; rejected work and blocked workers left out), and the
+they have done little: postprocess.skill_posterior; with ``fast_share`` a worker whose median time is under
+that share of the crowd's is shrunk toward the fast workers' accuracy instead; rejected work and blocked
+workers left out), and the
 units with an item whose label's probability is below ``confidence`` get one more assignment, up to
 ``max_judgements`` (postprocess.adaptive.units_to_extend). The platform extends and collects
 (``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
