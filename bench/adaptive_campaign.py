@@ -2,7 +2,8 @@
 (one three-way choice an item, 3 batches, the demo crowd plus consistently wrong workers) run twice on
 MTurk-sim, once with a fixed 5 assignments an item and once adaptively ([answers] min_judgements,
 max_judgements, confidence, skill_prior, skill_prior_weight, crowd_prior_weight (20 here: an unseen worker
-is assumed as accurate as the crowd so far): more assignments only on items whose answer is still uncertain
+is assumed as accurate as the crowd so far), fast_share (0.5 here: or as the fast workers so far, if their
+median time is under half the crowd's): more assignments only on items whose answer is still uncertain
 under the skill-aware posterior, through CreateAdditionalAssignmentsForHIT).
 Prints both accuracies against every item's latent answer (the simulator's latent_truth) and the ratio of assignments
 and of cost. One item a HIT by default: an extension buys a whole HIT, so with three items a HIT one
@@ -26,11 +27,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.answers_accuracy import OPTIONS, project
+from bench.answers_accuracy import every_latent_answer, project
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.unit_extensions import EXTENSION_OPS
-from flows.sim.latent_choices import latent_truth
 from postprocess.answers import accuracy
 
 RESULTS = Path(__file__).resolve().parent / "results-adaptive-campaign.json"
@@ -57,15 +57,6 @@ def write_config(folder: Path, items: int, adversaries: int, per_hit: int, answe
             "[target]", PROLIFIC.format(reward=f"{0.10 * per_hit:.2f}") + "[target]")
     config.write_text(text.replace("[answers]\n", "[answers]\n" + answers, 1), encoding="utf-8")
     return config
-
-
-def every_latent_answer(folder: Path) -> pd.DataFrame:
-    """``item_id, field, answer`` for every item of the campaign, from the simulator's own latent_truth.
-    Not sim_items.json: it holds the items the roster's workers saw, and Prolific-sim's participants come
-    from a wider pool, so on Prolific it named 141 of 1,000 items (the figures before the crowd prior)."""
-    items = pd.read_csv(folder / "sentiment_items.csv", dtype=str, keep_default_na=False)
-    answers = [latent_truth(i, "sentiment", OPTIONS, [t]) for i, t in zip(items["item_id"], items["text"], strict=True)]
-    return pd.DataFrame({"item_id": items["item_id"], "field": "sentiment", "answer": answers})
 
 
 def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: str, route: str = "mturk",
@@ -118,6 +109,9 @@ def main() -> None:
     p.add_argument("--skill-prior-weight", type=float, default=4.0)
     p.add_argument("--crowd-prior-weight", type=float, default=20.0,
                    help="[answers] crowd_prior_weight: an unseen worker is assumed as accurate as the crowd so far")
+    p.add_argument("--fast-share", type=float, default=0.5,
+                   help="[answers] fast_share: a worker whose median time is below this share of the crowd's is "
+                        "assumed as accurate as the fast workers so far (0: one crowd, the rule before)")
     p.add_argument("--seeds", default="1", help="the simulator's seeds (its crowd and market), e.g. 1,2: the first "
                                                 "is the result, the others follow under other_seeds")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
@@ -128,7 +122,7 @@ def main() -> None:
     out = a.out or (RESULTS if a.route == "mturk" else RESULTS.with_name(f"{RESULTS.stem}-prolific.json"))
     rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence,
             "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight,
-            "crowd_prior_weight": a.crowd_prior_weight}
+            "crowd_prior_weight": a.crowd_prior_weight, "fast_share": a.fast_share}
     seeds = [int(x) for x in a.seeds.split(",")]
     measured = measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route, seeds[0])
     if seeds[1:]:

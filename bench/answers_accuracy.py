@@ -1,7 +1,8 @@
 """Aggregated answers against majority vote on the simulator (issue 42): a 1,000-item custom
 classification campaign (one three-way choice an item, 3 batches, 5 workers an item) on the demo
 crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
-against the items' latent answers (``sim_items.json``). Control items (``[answers] control_share``,
+against every item's latent answer (the simulator's ``latent_truth``, :func:`every_latent_answer`).
+Control items (``[answers] control_share``,
 5% of every batch, their known answers the simulator's latent ones) block workers between batches,
 alone, beside the agreement rule (``[answers] agreement_block_below``), and pooled with agreement in
 one posterior of each worker's accuracy (``[answers] control_pooling``, the default): the share of
@@ -107,6 +108,15 @@ def project(folder: Path, items: int, adversaries: int, share: float = 0.05, see
     return folder / "sentiment.toml"
 
 
+def every_latent_answer(folder: Path) -> pd.DataFrame:
+    """``item_id, field, answer`` for every item of the campaign in ``folder``, from the simulator's own
+    latent_truth. Not sim_items.json: it holds the items the roster's workers saw, and Prolific-sim's
+    participants come from a wider pool, so on Prolific it named 141 of 1,000 items."""
+    items = pd.read_csv(folder / "sentiment_items.csv", dtype=str, keep_default_na=False)
+    answers = [latent_truth(i, "sentiment", OPTIONS, [t]) for i, t in zip(items["item_id"], items["text"], strict=True)]
+    return pd.DataFrame({"item_id": items["item_id"], "field": "sentiment", "answer": answers})
+
+
 def measure(items: int, adversaries: int, min_seen: int = 0, seed: int = 1, agreement: float = 0.0,
             per_page: int = 10, share: float = 0.05, pooling: bool = True) -> dict[str, object]:
     """One campaign; ``min_seen`` 0: ``[answers] control_min_seen`` at its default."""
@@ -117,9 +127,10 @@ def measure(items: int, adversaries: int, min_seen: int = 0, seed: int = 1, agre
         if min_seen:
             config.write_text(config.read_text().replace("[answers]\n", f"[answers]\ncontrol_min_seen = {min_seen}\n"))
         start = time.process_time()
-        run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None)
+        # the simulator's seed (its crowd's skills and habits): the crowd file's own seed line does not reach it
+        run_campaign(config, db_path=folder / "h.db", out_root=folder / "runs", progress=lambda _: None, seed=seed)
         out = folder / "runs" / "sentiment"
-        truth = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
+        truth = every_latent_answer(folder)
         data = pd.read_csv(out / "dataset.csv", dtype=str, keep_default_na=False)
         labels = data[data["field"] == "sentiment"].rename(columns={"value": "label"})
         workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))

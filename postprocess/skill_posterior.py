@@ -22,6 +22,11 @@ final posterior leaves the item out of its workers' estimates (leave-one-out), s
 an item never vouches for itself. Skills come only from the frame given: in a live campaign, the
 judgements already received.
 
+With ``fast_workers`` (the workers whose work took a small share of the crowd's typical time: speed is
+observed, accuracy is not), the crowd's accuracy is fitted twice in the same model, once for their
+judgements and once for everyone else's, and each worker not yet known is a draw from their own group:
+two fast strangers agreeing stop an item only when fast work has been agreeing with the rest.
+
 A field in which only one label has been seen is given a second, unseen label, so that two agreeing
 workers there are not certain by construction.
 """
@@ -58,26 +63,31 @@ class SkillPrior:
                              "at least 0")
 
 
-def label_posterior(frame: pd.DataFrame, prior: SkillPrior = SkillPrior()) -> pd.DataFrame:
+def label_posterior(frame: pd.DataFrame, prior: SkillPrior = SkillPrior(),
+                    fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Each item's most probable label and its probability, per field (see the module)."""
     prior.check()
     data = judgements(frame)
-    parts = [_field_posterior(part, prior).assign(field=field) for field, part in data.groupby("field", sort=True)]
+    parts = [_field_posterior(part, prior, fast_workers).assign(field=field)
+             for field, part in data.groupby("field", sort=True)]
     if not parts:
         return pd.DataFrame(columns=POSTERIOR_COLUMNS)
     return pd.concat(parts, ignore_index=True)[POSTERIOR_COLUMNS]
 
 
-def _field_posterior(part: pd.DataFrame, prior: SkillPrior) -> pd.DataFrame:
+def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str]) -> pd.DataFrame:
     items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
-    _, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
+    workers, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
+    fast = np.isin(workers, list(fast_workers)).astype(int)  # each worker's group: 1 fast, 0 the others
     labels, label = np.unique(part["label"].to_numpy(dtype=str), return_inverse=True)
     if len(labels) == 1:
         labels = np.array([labels[0], UNSEEN])
     posterior = np.zeros((len(items), len(labels)))
     np.add.at(posterior, (item, label), 1.0)
     posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
-    pseudo = _prior_counts(prior, len(labels), _crowd_accuracy(prior, item, label, len(labels)))
+    groups = fast[worker]  # each judgement's
+    accuracy = _crowd_accuracy(prior, item, label, len(labels), groups)
+    pseudo = np.stack([_prior_counts(prior, len(labels), accuracy[g]) for g in fast])
     for _ in range(ITERATIONS):
         counts = _confusion_counts(posterior, item, worker, label, pseudo)
         updated = _e_step(posterior, counts, item, worker, label, leave_out=False)
@@ -92,26 +102,32 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior) -> pd.DataFrame:
                          "judgements": np.bincount(item, minlength=len(items))})
 
 
-def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int) -> float:
-    """The accuracy an unseen worker is assumed to have: a one-coin model of the whole crowd (every worker
-    right ``a`` of the time, slips spread evenly) fitted by EM to the items with two or more judgements, with
-    ``prior.accuracy`` counted as ``prior.crowd_weight`` more judgements; kept between chance and 0.99.
-    One coin for all, so no worker's own judgements vouch for them here."""
+def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
+                    groups: np.ndarray | None = None) -> np.ndarray:
+    """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin
+    model of the whole crowd (every worker of a group right ``a`` of the time, slips spread evenly;
+    ``groups``: each judgement's group, None: one group) fitted by EM to the items with two or more
+    judgements, with ``prior.accuracy`` counted as ``prior.crowd_weight`` more judgements of each group;
+    kept between chance and 0.99.
+    One coin for a whole group, so no worker's own judgements vouch for them here."""
     if prior.crowd_weight == 0:
-        return prior.accuracy
-    votes = np.zeros((int(item.max()) + 1, n_labels))
-    np.add.at(votes, (item, label), 1.0)
-    votes = votes[votes.sum(axis=1) >= 2]
-    wrong = votes.sum(axis=1, keepdims=True) - votes  # per item and candidate truth: judgements against it
-    accuracy, classes = prior.accuracy, np.full(n_labels, 1 / n_labels)
+        return np.full(2, prior.accuracy)
+    groups = np.zeros(len(item), dtype=int) if groups is None else groups
+    votes = np.zeros((2, int(item.max()) + 1, n_labels))  # by group, item, label
+    np.add.at(votes, (groups, item, label), 1.0)
+    several = votes.sum(axis=(0, 2)) >= 2
+    votes = votes[:, several]
+    wrong = votes.sum(axis=2, keepdims=True) - votes  # per group, item and candidate truth: judgements against it
+    accuracy, classes = np.full(2, prior.accuracy), np.full(n_labels, 1 / n_labels)
     for _ in range(ITERATIONS):
-        log = np.log(classes) + votes * np.log(accuracy) + wrong * np.log((1 - accuracy) / (n_labels - 1))
+        coin = accuracy[:, None, None]
+        log = np.log(classes) + (votes * np.log(coin) + wrong * np.log((1 - coin) / (n_labels - 1))).sum(axis=0)
         posterior = np.exp(log - log.max(axis=1, keepdims=True))
         posterior /= posterior.sum(axis=1, keepdims=True)
-        right = float((posterior * votes).sum()) + prior.crowd_weight * prior.accuracy
-        updated = min(max(right / (votes.sum() + prior.crowd_weight), 1 / n_labels + 0.01), 0.99)
+        right = (posterior * votes).sum(axis=(1, 2)) + prior.crowd_weight * prior.accuracy
+        updated = np.clip(right / (votes.sum(axis=(1, 2)) + prior.crowd_weight), 1 / n_labels + 0.01, 0.99)
         classes = (posterior.sum(axis=0) + 1.0) / (len(posterior) + n_labels)
-        converged = abs(updated - accuracy) < TOLERANCE
+        converged = np.abs(updated - accuracy).max() < TOLERANCE
         accuracy = updated
         if converged:
             break
@@ -127,9 +143,10 @@ def _prior_counts(prior: SkillPrior, n_labels: int, accuracy: float) -> np.ndarr
 
 def _confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
                       pseudo: np.ndarray) -> np.ndarray:
-    """Per worker: the prior's pseudo-counts plus the expected (true, given) label counts."""
-    counts = np.broadcast_to(pseudo, (int(worker.max()) + 1, *pseudo.shape)).copy()
-    for true in range(pseudo.shape[0]):  # counts[:, true] is a view: add.at writes into counts
+    """Per worker: their prior's pseudo-counts (``pseudo``, one matrix a worker) plus the expected (true,
+    given) label counts."""
+    counts = pseudo.copy()  # workers x true x given
+    for true in range(pseudo.shape[1]):  # counts[:, true] is a view: add.at writes into counts
         np.add.at(counts[:, true], (worker, label), posterior[item, true])
     return counts
 

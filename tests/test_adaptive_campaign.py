@@ -193,3 +193,31 @@ def test_rounds_are_coarse_prefect_tasks(sim, tmp_path: Path, on_prefect_server:
     assert len(rounds) == extended.groupby(extended["key"].str.extract(r":b(\d+):")[0])["round"].max().sum() + 2
     assert any(n.startswith("late work: run QC") for n in names)
     assert len(rounds) < len(extended) or len(extended) <= 2  # coarse: not one task per extended HIT
+
+
+@pytest.mark.slow
+def test_fast_workers_are_the_rushed_ones_and_every_item_is_scored(tmp_path: Path) -> None:
+    """[answers] fast_share: the workers the stopping posterior puts in the fast group are those whose
+    typical time is under half the crowd's (the simulator's speeders, never its honest profiles); and the
+    bench scores every item by its latent answer, which on MTurk-sim agrees with sim_items.json."""
+    from bench.answers_accuracy import every_latent_answer
+    from flows.core.run.run_context import Run
+    from flows.custom.adaptive_rounds import fast_workers
+    from flows.platforms.mturk import adapter as mturk
+
+    config = adaptive_project(tmp_path, items=40, answers=ADAPTIVE + "crowd_prior_weight = 20\nfast_share = 0.5\n")
+    db = tmp_path / "h.db"
+    run_campaign(config, db_path=db, out_root=tmp_path / "runs", progress=lambda _: None)
+    run = Run(load_config(config), Store(db), None, mturk.Target("sim", "http://unused"))  # type: ignore[arg-type]
+    out = tmp_path / "runs" / "sentiment"
+    profiles = {w["worker_id"]: w["profile"] for w in json.loads((out / "sim_workers.json").read_text())}
+    worked = set(pd.read_csv(out / "responses.csv", dtype=str)["worker_id"])
+    fast = fast_workers(run, 0.5)
+    assert {w for w in worked if profiles[w] == "speeder"} <= fast and fast
+    assert not {w for w in fast if profiles[w] in ("diligent", "typo_prone", "slow")}
+    assert fast_workers(run, 0.0) == frozenset()
+    truth = every_latent_answer(tmp_path)
+    seen = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
+    assert len(truth) == 40 and set(seen["item_id"]) <= set(truth["item_id"])
+    both = seen.merge(truth, on=["item_id", "field"])
+    assert len(both) == len(seen) and (both["answer_x"] == both["answer_y"]).all()

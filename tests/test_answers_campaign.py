@@ -170,3 +170,15 @@ def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused()
     assert AnswersSettings().crowd_prior_weight == 0  # off unless asked: skill_prior alone, the rule before
     with pytest.raises(ValidationError, match="crowd_prior_weight"):
         AnswersSection(crowd_prior_weight=-1)
+
+
+def test_fast_share_reaches_the_settings_and_is_a_share_below_one() -> None:
+    from pydantic import ValidationError
+
+    from flows.core.config.answers_config import AnswersSection, answers_settings
+
+    assert answers_settings(AnswersSection(fast_share=0.5), 5, None).fast_share == 0.5
+    assert AnswersSettings().fast_share == 0  # off unless asked: one crowd, the rule before
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValidationError, match="fast_share"):
+            AnswersSection(fast_share=bad)

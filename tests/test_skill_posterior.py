@@ -178,3 +178,41 @@ def test_strangers_only_the_crowds_accuracy_is_honest_and_stops(seed: int) -> No
 def test_a_bad_crowd_weight_says_what_is_wrong() -> None:
     with pytest.raises(ValueError, match="crowd weight"):
         label_posterior(pd.DataFrame(_regulars(3)), SkillPrior(crowd_weight=-1))
+
+
+# --- fast workers: their own crowd accuracy (label_posterior's fast_workers, [answers] fast_share) ---
+
+def _with_fast_workers() -> pd.DataFrame:
+    """30 items three regulars get right, each with one fast worker seen once (right on a third of them:
+    k % 3 == 0); x: two fast strangers agree on B; y: two other strangers agree on C."""
+    fast = [{"item_id": f"i{k}", "worker_id": f"f{k}", "label": LABELS[k % 3 if k % 3 == 0 else (k + 1) % 3]}
+            for k in range(30)]
+    pairs = [{"item_id": "x", "worker_id": "fx1", "label": "B"}, {"item_id": "x", "worker_id": "fx2", "label": "B"},
+             {"item_id": "y", "worker_id": "n1", "label": "C"}, {"item_id": "y", "worker_id": "n2", "label": "C"}]
+    return pd.DataFrame([*_regulars(), *fast, *pairs])
+
+
+def test_two_agreeing_fast_strangers_are_weighed_by_the_fast_workers_record() -> None:
+    frame = _with_fast_workers()
+    fast = frozenset(["fx1", "fx2", *(f"f{k}" for k in range(30))])
+    one_crowd = label_posterior(frame, SkillPrior(crowd_weight=20)).set_index("item_id")["confidence"]
+    grouped = label_posterior(frame, SkillPrior(crowd_weight=20), fast).set_index("item_id")["confidence"]
+    # by hand, the fast group's coin: on the regulars' items the truth is all but certain, so 10 of their 30
+    # judgements there are right; x's two are right as likely as B is; 0.7 worth 20 more (a fixed point)
+    a_fast, p_x = 0.7, 0.5
+    for _ in range(200):
+        a_fast = (10 + 2 * p_x + 20 * 0.7) / (32 + 20)
+        p_x = _strangers(a_fast, (10 + 1 + p_x) / 35, (10 + 1 + (1 - p_x) / 2) / 35)
+    assert a_fast < 0.6
+    assert grouped["x"] == pytest.approx(p_x, abs=0.02)
+    assert grouped["x"] < 0.95 <= one_crowd["x"]  # the whole crowd's record would stop x
+    assert grouped["y"] >= 0.95  # strangers of the other group stop on the others' record
+    assert grouped["i4"] >= 0.95  # three regulars outweigh a fast worker's slip
+
+
+def test_no_fast_workers_is_the_one_crowd_rule() -> None:
+    frame = _with_fast_workers()
+    before = label_posterior(frame, SkillPrior(crowd_weight=20))
+    pd.testing.assert_frame_equal(label_posterior(frame, SkillPrior(crowd_weight=20), frozenset()), before)
+    unseen = label_posterior(frame, SkillPrior(crowd_weight=20), frozenset(["nobody"]))
+    pd.testing.assert_frame_equal(unseen, before)

@@ -3,7 +3,9 @@
 Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
 blocks, each round weighs every judgement received so far by its worker's skill (the campaign's earlier
 batches too, so a worker's skill comes from what they already did, shrunk toward ``skill_prior`` while
-they have done little: postprocess.skill_posterior; rejected work and blocked workers left out), and the
+they have done little: postprocess.skill_posterior; with ``fast_share`` a worker whose median time is under
+that share of the crowd's is shrunk toward the fast workers' accuracy instead; rejected work and blocked
+workers left out), and the
 units with an item whose label's probability is below ``confidence`` get one more assignment, up to
 ``max_judgements`` (postprocess.adaptive.units_to_extend). The platform extends and collects
 (``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
@@ -35,6 +37,21 @@ def received_judgements(run: Run) -> pd.DataFrame:
     return data[keep].rename(columns={"value": "label"})[["item_id", "worker_id", "field", "label"]]
 
 
+def fast_workers(run: Run, share: float) -> frozenset[str]:
+    """Workers whose median time on their assignments so far is below ``share`` of the median assignment's
+    (accept to submit); ``share`` 0: nobody."""
+    if share <= 0:
+        return frozenset()
+    rows = run.store.rows("SELECT worker_id, submit_time - accept_time AS seconds FROM assignments WHERE campaign = ? "
+                          "AND batch > 0 AND submit_time IS NOT NULL AND accept_time IS NOT NULL", [run.cfg.name])
+    times = pd.DataFrame([(r["worker_id"], r["seconds"]) for r in rows], columns=["worker_id", "seconds"],
+                         ).astype({"seconds": float})
+    if times.empty:
+        return frozenset()
+    typical = times.groupby("worker_id")["seconds"].median()
+    return frozenset(typical[typical < share * times["seconds"].median()].index.astype(str))
+
+
 def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     """The units the next round extends, from the judgements received so far."""
     settings = run.cfg.answers
@@ -42,7 +59,8 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     # the skill-aware posterior, not the aggregation's confidence: two agreeing workers barely seen
     # before are not certain (postprocess/skill_posterior.py)
     answers = label_posterior(judgements, SkillPrior(settings.skill_prior, settings.skill_prior_weight,
-                                                              settings.crowd_prior_weight))
+                                                     settings.crowd_prior_weight),
+                              fast_workers(run, settings.fast_share))
     units = unit_frame(run, batch, rounds)
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     if controls is not None:

@@ -42,6 +42,10 @@ class AnswersSection(Section):
                                       "be as accurate as the crowd so far (a one-coin fit to the judgements "
                                       "received), skill_prior counting as this many judgements against it; 0: "
                                       "skill_prior itself")
+    fast_share: Share = Field(0.0, lt=1, description="Adaptive overlap with crowd_prior_weight: a worker whose median "
+                              "time on an assignment is below this share of the crowd's median is not assumed as "
+                              "accurate as the crowd but as the fast workers so far (their own one-coin fit); 0: "
+                              "one crowd")
     top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
                                "assignments_per_image accepted captions after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
@@ -107,6 +111,7 @@ class AnswersSettings:
     skill_prior: float = 0.7  # adaptive overlap: postprocess.skill_posterior.SkillPrior
     skill_prior_weight: float = 4.0
     crowd_prior_weight: float = 0.0  # SkillPrior.crowd_weight: 0, skill_prior alone
+    fast_share: float = 0.0  # below this share of the median time a worker is in the fast group (0: one group)
     top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
     fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
 

@@ -1,0 +1,89 @@
+"""How cheap can adaptive overlap match fixed overlap when every worker is a stranger? (issue 43)
+
+On Prolific-sim no participant builds a record (one place a study), so an item's judgements are, to
+the stopping rule, draws from one crowd: each right with the crowd's accuracy ``p``, a slip any other
+of the ``k`` labels alike. Then an item's posterior depends on its vote counts only, and every rule of
+the stopping family (stop once the leading label's probability reaches ``confidence``, between ``min``
+and ``max`` judgements) is one of a few count rules. This computes, exactly (every sequence of votes),
+each rule's accuracy and mean judgements an item against majority vote over a fixed ``n``.
+
+``python -m bench.adaptive_frontier [--accuracies 0.72,0.77,0.8,0.83]`` prints one JSON line a crowd:
+majority vote of 5, and each confidence's accuracy and share of fixed overlap's judgements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from functools import cache
+
+CONFIDENCES = (0.85, 0.9, 0.95, 0.97, 0.99)
+
+
+def _posterior(p: float, k: int, counts: tuple[int, ...]) -> list[float]:
+    """Each label's probability given its votes, classes alike, one coin ``p`` for every judgement."""
+    slip = (1 - p) / (k - 1)
+    n = sum(counts)
+    like = [p ** c * slip ** (n - c) for c in counts]
+    return [x / sum(like) for x in like]
+
+
+def _right_share(scores: list[float] | tuple[int, ...]) -> float:
+    """The chance label 0 (the truth, by symmetry) is the answer: ties broken at random."""
+    best = max(scores)
+    ties = [i for i, s in enumerate(scores) if math.isclose(s, best, rel_tol=1e-12)]
+    return 1 / len(ties) if 0 in ties else 0.0
+
+
+def majority_accuracy(p: float, n: int, k: int = 3) -> float:
+    """Majority vote of ``n`` judgements (ties at random): the chance it is the truth."""
+    slip = (1 - p) / (k - 1)
+
+    def spread(left: int, labels: int) -> list[tuple[int, ...]]:
+        if labels == 1:
+            return [(left,)]
+        return [(c, *rest) for c in range(left + 1) for rest in spread(left - c, labels - 1)]
+
+    return sum(math.factorial(n) / math.prod(math.factorial(c) for c in counts) * p ** counts[0]
+               * slip ** (n - counts[0]) * _right_share(counts) for counts in spread(n, k))
+
+
+def threshold_rule(p: float, confidence: float, min_judgements: int, max_judgements: int,
+                   k: int = 3) -> tuple[float, float]:
+    """(accuracy, mean judgements an item) of the stopping rule over strangers of accuracy ``p``."""
+    slip = (1 - p) / (k - 1)
+
+    @cache
+    def go(counts: tuple[int, ...]) -> tuple[float, float]:
+        n = sum(counts)
+        post = _posterior(p, k, counts)
+        if n >= max_judgements or (n >= min_judgements and max(post) >= confidence - 1e-12):
+            return _right_share(post), float(n)
+        nexts = [go(tuple(c + (i == j) for j, c in enumerate(counts))) for i in range(k)]
+        weights = [p, *([slip] * (k - 1))]
+        return (sum(w * a for w, (a, _) in zip(weights, nexts, strict=True)),
+                sum(w * m for w, (_, m) in zip(weights, nexts, strict=True)))
+
+    return go((0,) * k)
+
+
+def frontier(p: float, fixed: int = 5, min_judgements: int = 2, max_judgements: int = 6) -> dict[str, object]:
+    rules = {}
+    for confidence in CONFIDENCES:
+        accuracy, mean = threshold_rule(p, confidence, min_judgements, max_judgements)
+        rules[str(confidence)] = {"accuracy": round(accuracy, 4), "share": round(mean / fixed, 4)}
+    return {"crowd_accuracy": p, "fixed": fixed, "majority_vote": round(majority_accuracy(p, fixed), 4),
+            "min_judgements": min_judgements, "max_judgements": max_judgements, "rules": rules}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--accuracies", default="0.72,0.77,0.8,0.83", help="the crowd's accuracy per judgement")
+    a = p.parse_args()
+    for accuracy in (float(x) for x in a.accuracies.split(",")):
+        print(json.dumps(frontier(accuracy)))
+
+
+if __name__ == "__main__":
+    main()
