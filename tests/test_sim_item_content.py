@@ -4,15 +4,20 @@ the shapes of public Ground Truth templates: a crowd-classifier whose categories
 decide, and a one-item captioning page whose instructions sit in the item's block beside the image
 (honest workers typed them as their caption: the page could not tell them from the item's text).
 Before the fix the classifier's answers were drawn at random per item (about 4 of 12 right) and
-instruction sentences were approved as captions."""
+instruction sentences were approved as captions; on Prolific and the invite links, whose simulated
+people saw no other page of the study, they still were (24 of 24 answers, before flows/sim/page_common.py's
+OpenedPages)."""
 
 from __future__ import annotations
 
 import csv
 import json
+import re
+from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from flows.cli.main import main
 from flows.sim.content_choice import content_answers
@@ -43,17 +48,21 @@ CAPTIONING = """<crowd-form>
 INSTRUCTIONS = ("Name the main thing in the picture first", "Mention colours and how many there are")
 
 
-def _campaign(tmp_path: Path, name: str, page: str, header: list[str], rows: list[list[str]]) -> pd.DataFrame:
+def _campaign(tmp_path: Path, name: str, page: str, header: list[str], rows: list[list[str]],
+              platform: str = "mturk") -> pd.DataFrame:
     (tmp_path / f"{name}.html").write_text(page, encoding="utf-8")
     assert main(["new", name, "--from", str(tmp_path / f"{name}.html"), "--dir", str(tmp_path)]) == 0
     with (tmp_path / "config" / f"{name}_items.csv").open("w", encoding="utf-8", newline="") as f:
         csv.writer(f).writerows([header, *rows])
-    assert main(["run", f"config/{name}.toml", "--no-prefect"]) in (0, 10)
+    config = tmp_path / "config" / f"{name}.toml"  # Prolific's hourly minimum costs more than the default budget
+    config.write_text(config.read_text(encoding="utf-8").replace('budget = "20.00 USD"', 'budget = "100.00 USD"'),
+                      encoding="utf-8")
+    assert main(["run", f"config/{name}.toml", "--no-prefect", "--platform", platform]) in (0, 10)
     out = tmp_path / "runs" / name
     honest = {w["worker_id"] for w in json.loads((out / "sim_workers.json").read_text())
               if w["profile"] in HONEST_PROFILES}
     data = pd.read_csv(out / "dataset.csv", keep_default_na=False, dtype=str)
-    return data[data["worker_id"].isin(honest)]
+    return data[data["worker_id"].str.removeprefix("invite:").isin(honest)]  # an invitee's id names the link's
 
 
 def test_a_classifiers_answers_follow_what_each_review_says(tmp_path: Path, monkeypatch) -> None:
@@ -69,14 +78,24 @@ def test_a_classifiers_answers_follow_what_each_review_says(tmp_path: Path, monk
     assert latent == truth  # what the simulator holds true is what the review says
 
 
-def test_honest_captions_are_about_the_photo_not_the_instructions_beside_it(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
+def test_honest_captions_are_about_the_photo_not_the_instructions_beside_it(tmp_path: Path, monkeypatch,
+                                                                            platform: str) -> None:
     monkeypatch.chdir(tmp_path)
     rows = [[f"c{n:02d}", f"https://example.org/photos/{n}.jpg"] for n in range(8)]
-    data = _campaign(tmp_path, "captions", CAPTIONING, ["item_id", "photo"], rows)
+    data = _campaign(tmp_path, "captions", CAPTIONING, ["item_id", "photo"], rows, platform)
     written = data["value"][data["value"].str.strip() != ""]
     assert len(written) >= 12
     echoed = [v for v in written if any(sentence.lower() in v.lower() for sentence in INSTRUCTIONS)]
     assert not echoed, echoed
+    # still about the photo: most photos' honest captions share a word the page does not (its bank caption's)
+    page_words = set(re.findall(r"[a-z]+", CAPTIONING.lower()))
+    words = [{w for w in re.findall(r"[a-z]+", v.lower()) if len(w) > 3} - page_words for v in written]
+    by_item: dict[str, list[set[str]]] = {}
+    for item, ws in zip(data.loc[written.index, "item_id"], words, strict=True):
+        by_item.setdefault(item, []).append(ws)
+    agreeing = [i for i, sets in by_item.items() if any(a & b for a, b in combinations(sets, 2))]
+    assert len(agreeing) >= len(by_item) // 2, list(written)
 
 
 def test_content_answers_need_evidence() -> None:

@@ -11,7 +11,7 @@ from collections import Counter
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.any_form import fill_unhinted
 from flows.sim.crowd_model import BankEntry, new_worker
-from flows.sim.page_common import page_chunks
+from flows.sim.page_common import OpenedPages, page_chunks
 
 SONG = """<form><input type="hidden" name="item_id_{i}" value="song-{i}">
 <iframe src="https://music.example.org/embed/{i}"></iframe>
@@ -73,3 +73,35 @@ def test_an_optional_comment_on_a_sound_is_not_a_photo_description() -> None:
         values = fill_unhinted(worker, form_fields(page), page, BANK, random.Random(k), common=common)
         written += [values[f"comments_{k % 6}"]] if values[f"comments_{k % 6}"].strip() else []
     assert not written, written
+
+
+ONE_ITEM = """<form><input type="hidden" name="image_id_0" value="photo-{k}">
+<img src="https://example.org/{k}.jpg"><p>Avoid assumptions or interpretations; stick to what can be seen.</p>
+<p>{note}</p><textarea name="caption_0" required></textarea></form>"""
+NOTES_SEEN = ["A red bicycle leaning against a garden fence.", "Two mugs of coffee beside a newspaper.",
+              "A yellow train arriving at a crowded platform.", "A grey cat asleep on a blue sofa.",
+              "Three boats tied up in a small harbour.", "A child flying a kite on a windy beach.",
+              "A plate of pancakes with berries on top.", "An old car parked under a street lamp."]
+
+
+def test_pages_opened_over_http_know_the_studys_own_text_whatever_the_order() -> None:
+    """Prolific's and the invite links' simulated people learn a study's own text from the pages
+    their crowd opened at the same address: the instructions, never the item's text, and once all
+    pages were opened the same whatever order they were opened in (the first opener knows none)."""
+    credit = " <p>Photo lent by the town museum's archive team.</p>"  # three items' own text, not the page's
+    pages = [ONE_ITEM.format(k=k, note=note + credit * (k >= 5)) for k, note in enumerate(NOTES_SEEN)]
+    url = "http://127.0.0.1:9/task/photos?PROLIFIC_PID={}&SESSION_ID=s{}"
+    knowledge = []
+    for order in (list(range(8)), [5, 2, 7, 0, 3, 6, 1, 4]):
+        opened = OpenedPages()
+        first = opened.shared(url.format("p", order[0]), pages[order[0]])
+        assert first == frozenset()  # nothing seen yet: the page's own text is not known
+        for k in order[1:]:
+            opened.shared(url.format(k, k), pages[k])
+        knowledge.append([opened.shared(url.format("again", k), pages[k]) for k in range(8)])
+    assert knowledge[0] == knowledge[1]
+    for k, common in enumerate(knowledge[0]):
+        assert "Avoid assumptions or interpretations; stick to what can be seen." in common
+        assert NOTES_SEEN[k] not in common and "Photo lent by the town museum's archive team." not in common
+    elsewhere = opened.shared("http://127.0.0.1:9/task/other?invite=x", pages[0])
+    assert elsewhere == frozenset()  # another campaign's address shares nothing with this one

@@ -7,6 +7,11 @@ Pretend that you are ..." above the sentence to continue), and honest simulated 
 the instructions as their answer. A person who has opened a few HITs of the type knows which text
 changes from HIT to HIT: so does the simulator, from the first few HITs of the type (by HITId, so
 the same ones whatever order the HITs were worked in).
+
+A Prolific participant or an invitee opening a task link gets the page of a unit the task server
+chose, and the simulator holds no list of the study's pages: it learns them as its crowd opens
+them (``OpenedPages``), per task address, keeping the few whose items sort first, so once the
+study's pages have been opened the references are the same whatever order they were opened in.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from flows.core.pages.mturk_forms import FormField, read_page
+from flows.sim.page_context import ID_FIELDS, INDEXED
 
 REFERENCE_HITS = 6  # HITs of a type read for their common text; a chunk on half of the others is the page's
 
@@ -44,9 +51,45 @@ class CommonText:
                            and h.question.kind == "HTMLQuestion"), key=lambda h: h.fields["HITId"])
             refs = self._refs[type_id] = [(h.fields["HITId"], page_chunks(h.question.html))
                                           for h in same[:REFERENCE_HITS]]
-        others = [chunks for hit_id, chunks in refs if hit_id != own][: REFERENCE_HITS - 1]
-        if not others:
-            return frozenset()
-        counts = Counter(t for chunks in others for t in chunks)
-        need = max(1, (len(others) + 1) // 2)
-        return frozenset(t for t, n in counts.items() if n >= need)
+        return common_among(refs, own)
+
+
+def common_among(refs: list[tuple[str, frozenset[str]]], own: str) -> frozenset[str]:
+    """Chunks that at least half of the reference pages other than ``own`` show (the first few)."""
+    others = [chunks for key, chunks in refs if key != own][: REFERENCE_HITS - 1]
+    if not others:
+        return frozenset()
+    counts = Counter(t for chunks in others for t in chunks)
+    need = max(1, (len(others) + 1) // 2)
+    return frozenset(t for t, n in counts.items() if n >= need)
+
+
+def page_key(html: str) -> str:
+    """Which page this is, whoever opened it: its items' ids (``image_id_<i>``/``item_id_<i>``), else its text."""
+    page = read_page(html)
+    ids = sorted((int(m["index"]), f.value) for name, f in page.fields.items()
+                 if (m := INDEXED.match(name)) and m["base"] in ID_FIELDS and f.value)
+    return "|".join(v for _, v in ids) or "\x1f".join(t for _, t, _ in page.texts)
+
+
+class OpenedPages:
+    """Per task address (the link without its query: one campaign's pages), the text chunks of the
+    pages the crowd opened there, the ``REFERENCE_HITS`` whose keys sort first (kept in memory)."""
+
+    def __init__(self) -> None:
+        self._refs: dict[str, dict[str, frozenset[str]]] = {}
+
+    def opened(self, url: str, html: str) -> tuple[dict[str, frozenset[str]], str]:
+        """The references at ``url`` (this page among them if it sorts among the first) and its key."""
+        refs = self._refs.setdefault(urlsplit(url)._replace(query="", fragment="").geturl(), {})
+        own = page_key(html)
+        if own not in refs:
+            refs[own] = page_chunks(html)
+            if len(refs) > REFERENCE_HITS:  # a later page that sorts first takes the last one's place
+                del refs[max(refs)]
+        return refs, own
+
+    def shared(self, url: str, html: str) -> frozenset[str]:
+        """Chunks of this page that at least half of the other reference pages at ``url`` show."""
+        refs, own = self.opened(url, html)
+        return common_among(sorted(refs.items()), own)

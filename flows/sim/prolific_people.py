@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 
 from flows.sim import crowd
+from flows.sim.page_common import OpenedPages
 from flows.sim.prolific_state import TAKEN, ProlificState, new_id
 from flows.sim.roster import Crowd, wider_pool
 from flows.sim.volunteers import complete_page
@@ -65,6 +66,7 @@ class Participants:
             self._person(w)
         self.http = httpx.Client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
         self.reserve_rate = self.screen_out_rate = 0.0
+        self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
         self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only
         # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
         # when every eligible crowd member has had a study's offer, newcomers of the same mix come.
@@ -179,7 +181,8 @@ class Participants:
         url = self.page_url(study, person, sub)
         study["_unreachable"] = False
         try:
-            done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds)
+            done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds,
+                                 self.pages)
         except (httpx.ConnectError, httpx.ConnectTimeout):
             study["_unreachable"] = True  # the page cannot be opened: they return the study
             return None

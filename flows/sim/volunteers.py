@@ -17,6 +17,7 @@ from flows.core.pages.crowd_elements import is_crowd_page, task_answers
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim import crowd
 from flows.sim.browser_worker import posted_by_browser, wants_browser
+from flows.sim.page_common import OpenedPages, needs_context
 from flows.sim.page_filling import fill_form, page_rules
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
@@ -24,31 +25,50 @@ ANY_FORM_ACTION = re.compile(r'<(?:crowd-)?form\b[^>]*\baction="([^"]*)"', re.I)
 ARRIVAL_GAP_S = 60.0  # between one invitee opening their link and the next (virtual seconds)
 
 
-def filled_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
-                rng: random.Random, start: float, seconds: float) -> tuple[str, dict[str, str]] | None:
-    """Open ``url`` and fill its form as ``worker`` (page clock from ``start`` for ``seconds``):
-    where the form posts and what it posts, or None when the page offered no form."""
+def open_page(http: httpx.Client, url: str) -> tuple[str, str] | None:
+    """Open ``url``: the page and where its form posts, or None when the page offered no form."""
     page = http.get(url)
     action = FORM_ACTION.search(page.text) or ANY_FORM_ACTION.search(page.text)
     if page.status_code != 200 or action is None:
         return None
-    fields = form_fields(page.text)
-    values = fill_form(worker, fields, page_rules(page.text), start, start + seconds, bank, rng, html=page.text)
-    if wants_browser(page.text):  # the page's script builds the answer: what its form posts is sent
-        built = posted_by_browser(page.text, values, f"{worker.worker_id}:{url}")
+    return page.text, urljoin(url, html.unescape(action.group(1)))
+
+
+def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
+              rng: random.Random, start: float, seconds: float,
+              pages: OpenedPages | None = None) -> tuple[str, dict[str, str]] | None:
+    """Fill an opened page as ``worker`` (page clock from ``start`` for ``seconds``), knowing the
+    text the other ``pages`` opened at the same address show (the page's own, not the item's):
+    where the form posts and what it posts, or None when the page's script never submitted."""
+    text, post_to = opened
+    fields = form_fields(text)
+    common = pages.shared(url, text) if pages is not None and needs_context(fields) else frozenset()
+    values = fill_form(worker, fields, page_rules(text), start, start + seconds, bank, rng, html=text, common=common)
+    if wants_browser(text):  # the page's script builds the answer: what its form posts is sent
+        built = posted_by_browser(text, values, f"{worker.worker_id}:{url}")
         if built is None:
             return None
         values = built
-    elif is_crowd_page(page.text):
+    elif is_crowd_page(text):
         values = task_answers(values, fields)  # what hitflow's crowd-element stand-in posts
-    return urljoin(url, html.unescape(action.group(1))), values
+    return post_to, values
+
+
+def filled_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
+                rng: random.Random, start: float, seconds: float,
+                pages: OpenedPages | None = None) -> tuple[str, dict[str, str]] | None:
+    """Open ``url`` and fill its form as ``worker``: where the form posts and what it posts, or
+    None when the page offered no form."""
+    opened = open_page(http, url)
+    return fill_page(opened, url, worker, bank, rng, start, seconds, pages) if opened is not None else None
 
 
 def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
-                  rng: random.Random, start: float, seconds: float) -> httpx.Response | None:
+                  rng: random.Random, start: float, seconds: float,
+                  pages: OpenedPages | None = None) -> httpx.Response | None:
     """Open ``url``, fill its form as ``worker``, post it; the server's answer, or None when the
     page offered no form."""
-    filled = filled_page(http, url, worker, bank, rng, start, seconds)
+    filled = filled_page(http, url, worker, bank, rng, start, seconds, pages)
     return http.post(filled[0], data=filled[1]) if filled is not None else None
 
 
@@ -85,23 +105,27 @@ def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], ban
     made (a rehearsal's task server keeps that as its clock). Those ``done`` already (a resumed
     round) keep their place in the schedule and do not come again."""
     schedule = {v.name: v for v in visits(list(links), workers, seed, round_no, start) if v.name not in done}
-    steps = [(v.opens_at, v.name, "") for v in schedule.values()]
+    steps = [(v.opens_at, v.name, False) for v in schedule.values()]
     heapq.heapify(steps)
     outcome: dict[str, int] = {}
-    pending: dict[str, dict[str, str]] = {}  # opened and filled, not yet submitted
+    pending: dict[str, tuple[tuple[str, str], float]] = {}  # opened (page, where it posts) and when, not yet submitted
+    pages = OpenedPages()  # filled when submitted: by then the invitees before them had opened theirs
     with httpx.Client(timeout=30, follow_redirects=False) as http:
         while steps:
-            when, name, post_to = heapq.heappop(steps)
+            when, name, submitting = heapq.heappop(steps)
             if at is not None:
                 at(when)
             visit = schedule[name]
-            if not post_to:
-                filled = filled_page(http, links[name], workers[name], bank, visit.rng, when, visit.seconds)
-                if filled is None:
+            if not submitting:
+                opened = open_page(http, links[name])
+                if opened is None:
                     outcome[name] = 0
                     continue
-                pending[name] = filled[1]
-                heapq.heappush(steps, (when + visit.seconds, name, filled[0]))
+                pages.opened(links[name], opened[0])
+                pending[name] = (opened, when)
+                heapq.heappush(steps, (when + visit.seconds, name, True))
                 continue
-            outcome[name] = http.post(post_to, data=pending.pop(name)).status_code
+            opened, opened_at = pending.pop(name)
+            filled = fill_page(opened, links[name], workers[name], bank, visit.rng, opened_at, visit.seconds, pages)
+            outcome[name] = http.post(filled[0], data=filled[1]).status_code if filled is not None else 0
     return outcome
