@@ -38,8 +38,7 @@ def agreement_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict
 
 def stored_agreement(store: Store, campaign: str) -> tuple[list[str], AgreementPolicy] | None:
     """The campaign's choice fields and agreement policy as the plan recorded them, or None."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    record = json.loads(rows[0]["config_json"] or "{}").get("agreement") if rows else None
+    record = _planned(store, campaign, "agreement")
     if not record:
         return None
     return list(record["fields"]), AgreementPolicy(float(record["block_below"]), int(record["min_items"]),
@@ -62,9 +61,15 @@ def skill_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str
 def stored_skill(store: Store, campaign: str) -> tuple[list[str], SkillPolicy] | None:
     """The campaign's choice fields and pooled control policy as the plan recorded them, or None (a
     campaign planned before the pooled rule keeps its control and agreement rules)."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    record = json.loads(rows[0]["config_json"] or "{}").get("skill") if rows else None
+    record = _planned(store, campaign, "skill")
     if not record:
         return None
     return list(record["fields"]), SkillPolicy(float(record["block_below"]), float(record["alpha"]),
                                                float(record["min_evidence"]), float(record["page_labels"]))
+
+
+def _planned(store: Store, campaign: str, key: str) -> dict[str, Any] | None:
+    """The record the plan kept under ``key`` in the campaign's config_json, or None."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    record = json.loads(rows[0]["config_json"] or "{}").get(key) if rows else None
+    return record or None
