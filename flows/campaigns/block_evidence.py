@@ -15,7 +15,7 @@ from qc.control_items import control_blocks, control_scores, trusted_controls
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
-from qc.worker_skill import SkillPolicy, skill_blocks, skill_scores
+from qc.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 
 EVERY_BATCH = 10**9  # "up to batch" for the whole campaign so far, extension rounds included
 
@@ -160,27 +160,33 @@ def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[
     return skill_scores(labels, trusted_controls(given, stored[0]), pooled[1]), pooled[1]
 
 
-def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:
+def pooled_evidence_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
+    """The pooled rule's evidence on every worker up to a batch as workers.csv and the review page show
+    it (qc.worker_skill.POOLED_COLUMNS) and its policy; None when the plan did not record the rule."""
+    scored = skill_scores_so_far(store, campaign, up_to_batch)
+    return None if scored is None else (pooled_columns(*scored), scored[1])
+
+
+def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str],
+                  blocked_before: bool = False) -> pd.DataFrame:
     """Every label of the page's choice fields up to a batch, control items' too, with its page
-    (``unit``: the assignment): workers blocked earlier stay in, weighed by their skill like anyone's."""
+    (``unit``: the assignment): workers blocked earlier stay in, weighed by their skill like anyone's,
+    unless ``blocked_before`` leaves out those blocked before the batch."""
     marks = ",".join("?" * len(fields))
+    unblocked = ("AND a.worker_id NOT IN (SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?) "
+                 if blocked_before else "")
     return store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value, a.assignment_id AS unit FROM answers x "
                        f"JOIN assignments a ON a.assignment_id = x.assignment_id WHERE a.campaign = ? AND a.batch > 0 "
                        f"AND a.batch <= ? AND a.status != 'NOT ON PROLIFIC' AND x.item_id != '' AND x.field IN "
-                       f"({marks}) ORDER BY a.rowid, x.rowid", [campaign, up_to_batch, *fields],
+                       f"({marks}) {unblocked}ORDER BY a.rowid, x.rowid",
+                       [campaign, up_to_batch, *fields, *([campaign, up_to_batch] if blocked_before else [])],
                        ["worker_id", "item_id", "field", "value", "unit"])
 
 
 def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:
     """The choice labels up to a batch that judge one another: workers blocked before the batch are
     left out (their labels would judge the others), and so are control items (scored on their own)."""
-    marks = ",".join("?" * len(fields))
-    given = store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a "
-                        f"ON a.assignment_id = x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? "
-                        f"AND a.status != 'NOT ON PROLIFIC' AND x.item_id != '' AND x.field IN ({marks}) "
-                        f"AND a.worker_id NOT IN (SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?) "
-                        f"ORDER BY a.rowid, x.rowid", [campaign, up_to_batch, *fields, campaign, up_to_batch],
-                        ["worker_id", "item_id", "field", "value"])
+    given = choice_labels(store, campaign, up_to_batch, fields, blocked_before=True).drop(columns="unit")
     controls = stored_controls(store, campaign)
     return given if controls is None else given[~given["item_id"].isin(set(controls[0]["item_id"]))]
 

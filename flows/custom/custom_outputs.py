@@ -14,7 +14,7 @@ import pandas as pd
 
 from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.answers_step import campaign_answers
-from flows.campaigns.block_evidence import EVERY_BATCH, skill_scores_so_far
+from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
@@ -28,7 +28,7 @@ from postprocess.answers import accuracy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
-from qc.worker_skill import SkillPolicy, pooled_columns
+from qc.worker_skill import SkillPolicy
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
 BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
@@ -109,8 +109,7 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path)
 def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:
     """The pooled control rule's evidence on every worker over the whole campaign (as the block step
     would judge it after the last batch) and its policy, or None for a campaign planned without the rule."""
-    scored = skill_scores_so_far(run.store, run.cfg.name, EVERY_BATCH)
-    return None if scored is None else (pooled_columns(*scored), scored[1])
+    return pooled_evidence_so_far(run.store, run.cfg.name, EVERY_BATCH)
 
 
 def choice_fields(run: Run) -> set[str]:

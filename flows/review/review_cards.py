@@ -10,12 +10,12 @@ from urllib.parse import urlparse
 
 import pandas as pd
 
-from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, skill_scores_so_far
+from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
 from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
 from flows.core.ledger.store import Store
-from qc.worker_skill import SkillPolicy, pooled_columns, shown_p
+from qc.worker_skill import SkillPolicy, shown_p
 
 
 def rule_names(rules: str) -> set[str]:
@@ -96,8 +96,7 @@ class PooledLines:
 
     def scores(self, batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
         if batch not in self.by_batch:
-            scored = skill_scores_so_far(self.store, self.campaign, batch)
-            self.by_batch[batch] = None if scored is None else (pooled_columns(*scored), scored[1])
+            self.by_batch[batch] = pooled_evidence_so_far(self.store, self.campaign, batch)
         return self.by_batch[batch]
 
     def line(self, batch: int, worker_id: str) -> str:
