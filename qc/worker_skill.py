@@ -162,6 +162,9 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
                 weight: np.ndarray, unit: np.ndarray, policy: SkillPolicy) -> pd.DataFrame:
     """The Jeffreys-prior posterior of each worker's accuracy on :data:`GRID` from their labels'
     likelihoods ``p a + slip (1 - a)``, and its mass at or over ``level``."""
+    # evidence in sources: a control 1, a page's ordinary labels at most 1 together
+    told = 1 - np.minimum(p, slip) / np.maximum(p, slip)
+    cap = policy.page_labels if policy.page_labels > 0 else 1.0
     rows = []
     for w, name in enumerate(ids):
         mine = worker == w
@@ -169,10 +172,7 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
         like += PRIOR
         mass = np.exp(like - like.max())
         ordinary = mine & ~known
-        # evidence in sources: a control 1, a page's ordinary labels at most 1 together
-        told = 1 - np.minimum(p, slip) / np.maximum(p, slip)
         pages = pd.Series(told[ordinary]).groupby(unit[ordinary]).sum()
-        cap = policy.page_labels if policy.page_labels > 0 else 1.0
         evidence = float((mine & known).sum() + np.minimum(1.0, pages / cap).sum())
         rows.append({"worker_id": str(name), "controls": int((mine & known).sum()),
                      "correct": int(p[mine & known].sum()), "items": int(ordinary.sum()), "pages": len(pages),
@@ -185,8 +185,8 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
 def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
     """Workers with ``min_evidence`` whose accuracy reaches ``block_below`` with probability under
     ``alpha``; ``block_below`` 0: nobody."""
-    due = scores[(scores["evidence"] >= policy.min_evidence) & (scores["above"] < policy.alpha)]
-    if policy.block_below <= 0 or due.empty:
+    due = scores[_due(scores, policy)]
+    if due.empty:
         return pd.DataFrame(columns=BLOCK_COLUMNS)
     return pd.DataFrame({"worker_id": due["worker_id"].astype(str),
                          "rules": [f"{RULE} P={shown_p(r.above)} (controls {r.correct}/{r.controls}, items {r.items} "
@@ -195,12 +195,16 @@ def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
                         columns=BLOCK_COLUMNS).reset_index(drop=True)
 
 
+def _due(scores: pd.DataFrame, policy: SkillPolicy) -> pd.Series:
+    """The rule's two conditions (enough evidence, P(accuracy >= block_below) under alpha), the rule on."""
+    return (scores["evidence"] >= policy.min_evidence) & (scores["above"] < policy.alpha) & (policy.block_below > 0)
+
+
 def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
     """The scores as workers.csv shows them (:data:`POOLED_COLUMNS`): ``pooled_status`` is ``block`` when
     the rule's two conditions hold (:func:`skill_blocks`), ``at risk`` when P(accuracy >= block_below)
     is under :data:`AT_RISK` without both, ``ok`` otherwise."""
-    due = (scores["evidence"] >= policy.min_evidence) & (scores["above"] < policy.alpha) & (policy.block_below > 0)
-    status = np.where(due, "block", np.where(scores["above"] < AT_RISK, "at risk", "ok"))
+    status = np.where(_due(scores, policy), "block", np.where(scores["above"] < AT_RISK, "at risk", "ok"))
     return pd.DataFrame({"worker_id": scores["worker_id"].astype(str), "pooled_accuracy": scores["accuracy"],
                          "pooled_p_above": scores["above"], "pooled_evidence": scores["evidence"],
                          "pooled_controls": scores["controls"], "pooled_controls_right": scores["correct"],
