@@ -79,9 +79,10 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
             "saving": summary.get("adaptive") or {}}
 
 
-def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float], method: str = "auto",
+def measure(items: int, adversaries: int, per_hit: int, rule: dict[str, float | bool], method: str = "auto",
             route: str = "mturk", seed: int = 1) -> dict[str, object]:
-    answers = f'method = "{method}"\n' + "\n".join(f"{k} = {v}" for k, v in rule.items()) + "\n"
+    answers = f'method = "{method}"\n' + "\n".join(f"{k} = {str(v).lower() if isinstance(v, bool) else v}"
+                                                   for k, v in rule.items()) + "\n"
     with tempfile.TemporaryDirectory() as fixed_dir, tempfile.TemporaryDirectory() as adaptive_dir:
         fixed = campaign(Path(fixed_dir), items, adversaries, per_hit, f'method = "{method}"\n', route, seed)
         adaptive = campaign(Path(adaptive_dir), items, adversaries, per_hit, answers, route, seed)
@@ -112,6 +113,9 @@ def main() -> None:
     p.add_argument("--fast-share", type=float, default=0.5,
                    help="[answers] fast_share: a worker whose median time is below this share of the crowd's is "
                         "assumed as accurate as the fast workers so far (0: one crowd, the rule before)")
+    p.add_argument("--stop-when-settled", action=argparse.BooleanOptionalAction, default=True,
+                   help="[answers] stop_when_settled: an item stops once the judgements it may still get could at "
+                        "best tie its answer (--no-stop-when-settled: the rule before)")
     p.add_argument("--seeds", default="1", help="the simulator's seeds (its crowd and market), e.g. 1,2: the first "
                                                 "is the result, the others follow under other_seeds")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
@@ -122,7 +126,8 @@ def main() -> None:
     out = a.out or (RESULTS if a.route == "mturk" else RESULTS.with_name(f"{RESULTS.stem}-prolific.json"))
     rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": a.confidence,
             "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight,
-            "crowd_prior_weight": a.crowd_prior_weight, "fast_share": a.fast_share}
+            "crowd_prior_weight": a.crowd_prior_weight, "fast_share": a.fast_share,
+            "stop_when_settled": a.stop_when_settled}
     seeds = [int(x) for x in a.seeds.split(",")]
     measured = measure(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route, seeds[0])
     if seeds[1:]:

@@ -5,7 +5,10 @@ the stopping rule, draws from one crowd: each right with the crowd's accuracy ``
 of the ``k`` labels alike. Then an item's posterior depends on its vote counts only, and every rule of
 the stopping family (stop once the leading label's probability reaches ``confidence``, between ``min``
 and ``max`` judgements) is one of a few count rules. This computes, exactly (every sequence of votes),
-each rule's accuracy and mean judgements an item against majority vote over a fixed ``n``.
+each rule's accuracy and mean judgements an item against majority vote over a fixed ``n``, with and
+without stopping settled items (``stop_when_settled``: when the judgements an item may still take could
+at best tie its leader, e.g. a lead of one with one left, they cannot change its answer: same accuracy,
+fewer judgements).
 
 ``python -m bench.adaptive_frontier [--accuracies 0.72,0.77,0.8,0.83]`` prints one JSON line a crowd:
 majority vote of 5, and each confidence's accuracy and share of fixed overlap's judgements.
@@ -50,15 +53,18 @@ def majority_accuracy(p: float, n: int, k: int = 3) -> float:
 
 
 def threshold_rule(p: float, confidence: float, min_judgements: int, max_judgements: int,
-                   k: int = 3) -> tuple[float, float]:
-    """(accuracy, mean judgements an item) of the stopping rule over strangers of accuracy ``p``."""
+                   k: int = 3, settled: bool = False) -> tuple[float, float]:
+    """(accuracy, mean judgements an item) of the stopping rule over strangers of accuracy ``p``;
+    ``settled``: an item also stops once the judgements left could at best tie its leader."""
     slip = (1 - p) / (k - 1)
 
     @cache
     def go(counts: tuple[int, ...]) -> tuple[float, float]:
         n = sum(counts)
         post = _posterior(p, k, counts)
-        if n >= max_judgements or (n >= min_judgements and max(post) >= confidence - 1e-12):
+        top = sorted(counts, reverse=True)
+        tie_at_best = settled and top[0] - top[1] >= max_judgements - n
+        if n >= max_judgements or (n >= min_judgements and (max(post) >= confidence - 1e-12 or tie_at_best)):
             return _right_share(post), float(n)
         nexts = [go(tuple(c + (i == j) for j, c in enumerate(counts))) for i in range(k)]
         weights = [p, *([slip] * (k - 1))]
@@ -72,7 +78,10 @@ def frontier(p: float, fixed: int = 5, min_judgements: int = 2, max_judgements: 
     rules = {}
     for confidence in CONFIDENCES:
         accuracy, mean = threshold_rule(p, confidence, min_judgements, max_judgements)
-        rules[str(confidence)] = {"accuracy": round(accuracy, 4), "share": round(mean / fixed, 4)}
+        settled, settled_mean = threshold_rule(p, confidence, min_judgements, max_judgements, settled=True)
+        rules[str(confidence)] = {"accuracy": round(accuracy, 4), "share": round(mean / fixed, 4),
+                                  "settled_accuracy": round(settled, 4),
+                                  "settled_share": round(settled_mean / fixed, 4)}
     return {"crowd_accuracy": p, "fixed": fixed, "majority_vote": round(majority_accuracy(p, fixed), 4),
             "min_judgements": min_judgements, "max_judgements": max_judgements, "rules": rules}
 

@@ -10,7 +10,12 @@ rule did not ask for is never read, so the replay is what a live campaign would 
 An item stops when it has ``max_judgements`` (or the file has no more for it) or, once it has
 ``min_judgements``, when its confidence reaches ``rule.confidence`` or its leading label is
 ``rule.lead`` votes ahead of the runner-up (a plain baseline that needs no model). With neither set
-an item stops at ``min_judgements``. The confidence is, by default (``stop_on = "skill"``), the
+an item stops at ``min_judgements``. With ``rule.settled`` (the default) an item also stops once the
+judgements it may still take (up to ``max_judgements`` or what the file holds) could at best tie its answer,
+so never change it: its ``margin`` is at least that many ``vote_weight`` (postprocess.skill_posterior; with
+``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
+accuracy: when one more vote can only tie a lead of one, majority vote of 5 stops at 3-2 instead of
+asking a sixth. The confidence is, by default (``stop_on = "skill"``), the
 skill-aware posterior of postprocess.skill_posterior (each worker's record shrunk toward
 ``rule.skill_prior``), the same one a live campaign's rounds stop on; ``stop_on = "method"`` takes
 the aggregation method's own confidence instead (the rule before that, kept to compare).
@@ -46,6 +51,7 @@ class StoppingRule:
     method: str = "auto"  # the aggregation method (postprocess.answers.CHOICES)
     skill_prior: SkillPrior = field(default_factory=SkillPrior)  # shrinks each worker's skill (stop_on skill)
     stop_on: str = "skill"  # skill: label_posterior's confidence; method: the aggregation's own
+    settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
 
     def check(self) -> None:
         if self.min_judgements < 1:
@@ -81,7 +87,7 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
             return Replay(empty, used.drop(columns="rank"))
         result = aggregate(used, rule.method, seed=seed)
         sureness = label_posterior(used, rule.skill_prior) if rule.stop_on == "skill" else result.answers
-        asks = _still_uncertain(sureness.set_index(KEY), used, rule) & (wanted < cap)
+        asks = _still_uncertain(sureness.set_index(KEY), used, rule, cap - wanted) & (wanted < cap)
         if not asks.any():
             break
         wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
@@ -95,9 +101,11 @@ def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:
     return data[data["rank"].to_numpy() < limit.to_numpy()]
 
 
-def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule) -> pd.Series:
+def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule,
+                     remaining: pd.Series) -> pd.Series:
     """Per item and field: does the rule ask for one more judgement? (``answers``: ``confidence`` by item
-    and field)"""
+    and field, with ``margin`` and ``vote_weight`` under stop_on skill; ``remaining``: judgements each item
+    and field may still take)"""
     confident = pd.Series(False, index=answers.index)
     if rule.confidence is not None:
         confident |= answers["confidence"] >= rule.confidence - 1e-12
@@ -105,7 +113,19 @@ def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRu
         confident |= _lead(used).reindex(answers.index, fill_value=0) >= rule.lead
     if rule.confidence is None and rule.lead is None:
         confident[:] = True
+    if rule.settled:
+        left = remaining.reindex(answers.index, fill_value=0)
+        if rule.stop_on == "skill":
+            confident |= settled(answers["margin"], answers["vote_weight"], left)
+        else:
+            confident |= _lead(used).reindex(answers.index, fill_value=0) >= left
     return ~confident
+
+
+def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
+    """Whether ``remaining`` more judgements, each moving the answer's log odds over the runner-up's by
+    ``vote_weight`` (postprocess.skill_posterior), could at best tie the answer: then they buy nothing."""
+    return margin.astype(float) >= remaining.astype(float) * vote_weight.astype(float) - 1e-9
 
 
 def _lead(used: pd.DataFrame) -> pd.Series:
@@ -133,7 +153,7 @@ def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
 
 
 def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
-                    min_judgements: int = 1) -> list[str]:
+                    min_judgements: int = 1, stop_settled: bool = False) -> list[str]:
     """A live campaign's round (adaptive overlap): the units that get one more judgement.
 
     ``answers``: how sure each item's answer is, from every usable judgement received so far
@@ -143,16 +163,20 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
     confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
     usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is
     extended when it was asked fewer than ``max_judgements`` and received all it was asked (a unit the crowd
-    left short would only wait again). Units in the order given, each once."""
+    left short would only wait again). With ``stop_settled`` (``answers`` then has ``margin`` and
+    ``vote_weight``) a field is also sure once the judgements its unit may still get (``max_judgements -
+    asked``) could at best tie its answer (:func:`settled`). Units in the order given, each once."""
     if units.empty:
         return []
-    items = answers["item_id"].astype(str)
-    lowest = answers.groupby(items)["confidence"].min()
-    fewest = answers.groupby(items)["judgements"].min().astype(int)
-    sure = set(lowest[(lowest >= confidence - 1e-12) & (fewest.reindex(lowest.index) >= min_judgements)].index)
     open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
-    chosen = open_units[~open_units["item_id"].astype(str).isin(sure)]["unit_id"]
-    return list(dict.fromkeys(chosen.astype(str)))
+    rows = open_units.assign(item_id=open_units["item_id"].astype(str)).merge(
+        answers.assign(item_id=answers["item_id"].astype(str)), on="item_id", how="left")
+    unsure = ~(rows["confidence"] >= confidence - 1e-12)  # no usable judgement (NaN) is unsure too
+    if stop_settled:
+        unsure &= ~settled(rows["margin"], rows["vote_weight"], max_judgements - rows["asked"])
+    fewest = answers.groupby(answers["item_id"].astype(str))["judgements"].min()
+    short = rows["item_id"].map(fewest).fillna(0) < min_judgements
+    return list(dict.fromkeys(rows.loc[unsure | short, "unit_id"].astype(str)))
 
 
 def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:

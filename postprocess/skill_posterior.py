@@ -29,6 +29,13 @@ two fast strangers agreeing stop an item only when fast work has been agreeing w
 
 A field in which only one label has been seen is given a second, unseen label, so that two agreeing
 workers there are not certain by construction.
+
+Two more columns say how far the answer is from changing: ``margin``, the log of the answer's probability
+over the runner-up's, and ``vote_weight``, how much one more judgement from a worker not yet known (the
+crowd's accuracy ``a``, of the group more accurate when there are two, slips spread over the other
+``k - 1`` labels) moves that log ratio: ``log(a (k - 1) / (1 - a))``. ``r`` more such judgements all for
+the runner-up can at best tie the answer when ``margin >= r * vote_weight`` (adaptive overlap's settled
+items: postprocess.adaptive).
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from postprocess.answers import judgements
 ITERATIONS = 50
 TOLERANCE = 1e-6  # largest change of an item's posterior at which EM has converged
 UNSEEN = "\x00unseen"  # the placeholder second label of a field with one label seen
-POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements"]
+POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "margin", "vote_weight"]
 
 
 @dataclass(frozen=True)
@@ -98,8 +105,13 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozen
     counts = _confusion_counts(posterior, item, worker, label, pseudo)
     final = _e_step(posterior, counts, item, worker, label, leave_out=True)
     best = final.argmax(axis=1)
+    top_two = np.sort(final, axis=1)[:, -2:]
+    with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
+        margin = np.log(top_two[:, 1]) - np.log(top_two[:, 0])
+    stranger = float(accuracy[np.unique(fast)].max())  # the more accurate of the groups a newcomer may join
     return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
-                         "judgements": np.bincount(item, minlength=len(items))})
+                         "judgements": np.bincount(item, minlength=len(items)), "margin": margin,
+                         "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger))})
 
 
 def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,

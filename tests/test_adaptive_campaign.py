@@ -171,6 +171,22 @@ def test_units_to_extend_by_hand() -> None:
     assert units_to_extend(answers, units, 0.98, 5, min_judgements=1) == ["h2", "h6"]  # e short; c sure at 1
 
 
+def test_settled_items_get_no_more_judgements() -> None:
+    """An item whose answer the judgements it may still get could at best tie stops (stop_settled)."""
+    from postprocess.adaptive import units_to_extend
+
+    w = 1.5  # how far one more judgement moves the log odds
+    answers = pd.DataFrame({"item_id": ["a", "b", "c", "d"], "field": "f", "confidence": 0.8,
+                            "judgements": [5, 3, 4, 2], "margin": [1.5, 1.5, 3.0, 0.0], "vote_weight": w})
+    units = pd.DataFrame({"unit_id": ["h1", "h2", "h3", "h4"], "item_id": ["a", "b", "c", "d"],
+                          "asked": [5, 3, 4, 2], "received": [5, 3, 4, 2]})
+    # at max 6: a (one left, a lead of one) and c (two left, a lead of two) could at best tie; b (three
+    # left) and d (a tie) could still change
+    assert units_to_extend(answers, units, 0.95, 6, 2, stop_settled=True) == ["h2", "h4"]
+    assert units_to_extend(answers, units, 0.95, 6, 2, stop_settled=False) == ["h1", "h2", "h3", "h4"]
+    assert units_to_extend(answers, units, 0.95, 7, 2, stop_settled=True) == ["h1", "h2", "h3", "h4"]
+
+
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_rounds_are_coarse_prefect_tasks(sim, tmp_path: Path, on_prefect_server: str) -> None:

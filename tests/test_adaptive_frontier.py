@@ -27,3 +27,37 @@ def test_two_agreeing_stop_at_a_low_confidence_by_hand() -> None:
     _, cheaper = threshold_rule(0.8, 0.95, 2, 6)
     _, dearer = threshold_rule(0.8, 0.99, 2, 6)
     assert 2 < cheaper < dearer
+
+
+def _simulated(p: float, confidence: float, low: int, high: int, settled: bool, items: int = 200_000,
+               seed: int = 7) -> tuple[float, float]:
+    """Monte Carlo of the same rule, item by item, with a plain vote-count posterior: an independent check."""
+    import random
+
+    rng = random.Random(seed)
+    slip = (1 - p) / 2
+    right = used = 0.0
+    for _ in range(items):
+        counts = [0, 0, 0]
+        while True:
+            n = sum(counts)
+            like = [p ** c * slip ** (n - c) for c in counts]
+            top = sorted(counts, reverse=True)
+            if n >= high or (n >= low and (max(like) / sum(like) >= confidence - 1e-12
+                                           or (settled and top[0] - top[1] >= high - n))):
+                break
+            draw = rng.random()
+            counts[0 if draw < p else 1 if draw < p + slip else 2] += 1
+        best = [i for i, c in enumerate(counts) if c == max(counts)]
+        right += 1 / len(best) if 0 in best else 0
+        used += sum(counts)
+    return right / items, used / items
+
+
+@pytest.mark.parametrize(("p", "confidence", "high"), [(0.77, 0.95, 6), (0.77, 0.97, 7), (0.85, 0.95, 5)])
+def test_settled_items_stop_sooner_at_the_same_accuracy(p: float, confidence: float, high: int) -> None:
+    plain, plain_mean = threshold_rule(p, confidence, 2, high)
+    settled, settled_mean = threshold_rule(p, confidence, 2, high, settled=True)
+    assert settled == pytest.approx(plain, abs=1e-12) and settled_mean < plain_mean
+    accuracy, mean = _simulated(p, confidence, 2, high, settled=True)
+    assert accuracy == pytest.approx(settled, abs=0.004) and mean == pytest.approx(settled_mean, abs=0.01)

@@ -28,23 +28,27 @@ def _random_frame(seed: int, items: int = 60, per_item: int = 7) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def _lead_by_hand(labels: list[str], low: int, high: int, lead: int) -> int:
-    """Independent sequential version of the lead rule for one item."""
+def _lead_by_hand(labels: list[str], low: int, high: int, lead: int, settled: bool) -> int:
+    """Independent sequential version of the lead rule for one item (``settled``: also stop once the
+    judgements left could at best tie the leader)."""
     used = min(low, len(labels))
-    while used < min(high, len(labels)):
+    last = min(high, len(labels))
+    while used < last:
         top = [*Counter(labels[:used]).most_common(2), ("", 0)]
-        if top[0][1] - top[1][1] >= lead:
+        ahead = top[0][1] - top[1][1]
+        if ahead >= lead or (settled and ahead >= last - used):
             break
         used += 1
     return used
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_lead_rule_matches_a_sequential_replay_by_hand(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "settled"), [(1, False), (2, False), (3, False), (1, True), (2, True), (3, True)])
+def test_lead_rule_matches_a_sequential_replay_by_hand(seed: int, settled: bool) -> None:
     frame = _random_frame(seed)
-    rule = StoppingRule(min_judgements=3, max_judgements=6, lead=2, method="mv")
+    rule = StoppingRule(min_judgements=3, max_judgements=6, lead=2, method="mv", stop_on="method", settled=settled)
     result = replay(frame, rule)
-    expected = {item: _lead_by_hand(list(g["label"]), 3, 6, 2) for item, g in frame.groupby("item_id", sort=False)}
+    expected = {item: _lead_by_hand(list(g["label"]), 3, 6, 2, settled)
+                for item, g in frame.groupby("item_id", sort=False)}
     got = dict(zip(result.answers["item_id"], result.answers["judgements_used"], strict=True))
     assert got == expected
     assert len(result.used) == sum(expected.values()) < len(frame)
@@ -70,7 +74,8 @@ def test_answers_and_skills_come_from_used_judgements_only() -> None:
 def test_no_rule_stops_at_min_and_max_caps() -> None:
     frame = _random_frame(5)
     assert replay(frame, StoppingRule(min_judgements=2, method="mv")).answers["judgements_used"].eq(2).all()
-    capped = replay(frame, StoppingRule(min_judgements=2, max_judgements=4, lead=5, method="mv"))  # 5 ahead of 4: never
+    capped = replay(frame, StoppingRule(min_judgements=2, max_judgements=4, lead=5, method="mv",  # 5 ahead of 4: never
+                                        settled=False))
     assert capped.answers["judgements_used"].eq(4).all()
     assert saving(capped, frame) == {"judgements_used": 240, "judgements_total": 420, "share_used": 0.5714}
 
@@ -109,10 +114,14 @@ def test_an_empty_file_gives_empty_answers() -> None:
 def test_the_replay_stops_on_the_skill_posterior_of_the_used_judgements() -> None:
     frame, truth = crowd_frame(1, items=300, per_item=6)
     skill = replay(frame, StoppingRule(2, 6, confidence=0.95, method="ds"))
-    stopped = skill.answers[skill.answers["judgements_used"] < skill.answers["available"]]
-    assert len(stopped) and (stopped["stop_confidence"] >= 0.95).all()
-    again = label_posterior(skill.used).set_index("item_id")["confidence"]
-    np.testing.assert_allclose(skill.answers.set_index("item_id")["stop_confidence"], again.reindex(
+    stopped = skill.answers[skill.answers["judgements_used"] < skill.answers["available"]].set_index("item_id")
+    again = label_posterior(skill.used).set_index("item_id")
+    # each item stopped early was sure, or settled: the judgements it could still take could at best tie it
+    left = (stopped["available"].clip(upper=6) - stopped["judgements_used"]).astype(float)
+    tie_at_best = again.loc[stopped.index, "margin"] >= left * again.loc[stopped.index, "vote_weight"] - 1e-9
+    sure = stopped["stop_confidence"] >= 0.95
+    assert sure.sum() and (~sure).sum() and (sure | tie_at_best).all()
+    np.testing.assert_allclose(skill.answers.set_index("item_id")["stop_confidence"], again["confidence"].reindex(
         skill.answers["item_id"]), rtol=1e-9)
     # the aggregation's own confidence (the rule before it) stops two agreeing workers too early
     method = replay(frame, StoppingRule(2, 6, confidence=0.95, method="ds", stop_on="method"))

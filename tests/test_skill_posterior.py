@@ -3,6 +3,8 @@ shrunk toward a prior, so agreement between workers nobody has seen yet is not c
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -71,7 +73,8 @@ def test_fields_are_apart_and_an_empty_frame_is_empty() -> None:
     assert answers[answers["field"] == "f2"]["judgements"].tolist() == [1]
     assert answers[answers["field"] == "f1"]["judgements"].eq(3).all()
     empty = label_posterior(pd.DataFrame({"item_id": [], "worker_id": [], "label": []}))
-    assert empty.empty and list(empty.columns) == ["item_id", "field", "label", "confidence", "judgements"]
+    assert empty.empty and list(empty.columns) == ["item_id", "field", "label", "confidence", "judgements", "margin",
+                                                    "vote_weight"]
 
 
 @pytest.mark.parametrize("prior", [SkillPrior(accuracy=1.0), SkillPrior(accuracy=0.0), SkillPrior(weight=0)])
@@ -216,3 +219,20 @@ def test_no_fast_workers_is_the_one_crowd_rule() -> None:
     pd.testing.assert_frame_equal(label_posterior(frame, SkillPrior(crowd_weight=20), frozenset()), before)
     unseen = label_posterior(frame, SkillPrior(crowd_weight=20), frozenset(["nobody"]))
     pd.testing.assert_frame_equal(unseen, before)
+
+
+# --- how far an answer is from changing: margin and vote_weight (adaptive overlap's settled items) ---
+
+def test_margin_of_strangers_is_their_vote_lead_times_a_strangers_weight() -> None:
+    """Strangers (one judgement each) on a design symmetric in the labels: the class prior is uniform, so an
+    item's log odds of its answer over the runner-up is its vote lead times log(a (k-1) / (1-a))."""
+    votes = {"x": "AAB", "y": "BBC", "z": "CCA", "u": "AAAB", "v": "BBBC", "w": "CCCA"}
+    rows = [{"item_id": item, "worker_id": f"{item}{n}", "label": label}
+            for item, labels in votes.items() for n, label in enumerate(labels)]
+    answers = label_posterior(pd.DataFrame(rows), SkillPrior(accuracy=0.7)).set_index("item_id")
+    weight = math.log(0.7 * 2 / 0.3)
+    np.testing.assert_allclose(answers["vote_weight"], weight, rtol=1e-12)
+    lead = {item: (labels.count(labels[0]) - (len(labels) - labels.count(labels[0]))) for item, labels in
+            votes.items()}
+    np.testing.assert_allclose(answers["margin"], [lead[i] * weight for i in answers.index], rtol=1e-6)
+    assert set(answers.loc[["u", "v", "w"], "label"]) == {"A", "B", "C"} and lead["u"] == 2

@@ -46,6 +46,9 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--crowd-prior-weight", type=float, default=0.0,
                     help="above 0: a worker not yet seen is assumed as accurate as the crowd so far (a one-coin fit "
                          "to the labels used), --skill-prior counting as this many labels against it")
+    ad.add_argument("--stop-when-settled", action=argparse.BooleanOptionalAction, default=True,
+                    help="also stop an item once the labels it may still take could at best tie its answer "
+                         "(they would buy nothing); --no-stop-when-settled: the rule before")
 
 
 def cmd_aggregate(a: argparse.Namespace) -> int:
@@ -74,7 +77,8 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
     from postprocess.skill_posterior import SkillPrior
 
     rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method,
-                        SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight))
+                        SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight),
+                        settled=a.stop_when_settled)
     try:
         rule.check()
     except ValueError as exc:

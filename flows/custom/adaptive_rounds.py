@@ -7,7 +7,8 @@ they have done little: postprocess.skill_posterior; with ``fast_share`` a worker
 that share of the crowd's is shrunk toward the fast workers' accuracy instead; rejected work and blocked
 workers left out), and the
 units with an item whose label's probability is below ``confidence`` get one more assignment, up to
-``max_judgements`` (postprocess.adaptive.units_to_extend). The platform extends and collects
+``max_judgements`` (postprocess.adaptive.units_to_extend; with ``stop_when_settled``, not an item whose
+answer the judgements it may still get could at best tie). The platform extends and collects
 (``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
 before the next round (flows/driver/campaign.py, ``more_work_rounds``).
 
@@ -65,7 +66,8 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     if controls is not None:
         units = units[~units["item_id"].isin(set(controls["item_id"].astype(str)))]
-    return units_to_extend(answers, units, settings.confidence, settings.max_judgements, settings.min_judgements)
+    return units_to_extend(answers, units, settings.confidence, settings.max_judgements, settings.min_judgements,
+                           settings.stop_when_settled)
 
 
 def adaptive_round(run: Run, batch: int) -> dict[str, Any]:

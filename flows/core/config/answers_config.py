@@ -46,6 +46,9 @@ class AnswersSection(Section):
                               "time on an assignment is below this share of the crowd's median is not assumed as "
                               "accurate as the crowd but as the fast workers so far (their own one-coin fit); 0: "
                               "one crowd")
+    stop_when_settled: bool = Field(True, description="Adaptive overlap: an item also stops once the judgements "
+                                    "it may still get (up to max_judgements), each as telling as a worker not yet "
+                                    "known, could at best tie its answer: they would buy nothing")
     top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
                                "assignments_per_image accepted captions after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
@@ -112,6 +115,7 @@ class AnswersSettings:
     skill_prior_weight: float = 4.0
     crowd_prior_weight: float = 0.0  # SkillPrior.crowd_weight: 0, skill_prior alone
     fast_share: float = 0.0  # below this share of the median time a worker is in the fast group (0: one group)
+    stop_when_settled: bool = True  # postprocess.adaptive.settled
     top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
     fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
 
