@@ -23,6 +23,7 @@ from qc import text_features
 from qc.flags import RuleFn, flag_columns, flag_frame, register
 from qc.submit_candidates import CANDIDATES, re2_literal
 from qc.submit_rules import CHECKS, SubmitCheck, SubmitRules
+from qc.worker_share import share_flags
 
 
 def _rules(params: dict[str, Any]) -> SubmitRules:
@@ -151,12 +152,8 @@ def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
     own = ~df["is_precanned"].astype(bool)  # two columns of the non-canned rows, not a copy of the frame
     texts = _captions(df)[own]
     worded = texts.index.isin(quality_word_of(texts, words).index)
-    counts = pd.DataFrame({"worker_id": df["worker_id"][own], "hit": worded}).groupby("worker_id")["hit"]
-    found = counts.agg(["sum", "count"])
-    rows = [{"worker_id": w, "rule": "quality_words_rate", "value": round(r["sum"] / r["count"], 3),
-             "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions name image quality"}
-            for w, r in found[(found["count"] >= least) & (found["sum"] / found["count"] >= share)].iterrows()]
-    return flag_frame(rows)
+    captions = pd.DataFrame({"worker_id": df["worker_id"][own], "flagged": worded})
+    return share_flags(captions, "quality_words_rate", share, "name image quality", min_captions=least)
 
 
 def clip(text: object, limit: int = 160) -> str:

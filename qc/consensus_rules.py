@@ -26,6 +26,7 @@ from qc import text_features
 from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
 from qc.text_similarity import FINAL_PUNCTUATION, TermMatrix, best_peers, fit_vectors
+from qc.worker_share import share_flags
 
 DEFAULTS = {"consensus_threshold": 0.02, "consensus_min_peers": 2, "shared_template_min_images": 2,
             "instruction_echo_threshold": 0.6, "consensus_rate_share": 0.5, "consensus_rate_min_captions": 3}
@@ -114,11 +115,8 @@ def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     share = float(_param(params, "consensus_rate_share"))
     min_captions = int(_param(params, "consensus_rate_min_captions"))
     scored = consensus_scores(df, int(_param(params, "consensus_min_peers")))
-    low = (scored["score"] < threshold).groupby(df.loc[scored.index, "worker_id"]).agg(["sum", "count"])
-    rows = [{"worker_id": w, "rule": "consensus_rate", "value": round(r["sum"] / r["count"], 3),
-             "threshold": share, "detail": f"{int(r['sum'])} of {int(r['count'])} captions agree with no peer"}
-            for w, r in low[(low["count"] >= min_captions) & (low["sum"] / low["count"] >= share)].iterrows()]
-    return flag_frame(rows)
+    captions = pd.DataFrame({"worker_id": df.loc[scored.index, "worker_id"], "flagged": scored["score"] < threshold})
+    return share_flags(captions, "consensus_rate", share, "agree with no peer", min_captions=min_captions)
 
 
 @register("shared_template", "caption")

@@ -16,6 +16,7 @@ import pandas as pd
 from qc import text_features
 from qc.flags import flag_columns, flag_frame, register
 from qc.timing_rules import robust_time_outlier, time_outlier_method, timed_assignments
+from qc.worker_share import share_flags
 
 
 @register("time_outlier", "worker")
@@ -61,13 +62,8 @@ def caps_lock(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The worker's canned captions / all their captions."""
     limit = float(params.get("canned_share", 0.5))
-    stats = df.groupby("worker_id")["is_precanned"].agg(["sum", "count"])
-    rows = [
-        {"worker_id": w, "rule": "canned_overuse", "value": round(r["sum"] / r["count"], 3),
-         "threshold": limit, "detail": f"{int(r['sum'])} of {int(r['count'])} captions canned"}
-        for w, r in stats[(stats["count"] > 0) & (stats["sum"] / stats["count"] > limit)].iterrows()
-    ]
-    return flag_frame(rows)
+    captions = pd.DataFrame({"worker_id": df["worker_id"], "flagged": df["is_precanned"]})
+    return share_flags(captions, "canned_overuse", limit, "canned", strictly=True)  # half canned is not over-use
 
 
 def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.DataFrame:

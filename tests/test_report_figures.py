@@ -100,3 +100,35 @@ def test_the_check_finds_what_the_old_layouts_did() -> None:
     finally:
         plt.close(fig)
         plt.close(bars)
+
+
+BAND = tuple(float(v) for v in plt.matplotlib.colors.to_rgb("#9c9"))  # the band's fill in report.py
+
+
+def _band_edges(fig) -> list[float]:
+    """Per batch, the outlier band as drawn (lower, upper seconds, flattened), from the shaded rectangles:
+    an axvspan per histogram panel, or with many batches one bar per batch over the boxes."""
+    shaded = [p for ax in fig.axes for p in ax.patches if p.get_facecolor()[:3] == BAND]
+    if len(fig.axes) == 1 and len(shaded) > 1:
+        return [edge for p in shaded for edge in (p.get_y(), p.get_y() + p.get_height())]
+    return [edge for p in shaded for edge in (p.get_x(), p.get_x() + p.get_width())]
+
+
+@pytest.mark.parametrize("batches", [3, 12])
+@pytest.mark.parametrize("sigmas", [3.0, 1.95, 2.5])
+def test_time_band_is_drawn_and_named_at_the_configured_sigmas(batches: int, sigmas: float) -> None:
+    """The band is mu +/- sigmas * sigma of each batch at the config's time_outlier_sigmas (3 in
+    vizwiz_full_scale.toml), and its legend names that many sigmas: it said 1.95 whatever was drawn."""
+    rng = np.random.default_rng(batches)
+    times = pd.DataFrame({"batch": np.repeat(np.arange(1, batches + 1), 40),
+                          "work_time_s": rng.gamma(9, 30, 40 * batches)})
+    fig = times_figure(times, time_bands(times, sigmas))
+    try:
+        labels = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+        assert labels == [f"mu ± {sigmas:g}σ"]
+        by_batch = [times.loc[times["batch"] == b, "work_time_s"].to_numpy() for b in range(1, batches + 1)]
+        want = [edge for t in by_batch  # the lower edge stops at 0 s, as the figure's axis does
+                for edge in (max(t.mean() - sigmas * t.std(ddof=1), 0), t.mean() + sigmas * t.std(ddof=1))]
+        assert _band_edges(fig) == pytest.approx(want)
+    finally:
+        plt.close(fig)

@@ -35,7 +35,13 @@ def batches_figure(counts: pd.DataFrame) -> Figure:
     return fig
 
 
+def band_label(sigmas: float) -> str:
+    """The legend of the time-to-submit band: the sigmas :func:`postprocess.report_data.time_bands` drew it at."""
+    return f"mu ± {sigmas:g}σ"
+
+
 def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
+    """Time-to-submit per batch with its outlier band; ``bands``: :func:`postprocess.report_data.time_bands`."""
     if len(bands) > MAX_TIME_PANELS:
         return times_boxes_figure(times, bands)
     n = max(1, len(bands))
@@ -44,7 +50,7 @@ def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
     for ax, band in zip(axes[0], bands.itertuples(), strict=False):
         data = times.loc[times["batch"] == band.batch, "work_time_s"]
         ax.hist(data, bins=30, color="#4a78a8")
-        ax.axvspan(max(band.low, 0), band.high, color="#9c9", alpha=0.3, label="mu ± 1.95σ")
+        ax.axvspan(max(band.low, 0), band.high, color="#9c9", alpha=0.3, label=band_label(band.sigmas))
         ax.set_title(f"batch {band.batch}")
         ax.set_xlabel("seconds")
         ax.set_xlim(left=0)  # no time is negative; the band's lower edge may be
@@ -62,7 +68,8 @@ def times_boxes_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
     fig, axes = new_figure(10.5, 3.2)
     ax = axes[0][0]
     low = bands["low"].clip(lower=0)  # no time is negative; the band's lower edge may be
-    ax.bar(bands["batch"], bands["high"] - low, bottom=low, width=0.8, color="#9c9", alpha=0.3, label="mu ± 1.95σ")
+    ax.bar(bands["batch"], bands["high"] - low, bottom=low, width=0.8, color="#9c9", alpha=0.3,
+           label=band_label(bands["sigmas"].iloc[0]))  # one config, so one sigmas for every batch
     by_batch = times.groupby("batch")["work_time_s"]
     ax.boxplot([by_batch.get_group(b).to_numpy() for b in bands["batch"]], positions=list(bands["batch"]),
                widths=0.5, whis=(5, 95), showfliers=False, manage_ticks=False)

@@ -1,0 +1,32 @@
+"""Workers whose share of flagged captions passes a threshold, as flag rows: the last step of the
+worker-level rules that read a habit from a share of a worker's captions (``canned_overuse``,
+``quality_words_rate``, ``consensus_rate``). Each rule decides which captions it counts and which
+of them are flagged; this module only turns those into per-worker shares and flags.
+
+Input columns of :func:`share_flags`: ``worker_id, flagged`` (one row per caption the rule counts;
+``flagged`` true where the caption shows the habit). A missing ``worker_id`` is left out, as
+``groupby`` leaves it.
+Output: the flag table of :mod:`qc.flags`, one row per worker over the threshold, in ``worker_id``
+order: ``value`` the worker's flagged share rounded to 3 places, ``threshold`` the share given,
+``detail`` ``"<flagged> of <counted> captions <what>"``; ``assignment_id`` and ``image_id`` blank
+(the flag is about the worker).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from qc.flags import flag_frame
+
+
+def share_flags(captions: pd.DataFrame, rule: str, share: float, what: str, *, min_captions: int = 1,
+                strictly: bool = False) -> pd.DataFrame:
+    """Flags of ``rule`` for the workers with ``min_captions`` or more counted captions whose flagged
+    share reaches ``share`` (``strictly``: exceeds it); ``what`` ends each flag's detail."""
+    found = captions.groupby("worker_id")["flagged"].agg(["sum", "count"])
+    rate = found["sum"] / found["count"]
+    passes = rate > share if strictly else rate >= share
+    rows = [{"worker_id": w, "rule": rule, "value": round(r["sum"] / r["count"], 3), "threshold": share,
+             "detail": f"{int(r['sum'])} of {int(r['count'])} captions {what}"}
+            for w, r in found[(found["count"] >= min_captions) & passes].iterrows()]
+    return flag_frame(rows)
