@@ -12,7 +12,8 @@ An item stops when it has ``max_judgements`` (or the file has no more for it) or
 ``rule.lead`` votes ahead of the runner-up (a plain baseline that needs no model). With neither set
 an item stops at ``min_judgements``. With ``rule.settled`` (the default) an item also stops once the
 judgements it may still take (up to ``max_judgements`` or what the file holds) could at best tie its answer,
-so never change it: its ``margin`` is at least that many ``vote_weight`` (postprocess.skill_posterior; with
+so never change it: its ``margin`` is at least that many ``vote_weight``, less ``log SETTLED_ODDS``
+(postprocess.skill_posterior; with
 ``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
 accuracy: when one more vote can only tie a lead of one, majority vote of 5 stops at 3-2 instead of
 asking a sixth. The confidence is, by default (``stop_on = "skill"``), the
@@ -31,6 +32,7 @@ Output, ``replay(frame, rule) -> Replay(answers, used)``:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -40,6 +42,11 @@ from postprocess.answers import ANSWER_COLUMNS, Aggregation, aggregate, judgemen
 from postprocess.skill_posterior import SkillPrior, label_posterior
 
 KEY = ["item_id", "field"]
+# A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
+# the posterior holds each label's base rate as estimated from the items, which is never exactly even, so
+# with a tie of votes the runner-up is often a hair ahead by its base rate alone (at 1,000 items of
+# three even labels the estimate's log ratio varies by about 0.06; log 1.1 is 0.095).
+SETTLED_ODDS = 1.1
 
 
 @dataclass(frozen=True)
@@ -124,8 +131,10 @@ def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRu
 
 def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
     """Whether ``remaining`` more judgements, each moving the answer's log odds over the runner-up's by
-    ``vote_weight`` (postprocess.skill_posterior), could at best tie the answer: then they buy nothing."""
-    return margin.astype(float) >= remaining.astype(float) * vote_weight.astype(float) - 1e-9
+    ``vote_weight`` (postprocess.skill_posterior), could at best tie the answer, or put the runner-up
+    ahead at odds under SETTLED_ODDS: then they buy next to nothing."""
+    slack = math.log(SETTLED_ODDS) + 1e-9
+    return margin.astype(float) >= remaining.astype(float) * vote_weight.astype(float) - slack
 
 
 def _lead(used: pd.DataFrame) -> pd.Series:

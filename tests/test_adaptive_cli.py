@@ -58,7 +58,8 @@ def test_the_crowds_own_accuracy_lets_agreeing_strangers_stop(tmp_path: Path) ->
     used = {}
     for weight in ("0", "20"):
         done = _run(str(labels), "--adaptive", "--min-judgements", "2", "--gold", "gold", "--method", "mv",
-                    "--crowd-prior-weight", weight, "--out", str(tmp_path / f"answers{weight}.csv"))
+                    "--crowd-prior-weight", weight, "--no-stop-when-settled",  # two agreeing of four: settled
+                    "--out", str(tmp_path / f"answers{weight}.csv"))
         assert done.returncode == 0, done.stderr
         used[weight] = json.loads(done.stdout)
     assert used["0"]["judgements_used"] >= 3 * 300
@@ -66,3 +67,37 @@ def test_the_crowds_own_accuracy_lets_agreeing_strangers_stop(tmp_path: Path) ->
     assert used["20"]["accuracy"] >= 0.95
     bad = _run(str(labels), "--adaptive", "--crowd-prior-weight", "-1", "--out", str(tmp_path / "a.csv"))
     assert bad.returncode != 0 and "crowd weight" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_settled_items_stop_without_losing_accuracy_from_the_command_line(tmp_path: Path) -> None:
+    """Strangers right 77% of the time, at most 6 labels an item: with --stop-when-settled (the default) a lead
+    of one with one label left (or two with two) stops, since the rest could only tie; the same answers on
+    the items it did not stop early, fewer labels, and never more than the rule before."""
+    rng = __import__("random").Random(5)
+    rows = ["item_id,worker_id,label,gold"]
+    for i in range(400):
+        truth = "abc"[i % 3]
+        for k in range(6):
+            label = truth if rng.random() < 0.77 else rng.choice([x for x in "abc" if x != truth])
+            rows.append(f"i{i},w{k}-{i},{label},{truth}")
+    labels = tmp_path / "labels.csv"
+    labels.write_text("\n".join(rows) + "\n")
+    used, answers = {}, {}
+    for flag in ("--stop-when-settled", "--no-stop-when-settled"):
+        out = tmp_path / f"answers{flag}.csv"
+        done = _run(str(labels), "--adaptive", "--min-judgements", "2", "--max-judgements", "6", "--method", "mv",
+                    "--crowd-prior-weight", "20", "--gold", "gold", flag, "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        used[flag] = json.loads(done.stdout)
+        answers[flag] = pd.read_csv(out).set_index("item_id")
+    settled, plain = answers["--stop-when-settled"], answers["--no-stop-when-settled"]
+    fewer = settled["judgements_used"] < plain["judgements_used"]
+    assert fewer.sum() >= 5 and (settled["judgements_used"] <= plain["judgements_used"]).all()
+    assert used["--stop-when-settled"]["judgements_used"] < used["--no-stop-when-settled"]["judgements_used"]
+    # an item stopped early was settled: its vote lead (labels taken in the file's order) at least the labels
+    # it could still have taken
+    frame = pd.read_csv(labels)
+    for item, row in settled[fewer].iterrows():
+        votes = frame[frame["item_id"] == item]["label"].head(int(row["judgements_used"])).value_counts().tolist()
+        assert votes[0] - ([*votes[1:], 0][0]) >= 6 - row["judgements_used"]
+    assert (settled.loc[~fewer, "label"] == plain.loc[~fewer, "label"]).all()  # same labels, same answer

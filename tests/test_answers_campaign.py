@@ -172,6 +172,17 @@ def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused()
         AnswersSection(crowd_prior_weight=-1)
 
 
+def test_stop_when_settled_is_on_by_default_and_reaches_the_settings() -> None:
+    from pydantic import ValidationError
+
+    from flows.core.config.answers_config import AnswersSection, answers_settings
+
+    assert AnswersSettings().stop_when_settled and answers_settings(AnswersSection(), 5, None).stop_when_settled
+    assert not answers_settings(AnswersSection(stop_when_settled=False), 5, None).stop_when_settled
+    with pytest.raises(ValidationError, match="stop_when_settled"):
+        AnswersSection(stop_when_settled="sometimes")
+
+
 def test_fast_share_reaches_the_settings_and_is_a_share_below_one() -> None:
     from pydantic import ValidationError
 
