@@ -41,7 +41,8 @@ from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
 
 RESULTS = ROOT / "bench" / "results-chaos-adaptive.json"
 # bench.adaptive_campaign's defaults (its main's flags): the rule whose saving results-adaptive-campaign.json shows
-RULE = {"min_judgements": 2, "max_judgements": 6, "confidence": 0.95, "skill_prior": 0.7, "skill_prior_weight": 4.0}
+RULE = {"min_judgements": 2, "max_judgements": 6, "confidence": 0.95, "skill_prior": 0.7, "skill_prior_weight": 4.0,
+        "crowd_prior_weight": 20.0, "fast_share": 0.5}  # stop_when_settled: on, the config's default
 # the ledger row of one more judgement of a unit, by route
 EXTENSION = {"mturk": EXTEND_OP, "prolific": EXTEND_UNIT_OP, "links": EXTEND_UNIT_OP}
 
