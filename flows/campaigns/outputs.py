@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -119,56 +120,99 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
         platform_for(run.platform).record_test_scores(run)
     blocked = _table(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
+    read = write_dataset(run, out_dir, blocked)
+    flags, history = write_flag_files(run, out_dir, blocked)
+    truth_table = write_sim_truth(out_dir, truth, blocked, read.tally)
+    report = caption_report(run, out_dir, read, flags, blocked, history, truth_table)
+    # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
+    from flows.campaigns.report import render_report
+
+    (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
+    return {"out_dir": out_dir, "captions": read.tally.captions, "truth": truth_table, "cost": report["cost"],
+            "spelling": report["spelling"], "blocked": blocked}
+
+
+@dataclass
+class CaptionPass:
+    """What the dataset's pass over the captions gathers on the way for the files and report written
+    after it: the captions are read (a batch at a time) only there."""
+
+    tally: CaptionTally
+    choices: BatchJudgements  # "is there text?", aggregated into answers.csv
+    short: list[pd.DataFrame] = field(default_factory=list)  # images with fewer accepted captions than asked for
+    origins: list[pd.DataFrame] = field(default_factory=list)  # how each batch's text arrived (issue 29's section)
+
+
+def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass:
+    """dataset.json, dataset.csv and dataset.raw.csv, a batch of spell-corrected captions at a time."""
     batches = caption_batches(run)
     keep, uses = campaign_keep_words(run, batches)
-    tally = CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image)
-    origins: list[pd.DataFrame] = []  # how each batch's text arrived (issue 29's report section)
-    choices = BatchJudgements(blocked["worker_id"], run.cfg.answers)  # "is there text?", aggregated below
-    short: list[pd.DataFrame] = []  # images with fewer accepted captions than assignments_per_image
+    read = CaptionPass(CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image),
+                       BatchJudgements(blocked["worker_id"], run.cfg.answers))
     with DatasetFiles(out_dir) as dataset:
         for batch in batches or [NO_BATCH]:  # an empty campaign still gets its (empty) files
             captions = corrected_captions(run, batch, keep, uses)
             items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
                                 f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"])
             dataset.add(captions, items)
-            short.append(short_items(captions, items["image_id"], run.cfg.assignments_per_image))
-            tally.add(captions)
-            choices.add(captions)
-            origins.append(origin_by_batch(captions))
+            read.short.append(short_items(captions, items["image_id"], run.cfg.assignments_per_image))
+            read.tally.add(captions)
+            read.choices.add(captions)
+            read.origins.append(origin_by_batch(captions))
             del captions
             release_free_memory()  # one batch's captions at a time, in memory as in the files
     del keep, uses
     spelling_index.cache_clear()  # ~70 MB, not needed again by this run (a later one loads it in under a second)
     release_free_memory()
+    return read
+
+
+def write_flag_files(run: Run, out_dir: Path, blocked: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """flags.csv, blocked_workers.csv and blocked_history.csv; returns the flags and the history."""
     flags = _table(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
     write_csv(flags, out_dir / "flags.csv")
     write_csv(blocked, out_dir / "blocked_workers.csv")
     history = history_table(campaign_history(run, run.cfg.batches), list(blocked["worker_id"]))
     write_csv(history, out_dir / "blocked_history.csv")  # per batch: captions, flags by rule
-    truth_table = None
-    if truth is not None:
-        (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
-        truth_table = blocking_vs_truth(pd.DataFrame(truth), blocked, tally.work())
-    report = _report_data(run, tally, flags, blocked, truth_table)
-    report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, short, out_dir)
-    report["answers"] = choices.answers(out_dir)
-    lines = history.groupby("worker_id").apply(
+    return flags, history
+
+
+def write_sim_truth(out_dir: Path, truth: list[dict[str, Any]] | None, blocked: pd.DataFrame,
+                    tally: CaptionTally) -> pd.DataFrame | None:
+    """On the simulator (``truth``: its workers' profiles): sim_workers.json, and blocking against the
+    profiles for the report; None elsewhere."""
+    if truth is None:
+        return None
+    (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
+    return blocking_vs_truth(pd.DataFrame(truth), blocked, tally.work())
+
+
+def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFrame, blocked: pd.DataFrame,
+                   history: pd.DataFrame, truth_table: pd.DataFrame | None) -> dict[str, Any]:
+    """What report.html shows. Its sections write their own files on the way (top_ups.csv,
+    short_images.csv, answers.csv, workers.csv, the qualification test's scores and problems)."""
+    report = _report_data(run, read.tally, flags, blocked, truth_table)
+    report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, read.short, out_dir)
+    report["answers"] = read.choices.answers(out_dir)
+    lines = blocked_history_lines(history)
+    report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
+    report["qualification"] = _qualification_report(run, read.tally, flags, blocked, out_dir)
+    report["review"] = _review_report(run)
+    report["telemetry"] = {"origins": pd.concat(read.origins, ignore_index=True) if read.origins else origin_by_batch(
+        pd.DataFrame()), "workers": flagged_workers(flags, blocked)}
+    report["summary"] = report_summary(run.store, run.cfg.name, read.tally.counts_frame(), blocked, report["cost"],
+                                       provenance=run.notes.get("provenance"))
+    return report
+
+
+def blocked_history_lines(history: pd.DataFrame) -> pd.Series | pd.DataFrame:
+    """Per worker (the index), a line a batch for the report's blocked workers: its captions and flags by
+    rule. A history without rows gives an empty DataFrame (pandas' groupby-apply), whose ``get`` still
+    answers the default."""
+    return history.groupby("worker_id").apply(
         lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
                    zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
-    report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
-    report["qualification"] = _qualification_report(run, tally, flags, blocked, out_dir)
-    report["review"] = _review_report(run)
-    report["telemetry"] = {"origins": pd.concat(origins, ignore_index=True) if origins else origin_by_batch(
-        pd.DataFrame()), "workers": flagged_workers(flags, blocked)}
-    report["summary"] = report_summary(run.store, run.cfg.name, tally.counts_frame(), blocked, report["cost"],
-                                       provenance=run.notes.get("provenance"))
-    # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
-    from flows.campaigns.report import render_report
-
-    (out_dir / "report.html").write_text(render_report(report), encoding="utf-8")
-    return {"out_dir": out_dir, "captions": tally.captions, "truth": truth_table, "cost": report["cost"],
-            "spelling": report["spelling"], "blocked": blocked}
 
 
 def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> list[str]:

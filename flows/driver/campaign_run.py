@@ -8,7 +8,6 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,16 +17,16 @@ from flows.campaigns.identity import Intent
 from flows.campaigns.outputs import write_outputs
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig, load_config
-from flows.core.db_url import is_postgres_url
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.ledger.store import DEFAULT_DB, Store
 from flows.core.outputs.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
 from flows.core.outputs.output_mirror import mirror
 from flows.core.run.free_memory import release_free_memory
-from flows.core.run.run_context import Run
+from flows.core.run.run_context import Run, Session
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.provenance import run_provenance, write_provenance
 from flows.driver.run_start import open_run_folder
+from flows.driver.sim_marketplace import marketplace_file
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import crowd_file_used, sim_item_truth, sim_state_path
@@ -66,36 +65,56 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                     Intent(resume_cancelled=resume_cancelled, replace_outputs=replace_outputs))
     store = Store(db_path)  # only now: a run refused above leaves no ledger behind
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
-    state = Path(sim_state) if sim_state else sim_state_path(db_path, seed, crowd_path)
-    if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
-        state = embedded_state(store, cfg.name, state)
+    state = marketplace_file(store, cfg, target, endpoint_url, sim_state, sim_state_path(db_path, seed, crowd_path))
     with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform, state,
                       cfg.sim_start) as session:
         progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
-        run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
-                  notes={"out_dir": str(out_root), "seed": seed, "crowd_file": str(crowd_path or ""),
-                         "invitees": list(invitees), "detach": detach,
-                         "live_route": live_route(session.target.kind, platform, task_url, invitees)},
-                  clock=session.clock, page=task_page)
-        try:
-            with task_server_for(run, task_url):
-                run_batches(run, call, limit, scale)
-        except BatchOpen as exc:
-            return {"open": str(exc), "batch": exc.batch, "filled": exc.filled, "places": exc.places,
-                    "out_dir": staging_root(out_root) / cfg.name, "target": session.target.label}
-        except BatchHeld as exc:  # a stop for a person, not a failure: a Prefect flow run ends Completed
-            return {"held": str(exc), "batch": exc.batch, "out_dir": staging_root(out_root) / cfg.name,
-                    "target": session.target.label}
+        run = session_run(cfg, store, session, progress, platform, task_url, invitees,
+                          {"out_dir": str(out_root), "seed": seed, "crowd_file": str(crowd_path or ""),
+                           "invitees": list(invitees), "detach": detach})
+        if (stopped := batches_or_stop(run, call, limit, scale, task_url, out_root)) is not None:
+            return stopped
         truth = session.truth() if session.truth else None
         asked = ask_platform_for_outputs(run)
         items = latent_items(run, truth)  # asked now: the embedded simulator goes with its session
+    return outputs_after_session(run, out_root, truth, asked, items)
+
+
+def session_run(cfg: CampaignConfig, store: Store, session: Session, progress: Any, platform: str, task_url: str,
+                invitees: tuple[str, ...], notes: dict[str, Any]) -> Run:
+    """The campaign's Run over the session's client, target and clock; its ``notes`` also say whether
+    real people are on the other end (:func:`live_route`)."""
+    return Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
+               notes={**notes, "live_route": live_route(session.target.kind, platform, task_url, invitees)},
+               clock=session.clock, page=task_page)
+
+
+def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_url: str,
+                    out_root: str | Path) -> dict[str, Any] | None:
+    """Runs the campaign's batches: None when they have all ended, else what :func:`run_campaign`
+    returns for a batch left open or held for a person (the next run collects it)."""
+    try:
+        with task_server_for(run, task_url):
+            run_batches(run, call, limit, scale)
+    except BatchOpen as exc:
+        return {"open": str(exc), "batch": exc.batch, "filled": exc.filled, "places": exc.places,
+                "out_dir": staging_root(out_root) / run.cfg.name, "target": run.target.label}
+    except BatchHeld as exc:  # a stop for a person, not a failure: a Prefect flow run ends Completed
+        return {"held": str(exc), "batch": exc.batch, "out_dir": staging_root(out_root) / run.cfg.name,
+                "target": run.target.label}
+    return None
+
+
+def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: bool,
+                          items: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The outputs of a run whose platform session has closed, and the summary :func:`run_campaign` returns."""
     # The embedded simulator's marketplace went with its session: hand its pages back before the
     # outputs, the run's peak (at 39,181 images it held ~190 MB on top of the outputs' 583 MB).
     gc.collect()
     release_free_memory()
     summary = write_campaign_outputs(run, out_root, truth, platform_asked=asked, items=items)
-    summary["target"] = session.target.label
+    summary["target"] = run.target.label
     return summary
 
 
@@ -106,30 +125,6 @@ def ask_platform_for_outputs(run: Run) -> bool:
         return False
     platform_for(run.platform).record_test_scores(run)
     return True
-
-
-def embedded_state(store: Store, campaign: str, default: Path) -> Path:
-    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it: with a
-    PostgreSQL ledger the default (``runs/sim`` in the working folder) differs from folder to folder,
-    and a fresh marketplace would know none of the campaign's HITs. A campaign that posted elsewhere
-    (a file that is not here, a simulator or endpoint of its own) is refused rather than resumed on
-    an empty marketplace, where its first call about a HIT it posted would fail."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    info = json.loads(rows[0]["config_json"] or "{}") if rows else {}
-    recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
-    if recorded and (Path(recorded) == default.resolve() or Path(recorded).is_file()):
-        return Path(recorded)
-    if not (recorded or endpoint) or not store.table("ledger").count_where("campaign = ?", [campaign]):
-        return default  # a campaign that never posted, or a ledger from before these were recorded
-    if not recorded:  # a served simulator or an endpoint (the embedded one, on a port of its own, records its file)
-        live = " --target mturk --live" if info.get("target_kind") == "mturk" else ""
-        raise ConfigError(f"campaign {campaign} ran on {endpoint}, not on the embedded simulator: pass "
-                          f"--endpoint-url {endpoint}{live} to resume it there")
-    if default.is_file() and not is_postgres_url(store.location):
-        return default  # a ledger file moved with its folder, sim/ beside it
-    raise ConfigError(f"campaign {campaign} ran on the embedded simulator kept in {recorded}, which is not here: "
-                      f"run from the folder that holds it, pass --sim-state {recorded}, or share one "
-                      "`hitflow sim serve` through --endpoint-url (docs/postgres.md)")
 
 
 def named(cfg: CampaignConfig, name: str) -> CampaignConfig:

@@ -1,0 +1,47 @@
+"""Which marketplace file the in-process simulator keeps a run's HITs in: the one given, or for a
+resumed campaign on the embedded simulator the one its ledger recorded. Kept apart from its one
+caller, flows/driver/campaign_run.py, to keep that module under the house's ~300 lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flows.core.config.config import CampaignConfig
+from flows.core.db_url import is_postgres_url
+from flows.core.errors import ConfigError
+from flows.core.ledger.store import Store
+
+
+def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_url: str, sim_state: str | Path,
+                     default: Path) -> Path:
+    """The in-process simulator's marketplace file: ``sim_state`` when given; else, on the embedded
+    simulator, the file the campaign's ledger recorded (:func:`embedded_state`); else ``default``."""
+    state = Path(sim_state) if sim_state else default
+    if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
+        state = embedded_state(store, cfg.name, state)
+    return state
+
+
+def embedded_state(store: Store, campaign: str, default: Path) -> Path:
+    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it: with a
+    PostgreSQL ledger the default (``runs/sim`` in the working folder) differs from folder to folder,
+    and a fresh marketplace would know none of the campaign's HITs. A campaign that posted elsewhere
+    (a file that is not here, a simulator or endpoint of its own) is refused rather than resumed on
+    an empty marketplace, where its first call about a HIT it posted would fail."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    info = json.loads(rows[0]["config_json"] or "{}") if rows else {}
+    recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
+    if recorded and (Path(recorded) == default.resolve() or Path(recorded).is_file()):
+        return Path(recorded)
+    if not (recorded or endpoint) or not store.table("ledger").count_where("campaign = ?", [campaign]):
+        return default  # a campaign that never posted, or a ledger from before these were recorded
+    if not recorded:  # a served simulator or an endpoint (the embedded one, on a port of its own, records its file)
+        live = " --target mturk --live" if info.get("target_kind") == "mturk" else ""
+        raise ConfigError(f"campaign {campaign} ran on {endpoint}, not on the embedded simulator: pass "
+                          f"--endpoint-url {endpoint}{live} to resume it there")
+    if default.is_file() and not is_postgres_url(store.location):
+        return default  # a ledger file moved with its folder, sim/ beside it
+    raise ConfigError(f"campaign {campaign} ran on the embedded simulator kept in {recorded}, which is not here: "
+                      f"run from the folder that holds it, pass --sim-state {recorded}, or share one "
+                      "`hitflow sim serve` through --endpoint-url (docs/postgres.md)")
