@@ -18,6 +18,21 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
+def _labels_file(folder: Path, seed: int, items: int, per_item: int, right: float, items_a_worker: int) -> Path:
+    """Three labels, the truth cycling; each label right ``right`` of the time, else one of the other two;
+    worker k of an item labels ``items_a_worker`` consecutive items (a stranger each at 1)."""
+    rng = __import__("random").Random(seed)
+    rows = ["item_id,worker_id,label,gold"]
+    for i in range(items):
+        truth = "abc"[i % 3]
+        for k in range(per_item):
+            label = truth if rng.random() < right else rng.choice([x for x in "abc" if x != truth])
+            rows.append(f"i{i},w{k}-{i // items_a_worker},{label},{truth}")
+    labels = folder / "labels.csv"
+    labels.write_text("\n".join(rows) + "\n")
+    return labels
+
+
 @pytest.mark.skipif(not WSD.exists(), reason=f"needs ../shared/data beside the project ({WSD} is absent)")
 def test_adaptive_replay_writes_judgements_used_and_the_saving(tmp_path: Path) -> None:
     out = tmp_path / "answers.csv"
@@ -46,15 +61,7 @@ def test_the_crowds_own_accuracy_lets_agreeing_strangers_stop(tmp_path: Path) ->
     """Every worker gives three labels (as on Prolific), each right 90% of the time: with the fixed prior two
     agreeing strangers read 0.92 and every item takes a third label; with --crowd-prior-weight the crowd's
     accuracy (about 0.9 from the labels used) lets the items two agree on stop at two."""
-    rng = __import__("random").Random(3)
-    rows = ["item_id,worker_id,label,gold"]
-    for i in range(300):
-        truth = "abc"[i % 3]
-        for k in range(4):
-            label = truth if rng.random() < 0.9 else rng.choice([x for x in "abc" if x != truth])
-            rows.append(f"i{i},w{k}-{i // 3},{label},{truth}")
-    labels = tmp_path / "labels.csv"
-    labels.write_text("\n".join(rows) + "\n")
+    labels = _labels_file(tmp_path, seed=3, items=300, per_item=4, right=0.9, items_a_worker=3)
     used = {}
     for weight in ("0", "20"):
         done = _run(str(labels), "--adaptive", "--min-judgements", "2", "--gold", "gold", "--method", "mv",
@@ -73,15 +80,7 @@ def test_settled_items_stop_without_losing_accuracy_from_the_command_line(tmp_pa
     """Strangers right 77% of the time, at most 6 labels an item: with --stop-when-settled (the default) a lead
     of one with one label left (or two with two) stops, since the rest could only tie; the same answers on
     the items it did not stop early, fewer labels, and never more than the rule before."""
-    rng = __import__("random").Random(5)
-    rows = ["item_id,worker_id,label,gold"]
-    for i in range(400):
-        truth = "abc"[i % 3]
-        for k in range(6):
-            label = truth if rng.random() < 0.77 else rng.choice([x for x in "abc" if x != truth])
-            rows.append(f"i{i},w{k}-{i},{label},{truth}")
-    labels = tmp_path / "labels.csv"
-    labels.write_text("\n".join(rows) + "\n")
+    labels = _labels_file(tmp_path, seed=5, items=400, per_item=6, right=0.77, items_a_worker=1)
     used, answers = {}, {}
     for flag in ("--stop-when-settled", "--no-stop-when-settled"):
         out = tmp_path / f"answers{flag}.csv"
