@@ -32,10 +32,10 @@ workers there are not certain by construction.
 
 Two more columns say how far the answer is from changing: ``margin``, the log of the answer's probability
 over the runner-up's, and ``vote_weight``, how much one more judgement from a worker not yet known (the
-crowd's accuracy ``a``, of the group more accurate when there are two, slips spread over the other
-``k - 1`` labels) moves that log ratio: ``log(a (k - 1) / (1 - a))``. ``r`` more such judgements all for
-the runner-up can at best tie the answer when ``margin >= r * vote_weight`` (adaptive overlap's settled
-items: postprocess.adaptive).
+crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
+slips spread over the other ``k - 1`` labels) moves that log ratio: ``log(a (k - 1) / (1 - a))``.
+``r`` more such judgements all for the runner-up can at best tie the answer when ``margin >= r *
+vote_weight`` (adaptive overlap's settled items: postprocess.adaptive).
 """
 
 from __future__ import annotations
@@ -108,7 +108,9 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozen
     top_two = np.sort(final, axis=1)[:, -2:]
     with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
         margin = np.log(top_two[:, 1]) - np.log(top_two[:, 0])
-    stranger = float(accuracy[np.unique(fast)].max())  # the more accurate of the groups a newcomer may join
+    # the more accurate of the groups a newcomer may join, and never below skill_prior: a crowd fitted as
+    # poor (early, or pulled down by adversaries) must not make items settle sooner
+    stranger = max(float(accuracy[np.unique(fast)].max()), prior.accuracy)
     return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
                          "judgements": np.bincount(item, minlength=len(items)), "margin": margin,
                          "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger))})

@@ -236,3 +236,14 @@ def test_margin_of_strangers_is_their_vote_lead_times_a_strangers_weight() -> No
             votes.items()}
     np.testing.assert_allclose(answers["margin"], [lead[i] * weight for i in answers.index], rtol=1e-6)
     assert set(answers.loc[["u", "v", "w"], "label"]) == {"A", "B", "C"} and lead["u"] == 2
+
+
+def test_a_crowd_fitted_as_poor_does_not_make_a_judgement_weigh_less_than_the_prior_says() -> None:
+    """vote_weight (how far one more judgement moves an answer, for settled items) uses the crowd's accuracy,
+    but never below skill_prior: strangers who agree no better than chance would otherwise make every item
+    look settled."""
+    rng = np.random.default_rng(4)
+    rows = [{"item_id": f"i{i}", "worker_id": f"w{i}-{k}", "label": str(rng.integers(3))}
+            for i in range(300) for k in range(3)]
+    answers = label_posterior(pd.DataFrame(rows), SkillPrior(accuracy=0.7, crowd_weight=20))
+    np.testing.assert_allclose(answers["vote_weight"], math.log(0.7 * 2 / 0.3), rtol=1e-12)
