@@ -175,7 +175,7 @@ def option_rows(parser: argparse.ArgumentParser) -> list[tuple[str, str, str]]:
         if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
         choices = "{" + ",".join(map(str, action.choices)) + "}" if action.choices else ""
-        flag = ", ".join(action.option_strings) or str(action.metavar or action.dest)
+        flag = "`, `".join(action.option_strings) or str(action.metavar or action.dest)  # each flag its own code span
         if action.option_strings and action.nargs != 0:
             flag += f" {action.metavar or choices or action.dest.upper()}"
         elif choices:
