@@ -74,6 +74,30 @@ def threshold_rule(p: float, confidence: float, min_judgements: int, max_judgeme
     return go((0,) * k)
 
 
+def cheapest_policy(p: float, price: float, max_judgements: int, k: int = 3) -> tuple[float, float]:
+    """(accuracy, mean judgements an item) of the best stopping policy of all, not only threshold rules: by
+    dynamic programming over vote counts, stop where the accuracy of stopping is at least that of going on
+    less ``price`` a judgement (the chance of the next label from the current posterior)."""
+    slip = (1 - p) / (k - 1)
+
+    @cache
+    def go(counts: tuple[int, ...]) -> tuple[float, float, float]:  # (value, accuracy, judgements)
+        post = _posterior(p, k, counts)
+        stop = max(post)  # the chance the answer is right, by the posterior (the chances below are predictive)
+        if sum(counts) >= max_judgements:
+            return stop, stop, float(sum(counts))
+        chances = [sum(post[t] * (p if t == i else slip) for t in range(k)) for i in range(k)]
+        nexts = [go(tuple(c + (i == j) for j, c in enumerate(counts))) for i in range(k)]
+        value = sum(w * n[0] for w, n in zip(chances, nexts, strict=True)) - price
+        if stop >= value:
+            return stop, stop, float(sum(counts))
+        return (value, sum(w * n[1] for w, n in zip(chances, nexts, strict=True)),
+                sum(w * n[2] for w, n in zip(chances, nexts, strict=True)))
+
+    _, accuracy, mean = go((0,) * k)
+    return accuracy, mean
+
+
 def frontier(p: float, fixed: int = 5, min_judgements: int = 2, max_judgements: int = 6) -> dict[str, object]:
     rules = {}
     for confidence in CONFIDENCES:

@@ -61,3 +61,18 @@ def test_settled_items_stop_sooner_at_the_same_accuracy(p: float, confidence: fl
     assert settled == pytest.approx(plain, abs=1e-12) and settled_mean < plain_mean
     accuracy, mean = _simulated(p, confidence, 2, high, settled=True)
     assert accuracy == pytest.approx(settled, abs=0.004) and mean == pytest.approx(settled_mean, abs=0.01)
+
+
+def test_the_settled_rule_is_the_cheapest_policy_of_all_at_its_accuracy() -> None:
+    """Strangers right 77% of the time, at most 6: the best policy of all (dynamic programming over vote
+    counts, priced per judgement) at the settled rule's accuracy costs what the settled rule costs, and the
+    rule before settling cost more for the same accuracy."""
+    from bench.adaptive_frontier import cheapest_policy
+
+    settled, settled_mean = threshold_rule(0.77, 0.95, 2, 6, settled=True)
+    _, plain_mean = threshold_rule(0.77, 0.95, 2, 6)
+    best = {cheapest_policy(0.77, price / 2000, 6) for price in range(1, 200)}  # the frontier's corners
+    corner = [mean for accuracy, mean in best if accuracy == pytest.approx(settled, abs=1e-9)]
+    assert corner and min(corner) == pytest.approx(settled_mean, abs=1e-9) and settled_mean < plain_mean - 0.05
+    # no policy of all is as accurate for fewer judgements
+    assert all(mean >= settled_mean - 1e-9 for accuracy, mean in best if accuracy >= settled - 1e-9)
