@@ -15,8 +15,8 @@ judgements it may still take (up to ``max_judgements`` or what the file holds) c
 so never change it: its ``margin`` is at least that many ``vote_weight``, less ``log SETTLED_ODDS``
 (postprocess.skill_posterior; with
 ``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
-accuracy: when one more vote can only tie a lead of one, majority vote of 5 stops at 3-2 instead of
-asking a sixth. The confidence is, by default (``stop_on = "skill"``), the
+accuracy: with at most six judgements, an item at 3-2 stops instead of asking the sixth, which could only
+tie it. The confidence is, by default (``stop_on = "skill"``), the
 skill-aware posterior of postprocess.skill_posterior (each worker's record shrunk toward
 ``rule.skill_prior``), the same one a live campaign's rounds stop on; ``stop_on = "method"`` takes
 the aggregation method's own confidence instead (the rule before that, kept to compare).
