@@ -20,7 +20,10 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
 
 Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit):
 ``mv`` majority vote, ``ds`` Dawid-Skene (1979), ``glad`` (Whitehill et al. 2009), ``mace``
-(Hovy et al. 2013), ``one-coin`` (Dawid-Skene with one accuracy per worker). ``auto`` is
+(Hovy et al. 2013), ``one-coin`` (Dawid-Skene with one accuracy per worker); and ``skill``, the model
+adaptive overlap stops on (postprocess.skill_posterior: Dawid-Skene with a prior on every worker's skill,
+``prior``, each item left out of its workers' records), which holds up where workers give few labels
+each. ``auto`` is
 majority vote when workers gave fewer than ``min_per_worker`` labels on average in a field (a
 worker's confusion cannot be estimated from one or two labels) or when a field has a single
 label value, and Dawid-Skene otherwise.
@@ -38,8 +41,9 @@ import numpy as np
 import pandas as pd
 
 from postprocess.crowdkit_models import model_class
+from postprocess.skill_prior import SkillPrior
 
-METHODS = ("mv", "ds", "glad", "mace", "one-coin")
+METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
 MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses majority vote
 ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements"]
@@ -95,12 +99,14 @@ def choose_method(field_frame: pd.DataFrame, method: str = "auto", min_per_worke
 
 
 def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
-              seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None) -> Aggregation:
+              seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
+              prior: SkillPrior | None = None) -> Aggregation:
     """Answers and workers from a long frame of judgements (see the module for the columns).
     Works on any subset of judgements (e.g. the first batch only); an empty frame gives empty frames.
-    ``drop``: a mask of rows to leave out (a blocked worker's), the same as passing ``frame[~drop]``."""
+    ``drop``: a mask of rows to leave out (a blocked worker's), the same as passing ``frame[~drop]``;
+    ``prior``: the skill prior of method ``skill`` (default ``SkillPrior()``)."""
     data, scored = _split_controls(judgements(frame, drop), controls)
-    result = _aggregate(data, method, min_per_worker, seed)
+    result = _aggregate(data, method, min_per_worker, seed, prior or SkillPrior())
     if scored is None:
         return result
     scores = scored.groupby("worker_id").agg(control_accuracy=("correct", "mean"), controls=("correct", "size"))
@@ -127,7 +133,7 @@ def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None) -> tuple[
     return data[~data["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True), scored
 
 
-def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int) -> Aggregation:
+def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int, prior: SkillPrior) -> Aggregation:
     """Per field, the model's answers; per worker, the skill over every field.
 
     Items and workers are integer codes in their text order from here on, the same for every field:
@@ -143,7 +149,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
         rows = part.index.to_numpy()  # judgements() and _split_controls() number the rows 0..n-1
         chosen = choose_method(part, method, min_per_worker)
         label_codes, label_texts = pd.factorize(part["label"])
-        probas = _probabilities(items[rows], workers[rows], part["label"], set(label_texts), chosen, seed)
+        probas = _probabilities(items[rows], workers[rows], part["label"], set(label_texts), chosen, seed, prior)
         labels = _pick(probas, part["label"])  # indexed by item code, in text order
         present = labels.index.to_numpy()
         answers.append(pd.DataFrame({
@@ -172,8 +178,10 @@ def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
 
 
 def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, seen: set[str], method: str,
-                   seed: int) -> pd.DataFrame:
+                   seed: int, prior: SkillPrior) -> pd.DataFrame:
     """Item codes x labels, each row a probability distribution over the labels ``seen`` in the field."""
+    if method == "skill":
+        return _skill_probabilities(items, workers, labels, seen, prior)
     data = pd.DataFrame({"task": items, "worker": workers, "label": labels.array})
     settings: dict[str, dict[str, Any]] = {"mv": {}, "mace": {"random_state": seed}}
     model = model_class(method)(**settings.get(method, {"n_iter": 100}))
@@ -184,6 +192,17 @@ def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, se
     probas = model.probas_.copy()
     probas.columns = probas.columns.astype(str)
     return probas.reindex(columns=sorted(seen), fill_value=0.0).fillna(0.0)
+
+
+def _skill_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, seen: set[str],
+                         prior: SkillPrior) -> pd.DataFrame:
+    """Method ``skill``: postprocess.skill_posterior's posterior, by item code."""
+    from postprocess.skill_posterior import label_probabilities  # it reads judgements() from here
+
+    part = pd.DataFrame({"item_id": items.astype(str), "worker_id": workers.astype(str), "label": labels.array})
+    probas = label_probabilities(part, prior)
+    probas.index = probas.index.astype(int)
+    return probas.reindex(columns=sorted(seen), fill_value=0.0).fillna(0.0).sort_index()
 
 
 def _posterior(probas: pd.DataFrame, items: np.ndarray, columns: np.ndarray) -> np.ndarray:

@@ -41,36 +41,21 @@ vote_weight`` (adaptive overlap's settled items: postprocess.adaptive).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from postprocess.answers import judgements
+from postprocess.skill_prior import SkillPrior
 
 ITERATIONS = 50
 TOLERANCE = 1e-6  # largest change of an item's posterior at which EM has converged
 UNSEEN = "\x00unseen"  # the placeholder second label of a field with one label seen
+DEFAULT_PRIOR = SkillPrior()
 POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "margin", "vote_weight"]
 
 
-@dataclass(frozen=True)
-class SkillPrior:
-    accuracy: float = 0.7  # a worker's assumed accuracy before their judgements say otherwise
-    weight: float = 4.0  # how many judgements that assumption is worth
-    crowd_weight: float = 0.0  # >0: the crowd's own accuracy, this prior worth so many judgements against it
-
-    def check(self) -> None:
-        if not 0 < self.accuracy < 1:  # NaN fails this too
-            raise ValueError(f"skill prior {self.accuracy}: give an accuracy strictly between 0 and 1")
-        if not 0 < self.weight < math.inf:  # NaN fails this too: it would make every posterior NaN
-            raise ValueError(f"skill prior weight {self.weight}: give a positive, finite number of judgements")
-        if not 0 <= self.crowd_weight < math.inf:
-            raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
-                             "at least 0")
-
-
-def label_posterior(frame: pd.DataFrame, prior: SkillPrior = SkillPrior(),
+def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
                     fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Each item's most probable label and its probability, per field (see the module)."""
     prior.check()
@@ -83,6 +68,32 @@ def label_posterior(frame: pd.DataFrame, prior: SkillPrior = SkillPrior(),
 
 
 def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str]) -> pd.DataFrame:
+    items, labels, final, stranger, counts = _fit(part, prior, fast_workers)
+    best = final.argmax(axis=1)
+    top_two = np.sort(final, axis=1)[:, -2:]
+    with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
+        margin = np.log(top_two[:, 1]) - np.log(top_two[:, 0])
+    return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
+                         "judgements": counts, "margin": margin,
+                         "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger))})
+
+
+def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
+                        fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """One field's judgements (``item_id, worker_id, label``, labels as text) -> items x labels, each row
+    the item's posterior over the labels seen (the model of the module: what ``[answers] method = "skill"``
+    answers with). A field with one label seen keeps its probability below 1 (the unseen label's share
+    is left out of the row)."""
+    prior.check()
+    items, labels, final, _, _ = _fit(part, prior, fast_workers)
+    table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
+    return table.drop(columns=[UNSEEN], errors="ignore")
+
+
+def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+    """(items, labels, items x labels posterior with each item left out of its workers' records, the accuracy
+    of a worker not yet known for vote_weight, judgements an item) of one field."""
     items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
     workers, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
     fast = np.isin(workers, list(fast_workers)).astype(int)  # each worker's group: 1 fast, 0 the others
@@ -92,8 +103,7 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozen
     posterior = np.zeros((len(items), len(labels)))
     np.add.at(posterior, (item, label), 1.0)
     posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
-    groups = fast[worker]  # each judgement's
-    accuracy = _crowd_accuracy(prior, item, label, len(labels), groups)
+    accuracy = _crowd_accuracy(prior, item, label, len(labels), fast[worker])
     pseudo = np.stack([_prior_counts(prior, len(labels), accuracy[g]) for g in fast])
     for _ in range(ITERATIONS):
         counts = _confusion_counts(posterior, item, worker, label, pseudo)
@@ -104,16 +114,10 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozen
             break
     counts = _confusion_counts(posterior, item, worker, label, pseudo)
     final = _e_step(posterior, counts, item, worker, label, leave_out=True)
-    best = final.argmax(axis=1)
-    top_two = np.sort(final, axis=1)[:, -2:]
-    with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
-        margin = np.log(top_two[:, 1]) - np.log(top_two[:, 0])
     # the more accurate of the groups a newcomer may join, and never below skill_prior: a crowd fitted as
     # poor (early, or pulled down by adversaries) must not make items settle sooner
     stranger = max(float(accuracy[np.unique(fast)].max()), prior.accuracy)
-    return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
-                         "judgements": np.bincount(item, minlength=len(items)), "margin": margin,
-                         "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger))})
+    return items, labels, final, stranger, np.bincount(item, minlength=len(items))
 
 
 def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,

@@ -104,3 +104,26 @@ def test_real_labels_with_expert_gold_as_accurate_as_crowd_kit(tmp_path: Path, c
     assert shown["gold_items"] == len(gold) == len(ours)
     assert shown["accuracy"] == pytest.approx(float((ours == gold.reindex(ours.index)).mean()), abs=1e-3)
     assert shown["accuracy"] >= direct_accuracy - 1e-3 and direct_accuracy > 0.9
+
+
+def test_method_skill_takes_the_skill_prior_from_the_command_line(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """--method skill answers with the stopping posterior under --skill-prior/--skill-prior-weight; a prior out of
+    range is one line and no file."""
+    from postprocess.skill_posterior import SkillPrior, label_posterior
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text(ROWS, encoding="utf-8")
+    out = tmp_path / "answers.csv"
+    assert main(["aggregate", str(labels), "--method", "skill", "--skill-prior", "0.8", "--skill-prior-weight", "6",
+                 "--out", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out)["methods"] == {"label": "skill"}
+    answers = pd.read_csv(out, dtype={"label": str}).set_index("item_id")
+    expected = label_posterior(pd.read_csv(labels, dtype=str), SkillPrior(0.8, 6.0)).set_index("item_id")
+    assert answers["label"].to_dict() == expected["label"].to_dict()
+    assert answers["confidence"].to_numpy() == pytest.approx(expected.loc[answers.index, "confidence"].to_numpy(),
+                                                             abs=1e-4)
+    bad = tmp_path / "bad.csv"
+    assert main(["aggregate", str(labels), "--method", "skill", "--skill-prior", "1.5", "--out", str(bad)]) != 0
+    err = capsys.readouterr().err
+    assert "skill prior 1.5" in err and "Traceback" not in err and not bad.exists()

@@ -112,7 +112,7 @@ def test_real_labels_with_gold(shared_data: Path) -> None:
     gold = raw.drop_duplicates("orig_id").set_index("orig_id")["gold"]
     direct = DawidSkene(n_iter=100).fit_predict(frame.rename(columns={"item_id": "task", "worker_id": "worker"}))
     direct_acc = (direct.astype(str) == gold.reindex(direct.index)).mean()
-    for method in ("auto", "mv", "ds", "one-coin"):
+    for method in ("auto", "mv", "ds", "one-coin", "skill"):
         ours = aggregate(frame, method).answers.set_index("item_id")["label"]
         assert (ours == gold.reindex(ours.index)).mean() >= direct_acc - 1e-12
 

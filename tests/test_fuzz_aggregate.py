@@ -30,7 +30,7 @@ def aggregate_or_error(path: Path, out: Path, method: str = "auto") -> dict | st
 
 
 @FUZZ
-@given(labels, st.sampled_from(["auto", "mv", "ds", "one-coin"]), st.booleans())
+@given(labels, st.sampled_from(["auto", "mv", "ds", "one-coin", "skill"]), st.booleans())
 def test_hostile_cells_give_answers_or_one_line(tmp_path: Path, rows: list[tuple[str, str, str]], method: str,
                                                 tab: bool) -> None:
     folder = Path(tempfile.mkdtemp(dir=tmp_path))  # tmp_path is shared by every example hypothesis tries

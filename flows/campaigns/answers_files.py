@@ -16,6 +16,7 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from postprocess.adaptive import StoppingRule, replay, saving
 from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate
+from postprocess.skill_prior import SkillPrior
 from qc.control_items import trusted_controls
 from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
@@ -96,15 +97,16 @@ def summary(result: Aggregation, gold: pd.Series | None = None) -> dict[str, Any
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
-                   controls_path: Path | None = None) -> dict[str, Any]:
-    """``hitflow aggregate``: read, aggregate, write; the summary (with accuracy against ``gold_column``)."""
+                   controls_path: Path | None = None, prior: SkillPrior | None = None) -> dict[str, Any]:
+    """``hitflow aggregate``: read, aggregate, write; the summary (with accuracy against ``gold_column``);
+    ``prior``: method ``skill``'s."""
     frame = read_labels(path, columns)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
     try:
-        result = aggregate(frame, method, min_per_worker, controls=controls)
+        result = aggregate(frame, method, min_per_worker, controls=controls, prior=prior)
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     if controls is not None:

@@ -17,6 +17,7 @@ import pandas as pd
 from flows.campaigns.answers_files import with_pooled, write_answers
 from flows.core.config.answers_config import AnswersSettings
 from postprocess.answers import Aggregation, aggregate
+from postprocess.skill_prior import SkillPrior
 from qc.worker_skill import AT_RISK, SkillPolicy, shown_p
 
 BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in answers.csv)
@@ -39,7 +40,8 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     if drop is not None and drop.all():
         return {}
     # the mask, not judgements[~is_blocked]: a copy of 1.4 million judgements at COCO's size
-    result = aggregate(judgements, settings.method, settings.min_per_worker, controls=controls, drop=drop)
+    result = aggregate(judgements, settings.method, settings.min_per_worker, controls=controls, drop=drop,
+                       prior=SkillPrior(settings.skill_prior, settings.skill_prior_weight, settings.crowd_prior_weight))
     if pooled is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
     answers_path, workers_path = write_answers(result, out_dir / "answers.csv")

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from flows.cli import args as arg
 from flows.core.errors import ConfigError
 
-METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin")  # postprocess.answers.CHOICES (a test keeps them equal)
+if TYPE_CHECKING:
+    from postprocess.skill_prior import SkillPrior
+
+# postprocess.answers.CHOICES (a test keeps them equal)
+METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin", "skill")
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
+skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight);
 auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
 answers.csv: item_id, field, label, confidence, method, judgements
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
@@ -63,9 +69,21 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
     if a.adaptive:
         return _replay(a, columns)  # type: ignore[arg-type]
     result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker, columns,  # type: ignore[arg-type]
-                            a.gold, Path(a.controls) if a.controls else None)
+                            a.gold, Path(a.controls) if a.controls else None, _skill_prior(a))
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
+
+
+def _skill_prior(a: argparse.Namespace) -> SkillPrior:
+    """--skill-prior, --skill-prior-weight, --crowd-prior-weight: the replay's, and --method skill's."""
+    from postprocess.skill_prior import SkillPrior
+
+    prior = SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight)
+    try:
+        prior.check()
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    return prior
 
 
 def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:

@@ -12,13 +12,14 @@ from pydantic import Field
 from flows.core.config.config_types import Section, Share
 
 # postprocess.answers.CHOICES (a test keeps them equal)
-Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin"]
+Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
 
 
 class AnswersSection(Section):
-    method: Method = Field("auto", description="mv, ds (Dawid-Skene), glad, mace, one-coin, or auto: majority vote "
-                                               "when workers gave fewer than min_per_worker labels on average, "
-                                               "else Dawid-Skene")
+    method: Method = Field("auto", description="mv, ds (Dawid-Skene), glad, mace, one-coin, skill (Dawid-Skene "
+                                               "with skill_prior on every worker: the model adaptive overlap stops "
+                                               "on), or auto: majority vote when workers gave fewer than "
+                                               "min_per_worker labels on average, else Dawid-Skene")
     min_per_worker: float = Field(3.0, ge=0, le=100000, allow_inf_nan=False,
                                   description="auto: labels per worker on average from which Dawid-Skene is used")
     blocked: Literal["drop", "keep"] = Field("drop", description="A blocked worker's approved labels: drop them, or "

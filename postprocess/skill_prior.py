@@ -1,0 +1,24 @@
+"""A worker's assumed skill before their own judgements say otherwise: the prior of the skill-aware
+posterior (postprocess.skill_posterior) that adaptive overlap stops on and ``[answers] method = "skill"``
+answers with. Its own module so that postprocess.answers can take one without importing the model."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SkillPrior:
+    accuracy: float = 0.7  # a worker's assumed accuracy before their judgements say otherwise
+    weight: float = 4.0  # how many judgements that assumption is worth
+    crowd_weight: float = 0.0  # >0: the crowd's own accuracy, this prior worth so many judgements against it
+
+    def check(self) -> None:
+        if not 0 < self.accuracy < 1:  # NaN fails this too
+            raise ValueError(f"skill prior {self.accuracy}: give an accuracy strictly between 0 and 1")
+        if not 0 < self.weight < math.inf:  # NaN fails this too: it would make every posterior NaN
+            raise ValueError(f"skill prior weight {self.weight}: give a positive, finite number of judgements")
+        if not 0 <= self.crowd_weight < math.inf:
+            raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
+                             "at least 0")
