@@ -23,6 +23,12 @@ from qc.worker_skill import AT_RISK, SkillPolicy, shown_p
 BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in answers.csv)
 
 
+def skill_prior_of(settings: AnswersSettings) -> SkillPrior:
+    """The [answers] skill prior: one for the adaptive rounds' stopping posterior and method ``skill``'s
+    answers, so that the answer shipped is the posterior the rounds stopped on."""
+    return SkillPrior(settings.skill_prior, settings.skill_prior_weight, settings.crowd_prior_weight)
+
+
 def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,
                      out_dir: Path, controls: pd.DataFrame | None = None,
                      pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0) -> dict[str, Any]:
@@ -41,7 +47,7 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
         return {}
     # the mask, not judgements[~is_blocked]: a copy of 1.4 million judgements at COCO's size
     result = aggregate(judgements, settings.method, settings.min_per_worker, controls=controls, drop=drop,
-                       prior=SkillPrior(settings.skill_prior, settings.skill_prior_weight, settings.crowd_prior_weight))
+                       prior=skill_prior_of(settings))
     if pooled is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
     answers_path, workers_path = write_answers(result, out_dir / "answers.csv")

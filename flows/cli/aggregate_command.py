@@ -68,8 +68,13 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
         raise ConfigError(f"--columns {a.columns!r}: give three names, ITEM,WORKER,LABEL")
     if a.adaptive:
         return _replay(a, columns)  # type: ignore[arg-type]
+    prior = _skill_prior(a)
+    try:
+        prior.check()
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
     result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker, columns,  # type: ignore[arg-type]
-                            a.gold, Path(a.controls) if a.controls else None, _skill_prior(a))
+                            a.gold, Path(a.controls) if a.controls else None, prior)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
 
@@ -78,12 +83,7 @@ def _skill_prior(a: argparse.Namespace) -> SkillPrior:
     """--skill-prior, --skill-prior-weight, --crowd-prior-weight: the replay's, and --method skill's."""
     from postprocess.skill_prior import SkillPrior
 
-    prior = SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight)
-    try:
-        prior.check()
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from exc
-    return prior
+    return SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight)
 
 
 def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
@@ -92,10 +92,8 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
 
     from flows.campaigns.answers_files import replay_file
     from postprocess.adaptive import StoppingRule
-    from postprocess.skill_posterior import SkillPrior
 
-    rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method,
-                        SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight),
+    rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, _skill_prior(a),
                         settled=a.stop_when_settled)
     try:
         rule.check()

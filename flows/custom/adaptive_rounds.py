@@ -21,11 +21,12 @@ from typing import Any
 
 import pandas as pd
 
+from flows.campaigns.answers_step import skill_prior_of
 from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.core.run.run_context import Run
 from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
 from postprocess.adaptive import units_to_extend
-from postprocess.skill_posterior import SkillPrior, label_posterior
+from postprocess.skill_posterior import label_posterior
 
 
 def received_judgements(run: Run) -> pd.DataFrame:
@@ -59,9 +60,7 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     judgements = received_judgements(run)
     # the skill-aware posterior, not the aggregation's confidence: two agreeing workers barely seen
     # before are not certain (postprocess/skill_posterior.py)
-    answers = label_posterior(judgements, SkillPrior(settings.skill_prior, settings.skill_prior_weight,
-                                                     settings.crowd_prior_weight),
-                              fast_workers(run, settings.fast_share))
+    answers = label_posterior(judgements, skill_prior_of(settings), fast_workers(run, settings.fast_share))
     units = unit_frame(run, batch, rounds)
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     if controls is not None:
