@@ -181,28 +181,28 @@ def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, se
                    seed: int, prior: SkillPrior) -> pd.DataFrame:
     """Item codes x labels, each row a probability distribution over the labels ``seen`` in the field."""
     if method == "skill":
-        return _skill_probabilities(items, workers, labels, seen, prior)
-    data = pd.DataFrame({"task": items, "worker": workers, "label": labels.array})
-    settings: dict[str, dict[str, Any]] = {"mv": {}, "mace": {"random_state": seed}}
-    model = model_class(method)(**settings.get(method, {"n_iter": 100}))
-    with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=: not the user's concern
-        warnings.simplefilter("ignore", category=FutureWarning)
-        warnings.simplefilter("ignore", category=DeprecationWarning)
-        model.fit(data)
-    probas = model.probas_.copy()
-    probas.columns = probas.columns.astype(str)
+        probas = _skill_probabilities(items, workers, labels, prior)
+    else:
+        data = pd.DataFrame({"task": items, "worker": workers, "label": labels.array})
+        settings: dict[str, dict[str, Any]] = {"mv": {}, "mace": {"random_state": seed}}
+        model = model_class(method)(**settings.get(method, {"n_iter": 100}))
+        with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=: not the user's concern
+            warnings.simplefilter("ignore", category=FutureWarning)
+            warnings.simplefilter("ignore", category=DeprecationWarning)
+            model.fit(data)
+        probas = model.probas_.copy()
+        probas.columns = probas.columns.astype(str)
     return probas.reindex(columns=sorted(seen), fill_value=0.0).fillna(0.0)
 
 
-def _skill_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, seen: set[str],
-                         prior: SkillPrior) -> pd.DataFrame:
-    """Method ``skill``: postprocess.skill_posterior's posterior, by item code."""
+def _skill_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, prior: SkillPrior) -> pd.DataFrame:
+    """Method ``skill``: postprocess.skill_posterior's posterior, by item code in code order."""
     from postprocess.skill_posterior import label_probabilities  # it reads judgements() from here
 
     part = pd.DataFrame({"item_id": items.astype(str), "worker_id": workers.astype(str), "label": labels.array})
     probas = label_probabilities(part, prior)
     probas.index = probas.index.astype(int)
-    return probas.reindex(columns=sorted(seen), fill_value=0.0).fillna(0.0).sort_index()
+    return probas.sort_index()
 
 
 def _posterior(probas: pd.DataFrame, items: np.ndarray, columns: np.ndarray) -> np.ndarray:

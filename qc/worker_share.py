@@ -26,7 +26,7 @@ def share_flags(captions: pd.DataFrame, rule: str, share: float, what: str, *, m
     found = captions.groupby("worker_id")["flagged"].agg(["sum", "count"])
     rate = found["sum"] / found["count"]
     passes = rate > share if strictly else rate >= share
-    rows = [{"worker_id": w, "rule": rule, "value": round(r["sum"] / r["count"], 3), "threshold": share,
+    rows = [{"worker_id": w, "rule": rule, "value": round(rate[w], 3), "threshold": share,
              "detail": f"{int(r['sum'])} of {int(r['count'])} captions {what}"}
             for w, r in found[(found["count"] >= min_captions) & passes].iterrows()]
     return flag_frame(rows)
