@@ -10,8 +10,12 @@ without stopping settled items (``stop_when_settled``: when the judgements an it
 at best tie its leader, e.g. a lead of one with one left, they cannot change its answer: same accuracy,
 fewer judgements).
 
-``python -m bench.adaptive_frontier [--accuracies 0.72,0.77,0.8,0.83]`` prints one JSON line a crowd:
-majority vote of 5, and each confidence's accuracy and share of fixed overlap's judgements.
+``cheapest_match``: the least any stopping policy of all (not only threshold rules) spends to be as
+accurate as majority vote of 5, the bound a campaign on such a crowd can approach and not beat.
+
+``python -m bench.adaptive_frontier [--accuracies 0.72,0.77,0.78,0.8,0.83]`` prints one JSON line a
+crowd: majority vote of 5, each confidence's accuracy and share of fixed overlap's judgements, and the
+cheapest match.
 """
 
 from __future__ import annotations
@@ -98,6 +102,34 @@ def cheapest_policy(p: float, price: float, max_judgements: int, k: int = 3) -> 
     return accuracy, mean
 
 
+def policy_frontier(p: float, max_judgements: int, k: int = 3) -> list[tuple[float, float]]:
+    """The best policies' (accuracy, mean judgements) from cheapest to dearest: ``cheapest_policy`` at prices
+    from 1e-4 to 0.5 a judgement (geometric steps of 5%), only those more accurate than every cheaper one."""
+    prices = [1e-4 * 1.05 ** i for i in range(int(math.log(5000) / math.log(1.05)) + 1)]
+    points = sorted({cheapest_policy(p, price, max_judgements, k) for price in prices}, key=lambda t: (t[1], -t[0]))
+    kept: list[tuple[float, float]] = []
+    for accuracy, mean in points:
+        if not kept or accuracy > kept[-1][0]:
+            kept.append((accuracy, mean))
+    return kept
+
+
+def matching_share(p: float, fixed: int = 5, max_judgements: int = 6, k: int = 3) -> dict[str, float]:
+    """The fewest judgements (a share of ``fixed`` an item) any stopping policy needs to be as accurate as
+    majority vote over ``fixed`` strangers: the cheapest single policy, and a mix of the two frontier
+    policies around that accuracy (a coin per item picks which: accuracy and cost mix linearly)."""
+    target = majority_accuracy(p, fixed, k)
+    points = policy_frontier(p, max_judgements, k)
+    best = next((a, n) for a, n in points if a >= target - 1e-12)
+    below = [(a, n) for a, n in points if a < target - 1e-12]
+    mixed = best[1]
+    if below:
+        low = below[-1]
+        mixed = low[1] + (target - low[0]) / (best[0] - low[0]) * (best[1] - low[1])
+    return {"majority_vote": round(target, 4), "policy_accuracy": round(best[0], 4),
+            "policy_share": round(best[1] / fixed, 4), "mixed_share": round(mixed / fixed, 4)}
+
+
 def frontier(p: float, fixed: int = 5, min_judgements: int = 2, max_judgements: int = 6) -> dict[str, object]:
     rules = {}
     for confidence in CONFIDENCES:
@@ -107,12 +139,13 @@ def frontier(p: float, fixed: int = 5, min_judgements: int = 2, max_judgements: 
                                   "settled_accuracy": round(settled, 4),
                                   "settled_share": round(settled_mean / fixed, 4)}
     return {"crowd_accuracy": p, "fixed": fixed, "majority_vote": round(majority_accuracy(p, fixed), 4),
-            "min_judgements": min_judgements, "max_judgements": max_judgements, "rules": rules}
+            "min_judgements": min_judgements, "max_judgements": max_judgements, "rules": rules,
+            "cheapest_match": matching_share(p, fixed, max_judgements)}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--accuracies", default="0.72,0.77,0.8,0.83", help="the crowd's accuracy per judgement")
+    p.add_argument("--accuracies", default="0.72,0.77,0.78,0.8,0.83", help="the crowd's accuracy per judgement")
     a = p.parse_args()
     for accuracy in (float(x) for x in a.accuracies.split(",")):
         print(json.dumps(frontier(accuracy)))

@@ -15,11 +15,14 @@
    answers' accuracy beside majority vote's and who was blocked before the last batch, on 5% control
    items alone, with the agreement rule, and pooled with agreement (the default), 10 items a page
    (bench/answers_accuracy.py; ``make bench-answers`` runs both crowds at three seeds, at 10 and 20
-   items a page).
+   items a page);
+7. adaptive overlap (issue 43): that campaign with 4 wrong workers, fixed 5 against adaptive overlap on
+   MTurk-sim and Prolific-sim, seed 1 (bench/adaptive_campaign.py; ``make bench-adaptive-campaign`` and
+   ``-prolific`` run eight seeds each).
 
 The last lines printed are issue 33's four figures, each beside its baseline measured in this run,
 the ratio, the target and the load average, then issue 42's answers lines beside majority vote
-(about 18 minutes in all; the naive loop is 5, the answers about 2).
+(about 23 minutes in all; the naive loop is 5, the answers about 2, adaptive overlap about 5).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench import answers_accuracy, latency, prefect_overhead
+from bench import adaptive_campaign, answers_accuracy, latency, prefect_overhead
 from bench.qc_load import bench_qc_all_rules, bench_qc_cli
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
 from flows.core.outputs.spelling_cache import spelling_index
@@ -106,17 +109,21 @@ def bench_spelling(n: int = 5000) -> dict[str, float]:
 
 
 def main() -> None:
-    results = {"simulator": bench_simulator(), "qc": bench_qc(), "qc_all_rules": bench_qc_all_rules(),
+    adaptive = [adaptive_campaign.measure(1000, 4, 1, adaptive_campaign.route_rule(route), "auto", route, 1)
+                for route in ("mturk", "prolific")]
+    results: dict[str, Any] = {"simulator": bench_simulator(), "qc": bench_qc(), "qc_all_rules": bench_qc_all_rules(),
                "qc_cli": bench_qc_cli(),
                "spelling": bench_spelling(), "spelling_200k": bench_spelling_200k(),
                "spelling_vizwiz_vs_pyspellchecker": compare_on_vizwiz(),
                "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                "prefect_overhead": prefect_overhead.measure(pairs=3),
                "latency": latency.measure(hits=300, latency_ms=150.0, rate_limit=100.0),
-               "answers": answers_accuracy.measure_all(1000, [20], [1])}
+               "answers": answers_accuracy.measure_all(1000, [20], [1]),
+               "adaptive": adaptive}
     print(json.dumps(results, indent=2))
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    print("\n".join(summary(results) + answers_accuracy.summary_lines(results["answers"])))
+    print("\n".join(summary(results) + answers_accuracy.summary_lines(results["answers"])
+                    + [adaptive_campaign.summary_line(run) for run in adaptive]))
 
 
 def summary(results: dict[str, Any]) -> list[str]:

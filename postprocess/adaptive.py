@@ -19,7 +19,10 @@ accuracy: with at most six judgements, an item at 3-2 stops instead of asking th
 tie it. The confidence is, by default (``stop_on = "skill"``), the
 skill-aware posterior of postprocess.skill_posterior (each worker's record shrunk toward
 ``rule.skill_prior``), the same one a live campaign's rounds stop on; ``stop_on = "method"`` takes
-the aggregation method's own confidence instead (the rule before that, kept to compare).
+the aggregation method's own confidence instead (the rule before that, kept to compare). With
+``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
+WorkTimeInSeconds): a worker whose median time over the judgements used so far is under that share of
+their median is weighed as one of the fast workers, as in a live campaign.
 
 Output, ``replay(frame, rule) -> Replay(answers, used)``:
 
@@ -38,8 +41,8 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from postprocess.answers import ANSWER_COLUMNS, Aggregation, aggregate, judgements
-from postprocess.skill_posterior import SkillPrior, label_posterior
+from postprocess.answers import ANSWER_COLUMNS, DEFAULT_FIELD, Aggregation, aggregate, judgements
+from postprocess.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
 # A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
@@ -59,6 +62,7 @@ class StoppingRule:
     skill_prior: SkillPrior = field(default_factory=SkillPrior)  # shrinks each worker's skill (stop_on skill)
     stop_on: str = "skill"  # skill: label_posterior's confidence; method: the aggregation's own
     settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
+    fast_share: float = 0.0  # a worker this much faster than the crowd is a draw from the fast workers (seconds)
 
     def check(self) -> None:
         if self.min_judgements < 1:
@@ -69,6 +73,8 @@ class StoppingRule:
             raise ValueError(f"confidence {self.confidence}: give a probability in (0, 1]")
         if self.lead is not None and self.lead < 1:
             raise ValueError(f"lead {self.lead}: give a number of votes, at least 1")
+        if not 0 <= self.fast_share < 1:
+            raise ValueError(f"fast_share {self.fast_share}: give a share of the crowd's median time in [0, 1)")
         if self.stop_on not in ("skill", "method"):
             raise ValueError(f"stop_on {self.stop_on!r}: use skill or method")
         self.skill_prior.check()
@@ -83,6 +89,8 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
     """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns)."""
     rule.check()
     data = judgements(frame)
+    if rule.fast_share > 0:
+        data = data.merge(_label_times(frame), on=[*KEY, "worker_id"], how="left")
     data["rank"] = data.groupby(KEY, sort=False).cumcount()  # arrival order within the item
     available = data.groupby(KEY).size().rename("available")
     cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
@@ -93,13 +101,26 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
             empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
         result = aggregate(used, rule.method, seed=seed)
-        sureness = label_posterior(used, rule.skill_prior) if rule.stop_on == "skill" else result.answers
+        fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
+        sureness = label_posterior(used, rule.skill_prior, fast) if rule.stop_on == "skill" else result.answers
         asks = _still_uncertain(sureness.set_index(KEY), used, rule, cap - wanted) & (wanted < cap)
         if not asks.any():
             break
         wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
     answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
+
+
+def _label_times(frame: pd.DataFrame) -> pd.DataFrame:
+    """``item_id, field, worker_id, seconds`` of each judgement (a worker's last label of an item, as
+    ``judgements`` keeps); seconds that are not a number are left out."""
+    if "seconds" not in frame.columns:
+        raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
+    field = frame["field"].astype(str).str.strip() if "field" in frame.columns else DEFAULT_FIELD
+    times = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip(),
+                          "worker_id": frame["worker_id"].astype(str).str.strip(), "field": field,
+                          "seconds": pd.to_numeric(frame["seconds"], errors="coerce")})
+    return times.drop_duplicates([*KEY, "worker_id"], keep="last")
 
 
 def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:

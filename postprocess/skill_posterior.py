@@ -55,6 +55,20 @@ DEFAULT_PRIOR = SkillPrior()
 POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "margin", "vote_weight"]
 
 
+def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
+    """Workers whose median time is below ``share`` of the median piece of work's: ``times`` has one row a
+    piece of work (an assignment, or a label), ``worker_id, seconds``; rows without a time are left out.
+    ``share`` 0: nobody."""
+    if share <= 0 or times.empty:
+        return frozenset()
+    seconds = pd.to_numeric(times["seconds"], errors="coerce")
+    timed = pd.DataFrame({"worker_id": times["worker_id"].astype(str), "seconds": seconds})[seconds.notna()]
+    if timed.empty:
+        return frozenset()
+    typical = timed.groupby("worker_id")["seconds"].median()
+    return frozenset(typical[typical < share * timed["seconds"].median()].index.astype(str))
+
+
 def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
                     fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Each item's most probable label and its probability, per field (see the module)."""

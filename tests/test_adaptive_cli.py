@@ -100,3 +100,43 @@ def test_settled_items_stop_without_losing_accuracy_from_the_command_line(tmp_pa
         votes = frame[frame["item_id"] == item]["label"].head(int(row["judgements_used"])).value_counts().tolist()
         assert votes[0] - ([*votes[1:], 0][0]) >= 6 - row["judgements_used"]
     assert (settled.loc[~fewer, "label"] == plain.loc[~fewer, "label"]).all()  # same labels, same answer
+
+
+def test_a_sweep_is_each_confidences_own_replay(tmp_path: Path) -> None:
+    """--sweep's rows: every label first (its accuracy that of hitflow aggregate without --adaptive), then each
+    confidence as its own replay would give it, run apart."""
+    labels = _labels_file(tmp_path, seed=7, items=300, per_item=5, right=0.77, items_a_worker=1)
+    frame = pd.read_csv(labels)
+    frame.assign(seconds=[20 + (i * 37) % 300 for i in range(len(frame))]).to_csv(labels, index=False)
+    rule = ["--adaptive", "--min-judgements", "2", "--method", "mv", "--crowd-prior-weight", "20", "--gold", "gold",
+            "--seconds", "seconds", "--fast-share", "0.3"]
+    done = _run(str(labels), *rule, "--sweep", "0.9,0.95,0.99", "--out", str(tmp_path / "a.csv"))
+    assert done.returncode == 0, done.stderr
+    sweep = json.loads(done.stdout)["sweep"]
+    assert [row["confidence"] for row in sweep] == [None, 0.9, 0.95, 0.99]
+    whole = _run(str(labels), "--method", "mv", "--gold", "gold", "--out", str(tmp_path / "all.csv"))
+    assert sweep[0] == {"confidence": None, "share_used": 1.0, "same_as_all_labels": 1.0,
+                        "accuracy": json.loads(whole.stdout)["accuracy"]}
+    for row in sweep[1:]:
+        alone = _run(str(labels), *rule, "--confidence", str(row["confidence"]), "--out", str(tmp_path / "b.csv"))
+        summary = json.loads(alone.stdout)
+        assert (row["share_used"], row["accuracy"]) == (summary["share_used"], summary["accuracy"])
+        kept = pd.read_csv(tmp_path / "b.csv").set_index("item_id")["label"]
+        everything = pd.read_csv(tmp_path / "all.csv").set_index("item_id")["label"]
+        assert row["same_as_all_labels"] == round(float((kept == everything.reindex(kept.index)).mean()), 4)
+    assert sweep[1]["share_used"] < sweep[3]["share_used"] < 1.0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--fast-share", "0.5"], "--fast-share needs each label's work time"),
+    (["--seconds", "time", "--fast-share", "0.5"], "no column 'time' for --seconds"),
+    (["--seconds", "gold", "--fast-share", "0.5"], "holds no number of seconds"),
+    (["--sweep", "0.9,high"], "--sweep '0.9,high'"),
+    (["--sweep", "0.9,1.5"], "confidence 1.5"),
+])
+def test_bad_work_time_and_sweep_options_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    labels = _labels_file(tmp_path, seed=1, items=10, per_item=3, right=0.8, items_a_worker=1)
+    done = _run(str(labels), "--adaptive", *args, "--out", str(tmp_path / "answers.csv"))
+    assert done.returncode != 0 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "answers.csv").exists()

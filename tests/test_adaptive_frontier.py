@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from bench.adaptive_frontier import majority_accuracy, threshold_rule
@@ -76,3 +78,29 @@ def test_the_settled_rule_is_the_cheapest_policy_of_all_at_its_accuracy() -> Non
     assert corner and min(corner) == pytest.approx(settled_mean, abs=1e-9) and settled_mean < plain_mean - 0.05
     # no policy of all is as accurate for fewer judgements
     assert all(mean >= settled_mean - 1e-9 for accuracy, mean in best if accuracy >= settled - 1e-9)
+
+
+@pytest.mark.parametrize("p", [0.75, 0.78, 0.82])
+def test_the_cheapest_match_of_majority_vote_beats_every_threshold_rule(p: float) -> None:
+    """No confidence of the settled rule is as accurate as majority vote of 5 for fewer judgements than
+    ``matching_share``'s single policy, and a mix of two policies costs no more than that policy."""
+    from bench.adaptive_frontier import matching_share
+
+    match = matching_share(p)
+    assert match["policy_accuracy"] >= match["majority_vote"] and match["mixed_share"] <= match["policy_share"]
+    shares = [mean / 5 for accuracy, mean in (threshold_rule(p, c / 100, 2, 6, settled=True) for c in range(80, 100))
+              if accuracy >= majority_accuracy(p, 5) - 1e-9]
+    assert shares and min(shares) >= match["policy_share"] - 1e-4
+
+
+def test_the_mix_lands_on_majority_votes_accuracy_by_hand() -> None:
+    """The mix is the line between the two frontier policies around majority vote's accuracy."""
+    from bench.adaptive_frontier import matching_share, policy_frontier
+
+    points = policy_frontier(0.78, 6)
+    assert all(a1 < a2 and n1 < n2 for (a1, n1), (a2, n2) in itertools.pairwise(points))  # cheaper is worse
+    target = majority_accuracy(0.78, 5)
+    (a_lo, n_lo), (a_hi, n_hi) = next((lo, hi) for lo, hi in itertools.pairwise(points) if lo[0] < target <= hi[0])
+    share = (n_lo + (n_hi - n_lo) * (target - a_lo) / (a_hi - a_lo)) / 5
+    assert matching_share(0.78)["mixed_share"] == pytest.approx(share, abs=1e-4)
+    assert 0.5 < share < matching_share(0.78)["policy_share"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -130,3 +131,56 @@ def test_the_replay_stops_on_the_skill_posterior_of_the_used_judgements() -> Non
         return float((answers["label"].to_numpy() == truth.reindex(answers["item_id"]).to_numpy()).mean())
 
     assert accuracy(skill.answers) >= accuracy(method.answers) + 0.03
+
+
+# --- work time: fast workers weighed as their own group ([answers] fast_share in a replay) ---
+
+def _rushed_frame(seed: int, items: int = 400, per_item: int = 6) -> tuple[pd.DataFrame, pd.Series]:
+    """Strangers (one label each): a quarter rush (20-40 s, a label at random), the rest take 200-400 s
+    and are right 90% of the time."""
+    rng = np.random.default_rng(seed)
+    rows, truth = [], {}
+    for i in range(items):
+        truth[f"i{i}"] = "abc"[i % 3]
+        for k in range(per_item):
+            rushed = rng.random() < 0.25
+            right = not rushed and rng.random() < 0.9
+            label = truth[f"i{i}"] if right else str(rng.choice([x for x in "abc" if rushed or x != truth[f"i{i}"]]))
+            rows.append((f"i{i}", f"w{i}-{k}", label, rng.uniform(20, 40) if rushed else rng.uniform(200, 400)))
+    return pd.DataFrame(rows, columns=["item_id", "worker_id", "label", "seconds"]), pd.Series(truth)
+
+
+def test_fast_workers_by_hand() -> None:
+    from postprocess.skill_posterior import fast_workers
+
+    times = pd.DataFrame({"worker_id": ["a", "a", "b", "c", "d", "d", "e"],
+                          "seconds": [10, 30, 100, 120, 90, "n/a", None]})
+    # median of the timed pieces (10, 30, 100, 120, 90) is 90: a's median 20 is under half of it, b's 100 not
+    assert fast_workers(times, 0.5) == frozenset({"a"})
+    assert fast_workers(times, 0.0) == frozenset() and fast_workers(times.iloc[:0], 0.5) == frozenset()
+    assert fast_workers(times, 0.99) == frozenset({"a"})  # 90 is not under 0.99 * 90 = 89.1
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6, 7])
+def test_a_replay_with_work_times_does_not_stop_on_two_rushed_votes(seed: int) -> None:
+    frame, truth = _rushed_frame(seed)
+
+    def accuracy(answers: pd.DataFrame) -> float:
+        return float((answers["label"].to_numpy() == truth.reindex(answers["item_id"]).to_numpy()).mean())
+
+    rule = StoppingRule(2, 6, confidence=0.93, method="mv", skill_prior=SkillPrior(0.7, 4.0, 20.0))
+    plain, timed = replay(frame, rule), replay(frame, replace(rule, fast_share=0.5))
+    # the rushed are weighed by what rushing has been worth (next to nothing): items two rushed labels
+    # agreed on no longer stop there, a rushed dissenter no longer holds an item back, and so answers are
+    # right more often for fewer labels
+    rushed = set(frame.loc[frame["seconds"] < 50, "worker_id"])
+    two_rushed = [item for item, part in plain.used.groupby("item_id")
+                  if len(part) == 2 and part["worker_id"].isin(rushed).all()]
+    assert two_rushed
+    again = timed.answers.set_index("item_id").loc[two_rushed, "judgements_used"]
+    assert (again > 2).all()
+    assert accuracy(timed.answers) > accuracy(plain.answers) and len(timed.used) < len(plain.used)
+    with pytest.raises(ValueError, match="seconds column"):
+        replay(frame.drop(columns="seconds"), replace(rule, fast_share=0.5))
+    with pytest.raises(ValueError, match="fast_share"):
+        replay(frame, replace(rule, fast_share=1.0))

@@ -7,6 +7,7 @@ study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -112,33 +113,72 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     if controls is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled_offline(frame, controls)))
     answers_path, workers_path = write_answers(result, out)
-    gold = None
-    if gold_column:
-        gold = frame.assign(item_id=frame["item_id"].str.strip()).drop_duplicates("item_id").set_index("item_id")
-        gold = gold[gold_column].astype(str).str.strip()
+    gold = _gold(frame, gold_column) if gold_column else None
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold)}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
-                gold_column: str = "") -> dict[str, Any]:
+                gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = ()) -> dict[str, Any]:
     """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
-    answers.csv gets ``judgements_used`` and ``available`` per item."""
-    frame = read_labels(path, columns)
+    answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
+    time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
+    the answers from every label (``sweep`` in the summary)."""
+    frame = _with_seconds(path, read_labels(path, columns), seconds_column)
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    gold = _gold(frame, gold_column) if gold_column else None
     try:
         replayed = replay(frame, rule)
         workers = aggregate(replayed.used, rule.method).workers
+        swept = sweep_confidences(frame, rule, sweep, gold) if sweep else None
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     result = Aggregation(replayed.answers, workers)
     answers_path, workers_path = write_answers(result, out)
-    gold = None
-    if gold_column:
-        gold = frame.assign(item_id=frame["item_id"].astype(str).str.strip()).drop_duplicates("item_id")
-        gold = gold.set_index("item_id")[gold_column].astype(str).str.strip()
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
-            **summary(result, gold), **saving(replayed, frame)}
+            **summary(result, gold), **saving(replayed, frame), **({"sweep": swept} if swept else {})}
+
+
+def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
+                      gold: pd.Series | None) -> list[dict[str, Any]]:
+    """One row per confidence (and first one for every label, ``confidence`` None): the share of the
+    file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
+    against ``gold``. How a requester picks a confidence from an old batch before spending."""
+    full = aggregate(frame, rule.method).answers.set_index(["item_id", "field"])["label"]
+    rows = []
+    for confidence in (None, *confidences):
+        if confidence is None:
+            answers, share = full.reset_index(), 1.0
+        else:
+            replayed = replay(frame, replace(rule, confidence=confidence))
+            answers, share = replayed.answers, float(saving(replayed, frame)["share_used"])
+        keyed = answers.set_index(["item_id", "field"])["label"]
+        row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),
+                               "same_as_all_labels": round(float((keyed == full.reindex(keyed.index)).mean()), 4)}
+        if gold is not None:
+            row["accuracy"] = round(float((keyed.to_numpy() == gold.reindex(
+                keyed.index.get_level_values("item_id")).to_numpy()).mean()), 4)
+        rows.append(row)
+    return rows
+
+
+def _with_seconds(path: Path, frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``frame`` with ``column`` as its ``seconds`` (each label's work time), or as it is."""
+    if not column:
+        return frame
+    if column not in frame.columns:
+        raise InputFormatError(f"{path}: no column {column!r} for --seconds (it has {', '.join(frame.columns[:12])})")
+    seconds = pd.to_numeric(frame[column], errors="coerce")
+    if seconds.notna().sum() == 0:
+        raise InputFormatError(f"{path}: column {column!r} holds no number of seconds; --seconds names each "
+                               f"label's work time (MTurk's WorkTimeInSeconds)")
+    return frame.drop(columns=[c for c in ("seconds",) if c != column and c in frame.columns]).assign(seconds=seconds)
+
+
+def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
+    """Each item's known answer (its first row's ``column``), by item_id."""
+    gold = frame.assign(item_id=frame["item_id"].astype(str).str.strip()).drop_duplicates("item_id")
+    return gold.set_index("item_id")[column].astype(str).str.strip()
 
 
 def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:

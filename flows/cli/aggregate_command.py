@@ -55,6 +55,14 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--stop-when-settled", action=argparse.BooleanOptionalAction, default=True,
                     help="also stop an item once the labels it may still take could at best tie its answer "
                          "(they would buy nothing); --no-stop-when-settled: the rule before")
+    ad.add_argument("--seconds", default="", metavar="COLUMN",
+                    help="the file's column of each label's work time in seconds (MTurk's WorkTimeInSeconds)")
+    ad.add_argument("--fast-share", type=float, default=0.0,
+                    help="with --seconds: a worker whose median time is under this share of the crowd's is weighed "
+                         "as one of the fast workers so far, as a campaign's [answers] fast_share does")
+    ad.add_argument("--sweep", default="", metavar="C1,C2,...",
+                    help="also replay at each of these confidences: the share of labels used, how often the answer "
+                         "is the one all labels give, and accuracy against --gold, to pick a confidence")
 
 
 def cmd_aggregate(a: argparse.Namespace) -> int:
@@ -88,16 +96,31 @@ def _skill_prior(a: argparse.Namespace) -> SkillPrior:
 
 def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
     import json
+    from dataclasses import replace
     from pathlib import Path
 
     from flows.campaigns.answers_files import replay_file
     from postprocess.adaptive import StoppingRule
 
     rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, _skill_prior(a),
-                        settled=a.stop_when_settled)
+                        settled=a.stop_when_settled, fast_share=a.fast_share)
     try:
         rule.check()
+        sweep = _sweep(a.sweep)
+        for confidence in sweep:
+            replace(rule, confidence=confidence).check()
     except ValueError as exc:
         raise ConfigError(f"--adaptive: {exc}") from exc
-    print(json.dumps(replay_file(Path(a.input), Path(a.out), rule, columns, a.gold), indent=1, allow_nan=False))
+    if rule.fast_share > 0 and not a.seconds:
+        raise ConfigError("--fast-share needs each label's work time: name its column with --seconds COLUMN")
+    result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep)
+    print(json.dumps(result, indent=1, allow_nan=False))
     return 0
+
+
+def _sweep(text: str) -> tuple[float, ...]:
+    """--sweep's confidences."""
+    try:
+        return tuple(float(c) for c in text.split(",") if c.strip())
+    except ValueError as exc:
+        raise ConfigError(f"--sweep {text!r}: give confidences separated by commas, e.g. 0.9,0.93,0.95") from exc

@@ -26,6 +26,7 @@ from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.core.run.run_context import Run
 from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
 from postprocess.adaptive import units_to_extend
+from postprocess.skill_posterior import fast_workers as timed_fast_workers
 from postprocess.skill_posterior import label_posterior
 
 
@@ -46,12 +47,8 @@ def fast_workers(run: Run, share: float) -> frozenset[str]:
         return frozenset()
     rows = run.store.rows("SELECT worker_id, submit_time - accept_time AS seconds FROM assignments WHERE campaign = ? "
                           "AND batch > 0 AND submit_time IS NOT NULL AND accept_time IS NOT NULL", [run.cfg.name])
-    times = pd.DataFrame([(r["worker_id"], r["seconds"]) for r in rows], columns=["worker_id", "seconds"],
-                         ).astype({"seconds": float})
-    if times.empty:
-        return frozenset()
-    typical = times.groupby("worker_id")["seconds"].median()
-    return frozenset(typical[typical < share * times["seconds"].median()].index.astype(str))
+    times = pd.DataFrame([(r["worker_id"], r["seconds"]) for r in rows], columns=["worker_id", "seconds"])
+    return timed_fast_workers(times, share)
 
 
 def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
