@@ -53,8 +53,9 @@ def test_over_budget_on_prolific_posts_nothing(sim, tmp_path: Path, capsys) -> N
     code, err = run_cli(capsys, ["run", str(config), "--no-prefect", "--platform", "prolific",
                                  "--endpoint-url", sim.url, "--db", str(tmp_path / "h.db"), "--out", str(tmp_path)])
     assert code == 6 and len(err.splitlines()) == 1
-    # Prolific's own calculator: 5 studies x 100 places x 0.90 GBP + its fees = 600 GBP = 762 USD
-    assert "600.00 GBP = 762.00 USD at 1.27" in err and "SHORT by 62.00 USD" in err
+    # Prolific's own calculator: 5 studies x 100 places x 0.90 GBP + its fees = 600 GBP at fixed overlap; the
+    # caption top-ups may take every unit to 9 places (as on MTurk): 1,080 GBP = 1,371.60 USD
+    assert "1080.00 GBP = 1371.60 USD at 1.27" in err and "SHORT by 671.60 USD" in err
     assert not sim.prolific.studies
 
 
@@ -89,8 +90,9 @@ def test_prolific_dry_run_lists_prolific_calls_and_its_costs(capsys) -> None:
     assert code == 0
     assert "dry run (Prolific): 5 studies" in out and "CreateHITWithHITType" not in out
     assert out.count("would call POST studies/ ") == 5 and "transition/ PUBLISH" in out
-    # 100 places x 0.90 GBP + a third in fees = 120.00 GBP a study; 600.00 GBP = 762.00 USD at 1.27
-    assert "-> 120.00 GBP with fees" in out and "campaign estimate 600.00 GBP = 762.00 USD at 1.27" in out
+    # 100 places x 0.90 GBP + a third in fees = 120.00 GBP a study as posted; the estimate is the worst case,
+    # every unit topped up to 9 places: 5 x 216.00 = 1,080.00 GBP = 1,371.60 USD at 1.27
+    assert "-> 120.00 GBP with fees" in out and "campaign estimate 1080.00 GBP = 1371.60 USD at 1.27" in out
     assert "9.00 GBP/hour" in out
 
 
@@ -99,7 +101,7 @@ def test_prolific_dry_run_refuses_pay_under_the_hourly_floor_and_over_budget(tmp
     code = main(["run", str(config), "--platform", "prolific", "--dry-run"])
     out = capsys.readouterr().out
     assert code == 1
-    assert "PROBLEM: the estimate exceeds the budget by 262.00 USD" in out
+    assert "PROBLEM: the estimate exceeds the budget by 871.60 USD" in out  # 1,371.60 USD, top-ups' worst case
     # pay under Prolific's floor is refused as the config loads, in one line (issue 25)
     config.write_text(config.read_text().replace('estimated_minutes = 6 ', 'estimated_minutes = 12 '))
     code = main(["run", str(config), "--platform", "prolific", "--dry-run"])

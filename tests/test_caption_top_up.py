@@ -5,6 +5,7 @@ rounds and the summary, the report and short_images.csv say so."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
@@ -14,8 +15,10 @@ from flows.campaigns.review_data import ReviewPending
 from flows.campaigns.summary import summarize
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
+from flows.driver.campaign_status import campaign_status
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import clear_queue, review_config
+from flows.platforms.registry import platform_for
 from flows.platforms.targets import simulator
 from flows.review.review_app import ReviewServer, ReviewSite
 from postprocess.adaptive import short_items, top_up_units
@@ -71,6 +74,10 @@ def test_short_images_get_more_captions_until_rounds_run_out(tmp_path: Path) -> 
            f"short, {more} more assignment(s)" in said
     if really_short:
         assert "ran out of top-up rounds" in (out / "report.html").read_text()
+    # hitflow status commits every assignment the extensions asked for: what was paid never exceeds it
+    status = campaign_status(store, "vizwiz_captions")[0]
+    hits = store.table("hits").count_where("batch > 0", [])
+    assert Decimal(status["committed"]) == Decimal("0.66") * (5 * hits + more) >= Decimal(status["spent"]) > 0
 
 
 @pytest.mark.slow
@@ -101,3 +108,44 @@ def test_top_ups_under_flagged_review_leave_no_item_a_person_cannot_close(tmp_pa
     unseen = store.rows("SELECT f.assignment_id FROM qc_flags f WHERE f.rule = 'random_sample' AND NOT EXISTS "
                         "(SELECT 1 FROM review_actions r WHERE r.assignment_id = f.assignment_id)")
     assert unseen == []  # every sampled assignment got a person's verdict
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["prolific", "links"])
+def test_short_images_are_topped_up_on_served_units_and_the_rest_say_why(tmp_path: Path, platform: str) -> None:
+    """Prolific (more places on the batch's study) and invite links (further invitees): the task server
+    hands the extended units out like adaptive overlap's; an image still short says why in short_images.csv,
+    each reason checked against the ledger's rounds and the units' stored work."""
+    config = small_vizwiz(tmp_path, edits={"batches = 5": "batches = 2"}, items=40, top_ups=True)
+    db, out_root = tmp_path / "h.db", tmp_path / "runs"
+    run_campaign(config, db_path=db, out_root=out_root, platform=platform, progress=lambda _: None)
+    out, store = out_root / "vizwiz_captions", Store(db)
+    ledger = [{**json.loads(r["params"]), "batch": r["batch"], "status": r["status"]}
+              for r in store.rows("SELECT batch, params, status FROM ledger WHERE operation = 'ExtendUnit'")]
+    assert ledger and {r["status"] for r in ledger} == {"ok"}
+    assert store.rows("SELECT count(*) AS n FROM assignments a WHERE a.batch > 0 AND NOT EXISTS "
+                      "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)")[0]["n"] == 0
+    topped = pd.read_csv(out / "top_ups.csv", dtype={"image_id": str, "hit_id": str})
+    assert set(topped["hit_id"]) == {r["unit"] for r in ledger}
+    accepted = accepted_per_image(out)
+    items = pd.read_csv(tmp_path / "items.csv", dtype=str).iloc[:, 0]
+    short = pd.read_csv(out / "short_images.csv", dtype={"image_id": str})
+    assert set(short["image_id"]) == {i for i in items if accepted.get(i, 0) < 5}
+    received = {(r["batch"], r["hit_id"]): r["n"] for r in store.rows(
+        "SELECT batch, hit_id, count(*) AS n FROM assignments WHERE batch > 0 GROUP BY batch, hit_id")}
+    with open_campaign_run(str(db), "vizwiz_captions") as run:
+        unit_of = {item: (batch, unit) for batch in (1, 2)
+                   for unit, items in platform_for(platform).posted_units(run, batch) for item in items}
+    assert set(items) <= set(unit_of)
+    extra = pd.DataFrame(ledger).groupby(["batch", "unit"])["NumberOfAdditionalAssignments"].sum()
+    rounds = {b: {r["round"] for r in ledger if r["batch"] == b} for b in {r["batch"] for r in ledger}}
+    for row in short.to_dict("records"):
+        unit = unit_of[row["image_id"]]
+        asked = 5 + int(extra.get(unit, 0))
+        expected = "unfilled" if received.get(unit, 0) < asked else "cap" if asked >= 9 else "rounds"
+        assert row["reason"] == expected, (row, received.get(unit), asked)
+        if row["reason"] == "rounds":  # the batch used every round it had
+            assert len(rounds.get(row["batch"], set())) == 2
+    said = summarize(out)
+    assert f"images topped up: {topped['image_id'].nunique()} on {topped['hit_id'].nunique()} HIT(s)" in said
+    assert ("after the top-up rounds: none" in said) if short.empty else (f"round: {len(short)} (" in said)

@@ -173,4 +173,4 @@ def test_dry_run_sends_nothing_and_flags_budget(capsys) -> None:
     # 50 images: 33.00 USD at 5 assignments a HIT, 59.40 with the top-up rounds' worst case (9 a HIT)
     assert "campaign estimate 59.40 USD with fees" in out and "nothing was sent anywhere" in out
     assert main(["run", config, "--dry-run", "--scale", "3"]) == 1
-    assert "budget 800.00 USD: SHORT by 982.00 USD" in capsys.readouterr().out  # 1,782.00 at 9 a HIT
+    assert "budget 1400.00 USD: SHORT by 382.00 USD" in capsys.readouterr().out  # 1,782.00 at 9 a HIT

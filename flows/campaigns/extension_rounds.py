@@ -19,6 +19,7 @@ import pandas as pd
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.platforms.unit_extensions import EXTENSION_OPS, ROUND_NOTE
+from postprocess.adaptive import short_reasons
 
 DONE_NOTE = "ExtensionRoundsDone"
 
@@ -97,3 +98,11 @@ def run_round(run: Run, batch: int, round_no: int, units: list[str], what: str) 
     run.progress(f"batch {batch}: {what} round {round_no}: {len(set(units))} unit(s) got {len(units)} more "
                  f"assignment(s), {result.get('assignments', 0)} new submission(s) in")
     return {"round": round_no, **result}
+
+
+def short_with_reasons(run: Run, short: pd.DataFrame, cap: int) -> pd.DataFrame:
+    """``short`` (``item_id, accepted, batch``: images still short) with each one's ``reason``
+    (postprocess.adaptive.short_reasons) from its batch's units as the ledger's rounds left them."""
+    parts = [short_reasons(group, unit_frame(run, int(batch), recorded_rounds(run, int(batch))), cap)
+             for batch, group in short.groupby("batch", sort=True)]
+    return pd.concat(parts, ignore_index=True) if parts else short.assign(reason=pd.Series(dtype=str))

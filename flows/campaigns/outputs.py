@@ -16,9 +16,9 @@ from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
-from flows.campaigns.extension_rounds import extended_batches, extended_by_unit, recorded_rounds
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
+from flows.campaigns.short_images import short_images_lines
 from flows.campaigns.summary import shortfall_lines
 from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
@@ -155,7 +155,8 @@ def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass
             items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
                                 f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"])
             dataset.add(captions, items)
-            read.short.append(short_items(captions, items["image_id"], run.cfg.assignments_per_image))
+            short = short_items(captions, items["image_id"], run.cfg.assignments_per_image)
+            read.short.append(short.assign(batch=batch))
             read.tally.add(captions)
             read.choices.add(captions)
             read.origins.append(origin_by_batch(captions))
@@ -213,36 +214,6 @@ def blocked_history_lines(history: pd.DataFrame) -> pd.Series | pd.DataFrame:
     return history.groupby("worker_id").apply(
         lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
                    zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
-
-
-def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> list[str]:
-    """With caption top-ups: the images topped up (``top_ups.csv``) and those still short of accepted
-    captions after the last round (``short_images.csv``, and one line for the report and the summary)."""
-    if not run.cfg.answers.top_up_rounds:
-        return []
-    platform = platform_for(run.platform)
-    if platform.TOPS_UP_CAPTIONS:  # without it no file: the summary says the platform cannot top up
-        write_csv(topped_up_images(run), out_dir / "top_ups.csv")
-    frame = pd.concat(short, ignore_index=True) if short else pd.DataFrame(columns=["item_id", "accepted"])
-    write_csv(frame.rename(columns={"item_id": "image_id"}), out_dir / "short_images.csv")
-    if frame.empty:
-        return []
-    shown = ", ".join(frame["item_id"].head(10)) + (", ..." if len(frame) > 10 else "")
-    why = (f"they ran out of top-up rounds ({run.cfg.answers.top_up_rounds} a batch)" if platform.TOPS_UP_CAPTIONS
-           else f"top-ups are not built on {platform.LABEL} yet")
-    return [f"{len(frame)} image(s) have fewer than {run.cfg.assignments_per_image} accepted captions: {why}: "
-            f"{shown} (short_images.csv)"]
-
-
-def topped_up_images(run: Run) -> pd.DataFrame:
-    """``image_id, batch, hit_id, more_assignments``: every image whose HIT got more assignments in a top-up round
-    (the ledger's extensions; all images of an extended HIT get the extra captions)."""
-    rows, platform = [], platform_for(run.platform)
-    for batch in extended_batches(run):
-        extended = extended_by_unit(recorded_rounds(run, batch))
-        rows += [{"image_id": item, "batch": batch, "hit_id": unit, "more_assignments": extended[unit]}
-                 for unit, items in platform.posted_units(run, batch) if unit in extended for item in items]
-    return pd.DataFrame(rows, columns=["image_id", "batch", "hit_id", "more_assignments"])
 
 
 def _qualification_report(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd.DataFrame,

@@ -96,6 +96,9 @@ def show_summary(out_dir: Path) -> None:
     print("\n".join(tail))
 
 
+SHORT_WHY = {"rounds": "ran out of rounds", "unfilled": "on a unit the crowd did not fill", "cap": "at the cap"}
+
+
 def top_up_lines(out_dir: Path) -> list[str]:
     """Caption top-ups: how many images got more assignments, and how many ran out of rounds short."""
     short_file, topped_file = out_dir / "short_images.csv", out_dir / "top_ups.csv"
@@ -112,8 +115,10 @@ def top_up_lines(out_dir: Path) -> list[str]:
     else:
         lines = ["images topped up: none (QC left no image short of accepted captions)"]
     if len(short):
-        return [*lines, f"images short of accepted captions after the last top-up round (ran out of rounds): "
-                        f"{len(short)} ({short_file})"]
+        why = ("ran out of rounds" if "reason" not in short.columns  # a run folder from before reasons were kept
+               else ", ".join(f"{n} {SHORT_WHY[r]}" for r, n in short["reason"].value_counts().items()))
+        return [*lines, f"images short of accepted captions after the last top-up round: {len(short)} ({why}) "
+                        f"({short_file})"]
     return [*lines, "images short of accepted captions after the top-up rounds: none"]
 
 

@@ -121,9 +121,10 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
     status = store.batch_status(name, batch)
     opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
-    extended = store.table("ledger").count_where("campaign = ? AND batch = ? AND operation = "  # adaptive overlap
-                                                 "'CreateAdditionalAssignmentsForHIT' AND status IN ('ok', 'adopted')",
-                                                 [name, batch])
+    # adaptive overlap adds one a HIT a round, a caption top-up what the HIT's shortest image lacks
+    extended = sum(int(json.loads(r["params"] or "{}").get("NumberOfAdditionalAssignments", 1)) for r in store.rows(
+        "SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = "
+        "'CreateAdditionalAssignmentsForHIT' AND status IN ('ok', 'adopted')", [name, batch]))
     by_state = {r["status"]: r["n"] for r in store.rows(
         "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
         [name, batch])}

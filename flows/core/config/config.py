@@ -93,8 +93,9 @@ class CampaignConfig:
 
     @property
     def worst_per_hit_with_top_ups(self) -> int:
-        """``worst_per_item`` where caption top-ups run (MTurk): each of ``top_up_rounds`` adds at most what
-        a HIT's shortest image lacks, up to the cap MTurk sets on a HIT (flows/campaigns/caption_top_up.py)."""
+        """``worst_per_item`` where caption top-ups run: each of ``top_up_rounds`` adds at most what a unit's
+        shortest image lacks, up to the cap MTurk sets on a HIT, kept on every route so that the worst case is
+        the same (flows/campaigns/caption_top_up.py)."""
         per, rounds = self.assignments_per_image, self.answers.top_up_rounds
         if not rounds or self.task == "custom" or self.study is not None:
             return self.worst_per_item

@@ -38,9 +38,7 @@ MIN_REASON_CHARS = 1
 REVIEW_SENDERS = LINKS_SENDERS
 BLOCK_MODE = "no more links"
 EXTENDS_UNITS = True  # the task server hands uncertain units to further invitees (extend.py)
-# Caption top-ups count a unit's captions by MTurk's HIT ids (top_ups.csv, unit_frame): on served units
-# (Prolific places, invite links) they are not built or tested yet, so short images are listed, not topped up
-TOPS_UP_CAPTIONS = False
+TOPS_UP_CAPTIONS = True  # a short image's unit goes to further invitees, as for adaptive overlap
 SETTLED_UNPAID: tuple[str, ...] = ()  # every stored response awaits a (recorded) decision
 NOTHING_RECONCILED: dict[str, Any] = {"adopted": [], "expired_strays": [], "fetched": 0, "refreshed": 0}
 

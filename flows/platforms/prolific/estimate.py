@@ -24,7 +24,7 @@ def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], clie
         price = lambda reward, places: prolific.study_cost(client, reward, places)  # noqa: E731
     est = Estimate(cfg.prolific.currency)
     for batch, units in sorted(units_per_batch.items()):
-        places = units * cfg.worst_per_item
+        places = units * cfg.worst_per_hit_with_top_ups  # the worst case: every unit topped up to its cap
         est.parts.append((f"study {batch}: {places} places", Decimal(price(reward, places)) / 100))
     return est
 

@@ -38,9 +38,7 @@ MIN_REASON_CHARS = 100
 REVIEW_SENDERS = PROLIFIC_SENDERS
 BLOCK_MODE = "blocklist"
 EXTENDS_UNITS = True  # more places on the batch's study, steered by the task server (extend.py)
-# Caption top-ups count a unit's captions by MTurk's HIT ids (top_ups.csv, unit_frame): on served units
-# (Prolific places, invite links) they are not built or tested yet, so short images are listed, not topped up
-TOPS_UP_CAPTIONS = False
+TOPS_UP_CAPTIONS = True  # a short image's unit gets more places, steered by the task server as for adaptive overlap
 SETTLED_UNPAID = UNPAID  # returned, timed out, screened out: Prolific settled them, no verdict can be sent
 
 publish = prolific_batches.publish_study
