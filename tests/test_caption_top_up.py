@@ -21,7 +21,7 @@ from flows.driver.review_demo import clear_queue, review_config
 from flows.platforms.registry import platform_for
 from flows.platforms.targets import simulator
 from flows.review.review_app import ReviewServer, ReviewSite
-from postprocess.adaptive import short_items, top_up_units
+from postprocess.adaptive import short_items, short_reasons, top_up_units
 from tests.small_configs import small_vizwiz
 
 
@@ -35,6 +35,16 @@ def test_top_up_units_by_hand() -> None:
                              "is_rejected": [False, False, True, False]})
     assert short_items(captions, pd.Series(["a", "b", "c"]), 2).to_dict("records") == [
         {"item_id": "a", "accepted": 1}, {"item_id": "b", "accepted": 1}, {"item_id": "c", "accepted": 0}]
+
+
+def test_short_reasons_by_hand() -> None:
+    units = pd.DataFrame({"unit_id": ["h1", "h1", "h2", "h3"], "item_id": ["a", "b", "c", "d"],
+                          "asked": [7, 7, 9, 6], "received": [7, 7, 9, 5]})
+    short = pd.DataFrame({"item_id": ["a", "c", "d", "e"], "accepted": [4, 3, 2, 0]})
+    # a: its unit got all it asked, under the cap (rounds ran out); c: at the cap of 9; d: its unit came back
+    # short (more asked would not come); e: on no unit at all
+    assert short_reasons(short, units, cap=9)["reason"].tolist() == ["rounds", "cap", "unfilled", "unfilled"]
+    assert short_reasons(short.iloc[:0], units, cap=9).empty
 
 
 def accepted_per_image(out: Path) -> pd.Series:
