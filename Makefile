@@ -191,12 +191,13 @@ bench-adaptive: $(STAMP)
 bench-real-labels: $(STAMP)
 	$(BIN)/python -m bench.real_labels_accuracy
 
-# adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive (results-adaptive-campaign.json)
+# adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive at confidence 0.98,
+# eight simulator seeds (9-16: 1-8 chose the confidence) two at a time and their means (~12 min; results-adaptive-campaign.json)
 .PHONY: bench-adaptive-campaign
 bench-adaptive-campaign: $(STAMP)
 	$(BIN)/python -m bench.adaptive_campaign
 
-# the same on Prolific-sim: more places on each batch's study (results-adaptive-campaign-prolific.json)
+# the same on Prolific-sim at 0.93: more places on each batch's study (results-adaptive-campaign-prolific.json)
 .PHONY: bench-adaptive-campaign-prolific
 bench-adaptive-campaign-prolific: $(STAMP)
 	$(BIN)/python -m bench.adaptive_campaign --route prolific

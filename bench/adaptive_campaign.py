@@ -15,7 +15,7 @@ workers build records of about 95 judgements each; 0.93 on Prolific-sim, whose p
 overlap for 61.2% of its places (8 seeds), and no stopping policy of all matches majority vote of 5 over
 such strangers for less than about 58% (``bench.adaptive_frontier``'s ``cheapest_match``).
 
-``python -m bench.adaptive_campaign [--items 1000] [--seeds 1,...,8] [--jobs 2] [--route prolific]``
+``python -m bench.adaptive_campaign [--items 1000] [--seeds 9,...,16] [--jobs 2] [--route prolific]``
 (``make bench-adaptive-campaign``) prints one JSON object and writes it to
 ``bench/results-adaptive-campaign.json`` (``--route prolific``: the same campaign on Prolific-sim, more
 places on each batch's study steered by the task server, written to
@@ -156,8 +156,9 @@ def main() -> None:
     p.add_argument("--stop-when-settled", action=argparse.BooleanOptionalAction, default=True,
                    help="[answers] stop_when_settled: an item stops once the judgements it may still get could at "
                         "best tie its answer (--no-stop-when-settled: the rule before)")
-    p.add_argument("--seeds", default="1,2,3,4,5,6,7,8",
-                   help="the simulator's seeds (each another crowd and market): one run each, read the summary")
+    p.add_argument("--seeds", default="9,10,11,12,13,14,15,16",
+                   help="the simulator's seeds (each another crowd and market): one run each, read the summary; "
+                        "by default those not used to choose each route's confidence (1-8 were)")
     p.add_argument("--jobs", type=int, default=2, help="seeds run side by side")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
     p.add_argument("--route", choices=["mturk", "prolific"], default="mturk",
