@@ -6,6 +6,7 @@ reviews, blocks and publishes the next batch."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -76,7 +77,8 @@ def study_done(sim: SimServer, study_id: str) -> Callable[[], bool]:
 
 
 def test_prolific_campaign_leaves_and_comes_back(live_sim: SimServer, tmp_path: Path) -> None:
-    config = variant(tmp_path, "vizwiz_captions.toml", {"batches": "2"}, 'detach = "always"')
+    # without caption top-ups: a round of more places leaves and comes back too (the next test)
+    config = variant(tmp_path, "vizwiz_captions.toml", {"batches": "2", "top_up_rounds": "0"}, 'detach = "always"')
     cfg, db, lines = load_config(config), tmp_path / "h.db", []
     kwargs = {"endpoint_url": live_sim.url, "db_path": db, "out_root": tmp_path, "limit": 20,
               "progress": lines.append, "platform": "prolific"}
@@ -119,6 +121,34 @@ def test_prolific_campaign_leaves_and_comes_back(live_sim: SimServer, tmp_path: 
     money = campaign_status(store, cfg.name)[0]  # 0.90 GBP + 0.30 fee = 1.20 GBP = 1.52 USD a place
     approved = store.table("platform_submissions").count_where("status = 'APPROVED'")
     assert (money["committed"], money["spent"]) == ("30.40", f"{Decimal('1.52') * approved:.2f}")
+
+
+def test_a_top_up_round_leaves_and_comes_back(live_sim: SimServer, tmp_path: Path) -> None:
+    """Caption top-ups on Prolific with detach = "always": a round adds places to the batch's study and the run
+    leaves; the next run collects them, QC and decisions go over the late work, and the campaign ends."""
+    config = variant(tmp_path, "vizwiz_captions.toml", {"batches": "1"}, 'detach = "always"')
+    cfg, db = load_config(config), tmp_path / "h.db"
+    kwargs = {"endpoint_url": live_sim.url, "db_path": db, "out_root": tmp_path, "limit": 20,
+              "progress": lambda _: None, "platform": "prolific"}
+    opened = []
+    with TaskServer(TaskSite(db, {cfg.name: cfg}, cfg.prolific.completion_base)) as server:
+        for _ in range(8):
+            result = run_campaign(config, task_url=server.url, **kwargs)
+            if "open" not in result:
+                break
+            opened.append(result["open"])
+            study = Store(db).rows("SELECT study_id FROM studies WHERE batch = 1")[0]["study_id"]
+            wait_until(study_done(live_sim, study))
+    store = Store(db)
+    assert "open" not in result and len(opened) >= 2  # left at the first publish and at a round's new places
+    added = store.rows("SELECT params FROM ledger WHERE operation = 'IncreasePlaces' AND status = 'ok'")
+    assert added and live_sim.prolific.studies[study]["total_available_places"] == 20 + sum(  # 4 units x 5
+        json.loads(r["params"])["added"] for r in added)
+    recorded = {r["submission_id"]: r["status"] for r in store.rows("SELECT * FROM platform_submissions")}
+    assert recorded == {k: v["status"] for k, v in live_sim.prolific.submissions.items()}
+    assert store.rows("SELECT count(*) AS n FROM assignments a WHERE NOT EXISTS "
+                      "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)")[0]["n"] == 0
+    assert (tmp_path / cfg.name / "top_ups.csv").read_text().count("\n") > 1
 
 
 def test_unfilled_places_are_released_when_the_batch_time_is_up(tmp_path: Path) -> None:
