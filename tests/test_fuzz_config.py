@@ -109,7 +109,7 @@ def test_encodings_and_corruption(folder: Path, encoding: str, cut: int, junk: b
      "[campaign].task names no template hit_templates/captoin.html.j2; did you mean `caption`?"),
     ('reward_usd = "0.55"', 'reward_usd = "NaN"', "[campaign].reward_usd must be an amount"),
     ('reward_usd = "0.55"', 'reward_usd = "Infinity"', "[campaign].reward_usd must be an amount"),
-    ('budget = "800.00 USD"', 'budget = "-800.00 USD"', "[campaign].budget must be an amount"),
+    ('budget = "1400.00 USD"', 'budget = "-1400.00 USD"', "[campaign].budget must be an amount"),
     ("time_outlier_sigmas = 1.95", "time_outlier_sigmas = inf", "[qc].time_outlier_sigmas must be a finite number"),
     ("time_outlier_sigmas = 1.95", "time_outlier_sigmas = nan", "[qc].time_outlier_sigmas must be a finite number"),
     ("min_approval_rate = 95", "min_approval_rate = 500",
@@ -135,7 +135,7 @@ def test_a_section_that_is_not_a_table(folder: Path) -> None:
 
 def test_agreed_keys_of_other_helpers_load_with_bounds(folder: Path) -> None:
     extra = re.sub(r"(?m)^(accept_partial|fx_rates|block_min_evidence) = .*\n", "", BASE_TEXT)
-    extra = extra.replace('budget = "800.00 USD"', 'budget = "400.00 GBP"\naccept_partial = true\n'
+    extra = extra.replace('budget = "1400.00 USD"', 'budget = "400.00 GBP"\naccept_partial = true\n'
                               'fx_rates = {USD = "0.79"}')
     extra = re.sub(r"(?ms)^\[policy\.block_min_rate\].*?(?=^\[)", "", extra)  # set inline below
     extra = re.sub(r"(?m)^(consensus_threshold|consensus_min_peers|shared_template_min_images|"
