@@ -57,12 +57,14 @@ POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "m
 
 def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
     """Workers whose median time is below ``share`` of the median piece of work's: ``times`` has one row a
-    piece of work (an assignment, or a label), ``worker_id, seconds``; rows without a time are left out.
-    ``share`` 0: nobody."""
+    piece of work (an assignment, or a label), ``worker_id, seconds``; rows without a time are left out,
+    and so are times below zero or without end (no work takes them: a sentinel or a clock gone wrong, which
+    would otherwise make its worker fast). ``share`` 0: nobody."""
     if share <= 0 or times.empty:
         return frozenset()
     seconds = pd.to_numeric(times["seconds"], errors="coerce")
-    timed = pd.DataFrame({"worker_id": times["worker_id"].astype(str), "seconds": seconds})[seconds.notna()]
+    known = seconds.between(0, float("inf"), inclusive="left")  # NaN, below zero and +-inf are not times
+    timed = pd.DataFrame({"worker_id": times["worker_id"].astype(str), "seconds": seconds})[known]
     if timed.empty:
         return frozenset()
     typical = timed.groupby("worker_id")["seconds"].median()

@@ -140,3 +140,19 @@ def test_bad_work_time_and_sweep_options_are_one_line(tmp_path: Path, args: list
     assert done.returncode != 0 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "answers.csv").exists()
+
+
+@pytest.mark.parametrize("bad", ["-1", "inf", "-inf"])
+def test_a_negative_or_endless_work_time_is_refused_in_one_line(tmp_path: Path, bad: str) -> None:
+    """A work time below zero or without end is no time a label took (a -1 "unknown" sentinel, a clock
+    gone wrong): taken as it is, a worker whose times are -1 would be weighed as one of the fast workers."""
+    labels = _labels_file(tmp_path, seed=1, items=10, per_item=3, right=0.8, items_a_worker=1)
+    frame = pd.read_csv(labels)
+    times = ["30"] * len(frame)
+    times[4] = bad
+    frame.assign(secs=times).to_csv(labels, index=False)
+    done = _run(str(labels), "--adaptive", "--seconds", "secs", "--fast-share", "0.5",
+                "--out", str(tmp_path / "answers.csv"))
+    assert done.returncode != 0 and "column 'secs'" in done.stderr and "line(s) 6" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "answers.csv").exists()

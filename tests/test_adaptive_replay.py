@@ -184,3 +184,13 @@ def test_a_replay_with_work_times_does_not_stop_on_two_rushed_votes(seed: int) -
         replay(frame.drop(columns="seconds"), replace(rule, fast_share=0.5))
     with pytest.raises(ValueError, match="fast_share"):
         replay(frame, replace(rule, fast_share=1.0))
+
+
+def test_fast_workers_leave_out_times_below_zero_or_without_end() -> None:
+    """No work takes -1 or infinite seconds: such a time is unknown, not fast (or slow)."""
+    from postprocess.skill_posterior import fast_workers
+
+    times = pd.DataFrame({"worker_id": ["a", "a", "b", "c", "d", "e"],
+                          "seconds": [-1, -1, 100, 120, 90, float("inf")]})
+    assert fast_workers(times, 0.5) == frozenset()
+    assert fast_workers(times.assign(seconds=[-1, 40, 100, 120, 90, float("-inf")]), 0.5) == frozenset({"a"})

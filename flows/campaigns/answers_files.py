@@ -172,6 +172,12 @@ def _with_seconds(path: Path, frame: pd.DataFrame, column: str) -> pd.DataFrame:
     if seconds.notna().sum() == 0:
         raise InputFormatError(f"{path}: column {column!r} holds no number of seconds; --seconds names each "
                                f"label's work time (MTurk's WorkTimeInSeconds)")
+    impossible = seconds.lt(0) | seconds.isin([float("inf"), float("-inf")])
+    if impossible.any():  # a -1 "unknown" taken as a time would make its worker one of the fast ones
+        lines = ", ".join(str(i + 2) for i in frame.index[impossible][:5])  # +2: the header is line 1
+        raise InputFormatError(f"{path}: column {column!r} has {int(impossible.sum())} work time(s) below zero or "
+                               f"without end (line(s) {lines}{'...' if impossible.sum() > 5 else ''}); leave an "
+                               "unknown time blank")
     return frame.drop(columns=[c for c in ("seconds",) if c != column and c in frame.columns]).assign(seconds=seconds)
 
 
