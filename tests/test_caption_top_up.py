@@ -47,6 +47,20 @@ def test_short_reasons_by_hand() -> None:
     assert short_reasons(short.iloc[:0], units, cap=9).empty
 
 
+def test_the_summary_counts_units_of_each_batch_apart(tmp_path: Path) -> None:
+    """Invite links name a batch's units invite:u0, invite:u1, ... in every batch: the same unit id in two
+    batches is two units, each with its own extra assignments."""
+    from flows.campaigns.summary import top_up_lines
+
+    pd.DataFrame({"image_id": ["a", "b", "c", "d"], "batch": [1, 1, 2, 2],
+                  "hit_id": ["invite:u0", "invite:u0", "invite:u0", "invite:u1"],
+                  "more_assignments": [2, 2, 3, 1]}).to_csv(tmp_path / "top_ups.csv", index=False)
+    pd.DataFrame(columns=["image_id", "accepted", "batch", "reason"]).to_csv(tmp_path / "short_images.csv",
+                                                                             index=False)
+    assert top_up_lines(tmp_path)[0].startswith("images topped up: 4 on 3 HIT(s) where QC left an image short, "
+                                                "6 more assignment(s)")
+
+
 def accepted_per_image(out: Path) -> pd.Series:
     data = pd.read_csv(out / "dataset.raw.csv", dtype={"image_id": str})
     kept = data[~data["is_rejected"].astype(bool) & data["caption"].fillna("").str.strip().ne("")]
@@ -157,5 +171,6 @@ def test_short_images_are_topped_up_on_served_units_and_the_rest_say_why(tmp_pat
         if row["reason"] == "rounds":  # the batch used every round it had
             assert len(rounds.get(row["batch"], set())) == 2
     said = summarize(out)
-    assert f"images topped up: {topped['image_id'].nunique()} on {topped['hit_id'].nunique()} HIT(s)" in said
+    units = len(topped.drop_duplicates(["batch", "hit_id"]))
+    assert f"images topped up: {topped['image_id'].nunique()} on {units} HIT(s)" in said
     assert ("after the top-up rounds: none" in said) if short.empty else (f"round: {len(short)} (" in said)

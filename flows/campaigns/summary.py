@@ -109,7 +109,8 @@ def top_up_lines(out_dir: Path) -> list[str]:
         return [f"images short of accepted captions: {len(short)}, not topped up (this platform cannot add "
                 f"assignments yet){f' ({short_file})' if len(short) else ''}"]
     if len(topped := pd.read_csv(topped_file, dtype=str)):
-        hits = topped.drop_duplicates("hit_id")
+        # a unit id names one unit within its batch (invite links' invite:u0 recurs in every batch)
+        hits = topped.drop_duplicates([c for c in ("batch", "hit_id") if c in topped.columns])
         lines = [f"images topped up: {topped['image_id'].nunique()} on {len(hits)} HIT(s) where QC left an image "
                  f"short, {int(hits['more_assignments'].astype(int).sum())} more assignment(s) ({topped_file})"]
     else:
