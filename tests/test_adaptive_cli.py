@@ -156,3 +156,14 @@ def test_a_negative_or_endless_work_time_is_refused_in_one_line(tmp_path: Path, 
     assert done.returncode != 0 and "column 'secs'" in done.stderr and "line(s) 6" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "answers.csv").exists()
+
+
+@pytest.mark.parametrize("args", [["--sweep", "0.9,0.95"], ["--seconds", "gold"], ["--fast-share", "0.5"]])
+def test_replay_options_without_adaptive_are_refused_not_ignored(tmp_path: Path, args: list[str]) -> None:
+    """--sweep, --seconds and --fast-share change only the replay: without --adaptive the answers would come
+    from every label and the sweep the person asked for would silently not be there."""
+    labels = _labels_file(tmp_path, seed=1, items=10, per_item=3, right=0.8, items_a_worker=1)
+    done = _run(str(labels), *args, "--out", str(tmp_path / "answers.csv"))
+    assert done.returncode != 0 and f"{args[0]} needs --adaptive" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "answers.csv").exists()

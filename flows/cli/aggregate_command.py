@@ -76,6 +76,9 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
         raise ConfigError(f"--columns {a.columns!r}: give three names, ITEM,WORKER,LABEL")
     if a.adaptive:
         return _replay(a, columns)  # type: ignore[arg-type]
+    for given, option in ((a.sweep, "--sweep"), (a.seconds, "--seconds"), (a.fast_share, "--fast-share")):
+        if given:  # they change only the replay: ignored, the sweep asked for would silently be missing
+            raise ConfigError(f"{option} needs --adaptive: it changes only the adaptive replay")
     prior = _skill_prior(a)
     try:
         prior.check()
