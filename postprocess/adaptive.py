@@ -113,14 +113,15 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
 
 def _label_times(frame: pd.DataFrame) -> pd.DataFrame:
     """``item_id, field, worker_id, seconds`` of each judgement (a worker's last label of an item, as
-    ``judgements`` keeps); seconds that are not a number are left out."""
+    ``judgements`` keeps: blank labels dropped first); seconds that are not a number are left out."""
     if "seconds" not in frame.columns:
         raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
     field = frame["field"].astype(str).str.strip() if "field" in frame.columns else DEFAULT_FIELD
     times = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip(),
                           "worker_id": frame["worker_id"].astype(str).str.strip(), "field": field,
                           "seconds": pd.to_numeric(frame["seconds"], errors="coerce")})
-    return times.drop_duplicates([*KEY, "worker_id"], keep="last")
+    given = frame["label"].astype(str).str.strip().ne("").to_numpy()  # the rows judgements keeps a label of
+    return times[given].drop_duplicates([*KEY, "worker_id"], keep="last")
 
 
 def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:

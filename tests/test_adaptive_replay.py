@@ -194,3 +194,12 @@ def test_fast_workers_leave_out_times_below_zero_or_without_end() -> None:
                           "seconds": [-1, -1, 100, 120, 90, float("inf")]})
     assert fast_workers(times, 0.5) == frozenset()
     assert fast_workers(times.assign(seconds=[-1, 40, 100, 120, 90, float("-inf")]), 0.5) == frozenset({"a"})
+
+
+def test_a_labels_work_time_is_its_own_row_not_a_later_blank_ones() -> None:
+    """``judgements`` drops a blank label before keeping a worker's last label of an item, so the time
+    beside a label must come from the row that gave it, not from a later blank row of the same worker."""
+    frame = pd.DataFrame({"item_id": ["i1", "i1", "i1", "i1"], "worker_id": ["w1", "w1", "w2", "w3"],
+                          "label": ["a", " ", "a", "a"], "seconds": [300, 1, 280, 310]})
+    used = replay(frame, StoppingRule(2, 6, confidence=0.9, method="mv", fast_share=0.5)).used
+    assert used.set_index("worker_id")["seconds"].to_dict() == {"w1": 300, "w2": 280}
