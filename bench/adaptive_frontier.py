@@ -104,8 +104,9 @@ def cheapest_policy(p: float, price: float, max_judgements: int, k: int = 3) -> 
 
 def policy_frontier(p: float, max_judgements: int, k: int = 3) -> list[tuple[float, float]]:
     """The best policies' (accuracy, mean judgements) from cheapest to dearest: ``cheapest_policy`` at prices
-    from 1e-4 to 0.5 a judgement (geometric steps of 5%), only those more accurate than every cheaper one."""
-    prices = [1e-4 * 1.05 ** i for i in range(int(math.log(5000) / math.log(1.05)) + 1)]
+    from 1e-4 to 0.5 a judgement (geometric steps of 5%) and at 0 (the most accurate policy: near-perfect
+    crowds gain less than 1e-4 a judgement long before it), only those more accurate than every cheaper one."""
+    prices = [0.0, *(1e-4 * 1.05 ** i for i in range(int(math.log(5000) / math.log(1.05)) + 1))]
     points = sorted({cheapest_policy(p, price, max_judgements, k) for price in prices}, key=lambda t: (t[1], -t[0]))
     kept: list[tuple[float, float]] = []
     for accuracy, mean in points:
@@ -120,7 +121,10 @@ def matching_share(p: float, fixed: int = 5, max_judgements: int = 6, k: int = 3
     policies around that accuracy (a coin per item picks which: accuracy and cost mix linearly)."""
     target = majority_accuracy(p, fixed, k)
     points = policy_frontier(p, max_judgements, k)
-    best = next((a, n) for a, n in points if a >= target - 1e-12)
+    best = next(((a, n) for a, n in points if a >= target - 1e-12), None)
+    if best is None:
+        raise ValueError(f"no stopping policy of at most {max_judgements} judgements is as accurate as majority "
+                         f"vote of {fixed} at {p}")
     below = [(a, n) for a, n in points if a < target - 1e-12]
     mixed = best[1]
     if below:

@@ -104,3 +104,16 @@ def test_the_mix_lands_on_majority_votes_accuracy_by_hand() -> None:
     share = (n_lo + (n_hi - n_lo) * (target - a_lo) / (a_hi - a_lo)) / 5
     assert matching_share(0.78)["mixed_share"] == pytest.approx(share, abs=1e-4)
     assert 0.5 < share < matching_share(0.78)["policy_share"]
+
+
+def test_the_cheapest_match_of_a_near_perfect_crowd_and_an_impossible_one() -> None:
+    """At 0.99 a judgement majority vote of 5 is reached only by policies dearer than the cheapest price
+    the frontier tried (1e-4 a judgement): the most accurate policy (price 0) closes the frontier. With
+    fewer judgements allowed than majority vote takes, no policy matches it: a one-line error, not
+    StopIteration."""
+    from bench.adaptive_frontier import matching_share
+
+    match = matching_share(0.99)
+    assert match["policy_accuracy"] >= match["majority_vote"] and match["mixed_share"] <= match["policy_share"] <= 1.2
+    with pytest.raises(ValueError, match="no stopping policy of at most 3 judgements"):
+        matching_share(0.78, max_judgements=3)
