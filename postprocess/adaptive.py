@@ -239,17 +239,19 @@ def short_items(captions: pd.DataFrame, item_ids: pd.Series, target: int) -> pd.
     return frame[frame["accepted"] < target].reset_index(drop=True)
 
 
-SHORT_REASONS = ("rounds", "unfilled", "cap")
+SHORT_REASONS = ("rounds", "after", "unfilled", "cap", "unposted")
 
 
-def short_reasons(short: pd.DataFrame, units: pd.DataFrame, cap: int) -> pd.DataFrame:
+def short_reasons(short: pd.DataFrame, units: pd.DataFrame, cap: int, rounds_ran_out: bool = True) -> pd.DataFrame:
     """Why each item is still short after its batch's top-up rounds: ``short`` (``item_id, accepted``,
-    :func:`short_items`) with ``reason``: ``unfilled`` when its unit received less than it asked (the crowd did
-    not come, so more asked would not have come either; an item on no unit too), ``cap`` when its unit
-    reached ``cap`` assignments, else ``rounds`` (the rounds ran out). ``units`` as for :func:`top_up_units`."""
+    :func:`short_items`) with ``reason``: ``unposted`` when no unit showed it; ``unfilled`` when its unit
+    received less than it asked (the crowd did not come, so more asked would not have come either); ``cap``
+    when its unit reached ``cap`` assignments; else ``rounds`` when the batch used every round it had
+    (``rounds_ran_out``), or ``after``: the rounds ended with nothing short, so it fell short later (a
+    caption struck in review, work reconciled late). ``units`` as for :func:`top_up_units`."""
     per_item = units.assign(item_id=units["item_id"].astype(str)).drop_duplicates("item_id", keep="last")
     rows = short.assign(item_id=short["item_id"].astype(str)).merge(
         per_item[["item_id", "asked", "received"]], on="item_id", how="left")
-    unfilled = ~(rows["received"] >= rows["asked"])  # no unit (NaN) is unfilled too
-    reason = pd.Series("rounds", index=rows.index).mask(rows["asked"] >= cap, "cap").mask(unfilled, "unfilled")
+    reason = pd.Series("rounds" if rounds_ran_out else "after", index=rows.index).mask(rows["asked"] >= cap, "cap")
+    reason = reason.mask(rows["received"] < rows["asked"], "unfilled").mask(rows["asked"].isna(), "unposted")
     return short.assign(reason=reason.to_numpy())

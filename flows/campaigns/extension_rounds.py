@@ -103,6 +103,9 @@ def run_round(run: Run, batch: int, round_no: int, units: list[str], what: str) 
 def short_with_reasons(run: Run, short: pd.DataFrame, cap: int) -> pd.DataFrame:
     """``short`` (``item_id, accepted, batch``: images still short) with each one's ``reason``
     (postprocess.adaptive.short_reasons) from its batch's units as the ledger's rounds left them."""
-    parts = [short_reasons(group, unit_frame(run, int(batch), recorded_rounds(run, int(batch))), cap)
-             for batch, group in short.groupby("batch", sort=True)]
+    parts = []
+    for batch, group in short.groupby("batch", sort=True):
+        rounds = recorded_rounds(run, int(batch))
+        ran_out = len(rounds) >= run.cfg.answers.top_up_rounds
+        parts.append(short_reasons(group, unit_frame(run, int(batch), rounds), cap, ran_out))
     return pd.concat(parts, ignore_index=True) if parts else short.assign(reason=pd.Series(dtype=str))

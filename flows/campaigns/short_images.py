@@ -36,8 +36,10 @@ def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> li
 def short_reasons_text(counts: pd.Series, cfg: CampaignConfig) -> str:
     """"3 ran out of top-up rounds (2 a batch), 1 ...": the reasons short_images.csv gives, counted."""
     words = {"rounds": f"ran out of top-up rounds ({cfg.answers.top_up_rounds} a batch)",
+             "after": "fell short after their batch's rounds had ended (struck in review or reconciled late)",
              "unfilled": "were on a unit the crowd did not fill (more asked of it would not have come)",
-             "cap": f"reached {top_up_cap(cfg.assignments_per_image)} assignments a unit"}
+             "cap": f"reached {top_up_cap(cfg.assignments_per_image)} assignments a unit",
+             "unposted": "were on no posted unit"}
     return ", ".join(f"{int(counts[r])} {words[r]}" for r in words if counts.get(r, 0))
 
 

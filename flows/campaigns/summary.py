@@ -96,7 +96,8 @@ def show_summary(out_dir: Path) -> None:
     print("\n".join(tail))
 
 
-SHORT_WHY = {"rounds": "ran out of rounds", "unfilled": "on a unit the crowd did not fill", "cap": "at the cap"}
+SHORT_WHY = {"rounds": "ran out of rounds", "after": "short after the rounds ended", "cap": "at the cap",
+             "unfilled": "on a unit the crowd did not fill", "unposted": "on no posted unit"}
 
 
 def top_up_lines(out_dir: Path) -> list[str]:

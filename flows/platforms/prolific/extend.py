@@ -74,15 +74,17 @@ def total_after(run: Run, batch: int, round_no: int, added: int) -> int:
 
 def check_round_budget(run: Run, batch: int, total: int) -> None:
     """Every study's places, this one at its new total, must still fit the budget (the up-front check
-    priced max_judgements everywhere, so this refuses only a budget lowered since)."""
+    priced the worst case everywhere, max_judgements or the caption top-ups', so this refuses only a budget
+    lowered since)."""
     cfg = run.cfg
     others = sum(int(r["places"]) - int(r["released"] or 0) for r in run.store.rows(
         "SELECT places, released FROM studies WHERE campaign = ? AND batch != ?", [cfg.name, batch]))
     cost = Decimal(prolific.study_cost(prolific_client(run), int(cfg.prolific.reward * 100), total + others)) / 100
     if to_budget_currency(cfg, cost, cfg.prolific.currency) > cfg.budget:
+        knob = "[answers].max_judgements" if cfg.answers.adaptive else "[answers].top_up_rounds"
         raise BudgetError(f"batch {batch}: {total} places would commit {cost:.2f} {cfg.prolific.currency} with "
                           f"Prolific's fees against a budget of {cfg.budget:.2f} {cfg.budget_currency}; raise "
-                          "[campaign].budget or lower max_judgements")
+                          f"[campaign].budget or lower {knob}")
 
 
 def places_call(run: Run, batch: int, round_no: int, study_id: str, total: int, added: int) -> LedgeredCall:
