@@ -135,6 +135,15 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, object]:
             "seeds_more_accurate": sum(r["adaptive"]["accuracy"] >= r["fixed"]["accuracy"] for r in runs)}
 
 
+def rule_of(a: argparse.Namespace) -> dict[str, float | bool]:
+    """The [answers] rule the flags give (the route's confidence unless --confidence)."""
+    confidence = CONFIDENCE[a.route] if a.confidence is None else a.confidence
+    return {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": confidence,
+            "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight,
+            "crowd_prior_weight": a.crowd_prior_weight, "fast_share": a.fast_share,
+            "stop_when_settled": a.stop_when_settled}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     rule0 = route_rule("mturk")
@@ -159,20 +168,19 @@ def main() -> None:
     p.add_argument("--seeds", default="9,10,11,12,13,14,15,16",
                    help="the simulator's seeds (each another crowd and market): one run each, read the summary; "
                         "by default those not used to choose each route's confidence (1-8 were)")
-    p.add_argument("--jobs", type=int, default=2, help="seeds run side by side")
+    p.add_argument("--jobs", type=lambda v: max(1, int(v)), default=2, help="seeds run side by side (at least 1)")
     p.add_argument("--method", default="auto", help="[answers] method of both runs (rounds and answers)")
     p.add_argument("--route", choices=["mturk", "prolific"], default="mturk",
                    help="the simulator's MTurk (more assignments on a HIT) or Prolific (more places on a study)")
     p.add_argument("--out", type=Path, default=None, help=f"default {RESULTS.name}, or its -prolific twin")
     a = p.parse_args()
     out = a.out or (RESULTS if a.route == "mturk" else RESULTS.with_name(f"{RESULTS.stem}-prolific.json"))
-    confidence = CONFIDENCE[a.route] if a.confidence is None else a.confidence
-    rule = {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": confidence,
-            "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight,
-            "crowd_prior_weight": a.crowd_prior_weight, "fast_share": a.fast_share,
-            "stop_when_settled": a.stop_when_settled}
-    seeds = [int(x) for x in a.seeds.split(",")]
+    try:
+        seeds = [int(x) for x in a.seeds.split(",")]
+    except ValueError:
+        p.error(f"--seeds {a.seeds!r}: give whole numbers separated by commas, e.g. 9,10,11")
     with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as pool:  # each seed its own simulators
+        rule = rule_of(a)
         runs = list(pool.map(measure, *zip(*[(a.items, a.adversaries, a.items_per_hit, rule, a.method, a.route, seed)
                                               for seed in seeds], strict=True)))
     result = json.dumps({"summary": summary(runs), "runs": runs}, indent=1)
