@@ -167,3 +167,10 @@ def test_replay_options_without_adaptive_are_refused_not_ignored(tmp_path: Path,
     assert done.returncode != 0 and f"{args[0]} needs --adaptive" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "answers.csv").exists()
+
+
+def test_a_confidence_named_twice_in_a_sweep_is_replayed_once(tmp_path: Path) -> None:
+    labels = _labels_file(tmp_path, seed=2, items=30, per_item=4, right=0.8, items_a_worker=1)
+    done = _run(str(labels), "--adaptive", "--sweep", "0.9,0.95,0.9", "--out", str(tmp_path / "a.csv"))
+    assert done.returncode == 0, done.stderr
+    assert [row["confidence"] for row in json.loads(done.stdout)["sweep"]] == [None, 0.9, 0.95]

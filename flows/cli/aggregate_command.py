@@ -124,6 +124,6 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
 def _sweep(text: str) -> tuple[float, ...]:
     """--sweep's confidences."""
     try:
-        return tuple(float(c) for c in text.split(",") if c.strip())
+        return tuple(dict.fromkeys(float(c) for c in text.split(",") if c.strip()))  # each once, in order
     except ValueError as exc:
         raise ConfigError(f"--sweep {text!r}: give confidences separated by commas, e.g. 0.9,0.93,0.95") from exc
