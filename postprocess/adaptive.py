@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from postprocess.answers import ANSWER_COLUMNS, DEFAULT_FIELD, Aggregation, aggregate, judgements
+from postprocess.answers import ANSWER_COLUMNS, Aggregation, aggregate, judgements
 from postprocess.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
@@ -88,9 +88,9 @@ class Replay(NamedTuple):
 def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
     """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns)."""
     rule.check()
-    data = judgements(frame)
-    if rule.fast_share > 0:
-        data = data.merge(_label_times(frame), on=[*KEY, "worker_id"], how="left")
+    if rule.fast_share > 0 and "seconds" not in frame.columns:
+        raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
+    data = judgements(frame, keep=("seconds",) if rule.fast_share > 0 else ())
     data["rank"] = data.groupby(KEY, sort=False).cumcount()  # arrival order within the item
     available = data.groupby(KEY).size().rename("available")
     cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
@@ -109,19 +109,6 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
         wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
     answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
-
-
-def _label_times(frame: pd.DataFrame) -> pd.DataFrame:
-    """``item_id, field, worker_id, seconds`` of each judgement (a worker's last label of an item, as
-    ``judgements`` keeps: blank labels dropped first); seconds that are not a number are left out."""
-    if "seconds" not in frame.columns:
-        raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
-    field = frame["field"].astype(str).str.strip() if "field" in frame.columns else DEFAULT_FIELD
-    times = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip(),
-                          "worker_id": frame["worker_id"].astype(str).str.strip(), "field": field,
-                          "seconds": pd.to_numeric(frame["seconds"], errors="coerce")})
-    given = frame["label"].astype(str).str.strip().ne("").to_numpy()  # the rows judgements keeps a label of
-    return times[given].drop_duplicates([*KEY, "worker_id"], keep="last")
 
 
 def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:

@@ -58,16 +58,20 @@ class Aggregation(NamedTuple):
     workers: pd.DataFrame
 
 
-def judgements(frame: pd.DataFrame, drop: pd.Series | None = None) -> pd.DataFrame:
+def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[str, ...] = ()) -> pd.DataFrame:
     """The column contract: ``item_id, worker_id, label, field`` as text, blank labels dropped;
     a worker's repeated label of the same item and field counts once (the last one given).
-    ``drop``: a mask of ``frame``'s rows left out first (as if not given). Built a column at a time and
-    filtered only when something is dropped: at COCO's size the frame is 1.4 million rows, ~110 MB a copy."""
+    ``drop``: a mask of ``frame``'s rows left out first (as if not given); ``keep``: more of ``frame``'s
+    columns carried along as they are, each row's beside its own label (a replay's ``seconds``). Built a
+    column at a time and filtered only when something is dropped: at COCO's size the frame is 1.4 million
+    rows, ~110 MB a copy."""
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)} [, field]")
     out = pd.DataFrame({c: _stripped(frame[c]) for c in REQUIRED}, copy=False)
     out["field"] = _stripped(frame["field"]) if "field" in frame.columns else DEFAULT_FIELD
+    for column in keep:
+        out[column] = frame[column]
     blank = (out["label"] == "") | (out["item_id"] == "") | (out["worker_id"] == "")
     if drop is not None:
         blank |= drop.to_numpy(dtype=bool)
