@@ -18,12 +18,18 @@ def adaptive_saving(store: Store, name: str, info: dict[str, Any], unit: Decimal
     if not fixed:
         return {}
     units = posted_units(store, name)
-    extended = sum(int(json.loads(r["params"] or "{}").get("NumberOfAdditionalAssignments", 1)) for r in store.rows(
-        f"SELECT params FROM ledger WHERE campaign = ? AND operation IN ({','.join('?' * len(EXTENSION_OPS))}) "
-        "AND status IN ('ok', 'adopted')", [name, *EXTENSION_OPS]))
-    asked, full = units * int(info.get("assignments_per_image", 0)) + extended, units * fixed
+    asked, full = units * int(info.get("assignments_per_image", 0)) + extra_assignments(store, name), units * fixed
     return {"asked": asked, "fixed": full, "cost": f"{unit * asked:.2f}", "fixed_cost": f"{unit * full:.2f}",
             "saving": f"{unit * (full - asked):.2f}", "share": round(asked / full, 3) if full else 0.0}
+
+
+def extra_assignments(store: Store, name: str, batch: int | None = None) -> int:
+    """Assignments the extensions the platform took added (of ``batch``, or of every batch): one a unit a
+    round for adaptive overlap, what the unit's shortest image lacks for a caption top-up."""
+    where = "" if batch is None else " AND batch = ?"
+    return sum(int(json.loads(r["params"] or "{}").get("NumberOfAdditionalAssignments", 1)) for r in store.rows(
+        f"SELECT params FROM ledger WHERE campaign = ? AND operation IN ({','.join('?' * len(EXTENSION_OPS))}) "
+        f"AND status IN ('ok', 'adopted'){where}", [name, *EXTENSION_OPS, *([] if batch is None else [batch])]))
 
 
 def posted_units(store: Store, name: str) -> int:

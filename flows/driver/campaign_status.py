@@ -9,7 +9,7 @@ import time
 from decimal import Decimal
 from typing import Any
 
-from flows.campaigns.adaptive_money import adaptive_line, adaptive_saving
+from flows.campaigns.adaptive_money import adaptive_line, adaptive_saving, extra_assignments
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.identity import recorded_platform
 from flows.campaigns.summary import shortfall_lines
@@ -121,10 +121,7 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
     status = store.batch_status(name, batch)
     opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
-    # adaptive overlap adds one a HIT a round, a caption top-up what the HIT's shortest image lacks
-    extended = sum(int(json.loads(r["params"] or "{}").get("NumberOfAdditionalAssignments", 1)) for r in store.rows(
-        "SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = "
-        "'CreateAdditionalAssignmentsForHIT' AND status IN ('ok', 'adopted')", [name, batch]))
+    extended = extra_assignments(store, name, batch)
     by_state = {r["status"]: r["n"] for r in store.rows(
         "SELECT status, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY status",
         [name, batch])}
