@@ -57,3 +57,66 @@ def test_a_prior_that_says_nothing_is_refused_in_one_line(tmp_path: Path, capsys
     code, _, err = replay(tmp_path, option, value, capsys)
     assert code == 2, err
     assert "skill prior" in err and "Traceback" not in err
+
+
+TIMED = "item_id,worker_id,label,seconds\n" + "".join(
+    f"i{item},w{worker},{'yes' if (item + worker) % 3 else 'no'},{30 + 40 * worker}\n"
+    for item in range(6) for worker in range(5))
+
+
+def timed_replay(folder: Path, text: str, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    (folder / "labels.csv").write_text(text)
+    capsys.readouterr()
+    code = main(["aggregate", str(folder / "labels.csv"), "--out", str(folder / "answers.csv"), "--adaptive",
+                 "--seconds", "seconds", *args])
+    said = capsys.readouterr()
+    return code, said.out, said.err
+
+
+def sound_or_one_line(folder: Path, code: int, out: str, err: str) -> dict[str, object] | None:
+    if code:
+        assert err.startswith("hitflow: ") and err.count("\n") == 1 and "Traceback" not in err, err
+        assert not (folder / "answers.csv").exists()
+        return None
+    summary = json.loads(out)
+    assert 0 < summary["share_used"] <= 1
+    return summary
+
+
+@FUZZ
+@given(number)
+def test_any_fast_share_gives_a_sound_replay_or_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        value: float) -> None:
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    code, out, err = timed_replay(folder, TIMED, [f"--fast-share={value!r}"], capsys)
+    if sound_or_one_line(folder, code, out, err) is None:
+        assert "fast" in err
+    else:
+        assert 0 <= value < 1, f"--fast-share {value!r} was replayed"
+
+
+@FUZZ
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), st.text(max_size=6)),
+                min_size=30, max_size=30))
+def test_any_work_times_give_a_sound_replay_or_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       times: list[str]) -> None:
+    """Whatever a seconds column holds (numbers of any size, blanks, text, CSV's own quotes and commas)."""
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    cells = ['"' + t.replace('"', '""') + '"' for t in times]
+    rows = [line.rsplit(",", 1)[0] + "," + cell for line, cell in zip(TIMED.splitlines()[1:], cells, strict=True)]
+    text = TIMED.splitlines()[0] + "\n" + "\n".join(rows) + "\n"
+    code, out, err = timed_replay(folder, text, ["--fast-share", "0.5"], capsys)
+    sound_or_one_line(folder, code, out, err)
+
+
+@FUZZ
+@given(st.text(max_size=20))
+def test_any_sweep_text_gives_a_sweep_or_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  text: str) -> None:
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    code, out, err = timed_replay(folder, TIMED, [f"--sweep={text}"], capsys)
+    summary = sound_or_one_line(folder, code, out, err)
+    if summary is not None and "sweep" in summary:
+        rows = summary["sweep"]
+        assert isinstance(rows, list) and rows[0]["confidence"] is None
+        assert all(0 < row["confidence"] <= 1 for row in rows[1:])
