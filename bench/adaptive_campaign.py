@@ -46,13 +46,16 @@ from postprocess.answers import accuracy
 
 RESULTS = Path(__file__).resolve().parent / "results-adaptive-campaign.json"
 CONFIDENCE = {"mturk": 0.98, "prolific": 0.93}  # each route's operating point (the module's docstring)
+# [answers] typical_prior_weight: MTurk-sim's workers build records the typical-worker prior can judge
+TYPICAL_WEIGHT = {"mturk": 12.0, "prolific": 0.0}
 GOAL_SHARE = 0.60
 
 
 def route_rule(route: str) -> dict[str, float | bool]:
     """The [answers] rule the bench runs on ``route`` unless told otherwise."""
     return {"min_judgements": 2, "max_judgements": 6, "confidence": CONFIDENCE[route], "skill_prior": 0.7,
-            "skill_prior_weight": 4.0, "crowd_prior_weight": 20.0, "fast_share": 0.5, "stop_when_settled": True}
+            "skill_prior_weight": 4.0, "crowd_prior_weight": 20.0, "typical_prior_weight": TYPICAL_WEIGHT[route],
+            "fast_share": 0.5, "stop_when_settled": True}
 
 
 def summary_line(run: dict[str, Any]) -> str:
@@ -138,9 +141,10 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, object]:
 def rule_of(a: argparse.Namespace) -> dict[str, float | bool]:
     """The [answers] rule the flags give (the route's confidence unless --confidence)."""
     confidence = CONFIDENCE[a.route] if a.confidence is None else a.confidence
+    typical = TYPICAL_WEIGHT[a.route] if a.typical_prior_weight is None else a.typical_prior_weight
     return {"min_judgements": a.min_judgements, "max_judgements": a.max_judgements, "confidence": confidence,
             "skill_prior": a.skill_prior, "skill_prior_weight": a.skill_prior_weight,
-            "crowd_prior_weight": a.crowd_prior_weight, "fast_share": a.fast_share,
+            "crowd_prior_weight": a.crowd_prior_weight, "typical_prior_weight": typical, "fast_share": a.fast_share,
             "stop_when_settled": a.stop_when_settled}
 
 
@@ -159,6 +163,8 @@ def main() -> None:
     p.add_argument("--skill-prior-weight", type=float, default=rule0["skill_prior_weight"])
     p.add_argument("--crowd-prior-weight", type=float, default=rule0["crowd_prior_weight"],
                    help="[answers] crowd_prior_weight: an unseen worker is assumed as accurate as the crowd so far")
+    p.add_argument("--typical-prior-weight", type=float, default=None,
+                   help="[answers] typical_prior_weight (default: the route's, 12 on mturk, 0 on prolific)")
     p.add_argument("--fast-share", type=float, default=rule0["fast_share"],
                    help="[answers] fast_share: a worker whose median time is below this share of the crowd's is "
                         "assumed as accurate as the fast workers so far (0: one crowd, the rule before)")

@@ -13,6 +13,9 @@ class SkillPrior:
     accuracy: float = 0.7  # a worker's assumed accuracy before their judgements say otherwise
     weight: float = 4.0  # how many judgements that assumption is worth
     crowd_weight: float = 0.0  # >0: the crowd's own accuracy, this prior worth so many judgements against it
+    # >0: a worker whose record fits it is shrunk toward the crowd's typical worker, worth this many judgements
+    # per row of their confusion (postprocess.skill_posterior: a two-part prior); 0: the weak prior alone
+    typical_weight: float = 0.0
 
     def check(self) -> None:
         if not 0 < self.accuracy < 1:  # NaN fails this too
@@ -22,3 +25,6 @@ class SkillPrior:
         if not 0 <= self.crowd_weight < math.inf:
             raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
                              "at least 0")
+        if not 0 <= self.typical_weight < math.inf:
+            raise ValueError(f"typical worker prior weight {self.typical_weight}: give a finite number of "
+                             "judgements, at least 0")

@@ -172,6 +172,19 @@ def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused()
         AnswersSection(crowd_prior_weight=-1)
 
 
+def test_typical_prior_weight_reaches_the_skill_prior_and_a_negative_one_is_refused() -> None:
+    from pydantic import ValidationError
+
+    from flows.campaigns.answers_step import skill_prior_of
+    from flows.core.config.answers_config import AnswersSection, answers_settings
+
+    settings = answers_settings(AnswersSection(typical_prior_weight=12), 5, None)
+    assert skill_prior_of(settings).typical_weight == 12
+    assert skill_prior_of(AnswersSettings()).typical_weight == 0  # off unless asked: the rule before
+    with pytest.raises(ValidationError, match="typical_prior_weight"):
+        AnswersSection(typical_prior_weight=-1)
+
+
 def test_stop_when_settled_is_on_by_default_and_reaches_the_settings() -> None:
     from pydantic import ValidationError
 

@@ -26,7 +26,8 @@ BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in 
 def skill_prior_of(settings: AnswersSettings) -> SkillPrior:
     """The [answers] skill prior: one for the adaptive rounds' stopping posterior and method ``skill``'s
     answers, so that the answer shipped is the posterior the rounds stopped on."""
-    return SkillPrior(settings.skill_prior, settings.skill_prior_weight, settings.crowd_prior_weight)
+    return SkillPrior(settings.skill_prior, settings.skill_prior_weight, settings.crowd_prior_weight,
+                      settings.typical_prior_weight)
 
 
 def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 # postprocess.answers.CHOICES (a test keeps them equal)
 METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin", "skill")
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
-skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight);
+skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight,
+--typical-prior-weight);
 auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
 answers.csv: item_id, field, label, confidence, method, judgements
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
@@ -52,6 +53,10 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--crowd-prior-weight", type=float, default=0.0,
                     help="above 0: a worker not yet seen is assumed as accurate as the crowd so far (a one-coin fit "
                          "to the labels used), --skill-prior counting as this many labels against it")
+    ad.add_argument("--typical-prior-weight", type=float, default=0.0,
+                    help="above 0: a worker whose labels so far fit the crowd's typical worker (as accurate as the "
+                         "median worker) is shrunk toward them, worth this many labels per true label (12 suits "
+                         "crowds that build records); spammers and adversaries keep --skill-prior alone")
     ad.add_argument("--stop-when-settled", action=argparse.BooleanOptionalAction, default=True,
                     help="also stop an item once the labels it may still take could at best tie its answer "
                          "(they would buy nothing); --no-stop-when-settled: the rule before")
@@ -91,10 +96,11 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
 
 
 def _skill_prior(a: argparse.Namespace) -> SkillPrior:
-    """--skill-prior, --skill-prior-weight, --crowd-prior-weight: the replay's, and --method skill's."""
+    """--skill-prior, --skill-prior-weight, --crowd-prior-weight, --typical-prior-weight: the replay's, and
+    --method skill's."""
     from postprocess.skill_prior import SkillPrior
 
-    return SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight)
+    return SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight, a.typical_prior_weight)
 
 
 def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:

@@ -43,6 +43,12 @@ class AnswersSection(Section):
                                       "be as accurate as the crowd so far (a one-coin fit to the judgements "
                                       "received), skill_prior counting as this many judgements against it; 0: "
                                       "skill_prior itself")
+    typical_prior_weight: float = Field(0.0, ge=0, le=100000, allow_inf_nan=False,
+                                        description="Adaptive overlap: above 0, a worker whose record so far fits "
+                                        "the crowd's typical worker (as accurate as its median worker) is shrunk "
+                                        "toward that worker, worth this many judgements per true label; one whose "
+                                        "record does not fit (spammers, adversaries) keeps skill_prior alone. 12 "
+                                        "suits crowds that build records (MTurk-style); 0: off")
     fast_share: Share = Field(0.0, lt=1, description="Adaptive overlap with crowd_prior_weight: a worker whose median "
                               "time on an assignment is below this share of the crowd's median is not assumed as "
                               "accurate as the crowd but as the fast workers so far (their own one-coin fit); 0: "
@@ -115,6 +121,7 @@ class AnswersSettings:
     skill_prior: float = 0.7  # adaptive overlap: postprocess.skill_posterior.SkillPrior
     skill_prior_weight: float = 4.0
     crowd_prior_weight: float = 0.0  # SkillPrior.crowd_weight: 0, skill_prior alone
+    typical_prior_weight: float = 0.0  # SkillPrior.typical_weight: 0, no typical-worker part
     fast_share: float = 0.0  # below this share of the median time a worker is in the fast group (0: one group)
     stop_when_settled: bool = True  # postprocess.adaptive.settled
     top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions

@@ -1,0 +1,141 @@
+"""postprocess.skill_posterior with SkillPrior.typical_weight ([answers] typical_prior_weight): each worker's
+confusion has a two-part prior, the crowd's typical worker (as accurate as its median worker) with odds of 4
+to 1, else the weak skill prior. A worker whose record fits the typical worker is shrunk toward them, so a
+newcomer whose few judgements agree with the crowd counts as its median worker, and a long record's
+noisy cells are pulled toward that worker's; a spammer's or an adversary's record does not fit, and keeps
+the weak prior, so an adversary still points to the truth (issue 43)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import gammaln
+from scipy.stats import dirichlet_multinomial
+
+from postprocess.skill_posterior import (
+    TYPICAL_SHARE,
+    SkillPrior,
+    _log_evidence,
+    _mixture_counts,
+    _typical_counts,
+    label_posterior,
+)
+from tests.crowd_labels import LABELS, crowd_frame
+
+TYPICAL = SkillPrior(typical_weight=12.0)
+
+
+def test_the_evidence_of_each_part_is_the_dirichlet_multinomial_probability() -> None:
+    """Against scipy's Dirichlet-multinomial: the log probability of each row's counts, summed over the rows,
+    less the multinomial coefficient (the same for both parts, so it cannot change their odds)."""
+    rng = np.random.default_rng(4)
+    alpha = rng.uniform(0.2, 9.0, (5, 3, 3))
+    seen = rng.integers(0, 12, (5, 3, 3)).astype(float)
+    expected = np.zeros(5)
+    for w in range(5):
+        for t in range(3):
+            n = seen[w, t]
+            coefficient = gammaln(n.sum() + 1) - gammaln(n + 1).sum()
+            expected[w] += dirichlet_multinomial.logpmf(n, alpha[w, t], int(n.sum())) - coefficient
+    assert _log_evidence(alpha, seen) == pytest.approx(expected, abs=1e-9)
+
+
+def test_with_no_record_the_mean_is_the_priors_blended_four_to_one() -> None:
+    weak = np.full((1, 3, 3), 4 * 0.15)
+    np.einsum("wii->wi", weak)[:] = 4 * 0.7
+    typical = np.full((1, 3, 3), 12 * 0.05)
+    np.einsum("wii->wi", typical)[:] = 12 * 0.9
+    counts = _mixture_counts(np.zeros((1, 3, 3)), weak, typical)
+    shares = counts / counts.sum(axis=2, keepdims=True)
+    assert shares[0, 0, 0] == pytest.approx(TYPICAL_SHARE * 0.9 + (1 - TYPICAL_SHARE) * 0.7)
+    assert shares[0, 0, 1] == pytest.approx(TYPICAL_SHARE * 0.05 + (1 - TYPICAL_SHARE) * 0.15)
+    # rows carry the pseudo-counts the worker is expected to have: 0.8 x 12 + 0.2 x 4
+    assert counts[0].sum(axis=1) == pytest.approx([0.8 * 12 + 0.2 * 4] * 3)
+
+
+def test_the_typical_worker_is_the_median_one_not_the_mean() -> None:
+    """Six good workers (right on 18 of 20) and three adversaries (wrong on all of 30): over the judgements
+    the crowd is right about half the time, its median worker 90%; a fast worker's typical worker is the
+    fast crowd's accuracy."""
+    good = np.array([[6.0, 1.0, 0.0], [0.0, 6.0, 1.0], [0.0, 0.0, 6.0]])
+    adversary = 5 * (np.ones((3, 3)) - np.eye(3))
+    records = np.stack([good] * 6 + [adversary] * 3 + [good])
+    fast = np.array([0] * 9 + [1])
+    typical = _typical_counts(records, records.sum(axis=(1, 2)), fast, np.array([0.6, 0.5]), weight=12.0)
+    assert typical[0, 0, 0] == pytest.approx(12 * 0.9) and typical[0, 0, 1] == pytest.approx(12 * 0.05)
+    assert typical[6, 0, 0] == pytest.approx(12 * 0.9)  # the adversaries' typical worker is the same one
+    assert typical[9, 0, 0] == pytest.approx(12 * 0.5)  # the fast group's crowd accuracy
+
+
+def _crowd(lucky_items: int) -> pd.DataFrame:
+    """Ten regular workers right 85% of the time (slips on the next label) on 200 items, three an item, and
+    "lucky", right on ``lucky_items`` items, who then agrees with a newcomer on item x."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for k in range(200):
+        for w in rng.choice(10, 3, replace=False):
+            right = rng.random() < 0.85
+            rows.append({"item_id": f"i{k}", "worker_id": f"r{w}", "label": LABELS[(k + (0 if right else 1)) % 3]})
+    rows += [{"item_id": f"i{k}", "worker_id": "lucky", "label": LABELS[k % 3]} for k in range(lucky_items)]
+    rows += [{"item_id": "x", "worker_id": "lucky", "label": "B"}, {"item_id": "x", "worker_id": "r0", "label": "B"}]
+    return pd.DataFrame(rows)
+
+
+def test_a_newcomer_who_fits_the_crowd_counts_as_its_median_worker() -> None:
+    """Right on 12 of 12 (four judgements a true label): under the weak prior alone lucky's rows are half
+    their record, half skill_prior's 70%; with the typical part their record fits the typical worker (the
+    regulars' 85%), so item x, where they agree with a regular, is more certain, yet less than once lucky
+    has been right on 120."""
+    short = _crowd(12)
+    weak = label_posterior(short, SkillPrior()).set_index("item_id").at["x", "confidence"]
+    typical = label_posterior(short, TYPICAL).set_index("item_id").at["x", "confidence"]
+    assert typical > weak + 0.001
+    proven = label_posterior(_crowd(120), TYPICAL).set_index("item_id").at["x", "confidence"]
+    assert proven > typical
+
+
+def test_a_spammer_does_not_borrow_the_typical_workers_weight() -> None:
+    """A worker answering at random on 60 items: their record does not fit the typical (85%) worker, so
+    on item y, where they disagree with a regular, the regular's answer stands about as surely as under the
+    weak prior alone."""
+    rng = np.random.default_rng(3)
+    frame = pd.concat([_crowd(0), pd.DataFrame(
+        [{"item_id": f"i{k}", "worker_id": "spam", "label": LABELS[rng.integers(0, 3)]} for k in range(60)]
+        + [{"item_id": "y", "worker_id": "spam", "label": "C"}, {"item_id": "y", "worker_id": "r1", "label": "A"}])])
+    with_typical = label_posterior(frame, TYPICAL).set_index("item_id")
+    weak_only = label_posterior(frame, SkillPrior()).set_index("item_id")
+    assert with_typical.at["y", "label"] == weak_only.at["y", "label"] == "A"
+    assert with_typical.at["y", "confidence"] == pytest.approx(weak_only.at["y", "confidence"], abs=0.05)
+
+
+def test_an_adversary_keeps_the_weak_prior_and_still_points_to_the_truth() -> None:
+    """The always-wrong worker of test_skill_posterior: their record does not fit a typical (right) worker,
+    so their confusion is their own record and the weak prior, as without the typical part."""
+    regulars = [{"item_id": f"i{k}", "worker_id": w, "label": LABELS[k % 3]} for k in range(30)
+                for w in ("r1", "r2", "r3")]
+    wrong = [{"item_id": f"i{k}", "worker_id": "adv", "label": LABELS[(k + 1) % 3]} for k in range(30)]
+    frame = pd.DataFrame([*regulars, *wrong, {"item_id": "z", "worker_id": "adv", "label": "B"}])
+    with_typical = label_posterior(frame, TYPICAL).set_index("item_id")
+    weak_only = label_posterior(frame, SkillPrior()).set_index("item_id")
+    assert with_typical.at["z", "label"] == weak_only.at["z", "label"] == "A"
+    assert with_typical.at["z", "confidence"] == pytest.approx(weak_only.at["z", "confidence"], abs=0.01)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_its_confidence_stays_honest(seed: int) -> None:
+    """Two labels an item from workers of 55-95% (tests/crowd_labels.py): the items it is at least 95% sure
+    of are wrong at most about 5% of the time, and it is sure of a good share of them."""
+    frame, truth = crowd_frame(seed)
+    answers = label_posterior(frame, TYPICAL)
+    sure = answers[answers["confidence"] >= 0.95]
+    error = float((sure["label"].to_numpy() != truth.reindex(sure["item_id"]).to_numpy()).mean())
+    assert len(sure) >= 100
+    assert error <= 0.05 + 0.02
+
+
+def test_a_bad_typical_weight_says_what_is_wrong() -> None:
+    with pytest.raises(ValueError, match="typical worker prior weight"):
+        label_posterior(_crowd(3), SkillPrior(typical_weight=-1.0))
+    with pytest.raises(ValueError, match="typical worker prior weight"):
+        label_posterior(_crowd(3), SkillPrior(typical_weight=float("inf")))
