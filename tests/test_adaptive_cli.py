@@ -131,6 +131,8 @@ def test_a_sweep_is_each_confidences_own_replay(tmp_path: Path) -> None:
     (["--fast-share", "0.5"], "--fast-share needs each label's work time"),
     (["--seconds", "time", "--fast-share", "0.5"], "no column 'time' for --seconds"),
     (["--seconds", "gold", "--fast-share", "0.5"], "holds no number of seconds"),
+    (["--seconds", "seconds"], "--seconds is read only with --fast-share above 0"),
+    (["--seconds", "seconds", "--fast-share", "0"], "--seconds is read only with --fast-share above 0"),
     (["--sweep", "0.9,high"], "--sweep '0.9,high'"),
     (["--sweep", "0.9,1.5"], "confidence 1.5"),
 ])

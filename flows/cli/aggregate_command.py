@@ -122,6 +122,9 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
         raise ConfigError(f"--adaptive: {exc}") from exc
     if rule.fast_share > 0 and not a.seconds:
         raise ConfigError("--fast-share needs each label's work time: name its column with --seconds COLUMN")
+    if a.seconds and rule.fast_share == 0:  # the times would be read and change nothing: say so
+        raise ConfigError("--seconds is read only with --fast-share above 0 (e.g. --fast-share 0.5): "
+                          "without it work times change nothing")
     result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
