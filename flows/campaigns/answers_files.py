@@ -15,7 +15,7 @@ import pandas as pd
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
-from postprocess.adaptive import StoppingRule, replay, saving
+from postprocess.adaptive import Replay, StoppingRule, replay, saving
 from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate
 from postprocess.skill_prior import SkillPrior
 from qc.control_items import trusted_controls
@@ -130,7 +130,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     try:
         replayed = replay(frame, rule)
         workers = aggregate(replayed.used, rule.method).workers
-        swept = sweep_confidences(frame, rule, sweep, gold) if sweep else None
+        swept = sweep_confidences(frame, rule, sweep, gold, replayed) if sweep else None
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     result = Aggregation(replayed.answers, workers)
@@ -140,17 +140,19 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
 
 
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
-                      gold: pd.Series | None) -> list[dict[str, Any]]:
+                      gold: pd.Series | None, at_rule: Replay | None = None) -> list[dict[str, Any]]:
     """One row per confidence (and first one for every label, ``confidence`` None): the share of the
     file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
-    against ``gold``. How a requester picks a confidence from an old batch before spending."""
+    against ``gold``. How a requester picks a confidence from an old batch before spending. ``at_rule``:
+    the replay at ``rule.confidence`` if already made (it is not made again)."""
     full = aggregate(frame, rule.method).answers.set_index(["item_id", "field"])["label"]
     rows = []
     for confidence in (None, *confidences):
         if confidence is None:
             answers, share = full.reset_index(), 1.0
         else:
-            replayed = replay(frame, replace(rule, confidence=confidence))
+            replayed = (at_rule if at_rule is not None and confidence == rule.confidence
+                        else replay(frame, replace(rule, confidence=confidence)))
             answers, share = replayed.answers, float(saving(replayed, frame)["share_used"])
         keyed = answers.set_index(["item_id", "field"])["label"]
         row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),
