@@ -177,3 +177,20 @@ def test_short_images_are_topped_up_on_served_units_and_the_rest_say_why(tmp_pat
     units = len(topped.drop_duplicates(["batch", "hit_id"]))
     assert f"images topped up: {topped['image_id'].nunique()} on {units} HIT(s)" in said
     assert ("after the top-up rounds: none" in said) if short.empty else (f"round: {len(short)} (" in said)
+
+
+def test_every_short_reason_is_worded_on_both_surfaces() -> None:
+    """postprocess.adaptive.SHORT_REASONS is what short_images.csv may say; the summary's short words
+    (summary.SHORT_WHY) and the report's longer ones (short_images.short_reasons_text) each cover every one,
+    so a reason added there cannot reach a user as a KeyError or go uncounted."""
+    from flows.campaigns.short_images import short_reasons_text
+    from flows.campaigns.summary import SHORT_WHY
+    from flows.core.config.config import load_config
+    from postprocess.adaptive import SHORT_REASONS
+
+    assert set(SHORT_WHY) == set(SHORT_REASONS)
+    cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml")
+    counts = pd.Series({reason: k + 1 for k, reason in enumerate(SHORT_REASONS)})
+    text = short_reasons_text(counts, cfg)
+    assert [part.split(" ", 1)[0] for part in text.split(", ") if part[:1].isdigit()] == \
+        [str(k + 1) for k in range(len(SHORT_REASONS))]
