@@ -139,3 +139,42 @@ def test_a_bad_typical_weight_says_what_is_wrong() -> None:
         label_posterior(_crowd(3), SkillPrior(typical_weight=-1.0))
     with pytest.raises(ValueError, match="typical worker prior weight"):
         label_posterior(_crowd(3), SkillPrior(typical_weight=float("inf")))
+
+
+@pytest.mark.parametrize("weight", [1e16, 1e20, 1e306])
+def test_a_typical_weight_beyond_the_configs_bound_is_refused_not_read_as_noise(weight: float) -> None:
+    """The config stops typical_prior_weight at 100000; SkillPrior (the CLI's and the API's door) must too.
+    Above about 1e15 the Dirichlet-multinomial evidence is a difference of gammaln values whose rounding
+    error is larger than itself, so an adversary's record reads as typical (share 0.9999 at 1e16, 1.0 at
+    1e20, measured on three 85% workers and an adversary, against 0.0 at 12 to 1e12), and at 1e306 gammaln
+    overflows: every confidence is NaN (``hitflow aggregate --method skill`` wrote 0.0 for every item)."""
+    with pytest.raises(ValueError, match="typical worker prior weight"):
+        label_posterior(_crowd(3), SkillPrior(typical_weight=weight))
+
+
+def test_the_largest_typical_weight_the_config_allows_still_tells_an_adversary_apart() -> None:
+    """At the bound itself (100000) the evidence is sound: the adversary of the test above keeps the weak
+    prior, and every confidence is a probability."""
+    regulars = [{"item_id": f"i{k}", "worker_id": w, "label": LABELS[k % 3]} for k in range(30)
+                for w in ("r1", "r2", "r3")]
+    wrong = [{"item_id": f"i{k}", "worker_id": "adv", "label": LABELS[(k + 1) % 3]} for k in range(30)]
+    frame = pd.DataFrame([*regulars, *wrong, {"item_id": "z", "worker_id": "adv", "label": "B"}])
+    answers = label_posterior(frame, SkillPrior(typical_weight=100000.0)).set_index("item_id")
+    assert answers["confidence"].between(0, 1).all()
+    assert answers.at["z", "label"] == "A"
+
+
+def test_a_huge_typical_weight_on_the_command_line_is_one_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Before: --method skill wrote answers.csv with confidence 0.0 everywhere, and --adaptive replayed with
+    every confidence NaN (no item ever stopped)."""
+    from flows.cli.main import main
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item_id,worker_id,label\n" + "".join(
+        f"i{k},w{w},{LABELS[(k + (w == 3)) % 3]}\n" for k in range(12) for w in range(4)))
+    for args in (["--method", "skill"], ["--adaptive"]):
+        code = main(["aggregate", str(labels), "--out", str(tmp_path / "a.csv"), *args,
+                     "--typical-prior-weight=1e306"])
+        err = capsys.readouterr().err
+        assert code == 2 and not (tmp_path / "a.csv").exists(), err
+        assert err.startswith("hitflow: ") and err.count("\n") == 1 and "typical worker prior weight" in err
