@@ -24,7 +24,8 @@ judgements already received.
 
 With ``SkillPrior.typical_weight`` (``[answers] typical_prior_weight``) each worker's prior has two parts:
 with odds of 4 to 1 (TYPICAL_SHARE) they are a typical worker of this crowd, as accurate as its median
-worker not in the fast group (each worker's accuracy so far weighted by their judgements: a median, so
+worker not in the fast group (each worker's accuracy so far, their expected counts with the weak prior's
+pseudo-counts, so a short record sits near the crowd's, weighted by their judgements: a median, so
 spammers and adversaries holding under half the judgements do not move it), worth ``typical_weight``
 judgements per true label; else the weak prior above. Each part's evidence is the Dirichlet-multinomial
 probability of the worker's (expected) counts, and their confusion is the two parts' posterior means
@@ -48,7 +49,10 @@ over the runner-up's, and ``vote_weight``, how much one more judgement from a wo
 crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
 slips spread over the other ``k - 1`` labels) moves that log ratio: ``log(a (k - 1) / (1 - a))``.
 ``r`` more such judgements all for the runner-up can at best tie the answer when ``margin >= r *
-vote_weight`` (adaptive overlap's settled items: postprocess.adaptive).
+vote_weight`` (adaptive overlap's settled items: postprocess.adaptive). Not so with ``typical_weight``: a
+worker not yet known is then the typical worker with odds of 4 to 1, and where the median worker is more
+accurate than ``a`` their judgement moves the log ratio further than ``vote_weight`` (tests/test_typical_prior.py,
+test_a_settled_item_is_not_overturned_by_the_judgements_it_may_still_get: 1.8-2.0 against 1.54).
 """
 
 from __future__ import annotations
@@ -206,7 +210,8 @@ def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accur
 def _typical_counts(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
                     weight: float) -> np.ndarray:
     """Pseudo-counts of the typical worker, one matrix a worker: right as often as the median worker not
-    in the fast group (each worker's accuracy so far weighted by their judgements ``sizes``; the median, so
+    in the fast group (each worker's accuracy in ``record``, which holds the weak prior's pseudo-counts too,
+    weighted by their judgements ``sizes``; the median, so
     that spammers and adversaries holding under half the judgements do not move it), the fast group's
     crowd accuracy for a fast worker."""
     n_labels = record.shape[1]

@@ -7,6 +7,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+# [answers] typical_prior_weight's bound: above about 1e15 the typical part's evidence (differences of gammaln
+# values that large) is rounding error, reading an adversary as typical, and past about 1e305 it overflows to NaN
+TYPICAL_WEIGHT_MAX = 100000.0
+
 
 @dataclass(frozen=True)
 class SkillPrior:
@@ -25,6 +29,6 @@ class SkillPrior:
         if not 0 <= self.crowd_weight < math.inf:
             raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
                              "at least 0")
-        if not 0 <= self.typical_weight < math.inf:
-            raise ValueError(f"typical worker prior weight {self.typical_weight}: give a finite number of "
-                             "judgements, at least 0")
+        if not 0 <= self.typical_weight <= TYPICAL_WEIGHT_MAX:  # NaN and inf fail this too
+            raise ValueError(f"typical worker prior weight {self.typical_weight}: give a number of judgements "
+                             f"between 0 and {TYPICAL_WEIGHT_MAX:g}")
