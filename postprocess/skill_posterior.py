@@ -47,12 +47,11 @@ workers there are not certain by construction.
 Two more columns say how far the answer is from changing: ``margin``, the log of the answer's probability
 over the runner-up's, and ``vote_weight``, how much one more judgement from a worker not yet known (the
 crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
-slips spread over the other ``k - 1`` labels) moves that log ratio: ``log(a (k - 1) / (1 - a))``.
-``r`` more such judgements all for the runner-up can at best tie the answer when ``margin >= r *
-vote_weight`` (adaptive overlap's settled items: postprocess.adaptive). Not so with ``typical_weight``: a
-worker not yet known is then the typical worker with odds of 4 to 1, and where the median worker is more
-accurate than ``a`` their judgement moves the log ratio further than ``vote_weight`` (tests/test_typical_prior.py,
-test_a_settled_item_is_not_overturned_by_the_judgements_it_may_still_get: 1.8-2.0 against 1.54).
+with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy and the rest the crowd's,
+the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
+ratio: ``log(a (k - 1) / (1 - a))``. ``r`` more such judgements all for the runner-up can at best tie the
+answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items: postprocess.adaptive;
+tests/test_typical_prior.py checks it with and without the typical part).
 """
 
 from __future__ import annotations
@@ -139,7 +138,7 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
     np.add.at(posterior, (item, label), 1.0)
     posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
     accuracy = _crowd_accuracy(prior, item, label, len(labels), fast[worker])
-    weak = np.stack([_prior_counts(prior.weight, len(labels), accuracy[g]) for g in fast])
+    weak = _group_counts(prior.weight, len(labels), accuracy, fast)
     for _ in range(ITERATIONS):
         counts = _worker_counts(_confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
         updated = _e_step(posterior, counts, item, worker, label, leave_out=False)
@@ -147,12 +146,24 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
         posterior = updated
         if converged:
             break
-    counts = _worker_counts(_confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
-    final = _e_step(posterior, counts, item, worker, label, leave_out=True)
-    # the more accurate of the groups a newcomer may join, and never below skill_prior: a crowd fitted as
-    # poor (early, or pulled down by adversaries) must not make items settle sooner
-    stranger = max(float(accuracy[np.unique(fast)].max()), prior.accuracy)
+    record = _confusion_counts(posterior, item, worker, label, weak)
+    final = _e_step(posterior, _worker_counts(record, weak, fast, accuracy, prior), item, worker, label,
+                    leave_out=True)
+    stranger = _newcomer_accuracy(record, weak, fast, accuracy, prior)
     return items, labels, final, stranger, np.bincount(item, minlength=len(items))
+
+
+def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
+                       prior: SkillPrior) -> float:
+    """How often a worker not yet known is right, for vote_weight: their group's crowd accuracy or, with
+    the typical part, the blend of the two parts a worker with no record carries (TYPICAL_SHARE of the
+    typical worker's); of the more accurate group a newcomer may join, and never below skill_prior: a crowd
+    fitted as poor (early, or pulled down by adversaries) must not make items settle sooner."""
+    newcomer = accuracy.astype(float)
+    if prior.typical_weight > 0:
+        centre = _typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
+        newcomer[0] = TYPICAL_SHARE * centre + (1 - TYPICAL_SHARE) * accuracy[0]
+    return max(float(newcomer[np.unique(fast)].max()), prior.accuracy)
 
 
 def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
@@ -203,27 +214,31 @@ def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accur
     if prior.typical_weight == 0:
         return record
     seen = record - weak
-    typical = _typical_counts(record, seen.sum(axis=(1, 2)), fast, accuracy, prior.typical_weight)
+    centre = _typical_centre(record, seen.sum(axis=(1, 2)), fast, accuracy[0])
+    typical = _group_counts(prior.typical_weight, record.shape[1], np.array([centre, accuracy[1]]), fast)
     return _mixture_counts(seen, weak, typical)
 
 
-def _typical_counts(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
-                    weight: float) -> np.ndarray:
-    """Pseudo-counts of the typical worker, one matrix a worker: right as often as the median worker not
-    in the fast group (each worker's accuracy in ``record``, which holds the weak prior's pseudo-counts too,
-    weighted by their judgements ``sizes``; the median, so
-    that spammers and adversaries holding under half the judgements do not move it), the fast group's
-    crowd accuracy for a fast worker."""
+def _typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
+    """How often the typical worker is right: the median worker not in the fast group (each worker's accuracy
+    in ``record``, which holds the weak prior's pseudo-counts too, weighted by their judgements ``sizes``;
+    the median, so that spammers and adversaries holding under half the judgements do not move it), or
+    ``fallback`` when nobody outside the fast group has judged; kept between chance and 0.99."""
     n_labels = record.shape[1]
     own = np.trace(record, axis1=1, axis2=2) / record.sum(axis=(1, 2))
     others = fast == 0
-    centre = accuracy[0]
+    centre = fallback
     if sizes[others].sum() > 0:
         order = np.argsort(own[others])
         cumulative = np.cumsum(sizes[others][order])
         centre = own[others][order][np.searchsorted(cumulative, cumulative[-1] / 2)]
-    centre = float(np.clip(centre, 1 / n_labels + 0.01, 0.99))
-    return np.stack([_prior_counts(weight, n_labels, accuracy[1] if g else centre) for g in fast])
+    return float(np.clip(centre, 1 / n_labels + 0.01, 0.99))
+
+
+def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.ndarray) -> np.ndarray:
+    """Dirichlet pseudo-counts a worker (workers x true x given): their group's (``fast``: 0 or 1) accuracy."""
+    by_group = np.stack([_prior_counts(weight, n_labels, float(a)) for a in accuracy[:2]])
+    return by_group[fast]
 
 
 def _mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:

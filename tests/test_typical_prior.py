@@ -16,9 +16,10 @@ from scipy.stats import dirichlet_multinomial
 from postprocess.skill_posterior import (
     TYPICAL_SHARE,
     SkillPrior,
+    _group_counts,
     _log_evidence,
     _mixture_counts,
-    _typical_counts,
+    _typical_centre,
     label_posterior,
 )
 from tests.crowd_labels import LABELS, crowd_frame
@@ -62,7 +63,9 @@ def test_the_typical_worker_is_the_median_one_not_the_mean() -> None:
     adversary = 5 * (np.ones((3, 3)) - np.eye(3))
     records = np.stack([good] * 6 + [adversary] * 3 + [good])
     fast = np.array([0] * 9 + [1])
-    typical = _typical_counts(records, records.sum(axis=(1, 2)), fast, np.array([0.6, 0.5]), weight=12.0)
+    centre = _typical_centre(records, records.sum(axis=(1, 2)), fast, fallback=0.6)
+    assert centre == pytest.approx(0.9)
+    typical = _group_counts(12.0, 3, np.array([centre, 0.5]), fast)
     assert typical[0, 0, 0] == pytest.approx(12 * 0.9) and typical[0, 0, 1] == pytest.approx(12 * 0.05)
     assert typical[6, 0, 0] == pytest.approx(12 * 0.9)  # the adversaries' typical worker is the same one
     assert typical[9, 0, 0] == pytest.approx(12 * 0.5)  # the fast group's crowd accuracy
@@ -194,11 +197,7 @@ def _regulars_and_spammers() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("weight", [0.0, pytest.param(12.0, marks=pytest.mark.xfail(strict=True, reason=(
-    "vote_weight is still the crowd's accuracy, but under the typical prior a worker not yet known is "
-    "0.8 typical (the median worker) + 0.2 weak: on this crowd each newcomer's vote moves the log odds "
-    "about 1.8-2.0, not vote_weight's 1.54, so adaptive.settled stops items r newcomers would overturn; "
-    "left for the lead: fixing vote_weight changes the MTurk-sim bench figures")))])
+@pytest.mark.parametrize("weight", [0.0, 12.0])
 def test_a_settled_item_is_not_overturned_by_the_judgements_it_may_still_get(weight: float) -> None:
     """The module's promise for ``margin`` and ``vote_weight``: when ``margin >= r * vote_weight`` (less
     log SETTLED_ODDS, adaptive.settled), r more judgements from workers not yet known, all for the
