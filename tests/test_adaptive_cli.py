@@ -171,6 +171,20 @@ def test_replay_options_without_adaptive_are_refused_not_ignored(tmp_path: Path,
     assert not (tmp_path / "answers.csv").exists()
 
 
+@pytest.mark.parametrize("option", ["--crowd-prior-weight", "--typical-prior-weight"])
+def test_skill_model_weights_without_their_model_are_refused_not_ignored(tmp_path: Path, option: str) -> None:
+    """The crowd's and the typical worker's weights change only the skill model (the replay's and --method
+    skill's): with majority vote or Dawid-Skene they would be read and change nothing."""
+    labels = _labels_file(tmp_path, seed=1, items=10, per_item=3, right=0.8, items_a_worker=1)
+    done = _run(str(labels), option, "12", "--method", "ds", "--out", str(tmp_path / "answers.csv"))
+    assert done.returncode != 0 and f"{option} needs --adaptive or --method skill" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "answers.csv").exists()
+    skill = _run(str(labels), option, "12", "--method", "skill", "--out", str(tmp_path / "answers.csv"))
+    assert skill.returncode == 0, skill.stderr
+    assert json.loads(skill.stdout)["methods"] == {"label": "skill"}
+
+
 def test_a_confidence_named_twice_in_a_sweep_is_replayed_once(tmp_path: Path) -> None:
     labels = _labels_file(tmp_path, seed=2, items=30, per_item=4, right=0.8, items_a_worker=1)
     done = _run(str(labels), "--adaptive", "--sweep", "0.9,0.95,0.9", "--out", str(tmp_path / "a.csv"))

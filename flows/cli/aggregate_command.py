@@ -84,6 +84,10 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
     for given, option in ((a.sweep, "--sweep"), (a.seconds, "--seconds"), (a.fast_share, "--fast-share")):
         if given:  # they change only the replay: ignored, the sweep asked for would silently be missing
             raise ConfigError(f"{option} needs --adaptive: it changes only the adaptive replay")
+    for weight, option in ((a.crowd_prior_weight, "--crowd-prior-weight"), (a.typical_prior_weight,
+                                                                          "--typical-prior-weight")):
+        if weight and a.method != "skill":  # the skill prior weighs only the replay's and method skill's model
+            raise ConfigError(f"{option} needs --adaptive or --method skill: it changes only their skill model")
     prior = _skill_prior(a)
     try:
         prior.check()
