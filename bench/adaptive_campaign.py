@@ -3,8 +3,10 @@
 MTurk-sim, once with a fixed 5 assignments an item and once adaptively ([answers] min_judgements,
 max_judgements, confidence, skill_prior, skill_prior_weight, crowd_prior_weight (20 here: an unseen worker
 is assumed as accurate as the crowd so far), fast_share (0.5 here: or as the fast workers so far, if their
-median time is under half the crowd's): more assignments only on items whose answer is still uncertain
-under the skill-aware posterior, through CreateAdditionalAssignmentsForHIT).
+median time is under half the crowd's), typical_prior_weight (12 on MTurk-sim, whose workers build records:
+a record that fits the crowd's median worker is pulled toward them; 0 on Prolific-sim, where it cost
+accuracy): more assignments only on items whose answer is still uncertain under the skill-aware posterior,
+through CreateAdditionalAssignmentsForHIT).
 Prints both accuracies against every item's latent answer (the simulator's latent_truth) and the ratio of assignments
 and of cost. One item a HIT by default: an extension buys a whole HIT, so with three items a HIT one
 uncertain item buys two judgements nobody needed.
