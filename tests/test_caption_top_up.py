@@ -60,8 +60,12 @@ def test_the_summary_counts_units_of_each_batch_apart(tmp_path: Path) -> None:
                   "more_assignments": [2, 2, 3, 1]}).to_csv(tmp_path / "top_ups.csv", index=False)
     pd.DataFrame(columns=["image_id", "accepted", "batch", "reason"]).to_csv(tmp_path / "short_images.csv",
                                                                              index=False)
-    assert top_up_lines(tmp_path)[0].startswith("images topped up: 4 on 3 HIT(s) where QC left an image short, "
+    assert top_up_lines(tmp_path)[0].startswith("images topped up: 4 on 3 unit(s) where QC left an image short, "
                                                 "6 more assignment(s)")
+    # MTurk's HITs keep their name
+    pd.DataFrame({"image_id": ["a", "b"], "batch": [1, 1], "hit_id": ["3XH7ZQ9", "3XH7ZQA"],
+                  "more_assignments": [1, 2]}).to_csv(tmp_path / "top_ups.csv", index=False)
+    assert top_up_lines(tmp_path)[0].startswith("images topped up: 2 on 2 HIT(s) where QC left an image short, ")
 
 
 def accepted_per_image(out: Path) -> pd.Series:
@@ -175,7 +179,7 @@ def test_short_images_are_topped_up_on_served_units_and_the_rest_say_why(tmp_pat
         assert row["reason"] == expected, (row, received.get(unit), asked)
     said = summarize(out)
     units = len(topped.drop_duplicates(["batch", "hit_id"]))
-    assert f"images topped up: {topped['image_id'].nunique()} on {units} HIT(s)" in said
+    assert f"images topped up: {topped['image_id'].nunique()} on {units} unit(s)" in said
     assert ("after the top-up rounds: none" in said) if short.empty else (f"round: {len(short)} (" in said)
 
 

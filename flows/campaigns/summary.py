@@ -112,7 +112,9 @@ def top_up_lines(out_dir: Path) -> list[str]:
     if len(topped := pd.read_csv(topped_file, dtype=str)):
         # a unit id names one unit within its batch (invite links' invite:u0 recurs in every batch)
         hits = topped.drop_duplicates([c for c in ("batch", "hit_id") if c in topped.columns])
-        lines = [f"images topped up: {topped['image_id'].nunique()} on {len(hits)} HIT(s) where QC left an image "
+        # the task server names its units <study id>:u<k> (Prolific) or invite:u<k>: those are not MTurk HITs
+        units = "unit(s)" if hits["hit_id"].str.contains(":u", regex=False).all() else "HIT(s)"
+        lines = [f"images topped up: {topped['image_id'].nunique()} on {len(hits)} {units} where QC left an image "
                  f"short, {int(hits['more_assignments'].astype(int).sum())} more assignment(s) ({topped_file})"]
     else:
         lines = ["images topped up: none (QC left no image short of accepted captions)"]
