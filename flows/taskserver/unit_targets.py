@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
+from flows.platforms.prolific.statuses import FINISHED
 from flows.platforms.unit_extensions import extending_batches, extra_by_index
 
 
@@ -38,3 +39,18 @@ def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dic
 def extending(store: Store, cfg: CampaignConfig) -> list[int]:
     """Batches open again for an adaptive round (invite links: a round runs after the batch's block step)."""
     return extending_batches(store, cfg.name) if cfg.answers.adaptive or cfg.answers.top_up_rounds else []
+
+
+def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: float) -> dict[int, list[float]]:
+    """Per unit, oldest first, the creation times of the sessions holding it (as ``_new_session`` counts
+    holders) that Prolific had not reported finished at the run's last look (``platform_submissions``):
+    the sessions whose place Prolific may have freed since. Read only when every unit is at its target."""
+    unsettled: dict[int, list[float]] = {}
+    for r in store.rows(
+            "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "
+            "ON p.submission_id = t.session_id WHERE t.campaign = ? AND t.batch = ? AND t.released = 0 "
+            "AND (t.submitted_at IS NOT NULL OR t.created_at > ?) "
+            f"AND (p.status IS NULL OR p.status NOT IN ({', '.join('?' * len(FINISHED))})) "
+            "ORDER BY t.created_at, t.session_id", [cfg.name, batch, stale, *FINISHED]):
+        unsettled.setdefault(int(r["unit"]), []).append(float(r["created_at"]))
+    return unsettled
