@@ -132,32 +132,9 @@ def test_choose_unit_prefers_the_least_held_new_unit() -> None:
     assert choose_unit([(0, ["a"], 3), (1, ["b"], 4)], set(), 3) == (0, ["a"])  # all full: least held
 
 
-def test_a_place_prolific_freed_goes_to_the_unit_that_lost_it(served: dict[str, Any]) -> None:
-    """Every unit at its target, Prolific frees a place (a submission it timed out although its answer reached
-    the task server) and someone new arrives before the run has looked again: the run's last look saw every
-    submission finished but the timed-out one, so the newcomer gets that one's unit, not the least-held one.
-    Two places freed before a look: one newcomer for each unit that lost work."""
-    store = served["store"]
-    for n in range(10):  # 2 units x 5 places, all taken and answered
-        assert submit(served, answers_for(visit(served, f"p{n}", f"sess{n}").text)).status_code == 303
-    unit_of = {r["session_id"]: r["unit"] for r in store.rows("SELECT session_id, unit FROM task_sessions")}
-    lost = ["sess1", "sess2"]  # Prolific times these out, the older first; the newer is on the least-held unit
-    assert unit_of["sess1"] != unit_of["sess2"] and unit_of["sess2"] == 0
-    with store.immediate():  # the run's last look
-        store.insert_raw("platform_submissions", [{
-            "submission_id": s, "campaign": served["cfg"].name, "batch": 1, "study_id": "s" * 24,
-            "participant_id": f"p{s[4:]}", "status": "ACTIVE" if s in lost else "AWAITING REVIEW",
-            "started_at": 0.0, "completed_at": None, "has_response": 1, "outcome": ""} for s in unit_of])
-    newcomers = []
-    for n in (10, 11):
-        page = visit(served, f"p{n}", f"sess{n}")
-        assert page.status_code == 200
-        assert submit(served, answers_for(page.text)).status_code == 303
-        newcomers.append(store.rows("SELECT unit FROM task_sessions WHERE session_id = ?", [f"sess{n}"])[0]["unit"])
-    assert newcomers == [unit_of[s] for s in lost]
-    # the run's next look learns of the time-outs (flows/platforms/prolific/submission_records.py): 5 and 5
-    with store.immediate():
-        store.execute(f"UPDATE task_sessions SET released = 1 WHERE session_id IN ({','.join('?' * len(lost))})",
-                      lost)
-    kept = store.rows("SELECT unit, count(*) AS n FROM task_sessions WHERE released = 0 GROUP BY unit ORDER BY unit")
-    assert [r["n"] for r in kept] == [5, 5]
+def test_a_full_batch_hands_out_the_unit_of_the_oldest_holder_not_finished() -> None:
+    full = [(0, ["a"], 3), (1, ["b"], 3), (2, ["c"], 4)]  # u2 already took one newcomer beyond its target
+    assert choose_unit(full, set(), 3, {0: [7.0], 1: [5.0]}) == (1, ["b"])  # its holder may have left first
+    assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0]}) == (1, ["b"])  # u2's newcomer replaced 1.0
+    assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0, 2.0]}) == (2, ["c"])  # and 2.0 is older than 5.0
+    assert choose_unit(full, {"b"}, 3, {1: [5.0], 2: [1.0]}) == (0, ["a"])  # u1 seen, none left: least held
