@@ -69,10 +69,12 @@ def check_campaign(db: Path, out: Path, platform: str) -> pd.DataFrame:
 
 def check_prolific_places_filled(db: Path, counts: pd.Series, wanted: pd.Series) -> None:
     """Each batch's paid work is exactly what its rounds asked. A place Prolific frees (a submission it
-    timed out although its answer reached the task server) is taken by whoever comes next, who is steered
-    to the least-held unit before the run learns which unit lost its work (flows/taskserver/unit_targets.py):
-    then one unit holds one more than asked and the one that lost its work one less, never more such
-    swaps in a batch than it has unpaid submissions."""
+    timed out although its answer reached the task server) is taken by whoever comes next, before the run
+    learns which unit lost its work: the task server guesses from the run's last look (task_units.replaced_unit).
+    When that look cannot tell the lost holder from the others (here a round's people start together and the
+    last look before the time-out saw none of them finish) the guess can miss: then one unit holds one more
+    than asked and the one that lost its work one less, never more such swaps in a batch than it has unpaid
+    submissions."""
     assert counts.groupby(level=0).sum().to_dict() == wanted.groupby(level=0).sum().to_dict()
     over = (counts - wanted).clip(lower=0).groupby(level=0).sum()
     unpaid = {int(r["batch"]): int(r["n"]) for r in Store(db).rows(

@@ -130,3 +130,11 @@ def test_choose_unit_prefers_the_least_held_new_unit() -> None:
     assert choose_unit(units, {"c"}, 3) == (2, ["e"])
     assert choose_unit(units, {"a", "c", "e"}, 3) is None
     assert choose_unit([(0, ["a"], 3), (1, ["b"], 4)], set(), 3) == (0, ["a"])  # all full: least held
+
+
+def test_a_full_batch_hands_out_the_unit_of_the_oldest_holder_not_finished() -> None:
+    full = [(0, ["a"], 3), (1, ["b"], 3), (2, ["c"], 4)]  # u2 already took one newcomer beyond its target
+    assert choose_unit(full, set(), 3, {0: [7.0], 1: [5.0]}) == (1, ["b"])  # its holder may have left first
+    assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0]}) == (1, ["b"])  # u2's newcomer replaced 1.0
+    assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0, 2.0]}) == (2, ["c"])  # and 2.0 is older than 5.0
+    assert choose_unit(full, {"b"}, 3, {1: [5.0], 2: [1.0]}) == (0, ["a"])  # u1 seen, none left: least held

@@ -12,23 +12,38 @@ from flows.core.config.config import CampaignConfig, hold_seconds
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
 from flows.taskserver.task_site import Refused, TaskSite
-from flows.taskserver.unit_targets import allocation_options, extending
+from flows.taskserver.unit_targets import allocation_options, extending, unsettled_holders
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
 
-def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str],
-                target: int) -> tuple[int, list[str]] | None:
+def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str], target: int,
+                unsettled: dict[int, list[float]] | None = None) -> tuple[int, list[str]] | None:
     """``units``: (unit, item ids, sessions holding it). The least-held unit below ``target``
-    with none of the participant's ``seen`` items; if every unit is full, the least-held one
-    still new to them (so a returned or timed-out session never strands a participant); None
+    with none of the participant's ``seen`` items; if every unit is full, one still new to them
+    (so a returned or timed-out session never strands a participant): the unit that lost the
+    place, as far as ``unsettled`` tells (see ``replaced_unit``), else the least-held one; None
     when every unit holds an item they already did."""
     fresh = [u for u in units if not seen.intersection(u[1])]
     if not fresh:
         return None
-    open_units = [u for u in fresh if u[2] < target] or fresh
-    unit = min(open_units, key=lambda u: (u[2], u[0]))
+    open_units = [u for u in fresh if u[2] < target]
+    unit = min(open_units, key=lambda u: (u[2], u[0])) if open_units else replaced_unit(fresh, target, unsettled or {})
     return unit[0], unit[1]
+
+
+def replaced_unit(full: list[tuple[int, list[str], int]], target: int,
+                  unsettled: dict[int, list[float]]) -> tuple[int, list[str], int]:
+    """Every unit is at its target, so the newcomer took a place Prolific freed (a submission it settled
+    unpaid, returned or timed out) before the run's next look told the task server whose. ``unsettled``:
+    per unit, the start times of its holders Prolific had not reported finished at the run's last look,
+    the only ones that can free a place. Prolific times them out oldest first, so the freed place is the
+    oldest such holder's; a unit already above its target took that many newcomers for its oldest ones.
+    Without any, the least-held unit."""
+    def freed_at(u: tuple[int, list[str], int]) -> float:
+        starts, replaced = unsettled.get(u[0], []), u[2] - target
+        return starts[replaced] if replaced < len(starts) else float("inf")
+    return min(full, key=lambda u: (freed_at(u), u[2], u[0]))
 
 
 def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -> bool:
@@ -167,7 +182,9 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
     seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
                                   [cfg.name, participant]) for i in json.loads(r["item_ids"])}
     options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap: unit_targets.py
-    unit = choose_unit(options, seen, cfg.assignments_per_image)
+    target = cfg.assignments_per_image
+    full = not any(o[2] < target and not seen.intersection(o[1]) for o in options)  # the fallback: read whose
+    unit = choose_unit(options, seen, target, unsettled_holders(store, cfg, batch, stale) if full else None)
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "
                            "you will not be penalised.")

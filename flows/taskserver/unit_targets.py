@@ -5,18 +5,20 @@ Without it every unit is handed out up to ``assignments_per_image``. With it (or
 flows/platforms/unit_extensions.py): the people who arrive after a round (Prolific's added places,
 invitees opening their links again) get the uncertain units.
 
-The usual fallback for someone who finds every unit at its target (the least-held unit new to them) is
+The usual fallback for someone who finds every unit at its target (a unit new to them all the same) is
 off for invitees: an invite link is never handed a unit at its target, so nobody gives a judgement no
 round asked for; such an invitee is told there is no work left for them. On Prolific it stays, capped at
 ``max_judgements``: a place there is free again only when Prolific settled a submission unpaid (returned,
 timed out), which the task server learns at the run's next look, so the newcomer is that work's
-replacement; refusing them would turn away one participant after another until then.
+replacement, steered to the unit that most likely lost it (``unsettled_holders``, task_units.replaced_unit);
+refusing them would turn away one participant after another until then.
 """
 
 from __future__ import annotations
 
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
+from flows.platforms.prolific.statuses import FINISHED
 from flows.platforms.unit_extensions import extending_batches, extra_by_index
 
 
@@ -38,3 +40,18 @@ def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dic
 def extending(store: Store, cfg: CampaignConfig) -> list[int]:
     """Batches open again for an adaptive round (invite links: a round runs after the batch's block step)."""
     return extending_batches(store, cfg.name) if cfg.answers.adaptive or cfg.answers.top_up_rounds else []
+
+
+def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: float) -> dict[int, list[float]]:
+    """Per unit, oldest first, the creation times of the sessions holding it (as ``_new_session`` counts
+    holders) that Prolific had not reported finished at the run's last look (``platform_submissions``):
+    the sessions whose place Prolific may have freed since. Read only when every unit is at its target."""
+    unsettled: dict[int, list[float]] = {}
+    for r in store.rows(
+            "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "
+            "ON p.submission_id = t.session_id WHERE t.campaign = ? AND t.batch = ? AND t.released = 0 "
+            "AND (t.submitted_at IS NOT NULL OR t.created_at > ?) "
+            f"AND (p.status IS NULL OR p.status NOT IN ({', '.join('?' * len(FINISHED))})) "
+            "ORDER BY t.created_at, t.session_id", [cfg.name, batch, stale, *FINISHED]):
+        unsettled.setdefault(int(r["unit"]), []).append(float(r["created_at"]))
+    return unsettled
