@@ -138,3 +138,12 @@ def test_a_full_batch_hands_out_the_unit_of_the_oldest_holder_not_finished() -> 
     assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0]}) == (1, ["b"])  # u2's newcomer replaced 1.0
     assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0, 2.0]}) == (2, ["c"])  # and 2.0 is older than 5.0
     assert choose_unit(full, {"b"}, 3, {1: [5.0], 2: [1.0]}) == (0, ["a"])  # u1 seen, none left: least held
+
+
+def test_the_task_servers_finished_statuses_are_prolifics() -> None:
+    """unit_targets keeps its own copy of the statuses that never free a place (the task server imports no
+    platform's module): it must stay Prolific's."""
+    from flows.platforms.prolific.statuses import FINISHED as PROLIFIC_FINISHED
+    from flows.taskserver.unit_targets import FINISHED
+
+    assert FINISHED == PROLIFIC_FINISHED and "APPROVED" in FINISHED

@@ -18,8 +18,12 @@ from __future__ import annotations
 
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
-from flows.platforms.prolific.statuses import FINISHED
 from flows.platforms.unit_extensions import extending_batches, extra_by_index
+
+# platform_submissions' statuses of finished work (Prolific's, as the store keeps them): such a submission
+# never frees its place. Written here, not imported, since the task server asks no platform's module by
+# name (tests/test_platform_seam.py); tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED
+FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
 
 
 def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]],
