@@ -134,10 +134,10 @@ def test_choose_unit_prefers_the_least_held_new_unit() -> None:
 
 def test_a_full_batch_hands_out_the_unit_of_the_oldest_holder_not_finished() -> None:
     full = [(0, ["a"], 3), (1, ["b"], 3), (2, ["c"], 4)]  # u2 already took one newcomer beyond its target
-    assert choose_unit(full, set(), 3, {0: [7.0], 1: [5.0]}) == (1, ["b"])  # its holder may have left first
-    assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0]}) == (1, ["b"])  # u2's newcomer replaced 1.0
-    assert choose_unit(full, set(), 3, {1: [5.0], 2: [1.0, 2.0]}) == (2, ["c"])  # and 2.0 is older than 5.0
-    assert choose_unit(full, {"b"}, 3, {1: [5.0], 2: [1.0]}) == (0, ["a"])  # u1 seen, none left: least held
+    assert choose_unit(full, set(), 3, lambda: {0: [7.0], 1: [5.0]}) == (1, ["b"])  # its holder may have left first
+    assert choose_unit(full, set(), 3, lambda: {1: [5.0], 2: [1.0]}) == (1, ["b"])  # u2's newcomer replaced 1.0
+    assert choose_unit(full, set(), 3, lambda: {1: [5.0], 2: [1.0, 2.0]}) == (2, ["c"])  # and 2.0 is older than 5.0
+    assert choose_unit(full, {"b"}, 3, lambda: {1: [5.0], 2: [1.0]}) == (0, ["a"])  # u1 seen, none left: least held
 
 
 def test_the_task_servers_finished_statuses_are_prolifics() -> None:

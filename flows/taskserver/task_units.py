@@ -6,29 +6,30 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from flows.core.config.config import CampaignConfig, hold_seconds
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
 from flows.taskserver.task_site import Refused, TaskSite
-from flows.taskserver.unit_targets import allocation_options, extending, unsettled_holders
+from flows.taskserver.unit_targets import HOLDS_UNIT, allocation_options, extending, unsettled_holders
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
 
 def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str], target: int,
-                unsettled: dict[int, list[float]] | None = None) -> tuple[int, list[str]] | None:
+                unsettled: Callable[[], dict[int, list[float]]] = dict) -> tuple[int, list[str]] | None:
     """``units``: (unit, item ids, sessions holding it). The least-held unit below ``target``
     with none of the participant's ``seen`` items; if every unit is full, one still new to them
     (so a returned or timed-out session never strands a participant): the unit that lost the
-    place, as far as ``unsettled`` tells (see ``replaced_unit``), else the least-held one; None
-    when every unit holds an item they already did."""
+    place, as far as ``unsettled()`` tells (see ``replaced_unit``; read only then), else the least-held
+    one; None when every unit holds an item they already did."""
     fresh = [u for u in units if not seen.intersection(u[1])]
     if not fresh:
         return None
     open_units = [u for u in fresh if u[2] < target]
-    unit = min(open_units, key=lambda u: (u[2], u[0])) if open_units else replaced_unit(fresh, target, unsettled or {})
+    unit = min(open_units, key=lambda u: (u[2], u[0])) if open_units else replaced_unit(fresh, target, unsettled())
     return unit[0], unit[1]
 
 
@@ -177,14 +178,12 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
         units.setdefault(r["hit_index"], []).append(r["item_id"])
     stale = site.now() - hold_seconds(cfg)
     held = {r["unit"]: r["n"] for r in store.rows(
-        "SELECT unit, COUNT(*) AS n FROM task_sessions WHERE campaign = ? AND batch = ? AND released = 0 "
-        "AND (submitted_at IS NOT NULL OR created_at > ?) GROUP BY unit", [cfg.name, batch, stale])}
+        f"SELECT t.unit, COUNT(*) AS n FROM task_sessions t WHERE t.campaign = ? AND t.batch = ? AND {HOLDS_UNIT} "
+        "GROUP BY t.unit", [cfg.name, batch, stale])}
     seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
                                   [cfg.name, participant]) for i in json.loads(r["item_ids"])}
     options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap: unit_targets.py
-    target = cfg.assignments_per_image
-    full = not any(o[2] < target and not seen.intersection(o[1]) for o in options)  # the fallback: read whose
-    unit = choose_unit(options, seen, target, unsettled_holders(store, cfg, batch, stale) if full else None)
+    unit = choose_unit(options, seen, cfg.assignments_per_image, lambda: unsettled_holders(store, cfg, batch, stale))
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "
                            "you will not be penalised.")

@@ -24,6 +24,9 @@ from flows.platforms.unit_extensions import extending_batches, extra_by_index
 # never frees its place. Written here, not imported, since the task server asks no platform's module by
 # name (tests/test_platform_seam.py); tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
+# A task session holding its unit (one ? : the time before which an unsubmitted session has lapsed): not
+# released, and submitted or still within its hold. Its columns are task_sessions' own.
+HOLDS_UNIT = "t.released = 0 AND (t.submitted_at IS NOT NULL OR t.created_at > ?)"
 
 
 def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]],
@@ -47,14 +50,13 @@ def extending(store: Store, cfg: CampaignConfig) -> list[int]:
 
 
 def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: float) -> dict[int, list[float]]:
-    """Per unit, oldest first, the creation times of the sessions holding it (as ``_new_session`` counts
-    holders) that Prolific had not reported finished at the run's last look (``platform_submissions``):
+    """Per unit, oldest first, the creation times of the sessions holding it (HOLDS_UNIT, as ``_new_session``
+    counts holders) that Prolific had not reported finished at the run's last look (``platform_submissions``):
     the sessions whose place Prolific may have freed since. Read only when every unit is at its target."""
     unsettled: dict[int, list[float]] = {}
     for r in store.rows(
             "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "
-            "ON p.submission_id = t.session_id WHERE t.campaign = ? AND t.batch = ? AND t.released = 0 "
-            "AND (t.submitted_at IS NOT NULL OR t.created_at > ?) "
+            f"ON p.submission_id = t.session_id WHERE t.campaign = ? AND t.batch = ? AND {HOLDS_UNIT} "
             f"AND (p.status IS NULL OR p.status NOT IN ({', '.join('?' * len(FINISHED))})) "
             "ORDER BY t.created_at, t.session_id", [cfg.name, batch, stale, *FINISHED]):
         unsettled.setdefault(int(r["unit"]), []).append(float(r["created_at"]))
