@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from flows.core.config.config_types import Section, Share
+from postprocess.skill_prior import TYPICAL_WEIGHT_MAX
 
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
@@ -43,7 +44,7 @@ class AnswersSection(Section):
                                       "be as accurate as the crowd so far (a one-coin fit to the judgements "
                                       "received), skill_prior counting as this many judgements against it; 0: "
                                       "skill_prior itself")
-    typical_prior_weight: float = Field(0.0, ge=0, le=100000, allow_inf_nan=False,
+    typical_prior_weight: float = Field(0.0, ge=0, le=TYPICAL_WEIGHT_MAX, allow_inf_nan=False,
                                         description="Adaptive overlap: above 0, a worker whose record so far fits "
                                         "the crowd's typical worker (as accurate as its median worker) is shrunk "
                                         "toward that worker, worth this many judgements per true label; one whose "
