@@ -20,7 +20,7 @@ LABELS = "item_id,worker_id,label\n" + "".join(
     f"i{item},w{worker},{'yes' if (item + worker) % 3 else 'no'}\n" for item in range(6) for worker in range(5))
 number = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10).map(float),
                    st.sampled_from([0.0, 1.0, 0.5, 1e-300, 1e308]))
-OPTIONS = ("--skill-prior", "--skill-prior-weight", "--confidence")
+OPTIONS = ("--skill-prior", "--skill-prior-weight", "--crowd-prior-weight", "--typical-prior-weight", "--confidence")
 
 
 def replay(folder: Path, option: str, value: float, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
