@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {
              "hitflow run config/vizwiz_captions.toml --platform prolific --target prolific --live "
              "--task-url https://tasks.example.org"), RUNS),
     "new": (("hitflow new my_task", "hitflow new my_task --from old_hit.html"), ()),
+    "preview": (("hitflow preview config/my_task.toml",
+                 "hitflow preview config/my_task.toml --page 2 --out page2.html"), ()),
     "sim": (("hitflow sim serve --port 8765 --state runs/sim/served.db",), (130,)),
     "sim serve": (("hitflow sim serve --port 8765 --state runs/sim/served.db",
                    "hitflow sim serve --port 8765 --speed 600 --arrival-mean-s 45 --latency-ms 150 --rate-limit 50"),

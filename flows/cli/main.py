@@ -17,6 +17,7 @@ from flows.cli.aggregate_command import cmd_aggregate
 from flows.cli.output_option import chosen_out, configured_out
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_unused_options  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.pipe_output import ReaderMayLeave
+from flows.cli.preview_command import cmd_preview
 from flows.cli.process_life import finish_without_teardown, leave_now, prefect_settings
 from flows.cli.run import cmd_run
 from flows.cli.ui_command import cmd_ui
@@ -252,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "reconcile": cmd_platform_op, "cancel": cmd_platform_op, "serve-schedules": cmd_serve_schedules,
                 "deploy": cmd_deploy, "qualify": cmd_qualify, "serve": cmd_serve,
                 "analyze": cmd_analyze, "review": cmd_review, "new": cmd_new,
-                "ui": cmd_ui, "aggregate": cmd_aggregate, "verify": cmd_verify}
+                "ui": cmd_ui, "aggregate": cmd_aggregate, "verify": cmd_verify, "preview": cmd_preview}
     handler = cmd_sim_serve if args.command == "sim" else handlers[args.command]
     out = ReaderMayLeave(sys.stdout)
     if args.command == "run":  # a run goes on to its end when the reader of its output leaves

@@ -84,6 +84,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="an ExternalQuestion's page may be fetched from this private, loopback or link-local "
                           "address or network (e.g. 127.0.0.1, 10.0.0.0/8); by default only public ones are")
     new.add_argument("--answer-key", default=None, help="with a QuestionForm: its AnswerKey XML (scores.csv)")
+    preview = sub.add_parser("preview", help="write the first page a worker would get to a file, to open in a "
+                             "browser")
+    preview.add_argument("config", help="the campaign TOML file (config/*.toml)")
+    preview.add_argument("--page", type=arg.whole_number(1), default=1,
+                         help="which page: 1 is batch 1's first (default 1)")
+    preview.add_argument("--out", default=None, type=arg.writable_file,
+                         help="the HTML file to write (default OUT/NAME/preview.html, OUT being runs/ or the "
+                              "config's [target] out)")
     sim = sub.add_parser("sim", help="the simulated marketplace")
     sim_sub = sim.add_subparsers(dest="sim_command", required=True)
     serve = sim_sub.add_parser("serve", help="serve the MTurk simulator over HTTP")

@@ -2,20 +2,29 @@
 
 Writes ``config/NAME.toml`` (every key commented), ``config/NAME.html.j2`` (a starter page on
 hitflow's shared base page) and ``config/NAME_items.csv`` (three items), from the files in
-``hit_templates/starter/``. Nothing is overwritten.
+``hit_templates/starter/``. Nothing is overwritten. The budget written is sized to the items
+written, from the platforms' own estimates, and its comment gives the cost of one more item, so a
+newcomer who adds items knows what to raise it to before the dry run says so.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 from pathlib import Path
 
-from flows.core.errors import ConfigError
+from flows.core.errors import ConfigError, HitflowError
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 STARTER = Path(__file__).resolve().parents[2] / "hit_templates" / "starter"
 NAME_MARK = "NAME"  # in starter/campaign.toml: replaced by the campaign's name
+KEYWORDS_MARK = "KEYWORDS"  # replaced by words of the campaign's name
+BUDGET_LINE = re.compile(r'(?m)^budget = "[^"]*"( +#.*)?\n# BUDGET_NOTE\n')
+COMMENT_AT = 33  # the column the starter's comments start in
+HEADROOM = Decimal("1.25")  # over the estimate: a top-up or a re-posted page should not stop the run
+FLOOR_USD = 20  # room for a first pilot of a dozen items on either platform without editing the budget
 
 
 def scaffold(name: str, root: Path = Path(".")) -> list[Path]:
@@ -23,10 +32,56 @@ def scaffold(name: str, root: Path = Path(".")) -> list[Path]:
     if not NAME.match(name):
         raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
     folder = root / "config"
-    config = (STARTER / "campaign.toml").read_text(encoding="utf-8").replace(NAME_MARK, name)
-    return write_new(folder, {folder / f"{name}.toml": config,
-                              folder / f"{name}.html.j2": (STARTER / "page.html.j2").read_text(encoding="utf-8"),
-                              folder / f"{name}_items.csv": (STARTER / "items.csv").read_text(encoding="utf-8")})
+    written = write_new(folder, {folder / f"{name}.toml": starter_config(name),
+                                 folder / f"{name}.html.j2": (STARTER / "page.html.j2").read_text(encoding="utf-8"),
+                                 folder / f"{name}_items.csv": (STARTER / "items.csv").read_text(encoding="utf-8")})
+    size_budget(written[0])
+    return written
+
+
+def starter_config(name: str) -> str:
+    """starter/campaign.toml for ``name``: its name, and search keywords made of the name's words."""
+    words = [w for w in re.split(r"[_\-\s]+", name.lower()) if w]
+    keywords = ", ".join(dict.fromkeys(words)) or name
+    text = (STARTER / "campaign.toml").read_text(encoding="utf-8")
+    text = text.replace(f'"{KEYWORDS_MARK}" ', f'"{keywords}"'.ljust(COMMENT_AT - len("keywords = ")))
+    return text.replace(NAME_MARK, name)
+
+
+def size_budget(config: Path) -> None:
+    """Rewrite the written config's budget to the estimate of its own items on MTurk and on Prolific
+    (the dearer, with headroom, in whole USD, at least ``FLOOR_USD``), and say per item what more items
+    cost. A config the estimate cannot read yet (an imported page with problems) keeps the starter's budget line."""
+    text = config.read_text(encoding="utf-8")
+    try:
+        per_item, items = _dearest_per_item(config)
+    except (HitflowError, ValueError, ArithmeticError):
+        config.write_text(BUDGET_LINE.sub(lambda m: m.group(0).replace("# BUDGET_NOTE\n", ""), text), encoding="utf-8")
+        return
+    budget = max(FLOOR_USD, math.ceil(per_item * items * HEADROOM))
+    head = f'budget = "{budget}.00 USD"'.ljust(COMMENT_AT)
+    line = (f"{head}# the whole estimate (reward + fees) must fit before anything is posted\n"
+            f"# sized to the {items} item(s) written (at least {FLOOR_USD} USD): about {per_item:.2f} USD an item "
+            "with fees (the dearer of MTurk and Prolific);\n"
+            f"# raise it as you add items (`hitflow run config/{config.name} --dry-run` says by how much)\n")
+    config.write_text(BUDGET_LINE.sub(lambda _: line, text, count=1), encoding="utf-8")
+
+
+def _dearest_per_item(config: Path) -> tuple[Decimal, int]:
+    """(USD an item on the dearer platform, items in the file), from each platform's own estimate."""
+    from flows.core.config.config import load_config
+    from flows.core.config.money import to_budget_currency
+    from flows.core.inputs.csv_files import csv_rows
+    from flows.platforms.registry import platform_for
+
+    cfg = load_config(str(config))
+    items = sum(1 for _ in csv_rows(cfg.items, what="the items file")[1])
+    pages = max(1, math.ceil(items / cfg.images_per_hit))
+    costs = []
+    for platform in ("mturk", "prolific"):
+        est = platform_for(platform).estimate(cfg, {1: pages}, None)
+        costs.append(to_budget_currency(cfg, est.total, est.currency))
+    return (max(costs) / max(items, 1)).quantize(Decimal("0.01")), items
 
 
 def write_new(folder: Path, files: dict[Path, str]) -> list[Path]:

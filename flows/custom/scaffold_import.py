@@ -20,7 +20,7 @@ from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.custom.custom_task import field_kind
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
-from flows.custom.scaffold import NAME, NAME_MARK, STARTER, write_new
+from flows.custom.scaffold import NAME, size_budget, starter_config, write_new
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
@@ -60,7 +60,9 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     if imported.answer_key:
         files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
                                                         [list(r.values()) for r in imported.answer_key])
-    return write_new(folder, files), imported.notes
+    written = write_new(folder, files)
+    size_budget(written[0])
+    return written, imported.notes
 
 
 def template_text(imported: ImportedPage, page: Path, source: str) -> str:
@@ -116,7 +118,7 @@ def items_csv(columns: list[str]) -> str:
 
 
 def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
-    text = (STARTER / "campaign.toml").read_text(encoding="utf-8").replace(NAME_MARK, name)
+    text = starter_config(name)
     title = (imported.title or name).replace("\\", "").replace('"', "'")
     text = re.sub(r'(?m)^title = ".*"$', f'title = "{title}"', text)
     text = re.sub(r'(?m)^description = ".*"$', f'description = "{title} (imported from {page.name})."', text)
