@@ -37,9 +37,20 @@ def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataF
             "profile": profile, "workers": len(group), "worked": int(worked.sum()), "gated_out": gated,
             "never_reached": len(group) - int(worked.sum()) - gated, "blocked": n_blocked,
             "rate": round(caught / judged, 3) if judged else 0.0,
-            "meaning": "wrongly blocked" if good else "caught (blocked or gated out)",
+            "meaning": _rate_meaning(good, caught, judged),
         })
     return pd.DataFrame(rows)
+
+
+def _rate_meaning(good: bool, caught: int, judged: int) -> str:
+    """The row's rate in words, as a reader takes it: a rate of 0.0 is "none caught", never "caught"."""
+    if not judged:
+        return "never met: nothing to judge"
+    if good:
+        return "none wrongly blocked" if not caught else f"{caught} of {judged} wrongly blocked"
+    if not caught:
+        return f"none of {judged} caught"
+    return f"{caught} of {judged} caught (blocked or gated out)"
 
 
 def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd.DataFrame,

@@ -101,6 +101,12 @@ def test_blocking_vs_truth_rates() -> None:
     # let in, but no work was left: never reached, not "gated out", and not counted as caught
     assert table.loc["diligent", "gated_out"] == 0 and table.loc["diligent", "never_reached"] == 1
     assert table.loc["speeder", "never_reached"] == 1 and table.loc["speeder", "rate"] == 1.0
+    # each row's rate in words: 0.0 on a bad profile is never "caught", and nobody met is neither
+    assert table.loc["diligent", "meaning"] == "1 of 2 wrongly blocked"
+    assert table.loc["speeder", "meaning"] == "1 of 1 caught (blocked or gated out)"
+    assert table.loc["typo_prone", "meaning"] == "never met: nothing to judge"
+    missed = blocking_vs_truth(truth, blocked.iloc[:1], work).set_index("profile")
+    assert missed.loc["speeder", "meaning"] == "none of 1 caught" and missed.loc["diligent", "meaning"] == "1 of 2 wrongly blocked"
 
 
 def test_blocking_vs_truth_without_gate_says_nobody_was_gated() -> None:
