@@ -159,7 +159,7 @@ def _posterior(terms: list[tuple[float, float, float, str]]) -> dict[str, float]
 
 def test_workers_csv_holds_the_rule_recomputed_from_the_ledger(pooled: Path) -> None:
     workers = _workers(pooled).set_index("worker_id")
-    assert list(workers.reset_index().columns) == [*WORKER_COLUMNS, *POOLED_COLUMNS[1:]]
+    assert list(workers.reset_index().columns) == [*WORKER_COLUMNS, *POOLED_COLUMNS[1:], "pooled_note"]
     ours = _recomputed(pooled / "h.db", pooled / "controls.csv")
     assert set(workers.index) == set(ours.index)  # every worker the rule judged, blocked ones too
     assert workers[POOLED_COLUMNS[1:]].notna().drop(columns="pooled_agreement").all().all()
@@ -173,6 +173,13 @@ def test_workers_csv_holds_the_rule_recomputed_from_the_ledger(pooled: Path) -> 
         due = row["r_above"] < 0.05 and row["r_evidence"] >= 2
         assert row["pooled_status"] == ("block" if due else "at risk" if row["r_above"] < 0.5 else "ok"), w
     assert set(both["pooled_status"]) == {"block", "at risk", "ok"}  # this campaign shows all three
+    # a row whose two control counts differ says why on the row, in the direction of the difference
+    notes = both["pooled_note"].fillna("")
+    differ = both["controls"] != both["pooled_controls"]
+    assert differ.any() and (notes[differ] != "").all() and (notes[~differ] == "").all()
+    fewer = both["pooled_controls"] < both["controls"]
+    assert notes[fewer].str.contains("judged as ordinary items").all()
+    assert notes[differ & ~fewer].str.contains("rejected or blocked work").all()
 
 
 def test_the_probability_lies_within_the_beta_bounds_of_its_counts(pooled: Path) -> None:

@@ -79,7 +79,20 @@ def with_pooled(workers: pd.DataFrame, pooled: pd.DataFrame) -> pd.DataFrame:
     both = workers.merge(pooled, on="worker_id", how="outer").sort_values("worker_id", kind="stable")
     both["items"] = both["items"].fillna(0).astype(int)
     both["controls"] = both["controls"].fillna(0).astype(int)
-    return both.reset_index(drop=True)[[*workers.columns, *pooled.columns.drop("worker_id")]]
+    both["pooled_note"] = [_pooled_note(int(c), int(p)) for c, p in zip(both["controls"],
+                                                                       both["pooled_controls"].fillna(0), strict=True)]
+    return both.reset_index(drop=True)[[*workers.columns, *pooled.columns.drop("worker_id"), "pooled_note"]]
+
+
+def _pooled_note(controls: int, pooled: int) -> str:
+    """Why a row's ``controls`` (its approved control answers) and ``pooled_controls`` differ, on the row."""
+    if pooled < controls:
+        return (f"{controls - pooled} control answer(s) judged as ordinary items: most workers contradict the "
+                "controls file's answer there, so it blocks nobody")
+    if pooled > controls:
+        return (f"{pooled - controls} more control answer(s) in rejected or blocked work: the pooled rule reads "
+                "every label, the answers only approved ones")
+    return ""
 
 
 def summary(result: Aggregation, gold: pd.Series | None = None) -> dict[str, Any]:
