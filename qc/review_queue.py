@@ -42,18 +42,7 @@ def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.Data
         batch_flags = flags[flags["batch"].astype(int) == batch]
         work = assignments[assignments["batch"].astype(int) == batch]
         auto = decide(batch_flags, work, policy).set_index("assignment_id")
-        fired = batch_flags[batch_flags["assignment_id"] != ""].groupby("assignment_id")["rule"].agg(
-            lambda s: ",".join(sorted(set(s))))
-        for a in work.drop_duplicates("assignment_id").itertuples():
-            rules = fired.get(a.assignment_id, "")
-            sampled = bool(auto.loc[a.assignment_id, "review"]) if a.assignment_id in auto.index else False
-            if not (sampled or (mode == "flagged" and rules)):
-                continue
-            rows.append({"item": f"a:{a.assignment_id}", "kind": "assignment", "batch": int(batch),
-                         "worker_id": a.worker_id, "assignment_id": a.assignment_id,
-                         "why": "sampled" if sampled else "flagged", "rules": rules,
-                         "auto_action": auto.loc[a.assignment_id, "action"],
-                         "seconds_left": float(a.auto_approval_time) - now})
+        rows += _assignment_rows(work, auto, _rules_fired(batch_flags), mode, batch, now)
         due = would_block.get(int(batch)) if would_block is not None else None
         due = workers_to_block(batch_flags, policy) if due is None else due
         if mode == "flagged":
@@ -63,8 +52,41 @@ def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.Data
                              "rules": w.rules, "auto_action": "block", "seconds_left": float("nan")})
         rows += _blocked_by_a_person(actions, int(batch), set(due["worker_id"]), listed=mode == "flagged")
     queue = pd.DataFrame(rows, columns=[c for c in QUEUE_COLUMNS if c != "decided"])
-    queue["decided"] = [last_verdict(actions, r.kind, r.worker_id, r.assignment_id) for r in queue.itertuples()]
+    # one pass over the actions, not one scan a queue row (8,000 scans took 40 s at 40,000 images)
+    on_assignment = _latest(actions, "assignment_id", ASSIGNMENT_VERDICTS)
+    on_worker = _latest(actions, "worker_id", WORKER_VERDICTS)
+    queue["decided"] = [on_assignment.get(a, "") if k == "assignment" else on_worker.get(w, "")
+                        for k, w, a in zip(queue["kind"], queue["worker_id"], queue["assignment_id"], strict=True)]
     return queue[QUEUE_COLUMNS]
+
+
+def _assignment_rows(work: pd.DataFrame, auto: pd.DataFrame, fired: pd.Series, mode: str, batch: int,
+                     now: float) -> list[dict[str, object]]:
+    """The batch's assignments a person should see: those a review rule sampled and, in "flagged"
+    mode, every one a rule fired on; ``auto`` is :func:`qc.decisions.decide`'s verdict by assignment."""
+    unique = work.drop_duplicates("assignment_id")
+    ids = unique["assignment_id"]
+    sampled = ids.map(auto["review"]).fillna(False).astype(bool).to_numpy()
+    rules = ids.map(fired).fillna("").astype(str).to_numpy()
+    wanted = sampled | ((rules != "") if mode == "flagged" else False)
+    actions = ids.map(auto["action"]).to_numpy()
+    left = unique["auto_approval_time"].astype(float).to_numpy() - now
+    return [{"item": f"a:{a}", "kind": "assignment", "batch": int(batch), "worker_id": w, "assignment_id": a,
+             "why": "sampled" if s else "flagged", "rules": r, "auto_action": act, "seconds_left": float(t)}
+            for a, w, s, r, act, t, keep in zip(ids, unique["worker_id"], sampled, rules, actions, left, wanted,
+                                                strict=True) if keep]
+
+
+def _rules_fired(flags: pd.DataFrame) -> pd.Series:
+    """Each flagged assignment's rules, sorted and comma-separated."""
+    named = flags.loc[flags["assignment_id"] != "", ["assignment_id", "rule"]].drop_duplicates()
+    return named.sort_values(["assignment_id", "rule"]).groupby("assignment_id", sort=False)["rule"].agg(",".join)
+
+
+def _latest(actions: pd.DataFrame, column: str, verdicts: tuple[str, ...]) -> dict[str, str]:
+    """Each ``column`` value's latest action among ``verdicts`` (the actions are oldest first)."""
+    mine = actions[actions["action"].isin(verdicts)]
+    return dict(zip(mine[column], mine["action"], strict=True))
 
 
 def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], listed: bool
