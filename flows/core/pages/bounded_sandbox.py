@@ -8,6 +8,7 @@ template builds a value goes through a check here, whatever the expression's spe
 - ``str.format``/``format_map``: each field bounded as it is formatted (value_bounds.BoundedFormatter);
 - every filter (filter_bounds.py), every output (``finalize``: a value is never turned into text past the
   page limit), every block of output (template_limits.BlockBuffer);
+- every ``{% for %}`` loop's iterable (``environment.ticking(...)``): the deadline checked as it is walked;
 - ``range``, ``lipsum``, ``namespace`` replaced by bounded ones.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 import jinja2
 from jinja2.compiler import CodeGenerator, Frame
+from jinja2 import nodes
 from jinja2.nodes import Concat
 from jinja2.runtime import Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -51,11 +53,19 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
     intercepted_binops = frozenset({"+", "-", "*", "/", "//", "%", "**"})
     concat = staticmethod(limits.bounded_concat)  # type: ignore[assignment]
     block_buffer = limits.BlockBuffer
+    ticking = staticmethod(limits.ticking)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, finalize=self.bounded_output_value, **kwargs)
         wrap_filters(self.filters)
         self.globals.update(range=limits.BoundedRange, lipsum=limits.bounded_lipsum, namespace=limits.BoundedNamespace)
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        tree = super()._parse(source, name, filename)
+        for loop in tree.find_all(nodes.For):
+            ticking = nodes.EnvironmentAttribute("ticking", lineno=loop.iter.lineno)
+            loop.iter = nodes.Call(ticking, [loop.iter], [], None, None, lineno=loop.iter.lineno)
+        return tree
 
     @staticmethod
     def bounded_output_value(value: Any) -> Any:

@@ -1,10 +1,12 @@
 """The render of a requester's template, bounded as a whole (issue 55 point 2): its output streamed and
 stopped at MAX_OUTPUT_CHARS, every block of output it buffers (a macro's, a ``{% set %}`` block's) at
 MAX_OUTPUT_CHARS and all of them together at MAX_BUFFERED_CHARS, and the render stopped at
-RENDER_DEADLINE_S whatever it runs, in any thread: a watchdog raises :class:`RenderTimeout` in the
-rendering thread (``PyThreadState_SetAsyncExc``), which a Python loop cannot outrun. A single C-level
-operation cannot be interrupted that way, so each one's inputs are bounded where values are built
-(flows/core/pages/value_bounds.py) and none can run long.
+RENDER_DEADLINE_S whatever it runs, in any thread: the deadline is checked in every iteration of every
+``{% for %}`` loop (each is compiled through :func:`ticking`), every call, operator, filter, piece of
+output and element of a lazy sequence. A single operation between two checks (a C-level string method,
+a filter) cannot run long because its inputs are bounded where values are built
+(flows/core/pages/value_bounds.py). (A watchdog raising in the rendering thread was tried: its exception
+can land after the render, in the caller's code; and SIGALRM reaches the main thread alone.)
 
 hitflow's own pages (``templates.render``: its files, its context) render ``trusted()``, unbounded: a big
 campaign's report may be large. A requester's page, and what it extends or includes, never does.
@@ -13,7 +15,6 @@ campaign's report may be large. A requester's page, and what it extends or inclu
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -37,7 +38,7 @@ class TemplateLimit(SecurityError):
 
 
 class RenderTimeout(TemplateLimit):
-    """Raised in the rendering thread by the watchdog (so it takes no arguments)."""
+    """The render ran past RENDER_DEADLINE_S."""
 
     def __init__(self, *args: object) -> None:
         super().__init__(*(args or (f"the page took more than {RENDER_DEADLINE_S:g} s to render",)))
@@ -63,42 +64,11 @@ def trusted() -> Iterator[None]:
 
 
 class _Render:
-    """One bounded render: its deadline, the characters it has buffered, its watchdog."""
+    """One bounded render: its deadline, the characters it has buffered."""
 
     def __init__(self) -> None:
         self.end = time.monotonic() + RENDER_DEADLINE_S
         self.buffered = 0
-        self.thread = threading.get_ident()
-        self.lock = threading.Lock()
-        self.done = self.fired = False
-        self.timer = self._arm(RENDER_DEADLINE_S)
-
-    def _arm(self, after: float) -> threading.Timer:
-        timer = threading.Timer(after, self._expire)
-        timer.daemon = True
-        timer.start()
-        return timer
-
-    def _expire(self) -> None:
-        with self.lock:
-            if self.done:
-                return
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread), ctypes.py_object(RenderTimeout))
-            self.fired = True
-            self.timer = self._arm(0.2)  # again, should the render have swallowed it
-
-    def finish(self) -> None:
-        """No exception from the watchdog after this returns, delivered or pending."""
-        while True:
-            try:
-                with self.lock:
-                    self.done = True
-                    if self.fired:
-                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread), None)
-                    self.timer.cancel()
-                return
-            except RenderTimeout:  # delivered on the way in: the lock was not taken, try again
-                continue
 
 
 def current() -> _Render | None:
@@ -111,11 +81,10 @@ def render_deadline() -> Iterator[None]:
     if getattr(_state, "render", None) is not None:
         yield
         return
-    render = _state.render = _Render()
+    _state.render = _Render()
     try:
         yield
     finally:
-        render.finish()
         _state.render = None
 
 
@@ -123,6 +92,27 @@ def check_deadline() -> None:
     render = current()
     if render is not None and time.monotonic() > render.end:
         raise RenderTimeout()
+
+
+class Ticking:
+    """A ``{% for %}`` loop's iterable (every loop is compiled through it): the deadline is checked as
+    the loop runs, whatever its body does (nothing, in ``{% for c in s %}{% for d in s %}``)."""
+
+    def __init__(self, iterable: Any):
+        self.iterable = iterable
+
+    def __iter__(self) -> Iterator[Any]:
+        for i, item in enumerate(self.iterable):
+            if i % 64 == 0:
+                check_deadline()
+            yield item
+
+    def __len__(self) -> int:
+        return len(self.iterable)
+
+
+def ticking(iterable: Any) -> Any:
+    return Ticking(iterable) if current() is not None else iterable
 
 
 class BlockBuffer(list):  # type: ignore[type-arg]
