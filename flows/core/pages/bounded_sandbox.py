@@ -18,8 +18,8 @@ from functools import update_wrapper
 from typing import Any
 
 import jinja2
-from jinja2.compiler import CodeGenerator, Frame
 from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 from jinja2.nodes import Concat
 from jinja2.runtime import Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -58,7 +58,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, finalize=self.bounded_output_value, **kwargs)
         wrap_filters(self.filters)
-        self.globals.update(range=limits.BoundedRange, lipsum=limits.bounded_lipsum, namespace=limits.BoundedNamespace)
+        self.globals.update(range=limits.BoundedRange, lipsum=limits.bounded_lipsum, namespace=vb.BoundedNamespace)
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
         tree = super()._parse(source, name, filename)
@@ -102,7 +102,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
             if is_map:
                 if kwargs or len(args) != 1:
                     raise TypeError("format_map() takes exactly one argument")
-                args, kwargs = (), args[0]
+                return type(text)(formatter.vformat(text, (), args[0]))
             return type(text)(formatter.vformat(text, args, kwargs))
 
         return update_wrapper(wrapper, value)

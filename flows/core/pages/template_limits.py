@@ -21,7 +21,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from jinja2.sandbox import SecurityError
-from jinja2.utils import Namespace
 
 MAX_VALUE_CHARS = 1_000_000  # one value an expression builds: a string, or a list/dict's characters
 MAX_INT_BITS = 100_000  # one integer (about 30,000 digits)
@@ -40,8 +39,8 @@ class TemplateLimit(SecurityError):
 class RenderTimeout(TemplateLimit):
     """The render ran past RENDER_DEADLINE_S."""
 
-    def __init__(self, *args: object) -> None:
-        super().__init__(*(args or (f"the page took more than {RENDER_DEADLINE_S:g} s to render",)))
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or f"the page took more than {RENDER_DEADLINE_S:g} s to render")
 
 
 def too_big(what: str, size: int, limit: int) -> TemplateLimit:
@@ -137,16 +136,6 @@ def bounded_concat(pieces: Iterable[Any]) -> str:
     if not bounded() or isinstance(pieces, BlockBuffer):
         return "".join(pieces)
     return bounded_output(iter(pieces), MAX_OUTPUT_CHARS)
-
-
-class BoundedNamespace(Namespace):
-    """``namespace()``, whose values stay under MAX_VALUE_CHARS: ``{% set ns.x = ns.x ~ ns.x %}`` in a
-    loop doubled a string 30 times."""
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        from flows.core.pages.value_bounds import checked
-
-        super().__setitem__(name, checked(value))
 
 
 class BoundedRange:

@@ -103,7 +103,7 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     except MemoryError as exc:
         raise ConfigError(f"{name}{template_line(exc)}: the page ran out of memory while rendering; change "
                           "the expression that builds it") from exc
-    except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError) as exc:  # {{ 1/0 }}, wordwrap(0)
+    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError) as exc:  # {{ 1/0 }}
         line = (str(exc).splitlines() or [""])[0][:160]
         raise ConfigError(f"{name}: the template failed while rendering ({type(exc).__name__}: {line}); "
                           "fix the expression and run the dry run again") from exc

@@ -114,6 +114,14 @@ def _count(value: Any, what: str) -> int:
     return max(n, 0)
 
 
+class BoundedNamespace(Namespace):
+    """``namespace()``, whose values stay under MAX_VALUE_CHARS: ``{% set ns.x = ns.x ~ ns.x %}`` in a
+    loop doubled a string 30 times."""
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        super().__setitem__(name, checked(value))
+
+
 # Operators ---------------------------------------------------------------------------------------
 
 SIZED = (str, bytes, list, tuple)
