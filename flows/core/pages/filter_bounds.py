@@ -21,6 +21,8 @@ from flows.core.pages.template_limits import MAX_COUNT, MAX_VALUE_CHARS, Templat
 
 Args = dict[str, Any]
 MAX_INDENT = 16  # tojson's indent: each line of JSON is indented by it per level
+MAX_STRIPTAGS_WORK = 2 * 10**9  # characters copied by striptags (measured: about 0.25 s, unloaded)
+MAX_WORDS = 20_000  # words urlize or title work through in Python, one at a time
 
 
 def _len(value: Any) -> int:
@@ -77,6 +79,20 @@ def _tojson(a: Args) -> None:
         vb.need("the indented JSON", vb.weight(a["value"]) * (1 + step * _depth(a["value"])))
 
 
+def _striptags(a: Args) -> None:
+    """Markupsafe removes one tag at a time, copying the rest of the text each time: tags x length."""
+    text = str(a["value"])
+    vb.need("striptags' work (tags x characters)", text.count("<") * len(text), MAX_STRIPTAGS_WORK)
+
+
+def _per_word(limit: int) -> Callable[[Args], None]:
+    """A filter that runs Python code per word (urlize, title): at most ``limit`` words."""
+    def bound(a: Args) -> None:
+        text = str(a["value"])
+        vb.need("the words for that filter", text.count(" ") + text.count("\n") + text.count("-") + 1, limit)
+    return bound
+
+
 def _pprint(a: Args) -> None:
     vb.need("the printed value", vb.weight(a["value"]) * (1 + _depth(a["value"])))
 
@@ -90,7 +106,8 @@ def _depth(value: Any, level: int = 0) -> int:
 
 BEFORE: dict[str, Callable[[Args], None]] = {
     "center": _center, "indent": _indent, "replace": _replace, "format": _format, "wordwrap": _wordwrap,
-    "batch": _fill("linecount"), "slice": _fill("slices"), "tojson": _tojson, "pprint": _pprint}
+    "batch": _fill("linecount"), "slice": _fill("slices"), "tojson": _tojson, "pprint": _pprint,
+    "striptags": _striptags, "urlize": _per_word(MAX_WORDS), "title": _per_word(MAX_WORDS)}
 # filters that only read their value (its length, an element): it may be a large context value
 READERS = frozenset(("length", "count", "first", "last", "default", "d", "attr", "random", "map", "select",
                      "reject", "selectattr", "rejectattr", "items", "batch", "slice", "join", "sum"))
@@ -108,13 +125,14 @@ def bounded_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any
         if not limits.bounded():
             return original(*args, **kwargs)
         limits.check_deadline()
-        named = _named(signature, args, kwargs)
         operands = list(args[first:]) + list(kwargs.values())
         for operand in operands[0 if name not in READERS else 1:]:
-            vb.need(f"the {name} filter's operand", vb.weight(operand))
+            if not isinstance(operand, str | int | float):  # those are bounded where they were built
+                vb.need(f"the {name} filter's operand", vb.weight(operand))
         if name in BEFORE:
-            BEFORE[name](named)
+            BEFORE[name](_named(signature, args, kwargs))
         if name == "join":  # its parts walked once, bounded, then joined
+            named = _named(signature, args, kwargs)
             items = vb.bounded_join(str(named.get("d", "")), args[first])
             factor = 6 if hasattr(named.get("d"), "__html__") or any(hasattr(p, "__html__") for p in items) else 1
             vb.need("a joined value", factor * sum(_len(p) for p in items))
