@@ -52,6 +52,9 @@ ROUND_FIVE = [
     "{{ 'x'.ljust(10**7) }}",
     "{{ [1]|tojson(indent=10**6) }}",
     "{{ ('x'*999999).encode().hex() }}",
+    "{{ ('x'*600000 ~ '<a>'*133333)|striptags|length }}",
+    "{{ ('www.a.b '*110000)|urlize|length }}",
+    "{{ ('a-'*499999)|title|length }}",
 ]
 
 

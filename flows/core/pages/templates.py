@@ -99,13 +99,15 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
         raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({exc}); a page may "
                           "not build that much: change the expression that builds it") from exc
     except jinja2.sandbox.SecurityError as exc:
-        raise ConfigError(f"{name}: {str(exc).rstrip('.')}; a task template may only read its values") from exc
+        raise ConfigError(f"{name}{template_line(exc)}: {str(exc).rstrip('.')}; a task template may only read its "
+                          "values") from exc
     except MemoryError as exc:
         raise ConfigError(f"{name}{template_line(exc)}: the page ran out of memory while rendering; change "
                           "the expression that builds it") from exc
     except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError) as exc:  # {{ 1/0 }}
         line = (str(exc).splitlines() or [""])[0][:160]
-        raise ConfigError(f"{name}: the template failed while rendering ({type(exc).__name__}: {line}); "
+        raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({type(exc).__name__}: "
+                          f"{line}); "
                           "fix the expression and run the dry run again") from exc
 
 
