@@ -321,7 +321,7 @@ def test_a_template_cannot_reach_python_through_the_sandbox(project: Path, probe
         "{% extends '_custom_page.html.j2' %}{% block item %}" + probe + "{% endblock %}", encoding="utf-8")
     cfg = load_config(project / "config" / "demo_task.toml")
     row = {"item_id": "x1", "file_name": "", "url": "", "payload": json.dumps({"note": "n"})}
-    with pytest.raises(ConfigError, match=r"demo_task\.html\.j2: .*unsafe"):
+    with pytest.raises(ConfigError, match=r"demo_task\.html\.j2:\d+: .*unsafe"):
         custom_page(cfg, page_items([row]))
 
 

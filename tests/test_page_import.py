@@ -259,7 +259,7 @@ def test_liquid_conditions_and_json_attributes_mean_what_they_meant() -> None:
 
 def test_a_hitflow_jinja_page_is_taken_as_it_is(tmp_path: Path) -> None:
     starter = Path(__file__).parents[1] / "hit_templates" / "starter" / "page.html.j2"
-    assert main(["new", "again", "--from", str(starter), "--dir", str(tmp_path)]) == 0
+    assert main(["new", "again", "--from", str(starter), "--dir", str(tmp_path), "--keep-jinja"]) == 0
     assert (tmp_path / "config" / "again.html.j2").read_text() == starter.read_text()
     assert (tmp_path / "config" / "again_items.csv").read_text().splitlines()[0] == "item_id,image_url,note"
 

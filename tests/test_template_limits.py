@@ -84,7 +84,7 @@ def test_an_imported_page_over_the_limits_is_refused_at_import_with_its_line(tmp
     page = tmp_path / "greedy.html"
     page.write_text("<html><body>\n<p>{{ item.review_text }}</p>\n<p>{{ 'a' * 10**7 }}</p>\n<input name='ok'>\n"
                     "</body></html>")
-    assert main(["new", "greedy", "--from", str(page), "--dir", str(tmp_path)]) == 2
+    assert main(["new", "greedy", "--from", str(page), "--dir", str(tmp_path), "--keep-jinja"]) == 2
     err = capsys.readouterr().err
     assert f"{page}:3:" in err and "over the limit" in err and "Traceback" not in err
     assert not (tmp_path / "config" / "greedy.html.j2").exists()

@@ -211,7 +211,7 @@ def cmd_new(a: argparse.Namespace) -> int:
         except FetchRefused as exc:
             raise ConfigError(str(exc)) from exc
         written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None,
-                                       allowed)
+                                       allowed, a.keep_jinja)
         for note in notes:
             print(note, file=sys.stderr)
     else:

@@ -84,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="an ExternalQuestion's page may be fetched from this private, loopback or link-local "
                           "address or network (e.g. 127.0.0.1, 10.0.0.0/8); by default only public ones are")
     new.add_argument("--answer-key", default=None, help="with a QuestionForm: its AnswerKey XML (scores.csv)")
+    new.add_argument("--keep-jinja", action="store_true",
+                     help="the page's own Jinja ({{ ... }}, {%% ... %%}) runs, in the bounded sandbox; by default a "
+                          "page from elsewhere keeps it as text")
     preview = sub.add_parser("preview", help="write the first page a worker would get to a file, to open in a "
                              "browser")
     preview.add_argument("config", help="the campaign TOML file (config/*.toml)")

@@ -73,9 +73,11 @@ class ImportedPage:
     instructions: str = ""  # shown once above the items (flows/custom/page_instructions.py)
 
 
-def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = ()) -> ImportedPage:
+def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = (),
+                keep_jinja: bool = False) -> ImportedPage:
     """The page's item block, columns and title; raises PageProblems naming each line it cannot convert.
-    An ExternalQuestion's page is fetched from a public address, or one of ``allowed``."""
+    An ExternalQuestion's page is fetched from a public address, or one of ``allowed``. The page's own
+    Jinja (``{{ ... }}``, ``{% ... %}``) is kept as text unless ``keep_jinja`` (issue 55)."""
     kind, content, offset = unwrap(source, origin, allowed)
     if kind == "QuestionForm":
         dropped: list[str] = []
@@ -88,7 +90,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     if answer_key:
         _raise(origin, [(1, "--answer-key goes with a QuestionForm; this page is HTML: leave it out, or score "
                             "answers with [qc] rules")], 0)
-    converted = convert_placeholders(content)
+    converted = convert_placeholders(content, keep_jinja)
     _raise(origin, converted.problems, offset)
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
@@ -156,14 +158,27 @@ def fetch_external(url: str, origin: str, allowed: tuple[Network, ...] = ()) -> 
         raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) from exc
 
 
-def convert_placeholders(page: str) -> Converted:
-    """Liquid (Ground Truth), hitflow's Jinja, or MTurk's ``${column}`` (the default)."""
+JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
+
+
+def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
+    """Liquid (Ground Truth), hitflow's Jinja (``keep_jinja``), or MTurk's ``${column}`` (the default).
+
+    A page from elsewhere runs none of its own expressions: its Jinja is kept as text (as MTurk shows it)
+    unless the user says it is theirs (``--keep-jinja``); then it runs in the bounded sandbox. Liquid is
+    translated from a fixed list of filters and tags, never run as written."""
     # bounded: an unbounded [^}]* rescans the rest of the page from every "{{" (30,000 of them: 130 s)
     if "task.input" in page and re.search(r"\{[{%]-?[^}]{0,300}?\btask\.input\b", page):
         return liquid_to_jinja(page)
-    if re.search(r"\{\{\s*item\.|\{%\s*(if|for|set)\b", page):
+    jinja = JINJA_PAGE.search(page)
+    if jinja and keep_jinja:
         return Converted(page, jinja_columns(page))
-    return dollar_to_jinja(page)
+    converted = dollar_to_jinja(page)
+    if jinja:
+        converted.notes.append((line_of(page, jinja.start()), "the page's Jinja ({{ ... }}, {% ... %}) is kept as "
+                                "text, shown as written: a page from elsewhere runs none of its expressions; if you "
+                                "wrote them for hitflow, import it again with --keep-jinja"))
+    return converted
 
 
 def _title(page: str) -> str:

@@ -40,19 +40,20 @@ def _read(path: Path, what: str) -> str:
 
 
 def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Path | None = None,
-                  allowed: tuple[Network, ...] = ()) -> tuple[list[Path], list[str]]:
-    """(the files written, notes on what was changed)."""
+                  allowed: tuple[Network, ...] = (), keep_jinja: bool = False) -> tuple[list[Path], list[str]]:
+    """(the files written, notes on what was changed). The page's own Jinja runs only with ``keep_jinja``."""
     if not NAME.match(name):
         raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
     source = _read(page, "page")
     try:
-        imported = import_page(source, str(page), _read(answer_key, "answer key") if answer_key else "", allowed)
+        imported = import_page(source, str(page), _read(answer_key, "answer key") if answer_key else "", allowed,
+                               keep_jinja)
     except PageProblems as exc:
         lines = exc.lines
         raise PageImportError(f"{len(lines)} part(s) of the page cannot be converted; nothing was written:\n"
                            + "\n".join(lines)) from exc
     folder = root / "config"
-    template = template_text(imported, page, source)
+    template = template_text(imported, page, source, keep_jinja)
     refuse_unbounded(template, imported, page, source)
     files = {folder / f"{name}.toml": campaign_toml(name, imported, page),
              folder / f"{name}.html.j2": template,
@@ -65,8 +66,8 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     return written, imported.notes
 
 
-def template_text(imported: ImportedPage, page: Path, source: str) -> str:
-    if re.search(r"\{%-?\s*extends\s+[\"']_(custom|crowd)_page\.html\.j2[\"']", source):
+def template_text(imported: ImportedPage, page: Path, source: str, keep_jinja: bool = False) -> str:
+    if keep_jinja and re.search(r"\{%-?\s*extends\s+[\"']_(custom|crowd)_page\.html\.j2[\"']", source):
         return source  # already a hitflow page
     base = "_crowd_page.html.j2" if imported.crowd else "_custom_page.html.j2"
     return (f"{{% extends \"{base}\" %}}\n"

@@ -10,10 +10,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from flows.core.errors import ConfigError
 from flows.core.pages import template_limits as limits
+from flows.core.pages.bounded_sandbox import BoundedSandbox
+from flows.core.pages.filter_bounds import bounded_filter
 from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[3] / "hit_templates"
@@ -45,33 +46,6 @@ def bidi_shown(value: object) -> str:
     return text if text.isascii() else text.translate(BIDI_CONTROLS)
 
 
-class BoundedSandbox(ImmutableSandboxedEnvironment):
-    """The sandbox, with what an expression may build bounded (flows/core/pages/template_limits.py)."""
-
-    intercepted_binops = frozenset({"*", "**", "%"})
-
-    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
-        limits.bounded_binop(operator, left, right)
-        return super().call_binop(context, operator, left, right)
-
-    def wrap_str_format(self, value: Any) -> Any:
-        """``str.format`` as the sandbox wraps it, with its widths bounded (``'{:>999999999}'.format(1)``)."""
-        wrapped = super().wrap_str_format(value)
-        if wrapped is None:
-            return None
-        text = str(value.__self__)
-
-        def bounded(*args: Any, **kwargs: Any) -> Any:
-            limits.bounded_format(text, (*args, *kwargs.values()))
-            return wrapped(*args, **kwargs)
-
-        return bounded
-
-    def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        limits.bounded_call(__obj, args, kwargs)
-        return super().call(__context, __obj, *args, **kwargs)
-
-
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = BoundedSandbox(
@@ -81,11 +55,8 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    for name in limits.BOUNDED_FILTERS:
-        env.filters[name] = limits.bounded_filter(name, env.filters[name])
-    env.globals.update(range=limits.BoundedRange, lipsum=limits.bounded_lipsum, namespace=limits.BoundedNamespace)
-    env.filters["safe_url"] = safe_url
-    env.filters["bidi_shown"] = bidi_shown
+    env.filters["safe_url"] = bounded_filter("safe_url", safe_url)
+    env.filters["bidi_shown"] = bounded_filter("bidi_shown", bidi_shown)
     env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
     # What the evaluation pages list, from the code that checks and analyses their answers.
     from postprocess.error_stats import CATEGORIES
@@ -97,7 +68,8 @@ def environment() -> jinja2.Environment:
 
 def render(template: str, context: dict[str, Any]) -> str:
     try:  # hitflow's own pages and reports: a big campaign's report may take long and be large
-        return environment().get_template(template).render(**context)
+        with limits.trusted():
+            return environment().get_template(template).render(**context)
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"template {template} not found under {TEMPLATE_DIR}; check [campaign].task") from exc
     except jinja2.UndefinedError as exc:
@@ -112,7 +84,7 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     """A template given as text (a campaign's own page, ``name`` its path for messages), in the
     one environment: it may extend hitflow's pages; item values are escaped like any other."""
     try:
-        page = environment().from_string(source)  # compiled before the deadline: it times the render alone
+        page = environment().from_string(source)  # compiled before the deadline (its constants bounded too)
         with limits.render_deadline():
             return limits.bounded_output(page.generate(**context))
     except jinja2.TemplateNotFound as exc:
@@ -127,13 +99,15 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
         raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({exc}); a page may "
                           "not build that much: change the expression that builds it") from exc
     except jinja2.sandbox.SecurityError as exc:
-        raise ConfigError(f"{name}: {str(exc).rstrip('.')}; a task template may only read its values") from exc
+        raise ConfigError(f"{name}{template_line(exc)}: {str(exc).rstrip('.')}; a task template may only read its "
+                          "values") from exc
     except MemoryError as exc:
         raise ConfigError(f"{name}{template_line(exc)}: the page ran out of memory while rendering; change "
                           "the expression that builds it") from exc
-    except (ArithmeticError, ValueError, TypeError, LookupError, RecursionError) as exc:  # {{ 1/0 }}, wordwrap(0)
+    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError) as exc:  # {{ 1/0 }}
         line = (str(exc).splitlines() or [""])[0][:160]
-        raise ConfigError(f"{name}: the template failed while rendering ({type(exc).__name__}: {line}); "
+        raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({type(exc).__name__}: "
+                          f"{line}); "
                           "fix the expression and run the dry run again") from exc
 
 
