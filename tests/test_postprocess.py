@@ -106,7 +106,8 @@ def test_blocking_vs_truth_rates() -> None:
     assert table.loc["speeder", "meaning"] == "1 of 1 caught (blocked or gated out)"
     assert table.loc["typo_prone", "meaning"] == "never met: nothing to judge"
     missed = blocking_vs_truth(truth, blocked.iloc[:1], work).set_index("profile")
-    assert missed.loc["speeder", "meaning"] == "none of 1 caught" and missed.loc["diligent", "meaning"] == "1 of 2 wrongly blocked"
+    assert missed.loc["speeder", "meaning"] == "none of 1 caught"
+    assert missed.loc["diligent", "meaning"] == "1 of 2 wrongly blocked"
 
 
 def test_blocking_vs_truth_without_gate_says_nobody_was_gated() -> None:
