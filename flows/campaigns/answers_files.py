@@ -61,6 +61,8 @@ def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
 def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
     """answers.csv at ``answers_path`` and workers.csv beside it (formula cells neutralised)."""
     answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
+    if "posterior" in answers:
+        answers["posterior"] = answers["posterior"].astype(float).round(4)
     if "stop_confidence" in answers:  # an adaptive replay's
         answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
     # the pooled control rule's (a campaign's, qc.worker_skill.POOLED_COLUMNS) figures too
