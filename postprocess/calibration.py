@@ -168,3 +168,12 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.Dat
     ordinary["confidence"] = np.where(untied, calibrated, ordinary["confidence"])
     ordinary["confidence_source"] = np.where(untied, f"calibrated on {len(pairs)} controls", "model")
     return ordinary, checked
+
+
+def against(answers: pd.DataFrame, truth: pd.DataFrame, bins: int = BINS) -> dict[str, object]:
+    """:func:`scored` of ``answers`` (``item_id, field, label, confidence``) against ``truth`` (``item_id, field,
+    answer``: known or latent answers), over the items and fields both hold."""
+    both = answers.astype({"item_id": str, "field": str}).merge(
+        truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
+    right = both["label"].astype(str).to_numpy() == both["answer"].astype(str).to_numpy()
+    return scored(both["confidence"].astype(float), right, bins)

@@ -49,10 +49,14 @@ def test_blocked_workers_dropped_or_kept(tmp_path: Path) -> None:
     assert dropped["dropped"] == 3
     workers = pd.read_csv(tmp_path / "drop" / "workers.csv")
     assert "bad" not in set(workers["worker_id"])
-    assert pd.read_csv(tmp_path / "drop" / "answers.csv")["confidence"].eq(1.0).all()
+    shipped = pd.read_csv(tmp_path / "drop" / "answers.csv")
+    assert shipped["posterior"].eq(1.0).all() and shipped["confidence"].lt(1.0).all()  # unanimous, yet not certain
     kept = campaign_answers(_labels(), ["bad"], AnswersSettings(method="mv", blocked="keep", threshold=0.8),
                             tmp_path / "keep")
-    assert kept["dropped"] == 0 and kept["below_count"] == 3  # 3 of 4 agree: 0.75 < 0.8
+    again = pd.read_csv(tmp_path / "keep" / "answers.csv")
+    assert kept["dropped"] == 0 and again["posterior"].eq(0.75).all()  # 3 of 4 agree
+    # the confidence weighs "bad" by their record (against the others on every item): below 0.8 or not, counted
+    assert kept["below_count"] == int((again["confidence"] < 0.8).sum())
     assert pd.read_csv(tmp_path / "keep" / "workers.csv").set_index("worker_id").loc["bad", "agreement"] == 0.0
 
 
