@@ -210,3 +210,26 @@ def test_fast_share_reaches_the_settings_and_is_a_share_below_one() -> None:
     for bad in (-0.1, 1.0):
         with pytest.raises(ValidationError, match="fast_share"):
             AnswersSection(fast_share=bad)
+
+
+def test_the_reliability_diagram_stands_beside_the_histograms() -> None:
+    """With control items the figure has a third panel: one point per reliability bin at (mean confidence,
+    share right), the numbers postprocess.calibration.scored gave."""
+    import matplotlib.pyplot as plt
+
+    from flows.campaigns.answers_step import answers_figure
+    from flows.core.outputs.figures import overlapping_text
+    from postprocess.calibration import scored
+
+    rng = np.random.default_rng(4)
+    said = rng.uniform(0.4, 1, 200)
+    calibration = scored(said, rng.random(200) < said)
+    fig = answers_figure(pd.Series(said), pd.Series(rng.uniform(0, 1, 40)), 0.9, calibration)
+    try:
+        assert overlapping_text(fig) == []
+        assert fig.axes[2].get_title() == f"Reliability on 200 controls (ECE {calibration['ece']})"
+        points = fig.axes[2].collections[0].get_offsets()
+        np.testing.assert_allclose(np.asarray(points), [(r["confidence"], r["accuracy"])
+                                                        for r in calibration["reliability"]])
+    finally:
+        plt.close(fig)

@@ -4,6 +4,9 @@ one or two judgements, and ties."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -114,3 +117,31 @@ def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> Non
     assert set(result.answers["confidence_source"]) <= {f"calibrated on {len(controls)} controls", "model"}
     assert _ece_against(result.answers, truth) < 0.04
     assert cal.ece(checked["confidence"], checked["correct"]) < 0.05  # cross-fitted on the controls themselves
+
+
+def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was_obtained(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hitflow aggregate --gold` prints accuracy, ECE and the reliability table (checked here against the
+    answers file it wrote); with --controls the rows say they were calibrated, and the controls' own
+    cross-fitted calibration is printed."""
+    from flows.cli.main import main
+
+    frame, truth = crowd_frame(3, items=300, per_item=3)
+    labels = tmp_path / "labels.csv"
+    frame.assign(gold=frame["item_id"].map(truth)).to_csv(labels, index=False)
+    assert main(["aggregate", str(labels), "--gold", "gold", "--method", "ds", "--out", str(tmp_path / "a.csv")]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    written = pd.read_csv(tmp_path / "a.csv", dtype={"label": str})
+    right = written["label"].to_numpy() == truth.reindex(written["item_id"]).to_numpy()
+    assert shown["calibration"]["ece"] == pytest.approx(cal.ece(written["confidence"], right), abs=2e-4)
+    assert sum(r["items"] for r in shown["calibration"]["reliability"]) == len(written) == 300
+    assert shown["confidence_is"].startswith("model") and set(written["confidence_source"]) == {"model"}
+    items = sorted(truth.index)[::2]
+    pd.DataFrame({"item_id": items, "answer": truth.reindex(items).to_numpy()}).to_csv(tmp_path / "c.csv", index=False)
+    assert main(["aggregate", str(labels), "--controls", str(tmp_path / "c.csv"), "--method", "ds",
+                 "--out", str(tmp_path / "b.csv")]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    calibrated = pd.read_csv(tmp_path / "b.csv", dtype={"label": str}, keep_default_na=False)
+    assert shown["confidence_is"].startswith("calibrated on 150 control items")
+    assert set(calibrated.loc[calibrated["note"] != "tie", "confidence_source"]) == {"calibrated on 150 controls"}
+    assert shown["calibration_on_controls"]["items"] == 150 and shown["calibration_on_controls"]["ece"] < 0.08
