@@ -127,8 +127,8 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
                "below": below.head(BELOW_SHOWN).round({"confidence": 3}).to_dict("records"),
                "below_count": len(below),
                "answers_png": _histograms(answers["confidence"], workers["skill"], threshold, calibration)}
-    context["calibrations"] = [] if calibration is None else [
-        {**calibration, "controls": True, "title": "on the control items (each scored by a calibration fitted without it)"}]
+    title = "on the control items (each scored by a calibration fitted without it)"
+    context["calibrations"] = [] if calibration is None else [{**calibration, "controls": True, "title": title}]
     return context
 
 
