@@ -218,9 +218,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
         summary.append(f"answers: {out_dir / 'answers.csv'} ({context['answers']['answer_count']} answers, mean "
                        f"confidence {context['answers']['mean_confidence']}), worker skill: {out_dir / 'workers.csv'}")
         if "truth_calibration" in context["answers"]:
-            truth = context["answers"]["truth_calibration"]
-            summary.append(f"  against the simulator's latent answers: accuracy {truth['accuracy']}, mean confidence "
-                           f"{truth['mean_confidence']}, ECE {truth['ece']} ({truth['ece_bins']})")
+            latent = context["answers"]["truth_calibration"]
+            summary.append(f"  against the simulator's latent answers: accuracy {latent['accuracy']}, mean confidence "
+                           f"{latent['mean_confidence']}, ECE {latent['ece']} ({latent['ece_bins']})")
     summary += [adaptive_line(saving)] if saving else []
     summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
