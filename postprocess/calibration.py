@@ -166,7 +166,8 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.Dat
     untied = ordinary["note"] != "tie"
     calibrated = bounded(calibrator.apply(ordinary["confidence"]), ordinary["judgements"].to_numpy(), 2)
     ordinary["confidence"] = np.where(untied, calibrated, ordinary["confidence"])
-    ordinary["confidence_source"] = np.where(untied, f"calibrated on {len(pairs)} controls", "model")
+    source = f"calibrated on {len(pairs)} control{'' if len(pairs) == 1 else 's'}"
+    ordinary["confidence_source"] = np.where(untied, source, "model")
     return ordinary, checked
 
 

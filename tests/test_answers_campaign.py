@@ -108,6 +108,7 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     than a single worker's label is (scored here apart from the report's own figure)."""
     import json
 
+    from postprocess import calibration
     from postprocess.answers import accuracy
 
     scaffold("demo_task", tmp_path)
@@ -121,7 +122,11 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     answers = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
     single = accuracy(data.rename(columns={"value": "label"})[["item_id", "field", "label"]], truth)
     assert accuracy(answers, truth) >= single
-    assert "latent answers" in (out / "report.html").read_text()
+    report = (out / "report.html").read_text()
+    assert "latent answers" in report and "Calibration against the simulator" in report
+    right = answers.merge(truth, on=["item_id", "field"])
+    ece = calibration.ece(right["confidence"].astype(float), right["label"] == right["answer"])
+    assert f"expected calibration\nerror {round(ece, 4)} (6 equal-width bins" in report  # as computed here
 
 
 def test_answers_figure_text_does_not_overlap() -> None:
@@ -163,6 +168,10 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     assert len(expected) >= 2  # the approved responses on the control item
     assert workers.loc[expected.index, "control_accuracy"].tolist() == pytest.approx(expected.tolist())
     assert (workers.loc[expected.index, "controls"] == 1).all()
+    answered = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
+    assert "calibrated on 1 control" in set(answered["confidence_source"])
+    report = (out / "report.html").read_text()
+    assert "Calibration on the control items" in report and "calibrated on 1 control item:" in report
 
 
 def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused() -> None:

@@ -113,7 +113,8 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
 def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None) -> str:
     """How the confidence was obtained, in words (answers.csv's ``confidence_source`` per row)."""
     if checked is not None and len(checked):
-        return (f"calibrated on {len(checked)} control items: the skill posterior's probability of each answer, "
+        items = f"{len(checked)} control item{'' if len(checked) == 1 else 's'}"
+        return (f"calibrated on {items}: the skill posterior's probability of each answer, "
                 "Platt-scaled on the controls (held at the model's own until they outweigh it; each control "
                 "scored by a calibration fitted without it); a tie keeps its tied share")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
