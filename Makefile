@@ -185,6 +185,14 @@ bench-answers: $(STAMP)
 bench-adaptive: $(STAMP)
 	$(BIN)/python -m bench.adaptive_replay
 
+# does the answers' confidence mean what it says? ECE, mean confidence and the reliability table beside accuracy,
+# before (Dawid-Skene's own) and after, on Snow 2008 WSD (RTE, Temporal from HITFLOW_RTE_LABELS, HITFLOW_TEMP_LABELS)
+# without controls and with half the gold as controls, and on the simulator's 1,000-item campaign; writes
+# bench/results-calibration.json (about 3 min; NO_SIM=1: the real sets only, seconds)
+.PHONY: bench-calibration
+bench-calibration: $(STAMP)
+	$(BIN)/python -m bench.calibration $(if $(NO_SIM),--no-sim,)
+
 # `hitflow aggregate` (the CLI, every method) against crowd-kit run directly on Snow 2008 WSD, RTE and
 # Temporal (the last two from HITFLOW_RTE_LABELS, HITFLOW_TEMP_LABELS); writes bench/results-aggregation-real.json
 .PHONY: bench-real-labels

@@ -102,7 +102,8 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
             return Replay(empty, used.drop(columns="rank"))
         result = aggregate(used, rule.method, seed=seed)
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
-        sureness = label_posterior(used, rule.skill_prior, fast) if rule.stop_on == "skill" else result.answers
+        sureness = (label_posterior(used, rule.skill_prior, fast) if rule.stop_on == "skill"
+                    else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
         asks = _still_uncertain(sureness.set_index(KEY), used, rule, cap - wanted) & (wanted < cap)
         if not asks.any():
             break

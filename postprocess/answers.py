@@ -7,9 +7,16 @@ is aggregated on its own). Labels are compared as text; blank labels are no judg
 
 Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
 
-- ``answers``: ``item_id, field, label, confidence, method, judgements``, one row per item and
-  field; ``confidence`` is the posterior probability of the chosen label under the model, or the
-  share of judgements that gave it under majority vote; ``judgements`` counts the labels used.
+- ``answers``: ``item_id, field, label, confidence, method, judgements, posterior, confidence_source,
+  note``, one row per item and field; ``posterior`` is the probability of the chosen label under the
+  method's model, or the share of judgements that gave it under majority vote; ``judgements`` counts the
+  labels used. ``confidence`` is what a user acts on (issue 56): without controls (``confidence_source``
+  ``model``) the probability of the chosen label under the skill posterior (postprocess.skill_posterior:
+  Dawid-Skene with a prior on each worker's skill, each item left out of its workers' records, so a
+  worker's estimated skill carries its uncertainty), never above what the item's judgements could show
+  (postprocess.calibration.bounded: never 1.0 from one or two); with controls (``calibrated on N
+  controls``) that confidence calibrated on the control items (postprocess.calibration). ``note`` is
+  ``tie`` where the method's top labels tie: the confidence is then the tied share (the posterior).
 - ``workers``: ``worker_id, skill, items, agreement, control_accuracy``; ``skill`` is the mean
   posterior probability, under the method used, of the labels the worker gave (a soft agreement,
   comparable across methods, in [0, 1]); ``agreement`` the share of their labels equal to the
@@ -28,8 +35,12 @@ majority vote when workers gave fewer than ``min_per_worker`` labels on average 
 worker's confusion cannot be estimated from one or two labels) or when a field has a single
 label value, and Dawid-Skene otherwise.
 
-Ties are resolved deterministically: among labels of equal probability the one given most often
-in the field wins, then the first in text order.
+Ties are resolved by worker skill, never by a label's frequency in the field: among labels of equal
+probability under the method the one the skill posterior finds more probable wins, then the first in
+text order; the row's ``note`` says ``tie``.
+
+With ``controls``, the control items' judgements enter the models as any item's (their answers unseen:
+more labels to learn each worker from), their answers leave the output and score the calibration.
 """
 
 from __future__ import annotations
@@ -40,13 +51,15 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from postprocess.calibration import bounded, calibrate_answers
 from postprocess.crowdkit_models import model_class
 from postprocess.skill_prior import SkillPrior
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
 MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses majority vote
-ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements"]
+ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements", "posterior",
+                  "confidence_source", "note"]
 WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy", "controls"]
 REQUIRED = ("item_id", "worker_id", "label")
 DEFAULT_FIELD = "label"
@@ -109,22 +122,35 @@ def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float =
     Works on any subset of judgements (e.g. the first batch only); an empty frame gives empty frames.
     ``drop``: a mask of rows to leave out (a blocked worker's), the same as passing ``frame[~drop]``;
     ``prior``: the skill prior of method ``skill`` (default ``SkillPrior()``)."""
-    data, scored = _split_controls(judgements(frame, drop), controls)
-    result = _aggregate(data, method, min_per_worker, seed, prior or SkillPrior())
-    if scored is None:
-        return result
+    return aggregate_scored(frame, method, min_per_worker, seed, controls, drop, prior)[0]
+
+
+def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
+                     seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
+                     prior: SkillPrior | None = None) -> tuple[Aggregation, pd.DataFrame | None]:
+    """:func:`aggregate` and, with ``controls``, the control items' rows that scored the calibration:
+    ``item_id, field, label, answer, correct, model_confidence, confidence`` (``confidence`` cross-fitted:
+    from a calibrator that never saw that control); None without controls."""
+    data, gold, scored = _split_controls(judgements(frame, drop), controls)
+    result = _aggregate(data, method, min_per_worker, seed, prior or SkillPrior(),
+                        set() if gold is None else set(gold["item_id"]))
+    if scored is None or gold is None:
+        return result, None
+    answers, checked = calibrate_answers(result.answers, gold)
     scores = scored.groupby("worker_id").agg(control_accuracy=("correct", "mean"), controls=("correct", "size"))
     workers = result.workers.drop(columns=["control_accuracy", "controls"]).merge(
         scores.reset_index(), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
     workers["controls"] = workers["controls"].fillna(0).astype(int)
     workers["items"] = workers["items"].fillna(0).astype(int)
-    return Aggregation(result.answers, workers.reset_index(drop=True)[WORKER_COLUMNS])
+    return Aggregation(answers, workers.reset_index(drop=True)[WORKER_COLUMNS]), checked
 
 
-def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """(the judgements of ordinary items, those of control items with ``correct``), or (all, None)."""
+def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
+                    ) -> tuple[pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
+    """(every judgement, the known answers ``item_id, field, answer``, the judgements of control items with
+    ``correct``), or (all, None, None)."""
     if controls is None:
-        return data, None
+        return data, None, None
     missing = [c for c in ("item_id", "answer") if c not in controls.columns]
     if missing:
         raise ValueError(f"the control items lack column(s) {', '.join(missing)}; expected item_id, answer [, field]")
@@ -133,12 +159,13 @@ def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None) -> tuple[
                          "answer": controls["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
     marked = data.merge(gold, on=["item_id", "field"], how="left")
     scored = marked[marked["answer"].notna()].assign(correct=lambda d: (d["label"] == d["answer"]).astype(float))
-    # a control item is out of the answers whole, its other fields too: it is not one of the user's items
-    return data[~data["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True), scored
+    return data, gold, scored
 
 
-def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int, prior: SkillPrior) -> Aggregation:
-    """Per field, the model's answers; per worker, the skill over every field.
+def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int, prior: SkillPrior,
+               held: set[str] | None = None) -> Aggregation:
+    """Per field, the model's answers; per worker, the skill over every field. ``held``: control items,
+    answered here like any item but left out of the workers' figures (their answers score workers apart).
 
     Items and workers are integer codes in their text order from here on, the same for every field:
     the models, the posteriors and the per-worker sums see the same groups in the same order as on the
@@ -154,22 +181,40 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
         chosen = choose_method(part, method, min_per_worker)
         label_codes, label_texts = pd.factorize(part["label"])
         probas = _probabilities(items[rows], workers[rows], part["label"], set(label_texts), chosen, seed, prior)
-        labels = _pick(probas, part["label"])  # indexed by item code, in text order
+        skill = probas if chosen == "skill" else _skill_probabilities(
+            items[rows], workers[rows], part["label"], prior).reindex(columns=probas.columns, fill_value=0.0)
+        labels, tie = _pick(probas, skill)  # indexed by item code, in text order
         present = labels.index.to_numpy()
-        answers.append(pd.DataFrame({
-            "item_id": item_ids.take(present), "field": field, "label": labels.to_numpy(),
-            "confidence": _posterior(probas, present, probas.columns.get_indexer(labels.to_numpy())),
-            "method": chosen, "judgements": np.bincount(items[rows], minlength=len(item_ids))[present]}))
+        answers.append(_answer_rows(probas, skill, labels, tie, item_ids.take(present), field, chosen,
+                                    np.bincount(items[rows], minlength=len(item_ids))[present]))
         answer = label_texts.get_indexer(labels.to_numpy())[labels.index.get_indexer(items[rows])]
         given.append(pd.DataFrame({
             "worker": workers[rows], "item": items[rows],
             "posterior": _posterior(probas, items[rows], probas.columns.get_indexer(label_texts)[label_codes]),
             "agrees": (label_codes == answer).astype(float)}))
-        del probas, labels  # one field's model at a time
+        del probas, skill, labels  # one field's model at a time
     if not answers:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
     out = pd.concat(answers, ignore_index=True).sort_values(["field", "item_id"], kind="stable")
-    return Aggregation(out.reset_index(drop=True)[ANSWER_COLUMNS], _workers(pd.concat(given), worker_ids))
+    given_all = pd.concat(given)
+    if held:  # control items: answered (to be scored), but their labels say nothing more of a worker here
+        given_all = given_all[~np.isin(item_ids.take(given_all["item"].to_numpy()), list(held))]
+    return Aggregation(out.reset_index(drop=True)[ANSWER_COLUMNS], _workers(given_all, worker_ids))
+
+
+def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
+                 field: str, method: str, counts: np.ndarray) -> pd.DataFrame:
+    """One field's answers (``labels`` and ``tie`` by item code): the method's posterior, and the confidence
+    of the module (the skill posterior's, bounded by the judgements; a tie's: the tied share)."""
+    present = labels.index.to_numpy()
+    columns = probas.columns.get_indexer(labels.to_numpy())
+    posterior = _posterior(probas, present, columns)
+    confidence = bounded(_posterior(skill, present, columns), counts, max(len(probas.columns), 2))
+    tied = tie.to_numpy()
+    return pd.DataFrame({"item_id": ids, "field": field, "label": labels.to_numpy(),
+                         "confidence": np.where(tied, posterior, confidence), "method": method,
+                         "judgements": counts, "posterior": posterior, "confidence_source": "model",
+                         "note": np.where(tied, "tie", "")})
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
@@ -217,12 +262,17 @@ def _posterior(probas: pd.DataFrame, items: np.ndarray, columns: np.ndarray) -> 
     return probas.to_numpy(dtype=float)[rows, columns]
 
 
-def _pick(probas: pd.DataFrame, labels: pd.Series) -> pd.Series:
-    """The most probable label per item, ties to the label given most often, then text order."""
-    counts = labels.value_counts()
-    order = sorted(probas.columns, key=lambda lab: (-int(counts.get(lab, 0)), lab))
-    ranked = probas[order].round(TIE_DECIMALS)
-    return ranked.idxmax(axis="columns").sort_index()
+def _pick(probas: pd.DataFrame, skill: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """The most probable label per item and whether the method's top labels tied; a tie goes to the label
+    the skill posterior ``skill`` (same items and columns) finds more probable, then to text order."""
+    order = sorted(probas.columns)
+    values = probas[order].to_numpy(dtype=float).round(TIE_DECIMALS)
+    top = values == values.max(axis=1, keepdims=True)
+    by_skill = np.where(top, skill.reindex(index=probas.index, columns=order).to_numpy(dtype=float).round(
+        TIE_DECIMALS), -1.0)
+    chosen = pd.Series(np.asarray(order, dtype=object)[by_skill.argmax(axis=1)], index=probas.index)
+    tie = pd.Series(top.sum(axis=1) > 1, index=probas.index)
+    return chosen.sort_index(), tie.sort_index()
 
 
 def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:

@@ -121,8 +121,10 @@ def test_method_skill_takes_the_skill_prior_from_the_command_line(tmp_path: Path
     answers = pd.read_csv(out, dtype={"label": str}).set_index("item_id")
     expected = label_posterior(pd.read_csv(labels, dtype=str), SkillPrior(0.8, 6.0)).set_index("item_id")
     assert answers["label"].to_dict() == expected["label"].to_dict()
-    assert answers["confidence"].to_numpy() == pytest.approx(expected.loc[answers.index, "confidence"].to_numpy(),
-                                                             abs=1e-4)
+    # the posterior the method answers with is the stopping posterior; the confidence is it, bounded by the judgements
+    assert answers["posterior"].to_numpy() == pytest.approx(expected.loc[answers.index, "confidence"].to_numpy(),
+                                                            abs=1e-4)
+    assert (answers["confidence"] <= answers["posterior"] + 1e-4).all()
     bad = tmp_path / "bad.csv"
     assert main(["aggregate", str(labels), "--method", "skill", "--skill-prior", "1.5", "--out", str(bad)]) != 0
     err = capsys.readouterr().err

@@ -35,7 +35,7 @@ def _labels(seed: int, items: int = 120, workers: int = 9) -> pd.DataFrame:
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")  # crowd-kit's own pandas calls
 @pytest.mark.parametrize("seed", [1, 2])
 def test_answers_are_crowdkit_on_the_text_ids(seed: int) -> None:
-    """Each answer's confidence is bit for bit crowd-kit's Dawid-Skene probability of it, fitted on the
+    """Each answer's posterior is bit for bit crowd-kit's Dawid-Skene probability of it, fitted on the
     text ids; each worker's skill is the mean of those probabilities over the worker's labels."""
     frame = _labels(seed)
     result = aggregate(frame, "ds")
@@ -46,7 +46,7 @@ def test_answers_are_crowdkit_on_the_text_ids(seed: int) -> None:
         mine = result.answers[result.answers["field"] == field]
         assert list(mine["item_id"]) == sorted(part["item_id"].unique())
         assert [probas.at[i, lab] for i, lab in zip(mine["item_id"], mine["label"], strict=True)] \
-            == list(mine["confidence"])
+            == list(mine["posterior"])
         for w, i, lab in zip(part["worker_id"], part["item_id"], part["label"], strict=True):
             skill.setdefault(w, []).append(probas.at[i, lab])
     workers = result.workers.set_index("worker_id")

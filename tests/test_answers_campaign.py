@@ -49,10 +49,14 @@ def test_blocked_workers_dropped_or_kept(tmp_path: Path) -> None:
     assert dropped["dropped"] == 3
     workers = pd.read_csv(tmp_path / "drop" / "workers.csv")
     assert "bad" not in set(workers["worker_id"])
-    assert pd.read_csv(tmp_path / "drop" / "answers.csv")["confidence"].eq(1.0).all()
+    shipped = pd.read_csv(tmp_path / "drop" / "answers.csv")
+    assert shipped["posterior"].eq(1.0).all() and shipped["confidence"].lt(1.0).all()  # unanimous, yet not certain
     kept = campaign_answers(_labels(), ["bad"], AnswersSettings(method="mv", blocked="keep", threshold=0.8),
                             tmp_path / "keep")
-    assert kept["dropped"] == 0 and kept["below_count"] == 3  # 3 of 4 agree: 0.75 < 0.8
+    again = pd.read_csv(tmp_path / "keep" / "answers.csv")
+    assert kept["dropped"] == 0 and again["posterior"].eq(0.75).all()  # 3 of 4 agree
+    # the confidence weighs "bad" by their record (against the others on every item): below 0.8 or not, counted
+    assert kept["below_count"] == int((again["confidence"] < 0.8).sum())
     assert pd.read_csv(tmp_path / "keep" / "workers.csv").set_index("worker_id").loc["bad", "agreement"] == 0.0
 
 
@@ -104,6 +108,7 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     than a single worker's label is (scored here apart from the report's own figure)."""
     import json
 
+    from postprocess import calibration
     from postprocess.answers import accuracy
 
     scaffold("demo_task", tmp_path)
@@ -117,7 +122,11 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     answers = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
     single = accuracy(data.rename(columns={"value": "label"})[["item_id", "field", "label"]], truth)
     assert accuracy(answers, truth) >= single
-    assert "latent answers" in (out / "report.html").read_text()
+    report = (out / "report.html").read_text()
+    assert "latent answers" in report and "Calibration against the simulator" in report
+    right = answers.merge(truth, on=["item_id", "field"])
+    ece = calibration.ece(right["confidence"].astype(float), right["label"] == right["answer"])
+    assert f"expected calibration\nerror {round(ece, 4)} (6 equal-width bins" in report  # as computed here
 
 
 def test_answers_figure_text_does_not_overlap() -> None:
@@ -159,6 +168,10 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     assert len(expected) >= 2  # the approved responses on the control item
     assert workers.loc[expected.index, "control_accuracy"].tolist() == pytest.approx(expected.tolist())
     assert (workers.loc[expected.index, "controls"] == 1).all()
+    answered = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
+    assert "calibrated on 1 control" in set(answered["confidence_source"])
+    report = (out / "report.html").read_text()
+    assert "Calibration on the control items" in report and "calibrated on 1 control item:" in report
 
 
 def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused() -> None:
@@ -206,3 +219,26 @@ def test_fast_share_reaches_the_settings_and_is_a_share_below_one() -> None:
     for bad in (-0.1, 1.0):
         with pytest.raises(ValidationError, match="fast_share"):
             AnswersSection(fast_share=bad)
+
+
+def test_the_reliability_diagram_stands_beside_the_histograms() -> None:
+    """With control items the figure has a third panel: one point per reliability bin at (mean confidence,
+    share right), the numbers postprocess.calibration.scored gave."""
+    import matplotlib.pyplot as plt
+
+    from flows.campaigns.answers_step import answers_figure
+    from flows.core.outputs.figures import overlapping_text
+    from postprocess.calibration import scored
+
+    rng = np.random.default_rng(4)
+    said = rng.uniform(0.4, 1, 200)
+    calibration = scored(said, rng.random(200) < said)
+    fig = answers_figure(pd.Series(said), pd.Series(rng.uniform(0, 1, 40)), 0.9, calibration)
+    try:
+        assert overlapping_text(fig) == []
+        assert fig.axes[2].get_title() == f"Reliability on 200 controls (ECE {calibration['ece']})"
+        points = fig.axes[2].collections[0].get_offsets()
+        np.testing.assert_allclose(np.asarray(points), [(r["confidence"], r["accuracy"])
+                                                        for r in calibration["reliability"]])
+    finally:
+        plt.close(fig)

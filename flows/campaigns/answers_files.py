@@ -16,7 +16,8 @@ import pandas as pd
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from postprocess.adaptive import Replay, StoppingRule, replay, saving
-from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate
+from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate, aggregate_scored
+from postprocess.calibration import scored
 from postprocess.skill_prior import SkillPrior
 from qc.control_items import trusted_controls
 from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
@@ -61,6 +62,8 @@ def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
 def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
     """answers.csv at ``answers_path`` and workers.csv beside it (formula cells neutralised)."""
     answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
+    if "posterior" in answers:
+        answers["posterior"] = answers["posterior"].astype(float).round(4)
     if "stop_confidence" in answers:  # an adaptive replay's
         answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
     # the pooled control rule's (a campaign's, qc.worker_skill.POOLED_COLUMNS) figures too
@@ -95,18 +98,41 @@ def _pooled_note(controls: int, pooled: int) -> str:
     return ""
 
 
-def summary(result: Aggregation, gold: pd.Series | None = None) -> dict[str, Any]:
-    """What a person checks first: counts, methods, confidence; accuracy when gold answers are given."""
+def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What a person checks first: counts, methods, confidence and how it was obtained; with ``gold`` answers
+    the accuracy, ECE and reliability table against them; with control items (``checked``:
+    postprocess.answers.aggregate_scored's rows) the same on the controls, each scored by a calibration that
+    never saw it."""
     answers = result.answers
     out: dict[str, Any] = {"items": int(answers["item_id"].nunique()), "answers": len(answers),
                            "judgements": int(answers["judgements"].sum()), "workers": len(result.workers),
                            "methods": dict(sorted(answers.groupby("field")["method"].first().items())),
-                           "mean_confidence": round(float(answers["confidence"].mean()), 4)}
+                           "mean_confidence": round(float(answers["confidence"].mean()), 4),
+                           "confidence_is": confidence_words(answers, checked)}
+    if "note" in answers and (answers["note"] == "tie").any():
+        out["ties"] = int((answers["note"] == "tie").sum())
     if gold is not None:
         known = answers[answers["item_id"].isin(gold.index)]
         hit = known["label"].to_numpy() == gold.reindex(known["item_id"]).to_numpy()
         out["gold_items"], out["accuracy"] = len(known), round(float(hit.mean()), 4) if len(known) else None
+        if len(known):
+            out["calibration"] = scored(known["confidence"], hit)
+    if checked is not None and len(checked):
+        out["calibration_on_controls"] = {**scored(checked["confidence"], checked["correct"]),
+                                          "model_ece": scored(checked["model_confidence"], checked["correct"])["ece"]}
     return out
+
+
+def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None) -> str:
+    """How the confidence was obtained, in words (answers.csv's ``confidence_source`` per row)."""
+    if checked is not None and len(checked):
+        items = f"{len(checked)} control item{'' if len(checked) == 1 else 's'}"
+        return (f"calibrated on {items}: the skill posterior's probability of each answer, "
+                "Platt-scaled on the controls (held at the model's own until they outweigh it; each control "
+                "scored by a calibration fitted without it); a tie keeps its tied share")
+    return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
+            "item left out of its workers' records, never above what its judgements could show (one label: at "
+            "most 0.95); no control items to calibrate it on; a tie keeps its tied share")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
@@ -120,14 +146,14 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
     try:
-        result = aggregate(frame, method, min_per_worker, controls=controls, prior=prior)
+        result, checked = aggregate_scored(frame, method, min_per_worker, controls=controls, prior=prior)
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     if controls is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled_offline(frame, controls)))
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
-    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold)}
+    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked)}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,

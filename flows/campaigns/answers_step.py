@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from flows.campaigns.answers_files import with_pooled, write_answers
+from flows.campaigns.answers_files import confidence_words, with_pooled, write_answers
 from flows.core.config.answers_config import AnswersSettings
-from postprocess.answers import Aggregation, aggregate
+from postprocess.answers import Aggregation, aggregate_scored
+from postprocess.calibration import scored
 from postprocess.skill_prior import SkillPrior
 from qc.worker_skill import AT_RISK, SkillPolicy, shown_p
 
@@ -47,13 +48,14 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     if drop is not None and drop.all():
         return {}
     # the mask, not judgements[~is_blocked]: a copy of 1.4 million judgements at COCO's size
-    result = aggregate(judgements, settings.method, settings.min_per_worker, controls=controls, drop=drop,
-                       prior=skill_prior_of(settings))
+    result, checked = aggregate_scored(judgements, settings.method, settings.min_per_worker, controls=controls,
+                                       drop=drop, prior=skill_prior_of(settings))
     if pooled is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
     answers_path, workers_path = write_answers(result, out_dir / "answers.csv")
     context = answers_context(result, settings.threshold,
-                              dropped=dropped + int(is_blocked.sum()) if settings.blocked == "drop" else 0)
+                              dropped=dropped + int(is_blocked.sum()) if settings.blocked == "drop" else 0,
+                              checked=checked)
     if pooled is not None:
         context["doubted"] = doubted_workers(pooled[0], blocked_ids)
         context["pooled_rule"] = {"line": f"{pooled[1].block_below:g}", "alpha": shown_p(pooled[1].alpha),
@@ -107,31 +109,44 @@ def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
                          "field": "text_present", "label": kept["text_present"].astype(str).str.strip().str.lower()})
 
 
-def answers_context(result: Aggregation, threshold: float, dropped: int = 0) -> dict[str, Any]:
-    """What the report shows: methods, confidence, the items below ``threshold``, the skill histogram."""
+def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
+                    checked: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What the report shows: methods, confidence and how it was obtained, the items below ``threshold``, the
+    confidence and skill histograms; with control items (``checked``: postprocess.answers.aggregate_scored's),
+    their calibration (accuracy, ECE, reliability table) and its reliability diagram beside the histograms."""
     answers, workers = result.answers, result.workers
     below = answers[answers["confidence"] < threshold].sort_values(["confidence", "field", "item_id"])
     methods = answers.groupby("field")["method"].first()
-    return {"answer_count": len(answers), "threshold": threshold, "dropped": dropped,
-            "methods": [{"field": f, "method": m, "items": int((answers["field"] == f).sum())}
-                        for f, m in methods.items()],
-            "mean_confidence": round(float(answers["confidence"].mean()), 3),
-            "below": below.head(BELOW_SHOWN).round({"confidence": 3}).to_dict("records"), "below_count": len(below),
-            "answers_png": _histograms(answers["confidence"], workers["skill"], threshold)}
+    calibration = scored(checked["confidence"], checked["correct"]) if checked is not None and len(checked) else None
+    context = {"answer_count": len(answers), "threshold": threshold, "dropped": dropped,
+               "methods": [{"field": f, "method": m, "items": int((answers["field"] == f).sum())}
+                           for f, m in methods.items()],
+               "mean_confidence": round(float(answers["confidence"].mean()), 3),
+               "confidence_is": confidence_words(answers, checked),
+               "ties": int((answers["note"] == "tie").sum()) if "note" in answers else 0,
+               "below": below.head(BELOW_SHOWN).round({"confidence": 3}).to_dict("records"),
+               "below_count": len(below),
+               "answers_png": _histograms(answers["confidence"], workers["skill"], threshold, calibration)}
+    title = "on the control items (each scored by a calibration fitted without it)"
+    context["calibrations"] = [] if calibration is None else [{**calibration, "controls": True, "title": title}]
+    return context
 
 
-def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float) -> str:
+def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float,
+                calibration: dict[str, Any] | None = None) -> str:
     # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
     from flows.core.outputs.figures import to_png
 
-    return to_png(answers_figure(confidence, skill, threshold))
+    return to_png(answers_figure(confidence, skill, threshold, calibration))
 
 
-def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float) -> Any:
-    """Two histograms: the answers' confidence (the threshold marked) and the workers' skill."""
+def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float,
+                   calibration: dict[str, Any] | None = None) -> Any:
+    """Two histograms: the answers' confidence (the threshold marked) and the workers' skill; with
+    ``calibration`` (postprocess.calibration.scored's), the reliability diagram beside them."""
     from flows.core.outputs.figures import new_figure
 
-    fig, axes = new_figure(7.5, 2.6, ncols=2)
+    fig, axes = new_figure(11.0 if calibration else 7.5, 2.6, ncols=3 if calibration else 2)
     bins = np.linspace(0, 1, 21)
     for ax, values, title, unit in ((axes[0][0], confidence, "Confidence of the answers", "items"),
                                     (axes[0][1], skill, "Worker skill", "workers")):
@@ -141,4 +156,20 @@ def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float) ->
         ax.set_ylabel(unit, fontsize=8)
         ax.tick_params(labelsize=7)
     axes[0][0].axvline(threshold, color="#cc3311", linestyle="--", linewidth=1)
+    if calibration:
+        _reliability_diagram(axes[0][2], calibration)
     return fig
+
+
+def _reliability_diagram(ax: Any, calibration: dict[str, Any]) -> None:
+    """Share right against mean confidence per bin (dot size: items), the diagonal a calibrated confidence."""
+    rows = calibration["reliability"]
+    ax.plot([0, 1], [0, 1], color="#999999", linestyle=":", linewidth=1)
+    ax.scatter([r["confidence"] for r in rows], [r["accuracy"] for r in rows], color="#4477aa",
+               s=[12 + 60 * r["items"] / max(calibration["items"], 1) for r in rows])
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_title(f"Reliability on {calibration['items']} controls (ECE {calibration['ece']})", fontsize=9)
+    ax.set_xlabel("confidence", fontsize=8)
+    ax.set_ylabel("share right", fontsize=8)
+    ax.tick_params(labelsize=7)

@@ -17,7 +17,9 @@ HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-c
 skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight,
 --typical-prior-weight);
 auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
-answers.csv: item_id, field, label, confidence, method, judgements
+answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
+(confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls; posterior: the
+method's own; note: tie); with --gold the summary prints accuracy, ECE (6 equal-width bins) and a reliability table
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
 pooled_pages, pooled_labels, pooled_agreement, pooled_status (a `page` column groups a page's labels;

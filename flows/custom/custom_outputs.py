@@ -25,6 +25,7 @@ from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
 from flows.platforms.registry import platform_for
 from postprocess.answers import accuracy
+from postprocess.calibration import against
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
@@ -186,6 +187,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
         if answers and items_truth:  # none on a route whose simulated people keep no latent answers
             scored = pd.read_csv(out_dir / "answers.csv", dtype=str, keep_default_na=False)
             answers["truth_accuracy"] = round(accuracy(scored, pd.DataFrame(items_truth, dtype=str)), 4)
+            answers["truth_calibration"] = against(scored, pd.DataFrame(items_truth, dtype=str))
+            answers["calibrations"] = [*answers.get("calibrations", []), {
+                **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
     per_assignment = data.drop_duplicates("assignment_id")
     context = {"name": run.cfg.name, "template": run.cfg.template, "target": run.target.label,
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
@@ -213,6 +217,10 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     if context["answers"]:
         summary.append(f"answers: {out_dir / 'answers.csv'} ({context['answers']['answer_count']} answers, mean "
                        f"confidence {context['answers']['mean_confidence']}), worker skill: {out_dir / 'workers.csv'}")
+        if "truth_calibration" in context["answers"]:
+            latent = context["answers"]["truth_calibration"]
+            summary.append(f"  against the simulator's latent answers: accuracy {latent['accuracy']}, mean confidence "
+                           f"{latent['mean_confidence']}, ECE {latent['ece']} ({latent['ece_bins']})")
     summary += [adaptive_line(saving)] if saving else []
     summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")

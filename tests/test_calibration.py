@@ -1,0 +1,147 @@
+"""postprocess.calibration and the confidence postprocess.answers gives (issue 56): ECE by hand, the
+cross-fitting, a synthetic crowd whose calibrated confidence says how often it is right, the bound on
+one or two judgements, and ties."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from postprocess import calibration as cal
+from postprocess.answers import aggregate, aggregate_scored
+from tests.crowd_labels import crowd_frame
+
+
+def test_ece_by_hand() -> None:
+    """Six bins of width 1/6: 0.1 and 0.15 fall in [0, 1/6), 0.9 and 0.95 and 1.0 in [5/6, 1] (1.0 closes
+    the last bin), 0.5 in [3/6, 4/6)."""
+    confidence = [0.1, 0.15, 0.5, 0.9, 0.95, 1.0]
+    correct = [0, 1, 1, 1, 0, 1]
+    # bin 0: mean confidence 0.125, right 1 of 2 -> |0.125 - 0.5| = 0.375, weight 2/6
+    # bin 3: 0.5 against 1 -> 0.5, weight 1/6; bin 5: mean 0.95 against 2/3 -> 0.28333, weight 3/6
+    hand = 2 / 6 * 0.375 + 1 / 6 * 0.5 + 3 / 6 * abs(0.95 - 2 / 3)
+    assert cal.ece(confidence, correct) == pytest.approx(hand, abs=1e-12)
+    table = cal.reliability(confidence, correct)
+    assert table["bin"].tolist() == ["0.00-0.17", "0.50-0.67", "0.83-1.00"]
+    assert table["items"].tolist() == [2, 1, 3]
+    assert table["accuracy"].tolist() == pytest.approx([0.5, 1.0, 2 / 3])
+    assert cal.ece([0.8] * 10, [1] * 8 + [0] * 2) == pytest.approx(0.0, abs=1e-12)  # says 0.8, right 8 of 10
+    assert np.isnan(cal.ece([], []))
+
+
+def test_the_calibrator_is_the_identity_without_controls_and_learns_with_many() -> None:
+    assert cal.fit([], []).apply(np.array([0.3, 0.9])) == pytest.approx([0.3, 0.9])
+    rng = np.random.default_rng(0)
+    said = rng.uniform(0.6, 0.999, 2000)
+    truly = 0.5 + (said - 0.6) * 0.5  # a model far too sure: at 0.999 it is right 70% of the time
+    right = rng.random(2000) < truly
+    few, many = cal.fit(said[:3], right[:3]), cal.fit(said, right)
+    assert cal.ece(many.apply(said), right) < 0.03 < cal.ece(said, right)
+    assert abs(few.slope - 1) < abs(many.slope - 1)  # three controls barely move it
+
+
+def test_cross_fitting_never_scores_a_control_with_a_calibrator_that_saw_it() -> None:
+    """Changing one control's outcome changes no cross-fitted confidence of its own fold, and the folds depend
+    on the item ids alone."""
+    rng = np.random.default_rng(1)
+    keys = pd.Series([f"g{i}" for i in range(60)])
+    said, right = rng.uniform(0.5, 1, 60), rng.random(60) < 0.7
+    folds = cal.fold_of(keys)
+    assert len(set(folds)) == cal.FOLDS and (cal.fold_of(keys[::-1].reset_index(drop=True)) == folds[::-1]).all()
+    before = cal.cross_fitted(said, right, keys)
+    flipped = right.copy()
+    flipped[0] = not flipped[0]
+    after = cal.cross_fitted(said, flipped, keys)
+    same_fold = folds == folds[0]
+    assert (before[same_fold] == after[same_fold]).all()  # its own fold's calibrator never saw it
+    assert not np.allclose(before[~same_fold], after[~same_fold])  # the other folds' did
+
+
+def test_one_or_two_judgements_never_give_certainty() -> None:
+    assert cal.bounded(np.array([1.0, 1.0, 1.0]), np.array([1, 2, 3]), 2) == pytest.approx(
+        [0.95, 0.95**2 / (0.95**2 + 0.05**2), 0.95**3 / (0.95**3 + 0.05**3)])
+    frame = pd.DataFrame({"item_id": ["a", "b", "b"] + [f"x{i}" for i in range(40) for _ in range(2)],
+                          "worker_id": ["w1", "w1", "w2"] + ["w1", "w2"] * 40,
+                          "label": ["y", "y", "y"] + ["y", "y"] * 40})  # w1 and w2 agree on everything
+    for method in ("mv", "ds", "skill", "one-coin"):
+        answers = aggregate(frame, method).answers
+        assert (answers["confidence"] < 0.999).all(), method
+        assert answers.set_index("item_id").loc["a", "confidence"] <= 0.95
+
+
+def test_a_tie_is_noted_with_its_share_and_broken_by_worker_skill() -> None:
+    """Item t: one label from a worker right on every control-like item, one from a worker always against the
+    crowd. Majority vote ties 1-1; the skill estimate sides with the reliable worker, even though the other
+    label is the more common one in the field."""
+    rows = [("t", "good", "b"), ("t", "bad", "a")]
+    for i in range(30):  # "a" is the field's most common label; "good" agrees with the crowd, "bad" does not
+        truth = "a" if i % 3 else "b"
+        rows += [(f"i{i}", "good", truth), (f"i{i}", "c1", truth), (f"i{i}", "c2", truth),
+                 (f"i{i}", "bad", "b" if truth == "a" else "a")]
+    frame = pd.DataFrame(rows, columns=["item_id", "worker_id", "label"])
+    assert frame["label"].value_counts().idxmax() == "a"
+    answers = aggregate(frame, "mv").answers.set_index("item_id")
+    assert answers.loc["t", "label"] == "b" and answers.loc["t", "note"] == "tie"
+    assert answers.loc["t", "confidence"] == 0.5
+    assert (answers.drop(index="t")["note"] == "").all()
+
+
+def _truth_frame(seed: int) -> tuple[pd.DataFrame, pd.Series]:
+    frame, truth = crowd_frame(seed, items=900, per_item=3)
+    return frame, truth
+
+
+def _ece_against(answers: pd.DataFrame, truth: pd.Series) -> float:
+    right = answers["label"].to_numpy() == truth.reindex(answers["item_id"]).to_numpy()
+    return cal.ece(answers["confidence"], right)
+
+
+def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> None:
+    """Workers of known accuracy 0.55-0.95 (tests/crowd_labels.py), three labels an item: without controls
+    the confidence is closer to the truth than Dawid-Skene's own; with a third of the items as controls it
+    is calibrated on them, and on the other items ECE (computed here against the generating truth) is small."""
+    frame, truth = _truth_frame(5)
+    plain = aggregate(frame, "ds").answers
+    right = plain["label"].to_numpy() == truth.reindex(plain["item_id"]).to_numpy()
+    assert _ece_against(plain, truth) < cal.ece(plain["posterior"], right)
+    assert _ece_against(plain, truth) < 0.04
+    items = sorted(truth.index)
+    controls = pd.DataFrame({"item_id": items[::3], "answer": truth.reindex(items[::3]).to_numpy()})
+    result, checked = aggregate_scored(frame, "ds", controls=controls)
+    assert checked is not None and len(checked) == len(controls)
+    assert not set(result.answers["item_id"]) & set(controls["item_id"])
+    assert set(result.answers["confidence_source"]) <= {f"calibrated on {len(controls)} controls", "model"}
+    assert _ece_against(result.answers, truth) < 0.04
+    assert cal.ece(checked["confidence"], checked["correct"]) < 0.05  # cross-fitted on the controls themselves
+
+
+def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was_obtained(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hitflow aggregate --gold` prints accuracy, ECE and the reliability table (checked here against the
+    answers file it wrote); with --controls the rows say they were calibrated, and the controls' own
+    cross-fitted calibration is printed."""
+    from flows.cli.main import main
+
+    frame, truth = crowd_frame(3, items=300, per_item=3)
+    labels = tmp_path / "labels.csv"
+    frame.assign(gold=frame["item_id"].map(truth)).to_csv(labels, index=False)
+    assert main(["aggregate", str(labels), "--gold", "gold", "--method", "ds", "--out", str(tmp_path / "a.csv")]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    written = pd.read_csv(tmp_path / "a.csv", dtype={"label": str})
+    right = written["label"].to_numpy() == truth.reindex(written["item_id"]).to_numpy()
+    assert shown["calibration"]["ece"] == pytest.approx(cal.ece(written["confidence"], right), abs=2e-4)
+    assert sum(r["items"] for r in shown["calibration"]["reliability"]) == len(written) == 300
+    assert shown["confidence_is"].startswith("model") and set(written["confidence_source"]) == {"model"}
+    items = sorted(truth.index)[::2]
+    pd.DataFrame({"item_id": items, "answer": truth.reindex(items).to_numpy()}).to_csv(tmp_path / "c.csv", index=False)
+    assert main(["aggregate", str(labels), "--controls", str(tmp_path / "c.csv"), "--method", "ds",
+                 "--out", str(tmp_path / "b.csv")]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    calibrated = pd.read_csv(tmp_path / "b.csv", dtype={"label": str}, keep_default_na=False)
+    assert shown["confidence_is"].startswith("calibrated on 150 control items")
+    assert set(calibrated.loc[calibrated["note"] != "tie", "confidence_source"]) == {"calibrated on 150 controls"}
+    assert shown["calibration_on_controls"]["items"] == 150 and shown["calibration_on_controls"]["ece"] < 0.08
