@@ -91,6 +91,10 @@ bench: $(STAMP)
 bench-security: $(STAMP)
 	$(BIN)/python -m bench.security
 
+# `hitflow new --from` on pages of 30,000 to 300,000 ${x} placeholders: seconds and peak RSS (issue 55)
+bench-placeholder-import: $(STAMP)
+	$(BIN)/python -m bench.placeholder_import
+
 # 2,000 slow connections (trickled heads and bodies, from 40 addresses) against a task server at a
 # 1,024 and then a raised open-file limit: /health latency, submits landed, log bytes, RSS (~3 min)
 bench-slow-clients: $(STAMP)
@@ -131,7 +135,7 @@ bench-chaos: $(STAMP)
 # mostly between an extension round's intents and their settling or during its collection, resumed to
 # the end: duplicate extensions, lost judgements, answers.csv against an uninterrupted run;
 # writes bench/results-chaos-adaptive.json
-.PHONY: bench-chaos-adaptive
+.PHONY: bench-chaos-adaptive bench-placeholder-import
 bench-chaos-adaptive: $(STAMP)
 	$(BIN)/python -m bench.chaos_adaptive --items $(or $(ITEMS),300) $(if $(KILLS),--kills $(KILLS)) --route $(or $(ROUTE),mturk)
 

@@ -17,7 +17,6 @@ median: an honest rater who gives 5 to three items the others rated 4 is not str
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -26,6 +25,7 @@ from qc import mark_agreement, study_rules  # noqa: F401  (register mark_agreeme
 from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
 from qc.telemetry_rules import TELEMETRY_RULES
+from qc.worker_values import read_json
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
@@ -97,8 +97,8 @@ def has_value(answer: Any, kind: str = "") -> bool:
     if text[0] not in "[{":
         return True
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = read_json(text)
+    except ValueError:
         return True
     if kind == "annotations" and isinstance(data, dict) and any(isinstance(v, list) for v in data.values()):
         return True

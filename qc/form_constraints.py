@@ -22,7 +22,6 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from itertools import pairwise
@@ -30,6 +29,7 @@ from typing import Any
 
 from qc.answer_values import number as read_number
 from qc.answer_values import ticks as _ticks
+from qc.worker_values import read_json
 
 Spec = dict[str, Any]
 MESSAGES = {
@@ -117,7 +117,7 @@ def _check_annotations(f: Spec, value: str) -> str:
         return "required" if f.get("required") else ""
     key, numbers = ANNOTATION_KEYS.get(f.get("input", ""), ("boundingBoxes", ("left", "top", "width", "height")))
     try:
-        marks = json.loads(value).get(key, [])
+        marks = read_json(value).get(key, [])
     except (ValueError, AttributeError):
         return "malformed"
     if not isinstance(marks, list) or not all(isinstance(m, dict) for m in marks):

@@ -19,13 +19,13 @@ with any label and workers who mark nothing where the others mark names are flag
 
 from __future__ import annotations
 
-import json
 from itertools import combinations
 from typing import Any
 
 import pandas as pd
 
 from qc.flags import flag_frame, register
+from qc.worker_values import read_json
 
 SPAN_IOU = 0.5  # "Ivo" of "Ivo Kranjc" (0.3) is another mark; "Acme Robotics" of "The Acme Robotics" (0.76) the same
 BOX_IOU = 0.3  # boxes of one object drawn by two careful people overlap well past this; a stray box not at all
@@ -36,8 +36,8 @@ Mark = tuple[str, float, float, float, float]  # label and a shape: span (a, b),
 def marks_of(answer: str) -> list[Mark] | None:
     """The marks of one answer, or None when it is not an annotation element's JSON."""
     try:
-        data = json.loads(answer)
-    except (ValueError, TypeError, RecursionError):
+        data = read_json(answer)
+    except (ValueError, TypeError):
         return None
     if not isinstance(data, dict):
         return None

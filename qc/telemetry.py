@@ -13,9 +13,10 @@ Everything here is pure: text in, dicts out. :mod:`qc.telemetry_frame` flattens 
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
+
+from qc.worker_values import read_json
 
 VERSION = 1
 # A record's times are ms since the page first loaded; an assignment may stay open for days
@@ -51,9 +52,9 @@ def parse_record(text: str) -> dict[str, Any]:
 def _json(text: str, what: str) -> Any:
     """``text`` read as JSON; too deep or not JSON at all is a TelemetryError starting with ``what``."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise TelemetryError(f"{what}not JSON ({str(exc)[:80]})") from exc
+        return read_json(text)
+    except ValueError as exc:
+        raise TelemetryError(f"{what}not JSON within its bounds ({str(exc)[:80]})") from exc
 
 
 def check_field(name: str, field: Any) -> None:
@@ -212,8 +213,8 @@ def looks_like_event_log(text: str) -> bool:
     if not stripped.startswith("[["):
         return False
     try:
-        log = json.loads(stripped)
-    except (ValueError, RecursionError):
+        log = read_json(stripped)
+    except ValueError:
         return False
     return isinstance(log, list) and bool(log) and all(
         isinstance(e, list) and len(e) in (2, 3) and e[0] in LOG_KINDS for e in log[:5])

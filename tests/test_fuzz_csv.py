@@ -18,9 +18,10 @@ from flows.campaigns.offline import offline_qualify
 from flows.cli.main import main
 from flows.core.config.config import load_config
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import FIELD_LIMIT, FORMULA_STARTS, read_csv_table, write_csv
+from flows.core.inputs.csv_files import FIELD_LIMIT, read_csv_table, write_csv
 from flows.platforms.submission_formats import read_submissions
 from tests.fuzz_support import FUZZ, assert_one_line, hostile_text
+from tests.test_formula_cells import spreadsheet_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = ["assignment_id", "worker_id", "image_id", "caption", "work_time_s"]
@@ -150,7 +151,7 @@ def run_cli(argv: list[str]) -> tuple[int, str]:
 def assert_no_formula_cells(path: Path) -> list[list[str]]:
     with path.open(newline="", encoding="utf-8") as fh:
         table = list(csv.reader(fh))
-    assert not [c for row in table for c in row if c.startswith(FORMULA_STARTS)]
+    assert not [c for row in table for c in row if spreadsheet_runs(c)]  # a plain number like -1 is no formula
     return table
 
 
@@ -189,7 +190,7 @@ def test_writer_neutralises_spreadsheet_files_and_keeps_data_files(tmp_path: Pat
     assert [r["caption"] for r in data.rows] == [c for _, c in body]
     safe = read_csv_table(tmp_path / "flags.csv")
     for row, (worker, _) in zip(safe.rows, body, strict=True):
-        assert row["worker_id"] == (("'" + worker) if worker.startswith(FORMULA_STARTS) else worker)
+        assert row["worker_id"] == (("'" + worker) if spreadsheet_runs(worker) else worker)
 
 
 def test_unwritable_out_is_one_line(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
                                    "places": 10, "created_at": 0.0}, pk="study_id")
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"z" * 32,
-                    limits=SessionLimits(per_participant=10**6, per_address=10**6))
+                    limits=SessionLimits(per_participant=10**6, per_address=10**6, holds_per_address=10**6))
     with TestClient(make_app(site), follow_redirects=False) as client:
         yield {"client": client, "cfg": cfg, "store": store, "site": site, "n": itertools.count()}
 

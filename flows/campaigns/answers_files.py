@@ -143,8 +143,7 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     frame = read_labels(path, columns)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
-    if gold_column and gold_column not in frame.columns:
-        raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    _check_gold(path, frame, gold_column)
     try:
         result, checked = aggregate_scored(frame, method, min_per_worker, controls=controls, prior=prior)
     except ValueError as exc:
@@ -163,8 +162,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
     the answers from every label (``sweep`` in the summary)."""
     frame = _with_seconds(path, read_labels(path, columns), seconds_column)
-    if gold_column and gold_column not in frame.columns:
-        raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    _check_gold(path, frame, gold_column)
     gold = _gold(frame, gold_column) if gold_column else None
     try:
         replayed = replay(frame, rule)
@@ -220,6 +218,18 @@ def _with_seconds(path: Path, frame: pd.DataFrame, column: str) -> pd.DataFrame:
                                f"without end (line(s) {lines}{'...' if impossible.sum() > 5 else ''}); leave an "
                                "unknown time blank")
     return frame.drop(columns=[c for c in ("seconds",) if c != column and c in frame.columns]).assign(seconds=seconds)
+
+
+def _check_gold(path: Path, frame: pd.DataFrame, column: str) -> None:
+    """``--gold``'s column is there and is not one the labels format itself is made of (the item, the
+    worker, the label: ``--gold item_id`` once indexed the items by themselves, a KeyError)."""
+    if not column:
+        return
+    if column not in frame.columns:
+        raise InputFormatError(f"{path}: no column {column!r} for --gold")
+    if column in ("item_id", "worker_id", "label"):
+        raise InputFormatError(f"{path}: --gold {column} names the labels' own {column} column; name the "
+                               "column that holds each item's known answer")
 
 
 def _gold(frame: pd.DataFrame, column: str) -> pd.Series:

@@ -23,14 +23,27 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # libpq's two URI schemes, and SQLAlchemy's with a driver name (postgresql+psycopg://, +psycopg2, +asyncpg)
 _URI = re.compile(r"^(postgres(?:ql)?)(\+[A-Za-z0-9_]+)?://", re.IGNORECASE)
-# libpq's keyword form starts with one of its connection keywords (libpq-connect.html#LIBPQ-PARAMKEYWORDS)
-_KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode",
-             "connect_timeout", "options", "application_name", "target_session_attrs", "channel_binding",
-             "sslpassword", "require_auth", "gssencmode", "krbsrvname", "load_balance_hosts")
+# libpq's keyword form: its connection keywords, every one (libpq-connect.html#LIBPQ-PARAMKEYWORDS,
+# PostgreSQL 18, the deprecated requiressl and sslcompression included): a string starting with any of
+# them is a connection string, never a file name (issue 55: one starting sslrootcert= was taken for one)
+_KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth",
+             "channel_binding", "connect_timeout", "client_encoding", "options", "application_name",
+             "fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
+             "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode", "requiressl",
+             "sslnegotiation", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode", "sslrootcert",
+             "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
+             "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation", "service",
+             "target_session_attrs", "load_balance_hosts", "oauth_issuer", "oauth_client_id",
+             "oauth_client_secret", "oauth_scope")
 _KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
+# ... or starting with some other word= yet naming one of them further on (libpq refuses the unknown word
+# on connecting, its error scrubbed): "foo=1 password=x" is a mistyped connection string, not a file
+_SOME_KEYWORD = re.compile(r"^\w+\s*=.*?(?:^|\s)(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE | re.S)
+# a PostgreSQL URI missing its "//" ("postgresql:/u:p@h/db", "postgres:u:p@h"): refused, not a file name
+_MISTYPED_URI = re.compile(r"^postgres(?:ql)?(?:\+[A-Za-z0-9_]+)?:(?!//)", re.IGNORECASE)
 # a value: quoted (backslash escapes), an unterminated quote to the end (all of it may be the secret), or a word
 _KEYWORD_PAIR = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|'.*|[^\s']*)", re.S)
-SECRET_KEYWORDS = ("password", "sslpassword")  # libpq options whose value is a secret
+SECRET_KEYWORDS = ("password", "sslpassword", "oauth_client_secret")  # libpq options whose value is a secret
 
 
 @dataclass(frozen=True)
@@ -44,7 +57,17 @@ class LedgerUrl:
 
 
 def is_postgres_url(location: str | Path) -> bool:
-    return isinstance(location, str) and bool(_URI.match(location.strip()) or _KEYWORD_FORM.match(location.strip()))
+    if not isinstance(location, str):
+        return False
+    text = location.strip()
+    return bool(_URI.match(text) or _KEYWORD_FORM.match(text) or _SOME_KEYWORD.match(text))
+
+
+def mistyped_postgres_url(location: str | Path) -> bool:
+    """Whether ``location`` starts like a PostgreSQL URI but lacks its ``//`` (``postgresql:/...``,
+    ``postgresql:...``): neither libpq's nor a file name anyone means, so refused (without echoing it,
+    a password may follow)."""
+    return isinstance(location, str) and bool(_MISTYPED_URI.match(location.strip()))
 
 
 def parsed_ledger(location: str) -> LedgerUrl:

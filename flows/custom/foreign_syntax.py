@@ -29,7 +29,20 @@ COLUMN = r"[A-Za-z_][A-Za-z0-9_-]*"
 JINJA_OPENERS = re.compile(r"\{\{|\{%|\{#")
 DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
 SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
-URL_ATTR = re.compile(r"\b(?:src|href|action|poster|data-src)\s*=\s*[\"']?[^\"'<>\s]*$", re.I)
+# "inside a URL attribute's value", read backwards from the placeholder: the value's run of characters
+# (no quote, bracket or space), then the attribute's name and "=". Anchored matches cost the run's length,
+# where a forward search ending in $ tried every start in its 300-character window (300,000
+# placeholders: most of the conversion's time, issue 55)
+VALUE_RUN = re.compile(r"[^\"'<>\s]*")
+URL_ATTR_BACKWARDS = re.compile(r"[\"']?\s*=\s*(?:crs|ferh|noitca|retsop|crs-atad)(?!\w)", re.I)
+# The expressions hitflow writes as it converts a page (a placeholder, a renamed field's index, a literal
+# Jinja delimiter, the frame of template_text): each outputs an item's value, the index or two
+# characters. A template holding no other is bounded as written and needs no render to show it.
+HITFLOW_EXPRESSIONS = re.compile(
+    r"""\{\{ (?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\]|i|'\{[{%#]')"""
+    r"""(?: \| (?:safe_url|tojson))? \}\}"""
+    r"""|\{% (?:extends "_(?:custom|crowd)_page\.html\.j2"|block (?:item|instructions)|endblock) %\}|\{#.*?#\}""",
+    re.S)
 
 
 @dataclass
@@ -38,10 +51,36 @@ class Converted:
     columns: list[str] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
     notes: list[tuple[int, str]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set, repr=False)  # the columns': a list's `in` made 300,000 quadratic
+
+    def __post_init__(self) -> None:
+        self.seen.update(self.columns)
 
     def column(self, name: str) -> None:
-        if name not in self.columns:
+        if name not in self.seen:
+            self.seen.add(name)
             self.columns.append(name)
+
+
+def only_hitflow_expressions(template: str) -> bool:
+    """Whether every Jinja expression, statement and comment of ``template`` is one hitflow writes
+    (:data:`HITFLOW_EXPRESSIONS`); removing them leaves no delimiter a page's own would show."""
+    return not JINJA_OPENERS.search(HITFLOW_EXPRESSIONS.sub("", template))
+
+
+def in_url_attribute(before: str) -> bool:
+    """Whether text ending in ``before`` is inside a URL attribute's value (src, href, action...)."""
+    backwards = before[::-1]
+    run = VALUE_RUN.match(backwards)
+    end = run.end() if run else 0  # the run may be empty, so it always matches
+    if URL_ATTR_BACKWARDS.match(backwards, end):
+        return True
+    at = backwards.find("=", 0, end)  # a value may hold "=": it may also start after one inside the run
+    while at >= 0:
+        if URL_ATTR_BACKWARDS.match(backwards, at):
+            return True
+        at = backwards.find("=", at + 1, end)
+    return False
 
 
 def line_of(source: str, offset: int) -> int:
@@ -95,7 +134,7 @@ def _dollar_html(source: str, start: int, end: int, out: Converted) -> str:
             return _escaped(m.group(0))
         out.column(m.group(1))
         at = start + m.start()  # m is in the slice; the text before it is looked up in the whole page
-        return _item_expr(m.group(1), bool(URL_ATTR.search(source[max(0, at - 300):at])))
+        return _item_expr(m.group(1), in_url_attribute(source[max(0, at - 300):at]))
     return pattern.sub(swap, source[start:end]) if start < end else ""
 
 

@@ -8,17 +8,26 @@ the network (a cloud metadata address, an admin page on loopback) must not bring
   it; the connection goes to the address that was checked (the host stays in ``Host`` and TLS's SNI),
   so DNS answering differently a second time changes nothing;
 - at most MAX_PAGE_BYTES read off the wire and at most MAX_PAGE_BYTES after decompression (gzip
-  and deflate decoded here, bounded; any other encoding refused);
-- one deadline for the whole fetch, redirects and a body sent a byte at a time included.
+  and deflate decoded here, bounded, a gzip body's further members too; bytes after the last member
+  are ignored, as ``gzip -d`` and browsers do; any other encoding refused);
+- one deadline for the whole fetch: DNS, connecting, every redirect, the headers and the body (a
+  body sent a byte at a time included). The fetch runs on a thread of its own and the caller stops
+  waiting at the deadline, whichever step is blocked (each step's own timeout is the time left, so
+  the thread ends soon after);
+- the body read as text in its declared charset when that is a text encoding a page can be in, else
+  as UTF-8 (undecodable bytes as U+FFFD): ``charset=rot13``, ``base64``, ``idna`` or an unknown
+  name are no reason to fail.
 
 Each refusal is one line (:class:`FetchRefused`) saying what to do instead.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import ipaddress
 import socket
+import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
@@ -49,7 +58,26 @@ def allowed_networks(texts: Iterable[str]) -> tuple[Network, ...]:
 
 def fetch_page(url: str, allowed: tuple[Network, ...] = ()) -> str:
     """The page at ``url`` as text, within every bound above; raises FetchRefused."""
-    deadline = time.monotonic() + FETCH_DEADLINE_S
+    seconds = FETCH_DEADLINE_S
+    outcome: list[str | BaseException] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(_fetch(url, allowed, time.monotonic() + seconds))
+        except BaseException as exc:  # handed to the caller's thread and raised there
+            outcome.append(exc)
+
+    worker = threading.Thread(target=attempt, name="hitflow-page-fetch", daemon=True)
+    worker.start()
+    worker.join(seconds + 0.05)  # the worker checks the same deadline; this is for a step blocked past it
+    if not outcome:
+        raise FetchRefused(f"the page took more than {seconds:.0f} s; {SAVE_IT}")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _fetch(url: str, allowed: tuple[Network, ...], deadline: float) -> str:
     with httpx.Client(follow_redirects=False, trust_env=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
             target, host = _checked(url, allowed)
@@ -59,8 +87,25 @@ def fetch_page(url: str, allowed: tuple[Network, ...] = ()) -> str:
                     continue
                 if reply.status_code >= 400:
                     raise FetchRefused(f"the page answered HTTP {reply.status_code}; {SAVE_IT}")
-                return _body(reply, deadline).decode(reply.charset_encoding or "utf-8", errors="replace")
+                return page_text(_body(reply, deadline), reply.charset_encoding)
     raise FetchRefused(f"the page redirected more than {MAX_REDIRECTS} times; {SAVE_IT}")
+
+
+# Python codecs that are text encodings by name but no page is written in: names of hosts (idna,
+# punycode), Python literals (unicode_escape) and UTF-7, which browsers refuse (it hides markup).
+NOT_PAGE_CHARSETS = ("idna", "punycode", "unicode-escape", "raw-unicode-escape", "utf-7", "undefined")
+
+
+def page_text(body: bytes, charset: str | None) -> str:
+    """``body`` in its declared charset when that is one a page can be in; else UTF-8. Undecodable
+    bytes become U+FFFD either way (a browser shows them so too)."""
+    try:
+        codec = codecs.lookup(charset or "utf-8")
+        if codec._is_text_encoding and codec.name not in NOT_PAGE_CHARSETS:
+            return body.decode(codec.name, errors="replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):  # an unknown name, a codec failing as it reads
+        pass
+    return body.decode("utf-8", errors="replace")
 
 
 def _checked(url: str, allowed: tuple[Network, ...]) -> tuple[str, str]:
@@ -120,7 +165,8 @@ def _body(reply: httpx.Response, deadline: float) -> bytes:
     if declared.isdigit() and int(declared) > MAX_PAGE_BYTES:
         raise FetchRefused(f"the page is {int(declared)} bytes, over the {MAX_PAGE_BYTES // 2**20} MiB page limit")
     out = bytearray()
-    for piece in _decoded(_raw(reply, deadline), reply.headers.get("content-encoding", "").strip().lower()):
+    encoding = reply.headers.get("content-encoding", "").strip().lower()
+    for piece in _decoded(_raw(reply, deadline), encoding, deadline):
         out += piece
         if len(out) > MAX_PAGE_BYTES:
             raise FetchRefused(f"the page decompresses to more than the {MAX_PAGE_BYTES // 2**20} MiB page limit")
@@ -143,23 +189,42 @@ def _raw(reply: httpx.Response, deadline: float) -> Iterator[bytes]:
         raise FetchRefused(f"the page could not be read to its end ({type(exc).__name__}); {SAVE_IT}") from exc
 
 
-def _decoded(chunks: Iterator[bytes], encoding: str) -> Iterator[bytes]:
+def _decoded(chunks: Iterator[bytes], encoding: str, deadline: float) -> Iterator[bytes]:
     """``chunks`` decompressed a bounded piece at a time (a 300 KB gzip body never becomes 1.6 GB at once)."""
     if encoding in ("", "identity"):
         yield from chunks
         return
     if encoding not in ("gzip", "x-gzip", "deflate"):
         raise FetchRefused(f"the page came {encoding[:40]}-encoded, which is not read here; {SAVE_IT}")
-    inflater = zlib.decompressobj(wbits=47 if "gzip" in encoding else 15)  # 47: gzip or zlib header
     try:
-        for chunk in chunks:
-            data = chunk
-            while True:  # a piece at most CHUNK long, until this chunk's input and output are used up
-                piece = inflater.decompress(data, CHUNK)
-                yield piece
-                data = inflater.unconsumed_tail
-                if not data and len(piece) < CHUNK:
-                    break
-        yield inflater.flush()
+        yield from _inflated(chunks, "gzip" in encoding, deadline)
     except zlib.error as exc:
         raise FetchRefused(f"the page's {encoding} body is damaged ({exc}); {SAVE_IT}") from exc
+
+
+def _inflated(chunks: Iterator[bytes], gzip: bool, deadline: float) -> Iterator[bytes]:
+    """Each chunk's output in pieces of at most CHUNK bytes. Every turn of the loop uses input or
+    yields output (a finished member's leftover bytes start the next member, or end the body), and
+    checks the deadline: once, the leftover bytes of a finished member were fed to it again forever."""
+    inflater, members = zlib.decompressobj(wbits=47 if gzip else 15), 0  # 47: gzip or zlib header
+    for chunk in chunks:
+        data, full = chunk, False
+        while data or full:  # full: the last piece filled CHUNK, so more output may be waiting
+            if time.monotonic() > deadline:
+                raise FetchRefused(f"the page took more than {FETCH_DEADLINE_S:.0f} s; {SAVE_IT}")
+            if inflater.eof:  # a member ended: gzip may hold another; after deflate's stream, nothing counts
+                if not gzip:
+                    return
+                inflater, members = zlib.decompressobj(wbits=47), members + 1
+            try:
+                piece = inflater.decompress(data, CHUNK)
+            except zlib.error:
+                if members:  # bytes after a whole member that are no member: trailing bytes, ignored
+                    return
+                raise
+            full = len(piece) == CHUNK
+            data = inflater.unused_data if inflater.eof else inflater.unconsumed_tail
+            if piece:
+                yield piece
+    if not inflater.eof:
+        yield inflater.flush()

@@ -18,6 +18,7 @@ from flows.core.pages.asks_worker import asks_about_worker, question_texts
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.custom.custom_task import field_kind
+from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.scaffold import NAME, size_budget, starter_config, write_new
@@ -82,7 +83,10 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
     """The page rendered once, with a sample item, in the bounded environment (flows/core/pages/
     template_limits.py): an expression building more than a page may (``{{ 'a'*10**9 }}``) is refused
     now, with its line in the page, not when a run renders it. Other errors (a name the items lack) are
-    the dry run's to report."""
+    the dry run's to report. A template of hitflow's own expressions alone (a ``${x}`` page's) is
+    bounded as written: rendering 300,000 placeholders compiled gigabytes for nothing (issue 55)."""
+    if only_hitflow_expressions(template):
+        return
     from flows.core.pages.template_limits import TemplateLimit
     from flows.core.pages.templates import render_source, template_line
 

@@ -195,21 +195,43 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
                                  headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=CLOCK_TIMEOUT_S) as resp:
-            return float(json.loads(resp.read())["now"])
+            body = resp.read()
     except TimeoutError as exc:  # one line, not "unexpected TimeoutError": what was posted stays in the ledger
         raise PlatformError(f"the simulator's clock did not move within {CLOCK_TIMEOUT_S} s (its browser workers "
                             "still at the pages?); run again: the HITs already posted are adopted, not posted "
                             "twice") from exc
+    try:
+        return float(json.loads(body)["now"])
+    except (ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:  # {} from a fake simulator
+        raise PlatformError(f"the simulator answered its clock call without a time ({_reply(body)}): is the "
+                            "endpoint URL hitflow's simulator (hitflow sim)? Run again against one") from exc
+
+
+def _reply(body: bytes) -> str:
+    """A reply as a one-line excerpt: printable characters only, at most 60."""
+    text = body[:200].decode("utf-8", errors="replace")
+    return "".join(c for c in text if c.isprintable())[:60] or "an empty reply"
+
+
+def _sim_list(body: bytes, what: str) -> list[dict[str, Any]]:
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        value = exc
+    if not isinstance(value, list):
+        raise PlatformError(f"the simulator's {what} are not a JSON list ({_reply(body)}): is the endpoint URL "
+                            "hitflow's simulator (hitflow sim)?")
+    return value
 
 
 def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
     """The simulated crowd's profiles; ``query="platform=prolific"``: the Prolific panel, under its ids."""
     url = f"{target.endpoint_url}/_sim/workers" + (f"?{query}" if query else "")
     with urllib.request.urlopen(url, timeout=30) as resp:
-        return list(json.loads(resp.read()))
+        return _sim_list(resp.read(), "workers")
 
 
 def sim_item_truth(target: Target) -> list[dict[str, Any]]:
     """The latent answer of every choice the simulated crowd was shown (``item_id, field, answer``)."""
     with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items", timeout=30) as resp:
-        return list(json.loads(resp.read()))
+        return _sim_list(resp.read(), "items")

@@ -33,7 +33,7 @@ def flat_rows(path: Path, rows: list[dict[str, str]], lines: list[int]) -> list[
     for line, r in zip(lines, rows, strict=True):
         try:
             out.append(flatten_task_answers(r.get(TASK_ANSWERS) or "[{}]"))
-        except (ValueError, RecursionError) as exc:
+        except ValueError as exc:  # past a bound on worker-supplied values too (qc/worker_values.py)
             raise InputFormatError(f"{path}:{line}: {TASK_ANSWERS} is not the JSON a crowd-form posts ({exc}); "
                                    "give the batch results file as MTurk wrote it") from exc
     return out

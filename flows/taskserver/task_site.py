@@ -79,6 +79,10 @@ class TaskSite:
             raise Refused(404, "There is no such task here. Check the link you were given.")
         return self.campaigns[name]
 
+    def hold_address(self, address: str) -> str:
+        """The address whose open holds are counted ("" for loopback, exempt as in :meth:`admit`)."""
+        return "" if address in ("127.0.0.1", "::1", "") and not self.limit_loopback else address
+
     def admit(self, participant: str, address: str) -> None:
         """Count a new session against the person's and the address's limits."""
         if address in ("127.0.0.1", "::1") and not self.limit_loopback:

@@ -162,10 +162,29 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address
         batch = open_batch(store, cfg, study)
         if route == "prolific":  # anonymous ids; an invite is a signed, named person
             site.admit(participant, address)
+            _refuse_many_open_holds(site, cfg, site.hold_address(address))
         row = _new_session(site, cfg, batch, participant, session)
         row.update(study_id=study, route=route)
         store.insert_raw("task_sessions", [row])
+        if route == "prolific" and site.hold_address(address):  # in the transaction: parallel requests see it
+            site.limits.record_hold(address, session)
     return row
+
+
+def _refuse_many_open_holds(site: TaskSite, cfg: CampaignConfig, address: str) -> None:
+    """429 when ``address``'s latest Prolific sessions already hold ``holds_per_address`` units
+    unsubmitted and unlapsed (HOLDS_UNIT without the submitted ones): forged ids from one place cannot
+    take every unit from the people Prolific sends."""
+    recent = site.limits.recent_holds(address) if address else []
+    if len(recent) < site.limits.holds_per_address:
+        return
+    stale = site.now() - hold_seconds(cfg)
+    open_now = site.store().rows(
+        f"SELECT COUNT(*) AS n FROM task_sessions t WHERE t.session_id IN ({', '.join('?' * len(recent))}) "
+        "AND t.submitted_at IS NULL AND t.released = 0 AND t.created_at > ?", [*recent, stale])[0]["n"]
+    if open_now >= site.limits.holds_per_address:
+        raise Refused(429, "Several task sessions from your network are open and not submitted. Submit or "
+                           "return them on Prolific, then open the study again.")
 
 
 def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str) -> dict[str, Any]:

@@ -7,7 +7,10 @@ rows, an unterminated quote, a huge field, NUL bytes) into rows of text or a one
 The writer neutralises spreadsheet formulas by OWASP's rule (a cell that starts with ``=``, ``+``,
 ``-``, ``@``, tab or carriage return gets a leading ``'``) in files people open in a spreadsheet,
 ``dataset.csv`` included; data files for code (``dataset.raw.csv``, ``judgements.csv``) keep the
-workers' exact text.
+workers' exact text. Only what a spreadsheet would run: a plain number (``-1``, ``-0.5``, ``+3``,
+``1e-3``) is a number there, so it is written as it is (issue 55); the rule looks past leading
+zero-width characters and also catches the fullwidth ``＝ ＋ － ＠``, which spreadsheets with an
+East Asian input method read as their ASCII forms.
 """
 
 from __future__ import annotations
@@ -29,7 +32,11 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.text_files import read_text
 
 FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and fullwidth =+-@
+# zero-width space, non-joiner, joiner, word joiner, byte-order mark, Mongolian vowel separator: invisible
+# before a formula, so a cell starting with them is judged by what follows
+INVISIBLE_LEAD = "\u200b\u200c\u200d\u2060\ufeff\u180e"
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -209,8 +216,12 @@ def write_dataset(frame: pd.DataFrame, out_dir: Path) -> Path:
 
 
 def neutralise(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula, made inert by OWASP's rule (a leading ')."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    """A text cell a spreadsheet would run as a formula, made inert by OWASP's rule (a leading '); a
+    plain number (``-1``, ``+3``) is a number there, not a formula, and stays as it is."""
+    if not isinstance(value, str):
+        return value
+    lead = value.lstrip(INVISIBLE_LEAD)
+    if lead.startswith(FORMULA_STARTS) and not (lead == value and PLAIN_NUMBER.fullmatch(value)):
         return "'" + value
     return value
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.core.db_url import SQLITE_MAGIC, is_postgres_url, shown_location
+from flows.core.db_url import SQLITE_MAGIC, is_postgres_url, mistyped_postgres_url, shown_location
 from flows.core.ledger.store_migrations import migrations
 
 __all__ = ["DEFAULT_DB", "SETTLED", "Store", "existing_store", "migrations"]
@@ -64,6 +64,7 @@ class Store:
     def __new__(cls, location: str | Path = DEFAULT_DB) -> Store:
         backend: type[Store] = cls
         if cls is Store:  # the backends register themselves (flows/core/ledger/store.py imports both)
+            refuse_mistyped_url(location)
             backend = _BACKENDS["postgresql" if is_postgres_url(location) else "sqlite"]
         return object.__new__(backend)
 
@@ -194,6 +195,16 @@ class Store:
                                      pk=("campaign", "batch"))
 
 
+def refuse_mistyped_url(location: str | Path) -> None:
+    """A PostgreSQL URI missing its ``//`` is refused in one line that does not echo it (a password may
+    follow the scheme), rather than taken as an SQLite file of that name."""
+    from flows.core.errors import ConfigError
+
+    if mistyped_postgres_url(location):
+        raise ConfigError("the ledger starts like a PostgreSQL URL but is not one: write "
+                          "postgresql://USER@HOST:PORT/DBNAME (two slashes after the colon)")
+
+
 def existing_store(location: str | Path) -> Store:
     """The ledger at ``location`` for a command that only reads or acts on stored campaigns: a missing
     path, a folder or a file that is not SQLite is refused (one line) and no ledger is created."""
@@ -201,6 +212,7 @@ def existing_store(location: str | Path) -> Store:
 
     if is_postgres_url(location):
         return Store(location)  # the database must exist already: hitflow never creates one
+    refuse_mistyped_url(location)
     path = Path(location)
     again = "pass --db with the ledger `hitflow run` wrote (default $HITFLOW_DB or runs/hitflow.db)"
     if not path.exists():

@@ -47,6 +47,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from flows.core.pages.radio_buttons import BUTTONS, buttons_json, group_field_name, per_button
+from qc.worker_values import check_fields, read_json
 
 
 @dataclass
@@ -218,8 +219,8 @@ def _flat(value: Any) -> str:
 
 def flatten_task_answers(text: str) -> dict[str, str]:
     """``taskAnswers`` (a JSON array of one object, or the object) -> one flat value per element name;
-    raises ValueError when it is not that."""
-    data = json.loads(text)
+    raises ValueError when it is not that or is past a bound on worker-supplied values (qc/worker_values.py)."""
+    data = read_json(text)
     if isinstance(data, list):
         if not all(isinstance(d, dict) for d in data):
             raise ValueError("taskAnswers is not a list of objects")
@@ -230,7 +231,9 @@ def flatten_task_answers(text: str) -> dict[str, str]:
 
 
 def flat_answers(fields: dict[str, str]) -> dict[str, str]:
-    """An answer's fields with a crowd-form's ``taskAnswers`` flattened in its place (raises ValueError)."""
+    """An answer's fields with a crowd-form's ``taskAnswers`` flattened in its place (raises ValueError,
+    also for fields past the bounds on worker-supplied values)."""
+    check_fields(fields)
     if TASK_ANSWERS not in fields:
         return fields
     rest = {k: v for k, v in fields.items() if k != TASK_ANSWERS}

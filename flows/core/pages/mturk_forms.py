@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from xml.sax.saxutils import escape
 
 from flows.core.pages.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, flat_answers, open_crowd_element
+from qc.worker_values import read_json
 
 NS_HTML = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
 NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
@@ -194,7 +195,7 @@ def _text(element: ET.Element | None) -> str:
     if element.get("encoding") != "json":
         return element.text or ""
     try:
-        value = json.loads(element.text or "")
+        value = read_json(element.text or "")
     except ValueError as exc:
         raise ET.ParseError(f"a JSON-escaped value does not decode ({exc})") from exc
     if not isinstance(value, str):

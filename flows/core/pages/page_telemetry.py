@@ -23,6 +23,7 @@ from html.parser import HTMLParser
 from markupsafe import escape
 
 from flows.core.pages.templates import render
+from qc.worker_values import nesting_depth
 
 FIELD = "hitflow_telemetry"
 FORMS = ("form", "crowd-form")
@@ -122,34 +123,12 @@ def _script(nonce: str) -> str:
     return _script_template().replace(_NONCE_MARK, str(escape(nonce)))
 
 
-def _depth(text: str) -> int:
-    """How deep ``[``/``{`` nest outside JSON strings, without parsing (a nesting bomb costs nothing)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
-
-
 def telemetry_refusal(value: str) -> str:
     """Why a telemetry value is not stored as sent ("" when it may be): too long, or nested deeper
     than the format. Not checked here: that it is JSON of format v1 (the QC reader refuses that)."""
     if len(value) > MAX_TELEMETRY_CHARS:
         return f"{len(value)} characters, over the {MAX_TELEMETRY_CHARS} a page's recorder writes"
-    if _depth(value) > MAX_TELEMETRY_DEPTH:
+    if nesting_depth(value) > MAX_TELEMETRY_DEPTH:
         return f"nested more than {MAX_TELEMETRY_DEPTH} levels deep, which the format never is"
     return ""
 

@@ -1,0 +1,118 @@
+"""Every value a worker sends, read within bounds (issue 55, point 1): the one reader of an answer's
+form fields and of the JSON a page posts inside them (a crowd-form's ``taskAnswers``, an annotation
+element's shapes, a script-built answer, the telemetry record), wherever it is read: the task server,
+the MTurk collection, ``hitflow qc`` on a batch file and the QC rules.
+
+Why bounded here and not where each value is used: Python's JSON reader recurses once per nested
+array (a 5,000-deep one raises ``RecursionError``), reads a 310-digit number as an ``int`` that no
+``float`` holds (``OverflowError`` where the answer is flattened), accepts ``NaN`` and ``Infinity``,
+which no browser's ``JSON.stringify`` writes, and builds any number of keys. Each of those once
+escaped the ``ValueError`` its callers catch. A value past a bound raises :class:`WorkerValueError`,
+a ``ValueError`` whose message is the one-line reason: the caller stores the answer as malformed with
+it (the MTurk collection), refuses it with a 4xx (the task server) or reports it in one line (``qc``).
+
+The bounds are far above anything a page of ours or MTurk's crowd elements posts (docs/security.md,
+"Bounds on worker-supplied values", lists them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_DEPTH = 32  # arrays and objects inside each other; a crowd-form answer nests 5 deep (its boxes)
+MAX_NUMBER_CHARS = 32  # a number's digits, sign and exponent; JSON.stringify writes at most 24
+MAX_KEYS = 10_000  # keys in one object, or fields in one answer
+MAX_NAME_CHARS = 1_000  # one key's or one field name's length
+MAX_TEXT_CHARS = 4 * 1024 * 1024  # one value's length (a field, a whole JSON text); the task server takes 256 KiB
+
+
+class WorkerValueError(ValueError):
+    """A worker's value past a bound, or not the JSON it should be; the message is the reason."""
+
+
+def nesting_depth(text: str) -> int:
+    """How deep ``[``/``{`` nest outside JSON strings, without parsing (a nesting bomb costs nothing)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _integer(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise WorkerValueError(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
+    return int(text)
+
+
+def _real(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise WorkerValueError(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
+    value = float(text)
+    if math.isinf(value):
+        raise WorkerValueError(f"the number {text[:40]} is too large for a double")
+    return value
+
+
+def _constant(text: str) -> float:
+    raise WorkerValueError(f"{text} is not a JSON number (no browser writes it)")
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len(pairs) > MAX_KEYS:
+        raise WorkerValueError(f"an object of {len(pairs)} keys, over the {MAX_KEYS} allowed")
+    for key, _ in pairs:
+        if len(key) > MAX_NAME_CHARS:
+            raise WorkerValueError(f"a key of {len(key)} characters, over the {MAX_NAME_CHARS} allowed")
+    return dict(pairs)
+
+
+def check_text(text: str, what: str = "a value") -> str:
+    """``text`` when its length is within :data:`MAX_TEXT_CHARS`; else WorkerValueError."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise WorkerValueError(f"{what} of {len(text)} characters, over the {MAX_TEXT_CHARS} allowed")
+    return text
+
+
+def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
+    """``text`` read as JSON within the bounds; WorkerValueError (a ValueError) with the reason when
+    it is not JSON or is past one: too long, nested deeper than ``max_depth``, a number too long or
+    too large for a double, ``NaN``/``Infinity``, an object of too many keys or too long a key."""
+    check_text(text, "a JSON text")
+    opened = text.count("[") + text.count("{")  # counted in C: most answers need no scan
+    if opened > max_depth and (deepest := nesting_depth(text)) > max_depth:
+        raise WorkerValueError(f"JSON nested {deepest} deep, over the {max_depth} allowed")
+    try:
+        return json.loads(text, parse_int=_integer, parse_float=_real, parse_constant=_constant,
+                          object_pairs_hook=_object)
+    except WorkerValueError:
+        raise
+    except (ValueError, RecursionError) as exc:  # RecursionError: only on a stack already near its limit
+        raise WorkerValueError(f"not JSON ({str(exc)[:80]})") from exc
+
+
+def check_fields(fields: dict[str, str]) -> dict[str, str]:
+    """An answer's fields when their count, names and values are within the bounds; else
+    WorkerValueError naming the first one past them."""
+    if len(fields) > MAX_KEYS:
+        raise WorkerValueError(f"an answer of {len(fields)} fields, over the {MAX_KEYS} allowed")
+    for name, value in fields.items():
+        if len(name) > MAX_NAME_CHARS:
+            raise WorkerValueError(f"a field name of {len(name)} characters, over the {MAX_NAME_CHARS} allowed")
+        check_text(value, f"field {name[:40]!r}")
+    return fields
