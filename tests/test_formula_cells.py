@@ -6,6 +6,7 @@ or starting with a fullwidth ``＝`` is neutralised (both once passed)."""
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -65,5 +66,6 @@ def test_answers_with_negative_labels_stay_numbers_in_the_ui(tmp_path: Path) -> 
     assert set(answers["label"]) <= {"-1", "+1", "-0.5"} and "'" not in "".join(answers["label"])
     shown = answers_view(tmp_path / "runs", "sent")
     assert shown is not None
-    # read as numbers (-0.5 shown to three places), not as text
-    assert {r["label"] for r in shown["least_sure"]} <= {"-1", "+1", "-0.500"}
+    # a label shows as it was given (never "'-1"), a confidence to three places
+    assert {r["label"] for r in shown["least_sure"]} <= {"-1", "+1", "-0.5"}
+    assert all(re.fullmatch(r"\d\.\d{3}", r["confidence"]) for r in shown["least_sure"])

@@ -132,3 +132,35 @@ def test_the_overview_reloads_while_a_run_goes_and_stops_after(waiting: tuple[Pa
         assert "reloads" not in laptop.locator("#summary").inner_text()
     with store.transaction():
         store.db.execute("UPDATE campaigns SET status = ? WHERE name = 'vizwiz_captions'", [before["status"]])
+
+
+def test_no_cell_breaks_a_word_or_a_number_at_1280_px(waiting: tuple[Path, SimServer], laptop: Any,
+                                                      tmp_path: Path) -> None:
+    """Issue 57: the workers table broke words and numbers ("ski ll", "0.3 / 35"). Every header and cell
+    of every table, the pooled workers table's thirteen columns included, is one line of text at a
+    laptop's width; a wide table scrolls in its own box, not the page."""
+    import pandas as pd
+
+    db, _ = waiting
+    out = tmp_path / "runs" / "vizwiz_captions"
+    out.mkdir(parents=True)
+    pd.DataFrame({"item_id": [f"item-{k:05d}" for k in range(30)], "field": "text_present", "label": "yes",
+                  "confidence": 0.75, "method": "ds", "judgements": 5}).to_csv(out / "answers.csv", index=False)
+    pd.DataFrame({"worker_id": [f"A{k:013d}" for k in range(12)], "skill": 0.3333, "items": 35, "agreement": 0.8,
+                  "control_accuracy": 0.5, "controls": 2, "pooled_accuracy": 0.61, "pooled_p_above": 0.00012,
+                  "pooled_evidence": 1.75, "pooled_controls": 1, "pooled_controls_right": 0, "pooled_pages": 12,
+                  "pooled_labels": 35, "pooled_agreement": 0.333, "pooled_status": "at risk"}
+                 ).to_csv(out / "workers.csv", index=False)
+    site = OverviewSite(db_path=db, out_root=tmp_path / "runs", read_status=campaign_status, reviewer="ann")
+    with OverviewServer(site) as server:
+        laptop.goto(f"{server.url}/?token={site.login_token}")
+        laptop.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        lines = laptop.evaluate("""() => [...document.querySelectorAll('th, td')].filter(c => c.innerText.trim())
+            .map(c => { const r = document.createRange(); r.selectNodeContents(c);
+                        const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+                        return [c.innerText, tops.size]; })""")
+        texts = [text for text, _ in lines]
+        assert "P(accuracy ≥ control_block_below)" in texts and "0.333" in texts and "0 of 1" in texts
+        broken = [text for text, count in lines if count > 1]
+        assert not broken, broken
+        assert laptop.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")

@@ -38,25 +38,38 @@ def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHO
         order = pd.to_numeric(workers.get(key, pd.Series(dtype=str)), errors="coerce")
         ordered = workers.assign(s=order).sort_values(["s", "worker_id"], kind="stable")
         columns = (*WORKER_COLUMNS, *POOLED) if pooled else WORKER_COLUMNS
-        rows = [{**{k: _shown(r.get(k, "")) for k in columns},
+        rows = [{**{k: _shown(r.get(k, ""), k) for k in columns},
                  **({"pooled_p_above": _percent(r["pooled_p_above"])} if pooled else {})}
                 for r in ordered.to_dict("records")]
     return {"pooled": pooled, "count": len(answers), "fields": sorted(set(answers.get("field", []))),
             "methods": sorted(set(answers.get("method", []))),
             "mean_confidence": f"{confidence.mean():.3f}" if confidence.notna().any() else "",
             "below": int((confidence < threshold).sum()), "threshold": f"{threshold:g}",
-            "least_sure": [{k: _shown(r.get(k, "")) for k in ("item_id", "field", "label", "confidence", "judgements")}
+            "least_sure": [{k: _shown(r.get(k, ""), k) for k in ("item_id", "field", "label", "confidence",
+                                                                 "judgements")}
                            for r in least.to_dict("records")],
             "workers": rows}
 
 
-def _shown(value: Any) -> str:
-    """A number to three places, text as it is (the template escapes it)."""
+# one way per column: a share or probability to three places ("1.000", never "1.0" beside "0.875"), a count
+# as a whole number, and anything else (ids, labels, statuses) as it was written
+SHARES = {"confidence", "skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_agreement",
+          "pooled_evidence"}
+COUNTS = {"judgements", "items", "controls", "pooled_controls", "pooled_controls_right", "pooled_labels",
+          "pooled_pages"}
+
+
+def _shown(value: Any, column: str) -> str:
+    """``column``'s value as the page shows it (the template escapes it)."""
+    if column not in SHARES | COUNTS:
+        return str(value)
     try:
         number = float(value)
     except (TypeError, ValueError):
         return str(value)
-    return str(value) if number.is_integer() else f"{number:.3f}"
+    if number != number:  # NaN: nothing to show
+        return ""
+    return f"{number:.3f}" if column in SHARES else f"{number:.0f}"
 
 
 def _percent(value: str) -> str:
