@@ -289,8 +289,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         where = f" {exc.filename}" if exc.filename else ""
+        if exc.filename and _own_file(str(exc.filename)):  # not a path the user gave: ours to fix, not theirs
+            print(f"hitflow: error: hitflow's own file{where} cannot be read ({exc.strerror or exc}): a defect "
+                  "in hitflow or an incomplete install; reinstall it or report the command", file=sys.stderr)
+            return 1
         print(f"hitflow: error: cannot use{where}: {exc.strerror or exc}; choose another path", file=sys.stderr)
         return 2
+
+
+def _own_file(path: str) -> bool:
+    """A path inside hitflow's own code or page templates (never one a command line or config names)."""
+    root = Path(__file__).resolve().parents[2]
+    return any(Path(path).resolve().is_relative_to(root / part) for part in ("flows", "hit_templates", "qc",
+                                                                             "postprocess"))
 
 
 if __name__ == "__main__":
