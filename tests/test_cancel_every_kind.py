@@ -168,8 +168,8 @@ def test_a_cancel_that_fails_halfway_still_leaves_nothing_to_post(
 
 
 def test_a_missing_file_of_hitflow_own_is_not_blamed_on_the_user(tmp_path: Path) -> None:
-    from flows.cli.main import _own_file
+    from flows.cli.path_errors import own_file
 
-    assert _own_file(str(ROOT / "hit_templates" / "samples" / "custom.json"))  # the file the cancel asked for
-    assert _own_file(str(ROOT / "flows" / "nothing.py"))
-    assert not _own_file(str(tmp_path / "items.csv")) and not _own_file(str(ROOT / "config" / "x.toml"))
+    assert own_file(str(ROOT / "hit_templates" / "samples" / "custom.json"))  # the file the cancel asked for
+    assert own_file(str(ROOT / "flows" / "nothing.py"))
+    assert not own_file(str(tmp_path / "items.csv")) and not own_file(str(ROOT / "config" / "x.toml"))

@@ -16,6 +16,7 @@ from pathlib import Path
 from flows.cli.aggregate_command import cmd_aggregate
 from flows.cli.output_option import chosen_out, configured_out
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_unused_options  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
+from flows.cli.path_errors import path_error
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.process_life import finish_without_teardown, leave_now, prefect_settings
 from flows.cli.run import cmd_run
@@ -288,20 +289,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"hitflow: error: cannot listen there: {exc.strerror}; pass another --port (or --host)",
                   file=sys.stderr)
             return 2
-        where = f" {exc.filename}" if exc.filename else ""
-        if exc.filename and _own_file(str(exc.filename)):  # not a path the user gave: ours to fix, not theirs
-            print(f"hitflow: error: hitflow's own file{where} cannot be read ({exc.strerror or exc}): a defect "
-                  "in hitflow or an incomplete install; reinstall it or report the command", file=sys.stderr)
-            return 1
-        print(f"hitflow: error: cannot use{where}: {exc.strerror or exc}; choose another path", file=sys.stderr)
-        return 2
-
-
-def _own_file(path: str) -> bool:
-    """A path inside hitflow's own code or page templates (never one a command line or config names)."""
-    root = Path(__file__).resolve().parents[2]
-    return any(Path(path).resolve().is_relative_to(root / part) for part in ("flows", "hit_templates", "qc",
-                                                                             "postprocess"))
+        line, code = path_error(exc)  # a path the user chose, or hitflow's own file (flows/cli/path_errors.py)
+        print(line, file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":
