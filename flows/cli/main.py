@@ -100,7 +100,7 @@ def cmd_status(a: argparse.Namespace) -> int:
         raise ConfigError(f"no campaign {a.campaign!r} in {store.shown()}; `hitflow status --db "
                           f"{shlex.quote(store.shown())}` lists them")  # exit 2, as cancel, reconcile and review
     for c in report:
-        c["review"] = review_status(store, c["campaign"])
+        c["review"] = review_status(store, c["campaign"], c["needs"])  # the same computation as the lines
     if a.json:
         print(json.dumps(report, indent=1))
         return 0
