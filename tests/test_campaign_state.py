@@ -105,7 +105,8 @@ def test_the_state_by_hand() -> None:
         {"item": "a:z", "kind": "assignment", "batch": 2, "worker_id": "w3", "assignment_id": "z", "why": "flagged",
          "rules": "time_outlier", "auto_action": "approve", "decided": "", "seconds_left": -5.0}])
     work = pd.DataFrame({"assignment_id": ["x", "y", "z", "q"], "batch": [1, 1, 2, 2],
-                         "auto_approval_time": [110.0, 110.0, 95.0, 400.0], "applied": ["Rejected", "Approved", "", ""]})
+                         "auto_approval_time": [110.0, 110.0, 95.0, 400.0],
+                         "applied": ["Rejected", "Approved", "", ""]})
     held = pd.DataFrame({"batch": [3], "why": ["rule x on 60% of workers"]})
     items = item_states(queue, work, "flagged", now=100.0)
     assert items["state"].tolist() == ["person", "rules", "open"]

@@ -30,9 +30,12 @@ def _dates(store: Store, campaign: str) -> dict[str, str]:
                       "WHERE campaign = ?", [campaign])[0]
     # On the platform's clock, as the work's times are (a rehearsal's report is the same run to run);
     # a ledger from before it was kept has only the real time.
-    platform_time = json.loads(created[0]["config_json"] or "{}").get("platform_created_at") if created else None
+    info = json.loads(created[0]["config_json"] or "{}") if created else {}
+    platform_time = info.get("platform_created_at")
+    # the simulator's clock is virtual: its dates are not today's, and the report says whose they are
+    clock = " (the simulator's clock)" if info.get("target_kind") == "sim" and platform_time else ""
     return {"created": when(platform_time or (created[0]["created_at"] if created else None)),
-            "first_work": when(work["first"]), "last_work": when(work["last"])}
+            "first_work": when(work["first"]), "last_work": when(work["last"]) + (clock if work["last"] else "")}
 
 
 def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[str, Any]]:

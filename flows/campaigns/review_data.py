@@ -15,9 +15,9 @@ from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.platforms.targets import advance_sim_clock
+from qc.campaign_state import campaign_state, item_states
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
-from qc.campaign_state import campaign_state, item_states
 from qc.review_queue import QUEUE_COLUMNS, build_queue, people_vs_rules, worker_history
 
 
@@ -176,7 +176,7 @@ def ledger_state(store: Store, campaign: str, now: float | None = None) -> tuple
     now = ledger_now(store, campaign) if now is None else now
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     cfg = None
-    if meta:
+    if meta and meta[0]["config_path"]:
         from flows.core.config.config import load_config
 
         try:
@@ -184,7 +184,8 @@ def ledger_state(store: Store, campaign: str, now: float | None = None) -> tuple
         except HitflowError:
             cfg = None  # the config moved; what the ledger says is still worth showing
     mode = cfg.review if cfg is not None else "none"
-    queue = campaign_queue(store, campaign, cfg.policy, mode, now) if cfg is not None else \
+    # with review = "none" nothing in the queue can be open: it is not built (the queue page builds its own)
+    queue = campaign_queue(store, campaign, cfg.policy, mode, now) if cfg is not None and mode != "none" else \
         pd.DataFrame(columns=QUEUE_COLUMNS)
     work = applied_work(store, campaign)
     held = _frame(store, "SELECT batch, hold AS why FROM batches WHERE campaign = ? AND batch > 0 AND "

@@ -169,7 +169,7 @@ def show_status(report: list[dict[str, Any]]) -> None:
                  ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
                  _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
         print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: {money_words(c)}; next: {c['next']}",
-                    ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "needs a person",
+                    ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for a person",
                      "open until", "blocked"], rows)
         print(state_words(c["needs"])) if c.get("needs") else None
         test = c.get("qualification", {})
