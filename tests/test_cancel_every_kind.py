@@ -173,3 +173,37 @@ def test_a_missing_file_of_hitflow_own_is_not_blamed_on_the_user(tmp_path: Path)
     assert own_file(str(ROOT / "hit_templates" / "samples" / "custom.json"))  # the file the cancel asked for
     assert own_file(str(ROOT / "flows" / "nothing.py"))
     assert not own_file(str(tmp_path / "items.csv")) and not own_file(str(ROOT / "config" / "x.toml"))
+
+
+def stop_at_step(step: str, at_batch: int) -> Any:
+    """A Ctrl-C as the driver is about to run ``step`` of ``at_batch``."""
+    def stop(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:
+        if name.startswith(step) and batch == at_batch:
+            raise KeyboardInterrupt
+        return fn(run, batch)  # type: ignore[no-any-return]
+    return stop
+
+
+@pytest.mark.parametrize(("step", "batch"), [("publish", 1), ("run QC", 2), ("approve or reject", 2),
+                                             ("block", 2)])
+def test_a_custom_page_cancelled_at_any_step_posts_nothing_more(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], step: str,
+        batch: int) -> None:
+    """Before anything is posted, with a batch collected and not checked, checked and not decided, decided
+    and not blocked: the cancel decides what came in by the rules and a run after it posts nothing."""
+    monkeypatch.chdir(tmp_path)
+    config, ledger, out = custom_config(tmp_path), str(tmp_path / "h.db"), str(tmp_path / "out")
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(config, db_path=ledger, out_root=out, progress=lambda _: None, call=stop_at_step(step, batch))
+    capsys.readouterr()
+    assert hitflow("cancel", "sentiment", "--db", ledger, "--out", out) == 0, capsys.readouterr().err
+    store = Store(ledger)
+    assert store.rows("SELECT status FROM campaigns WHERE name = 'sentiment'")[0]["status"] == "cancelled"
+    work = store.table("assignments").count_where("campaign = 'sentiment'")
+    assert (work == 0) == (step == "publish")  # nothing posted before the first publish; work in after it
+    if work:
+        assert_decided_by_the_rules(store, "sentiment", set(load_config(config).policy.reject_rules),
+                                    capsys.readouterr().out)
+    before = posted(store, "sentiment")
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--out", out) == 2
+    assert posted(store, "sentiment") == before and store.batch_status("sentiment", 3) == "planned"
