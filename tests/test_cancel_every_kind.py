@@ -76,7 +76,7 @@ KINDS = {"caption": (caption_config, "captions"), "custom": (custom_config, "res
 # work done, not all; on MTurk a study's unit of 50 pairs takes longer than the first wait)
 CASES = [("caption", "mturk", (0.5, 0)), ("caption", "prolific", (0.5, 0)), ("caption", "links", (0.5, 0)),
          ("custom", "mturk", (0.3, 0)), ("custom", "prolific", (0.3, 0)), ("custom", "links", (0.3, 0)),
-         ("study", "mturk", (0.5, 1)), ("study", "links", (0.3, 0))]
+         ("study", "mturk", (0.5, 1)), ("study", "prolific", (0.3, 0)), ("study", "links", (0.3, 0))]
 
 def posted(store: Store, campaign: str) -> tuple[int, int, int]:
     """What a run posts leaves a trace here first: ledger intents, HITs, studies."""
