@@ -1,7 +1,8 @@
 """A campaign remembers the item set it was planned on (issue 40): ``hitflow run CONFIG --limit 3``
 then the same without ``--limit`` once exited 0 with a 3-image dataset and said nothing of the
-items never posted. Now a different item set is refused in one line naming ``--new-attempt``, and
-``--new-attempt`` runs the whole set as a campaign of its own."""
+items never posted. Now a smaller or different item set is refused in one line naming ``--new-attempt``,
+and ``--new-attempt`` runs the whole set as a campaign of its own (a larger one grows the campaign:
+tests/test_plan_growth.py)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,15 @@ def run(config: Path, ledger: str, out: Path, *more: str) -> int:
     return hitflow("run", str(config), "--no-prefect", "--db", ledger, "--out", str(out), *more)
 
 
-def test_a_larger_item_set_is_refused_naming_new_attempt(
+def test_a_smaller_item_set_is_refused_naming_new_attempt(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     config, ledger, out = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db"), tmp_path / "out"
     assert run(config, ledger, out, "--limit", "3") == 0
     capsys.readouterr()
-    assert run(config, ledger, out) == 2
+    assert run(config, ledger, out, "--limit", "2") == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "planned on 3 item(s)" in err[0] and "asks for 5" in err[0] and "--new-attempt" in err[0]
+    assert len(err) == 1 and "planned on 3 item(s)" in err[0] and "asks for 2" in err[0] and "--new-attempt" in err[0]
     assert run(config, ledger, out, "--limit", "3") == 0  # the same set resumes (finished: nothing more)
     assert run(config, ledger, out, "--new-attempt") == 0
     counts = {r["campaign"]: r["n"] for r in Store(ledger).rows(

@@ -80,7 +80,7 @@ def test_status_is_a_table_on_a_terminal_and_plain_lines_in_a_pipe(terminal_run)
     code, drawn = on_a_terminal([*HITFLOW, "status", "--db", str(out / "h.db")])
     assert code == 0 and "\x1b[" in drawn
     table = visible(drawn)
-    assert re.search(r"┃ batch ┃ status +┃ HITs ┃ assignments +┃ undecided ┃ for review ┃ blocked ┃", table)
+    assert re.search(r"┃ batch ┃ status +┃ HITs ┃ assignments +┃ undecided ┃ for a person ┃ blocked ┃", table)
     approved = 5 + extensions(out / "h.db", 5)  # the demo's top-ups add assignments to a HIT
     assert re.search(rf"│ +5 │ blocked( \(done\))? +│ +1 │ Approved {approved} +│", table), table  # may wrap "(done)"
     piped = subprocess.run([*HITFLOW, "status", "--db", str(out / "h.db")], cwd=ROOT, capture_output=True,

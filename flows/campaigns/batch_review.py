@@ -133,8 +133,20 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     sent = platform.decide(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent already
     counts = decision_counts(run, batch)  # the ledger's, after the platform's answer (Prolific's "unpaid")
     how = "" if platform.SENDS_DECISIONS else f" (recorded only: {platform.LABEL} pay nobody)"
-    run.progress(f"batch {batch}: decisions: {in_words(counts)}; {int(decisions['review'].sum())} for review{how}")
+    run.progress(f"batch {batch}: decisions: {in_words(counts)}; {person_words(run, batch)}{how}")
     return {"decisions": counts, **sent}
+
+
+def person_words(run: Run, batch: int) -> str:
+    """What of the batch needs a person now, as every view counts it (flows/campaigns/review_data.ledger_state);
+    with ``review = "none"`` the rules decide everything and nobody is waited for."""
+    if run.cfg.review == "none":
+        return "needs a person: 0 (review = \"none\": the rules decide)"
+    from flows.campaigns.review_data import ledger_state, platform_now
+    from qc.campaign_state import state_words
+
+    state = ledger_state(run.store, run.cfg.name, platform_now(run))[0]
+    return state_words(state["by_batch"].get(batch) or {"needs_person": 0, "open": 0, "held": 0})
 
 
 DECISION_WORDS = {"approve": "approved", "reject": "rejected", "unpaid": "left unpaid (not finished on the platform)"}

@@ -18,7 +18,7 @@ from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
 from flows.custom.agreement_record import agreement_record, skill_record
-from flows.custom.control_items import controls_record
+from flows.custom.control_items import controls_note, controls_record, used_controls
 from flows.custom.custom_task import custom_item_plan
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks
@@ -54,8 +54,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     """
     cfg = run.cfg
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
-        refuse_another_item_set(run, limit, scale)
-        return
+        return  # planned already: flows/campaigns/plan_growth.py resumes it as planned, grows it, or refuses
     count, rows = planned_items(cfg, limit, scale)
     platform = platform_for(run.platform)
     with run.store.transaction():
@@ -77,19 +76,16 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "agreement": agreement_record(cfg, rows if isinstance(rows, list) else []),
                 "skill": skill_record(cfg, rows if isinstance(rows, list) else [])})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
+    announce_controls(run, count)
 
 
-def refuse_another_item_set(run: Run, limit: int | None, scale: int) -> None:
-    """A resumed campaign is asked for the items it was planned on, or refused (issue 40): a
-    different ``--limit``/``--scale`` or items file once ended in a silent partial "done". Refused
-    rather than extended: the batches already posted were cut from the first set, and a new set
-    would re-cut them (docs/how-to/resume-reconcile-cancel.md)."""
-    planned = run.store.table("items").count_where("campaign = ?", [run.cfg.name])
-    asked, _ = planned_items(run.cfg, limit, scale)
-    if asked != planned:
-        raise ConfigError(f"campaign {run.cfg.name} was planned on {planned} item(s); this run asks for {asked} "
-                          "(--limit, --scale or the items file changed): run it as before to resume it, or pass "
-                          "--new-attempt to start a campaign of its own on the new items")
+def announce_controls(run: Run, count: int) -> None:
+    """A plan with control items says how many it added to the items asked for (they are paid like any)."""
+    if run.cfg.task != "custom" or run.cfg.answers.control_share <= 0:
+        return
+    rows = run.store.rows("SELECT item_id FROM items WHERE campaign = ?", [run.cfg.name])
+    if controls := len(used_controls(run.cfg, {r["item_id"] for r in rows})):
+        run.progress(f"plan: {count - controls} item(s) in {run.cfg.batches} batch(es){controls_note(controls)}")
 
 
 def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[dict[str, Any]]:

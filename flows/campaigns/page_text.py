@@ -69,6 +69,6 @@ def campaign_page_text(cfg: CampaignConfig) -> str:
 def qc_params(cfg: CampaignConfig, seed: int) -> dict[str, Any]:
     """The QC parameters of a campaign: its [qc] values, submit rules, page text and seed."""
     params: dict[str, Any] = {**cfg.qc_params, "submit_rules": cfg.submit_rules, "seed": seed}
-    if cfg.study is None:
+    if cfg.study is None and cfg.task != "custom":  # a custom page's text is its own (custom_review._page_text)
         params["page_text"] = campaign_page_text(cfg)
     return params

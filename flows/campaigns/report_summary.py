@@ -30,32 +30,42 @@ def _dates(store: Store, campaign: str) -> dict[str, str]:
                       "WHERE campaign = ?", [campaign])[0]
     # On the platform's clock, as the work's times are (a rehearsal's report is the same run to run);
     # a ledger from before it was kept has only the real time.
-    platform_time = json.loads(created[0]["config_json"] or "{}").get("platform_created_at") if created else None
+    info = json.loads(created[0]["config_json"] or "{}") if created else {}
+    platform_time = info.get("platform_created_at")
+    # the simulator's clock is virtual: its dates are not today's, and the report says whose they are
+    clock = " (the simulator's clock)" if info.get("target_kind") == "sim" and platform_time else ""
     return {"created": when(platform_time or (created[0]["created_at"] if created else None)),
-            "first_work": when(work["first"]), "last_work": when(work["last"])}
+            "first_work": when(work["first"]), "last_work": when(work["last"]) + (clock if work["last"] else "")}
 
 
-def needs_a_person(store: Store, campaign: str, now: float) -> list[dict[str, Any]]:
-    """What waits for someone, each with its deadline and whether it is urgent; [] when nothing does."""
+def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[str, Any]]:
+    """What waits for someone, each with its deadline and whether it is urgent; [] when nothing does. From
+    the one computation every view shows (flows/campaigns/review_data.ledger_state), on the platform's clock."""
+    from flows.campaigns.review_data import ledger_state
+
+    state = ledger_state(store, campaign, now)[0]
     out = []
     for b in store.rows("SELECT * FROM batches WHERE campaign = ? ORDER BY batch", [campaign]):
         if b.get("hold") and not b.get("hold_release"):
             out.append({"what": f"batch {b['batch']} is held for review: {b['hold']}", "by": "before the next batch",
                         "urgent": True})
-    undecided = store.rows(
-        "SELECT count(*) AS n, min(auto_approval_time) AS due FROM assignments a WHERE campaign = ? AND "
-        "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [campaign])[0]
-    if undecided["n"]:
-        due = undecided["due"]
-        out.append({"what": f"{undecided['n']} submitted assignment(s) have no decision yet; the platform "
-                            "approves and pays them itself at the deadline",
-                    "by": when(due), "urgent": bool(due) and due - now < URGENT_S})
-    review = store.rows("SELECT count(*) AS n FROM decisions WHERE campaign = ? AND review = 1 AND "
-                        "(applied IS NULL OR applied = '')", [campaign])[0]["n"]
-    if review:
-        out.append({"what": f"{review} decision(s) queued for manual review are not applied yet",
-                    "by": "before auto-approval", "urgent": False})
+    left = state["auto_approval_in_s"]
+    clock = now if now is not None else ledger_clock(store, campaign)
+    if state["open"]:
+        out.append({"what": f"{state['open']} review item(s) open in the review queue (`hitflow review {campaign}`)",
+                    "by": "before auto-approval", "urgent": left is not None and left < URGENT_S})
+    if state["undecided"]:
+        out.append({"what": f"{state['undecided']} submitted assignment(s) have no decision on the platform yet; "
+                            "the platform approves and pays them itself at the deadline",
+                    "by": when(clock + left) if left is not None else "not yet",
+                    "urgent": left is not None and left < URGENT_S})
     return out
+
+
+def ledger_clock(store: Store, campaign: str) -> float:
+    from flows.campaigns.review_data import ledger_now
+
+    return ledger_now(store, campaign)
 
 
 def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], cost: dict[str, Any],
@@ -64,7 +74,6 @@ def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], 
     """What every report's summary shows: the kind's own ``figures`` (label, value), then cost with fees
     against the budget, the dates and what needs a person; ``about`` opens it, ``lines`` close it;
     ``provenance``: what made the outputs (flows/driver/provenance.py), under the summary."""
-    now = time.time() if now is None else now
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
     return {"about": about, "lines": lines or [], "spent": cost["spent"], "budget": cost["budget"],

@@ -15,9 +15,10 @@ from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.platforms.targets import advance_sim_clock
+from qc.campaign_state import campaign_state, item_states
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
-from qc.review_queue import build_queue, people_vs_rules, worker_history
+from qc.review_queue import QUEUE_COLUMNS, build_queue, people_vs_rules, worker_history
 
 
 class ReviewPending(HitflowError):
@@ -135,9 +136,10 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
     cfg = run.cfg
     if cfg.review == "none" or cfg.study is not None:
         return {"review": "none"}
-    queue = campaign_queue(run.store, cfg.name, cfg.policy, cfg.review, platform_now(run))
+    queue = campaign_queue(run.store, cfg.name, cfg.policy, cfg.review, now := platform_now(run))
     mine = queue[queue["batch"] == batch]
-    open_items = mine[mine["decided"] == ""]
+    states = item_states(mine, applied_work(run.store, cfg.name), cfg.review, now)  # as every view counts them
+    open_items = mine[(states["state"] == "open").to_numpy()]
     if open_items.empty:
         run.progress(f"batch {batch}: review done ({len(mine)} item(s) decided by a person)")
         return {"review": "done", "reviewed": len(mine)}
@@ -153,25 +155,63 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
                         run.target.kind == "sim", bool(run.target.state))
 
 
-def review_status(store: Store, campaign: str) -> dict[str, Any]:
-    """For ``hitflow status``: how many queue items are open and what people decided, per batch."""
-    rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
-                      "GROUP BY batch, action ORDER BY batch, action", [campaign])
-    by_batch: dict[int, dict[str, int]] = {}
-    for r in rows:
-        by_batch.setdefault(int(r["batch"]), {})[r["action"]] = int(r["n"])
+def ledger_now(store: Store, campaign: str) -> float:
+    """The platform's clock for a campaign read from its ledger alone: the real time on a live platform;
+    on the simulator (whose clock is virtual, and stops with it) the latest of its times the ledger holds,
+    so a stopped simulator campaign's deadlines are not measured from today's date."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    if not rows or json.loads(rows[0]["config_json"] or "{}").get("target_kind") != "sim":
+        return time.time()
+    seen = store.rows("SELECT max(accept_time) AS a, max(submit_time) AS s FROM assignments WHERE campaign = ?",
+                      [campaign])[0]
+    opened = store.rows("SELECT max(opened_at) AS t FROM batches WHERE campaign = ?", [campaign])[0]["t"]
+    created = json.loads(rows[0]["config_json"] or "{}").get("platform_created_at")
+    return max([float(t) for t in (seen["a"], seen["s"], opened, created) if t] or [time.time()])
+
+
+def ledger_state(store: Store, campaign: str, now: float | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+    """What needs a person, what is decided and by whom, and when auto-approval comes
+    (:func:`qc.campaign_state.campaign_state`), and the queue's items with their state, from the ledger and
+    the campaign's config (its policy and review mode; a config that moved: no queue, the work alone)."""
+    now = ledger_now(store, campaign) if now is None else now
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
-    open_items = 0
-    if meta:
+    cfg = None
+    if meta and meta[0]["config_path"]:
         from flows.core.config.config import load_config
 
         try:
             cfg = load_config(meta[0]["config_path"])
         except HitflowError:
-            cfg = None  # the config moved; the decisions made are still worth showing
-        if cfg is not None:
-            queue = campaign_queue(store, campaign, cfg.policy, cfg.review)
-            open_items = int((queue["decided"] == "").sum()) if cfg.review != "none" else 0
+            cfg = None  # the config moved; what the ledger says is still worth showing
+    mode = cfg.review if cfg is not None else "none"
+    # with review = "none" nothing in the queue can be open: it is not built (the queue page builds its own)
+    queue = campaign_queue(store, campaign, cfg.policy, mode, now) if cfg is not None and mode != "none" else \
+        pd.DataFrame(columns=QUEUE_COLUMNS)
+    work = applied_work(store, campaign)
+    held = _frame(store, "SELECT batch, hold AS why FROM batches WHERE campaign = ? AND batch > 0 AND "
+                  "coalesce(hold, '') != '' AND coalesce(hold_release, '') = ''", [campaign], ["batch", "why"])
+    items = item_states(queue, work, mode, now)
+    return campaign_state(items, work, held, now), items
+
+
+def applied_work(store: Store, campaign: str) -> pd.DataFrame:
+    """Every stored assignment with what the platform was told of its decision ("" while nothing)."""
+    return _frame(store, "SELECT a.assignment_id, a.batch, a.auto_approval_time, coalesce(d.applied, '') AS applied "
+                  "FROM assignments a LEFT JOIN decisions d ON d.assignment_id = a.assignment_id WHERE a.campaign = ? "
+                  "AND a.batch > 0", [campaign], ["assignment_id", "batch", "auto_approval_time", "applied"])
+
+
+def review_status(store: Store, campaign: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
+    """For ``hitflow status``: how many queue items are open (``state``: :func:`ledger_state`'s, when the
+    caller has it) and what people decided, per batch."""
+    rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
+                      "GROUP BY batch, action ORDER BY batch, action", [campaign])
+    by_batch: dict[int, dict[str, int]] = {}
+    for r in rows:
+        by_batch.setdefault(int(r["batch"]), {})[r["action"]] = int(r["n"])
+    state = state or (ledger_state(store, campaign)[0] if store.rows(
+        "SELECT 1 FROM campaigns WHERE name = ?", [campaign]) else {"open": 0})
+    open_items = int(state["open"])
     return {"open": open_items, "decided_by_people": by_batch,
             "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
 

@@ -140,8 +140,9 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
              f"{int(dataset['is_precanned'].sum())} canned) on {dataset['image_id'].nunique()} images",
              f"workers blocked: {len(blocked)}"]
     if len(review):
-        lines.append(f"needs a person: {review['assignment_id'].nunique()} assignment(s) sampled for manual review "
-                     f"(rule random_sample in {out_dir / 'flags.csv'})")
+        # a sample for a look, not a count of what waits for a person (`hitflow status` says that, as every view)
+        lines.append(f"sampled for a look: {review['assignment_id'].nunique()} assignment(s) (rule random_sample in "
+                     f"{out_dir / 'flags.csv'}); what needs a person: `hitflow status`")
     lines += top_up_lines(out_dir)
     scores_file = out_dir / "qualification_scores.csv"
     if scores_file.is_file():

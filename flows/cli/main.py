@@ -16,6 +16,7 @@ from pathlib import Path
 from flows.cli.aggregate_command import cmd_aggregate
 from flows.cli.output_option import chosen_out, configured_out
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_unused_options  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
+from flows.cli.path_errors import path_error
 from flows.cli.pipe_output import ReaderMayLeave
 from flows.cli.preview_command import cmd_preview
 from flows.cli.process_life import finish_without_teardown, leave_now, prefect_settings
@@ -100,7 +101,7 @@ def cmd_status(a: argparse.Namespace) -> int:
         raise ConfigError(f"no campaign {a.campaign!r} in {store.shown()}; `hitflow status --db "
                           f"{shlex.quote(store.shown())}` lists them")  # exit 2, as cancel, reconcile and review
     for c in report:
-        c["review"] = review_status(store, c["campaign"])
+        c["review"] = review_status(store, c["campaign"], c["needs"])  # the same computation as the lines
     if a.json:
         print(json.dumps(report, indent=1))
         return 0
@@ -289,9 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"hitflow: error: cannot listen there: {exc.strerror}; pass another --port (or --host)",
                   file=sys.stderr)
             return 2
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"hitflow: error: cannot use{where}: {exc.strerror or exc}; choose another path", file=sys.stderr)
-        return 2
+        line, code = path_error(exc)  # a path the user chose, or hitflow's own file (flows/cli/path_errors.py)
+        print(line, file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

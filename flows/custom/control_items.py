@@ -41,12 +41,15 @@ def control_rows(cfg: CampaignConfig, controls: pd.DataFrame, items: list[dict[s
     return [by_id.get(r["item_id"]) or {k: str(v).strip() for k, v in r.items()} for r in own.to_dict("records")]
 
 
-def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: list[dict[str, str]]
-                 ) -> list[tuple[int, list[dict[str, str]]]]:
+def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: list[dict[str, str]],
+                 first_batch: int = 1) -> list[tuple[int, list[dict[str, str]]]]:
     """(batch, its items in page order): each batch's ordinary items with ``control_share`` of the
     batch made of control items (a control used once), spread over its pages by :func:`page_counts`
-    and placed on each page at random (drawn from the campaign's seed)."""
-    share, page, rng = cfg.answers.control_share, cfg.images_per_hit, random.Random(cfg.seed)
+    and placed on each page at random (drawn from the campaign's seed). A grown campaign's new batches
+    (``first_batch`` > 1, ``controls`` the ones not used yet) draw from a seed of their own, so their
+    pages do not repeat the first batches' places."""
+    share, page = cfg.answers.control_share, cfg.images_per_hit
+    rng = random.Random(cfg.seed if first_batch == 1 else f"{cfg.seed}:from-batch-{first_batch}")
     pool = list(controls)
     rng.shuffle(pool)
     per_batch = -(-len(regular) // cfg.batches)
@@ -54,10 +57,11 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
     wanted = [batch_controls(len(c), share, page) for c in chunks]
     if sum(wanted) > len(pool):
         raise ConfigError(f"{cfg.answers.controls}: a control_share of {share:.0%} over {len(regular)} items needs "
-                          f"{sum(wanted)} control items (each is used once); the file has {len(pool)}: add control "
+                          f"{sum(wanted)} control items (each is used once); the file has {len(pool)}"
+                          f"{' not used yet' if first_batch > 1 else ''}: add control "
                           "items or lower [answers] control_share")
     out = []
-    for batch, (chunk, k) in enumerate(zip(chunks, wanted, strict=True), start=1):
+    for batch, (chunk, k) in enumerate(zip(chunks, wanted, strict=True), start=first_batch):
         mine, pool = pool[:k], pool[k:]
         ordinary, extra = iter(chunk), iter(mine)
         out.append((batch, [next(extra) if c else next(ordinary) for c in control_places(len(chunk), k, page, rng)]))
@@ -125,3 +129,15 @@ def stored_controls(store: Store, campaign: str) -> tuple[pd.DataFrame, ControlP
     # a campaign planned before control_alpha keeps the Wilson rule it was planned with (alpha 0)
     return key, ControlPolicy(int(record["min_seen"]), float(record["block_below"]), float(record["confidence"]),
                               float(record.get("alpha", 0.0)))
+
+
+def used_controls(cfg: CampaignConfig, planned: set[str]) -> set[str]:
+    """The control items among the planned ones (a custom page's ``[answers] controls``)."""
+    if cfg.task != "custom" or cfg.answers.control_share <= 0:
+        return set()
+    controls = read_controls(cfg)
+    return set() if controls is None else planned & set(controls["item_id"].astype(str))
+
+
+def controls_note(count: int) -> str:
+    return f"; {count} control item(s) with known answers are mixed in ([answers] control_share)" if count else ""

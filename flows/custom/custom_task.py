@@ -54,26 +54,38 @@ def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
     return rows
 
 
-def custom_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict[str, Any]]:
+def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int = 0, first_batch: int = 1,
+                     used_controls: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Items in file order with their batch and HIT index; each row's columns go in ``payload``.
-    With ``[answers] control_share``, control items are mixed into every batch (flows/custom/control_items.py)."""
+    With ``[answers] control_share``, control items are mixed into every batch (flows/custom/control_items.py).
+    A grown campaign (flows/campaigns/plan_growth.py) plans only what follows its first ``planned`` ordinary
+    items, in batches from ``first_batch``, with controls not in ``used_controls``."""
     rows = read_custom_items(cfg)
     controls = read_controls(cfg) if cfg.answers.control_share > 0 else None
     if controls is None:
         if cfg.answers.control_share > 0:
             raise ConfigError(f"{cfg.path}: [answers] control_share needs [answers] controls, a CSV of control "
                               "items (item_id, field, answer, and the page's item columns)")
-        rows = rows[:limit] if limit else rows
-        per_batch = -(-len(rows) // cfg.batches)
-        batches = [(k + 1, rows[k * per_batch:(k + 1) * per_batch]) for k in range(-(-len(rows) // per_batch))]
+        rows = (rows[:limit] if limit else rows)[planned:]
+        per_batch = max(1, -(-len(rows) // cfg.batches))
+        batches = [(first_batch + k, rows[k * per_batch:(k + 1) * per_batch])
+                   for k in range(-(-len(rows) // per_batch))]
     else:
-        known = set(controls["item_id"].astype(str))
-        regular = [r for r in rows if r["item_id"] not in known]
-        batches = mix_controls(cfg, regular[:limit] if limit else regular, control_rows(cfg, controls, rows))
+        regular = ordinary_items(cfg, rows)
+        pool = [c for c in control_rows(cfg, controls, rows) if c["item_id"] not in used_controls]
+        batches = mix_controls(cfg, (regular[:limit] if limit else regular)[planned:], pool, first_batch)
     return [{"campaign": cfg.name, "item_id": r["item_id"], "file_name": "",
              "url": r.get("url") or r.get("image_url", ""), "batch": batch,
              "hit_index": i // cfg.images_per_hit, "payload": json.dumps(r)}
             for batch, chunk in batches for i, r in enumerate(chunk)]
+
+
+def ordinary_items(cfg: CampaignConfig, rows: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The item file's rows that are not control items, in file order (``rows``: the file, read already)."""
+    rows = read_custom_items(cfg) if rows is None else rows
+    controls = read_controls(cfg) if cfg.answers.control_share > 0 else None
+    known = set() if controls is None else set(controls["item_id"].astype(str))
+    return [r for r in rows if r["item_id"] not in known]
 
 
 def _source(cfg: CampaignConfig) -> str:

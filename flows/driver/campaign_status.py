@@ -20,13 +20,17 @@ from flows.driver.campaign import ORDER, STEPS
 from flows.platforms import DEFAULT_PLATFORM
 from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.registry import platform_for
+from qc.campaign_state import state_words
 
 NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
 
 
 def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
-    """Per campaign and batch, what the store knows: posted, submitted, decided, blocked, money, next step."""
-    now = time.time() if now is None else now
+    """Per campaign and batch, what the store knows: posted, submitted, decided, blocked, money, next step,
+    and what needs a person (``needs``, and each batch's ``for_review`` and ``auto_approval_in_s``: the one
+    computation every view shows, flows/campaigns/review_data.ledger_state) on the platform's clock."""
+    from flows.campaigns.review_data import ledger_now, ledger_state
+
     names = [campaign] if campaign else [r["name"] for r in store.rows("SELECT name FROM campaigns ORDER BY name")]
     out = []
     for name in names:
@@ -38,7 +42,9 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         paid = platform_for(recorded_platform(store, name, meta[0]["config_json"])).SENDS_DECISIONS
         unit = Decimal(info.get("unit_cost", "0")) if paid else Decimal(0)
         per_hit = int(info.get("assignments_per_image", 0))
-        batches = [_batch_status(store, name, b, unit * per_hit, unit, now)
+        clock = ledger_now(store, name) if now is None else now
+        state = ledger_state(store, name, clock)[0]
+        batches = [_batch_status(store, name, b, unit * per_hit, unit, state["by_batch"].get(b))
                    for b in range(1, int(info.get("batches", 0)) + 1)]
         if info.get("place_cost"):  # Prolific: studies' places (less those released), in the budget's currency
             for b in batches:
@@ -62,6 +68,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
                               route_options(info, recorded_platform(store, name, meta[0]["config_json"]))),
             "incomplete": shortfall_lines(store, name),
             "adaptive": adaptive_saving(store, name, info, unit),
+            "needs": {k: v for k, v in state.items() if k != "by_batch"}, "platform_now": clock,
         })
     return out
 
@@ -117,7 +124,8 @@ def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tu
 
 
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
-                  now: float) -> dict[str, Any]:
+                  state: dict[str, Any] | None) -> dict[str, Any]:
+    """``state``: the batch's part of :func:`flows.campaigns.review_data.ledger_state` (None: nothing stored)."""
     status = store.batch_status(name, batch)
     opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])
@@ -127,16 +135,12 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         [name, batch])}
     decided = {r["action"]: r["n"] for r in store.rows(
         "SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? GROUP BY action", [name, batch])}
-    undecided = store.rows(
-        "SELECT min(auto_approval_time) AS t, count(*) AS n FROM assignments a WHERE campaign = ? AND batch = ? "
-        "AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [name, batch])[0]
-    review = store.table("decisions").count_where("campaign = ? AND batch = ? AND review = 1", [name, batch])
+    state = state or {"needs_person": 0, "undecided": 0, "auto_approval_in_s": None}
     approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
     return {
         "batch": batch, "status": status, "next": NEXT_STEP.get(status, "done"), "hits": hits,
-        "assignments": by_state, "decisions": decided, "for_review": review,
-        "undecided": undecided["n"],
-        "auto_approval_in_s": round(undecided["t"] - now) if undecided["t"] else None,
+        "assignments": by_state, "decisions": decided, "for_review": state["needs_person"],
+        "undecided": state["undecided"], "auto_approval_in_s": state["auto_approval_in_s"],
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
         "committed": f"{per_hit_cost * hits + unit * extended:.2f}", "spent": f"{unit * approved:.2f}",
         "opened_at": opened[0].get("opened_at") if opened else None,
@@ -165,8 +169,9 @@ def show_status(report: list[dict[str, Any]]) -> None:
                  ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
                  _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
         print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: {money_words(c)}; next: {c['next']}",
-                    ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for review",
+                    ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for a person",
                      "open until", "blocked"], rows)
+        print(state_words(c["needs"])) if c.get("needs") else None
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):
             print(f"qualification test: committed ${test['committed']}, spent ${test['spent']} (included above)")
@@ -205,6 +210,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
     lines = []
     for c in report:
         lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: {money_words(c)}; next: {c['next']}")
+        lines += [f"  {state_words(c['needs'])}"] if c.get("needs") else []
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):
             lines.append(f"  qualification test: committed ${test['committed']}, spent ${test['spent']} "
@@ -212,7 +218,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
         for b in c["batches"]:
             states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
             due = f", auto-approval in {_due(b)}" if _due(b) else ""
-            review = f", {b['for_review']} for manual review" if b["for_review"] else ""
+            review = f", {b['for_review']} need(s) a person" if b["for_review"] else ""
             if b.get("open_until"):
                 review += f"; open until {_until(b)}"
             lines.append(f"  batch {b['batch']}: {step_words(b)}; {b['hits']} HIT(s); assignments {states}; "
@@ -235,7 +241,7 @@ def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[d
              f"| {b['hits']} | {sum(b['assignments'].values())} | {b['decisions'].get('approve', 0)} | "
              f"{b['decisions'].get('reject', 0)} | {b['blocked']} | ${b['spent']} |", ""]
     if b["for_review"]:
-        lines.append(f"**Needs a person:** {b['for_review']} assignment(s) queued for manual review.")
+        lines.append(f"**Needs a person:** {b['for_review']} (review items open or a held batch).")
     lines += ["", "Blocked workers:", ""] + [f"- {md_text(r['worker_id'])}: {md_text(r['rules'])}" for r in blocked]
     lines += ["", f"Next: {status['next']}. Campaign: {money_words(status)}."]
     return "\n".join(lines), flags

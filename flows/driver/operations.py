@@ -42,15 +42,22 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 def cancel(run: Run) -> dict[str, Any]:
     """Close what is open on the platform, review what came in by the campaign's policy, and mark
-    the campaign cancelled. Safe to run twice; a platform error on one call never stops the rest."""
+    the campaign cancelled. Safe to run twice; a platform error on one call never stops the rest.
+
+    The campaign is marked cancelled first: a cancel that fails halfway (a platform error, a check that
+    cannot run) still leaves a campaign no ``hitflow run`` posts more of without ``--resume-cancelled``."""
+    run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
     return platform_for(run.platform).cancel(run, review_undecided)
 
 
 def review_undecided(run: Run, errors: list[str]) -> None:
-    """QC and decide, by policy, every stored assignment without a decision; apply unapplied decisions."""
-    from flows.campaigns.batch_review import decide_batch, qc_batch
+    """QC and decide, by policy, every stored assignment without a decision; apply unapplied decisions.
+    The QC is the task kind's own (a caption's, a study's, a custom page's), as the run's QC step."""
+    from flows.campaigns.batch_review import decide_batch
+    from flows.driver.campaign import steps_for
 
     cfg, store = run.cfg, run.store
+    qc_batch = next(fn for status, _, fn in steps_for(run) if status == "qc_done")
     undecided = store.rows("SELECT DISTINCT batch FROM assignments a WHERE campaign = ? AND batch > 0 AND NOT "
                            "EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [cfg.name])
     for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in

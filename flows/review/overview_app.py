@@ -131,7 +131,7 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
                     "paid": c.get("paid", True), "spent": c["spent"], "committed": c["committed"],
                     "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
-                    "review_open": review_status(store, c["campaign"])["open"],
+                    "review_open": review_status(store, c["campaign"], c.get("needs"))["open"],
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
                     "report": f"/report/{c['campaign']}" if report else "",
                     "answers": answers_view(site.out_root, c["campaign"],

@@ -13,14 +13,25 @@ import pandas as pd
 from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
-from flows.campaigns.review_data import campaign_queue, histories, item_flags, platform_now, worker_captions
+from flows.campaigns.review_data import (
+    applied_work,
+    campaign_queue,
+    histories,
+    item_flags,
+    platform_now,
+    worker_captions,
+)
 from flows.core.ledger.store import Store
+from qc.campaign_state import item_states
 from qc.worker_skill import SkillPolicy, shown_p
 
 
 def rule_names(rules: str) -> set[str]:
     """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers)."""
     return {re.sub(r"x\d+$", "", r.strip()) for r in re.split(r"[,;]", rules) if r.strip()}
+
+
+DECIDED = {"person": "decided by a person", "rules": "decided by the rules; the platform was told"}
 
 
 def time_left(seconds: float) -> str:
@@ -41,14 +52,16 @@ def _filtered(queue: pd.DataFrame, filters: dict[str, str]) -> pd.DataFrame:
     if filters.get("worker"):
         keep &= queue["worker_id"] == filters["worker"]
     if filters.get("show") == "open":
-        keep &= queue["decided"] == ""
+        keep &= queue["state"] == "open"
     return queue[keep]
 
 
 def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
     """Cards for the page, the filters' choices, counts, and the image hosts the CSP must allow."""
     store, name = run.store, run.cfg.name
-    queue = campaign_queue(store, name, run.cfg.policy, mode, platform_now(run))
+    # each item's state (open, decided by a person or by the rules) as every other view counts it
+    queue = item_states(campaign_queue(store, name, run.cfg.policy, mode, now := platform_now(run)),
+                        applied_work(store, name), run.cfg.review, now)
     history = histories(store, name)
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
     controls = control_lines(store, name)
@@ -62,7 +75,8 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
         done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
                 for a in actions if a["worker_id"] == row["worker_id"]
                 and (row["kind"] == "worker" or a["assignment_id"] in ("", row["assignment_id"]))]
-        cards.append({**row, "n": n, "time_left": time_left(row["seconds_left"]), "captions": captions,
+        cards.append({**row, "n": n, "time_left": DECIDED.get(row["state"]) or time_left(row["seconds_left"]),
+                      "captions": captions,
                       "flags": item_flags(store, name, int(row["batch"]), row["worker_id"]),
                       "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
                       "controls": controls.get(row["worker_id"], ""), "done": done,
@@ -72,7 +86,7 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
             "choices": {"rule": sorted(set().union(*[rule_names(r) for r in queue["rules"]])),
                         "batch": sorted({str(b) for b in queue["batch"]}),
                         "worker": sorted(set(queue["worker_id"]))},
-            "counts": {"total": len(queue), "open": int((queue["decided"] == "").sum())},
+            "counts": {"total": len(queue), "open": int((queue["state"] == "open").sum())},
             "doubted": pooled.doubted()}
 
 

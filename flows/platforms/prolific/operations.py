@@ -21,7 +21,7 @@ from flows.platforms.operation_steps import each_call, finish_cancel
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.batches import prolific_client, record_submissions, stop_study
 from flows.platforms.prolific.extend import stop_key
-from flows.platforms.prolific.statuses import FINISHED
+from flows.platforms.prolific.statuses import FINISHED, PENDING
 
 OPEN = ("ACTIVE", "PAUSED")
 
@@ -125,12 +125,16 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     reconcile(run)
     stopped = sum(each_call(errors, f"stop {s['study_id']}", _stop, run, s) for s in _open_studies(run))
     studies = run.store.rows("SELECT study_id, batch FROM studies WHERE campaign = ?", [run.cfg.name])
-    finished = 0
+    finished = working = 0
     for study in studies:
         subs = each_call(errors, f"fetch {study['study_id']}", record_submissions, run, study["batch"],
                          study["study_id"]) or []
         finished += sum(s["status"] in FINISHED for s in subs)
+        working += sum(s["status"] in PENDING for s in subs)
     review_undecided(run, errors)
+    # a participant still working when the study stopped may yet finish: their decision waits for that
+    later = (f"; {working} participant(s) were still working: run `hitflow cancel` again once they finish, "
+             "to decide their work") if working else ""
     finish_cancel(run, errors, f"cancel: stopped {stopped} open study(ies); {finished} finished submission(s) "
-                               "reviewed by the campaign's policy")
-    return {"closed": stopped, "stopped": stopped, "finished": finished}
+                               f"reviewed by the campaign's policy{later}")
+    return {"closed": stopped, "stopped": stopped, "finished": finished, "still_working": working}

@@ -1,0 +1,96 @@
+"""A campaign planned on the first items of its file grows when a run asks for more (issue 57 point 3).
+
+A pilot (``hitflow run CONFIG --limit 20``) and then the full run (no ``--limit``, a larger one, or
+rows appended to the items file) is one campaign: the items already planned keep their batches, HITs
+and work (nothing is posted or paid twice), and the items after them are cut into new batches of their
+own, numbered after the last one, ``[campaign] batches`` of them as in a first plan. The batches posted
+already are never cut again (their QC statistics and blocking evidence are theirs); a custom page's
+new batches get control items not used before, at the same share. What cannot grow is refused as
+before: fewer items, items changed or reordered, ``--scale``, and evaluation studies (whose tasks are
+drawn from the whole item set at once).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NoReturn
+
+from flows.campaigns.campaign_plan import checked_items, plan_items, planned_items
+from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.core.run.run_context import Run
+from flows.custom.control_items import controls_note, used_controls
+
+
+def plan_or_grow(run: Run, limit: int | None = None, scale: int = 1) -> None:
+    """The campaign's plan: made once (flows/campaigns/campaign_plan.py), then resumed, grown or refused."""
+    if run.store.table("items").count_where("campaign = ?", [run.cfg.name]):
+        grow_or_refuse(run, limit, scale)
+    else:
+        plan_items(run, limit, scale)
+
+
+def grow_or_refuse(run: Run, limit: int | None, scale: int) -> None:
+    """Resume on the planned items, or add batches for the items asked for after them, or refuse."""
+    cfg, store = run.cfg, run.store
+    stored = store.rows("SELECT item_id, batch FROM items WHERE campaign = ? ORDER BY rowid", [cfg.name])
+    controls = used_controls(cfg, {r["item_id"] for r in stored})
+    planned = [r["item_id"] for r in stored if r["item_id"] not in controls]
+    asked = asked_items(cfg, limit, scale)
+    if asked == planned or (asked is None and len(planned) + len(controls) == planned_count(run, limit, scale)):
+        return  # the same items: resumed as it was
+    if asked is None or len(asked) <= len(planned) or asked[:len(planned)] != planned:
+        refuse(cfg, len(planned), len(controls), len(asked) if asked is not None else None)
+    first = max(int(r["batch"]) for r in stored) + 1
+    rows = new_rows(cfg, limit, len(planned), first, frozenset(controls))
+    with store.transaction():
+        store.table("items").insert_all(rows, pk=("campaign", "item_id"))
+        info = json.loads(store.rows("SELECT config_json FROM campaigns WHERE name = ?", [cfg.name])[0]["config_json"])
+        info.update(items=len(stored) + len(rows), batches=max(r["batch"] for r in rows))
+        store.table("campaigns").update(cfg.name, {"config_json": json.dumps(info), "status": "running"})
+    added = len(asked) - len(planned)
+    run.progress(f"plan: {cfg.name} grows by {added} item(s) after its {len(planned)} planned ones, in batch(es) "
+                 f"{first}-{max(r['batch'] for r in rows)}; the planned items keep their batches and are not "
+                 f"posted again{controls_note(len(rows) - added)}")
+
+
+def asked_items(cfg: CampaignConfig, limit: int | None, scale: int) -> list[str] | None:
+    """The ordinary item ids this run asks for, in file order; None when a plan of that kind cannot grow."""
+    if scale != 1 or cfg.study is not None:
+        return None
+    if cfg.task == "custom":
+        from flows.custom.custom_task import ordinary_items
+
+        ids = [r["item_id"] for r in ordinary_items(cfg)]
+    else:
+        ids = [r["image_id"] for r in checked_items(cfg)]
+    return ids[:limit] if limit else ids
+
+
+def planned_count(run: Run, limit: int | None, scale: int) -> int:
+    return planned_items(run.cfg, limit, scale)[0]
+
+
+def new_rows(cfg: CampaignConfig, limit: int | None, planned: int, first: int, used: frozenset[str]
+             ) -> list[dict[str, Any]]:
+    """The plan rows of the items after the first ``planned`` ones, in ``cfg.batches`` batches from ``first``."""
+    if cfg.task == "custom":
+        from flows.custom.custom_task import custom_item_plan
+
+        return custom_item_plan(cfg, limit, planned=planned, first_batch=first, used_controls=used)
+    items = list(checked_items(cfg))[planned:limit]
+    per_batch = -(-len(items) // cfg.batches)
+    return [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
+             "batch": first + i // per_batch, "hit_index": (i % per_batch) // cfg.images_per_hit}
+            for i, it in enumerate(items)]
+
+
+def refuse(cfg: CampaignConfig, planned: int, controls: int, asked: int | None) -> NoReturn:
+    what = f"{planned} item(s)" + (f" and {controls} control item(s)" if controls else "")
+    why = ("this run asks for a different set of items (--scale, or an evaluation study, whose tasks are drawn "
+           "from the whole item set, cannot grow)" if asked is None else
+           f"this run asks for {asked} item(s), not the planned ones followed by more (a smaller --limit, or the "
+           "items file's rows changed or reordered)")
+    raise ConfigError(f"campaign {cfg.name} was planned on {what}; {why}: run it as before to resume it (a larger "
+                      "--limit, or rows appended to the items file, adds batches for the new items), or pass "
+                      "--new-attempt to start a campaign of its own on the new items")

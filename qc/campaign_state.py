@@ -1,0 +1,84 @@
+"""What needs a person, what is decided and by whom, and when the platform pays by itself: one computation
+that every view shows (the run's lines, ``hitflow status`` and its JSON, the report, the ``ui`` overview and
+the review queue), so they cannot disagree (issue 57 point 2: they did, five ways).
+
+Inputs (plain pandas, no I/O):
+
+- ``queue``: :func:`qc.review_queue.build_queue`'s rows (:data:`qc.review_queue.QUEUE_COLUMNS`).
+- ``work``: every stored assignment: ``assignment_id, batch, auto_approval_time`` (the platform's epoch
+  seconds, NaN if unknown) and ``applied`` (what the platform was told of its decision, "" while none was
+  sent; an assignment without a decision is "").
+- ``held``: the batches held for a person (:mod:`flows.campaigns.batch_hold`), ``batch, why``.
+- ``mode``: the campaign's ``[policy] review`` (none, sample, flagged); ``now``: the platform's clock.
+
+:func:`item_states` gives each queue row its ``state``: ``open`` (a person's to decide; the run waits for it),
+``person`` (a person decided it), ``rules`` (the rules decided it and the platform was told: too late for a
+person), ``rules_next`` (``review = "none"``: the rules decide it next, without waiting; a person may first);
+and ``seconds_left`` before the platform pays it by itself, never negative, NaN once it is decided.
+:func:`campaign_state` sums it all, per batch and for the campaign.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+STATES = ("open", "person", "rules", "rules_next")
+
+
+def item_states(queue: pd.DataFrame, work: pd.DataFrame, mode: str, now: float) -> pd.DataFrame:
+    """The queue with ``state`` and ``seconds_left`` as the module docstring says."""
+    sent = dict(zip(work["assignment_id"], work["applied"].fillna("").astype(str), strict=True))
+    due = dict(zip(work["assignment_id"], pd.to_numeric(work["auto_approval_time"], errors="coerce"), strict=True))
+    out = queue.copy()
+    states, left = [], []
+    for row in out.itertuples():
+        if row.decided:
+            state = "person"
+        elif row.kind == "assignment" and sent.get(row.assignment_id, ""):
+            state = "rules"
+        elif row.kind == "worker" and str(row.auto_action) in ("block", "keep") and _batch_decided(work, row.batch):
+            state = "rules"  # the batch's block step ran on the rules' word
+        else:
+            state = "rules_next" if mode == "none" else "open"
+        states.append(state)
+        at = due.get(row.assignment_id, float("nan")) if row.kind == "assignment" else float("nan")
+        left.append(max(0.0, float(at) - now) if state in ("open", "rules_next") and pd.notna(at) else float("nan"))
+    out["state"], out["seconds_left"] = states, left
+    return out
+
+
+def _batch_decided(work: pd.DataFrame, batch: Any) -> bool:
+    mine = work[work["batch"].astype(int) == int(batch)]
+    return bool(len(mine)) and bool((mine["applied"].fillna("").astype(str) != "").all())
+
+
+def campaign_state(items: pd.DataFrame, work: pd.DataFrame, held: pd.DataFrame, now: float) -> dict[str, Any]:
+    """``needs_person`` (open queue items plus held batches), the counts by state, the assignments no
+    decision reached the platform for (``undecided``), and ``auto_approval_in_s`` (the soonest of those,
+    never negative; None when none is due), for the campaign and ``by_batch``."""
+    pending = work[work["applied"].fillna("").astype(str) == ""]
+    due = pd.to_numeric(pending["auto_approval_time"], errors="coerce")
+    batches = sorted({int(b) for frame in (work, items, held) for b in frame["batch"]})
+
+    def one(scope_items: pd.DataFrame, scope_pending: pd.DataFrame, scope_due: pd.Series, holds: int
+            ) -> dict[str, Any]:
+        counts = {s: int((scope_items["state"] == s).sum()) for s in STATES}
+        soonest = scope_due.min() if len(scope_due) else float("nan")
+        return {"needs_person": counts["open"] + holds, **counts, "held": holds, "undecided": len(scope_pending),
+                "auto_approval_in_s": None if pd.isna(soonest) else round(max(0.0, float(soonest) - now))}
+
+    by_batch = {}
+    for b in batches:
+        mask = pending["batch"].astype(int) == b
+        by_batch[b] = one(items[items["batch"].astype(int) == b], pending[mask], due[mask],
+                          int((held["batch"].astype(int) == b).sum()))
+    return {**one(items, pending, due, len(held)), "by_batch": by_batch}
+
+
+def state_words(state: dict[str, Any]) -> str:
+    """The one line every text view prints: "needs a person: 3 (2 review item(s) open, 1 held batch)"..."""
+    parts = [f"{state['open']} review item(s) open"] if state["open"] else []
+    parts += [f"{state['held']} held batch(es)"] if state["held"] else []
+    return f"needs a person: {state['needs_person']}" + (f" ({', '.join(parts)})" if parts else "")

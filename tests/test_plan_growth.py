@@ -1,0 +1,101 @@
+"""A pilot grows into the full run (issue 57 point 3): ``hitflow run CONFIG --limit 20`` and then the
+same command without the limit is one campaign; the new items get new batches, the pilot's items are
+posted and paid once.
+
+Found by hand: the full run after a pilot of 20 was refused ("planned on 23 item(s)": 3 control items
+the pilot added without a word), and ``--new-attempt`` paid for the pilot's items again."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bench.answers_accuracy import project
+from flows.core.ledger.store import Store
+from tests.small_configs import small_vizwiz
+from tests.test_cancel_resume import hitflow
+
+
+def sentiment(tmp_path: Path, items: int) -> Path:
+    """A custom sentiment page with 20% control items, 5 a page, 3 batches of 5 workers an item."""
+    config = project(tmp_path, items, 0, 0.2)
+    config.write_text(config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5"),
+                      encoding="utf-8")
+    return config
+
+
+def work_per_item(store: Store, campaign: str) -> Counter[str]:
+    """How many assignments (each paid or rejected once) covered each item, from the HITs' own item lists."""
+    hits = {h["hit_id"]: json.loads(h["item_ids"]) for h in store.rows(
+        "SELECT hit_id, item_ids FROM hits WHERE campaign = ?", [campaign])}
+    count: Counter[str] = Counter()
+    for a in store.rows("SELECT hit_id FROM assignments WHERE campaign = ? AND batch > 0", [campaign]):
+        count.update(hits[a["hit_id"]])
+    return count
+
+
+def test_a_pilot_of_20_grows_to_69_items_each_paid_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    config, ledger = sentiment(tmp_path, 69), str(tmp_path / "h.db")
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--limit", "20") == 0
+    pilot = capsys.readouterr().out
+    store = Store(ledger)
+    pilot_hits = store.rows("SELECT hit_id, batch, item_ids FROM hits WHERE campaign = 'sentiment' ORDER BY hit_id")
+    pilot_controls = {r["item_id"] for r in store.rows("SELECT item_id FROM items")} & controls
+    assert f"plan: 20 item(s) in 3 batch(es); {len(pilot_controls)} control item(s) with known answers" in pilot
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
+    grown = capsys.readouterr().out
+    items = store.rows("SELECT item_id, batch FROM items WHERE campaign = 'sentiment'")
+    new_controls = {r["item_id"] for r in items if r["batch"] > 3} & controls
+    assert "plan: sentiment grows by 49 item(s) after its 20 planned ones, in batch(es) 4-6" in grown, grown
+    assert f"{len(new_controls)} control item(s) with known answers are mixed in" in grown
+    assert new_controls and not new_controls & pilot_controls  # a control is used once
+    ordinary = [f"r{k:05d}" for k in range(69)]
+    assert sorted(r["item_id"] for r in items if r["item_id"] not in controls) == ordinary
+    # the pilot's HITs are the pilot's, untouched; no HIT after it shows a pilot item
+    assert store.rows("SELECT hit_id, batch, item_ids FROM hits WHERE campaign = 'sentiment' AND batch <= 3 "
+                      "ORDER BY hit_id") == pilot_hits
+    assert store.table("hits").count_where("batch > 3 AND item_ids LIKE '%r0001_%'") == 0  # r00010-r00019
+    per_item = work_per_item(store, "sentiment")
+    assert {per_item[i] for i in ordinary} == {5}  # every item worked (and paid or rejected) 5 times, not 10
+    assert {per_item[i] for i in pilot_controls | new_controls} == {5}
+    creates = store.rows("SELECT idem_key FROM ledger WHERE campaign = 'sentiment' "
+                         "AND operation = 'CreateHITWithHITType'")
+    assert len(creates) == store.table("hits").count_where("campaign = 'sentiment'")  # one call a HIT
+    paid = Counter(json.loads(e["params"])["AssignmentId"] for e in store.rows(
+        "SELECT params FROM ledger WHERE campaign = 'sentiment' AND operation IN ('ApproveAssignment', "
+        "'RejectAssignment')"))
+    assert set(paid.values()) == {1} and len(paid) == store.table("assignments").count_where("batch > 0")
+    answers = pd.read_csv(tmp_path / "runs" / "sentiment" / "answers.csv", dtype=str)
+    assert sorted(answers["item_id"]) == ordinary
+    # run again: nothing more; a smaller run is refused in one line, nothing posted
+    calls = store.table("ledger").count_where("campaign = 'sentiment'")
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0
+    assert "plan: " not in capsys.readouterr().out  # nothing planned again
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--limit", "30") == 2
+    said = capsys.readouterr().err
+    assert f"planned on 69 item(s) and {len(pilot_controls | new_controls)} control item(s); this run asks " \
+           "for 30 item(s)" in said, said
+    assert store.table("ledger").count_where("campaign = 'sentiment'") == calls
+
+
+def test_rows_appended_to_a_caption_campaign_s_items_get_batches_of_their_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    config, ledger = small_vizwiz(tmp_path, items=3), str(tmp_path / "h.db")
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0
+    small_vizwiz(tmp_path, items=5)  # two rows appended to the items file
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
+    assert "grows by 2 item(s) after its 3 planned ones, in batch(es) 4-5" in capsys.readouterr().out
+    store = Store(ledger)
+    assert {r["batch"]: r["n"] for r in store.rows("SELECT batch, count(*) AS n FROM hits GROUP BY batch")} == \
+        {1: 1, 2: 1, 3: 1, 4: 1, 5: 1}
+    assert set(work_per_item(store, "vizwiz_captions").values()) == {5}
+    dataset = pd.read_csv(tmp_path / "runs" / "vizwiz_captions" / "dataset.raw.csv")
+    assert dataset.groupby("image_id").size().tolist() == [5] * 5
