@@ -28,8 +28,12 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ["PREFECT_HOME"]) / os.environ["PYTEST_XDIST_WORKER"])
 
 from flows.sim.server import SimServer
+from tests import reaper
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, prefect_server
+
+RUN_MARK = reaper.install()  # SIGTERM/SIGHUP as Ctrl-C; the first process ends what the run left (tests/reaper.py)
+pytest_plugins = ["tests.cpu_record"]  # records CPU per test when HITFLOW_TEST_CPU names a file
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -130,6 +134,23 @@ def page(browser):
     context.close()
 
 
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Name a failure when it happens, not only in the summary at the end of a long run (in the xdist
+    controller, which hears every worker's reports; a worker prints nothing)."""
+    terminal = _config.pluginmanager.get_plugin("terminalreporter") if _config else None
+    if report.failed and not os.environ.get("PYTEST_XDIST_WORKER") and terminal is not None:
+        where = f" ({report.when})" if report.when != "call" else ""
+        terminal.write("\n")  # after the progress letter of this very report
+        terminal.write_line(f"{'FAILED' if report.when == 'call' else 'ERROR'} {report.nodeid}{where}", red=True)
+
+
+_config: pytest.Config | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _config
+    _config = config
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
