@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -10,6 +11,7 @@ import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
@@ -153,6 +155,24 @@ def pytest_configure(config: pytest.Config) -> None:
     _config = config
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> None:
+    """Before each file's first test, what is alive (the suite's modules, Prefect, pandas...: ~730,000
+    objects in a worker) goes to the garbage collector's permanent generation (``gc.freeze``), where a
+    full collection no longer walks it: each cost ~0.47 s of CPU in a worker's heap, and every campaign
+    run calls two (flows/driver/campaign_run.py hands the simulator's memory back), besides Python's own.
+    What is garbage goes first (``gc.collect``), so only live objects are kept; a test's own objects are
+    created after the freeze and collected as always."""
+    global _frozen_before
+    if item.path != _frozen_before:
+        _frozen_before = item.path
+        gc.collect()
+        gc.freeze()
+
+
+_frozen_before: Path | None = None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with a test marked ``slow`` first, whole (a module's fixtures are set up once), the
     rest in their order. The Makefile's ``--dist loadfile --no-loadscope-reorder`` hands files to
@@ -161,17 +181,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path not in slow_files)  # a stable sort: file order kept
 
 
+class _KeptSpellingIndex:
+    """``spelling_index`` without its ``cache_clear``: a run's outputs clear the index (~70 MB) for the
+    runs of a long-lived process that will not spell again; a test process runs hundreds of campaigns,
+    each of which loaded it again from disk (the word list's JSON, its hash, the arrays: ~0.5 s CPU)."""
+
+    def __init__(self, load: Any) -> None:
+        self.load = load
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load(*args, **kwargs)
+
+    def cache_clear(self) -> None:
+        """Kept for the process: the tests of flows' memory are in bench/ (bench.scale)."""
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _spelling_index_from_disk() -> Iterator[None]:
     """Pure spelling code builds its index in memory (seconds, per process); the tests share the
-    same index as flows/ keeps it on disk, loaded only by a test that spells."""
+    same index as flows/ keeps it on disk, loaded only by a test that spells, once per process."""
+    import flows.campaigns.outputs as outputs
     import postprocess.spellcheck as spelling
     from flows.core.outputs.spelling_cache import spelling_index
 
-    built_in_memory = spelling.default_index
-    spelling.default_index = spelling_index  # type: ignore[assignment]
-    yield
-    spelling.default_index = built_in_memory
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spelling, "default_index", spelling_index)
+        patch.setattr(outputs, "spelling_index", _KeptSpellingIndex(spelling_index))
+        yield
 
 
 @pytest.fixture(autouse=True)
