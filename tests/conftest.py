@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -10,6 +11,7 @@ import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
@@ -28,8 +30,12 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ["PREFECT_HOME"]) / os.environ["PYTEST_XDIST_WORKER"])
 
 from flows.sim.server import SimServer
+from tests import reaper
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, prefect_server
+
+RUN_MARK = reaper.install()  # SIGTERM/SIGHUP as Ctrl-C; the first process ends what the run left (tests/reaper.py)
+pytest_plugins = ["tests.cpu_record"]  # records CPU per test when HITFLOW_TEST_CPU names a file
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -131,6 +137,41 @@ def page(browser):
 
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Name a failure when it happens, not only in the summary at the end of a long run (in the xdist
+    controller, which hears every worker's reports; a worker prints nothing)."""
+    terminal = _config.pluginmanager.get_plugin("terminalreporter") if _config else None
+    if report.failed and not os.environ.get("PYTEST_XDIST_WORKER") and terminal is not None:
+        where = f" ({report.when})" if report.when != "call" else ""
+        terminal.write("\n")  # after the progress letter of this very report
+        terminal.write_line(f"{'FAILED' if report.when == 'call' else 'ERROR'} {report.nodeid}{where}", red=True)
+
+
+_config: pytest.Config | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _config
+    _config = config
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> None:
+    """Before each file's first test, what is alive (the suite's modules, Prefect, pandas...: ~730,000
+    objects in a worker) goes to the garbage collector's permanent generation (``gc.freeze``), where a
+    full collection no longer walks it: each cost ~0.47 s of CPU in a worker's heap, and every campaign
+    run calls two (flows/driver/campaign_run.py hands the simulator's memory back), besides Python's own.
+    What is garbage goes first (``gc.collect``), so only live objects are kept; a test's own objects are
+    created after the freeze and collected as always."""
+    global _frozen_before
+    if item.path != _frozen_before:
+        _frozen_before = item.path
+        gc.collect()
+        gc.freeze()
+
+
+_frozen_before: Path | None = None
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with a test marked ``slow`` first, whole (a module's fixtures are set up once), the
@@ -140,17 +181,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path not in slow_files)  # a stable sort: file order kept
 
 
+class _KeptSpellingIndex:
+    """``spelling_index`` without its ``cache_clear``: a run's outputs clear the index (~70 MB) for the
+    runs of a long-lived process that will not spell again; a test process runs hundreds of campaigns,
+    each of which loaded it again from disk (the word list's JSON, its hash, the arrays: ~0.5 s CPU)."""
+
+    def __init__(self, load: Any) -> None:
+        self.load = load
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load(*args, **kwargs)
+
+    def cache_clear(self) -> None:
+        """Kept for the process: the tests of flows' memory are in bench/ (bench.scale)."""
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _spelling_index_from_disk() -> Iterator[None]:
     """Pure spelling code builds its index in memory (seconds, per process); the tests share the
-    same index as flows/ keeps it on disk, loaded only by a test that spells."""
+    same index as flows/ keeps it on disk, loaded only by a test that spells, once per process."""
+    import flows.campaigns.outputs as outputs
     import postprocess.spellcheck as spelling
     from flows.core.outputs.spelling_cache import spelling_index
 
-    built_in_memory = spelling.default_index
-    spelling.default_index = spelling_index  # type: ignore[assignment]
-    yield
-    spelling.default_index = built_in_memory
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spelling, "default_index", spelling_index)
+        patch.setattr(outputs, "spelling_index", _KeptSpellingIndex(spelling_index))
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,11 +56,26 @@ def first_difference(a: bytes, b: bytes) -> str:
     return f"{len(a)} bytes != {len(b)} bytes"
 
 
+@pytest.fixture(scope="module")
+def first_rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, dict[str, bytes]]]:
+    """Per route, one rehearsal without Prefect (its config and outputs), made when first asked and
+    compared with both a second rehearsal and the Prefect run: each test still runs a fresh campaign
+    of its own against it, one run fewer per route than each test making its own first."""
+    made: dict[str, tuple[Path, dict[str, bytes]]] = {}
+
+    def first(platform: str) -> tuple[Path, dict[str, bytes]]:
+        if platform not in made:
+            folder = tmp_path_factory.mktemp(f"first-{platform}")
+            config = small_vizwiz(folder, items=30)
+            made[platform] = config, rehearse(config, folder / "a", platform)
+        return made[platform]
+    return first
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
-def test_two_rehearsals_with_one_seed_write_the_same_bytes(tmp_path: Path, platform: str) -> None:
-    config = small_vizwiz(tmp_path, items=30)
-    first = rehearse(config, tmp_path / "a", platform)
+def test_two_rehearsals_with_one_seed_write_the_same_bytes(tmp_path: Path, platform: str, first_rehearsal) -> None:
+    config, first = first_rehearsal(platform)
     second = rehearse(config, tmp_path / "b", platform)
     assert_same(first, second)
     assert b"2026-01-05" in first["report.html"]  # the config's virtual clock, not today's date
@@ -76,11 +92,11 @@ def test_the_config_sets_the_virtual_clock(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.prefect
 @pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
-def test_prefect_and_no_prefect_write_the_same_bytes(tmp_path: Path, on_prefect_server: str, platform: str) -> None:
+def test_prefect_and_no_prefect_write_the_same_bytes(tmp_path: Path, on_prefect_server: str, platform: str,
+                                                     first_rehearsal) -> None:
     from flows.driver.campaign_flow import campaign_flow  # here: only a Prefect test imports it
 
-    config = small_vizwiz(tmp_path, items=30)
-    plain = rehearse(config, tmp_path / "a", platform)
+    config, plain = first_rehearsal(platform)
     root = tmp_path / "b"
     state = campaign_flow()(config_path=str(config), db_path=str(root / "h.db"), out_root=str(root / "out"),
                             limit=30, platform=platform, return_state=True)

@@ -49,3 +49,30 @@ def test_help_and_config_loading_import_no_heavy_library() -> None:
     # the review demo imported run_campaign through the Prefect flow module: Prefect and its server, ~7 s CPU
     assert seen["after_review"] == [], f"the review demo's modules imported {seen['after_review']}"
     assert not seen["scipy_stats"], "hitflow run's modules imported scipy.stats (~1.5 s CPU)"
+
+
+_AGGREGATE = """
+import contextlib, io, json, sys
+from flows.cli.main import main
+
+with contextlib.redirect_stdout(io.StringIO()) as shown:
+    code = main(["aggregate", sys.argv[1], "--out", sys.argv[2]])
+print(json.dumps({{"code": code, "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})}}))
+"""
+
+
+def test_aggregate_imports_no_statistics_library(tmp_path: Path) -> None:
+    # `hitflow aggregate` on a small file cost 2.1 s of CPU, 1.5 s of it the study analysis' statistics
+    # libraries (pingouin, statsmodels, scipy.stats) for a five-line filter, and the adaptive replay's
+    # scipy.special (issue 57 point 5; bench/cli_startup.py measures the command)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item_id,worker_id,label\n" + "".join(f"i{i},w{w},{'ab'[(i + w) % 2]}\n"
+                                                            for i in range(4) for w in range(3)))
+    heavy = {*HEAVY, "pingouin", "scipy"}
+    child = _AGGREGATE.format(heavy=heavy)
+    done = subprocess.run([sys.executable, "-c", child, str(labels), str(tmp_path / "answers.csv")], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["code"] == 0 and (tmp_path / "answers.csv").read_text().count("\n") == 5  # 4 items answered
+    assert seen["loaded"] == [], f"hitflow aggregate imported {seen['loaded']}"

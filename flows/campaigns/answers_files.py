@@ -9,27 +9,27 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
-from postprocess.adaptive import Replay, StoppingRule, replay, saving
+from flows.studies.excluded import without_excluded
 from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate, aggregate_scored
 from postprocess.calibration import scored
 from postprocess.skill_prior import SkillPrior
 from qc.control_items import trusted_controls
 from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
+if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone (issue 57 point 5)
+    from postprocess.adaptive import Replay, StoppingRule
+
 WORKERS_FILE = "workers.csv"
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
     """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns."""
-    # imported here: flows.studies.analysis brings the statistics libraries, which a campaign's outputs do not need
-    from flows.studies.analysis import without_excluded
-
     frame = without_excluded(read_csv_frame(path, what="the labels file", delimiter="auto"))
     if columns:
         absent = [c for c in columns if c not in frame.columns]
@@ -161,6 +161,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
     time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
     the answers from every label (``sweep`` in the summary)."""
+    from postprocess.adaptive import replay, saving
+
     frame = _with_seconds(path, read_labels(path, columns), seconds_column)
     _check_gold(path, frame, gold_column)
     gold = _gold(frame, gold_column) if gold_column else None
@@ -182,6 +184,8 @@ def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tupl
     file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
     against ``gold``. How a requester picks a confidence from an old batch before spending. ``at_rule``:
     the replay at ``rule.confidence`` if already made (it is not made again)."""
+    from postprocess.adaptive import replay, saving
+
     full = aggregate(frame, rule.method).answers.set_index(["item_id", "field"])["label"]
     rows = []
     for confidence in (None, *confidences):

@@ -11,6 +11,7 @@ import pandas as pd
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
 from flows.studies.evaluation_readers import read_evaluation
+from flows.studies.excluded import without_excluded
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary
 from postprocess.pairwise_stats import pairwise_summary, undo_order
@@ -23,17 +24,6 @@ KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
 
 def read_table(path: Path) -> pd.DataFrame:
     return read_csv_frame(path, what="the analysis input")
-
-
-EXCLUDED = "excluded"  # a study's judgements.csv marks screened-out participants' rows 1 here
-
-
-def without_excluded(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows not marked excluded (all rows of a table without the column)."""
-    if EXCLUDED not in frame.columns:
-        return frame
-    marked = frame[EXCLUDED].astype(str).str.strip().str.lower().isin(("1", "true", "yes"))
-    return frame[~marked].drop(columns=EXCLUDED)
 
 
 def analyze(kind: str, path: Path, reader: str = "", level: str = "nominal",
