@@ -60,7 +60,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
 
 from postprocess.answers import judgements
 from postprocess.skill_prior import SkillPrior
@@ -257,6 +256,8 @@ def _mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> 
 def _log_evidence(alpha: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Per worker: the log probability of their (expected) counts under Dirichlet pseudo-counts ``alpha``,
     row by row (Dirichlet-multinomial), without the multinomial coefficient, which both parts share."""
+    from scipy.special import gammaln  # here: only the typical prior needs it, and `hitflow aggregate` starts faster
+
     rows = gammaln(alpha.sum(axis=2)) - gammaln(alpha.sum(axis=2) + seen.sum(axis=2))
     return (rows + (gammaln(alpha + seen) - gammaln(alpha)).sum(axis=2)).sum(axis=1)
 

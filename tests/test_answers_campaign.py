@@ -150,8 +150,9 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     (tmp_path / "config" / "controls.csv").write_text("item_id,field,answer\nphoto-001,has_text,yes\n",
                                                       encoding="utf-8")
     config = tmp_path / "config" / "demo_task.toml"
-    config.write_text(config.read_text(encoding="utf-8") + '\n[answers]\ncontrols = "controls.csv"\n',
-                      encoding="utf-8")
+    # the scaffold's own [answers] table (every key commented) takes the key, as a user uncomments it
+    config.write_text(config.read_text(encoding="utf-8").replace('# controls = "demo_task_controls.csv"',
+                                                                 'controls = "controls.csv"'), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert main(["run", "config/demo_task.toml", "--no-prefect"]) == 0
     out = tmp_path / "runs" / "demo_task"
