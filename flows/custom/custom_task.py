@@ -25,7 +25,6 @@ from flows.core.pages.templates import page_items, render_source, safe_url
 from flows.custom.control_items import control_rows, mix_controls, read_controls
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
-from flows.platforms.targets import sim_browser_missing, sim_browser_trial
 from qc.form_constraints import Spec, describe_rules
 
 MAX_TEMPLATE_BYTES = 2 * 2**20  # a page template; the starter page is 2 KB
@@ -172,6 +171,9 @@ def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list
     problem when an honest worker in Chromium cannot submit it (every worker would give it back)."""
     if sim_workers(setting, source) != "browser":
         return "", []
+    # here, not at the top: `hitflow qc` imports this module and must not load the ledger's database drivers
+    from flows.platforms.targets import sim_browser_missing, sim_browser_trial
+
     if missing := sim_browser_missing():
         return (f"simulated workers: form-reading, NOT in a browser: {missing}; the page's own script is not run "
                 "in this rehearsal, so what it checks or writes is not rehearsed"), []
