@@ -22,7 +22,7 @@ from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
-from flows.custom.page_check import QUESTION_XML
+from flows.custom.page_check import QUESTION_XML, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
@@ -88,6 +88,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     if answer_key:
         _raise(origin, [(1, "--answer-key goes with a QuestionForm; this page is HTML: leave it out, or score "
                             "answers with [qc] rules")], 0)
+    _raise(origin, server_side_blocks(content), offset)  # PHP, ASP, other engines' tags: each block named
     converted = convert_placeholders(content)
     _raise(origin, converted.problems, offset)
     title = _title(content)
