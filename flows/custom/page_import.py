@@ -13,6 +13,7 @@ What cannot be converted is listed line by line with the fix, and nothing is wri
 
 from __future__ import annotations
 
+import functools
 import html as html_text
 import re
 import xml.etree.ElementTree as ET
@@ -27,6 +28,7 @@ from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.question_form_page import question_form_page
+from flows.custom.submit_checks import submit_checks
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
@@ -106,9 +108,11 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     scripted = scripts_write_fields(body)
     if crowd:
         notes.append(f"{origin}: note: a page of MTurk's crowd elements: it extends _crowd_page.html.j2, whose "
-                     "<crowd-form> posts taskAnswers and whose own script draws the elements (MTurk's is not loaded)")
+                     "<crowd-form> posts taskAnswers and whose own script draws the elements (MTurk's is not loaded); "
+                     "check that `hitflow run --dry-run` lists every element's answer")
     if not FIELD_TAG.search(body) and not scripted:
-        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element)")
+        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element); "
+                     "add a named one, or check that the page's script writes one")
     return ImportedPage(body, converted.columns, title, notes, scripted=scripted, crowd=crowd,
                         instructions=instructions)
 
@@ -189,18 +193,20 @@ def restructure(page: str) -> tuple[str, list[str]]:
     clicks = [html_text.unescape(c.group(2)) for b in submits if (c := ONCLICK.search(b.group(0)))]
     if FORM_OPEN.search(body) or submits:
         notes.append("the page's own <form> and submit button were dropped: hitflow's page has the form "
-                     "(its action and MTurk's session fields) and one Submit button")
+                     "(its action and MTurk's session fields) and one Submit button; check that `hitflow run "
+                     "--dry-run` lists every field the page had")
     if handlers or clicks:  # the page's own checks still guard the submit
         notes.append(f"the page's own submit check{'s' if len(handlers + clicks) > 1 else ''} (the form's "
-                     "onsubmit, the submit button's onclick) now run when hitflow's form is submitted; "
-                     "`return false` still stops it")
+                     "onsubmit, the submit button's onclick) now run when hitflow's form is submitted in a browser "
+                     "(`return false` still stops it); check each line below on what it enforces")
     handlers += clicks
     body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
+    body = _checks_as_rules(body, handlers, notes)
     body, names = rename_fields(body)
     dropped = [f for f in MTURK_SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
         notes.append(f"MTurk's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
-                     "hitflow's page carries the session itself")
+                     "hitflow's page carries the session itself; check that no script of the page reads them")
     body = retarget_scripts(body, names, [f.group(1) for f in form_ids if f])
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
@@ -226,11 +232,45 @@ def _body_of(page: str) -> tuple[str, list[str]]:
             .replace("</", "<\\/") + " });\n</script>\n") if onload else ""
     others = sorted(set(re.findall(r"\b([a-z-]+)\s*=", m.group(1), re.I)) - {"onload"})
     if onload:
-        notes.append("the <body>'s onload now runs as a load listener (hitflow's page has its own <body>)")
+        notes.append("the <body>'s onload now runs as a load listener (hitflow's page has its own <body>); check "
+                     "that it still does its work once hitflow's own scripts have run")
     if others:
         notes.append(f"the <body>'s {', '.join(others)} dropped: hitflow's page has its own <body>; put them "
                      "on an element around the page's content")
     return "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + kept + m.group(2) + rest, notes
+
+
+def _checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
+    """Each submit check the handlers make (flows/custom/submit_checks.py): "a field is empty" becomes
+    ``required`` on its controls; any other is named by what it enforces, for the user to check."""
+    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := re.search(r"\bid\s*=\s*[\"']?([\w-]+)", tag[0]))
+           and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
+    for check in submit_checks(handlers, "\n".join(m.group(2) for m in SCRIPT.finditer(body)), ids):
+        said = f" (it says {check.message!r})" if check.message else ""
+        if check.rules:
+            for rule in check.rules:
+                body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
+            rules = ", ".join(f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
+            notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
+                         "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
+                         "check meant")
+        else:
+            notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
+                         "person's browser runs it, hitflow's QC and form-reading simulated workers do not; re-express "
+                         "it as page rules (required, pattern, min/max, data-min-selections) or check the answers "
+                         "for it ([target] sim_workers = \"browser\" rehearses it)")
+    return body
+
+
+def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
+    """The control with the rule's attribute (``required``, ``max="10"``) if it is the rule's field's
+    and has none already."""
+    tag, (field, attr, value) = control.group(0), rule
+    m = NAME_ATTR.search(tag)
+    name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
+    if name != field or re.search(rf"\s{attr}\b", tag, re.I):
+        return tag
+    return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)
 
 
 def _submit_listener(code: str) -> str:
