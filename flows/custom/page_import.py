@@ -13,7 +13,6 @@ What cannot be converted is listed line by line with the fix, and nothing is wri
 
 from __future__ import annotations
 
-import functools
 import html as html_text
 import re
 import xml.etree.ElementTree as ET
@@ -27,25 +26,23 @@ from flows.custom.page_check import QUESTION_XML, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
 from flows.custom.question_form_page import question_form_page
-from flows.custom.submit_checks import submit_checks
+from flows.custom.submit_checks import checks_as_rules
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
 CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
-FIELD_TAG = re.compile(r"<(input|textarea|select|crowd-[a-z-]+)\b[^>]*>", re.I)  # crowd-*: MTurk's elements
 # a crowd-form, or an element MTurk documents as self-contained (its own submit, no crowd-form around it)
 CROWD_PAGE = re.compile(r"<(?:crowd-form|" + "|".join(SELF_CONTAINED) + r")\b", re.I)
 # <crowd-form> and its submit button, MTurk's element script: _crowd_page.html.j2 has its own of each
 CROWD_FRAME = re.compile(r"</?crowd-form\b[^>]*>|<crowd-button\b[^>]*\bform-action\s*=\s*[\"']?submit[^>]*>.*?"
                          r"</crowd-button\s*>|<script\b[^>]*\bsrc\s*=\s*[\"'][^\"']*crowd-html-elements[^>]*>\s*"
                          r"</script\s*>", re.I | re.S)
-NAME_ATTR = re.compile(r"""(\bname\s*=\s*)(?:(["'])(?P<quoted>.*?)\2|(?P<bare>[^\s>"']+))""", re.I | re.S)
 FORM_OPEN = re.compile(r"<form\b([^>]*)>", re.I)
 FORM_CLOSE = re.compile(r"</form\s*>", re.I)
 SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button\b[^>]*\btype\s*=\s*[\"']?submit"
                     r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
-SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
 CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
@@ -201,7 +198,7 @@ def restructure(page: str) -> tuple[str, list[str]]:
                      "(`return false` still stops it); check each line below on what it enforces")
     handlers += clicks
     body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
-    body = _checks_as_rules(body, handlers, notes)
+    body = checks_as_rules(body, handlers, notes)
     body, names = rename_fields(body)
     dropped = [f for f in MTURK_SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
@@ -238,39 +235,6 @@ def _body_of(page: str) -> tuple[str, list[str]]:
         notes.append(f"the <body>'s {', '.join(others)} dropped: hitflow's page has its own <body>; put them "
                      "on an element around the page's content")
     return "".join(a.group(0) + "\n" for a in HEAD_ASSETS.finditer(head)) + kept + m.group(2) + rest, notes
-
-
-def _checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
-    """Each submit check the handlers make (flows/custom/submit_checks.py): "a field is empty" becomes
-    ``required`` on its controls; any other is named by what it enforces, for the user to check."""
-    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := re.search(r"\bid\s*=\s*[\"']?([\w-]+)", tag[0]))
-           and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
-    for check in submit_checks(handlers, "\n".join(m.group(2) for m in SCRIPT.finditer(body)), ids):
-        said = f" (it says {check.message!r})" if check.message else ""
-        if check.rules:
-            for rule in check.rules:
-                body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
-            rules = ", ".join(f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
-            notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
-                         "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
-                         "check meant")
-        else:
-            notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
-                         "person's browser runs it, hitflow's QC and form-reading simulated workers do not; re-express "
-                         "it as page rules (required, pattern, min/max, data-min-selections) or check the answers "
-                         "for it ([target] sim_workers = \"browser\" rehearses it)")
-    return body
-
-
-def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
-    """The control with the rule's attribute (``required``, ``max="10"``) if it is the rule's field's
-    and has none already."""
-    tag, (field, attr, value) = control.group(0), rule
-    m = NAME_ATTR.search(tag)
-    name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
-    if name != field or re.search(rf"\s{attr}\b", tag, re.I):
-        return tag
-    return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)
 
 
 def _submit_listener(code: str) -> str:

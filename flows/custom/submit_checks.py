@@ -13,8 +13,11 @@ name, or ``form.<name>``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
 
 IF = re.compile(r"\bif\s*\(")
 STOPS = re.compile(r"return\s+false|preventDefault\s*\(|\balert\s*\(")
@@ -144,3 +147,36 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
         if (m := re.match(shape, part)) and (name := _ref_name(m, ids)):
             return (name, "required", "")
     return None
+
+
+def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
+    """Each submit check the handlers make (flows/custom/submit_checks.py): "a field is empty" becomes
+    ``required`` on its controls; any other is named by what it enforces, for the user to check."""
+    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := re.search(r"\bid\s*=\s*[\"']?([\w-]+)", tag[0]))
+           and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
+    for check in submit_checks(handlers, "\n".join(m.group(2) for m in SCRIPT.finditer(body)), ids):
+        said = f" (it says {check.message!r})" if check.message else ""
+        if check.rules:
+            for rule in check.rules:
+                body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
+            rules = ", ".join(f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
+            notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
+                         "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
+                         "check meant")
+        else:
+            notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
+                         "person's browser runs it, hitflow's QC and form-reading simulated workers do not; re-express "
+                         "it as page rules (required, pattern, min/max, data-min-selections) or check the answers "
+                         "for it ([target] sim_workers = \"browser\" rehearses it)")
+    return body
+
+
+def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
+    """The control with the rule's attribute (``required``, ``max="10"``) if it is the rule's field's
+    and has none already."""
+    tag, (field, attr, value) = control.group(0), rule
+    m = NAME_ATTR.search(tag)
+    name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
+    if name != field or re.search(rf"\s{attr}\b", tag, re.I):
+        return tag
+    return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)
