@@ -230,7 +230,7 @@ bench-adaptive-campaign-prolific: $(STAMP)
 # simulated workers' throughput on a script-built page: headless Chromium vs reading the form
 # (N HITs x 5 assignments each way); writes bench/results-browser.json (about a minute)
 bench-browser-workers: $(STAMP) browser-deps
-	$(BIN)/python -m bench.browser_workers $(or $(HITS),20)
+	$(BIN)/python -m bench.browser_workers $(or $(HITS),20) $(PAGE)
 
 # the text-telemetry recorder's handler time per real keystroke in Chromium, p50/p99 (docs/telemetry.md)
 bench-telemetry: $(STAMP) browser-deps

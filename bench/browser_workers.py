@@ -1,7 +1,9 @@
 """Simulated workers' throughput, browser vs form-reading (``make bench-browser-workers``).
 
 The page is tests/pages_wild/script_json_answer.html imported with ``hitflow new --from`` (its
-script writes a JSON answer on submit). N HITs of 5 assignments are posted to an in-process
+script writes a JSON answer on submit), or the page given second (``make bench-browser-workers
+HITS=8 PAGE=tests/pages_wild/keylog_summary.html``: a box typed key by key, issue 58); every column
+the page reads gets one of four sentences. N HITs of 5 assignments are posted to an in-process
 simulator with the page marked for browser workers, then again marked for form-reading workers;
 the clock is moved three days, which waits until every page taken was worked. Throughput is
 answered assignments per wall-clock second from the first CreateHIT to the last answer; the
@@ -33,12 +35,14 @@ SENTENCES = ["Alice met Bob in Paris at the Acme office.", "The river was cold i
              "Unesco listed the old town of Bergen in 1979.", "Maria flew from Lima to Tokyo."]
 
 
-def pages(n: int) -> list[str]:
+def pages(n: int, page: Path = PAGE) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
-        scaffold_from("bench_page", PAGE, Path(tmp))
+        scaffold_from("bench_page", page, Path(tmp))
         cfg = load_config(Path(tmp) / "config" / "bench_page.toml")
-        return [custom_page(cfg, [{"item_id": f"s{k}", "image_id": f"s{k}", "sentence": SENTENCES[k % 4]}])
-                for k in range(n)]
+        header = (Path(tmp) / "config" / "bench_page_items.csv").read_text(encoding="utf-8").splitlines()[0]
+        columns = [c for c in header.split(",") if c != "item_id"]
+        return [custom_page(cfg, [{"item_id": f"s{k}", "image_id": f"s{k}",
+                                   **dict.fromkeys(columns, SENTENCES[k % 4])}]) for k in range(n)]
 
 
 def run(mode: str, htmls: list[str], assignments: int) -> dict[str, Any]:
@@ -58,11 +62,11 @@ def run(mode: str, htmls: list[str], assignments: int) -> dict[str, Any]:
             "assignments_per_s": round(len(answered) / seconds, 2)}
 
 
-def main(n: int = 20, assignments: int = 5) -> dict[str, Any]:
+def main(n: int = 20, assignments: int = 5, page: Path = PAGE) -> dict[str, Any]:
     if not available():
         sys.exit("bench-browser-workers: needs /usr/bin/chromium and Playwright (make browser-deps)")
-    htmls = pages(n)
-    result: dict[str, Any] = {"page": PAGE.name, "load_average_1min": round(os.getloadavg()[0], 2),
+    htmls = pages(n, page)
+    result: dict[str, Any] = {"page": page.name, "load_average_1min": round(os.getloadavg()[0], 2),
                               "cpus": os.cpu_count(), "form": run("form", htmls, assignments),
                               "browser": run("browser", htmls, assignments)}
     OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -74,4 +78,4 @@ def main(n: int = 20, assignments: int = 5) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20, page=Path(sys.argv[2]) if len(sys.argv) > 2 else PAGE)

@@ -102,13 +102,16 @@ def _events(events: Any, what: str, kinds: tuple[str, ...]) -> None:
             _ms(event[0], what)
 
 
-def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
+def event_log_record(text: str, field: str = "caption", page_text: str = "") -> dict[str, Any]:
     """A raw ``[[kind, detail, ISO time], ...]`` log as a v1 record of one field (``len`` left out:
     the log does not know the final text; the reader takes the caption's length).
 
     A key whose name is Backspace or Delete counts as a deletion, a one-character key (or Enter) as
-    a typed character, any other key only as a keystroke. A paste is ``"p"`` when its text equals
-    an earlier copy or cut of the same log, else ``"x"``. The details are compared here and dropped.
+    a typed character, any other key only as a keystroke. A paste is ``"p"`` (from the page) when its
+    text equals an earlier copy or cut of the same log, or is part of ``page_text`` (what the page
+    showed: the batch's ``Input.*`` values), whitespace collapsed either way (a selection copied with
+    a line break or a trailing space pastes as the same words); else ``"x"``. The details are
+    compared here and dropped.
 
     ``paste_x``/``paste_p`` count the pasted characters still in the text at the end: the log does
     not say where the caret was, so deletions and cuts are taken from the end of the text, as when
@@ -121,6 +124,7 @@ def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
     out: dict[str, Any] = {"typed": 0, "del": 0, "keys": 0, "first_ms": None, "active_ms": 0, "paste": [],
                            "paste_n": 0, "paste_x": 0, "paste_p": 0, "drop": 0, "copy": 0, "cut": 0, "focus": []}
     copied: set[str] = set()
+    shown = same_words(page_text)
     last_key: int | None = None
     runs: list[list[Any]] = []  # the text as [origin, characters] runs, replayed with the caret at its end
     for kind, detail, when in events:
@@ -130,11 +134,11 @@ def event_log_record(text: str, field: str = "caption") -> dict[str, Any]:
             last_key = _key(out, detail, ms, last_key)
             _replay(runs, "t", out["typed"] - typed, out["del"] - deleted)
         elif kind == "paste":
-            _replay(runs, _paste(out, detail, ms, copied), _size(detail), 0)
+            _replay(runs, _paste(out, detail, ms, copied, shown), _size(detail), 0)
         elif kind in ("copy", "cut"):
             out[kind] += 1
             if isinstance(detail, str) and detail:
-                copied.add(detail)
+                copied.add(same_words(detail))
                 out["del"] += len(detail) if kind == "cut" else 0
                 _replay(runs, "t", 0, len(detail) if kind == "cut" else 0)
         elif len(out["focus"]) < 40:
@@ -176,10 +180,17 @@ def _key(out: dict[str, Any], detail: Any, ms: int, last_key: int | None) -> int
     return ms
 
 
-def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str]) -> str:
-    """One paste: its length, and "p" when it equals a copy or cut earlier in the log; which it was."""
+def same_words(text: str) -> str:
+    """The text with every run of whitespace (line breaks, tabs, no-break spaces) one space, trimmed."""
+    return " ".join(text.split())
+
+
+def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str], shown: str) -> str:
+    """One paste: its length, and "p" when it equals a copy or cut earlier in the log or is part of
+    what the page showed (``shown``, words as :func:`same_words` has them); which it was."""
     size = _size(detail)
-    where = "p" if isinstance(detail, str) and detail and detail in copied else "x"
+    words = same_words(detail) if isinstance(detail, str) else ""
+    where = "p" if words and (words in copied or words in shown) else "x"
     out["paste_n"] += 1
     if len(out["paste"]) < 20:
         out["paste"].append([ms, size, where])

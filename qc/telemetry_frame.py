@@ -4,7 +4,9 @@
 Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON text, the answer field
 ``hitflow_telemetry``), ``telemetry_log`` (a raw ``[kind, detail, ISO time]`` log) and
 ``telemetry_field`` (the caption's form field name in the record, e.g. ``caption_2``; a record of
-one field needs none). Blank or missing telemetry is "absent", never suspicious.
+one field needs none) and ``page_text`` (what the page showed the worker, e.g. the batch's ``Input.*``
+values: a logged paste of it counts as from the page, :func:`qc.telemetry.event_log_record`).
+Blank or missing telemetry is "absent", never suspicious.
 
 Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms,
 tm_paste_n, tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste,
@@ -125,9 +127,10 @@ def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
     records = _texts(df, "telemetry")
     logs = _texts(df, "telemetry_log")
     names = _texts(df, "telemetry_field")
+    shown = _texts(df, "page_text")
     rows: list[tuple[Any, ...]] = [ABSENT] * len(df)
     for (source, kind), at in _rows_by_source(records, logs).items():
-        got = _read(source, kind, names[at[0]])  # a log is read for its first row's field, as before
+        got = _read(source, kind, names[at[0]], shown[at[0]])  # a log is read for its first row's field
         for i in at:
             rows[i] = absent(got) if isinstance(got, str) else flatten(got, names[i], captions[i])
     columns = pd.DataFrame(rows, columns=TM_COLUMNS, index=df.index)
@@ -151,9 +154,9 @@ def _texts(df: pd.DataFrame, column: str) -> list[str]:
     return [str(v).strip() if isinstance(v, str) else "" for v in df[column].tolist()]
 
 
-def _read(text: str, kind: str, name: str) -> dict[str, Any] | str:
+def _read(text: str, kind: str, name: str, page_text: str) -> dict[str, Any] | str:
     try:
-        return parse_record(text) if kind == "record" else event_log_record(text, name or "caption")
+        return parse_record(text) if kind == "record" else event_log_record(text, name or "caption", page_text)
     except TelemetryError as exc:
         return f"telemetry {'record' if kind == 'record' else 'event log'} unreadable: {exc}"
 

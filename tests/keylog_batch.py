@@ -27,6 +27,9 @@ WORDS = VOCABULARY.split()
 ASSISTANT = ("In summary, the article discusses several key developments and their broader implications for the "
              "local community, highlighting important considerations for residents and officials alike.")
 BEHAVIOURS = ("typist", "typist", "typist", "paster", "partial", "edited_paste", "in_page", "cut_move", "notes")
+# issue 58's two habits of a page that shows a passage (Input.passage): copy it and paste it back with the
+# whitespace around it differing from the copy's, or paste the page's own text with no copy logged
+PAGE_HABITS = ("copy_passage", "source_paste")
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
@@ -35,6 +38,7 @@ class Session:
     """One worker at one text box: the log written and every character's origin (t, p, x)."""
     rng: random.Random
     clock: datetime
+    passage: str = ""  # the text the page shows (its Input.passage)
     log: list[list[object]] = field(default_factory=list)
     text: list[tuple[str, str]] = field(default_factory=list)  # (character, origin)
 
@@ -103,6 +107,15 @@ def act(s: Session, behaviour: str) -> None:
         s.event("cut", second, 0, timed=False)
         s.type(" " + sentence(rng, 8) + " ")
         s.paste(second, "p")
+    elif behaviour == "copy_passage":  # selects the passage (the copy keeps no line break), pastes it with one
+        s.event("copy", s.passage.strip(), 0, timed=False)
+        s.paste("\n" + s.passage.strip(), "p")
+        s.type(" " + sentence(rng, rng.randint(4, 8)))
+    elif behaviour == "source_paste":  # a sentence of the passage, pasted with no copy in the log (copied
+        # before the logger started, or from the page's source elsewhere)
+        pieces = s.passage.split(". ")
+        s.paste(" " + pieces[rng.randrange(len(pieces) - 1)] + ".  ", "p")
+        s.type(own)
     else:  # notes: drafted a sentence or two in another window, pasted, then typed the rest
         s.event("blur", "", rng.uniform(2000, 9000))
         draft = sentence(rng, rng.randint(6, 20))
@@ -111,14 +124,22 @@ def act(s: Session, behaviour: str) -> None:
     s.event("blur", "", rng.uniform(300, 1500))
 
 
-def batch(rows: int = 200, seed: int = 44) -> list[dict[str, str]]:
+def passage(n: int) -> str:
+    """Article ``n``'s passage as the page shows it: sentences of the vocabulary, about 735 characters."""
+    rng, text = random.Random(f"passage-{n}"), ""
+    while len(text) < 700:
+        text += sentence(rng, rng.randint(10, 16)) + " "
+    return text.strip()
+
+
+def batch(rows: int = 200, seed: int = 44, behaviours: tuple[str, ...] = BEHAVIOURS) -> list[dict[str, str]]:
     """The batch's rows; each with the reference (``Reference.*`` columns, dropped before hitflow reads it)."""
     rng = random.Random(seed)
     out = []
     for n in range(rows):
-        behaviour = rng.choice(BEHAVIOURS)
+        behaviour = rng.choice(behaviours)
         t0 = START + timedelta(minutes=3 * n)
-        s = Session(random.Random(rng.random()), t0)
+        s = Session(random.Random(rng.random()), t0, passage(n % 40))
         act(s, behaviour)
         answer: dict[str, object] = {"summary": s.final(), "confidence": {"high": n % 3 != 0, "low": n % 3 == 0}}
         own_column = n % 5 == 4  # this page version logged into its own hidden input
@@ -128,7 +149,8 @@ def batch(rows: int = 200, seed: int = 44) -> list[dict[str, str]]:
                     "WorkerId": f"AKEYLOG{n:04d}", "AssignmentStatus": "Submitted", "AcceptTime": t0.isoformat(),
                     "SubmitTime": (s.clock + timedelta(seconds=5)).isoformat(),
                     "WorkTimeInSeconds": str(int((s.clock - t0).total_seconds()) + 5),
-                    "Input.article_id": f"art-{n % 40}", "Answer.taskAnswers": json.dumps([answer]),
+                    "Input.article_id": f"art-{n % 40}", "Input.passage": s.passage,
+                    "Answer.taskAnswers": json.dumps([answer]),
                     "Answer.events": json.dumps(s.log) if own_column else "",
                     "Reference.behaviour": behaviour, "Reference.external_share": f"{s.external_share():.4f}"})
     return out

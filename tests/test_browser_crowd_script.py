@@ -114,15 +114,37 @@ def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, cl
     assert mine(client, hit_id, "AOWNCHK01")["why_0"] == "A red bus"
 
 
-@pytest.mark.slow
-def test_a_page_nobody_can_submit_is_one_line_per_worker_and_a_rerun_adopts_its_hit(tmp_path: Path, monkeypatch,
-                                                                                      capsys) -> None:
-    """Browser workers the page refuses give the HIT back, each saying so in one line (they left without a
-    word, and the run's hint blamed eligibility); the HIT posted stays in the ledger, so a re-run adopts it."""
+def test_a_page_nobody_can_submit_is_a_problem_and_never_posted(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A page that refuses every submit was posted, every browser worker gave its HIT back and the run ended
+    blaming eligibility (exit 8, issue 58): an honest simulated worker tries the page at the dry run, and
+    the run posts nothing."""
     scaffold("never", tmp_path)
     refusing = STARS.replace("</script>", 'document.querySelector("crowd-form").onsubmit = function (event) {'
                              ' event.preventDefault(); };\n</script>', 1)
     (tmp_path / "config" / "never.html.j2").write_text(refusing, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/never.toml", "--dry-run"]) == 1
+    assert "refused every time" in capsys.readouterr().out
+    assert main(["run", "config/never.toml", "--no-prefect", "--db", "h.db"]) == 2
+    tables = sqlite3.connect(tmp_path / "h.db").execute("SELECT name FROM sqlite_master").fetchall()
+    assert ("hits",) not in tables or not sqlite3.connect(tmp_path / "h.db").execute(
+        "SELECT count(*) FROM hits").fetchone()[0]  # nothing posted
+
+
+@pytest.mark.slow
+def test_a_page_that_refuses_some_items_is_one_line_per_worker_and_a_rerun_adopts_its_hit(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    """Browser workers the page refuses give the HIT back, each saying so in one line (they left without a
+    word, and the run's hint blamed eligibility); the HIT posted stays in the ledger, so a re-run adopts it.
+    The page passes the dry run's trial (its first item) and refuses the train platform's item."""
+    scaffold("never", tmp_path)
+    refusing = STARS.replace("</script>", 'document.querySelector("crowd-form").onsubmit = function (event) {'
+                             ' if (document.body.innerText.indexOf("train platform") >= 0) '
+                             'event.preventDefault(); };\n</script>', 1)
+    (tmp_path / "config" / "never.html.j2").write_text(refusing, encoding="utf-8")
+    toml = tmp_path / "config" / "never.toml"  # one item a page: the trial's page is the bicycle's
+    toml.write_text(toml.read_text(encoding="utf-8").replace("images_per_hit = 3 ", "images_per_hit = 1 "),
+                    encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     argv = ["run", "config/never.toml", "--no-prefect", "--db", "h.db"]
     code = main(argv)
@@ -132,7 +154,10 @@ def test_a_page_nobody_can_submit_is_one_line_per_worker_and_a_rerun_adopts_its_
     assert all(line.startswith("hitflow sim: a browser worker gave HIT ") for line in refused)
     con = sqlite3.connect(tmp_path / "h.db")
     posted = con.execute("SELECT hit_id FROM hits").fetchall()
-    assert len(posted) == 1 and not con.execute("SELECT count(*) FROM assignments").fetchone()[0]
+    refused_hits = {line.split()[6] for line in refused}
+    assert len(posted) == 3 and len(refused_hits) == 1
+    answered = con.execute("SELECT DISTINCT hit_id FROM assignments").fetchall()
+    assert refused_hits.isdisjoint(h for (h,) in answered)
     main(argv)
     assert sqlite3.connect(tmp_path / "h.db").execute("SELECT hit_id FROM hits").fetchall() == posted  # adopted
 

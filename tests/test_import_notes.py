@@ -116,3 +116,52 @@ def test_a_submit_button_that_starts_disabled_is_named_as_a_lost_check() -> None
     notes = import_page(page, "gated.html").notes
     assert any("submit button starts disabled" in n and "`required`" in n for n in notes), notes
     assert not any("starts disabled" in n for n in import_page(page.replace(" disabled>", ">"), "open.html").notes)
+
+
+def test_a_submit_buttons_checks_become_page_rules_or_are_each_named(tmp_path: Path, capsys) -> None:
+    """Issue 58: five cross-field checks in the submit button's onclick were kept only in the script, which
+    form-reading workers and QC never run, with one note; 14 of 18 approved answers broke them. Checks of
+    a recognisable shape (a field left empty, a number above a bound) are page rules now; the others
+    (one answer excluding another, a field required only with another's value) are each named."""
+    from flows.core.pages.form_spec import form_spec
+    from flows.core.pages.mturk_forms import form_fields
+    from flows.core.pages.templates import render_source
+    from qc.form_constraints import check_form
+
+    page = Path(__file__).parent / "pages_wild" / "stress_checks.html"
+    assert main(["new", "stress", "--from", str(page), "--dir", str(tmp_path)]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "submit check `if (" in line]
+    assert len(notes) == 5
+    ruled = [n for n in notes if "is now the page rule" in n]
+    assert [re.search(r"page rule (.*?):", n)[1] for n in ruled] == ["required on stress", "required on reason",
+                                                                      "max=10 on severity"]
+    kept = [n for n in notes if "stays in its script only" in n]
+    assert len(kept) == 2 and "not stressful has no stressor" in kept[0] and "how severe" in kept[1]
+    assert all("check" in n.split(":", 2)[2] for n in notes)  # each says what the user must check
+    template = (tmp_path / "config" / "stress.html.j2").read_text()
+    rendered = render_source(template, "t", {"title": "t", "rules": {}, "items": [{"item_id": "a", "post": "p"}]})
+    spec = form_spec(form_fields(rendered))
+    broken = {p["field"]: p["rule"] for p in check_form(spec, {"stress_0": "", "reason_0": "", "severity_0": "12"})}
+    assert broken == {"stress_0": "required", "reason_0": "required", "severity_0": "out_of_range"}
+    assert not check_form(spec, {"stress_0": "stressful", "reason_0": "rent", "severity_0": "9"})
+
+
+# what a note asks of the user: a check or a fix (issue 58: "every import note says what the user must check")
+ASKS = re.compile(r"\b(check|put|move|mark|write|give|add|re-express|leave|remove)\b")
+
+
+def test_every_import_note_says_what_the_user_must_check() -> None:
+    wild = Path(__file__).parent / "pages_wild"
+    pages = {p.name: p.read_text(encoding="utf-8") for p in sorted(wild.glob("*.html")) if "key" not in p.name}
+    pages["features.html"] = (  # a page that draws every note of restructure and its instructions
+        '<!DOCTYPE html><html><head><title>T</title><base href="https://x.org/"></head><body onload="go()" '
+        'class="big"><div class="instructions"><p>Read the text, then answer.</p></div><form id="f" '
+        'onsubmit="return ok()"><input type="hidden" name="assignmentId"><p>${text}</p><textarea name="b">'
+        '</textarea><button onclick="x()">more</button><input type="submit" disabled onclick="return ok()"></form>'
+        '<script>function ok() { if (!document.getElementsByName("b")[0].value) { return false; } '
+        'if (window.a && window.b) { alert("no"); return false; } return true; }\nvar s = `${here}`;</script>'
+        '</body></html>')
+    notes = [n for name, text in pages.items() for n in import_page(text, name).notes]
+    assert len(notes) >= 15
+    silent = [n for n in notes if not ASKS.search(n.split(": note: ", 1)[1])]
+    assert not silent, silent

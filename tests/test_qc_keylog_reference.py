@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from flows.cli.main import main
-from tests.keylog_batch import batch, write
+from tests.keylog_batch import BEHAVIOURS, PAGE_HABITS, batch, write
 
 SHARE = 0.5  # paste_external's default: at least half the final text pasted from outside the page
 
@@ -37,3 +37,20 @@ def test_qc_agrees_with_the_behaviour_reference_on_95_percent_of_rows(tmp_path: 
     assert rubbed_out and not rubbed_out & flagged  # a paste mostly deleted again is not the text's origin
     in_page = {r["AssignmentId"] for r in rows if r["Reference.behaviour"] in ("in_page", "cut_move")}
     assert not in_page & flagged  # text copied on the page and pasted back is never an outside paste
+
+
+def test_pastes_of_the_pages_own_text_are_not_outside_pastes(tmp_path: Path) -> None:
+    """Issue 58's two habits beside the others: a passage copied on the page and pasted back with its
+    surrounding whitespace differing from the copy's, and a sentence of the page's own text (the batch's
+    Input.passage) pasted with no copy logged. The reference says both are from the page."""
+    rows = batch(200, seed=58, behaviours=(*BEHAVIOURS, *PAGE_HABITS, *PAGE_HABITS))
+    out = tmp_path / "flags.csv"
+    assert main(["qc", str(write(tmp_path / "Batch_5800_batch_results.csv", rows)), "--out", str(out)]) == 0
+    flags = pd.read_csv(out, keep_default_na=False, dtype=str)
+    flagged = set(flags.loc[flags["rule"] == "paste_external", "assignment_id"])
+    habits = {r["AssignmentId"] for r in rows if r["Reference.behaviour"] in PAGE_HABITS}
+    assert len(habits) >= 40 and not habits & flagged
+    reference = {r["AssignmentId"] for r in rows if float(r["Reference.external_share"]) >= SHARE}
+    assert len(reference & flagged) >= 0.9 * len(reference)  # the outside pastes are still found
+    agree = sum((r["AssignmentId"] in flagged) == (r["AssignmentId"] in reference) for r in rows)
+    assert agree / len(rows) >= 0.95, sorted(flagged ^ reference)

@@ -40,6 +40,9 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
         if kind == "passage":
             print(f"note: {submissions}: most answers run past one sentence, so they are checked as passages: "
                   f"{' and '.join(OFF_FOR_PASSAGES)} are off (give --config to choose the rules)", file=sys.stderr)
+    if params.get("page_text"):  # the config's rendered page: a logged paste of its text is from the page
+        shown = frame["page_text"].fillna("") if "page_text" in frame.columns else ""
+        frame["page_text"] = shown + "\n" + str(params["page_text"])
     try:
         prepared = prepare(frame, rules.canned_text)
     except ValueError as exc:

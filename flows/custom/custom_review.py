@@ -11,7 +11,7 @@ import pandas as pd
 
 from flows.campaigns.batch_review import replace_batch_flags, sample_so_far
 from flows.campaigns.campaign_plan import Run
-from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.mturk_forms import form_fields, parse_answer_xml
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
@@ -38,6 +38,7 @@ class PageRules:
         self.hits = {h["hit_id"]: json.loads(h["item_ids"]) for h in run.store.rows(
             "SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
         self.specs: dict[tuple[str, ...], Spec] = {}
+        self.written: dict[tuple[str, ...], dict[str, str]] = {}
 
     def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
         """The HIT's items; a unit of the task server (Prolific, links) names its own, which the
@@ -50,6 +51,17 @@ class PageRules:
             known = [self.items[i] for i in ids if i in self.items]
             self.specs[key] = custom_spec(self.run.cfg, page_items(known)) if known else {"fields": []}
         return self.specs[key]
+
+    def constants(self, ids: list[str]) -> dict[str, str]:
+        """What the page itself writes into its text fields (a value="<END>", a textarea's text): an
+        answer still equal to it was never given (a sentinel approved as an answer is silent loss)."""
+        key = tuple(ids)
+        if key not in self.written:
+            known = [self.items[i] for i in ids if i in self.items]
+            page = custom_page(self.run.cfg, page_items(known)) if known else ""
+            self.written[key] = {f.name: f.value for f in form_fields(page)
+                                 if f.value.strip() and f.kind not in ("radio", "checkbox", "select")}
+        return self.written[key]
 
 
 def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -70,6 +82,10 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         if ids and not spec["fields"]:
             problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
         rows = _answer_rows(a, spec, fields, ids)
+        written = rules.constants(ids)
+        for r in rows:  # the page's own constant is no answer (the ledger keeps what was posted); the page's
+            if r["answer"] and r["answer"] == written.get(r["telemetry_field"]):  # defect, not a rule the worker broke
+                r["answer"] = ""
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),

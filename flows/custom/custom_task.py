@@ -165,18 +165,34 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
         controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
         lines.append(f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
                      f"{cfg.answers.control_share}), paid and budgeted like the others")
-    workers = sim_workers(cfg.sim_workers, source)
-    if workers == "browser":
-        lines.append("simulated workers: in a headless browser ([target] sim_workers = "
-                     f"{cfg.sim_workers!r}; the page's own script writes its answer)")
+    rendered = custom_page(cfg, items)
+    line, refused = browser_verdict(cfg.sim_workers, source, rendered)
+    lines += [line] if line else []
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]
     item_text = {str(v) for item in items for v in item.values()}
-    problems = page_problems(cfg.template, source, custom_page(cfg, items), item_text, scripts_write_fields(source))
+    problems = page_problems(cfg.template, source, rendered, item_text, scripts_write_fields(source)) + refused
     if not spec["fields"]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
     return lines + [f"PROBLEM: {p}" for p in problems]
+
+
+def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list[str]]:
+    """The dry run's line on how simulated workers do a page whose script writes its answer, and a
+    problem when an honest worker in Chromium cannot submit it (every worker would give it back)."""
+    if sim_workers(setting, source) != "browser":
+        return "", []
+    # here, not at the top: `hitflow qc` imports this module and must not load the ledger's database drivers
+    from flows.platforms.targets import sim_browser_missing, sim_browser_trial
+
+    if missing := sim_browser_missing():
+        return (f"simulated workers: form-reading, NOT in a browser: {missing}; the page's own script is not run "
+                "in this rehearsal, so what it checks or writes is not rehearsed"), []
+    refused = sim_browser_trial(rendered)
+    line = (f"simulated workers: in a headless browser ([target] sim_workers = {setting!r}; the page's own script "
+            "writes its answer; they type key by key, paste only where their profile pastes)")
+    return line, [refused] if refused else []
 
 
 def refuse_unreadable(cfg: CampaignConfig) -> list[str]:

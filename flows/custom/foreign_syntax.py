@@ -264,3 +264,4 @@ def jinja_columns(source: str) -> list[str]:
     """The item columns a hitflow Jinja page reads (``item.x`` / ``item['x']``), in order of use."""
     found = re.findall(r"\bitem\.(" + NAME + r")|\bitem\[\s*[\"'](" + COLUMN + r")[\"']\s*\]", source)
     return list(dict.fromkeys(a or b for a, b in found if (a or b) != "item_id"))
+

@@ -8,7 +8,9 @@ left over (``${var}`` from MTurk's requester UI, ``{{ ... }}``/``{% ... %}`` fro
 a worker would see it literally), no ``<form>`` inside the page's form (browsers drop the inner
 ``<form>`` tag and its ``</form>`` closes the outer form early, so later fields are never submitted),
 every visible control has a name (an unnamed control is never submitted), every crowd element is
-one hitflow reads (``flows/core/pages/crowd_elements.py``), and there is at least one answer field.
+one hitflow reads (``flows/core/pages/crowd_elements.py``), no server-side code of another engine
+(PHP, ASP/JSP/ERB, Handlebars: it would never run, and what it printed would be lost), and there is
+at least one answer field.
 """
 
 from __future__ import annotations
@@ -129,4 +131,45 @@ def page_problems(path: Path, source: str, page: str, item_text: set[str], scrip
         where = _source_line(source, quoted[1] if quoted else "") or _source_line(source, rendered[:40])
         out.append(f"{path}{where or f' (rendered line {n})'}: {problem}")
     out += [f"{path}: {p}" for p in unreadable_crowd_elements(page)]
+    out += [f"{path}:{n}: {what}" for n, what in server_side_blocks(source, other_engines=False)]
     return list(dict.fromkeys(out))
+
+
+# Server-side templates -----------------------------------------------------------------------------
+# Code that runs on the requester's own server before the page is sent: hitflow serves the page as it is,
+# so none of it would ever run and what it printed (field names, values, the items) would be lost. Each
+# match is bounded (a page of 30,000 "<%" never rescans the rest of itself from every one).
+SERVER_SIDE = (
+    (re.compile(r"<\?(?:php\b|=)(?:.{0,2000}?\?>|[^\n]{0,120})", re.S | re.I), "PHP"),
+    (re.compile(r"<%(?:.{0,2000}?%>|[^\n]{0,120})", re.S), "ASP/JSP/ERB/EJS"),
+    (re.compile(r"\{\{\{.{0,300}?\}\}\}|\{\{[#/^>](?:.{0,300}?\}\}|[^\n]{0,60})", re.S), "Handlebars/Mustache"),
+)
+# tags of Django, Jinja or Twig pages (not Ground Truth's Liquid, not hitflow's own Jinja)
+OTHER_ENGINE_TAGS = re.compile(r"\{%-?\s*(?:extends|block|include|load|url|csrf_token|static|trans|blocktrans|with|"
+                               r"macro|import|from|autoescape|spaceless|verbatim|cycle|firstof|now|regroup)\b"
+                               r"(?:.{0,300}?%\}|[^\n]{0,60})", re.S)
+HITFLOW_PAGE = re.compile(r"\{%-?\s*extends\s+[\"']_(custom|crowd)_page\.html\.j2[\"']")
+SHOWN_BLOCKS = 30  # a refusal lists this many blocks, then how many more
+
+
+def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[int, str]]:
+    """(line, what) for each block of another engine's server-side code in the page (``other_engines``:
+    Django/Jinja/Twig tags too, for a page that is not a hitflow template)."""
+    found: list[tuple[int, str, str]] = []
+    engines = other_engines and not HITFLOW_PAGE.search(source)
+    patterns = [*SERVER_SIDE, *([(OTHER_ENGINE_TAGS, "Django/Jinja/Twig")] if engines else [])]
+    for pattern, engine in patterns:
+        found += [(m.start(), engine, " ".join(m.group(0).split())[:80]) for m in pattern.finditer(source)]
+    found.sort()
+    out = [(_line(source, at), f"{engine} server-side code {code!r} runs on the requester's own server before the page "
+            "is sent; hitflow serves the page as it is, so it would never run and what it prints (names, values, "
+            "items) would be lost: write what it printed into the page, per-item values as {{ item.<column> }}, "
+            "and import again") for at, engine, code in found[:SHOWN_BLOCKS]]
+    if len(found) > SHOWN_BLOCKS:
+        more = len(found) - SHOWN_BLOCKS
+        out.append((_line(source, found[SHOWN_BLOCKS][0]), f"and {more} more server-side block(s)"))
+    return out
+
+
+def _line(source: str, offset: int) -> int:
+    return source.count("\n", 0, offset) + 1

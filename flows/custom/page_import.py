@@ -22,28 +22,27 @@ from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
-from flows.custom.page_check import QUESTION_XML
+from flows.custom.page_check import QUESTION_XML, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
 from flows.custom.question_form_page import question_form_page
+from flows.custom.submit_checks import checks_as_rules
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 HITFLOW_FORM = "hit-form"
 CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
-FIELD_TAG = re.compile(r"<(input|textarea|select|crowd-[a-z-]+)\b[^>]*>", re.I)  # crowd-*: MTurk's elements
 # a crowd-form, or an element MTurk documents as self-contained (its own submit, no crowd-form around it)
 CROWD_PAGE = re.compile(r"<(?:crowd-form|" + "|".join(SELF_CONTAINED) + r")\b", re.I)
 # <crowd-form> and its submit button, MTurk's element script: _crowd_page.html.j2 has its own of each
 CROWD_FRAME = re.compile(r"</?crowd-form\b[^>]*>|<crowd-button\b[^>]*\bform-action\s*=\s*[\"']?submit[^>]*>.*?"
                          r"</crowd-button\s*>|<script\b[^>]*\bsrc\s*=\s*[\"'][^\"']*crowd-html-elements[^>]*>\s*"
                          r"</script\s*>", re.I | re.S)
-NAME_ATTR = re.compile(r"""(\bname\s*=\s*)(?:(["'])(?P<quoted>.*?)\2|(?P<bare>[^\s>"']+))""", re.I | re.S)
 FORM_OPEN = re.compile(r"<form\b([^>]*)>", re.I)
 FORM_CLOSE = re.compile(r"</form\s*>", re.I)
 SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button\b[^>]*\btype\s*=\s*[\"']?submit"
                     r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
-SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
 CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
@@ -90,6 +89,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     if answer_key:
         _raise(origin, [(1, "--answer-key goes with a QuestionForm; this page is HTML: leave it out, or score "
                             "answers with [qc] rules")], 0)
+    _raise(origin, server_side_blocks(content), offset)  # PHP, ASP, other engines' tags: each block named
     converted = convert_placeholders(content, keep_jinja)
     _raise(origin, converted.problems, offset)
     title = _title(content)
@@ -107,9 +107,11 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     scripted = scripts_write_fields(body)
     if crowd:
         notes.append(f"{origin}: note: a page of MTurk's crowd elements: it extends _crowd_page.html.j2, whose "
-                     "<crowd-form> posts taskAnswers and whose own script draws the elements (MTurk's is not loaded)")
+                     "<crowd-form> posts taskAnswers and whose own script draws the elements (MTurk's is not loaded); "
+                     "check that `hitflow run --dry-run` lists every element's answer")
     if not FIELD_TAG.search(body) and not scripted:
-        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element)")
+        notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element); "
+                     "add a named one, or check that the page's script writes one")
     return ImportedPage(body, converted.columns, title, notes, scripted=scripted, crowd=crowd,
                         instructions=instructions)
 
@@ -203,18 +205,20 @@ def restructure(page: str) -> tuple[str, list[str]]:
     clicks = [html_text.unescape(c.group(2)) for b in submits if (c := ONCLICK.search(b.group(0)))]
     if FORM_OPEN.search(body) or submits:
         notes.append("the page's own <form> and submit button were dropped: hitflow's page has the form "
-                     "(its action and MTurk's session fields) and one Submit button")
+                     "(its action and MTurk's session fields) and one Submit button; check that `hitflow run "
+                     "--dry-run` lists every field the page had")
     if handlers or clicks:  # the page's own checks still guard the submit
         notes.append(f"the page's own submit check{'s' if len(handlers + clicks) > 1 else ''} (the form's "
-                     "onsubmit, the submit button's onclick) now run when hitflow's form is submitted; "
-                     "`return false` still stops it")
+                     "onsubmit, the submit button's onclick) now run when hitflow's form is submitted in a browser "
+                     "(`return false` still stops it); check each line below on what it enforces")
     handlers += clicks
     body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
+    body = checks_as_rules(body, handlers, notes)
     body, names = rename_fields(body)
     dropped = [f for f in MTURK_SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
         notes.append(f"MTurk's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
-                     "hitflow's page carries the session itself")
+                     "hitflow's page carries the session itself; check that no script of the page reads them")
     body = retarget_scripts(body, names, [f.group(1) for f in form_ids if f])
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
@@ -240,7 +244,8 @@ def _body_of(page: str) -> tuple[str, list[str]]:
             .replace("</", "<\\/") + " });\n</script>\n") if onload else ""
     others = sorted(set(re.findall(r"\b([a-z-]+)\s*=", m.group(1), re.I)) - {"onload"})
     if onload:
-        notes.append("the <body>'s onload now runs as a load listener (hitflow's page has its own <body>)")
+        notes.append("the <body>'s onload now runs as a load listener (hitflow's page has its own <body>); check "
+                     "that it still does its work once hitflow's own scripts have run")
     if others:
         notes.append(f"the <body>'s {', '.join(others)} dropped: hitflow's page has its own <body>; put them "
                      "on an element around the page's content")

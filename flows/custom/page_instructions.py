@@ -43,7 +43,8 @@ def split_instructions(body: str) -> tuple[str, str, list[str]]:
             continue
         block = body[m.start():end]
         if "{{" in block or "{%" in block:
-            notes.append(f"the page's <{tag}> instructions read the item's columns, so they stay with each item")
+            notes.append(f"the page's <{tag}> instructions read the item's columns, so they stay with each item; "
+                         "check that the page reads well with them repeated")
             pos = end
             continue
         kept.append(body[pos:m.start()])
@@ -53,5 +54,6 @@ def split_instructions(body: str) -> tuple[str, str, list[str]]:
         return body, "", notes
     kept.append(body[pos:])
     notes.append(f"the page's instructions ({len(moved)} block{'s' if len(moved) > 1 else ''}) were moved out of "
-                 "the per-item block into {% block instructions %}: shown once, above the items")
+                 "the per-item block into {% block instructions %}: shown once, above the items; check that "
+                 "nothing item-specific went with them")
     return "".join(kept), "\n".join(moved) + "\n", notes

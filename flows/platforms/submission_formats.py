@@ -3,7 +3,8 @@ MTurk command-line-tools ``.results`` files (as in the real VizWiz pilot).
 
 Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption,
 work_time_s`` (+ ``is_precanned``, ``text_present`` when known, and the text telemetry of issue 29:
-``telemetry``, ``telemetry_field``, ``telemetry_log``; see qc/telemetry_frame.py), one row per caption.
+``telemetry``, ``telemetry_field``, ``telemetry_log``, ``page_text``; see qc/telemetry_frame.py), one row
+per caption.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pandas as pd
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import fast_columns, read_csv_table
 from flows.core.inputs.text_files import read_text
-from flows.platforms.task_answer_results import TASK_ANSWERS, from_task_answers
+from flows.platforms.task_answer_results import TASK_ANSWERS, from_task_answers, page_text
 from qc.telemetry import looks_like_event_log
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
@@ -177,7 +178,8 @@ def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int],
                         "image_id": image, "caption": caption, "work_time_s": seconds,
                         "telemetry": r.get("Answer.hitflow_telemetry", ""),
                         "telemetry_field": (idx or named[0]) if named else (f"caption_{idx}" if idx else "caption"),
-                        "telemetry_log": logs.get(idx, logs.get("", "") if len(captions) == 1 else "")})
+                        "telemetry_log": logs.get(idx, logs.get("", "") if len(captions) == 1 else ""),
+                        "page_text": page_text(r)})
     return pd.DataFrame(out)
 
 

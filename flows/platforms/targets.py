@@ -235,3 +235,18 @@ def sim_item_truth(target: Target) -> list[dict[str, Any]]:
     """The latent answer of every choice the simulated crowd was shown (``item_id, field, answer``)."""
     with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items", timeout=30) as resp:
         return _sim_list(resp.read(), "items")
+
+
+def sim_browser_missing() -> str:
+    """'' when the simulator's browser workers can run on this machine, else why not and the fix."""
+    from flows.sim.browser_check import missing
+
+    return missing()
+
+
+def sim_browser_trial(page_html: str) -> str:
+    """'' when an honest simulated worker can submit the rendered page in Chromium, else what the
+    page did (flows/sim/browser_trial.py)."""
+    from flows.sim.browser_trial import honest_trial
+
+    return honest_trial(page_html)

@@ -2,7 +2,8 @@
 array holding one object of every element's answer (MTurk's crowd HTML elements; hitflow's own reading
 of it is flows/core/pages/crowd_elements.py). Flattened exactly as the task server flattens a posted
 answer, then read for QC: one row per assignment x free-text field, in the QC column contract
-(``assignment_id, worker_id, image_id, caption, work_time_s`` + ``telemetry_field``, ``telemetry_log``).
+(``assignment_id, worker_id, image_id, caption, work_time_s`` + ``telemetry_field``, ``telemetry_log``,
+``page_text``: the row's ``Input.*`` values, what the page showed, so a logged paste of it is from the page).
 
 The free-text fields are the ones named (``hitflow qc --text-field summary``) or, unnamed, found by
 their content: prose most answers fill, in words, and different from one answer to the next (a
@@ -66,6 +67,11 @@ def text_fields(path: Path, flat: list[dict[str, str]], named: tuple[str, ...]) 
     return found
 
 
+def page_text(row: dict[str, str]) -> str:
+    """What the page showed the worker as far as the batch file says: its ``Input.*`` values."""
+    return "\n".join(v for k, v in row.items() if k and k.startswith("Input.") and v)
+
+
 def _logs(row: dict[str, str], flat: dict[str, str]) -> dict[str, str]:
     """Event logs by their field or column name, from the JSON and from the row's own columns."""
     logs = {k: v for k, v in flat.items() if v and looks_like_event_log(v)}
@@ -96,5 +102,6 @@ def from_task_answers(path: Path, rows: list[dict[str, str]], lines: list[int], 
             out.append({"assignment_id": r["AssignmentId"], "worker_id": r.get("WorkerId", ""),
                         "image_id": item if len(fields) == 1 else f"{item}#{field}", "caption": answer.get(field, ""),
                         "work_time_s": work, "telemetry": answer.get("hitflow_telemetry", ""),
-                        "telemetry_field": field, "telemetry_log": _log_for(field, logs, fields)})
+                        "telemetry_field": field, "telemetry_log": _log_for(field, logs, fields),
+                        "page_text": page_text(r)})
     return pd.DataFrame(out)

@@ -8,7 +8,9 @@ per ``[target] sim_workers``, or by themselves when their scripts write fields).
 means to answer comes from the form-reading filler (``page_filling``), so profiles behave alike.
 One thread owns Playwright and one browser (Playwright's sync API is bound to its thread); pages
 are worked one at a time, outside the marketplace's lock, as ExternalQuestion visits are.
-Without Chromium or Playwright the form-reading workers do the page.
+Without Chromium or Playwright the form-reading workers do the page and the simulator says so (once);
+the dry run says so too (flows/sim/browser_check.py), and tries the page with one honest worker
+(flows/sim/browser_trial.py).
 
 The simulator's clock is virtual and a browser is not: before the clock moves on
 (``Marketplace.advance``), the pages already taken are worked (``settle``), so the answer of a
@@ -20,29 +22,30 @@ from __future__ import annotations
 import json
 import queue
 import random
-import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
 from flows.core.pages.crowd_elements import ENTITIES, TASK_ANSWERS
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
+from flows.sim.browser_check import TRIES, chromium, failure, missing, say_failed, say_once, say_refused
+from flows.sim.browser_check import available as available  # where callers have always found it
+from flows.sim.crowd_model import Worker
 from flows.sim.entity_spans import mark_in_browser
+from flows.sim.typing_model import Hand
 
 if TYPE_CHECKING:
     from flows.sim.market_records import Assignment, Hit
     from flows.sim.market_records import MarketState as Marketplace
 
-CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 PAGE_URL = "https://hit.sim.invalid/page"
 TIMING = ("page_start_ms", "page_end_ms")
-TRIES = 3
 MARK = 'data-sim-workers="browser"'
+SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
 
 
@@ -53,15 +56,13 @@ def settle() -> None:
 
 
 def wants_browser(html: str) -> bool:
-    return MARK in (html or "") and available()
-
-
-def available() -> bool:
-    if not CHROMIUM.exists():
+    """The page asks for browser workers and they can run here; if they cannot, form-reading workers
+    do it and the simulator says so once (the dry run says it too), never silently."""
+    if MARK not in (html or ""):
         return False
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
+    if missing():
+        say_once(f"hitflow sim: form-reading workers do the pages that ask for browser workers: {missing()}; "
+                 "the page's own script is not run, so its checks are not rehearsed")
         return False
     return True
 
@@ -94,7 +95,7 @@ class BrowserThread:
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+            browser = pw.chromium.launch(executable_path=str(chromium()), headless=True, args=FLAGS)
             while True:
                 job = self.jobs.get()
                 try:
@@ -105,24 +106,10 @@ class BrowserThread:
                     self.jobs.task_done()
 
 
-def say_failed(exc: Exception) -> None:
-    """One line on stderr for a page a browser worker could not work (Playwright's errors carry a
-    multi-line call log: its first line says what failed)."""
-    first = (str(exc).strip().splitlines() or [""])[0][:200]
-    sys.stderr.write(f"hitflow sim: a browser worker's page failed ({type(exc).__name__}: {first})\n")
-
-
-def say_refused(hit_id: str) -> None:
-    """One line for a worker who filled the page but could not submit it: the run's shortfall is the
-    page's doing, not the crowd's eligibility."""
-    sys.stderr.write(f"hitflow sim: a browser worker gave HIT {hit_id} back: the page refused the submit {TRIES} "
-                     "times (its own check, or a required field its controls never fill); open the page in "
-                     "Chromium and submit it as a person would\n")
-
-
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
-              rng: random.Random) -> dict[str, str] | None:
-    """What the page's form posted after a person-like worker filled it; None if it never submitted."""
+              rng: random.Random, worker: Worker | None = None) -> dict[str, str] | None:
+    """What the page's form posted after a person-like worker filled it (text typed key by key, or
+    pasted where ``worker``'s profile pastes: typing_model.Hand); None if it never submitted."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     context = browser.new_context()
@@ -137,20 +124,25 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
             route.fulfill(status=200, body="")
     try:
         page.route("**/*", answer)
+        page.clock.install()  # the page's timers and Date run on a clock typing moves (typing_model.Hand)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
-        _fill_visible(page, per_button_intents(html, intents))
+        hand = Hand(worker, str(rng.random()))
+        _fill_visible(page, per_button_intents(html, intents), hand)
         # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
         # <crowd-button>s (toggles its script reads on submit) count
         buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
                                "crowd-button:visible:not([form-action=submit])")
         order = rng.sample(range(buttons.count()), buttons.count())
         for attempt in range(TRIES):  # a person who is told what is missing clicks once more
+            if attempt:  # told the page wants typing, a person types what they pasted
+                hand.retype()
             for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
                 buttons.nth(n).click()
             order = order[1:] + order[:1]
             try:
                 with page.expect_request(lambda r: r.method == "POST", timeout=1500) as posted:
                     page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
+                    page.clock.run_for(2000)  # a page that submits from a timer gets its time
                 return dict(parse_qsl(posted.value.post_data or "", keep_blank_values=True))
             except PlaywrightTimeout:
                 continue  # the page refused the submit
@@ -169,14 +161,14 @@ def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _fill_crowd(page: Any, tag: str, name: str, value: str) -> None:
+def _fill_crowd(page: Any, hand: Hand, tag: str, name: str, value: str) -> None:
     """One of MTurk's crowd elements, through the controls hitflow's stand-in draws inside it
     (hit_templates/crowd_elements.js); boxes and points on an image are left undrawn, entity spans marked."""
     host = f'{tag}[name="{name}"]'
     if tag in ("crowd-input", "crowd-text-area"):
         box = page.locator(f"{host} input, {host} textarea").first
         if box.count() and box.is_visible():  # a hidden one is the page's script's to set
-            box.fill(value)
+            hand.enter(page, box, name, value)
     elif tag == "crowd-slider":
         page.locator(f"{host} input").first.evaluate(
             "(r, v) => { r.value = v; r.dispatchEvent(new Event('input')); }", value)
@@ -195,14 +187,14 @@ def _fill_crowd(page: Any, tag: str, name: str, value: str) -> None:
                 box.first.check()
 
 
-def _fill_visible(page: Any, intents: dict[str, str]) -> None:
+def _fill_visible(page: Any, intents: dict[str, str], hand: Hand) -> None:
     """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
     page's script reads without a name is optional to it and left empty, as most people do)."""
     for name, value in intents.items():
         host = page.locator(f'[name="{name}"]')
         tag = host.first.evaluate("e => e.tagName.toLowerCase()") if value and host.count() else ""
         if tag.startswith("crowd-"):
-            _fill_crowd(page, tag, name, value)
+            _fill_crowd(page, hand, tag, name, value)
             continue
         controls = page.locator(f'[name="{name}"]:visible')
         if not value or not controls.count():
@@ -215,8 +207,10 @@ def _fill_visible(page: Any, intents: dict[str, str]) -> None:
                     box.first.check()
         elif kind == "select":
             controls.first.select_option(value)
-        else:
+        elif kind in SET_NOT_TYPED:  # a date, a colour, a range: a picker, not keys
             controls.first.fill(value)
+        else:
+            hand.enter(page, controls.first, name, value)
 
 
 def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str, str]) -> None:
@@ -228,7 +222,8 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
 
     def job(browser: Any) -> None:
         try:
-            fields = work_page(browser, hit.question.html, params, visible, random.Random(seed))
+            fields = work_page(browser, hit.question.html, params, visible, random.Random(seed),
+                               market.workers.get(a.worker_id))
         except Exception as exc:  # the page broke (a timeout): the worker gives the HIT back, as one who gave up
             say_failed(exc)
             fields = None
@@ -280,16 +275,22 @@ def resume_browsing(market: Marketplace) -> int:
     return len(pending)
 
 
-def posted_by_browser(html: str, intents: dict[str, str], seed: str) -> dict[str, str] | None:
-    """For a page opened over HTTP (task links, Prolific): what its form posts once a browser
-    worker worked it (the caller submits it), the page's clock fields as the simulator keeps them.
-    None if the page never submitted."""
+def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Worker | None = None,
+                      params: dict[str, str] | None = None, failed: list[str] | None = None) -> dict[str, str] | None:
+    """For a page opened over HTTP (task links, Prolific; ``params``: the address's query, MTurk's for
+    a trial): what its form posts once a browser worker worked it (the caller submits it), the page's
+    clock fields as the simulator keeps them. None if the page never submitted (why it broke appended
+    to ``failed`` when given, else said)."""
     done, out = threading.Event(), []
 
     def job(browser: Any) -> None:
         try:
-            out.append(work_page(browser, html, {}, {k: v for k, v in intents.items() if k not in TIMING},
-                                 random.Random(seed)))
+            out.append(work_page(browser, html, params or {}, {k: v for k, v in intents.items() if k not in TIMING},
+                                 random.Random(seed), worker))
+        except Exception as exc:
+            if failed is None:
+                raise
+            failed.append(failure(exc))
         finally:
             done.set()
     BrowserThread.shared().jobs.put(job)

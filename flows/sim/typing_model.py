@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
+from dataclasses import field as default
 from typing import Any
 
 from flows.sim.crowd_model import Worker
@@ -151,3 +153,63 @@ def page_record(worker: Worker, captions: list[tuple[str, str, str]], accept_s: 
         free = field_end(fields[name]) + 500
     loads = 2 if random.Random(f"loads|{worker.worker_id}|{accept_s}").random() < 0.02 else 1  # a reload
     return json.dumps({"v": 1, "loads": loads, "vis": vis, "f": fields}, separators=(",", ":"))
+
+
+# In a real browser (flows/sim/browser_worker.py) -------------------------------------------------
+# A paste as Chromium delivers one: a cancelable paste event carrying the text, then the text inserted
+# (a synthetic event has no default action). False when the page cancelled it.
+PASTE_JS = """(el, text) => { const data = new DataTransfer(); data.setData("text/plain", text);
+  return el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})); }"""
+PARTIAL_TYPED = 0.35  # a partial paster types about this share before pasting the rest (as field_record has it)
+BURST_S = 1.5  # keys are sent in bursts of this many seconds' worth, the page's clock moved on after each
+
+
+@dataclass
+class Hand:
+    """How one worker's text arrives in a browser page's boxes: typed key by key (so the page's own
+    key logger sees every key), or pasted with a paste event where the worker's profile pastes
+    (:func:`caption_origin`, the same habits the telemetry records model). A worker without a
+    profile (a trial) types. After the page refused a submit, what was pasted is typed again, as a
+    person told "please type" does.
+
+    Keys go with no real delay (a browser worker's CPU is the simulator's throughput); the page's
+    own clock (Playwright's, installed by the caller) is moved on after each burst by the time the
+    worker takes to type it (:func:`typing_cps`), so a page timing keys sees a person's cadence."""
+
+    worker: Worker | None
+    seed: str
+    pasted: list[tuple[Any, str]] = default(default_factory=list)
+
+    def origin(self, name: str, value: str) -> str:
+        return "typed" if self.worker is None else caption_origin(self.worker, f"{self.seed}|{name}", value, False)
+
+    def enter(self, page: Any, box: Any, name: str, value: str) -> None:
+        if box.evaluate("e => e.tagName") == "INPUT":
+            value = value.replace("\n", " ")  # Enter in a one-line box would submit the form
+        origin = self.origin(name, value)
+        typed = {"typed": len(value), "partial": int(len(value) * PARTIAL_TYPED)}.get(origin, 0)
+        box.focus()
+        if typed:
+            self.type(page, box, value[:typed])
+        if typed < len(value):
+            if box.evaluate(PASTE_JS, value[typed:]):
+                page.keyboard.insert_text(value[typed:])
+                self.pasted.append((box, value))
+            else:  # the page blocks pasting: the person types it
+                self.type(page, box, value[typed:])
+
+    def type(self, page: Any, box: Any, text: str) -> None:
+        cps = typing_cps(self.worker) if self.worker is not None else MEAN_WPM * 5 / 60
+        burst = max(1, int(cps * BURST_S))
+        for at in range(0, len(text), burst):
+            box.press_sequentially(text[at:at + burst])  # delay 0: the page's clock is moved instead
+            page.clock.fast_forward(int(1000 * min(burst, len(text) - at) / cps))
+
+    def retype(self) -> None:
+        """Clear every box this worker pasted into and type its text instead."""
+        for box, value in self.pasted:
+            box.focus()
+            box.press("ControlOrMeta+a")
+            box.press("Backspace")
+            self.type(box.page, box, value)
+        self.pasted.clear()

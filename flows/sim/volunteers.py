@@ -45,7 +45,7 @@ def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dic
     common = pages.shared(url, text) if pages is not None and needs_context(fields) else frozenset()
     values = fill_form(worker, fields, page_rules(text), start, start + seconds, bank, rng, html=text, common=common)
     if wants_browser(text):  # the page's script builds the answer: what its form posts is sent
-        built = posted_by_browser(text, values, f"{worker.worker_id}:{url}")
+        built = posted_by_browser(text, values, f"{worker.worker_id}:{url}", worker)
         if built is None:
             return None
         values = built

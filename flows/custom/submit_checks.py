@@ -1,0 +1,182 @@
+"""What a page's own submit check enforces (``hitflow new --from``): the form's ``onsubmit`` and the
+submit button's ``onclick`` are kept as listeners on hitflow's form, but only a browser runs them;
+form-reading simulated workers and hitflow's QC never do. So each ``if (...)`` that stops the submit
+(``return false``, ``preventDefault()``, an ``alert``) is read here: one whose every alternative is
+"this field is empty" becomes ``required`` on those fields (a page rule QC and every worker honour);
+any other (a field that excludes another, a pattern, a count) is listed by its condition and message,
+for the user to re-express or check in the answers (issue 58).
+
+Only the handler's own code and the page's functions it calls (by name, one level) are read; a
+check's field is recognised by ``getElementById``, ``getElementsByName``, ``querySelector`` with a
+name, or ``form.<name>``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
+
+IF = re.compile(r"\bif\s*\(")
+STOPS = re.compile(r"return\s+false|preventDefault\s*\(|\balert\s*\(")
+MESSAGE = re.compile(r"""(?:alert\s*\(|textContent\s*=|innerText\s*=|innerHTML\s*=)\s*(["'`])(.{1,200}?)\1""", re.S)
+CALL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
+NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s*\]""",
+            r"""document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)""",
+            r"""(?:document\.forms\[[^\]]{1,40}\]|\bform|this\.form|this)\.([A-Za-z_][\w]*)""")
+ID_REF = r"""document\.getElementById\(\s*["']([\w-]+)["']\s*\)"""
+CHECKED = re.compile(r"""^!\s*document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]"""
+                     r""":checked["']\s*\)$""")
+MAX_CHECKS = 40  # a page's checks listed at most
+
+
+@dataclass
+class Check:
+    condition: str  # the if's condition as written (whitespace collapsed)
+    message: str  # what it told the person ("" when it said nothing)
+    # the page rules it is, when that is all it does: (field, attribute, value), e.g. ("reason", "required", "")
+    rules: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> list[Check]:
+    """The checks in ``handlers`` (the submit's own code) and the page functions they call;
+    ``ids``: element id -> field name, for ``getElementById`` references."""
+    code = "\n".join(handlers)
+    called = dict.fromkeys(CALL.findall(code))
+    code += "".join(_function_body(scripts, name) for name in called)
+    checks = []
+    for m in IF.finditer(code):
+        condition, after = _balanced(code, m.end() - 1, "(", ")")
+        if condition is None:
+            continue
+        block = _statement(code, after)
+        if not STOPS.search(block):
+            continue
+        said = MESSAGE.search(block)
+        text = " ".join(condition.split())
+        checks.append(Check(text, said.group(2) if said else "", _rules(text, ids)))
+        if len(checks) >= MAX_CHECKS:
+            break
+    return checks
+
+
+def _function_body(scripts: str, name: str) -> str:
+    m = re.search(r"\bfunction\s+" + re.escape(name) + r"\s*\([^)]{0,200}\)\s*(?=\{)", scripts) or re.search(
+        r"\b(?:var|let|const)\s+" + re.escape(name) + r"\s*=\s*function\s*\([^)]{0,200}\)\s*(?=\{)", scripts)
+    if not m:
+        return ""
+    body, _ = _balanced(scripts, m.end(), "{", "}")
+    return "\n" + (body or "")
+
+
+def _balanced(code: str, start: int, opening: str, closing: str) -> tuple[str | None, int]:
+    """The text inside the bracket at ``start`` and the offset after its closing one (None unbalanced)."""
+    depth = 0
+    for at in range(start, min(len(code), start + 20_000)):
+        depth += (code[at] == opening) - (code[at] == closing)
+        if depth == 0:
+            return code[start + 1:at], at + 1
+    return None, start
+
+
+def _statement(code: str, at: int) -> str:
+    """The statement an ``if`` guards: its ``{...}`` block, or up to the next ``;``."""
+    rest = code[at:at + 2000]
+    stripped = rest.lstrip()
+    if stripped.startswith("{"):
+        body, _ = _balanced(stripped, 0, "{", "}")
+        return body or ""
+    return stripped.split(";", 1)[0]
+
+
+def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
+    """The page rules, when every alternative of the condition is "this field is empty" (required) or
+    "this number is above/below N" (max/min), else []."""
+    rules = []
+    for part in _alternatives(condition):
+        rule = _empty_test(_unwrapped(part), ids) or _bound_test(_unwrapped(part), ids)
+        if rule is None:
+            return []
+        rules.append(rule)
+    return list(dict.fromkeys(rules))
+
+
+def _unwrapped(part: str) -> str:
+    """The test without whitespace and the parentheses wrapped around all of it."""
+    part = part.strip()
+    while part.startswith("(") and _balanced(part, 0, "(", ")")[1] == len(part):
+        part = part[1:-1].strip()
+    return part
+
+
+def _bound_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
+    """``x.value > 10`` -> (x, "max", "10"); ``x.value < 1`` -> (x, "min", "1")."""
+    m = re.match(rf"^(?P<ref>{_REF})\.value\s*(?P<op>[<>])\s*(?P<n>-?\d+(?:\.\d+)?)$", part)
+    name = _ref_name(m, ids) if m else None
+    return (name, "max" if m["op"] == ">" else "min", m["n"]) if m and name else None
+
+
+def _alternatives(condition: str) -> list[str]:
+    if "&&" in condition or "?" in condition:
+        return [condition + " &&"]  # not only "empty" tests: never one
+    return condition.split("||")
+
+
+_REF = "|".join(f"(?:{r})" for r in (*NAME_REF, ID_REF))
+
+
+def _ref_name(m: re.Match[str], ids: dict[str, str]) -> str | None:
+    """The field a matched reference names (an element id through ``ids``)."""
+    ref = re.match(_REF, m["ref"])
+    found = [g for g in ref.groups() if g] if ref else []
+    if not found:
+        return None
+    return ids.get(found[0]) if re.match(ID_REF, m["ref"]) else found[0]
+
+
+def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
+    """A test such as ``!x.value``, ``x.value.trim() === ""``, ``x.value.length == 0`` or no radio of
+    ``x`` checked: (x, "required", "")."""
+    if m := CHECKED.match(part):
+        return (m.group(1), "required", "")
+    value = rf"(?P<ref>{_REF})\.value(?:\.trim\(\))?"
+    for shape in (rf"^!\s*{value}$", rf"^{value}\s*(?:===?|==)\s*(?:\"\"|''|``)$",
+                  rf"^{value}\.length\s*(?:===?\s*0|<\s*1)$"):
+        if (m := re.match(shape, part)) and (name := _ref_name(m, ids)):
+            return (name, "required", "")
+    return None
+
+
+def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
+    """Each submit check the handlers make (flows/custom/submit_checks.py): "a field is empty" becomes
+    ``required`` on its controls; any other is named by what it enforces, for the user to check."""
+    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := re.search(r"\bid\s*=\s*[\"']?([\w-]+)", tag[0]))
+           and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
+    for check in submit_checks(handlers, "\n".join(m.group(2) for m in SCRIPT.finditer(body)), ids):
+        said = f" (it says {check.message!r})" if check.message else ""
+        if check.rules:
+            for rule in check.rules:
+                body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
+            rules = ", ".join(f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
+            notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
+                         "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
+                         "check meant")
+        else:
+            notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
+                         "person's browser runs it, hitflow's QC and form-reading simulated workers do not; re-express "
+                         "it as page rules (required, pattern, min/max, data-min-selections) or check the answers "
+                         "for it ([target] sim_workers = \"browser\" rehearses it)")
+    return body
+
+
+def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
+    """The control with the rule's attribute (``required``, ``max="10"``) if it is the rule's field's
+    and has none already."""
+    tag, (field, attr, value) = control.group(0), rule
+    m = NAME_ATTR.search(tag)
+    name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
+    if name != field or re.search(rf"\s{attr}\b", tag, re.I):
+        return tag
+    return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)

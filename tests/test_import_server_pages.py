@@ -1,0 +1,111 @@
+"""`hitflow new --from` on pages that run on the requester's own server (issue 58 point 5): PHP, ASP/JSP/
+ERB and other engines' template tags never run on hitflow's page, so each block is named with its line
+and nothing is written (a PHP page imported ran with 2 of 11 fields seen and "no problems found"); a
+template with such a block left is a PROBLEM at the dry run; and a value the page itself writes into an
+answer field (a sentinel such as "<END>") is no answer: a batch of them is held, not approved."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from flows.cli.main import main
+from flows.custom.scaffold import scaffold
+
+PHP = """<?php
+  $ids = explode(",", $_GET["ids"]);
+?>
+<html><head><title>Describe the photos</title></head><body>
+<form method="post" action="https://www.mturk.com/mturk/externalSubmit">
+<input type="hidden" name="assignmentId" value="<?= htmlspecialchars($_GET['assignmentId']) ?>">
+<?php foreach ($ids as $n => $id) { ?>
+  <img src="https://example.org/img/<?php echo $id; ?>.jpg" alt="photo">
+  <textarea name="caption<?php echo $n; ?>"></textarea>
+<?php } ?>
+<input type="submit" value="Submit">
+</form></body></html>
+"""
+# (page, the engine named, the lines named)
+OTHERS = [
+    ("<p><%= item.title %></p>\n<% if show %>\n<input name='a'>\n<% end %>\n", "ASP/JSP/ERB/EJS", [1, 2, 4]),
+    ("<p>Rate it</p>\n{{#each options}}\n<input type='radio' name='r' value='{{this}}'>\n{{/each}}\n",
+     "Handlebars/Mustache", [2, 4]),
+    ("{% extends 'base.html' %}\n{% block content %}\n<p>{{ title }}</p><input name='x'>\n{% endblock %}\n",
+     "Django/Jinja/Twig", [1, 2]),
+]
+
+
+def refused(tmp_path: Path, text: str, capsys) -> list[str]:
+    page = tmp_path / "page.html"
+    page.write_text(text, encoding="utf-8")
+    assert main(["new", "imp", "--from", str(page), "--dir", str(tmp_path)]) == 2
+    assert not (tmp_path / "config").exists()  # nothing written
+    return [line for line in capsys.readouterr().err.splitlines() if "server-side code" in line]
+
+
+def test_a_php_page_is_refused_with_each_block_and_its_line(tmp_path: Path, capsys) -> None:
+    lines = refused(tmp_path, PHP, capsys)
+    starts = [n for n, line in enumerate(PHP.splitlines(), 1) if "<?" in line]
+    blocks = sum(line.count("<?") for line in PHP.splitlines())
+    assert len(lines) == blocks == 6
+    assert [int(line.split(":")[1]) for line in lines] == [n for n in starts for _ in
+                                                           range(PHP.splitlines()[n - 1].count("<?"))]
+    assert all("PHP server-side code" in line and "{{ item.<column> }}" in line for line in lines)
+
+
+@pytest.mark.parametrize(("text", "engine", "at"), OTHERS, ids=[o[1] for o in OTHERS])
+def test_other_engines_blocks_are_named(tmp_path: Path, capsys, text: str, engine: str, at: list[int]) -> None:
+    lines = refused(tmp_path, text, capsys)
+    assert [int(line.split(":")[1]) for line in lines] == at and all(engine in line for line in lines)
+
+
+def test_hitflows_own_jinja_and_ground_truths_liquid_are_not_other_engines(tmp_path: Path) -> None:
+    page = tmp_path / "gt.html"
+    page.write_text("<p>{{ task.input.text }}</p>{% if task.input.note %}<b>{{ task.input.note }}</b>{% endif %}"
+                    "<input name='ok'>", encoding="utf-8")
+    assert main(["new", "gt", "--from", str(page), "--dir", str(tmp_path)]) == 0
+
+
+def test_a_template_with_php_left_is_a_problem_at_the_dry_run(tmp_path: Path, monkeypatch, capsys) -> None:
+    scaffold("left", tmp_path)
+    template = tmp_path / "config" / "left.html.j2"
+    template.write_text(template.read_text().replace("{% block item %}", "{% block item %}\n<p><?php echo $x; ?></p>"),
+                        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "config/left.toml", "--dry-run"]) == 1
+    problems = [line for line in capsys.readouterr().out.splitlines() if line.startswith("PROBLEM")]
+    assert any("PHP server-side code '<?php echo $x; ?>'" in line for line in problems)
+
+
+# The page writes "<END>" into its answer and only its script's button replaces it: form-reading workers
+# post the page's own sentinel (17 of 17 approved captions were "<END>" on the PHP page, issue 58)
+SENTINEL = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<textarea class="draft" data-i="{{ i }}"></textarea>
+<input type="hidden" name="caption_{{ i }}" id="caption_{{ i }}" value="&lt;END&gt;">
+<button type="button" class="keep" data-i="{{ i }}">Keep my caption</button>
+<script>
+document.querySelectorAll(".keep").forEach(function (b) { b.addEventListener("click", function () {
+  var i = b.getAttribute("data-i");
+  document.getElementById("caption_" + i).value = document.querySelector(".draft").value;
+}); });
+</script>
+{% endblock %}
+"""
+
+
+def test_answers_equal_to_the_pages_own_sentinel_are_no_answers(tmp_path: Path, capsys) -> None:
+    scaffold("sentinel", tmp_path)
+    (tmp_path / "config" / "sentinel.html.j2").write_text(SENTINEL, encoding="utf-8")
+    config = tmp_path / "config" / "sentinel.toml"
+    config.write_text(config.read_text().replace("[target]\n", '[target]\nsim_workers = "form"\n'), encoding="utf-8")
+    db = tmp_path / "h.db"
+    code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs")])
+    con = sqlite3.connect(db)
+    posted = con.execute("SELECT count(*) FROM assignments WHERE answer_xml LIKE '%&lt;END&gt;%'").fetchone()[0]
+    assert posted >= 2  # what the workers posted is the page's own constant (kept in the ledger)
+    assert code == 10 and "rule empty_answer would reject or block" in capsys.readouterr().err
+    assert con.execute("SELECT count(*) FROM decisions WHERE action = 'approve'").fetchone()[0] == 0
