@@ -272,7 +272,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     values: dict[str, str] = {}
     sole = sole_answers(fields)
     for f in todo:
-        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole):  # an optional field, skipped
+        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole, worker.params):  # an optional field, skipped
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue
