@@ -35,7 +35,8 @@ from flows.sim.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.latent_choices import LATENT, confused, latent_answer, slip
+from flows.sim.known_answers import described, known_answer, known_option
+from flows.sim.latent_choices import KNOWN, LATENT, SOURCE, accuracy, confused, latent_answer, slip
 from flows.sim.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.page_spec import honour_spec, page_spec
 from flows.sim.ratings import nearest, numeric_scale, rated_position, truth_option
@@ -63,7 +64,12 @@ def _truth_rng(ctx: ItemContext, name: str) -> random.Random:
 
 
 def _careful(w: Worker, rng: random.Random) -> bool:
-    return rng.random() < 0.55 + 0.4 * w.skill
+    return rng.random() < accuracy(w)
+
+
+def _known(fill: Filling, ctx: ItemContext, f: FormField) -> str | None:
+    """The requester's known answer for this item and field, as the field holds it (flows/sim/known_answers.py)."""
+    return known_answer(fill.bank, ctx.key, field_base(f.name))
 
 
 def _takes_care(fill: Filling) -> bool:
@@ -128,7 +134,7 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if kind in RUSHED:
         short = min(sources, key=len).split()
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
-    if not (ctx.texts or ctx.shows_image or ctx.key.split("~")[0] in fill.bank) and optional(f):
+    if not (ctx.texts or ctx.shows_image or described(fill.bank, ctx.key)) and optional(f):
         return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
@@ -156,11 +162,12 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""
     if fill.worker.profile == "contrarian":
         return options[0]  # one answer to everything
-    if scale := numeric_scale(options):  # a rating of what the simulator cannot perceive (flows/sim/ratings.py)
+    known = known_option(_known(fill, ctx, f), options)
+    if known is None and (scale := numeric_scale(options)):  # a rating of what the simulator cannot perceive
         return rating(fill, f, ctx, options, scale)
     truth = latent_answer(fill.worker, ctx.key, field_base(f.name), options,
                           ctx.texts or (_sources(ctx, fill.bank) if ctx.shows_image and fill.bank else []),
-                          f.attrs.get("header", ""))
+                          f.attrs.get("header", ""), known)
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
     if not _takes_care(fill):
@@ -183,6 +190,10 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     rule = field_rule(f) or {}
     truth_rng = _truth_rng(ctx, f.name)
     truth = [o for o in f.options if truth_rng.random() < 0.35]
+    if (given := _known(fill, ctx, f)) is not None:  # the requester's ticks, "a|b"
+        truth = [o for o in f.options if known_option(o, given.split("|"))]
+        fill.worker.memory[f"{LATENT}{ctx.key}|{field_base(f.name)}"] = "|".join(truth)
+        fill.worker.memory[f"{SOURCE}{ctx.key}|{field_base(f.name)}"] = KNOWN
     if fill.worker.profile == "contrarian":
         picked = f.options[:1]
     elif fill.worker.profile in RUSHED:
@@ -222,11 +233,19 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     elif not _takes_care(fill):
         k = fill.rng.randint(0, slots)
     else:
-        k = min(slots, max(0, _truth_rng(ctx, f.name).randint(0, slots) + fill.rng.choice((-1, 0, 0, 1))))
+        k = min(slots, max(0, _number_truth(fill, f, ctx, first, step, slots) + fill.rng.choice((-1, 0, 0, 1))))
     value = first + k * step
     if not step_ok(value, rule):
         value = first
     return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
+def _number_truth(fill: Filling, f: FormField, ctx: ItemContext, first: float, step: float, slots: int) -> int:
+    """The slot of the item's true number: the requester's known one, else drawn by the item and field."""
+    try:
+        return min(slots, max(0, round((float(_known(fill, ctx, f) or "") - first) / step)))
+    except ValueError:  # none known, or not a number
+        return _truth_rng(ctx, f.name).randint(0, slots)
 
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
@@ -272,7 +291,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     values: dict[str, str] = {}
     sole = sole_answers(fields)
     for f in todo:
-        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole, worker.params):  # an optional field, skipped
+        # an optional field, skipped
+        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole, worker.params):
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue
