@@ -109,11 +109,12 @@ def copies(text: str, others: list[str]) -> bool:
 REWORDINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This shows ", "We see ")
 
 
-def reworded(text: str, rng: random.Random) -> str:
-    """The same content in other words: an opening, a few synonyms."""
+def reworded(text: str, rng: random.Random, image: bool = True) -> str:
+    """The same content in other words: a few synonyms, and for an image an opening ("The picture
+    shows ..."), which a text item never gets."""
     words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
     body = " ".join(words)
-    if rng.random() < 0.5 and body:
+    if rng.random() < 0.5 and body and image:
         body = rng.choice(REWORDINGS) + body[:1].lower() + body[1:]
     return body
 
