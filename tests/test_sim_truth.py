@@ -171,3 +171,31 @@ def test_honest_profiles_answer_an_optional_radio_group(projects, profile: str) 
     answers = filled(projects["pairs"], crowd(profile, 12)) + filled(projects["stress"], crowd(profile, 6))
     optional = [a.get("difficulty", a.get("readable", "")) for _, _, a in answers]
     assert sum(v == "" for v in optional) / len(optional) <= 0.05
+
+
+@pytest.mark.parametrize("platform", ["mturk", "links"])
+def test_a_rehearsal_hands_the_truth_over_and_says_what_its_choices_follow(tmp_path: Path, platform: str) -> None:
+    """End to end: the driver hands the items' answers to the simulator (MTurk's HITs) or to the links
+    route's invitees; the crowd's latent answers are the items file's; the report and summary name the
+    content-blind field."""
+    from flows.driver.campaign_run import run_campaign
+
+    config = truth_config(tmp_path, "stress", per_page=6, per_item=3)
+    run_campaign(config, db_path=tmp_path / "ledger.db", out_root=tmp_path / "runs", seed=3, platform=platform,
+                 progress=lambda _line: None)
+    out = tmp_path / "runs" / "stress"
+    gold = dict(pd.read_csv(config.parent / "stress_items.csv", dtype=str)[["item_id", "gold_stress"]].values)
+    latent = pd.DataFrame(json.loads((out / "sim_items.json").read_text()))
+    stress = latent[latent["field"] == "stress"]
+    assert len(stress) == len(gold) and (stress["source"] == "known").all()
+    assert all(gold[i] == a for i, a in zip(stress["item_id"], stress["answer"], strict=True))
+    assert (latent.loc[latent["field"] == "readable", "source"] != "known").all()
+    summary = (out / "summary.txt").read_text()
+    assert BLIND.format(field="readable") in summary and BLIND.format(field="stress") not in summary
+    assert "stress: known answers on 24 of 24 items" in summary
+    assert BLIND.format(field="readable") in (out / "report.html").read_text()
+    data = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
+    profiles = {w["worker_id"]: w["profile"] for w in json.loads((out / "sim_workers.json").read_text())}
+    who = data["worker_id"].str.removeprefix("invite:").map(profiles)  # the links route names invitees so
+    chosen = data[(data["field"] == "stress") & who.isin(HONEST)]
+    assert len(chosen) >= 12 and (chosen["value"] == chosen["item_id"].map(gold)).mean() > 0.75

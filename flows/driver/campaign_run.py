@@ -29,7 +29,7 @@ from flows.driver.run_start import open_run_folder
 from flows.driver.sim_marketplace import hand_known_answers, marketplace_file
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
-from flows.platforms.targets import crowd_file_used, sim_item_truth, sim_state_path
+from flows.platforms.targets import crowd_file_used, crowd_item_truth, sim_item_truth, sim_state_path
 
 # Modules a campaign's steps import on first use (the report's plots need matplotlib; QC's TF-IDF
 # no longer imports scikit-learn, qc/text_similarity.py): a run under Prefect imports them while its temporary
@@ -161,6 +161,8 @@ def latent_items(run: Run, truth: Any) -> list[dict[str, Any]] | None:
     """The simulated crowd's latent answer per choice of a custom page (scoring its answers), or None."""
     if truth is None or run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
         return None
+    if run.notes.get("crowd"):  # the links route's invitees: an in-process crowd (flows/platforms/links/batches.py)
+        return crowd_item_truth(run.notes["crowd"])
     return sim_item_truth(run.target)
 
 

@@ -224,6 +224,13 @@ def add_known_to_crowd(people: tuple[list[Any], dict[str, Any]], rows: list[dict
     add_known(people[1], rows)
 
 
+def crowd_item_truth(people: tuple[list[Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    """The latent answers an in-process crowd (the links route's invitees) gave its choices."""
+    from flows.sim.latent_choices import item_truth
+
+    return item_truth(people[0])
+
+
 def sim_item_truth(target: Target) -> list[dict[str, Any]]:
     """The latent answer of every choice the simulated crowd was shown (``item_id, field, answer``)."""
     with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items", timeout=30) as resp:

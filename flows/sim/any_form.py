@@ -125,7 +125,7 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
         if wanted == "summary" and ctx.texts:
             text = summary(ctx.texts, rng, int(high) if high is not None else None)
         elif wanted == "word" and (word := the_word(question)):
-            text = word_comment(word, rng)
+            text = word_comment(word, ctx.texts, rng)
         elif wanted == "remark":
             text = remark(ctx.texts or ([] if not ctx.shows_image else sources[:1]), rng)
         else:

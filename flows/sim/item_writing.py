@@ -23,15 +23,16 @@ NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to",
                           "above", "here", "means", "mean", "for", "it"))
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
                   "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
-WORD_COMMENTS = ("Here \"{w}\" is used in its everyday sense.", "\"{w}\" fits the sentence; I would keep it.",
-                 "The word {w} reads naturally in this context.", "{W} is a little informal here, but clear.",
-                 "I think {w} means what most readers expect in this sentence.",
-                 "\"{w}\" could be replaced by a simpler word, but it is correct.",
-                 "The meaning of {w} is clear from the rest of the sentence.")
-REMARKS = ("The part about {t} was easy to judge.", "Clear enough; {t} made the answer obvious.",
-           "A bit long, but the bit about {t} decided it for me.", "Nothing unusual, apart from {t}.",
-           "I had to read the part about {t} twice.", "Straightforward item.", "No problems with this one.",
-           "Easy to answer.", "Slightly ambiguous, I went with my first reading.")
+WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "\"{s}\": {w} fits here, I would keep it.",
+                 "{W} reads naturally in \"{s}\".", "In \"{s}\", {w} is a little informal but clear.",
+                 "\"{s}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{s}\", but it is right.")
+BARE_COMMENTS = ("Here \"{w}\" is used in its everyday sense.", "The meaning of {w} is clear from the sentence.",
+                 "{W} reads naturally in this context.")
+# A remark names a run of the item's own words (its own, so two items rarely get the same remark;
+# the caption task's shared_template flags one text on two items), never the whole text.
+REMARKS = ("The bit about \"{t}\" decided it for me.", "Clear enough, \"{t}\" made the answer obvious.",
+           "I had to read \"{t}\" twice.", "\"{t}\" was the key part.", "Mostly about \"{t}\", easy to judge.",
+           "A bit long, but \"{t}\" settled it.")
 OPENERS = ("In short, ", "Basically, ", "", "", "The text says ", "Summary: ")
 # a summary's cut falls before one of these (a clause's start), not in the middle of a phrase
 BREAK_WORDS = frozenset(("after", "before", "when", "as", "because", "while", "which", "that", "with", "for", "in",
@@ -64,22 +65,29 @@ def _content_words(text: str) -> list[str]:
     return [w for w in re.findall(r"[A-Za-z][a-z'-]{3,}", text) if w.lower() not in STOP]
 
 
+def _overlap(text: str, others: list[str]) -> int:
+    mine = {w.lower() for w in _content_words(text)}
+    return len(mine & {w.lower() for o in others if o != text for w in _content_words(o)})
+
+
 def summary(texts: list[str], rng: random.Random, limit: int | None = None) -> str:
-    """A summary of the item's longest text: its first sentence's main clause cut to about half its
-    words or fewer, with an opening of the worker's own; shorter than the text and never equal to it."""
-    source = max(texts, key=len) if texts else ""
+    """A summary of the item's main text (the one sharing most words with the item's other texts, a
+    query's passage; else the longest): its first sentence's main clause cut to between a third and
+    three fifths of its words, with an opening of the worker's own; shorter than the text, never equal."""
+    long = [t for t in texts if len(t.split()) >= 8] or texts
+    source = max(long, key=lambda t: (_overlap(t, texts), len(t))) if long else ""
     first = re.split(r"(?<=[.!?])\s+", source.strip())[0]
     clause = re.split(r",|;| which | because | while | although ", first)[0].strip().rstrip(".!?")
     words = clause.split()
-    keep = max(3, min(len(words), len(source.split()) // 2, 14))
+    keep = max(3, min(len(words), round(len(source.split()) * rng.uniform(0.35, 0.6)), 14))
     if keep < len(words):  # cut where a clause starts, not in the middle of a phrase
         keep = next((j for j in range(keep, 2, -1) if words[j].lower().strip(",") in BREAK_WORDS), keep)
         while keep > 3 and words[keep - 1].lower().strip(",") in BREAK_WORDS:
             keep -= 1
     body = " ".join(words[:keep])
     opener = rng.choice(OPENERS)
-    acronym = len(words[0]) > 1 and words[0].isupper() if words else False
-    text = f"{opener}{body[:1].lower() + body[1:] if opener and not acronym else body}".strip()
+    plain = bool(words) and words[0].lower() in STOP  # "The ...", "A ...": not a name
+    text = f"{opener}{body[:1].lower() + body[1:] if opener and plain else body}".strip()
     text = text[:1].upper() + text[1:] + "."
     if limit is not None and len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0].rstrip(",;") + "."
@@ -89,15 +97,26 @@ def summary(texts: list[str], rng: random.Random, limit: int | None = None) -> s
     return text
 
 
-def word_comment(word: str, rng: random.Random) -> str:
-    """A comment on ``word`` that uses the word."""
-    return rng.choice(WORD_COMMENTS).format(w=word, W=word[:1].upper() + word[1:])
+def word_comment(word: str, texts: list[str], rng: random.Random) -> str:
+    """A comment on ``word`` that uses the word, and quotes the words around it in the item's text."""
+    around = ""
+    for text in texts:
+        words = text.rstrip(".!?").split()
+        at = next((k for k, w in enumerate(words) if w.strip(".,;:!?\"'").lower() == word.lower()), None)
+        if at is not None:
+            around = " ".join(words[max(0, at - 1):at + 3]).strip(".,;:")
+            break
+    forms = WORD_COMMENTS if around else BARE_COMMENTS
+    return rng.choice(forms).format(w=word, W=word[:1].upper() + word[1:], s=around)
 
 
 def remark(texts: list[str], rng: random.Random) -> str:
-    """A remark on the item, naming one of its content words at most: never the item's text back."""
-    words = _content_words(" ".join(texts))
-    line = rng.choice(REMARKS)
-    if "{t}" in line and not words:
-        line = rng.choice([r for r in REMARKS if "{t}" not in r])
-    return line.format(t=rng.choice(words).lower() if words else "")
+    """A remark on the item quoting two or three of its own words in a row: never the item's text back."""
+    runs = [w for t in texts for w in [t.rstrip(".!?").split()] if len(w) >= 4]
+    if not runs:
+        return rng.choice(("No problems with this one.", "Nothing to add.", "Fine as it is.", "Easy to answer."))
+    words = rng.choice(runs)
+    starts = [k for k in range(len(words) - 2) if words[k].lower() not in STOP] or [0]
+    at = rng.choice(starts)
+    span = " ".join(words[at:at + rng.choice((2, 3))]).strip(".,;:").lower()
+    return rng.choice(REMARKS).format(t=span)
