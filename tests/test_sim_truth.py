@@ -199,3 +199,24 @@ def test_a_rehearsal_hands_the_truth_over_and_says_what_its_choices_follow(tmp_p
     who = data["worker_id"].str.removeprefix("invite:").map(profiles)  # the links route names invitees so
     chosen = data[(data["field"] == "stress") & who.isin(HONEST)]
     assert len(chosen) >= 12 and (chosen["value"] == chosen["item_id"].map(gold)).mean() > 0.75
+
+
+def test_the_simulators_truth_route_takes_rows_and_refuses_anything_else() -> None:
+    import urllib.error
+    import urllib.request
+
+    from flows.sim.server import SimServer
+
+    def post(sim: SimServer, body: bytes) -> int:
+        req = urllib.request.Request(f"{sim.url}/_sim/truth", method="POST", data=body,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as resp:
+                return int(resp.status)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code)
+
+    with SimServer() as sim:
+        assert post(sim, json.dumps([{"item_id": "a1", "field": "stress", "answer": "stressful"}]).encode()) == 200
+        assert [post(sim, b) for b in (b'{"a": 1}', b'[{"item_id": 3}]', b"not json")] == [400, 400, 400]
+        assert sim.market.bank["a1"].answers == {"stress": "stressful"} and not sim.market.bank["a1"].captions
