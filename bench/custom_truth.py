@@ -65,6 +65,15 @@ def accuracy_by_profile(db: sqlite3.Connection, workers: dict[str, Any], config:
             for p, v in sorted(table.items())}
 
 
+def honest_blocks(db: sqlite3.Connection, workers: dict[str, Any]) -> list[str]:
+    """The rules that blocked each honest worker (one entry per worker blocked)."""
+    from flows.sim.crowd_model import HONEST_PROFILES
+
+    return sorted(f"{workers[r['worker_id']].profile}: {r['rules']}" for r in
+                  db.execute("SELECT worker_id, rules FROM blocks").fetchall()
+                  if workers[r["worker_id"]].profile in HONEST_PROFILES)
+
+
 def run_page(kind: str, seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         config = truth_config(Path(tmp), kind, per_page=4, per_item=5, batches=2)
@@ -72,7 +81,8 @@ def run_page(kind: str, seed: int) -> dict[str, Any]:
             items = sum(1 for _ in csv.DictReader(fh))
 
         def judged(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
-            return {**judge(db, workers, config), "accuracy": accuracy_by_profile(db, workers, config, kind)}
+            return {**judge(db, workers, config), "accuracy": accuracy_by_profile(db, workers, config, kind),
+                    "honest_blocked_by": honest_blocks(db, workers)}
 
         wall, result = run_judged(config, items, seed, CROWD, judged)
     return {"page": kind, "items": items, "seed": seed, "wall_s": round(wall, 1), **result}
@@ -87,6 +97,8 @@ def show(label: str, r: dict[str, Any]) -> str:
              f"honest): bad blocked before the last batch {pct(r['recall_blocked_before_last'])} of "
              f"{r['bad_workers_before_last']}, flagged {pct(r['recall_flagged'])}; honest blocked "
              f"{pct(r['honest_blocked'])}, with a blocking/rejecting flag {pct(r['honest_blamed'])}"]
+    if r.get("honest_blocked_by"):
+        lines.append(f"  honest workers blocked by: {'; '.join(r['honest_blocked_by'])}")
     for profile, a in r.get("accuracy", {}).items():
         model = f" (model {pct(a['model'])})" if "model" in a else ""
         lines.append(f"  {profile:<18} accuracy {pct(a['accuracy'])} on {a['answers']} answers{model}")

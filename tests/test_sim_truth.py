@@ -95,12 +95,15 @@ def test_diligent_choices_match_the_items_truth_at_their_accuracy(diligent, kind
             assert latent[(row["item_id"], field)]["source"] == "known"
 
 
-def test_without_truth_the_relevance_majority_is_not_the_gold(projects) -> None:
-    """The same page without its truth column: the crowd's answers say nothing of the gold (the
-    comparison that shows the column, not the page, drives them)."""
-    answers = filled(projects["relevance"], crowd("diligent", 8), known=False)
-    right = sum(a["relevant"] == row["gold_passage"] for _, row, a in answers) / len(answers)
-    assert right < 0.6
+def test_without_truth_the_reading_model_reads_the_passage_that_shares_the_querys_words(projects) -> None:
+    """The relevance page without its truth column: the simulator's reading model (declared as such,
+    source "read") picks the passage sharing the query's content words, "none" where no passage does;
+    on these items that is the gold every time (issue 58: it said "None of the above" for 6 of 6)."""
+    answers = filled(projects["relevance"], crowd("diligent", 4), known=False)
+    latent = [r for r in item_truth([w for w, _, _ in answers]) if r["field"] == "relevant"]
+    gold = {row["item_id"]: row["gold_passage"] for _, row, _ in answers}
+    assert len(latent) == 12 and all(r["source"] == "read" and r["answer"] == gold[r["item_id"]] for r in latent)
+    assert {r["answer"] for r in latent} == {"passage_1", "passage_2", "passage_3", "none"}
 
 
 def test_pairs_are_answered_each_from_its_own_truth(diligent) -> None:
@@ -220,3 +223,12 @@ def test_the_simulators_truth_route_takes_rows_and_refuses_anything_else() -> No
         assert post(sim, json.dumps([{"item_id": "a1", "field": "stress", "answer": "stressful"}]).encode()) == 200
         assert [post(sim, b) for b in (b'{"a": 1}', b'[{"item_id": 3}]', b"not json")] == [400, 400, 400]
         assert sim.market.bank["a1"].answers == {"stress": "stressful"} and not sim.market.bank["a1"].captions
+
+
+def test_the_stress_lexicon_reads_the_issues_two_posts_the_right_way_round() -> None:
+    from flows.sim.content_choice import content_answers
+
+    options = ["stressful", "not stressful"]
+    assert content_answers(["Went for a nice walk with my dog this morning."], options) == ["not stressful"]
+    assert content_answers(["I can't pay my rent and the landlord keeps calling."], options) == ["stressful"]
+    assert content_answers(["The meeting moved to the second floor room."], options) is None  # no cue: blind

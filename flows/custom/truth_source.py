@@ -23,9 +23,9 @@ from flows.custom.control_items import read_controls
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
          "nothing about it")
-READING = ("the simulator's reading model (word overlap with the item's text, a small lexicon of sentiment, stress "
-           "and intents: flows/sim/content_choice.py) answers from the item's own words where they carry evidence: "
-           "a model, not truth")
+READING = ("where an item's own words carry evidence, the simulator's reading model answers from them: word overlap "
+           "with a query, a small lexicon of sentiment, stress and intents (flows/sim/content_choice.py); a model, "
+           "not truth")
 
 
 def column_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -82,7 +82,7 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
                          f"{sources['control items']} items; on the others they are content-blind")
         lines.append(BLIND.format(field=field))
         blind = True
-    return lines + ([f"  ({READING}; known answers: [campaign] truth = {{field = \"column\"}}, docs/custom_pages.md)"]
+    return lines + ([f"  {READING}. Known answers: [campaign] truth = {{field = \"column\"}} (docs/custom_pages.md)"]
                     if blind else [])
 
 

@@ -6,6 +6,8 @@ Read from the item's text (or the simulator's description of its image), in this
 - an option's own words, or the cue words we list for it, in the text (a small lexicon of our own
   for sentiment, emotions, stress and shopping intents: a modelling choice, not a classifier); a
   negated option ("not stressful") by the calm words where its word is a stress word;
+- options numbering the item's texts after its first (a query and its passages: "passage_2"): the
+  passage sharing most content words with the query, none sharing any an "other"-like option;
 - a Neutral option for a full sentence with no positive or negative cue ("stating a fact");
 - a yes/no question whose own content words ("...searched for: fishing") appear in the text: yes,
   else no;
@@ -99,8 +101,28 @@ def _support(option: str, text: str, stems: set[str]) -> int:
     return sum(1 for w in own if w in stems) + sum(1 for c in cues if _cued(c, text, stems))
 
 
+NUMBERED = re.compile(r"(\d+)\s*$")
+
+
+def passage_choice(texts: list[str], options: list[str]) -> list[str] | None:
+    """Options that number the item's texts after its first ("passage_2", "Document 2" for the second
+    text after a query): the ones whose text shares most content words with the first; when none shares
+    any, an "other"-like option ("None of the above"). None when the options do not number the texts."""
+    numbered = {o: int(m[1]) for o in options if (m := NUMBERED.search(o.strip()))}
+    if len(numbered) < 2 or len(texts) != max(numbered.values()) + 1 or min(numbered.values()) < 1:
+        return None
+    query = {stem(w) for w in _words(texts[0]) if len(w) >= 4 and w not in NOT_CONTENT}
+    scores = {o: len(query & {stem(w) for w in _words(texts[n])}) for o, n in numbered.items()}
+    best = max(scores.values())
+    if best == 0:
+        return [o for o in options if o not in numbered and o.strip().lower() in OTHER][:1] or None
+    return [o for o, s in scores.items() if s == best]
+
+
 def content_answers(texts: list[str], options: list[str], question: str = "") -> list[str] | None:
     """The options the item's content supports best (None: it says nothing about them)."""
+    if (passages := passage_choice(texts, options)) is not None:
+        return passages
     text = " ".join(texts).lower()
     words = _words(text)
     if not words or len(options) < 2:
