@@ -147,6 +147,9 @@ def test_a_truth_column_the_items_lack_is_one_clear_line(tmp_path: Path) -> None
     config.write_text(config.read_text().replace('"gold_stress"', '"gold_stres"'))
     with pytest.raises(ConfigError, match=r"names column 'gold_stres' for stress, which .* lacks"):
         dry_run_lines(load_config(config))
+    config.write_text(config.read_text().replace('stress = "gold_stres"', 'stres = "gold_stress"'))
+    assert any(line.startswith("[campaign] truth names stres, which is no answer field of the page")
+               for line in dry_run_lines(load_config(config)))
 
 
 def test_a_summary_shortens_the_passage_and_never_copies_it(diligent) -> None:

@@ -55,20 +55,27 @@ def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
 
 
 def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Every known answer (``item_id, field, answer, source``): the items' columns, then control items,
-    then the answer key (an item's own answer first, the key's for every item last)."""
+    """Every known answer (``item_id, field, answer, source``), one per item and field: the items' own
+    column first, then the control items' answer, then the answer key's (for every item); a control
+    file that disagrees with the items' column is rehearsed as a wrong answer file."""
     controls = read_controls(cfg)
     from_controls = [] if controls is None else [
         {"item_id": str(i).strip(), "field": str(f).strip(), "answer": str(a).strip(), "source": "control items"}
         for i, f, a in zip(controls["item_id"], controls["field"], controls["answer"], strict=True)]
-    return column_answers(cfg, items) + from_controls + key_answers(cfg)
+    rows, seen = [], set()
+    for row in column_answers(cfg, items) + from_controls + key_answers(cfg):
+        if (row["item_id"], row["field"]) not in seen:  # the first source of an item's answer wins
+            seen.add((row["item_id"], row["field"]))
+            rows.append(row)
+    return rows
 
 
 def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str]) -> list[str]:
     """For the dry run: where each choice or number field's simulated answers come from. ``fields``:
     answer field -> its kind (flows/custom/custom_task.py field_kinds)."""
     known = known_answers(cfg, items)
-    lines, blind = [], False
+    lines, blind = [f"[campaign] truth names {f}, which is no answer field of the page ({', '.join(fields)}): it "
+                    "is not used; fix the field's name" for f in cfg.truth if f not in fields], False
     for field, kind in fields.items():
         if kind not in ("choice", "number"):
             continue
