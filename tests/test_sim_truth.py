@@ -235,3 +235,13 @@ def test_the_stress_lexicon_reads_the_issues_two_posts_the_right_way_round() -> 
     assert content_answers(["Went for a nice walk with my dog this morning."], options) == ["not stressful"]
     assert content_answers(["I can't pay my rent and the landlord keeps calling."], options) == ["stressful"]
     assert content_answers(["The meeting moved to the second floor room."], options) is None  # no cue: blind
+
+
+def test_a_crowd_files_accuracy_sets_a_profiles_care(projects) -> None:
+    rng = random.Random("exact")
+    exact = [new_worker("diligent", {"accuracy": 1.0}, rng) for _ in range(3)]
+    answers = filled(projects["stress"], exact)
+    assert all(a["stress"] == row["gold_stress"] for _, row, a in answers)
+    sloppy = [new_worker("diligent", {"accuracy": 0.0}, rng) for _ in range(6)]
+    right = sum(a["stress"] == row["gold_stress"] for _, row, a in filled(projects["stress"], sloppy))
+    assert right / (6 * 24) < 0.45  # slips only: half habit (never right), half a coin over two options
