@@ -179,7 +179,7 @@ def test_honest_profiles_answer_an_optional_radio_group(projects, profile: str) 
     assert sum(v == "" for v in optional) / len(optional) <= 0.05
 
 
-@pytest.mark.parametrize("platform", ["mturk", "links"])
+@pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
 def test_a_rehearsal_hands_the_truth_over_and_says_what_its_choices_follow(tmp_path: Path, platform: str) -> None:
     """End to end: the driver hands the items' answers to the simulator (MTurk's HITs) or to the links
     route's invitees; the crowd's latent answers are the items file's; the report and summary name the
