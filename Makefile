@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -187,6 +187,12 @@ bench-authenticity: $(STAMP)
 # answers repeating the page's instructions; writes bench/results-custom-qc.json (ITEMS, default 500)
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
+
+# The simulated crowd against the truth on three custom pages of our own with answer columns
+# (tests/pages/truth, issue 58): accuracy per profile beside the model's expectation, and the QC figures
+# beside the caption task's, same crowd; writes bench/results-custom-truth.json (SEED, default 1; ~2 min)
+bench-custom-truth: $(STAMP)
+	$(BIN)/python -m bench.custom_truth --seed $(or $(SEED),1) --caption-items 60
 
 # Aggregated answers against majority vote on a simulated 1,000-item, 3-batch classification campaign
 # (5 workers an item, the demo crowd plus consistently wrong workers), scored against sim_items.json;

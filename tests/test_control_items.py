@@ -252,8 +252,14 @@ def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path, pooled: bool) -> None
     or pooled with agreement (which may block a bad profile on its agreement: a speeder agreeing 22%)."""
     config = _project(tmp_path, adversaries=0, pooling=pooled)
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    # the crowd knows the true answers from the items file's own column ([campaign] truth, issue 58: a
+    # rehearsal's crowd follows a known answer), the control file says another
+    items = pd.read_csv(tmp_path / "sentiment_items.csv", dtype=str).assign(gold="")
+    pd.concat([items, controls[["item_id", "text"]].assign(gold=controls["answer"])]).to_csv(
+        tmp_path / "sentiment_items.csv", index=False)
     controls["answer"] = [OPTIONS[(OPTIONS.index(a) + 1) % 3] for a in controls["answer"]]
     controls.to_csv(tmp_path / "controls.csv", index=False)
+    config.write_text(re.sub(r"(?m)^(items = .*)$", r'\1\ntruth = {sentiment = "gold"}', config.read_text()))
     config.write_text(config.read_text().replace("control_min_seen = 3", "control_min_seen = 1"), encoding="utf-8")
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None)
     blocks = pd.read_csv(tmp_path / "runs" / "sentiment" / "blocked_workers.csv", dtype=str, keep_default_na=False)

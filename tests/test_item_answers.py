@@ -93,7 +93,8 @@ def test_optional_fields_are_often_left_empty_and_required_ones_never(filled) ->
     given = [a for _, _, many in filled for a in many]
     empty_comment = sum(a.get("comment_0", "") == "" for a in given) / len(given)
     no_mood = sum("mood_0" not in a for a in given) / len(given)
-    assert 0.5 <= empty_comment < 1.0 and 0.03 <= no_mood <= 0.4, (empty_comment, no_mood)
+    # honest profiles answer an optional one-click choice at >= 95% (issue 58: CHOICE_SKIP)
+    assert 0.5 <= empty_comment < 1.0 and 0.0 < no_mood <= 0.05, (empty_comment, no_mood)
     assert all(a["title_0"] and a["description_0"] for a in given)
 
 

@@ -23,6 +23,7 @@ from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
+from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
 from postprocess.answers import accuracy
 from postprocess.calibration import against
@@ -190,6 +191,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
             answers["truth_calibration"] = against(scored, pd.DataFrame(items_truth, dtype=str))
             answers["calibrations"] = [*answers.get("calibrations", []), {
                 **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
+    truth_notes = report_lines(items_truth or [])  # issue 58: what the rehearsal's choices mean
     per_assignment = data.drop_duplicates("assignment_id")
     context = {"name": run.cfg.name, "template": run.cfg.template, "target": run.target.label,
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
@@ -199,7 +201,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
                    run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
-               "sample": data.head(30).to_dict("records"), "answers": answers}
+               "sample": data.head(30).to_dict("records"), "answers": answers, "truth_notes": truth_notes}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     saving = campaign_saving(run.store, run.cfg.name, platform_for(run.platform).assignment_cost(run.cfg))
@@ -222,6 +224,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
             summary.append(f"  against the simulator's latent answers: accuracy {latent['accuracy']}, mean confidence "
                            f"{latent['mean_confidence']}, ECE {latent['ece']} ({latent['ece_bins']})")
     summary += [adaptive_line(saving)] if saving else []
+    summary += [f"simulated choices: {line}" for line in truth_notes]
     summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
     return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked,

@@ -25,6 +25,7 @@ from flows.core.pages.templates import page_items, render_source, safe_url
 from flows.custom.control_items import control_rows, mix_controls, read_controls
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
+from flows.custom.truth_source import truth_lines
 from qc.form_constraints import Spec, describe_rules
 
 MAX_TEMPLATE_BYTES = 2 * 2**20  # a page template; the starter page is 2 KB
@@ -168,6 +169,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     rendered = custom_page(cfg, items)
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []
+    lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec))  # issue 58: what a rehearsal's choices mean
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]

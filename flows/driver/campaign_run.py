@@ -26,10 +26,10 @@ from flows.core.run.run_context import Run, Session
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.provenance import run_provenance, write_provenance
 from flows.driver.run_start import open_run_folder
-from flows.driver.sim_marketplace import marketplace_file
+from flows.driver.sim_marketplace import hand_known_answers, marketplace_file
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
-from flows.platforms.targets import crowd_file_used, sim_item_truth, sim_state_path
+from flows.platforms.targets import crowd_file_used, crowd_item_truth, sim_item_truth, sim_state_path
 
 # Modules a campaign's steps import on first use (the report's plots need matplotlib; QC's TF-IDF
 # no longer imports scikit-learn, qc/text_similarity.py): a run under Prefect imports them while its temporary
@@ -73,6 +73,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         run = session_run(cfg, store, session, progress, platform, task_url, invitees,
                           {"out_dir": str(out_root), "seed": seed, "crowd_file": str(crowd_path or ""),
                            "invitees": list(invitees), "detach": detach})
+        hand_known_answers(run)
         if (stopped := batches_or_stop(run, call, limit, scale, task_url, out_root)) is not None:
             return stopped
         truth = session.truth() if session.truth else None
@@ -160,6 +161,8 @@ def latent_items(run: Run, truth: Any) -> list[dict[str, Any]] | None:
     """The simulated crowd's latent answer per choice of a custom page (scoring its answers), or None."""
     if truth is None or run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
         return None
+    if run.notes.get("crowd"):  # the links route's invitees: an in-process crowd (flows/platforms/links/batches.py)
+        return crowd_item_truth(run.notes["crowd"])
     return sim_item_truth(run.target)
 
 

@@ -1,6 +1,7 @@
 """Which marketplace file the in-process simulator keeps a run's HITs in: the one given, or for a
 resumed campaign on the embedded simulator the one its ledger recorded. Kept apart from its one
-caller, flows/driver/campaign_run.py, to keep that module under the house's ~300 lines."""
+caller, flows/driver/campaign_run.py, to keep that module under the house's ~300 lines; and the
+requester's known answers a custom campaign hands the simulator."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from flows.core.config.config import CampaignConfig
 from flows.core.db_url import is_postgres_url
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
+from flows.core.run.run_context import Run
+from flows.platforms.targets import give_sim_known_answers
 
 
 def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_url: str, sim_state: str | Path,
@@ -45,3 +48,19 @@ def embedded_state(store: Store, campaign: str, default: Path) -> Path:
     raise ConfigError(f"campaign {campaign} ran on the embedded simulator kept in {recorded}, which is not here: "
                       f"run from the folder that holds it, pass --sim-state {recorded}, or share one "
                       "`hitflow sim serve` through --endpoint-url (docs/postgres.md)")
+
+
+def hand_known_answers(run: Run) -> None:
+    """A custom campaign on the simulator hands it the answers the requester knows (its items file's
+    answer columns, control items, answer key: flows/custom/truth_source.py) before anything is posted,
+    so simulated choices follow them; the links route's in-process invitees get them in ``notes``."""
+    if run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
+        return
+    from flows.custom.custom_task import read_custom_items
+    from flows.custom.truth_source import known_answers
+
+    known = known_answers(run.cfg, read_custom_items(run.cfg))
+    rows = [{k: r[k] for k in ("item_id", "field", "answer")} for r in known]
+    run.notes["known_answers"] = rows
+    if rows:
+        give_sim_known_answers(run.target, rows)

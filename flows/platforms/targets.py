@@ -231,6 +231,28 @@ def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
         return _sim_list(resp.read(), "workers")
 
 
+def give_sim_known_answers(target: Target, rows: list[dict[str, str]]) -> None:
+    """Hand the simulator the requester's known answers (``item_id, field, answer``; flows/sim/known_answers.py)."""
+    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST", data=json.dumps(rows).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        resp.read()
+
+
+def add_known_to_crowd(people: tuple[list[Any], dict[str, Any]], rows: list[dict[str, str]]) -> None:
+    """The same answers for an in-process crowd (the links route's invitees): into its bank."""
+    from flows.sim.known_answers import add_known
+
+    add_known(people[1], rows)
+
+
+def crowd_item_truth(people: tuple[list[Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    """The latent answers an in-process crowd (the links route's invitees) gave its choices."""
+    from flows.sim.latent_choices import item_truth
+
+    return item_truth(people[0])
+
+
 def sim_item_truth(target: Target) -> list[dict[str, Any]]:
     """The latent answer of every choice the simulated crowd was shown (``item_id, field, answer``)."""
     with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items", timeout=30) as resp:

@@ -5,8 +5,9 @@ What a field is about comes from the page itself: a field named ``<name>_<i>`` b
 ``i`` (its id from ``image_id_<i>``/``item_id_<i>``, else its image), and the text shown with that
 item and no other (nor on the type's other HITs: page_common.py) is the item's. Honest workers write
 from the item's captions in the bank, else that text, else a bank image the item adopts
-(``image_entry``), never typing the same text twice; choices follow the item's latent answer
-(latent_choices.py). Speeders rush, pasters paste one text everywhere, contrarians give one answer
+(``image_entry``), never typing the same text twice, and the kind of text a box asks for (a summary,
+a comment on a word, a remark: item_writing.py); choices follow the item's latent answer
+(choice_answers.py, latent_choices.py). Speeders rush, pasters paste one text everywhere, contrarians give one answer
 to every choice, rule breakers leave required fields empty as if the page's check had been bypassed.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import random
 import zlib
-from dataclasses import dataclass, field
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
@@ -22,8 +22,10 @@ from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim import captions
 from flows.sim.annotations import marks
+from flows.sim.choice_answers import choice, number, ticks
 from flows.sim.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.entity_spans import entities
+from flows.sim.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
 from flows.sim.item_answers import (
     SHORT_BOX,
     copies,
@@ -35,51 +37,12 @@ from flows.sim.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.latent_choices import LATENT, confused, latent_answer, slip
+from flows.sim.item_writing import asked, remark, summary, the_word, word_comment
+from flows.sim.known_answers import described
 from flows.sim.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.page_spec import honour_spec, page_spec
-from flows.sim.ratings import nearest, numeric_scale, rated_position, truth_option
 from flows.sim.slot_text import slot, slot_text
 from flows.sim.worker_questions import about_worker
-from qc.form_constraints import step_ok
-
-RUSHED = ("speeder", "canned_abuser")
-NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
-
-
-@dataclass
-class Filling:
-    worker: Worker
-    bank: dict[str, BankEntry]
-    rng: random.Random
-    item_texts: dict[str, list[str]] = field(default_factory=dict)  # item -> what this worker wrote for it
-    questions: dict[str, str] = field(default_factory=dict)  # field -> the words a person reads as its question
-    text_boxes: list[str] = field(default_factory=list)  # the page's free-text fields, in page order
-
-
-def _truth_rng(ctx: ItemContext, name: str) -> random.Random:
-    """The answer an item "really" has for a choice: the same for every worker."""
-    return random.Random(zlib.crc32(f"{ctx.key}|{name}".encode()))
-
-
-def _careful(w: Worker, rng: random.Random) -> bool:
-    return rng.random() < 0.55 + 0.4 * w.skill
-
-
-def _takes_care(fill: Filling) -> bool:
-    """Whether the worker takes care over this answer: a rushed profile never does, the others by skill."""
-    return fill.worker.profile not in RUSHED and _careful(fill.worker, fill.rng)
-
-
-def _sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
-    """What an honest worker writes from: the bank's captions, the item's own text, or an adopted image's."""
-    known = bank.get(ctx.key.split("~")[0])
-    if known and known.captions:
-        return [c for c in known.captions if c.strip()] or known.captions
-    if ctx.texts:
-        return ctx.texts
-    entry, scene = captions.image_entry(ctx.key, bank)
-    return [f"{c.strip().rstrip('.!?')}, {scene}." if scene else c for c in entry.captions] or ["An object."]
 
 
 def _pasted(fill: Filling, sources: list[str]) -> str:
@@ -114,12 +77,12 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return f"{fill.worker.worker_id.lower()}@example.org"
     if f.kind == "url":
         return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
-    sources = _sources(ctx, fill.bank)
+    sources = writing_sources(ctx, fill.bank)
     if kind in PASTING_PROFILES:
         return fit_text(_pasted(fill, sources), f, rng, sources)
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
     if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
-        careful = _takes_care(fill)
+        careful = takes_care(fill)
         text = slot_text(found, rng, careful)
         for _ in range(5 if found[0] != "word" else 0):  # a person does not open every sentence alike
             text = text if normalise(text) not in fill.worker.written else slot_text(found, rng, careful)
@@ -128,11 +91,13 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if kind in RUSHED:
         short = min(sources, key=len).split()
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
-    if not (ctx.texts or ctx.shows_image or ctx.key.split("~")[0] in fill.bank) and optional(f):
+    if not (ctx.texts or ctx.shows_image or described(fill.bank, ctx.key)) and optional(f):
         return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
+    if text := asked_text(fill, f, ctx, sources):  # a summary, a comment on a word, a remark (item_writing.py)
+        return text
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
-        draft = reworded(draft, rng)
+        draft = reworded(draft, rng, ctx.shows_image or described(fill.bank, ctx.key))
     high = (field_rule(f) or {}).get("maxlength")
     shaped = (lambda t: short_phrase(t, int(high))) if high is not None and high <= SHORT_BOX else (lambda t: t)
     others = [s for s in sources if s != draft]
@@ -149,84 +114,28 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     return text
 
 
-def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
-    """The item's latent answer, given with the worker's skill (flows/sim/latent_choices.py)."""
-    options = [o for o in f.options if o != ""] or f.options
-    if not options:
-        return ""
-    if fill.worker.profile == "contrarian":
-        return options[0]  # one answer to everything
-    if scale := numeric_scale(options):  # a rating of what the simulator cannot perceive (flows/sim/ratings.py)
-        return rating(fill, f, ctx, options, scale)
-    truth = latent_answer(fill.worker, ctx.key, field_base(f.name), options,
-                          ctx.texts or (_sources(ctx, fill.bank) if ctx.shows_image and fill.bank else []),
-                          f.attrs.get("header", ""))
-    if fill.worker.params.get("choices") == "wrong":
-        return confused(fill.worker.worker_id, options, truth)
-    if not _takes_care(fill):
-        return slip(fill.worker, options, truth, fill.rng)
-    return truth
-
-
-def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], scale: list[float]) -> str:
-    """The item's latent score through the worker's bias and honest noise; its truth kept for sim_items.json."""
-    base = field_base(f.name)
-    truth = truth_option(options, scale, ctx.key, base)
-    fill.worker.memory[f"{LATENT}{ctx.key}|{base}"] = truth
-    if fill.worker.params.get("choices") == "wrong":
-        return confused(fill.worker.worker_id, options, truth)
-    careful = _takes_care(fill)
-    return nearest(options, scale, rated_position(ctx.key, base, fill.worker.worker_id, careful, fill.rng))
-
-
-def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
-    rule = field_rule(f) or {}
-    truth_rng = _truth_rng(ctx, f.name)
-    truth = [o for o in f.options if truth_rng.random() < 0.35]
-    if fill.worker.profile == "contrarian":
-        picked = f.options[:1]
-    elif fill.worker.profile in RUSHED:
-        picked = [o for o in f.options if fill.rng.random() < 0.3]
-    else:
-        picked = [o for o in f.options if (o in truth) == _careful(fill.worker, fill.rng)]
-    if any(p.lower() not in NONE_OPTIONS for p in picked):  # "none of these" goes with nothing else
-        picked = [p for p in picked if p.lower() not in NONE_OPTIONS]
-    picked += [o for o in rule.get("required_options", []) if o not in picked]
-    if not picked and int(rule.get("min") or 0) > 0:  # nothing applies: say so where the page lets you
-        picked += [o for o in f.options if o.lower() in NONE_OPTIONS][:1]
-    for o in f.options:
-        if len(picked) >= int(rule.get("min") or 0):
+def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str:
+    """The text of the kind the box asks for (flows/sim/item_writing.py); an optional box beside the
+    item's answers gets a remark, never the item's own text; "" when the box asks for a description."""
+    question, rng = fill.questions.get(f.name, ""), fill.rng
+    wanted = asked(question, field_base(f.name)) or ("remark" if optional(f) and f.name not in fill.sole else "")
+    high = (field_rule(f) or {}).get("maxlength")
+    text = ""
+    for _ in range(6):  # a person does not write the same remark twice
+        if wanted == "summary" and ctx.texts:
+            text = summary(ctx.texts, rng, int(high) if high is not None else None)
+        elif wanted == "word" and (word := the_word(question)):
+            text = word_comment(word, ctx.texts, rng)
+        elif wanted == "remark":
+            text = remark(ctx.texts or ([] if not ctx.shows_image else sources[:1]), rng)
+        else:
+            return ""
+        text = fit_text(_styled(fill, text), f, rng, [])
+        if normalise(text) not in fill.worker.written:
             break
-        if o not in picked:
-            picked.append(o)
-    top = rule.get("max")
-    keep = set(rule.get("required_options", []))
-    while top is not None and len(picked) > int(top):
-        picked.remove(next((p for p in picked if p not in keep), picked[-1]))
-    return "|".join(o for o in f.options if o in picked)
-
-
-def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
-    rule = field_rule(f) or {}
-    low = float(rule["min"]) if rule.get("min") is not None else 0.0
-    high = float(rule["max"]) if rule.get("max") is not None else low + 20
-    step = 1.0 if rule.get("step") in ("any", None) else float(rule["step"])
-    base = float(rule.get("base") or 0.0)
-    first = base + step * -(-(float(low) - base) // step)
-    slots = max(0, int((float(high) - first) // step))
-    if fill.worker.profile == "contrarian":
-        k = 0
-    elif f.kind == "range":  # a slider is a rating: the item's latent score, bias and honest noise
-        careful = _takes_care(fill)
-        k = round(slots * rated_position(ctx.key, f.name, fill.worker.worker_id, careful, fill.rng))
-    elif not _takes_care(fill):
-        k = fill.rng.randint(0, slots)
-    else:
-        k = min(slots, max(0, _truth_rng(ctx, f.name).randint(0, slots) + fill.rng.choice((-1, 0, 0, 1))))
-    value = first + k * step
-    if not step_ok(value, rule):
-        value = first
-    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+    fill.worker.written.add(normalise(text))
+    fill.item_texts.setdefault(ctx.key, []).append(text)
+    return text
 
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
@@ -236,10 +145,10 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
             (mine := about_worker(f, asked, fill.worker.worker_id, fill.rng)) is not None:
         return mine  # a question about the worker, answered about themselves
     if f.kind in ANNOTATIONS:
-        careful = _takes_care(fill)
+        careful = takes_care(fill)
         if f.kind == ENTITIES:  # spans of the element's own text
             return entities(f.attrs.get("text", ""), f.options, fill.worker.profile, careful, fill.rng)
-        return marks(f.kind, f.options, _truth_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
+        return marks(f.kind, f.options, answer_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
         return choice(fill, f, ctx)
     if f.kind in ("checkbox", "select"):
@@ -247,7 +156,7 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     if f.kind in ("number", "range"):
         return number(fill, f, ctx)
     if f.kind == "color" and not f.value:  # a colour the item "has": the same for careful workers
-        return palette_colour(_truth_rng(ctx, f.name))
+        return palette_colour(answer_rng(ctx, f.name))
     if f.kind in ("date", "datetime-local", "month", "week", "time", "color"):
         return f.value or {"date": "2026-01-15", "month": "2026-01", "week": "2026-W03", "time": "12:00",
                            "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
@@ -267,12 +176,13 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     contexts = page_contexts(html or "", common)
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image) for k, c in contexts.items()}
-    fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
-                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")])
-    values: dict[str, str] = {}
     sole = sole_answers(fields)
+    fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
+                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)
+    values: dict[str, str] = {}
     for f in todo:
-        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole):  # an optional field, skipped
+        # an optional field, skipped
+        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole, worker.params):
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue

@@ -188,7 +188,8 @@ def _pasted(worker: Worker, kind: str, real: list[str], bank: dict[str, BankEntr
         # reproducible whatever order its HITs are posted in.
         own = random.Random(worker.worker_id)
         if kind == "copy_paster":
-            pick = own.choice(bank[own.choice(sorted(bank))].captions) if bank else real[0]
+            described = sorted(k for k, e in bank.items() if e.captions)  # not an entry of known answers only
+            pick = own.choice(bank[own.choice(described)].captions) if described else real[0]
         elif kind == "template_ring":  # every account of a ring pastes the ring's template
             pick = TEMPLATES[int(worker.params.get("ring", 0)) % len(TEMPLATES)]
         else:

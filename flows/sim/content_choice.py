@@ -4,7 +4,10 @@ for fishing, an image the simulator describes as a dog is a Dog.
 
 Read from the item's text (or the simulator's description of its image), in this order:
 - an option's own words, or the cue words we list for it, in the text (a small lexicon of our own
-  for sentiment, emotions and shopping intents: a modelling choice, not a classifier);
+  for sentiment, emotions, stress and shopping intents: a modelling choice, not a classifier); a
+  negated option ("not stressful") by the calm words where its word is a stress word;
+- options numbering the item's texts after its first (a query and its passages: "passage_2"): the
+  passage sharing most content words with the query, none sharing any an "other"-like option;
 - a Neutral option for a full sentence with no positive or negative cue ("stating a fact");
 - a yes/no question whose own content words ("...searched for: fishing") appear in the text: yes,
   else no;
@@ -47,6 +50,19 @@ CUES: dict[str, tuple[str, ...]] = {  # an option word -> words (stems) that spe
 }
 CUES["joy"], CUES["happy"], CUES["sad"], CUES["angry"] = CUES["happiness"], CUES["happiness"], CUES["sadness"], \
     CUES["anger"]
+# Stress (issue 58: "I can't pay my rent" is stressful, "a nice walk with my dog" is not): our own short lists
+STRESS = ("stress", "rent", "can't pay", "cannot pay", "bills", "debt", "deadline", "exam", "fired", "lost my job",
+          "evict", "overwhelm", "pressure", "worried", "anxious", "panic", "hospital", "sick", "divorce", "argument",
+          "late again", "behind on", "broke", "no money", "loan", "overtime", "too much work", "can't sleep",
+          "nervous", "afraid", "scared", "lawsuit", "court", "layoff", "surgery", "fight")
+CALM = ("nice", "walk", "relax", "calm", "peaceful", "enjoy", "lovely", "vacation", "holiday", "beach", "sunny",
+        "nap", "cozy", "cosy", "tea", "garden", "read a book", "music", "friends", "dog", "cat", "park", "happy",
+        "quiet", "slept well", "weekend", "fun", "laugh", "smile", "great")
+for _word in ("stress", "stressful", "stressed", "stressing"):
+    CUES[_word] = STRESS
+for _word in ("calm", "relaxed", "relaxing", "unstressed"):
+    CUES[_word] = CALM
+NEGATED = re.compile(r"^(not|no|non|un)[\s-]+(?P<word>\w+)")
 OTHER = ("other", "none", "none of these", "none of the above", "something else")
 NOT_CONTENT = frozenset(("cannot", "determine", "other", "none", "with", "from", "that", "this", "there", "these",
                          "those", "what", "which", "does", "below", "above", "item", "items", "following", "image",
@@ -75,13 +91,38 @@ def _cued(cue: str, text: str, stems: set[str]) -> bool:
 
 
 def _support(option: str, text: str, stems: set[str]) -> int:
+    """Evidence for an option: its own words and its cues in the text; a negated option ("not
+    stressful", "no stress") by the calm lexicon where its word is a stress word, else by nothing."""
+    if negated := NEGATED.match(option.strip().lower()):
+        opposite = CALM if CUES.get(negated["word"]) is STRESS else ()
+        return sum(1 for c in opposite if _cued(c, text, stems))
     own = [stem(w) for w in _words(option) if len(w) >= 3 and w not in NOT_CONTENT]
     cues = [c for w in _words(option) for c in CUES.get(w, ())]
     return sum(1 for w in own if w in stems) + sum(1 for c in cues if _cued(c, text, stems))
 
 
+NUMBERED = re.compile(r"(\d+)\s*$")
+
+
+def passage_choice(texts: list[str], options: list[str]) -> list[str] | None:
+    """Options that number the item's texts after its first ("passage_2", "Document 2" for the second
+    text after a query): the ones whose text shares most content words with the first; when none shares
+    any, an "other"-like option ("None of the above"). None when the options do not number the texts."""
+    numbered = {o: int(m[1]) for o in options if (m := NUMBERED.search(o.strip()))}
+    if len(numbered) < 2 or len(texts) != max(numbered.values()) + 1 or min(numbered.values()) < 1:
+        return None
+    query = {stem(w) for w in _words(texts[0]) if len(w) >= 4 and w not in NOT_CONTENT}
+    scores = {o: len(query & {stem(w) for w in _words(texts[n])}) for o, n in numbered.items()}
+    best = max(scores.values())
+    if best == 0:
+        return [o for o in options if o not in numbered and o.strip().lower() in OTHER][:1] or None
+    return [o for o, s in scores.items() if s == best]
+
+
 def content_answers(texts: list[str], options: list[str], question: str = "") -> list[str] | None:
     """The options the item's content supports best (None: it says nothing about them)."""
+    if (passages := passage_choice(texts, options)) is not None:
+        return passages
     text = " ".join(texts).lower()
     words = _words(text)
     if not words or len(options) < 2:

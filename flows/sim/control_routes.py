@@ -1,5 +1,5 @@
 """Who may use the simulator's ``/_sim/`` control routes (the clock, fault injection, the crowd's
-ground truth), and what their bodies hold."""
+ground truth, the requester's known answers), and what their bodies hold."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 from email.message import Message
 from typing import Any
 
+from flows.sim.known_answers import add_known
 from flows.sim.worker_pages import BadRequest
 
 
@@ -47,3 +48,13 @@ def control_body(raw: bytes) -> dict[str, Any]:
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
     return payload
+
+
+def take_known(market: Any, body: bytes) -> dict[str, int]:
+    """``POST /_sim/truth``: the body's known answers into the market's bank (a 400 for a bad body)."""
+    try:
+        rows = json.loads(body or b"[]")
+        with market.lock:
+            return {"taken": add_known(market.bank, rows)}
+    except ValueError as exc:  # not JSON, not UTF-8, not rows
+        raise BadRequest(400, f"body is not a list of known answers: {exc}") from exc

@@ -32,6 +32,8 @@ PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {
     "hits_approved": (0.0, 10_000_000.0, True),
     "percent_approved": (0.0, 100.0, True),
     "ring_size": (1.0, 10_000.0, True),
+    "choice_skip": (0.0, 1.0, False),  # an honest profile's chance of skipping an optional choice
+    "accuracy": (0.0, 1.0, False),  # chance of giving a choice's truth with care (latent_choices.py)
 }
 # Words a profile may set: how its choice answers go (flows/sim/latent_choices.py)
 PROFILE_WORDS = {"choices": ("wrong",)}

@@ -54,6 +54,7 @@ class BankEntry:
     captions: list[str]
     text_detected: int
     truth: str = ""  # evaluation studies: what a careful judge answers (an item file's sim_truth)
+    answers: dict[str, str] = field(default_factory=dict)  # field -> the requester's known answer (known_answers.py)
 
 
 @dataclass

@@ -4,7 +4,10 @@ sentence, no answer repeats or merely truncates another field's answer for the s
 optional field is often left empty, as people leave optional boxes empty.
 
 The rates below are modelling choices (no measured figure stands behind them): most people skip an
-optional comment box, fewer skip an optional choice.
+optional comment box, few skip an optional one-click choice (a radio group, a select): an honest profile
+answers it at ``1 - CHOICE_SKIP[profile]`` (diligent 98%, typo-prone 97%, the other honest profiles 96-98%;
+issue 58: real workers rarely skip a one-click question), other profiles at ``1 - SKIP_OPTIONAL["choice"]``.
+A crowd file may set a profile's own ``choice_skip`` rate.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from flows.sim.pattern_text import matching_text
 from qc.form_constraints import check_field, compiled_pattern, text_length
 
 SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
+# An honest profile's chance of leaving an optional one-click choice unanswered (a crowd file's
+# ``choice_skip`` overrides it): one click costs nothing, so a person who read the item answers it.
+CHOICE_SKIP = {"diligent": 0.02, "typo_prone": 0.03, "note_paster": 0.02, "fast_typist": 0.04, "slow_typist": 0.02}
 RUSHED_SKIP = 0.9  # speeders skip what they may
 SHORT_BOX = 80  # a box this short (maxlength) is for a title or a few words, not a sentence
 OPENINGS = re.compile(r"^(in the photo, |the picture shows |here you can see |this shows |we see |a |an |the )",
@@ -42,10 +48,21 @@ def optional(f: FormField) -> bool:
     return "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
 
 
-def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False) -> bool:
+def skip_rate(kind: str, profile: str, rushed: bool, params: dict[str, object] | None = None) -> float:
+    """The chance a worker of ``profile`` leaves an optional field of ``kind`` empty."""
+    if rushed:
+        return RUSHED_SKIP
+    if kind == "choice" and profile in CHOICE_SKIP:
+        return float(str((params or {}).get("choice_skip", CHOICE_SKIP[profile])))
+    return SKIP_OPTIONAL[kind]
+
+
+def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False,
+                 params: dict[str, object] | None = None) -> bool:
     """Whether this worker leaves an optional field empty (never a required or constrained one).
     ``sole``: the field is its item's only answer (a captioning page's one unmarked box): an honest
-    person who takes the HIT answers it; only a speeder may submit it empty."""
+    person who takes the HIT answers it; only a speeder may submit it empty. ``params``: the worker's
+    crowd parameters (``choice_skip``)."""
     kind = _kind(f)
     if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
         return False
@@ -53,7 +70,7 @@ def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, s
         return False
     if f.kind == "select" and "multiple" not in f.attrs:
         return False  # a single select always submits one of its options
-    return rng.random() < (RUSHED_SKIP if rushed else SKIP_OPTIONAL[kind])
+    return rng.random() < skip_rate(kind, profile, rushed, params)
 
 
 def short_phrase(text: str, limit: int) -> str:
@@ -92,11 +109,12 @@ def copies(text: str, others: list[str]) -> bool:
 REWORDINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This shows ", "We see ")
 
 
-def reworded(text: str, rng: random.Random) -> str:
-    """The same content in other words: an opening, a few synonyms."""
+def reworded(text: str, rng: random.Random, image: bool = True) -> str:
+    """The same content in other words: a few synonyms, and for an image an opening ("The picture
+    shows ..."), which a text item never gets."""
     words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
     body = " ".join(words)
-    if rng.random() < 0.5 and body:
+    if rng.random() < 0.5 and body and image:
         body = rng.choice(REWORDINGS) + body[:1].lower() + body[1:]
     return body
 

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 from flows.core.run.malloc_arenas import limit_malloc_arenas
 from flows.sim import crowd, mturk_hit_extras, mturk_notifications, mturk_quals, mturk_workers, prolific_api  # noqa: F401
-from flows.sim.control_routes import check_control, control_body
+from flows.sim.control_routes import check_control, control_body, take_known
 from flows.sim.kept_alive import CountedConnection, KeptAlive
 from flows.sim.market import Marketplace, MTurkError
 from flows.sim.market_store import MarketStore
@@ -138,6 +138,8 @@ class _Handler(CountedConnection, WorkerPages):
                 faults.lose_reply_rate = float(payload.get("lose_reply_rate", faults.lose_reply_rate))
             self._commit()
             return self._json(200, vars(faults))
+        if url.path == "/_sim/truth":  # the requester's known answers (flows/sim/known_answers.py)
+            return self._json(200, take_known(self.server.market, self._body()))
         if url.path == "/mturk/externalSubmit":
             return self._external_submit(self._body())
         self._send(404, b"not found", "text/plain")

@@ -79,6 +79,7 @@ class CampaignConfig:
     review_deadline_s: int = 3600  # [policy] review_deadline_s: stop waiting this long before auto-approval
     template: Path | None = None  # task = "custom": the campaign's own page template (flows/custom/custom_task.py)
     answer_key: Path | None = None  # task = "custom": field,answer,score rows scoring responses (qc/answer_key.py)
+    truth: dict[str, str] = field(default_factory=dict)  # task = "custom": answer field -> items column of its answer
     task_url: str = ""  # [target] task_url: the running task server's public base URL
     out: str = ""  # [target] out: the output root, a folder or an fsspec URL (flows/core/outputs/output_location.py)
     batch_open_s: int = 0  # [timing] batch_open_s: longest a batch stays open (0: hit_lifetime_s)
@@ -141,7 +142,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, CUSTOM_RULES if custom else None),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
         policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
-        answer_key=_existing(path, "campaign", "answer_key", camp.answer_key),
+        answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),

@@ -44,6 +44,9 @@ class CampaignSection(Section):
                                                            "relative to the config file (extends _custom_page.html.j2)")
     answer_key: str = Field("", max_length=1000, description='task = "custom": field,answer,score CSV (an imported '
                                                              "QuestionForm's AnswerKey) scoring each response")
+    truth: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,100}$")], NonEmptyText] = Field(
+        default_factory=dict, max_length=200, description='task = "custom": answer field -> the items file\'s column '
+        'holding its known answer, e.g. {sentiment = "gold_label"}: simulated choices follow it (never shown)')
     items: NonEmptyText = Field(description="Item CSV, relative to the config file")
     title: NonEmptyText = Field(description="The HIT's or study's title, shown to workers")
     description: NonEmptyText = Field(description="One or two sentences shown to workers before they accept")
@@ -65,6 +68,8 @@ class CampaignSection(Section):
             raise ValueError('template is required when task = "custom": template = "my_page.html.j2"')
         if self.template and self.task != "custom":
             raise ValueError(f'template is only read when task = "custom" (task is {self.task!r})')
+        if self.truth and self.task != "custom":
+            raise ValueError(f'truth is only read when task = "custom" (task is {self.task!r})')
         return self
 
     @model_validator(mode="after")

@@ -19,7 +19,7 @@ from flows.core.run.run_context import Run
 from flows.core.site_secrets import invite_link, task_secret
 from flows.platforms.batch_window import closes_now, open_window, record_unfilled
 from flows.platforms.links.rehearsal import simulated_round
-from flows.platforms.targets import simulated_crowd
+from flows.platforms.targets import add_known_to_crowd, simulated_crowd
 
 
 def invitees(run: Run) -> list[str]:
@@ -40,6 +40,7 @@ def sim_crowd(run: Run) -> tuple[list[Any], dict[str, Any]]:
     """The simulator's crowd as invitees, once per run."""
     if "crowd" not in run.notes:
         run.notes["crowd"] = simulated_crowd(run.cfg.sim_crowd, run.notes.get("seed", 1))
+        add_known_to_crowd(run.notes["crowd"], run.notes.get("known_answers", []))  # driver/sim_marketplace.py
     return run.notes["crowd"]  # type: ignore[no-any-return]
 
 

@@ -1,0 +1,108 @@
+"""Where a custom campaign's known answers come from, and what a rehearsal's choices mean (issue 58).
+
+A requester may know some answers: the items file's own answer columns (``[campaign] truth =
+{field = "column"}``: the column is never shown unless the page shows it), control items
+(``[answers] controls``: item_id, field, answer) and an answer key (``[campaign] answer_key``: the
+best-scored answer of each field, for every item). On the simulator they are handed over before
+anything is posted, and simulated choices follow them with each profile's accuracy
+(flows/sim/latent_choices.py). A choice field with none is **content-blind** in a rehearsal (the
+simulator's latent answer is drawn, or read from the item's own words by its reading model): the dry
+run and the report say so, in the words of :data:`BLIND`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pandas as pd
+
+from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.custom.control_items import read_controls
+
+BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
+         "nothing about it")
+READING = ("where an item's own words carry evidence, the simulator's reading model answers from them: word overlap "
+           "with a query, a small lexicon of sentiment, stress and intents (flows/sim/content_choice.py); a model, "
+           "not truth")
+
+
+def column_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``[campaign] truth``: each item's answer from its own column (an empty cell: not known)."""
+    columns = set(items[0]) if items else set()
+    rows = []
+    for field, column in cfg.truth.items():
+        if column not in columns:
+            raise ConfigError(f"{cfg.path}: [campaign] truth names column {column!r} for {field}, which {cfg.items} "
+                              f"lacks (it has {', '.join(sorted(columns)) or 'no columns'}); fix the column's name")
+        rows += [{"item_id": r["item_id"], "field": field, "answer": r[column], "source": f"column {column}"}
+                 for r in items if r.get(column, "")]
+    return rows
+
+
+def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
+    """An answer key's best-scored answer per field, for every item (``item_id = "*"``)."""
+    if cfg.answer_key is None:
+        return []
+    key = pd.read_csv(cfg.answer_key, dtype=str, keep_default_na=False)
+    if not {"field", "answer", "score"} <= set(key.columns):
+        return []  # the outputs refuse it with a one-line error (custom_outputs._scores)
+    key["points"] = pd.to_numeric(key["score"], errors="coerce").fillna(0)
+    best = key.sort_values("points", ascending=False, kind="stable").drop_duplicates("field")
+    return [{"item_id": "*", "field": f, "answer": a, "source": "answer key"}
+            for f, a in zip(best["field"], best["answer"], strict=True)]
+
+
+def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Every known answer (``item_id, field, answer, source``), one per item and field: the items' own
+    column first, then the control items' answer, then the answer key's (for every item); a control
+    file that disagrees with the items' column is rehearsed as a wrong answer file."""
+    controls = read_controls(cfg)
+    from_controls = [] if controls is None else [
+        {"item_id": str(i).strip(), "field": str(f).strip(), "answer": str(a).strip(), "source": "control items"}
+        for i, f, a in zip(controls["item_id"], controls["field"], controls["answer"], strict=True)]
+    rows, seen = [], set()
+    for row in column_answers(cfg, items) + from_controls + key_answers(cfg):
+        if (row["item_id"], row["field"]) not in seen:  # the first source of an item's answer wins
+            seen.add((row["item_id"], row["field"]))
+            rows.append(row)
+    return rows
+
+
+def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str]) -> list[str]:
+    """For the dry run: where each choice or number field's simulated answers come from. ``fields``:
+    answer field -> its kind (flows/custom/custom_task.py field_kinds)."""
+    known = known_answers(cfg, items)
+    lines, blind = [f"[campaign] truth names {f}, which is no answer field of the page ({', '.join(fields)}): it "
+                    "is not used; fix the field's name" for f in cfg.truth if f not in fields], False
+    for field, kind in fields.items():
+        if kind not in ("choice", "number"):
+            continue
+        sources = Counter(r["source"] for r in known if r["field"] == field)
+        if "answer key" in sources or any(s.startswith("column") for s in sources):
+            source = next(iter(sources))
+            lines.append(f"simulated answers for {field} follow the known answers ({source})")
+            continue
+        if sources:
+            lines.append(f"simulated answers for {field} follow the control items' answers on their "
+                         f"{sources['control items']} items; on the others they are content-blind")
+        lines.append(BLIND.format(field=field))
+        blind = True
+    return lines + ([f"  {READING}. Known answers: [campaign] truth = {{field = \"column\"}} (docs/custom_pages.md)"]
+                    if blind else [])
+
+
+def report_lines(items_truth: list[dict[str, Any]]) -> list[str]:
+    """For the report: per choice field, how many items' latent answers were known, read or blind
+    (sim_items.json's ``source``), and the content-blind sentence where any was blind."""
+    by_field: dict[str, Counter[str]] = {}
+    for row in items_truth:
+        by_field.setdefault(str(row["field"]), Counter())[str(row.get("source", "blind"))] += 1
+    lines = []
+    for field, count in sorted(by_field.items()):
+        total = sum(count.values())
+        said = f"{field}: known answers on {count['known']} of {total} items, read by the simulator's reading model " \
+               f"on {count['read']}, content-blind on {count['blind']}"
+        lines.append(said if not count["blind"] else f"{said}; {BLIND.format(field=field)}")
+    return lines
