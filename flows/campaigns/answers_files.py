@@ -7,6 +7,7 @@ study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,13 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from postprocess.adaptive import Replay, StoppingRule, replay, saving
 from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate
+from postprocess.label_hygiene import HygienePolicy, leave_out_workers, tidy
 from postprocess.skill_prior import SkillPrior
 from qc.control_items import trusted_controls
 from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
 WORKERS_FILE = "workers.csv"
+BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/campaigns/outputs.py)
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
@@ -96,34 +99,68 @@ def summary(result: Aggregation, gold: pd.Series | None = None) -> dict[str, Any
     return out
 
 
+def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_blocked: bool = False
+                ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``frame`` under ``hygiene`` (postprocess.label_hygiene), less the labels of the workers a campaign
+    blocked (its ``blocked_workers.csv`` beside ``path``) unless ``keep_blocked``; what was done, counted."""
+    blocked_path = Path(path).parent / BLOCKED_FILE
+    counts: dict[str, Any] = {}
+    if blocked_path.is_file():
+        blocked = read_csv_frame(blocked_path, ("worker_id",), "the campaign's blocked workers", delimiter="auto")
+        workers = set(blocked["worker_id"].str.strip()) - {""}
+        if keep_blocked:
+            counts = {"blocked_workers_kept": len(workers), "blocked_file": str(blocked_path)}
+        else:
+            frame, left_out = leave_out_workers(frame, workers)
+            counts = {**left_out, "blocked_file": str(blocked_path)}
+    try:
+        tidied = tidy(frame, hygiene)
+    except ValueError as exc:
+        raise InputFormatError(f"{path}: {exc}") from exc
+    if tidied.frame.empty:  # every label was a blocked worker's (read_labels refused an all-blank file)
+        raise InputFormatError(f"{path}: no labels left once the {counts.get('blocked_workers_left_out', 0)} "
+                               f"blocked worker(s) of {blocked_path} are left out; --keep-blocked keeps them")
+    return tidied.frame, {**tidied.counts, **counts}
+
+
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
-                   controls_path: Path | None = None, prior: SkillPrior | None = None) -> dict[str, Any]:
-    """``hitflow aggregate``: read, aggregate, write; the summary (with accuracy against ``gold_column``);
-    ``prior``: method ``skill``'s."""
-    frame = read_labels(path, columns)
+                   controls_path: Path | None = None, prior: SkillPrior | None = None,
+                   hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
+    accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
+    is told each stage."""
+    stage = progress or (lambda text: None)
+    stage(f"reading and tidying {path}")
+    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    stage(f"aggregating {len(frame):,} labels ({method})")
     try:
         result = aggregate(frame, method, min_per_worker, controls=controls, prior=prior)
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     if controls is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled_offline(frame, controls)))
+    stage(f"writing {out}")
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
-    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold)}
+    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold),
+            "hygiene": tidied}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
-                gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = ()) -> dict[str, Any]:
+                gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = (),
+                hygiene: HygienePolicy | None = None, keep_blocked: bool = False) -> dict[str, Any]:
     """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
     answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
     time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
-    the answers from every label (``sweep`` in the summary)."""
-    frame = _with_seconds(path, read_labels(path, columns), seconds_column)
+    the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's."""
+    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    frame = _with_seconds(path, frame, seconds_column)
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
     gold = _gold(frame, gold_column) if gold_column else None
@@ -136,7 +173,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     result = Aggregation(replayed.answers, workers)
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
-            **summary(result, gold), **saving(replayed, frame), **({"sweep": swept} if swept else {})}
+            **summary(result, gold), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
+            "hygiene": tidied}
 
 
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
