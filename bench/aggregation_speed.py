@@ -6,8 +6,8 @@ shows), with majority vote run first and last and the ratio taken to their media
 The file is AdultContent2's labels when ``HITFLOW_ADULT_LABELS`` names a copy, else a synthetic file of
 its shape (bench/adult_shaped.py). ``--crowd-kit`` also fits crowd-kit 1.4.2's own GLAD, MACE and
 one-coin Dawid-Skene to the same judgements in this process (minutes each) and prints the share of
-items on which postprocess.fast_em's answer is theirs (target >= 99.5%), on the judgements ordered by
-worker and label (where crowd-kit's MACE indexes its tables consistently; tests/test_fast_em.py).
+items on which postprocess.fast_em's answer is theirs (target >= 99.5%), on the judgements ordered as
+:func:`as_crowd_kit_reads` says (where crowd-kit's MACE indexes its tables consistently).
 
 Run: ``make bench-aggregation-speed`` (add ``CROWDKIT=1`` for the comparison); writes
 bench/results-aggregation-speed.json.
@@ -61,6 +61,18 @@ def timings(path: Path, work: Path) -> dict[str, Any]:
     return rows
 
 
+def as_crowd_kit_reads(data: pd.DataFrame) -> pd.DataFrame:
+    """``task, worker, label`` where crowd-kit's MACE reads its tables as it indexes them: workers renamed by
+    rank (the one who gave the most distinct labels first) and the rows ordered by worker then label, so
+    the first-seen order of workers and of labels is their text order (crowd-kit reads its per-worker
+    tables in text order but indexes them in first-seen order). Renaming workers changes no model."""
+    per_worker = data.groupby("worker")["label"].nunique()
+    rank = per_worker.reset_index().sort_values(["label", "worker"], ascending=[False, True], kind="stable")
+    names = {w: f"w{i:06d}" for i, w in enumerate(rank["worker"])}
+    renamed = data.assign(worker=data["worker"].map(names))
+    return renamed.sort_values(["worker", "label"], kind="stable").reset_index(drop=True)
+
+
 def crowd_kit_agreement(path: Path) -> dict[str, Any]:
     """Share of items where fast_em's answer is crowd-kit's, and both fits' seconds."""
     import crowdkit.aggregation as ck
@@ -70,7 +82,7 @@ def crowd_kit_agreement(path: Path) -> dict[str, Any]:
 
     data = judgements(pd.read_csv(path, dtype=str, keep_default_na=False)).rename(
         columns={"item_id": "task", "worker_id": "worker"})[["task", "worker", "label"]]
-    data = data.sort_values(["worker", "label"], kind="stable").reset_index(drop=True)
+    data = as_crowd_kit_reads(data)
     pairs = {"one-coin": (fast_em.OneCoinDawidSkene(), ck.OneCoinDawidSkene(n_iter=100)),
              "mace": (fast_em.MACE(random_state=0), ck.MACE(random_state=0)),
              "glad": (fast_em.GLAD(), ck.GLAD(n_iter=100))}
