@@ -22,6 +22,8 @@ HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-c
 skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight,
 --typical-prior-weight);
 auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
+the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
+(--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
 answers.csv: item_id, field, label, confidence, method, judgements
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
