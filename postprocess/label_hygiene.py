@@ -17,6 +17,9 @@ Output, ``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models sh
 - free text: a field whose distinct labels exceed ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` of its items
   holds written answers, not choices; ``FreeText`` is raised unless ``force_free_text``.
 
+``respell(values, labels)`` writes known answers (a gold column, control items' answers) in the
+spelling the folded labels use, so "good" as gold still matches the answer "Good".
+
 ``leave_out_workers(frame, workers)`` drops the labels of the given workers (a campaign's blocked
 workers) and counts them.
 """
@@ -80,7 +83,7 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
 
 def _fold(work: pd.DataFrame) -> tuple[pd.DataFrame, int, dict[str, list[str]]]:
     """Labels folded to one spelling per field; how many labels changed; up to five variant groups."""
-    key = work["label"].str.casefold().str.replace(r"\s+", " ", regex=True)
+    key = _key(work["label"])
     tally = pd.DataFrame({"f": work["_field"], "k": key, "s": work["label"]}).value_counts(sort=False).reset_index()
     tally = tally.sort_values(["f", "k", "count", "s"], ascending=[True, True, False, True], kind="stable")
     spelled = tally.drop_duplicates(["f", "k"]).set_index(["f", "k"])["s"]
@@ -122,6 +125,17 @@ def _refuse_free_text(work: pd.DataFrame) -> None:
             raise FreeText(f"field {field!r} looks like free text ({distinct} distinct labels over {items} items, "
                            f"e.g. {example!r}): aggregating it would pick one whole text per item; aggregate a "
                            "choice field, or pass --force-free-text")
+
+
+def _key(values: pd.Series) -> pd.Series:
+    return values.fillna("").astype(str).str.strip().str.casefold().str.replace(r"\s+", " ", regex=True)
+
+
+def respell(values: pd.Series, labels: pd.Series) -> pd.Series:
+    """``values`` (stripped) in the spelling ``labels`` use for the same folded text; the others as they are."""
+    spelled = pd.DataFrame({"k": _key(labels), "s": labels}).drop_duplicates("k").set_index("k")["s"]
+    stripped = values.fillna("").astype(str).str.strip()
+    return spelled.reindex(_key(values)).set_axis(values.index).fillna(stripped)
 
 
 def leave_out_workers(frame: pd.DataFrame, workers: set[str]) -> tuple[pd.DataFrame, dict[str, int]]:

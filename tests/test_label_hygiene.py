@@ -111,3 +111,16 @@ def test_only_blocked_workers_is_one_line(tmp_path: Path, capsys: pytest.Capture
     code, _, _, err = _run(tmp_path, capsys, rows="item_id,worker_id,label\na,p,x\n")
     assert code == 3 and "no labels left once the 1 blocked worker(s)" in err and "--keep-blocked" in err
     assert err.count("\n") == 1
+
+
+def test_gold_and_control_answers_follow_the_folded_spelling(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    rows = ("item_id,worker_id,label,gold\na,p,Good,good\na,q,Good,good\na,r,good,good\n"
+            "b,p,Bad,bad\nb,q,Bad,bad\nc,p,Good,\nc,q,bad,\n")
+    (tmp_path / "controls.csv").write_text("item_id,answer\nc,GOOD\n", encoding="utf-8")
+    code, shown, answers, _ = _run(tmp_path, capsys, "--gold", "gold", "--controls", str(tmp_path / "controls.csv"),
+                                   rows=rows)
+    assert code == 0 and shown["accuracy"] == 1.0 and answers is not None
+    assert answers["label"].tolist() == ["Good", "Bad"]  # c is a control item: out of the answers
+    workers = pd.read_csv(tmp_path / "out" / "workers.csv").set_index("worker_id")
+    assert workers.loc["p", "control_accuracy"] == 1.0 and workers.loc["q", "control_accuracy"] == 0.0

@@ -18,7 +18,7 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from postprocess.adaptive import Replay, StoppingRule, replay, saving
 from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate
-from postprocess.label_hygiene import HygienePolicy, leave_out_workers, tidy
+from postprocess.label_hygiene import HygienePolicy, leave_out_workers, respell, tidy
 from postprocess.skill_prior import SkillPrior
 from qc.control_items import trusted_controls
 from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
@@ -123,6 +123,13 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
     return tidied.frame, {**tidied.counts, **counts}
 
 
+def _respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None = None) -> Any:
+    """``frame`` with ``column`` written as the folded labels spell it (``frame``'s own labels by default)."""
+    if frame is None or not column:
+        return frame
+    return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels)})
+
+
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
@@ -138,6 +145,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
                               delimiter="auto") if controls_path else None
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    if (hygiene or HygienePolicy()).fold_case:  # known answers in the labels' spelling ("good" gold, "Good" labels)
+        frame, controls = _respelled(frame, gold_column), _respelled(controls, "answer", frame["label"])
     stage(f"aggregating {len(frame):,} labels ({method})")
     try:
         result = aggregate(frame, method, min_per_worker, controls=controls, prior=prior)
@@ -163,6 +172,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     frame = _with_seconds(path, frame, seconds_column)
     if gold_column and gold_column not in frame.columns:
         raise InputFormatError(f"{path}: no column {gold_column!r} for --gold")
+    if (hygiene or HygienePolicy()).fold_case:
+        frame = _respelled(frame, gold_column)
     gold = _gold(frame, gold_column) if gold_column else None
     try:
         replayed = replay(frame, rule)
