@@ -222,6 +222,13 @@ bench-calibration: $(STAMP)
 bench-real-labels: $(STAMP)
 	$(BIN)/python -m bench.real_labels_accuracy
 
+# every `hitflow aggregate --method` on 92,721 labels (AdultContent2 from HITFLOW_ADULT_LABELS, else a synthetic
+# file of its shape), whole-process seconds and the ratio to majority vote (target 8x); CROWDKIT=1 also compares the
+# answers with crowd-kit's own GLAD, MACE and one-coin (~15 min more); writes bench/results-aggregation-speed.json
+.PHONY: bench-aggregation-speed
+bench-aggregation-speed: $(STAMP)
+	$(BIN)/python -m bench.aggregation_speed $(if $(CROWDKIT),--crowd-kit)
+
 # adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive at confidence 0.98,
 # eight simulator seeds (9-16: 1-8 chose the confidence) two at a time and their means (~12 min; results-adaptive-campaign.json)
 .PHONY: bench-adaptive-campaign

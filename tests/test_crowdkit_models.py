@@ -42,7 +42,7 @@ def test_dawid_skene_and_majority_vote_load_alone_and_answer_as_the_whole_packag
     assert len(light) == 4 and ",ds," in light[0] and light == whole
 
 
-def test_glad_after_dawid_skene_imports_the_whole_package() -> None:
-    answers, loaded = probe("light", "ds", "glad", "ds")
-    assert "crowdkit.aggregation" in loaded and ",glad," in answers[1]
-    assert answers[0] == answers[2]  # Dawid-Skene before and after the whole package came in
+def test_glad_and_mace_are_fast_em_and_leave_the_whole_package_out() -> None:
+    answers, loaded = probe("light", "ds", "glad", "mace", "ds")
+    assert loaded == "[]" and ",glad," in answers[1] and ",mace," in answers[2]
+    assert answers[0] == answers[3]  # Dawid-Skene before and after the others ran

@@ -7,17 +7,20 @@ study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from flows.campaigns.label_files import respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from flows.studies.excluded import without_excluded
 from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate, aggregate_scored
 from postprocess.calibration import scored
+from postprocess.label_hygiene import HygienePolicy
 from postprocess.skill_prior import SkillPrior
 from qc.control_items import trusted_controls
 from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
@@ -137,34 +140,48 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
-                   controls_path: Path | None = None, prior: SkillPrior | None = None) -> dict[str, Any]:
-    """``hitflow aggregate``: read, aggregate, write; the summary (with accuracy against ``gold_column``);
-    ``prior``: method ``skill``'s."""
-    frame = read_labels(path, columns)
+                   controls_path: Path | None = None, prior: SkillPrior | None = None,
+                   hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
+    accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
+    is told each stage."""
+    stage = progress or (lambda text: None)
+    stage(f"reading and tidying {path}")
+    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
+    if (hygiene or HygienePolicy()).fold_case:  # known answers in the labels' spelling ("good" gold, "Good" labels)
+        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
+    stage(f"aggregating {len(frame):,} labels ({method})")
     try:
         result, checked = aggregate_scored(frame, method, min_per_worker, controls=controls, prior=prior)
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     if controls is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled_offline(frame, controls)))
+    stage(f"writing {out}")
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
-    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked)}
+    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked),
+            "hygiene": tidied}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
-                gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = ()) -> dict[str, Any]:
+                gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = (),
+                hygiene: HygienePolicy | None = None, keep_blocked: bool = False) -> dict[str, Any]:
     """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
     answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
     time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
-    the answers from every label (``sweep`` in the summary)."""
+    the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's."""
     from postprocess.adaptive import replay, saving
 
-    frame = _with_seconds(path, read_labels(path, columns), seconds_column)
+    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    frame = _with_seconds(path, frame, seconds_column)
     _check_gold(path, frame, gold_column)
+    if (hygiene or HygienePolicy()).fold_case:
+        frame = respelled(frame, gold_column)
     gold = _gold(frame, gold_column) if gold_column else None
     try:
         replayed = replay(frame, rule)
@@ -175,7 +192,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     result = Aggregation(replayed.answers, workers)
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
-            **summary(result, gold), **saving(replayed, frame), **({"sweep": swept} if swept else {})}
+            **summary(result, gold), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
+            "hygiene": tidied}
 
 
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],

@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from flows.cli import args as arg
 from flows.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from postprocess.label_hygiene import HygienePolicy
     from postprocess.skill_prior import SkillPrior
 
-# postprocess.answers.CHOICES (a test keeps them equal)
+# postprocess.answers.CHOICES and postprocess.label_hygiene.REPEATS (a test keeps them equal; postprocess
+# loads pandas, which `hitflow --help` does without)
 METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin", "skill")
+REPEATS = ("last", "first", "majority", "refuse")
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
 skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight,
 --typical-prior-weight);
 auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
+the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
+(--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
 answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
 (confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls; posterior: the
 method's own; note: tie); with --gold the summary prints accuracy, ECE (6 equal-width bins) and a reliability table
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
-pooled_pages, pooled_labels, pooled_agreement, pooled_status (a `page` column groups a page's labels;
+pooled_pages, pooled_labels, pooled_agreement, pooled_status, pooled_note (a `page` column groups a page's labels;
 docs/reference/outputs.md)"""
 
 
@@ -38,6 +45,18 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ag.add_argument("--columns", default="", metavar="ITEM,WORKER,LABEL",
                     help="the file's own names for the item, worker and label columns")
     ag.add_argument("--gold", default="", metavar="COLUMN", help="a column of known answers: report accuracy")
+    hy = ag.add_argument_group("label hygiene", "counted in the summary's `hygiene` (docs/reference/outputs.md)")
+    hy.add_argument("--repeats", choices=REPEATS, default="last",
+                    help="a worker's repeated label of an item and field: keep the last, the first, their most "
+                         "given (majority), or refuse the file")
+    hy.add_argument("--fold-case", action=argparse.BooleanOptionalAction, default=True,
+                    help="labels equal but for letter case and blanks are one label (the most common spelling)")
+    hy.add_argument("--force-free-text", action="store_true",
+                    help="aggregate a field that looks like free text (more than 10 distinct labels and at least "
+                         "one for every two items), which is refused otherwise")
+    hy.add_argument("--keep-blocked", action="store_true",
+                    help="keep the labels of the workers in a blocked_workers.csv beside the input (a campaign's "
+                         "outputs), which are left out otherwise")
     ag.add_argument("--controls", default="", metavar="FILE",
                     help="CSV of control items (item_id, answer [, field]): scored per worker, alone and pooled with "
                          "agreement, kept out of the answers")
@@ -95,10 +114,33 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
         prior.check()
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
-    result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker, columns,  # type: ignore[arg-type]
-                            a.gold, Path(a.controls) if a.controls else None, prior)
+    with _progress() as stage:
+        result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker,
+                                columns, a.gold, Path(a.controls) if a.controls else None,  # type: ignore[arg-type]
+                                prior, _hygiene(a), a.keep_blocked, stage)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
+
+
+@contextmanager
+def _progress(stage: str = "working") -> Iterator[Callable[[str], None]]:
+    """A progress line on stderr once the command has run 2 s (flows/cli/progress_line.py), told each stage
+    and each EM iteration of postprocess.fast_em's models."""
+    from flows.cli.progress_line import ProgressLine
+    from postprocess import fast_em
+
+    with ProgressLine("hitflow aggregate", stage) as line:
+        token = fast_em.PROGRESS.set(line.stage)
+        try:
+            yield line.stage
+        finally:
+            fast_em.PROGRESS.reset(token)
+
+
+def _hygiene(a: argparse.Namespace) -> HygienePolicy:
+    from postprocess.label_hygiene import HygienePolicy
+
+    return HygienePolicy(a.repeats, a.fold_case, a.force_free_text)
 
 
 def _skill_prior(a: argparse.Namespace) -> SkillPrior:
@@ -131,7 +173,9 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
     if a.seconds and rule.fast_share == 0:  # the times would be read and change nothing: say so
         raise ConfigError("--seconds is read only with --fast-share above 0 (e.g. --fast-share 0.5): "
                           "without it work times change nothing")
-    result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep)
+    with _progress("replaying the labels"):
+        result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep, _hygiene(a),
+                             a.keep_blocked)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
 
