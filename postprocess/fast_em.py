@@ -21,15 +21,14 @@ reported to it (the CLI prints it once a run takes over 2 s). Nothing here print
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy.special import digamma, expit, logsumexp
 
-PROGRESS: ContextVar[Callable[[str], None] | None] = ContextVar("fast_em_progress", default=None)
+from postprocess.em_progress import PROGRESS
+
 EPS = 1e-10  # crowd-kit's floor on probabilities (dawid_skene._EPS)
 
 

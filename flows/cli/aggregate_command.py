@@ -127,14 +127,14 @@ def _progress(stage: str = "working") -> Iterator[Callable[[str], None]]:
     """A progress line on stderr once the command has run 2 s (flows/cli/progress_line.py), told each stage
     and each EM iteration of postprocess.fast_em's models."""
     from flows.cli.progress_line import ProgressLine
-    from postprocess import fast_em
+    from postprocess import em_progress
 
     with ProgressLine("hitflow aggregate", stage) as line:
-        token = fast_em.PROGRESS.set(line.stage)
+        token = em_progress.PROGRESS.set(line.stage)
         try:
             yield line.stage
         finally:
-            fast_em.PROGRESS.reset(token)
+            em_progress.PROGRESS.reset(token)
 
 
 def _hygiene(a: argparse.Namespace) -> HygienePolicy:
