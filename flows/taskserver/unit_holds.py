@@ -95,7 +95,7 @@ def make_room(store: Store, cfg: CampaignConfig, batch: int, study: str, partici
     ones beyond ``places + margin`` holders, are taken back."""
     open_holds = unconfirmed_holds(store, cfg, batch, stale)
     own = [str(r["session_id"]) for r in open_holds if r["participant_id"] == participant]
-    take_back(store, own, f"{participant!r} opened a new session in batch {batch} of {cfg.name}")
+    take_back(store, own, f"a participant opened a new session in batch {batch} of {cfg.name}")  # ids stay out of logs
     rows = store.rows("SELECT places FROM studies WHERE study_id = ?", [study])
     if not rows:
         return
