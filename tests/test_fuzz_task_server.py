@@ -25,6 +25,7 @@ from flows.core.site_secrets import page_signature
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.task_server import TaskSite, make_app
+from flows.taskserver.unit_holds import HoldLimits
 from tests.test_task_server import CONFIG, answers_for
 
 STUDY = "f" * 24
@@ -48,7 +49,8 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
                                    "places": 10, "created_at": 0.0}, pk="study_id")
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"z" * 32,
-                    limits=SessionLimits(per_participant=10**6, per_address=10**6, holds_per_address=10**6))
+                    limits=SessionLimits(per_participant=10**6, per_address=10**6),
+                    holds=HoldLimits(per_address=10**6))  # every fuzzed session comes from one client
     with TestClient(make_app(site), follow_redirects=False) as client:
         yield {"client": client, "cfg": cfg, "store": store, "site": site, "n": itertools.count()}
 

@@ -114,32 +114,14 @@ async def bounded_body(request: Request, limit: int) -> bytes:
 class SessionLimits:
     """At most ``per_participant`` and ``per_address`` new sessions within ``window_s`` (an IPv6
     address counted by its /64: one host usually holds the whole /64, and can pick a new address
-    in it for each request); and at most ``holds_per_address`` Prolific sessions from one address
-    holding a unit unsubmitted at once (issue 55: forged PROLIFIC_PIDs held every unit until their
-    holds lapsed, so real newcomers under adaptive overlap were told there was no work left).
-    :meth:`recent_holds` gives the address's latest sessions; the ledger says which still hold."""
+    in it for each request). Held units are bounded apart (flows/taskserver/unit_holds.py)."""
 
     per_participant: int = 6
     per_address: int = 30
     window_s: float = 600.0
-    holds_per_address: int = 10  # a household or a lab behind one address; one person holds one at a time
     now: Callable[[], float] = time.monotonic
     _seen: dict[str, deque[float]] = field(default_factory=dict)
-    _holds: dict[str, deque[str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def recent_holds(self, address: str) -> list[str]:
-        """The session ids of the address's latest Prolific sessions (at most a few times the cap)."""
-        with self._lock:
-            return list(self._holds.get(f"a:{address_key(address)}", ()))
-
-    def record_hold(self, address: str, session_id: str) -> None:
-        with self._lock:
-            key = f"a:{address_key(address)}"
-            self._holds.setdefault(key, deque(maxlen=4 * self.holds_per_address)).append(session_id)
-            if len(self._holds) > 100_000:  # as _seen: the oldest addresses go first
-                for old in list(self._holds)[:50_000]:
-                    del self._holds[old]
 
     def allow(self, participant: str, address: str) -> bool:
         """Count one new session for both keys, or refuse (counting nothing) when either is full."""

@@ -20,7 +20,9 @@ from flows.core.site_secrets import (
     INVITE_MAX_AGE_S,
     task_secret,
 )
+from flows.taskserver.task_connections import address_key
 from flows.taskserver.task_guard import SessionLimits
+from flows.taskserver.unit_holds import HoldLimits
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 class Refused(Exception):
@@ -40,6 +42,7 @@ class TaskSite:
     secret: bytes = b""
     now: Callable[[], float] = time.time
     limits: SessionLimits = field(default_factory=SessionLimits)
+    holds: HoldLimits = field(default_factory=HoldLimits)  # unit holds per address and per batch (unit_holds.py)
     # The simulated crowd all comes from loopback; a deployment behind a proxy on loopback
     # sets this (docs/security.md).
     limit_loopback: bool = False
@@ -79,14 +82,15 @@ class TaskSite:
             raise Refused(404, "There is no such task here. Check the link you were given.")
         return self.campaigns[name]
 
-    def hold_address(self, address: str) -> str:
-        """The address whose open holds are counted ("" for loopback, exempt as in :meth:`admit`)."""
-        return "" if address in ("127.0.0.1", "::1", "") and not self.limit_loopback else address
+    def counted_address(self, address: str) -> str:
+        """The key an address is limited by; "" for loopback unless ``limit_loopback`` (the simulated crowd)."""
+        if address in ("127.0.0.1", "::1") and not self.limit_loopback:
+            return ""
+        return address_key(address) if address else ""
 
     def admit(self, participant: str, address: str) -> None:
         """Count a new session against the person's and the address's limits."""
-        if address in ("127.0.0.1", "::1") and not self.limit_loopback:
-            address = ""
+        address = self.counted_address(address)
         if not self.limits.allow(participant, address or participant):
             raise Refused(429, "Too many new task sessions from you in a short time. Finish or return the "
                                "ones you have, then try again in a few minutes.")

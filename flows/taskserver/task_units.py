@@ -13,6 +13,7 @@ from flows.core.config.config import CampaignConfig, hold_seconds
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
 from flows.taskserver.task_site import Refused, TaskSite
+from flows.taskserver.unit_holds import make_room, room_on_fresh_unit
 from flows.taskserver.unit_targets import HOLDS_UNIT, allocation_options, extending, unsettled_holders
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
@@ -161,51 +162,57 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address
             raise Refused(403, "There is no more work for you in this study. Thank you for taking part.")
         batch = open_batch(store, cfg, study)
         if route == "prolific":  # anonymous ids; an invite is a signed, named person
-            site.admit(participant, address)
-            _refuse_many_open_holds(site, cfg, site.hold_address(address))
-        row = _new_session(site, cfg, batch, participant, session)
+            _bound_holds(site, cfg, batch, participant, study, site.counted_address(address))
+        row = _new_session(site, cfg, batch, participant, session, route)
         row.update(study_id=study, route=route)
         store.insert_raw("task_sessions", [row])
-        if route == "prolific" and site.hold_address(address):  # in the transaction: parallel requests see it
-            site.limits.record_hold(address, session)
+        if route == "prolific":
+            site.holds.note(cfg.name, site.counted_address(address), session)
     return row
 
 
-def _refuse_many_open_holds(site: TaskSite, cfg: CampaignConfig, address: str) -> None:
-    """429 when ``address``'s latest Prolific sessions already hold ``holds_per_address`` units
-    unsubmitted and unlapsed (HOLDS_UNIT without the submitted ones): forged ids from one place cannot
-    take every unit from the people Prolific sends."""
-    recent = site.limits.recent_holds(address) if address else []
-    if len(recent) < site.limits.holds_per_address:
-        return
-    stale = site.now() - hold_seconds(cfg)
-    open_now = site.store().rows(
-        f"SELECT COUNT(*) AS n FROM task_sessions t WHERE t.session_id IN ({', '.join('?' * len(recent))}) "
-        "AND t.submitted_at IS NULL AND t.released = 0 AND t.created_at > ?", [*recent, stale])[0]["n"]
-    if open_now >= site.limits.holds_per_address:
-        raise Refused(429, "Several task sessions from your network are open and not submitted. Submit or "
-                           "return them on Prolific, then open the study again.")
+def _bound_holds(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, study: str, address: str) -> None:
+    """A new Prolific session: its address's holds, then the session limits, then room in the batch
+    (flows/taskserver/unit_holds.py)."""
+    store, stale = site.store(), site.now() - hold_seconds(cfg)
+    if site.holds.address_full(store, cfg.name, address, stale):
+        raise Refused(429, "Too many task pages are open from your network at once. Finish or return the ones "
+                           "you have open, then try again in a few minutes.",
+                      f"one address already holds {site.holds.per_address} units Prolific has not confirmed")
+    site.admit(participant, address)
+    make_room(store, cfg, batch, study, participant, stale, site.holds)
 
 
-def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str) -> dict[str, Any]:
+def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str,
+                 route: str = "prolific") -> dict[str, Any]:
     """A fresh unit: the least held one without items the person already had. A session that
-    was neither submitted nor finished within the campaign's hold time holds nothing."""
+    was neither submitted nor finished within the campaign's hold time holds nothing. On Prolific,
+    someone who would find no work first takes back an unconfirmed hold (unit_holds.py)."""
     store = site.store()
     units: dict[int, list[str]] = {}  # grouped here, not by group_concat: SQL both ledgers speak
     for r in store.rows("SELECT hit_index, item_id FROM items WHERE campaign = ? AND batch = ? "
                         "ORDER BY hit_index, rowid", [cfg.name, batch]):
         units.setdefault(r["hit_index"], []).append(r["item_id"])
     stale = site.now() - hold_seconds(cfg)
-    held = {r["unit"]: r["n"] for r in store.rows(
-        f"SELECT t.unit, COUNT(*) AS n FROM task_sessions t WHERE t.campaign = ? AND t.batch = ? AND {HOLDS_UNIT} "
-        "GROUP BY t.unit", [cfg.name, batch, stale])}
     seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
                                   [cfg.name, participant]) for i in json.loads(r["item_ids"])}
-    options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap: unit_targets.py
-    unit = choose_unit(options, seen, cfg.assignments_per_image, lambda: unsettled_holders(store, cfg, batch, stale))
+    unit = _choose(store, cfg, batch, units, participant, seen, stale)
+    for _ in range(3 if route == "prolific" else 0):  # a unit may have more holders than its cap: a few tries
+        if unit is not None or not room_on_fresh_unit(store, cfg, batch, seen, stale):
+            break
+        unit = _choose(store, cfg, batch, units, participant, seen, stale)
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "
                            "you will not be penalised.")
     return {"session_id": session, "campaign": cfg.name, "batch": batch, "unit": unit[0],
             "item_ids": json.dumps(unit[1]), "participant_id": participant, "created_at": site.now(),
             "submitted_at": None, "completion_code": "", "released": 0}
+
+
+def _choose(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]], participant: str,
+            seen: set[str], stale: float) -> tuple[int, list[str]] | None:
+    held = {r["unit"]: r["n"] for r in store.rows(
+        f"SELECT t.unit, COUNT(*) AS n FROM task_sessions t WHERE t.campaign = ? AND t.batch = ? AND {HOLDS_UNIT} "
+        "GROUP BY t.unit", [cfg.name, batch, stale])}
+    options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap: unit_targets.py
+    return choose_unit(options, seen, cfg.assignments_per_image, lambda: unsettled_holders(store, cfg, batch, stale))

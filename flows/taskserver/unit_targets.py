@@ -24,9 +24,11 @@ from flows.platforms.unit_extensions import extending_batches, extra_by_index
 # never frees its place. Written here, not imported, since the task server asks no platform's module by
 # name (tests/test_platform_seam.py); tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
-# A task session holding its unit (one ? : the time before which an unsubmitted session has lapsed): not
-# released, and submitted or still within its hold. Its columns are task_sessions' own.
-HOLDS_UNIT = "t.released = 0 AND (t.submitted_at IS NOT NULL OR t.created_at > ?)"
+# A task session holding its unit (one ? : the time before which an unsubmitted session has lapsed): submitted
+# and not freed by Prolific (released 1), or open, not released and still within its hold. An open hold the task
+# server took back (released 2, unit_holds.py) counts again once its page is submitted: that work is on its unit.
+# Its columns are task_sessions' own.
+HOLDS_UNIT = "t.released != 1 AND (t.submitted_at IS NOT NULL OR (t.released = 0 AND t.created_at > ?))"
 
 
 def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]],

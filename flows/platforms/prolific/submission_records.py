@@ -46,15 +46,20 @@ def store_submissions(run: Run, batch: int, study_id: str, subs: list[dict[str, 
                 run.store.table("assignments").update(s["id"], times)
             if s["status"] in UNPAID:  # its unit may go to someone else
                 run.store.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
+            elif s["id"] in stored:  # listed after all (stored just after an earlier look): its work holds its unit
+                run.store.execute("UPDATE task_sessions SET released = 0 WHERE session_id = ? AND released = 1",
+                                  [s["id"]])
         _mark_unknown_sessions(run, batch, study_id, {s["id"] for s in subs})
 
 
 def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str]) -> None:
     """Responses stored for a SESSION_ID Prolific never reported (made-up ids): kept, but out
-    of QC and decisions, never paid, and their participant never reaches the blocklist call."""
+    of QC and decisions, never paid, and their participant never reaches the blocklist call; nor do they
+    hold their unit any more (forged sessions that submitted once held theirs for good, issue 55)."""
     stored = run.store.rows("SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ? AND hit_id LIKE ? "
                             "AND status != ?", [run.cfg.name, batch, f"{study_id}:%", NOT_ON_PROLIFIC])
     for row in stored:
         if row["assignment_id"] not in known:
             run.store.execute("UPDATE assignments SET status = ? WHERE assignment_id = ?",
                                  [NOT_ON_PROLIFIC, row["assignment_id"]])
+            run.store.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [row["assignment_id"]])
