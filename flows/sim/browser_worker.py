@@ -47,6 +47,7 @@ TIMING = ("page_start_ms", "page_end_ms")
 MARK = 'data-sim-workers="browser"'
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
+CLOCK_START = 1_767_603_600_000  # 2026-01-05 09:00 UTC in ms: the page sees a fixed start, not the host's date
 
 
 def settle() -> None:
@@ -124,7 +125,10 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
             route.fulfill(status=200, body="")
     try:
         page.route("**/*", answer)
-        page.clock.install()  # the page's timers and Date run on a clock typing moves (typing_model.Hand)
+        # the page's timers and Date run on a clock only typing moves (typing_model.Hand), paused from the start:
+        # a clock that also flowed with the wall clock put a loaded machine's slowness into the page's key log
+        page.clock.install(time=CLOCK_START)
+        page.clock.pause_at(CLOCK_START + 1000)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         hand = Hand(worker, str(rng.random()))
         _fill_visible(page, per_button_intents(html, intents), hand)
