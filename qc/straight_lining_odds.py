@@ -21,13 +21,17 @@ also answered (``k`` options):
 - the run's p-value ``P``: the chance that an honest worker gives one answer on all ``n`` items and
   that answer is at most as likely as ``a`` (the sum of the products over each such answer).
 
-Flag when ``n >= min_items`` and ``P < alpha``. On a two-option field (``r`` at most 0.85) three
+Flag when ``n >= min_items`` and ``P < alpha``; or, for a worker with runs on several fields and none
+flagged alone, when Fisher's combination of their p-values over every field they answered on enough
+items (1.0 for a field where they gave several answers) is below ``alpha``: a straight-liner answers
+every field alike, an honest worker's fields are independent. On a two-option field (``r`` at most 0.85) three
 identical answers are flagged only where the others said otherwise on all three, so an honest
 worker whose answers repeat because the truth repeats is never flagged.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -95,38 +99,52 @@ def option_count(field: pd.DataFrame) -> int:
     return max(2, declared or field["answer"].nunique())
 
 
-def judge_field(name: str, field: pd.DataFrame, min_items: int, alpha: float) -> list[dict[str, Any]]:
-    """The flags of one field's straight-liners (``field``: one row per worker x item, answers given)."""
+def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tuple[float, str]]:
+    """Each worker's run p-value on one field (``field``: one row per worker x item, answers given), with
+    what it says; 1.0 for a worker who gave several answers there (on ``min_items`` items with others')."""
     k = option_count(field)
     scale = is_scale(field["answer"], k)
-    rows = []
+    judged: dict[str, tuple[float, str]] = {}
     for worker, own in field.groupby("worker_id"):
-        if len(own) < min_items or own["answer"].nunique() != 1:
-            continue
         rest = field[field["worker_id"] != worker]
-        answer = str(own["answer"].iloc[0])
         peers = [seen for i in own["image_id"] if (seen := list(rest.loc[rest["image_id"] == i, "answer"]))]
-        observed = agreement_rate(rest, scale)
-        if len(peers) < min_items or observed is None:
+        if len(peers) < min_items:
             continue
+        observed = agreement_rate(rest, scale) if own["answer"].nunique() == 1 else None
+        if observed is None:
+            judged[str(worker)] = (1.0, "")
+            continue
+        answer = str(own["answer"].iloc[0])
         r = min(R_MAX, max(1 / k, observed))
         p = p_value(answer, peers, r, k, scale, field["answer"].unique())
-        if p < alpha:
-            rows.append({"worker_id": worker, "rule": "choice_straight_lining", "value": float(f"{p:.3g}"),
-                         "threshold": alpha,
-                         "detail": f"{name}: {answer!r} on all {len(peers)} items; an honest worker agreeing "
-                                   f"with the others {r:.0%} of the time gives one answer that unlikely with "
-                                   f"probability {p:.2g} (< {alpha:g})"})
-    return rows
+        judged[str(worker)] = (p, f"{name}: {answer!r} on all {len(peers)} items; an honest worker agreeing with the "
+                                  f"others {r:.0%} of the time gives one answer that unlikely with probability {p:.2g}")
+    return judged
+
+
+def combined(p_values: list[float]) -> float:
+    """Fisher's combination of independent p-values: P(chi-squared with 2m degrees > -2 sum ln p)."""
+    half = -sum(math.log(p) for p in p_values)
+    return min(1.0, math.exp(-half) * sum(half ** j / math.factorial(j) for j in range(len(p_values))))
 
 
 def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """One answer to a choice field on every item, improbable for an honest worker given the others'."""
+    """One answer to a choice field on every item, improbable for an honest worker given the others';
+    or one answer on each of several fields, improbable together (Fisher's method over every field the
+    worker answered on enough items, 1.0 for a field with several answers) when none is alone."""
     min_items = int(params.get("straight_lining_min_items", 3))
     alpha = float(params.get("straight_lining_alpha", 0.01))
     answered = df[df["answer"].astype(str) != ""].astype({"answer": str})
-    rows: list[dict[str, Any]] = []
+    by_worker: dict[str, list[tuple[float, str]]] = {}
     for name, field in answered.groupby("field"):
-        rows += judge_field(str(name), field.drop_duplicates(["worker_id", "image_id"]), min_items, alpha)
+        for worker, run in judge_field(str(name), field.drop_duplicates(["worker_id", "image_id"]), min_items).items():
+            by_worker.setdefault(worker, []).append(run)
+    rows = []
+    for worker, runs in by_worker.items():
+        alone = [(p, said) for p, said in runs if p < alpha]
+        together = combined([p for p, _ in runs])
+        if not alone and sum(p < 1 for p, _ in runs) >= 2 and together < alpha:
+            alone = [(together, "; ".join(said for p, said in runs if p < 1) + f"; together {together:.2g}")]
+        rows += [{"worker_id": worker, "rule": "choice_straight_lining", "value": float(f"{p:.3g}"),
+                  "threshold": alpha, "detail": f"{said} (< {alpha:g})"} for p, said in alone]
     return flag_frame(rows)
-

@@ -100,3 +100,27 @@ def test_a_four_option_field_counts_the_declared_options() -> None:
     # r = R_MAX; each item's chance of "a" is (1 - r)/3; the runs of "b", "c", "d" are likelier
     assert p_of(df, "same") == pytest.approx(((1 - R_MAX) / 3) ** 3, rel=1e-2)
     assert flagged(df) == {"same"}
+
+
+def two_fields(worker_a: list[str], worker_b: list[str]) -> pd.DataFrame:
+    """Two yes/no fields on 4 items, four others who agree: "no" on two items, "yes" on two, in each."""
+    majority = ["no", "no", "yes", "yes"]
+    others = {f"p{j}": majority for j in range(4)}
+    return pd.concat([frame({"w": worker_a, **others}, field="a_ok"), frame({"w": worker_b, **others}, field="b_ok")])
+
+
+def test_runs_on_several_fields_combine_by_fishers_method() -> None:
+    from scipy.stats import combine_pvalues
+
+    # alone, "yes" four times on either field is as likely as "no" four times (each 2 agreements of 4)
+    alone = 2 * binom.pmf(2, 4, R_MAX) / comb(4, 2)
+    assert alone > 0.01
+    df = two_fields(["yes"] * 4, ["yes"] * 4)
+    together = combine_pvalues([alone, alone], method="fisher").pvalue
+    out = flags(df)
+    assert together < 0.01 and list(out["worker_id"]) == ["w"]
+    assert float(out["value"].iloc[0]) == pytest.approx(together, rel=1e-2)
+    # one run beside a field answered as the others did: that field's p-value is 1
+    honest = two_fields(["yes"] * 4, ["no", "no", "yes", "yes"])
+    assert flagged(honest) == set()
+    assert choice_straight_lining(honest, {"straight_lining_alpha": 1.0}).loc[0, "value"] == pytest.approx(alone, rel=1e-2)
