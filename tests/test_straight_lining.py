@@ -123,4 +123,4 @@ def test_runs_on_several_fields_combine_by_fishers_method() -> None:
     # one run beside a field answered as the others did: that field's p-value is 1
     honest = two_fields(["yes"] * 4, ["no", "no", "yes", "yes"])
     assert flagged(honest) == set()
-    assert choice_straight_lining(honest, {"straight_lining_alpha": 1.0}).loc[0, "value"] == pytest.approx(alone, rel=1e-2)
+    assert p_of(honest, "w") == pytest.approx(alone, rel=1e-2)
