@@ -78,3 +78,38 @@ def test_a_bank_image_and_a_generated_item_keep_their_captions() -> None:
     w = worker(1)
     fill(w, page(["VizWiz_val_00000001", "VizWizSynth_00000007"]))
     assert not [r for r in item_truth([w]) if r["source"] == BLIND_TEXT]
+
+
+def test_a_rehearsal_on_images_the_bank_lacks_says_their_text_is_content_blind(tmp_path) -> None:
+    """End to end on the starter page with Flickr8k-like ids, none in the demo crowd's VizWiz bank."""
+    import json
+    import re
+
+    import pandas as pd
+
+    from flows.custom.scaffold import scaffold
+    from flows.driver.campaign_run import run_campaign
+    from flows.sim.crowd import load_crowd
+    from flows.sim.server import DEFAULT_CROWD
+
+    scaffold("photos", tmp_path)
+    items = tmp_path / "config" / "photos_items.csv"
+    items.write_text("item_id,image_url,note\n" + "".join(f"{i},https://example.org/flickr/{i},\n" for i in FLICKR))
+    run_campaign(tmp_path / "config" / "photos.toml", db_path=tmp_path / "ledger.db", out_root=tmp_path / "runs",
+                 seed=3, progress=lambda _line: None)
+    out = tmp_path / "runs" / "photos"
+    summary = (out / "summary.txt").read_text()
+    assert f"simulated text for description is content-blind: the simulator's caption bank does not hold the image " \
+           f"of {len(FLICKR)} of its items" in summary
+    latent = pd.DataFrame(json.loads((out / "sim_items.json").read_text()))
+    assert set(latent.loc[latent["source"] == BLIND_TEXT, "field"]) == {"description"}
+    _, bank = load_crowd(DEFAULT_CROWD)
+
+    def grams(text: str) -> set[tuple[str, ...]]:  # runs of five words: "a photo of a" is anyone's
+        w = re.findall(r"[a-z']+", text.lower())
+        return {tuple(w[k:k + 5]) for k in range(len(w) - 4)}
+
+    bank_grams = set().union(*(grams(c) for e in bank.values() for c in e.captions))
+    data = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
+    texts = data.loc[data["field"] == "description", "value"]
+    assert len(texts) >= 9 and not any(grams(t) & bank_grams for t in texts)

@@ -50,6 +50,7 @@ def blind_descriptions(key: str) -> list[str]:
     n //= len(_OBJECTS) ** 2
     c1, c2 = _COLOURS[n % 10], _COLOURS[(n // 10 + 3) % 10]
     place, view = _PLACES[n // 100 % len(_PLACES)], _VIEWS[n // 600 % len(_VIEWS)]
-    return [f"A {c1} {first} {place} a {c2} {second}, {view}.",
-            f"A photo of a {c1} {first} with a {c2} {second} {place} it, {view}.",
-            f"There is a {c1} {first} {view}, and a {c2} {second} {place} it."]
+    a1, a2 = (f"{'an' if c[0] in 'aeiou' else 'a'} {c}" for c in (c1, c2))
+    return [f"{a1.capitalize()} {first} {place} {a2} {second}, {view}.",
+            f"A photo of {a1} {first} with {a2} {second} {place} it, {view}.",
+            f"There is {a1} {first} {view}, and {a2} {second} {place} it."]
