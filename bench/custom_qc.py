@@ -90,7 +90,19 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any], config: Path) -> dict
         "rules_on_honest": rule_counts([f for f in flags if f["worker_id"] in honest_set]),
         "honest_answers_echoing_instructions": echo_share(honest_texts, cfg),
         "by_profile": profile_table(workers, worked, blocks, flagged),
+        "straight_lining_flagged": straight_lining_by_profile(flags, workers, worked),
     }
+
+
+def straight_lining_by_profile(flags: list[Any], workers: dict[str, Any], worked: dict[str, int]) -> dict[str, str]:
+    """Per profile: workers flagged by choice_straight_lining of those who worked ("2 of 5")."""
+    hit = {f["worker_id"] for f in flags if f["rule"] == "choice_straight_lining"}
+    table: dict[str, list[int]] = {}
+    for w in worked:
+        row = table.setdefault(workers[w].profile, [0, 0])
+        row[0] += w in hit
+        row[1] += 1
+    return {p: f"{n} of {of}" for p, (n, of) in sorted(table.items()) if n or p == "contrarian"}
 
 
 def instruction_runs(cfg: Any) -> set[tuple[str, ...]]:
@@ -141,7 +153,8 @@ def show(label: str, r: dict[str, Any]) -> str:
              f"  recall: bad workers blocked before the last batch {pct(r['recall_blocked_before_last'])} "
              f"of {r['bad_workers_before_last']}; flagged by any rule {pct(r['recall_flagged'])}",
              f"  honest: blocked {pct(r['honest_blocked'])}, with a rejecting/blocking rule's flag "
-             f"{pct(r['honest_blamed'])}, answers flagged {pct(r['honest_answers_flagged'])}"]
+             f"{pct(r['honest_blamed'])}, answers flagged {pct(r['honest_answers_flagged'])}",
+             f"  flagged by choice_straight_lining: {r['straight_lining_flagged']}"]
     if r["honest_answers_echoing_instructions"] is not None:
         lines.append(f"  honest answers repeating the page's instructions: "
                      f"{pct(r['honest_answers_echoing_instructions'])} (goal <= 5%; blocked goal <= 3%)")

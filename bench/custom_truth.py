@@ -74,7 +74,7 @@ def honest_blocks(db: sqlite3.Connection, workers: dict[str, Any]) -> list[str]:
                   if workers[r["worker_id"]].profile in HONEST_PROFILES)
 
 
-def run_page(kind: str, seed: int) -> dict[str, Any]:
+def run_page(kind: str, seed: int, crowd: Path = CROWD) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         config = truth_config(Path(tmp), kind, per_page=4, per_item=5, batches=2)
         with (config.parent / f"{kind}_items.csv").open(encoding="utf-8") as fh:
@@ -84,7 +84,7 @@ def run_page(kind: str, seed: int) -> dict[str, Any]:
             return {**judge(db, workers, config), "accuracy": accuracy_by_profile(db, workers, config, kind),
                     "honest_blocked_by": honest_blocks(db, workers)}
 
-        wall, result = run_judged(config, items, seed, CROWD, judged)
+        wall, result = run_judged(config, items, seed, crowd, judged)
     return {"page": kind, "items": items, "seed": seed, "wall_s": round(wall, 1), **result}
 
 
@@ -97,6 +97,8 @@ def show(label: str, r: dict[str, Any]) -> str:
              f"honest): bad blocked before the last batch {pct(r['recall_blocked_before_last'])} of "
              f"{r['bad_workers_before_last']}, flagged {pct(r['recall_flagged'])}; honest blocked "
              f"{pct(r['honest_blocked'])}, with a blocking/rejecting flag {pct(r['honest_blamed'])}"]
+    if r.get("straight_lining_flagged"):
+        lines.append(f"  flagged by choice_straight_lining: {r['straight_lining_flagged']}")
     if r.get("honest_blocked_by"):
         lines.append(f"  honest workers blocked by: {'; '.join(r['honest_blocked_by'])}")
     for profile, a in r.get("accuracy", {}).items():
@@ -119,11 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--caption-items", type=int, default=60, help="0: the last bench-custom-qc figures")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--crowd", type=Path, default=CROWD, help="a crowd file (default: the bench-custom-qc crowd)")
     args = parser.parse_args(argv)
     results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     run: dict[str, Any] = {}
     for kind in TRUTH:
-        run[kind] = run_page(kind, args.seed)
+        run[kind] = run_page(kind, args.seed, args.crowd.resolve())
         print(show(kind, run[kind]), flush=True)
     caption = caption_side(args.caption_items, args.seed)
     if caption is not None:
@@ -133,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     given = sum(a["answers"] for a in honest)
     right = sum(a["accuracy"] * a["answers"] for a in honest) / max(1, given)
     print(f"honest profiles' answers equal to the truth, all three pages: {pct(right)} of {given}")
-    results[f"seed {args.seed}, caption {args.caption_items} items"] = run
+    crowd = "" if args.crowd.resolve() == CROWD else f", crowd {args.crowd.name}"
+    results[f"seed {args.seed}, caption {args.caption_items} items{crowd}"] = run
     RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     return 0
 

@@ -7,12 +7,10 @@ The generic rules run on frames built per kind of field (``flows/custom/custom_r
 ``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
 the text); ``choice_straight_lining`` on one row per answer of a choice field.
 
-``choice_straight_lining`` input columns: ``assignment_id, worker_id, image_id, field, answer``.
-A worker who gave one and the same answer to a field on ``straight_lining_min_items`` or more
-items, while the other workers' most common answer differs on at least half of those items
-(so a field whose honest answer really is the same everywhere is no evidence). On a numeric scale
-(the answer and the others' all numbers) "differs" means more than one scale point from the others'
-median: an honest rater who gives 5 to three items the others rated 4 is not straight-lining.
+``choice_straight_lining`` (``qc/straight_lining_odds.py``, its column contract and evidence there): a
+worker's one answer to a choice field on every item they answered, flagged when an honest worker who
+agrees with the other workers at the field's typical rate would give that run with a probability
+below ``straight_lining_alpha`` (on at least ``straight_lining_min_items`` items with other answers).
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ import pandas as pd
 from qc import mark_agreement, study_rules  # noqa: F401  (register mark_agreement, invalid_answer)
 from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
+from qc.straight_lining_odds import choice_straight_lining
 from qc.telemetry_rules import TELEMETRY_RULES
 from qc.worker_values import read_json
 
@@ -52,39 +51,7 @@ CUSTOM_POLICY = DecisionPolicy(
 )
 
 
-def _others(df: pd.DataFrame, worker: str, field: str, item: str) -> pd.Series:
-    peers = df[(df["field"] == field) & (df["image_id"] == item) & (df["worker_id"] != worker)]["answer"]
-    return peers[peers != ""].astype(str)
-
-
-def _differs(answer: str, peers: pd.Series) -> bool:
-    numbers = pd.to_numeric(pd.concat([peers, pd.Series([answer])]), errors="coerce")
-    if numbers.notna().all():  # a rating scale: a neighbouring point is agreement, not another answer
-        return bool(abs(float(answer) - float(numbers.iloc[:-1].median())) > 1)
-    return answer != str(peers.mode().iloc[0])
-
-
-@register("choice_straight_lining", "worker")
-def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """One answer to a choice field on every item, where the other workers mostly said otherwise."""
-    min_items = int(params.get("straight_lining_min_items", 3))
-    rows = []
-    answered = df[df["answer"].astype(str) != ""]
-    for (worker, field), own in answered.groupby(["worker_id", "field"]):
-        per_item = own.drop_duplicates("image_id")
-        values = set(per_item["answer"].astype(str))
-        if len(per_item) < min_items or len(values) != 1:
-            continue
-        answer = values.pop()
-        peers = [_others(answered, str(worker), str(field), str(i)) for i in per_item["image_id"]]
-        judged = [p for p in peers if not p.empty]
-        disagree = sum(_differs(answer, p) for p in judged)
-        if judged and disagree * 2 >= len(judged):
-            rows.append({"worker_id": worker, "rule": "choice_straight_lining", "value": len(per_item),
-                         "threshold": min_items,
-                         "detail": f"{field}: {answer!r} on all {len(per_item)} items; others mostly said "
-                                   f"otherwise on {disagree} of {len(judged)}"})
-    return flag_frame(rows)
+register("choice_straight_lining", "worker")(choice_straight_lining)
 
 
 def has_value(answer: Any, kind: str = "") -> bool:

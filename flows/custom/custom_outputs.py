@@ -224,7 +224,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
             summary.append(f"  against the simulator's latent answers: accuracy {latent['accuracy']}, mean confidence "
                            f"{latent['mean_confidence']}, ECE {latent['ece']} ({latent['ece_bins']})")
     summary += [adaptive_line(saving)] if saving else []
-    summary += [f"simulated choices: {line}" for line in truth_notes]
+    summary += [line if line.startswith("simulated text") else f"simulated choices: {line}" for line in truth_notes]
     summary += _scores(run, data, out_dir)
     (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
     return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked,

@@ -25,7 +25,8 @@ from qc.runner import run_rules
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields"]
 # rules over one kind of answer field only: straight-lining on choices, agreement of marks on annotations
 BY_KIND = {"choice_straight_lining": "choice", "mark_agreement": "annotations"}
-ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field"]
+ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
+                  "options"]
 
 
 class PageRules:
@@ -102,7 +103,9 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
         item = fields.get(f"image_id_{index}", ids[index] if 0 <= index < len(ids) else "") if index >= 0 else ""
         rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
                      "field": base, "kind": kinds[base], "answer": fields.get(f["name"], ""),
-                     "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"]})
+                     "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"],
+                     # a single choice's option count: how likely one answer is by chance (choice_straight_lining)
+                     "options": len(f.get("options") or []) if f["type"] == "one" else 0})
     return rows
 
 

@@ -23,6 +23,9 @@ from flows.custom.control_items import read_controls
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
          "nothing about it")
+BLIND_TEXT = ("simulated text for {field} is content-blind: the simulator's caption bank does not hold the image of "
+              "{items} of its items, so its workers described a scene of its own making there (never another "
+              "image's captions); text figures from this rehearsal say nothing about what people would write")
 READING = ("where an item's own words carry evidence, the simulator's reading model answers from them: word overlap "
            "with a query, a small lexicon of sentiment, stress and intents (flows/sim/content_choice.py); a model, "
            "not truth")
@@ -95,11 +98,16 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
 
 def report_lines(items_truth: list[dict[str, Any]]) -> list[str]:
     """For the report: per choice field, how many items' latent answers were known, read or blind
-    (sim_items.json's ``source``), and the content-blind sentence where any was blind."""
+    (sim_items.json's ``source``), and the content-blind sentence where any was blind; per text field
+    whose images the simulator could not see (``source`` = ``blind text``), :data:`BLIND_TEXT`."""
     by_field: dict[str, Counter[str]] = {}
+    texts: Counter[str] = Counter()  # text fields about images the simulator could not see
     for row in items_truth:
+        if row.get("source") == "blind text":
+            texts[str(row["field"])] += 1
+            continue
         by_field.setdefault(str(row["field"]), Counter())[str(row.get("source", "blind"))] += 1
-    lines = []
+    lines = [BLIND_TEXT.format(field=field, items=n) for field, n in sorted(texts.items())]
     for field, count in sorted(by_field.items()):
         total = sum(count.values())
         said = f"{field}: known answers on {count['known']} of {total} items, read by the simulator's reading model " \

@@ -42,6 +42,7 @@ from flows.sim.known_answers import described
 from flows.sim.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.page_spec import honour_spec, page_spec
 from flows.sim.slot_text import slot, slot_text
+from flows.sim.unseen_images import BLIND_TEXT, TEXT_SOURCE, unseen
 from flows.sim.worker_questions import about_worker
 
 
@@ -78,6 +79,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if f.kind == "url":
         return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
     sources = writing_sources(ctx, fill.bank)
+    if unseen(ctx, fill.bank):  # said in the report: this field's text about the item is content-blind
+        fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT
     if kind in PASTING_PROFILES:
         return fit_text(_pasted(fill, sources), f, rng, sources)
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]

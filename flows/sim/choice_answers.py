@@ -11,6 +11,7 @@ from flows.sim.known_answers import known_option
 from flows.sim.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
 from flows.sim.page_context import ItemContext, field_base
 from flows.sim.ratings import nearest, numeric_scale, rated_position, truth_option
+from flows.sim.unseen_images import unseen
 from qc.form_constraints import step_ok
 
 NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
@@ -27,7 +28,8 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if known is None and (scale := numeric_scale(options)):  # a rating of what the simulator cannot perceive
         return rating(fill, f, ctx, options, scale)
     truth = latent_answer(fill.worker, ctx.key, field_base(f.name), options,
-                          ctx.texts or (writing_sources(ctx, fill.bank) if ctx.shows_image and fill.bank else []),
+                          ctx.texts or (writing_sources(ctx, fill.bank) if ctx.shows_image and fill.bank
+                                        and not unseen(ctx, fill.bank) else []),  # nothing to read: blind
                           f.attrs.get("header", ""), known)
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)

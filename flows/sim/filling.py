@@ -13,6 +13,7 @@ from flows.sim.crowd_model import BankEntry, Worker
 from flows.sim.known_answers import known_answer
 from flows.sim.latent_choices import accuracy
 from flows.sim.page_context import ItemContext, field_base
+from flows.sim.unseen_images import blind_descriptions, unseen
 
 RUSHED = ("speeder", "canned_abuser")
 
@@ -48,11 +49,14 @@ def takes_care(fill: Filling) -> bool:
 
 
 def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
-    """What an honest worker writes from: the bank's captions, the item's own text, or an adopted image's."""
+    """What an honest worker writes from: the bank's captions, the item's own text, a made-up scene for an
+    image the bank does not hold (flows/sim/unseen_images.py), or, for a generated item, an adopted image's."""
     known = bank.get(ctx.key.split("~")[0])
     if known and known.captions and (ctx.shows_image or not ctx.texts):  # a text item is not a bank image
         return [c for c in known.captions if c.strip()] or known.captions
     if ctx.texts:
         return ctx.texts
-    entry, scene = captions.image_entry(ctx.key, bank)
+    if unseen(ctx, bank):  # a real image the bank does not hold: never another image's caption
+        return blind_descriptions(ctx.key)
+    entry, scene = captions.image_entry(ctx.key, bank)  # a generated item (or no image at all) adopts one
     return [f"{c.strip().rstrip('.!?')}, {scene}." if scene else c for c in entry.captions] or ["An object."]

@@ -19,6 +19,7 @@ from typing import Any
 
 from flows.sim.content_choice import content_answers
 from flows.sim.crowd_model import Worker
+from flows.sim.unseen_images import BLIND_TEXT, TEXT_SOURCE
 
 LATENT = "latent:"  # worker memory keys "latent:<item>|<field>" -> the latent answer
 SOURCE = "source:"  # "source:<item>|<field>" -> KNOWN or READ (absent: content-blind)
@@ -80,7 +81,10 @@ def confused(worker_id: str, options: list[str], truth: str) -> str:
 
 def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
     """``sim_items.json``: one row per item and choice field a worker was shown, with its latent answer
-    and its ``source``: ``known`` (the requester's), ``read`` (the reading model) or ``blind``."""
+    and its ``source``: ``known`` (the requester's), ``read`` (the reading model) or ``blind``; and one
+    row per image item and text field whose text was content-blind (``source`` = ``blind text``, no
+    answer: flows/sim/unseen_images.py)."""
+    workers = list(workers)
     seen: dict[tuple[str, str], str] = {}
     sources: dict[tuple[str, str], str] = {}
     for w in workers:
@@ -89,5 +93,8 @@ def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
                 prefix = LATENT if key.startswith(LATENT) else SOURCE
                 item, field = key[len(prefix):].rsplit("|", 1)
                 (seen if prefix == LATENT else sources)[(item, field)] = value
+    blind_text = {tuple(key[len(TEXT_SOURCE):].rsplit("|", 1)) for w in workers for key in w.memory
+                  if key.startswith(TEXT_SOURCE)}
     return [{"item_id": i, "field": f, "answer": a, "source": sources.get((i, f), BLIND)}
-            for (i, f), a in sorted(seen.items())]
+            for (i, f), a in sorted(seen.items())] + \
+        [{"item_id": i, "field": f, "answer": "", "source": BLIND_TEXT} for i, f in sorted(blind_text)]

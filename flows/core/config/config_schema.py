@@ -164,8 +164,11 @@ class QcSection(Section):
     instruction_echo_threshold: Share = Field(0.6, description="Similarity to the instructions that flags an echo")
     near_template_words: PositiveInt = Field(4, le=100, description="Leading words that make a pasted sentence's key")
     near_template_consensus: Share = Field(0.1, description="Consensus below which a caption may be a pasted template")
-    straight_lining_min_items: PositiveInt = Field(3, le=10000, description='task = "custom": one answer to a '
-                                                                          "choice field on this many items flags it")
+    straight_lining_min_items: PositiveInt = Field(3, le=10000, description='task = "custom": fewer items '
+                                                  "with one answer to a choice field are never straight-lining")
+    straight_lining_alpha: Share = Field(0.01, description='task = "custom": one answer to a choice field on '
+                                         "every item flags it when an honest worker gives it with a probability "
+                                         "below this")
     mark_agreement_below: Share = Field(0.35, description="Mean F1 of a worker's marks with the others' below which "
                                                           "(and below half of theirs) mark_agreement flags an answer")
     near_template_min_images: int = Field(4, ge=2, le=1000, description="A key on this many low-consensus captions "

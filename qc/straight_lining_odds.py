@@ -1,0 +1,150 @@
+"""``choice_straight_lining``: one answer to a choice field on every item a worker answered, flagged
+when an honest worker would rarely give that run (issue 58), not at a fixed count of items.
+
+Input columns: ``assignment_id, worker_id, image_id, field, answer`` and optionally ``options`` (the
+field's number of options; 0 or absent: the distinct answers seen on the field, at least 2).
+Params: ``straight_lining_min_items`` (3: fewer judged items are never evidence) and
+``straight_lining_alpha`` (0.01).
+
+The evidence, for a worker who gave answer ``a`` on all ``n`` items of a field that other workers
+also answered (``k`` options):
+
+- ``r``: how often the field's OTHER workers agree with the majority of the rest on an item (each
+  answer against the most common answer of the item's remaining workers, a tie split evenly; on a
+  numeric scale "agree" is within one scale point of their median), held between ``1/k`` (an honest
+  worker agrees at least by chance) and ``R_MAX`` (a few answers that all agree are no proof that
+  honest workers never disagree);
+- per item, ``m`` = the chance the item's consensus is ``a`` (1/ties when ``a`` is among the others'
+  most common answers, else 0), and an honest worker's chance of answering ``a`` there is
+  ``r m + (1 - r)(1 - m)/(k - 1)``; on a numeric scale ``m`` is 1 within one point of the others'
+  median and the chance outside is ``1 - r`` (any answer outside the band: an upper bound);
+- the run's p-value ``P``: the chance that an honest worker gives one answer on all ``n`` items and
+  that answer is at most as likely as ``a`` (the sum of the products over each such answer).
+
+Flag when ``n >= min_items`` and ``P < alpha``; or, for a worker with runs on several fields and none
+flagged alone, when Fisher's combination of their p-values over every field they answered on enough
+items (1.0 for a field where they gave several answers) is below ``alpha``: a straight-liner answers
+every field alike, an honest worker's fields are independent. On a two-option field (``r`` at most 0.85) three
+identical answers are flagged only where the others said otherwise on all three, so an honest
+worker whose answers repeat because the truth repeats is never flagged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from qc.flags import flag_frame
+
+# The simulator's honest workers agree with the others' majority about 86% of the time on the truth pages
+# (accuracy 88%); a page whose few answers all agree is no proof that honest ones never disagree.
+R_MAX = 0.85
+
+
+def is_scale(answers: pd.Series, k: int) -> bool:
+    """A rating scale: every answer a number, and three or more options."""
+    return k >= 3 and bool(pd.to_numeric(answers, errors="coerce").notna().all())
+
+
+def agreement_rate(rest: pd.DataFrame, scale: bool) -> float | None:
+    """Share of answers agreeing with the item's other answers (see the module); None if no item has two."""
+    agree = total = 0.0
+    for _, item in rest.groupby("image_id"):
+        answers = list(item["answer"])
+        for j, x in enumerate(answers):
+            others = answers[:j] + answers[j + 1:]
+            if others:
+                agree += _consensus_share(x, others, scale)
+                total += 1
+    return agree / total if total else None
+
+
+def _consensus_share(x: str, others: list[str], scale: bool) -> float:
+    """``m`` of the module: the chance the others' consensus is ``x``."""
+    if scale:
+        median = float(pd.Series([float(o) for o in others]).median())
+        return float(abs(float(x) - median) <= 1)
+    counts = Counter(others)
+    top = max(counts.values())
+    modes = [o for o, c in counts.items() if c == top]
+    return 1 / len(modes) if x in modes else 0.0
+
+
+def run_chance(answer: str, peers: list[list[str]], r: float, k: int, scale: bool) -> float:
+    """An honest worker's chance of giving ``answer`` on every item (``peers``: each item's others' answers)."""
+    chance = 1.0
+    for others in peers:
+        m = _consensus_share(answer, others, scale)
+        chance *= r * m + (1 - r) * (1 - m) / (1 if scale else k - 1)
+    return chance
+
+
+def p_value(answer: str, peers: list[list[str]], r: float, k: int, scale: bool, seen: Iterable[str]) -> float:
+    """The chance of a run of one answer at most as likely as ``answer``'s (the options never seen on the
+    field are each the least likely run, ``((1 - r)/(k - 1))^n``, on a choice field)."""
+    own = run_chance(answer, peers, r, k, scale)
+    options = set(seen) | {answer}
+    runs = [run_chance(o, peers, r, k, scale) for o in options]
+    if not scale:
+        runs += [((1 - r) / (k - 1)) ** len(peers)] * max(0, k - len(options))
+    return min(1.0, sum(c for c in runs if c <= own * (1 + 1e-9)))
+
+
+def option_count(field: pd.DataFrame) -> int:
+    declared = int(pd.to_numeric(field["options"], errors="coerce").fillna(0).max()) if "options" in field else 0
+    return max(2, declared or field["answer"].nunique())
+
+
+def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tuple[float, str]]:
+    """Each worker's run p-value on one field (``field``: one row per worker x item, answers given), with
+    what it says; 1.0 for a worker who gave several answers there (on ``min_items`` items with others')."""
+    k = option_count(field)
+    scale = is_scale(field["answer"], k)
+    judged: dict[str, tuple[float, str]] = {}
+    for worker, own in field.groupby("worker_id"):
+        rest = field[field["worker_id"] != worker]
+        peers = [seen for i in own["image_id"] if (seen := list(rest.loc[rest["image_id"] == i, "answer"]))]
+        if len(peers) < min_items:
+            continue
+        observed = agreement_rate(rest, scale) if own["answer"].nunique() == 1 else None
+        if observed is None:
+            judged[str(worker)] = (1.0, "")
+            continue
+        answer = str(own["answer"].iloc[0])
+        r = min(R_MAX, max(1 / k, observed))
+        p = p_value(answer, peers, r, k, scale, field["answer"].unique())
+        judged[str(worker)] = (p, f"{name}: {answer!r} on all {len(peers)} items; an honest worker agreeing with the "
+                                  f"others {r:.0%} of the time gives one answer that unlikely with probability {p:.2g}")
+    return judged
+
+
+def combined(p_values: list[float]) -> float:
+    """Fisher's combination of independent p-values: P(chi-squared with 2m degrees > -2 sum ln p)."""
+    half = -sum(math.log(p) for p in p_values)
+    return min(1.0, math.exp(-half) * sum(half ** j / math.factorial(j) for j in range(len(p_values))))
+
+
+def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """One answer to a choice field on every item, improbable for an honest worker given the others';
+    or one answer on each of several fields, improbable together (Fisher's method over every field the
+    worker answered on enough items, 1.0 for a field with several answers) when none is alone."""
+    min_items = int(params.get("straight_lining_min_items", 3))
+    alpha = float(params.get("straight_lining_alpha", 0.01))
+    answered = df[df["answer"].astype(str) != ""].astype({"answer": str})
+    by_worker: dict[str, list[tuple[float, str]]] = {}
+    for name, field in answered.groupby("field"):
+        for worker, run in judge_field(str(name), field.drop_duplicates(["worker_id", "image_id"]), min_items).items():
+            by_worker.setdefault(worker, []).append(run)
+    rows = []
+    for worker, runs in by_worker.items():
+        alone = [(p, said) for p, said in runs if p < alpha]
+        together = combined([p for p, _ in runs])
+        if not alone and sum(p < 1 for p, _ in runs) >= 2 and together < alpha:
+            alone = [(together, "; ".join(said for p, said in runs if p < 1) + f"; together {together:.2g}")]
+        rows += [{"worker_id": worker, "rule": "choice_straight_lining", "value": float(f"{p:.3g}"),
+                  "threshold": alpha, "detail": f"{said} (< {alpha:g})"} for p, said in alone]
+    return flag_frame(rows)
