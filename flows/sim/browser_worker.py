@@ -9,8 +9,7 @@ means to answer comes from the form-reading filler (``page_filling``), so profil
 One thread owns Playwright and one browser (Playwright's sync API is bound to its thread); pages
 are worked one at a time, outside the marketplace's lock, as ExternalQuestion visits are.
 Without Chromium or Playwright the form-reading workers do the page and the simulator says so (once);
-the dry run says so too (flows/sim/browser_check.py), and tries the page with one honest worker
-(flows/sim/browser_trial.py).
+the dry run says so too (flows/sim/browser_check.py), and tries the page with one honest worker (browser_trial.py).
 
 The simulator's clock is virtual and a browser is not: before the clock moves on
 (``Marketplace.advance``), the pages already taken are worked (``settle``), so the answer of a
@@ -47,7 +46,7 @@ TIMING = ("page_start_ms", "page_end_ms")
 MARK = 'data-sim-workers="browser"'
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
-CLOCK_START = 1_767_603_600_000  # 2026-01-05 09:00 UTC in ms: the page sees a fixed start, not the host's date
+CLOCK_START = 1_767_603_600_000  # 2026-01-05 09:00 UTC in ms: a fixed start, not the host's date
 
 
 def settle() -> None:
@@ -125,10 +124,8 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
             route.fulfill(status=200, body="")
     try:
         page.route("**/*", answer)
-        # the page's timers and Date run on a clock only typing moves (typing_model.Hand), paused from the start:
-        # a clock that also flowed with the wall clock put a loaded machine's slowness into the page's key log
-        page.clock.install(time=CLOCK_START)
-        page.clock.pause_at(CLOCK_START + 1000)
+        page.clock.install(time=CLOCK_START)  # the page's timers and Date: a clock only typing moves (Hand),
+        page.clock.pause_at(CLOCK_START + 1000)  # never the wall clock (a loaded host's slowness in the key log)
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         hand = Hand(worker, str(rng.random()))
         _fill_visible(page, per_button_intents(html, intents), hand)
