@@ -175,7 +175,7 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
                           "without it work times change nothing")
     with _progress("replaying the labels"):
         result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep, _hygiene(a),
-                             a.keep_blocked)
+                             a.keep_blocked, Path(a.controls) if a.controls else None)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
 
