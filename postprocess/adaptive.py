@@ -178,7 +178,9 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
     answers = result.answers.merge(wanted.rename("judgements_used").reset_index(), on=KEY, how="left")
     answers = answers.merge(available.reset_index(), on=KEY, how="left")
     stop = sureness[[*KEY, "confidence"]].rename(columns={"confidence": "stop_confidence"})
-    return answers.merge(stop, on=KEY, how="left")
+    out = answers.merge(stop, on=KEY, how="left")
+    out.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})  # the last round's, by field
+    return out
 
 
 def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:

@@ -110,6 +110,8 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
     out: dict[str, Any] = {"items": int(answers["item_id"].nunique()), "answers": len(answers),
                            "judgements": int(answers["judgements"].sum()), "workers": len(result.workers),
                            "methods": dict(sorted(answers.groupby("field")["method"].first().items())),
+                           **({"method_choice": answers.attrs["method_choice"]} if answers.attrs.get("method_choice")
+                              else {}),
                            "mean_confidence": round(float(answers["confidence"].mean()), 4),
                            "confidence_is": confidence_words(answers, checked)}
     if "note" in answers and (answers["note"] == "tie").any():
