@@ -63,7 +63,7 @@ class StoppingRule:
     lead: int | None = None  # stop once the leading label is this many votes ahead
     method: str = "auto"  # the aggregation method (postprocess.answers.CHOICES)
     skill_prior: SkillPrior = field(default_factory=SkillPrior)  # shrinks each worker's skill (stop_on skill)
-    stop_on: str = "skill"  # skill: label_posterior's confidence; method: the aggregation's own
+    stop_on: str = "skill"  # skill: answers.csv's confidence (stop_confidence); method: the aggregation's own
     settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
     fast_share: float = 0.0  # a worker this much faster than the crowd is a draw from the fast workers (seconds)
 
