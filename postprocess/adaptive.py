@@ -16,10 +16,12 @@ so never change it: its ``margin`` is at least that many ``vote_weight``, less `
 (postprocess.skill_posterior; with
 ``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
 accuracy: with at most six judgements, an item at 3-2 stops instead of asking the sixth, which could only
-tie it. The confidence is, by default (``stop_on = "skill"``), the
-skill-aware posterior of postprocess.skill_posterior (each worker's record shrunk toward
-``rule.skill_prior``), the same one a live campaign's rounds stop on; ``stop_on = "method"`` takes
-the aggregation method's own confidence instead (the rule before that, kept to compare). With
+tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports (issue 56):
+the skill-aware posterior of postprocess.skill_posterior (each worker's record shrunk toward
+``rule.skill_prior``), never above what the item's judgements could show, and with ``controls``
+calibrated on the control items (cross-fitted: postprocess.calibration.as_reported), the same one a live
+campaign's rounds stop on; ``stop_on = "method"`` takes the aggregation method's own confidence instead
+(the rule before that, kept to compare). With
 ``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
 WorkTimeInSeconds): a worker whose median time over the judgements used so far is under that share of
 their median is weighed as one of the fast workers, as in a live campaign.
@@ -42,6 +44,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from postprocess.answers import ANSWER_COLUMNS, Aggregation, aggregate, judgements
+from postprocess.calibration import as_reported
 from postprocess.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
@@ -60,7 +63,7 @@ class StoppingRule:
     lead: int | None = None  # stop once the leading label is this many votes ahead
     method: str = "auto"  # the aggregation method (postprocess.answers.CHOICES)
     skill_prior: SkillPrior = field(default_factory=SkillPrior)  # shrinks each worker's skill (stop_on skill)
-    stop_on: str = "skill"  # skill: label_posterior's confidence; method: the aggregation's own
+    stop_on: str = "skill"  # skill: answers.csv's confidence (stop_confidence); method: the aggregation's own
     settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
     fast_share: float = 0.0  # a worker this much faster than the crowd is a draw from the fast workers (seconds)
 
@@ -85,8 +88,10 @@ class Replay(NamedTuple):
     used: pd.DataFrame
 
 
-def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
-    """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns)."""
+def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.DataFrame | None = None) -> Replay:
+    """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns). ``controls``
+    (``item_id, answer`` [, ``field``]): control items, as in a live campaign never given more than
+    ``min_judgements``, left out of the answers, and calibrating the confidence the rule stops on."""
     rule.check()
     if rule.fast_share > 0 and "seconds" not in frame.columns:
         raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
@@ -95,14 +100,17 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
     available = data.groupby(KEY).size().rename("available")
     cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
     wanted = available.clip(upper=rule.min_judgements)
+    if controls is not None:  # scored, never answered: they need no more judgements (flows/custom/adaptive_rounds.py)
+        control_ids = set(controls["item_id"].astype(str).str.strip())
+        cap = cap.where(~cap.index.get_level_values("item_id").isin(control_ids), wanted)
     while True:
         used = _take(data, wanted)
         if used.empty:
             empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
-        result = aggregate(used, rule.method, seed=seed)
+        result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
-        sureness = (label_posterior(used, rule.skill_prior, fast) if rule.stop_on == "skill"
+        sureness = (stop_confidence(used, rule, fast, controls) if rule.stop_on == "skill"
                     else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
         asks = _still_uncertain(sureness.set_index(KEY), used, rule, cap - wanted) & (wanted < cap)
         if not asks.any():
@@ -110,6 +118,16 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0) -> Replay:
         wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
     answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
+
+
+def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
+                    controls: pd.DataFrame | None = None) -> pd.DataFrame:
+    """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight`` for settled items) with the
+    confidence answers.csv reports (postprocess.calibration.as_reported: bounded by the judgements, calibrated
+    on ``controls`` when there are some). Without fast workers, and where the method's answer is the skill
+    posterior's top label, it is answers.csv's confidence itself."""
+    posterior = label_posterior(used, rule.skill_prior, fast)
+    return as_reported(posterior, judgements(used).groupby("field")["label"].nunique(), controls)
 
 
 def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:
@@ -160,7 +178,9 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
     answers = result.answers.merge(wanted.rename("judgements_used").reset_index(), on=KEY, how="left")
     answers = answers.merge(available.reset_index(), on=KEY, how="left")
     stop = sureness[[*KEY, "confidence"]].rename(columns={"confidence": "stop_confidence"})
-    return answers.merge(stop, on=KEY, how="left")
+    out = answers.merge(stop, on=KEY, how="left")
+    out.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})  # the last round's, by field
+    return out
 
 
 def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:

@@ -30,10 +30,11 @@ Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit
 (Hovy et al. 2013), ``one-coin`` (Dawid-Skene with one accuracy per worker); and ``skill``, the model
 adaptive overlap stops on (postprocess.skill_posterior: Dawid-Skene with a prior on every worker's skill,
 ``prior``, each item left out of its workers' records), which holds up where workers give few labels
-each. ``auto`` is
-majority vote when workers gave fewer than ``min_per_worker`` labels on average in a field (a
-worker's confusion cannot be estimated from one or two labels) or when a field has a single
-label value, and Dawid-Skene otherwise.
+each. ``auto`` chooses per field on the file's evidence (postprocess.method_choice): majority vote or
+Dawid-Skene, whichever predicts held-out labels better (k-fold over the labels); majority vote without a
+test when workers gave fewer than ``min_per_worker`` labels on average (a worker's confusion cannot be
+estimated from one or two labels) or the field has a single label value. The reason is in the answers'
+``attrs["method_choice"]`` (by field), which the summaries print.
 
 Ties are resolved by worker skill, never by a label's frequency in the field: among labels of equal
 probability under the method the one the skill posterior finds more probable wins, then the first in
@@ -53,6 +54,7 @@ import pandas as pd
 
 from postprocess.calibration import bounded, calibrate_answers
 from postprocess.crowdkit_models import model_class
+from postprocess.method_choice import Choice, choose
 from postprocess.skill_prior import SkillPrior
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
@@ -105,14 +107,18 @@ def _stripped(column: pd.Series) -> pd.Series:
 
 def choose_method(field_frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER) -> str:
     """The method for one field's judgements: ``method`` itself unless it is ``auto`` (see the module)."""
+    items, workers = pd.factorize(field_frame["item_id"])[0], pd.factorize(field_frame["worker_id"])[0]
+    return _choice(items, workers, field_frame["label"], method, min_per_worker).method
+
+
+def _choice(items: np.ndarray, workers: np.ndarray, labels: pd.Series, method: str, min_per_worker: float) -> Choice:
+    """``method`` itself, or ``auto``'s choice and its reason (postprocess.method_choice)."""
     if method not in CHOICES:
         raise ValueError(f"unknown method {method!r}; use one of {', '.join(CHOICES)}")
     if method != "auto":
-        return method
-    per_worker = len(field_frame) / max(field_frame["worker_id"].nunique(), 1)
-    if per_worker < min_per_worker or field_frame["label"].nunique() < 2:
-        return "mv"
-    return "ds"
+        return Choice(method, "", {})
+    codes, names = pd.factorize(labels, sort=True)
+    return choose(items, workers, codes, len(names), min_per_worker)
 
 
 def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
@@ -137,6 +143,7 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
     if scored is None or gold is None:
         return result, None
     answers, checked = calibrate_answers(result.answers, gold)
+    answers.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})
     scores = scored.groupby("worker_id").agg(control_accuracy=("correct", "mean"), controls=("correct", "size"))
     workers = result.workers.drop(columns=["control_accuracy", "controls"]).merge(
         scores.reset_index(), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
@@ -173,12 +180,13 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     the text ids' copies and hash tables took ~600 MB over the judgements themselves)."""
     items, item_ids = pd.factorize(data["item_id"], sort=True)
     workers, worker_ids = pd.factorize(data["worker_id"], sort=True)
-    answers, given = [], []
+    answers, given, reasons = [], [], {}
     # one field (the caption page's "is there text?"): the frame itself, not a copy of it by groupby
     fields = [(data["field"].iloc[0], data)] if data["field"].nunique() == 1 else data.groupby("field", sort=True)
     for field, part in fields:
         rows = part.index.to_numpy()  # judgements() and _split_controls() number the rows 0..n-1
-        chosen = choose_method(part, method, min_per_worker)
+        choice = _choice(items[rows], workers[rows], part["label"], method, min_per_worker)
+        chosen, reasons[str(field)] = choice.method, choice.reason
         label_codes, label_texts = pd.factorize(part["label"])
         probas = _probabilities(items[rows], workers[rows], part["label"], set(label_texts), chosen, seed, prior)
         skill = probas if chosen == "skill" else _skill_probabilities(
@@ -199,7 +207,9 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     given_all = pd.concat(given)
     if held:  # control items: answered (to be scored), but their labels say nothing more of a worker here
         given_all = given_all[~np.isin(item_ids.take(given_all["item"].to_numpy()), list(held))]
-    return Aggregation(out.reset_index(drop=True)[ANSWER_COLUMNS], _workers(given_all, worker_ids))
+    out = out.reset_index(drop=True)[ANSWER_COLUMNS]
+    out.attrs["method_choice"] = {f: why for f, why in reasons.items() if why}  # auto's reasons, by field
+    return Aggregation(out, _workers(given_all, worker_ids))
 
 
 def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,

@@ -178,3 +178,35 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame, bins: int = BINS) -> dic
         truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
     right = both["label"].astype(str).to_numpy() == both["answer"].astype(str).to_numpy()
     return scored(both["confidence"].astype(float), right, bins)
+
+
+def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``posterior`` (postprocess.skill_posterior.label_posterior's rows: ``item_id, field, label, confidence,
+    judgements, margin``) with ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the
+    number the user reads (issue 56): :func:`bounded` by the item's judgements (``n_labels``: labels seen per
+    field, at least 2), then, with ``gold`` (``item_id, answer`` [, ``field``]: control items), calibrated on the
+    controls among the rows as :func:`calibrate_answers` does (each control's own confidence cross-fitted;
+    a tie, ``margin`` 0, keeps its tied share). ``confidence_source`` says which; controls' rows are kept."""
+    out = posterior.reset_index(drop=True).copy()
+    if out.empty:
+        return out.assign(confidence_source=pd.Series(dtype=str))
+    labels = out["field"].map(n_labels).fillna(2).clip(lower=2).astype(int).to_numpy()
+    model = out["confidence"].to_numpy(dtype=float).copy()
+    for k in np.unique(labels):  # bounded() takes one label count: a field's
+        model[labels == k] = bounded(model[labels == k], out["judgements"].to_numpy()[labels == k], int(k))
+    out["confidence"], out["confidence_source"] = model, "model"
+    if gold is None or gold.empty:
+        return out
+    keys = pd.DataFrame({"item_id": gold["item_id"].astype(str).str.strip(),
+                         "field": gold["field"].astype(str).str.strip() if "field" in gold else "label",
+                         "answer": gold["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
+    rows = out.assign(item_id=out["item_id"].astype(str), note=np.where(out["margin"] <= 1e-12, "tie", ""))
+    ordinary, checked = calibrate_answers(rows, keys)
+    controls = checked.set_index(["item_id", "field"])["confidence"]
+    calibrated = ordinary.set_index(["item_id", "field"])[["confidence", "confidence_source"]]
+    at = pd.MultiIndex.from_frame(rows[["item_id", "field"]])
+    out["confidence"] = calibrated["confidence"].reindex(at).fillna(controls.reindex(at)).fillna(
+        out["confidence"].set_axis(at)).to_numpy()
+    out["confidence_source"] = calibrated["confidence_source"].reindex(at).fillna(
+        f"control: cross-fitted on {len(checked)} controls").to_numpy()
+    return out

@@ -210,3 +210,30 @@ def test_the_typical_worker_prior_from_the_command_line(tmp_path: Path) -> None:
     bad = _run(str(labels), "--adaptive", "--typical-prior-weight", "-1", "--out", str(tmp_path / "a.csv"))
     assert bad.returncode != 0 and "typical worker prior weight" in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "a.csv").exists()
+
+
+@pytest.mark.skipif(not WSD.exists(), reason=f"needs ../shared/data beside the project ({WSD} is absent)")
+def test_wsd_with_the_defaults_and_with_controls_keeps_full_majority_votes_accuracy_on_half(tmp_path: Path) -> None:
+    """Issue 56's done-when: the defaults stop on answers.csv's confidence; half the gold as --controls
+    calibrates it (the controls take no more than the first three labels and leave the answers)."""
+    raw = pd.read_csv(WSD, sep="\t", dtype=str)
+    gold = raw.drop_duplicates("orig_id").set_index("orig_id")["gold"]
+    full = raw.groupby("orig_id")["response"].agg(lambda s: s.value_counts().index[0])  # majority vote by hand
+    tied = raw.groupby("orig_id")["response"].agg(lambda s: len(s.value_counts()) > 1
+                                                  and s.value_counts().iloc[0] == s.value_counts().iloc[1])
+    assert not tied.any()  # no tie: the vote by hand needs no tie-break
+    controls = tmp_path / "controls.csv"
+    gold.iloc[::2].rename_axis("item_id").rename("answer").reset_index().to_csv(controls, index=False)
+    common = [str(WSD), "--adaptive", "--columns", "orig_id,!amt_worker_ids,response", "--gold", "gold"]
+    for extra in ([], ["--controls", str(controls)]):
+        out = tmp_path / f"answers{len(extra)}.csv"
+        done = _run(*common, *extra, "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        summary, answers = json.loads(done.stdout), pd.read_csv(out, dtype={"item_id": str})
+        assert summary["share_used"] <= 0.5
+        right = answers["label"].astype(str).to_numpy() == gold.reindex(answers["item_id"]).to_numpy()
+        assert right.mean() >= (full.reindex(answers["item_id"]) == gold.reindex(answers["item_id"])).mean()
+    used = pd.read_csv(tmp_path / "answers2.csv", dtype={"item_id": str})
+    assert len(used) == len(gold) - len(gold.iloc[::2])
+    assert used["confidence_source"].str.startswith("calibrated on 89 controls").all()
+    assert summary["confidence_is"].startswith("calibrated on 89 control items")

@@ -203,3 +203,69 @@ def test_a_labels_work_time_is_its_own_row_not_a_later_blank_ones() -> None:
                           "label": ["a", " ", "a", "a"], "seconds": [300, 1, 280, 310]})
     used = replay(frame, StoppingRule(2, 6, confidence=0.9, method="mv", fast_share=0.5)).used
     assert used.set_index("worker_id")["seconds"].to_dict() == {"w1": 300, "w2": 280}
+
+
+# --- the rule stops on the confidence answers.csv reports (issue 56) ---
+
+def _sure_crowd(seed: int = 0, items: int = 300) -> pd.DataFrame:
+    """Binary items, ten workers right 97% of the time, four labels an item."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        truth = int(rng.integers(2))
+        for w in rng.choice(10, 4, replace=False):
+            rows.append({"item_id": f"i{i}", "worker_id": f"w{w}",
+                         "label": str(truth if rng.random() < 0.97 else 1 - truth)})
+    return pd.DataFrame(rows)
+
+
+def test_two_judgements_never_stop_an_item_above_what_two_can_show() -> None:
+    frame, prior = _sure_crowd(), SkillPrior(crowd_weight=20)
+    # the skill posterior alone is past 0.998 on most items from their first two (agreeing) judgements ...
+    assert (label_posterior(frame.groupby("item_id").head(2), prior)["confidence"] >= 0.998).mean() > 0.5
+    # ... but two labels by workers right 95% of the time show at most 0.95^2 / (0.95^2 + 0.05^2) = 0.99724
+    result = replay(frame, StoppingRule(2, confidence=0.998, method="mv", skill_prior=prior, settled=False))
+    assert (result.answers["judgements_used"] > 2).all()
+    lower = replay(frame, StoppingRule(2, confidence=0.997, method="mv", skill_prior=prior, settled=False))
+    assert (lower.answers["judgements_used"] == 2).mean() > 0.5
+
+
+def test_the_stop_confidence_is_the_answers_confidence() -> None:
+    frame, _ = crowd_frame(2, items=200, per_item=5)
+    rule = StoppingRule(2, 5, confidence=0.95, method="ds")
+    result = replay(frame, rule)
+    reported = aggregate(result.used, "ds", prior=rule.skill_prior).answers.set_index("item_id")
+    posterior = label_posterior(result.used, rule.skill_prior).set_index("item_id")
+    same = reported.index[reported["label"] == posterior["label"].reindex(reported.index)]
+    assert len(same) > 150
+    stop = result.answers.set_index("item_id")["stop_confidence"]
+    np.testing.assert_allclose(stop.reindex(same), reported.loc[same, "confidence"], rtol=1e-9)
+    # by hand: the posterior, never above n unanimous labels of workers right 95% of the time (3 labels)
+    n = posterior["judgements"].to_numpy(dtype=float)
+    odds = (0.95 / 0.025) ** n
+    np.testing.assert_allclose(stop.reindex(posterior.index), np.minimum(posterior["confidence"], odds / (odds + 2)),
+                               rtol=1e-9)
+
+
+def test_control_items_calibrate_the_stop_and_take_no_more_judgements() -> None:
+    frame, truth = crowd_frame(3, items=300, per_item=6)
+    controls = pd.DataFrame({"item_id": truth.index[:60], "answer": truth.to_numpy()[:60]})
+    rule = StoppingRule(2, 6, confidence=0.95, method="ds")
+    result = replay(frame, rule, controls=controls)
+    used = result.used.groupby("item_id").size()
+    assert (used.reindex(controls["item_id"]) == 2).all()  # scored, never answered: no more judgements
+    assert not result.answers["item_id"].isin(controls["item_id"]).any()
+    assert result.answers["confidence_source"].str.startswith("calibrated on 60 controls").all()
+    # the confidence stopped on is the posterior bounded, then Platt-scaled on the controls' rows of the same
+    # round (refitted here from the controls' labels and answers)
+    from postprocess.calibration import bounded, fit
+
+    posterior = label_posterior(result.used, rule.skill_prior).set_index("item_id")
+    model = pd.Series(bounded(posterior["confidence"].to_numpy(), posterior["judgements"].to_numpy(), 3),
+                      index=posterior.index)
+    keyed = controls.set_index("item_id")["answer"]
+    right = (posterior.loc[keyed.index, "label"] == keyed).to_numpy(dtype=float)
+    calibrator = fit(model[keyed.index].to_numpy(), right)
+    ordinary = result.answers.set_index("item_id")
+    expected = bounded(calibrator.apply(model[ordinary.index].to_numpy()), ordinary["judgements_used"].to_numpy(), 2)
+    np.testing.assert_allclose(ordinary["stop_confidence"], expected, rtol=1e-9)

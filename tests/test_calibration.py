@@ -145,3 +145,34 @@ def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was
     assert shown["confidence_is"].startswith("calibrated on 150 control items")
     assert set(calibrated.loc[calibrated["note"] != "tie", "confidence_source"]) == {"calibrated on 150 controls"}
     assert shown["calibration_on_controls"]["items"] == 150 and shown["calibration_on_controls"]["ece"] < 0.08
+
+
+def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> None:
+    """What adaptive overlap stops on (postprocess.adaptive, flows/custom/adaptive_rounds.py): by hand, the
+    bound per field's label count, then Platt scaling fitted on the control rows, each control cross-fitted."""
+    rng = np.random.default_rng(5)
+    n = 200
+    posterior = pd.DataFrame({"item_id": [f"i{k}" for k in range(n)], "field": np.where(np.arange(n) < 150, "a", "b"),
+                              "label": rng.choice(["x", "y"], n), "confidence": rng.uniform(0.5, 1.0, n),
+                              "judgements": rng.integers(1, 4, n), "margin": rng.uniform(0.01, 5, n)})
+    labels = pd.Series({"a": 2, "b": 4})
+    k = np.where(posterior["field"] == "a", 2, 4)
+    odds = (0.95 * (k - 1) / 0.05) ** posterior["judgements"].to_numpy(dtype=float)
+    model = np.minimum(posterior["confidence"].to_numpy(), odds / (odds + k - 1))
+    plain = cal.as_reported(posterior, labels)
+    np.testing.assert_allclose(plain["confidence"], model, rtol=1e-12)
+    assert (plain["confidence_source"] == "model").all()
+    # controls: the first 80 items, right with probability well under their confidence (an over-sure model)
+    gold_rows = posterior.iloc[:80]
+    right = rng.random(80) < gold_rows["confidence"].to_numpy() - 0.3
+    gold = pd.DataFrame({"item_id": gold_rows["item_id"], "field": gold_rows["field"],
+                         "answer": np.where(right, gold_rows["label"], "z")})
+    out = cal.as_reported(posterior, labels, gold)
+    calibrator = cal.fit(model[:80], right)
+    np.testing.assert_allclose(out["confidence"].iloc[80:], cal.bounded(calibrator.apply(model[80:]),
+                               posterior["judgements"].to_numpy()[80:], 2), rtol=1e-9)
+    crossed = cal.bounded(cal.cross_fitted(model[:80], right, gold_rows["item_id"]),
+                          posterior["judgements"].to_numpy()[:80], 2)
+    np.testing.assert_allclose(out["confidence"].iloc[:80], crossed, rtol=1e-9)
+    assert out["confidence"].iloc[80:].mean() < model[80:].mean() - 0.05  # the controls pulled it down
+    assert (out["confidence_source"].iloc[80:] == "calibrated on 80 controls").all()

@@ -110,6 +110,8 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
     out: dict[str, Any] = {"items": int(answers["item_id"].nunique()), "answers": len(answers),
                            "judgements": int(answers["judgements"].sum()), "workers": len(result.workers),
                            "methods": dict(sorted(answers.groupby("field")["method"].first().items())),
+                           **({"method_choice": answers.attrs["method_choice"]} if answers.attrs.get("method_choice")
+                              else {}),
                            "mean_confidence": round(float(answers["confidence"].mean()), 4),
                            "confidence_is": confidence_words(answers, checked)}
     if "note" in answers and (answers["note"] == "tie").any():
@@ -170,48 +172,53 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
                 gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = (),
-                hygiene: HygienePolicy | None = None, keep_blocked: bool = False) -> dict[str, Any]:
+                hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
+                controls_path: Path | None = None) -> dict[str, Any]:
     """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
     answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
     time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
-    the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's."""
+    the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's;
+    ``controls_path``: control items, which calibrate the confidence the rule stops on (and take no more)."""
     from postprocess.adaptive import replay, saving
 
     frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
     frame = _with_seconds(path, frame, seconds_column)
+    controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
+                              delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
     if (hygiene or HygienePolicy()).fold_case:
-        frame = respelled(frame, gold_column)
+        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
     gold = _gold(frame, gold_column) if gold_column else None
     try:
-        replayed = replay(frame, rule)
-        workers = aggregate(replayed.used, rule.method).workers
-        swept = sweep_confidences(frame, rule, sweep, gold, replayed) if sweep else None
+        replayed = replay(frame, rule, controls=controls)
+        final, checked = aggregate_scored(replayed.used, rule.method, controls=controls, prior=rule.skill_prior)
+        swept = sweep_confidences(frame, rule, sweep, gold, replayed, controls) if sweep else None
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
-    result = Aggregation(replayed.answers, workers)
+    result = Aggregation(replayed.answers, final.workers)
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
-            **summary(result, gold), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
+            **summary(result, gold, checked), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
             "hygiene": tidied}
 
 
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
-                      gold: pd.Series | None, at_rule: Replay | None = None) -> list[dict[str, Any]]:
+                      gold: pd.Series | None, at_rule: Replay | None = None,
+                      controls: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """One row per confidence (and first one for every label, ``confidence`` None): the share of the
     file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
     against ``gold``. How a requester picks a confidence from an old batch before spending. ``at_rule``:
     the replay at ``rule.confidence`` if already made (it is not made again)."""
     from postprocess.adaptive import replay, saving
 
-    full = aggregate(frame, rule.method).answers.set_index(["item_id", "field"])["label"]
+    full = aggregate(frame, rule.method, controls=controls).answers.set_index(["item_id", "field"])["label"]
     rows = []
     for confidence in (None, *confidences):
         if confidence is None:
             answers, share = full.reset_index(), 1.0
         else:
             replayed = (at_rule if at_rule is not None and confidence == rule.confidence
-                        else replay(frame, replace(rule, confidence=confidence)))
+                        else replay(frame, replace(rule, confidence=confidence), controls=controls))
             answers, share = replayed.answers, float(saving(replayed, frame)["share_used"])
         keyed = answers.set_index(["item_id", "field"])["label"]
         row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),

@@ -119,8 +119,8 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
     methods = answers.groupby("field")["method"].first()
     calibration = scored(checked["confidence"], checked["correct"]) if checked is not None and len(checked) else None
     context = {"answer_count": len(answers), "threshold": threshold, "dropped": dropped,
-               "methods": [{"field": f, "method": m, "items": int((answers["field"] == f).sum())}
-                           for f, m in methods.items()],
+               "methods": [{"field": f, "method": m, "items": int((answers["field"] == f).sum()),
+                            "why": answers.attrs.get("method_choice", {}).get(str(f), "")} for f, m in methods.items()],
                "mean_confidence": round(float(answers["confidence"].mean()), 3),
                "confidence_is": confidence_words(answers, checked),
                "ties": int((answers["note"] == "tie").sum()) if "note" in answers else 0,

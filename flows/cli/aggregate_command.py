@@ -21,7 +21,8 @@ REPEATS = ("last", "first", "majority", "refuse")
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
 skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight,
 --typical-prior-weight);
-auto (default): majority vote when workers gave fewer than --min-per-worker labels on average, else Dawid-Skene.
+auto (default): per field, majority vote or Dawid-Skene, whichever predicts held-out labels better (5 folds;
+majority vote without a test below --min-per-worker labels a worker on average); the summary's method_choice says why.
 the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
 (--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
 answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
@@ -41,7 +42,8 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
                     help="answers CSV to write (workers.csv goes beside it)")
     ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
     ag.add_argument("--min-per-worker", type=arg.non_negative_number, default=3.0,
-                    help="auto: labels per worker on average from which Dawid-Skene is used")
+                    help="auto: labels per worker on average below which majority vote is used without testing "
+                         "Dawid-Skene")
     ag.add_argument("--columns", default="", metavar="ITEM,WORKER,LABEL",
                     help="the file's own names for the item, worker and label columns")
     ag.add_argument("--gold", default="", metavar="COLUMN", help="a column of known answers: report accuracy")
@@ -175,7 +177,7 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
                           "without it work times change nothing")
     with _progress("replaying the labels"):
         result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep, _hygiene(a),
-                             a.keep_blocked)
+                             a.keep_blocked, Path(a.controls) if a.controls else None)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
 

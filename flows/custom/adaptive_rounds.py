@@ -6,7 +6,9 @@ batches too, so a worker's skill comes from what they already did, shrunk toward
 they have done little: postprocess.skill_posterior; with ``fast_share`` a worker whose median time is under
 that share of the crowd's is shrunk toward the fast workers' accuracy instead; rejected work and blocked
 workers left out), and the
-units with an item whose label's probability is below ``confidence`` get one more assignment, up to
+units with an item whose label's confidence (as answers.csv reports it: bounded by the item's judgements,
+calibrated on the [answers] controls when there are some; postprocess.calibration.as_reported) is below
+``confidence`` get one more assignment, up to
 ``max_judgements`` (postprocess.adaptive.units_to_extend; with ``stop_when_settled``, not an item whose
 answer the judgements it may still get could at best tie). The platform extends and collects
 (``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
@@ -26,6 +28,7 @@ from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.core.run.run_context import Run
 from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
 from postprocess.adaptive import units_to_extend
+from postprocess.calibration import as_reported
 from postprocess.skill_posterior import fast_workers as timed_fast_workers
 from postprocess.skill_posterior import label_posterior
 
@@ -55,11 +58,13 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     """The units the next round extends, from the judgements received so far."""
     settings = run.cfg.answers
     judgements = received_judgements(run)
-    # the skill-aware posterior, not the aggregation's confidence: two agreeing workers barely seen
-    # before are not certain (postprocess/skill_posterior.py)
-    answers = label_posterior(judgements, skill_prior_of(settings), fast_workers(run, settings.fast_share))
-    units = unit_frame(run, batch, rounds)
+    # the skill-aware posterior, not the aggregation's own: two agreeing workers barely seen before are not
+    # certain (postprocess/skill_posterior.py); as answers.csv reports it: bounded by the judgements and
+    # calibrated on the control items when there are some (issue 56)
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
+    posterior = label_posterior(judgements, skill_prior_of(settings), fast_workers(run, settings.fast_share))
+    answers = as_reported(posterior, judgements.groupby("field")["label"].nunique(), controls)
+    units = unit_frame(run, batch, rounds)
     if controls is not None:
         units = units[~units["item_id"].isin(set(controls["item_id"].astype(str)))]
     return units_to_extend(answers, units, settings.confidence, settings.max_judgements, settings.min_judgements,

@@ -219,6 +219,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     if context["answers"]:
         summary.append(f"answers: {out_dir / 'answers.csv'} ({context['answers']['answer_count']} answers, mean "
                        f"confidence {context['answers']['mean_confidence']}), worker skill: {out_dir / 'workers.csv'}")
+        summary += [f"  {f['field']}: {f['method']}, chosen by auto: {f['why']}" for f in context["answers"]["methods"]
+                    if f.get("why")]
         if "truth_calibration" in context["answers"]:
             latent = context["answers"]["truth_calibration"]
             summary.append(f"  against the simulator's latent answers: accuracy {latent['accuracy']}, mean confidence "

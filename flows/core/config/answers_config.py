@@ -19,10 +19,12 @@ Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
 class AnswersSection(Section):
     method: Method = Field("auto", description="mv, ds (Dawid-Skene), glad, mace, one-coin, skill (Dawid-Skene "
                                                "with skill_prior on every worker: the model adaptive overlap stops "
-                                               "on), or auto: majority vote when workers gave fewer than "
-                                               "min_per_worker labels on average, else Dawid-Skene")
+                                               "on), or auto: per field, majority vote or Dawid-Skene, whichever "
+                                               "predicts held-out labels better (majority vote without a test "
+                                               "below min_per_worker labels a worker on average)")
     min_per_worker: float = Field(3.0, ge=0, le=100000, allow_inf_nan=False,
-                                  description="auto: labels per worker on average from which Dawid-Skene is used")
+                                  description="auto: labels per worker on average below which majority vote is used "
+                                              "without testing Dawid-Skene")
     blocked: Literal["drop", "keep"] = Field("drop", description="A blocked worker's approved labels: drop them, or "
                                                                  "keep them (the model weighs each worker by skill)")
     threshold: Share = Field(0.9, description="The report lists items whose answer's confidence is below this")
