@@ -39,6 +39,7 @@ from flows.driver.deployed_runs import (
 )
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
 from flows.driver.run_start import ended_status, open_run_folder
+from flows.driver.schedule_wait import note_scheduled_run
 from flows.driver.sim_marketplace import hand_known_answers
 from flows.platforms.registry import open_session
 from flows.platforms.targets import simulator_server
@@ -135,6 +136,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         return {"advanced_batch": None, "done": True, "ended": ended}
     open_run_folder(db_path, cfg.name, platform, out_root, Intent(resume_cancelled=resume_cancelled))
     store, endpoint = Store(db_path), endpoint_url or cfg.endpoint_url
+    note_scheduled_run(store, cfg.name, cfg.schedule_interval_s, cfg.schedule_cron)  # status: waiting, not stopped
     with open_session(target, endpoint, live, platform=platform, sim_start=cfg.sim_start) as session:
         progress_line(f"target: {session.target.label}")
         task_url = task_url or cfg.task_url
