@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import os
 import sys
@@ -286,9 +287,14 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     root = Path(__file__).resolve().parents[2]
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = flow.from_source(source=str(root), entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
-    deployment_id = source.deploy(
-        name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
-        parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                    **deployable_locations(db_path, out_root), **extra},
-        print_next_steps=False, **timing)
+    # Prefect prints its own console text here (a process-pool tip naming `.serve` and `ignore_warnings=True`,
+    # a table of deployments): hitflow's user neither calls `.serve` nor passes that argument, so it is
+    # kept off the terminal and `hitflow deploy` says what happened in its own words (issue 57 point 7);
+    # a failure still raises, with Prefect's message.
+    with contextlib.redirect_stdout(io.StringIO()):
+        deployment_id = source.deploy(
+            name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
+            parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
+                        **deployable_locations(db_path, out_root), **extra},
+            print_next_steps=False, ignore_warnings=True, **timing)
     return str(deployment_id)
