@@ -162,8 +162,8 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 
 def cmd_deploy(a: argparse.Namespace) -> int:
-    from flows.core.db_url import shown_location
     from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
+    from flows.driver.deployed_runs import deployed_line
 
     print(f"target: {a.endpoint_url}")
     out = chosen_out(a, configured_out(a.config))
@@ -171,12 +171,7 @@ def cmd_deploy(a: argparse.Namespace) -> int:
         deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
     else:
         deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
-    kind = "the whole campaign, run on demand" if a.whole else "one batch per run, on the config's [schedule]"
-    print(f"deployment {deployment} registered ({kind}) on the process work pool {a.pool}; start a worker with: "
-          f"prefect worker start --pool {a.pool} (it runs each flow run as a process on its machine)"
-          + ("" if a.whole else "; to run the schedule from this machine without a pool or worker: "
-             f"`hitflow serve-schedules {shlex.quote(a.config)} --endpoint-url {shlex.quote(a.endpoint_url)} "
-             f"--db {shlex.quote(shown_location(a.db))}`"))
+    print(deployed_line(deployment, a.pool, a.whole, a.config, a.endpoint_url, a.db))
     return 0
 
 
