@@ -29,8 +29,10 @@ STATES = ("open", "person", "rules", "rules_next")
 
 def item_states(queue: pd.DataFrame, work: pd.DataFrame, mode: str, now: float) -> pd.DataFrame:
     """The queue with ``state`` and ``seconds_left`` as the module docstring says."""
-    sent = dict(zip(work["assignment_id"], work["applied"].fillna("").astype(str), strict=True))
-    due = dict(zip(work["assignment_id"], pd.to_numeric(work["auto_approval_time"], errors="coerce"), strict=True))
+    # lists, not the Series themselves: iterating an Arrow-backed column costs a Python call per value
+    ids = work["assignment_id"].tolist()
+    sent = dict(zip(ids, work["applied"].fillna("").astype(str).tolist(), strict=True))
+    due = dict(zip(ids, pd.to_numeric(work["auto_approval_time"], errors="coerce").tolist(), strict=True))
     out = queue.copy()
     states, left = [], []
     for row in out.itertuples():

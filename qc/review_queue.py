@@ -79,8 +79,12 @@ def _assignment_rows(work: pd.DataFrame, auto: pd.DataFrame, fired: pd.Series, m
 
 def _rules_fired(flags: pd.DataFrame) -> pd.Series:
     """Each flagged assignment's rules, sorted and comma-separated."""
-    named = flags.loc[flags["assignment_id"] != "", ["assignment_id", "rule"]].drop_duplicates()
-    return named.sort_values(["assignment_id", "rule"]).groupby("assignment_id", sort=False)["rule"].agg(",".join)
+    named = flags[flags["assignment_id"] != ""]
+    fired: dict[str, set[str]] = {}
+    # plain lists, not groupby().agg(",".join): a Python call per group (the overview asks for each batch)
+    for assignment_id, rule in zip(named["assignment_id"].tolist(), named["rule"].tolist(), strict=True):
+        fired.setdefault(assignment_id, set()).add(rule)
+    return pd.Series({a: ",".join(sorted(rules)) for a, rules in sorted(fired.items())}, dtype=object, name="rule")
 
 
 def _latest(actions: pd.DataFrame, column: str, verdicts: tuple[str, ...]) -> dict[str, str]:

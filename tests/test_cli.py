@@ -148,7 +148,7 @@ def test_status_reconcile_cancel_commands(sim, tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert main(["status", "--db", db]) == 0
     text = capsys.readouterr().out
-    assert "vizwiz_captions (done)" in text and "batch 5: blocked" in text and "next: nothing" in text
+    assert "vizwiz_captions (done)" in text and "batch 5: done;" in text and "next: nothing" in text
     assert main(["status", "vizwiz_captions", "--db", db, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [b["status"] for b in report[0]["batches"]] == ["blocked"] * 5

@@ -157,3 +157,22 @@ def test_the_image_copies_real_paths_checks_health_and_keeps_the_ledger_on_a_vol
     assert entry[0] == "hitflow"
     args = _parses_as_hitflow_serve(entry[1:] + cmd, tmp_path)
     assert args.host == "0.0.0.0" and args.db.endswith("hitflow.db")
+
+
+@pytest.mark.prefect
+def test_deploy_speaks_in_hitflow_s_words_not_prefect_s(tmp_path: Path, on_prefect_server: str, capsys) -> None:
+    # Prefect printed its own tip (".serve", "Set `ignore_warnings=True`", a table) on `hitflow deploy`'s
+    # stdout: advice for code the user never wrote (issue 57 point 7)
+    from flows.cli.main import main
+
+    code = main(["deploy", str(ROOT / "config" / "vizwiz_captions.toml"), "--endpoint-url", "http://127.0.0.1:9",
+                 "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out"), "--pool", "deploy-words"])
+    shown = capsys.readouterr()
+    assert code == 0
+    said = shown.out + shown.err
+    assert "ignore_warnings" not in said and ".serve" not in said and "Deployments" not in said, said
+    lines = shown.out.splitlines()
+    assert lines[0] == "target: http://127.0.0.1:9" and len(lines) == 2, lines
+    assert "registered (one batch per run, on the config's [schedule]) on the process work pool deploy-words" \
+        in lines[1] and "prefect worker start --pool deploy-words" in lines[1]
+    assert "`hitflow serve-schedules " in lines[1] and str(tmp_path / "h.db") in lines[1]

@@ -53,7 +53,7 @@ def test_status_tells_the_truth_at_every_step(sim, tmp_path: Path) -> None:
     assert b1["decisions"].get("approve", 0) == approved and b1["undecided"] == 0
     assert b1["spent"] == f"{unit * approved:.2f}" and status["next"] == "batch 2: publish batch"
     assert b1["blocked"] == run.store.table("blocks").count
-    assert "batch 1: blocked" in format_status([status])
+    assert "batch 1: done;" in format_status([status])
 
 
 def test_reconcile_adopts_expires_and_fetches(sim, tmp_path: Path) -> None:

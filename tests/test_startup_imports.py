@@ -76,3 +76,37 @@ def test_aggregate_imports_no_statistics_library(tmp_path: Path) -> None:
     seen = json.loads(done.stdout)
     assert seen["code"] == 0 and (tmp_path / "answers.csv").read_text().count("\n") == 5  # 4 items answered
     assert seen["loaded"] == [], f"hitflow aggregate imported {seen['loaded']}"
+
+
+_STATUS = """
+import contextlib, io, json, sys
+from flows.cli.main import main
+
+with contextlib.redirect_stdout(io.StringIO()) as shown:
+    code = main(["status", "--db", sys.argv[1]])
+print(json.dumps({{"code": code, "shown": shown.getvalue(),
+                  "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})}}))
+"""
+
+
+def test_status_on_an_sqlite_ledger_imports_no_platform_or_postgres_client(tmp_path: Path) -> None:
+    # `hitflow status` cost ~1.2 s of CPU, all of it imports: psycopg (~0.15 s, registered with the ledger's
+    # backends though the ledger is an SQLite file) and boto3 (~0.15 s, through the platform registry) among
+    # them (issue 57 point 5; bench/cli_startup.py measures the command)
+    from flows.core.ledger.store import Store
+
+    db = tmp_path / "h.db"
+    store = Store(db)
+    # as a run records it: its config (loaded by status for the review mode and policy), one batch on MTurk
+    store.table("campaigns").insert({"name": "c", "config_path": str(REPO / "config" / "vizwiz_captions.toml"),
+                                     "config_json": json.dumps({"batches": 1, "platform": "mturk", "unit_cost": "0.10",
+                                                                "assignments_per_image": 3}),
+                                     "target": "sim", "created_at": 0.0, "status": "done"})
+    store.close()
+    heavy = {*HEAVY, "psycopg", "boto3", "botocore.client", "scipy"}
+    done = subprocess.run([sys.executable, "-c", _STATUS.format(heavy=heavy), str(db)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["code"] == 0 and seen["shown"].startswith("c ")  # the campaign's line really printed
+    assert seen["loaded"] == [], f"hitflow status imported {seen['loaded']}"

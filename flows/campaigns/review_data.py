@@ -10,6 +10,7 @@ import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
 from flows.campaigns.identity import recorded_platform
+from flows.campaigns.queue_cache import kept_queue
 from flows.core.errors import HitflowError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
@@ -185,8 +186,9 @@ def ledger_state(store: Store, campaign: str, now: float | None = None) -> tuple
             cfg = None  # the config moved; what the ledger says is still worth showing
     mode = cfg.review if cfg is not None else "none"
     # with review = "none" nothing in the queue can be open: it is not built (the queue page builds its own)
-    queue = campaign_queue(store, campaign, cfg.policy, mode, now) if cfg is not None and mode != "none" else \
-        pd.DataFrame(columns=QUEUE_COLUMNS)
+    queue = kept_queue(store, campaign, (cfg.policy, mode), now,  # unchanged ledger: the queue built before
+                       lambda: campaign_queue(store, campaign, cfg.policy, mode, now)) \
+        if cfg is not None and mode != "none" else pd.DataFrame(columns=QUEUE_COLUMNS)
     work = applied_work(store, campaign)
     held = _frame(store, "SELECT batch, hold AS why FROM batches WHERE campaign = ? AND batch > 0 AND "
                   "coalesce(hold, '') != '' AND coalesce(hold_release, '') = ''", [campaign], ["batch", "why"])

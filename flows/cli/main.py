@@ -163,6 +163,7 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 def cmd_deploy(a: argparse.Namespace) -> int:
     from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
+    from flows.driver.deployed_runs import deployed_line
 
     print(f"target: {a.endpoint_url}")
     out = chosen_out(a, configured_out(a.config))
@@ -170,7 +171,7 @@ def cmd_deploy(a: argparse.Namespace) -> int:
         deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
     else:
         deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
-    print(f"deployment {deployment} registered; start a worker with: prefect worker start --pool {a.pool}")
+    print(deployed_line(deployment, a.pool, a.whole, a.config, a.endpoint_url, a.db))
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import os
 import sys
@@ -39,6 +40,7 @@ from flows.driver.deployed_runs import (
 )
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
 from flows.driver.run_start import ended_status, open_run_folder
+from flows.driver.schedule_wait import note_scheduled_run
 from flows.driver.sim_marketplace import hand_known_answers
 from flows.platforms.registry import open_session
 from flows.platforms.targets import simulator_server
@@ -135,6 +137,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         return {"advanced_batch": None, "done": True, "ended": ended}
     open_run_folder(db_path, cfg.name, platform, out_root, Intent(resume_cancelled=resume_cancelled))
     store, endpoint = Store(db_path), endpoint_url or cfg.endpoint_url
+    note_scheduled_run(store, cfg.name, cfg.schedule_interval_s, cfg.schedule_cron)  # status: waiting, not stopped
     with open_session(target, endpoint, live, platform=platform, sim_start=cfg.sim_start) as session:
         progress_line(f"target: {session.target.label}")
         task_url = task_url or cfg.task_url
@@ -284,9 +287,14 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     root = Path(__file__).resolve().parents[2]
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = flow.from_source(source=str(root), entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
-    deployment_id = source.deploy(
-        name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
-        parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                    **deployable_locations(db_path, out_root), **extra},
-        print_next_steps=False, **timing)
+    # Prefect prints its own console text here (a process-pool tip naming `.serve` and `ignore_warnings=True`,
+    # a table of deployments): hitflow's user neither calls `.serve` nor passes that argument, so it is
+    # kept off the terminal and `hitflow deploy` says what happened in its own words (issue 57 point 7);
+    # a failure still raises, with Prefect's message.
+    with contextlib.redirect_stdout(io.StringIO()):
+        deployment_id = source.deploy(
+            name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
+            parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
+                        **deployable_locations(db_path, out_root), **extra},
+            print_next_steps=False, ignore_warnings=True, **timing)
     return str(deployment_id)

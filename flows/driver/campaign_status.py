@@ -17,6 +17,7 @@ from flows.core.ledger.store import Store
 from flows.core.pages.markdown_text import md_text
 from flows.core.terminal import on_terminal, print_table
 from flows.driver.campaign import ORDER, STEPS
+from flows.driver.schedule_wait import WAITING, last_scheduled_run, waiting_words
 from flows.platforms import DEFAULT_PLATFORM
 from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.registry import platform_for
@@ -70,6 +71,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "adaptive": adaptive_saving(store, name, info, unit),
             "needs": {k: v for k, v in state.items() if k != "by_batch"}, "platform_now": clock,
         })
+        out[-1]["status_words"] = status_words(store, out[-1])
     return out
 
 
@@ -78,7 +80,15 @@ def shown_status(store: Store, name: str, stored: str) -> str:
     Ctrl-C) shows as "stopped" rather than "running"."""
     if stored != "running":
         return stored
-    return "running" if store.live_holder(name, others_only=False) else "stopped"
+    if store.live_holder(name, others_only=False):
+        return "running"
+    return WAITING if last_scheduled_run(store, name) else "stopped"  # between two runs of its schedule
+
+
+def status_words(store: Store, c: dict[str, Any]) -> str:
+    """The campaign's status as people read it: a scheduled campaign between runs says what it waits for."""
+    note = last_scheduled_run(store, c["campaign"]) if c["status"] == WAITING else None
+    return waiting_words(note) if note else c["status"]
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
@@ -168,7 +178,7 @@ def show_status(report: list[dict[str, Any]]) -> None:
         rows = [(b["batch"], step_words(b), b["hits"],
                  ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
                  _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
-        print_table(f"{c['campaign']} ({c['status']}) on {c['target']}: {money_words(c)}; next: {c['next']}",
+        print_table(headline(c),
                     ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for a person",
                      "open until", "blocked"], rows)
         print(state_words(c["needs"])) if c.get("needs") else None
@@ -180,6 +190,12 @@ def show_status(report: list[dict[str, Any]]) -> None:
                 print(f"batch {b['batch']}: {line}")
         for line in c.get("incomplete", []):
             print(line)
+
+
+def headline(c: dict[str, Any]) -> str:
+    """The campaign's first line: its status in words, route, money and next step."""
+    shown = c.get("status_words", c["status"])
+    return f"{c['campaign']} ({shown}) on {c['target']}: {money_words(c)}; next: {c['next']}"
 
 
 def money_words(c: dict[str, Any]) -> str:
@@ -200,8 +216,9 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def step_words(b: dict[str, Any]) -> str:
-    """The batch's last step done, and the next one: "blocked (done)", "published (next: collect submissions)"."""
-    return f"{b['status']} ({'done' if b['next'] == 'done' else 'next: ' + b['next']})"
+    """"done" for a finished batch (not its last step's name, "blocked", which read as a worry), else the
+    last step done and the next one: "published (next: collect submissions)"."""
+    return "done" if b["next"] == "done" else f"{b['status']} (next: {b['next']})"
 
 
 def format_status(report: list[dict[str, Any]]) -> str:
@@ -209,7 +226,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
         return "no campaigns in this store"
     lines = []
     for c in report:
-        lines.append(f"{c['campaign']} ({c['status']}) on {c['target']}: {money_words(c)}; next: {c['next']}")
+        lines.append(headline(c))
         lines += [f"  {state_words(c['needs'])}"] if c.get("needs") else []
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):

@@ -71,3 +71,16 @@ def pause_own_deployment() -> None:
     if deployment.id:
         with get_client(sync_client=True) as client:
             client.pause_deployment(deployment.id)
+
+
+def deployed_line(deployment: str, pool: str, whole: bool, config: str, endpoint_url: str, ledger: str | Path
+                  ) -> str:
+    """What ``hitflow deploy`` registered, in its own words (Prefect's console text is kept off the terminal)."""
+    kind = "the whole campaign, run on demand" if whole else "one batch per run, on the config's [schedule]"
+    line = (f"deployment {deployment} registered ({kind}) on the process work pool {pool}; start a worker with: "
+            f"prefect worker start --pool {pool} (it runs each flow run as a process on its machine)")
+    if whole:
+        return line
+    options = f"--endpoint-url {shlex.quote(endpoint_url)} --db {shlex.quote(shown_location(ledger))}"
+    return (f"{line}; to run the schedule from this machine without a pool or worker: `hitflow serve-schedules "
+            f"{shlex.quote(config)} {options}`")

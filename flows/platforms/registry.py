@@ -10,18 +10,22 @@ from flows.core.errors import ConfigError
 from flows.core.run.run_context import Session
 from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
-from flows.platforms.links import platform as links_platform
-from flows.platforms.mturk import platform as mturk_platform
-from flows.platforms.prolific import platform as prolific_platform
 
 
 def platform_for(name: str) -> Platform:
-    """The platform called ``name`` (``--platform``); an unknown name is a config error."""
+    """The platform called ``name`` (``--platform``); an unknown name is a config error. Each is
+    imported when first asked for: `hitflow status` on an MTurk campaign loads no Prolific client."""
     if name == "mturk":
+        from flows.platforms.mturk import platform as mturk_platform
+
         return mturk_platform
     if name == "prolific":
+        from flows.platforms.prolific import platform as prolific_platform
+
         return prolific_platform
     if name == "links":
+        from flows.platforms.links import platform as links_platform
+
         return links_platform
     raise ConfigError(f"unknown platform {name!r}; use one of {', '.join(PLATFORMS)}")
 

@@ -47,12 +47,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from enum import Enum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
 import tenacity
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError
+
+if TYPE_CHECKING:  # httpx costs ~0.1 s CPU to import (its CLI's rich with it): an MTurk command never needs it
+    import httpx
 
 T = TypeVar("T")
 
@@ -195,6 +197,8 @@ def prolific_failure(exc: BaseException) -> tuple[Failure, str | None]:
     if isinstance(exc, RetryableStatus):
         status = exc.response.status_code
         return (Failure.THROTTLED if status == 429 else Failure.AMBIGUOUS), exc.response.headers.get("Retry-After")
+    import httpx
+
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout | httpx.UnsupportedProtocol):
         return Failure.NOT_SENT, None
     if isinstance(exc, httpx.TransportError):  # read/write timeouts, a dropped connection
@@ -205,5 +209,7 @@ def prolific_failure(exc: BaseException) -> tuple[Failure, str | None]:
 def prolific_repeatable(method: str, path: str) -> bool:
     if method.upper() in ("GET", "HEAD", "OPTIONS"):
         return True
+    import httpx
+
     route = httpx.URL(path).path.removeprefix("/").removeprefix("api/v1/")
     return any(p.fullmatch(route) for p in PROLIFIC_REPEATABLE_POSTS)

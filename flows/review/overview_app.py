@@ -115,7 +115,8 @@ def _hours(seconds: float | None) -> str:
 
 def _batch_row(b: dict[str, Any]) -> dict[str, Any]:
     left = b.get("auto_approval_in_s")
-    return {"batch": b["batch"], "status": b["status"], "posted": b["hits"],
+    # a finished batch reads "done", not its last step's name ("blocked" read as a worry: issue 57 point 7)
+    return {"batch": b["batch"], "status": "done" if b.get("next") == "done" else b["status"], "posted": b["hits"],
             "submitted": sum(b["assignments"].values()), "decided": sum(b["decisions"].values()),
             "undecided": b["undecided"], "auto_approval": _hours(left),
             "urgent": left is not None and left < 24 * 3600, "blocked": b["blocked"], "held": b.get("held", "")}
@@ -127,7 +128,8 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     out = []
     for c in site.read_status(store):
         report = has_output(site.out_root, c["campaign"], "report.html")  # at the URL when the run wrote there
-        out.append({"name": c["campaign"], "status": c["status"], "target": c["target"], "next": c["next"],
+        out.append({"name": c["campaign"], "status": c["status"], "status_words": c.get("status_words", c["status"]),
+                    "target": c["target"], "next": c["next"],
                     "paid": c.get("paid", True), "spent": c["spent"], "committed": c["committed"],
                     "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
@@ -144,7 +146,7 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
         if (gate := sign_in(site, request)) is not None:
             return gate
         campaigns = overview(site)
-        running = any(c["status"] == "running" for c in campaigns)
+        running = any(c["status"] in ("running", "scheduled") for c in campaigns)  # a schedule comes back
         return HTMLResponse(render("overview.html.j2", {
             "campaigns": campaigns, "refresh_s": site.refresh_s if running else 0, "db": shown_location(site.db_path),
             "nonce": request.state.csp_nonce, "now": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}))

@@ -16,6 +16,7 @@ import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +64,12 @@ class Store:
 
     def __new__(cls, location: str | Path = DEFAULT_DB) -> Store:
         backend: type[Store] = cls
-        if cls is Store:  # the backends register themselves (flows/core/ledger/store.py imports both)
+        if cls is Store:  # the backends register themselves (flows/core/ledger/store.py imports SQLite's)
             refuse_mistyped_url(location)
-            backend = _BACKENDS["postgresql" if is_postgres_url(location) else "sqlite"]
+            scheme = "postgresql" if is_postgres_url(location) else "sqlite"
+            if scheme not in _BACKENDS:  # psycopg costs ~0.15 s CPU: imported for a postgresql:// ledger only
+                import_module(f"flows.core.ledger.store_{'pg' if scheme == 'postgresql' else scheme}")
+            backend = _BACKENDS[scheme]
         return object.__new__(backend)
 
     def __init_subclass__(cls, scheme: str = "", **kwargs: Any) -> None:

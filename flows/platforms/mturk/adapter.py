@@ -12,8 +12,6 @@ from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from flows.core.errors import PlatformError
@@ -31,8 +29,8 @@ from flows.platforms.targets import (  # noqa: F401
 
 _HITID_IN_MESSAGE = re.compile(r"HITId:?\s*([A-Z0-9]{10,64})")
 # botocore's own retries off: flows/platforms/retry_policy.py decides (through a needs-retry hook)
-CLIENT_CONFIG = Config(retries={"mode": "standard", "total_max_attempts": 1}, max_pool_connections=16,
-                       connect_timeout=5, read_timeout=30)
+CLIENT_OPTIONS: dict[str, Any] = {"retries": {"mode": "standard", "total_max_attempts": 1},
+                                  "max_pool_connections": 16, "connect_timeout": 5, "read_timeout": 30}
 PAGE_SIZE = 100  # MTurk's largest MaxResults
 
 
@@ -40,8 +38,12 @@ def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
     check_endpoint(target.endpoint_url)
     # The simulator ignores signatures; dummy keys keep the real credential chain untouched.
     keys = {"aws_access_key_id": "SIMULATOR", "aws_secret_access_key": "SIMULATOR"} if target.kind == "sim" else {}
+    # boto3 costs ~0.15 s CPU to import: only a command that talks to MTurk pays it (not `hitflow status`)
+    import boto3
+    from botocore.config import Config
+
     client = boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1",
-                          config=CLIENT_CONFIG, **keys)
+                          config=Config(**CLIENT_OPTIONS), **keys)
     client.meta.events.register_first("needs-retry.mturk", botocore_hook(retry or RetryPolicy()))
     return client
 

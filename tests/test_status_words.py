@@ -1,0 +1,65 @@
+"""What `hitflow status` and `hitflow ui` say of a campaign, as a user reads it (issue 57 point 7): a scheduled
+campaign between two runs is waiting for its next run, not "(stopped)"; a finished batch reads "done", not
+its last step's name ("blocked")."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from flows.core.ledger.store import Store
+from flows.driver.campaign_status import campaign_status, format_status
+from flows.driver.schedule_wait import note_scheduled_run
+from flows.review.overview_app import OverviewSite, overview
+
+
+def ledger(tmp_path: Path) -> Store:
+    """A campaign whose run is not alive (no process holds its lock), batch 1 finished, batch 2 not started."""
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").insert({"name": "c", "config_path": "", "target": "sim", "created_at": 0.0,
+                                     "status": "running", "config_json": json.dumps(
+                                         {"batches": 2, "platform": "mturk", "unit_cost": "0.10",
+                                          "assignments_per_image": 3})})
+    store.set_batch("c", 1, status="blocked")
+    return store
+
+
+def first_line(store: Store) -> str:
+    return format_status(campaign_status(store, "c")).splitlines()[0]
+
+
+def test_a_killed_run_without_a_schedule_still_reads_stopped(tmp_path: Path) -> None:
+    store = ledger(tmp_path)
+    assert first_line(store).startswith("c (stopped) on sim")
+
+
+def test_a_scheduled_campaign_between_runs_says_when_its_next_run_comes(tmp_path: Path) -> None:
+    store = ledger(tmp_path)
+    started = time.time() - 60
+    note_scheduled_run(store, "c", 3600, "", now=started)
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started + 3600))
+    report = campaign_status(store, "c")
+    assert report[0]["status"] == "scheduled"  # what --json carries
+    assert first_line(store).startswith(f"c (waiting for its next scheduled run, about {when} (every 3600 s)) on sim")
+    site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
+    shown = overview(site)[0]
+    assert shown["status_words"] == report[0]["status_words"] and "(stopped)" not in shown["status_words"]
+
+
+def test_a_late_or_cron_schedule_is_said_as_such(tmp_path: Path) -> None:
+    store = ledger(tmp_path)
+    note_scheduled_run(store, "c", 600, "", now=time.time() - 7200)
+    assert "and not started: is `hitflow serve-schedules`" in first_line(store)
+    note_scheduled_run(store, "c", 0, "0 2 * * *")  # the latest note counts
+    assert first_line(store).startswith("c (waiting for its next scheduled run (cron 0 2 * * *)) on sim")
+
+
+def test_a_finished_batch_reads_done_in_status_and_the_ui(tmp_path: Path) -> None:
+    store = ledger(tmp_path)
+    lines = format_status(campaign_status(store, "c")).splitlines()
+    assert [line.split(";")[0] for line in lines if line.startswith("  batch ")] == [
+        "  batch 1: done", "  batch 2: planned (next: publish batch)"]
+    site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
+    assert [b["status"] for b in overview(site)[0]["batches"]] == ["done", "planned"]
+    assert [b["status"] for b in campaign_status(store, "c")[0]["batches"]] == ["blocked", "planned"]  # the JSON's
