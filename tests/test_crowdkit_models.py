@@ -39,7 +39,8 @@ def test_dawid_skene_and_majority_vote_load_alone_and_answer_as_the_whole_packag
     light, loaded = probe("light", "auto", "ds", "mv", "one-coin")
     whole, loaded_whole = probe("whole", "auto", "ds", "mv", "one-coin")
     assert loaded == "[]" and "crowdkit.aggregation" in loaded_whole
-    assert len(light) == 4 and ",ds," in light[0] and light == whole
+    # auto chooses between mv and ds on held-out labels (postprocess/method_choice.py), either way alike in both
+    assert len(light) == 4 and ",ds," in light[1] and (",ds," in light[0] or ",mv," in light[0]) and light == whole
 
 
 def test_glad_and_mace_are_fast_em_and_leave_the_whole_package_out() -> None:

@@ -284,7 +284,8 @@ def test_hitflow_ui_shows_every_worker_with_the_rule_escaped(pooled: Path) -> No
     assert HOSTILE not in page and str(escape(HOSTILE)) in page and "built-in method" not in page
     answers = pd.read_csv(pooled / "runs" / NAME / "answers.csv")
     below = int((answers["confidence"] < 0.995).sum())
-    assert 0 < below < len(answers) and f"Answers: {len(answers)} (sentiment; ds), mean confidence " in page
+    method = ", ".join(sorted(set(answers["method"])))  # auto's pick on this campaign's evidence
+    assert 0 < below < len(answers) and f"Answers: {len(answers)} (sentiment; {method}), mean confidence " in page
     assert f", {below} below 0.995; skill of {len(_workers(pooled))} workers</summary>" in page
     rows = dict(re.findall(r"<tr><td>([^<]*)</td><td>(block|at risk|ok)</td><td>[^<]*</td>", page))
     workers = _workers(pooled).replace({"worker_id": {victim: str(escape(HOSTILE))}})
