@@ -93,6 +93,14 @@ def check_deadline() -> None:
         raise RenderTimeout()
 
 
+def deadline_checked(iterable: Iterable[Any], every: int) -> Iterator[Any]:
+    """``iterable``'s items, the render's deadline checked before every ``every``-th (the first included)."""
+    for i, item in enumerate(iterable):
+        if i % every == 0:
+            check_deadline()
+        yield item
+
+
 class Ticking:
     """A ``{% for %}`` loop's iterable (every loop is compiled through it): the deadline is checked as
     the loop runs, whatever its body does (nothing, in ``{% for c in s %}{% for d in s %}``)."""
@@ -101,10 +109,7 @@ class Ticking:
         self.iterable = iterable
 
     def __iter__(self) -> Iterator[Any]:
-        for i, item in enumerate(self.iterable):
-            if i % 64 == 0:
-                check_deadline()
-            yield item
+        return deadline_checked(self.iterable, 64)
 
     def __len__(self) -> int:
         return len(self.iterable)
@@ -147,10 +152,7 @@ class BoundedRange:
             raise too_big("a range", len(self.steps), MAX_COUNT)
 
     def __iter__(self) -> Iterator[int]:
-        for i, value in enumerate(self.steps):
-            if i % 1000 == 0:
-                check_deadline()
-            yield value
+        return deadline_checked(self.steps, 1000)
 
     def __len__(self) -> int:
         return len(self.steps)
