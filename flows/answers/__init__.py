@@ -1,0 +1,12 @@
+"""The answers' files: reading a labels file and the control items, writing answers.csv, workers.csv
+and their summary, for ``hitflow aggregate`` and for every campaign's answers step alike. The models
+are postprocess/answers/ (pure); this package is their I/O.
+
+Owns reading labels (``label_files``, ``excluded``: a study's screened-out rows), ``hitflow aggregate``'s
+work (``answers_files``), a campaign's answers step (``answers_step``) and the control items' file and
+plan (``control_items``).
+
+May import: ``flows.core``, ``qc`` and ``postprocess``. Never a task kind (``flows.campaigns``,
+``flows.studies``, ``flows.custom``), the platforms above the core, the driver or the CLI (``make lint``),
+so ``hitflow aggregate`` on a plain labels file loads no caption campaign's code.
+"""
