@@ -1,7 +1,7 @@
 """Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
 
 ``replay(frame, rule)`` treats the long frame of judgements (``item_id, worker_id, label`` [,
-``field``], the contract of ``postprocess.answers.aggregation``) as if each item's judgements arrived one at a
+``field``], the contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a
 time in the file's order. Every item starts with ``rule.min_judgements``; after each round the used
 judgements (and only those: worker skills too come from them alone) are aggregated, and an item
 takes its next judgement only when the stopping rule says it is still uncertain. A judgement the

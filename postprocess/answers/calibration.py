@@ -146,7 +146,7 @@ CHECKED_COLUMNS = ["item_id", "field", "label", "answer", "correct", "model_conf
 def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the answers of ordinary items, their confidence calibrated on the controls; the controls' rows).
 
-    ``answers``: postprocess.answers.aggregation' rows of every item, control items' too; ``gold``: ``item_id, field,
+    ``answers``: postprocess.answers.aggregation's rows of every item, control items' too; ``gold``: ``item_id, field,
     answer`` of the control items. The calibrator is fitted on every control whose field was answered, and
     applies to every ordinary item (none of which is a control); each control's own calibrated confidence
     (the ``confidence`` of the second frame, beside ``model_confidence``) is cross-fitted. A tie keeps its

@@ -1,6 +1,6 @@
 """A worker's assumed skill before their own judgements say otherwise: the prior of the skill-aware
 posterior (postprocess.answers.skill_posterior) that adaptive overlap stops on and ``[answers] method = "skill"``
-answers with. Its own module so that postprocess.answers.aggregation can take one without importing the model."""
+answers with. Its own module so that the config and the CLI can take one without importing the model."""
 
 from __future__ import annotations
 
