@@ -95,7 +95,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 
 def test_no_import_cycle_counting_imports_inside_functions() -> None:
     graph = import_graph(ROOT)
-    assert "flows.sim.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
+    assert "flows.sim.service.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
     cycles = import_cycles(graph)
     assert not cycles, "import cycles (move the shared part down into a module both import): " + \
         "; ".join(" <-> ".join(c) for c in cycles)
@@ -103,9 +103,10 @@ def test_no_import_cycle_counting_imports_inside_functions() -> None:
 
 def test_no_import_cycle_even_through_type_hints() -> None:
     """A module that names another's type only to annotate still depends on it: a type both need
-    lives below both (a Protocol where the user is, as flows/sim/market_records.MarketState)."""
+    lives below both (a Protocol where the user is, as flows/sim/mturk/market_records.MarketState)."""
     graph = import_graph(ROOT, type_hints=True)
-    assert "flows.sim.market_records" in graph["flows.sim.browser_worker"]  # its hints name the market's state
+    # its hints name the market's state
+    assert "flows.sim.mturk.market_records" in graph["flows.sim.pages.browser_worker"]
     cycles = import_cycles(graph)
     assert not cycles, "import cycles through type hints: " + "; ".join(" <-> ".join(c) for c in cycles)
 
@@ -130,7 +131,7 @@ def test_a_cycle_through_a_type_hint_is_found(tmp_path: Path) -> None:
 def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: Path) -> None:
     root = copy_of_the_tree(tmp_path)
     clean = lint_imports(root)
-    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 5, clean.stdout + clean.stderr
+    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 6, clean.stdout + clean.stderr
     plant(root, "flows.platforms.units", "from flows.driver import campaign_status  # noqa: F401")
     plant(root, "flows.platforms.mturk.fees", "from flows.platforms.prolific import fees  # noqa: F401")
     plant(root, "flows.campaigns.outputs", "from flows.platforms.mturk import fees  # noqa: F401")
@@ -157,3 +158,21 @@ def test_the_core_is_layered_and_every_module_of_it_has_a_place(tmp_path: Path) 
     (unplaced / "flows/core/loose_ends.py").write_text('"""A module nobody placed."""\n', encoding="utf-8")
     refused = lint_imports(unplaced)
     assert refused.returncode != 0 and "flows.core.loose_ends" in refused.stdout + refused.stderr, refused.stdout
+
+
+def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(tmp_path: Path) -> None:
+    """Inside flows/sim: the crowd knows no page, the pages no marketplace, MTurk's side nothing of
+    Prolific's, and a module left loose at the simulator's top must be given a room (exhaustive)."""
+    root = copy_of_the_tree(tmp_path)
+    plant(root, "flows.sim.people.captions", "from flows.sim.pages import filling  # noqa: F401")
+    plant(root, "flows.sim.pages.filling", "from flows.sim.mturk import market  # noqa: F401")
+    plant(root, "flows.sim.mturk.journal", "from flows.sim.prolific import prolific_state  # noqa: F401")
+    broken = lint_imports(root)
+    assert broken.returncode == 1
+    assert "flows.sim.people is not allowed to import flows.sim.pages" in broken.stdout, broken.stdout
+    assert "flows.sim.pages is not allowed to import flows.sim.mturk" in broken.stdout, broken.stdout
+    assert "flows.sim.mturk is not allowed to import flows.sim.prolific" in broken.stdout, broken.stdout
+    unplaced = copy_of_the_tree(tmp_path / "unplaced")
+    (unplaced / "flows/sim/loose_ends.py").write_text('"""A module nobody gave a room."""\n', encoding="utf-8")
+    refused = lint_imports(unplaced)
+    assert refused.returncode != 0 and "flows.sim.loose_ends" in refused.stdout + refused.stderr, refused.stdout
