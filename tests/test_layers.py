@@ -3,8 +3,9 @@
 ``make lint`` runs import-linter's contracts (``[tool.importlinter]`` in pyproject.toml): each layer
 imports only those below it, the three platforms know nothing of each other, the task kinds reach a
 platform only through the protocol, the simulator knows no upper layer. These tests show the
-contracts bite (an upward or sideways import planted in a copy of the tree fails ``lint-imports``)
-and that the product has no import cycle in grimp's graph, which counts imports inside functions
+contracts bite (an upward or sideways import planted in a copy of the tree fails ``lint-imports``),
+that the answers' models (postprocess/answers/) stay pure and layered, and that the product (flows, qc,
+postprocess) has no import cycle in grimp's graph, which counts imports inside functions
 too (imports under ``if TYPE_CHECKING:`` load nothing and are left out).
 """
 
@@ -20,9 +21,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("flows", "qc", "postprocess")  # the product: import-linter's root_packages
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 GRAPH = ("import json, sys, grimp\n"
-         "g = grimp.build_graph('flows', exclude_type_checking_imports=sys.argv[1] == 'run', cache_dir=None)\n"
+         f"PACKAGES = {PACKAGES!r}\n"
+         "g = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=sys.argv[1] == 'run', cache_dir=None)\n"
          "print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))\n")
 
 
@@ -64,7 +67,7 @@ def test_import_cycle_finder_finds_a_cycle() -> None:
 
 
 def import_graph(root: Path, type_hints: bool = False) -> dict[str, set[str]]:
-    """grimp's graph of the ``flows`` package under ``root`` (in a process of its own, so a copy is read);
+    """grimp's graph of the product's packages under ``root`` (in a process of its own, so a copy is read);
     with ``type_hints``, imports under ``if TYPE_CHECKING:`` count too."""
     done = subprocess.run([sys.executable, "-c", GRAPH, "hints" if type_hints else "run"], capture_output=True,
                           text=True, cwd=root, timeout=120,
@@ -73,8 +76,9 @@ def import_graph(root: Path, type_hints: bool = False) -> dict[str, set[str]]:
 
 
 def copy_of_the_tree(tmp_path: Path) -> Path:
-    """flows/ and the contracts, where a test may plant an import without touching the real tree."""
-    shutil.copytree(ROOT / "flows", tmp_path / "flows", ignore=shutil.ignore_patterns("__pycache__"))
+    """The product's packages and the contracts, where a test may plant an import without touching the real tree."""
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
 
@@ -131,7 +135,7 @@ def test_a_cycle_through_a_type_hint_is_found(tmp_path: Path) -> None:
 def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: Path) -> None:
     root = copy_of_the_tree(tmp_path)
     clean = lint_imports(root)
-    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 6, clean.stdout + clean.stderr
+    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 8, clean.stdout + clean.stderr
     plant(root, "flows.platforms.units", "from flows.driver import campaign_status  # noqa: F401")
     plant(root, "flows.platforms.mturk.fees", "from flows.platforms.prolific import fees  # noqa: F401")
     plant(root, "flows.campaigns.outputs", "from flows.platforms.mturk import fees  # noqa: F401")

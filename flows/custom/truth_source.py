@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
+from flows.answers.control_items import read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.custom.control_items import read_controls
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
          "nothing about it")

@@ -1,5 +1,5 @@
 """crowd-kit's aggregation models, loaded without the ones a run does not use; GLAD, MACE and one-coin are
-postprocess.fast_em's vectorised EM of the same models (crowd-kit's took 81 s to over 600 s on 92,721 labels).
+postprocess.answers.fast_em's vectorised EM of the same models (crowd-kit's took 81 s to over 600 s on 92,721 labels).
 
 ``import crowdkit.aggregation`` runs the package's ``__init__``, which imports every model crowd-kit
 has and through them nltk, scikit-learn and scipy.stats: ~80 MB resident and ~1 s, paid at the end
@@ -20,14 +20,14 @@ from typing import Any
 
 # method -> (module under crowdkit.aggregation, class)
 LIGHT = {"mv": ("classification.majority_vote", "MajorityVote"), "ds": ("classification.dawid_skene", "DawidSkene")}
-FAST = {"glad": "GLAD", "mace": "MACE", "one-coin": "OneCoinDawidSkene"}  # postprocess.fast_em's classes
+FAST = {"glad": "GLAD", "mace": "MACE", "one-coin": "OneCoinDawidSkene"}  # postprocess.answers.fast_em's classes
 _SKIPPED = ("crowdkit.aggregation", "crowdkit.aggregation.classification")
 
 
 def model_class(method: str) -> Any:
     """The class of ``method`` (``mv``, ``ds``: crowd-kit's; ``one-coin``, ``glad``, ``mace``: fast_em's)."""
     if method in FAST:
-        from postprocess import fast_em
+        from postprocess.answers import fast_em
 
         return getattr(fast_em, FAST[method])
     if "crowdkit.aggregation" in sys.modules:

@@ -146,7 +146,7 @@ CHECKED_COLUMNS = ["item_id", "field", "label", "answer", "correct", "model_conf
 def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the answers of ordinary items, their confidence calibrated on the controls; the controls' rows).
 
-    ``answers``: postprocess.answers' rows of every item, control items' too; ``gold``: ``item_id, field,
+    ``answers``: postprocess.answers.aggregation's rows of every item, control items' too; ``gold``: ``item_id, field,
     answer`` of the control items. The calibrator is fitted on every control whose field was answered, and
     applies to every ordinary item (none of which is a control); each control's own calibrated confidence
     (the ``confidence`` of the second frame, beside ``model_confidence``) is cross-fitted. A tie keeps its
@@ -181,7 +181,7 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame, bins: int = BINS) -> dic
 
 
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``posterior`` (postprocess.skill_posterior.label_posterior's rows: ``item_id, field, label, confidence,
+    """``posterior`` (postprocess.answers.skill_posterior.label_posterior's rows: ``item_id, field, label, confidence,
     judgements, margin``) with ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the
     number the user reads (issue 56): :func:`bounded` by the item's judgements (``n_labels``: labels seen per
     field, at least 2), then, with ``gold`` (``item_id, answer`` [, ``field``]: control items), calibrated on the

@@ -1,5 +1,5 @@
 """Control items of a custom campaign (``[answers] controls``): items whose answer is known, mixed
-into every batch at ``control_share`` and scored per worker (qc/control_items.py).
+into every batch at ``control_share`` and scored per worker (postprocess/answers/control_items.py).
 
 A control is planned as an item like any other: the same page renders it from its own columns (its
 answer is never in them), its id is the one the file gives it, it fills a place of a HIT or unit that
@@ -19,7 +19,7 @@ import pandas as pd
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.inputs.csv_files import read_csv_frame
-from qc.control_items import ControlPolicy
+from postprocess.answers.control_items import ControlPolicy
 
 if TYPE_CHECKING:  # a hint only: `hitflow qc` reaches this module and needs no ledger (psycopg, sqlite_utils)
     from flows.core.ledger.store import Store

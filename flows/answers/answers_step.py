@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from flows.campaigns.answers_files import confidence_words, with_pooled, write_answers
+from flows.answers.answers_files import confidence_words, with_pooled, write_answers
 from flows.core.config.answers_config import AnswersSettings
-from postprocess.answers import Aggregation, aggregate_scored
-from postprocess.calibration import scored
-from postprocess.skill_prior import SkillPrior
-from qc.worker_skill import AT_RISK, SkillPolicy, shown_p
+from postprocess.answers.aggregation import Aggregation, aggregate_scored
+from postprocess.answers.calibration import scored
+from postprocess.answers.skill_prior import SkillPrior
+from postprocess.answers.worker_skill import AT_RISK, SkillPolicy, shown_p
 
 BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in answers.csv)
 
@@ -37,7 +37,7 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     """Write answers.csv and workers.csv for ``judgements`` (approved work only); the report's context
     (empty when there is nothing to aggregate). Blocked workers' labels are dropped unless
     ``settings.blocked == "keep"``; ``controls`` (item_id, field, answer) are scored, not answered;
-    ``pooled`` (qc.worker_skill.POOLED_COLUMNS, the pooled control rule's evidence on every worker it
+    ``pooled`` (postprocess.answers.worker_skill.POOLED_COLUMNS, the pooled control rule's evidence on every worker it
     judged, blocked ones too, and its policy) adds its columns to workers.csv and its doubts to the report.
     ``dropped``: blocked workers' labels the caller left out already (:class:`BatchJudgements`)."""
     if judgements.empty:
@@ -143,7 +143,7 @@ def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float,
 def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float,
                    calibration: dict[str, Any] | None = None) -> Any:
     """Two histograms: the answers' confidence (the threshold marked) and the workers' skill; with
-    ``calibration`` (postprocess.calibration.scored's), the reliability diagram beside them."""
+    ``calibration`` (postprocess.answers.calibration.scored's), the reliability diagram beside them."""
     from flows.core.outputs.figures import new_figure
 
     fig, axes = new_figure(11.0 if calibration else 7.5, 2.6, ncols=3 if calibration else 2)

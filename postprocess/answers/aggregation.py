@@ -11,11 +11,11 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
   note``, one row per item and field; ``posterior`` is the probability of the chosen label under the
   method's model, or the share of judgements that gave it under majority vote; ``judgements`` counts the
   labels used. ``confidence`` is what a user acts on (issue 56): without controls (``confidence_source``
-  ``model``) the probability of the chosen label under the skill posterior (postprocess.skill_posterior:
+  ``model``) the probability of the chosen label under the skill posterior (postprocess.answers.skill_posterior:
   Dawid-Skene with a prior on each worker's skill, each item left out of its workers' records, so a
   worker's estimated skill carries its uncertainty), never above what the item's judgements could show
-  (postprocess.calibration.bounded: never 1.0 from one or two); with controls (``calibrated on N
-  controls``) that confidence calibrated on the control items (postprocess.calibration). ``note`` is
+  (postprocess.answers.calibration.bounded: never 1.0 from one or two); with controls (``calibrated on N
+  controls``) that confidence calibrated on the control items (postprocess.answers.calibration). ``note`` is
   ``tie`` where the method's top labels tie: the confidence is then the tied share (the posterior).
 - ``workers``: ``worker_id, skill, items, agreement, control_accuracy``; ``skill`` is the mean
   posterior probability, under the method used, of the labels the worker gave (a soft agreement,
@@ -28,9 +28,9 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
 Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit):
 ``mv`` majority vote, ``ds`` Dawid-Skene (1979), ``glad`` (Whitehill et al. 2009), ``mace``
 (Hovy et al. 2013), ``one-coin`` (Dawid-Skene with one accuracy per worker); and ``skill``, the model
-adaptive overlap stops on (postprocess.skill_posterior: Dawid-Skene with a prior on every worker's skill,
+adaptive overlap stops on (postprocess.answers.skill_posterior: Dawid-Skene with a prior on every worker's skill,
 ``prior``, each item left out of its workers' records), which holds up where workers give few labels
-each. ``auto`` chooses per field on the file's evidence (postprocess.method_choice): majority vote or
+each. ``auto`` chooses per field on the file's evidence (postprocess.answers.method_choice): majority vote or
 Dawid-Skene, whichever predicts held-out labels better (k-fold over the labels); majority vote without a
 test when workers gave fewer than ``min_per_worker`` labels on average (a worker's confusion cannot be
 estimated from one or two labels) or the field has a single label value. The reason is in the answers'
@@ -52,10 +52,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from postprocess.calibration import bounded, calibrate_answers
-from postprocess.crowdkit_models import model_class
-from postprocess.method_choice import Choice, choose
-from postprocess.skill_prior import SkillPrior
+from postprocess.answers.calibration import bounded, calibrate_answers
+from postprocess.answers.crowdkit_models import model_class
+from postprocess.answers.judgements import DEFAULT_FIELD, judgements
+from postprocess.answers.method_choice import Choice, choose
+from postprocess.answers.skill_posterior import label_probabilities
+from postprocess.answers.skill_prior import SkillPrior
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
@@ -63,46 +65,12 @@ MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses maj
 ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements", "posterior",
                   "confidence_source", "note"]
 WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy", "controls"]
-REQUIRED = ("item_id", "worker_id", "label")
-DEFAULT_FIELD = "label"
 TIE_DECIMALS = 12  # probabilities equal to this many places count as a tie
 
 
 class Aggregation(NamedTuple):
     answers: pd.DataFrame
     workers: pd.DataFrame
-
-
-def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The column contract: ``item_id, worker_id, label, field`` as text, blank labels dropped;
-    a worker's repeated label of the same item and field counts once (the last one given).
-    ``drop``: a mask of ``frame``'s rows left out first (as if not given); ``keep``: more of ``frame``'s
-    columns carried along as they are, each row's beside its own label (a replay's ``seconds``). Built a
-    column at a time and filtered only when something is dropped: at COCO's size the frame is 1.4 million
-    rows, ~110 MB a copy."""
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
-        raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)} [, field]")
-    out = pd.DataFrame({c: _stripped(frame[c]) for c in REQUIRED}, copy=False)
-    out["field"] = _stripped(frame["field"]) if "field" in frame.columns else DEFAULT_FIELD
-    for column in keep:
-        out[column] = frame[column]
-    blank = (out["label"] == "") | (out["item_id"] == "") | (out["worker_id"] == "")
-    if drop is not None:
-        blank |= drop.to_numpy(dtype=bool)
-    if blank.any():
-        out = out[~blank]
-    repeated = out.duplicated(["item_id", "worker_id", "field"], keep="last")
-    if repeated.any():
-        out = out[~repeated]
-    return out.reset_index(drop=True)
-
-
-def _stripped(column: pd.Series) -> pd.Series:
-    """``column`` as text without surrounding blanks: the column itself when it has none (no copy)."""
-    text = column.astype(str)
-    stripped = text.str.strip()
-    return text if stripped.equals(text) else stripped
 
 
 def choose_method(field_frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER) -> str:
@@ -112,7 +80,7 @@ def choose_method(field_frame: pd.DataFrame, method: str = "auto", min_per_worke
 
 
 def _choice(items: np.ndarray, workers: np.ndarray, labels: pd.Series, method: str, min_per_worker: float) -> Choice:
-    """``method`` itself, or ``auto``'s choice and its reason (postprocess.method_choice)."""
+    """``method`` itself, or ``auto``'s choice and its reason (postprocess.answers.method_choice)."""
     if method not in CHOICES:
         raise ValueError(f"unknown method {method!r}; use one of {', '.join(CHOICES)}")
     if method != "auto":
@@ -255,9 +223,7 @@ def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, se
 
 
 def _skill_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, prior: SkillPrior) -> pd.DataFrame:
-    """Method ``skill``: postprocess.skill_posterior's posterior, by item code in code order."""
-    from postprocess.skill_posterior import label_probabilities  # it reads judgements() from here
-
+    """Method ``skill``: postprocess.answers.skill_posterior's posterior, by item code in code order."""
     part = pd.DataFrame({"item_id": items.astype(str), "worker_id": workers.astype(str), "label": labels.array})
     probas = label_probabilities(part, prior)
     probas.index = probas.index.astype(int)

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import digamma, expit, logsumexp
 
-from postprocess.em_progress import PROGRESS
+from postprocess.answers.em_progress import PROGRESS
 
 EPS = 1e-10  # crowd-kit's floor on probabilities (dawid_skene._EPS)
 

@@ -1,5 +1,5 @@
 """Workers scored on their agreement with the other workers' answer, and blocked on it: the
-"majority vote" quality control of labelling platforms, beside control items (qc/control_items.py).
+"majority vote" quality control of labelling platforms, beside control items (postprocess/answers/control_items.py).
 
 A worker's label of an item is judged only where the *other* workers who labelled the item (at least
 ``min_others`` of them) hold a strict majority for one label: the worker agrees when they gave it.

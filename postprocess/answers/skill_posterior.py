@@ -50,7 +50,7 @@ crowd's accuracy ``a``, of the group more accurate when there are two, and at le
 with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy and the rest the crowd's,
 the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
 ratio: ``log(a (k - 1) / (1 - a))``. ``r`` more such judgements all for the runner-up can at best tie the
-answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items: postprocess.adaptive;
+answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items: postprocess.answers.adaptive;
 tests/test_typical_prior.py checks it with and without the typical part).
 """
 
@@ -61,8 +61,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from postprocess.answers import judgements
-from postprocess.skill_prior import SkillPrior
+from postprocess.answers.judgements import judgements
+from postprocess.answers.skill_prior import SkillPrior
 
 ITERATIONS = 50
 TOLERANCE = 1e-6  # largest change of an item's posterior at which EM has converged

@@ -1,4 +1,4 @@
-"""A labels file made fit to aggregate: postprocess.label_hygiene's policy applied, and a campaign's
+"""A labels file made fit to aggregate: postprocess.answers.label_hygiene's policy applied, and a campaign's
 blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked (issue 56 point 6)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import pandas as pd
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
-from postprocess.label_hygiene import HygienePolicy, leave_out_workers, respell, tidy
+from postprocess.answers.label_hygiene import HygienePolicy, leave_out_workers, respell, tidy
 
 BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/campaigns/outputs.py)
 
 
 def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_blocked: bool = False
                 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """``frame`` under ``hygiene`` (postprocess.label_hygiene), less the labels of the workers a campaign
+    """``frame`` under ``hygiene`` (postprocess.answers.label_hygiene), less the labels of the workers a campaign
     blocked (its ``blocked_workers.csv`` beside ``path``) unless ``keep_blocked``; what was done, counted."""
     blocked_path = Path(path).parent / BLOCKED_FILE
     counts: dict[str, Any] = {}

@@ -1,7 +1,7 @@
 """Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
 
 ``replay(frame, rule)`` treats the long frame of judgements (``item_id, worker_id, label`` [,
-``field``], the contract of ``postprocess.answers``) as if each item's judgements arrived one at a
+``field``], the contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a
 time in the file's order. Every item starts with ``rule.min_judgements``; after each round the used
 judgements (and only those: worker skills too come from them alone) are aggregated, and an item
 takes its next judgement only when the stopping rule says it is still uncertain. A judgement the
@@ -13,13 +13,13 @@ An item stops when it has ``max_judgements`` (or the file has no more for it) or
 an item stops at ``min_judgements``. With ``rule.settled`` (the default) an item also stops once the
 judgements it may still take (up to ``max_judgements`` or what the file holds) could at best tie its answer,
 so never change it: its ``margin`` is at least that many ``vote_weight``, less ``log SETTLED_ODDS``
-(postprocess.skill_posterior; with
+(postprocess.answers.skill_posterior; with
 ``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
 accuracy: with at most six judgements, an item at 3-2 stops instead of asking the sixth, which could only
 tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports (issue 56):
-the skill-aware posterior of postprocess.skill_posterior (each worker's record shrunk toward
+the skill-aware posterior of postprocess.answers.skill_posterior (each worker's record shrunk toward
 ``rule.skill_prior``), never above what the item's judgements could show, and with ``controls``
-calibrated on the control items (cross-fitted: postprocess.calibration.as_reported), the same one a live
+calibrated on the control items (cross-fitted: postprocess.answers.calibration.as_reported), the same one a live
 campaign's rounds stop on; ``stop_on = "method"`` takes the aggregation method's own confidence instead
 (the rule before that, kept to compare). With
 ``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
@@ -43,9 +43,10 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from postprocess.answers import ANSWER_COLUMNS, Aggregation, aggregate, judgements
-from postprocess.calibration import as_reported
-from postprocess.skill_posterior import SkillPrior, fast_workers, label_posterior
+from postprocess.answers.aggregation import ANSWER_COLUMNS, Aggregation, aggregate
+from postprocess.answers.calibration import as_reported
+from postprocess.answers.judgements import judgements
+from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
 # A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
@@ -123,7 +124,7 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
 def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
                     controls: pd.DataFrame | None = None) -> pd.DataFrame:
     """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight`` for settled items) with the
-    confidence answers.csv reports (postprocess.calibration.as_reported: bounded by the judgements, calibrated
+    confidence answers.csv reports (postprocess.answers.calibration.as_reported: bounded by the judgements, calibrated
     on ``controls`` when there are some). Without fast workers, and where the method's answer is the skill
     posterior's top label, it is answers.csv's confidence itself."""
     posterior = label_posterior(used, rule.skill_prior, fast)
@@ -159,7 +160,7 @@ def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRu
 
 def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
     """Whether ``remaining`` more judgements, each moving the answer's log odds over the runner-up's by
-    ``vote_weight`` (postprocess.skill_posterior), could at best tie the answer, or put the runner-up
+    ``vote_weight`` (postprocess.answers.skill_posterior), could at best tie the answer, or put the runner-up
     ahead at odds under SETTLED_ODDS: then they buy next to nothing."""
     slack = math.log(SETTLED_ODDS) + 1e-9
     return margin.astype(float) >= remaining.astype(float) * vote_weight.astype(float) - slack
@@ -196,7 +197,7 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
     """A live campaign's round (adaptive overlap): the units that get one more judgement.
 
     ``answers``: how sure each item's answer is, from every usable judgement received so far
-    (``item_id, field, confidence, judgements``: postprocess.skill_posterior.label_posterior in a
+    (``item_id, field, confidence, judgements``: postprocess.answers.skill_posterior.label_posterior in a
     campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
     received``: judgements asked of the unit so far and received). An item is uncertain when a field's
     confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are

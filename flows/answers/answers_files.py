@@ -1,4 +1,4 @@
-"""answers.csv and workers.csv: the files around postprocess.answers (which stays pure).
+"""answers.csv and workers.csv: the files around postprocess.answers.aggregation (which stays pure).
 
 ``hitflow aggregate LABELS.csv --out answers.csv`` reads the long format ``hitflow analyze
 agreement`` reads (``item_id, worker_id, label`` [, ``field``]; comma or tab separated, rows a
@@ -14,19 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from flows.campaigns.label_files import respelled, tidy_labels
+from flows.answers.excluded import without_excluded
+from flows.answers.label_files import respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv
-from flows.studies.excluded import without_excluded
-from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate, aggregate_scored
-from postprocess.calibration import scored
-from postprocess.label_hygiene import HygienePolicy
-from postprocess.skill_prior import SkillPrior
-from qc.control_items import trusted_controls
-from qc.worker_skill import SkillPolicy, pooled_columns, skill_scores
+from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
+from postprocess.answers.calibration import scored
+from postprocess.answers.control_items import trusted_controls
+from postprocess.answers.judgements import DEFAULT_FIELD, REQUIRED
+from postprocess.answers.label_hygiene import HygienePolicy
+from postprocess.answers.skill_prior import SkillPrior
+from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
 if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone (issue 57 point 5)
-    from postprocess.adaptive import Replay, StoppingRule
+    from postprocess.answers.adaptive import Replay, StoppingRule
 
 WORKERS_FILE = "workers.csv"
 
@@ -69,7 +70,7 @@ def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
         answers["posterior"] = answers["posterior"].astype(float).round(4)
     if "stop_confidence" in answers:  # an adaptive replay's
         answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
-    # the pooled control rule's (a campaign's, qc.worker_skill.POOLED_COLUMNS) figures too
+    # the pooled control rule's (a campaign's, postprocess.answers.worker_skill.POOLED_COLUMNS) figures too
     rounded = [c for c in ("skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_evidence",
                            "pooled_agreement") if c in result.workers.columns]
     workers = result.workers.assign(**{c: result.workers[c].astype(float).round(4) for c in rounded})
@@ -179,7 +180,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
     the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's;
     ``controls_path``: control items, which calibrate the confidence the rule stops on (and take no more)."""
-    from postprocess.adaptive import replay, saving
+    from postprocess.answers.adaptive import replay, saving
 
     frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
     frame = _with_seconds(path, frame, seconds_column)
@@ -209,7 +210,7 @@ def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tupl
     file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
     against ``gold``. How a requester picks a confidence from an old batch before spending. ``at_rule``:
     the replay at ``rule.confidence`` if already made (it is not made again)."""
-    from postprocess.adaptive import replay, saving
+    from postprocess.answers.adaptive import replay, saving
 
     full = aggregate(frame, rule.method, controls=controls).answers.set_index(["item_id", "field"])["label"]
     rows = []
@@ -268,7 +269,7 @@ def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
 
 
 def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """The pooled control rule (qc/worker_skill.py, its campaign defaults) over a labels file and its
+    """The pooled control rule (postprocess/answers/worker_skill.py, its campaign defaults) over a labels file and its
     controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
     without one, each label is a page of its own."""
     given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),

@@ -1,6 +1,6 @@
 """A worker's assumed skill before their own judgements say otherwise: the prior of the skill-aware
-posterior (postprocess.skill_posterior) that adaptive overlap stops on and ``[answers] method = "skill"``
-answers with. Its own module so that postprocess.answers can take one without importing the model."""
+posterior (postprocess.answers.skill_posterior) that adaptive overlap stops on and ``[answers] method = "skill"``
+answers with. Its own module so that the config and the CLI can take one without importing the model."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class SkillPrior:
     weight: float = 4.0  # how many judgements that assumption is worth
     crowd_weight: float = 0.0  # >0: the crowd's own accuracy, this prior worth so many judgements against it
     # >0: a worker whose record fits it is shrunk toward the crowd's typical worker, worth this many judgements
-    # per row of their confusion (postprocess.skill_posterior: a two-part prior); 0: the weak prior alone
+    # per row of their confusion (postprocess.answers.skill_posterior: a two-part prior); 0: the weak prior alone
     typical_weight: float = 0.0
 
     def check(self) -> None:
