@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from flows.driver.campaign_run import run_campaign
-from flows.sim.latent_choices import latent_truth
+from flows.sim.people.latent_choices import latent_truth
 from postprocess.answers.aggregation import METHODS, accuracy, aggregate
 
 RESULTS = Path(__file__).resolve().parent / "results-answers.json"

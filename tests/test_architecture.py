@@ -79,7 +79,8 @@ def imports(path: Path, module: str) -> tuple[set[str], set[str]]:
 
 
 def _sim_modules(names: set[str], modules: dict[str, Path]) -> set[str]:
-    """The simulator's modules among imported names (``flows.sim.market.mturk_fee`` is ``flows.sim.market``)."""
+    """The simulator's modules among imported names (``flows.sim.mturk.market.mturk_fee`` is
+    ``flows.sim.mturk.market``)."""
     found = set()
     for name in names:
         if name == SIM or name.startswith(SIM + "."):

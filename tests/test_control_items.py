@@ -21,7 +21,7 @@ from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
-from flows.sim.latent_choices import latent_truth
+from flows.sim.people.latent_choices import latent_truth
 from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
 
 

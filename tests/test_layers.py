@@ -99,7 +99,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 
 def test_no_import_cycle_counting_imports_inside_functions() -> None:
     graph = import_graph(ROOT)
-    assert "flows.sim.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
+    assert "flows.sim.service.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
     cycles = import_cycles(graph)
     assert not cycles, "import cycles (move the shared part down into a module both import): " + \
         "; ".join(" <-> ".join(c) for c in cycles)
@@ -107,9 +107,10 @@ def test_no_import_cycle_counting_imports_inside_functions() -> None:
 
 def test_no_import_cycle_even_through_type_hints() -> None:
     """A module that names another's type only to annotate still depends on it: a type both need
-    lives below both (a Protocol where the user is, as flows/sim/market_records.MarketState)."""
+    lives below both (a Protocol where the user is, as flows/sim/mturk/market_records.MarketState)."""
     graph = import_graph(ROOT, type_hints=True)
-    assert "flows.sim.market_records" in graph["flows.sim.browser_worker"]  # its hints name the market's state
+    # its hints name the market's state
+    assert "flows.sim.mturk.market_records" in graph["flows.sim.pages.browser_worker"]
     cycles = import_cycles(graph)
     assert not cycles, "import cycles through type hints: " + "; ".join(" <-> ".join(c) for c in cycles)
 
@@ -134,7 +135,7 @@ def test_a_cycle_through_a_type_hint_is_found(tmp_path: Path) -> None:
 def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: Path) -> None:
     root = copy_of_the_tree(tmp_path)
     clean = lint_imports(root)
-    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 7, clean.stdout + clean.stderr
+    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 8, clean.stdout + clean.stderr
     plant(root, "flows.platforms.units", "from flows.driver import campaign_status  # noqa: F401")
     plant(root, "flows.platforms.mturk.fees", "from flows.platforms.prolific import fees  # noqa: F401")
     plant(root, "flows.campaigns.outputs", "from flows.platforms.mturk import fees  # noqa: F401")
@@ -163,41 +164,19 @@ def test_the_core_is_layered_and_every_module_of_it_has_a_place(tmp_path: Path) 
     assert refused.returncode != 0 and "flows.core.loose_ends" in refused.stdout + refused.stderr, refused.stdout
 
 
-def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
-    """postprocess/answers/ reads and writes no file and knows nothing of flows (its I/O is flows/answers/),
-    and inside it a model imports only those below it: the skill posterior reading the aggregation again
-    (the circle postprocess/answers.py and skill_posterior.py once made) fails, and a new module must be
-    given a place (the contract is exhaustive)."""
+def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(tmp_path: Path) -> None:
+    """Inside flows/sim: the crowd knows no page, the pages no marketplace, MTurk's side nothing of
+    Prolific's, and a module left loose at the simulator's top must be given a room (exhaustive)."""
     root = copy_of_the_tree(tmp_path)
-    plant(root, "postprocess.answers.calibration", "from flows.answers import label_files  # noqa: F401")
-    plant(root, "postprocess.answers.method_choice", "import sqlite3  # noqa: F401")
-    plant(root, "postprocess.answers.skill_posterior", "from postprocess.answers import aggregation  # noqa: F401")
+    plant(root, "flows.sim.people.captions", "from flows.sim.pages import filling  # noqa: F401")
+    plant(root, "flows.sim.pages.filling", "from flows.sim.mturk import market  # noqa: F401")
+    plant(root, "flows.sim.mturk.journal", "from flows.sim.prolific import prolific_state  # noqa: F401")
     broken = lint_imports(root)
     assert broken.returncode == 1
-    assert "postprocess.answers is not allowed to import flows" in broken.stdout, broken.stdout
-    assert "postprocess.answers.calibration -> flows.answers.label_files" in broken.stdout, broken.stdout
-    assert "postprocess.answers is not allowed to import sqlite3" in broken.stdout, broken.stdout
-    assert "postprocess.answers.method_choice -> sqlite3" in broken.stdout, broken.stdout
-    assert "- postprocess.answers.skill_posterior -> postprocess.answers.aggregation (l." in broken.stdout
-    assert any({"postprocess.answers.aggregation", "postprocess.answers.skill_posterior"} <= set(cycle)
-               for cycle in import_cycles(import_graph(root))), "the planted circle is not found"
+    assert "flows.sim.people is not allowed to import flows.sim.pages" in broken.stdout, broken.stdout
+    assert "flows.sim.pages is not allowed to import flows.sim.mturk" in broken.stdout, broken.stdout
+    assert "flows.sim.mturk is not allowed to import flows.sim.prolific" in broken.stdout, broken.stdout
     unplaced = copy_of_the_tree(tmp_path / "unplaced")
-    (unplaced / "postprocess/answers/loose_model.py").write_text('"""A model nobody placed."""\n', encoding="utf-8")
+    (unplaced / "flows/sim/loose_ends.py").write_text('"""A module nobody gave a room."""\n', encoding="utf-8")
     refused = lint_imports(unplaced)
-    assert refused.returncode != 0 and "postprocess.answers.loose_model" in refused.stdout + refused.stderr
-
-
-def test_aggregate_on_a_labels_file_loads_no_task_kind() -> None:
-    """`hitflow aggregate`'s work (flows/answers/answers_files.py) reaches no caption campaign, study or custom
-    page module, in grimp's graph (imports inside functions count)."""
-    graph = import_graph(ROOT)
-    seen, todo = set(), ["flows.answers.answers_files"]
-    while todo:
-        module = todo.pop()
-        if module not in seen:
-            seen.add(module)
-            todo += [m for m in graph.get(module, ()) if m in graph]
-    assert "postprocess.answers.aggregation" in seen
-    kinds = sorted(m for m in seen if m.split(".")[:2] in (["flows", "campaigns"], ["flows", "studies"],
-                                                             ["flows", "custom"]))
-    assert not kinds, kinds
+    assert refused.returncode != 0 and "flows.sim.loose_ends" in refused.stdout + refused.stderr, refused.stdout
