@@ -180,3 +180,45 @@ def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(tmp_
     (unplaced / "flows/sim/loose_ends.py").write_text('"""A module nobody gave a room."""\n', encoding="utf-8")
     refused = lint_imports(unplaced)
     assert refused.returncode != 0 and "flows.sim.loose_ends" in refused.stdout + refused.stderr, refused.stdout
+
+
+def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
+    """postprocess/answers/ reads and writes no file and knows nothing of flows (its I/O is flows/answers/, which
+    knows no task kind), and inside it a model imports only those below it: the skill posterior reading the
+    aggregation again (the circle postprocess/answers.py and skill_posterior.py once made) fails, and a new
+    module must be given a place (the contract is exhaustive)."""
+    root = copy_of_the_tree(tmp_path)
+    plant(root, "postprocess.answers.calibration", "from flows.answers import label_files  # noqa: F401")
+    plant(root, "postprocess.answers.method_choice", "import sqlite3  # noqa: F401")
+    plant(root, "postprocess.answers.skill_posterior", "from postprocess.answers import aggregation  # noqa: F401")
+    plant(root, "flows.answers.label_files", "from flows.campaigns import outputs  # noqa: F401")
+    broken = lint_imports(root)
+    assert broken.returncode == 1
+    assert "postprocess.answers is not allowed to import flows" in broken.stdout, broken.stdout
+    assert "postprocess.answers.calibration -> flows.answers.label_files" in broken.stdout, broken.stdout
+    assert "postprocess.answers is not allowed to import sqlite3" in broken.stdout, broken.stdout
+    assert "postprocess.answers.method_choice -> sqlite3" in broken.stdout, broken.stdout
+    assert "- postprocess.answers.skill_posterior -> postprocess.answers.aggregation (l." in broken.stdout
+    assert "flows.answers is not allowed to import flows.campaigns" in broken.stdout, broken.stdout  # its I/O too
+    assert any({"postprocess.answers.aggregation", "postprocess.answers.skill_posterior"} <= set(cycle)
+               for cycle in import_cycles(import_graph(root))), "the planted circle is not found"
+    unplaced = copy_of_the_tree(tmp_path / "unplaced")
+    (unplaced / "postprocess/answers/loose_model.py").write_text('"""A model nobody placed."""\n', encoding="utf-8")
+    refused = lint_imports(unplaced)
+    assert refused.returncode != 0 and "postprocess.answers.loose_model" in refused.stdout + refused.stderr
+
+
+def test_aggregate_on_a_labels_file_loads_no_task_kind() -> None:
+    """`hitflow aggregate`'s work (flows/answers/answers_files.py) reaches no caption campaign, study or custom
+    page module, in grimp's graph (imports inside functions count)."""
+    graph = import_graph(ROOT)
+    seen, todo = set(), ["flows.answers.answers_files"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += [m for m in graph.get(module, ()) if m in graph]
+    assert "postprocess.answers.aggregation" in seen
+    kinds = sorted(m for m in seen if m.split(".")[:2] in (["flows", "campaigns"], ["flows", "studies"],
+                                                             ["flows", "custom"]))
+    assert not kinds, kinds
