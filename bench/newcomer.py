@@ -74,6 +74,12 @@ def setup(tmp: Path, venv: str, c: Checks, log: Path) -> Shell:
     c.check("make demo in a fresh clone", demo.code == 0 and "report:" in demo.out,
             f"exit {demo.code}, {demo.wall_s:.0f} s wall, {demo.cpu_s:.0f} s CPU (venv {'reused' if venv else 'built'})"
             + ("" if demo.code == 0 else f"; {(demo.err or demo.out).strip()[-300:]}"))
+    # README: "The outputs are in runs/vizwiz_captions/: dataset.json and dataset.csv ..., answers.csv and
+    # workers.csv ..., flags.csv, blocked_workers.csv and report.html"
+    named = ["dataset.json", "dataset.csv", "answers.csv", "workers.csv", "flags.csv", "blocked_workers.csv",
+             "report.html"]
+    absent = [f for f in named if not (clone / "runs" / "vizwiz_captions" / f).is_file()]
+    c.check("the demo's outputs the README names are there", not absent, f"missing: {absent}")
     (tmp / "project").mkdir()
     return Shell(tmp / "project", env, log)
 
@@ -248,7 +254,7 @@ def part_review(sh: Shell, c: Checks) -> None:
                      "--endpoint-url", f"http://127.0.0.1:{port}")
         c.check(f"{name}: batch 1 waits for review (exit 0, names hitflow review)", run.code == 0 and
                 "hitflow review" in run.out + run.err, f"exit {run.code}; {(run.out + run.err).strip()[-300:]}")
-        compare_views(sh, name, c, [run.out])
+        compare_views(sh, name, c, [run.out + run.err])  # the line saying it waits is on stderr
 
 
 def main(argv: list[str] | None = None) -> int:
