@@ -236,3 +236,8 @@ def test_on_the_simulator_the_workers_on_a_closed_hit_finish_and_their_work_is_d
     assert hits and all(int(h["NumberOfAssignmentsPending"]) == 0 for h in hits)
     assert on_platform <= {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM assignments")}
     assert_decided_by_the_rules(store, "sentiment", set(load_config(config).policy.reject_rules), said)
+    # status: the stopped batches read stopped, not waiting for their next step, and none open until a date
+    assert hitflow("status", "sentiment", "--db", ledger) == 0
+    shown = capsys.readouterr().out
+    assert "batch 1: published (stopped by the cancel)" in shown and "batch 2: planned (stopped by the cancel)" \
+        in shown and "(next: " not in shown and "open until" not in shown, shown
