@@ -101,6 +101,13 @@ bench: $(STAMP)
 bench-cli-startup: $(STAMP)
 	$(BIN)/python -m bench.cli_startup
 
+# A newcomer's afternoon end to end (issue 57): a fresh clone, `make demo` (builds its own .venv; NEWCOMER_VENV=
+# path reuses a built one), a custom sentiment page with controls, Ctrl-C, cancel, a pilot grown to 69 items,
+# status, report, ui; PASS/FAIL per check (bench/newcomer.py). Minutes: not part of `make test`.
+.PHONY: bench-newcomer
+bench-newcomer: $(STAMP)
+	$(BIN)/python -m bench.newcomer $(NEWCOMER_ARGS)
+
 # Server CPU time of `hitflow ui`'s pages (overview, /status.json, each campaign's review page), target
 # 1 s each on a 40,000-image ledger: LEDGER=path (read from a copy; make one with `hitflow run
 # config/vizwiz_full_scale.toml --no-prefect --db X`, ~15 min); without LEDGER a 10-image campaign's (seconds)

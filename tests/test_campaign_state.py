@@ -22,10 +22,12 @@ import pytest
 
 from flows.campaigns.report_summary import needs_a_person
 from flows.core.ledger.store import Store
+from flows.core.pages.templates import render
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.driver.operations import open_campaign_run
 from flows.review.overview_app import OverviewSite, overview
+from flows.review.review_app import FILTERS
 from flows.review.review_cards import queue_cards
 from flows.sim.service.server import SimServer
 from qc.campaign_state import campaign_state, item_states
@@ -34,6 +36,14 @@ from tests.small_configs import small_vizwiz
 from tests.test_cancel_resume import hitflow
 
 NAME = "vizwiz_captions"
+
+
+def cards_marked_open(page: dict[str, Any]) -> int:
+    """The queue page as a person gets it: the cards it marks open (the keys' first stop, its styling)."""
+    shown = render("review.html.j2", {**page, "filters": {k: "" for k in FILTERS}, "csrf": "c", "nonce": "n",
+                                      "reviewer": "r", "campaign": NAME, "message": "", "categories": [],
+                                      "min_reason_chars": 0})
+    return shown.count('data-open="1"')
 
 
 def five_views(db: Path, capsys: pytest.CaptureFixture[str], endpoint: str = "") -> dict[str, Any]:
@@ -52,7 +62,8 @@ def five_views(db: Path, capsys: pytest.CaptureFixture[str], endpoint: str = "")
             "status_batches": sum(b["for_review"] for b in status["batches"]),
             "status_text": int(re.search(r"needs a person: (\d+)", text)[1]),  # type: ignore[index]
             "report": int(opened[0]["what"].split()[0]) if opened else 0, "ui": shown["review_open"],
-            "queue": page["counts"]["open"], "_status": status, "_cards": page["cards"], "_text": text}
+            "queue": page["counts"]["open"], "queue_cards": cards_marked_open(page),
+            "_status": status, "_cards": page["cards"], "_text": text}
 
 
 def test_a_batch_waiting_for_a_person_is_counted_alike_in_every_view(

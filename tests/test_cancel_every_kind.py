@@ -207,3 +207,37 @@ def test_a_custom_page_cancelled_at_any_step_posts_nothing_more(
     before = posted(store, "sentiment")
     assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--out", out) == 2
     assert posted(store, "sentiment") == before and store.batch_status("sentiment", 3) == "planned"
+
+
+def test_on_the_simulator_the_workers_on_a_closed_hit_finish_and_their_work_is_decided(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by bench/newcomer.py: Ctrl-C mid batch 1, then ``hitflow cancel`` said "2 HIT(s) still have
+    workers on them: run cancel again after they finish", and every later cancel said the same: the
+    simulator's clock moves only when hitflow moves it, so its workers never finished. On the simulator the
+    cancel now lets them finish (an assignment's duration at most) and decides their work with the rest."""
+    from flows.driver.operations import open_campaign_run
+    from flows.platforms.mturk import adapter as mturk
+
+    monkeypatch.chdir(tmp_path)
+    config = custom_config(tmp_path)
+    ledger, out = str(tmp_path / "h.db"), str(tmp_path / "out")
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(config, db_path=ledger, out_root=out, progress=lambda _: None, call=stop_in_batch_1(0.1))
+    # (this seed and clock: workers are on 2 of batch 1's HITs when it stops)
+    capsys.readouterr()
+    assert hitflow("cancel", "sentiment", "--db", ledger, "--out", out) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    finished = re.search(r"the simulator's workers on (\d+) HIT\(s\) finished and were decided", said)
+    assert finished and int(finished[1]) > 0 and "still have workers" not in said, said
+    store = Store(ledger)
+    with open_campaign_run(ledger, "sentiment", progress=lambda _: None) as run:
+        hits = [mturk.get_hit(run.client, h["hit_id"]) for h in store.rows("SELECT hit_id FROM hits")]
+        on_platform = {a["AssignmentId"] for h in hits for a in mturk.list_submissions(run.client, h["HITId"])}
+    assert hits and all(int(h["NumberOfAssignmentsPending"]) == 0 for h in hits)
+    assert on_platform <= {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM assignments")}
+    assert_decided_by_the_rules(store, "sentiment", set(load_config(config).policy.reject_rules), said)
+    # status: the stopped batches read stopped, not waiting for their next step, and none open until a date
+    assert hitflow("status", "sentiment", "--db", ledger) == 0
+    shown = capsys.readouterr().out
+    assert "batch 1: published (stopped by the cancel)" in shown and "batch 2: planned (stopped by the cancel)" \
+        in shown and "(next: " not in shown and "open until" not in shown, shown

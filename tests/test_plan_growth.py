@@ -49,6 +49,12 @@ def test_a_pilot_of_20_grows_to_69_items_each_paid_once(
     pilot_hits = store.rows("SELECT hit_id, batch, item_ids FROM hits WHERE campaign = 'sentiment' ORDER BY hit_id")
     pilot_controls = {r["item_id"] for r in store.rows("SELECT item_id FROM items")} & controls
     assert f"plan: 20 item(s) in 3 batch(es); {len(pilot_controls)} control item(s) with known answers" in pilot
+    # the dry run prices a plan from scratch and says so once the ledger holds the pilot's (bench/newcomer.py)
+    assert hitflow("run", str(config), "--dry-run", "--db", str(tmp_path / "none.db")) == 0
+    assert "already holds" not in capsys.readouterr().out and not (tmp_path / "none.db").exists()
+    assert hitflow("run", str(config), "--dry-run", "--db", ledger) == 0
+    assert f"note: {ledger} already holds sentiment's plan ({20 + len(pilot_controls)} item(s), control items " \
+           "included, in batch(es) 1-3)" in capsys.readouterr().out
     assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
     grown = capsys.readouterr().out
     items = store.rows("SELECT item_id, batch FROM items WHERE campaign = 'sentiment'")

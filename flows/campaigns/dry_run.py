@@ -5,7 +5,10 @@ platform and no money."""
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from flows.campaigns.campaign_plan import item_plan
@@ -38,3 +41,26 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> st
                                                                if line.startswith("PROBLEM")]
     tail = problems or ["no problems found; nothing was sent anywhere"]
     return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
+
+
+def grown_plan_note(db: str, campaign: str) -> list[str]:
+    """A line when the ledger already holds the campaign's plan (a pilot): the dry run prices a plan of every
+    item from scratch, while the run grows the stored one (flows/campaigns/plan_growth.py), its new batches' pages
+    cut afresh, which can cost more. Found by bench/newcomer.py: after a pilot of 20, the dry run of 69 items
+    said "19.44 USD ... 0.56 to spare" and the run was refused at 21.60 USD. Read only; a PostgreSQL ledger or
+    none yet: no line."""
+    path = Path(db)
+    if "://" in db or not path.is_file():
+        return []
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as ledger:
+            count, last = ledger.execute("SELECT count(*), max(batch) FROM items WHERE campaign = ?",
+                                         [campaign]).fetchone()
+    except sqlite3.Error:  # not a ledger (yet): nothing planned there
+        return []
+    if not count:
+        return []
+    return [f"note: {db} already holds {campaign}'s plan ({count} item(s), control items included, in batch(es) "
+            f"1-{last}); this estimate is of a plan of every item from scratch. A run asking for more items grows the "
+            "stored plan instead (new batches for the new items), which can cost a few pages more: it checks the "
+            "whole campaign against the budget before posting anything"]

@@ -274,7 +274,7 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import format_plan, plan_calls
+    from flows.campaigns.dry_run import format_plan, grown_plan_note, plan_calls
 
     lines: list[str] = []
     if cfg.task == "custom":
@@ -284,8 +284,8 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
         if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
             print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
             return 1
-    plan = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite))
-    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines)}")
+    plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
+    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
 
 

@@ -50,9 +50,11 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         if info.get("place_cost"):  # Prolific: studies' places (less those released), in the budget's currency
             for b in batches:
                 b["committed"], b["spent"] = _study_money(store, name, b["batch"], Decimal(info["place_cost"]))
+        stopped = meta[0]["status"] == "cancelled"  # its unfinished batches are not open nor waiting for a step
         for b in batches:  # a batch left open on a live route: until when (on the platform's clock)
-            b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) \
-                if b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
+            b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) if not stopped \
+                and b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
+            b["cancelled"] = stopped and b["next"] != "done"
         pending = [b for b in batches if b["status"] != ORDER[-1]]
         test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")) if paid else Decimal(0),
                                    int(info.get("qualification_takers", 0)))
@@ -217,8 +219,11 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 def step_words(b: dict[str, Any]) -> str:
     """"done" for a finished batch (not its last step's name, "blocked", which read as a worry), else the
-    last step done and the next one: "published (next: collect submissions)"."""
-    return "done" if b["next"] == "done" else f"{b['status']} (next: {b['next']})"
+    last step done and the next one: "published (next: collect submissions)"; on a cancelled campaign,
+    "published (stopped by the cancel)" (its next step read as if the campaign would go on: bench/newcomer.py)."""
+    if b["next"] == "done":
+        return "done"
+    return f"{b['status']} (stopped by the cancel)" if b.get("cancelled") else f"{b['status']} (next: {b['next']})"
 
 
 def format_status(report: list[dict[str, Any]]) -> str:
