@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 from typing import Any
 
 _HIDDEN = ("pandas", "numpy")
@@ -49,10 +50,11 @@ class LateTypes(dict[Any, str]):
 
 
 def import_without_pandas() -> None:
-    """Import ``sqlite_utils`` (once), hiding pandas and numpy from it unless they are loaded already."""
+    """Import ``sqlite_utils`` (once), hiding pandas and numpy from it unless they are loaded already. Only
+    while this is the process's one thread: another one importing pandas meanwhile would find it hidden."""
     if "sqlite_utils.db" in sys.modules:
         return
-    hidden = [name for name in _HIDDEN if name not in sys.modules]
+    hidden = [name for name in _HIDDEN if name not in sys.modules] if threading.active_count() == 1 else []
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]  # None: "import X" raises ImportError
     try:
