@@ -10,10 +10,9 @@ rules name (seed 004: colour-blind participants and beginners in the study langu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # imported where used: a config names ScreenRules, and loading it needs no pandas (~0.35 s)
-    import pandas as pd
+import pandas as pd
 
 TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "y", "t"}, {"0", "false", "no", "n", "f", ""}
 
@@ -31,8 +30,6 @@ def yes_no(column: pd.Series, name: str) -> pd.Series:
 
 def session_exclusions(people: pd.DataFrame, min_minutes: float = 18.0) -> dict[str, Any]:
     """Counts at each stage and the participants excluded, with their reasons."""
-    import pandas as pd
-
     passed = people[yes_no(people["passed_qualification"], "passed_qualification")] \
         if "passed_qualification" in people else people
     continued = passed[yes_no(passed["continued"], "continued")] if "continued" in passed else passed
@@ -63,8 +60,6 @@ class ScreenRules:
 
 def demographic_exclusions(people: pd.DataFrame, rules: ScreenRules) -> pd.DataFrame:
     """``participant_id, reason`` for everyone the screen excludes (missing answers included)."""
-    import pandas as pd
-
     rows = []
     for p in people.to_dict("records"):
         why = [f"no answer for {f}" for f in rules.fields if str(p.get(f, "") or "").strip() == ""]

@@ -21,14 +21,15 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.text_files import read_text
-
-if TYPE_CHECKING:  # imported where used: reading a config's CSV (``hitflow status``) loads neither (~0.35 s)
-    import pandas as pd
-    import pyarrow as pa
 
 FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and fullwidth =+-@
@@ -48,8 +49,6 @@ class CsvTable:
     lines: list[int]
 
     def frame(self) -> pd.DataFrame:
-        import pandas as pd
-
         return pd.DataFrame(self.rows, columns=self.columns, dtype=str)
 
     def with_rows(self, what: str) -> CsvTable:
@@ -172,10 +171,6 @@ def fast_columns(text: str, delimiter: str = "auto") -> tuple[list[str], pa.Tabl
     :func:`read_csv_table` would read without complaint, parsed by Arrow in C; None for any file that
     needs the careful reader (its own errors, line numbers, ragged rows, repeated names), so the
     caller falls back to it and its messages."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
-
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     # a first line without quotes or a carriage return is the header record on its own: csv reads
     # just that line, not a StringIO of the whole file (four bytes a character: 90 MB for 22 MB)
