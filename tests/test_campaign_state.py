@@ -159,3 +159,25 @@ def test_the_state_from_plain_rows_equals_the_dataframe_computation(seed: int) -
               ((items, ("batch", "state")), (work, ("assignment_id", "batch", "auto_approval_time", "applied")),
                (held, ("batch", "why")))]
     assert campaign_state(items, work, held, now=100.0) == frame_state(*frames, now=100.0)
+
+
+@pytest.mark.parametrize(("policy", "mode"), [("", "none"), ('review = "none"\n', "none"),
+                                              ('review = "flagged"\n', "flagged"), ('review = "sample"\n', "sample"),
+                                              ('review = "flagged"\nreview_deadline_s = -5\n', "none")])
+def test_the_review_mode_is_the_loaded_config_s(tmp_path: Path, policy: str, mode: str) -> None:
+    """`hitflow status` reads "none" from the config's TOML without loading it; any other mode, and a config
+    that no longer loads (a negative deadline: "none", nothing to wait for), are load_config's word."""
+    from flows.campaigns.review_rows import review_settings
+    from flows.core.config.config import load_config
+    from flows.core.errors import HitflowError
+
+    config = small_vizwiz(tmp_path, items=3, edits={"[policy]\n": "[policy]\n" + policy})
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").insert({"name": NAME, "config_path": str(config), "config_json": "{}", "target": "sim",
+                                     "created_at": 0.0, "status": "done"})
+    try:
+        loaded = load_config(config).review
+    except HitflowError:
+        loaded = "none"
+    cfg, said = review_settings(store, NAME)
+    assert said == loaded == mode and (cfg is None) == (mode == "none")

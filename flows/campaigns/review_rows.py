@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flows.core.errors import HitflowError
+from flows.core.inputs.text_files import read_text
 from flows.core.ledger.store import Store
 
 if TYPE_CHECKING:
@@ -55,9 +56,9 @@ def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None,
 def _review_left_none(path: Path) -> bool:
     """The file's ``[policy] review`` is absent or "none" (load_config's default). Any doubt (unreadable,
     not TOML, not a table): False, and load_config decides."""
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+    try:  # read as load_config reads it (bounded: a FIFO or /dev/zero never fills memory)
+        doc = tomllib.loads(read_text(path, "the config file"))
+    except (HitflowError, tomllib.TOMLDecodeError, RecursionError):
         return False
     policy = doc.get("policy", {})
     return isinstance(policy, dict) and policy.get("review", "none") == "none"
