@@ -96,7 +96,8 @@ test-browser: $(STAMP) browser-deps
 bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
 
-# CPU of `hitflow --help`, `status` and `aggregate` on 12 rows, each a fresh process, against 0.5 s (issue 57)
+# CPU of `hitflow --help`, `status` (a finished campaign, one waiting for review) and `aggregate` on 12 rows,
+# each a fresh process, against 0.5 s, with the load average (issue 57)
 .PHONY: bench-cli-startup
 bench-cli-startup: $(STAMP)
 	$(BIN)/python -m bench.cli_startup

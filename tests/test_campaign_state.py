@@ -122,9 +122,73 @@ def test_the_state_by_hand() -> None:
     items = item_states(queue, work, "flagged", now=100.0)
     assert items["state"].tolist() == ["person", "rules", "open"]
     assert items["seconds_left"].iloc[2] == 0.0 and math.isnan(items["seconds_left"].iloc[0])
-    state = campaign_state(items, work, held, now=100.0)
+    state = campaign_state(items.to_dict("records"), work.to_dict("records"), held.to_dict("records"), now=100.0)
     assert (state["needs_person"], state["open"], state["person"], state["rules"], state["held"]) == (2, 1, 1, 1, 1)
     assert state["undecided"] == 2 and state["auto_approval_in_s"] == 0  # z's time has passed: 0, not -5
     assert state["by_batch"][2]["auto_approval_in_s"] == 0 and state["by_batch"][1]["undecided"] == 0
     assert state["by_batch"][1]["auto_approval_in_s"] is None and state["by_batch"][3]["needs_person"] == 1
     assert item_states(queue, work, "none", now=100.0)["state"].tolist() == ["person", "rules", "rules_next"]
+
+
+def frame_state(items: pd.DataFrame, work: pd.DataFrame, held: pd.DataFrame, now: float) -> dict[str, Any]:
+    """campaign_state as it was computed over DataFrames before it took plain rows (issue 57 point 5): the
+    reference the plain-rows version must equal."""
+    pending = work[work["applied"].fillna("").astype(str) == ""]
+    due = pd.to_numeric(pending["auto_approval_time"], errors="coerce")
+    batches = sorted({int(b) for frame in (work, items, held) for b in frame["batch"]})
+
+    def one(scope_items: pd.DataFrame, scope_pending: pd.DataFrame, scope_due: pd.Series, holds: int) -> dict[str, Any]:
+        counts = {s: int((scope_items["state"] == s).sum()) for s in ("open", "person", "rules", "rules_next")}
+        soonest = scope_due.min() if len(scope_due) else float("nan")
+        return {"needs_person": counts["open"] + holds, **counts, "held": holds, "undecided": len(scope_pending),
+                "auto_approval_in_s": None if pd.isna(soonest) else round(max(0.0, float(soonest) - now))}
+
+    by_batch = {}
+    for b in batches:
+        mask = pending["batch"].astype(int) == b
+        by_batch[b] = one(items[items["batch"].astype(int) == b], pending[mask], due[mask],
+                          int((held["batch"].astype(int) == b).sum()))
+    return {**one(items, pending, due, len(held)), "by_batch": by_batch}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_state_from_plain_rows_equals_the_dataframe_computation(seed: int) -> None:
+    """`hitflow status` sums plain ledger rows (no pandas); the sums equal the DataFrame computation's on
+    ledgers with unknown or unreadable deadlines (None, NaN, text), decisions not sent ("" or None), past
+    deadlines, batches with only decided work, only queue items or only a hold."""
+    import random
+
+    rng = random.Random(seed)
+    work = [{"assignment_id": f"a{k}", "batch": rng.randint(1, 4),
+             "auto_approval_time": rng.choice([None, float("nan"), "soon", 50.0, 100.0 + k, 90]),
+             "applied": rng.choice(["", None, float("nan"), "Approved", "Rejected", "self-hosted"])}
+            for k in range(rng.randint(0, 30))]
+    items = [{"batch": rng.randint(1, 6), "state": rng.choice(["open", "person", "rules", "rules_next"])}
+             for _ in range(rng.randint(0, 12))]
+    held = [{"batch": rng.randint(1, 7), "why": "a rule on most workers"} for _ in range(rng.randint(0, 2))]
+    frames = [pd.DataFrame(rows, columns=list(columns)) for rows, columns in
+              ((items, ("batch", "state")), (work, ("assignment_id", "batch", "auto_approval_time", "applied")),
+               (held, ("batch", "why")))]
+    assert campaign_state(items, work, held, now=100.0) == frame_state(*frames, now=100.0)
+
+
+@pytest.mark.parametrize(("policy", "mode"), [("", "none"), ('review = "none"\n', "none"),
+                                              ('review = "flagged"\n', "flagged"), ('review = "sample"\n', "sample"),
+                                              ('review = "flagged"\nreview_deadline_s = -5\n', "none")])
+def test_the_review_mode_is_the_loaded_config_s(tmp_path: Path, policy: str, mode: str) -> None:
+    """`hitflow status` reads "none" from the config's TOML without loading it; any other mode, and a config
+    that no longer loads (a negative deadline: "none", nothing to wait for), are load_config's word."""
+    from flows.campaigns.review_rows import review_settings
+    from flows.core.config.config import load_config
+    from flows.core.errors import HitflowError
+
+    config = small_vizwiz(tmp_path, items=3, edits={"[policy]\n": "[policy]\n" + policy})
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").insert({"name": NAME, "config_path": str(config), "config_json": "{}", "target": "sim",
+                                     "created_at": 0.0, "status": "done"})
+    try:
+        loaded = load_config(config).review
+    except HitflowError:
+        loaded = "none"
+    cfg, said = review_settings(store, NAME)
+    assert said == loaded == mode and (cfg is None) == (mode == "none")

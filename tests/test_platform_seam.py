@@ -16,7 +16,7 @@ from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform
-from flows.platforms.registry import platform_for
+from flows.platforms.registry import platform_facts, platform_for
 from qc.decisions import DecisionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +74,16 @@ def test_every_platform_offers_the_whole_interface(name: str) -> None:
 def test_an_unknown_platform_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="unknown platform 'mechanical'; use one of mturk, prolific, links"):
         platform_for("mechanical")
+    with pytest.raises(ConfigError, match="unknown platform 'mechanical'"):
+        platform_facts("mechanical")
+
+
+@pytest.mark.parametrize("name", PLATFORMS)
+def test_a_platform_s_facts_are_its_module_s(name: str) -> None:
+    """`hitflow status` reads a platform's facts without its client (platform_facts): the same values."""
+    facts, module = platform_facts(name), platform_for(name)
+    assert name == facts.NAME and facts is not module
+    assert (facts.LABEL, facts.SENDS_DECISIONS) == (module.LABEL, module.SENDS_DECISIONS)
 
 
 # Task kinds (and what they import) reach a platform through the protocol, never one platform's own modules.

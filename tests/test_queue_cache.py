@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.queue_cache import fingerprint
-from flows.campaigns.review_data import applied_work, campaign_queue, ledger_now, ledger_state
+from flows.campaigns.review_data import applied_work, campaign_queue, ledger_state
+from flows.campaigns.review_rows import ledger_now
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.sim.service.server import SimServer

@@ -84,7 +84,9 @@ from flows.cli.main import main
 
 with contextlib.redirect_stdout(io.StringIO()) as shown:
     code = main(["status", "--db", sys.argv[1]])
-print(json.dumps({{"code": code, "shown": shown.getvalue(),
+with contextlib.redirect_stdout(io.StringIO()) as as_json:
+    code_json = main(["status", "--db", sys.argv[1], "--json"])
+print(json.dumps({{"code": code, "shown": shown.getvalue(), "code_json": code_json, "json": as_json.getvalue(),
                   "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})}}))
 """
 
@@ -92,7 +94,10 @@ print(json.dumps({{"code": code, "shown": shown.getvalue(),
 def test_status_on_an_sqlite_ledger_imports_no_platform_or_postgres_client(tmp_path: Path) -> None:
     # `hitflow status` cost ~1.2 s of CPU, all of it imports: psycopg (~0.15 s, registered with the ledger's
     # backends though the ledger is an SQLite file) and boto3 (~0.15 s, through the platform registry) among
-    # them (issue 57 point 5; bench/cli_startup.py measures the command)
+    # them (issue 57 point 5; bench/cli_startup.py measures the command). Then ~0.7 s: pandas (~0.35 s, through
+    # sqlite-utils, the ledger's frames, the review queue and the config's CSV reader), the config's schema
+    # (pydantic) and pages (jinja2), the MTurk client's retry policy (tenacity, botocore): a campaign whose
+    # review is "none" needs none of them, text or JSON (a reviewed one builds its queue with pandas)
     from flows.core.ledger.store import Store
 
     db = tmp_path / "h.db"
@@ -103,10 +108,12 @@ def test_status_on_an_sqlite_ledger_imports_no_platform_or_postgres_client(tmp_p
                                                                 "assignments_per_image": 3}),
                                      "target": "sim", "created_at": 0.0, "status": "done"})
     store.close()
-    heavy = {*HEAVY, "psycopg", "boto3", "botocore.client", "scipy"}
+    heavy = {*HEAVY, "psycopg", "boto3", "botocore", "scipy", "pandas", "numpy", "pyarrow", "pydantic", "jinja2",
+             "tenacity"}
     done = subprocess.run([sys.executable, "-c", _STATUS.format(heavy=heavy), str(db)], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["code"] == 0 and seen["shown"].startswith("c ")  # the campaign's line really printed
+    assert seen["code_json"] == 0 and json.loads(seen["json"])[0]["needs"]["needs_person"] == 0  # and its JSON
     assert seen["loaded"] == [], f"hitflow status imported {seen['loaded']}"

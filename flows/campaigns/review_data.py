@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
 from flows.campaigns.identity import recorded_platform
 from flows.campaigns.queue_cache import kept_queue
+from flows.campaigns.review_rows import WORK_COLUMNS, applied_rows, held_rows, ledger_now, review_settings
 from flows.core.errors import HitflowError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
@@ -20,6 +20,9 @@ from qc.campaign_state import campaign_state, item_states
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
 from qc.review_queue import QUEUE_COLUMNS, build_queue, people_vs_rules, worker_history
+
+if TYPE_CHECKING:
+    from flows.core.config.config import CampaignConfig
 
 
 class ReviewPending(HitflowError):
@@ -37,16 +40,6 @@ class ReviewPending(HitflowError):
 
     def __reduce__(self) -> tuple[Any, ...]:  # a Prefect task's exception may travel pickled
         return (type(self), (str(self), self.campaign, self.batch, self.wait_s, self.virtual_clock, self.embedded))
-
-
-PAUSE_OPERATION = "pause_flow_run"  # the ledger's note of a Prefect flow run paused for review
-
-
-def paused_runs(store: Store, campaign: str) -> list[dict[str, Any]]:
-    """The campaign's flow runs paused for review (flows/review/review_pause.py), oldest first."""
-    rows = store.rows("SELECT idem_key, batch, result FROM ledger WHERE campaign = ? AND operation = ? "
-                      "AND status = 'paused' ORDER BY id", [campaign, PAUSE_OPERATION])
-    return [{"key": r["idem_key"], "batch": int(r["batch"]), **json.loads(r["result"] or "{}")} for r in rows]
 
 
 def _frame(store: Store, sql: str, params: list[Any], columns: list[str]) -> pd.DataFrame:
@@ -156,73 +149,27 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
                         run.target.kind == "sim", bool(run.target.state))
 
 
-def ledger_now(store: Store, campaign: str) -> float:
-    """The platform's clock for a campaign read from its ledger alone: the real time on a live platform;
-    on the simulator (whose clock is virtual, and stops with it) the latest of its times the ledger holds,
-    so a stopped simulator campaign's deadlines are not measured from today's date."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    if not rows or json.loads(rows[0]["config_json"] or "{}").get("target_kind") != "sim":
-        return time.time()
-    seen = store.rows("SELECT max(accept_time) AS a, max(submit_time) AS s FROM assignments WHERE campaign = ?",
-                      [campaign])[0]
-    opened = store.rows("SELECT max(opened_at) AS t FROM batches WHERE campaign = ?", [campaign])[0]["t"]
-    created = json.loads(rows[0]["config_json"] or "{}").get("platform_created_at")
-    return max([float(t) for t in (seen["a"], seen["s"], opened, created) if t] or [time.time()])
-
-
-def ledger_state(store: Store, campaign: str, now: float | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+def ledger_state(store: Store, campaign: str, now: float | None = None,
+                 settings: tuple[CampaignConfig | None, str] | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
     """What needs a person, what is decided and by whom, and when auto-approval comes
     (:func:`qc.campaign_state.campaign_state`), and the queue's items with their state, from the ledger and
-    the campaign's config (its policy and review mode; a config that moved: no queue, the work alone)."""
+    the campaign's config (its policy and review mode; a config that moved: no queue, the work alone).
+    :func:`flows.campaigns.campaign_needs.needs_state` gives the state alone, without pandas when it can.
+    ``settings``: :func:`flows.campaigns.review_rows.review_settings`' answer, when the caller has it."""
     now = ledger_now(store, campaign) if now is None else now
-    meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
-    cfg = None
-    if meta and meta[0]["config_path"]:
-        from flows.core.config.config import load_config
-
-        try:
-            cfg = load_config(meta[0]["config_path"])
-        except HitflowError:
-            cfg = None  # the config moved; what the ledger says is still worth showing
-    mode = cfg.review if cfg is not None else "none"
+    cfg, mode = settings or review_settings(store, campaign)
     # with review = "none" nothing in the queue can be open: it is not built (the queue page builds its own)
     queue = kept_queue(store, campaign, (cfg.policy, mode), now,  # unchanged ledger: the queue built before
                        lambda: campaign_queue(store, campaign, cfg.policy, mode, now)) \
         if cfg is not None and mode != "none" else pd.DataFrame(columns=QUEUE_COLUMNS)
-    work = applied_work(store, campaign)
-    held = _frame(store, "SELECT batch, hold AS why FROM batches WHERE campaign = ? AND batch > 0 AND "
-                  "coalesce(hold, '') != '' AND coalesce(hold_release, '') = ''", [campaign], ["batch", "why"])
-    items = item_states(queue, work, mode, now)
-    return campaign_state(items, work, held, now), items
+    work = applied_rows(store, campaign)
+    items = item_states(queue, pd.DataFrame(work, columns=WORK_COLUMNS), mode, now)
+    return campaign_state(items[["batch", "state"]].to_dict("records"), work, held_rows(store, campaign), now), items
 
 
 def applied_work(store: Store, campaign: str) -> pd.DataFrame:
     """Every stored assignment with what the platform was told of its decision ("" while nothing)."""
-    return _frame(store, "SELECT a.assignment_id, a.batch, a.auto_approval_time, coalesce(d.applied, '') AS applied "
-                  "FROM assignments a LEFT JOIN decisions d ON d.assignment_id = a.assignment_id WHERE a.campaign = ? "
-                  "AND a.batch > 0", [campaign], ["assignment_id", "batch", "auto_approval_time", "applied"])
-
-
-def review_status(store: Store, campaign: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
-    """For ``hitflow status``: how many queue items are open (``state``: :func:`ledger_state`'s, when the
-    caller has it) and what people decided, per batch."""
-    rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
-                      "GROUP BY batch, action ORDER BY batch, action", [campaign])
-    by_batch: dict[int, dict[str, int]] = {}
-    for r in rows:
-        by_batch.setdefault(int(r["batch"]), {})[r["action"]] = int(r["n"])
-    state = state or (ledger_state(store, campaign)[0] if store.rows(
-        "SELECT 1 FROM campaigns WHERE name = ?", [campaign]) else {"open": 0})
-    open_items = int(state["open"])
-    return {"open": open_items, "decided_by_people": by_batch,
-            "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
-
-
-def format_review_status(review: dict[str, Any]) -> str:
-    people = "; ".join(f"batch {b}: " + ", ".join(f"{a} {n}" for a, n in acts.items())
-                       for b, acts in sorted(review["decided_by_people"].items()))
-    paused = "".join(f"; Prefect flow run {run_id} paused for it" for run_id in review.get("paused_runs", []))
-    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}{paused}"
+    return pd.DataFrame(applied_rows(store, campaign), columns=WORK_COLUMNS)
 
 
 def kept_workers(run: Run) -> set[str]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from flows.core.ledger.store import Store
 from flows.core.terminal import on_terminal, print_table
-from postprocess.report_data import blocking_vs_truth
+
+if TYPE_CHECKING:  # read where used: `hitflow status` prints shortfall_lines and loads no pandas (~0.35 s)
+    import pandas as pd
 
 WHAT_TO_DO = ("what to do: extend the short HITs (UpdateExpirationForHIT, CreateAdditionalAssignmentsForHIT), "
               "repost the missing items (a new campaign name with --limit), or relax [policy]/[gating] if the crowd "
@@ -105,6 +105,8 @@ def top_up_lines(out_dir: Path) -> list[str]:
     short_file, topped_file = out_dir / "short_images.csv", out_dir / "top_ups.csv"
     if not short_file.is_file():
         return []  # no top-up rounds in this campaign
+    import pandas as pd
+
     short = pd.read_csv(short_file, dtype=str)
     if not topped_file.is_file():  # a platform that cannot add assignments to posted work
         return [f"images short of accepted captions: {len(short)}, not topped up (this platform cannot add "
@@ -132,6 +134,10 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
     for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
         if (out_dir / name).is_file():
             return [(out_dir / name).read_text(encoding="utf-8")], None, []
+    import pandas as pd
+
+    from postprocess.report_data import blocking_vs_truth
+
     dataset = pd.read_csv(out_dir / "dataset.raw.csv")  # the exact rows (dataset.csv is neutralised)
     blocked = pd.read_csv(out_dir / "blocked_workers.csv")
     flags = pd.read_csv(out_dir / "flags.csv", keep_default_na=False)

@@ -19,6 +19,7 @@ from flows.core.outputs.output_location import is_output_url
 from flows.core.outputs.output_mirror import mirror, mirror_between_batches
 from flows.core.run.free_memory import release_free_memory
 from flows.core.run.run_context import Run
+from flows.driver.batch_steps import ORDER, STEP_NAMES
 from flows.platforms.batch_window import open_window
 from flows.platforms.interface import GATE_BATCH
 from flows.platforms.registry import platform_for
@@ -34,15 +35,11 @@ def collect_on_platform(run: Run, batch: int) -> dict[str, Any]:
     return platform_for(run.platform).collect(run, batch)
 
 
-STEPS: list[tuple[str, str, StepFn]] = [  # the first two are named by the platform too (steps_for)
-    ("published", "publish batch", publish_on_platform),
-    ("collected", "collect submissions", collect_on_platform),
-    ("qc_done", "run QC", qc_batch),
-    ("reviewed", "wait for review", review_gate),
-    ("decided", "approve or reject", decide_batch),
-    ("blocked", "block flagged workers", block_batch),
-]
-ORDER = ["planned"] + [s[0] for s in STEPS]
+# each step's code, by the status it leaves the batch in; the first two are named by the platform too
+# (steps_for). Their order and names: flows/driver/batch_steps.py
+_CODE: dict[str, StepFn] = {"published": publish_on_platform, "collected": collect_on_platform, "qc_done": qc_batch,
+                            "reviewed": review_gate, "decided": decide_batch, "blocked": block_batch}
+STEPS: list[tuple[str, str, StepFn]] = [(status, name, _CODE[status]) for status, name in STEP_NAMES]
 
 
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:

@@ -16,21 +16,20 @@ from flows.campaigns.summary import shortfall_lines
 from flows.core.ledger.store import Store
 from flows.core.pages.markdown_text import md_text
 from flows.core.terminal import on_terminal, print_table
-from flows.driver.campaign import ORDER, STEPS
+from flows.driver.batch_steps import NEXT_STEP, ORDER
 from flows.driver.schedule_wait import WAITING, last_scheduled_run, waiting_words
 from flows.platforms import DEFAULT_PLATFORM
 from flows.platforms.operation_steps import short_by_cancel
-from flows.platforms.registry import platform_for
+from flows.platforms.registry import platform_facts
 from qc.campaign_state import state_words
-
-NEXT_STEP = {status: name for status, (_, name, _) in zip(ORDER, STEPS, strict=False)}
 
 
 def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
     """Per campaign and batch, what the store knows: posted, submitted, decided, blocked, money, next step,
     and what needs a person (``needs``, and each batch's ``for_review`` and ``auto_approval_in_s``: the one
-    computation every view shows, flows/campaigns/review_data.ledger_state) on the platform's clock."""
-    from flows.campaigns.review_data import ledger_now, ledger_state
+    computation every view shows, flows/campaigns/campaign_needs.needs_state) on the platform's clock."""
+    from flows.campaigns.campaign_needs import needs_state
+    from flows.campaigns.review_rows import ledger_now
 
     names = [campaign] if campaign else [r["name"] for r in store.rows("SELECT name FROM campaigns ORDER BY name")]
     out = []
@@ -40,11 +39,11 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             continue
         info = json.loads(meta[0]["config_json"] or "{}")
         # Invite links pay nobody through a platform: no money, whatever an older row recorded as unit_cost
-        paid = platform_for(recorded_platform(store, name, meta[0]["config_json"])).SENDS_DECISIONS
+        paid = platform_facts(recorded_platform(store, name, meta[0]["config_json"])).SENDS_DECISIONS
         unit = Decimal(info.get("unit_cost", "0")) if paid else Decimal(0)
         per_hit = int(info.get("assignments_per_image", 0))
         clock = ledger_now(store, name) if now is None else now
-        state = ledger_state(store, name, clock)[0]
+        state = needs_state(store, name, clock)
         batches = [_batch_status(store, name, b, unit * per_hit, unit, state["by_batch"].get(b))
                    for b in range(1, int(info.get("batches", 0)) + 1)]
         if info.get("place_cost"):  # Prolific: studies' places (less those released), in the budget's currency
@@ -137,7 +136,7 @@ def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tu
 
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
                   state: dict[str, Any] | None) -> dict[str, Any]:
-    """``state``: the batch's part of :func:`flows.campaigns.review_data.ledger_state` (None: nothing stored)."""
+    """``state``: the batch's part of :func:`flows.campaigns.campaign_needs.needs_state` (None: nothing stored)."""
     status = store.batch_status(name, batch)
     opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])

@@ -19,7 +19,7 @@ from flows.core.ledger.store import Store
 from flows.core.outputs.output_location import staging_root
 from flows.core.outputs.output_mirror import pull_missing
 from flows.core.run.run_context import Run
-from flows.driver.campaign import ORDER
+from flows.driver.batch_steps import ORDER
 from flows.platforms.operation_steps import each_call
 from flows.platforms.registry import platform_for
 

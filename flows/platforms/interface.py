@@ -33,17 +33,25 @@ Groups = dict[tuple[int, int], list[dict[str, Any]]]  # (batch, unit index) -> t
 GATE_BATCH = 0  # the gating test's batch number in the store (its status "qualified" once run); batches start at 1
 
 
-class Platform(Protocol):
-    """Publish a batch, collect its work, send decisions, keep workers out, square the ledger
-    with the platform after a crash, cancel, and price it all before anything is posted."""
+class PlatformFacts(Protocol):
+    """What a platform is, for a reader of the ledger: each platform's ``facts`` module, which loads
+    nothing else (flows.platforms.registry.platform_facts), and its platform module too."""
 
-    # Facts, read-only (each module sets them as constants).
     @property
     def NAME(self) -> str: ...  # as given to --platform
 
     @property
     def LABEL(self) -> str: ...  # for people: "MTurk", "Prolific", "invite links"
 
+    @property
+    def SENDS_DECISIONS(self) -> bool: ...  # False: decisions are only recorded (nobody is paid)
+
+
+class Platform(PlatformFacts, Protocol):
+    """Publish a batch, collect its work, send decisions, keep workers out, square the ledger
+    with the platform after a crash, cancel, and price it all before anything is posted."""
+
+    # Facts, read-only (each module sets them as constants), beside PlatformFacts'.
     @property
     def TARGET_NOTE(self) -> str: ...  # appended to the "target:" line
 
@@ -52,9 +60,6 @@ class Platform(Protocol):
 
     @property
     def COLLECT_STEP(self) -> str: ...
-
-    @property
-    def SENDS_DECISIONS(self) -> bool: ...  # False: decisions are only recorded (nobody is paid)
 
     @property
     def SERVES_PAGES(self) -> bool: ...  # participants open hitflow's task server

@@ -9,7 +9,7 @@ from pathlib import Path
 from flows.core.errors import ConfigError
 from flows.core.run.run_context import Session
 from flows.platforms import PLATFORMS
-from flows.platforms.interface import Platform
+from flows.platforms.interface import Platform, PlatformFacts
 
 
 def platform_for(name: str) -> Platform:
@@ -28,6 +28,24 @@ def platform_for(name: str) -> Platform:
 
         return links_platform
     raise ConfigError(f"unknown platform {name!r}; use one of {', '.join(PLATFORMS)}")
+
+
+def platform_facts(name: str) -> PlatformFacts:
+    """What the platform called ``name`` is (its name, label, whether it pays), without importing its
+    client and steps as :func:`platform_for` does (~0.4 s of CPU: `hitflow status` needs only these)."""
+    if name == "mturk":
+        from flows.platforms.mturk import facts as mturk_facts
+
+        return mturk_facts
+    if name == "prolific":
+        from flows.platforms.prolific import facts as prolific_facts
+
+        return prolific_facts
+    if name == "links":
+        from flows.platforms.links import facts as links_facts
+
+        return links_facts
+    return platform_for(name)  # an unknown name: its error
 
 
 @contextmanager

@@ -6,12 +6,14 @@ Shared by the platforms' publish steps (MTurk's HITs, Prolific's studies) and th
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
+
+if TYPE_CHECKING:  # a type here: `hitflow status` loads no config
+    from flows.core.config.config import CampaignConfig
 
 
 def hit_groups(run: Run, batch: int) -> list[tuple[int, list[dict[str, Any]]]]:

@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from flows.campaigns.review_data import paused_runs
+from flows.campaigns.review_rows import paused_runs
 from flows.core.decisions import Decision
 from flows.core.errors import HitflowError, InputFormatError
 from flows.core.ledger.store import Store

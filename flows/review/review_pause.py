@@ -19,7 +19,8 @@ from prefect.input import RunInput
 from pydantic import Field
 
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.review_data import PAUSE_OPERATION, ReviewPending, campaign_queue, paused_runs, platform_now
+from flows.campaigns.review_data import ReviewPending, campaign_queue, platform_now
+from flows.campaigns.review_rows import PAUSE_OPERATION, paused_runs
 from flows.core.db_url import shown_location
 from flows.core.ledger.store import Store
 from flows.core.run.prefect_api import TEMPORARY_API_ENV

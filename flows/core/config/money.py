@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from flows.core.config.config import CampaignConfig
 from flows.core.errors import BudgetError
+
+if TYPE_CHECKING:  # a type here: `hitflow status` reads money without loading the config (~0.4 s)
+    from flows.core.config.config import CampaignConfig
 
 Quote = Callable[[int, int], int]  # (reward in minor units, places) -> total with fees in minor units
 CENT = Decimal("0.01")

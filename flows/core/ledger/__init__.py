@@ -7,4 +7,11 @@ connection, ``campaign_lock`` one run a campaign; ``store_pg`` and ``pg_tables``
 
 May import: the core's base modules (``flows.core.errors``, ``flows.core.db_url``). Not the config,
 pages, outputs or a run (``make lint``: the layers of flows.core).
+
+Importing the package imports sqlite-utils without pandas first (``sqlite_utils_import``): every module
+here that uses it then finds it loaded, and a command that reads the ledger loads no pandas for it.
 """
+
+from flows.core.ledger.sqlite_utils_import import import_without_pandas
+
+import_without_pandas()

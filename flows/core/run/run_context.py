@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
-from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the config is a type here: a command that only reads the ledger (status) loads none of it
     from botocore.client import BaseClient
 
+    from flows.core.config.config import CampaignConfig
     from flows.platforms.prolific.adapter import ProlificClient
 
 # boto3's MTurk client (MTurk, and the links route's simulator session) or Prolific's httpx client;
@@ -25,7 +25,7 @@ PlatformClient = Union["BaseClient", "ProlificClient", None]
 
 # The kind's page for a unit's item rows (flows.campaigns.task_pages.task_page): handed down by the
 # driver, so a platform that carries the page itself (MTurk's HTMLQuestion) never imports a task kind.
-PageRenderer = Callable[[CampaignConfig, list[dict[str, Any]]], str]
+PageRenderer = Callable[["CampaignConfig", list[dict[str, Any]]], str]
 
 
 @dataclass

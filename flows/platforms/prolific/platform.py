@@ -20,15 +20,13 @@ from flows.platforms.prolific import operations as prolific_operations
 from flows.platforms.prolific.decisions import PROLIFIC_SENDERS
 from flows.platforms.prolific.dry_run import NO_GATE_TEST, prolific_plan
 from flows.platforms.prolific.estimate import prolific_assignment_cost, prolific_estimate, prolific_place_cost
+from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS  # noqa: F401  (the protocol's facts)
 from flows.platforms.prolific.session import check_prolific_target, prolific_session
 from flows.platforms.prolific.statuses import UNPAID
 
-NAME = "prolific"
-LABEL = "Prolific"
 TARGET_NOTE = " (Prolific API)"
 PUBLISH_STEP = "publish study"
 COLLECT_STEP = "collect submissions"
-SENDS_DECISIONS = True
 SERVES_PAGES = True
 INVITES_PEOPLE = False
 # Prolific's rejection categories (its API refuses any other) and its minimum message length

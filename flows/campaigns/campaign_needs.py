@@ -1,0 +1,52 @@
+"""What needs a person in a campaign, for ``hitflow status`` and the ``ui`` overview, with no pandas unless
+the review queue must be built.
+
+:func:`needs_state` is :func:`flows.campaigns.review_data.ledger_state`'s first part, the one computation
+every view shows (:func:`qc.campaign_state.campaign_state`). A campaign whose config leaves ``[policy]
+review`` at "none" has no queue that can hold an open item, so its state comes from the ledger's rows alone
+(:mod:`flows.campaigns.review_rows`); that is most campaigns, and ``hitflow status`` on one imports neither
+pandas nor the config's schema and rules (~0.5 s of CPU of its ~0.7 s; issue 57 point 5). Reviewed
+campaigns build the queue as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flows.campaigns.review_rows import applied_rows, held_rows, ledger_now, paused_runs, review_settings
+from flows.core.ledger.store import Store
+from qc.campaign_state import campaign_state
+
+
+def needs_state(store: Store, campaign: str, now: float | None = None) -> dict[str, Any]:
+    """:func:`flows.campaigns.review_data.ledger_state`'s state, built from rows alone when the campaign's
+    review is "none" (its queue would be empty: nothing to build)."""
+    now = ledger_now(store, campaign) if now is None else now
+    cfg, mode = settings = review_settings(store, campaign)
+    if cfg is not None and mode != "none":
+        from flows.campaigns.review_data import ledger_state
+
+        return ledger_state(store, campaign, now, settings)[0]
+    return campaign_state([], applied_rows(store, campaign), held_rows(store, campaign), now)
+
+
+def review_status(store: Store, campaign: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
+    """For ``hitflow status``: how many queue items are open (``state``: :func:`needs_state`'s, when the
+    caller has it) and what people decided, per batch."""
+    rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
+                      "GROUP BY batch, action ORDER BY batch, action", [campaign])
+    by_batch: dict[int, dict[str, int]] = {}
+    for r in rows:
+        by_batch.setdefault(int(r["batch"]), {})[r["action"]] = int(r["n"])
+    state = state or (needs_state(store, campaign) if store.rows(
+        "SELECT 1 FROM campaigns WHERE name = ?", [campaign]) else {"open": 0})
+    open_items = int(state["open"])
+    return {"open": open_items, "decided_by_people": by_batch,
+            "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
+
+
+def format_review_status(review: dict[str, Any]) -> str:
+    people = "; ".join(f"batch {b}: " + ", ".join(f"{a} {n}" for a, n in acts.items())
+                       for b, acts in sorted(review["decided_by_people"].items()))
+    paused = "".join(f"; Prefect flow run {run_id} paused for it" for run_id in review.get("paused_runs", []))
+    return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}{paused}"

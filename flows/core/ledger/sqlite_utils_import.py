@@ -1,0 +1,67 @@
+"""sqlite-utils without pandas: its import loads pandas and numpy (~0.35 s of CPU) for one purpose, to map
+their scalar types to SQLite column types when it creates a column from a value. Every command that opens
+the ledger paid for it, ``hitflow status`` (~0.7 s in all) first (issue 57 point 5: 0.5 s).
+
+:func:`import_without_pandas` imports sqlite-utils with the two libraries hidden when they are not loaded yet,
+then gives it a type map that adds their types when asked for one, once they are loaded: an object of a
+numpy or pandas type can only exist once its library is, so every lookup answers as sqlite-utils' own map
+(tests/test_sqlite_utils_import.py compares the two). Run by this package's ``__init__``, before any of its
+modules imports sqlite-utils.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+from typing import Any
+
+_HIDDEN = ("pandas", "numpy")
+_NUMPY_TYPES = {**{f"{k}{n}": "INTEGER" for k in ("int", "uint") for n in (8, 16, 32, 64)},
+                **{f"float{n}": "REAL" for n in (16, 32, 64)}}  # sqlite-utils 4's list (sqlite_utils/db.py)
+
+
+class LateTypes(dict[Any, str]):
+    """sqlite-utils' ``COLUMN_TYPE_MAPPING`` with numpy's and pandas' entries added on the first lookup
+    that misses once the library is loaded (``[]`` and ``get``: the only two ways sqlite-utils reads it)."""
+
+    def __missing__(self, key: Any) -> str:
+        if self._add_loaded() and dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def _add_loaded(self) -> bool:
+        """Add the types of the hidden libraries loaded since; False when none is."""
+        added = False
+        numpy, pandas = sys.modules.get("numpy"), sys.modules.get("pandas")
+        if numpy is not None:
+            self.update({getattr(numpy, name): kind for name, kind in _NUMPY_TYPES.items() if hasattr(numpy, name)})
+            added = True
+        if pandas is not None and hasattr(pandas, "Timestamp"):
+            self[pandas.Timestamp] = "TEXT"
+            added = True
+        return added
+
+
+def import_without_pandas() -> None:
+    """Import ``sqlite_utils`` (once), hiding pandas and numpy from it unless they are loaded already. Only
+    while this is the process's one thread: another one importing pandas meanwhile would find it hidden."""
+    if "sqlite_utils.db" in sys.modules:
+        return
+    hidden = [name for name in _HIDDEN if name not in sys.modules] if threading.active_count() == 1 else []
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # None: "import X" raises ImportError
+    try:
+        db: Any = importlib.import_module("sqlite_utils.db")
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+    db.COLUMN_TYPE_MAPPING = LateTypes(db.COLUMN_TYPE_MAPPING)
+    # its module globals stay as they were set (None for a hidden library): nothing else reads them
