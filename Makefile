@@ -231,6 +231,15 @@ bench-adaptive: $(STAMP)
 bench-calibration: $(STAMP)
 	$(BIN)/python -m bench.calibration $(if $(NO_SIM),--no-sim,)
 
+# the no-controls confidence on synthetic crowds shaped like issue 56's held-out sets (RTE, Temporal, AdultContent:
+# bench/crowd_shapes.py, hard and misleading items, spammers, adversaries; not the real sets) and on real WSD, through
+# `hitflow aggregate --gold` as a user runs it: accuracy, mean confidence and ECE of the confidence, Dawid-Skene's
+# posterior and majority vote's agreement; REPO=PATH runs another checkout's CLI on the same files (a before/after);
+# writes bench/results-calibration-shapes.json (about 3 min)
+.PHONY: bench-calibration-shapes
+bench-calibration-shapes: $(STAMP)
+	$(BIN)/python -m bench.calibration_shapes $(if $(REPO),--repo $(REPO))
+
 # `hitflow aggregate` (the CLI, every method) against crowd-kit run directly on Snow 2008 WSD, RTE and
 # Temporal (the last two from HITFLOW_RTE_LABELS, HITFLOW_TEMP_LABELS); writes bench/results-aggregation-real.json
 .PHONY: bench-real-labels

@@ -136,9 +136,13 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
         return (f"calibrated on {items}: the skill posterior's probability of each answer, "
                 "Platt-scaled on the controls (held at the model's own until they outweigh it; each control "
                 "scored by a calibration fitted without it); a tie keeps its tied share")
+    tempered = {f: t for f, t in answers.attrs.get("temperature", {}).items() if t > 1}
+    temper = ("" if not tempered else ", its labels' evidence divided by " + ", ".join(
+        f"{t:.2f} ({f})" for f, t in sorted(tempered.items())) + " (the temperature that best predicts held-out "
+        "labels: their items split more than independent workers would)")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
-            "item left out of its workers' records, never above what its judgements could show (one label: at "
-            "most 0.95); no control items to calibrate it on; a tie keeps its tied share")
+            f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
+            "at most 0.95); no control items to calibrate it on; a tie keeps its tied share")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,

@@ -14,7 +14,9 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
   ``model``) the probability of the chosen label under the skill posterior (postprocess.answers.skill_posterior:
   Dawid-Skene with a prior on each worker's skill, each item left out of its workers' records, so a
   worker's estimated skill carries its uncertainty), never above what the item's judgements could show
-  (postprocess.answers.calibration.bounded: never 1.0 from one or two); with controls (``calibrated on N
+  (postprocess.answers.calibration.bounded: never 1.0 from one or two), its labels' evidence tempered where
+  held-out labels show items split more than independent workers would (postprocess.answers.tempering; the
+  temperature by field in ``attrs["temperature"]``); with controls (``calibrated on N
   controls``) that confidence calibrated on the control items (postprocess.answers.calibration). ``note`` is
   ``tie`` where the method's top labels tie: the confidence is then the tied share (the posterior).
 - ``workers``: ``worker_id, skill, items, agreement, control_accuracy``; ``skill`` is the mean
@@ -112,6 +114,7 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
         return result, None
     answers, checked = calibrate_answers(result.answers, gold)
     answers.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})
+    answers.attrs["temperature"] = result.answers.attrs.get("temperature", {})
     scores = scored.groupby("worker_id").agg(control_accuracy=("correct", "mean"), controls=("correct", "size"))
     workers = result.workers.drop(columns=["control_accuracy", "controls"]).merge(
         scores.reset_index(), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
@@ -148,7 +151,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     the text ids' copies and hash tables took ~600 MB over the judgements themselves)."""
     items, item_ids = pd.factorize(data["item_id"], sort=True)
     workers, worker_ids = pd.factorize(data["worker_id"], sort=True)
-    answers, given, reasons = [], [], {}
+    answers, given, reasons, temperatures = [], [], {}, {}
     # one field (the caption page's "is there text?"): the frame itself, not a copy of it by groupby
     fields = [(data["field"].iloc[0], data)] if data["field"].nunique() == 1 else data.groupby("field", sort=True)
     for field, part in fields:
@@ -159,6 +162,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
         probas = _probabilities(items[rows], workers[rows], part["label"], set(label_texts), chosen, seed, prior)
         skill = probas if chosen == "skill" else _skill_probabilities(
             items[rows], workers[rows], part["label"], prior).reindex(columns=probas.columns, fill_value=0.0)
+        temperatures[str(field)] = float(skill.attrs.get("temperature", 1.0))  # postprocess.answers.tempering
         labels, tie = _pick(probas, skill)  # indexed by item code, in text order
         present = labels.index.to_numpy()
         answers.append(_answer_rows(probas, skill, labels, tie, item_ids.take(present), field, chosen,
@@ -177,6 +181,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
         given_all = given_all[~np.isin(item_ids.take(given_all["item"].to_numpy()), list(held))]
     out = out.reset_index(drop=True)[ANSWER_COLUMNS]
     out.attrs["method_choice"] = {f: why for f, why in reasons.items() if why}  # auto's reasons, by field
+    out.attrs["temperature"] = temperatures  # the confidence's, by field
     return Aggregation(out, _workers(given_all, worker_ids))
 
 

@@ -19,8 +19,9 @@ whole crowd fitted to the items with two or more judgements, with ``SkillPrior.a
 A worker nobody has seen yet is a draw from that crowd, so when the crowd so far is good two such
 workers agreeing are enough, and when it is poor they are not. It is kept between chance and 0.99. The item's
 final posterior leaves the item out of its workers' estimates (leave-one-out), so a worker's vote on
-an item never vouches for itself. Skills come only from the frame given: in a live campaign, the
-judgements already received.
+an item never vouches for itself, and is tempered (postprocess.answers.tempering: hard items split more
+than independent workers would, which held-out labels show). Skills come only from the frame given: in
+a live campaign, the judgements already received.
 
 With ``SkillPrior.typical_weight`` (``[answers] typical_prior_weight``) each worker's prior has two parts:
 with odds of 4 to 1 (TYPICAL_SHARE) they are a typical worker of this crowd, as accurate as its median
@@ -49,9 +50,9 @@ over the runner-up's, and ``vote_weight``, how much one more judgement from a wo
 crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
 with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy and the rest the crowd's,
 the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
-ratio: ``log(a (k - 1) / (1 - a))``. ``r`` more such judgements all for the runner-up can at best tie the
-answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items: postprocess.answers.adaptive;
-tests/test_typical_prior.py checks it with and without the typical part).
+ratio: ``log(a (k - 1) / (1 - a))`` over the temperature. ``r`` more such judgements all for the runner-up
+can at best tie the answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items:
+postprocess.answers.adaptive; tests/test_typical_prior.py checks it with and without the typical part).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from postprocess.answers import tempering
 from postprocess.answers.judgements import judgements
 from postprocess.answers.skill_prior import SkillPrior
 
@@ -101,14 +103,14 @@ def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
 
 
 def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str]) -> pd.DataFrame:
-    items, labels, final, stranger, counts = _fit(part, prior, fast_workers)
+    items, labels, final, (stranger, temperature), counts = _fit(part, prior, fast_workers)
     best = final.argmax(axis=1)
     top_two = np.sort(final, axis=1)[:, -2:]
     with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
         margin = np.log(top_two[:, 1]) - np.log(top_two[:, 0])
     return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
                          "judgements": counts, "margin": margin,
-                         "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger))})
+                         "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger)) / temperature})
 
 
 def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
@@ -118,15 +120,16 @@ def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
     answers with). A field with one label seen keeps its probability below 1 (the unseen label's share
     is left out of the row)."""
     prior.check()
-    items, labels, final, _, _ = _fit(part, prior, fast_workers)
+    items, labels, final, (_, temperature), _ = _fit(part, prior, fast_workers)
     table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
+    table.attrs["temperature"] = temperature
     return table.drop(columns=[UNSEEN], errors="ignore")
 
 
 def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
-    """(items, labels, items x labels posterior with each item left out of its workers' records, the accuracy
-    of a worker not yet known for vote_weight, judgements an item) of one field."""
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float], np.ndarray]:
+    """(items, labels, items x labels posterior with each item left out of its workers' records and tempered,
+    (the accuracy of a worker not yet known, the temperature) for vote_weight, judgements an item) of one field."""
     items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
     workers, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
     fast = np.isin(workers, list(fast_workers)).astype(int)  # each worker's group: 1 fast, 0 the others
@@ -146,10 +149,13 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
         if converged:
             break
     record = _confusion_counts(posterior, item, worker, label, weak)
-    final = _e_step(posterior, _worker_counts(record, weak, fast, accuracy, prior), item, worker, label,
-                    leave_out=True)
+    # leave-one-out, then tempered by how well the other labels of an item predict each (postprocess.answers.tempering)
+    evidence = _log_likelihood(posterior, _worker_counts(record, weak, fast, accuracy, prior), item, worker, label,
+                               leave_out=True)
+    temperature = tempering.fit(*evidence)
+    final = tempering.posterior(*evidence, temperature)
     stranger = _newcomer_accuracy(record, weak, fast, accuracy, prior)
-    return items, labels, final, stranger, np.bincount(item, minlength=len(items))
+    return items, labels, final, (stranger, temperature), np.bincount(item, minlength=len(items))
 
 
 def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
@@ -280,12 +286,15 @@ def _e_step(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker:
             leave_out: bool) -> np.ndarray:
     """Items x labels: class prior times each judgement's likelihood under its worker's confusion;
     ``leave_out``: each judgement's own item taken out of its worker's counts first."""
+    return tempering.posterior(*_log_likelihood(posterior, counts, item, worker, label, leave_out))
+
+
+def _log_likelihood(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray,
+                    label: np.ndarray, leave_out: bool) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """(judgements x true labels: each label's log-probability under its worker's confusion, ``item``, the
+    items' number, the classes' log prior): what :func:`_e_step` and the temperature read."""
     own = posterior[item] if leave_out else 0.0
     given = counts[worker, :, label] - own  # judgements x true labels
     rows = counts.sum(axis=2)[worker] - own
     classes = (posterior.sum(axis=0) + 1.0) / (len(posterior) + posterior.shape[1])
-    log = np.tile(np.log(classes), (len(posterior), 1))
-    np.add.at(log, item, np.log(given) - np.log(rows))
-    log -= log.max(axis=1, keepdims=True)
-    out = np.exp(log)
-    return out / out.sum(axis=1, keepdims=True)
+    return np.log(given) - np.log(rows), item, len(posterior), np.log(classes)
