@@ -32,6 +32,12 @@ class WorkerValueError(ValueError):
     """A worker's value past a bound, or not the JSON it should be; the message is the reason."""
 
 
+class ForgedValue(WorkerValueError):
+    """A value no browser's ``JSON.stringify`` writes (``NaN``, ``Infinity``, a number longer than it
+    writes or no double holds): the answer was built by hand around the page, not by a page's defect
+    (qc/answer_faults.py tells the two apart)."""
+
+
 def nesting_depth(text: str) -> int:
     """How deep ``[``/``{`` nest outside JSON strings, without parsing (a nesting bomb costs nothing)."""
     depth = deepest = 0
@@ -56,21 +62,21 @@ def nesting_depth(text: str) -> int:
 
 def _integer(text: str) -> int:
     if len(text) > MAX_NUMBER_CHARS:
-        raise WorkerValueError(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
+        raise ForgedValue(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
     return int(text)
 
 
 def _real(text: str) -> float:
     if len(text) > MAX_NUMBER_CHARS:
-        raise WorkerValueError(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
+        raise ForgedValue(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
     value = float(text)
     if math.isinf(value):
-        raise WorkerValueError(f"the number {text[:40]} is too large for a double")
+        raise ForgedValue(f"the number {text[:40]} is too large for a double")
     return value
 
 
 def _constant(text: str) -> float:
-    raise WorkerValueError(f"{text} is not a JSON number (no browser writes it)")
+    raise ForgedValue(f"{text} is not a JSON number (no browser writes it)")
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +16,7 @@ from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
 from postprocess.spellcheck import spellcheck_frame
+from qc.answer_faults import split_malformed
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
@@ -26,15 +28,27 @@ OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template
                  *TELEMETRY_RULES)
 
 
-def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = ()) -> int:
+@dataclass(frozen=True)
+class OfflineQc:
+    """What ``hitflow qc`` did: flags written, and (line, reason) of each row it could not read (each is
+    also a ``malformed_answer`` flag in the table)."""
+
+    flags: int
+    unread: list[tuple[int, str]]
+
+
+def offline_qc(submissions: Path, out: Path, config: Path | None = None,
+               text_fields: tuple[str, ...] = ()) -> OfflineQc:
     """QC over a submissions file; ``config`` gives the rules, their values and the page text. Without
-    one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption)."""
+    one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption).
+    A row that cannot be read is flagged ``malformed_answer`` and the others are checked."""
     frame = read_submissions(submissions, text_fields)
+    read, unread = split_malformed(frame)
     if config is not None:
         cfg = load_config(config)
         rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
     else:
-        kind = text_kind(frame["caption"])
+        kind = text_kind(read["caption"]) if len(read) else "caption"
         rules, params = rules_for_kind(SubmitRules(), kind), {}
         enabled = tuple(r for r in OFFLINE_RULES if kind == "caption" or r not in OFF_FOR_PASSAGES)
         if kind == "passage":
@@ -50,7 +64,9 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
     flags = run_rules(prepared, {**params, "submit_rules": rules}, enabled)
     write_csv(flags[FLAG_COLUMNS], out)
     _warn_unreadable_telemetry(submissions, prepared)
-    return len(flags)
+    if unread.empty:
+        return OfflineQc(len(flags), [])
+    return OfflineQc(len(flags), list(zip(unread["line"].astype(int), unread["malformed"].astype(str), strict=True)))
 
 
 def _warn_unreadable_telemetry(path: Path, prepared: pd.DataFrame) -> None:

@@ -183,10 +183,16 @@ def cmd_qc(a: argparse.Namespace) -> int:
     # trigger (~0.15 s of 2.5 s CPU on 200,000 captions). Garbage is still freed; thawed after.
     gc.freeze()
     try:
-        n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field))
+        done = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None,
+                          tuple(a.text_field))
     finally:
         gc.unfreeze()
-    print(f"target: none (offline); {n} flag(s) written to {a.out}")
+    for line, reason in done.unread:  # each row that could not be read: flagged, and named here
+        print(f"{a.submissions}:{line}: {one_line(HitflowError(reason))}", file=sys.stderr)
+    if done.unread:
+        print(f"hitflow: {len(done.unread)} row(s) could not be read; each is a malformed_answer flag in {a.out}, "
+              "the other rows were checked", file=sys.stderr)
+    print(f"target: none (offline); {done.flags} flag(s) written to {a.out}")
     return 0
 
 
