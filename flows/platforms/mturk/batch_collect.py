@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from flows.core.errors import AnswerConflictError, PlatformError
-from flows.core.pages.mturk_forms import answer_rows
+from flows.core.pages.mturk_forms import answer_rows, storable_xml
 from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
@@ -44,12 +44,12 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
     row = {"assignment_id": a["AssignmentId"], "hit_id": a["HITId"], "campaign": run.cfg.name, "batch": batch,
            "worker_id": a["WorkerId"], "status": a["AssignmentStatus"], "accept_time": _epoch(a.get("AcceptTime")),
            "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
-           "answer_xml": a.get("Answer", ""), "fetched_at": time.time()}
+           "answer_xml": storable_xml(a.get("Answer") or ""), "fetched_at": time.time()}
     if seen:
         run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
         return False
     try:
-        parsed = answer_rows(a["AssignmentId"], a.get("Answer", ""), json.loads(hit["item_ids"]))
+        parsed = answer_rows(a["AssignmentId"], row["answer_xml"], json.loads(hit["item_ids"]))
         row["parse_error"] = ""
     except ET.ParseError as exc:
         parsed, row["parse_error"] = [], f"answer XML is malformed: {exc}"
