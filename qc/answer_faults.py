@@ -39,7 +39,8 @@ def malformed_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if "malformed" not in df.columns:
         return flag_columns({})
     bad = df[df["malformed"].fillna("").astype(str) != ""]
-    lines = bad["line"].astype(object).where(bad["line"].notna(), "") if "line" in bad.columns else ""
+    # the line as a whole number ("" when unknown): a frame's line column is float once other rows lack it
+    lines = [str(int(n)) if pd.notna(n) else "" for n in bad["line"]] if "line" in bad.columns else ""
     return flag_columns({"worker_id": bad["worker_id"].astype(str), "rule": MALFORMED, "value": lines,
                          "threshold": "", "assignment_id": bad["assignment_id"].astype(str),
                          "image_id": bad["image_id"].astype(str) if "image_id" in bad.columns else "",

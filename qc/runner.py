@@ -73,8 +73,14 @@ def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
     """All enabled rules over one batch of captions; one table with a row per flag."""
     params = params or {}
     df, unread = answer_faults.split_malformed(df)
-    frames = [answer_faults.malformed_answer(unread, params)]
-    enabled = [name for name in enabled if name not in answer_faults.ALWAYS_ON]  # run once, above
+    flags = _rules_over(df, params, [name for name in enabled if name not in answer_faults.ALWAYS_ON])
+    malformed = answer_faults.malformed_answer(unread, params)
+    # joined after the others: their table (its number columns' types) is the same as without the row
+    return flags if malformed.empty else pd.concat([malformed, flags], ignore_index=True)[FLAG_COLUMNS]
+
+
+def _rules_over(df: pd.DataFrame, params: dict[str, Any], enabled: list[str]) -> pd.DataFrame:
+    frames = []
     with text_features.batch(df):  # features several rules read are computed once for this batch
         for name in enabled:
             frames.append(_run_rule(name, df, params))
