@@ -25,7 +25,9 @@ from flows.driver.campaign_run import run_campaign
 from flows.sim import market
 from tests.small_configs import ROOT, small_vizwiz
 from tests.test_crowd_elements import PAGES
+from tests.test_fuzz_task_server import STUDY, app  # noqa: F401  (the task server fixture)
 from tests.test_qc_task_answers import batch_rows
+from tests.test_task_server import answers_for
 
 CONFIG = ROOT / "config"
 
@@ -226,3 +228,19 @@ def test_a_study_holds_an_unreadable_response_for_a_person(tmp_path: Path, monke
     kept = Store(tmp_path / "h.db").rows("SELECT rule, detail FROM response_problems WHERE assignment_id = ?",
                                          [unreadable[0]["assignment_id"]])
     assert [(k["rule"], "unclosed token" in k["detail"]) for k in kept] == [("malformed_answer", True)]
+
+
+def test_the_task_server_stores_half_an_emoji_as_u_fffd(app: dict[str, Any]) -> None:  # noqa: F811
+    """A Prolific or invite-link worker's crowd-form answer whose JSON holds a lone surrogate escape
+    (``JSON.stringify`` writes one for an emoji cut in half by a field's maxlength): stored with U+FFFD,
+    and the worker gets the completion page. Before, the ledger's UnicodeEncodeError was an HTTP 500."""
+    client, name = app["client"], app["cfg"].name
+    page = client.get(f"/task/{name}", params={"PROLIFIC_PID": "half", "STUDY_ID": STUDY, "SESSION_ID": "half"})
+    values = answers_for(page.text)
+    captions = {k: values.pop(k) for k in list(values) if k.startswith("caption_")}
+    captions["caption_0"] = "A dog \ud83d on a mat."
+    values["taskAnswers"] = json.dumps([captions])  # "\ud83d" as its JSON escape, as a browser writes it
+    assert client.post(f"/task/{name}/submit", data=values).status_code == 303
+    stored = app["store"].rows("SELECT value FROM answers WHERE assignment_id = 'half' AND field = 'caption' "
+                               "AND item_id = ?", [values["image_id_0"]])
+    assert [r["value"] for r in stored] == ["A dog \ufffd on a mat."]
