@@ -244,3 +244,28 @@ def test_the_task_server_stores_half_an_emoji_as_u_fffd(app: dict[str, Any]) -> 
     stored = app["store"].rows("SELECT value FROM answers WHERE assignment_id = 'half' AND field = 'caption' "
                                "AND item_id = ?", [values["image_id_0"]])
     assert [r["value"] for r in stored] == ["A dog \ufffd on a mat."]
+
+
+def test_aggregate_leaves_out_and_names_the_rows_it_cannot_read(shared_data: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The real WSD labels (Snow et al. 2008) with one row given a field too many and one a NUL byte: both
+    named (stderr, the summary's unread_rows), the other 1,768 labels aggregated exactly as the same file
+    without those rows is; before, the first of them stopped the command (exit 3)."""
+    lines = (shared_data / "snow2008-wsd" / "wsd.standardized.tsv").read_bytes().split(b"\n")
+    corrupted, kept = list(lines), [ln for i, ln in enumerate(lines, 1) if i not in (6, 10)]
+    corrupted[5] += b"\textra"
+    corrupted[9] = corrupted[9].replace(b"\t", b"\t\x00", 1)
+    (tmp_path / "bad.tsv").write_bytes(b"\n".join(corrupted))
+    (tmp_path / "kept.tsv").write_bytes(b"\n".join(kept))
+    columns = ["--method", "mv", "--columns", "orig_id,!amt_worker_ids,response"]
+    assert main(["aggregate", str(tmp_path / "bad.tsv"), "--out", str(tmp_path / "bad" / "answers.csv"), *columns]) == 0
+    out = capsys.readouterr()
+    summary = json.loads(out.out)
+    assert summary["unread_rows"] == [{"line": 6, "reason": "8 field(s), but the header has 7 (separated by '\\t')"},
+                                      {"line": 10, "reason": "holds a NUL byte"}]
+    assert f"{tmp_path / 'bad.tsv'}:6: 8 field(s)" in out.err and f"{tmp_path / 'bad.tsv'}:10: holds a NUL" in out.err
+    assert main(["aggregate", str(tmp_path / "kept.tsv"), "--out", str(tmp_path / "kept" / "answers.csv"),
+                 *columns]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert summary["judgements"] == alone["judgements"] == 1768
+    assert (tmp_path / "bad" / "answers.csv").read_text() == (tmp_path / "kept" / "answers.csv").read_text()

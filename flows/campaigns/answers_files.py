@@ -16,7 +16,7 @@ import pandas as pd
 
 from flows.campaigns.label_files import respelled, tidy_labels
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import read_csv_frame, write_csv
+from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
 from flows.studies.excluded import without_excluded
 from postprocess.answers import DEFAULT_FIELD, REQUIRED, Aggregation, aggregate, aggregate_scored
 from postprocess.calibration import scored
@@ -32,8 +32,15 @@ WORKERS_FILE = "workers.csv"
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
-    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns."""
-    frame = without_excluded(read_csv_frame(path, what="the labels file", delimiter="auto"))
+    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns. A row
+    that cannot be read (too few or many fields, a NUL, bytes that are not UTF-8, a field over 1 MiB) is
+    left out and named in ``attrs["unread"]`` as (line, reason); the others are aggregated."""
+    table, faults = read_answer_table(path, what="the labels file", delimiter="auto")
+    if faults and not table.rows:
+        raise InputFormatError(f"{path}: none of its {len(faults)} row(s) could be read (first, line {faults[0].line}: "
+                               f"{faults[0].reason})")
+    frame = without_excluded(table.frame())
+    frame.attrs["unread"] = [(f.line, f.reason) for f in faults]
     if columns:
         absent = [c for c in columns if c not in frame.columns]
         if absent:
@@ -150,7 +157,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     is told each stage."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
-    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    labels = read_labels(path, columns)
+    frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
@@ -167,7 +175,13 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked),
-            "hygiene": tidied}
+            "hygiene": tidied, **unread_rows(labels)}
+
+
+def unread_rows(labels: pd.DataFrame) -> dict[str, Any]:
+    """The summary's ``unread_rows`` (line and reason of each row of the file not read), when there are any."""
+    unread = labels.attrs.get("unread", [])
+    return {"unread_rows": [{"line": line, "reason": reason} for line, reason in unread]} if unread else {}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
@@ -181,7 +195,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     ``controls_path``: control items, which calibrate the confidence the rule stops on (and take no more)."""
     from postprocess.adaptive import replay, saving
 
-    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    labels = read_labels(path, columns)
+    frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     frame = _with_seconds(path, frame, seconds_column)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
@@ -199,7 +214,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
             **summary(result, gold, checked), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
-            "hygiene": tidied}
+            "hygiene": tidied, **unread_rows(labels)}
 
 
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
