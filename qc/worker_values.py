@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 MAX_DEPTH = 32  # arrays and objects inside each other; a crowd-form answer nests 5 deep (its boxes)
@@ -26,6 +27,7 @@ MAX_NUMBER_CHARS = 32  # a number's digits, sign and exponent; JSON.stringify wr
 MAX_KEYS = 10_000  # keys in one object, or fields in one answer
 MAX_NAME_CHARS = 1_000  # one key's or one field name's length
 MAX_TEXT_CHARS = 4 * 1024 * 1024  # one value's length (a field, a whole JSON text); the task server takes 256 KiB
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half a character: no UTF-8 text (nor any ledger) holds it
 
 
 class WorkerValueError(ValueError):
@@ -122,3 +124,15 @@ def check_fields(fields: dict[str, str]) -> dict[str, str]:
             raise WorkerValueError(f"a field name of {len(name)} characters, over the {MAX_NAME_CHARS} allowed")
         check_text(value, f"field {name[:40]!r}")
     return fields
+
+
+def whole_characters(text: str) -> str:
+    """``text`` with U+FFFD for each lone surrogate (a JSON escape of half an emoji, cut by a field's
+    maxlength, decodes to one): a ledger cannot store it, and storing failed for the whole collection."""
+    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
+
+
+def surrogate_references(xml: str) -> str:
+    """An XML text as a ledger can store it: each raw lone surrogate (a platform's reply may carry one) as
+    its character reference, which the answer reader reads as U+FFFD; nothing else changes."""
+    return LONE_SURROGATE.sub(lambda m: f"&#x{ord(m[0]):X};", xml) if LONE_SURROGATE.search(xml) else xml

@@ -34,13 +34,10 @@ WORKERS_FILE = "workers.csv"
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
     """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns. A row
     that cannot be read (too few or many fields, a NUL, bytes that are not UTF-8, a field over 1 MiB) is
-    left out and named in ``attrs["unread"]`` as (line, reason); the others are aggregated."""
+    left out and named in ``attrs["unread_rows"]`` (line and reason); the others are aggregated."""
     table, faults = read_answer_table(path, what="the labels file", delimiter="auto")
-    if faults and not table.rows:
-        raise InputFormatError(f"{path}: none of its {len(faults)} row(s) could be read (first, line {faults[0].line}: "
-                               f"{faults[0].reason})")
     frame = without_excluded(table.frame())
-    frame.attrs["unread"] = [(f.line, f.reason) for f in faults]
+    frame.attrs["unread_rows"] = [{"line": f.line, "reason": f.reason} for f in faults]  # the summary's
     if columns:
         absent = [c for c in columns if c not in frame.columns]
         if absent:
@@ -175,13 +172,7 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked),
-            "hygiene": tidied, **unread_rows(labels)}
-
-
-def unread_rows(labels: pd.DataFrame) -> dict[str, Any]:
-    """The summary's ``unread_rows`` (line and reason of each row of the file not read), when there are any."""
-    unread = labels.attrs.get("unread", [])
-    return {"unread_rows": [{"line": line, "reason": reason} for line, reason in unread]} if unread else {}
+            "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
@@ -214,7 +205,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
             **summary(result, gold, checked), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
-            "hygiene": tidied, **unread_rows(labels)}
+            "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
 
 
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],

@@ -165,8 +165,7 @@ def _checked_rows(path: Path, header: list[str], records: Iterator[tuple[int, li
 
 @dataclass(frozen=True)
 class RowFault:
-    """A row of workers' answers that could not be read as it should: its last line, the reason, and
-    what could be read of it (its ids, for the flag that names it; "" for a field it lacks)."""
+    """A row of workers' answers not read: its last line, the reason, what could be read of it (its ids)."""
 
     line: int
     reason: str
@@ -174,11 +173,10 @@ class RowFault:
 
 
 def read_answer_table(path: Path, what: str = "it", delimiter: str = ",") -> tuple[CsvTable, list[RowFault]]:
-    """:func:`read_csv_table` for a file of workers' answers, where one bad row is that row's problem,
-    not the file's: a row wider or narrower than the header, a field longer than ``FIELD_LIMIT``, NUL
-    bytes or bytes that are not UTF-8 on its lines come back as :class:`RowFault` s, and every other
-    row is read. What is wrong with the file itself (encoding, header, an unterminated quote) is
-    still its one-line error."""
+    """:func:`read_csv_table` for a file of workers' answers, where one bad row is that row's problem, not the
+    file's: a row wider or narrower than the header, a field longer than ``FIELD_LIMIT``, NUL bytes or bytes
+    that are not UTF-8 on its lines come back as :class:`RowFault` s, and every other row is read. What is
+    wrong with the file itself (encoding, header, an unterminated quote, no row read) is its one-line error."""
     text, marked = read_text_marking(Path(path), what)
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     records = _records(path, text, delimiter, MAX_INPUT_BYTES)  # a long field is a row's fault, below
@@ -189,25 +187,23 @@ def read_answer_table(path: Path, what: str = "it", delimiter: str = ",") -> tup
     table, faults, end = CsvTable(Path(path), header, [], []), [], first[0]
     for line, rec in records:
         start, end = end + 1, line
-        row = dict(zip(header, rec, strict=False))
         reason = _row_fault(header, rec, [marked[n] for n in range(start, line + 1) if n in marked], delimiter)
         if reason:
-            faults.append(RowFault(line, reason, {k: v[:200] for k, v in row.items()}))
+            faults.append(RowFault(line, reason, {k: v[:200] for k, v in zip(header, rec, strict=False)}))
         else:
-            table.rows.append(row)
+            table.rows.append(dict(zip(header, rec, strict=True)))
             table.lines.append(line)
+    if faults and not table.rows:
+        raise InputFormatError(f"{path}: none of its {len(faults)} row(s) could be read (first, line "
+                               f"{faults[0].line}: {faults[0].reason}); is it the file you meant?")
     return table, faults
 
 
 def _row_fault(header: list[str], rec: list[str], marks: list[str], delimiter: str) -> str:
-    if marks:
-        return marks[0]
-    if len(rec) != len(header):
-        return f"{len(rec)} field(s), but the header has {len(header)} (separated by {delimiter!r})"
-    long = next((i for i, value in enumerate(rec) if len(value) > FIELD_LIMIT), None)
-    if long is not None:
-        return f"{header[long]} holds {len(rec[long]):,} characters, over the {FIELD_LIMIT:,} a cell may hold"
-    return ""
+    long = [(name, len(v)) for name, v in zip(header, rec, strict=False) if len(v) > FIELD_LIMIT]
+    return (marks[0] if marks else f"{len(rec)} field(s), but the header has {len(header)} (separated by "
+            f"{delimiter!r})" if len(rec) != len(header) else
+            f"{long[0][0]} holds {long[0][1]:,} characters, over the {FIELD_LIMIT:,} a cell may hold" if long else "")
 
 
 # A file csv's strict reader takes, as a regex: each field quoted ("" inside for a quote) or without

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from xml.sax.saxutils import escape
 
 from flows.core.pages.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, flat_answers, open_crowd_element
-from qc.worker_values import read_json
+from qc.worker_values import read_json, whole_characters
 
 NS_HTML = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
 NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
@@ -22,7 +22,6 @@ NS_FORM = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2017
 NS_ANSWERS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
 MAX_QUESTION_BYTES = 65535
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half a character: no UTF-8 text (nor any ledger) holds it
 
 
 class QuestionError(ValueError):
@@ -238,17 +237,7 @@ def parse_answer_xml(xml: str) -> dict[str, str]:
         raise ET.ParseError(f"taskAnswers does not decode ({exc})") from exc
     # a JSON escape ("\ud83d": an emoji cut in half by a field's maxlength) decodes to half a character,
     # which no ledger stores: U+FFFD, as for raw XML (it once stopped the whole collection)
-    return {_whole(k): _whole(v) for k, v in flat.items()}
-
-
-def _whole(text: str) -> str:
-    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
-
-
-def storable_xml(xml: str) -> str:
-    """An answer XML as a ledger can store it: a raw lone surrogate (a platform's reply may carry one)
-    as its character reference, which :func:`parse_answer_xml` reads as U+FFFD; nothing else changes."""
-    return LONE_SURROGATE.sub(lambda m: f"&#x{ord(m[0]):X};", xml) if LONE_SURROGATE.search(xml) else xml
+    return {whole_characters(k): whole_characters(v) for k, v in flat.items()}
 
 
 _MARK_OPEN, _MARK_CLOSE = "\ue000\u2060", "\u2060\ue000"  # private use + word joiner: a marker no answer holds

@@ -12,10 +12,11 @@ from datetime import datetime
 from typing import Any
 
 from flows.core.errors import AnswerConflictError, PlatformError
-from flows.core.pages.mturk_forms import answer_rows, storable_xml
+from flows.core.pages.mturk_forms import answer_rows
 from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
+from qc.worker_values import surrogate_references
 
 MAX_POLL_S = 6 * 3600
 # Listings and marks of the HITs that closed in one round go out at once: each is a round trip
@@ -44,7 +45,7 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
     row = {"assignment_id": a["AssignmentId"], "hit_id": a["HITId"], "campaign": run.cfg.name, "batch": batch,
            "worker_id": a["WorkerId"], "status": a["AssignmentStatus"], "accept_time": _epoch(a.get("AcceptTime")),
            "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
-           "answer_xml": storable_xml(a.get("Answer") or ""), "fetched_at": time.time()}
+           "answer_xml": surrogate_references(a.get("Answer") or ""), "fetched_at": time.time()}
     if seen:
         run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
         return False
