@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from flows.cli.main import main
+from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.custom.scaffold import scaffold
 from flows.driver.campaign_run import run_campaign
@@ -269,3 +270,13 @@ def test_aggregate_leaves_out_and_names_the_rows_it_cannot_read(shared_data: Pat
     alone = json.loads(capsys.readouterr().out)
     assert summary["judgements"] == alone["judgements"] == 1768
     assert (tmp_path / "bad" / "answers.csv").read_text() == (tmp_path / "kept" / "answers.csv").read_text()
+
+
+def test_a_policy_holds_malformed_answers_unless_it_rejects_them(tmp_path: Path) -> None:
+    """The demo config names its own review_rules without malformed_answer: it is added, so an unreadable
+    answer is never approved unseen; a config that names it in reject_rules rejects instead."""
+    held = load_config(small_vizwiz(tmp_path, "held", items=5)).policy
+    assert "malformed_answer" in held.review_rules and "malformed_answer" not in held.reject_rules
+    rejects = '"max_chars", "malformed_answer"]'
+    strict = load_config(small_vizwiz(tmp_path, "strict", items=5, edits={'"max_chars"]': rejects})).policy
+    assert "malformed_answer" in strict.reject_rules and "malformed_answer" not in strict.review_rules
