@@ -11,7 +11,7 @@ import pandas as pd
 
 from flows.campaigns.batch_review import replace_batch_flags, sample_so_far
 from flows.campaigns.campaign_plan import Run
-from flows.core.pages.mturk_forms import form_fields, parse_answer_xml
+from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
@@ -73,7 +73,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                             "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
         malformed = ""  # why the answer could not be read, when it could not (held for a person)
         try:
-            fields = parse_answer_xml(a["answer_xml"] or "")
+            fields = answer_fields(a["answer_xml"] or "")
             ids = rules.items_of(a["hit_id"], fields)
             spec = rules.spec(ids)
             fields = merge_buttons(fields, button_groups(spec["fields"]))  # MTurk answers such a group per button

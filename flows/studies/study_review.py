@@ -12,7 +12,7 @@ import pandas as pd
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.task_pages import page_rules
-from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.mturk_forms import answer_fields
 from flows.core.pages.templates import page_items
 from flows.studies.study_plan import questions
 from qc import study_rules  # noqa: F401  (registers the study rules)
@@ -63,7 +63,7 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
     for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch]):
         malformed = ""  # why the answer could not be read, when it could not (held for a person)
         try:
-            fields = parse_answer_xml(a["answer_xml"] or "")
+            fields = answer_fields(a["answer_xml"] or "")
             ids, found = check_response(run, fields, rows)
         except ET.ParseError as exc:
             fields, ids = {}, []

@@ -232,12 +232,14 @@ def parse_answer_xml(xml: str) -> dict[str, str]:
         out[qid] = _text(free) if free is not None else "|".join(sel)
     found = {_unmark(k): _unmark(v) for k, v in out.items()} if marked else out
     try:
-        flat = flat_answers(found)  # a crowd-form's one taskAnswers field: one value per element
+        return flat_answers(found)  # a crowd-form's one taskAnswers field: one value per element
     except ValueError as exc:
         raise ET.ParseError(f"taskAnswers does not decode ({exc})") from exc
-    # a JSON escape ("\ud83d": an emoji cut in half by a field's maxlength) decodes to half a character,
-    # which no ledger stores: U+FFFD, as for raw XML (it once stopped the whole collection)
-    return {whole_characters(k): whole_characters(v) for k, v in flat.items()}
+
+
+def answer_fields(xml: str) -> dict[str, str]:
+    """:func:`parse_answer_xml` with half a character (JSON's "\ud83d") as U+FFFD: no ledger can store it."""
+    return {whole_characters(k): whole_characters(v) for k, v in parse_answer_xml(xml).items()}
 
 
 _MARK_OPEN, _MARK_CLOSE = "\ue000\u2060", "\u2060\ue000"  # private use + word joiner: a marker no answer holds
@@ -272,9 +274,9 @@ INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")  # a field of item N: cap
 
 
 def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
-    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the
-    HIT's own ``item_ids`` get rows: answers for items it never showed are dropped."""
-    fields = parse_answer_xml(answer_xml)
+    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the HIT's own
+    ``item_ids`` get rows (answers for items it never showed are dropped); values as :func:`answer_fields`."""
+    fields = answer_fields(answer_xml)
     by_index: dict[str, str] = {}
     for name, value in fields.items():
         m = INDEXED.match(name)
