@@ -280,3 +280,19 @@ def test_a_policy_holds_malformed_answers_unless_it_rejects_them(tmp_path: Path)
     rejects = '"max_chars", "malformed_answer"]'
     strict = load_config(small_vizwiz(tmp_path, "strict", items=5, edits={'"max_chars"]': rejects})).policy
     assert "malformed_answer" in strict.reject_rules and "malformed_answer" not in strict.review_rules
+
+
+def test_a_batch_whose_answers_mostly_cannot_be_read_is_held_not_paid(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every answer's XML cut short: a defect of the page or the platform, not ten workers' fraud. The batch
+    is held for a person (exit 10, nothing decided), as when one rule would reject most of it; before, it
+    was approved (paid) with no caption read, and the next batch went out on the same page."""
+    config = small_vizwiz(tmp_path, items=10, edits={"batches = 5": "batches = 1"})
+    monkeypatch.chdir(tmp_path)
+    _mangling(monkeypatch, {}, set(range(1, 100)))
+    assert main(["run", str(config), "--no-prefect"]) == 10
+    store = Store(tmp_path / "runs" / "hitflow.db")
+    assert store.table("decisions").count == 0 and store.table("assignments").count == 10
+    hold = store.rows("SELECT hold FROM batches WHERE batch = 1")[0]["hold"]
+    workers = len({r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments")})
+    assert f"rule malformed_answer could not read the answers of {workers} of {workers} workers" in hold
