@@ -67,7 +67,7 @@ def _assignment_rows(work: pd.DataFrame, auto: pd.DataFrame, fired: pd.Series, m
     unique = work.drop_duplicates("assignment_id")
     ids = unique["assignment_id"]
     sampled = ids.map(auto["review"]).fillna(False).astype(bool).to_numpy()
-    rules = ids.map(fired).fillna("").astype(str).to_numpy()
+    rules = ids.map(fired).astype(object).fillna("").astype(str).to_numpy()  # object: a rule-less NaN is float
     wanted = sampled | ((rules != "") if mode == "flagged" else False)
     actions = ids.map(auto["action"]).to_numpy()
     left = unique["auto_approval_time"].astype(float).to_numpy() - now

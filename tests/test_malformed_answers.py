@@ -23,7 +23,7 @@ from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.custom.scaffold import scaffold
 from flows.driver.campaign_run import run_campaign
-from flows.sim import market
+from flows.sim.mturk import market
 from tests.small_configs import ROOT, small_vizwiz
 from tests.test_crowd_elements import PAGES
 from tests.test_fuzz_task_server import STUDY, app  # noqa: F401  (the task server fixture)
