@@ -45,7 +45,7 @@ CUSTOM_POLICY = DecisionPolicy(
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", "caps_lock", "min_words", "one_sentence",
-                  "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence"),
+                  "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )

@@ -40,7 +40,9 @@ class DecisionPolicy:
     # z of the Wilson lower bound the covered share must reach (0: the plain share): a few
     # flags on a worker's first handful of captions weigh less than the same share of hundreds
     block_rate_confidence: float = 0.0
-    review_rules: tuple[str, ...] = ("random_sample",)
+    # malformed_answer (qc/answer_faults.py): an answer that could not be read may be our defect, so a
+    # person looks; it neither rejects nor blocks unless a config says so
+    review_rules: tuple[str, ...] = ("random_sample", "malformed_answer")
     # One rule rejecting or blocking more than this share of a batch's workers holds the batch for a
     # person instead (flows/campaigns/batch_hold.py): it points at the page or the rule, not at fraud.
     hold_share: float = 0.5

@@ -1,7 +1,9 @@
 """One runner applies every enabled rule and returns one flag table.
 
 It never stops at the first finding: every rule sees every row, and a rule that cannot
-run (a missing column, say) is reported in the same table as a ``rule_error`` row.
+run (a missing column, say) is reported in the same table as a ``rule_error`` row. A row whose
+answer could not be read (a ``malformed`` reason, qc/answer_faults.py) is flagged
+``malformed_answer`` and kept out of the other rules: what it says is not known.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from qc import (  # noqa: F401  (registers the rules)
+    answer_faults,
     caption_rules,
     consensus_rules,
     echo_rules,
@@ -45,6 +48,8 @@ def prepare(df: pd.DataFrame, canned_text: str = CANNED_TEXT) -> pd.DataFrame:
     if missing:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}")
     out = df.copy()
+    if "malformed" in out.columns:  # the reason a row could not be read; "" for every row that was
+        out["malformed"] = out["malformed"].fillna("").astype(str)
     out["caption"] = out["caption"].fillna("").astype(str)
     for col in ("assignment_id", "worker_id", "image_id"):
         out[col] = out[col].astype(str)
@@ -67,6 +72,14 @@ def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
               enabled: Iterable[str] = DEFAULT_RULES) -> pd.DataFrame:
     """All enabled rules over one batch of captions; one table with a row per flag."""
     params = params or {}
+    df, unread = answer_faults.split_malformed(df)
+    flags = _rules_over(df, params, [name for name in enabled if name not in answer_faults.ALWAYS_ON])
+    malformed = answer_faults.malformed_answer(unread, params)
+    # joined after the others: their table (its number columns' types) is the same as without the row
+    return flags if malformed.empty else pd.concat([malformed, flags], ignore_index=True)[FLAG_COLUMNS]
+
+
+def _rules_over(df: pd.DataFrame, params: dict[str, Any], enabled: list[str]) -> pd.DataFrame:
     frames = []
     with text_features.batch(df):  # features several rules read are computed once for this batch
         for name in enabled:

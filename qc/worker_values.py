@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 MAX_DEPTH = 32  # arrays and objects inside each other; a crowd-form answer nests 5 deep (its boxes)
@@ -26,10 +27,17 @@ MAX_NUMBER_CHARS = 32  # a number's digits, sign and exponent; JSON.stringify wr
 MAX_KEYS = 10_000  # keys in one object, or fields in one answer
 MAX_NAME_CHARS = 1_000  # one key's or one field name's length
 MAX_TEXT_CHARS = 4 * 1024 * 1024  # one value's length (a field, a whole JSON text); the task server takes 256 KiB
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half a character: no UTF-8 text (nor any ledger) holds it
 
 
 class WorkerValueError(ValueError):
     """A worker's value past a bound, or not the JSON it should be; the message is the reason."""
+
+
+class ForgedValue(WorkerValueError):
+    """A value no browser's ``JSON.stringify`` writes (``NaN``, ``Infinity``, a number longer than it
+    writes or no double holds): the answer was built by hand around the page, not by a page's defect
+    (qc/answer_faults.py tells the two apart)."""
 
 
 def nesting_depth(text: str) -> int:
@@ -56,21 +64,21 @@ def nesting_depth(text: str) -> int:
 
 def _integer(text: str) -> int:
     if len(text) > MAX_NUMBER_CHARS:
-        raise WorkerValueError(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
+        raise ForgedValue(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
     return int(text)
 
 
 def _real(text: str) -> float:
     if len(text) > MAX_NUMBER_CHARS:
-        raise WorkerValueError(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
+        raise ForgedValue(f"a number of {len(text)} characters, over the {MAX_NUMBER_CHARS} allowed")
     value = float(text)
     if math.isinf(value):
-        raise WorkerValueError(f"the number {text[:40]} is too large for a double")
+        raise ForgedValue(f"the number {text[:40]} is too large for a double")
     return value
 
 
 def _constant(text: str) -> float:
-    raise WorkerValueError(f"{text} is not a JSON number (no browser writes it)")
+    raise ForgedValue(f"{text} is not a JSON number (no browser writes it)")
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -116,3 +124,15 @@ def check_fields(fields: dict[str, str]) -> dict[str, str]:
             raise WorkerValueError(f"a field name of {len(name)} characters, over the {MAX_NAME_CHARS} allowed")
         check_text(value, f"field {name[:40]!r}")
     return fields
+
+
+def whole_characters(text: str) -> str:
+    """``text`` with U+FFFD for each lone surrogate (a JSON escape of half an emoji, cut by a field's
+    maxlength, decodes to one): a ledger cannot store it, and storing failed for the whole collection."""
+    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
+
+
+def surrogate_references(xml: str) -> str:
+    """An XML text as a ledger can store it: each raw lone surrogate (a platform's reply may carry one) as
+    its character reference, which the answer reader reads as U+FFFD; nothing else changes."""
+    return LONE_SURROGATE.sub(lambda m: f"&#x{ord(m[0]):X};", xml) if LONE_SURROGATE.search(xml) else xml

@@ -77,8 +77,10 @@ def test_corrupted_files_never_raise_anything_else(tmp_path: Path, body: list[tu
                          ("any.csv", lambda p: read_csv_table(p, ("caption",), "a table"))):
         (tmp_path / name).write_bytes(raw)
         result = read_or_error(reader, tmp_path / name)
-        if how in ("nul", "utf16", "empty", "blank", "comma"):
+        if how in ("utf16", "empty", "blank", "comma") or (how == "nul" and name == "any.csv"):
             assert isinstance(result, str), f"{how} must be refused"
+        elif how == "nul":  # a results file: a NUL in one row is that row's fault, flagged; in the header, the file's
+            assert isinstance(result, str) or "NUL" in " ".join(result["malformed"]), "a NUL must be named"
 
 
 @FUZZ
@@ -100,7 +102,14 @@ def test_huge_fields_work_up_to_the_limit_and_fail_in_one_line_beyond(tmp_path: 
     path.write_bytes(csv_bytes(COLUMNS, [["a1", "W1", "i1", big, 5]]))
     assert read_submissions(path)["caption"].tolist() == [big]
     path.write_bytes(csv_bytes(COLUMNS, [["a1", "W1", "i1", "b" * 10_000_000, 5]]))
-    message = read_or_error(read_submissions, path)
+    message = read_or_error(read_submissions, path)  # its only row: the file holds nothing to check
+    assert isinstance(message, str) and f"over the {FIELD_LIMIT:,} a cell may hold" in message and "line 2" in message
+    path.write_bytes(csv_bytes(COLUMNS, [["a1", "W1", "i1", "b" * 10_000_000, 5], ["a2", "W2", "i1", "A dog.", 5]]))
+    frame = read_submissions(path).set_index("assignment_id")  # beside another row: flagged, the other read
+    assert "caption holds 10,000,000 characters" in frame.loc["a1", "malformed"] and frame.loc["a1", "line"] == 2
+    assert frame.loc["a2", "malformed"] == "" and frame.loc["a2", "caption"] == "A dog."
+    path.write_bytes(csv_bytes(COLUMNS, [["a1", "W1", "i1", "b" * 10_000_000, 5]]))
+    message = read_or_error(lambda p: read_csv_table(p, ("caption",), "a table"), path)  # other files: refused
     assert isinstance(message, str) and f"longer than {FIELD_LIMIT}" in message and f"{path}:2" in message
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from flows.answers.excluded import without_excluded
 from flows.answers.label_files import respelled, tidy_labels
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import read_csv_frame, write_csv
+from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
 from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.control_items import trusted_controls
@@ -33,8 +33,12 @@ WORKERS_FILE = "workers.csv"
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
-    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns."""
-    frame = without_excluded(read_csv_frame(path, what="the labels file", delimiter="auto"))
+    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns. A row
+    that cannot be read (too few or many fields, a NUL, bytes that are not UTF-8, a field over 1 MiB) is
+    left out and named in ``attrs["unread_rows"]`` (line and reason); the others are aggregated."""
+    table, faults = read_answer_table(path, what="the labels file", delimiter="auto")
+    frame = without_excluded(table.frame())
+    frame.attrs["unread_rows"] = [{"line": f.line, "reason": f.reason} for f in faults]  # the summary's
     if columns:
         absent = [c for c in columns if c not in frame.columns]
         if absent:
@@ -155,7 +159,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     is told each stage."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
-    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    labels = read_labels(path, columns)
+    frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
@@ -172,7 +177,7 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked),
-            "hygiene": tidied}
+            "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
@@ -186,7 +191,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     ``controls_path``: control items, which calibrate the confidence the rule stops on (and take no more)."""
     from postprocess.answers.adaptive import replay, saving
 
-    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    labels = read_labels(path, columns)
+    frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     frame = _with_seconds(path, frame, seconds_column)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
@@ -204,7 +210,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
             **summary(result, gold, checked), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
-            "hygiene": tidied}
+            "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
 
 
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ import pandas as pd
 from flows.core.errors import BatchHeld, ConfigError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
+from qc.answer_faults import MALFORMED
 
 # With fewer workers reached, a share says little: two bad workers among three is plausible fraud.
 MIN_WORKERS_REACHED = 3
@@ -46,10 +48,16 @@ def rule_reach(decisions: pd.DataFrame, blocks: pd.DataFrame) -> dict[str, set[s
     return reach
 
 
-def overreaching(decisions: pd.DataFrame, blocks: pd.DataFrame, share: float) -> list[tuple[str, int, int]]:
-    """(rule, workers reached, workers in the batch) for each rule over the share, widest first."""
+def overreaching(decisions: pd.DataFrame, blocks: pd.DataFrame, share: float,
+                 unreadable: Collection[str] = ()) -> list[tuple[str, int, int]]:
+    """(rule, workers reached, workers in the batch) for each rule over the share, widest first.
+    ``unreadable``: workers with an answer that could not be read (held, not rejected): most of a batch
+    so is the page's defect or the platform's, and the batch waits for a person as for a rule."""
     total = int(decisions["worker_id"].nunique())
-    over = [(rule, len(who), total) for rule, who in rule_reach(decisions, blocks).items()
+    reach = rule_reach(decisions, blocks)
+    if unreadable:
+        reach[MALFORMED] = reach[MALFORMED] | set(unreadable)
+    over = [(rule, len(who), total) for rule, who in reach.items()
             if total and len(who) >= MIN_WORKERS_REACHED and len(who) / total > share]
     return sorted(over, key=lambda o: (-o[1], o[0]))
 
@@ -59,21 +67,23 @@ def _batch_row(store: Store, campaign: str, batch: int) -> dict[str, Any]:
     return rows[0] if rows else {}
 
 
-def held_rules(run: Run, batch: int, decisions: pd.DataFrame, blocks: pd.DataFrame) -> set[str]:
+def held_rules(run: Run, batch: int, decisions: pd.DataFrame, blocks: pd.DataFrame,
+               unreadable: Collection[str] = ()) -> set[str]:
     """The rules set aside in this batch (released with "approve"); raises BatchHeld to hold it."""
     row = _batch_row(run.store, run.cfg.name, batch)
     release = row.get("hold_release") or ""
     if release == "rules":
         return set()
-    over = overreaching(decisions, blocks, run.cfg.policy.hold_share)
+    over = overreaching(decisions, blocks, run.cfg.policy.hold_share, unreadable)
     if not over:
         return set()
     if release == "approve":
         run.progress(f"batch {batch}: released by a person: {', '.join(r for r, _, _ in over)} neither rejects "
                      "nor blocks in this batch")
         return {rule for rule, _, _ in over}
-    note = "; ".join(f"rule {rule} would reject or block {n} of {total} workers ({n / total:.0%}, over the "
-                     f"{run.cfg.policy.hold_share:.0%} of [policy] hold_share)" for rule, n, total in over)
+    note = "; ".join(f"rule {rule} {'could not read the answers of' if rule == MALFORMED else 'would reject or block'}"
+                     f" {n} of {total} workers ({n / total:.0%}, over the {run.cfg.policy.hold_share:.0%} of [policy] "
+                     "hold_share)" for rule, n, total in over)
     run.store.set_batch(run.cfg.name, batch, hold=note, hold_page=page_fingerprint(run))
     raise BatchHeld(f"batch {batch} HELD for review, nothing rejected or blocked: {note}. A rule that fires on "
                     f"nearly everyone is a defect in the page or the rule, not fraud: check the page "

@@ -116,7 +116,8 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     flags = batch_flags(run, batch)
     decisions = decide(flags, assignments, cfg.policy)
     due = blocks_due(run, batch)
-    set_aside = held_rules(run, batch, decisions, due)  # one rule on most of the batch: held for a person
+    unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
+    set_aside = held_rules(run, batch, decisions, due, set(unreadable))  # one rule on most of it: held for a person
     decisions = approve_despite(decisions, set_aside)
     if cfg.reject_blocked_work:
         blocked = set(blocks_despite(due, set_aside)["worker_id"])

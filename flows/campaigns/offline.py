@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -15,11 +16,13 @@ from flows.core.inputs.csv_files import read_csv_frame, write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
 from postprocess.spellcheck import spellcheck_frame
+from qc.answer_faults import split_malformed
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 from qc.text_kind import OFF_FOR_PASSAGES, rules_for_kind, text_kind
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Without a config there is no page text, so no instruction_echo. The telemetry rules flag only rows
 # whose file carries telemetry (a hitflow_telemetry column or a raw event log).
 OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk",
@@ -28,13 +31,15 @@ OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = ()) -> int:
     """QC over a submissions file; ``config`` gives the rules, their values and the page text. Without
-    one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption)."""
+    one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption).
+    A row that cannot be read is flagged ``malformed_answer``, named on stderr, and the others are checked."""
     frame = read_submissions(submissions, text_fields)
+    read, unread = split_malformed(frame)
     if config is not None:
         cfg = load_config(config)
         rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
     else:
-        kind = text_kind(frame["caption"])
+        kind = text_kind(read["caption"]) if len(read) else "caption"
         rules, params = rules_for_kind(SubmitRules(), kind), {}
         enabled = tuple(r for r in OFFLINE_RULES if kind == "caption" or r not in OFF_FOR_PASSAGES)
         if kind == "passage":
@@ -50,7 +55,18 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
     flags = run_rules(prepared, {**params, "submit_rules": rules}, enabled)
     write_csv(flags[FLAG_COLUMNS], out)
     _warn_unreadable_telemetry(submissions, prepared)
+    _say_unread(submissions, unread, out)
     return len(flags)
+
+
+def _say_unread(path: Path, unread: pd.DataFrame, out: Path) -> None:
+    """One ``file:line: reason`` line per row that could not be read, and a count (stderr)."""
+    if unread.empty:
+        return
+    for line, reason in zip(unread["line"].astype(int), unread["malformed"].astype(str), strict=True):
+        print(f"{path}:{line}: {_CONTROL.sub(' ', reason)}", file=sys.stderr)  # one line, no terminal escapes
+    print(f"hitflow: {len(unread)} row(s) could not be read; each is a malformed_answer flag in {out}, the other "
+          "rows were checked", file=sys.stderr)
 
 
 def _warn_unreadable_telemetry(path: Path, prepared: pd.DataFrame) -> None:

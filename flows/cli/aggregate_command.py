@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flows.cli import args as arg
 from flows.core.errors import ConfigError
@@ -120,8 +120,21 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
         result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker,
                                 columns, a.gold, Path(a.controls) if a.controls else None,  # type: ignore[arg-type]
                                 prior, _hygiene(a), a.keep_blocked, stage)
+    _say_unread(a.input, result)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
+
+
+def _say_unread(path: str, result: dict[str, Any]) -> None:
+    """One line per row of the labels file that could not be read (in the summary's unread_rows), and a count."""
+    import sys
+
+    unread = result.get("unread_rows") or []
+    for row in unread:
+        print(f"{path}:{row['line']}: {row['reason']}", file=sys.stderr)
+    if unread:
+        print(f"hitflow: {len(unread)} row(s) could not be read and were left out (unread_rows in the summary); the "
+              "other rows were aggregated", file=sys.stderr)
 
 
 @contextmanager
@@ -178,6 +191,7 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
     with _progress("replaying the labels"):
         result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep, _hygiene(a),
                              a.keep_blocked, Path(a.controls) if a.controls else None)
+    _say_unread(a.input, result)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
 

@@ -11,18 +11,18 @@ import pandas as pd
 
 from flows.campaigns.batch_review import replace_batch_flags, sample_so_far
 from flows.campaigns.campaign_plan import Run
-from flows.core.pages.mturk_forms import form_fields, parse_answer_xml
+from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
 from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
-from flows.studies.study_review import response_items, work_seconds
+from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
 from qc.form_constraints import Spec, check_form
 from qc.runner import run_rules
 
-RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields"]
+RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed"]
 # rules over one kind of answer field only: straight-lining on choices, agreement of marks on annotations
 BY_KIND = {"choice_straight_lining": "choice", "mark_agreement": "annotations"}
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
@@ -71,15 +71,16 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     responses, answers = [], []
     for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ? "
                             "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
+        malformed = ""  # why the answer could not be read, when it could not (held for a person)
         try:
-            fields = parse_answer_xml(a["answer_xml"] or "")
+            fields = answer_fields(a["answer_xml"] or "")
             ids = rules.items_of(a["hit_id"], fields)
             spec = rules.spec(ids)
             fields = merge_buttons(fields, button_groups(spec["fields"]))  # MTurk answers such a group per button
             problems = check_form(spec, fields)
-        except ET.ParseError as exc:
+        except ET.ParseError as exc:  # the worker's doing (built by hand) or possibly ours: qc/answer_faults.py
             fields, ids, spec = {}, [], {"fields": []}
-            problems = [{"rule": "malformed_answer", "field": "", "detail": str(exc)}]
+            problems, malformed = unreadable(exc)
         if ids and not spec["fields"]:
             problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
         rows = _answer_rows(a, spec, fields, ids)
@@ -90,7 +91,8 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),
-                          "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows)})
+                          "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
+                          "malformed": malformed})
         answers += rows
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
 

@@ -4,7 +4,10 @@ MTurk command-line-tools ``.results`` files (as in the real VizWiz pilot).
 Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption,
 work_time_s`` (+ ``is_precanned``, ``text_present`` when known, and the text telemetry of issue 29:
 ``telemetry``, ``telemetry_field``, ``telemetry_log``, ``page_text``; see qc/telemetry_frame.py), one row
-per caption.
+per caption. A row that cannot be read (a work time that is not a time, a ``.results`` row with more
+images than captions, a crowd-form's ``taskAnswers`` that is not its JSON, and the CSV faults of
+``read_answer_table``) is one row with ``malformed`` = the reason and ``line`` = its file line, so it is
+flagged (qc/answer_faults.py) and every other row is read; ``malformed`` is "" on the rows that were read.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import fast_columns, read_csv_table
+from flows.core.inputs.csv_files import RowFault, fast_columns, read_answer_table
 from flows.core.inputs.text_files import read_text
-from flows.platforms.task_answer_results import TASK_ANSWERS, from_task_answers, page_text
+from flows.platforms.task_answer_results import TASK_ANSWERS, MalformedRow, from_task_answers, malformed_row, page_text
 from qc.telemetry import looks_like_event_log
 
 PLAIN = ["assignment_id", "worker_id", "image_id", "caption"]
@@ -55,20 +58,38 @@ def read_submissions(path: Path, text_fields: tuple[str, ...] = ()) -> pd.DataFr
     fast = None if text_fields else _plain_fast(path)
     if fast is not None:
         return fast
-    table = read_csv_table(path, what="the submissions file", delimiter="auto")
+    table, faults = read_answer_table(path, what="the submissions file", delimiter="auto")
     rows, header = table.rows, set(table.columns)
-    if not rows:
+    if not rows and not faults:
         raise InputFormatError(f"{path}: has a header but no rows; nothing to check")
     if {"assignmentid", "Answer.IMG_CAPTION"} <= header:
         _require(path, header, CLT_COLUMNS, "an MTurk .results file")
-        return _from_clt(path, rows, table.lines)
-    if "AssignmentId" in header and any(h.startswith("Answer.") for h in header):
-        return _from_batch_csv(path, rows, table.lines, text_fields)
-    missing = [c for c in PLAIN if c not in header]
-    if missing:
-        raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
-                               "work_time_s (or accept_time and submit_time), or an MTurk results file")
-    return _from_plain(path, rows, table.lines)
+        frame, ids = _from_clt(path, rows, table.lines), ("assignmentid", "workerid")
+    elif "AssignmentId" in header and any(h.startswith("Answer.") for h in header):
+        frame, ids = _from_batch_csv(path, rows, table.lines, text_fields), ("AssignmentId", "WorkerId")
+    else:
+        missing = [c for c in PLAIN if c not in header]
+        if missing:
+            raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
+                                   "work_time_s (or accept_time and submit_time), or an MTurk results file")
+        frame, ids = _from_plain(path, rows, table.lines), ("assignment_id", "worker_id")
+    return _with_faults(path, frame, faults, ids)
+
+
+def _with_faults(path: Path, frame: pd.DataFrame, faults: list[RowFault], ids: tuple[str, str]) -> pd.DataFrame:
+    """The rows read, then one malformed row (with its ``line``) per row that was not, by line; the
+    reader's table as it was when every row was read. No row read: the file's error."""
+    unread = pd.DataFrame([malformed_row(f.row, ids, f.line, f.reason) for f in faults])
+    frame = pd.concat([frame, unread], ignore_index=True) if faults else frame
+    if "malformed" not in frame.columns:
+        return frame
+    bad = frame["malformed"].fillna("") != ""
+    if bad.all():
+        first = frame.sort_values("line", kind="stable").iloc[0]
+        raise InputFormatError(f"{path}: none of its {len(frame)} row(s) could be read (first, line "
+                               f"{int(first['line'])}: {first['malformed']}); is it the results file you meant?")
+    unread = frame[bad].sort_values("line", kind="stable")
+    return pd.concat([frame[~bad], unread], ignore_index=True).assign(malformed=lambda f: f["malformed"].fillna(""))
 
 
 def _plain_fast(path: Path) -> pd.DataFrame | None:
@@ -76,7 +97,10 @@ def _plain_fast(path: Path) -> pd.DataFrame | None:
     table :func:`_from_plain` makes, or None whenever a row needs it (a blank or bad work time,
     accept/submit times, a blank is_precanned, anything the careful CSV reader would refuse), so
     every message still comes from the careful path."""
-    parsed = fast_columns(read_text(Path(path), "the submissions file"))  # a str path too, as before
+    try:
+        parsed = fast_columns(read_text(Path(path), "the submissions file"))  # a str path too, as before
+    except InputFormatError:  # a NUL or stray bytes may be one row's: the careful path names it
+        return None
     if parsed is None:
         return None
     header, table = parsed
@@ -106,37 +130,44 @@ def _require(path: Path, header: set[str], columns: tuple[str, ...], kind: str) 
         raise InputFormatError(f"{path}: {kind} needs column(s) {', '.join(missing)}")
 
 
-def _seconds(path: Path, line: int, column: str, text: str) -> float:
+def _seconds(column: str, text: str) -> float:
     """A work time: a finite, non-negative number (``inf`` would switch the time rule off)."""
     try:
         seconds = float(text)
     except ValueError as exc:
-        raise InputFormatError(f"{path}:{line}: {column} {text[:40]!r} is not a number") from exc
+        raise MalformedRow(f"{column} {text[:40]!r} is not a number") from exc
     if not math.isfinite(seconds) or seconds < 0:
-        raise InputFormatError(f"{path}:{line}: {column} {text[:40]!r} must be a finite number of seconds >= 0")
+        raise MalformedRow(f"{column} {text[:40]!r} must be a finite number of seconds >= 0")
     return seconds
 
 
-def _times(path: Path, line: int, accept: str, submit: str) -> float:
+def _times(accept: str, submit: str) -> float:
     try:
         seconds = parse_mturk_time(submit) - parse_mturk_time(accept)
     except (ValueError, OverflowError) as exc:
-        raise InputFormatError(f"{path}:{line}: cannot read accept/submit time {accept[:40]!r}/{submit[:40]!r} "
-                               f"({exc}); use ISO 8601 such as 2019-04-20T16:20:50-05:00") from exc
+        raise MalformedRow(f"cannot read accept/submit time {accept[:40]!r}/{submit[:40]!r} ({str(exc)[:80]}); "
+                           "use ISO 8601 such as 2019-04-20T16:20:50-05:00") from exc
     if seconds < 0:
-        raise InputFormatError(f"{path}:{line}: submit time {submit[:40]!r} is before accept time {accept[:40]!r}")
+        raise MalformedRow(f"submit time {submit[:40]!r} is before accept time {accept[:40]!r}")
     return seconds
+
+
+def _plain_seconds(r: dict[str, str]) -> float:
+    if r.get("work_time_s", "").strip():
+        return _seconds("work_time_s", r["work_time_s"])
+    if r.get("accept_time") and r.get("submit_time"):
+        return _times(r["accept_time"], r["submit_time"])
+    raise MalformedRow("needs work_time_s, or accept_time and submit_time")
 
 
 def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.DataFrame:
     out = []
     for line, r in zip(lines, rows, strict=True):
-        if r.get("work_time_s", "").strip():
-            seconds = _seconds(path, line, "work_time_s", r["work_time_s"])
-        elif r.get("accept_time") and r.get("submit_time"):
-            seconds = _times(path, line, r["accept_time"], r["submit_time"])
-        else:
-            raise InputFormatError(f"{path}:{line}: needs work_time_s, or accept_time and submit_time")
+        try:
+            seconds = _plain_seconds(r)
+        except MalformedRow as exc:
+            out.append(malformed_row(r, ("assignment_id", "worker_id"), line, str(exc)))
+            continue
         row = {k: r[k] for k in PLAIN} | {"work_time_s": seconds}
         for column, name in PLAIN_TELEMETRY.items():  # issue 29: how the text arrived, when recorded
             if r.get(column, "").strip():
@@ -147,19 +178,28 @@ def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.
     return pd.DataFrame(out)
 
 
-def _work_time(path: Path, line: int, r: dict[str, str]) -> float:
-    return (_seconds(path, line, "WorkTimeInSeconds", r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
-            else _times(path, line, r.get("AcceptTime", ""), r.get("SubmitTime", "")))
+def _work_time(r: dict[str, str]) -> float:
+    return (_seconds("WorkTimeInSeconds", r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
+            else _times(r.get("AcceptTime", ""), r.get("SubmitTime", "")))
+
+
+def _work_time_or_reason(r: dict[str, str]) -> float | str:
+    try:
+        return _work_time(r)
+    except MalformedRow as exc:
+        return str(exc)
 
 
 def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int],
                     named: tuple[str, ...] = ()) -> pd.DataFrame:
-    if TASK_ANSWERS in rows[0]:  # a crowd-form page: every answer inside one JSON column
-        times = [_work_time(path, line, r) for line, r in zip(lines, rows, strict=True)]
-        return from_task_answers(path, rows, lines, times, named)
+    if rows and TASK_ANSWERS in rows[0]:  # a crowd-form page: every answer inside one JSON column
+        return from_task_answers(path, rows, lines, [_work_time_or_reason(r) for r in rows], named)
     out = []
     for line, r in zip(lines, rows, strict=True):
-        seconds = _work_time(path, line, r)
+        seconds = _work_time_or_reason(r)
+        if isinstance(seconds, str):
+            out.append(malformed_row(r, ("AssignmentId", "WorkerId"), line, seconds))
+            continue
         captions = {m[1]: v for k, v in r.items() if k and (m := _INDEXED.match(k))}
         if not captions and "Answer.caption" in r:
             captions = {"": r["Answer.caption"]}
@@ -204,12 +244,16 @@ def _split_end(value: str) -> list[str]:
 def _from_clt(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.DataFrame:
     out = []
     for line, r in zip(lines, rows, strict=True):
-        seconds = _times(path, line, r["assignmentaccepttime"], r["assignmentsubmittime"])
         images = r["Answer.IMG"].split("|")
         captions = _split_end(r["Answer.IMG_CAPTION"])
         texts = _split_end(r.get("Answer.TEXT_DETECT", ""))
-        if len(captions) != len(images):
-            raise InputFormatError(f"{path}:{line}: {len(images)} images but {len(captions)} captions")
+        try:
+            seconds = _times(r["assignmentaccepttime"], r["assignmentsubmittime"])
+            if len(captions) != len(images):
+                raise MalformedRow(f"{len(images)} images but {len(captions)} captions")
+        except MalformedRow as exc:
+            out.append(malformed_row(r, ("assignmentid", "workerid"), line, str(exc)))
+            continue
         for i, (image, caption) in enumerate(zip(images, captions, strict=True)):
             out.append({"assignment_id": r["assignmentid"], "worker_id": r["workerid"], "image_id": image,
                         "caption": caption, "work_time_s": seconds,

@@ -9,7 +9,8 @@ The free-text fields are the ones named (``hitflow qc --text-field summary``) or
 their content: prose most answers fill, in words, and different from one answer to the next (a
 choice's few labels are not). A keystroke log is found by its value, inside the JSON (any element)
 or in its own ``Answer.*`` column, and goes with the text field whose name it carries (or the one
-text field there is).
+text field there is). A row whose ``taskAnswers`` is not that JSON, or whose work time cannot be read,
+is one malformed row with the reason (qc/answer_faults.py); the others are read.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pandas as pd
 
 from flows.core.errors import InputFormatError
 from flows.core.pages.crowd_elements import flatten_task_answers
+from qc.answer_faults import built_by_hand
 from qc.telemetry import looks_like_event_log
 
 TASK_ANSWERS = "Answer.taskAnswers"
@@ -28,16 +30,23 @@ ITEM_COLUMNS = ("Input.item_id", "Input.image_id", "Input.id", "Input.image_url"
 NOT_TEXT = ("assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
 
 
-def flat_rows(path: Path, rows: list[dict[str, str]], lines: list[int]) -> list[dict[str, str]]:
-    """Each row's taskAnswers flattened into one value per element name (one line per unreadable one)."""
-    out = []
-    for line, r in zip(lines, rows, strict=True):
-        try:
-            out.append(flatten_task_answers(r.get(TASK_ANSWERS) or "[{}]"))
-        except ValueError as exc:  # past a bound on worker-supplied values too (qc/worker_values.py)
-            raise InputFormatError(f"{path}:{line}: {TASK_ANSWERS} is not the JSON a crowd-form posts ({exc}); "
-                                   "give the batch results file as MTurk wrote it") from exc
-    return out
+class MalformedRow(ValueError):
+    """One row of a results file that cannot be read; the message is the reason (no file or line)."""
+
+
+def malformed_row(row: dict[str, str], ids: tuple[str, str], line: int, reason: str) -> dict[str, Any]:
+    """The QC row of a results-file row that could not be read: its ids, the reason and its line."""
+    return {"assignment_id": row.get(ids[0], ""), "worker_id": row.get(ids[1], ""), "image_id": "", "caption": "",
+            "work_time_s": float("nan"), "malformed": reason, "line": line}
+
+
+def flat_row(row: dict[str, str]) -> dict[str, str]:
+    """A row's taskAnswers flattened into one value per element name; MalformedRow with the reason."""
+    try:
+        return flatten_task_answers(row.get(TASK_ANSWERS) or "[{}]")
+    except ValueError as exc:  # past a bound on worker-supplied values too (qc/worker_values.py)
+        whose = "a value no browser writes: built by hand" if built_by_hand(exc) else "not the JSON a crowd-form posts"
+        raise MalformedRow(f"{TASK_ANSWERS}: {whose} ({exc})") from exc
 
 
 def _is_prose(values: list[str]) -> bool:
@@ -89,13 +98,27 @@ def _log_for(field: str, logs: dict[str, str], fields: list[str]) -> str:
     return next(iter(logs.values())) if len(fields) == 1 and len(logs) == 1 else ""
 
 
-def from_task_answers(path: Path, rows: list[dict[str, str]], lines: list[int], seconds: list[float],
+def _read_rows(rows: list[dict[str, str]], lines: list[int], seconds: list[float | str],
+               ) -> tuple[list[tuple[dict[str, str], dict[str, str], float, int]], list[dict[str, Any]]]:
+    """(row, its flat answer, work time, line) for each row read, and a malformed row for each other."""
+    read, unread = [], []
+    for r, line, work in zip(rows, lines, seconds, strict=True):
+        try:
+            if isinstance(work, str):  # the reason its work time cannot be read
+                raise MalformedRow(work)
+            read.append((r, flat_row(r), work, line))
+        except MalformedRow as exc:
+            unread.append(malformed_row(r, ("AssignmentId", "WorkerId"), line, str(exc)))
+    return read, unread
+
+
+def from_task_answers(path: Path, rows: list[dict[str, str]], lines: list[int], seconds: list[float | str],
                       named: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The QC frame of a crowd-form batch (see the module docstring); ``seconds``: each row's work time."""
-    flat = flat_rows(path, rows, lines)
-    fields = text_fields(path, flat, named)
-    out: list[dict[str, Any]] = []
-    for r, answer, work in zip(rows, flat, seconds, strict=True):
+    """The QC frame of a crowd-form batch (see the module docstring); ``seconds``: each row's work time
+    (or the reason it cannot be read)."""
+    read, out = _read_rows(rows, lines, seconds)
+    fields = text_fields(path, [answer for _, answer, _, _ in read], named) if read else []
+    for r, answer, work, line in read:
         item = next((r[k] for k in ITEM_COLUMNS if r.get(k)), r.get("HITId", ""))
         logs = _logs(r, answer)
         for field in fields:
@@ -103,5 +126,5 @@ def from_task_answers(path: Path, rows: list[dict[str, str]], lines: list[int], 
                         "image_id": item if len(fields) == 1 else f"{item}#{field}", "caption": answer.get(field, ""),
                         "work_time_s": work, "telemetry": answer.get("hitflow_telemetry", ""),
                         "telemetry_field": field, "telemetry_log": _log_for(field, logs, fields),
-                        "page_text": page_text(r)})
+                        "page_text": page_text(r), "line": line})
     return pd.DataFrame(out)

@@ -12,10 +12,11 @@ import pandas as pd
 from flows.campaigns.batch_review import replace_batch_flags
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.task_pages import page_rules
-from flows.core.pages.mturk_forms import parse_answer_xml
+from flows.core.pages.mturk_forms import answer_fields
 from flows.core.pages.templates import page_items
 from flows.studies.study_plan import questions
 from qc import study_rules  # noqa: F401  (registers the study rules)
+from qc.answer_faults import built_by_hand
 from qc.judgement_spec import check_answers
 from qc.runner import run_rules
 
@@ -60,26 +61,41 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
                                                     "WHERE campaign = ?", [run.cfg.name])}
     records, problems = [], []
     for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch]):
+        malformed = ""  # why the answer could not be read, when it could not (held for a person)
         try:
-            fields = parse_answer_xml(a["answer_xml"] or "")
+            fields = answer_fields(a["answer_xml"] or "")
             ids, found = check_response(run, fields, rows)
         except ET.ParseError as exc:
-            fields, ids, found = {}, [], [{"rule": "malformed_answer", "field": "", "detail": str(exc)}]
+            fields, ids = {}, []
+            found, malformed = unreadable(exc)
         tasks = [i for i in range(len(ids)) if any(f"{m}_{i}" in fields for m in main)]
         answers = ["/".join(fields.get(f"{m}_{i}", "") for m in main) for i in tasks]
         records.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                         "work_time_s": work_seconds(a, fields), "n_tasks": len(tasks),
                         "main_answers": "\x1f".join(answers),
-                        "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in found)})
+                        "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in found), "malformed": malformed})
         problems += [{"campaign": run.cfg.name, "assignment_id": a["assignment_id"], "worker_id": a["worker_id"], **p}
                      for p in found]
+        if malformed:  # recorded beside the page's rules broken, though no rule of the page decides it
+            problems.append({"campaign": run.cfg.name, "assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
+                             "rule": "malformed_answer", "field": "", "detail": malformed})
     with run.store.transaction():
         ids = [r["assignment_id"] for r in records]
         run.store.execute(f"DELETE FROM response_problems WHERE assignment_id IN ({','.join('?' * len(ids))})", ids)
         if problems:
             run.store.table("response_problems").insert_all(problems)
     return pd.DataFrame(records, columns=["assignment_id", "worker_id", "work_time_s", "n_tasks", "main_answers",
-                                          "problems"])
+                                          "problems", "malformed"])
+
+
+def unreadable(exc: ET.ParseError) -> tuple[list[dict[str, str]], str]:
+    """(the page's rules broken, the reason it is malformed) for an answer that does not parse. A value no
+    browser writes was built by hand around the page: ``invalid_answer``, as a bypassed page's rule. Any
+    other failure (XML the platform wrote, JSON a page's script wrote, a size the page let through) could
+    be ours: ``malformed_answer``, held for a person and never a rejection or a block (qc/answer_faults.py)."""
+    if built_by_hand(exc):
+        return [{"rule": "built_by_hand", "field": "", "detail": str(exc)}], ""
+    return [], str(exc)
 
 
 def study_qc_batch(run: Run, batch: int) -> dict[str, Any]:

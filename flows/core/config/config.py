@@ -27,6 +27,7 @@ from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
 from flows.core.inputs.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.core.outputs.output_location import has_credentials
+from qc.answer_faults import ALWAYS_ON
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
@@ -167,7 +168,7 @@ def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str,
     thresholds may wait for a rule not enabled yet (the full-scale config keeps some so)."""
     for key in ("reject_rules", "review_rules"):
         named = getattr(sec, key) if key in sec.model_fields_set else None
-        idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules]
+        idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules and rule not in ALWAYS_ON]
         if idle:
             raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
                         "to [qc].rules or take it out of the policy")
@@ -245,13 +246,17 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     rates = {} if counts_only else (sec.block_min_rate if "block_min_rate" in sec.model_fields_set
                                     else default.block_min_rate)
     _check_rules(path, "policy", "block_min_rate", rates, is_study)
+    reject = _known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules)
+    review = _known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules)
+    # an answer that could not be read is rejected only when the config says so; otherwise a person looks
+    review += tuple(r for r in ALWAYS_ON if r not in reject and r not in review)
     return DecisionPolicy(
-        reject_rules=_known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules),
+        reject_rules=reject,
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
         block_counts_beside_rates=default.block_counts_beside_rates, block_min_evidence=sec.block_min_evidence,
         block_rate_confidence=sec.block_rate_confidence
         if "block_rate_confidence" in sec.model_fields_set else default.block_rate_confidence,
-        review_rules=_known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules),
+        review_rules=review,
         reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
 
 

@@ -25,7 +25,7 @@ STUDY_RULES = ("invalid_answer", "too_fast", "straight_lining")
 STUDY_POLICY = DecisionPolicy(
     reject_rules=("invalid_answer",),
     block_min_flags={"invalid_answer": 1, "too_fast": 1, "straight_lining": 1},
-    review_rules=(),
+    review_rules=("malformed_answer",),  # an answer that could not be read: a person looks (qc/answer_faults.py)
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )

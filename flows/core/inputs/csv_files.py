@@ -3,6 +3,7 @@
 The reader turns whatever arrives (empty, binary, UTF-16, non-UTF-8, a byte-order mark, ragged
 rows, an unterminated quote, a huge field, NUL bytes) into rows of text or a one-line
 ``InputFormatError`` naming the file and line, never a traceback and never a silently dropped field.
+A file of workers' answers (:func:`read_answer_table`) names a bad row instead and reads the rest.
 
 The writer neutralises spreadsheet formulas by OWASP's rule (a cell that starts with ``=``, ``+``,
 ``-``, ``@``, tab or carriage return gets a leading ``'``) in files people open in a spreadsheet,
@@ -29,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from flows.core.errors import InputFormatError
-from flows.core.inputs.text_files import read_text
+from flows.core.inputs.text_files import MAX_INPUT_BYTES, read_text, read_text_marking
 
 FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and fullwidth =+-@
@@ -63,14 +64,14 @@ def _short(text: str, limit: int = 60) -> str:
     return shown if len(shown) <= limit else shown[:limit] + "...'"
 
 
-def _records(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) -> Iterator[tuple[int, list[str]]]:
     """(line, fields) per non-blank record, read as asked for (an item file of 330,000 rows was
     three copies of itself in lists and dicts); strict quoting, so an unterminated quote is an error.
     The field limit is csv's process-wide setting: raised for each record, put back after it."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     while True:
         start = reader.line_num + 1  # the record's first line: a quote opened there may end the file
-        old = csv.field_size_limit(FIELD_LIMIT)
+        old = csv.field_size_limit(limit)
         try:
             rec = next(reader)
         except StopIteration:
@@ -133,11 +134,7 @@ def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimit
     first = next(records, None) if names is None else (0, names)
     if first is None:
         raise InputFormatError(f"{path}: holds no CSV record; {what} needs a header row")
-    header = [h.strip() for h in first[1]] if names is None else names
-    if names is None and len(set(header)) != len(header):
-        repeated = sorted({h for h in header if header.count(h) > 1})
-        raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(_short, repeated))}; "
-                               "give each column one name")
+    header = _header(path, first[1]) if names is None else names
     need = list(required)
     missing = [c for c in need if c not in header]
     if missing:
@@ -145,6 +142,15 @@ def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimit
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; {what} needs "
                                f"{', '.join(need)} (columns are {found})")
     return header, _checked_rows(path, header, records, what, delimiter)
+
+
+def _header(path: Path, first: list[str]) -> list[str]:
+    header = [h.strip() for h in first]
+    if len(set(header)) != len(header):
+        repeated = sorted({h for h in header if header.count(h) > 1})
+        raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(_short, repeated))}; "
+                               "give each column one name")
+    return header
 
 
 def _checked_rows(path: Path, header: list[str], records: Iterator[tuple[int, list[str]]], what: str,
@@ -155,6 +161,49 @@ def _checked_rows(path: Path, header: list[str], records: Iterator[tuple[int, li
                                    f"(separated by {delimiter!r}); quote fields that hold the separator, and give "
                                    "every row every column")
         yield line, dict(zip(header, rec, strict=True))
+
+
+@dataclass(frozen=True)
+class RowFault:
+    """A row of workers' answers not read: its last line, the reason, what could be read of it (its ids)."""
+
+    line: int
+    reason: str
+    row: dict[str, str]
+
+
+def read_answer_table(path: Path, what: str = "it", delimiter: str = ",") -> tuple[CsvTable, list[RowFault]]:
+    """:func:`read_csv_table` for a file of workers' answers, where one bad row is that row's problem, not the
+    file's: a row wider or narrower than the header, a field longer than ``FIELD_LIMIT``, NUL bytes or bytes
+    that are not UTF-8 on its lines come back as :class:`RowFault` s, and every other row is read. What is
+    wrong with the file itself (encoding, header, an unterminated quote, no row read) is its one-line error."""
+    text, marked = read_text_marking(Path(path), what)
+    delimiter = _sniff(text) if delimiter == "auto" else delimiter
+    records = _records(path, text, delimiter, MAX_INPUT_BYTES)  # a long field is a row's fault, below
+    first = next(records, None)
+    if first is None:
+        raise InputFormatError(f"{path}: holds no CSV record; {what} needs a header row")
+    header = _header(path, first[1])
+    table, faults, end = CsvTable(Path(path), header, [], []), [], first[0]
+    for line, rec in records:
+        start, end = end + 1, line
+        reason = _row_fault(header, rec, [marked[n] for n in range(start, line + 1) if n in marked], delimiter)
+        if reason:
+            faults.append(RowFault(line, reason, {k: v[:200] for k, v in zip(header, rec, strict=False)}))
+        else:
+            table.rows.append(dict(zip(header, rec, strict=True)))
+            table.lines.append(line)
+    if faults and not table.rows:
+        raise InputFormatError(f"{path}: none of its {len(faults)} row(s) could be read (first, line "
+                               f"{faults[0].line}: {faults[0].reason}); is it the file you meant?")
+    return table, faults
+
+
+def _row_fault(header: list[str], rec: list[str], marks: list[str], delimiter: str) -> str:
+    long = [(name, len(v)) for name, v in zip(header, rec, strict=False) if len(v) > FIELD_LIMIT]
+    return (marks[0] if marks else f"{len(rec)} field(s), but the header has {len(header)} (separated by "
+            f"{delimiter!r})" if len(rec) != len(header) else
+            f"{long[0][0]} holds {long[0][1]:,} characters, over the {FIELD_LIMIT:,} a cell may hold" if long else "")
 
 
 # A file csv's strict reader takes, as a regex: each field quoted ("" inside for a quote) or without

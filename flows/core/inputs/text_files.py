@@ -2,20 +2,64 @@
 
 Empty, binary, UTF-16 and non-UTF-8 files, NUL bytes and unreadable paths all become an
 ``InputFormatError`` naming the file (and the line of a NUL); a UTF-8 byte-order mark is dropped.
+:func:`read_text_marking` reads a file of workers' answers instead: a few lines with NULs or stray
+bytes are named, not the end of the file (``hitflow qc`` flags those rows and reads the rest).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from flows.core.errors import InputFormatError
 
 MAX_INPUT_BYTES = 512 * 2**20  # any input file read whole; a bigger one is refused before it fills memory
+MAX_MARKED_LINES = 1000  # more lines than this with NULs or stray bytes: the file is binary, not a few bad rows
+_NOT_TEXT = re.compile("[\x00\udc80-\udcff]+")  # a NUL, or bytes that are not UTF-8 (surrogateescape)
 
 
 def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str:
     """The file's text: UTF-8 (a byte-order mark dropped) or a one-line InputFormatError. At most
     ``max_bytes`` (default ``MAX_INPUT_BYTES``) are read: ``/dev/zero`` or a FIFO never fills memory."""
+    raw = _raw(path, what, max_bytes)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{path}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
+                               f"save {what} as UTF-8") from exc
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputFormatError(f"{path}:{line}: holds a NUL byte; {what} looks binary or UTF-16, not UTF-8 text: "
+                               "save it as UTF-8 text")
+    if not text.strip():
+        raise InputFormatError(f"{path}: is empty; {what} has nothing to read: fill it in, or name the file you meant")
+    return text
+
+
+def read_text_marking(path: Path, what: str = "it") -> tuple[str, dict[int, str]]:
+    """The file's text and, by line, why a line is not clean text: a line holding a NUL byte or bytes
+    that are not UTF-8 (a worker's lone surrogate, written as WTF-8) is read with U+FFFD in their place
+    and named, so one such answer is flagged and the file's other rows are read. A file whose first
+    line (its header) has them, or that has them on many lines, is not text: :func:`read_text`'s error."""
+    raw = _raw(path, what, None)
+    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    marked: dict[int, str] = {}
+    line, at = 1, 0
+    for m in _NOT_TEXT.finditer(text):
+        line, at = line + text.count("\n", at, m.start()), m.start()
+        if line == 1 or len(marked) >= MAX_MARKED_LINES:
+            return read_text(path, what), {}  # raises: the file's own one-line error
+        first = m[0][0]
+        marked.setdefault(line, "holds a NUL byte" if first == "\x00" else
+                          f"holds bytes that are not UTF-8 (first {ord(first) - 0xdc00:#04x}), read as U+FFFD")
+    if not marked:
+        return read_text(path, what), {}
+    return _NOT_TEXT.sub(lambda m: "\ufffd" * len(m[0]), text), marked
+
+
+def _raw(path: Path, what: str, max_bytes: int | None) -> bytes:
+    """The file's bytes, refused with one line when it cannot be text: a name with control characters,
+    missing, a folder, unreadable, UTF-16 by its byte-order mark, or over ``max_bytes``."""
     if not str(path).isprintable():  # every later message names the path: keep them one line
         raise InputFormatError(f"{str(path)!r}: a file name with control characters; rename the file")
     max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
@@ -32,15 +76,4 @@ def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str
         raise InputFormatError(f"{path}: {what} is UTF-16 text; save it as UTF-8")
     if len(raw) > max_bytes:
         raise InputFormatError(f"{path}: over {max_bytes} bytes, too large for {what}; split it or check the path")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"{path}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
-                               f"save {what} as UTF-8") from exc
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise InputFormatError(f"{path}:{line}: holds a NUL byte; {what} looks binary or UTF-16, not UTF-8 text: "
-                               "save it as UTF-8 text")
-    if not text.strip():
-        raise InputFormatError(f"{path}: is empty; {what} has nothing to read: fill it in, or name the file you meant")
-    return text
+    return raw

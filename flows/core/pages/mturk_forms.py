@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from xml.sax.saxutils import escape
 
 from flows.core.pages.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, flat_answers, open_crowd_element
-from qc.worker_values import read_json
+from qc.worker_values import read_json, whole_characters
 
 NS_HTML = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"
 NS_EXTERNAL = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
@@ -237,6 +237,11 @@ def parse_answer_xml(xml: str) -> dict[str, str]:
         raise ET.ParseError(f"taskAnswers does not decode ({exc})") from exc
 
 
+def answer_fields(xml: str) -> dict[str, str]:
+    """:func:`parse_answer_xml` with half a character (JSON's "\ud83d") as U+FFFD: no ledger can store it."""
+    return {whole_characters(k): whole_characters(v) for k, v in parse_answer_xml(xml).items()}
+
+
 _MARK_OPEN, _MARK_CLOSE = "\ue000\u2060", "\u2060\ue000"  # private use + word joiner: a marker no answer holds
 _CHAR_REF = re.compile(r"&#(?:x([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
 _MARKED = re.compile(f"{_MARK_OPEN}([0-9a-f]+){_MARK_CLOSE}")
@@ -269,9 +274,9 @@ INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")  # a field of item N: cap
 
 
 def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
-    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the
-    HIT's own ``item_ids`` get rows: answers for items it never showed are dropped."""
-    fields = parse_answer_xml(answer_xml)
+    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the HIT's own
+    ``item_ids`` get rows (answers for items it never showed are dropped); values as :func:`answer_fields`."""
+    fields = answer_fields(answer_xml)
     by_index: dict[str, str] = {}
     for name, value in fields.items():
         m = INDEXED.match(name)

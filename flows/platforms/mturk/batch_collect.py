@@ -16,6 +16,7 @@ from flows.core.pages.mturk_forms import answer_rows
 from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
+from qc.worker_values import surrogate_references
 
 MAX_POLL_S = 6 * 3600
 # Listings and marks of the HITs that closed in one round go out at once: each is a round trip
@@ -44,12 +45,12 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
     row = {"assignment_id": a["AssignmentId"], "hit_id": a["HITId"], "campaign": run.cfg.name, "batch": batch,
            "worker_id": a["WorkerId"], "status": a["AssignmentStatus"], "accept_time": _epoch(a.get("AcceptTime")),
            "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
-           "answer_xml": a.get("Answer", ""), "fetched_at": time.time()}
+           "answer_xml": surrogate_references(a.get("Answer") or ""), "fetched_at": time.time()}
     if seen:
         run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
         return False
     try:
-        parsed = answer_rows(a["AssignmentId"], a.get("Answer", ""), json.loads(hit["item_ids"]))
+        parsed = answer_rows(a["AssignmentId"], row["answer_xml"], json.loads(hit["item_ids"]))
         row["parse_error"] = ""
     except ET.ParseError as exc:
         parsed, row["parse_error"] = [], f"answer XML is malformed: {exc}"

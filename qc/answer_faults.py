@@ -1,0 +1,66 @@
+"""Answers that could not be read: flagged one by one, never a stop for the rest of the batch or file.
+
+One worker's answer that does not parse (answer XML, a crowd-form's ``taskAnswers`` JSON, a work time
+that is not a time, a results-file row with a missing column, NUL bytes, bytes that are not UTF-8, a
+field past the size a cell may hold) once stopped ``hitflow qc`` for the whole file. Now such a row
+is kept with its reason and flagged ``malformed_answer`` here; every other row is checked as usual.
+
+Whose fault it is decides what follows (``docs/how-to/malformed-answers.md``). Most malformations
+could be ours or the platform's: answer XML is written by the platform, a crowd-form's JSON by the
+page's script, and a page that lets a 5 MB paste through has no limit of its own. Those are
+``malformed_answer``: by default held for a person (a review rule), never rejected and never a block
+on their own. A value no browser's ``JSON.stringify`` writes (``NaN``, ``Infinity``, a number of
+hundreds of digits: :class:`qc.worker_values.ForgedValue`) was built by hand around the page, which
+is what ``invalid_answer`` means on a custom page or a study (rejected, as their policies say).
+
+Input columns of :func:`malformed_answer`: ``assignment_id, worker_id`` and ``malformed`` (the
+reason, "" for a row that was read), optionally ``line`` (the file line) and ``image_id``. Output:
+the flag table (:data:`qc.flags.FLAG_COLUMNS`), ``value`` = the line ("" when unknown), ``detail`` =
+the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from qc.flags import flag_columns, register
+from qc.worker_values import ForgedValue
+
+MALFORMED = "malformed_answer"
+ALWAYS_ON = (MALFORMED,)  # runs on every frame that carries a ``malformed`` column, named or not
+DETAIL_CHARS = 300  # a reason quotes at most a little of the answer: the answer itself stays stored
+
+
+@register(MALFORMED, "caption")
+def malformed_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """One flag per row whose answer could not be read, with the line and the reason."""
+    if "malformed" not in df.columns:
+        return flag_columns({})
+    bad = df[df["malformed"].fillna("").astype(str) != ""]
+    # the line as a whole number ("" when unknown): a frame's line column is float once other rows lack it
+    lines = [str(int(n)) if pd.notna(n) else "" for n in bad["line"]] if "line" in bad.columns else ""
+    return flag_columns({"worker_id": bad["worker_id"].astype(str), "rule": MALFORMED, "value": lines,
+                         "threshold": "", "assignment_id": bad["assignment_id"].astype(str),
+                         "image_id": bad["image_id"].astype(str) if "image_id" in bad.columns else "",
+                         "detail": bad["malformed"].astype(str).str.slice(0, DETAIL_CHARS)})
+
+
+def split_malformed(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the rows that were read, the rows that were not); a frame without ``malformed`` is all read."""
+    if "malformed" not in df.columns:
+        return df, df.iloc[0:0]
+    bad = df["malformed"].fillna("").astype(str) != ""
+    return df[~bad].reset_index(drop=True), df[bad].reset_index(drop=True)
+
+
+def built_by_hand(exc: BaseException | None) -> bool:
+    """Whether an answer's failure to read is a value no page posts (a chained :class:`ForgedValue`):
+    the worker's own doing, not a defect of the page or the platform."""
+    seen = 0
+    while exc is not None and seen < 20:  # a cause chain is short; the bound guards against a cycle
+        if isinstance(exc, ForgedValue):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
