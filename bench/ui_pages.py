@@ -48,11 +48,12 @@ def overview_server(db: Path) -> Iterator[tuple[httpx.Client, list[str]]]:
     """`hitflow ui`'s server on ``db`` (as flows/cli/ui_command.py builds it), signed in, and its campaigns."""
     from flows.core.ledger.store import Store
     from flows.driver.campaign_status import campaign_status
-    from flows.driver.operations import open_campaign_run
+    from flows.driver.operations import ledger_run, open_campaign_run
     from flows.review.overview_app import OverviewServer, OverviewSite
 
     site = OverviewSite(db_path=db, out_root="runs", read_status=campaign_status, reviewer="bench",
-                        open_run=lambda name: open_campaign_run(str(db), name, progress=lambda _: None))
+                        open_run=lambda name: open_campaign_run(str(db), name, progress=lambda _: None),
+                        read_run=lambda name: ledger_run(str(db), name))
     names = [r["name"] for r in Store(db).rows("SELECT name FROM campaigns ORDER BY name")]
     with site.opened, OverviewServer(site) as server, httpx.Client(base_url=server.url, timeout=600) as client:
         signed = client.get(f"/?token={site.login_token}", follow_redirects=False)

@@ -34,13 +34,14 @@ def item_states(queue: pd.DataFrame, work: pd.DataFrame, mode: str, now: float) 
     sent = dict(zip(ids, work["applied"].fillna("").astype(str).tolist(), strict=True))
     due = dict(zip(ids, pd.to_numeric(work["auto_approval_time"], errors="coerce").tolist(), strict=True))
     out = queue.copy()
+    decided = _decided_batches(work)  # once, not per worker row (193 rows at 40,000 images: ~0.3 s)
     states, left = [], []
     for row in out.itertuples():
         if row.decided:
             state = "person"
         elif row.kind == "assignment" and sent.get(row.assignment_id, ""):
             state = "rules"
-        elif row.kind == "worker" and str(row.auto_action) in ("block", "keep") and _batch_decided(work, row.batch):
+        elif row.kind == "worker" and str(row.auto_action) in ("block", "keep") and int(row.batch) in decided:
             state = "rules"  # the batch's block step ran on the rules' word
         else:
             state = "rules_next" if mode == "none" else "open"
@@ -51,9 +52,10 @@ def item_states(queue: pd.DataFrame, work: pd.DataFrame, mode: str, now: float) 
     return out
 
 
-def _batch_decided(work: pd.DataFrame, batch: Any) -> bool:
-    mine = work[work["batch"].astype(int) == int(batch)]
-    return bool(len(mine)) and bool((mine["applied"].fillna("").astype(str) != "").all())
+def _decided_batches(work: pd.DataFrame) -> set[int]:
+    """The batches with work whose every assignment's decision the platform was told."""
+    sent = (work["applied"].fillna("").astype(str) != "").groupby(work["batch"].astype(int)).all()
+    return {int(b) for b, every in sent.items() if every}
 
 
 def campaign_state(items: pd.DataFrame, work: pd.DataFrame, held: pd.DataFrame, now: float) -> dict[str, Any]:

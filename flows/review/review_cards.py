@@ -13,6 +13,7 @@ import pandas as pd
 from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
+from flows.campaigns.queue_cache import kept_queue
 from flows.campaigns.review_data import (
     applied_work,
     campaign_queue,
@@ -21,6 +22,7 @@ from flows.campaigns.review_data import (
     platform_now,
     worker_captions,
 )
+from flows.core.errors import InputFormatError
 from flows.core.ledger.store import Store
 from qc.campaign_state import item_states
 from qc.worker_skill import SkillPolicy, shown_p
@@ -56,38 +58,98 @@ def _filtered(queue: pd.DataFrame, filters: dict[str, str]) -> pd.DataFrame:
     return queue[keep]
 
 
-def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
-    """Cards for the page, the filters' choices, counts, and the image hosts the CSP must allow."""
+def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None = None) -> dict[str, Any]:
+    """One page of cards (``filters["page"]``, by default the one with the first open item), the filters'
+    choices, counts, and the image hosts the CSP must allow. ``now``: the platform's clock (default: asked)."""
     store, name = run.store, run.cfg.name
-    # each item's state (open, decided by a person or by the rules) as every other view counts it
-    queue = item_states(campaign_queue(store, name, run.cfg.policy, mode, now := platform_now(run)),
-                        applied_work(store, name), run.cfg.review, now)
-    history = histories(store, name)
+    now = platform_now(run) if now is None else now
+    # each item's state (open, decided by a person or by the rules) as every other view counts it; the queue
+    # kept while the ledger has not changed (the overview's own, or this page's last load)
+    built = kept_queue(store, name, (run.cfg.policy, mode), now, lambda: campaign_queue(store, name, run.cfg.policy,
+                                                                                         mode, now))
+    queue = item_states(built, applied_work(store, name), run.cfg.review, now)
+    shown = _filtered(queue, filters)
+    pages = max(1, math.ceil(len(shown) / PAGE_CARDS))
+    page = min(pages, _page(filters.get("page", ""), shown))
+    pooled = PooledLines(store, name)
+    cards = page_cards(run, shown.iloc[(page - 1) * PAGE_CARDS:page * PAGE_CARDS], (page - 1) * PAGE_CARDS, pooled)
+    return {"cards": cards, "image_origins": sorted({_origin(c["url"]) for card in cards
+                                                     for c in card["captions"] if c["url"]} - {""}),
+            "choices": {"rule": sorted(set().union(*[rule_names(r) for r in set(queue["rules"])])),
+                        "batch": sorted({str(b) for b in queue["batch"]}),
+                        "worker": sorted(set(queue["worker_id"]))},
+            "counts": {"total": len(queue), "open": int((queue["state"] == "open").sum()), "shown": len(shown)},
+            "pages": {"page": page, "of": pages, "first": (page - 1) * PAGE_CARDS + 1 if cards else 0,
+                      "last": (page - 1) * PAGE_CARDS + len(cards)},
+            "doubted": pooled.doubted()}
+
+
+def own_first(rows: list[dict[str, Any]], assignment_id: str, most: int) -> list[dict[str, Any]]:
+    """The card's own assignment's rows, then the worker's others in the batch up to ``most`` in all, in
+    their order: a busy worker wrote 3,885 captions (557 flags) in one batch of a 40,000-image campaign."""
+    keep = [bool(assignment_id) and r["assignment_id"] == assignment_id for r in rows]
+    room = most - sum(keep)
+    for n, own in enumerate(keep):
+        if not own and room > 0:
+            keep[n], room = True, room - 1
+    return [r for r, kept in zip(rows, keep, strict=True) if kept]
+
+
+def card_flags(flags: list[dict[str, Any]], assignment_id: str) -> list[dict[str, Any]]:
+    """:func:`own_first` of the flags, the others taken one of each rule in turn (a card shows every rule
+    that fired on the worker, not 25 of the first), in their order (by rule)."""
+    turn: dict[str, int] = {}
+    ranked = []  # (its turn within its rule, its place)
+    for n, f in enumerate(flags):
+        ranked.append((turn.get(f["rule"], 0), n))
+        turn[f["rule"]] = turn.get(f["rule"], 0) + 1
+    chosen = own_first([{**flags[n], "_n": n} for _, n in sorted(ranked)], assignment_id, CARD_ROWS)
+    return [{k: v for k, v in f.items() if k != "_n"} for f in sorted(chosen, key=lambda f: f["_n"])]
+
+
+CARD_ROWS = 25  # captions (and flags) a card shows: five HITs' worth beside its own, enough to judge a worker by
+PAGE_CARDS = 25  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
+# campaign's queue holds ~8,000 items: all on one page never finished loading; issue 57 point 5)
+
+
+def _page(asked: str, shown: pd.DataFrame) -> int:
+    """The page asked for (1 and up), or the one holding the first open item (the page's current card)."""
+    if asked:
+        if not (asked.isascii() and asked.isdigit() and 0 < len(asked) <= 6 and int(asked) > 0):
+            raise InputFormatError(f"page {asked[:20]!r} is not a page number (1, 2, ...)")
+        return int(asked)
+    open_at = (shown["state"] == "open").to_numpy().nonzero()[0]
+    return int(open_at[0]) // PAGE_CARDS + 1 if len(open_at) else 1
+
+
+def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) -> list[dict[str, Any]]:
+    """The cards of a page's queue rows (``first``: the first one's number in the filtered queue), each with
+    its worker's captions (and their telemetry), flags, control items, history and what people did."""
+    store, name = run.store, run.cfg.name
+    records = rows.to_dict("records")
+    if not records:
+        return []
+    history = histories(store, name, {r["worker_id"] for r in records})  # the page's workers only
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
     controls = control_lines(store, name)
-    pooled = PooledLines(store, name)
-    cards, origins = [], set()
-    for n, row in enumerate(_filtered(queue, filters).to_dict("records")):
-        captions = worker_captions(store, name, int(row["batch"]), row["worker_id"])
-        captions = [{**c, "telemetry": words} for c, words in zip(captions, telemetry_words(run, captions),
-                                                                   strict=True)]
-        origins |= {_origin(c["url"]) for c in captions if c["url"]}
+    every = [worker_captions(store, name, int(r["batch"]), r["worker_id"]) for r in records]
+    captions = [own_first(mine, row["assignment_id"], CARD_ROWS) for mine, row in zip(every, records, strict=True)]
+    words = iter(telemetry_words(run, [c for mine in captions for c in mine]))  # one read for the page
+    cards = []
+    for n, (row, mine, written) in enumerate(zip(records, captions, every, strict=True), start=first):
+        flags = item_flags(store, name, int(row["batch"]), row["worker_id"])
         done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
                 for a in actions if a["worker_id"] == row["worker_id"]
                 and (row["kind"] == "worker" or a["assignment_id"] in ("", row["assignment_id"]))]
         cards.append({**row, "n": n, "time_left": DECIDED.get(row["state"]) or time_left(row["seconds_left"]),
-                      "captions": captions,
-                      "flags": item_flags(store, name, int(row["batch"]), row["worker_id"]),
+                      "captions": [{**c, "telemetry": next(words)} for c in mine],
+                      "captions_written": len(written),
+                      "flags": card_flags(flags, row["assignment_id"]), "flags_raised": len(flags),
                       "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
                       "controls": controls.get(row["worker_id"], ""), "done": done,
                       "pooled": pooled.line(int(row["batch"]), row["worker_id"]),
                       "key_base": f"{name}:{row['item']}:{len(done)}"})
-    return {"cards": cards, "image_origins": sorted(o for o in origins if o),
-            "choices": {"rule": sorted(set().union(*[rule_names(r) for r in queue["rules"]])),
-                        "batch": sorted({str(b) for b in queue["batch"]}),
-                        "worker": sorted(set(queue["worker_id"]))},
-            "counts": {"total": len(queue), "open": int((queue["state"] == "open").sum())},
-            "doubted": pooled.doubted()}
+    return cards
 
 
 def control_lines(store: Store, campaign: str) -> dict[str, str]:
