@@ -17,10 +17,10 @@ from flows.campaigns.queue_cache import kept_queue
 from flows.campaigns.review_data import (
     applied_work,
     campaign_queue,
+    card_captions,
+    card_flags,
     histories,
-    item_flags,
     platform_now,
-    worker_captions,
 )
 from flows.core.errors import InputFormatError
 from flows.core.ledger.store import Store
@@ -84,30 +84,7 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
             "doubted": pooled.doubted()}
 
 
-def own_first(rows: list[dict[str, Any]], assignment_id: str, most: int) -> list[dict[str, Any]]:
-    """The card's own assignment's rows, then the worker's others in the batch up to ``most`` in all, in
-    their order: a busy worker wrote 3,885 captions (557 flags) in one batch of a 40,000-image campaign."""
-    keep = [bool(assignment_id) and r["assignment_id"] == assignment_id for r in rows]
-    room = most - sum(keep)
-    for n, own in enumerate(keep):
-        if not own and room > 0:
-            keep[n], room = True, room - 1
-    return [r for r, kept in zip(rows, keep, strict=True) if kept]
-
-
-def card_flags(flags: list[dict[str, Any]], assignment_id: str) -> list[dict[str, Any]]:
-    """:func:`own_first` of the flags, the others taken one of each rule in turn (a card shows every rule
-    that fired on the worker, not 25 of the first), in their order (by rule)."""
-    turn: dict[str, int] = {}
-    ranked = []  # (its turn within its rule, its place)
-    for n, f in enumerate(flags):
-        ranked.append((turn.get(f["rule"], 0), n))
-        turn[f["rule"]] = turn.get(f["rule"], 0) + 1
-    chosen = own_first([{**flags[n], "_n": n} for _, n in sorted(ranked)], assignment_id, CARD_ROWS)
-    return [{k: v for k, v in f.items() if k != "_n"} for f in sorted(chosen, key=lambda f: f["_n"])]
-
-
-CARD_ROWS = 25  # captions (and flags) a card shows: five HITs' worth beside its own, enough to judge a worker by
+CARD_ROWS = 25  # captions (and flags) a card shows: five HITs' worth, enough to judge a worker by
 PAGE_CARDS = 25  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
 # campaign's queue holds ~8,000 items: all on one page never finished loading; issue 57 point 5)
 
@@ -132,19 +109,20 @@ def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) ->
     history = histories(store, name, {r["worker_id"] for r in records})  # the page's workers only
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
     controls = control_lines(store, name)
-    every = [worker_captions(store, name, int(r["batch"]), r["worker_id"]) for r in records]
-    captions = [own_first(mine, row["assignment_id"], CARD_ROWS) for mine, row in zip(every, records, strict=True)]
-    words = iter(telemetry_words(run, [c for mine in captions for c in mine]))  # one read for the page
+    # a busy worker's card shows CARD_ROWS of their captions and flags (its own assignment's first), and how many
+    captions = card_captions(store, name, [(int(r["batch"]), r["worker_id"], r["assignment_id"]) for r in records],
+                             CARD_ROWS)
+    words = iter(telemetry_words(run, [c for mine, _ in captions for c in mine]))  # one read for the page
     cards = []
-    for n, (row, mine, written) in enumerate(zip(records, captions, every, strict=True), start=first):
-        flags = item_flags(store, name, int(row["batch"]), row["worker_id"])
+    for n, (row, (mine, assignments)) in enumerate(zip(records, captions, strict=True), start=first):
+        flags, raised = card_flags(store, name, int(row["batch"]), row["worker_id"], row["assignment_id"], CARD_ROWS)
         done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
                 for a in actions if a["worker_id"] == row["worker_id"]
                 and (row["kind"] == "worker" or a["assignment_id"] in ("", row["assignment_id"]))]
         cards.append({**row, "n": n, "time_left": DECIDED.get(row["state"]) or time_left(row["seconds_left"]),
                       "captions": [{**c, "telemetry": next(words)} for c in mine],
-                      "captions_written": len(written),
-                      "flags": card_flags(flags, row["assignment_id"]), "flags_raised": len(flags),
+                      "from_assignments": len({c["assignment_id"] for c in mine}), "assignments": assignments,
+                      "flags": flags, "flags_raised": raised,
                       "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
                       "controls": controls.get(row["worker_id"], ""), "done": done,
                       "pooled": pooled.line(int(row["batch"]), row["worker_id"]),
