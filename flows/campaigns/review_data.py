@@ -157,7 +157,7 @@ def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]]
                         f"IN ({', '.join('?' * len(workers))}) ORDER BY rowid", [campaign, *workers]):
         work.setdefault((int(r["batch"]), r["worker_id"]), []).append(r["assignment_id"])
     # an assignment holds a caption or more: the first ``most`` of each card's hold all it shows
-    chosen = [sorted(work.get((b, w), []), key=lambda a, own=own: a != own)[:most] for b, w, own in cards]
+    chosen = [sorted(work.get((b, w), []), key=own.__ne__)[:most] for b, w, own in cards]  # stable: own first
     ids = sorted({a for mine in chosen for a in mine})
     found: dict[str, list[dict[str, Any]]] = {}
     for r in store.rows(f"{CAPTIONS} WHERE a.assignment_id IN ({', '.join('?' * len(ids))}) ORDER BY x.item_id",

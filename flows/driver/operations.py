@@ -115,7 +115,7 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
         raise ConfigError(f"campaign {campaign!r} ran on the embedded simulator kept in {state}, which is gone; "
                           "nothing is left to reconcile or cancel there")
     url = "" if state else endpoint_url or info.get("endpoint_url", "")
-    kind = info.get("target_kind") if info.get("target_kind") in ("sim", "prolific") else "mturk"
+    kind = info["target_kind"] if info.get("target_kind") in ("sim", "prolific") else "mturk"
     if not url and not state:
         raise ConfigError(f"campaign {campaign!r} has no recorded endpoint; pass --endpoint-url")
     platform = info.get("platform") or _platform_of(store, campaign)
