@@ -2,7 +2,8 @@
 
 Column contracts (all frames are plain pandas, no I/O):
 
-- ``flags``: :data:`qc.flags.FLAG_COLUMNS` plus ``batch`` (int).
+- ``flags``: :data:`QUEUE_FLAG_COLUMNS`: of :data:`qc.flags.FLAG_COLUMNS` those the queue reads, plus ``batch``
+  (int); more columns may come along.
 - ``assignments``: ``assignment_id, worker_id, batch, auto_approval_time`` (epoch seconds, NaN if unknown).
 - ``actions``: the review page's decisions, oldest first: ``batch, worker_id, assignment_id, action``
   (approve, reject, strike_caption, block, unblock, bonus) and ``reviewer``.
@@ -24,6 +25,7 @@ from qc.decisions import DecisionPolicy, decide, workers_to_block
 
 QUEUE_COLUMNS = ["item", "kind", "batch", "worker_id", "assignment_id", "why", "rules", "auto_action", "decided",
                  "seconds_left"]
+QUEUE_FLAG_COLUMNS = ["worker_id", "rule", "assignment_id", "batch"]
 ASSIGNMENT_VERDICTS = ("approve", "reject")
 WORKER_VERDICTS = ("block", "unblock")
 

@@ -85,7 +85,7 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
 
 
 CARD_ROWS = 25  # captions (and flags) a card shows: five HITs' worth, enough to judge a worker by
-PAGE_CARDS = 25  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
+PAGE_CARDS = 20  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
 # campaign's queue holds ~8,000 items: all on one page never finished loading; issue 57 point 5)
 
 
