@@ -33,7 +33,7 @@ from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_actions import apply_decision, bonus_amount
-from flows.review.review_cards import queue_cards
+from flows.review.review_cards import page_links, queue_cards
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
 
@@ -180,16 +180,6 @@ def decision_fields(form: dict[str, str]) -> tuple[int, dict[str, str]]:
     if fields["action"] == "bonus":
         fields["amount"] = bonus_amount(fields["amount"])
     return batch_number(form.get("batch", "")), fields
-
-
-def page_links(filters: dict[str, str], pages: dict[str, int]) -> dict[str, str]:
-    """The previous and next page of cards under the same filters ("" at either end)."""
-    kept = {k: v for k, v in filters.items() if v and k != "page"}
-
-    def link(page: int) -> str:
-        return "./?" + urlencode({**kept, "page": page}) if 1 <= page <= pages["of"] else ""
-
-    return {"previous": link(pages["page"] - 1), "next": link(pages["page"] + 1)}
 
 
 def refused(why: str) -> Response:

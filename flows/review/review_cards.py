@@ -6,7 +6,7 @@ import math
 import re
 import time
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urlencode, urlparse
 
 import pandas as pd
 
@@ -87,6 +87,16 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
 CARD_ROWS = 25  # captions (and flags) a card shows: five HITs' worth, enough to judge a worker by
 PAGE_CARDS = 20  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
 # campaign's queue holds ~8,000 items: all on one page never finished loading; issue 57 point 5)
+
+
+def page_links(filters: dict[str, str], pages: dict[str, int]) -> dict[str, str]:
+    """The previous and next page of cards under the same filters ("" at either end)."""
+    kept = {k: v for k, v in filters.items() if v and k != "page"}
+
+    def link(page: int) -> str:
+        return "./?" + urlencode({**kept, "page": page}) if 1 <= page <= pages["of"] else ""
+
+    return {"previous": link(pages["page"] - 1), "next": link(pages["page"] + 1)}
 
 
 def _page(asked: str, shown: pd.DataFrame) -> int:
