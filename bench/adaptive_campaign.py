@@ -44,7 +44,7 @@ from bench.answers_accuracy import every_latent_answer, project
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.unit_extensions import EXTENSION_OPS
-from postprocess.answers import accuracy
+from postprocess.answers.aggregation import accuracy
 
 RESULTS = Path(__file__).resolve().parent / "results-adaptive-campaign.json"
 CONFIDENCE = {"mturk": 0.98, "prolific": 0.93}  # each route's operating point (the module's docstring)

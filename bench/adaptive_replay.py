@@ -3,7 +3,7 @@
 For each of Snow et al. 2008's sets (bench/snow_sets.py: WSD from the shared data, RTE and Temporal
 from ``HITFLOW_RTE_LABELS`` / ``HITFLOW_TEMP_LABELS``, skipped with the reason when unset): majority
 vote over all ten labels (hitflow's deterministic ties, and ties counted at random), then
-postprocess.adaptive.replay under a few stopping rules, with accuracy and the share of judgements
+postprocess.answers.adaptive.replay under a few stopping rules, with accuracy and the share of judgements
 used. ``meets_goal``: accuracy at least both majority-vote figures with at most half the judgements.
 
 Run: ``make bench-adaptive`` (writes bench/results-adaptive.json).
@@ -17,13 +17,14 @@ from pathlib import Path
 import pandas as pd
 
 from bench.snow_sets import SETS, gold_of, majority_vote_ties_half, path_of, read_set
-from postprocess.adaptive import StoppingRule, replay, saving
-from postprocess.answers import aggregate
-from postprocess.skill_posterior import SkillPrior
+from postprocess.answers.adaptive import StoppingRule, replay, saving
+from postprocess.answers.aggregation import aggregate
+from postprocess.answers.skill_posterior import SkillPrior
 
 ROOT = Path(__file__).resolve().parents[1]
 # ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
-# skill_* and cli_default: stop on postprocess.skill_posterior (what campaigns and `hitflow aggregate --adaptive` use)
+# skill_* and cli_default: stop on postprocess.answers.skill_posterior (what campaigns and
+# `hitflow aggregate --adaptive` use)
 RULES = {"cli_default": StoppingRule(3, confidence=0.95, method="auto"),  # hitflow aggregate --adaptive
          "lead2": StoppingRule(3, lead=2, method="mv"),
          "ds_conf0.95": StoppingRule(3, confidence=0.95, method="ds", stop_on="method"),

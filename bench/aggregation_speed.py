@@ -6,7 +6,7 @@ shows), with majority vote run first and last and the ratio taken to their media
 The file is AdultContent2's labels when ``HITFLOW_ADULT_LABELS`` names a copy, else a synthetic file of
 its shape (bench/adult_shaped.py). ``--crowd-kit`` also fits crowd-kit 1.4.2's own GLAD, MACE and
 one-coin Dawid-Skene to the same judgements in this process (minutes each) and prints the share of
-items on which postprocess.fast_em's answer is theirs (target >= 99.5%), on the judgements ordered as
+items on which postprocess.answers.fast_em's answer is theirs (target >= 99.5%), on the judgements ordered as
 :func:`as_crowd_kit_reads` says (where crowd-kit's MACE indexes its tables consistently).
 
 Run: ``make bench-aggregation-speed`` (add ``CROWDKIT=1`` for the comparison); writes
@@ -86,8 +86,8 @@ def crowd_kit_agreement(path: Path) -> dict[str, Any]:
     """Share of items where fast_em's answer is crowd-kit's, and both fits' seconds."""
     import crowdkit.aggregation as ck
 
-    from postprocess import fast_em
-    from postprocess.answers import judgements
+    from postprocess.answers import fast_em
+    from postprocess.answers.judgements import judgements
 
     data = judgements(pd.read_csv(path, dtype=str, keep_default_na=False)).rename(
         columns={"item_id": "task", "worker_id": "worker"})[["task", "worker", "label"]]

@@ -29,8 +29,8 @@ from typing import Any
 import pandas as pd
 
 from flows.driver.campaign_run import run_campaign
-from flows.sim.latent_choices import latent_truth
-from postprocess.answers import METHODS, accuracy, aggregate
+from flows.sim.people.latent_choices import latent_truth
+from postprocess.answers.aggregation import METHODS, accuracy, aggregate
 
 RESULTS = Path(__file__).resolve().parent / "results-answers.json"
 CROWD = Path(__file__).resolve().parents[1] / "config" / "crowds" / "vizwiz_demo.toml"
@@ -192,7 +192,7 @@ def control_blocking(out: Path, workers: pd.DataFrame, batches: int) -> dict[str
 
 AGREEMENT = 0.35  # [answers] agreement_block_below of the combined runs (agreement_min_items at its 6)
 # variant -> (agreement_block_below, control_pooling): controls alone and beside the agreement rule (the
-# rules before pooling), and pooled with agreement (qc/worker_skill.py, the default)
+# rules before pooling), and pooled with agreement (postprocess/answers/worker_skill.py, the default)
 VARIANTS = {"controls_only": (0.0, False), "controls_and_agreement": (AGREEMENT, False), "pooled": (0.0, True)}
 
 

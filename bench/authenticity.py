@@ -79,7 +79,7 @@ def run_size(images: int, seed: int) -> dict[str, Any]:
 
 
 def judge(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
-    from flows.sim.crowd_model import HONEST_PROFILES
+    from flows.sim.people.crowd_model import HONEST_PROFILES
     from qc.runner import TELEMETRY_RULES
 
     last = db.execute("SELECT max(batch) FROM assignments WHERE batch > 0").fetchone()[0]
@@ -130,8 +130,8 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any]) -> dict[str, Any]:
 
 
 def caption_truth(db: sqlite3.Connection, workers: dict[str, Any]) -> tuple[list[Any], dict[tuple[str, str], str]]:
-    """Every caption, and how it arrived as the simulator decided it (flows/sim/typing_model.py)."""
-    from flows.sim.typing_model import caption_origin
+    """Every caption, and how it arrived as the simulator decided it (flows/sim/people/typing_model.py)."""
+    from flows.sim.people.typing_model import caption_origin
     from qc.submit_rules import is_canned
 
     captions = db.execute("SELECT a.assignment_id, a.worker_id, a.batch, x.item_id, x.value FROM assignments a "

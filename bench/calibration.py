@@ -5,13 +5,13 @@ issue 56: now its ``posterior`` column) and after (``confidence``), on:
 - Snow et al. 2008's real crowd labels with expert gold (bench/snow_sets.py: WSD from ../shared/data,
   RTE and Temporal from ``HITFLOW_RTE_LABELS`` / ``HITFLOW_TEMP_LABELS``, skipped with the reason when
   unset): without controls over every item, and with half of the gold (the items of one of two folds of
-  postprocess.calibration.fold_of) given as control items, scored on the other half beside Dawid-Skene's
+  postprocess.answers.calibration.fold_of) given as control items, scored on the other half beside Dawid-Skene's
   accuracy there;
 - the simulator's 1,000-item, 3-class custom campaign (bench/answers_accuracy.py's, 20 consistently wrong
   workers, seed 1, 5% control items): its own answers.csv (calibrated on its controls) and its labels
   aggregated without controls, against every item's latent answer.
 
-ECE: 6 equal-width bins of [0, 1] (postprocess.calibration.ece). ``python -m bench.calibration
+ECE: 6 equal-width bins of [0, 1] (postprocess.answers.calibration.ece). ``python -m bench.calibration
 [--no-sim]`` (``make bench-calibration``) prints one line per row and each reliability table, and writes
 bench/results-calibration.json; ``make bench`` prints the same lines.
 """
@@ -27,8 +27,8 @@ from typing import Any
 import pandas as pd
 
 from bench.snow_sets import SETS, gold_of, path_of, read_set
-from postprocess.answers import aggregate, aggregate_scored
-from postprocess.calibration import fold_of, scored
+from postprocess.answers.aggregation import aggregate, aggregate_scored
+from postprocess.answers.calibration import fold_of, scored
 
 RESULTS = Path(__file__).resolve().parent / "results-calibration.json"
 

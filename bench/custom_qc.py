@@ -59,7 +59,7 @@ def free_text_answers(db: sqlite3.Connection) -> list[Any]:
 
 def judge(db: sqlite3.Connection, workers: dict[str, Any], config: Path) -> dict[str, Any]:
     from flows.core.config.config import load_config
-    from flows.sim.crowd_model import HONEST_PROFILES
+    from flows.sim.people.crowd_model import HONEST_PROFILES
 
     cfg = load_config(config)
     blaming = set(cfg.policy.reject_rules) | set(cfg.policy.block_min_flags)

@@ -10,7 +10,7 @@ the text rules rightly flag). Per page it prints:
 
 - each profile's accuracy against the truth columns (answers given, the share equal to the item's
   column; blanks of an optional field are not answers) and the honest profiles' model expectation
-  (flows/sim/latent_choices.py: ``a + (1 - a) x (1 - HABIT) / k`` with ``a = 0.55 + 0.4 x skill``);
+  (flows/sim/people/latent_choices.py: ``a + (1 - a) x (1 - HABIT) / k`` with ``a = 0.55 + 0.4 x skill``);
 - the QC figures ``bench/custom_qc.py`` prints (bad workers blocked before the last batch, flagged by
   any rule; honest workers blocked, with a rejecting or blocking rule's flag);
 
@@ -41,8 +41,8 @@ OPTIONS = {"stress": 2, "relevance": 4, "pairs": 2}
 
 def accuracy_by_profile(db: sqlite3.Connection, workers: dict[str, Any], config: Path, kind: str) -> dict[str, Any]:
     """Per profile: answers to the truth fields, the share right, and (honest ones) the model's expectation."""
-    from flows.sim.crowd_model import HONEST_PROFILES
-    from flows.sim.latent_choices import HABIT, accuracy
+    from flows.sim.people.crowd_model import HONEST_PROFILES
+    from flows.sim.people.latent_choices import HABIT, accuracy
 
     with (config.parent / f"{kind}_items.csv").open(newline="", encoding="utf-8") as fh:
         gold = {r["item_id"]: r for r in csv.DictReader(fh)}
@@ -67,7 +67,7 @@ def accuracy_by_profile(db: sqlite3.Connection, workers: dict[str, Any], config:
 
 def honest_blocks(db: sqlite3.Connection, workers: dict[str, Any]) -> list[str]:
     """The rules that blocked each honest worker (one entry per worker blocked)."""
-    from flows.sim.crowd_model import HONEST_PROFILES
+    from flows.sim.people.crowd_model import HONEST_PROFILES
 
     return sorted(f"{workers[r['worker_id']].profile}: {r['rules']}" for r in
                   db.execute("SELECT worker_id, rules FROM blocks").fetchall()

@@ -25,7 +25,7 @@ def review_page(examples: int = 150) -> Counter[str]:
     """Generated decision forms POSTed to a signed-in review page over a campaign that waits."""
     from flows.core.ledger.store import Store
     from flows.driver.review_demo import sign_in
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
     from tests.review_helpers import form_fields, review_config, review_server, run_until_review
     from tests.test_review_inputs import FIELDS, HOSTILE_TEXT
 
@@ -100,7 +100,7 @@ def prolific_replies(examples: int = 300) -> Counter[str]:
 
 def simulator_control() -> Counter[str]:
     """Every control route x Host x Content-Type: only loopback-or-IP Hosts with JSON may act."""
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     count: Counter[str] = Counter()
     hosts = ["attacker.example", "localhost.attacker.example", "127.0.0.1.nip.io", "", "[::1", "localhost"]

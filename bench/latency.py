@@ -2,7 +2,7 @@
 
 The simulator answers every call after ``--latency-ms`` (150 ms, a transatlantic round trip to
 MTurk's endpoint) and refuses calls above ``--rate-limit`` per second with ThrottlingException
-(a token bucket: ``flows/sim/pacing.py``).
+(a token bucket: ``flows/sim/service/pacing.py``).
 
 Each runs against its own ``hitflow sim serve`` process. The two clients:
 

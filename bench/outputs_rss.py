@@ -45,7 +45,7 @@ def timed(rss: PhaseRss, seconds: dict[str, float], owner: Any, name: str, label
 
 def replicated(replicas: int) -> None:
     """The answers step's input ``replicas`` times over (new item and worker ids each time)."""
-    import flows.campaigns.answers_step as step
+    import flows.answers.answers_step as step
     import flows.campaigns.outputs as out
 
     def copies(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -67,7 +67,7 @@ def outputs_again(kept: Path, dest: Path, replicas: int) -> dict[str, Any]:
     from flows.core.run.malloc_arenas import limit_malloc_arenas
 
     limit_malloc_arenas()  # as `hitflow run` does
-    import flows.campaigns.answers_step as step
+    import flows.answers.answers_step as step
     import flows.campaigns.outputs as out
     import flows.campaigns.report as report
     from flows.campaigns.caption_tally import CaptionTally

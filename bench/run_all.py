@@ -48,7 +48,7 @@ from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.pages.mturk_forms import html_question
 from flows.core.pages.templates import render, sample_context
 from flows.platforms.mturk import adapter as mturk
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from postprocess.spellcheck import spellcheck_frame
 from qc.runner import prepare, run_rules
 from qc.submit_rules import CANNED_TEXT

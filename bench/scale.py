@@ -231,8 +231,8 @@ def paced_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Any]]:
     from flows.core.config.config import load_config
     from flows.core.ledger.store import Store
     from flows.platforms.mturk import adapter as mturk
-    from flows.sim.pacing import Pacing
-    from flows.sim.server import SimServer
+    from flows.sim.service.pacing import Pacing
+    from flows.sim.service.server import SimServer
 
     with tempfile.TemporaryDirectory() as tmp, SimServer(seed=5, crowd_file=CROWD) as sim:
         sim.httpd.pacing = Pacing(latency_ms, rate)

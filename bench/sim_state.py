@@ -21,7 +21,7 @@ from typing import Any
 from flows.core.pages.mturk_forms import html_question
 from flows.core.pages.templates import render, sample_context
 from flows.platforms.mturk import adapter as mturk
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,1 +1,2 @@
-"""Pure post-processing over pandas DataFrames: spell-correction, datasets, report data."""
+"""Pure post-processing over pandas DataFrames: spell-correction, datasets, report data, statistics,
+and the answers' models (``postprocess.answers``: aggregation, calibration, worker skill, the stopping rule)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-# the simulator's honest profiles (flows/sim/crowd_model.py HONEST_PROFILES)
+# the simulator's honest profiles (flows/sim/people/crowd_model.py HONEST_PROFILES)
 GOOD_PROFILES = ("diligent", "typo_prone", "note_paster", "fast_typist", "slow_typist")
 
 

@@ -29,7 +29,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ["PREFECT_HOME"]) / os.environ["PYTEST_XDIST_WORKER"])
 
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests import reaper
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, prefect_server

@@ -1,4 +1,4 @@
-"""postprocess.adaptive.replay: judgements taken one at a time, only when the stopping rule asks."""
+"""postprocess.answers.adaptive.replay: judgements taken one at a time, only when the stopping rule asks."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess.adaptive import StoppingRule, replay, saving
-from postprocess.answers import aggregate
-from postprocess.skill_posterior import SkillPrior, label_posterior
+from postprocess.answers.adaptive import StoppingRule, replay, saving
+from postprocess.answers.aggregation import aggregate
+from postprocess.answers.skill_posterior import SkillPrior, label_posterior
 from tests.crowd_labels import crowd_frame
 
 WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
@@ -151,7 +151,7 @@ def _rushed_frame(seed: int, items: int = 400, per_item: int = 6) -> tuple[pd.Da
 
 
 def test_fast_workers_by_hand() -> None:
-    from postprocess.skill_posterior import fast_workers
+    from postprocess.answers.skill_posterior import fast_workers
 
     times = pd.DataFrame({"worker_id": ["a", "a", "b", "c", "d", "d", "e"],
                           "seconds": [10, 30, 100, 120, 90, "n/a", None]})
@@ -188,7 +188,7 @@ def test_a_replay_with_work_times_does_not_stop_on_two_rushed_votes(seed: int) -
 
 def test_fast_workers_leave_out_times_below_zero_or_without_end() -> None:
     """No work takes -1 or infinite seconds: such a time is unknown, not fast (or slow)."""
-    from postprocess.skill_posterior import fast_workers
+    from postprocess.answers.skill_posterior import fast_workers
 
     times = pd.DataFrame({"worker_id": ["a", "a", "b", "c", "d", "e"],
                           "seconds": [-1, -1, 100, 120, 90, float("inf")]})
@@ -258,7 +258,7 @@ def test_control_items_calibrate_the_stop_and_take_no_more_judgements() -> None:
     assert result.answers["confidence_source"].str.startswith("calibrated on 60 controls").all()
     # the confidence stopped on is the posterior bounded, then Platt-scaled on the controls' rows of the same
     # round (refitted here from the controls' labels and answers)
-    from postprocess.calibration import bounded, fit
+    from postprocess.answers.calibration import bounded, fit
 
     posterior = label_posterior(result.used, rule.skill_prior).set_index("item_id")
     model = pd.Series(bounded(posterior["confidence"].to_numpy(), posterior["judgements"].to_numpy(), 3),

@@ -157,8 +157,8 @@ def test_prolific_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
 def test_the_prolific_simulator_takes_more_places_only_upwards_and_reopens_a_stopped_study() -> None:
     """Prolific's rules for a published study as the simulator keeps them (researcher help, "Increase places";
     the API takes the new total): only more places, nothing else changed, and a stopped study is active again."""
-    from flows.sim.prolific_state import ProlificError
-    from flows.sim.server import SimServer
+    from flows.sim.prolific.prolific_state import ProlificError
+    from flows.sim.service.server import SimServer
     from tests.test_sim_state import AUTH, STUDY
 
     with SimServer(seed=5) as sim:

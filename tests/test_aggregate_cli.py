@@ -10,7 +10,7 @@ import pytest
 
 from flows.cli.aggregate_command import METHODS
 from flows.cli.main import main
-from postprocess.answers import CHOICES, aggregate
+from postprocess.answers.aggregation import CHOICES, aggregate
 
 ROWS = ("item_id,worker_id,label\n"
         "a,w1,x\na,w2,x\na,w3,y\nb,w1,y\nb,w2,y\nb,w3,y\nc,w1,x\nc,w2,y\n")
@@ -110,7 +110,7 @@ def test_method_skill_takes_the_skill_prior_from_the_command_line(tmp_path: Path
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """--method skill answers with the stopping posterior under --skill-prior/--skill-prior-weight; a prior out of
     range is one line and no file."""
-    from postprocess.skill_posterior import SkillPrior, label_posterior
+    from postprocess.answers.skill_posterior import SkillPrior, label_posterior
 
     labels = tmp_path / "labels.csv"
     labels.write_text(ROWS, encoding="utf-8")

@@ -16,7 +16,7 @@ from flows.campaigns.batch_hold import overreaching
 from flows.campaigns.block_evidence import agreement_scores_so_far
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
-from qc.answer_agreement import AgreementPolicy, agreement_blocks, agreement_scores
+from postprocess.answers.answer_agreement import AgreementPolicy, agreement_blocks, agreement_scores
 from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
 from qc.review_queue import build_queue
@@ -117,7 +117,7 @@ WRONG = '[[profile]]\nname = "diligent"\ncount = 2\nchoices = "wrong"\n'
 
 def _campaign(folder: Path, agreement: float, crowd: str, pooling: bool = False) -> tuple[pd.DataFrame, set[str], Path]:
     """A 150-item, 3-batch sentiment campaign with 5% controls: its blocks, its wrong workers. Controls
-    alone (``pooling`` False) or pooled with agreement (qc/worker_skill.py)."""
+    alone (``pooling`` False) or pooled with agreement (postprocess/answers/worker_skill.py)."""
     folder.mkdir()
     config = project(folder, 150, 0, 0.05, seed=3, agreement=agreement, pooling=pooling)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")

@@ -1,4 +1,4 @@
-"""postprocess.answers: aggregation against a hand-checked case and crowd-kit computed directly."""
+"""postprocess.answers.aggregation: aggregation against a hand-checked case and crowd-kit computed directly."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from crowdkit.aggregation import GLAD, DawidSkene, MajorityVote, OneCoinDawidSkene
 
 from bench.snow_sets import majority_vote_ties_half
-from postprocess.answers import ANSWER_COLUMNS, WORKER_COLUMNS, aggregate, choose_method, judgements
+from postprocess.answers.aggregation import ANSWER_COLUMNS, WORKER_COLUMNS, aggregate, choose_method
+from postprocess.answers.judgements import judgements
 
 
 def _frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flows.campaigns.answers_step import BatchJudgements, campaign_answers
+from flows.answers.answers_step import BatchJudgements, campaign_answers
 from flows.core.config.answers_config import AnswersSettings
-from postprocess.answers import aggregate, judgements
-from postprocess.crowdkit_models import model_class
+from postprocess.answers.aggregation import aggregate
+from postprocess.answers.crowdkit_models import model_class
+from postprocess.answers.judgements import judgements
 
 
 def _labels(seed: int, items: int = 120, workers: int = 9) -> pd.DataFrame:

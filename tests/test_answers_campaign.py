@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flows.campaigns.answers_step import campaign_answers
+from flows.answers.answers_step import campaign_answers
 from flows.cli.main import main
 from flows.core.config.answers_config import AnswersSettings, Method
 from flows.custom.scaffold import scaffold
-from postprocess.answers import CHOICES, aggregate
+from postprocess.answers.aggregation import CHOICES, aggregate
 
 
 def test_config_methods_spelled_alike() -> None:
@@ -108,8 +108,8 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     than a single worker's label is (scored here apart from the report's own figure)."""
     import json
 
-    from postprocess import calibration
-    from postprocess.answers import accuracy
+    from postprocess.answers import calibration
+    from postprocess.answers.aggregation import accuracy
 
     scaffold("demo_task", tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -132,7 +132,7 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
 def test_answers_figure_text_does_not_overlap() -> None:
     import matplotlib.pyplot as plt
 
-    from flows.campaigns.answers_step import answers_figure
+    from flows.answers.answers_step import answers_figure
     from flows.core.outputs.figures import overlapping_text
 
     rng = np.random.default_rng(3)
@@ -189,7 +189,7 @@ def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused()
 def test_typical_prior_weight_reaches_the_skill_prior_and_a_negative_one_is_refused() -> None:
     from pydantic import ValidationError
 
-    from flows.campaigns.answers_step import skill_prior_of
+    from flows.answers.answers_step import skill_prior_of
     from flows.core.config.answers_config import AnswersSection, answers_settings
 
     settings = answers_settings(AnswersSection(typical_prior_weight=12), 5, None)
@@ -224,12 +224,12 @@ def test_fast_share_reaches_the_settings_and_is_a_share_below_one() -> None:
 
 def test_the_reliability_diagram_stands_beside_the_histograms() -> None:
     """With control items the figure has a third panel: one point per reliability bin at (mean confidence,
-    share right), the numbers postprocess.calibration.scored gave."""
+    share right), the numbers postprocess.answers.calibration.scored gave."""
     import matplotlib.pyplot as plt
 
-    from flows.campaigns.answers_step import answers_figure
+    from flows.answers.answers_step import answers_figure
     from flows.core.outputs.figures import overlapping_text
-    from postprocess.calibration import scored
+    from postprocess.answers.calibration import scored
 
     rng = np.random.default_rng(4)
     said = rng.uniform(0.4, 1, 200)

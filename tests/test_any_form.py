@@ -10,11 +10,11 @@ import pytest
 
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
-from flows.sim import crowd
-from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
-from flows.sim.page_filling import fill_form, page_rules
-from flows.sim.pattern_text import matching_text
-from flows.sim.question_form import question_form_answer, question_form_fields
+from flows.sim.mturk.question_form import question_form_answer, question_form_fields
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people import crowd
+from flows.sim.people.crowd_model import PROFILE_DEFAULTS, Worker
+from flows.sim.people.pattern_text import matching_text
 from qc.form_constraints import check_field, check_form
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -79,7 +79,8 @@ def imports(path: Path, module: str) -> tuple[set[str], set[str]]:
 
 
 def _sim_modules(names: set[str], modules: dict[str, Path]) -> set[str]:
-    """The simulator's modules among imported names (``flows.sim.market.mturk_fee`` is ``flows.sim.market``)."""
+    """The simulator's modules among imported names (``flows.sim.mturk.market.mturk_fee`` is
+    ``flows.sim.mturk.market``)."""
     found = set()
     for name in names:
         if name == SIM or name.startswith(SIM + "."):
@@ -141,7 +142,8 @@ def test_the_architecture_page_names_only_files_that_exist() -> None:
     tokens = re.findall(r"[\w./<>*-]+", doc)  # whole path-like words; patterns such as <kind>.html.j2 are skipped
     names = {t.rstrip(".") for t in tokens if re.search(r"\.(py|j2|js|toml)\.?$", t) and not set(t) & set("<>*")}
     folders = [ROOT / f for f in ("flows", "qc", "postprocess", "tests", "hit_templates", "config")] + sorted(
-            d for d in (ROOT / "flows").rglob("*") if d.is_dir() and d.name != "__pycache__")  # platforms/mturk/ too
+            d for top in ("flows", "postprocess") for d in (ROOT / top).rglob("*")
+            if d.is_dir() and d.name != "__pycache__")  # platforms/mturk/ and postprocess/answers/ too
     missing = [n for n in sorted(names) if not any((f / n).exists() for f in [ROOT, *folders])]
     assert len(names) > 60 and not missing, f"docs/architecture.md names files that do not exist: {missing}"
 

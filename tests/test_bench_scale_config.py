@@ -32,7 +32,7 @@ def test_the_full_scale_run_uses_the_project_crowd_file() -> None:
 def test_the_scaled_crowd_file_starts_a_simulator(tmp_path: Path) -> None:
     """Its relative caption bank resolves from the copy as from the original (the first fixed run
     stopped at once: 'caption bank .../crowds/../items/vizwiz_demo_captions.csv does not exist')."""
-    from flows.sim.crowd import load_crowd
+    from flows.sim.people.crowd import load_crowd
 
     _crowd, bank = load_crowd(scale.crowd_for(scale.config_for(330_000, tmp_path)), seed=1)
     assert len(bank) > 100

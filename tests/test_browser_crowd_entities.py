@@ -83,13 +83,13 @@ def test_a_person_labels_selected_words_and_the_page_posts_the_documented_shape(
 
 
 def test_a_browser_driven_simulated_worker_marks_its_spans_through_the_stand_in(tmp_path: Path, browser) -> None:
-    """The simulated crowd's answer for the element (flows/sim/entity_spans.py), worked into the page by
+    """The simulated crowd's answer for the element (flows/sim/people/entity_spans.py), worked into the page by
     selecting and labelling as a person does, is what the page posts; the stand-in's own buttons
     ("Remove") are not among the page buttons a browser worker presses at random."""
     import random
 
-    from flows.sim.browser_worker import work_page
-    from flows.sim.entity_spans import entities
+    from flows.sim.pages.browser_worker import work_page
+    from flows.sim.people.entity_spans import entities
 
     scaffold("ner", tmp_path)
     (tmp_path / "config" / "ner.html.j2").write_text(PAGE, encoding="utf-8")

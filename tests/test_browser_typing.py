@@ -18,9 +18,9 @@ from flows.core.config.config import load_config
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page
 from flows.custom.scaffold import scaffold
-from flows.sim import browser_check
-from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
-from flows.sim.typing_model import caption_origin, typing_cps
+from flows.sim.pages import browser_check
+from flows.sim.people.crowd_model import PROFILE_DEFAULTS, Worker
+from flows.sim.people.typing_model import caption_origin, typing_cps
 
 TEXT = "The Danube flows through ten countries before it reaches the Black Sea."
 # the page's own record: a key count, each key's time on the page's clock, and the pastes it saw
@@ -72,7 +72,7 @@ def worker(profile: str, n: int = 0) -> Worker:
 
 
 def worked(browser, html: str, who: Worker) -> dict:
-    from flows.sim.browser_worker import work_page
+    from flows.sim.pages.browser_worker import work_page
 
     posted = work_page(browser, html, {"assignmentId": "A1", "hitId": "H1", "workerId": who.worker_id},
                        {"summary_0": TEXT}, random.Random(who.worker_id), who)

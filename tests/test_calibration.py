@@ -1,4 +1,4 @@
-"""postprocess.calibration and the confidence postprocess.answers gives (issue 56): ECE by hand, the
+"""postprocess.answers.calibration and the confidence postprocess.answers.aggregation gives (issue 56): ECE by hand, the
 cross-fitting, a synthetic crowd whose calibrated confidence says how often it is right, the bound on
 one or two judgements, and ties."""
 
@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess import calibration as cal
-from postprocess.answers import aggregate, aggregate_scored
+from postprocess.answers import calibration as cal
+from postprocess.answers.aggregation import aggregate, aggregate_scored
 from tests.crowd_labels import crowd_frame
 
 
@@ -148,7 +148,7 @@ def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was
 
 
 def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> None:
-    """What adaptive overlap stops on (postprocess.adaptive, flows/custom/adaptive_rounds.py): by hand, the
+    """What adaptive overlap stops on (postprocess.answers.adaptive, flows/custom/adaptive_rounds.py): by hand, the
     bound per field's label count, then Platt scaling fitted on the control rows, each control cross-fitted."""
     rng = np.random.default_rng(5)
     n = 200

@@ -27,7 +27,7 @@ from flows.driver.campaign_status import campaign_status
 from flows.driver.operations import open_campaign_run
 from flows.review.overview_app import OverviewSite, overview
 from flows.review.review_cards import queue_cards
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from qc.campaign_state import campaign_state, item_states
 from tests.review_helpers import review_config, run_until_review
 from tests.small_configs import small_vizwiz

@@ -15,7 +15,7 @@ import pytest
 
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.small_configs import ROOT, small_vizwiz
 from tests.test_cancel_resume import NAME, hitflow, stop_as_batch_2_collects
 

@@ -21,7 +21,7 @@ from flows.driver.review_demo import clear_queue, review_config
 from flows.platforms.registry import platform_for
 from flows.platforms.targets import simulator
 from flows.review.review_app import ReviewServer, ReviewSite
-from postprocess.adaptive import short_items, short_reasons, top_up_units
+from postprocess.answers.adaptive import short_items, short_reasons, top_up_units
 from tests.small_configs import small_vizwiz
 
 
@@ -184,13 +184,13 @@ def test_short_images_are_topped_up_on_served_units_and_the_rest_say_why(tmp_pat
 
 
 def test_every_short_reason_is_worded_on_both_surfaces() -> None:
-    """postprocess.adaptive.SHORT_REASONS is what short_images.csv may say; the summary's short words
+    """postprocess.answers.adaptive.SHORT_REASONS is what short_images.csv may say; the summary's short words
     (summary.SHORT_WHY) and the report's longer ones (short_images.short_reasons_text) each cover every one,
     so a reason added there cannot reach a user as a KeyError or go uncounted."""
     from flows.campaigns.short_images import short_reasons_text
     from flows.campaigns.summary import SHORT_WHY
     from flows.core.config.config import load_config
-    from postprocess.adaptive import SHORT_REASONS
+    from postprocess.answers.adaptive import SHORT_REASONS
 
     assert set(SHORT_WHY) == set(SHORT_REASONS)
     cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml")

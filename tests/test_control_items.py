@@ -15,14 +15,14 @@ import pandas as pd
 import pytest
 
 from bench.answers_accuracy import HONEST, OPTIONS, project
+from flows.answers.control_items import page_counts
 from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
-from flows.custom.control_items import page_counts
 from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
-from flows.sim.latent_choices import latent_truth
-from qc.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
+from flows.sim.people.latent_choices import latent_truth
+from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
 
 
 def _judgements(rows: list[tuple[str, str, str]]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The rule that blocks on control answers (qc/control_items.py): where its line falls, computed
+"""The rule that blocks on control answers (postprocess/answers/control_items.py): where its line falls, computed
 beside an independent integration of the posterior; what it costs an honest worker of the
 simulator's skill; and the batch hold over it."""
 
@@ -11,14 +11,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from qc.control_items import ControlPolicy, accuracy_above, control_blocks, control_scores
+from postprocess.answers.control_items import ControlPolicy, accuracy_above, control_blocks, control_scores
 
 KEY = pd.DataFrame({"item_id": ["g1", "g2", "g3"], "field": "f", "answer": ["a", "b", "a"]})
 
 
 def _posterior_above(right: int, seen: int, level: float, steps: int = 200_000) -> float:
     """P(accuracy >= level) under Beta(right + 1/2, seen - right + 1/2), integrated by the midpoint rule
-    (beside scipy's, which qc.control_items uses)."""
+    (beside scipy's, which postprocess.answers.control_items uses)."""
     a, b = right + 0.5, seen - right + 0.5
     norm = math.gamma(a) * math.gamma(b) / math.gamma(a + b)
     width = (1 - level) / steps
@@ -69,7 +69,7 @@ def _ever_blocked(accuracy: float, policy: ControlPolicy, controls: int = 40) ->
 
 
 def test_an_honest_worker_is_rarely_blocked_and_an_adversary_at_the_third_control() -> None:
-    """The figures qc/control_items.py quotes: the simulator's honest workers answer a three-way choice
+    """The figures postprocess/answers/control_items.py quotes: the simulator's honest workers answer a three-way choice
     right with 0.55 + 0.4 skill, a slip right a third of the time half the time (flows/sim)."""
     rule = ControlPolicy()
     assert _ever_blocked(0.88, rule) < 0.003 and _ever_blocked(0.81, rule) < 0.01 and _ever_blocked(0.76, rule) < 0.02
@@ -90,9 +90,9 @@ def test_a_campaign_planned_before_the_rule_keeps_its_own(tmp_path: Path) -> Non
     """The ledger's policy of a campaign planned with the Wilson rule (no alpha) stays that rule: 0 of 3
     does not block there (its min_seen was 4), and a new plan records alpha."""
     from bench.answers_accuracy import project
+    from flows.answers.control_items import controls_record, stored_controls
     from flows.core.config.config import load_config
     from flows.core.ledger.store import Store
-    from flows.custom.control_items import controls_record, stored_controls
 
     store = Store(tmp_path / "h.db")
     old = {"controls": {"min_seen": 4, "block_below": 0.5, "confidence": 1.645, "key": [["g1", "f", "a"]]}}

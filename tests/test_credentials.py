@@ -13,7 +13,7 @@ import pytest
 from flows.cli.main import main
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.registry import open_session
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.local_http import QuietHandler, local_http_server
 from tests.test_task_server import CONFIG
 

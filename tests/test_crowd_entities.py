@@ -21,7 +21,7 @@ from flows.cli.main import main
 from flows.core.pages.crowd_elements import flatten_task_answers, task_answers, unreadable_crowd_elements
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import answer_xml, form_fields, parse_answer_xml
-from flows.sim.entity_spans import entities, names
+from flows.sim.people.entity_spans import entities, names
 from qc.form_constraints import check_form
 
 WILD = Path(__file__).parent / "pages_wild"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from flows.core.errors import ConfigError
-from flows.sim.crowd import load_crowd
-from flows.sim.crowd_keys import PROFILE_KEYS, TOP_KEYS, check_crowd_keys
+from flows.sim.people.crowd import load_crowd
+from flows.sim.people.crowd_keys import PROFILE_KEYS, TOP_KEYS, check_crowd_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 

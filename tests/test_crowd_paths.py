@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.core.errors import ConfigError
-from flows.sim.crowd import load_crowd
+from flows.sim.people.crowd import load_crowd
 
 BANK = "image_id,caption,text_detected\nimg1,A red door.,0\n"
 

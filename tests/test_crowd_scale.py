@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flows.core.errors import ConfigError
-from flows.sim.captions import write_caption
-from flows.sim.crowd import BankEntry, load_crowd
-from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker, normalise
-from flows.sim.eligible_pool import EligiblePool
+from flows.sim.mturk.eligible_pool import EligiblePool
+from flows.sim.people.captions import write_caption
+from flows.sim.people.crowd import BankEntry, load_crowd
+from flows.sim.people.crowd_model import PROFILE_DEFAULTS, Worker, normalise
 from qc.submit_rules import SubmitRules, passes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +159,7 @@ def test_posting_from_the_kept_pool_picks_the_workers_a_whole_scan_picks(monkeyp
     the same worker takes the same slot of the same HIT."""
     import boto3
 
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     def picks() -> list[tuple[str, str]]:
         with SimServer(seed=4, crowd_file=FULL_CROWD) as sim:

@@ -1,6 +1,6 @@
-"""Majority vote and Dawid-Skene load without ``crowdkit.aggregation``'s ``__init__`` (postprocess/crowdkit_models.py):
-the caption outputs' last step no longer imports nltk, scikit-learn and scipy.stats (+83 MB, the 39,181-image run's
-peak), and the answers are those the whole package gives."""
+"""Majority vote and Dawid-Skene load without ``crowdkit.aggregation``'s ``__init__``
+(postprocess/answers/crowdkit_models.py): the caption outputs' last step no longer imports nltk, scikit-learn and
+scipy.stats (+83 MB, the 39,181-image run's peak), and the answers are those the whole package gives."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import random, sys
 import pandas as pd
 if sys.argv[1] == "whole":
     import crowdkit.aggregation  # noqa: F401
-from postprocess.answers import aggregate
+from postprocess.answers.aggregation import aggregate
 rng = random.Random(7)
 rows = [(f"i{i}", f"w{(i * 3 + k) % 17}", "yes" if rng.random() < (0.8 if i % 3 else 0.25) else "no")
         for i in range(90) for k in range(5)]
@@ -39,7 +39,7 @@ def test_dawid_skene_and_majority_vote_load_alone_and_answer_as_the_whole_packag
     light, loaded = probe("light", "auto", "ds", "mv", "one-coin")
     whole, loaded_whole = probe("whole", "auto", "ds", "mv", "one-coin")
     assert loaded == "[]" and "crowdkit.aggregation" in loaded_whole
-    # auto chooses between mv and ds on held-out labels (postprocess/method_choice.py), either way alike in both
+    # auto chooses between mv and ds on held-out labels (postprocess/answers/method_choice.py), either way alike in both
     assert len(light) == 4 and ",ds," in light[1] and (",ds," in light[0] or ",mv," in light[0]) and light == whole
 
 

@@ -338,7 +338,7 @@ class _SlowSite(_UserSite):
 def test_a_reopened_simulator_opens_the_external_pages_its_workers_had_taken(tmp_path: Path) -> None:
     import boto3
 
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     with local_http_server(_SlowSite) as site:
         question = (f'<ExternalQuestion xmlns="{EXTERNAL_NS}"><ExternalURL>{site}/t'

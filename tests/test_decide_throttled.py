@@ -12,7 +12,7 @@ from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
-from flows.sim.pacing import Pacing
+from flows.sim.service.pacing import Pacing
 from tests.conftest import advance
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""postprocess/fast_em.py against crowd-kit's own GLAD, MACE and one-coin Dawid-Skene on the same labels:
+"""postprocess/answers/fast_em.py against crowd-kit's own GLAD, MACE and one-coin Dawid-Skene on the same labels:
 the same answer on at least 99.5% of items (issue 56), on synthetic crowds and on Snow 2008's real WSD
 labels. The full-size comparison (92,721 labels) is bench/aggregation_speed.py's."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from bench.adult_shaped import adult_shaped
 from bench.aggregation_speed import as_crowd_kit_reads
-from postprocess import fast_em
+from postprocess.answers import fast_em
 from tests.crowd_labels import crowd_frame
 
 SETS = {"crowd": lambda: crowd_frame(3, items=300, per_item=3)[0],

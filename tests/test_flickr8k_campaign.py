@@ -17,7 +17,7 @@ from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from qc.submit_rules import violations
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,7 +152,7 @@ def test_bad_qualification_settings_are_named(tmp_path: Path, field: str, value:
 
 
 def test_flickr_crowd_writes_from_flickr8k_captions(shared_data: Path) -> None:
-    from flows.sim.crowd import load_crowd
+    from flows.sim.people.crowd import load_crowd
 
     workers, bank = load_crowd(CROWD)
     assert len(bank) >= 8000 and len(workers) == 53

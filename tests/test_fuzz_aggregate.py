@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flows.campaigns.answers_files import aggregate_file
+from flows.answers.answers_files import aggregate_file
 from flows.cli.main import main
 from flows.core.errors import HitflowError
 from tests.fuzz_support import FUZZ, assert_one_line, hostile_text

@@ -20,7 +20,7 @@ from flows.core.site_secrets import task_secret
 from flows.custom.scaffold import scaffold
 from flows.driver.campaign_run import run_campaign
 from flows.driver.operations import open_campaign_run
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from flows.studies.study_outputs import write_study_outputs
 from flows.taskserver.task_units import secret_fingerprint
 from postprocess.agreement import agreement

@@ -15,9 +15,9 @@ from flows.core.pages.mturk_forms import form_fields
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page, custom_spec
 from flows.custom.scaffold import scaffold
-from flows.sim.crowd_model import PROFILE_DEFAULTS, Worker
-from flows.sim.item_answers import copies, short_phrase
-from flows.sim.page_filling import fill_form, page_rules
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people.crowd_model import PROFILE_DEFAULTS, Worker
+from flows.sim.people.item_answers import copies, short_phrase
 from qc.form_constraints import check_form
 
 INSTRUCTIONS = "Look at each photo carefully. Describe what it shows in your own words and answer the questions."

@@ -1,5 +1,5 @@
 """Label hygiene (issue 56): repeats, spelling variants, blanks, free text and blocked workers, each policy
-through `hitflow aggregate` in-process (postprocess/label_hygiene.py, flows/campaigns/answers_files.py)."""
+through `hitflow aggregate` in-process (postprocess/answers/label_hygiene.py, flows/answers/answers_files.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from flows.cli.aggregate_command import REPEATS
 from flows.cli.main import main
-from postprocess import label_hygiene
-from postprocess.label_hygiene import HygienePolicy, tidy
+from postprocess.answers import label_hygiene
+from postprocess.answers.label_hygiene import HygienePolicy, tidy
 
 # worker p labels item a three times (x, y, y); q spells "X" for "x"; r leaves b blank
 ROWS = ("item_id,worker_id,label\n"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from flows.sim.crowd_model import new_worker
-from flows.sim.latent_choices import confused, item_truth, latent_answer, slip
+from flows.sim.people.crowd_model import new_worker
+from flows.sim.people.latent_choices import confused, item_truth, latent_answer, slip
 
 OPTIONS = ["negative", "neutral", "positive"]
 
@@ -41,8 +41,8 @@ def test_slips_are_half_habit() -> None:
 
 def _answers(params: dict[str, str], profile: str = "diligent", seed: int = 5) -> list[tuple[str, str]]:
     from flows.core.pages.crowd_elements import FormField
-    from flows.sim.any_form import Filling, choice
-    from flows.sim.page_context import ItemContext
+    from flows.sim.pages.any_form import Filling, choice
+    from flows.sim.people.page_context import ItemContext
 
     worker = new_worker(profile, params, random.Random(seed))
     fill = Filling(worker, {}, random.Random(seed))

@@ -3,8 +3,9 @@
 ``make lint`` runs import-linter's contracts (``[tool.importlinter]`` in pyproject.toml): each layer
 imports only those below it, the three platforms know nothing of each other, the task kinds reach a
 platform only through the protocol, the simulator knows no upper layer. These tests show the
-contracts bite (an upward or sideways import planted in a copy of the tree fails ``lint-imports``)
-and that the product has no import cycle in grimp's graph, which counts imports inside functions
+contracts bite (an upward or sideways import planted in a copy of the tree fails ``lint-imports``),
+that the answers' models (postprocess/answers/) stay pure and layered, and that the product (flows, qc,
+postprocess) has no import cycle in grimp's graph, which counts imports inside functions
 too (imports under ``if TYPE_CHECKING:`` load nothing and are left out).
 """
 
@@ -20,9 +21,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("flows", "qc", "postprocess")  # the product: import-linter's root_packages
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 GRAPH = ("import json, sys, grimp\n"
-         "g = grimp.build_graph('flows', exclude_type_checking_imports=sys.argv[1] == 'run', cache_dir=None)\n"
+         f"PACKAGES = {PACKAGES!r}\n"
+         "g = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=sys.argv[1] == 'run', cache_dir=None)\n"
          "print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))\n")
 
 
@@ -64,7 +67,7 @@ def test_import_cycle_finder_finds_a_cycle() -> None:
 
 
 def import_graph(root: Path, type_hints: bool = False) -> dict[str, set[str]]:
-    """grimp's graph of the ``flows`` package under ``root`` (in a process of its own, so a copy is read);
+    """grimp's graph of the product's packages under ``root`` (in a process of its own, so a copy is read);
     with ``type_hints``, imports under ``if TYPE_CHECKING:`` count too."""
     done = subprocess.run([sys.executable, "-c", GRAPH, "hints" if type_hints else "run"], capture_output=True,
                           text=True, cwd=root, timeout=120,
@@ -73,8 +76,9 @@ def import_graph(root: Path, type_hints: bool = False) -> dict[str, set[str]]:
 
 
 def copy_of_the_tree(tmp_path: Path) -> Path:
-    """flows/ and the contracts, where a test may plant an import without touching the real tree."""
-    shutil.copytree(ROOT / "flows", tmp_path / "flows", ignore=shutil.ignore_patterns("__pycache__"))
+    """The product's packages and the contracts, where a test may plant an import without touching the real tree."""
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
 
@@ -95,7 +99,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 
 def test_no_import_cycle_counting_imports_inside_functions() -> None:
     graph = import_graph(ROOT)
-    assert "flows.sim.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
+    assert "flows.sim.service.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
     cycles = import_cycles(graph)
     assert not cycles, "import cycles (move the shared part down into a module both import): " + \
         "; ".join(" <-> ".join(c) for c in cycles)
@@ -103,9 +107,10 @@ def test_no_import_cycle_counting_imports_inside_functions() -> None:
 
 def test_no_import_cycle_even_through_type_hints() -> None:
     """A module that names another's type only to annotate still depends on it: a type both need
-    lives below both (a Protocol where the user is, as flows/sim/market_records.MarketState)."""
+    lives below both (a Protocol where the user is, as flows/sim/mturk/market_records.MarketState)."""
     graph = import_graph(ROOT, type_hints=True)
-    assert "flows.sim.market_records" in graph["flows.sim.browser_worker"]  # its hints name the market's state
+    # its hints name the market's state
+    assert "flows.sim.mturk.market_records" in graph["flows.sim.pages.browser_worker"]
     cycles = import_cycles(graph)
     assert not cycles, "import cycles through type hints: " + "; ".join(" <-> ".join(c) for c in cycles)
 
@@ -130,7 +135,7 @@ def test_a_cycle_through_a_type_hint_is_found(tmp_path: Path) -> None:
 def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: Path) -> None:
     root = copy_of_the_tree(tmp_path)
     clean = lint_imports(root)
-    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 5, clean.stdout + clean.stderr
+    assert clean.returncode == 0 and clean.stdout.count("KEPT") == 8, clean.stdout + clean.stderr
     plant(root, "flows.platforms.units", "from flows.driver import campaign_status  # noqa: F401")
     plant(root, "flows.platforms.mturk.fees", "from flows.platforms.prolific import fees  # noqa: F401")
     plant(root, "flows.campaigns.outputs", "from flows.platforms.mturk import fees  # noqa: F401")
@@ -157,3 +162,63 @@ def test_the_core_is_layered_and_every_module_of_it_has_a_place(tmp_path: Path) 
     (unplaced / "flows/core/loose_ends.py").write_text('"""A module nobody placed."""\n', encoding="utf-8")
     refused = lint_imports(unplaced)
     assert refused.returncode != 0 and "flows.core.loose_ends" in refused.stdout + refused.stderr, refused.stdout
+
+
+def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(tmp_path: Path) -> None:
+    """Inside flows/sim: the crowd knows no page, the pages no marketplace, MTurk's side nothing of
+    Prolific's, and a module left loose at the simulator's top must be given a room (exhaustive)."""
+    root = copy_of_the_tree(tmp_path)
+    plant(root, "flows.sim.people.captions", "from flows.sim.pages import filling  # noqa: F401")
+    plant(root, "flows.sim.pages.filling", "from flows.sim.mturk import market  # noqa: F401")
+    plant(root, "flows.sim.mturk.journal", "from flows.sim.prolific import prolific_state  # noqa: F401")
+    broken = lint_imports(root)
+    assert broken.returncode == 1
+    assert "flows.sim.people is not allowed to import flows.sim.pages" in broken.stdout, broken.stdout
+    assert "flows.sim.pages is not allowed to import flows.sim.mturk" in broken.stdout, broken.stdout
+    assert "flows.sim.mturk is not allowed to import flows.sim.prolific" in broken.stdout, broken.stdout
+    unplaced = copy_of_the_tree(tmp_path / "unplaced")
+    (unplaced / "flows/sim/loose_ends.py").write_text('"""A module nobody gave a room."""\n', encoding="utf-8")
+    refused = lint_imports(unplaced)
+    assert refused.returncode != 0 and "flows.sim.loose_ends" in refused.stdout + refused.stderr, refused.stdout
+
+
+def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
+    """postprocess/answers/ reads and writes no file and knows nothing of flows (its I/O is flows/answers/, which
+    knows no task kind), and inside it a model imports only those below it: the skill posterior reading the
+    aggregation again (the circle postprocess/answers.py and skill_posterior.py once made) fails, and a new
+    module must be given a place (the contract is exhaustive)."""
+    root = copy_of_the_tree(tmp_path)
+    plant(root, "postprocess.answers.calibration", "from flows.answers import label_files  # noqa: F401")
+    plant(root, "postprocess.answers.method_choice", "import sqlite3  # noqa: F401")
+    plant(root, "postprocess.answers.skill_posterior", "from postprocess.answers import aggregation  # noqa: F401")
+    plant(root, "flows.answers.label_files", "from flows.campaigns import outputs  # noqa: F401")
+    broken = lint_imports(root)
+    assert broken.returncode == 1
+    assert "postprocess.answers is not allowed to import flows" in broken.stdout, broken.stdout
+    assert "postprocess.answers.calibration -> flows.answers.label_files" in broken.stdout, broken.stdout
+    assert "postprocess.answers is not allowed to import sqlite3" in broken.stdout, broken.stdout
+    assert "postprocess.answers.method_choice -> sqlite3" in broken.stdout, broken.stdout
+    assert "- postprocess.answers.skill_posterior -> postprocess.answers.aggregation (l." in broken.stdout
+    assert "flows.answers is not allowed to import flows.campaigns" in broken.stdout, broken.stdout  # its I/O too
+    assert any({"postprocess.answers.aggregation", "postprocess.answers.skill_posterior"} <= set(cycle)
+               for cycle in import_cycles(import_graph(root))), "the planted circle is not found"
+    unplaced = copy_of_the_tree(tmp_path / "unplaced")
+    (unplaced / "postprocess/answers/loose_model.py").write_text('"""A model nobody placed."""\n', encoding="utf-8")
+    refused = lint_imports(unplaced)
+    assert refused.returncode != 0 and "postprocess.answers.loose_model" in refused.stdout + refused.stderr
+
+
+def test_aggregate_on_a_labels_file_loads_no_task_kind() -> None:
+    """`hitflow aggregate`'s work (flows/answers/answers_files.py) reaches no caption campaign, study or custom
+    page module, in grimp's graph (imports inside functions count)."""
+    graph = import_graph(ROOT)
+    seen, todo = set(), ["flows.answers.answers_files"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += [m for m in graph.get(module, ()) if m in graph]
+    assert "postprocess.answers.aggregation" in seen
+    kinds = sorted(m for m in seen if m.split(".")[:2] in (["flows", "campaigns"], ["flows", "studies"],
+                                                             ["flows", "custom"]))
+    assert not kinds, kinds

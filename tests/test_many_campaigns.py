@@ -14,7 +14,7 @@ import pytest
 
 from flows.core.errors import CampaignBusyError
 from flows.core.ledger.store import Store
-from flows.sim.pacing import Pacing
+from flows.sim.service.pacing import Pacing
 from tests.prefect_server import stop_group
 from tests.small_configs import small_vizwiz
 

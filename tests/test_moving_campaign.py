@@ -28,8 +28,8 @@ import pytest
 from bench.chaos import platform_view
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
-from flows.sim.pacing import Pacing
-from flows.sim.server import SimServer
+from flows.sim.service.pacing import Pacing
+from flows.sim.service.server import SimServer
 from tests.prefect_server import prefect_server, stop_group
 from tests.small_configs import small_vizwiz
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from flows.sim.mturk_api import OPERATIONS
+from flows.sim.mturk.mturk_api import OPERATIONS
 from tests.mturk_clients import DUMMY_ENV, JS_PACKAGE, aws_interpreter, hit_creation_times, run_cli, run_js
 from tests.mturk_walk import mismatches, plan, prepare, truth_from
 

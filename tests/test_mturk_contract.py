@@ -13,7 +13,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from flows.sim.mturk_api import OPERATIONS
+from flows.sim.mturk.mturk_api import OPERATIONS
 from tests.mturk_shapes import mturk_model, reply_problems
 from tests.mturk_walk import mismatches, plan, prepare, snake, truth_from
 

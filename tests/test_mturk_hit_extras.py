@@ -12,7 +12,7 @@ import boto3
 import pytest
 
 from flows.core.pages.mturk_forms import NS_EXTERNAL, html_question
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.conftest import advance
 from tests.local_http import QuietHandler, local_http_server
 from tests.mturk_walk import PAGE, SQS, TEST_FORM, TYPE

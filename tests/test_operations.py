@@ -20,7 +20,7 @@ from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.mturk.qualifications import cost_per_assignment
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.test_campaign import CONFIG, make_run, quiet, sim_hits
 
 

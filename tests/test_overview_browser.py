@@ -20,7 +20,7 @@ from flows.core.run.run_context import Run
 from flows.driver.campaign_status import campaign_status
 from flows.driver.operations import ledger_run, open_campaign_run
 from flows.review.overview_app import OverviewServer, OverviewSite
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.review_helpers import review_config, run_until_review
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

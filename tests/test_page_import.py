@@ -16,7 +16,7 @@ from flows.cli.main import main
 from flows.core.pages.templates import render_source
 from flows.custom.foreign_syntax import render_liquid
 from flows.custom.page_scripts import with_nonce
-from flows.sim.browser_worker import available as browser_available
+from flows.sim.pages.browser_worker import available as browser_available
 
 WILD = Path(__file__).parent / "pages_wild"
 ROWS = {"review_text": ["The kettle boils fast but the lid broke after a week of use.",

@@ -34,7 +34,7 @@ from flows.platforms.mturk import adapter as mturk
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.units import hit_groups
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

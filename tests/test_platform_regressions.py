@@ -19,7 +19,7 @@ from flows.core.run.run_context import Run
 from flows.driver.campaign import StepFn, call_directly
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific import adapter as prolific_adapter
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

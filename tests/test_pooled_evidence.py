@@ -1,4 +1,4 @@
-"""The pooled control rule's evidence where a user decides (issue 42, qc/worker_skill.py): after
+"""The pooled control rule's evidence where a user decides (issue 42, postprocess/answers/worker_skill.py): after
 `hitflow run` of a classification campaign with control items on the simulator, workers.csv's
 ``pooled_*`` columns hold every worker the rule judged and equal the rule recomputed here from the
 ledger, written anew from its description in docs/reference/outputs.md (plain loops; the posterior by
@@ -24,8 +24,8 @@ from scipy import integrate, stats
 
 from bench.answers_accuracy import project
 from flows.cli.main import main
-from postprocess.answers import WORKER_COLUMNS
-from qc.worker_skill import POOLED_COLUMNS
+from postprocess.answers.aggregation import WORKER_COLUMNS
+from postprocess.answers.worker_skill import POOLED_COLUMNS
 
 NAME = "sentiment"
 HOSTILE = '<b>x"y</b>'

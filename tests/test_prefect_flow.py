@@ -33,7 +33,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
 
     from flows.driver.campaign_flow import campaign_flow  # here: a worker that runs no Prefect test never imports it
     from flows.driver.campaign_run import run_campaign
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / "staging"))
     config, url = str(ROOT / "config" / "vizwiz_captions.toml"), f"file://{tmp_path / 'prefect-host'}"

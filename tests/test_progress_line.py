@@ -7,7 +7,7 @@ import io
 import time
 
 from flows.cli.progress_line import ERASE, ProgressLine
-from postprocess import fast_em
+from postprocess.answers import fast_em
 
 
 class Terminal(io.StringIO):

@@ -16,7 +16,7 @@ from flows.core.ledger.store import Store
 from flows.core.site_secrets import completion_code
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.prolific.adapter import SIM_TOKEN
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 

@@ -13,7 +13,7 @@ from flows.core.errors import BudgetError
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific.adapter import check_hourly_pay
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

@@ -11,9 +11,9 @@ import pandas as pd
 
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
-from flows.sim import crowd
-from flows.sim.prolific_people import Participants
-from flows.sim.server import SimServer
+from flows.sim.people import crowd
+from flows.sim.prolific.prolific_people import Participants
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

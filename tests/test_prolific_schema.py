@@ -22,7 +22,7 @@ from flows.core.ledger.store import Store
 from flows.core.site_secrets import completion_code
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.prolific import adapter as prolific
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from tests.prolific_schema import differences, error_differences, models

@@ -17,7 +17,7 @@ from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific import adapter as prolific
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

@@ -117,8 +117,8 @@ def test_flags_by_score_bands_and_rank_correlation() -> None:
 def test_html_test_scores_spread_by_language_skill() -> None:
     import random
 
-    from flows.sim.crowd import Worker
-    from flows.sim.qual_tests import answer_item
+    from flows.sim.people.crowd import Worker
+    from flows.sim.people.qual_tests import answer_item
 
     key = load_key()
     options = {"spelling": ["correct", "incorrect"], "grammar": ["correct", "incorrect"], "judging": ["1", "2"]}

@@ -15,7 +15,7 @@ from flows.campaigns.queue_cache import fingerprint
 from flows.campaigns.review_data import applied_work, campaign_queue, ledger_now, ledger_state
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from qc.campaign_state import item_states
 from tests.review_helpers import review_config, run_until_review
 

@@ -20,9 +20,9 @@ from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
-from flows.sim import crowd
-from flows.sim.server import SimServer
-from flows.sim.volunteers import volunteer_round
+from flows.sim.pages.volunteers import volunteer_round
+from flows.sim.people import crowd
+from flows.sim.service.server import SimServer
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 

@@ -15,7 +15,7 @@ from flows.campaigns.report import render_report
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.review.overview_app import OverviewServer, OverviewSite
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.report_samples import sample_report_data
 from tests.small_configs import small_vizwiz
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from flows.core.ledger.store import Store
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.review_helpers import review_config, review_server, run_until_review
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from flows.core.ledger.store import Store
 from flows.driver.review_demo import sign_in
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
 
 

@@ -16,7 +16,7 @@ from flows.core.ledger.store import Store
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import REJECT_REASON, decide_open_cards, sign_in
 from flows.review.review_actions import apply_decision
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
 
 NAME = "vizwiz_captions"

@@ -17,8 +17,8 @@ from flows.core.config.item_generator import generated_items
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
-from flows.sim.pacing import Pacing
-from flows.sim.server import SimServer
+from flows.sim.service.pacing import Pacing
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ from flows.core.ledger.store import Store
 from flows.core.outputs.output_location import staging_root
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.prefect_server import group_gone, group_members, process_group
 from tests.small_configs import small_vizwiz
 

@@ -31,8 +31,8 @@ from flows.platforms.prolific.submission_records import NOT_ON_PROLIFIC
 from flows.platforms.registry import open_session
 from flows.platforms.targets import check_target
 from flows.platforms.units import hit_groups
-from flows.sim.prolific_state import new_id
-from flows.sim.server import SimServer
+from flows.sim.prolific.prolific_state import new_id
+from flows.sim.service.server import SimServer
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from tests.local_http import QuietHandler, local_http_server

@@ -5,7 +5,7 @@ decide, and a one-item captioning page whose instructions sit in the item's bloc
 (honest workers typed them as their caption: the page could not tell them from the item's text).
 Before the fix the classifier's answers were drawn at random per item (about 4 of 12 right) and
 instruction sentences were approved as captions; on Prolific and the invite links, whose simulated
-people saw no other page of the study, they still were (24 of 24 answers, before flows/sim/page_common.py's
+people saw no other page of the study, they still were (24 of 24 answers, before flows/sim/pages/page_common.py's
 OpenedPages)."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.sim.content_choice import content_answers
-from flows.sim.crowd_model import HONEST_PROFILES
+from flows.sim.people.content_choice import content_answers
+from flows.sim.people.crowd_model import HONEST_PROFILES
 
 CLASSIFIER = """<crowd-form>
   <crowd-classifier name="tone" categories="['Positive', 'Negative', 'Neutral']" header="How does the review sound?">

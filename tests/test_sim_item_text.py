@@ -7,9 +7,9 @@ from __future__ import annotations
 import random
 
 from flows.core.pages.mturk_forms import form_fields, read_page
-from flows.sim.any_form import fill_unhinted
-from flows.sim.crowd import Worker
-from flows.sim.page_context import item_contexts
+from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.people.crowd import Worker
+from flows.sim.people.page_context import item_contexts
 
 NOTE = "A red double-decker bus waits at a rainy crossing in the evening."
 PAGE = f"""<crowd-form>

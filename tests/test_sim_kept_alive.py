@@ -9,7 +9,7 @@ import threading
 import weakref
 
 from flows.platforms.mturk import adapter as mturk
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 
 
 def test_a_stopped_simulator_frees_its_marketplace_while_a_client_lives_on() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from flows.core.pages.mturk_forms import html_question, parse_answer_xml
 from flows.core.pages.templates import render, sample_context
-from flows.sim.mturk_api import OPERATIONS
-from flows.sim.packed_text import Packed, PagePacker, pack, pack_answer, unpack
-from flows.sim.server import SimServer
+from flows.sim.mturk.mturk_api import OPERATIONS
+from flows.sim.mturk.packed_text import Packed, PagePacker, pack, pack_answer, unpack
+from flows.sim.service.server import SimServer
 from tests.conftest import advance
 from tests.small_configs import small_vizwiz
 from tests.test_sim_contract import hit_type

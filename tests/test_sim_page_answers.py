@@ -9,9 +9,9 @@ import random
 from collections import Counter
 
 from flows.core.pages.mturk_forms import form_fields
-from flows.sim.any_form import fill_unhinted
-from flows.sim.crowd_model import BankEntry, new_worker
-from flows.sim.page_common import OpenedPages, page_chunks
+from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.pages.page_common import OpenedPages, page_chunks
+from flows.sim.people.crowd_model import BankEntry, new_worker
 
 SONG = """<form><input type="hidden" name="item_id_{i}" value="song-{i}">
 <iframe src="https://music.example.org/embed/{i}"></iframe>

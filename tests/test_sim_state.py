@@ -22,7 +22,7 @@ from flows.core.errors import ConfigError
 from flows.core.pages.mturk_forms import html_question
 from flows.platforms.prolific.adapter import SIM_TOKEN
 from flows.platforms.registry import open_session
-from flows.sim.server import MAX_BODY, SimServer
+from flows.sim.service.server import MAX_BODY, SimServer
 from tests.conftest import advance
 from tests.small_configs import extensions
 from tests.test_sim_contract import PAGE, hit_type, post

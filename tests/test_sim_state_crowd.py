@@ -9,7 +9,7 @@ from typing import Any
 
 import boto3
 
-from flows.sim.server import SimServer
+from flows.sim.service.server import SimServer
 from tests.test_sim_contract import hit_type, post
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,11 +19,11 @@ from flows.core.pages.mturk_forms import form_fields
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_item_plan, custom_page, dry_run_lines, read_custom_items
 from flows.custom.truth_source import BLIND, known_answers
-from flows.sim.crowd_model import BankEntry, Worker, new_worker, normalise
-from flows.sim.item_answers import copies
-from flows.sim.known_answers import add_known
-from flows.sim.latent_choices import HABIT, accuracy, item_truth
-from flows.sim.page_filling import fill_form, page_rules
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people.crowd_model import BankEntry, Worker, new_worker, normalise
+from flows.sim.people.item_answers import copies
+from flows.sim.people.known_answers import add_known
+from flows.sim.people.latent_choices import HABIT, accuracy, item_truth
 from tests.truth_pages import BLIND_FIELDS, TRUTH, truth_config
 
 HONEST = ("diligent", "typo_prone", "note_paster", "fast_typist", "slow_typist")
@@ -211,7 +211,7 @@ def test_the_simulators_truth_route_takes_rows_and_refuses_anything_else() -> No
     import urllib.error
     import urllib.request
 
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     def post(sim: SimServer, body: bytes) -> int:
         req = urllib.request.Request(f"{sim.url}/_sim/truth", method="POST", data=body,
@@ -229,7 +229,7 @@ def test_the_simulators_truth_route_takes_rows_and_refuses_anything_else() -> No
 
 
 def test_the_stress_lexicon_reads_the_issues_two_posts_the_right_way_round() -> None:
-    from flows.sim.content_choice import content_answers
+    from flows.sim.people.content_choice import content_answers
 
     options = ["stressful", "not stressful"]
     assert content_answers(["Went for a nice walk with my dog this morning."], options) == ["not stressful"]

@@ -7,10 +7,10 @@ import random
 
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.truth_source import report_lines
-from flows.sim.crowd_model import PROFILE_DEFAULTS, BankEntry, Worker
-from flows.sim.latent_choices import item_truth
-from flows.sim.page_filling import fill_form, page_rules
-from flows.sim.unseen_images import BLIND_TEXT, blind_descriptions
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people.crowd_model import PROFILE_DEFAULTS, BankEntry, Worker
+from flows.sim.people.latent_choices import item_truth
+from flows.sim.people.unseen_images import BLIND_TEXT, blind_descriptions
 
 # a caption bank of one VizWiz image, as config/crowds/*.toml load it
 BANK = {"VizWiz_val_00000001": BankEntry(["A lighthouse on a cliff above a stormy sea at dusk.",
@@ -89,8 +89,8 @@ def test_a_rehearsal_on_images_the_bank_lacks_says_their_text_is_content_blind(t
 
     from flows.custom.scaffold import scaffold
     from flows.driver.campaign_run import run_campaign
-    from flows.sim.crowd import load_crowd
-    from flows.sim.server import DEFAULT_CROWD
+    from flows.sim.people.crowd import load_crowd
+    from flows.sim.service.server import DEFAULT_CROWD
 
     scaffold("photos", tmp_path)
     items = tmp_path / "config" / "photos_items.csv"

@@ -12,8 +12,8 @@ from collections import defaultdict
 
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.scaffold_import import field_qc_table, free_text_fields
-from flows.sim.any_form import fill_unhinted
-from flows.sim.crowd_model import new_worker
+from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.people.crowd_model import new_worker
 
 BLANK = """<form><input type="hidden" name="item_id_0" value="s-{k}">
 <p><strong>Sentence with a gap:</strong> {before} ____ {after}</p>

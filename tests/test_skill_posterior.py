@@ -1,4 +1,4 @@
-"""postprocess.skill_posterior: the confidence adaptive overlap stops on weighs each worker by a skill
+"""postprocess.answers.skill_posterior: the confidence adaptive overlap stops on weighs each worker by a skill
 shrunk toward a prior, so agreement between workers nobody has seen yet is not certainty (issue 43)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from bench.snow_sets import majority_vote_ties_half
-from postprocess.answers import aggregate
-from postprocess.skill_posterior import SkillPrior, label_posterior
+from postprocess.answers.aggregation import aggregate
+from postprocess.answers.skill_posterior import SkillPrior, label_posterior
 from tests.crowd_labels import LABELS, crowd_frame
 
 
@@ -255,7 +255,7 @@ def test_a_crowd_fitted_as_poor_does_not_make_a_judgement_weigh_less_than_the_pr
 def test_method_skill_answers_with_the_stopping_posterior() -> None:
     """aggregate(..., "skill") ships label_posterior's label and confidence for every item, with the prior given;
     each row of its probabilities is a distribution over the labels seen."""
-    from postprocess.skill_posterior import label_probabilities
+    from postprocess.answers.skill_posterior import label_probabilities
 
     frame, _ = crowd_frame(2, items=300, per_item=3)
     prior = SkillPrior(accuracy=0.7, weight=4.0, crowd_weight=20)

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from flows.core.pages.mturk_forms import form_fields
-from flows.sim.crowd import BankEntry
-from flows.sim.crowd_model import PROFILE_DEFAULTS, new_worker
-from flows.sim.page_filling import fill_form
+from flows.sim.pages.page_filling import fill_form
+from flows.sim.people.crowd import BankEntry
+from flows.sim.people.crowd_model import PROFILE_DEFAULTS, new_worker
 from flows.taskserver.task_server import invite_link
 from qc.runner import prepare, run_rules
 from qc.submit_rules import SubmitRules

@@ -13,9 +13,9 @@ import pandas as pd
 from flows.core.pages.mturk_forms import form_fields
 from flows.core.pages.page_telemetry import with_telemetry
 from flows.core.pages.templates import render, sample_context
-from flows.sim.crowd_model import PROFILE_DEFAULTS, new_worker
-from flows.sim.page_filling import fill_form
-from flows.sim.typing_model import typing_cps
+from flows.sim.pages.page_filling import fill_form
+from flows.sim.people.crowd_model import PROFILE_DEFAULTS, new_worker
+from flows.sim.people.typing_model import typing_cps
 from qc.runner import TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 from qc.telemetry import parse_record
@@ -29,7 +29,7 @@ PROFILES = ("diligent", "note_paster", "fast_typist", "slow_typist", "assistant_
 
 def filled_pages(profile: str, workers: int, pages: int) -> list[tuple[str, dict[str, str], list[str]]]:
     """(worker id, submitted values, caption field names) for ``pages`` caption pages per worker."""
-    from flows.sim.crowd import BankEntry
+    from flows.sim.people.crowd import BankEntry
 
     context = sample_context("caption")
     html = with_telemetry(render("caption.html.j2", context), "Typing behaviour on this page is recorded.")

@@ -9,7 +9,7 @@ import pytest
 from flows.core.errors import ConfigError
 from flows.core.pages.mturk_forms import form_fields
 from flows.core.pages.templates import render, safe_url, sample_context, task_templates
-from flows.sim.market import page_rules
+from flows.sim.mturk.market import page_rules
 
 HOSTILE = ['<script>alert("x")</script>', '<img src=x onerror="alert(1)">', "\"'><b>bold</b>", "x" * 3000]
 

@@ -1,4 +1,4 @@
-"""postprocess.skill_posterior with SkillPrior.typical_weight ([answers] typical_prior_weight): each worker's
+"""postprocess.answers.skill_posterior with SkillPrior.typical_weight ([answers] typical_prior_weight): each worker's
 confusion has a two-part prior, the crowd's typical worker (as accurate as its median worker) with odds of 4
 to 1, else the weak skill prior. A worker whose record fits the typical worker is shrunk toward them, so a
 newcomer whose few judgements agree with the crowd counts as its median worker, and a long record's
@@ -13,7 +13,7 @@ import pytest
 from scipy.special import gammaln
 from scipy.stats import dirichlet_multinomial
 
-from postprocess.skill_posterior import (
+from postprocess.answers.skill_posterior import (
     TYPICAL_SHARE,
     SkillPrior,
     _group_counts,
@@ -202,8 +202,8 @@ def test_a_settled_item_is_not_overturned_by_the_judgements_it_may_still_get(wei
     """The module's promise for ``margin`` and ``vote_weight``: when ``margin >= r * vote_weight`` (less
     log SETTLED_ODDS, adaptive.settled), r more judgements from workers not yet known, all for the
     runner-up, can at best about tie the answer."""
-    from postprocess.adaptive import SETTLED_ODDS, settled
-    from postprocess.skill_posterior import label_probabilities
+    from postprocess.answers.adaptive import SETTLED_ODDS, settled
+    from postprocess.answers.skill_posterior import label_probabilities
 
     prior = SkillPrior(0.7, 4.0, 20.0, weight)
     frame = _regulars_and_spammers()

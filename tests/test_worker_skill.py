@@ -1,4 +1,4 @@
-"""The pooled control rule (qc/worker_skill.py): control answers and agreement with the other workers'
+"""The pooled control rule (postprocess/answers/worker_skill.py): control answers and agreement with the other workers'
 answer in one posterior of a worker's accuracy. Small cases computed by hand beside it (the one-coin
 fit's fixed point in scalars, the posterior by a midpoint rule of 200,000 steps), the page cap and the
 minimum of evidence, the batch hold over it, and the ledger: a campaign planned before it keeps its
@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from qc.worker_skill import SkillPolicy, skill_blocks, skill_scores
+from postprocess.answers.worker_skill import SkillPolicy, skill_blocks, skill_scores
 
 OPTIONS = ["a", "b", "c"]
 # 100 controls, their answers a, b, c in turn

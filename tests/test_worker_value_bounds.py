@@ -22,7 +22,7 @@ from flows.core.pages import crowd_elements
 from flows.core.pages.crowd_elements import flat_answers, flatten_task_answers
 from flows.core.pages.mturk_forms import answer_xml, parse_answer_xml
 from flows.custom.scaffold import scaffold
-from flows.sim import market
+from flows.sim.mturk import market
 from qc import worker_values as wv
 from qc.telemetry import TelemetryError, parse_record
 from tests.test_crowd_elements import PAGES

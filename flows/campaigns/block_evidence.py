@@ -7,15 +7,15 @@ from dataclasses import replace
 
 import pandas as pd
 
+from flows.answers.control_items import stored_controls
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
-from flows.custom.control_items import stored_controls
-from qc.answer_agreement import agreement_blocks, agreement_scores
-from qc.control_items import control_blocks, control_scores, trusted_controls
+from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
+from postprocess.answers.control_items import control_blocks, control_scores, trusted_controls
+from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
-from qc.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 
 EVERY_BATCH = 10**9  # "up to batch" for the whole campaign so far, extension rounds included
 
@@ -129,7 +129,7 @@ def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataF
 
 
 def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
-    """Each worker's control answers so far (qc.control_items.SCORE_COLUMNS); None without controls."""
+    """Each worker's control answers so far (postprocess.answers.control_items.SCORE_COLUMNS); None without controls."""
     stored = stored_controls(store, campaign)
     if stored is None:
         return None
@@ -138,7 +138,7 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
 
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    """Blocks on control answers: pooled with agreement (qc.worker_skill) where the plan recorded that
+    """Blocks on control answers: pooled with agreement (postprocess.answers.worker_skill) where the plan recorded that
     rule, else on control answers alone (campaigns planned before it, pages without a choice)."""
     pooled = skill_scores_so_far(store, campaign, batch)
     if pooled is not None:
@@ -150,8 +150,9 @@ def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
 
 
 def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
-    """The pooled rule's scores of every worker over the labels up to a batch (qc.worker_skill.SCORE_COLUMNS)
-    and its policy, as the block step judges them; None when the plan did not record the rule."""
+    """The pooled rule's scores of every worker over the labels up to a batch
+    (postprocess.answers.worker_skill.SCORE_COLUMNS) and its policy, as the block step judges them; None when the
+    plan did not record the rule."""
     stored, pooled = stored_controls(store, campaign), stored_skill(store, campaign)
     if stored is None or pooled is None:
         return None
@@ -162,7 +163,7 @@ def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[
 
 def pooled_evidence_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
     """The pooled rule's evidence on every worker up to a batch as workers.csv and the review page show
-    it (qc.worker_skill.POOLED_COLUMNS) and its policy; None when the plan did not record the rule."""
+    it (postprocess.answers.worker_skill.POOLED_COLUMNS) and its policy; None when the plan did not record the rule."""
     scored = skill_scores_so_far(store, campaign, up_to_batch)
     return None if scored is None else (pooled_columns(*scored), scored[1])
 
@@ -192,7 +193,7 @@ def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list
 
 
 def agreement_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
-    """Each worker's agreement with the others' answer so far (qc.answer_agreement.SCORE_COLUMNS);
+    """Each worker's agreement with the others' answer so far (postprocess.answers.answer_agreement.SCORE_COLUMNS);
     None when the campaign does not block on agreement."""
     stored = stored_agreement(store, campaign)
     if stored is None:

@@ -9,6 +9,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from flows.answers.control_items import controls_note, controls_record, used_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.config.item_generator import scaled_copy
 from flows.core.config.study_config import read_study_items
@@ -18,7 +19,6 @@ from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
 from flows.custom.agreement_record import agreement_record, skill_record
-from flows.custom.control_items import controls_note, controls_record, used_controls
 from flows.custom.custom_task import custom_item_plan
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks

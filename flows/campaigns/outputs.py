@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.answers_step import BatchJudgements
+from flows.answers.answers_step import BatchJudgements
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
@@ -24,7 +24,7 @@ from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for
-from postprocess.adaptive import short_items
+from postprocess.answers.adaptive import short_items
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of

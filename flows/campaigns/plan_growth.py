@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn
 
+from flows.answers.control_items import controls_note, used_controls
 from flows.campaigns.campaign_plan import checked_items, plan_items, planned_items
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.run.run_context import Run
-from flows.custom.control_items import controls_note, used_controls
 
 
 def plan_or_grow(run: Run, limit: int | None = None, scale: int = 1) -> None:

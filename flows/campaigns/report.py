@@ -180,6 +180,6 @@ def render_report(data: dict[str, Any]) -> str:
         "incomplete": data.get("incomplete", []),
         "review": data["review"].to_dict("records") if data.get("review") is not None else [],
         "telemetry": _telemetry_context(data.get("telemetry")),
-        "answers": data.get("answers") or {},  # flows/campaigns/answers_step.py: text_present aggregated
+        "answers": data.get("answers") or {},  # flows/answers/answers_step.py: text_present aggregated
     }
     return render("report.html.j2", {**context, "sections": report_sections(context)})

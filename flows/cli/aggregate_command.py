@@ -1,4 +1,4 @@
-"""``hitflow aggregate``: its options and its wiring (the work is in flows/campaigns/answers_files.py)."""
+"""``hitflow aggregate``: its options and its wiring (the work is in flows/answers/answers_files.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from flows.cli import args as arg
 from flows.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from postprocess.label_hygiene import HygienePolicy
-    from postprocess.skill_prior import SkillPrior
+    from postprocess.answers.label_hygiene import HygienePolicy
+    from postprocess.answers.skill_prior import SkillPrior
 
-# postprocess.answers.CHOICES and postprocess.label_hygiene.REPEATS (a test keeps them equal; postprocess
+# postprocess.answers.CHOICES and postprocess.answers.label_hygiene.REPEATS (a test keeps them equal; postprocess
 # loads pandas, which `hitflow --help` does without)
 METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin", "skill")
 REPEATS = ("last", "first", "majority", "refuse")
@@ -97,7 +97,7 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from flows.campaigns.answers_files import aggregate_file
+    from flows.answers.answers_files import aggregate_file
 
     columns = tuple(c.strip() for c in a.columns.split(",")) if a.columns else None
     if columns is not None and (len(columns) != 3 or not all(columns)):
@@ -127,9 +127,9 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
 @contextmanager
 def _progress(stage: str = "working") -> Iterator[Callable[[str], None]]:
     """A progress line on stderr once the command has run 2 s (flows/cli/progress_line.py), told each stage
-    and each EM iteration of postprocess.fast_em's models."""
+    and each EM iteration of postprocess.answers.fast_em's models."""
     from flows.cli.progress_line import ProgressLine
-    from postprocess import em_progress
+    from postprocess.answers import em_progress
 
     with ProgressLine("hitflow aggregate", stage) as line:
         token = em_progress.PROGRESS.set(line.stage)
@@ -140,7 +140,7 @@ def _progress(stage: str = "working") -> Iterator[Callable[[str], None]]:
 
 
 def _hygiene(a: argparse.Namespace) -> HygienePolicy:
-    from postprocess.label_hygiene import HygienePolicy
+    from postprocess.answers.label_hygiene import HygienePolicy
 
     return HygienePolicy(a.repeats, a.fold_case, a.force_free_text)
 
@@ -148,7 +148,7 @@ def _hygiene(a: argparse.Namespace) -> HygienePolicy:
 def _skill_prior(a: argparse.Namespace) -> SkillPrior:
     """--skill-prior, --skill-prior-weight, --crowd-prior-weight, --typical-prior-weight: the replay's, and
     --method skill's."""
-    from postprocess.skill_prior import SkillPrior
+    from postprocess.answers.skill_prior import SkillPrior
 
     return SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight, a.typical_prior_weight)
 
@@ -158,8 +158,8 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from flows.campaigns.answers_files import replay_file
-    from postprocess.adaptive import StoppingRule
+    from flows.answers.answers_files import replay_file
+    from postprocess.answers.adaptive import StoppingRule
 
     rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, _skill_prior(a),
                         settled=a.stop_when_settled, fast_share=a.fast_share)

@@ -38,8 +38,8 @@ def cmd_analyze(a: argparse.Namespace) -> int:
 
 
 def cmd_sim_serve(a: argparse.Namespace) -> int:
-    from flows.sim.pacing import Pacing
-    from flows.sim.server import SimServer
+    from flows.sim.service.pacing import Pacing
+    from flows.sim.service.server import SimServer
 
     state = Path(a.state) if a.state else None
     sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, verbose=a.log_requests,

@@ -1,7 +1,7 @@
 """A progress line on stderr for a command that may take a while (``hitflow aggregate``).
 
 Nothing is shown for a run that ends within ``after`` seconds (a quiet command stays quiet); past that,
-the current stage (``stage(text)``, e.g. postprocess.fast_em's EM iterations) and the seconds so far, at
+the current stage (``stage(text)``, e.g. postprocess.answers.fast_em's EM iterations) and the seconds so far, at
 most once every ``every`` seconds, and again every ``every`` seconds while a stage reports nothing
 (crowd-kit's Dawid-Skene, a slow read), so a person never waits on a silent terminal.
 

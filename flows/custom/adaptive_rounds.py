@@ -3,13 +3,13 @@
 Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
 blocks, each round weighs every judgement received so far by its worker's skill (the campaign's earlier
 batches too, so a worker's skill comes from what they already did, shrunk toward ``skill_prior`` while
-they have done little: postprocess.skill_posterior; with ``fast_share`` a worker whose median time is under
+they have done little: postprocess.answers.skill_posterior; with ``fast_share`` a worker whose median time is under
 that share of the crowd's is shrunk toward the fast workers' accuracy instead; rejected work and blocked
 workers left out), and the
 units with an item whose label's confidence (as answers.csv reports it: bounded by the item's judgements,
-calibrated on the [answers] controls when there are some; postprocess.calibration.as_reported) is below
+calibrated on the [answers] controls when there are some; postprocess.answers.calibration.as_reported) is below
 ``confidence`` get one more assignment, up to
-``max_judgements`` (postprocess.adaptive.units_to_extend; with ``stop_when_settled``, not an item whose
+``max_judgements`` (postprocess.answers.adaptive.units_to_extend; with ``stop_when_settled``, not an item whose
 answer the judgements it may still get could at best tie). The platform extends and collects
 (``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
 before the next round (flows/driver/campaign.py, ``more_work_rounds``).
@@ -23,14 +23,14 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.answers_step import skill_prior_of
+from flows.answers.answers_step import skill_prior_of
 from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.core.run.run_context import Run
 from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
-from postprocess.adaptive import units_to_extend
-from postprocess.calibration import as_reported
-from postprocess.skill_posterior import fast_workers as timed_fast_workers
-from postprocess.skill_posterior import label_posterior
+from postprocess.answers.adaptive import units_to_extend
+from postprocess.answers.calibration import as_reported
+from postprocess.answers.skill_posterior import fast_workers as timed_fast_workers
+from postprocess.answers.skill_posterior import label_posterior
 
 
 def received_judgements(run: Run) -> pd.DataFrame:
@@ -59,7 +59,7 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     settings = run.cfg.answers
     judgements = received_judgements(run)
     # the skill-aware posterior, not the aggregation's own: two agreeing workers barely seen before are not
-    # certain (postprocess/skill_posterior.py); as answers.csv reports it: bounded by the judgements and
+    # certain (postprocess/answers/skill_posterior.py); as answers.csv reports it: bounded by the judgements and
     # calibrated on the control items when there are some (issue 56)
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     posterior = label_posterior(judgements, skill_prior_of(settings), fast_workers(run, settings.fast_share))

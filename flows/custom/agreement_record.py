@@ -1,9 +1,10 @@
-"""The agreement block of a custom campaign (``[answers] agreement_block_below``; qc/answer_agreement.py)
-and the pooled one of its control items (``[answers] control_pooling``; qc/worker_skill.py): what the
-plan keeps in the ledger for them, and reading it back for the block step and the review queue.
+"""The agreement block of a custom campaign (``[answers] agreement_block_below``;
+postprocess/answers/answer_agreement.py) and the pooled one of its control items (``[answers] control_pooling``;
+postprocess/answers/worker_skill.py): what the plan keeps in the ledger for them, and reading it back for the block
+step and the review queue.
 
 The page's choice fields are read once, when the plan is made, from its first HIT: the block step
-reads the ledger only, as the control items' does (flows/custom/control_items.py)."""
+reads the ledger only, as the control items' does (flows/answers/control_items.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import choice_field_names, custom_spec
-from qc.answer_agreement import AgreementPolicy
-from qc.worker_skill import SkillPolicy
+from postprocess.answers.answer_agreement import AgreementPolicy
+from postprocess.answers.worker_skill import SkillPolicy
 
 
 def choice_fields(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> list[str]:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from flows.answers.answers_step import campaign_answers
 from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
-from flows.campaigns.answers_step import campaign_answers
 from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
@@ -25,12 +25,12 @@ from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
-from postprocess.answers import accuracy
-from postprocess.calibration import against
+from postprocess.answers.aggregation import accuracy
+from postprocess.answers.calibration import against
+from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.form_constraints import describe_rules
-from qc.worker_skill import SkillPolicy
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
 BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from flows.answers.control_items import control_rows, mix_controls, read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
@@ -22,7 +23,6 @@ from flows.core.inputs.text_files import read_text
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import page_items, render_source, safe_url
-from flows.custom.control_items import control_rows, mix_controls, read_controls
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from flows.custom.truth_source import truth_lines
@@ -58,7 +58,7 @@ def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
 def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int = 0, first_batch: int = 1,
                      used_controls: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Items in file order with their batch and HIT index; each row's columns go in ``payload``.
-    With ``[answers] control_share``, control items are mixed into every batch (flows/custom/control_items.py).
+    With ``[answers] control_share``, control items are mixed into every batch (flows/answers/control_items.py).
     A grown campaign (flows/campaigns/plan_growth.py) plans only what follows its first ``planned`` ordinary
     items, in batches from ``first_batch``, with controls not in ``used_controls``."""
     rows = read_custom_items(cfg)

@@ -1,7 +1,7 @@
 """What a campaign's own page does in its scripts, as far as the simulated crowd must know: a page
 whose script writes answer fields (hidden fields set on submit, a JSON answer) submits what no
 form reader can guess, so its simulated workers work it in a real browser
-(``flows/sim/browser_worker.py``). Also: the CSP nonce for a page's own inline scripts and styles."""
+(``flows/sim/pages/browser_worker.py``). Also: the CSP nonce for a page's own inline scripts and styles."""
 
 from __future__ import annotations
 

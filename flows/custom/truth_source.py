@@ -5,7 +5,7 @@ A requester may know some answers: the items file's own answer columns (``[campa
 (``[answers] controls``: item_id, field, answer) and an answer key (``[campaign] answer_key``: the
 best-scored answer of each field, for every item). On the simulator they are handed over before
 anything is posted, and simulated choices follow them with each profile's accuracy
-(flows/sim/latent_choices.py). A choice field with none is **content-blind** in a rehearsal (the
+(flows/sim/people/latent_choices.py). A choice field with none is **content-blind** in a rehearsal (the
 simulator's latent answer is drawn, or read from the item's own words by its reading model): the dry
 run and the report say so, in the words of :data:`BLIND`.
 """
@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
+from flows.answers.control_items import read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.custom.control_items import read_controls
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
          "nothing about it")
@@ -27,8 +27,8 @@ BLIND_TEXT = ("simulated text for {field} is content-blind: the simulator's capt
               "{items} of its items, so its workers described a scene of its own making there (never another "
               "image's captions); text figures from this rehearsal say nothing about what people would write")
 READING = ("where an item's own words carry evidence, the simulator's reading model answers from them: word overlap "
-           "with a query, a small lexicon of sentiment, stress and intents (flows/sim/content_choice.py); a model, "
-           "not truth")
+           "with a query, a small lexicon of sentiment, stress and intents (flows/sim/people/content_choice.py); "
+           "a model, not truth")
 
 
 def column_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:

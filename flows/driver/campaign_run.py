@@ -38,7 +38,7 @@ STEP_MODULES = ("flows.campaigns.report",)
 # What a run under Prefect imports on first use besides: Prefect's engines, the encoder of a flow run's
 # parameters, the artifacts, the review pause, the embedded simulator (flows/driver/campaign_flow.py).
 FLOW_MODULES = ("prefect.flow_engine", "prefect.task_engine", "fastapi.encoders", "prefect.artifacts",
-                "flows.review.review_pause", *STEP_MODULES, "flows.sim.server")
+                "flows.review.review_pause", *STEP_MODULES, "flows.sim.service.server")
 
 
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",

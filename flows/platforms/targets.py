@@ -70,7 +70,7 @@ def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
                               "for any other endpoint pass --target mturk --endpoint-url URL --live")
         yield Target("sim", endpoint_url.rstrip("/"))
         return
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     if state is None:
         with SimServer(seed=seed, crowd_file=crowd, start=start) as sim:
@@ -88,7 +88,7 @@ _SHARED_LOCK = threading.Lock()
 def _shared_simulator(seed: int | None, crowd: Path | None, state: Path, start: float | None) -> Iterator[Any]:
     """Sessions of one process on the same state file (two campaigns in one Prefect process)
     share one simulator: a state file has one owner at a time."""
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     key = state.resolve()
     with _SHARED_LOCK:
@@ -125,7 +125,7 @@ def sim_clock(t: Target) -> Callable[[], float]:
 def simulator_server(speed: float) -> Iterator[str]:
     """A simulator as an HTTP server of its own, for as long as the block runs; yields its URL
     (``serve-schedules`` keeps one up so every scheduled run talks to the same marketplace)."""
-    from flows.sim.server import SimServer
+    from flows.sim.service.server import SimServer
 
     with SimServer(speed=speed) as server:
         yield server.url
@@ -133,7 +133,7 @@ def simulator_server(speed: float) -> Iterator[str]:
 
 def crowd_file_used(crowd_file: Path | None) -> Path:
     """The crowd file the simulator loads: the one given, else its built-in demo crowd."""
-    from flows.sim.server import DEFAULT_CROWD
+    from flows.sim.service.server import DEFAULT_CROWD
 
     return crowd_file or DEFAULT_CROWD
 
@@ -141,8 +141,8 @@ def crowd_file_used(crowd_file: Path | None) -> Path:
 def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict[str, Any]]:
     """The simulator's crowd (its workers in a seeded mix of profiles, and their caption bank):
     the people the links route invites when no real invitees are named."""
-    from flows.sim import crowd
-    from flows.sim.server import DEFAULT_CROWD
+    from flows.sim.people import crowd
+    from flows.sim.service.server import DEFAULT_CROWD
 
     workers, bank = crowd.load_crowd(crowd_file or DEFAULT_CROWD, seed=seed)
     return random.Random(seed).sample(workers, len(workers)), bank
@@ -153,7 +153,7 @@ def simulate_invitees(links: dict[str, str], people: tuple[list[Any], dict[str, 
     """Each simulated invitee among ``links`` but those ``done`` opens their link, fills the page
     over HTTP and submits, as a browser would, on round ``round_no``'s schedule from ``start``
     (``at``: told each request's virtual time first); the HTTP status each got."""
-    from flows.sim.volunteers import volunteer_round
+    from flows.sim.pages.volunteers import volunteer_round
 
     workers, bank = people
     by_id = {w.worker_id: w for w in workers}
@@ -184,7 +184,7 @@ def resolve_target(name: str, endpoint_url: str = "") -> None:
 
 
 # The simulator moves its clock once its browser workers are done with the pages they took, waiting up
-# to 300 s of real time for them (flows/sim/browser_worker.py SETTLE_S): the clock's answer may take that long.
+# to 300 s of real time for them (flows/sim/pages/browser_worker.py SETTLE_S): the clock's answer may take that long.
 CLOCK_TIMEOUT_S = 330
 
 
@@ -232,7 +232,8 @@ def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
 
 
 def give_sim_known_answers(target: Target, rows: list[dict[str, str]]) -> None:
-    """Hand the simulator the requester's known answers (``item_id, field, answer``; flows/sim/known_answers.py)."""
+    """Hand the simulator the requester's known answers (``item_id, field, answer``;
+    flows/sim/people/known_answers.py)."""
     req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST", data=json.dumps(rows).encode(),
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=60) as resp:
@@ -241,14 +242,14 @@ def give_sim_known_answers(target: Target, rows: list[dict[str, str]]) -> None:
 
 def add_known_to_crowd(people: tuple[list[Any], dict[str, Any]], rows: list[dict[str, str]]) -> None:
     """The same answers for an in-process crowd (the links route's invitees): into its bank."""
-    from flows.sim.known_answers import add_known
+    from flows.sim.people.known_answers import add_known
 
     add_known(people[1], rows)
 
 
 def crowd_item_truth(people: tuple[list[Any], dict[str, Any]]) -> list[dict[str, Any]]:
     """The latent answers an in-process crowd (the links route's invitees) gave its choices."""
-    from flows.sim.latent_choices import item_truth
+    from flows.sim.people.latent_choices import item_truth
 
     return item_truth(people[0])
 
@@ -261,14 +262,14 @@ def sim_item_truth(target: Target) -> list[dict[str, Any]]:
 
 def sim_browser_missing() -> str:
     """'' when the simulator's browser workers can run on this machine, else why not and the fix."""
-    from flows.sim.browser_check import missing
+    from flows.sim.pages.browser_check import missing
 
     return missing()
 
 
 def sim_browser_trial(page_html: str) -> str:
     """'' when an honest simulated worker can submit the rendered page in Chromium, else what the
-    page did (flows/sim/browser_trial.py)."""
-    from flows.sim.browser_trial import honest_trial
+    page did (flows/sim/pages/browser_trial.py)."""
+    from flows.sim.pages.browser_trial import honest_trial
 
     return honest_trial(page_html)

@@ -13,7 +13,7 @@ from flows.core.outputs.output_mirror import read_output
 THRESHOLD = 0.9  # [answers] threshold's default, for a campaign whose config cannot be read
 LEAST_SURE = 20
 WORKER_COLUMNS = ("worker_id", "skill", "items", "agreement", "control_accuracy", "controls")
-# the pooled control rule's, in a campaign planned with it (qc.worker_skill.POOLED_COLUMNS)
+# the pooled control rule's, in a campaign planned with it (postprocess.answers.worker_skill.POOLED_COLUMNS)
 POOLED = ("pooled_status", "pooled_p_above", "pooled_accuracy", "pooled_controls_right", "pooled_controls",
           "pooled_labels", "pooled_pages", "pooled_agreement", "pooled_evidence")
 
@@ -74,7 +74,7 @@ def _shown(value: Any, column: str) -> str:
 
 def _percent(value: str) -> str:
     """workers.csv's probability (to four significant figures) as the report shows it."""
-    from qc.worker_skill import shown_p  # here: `hitflow --help` imports no pandas
+    from postprocess.answers.worker_skill import shown_p  # here: `hitflow --help` imports no pandas
 
     try:
         return shown_p(float(value))

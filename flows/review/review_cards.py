@@ -24,8 +24,8 @@ from flows.campaigns.review_data import (
 )
 from flows.core.errors import InputFormatError
 from flows.core.ledger.store import Store
+from postprocess.answers.worker_skill import SkillPolicy, shown_p
 from qc.campaign_state import item_states
-from qc.worker_skill import SkillPolicy, shown_p
 
 
 def rule_names(rules: str) -> set[str]:
@@ -150,7 +150,7 @@ def control_lines(store: Store, campaign: str) -> dict[str, str]:
 
 
 class PooledLines:
-    """The pooled control rule's evidence (qc/worker_skill.py) as the review page shows it: per card,
+    """The pooled control rule's evidence (postprocess/answers/worker_skill.py) as the review page shows it: per card,
     the worker's as the block step judged it after the card's batch; above the cards, the workers it
     doubts over every batch so far. Nothing for a campaign planned without the rule."""
 
@@ -180,7 +180,7 @@ class PooledLines:
 
 
 def described(w: pd.Series, policy: SkillPolicy) -> str:
-    """One worker's pooled evidence in words (qc.worker_skill.POOLED_COLUMNS)."""
+    """One worker's pooled evidence in words (postprocess.answers.worker_skill.POOLED_COLUMNS)."""
     agreeing = "" if pd.isna(w["pooled_agreement"]) else f", agreeing {w['pooled_agreement']:.0%} with the others"
     return (f"{w['pooled_status']}; P(accuracy >= {policy.block_below:g}) = {shown_p(w['pooled_p_above'])} "
             f"(blocks under {shown_p(policy.alpha)} with {policy.min_evidence:g} sources or more), posterior "

@@ -8,10 +8,10 @@ from typing import Any
 
 import pandas as pd
 
+from flows.answers.excluded import without_excluded
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
 from flows.studies.evaluation_readers import read_evaluation
-from flows.studies.excluded import without_excluded
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary
 from postprocess.pairwise_stats import pairwise_summary, undo_order

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.answers_step import campaign_answers
+from flows.answers.answers_step import campaign_answers
 from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, summary_header, work_figures

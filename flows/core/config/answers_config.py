@@ -1,5 +1,5 @@
 """The ``[answers]`` table: how a campaign turns several workers' choices into one answer per item
-(postprocess/answers.py; docs/reference/outputs.md#answers-and-worker-skill)."""
+(postprocess/answers/aggregation.py; docs/reference/outputs.md#answers-and-worker-skill)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from flows.core.config.config_types import Section, Share
-from postprocess.skill_prior import TYPICAL_WEIGHT_MAX
+from postprocess.answers.skill_prior import TYPICAL_WEIGHT_MAX
 
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
@@ -76,12 +76,13 @@ class AnswersSection(Section):
                                                         "never block on it")
     control_alpha: Share = Field(0.05, description="Block on control answers when the posterior probability "
                                  "(Jeffreys prior) that the worker's accuracy reaches control_block_below is below "
-                                 "this (qc/control_items.py); 0: the older rule, a Wilson bound at control_confidence")
+                                 "this (postprocess/answers/control_items.py); 0: the older rule, a Wilson bound at "
+                                 "control_confidence")
     control_pooling: bool = Field(True, description='task = "custom" with controls: pool each worker\'s control '
                                   "answers with their agreement with the other workers' answer on the page's "
-                                  "choice fields, one posterior of their accuracy (qc/worker_skill.py) blocking "
-                                  "below control_block_below at control_alpha; false: control answers alone "
-                                  "(control_min_seen)")
+                                  "choice fields, one posterior of their accuracy "
+                                  "(postprocess/answers/worker_skill.py) blocking below control_block_below at "
+                                  "control_alpha; false: control answers alone (control_min_seen)")
     control_page_labels: float = Field(5.0, ge=0, le=1000, allow_inf_nan=False,
                                        description="control_pooling: what one page's ordinary labels weigh "
                                                    "together at most, in labels (its workers judge them all)")
@@ -110,8 +111,8 @@ class AnswersSettings:
     control_share: float = 0.0
     control_min_seen: int = 3
     control_block_below: float = 0.5
-    control_alpha: float = 0.05  # qc.control_items.ControlPolicy.alpha
-    control_pooling: bool = True  # qc.worker_skill: controls pooled with agreement
+    control_alpha: float = 0.05  # postprocess.answers.control_items.ControlPolicy.alpha
+    control_pooling: bool = True  # postprocess.answers.worker_skill: controls pooled with agreement
     control_page_labels: float = 5.0
     control_min_evidence: float = 2.0
     control_confidence: float = 1.645
@@ -121,12 +122,12 @@ class AnswersSettings:
     min_judgements: int = 0  # adaptive overlap off at 0
     max_judgements: int = 0
     confidence: float = 0.9
-    skill_prior: float = 0.7  # adaptive overlap: postprocess.skill_posterior.SkillPrior
+    skill_prior: float = 0.7  # adaptive overlap: postprocess.answers.skill_posterior.SkillPrior
     skill_prior_weight: float = 4.0
     crowd_prior_weight: float = 0.0  # SkillPrior.crowd_weight: 0, skill_prior alone
     typical_prior_weight: float = 0.0  # SkillPrior.typical_weight: 0, no typical-worker part
     fast_share: float = 0.0  # below this share of the median time a worker is in the fast group (0: one group)
-    stop_when_settled: bool = True  # postprocess.adaptive.settled
+    stop_when_settled: bool = True  # postprocess.answers.adaptive.settled
     top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
     fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
 

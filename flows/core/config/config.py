@@ -86,7 +86,7 @@ class CampaignConfig:
     unfilled_places: str = "release"  # [timing] unfilled_places: "release" | "keep"
     detach: str = "live"  # [timing] detach: "live" | "always" | "never"
     telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
-    answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers.py)
+    answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers/aggregation.py)
 
     @property
     def worst_per_item(self) -> int:  # adaptive overlap posts min_judgements (assignments_per_image) first

@@ -2,7 +2,7 @@
 
 The ids, file names and URLs are made up (no real images or captions are needed): the
 simulator's workers give an image they do not know the captions of a bank image plus a scene
-detail of its own (:mod:`flows.sim.captions`).
+detail of its own (:mod:`flows.sim.people.captions`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Paths named inside a file stay in that file's folder (issue 28): a config or a crowd file
 cannot point the product at ``~/.aws/credentials``. Shared by flows/core/config/config.py and the simulator's
-crowd files (flows/sim/crowd.py), which must not import the CLI layer that sets the override."""
+crowd files (flows/sim/people/crowd.py), which must not import the CLI layer that sets the override."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ class Target:
 
     kind: str  # "sim" or "endpoint"
     endpoint_url: str
-    state: str = ""  # an embedded simulator's state file (flows/sim/market_store.py)
+    state: str = ""  # an embedded simulator's state file (flows/sim/service/market_store.py)
 
     @property
     def label(self) -> str:

@@ -1,0 +1,290 @@
+"""answers.csv and workers.csv: the files around postprocess.answers.aggregation (which stays pure).
+
+``hitflow aggregate LABELS.csv --out answers.csv`` reads the long format ``hitflow analyze
+agreement`` reads (``item_id, worker_id, label`` [, ``field``]; comma or tab separated, rows a
+study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv`` beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from flows.answers.excluded import without_excluded
+from flows.answers.label_files import respelled, tidy_labels
+from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import read_csv_frame, write_csv
+from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
+from postprocess.answers.calibration import scored
+from postprocess.answers.control_items import trusted_controls
+from postprocess.answers.judgements import DEFAULT_FIELD, REQUIRED
+from postprocess.answers.label_hygiene import HygienePolicy
+from postprocess.answers.skill_prior import SkillPrior
+from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_scores
+
+if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone (issue 57 point 5)
+    from postprocess.answers.adaptive import Replay, StoppingRule
+
+WORKERS_FILE = "workers.csv"
+
+
+def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
+    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns."""
+    frame = without_excluded(read_csv_frame(path, what="the labels file", delimiter="auto"))
+    if columns:
+        absent = [c for c in columns if c not in frame.columns]
+        if absent:
+            raise InputFormatError(f"{path}: no column(s) {', '.join(absent)}; --columns names the file's own "
+                                   f"item, worker and label columns (it has {', '.join(frame.columns[:12])})")
+        frame = frame.rename(columns=dict(zip(columns, REQUIRED, strict=True)))
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; the labels file needs "
+                               f"{', '.join(REQUIRED)} [, field], or name yours with --columns ITEM,WORKER,LABEL")
+    if frame["label"].astype(str).str.strip().eq("").all():
+        raise InputFormatError(f"{path}: every label is blank; nothing to aggregate")
+    _refuse_anonymous_labels(path, frame)
+    return frame
+
+
+def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
+    """A label without its item or worker cannot be aggregated; dropping it quietly would lose data
+    (a blank label is the format's "no judgement", so those rows are not counted)."""
+    labelled = frame["label"].astype(str).str.strip().ne("")
+    for column in ("item_id", "worker_id"):
+        blank = labelled & frame[column].astype(str).str.strip().eq("")
+        if blank.any():
+            lines = ", ".join(str(i + 2) for i in frame.index[blank][:5])  # +2: the header is line 1
+            raise InputFormatError(f"{path}: {int(blank.sum())} labelled row(s) have no {column} (line(s) "
+                                   f"{lines}{'...' if blank.sum() > 5 else ''}); fill it in or remove those rows")
+
+
+def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
+    """answers.csv at ``answers_path`` and workers.csv beside it (formula cells neutralised)."""
+    answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
+    if "posterior" in answers:
+        answers["posterior"] = answers["posterior"].astype(float).round(4)
+    if "stop_confidence" in answers:  # an adaptive replay's
+        answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
+    # the pooled control rule's (a campaign's, postprocess.answers.worker_skill.POOLED_COLUMNS) figures too
+    rounded = [c for c in ("skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_evidence",
+                           "pooled_agreement") if c in result.workers.columns]
+    workers = result.workers.assign(**{c: result.workers[c].astype(float).round(4) for c in rounded})
+    if "pooled_p_above" in workers:  # a probability near 0 is the point: to 4 significant figures, not places
+        workers["pooled_p_above"] = [float(f"{v:.4g}") for v in workers["pooled_p_above"].astype(float)]
+    return (write_csv(answers, answers_path),
+            write_csv(workers, Path(answers_path).parent / WORKERS_FILE))
+
+
+def with_pooled(workers: pd.DataFrame, pooled: pd.DataFrame) -> pd.DataFrame:
+    """workers.csv's rows with the pooled rule's columns; a worker it judged whose labels the answers
+    left out (blocked) gets a row of their own, 0 items and no skill."""
+    both = workers.merge(pooled, on="worker_id", how="outer").sort_values("worker_id", kind="stable")
+    both["items"] = both["items"].fillna(0).astype(int)
+    both["controls"] = both["controls"].fillna(0).astype(int)
+    both["pooled_note"] = [_pooled_note(int(c), int(p)) for c, p in zip(both["controls"],
+                                                                       both["pooled_controls"].fillna(0), strict=True)]
+    return both.reset_index(drop=True)[[*workers.columns, *pooled.columns.drop("worker_id"), "pooled_note"]]
+
+
+def _pooled_note(controls: int, pooled: int) -> str:
+    """Why a row's ``controls`` (its approved control answers) and ``pooled_controls`` differ, on the row."""
+    if pooled < controls:
+        return (f"{controls - pooled} control answer(s) judged as ordinary items: most workers contradict the "
+                "controls file's answer there, so it blocks nobody")
+    if pooled > controls:
+        return (f"{pooled - controls} more control answer(s) in rejected or blocked work: the pooled rule reads "
+                "every label, the answers only approved ones")
+    return ""
+
+
+def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What a person checks first: counts, methods, confidence and how it was obtained; with ``gold`` answers
+    the accuracy, ECE and reliability table against them; with control items (``checked``:
+    postprocess.answers.aggregate_scored's rows) the same on the controls, each scored by a calibration that
+    never saw it."""
+    answers = result.answers
+    out: dict[str, Any] = {"items": int(answers["item_id"].nunique()), "answers": len(answers),
+                           "judgements": int(answers["judgements"].sum()), "workers": len(result.workers),
+                           "methods": dict(sorted(answers.groupby("field")["method"].first().items())),
+                           **({"method_choice": answers.attrs["method_choice"]} if answers.attrs.get("method_choice")
+                              else {}),
+                           "mean_confidence": round(float(answers["confidence"].mean()), 4),
+                           "confidence_is": confidence_words(answers, checked)}
+    if "note" in answers and (answers["note"] == "tie").any():
+        out["ties"] = int((answers["note"] == "tie").sum())
+    if gold is not None:
+        known = answers[answers["item_id"].isin(gold.index)]
+        hit = known["label"].to_numpy() == gold.reindex(known["item_id"]).to_numpy()
+        out["gold_items"], out["accuracy"] = len(known), round(float(hit.mean()), 4) if len(known) else None
+        if len(known):
+            out["calibration"] = scored(known["confidence"], hit)
+    if checked is not None and len(checked):
+        out["calibration_on_controls"] = {**scored(checked["confidence"], checked["correct"]),
+                                          "model_ece": scored(checked["model_confidence"], checked["correct"])["ece"]}
+    return out
+
+
+def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None) -> str:
+    """How the confidence was obtained, in words (answers.csv's ``confidence_source`` per row)."""
+    if checked is not None and len(checked):
+        items = f"{len(checked)} control item{'' if len(checked) == 1 else 's'}"
+        return (f"calibrated on {items}: the skill posterior's probability of each answer, "
+                "Platt-scaled on the controls (held at the model's own until they outweigh it; each control "
+                "scored by a calibration fitted without it); a tie keeps its tied share")
+    return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
+            "item left out of its workers' records, never above what its judgements could show (one label: at "
+            "most 0.95); no control items to calibrate it on; a tie keeps its tied share")
+
+
+def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
+                   columns: tuple[str, str, str] | None = None, gold_column: str = "",
+                   controls_path: Path | None = None, prior: SkillPrior | None = None,
+                   hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
+    accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
+    is told each stage."""
+    stage = progress or (lambda text: None)
+    stage(f"reading and tidying {path}")
+    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
+                              delimiter="auto") if controls_path else None
+    _check_gold(path, frame, gold_column)
+    if (hygiene or HygienePolicy()).fold_case:  # known answers in the labels' spelling ("good" gold, "Good" labels)
+        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
+    stage(f"aggregating {len(frame):,} labels ({method})")
+    try:
+        result, checked = aggregate_scored(frame, method, min_per_worker, controls=controls, prior=prior)
+    except ValueError as exc:
+        raise InputFormatError(f"{path}: {exc}") from exc
+    if controls is not None:
+        result = Aggregation(result.answers, with_pooled(result.workers, pooled_offline(frame, controls)))
+    stage(f"writing {out}")
+    answers_path, workers_path = write_answers(result, out)
+    gold = _gold(frame, gold_column) if gold_column else None
+    return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked),
+            "hygiene": tidied}
+
+
+def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
+                gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = (),
+                hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
+                controls_path: Path | None = None) -> dict[str, Any]:
+    """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
+    answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
+    time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
+    the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's;
+    ``controls_path``: control items, which calibrate the confidence the rule stops on (and take no more)."""
+    from postprocess.answers.adaptive import replay, saving
+
+    frame, tidied = tidy_labels(path, read_labels(path, columns), hygiene or HygienePolicy(), keep_blocked)
+    frame = _with_seconds(path, frame, seconds_column)
+    controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
+                              delimiter="auto") if controls_path else None
+    _check_gold(path, frame, gold_column)
+    if (hygiene or HygienePolicy()).fold_case:
+        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
+    gold = _gold(frame, gold_column) if gold_column else None
+    try:
+        replayed = replay(frame, rule, controls=controls)
+        final, checked = aggregate_scored(replayed.used, rule.method, controls=controls, prior=rule.skill_prior)
+        swept = sweep_confidences(frame, rule, sweep, gold, replayed, controls) if sweep else None
+    except ValueError as exc:
+        raise InputFormatError(f"{path}: {exc}") from exc
+    result = Aggregation(replayed.answers, final.workers)
+    answers_path, workers_path = write_answers(result, out)
+    return {"answers_file": str(answers_path), "workers_file": str(workers_path),
+            **summary(result, gold, checked), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
+            "hygiene": tidied}
+
+
+def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
+                      gold: pd.Series | None, at_rule: Replay | None = None,
+                      controls: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """One row per confidence (and first one for every label, ``confidence`` None): the share of the
+    file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
+    against ``gold``. How a requester picks a confidence from an old batch before spending. ``at_rule``:
+    the replay at ``rule.confidence`` if already made (it is not made again)."""
+    from postprocess.answers.adaptive import replay, saving
+
+    full = aggregate(frame, rule.method, controls=controls).answers.set_index(["item_id", "field"])["label"]
+    rows = []
+    for confidence in (None, *confidences):
+        if confidence is None:
+            answers, share = full.reset_index(), 1.0
+        else:
+            replayed = (at_rule if at_rule is not None and confidence == rule.confidence
+                        else replay(frame, replace(rule, confidence=confidence), controls=controls))
+            answers, share = replayed.answers, float(saving(replayed, frame)["share_used"])
+        keyed = answers.set_index(["item_id", "field"])["label"]
+        row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),
+                               "same_as_all_labels": round(float((keyed == full.reindex(keyed.index)).mean()), 4)}
+        if gold is not None:
+            row["accuracy"] = round(float((keyed.to_numpy() == gold.reindex(
+                keyed.index.get_level_values("item_id")).to_numpy()).mean()), 4)
+        rows.append(row)
+    return rows
+
+
+def _with_seconds(path: Path, frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``frame`` with ``column`` as its ``seconds`` (each label's work time), or as it is."""
+    if not column:
+        return frame
+    if column not in frame.columns:
+        raise InputFormatError(f"{path}: no column {column!r} for --seconds (it has {', '.join(frame.columns[:12])})")
+    seconds = pd.to_numeric(frame[column], errors="coerce")
+    if seconds.notna().sum() == 0:
+        raise InputFormatError(f"{path}: column {column!r} holds no number of seconds; --seconds names each "
+                               f"label's work time (MTurk's WorkTimeInSeconds)")
+    impossible = seconds.lt(0) | seconds.isin([float("inf"), float("-inf")])
+    if impossible.any():  # a -1 "unknown" taken as a time would make its worker one of the fast ones
+        lines = ", ".join(str(i + 2) for i in frame.index[impossible][:5])  # +2: the header is line 1
+        raise InputFormatError(f"{path}: column {column!r} has {int(impossible.sum())} work time(s) below zero or "
+                               f"without end (line(s) {lines}{'...' if impossible.sum() > 5 else ''}); leave an "
+                               "unknown time blank")
+    return frame.drop(columns=[c for c in ("seconds",) if c != column and c in frame.columns]).assign(seconds=seconds)
+
+
+def _check_gold(path: Path, frame: pd.DataFrame, column: str) -> None:
+    """``--gold``'s column is there and is not one the labels format itself is made of (the item, the
+    worker, the label: ``--gold item_id`` once indexed the items by themselves, a KeyError)."""
+    if not column:
+        return
+    if column not in frame.columns:
+        raise InputFormatError(f"{path}: no column {column!r} for --gold")
+    if column in ("item_id", "worker_id", "label"):
+        raise InputFormatError(f"{path}: --gold {column} names the labels' own {column} column; name the "
+                               "column that holds each item's known answer")
+
+
+def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
+    """Each item's known answer (its first row's ``column``), by item_id."""
+    gold = frame.assign(item_id=frame["item_id"].astype(str).str.strip()).drop_duplicates("item_id")
+    return gold.set_index("item_id")[column].astype(str).str.strip()
+
+
+def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
+    """The pooled control rule (postprocess/answers/worker_skill.py, its campaign defaults) over a labels file and its
+    controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
+    without one, each label is a page of its own."""
+    given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
+                          "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
+    if "page" in frame.columns:
+        given["unit"] = _stripped(frame, "page")
+    given = given[(given["worker_id"] != "") & (given["item_id"] != "")]
+    key = pd.DataFrame({"item_id": _stripped(controls, "item_id"), "field": _stripped(controls, "field", DEFAULT_FIELD),
+                        "answer": _stripped(controls, "answer")})
+    policy = SkillPolicy()
+    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    return pooled_columns(skill_scores(given, trusted, policy), policy)
+
+
+def _stripped(source: pd.DataFrame, column: str, default: str = "") -> pd.Series:
+    if column not in source.columns:
+        return pd.Series(default, index=source.index, dtype=str)
+    return source[column].astype(str).str.strip()

@@ -1,0 +1,175 @@
+"""Aggregation as a campaign step: the approved choices of a run -> ``answers.csv`` and
+``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section.
+
+Custom pages (their single-choice fields), evaluation studies with labels and the caption page's
+``text_detected`` hand their approved judgements here as ``item_id, worker_id, field, label``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from flows.answers.answers_files import confidence_words, with_pooled, write_answers
+from flows.core.config.answers_config import AnswersSettings
+from postprocess.answers.aggregation import Aggregation, aggregate_scored
+from postprocess.answers.calibration import scored
+from postprocess.answers.skill_prior import SkillPrior
+from postprocess.answers.worker_skill import AT_RISK, SkillPolicy, shown_p
+
+BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in answers.csv)
+
+
+def skill_prior_of(settings: AnswersSettings) -> SkillPrior:
+    """The [answers] skill prior: one for the adaptive rounds' stopping posterior and method ``skill``'s
+    answers, so that the answer shipped is the posterior the rounds stopped on."""
+    return SkillPrior(settings.skill_prior, settings.skill_prior_weight, settings.crowd_prior_weight,
+                      settings.typical_prior_weight)
+
+
+def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,
+                     out_dir: Path, controls: pd.DataFrame | None = None,
+                     pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0) -> dict[str, Any]:
+    """Write answers.csv and workers.csv for ``judgements`` (approved work only); the report's context
+    (empty when there is nothing to aggregate). Blocked workers' labels are dropped unless
+    ``settings.blocked == "keep"``; ``controls`` (item_id, field, answer) are scored, not answered;
+    ``pooled`` (postprocess.answers.worker_skill.POOLED_COLUMNS, the pooled control rule's evidence on every worker it
+    judged, blocked ones too, and its policy) adds its columns to workers.csv and its doubts to the report.
+    ``dropped``: blocked workers' labels the caller left out already (:class:`BatchJudgements`)."""
+    if judgements.empty:
+        return {}
+    blocked_ids = set(blocked)
+    is_blocked = judgements["worker_id"].isin(blocked_ids)
+    drop = is_blocked if settings.blocked == "drop" else None
+    if drop is not None and drop.all():
+        return {}
+    # the mask, not judgements[~is_blocked]: a copy of 1.4 million judgements at COCO's size
+    result, checked = aggregate_scored(judgements, settings.method, settings.min_per_worker, controls=controls,
+                                       drop=drop, prior=skill_prior_of(settings))
+    if pooled is not None:
+        result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
+    answers_path, workers_path = write_answers(result, out_dir / "answers.csv")
+    context = answers_context(result, settings.threshold,
+                              dropped=dropped + int(is_blocked.sum()) if settings.blocked == "drop" else 0,
+                              checked=checked)
+    if pooled is not None:
+        context["doubted"] = doubted_workers(pooled[0], blocked_ids)
+        context["pooled_rule"] = {"line": f"{pooled[1].block_below:g}", "alpha": shown_p(pooled[1].alpha),
+                                  "min_evidence": f"{pooled[1].min_evidence:g}", "at_risk": shown_p(AT_RISK)}
+    return {"answers_file": answers_path.name, "workers_file": workers_path.name, **context}
+
+
+def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, Any]]:
+    """The report's rows of the pooled rule's evidence: every worker it would block or finds at risk,
+    and every blocked worker (whatever rule blocked them), least likely above the line first."""
+    shown = pooled[(pooled["pooled_status"] != "ok") | pooled["worker_id"].isin(blocked)]
+    shown = shown.assign(blocked=shown["worker_id"].isin(blocked)).sort_values(["pooled_p_above", "worker_id"])
+    shown = shown.round({"pooled_accuracy": 3, "pooled_evidence": 2, "pooled_agreement": 3})
+    return [{**r, "p_shown": shown_p(r["pooled_p_above"]),
+             "pooled_agreement": "" if pd.isna(r["pooled_agreement"]) else r["pooled_agreement"]}
+            for r in shown.to_dict("records")]
+
+
+class BatchJudgements:
+    """A caption campaign's "is there text?" labels gathered a batch at a time for :func:`campaign_answers`,
+    a blocked worker's left out as they come when the settings drop them: the same answers, without
+    a second whole copy of the campaign's labels (1.4 million at COCO's size, ~120 MB a copy)."""
+
+    def __init__(self, blocked: Iterable[str], settings: AnswersSettings):
+        self.blocked, self.settings = set(blocked), settings
+        self.parts: list[pd.DataFrame] = []
+        self.dropped = 0
+
+    def add(self, captions: pd.DataFrame) -> None:
+        labels = text_present_labels(captions)
+        if self.settings.blocked == "drop" and self.blocked:
+            out = labels["worker_id"].isin(self.blocked)
+            self.dropped += int(out.sum())
+            labels = labels[~out] if out.any() else labels
+        self.parts.append(labels)
+
+    def answers(self, out_dir: Path) -> dict[str, Any]:
+        """:func:`campaign_answers` over every batch added; the parts go as the whole is made."""
+        judged = pd.concat(self.parts, ignore_index=True)
+        self.parts.clear()
+        return campaign_answers(judged, self.blocked, self.settings, out_dir, dropped=self.dropped)
+
+
+def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
+    """The caption page's "is there text in the image?" answers of accepted captions, as judgements."""
+    if "text_present" not in captions.columns or captions.empty:
+        return pd.DataFrame(columns=["item_id", "worker_id", "field", "label"])
+    kept = captions[~captions["is_rejected"].astype(bool)]
+    kept = kept[kept["text_present"].fillna("").astype(str).str.strip() != ""]
+    return pd.DataFrame({"item_id": kept["image_id"].astype(str), "worker_id": kept["worker_id"].astype(str),
+                         "field": "text_present", "label": kept["text_present"].astype(str).str.strip().str.lower()})
+
+
+def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
+                    checked: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What the report shows: methods, confidence and how it was obtained, the items below ``threshold``, the
+    confidence and skill histograms; with control items (``checked``: postprocess.answers.aggregate_scored's),
+    their calibration (accuracy, ECE, reliability table) and its reliability diagram beside the histograms."""
+    answers, workers = result.answers, result.workers
+    below = answers[answers["confidence"] < threshold].sort_values(["confidence", "field", "item_id"])
+    methods = answers.groupby("field")["method"].first()
+    calibration = scored(checked["confidence"], checked["correct"]) if checked is not None and len(checked) else None
+    context = {"answer_count": len(answers), "threshold": threshold, "dropped": dropped,
+               "methods": [{"field": f, "method": m, "items": int((answers["field"] == f).sum()),
+                            "why": answers.attrs.get("method_choice", {}).get(str(f), "")} for f, m in methods.items()],
+               "mean_confidence": round(float(answers["confidence"].mean()), 3),
+               "confidence_is": confidence_words(answers, checked),
+               "ties": int((answers["note"] == "tie").sum()) if "note" in answers else 0,
+               "below": below.head(BELOW_SHOWN).round({"confidence": 3}).to_dict("records"),
+               "below_count": len(below),
+               "answers_png": _histograms(answers["confidence"], workers["skill"], threshold, calibration)}
+    title = "on the control items (each scored by a calibration fitted without it)"
+    context["calibrations"] = [] if calibration is None else [{**calibration, "controls": True, "title": title}]
+    return context
+
+
+def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float,
+                calibration: dict[str, Any] | None = None) -> str:
+    # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
+    from flows.core.outputs.figures import to_png
+
+    return to_png(answers_figure(confidence, skill, threshold, calibration))
+
+
+def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float,
+                   calibration: dict[str, Any] | None = None) -> Any:
+    """Two histograms: the answers' confidence (the threshold marked) and the workers' skill; with
+    ``calibration`` (postprocess.answers.calibration.scored's), the reliability diagram beside them."""
+    from flows.core.outputs.figures import new_figure
+
+    fig, axes = new_figure(11.0 if calibration else 7.5, 2.6, ncols=3 if calibration else 2)
+    bins = np.linspace(0, 1, 21)
+    for ax, values, title, unit in ((axes[0][0], confidence, "Confidence of the answers", "items"),
+                                    (axes[0][1], skill, "Worker skill", "workers")):
+        ax.hist(values.astype(float), bins=bins, color="#4477aa")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(title.split()[-1] if unit == "workers" else "confidence", fontsize=8)
+        ax.set_ylabel(unit, fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0][0].axvline(threshold, color="#cc3311", linestyle="--", linewidth=1)
+    if calibration:
+        _reliability_diagram(axes[0][2], calibration)
+    return fig
+
+
+def _reliability_diagram(ax: Any, calibration: dict[str, Any]) -> None:
+    """Share right against mean confidence per bin (dot size: items), the diagonal a calibrated confidence."""
+    rows = calibration["reliability"]
+    ax.plot([0, 1], [0, 1], color="#999999", linestyle=":", linewidth=1)
+    ax.scatter([r["confidence"] for r in rows], [r["accuracy"] for r in rows], color="#4477aa",
+               s=[12 + 60 * r["items"] / max(calibration["items"], 1) for r in rows])
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_title(f"Reliability on {calibration['items']} controls (ECE {calibration['ece']})", fontsize=9)
+    ax.set_xlabel("confidence", fontsize=8)
+    ax.set_ylabel("share right", fontsize=8)
+    ax.tick_params(labelsize=7)

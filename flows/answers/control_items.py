@@ -1,0 +1,143 @@
+"""Control items of a custom campaign (``[answers] controls``): items whose answer is known, mixed
+into every batch at ``control_share`` and scored per worker (postprocess/answers/control_items.py).
+
+A control is planned as an item like any other: the same page renders it from its own columns (its
+answer is never in them), its id is the one the file gives it, it fills a place of a HIT or unit that
+is paid like the rest, and the plan's item count, which the budget is checked on, includes it. The
+known answers go to the ledger beside the campaign (``config_json["controls"]``) for the blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.core.inputs.csv_files import read_csv_frame
+from postprocess.answers.control_items import ControlPolicy
+
+if TYPE_CHECKING:  # a hint only: `hitflow qc` reaches this module and needs no ledger (psycopg, sqlite_utils)
+    from flows.core.ledger.store import Store
+
+KEY_COLUMNS = ("item_id", "field", "answer")
+
+
+def read_controls(cfg: CampaignConfig) -> pd.DataFrame | None:
+    """The control items file (item_id, field, answer, and any item columns), or None without one."""
+    path = cfg.answers.controls
+    return read_csv_frame(path, KEY_COLUMNS, "the control items file") if path else None
+
+
+def control_rows(cfg: CampaignConfig, controls: pd.DataFrame, items: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Each control item's columns as the page shows them: its row of the items file when it has one,
+    else the control file's own columns other than field and answer (the first row of the item)."""
+    by_id = {r["item_id"]: r for r in items}
+    own = controls.drop(columns=["field", "answer"]).drop_duplicates("item_id")
+    return [by_id.get(r["item_id"]) or {k: str(v).strip() for k, v in r.items()} for r in own.to_dict("records")]
+
+
+def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: list[dict[str, str]],
+                 first_batch: int = 1) -> list[tuple[int, list[dict[str, str]]]]:
+    """(batch, its items in page order): each batch's ordinary items with ``control_share`` of the
+    batch made of control items (a control used once), spread over its pages by :func:`page_counts`
+    and placed on each page at random (drawn from the campaign's seed). A grown campaign's new batches
+    (``first_batch`` > 1, ``controls`` the ones not used yet) draw from a seed of their own, so their
+    pages do not repeat the first batches' places."""
+    share, page = cfg.answers.control_share, cfg.images_per_hit
+    rng = random.Random(cfg.seed if first_batch == 1 else f"{cfg.seed}:from-batch-{first_batch}")
+    pool = list(controls)
+    rng.shuffle(pool)
+    per_batch = -(-len(regular) // cfg.batches)
+    chunks = [regular[k:k + per_batch] for k in range(0, len(regular), per_batch)]
+    wanted = [batch_controls(len(c), share, page) for c in chunks]
+    if sum(wanted) > len(pool):
+        raise ConfigError(f"{cfg.answers.controls}: a control_share of {share:.0%} over {len(regular)} items needs "
+                          f"{sum(wanted)} control items (each is used once); the file has {len(pool)}"
+                          f"{' not used yet' if first_batch > 1 else ''}: add control "
+                          "items or lower [answers] control_share")
+    out = []
+    for batch, (chunk, k) in enumerate(zip(chunks, wanted, strict=True), start=first_batch):
+        mine, pool = pool[:k], pool[k:]
+        ordinary, extra = iter(chunk), iter(mine)
+        out.append((batch, [next(extra) if c else next(ordinary) for c in control_places(len(chunk), k, page, rng)]))
+    return out
+
+
+def batch_controls(ordinary: int, share: float, page: int) -> int:
+    """Controls in a batch of ``ordinary`` items: ``share`` of the batch, at least one, and enough for
+    one every ``m`` pages, ``m`` = 1 / (share x page) rounded up (every page with share x page >= 1;
+    the batch's rounding alone could leave a stretch of ``m`` pages without one)."""
+    k = max(1, round(share / (1 - share) * ordinary))
+    every = math.ceil(1 / (share * page) - 1e-9)
+    while k < math.ceil((ordinary + k) / (every * page)):
+        k += 1
+    return k
+
+
+def page_counts(sizes: list[int], k: int, offset: float) -> list[int]:
+    """``k`` controls over pages of these sizes, each page's count its share of ``k`` rounded down or
+    up (systematic sampling from ``offset`` in [0, 1)): a page of ``size`` items carries ``k`` x
+    size / total of them, so with one control or more a page's worth every full page has one, and
+    fewer are spread evenly rather than clumped. A short last page left without one gets one from the
+    fullest page when there are as many controls as pages. Toloka mixes them so too: its "smart
+    mixing" sets how many control tasks each task suite holds, e.g. 1 of 10 (github.com/Toloka/docs,
+    en/guide/concepts/distribute-tasks-by-pages.md)."""
+    total, counts, cum = sum(sizes), [], 0
+    for size in sizes:
+        counts.append(math.floor((cum + size) * k / total + offset) - math.floor(cum * k / total + offset))
+        cum += size
+    if k >= len(sizes) and counts and counts[-1] == 0:
+        counts[counts.index(max(counts))] -= 1
+        counts[-1] = 1
+    return counts
+
+
+def control_places(ordinary: int, k: int, page: int, rng: random.Random) -> list[bool]:
+    """Which places of a batch of ``ordinary`` + ``k`` items hold a control: :func:`page_counts` per
+    page of ``page`` items, at places on the page drawn from ``rng`` (nothing marks a control)."""
+    total = ordinary + k
+    sizes = [min(page, total - start) for start in range(0, total, page)]
+    places: list[bool] = []
+    for size, n in zip(sizes, page_counts(sizes, k, rng.random()), strict=True):
+        chosen = set(rng.sample(range(size), n))
+        places += [p in chosen for p in range(size)]
+    return places
+
+
+def controls_record(cfg: CampaignConfig) -> dict[str, Any] | None:
+    """What the ledger keeps for the blocks: the known answers and ``[answers]``' control policy."""
+    controls = read_controls(cfg) if cfg.task == "custom" else None
+    if controls is None:
+        return None
+    a = cfg.answers
+    return {"min_seen": a.control_min_seen, "block_below": a.control_block_below, "confidence": a.control_confidence,
+            "alpha": a.control_alpha, "key": controls[list(KEY_COLUMNS)].astype(str).map(str.strip).values.tolist()}
+
+
+def stored_controls(store: Store, campaign: str) -> tuple[pd.DataFrame, ControlPolicy] | None:
+    """The campaign's control answers and policy as the plan recorded them, or None."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    record = json.loads(rows[0]["config_json"] or "{}").get("controls") if rows else None
+    if not record:
+        return None
+    key = pd.DataFrame(record["key"], columns=list(KEY_COLUMNS))
+    # a campaign planned before control_alpha keeps the Wilson rule it was planned with (alpha 0)
+    return key, ControlPolicy(int(record["min_seen"]), float(record["block_below"]), float(record["confidence"]),
+                              float(record.get("alpha", 0.0)))
+
+
+def used_controls(cfg: CampaignConfig, planned: set[str]) -> set[str]:
+    """The control items among the planned ones (a custom page's ``[answers] controls``)."""
+    if cfg.task != "custom" or cfg.answers.control_share <= 0:
+        return set()
+    controls = read_controls(cfg)
+    return set() if controls is None else planned & set(controls["item_id"].astype(str))
+
+
+def controls_note(count: int) -> str:
+    return f"; {count} control item(s) with known answers are mixed in ([answers] control_share)" if count else ""

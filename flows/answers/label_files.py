@@ -1,0 +1,46 @@
+"""A labels file made fit to aggregate: postprocess.answers.label_hygiene's policy applied, and a campaign's
+blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked (issue 56 point 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from flows.core.errors import InputFormatError
+from flows.core.inputs.csv_files import read_csv_frame
+from postprocess.answers.label_hygiene import HygienePolicy, leave_out_workers, respell, tidy
+
+BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/campaigns/outputs.py)
+
+
+def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_blocked: bool = False
+                ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``frame`` under ``hygiene`` (postprocess.answers.label_hygiene), less the labels of the workers a campaign
+    blocked (its ``blocked_workers.csv`` beside ``path``) unless ``keep_blocked``; what was done, counted."""
+    blocked_path = Path(path).parent / BLOCKED_FILE
+    counts: dict[str, Any] = {}
+    if blocked_path.is_file():
+        blocked = read_csv_frame(blocked_path, ("worker_id",), "the campaign's blocked workers", delimiter="auto")
+        workers = set(blocked["worker_id"].str.strip()) - {""}
+        if keep_blocked:
+            counts = {"blocked_workers_kept": len(workers), "blocked_file": str(blocked_path)}
+        else:
+            frame, left_out = leave_out_workers(frame, workers)
+            counts = {**left_out, "blocked_file": str(blocked_path)}
+    try:
+        tidied = tidy(frame, hygiene)
+    except ValueError as exc:
+        raise InputFormatError(f"{path}: {exc}") from exc
+    if tidied.frame.empty:  # every label was a blocked worker's (read_labels refused an all-blank file)
+        raise InputFormatError(f"{path}: no labels left once the {counts.get('blocked_workers_left_out', 0)} "
+                               f"blocked worker(s) of {blocked_path} are left out; --keep-blocked keeps them")
+    return tidied.frame, {**tidied.counts, **counts}
+
+
+def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None = None) -> Any:
+    """``frame`` with ``column`` written as the folded labels spell it (``frame``'s own labels by default)."""
+    if frame is None or not column:
+        return frame
+    return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels)})

@@ -1,0 +1,55 @@
+"""Who a newly posted HIT may go to, kept between posts (market.Marketplace.schedule).
+
+Each CreateHIT picks its workers from the crowd that meets the HIT's requirements, weighted by
+activity. Scanning the whole crowd for every HIT made posting quadratic: a COCO-size campaign
+(330,000 images) recruits a worker per 24 images, ~14,000 in all, and its 16th batch took 409 s
+to post in the 2026-11-24 run (20 s for the 2nd). While a batch is posted nothing that decides
+eligibility changes, so the pool is kept and only newcomers are checked.
+
+It is thrown away (and rebuilt by the same scan, in the same order, so a seed picks exactly the
+workers it picked before) when anything could change the answer: other requirements, the clock
+set back or past a pooled worker's departure, or :meth:`forget`, which the marketplace calls on
+every payment and every operation other than posting and reading. HITs whose requirements make
+workers take a test, and HITs that already have workers, are never served from here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from itertools import islice
+
+from flows.sim.people.crowd_model import Worker
+
+# The MTurk operations that cannot change who may take a new HIT: the pool is kept across them
+# (flows/sim/mturk_api.py's op); any other operation makes it start over.
+KEEPS_ELIGIBLE = frozenset({"CreateHITType", "CreateHIT", "CreateHITWithHITType", "GetHIT", "ListHITs",
+                            "ListReviewableHITs", "ListAssignmentsForHIT", "GetAssignment", "UpdateHITReviewStatus",
+                            "GetAccountBalance", "GetQualificationType", "ListQualificationTypes"})
+
+
+class EligiblePool:
+    def __init__(self) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        self._key: str | None = None
+        self._pool: list[Worker] = []
+        self._weights: list[float] = []
+        self._seen = 0  # how many of the crowd (in arrival order) were checked
+        self._now = -math.inf
+        self._first_leaving = math.inf
+
+    def workers(self, key: str, crowd: dict[str, Worker], now: float,
+                eligible: Callable[[Worker], bool]) -> tuple[list[Worker], list[float]]:
+        """The present workers of ``crowd`` (id -> worker, arrival order, only added to) that pass
+        ``eligible`` (the requirements ``key`` stands for), and their activity weights: fresh lists."""
+        if key != self._key or not self._now <= now < self._first_leaving or len(crowd) < self._seen:
+            self.forget()
+            self._key = key
+        fresh = [w for w in islice(crowd.values(), self._seen, None) if w.present(now) and eligible(w)]
+        self._pool += fresh
+        self._weights += [w.params["activity"] for w in fresh]
+        self._first_leaving = min([self._first_leaving, *(w.leaves_at for w in fresh)])
+        self._seen, self._now = len(crowd), now
+        return list(self._pool), list(self._weights)

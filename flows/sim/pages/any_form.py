@@ -1,0 +1,199 @@
+"""How a simulated worker fills a page hitflow did not write: any text box, choice or number,
+within the constraints its controls declare, in the manner of the worker's profile.
+
+What a field is about comes from the page itself: a field named ``<name>_<i>`` belongs to item
+``i`` (its id from ``image_id_<i>``/``item_id_<i>``, else its image), and the text shown with that
+item and no other (nor on the type's other HITs: page_common.py) is the item's. Honest workers write
+from the item's captions in the bank, else that text, else a bank image the item adopts
+(``image_entry``), never typing the same text twice, and the kind of text a box asks for (a summary,
+a comment on a word, a remark: item_writing.py); choices follow the item's latent answer
+(choice_answers.py, latent_choices.py). Speeders rush, pasters paste one text everywhere, contrarians give one answer
+to every choice, rule breakers leave required fields empty as if the page's check had been bypassed.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+from flows.core.pages.asks_worker import question_texts
+from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
+from flows.core.pages.form_spec import field_rule
+from flows.core.pages.mturk_forms import FormField, read_page
+from flows.sim.pages.choice_answers import choice, number, ticks
+from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
+from flows.sim.pages.page_spec import honour_spec, page_spec
+from flows.sim.people import captions
+from flows.sim.people.annotations import marks
+from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.people.entity_spans import entities
+from flows.sim.people.item_answers import (
+    SHORT_BOX,
+    copies,
+    fit_text,
+    leaves_empty,
+    optional,
+    palette_colour,
+    reworded,
+    short_phrase,
+    sole_answers,
+)
+from flows.sim.people.item_writing import asked, remark, summary, the_word, word_comment
+from flows.sim.people.known_answers import described
+from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
+from flows.sim.people.slot_text import slot, slot_text
+from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unseen
+from flows.sim.people.worker_questions import about_worker
+
+
+def _pasted(fill: Filling, sources: list[str]) -> str:
+    kind, w = fill.worker.profile, fill.worker
+    if kind == "generic_praise":
+        return fill.rng.choice(captions.PRAISE)
+    if kind == "instruction_echo":
+        return fill.rng.choice(captions.PAGE_ECHOES)
+    if "text" not in w.memory:
+        own = random.Random(w.worker_id)
+        pick = own.choice(sources) if kind == "copy_paster" else captions.TEMPLATES[
+            int(w.params.get("ring", own.randrange(len(captions.TEMPLATES)))) % len(captions.TEMPLATES)]
+        w.memory["text"] = pick
+    return w.memory["text"]
+
+
+def _styled(fill: Filling, text: str) -> str:
+    kind = fill.worker.profile
+    if kind == "blur_talker" and fill.rng.random() < fill.worker.params.get("blur_rate", 0.7):
+        text = "A blurry photo of " + text[:1].lower() + text[1:]
+    if kind == "caps_locker":
+        return text.upper()
+    if kind == "typo_prone":
+        return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
+    return text
+
+
+def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    """What this worker types into a text box for this item."""
+    kind, rng = fill.worker.profile, fill.rng
+    if f.kind == "email":
+        return f"{fill.worker.worker_id.lower()}@example.org"
+    if f.kind == "url":
+        return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
+    sources = writing_sources(ctx, fill.bank)
+    if unseen(ctx, fill.bank):  # said in the report: this field's text about the item is content-blind
+        fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT
+    if kind in PASTING_PROFILES:
+        return fit_text(_pasted(fill, sources), f, rng, sources)
+    boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
+    if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
+        careful = takes_care(fill)
+        text = slot_text(found, rng, careful)
+        for _ in range(5 if found[0] != "word" else 0):  # a person does not open every sentence alike
+            text = text if normalise(text) not in fill.worker.written else slot_text(found, rng, careful)
+        fill.worker.written.add(normalise(text))
+        return text.upper() if kind == "caps_locker" else text
+    if kind in RUSHED:
+        short = min(sources, key=len).split()
+        return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
+    if not (ctx.texts or ctx.shows_image or described(fill.bank, ctx.key)) and optional(f):
+        return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
+    if text := asked_text(fill, f, ctx, sources):  # a summary, a comment on a word, a remark (item_writing.py)
+        return text
+    draft = rng.choice(sources).strip()
+    if rng.random() < 0.6:  # people put what they see in their own words
+        draft = reworded(draft, rng, ctx.shows_image or described(fill.bank, ctx.key))
+    high = (field_rule(f) or {}).get("maxlength")
+    shaped = (lambda t: short_phrase(t, int(high))) if high is not None and high <= SHORT_BOX else (lambda t: t)
+    others = [s for s in sources if s != draft]
+    written = fill.item_texts.setdefault(ctx.key, [])  # this item's other fields: never copied
+    text, attempt = fit_text(_styled(fill, shaped(draft)), f, rng, others or sources), 0
+    while (normalise(text) in fill.worker.written or copies(text, written)) and attempt < 2000:
+        attempt += 1
+        if attempt > len(others) and written and not f.attrs.get("minlength") and "required" not in f.attrs:
+            return ""  # an optional box, and nothing new to say about the item: left empty
+        retry = others[attempt - 1] if attempt <= len(others) else captions.variation(draft, attempt)
+        text = fit_text(_styled(fill, shaped(retry)), f, rng, sources)
+    fill.worker.written.add(normalise(text))
+    written.append(text)
+    return text
+
+
+def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str:
+    """The text of the kind the box asks for (flows/sim/item_writing.py); an optional box beside the
+    item's answers gets a remark, never the item's own text; "" when the box asks for a description."""
+    question, rng = fill.questions.get(f.name, ""), fill.rng
+    wanted = asked(question, field_base(f.name)) or ("remark" if optional(f) and f.name not in fill.sole else "")
+    high = (field_rule(f) or {}).get("maxlength")
+    text = ""
+    for _ in range(6):  # a person does not write the same remark twice
+        if wanted == "summary" and ctx.texts:
+            text = summary(ctx.texts, rng, int(high) if high is not None else None)
+        elif wanted == "word" and (word := the_word(question)):
+            text = word_comment(word, ctx.texts, rng)
+        elif wanted == "remark":
+            text = remark(ctx.texts or ([] if not ctx.shows_image else sources[:1]), rng)
+        else:
+            return ""
+        text = fit_text(_styled(fill, text), f, rng, [])
+        if normalise(text) not in fill.worker.written:
+            break
+    fill.worker.written.add(normalise(text))
+    fill.item_texts.setdefault(ctx.key, []).append(text)
+    return text
+
+
+def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
+    """The value a worker gives one control (None: the control is not submitted)."""
+    asked = fill.questions.get(f.name, "")
+    if asked and not (fill.worker.profile in PASTING_PROFILES and f.kind in ("text", "textarea")) and \
+            (mine := about_worker(f, asked, fill.worker.worker_id, fill.rng)) is not None:
+        return mine  # a question about the worker, answered about themselves
+    if f.kind in ANNOTATIONS:
+        careful = takes_care(fill)
+        if f.kind == ENTITIES:  # spans of the element's own text
+            return entities(f.attrs.get("text", ""), f.options, fill.worker.profile, careful, fill.rng)
+        return marks(f.kind, f.options, answer_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
+    if f.kind in ("radio", "select") and "multiple" not in f.attrs:
+        return choice(fill, f, ctx)
+    if f.kind in ("checkbox", "select"):
+        return ticks(fill, f, ctx)
+    if f.kind in ("number", "range"):
+        return number(fill, f, ctx)
+    if f.kind == "color" and not f.value:  # a colour the item "has": the same for careful workers
+        return palette_colour(answer_rng(ctx, f.name))
+    if f.kind in ("date", "datetime-local", "month", "week", "time", "color"):
+        return f.value or {"date": "2026-01-15", "month": "2026-01", "week": "2026-W03", "time": "12:00",
+                           "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
+    if "readonly" in f.attrs:
+        return f.value
+    return free_text(fill, f, ctx)
+
+
+def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
+                  rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
+    ``common``: the page's own text, as other HITs of its type show it (flows/sim/page_common.py)."""
+    todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
+            and not (f.kind == "text" and f.value)]
+    if not todo:
+        return {}
+    contexts = page_contexts(html or "", common)
+    if page_key:
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image) for k, c in contexts.items()}
+    sole = sole_answers(fields)
+    fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
+                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)
+    values: dict[str, str] = {}
+    for f in todo:
+        # an optional field, skipped
+        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole, worker.params):
+            if f.kind not in ("radio", "select"):
+                values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
+            continue
+        if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None:
+            values[f.name] = v
+    honour_spec(values, page_spec(html), {f.name: f for f in fields})
+    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
+        required = sorted(n for n in values if "required" in {f.name: f for f in todo}[n].attrs)
+        for name in rng.sample(required or sorted(values), k=max(1, len(required or values) // 4)):
+            values[name] = ""
+    return values

@@ -1,0 +1,57 @@
+"""Whether the simulator's browser workers (flows/sim/pages/browser_worker.py) can run here, and the lines
+they say on stderr (once, where a line would repeat for every page)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's (make browser-deps); HITFLOW_CHROMIUM names another
+TRIES = 3  # submits a browser worker tries before giving the HIT back
+
+
+def chromium() -> Path:
+    return Path(os.environ.get("HITFLOW_CHROMIUM") or CHROMIUM)
+
+
+def missing() -> str:
+    """'' when browser workers can run here, else why not and the fix (one line)."""
+    if not chromium().is_file():
+        return f"no Chromium at {chromium()} (install it with `make browser-deps`, or set HITFLOW_CHROMIUM)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (`pip install playwright`, then `make browser-deps`)"
+    return ""
+
+
+def available() -> bool:
+    return not missing()
+
+
+_said: set[str] = set()
+
+
+def say_once(line: str) -> None:
+    if line not in _said:
+        _said.add(line)
+        sys.stderr.write(line + "\n")
+
+
+def failure(exc: Exception) -> str:
+    """Playwright's errors carry a multi-line call log: its first line says what failed."""
+    return f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:200]}"
+
+
+def say_failed(exc: Exception) -> None:
+    """One line on stderr for a page a browser worker could not work."""
+    sys.stderr.write(f"hitflow sim: a browser worker's page failed ({failure(exc)})\n")
+
+
+def say_refused(hit_id: str) -> None:
+    """One line for a worker who filled the page but could not submit it: the run's shortfall is the
+    page's doing, not the crowd's eligibility."""
+    sys.stderr.write(f"hitflow sim: a browser worker gave HIT {hit_id} back: the page refused the submit {TRIES} "
+                     "times (its own check, or a required field its controls never fill); open the page in "
+                     "Chromium and submit it as a person would\n")

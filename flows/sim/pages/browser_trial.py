@@ -1,0 +1,37 @@
+"""Whether an honest browser worker can submit a page at all (the dry run's trial): a page whose own
+script refuses a person who types and clicks what it shows is the page's problem, said before anything
+is posted, not a crowd that never came (issue 58)."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+from flows.core.pages.mturk_forms import form_fields
+from flows.sim.pages.browser_worker import TIMING, posted_by_browser
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people.crowd_model import Worker
+
+TRIAL_WORKER = "ATRIALHONEST01"
+
+
+@functools.lru_cache(maxsize=8)  # the dry run's checks run again as the run starts
+def honest_trial(html: str) -> str:
+    """'' when a diligent worker who types its answers and clicks the page's buttons gets the page
+    (one rendered HIT page) submitted in Chromium, else what happened, in a sentence."""
+    worker = Worker(TRIAL_WORKER, "diligent", {}, 5000, 99)
+    intents = fill_form(worker, form_fields(html), page_rules(html), 0.0, 120.0, {}, random.Random(1), html=html)
+    failed: list[str] = []
+    session = {"assignmentId": "TRIALASSIGNMENT", "hitId": "TRIALHIT", "workerId": TRIAL_WORKER,
+               "turkSubmitTo": "https://www.mturk.com"}  # as MTurk opens an accepted HIT (not its preview)
+    posted = posted_by_browser(html, {k: v for k, v in intents.items() if k not in TIMING}, "trial", worker,
+                               session, failed)
+    if failed:
+        return f"the page failed in Chromium before an honest simulated worker could submit it ({failed[0]})"
+    if posted is None:
+        return ("an honest simulated worker typed its answers (key by key), clicked the page's buttons and pressed "
+                "Submit 3 times in Chromium, and the page's own script refused every time (a check no person "
+                "can pass, a required field nothing on the page fills, or a script from elsewhere it needs that "
+                "never loaded: live, [target] page_origins must list its origin): every worker would hand the "
+                "HIT back. Open the page in a browser and submit it as a person would")
+    return ""

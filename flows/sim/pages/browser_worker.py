@@ -1,0 +1,300 @@
+"""Simulated workers who work a page in a real headless Chromium (Playwright), for pages whose
+script builds the answer (hidden fields written on submit, a JSON answer): they type into what a
+person sees, click the page's buttons, press Submit, and the simulator keeps what the form posted,
+so rules the page enforces only in its script hold as they would for a person.
+
+A page asks for it with ``data-sim-workers="browser"`` on its form (hitflow's custom pages do,
+per ``[target] sim_workers``, or by themselves when their scripts write fields). What a worker
+means to answer comes from the form-reading filler (``page_filling``), so profiles behave alike.
+One thread owns Playwright and one browser (Playwright's sync API is bound to its thread); pages
+are worked one at a time, outside the marketplace's lock, as ExternalQuestion visits are.
+Without Chromium or Playwright the form-reading workers do the page and the simulator says so (once);
+the dry run says so too (browser_check.py), and tries the page with one honest worker (browser_trial.py).
+
+The simulator's clock is virtual and a browser is not: before the clock moves on
+(``Marketplace.advance``), the pages already taken are worked (``settle``), so the answer of a
+worker who took a page is in before the virtual hours it took have passed.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode
+
+from flows.core.pages.crowd_elements import ENTITIES, TASK_ANSWERS
+from flows.core.pages.mturk_forms import answer_xml, form_fields
+from flows.core.pages.radio_buttons import BUTTONS
+from flows.sim.pages.browser_check import TRIES, chromium, failure, missing, say_failed, say_once, say_refused
+from flows.sim.pages.browser_check import available as available  # where callers have always found it
+from flows.sim.people.crowd_model import Worker
+from flows.sim.people.entity_spans import mark_in_browser
+from flows.sim.people.typing_model import Hand
+
+if TYPE_CHECKING:
+    from flows.sim.mturk.market_records import Assignment, Hit
+    from flows.sim.mturk.market_records import MarketState as Marketplace
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+PAGE_URL = "https://hit.sim.invalid/page"
+TIMING = ("page_start_ms", "page_end_ms")
+MARK = 'data-sim-workers="browser"'
+SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
+SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
+CLOCK_START = 1_767_603_600_000  # 2026-01-05 09:00 UTC in ms: a fixed start, not the host's date
+
+
+def settle() -> None:
+    """Every page a browser worker took is worked before the virtual clock moves (no browser: no wait)."""
+    if BrowserThread._instance is not None:
+        BrowserThread._instance.settle()
+
+
+def wants_browser(html: str) -> bool:
+    """The page asks for browser workers and they can run here; if they cannot, form-reading workers
+    do it and the simulator says so once (the dry run says it too), never silently."""
+    if MARK not in (html or ""):
+        return False
+    if missing():
+        say_once(f"hitflow sim: form-reading workers do the pages that ask for browser workers: {missing()}; "
+                 "the page's own script is not run, so its checks are not rehearsed")
+        return False
+    return True
+
+
+class BrowserThread:
+    """The one thread that drives Chromium; ``run(job)`` queues work for it."""
+
+    _lock = threading.Lock()
+    _instance: BrowserThread | None = None
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[Callable[[Any], None]] = queue.Queue()
+        threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True).start()
+
+    def settle(self, timeout_s: float = SETTLE_S) -> bool:
+        """Wait (real time) until every queued page is worked; False if it took longer."""
+        deadline = time.monotonic() + timeout_s
+        while self.jobs.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return not self.jobs.unfinished_tasks
+
+    @classmethod
+    def shared(cls) -> BrowserThread:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = BrowserThread()
+            return cls._instance
+
+    def _loop(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(chromium()), headless=True, args=FLAGS)
+            while True:
+                job = self.jobs.get()
+                try:
+                    job(browser)
+                except Exception as exc:  # one page's failure must not stop the crowd
+                    say_failed(exc)
+                finally:
+                    self.jobs.task_done()
+
+
+def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
+              rng: random.Random, worker: Worker | None = None) -> dict[str, str] | None:
+    """What the page's form posted after a person-like worker filled it (text typed key by key, or
+    pasted where ``worker``'s profile pastes: typing_model.Hand); None if it never submitted."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    context = browser.new_context()
+    page = context.new_page()
+
+    def answer(route: Any) -> None:
+        if route.request.method == "POST":
+            route.fulfill(status=200, body="ok")
+        elif route.request.url.startswith(PAGE_URL):
+            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+        else:  # the page's CDN scripts, images: nothing outside the simulator is reached
+            route.fulfill(status=200, body="")
+    try:
+        page.route("**/*", answer)
+        page.clock.install(time=CLOCK_START)  # the page's timers and Date: a clock only typing moves (Hand),
+        page.clock.pause_at(CLOCK_START + 1000)  # never the wall clock (a loaded host's slowness in the key log)
+        page.goto(f"{PAGE_URL}?{urlencode(params)}")
+        hand = Hand(worker, str(rng.random()))
+        _fill_visible(page, per_button_intents(html, intents), hand)
+        # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
+        # <crowd-button>s (toggles its script reads on submit) count
+        buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
+                               "crowd-button:visible:not([form-action=submit])")
+        order = rng.sample(range(buttons.count()), buttons.count())
+        for attempt in range(TRIES):  # a person who is told what is missing clicks once more
+            if attempt:  # told the page wants typing, a person types what they pasted
+                hand.retype()
+            for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
+                buttons.nth(n).click()
+            order = order[1:] + order[:1]
+            try:
+                with page.expect_request(lambda r: r.method == "POST", timeout=1500) as posted:
+                    page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
+                    page.clock.run_for(2000)  # a page that submits from a timer gets its time
+                return dict(parse_qsl(posted.value.post_data or "", keep_blank_values=True))
+            except PlaywrightTimeout:
+                continue  # the page refused the submit
+        return None
+    finally:
+        context.close()
+
+
+def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:
+    """A crowd-radio-group of named buttons is chosen by its button's name (flows/core/pages/radio_buttons.py)."""
+    out = dict(intents)
+    for f in form_fields(html):
+        if f.attrs.get(BUTTONS) and f.name in out:
+            value = out.pop(f.name)
+            out.update({b: v for b, v in json.loads(f.attrs[BUTTONS]).items() if v == value})
+    return out
+
+
+def _fill_crowd(page: Any, hand: Hand, tag: str, name: str, value: str) -> None:
+    """One of MTurk's crowd elements, through the controls hitflow's stand-in draws inside it
+    (hit_templates/crowd_elements.js); boxes and points on an image are left undrawn, entity spans marked."""
+    host = f'{tag}[name="{name}"]'
+    if tag in ("crowd-input", "crowd-text-area"):
+        box = page.locator(f"{host} input, {host} textarea").first
+        if box.count() and box.is_visible():  # a hidden one is the page's script's to set
+            hand.enter(page, box, name, value)
+    elif tag == "crowd-slider":
+        page.locator(f"{host} input").first.evaluate(
+            "(r, v) => { r.value = v; r.dispatchEvent(new Event('input')); }", value)
+    elif tag in ("crowd-radio-button", "crowd-checkbox"):
+        for v in value.split("|"):
+            box = page.locator(f'{host}[value="{v}"] input')
+            box = box if box.count() or v != "on" else page.locator(f"{host}:not([value]) input")
+            if box.count():
+                box.first.check()
+    elif tag == ENTITIES:
+        mark_in_browser(page, host, value)
+    elif "classifier" in tag:
+        for v in value.split("|"):
+            box = page.locator(f'{host} input[value="{v}"]')
+            if box.count():
+                box.first.check()
+
+
+def _fill_visible(page: Any, intents: dict[str, str], hand: Hand) -> None:
+    """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
+    page's script reads without a name is optional to it and left empty, as most people do)."""
+    for name, value in intents.items():
+        host = page.locator(f'[name="{name}"]')
+        tag = host.first.evaluate("e => e.tagName.toLowerCase()") if value and host.count() else ""
+        if tag.startswith("crowd-"):
+            _fill_crowd(page, hand, tag, name, value)
+            continue
+        controls = page.locator(f'[name="{name}"]:visible')
+        if not value or not controls.count():
+            continue
+        kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
+        if kind in ("radio", "checkbox"):
+            for v in value.split("|"):
+                box = page.locator(f'[name="{name}"][value="{v}"]:visible')
+                if box.count():
+                    box.first.check()
+        elif kind == "select":
+            controls.first.select_option(value)
+        elif kind in SET_NOT_TYPED:  # a date, a colour, a range: a picker, not keys
+            controls.first.fill(value)
+        else:
+            hand.enter(page, controls.first, name, value)
+
+
+def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str, str]) -> None:
+    """Queue the assignment's page for the browser thread; its answer is listed once posted."""
+    seed = f"{market.seed}:{a.assignment_id}"
+    params = {"assignmentId": a.assignment_id, "hitId": a.hit_id, "workerId": a.worker_id,
+              "turkSubmitTo": "https://www.mturk.com"}
+    visible = {k: v for k, v in intents.items() if k not in TIMING}
+
+    def job(browser: Any) -> None:
+        try:
+            fields = work_page(browser, hit.question.html, params, visible, random.Random(seed),
+                               market.workers.get(a.worker_id))
+        except Exception as exc:  # the page broke (a timeout): the worker gives the HIT back, as one who gave up
+            say_failed(exc)
+            fields = None
+        else:
+            if fields is None:  # the page kept refusing the submit: a person would have given up too
+                say_refused(a.hit_id)
+        with market.lock:
+            if a.assignment_id not in market.assignments:
+                return  # withdrawn while the page was worked (the HIT expired early or changed its type)
+            if fields is None:
+                if a.assignment_id in hit.assignment_ids:
+                    hit.assignment_ids.remove(a.assignment_id)  # given up: the slot is open again
+                market.assignments.pop(a.assignment_id, None)
+                return
+            fields.pop("assignmentId", None)  # MTurk keeps it out of the answer
+            fields.update(virtual_times(fields, intents))  # the virtual clock's times
+            a.answer = answer_xml(fields)
+            market.assignments[a.assignment_id] = a
+            if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:
+                market.notify(hit, "AssignmentSubmitted", a.submit_time or a.accept_time, a.assignment_id)
+    BrowserThread.shared().jobs.put(job)
+
+
+def virtual_times(fields: dict[str, str], intents: dict[str, str]) -> dict[str, str]:
+    """The page's clock fields as the virtual clock has them; a crowd-form's inside its taskAnswers."""
+    times = {k: intents[k] for k in TIMING if k in intents}
+    if TASK_ANSWERS not in fields:
+        return times
+    answers = json.loads(fields[TASK_ANSWERS])
+    answers[0].update({k: v for k, v in times.items() if k in answers[0]})
+    return {TASK_ANSWERS: json.dumps(answers)}
+
+
+def resume_browsing(market: Marketplace) -> int:
+    """A reopened state file: pages a browser worker had taken but whose answer never came in (the
+    browser died with the old process) are worked again; the count resumed."""
+    from flows.sim.pages.page_filling import fill_form, page_rules
+
+    pending = [a for a in market.assignments.values() if not a.answered and a.submit_time is not None
+               and a.hit_id in market.hits and wants_browser(market.hits[a.hit_id].question.html)]
+    for a in pending:
+        hit, worker = market.hits[a.hit_id], market.workers.get(a.worker_id)
+        if worker is None:
+            continue
+        intents = fill_form(worker, hit.page_fields(), page_rules(hit.question.html), a.accept_time,
+                            a.submit_time or a.accept_time, market.bank, random.Random(a.assignment_id),
+                            html=hit.question.html)
+        browse_later(market, hit, a, intents)
+    return len(pending)
+
+
+def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Worker | None = None,
+                      params: dict[str, str] | None = None, failed: list[str] | None = None) -> dict[str, str] | None:
+    """For a page opened over HTTP (task links, Prolific; ``params``: the address's query, MTurk's for
+    a trial): what its form posts once a browser worker worked it (the caller submits it), the page's
+    clock fields as the simulator keeps them. None if the page never submitted (why it broke appended
+    to ``failed`` when given, else said)."""
+    done, out = threading.Event(), []
+
+    def job(browser: Any) -> None:
+        try:
+            out.append(work_page(browser, html, params or {}, {k: v for k, v in intents.items() if k not in TIMING},
+                                 random.Random(seed), worker))
+        except Exception as exc:
+            if failed is None:
+                raise
+            failed.append(failure(exc))
+        finally:
+            done.set()
+    BrowserThread.shared().jobs.put(job)
+    if not done.wait(SETTLE_S) or not out or out[0] is None:
+        return None
+    return {**out[0], **virtual_times(out[0], intents)}

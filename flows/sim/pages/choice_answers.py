@@ -1,0 +1,111 @@
+"""A simulated worker's answer to a choice, a set of ticks or a number on any page: the item's
+latent answer (the requester's known one where the campaign handed it over: known_answers.py) given
+with the worker's accuracy, a rating through their bias (ratings.py), adversaries' habits."""
+
+from __future__ import annotations
+
+from flows.core.pages.form_spec import field_rule
+from flows.core.pages.mturk_forms import FormField
+from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
+from flows.sim.people.known_answers import known_option
+from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
+from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.ratings import nearest, numeric_scale, rated_position, truth_option
+from flows.sim.people.unseen_images import unseen
+from qc.form_constraints import step_ok
+
+NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
+
+
+def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    """The item's latent answer, given with the worker's skill (flows/sim/latent_choices.py)."""
+    options = [o for o in f.options if o != ""] or f.options
+    if not options:
+        return ""
+    if fill.worker.profile == "contrarian":
+        return options[0]  # one answer to everything
+    known = known_option(known_for(fill, ctx, f), options)
+    if known is None and (scale := numeric_scale(options)):  # a rating of what the simulator cannot perceive
+        return rating(fill, f, ctx, options, scale)
+    truth = latent_answer(fill.worker, ctx.key, field_base(f.name), options,
+                          ctx.texts or (writing_sources(ctx, fill.bank) if ctx.shows_image and fill.bank
+                                        and not unseen(ctx, fill.bank) else []),  # nothing to read: blind
+                          f.attrs.get("header", ""), known)
+    if fill.worker.params.get("choices") == "wrong":
+        return confused(fill.worker.worker_id, options, truth)
+    if not takes_care(fill):
+        return slip(fill.worker, options, truth, fill.rng)
+    return truth
+
+
+def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], scale: list[float]) -> str:
+    """The item's latent score through the worker's bias and honest noise; its truth kept for sim_items.json."""
+    base = field_base(f.name)
+    truth = truth_option(options, scale, ctx.key, base)
+    fill.worker.memory[f"{LATENT}{ctx.key}|{base}"] = truth
+    if fill.worker.params.get("choices") == "wrong":
+        return confused(fill.worker.worker_id, options, truth)
+    careful = takes_care(fill)
+    return nearest(options, scale, rated_position(ctx.key, base, fill.worker.worker_id, careful, fill.rng))
+
+
+def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    rule = field_rule(f) or {}
+    truth_rng = answer_rng(ctx, f.name)
+    truth = [o for o in f.options if truth_rng.random() < 0.35]
+    if (given := known_for(fill, ctx, f)) is not None:  # the requester's ticks, "a|b"
+        truth = [o for o in f.options if known_option(o, given.split("|"))]
+        fill.worker.memory[f"{LATENT}{ctx.key}|{field_base(f.name)}"] = "|".join(truth)
+        fill.worker.memory[f"{SOURCE}{ctx.key}|{field_base(f.name)}"] = KNOWN
+    if fill.worker.profile == "contrarian":
+        picked = f.options[:1]
+    elif fill.worker.profile in RUSHED:
+        picked = [o for o in f.options if fill.rng.random() < 0.3]
+    else:
+        picked = [o for o in f.options if (o in truth) == careful(fill.worker, fill.rng)]
+    if any(p.lower() not in NONE_OPTIONS for p in picked):  # "none of these" goes with nothing else
+        picked = [p for p in picked if p.lower() not in NONE_OPTIONS]
+    picked += [o for o in rule.get("required_options", []) if o not in picked]
+    if not picked and int(rule.get("min") or 0) > 0:  # nothing applies: say so where the page lets you
+        picked += [o for o in f.options if o.lower() in NONE_OPTIONS][:1]
+    for o in f.options:
+        if len(picked) >= int(rule.get("min") or 0):
+            break
+        if o not in picked:
+            picked.append(o)
+    top = rule.get("max")
+    keep = set(rule.get("required_options", []))
+    while top is not None and len(picked) > int(top):
+        picked.remove(next((p for p in picked if p not in keep), picked[-1]))
+    return "|".join(o for o in f.options if o in picked)
+
+
+def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    rule = field_rule(f) or {}
+    low = float(rule["min"]) if rule.get("min") is not None else 0.0
+    high = float(rule["max"]) if rule.get("max") is not None else low + 20
+    step = 1.0 if rule.get("step") in ("any", None) else float(rule["step"])
+    base = float(rule.get("base") or 0.0)
+    first = base + step * -(-(float(low) - base) // step)
+    slots = max(0, int((float(high) - first) // step))
+    if fill.worker.profile == "contrarian":
+        k = 0
+    elif f.kind == "range":  # a slider is a rating: the item's latent score, bias and honest noise
+        careful = takes_care(fill)
+        k = round(slots * rated_position(ctx.key, f.name, fill.worker.worker_id, careful, fill.rng))
+    elif not takes_care(fill):
+        k = fill.rng.randint(0, slots)
+    else:
+        k = min(slots, max(0, _number_truth(fill, f, ctx, first, step, slots) + fill.rng.choice((-1, 0, 0, 1))))
+    value = first + k * step
+    if not step_ok(value, rule):
+        value = first
+    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
+def _number_truth(fill: Filling, f: FormField, ctx: ItemContext, first: float, step: float, slots: int) -> int:
+    """The slot of the item's true number: the requester's known one, else drawn by the item and field."""
+    try:
+        return min(slots, max(0, round((float(known_for(fill, ctx, f) or "") - first) / step)))
+    except ValueError:  # none known, or not a number
+        return answer_rng(ctx, f.name).randint(0, slots)

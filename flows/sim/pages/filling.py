@@ -1,0 +1,62 @@
+"""What a simulated worker carries while filling one page (flows/sim/pages/any_form.py), and how careful
+they are over one answer: a rushed profile never is, the others with their accuracy."""
+
+from __future__ import annotations
+
+import random
+import zlib
+from dataclasses import dataclass, field
+
+from flows.core.pages.mturk_forms import FormField
+from flows.sim.people import captions
+from flows.sim.people.crowd_model import BankEntry, Worker
+from flows.sim.people.known_answers import known_answer
+from flows.sim.people.latent_choices import accuracy
+from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.unseen_images import blind_descriptions, unseen
+
+RUSHED = ("speeder", "canned_abuser")
+
+
+@dataclass
+class Filling:
+    worker: Worker
+    bank: dict[str, BankEntry]
+    rng: random.Random
+    item_texts: dict[str, list[str]] = field(default_factory=dict)  # item -> what this worker wrote for it
+    questions: dict[str, str] = field(default_factory=dict)  # field -> the words a person reads as its question
+    text_boxes: list[str] = field(default_factory=list)  # the page's free-text fields, in page order
+    sole: set[str] = field(default_factory=set)  # fields that are their item's only answer (item_answers.py)
+
+
+def answer_rng(ctx: ItemContext, name: str) -> random.Random:
+    """The answer an item "really" has for a choice: the same for every worker."""
+    return random.Random(zlib.crc32(f"{ctx.key}|{name}".encode()))
+
+
+def careful(w: Worker, rng: random.Random) -> bool:
+    return rng.random() < accuracy(w)
+
+
+def known_for(fill: Filling, ctx: ItemContext, f: FormField) -> str | None:
+    """The requester's known answer for this item and field, as the field holds it (flows/sim/known_answers.py)."""
+    return known_answer(fill.bank, ctx.key, field_base(f.name))
+
+
+def takes_care(fill: Filling) -> bool:
+    """Whether the worker takes care over this answer: a rushed profile never does, the others by skill."""
+    return fill.worker.profile not in RUSHED and careful(fill.worker, fill.rng)
+
+
+def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
+    """What an honest worker writes from: the bank's captions, the item's own text, a made-up scene for an
+    image the bank does not hold (flows/sim/unseen_images.py), or, for a generated item, an adopted image's."""
+    known = bank.get(ctx.key.split("~")[0])
+    if known and known.captions and (ctx.shows_image or not ctx.texts):  # a text item is not a bank image
+        return [c for c in known.captions if c.strip()] or known.captions
+    if ctx.texts:
+        return ctx.texts
+    if unseen(ctx, bank):  # a real image the bank does not hold: never another image's caption
+        return blind_descriptions(ctx.key)
+    entry, scene = captions.image_entry(ctx.key, bank)  # a generated item (or no image at all) adopts one
+    return [f"{c.strip().rstrip('.!?')}, {scene}." if scene else c for c in entry.captions] or ["An object."]

@@ -1,0 +1,96 @@
+"""How a simulated worker fills a task page: the page's own submit rules, its form fields and
+timers, drawing captions, choices and judgements from the worker's profile."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from flows.core.pages.mturk_forms import FormField
+from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.people import crowd, judges, qual_tests, typing_model
+from qc.submit_rules import CANNED_TEXT, SubmitRules
+
+_RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
+
+
+def page_rules(html: str) -> SubmitRules:
+    """The submit rules a page declares for its own check (what its workers are held to)."""
+    match = _RULES_JSON.search(html or "")
+    if not match:
+        return SubmitRules(min_words=0, one_sentence=False, banned_prefixes=(), required=False)
+    spec = json.loads(match.group(1))
+    return SubmitRules(
+        min_words=int(spec.get("min_words", 0)), one_sentence=bool(spec.get("one_sentence")),
+        banned_prefixes=tuple(spec.get("banned_prefixes", [])), max_chars=spec.get("max_chars"),
+        required=bool(spec.get("required", True)), canned_text=spec.get("canned_text", CANNED_TEXT),
+    )
+
+
+def work_units(fields: list[FormField]) -> int:
+    """Effort in captions: a test of eight short questions takes about as long as one caption."""
+    hints = [f.attrs.get("data-sim-fill") for f in fields]
+    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields) \
+        + plain_units(fields)
+
+
+def plain_units(fields: list[FormField]) -> int:
+    """Controls without a hint (any page's): a text box about as long as a caption, four choices one."""
+    plain = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")]
+    texts = sum(1 for f in plain if f.kind in ("text", "textarea") and not f.value)
+    return texts + -(-(len(plain) - texts) // 4)
+
+
+def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
+              accept: float, submit: float, bank: dict[str, crowd.BankEntry],
+              rng: random.Random, html: str = "", page_key: str = "",
+              common: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The values a worker submits: captions by profile, choices, the page's timing fields, and
+    any other control of any page (``html``: the page, read for what each field is about)."""
+    n_items = max(1, sum(1 for f in fields if f.attrs.get("data-sim-fill") == "caption"))
+    step = (submit - accept) / n_items
+    values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
+    values.update(fill_unhinted(worker, fields, html, bank, rng, page_key, common))
+    for f in fields:
+        if f.name in values or (f.kind in ("radio", "select", "checkbox") and not f.attrs.get("data-sim-fill")):
+            continue  # answered, or a choice fill_unhinted left unchosen on purpose (an optional one)
+        hint, item = f.attrs.get("data-sim-fill", ""), f.attrs.get("data-item", "")
+        index = int(f.attrs.get("data-index", "0") or 0)
+        if hint == "caption":
+            values[f.name] = crowd.write_caption(worker, item, bank, rules, rng)
+        elif hint == "qual_answer":
+            values[f.name] = qual_tests.answer_item(worker, item, f.options, rng)
+        elif hint == "text_present":
+            values[f.name] = crowd.says_text_present(worker, item, bank, rng)
+        elif hint == "start_ms":
+            values[f.name] = str(int((accept + step * index) * 1000))
+        elif hint == "end_ms":
+            values[f.name] = str(int((accept + step * (index + 1)) * 1000 - 500))
+        elif f.kind in ("hidden", "text") and f.value:
+            values[f.name] = f.value
+        elif f.kind in ("radio", "select") and f.options:
+            values[f.name] = rng.choice([o for o in f.options if o] or f.options)
+        elif f.kind == "checkbox" and f.options:
+            values[f.name] = "|".join(o for o in f.options if rng.random() < 0.3)
+        elif f.kind in ("text", "textarea"):
+            values[f.name] = ""
+    recorders = [f.name for f in fields if f.attrs.get("data-sim-fill") == "telemetry"]
+    if recorders:  # the page's recorder: how the captions (any page's free text) arrived, in its own format
+        captions = [(f.name, f.attrs.get("data-item", "") or _item_of(f.name, values), values.get(f.name, ""))
+                    for f in fields if f.attrs.get("data-sim-fill") == "caption" or _typed_text(f, values)]
+        values[recorders[0]] = typing_model.page_record(worker, captions, accept, submit, rules.canned_text)
+    return values
+
+
+def _typed_text(f: FormField, values: dict[str, str]) -> bool:
+    """An unhinted free-text box the worker filled (a custom page's), which the recorder watches too."""
+    return (not f.attrs.get("data-sim-fill") and f.kind in ("text", "textarea", "search")
+            and "hidden" not in f.attrs and bool(values.get(f.name)))
+
+
+def _item_of(name: str, values: dict[str, str]) -> str:
+    """The item a field ``<base>_<i>`` is about: the page's ``image_id_<i>``."""
+    base, _, index = name.rpartition("_")
+    return values.get(f"image_id_{index}", "") if base and index.isdigit() else ""
+

@@ -1,0 +1,131 @@
+"""Simulated people who open a task link, fill its form over HTTP as a browser would, and submit:
+invited annotators and volunteers on self-hosted links, and Prolific participants."""
+
+from __future__ import annotations
+
+import heapq
+import html
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urljoin
+
+import httpx
+
+from flows.core.pages.crowd_elements import is_crowd_page, task_answers
+from flows.core.pages.mturk_forms import form_fields
+from flows.sim.pages.browser_worker import posted_by_browser, wants_browser
+from flows.sim.pages.page_common import OpenedPages, needs_context
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people import crowd
+
+FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
+ANY_FORM_ACTION = re.compile(r'<(?:crowd-)?form\b[^>]*\baction="([^"]*)"', re.I)  # a page of the user's own making
+ARRIVAL_GAP_S = 60.0  # between one invitee opening their link and the next (virtual seconds)
+
+
+def open_page(http: httpx.Client, url: str) -> tuple[str, str] | None:
+    """Open ``url``: the page and where its form posts, or None when the page offered no form."""
+    page = http.get(url)
+    action = FORM_ACTION.search(page.text) or ANY_FORM_ACTION.search(page.text)
+    if page.status_code != 200 or action is None:
+        return None
+    return page.text, urljoin(url, html.unescape(action.group(1)))
+
+
+def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
+              rng: random.Random, start: float, seconds: float,
+              pages: OpenedPages | None = None) -> tuple[str, dict[str, str]] | None:
+    """Fill an opened page as ``worker`` (page clock from ``start`` for ``seconds``), knowing the
+    text the other ``pages`` opened at the same address show (the page's own, not the item's):
+    where the form posts and what it posts, or None when the page's script never submitted."""
+    text, post_to = opened
+    fields = form_fields(text)
+    common = pages.shared(url, text) if pages is not None and needs_context(fields) else frozenset()
+    values = fill_form(worker, fields, page_rules(text), start, start + seconds, bank, rng, html=text, common=common)
+    if wants_browser(text):  # the page's script builds the answer: what its form posts is sent
+        built = posted_by_browser(text, values, f"{worker.worker_id}:{url}", worker)
+        if built is None:
+            return None
+        values = built
+    elif is_crowd_page(text):
+        values = task_answers(values, fields)  # what hitflow's crowd-element stand-in posts
+    return post_to, values
+
+
+def filled_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
+                rng: random.Random, start: float, seconds: float,
+                pages: OpenedPages | None = None) -> tuple[str, dict[str, str]] | None:
+    """Open ``url`` and fill its form as ``worker``: where the form posts and what it posts, or
+    None when the page offered no form."""
+    opened = open_page(http, url)
+    return fill_page(opened, url, worker, bank, rng, start, seconds, pages) if opened is not None else None
+
+
+def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
+                  rng: random.Random, start: float, seconds: float,
+                  pages: OpenedPages | None = None) -> httpx.Response | None:
+    """Open ``url``, fill its form as ``worker``, post it; the server's answer, or None when the
+    page offered no form."""
+    filled = filled_page(http, url, worker, bank, rng, start, seconds, pages)
+    return http.post(filled[0], data=filled[1]) if filled is not None else None
+
+
+@dataclass(frozen=True)
+class Visit:
+    """One invitee's round: when they open their link and how long they work (virtual seconds),
+    and their own random stream, so who else came (or was already done) changes none of it."""
+
+    name: str
+    opens_at: float
+    seconds: float
+    rng: random.Random
+
+
+def visits(names: list[str], workers: dict[str, crowd.Worker], seed: int, round_no: int,
+           start: float) -> list[Visit]:
+    """Round ``round_no``'s schedule: invitees open their links a minute apart in the order they
+    were invited (``names``), and each works a seeded time."""
+    out = []
+    for i, name in enumerate(names):
+        rng = random.Random(f"invitee|{seed}|{round_no}|{name}")  # hashed by SHA-512: one stream in every process
+        out.append(Visit(name, start + ARRIVAL_GAP_S * i, crowd.work_seconds(workers[name], 8, 3600, rng), rng))
+    return out
+
+
+def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], bank: dict[str, crowd.BankEntry],
+                    seed: int, start: float = 1.7e9, at: Callable[[float], None] | None = None,
+                    round_no: int = 0, done: frozenset[str] = frozenset()) -> dict[str, int]:
+    """Each invitee opens their link once and finishes the unit they are given; returns the HTTP
+    status each submit got (303/200 done), 0 for a page refused (blocked, nothing left) or without a form.
+
+    Requests go in the order of the seeded schedule's times (opening and submitting interleave
+    as they would), one at a time; ``at`` is told each request's virtual time before it is
+    made (a rehearsal's task server keeps that as its clock). Those ``done`` already (a resumed
+    round) keep their place in the schedule and do not come again."""
+    schedule = {v.name: v for v in visits(list(links), workers, seed, round_no, start) if v.name not in done}
+    steps = [(v.opens_at, v.name, False) for v in schedule.values()]
+    heapq.heapify(steps)
+    outcome: dict[str, int] = {}
+    pending: dict[str, tuple[tuple[str, str], float]] = {}  # opened (page, where it posts) and when, not yet submitted
+    pages = OpenedPages()  # filled when submitted: by then the invitees before them had opened theirs
+    with httpx.Client(timeout=30, follow_redirects=False) as http:
+        while steps:
+            when, name, submitting = heapq.heappop(steps)
+            if at is not None:
+                at(when)
+            visit = schedule[name]
+            if not submitting:
+                opened = open_page(http, links[name])
+                if opened is None:
+                    outcome[name] = 0
+                    continue
+                pages.opened(links[name], opened[0])
+                pending[name] = (opened, when)
+                heapq.heappush(steps, (when + visit.seconds, name, True))
+                continue
+            opened, opened_at = pending.pop(name)
+            filled = fill_page(opened, links[name], workers[name], bank, visit.rng, opened_at, visit.seconds, pages)
+            outcome[name] = http.post(filled[0], data=filled[1]).status_code if filled is not None else 0
+    return outcome

@@ -1,0 +1,143 @@
+"""The answer an item's own content gives a choice, when it gives one (issue 44): "I love this
+phone" is Positive, "I want a refund" is a Return, a fishing rod is relevant to someone who searched
+for fishing, an image the simulator describes as a dog is a Dog.
+
+Read from the item's text (or the simulator's description of its image), in this order:
+- an option's own words, or the cue words we list for it, in the text (a small lexicon of our own
+  for sentiment, emotions, stress and shopping intents: a modelling choice, not a classifier); a
+  negated option ("not stressful") by the calm words where its word is a stress word;
+- options numbering the item's texts after its first (a query and its passages: "passage_2"): the
+  passage sharing most content words with the query, none sharing any an "other"-like option;
+- a Neutral option for a full sentence with no positive or negative cue ("stating a fact");
+- a yes/no question whose own content words ("...searched for: fishing") appear in the text: yes,
+  else no;
+- an "other"-like option when the item has text and nothing else matched.
+None when the content says nothing about these options: the seeded latent truth stands
+(flows/sim/people/latent_choices.py). Several options equally supported: all of them, one picked by the seed.
+"""
+
+from __future__ import annotations
+
+import re
+
+CUES: dict[str, tuple[str, ...]] = {  # an option word -> words (stems) that speak for it
+    "positive": ("love", "great", "amaz", "best", "happy", "wonderful", "excellent", "gorgeous", "adore", "thank",
+                 "good", "perfect", "enjoy", "fantastic", "beautiful", "delight", "awesome", "recommend", "glad",
+                 "pleased", "brilliant", "superb", "nice", "lovely", "impress", "satisfied", "worth it", "fabulous",
+                 "outstanding", "like a charm", "favourite", "favorite", "incredibl", "terrific", "joy", "fun",
+                 "comfortabl", "reliabl", "friendly", "helpful", "smooth", "easy", "works well", "five stars"),
+    "negative": ("hate", "awful", "terribl", "broke", "late", "crush", "disappoint", "rude", "worst", "waste",
+                 "bad", "poor", "horribl", "annoy", "useless", "angry", "never again", "dirty", "forever",
+                 "not worth", "snapped", "ripped", "faulty", "defect", "damag", "cheap", "nobody", "ignor", "slow",
+                 "refund", "complain", "unhappy", "frustrat", "mess", "fail", "problem", "sucks", "pathetic",
+                 "overpriced", "leak", "stopped working", "doesn't work", "does not work", "one star"),
+    "anger": ("angry", "furious", "mad", "rage", "how dare", "outrag", "annoy", "livid", "lied", "fed up", "sick of",
+              "infuriat", "irritat", "unacceptabl", "yell", "scream", "hate"),
+    "disgust": ("disgust", "revolting", "gross", "rotten", "vomit", "throw up", "nasty", "filthy", "smell", "stink",
+                "cockroach", "mould", "mold", "slimy", "maggot", "sickening", "repuls", "dirty"),
+    "fear": ("afraid", "scared", "terrifi", "fear", "frighten", "nervous", "anxious", "panic", "worried", "dark",
+             "shaking", "trembl", "dread", "horror", "threat", "danger", "alarm", "heart pound"),
+    "happiness": ("happy", "joy", "celebrat", "won", "laugh", "wonderful", "delight", "glad", "excit", "overjoy",
+                  "married", "thrilled", "proud", "smil", "love", "cheer", "great day", "best day"),
+    "sadness": ("sad", "cry", "passed away", "miss", "lonely", "grief", "tears", "heartbroken", "died", "death",
+                "funeral", "empty", "lost", "unhappy", "depress", "sorrow", "mourn", "gone forever"),
+    "surprise": ("surpris", "wow", "unexpect", "never expected", "no idea", "sudden", "shock", "did not see",
+                 "didn't see", "cannot believe", "can't believe", "out of nowhere", "astonish", "amazed", "whoa"),
+    "purchase": ("buy", "order", "purchas", "add to", "gift card", "sell", "get one", "checkout", "pay for",
+                 "subscribe", "in stock", "i need", "i'd like", "i would like", "more packs", "how much"),
+    "return": ("return", "refund", "send back", "send them back", "send it back", "exchange", "money back",
+               "cancel my order", "too small", "too big", "doesn't fit", "does not fit", "wrong size", "damaged"),
+}
+CUES["joy"], CUES["happy"], CUES["sad"], CUES["angry"] = CUES["happiness"], CUES["happiness"], CUES["sadness"], \
+    CUES["anger"]
+# Stress (issue 58: "I can't pay my rent" is stressful, "a nice walk with my dog" is not): our own short lists
+STRESS = ("stress", "rent", "can't pay", "cannot pay", "bills", "debt", "deadline", "exam", "fired", "lost my job",
+          "evict", "overwhelm", "pressure", "worried", "anxious", "panic", "hospital", "sick", "divorce", "argument",
+          "late again", "behind on", "broke", "no money", "loan", "overtime", "too much work", "can't sleep",
+          "nervous", "afraid", "scared", "lawsuit", "court", "layoff", "surgery", "fight")
+CALM = ("nice", "walk", "relax", "calm", "peaceful", "enjoy", "lovely", "vacation", "holiday", "beach", "sunny",
+        "nap", "cozy", "cosy", "tea", "garden", "read a book", "music", "friends", "dog", "cat", "park", "happy",
+        "quiet", "slept well", "weekend", "fun", "laugh", "smile", "great")
+for _word in ("stress", "stressful", "stressed", "stressing"):
+    CUES[_word] = STRESS
+for _word in ("calm", "relaxed", "relaxing", "unstressed"):
+    CUES[_word] = CALM
+NEGATED = re.compile(r"^(not|no|non|un)[\s-]+(?P<word>\w+)")
+OTHER = ("other", "none", "none of these", "none of the above", "something else")
+NOT_CONTENT = frozenset(("cannot", "determine", "other", "none", "with", "from", "that", "this", "there", "these",
+                         "those", "what", "which", "does", "below", "above", "item", "items", "following", "image",
+                         "photo", "picture", "text", "someone", "person", "relevant", "searched", "search",
+                         "contain", "contains", "show", "shows", "about", "would", "could", "should", "your"))
+FULL_SENTENCE = 6  # words: shorter text ("Review number 5.") states nothing either way
+
+
+def stem(word: str) -> str:
+    for end in ("ing", "ed", "es", "s", "ly"):
+        if len(word) > len(end) + 3 and word.endswith(end):
+            return word[: -len(end)]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z][a-z']+", text.lower())
+
+
+def _cued(cue: str, text: str, stems: set[str]) -> bool:
+    """A phrase anywhere in the text; a word as a word ("mad", not "made"); a cue of five letters or
+    more also as the start of one ("terribl" in "terribly")."""
+    if " " in cue:
+        return re.search(rf"\b{cue}\b", text) is not None
+    return any(s in (cue, stem(cue)) or (len(cue) >= 5 and s.startswith(cue)) for s in stems)
+
+
+def _support(option: str, text: str, stems: set[str]) -> int:
+    """Evidence for an option: its own words and its cues in the text; a negated option ("not
+    stressful", "no stress") by the calm lexicon where its word is a stress word, else by nothing."""
+    if negated := NEGATED.match(option.strip().lower()):
+        opposite = CALM if CUES.get(negated["word"]) is STRESS else ()
+        return sum(1 for c in opposite if _cued(c, text, stems))
+    own = [stem(w) for w in _words(option) if len(w) >= 3 and w not in NOT_CONTENT]
+    cues = [c for w in _words(option) for c in CUES.get(w, ())]
+    return sum(1 for w in own if w in stems) + sum(1 for c in cues if _cued(c, text, stems))
+
+
+NUMBERED = re.compile(r"(\d+)\s*$")
+
+
+def passage_choice(texts: list[str], options: list[str]) -> list[str] | None:
+    """Options that number the item's texts after its first ("passage_2", "Document 2" for the second
+    text after a query): the ones whose text shares most content words with the first; when none shares
+    any, an "other"-like option ("None of the above"). None when the options do not number the texts."""
+    numbered = {o: int(m[1]) for o in options if (m := NUMBERED.search(o.strip()))}
+    if len(numbered) < 2 or len(texts) != max(numbered.values()) + 1 or min(numbered.values()) < 1:
+        return None
+    query = {stem(w) for w in _words(texts[0]) if len(w) >= 4 and w not in NOT_CONTENT}
+    scores = {o: len(query & {stem(w) for w in _words(texts[n])}) for o, n in numbered.items()}
+    best = max(scores.values())
+    if best == 0:
+        return [o for o in options if o not in numbered and o.strip().lower() in OTHER][:1] or None
+    return [o for o, s in scores.items() if s == best]
+
+
+def content_answers(texts: list[str], options: list[str], question: str = "") -> list[str] | None:
+    """The options the item's content supports best (None: it says nothing about them)."""
+    if (passages := passage_choice(texts, options)) is not None:
+        return passages
+    text = " ".join(texts).lower()
+    words = _words(text)
+    if not words or len(options) < 2:
+        return None
+    stems = {stem(w) for w in words}
+    lowered = [o.strip().lower() for o in options]
+    if {"yes", "no"} <= set(lowered):
+        asked = {stem(w) for w in _words(question) if len(w) >= 4 and w not in NOT_CONTENT}
+        return [options[lowered.index("yes" if asked & stems else "no")]] if asked else None
+    scores = [_support(o, text, stems) for o in options]
+    best = max(scores)
+    if best > 0:
+        return [o for o, s in zip(options, scores, strict=True) if s == best]
+    if "neutral" in lowered and len(words) >= FULL_SENTENCE:
+        return [options[lowered.index("neutral")]]
+    if (other := [o for o, low in zip(options, lowered, strict=True) if low in OTHER]) and len(words) >= 3:
+        return other[:1]
+    return None

@@ -1,0 +1,165 @@
+"""What an honest simulated worker writes is about the item, not about the page (issue 26, point 5):
+a short box gets a title-like phrase of what the item shows rather than the first characters of a
+sentence, no answer repeats or merely truncates another field's answer for the same item, and an
+optional field is often left empty, as people leave optional boxes empty.
+
+The rates below are modelling choices (no measured figure stands behind them): most people skip an
+optional comment box, few skip an optional one-click choice (a radio group, a select): an honest profile
+answers it at ``1 - CHOICE_SKIP[profile]`` (diligent 98%, typo-prone 97%, the other honest profiles 96-98%;
+issue 58: real workers rarely skip a one-click question), other profiles at ``1 - SKIP_OPTIONAL["choice"]``.
+A crowd file may set a profile's own ``choice_skip`` rate.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from flows.core.pages.form_spec import field_rule
+from flows.core.pages.mturk_forms import FormField
+from flows.sim.people import captions
+from flows.sim.people.crowd_model import PASTING_PROFILES, normalise
+from flows.sim.people.pattern_text import matching_text
+from qc.form_constraints import check_field, compiled_pattern, text_length
+
+SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
+# An honest profile's chance of leaving an optional one-click choice unanswered (a crowd file's
+# ``choice_skip`` overrides it): one click costs nothing, so a person who read the item answers it.
+CHOICE_SKIP = {"diligent": 0.02, "typo_prone": 0.03, "note_paster": 0.02, "fast_typist": 0.04, "slow_typist": 0.02}
+RUSHED_SKIP = 0.9  # speeders skip what they may
+SHORT_BOX = 80  # a box this short (maxlength) is for a title or a few words, not a sentence
+OPENINGS = re.compile(r"^(in the photo, |the picture shows |here you can see |this shows |we see |a |an |the )",
+                      re.I)
+BREAKS = re.compile(r",| with | in the | at the | on the | while | and ")
+
+
+def _kind(f: FormField) -> str:
+    if f.kind in ("radio", "select"):
+        return "choice"
+    if f.kind in ("number",):
+        return "number"
+    if f.kind in ("text", "textarea", "search"):
+        return "text"
+    return ""
+
+
+def optional(f: FormField) -> bool:
+    """Nothing on the control asks for an answer: not required, no minimum length, no pattern."""
+    return "required" not in f.attrs and not f.attrs.get("minlength") and not f.attrs.get("pattern")
+
+
+def skip_rate(kind: str, profile: str, rushed: bool, params: dict[str, object] | None = None) -> float:
+    """The chance a worker of ``profile`` leaves an optional field of ``kind`` empty."""
+    if rushed:
+        return RUSHED_SKIP
+    if kind == "choice" and profile in CHOICE_SKIP:
+        return float(str((params or {}).get("choice_skip", CHOICE_SKIP[profile])))
+    return SKIP_OPTIONAL[kind]
+
+
+def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False,
+                 params: dict[str, object] | None = None) -> bool:
+    """Whether this worker leaves an optional field empty (never a required or constrained one).
+    ``sole``: the field is its item's only answer (a captioning page's one unmarked box): an honest
+    person who takes the HIT answers it; only a speeder may submit it empty. ``params``: the worker's
+    crowd parameters (``choice_skip``)."""
+    kind = _kind(f)
+    if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
+        return False
+    if sole and not rushed:
+        return False
+    if f.kind == "select" and "multiple" not in f.attrs:
+        return False  # a single select always submits one of its options
+    return rng.random() < skip_rate(kind, profile, rushed, params)
+
+
+def short_phrase(text: str, limit: int) -> str:
+    """A title-like phrase of what a sentence describes ("Red bicycle leaning against a garden fence"),
+    within ``limit`` characters, cut at a phrase boundary rather than mid-phrase."""
+    body = OPENINGS.sub("", text.strip().rstrip(".!?"))
+    body = OPENINGS.sub("", body)  # "In the photo, a red bus" -> "red bus"
+    head = BREAKS.split(body, maxsplit=1)[0].strip() or body
+    words, out = head.split(), ""
+    for word in words[:8]:
+        if len(f"{out} {word}".strip()) > limit:
+            break
+        out = f"{out} {word}".strip()
+    return (out[:1].upper() + out[1:]) if out else body[:limit]
+
+
+def _words(text: str) -> list[str]:
+    return OPENINGS.sub("", OPENINGS.sub("", normalise(text))).replace(",", " ").split()
+
+
+def copies(text: str, others: list[str]) -> bool:
+    """The text repeats another field's answer for the item: the same words give or take an opening
+    ("We see ..."), or one cut short of the other: four in five of their distinct words shared. (A
+    title-like phrase of a description shares fewer: see :func:`short_phrase`.)"""
+    mine = _words(text)
+    for other in others:
+        theirs = _words(other)
+        if not mine or not theirs:
+            continue
+        shared = len(set(mine) & set(theirs)) / len(set(mine) | set(theirs))
+        if shared >= 0.8:  # "A red bus in the" cut from "A red bus in the rain." shares 5 of 6 words
+            return True
+    return False
+
+
+REWORDINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This shows ", "We see ")
+
+
+def reworded(text: str, rng: random.Random, image: bool = True) -> str:
+    """The same content in other words: a few synonyms, and for an image an opening ("The picture
+    shows ..."), which a text item never gets."""
+    words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
+    body = " ".join(words)
+    if rng.random() < 0.5 and body and image:
+        body = rng.choice(REWORDINGS) + body[:1].lower() + body[1:]
+    return body
+
+
+def sole_answers(fields: list[FormField]) -> set[str]:
+    """Names of the fields that are all their item has to answer (``<name>_<i>``; hidden fields and
+    the item's id field are not answers): its only field, or fields none of which is required (a
+    sentence's missing beginning and end, two optional boxes that are the whole task)."""
+    per_item: dict[str, list[FormField]] = {}
+    for f in fields:
+        if f.kind != "hidden":
+            per_item.setdefault(re.sub(r"^.*?(_\d+)?$", r"\1", f.name), []).append(f)
+    return {f.name for item in per_item.values() if len(item) == 1 or not any("required" in f.attrs for f in item)
+            for f in item}
+
+
+PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#f1c40f", "#8e44ad", "#e67e22", "#2c3e50", "#ecf0f1", "#d35400", "#16a085")
+
+
+def palette_colour(rng: random.Random) -> str:
+    """A colour picker's answer: one of a few plain colours (``<input type=color>`` posts ``#rrggbb``)."""
+    return rng.choice(PALETTE)
+
+
+FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
+
+
+def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) -> str:
+    """The text edited until the control takes it: lengthened, cut, or typed in its format."""
+    rule = field_rule(f) or {}
+    low, high = rule.get("minlength") or 0, rule.get("maxlength")
+    words = " ".join(padding).split() or list(FILLER)
+    k = 0
+    while text_length(text) < low and k < 400:
+        text = f"{text.rstrip('.')} {words[k % len(words)]}".strip()
+        k += 1
+    if high is not None and text_length(text) > high:
+        cut = text[:high]
+        text = cut.rsplit(" ", 1)[0] if " " in cut and text_length(cut.rsplit(" ", 1)[0]) >= low else cut
+        while text_length(text) > high:
+            text = text[:-1]
+    pattern = rule.get("pattern")
+    if pattern and compiled_pattern(pattern) and check_field(rule, text) != "":
+        for candidate in (re.sub(r"[^\w\s]", "", text), text.rstrip(".")):
+            if check_field(rule, candidate) == "":
+                return candidate
+        return matching_text(pattern, rng) or text
+    return text

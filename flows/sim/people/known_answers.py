@@ -1,0 +1,56 @@
+"""Answers the requester knows (issue 58): the items file's own answer columns, control items, an
+answer key. A campaign on the simulator hands them over before it posts (``POST /_sim/truth``, a
+JSON list of ``{"item_id", "field", "answer"}``; ``item_id = "*"``: every item, an answer key's row),
+and a choice's latent answer is then the known one (flows/sim/people/latent_choices.py), which honest
+workers give with their accuracy. The answers live in the caption bank's entry of the item (the
+mapping every page filler is handed), never on the page a worker sees.
+
+Two campaigns on one simulator that use the same item id and field name share one known answer
+(the one handed over last): item ids are the requester's own names, not the simulator's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flows.sim.people.crowd_model import BankEntry
+
+ANY_ITEM = "*"
+MAX_ROWS = 2_000_000  # a body this long is not a campaign's answers
+
+
+def add_known(bank: dict[str, BankEntry], rows: list[dict[str, Any]]) -> int:
+    """Known answers into the bank (an item the bank describes keeps its captions); how many were
+    taken. Raises ValueError on a row that is not ``{"item_id", "field", "answer"}`` of strings."""
+    if not isinstance(rows, list) or len(rows) > MAX_ROWS:
+        raise ValueError("expected a JSON list of {item_id, field, answer} objects")
+    for row in rows:
+        if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("item_id", "field", "answer")):
+            raise ValueError(f"a known answer must be {{item_id, field, answer}} strings, not {str(row)[:80]}")
+        entry = bank.setdefault(row["item_id"], BankEntry([], 0))
+        entry.answers[row["field"]] = row["answer"]
+    return len(rows)
+
+
+def known_answer(bank: dict[str, BankEntry], key: str, field: str) -> str | None:
+    """The known answer of ``field`` for the item a page calls ``key`` (its id, maybe with a
+    question's name after ``|`` or a copy's ``~n``), else the field's answer for every item."""
+    for k in dict.fromkeys((key, key.split("|")[0], key.split("|")[0].split("~")[0], ANY_ITEM)):
+        entry = bank.get(k)
+        if entry is not None and field in entry.answers:
+            return entry.answers[field]
+    return None
+
+
+def known_option(answer: str | None, options: list[str]) -> str | None:
+    """The option a known answer names (case and spaces aside), or None when it names none."""
+    if answer is None:
+        return None
+    wanted = " ".join(answer.split()).casefold()
+    return next((o for o in options if " ".join(o.split()).casefold() == wanted), None)
+
+
+def described(bank: dict[str, BankEntry], key: str) -> bool:
+    """The bank holds captions for this item (an entry holding only known answers describes nothing)."""
+    entry = bank.get(key.split("~")[0])
+    return entry is not None and bool(entry.captions)

@@ -1,0 +1,100 @@
+"""Every choice of a page has a latent true answer per item in the simulator, the same for every
+worker: the requester's known answer when the campaign handed one over (its items file's answer
+columns, control items, an answer key: flows/sim/people/known_answers.py), else what the item's content
+says to the simulator's reading model (flows/sim/people/content_choice.py), else drawn from the item and
+the field's name ("content-blind": nothing the worker reads decides it), so aggregated answers can
+be scored against it
+(``sim_items.json``; issue 42). Honest workers give it with their skill; a slip is half the time
+their own habitual confusion (another option, fixed per worker: a confusion matrix, not a coin,
+which Dawid-Skene can learn), else a random option; a profile with ``choices = "wrong"`` in its
+crowd parameters is an adversary who always picks their confused option. The half is a modelling
+choice, not a measured figure."""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+from flows.sim.people.content_choice import content_answers
+from flows.sim.people.crowd_model import Worker
+from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE
+
+LATENT = "latent:"  # worker memory keys "latent:<item>|<field>" -> the latent answer
+SOURCE = "source:"  # "source:<item>|<field>" -> KNOWN or READ (absent: content-blind)
+KNOWN, READ, BLIND = "known", "read", "blind"
+HABIT = 0.5
+
+
+def accuracy(worker: Worker) -> float:
+    """The chance an honest worker takes care over a choice and gives its latent answer: a crowd
+    file's ``accuracy`` for the profile, else 0.55 + 0.4 x skill (skill is drawn per worker in
+    [0.55, 0.98], typo-prone [0.4, 0.7]). A careless answer is a :func:`slip`, which hits the truth
+    only by chance, so a worker's expected agreement with the truth is ``a + (1 - a) x (1 - HABIT) / k``
+    over ``k`` options. A modelling choice, not a measured figure."""
+    return float(worker.params.get("accuracy", 0.55 + 0.4 * worker.skill))
+
+
+def latent_answer(worker: Worker, item: str, field: str, options: list[str], texts: Iterable[str] = (),
+                  question: str = "", known: str | None = None) -> str:
+    """The item's latent answer for ``field`` (recorded in the worker's memory for sim_items.json,
+    with where it came from); ``texts``: what the item says (its own text, or the simulator's
+    description of its image), ``question``: the field's own question (a crowd element's ``header``),
+    ``known``: the requester's known answer, one of ``options``."""
+    truth, source = sourced_truth(item, field, options, texts, question, known)
+    worker.memory[f"{LATENT}{item}|{field}"] = truth
+    if source != BLIND:
+        worker.memory[f"{SOURCE}{item}|{field}"] = source
+    return truth
+
+
+def latent_truth(item: str, field: str, options: list[str], texts: Iterable[str] = (), question: str = "") -> str:
+    """The latent answer where the requester knows none (:func:`sourced_truth`)."""
+    return sourced_truth(item, field, options, texts, question)[0]
+
+
+def sourced_truth(item: str, field: str, options: list[str], texts: Iterable[str] = (), question: str = "",
+                  known: str | None = None) -> tuple[str, str]:
+    """The latent answer itself and its source: the known answer; else the option the item's content
+    supports, else (or among several it supports equally) one drawn by the item and field:
+    deterministic, the same for every worker."""
+    if known is not None:
+        return known, KNOWN
+    supported = content_answers(list(texts), options, question)
+    return random.Random(zlib.crc32(f"{item}|{field}".encode())).choice(supported or options), \
+        READ if supported else BLIND
+
+
+def slip(worker: Worker, options: list[str], truth: str, rng: random.Random) -> str:
+    """A careless answer: the worker's habitual confusion, or a random option."""
+    return confused(worker.worker_id, options, truth) if rng.random() < HABIT else rng.choice(options)
+
+
+def confused(worker_id: str, options: list[str], truth: str) -> str:
+    """The option this worker takes ``truth`` for: another one, fixed per worker."""
+    if len(options) < 2:
+        return truth
+    shift = 1 + zlib.crc32(worker_id.encode()) % (len(options) - 1)
+    return options[(options.index(truth) + shift) % len(options)]
+
+
+def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
+    """``sim_items.json``: one row per item and choice field a worker was shown, with its latent answer
+    and its ``source``: ``known`` (the requester's), ``read`` (the reading model) or ``blind``; and one
+    row per image item and text field whose text was content-blind (``source`` = ``blind text``, no
+    answer: flows/sim/unseen_images.py)."""
+    workers = list(workers)
+    seen: dict[tuple[str, str], str] = {}
+    sources: dict[tuple[str, str], str] = {}
+    for w in workers:
+        for key, value in w.memory.items():
+            if key.startswith((LATENT, SOURCE)):
+                prefix = LATENT if key.startswith(LATENT) else SOURCE
+                item, field = key[len(prefix):].rsplit("|", 1)
+                (seen if prefix == LATENT else sources)[(item, field)] = value
+    blind_text = {tuple(key[len(TEXT_SOURCE):].rsplit("|", 1)) for w in workers for key in w.memory
+                  if key.startswith(TEXT_SOURCE)}
+    return [{"item_id": i, "field": f, "answer": a, "source": sources.get((i, f), BLIND)}
+            for (i, f), a in sorted(seen.items())] + \
+        [{"item_id": i, "field": f, "answer": "", "source": BLIND_TEXT} for i, f in sorted(blind_text)]

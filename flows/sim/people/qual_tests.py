@@ -1,0 +1,88 @@
+"""MTurk-native qualification tests on the simulator: workers take a QuestionForm ``Test`` and
+the simulator scores it from the ``AnswerKey``, granting the percentage as the value."""
+
+from __future__ import annotations
+
+import csv
+import random
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from flows.core.pages.mturk_forms import NS_FORM
+from flows.sim.people.crowd import Worker
+
+NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
+CARELESS = {"speeder", "copy_paster", "canned_abuser"}
+# What the simulated crowd "knows" of English: the published test's answers. A worker gets an
+# item right with the chance knowledge() gives, whichever way the test reaches them.
+LANGUAGE_KEY = Path(__file__).resolve().parents[3] / "config" / "qualification" / "flickr8k_qualification_key.csv"
+
+
+@dataclass
+class ScoredTest:
+    options: dict[str, list[str]]  # question id -> selection ids offered
+    scores: dict[str, dict[str, int]]  # question id -> selection id -> AnswerScore
+    maximum: int
+
+
+def parse_scored_test(test_xml: str, key_xml: str) -> ScoredTest:
+    """Raises ValueError with the reason when either document is malformed."""
+    test, key = ET.fromstring(test_xml), ET.fromstring(key_xml)
+    if key.tag != f"{{{NS_KEY}}}AnswerKey":
+        raise ValueError("AnswerKey root must be AnswerKey in the 2005-10-01 AnswerKey.xsd namespace")
+    options = {
+        (q.findtext(f"{{{NS_FORM}}}QuestionIdentifier") or ""): [
+            s.text or "" for s in q.iter(f"{{{NS_FORM}}}SelectionIdentifier")]
+        for q in test.iter(f"{{{NS_FORM}}}Question")}
+    scores: dict[str, dict[str, int]] = {}
+    for q in key.iter(f"{{{NS_KEY}}}Question"):
+        qid = q.findtext(f"{{{NS_KEY}}}QuestionIdentifier") or ""
+        if qid not in options:
+            raise ValueError(f"AnswerKey names question {qid!r}, which the Test does not have")
+        scores[qid] = {o.findtext(f"{{{NS_KEY}}}SelectionIdentifier") or "":
+                       int(o.findtext(f"{{{NS_KEY}}}AnswerScore") or 0)
+                       for o in q.iter(f"{{{NS_KEY}}}AnswerOption")}
+    maximum = key.findtext(f".//{{{NS_KEY}}}MaximumSummedScore")
+    total = int(maximum) if maximum else sum(max(s.values(), default=0) for s in scores.values())
+    return ScoredTest(options, scores, max(total, 1))
+
+
+def knowledge(worker: Worker) -> float:
+    """Chance of answering a language question right: skill, less for careless profiles."""
+    return 0.55 if worker.profile in CARELESS else 0.5 + worker.skill / 2
+
+
+def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str, str], int]:
+    """The worker's selections and the percentage score MTurk would grant."""
+    chosen, total = {}, 0
+    for qid, offered in test.options.items():
+        weights = test.scores.get(qid, {})
+        best = max(offered, key=lambda s: weights.get(s, 0)) if offered else ""
+        others = [s for s in offered if s != best] or [best]
+        pick = best if rng.random() < knowledge(worker) else rng.choice(others)
+        chosen[qid] = pick
+        total += weights.get(pick, 0)
+    return chosen, round(100 * total / test.maximum)
+
+
+def attempt_record(now: float, score: int) -> dict[str, Any]:
+    return {"time": now, "score": score}
+
+
+@lru_cache(maxsize=1)
+def language_truth() -> dict[str, str]:
+    with LANGUAGE_KEY.open(newline="", encoding="utf-8") as fh:
+        return {row["item_id"]: row["answer"] for row in csv.DictReader(fh)}
+
+
+def answer_item(worker: Worker, item_id: str, options: list[str], rng: random.Random) -> str:
+    """A worker's answer to one test item on an HTML page (a guess when the item is unknown)."""
+    offered = [o for o in options if o] or options
+    truth = language_truth().get(item_id)
+    if truth not in offered:
+        return rng.choice(offered)
+    wrong = [o for o in offered if o != truth] or offered
+    return truth if rng.random() < knowledge(worker) else rng.choice(wrong)

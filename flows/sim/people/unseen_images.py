@@ -1,0 +1,56 @@
+"""Text about an image the simulator cannot see (issue 58): an image item whose id the caption bank
+does not hold (a Flickr8k id beside VizWiz's bank) and which is no generated item of a load test.
+
+Honest workers never write another image's caption there. They describe objects this module makes
+up from small word banks of its own: the same objects for every worker of the item (so their texts
+agree with each other, as honest texts about one image do) and others on the next item (so no
+worker repeats a text across items). The rehearsal says so: each such item and text field is kept
+in the worker's memory (:data:`TEXT_SOURCE`), ``sim_items.json`` has a row with ``source`` =
+:data:`BLIND_TEXT`, and the report says "simulated text for FIELD is content-blind"
+(flows/custom/truth_source.py). Generated items (``generate:N``, flows/core/config/item_generator.py)
+show nothing at all and keep adopting a bank image's captions (flows/sim/people/captions.py).
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from flows.core.config.item_generator import URL_BASE
+from flows.sim.people.crowd_model import BankEntry
+from flows.sim.people.page_context import ItemContext
+
+TEXT_SOURCE = "text:"  # "text:<item>|<field>" -> BLIND_TEXT: what the worker wrote there is content-blind
+BLIND_TEXT = "blind text"
+GENERATED_STEM = "VizWizSynth"  # item_generator.synthetic_item's ids
+
+_OBJECTS = ("cup", "bag", "chair", "lamp", "book", "plant", "bicycle", "bench", "door", "window", "dog", "table",
+            "sign", "bottle", "basket", "car", "fence", "box", "tree", "umbrella", "boat", "wall", "hat", "ball")
+_COLOURS = ("red", "blue", "green", "white", "black", "grey", "brown", "yellow", "orange", "pale")
+_PLACES = ("next to", "in front of", "behind", "beside", "near", "under")
+_VIEWS = ("seen from the side", "seen up close", "in daylight", "indoors", "outdoors", "from a low angle",
+          "against a plain background", "in the evening light")
+
+
+def generated(key: str) -> bool:
+    """An item of ``items = "generate:N"``: made-up ids and URLs, no image behind them."""
+    return key.startswith(GENERATED_STEM) or key.startswith(URL_BASE)
+
+
+def unseen(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
+    """An image item with no text of its own whose captions the bank does not hold (and no generated one)."""
+    known = bank.get(ctx.key.split("~")[0])
+    return ctx.shows_image and not ctx.texts and not (known and known.captions) and not generated(ctx.key)
+
+
+def blind_descriptions(key: str) -> list[str]:
+    """Three wordings of one made-up scene for the item ``key`` (the same for every worker)."""
+    n = zlib.crc32(key.encode())
+    first = _OBJECTS[n % len(_OBJECTS)]
+    second = _OBJECTS[(n // len(_OBJECTS) + 1 + n % len(_OBJECTS)) % len(_OBJECTS)]
+    n //= len(_OBJECTS) ** 2
+    c1, c2 = _COLOURS[n % 10], _COLOURS[(n // 10 + 3) % 10]
+    place, view = _PLACES[n // 100 % len(_PLACES)], _VIEWS[n // 600 % len(_VIEWS)]
+    a1, a2 = (f"{'an' if c[0] in 'aeiou' else 'a'} {c}" for c in (c1, c2))
+    return [f"{a1.capitalize()} {first} {place} {a2} {second}, {view}.",
+            f"A photo of {a1} {first} with {a2} {second} {place} it, {view}.",
+            f"There is {a1} {first} {view}, and {a2} {second} {place} it."]

@@ -1,0 +1,202 @@
+"""Simulated Prolific participants: the crowd's behaviour profiles, taking places on active
+studies they are eligible for, opening the study's external URL, filling the form over HTTP
+as a browser would, and finishing through the completion redirect.
+
+Some return the study without starting; slow ones park the page past the study's maximum
+time and end TIMED-OUT although their answer reached the task server. Participants who cannot
+open the study's page return it at once (as on Prolific), and nobody tries that address again
+for a while, so an unreachable URL never holds up the API. With ``reserve_rate`` some hold a
+place RESERVED for Prolific's ten minutes before they start; with ``screen_out_rate`` some are
+SCREENED OUT when they arrive (both 0 by default, so seeded runs are unchanged).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import random
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import httpx
+
+from flows.sim.pages.page_common import OpenedPages
+from flows.sim.pages.volunteers import complete_page
+from flows.sim.people import crowd
+from flows.sim.people.roster import Crowd, wider_pool
+from flows.sim.prolific.prolific_state import TAKEN, ProlificState, new_id
+
+RETURN_RATE = 0.04
+RESERVE_S = 600  # Prolific reserves a place for ten minutes (its Submission object docs)
+UNREACHABLE_S = 300  # virtual seconds nobody opens a study page that could not be reached
+CONNECT_S = 2.0
+
+
+def participant_id(worker_id: str) -> str:
+    """A crowd worker's Prolific id (24 hex digits, stable for the worker)."""
+    return hashlib.sha256(worker_id.encode()).hexdigest()[:24]
+
+
+def eligible(person: dict[str, Any], study: dict[str, Any], state: ProlificState) -> bool:
+    """Prolific's filters: approval rate and count ranges, participant-group block and allow lists."""
+    for f in study["filters"]:
+        fid, rng = f.get("filter_id"), f.get("selected_range") or {}
+        if fid in ("approval_rate", "approval_numbers"):
+            have = person["approval_rate"] if fid == "approval_rate" else person["approvals"]
+            if have < rng.get("lower", 0) or have > rng.get("upper", float("inf")):
+                return False
+        groups = [state.groups[g]["participants"] for g in f.get("selected_values", []) if g in state.groups]
+        if fid == "participant_group_blocklist" and any(person["id"] in g for g in groups):
+            return False
+        if fid == "participant_group_allowlist" and not any(person["id"] in g for g in groups):
+            return False
+    return True
+
+
+class Participants:
+    """Called on every API call and clock move (``ProlificState.pumps``)."""
+
+    def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry], seed: int = 1,
+                 arrival_mean_s: float = 0.0):
+        self.bank = bank
+        self.arrival_mean_s = arrival_mean_s  # 0: every open place is taken at the first look
+        self.rng = random.Random(seed + 23)
+        self.people: dict[str, dict[str, Any]] = {}
+        for w in workers:
+            self._person(w)
+        self.http = httpx.Client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
+        self.reserve_rate = self.screen_out_rate = 0.0
+        self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
+        self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only
+        # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
+        # when every eligible crowd member has had a study's offer, newcomers of the same mix come.
+        self.newcomers = wider_pool(workers, "prolific") if isinstance(workers, Crowd) else None
+
+    def _person(self, worker: crowd.Worker) -> dict[str, Any]:
+        pid = participant_id(worker.worker_id)
+        person = {"id": pid, "worker": worker, "approval_rate": worker.percent_approved,
+                  "approvals": worker.hits_approved}
+        self.people[pid] = person
+        return person
+
+    def __call__(self, state: ProlificState) -> None:
+        for study in list(state.studies.values()):
+            if study["status"] == "ACTIVE":
+                self.recruit(state, study)
+        for sub in list(state.submissions.values()):
+            if sub["status"] == "RESERVED" and sub["_finish_at"] <= state.now:
+                person = self.people.get(sub["participant_id"])  # a newcomer not yet met again after a restart
+                if person is None:
+                    sub["status"] = "RETURNED"
+                else:
+                    self.start(state, state.study(sub["study_id"]), person, sub)
+            if sub["status"] == "ACTIVE" and sub["_finish_at"] <= state.now:
+                self.finish(state, sub)
+
+    def recruit(self, state: ProlificState, study: dict[str, Any]) -> None:
+        subs = [s for s in state.submissions.values() if s["study_id"] == study["id"]]
+        open_places = study["total_available_places"] - sum(s["status"] in TAKEN for s in subs)
+        been = {s["participant_id"] for s in subs}
+        pool = [p for p in self.people.values() if p["id"] not in been and eligible(p, study, state)]
+        visits = 0  # a page that turns everyone away must not keep calling newcomers forever
+        while open_places > 0 and visits <= 3 * study["total_available_places"] + 10:
+            if not pool and self.newcomers is not None:
+                fresh = [p for p in self.more_people() if eligible(p, study, state)]
+                if not fresh:
+                    return  # ten newcomers in a row excluded: the study's filters shut the panel out
+                pool = [p for p in fresh if p["id"] not in been]  # after a restart: people seen before
+                continue
+            if not pool or not self.arrives(state, study) or state.now < study.get("_unreachable_until", 0):
+                return
+            person = self.rng.choices(pool, weights=[p["worker"].params["activity"] for p in pool])[0]
+            pool.remove(person)
+            been.add(person["id"])
+            visits += 1
+            open_places -= self.visit(state, study, person)["status"] in TAKEN
+
+    def truth(self) -> list[dict[str, Any]]:
+        return [{**p["worker"].public(), "worker_id": p["id"]} for p in self.people.values()]
+
+    def more_people(self, n: int = 10) -> list[dict[str, Any]]:
+        """The next ``n`` newcomers, the same people in the same order after a restart."""
+        assert self.newcomers is not None
+        return [self._person(self.newcomers.newcomer()) for _ in range(n)]
+
+    def arrives(self, state: ProlificState, study: dict[str, Any]) -> bool:
+        """Whether the next participant is due: people come one by one, ``arrival_mean_s`` apart
+        on average (exponential gaps on the virtual clock), or all at once without a mean."""
+        if not self.arrival_mean_s:
+            return True
+        due = study.setdefault("_next_arrival", state.now + self.rng.expovariate(1 / self.arrival_mean_s))
+        if state.now < due:
+            return False
+        study["_next_arrival"] = due + self.rng.expovariate(1 / self.arrival_mean_s)
+        return True
+
+    def visit(self, state: ProlificState, study: dict[str, Any], person: dict[str, Any]) -> dict[str, Any]:
+        sub = {"id": new_id(state.rng), "participant_id": person["id"], "study_id": study["id"], "status": "ACTIVE",
+               "started_at": state.iso(state.now), "completed_at": None, "study_code": None,
+               "_started": state.now, "_finish_at": state.now, "_code": ""}
+        state.submissions[sub["id"]] = sub
+        if self.screen_out_rate and self.extra_rng.random() < self.screen_out_rate:
+            self.open_page(study, person, sub)  # the study's own screener turns them away after they open it
+            sub["status"], sub["completed_at"] = "SCREENED OUT", state.iso(state.now)
+            return sub
+        if self.reserve_rate and self.extra_rng.random() < self.reserve_rate:
+            sub["status"], sub["_finish_at"] = "RESERVED", state.now + RESERVE_S
+            return sub
+        return self.start(state, study, person, sub)
+
+    def start(self, state: ProlificState, study: dict[str, Any], person: dict[str, Any],
+              sub: dict[str, Any]) -> dict[str, Any]:
+        worker: crowd.Worker = person["worker"]
+        sub.update({"status": "ACTIVE", "started_at": state.iso(state.now), "_started": state.now})
+        if self.rng.random() < RETURN_RATE:
+            sub["status"] = "RETURNED"  # read the description and changed their mind
+            return sub
+        max_s = 60 * int(study["maximum_allowed_time"])
+        seconds = crowd.work_seconds(worker, 5, int(max_s * 1.3), self.rng)
+        code = self.do_task(study, person, sub, seconds)
+        if code is None:
+            sub["status"] = "RETURNED"
+            if study.get("_unreachable"):
+                study["_unreachable_until"] = state.now + UNREACHABLE_S
+            return sub
+        sub["_code"], sub["_finish_at"] = code, state.now + min(seconds, max_s)
+        sub["_timed_out"] = seconds > max_s
+        return sub
+
+    def open_page(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            self.http.get(self.page_url(study, person, sub))
+
+    @staticmethod
+    def page_url(study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> str:
+        return (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", person["id"])
+                .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
+
+    def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
+                seconds: float) -> str | None:
+        """Open the page, fill it, submit it; the completion code from the redirect, or None."""
+        url = self.page_url(study, person, sub)
+        study["_unreachable"] = False
+        try:
+            done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds,
+                                 self.pages)
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            study["_unreachable"] = True  # the page cannot be opened: they return the study
+            return None
+        except httpx.HTTPError:
+            return None
+        if done is None:
+            return None
+        location = done.headers.get("location", "")
+        return parse_qs(urlparse(location).query).get("cc", [""])[0] if done.status_code in (302, 303) else None
+
+    def finish(self, state: ProlificState, sub: dict[str, Any]) -> None:
+        if sub.get("_timed_out"):
+            sub["status"] = "TIMED-OUT"
+        else:
+            sub["status"], sub["study_code"] = "AWAITING REVIEW", sub["_code"]
+        sub["completed_at"] = state.iso(sub["_finish_at"])
+        state.settle(state.study(sub["study_id"]))

@@ -1,0 +1,60 @@
+"""Who may use the simulator's ``/_sim/`` control routes (the clock, fault injection, the crowd's
+ground truth, the requester's known answers), and what their bodies hold."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from email.message import Message
+from typing import Any
+
+from flows.sim.mturk.worker_pages import BadRequest
+from flows.sim.people.known_answers import add_known
+
+
+def _direct_host(host: str) -> bool:
+    """Whether a Host header names the server by IP address or as localhost, with any port."""
+    name = host.strip().lower()
+    name = name[1:name.index("]")] if name.startswith("[") and "]" in name else name.rsplit(":", 1)[0]
+    if name == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def check_control(path: str, headers: Message, body: bool) -> None:
+    """The ``/_sim/`` routes but health (anyone may ask what this is) answer only a caller that
+    names the server by an IP address or localhost (a DNS-rebinding page names its own domain)
+    and, with a body, sends JSON (a cross-site form can only send text/plain without a CORS
+    preflight, which this server never grants)."""
+    if not path.startswith("/_sim/") or path == "/_sim/health":
+        return
+    if not _direct_host(headers.get("Host", "")):
+        raise BadRequest(403, "the /_sim/ routes answer only a Host that is an IP address or localhost")
+    ctype = headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if body and ctype != "application/json":
+        raise BadRequest(415, "the /_sim/ routes take a JSON body (Content-Type: application/json)")
+
+
+def control_body(raw: bytes) -> dict[str, Any]:
+    """A control route's body: a JSON object of numbers."""
+    try:
+        payload = json.loads(raw or b"{}")
+        if not isinstance(payload, dict) or not all(isinstance(v, int | float) for v in payload.values()):
+            raise ValueError("expected a JSON object of numbers")
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise BadRequest(400, f"body is not a JSON object of numbers: {exc}") from exc
+    return payload
+
+
+def take_known(market: Any, body: bytes) -> dict[str, int]:
+    """``POST /_sim/truth``: the body's known answers into the market's bank (a 400 for a bad body)."""
+    try:
+        rows = json.loads(body or b"[]")
+        with market.lock:
+            return {"taken": add_known(market.bank, rows)}
+    except ValueError as exc:  # not JSON, not UTF-8, not rows
+        raise BadRequest(400, f"body is not a list of known answers: {exc}") from exc

@@ -1,0 +1,56 @@
+"""crowd-kit's aggregation models, loaded without the ones a run does not use; GLAD, MACE and one-coin are
+postprocess.answers.fast_em's vectorised EM of the same models (crowd-kit's took 81 s to over 600 s on 92,721 labels).
+
+``import crowdkit.aggregation`` runs the package's ``__init__``, which imports every model crowd-kit
+has and through them nltk, scikit-learn and scipy.stats: ~80 MB resident and ~1 s, paid at the end
+of every caption campaign (its "is there text?" answers), where it was the 39,181-image run's peak.
+Majority vote and the two Dawid-Skene models need only attrs, numpy and pandas, so their modules are
+loaded with the two package ``__init__`` files above them skipped: the same code, the same results.
+The skipped packages are left out of ``sys.modules`` afterwards, so a later ``import
+crowdkit.aggregation`` runs its ``__init__`` as usual and reuses the modules loaded here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+# method -> (module under crowdkit.aggregation, class)
+LIGHT = {"mv": ("classification.majority_vote", "MajorityVote"), "ds": ("classification.dawid_skene", "DawidSkene")}
+FAST = {"glad": "GLAD", "mace": "MACE", "one-coin": "OneCoinDawidSkene"}  # postprocess.answers.fast_em's classes
+_SKIPPED = ("crowdkit.aggregation", "crowdkit.aggregation.classification")
+
+
+def model_class(method: str) -> Any:
+    """The class of ``method`` (``mv``, ``ds``: crowd-kit's; ``one-coin``, ``glad``, ``mace``: fast_em's)."""
+    if method in FAST:
+        from postprocess.answers import fast_em
+
+        return getattr(fast_em, FAST[method])
+    if "crowdkit.aggregation" in sys.modules:
+        import crowdkit.aggregation as everything
+
+        return getattr(everything, LIGHT[method][1])
+    module, name = LIGHT[method]
+    return getattr(_without_package_inits(f"crowdkit.aggregation.{module}"), name)
+
+
+def _without_package_inits(name: str) -> types.ModuleType:
+    """``importlib.import_module(name)`` with empty stand-ins for the packages in ``_SKIPPED``
+    (their folders, not their ``__init__``) while it runs."""
+    import crowdkit  # its own __init__ holds only the version
+
+    root = Path(crowdkit.__path__[0])
+    for package in _SKIPPED:
+        stand_in = types.ModuleType(package)
+        stand_in.__path__ = [str(root.joinpath(*package.split(".")[1:]))]
+        stand_in.__package__ = package
+        sys.modules[package] = stand_in
+    try:
+        return importlib.import_module(name)
+    finally:
+        for package in _SKIPPED:
+            del sys.modules[package]

@@ -1,0 +1,34 @@
+"""A worker's assumed skill before their own judgements say otherwise: the prior of the skill-aware
+posterior (postprocess.answers.skill_posterior) that adaptive overlap stops on and ``[answers] method = "skill"``
+answers with. Its own module so that the config and the CLI can take one without importing the model."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+# [answers] typical_prior_weight's bound: above about 1e15 the typical part's evidence (differences of gammaln
+# values that large) is rounding error, reading an adversary as typical, and past about 1e305 it overflows to NaN
+TYPICAL_WEIGHT_MAX = 100000.0
+
+
+@dataclass(frozen=True)
+class SkillPrior:
+    accuracy: float = 0.7  # a worker's assumed accuracy before their judgements say otherwise
+    weight: float = 4.0  # how many judgements that assumption is worth
+    crowd_weight: float = 0.0  # >0: the crowd's own accuracy, this prior worth so many judgements against it
+    # >0: a worker whose record fits it is shrunk toward the crowd's typical worker, worth this many judgements
+    # per row of their confusion (postprocess.answers.skill_posterior: a two-part prior); 0: the weak prior alone
+    typical_weight: float = 0.0
+
+    def check(self) -> None:
+        if not 0 < self.accuracy < 1:  # NaN fails this too
+            raise ValueError(f"skill prior {self.accuracy}: give an accuracy strictly between 0 and 1")
+        if not 0 < self.weight < math.inf:  # NaN fails this too: it would make every posterior NaN
+            raise ValueError(f"skill prior weight {self.weight}: give a positive, finite number of judgements")
+        if not 0 <= self.crowd_weight < math.inf:
+            raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
+                             "at least 0")
+        if not 0 <= self.typical_weight <= TYPICAL_WEIGHT_MAX:  # NaN and inf fail this too
+            raise ValueError(f"typical worker prior weight {self.typical_weight}: give a number of judgements "
+                             f"between 0 and {TYPICAL_WEIGHT_MAX:g}")
