@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from flows.campaigns.review_data import card_captions, card_flags, item_flags, worker_captions
+from flows.campaigns.review_data import card_captions, card_flags, histories, item_flags, worker_captions
 from flows.core.ledger.store import Store
 
 CAMPAIGN = "cards"
@@ -69,3 +69,16 @@ def test_a_cards_flags_are_its_own_first_then_one_of_each_rule_in_turn(ledger_lo
     rules = {f["rule"] for f in card_flags(store, CAMPAIGN, 1, "W1", "", 3)[0]}
     assert rules == {f["rule"] for f in written}  # three flags: one of each rule that fired, not three caps_lock
     assert card_flags(store, CAMPAIGN, 1, "W2", "B00", 5) == ([], 0)
+
+
+def test_a_pages_workers_history_is_theirs_in_the_whole_campaigns(ledger_location: str) -> None:
+    store, _ = _ledger(ledger_location)
+    for k, action in enumerate(("reject", "approve", "reject")):
+        store.table("decisions").insert({"assignment_id": f"A{k:02d}", "campaign": CAMPAIGN, "batch": 1,
+                                         "worker_id": "W1", "action": action, "applied": ""})
+    store.table("blocks").insert({"campaign": CAMPAIGN, "worker_id": "W1", "batch": 1, "rules": "caps_lock"})
+    whole = histories(store, CAMPAIGN)
+    page = histories(store, CAMPAIGN, {"W1"})
+    assert page.to_dict("records") == whole[whole["worker_id"] == "W1"].to_dict("records")
+    assert page.to_dict("records") == [{"worker_id": "W1", "batch": 1, "assignments": 12, "flags": 30, "rejected": 2,
+                                        "blocked": 1}]

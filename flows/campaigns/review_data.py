@@ -115,14 +115,14 @@ def worker_frames(store: Store, campaign: str, workers: list[str]) -> dict[str, 
     """:func:`review_frames`' flags, assignments, decisions and blocks of ``workers`` only."""
     some = f"worker_id IN ({', '.join('?' * len(workers))})"
     mine = [campaign, *workers]
+    work = _frame(store, "SELECT a.assignment_id, a.worker_id, a.batch, d.action FROM assignments a LEFT JOIN "
+                  f"decisions d ON d.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.{some}",
+                  mine, ["assignment_id", "worker_id", "batch", "action"])  # one pass for both
     return {
         "flags": _frame(store, f"SELECT worker_id, batch FROM qc_flags WHERE campaign = ? AND batch > 0 AND {some}",
                         mine, ["worker_id", "batch"]),
-        "assignments": _frame(store, f"SELECT assignment_id, worker_id, batch FROM assignments WHERE campaign = ? "
-                              f"AND batch > 0 AND {some}", mine, ["assignment_id", "worker_id", "batch"]),
-        "decisions": _frame(store, "SELECT d.assignment_id, d.action FROM decisions d JOIN assignments a ON "
-                            f"a.assignment_id = d.assignment_id WHERE a.campaign = ? AND a.{some}", mine,
-                            ["assignment_id", "action"]),
+        "assignments": work[["assignment_id", "worker_id", "batch"]],
+        "decisions": work.loc[work["action"].notna(), ["assignment_id", "action"]],
         "blocks": _frame(store, f"SELECT worker_id, batch FROM blocks WHERE campaign = ? AND {some}", mine,
                          ["worker_id", "batch"]),
     }

@@ -116,7 +116,8 @@ def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) ->
     records = rows.to_dict("records")
     if not records:
         return []
-    history = histories(store, name, {r["worker_id"] for r in records})  # the page's workers only
+    history = {w: rows.to_dict("records") for w, rows in  # the page's workers only
+               histories(store, name, {r["worker_id"] for r in records}).groupby("worker_id", sort=False)}
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
     controls = control_lines(store, name)
     # a busy worker's card shows CARD_ROWS of their captions and flags (its own assignment's first), and how many
@@ -133,7 +134,7 @@ def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) ->
                       "captions": [{**c, "telemetry": next(words)} for c in mine],
                       "from_assignments": len({c["assignment_id"] for c in mine}), "assignments": assignments,
                       "flags": flags, "flags_raised": raised,
-                      "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
+                      "history": history.get(row["worker_id"], []),
                       "controls": controls.get(row["worker_id"], ""), "done": done,
                       "pooled": pooled.line(int(row["batch"]), row["worker_id"]),
                       "key_base": f"{name}:{row['item']}:{len(done)}"})
