@@ -36,17 +36,18 @@ def item_states(queue: pd.DataFrame, work: pd.DataFrame, mode: str, now: float) 
     out = queue.copy()
     decided = _decided_batches(work)  # once, not per worker row (193 rows at 40,000 images: ~0.3 s)
     states, left = [], []
-    for row in out.itertuples():
-        if row.decided:
+    for by_person, kind, assignment_id, auto_action, batch in zip(*(out[c].tolist() for c in (
+            "decided", "kind", "assignment_id", "auto_action", "batch")), strict=True):  # lists: not itertuples
+        if by_person:
             state = "person"
-        elif row.kind == "assignment" and sent.get(row.assignment_id, ""):
+        elif kind == "assignment" and sent.get(assignment_id, ""):
             state = "rules"
-        elif row.kind == "worker" and str(row.auto_action) in ("block", "keep") and int(row.batch) in decided:
+        elif kind == "worker" and str(auto_action) in ("block", "keep") and int(batch) in decided:
             state = "rules"  # the batch's block step ran on the rules' word
         else:
             state = "rules_next" if mode == "none" else "open"
         states.append(state)
-        at = due.get(row.assignment_id, float("nan")) if row.kind == "assignment" else float("nan")
+        at = due.get(assignment_id, float("nan")) if kind == "assignment" else float("nan")
         left.append(max(0.0, float(at) - now) if state in ("open", "rules_next") and pd.notna(at) else float("nan"))
     out["state"], out["seconds_left"] = states, left
     return out
