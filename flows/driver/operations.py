@@ -156,9 +156,13 @@ def _stored(db: str, campaign: str) -> tuple[Store, dict[str, Any], dict[str, An
 
 def _stored_config(meta: dict[str, Any]) -> CampaignConfig:
     from flows.core.config.config import load_config
+
+    cfg = load_config(meta["config_path"])
+    if cfg.name == meta["name"]:  # campaign_run (the whole run's imports, ~0.05 s) is not needed to read it
+        return cfg
     from flows.driver.campaign_run import named
 
-    return named(load_config(meta["config_path"]), meta["name"])  # a new attempt runs the config under its own name
+    return named(cfg, meta["name"])  # a new attempt runs the config under its own name
 
 
 def _platform_of(store: Store, campaign: str) -> str:
