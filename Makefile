@@ -101,7 +101,8 @@ bench: $(STAMP)
 bench-cli-startup: $(STAMP)
 	$(BIN)/python -m bench.cli_startup
 
-# Server CPU time of `hitflow ui`'s pages (overview, /status.json, each campaign's review page), target
+# Server CPU time of `hitflow ui`'s pages (overview, /status.json, each campaign's report, review queue, its last
+# page and one worker's cards), first load and reload, target
 # 1 s each on a 40,000-image ledger: LEDGER=path (read from a copy; make one with `hitflow run
 # config/vizwiz_full_scale.toml --no-prefect --db X`, ~15 min); without LEDGER a 10-image campaign's (seconds)
 .PHONY: bench-ui-pages
