@@ -231,7 +231,7 @@ def make_review_app(site: ReviewSite) -> ASGIApp:
         if paused_runs(site.served.store, site.run.cfg.name):  # a Prefect run waits for this queue
             message += await run_in_threadpool(resume_cleared, site)
         back = {k: str(form.get(f"f_{k}", "")) for k in FILTERS}
-        query = urlencode({**{k: v for k, v in back.items() if v}, "msg": message})
+        query = urlencode({"msg": message, **{k: v for k, v in back.items() if v}})  # the message first, as before
         return RedirectResponse(f"./?{query}", status_code=303)  # relative: also under the overview's /review/NAME/
 
     routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"]),
