@@ -109,7 +109,8 @@ bench-cli-startup: $(STAMP)
 bench-newcomer: $(STAMP)
 	$(BIN)/python -m bench.newcomer $(NEWCOMER_ARGS)
 
-# Server CPU time of `hitflow ui`'s pages (overview, /status.json, each campaign's review page), target
+# Server CPU time of `hitflow ui`'s pages (overview, /status.json, each campaign's report, review queue, its last
+# page and one worker's cards), first load and reload, target
 # 1 s each on a 40,000-image ledger: LEDGER=path (read from a copy; make one with `hitflow run
 # config/vizwiz_full_scale.toml --no-prefect --db X`, ~15 min); without LEDGER a 10-image campaign's (seconds)
 .PHONY: bench-ui-pages

@@ -41,26 +41,29 @@ def item_states(queue: pd.DataFrame, work: pd.DataFrame, mode: str, now: float) 
     sent = dict(zip(ids, work["applied"].fillna("").astype(str).tolist(), strict=True))
     due = dict(zip(ids, pd.to_numeric(work["auto_approval_time"], errors="coerce").tolist(), strict=True))
     out = queue.copy()
+    decided = _decided_batches(work)  # once, not per worker row (193 rows at 40,000 images: ~0.3 s)
     states, left = [], []
-    for row in out.itertuples():
-        if row.decided:
+    for by_person, kind, assignment_id, auto_action, batch in zip(*(out[c].tolist() for c in (
+            "decided", "kind", "assignment_id", "auto_action", "batch")), strict=True):  # lists: not itertuples
+        if by_person:
             state = "person"
-        elif row.kind == "assignment" and sent.get(row.assignment_id, ""):
+        elif kind == "assignment" and sent.get(assignment_id, ""):
             state = "rules"
-        elif row.kind == "worker" and str(row.auto_action) in ("block", "keep") and _batch_decided(work, row.batch):
+        elif kind == "worker" and str(auto_action) in ("block", "keep") and int(batch) in decided:
             state = "rules"  # the batch's block step ran on the rules' word
         else:
             state = "rules_next" if mode == "none" else "open"
         states.append(state)
-        at = due.get(row.assignment_id, float("nan")) if row.kind == "assignment" else float("nan")
+        at = due.get(assignment_id, float("nan")) if kind == "assignment" else float("nan")
         left.append(max(0.0, float(at) - now) if state in ("open", "rules_next") and pd.notna(at) else float("nan"))
     out["state"], out["seconds_left"] = states, left
     return out
 
 
-def _batch_decided(work: pd.DataFrame, batch: Any) -> bool:
-    mine = work[work["batch"].astype(int) == int(batch)]
-    return bool(len(mine)) and bool((mine["applied"].fillna("").astype(str) != "").all())
+def _decided_batches(work: pd.DataFrame) -> set[int]:
+    """The batches with work whose every assignment's decision the platform was told."""
+    sent = (work["applied"].fillna("").astype(str) != "").groupby(work["batch"].astype(int)).all()
+    return {int(b) for b, every in sent.items() if every}
 
 
 def campaign_state(items: Iterable[dict[str, Any]], work: Iterable[dict[str, Any]],

@@ -61,18 +61,17 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
         by_assignment.setdefault(assignment_id, set()).add(rule)
     reject_rules, review_rules = set(policy.reject_rules), set(policy.review_rules)
     unique = assignments.drop_duplicates("assignment_id")
-    rows = []
-    # plain lists, not iterrows(): a Series per row was ~1/6 of the decide step's own time (py-spy, 4,000 images)
-    for assignment_id, worker_id in zip(unique["assignment_id"].tolist(), unique["worker_id"].tolist(), strict=True):
-        fired = by_assignment.get(assignment_id, set())
-        rejecting = sorted(fired & reject_rules)
-        rows.append({
-            "assignment_id": assignment_id, "worker_id": worker_id,
-            "action": "reject" if rejecting else "approve",
-            "reasons": ",".join(rejecting),
-            "review": bool(fired & review_rules),
-        })
-    return pd.DataFrame(rows, columns=["assignment_id", "worker_id", "action", "reasons", "review"])
+    ids = unique["assignment_id"].tolist()
+    columns = ["assignment_id", "worker_id", "action", "reasons", "review"]
+    if not ids:
+        return pd.DataFrame(columns=columns)
+    # plain lists, not iterrows(): a Series per row was ~1/6 of the decide step's own time (py-spy, 4,000 images);
+    # columns, not a dict a row: the frame is built a column at a time either way
+    rejecting = [sorted(by_assignment.get(a, set()) & reject_rules) for a in ids]
+    return pd.DataFrame({"assignment_id": ids, "worker_id": unique["worker_id"].tolist(),
+                         "action": ["reject" if r else "approve" for r in rejecting],
+                         "reasons": [",".join(r) for r in rejecting],
+                         "review": [bool(by_assignment.get(a, set()) & review_rules) for a in ids]}, columns=columns)
 
 
 # Shares of a worker's captions; consensus, shared_template and instruction_echo are the

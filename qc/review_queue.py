@@ -2,7 +2,8 @@
 
 Column contracts (all frames are plain pandas, no I/O):
 
-- ``flags``: :data:`qc.flags.FLAG_COLUMNS` plus ``batch`` (int).
+- ``flags``: :data:`QUEUE_FLAG_COLUMNS`: of :data:`qc.flags.FLAG_COLUMNS` those the queue reads, plus ``batch``
+  (int); more columns may come along.
 - ``assignments``: ``assignment_id, worker_id, batch, auto_approval_time`` (epoch seconds, NaN if unknown).
 - ``actions``: the review page's decisions, oldest first: ``batch, worker_id, assignment_id, action``
   (approve, reject, strike_caption, block, unblock, bonus) and ``reviewer``.
@@ -24,6 +25,7 @@ from qc.decisions import DecisionPolicy, decide, workers_to_block
 
 QUEUE_COLUMNS = ["item", "kind", "batch", "worker_id", "assignment_id", "why", "rules", "auto_action", "decided",
                  "seconds_left"]
+QUEUE_FLAG_COLUMNS = ["worker_id", "rule", "assignment_id", "batch"]
 ASSIGNMENT_VERDICTS = ("approve", "reject")
 WORKER_VERDICTS = ("block", "unblock")
 
@@ -41,6 +43,10 @@ def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.Data
     for batch in batches:
         batch_flags = flags[flags["batch"].astype(int) == batch]
         work = assignments[assignments["batch"].astype(int) == batch]
+        # only a flagged assignment (a review rule's pick is a flag too) can be an item: the rest are not
+        # decided here (a fifth of a 40,000-image batch's assignments, not all of them)
+        named = set(batch_flags["assignment_id"].tolist())  # plain sets: Arrow-backed isin cost more than it saved
+        work = work[[a in named for a in work["assignment_id"].tolist()]]
         auto = decide(batch_flags, work, policy).set_index("assignment_id")
         rows += _assignment_rows(work, auto, _rules_fired(batch_flags), mode, batch, now)
         due = would_block.get(int(batch)) if would_block is not None else None
@@ -65,16 +71,20 @@ def _assignment_rows(work: pd.DataFrame, auto: pd.DataFrame, fired: pd.Series, m
     """The batch's assignments a person should see: those a review rule sampled and, in "flagged"
     mode, every one a rule fired on; ``auto`` is :func:`qc.decisions.decide`'s verdict by assignment."""
     unique = work.drop_duplicates("assignment_id")
-    ids = unique["assignment_id"]
-    sampled = ids.map(auto["review"]).fillna(False).astype(bool).to_numpy()
-    rules = ids.map(fired).astype(object).fillna("").astype(str).to_numpy()  # object: a rule-less NaN is float
-    wanted = sampled | ((rules != "") if mode == "flagged" else False)
-    actions = ids.map(auto["action"]).to_numpy()
-    left = unique["auto_approval_time"].astype(float).to_numpy() - now
-    return [{"item": f"a:{a}", "kind": "assignment", "batch": int(batch), "worker_id": w, "assignment_id": a,
-             "why": "sampled" if s else "flagged", "rules": r, "auto_action": act, "seconds_left": float(t)}
-            for a, w, s, r, act, t, keep in zip(ids, unique["worker_id"], sampled, rules, actions, left, wanted,
-                                                strict=True) if keep]
+    # dicts and lists, not Series.map: an Arrow-backed index lookup a column cost ~15 ms per batch at 40,000 images
+    decided = auto.index.tolist()
+    review = dict(zip(decided, auto["review"].tolist(), strict=True))
+    verdict = dict(zip(decided, auto["action"].tolist(), strict=True))
+    rules_of = {str(a): str(r) for a, r in fired.items()}
+    left = (unique["auto_approval_time"].astype(float) - now).tolist()
+    rows: list[dict[str, object]] = []
+    for a, w, t in zip(unique["assignment_id"].tolist(), unique["worker_id"].tolist(), left, strict=True):
+        sampled, rules = bool(review.get(a, False)), rules_of.get(a, "")
+        if sampled or (mode == "flagged" and rules):
+            rows.append({"item": f"a:{a}", "kind": "assignment", "batch": int(batch), "worker_id": w,
+                         "assignment_id": a, "why": "sampled" if sampled else "flagged", "rules": rules,
+                         "auto_action": verdict.get(a, float("nan")), "seconds_left": float(t)})
+    return rows
 
 
 def _rules_fired(flags: pd.DataFrame) -> pd.Series:

@@ -18,7 +18,7 @@ import pytest
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.driver.campaign_status import campaign_status
-from flows.driver.operations import open_campaign_run
+from flows.driver.operations import ledger_run, open_campaign_run
 from flows.review.overview_app import OverviewServer, OverviewSite
 from flows.sim.service.server import SimServer
 from tests.review_helpers import review_config, run_until_review
@@ -70,7 +70,7 @@ def overview_site(db: Path, **kw: Any) -> OverviewSite:
         return open_campaign_run(str(db), name, progress=lambda _: None)
 
     return OverviewSite(db_path=db, out_root=db.parent / "runs", read_status=campaign_status, open_run=open_run,
-                        reviewer="ann", **kw)
+                        read_run=lambda name: ledger_run(str(db), name), reviewer="ann", **kw)  # as `hitflow ui`
 
 
 def test_the_overview_links_to_the_review_queue_which_decides_there(waiting: tuple[Path, SimServer],

@@ -16,25 +16,14 @@ from qc.telemetry_rules import telemetry_in_words
 TELEMETRY_FIELD = "hitflow_telemetry"
 
 
-def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None) -> pd.DataFrame:
+def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, own: bool = False) -> pd.DataFrame:
     """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
     ``telemetry_field``. ``batch``: the frame holds only that batch's captions, so only its records
-    and pages are read (the whole campaign's, up to 8 KB an assignment, were read for every batch)."""
+    and pages are read (the whole campaign's, up to 8 KB an assignment, were read for every batch);
+    ``own``: only the frame's own assignments' and pages' (a review card's few captions)."""
     if frame.empty:
         return frame.assign(telemetry="", telemetry_field="")
-    in_batch, params = ("", [run.cfg.name]) if batch is None else (" AND batch = ?", [run.cfg.name, batch])
-    rows = run.store.rows(
-        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
-        f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?{in_batch.replace('batch', 'a.batch')}",
-        [params[0], TELEMETRY_FIELD, *params[1:]])
-    records = {r["assignment_id"]: r["value"] or "" for r in rows}
-    # the page's items in order: an MTurk HIT's, or a task-server session's (Prolific, links: the
-    # session id is the assignment id)
-    pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
-        f"SELECT hit_id, item_ids FROM hits WHERE campaign = ?{in_batch}", params)} if records else {}
-    if records:
-        pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
-            f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?{in_batch}", params)}
+    records, pages = _own_records(run, frame) if own else _records(run, batch)
     positions: dict[str, dict[str, int]] = {}
 
     def field_name(page: str, image_id: str) -> str:
@@ -53,14 +42,55 @@ def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None) ->
     return frame.assign(telemetry=pd.Series(texts, index=frame.index, dtype=object), telemetry_field=names)
 
 
+def _records(run: Run, batch: int | None) -> tuple[dict[str, str], dict[str, str]]:
+    """Each assignment's telemetry record, and each page's items (JSON) by HIT or task-server session, of
+    the campaign or of ``batch``."""
+    in_batch, params = ("", [run.cfg.name]) if batch is None else (" AND batch = ?", [run.cfg.name, batch])
+    rows = run.store.rows(
+        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
+        f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?{in_batch.replace('batch', 'a.batch')}",
+        [params[0], TELEMETRY_FIELD, *params[1:]])
+    records = {r["assignment_id"]: r["value"] or "" for r in rows}
+    # the page's items in order: an MTurk HIT's, or a task-server session's (Prolific, links: the
+    # session id is the assignment id)
+    pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
+        f"SELECT hit_id, item_ids FROM hits WHERE campaign = ?{in_batch}", params)} if records else {}
+    if records:
+        pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
+            f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?{in_batch}", params)}
+    return records, pages
+
+
+def _own_records(run: Run, frame: pd.DataFrame) -> tuple[dict[str, str], dict[str, str]]:
+    """:func:`_records` of the frame's assignments and pages alone (their keys, not a scan of the campaign)."""
+    ids, hits = sorted(set(frame["assignment_id"].astype(str))), sorted(set(frame["hit_id"].astype(str)))
+
+    def some(values: list[str]) -> str:
+        return f"({', '.join('?' * len(values))})"
+
+    rows = run.store.rows(
+        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
+        f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ? AND x.assignment_id IN {some(ids)}",
+        [run.cfg.name, TELEMETRY_FIELD, *ids])
+    records = {r["assignment_id"]: r["value"] or "" for r in rows}
+    pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
+        f"SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND hit_id IN {some(hits)}", [run.cfg.name, *hits])}
+    pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
+        f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ? AND session_id IN {some(ids)}",
+        [run.cfg.name, *ids])}
+    return records, pages
+
+
 def telemetry_words(run: Run, captions: list[dict[str, object]]) -> list[str]:
     """Each caption's telemetry in words ("typed 64 characters, pasted 0, ..."), for the review page;
     ``captions`` carry ``assignment_id, image_id, caption``."""
     if not captions:
         return []
     frame = pd.DataFrame(captions)[["assignment_id", "image_id", "caption"]]
+    ids = sorted(set(frame["assignment_id"].astype(str)))
     hits = {r["assignment_id"]: r["hit_id"] for r in run.store.rows(
-        "SELECT assignment_id, hit_id FROM assignments WHERE campaign = ?", [run.cfg.name])}
+        f"SELECT assignment_id, hit_id FROM assignments WHERE campaign = ? AND assignment_id IN "
+        f"({', '.join('?' * len(ids))})", [run.cfg.name, *ids])}  # the captions' own: not the campaign's 40,000
     frame["hit_id"] = frame["assignment_id"].map(hits).fillna("")
-    flat = telemetry_columns(attach_telemetry(run, frame))
+    flat = telemetry_columns(attach_telemetry(run, frame, own=True))
     return [telemetry_in_words(row) for row in flat.to_dict("records")]

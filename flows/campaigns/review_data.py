@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -18,8 +19,7 @@ from flows.platforms.registry import platform_for
 from flows.platforms.targets import advance_sim_clock
 from qc.campaign_state import campaign_state, item_states
 from qc.decisions import DecisionPolicy
-from qc.flags import FLAG_COLUMNS
-from qc.review_queue import QUEUE_COLUMNS, build_queue, people_vs_rules, worker_history
+from qc.review_queue import QUEUE_COLUMNS, QUEUE_FLAG_COLUMNS, build_queue, people_vs_rules, worker_history
 
 if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
@@ -43,14 +43,15 @@ class ReviewPending(HitflowError):
 
 
 def _frame(store: Store, sql: str, params: list[Any], columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame(store.rows(sql, params), columns=columns)
+    return store.frame(sql, params, columns)  # tuples, not a dict a row: ~25% less CPU on 39,000 assignments
 
 
 def review_frames(store: Store, campaign: str) -> dict[str, pd.DataFrame]:
     """The queue's inputs, in :mod:`qc.review_queue`'s column contract (caption batches only)."""
     return {
-        "flags": _frame(store, "SELECT " + ", ".join(FLAG_COLUMNS) + ", batch FROM qc_flags WHERE campaign = ? "
-                        "AND batch > 0 ORDER BY rowid", [campaign], [*FLAG_COLUMNS, "batch"]),
+        # the flags' columns the queue reads: their values and details (long text) halved the read's CPU
+        "flags": _frame(store, "SELECT " + ", ".join(QUEUE_FLAG_COLUMNS) + " FROM qc_flags WHERE campaign = ? "
+                        "AND batch > 0 ORDER BY rowid", [campaign], QUEUE_FLAG_COLUMNS),
         "assignments": _frame(store, "SELECT assignment_id, worker_id, batch, auto_approval_time, status "
                               "FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY rowid", [campaign],
                               ["assignment_id", "worker_id", "batch", "auto_approval_time", "status"]),
@@ -96,9 +97,28 @@ def platform_now(run: Run) -> float:
     return time.time()
 
 
-def histories(store: Store, campaign: str) -> pd.DataFrame:
-    f = review_frames(store, campaign)
+def histories(store: Store, campaign: str, workers: Collection[str] | None = None) -> pd.DataFrame:
+    """Per worker and batch (:func:`qc.review_queue.worker_history`); ``workers``: theirs alone, from their
+    own rows (a page of review cards: the whole campaign's took ~0.5 s at 40,000 images)."""
+    f = review_frames(store, campaign) if workers is None else worker_frames(store, campaign, sorted(set(workers)))
     return worker_history(f["flags"], f["assignments"], f["decisions"], f["blocks"])
+
+
+def worker_frames(store: Store, campaign: str, workers: list[str]) -> dict[str, pd.DataFrame]:
+    """:func:`review_frames`' flags, assignments, decisions and blocks of ``workers`` only."""
+    some = f"worker_id IN ({', '.join('?' * len(workers))})"
+    mine = [campaign, *workers]
+    work = _frame(store, "SELECT a.assignment_id, a.worker_id, a.batch, d.action FROM assignments a LEFT JOIN "
+                  f"decisions d ON d.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.{some}",
+                  mine, ["assignment_id", "worker_id", "batch", "action"])  # one pass for both
+    return {
+        "flags": _frame(store, f"SELECT worker_id, batch FROM qc_flags WHERE campaign = ? AND batch > 0 AND {some}",
+                        mine, ["worker_id", "batch"]),
+        "assignments": work[["assignment_id", "worker_id", "batch"]],
+        "decisions": work.loc[work["action"].notna(), ["assignment_id", "action"]],
+        "blocks": _frame(store, f"SELECT worker_id, batch FROM blocks WHERE campaign = ? AND {some}", mine,
+                         ["worker_id", "batch"]),
+    }
 
 
 def review_summary(store: Store, campaign: str, policy: DecisionPolicy, mode: str) -> pd.DataFrame:
@@ -106,22 +126,58 @@ def review_summary(store: Store, campaign: str, policy: DecisionPolicy, mode: st
     return people_vs_rules(campaign_queue(store, campaign, policy, mode))
 
 
+CAPTIONS = """
+    SELECT a.assignment_id, x.item_id AS image_id, x.value AS caption, i.url, (s.image_id IS NOT NULL) AS struck
+    FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id AND x.field = 'caption'
+    LEFT JOIN items i ON i.campaign = a.campaign AND i.item_id = x.item_id
+    LEFT JOIN struck_captions s ON s.assignment_id = a.assignment_id AND s.image_id = x.item_id"""
+
+
 def worker_captions(store: Store, campaign: str, batch: int, worker_id: str) -> list[dict[str, Any]]:
     """Every caption the worker wrote in the batch, beside its image, with any strike."""
-    return store.rows("""
-        SELECT a.assignment_id, x.item_id AS image_id, x.value AS caption, i.url,
-               (s.image_id IS NOT NULL) AS struck
-        FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id AND x.field = 'caption'
-        LEFT JOIN items i ON i.campaign = a.campaign AND i.item_id = x.item_id
-        LEFT JOIN struck_captions s ON s.assignment_id = a.assignment_id AND s.image_id = x.item_id
-        WHERE a.campaign = ? AND a.batch = ? AND a.worker_id = ? ORDER BY a.rowid, x.item_id""",
-                      [campaign, batch, worker_id])
+    return store.rows(f"{CAPTIONS} WHERE a.campaign = ? AND a.batch = ? AND a.worker_id = ? ORDER BY a.rowid, "
+                      "x.item_id", [campaign, batch, worker_id])
+
+
+def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
+                  ) -> list[tuple[list[dict[str, Any]], int]]:
+    """Per card (``batch, worker_id``, its own assignment or ""): :func:`worker_captions`, ``most`` at most
+    (its own assignment's first: a busy worker wrote 3,885 in one batch at 40,000 images), and how many
+    assignments the worker did there. The page's workers' assignments are read in one pass, not one a card."""
+    workers = sorted({w for _, w, _ in cards})
+    work: dict[tuple[int, str], list[str]] = {}
+    for r in store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND worker_id "
+                        f"IN ({', '.join('?' * len(workers))}) ORDER BY rowid", [campaign, *workers]):
+        work.setdefault((int(r["batch"]), r["worker_id"]), []).append(r["assignment_id"])
+    # an assignment holds a caption or more: the first ``most`` of each card's hold all it shows
+    chosen = [sorted(work.get((b, w), []), key=own.__ne__)[:most] for b, w, own in cards]  # stable: own first
+    ids = sorted({a for mine in chosen for a in mine})
+    found: dict[str, list[dict[str, Any]]] = {}
+    for r in store.rows(f"{CAPTIONS} WHERE a.assignment_id IN ({', '.join('?' * len(ids))}) ORDER BY x.item_id",
+                        ids) if ids else []:
+        found.setdefault(r["assignment_id"], []).append(r)
+    return [([c for a in mine for c in found.get(a, [])][:most], len(work.get((b, w), [])))
+            for mine, (b, w, _) in zip(chosen, cards, strict=True)]
 
 
 def item_flags(store: Store, campaign: str, batch: int, worker_id: str) -> list[dict[str, Any]]:
     return store.rows("SELECT rule, value, threshold, assignment_id, image_id, detail FROM qc_flags "
                       "WHERE campaign = ? AND batch = ? AND worker_id = ? ORDER BY rule, rowid",
                       [campaign, batch, worker_id])
+
+
+def card_flags(store: Store, campaign: str, batch: int, worker_id: str, own: str, most: int
+               ) -> tuple[list[dict[str, Any]], int]:
+    """:func:`item_flags`, ``most`` at most: assignment ``own``'s first, then one of each rule in turn (every
+    rule that fired shows, not the first rule's 500); and how many there are."""
+    rows = store.rows("""
+        SELECT rule, value, threshold, assignment_id, image_id, detail, raised FROM (
+          SELECT rule, value, threshold, assignment_id, image_id, detail, rowid AS n, COUNT(*) OVER () AS raised,
+                 ROW_NUMBER() OVER (PARTITION BY rule ORDER BY rowid) AS turn
+          FROM qc_flags WHERE campaign = ? AND batch = ? AND worker_id = ?
+          ORDER BY (assignment_id = ?) DESC, turn, rowid LIMIT ?) AS chosen
+        ORDER BY rule, n""", [campaign, batch, worker_id, own, most])
+    return [{k: v for k, v in r.items() if k != "raised"} for r in rows], int(rows[0]["raised"]) if rows else 0
 
 
 def review_gate(run: Run, batch: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flows.campaigns.task_pages import task_page
 from flows.core.db_url import shown_location
@@ -22,6 +22,9 @@ from flows.core.run.run_context import Run
 from flows.driver.batch_steps import ORDER
 from flows.platforms.operation_steps import each_call
 from flows.platforms.registry import platform_for
+
+if TYPE_CHECKING:
+    from flows.core.config.config import CampaignConfig
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
@@ -103,32 +106,63 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
 def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool = False,
                       progress: Callable[[str], None] = print) -> Iterator[Run]:
     """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
-    from flows.core.config.config import load_config
     from flows.core.errors import ConfigError
-    from flows.driver.campaign_run import named
     from flows.platforms.registry import open_session
 
-    store = Store(db)
-    meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [campaign])
-    if not meta:
-        raise ConfigError(f"no campaign {campaign!r} in {shown_location(db)}; "
-                          f"`hitflow status --db {shown_location(db)}` lists them")
-    info = json.loads(meta[0]["config_json"] or "{}")
+    store, meta, info = _stored(db, campaign)
     state = "" if endpoint_url else info.get("sim_state", "")  # the embedded simulator, reopened on its file
     if state and not Path(state).is_file():
         raise ConfigError(f"campaign {campaign!r} ran on the embedded simulator kept in {state}, which is gone; "
                           "nothing is left to reconcile or cancel there")
     url = "" if state else endpoint_url or info.get("endpoint_url", "")
-    kind = info.get("target_kind") if info.get("target_kind") in ("sim", "prolific") else "mturk"
+    kind = info["target_kind"] if info.get("target_kind") in ("sim", "prolific") else "mturk"
     if not url and not state:
         raise ConfigError(f"campaign {campaign!r} has no recorded endpoint; pass --endpoint-url")
     platform = info.get("platform") or _platform_of(store, campaign)
     with open_session(kind, url, live, seed=None, platform=platform,
                       sim_state=Path(state) if state else None) as session:
         progress(f"target: {session.target.label}")
-        cfg = named(load_config(meta[0]["config_path"]), campaign)  # a new attempt runs the config under its own name
-        yield Run(cfg, store, session.client, session.target, progress, session.wait,
+        yield Run(_stored_config(meta), store, session.client, session.target, progress, session.wait,
                   platform=platform, page=task_page)
+
+
+def ledger_run(db: str, campaign: str) -> Run:
+    """A stored campaign's Run from its ledger and config alone: no platform is opened (``client`` is
+    None), for a page that only reads (``hitflow ui``'s review queue). Opening the embedded simulator
+    replays its marketplace, minutes on a 40,000-image campaign (issue 57 point 5): that waits for
+    :func:`open_campaign_run`, when something must be sent."""
+    from flows.campaigns.review_data import ledger_now
+    from flows.core.run.run_context import Target
+
+    store, meta, info = _stored(db, campaign)
+    target = Target("sim" if info.get("target_kind") == "sim" else "endpoint", info.get("endpoint_url", ""),
+                    info.get("sim_state", ""))
+    return Run(_stored_config(meta), store, None, target, lambda _: None,
+               platform=info.get("platform") or _platform_of(store, campaign),
+               clock=lambda: ledger_now(Store(db), campaign), page=task_page)
+
+
+def _stored(db: str, campaign: str) -> tuple[Store, dict[str, Any], dict[str, Any]]:
+    """The ledger, the campaign's row and its recorded run settings; a name it lacks is refused."""
+    from flows.core.errors import ConfigError
+
+    store = Store(db)
+    meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [campaign])
+    if not meta:
+        raise ConfigError(f"no campaign {campaign!r} in {shown_location(db)}; "
+                          f"`hitflow status --db {shown_location(db)}` lists them")
+    return store, meta[0], json.loads(meta[0]["config_json"] or "{}")
+
+
+def _stored_config(meta: dict[str, Any]) -> CampaignConfig:
+    from flows.core.config.config import load_config
+
+    cfg = load_config(meta["config_path"])
+    if cfg.name == meta["name"]:  # campaign_run (the whole run's imports, ~0.05 s) is not needed to read it
+        return cfg
+    from flows.driver.campaign_run import named
+
+    return named(cfg, meta["name"])  # a new attempt runs the config under its own name
 
 
 def _platform_of(store: Store, campaign: str) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qs, urlencode
 
@@ -22,7 +24,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from flows.campaigns.review_rows import paused_runs
+from flows.campaigns.review_data import platform_now
+from flows.campaigns.review_rows import ledger_now, paused_runs
 from flows.core.decisions import Decision
 from flows.core.errors import HitflowError, InputFormatError
 from flows.core.ledger.store import Store
@@ -31,12 +34,12 @@ from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_actions import apply_decision, bonus_amount
-from flows.review.review_cards import queue_cards
+from flows.review.review_cards import page_links, queue_cards
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
 
 COOKIE = "hitflow_review"
-FILTERS = ("rule", "batch", "worker", "show")
+FILTERS = ("rule", "batch", "worker", "show", "page")
 MAX_PAGE_TOKENS = 500
 MAX_FORM_BYTES = 64 * 1024
 RESUMING = threading.Lock()
@@ -77,12 +80,19 @@ class LoginSession:
 
 @dataclass
 class ReviewSite(LoginSession):
-    """The reviewer's session on one campaign's queue."""
+    """The reviewer's session on one campaign's queue. ``run`` serves the pages; with ``connect`` it is
+    the ledger's alone (:func:`flows.driver.operations.ledger_run`) and the platform is opened by
+    ``connect`` when the first decision is sent, then kept (closed with ``closing``): reopening an
+    embedded simulator replays its whole marketplace, minutes on a 40,000-image campaign."""
 
     run: Run
     reviewer: str
     mode: str
+    connect: Callable[[], AbstractContextManager[Run]] | None = None
+    closing: ExitStack = field(default_factory=ExitStack)
     _served: Run | None = None
+    _connected: Run | None = None
+    _connecting: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def served(self) -> Run:
@@ -90,6 +100,20 @@ class ReviewSite(LoginSession):
         if self._served is None:
             self._served = replace(self.run, store=Store(self.run.store.location))
         return self._served
+
+    def now(self) -> float:
+        """The platform's clock for the page: the open platform's, or the ledger's (status's too)."""
+        return ledger_now(self.served.store, self.run.cfg.name) if self.connect else platform_now(self.served)
+
+    def connected(self) -> Run:
+        """The run with its platform open, to send a decision: ``run`` itself, or opened by ``connect`` on
+        the first decision and kept (called on a thread of the server's pool: pages go on being served)."""
+        if self.connect is None:
+            return self.run
+        with self._connecting:
+            if self._connected is None:
+                self._connected = self.closing.enter_context(self.connect())
+            return self._connected
 
 
 def sign_in(site: LoginSession, request: Request, command: str = "the command",
@@ -168,12 +192,17 @@ def make_review_app(site: ReviewSite) -> ASGIApp:
         if (gate := sign_in(site, request, "`hitflow review`", "run `hitflow review` again")) is not None:
             return gate
         filters = {k: request.query_params.get(k, "") for k in FILTERS}
-        context = queue_cards(site.served, site.mode, filters)
+        try:
+            context = queue_cards(site.served, site.mode, filters, site.now())
+        except InputFormatError as exc:
+            return bad_request(str(exc))
+        filters["page"] = str(context["pages"]["page"])  # a decision sent from this page comes back to it
         platform = platform_for(site.run.platform)
         request.state.image_origins = context.pop("image_origins")
         html = render("review.html.j2", {**context, "filters": filters, "csrf": site.page_token(),
                                          "nonce": request.state.csp_nonce, "reviewer": site.reviewer,
                                          "campaign": site.run.cfg.name, "message": request.query_params.get("msg", ""),
+                                         "links": page_links(filters, context["pages"]),
                                          "categories": platform.REVIEW_CATEGORIES,
                                          "min_reason_chars": platform.MIN_REASON_CHARS})
         return HTMLResponse(html)
@@ -194,7 +223,8 @@ def make_review_app(site: ReviewSite) -> ASGIApp:
         except InputFormatError as exc:
             return bad_request(str(exc))
         try:
-            done = apply_decision(site.served, Decision(batch=batch, reviewer=site.reviewer, **fields))
+            sending = replace(await run_in_threadpool(site.connected), store=site.served.store)
+            done = apply_decision(sending, Decision(batch=batch, reviewer=site.reviewer, **fields))
             message = (f"{'already sent, not sent again' if done['repeat'] else 'sent'}: {done['action']} "
                        f"{fields['assignment_id'] or fields['worker_id']} ({done['outcome']})")
         except (ValueError, HitflowError) as exc:
@@ -202,7 +232,7 @@ def make_review_app(site: ReviewSite) -> ASGIApp:
         if paused_runs(site.served.store, site.run.cfg.name):  # a Prefect run waits for this queue
             message += await run_in_threadpool(resume_cleared, site)
         back = {k: str(form.get(f"f_{k}", "")) for k in FILTERS}
-        query = urlencode({**{k: v for k, v in back.items() if v}, "msg": message})
+        query = urlencode({"msg": message, **{k: v for k, v in back.items() if v}})  # the message first, as before
         return RedirectResponse(f"./?{query}", status_code=303)  # relative: also under the overview's /review/NAME/
 
     routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"]),
@@ -216,8 +246,12 @@ def resume_cleared(site: ReviewSite) -> str:
     Prefect's sync client must not run on the server's event loop)."""
     from flows.review.review_pause import resume_if_cleared
 
+    try:
+        run = site.connected()  # the platform's clock says which batches are cleared
+    except HitflowError as exc:
+        return f"; the paused flow run was not resumed: {exc}"
     with RESUMING:  # one resume at a time, on a ledger connection of this thread
-        resumed = resume_if_cleared(replace(site.run, store=Store(site.run.store.location)), site.reviewer)
+        resumed = resume_if_cleared(replace(run, store=Store(site.run.store.location)), site.reviewer)
     return f"; queue cleared: flow run {', '.join(resumed)} resumed" if resumed else ""
 
 

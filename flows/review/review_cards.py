@@ -6,21 +6,23 @@ import math
 import re
 import time
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urlencode, urlparse
 
 import pandas as pd
 
 from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
+from flows.campaigns.queue_cache import kept_queue
 from flows.campaigns.review_data import (
     applied_work,
     campaign_queue,
+    card_captions,
+    card_flags,
     histories,
-    item_flags,
     platform_now,
-    worker_captions,
 )
+from flows.core.errors import InputFormatError
 from flows.core.ledger.store import Store
 from postprocess.answers.worker_skill import SkillPolicy, shown_p
 from qc.campaign_state import item_states
@@ -56,38 +58,87 @@ def _filtered(queue: pd.DataFrame, filters: dict[str, str]) -> pd.DataFrame:
     return queue[keep]
 
 
-def queue_cards(run: Run, mode: str, filters: dict[str, str]) -> dict[str, Any]:
-    """Cards for the page, the filters' choices, counts, and the image hosts the CSP must allow."""
+def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None = None) -> dict[str, Any]:
+    """One page of cards (``filters["page"]``, by default the one with the first open item), the filters'
+    choices, counts, and the image hosts the CSP must allow. ``now``: the platform's clock (default: asked)."""
     store, name = run.store, run.cfg.name
-    # each item's state (open, decided by a person or by the rules) as every other view counts it
-    queue = item_states(campaign_queue(store, name, run.cfg.policy, mode, now := platform_now(run)),
-                        applied_work(store, name), run.cfg.review, now)
-    history = histories(store, name)
+    now = platform_now(run) if now is None else now
+    # each item's state (open, decided by a person or by the rules) as every other view counts it; the queue
+    # kept while the ledger has not changed (the overview's own, or this page's last load)
+    built = kept_queue(store, name, (run.cfg.policy, mode), now, lambda: campaign_queue(store, name, run.cfg.policy,
+                                                                                         mode, now))
+    queue = item_states(built, applied_work(store, name), run.cfg.review, now)
+    shown = _filtered(queue, filters)
+    pages = max(1, math.ceil(len(shown) / PAGE_CARDS))
+    page = min(pages, _page(filters.get("page", ""), shown))
+    pooled = PooledLines(store, name)
+    cards = page_cards(run, shown.iloc[(page - 1) * PAGE_CARDS:page * PAGE_CARDS], (page - 1) * PAGE_CARDS, pooled)
+    return {"cards": cards, "image_origins": sorted({_origin(c["url"]) for card in cards
+                                                     for c in card["captions"] if c["url"]} - {""}),
+            "choices": {"rule": sorted(set().union(*[rule_names(r) for r in set(queue["rules"])])),
+                        "batch": sorted({str(b) for b in queue["batch"]}),
+                        "worker": sorted(set(queue["worker_id"]))},
+            "counts": {"total": len(queue), "open": int((queue["state"] == "open").sum()), "shown": len(shown)},
+            "pages": {"page": page, "of": pages, "first": (page - 1) * PAGE_CARDS + 1 if cards else 0,
+                      "last": (page - 1) * PAGE_CARDS + len(cards)},
+            "doubted": pooled.doubted()}
+
+
+CARD_ROWS = 25  # captions (and flags) a card shows: five HITs' worth, enough to judge a worker by
+PAGE_CARDS = 20  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
+# campaign's queue holds ~8,000 items: all on one page never finished loading; issue 57 point 5)
+
+
+def page_links(filters: dict[str, str], pages: dict[str, int]) -> dict[str, str]:
+    """The previous and next page of cards under the same filters ("" at either end)."""
+    kept = {k: v for k, v in filters.items() if v and k != "page"}
+
+    def link(page: int) -> str:
+        return "./?" + urlencode({**kept, "page": page}) if 1 <= page <= pages["of"] else ""
+
+    return {"previous": link(pages["page"] - 1), "next": link(pages["page"] + 1)}
+
+
+def _page(asked: str, shown: pd.DataFrame) -> int:
+    """The page asked for (1 and up), or the one holding the first open item (the page's current card)."""
+    if asked:
+        if not (asked.isascii() and asked.isdigit() and 0 < len(asked) <= 6 and int(asked) > 0):
+            raise InputFormatError(f"page {asked[:20]!r} is not a page number (1, 2, ...)")
+        return int(asked)
+    open_at = (shown["state"] == "open").to_numpy().nonzero()[0]
+    return int(open_at[0]) // PAGE_CARDS + 1 if len(open_at) else 1
+
+
+def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) -> list[dict[str, Any]]:
+    """The cards of a page's queue rows (``first``: the first one's number in the filtered queue), each with
+    its worker's captions (and their telemetry), flags, control items, history and what people did."""
+    store, name = run.store, run.cfg.name
+    records = rows.to_dict("records")
+    if not records:
+        return []
+    history = {w: rows.to_dict("records") for w, rows in  # the page's workers only
+               histories(store, name, {r["worker_id"] for r in records}).groupby("worker_id", sort=False)}
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
     controls = control_lines(store, name)
-    pooled = PooledLines(store, name)
-    cards, origins = [], set()
-    for n, row in enumerate(_filtered(queue, filters).to_dict("records")):
-        captions = worker_captions(store, name, int(row["batch"]), row["worker_id"])
-        captions = [{**c, "telemetry": words} for c, words in zip(captions, telemetry_words(run, captions),
-                                                                   strict=True)]
-        origins |= {_origin(c["url"]) for c in captions if c["url"]}
+    # a busy worker's card shows CARD_ROWS of their captions and flags (its own assignment's first), and how many
+    captions = card_captions(store, name, [(int(r["batch"]), r["worker_id"], r["assignment_id"]) for r in records],
+                             CARD_ROWS)
+    words = iter(telemetry_words(run, [c for mine, _ in captions for c in mine]))  # one read for the page
+    cards = []
+    for n, (row, (mine, assignments)) in enumerate(zip(records, captions, strict=True), start=first):
+        flags, raised = card_flags(store, name, int(row["batch"]), row["worker_id"], row["assignment_id"], CARD_ROWS)
         done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
                 for a in actions if a["worker_id"] == row["worker_id"]
                 and (row["kind"] == "worker" or a["assignment_id"] in ("", row["assignment_id"]))]
         cards.append({**row, "n": n, "time_left": DECIDED.get(row["state"]) or time_left(row["seconds_left"]),
-                      "captions": captions,
-                      "flags": item_flags(store, name, int(row["batch"]), row["worker_id"]),
-                      "history": history[history["worker_id"] == row["worker_id"]].to_dict("records"),
+                      "captions": [{**c, "telemetry": next(words)} for c in mine],
+                      "from_assignments": len({c["assignment_id"] for c in mine}), "assignments": assignments,
+                      "flags": flags, "flags_raised": raised,
+                      "history": history.get(row["worker_id"], []),
                       "controls": controls.get(row["worker_id"], ""), "done": done,
                       "pooled": pooled.line(int(row["batch"]), row["worker_id"]),
                       "key_base": f"{name}:{row['item']}:{len(done)}"})
-    return {"cards": cards, "image_origins": sorted(o for o in origins if o),
-            "choices": {"rule": sorted(set().union(*[rule_names(r) for r in queue["rules"]])),
-                        "batch": sorted({str(b) for b in queue["batch"]}),
-                        "worker": sorted(set(queue["worker_id"]))},
-            "counts": {"total": len(queue), "open": int((queue["state"] == "open").sum())},
-            "doubted": pooled.doubted()}
+    return cards
 
 
 def control_lines(store: Store, campaign: str) -> dict[str, str]:
