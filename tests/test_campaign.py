@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -23,6 +24,7 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.units import hit_groups, hit_token
+from flows.sim.service.server import SimServer
 from tests.small_configs import extensions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,16 +46,35 @@ def sim_hits(sim) -> list[dict]:
     return [{**h.fields, "Question": h.question_xml()} for h in sim.market.hits.values()]
 
 
-def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:
-    summary = run_campaign(CONFIG, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path,
-                           limit=100, progress=quiet)
-    out = tmp_path / "vizwiz_captions"
+@dataclass
+class DemoRun:
+    """The demo on its first 100 images, finished: its summary, ledger, outputs and the HITs it posted."""
+
+    summary: dict
+    db: Path
+    out: Path
+    hits: list[dict]
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """One run read by the tests below that only read a finished demo's outputs (each made the same
+    run before: the simulator of ``sim``, seed 3, 100 images)."""
+    root = tmp_path_factory.mktemp("demo-100")
+    with SimServer(seed=3) as sim:
+        summary = run_campaign(CONFIG, endpoint_url=sim.url, db_path=root / "h.db", out_root=root, limit=100,
+                               progress=quiet)
+        return DemoRun(summary, root / "h.db", root / "vizwiz_captions", sim_hits(sim))
+
+
+def test_campaign_end_to_end_outputs(demo_run: DemoRun) -> None:
+    summary, out = demo_run.summary, demo_run.out
     assert {p.name for p in out.iterdir()} >= {"dataset.json", "dataset.csv", "flags.csv", "blocked_workers.csv",
                                               "report.html", "sim_workers.json"}
     data = json.loads((out / "dataset.json").read_text())
     # the demo tops up images QC left short of five accepted captions ([answers] top_up_rounds): five
     # captions an assignment, 100 posted plus the extensions
-    extra = extensions(tmp_path / "h.db")
+    extra = extensions(demo_run.db)
     assert len(data["images"]) == 100 and len(data["annotations"]) == 5 * (100 + extra)
     assert set(data["images"][0]) == {"id", "file_name", "text_detected", "difficulty"}
     assert {i["difficulty"] for i in data["images"]} <= {"easy", "medium", "difficult", "all_canned"}
@@ -69,17 +90,15 @@ def test_campaign_end_to_end_outputs(sim, tmp_path: Path) -> None:
         assert not ((flat["worker_id"] == row.worker_id) & (flat["batch"] > row.batch)).any()
     truth = summary["truth"].set_index("profile")
     assert truth.loc["low_approval", "worked"] == 0
-    assert len(sim_hits(sim)) == 20 and summary["captions"] == 5 * (100 + extra)
+    assert len(demo_run.hits) == 20 and summary["captions"] == 5 * (100 + extra)
 
 
-def test_the_demo_ships_no_image_short_of_five_captions_unless_it_ran_out_of_rounds(sim, tmp_path: Path) -> None:
+def test_the_demo_ships_no_image_short_of_five_captions_unless_it_ran_out_of_rounds(demo_run: DemoRun) -> None:
     """Issue 43: images QC left short get more assignments; those still short are named, and the summary
     says how many were topped up and how many ran out of rounds."""
     from flows.campaigns.summary import summarize
 
-    run_campaign(CONFIG, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=100,
-                 progress=quiet)
-    out = tmp_path / "vizwiz_captions"
+    out = demo_run.out
     data = pd.read_csv(out / "dataset.raw.csv", dtype={"image_id": str})
     kept = data[~data["is_rejected"].astype(bool) & data["caption"].fillna("").str.strip().ne("")]
     accepted = kept.groupby("image_id").size().reindex(data["image_id"].unique(), fill_value=0)

@@ -90,10 +90,18 @@ def _dataset(tmp_path: Path, name: str) -> pd.DataFrame:
     return frame[cols].sort_values(cols).reset_index(drop=True)
 
 
-def test_interrupted_run_gives_the_same_dataset(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    """The dataset of an uninterrupted run (seed 11, 100 images), which both interrupted runs below must
+    equal: made once for the module (each test made its own, on seeds 11 and 12)."""
+    root = tmp_path_factory.mktemp("uninterrupted")
     with SimServer(seed=11) as first:
-        run_campaign(CONFIG, endpoint_url=first.url, db_path=tmp_path / "a.db", out_root=tmp_path / "a",
+        run_campaign(CONFIG, endpoint_url=first.url, db_path=root / "a.db", out_root=root / "a",
                      limit=100, progress=quiet)
+    return _dataset(root, "a")
+
+
+def test_interrupted_run_gives_the_same_dataset(tmp_path: Path, uninterrupted: pd.DataFrame) -> None:
     with SimServer(seed=11) as second:
         run = make_run(second, tmp_path / "b.db")
         plan_items(run, limit=100)
@@ -102,7 +110,7 @@ def test_interrupted_run_gives_the_same_dataset(tmp_path: Path) -> None:
             publish_batch(run, 2, crash_after=1)
         run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
                      limit=100, progress=quiet)
-    pd.testing.assert_frame_equal(_dataset(tmp_path, "a"), _dataset(tmp_path, "b"))
+    pd.testing.assert_frame_equal(uninterrupted, _dataset(tmp_path, "b"))
 
 
 def test_cancel_is_safe_twice(sim, tmp_path: Path) -> None:
@@ -158,12 +166,10 @@ def test_next_batch_advances_one_batch_per_run_until_done(sim, tmp_path: Path) -
     assert run.store.table("locks").count == 0  # the lock is released after each run
 
 
-def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatch) -> None:
+def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatch,
+                                                     uninterrupted: pd.DataFrame) -> None:
     import flows.platforms.mturk.adapter as adapter  # what MTurk's decide step calls
 
-    with SimServer(seed=12) as first:
-        run_campaign(CONFIG, endpoint_url=first.url, db_path=tmp_path / "a.db", out_root=tmp_path / "a",
-                     limit=100, progress=quiet)
     real_approve, calls = adapter.approve, []
 
     def dying_approve(client, assignment_id):  # the process dies part-way through batch 2's approvals
@@ -172,7 +178,7 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
             raise KeyboardInterrupt("killed mid-review")
         return real_approve(client, assignment_id)
 
-    with SimServer(seed=12) as second:
+    with SimServer(seed=11) as second:
         monkeypatch.setattr(adapter, "approve", dying_approve)
         with pytest.raises(KeyboardInterrupt):
             run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
@@ -186,7 +192,7 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
         assert len(paid) == store.table("decisions").count_where("action = 'approve'")
         # Nobody was paid twice: the balance fell by exactly one payment per approval.
         assert Decimal("10000.00") - second.market.balance == len(paid) * Decimal("0.66")
-    pd.testing.assert_frame_equal(_dataset(tmp_path, "a"), _dataset(tmp_path, "b"))
+    pd.testing.assert_frame_equal(uninterrupted, _dataset(tmp_path, "b"))
 
 
 def test_dry_runs_change_nothing(sim, tmp_path: Path) -> None:
