@@ -100,7 +100,9 @@ def test_wsd_keeps_full_majority_vote_accuracy_with_at_most_half_the_labels() ->
         return float((answers["label"].to_numpy() == gold.reindex(answers["item_id"]).to_numpy()).mean())
 
     full = accuracy(aggregate(frame, "mv").answers)
-    for rule in (StoppingRule(3, lead=2, method="mv"), StoppingRule(3, confidence=0.95, method="ds")):
+    # the last: [answers]' defaults with hitflow new's starter min and max (confidence 0.98, at most 6)
+    for rule in (StoppingRule(3, lead=2, method="mv"), StoppingRule(3, confidence=0.95, method="ds"),
+                 StoppingRule(2, 6, confidence=0.98)):
         result = replay(frame, rule)
         assert accuracy(result.answers) >= full
         assert saving(result, frame)["share_used"] <= 0.5
