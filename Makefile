@@ -267,6 +267,13 @@ bench-aggregation-speed: $(STAMP)
 bench-adaptive-campaign: $(STAMP)
 	$(BIN)/python -m bench.adaptive_campaign
 
+# issue 56: the same campaign with the defaults a user gets (hitflow new's min 2 and max 6, every other [answers] key
+# at its default), seeds 9-11, each route (bench/results-adaptive-defaults-{mturk,prolific}.json)
+.PHONY: bench-adaptive-defaults
+bench-adaptive-defaults: $(STAMP)
+	$(BIN)/python -m bench.adaptive_campaign --defaults --seeds 9,10,11 --out bench/results-adaptive-defaults-mturk.json
+	$(BIN)/python -m bench.adaptive_campaign --defaults --route prolific --seeds 9,10,11 --out bench/results-adaptive-defaults-prolific.json
+
 # the same on Prolific-sim at 0.93: more places on each batch's study (results-adaptive-campaign-prolific.json)
 .PHONY: bench-adaptive-campaign-prolific
 bench-adaptive-campaign-prolific: $(STAMP)

@@ -25,7 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
 # skill_* and cli_default: stop on postprocess.answers.skill_posterior (what campaigns and
 # `hitflow aggregate --adaptive` use)
-RULES = {"cli_default": StoppingRule(3, confidence=0.95, method="auto"),  # hitflow aggregate --adaptive
+RULES = {"cli_default": StoppingRule(2, confidence=0.95, method="auto"),  # hitflow aggregate --adaptive
+         # [answers]' defaults with hitflow new's starter min and max (issue 56)
+         "campaign_default": StoppingRule(2, 6, confidence=0.98, method="auto"),
+         "cli_min3": StoppingRule(3, confidence=0.95, method="auto"),  # the replay's default before issue 56
          "lead2": StoppingRule(3, lead=2, method="mv"),
          "ds_conf0.95": StoppingRule(3, confidence=0.95, method="ds", stop_on="method"),
          "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds", stop_on="method"),

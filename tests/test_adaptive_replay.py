@@ -100,7 +100,9 @@ def test_wsd_keeps_full_majority_vote_accuracy_with_at_most_half_the_labels() ->
         return float((answers["label"].to_numpy() == gold.reindex(answers["item_id"]).to_numpy()).mean())
 
     full = accuracy(aggregate(frame, "mv").answers)
-    for rule in (StoppingRule(3, lead=2, method="mv"), StoppingRule(3, confidence=0.95, method="ds")):
+    # the last: [answers]' defaults with hitflow new's starter min and max (confidence 0.98, at most 6)
+    for rule in (StoppingRule(3, lead=2, method="mv"), StoppingRule(3, confidence=0.95, method="ds"),
+                 StoppingRule(2, 6, confidence=0.98)):
         result = replay(frame, rule)
         assert accuracy(result.answers) >= full
         assert saving(result, frame)["share_used"] <= 0.5
@@ -269,3 +271,71 @@ def test_control_items_calibrate_the_stop_and_take_no_more_judgements() -> None:
     ordinary = result.answers.set_index("item_id")
     expected = bounded(calibrator.apply(model[ordinary.index].to_numpy()), ordinary["judgements_used"].to_numpy(), 2)
     np.testing.assert_allclose(ordinary["stop_confidence"], expected, rtol=1e-9)
+
+
+# --- the stopping rule on strangers, against an independent computation ---
+
+def _strangers(seed: int, p: float, items: int = 600, per_item: int = 6) -> tuple[pd.DataFrame, pd.Series]:
+    """Every label from a worker seen nowhere else, right with chance ``p``, a slip either other label alike;
+    the three labels equally often the truth."""
+    rng = np.random.default_rng(seed)
+    rows, truth = [], {}
+    for i in range(items):
+        truth[f"i{i}"] = "abc"[i % 3]
+        for k in range(per_item):
+            slips = [x for x in "abc" if x != truth[f"i{i}"]]
+            label = truth[f"i{i}"] if rng.random() < p else slips[int(rng.integers(2))]
+            rows.append({"item_id": f"i{i}", "worker_id": f"s{i}-{k}", "label": label})
+    return pd.DataFrame(rows), pd.Series(truth)
+
+
+def _one_coin_by_hand(labels: list[str], p: float, confidence: float, low: int, high: int,
+                      settled: bool) -> tuple[int, bool]:
+    """(judgements an item takes, whether it stopped only because the rest could at best tie it) when each
+    label is a stranger's right with chance ``p``: the leading label's posterior is r^n1 / sum of r^n over the
+    labels, r = p / ((1 - p) / 2) (three labels, even slips)."""
+    r = p / ((1 - p) / 2)
+    used = low
+    while used < high:
+        counts = sorted([*Counter(labels[:used]).values(), 0, 0], reverse=True)[:3]
+        if r ** counts[0] / sum(r ** c for c in counts) >= confidence:
+            break
+        if settled and counts[0] - counts[1] >= high - used:
+            return used, counts[0] - counts[1] == high - used
+        used += 1
+    return used, False
+
+
+@pytest.mark.parametrize(("confidence", "settled"), [(0.95, False), (0.95, True), (0.99, False), (0.99, True)])
+def test_the_stopping_rule_over_strangers_is_the_one_coin_rule(confidence: float, settled: bool) -> None:
+    """Strangers carry no record, so the skill posterior (skill_prior at the crowd's true 0.8) is the one-coin
+    posterior of the item's vote counts: the replay must take, item by item, the judgements the count rule
+    takes by hand, and its cost and accuracy must be the exact ones of bench.adaptive_frontier (every vote
+    sequence enumerated) up to sampling error. 0.95 and 0.99 sit clear of every count pattern's posterior
+    (0.9697 for 2-0, 0.9827 for 3-1, 0.9961 for 3-0), so the base rates the model estimates cannot tip one.
+    One place they may: a lead equal to the judgements left (3-1 with two to come) could at best tie, and at a
+    tie the model's answer is the label its base rates favour, which can be the runner-up's by more than
+    SETTLED_ODDS (the estimate is noisy at 600 items: a log ratio of 0.125 against log 1.1); such an item may go
+    on, never stop sooner."""
+    from bench.adaptive_frontier import threshold_rule
+
+    p = 0.8
+    frame, truth = _strangers(11, p)
+    rule = StoppingRule(2, 6, confidence=confidence, method="mv", skill_prior=SkillPrior(p), settled=settled)
+    result = replay(frame, rule).answers.set_index("item_id")
+    by_hand = {item: _one_coin_by_hand(list(g["label"]), p, confidence, 2, 6, settled)
+               for item, g in frame.groupby("item_id", sort=False)}
+    taken = result["judgements_used"]
+    expected = pd.Series({item: n for item, (n, _) in by_hand.items()})
+    at_a_tie = pd.Series({item: tie for item, (_, tie) in by_hand.items()})
+    differ = taken.reindex(expected.index) != expected
+    assert not (differ & ~at_a_tie).any()  # every other item takes exactly the count rule's judgements
+    assert (taken.reindex(expected.index)[differ] > expected[differ]).all()
+    exact_accuracy, exact_mean = threshold_rule(p, confidence, 2, 6, settled=settled)
+    error = 3 * taken.std() / np.sqrt(len(taken))
+    if not settled:
+        assert not differ.any() and abs(taken.mean() - exact_mean) < error
+    else:  # at 0.99 about one item in ten is such a tie here (a judgement bought for nothing): never fewer
+        assert taken.mean() > exact_mean - error
+    right = (result["label"] == truth.reindex(result.index)).to_numpy(dtype=float)
+    assert abs(right.mean() - exact_accuracy) < 3 * np.sqrt(exact_accuracy * (1 - exact_accuracy) / len(right))

@@ -33,8 +33,9 @@ class AnswersSection(Section):
                                 "uncertain; 0: off, every item gets [campaign] assignments_per_image")
     max_judgements: int = Field(0, ge=0, le=1000, description="Adaptive overlap: at most this many judgements per item "
                                 "(the budget is checked for this many everywhere)")
-    confidence: Share = Field(0.9, description="Adaptive overlap: an item gets another judgement while the probability "
-                              "of its answer, each worker weighed by their skill so far, is below this")
+    confidence: Share = Field(0.98, description="Adaptive overlap: an item gets another judgement while the "
+                              "probability of its answer, each worker weighed by their skill so far (answers.csv's "
+                              "confidence), is below this")
     skill_prior: float = Field(0.7, gt=0, lt=1, allow_inf_nan=False,
                                description="Adaptive overlap: the accuracy a worker is assumed to have before "
                                "their own judgements say otherwise (it weighs their answers while they have few)")
@@ -121,7 +122,7 @@ class AnswersSettings:
     agreement_min_others: int = 3
     min_judgements: int = 0  # adaptive overlap off at 0
     max_judgements: int = 0
-    confidence: float = 0.9
+    confidence: float = 0.98  # answers.csv's calibrated confidence (docs/how-to/uncertain-items.md)
     skill_prior: float = 0.7  # adaptive overlap: postprocess.answers.skill_posterior.SkillPrior
     skill_prior_weight: float = 4.0
     crowd_prior_weight: float = 0.0  # SkillPrior.crowd_weight: 0, skill_prior alone
