@@ -39,7 +39,8 @@ def careful(w: Worker, rng: random.Random) -> bool:
 
 
 def known_for(fill: Filling, ctx: ItemContext, f: FormField) -> str | None:
-    """The requester's known answer for this item and field, as the field holds it (flows/sim/known_answers.py)."""
+    """The requester's known answer for this item and field, as the field holds it
+    (flows/sim/people/known_answers.py)."""
     return known_answer(fill.bank, ctx.key, field_base(f.name))
 
 
@@ -50,7 +51,7 @@ def takes_care(fill: Filling) -> bool:
 
 def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
     """What an honest worker writes from: the bank's captions, the item's own text, a made-up scene for an
-    image the bank does not hold (flows/sim/unseen_images.py), or, for a generated item, an adopted image's."""
+    image the bank does not hold (flows/sim/people/unseen_images.py), or, for a generated item, an adopted image's."""
     known = bank.get(ctx.key.split("~")[0])
     if known and known.captions and (ctx.shows_image or not ctx.texts):  # a text item is not a bank image
         return [c for c in known.captions if c.strip()] or known.captions
