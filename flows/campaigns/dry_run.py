@@ -6,11 +6,14 @@ platform and no money."""
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from flows.campaigns.campaign_plan import item_plan
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.core.pages.templates import TEMPLATE_DIR
 from flows.core.run.run_context import Run
 from flows.platforms.interface import Groups
 from flows.platforms.registry import platform_for
@@ -26,6 +29,33 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
     for row in item_plan(cfg, limit, scale):
         groups[(row["batch"], row["hit_index"])].append(row)
     return platform_for(platform).dry_run(run, groups, list(invitees))
+
+
+CAPTIONS_BLIND = ("simulated answers for caption are content-blind on {blind} of {total} items: the simulator's "
+                  "caption bank ({crowd}) does not hold their images, so its workers describe a scene of its own "
+                  "making there, never another image's captions; accuracy and agreement figures from this "
+                  "rehearsal say nothing about it (a crowd file whose caption_bank holds them: --crowd or "
+                  "[target] sim_crowd)")
+
+
+def blind_caption_lines(cfg: CampaignConfig, target: str, endpoint_url: str, crowd: str | None,
+                        limit: int | None = None, scale: int = 1) -> list[str]:
+    """For a rehearsal on the in-process simulator of a caption page (issue 58): how many of its images the
+    crowd's caption bank does not hold, whose simulated captions are a declared made-up scene."""
+    template = TEMPLATE_DIR / f"{cfg.task}.html.j2"
+    if target != "sim" or endpoint_url or cfg.endpoint_url or cfg.task == "custom" or cfg.study is not None \
+            or not template.is_file() or 'data-sim-fill="caption"' not in template.read_text(encoding="utf-8"):
+        return []  # another platform, a running simulator whose crowd is its own, or no caption box
+    # here, not at the top: the simulator is reached only through targets, and only when asked for
+    from flows.platforms.targets import crowd_file_used, sim_uncaptioned
+
+    crowd_file = crowd_file_used(Path(crowd) if crowd else cfg.sim_crowd)
+    ids = [str(row["item_id"]) for row in item_plan(cfg, limit, scale)]
+    try:
+        blind = sim_uncaptioned(crowd_file, ids)
+    except ConfigError as exc:  # a rehearsal would stop on it: a problem of the dry run too
+        return [f"PROBLEM: the simulator's crowd cannot be loaded: {exc}"]
+    return [CAPTIONS_BLIND.format(blind=len(blind), total=len(ids), crowd=crowd_file.name)] if blind else []
 
 
 def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> str:

@@ -274,9 +274,9 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import format_plan, plan_calls
+    from flows.campaigns.dry_run import blind_caption_lines, format_plan, plan_calls
 
-    lines: list[str] = []
+    lines: list[str] = blind_caption_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
     if cfg.task == "custom":
         from flows.custom.custom_task import dry_run_lines
 

@@ -59,5 +59,5 @@ def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
         return ctx.texts
     if unseen(ctx, bank):  # a real image the bank does not hold: never another image's caption
         return blind_descriptions(ctx.key)
-    entry, scene = captions.image_entry(ctx.key, bank)  # a generated item (or no image at all) adopts one
+    entry, scene = captions.image_entry(ctx.key, bank)  # a generated item adopts one; no image: a made-up scene
     return [f"{c.strip().rstrip('.!?')}, {scene}." if scene else c for c in entry.captions] or ["An object."]
