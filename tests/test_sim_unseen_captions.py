@@ -81,3 +81,25 @@ def test_the_dry_run_says_captions_of_images_the_bank_lacks_are_content_blind(
     monkeypatch.setenv("HITFLOW_ALLOW_OUTSIDE_PATHS", "1")  # the Flickr8k crowd reads its bank from ../shared/data
     assert "content-blind" not in dry_run(capsys)  # its own crowd holds every image
     assert "content-blind" not in dry_run(capsys, "--target", "mturk", "--endpoint-url", "https://example.org")
+
+
+def photos_project(tmp_path: Path, ids: list[str]) -> Path:
+    """The starter photo page (a description box and a choice per image) on the given image ids."""
+    from flows.custom.scaffold import scaffold
+
+    scaffold("photos", tmp_path)
+    items = tmp_path / "config" / "photos_items.csv"
+    items.write_text("item_id,image_url,note\n" + "".join(f"{i},https://example.org/img/{i}.jpg,\n" for i in ids))
+    return tmp_path / "config" / "photos.toml"
+
+
+def test_a_custom_pages_dry_run_says_its_text_on_images_the_bank_lacks_is_content_blind(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+    config = photos_project(tmp_path / "flickr", flickr_ids(shared_data, 3))
+    main(["run", str(config), "--dry-run"])
+    line = next(line for line in capsys.readouterr().out.splitlines() if "are content-blind on" in line)
+    assert line.startswith("simulated answers for description are content-blind on 3 of the first page's 3 items")
+    _, bank = load_crowd(DEFAULT_CROWD)
+    vizwiz = sorted(k for k, e in bank.items() if e.captions)[:3]  # images the demo crowd's bank holds
+    main(["run", str(photos_project(tmp_path / "vizwiz", vizwiz)), "--dry-run"])
+    assert "are content-blind on" not in capsys.readouterr().out

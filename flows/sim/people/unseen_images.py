@@ -19,7 +19,7 @@ import zlib
 
 from flows.core.config.item_generator import URL_BASE
 from flows.sim.people.crowd_model import BankEntry
-from flows.sim.people.page_context import ItemContext
+from flows.sim.people.page_context import ItemContext, page_contexts
 
 TEXT_SOURCE = "text:"  # "text:<item>|<field>" -> BLIND_TEXT: what the worker wrote there is content-blind
 BLIND_TEXT = "blind text"
@@ -48,6 +48,14 @@ def uncaptioned(item_id: str, bank: dict[str, BankEntry]) -> bool:
 def unseen(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
     """An image item with no text of its own whose captions the bank does not hold (and no generated one)."""
     return ctx.shows_image and not ctx.texts and uncaptioned(ctx.key, bank)
+
+
+def unseen_on_page(html: str, bank: dict[str, BankEntry]) -> list[str]:
+    """The keys of a rendered page's items whose text its workers write from a made-up scene (the dry run's
+    count: the same reading of the page as a worker's, flows/sim/people/page_context.py)."""
+    contexts = page_contexts(html)
+    items = {idx: ctx for idx, ctx in contexts.items() if idx} or contexts
+    return [ctx.key for ctx in items.values() if unseen(ctx, bank)]
 
 
 def blind_descriptions(key: str) -> list[str]:
