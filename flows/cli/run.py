@@ -274,13 +274,13 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import format_plan, grown_plan_note, plan_calls
+    from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls
 
-    lines: list[str] = []
+    lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
     if cfg.task == "custom":
         from flows.custom.custom_task import dry_run_lines
 
-        lines = dry_run_lines(cfg)
+        lines = dry_run_lines(cfg) + lines
         if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
             print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
             return 1

@@ -260,6 +260,24 @@ def sim_item_truth(target: Target) -> list[dict[str, Any]]:
         return _sim_list(resp.read(), "items")
 
 
+def sim_uncaptioned(crowd_file: Path, item_ids: list[str]) -> list[str]:
+    """The items whose image the crowd's caption bank holds no caption of (load tests' made-up ids aside):
+    the simulator's workers describe a scene of its own making there (flows/sim/people/unseen_images.py)."""
+    from flows.sim.people.crowd import load_crowd
+    from flows.sim.people.unseen_images import uncaptioned
+
+    bank = load_crowd(crowd_file)[1]
+    return [item for item in item_ids if uncaptioned(item, bank)]
+
+
+def sim_unseen_on_page(crowd_file: Path, page_html: str) -> list[str]:
+    """The items of a rendered page whose image the crowd's caption bank does not hold, as its workers read them."""
+    from flows.sim.people.crowd import load_crowd
+    from flows.sim.people.unseen_images import unseen_on_page
+
+    return unseen_on_page(page_html, load_crowd(crowd_file)[1])
+
+
 def sim_browser_missing() -> str:
     """'' when the simulator's browser workers can run on this machine, else why not and the fix."""
     from flows.sim.pages.browser_check import missing

@@ -16,7 +16,7 @@ from flows.sim.people import crowd, qual_tests
 
 
 class WorkerQualifications:
-    """Mixed into :class:`flows.sim.market.Marketplace`, whose state these read and write."""
+    """Mixed into :class:`flows.sim.mturk.market.Marketplace`, whose state these read and write."""
 
     seed: int
     bank: dict[str, crowd.BankEntry]

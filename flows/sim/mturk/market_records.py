@@ -32,7 +32,7 @@ class MTurkError(Exception):
 
 class Assignment(Tracked):
     """One worker's assignment. Its answer (~4 KB of XML for a caption HIT, five per HIT) is kept
-    packed (flows/sim/packed_text.py): ``answer`` reads and assigns the text as it is."""
+    packed (flows/sim/mturk/packed_text.py): ``answer`` reads and assigns the text as it is."""
 
     __slots__ = (
         "_answer",
@@ -69,7 +69,7 @@ class Assignment(Tracked):
         self._answer = pack_answer(text)
 
     def keep_answer_in(self, stored: object) -> None:
-        """The answer is read from ``stored`` from now on (flows/sim/state_rows.py); not a change to save."""
+        """The answer is read from ``stored`` from now on (flows/sim/service/state_rows.py); not a change to save."""
         object.__setattr__(self, "_answer", stored)
 
     @property

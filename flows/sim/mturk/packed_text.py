@@ -52,7 +52,7 @@ def pack(text: str, zdict: bytes = b"") -> str | Packed:
 
 
 def unpack(value: object) -> str:
-    """The text of a packed value (or of anything whose ``str()`` is its text, flows/sim/state_rows.py)."""
+    """The text of a packed value (or of anything whose ``str()`` is its text, flows/sim/service/state_rows.py)."""
     return value if isinstance(value, str) else str(value)
 
 

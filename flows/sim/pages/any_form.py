@@ -118,7 +118,7 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str:
-    """The text of the kind the box asks for (flows/sim/item_writing.py); an optional box beside the
+    """The text of the kind the box asks for (flows/sim/people/item_writing.py); an optional box beside the
     item's answers gets a remark, never the item's own text; "" when the box asks for a description."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
     wanted = asked(question, field_base(f.name)) or ("remark" if optional(f) and f.name not in fill.sole else "")
@@ -171,7 +171,7 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
                   rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
     """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
-    ``common``: the page's own text, as other HITs of its type show it (flows/sim/page_common.py)."""
+    ``common``: the page's own text, as other HITs of its type show it (flows/sim/pages/page_common.py)."""
     todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
             and not (f.kind == "text" and f.value)]
     if not todo:

@@ -18,7 +18,7 @@ NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
 
 
 def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
-    """The item's latent answer, given with the worker's skill (flows/sim/latent_choices.py)."""
+    """The item's latent answer, given with the worker's skill (flows/sim/people/latent_choices.py)."""
     options = [o for o in f.options if o != ""] or f.options
     if not options:
         return ""

@@ -39,7 +39,8 @@ def careful(w: Worker, rng: random.Random) -> bool:
 
 
 def known_for(fill: Filling, ctx: ItemContext, f: FormField) -> str | None:
-    """The requester's known answer for this item and field, as the field holds it (flows/sim/known_answers.py)."""
+    """The requester's known answer for this item and field, as the field holds it
+    (flows/sim/people/known_answers.py)."""
     return known_answer(fill.bank, ctx.key, field_base(f.name))
 
 
@@ -50,7 +51,7 @@ def takes_care(fill: Filling) -> bool:
 
 def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
     """What an honest worker writes from: the bank's captions, the item's own text, a made-up scene for an
-    image the bank does not hold (flows/sim/unseen_images.py), or, for a generated item, an adopted image's."""
+    image the bank does not hold (flows/sim/people/unseen_images.py), or, for a generated item, an adopted image's."""
     known = bank.get(ctx.key.split("~")[0])
     if known and known.captions and (ctx.shows_image or not ctx.texts):  # a text item is not a bank image
         return [c for c in known.captions if c.strip()] or known.captions
@@ -58,5 +59,5 @@ def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
         return ctx.texts
     if unseen(ctx, bank):  # a real image the bank does not hold: never another image's caption
         return blind_descriptions(ctx.key)
-    entry, scene = captions.image_entry(ctx.key, bank)  # a generated item (or no image at all) adopts one
+    entry, scene = captions.image_entry(ctx.key, bank)  # a generated item adopts one; no image: a made-up scene
     return [f"{c.strip().rstrip('.!?')}, {scene}." if scene else c for c in entry.captions] or ["An object."]

@@ -2,9 +2,11 @@
 
 Honest workers (and every bad profile whose abuse is not repetition) draw real captions of the
 image from the bank and never type the same text twice: when their draw was already used, they
-take another caption of the image, then realistic variations of it. An image the bank does not
-know (a generated item of a full-scale campaign) adopts a bank image's captions plus a scene
-detail of its own, so its five captions agree with each other and differ from other images'.
+take another caption of the image, then realistic variations of it. A generated item of a
+full-scale campaign (no image behind it) adopts a bank image's captions plus a scene detail of its
+own, so its five captions agree with each other and differ from other images'. A real image the bank
+does not hold (Flickr8k ids beside VizWiz's bank) never gets another image's captions: its workers
+describe a scene of the simulator's own making (unseen_images.py), which the dry run declares.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 import zlib
 
 from flows.sim.people.crowd_model import ASSISTANT_PROFILES, PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.people.unseen_images import blind_descriptions, uncaptioned
 from qc.submit_rules import SubmitRules, is_canned, violations
 
 FILLER = ("with", "a", "few", "other", "objects", "visible", "around", "it")
@@ -56,10 +59,13 @@ _BANK_KEYS: dict[tuple[int, int], list[str]] = {}
 
 
 def image_entry(item_id: str, bank: dict[str, BankEntry]) -> tuple[BankEntry, str]:
-    """The bank's captions for an image and, for an image the bank does not know, its scene."""
+    """The bank's captions for an image; for a real image the bank does not hold, a made-up scene (no
+    other image's captions); for a generated item, an adopted bank image's captions and a scene detail."""
     base = item_id.split("~")[0]
     if base in bank and bank[base].captions:
         return bank[base], ""
+    if uncaptioned(item_id, bank):  # content-blind, and said so: never another image's captions as this one's
+        return BankEntry(blind_descriptions(base), 0), ""
     keys = _BANK_KEYS.get((id(bank), len(bank)))
     if keys is None:
         keys = _BANK_KEYS.setdefault((id(bank), len(bank)), sorted(k for k, e in bank.items() if e.captions))

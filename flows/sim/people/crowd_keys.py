@@ -35,7 +35,7 @@ PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {
     "choice_skip": (0.0, 1.0, False),  # an honest profile's chance of skipping an optional choice
     "accuracy": (0.0, 1.0, False),  # chance of giving a choice's truth with care (latent_choices.py)
 }
-# Words a profile may set: how its choice answers go (flows/sim/latent_choices.py)
+# Words a profile may set: how its choice answers go (flows/sim/people/latent_choices.py)
 PROFILE_WORDS = {"choices": ("wrong",)}
 PROFILE_KEYS = ("name", "count", "share", "locale", *PROFILE_WORDS, *PARAMETER_RANGES)
 

@@ -83,7 +83,7 @@ def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
     """``sim_items.json``: one row per item and choice field a worker was shown, with its latent answer
     and its ``source``: ``known`` (the requester's), ``read`` (the reading model) or ``blind``; and one
     row per image item and text field whose text was content-blind (``source`` = ``blind text``, no
-    answer: flows/sim/unseen_images.py)."""
+    answer: flows/sim/people/unseen_images.py)."""
     workers = list(workers)
     seen: dict[tuple[str, str], str] = {}
     sources: dict[tuple[str, str], str] = {}

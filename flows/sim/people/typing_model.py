@@ -155,7 +155,7 @@ def page_record(worker: Worker, captions: list[tuple[str, str, str]], accept_s: 
     return json.dumps({"v": 1, "loads": loads, "vis": vis, "f": fields}, separators=(",", ":"))
 
 
-# In a real browser (flows/sim/browser_worker.py) -------------------------------------------------
+# In a real browser (flows/sim/pages/browser_worker.py) -------------------------------------------------
 # A paste as Chromium delivers one: a cancelable paste event carrying the text, then the text inserted
 # (a synthetic event has no default action). False when the page cancelled it.
 PASTE_JS = """(el, text) => { const data = new DataTransfer(); data.setData("text/plain", text);

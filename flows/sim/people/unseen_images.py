@@ -8,7 +8,9 @@ worker repeats a text across items). The rehearsal says so: each such item and t
 in the worker's memory (:data:`TEXT_SOURCE`), ``sim_items.json`` has a row with ``source`` =
 :data:`BLIND_TEXT`, and the report says "simulated text for FIELD is content-blind"
 (flows/custom/truth_source.py). Generated items (``generate:N``, flows/core/config/item_generator.py)
-show nothing at all and keep adopting a bank image's captions (flows/sim/people/captions.py).
+show nothing at all and keep adopting a bank image's captions (flows/sim/people/captions.py). The caption
+task's own page writes the same made-up scenes for an image the bank does not hold, and the dry run counts
+such images (flows/campaigns/dry_run.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import zlib
 
 from flows.core.config.item_generator import URL_BASE
 from flows.sim.people.crowd_model import BankEntry
-from flows.sim.people.page_context import ItemContext
+from flows.sim.people.page_context import ItemContext, page_contexts
 
 TEXT_SOURCE = "text:"  # "text:<item>|<field>" -> BLIND_TEXT: what the worker wrote there is content-blind
 BLIND_TEXT = "blind text"
@@ -36,10 +38,24 @@ def generated(key: str) -> bool:
     return key.startswith(GENERATED_STEM) or key.startswith(URL_BASE)
 
 
+def uncaptioned(item_id: str, bank: dict[str, BankEntry]) -> bool:
+    """An image id the bank holds no caption of and no load test made up: what is written about it is
+    content-blind (the caption task's captions too: flows/sim/people/captions.py)."""
+    known = bank.get(item_id.split("~")[0])
+    return not (known and known.captions) and not generated(item_id)
+
+
 def unseen(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
     """An image item with no text of its own whose captions the bank does not hold (and no generated one)."""
-    known = bank.get(ctx.key.split("~")[0])
-    return ctx.shows_image and not ctx.texts and not (known and known.captions) and not generated(ctx.key)
+    return ctx.shows_image and not ctx.texts and uncaptioned(ctx.key, bank)
+
+
+def unseen_on_page(html: str, bank: dict[str, BankEntry]) -> list[str]:
+    """The keys of a rendered page's items whose text its workers write from a made-up scene (the dry run's
+    count: the same reading of the page as a worker's, flows/sim/people/page_context.py)."""
+    contexts = page_contexts(html)
+    items = {idx: ctx for idx, ctx in contexts.items() if idx} or contexts
+    return [ctx.key for ctx in items.values() if unseen(ctx, bank)]
 
 
 def blind_descriptions(key: str) -> list[str]:

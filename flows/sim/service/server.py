@@ -140,7 +140,7 @@ class _Handler(CountedConnection, WorkerPages):
                 faults.lose_reply_rate = float(payload.get("lose_reply_rate", faults.lose_reply_rate))
             self._commit()
             return self._json(200, vars(faults))
-        if url.path == "/_sim/truth":  # the requester's known answers (flows/sim/known_answers.py)
+        if url.path == "/_sim/truth":  # the requester's known answers (flows/sim/people/known_answers.py)
             return self._json(200, take_known(self.server.market, self._body()))
         if url.path == "/mturk/externalSubmit":
             return self._external_submit(self._body())
