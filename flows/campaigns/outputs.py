@@ -15,6 +15,7 @@ from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
+from flows.campaigns.content_blind import caption_blind_lines, write_notes
 from flows.campaigns.dataset_files import DatasetFiles
 from flows.campaigns.report_summary import report_summary
 from flows.campaigns.review_data import review_summary
@@ -123,7 +124,9 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     read = write_dataset(run, out_dir, blocked)
     flags, history = write_flag_files(run, out_dir, blocked)
     truth_table = write_sim_truth(out_dir, truth, blocked, read.tally)
-    report = caption_report(run, out_dir, read, flags, blocked, history, truth_table)
+    notes = caption_blind_lines(run)  # once: what the simulated captions mean (issue 58)
+    write_notes(out_dir, notes)  # the end-of-run summary reads them back (flows/campaigns/summary.py)
+    report = caption_report(run, out_dir, read, flags, blocked, history, truth_table, notes)
     # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
     from flows.campaigns.report import render_report
 
@@ -190,9 +193,11 @@ def write_sim_truth(out_dir: Path, truth: list[dict[str, Any]] | None, blocked: 
 
 
 def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFrame, blocked: pd.DataFrame,
-                   history: pd.DataFrame, truth_table: pd.DataFrame | None) -> dict[str, Any]:
+                   history: pd.DataFrame, truth_table: pd.DataFrame | None,
+                   notes: list[str] | None = None) -> dict[str, Any]:
     """What report.html shows. Its sections write their own files on the way (top_ups.csv,
-    short_images.csv, answers.csv, workers.csv, the qualification test's scores and problems)."""
+    short_images.csv, answers.csv, workers.csv, the qualification test's scores and problems);
+    ``notes``: lines closing its summary (the content-blind captions')."""
     report = _report_data(run, read.tally, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, read.short, out_dir)
     report["answers"] = read.choices.answers(out_dir)
@@ -203,7 +208,7 @@ def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFra
     report["telemetry"] = {"origins": pd.concat(read.origins, ignore_index=True) if read.origins else origin_by_batch(
         pd.DataFrame()), "workers": flagged_workers(flags, blocked)}
     report["summary"] = report_summary(run.store, run.cfg.name, read.tally.counts_frame(), blocked, report["cost"],
-                                       provenance=run.notes.get("provenance"))
+                                       provenance=run.notes.get("provenance"), lines=notes)
     return report
 
 

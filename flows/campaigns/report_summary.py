@@ -99,15 +99,16 @@ def provenance_lines(provenance: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked: pd.DataFrame,
-                   cost: dict[str, Any], now: float | None = None,
-                   provenance: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The caption report's: ``captions``: every caption with ``is_rejected``; ``cost``: spent and budget as text."""
+                   cost: dict[str, Any], now: float | None = None, provenance: dict[str, Any] | None = None,
+                   lines: list[str] | None = None) -> dict[str, Any]:
+    """The caption report's: ``captions``: every caption with ``is_rejected``; ``cost``: spent and budget as
+    text; ``lines``: closing its summary."""
     kept = int((~captions["is_rejected"]).sum()) if len(captions) else 0
     workers = int(captions["worker_id"].nunique()) if len(captions) else 0
     figures = [("captions kept", f"{kept} of {len(captions)}"), ("workers", str(workers)),
                ("blocked", str(len(blocked)))]
     return {"captions": len(captions), "kept": kept, "workers": workers, "blocked": len(blocked),
-            **summary_header(store, campaign, figures, cost, now, provenance=provenance)}
+            **summary_header(store, campaign, figures, cost, now, lines=lines, provenance=provenance)}
 
 
 def money_so_far(run: Run) -> dict[str, str]:

@@ -136,6 +136,7 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
             return [(out_dir / name).read_text(encoding="utf-8")], None, []
     import pandas as pd
 
+    from flows.campaigns.content_blind import read_notes
     from postprocess.report_data import blocking_vs_truth
 
     dataset = pd.read_csv(out_dir / "dataset.raw.csv")  # the exact rows (dataset.csv is neutralised)
@@ -150,6 +151,7 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
         lines.append(f"sampled for a look: {review['assignment_id'].nunique()} assignment(s) (rule random_sample in "
                      f"{out_dir / 'flags.csv'}); what needs a person: `hitflow status`")
     lines += top_up_lines(out_dir)
+    lines += read_notes(out_dir)  # on the simulator: captions of images its bank lacks are content-blind
     scores_file = out_dir / "qualification_scores.csv"
     if scores_file.is_file():
         scores = pd.read_csv(scores_file)

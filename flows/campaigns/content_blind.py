@@ -1,0 +1,63 @@
+"""What a caption rehearsal's captions mean (issue 58): on the in-process simulator, an image its crowd's
+caption bank does not hold gets a declared made-up scene (flows/sim/people/unseen_images.py), so the report
+and the end-of-run summary say on how many items the simulated captions are content-blind, as the dry run
+does before the run (flows/campaigns/dry_run.py) and a custom page's report does per field
+(flows/custom/truth_source.py). A simulator behind an endpoint URL has its own crowd: nothing is said."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flows.campaigns.campaign_plan import Run
+from flows.core.errors import ConfigError
+from flows.core.pages.templates import TEMPLATE_DIR
+from flows.custom.truth_source import BLIND
+
+NOTES_FILE = "content_blind.txt"  # the lines, one each, for the summary read back from the run folder
+CAPTION_BLIND = (f"{BLIND.format(field='caption')} ({{blind}} of {{total}} items: the simulator's caption bank "
+                 "({crowd}) does not hold their images, so its workers described a scene of its own making there, "
+                 "never another image's captions)")
+
+
+def caption_blind_lines(run: Run) -> list[str]:
+    """The line, once for the whole campaign, when its target was the in-process simulator, its page has a
+    caption box and the crowd's bank lacks some of its items' images; [] otherwise."""
+    if not _on_the_simulator(run) or not _caption_page(run.cfg.task):
+        return []
+    # here, not at the top: the simulator is reached only through targets, and only when asked for
+    from flows.platforms.targets import crowd_file_used, sim_uncaptioned
+
+    crowd = crowd_file_used(Path(run.notes["crowd_file"]) if run.notes.get("crowd_file") else run.cfg.sim_crowd)
+    ids = [str(r["item_id"]) for r in run.store.rows(
+        "SELECT DISTINCT item_id FROM items WHERE campaign = ? AND batch > 0 ORDER BY item_id", [run.cfg.name])]
+    try:
+        blind = sim_uncaptioned(crowd, ids)
+    except ConfigError as exc:  # the run loaded this crowd: it cannot be unreadable now unless edited since
+        return [f"the simulator's crowd ({crowd}) cannot be read to say whether its captions saw the images: {exc}"]
+    return [CAPTION_BLIND.format(blind=len(blind), total=len(ids), crowd=crowd.name)] if blind else []
+
+
+def write_notes(out_dir: Path, lines: list[str]) -> None:
+    """``content_blind.txt`` with the lines, or none (a re-export after a fix leaves no stale one)."""
+    path = out_dir / NOTES_FILE
+    if lines:
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    else:
+        path.unlink(missing_ok=True)
+
+
+def read_notes(out_dir: Path) -> list[str]:
+    path = out_dir / NOTES_FILE
+    return path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+
+
+def _on_the_simulator(run: Run) -> bool:
+    """The ledger's record of the run's target (a re-export reads the same): the in-process simulator only."""
+    rows = run.store.rows("SELECT config_json FROM campaigns WHERE name = ?", [run.cfg.name])
+    return bool(rows) and json.loads(rows[0]["config_json"] or "{}").get("target_kind") == "sim"
+
+
+def _caption_page(task: str) -> bool:
+    template = TEMPLATE_DIR / f"{task}.html.j2"
+    return template.is_file() and 'data-sim-fill="caption"' in template.read_text(encoding="utf-8")
