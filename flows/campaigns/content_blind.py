@@ -23,7 +23,7 @@ CAPTION_BLIND = (f"{BLIND.format(field='caption')} ({{blind}} of {{total}} items
 def caption_blind_lines(run: Run) -> list[str]:
     """The line, once for the whole campaign, when its target was the in-process simulator, its page has a
     caption box and the crowd's bank lacks some of its items' images; [] otherwise."""
-    if not _on_the_simulator(run) or not _caption_page(run.cfg.task):
+    if not _on_the_simulator(run) or not caption_page(run.cfg.task):
         return []
     # here, not at the top: the simulator is reached only through targets, and only when asked for
     from flows.platforms.targets import crowd_file_used, sim_uncaptioned
@@ -58,6 +58,7 @@ def _on_the_simulator(run: Run) -> bool:
     return bool(rows) and json.loads(rows[0]["config_json"] or "{}").get("target_kind") == "sim"
 
 
-def _caption_page(task: str) -> bool:
+def caption_page(task: str) -> bool:
+    """Whether the task's own page has a caption box the simulator fills (the dry run asks it too)."""
     template = TEMPLATE_DIR / f"{task}.html.j2"
     return template.is_file() and 'data-sim-fill="caption"' in template.read_text(encoding="utf-8")

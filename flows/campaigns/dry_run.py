@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.campaign_plan import item_plan
+from flows.campaigns.content_blind import caption_page
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.core.pages.templates import TEMPLATE_DIR, page_items
+from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
 from flows.custom.custom_task import custom_spec, field_kinds
 from flows.custom.page_check import source_problems
@@ -50,7 +51,6 @@ def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, cro
     """For a rehearsal on the in-process simulator (issue 58): how many of a caption page's images (a
     custom page's, on its first page) the crowd's caption bank does not hold, whose simulated text is a
     declared made-up scene."""
-    template = TEMPLATE_DIR / f"{cfg.task}.html.j2"
     if target != "sim" or endpoint_url or cfg.endpoint_url or cfg.study is not None:
         return []  # another platform, or a running simulator whose crowd is its own
     # here, not at the top: the simulator is reached only through targets, and only when asked for
@@ -59,7 +59,7 @@ def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, cro
     crowd_file = crowd_file_used(Path(crowd) if crowd else cfg.sim_crowd)
     if cfg.task == "custom":
         return _custom_text_lines(cfg, crowd_file, limit, scale)
-    if not template.is_file() or 'data-sim-fill="caption"' not in template.read_text(encoding="utf-8"):
+    if not caption_page(cfg.task):
         return []  # no caption box
     ids = [str(row["item_id"]) for row in item_plan(cfg, limit, scale)]
     try:
