@@ -146,6 +146,15 @@ def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: P
     assert "flows.campaigns is not allowed to import flows.platforms.mturk" in broken.stdout
 
 
+def assert_an_unplaced_module_is_refused(tmp_path: Path, path: str) -> None:
+    """An exhaustive contract: a new module nobody gave a place (at ``path`` in a copy of the tree) fails the lint."""
+    unplaced = copy_of_the_tree(tmp_path / "unplaced")
+    (unplaced / path).write_text('"""A module nobody placed."""\n', encoding="utf-8")
+    refused = lint_imports(unplaced)
+    dotted = path.removesuffix(".py").replace("/", ".")
+    assert refused.returncode != 0 and dotted in refused.stdout + refused.stderr, refused.stdout
+
+
 def test_the_core_is_layered_and_every_module_of_it_has_a_place(tmp_path: Path) -> None:
     """Inside flows/core: the ledger may not read the config, pages and the ledger know nothing of
     each other, and a new module at the core's top must be given a layer (the contract is exhaustive)."""
@@ -158,10 +167,7 @@ def test_the_core_is_layered_and_every_module_of_it_has_a_place(tmp_path: Path) 
     assert "flows.core.ledger is not allowed to import flows.core.config" in broken.stdout, broken.stdout
     assert "flows.core.pages is not allowed to import flows.core.ledger" in broken.stdout, broken.stdout
     assert "flows.core.errors is not allowed to import flows.core.inputs" in broken.stdout, broken.stdout
-    unplaced = copy_of_the_tree(tmp_path / "unplaced")
-    (unplaced / "flows/core/loose_ends.py").write_text('"""A module nobody placed."""\n', encoding="utf-8")
-    refused = lint_imports(unplaced)
-    assert refused.returncode != 0 and "flows.core.loose_ends" in refused.stdout + refused.stderr, refused.stdout
+    assert_an_unplaced_module_is_refused(tmp_path, "flows/core/loose_ends.py")
 
 
 def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(tmp_path: Path) -> None:
@@ -176,10 +182,7 @@ def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(tmp_
     assert "flows.sim.people is not allowed to import flows.sim.pages" in broken.stdout, broken.stdout
     assert "flows.sim.pages is not allowed to import flows.sim.mturk" in broken.stdout, broken.stdout
     assert "flows.sim.mturk is not allowed to import flows.sim.prolific" in broken.stdout, broken.stdout
-    unplaced = copy_of_the_tree(tmp_path / "unplaced")
-    (unplaced / "flows/sim/loose_ends.py").write_text('"""A module nobody gave a room."""\n', encoding="utf-8")
-    refused = lint_imports(unplaced)
-    assert refused.returncode != 0 and "flows.sim.loose_ends" in refused.stdout + refused.stderr, refused.stdout
+    assert_an_unplaced_module_is_refused(tmp_path, "flows/sim/loose_ends.py")
 
 
 def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
@@ -202,10 +205,7 @@ def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
     assert "flows.answers is not allowed to import flows.campaigns" in broken.stdout, broken.stdout  # its I/O too
     assert any({"postprocess.answers.aggregation", "postprocess.answers.skill_posterior"} <= set(cycle)
                for cycle in import_cycles(import_graph(root))), "the planted circle is not found"
-    unplaced = copy_of_the_tree(tmp_path / "unplaced")
-    (unplaced / "postprocess/answers/loose_model.py").write_text('"""A model nobody placed."""\n', encoding="utf-8")
-    refused = lint_imports(unplaced)
-    assert refused.returncode != 0 and "postprocess.answers.loose_model" in refused.stdout + refused.stderr
+    assert_an_unplaced_module_is_refused(tmp_path, "postprocess/answers/loose_model.py")
 
 
 def test_aggregate_on_a_labels_file_loads_no_task_kind() -> None:
