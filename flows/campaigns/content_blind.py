@@ -6,10 +6,10 @@ does before the run (flows/campaigns/dry_run.py) and a custom page's report does
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from flows.campaigns.campaign_plan import Run
+from flows.campaigns.review_rows import recorded_config
 from flows.core.errors import ConfigError
 from flows.core.pages.templates import TEMPLATE_DIR
 from flows.custom.truth_source import BLIND
@@ -54,8 +54,7 @@ def read_notes(out_dir: Path) -> list[str]:
 
 def _on_the_simulator(run: Run) -> bool:
     """The ledger's record of the run's target (a re-export reads the same): the in-process simulator only."""
-    rows = run.store.rows("SELECT config_json FROM campaigns WHERE name = ?", [run.cfg.name])
-    return bool(rows) and json.loads(rows[0]["config_json"] or "{}").get("target_kind") == "sim"
+    return recorded_config(run.store, run.cfg.name).get("target_kind") == "sim"
 
 
 def caption_page(task: str) -> bool:

@@ -27,14 +27,20 @@ def ledger_now(store: Store, campaign: str) -> float:
     """The platform's clock for a campaign read from its ledger alone: the real time on a live platform;
     on the simulator (whose clock is virtual, and stops with it) the latest of its times the ledger holds,
     so a stopped simulator campaign's deadlines are not measured from today's date."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    if not rows or json.loads(rows[0]["config_json"] or "{}").get("target_kind") != "sim":
+    info = recorded_config(store, campaign)
+    if info.get("target_kind") != "sim":
         return time.time()
     seen = store.rows("SELECT max(accept_time) AS a, max(submit_time) AS s FROM assignments WHERE campaign = ?",
                       [campaign])[0]
     opened = store.rows("SELECT max(opened_at) AS t FROM batches WHERE campaign = ?", [campaign])[0]["t"]
-    created = json.loads(rows[0]["config_json"] or "{}").get("platform_created_at")
+    created = info.get("platform_created_at")
     return max([float(t) for t in (seen["a"], seen["s"], opened, created) if t] or [time.time()])
+
+
+def recorded_config(store: Store, campaign: str) -> dict[str, Any]:
+    """What the ledger recorded of the campaign's run (its target, platform, out_root...): {} without one."""
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    return json.loads(rows[0]["config_json"] or "{}") if rows else {}
 
 
 def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None, str]:
