@@ -5,14 +5,17 @@ the review queue must be built.
 every view shows (:func:`qc.campaign_state.campaign_state`). A campaign whose config leaves ``[policy]
 review`` at "none" has no queue that can hold an open item, so its state comes from the ledger's rows alone
 (:mod:`flows.campaigns.review_rows`); that is most campaigns, and ``hitflow status`` on one imports neither
-pandas nor the config's schema and rules (~0.5 s of CPU of its ~0.7 s; issue 57 point 5). Reviewed
-campaigns build the queue as before.
+pandas nor the config's schema and rules (~0.5 s of CPU of its ~0.7 s; issue 57 point 5). A reviewed
+campaign's items' states are read back from the ledger when they were kept for the same config and ledger
+(:mod:`flows.campaigns.kept_states`: the run keeps them as it stops for a person); otherwise its queue is
+built as before, and its states kept.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from flows.campaigns.kept_states import kept_items, settings_key
 from flows.campaigns.review_rows import applied_rows, held_rows, ledger_now, paused_runs, review_settings
 from flows.core.ledger.store import Store
 from qc.campaign_state import campaign_state
@@ -20,14 +23,18 @@ from qc.campaign_state import campaign_state
 
 def needs_state(store: Store, campaign: str, now: float | None = None) -> dict[str, Any]:
     """:func:`flows.campaigns.review_data.ledger_state`'s state, built from rows alone when the campaign's
-    review is "none" (its queue would be empty: nothing to build)."""
+    review is "none" (its queue would be empty: nothing to build) or when its items' states were kept for
+    the same config and ledger (:mod:`flows.campaigns.kept_states`)."""
     now = ledger_now(store, campaign) if now is None else now
-    cfg, mode = settings = review_settings(store, campaign)
-    if cfg is not None and mode != "none":
-        from flows.campaigns.review_data import ledger_state
+    key = settings_key(store, campaign)  # before the config is loaded, as ledger_state reads it
+    items = kept_items(store, campaign, key) if key is not None else None
+    if items is None:
+        cfg, mode = settings = review_settings(store, campaign)
+        if cfg is not None and mode != "none":
+            from flows.campaigns.review_data import ledger_state
 
-        return ledger_state(store, campaign, now, settings)[0]
-    return campaign_state([], applied_rows(store, campaign), held_rows(store, campaign), now)
+            return ledger_state(store, campaign, now, settings, key)[0]
+    return campaign_state(items or [], applied_rows(store, campaign), held_rows(store, campaign), now)
 
 
 def review_status(store: Store, campaign: str, state: dict[str, Any] | None = None) -> dict[str, Any]:

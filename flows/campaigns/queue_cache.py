@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from flows.core.ledger.store import Store
+
+if TYPE_CHECKING:  # the fingerprint alone serves `hitflow status` (flows/campaigns/kept_states.py): no pandas
+    import pandas as pd
 
 # what the queue reads, per campaign; each query answers one row
 _PARTS = (
@@ -48,12 +49,12 @@ def fingerprint(store: Store, campaign: str) -> str:
 
 
 def kept_queue(store: Store, campaign: str, settings: tuple[Any, ...], now: float,
-               build: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+               build: Callable[[], pd.DataFrame], seen: str | None = None) -> pd.DataFrame:
     """``build()``'s queue at ``now``, or the one kept for the same ledger, campaign and ``settings``
     (policy, mode) while the ledger's :func:`fingerprint` is unchanged, its ``seconds_left`` moved to ``now``.
-    A copy: a caller may change its own."""
+    A copy: a caller may change its own. ``seen``: the fingerprint, when the caller read it just before."""
     key = (store.shown(), str(getattr(store, "location", "")), campaign, repr(settings))
-    seen = fingerprint(store, campaign)
+    seen = fingerprint(store, campaign) if seen is None else seen
     with _lock:
         kept = _kept.get(key)
     if kept is not None and kept[0] == seen:

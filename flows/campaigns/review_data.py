@@ -10,7 +10,8 @@ import pandas as pd
 
 from flows.campaigns.block_evidence import blocks_due
 from flows.campaigns.identity import recorded_platform
-from flows.campaigns.queue_cache import kept_queue
+from flows.campaigns.kept_states import keep_items, settings_key
+from flows.campaigns.queue_cache import fingerprint, kept_queue
 from flows.campaigns.review_rows import WORK_COLUMNS, applied_rows, held_rows, ledger_now, review_settings
 from flows.core.errors import HitflowError
 from flows.core.ledger.store import Store
@@ -186,7 +187,8 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
     cfg = run.cfg
     if cfg.review == "none" or cfg.study is not None:
         return {"review": "none"}
-    queue = campaign_queue(run.store, cfg.name, cfg.policy, cfg.review, now := platform_now(run))
+    queue = kept_queue(run.store, cfg.name, (cfg.policy, cfg.review), now := platform_now(run),
+                       lambda: campaign_queue(run.store, cfg.name, cfg.policy, cfg.review, now))
     mine = queue[queue["batch"] == batch]
     states = item_states(mine, applied_work(run.store, cfg.name), cfg.review, now)  # as every view counts them
     open_items = mine[(states["state"] == "open").to_numpy()]
@@ -199,6 +201,7 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
                      "the policy's automatic decisions apply to them")
         run.store.set_batch(cfg.name, batch, review_note=f"{len(open_items)} open at the deadline: automatic")
         return {"review": "deadline", "open": len(open_items)}
+    ledger_state(run.store, cfg.name, now)  # kept for `hitflow status` (kept_states.py): the queue is kept above
     raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
                         f"`hitflow review {cfg.name} --db {run.store.shown()}`; then run the campaign again",
                         cfg.name, batch, float(left - cfg.review_deadline_s) if pd.notna(left) else None,
@@ -206,21 +209,32 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
 
 
 def ledger_state(store: Store, campaign: str, now: float | None = None,
-                 settings: tuple[CampaignConfig | None, str] | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+                 settings: tuple[CampaignConfig | None, str] | None = None,
+                 key: str | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
     """What needs a person, what is decided and by whom, and when auto-approval comes
     (:func:`qc.campaign_state.campaign_state`), and the queue's items with their state, from the ledger and
     the campaign's config (its policy and review mode; a config that moved: no queue, the work alone).
     :func:`flows.campaigns.campaign_needs.needs_state` gives the state alone, without pandas when it can.
-    ``settings``: :func:`flows.campaigns.review_rows.review_settings`' answer, when the caller has it."""
+    ``settings``: :func:`flows.campaigns.review_rows.review_settings`' answer, when the caller has it, and
+    ``key`` the :func:`flows.campaigns.kept_states.settings_key` read before it: the items' states are then
+    kept in the ledger for ``hitflow status`` (read here when ``settings`` is not given)."""
     now = ledger_now(store, campaign) if now is None else now
-    cfg, mode = settings or review_settings(store, campaign)
+    if settings is None:
+        key = settings_key(store, campaign)  # before the config is loaded: its text then or an older one
+        settings = review_settings(store, campaign)
+    cfg, mode = settings
+    reviewed = cfg is not None and mode != "none"
+    seen = fingerprint(store, campaign) if reviewed else ""
     # with review = "none" nothing in the queue can be open: it is not built (the queue page builds its own)
     queue = kept_queue(store, campaign, (cfg.policy, mode), now,  # unchanged ledger: the queue built before
-                       lambda: campaign_queue(store, campaign, cfg.policy, mode, now)) \
+                       lambda: campaign_queue(store, campaign, cfg.policy, mode, now), seen) \
         if cfg is not None and mode != "none" else pd.DataFrame(columns=QUEUE_COLUMNS)
     work = applied_rows(store, campaign)
     items = item_states(queue, pd.DataFrame(work, columns=WORK_COLUMNS), mode, now)
-    return campaign_state(items[["batch", "state"]].to_dict("records"), work, held_rows(store, campaign), now), items
+    states = items[["batch", "state"]].to_dict("records")
+    if reviewed and key is not None:
+        keep_items(store, campaign, key, seen, states)
+    return campaign_state(states, work, held_rows(store, campaign), now), items
 
 
 def applied_work(store: Store, campaign: str) -> pd.DataFrame:

@@ -145,3 +145,12 @@ def m011_batch_hold_page(db: sqlite_utils.Database) -> None:
     """The page and config a held batch ran on (a SHA-256), so a batch paid despite its hold is not
     followed by another on the same page and rules, which the same rule would hold again."""
     db.table("batches").add_column("hold_page", str, not_null_default="")
+
+
+@migrations()
+def m012_kept_states(db: sqlite_utils.Database) -> None:
+    """The review queue's items' states of a campaign (counts per batch and state), with the config text
+    and the ledger they were computed on, so ``hitflow status`` reads them back instead of building the
+    queue while neither changed (flows/campaigns/kept_states.py)."""
+    db.table("kept_states").create({"campaign": str, "settings": str, "fingerprint": str, "items": str},
+                                   pk="campaign")

@@ -1,0 +1,79 @@
+"""The review queue's items' states kept in the ledger, for ``hitflow status`` on a reviewed campaign.
+
+What needs a person is one computation (:func:`flows.campaigns.review_data.ledger_state`: the queue built
+by :mod:`qc.review_queue`, each item's state by :func:`qc.campaign_state.item_states`). Building the queue
+needs pandas and the loaded config (its schema, rules and models): ~0.6 s of CPU of ``status``'s ~0.7 s on
+a 10-image campaign reviewed "flagged" (issue 57 point 5). So each time :func:`ledger_state` computes the
+states from the config's file it keeps their counts here, with what they were computed on: the config's
+text and hitflow's code (:func:`settings_key`) and the ledger's rows the queue reads
+(:func:`flows.campaigns.queue_cache.fingerprint`). While both are unchanged the states are the same, so
+``status`` reads them back (sqlite rows, no pandas); when either changed it builds the queue as before.
+An item's state does not depend on the clock (only its ``seconds_left`` does, which status does not show
+per item), so the kept counts hold at any later time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from flows.campaigns.queue_cache import fingerprint
+from flows.core.errors import HitflowError
+from flows.core.inputs.text_files import read_text
+from flows.core.ledger.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE = ("flows", "qc", "postprocess")  # the packages whose code builds the queue and loads the config
+
+
+def settings_key(store: Store, campaign: str) -> str | None:
+    """A digest of the campaign's config file's text and of hitflow's code (the policy and review mode are
+    a function of both); None when the ledger names no config or its file cannot be read."""
+    meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
+    if not meta or not meta[0]["config_path"]:
+        return None
+    try:
+        text = read_text(Path(meta[0]["config_path"]), "the config file")
+    except HitflowError:
+        return None
+    digest = hashlib.blake2b(text.encode(), digest_size=16)
+    digest.update(_code_stamp().encode())
+    return digest.hexdigest()
+
+
+def _code_stamp() -> str:
+    """Each source file's path, size and modification time: code changed under a kept state voids it."""
+    seen: list[str] = []
+    for package in CODE:
+        for folder, dirs, files in os.walk(ROOT / package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(f for f in files if f.endswith(".py")):
+                stat = os.stat(os.path.join(folder, name))
+                seen.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "\n".join(seen)
+
+
+def kept_items(store: Store, campaign: str, key: str) -> list[dict[str, Any]] | None:
+    """The items' ``batch, state`` rows kept for ``key`` on the ledger as it is now; None when none are."""
+    rows = store.rows("SELECT settings, fingerprint, items FROM kept_states WHERE campaign = ?", [campaign])
+    if not rows or rows[0]["settings"] != key or rows[0]["fingerprint"] != fingerprint(store, campaign):
+        return None
+    return [{"batch": batch, "state": state} for batch, state, n in json.loads(rows[0]["items"]) for _ in range(n)]
+
+
+def keep_items(store: Store, campaign: str, key: str, seen: str, items: list[dict[str, Any]]) -> None:
+    """Keep the items' states (``batch, state`` rows), computed for ``key`` on the ledger whose
+    fingerprint was ``seen`` before they were read; nothing is written when the same is kept already."""
+    counts: dict[tuple[int, str], int] = {}
+    for i in items:
+        counts[int(i["batch"]), str(i["state"])] = counts.get((int(i["batch"]), str(i["state"])), 0) + 1
+    text = json.dumps([[b, s, n] for (b, s), n in sorted(counts.items())])
+    kept = store.rows("SELECT settings, fingerprint, items FROM kept_states WHERE campaign = ?", [campaign])
+    if kept and (kept[0]["settings"], kept[0]["fingerprint"], kept[0]["items"]) == (key, seen, text):
+        return  # the ui's overview asks every 5 s: no write while nothing changed
+    store.execute("INSERT INTO kept_states (campaign, settings, fingerprint, items) VALUES (?, ?, ?, ?) "
+                  "ON CONFLICT (campaign) DO UPDATE SET settings = excluded.settings, "
+                  "fingerprint = excluded.fingerprint, items = excluded.items", [campaign, key, seen, text])

@@ -1,0 +1,97 @@
+"""The review queue's items' states kept in the ledger for ``hitflow status`` (flows/campaigns/kept_states.py,
+issue 57 point 5): a run that stops for a person keeps them; what status shows from them equals the state
+computed from a queue built afresh, before and after a person decides and when the config's text changes;
+and status on such a campaign prints the same lines as with nothing kept, without importing pandas."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows.campaigns.campaign_needs import needs_state
+from flows.campaigns.kept_states import kept_items, settings_key
+from flows.campaigns.review_data import applied_work, campaign_queue
+from flows.campaigns.review_rows import applied_rows, held_rows, ledger_now
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
+from flows.sim.service.server import SimServer
+from qc.campaign_state import campaign_state, item_states
+from tests.review_helpers import review_config, run_until_review
+
+NAME = "vizwiz_captions"
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = {"pandas", "numpy", "pyarrow", "pydantic", "jinja2", "scipy", "sklearn", "prefect", "boto3", "psycopg"}
+
+_STATUS = """
+import contextlib, io, json, sys
+from flows.cli.main import main
+
+with contextlib.redirect_stdout(io.StringIO()) as shown:
+    code = main(["status", "--db", sys.argv[1]])
+with contextlib.redirect_stdout(io.StringIO()) as as_json:
+    code_json = main(["status", "--db", sys.argv[1], "--json"])
+print(json.dumps({{"code": code + code_json, "shown": shown.getvalue(), "json": json.loads(as_json.getvalue()),
+                  "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})}}))
+"""
+
+
+def afresh(store: Store, config: Path, now: float) -> dict[str, Any]:
+    """The campaign's state from a queue built now from the loaded config (nothing kept is read)."""
+    cfg = load_config(config)
+    items = item_states(campaign_queue(store, NAME, cfg.policy, cfg.review, now), applied_work(store, NAME),
+                        cfg.review, now)
+    return campaign_state(items[["batch", "state"]].to_dict("records"), applied_rows(store, NAME),
+                          held_rows(store, NAME), now)
+
+
+def status_child(db: Path) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-c", _STATUS.format(heavy=HEAVY), str(db)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen: dict[str, Any] = json.loads(done.stdout)
+    assert seen["code"] == 0
+    return seen
+
+
+def test_kept_states_equal_a_fresh_queue_and_status_reads_them_without_pandas(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config, db = review_config(tmp_path), tmp_path / "h.db"
+    with SimServer(seed=5) as sim:
+        assert run_until_review(config, sim.url, db, tmp_path, limit=10)  # a batch waits for a person
+    store = Store(db)
+    now = ledger_now(store, NAME)
+    key = settings_key(store, NAME)
+    assert key is not None and kept_items(store, NAME, key) is not None  # the run kept them as it stopped
+    fresh = afresh(store, config, now)
+    assert fresh["open"] >= 1 and needs_state(store, NAME, now) == fresh
+    # status in a fresh process: the kept states, no pandas; then with nothing kept (the queue built): same lines
+    kept = status_child(db)
+    assert kept["loaded"] == [], f"hitflow status on a reviewed campaign imported {kept['loaded']}"
+    assert kept["json"][0]["needs"]["open"] == fresh["open"]
+    store.execute("DELETE FROM kept_states")
+    built = status_child(db)
+    assert "pandas" in built["loaded"]  # this one really built the queue
+    assert built["shown"] == kept["shown"] and built["json"] == kept["json"]
+    assert kept_items(store, NAME, key) is not None  # and kept its states again
+    # a person decides an open item: the kept states no longer answer, and the next ask equals a fresh queue
+    queue = item_states(campaign_queue(store, NAME, load_config(config).policy, "flagged", now),
+                        applied_work(store, NAME), "flagged", now)
+    item = queue[queue["state"] == "open"].iloc[0]
+    store.insert_raw("review_actions", [{"campaign": NAME, "batch": int(item["batch"]), "worker_id": item["worker_id"],
+                                         "assignment_id": item["assignment_id"], "image_id": "",
+                                         "action": "approve" if item["kind"] == "assignment" else "block",
+                                         "reason": "", "reviewer": "t", "decided_at": now, "idem_key": "t1"}])
+    assert kept_items(store, NAME, key) is None
+    decided = needs_state(store, NAME, now)
+    assert decided == afresh(store, config, now) and decided["open"] == fresh["open"] - 1
+    assert kept_items(store, NAME, key) is not None
+    # the config's text changes (here the review mode): the kept states are not read for it
+    config.write_text(config.read_text().replace('review = "flagged"', 'review = "sample"'))
+    assert settings_key(store, NAME) != key and kept_items(store, NAME, settings_key(store, NAME) or "") is None
+    assert needs_state(store, NAME, now) == afresh(store, config, now)
