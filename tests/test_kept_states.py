@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from flows.campaigns.campaign_needs import needs_state
-from flows.campaigns.kept_states import kept_items, settings_key
+from flows.campaigns.kept_states import keep_items, kept_items, settings_key
+from flows.campaigns.queue_cache import fingerprint
 from flows.campaigns.review_data import applied_work, campaign_queue
 from flows.campaigns.review_rows import applied_rows, held_rows, ledger_now
 from flows.core.config.config import load_config
@@ -95,3 +96,30 @@ def test_kept_states_equal_a_fresh_queue_and_status_reads_them_without_pandas(
     config.write_text(config.read_text().replace('review = "flagged"', 'review = "sample"'))
     assert settings_key(store, NAME) != key and kept_items(store, NAME, settings_key(store, NAME) or "") is None
     assert needs_state(store, NAME, now) == afresh(store, config, now)
+
+
+def test_kept_items_round_trip_and_lapse_on_both_ledgers(ledger_location: str, tmp_path: Path) -> None:
+    store = Store(ledger_location)  # SQLite and PostgreSQL (the upsert is one statement for both)
+    config = tmp_path / "c.toml"
+    config.write_text('[policy]\nreview = "flagged"\n')
+    store.insert_raw("campaigns", [{"name": "c", "config_path": str(config), "config_json": "{}", "target": "sim",
+                                    "created_at": 0.0, "status": "running"}])
+    key = settings_key(store, "c")
+    assert key is not None and kept_items(store, "c", key) is None  # nothing kept yet
+    items = [{"batch": 2, "state": "open"}, {"batch": 1, "state": "rules"}, {"batch": 2, "state": "open"}]
+    keep_items(store, "c", key, fingerprint(store, "c"), items)
+    assert sorted(kept_items(store, "c", key) or [], key=str) == sorted(items, key=str)
+    keep_items(store, "c", key, fingerprint(store, "c"), items[1:2])  # kept again: the newer replaces it
+    assert kept_items(store, "c", key) == items[1:2]
+    assert kept_items(store, "c", "another config") is None
+    store.insert_raw("qc_flags", [{"campaign": "c", "batch": 1, "worker_id": "W", "rule": "r", "value": "",
+                                   "threshold": "", "assignment_id": "A", "image_id": "", "detail": ""}])
+    assert kept_items(store, "c", key) is None  # the rows the queue reads changed
+    # the fingerprint's in-place columns, in each dialect (PostgreSQL has no total() or group_concat())
+    store.insert_raw("assignments", [{"assignment_id": "A", "hit_id": "H", "campaign": "c", "batch": 1,
+                                      "worker_id": "W", "status": "Submitted", "auto_approval_time": 5.0}])
+    before = fingerprint(store, "c")
+    store.execute("UPDATE assignments SET status = 'Approved' WHERE assignment_id = 'A'")
+    assert fingerprint(store, "c") != before
+    config.write_text('[policy]\nreview = "sample"\n')
+    assert settings_key(store, "c") not in (None, key)

@@ -17,22 +17,25 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from flows.core.db_url import is_postgres_url
 from flows.core.ledger.store import Store
 
 if TYPE_CHECKING:  # the fingerprint alone serves `hitflow status` (flows/campaigns/kept_states.py): no pandas
     import pandas as pd
 
-# what the queue reads, per campaign; each query answers one row
+# what the queue reads, per campaign; each query answers one row. {total} and {concat} are the dialect's
+# (SQLite's total() and group_concat(); PostgreSQL has neither: sum() and string_agg())
 _PARTS = (
-    "SELECT count(*), max(rowid), total(auto_approval_time), group_concat(status, '|') FROM assignments "
+    "SELECT count(*), max(rowid), {total}(auto_approval_time), {concat}(status, '|') FROM assignments "
     "WHERE campaign = ?",
-    "SELECT count(*), max(rowid), group_concat(applied, '|') FROM decisions WHERE campaign = ?",
+    "SELECT count(*), max(rowid), {concat}(applied, '|') FROM decisions WHERE campaign = ?",
     "SELECT count(*), max(rowid) FROM qc_flags WHERE campaign = ?",
     "SELECT count(*), max(id) FROM review_actions WHERE campaign = ?",
     "SELECT count(*), max(rowid) FROM blocks WHERE campaign = ?",
     "SELECT count(*), max(rowid) FROM worker_history WHERE campaign = ?",
     "SELECT config_json FROM campaigns WHERE name = ?",
 )
+_DIALECTS = {False: {"total": "total", "concat": "group_concat"}, True: {"total": "sum", "concat": "string_agg"}}
 _ANSWERS = "SELECT max(rowid) FROM answers"  # control and agreement blocks read answers (no campaign column)
 _KEEP = 32  # campaigns kept at once: one ui serves one ledger; a bound all the same
 
@@ -42,8 +45,9 @@ _kept: dict[tuple[str, ...], tuple[str, float, pd.DataFrame]] = {}
 
 def fingerprint(store: Store, campaign: str) -> str:
     digest = hashlib.blake2b(digest_size=16)
+    dialect = _DIALECTS[is_postgres_url(getattr(store, "location", ""))]
     for sql in _PARTS:
-        digest.update(repr([tuple(r.values()) for r in store.rows(sql, [campaign])]).encode())
+        digest.update(repr([tuple(r.values()) for r in store.rows(sql.format(**dialect), [campaign])]).encode())
     digest.update(repr(store.rows(_ANSWERS)).encode())
     return digest.hexdigest()
 
