@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from postprocess.answers.crowdkit_models import LIGHT
+
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("sklearn", "matplotlib", "statsmodels", "prefect")
 
@@ -57,7 +59,8 @@ from flows.cli.main import main
 
 with contextlib.redirect_stdout(io.StringIO()) as shown:
     code = main(["aggregate", sys.argv[1], "--out", sys.argv[2]])
-print(json.dumps({{"code": code, "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})}}))
+print(json.dumps({{"code": code, "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & {heavy}),
+                  "crowdkit": sorted(m for m in sys.modules if m.startswith("crowdkit"))}}))
 """
 
 
@@ -68,7 +71,7 @@ def test_aggregate_imports_no_statistics_library(tmp_path: Path) -> None:
     labels = tmp_path / "labels.csv"
     labels.write_text("item_id,worker_id,label\n" + "".join(f"i{i},w{w},{'ab'[(i + w) % 2]}\n"
                                                             for i in range(4) for w in range(3)))
-    heavy = {*HEAVY, "pingouin", "scipy"}
+    heavy = {*HEAVY, "pingouin", "scipy", "nltk"}
     child = _AGGREGATE.format(heavy=heavy)
     done = subprocess.run([sys.executable, "-c", child, str(labels), str(tmp_path / "answers.csv")], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
@@ -76,6 +79,11 @@ def test_aggregate_imports_no_statistics_library(tmp_path: Path) -> None:
     seen = json.loads(done.stdout)
     assert seen["code"] == 0 and (tmp_path / "answers.csv").read_text().count("\n") == 5  # 4 items answered
     assert seen["loaded"] == [], f"hitflow aggregate imported {seen['loaded']}"
+    # of crowd-kit, the modules of the models used alone (its package's __init__ loads every model, nltk and
+    # scikit-learn: ~1.1 s of CPU; postprocess/answers/crowdkit_models.py)
+    light = {f"crowdkit.aggregation.{module}" for module, _ in LIGHT.values()}  # majority vote, Dawid-Skene
+    assert set(seen["crowdkit"]) <= {"crowdkit", "crowdkit.aggregation.base", "crowdkit.aggregation.utils",
+                                     *light}, seen["crowdkit"]
 
 
 _STATUS = """
@@ -97,7 +105,8 @@ def test_status_on_an_sqlite_ledger_imports_no_platform_or_postgres_client(tmp_p
     # them (issue 57 point 5; bench/cli_startup.py measures the command). Then ~0.7 s: pandas (~0.35 s, through
     # sqlite-utils, the ledger's frames, the review queue and the config's CSV reader), the config's schema
     # (pydantic) and pages (jinja2), the MTurk client's retry policy (tenacity, botocore): a campaign whose
-    # review is "none" needs none of them, text or JSON (a reviewed one builds its queue with pandas)
+    # review is "none" needs none of them, text or JSON (a reviewed one reads the states its run kept:
+    # tests/test_kept_states.py)
     from flows.core.ledger.store import Store
 
     db = tmp_path / "h.db"
