@@ -123,3 +123,20 @@ def test_kept_items_round_trip_and_lapse_on_both_ledgers(ledger_location: str, t
     assert fingerprint(store, "c") != before
     config.write_text('[policy]\nreview = "sample"\n')
     assert settings_key(store, "c") not in (None, key)
+
+
+def test_a_file_the_config_names_moved_voids_the_key(tmp_path: Path) -> None:
+    # load_config fails once its items file is gone, and then no queue is built (review_settings: "none"):
+    # states kept for the config before must not answer for it
+    (tmp_path / "items.csv").write_text("image_id,url\n")
+    config = tmp_path / "c.toml"
+    config.write_text('[campaign]\nitems = "items.csv"\nout = "runs"\n[policy]\nreview = "flagged"\n')
+    store = Store(tmp_path / "h.db")
+    store.insert_raw("campaigns", [{"name": "c", "config_path": str(config), "config_json": "{}", "target": "sim",
+                                    "created_at": 0.0, "status": "running"}])
+    key = settings_key(store, "c")
+    (tmp_path / "runs").mkdir()  # the output folder appearing, or filling, leaves the key alone
+    (tmp_path / "runs" / "log.txt").write_text("x")
+    assert settings_key(store, "c") == key
+    (tmp_path / "items.csv").rename(tmp_path / "moved.csv")
+    assert settings_key(store, "c") != key

@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tomllib
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from flows.campaigns.queue_cache import fingerprint
@@ -41,7 +43,38 @@ def settings_key(store: Store, campaign: str) -> str | None:
         return None
     digest = hashlib.blake2b(text.encode(), digest_size=16)
     digest.update(_code_stamp().encode())
+    digest.update(_named_files(Path(meta[0]["config_path"]).parent, text).encode())
+    digest.update(os.environ.get("HITFLOW_ALLOW_OUTSIDE_PATHS", "").encode())  # load_config reads it
     return digest.hexdigest()
+
+
+def _named_files(folder: Path, text: str) -> str:
+    """Each file the config's text may name (every string value, read as a path from its folder): whether
+    it is there, its size and modification time. A config whose items or page moved no longer loads, and
+    then no queue is built (review_rows.review_settings): kept states must not outlive that."""
+    try:
+        doc = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return ""  # load_config refuses it too: the text alone decides
+    seen = []
+    for value in sorted(set(_strings(doc))):
+        try:
+            stat = (folder / value).stat()
+        except (OSError, ValueError):  # not a path, or no such file
+            continue
+        if S_ISREG(stat.st_mode):  # not a folder (the output root changes as runs write in it)
+            seen.append(f"{value}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "\n".join(seen)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value and len(value) < 4096 else []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _code_stamp() -> str:
