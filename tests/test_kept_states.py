@@ -20,6 +20,8 @@ from flows.campaigns.review_data import applied_work, campaign_queue
 from flows.campaigns.review_rows import applied_rows, held_rows, ledger_now
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
+from flows.driver.operations import ledger_run
+from flows.review.review_cards import queue_cards
 from flows.sim.service.server import SimServer
 from qc.campaign_state import campaign_state, item_states
 from tests.review_helpers import review_config, run_until_review
@@ -84,14 +86,18 @@ def test_kept_states_equal_a_fresh_queue_and_status_reads_them_without_pandas(
     queue = item_states(campaign_queue(store, NAME, load_config(config).policy, "flagged", now),
                         applied_work(store, NAME), "flagged", now)
     item = queue[queue["state"] == "open"].iloc[0]
-    store.insert_raw("review_actions", [{"campaign": NAME, "batch": int(item["batch"]), "worker_id": item["worker_id"],
-                                         "assignment_id": item["assignment_id"], "image_id": "",
-                                         "action": "approve" if item["kind"] == "assignment" else "block",
-                                         "reason": "", "reviewer": "t", "decided_at": now, "idem_key": "t1"}])
+    with store.immediate():  # committed: the review page reads the ledger on a connection of its own
+        store.insert_raw("review_actions", [{
+            "campaign": NAME, "batch": int(item["batch"]), "worker_id": item["worker_id"],
+            "assignment_id": item["assignment_id"], "image_id": "", "reviewer": "t", "decided_at": now,
+            "action": "approve" if item["kind"] == "assignment" else "block", "reason": "", "idem_key": "t1"}])
     assert kept_items(store, NAME, key) is None
-    decided = needs_state(store, NAME, now)
-    assert decided == afresh(store, config, now) and decided["open"] == fresh["open"] - 1
+    # the review page shown after the decision keeps the states its queue has (the config's file unchanged)
+    run = ledger_run(str(db), NAME)  # as `hitflow ui` serves the queue: the ledger and config alone
+    queue_cards(run, run.cfg.review, {}, now)
     assert kept_items(store, NAME, key) is not None
+    decided = needs_state(store, NAME, now)  # read back, not built
+    assert decided == afresh(store, config, now) and decided["open"] == fresh["open"] - 1
     # the config's text changes (here the review mode): the kept states are not read for it
     config.write_text(config.read_text().replace('review = "flagged"', 'review = "sample"'))
     assert settings_key(store, NAME) != key and kept_items(store, NAME, settings_key(store, NAME) or "") is None

@@ -23,6 +23,7 @@ from stat import S_ISREG
 from typing import Any
 
 from flows.campaigns.queue_cache import fingerprint
+from flows.campaigns.review_rows import review_settings
 from flows.core.errors import HitflowError
 from flows.core.inputs.text_files import read_text
 from flows.core.ledger.store import Store
@@ -110,3 +111,15 @@ def keep_items(store: Store, campaign: str, key: str, seen: str, items: list[dic
     store.execute("INSERT INTO kept_states (campaign, settings, fingerprint, items) VALUES (?, ?, ?, ?) "
                   "ON CONFLICT (campaign) DO UPDATE SET settings = excluded.settings, "
                   "fingerprint = excluded.fingerprint, items = excluded.items", [campaign, key, seen, text])
+
+
+def keep_for_config(store: Store, campaign: str, settings: tuple[Any, str], seen: str,
+                    items: list[dict[str, Any]]) -> None:
+    """:func:`keep_items` for states a caller computed with a config it loaded itself (the review page's,
+    ``settings``: its policy and mode), when the config's file loads to the same now; else nothing."""
+    key = settings_key(store, campaign)  # before the file is loaded, as ledger_state reads it
+    if key is None:
+        return
+    cfg, mode = review_settings(store, campaign)
+    if cfg is not None and mode != "none" and repr((cfg.policy, mode)) == repr(settings):
+        keep_items(store, campaign, key, seen, items)

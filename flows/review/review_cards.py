@@ -13,7 +13,8 @@ import pandas as pd
 from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_telemetry import telemetry_words
-from flows.campaigns.queue_cache import kept_queue
+from flows.campaigns.kept_states import keep_for_config
+from flows.campaigns.queue_cache import fingerprint, kept_queue
 from flows.campaigns.review_data import (
     applied_work,
     campaign_queue,
@@ -65,9 +66,14 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
     now = platform_now(run) if now is None else now
     # each item's state (open, decided by a person or by the rules) as every other view counts it; the queue
     # kept while the ledger has not changed (the overview's own, or this page's last load)
+    seen = fingerprint(store, name)
     built = kept_queue(store, name, (run.cfg.policy, mode), now, lambda: campaign_queue(store, name, run.cfg.policy,
-                                                                                         mode, now))
+                                                                                         mode, now), seen)
     queue = item_states(built, applied_work(store, name), run.cfg.review, now)
+    # after a person's decision: the states `hitflow status` reads back (kept_states.py), while the config's
+    # file still says what this page loaded
+    keep_for_config(store, name, (run.cfg.policy, mode), seen, [
+        {"batch": b, "state": s} for b, s in zip(queue["batch"].tolist(), queue["state"].tolist(), strict=True)])
     shown = _filtered(queue, filters)
     pages = max(1, math.ceil(len(shown) / PAGE_CARDS))
     page = min(pages, _page(filters.get("page", ""), shown))
