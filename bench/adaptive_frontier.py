@@ -207,7 +207,8 @@ def known_match(levels: tuple[float, ...], weights: tuple[float, ...], fixed: in
     vote = majority_accuracy(mean, fixed, k)
     return {"levels": list(levels), "weights": list(weights), "mean_accuracy": round(mean, 4),
             "majority_vote": round(vote, 4), "known_skill_fixed": round(weighed, 4),
-            "match_majority_vote": _match(vote, points, fixed), "match_known_skill_fixed": _match(weighed, points, fixed),
+            "match_majority_vote": _match(vote, points, fixed),
+            "match_known_skill_fixed": _match(weighed, points, fixed),
             "strangers_match_majority_vote": matching_share(mean, fixed, max_judgements, k)}
 
 

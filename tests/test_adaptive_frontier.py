@@ -139,7 +139,8 @@ def _weighed_by_hand(levels: tuple[float, ...], weights: tuple[float, ...], n: i
     for draws in itertools.product(range(len(levels)), range(3), repeat=n):
         pairs = list(zip(draws[::2], draws[1::2], strict=True))
         chance = math.prod(share[j] * (levels[j] if i == 0 else (1 - levels[j]) / 2) for j, i in pairs)
-        scores = [sum(math.log(levels[j] / ((1 - levels[j]) / 2)) for j, i in pairs if i == label) for label in range(3)]
+        odds = [math.log(levels[j] / ((1 - levels[j]) / 2)) for j, _ in pairs]
+        scores = [sum(o for o, (_, i) in zip(odds, pairs, strict=True) if i == label) for label in range(3)]
         best = [label for label in range(3) if math.isclose(scores[label], max(scores), abs_tol=1e-12)]
         total += chance * (1 / len(best) if 0 in best else 0.0)
     return total
@@ -151,7 +152,8 @@ def test_fixed_overlap_weighed_by_known_skills_by_hand() -> None:
     from bench.adaptive_frontier import cheapest_known
 
     accuracy, mean = cheapest_known((0.7, 0.95), (2.0, 1.0), -1.0, 3)
-    assert mean == pytest.approx(3) and accuracy == pytest.approx(_weighed_by_hand((0.7, 0.95), (2.0, 1.0), 3), abs=1e-12)
+    by_hand = _weighed_by_hand((0.7, 0.95), (2.0, 1.0), 3)
+    assert mean == pytest.approx(3) and accuracy == pytest.approx(by_hand, abs=1e-12)
     assert cheapest_known((0.8,), (1.0,), -1.0, 5)[0] == pytest.approx(majority_accuracy(0.8, 5), abs=1e-12)
 
 
