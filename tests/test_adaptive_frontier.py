@@ -117,3 +117,55 @@ def test_the_cheapest_match_of_a_near_perfect_crowd_and_an_impossible_one() -> N
     assert match["policy_accuracy"] >= match["majority_vote"] and match["mixed_share"] <= match["policy_share"] <= 1.2
     with pytest.raises(ValueError, match="no stopping policy of at most 3 judgements"):
         matching_share(0.78, max_judgements=3)
+
+
+@pytest.mark.parametrize("price", [0.002, 0.01, 0.05])
+def test_a_crowd_of_one_known_skill_is_a_crowd_of_strangers(price: float) -> None:
+    """Known skills all alike say nothing a stranger's would not: the same best policy, cost and accuracy."""
+    from bench.adaptive_frontier import cheapest_known, cheapest_policy
+
+    known = cheapest_known((0.8,), (1.0,), price, 6)
+    assert known == pytest.approx(cheapest_policy(0.8, price, 6), abs=1e-12)
+
+
+def _weighed_by_hand(levels: tuple[float, ...], weights: tuple[float, ...], n: int) -> float:
+    """Every sequence of ``n`` (worker level, label) draws, truth label 0, answered by the votes weighed by the
+    known skills (log odds of right over one slip), ties shared: an independent count of cheapest_known's
+    fixed-overlap accuracy."""
+    import math
+
+    share = [w / sum(weights) for w in weights]
+    total = 0.0
+    for draws in itertools.product(range(len(levels)), range(3), repeat=n):
+        pairs = list(zip(draws[::2], draws[1::2], strict=True))
+        chance = math.prod(share[j] * (levels[j] if i == 0 else (1 - levels[j]) / 2) for j, i in pairs)
+        odds = [math.log(levels[j] / ((1 - levels[j]) / 2)) for j, _ in pairs]
+        scores = [sum(o for o, (_, i) in zip(odds, pairs, strict=True) if i == label) for label in range(3)]
+        best = [label for label in range(3) if math.isclose(scores[label], max(scores), abs_tol=1e-12)]
+        total += chance * (1 / len(best) if 0 in best else 0.0)
+    return total
+
+
+def test_fixed_overlap_weighed_by_known_skills_by_hand() -> None:
+    """A negative price never stops early: three judgements from a crowd of two known skills, weighed by them,
+    are right as often as the enumeration by hand; one skill alone is majority vote."""
+    from bench.adaptive_frontier import cheapest_known
+
+    accuracy, mean = cheapest_known((0.7, 0.95), (2.0, 1.0), -1.0, 3)
+    by_hand = _weighed_by_hand((0.7, 0.95), (2.0, 1.0), 3)
+    assert mean == pytest.approx(3) and accuracy == pytest.approx(by_hand, abs=1e-12)
+    assert cheapest_known((0.8,), (1.0,), -1.0, 5)[0] == pytest.approx(majority_accuracy(0.8, 5), abs=1e-12)
+
+
+def test_knowing_who_judged_is_never_dearer_than_strangers() -> None:
+    """A crowd of two skills: the best policy that knows each judgement's worker matches majority vote of 5
+    for no more than the best that does not (strangers of the crowd's mean accuracy: it is one of the
+    policies the known crowd could follow, on the same judgements), and matching the known-skill fixed
+    overlap, which is more accurate than majority vote, costs more than matching the vote."""
+    from bench.adaptive_frontier import known_match
+
+    match = known_match((0.75, 0.95), (1.0, 1.0), max_judgements=5)
+    assert match["mean_accuracy"] == pytest.approx(0.85)
+    assert match["known_skill_fixed"] > match["majority_vote"]
+    assert match["match_majority_vote"]["mixed_share"] <= match["strangers_match_majority_vote"]["mixed_share"] + 1e-9
+    assert match["match_majority_vote"]["mixed_share"] < match["match_known_skill_fixed"]["mixed_share"]
