@@ -118,12 +118,15 @@ def test_top_ups_under_flagged_review_leave_no_item_a_person_cannot_close(tmp_pa
     person can decide any more (the run waited for review for ever)."""
     config = review_config(tmp_path / "cfg")
     assert "top_up_rounds = 2" in config.read_text()
+    # two of the demo's batches at its size (12 images a batch, limit 60 over 5): without the fix batch 1
+    # already stayed open with one item no person could close (05ea87e)
+    config.write_text(config.read_text().replace("batches = 5 ", "batches = 2 ", 1), encoding="utf-8")
     db, out = tmp_path / "h.db", tmp_path / "runs"
     finished = False
     with simulator("", seed=1, crowd=None) as sim:
-        for _ in range(12):  # the demo's five batches, each stopping once or twice for review
+        for _ in range(6):  # two batches, each stopping once or twice for review
             try:
-                run_campaign(config, endpoint_url=sim.endpoint_url, db_path=db, out_root=out, limit=60,
+                run_campaign(config, endpoint_url=sim.endpoint_url, db_path=db, out_root=out, limit=24,
                              progress=lambda _: None)
                 finished = True
                 break
@@ -136,6 +139,9 @@ def test_top_ups_under_flagged_review_leave_no_item_a_person_cannot_close(tmp_pa
     assert finished
     store = Store(db)
     assert store.table("ledger").count_where("operation = 'CreateAdditionalAssignmentsForHIT'", [])  # topped up
+    # a batch both topped up and sampled for review: the case the sample used to get wrong
+    assert store.rows("SELECT DISTINCT l.batch FROM ledger l JOIN qc_flags f ON f.batch = l.batch "
+                      "WHERE l.operation = 'CreateAdditionalAssignmentsForHIT' AND f.rule = 'random_sample'")
     unseen = store.rows("SELECT f.assignment_id FROM qc_flags f WHERE f.rule = 'random_sample' AND NOT EXISTS "
                         "(SELECT 1 FROM review_actions r WHERE r.assignment_id = f.assignment_id)")
     assert unseen == []  # every sampled assignment got a person's verdict

@@ -90,26 +90,32 @@ def _dataset(tmp_path: Path, name: str) -> pd.DataFrame:
     return frame[cols].sort_values(cols).reset_index(drop=True)
 
 
+# 50 images: the demo's 5 batches of 2 HITs (10 images, 5 assignments each): a crash after batch 2's first
+# HIT still leaves one unposted, and batch 2's approvals can be cut part-way (100 images did the same with
+# 4 HITs a batch, at twice the cost)
+LIMIT = 50
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    """The dataset of an uninterrupted run (seed 11, 100 images), which both interrupted runs below must
+    """The dataset of an uninterrupted run (seed 11, LIMIT images), which both interrupted runs below must
     equal: made once for the module (each test made its own, on seeds 11 and 12)."""
     root = tmp_path_factory.mktemp("uninterrupted")
     with SimServer(seed=11) as first:
         run_campaign(CONFIG, endpoint_url=first.url, db_path=root / "a.db", out_root=root / "a",
-                     limit=100, progress=quiet)
+                     limit=LIMIT, progress=quiet)
     return _dataset(root, "a")
 
 
 def test_interrupted_run_gives_the_same_dataset(tmp_path: Path, uninterrupted: pd.DataFrame) -> None:
     with SimServer(seed=11) as second:
         run = make_run(second, tmp_path / "b.db")
-        plan_items(run, limit=100)
+        plan_items(run, limit=LIMIT)
         advance_batch(run, 1)
         with pytest.raises(RuntimeError):
             publish_batch(run, 2, crash_after=1)
         run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
-                     limit=100, progress=quiet)
+                     limit=LIMIT, progress=quiet)
     pd.testing.assert_frame_equal(uninterrupted, _dataset(tmp_path, "b"))
 
 
@@ -174,7 +180,7 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
 
     def dying_approve(client, assignment_id):  # the process dies part-way through batch 2's approvals
         calls.append(assignment_id)
-        if len(calls) == 27:
+        if len(calls) == 19:  # batch 1 approves 14 (its top-ups too), batch 2 the 15th to the 24th
             raise KeyboardInterrupt("killed mid-review")
         return real_approve(client, assignment_id)
 
@@ -182,12 +188,15 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
         monkeypatch.setattr(adapter, "approve", dying_approve)
         with pytest.raises(KeyboardInterrupt):
             run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
-                         limit=100, progress=quiet)
+                         limit=LIMIT, progress=quiet)
         monkeypatch.setattr(adapter, "approve", real_approve)
         store = Store(tmp_path / "b.db")
         assert store.table("ledger").count_where("operation = 'ApproveAssignment' AND status = 'intended'") > 0
+        killed_in = store.rows("SELECT DISTINCT batch FROM ledger WHERE operation = 'ApproveAssignment' AND "
+                               "status = 'intended'")
+        assert [r["batch"] for r in killed_in] == [2]  # part-way through batch 2's approvals
         run_campaign(CONFIG, endpoint_url=second.url, db_path=tmp_path / "b.db", out_root=tmp_path / "b",
-                     limit=100, progress=quiet)
+                     limit=LIMIT, progress=quiet)
         paid = [a for a in second.market.assignments.values() if a.status == "Approved"]
         assert len(paid) == store.table("decisions").count_where("action = 'approve'")
         # Nobody was paid twice: the balance fell by exactly one payment per approval.

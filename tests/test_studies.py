@@ -8,6 +8,7 @@ import csv
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -35,10 +36,27 @@ def run_study(tmp_path: Path, kind: str, platform: str) -> tuple[dict, Store, Pa
     return summary, Store(tmp_path / "h.db"), out / kind
 
 
+StudyRun = Callable[[str, str], tuple[dict, Store, Path]]
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> StudyRun:
+    """Each (study, route) run once for this module: the end-to-end test and the tests below that read
+    the same config on the same route (severity on MTurk, expert rating on MTurk, pairwise on links) share
+    it; they only read its ledger and outputs (a run is ~1.5-3 s of CPU)."""
+    runs: dict[tuple[str, str], tuple[dict, Store, Path]] = {}
+
+    def run(kind: str, platform: str) -> tuple[dict, Store, Path]:
+        if (kind, platform) not in runs:
+            runs[kind, platform] = run_study(tmp_path_factory.mktemp(f"{kind}-{platform}"), kind, platform)
+        return runs[kind, platform]
+    return run
+
+
 @pytest.mark.parametrize("platform", ["mturk", "links"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_study_runs_end_to_end(tmp_path: Path, kind: str, platform: str) -> None:
-    _summary, store, out = run_study(tmp_path, kind, platform)
+def test_study_runs_end_to_end(study: StudyRun, kind: str, platform: str) -> None:
+    _summary, store, out = study(kind, platform)
     cfg = load_config(CONFIG / f"{kind}.toml")
     units = store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ?", [kind])[0]["n"]
     responses = store.rows("SELECT * FROM assignments WHERE campaign = ?", [kind])
@@ -92,10 +110,10 @@ def assert_analyze_reproduces(kind: str, level: str, out: Path) -> None:
     assert headline_figures(kind, json.loads(json.dumps(again, default=str))) == figures
 
 
-def test_server_side_check_rejects_a_bypassed_page(tmp_path: Path) -> None:
+def test_server_side_check_rejects_a_bypassed_page(study: StudyRun) -> None:
     """Rule-breaking judges leave questions blank as if the page's script were bypassed: the
     server applies the same spec, rejects the response and records why."""
-    _, store, _ = run_study(tmp_path, "severity_rating", "mturk")
+    _, store, _ = study("severity_rating", "mturk")
     problems = store.rows("SELECT * FROM response_problems WHERE campaign = 'severity_rating'")
     assert problems, "the crowd's rule-breakers should have left answers blank"
     rejected = {d["assignment_id"] for d in store.rows("SELECT assignment_id FROM decisions WHERE action = 'reject'")}
@@ -112,8 +130,8 @@ def truth(kind: str) -> dict[str, str]:
                 for r in csv.DictReader(fh)}
 
 
-def test_expert_scores_follow_the_judges_truth(tmp_path: Path) -> None:
-    summary, _, _ = run_study(tmp_path, "expert_rating", "mturk")
+def test_expert_scores_follow_the_judges_truth(study: StudyRun) -> None:
+    summary, _, _ = study("expert_rating", "mturk")
     per_pair = summary["analysis"]["per_pair"]
     known = truth("expert_rating")
     rho = stats.spearmanr([per_pair[i] for i in per_pair], [int(known[i]) for i in per_pair]).statistic
@@ -121,10 +139,10 @@ def test_expert_scores_follow_the_judges_truth(tmp_path: Path) -> None:
     assert summary["analysis"]["agreement"]["krippendorff_alpha"] > 0.5
 
 
-@pytest.fixture(scope="module")
-def pairwise_on_links(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Store, Path]:
-    """One pairwise study on invite links, read by the two tests below (a run is ~14 s of CPU)."""
-    return run_study(tmp_path_factory.mktemp("pairwise"), "pairwise_grading", "links")
+@pytest.fixture
+def pairwise_on_links(study: StudyRun) -> tuple[dict, Store, Path]:
+    """The pairwise study on invite links (the end-to-end test's), read by the two tests below."""
+    return study("pairwise_grading", "links")
 
 
 def test_pairwise_strengths_rank_the_systems_and_order_was_randomised(pairwise_on_links: tuple) -> None:
