@@ -161,7 +161,11 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
 # scheduler (test_schedules), pause expirations (test_review_pause), the repossessor (expired
 # concurrency leases, test_many_campaigns' one-run-at-a-time deployment), and the event persister
 # and task-run recorder (task runs are recorded from events: test_prefect_flow counts them).
+# The session's workers share it, so it holds every Prefect test's runs (a 3-s schedule alone gets 100
+# scheduled ahead): a read without a limit (test_review_pause's read_flow_runs(), filtered here by its
+# db_path) gets the server's default limit, 200 runs in id order, which are random uuids; all of them instead.
 WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
+                          "PREFECT_SERVER_API_DEFAULT_LIMIT": "100000",
                           **{f"PREFECT_SERVER_SERVICES_{service}_ENABLED": "false" for service in (
                               "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP")}}
 
