@@ -32,7 +32,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
 from flows.sim.service.server import SimServer
 from tests import reaper
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
-from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, prefect_server
+from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, shared_prefect_server
 
 RUN_MARK = reaper.install()  # SIGTERM/SIGHUP as Ctrl-C; the first process ends what the run left (tests/reaper.py)
 pytest_plugins = ["tests.cpu_record"]  # records CPU per test when HITFLOW_TEST_CPU names a file
@@ -70,13 +70,13 @@ def prefect_database_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def prefect_worker_server(tmp_path_factory: pytest.TempPathFactory,
-                          prefect_database_template: Path) -> Iterator[dict[str, str]]:
-    """One real ``prefect server`` per xdist worker, started by the first test that asks for it and
-    shared by the rest (the environment of a process that talks to it). A test on it finds its own
-    flow runs, task runs, artifacts and deployments by id or by its own names, never "all there are"."""
-    with prefect_server(tmp_path_factory.mktemp("prefect-server"), prefect_database_template,
-                        **WORKER_SERVER_SETTINGS) as env:
+def prefect_worker_server(prefect_database_template: Path) -> Iterator[dict[str, str]]:
+    """One real ``prefect server`` for the session, shared by its xdist workers: started by the first
+    test that asks for it, stopped when no worker uses it any more (``shared_prefect_server``); the
+    environment of a process that talks to it. A test on it finds its own flow runs, task runs,
+    artifacts and deployments by id or by its own names, never "all there are"."""
+    with shared_prefect_server(prefect_database_template.parent.parent / "prefect-server",
+                               prefect_database_template, **WORKER_SERVER_SETTINGS) as env:
         yield env
 
 

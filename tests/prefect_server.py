@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import json
 import os
 import shutil
 import signal
@@ -14,7 +15,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import ExitStack, closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,8 @@ def group_gone(proc: subprocess.Popen[Any], within_s: float) -> bool:
     while True:
         proc.poll()  # reap the leader, or it stays a zombie
         if not group_members(proc.pid):
+            with suppress(subprocess.TimeoutExpired):  # the leader may have ended since poll(): reap it too,
+                proc.wait(timeout=5)                    # so its returncode is there for the caller
             return True
         if time.monotonic() > deadline:
             return False
@@ -148,8 +151,8 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
         yield {**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
 
 
-# One real server per xdist worker (tests/conftest.py's ``prefect_worker_server``), shared by every
-# Prefect test the worker runs: each prefect_test_harness or module server started and migrated a
+# One real server per test session (tests/conftest.py's ``prefect_worker_server``), shared by every
+# Prefect test its xdist workers run: each prefect_test_harness or module server started and migrated a
 # database of its own (~10-25 s at load, issue 33). The scheduler looks every 3 s (a schedule test's
 # interval), and a served flow polls every 2 s. The services no test on it needs are off: each
 # wakes every few seconds for the whole session (idle, the server spent 1.47 s CPU a minute with
@@ -158,7 +161,11 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
 # scheduler (test_schedules), pause expirations (test_review_pause), the repossessor (expired
 # concurrency leases, test_many_campaigns' one-run-at-a-time deployment), and the event persister
 # and task-run recorder (task runs are recorded from events: test_prefect_flow counts them).
+# The session's workers share it, so it holds every Prefect test's runs (a 3-s schedule alone gets 100
+# scheduled ahead): a read without a limit (test_review_pause's read_flow_runs(), filtered here by its
+# db_path) gets the server's default limit, 200 runs in id order, which are random uuids; all of them instead.
 WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
+                          "PREFECT_SERVER_API_DEFAULT_LIMIT": "100000",
                           **{f"PREFECT_SERVER_SERVICES_{service}_ENABLED": "false" for service in (
                               "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP")}}
 
@@ -179,3 +186,84 @@ def in_process_client_of(api_url: str) -> Iterator[None]:
         finally:  # what prefect_test_harness drains before it stops its server
             for worker in (APILogWorker, EventsWorker):
                 worker.drain_all(timeout=10, at_exit=False)
+
+
+@contextmanager
+def shared_prefect_server(folder: Path, template: Path | None = None, **settings: str) -> Iterator[dict[str, str]]:
+    """One ``prefect server`` for every process of a test session that asks (xdist workers), in
+    ``folder`` (the session's, shared by its workers): the first to ask starts it under a file lock
+    and stays its parent (so it is waited for, and its CPU counted); the others use it. Each user is
+    listed in ``folder/users``; the starter, when its own tests are done, waits until no living user
+    is left, then stops it. One that asks after that starts a new one. Idle, a server spends ~1 s of
+    CPU a minute, and each start ~4.8 s: three workers' servers cost three times that."""
+    users = folder / "users"
+    users.mkdir(parents=True, exist_ok=True)
+    me = users / str(os.getpid())
+    with ExitStack() as started:
+        with _locked(folder / "server.lock"):
+            me.touch()
+            env = _running_shared(folder / "server.json")
+            if env is None:
+                env = started.enter_context(prefect_server(folder / f"home-{os.getpid()}", template, **settings))
+                ours = {key: value for key, value in env.items() if os.environ.get(key) != value}
+                _write_atomically(folder / "server.json", json.dumps({"pid": os.getpid(), "env": ours}))
+        try:
+            yield env
+        finally:
+            me.unlink(missing_ok=True)
+            if env.get("PREFECT_HOME") == str(folder / f"home-{os.getpid()}"):
+                _until_unused(folder)  # then ``started`` stops the server
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        yield
+
+
+def _running_shared(state: Path) -> dict[str, str] | None:
+    """The environment for the session's running server (its starter alive, its API healthy), or None."""
+    try:
+        shared = json.loads(state.read_text())
+        os.kill(shared["pid"], 0)
+        urllib.request.urlopen(shared["env"]["PREFECT_API_URL"].removesuffix("/api") + "/api/health", timeout=5)
+    except (OSError, ValueError, KeyError):
+        state.unlink(missing_ok=True)
+        return None
+    return {**os.environ, **shared["env"]}
+
+
+def _until_unused(folder: Path) -> None:
+    """Wait (the starter's tests are done) until no living process is listed as a user, then withdraw
+    the server under the lock, so a process that asks later starts its own rather than find this one."""
+    while True:
+        with _locked(folder / "server.lock"):
+            alive = [user for user in (folder / "users").iterdir() if _alive(int(user.name)) or user.unlink()]
+            if not alive:
+                (folder / "server.json").unlink(missing_ok=True)
+                return
+        time.sleep(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _zombie_state(pid)
+
+
+def _zombie_state(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    partial = path.with_suffix(f".{os.getpid()}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)

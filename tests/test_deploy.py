@@ -28,6 +28,7 @@ from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from flows.taskserver.task_units import secret_fingerprint, work_state
+from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -165,7 +166,10 @@ def test_deploy_speaks_in_hitflow_s_words_not_prefect_s(tmp_path: Path, on_prefe
     # stdout: advice for code the user never wrote (issue 57 point 7)
     from flows.cli.main import main
 
-    code = main(["deploy", str(ROOT / "config" / "vizwiz_captions.toml"), "--endpoint-url", "http://127.0.0.1:9",
+    # a campaign name of its own: the session's Prefect server is shared with other workers' tests, and
+    # test_prefect_flow registers (and checks) vizwiz_captions-next-batch there
+    config = small_vizwiz(tmp_path, "deploy_words")
+    code = main(["deploy", str(config), "--endpoint-url", "http://127.0.0.1:9",
                  "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out"), "--pool", "deploy-words"])
     shown = capsys.readouterr()
     assert code == 0
@@ -176,3 +180,7 @@ def test_deploy_speaks_in_hitflow_s_words_not_prefect_s(tmp_path: Path, on_prefe
     assert "registered (one batch per run, on the config's [schedule]) on the process work pool deploy-words" \
         in lines[1] and "prefect worker start --pool deploy-words" in lines[1]
     assert "`hitflow serve-schedules " in lines[1] and str(tmp_path / "h.db") in lines[1]
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:  # its hourly schedule would make runs on the shared server
+        client.delete_deployment(client.read_deployment_by_name("caption-campaign-next-batch/deploy_words-next-batch").id)

@@ -32,10 +32,6 @@ DEMO = ROOT / "config" / "vizwiz_captions.toml"
 ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PYTHONUNBUFFERED": "1"}
 
 
-def hitflow(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HITFLOW, *args], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout)
-
-
 def hitflow_here(*args: str) -> subprocess.CompletedProcess[str]:
     """``hitflow ARGS`` as ``main()`` runs it in this process: its exit code, stdout and stderr."""
     out, err, environ = io.StringIO(), io.StringIO(), dict(os.environ)
@@ -82,7 +78,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path
     the tests below only add to its ledger under other names and check its outputs stay as they are."""
     tmp = tmp_path_factory.mktemp("finished")
     config, db, out = small_vizwiz(tmp), tmp / "a.db", tmp / "out"
-    first = hitflow("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    first = hitflow_here("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
     assert first.returncode == 0, first.stderr
     return config, db, out, first.stdout
 
