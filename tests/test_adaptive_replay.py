@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess.answers.adaptive import StoppingRule, replay, saving
+from postprocess.answers.adaptive import Replay, StoppingRule, replay, saving
 from postprocess.answers.aggregation import aggregate
 from postprocess.answers.skill_posterior import SkillPrior, label_posterior
 from tests.crowd_labels import crowd_frame
@@ -114,9 +115,19 @@ def test_an_empty_file_gives_empty_answers() -> None:
     assert result.answers.empty
 
 
-def test_the_replay_stops_on_the_skill_posterior_of_the_used_judgements() -> None:
+SKILL_RULE = StoppingRule(2, 6, confidence=0.95, method="ds")
+
+
+@cache
+def _skill_replay() -> tuple[pd.DataFrame, pd.Series, Replay]:
+    """One replay (300 items, six labels each, [answers]' skill-posterior stop) that two tests below read:
+    crowd-kit's Dawid-Skene fits in its rounds are most of this file's CPU. Nothing mutates it."""
     frame, truth = crowd_frame(1, items=300, per_item=6)
-    skill = replay(frame, StoppingRule(2, 6, confidence=0.95, method="ds"))
+    return frame, truth, replay(frame, SKILL_RULE)
+
+
+def test_the_replay_stops_on_the_skill_posterior_of_the_used_judgements() -> None:
+    frame, truth, skill = _skill_replay()
     stopped = skill.answers[skill.answers["judgements_used"] < skill.answers["available"]].set_index("item_id")
     again = label_posterior(skill.used).set_index("item_id")
     # each item stopped early was sure, or settled: the judgements it could still take could at best tie it
@@ -233,9 +244,8 @@ def test_two_judgements_never_stop_an_item_above_what_two_can_show() -> None:
 
 
 def test_the_stop_confidence_is_the_answers_confidence() -> None:
-    frame, _ = crowd_frame(2, items=200, per_item=5)
-    rule = StoppingRule(2, 5, confidence=0.95, method="ds")
-    result = replay(frame, rule)
+    _, _, result = _skill_replay()  # items stopped after 2, 3, 4, 5 and 6 judgements
+    rule = SKILL_RULE
     reported = aggregate(result.used, "ds", prior=rule.skill_prior).answers.set_index("item_id")
     posterior = label_posterior(result.used, rule.skill_prior).set_index("item_id")
     same = reported.index[reported["label"] == posterior["label"].reindex(reported.index)]

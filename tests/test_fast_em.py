@@ -60,7 +60,8 @@ def test_real_wsd_labels_as_crowd_kit(shared_data: Path) -> None:
     data = _as_crowd_kit_reads(raw.rename(columns={"orig_id": "item_id", "!amt_worker_ids": "worker_id",
                                                    "response": "label"}))
     for method in ("glad", "mace", "one-coin"):
-        ours, theirs = _ours(method, data), _crowd_kit(method, data).reindex(index=_ours(method, data).index)
+        ours = _ours(method, data)
+        theirs = _crowd_kit(method, data, restarts=1).reindex(index=ours.index)
         assert (ours.idxmax(axis=1) == theirs[ours.columns].idxmax(axis=1)).mean() >= 0.995, method
 
 
