@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from spellchecker import SpellChecker
 
 from flows.core.outputs.spelling_cache import cached_index, spelling_index
@@ -149,3 +150,24 @@ def test_a_typo_shared_by_many_workers_is_corrected_when_its_word_is_far_more_fr
     small = spellcheck_frame(_campaign(typo_workers=12, the_uses=20), min_workers=3, index=index)
     assert small["caption_corrected"].iloc[0] == "teh dog sits by a keurig"
     assert "keurig" not in "".join(big["edits"]) + "".join(small["edits"])
+
+
+def test_pyspellcheckers_own_list_is_found_by_its_file_without_parsing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process's first caption campaign loads the kept index named by the word list file's bytes: the
+    ~160,000 words are not read into a SpellChecker and hashed again to find it."""
+    from flows.core.outputs import spelling_cache
+
+    first = spelling_index()
+    assert list((spelling_cache.cache_dir() / "spelling").glob("en-file-*.npz"))
+    spelling_index.cache_clear()
+
+    def parsed_again(**_: object) -> None:
+        raise AssertionError("the word list was parsed again")
+
+    monkeypatch.setattr(spelling_cache, "SpellChecker", parsed_again)
+    try:
+        again = spelling_index()
+    finally:
+        spelling_index.cache_clear()  # the next test gets an index made the usual way
+    assert np.array_equal(again.keys, first.keys) and again.words == first.words
+    assert again.corrections(["teh"]) == {"teh": "the"}
