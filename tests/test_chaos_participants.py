@@ -9,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config.config import load_config
+from flows.core.http_clients import http_client
 from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
@@ -43,7 +43,7 @@ def crowded(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 def participant(s: dict[str, Any], n: int) -> dict[str, Any]:
     """Open the study page, fill it, and post the same answers twice at once."""
-    with httpx.Client(base_url=s["url"], timeout=120, follow_redirects=False) as http:
+    with http_client(base_url=s["url"], timeout=120, follow_redirects=False) as http:
         page = http.get(f"/task/{s['name']}", params={"PROLIFIC_PID": f"pid{n:03d}", "STUDY_ID": STUDY,
                                                        "SESSION_ID": f"sess{n:03d}"})
         if page.status_code != 200:
@@ -51,7 +51,7 @@ def participant(s: dict[str, Any], n: int) -> dict[str, Any]:
         values = answers_for(page.text)
 
         def post(_: int) -> int:
-            with httpx.Client(timeout=120) as c:
+            with http_client(timeout=120) as c:
                 return c.post(f"{s['url']}/task/{s['name']}/submit", data=values).status_code
 
         with ThreadPoolExecutor(2) as pair:

@@ -1,0 +1,47 @@
+"""hitflow's HTTP clients, all with ONE verifying TLS context per process.
+
+A plain ``httpx.Client()`` (and every ``httpx.get``/``httpx.post``) builds a new ``ssl.SSLContext``
+and parses the whole CA bundle into it, ~15 ms of CPU, even for ``http://127.0.0.1`` where no TLS is
+spoken. The simulator's participants, the volunteer rounds, the platform adapters and health checks
+build clients per call, so that was the largest single cost of a simulated campaign's HTTP.
+
+The context here is httpx's own default (``httpx.create_ssl_context``: certificate and hostname
+verification on, certifi's bundle or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when the client trusts the
+environment), made the first time a client needs it and then shared. An ``ssl.SSLContext`` is safe
+to share between threads and clients; nothing here loads a client certificate into it (that would
+mutate it for every client), so ``cert=`` is refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
+
+
+@functools.cache
+def tls_context(trust_env: bool = True) -> ssl.SSLContext:
+    """The process's verifying TLS context, as httpx would make it for a client with ``trust_env``."""
+    import httpx
+
+    return httpx.create_ssl_context(verify=True, trust_env=trust_env)
+
+
+def http_client(**options: Any) -> httpx.Client:
+    """An ``httpx.Client`` with ``options`` (any but ``verify``/``cert``), verifying TLS with the
+    shared context."""
+    import httpx
+
+    if "verify" in options or "cert" in options:
+        raise TypeError("http_client verifies TLS with the shared context: it takes no verify= or cert=")
+    return httpx.Client(verify=tls_context(options.get("trust_env", True)), **options)
+
+
+def http_get(url: str, *, timeout: float, follow_redirects: bool = False,
+             params: dict[str, str] | None = None) -> httpx.Response:
+    """``httpx.get`` through a client of :func:`http_client` (the response is read before it closes)."""
+    with http_client(timeout=timeout, follow_redirects=follow_redirects) as client:
+        return client.get(url, params=params)
