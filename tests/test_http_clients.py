@@ -25,7 +25,7 @@ from flows.core.http_clients import http_client, http_get, tls_context
 def self_signed(folder: Path) -> tuple[Path, Path]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
             .not_valid_after(now + datetime.timedelta(days=1))
@@ -89,6 +89,7 @@ def test_hitflow_clients_refuse_an_untrusted_certificate(tls_server: tuple[str, 
         assert trusting.get(url).text == "ok"
 
 
-def test_a_client_cannot_turn_verification_off() -> None:
-    with pytest.raises(TypeError, match="verify"):
-        http_client(verify=False)
+def test_a_client_cannot_turn_verification_off_or_change_the_shared_context() -> None:
+    for option in ({"verify": False}, {"cert": "client.pem"}, {"http2": True}):
+        with pytest.raises(TypeError, match="shared context"):
+            http_client(**option)
