@@ -94,8 +94,7 @@ def make_client(base_url: str, simulator: bool) -> ProlificClient:
     base = base_url.rstrip("/")
     secret = token(simulator)
     http = http_client(base_url=base + "/api/v1/", headers={"Accept": "application/json"}, timeout=30,
-                       auth=_HostToken(secret, base),
-                       follow_redirects=False)
+                       auth=_HostToken(secret, base), follow_redirects=False)
     return ProlificClient(http, base)
 
 
