@@ -4,17 +4,16 @@ stored exactly once, none lost, and nobody may get a 500."""
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config.config import load_config
+from flows.core.http_clients import http_client
 from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.taskserver.task_guard import SessionLimits
@@ -24,9 +23,6 @@ from tests.test_task_server import CONFIG, answers_for
 
 STUDY = "c" * 24
 PEOPLE = 200
-# One TLS context for every client: httpx builds one (loading the CA bundle, ~20 ms of CPU) per client
-# otherwise, 600 of them here, for plain-http calls to 127.0.0.1 that never use it
-TLS = ssl.create_default_context()
 
 
 @pytest.fixture
@@ -47,7 +43,7 @@ def crowded(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 def participant(s: dict[str, Any], n: int) -> dict[str, Any]:
     """Open the study page, fill it, and post the same answers twice at once."""
-    with httpx.Client(base_url=s["url"], timeout=120, follow_redirects=False, verify=TLS) as http:
+    with http_client(base_url=s["url"], timeout=120, follow_redirects=False) as http:
         page = http.get(f"/task/{s['name']}", params={"PROLIFIC_PID": f"pid{n:03d}", "STUDY_ID": STUDY,
                                                        "SESSION_ID": f"sess{n:03d}"})
         if page.status_code != 200:
@@ -55,7 +51,7 @@ def participant(s: dict[str, Any], n: int) -> dict[str, Any]:
         values = answers_for(page.text)
 
         def post(_: int) -> int:
-            with httpx.Client(timeout=120, verify=TLS) as c:
+            with http_client(timeout=120) as c:
                 return c.post(f"{s['url']}/task/{s['name']}/submit", data=values).status_code
 
         with ThreadPoolExecutor(2) as pair:

@@ -8,18 +8,17 @@ import contextlib
 import json
 import re
 import socket
-import ssl
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config.config import load_config
+from flows.core.http_clients import http_client
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import completion_code
 from flows.platforms.mturk import adapter as mturk
@@ -29,10 +28,6 @@ from flows.taskserver.task_server_thread import TaskServer
 from tests.test_task_server import CONFIG, answers_for, submit, visit
 
 STUDY = "s" * 24
-# Each simulated person keeps a client of their own (own cookies, own connections), but all share one TLS
-# context: the task server is plain http, and httpx.Client() builds a context and loads the CA bundle
-# each time (~20 ms of CPU: 4 s of the 200 participants' test went there, none of it the server's)
-TLS = ssl.create_default_context()
 
 
 def serve(tmp_path: Path, places: int = 10, limit: int = 50, **site_kw: Any) -> Iterator[dict[str, Any]]:
@@ -45,7 +40,7 @@ def serve(tmp_path: Path, places: int = 10, limit: int = 50, **site_kw: Any) -> 
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32, **site_kw)
     with TaskServer(site) as server:
         yield {"url": server.url, "store": store, "cfg": cfg, "site": site,
-               "http": httpx.Client(base_url=server.url, follow_redirects=False, timeout=60, verify=TLS)}
+               "http": http_client(base_url=server.url, follow_redirects=False, timeout=60)}
 
 
 @pytest.fixture
@@ -111,7 +106,7 @@ def test_twenty_identical_submits_at_once_store_once_and_never_fail(served: dict
     url = f"{served['url']}/task/{served['cfg'].name}/submit"
 
     def post(_: int) -> int:
-        with httpx.Client(timeout=60, verify=TLS) as c:
+        with http_client(timeout=60) as c:
             return c.post(url, data=values).status_code
 
     for _ in range(3):  # the review saw 44 of 100 fail; three rounds of twenty
@@ -129,7 +124,7 @@ def test_parallel_new_sessions_of_one_person_never_share_items(tmp_path: Path) -
     url = f"{served['url']}/task/{served['cfg'].name}"
 
     def open_session(n: int) -> int:
-        with httpx.Client(timeout=60, verify=TLS) as c:
+        with http_client(timeout=60) as c:
             return c.get(url, params={"PROLIFIC_PID": "twice", "STUDY_ID": STUDY, "SESSION_ID": f"par{n}"}).status_code
 
     for _ in range(2):
@@ -153,7 +148,7 @@ def test_two_hundred_participants_with_duplicate_submits(tmp_path: Path) -> None
         url = f"{s['url']}/task/{s['cfg'].name}"
 
         def take_part(n: int) -> list[int]:
-            with httpx.Client(timeout=120, verify=TLS) as c:
+            with http_client(timeout=120) as c:
                 page = c.get(url, params={"PROLIFIC_PID": f"p{n:03d}", "STUDY_ID": STUDY, "SESSION_ID": f"s{n:03d}"})
                 values = answers_for(page.text)
                 with ThreadPoolExecutor(2) as dup:  # each participant double-clicks submit

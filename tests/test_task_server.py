@@ -14,6 +14,7 @@ import pytest
 
 from flows.campaigns.campaign_plan import Run, plan_items
 from flows.core.config.config import load_config
+from flows.core.http_clients import http_client, http_get
 from flows.core.ledger.store import Store
 from flows.core.pages.mturk_forms import form_fields, parse_answer_xml
 from flows.core.site_secrets import completion_code, invite_link
@@ -39,7 +40,7 @@ def served(ledger_location: str) -> Iterator[dict[str, Any]]:
     site = TaskSite(store.location, {cfg.name: cfg}, secret=b"s" * 32)
     with TaskServer(site) as server:
         yield {"url": server.url, "store": store, "cfg": cfg, "site": site,
-               "http": httpx.Client(base_url=server.url, follow_redirects=False)}
+               "http": http_client(base_url=server.url, follow_redirects=False)}
 
 
 def visit(s: dict[str, Any], pid: str, session: str) -> httpx.Response:
@@ -115,12 +116,12 @@ def test_refusals_and_nothing_else_served(served: dict[str, Any]) -> None:
 
 def test_invite_link_gets_a_thank_you_page(served: dict[str, Any]) -> None:
     link = invite_link(served["site"].secret, served["url"], served["cfg"].name, "ann")
-    page = httpx.get(link)
+    page = http_get(link, timeout=5)
     assert page.status_code == 200
     done = submit(served, answers_for(page.text))
     assert done.status_code == 200 and "Your answers were saved" in done.text
     tampered = link[:-4] + ("AAAA" if not link.endswith("AAAA") else "BBBB")
-    bad = httpx.get(tampered)
+    bad = http_get(tampered, timeout=5)
     assert bad.status_code == 403
 
 

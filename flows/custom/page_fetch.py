@@ -35,6 +35,8 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from flows.core.http_clients import http_client
+
 MAX_PAGE_BYTES = 16 * 2**20  # a page for one task, with inline images and scripts, is far smaller
 FETCH_DEADLINE_S = 30.0  # the whole fetch: every redirect and the body
 MAX_REDIRECTS = 5
@@ -78,7 +80,7 @@ def fetch_page(url: str, allowed: tuple[Network, ...] = ()) -> str:
 
 
 def _fetch(url: str, allowed: tuple[Network, ...], deadline: float) -> str:
-    with httpx.Client(follow_redirects=False, trust_env=False) as client:
+    with http_client(follow_redirects=False, trust_env=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
             target, host = _checked(url, allowed)
             with _sent(client, target, host, deadline) as reply:

@@ -138,11 +138,12 @@ def check_task_server(run: Run, task_url: str) -> None:
     ledger's secret (else every invite link would be refused as "not valid")."""
     import httpx
 
+    from flows.core.http_clients import http_get
     from flows.core.site_secrets import task_secret
     from flows.taskserver.task_units import secret_fingerprint
 
     try:
-        health = httpx.get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
+        health = http_get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
     except (httpx.HTTPError, ValueError) as exc:
         raise ConfigError(f"no task server answers at {task_url}/health ({type(exc).__name__}); start it with "
                           f"`hitflow serve --campaign {run.cfg.path} --db {run.store.shown()}` before publishing"

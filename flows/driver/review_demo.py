@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from flows.campaigns.review_data import ReviewPending
+from flows.core.http_clients import http_client
 from flows.driver.campaign_run import run_campaign  # not campaign_flow: no Prefect (~6 s CPU) for a run without it
 from flows.driver.operations import open_campaign_run
 from flows.platforms.targets import simulator
@@ -49,7 +50,7 @@ def review_config(out_dir: Path, mode: str = "flagged", deadline_s: int | None =
 def sign_in(login_url: str) -> httpx.Client:
     """A client of the review page signed in through the one-time link (the cookie, as a browser keeps it)."""
     base = login_url.split("/?", 1)[0]
-    web = httpx.Client(base_url=base, headers={"origin": base}, follow_redirects=False)
+    web = http_client(base_url=base, headers={"origin": base}, follow_redirects=False)
     web.get(login_url.removeprefix(base))
     return web
 

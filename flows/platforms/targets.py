@@ -51,8 +51,10 @@ def is_simulator(endpoint_url: str) -> bool:
     """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
     import httpx
 
+    from flows.core.http_clients import http_get
+
     try:
-        answer = httpx.get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
+        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
         return answer.status_code == 200 and answer.json().get("service") == "hitflow-simulator"
     except (httpx.HTTPError, ValueError, AttributeError):
         return False

@@ -19,6 +19,7 @@ import httpx
 
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError, ConfigError, PlatformError
+from flows.core.http_clients import http_client
 from flows.platforms.prolific import paging
 from flows.platforms.prolific.fields import first, number_field, record, text_field
 from flows.platforms.prolific.paging import (
@@ -92,9 +93,8 @@ def token(simulator: bool) -> str:
 def make_client(base_url: str, simulator: bool) -> ProlificClient:
     base = base_url.rstrip("/")
     secret = token(simulator)
-    http = httpx.Client(base_url=base + "/api/v1/", headers={"Accept": "application/json"}, timeout=30,
-                        auth=_HostToken(secret, base),
-                        follow_redirects=False)
+    http = http_client(base_url=base + "/api/v1/", headers={"Accept": "application/json"}, timeout=30,
+                       auth=_HostToken(secret, base), follow_redirects=False)
     return ProlificClient(http, base)
 
 

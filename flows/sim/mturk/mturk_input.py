@@ -9,15 +9,21 @@ from functools import cache
 from typing import Any
 
 import botocore.session
-from botocore.model import Shape
+from botocore.model import ServiceModel, Shape
 from botocore.validate import ParamValidator
 
 from flows.sim.mturk.validation import bad
 
 
 @cache
+def _service_model() -> ServiceModel:
+    # get_session() is a new session with an empty loader: ~15 ms of CPU parsing the model's JSON each time
+    return botocore.session.get_session().get_service_model("mturk")
+
+
+@cache
 def _input_shape(operation: str) -> Shape | None:
-    model = botocore.session.get_session().get_service_model("mturk")
+    model = _service_model()
     return model.operation_model(operation).input_shape if operation in model.operation_names else None
 
 

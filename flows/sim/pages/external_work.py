@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from flows.core.http_clients import http_get
 from flows.core.pages.crowd_elements import posted_answer
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.sim.pages.page_filling import fill_form, page_rules
@@ -34,7 +35,7 @@ def fetch_page(url: str, params: dict[str, str], sleep: Callable[[float], None] 
     wait = FIRST_WAIT_S
     for _ in range(TRIES):
         try:
-            page = httpx.get(url, params=params, timeout=15, follow_redirects=True)
+            page = http_get(url, params=params, timeout=15, follow_redirects=True)
             if page.status_code == 200 and "<form" in page.text.lower():
                 return page.text
         except httpx.HTTPError:

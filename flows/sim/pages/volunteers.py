@@ -13,6 +13,7 @@ from urllib.parse import urljoin
 
 import httpx
 
+from flows.core.http_clients import http_client
 from flows.core.pages.crowd_elements import is_crowd_page, task_answers
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.browser_worker import posted_by_browser, wants_browser
@@ -110,7 +111,7 @@ def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], ban
     outcome: dict[str, int] = {}
     pending: dict[str, tuple[tuple[str, str], float]] = {}  # opened (page, where it posts) and when, not yet submitted
     pages = OpenedPages()  # filled when submitted: by then the invitees before them had opened theirs
-    with httpx.Client(timeout=30, follow_redirects=False) as http:
+    with http_client(timeout=30, follow_redirects=False) as http:
         while steps:
             when, name, submitting = heapq.heappop(steps)
             if at is not None:

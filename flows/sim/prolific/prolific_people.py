@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 
+from flows.core.http_clients import http_client
 from flows.sim.pages.page_common import OpenedPages
 from flows.sim.pages.volunteers import complete_page
 from flows.sim.people import crowd
@@ -64,7 +65,7 @@ class Participants:
         self.people: dict[str, dict[str, Any]] = {}
         for w in workers:
             self._person(w)
-        self.http = httpx.Client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
+        self.http = http_client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
         self.reserve_rate = self.screen_out_rate = 0.0
         self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
         self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only

@@ -1,0 +1,50 @@
+"""hitflow's HTTP clients, all with ONE verifying TLS context per process.
+
+A plain ``httpx.Client()`` (and every ``httpx.get``/``httpx.post``) builds a new ``ssl.SSLContext``
+and parses the whole CA bundle into it (~15 ms of CPU on the 2-core dev box; 0.05 ms with this
+context), even for ``http://127.0.0.1`` where no TLS is spoken. The simulator's participants, the
+volunteer rounds, the platform adapters and health checks build clients per call: py-spy over
+``make test`` had ``ssl.create_default_context`` as its top leaf (~7% of samples, issue 57).
+
+The context here is httpx's own default (``httpx.create_ssl_context``: certificate and hostname
+verification on, certifi's bundle or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when the client trusts the
+environment), made the first time a client needs it and then shared. An ``ssl.SSLContext`` is safe
+to share between threads and clients as long as none changes it: a client certificate (``cert=``)
+or HTTP/2 (its ALPN list) would, so both are refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
+
+
+@functools.cache
+def tls_context(trust_env: bool = True) -> ssl.SSLContext:
+    """The process's verifying TLS context, as httpx would make it for a client with ``trust_env``."""
+    import httpx
+
+    return httpx.create_ssl_context(verify=True, trust_env=trust_env)
+
+
+def http_client(**options: Any) -> httpx.Client:
+    """An ``httpx.Client`` with ``options`` (any but ``verify``/``cert``/``http2``), verifying TLS
+    with the shared context."""
+    import httpx
+
+    if {"verify", "cert", "http2"} & options.keys():
+        # http2 too: httpcore sets the ALPN protocols on the context at each connect, so one HTTP/2
+        # client would offer h2 on every other client's connections
+        raise TypeError("http_client verifies TLS with the shared context: it takes no verify=, cert= or http2=")
+    return httpx.Client(verify=tls_context(options.get("trust_env", True)), **options)
+
+
+def http_get(url: str, *, timeout: float, follow_redirects: bool = False,
+             params: dict[str, str] | None = None) -> httpx.Response:
+    """``httpx.get`` through a client of :func:`http_client` (the response is read before it closes)."""
+    with http_client(timeout=timeout, follow_redirects=follow_redirects) as client:
+        return client.get(url, params=params)
