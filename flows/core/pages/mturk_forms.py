@@ -6,10 +6,12 @@ behind an ExternalQuestion), whose form fields they fill.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from html.parser import HTMLParser
 from xml.sax.saxutils import escape
 
@@ -166,13 +168,29 @@ class _FormParser(HTMLParser):
 
 
 def form_fields(html: str) -> list[FormField]:
-    parser = _FormParser()
-    parser.feed(html)
-    return list(parser.fields.values())
+    return list(read_page(html).fields.values())
 
 
 def read_page(html: str) -> _FormParser:
-    """The page as a worker reads it: its fields, and the text and images around them."""
+    """The page as a worker reads it: its fields, and the text and images around them. Each caller gets
+    its own copy (fields included) of one parse per page text: the simulator reads a page per assignment."""
+    page = _parsed(html) if len(html) <= MAX_CACHED_PAGE else _parse(html)
+    copied = copy.copy(page)
+    copied.fields = {name: replace(f, options=[*f.options], attrs={**f.attrs}, checked=[*f.checked],
+                                   required_options=[*f.required_options]) for name, f in page.fields.items()}
+    copied.texts, copied.images, copied.positions = [*page.texts], [*page.images], {**page.positions}
+    return copied
+
+
+MAX_CACHED_PAGE = 512 * 1024  # a page's parse kept for the next reader: 64 of them at most 32 MB
+
+
+@lru_cache(maxsize=64)
+def _parsed(html: str) -> _FormParser:
+    return _parse(html)
+
+
+def _parse(html: str) -> _FormParser:
     parser = _FormParser()
     parser.feed(html)
     return parser
