@@ -9,7 +9,6 @@ import pytest
 from flows.core.errors import ConfigError
 from flows.core.pages import mturk_forms
 from flows.core.pages.mturk_forms import _parse, form_fields, read_page
-from flows.core.pages.page_telemetry import _free_text_form, _FreeTextForm, with_telemetry
 from flows.core.pages.templates import compiled, render_source
 
 PAGE = """<html><body><h1>Describe the image</h1><img src="a.png" alt="a cat">
@@ -39,12 +38,6 @@ def test_each_reader_gets_its_own_copy() -> None:
     fields = form_fields(PAGE)
     fields[0].attrs.clear()
     assert _snapshot(read_page(PAGE)) == _snapshot(_parse(PAGE))
-
-
-def test_the_free_text_form_is_found_as_by_a_fresh_parse() -> None:
-    assert _free_text_form(PAGE) == _FreeTextForm(PAGE).found is not None
-    assert with_telemetry(PAGE, "notice") == with_telemetry(PAGE, "notice")
-    assert "hitflow_telemetry" in with_telemetry(PAGE, "notice")
 
 
 def test_a_kept_template_renders_each_context_and_stays_bounded() -> None:

@@ -74,14 +74,6 @@ class _FreeTextForm(HTMLParser):
             self._open = None
 
 
-MAX_CACHED_PAGE = 512 * 1024  # where the page's form opens, kept for the next of a HIT's workers: 64 pages at most
-
-
-@lru_cache(maxsize=64)
-def _free_text_form(html: str) -> int | None:
-    return _FreeTextForm(html).found
-
-
 def _first_form(html: str) -> int | None:
     """Where the first form tag starts that is markup, not text in a script or a comment."""
     for m in _FORM_START.finditer(html):
@@ -104,7 +96,7 @@ def with_telemetry(html: str, notice: str, nonce: str = "") -> str:
     (and does not carry the field already); else the page unchanged."""
     if _HAS_FIELD.search(html):
         return html
-    start = _free_text_form(html) if len(html) <= MAX_CACHED_PAGE else _FreeTextForm(html).found
+    start = _FreeTextForm(html).found
     if start is None:
         return html
     field, script = _field(notice), _script(nonce)
