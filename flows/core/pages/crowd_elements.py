@@ -115,7 +115,7 @@ def crowd_control(tag: str, attrs: dict[str, str]) -> tuple[str, dict[str, str],
 
 
 def open_crowd_element(page: Any, tag: str, name: str, attrs: dict[str, str]) -> None:
-    """For the page reader (``mturk_forms._FormParser``): an image a crowd element shows, a radio
+    """For the page reader (``form_parser.FormParser``): an image a crowd element shows, a radio
     group's buttons, or the plain control an element stands for, added to the page's fields."""
     if attrs.get("src"):
         page.images.append((page.step, attrs.get("src", "")))

@@ -84,7 +84,9 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     """A template given as text (a campaign's own page, ``name`` its path for messages), in the
     one environment: it may extend hitflow's pages; item values are escaped like any other."""
     try:
-        page = environment().from_string(source)  # compiled before the deadline (its constants bounded too)
+        # compiled before the deadline (its constants bounded too)
+        page = compiled(environment(), source, limits.bounded()) if len(source) <= MAX_CACHED_SOURCE else \
+            environment().from_string(source)
         with limits.render_deadline():
             return limits.bounded_output(page.generate(**context))
     except jinja2.TemplateNotFound as exc:
@@ -109,6 +111,17 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
         raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({type(exc).__name__}: "
                           f"{line}); "
                           "fix the expression and run the dry run again") from exc
+
+
+MAX_CACHED_SOURCE = 512 * 1024  # a task template kept compiled: 32 of them at most
+
+
+@lru_cache(maxsize=32)
+def compiled(env: jinja2.Environment, source: str, bounded: bool) -> jinja2.Template:
+    """``source`` compiled in ``env``, once per text: a campaign renders its page for every HIT. Keyed by
+    whether values are bounded too, as constants are folded at compile time through the bounded filters;
+    a source that fails to compile is not kept (it fails again, with its error, on the next render)."""
+    return env.from_string(source)
 
 
 def template_line(exc: BaseException) -> str:

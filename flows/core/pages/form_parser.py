@@ -1,0 +1,110 @@
+"""The reader of a page's HTML (flows/core/pages/mturk_forms.py read_page): its form controls as a browser
+submits them, and in document order the text, images and fields a worker sees."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from flows.core.pages.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, open_crowd_element
+
+BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
+_SKIPPED_TEXT = ("script", "style", "title", "option", "textarea", "button", "select")
+# a choice's own text is a label too (a crowd-radio-button's "Cannot tell what it shows"): not the item's content
+_LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", "crowd-radio-button", "crowd-checkbox",
+               *INSTRUCTIONS)
+
+
+class FormParser(HTMLParser):
+    """Form controls as a browser submits them (disabled ones never are), and in document order
+    what a worker sees around them: text chunks (``(position, text, is_label)``), images, fields."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.fields: dict[str, FormField] = {}
+        self._select: FormField | None = None
+        self._textarea: FormField | None = None
+        self._open: list[str] = []
+        self.texts: list[tuple[int, str, bool]] = []
+        self.images: list[tuple[int, str]] = []  # (position, src or alt)
+        self.positions: dict[str, int] = {}  # field name -> position of its last control
+        self.step = 0
+        self.group: FormField | None = None  # an open crowd-radio-group (flows/core/pages/crowd_elements.py)
+        self._option_text = False
+        self._choice_text = False
+
+    def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
+        attrs = {k: v or "" for k, v in attrs_list}
+        self.step += 1
+        # the text right after a radio button or checkbox (no <label> around it) names that choice
+        self._choice_text = tag == "input" and attrs.get("type", "").lower() in ("radio", "checkbox")
+        if tag not in ("input", "img", "br", "hr", "meta", "link"):
+            self._open.append(tag)
+        if tag == "img":
+            self.images.append((self.step, attrs.get("alt") or attrs.get("src", "")))
+        name = attrs.get("name", "")
+        if tag.startswith("crowd-"):
+            open_crowd_element(self, tag, name, attrs)
+            return
+        if "disabled" in attrs and tag in ("input", "textarea", "select"):
+            return  # a browser neither checks nor submits a disabled control
+        if tag == "input" and name:
+            self.add_input(name, attrs)
+        elif tag == "textarea" and name:
+            self._textarea = self.fields[name] = FormField(name, "textarea", "", [], attrs)
+            self.positions[name] = self.step
+        elif tag == "select" and name:
+            self._select = self.fields[name] = FormField(name, "select", "", [], attrs)
+            self.positions[name] = self.step
+        elif tag == "option" and self._select is not None and "disabled" in attrs:
+            self._option_text = False  # a placeholder ("-", "Choose one"): a person cannot pick it
+        elif tag == "option" and self._select is not None:
+            self._option_text = "value" not in attrs  # a browser submits the option's text then
+            self._select.options.append(attrs.get("value", ""))
+            if "selected" in attrs:
+                self._select.checked.append(attrs.get("value", ""))
+
+    def add_input(self, name: str, attrs: dict[str, str]) -> None:
+        kind = attrs.get("type", "text").lower()
+        if kind in BUTTON_TYPES:
+            return
+        self.positions[name] = self.step
+        existing = self.fields.get(name)
+        value = attrs.get("value", "on")
+        if kind in ("radio", "checkbox") and existing:
+            existing.options.append(value)
+        elif kind in ("radio", "checkbox"):
+            existing = self.fields[name] = FormField(name, kind, attrs.get("value", ""), [value], attrs)
+        else:
+            self.fields[name] = FormField(name, kind, attrs.get("value", ""), [], attrs)
+            return
+        if "checked" in attrs:
+            existing.checked.append(value)
+        if "required" in attrs:
+            if kind == "checkbox":
+                existing.required_options.append(value)
+            existing.attrs.setdefault("required", "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "crowd-radio-group":
+            close_radio_group(self)
+        if tag in ("select", "option"):
+            self._option_text = False
+        if tag == "select":
+            self._select = None
+        if tag == "textarea":
+            self._textarea = None
+        if tag in self._open:
+            while self._open and self._open.pop() != tag:
+                pass
+
+    def handle_data(self, data: str) -> None:
+        if self._option_text and self._select is not None and self._select.options:
+            self._select.options[-1] += " ".join(data.split())
+        if self._textarea is not None:
+            self._textarea.value += data.removeprefix("\n") if not self._textarea.value else data
+            return
+        text = " ".join(data.split())
+        if text and not any(t in _SKIPPED_TEXT for t in self._open):
+            self.step += 1
+            self.texts.append((self.step, text, self._choice_text or any(t in _LABEL_TEXT for t in self._open)))
+            self._choice_text = False
