@@ -16,3 +16,5 @@ The top of ``flows/`` holds only its layers, bottom to top, each importing only 
 production code reaches it only through ``flows.platforms.targets``. The layers are import-linter
 contracts in pyproject.toml, run by ``make lint`` (docs/architecture.md draws them).
 """
+
+import qc  # noqa: F401  (str columns in Python storage: qc/pandas_strings.py)

@@ -32,6 +32,7 @@ worker whose answers repeat because the truth repeats is never flagged.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -52,9 +53,17 @@ def is_scale(answers: pd.Series, k: int) -> bool:
 
 def agreement_rate(rest: pd.DataFrame, scale: bool) -> float | None:
     """Share of answers agreeing with the item's other answers (see the module); None if no item has two."""
+    by_item: dict[Any, list[str]] = {}
+    for image, answer in zip(rest["image_id"].tolist(), rest["answer"].tolist(), strict=True):
+        if not pd.isna(image):  # as groupby: an item without an id is no item
+            by_item.setdefault(image, []).append(answer)
+    return _agreement([by_item[i] for i in sorted(by_item)], scale)
+
+
+def _agreement(items: list[list[str]], scale: bool) -> float | None:
+    """:func:`agreement_rate` over each item's answers (items in ``image_id`` order: the same sum)."""
     agree = total = 0.0
-    for _, item in rest.groupby("image_id"):
-        answers = list(item["answer"])
+    for answers in items:
         for j, x in enumerate(answers):
             others = answers[:j] + answers[j + 1:]
             if others:
@@ -66,7 +75,7 @@ def agreement_rate(rest: pd.DataFrame, scale: bool) -> float | None:
 def _consensus_share(x: str, others: list[str], scale: bool) -> float:
     """``m`` of the module: the chance the others' consensus is ``x``."""
     if scale:
-        median = float(pd.Series([float(o) for o in others]).median())
+        median = statistics.median([float(o) for o in others])  # not a pandas Series per call: the same float
         return float(abs(float(x) - median) <= 1)
     counts = Counter(others)
     top = max(counts.values())
@@ -104,19 +113,29 @@ def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tup
     what it says; 1.0 for a worker who gave several answers there (on ``min_items`` items with others')."""
     k = option_count(field)
     scale = is_scale(field["answer"], k)
+    # plain lists, not a frame filtered per worker and item (a boolean mask each, the field's rows squared)
+    rows = list(zip(field["worker_id"].tolist(), field["image_id"].tolist(), field["answer"].tolist(), strict=True))
+    on_item: dict[Any, list[tuple[Any, str]]] = {}
+    for worker, image, answer in rows:
+        if not pd.isna(image):
+            on_item.setdefault(image, []).append((worker, answer))
+    items, seen_on_field = sorted(on_item), field["answer"].unique()
     judged: dict[str, tuple[float, str]] = {}
-    for worker, own in field.groupby("worker_id"):
-        rest = field[field["worker_id"] != worker]
-        peers = [seen for i in own["image_id"] if (seen := list(rest.loc[rest["image_id"] == i, "answer"]))]
+    for worker, at in sorted(field.groupby("worker_id").indices.items()):
+        own = [rows[j] for j in at]
+        peers = [seen for _, i, _ in own if (seen := [a for w, a in on_item.get(i, []) if w != worker])]
         if len(peers) < min_items:
             continue
-        observed = agreement_rate(rest, scale) if own["answer"].nunique() == 1 else None
+        if len({a for _, _, a in own}) != 1:
+            judged[str(worker)] = (1.0, "")
+            continue
+        observed = _agreement([[a for w, a in on_item[i] if w != worker] for i in items], scale)
         if observed is None:
             judged[str(worker)] = (1.0, "")
             continue
-        answer = str(own["answer"].iloc[0])
+        answer = str(own[0][2])
         r = min(R_MAX, max(1 / k, observed))
-        p = p_value(answer, peers, r, k, scale, field["answer"].unique())
+        p = p_value(answer, peers, r, k, scale, seen_on_field)
         judged[str(worker)] = (p, f"{name}: {answer!r} on all {len(peers)} items; an honest worker agreeing with the "
                                   f"others {r:.0%} of the time gives one answer that unlikely with probability {p:.2g}")
     return judged

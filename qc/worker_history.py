@@ -13,6 +13,8 @@ Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, f
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -85,15 +87,21 @@ def blocks_on_rates(history: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFra
     (with ``block_rate_confidence`` z > 0: the share's Wilson lower bound reaches it).
 
     ``rules`` reads ``rule share (covered/captions)`` for every rule over its rate."""
-    captions = history[history["rule"] == ""].groupby("worker_id")["captions"].sum()
-    ruled = history[history["rule"].isin(list(policy.block_min_rate))]
-    totals = ruled.groupby(["worker_id", "rule"])[["covered", "flags"]].sum().reset_index()
+    # one pass over plain lists, not two filters and two groupbys: the block step asks after every batch
+    captions: dict[str, Any] = {}
+    totals: dict[tuple[str, str], list[Any]] = {}
+    for worker, rule, n, covered, flags in zip(*(history[c].tolist() for c in ("worker_id", "rule", "captions",
+                                                                               "covered", "flags")), strict=True):
+        if pd.isna(worker):  # as groupby: no worker, no row
+            continue
+        if rule == "":
+            captions[worker] = captions.get(worker, 0) + n
+        elif rule in policy.block_min_rate:
+            total = totals.setdefault((worker, rule), [0, 0])
+            total[0], total[1] = total[0] + covered, total[1] + flags
     hits: dict[str, list[tuple[str, int, int]]] = {}
-    counted = captions.to_dict()
-    # plain lists, not iterrows(): a Series per row cost ~0.07 s per batch on a 39,181-image campaign
-    for worker, rule, covered, flags in zip(totals["worker_id"].tolist(), totals["rule"].tolist(),
-                                            totals["covered"].tolist(), totals["flags"].tolist(), strict=True):
-        n = int(counted.get(worker, 0))
+    for (worker, rule), (covered, flags) in sorted(totals.items()):
+        n = int(captions.get(worker, 0))
         share = wilson_lower(float(covered), n, policy.block_rate_confidence)
         if n >= policy.block_min_evidence and share >= policy.block_min_rate[str(rule)]:
             hits.setdefault(str(worker), []).append((str(rule), int(covered), int(flags)))

@@ -90,14 +90,24 @@ def dataset_frame(run: Run) -> pd.DataFrame:
 
 def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:
     items = run.store.rows("SELECT item_id, payload FROM items WHERE campaign = ? ORDER BY rowid", [run.cfg.name])
-    out = []
-    for item in items:
-        mine = data[data["item_id"] == item["item_id"]]
-        responses = [{"assignment_id": a, "worker_id": str(g["worker_id"].iloc[0]),
-                      "decision": str(g["decision"].iloc[0]), "answers": dict(zip(g["field"], g["value"], strict=True))}
-                     for a, g in mine.groupby("assignment_id", sort=False)]
-        out.append({**json.loads(item["payload"] or "{}"), "item_id": item["item_id"], "responses": responses})
-    return {"campaign": run.cfg.name, "template": str(run.cfg.template), "items": out}
+    responses = item_responses(data)
+    return {"campaign": run.cfg.name, "template": str(run.cfg.template),
+            "items": [{**json.loads(item["payload"] or "{}"), "item_id": item["item_id"],
+                       "responses": list(responses.get(item["item_id"], {}).values())} for item in items]}
+
+
+def item_responses(data: pd.DataFrame) -> dict[Any, dict[Any, dict[str, Any]]]:
+    """Per item, its responses by assignment (first seen first): worker, decision and the answers by field."""
+    # one pass over plain lists, not the frame filtered per item and grouped per assignment (items x rows)
+    out: dict[Any, dict[Any, dict[str, Any]]] = {}
+    columns = [data[c].tolist() for c in ("item_id", "assignment_id", "worker_id", "decision", "field", "value")]
+    for item_id, assignment_id, worker, decision, field, value in zip(*columns, strict=True):
+        if pd.isna(assignment_id):  # as groupby: a row without an assignment is no response
+            continue
+        response = out.setdefault(item_id, {}).setdefault(assignment_id, {
+            "assignment_id": assignment_id, "worker_id": str(worker), "decision": str(decision), "answers": {}})
+        response["answers"][field] = value
+    return out
 
 
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:

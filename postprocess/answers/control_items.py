@@ -70,9 +70,13 @@ def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answe
         return controls
     scored = given.merge(controls.assign(answer=controls["answer"].astype(str).str.strip()), on=["item_id", "field"])
     scored["agree"] = scored["value"] == scored["answer"]
-    per_item = scored.groupby(["item_id", "field"]).agg(size=("agree", "size"), agree=("agree", "mean"),
-                                                         top=("value", lambda v: v.value_counts().iloc[0] / len(v)),
-                                                         top_value=("value", lambda v: v.value_counts().index[0]))
+    per_item = scored.groupby(["item_id", "field"]).agg(size=("agree", "size"), agree=("agree", "mean"))
+    # each control's most given answer from one count over all of them, not value_counts per control; a tie
+    # picks either, and is never over half, where the value matters
+    counts = scored.groupby(["item_id", "field", "value"]).size().rename("n").sort_values(ascending=False,
+                                                                                      kind="stable")
+    mode = counts[~counts.index.droplevel("value").duplicated()].reset_index(level="value").reindex(per_item.index)
+    per_item["top"], per_item["top_value"] = mode["n"] / per_item["size"], mode["value"]
     answer = controls.drop_duplicates(["item_id", "field"]).set_index(["item_id", "field"])["answer"].astype(str)
     other = per_item["top_value"] != answer.reindex(per_item.index).str.strip()
     suspect = per_item[(per_item["size"] >= min_answers) & (per_item["agree"] < below) & other

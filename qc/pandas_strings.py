@@ -1,0 +1,66 @@
+"""Where pandas keeps hitflow's text columns: in Python strings, not Arrow (pandas 3's default).
+
+hitflow's frames are small and many (a batch's flags, one item's answers, one worker's runs): pandas 3
+keeps a ``str`` column in pyarrow by default, and each small operation on it (build, take, factorize,
+to_numpy) pays Arrow's per-call overhead. In Python storage the same operations are plain object
+arrays: an in-process campaign's test files (tests/test_control_items.py, tests/test_answer_agreement.py)
+took 31.0 s of CPU with Arrow, 27.3 s without. The values, dtype name (``str``), missing value (NaN)
+and every output byte stay the same (tests/test_determinism.py). The rules that want Arrow's regexes on
+40,000 captions build their Arrow arrays themselves (qc/text_features.py).
+
+Importing ``qc``, ``postprocess`` or ``flows`` (each imports this module) sets it: the CLI, the Prefect
+flows and every library function get it. Not by importing pandas here: ``hitflow --help`` and
+``hitflow status`` load no pandas (tests/test_startup_imports.py), so when pandas is not loaded yet the
+option is set the moment it is (:class:`_WhenPandasLoads`). A program that chose a storage itself
+(``pd.set_option("mode.string_storage", "pyarrow")`` before importing hitflow) keeps its choice.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+OPTION = "mode.string_storage"
+
+
+def use_python_strings() -> None:
+    """Python storage for ``str`` columns, unless the program already chose one (``auto``: it did not)."""
+    import pandas as pd  # loaded already, by the program or by _WhenPandasLoads
+
+    if pd.get_option(OPTION) == "auto":
+        pd.set_option(OPTION, "python")
+
+
+class _WhenPandasLoads(importlib.abc.MetaPathFinder):
+    """Finds pandas as Python would, and calls :func:`use_python_strings` once it has loaded (then leaves)."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "pandas":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("pandas")
+        loader = spec.loader if spec is not None else None
+        if loader is not None:
+            load = loader.exec_module
+
+            def load_then_set(module: ModuleType) -> None:
+                load(module)
+                use_python_strings()
+
+            loader.exec_module = load_then_set  # type: ignore[method-assign]
+        return spec
+
+
+def _set_now_or_when_pandas_loads() -> None:
+    if "pandas" in sys.modules:
+        use_python_strings()
+    elif not any(isinstance(finder, _WhenPandasLoads) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _WhenPandasLoads())
+
+
+_set_now_or_when_pandas_loads()
