@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import tomllib
+from collections import Counter
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -92,25 +93,28 @@ def _code_stamp() -> str:
 
 def kept_items(store: Store, campaign: str, key: str) -> list[dict[str, Any]] | None:
     """The items' ``batch, state`` rows kept for ``key`` on the ledger as it is now; None when none are."""
-    rows = store.rows("SELECT settings, fingerprint, items FROM kept_states WHERE campaign = ?", [campaign])
-    if not rows or rows[0]["settings"] != key or rows[0]["fingerprint"] != fingerprint(store, campaign):
+    kept = _kept_row(store, campaign)
+    if kept is None or kept[0] != key or kept[1] != fingerprint(store, campaign):
         return None
-    return [{"batch": batch, "state": state} for batch, state, n in json.loads(rows[0]["items"]) for _ in range(n)]
+    return [{"batch": batch, "state": state} for batch, state, n in json.loads(kept[2]) for _ in range(n)]
 
 
 def keep_items(store: Store, campaign: str, key: str, seen: str, items: list[dict[str, Any]]) -> None:
     """Keep the items' states (``batch, state`` rows), computed for ``key`` on the ledger whose
     fingerprint was ``seen`` before they were read; nothing is written when the same is kept already."""
-    counts: dict[tuple[int, str], int] = {}
-    for i in items:
-        counts[int(i["batch"]), str(i["state"])] = counts.get((int(i["batch"]), str(i["state"])), 0) + 1
+    counts = Counter((int(i["batch"]), str(i["state"])) for i in items)
     text = json.dumps([[b, s, n] for (b, s), n in sorted(counts.items())])
-    kept = store.rows("SELECT settings, fingerprint, items FROM kept_states WHERE campaign = ?", [campaign])
-    if kept and (kept[0]["settings"], kept[0]["fingerprint"], kept[0]["items"]) == (key, seen, text):
+    if _kept_row(store, campaign) == (key, seen, text):
         return  # the ui's overview asks every 5 s: no write while nothing changed
     store.execute("INSERT INTO kept_states (campaign, settings, fingerprint, items) VALUES (?, ?, ?, ?) "
                   "ON CONFLICT (campaign) DO UPDATE SET settings = excluded.settings, "
                   "fingerprint = excluded.fingerprint, items = excluded.items", [campaign, key, seen, text])
+
+
+def _kept_row(store: Store, campaign: str) -> tuple[str, str, str] | None:
+    """The kept ``settings, fingerprint, items`` of ``campaign``, if any."""
+    rows = store.rows("SELECT settings, fingerprint, items FROM kept_states WHERE campaign = ?", [campaign])
+    return (rows[0]["settings"], rows[0]["fingerprint"], rows[0]["items"]) if rows else None
 
 
 def keep_for_config(store: Store, campaign: str, settings: tuple[Any, str], seen: str,
