@@ -105,3 +105,22 @@ def test_rows_appended_to_a_caption_campaign_s_items_get_batches_of_their_own(
     assert set(work_per_item(store, "vizwiz_captions").values()) == {5}
     dataset = pd.read_csv(tmp_path / "runs" / "vizwiz_captions" / "dataset.raw.csv")
     assert dataset.groupby("image_id").size().tolist() == [5] * 5
+
+
+def test_a_growth_the_budget_refuses_leaves_the_pilot_s_plan_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    tight = {'budget = "1400.00 USD"': 'budget = "12.00 USD"'}
+    config, ledger = small_vizwiz(tmp_path, items=3, edits=tight), str(tmp_path / "h.db")
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
+    store = Store(ledger)
+    planned = store.rows("SELECT item_id, batch FROM items ORDER BY rowid")
+    info = store.rows("SELECT config_json FROM campaigns")[0]["config_json"]
+    small_vizwiz(tmp_path, items=5, edits=tight)  # two rows more than the budget pays for
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 6
+    assert "nothing was posted" in capsys.readouterr().err
+    assert len(planned) == 3 and store.rows("SELECT item_id, batch FROM items ORDER BY rowid") == planned
+    assert store.rows("SELECT config_json FROM campaigns")[0]["config_json"] == info
+    small_vizwiz(tmp_path, items=5)  # the budget raised: the same growth goes through
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
+    assert "grows by 2 item(s) after its 3 planned ones" in capsys.readouterr().out

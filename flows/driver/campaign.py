@@ -174,8 +174,9 @@ def _prepare(run: Run, limit: int | None, scale: int) -> tuple[list[int], StepFn
         raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) needs a platform that can add "
                           f"work to a posted unit, which {platform_for(run.platform).LABEL} cannot; remove "
                           "min_judgements and max_judgements")
-    plan_or_grow(run, limit, scale)  # made once; resumed, grown by items asked for after it, or refused
-    check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
+    with run.store.transaction():  # a growth the budget refuses is not kept: the ledger stays the pilot's
+        plan_or_grow(run, limit, scale)  # made once; resumed, grown by items asked for after it, or refused
+        check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
         platform_for(run.platform).reconcile(run)  # a resumed run first squares the ledger with the platform
     return sorted({r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
