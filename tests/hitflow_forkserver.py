@@ -83,23 +83,25 @@ def _one_command(conn: socket.socket, listener: socket.socket) -> None:
     for fd in fds:
         os.close(fd)
     conn.sendall(f"{pid}\n".encode())
-    status = _wait(pid, conn)
+    status, cpu = _wait(pid, conn)
+    print(f"{cpu:6.2f} s CPU, exit {status}: {' '.join(request['argv'][1:])}", flush=True)  # the log: what each cost
     conn.sendall(f"{status}\n".encode())
 
 
-def _wait(pid: int, conn: socket.socket) -> int:
-    """The child's exit status as a shell gives it (128 + signal); a client that went away (its bash
-    timed out) takes its child with it."""
+def _wait(pid: int, conn: socket.socket) -> tuple[int, float]:
+    """The child's exit status as a shell gives it (128 + signal), and its CPU seconds; a client that
+    went away (its bash timed out) takes its child with it."""
     pidfd = os.pidfd_open(pid)
     try:
         while not select.select([pidfd, conn], [], [])[0].count(pidfd):
             if not conn.recv(1, socket.MSG_PEEK):
                 os.kill(pid, signal.SIGKILL)
                 break
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
     finally:
         os.close(pidfd)
-    return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+    code = os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+    return code, usage.ru_utime + usage.ru_stime
 
 
 def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
