@@ -58,8 +58,9 @@ def serve(socket_path: str) -> None:
     for name in PRELOAD:
         __import__(name)
     listener = socket.socket(socket.AF_UNIX)
-    listener.bind(socket_path)
+    listener.bind(f"{socket_path}.partial")
     listener.listen(8)
+    os.rename(f"{socket_path}.partial", socket_path)  # there once it accepts: its caller waits for the name
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     while True:
         conn, _ = listener.accept()

@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -99,10 +100,13 @@ def hitflow_bin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A folder holding a ``hitflow`` that runs through this module's fork server (stopped, and waited
     for with the commands it ran, when the module ends)."""
     folder = tmp_path_factory.mktemp("forkserver")
-    sock = folder / "hitflow.sock"
-    with (folder / "server.log").open("w+") as log, process_group(
+    with ExitStack() as stack:
+        # in /tmp: a socket's path holds at most 107 bytes, and a --basetemp may be longer
+        sock = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hitflow-fork-")), "hitflow.sock")
+        log = stack.enter_context((folder / "server.log").open("w+"))
+        server = stack.enter_context(process_group(
             [sys.executable, "-m", "tests.hitflow_forkserver", str(sock)], grace_s=10, cwd=ROOT, env=_env(),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT) as server:
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT))
         deadline = time.monotonic() + 120
         while not sock.exists():
             if server.poll() is not None or time.monotonic() > deadline:
