@@ -5,8 +5,11 @@ which runs ``flows.cli.main.main()`` as the ``hitflow`` console script does, in 
 with its environment, arguments, stdin, stdout and stderr (passed as file descriptors), and hands
 back its exit status. tests/test_docs_examples.py runs the docs' commands through it; each command
 is still its own process, started by bash from the page's text, and its exit code and output are
-what the test checks. Commands that serve until stopped (``hitflow sim serve ... &``, ``hitflow
-review``) are left to the real ``hitflow``, which also proves the console script starts.
+what the test checks. The client hands SIGINT, SIGTERM and SIGHUP to its command's process (a
+server started with ``&`` is stopped by SIGTERM to its group when the page ends). Commands whose
+printed link is opened and which then get Ctrl-C (``hitflow review``, ``hitflow ui``) are left to the
+real ``hitflow``, which also proves the console script starts. Commands run at once, each with a
+thread of the server waiting for it.
 
     python -m tests.hitflow_forkserver SOCKET      # the server: imports, then serves until SIGTERM
 
@@ -21,6 +24,7 @@ import select
 import signal
 import socket
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import NoReturn
@@ -29,6 +33,9 @@ from typing import NoReturn
 # module a command needs that is not here is imported by its child, as in a fresh process.
 PRELOAD = ("flows.cli.main", "flows.driver.campaign_run", "flows.driver.operations", "flows.core.outputs.figures",
            "flows.campaigns.offline", "flows.sim.service.server", "flows.campaigns.task_pages")
+
+# The connections of commands still running: a child closes them (they are the server's, not its own).
+OPEN: set[socket.socket] = set()
 
 CLIENT = '''#!{python} -IS
 """hitflow through tests/hitflow_forkserver.py: argv, folder, environment and stdio to the server's child."""
@@ -62,31 +69,39 @@ def serve(socket_path: str) -> None:
     listener.listen(8)
     os.rename(f"{socket_path}.partial", socket_path)  # there once it accepts: its caller waits for the name
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    while True:
+    while True:  # forks happen here, in the main thread; a thread per command waits for its child
         conn, _ = listener.accept()
-        with conn:
-            _one_command(conn, listener)
+        OPEN.add(conn)
+        pid, argv = _fork_command(conn, listener)
+        threading.Thread(target=_finish, args=(conn, pid, argv), daemon=True).start()
 
 
-def _one_command(conn: socket.socket, listener: socket.socket) -> None:
+def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, list[str]]:
     header, fds, _flags, _addr = socket.recv_fds(conn, 8 + 65536, 3)
     size, body = int.from_bytes(header[:8], "big"), header[8:]
     while len(body) < size:
         body += conn.recv(size - len(body))
     request = json.loads(body)
-    sys.stdout.flush()
-    sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
-        listener.close()
-        conn.close()
+        for open_socket in (listener, *OPEN):
+            open_socket.close()
         _child(request, fds)
     for fd in fds:
         os.close(fd)
-    conn.sendall(f"{pid}\n".encode())
-    status, cpu = _wait(pid, conn)
-    print(f"{cpu:6.2f} s CPU, exit {status}: {' '.join(request['argv'][1:])}", flush=True)  # the log: what each cost
-    conn.sendall(f"{status}\n".encode())
+    return pid, request["argv"]
+
+
+def _finish(conn: socket.socket, pid: int, argv: list[str]) -> None:
+    """Hand the client its child's pid, then its exit status. Written with os.write: a thread holding
+    sys.stdout's lock when the main thread forks would leave the child's stdout locked for good."""
+    with conn:
+        conn.sendall(f"{pid}\n".encode())
+        status, cpu = _wait(pid, conn)
+        os.write(1, f"{cpu:6.2f} s CPU, exit {status}: {' '.join(argv[1:])}\n".encode())  # what each cost
+        with contextlib.suppress(OSError):  # a client that went away
+            conn.sendall(f"{status}\n".encode())
+        OPEN.discard(conn)
 
 
 def _wait(pid: int, conn: socket.socket) -> tuple[int, float]:
@@ -108,7 +123,6 @@ def _wait(pid: int, conn: socket.socket) -> tuple[int, float]:
 def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
     """As the console script: ``sys.exit(main())``, with the interpreter's exit handlers, then out."""
     import atexit
-    import threading
 
     for target, fd in enumerate(fds):
         os.dup2(fd, target)

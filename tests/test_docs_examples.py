@@ -4,8 +4,8 @@ The markers and how each kind of block runs: tests/doc_blocks.py. A page's block
 one fresh folder holding a copy of config/, as a reader following the page would run them (a later
 block may use what an earlier one made, and servers a block starts stay up until the page ends),
 with this venv's ``hitflow`` on the PATH. One test per page; blocks are kept small (--limit).
-A command that runs to its end goes through tests/hitflow_forkserver.py (the project imported once
-for the module, a forked process per command); one that serves until stopped is the real ``hitflow``.
+Its ``hitflow`` goes through tests/hitflow_forkserver.py (the project imported once for the module, a
+forked process per command), except ``hitflow review`` and ``hitflow ui``: the real console script.
 """
 
 from __future__ import annotations
@@ -129,10 +129,11 @@ def _listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _start_server(command: str, cwd: Path, stack: ExitStack, where: str, ports: set[str]) -> None:
-    """A ``cmd &`` of the block, in the background until the page ends; waits for its port to answer."""
+def _start_server(command: str, cwd: Path, stack: ExitStack, where: str, ports: set[str], hitflow: Path) -> None:
+    """A ``cmd &`` of the block, in the background until the page ends; waits for its port to answer.
+    Its ``hitflow`` is the fork server's, whose client hands the group's SIGTERM at the end to its process."""
     log = stack.enter_context((cwd / f"server-{time.monotonic_ns()}.log").open("w+"))
-    proc = stack.enter_context(process_group(["bash", "-c", command], grace_s=10, cwd=cwd, env=_env(),
+    proc = stack.enter_context(process_group(["bash", "-c", command], grace_s=10, cwd=cwd, env=_env(hitflow),
                                              stdout=log, stderr=subprocess.STDOUT))
     port = next((int(p) for p in re.findall(r"\b\d{4,5}\b", command) if p in ports), 0)
     started = time.monotonic()
@@ -173,7 +174,7 @@ def _run_with_servers(block: Block, script: str, cwd: Path, stack: ExitStack, po
                 _bash("\n".join(plain), cwd, where, block.exit_code if not command else 0, hitflow)
                 plain = []
             if bare.endswith("&"):
-                _start_server(bare.removesuffix("&").strip(), cwd, stack, where, ports)
+                _start_server(bare.removesuffix("&").strip(), cwd, stack, where, ports, hitflow)
             elif command:
                 _open_and_stop(bare, cwd, where)
         else:
