@@ -4,6 +4,8 @@ The markers and how each kind of block runs: tests/doc_blocks.py. A page's block
 one fresh folder holding a copy of config/, as a reader following the page would run them (a later
 block may use what an earlier one made, and servers a block starts stay up until the page ends),
 with this venv's ``hitflow`` on the PATH. One test per page; blocks are kept small (--limit).
+Its ``hitflow`` goes through tests/hitflow_forkserver.py (the project imported once for the module, a
+forked process per command), except ``hitflow review`` and ``hitflow ui``: the real console script.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -37,6 +41,7 @@ from tests.doc_blocks import (
     with_free_ports,
     without_comment,
 )
+from tests.hitflow_forkserver import client_script
 from tests.prefect_server import process_group
 
 LEFT_OUT = ("HITFLOW_DB", "PREFECT_API_URL", "HITFLOW_PREFECT_API_URL", "PREFECT_HOME", "HITFLOW_TASK_SECRET",
@@ -81,14 +86,39 @@ def test_doc_examples_not_run_here(block: Block) -> None:
     pytest.skip(f"not run: {block.why}")
 
 
-def _env() -> dict[str, str]:
+def _env(hitflow: Path | None = None) -> dict[str, str]:
+    """The test's environment without the variables the docs' commands must not find; ``hitflow``: a
+    folder whose ``hitflow`` comes first on the PATH (the fork server's client)."""
     env = {k: v for k, v in os.environ.items() if k not in LEFT_OUT}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    first = [str(hitflow)] if hitflow else []
+    env["PATH"] = os.pathsep.join([*first, str(Path(sys.executable).parent), env.get("PATH", "")])
     return env
 
 
-def _bash(script: str, cwd: Path, where: str, expected: int = 0) -> None:
-    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=_env(),
+@pytest.fixture(scope="module")
+def hitflow_bin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder holding a ``hitflow`` that runs through this module's fork server (stopped, and waited
+    for with the commands it ran, when the module ends)."""
+    folder = tmp_path_factory.mktemp("forkserver")
+    with ExitStack() as stack:
+        # in /tmp: a socket's path holds at most 107 bytes, and a --basetemp may be longer
+        sock = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hitflow-fork-")), "hitflow.sock")
+        log = stack.enter_context((folder / "server.log").open("w+"))
+        server = stack.enter_context(process_group(
+            [sys.executable, "-m", "tests.hitflow_forkserver", str(sock)], grace_s=10, cwd=ROOT, env=_env(),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT))
+        deadline = time.monotonic() + 120
+        while not sock.exists():
+            if server.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail(f"the hitflow fork server did not start (exit {server.poll()}):\n{log.read()[-3000:]}")
+            time.sleep(0.1)
+        client_script(folder, sock)
+        yield folder
+
+
+def _bash(script: str, cwd: Path, where: str, expected: int = 0, hitflow: Path | None = None) -> None:
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=_env(hitflow),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == expected, (f"{where} exited {done.returncode}, expected {expected}\n--- stdout\n"
                                          f"{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}")
@@ -99,10 +129,11 @@ def _listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _start_server(command: str, cwd: Path, stack: ExitStack, where: str, ports: set[str]) -> None:
-    """A ``cmd &`` of the block, in the background until the page ends; waits for its port to answer."""
+def _start_server(command: str, cwd: Path, stack: ExitStack, where: str, ports: set[str], hitflow: Path) -> None:
+    """A ``cmd &`` of the block, in the background until the page ends; waits for its port to answer.
+    Its ``hitflow`` is the fork server's, whose client hands the group's SIGTERM at the end to its process."""
     log = stack.enter_context((cwd / f"server-{time.monotonic_ns()}.log").open("w+"))
-    proc = stack.enter_context(process_group(["bash", "-c", command], grace_s=10, cwd=cwd, env=_env(),
+    proc = stack.enter_context(process_group(["bash", "-c", command], grace_s=10, cwd=cwd, env=_env(hitflow),
                                              stdout=log, stderr=subprocess.STDOUT))
     port = next((int(p) for p in re.findall(r"\b\d{4,5}\b", command) if p in ports), 0)
     started = time.monotonic()
@@ -133,23 +164,24 @@ def _open_and_stop(command: str, cwd: Path, where: str) -> None:
         assert proc.wait(timeout=20) == 0, f"{where}: `{command}` did not end cleanly on Ctrl-C"
 
 
-def _run_with_servers(block: Block, script: str, cwd: Path, stack: ExitStack, ports: set[str]) -> None:
+def _run_with_servers(block: Block, script: str, cwd: Path, stack: ExitStack, ports: set[str],
+                      hitflow: Path) -> None:
     where, plain = f"{block.page}:{block.line}", []
     for command in [*commands(script), ""]:
         bare = without_comment(command)
         if bare.endswith("&") or SERVES_UNTIL_CTRL_C.match(bare) or not command:
             if plain:  # the commands before it, as one script (the last one's exit is the block's)
-                _bash("\n".join(plain), cwd, where, block.exit_code if not command else 0)
+                _bash("\n".join(plain), cwd, where, block.exit_code if not command else 0, hitflow)
                 plain = []
             if bare.endswith("&"):
-                _start_server(bare.removesuffix("&").strip(), cwd, stack, where, ports)
+                _start_server(bare.removesuffix("&").strip(), cwd, stack, where, ports, hitflow)
             elif command:
                 _open_and_stop(bare, cwd, where)
         else:
             plain.append(command)
 
 
-def _run_page(page: str, tmp_path: Path) -> None:
+def _run_page(page: str, tmp_path: Path, hitflow: Path) -> None:
     shutil.copytree(ROOT / "config", tmp_path / "config")
     blocks = RUN[page]
     free = {port: str(free_port()) for port in fixed_ports([b.script for b in blocks])}
@@ -157,17 +189,17 @@ def _run_page(page: str, tmp_path: Path) -> None:
         for block in blocks:
             [script] = with_free_ports([block.script], free)
             if block.kind == "servers":
-                _run_with_servers(block, script, tmp_path, servers, set(free.values()))
+                _run_with_servers(block, script, tmp_path, servers, set(free.values()), hitflow)
             elif block.kind == "run":
-                _bash(script, tmp_path, f"{page}:{block.line}", block.exit_code)
+                _bash(script, tmp_path, f"{page}:{block.line}", block.exit_code, hitflow)
 
 
 @pytest.mark.parametrize("page", sorted(set(RUN) - WITH_SERVERS))
-def test_doc_examples_run(tmp_path: Path, page: str) -> None:
-    _run_page(page, tmp_path)
+def test_doc_examples_run(tmp_path: Path, page: str, hitflow_bin: Path) -> None:
+    _run_page(page, tmp_path, hitflow_bin)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", sorted(WITH_SERVERS))
-def test_doc_examples_with_servers_run(tmp_path: Path, page: str) -> None:
-    _run_page(page, tmp_path)
+def test_doc_examples_with_servers_run(tmp_path: Path, page: str, hitflow_bin: Path) -> None:
+    _run_page(page, tmp_path, hitflow_bin)

@@ -1,15 +1,17 @@
-"""A campaign moves between Prefect workers through the PostgreSQL ledger: a real ``prefect server``,
-two process workers on one pool, each in its own folder with its own HOME and PREFECT_HOME (they
-share only the PostgreSQL database and the output folder; the simulator is one process beside
-them, as docs/postgres.md says to run it). The schedule runs one batch per run; the worker running
-a batch is killed with -9 in the middle of it, and a later run on the other worker resumes from
-the ledger: no HIT twice, no answer lost, and the same dataset as an uninterrupted run.
+"""A campaign moves between Prefect workers through the PostgreSQL ledger: a real ``prefect server``
+(the test session's, tests/conftest.py's ``prefect_worker_server``), two process workers on one pool,
+each in its own folder with its own HOME and PREFECT_HOME (they share only the PostgreSQL database
+and the output folder; the simulator is one process beside them, as docs/postgres.md says to run
+it). The schedule runs one batch per run; the worker running a batch is killed with -9 in the middle
+of it, and a later run on the other worker resumes from the ledger: no HIT twice, no answer lost,
+and the same dataset as an uninterrupted run.
 
-Prefect's own waits are shortened through its settings (each cited below); the killed run is
+The workers' waits are shortened through Prefect's settings (cited below); the killed run is
 marked Crashed in Prefect as its zombie-flow automation would, which frees the deployment's one slot."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -30,30 +32,26 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
-from tests.prefect_server import prefect_server, stop_group
+from tests.prefect_server import stop_group
 from tests.small_configs import small_vizwiz
 
-ROOT = Path(__file__).resolve().parents[1]
 POOL = "hitflow-moving"
+# Its own name: the session's Prefect server is shared, and test_prefect_flow deploys vizwiz_captions-next-batch there.
+CAMPAIGN = "moving_captions"
 COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]  # not ids: they differ per run
 # Two batches of the 50-image demo, a run scheduled every 15 s. `hitflow deploy` allows one run at a
-# time: a run due while another holds the slot waits (AwaitingConcurrencySlot) and goes as soon as the
-# slot is free. Every 2 s piled up dozens of waiting runs that the workers proposed again and again,
-# keeping the Prefect server busy on a loaded machine (two minutes between one run's end and the next's start).
+# time: a run due while another holds the slot waits (AwaitingConcurrencySlot) and is proposed again
+# later (server/deployments.py, concurrency_slot_wait_seconds: 30 s on the session's server); a run is
+# due every 15 s anyway, so the campaign goes on as soon as the slot is free. Every 2 s piled up dozens
+# of waiting runs that the workers proposed again and again, keeping the Prefect server busy on a
+# loaded machine. The session's server makes the schedule's runs every 3 s (tests/prefect_server.py,
+# WORKER_SERVER_SETTINGS). Not shortened: server/concurrency.py, initial_deployment_lease_duration (300,
+# at least 30), the slot's lease until the flow run's engine renews it. At 30 s a run whose process
+# took longer to start on a loaded machine lost its slot ("slot lost during provisioning") and a second
+# run started beside it. The engine renews it for 300 s at a time (flow_engine.py,
+# maintain_concurrency_lease(lease_id, 300)): see crash_in_prefect() for a killed run.
 EDITS = {"batches = 5": "batches = 2", "interval_s = 3600": "interval_s = 15"}
 # Prefect 3.8's waits, shortened (each default is in prefect/settings/models/ under the path named):
-SERVER = {
-    # server/services.py, scheduler.loop_seconds (60): how often the schedule's runs are made
-    "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "2",
-    # server/deployments.py, concurrency_slot_wait_seconds (30): a run refused the deployment's one
-    # slot is scheduled again this much later (server/orchestration/core_policy.py, AwaitingConcurrencySlot)
-    "PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS": "4",
-    # Not shortened: server/concurrency.py, initial_deployment_lease_duration (300, at least 30), the
-    # slot's lease until the flow run's engine renews it. At 30 s a run whose process took longer to
-    # start on a loaded machine lost its slot ("slot lost during provisioning") and a second run
-    # started beside it. The engine renews it for 300 s at a time (flow_engine.py,
-    # maintain_concurrency_lease(lease_id, 300)): see crash_in_prefect() for a killed run.
-}
 WORKER = {
     # worker.py, query_seconds and prefetch_seconds (10 each): how often a worker asks for runs
     "PREFECT_WORKER_QUERY_SECONDS": "2", "PREFECT_WORKER_PREFETCH_SECONDS": "2",
@@ -61,7 +59,7 @@ WORKER = {
 
 
 def dataset(folder: Path) -> Counter[tuple[str, ...]]:
-    frame = pd.read_csv(folder / "vizwiz_captions" / "dataset.csv", keep_default_na=False)
+    frame = pd.read_csv(folder / CAMPAIGN / "dataset.csv", keep_default_na=False)
     return Counter(map(tuple, frame[COLUMNS].astype(str).values.tolist()))
 
 
@@ -95,8 +93,8 @@ def wait_for(what: str, check: Any, timeout: float) -> Any:
 
 def mid_batch(store: Store) -> tuple[int, str] | None:
     """(batch, holder) while a run holds the campaign with batch 2's HITs posted and not yet decided."""
-    holder = store.live_holder("vizwiz_captions")
-    rows = store.rows("SELECT batch, status FROM batches WHERE campaign = 'vizwiz_captions' AND batch = 2 "
+    holder = store.live_holder(CAMPAIGN)
+    rows = store.rows(f"SELECT batch, status FROM batches WHERE campaign = '{CAMPAIGN}' AND batch = 2 "
                       "AND status IN ('published', 'collected', 'qc_done')")
     # the holder's host:pid, once the run has written it beside the advisory lock it took
     return (rows[0]["batch"], holder) if holder and ":" in holder and rows else None
@@ -134,24 +132,40 @@ def start_worker(home: Path, env: dict[str, str]) -> subprocess.Popen[Any]:
         stdout=(home / "worker.log").open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
 
+def deploy(config: Path, sim_url: str, pg_url: str, out: Path) -> None:
+    """``hitflow deploy``: the CLI's own entry point, in this process (whose client ``on_prefect_server``
+    points at the session's server), as test_deploy runs it; a process of its own spent ~2.3 s of CPU
+    importing Prefect and hitflow, which this process has loaded."""
+    from flows.cli.main import main
+
+    assert main(["deploy", str(config), "--endpoint-url", sim_url, "--db", pg_url, "--out", str(out),
+                 "--pool", POOL]) == 0
+
+
+def undeploy() -> None:
+    """Its 15-s schedule would make runs on the session's server for the rest of the session."""
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+
+    with get_client(sync_client=True) as client, contextlib.suppress(ObjectNotFound):  # a deploy that failed
+        client.delete_deployment(client.read_deployment_by_name(f"caption-campaign-next-batch/{CAMPAIGN}-next-batch").id)
+
+
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_a_campaign_killed_on_one_worker_finishes_on_the_other(pg_url: str, tmp_path: Path,
-                                                               prefect_database_template: Path) -> None:
-    config = small_vizwiz(tmp_path, edits=EDITS)
-    clean = ThreadPoolExecutor(1).submit(uninterrupted_run, config, tmp_path / "clean")  # while Prefect starts
-    out, started = tmp_path / "out", time.monotonic()
-    with SimServer(seed=3) as sim, prefect_server(tmp_path / "prefect", prefect_database_template,
-                                                      **SERVER) as env:
+                                                               prefect_worker_server: dict[str, str],
+                                                               on_prefect_server: str) -> None:
+    config = small_vizwiz(tmp_path, CAMPAIGN, edits=EDITS)
+    clean = ThreadPoolExecutor(1).submit(uninterrupted_run, config, tmp_path / "clean")  # while it deploys
+    out, started, env = tmp_path / "out", time.monotonic(), prefect_worker_server
+    with SimServer(seed=3) as sim:
         sim.httpd.pacing = Pacing(latency_ms=40)  # a batch lasts seconds, so the kill lands inside one
         workers = {name: start_worker(tmp_path / name, env) for name in ("w1", "w2")}  # while it deploys
         store = Store(pg_url)
         try:
-            deployed = subprocess.run([sys.executable, "-m", "flows.cli", "deploy", str(config), "--endpoint-url",
-                                       sim.url, "--db", pg_url, "--out", str(out), "--pool", POOL], env=env,
-                                      cwd=ROOT, capture_output=True, text=True, timeout=300)
-            assert deployed.returncode == 0, deployed.stdout + deployed.stderr
-            print(f"Prefect up and the campaign deployed at {time.monotonic() - started:.0f} s")
+            deploy(config, sim.url, pg_url, out)
+            print(f"the campaign deployed at {time.monotonic() - started:.0f} s")
             batch, holder = wait_for("a run in the middle of batch 2", lambda: mid_batch(store), 600)
             flow_run = int(holder.rsplit(":", 1)[1])
             killed = next(n for n, w in workers.items() if w.pid in ancestors(flow_run))
@@ -162,15 +176,16 @@ def test_a_campaign_killed_on_one_worker_finishes_on_the_other(pg_url: str, tmp_
             crash_in_prefect(env["PREFECT_API_URL"], run_id)
             print(f"killed {killed} and its flow run in batch {batch} at {time.monotonic() - started:.0f} s")
             wait_for("the other worker to finish the campaign", lambda: store.rows(
-                "SELECT 1 FROM campaigns WHERE name = 'vizwiz_captions' AND status = 'done'"), 600)
+                f"SELECT 1 FROM campaigns WHERE name = '{CAMPAIGN}' AND status = 'done'"), 600)
             print(f"the campaign was done at {time.monotonic() - started:.0f} s")
         finally:
             for proc in workers.values():
                 stop_group(proc)
+            undeploy()
         other = next(n for n in workers if n != killed)
         resumed = (tmp_path / other / "worker.log").read_text()
         assert f"batch {batch}: QC over" in resumed  # it finished the batch the other was killed in
-        hits = store.rows("SELECT batch, hit_index FROM hits WHERE campaign = 'vizwiz_captions'")
+        hits = store.rows(f"SELECT batch, hit_index FROM hits WHERE campaign = '{CAMPAIGN}'")
         assert len(sim.market.hits) == len(hits) == clean.result(timeout=300)  # no HIT posted twice
         assert len({(h["batch"], h["hit_index"]) for h in hits}) == len(hits)
         submitted = {a["AssignmentId"] for a in platform_view(sim.url)["assignments"]}

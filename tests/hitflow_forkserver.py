@@ -1,0 +1,158 @@
+"""A ``hitflow`` command that does not start an interpreter and import the project each time: a
+server process imports ``flows.cli.main`` and the modules its commands load (pandas, matplotlib, the
+config models: ~1 s of CPU per command on the 2-core host) once, then forks a child per command,
+which runs ``flows.cli.main.main()`` as the ``hitflow`` console script does, in the command's folder,
+with its environment, arguments, stdin, stdout and stderr (passed as file descriptors), and hands
+back its exit status. tests/test_docs_examples.py runs the docs' commands through it; each command
+is still its own process, started by bash from the page's text, and its exit code and output are
+what the test checks. The client hands SIGINT, SIGTERM and SIGHUP to its command's process (a
+server started with ``&`` is stopped by SIGTERM to its group when the page ends). Commands whose
+printed link is opened and which then get Ctrl-C (``hitflow review``, ``hitflow ui``) are left to the
+real ``hitflow``, which also proves the console script starts. Commands run at once, each with a
+thread of the server waiting for it.
+
+    python -m tests.hitflow_forkserver SOCKET      # the server: imports, then serves until SIGTERM
+
+The ``hitflow`` client it writes (``client_script``) is a few lines of ``python -I -S``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import NoReturn
+
+# What `hitflow run`, `cancel`, `new`, `qc`, `preview` and `analyze` import (python -X importtime); a
+# module a command needs that is not here is imported by its child, as in a fresh process.
+PRELOAD = ("flows.cli.main", "flows.driver.campaign_run", "flows.driver.operations", "flows.core.outputs.figures",
+           "flows.campaigns.offline", "flows.sim.service.server", "flows.campaigns.task_pages")
+
+# The connections of commands still running: a child closes them (they are the server's, not its own).
+OPEN: set[socket.socket] = set()
+
+CLIENT = '''#!{python} -IS
+"""hitflow through tests/hitflow_forkserver.py: argv, folder, environment and stdio to the server's child."""
+import json, os, signal, socket, sys
+conn = socket.socket(socket.AF_UNIX)
+conn.connect({socket!r})
+request = json.dumps({{"argv": sys.argv, "cwd": os.getcwd(), "env": dict(os.environ)}}).encode()
+socket.send_fds(conn, [len(request).to_bytes(8, "big") + request], [0, 1, 2])
+reply = conn.makefile()
+child = int(reply.readline())
+for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a stop for the command reaches its process
+    signal.signal(sig, lambda number, _frame: os.kill(child, number))
+status = reply.readline()
+sys.exit(int(status) if status else 1)
+'''
+
+
+def client_script(folder: Path, socket_path: Path) -> Path:
+    """A ``hitflow`` in ``folder`` that runs its command through the server at ``socket_path``."""
+    script = folder / "hitflow"
+    script.write_text(CLIENT.format(python=sys.executable, socket=str(socket_path)))
+    script.chmod(0o755)
+    return script
+
+
+def serve(socket_path: str) -> None:
+    for name in PRELOAD:
+        __import__(name)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(f"{socket_path}.partial")
+    listener.listen(8)
+    os.rename(f"{socket_path}.partial", socket_path)  # there once it accepts: its caller waits for the name
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    while True:  # forks happen here, in the main thread; a thread per command waits for its child
+        conn, _ = listener.accept()
+        OPEN.add(conn)
+        pid, argv = _fork_command(conn, listener)
+        threading.Thread(target=_finish, args=(conn, pid, argv), daemon=True).start()
+
+
+def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, list[str]]:
+    header, fds, _flags, _addr = socket.recv_fds(conn, 8 + 65536, 3)
+    size, body = int.from_bytes(header[:8], "big"), header[8:]
+    while len(body) < size:
+        body += conn.recv(size - len(body))
+    request = json.loads(body)
+    pid = os.fork()
+    if pid == 0:
+        for open_socket in (listener, *OPEN):
+            open_socket.close()
+        _child(request, fds)
+    for fd in fds:
+        os.close(fd)
+    return pid, request["argv"]
+
+
+def _finish(conn: socket.socket, pid: int, argv: list[str]) -> None:
+    """Hand the client its child's pid, then its exit status. Written with os.write: a thread holding
+    sys.stdout's lock when the main thread forks would leave the child's stdout locked for good."""
+    with conn:
+        conn.sendall(f"{pid}\n".encode())
+        status, cpu = _wait(pid, conn)
+        os.write(1, f"{cpu:6.2f} s CPU, exit {status}: {' '.join(argv[1:])}\n".encode())  # what each cost
+        with contextlib.suppress(OSError):  # a client that went away
+            conn.sendall(f"{status}\n".encode())
+        OPEN.discard(conn)
+
+
+def _wait(pid: int, conn: socket.socket) -> tuple[int, float]:
+    """The child's exit status as a shell gives it (128 + signal), and its CPU seconds; a client that
+    went away (its bash timed out) takes its child with it."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        while not select.select([pidfd, conn], [], [])[0].count(pidfd):
+            if not conn.recv(1, socket.MSG_PEEK):
+                os.kill(pid, signal.SIGKILL)
+                break
+        _, status, usage = os.wait4(pid, 0)
+    finally:
+        os.close(pidfd)
+    code = os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+    return code, usage.ru_utime + usage.ru_stime
+
+
+def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
+    """As the console script: ``sys.exit(main())``, with the interpreter's exit handlers, then out."""
+    import atexit
+
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.default_int_handler)
+    os.chdir(str(request["cwd"]))
+    os.environ.clear()
+    os.environ.update(request["env"])  # type: ignore[arg-type]
+    sys.argv = list(request["argv"])  # type: ignore[call-overload]
+    from flows.cli.main import main
+
+    try:
+        code: object = main()
+    except SystemExit as exc:
+        code = exc.code
+    except BaseException:  # as the interpreter would: the traceback, exit 1
+        traceback.print_exc()
+        code = 1
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    for thread in threading.enumerate():  # the interpreter waits for these before its exit handlers
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader that left, a closed stream
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
