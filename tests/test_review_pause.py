@@ -73,12 +73,19 @@ def next_pause(thread: threading.Thread, db: Path, seen: int, timeout: float = 6
 
 
 def failed_tasks(db: Path) -> list[str]:
-    """The names of this campaign's task runs that ended Failed (waiting for a person is no failure)."""
+    """The names of this campaign's task runs that ended Failed (waiting for a person is no failure),
+    once the server has recorded each as ended: it records task runs from the run's events, in
+    batches at least every 2 s (tests/prefect_server.py), so the last may still show as running."""
     from prefect.client.orchestration import get_client
 
+    deadline = time.monotonic() + 30
     with get_client(sync_client=True) as client:
         runs = {r.id for r in client.read_flow_runs() if r.parameters.get("db_path") == str(db)}
-        return [t.name for t in client.read_task_runs() if t.flow_run_id in runs and t.state and t.state.is_failed()]
+        while True:
+            tasks = [t for t in client.read_task_runs() if t.flow_run_id in runs]
+            if all(t.state and t.state.is_final() for t in tasks) or time.monotonic() > deadline:
+                return [t.name for t in tasks if t.state and t.state.is_failed()]
+            time.sleep(0.5)
 
 
 def pauses(db: Path) -> list[dict[str, Any]]:
