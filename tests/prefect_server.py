@@ -175,21 +175,24 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
 # wakes every few seconds for the whole session (idle, the server spent 1.47 s CPU a minute with
 # them, 0.96 s without; load ~10): late runs (marks runs Late), the foreman (work pools' and workers'
 # heartbeats), automations (triggers and their actions), the cleanup of cancelled runs and the
-# reconciler of its cleanup messages' leases (what that cleanup queues for workers). Kept: the
-# scheduler (test_schedules), pause expirations (test_review_pause), the repossessor (expired
-# concurrency leases, test_many_campaigns' one-run-at-a-time deployment), and the event persister
-# and task-run recorder (task runs are recorded from events: test_prefect_flow counts them). Those two
-# write in batches, as on hitflow's temporary server (TEMPORARY_SERVER_SETTINGS): the recorder wrote
-# each task-run event in a transaction of its own; batched, the server spent 4.9 s instead of 7.3 s of
-# CPU on test_prefect_flow's and test_review_pause's runs (load 7-8). A test that reads task runs
-# reads until what it asks for is there (the recorder writes at least every 2 s).
+# reconciler of its cleanup messages' leases (what that cleanup queues for workers), and the event
+# persister (it stores the event feed, which no test reads; the task-run recorder takes the same events
+# from the server's message stream itself). Kept: the scheduler (test_schedules), pause expirations
+# (test_review_pause), the repossessor (expired concurrency leases, test_many_campaigns'
+# one-run-at-a-time deployment), and the task-run recorder (task runs are recorded from events:
+# test_prefect_flow counts them). It writes in batches, as on hitflow's temporary server
+# (TEMPORARY_SERVER_SETTINGS), instead of each task-run event in a transaction of its own. The
+# server's CPU on test_prefect_flow's and test_review_pause's runs: 7.3 s, 4.9 s batched (load 7-8),
+# 4.4 s without the persister (load ~10). A test that reads task runs reads until what it asks for
+# is there (the recorder writes at least every 2 s).
 # The session's workers share it, so it holds every Prefect test's runs (a 3-s schedule alone gets 100
 # scheduled ahead): a read without a limit (test_review_pause's read_flow_runs(), filtered here by its
 # db_path) gets the server's default limit, 200 runs in id order, which are random uuids; all of them instead.
 WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
                           "PREFECT_SERVER_API_DEFAULT_LIMIT": "100000", **TEMPORARY_SERVER_SETTINGS,
                           **{f"PREFECT_SERVER_SERVICES_{service}_ENABLED": "false" for service in (
-                              "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP", "CLEANUP_RECONCILER")}}
+                              "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP", "CLEANUP_RECONCILER",
+                              "EVENT_PERSISTER")}}
 
 
 @contextmanager
