@@ -19,7 +19,8 @@ from contextlib import ExitStack, closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from flows.core.run.prefect_api import free_port  # one free loopback port, as the product finds it
+# one free loopback port, as the product finds it; the temporary server's batched writes
+from flows.core.run.prefect_api import TEMPORARY_SERVER_SETTINGS, free_port
 
 
 def group_members(pgid: int) -> list[int]:
@@ -133,12 +134,28 @@ def _snapshot(database: Path, template: Path) -> None:
     os.replace(partial, template)
 
 
+# ``prefect server start`` (``python -m prefect``'s own entry: Prefect's CLI app), its ~2,000 imports made
+# with Python's cyclic collector off, as hitflow's temporary server makes them (SERVER_BOOT in
+# flows/core/run/prefect_api.py: collections over a growing heap that find little to free); what they
+# made is frozen and the collector is on again before the command runs. CPU until it answers, on a
+# copy of the template: 2.7 -> 2.0 s (two starts each, load ~7).
+SERVER_START = """\
+import gc
+gc.disable()
+import prefect.cli, prefect.cli.server, prefect.server.api.server
+gc.freeze()
+gc.enable()
+from prefect.cli import app
+app()
+"""
+
+
 @contextmanager
 def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
     port = free_port()
     env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_UI_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING", **settings}
-    with process_group([sys.executable, "-m", "prefect", "server", "start", "--port", str(port)],
+    with process_group([sys.executable, "-c", SERVER_START, "server", "start", "--port", str(port)],
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
         deadline = time.time() + 180  # a fresh database's migrations took 77-92 s at load 17-18
         while True:
@@ -157,17 +174,25 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
 # interval), and a served flow polls every 2 s. The services no test on it needs are off: each
 # wakes every few seconds for the whole session (idle, the server spent 1.47 s CPU a minute with
 # them, 0.96 s without; load ~10): late runs (marks runs Late), the foreman (work pools' and workers'
-# heartbeats), automations (triggers and their actions) and the cleanup of cancelled runs. Kept: the
-# scheduler (test_schedules), pause expirations (test_review_pause), the repossessor (expired
-# concurrency leases, test_many_campaigns' one-run-at-a-time deployment), and the event persister
-# and task-run recorder (task runs are recorded from events: test_prefect_flow counts them).
+# heartbeats), automations (triggers and their actions), the cleanup of cancelled runs and the
+# reconciler of its cleanup messages' leases (what that cleanup queues for workers), and the event
+# persister (it stores the event feed, which no test reads; the task-run recorder takes the same events
+# from the server's message stream itself). Kept: the scheduler (test_schedules), pause expirations
+# (test_review_pause), the repossessor (expired concurrency leases, test_many_campaigns'
+# one-run-at-a-time deployment), and the task-run recorder (task runs are recorded from events:
+# test_prefect_flow counts them). It writes in batches, as on hitflow's temporary server
+# (TEMPORARY_SERVER_SETTINGS), instead of each task-run event in a transaction of its own. The
+# server's CPU on test_prefect_flow's and test_review_pause's runs: 7.3 s, 4.9 s batched (load 7-8),
+# 4.4 s without the persister (load ~10). A test that reads task runs reads until what it asks for
+# is there (the recorder writes at least every 2 s).
 # The session's workers share it, so it holds every Prefect test's runs (a 3-s schedule alone gets 100
 # scheduled ahead): a read without a limit (test_review_pause's read_flow_runs(), filtered here by its
 # db_path) gets the server's default limit, 200 runs in id order, which are random uuids; all of them instead.
 WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
-                          "PREFECT_SERVER_API_DEFAULT_LIMIT": "100000",
+                          "PREFECT_SERVER_API_DEFAULT_LIMIT": "100000", **TEMPORARY_SERVER_SETTINGS,
                           **{f"PREFECT_SERVER_SERVICES_{service}_ENABLED": "false" for service in (
-                              "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP")}}
+                              "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP", "CLEANUP_RECONCILER",
+                              "EVENT_PERSISTER")}}
 
 
 @contextmanager

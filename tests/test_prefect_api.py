@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -47,6 +48,16 @@ def no_api(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(HITFLOW_API_ENV, raising=False)
 
 
+@pytest.fixture
+def prefect_home(tmp_path: Path, prefect_worker_server: dict[str, str], prefect_database_template: Path) -> Path:
+    """A Prefect home as a user's is after the first run: its database migrated and empty (a copy of
+    the session's template, made by the session's server). On a fresh home the temporary server first
+    runs every Alembic migration (~3-7 s of CPU), which only a user's very first run pays."""
+    (tmp_path / "prefect").mkdir()
+    shutil.copyfile(prefect_database_template, tmp_path / "prefect" / "prefect.db")
+    return tmp_path / "prefect"
+
+
 def test_a_running_server_named_by_hitflow_is_reused_and_nothing_is_started(no_api, running_api, monkeypatch) -> None:
     monkeypatch.setenv(HITFLOW_API_ENV, running_api)
     with prefect_api() as api:
@@ -76,8 +87,8 @@ def test_a_named_server_that_does_not_answer_is_one_line_and_exit_2(no_api, monk
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_the_temporary_server_starts_without_blocking_answers_and_is_stopped(no_api, tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+def test_the_temporary_server_starts_without_blocking_answers_and_is_stopped(no_api, prefect_home, monkeypatch) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))
     with prefect_api() as api:
         assert api is not None and api.server is not None
         assert os.environ["PREFECT_API_URL"] == api.url  # set before Prefect is imported: it reads it then
@@ -220,18 +231,18 @@ def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(tmp_path: Path) -> None:
+def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(tmp_path: Path, prefect_home: Path) -> None:
     """The temporary server's lighter settings (TEMPORARY_SERVER_SETTINGS) keep the flow run, its task
     runs (recorded from the run's events: 30 batch steps and the caption top-ups'), the progress lines
     and the artifacts in Prefect's database, where ``prefect server start`` on the same home shows them
     after the run."""
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", HITFLOW_API_ENV)}
-    env |= {"PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_LOGGING_LEVEL": "WARNING"}
+    env |= {"PREFECT_HOME": str(prefect_home), "PREFECT_LOGGING_LEVEL": "WARNING"}
     done = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(CONFIG), "--limit", "10",
                            "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out")],
                           cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-800:]
-    with contextlib.closing(sqlite3.connect(tmp_path / "prefect" / "prefect.db")) as db:
+    with contextlib.closing(sqlite3.connect(prefect_home / "prefect.db")) as db:
         (run_id, state), = db.execute("SELECT id, state_type FROM flow_run").fetchall()
         tasks = dict(db.execute("SELECT state_type, count(*) FROM task_run WHERE flow_run_id = ? GROUP BY 1",
                                 [run_id]).fetchall())

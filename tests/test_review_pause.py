@@ -56,13 +56,19 @@ def start_flow(config: Path, sim_url: str, tmp_path: Path) -> tuple[threading.Th
 
 
 def next_pause(thread: threading.Thread, db: Path, seen: int, timeout: float = 60) -> Any:
-    """This campaign's flow run once Paused with more than ``seen`` pauses; None when the flow ended instead."""
+    """This campaign's flow run once Paused with more than ``seen`` pauses; None when the flow ended instead.
+    The server is asked for its paused runs only: it holds the whole session's runs, and reading them all
+    three times a second cost it and this process more than the test's own flow."""
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterState, FlowRunFilterStateType
+    from prefect.client.schemas.objects import StateType
 
+    paused_runs = FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED])))
     end = time.monotonic() + timeout
     with get_client(sync_client=True) as client:
         while time.monotonic() < end:
-            mine = [r for r in client.read_flow_runs() if r.parameters.get("db_path") == str(db)]
+            mine = [r for r in client.read_flow_runs(flow_run_filter=paused_runs)
+                    if r.parameters.get("db_path") == str(db)]
             if mine and mine[0].state is not None and mine[0].state.is_paused() \
                     and len(mine[0].empirical_policy.pause_keys or ()) > seen:
                 return mine[0]
@@ -73,12 +79,21 @@ def next_pause(thread: threading.Thread, db: Path, seen: int, timeout: float = 6
 
 
 def failed_tasks(db: Path) -> list[str]:
-    """The names of this campaign's task runs that ended Failed (waiting for a person is no failure)."""
+    """The names of this campaign's task runs that ended Failed (waiting for a person is no failure),
+    once the server has recorded each as ended: it records task runs from the run's events, in
+    batches at least every 2 s (tests/prefect_server.py), so the last may still show as running."""
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
+    deadline = time.monotonic() + 30
     with get_client(sync_client=True) as client:
-        runs = {r.id for r in client.read_flow_runs() if r.parameters.get("db_path") == str(db)}
-        return [t.name for t in client.read_task_runs() if t.flow_run_id in runs and t.state and t.state.is_failed()]
+        runs = FlowRunFilter(id=FlowRunFilterId(any_=[r.id for r in client.read_flow_runs()
+                                                      if r.parameters.get("db_path") == str(db)]))
+        while True:
+            tasks = client.read_task_runs(flow_run_filter=runs)
+            if all(t.state and t.state.is_final() for t in tasks) or time.monotonic() > deadline:
+                return [t.name for t in tasks if t.state and t.state.is_failed()]
+            time.sleep(0.5)
 
 
 def pauses(db: Path) -> list[dict[str, Any]]:

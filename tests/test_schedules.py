@@ -103,14 +103,24 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 
 def prefect_api(env: dict[str, str], method: str, path: str, body: object = None) -> Any:
+    """One call to the server's REST API. A 503 is retried, as Prefect's own client does: the server
+    answers it for a SQLite write that met another connection's commit (the scheduler inserts a 3-s
+    schedule's runs every 3 s while a DELETE of that deployment removes them)."""
     import json
+    import urllib.error
     import urllib.request
 
     request = urllib.request.Request(f"{env['PREFECT_API_URL']}/{path}", method=method,
                                      data=None if body is None else json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as reply:
-        return json.loads(reply.read() or b"null")  # a DELETE answers 204, no body
+    for attempt in range(5):
+        try:
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                return json.loads(reply.read() or b"null")  # a DELETE answers 204, no body
+        except urllib.error.HTTPError as error:
+            if error.code != 503 or attempt == 4:
+                raise
+            time.sleep(1)
 
 
 @pytest.mark.slow
