@@ -73,6 +73,30 @@ def sim_process(seed: int = 1, *faults: str) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
+SimFactory = Callable[..., contextlib.AbstractContextManager[str]]
+
+
+@contextmanager
+def sim_thread(seed: int = 1, *flags: str) -> Iterator[str]:
+    """``sim_process``'s simulator (the same ``hitflow sim serve`` options, read by its own parser) on a
+    thread of this process; yields its URL. It outlives the runs killed beside it as the process does,
+    without a Python of its own to start (~0.8 s of CPU a simulator, mostly imports; the tests' choice)."""
+    from flows.cli.parser import _parser
+    from flows.sim.service.pacing import Pacing
+    from flows.sim.service.server import SimServer
+
+    a = _parser().parse_args(["sim", "serve", "--port", "0", "--seed", str(seed), "--speed", "0",
+                              "--start", SIM_START, *flags])
+    # built as flows/cli/main.py's cmd_sim_serve builds it
+    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, speed=a.speed,
+                    state=Path(a.state) if a.state else None, arrival_mean_s=a.arrival_mean_s, start=a.start)
+    faults = sim.market.faults
+    faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
+    sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
+    with sim:
+        yield sim.url
+
+
 def run_until_clean(args: list[str], folder: Path, attempts: int, timeout_s: float) -> int:
     """Run (resume) ``hitflow run`` with ``args`` until it exits 0; the number of runs it took."""
     for n in range(1, attempts + 1):
@@ -215,8 +239,9 @@ def dataset_differences(a: Path, b: Path) -> int:
     return sum(((ra - rb) + (rb - ra)).values())
 
 
-def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk") -> Reference:
-    with sim_process() as url:
+def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk",
+              sim: SimFactory = sim_process) -> Reference:
+    with sim() as url:
         c = Campaign(url, folder, limit, ledger, platform)
         start = time.perf_counter()
         c.run_to_end(1)
@@ -225,9 +250,10 @@ def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk
 
 
 def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: random.Random,
-                    limit: int, ledger: str = "", platform: str = "mturk") -> dict[str, Any]:
+                    limit: int, ledger: str = "", platform: str = "mturk",
+                    sim: SimFactory = sim_process) -> dict[str, Any]:
     """One campaign killed during each of ``kills`` (steps) in turn, resumed to the end, then audited."""
-    with sim_process() as url:
+    with sim() as url:
         c = Campaign(url, folder, limit, ledger, platform)
         hit = [s for s in (c.kill_during(step, rng) for step in kills) if s]
         c.run_to_end()
@@ -235,10 +261,10 @@ def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: rando
 
 
 def faulty_campaign(folder: Path, clean: Reference, limit: int, lose_rate: str = "0.03",
-                    ledger: str = "") -> dict[str, Any]:
+                    ledger: str = "", sim: SimFactory = sim_process) -> dict[str, Any]:
     """30% throttling, 5% server errors and lost replies on every operation."""
     faults = ("--throttle-rate", "0.30", "--fault-rate", "0.05", "--lose-reply-rate", lose_rate)
-    with sim_process(1, *faults) as url:
+    with sim(1, *faults) as url:
         c = Campaign(url, folder, limit, ledger)
         start = time.perf_counter()
         runs = c.run_to_end()

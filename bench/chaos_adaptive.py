@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
-from bench.chaos import ENV, HITFLOW, ROOT, current_step, run_until_clean, sim_process
+from bench.chaos import ENV, HITFLOW, ROOT, SimFactory, current_step, run_until_clean, sim_process
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
@@ -176,9 +176,10 @@ def audit(c: AdaptiveCampaign) -> dict[str, Any]:
     return prolific_audit(c.folder, minimum) if c.route == "prolific" else links_audit(c.folder, minimum)
 
 
-def clean_run(folder: Path, items: int, seed: int, route: str = "mturk") -> dict[str, Any]:
+def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
+              sim: SimFactory = sim_process) -> dict[str, Any]:
     config = adaptive_config(folder, items, seed, route)
-    with sim_process(seed, *sim_args(folder)) as url:
+    with sim(seed, *sim_args(folder)) as url:
         c = AdaptiveCampaign(url, folder, config, route)
         start = time.perf_counter()
         c.run_to_end(1)
@@ -187,13 +188,13 @@ def clean_run(folder: Path, items: int, seed: int, route: str = "mturk") -> dict
 
 
 def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random,
-               route: str = "mturk", span: float = 30.0) -> dict[str, Any]:
+               route: str = "mturk", span: float = 30.0, sim: SimFactory = sim_process) -> dict[str, Any]:
     """Kill at each moment of ``plan`` in turn (a moment already past is skipped by the run finishing), then
     resume to the end."""
     config = adaptive_config(folder, items, seed, route)
     landed: Counter[str] = Counter()
     rounds: list[str] = []
-    with sim_process(seed, *sim_args(folder)) as url:
+    with sim(seed, *sim_args(folder)) as url:
         c = AdaptiveCampaign(url, folder, config, route, span)
         start = time.perf_counter()
         for wanted in plan:

@@ -1,5 +1,6 @@
 """The short chaos suite (the long one is ``make bench-chaos``): kill -9 of ``hitflow run`` against
-``hitflow sim serve`` in its own process, then resume; and a run under throttling, server errors
+``hitflow sim serve``'s simulator (on a thread of the test's process, which the kills do not reach:
+bench.chaos.sim_thread), then resume; and a run under throttling, server errors
 and lost replies, with its ledger in SQLite and in PostgreSQL. Each is checked against the platform
 and an uninterrupted run with the same seed. On Prolific and the invite links (their simulated
 people on the same simulator) a killed and resumed run's outputs equal the uninterrupted run's."""
@@ -12,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign, sim_process
+from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign, sim_thread
 
 PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "double_decisions": 0,
            "overpaid": "0.00", "dataset_differences": 0, "files_not_byte_identical": []}
@@ -20,21 +21,21 @@ PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "dou
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory: pytest.TempPathFactory) -> Reference:
-    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20)
+    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20, sim=sim_thread)
 
 
 @pytest.mark.slow
 def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_run(clean, tmp_path: Path) -> None:
     rng = random.Random(2026)
     steps = sorted(rng.sample(STEPS, 3), key=STEPS.index)  # three different steps, in the order a run meets them
-    result = killed_campaign(tmp_path, clean, steps, rng, limit=20)
+    result = killed_campaign(tmp_path, clean, steps, rng, limit=20, sim=sim_thread)
     assert sum(result.pop("kills").values()) >= 2  # the run was really killed (a step can pass unseen)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)
 
 
 def test_throttling_server_errors_and_lost_replies_change_nothing(clean, tmp_path: Path) -> None:
-    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05")
+    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05", sim=sim_thread)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)
 
@@ -42,7 +43,7 @@ def test_throttling_server_errors_and_lost_replies_change_nothing(clean, tmp_pat
 def test_throttling_server_errors_and_lost_replies_change_nothing_on_postgresql(clean, pg_url: str,
                                                                               tmp_path: Path) -> None:
     # The same faults with the ledger in PostgreSQL (skipped, saying why, where no server can start)
-    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05", ledger=pg_url)
+    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05", ledger=pg_url, sim=sim_thread)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)
 
@@ -57,9 +58,9 @@ ROUTE_KILLS = {"links": ["publish", "collect", "block"], "prolific": ["review", 
 @pytest.mark.parametrize("platform", sorted(ROUTE_KILLS))
 def test_killed_then_resumed_on_prolific_and_links_writes_the_uninterrupted_runs_bytes(tmp_path: Path,
                                                                                      platform: str) -> None:
-    clean = clean_run(tmp_path / "clean", limit=20, platform=platform)
+    clean = clean_run(tmp_path / "clean", limit=20, platform=platform, sim=sim_thread)
     result = killed_campaign(tmp_path / "killed", clean, ROUTE_KILLS[platform], random.Random(45), limit=20,
-                             platform=platform)
+                             platform=platform, sim=sim_thread)
     assert sum(result.pop("kills").values()) >= 2  # the run was really killed
     assert (result["dataset_differences"], result["files_not_byte_identical"]) == (0, [])
 
@@ -70,7 +71,7 @@ def test_a_prolific_run_killed_while_people_are_at_its_pages_is_found_again_at_t
     # The study's link names the killed run's task server; a published study's link cannot change.
     # The resumed run's server listened on a new port: every later participant returned the study
     # and the batch ended with no work ("batch 1 got no work"), five resumes in a row.
-    with sim_process() as url:
+    with sim_thread() as url:
         c = Campaign(url, tmp_path, 20, platform="prolific")
         assert [c.kill_during("collect", random.Random(n)) for n in range(2)] == ["collect", "collect"]
         assert c.run_to_end(1) == 1
