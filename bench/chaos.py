@@ -113,6 +113,7 @@ class Campaign:
     limit: int = 50
     ledger: str = ""  # a postgresql:// URL (make bench-chaos DB=postgres); "" is the SQLite file h.db
     platform: str = "mturk"  # prolific, links: their simulated people on the same simulator
+    finished: bool = False  # the last run reached the end (exit 0), none killed since: nothing to resume
 
     @property
     def db(self) -> str:
@@ -125,7 +126,9 @@ class Campaign:
 
     def run_to_end(self, attempts: int = 5) -> int:
         """Run (resume) until it succeeds; the number of runs it took."""
-        return run_until_clean(self.args, self.folder, attempts, timeout_s=600)
+        runs = run_until_clean(self.args, self.folder, attempts, timeout_s=600)
+        self.finished = True
+        return runs
 
     def kill_during(self, step: str, rng: random.Random) -> str | None:
         """Start a run, kill -9 it once ``step`` is under way (plus a random few ms, if it still is); the step."""
@@ -137,8 +140,10 @@ class Campaign:
                     continue
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
+                self.finished = False
                 return step
             time.sleep(0.003)
+        self.finished = proc.returncode == 0
         return None  # it finished before reaching the step
 
 
@@ -256,7 +261,8 @@ def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: rando
     with sim() as url:
         c = Campaign(url, folder, limit, ledger, platform)
         hit = [s for s in (c.kill_during(step, rng) for step in kills) if s]
-        c.run_to_end()
+        if not c.finished:  # a run that got past the last kill moment to the end has resumed it already
+            c.run_to_end()
         return {"kills": Counter(hit), **audit(c, clean)}
 
 

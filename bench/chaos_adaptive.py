@@ -122,6 +122,7 @@ class AdaptiveCampaign:
     config: Path
     route: str = "mturk"
     span: float = 30.0  # seconds an uninterrupted run takes: an ``anywhere`` kill lands within it
+    finished: bool = False  # a run meant to be killed reached the end (exit 0): it resumed the campaign
 
     @property
     def db(self) -> str:
@@ -157,11 +158,13 @@ class AdaptiveCampaign:
                 proc.wait()
                 return landed, last_round(self.db, EXTENSION[self.route])
             time.sleep(0.002)
+        self.finished = proc.returncode == 0
         return None  # it finished first
 
     def killed_by_hook(self, n: int) -> tuple[str, str] | None:
         done = subprocess.run([*HITFLOW[:1], "-c", AT_INTENTS, self.route, str(n), *self.args[len(HITFLOW):]],
                               capture_output=True, env=ENV, cwd=ROOT, timeout=3600)
+        self.finished = done.returncode == 0
         return (HOOKED, last_round(self.db, EXTENSION[self.route])) if done.returncode == -signal.SIGKILL else None
 
 
@@ -190,7 +193,7 @@ def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
 def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random,
                route: str = "mturk", span: float = 30.0, sim: SimFactory = sim_process) -> dict[str, Any]:
     """Kill at each moment of ``plan`` in turn (a moment already past is skipped by the run finishing), then
-    resume to the end."""
+    resume to the end (``resumes_to_finish``: 0 where a run meant to be killed got to the end first)."""
     config = adaptive_config(folder, items, seed, route)
     landed: Counter[str] = Counter()
     rounds: list[str] = []
@@ -203,7 +206,7 @@ def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random
                 break
             landed[hit[0]] += 1
             rounds.append(f"{hit[0]} @ {hit[1] or 'before any round'}")
-        runs = c.run_to_end()
+        runs = 0 if c.finished else c.run_to_end()
         wall = time.perf_counter() - start
         return {"kills": sum(landed.values()), "kills_landed": dict(landed), "kills_in_order": rounds,
                 "resumes_to_finish": runs, "wall_s": round(wall, 1), **audit(c)}
