@@ -153,12 +153,25 @@ def _step_rows(db: str) -> tuple[list[int], dict[int, str]]:
         store = _readers.setdefault(db, Store(db))
         return ([r["batch"] for r in store.rows("SELECT DISTINCT batch FROM items ORDER BY batch")],
                 {r["batch"]: r["status"] for r in store.rows("SELECT batch, status FROM batches WHERE batch > 0")})
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
-        return ([r[0] for r in conn.execute("SELECT DISTINCT batch FROM items ORDER BY batch")],
-                dict(conn.execute("SELECT batch, status FROM batches WHERE batch > 0")))
+    conn = ledger_reader(db)
+    return ([r[0] for r in conn.execute("SELECT DISTINCT batch FROM items ORDER BY batch")],
+            dict(conn.execute("SELECT batch, status FROM batches WHERE batch > 0")))
 
 
 _readers: dict[str, Store] = {}  # one connection per PostgreSQL ledger for the polling above
+_sqlite_reader: dict[str, sqlite3.Connection] = {}
+
+
+def ledger_reader(db: str) -> sqlite3.Connection:
+    """A read-only connection to the SQLite ledger ``db``, kept while that ledger is polled (the one of the
+    ledger polled before closed): opening one a poll, every few ms, was most of the polling's CPU (~0.2 ms a
+    poll against ~0.01). Each SELECT still reads what the run has committed by then (no transaction held)."""
+    if db not in _sqlite_reader:
+        for conn in _sqlite_reader.values():
+            conn.close()
+        _sqlite_reader.clear()
+        _sqlite_reader[db] = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2)
+    return _sqlite_reader[db]
 
 
 def current_step(db: str) -> str:

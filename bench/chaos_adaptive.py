@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
-from bench.chaos import ENV, HITFLOW, ROOT, SimFactory, current_step, run_until_clean, sim_process
+from bench.chaos import ENV, HITFLOW, ROOT, SimFactory, current_step, ledger_reader, run_until_clean, sim_process
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
@@ -66,7 +66,7 @@ def adaptive_config(folder: Path, items: int, seed: int, route: str = "mturk", a
 
 def last_round(db: str, operation: str) -> str:
     """``b<batch>r<round>`` of the last extension round the ledger holds ("" before any)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+    with ledger_reader(db) as conn:
         row = conn.execute("SELECT batch, json_extract(params, '$.round') FROM ledger WHERE operation = ? "
                            "ORDER BY id DESC LIMIT 1", [operation]).fetchone()
     return f"b{row[0]}r{row[1]}" if row else ""
@@ -78,7 +78,7 @@ def open_extension_moment(db: str, since: float, operation: str = EXTEND_OP) -> 
     round's calls, whose work is not collected yet), the same two left open by a killed run and not yet
     taken up (``... of a killed run``), else the step (bench.chaos.current_step)."""
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+        with ledger_reader(db) as conn:
             fresh, stale, settled_now = conn.execute(
                 "SELECT coalesce(sum(status = 'intended' AND created_at >= ?), 0), "
                 "coalesce(sum(status = 'intended' AND created_at < ?), 0), "
