@@ -34,7 +34,17 @@ from typing import Any
 
 from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
-from bench.chaos import ENV, HITFLOW, ROOT, SimFactory, current_step, ledger_reader, run_until_clean, sim_process
+from bench.chaos import (
+    ENV,
+    HITFLOW,
+    ROOT,
+    SimFactory,
+    current_step,
+    ledger_reader,
+    run_here,
+    run_until_clean,
+    sim_process,
+)
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
@@ -180,12 +190,13 @@ def audit(c: AdaptiveCampaign) -> dict[str, Any]:
 
 
 def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
-              sim: SimFactory = sim_process) -> dict[str, Any]:
+              sim: SimFactory = sim_process, here: bool = False) -> dict[str, Any]:
+    """The uninterrupted run (``here``: in this process, bench.chaos.run_here)."""
     config = adaptive_config(folder, items, seed, route)
     with sim(seed, *sim_args(folder)) as url:
         c = AdaptiveCampaign(url, folder, config, route)
         start = time.perf_counter()
-        c.run_to_end(1)
+        run_here(c.args, folder) if here else c.run_to_end(1)
         wall = time.perf_counter() - start
         return {"wall_s": round(wall, 1), **audit(c)}
 

@@ -21,7 +21,7 @@ PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "dou
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory: pytest.TempPathFactory) -> Reference:
-    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20, sim=sim_thread)
+    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20, sim=sim_thread, here=True)
 
 
 @pytest.mark.slow
@@ -58,7 +58,7 @@ ROUTE_KILLS = {"links": ["publish", "collect", "block"], "prolific": ["review", 
 @pytest.mark.parametrize("platform", sorted(ROUTE_KILLS))
 def test_killed_then_resumed_on_prolific_and_links_writes_the_uninterrupted_runs_bytes(tmp_path: Path,
                                                                                      platform: str) -> None:
-    clean = clean_run(tmp_path / "clean", limit=20, platform=platform, sim=sim_thread)
+    clean = clean_run(tmp_path / "clean", limit=20, platform=platform, sim=sim_thread, here=True)
     result = killed_campaign(tmp_path / "killed", clean, ROUTE_KILLS[platform], random.Random(45), limit=20,
                              platform=platform, sim=sim_thread)
     assert sum(result.pop("kills").values()) >= 2  # the run was really killed

@@ -23,7 +23,7 @@ NOTHING_WRONG = {"duplicate_extensions": 0, "hits_beyond_ledger": 0, "ledger_ext
 
 @pytest.mark.slow
 def test_killed_on_the_extension_steps_then_resumed_equals_an_uninterrupted_run(tmp_path: Path) -> None:
-    clean = clean_run(tmp_path / "clean", items=24, seed=1, sim=sim_thread)
+    clean = clean_run(tmp_path / "clean", items=24, seed=1, sim=sim_thread, here=True)
     killed = killed_run(tmp_path / "killed", items=24, seed=1,
                         plan=["extension intents", "extension collect", "extension intents"], rng=random.Random(7),
                         sim=sim_thread)
