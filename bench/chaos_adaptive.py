@@ -132,6 +132,7 @@ class AdaptiveCampaign:
     config: Path
     route: str = "mturk"
     span: float = 30.0  # seconds an uninterrupted run takes: an ``anywhere`` kill lands within it
+    here: bool = False  # the runs not killed in this process (bench.chaos.run_here); those killed are processes
     finished: bool = False  # a run meant to be killed reached the end (exit 0): it resumed the campaign
 
     @property
@@ -144,6 +145,8 @@ class AdaptiveCampaign:
                 "--out", str(self.folder / "runs"), "--platform", self.route]
 
     def run_to_end(self, attempts: int = 3) -> int:
+        if self.here:
+            return run_here(self.args, self.folder, attempts)
         return run_until_clean(self.args, self.folder, attempts, timeout_s=3600)
 
     def kill_at(self, wanted: str, rng: random.Random) -> tuple[str, str] | None:
@@ -194,22 +197,24 @@ def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
     """The uninterrupted run (``here``: in this process, bench.chaos.run_here)."""
     config = adaptive_config(folder, items, seed, route)
     with sim(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config, route)
+        c = AdaptiveCampaign(url, folder, config, route, here=here)
         start = time.perf_counter()
-        run_here(c.args, folder) if here else c.run_to_end(1)
+        c.run_to_end(1)
         wall = time.perf_counter() - start
         return {"wall_s": round(wall, 1), **audit(c)}
 
 
 def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random,
-               route: str = "mturk", span: float = 30.0, sim: SimFactory = sim_process) -> dict[str, Any]:
+               route: str = "mturk", span: float = 30.0, sim: SimFactory = sim_process,
+               here: bool = False) -> dict[str, Any]:
     """Kill at each moment of ``plan`` in turn (a moment already past is skipped by the run finishing), then
-    resume to the end (``resumes_to_finish``: 0 where a run meant to be killed got to the end first)."""
+    resume to the end (``resumes_to_finish``: 0 where a run meant to be killed got to the end first; ``here``:
+    that resume in this process)."""
     config = adaptive_config(folder, items, seed, route)
     landed: Counter[str] = Counter()
     rounds: list[str] = []
     with sim(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config, route, span)
+        c = AdaptiveCampaign(url, folder, config, route, span, here)
         start = time.perf_counter()
         for wanted in plan:
             hit = c.kill_at(wanted, rng)
