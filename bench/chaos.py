@@ -1,11 +1,12 @@
 """Chaos: ``make bench-chaos``. kill -9 of ``hitflow run`` at moments spread over every step, and a
 run under throttling, server errors and lost replies, each checked against the platform.
 
-The simulator is ``hitflow sim serve --speed 0`` in its own process, so its state survives the
-killed runs and its clock moves only when a run waits; the same seed gives the same crowd and
-work, so a finished campaign must equal an uninterrupted run's dataset exactly. Counted:
-duplicate HITs, lost answers (submitted on the platform, absent from the ledger or undecided),
-duplicated answers, double decisions, dollars overpaid against the clean run, dataset rows that differ.
+The simulator is ``hitflow sim serve --speed 0`` in its own process (in the tests, the same simulator on a
+thread of theirs: bench/chaos_runner.py), so its state survives the killed runs and its clock moves only
+when a run waits; the same seed gives the same crowd and work, so a finished campaign must equal an
+uninterrupted run's dataset exactly. Counted: duplicate HITs, lost answers (submitted on the platform,
+absent from the ledger or undecided), duplicated answers, double decisions, dollars overpaid against the
+clean run, dataset rows that differ.
 """
 
 from __future__ import annotations
@@ -13,18 +14,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -33,89 +30,18 @@ from typing import Any
 import pandas as pd
 import psycopg
 
+from bench.chaos_runner import ENV, HITFLOW, ROOT, SimFactory, run_here, run_until_clean, sim_process
 from bench.throwaway_pg import throwaway_server
 from flows.core.db_url import is_postgres_url
 from flows.core.ledger.store import Store
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 CAMPAIGN = "vizwiz_captions"
-HITFLOW = [sys.executable, "-m", "flows.cli"]
-ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 STEPS = ("publish", "collect", "review", "block", "postprocess")
 STEP_OF_STATUS = {"planned": "publish", "published": "collect", "collected": "review", "qc_done": "review",
                   "reviewed": "review", "decided": "block"}
 DATASET_COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]
-SIM_START = "2026-01-05T00:00:00Z"  # every simulator's clock starts here: the same run, the same times
 BYTE_FOR_BYTE = ("dataset.csv", "flags.csv", "blocked_workers.csv", "answers.csv")  # issue 45: equal to the clean run's
-
-
-@contextmanager
-def sim_process(seed: int = 1, *faults: str) -> Iterator[str]:
-    """``hitflow sim serve`` on a free port; yields its URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([*HITFLOW, "sim", "serve", "--port", str(port), "--seed", str(seed), "--speed", "0",
-                             "--start", SIM_START, *faults],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{url}/_sim/clock", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-SimFactory = Callable[..., contextlib.AbstractContextManager[str]]
-
-
-@contextmanager
-def sim_thread(seed: int = 1, *flags: str) -> Iterator[str]:
-    """``sim_process``'s simulator (the same ``hitflow sim serve`` options, read by its own parser) on a
-    thread of this process; yields its URL. It outlives the runs killed beside it as the process does,
-    without a Python of its own to start (~0.8 s of CPU a simulator, mostly imports; the tests' choice)."""
-    from flows.cli.parser import _parser
-    from flows.sim.service.pacing import Pacing
-    from flows.sim.service.server import SimServer
-
-    a = _parser().parse_args(["sim", "serve", "--port", "0", "--seed", str(seed), "--speed", "0",
-                              "--start", SIM_START, *flags])
-    # built as flows/cli/main.py's cmd_sim_serve builds it
-    sim = SimServer(a.host, a.port, a.seed, Path(a.crowd) if a.crowd else None, speed=a.speed,
-                    state=Path(a.state) if a.state else None, arrival_mean_s=a.arrival_mean_s, start=a.start)
-    faults = sim.market.faults
-    faults.throttle_rate, faults.fault_rate, faults.lose_reply_rate = a.throttle_rate, a.fault_rate, a.lose_reply_rate
-    sim.httpd.pacing = Pacing(a.latency_ms, a.rate_limit, a.burst)
-    with sim:
-        yield sim.url
-
-
-def run_until_clean(args: list[str], folder: Path, attempts: int, timeout_s: float) -> int:
-    """Run (resume) ``hitflow run`` with ``args`` until it exits 0; the number of runs it took."""
-    for n in range(1, attempts + 1):
-        done = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout_s)
-        if done.returncode == 0:
-            return n
-    raise RuntimeError(f"{folder}: no clean finish in {attempts} runs: {done.stderr.strip()[-600:]}")
-
-
-def run_here(args: list[str], folder: Path, attempts: int) -> int:
-    """``run_until_clean`` through the CLI's main() in this process (the tests' runs that are not killed: the
-    same command, without a Python to start, ~0.9 s of CPU each); the number of runs it took."""
-    from flows.cli.main import main
-
-    for n in range(1, attempts + 1):
-        code = main(args[len(HITFLOW):])
-        if code == 0:
-            return n
-    raise RuntimeError(f"{folder}: no clean finish in {attempts} runs (exit {code})")
 
 
 @dataclass

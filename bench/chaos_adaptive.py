@@ -34,18 +34,9 @@ from typing import Any
 
 from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
-from bench.chaos import (
-    ENV,
-    HITFLOW,
-    ROOT,
-    SimFactory,
-    current_step,
-    ledger_reader,
-    run_here,
-    run_until_clean,
-    sim_process,
-)
+from bench.chaos import current_step, ledger_reader
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
+from bench.chaos_runner import ENV, HITFLOW, ROOT, SimFactory, run_here, run_until_clean, sim_process
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
 
@@ -132,7 +123,7 @@ class AdaptiveCampaign:
     config: Path
     route: str = "mturk"
     span: float = 30.0  # seconds an uninterrupted run takes: an ``anywhere`` kill lands within it
-    here: bool = False  # the runs not killed in this process (bench.chaos.run_here); those killed are processes
+    here: bool = False  # the runs not killed in this process (bench.chaos_runner.run_here); those killed are processes
     finished: bool = False  # a run meant to be killed reached the end (exit 0): it resumed the campaign
 
     @property
@@ -194,7 +185,7 @@ def audit(c: AdaptiveCampaign) -> dict[str, Any]:
 
 def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
               sim: SimFactory = sim_process, here: bool = False) -> dict[str, Any]:
-    """The uninterrupted run (``here``: in this process, bench.chaos.run_here)."""
+    """The uninterrupted run (``here``: in this process, bench.chaos_runner.run_here)."""
     config = adaptive_config(folder, items, seed, route)
     with sim(seed, *sim_args(folder)) as url:
         c = AdaptiveCampaign(url, folder, config, route, here=here)

@@ -4,9 +4,9 @@ and lost replies, with its ledger in SQLite and in PostgreSQL. Each is checked a
 and an uninterrupted run with the same seed. On Prolific and the invite links (their simulated
 people on the same simulator) a killed and resumed run's outputs equal the uninterrupted run's.
 
-The simulator runs on a thread of the test's process (bench.chaos.sim_thread), where the kills do not
+The simulator runs on a thread of the test's process (bench.chaos_runner.sim_thread), where the kills do not
 reach it; the runs not killed (the resumes after the kills, the faulty runs, the uninterrupted runs but the
-shared MTurk one) run through the CLI's main() there (bench.chaos.run_here)."""
+shared MTurk one) run through the CLI's main() there (bench.chaos_runner.run_here)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign, sim_thread
+from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign
+from bench.chaos_runner import sim_thread
 
 PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "double_decisions": 0,
            "overpaid": "0.00", "dataset_differences": 0, "files_not_byte_identical": []}

@@ -1,8 +1,8 @@
 """kill -9 on adaptive overlap's steps at a small scale (the long run is ``make bench-chaos-adaptive``):
 ``hitflow run`` processes against ``hitflow sim serve``'s simulator (on a thread of the test's process,
-bench.chaos.sim_thread), killed between an extension round's intents and their settling and while the
+bench.chaos_runner.sim_thread), killed between an extension round's intents and their settling and while the
 round's work is collected, then resumed (the resume and the uninterrupted run through the CLI's main() in
-the test's process, bench.chaos.run_here). On MTurk the
+the test's process, bench.chaos_runner.run_here). On MTurk the
 simulator's own record of the extensions it made must match the ledger's, no judgement it holds may be
 missing, and the outputs must be the uninterrupted run's bytes (rows in a fixed order, not the order the
 killed and resumed runs happened to store them). On Prolific and links: no extension twice, nothing lost."""
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.chaos import sim_thread
 from bench.chaos_adaptive import HOOKED, clean_run, killed_run
+from bench.chaos_runner import sim_thread
 
 NOTHING_WRONG = {"duplicate_extensions": 0, "hits_beyond_ledger": 0, "ledger_extensions_not_made": 0,
                  "hits_below_ledger": 0, "ledger_rows_not_settled": 0, "lost_judgements": 0,
