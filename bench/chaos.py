@@ -1,11 +1,12 @@
 """Chaos: ``make bench-chaos``. kill -9 of ``hitflow run`` at moments spread over every step, and a
 run under throttling, server errors and lost replies, each checked against the platform.
 
-The simulator is ``hitflow sim serve --speed 0`` in its own process, so its state survives the
-killed runs and its clock moves only when a run waits; the same seed gives the same crowd and
-work, so a finished campaign must equal an uninterrupted run's dataset exactly. Counted:
-duplicate HITs, lost answers (submitted on the platform, absent from the ledger or undecided),
-duplicated answers, double decisions, dollars overpaid against the clean run, dataset rows that differ.
+The simulator is ``hitflow sim serve --speed 0`` in its own process (in the tests, the same simulator on a
+thread of theirs: bench/chaos_runner.py), so its state survives the killed runs and its clock moves only
+when a run waits; the same seed gives the same crowd and work, so a finished campaign must equal an
+uninterrupted run's dataset exactly. Counted: duplicate HITs, lost answers (submitted on the platform,
+absent from the ledger or undecided), duplicated answers, double decisions, dollars overpaid against the
+clean run, dataset rows that differ.
 """
 
 from __future__ import annotations
@@ -13,18 +14,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -33,53 +30,18 @@ from typing import Any
 import pandas as pd
 import psycopg
 
+from bench.chaos_runner import ENV, HITFLOW, ROOT, SimFactory, run_here, run_until_clean, sim_process
 from bench.throwaway_pg import throwaway_server
 from flows.core.db_url import is_postgres_url
 from flows.core.ledger.store import Store
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
 CAMPAIGN = "vizwiz_captions"
-HITFLOW = [sys.executable, "-m", "flows.cli"]
-ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 STEPS = ("publish", "collect", "review", "block", "postprocess")
 STEP_OF_STATUS = {"planned": "publish", "published": "collect", "collected": "review", "qc_done": "review",
                   "reviewed": "review", "decided": "block"}
 DATASET_COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]
-SIM_START = "2026-01-05T00:00:00Z"  # every simulator's clock starts here: the same run, the same times
 BYTE_FOR_BYTE = ("dataset.csv", "flags.csv", "blocked_workers.csv", "answers.csv")  # issue 45: equal to the clean run's
-
-
-@contextmanager
-def sim_process(seed: int = 1, *faults: str) -> Iterator[str]:
-    """``hitflow sim serve`` on a free port; yields its URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([*HITFLOW, "sim", "serve", "--port", str(port), "--seed", str(seed), "--speed", "0",
-                             "--start", SIM_START, *faults],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{url}/_sim/clock", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-def run_until_clean(args: list[str], folder: Path, attempts: int, timeout_s: float) -> int:
-    """Run (resume) ``hitflow run`` with ``args`` until it exits 0; the number of runs it took."""
-    for n in range(1, attempts + 1):
-        done = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout_s)
-        if done.returncode == 0:
-            return n
-    raise RuntimeError(f"{folder}: no clean finish in {attempts} runs: {done.stderr.strip()[-600:]}")
 
 
 @dataclass
@@ -89,6 +51,8 @@ class Campaign:
     limit: int = 50
     ledger: str = ""  # a postgresql:// URL (make bench-chaos DB=postgres); "" is the SQLite file h.db
     platform: str = "mturk"  # prolific, links: their simulated people on the same simulator
+    here: bool = False  # the runs not killed in this process (run_here); those killed are processes
+    finished: bool = False  # the last run reached the end (exit 0), none killed since: nothing to resume
 
     @property
     def db(self) -> str:
@@ -101,7 +65,10 @@ class Campaign:
 
     def run_to_end(self, attempts: int = 5) -> int:
         """Run (resume) until it succeeds; the number of runs it took."""
-        return run_until_clean(self.args, self.folder, attempts, timeout_s=600)
+        runs = (run_here(self.args, self.folder, attempts) if self.here
+                else run_until_clean(self.args, self.folder, attempts, timeout_s=600))
+        self.finished = True
+        return runs
 
     def kill_during(self, step: str, rng: random.Random) -> str | None:
         """Start a run, kill -9 it once ``step`` is under way (plus a random few ms, if it still is); the step."""
@@ -113,8 +80,10 @@ class Campaign:
                     continue
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
+                self.finished = False
                 return step
             time.sleep(0.003)
+        self.finished = proc.returncode == 0
         return None  # it finished before reaching the step
 
 
@@ -124,12 +93,25 @@ def _step_rows(db: str) -> tuple[list[int], dict[int, str]]:
         store = _readers.setdefault(db, Store(db))
         return ([r["batch"] for r in store.rows("SELECT DISTINCT batch FROM items ORDER BY batch")],
                 {r["batch"]: r["status"] for r in store.rows("SELECT batch, status FROM batches WHERE batch > 0")})
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
-        return ([r[0] for r in conn.execute("SELECT DISTINCT batch FROM items ORDER BY batch")],
-                dict(conn.execute("SELECT batch, status FROM batches WHERE batch > 0")))
+    conn = ledger_reader(db)
+    return ([r[0] for r in conn.execute("SELECT DISTINCT batch FROM items ORDER BY batch")],
+            dict(conn.execute("SELECT batch, status FROM batches WHERE batch > 0")))
 
 
 _readers: dict[str, Store] = {}  # one connection per PostgreSQL ledger for the polling above
+_sqlite_reader: dict[str, sqlite3.Connection] = {}
+
+
+def ledger_reader(db: str) -> sqlite3.Connection:
+    """A read-only connection to the SQLite ledger ``db``, kept while that ledger is polled (the one of the
+    ledger polled before closed): opening one a poll, every few ms, was most of the polling's CPU (~0.2 ms a
+    poll against ~0.01). Each SELECT still reads what the run has committed by then (no transaction held)."""
+    if db not in _sqlite_reader:
+        for conn in _sqlite_reader.values():
+            conn.close()
+        _sqlite_reader.clear()
+        _sqlite_reader[db] = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2)
+    return _sqlite_reader[db]
 
 
 def current_step(db: str) -> str:
@@ -215,9 +197,11 @@ def dataset_differences(a: Path, b: Path) -> int:
     return sum(((ra - rb) + (rb - ra)).values())
 
 
-def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk") -> Reference:
-    with sim_process() as url:
-        c = Campaign(url, folder, limit, ledger, platform)
+def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk",
+              sim: SimFactory = sim_process, here: bool = False) -> Reference:
+    """The uninterrupted run (``here``: in this process, ``run_here``)."""
+    with sim() as url:
+        c = Campaign(url, folder, limit, ledger, platform, here)
         start = time.perf_counter()
         c.run_to_end(1)
         seconds = time.perf_counter() - start
@@ -225,21 +209,24 @@ def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk
 
 
 def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: random.Random,
-                    limit: int, ledger: str = "", platform: str = "mturk") -> dict[str, Any]:
-    """One campaign killed during each of ``kills`` (steps) in turn, resumed to the end, then audited."""
-    with sim_process() as url:
-        c = Campaign(url, folder, limit, ledger, platform)
+                    limit: int, ledger: str = "", platform: str = "mturk",
+                    sim: SimFactory = sim_process, here: bool = False) -> dict[str, Any]:
+    """One campaign killed during each of ``kills`` (steps) in turn, resumed to the end (``here``: that resume
+    in this process), then audited."""
+    with sim() as url:
+        c = Campaign(url, folder, limit, ledger, platform, here)
         hit = [s for s in (c.kill_during(step, rng) for step in kills) if s]
-        c.run_to_end()
+        if not c.finished:  # a run that got past the last kill moment to the end has resumed it already
+            c.run_to_end()
         return {"kills": Counter(hit), **audit(c, clean)}
 
 
 def faulty_campaign(folder: Path, clean: Reference, limit: int, lose_rate: str = "0.03",
-                    ledger: str = "") -> dict[str, Any]:
-    """30% throttling, 5% server errors and lost replies on every operation."""
+                    ledger: str = "", sim: SimFactory = sim_process, here: bool = False) -> dict[str, Any]:
+    """30% throttling, 5% server errors and lost replies on every operation (``here``: the runs in this process)."""
     faults = ("--throttle-rate", "0.30", "--fault-rate", "0.05", "--lose-reply-rate", lose_rate)
-    with sim_process(1, *faults) as url:
-        c = Campaign(url, folder, limit, ledger)
+    with sim(1, *faults) as url:
+        c = Campaign(url, folder, limit, ledger, here=here)
         start = time.perf_counter()
         runs = c.run_to_end()
         seconds = time.perf_counter() - start

@@ -34,8 +34,9 @@ from typing import Any
 
 from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
-from bench.chaos import ENV, HITFLOW, ROOT, current_step, run_until_clean, sim_process
+from bench.chaos import current_step, ledger_reader
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
+from bench.chaos_runner import ENV, HITFLOW, ROOT, SimFactory, run_here, run_until_clean, sim_process
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
 
@@ -66,7 +67,7 @@ def adaptive_config(folder: Path, items: int, seed: int, route: str = "mturk", a
 
 def last_round(db: str, operation: str) -> str:
     """``b<batch>r<round>`` of the last extension round the ledger holds ("" before any)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+    with ledger_reader(db) as conn:
         row = conn.execute("SELECT batch, json_extract(params, '$.round') FROM ledger WHERE operation = ? "
                            "ORDER BY id DESC LIMIT 1", [operation]).fetchone()
     return f"b{row[0]}r{row[1]}" if row else ""
@@ -78,7 +79,7 @@ def open_extension_moment(db: str, since: float, operation: str = EXTEND_OP) -> 
     round's calls, whose work is not collected yet), the same two left open by a killed run and not yet
     taken up (``... of a killed run``), else the step (bench.chaos.current_step)."""
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+        with ledger_reader(db) as conn:
             fresh, stale, settled_now = conn.execute(
                 "SELECT coalesce(sum(status = 'intended' AND created_at >= ?), 0), "
                 "coalesce(sum(status = 'intended' AND created_at < ?), 0), "
@@ -122,6 +123,8 @@ class AdaptiveCampaign:
     config: Path
     route: str = "mturk"
     span: float = 30.0  # seconds an uninterrupted run takes: an ``anywhere`` kill lands within it
+    here: bool = False  # the runs not killed in this process (bench.chaos_runner.run_here); those killed are processes
+    finished: bool = False  # a run meant to be killed reached the end (exit 0): it resumed the campaign
 
     @property
     def db(self) -> str:
@@ -133,6 +136,8 @@ class AdaptiveCampaign:
                 "--out", str(self.folder / "runs"), "--platform", self.route]
 
     def run_to_end(self, attempts: int = 3) -> int:
+        if self.here:
+            return run_here(self.args, self.folder, attempts)
         return run_until_clean(self.args, self.folder, attempts, timeout_s=3600)
 
     def kill_at(self, wanted: str, rng: random.Random) -> tuple[str, str] | None:
@@ -157,11 +162,13 @@ class AdaptiveCampaign:
                 proc.wait()
                 return landed, last_round(self.db, EXTENSION[self.route])
             time.sleep(0.002)
+        self.finished = proc.returncode == 0
         return None  # it finished first
 
     def killed_by_hook(self, n: int) -> tuple[str, str] | None:
         done = subprocess.run([*HITFLOW[:1], "-c", AT_INTENTS, self.route, str(n), *self.args[len(HITFLOW):]],
                               capture_output=True, env=ENV, cwd=ROOT, timeout=3600)
+        self.finished = done.returncode == 0
         return (HOOKED, last_round(self.db, EXTENSION[self.route])) if done.returncode == -signal.SIGKILL else None
 
 
@@ -176,10 +183,12 @@ def audit(c: AdaptiveCampaign) -> dict[str, Any]:
     return prolific_audit(c.folder, minimum) if c.route == "prolific" else links_audit(c.folder, minimum)
 
 
-def clean_run(folder: Path, items: int, seed: int, route: str = "mturk") -> dict[str, Any]:
+def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
+              sim: SimFactory = sim_process, here: bool = False) -> dict[str, Any]:
+    """The uninterrupted run (``here``: in this process, bench.chaos_runner.run_here)."""
     config = adaptive_config(folder, items, seed, route)
-    with sim_process(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config, route)
+    with sim(seed, *sim_args(folder)) as url:
+        c = AdaptiveCampaign(url, folder, config, route, here=here)
         start = time.perf_counter()
         c.run_to_end(1)
         wall = time.perf_counter() - start
@@ -187,14 +196,16 @@ def clean_run(folder: Path, items: int, seed: int, route: str = "mturk") -> dict
 
 
 def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random,
-               route: str = "mturk", span: float = 30.0) -> dict[str, Any]:
+               route: str = "mturk", span: float = 30.0, sim: SimFactory = sim_process,
+               here: bool = False) -> dict[str, Any]:
     """Kill at each moment of ``plan`` in turn (a moment already past is skipped by the run finishing), then
-    resume to the end."""
+    resume to the end (``resumes_to_finish``: 0 where a run meant to be killed got to the end first; ``here``:
+    that resume in this process)."""
     config = adaptive_config(folder, items, seed, route)
     landed: Counter[str] = Counter()
     rounds: list[str] = []
-    with sim_process(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config, route, span)
+    with sim(seed, *sim_args(folder)) as url:
+        c = AdaptiveCampaign(url, folder, config, route, span, here)
         start = time.perf_counter()
         for wanted in plan:
             hit = c.kill_at(wanted, rng)
@@ -202,7 +213,7 @@ def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random
                 break
             landed[hit[0]] += 1
             rounds.append(f"{hit[0]} @ {hit[1] or 'before any round'}")
-        runs = c.run_to_end()
+        runs = 0 if c.finished else c.run_to_end()
         wall = time.perf_counter() - start
         return {"kills": sum(landed.values()), "kills_landed": dict(landed), "kills_in_order": rounds,
                 "resumes_to_finish": runs, "wall_s": round(wall, 1), **audit(c)}

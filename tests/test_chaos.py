@@ -1,8 +1,12 @@
-"""The short chaos suite (the long one is ``make bench-chaos``): kill -9 of ``hitflow run`` against
-``hitflow sim serve`` in its own process, then resume; and a run under throttling, server errors
+"""The short chaos suite (the long one is ``make bench-chaos``): kill -9 of ``hitflow run`` processes
+against ``hitflow sim serve``'s simulator, then resume; and a run under throttling, server errors
 and lost replies, with its ledger in SQLite and in PostgreSQL. Each is checked against the platform
 and an uninterrupted run with the same seed. On Prolific and the invite links (their simulated
-people on the same simulator) a killed and resumed run's outputs equal the uninterrupted run's."""
+people on the same simulator) a killed and resumed run's outputs equal the uninterrupted run's.
+
+The simulator runs on a thread of the test's process (bench.chaos_runner.sim_thread), where the kills do not
+reach it; the runs not killed (the resumes after the kills, the faulty runs, the uninterrupted runs but the
+shared MTurk one) run through the CLI's main() there (bench.chaos_runner.run_here)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign, sim_process
+from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign
+from bench.chaos_runner import sim_thread
 
 PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "double_decisions": 0,
            "overpaid": "0.00", "dataset_differences": 0, "files_not_byte_identical": []}
@@ -20,21 +25,24 @@ PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "dou
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory: pytest.TempPathFactory) -> Reference:
-    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20)
+    # a process of its own: the runs compared with it here (a resume, the faulty runs) are made in the test's
+    # process, so its bytes and theirs come from interpreters with different hash seeds (a set's order that
+    # leaked into an output would show)
+    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20, sim=sim_thread)
 
 
 @pytest.mark.slow
 def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_run(clean, tmp_path: Path) -> None:
     rng = random.Random(2026)
     steps = sorted(rng.sample(STEPS, 3), key=STEPS.index)  # three different steps, in the order a run meets them
-    result = killed_campaign(tmp_path, clean, steps, rng, limit=20)
+    result = killed_campaign(tmp_path, clean, steps, rng, limit=20, sim=sim_thread, here=True)
     assert sum(result.pop("kills").values()) >= 2  # the run was really killed (a step can pass unseen)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)
 
 
 def test_throttling_server_errors_and_lost_replies_change_nothing(clean, tmp_path: Path) -> None:
-    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05")
+    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05", sim=sim_thread, here=True)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)
 
@@ -42,7 +50,8 @@ def test_throttling_server_errors_and_lost_replies_change_nothing(clean, tmp_pat
 def test_throttling_server_errors_and_lost_replies_change_nothing_on_postgresql(clean, pg_url: str,
                                                                               tmp_path: Path) -> None:
     # The same faults with the ledger in PostgreSQL (skipped, saying why, where no server can start)
-    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05", ledger=pg_url)
+    result = faulty_campaign(tmp_path, clean, limit=20, lose_rate="0.05", ledger=pg_url, sim=sim_thread,
+                             here=True)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)
 
@@ -57,9 +66,9 @@ ROUTE_KILLS = {"links": ["publish", "collect", "block"], "prolific": ["review", 
 @pytest.mark.parametrize("platform", sorted(ROUTE_KILLS))
 def test_killed_then_resumed_on_prolific_and_links_writes_the_uninterrupted_runs_bytes(tmp_path: Path,
                                                                                      platform: str) -> None:
-    clean = clean_run(tmp_path / "clean", limit=20, platform=platform)
+    clean = clean_run(tmp_path / "clean", limit=20, platform=platform, sim=sim_thread, here=True)
     result = killed_campaign(tmp_path / "killed", clean, ROUTE_KILLS[platform], random.Random(45), limit=20,
-                             platform=platform)
+                             platform=platform, sim=sim_thread, here=True)
     assert sum(result.pop("kills").values()) >= 2  # the run was really killed
     assert (result["dataset_differences"], result["files_not_byte_identical"]) == (0, [])
 
@@ -70,8 +79,8 @@ def test_a_prolific_run_killed_while_people_are_at_its_pages_is_found_again_at_t
     # The study's link names the killed run's task server; a published study's link cannot change.
     # The resumed run's server listened on a new port: every later participant returned the study
     # and the batch ended with no work ("batch 1 got no work"), five resumes in a row.
-    with sim_process() as url:
-        c = Campaign(url, tmp_path, 20, platform="prolific")
+    with sim_thread() as url:
+        c = Campaign(url, tmp_path, 20, platform="prolific", here=True)
         assert [c.kill_during("collect", random.Random(n)) for n in range(2)] == ["collect", "collect"]
         assert c.run_to_end(1) == 1
     dataset = pd.read_csv(tmp_path / "vizwiz_captions" / "dataset.csv")

@@ -1,6 +1,8 @@
 """kill -9 on adaptive overlap's steps at a small scale (the long run is ``make bench-chaos-adaptive``):
-``hitflow run`` against ``hitflow sim serve`` in its own process, killed between an extension round's
-intents and their settling and while the round's work is collected, then resumed. On MTurk the
+``hitflow run`` processes against ``hitflow sim serve``'s simulator (on a thread of the test's process,
+bench.chaos_runner.sim_thread), killed between an extension round's intents and their settling and while the
+round's work is collected, then resumed (the resume and the uninterrupted run through the CLI's main() in
+the test's process, bench.chaos_runner.run_here). On MTurk the
 simulator's own record of the extensions it made must match the ledger's, no judgement it holds may be
 missing, and the outputs must be the uninterrupted run's bytes (rows in a fixed order, not the order the
 killed and resumed runs happened to store them). On Prolific and links: no extension twice, nothing lost."""
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.chaos_adaptive import HOOKED, clean_run, killed_run
+from bench.chaos_runner import sim_thread
 
 NOTHING_WRONG = {"duplicate_extensions": 0, "hits_beyond_ledger": 0, "ledger_extensions_not_made": 0,
                  "hits_below_ledger": 0, "ledger_rows_not_settled": 0, "lost_judgements": 0,
@@ -21,9 +24,10 @@ NOTHING_WRONG = {"duplicate_extensions": 0, "hits_beyond_ledger": 0, "ledger_ext
 
 @pytest.mark.slow
 def test_killed_on_the_extension_steps_then_resumed_equals_an_uninterrupted_run(tmp_path: Path) -> None:
-    clean = clean_run(tmp_path / "clean", items=24, seed=1)
+    clean = clean_run(tmp_path / "clean", items=24, seed=1, sim=sim_thread, here=True)
     killed = killed_run(tmp_path / "killed", items=24, seed=1,
-                        plan=["extension intents", "extension collect", "extension intents"], rng=random.Random(7))
+                        plan=["extension intents", "extension collect", "extension intents"], rng=random.Random(7),
+                        sim=sim_thread, here=True)
     assert killed["kills_landed"].get("extension intents", 0) >= 1, killed["kills_in_order"]  # really killed there
     assert killed["extensions_in_ledger"] == killed["extensions_on_platform"] == clean["extensions_in_ledger"] > 0
     assert {k: killed[k] for k in NOTHING_WRONG} == NOTHING_WRONG
@@ -50,7 +54,7 @@ ROUTE_NOTHING_WRONG = {"prolific": ("studies_beyond_ledger", "studies_below_ledg
 @pytest.mark.parametrize("route", sorted(ROUTE_PLANS))
 def test_killed_on_the_extension_steps_never_extends_twice_or_loses_work(tmp_path: Path, route: str) -> None:
     killed = killed_run(tmp_path, items=24, seed=1, plan=ROUTE_PLANS[route], rng=random.Random(7), route=route,
-                        span=4.0)
+                        span=4.0, sim=sim_thread, here=True)
     assert sum(killed["kills_landed"].values()) >= 1 and killed["extensions_in_ledger"] > 0, killed
     assert killed["platform_assignments"] > 24 * 2  # the min of every unit, and more
     wrong = ("duplicate_extensions", "ledger_rows_not_settled", "lost_judgements", "missing_from_dataset",
