@@ -18,8 +18,10 @@ NEVER_IMPORTED := /site-packages/(transformers|huggingface_hub|moto|pip|setuptoo
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --no-compile --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
+	$(BIN)/pip install --quiet --no-compile --upgrade pip 'setuptools>=77'
+	# setuptools (pyproject.toml's build-system) is in the venv now: without build isolation pip does not
+	# install it again into a temporary environment to build hitflow's editable wheel (3.3 -> 1.7 s of CPU)
+	$(BIN)/pip install --quiet --no-compile --no-build-isolation -e '.[dev]'
 	# pyrolific (a client generated from Prolific's OpenAPI) judges the simulator's Prolific replies in
 	# tests/test_prolific_schema.py. Test-only, and installed without its own pins: it caps httpx
 	# below 0.28 by habit of its generator, and hitflow's httpx (with attrs, dateutil) serves it.
