@@ -14,6 +14,8 @@ export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
 # modules, moto (the S3 test imports a corner of it) and the packages' own test suites. Installed
 # uncompiled, then compiled without those: 19 s of CPU; what is imported from them is compiled on first use.
+# Not compiling at all would cost more: the three xdist workers start together and each would compile the
+# ~3,200 modules its collection imports (10 s of CPU with an empty PYTHONPYCACHEPREFIX, stdlib included).
 NEVER_IMPORTED := /site-packages/(transformers|huggingface_hub|moto|pip|setuptools|mypy|mypyc)/|/tests?/|/testing/
 
 $(STAMP): pyproject.toml
