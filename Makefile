@@ -19,8 +19,12 @@ export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 NEVER_IMPORTED := /site-packages/(transformers|huggingface_hub|moto|pip|setuptools|mypy|mypyc)/|/tests?/|/testing/
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --no-compile --upgrade pip 'setuptools>=77'
+	# pip put in by the interpreter's own pip (--python: pip >= 22.3): venv's ensurepip ran pip once more only
+	# to install Python's bundled pip, upgraded the next moment (3.5 -> 1.3 s of CPU); without a pip that can,
+	# as venv does by default
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile --upgrade pip 'setuptools>=77' \
+		|| { $(PYTHON) -m venv $(VENV) && $(BIN)/pip install --quiet --no-compile --upgrade pip 'setuptools>=77'; }
 	# setuptools (pyproject.toml's build-system) is in the venv now: without build isolation pip does not
 	# install it again into a temporary environment to build hitflow's editable wheel (3.3 -> 1.7 s of CPU)
 	$(BIN)/pip install --quiet --no-compile --no-build-isolation -e '.[dev]'
