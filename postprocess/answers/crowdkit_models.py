@@ -25,7 +25,12 @@ _SKIPPED = ("crowdkit.aggregation", "crowdkit.aggregation.classification")
 
 
 def model_class(method: str) -> Any:
-    """The class of ``method`` (``mv``, ``ds``: crowd-kit's; ``one-coin``, ``glad``, ``mace``: fast_em's)."""
+    """The class of ``method`` (``mv``: crowd-kit's; ``ds``: postprocess.answers.fast_ds's, crowd-kit's floats at
+    numpy's speed; ``one-coin``, ``glad``, ``mace``: fast_em's)."""
+    if method == "ds":
+        from postprocess.answers.fast_ds import DawidSkene
+
+        return DawidSkene
     if method in FAST:
         from postprocess.answers import fast_em
 
