@@ -1,6 +1,6 @@
 """postprocess/answers/fast_ds.py against crowd-kit's own DawidSkene on the same labels: the same posteriors
 bit for bit (same tasks, labels and order), after the same number of EM iterations, on random crowds of
-1 to 6 labels, one to six judgements an item, and on a field every item of which one worker answered."""
+1 to 6 labels and one to six judgements an item, their rows shuffled or sorted by task or by worker."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess.answers.crowdkit_models import _without_package_inits
-from postprocess.answers.fast_ds import DawidSkene
+from postprocess.answers.crowdkit_models import _without_package_inits, model_class
 
 
 def _crowd(seed: int) -> pd.DataFrame:
@@ -27,14 +26,15 @@ def _crowd(seed: int) -> pd.DataFrame:
                          "label": pd.array([r[2] for r in rows], dtype="str")})
 
 
-@pytest.mark.parametrize("seed", [0, 4, 25, 31])
-def test_the_posteriors_equal_crowd_kits_to_the_last_bit(seed: int) -> None:
-    data = _crowd(seed)
+@pytest.mark.parametrize(("seed", "order"), [(0, None), (4, None), (25, None), (1000, "task"), (1002, "worker")])
+def test_the_posteriors_equal_crowd_kits_to_the_last_bit(seed: int, order: str | None) -> None:
+    """Rows as they come, or sorted by task (pandas then sums a task's rows by np.add.reduceat) or by worker."""
+    data = _crowd(seed) if order is None else _crowd(seed).sort_values(order, kind="stable", ignore_index=True)
     crowd_kit = _without_package_inits("crowdkit.aggregation.classification.dawid_skene").DawidSkene(n_iter=100)
     with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=
         warnings.simplefilter("ignore")
         theirs = crowd_kit.fit(data)
-    ours = DawidSkene(n_iter=100).fit(data)
+    ours = model_class("ds")(n_iter=100).fit(data)
     assert list(ours.probas_.index) == list(theirs.probas_.index)
     assert list(ours.probas_.columns) == list(theirs.probas_.columns)
     assert ours.probas_.to_numpy().tobytes() == theirs.probas_.to_numpy(dtype=float).tobytes()
