@@ -29,34 +29,65 @@ BLOCK_COLUMNS = ["worker_id", "rules", "flags", "captions"]
 
 def worker_history(assignments: pd.DataFrame, flags: pd.DataFrame) -> pd.DataFrame:
     """Per worker, batch and rule: the worker's captions that batch and the ones the rule's flags cover."""
-    work = assignments.assign(batch=assignments["batch"].astype(int), captions=assignments["captions"].astype(int))
-    per_batch = work.groupby(["worker_id", "batch"], as_index=False)["captions"].sum()
-    if flags.empty:
-        return per_batch.assign(rule="", covered=0, flags=0)[HISTORY_COLUMNS]
-    f = flags[flags["worker_id"] != ""].assign(batch=flags["batch"].astype(int))
-    per_assignment = work.set_index("assignment_id")["captions"]
-    caption_level = f["image_id"] != ""
-    assignment_level = ~caption_level & (f["assignment_id"] != "")
-    counted = ~caption_level & ~assignment_level & f["rule"].isin(COUNTED_WORKER_RULES)
-    by_assignment = f["assignment_id"].map(per_assignment).astype(float).fillna(1.0)
-    value = pd.to_numeric(f["value"], errors="coerce").astype(float)
-    batch_captions = f.merge(per_batch, on=["worker_id", "batch"], how="left")["captions"].to_numpy(float)
-    shared = ~caption_level & ~assignment_level & f["rule"].isin(SHARE_WORKER_RULES)
-    # a worker-level flag judged the whole batch's work: inf, capped at the batch's captions below
-    f = f.assign(covered=np.select(
-        [caption_level, assignment_level, counted, shared],
-        [1.0, by_assignment, value.fillna(1.0), np.round(value.fillna(1.0).to_numpy() * batch_captions)], np.inf))
-    # one caption flagged twice by the same rule is still one caption
-    f["key"] = (f["assignment_id"] + "|" + f["image_id"]).where(caption_level, pd.Series(f.index, index=f.index)
-                                                                .astype(str))
-    f = f.drop_duplicates(["worker_id", "batch", "rule", "key"])
-    by_rule = f.groupby(["worker_id", "batch", "rule"], as_index=False).agg(covered=("covered", "sum"),
-                                                                           flags=("rule", "size"))
-    by_rule = by_rule.merge(per_batch, on=["worker_id", "batch"], how="left").fillna({"captions": 0})
-    by_rule["covered"] = by_rule[["covered", "captions"]].min(axis=1).astype(int)
-    base = per_batch.assign(rule="", covered=0, flags=0)
-    return pd.concat([base, by_rule], ignore_index=True)[HISTORY_COLUMNS].sort_values(
-        ["worker_id", "batch", "rule"], ignore_index=True)
+    # one pass over plain lists, not frames merged and grouped: the block step builds it after every batch
+    captions: dict[tuple[Any, int], int] = {}
+    per_assignment: dict[Any, int] = {}
+    for assignment, worker, batch, n in zip(*(assignments[c].tolist() for c in ("assignment_id", "worker_id", "batch",
+                                                                                "captions")), strict=True):
+        key = (worker, int(batch))
+        captions[key] = captions.get(key, 0) + int(n)
+        per_assignment[assignment] = int(n)
+    rows = [(worker, batch, "", n, 0, 0) for (worker, batch), n in captions.items()]
+    if not flags.empty:
+        rows += _flag_rows(flags, captions, per_assignment)
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    return pd.DataFrame(rows, columns=HISTORY_COLUMNS).astype({c: int for c in HISTORY_COLUMNS[3:]} | {"batch": int})
+
+
+def _flag_rows(flags: pd.DataFrame, captions: dict[tuple[Any, int], int],
+               per_assignment: dict[Any, int]) -> list[tuple[Any, int, Any, int, int, int]]:
+    """Per worker, batch and rule: the captions its flags cover (capped at the batch's) and the flags."""
+    values = pd.to_numeric(flags["value"], errors="coerce").astype(float).tolist()
+    columns = (flags[c].tolist() for c in ("worker_id", "batch", "rule", "assignment_id", "image_id"))
+    seen: set[tuple[Any, ...]] = set()
+    groups: dict[tuple[Any, int, Any], list[float]] = {}  # Kahan sum, its compensation, flags
+    for label, (worker, batch, rule, assignment, image), value in zip(flags.index, zip(*columns, strict=True),
+                                                                      values, strict=True):
+        if worker == "":
+            continue
+        batch = int(batch)
+        caption_level = image != ""
+        text = f"{assignment}|{image}" if isinstance(assignment, str) and isinstance(image, str) else None
+        key = (worker, batch, rule, text if caption_level else str(label))
+        if key in seen:  # one caption flagged twice by the same rule is still one caption
+            continue
+        seen.add(key)
+        covered = _covered(caption_level, assignment, rule, value, per_assignment, captions.get((worker, batch)))
+        total = groups.setdefault((worker, batch, rule), [0.0, 0.0, 0])
+        total[2] += 1
+        if covered == covered:  # pandas' sum leaves NaN out, and adds the rest compensated (Kahan)
+            y = covered - total[1]
+            t = total[0] + y
+            c = t - total[0] - y
+            total[1], total[0] = (0.0 if c != c else c), t
+    return [(worker, batch, rule, n := captions.get((worker, batch), 0), int(min(covered, n)), int(flagged))
+            for (worker, batch, rule), (covered, _, flagged) in groups.items()]
+
+
+def _covered(caption_level: bool, assignment: Any, rule: Any, value: float, per_assignment: dict[Any, int],
+             batch_captions: int | None) -> float:
+    """The captions one flag covers: its caption, its assignment's, the images it counts, its share of the
+    batch's; a worker-level flag of another rule judged the whole batch's work (inf, capped by the caller)."""
+    if caption_level:
+        return 1.0
+    if assignment != "":
+        return float(per_assignment.get(assignment, 1.0))
+    if rule in COUNTED_WORKER_RULES:
+        return 1.0 if value != value else value
+    if rule in SHARE_WORKER_RULES:
+        share = (1.0 if value != value else value) * (float("nan") if batch_captions is None else batch_captions)
+        return share if share != share else float(np.round(share))
+    return float("inf")
 
 
 def wilson_lower(covered: float, n: float, z: float) -> float:

@@ -21,7 +21,7 @@ from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.ledger.store import DEFAULT_DB, Store
 from flows.core.outputs.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
 from flows.core.outputs.output_mirror import mirror
-from flows.core.run.free_memory import release_free_memory
+from flows.core.run.free_memory import own_objects_collected, release_free_memory
 from flows.core.run.run_context import Run, Session
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.provenance import run_provenance, write_provenance
@@ -41,6 +41,7 @@ FLOW_MODULES = ("prefect.flow_engine", "prefect.task_engine", "fastapi.encoders"
                 "flows.review.review_pause", *STEP_MODULES, "flows.sim.service.server")
 
 
+@own_objects_collected()  # the collector's full passes walk the run's objects, not the caller's
 def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str = "",
                  db_path: str | Path = DEFAULT_DB, out_root: str | Path = "runs", limit: int | None = None,
                  scale: int = 1, live: bool = False, seed: int = 1, crowd: str | Path | None = None,

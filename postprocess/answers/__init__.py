@@ -10,7 +10,7 @@ From the top (``make lint`` holds the order; a module imports only those below i
 - the models it composes: ``skill_posterior`` (Dawid-Skene with a prior on each worker's skill: the
   confidence), ``calibration`` (bounded by the judgements, calibrated on control items),
   ``method_choice`` (``auto``), ``crowdkit_models`` (crowd-kit's, loaded lightly), then ``fast_em``
-  (vectorised GLAD, MACE, one-coin);
+  (vectorised GLAD, MACE, one-coin) and ``fast_ds`` (Dawid-Skene with crowd-kit's floats);
 - the base, which imports nothing of the package: ``judgements`` (the column contract every model reads),
   ``skill_prior``, ``em_progress``, ``label_hygiene``, and the worker scores: ``control_items``,
   ``worker_skill`` (pooled with agreement), ``answer_agreement``.

@@ -16,7 +16,9 @@ judged on at least one label); of :func:`agreement_blocks`: :data:`qc.worker_his
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -39,25 +41,38 @@ class AgreementPolicy:
 
 def agreement_scores(judgements: pd.DataFrame, min_others: int) -> pd.DataFrame:
     """Per worker: labels judged against the others' strict-majority answer, and how many agree."""
-    given = judgements.assign(value=judgements["value"].astype(str).str.strip())
-    given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"], keep="last")
-    if given.empty:
+    # one pass over plain lists, not merges and groupbys: the block step asks after every batch
+    values = judgements["value"].astype(str).str.strip().tolist()
+    latest: dict[tuple[Any, Any, Any], Any] = {}  # a worker's last label of an item and field
+    for worker, item, field, value in zip(judgements["worker_id"].tolist(), judgements["item_id"].tolist(),
+                                          judgements["field"].tolist(), values, strict=True):
+        if value != "" and not (pd.isna(item) or pd.isna(field)):  # as groupby: no item or field, no group
+            latest[(_key(worker), item, field)] = value
+    counts: dict[tuple[Any, Any], Counter[Any]] = {}
+    for (_, item, field), value in latest.items():
+        labels = counts.setdefault((item, field), Counter())
+        if not pd.isna(value):  # a missing value is judged (it agrees with no one) but counts for no label
+            labels[value] += 1
+    scores: dict[Any, list[int]] = {}
+    for (worker, item, field), value in latest.items():
+        labels = counts[(item, field)]
+        n_others = sum(labels.values()) - 1
+        for label, size in labels.items():
+            others = size - (label == value)
+            if n_others >= min_others and 2 * others > n_others and worker is not _MISSING:
+                score = scores.setdefault(worker, [0, 0])
+                score[0], score[1] = score[0] + 1, score[1] + (label == value)
+    if not scores:
         return pd.DataFrame(columns=SCORE_COLUMNS)
-    keys = ["item_id", "field"]
-    counts = given.groupby([*keys, "value"], as_index=False).size().rename(columns={"value": "label"})
-    counts["total"] = counts.groupby(keys)["size"].transform("sum")
-    # every label of the item against the judged worker's: the others' count of each label
-    pairs = given[["worker_id", *keys, "value"]].merge(counts, on=keys)
-    others = pairs["size"] - (pairs["label"] == pairs["value"]).astype(int)
-    n_others = pairs["total"] - 1
-    held = pairs[(n_others >= min_others) & (2 * others > n_others)]  # at most one label per judgement
-    if held.empty:
-        return pd.DataFrame(columns=SCORE_COLUMNS)
-    held = held.assign(agree=(held["label"] == held["value"]).astype(int))
-    out = held.groupby("worker_id", as_index=False).agg(judged=("agree", "size"), agreed=("agree", "sum"))
-    out["judged"], out["agreed"] = out["judged"].astype(int), out["agreed"].astype(int)
-    out["agreement"] = out["agreed"] / out["judged"]
-    return out[SCORE_COLUMNS].sort_values("worker_id", ignore_index=True)
+    rows = [(worker, judged, agreed, agreed / judged) for worker, (judged, agreed) in sorted(scores.items())]
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+_MISSING = object()  # a missing worker id: one key for every kind of missing, as drop_duplicates has it
+
+
+def _key(worker: Any) -> Any:
+    return _MISSING if pd.isna(worker) else worker
 
 
 def agreement_blocks(scores: pd.DataFrame, policy: AgreementPolicy) -> pd.DataFrame:

@@ -12,6 +12,7 @@ crowdkit.aggregation`` runs its ``__init__`` as usual and reuses the modules loa
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import types
@@ -25,7 +26,16 @@ _SKIPPED = ("crowdkit.aggregation", "crowdkit.aggregation.classification")
 
 
 def model_class(method: str) -> Any:
-    """The class of ``method`` (``mv``, ``ds``: crowd-kit's; ``one-coin``, ``glad``, ``mace``: fast_em's)."""
+    """The class of ``method`` (``mv``: crowd-kit's; ``ds``: postprocess.answers.fast_ds's, crowd-kit's floats at
+    numpy's speed; ``one-coin``, ``glad``, ``mace``: fast_em's)."""
+    if method == "ds":  # crowd-kit's own where fast_ds does not reproduce pandas' summing path
+        from postprocess.answers.fast_ds import DawidSkene
+
+        return functools.partial(DawidSkene, fallback=_crowd_kit_class("ds"))
+    return _crowd_kit_class(method)
+
+
+def _crowd_kit_class(method: str) -> Any:
     if method in FAST:
         from postprocess.answers import fast_em
 

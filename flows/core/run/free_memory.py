@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-from collections.abc import Callable
+import gc
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 import pyarrow as pa
@@ -39,3 +42,30 @@ def release_free_memory() -> bool:
         return False
     trim(0)
     return True
+
+
+_RUNS = [0, False]  # runs inside own_objects_collected now; whether the outermost froze
+_RUNS_LOCK = threading.Lock()
+
+
+@contextmanager
+def own_objects_collected() -> Iterator[None]:
+    """While a run lasts, what existed before it (the imports, the caller's objects) is frozen (gc.freeze):
+    the collector's full passes, the run's own two (flows/driver/campaign_run.py) and those its allocations
+    set off, walk only what the run made. ``hitflow run --limit 20 --no-prefect``: full passes 0.49 ->
+    0.24 s of ~3.3 s CPU. Garbage the run makes is freed as before; what was there before is thawed
+    after. Runs nested or side by side in threads: the outermost freezes and thaws; a caller that has
+    frozen already (a server, the test session) keeps its freeze as it is."""
+    with _RUNS_LOCK:
+        if _RUNS[0] == 0:
+            _RUNS[1] = gc.get_freeze_count() == 0
+            if _RUNS[1]:
+                gc.freeze()
+        _RUNS[0] += 1
+    try:
+        yield
+    finally:
+        with _RUNS_LOCK:
+            _RUNS[0] -= 1
+            if _RUNS[0] == 0 and _RUNS[1]:
+                gc.unfreeze()

@@ -1,0 +1,42 @@
+"""postprocess/answers/fast_ds.py against crowd-kit's own DawidSkene on the same labels: the same posteriors
+bit for bit (same tasks, labels and order), after the same number of EM iterations, on random crowds of
+1 to 6 labels and one to six judgements an item, their rows shuffled or sorted by task or by worker."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from postprocess.answers.crowdkit_models import _without_package_inits, model_class
+
+
+def _crowd(seed: int) -> pd.DataFrame:
+    """Judgements as aggregation hands them to a model: item and worker codes, labels as text."""
+    rng = np.random.default_rng(seed)
+    items, workers, k = int(rng.integers(1, 300)), int(rng.integers(1, 40)), int(rng.integers(1, 7))
+    per, names = int(rng.integers(1, 7)), [f"l{j}" for j in rng.permutation(20)[:k]]
+    truth, skill = rng.integers(0, k, items), rng.uniform(0.2, 0.99, workers)
+    rows = [(i, int(w), names[truth[i] if rng.random() < skill[w] else rng.integers(0, k)])
+            for i in range(items) for w in rng.choice(workers, size=min(per, workers), replace=False)]
+    rows = [rows[j] for j in rng.permutation(len(rows))]
+    return pd.DataFrame({"task": [r[0] for r in rows], "worker": [r[1] for r in rows],
+                         "label": pd.array([r[2] for r in rows], dtype="str")})
+
+
+@pytest.mark.parametrize(("seed", "order"), [(0, None), (4, None), (25, None), (1000, "task"), (1002, "worker")])
+def test_the_posteriors_equal_crowd_kits_to_the_last_bit(seed: int, order: str | None) -> None:
+    """Rows as they come, or sorted by task (pandas then sums a task's rows by np.add.reduceat) or by worker."""
+    data = _crowd(seed) if order is None else _crowd(seed).sort_values(order, kind="stable", ignore_index=True)
+    crowd_kit = _without_package_inits("crowdkit.aggregation.classification.dawid_skene").DawidSkene(n_iter=100)
+    with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=
+        warnings.simplefilter("ignore")
+        theirs = crowd_kit.fit(data)
+    ours = model_class("ds")(n_iter=100).fit(data)
+    assert list(ours.probas_.index) == list(theirs.probas_.index)
+    assert list(ours.probas_.columns) == list(theirs.probas_.columns)
+    assert ours.probas_.to_numpy().tobytes() == theirs.probas_.to_numpy(dtype=float).tobytes()
+    assert len(ours.loss_history_) == len(theirs.loss_history_)
+    assert np.allclose(ours.loss_history_, theirs.loss_history_, rtol=1e-13, atol=0)

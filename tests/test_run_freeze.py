@@ -1,0 +1,41 @@
+"""flows/core/run/free_memory.own_objects_collected: during a run what existed before it is left out of
+the collector's passes, the run's own cyclic garbage is still freed, and the caller's heap is as before
+afterwards (thawed, or a freeze of the caller's own left alone). The session's freeze (tests/conftest.py)
+is put back after each test, so no later full collection walks the whole heap again."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from flows.core.run.free_memory import own_objects_collected
+
+
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a cycle: only the collector frees it
+
+
+def test_a_run_collects_its_own_garbage_and_leaves_the_callers_heap_thawed() -> None:
+    gc.unfreeze()  # a caller with a thawed heap (a CLI run); the session's freeze comes back below
+    try:
+        before = weakref.ref(Node())  # garbage of the caller's, there before the run
+        with own_objects_collected():
+            assert gc.get_freeze_count() > 0  # what existed is frozen
+            with own_objects_collected():  # a nested run leaves the outer one's freeze
+                inside = weakref.ref(Node())
+                gc.collect()  # walks the run's objects only
+                assert inside() is None  # the run's own cycle is freed
+                assert before() is not None  # the caller's is left alone while the run lasts
+            assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() == 0  # thawed after: the caller's garbage is the collector's again
+    finally:
+        gc.freeze()
+
+
+def test_a_caller_that_froze_keeps_its_freeze() -> None:
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    with own_objects_collected():
+        Node()
+    assert gc.get_freeze_count() >= frozen  # not thawed by the run
