@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from flows.cli.output_option import chosen_out, copied_line, copy_last_lines
@@ -198,6 +198,13 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
+    from flows.cli.process_life import loaded_then_frozen
+
+    with loaded_then_frozen() as loaded:  # the collector spared the libraries the run loads first
+        return _run_loaded(a, api, loaded)
+
+
+def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[[], None]) -> int:
     from flows.campaigns.identity import Intent, run_name
     from flows.campaigns.summary import show_summary
     from flows.core.config.config import load_config
@@ -232,12 +239,14 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     db = a.db
     with stop_on_sigterm(), logged_run(a, name, db):
         if a.no_prefect:
+            loaded()
             result = run_campaign(a.config, **kwargs)
         else:
             from flows.driver.campaign_flow import campaign_flow
             from flows.driver.campaign_run import FLOW_MODULES
             assert api is not None
             api.ready(meanwhile=FLOW_MODULES)
+            loaded()
             with api.flow_settings():
                 result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
