@@ -28,15 +28,17 @@ def prefect_settings(uses_prefect: bool) -> None:
 
 
 @contextlib.contextmanager
-def loaded_then_frozen() -> Iterator[Callable[[], None]]:
+def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
     """Python's cyclic garbage collector off while a command imports its libraries (pandas, pyarrow, the
     config's models; Prefect's engines), then, once the block calls what it yields, what exists is frozen
     (left out of every later collection) and the collector is on again for the work; thawed at the end.
     The imports make ~200,000 long-lived objects, which set off full collections that walk them all and
     find little to free: 6 in a 20-image `hitflow run --no-prefect`, 0.52 s of its 3.4 s CPU (two of them
     the run's own ``gc.collect()`` around its outputs, which still free all the run made after the freeze).
-    A caller that manages the collector itself (it is off, or objects are frozen already: a test worker,
-    tests/conftest.py) is left as it is: a thaw here would hand it back everything it froze."""
+    ``thaw=False``: the program ends after the command, and a thaw would only let the next full collection
+    (one came as a run under Prefect stopped its server: 0.3 s) walk it all again. A caller that manages
+    the collector itself (it is off, or objects are frozen already: a test worker, tests/conftest.py) is
+    left as it is: a thaw here would hand it back everything it froze."""
     if not gc.isenabled() or gc.get_freeze_count():
         yield lambda: None
         return
@@ -52,7 +54,7 @@ def loaded_then_frozen() -> Iterator[Callable[[], None]]:
     try:
         yield loaded
     finally:
-        if frozen:
+        if frozen and thaw:
             gc.unfreeze()
         gc.enable()
 

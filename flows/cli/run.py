@@ -200,7 +200,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     from flows.cli.process_life import loaded_then_frozen
 
-    with loaded_then_frozen() as loaded:  # the collector spared the libraries the run loads first
+    with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:  # spared the libraries it loads
         return _run_loaded(a, api, loaded)
 
 
