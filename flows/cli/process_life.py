@@ -1,12 +1,13 @@
 """The process around a command: Prefect's settings before it is imported, the collector spared the
-libraries a command loads, and leaving without the interpreter's teardown once a run has said its last
-line (the CLI's main calls these)."""
+libraries a command loads, SIGTERM as Ctrl-C during a run, and leaving without the interpreter's teardown
+once a run has said its last line (the CLI's main and run call these)."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,6 +58,26 @@ def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
         if frozen and thaw:
             gc.unfreeze()
         gc.enable()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a service manager, `kill`): the run stops as on Ctrl-C, between two ledger writes."""
+
+
+@contextlib.contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect
+    ends its flow run and stops the ephemeral server (which is in a session of its own, out of the
+    terminal's signals) instead of dying at once and leaving both behind."""
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def leave_now(code: int) -> NoReturn:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from flows.cli.output_option import chosen_out, copied_line, copy_last_lines
+from flows.cli.process_life import Terminated, loaded_then_frozen, stop_on_sigterm
 from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
 from flows.core.outputs.output_location import staging_root
@@ -82,27 +83,6 @@ def _stopped(a: argparse.Namespace, campaign: str, db: str, log: object, exc: Ke
                           f"{shown_location(db)}. {resume_hint(a, db)} (details: {log})")
     stopped.exit_code = 143 if isinstance(exc, Terminated) else 130  # 128 + the signal, as a shell shows
     return stopped
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (a service manager, `kill`): the run stops as on Ctrl-C, between two ledger writes."""
-
-
-@contextlib.contextmanager
-def stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect
-    ends its flow run and stops the ephemeral server (which is in a session of its own, out of the
-    terminal's signals) instead of dying at once and leaving both behind."""
-    import signal
-
-    def terminate(signum: int, frame: object) -> None:
-        raise Terminated
-
-    before = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
 
 
 def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
@@ -198,8 +178,6 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
-    from flows.cli.process_life import loaded_then_frozen
-
     with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:  # spared the libraries it loads
         return _run_loaded(a, api, loaded)
 
