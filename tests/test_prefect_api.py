@@ -180,7 +180,7 @@ def test_the_temporary_server_imports_and_builds_its_app_without_garbage_collect
     from flows.core.run.prefect_api import SERVER_BOOT
 
     counting = ("import gc\ncollections = []\ngc.callbacks.append(lambda phase, info: collections.append(phase))\n"
-                + SERVER_BOOT.split("gc.freeze()")[0]
+                + SERVER_BOOT.split("\n\nclass Server")[0]
                 + "print('COLLECTIONS', collections.count('start'), [r.path for r in app.routes if r.path == '/api'])\n"
                 )
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_UI_ENABLED": "0"}

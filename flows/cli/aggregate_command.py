@@ -94,6 +94,16 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
 
 
 def cmd_aggregate(a: argparse.Namespace) -> int:
+    from flows.cli.process_life import loaded_then_frozen
+
+    # pandas, pyarrow and the answer models loaded with the collector spared
+    with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:
+        import flows.answers.answers_files  # noqa: F401
+        loaded()
+        return _aggregate(a)
+
+
+def _aggregate(a: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 

@@ -246,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prefect_settings(args.command in ("serve-schedules", "deploy") or (args.command == "run" and not args.no_prefect
                                                                        and not args.dry_run))
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # what was typed, for "resume with" hints
+    args.argv, args.program = list(sys.argv[1:] if argv is None else argv), argv is None  # as typed; not in-process
     if getattr(args, "db", None) and args.command != "deploy":  # deploy refuses it: a worker has no such env
         typed, args.db = args.db, password_to_environment(str(args.db))
         args.argv = [word.replace(typed, args.db) for word in args.argv]

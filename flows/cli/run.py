@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from flows.cli.output_option import chosen_out, copied_line, copy_last_lines
+from flows.cli.process_life import Terminated, loaded_then_frozen, stop_on_sigterm
 from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
 from flows.core.outputs.output_location import staging_root
@@ -82,27 +83,6 @@ def _stopped(a: argparse.Namespace, campaign: str, db: str, log: object, exc: Ke
                           f"{shown_location(db)}. {resume_hint(a, db)} (details: {log})")
     stopped.exit_code = 143 if isinstance(exc, Terminated) else 130  # 128 + the signal, as a shell shows
     return stopped
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (a service manager, `kill`): the run stops as on Ctrl-C, between two ledger writes."""
-
-
-@contextlib.contextmanager
-def stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect
-    ends its flow run and stops the ephemeral server (which is in a session of its own, out of the
-    terminal's signals) instead of dying at once and leaving both behind."""
-    import signal
-
-    def terminate(signum: int, frame: object) -> None:
-        raise Terminated
-
-    before = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
 
 
 def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
@@ -198,6 +178,11 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
+    with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:  # spared the libraries it loads
+        return _run_loaded(a, api, loaded)
+
+
+def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[[], None]) -> int:
     from flows.campaigns.identity import Intent, run_name
     from flows.campaigns.summary import show_summary
     from flows.core.config.config import load_config
@@ -232,12 +217,14 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
     db = a.db
     with stop_on_sigterm(), logged_run(a, name, db):
         if a.no_prefect:
+            loaded()
             result = run_campaign(a.config, **kwargs)
         else:
             from flows.driver.campaign_flow import campaign_flow
             from flows.driver.campaign_run import FLOW_MODULES
             assert api is not None
             api.ready(meanwhile=FLOW_MODULES)
+            loaded()
             with api.flow_settings():
                 result = campaign_flow()(config_path=a.config, **kwargs)
     if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending

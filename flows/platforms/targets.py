@@ -135,7 +135,7 @@ def simulator_server(speed: float) -> Iterator[str]:
 
 def crowd_file_used(crowd_file: Path | None) -> Path:
     """The crowd file the simulator loads: the one given, else its built-in demo crowd."""
-    from flows.sim.service.server import DEFAULT_CROWD
+    from flows.sim.people.crowd_keys import DEFAULT_CROWD
 
     return crowd_file or DEFAULT_CROWD
 
@@ -144,7 +144,7 @@ def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict
     """The simulator's crowd (its workers in a seeded mix of profiles, and their caption bank):
     the people the links route invites when no real invitees are named."""
     from flows.sim.people import crowd
-    from flows.sim.service.server import DEFAULT_CROWD
+    from flows.sim.people.crowd_keys import DEFAULT_CROWD
 
     workers, bank = crowd.load_crowd(crowd_file or DEFAULT_CROWD, seed=seed)
     return random.Random(seed).sample(workers, len(workers)), bank

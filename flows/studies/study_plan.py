@@ -19,7 +19,7 @@ from typing import Any
 
 from flows.core.errors import InputFormatError
 from flows.core.study_kinds import DEMOGRAPHICS
-from postprocess.error_stats import CATEGORY_KEYS
+from postprocess.error_categories import CATEGORY_KEYS
 from postprocess.study_frames import PAIRWISE_DIMENSIONS
 from qc.judgement_spec import Question, choice, number, slider, ticks
 

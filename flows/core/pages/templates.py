@@ -59,7 +59,7 @@ def environment() -> jinja2.Environment:
     env.filters["bidi_shown"] = bounded_filter("bidi_shown", bidi_shown)
     env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
     # What the evaluation pages list, from the code that checks and analyses their answers.
-    from postprocess.error_stats import CATEGORIES
+    from postprocess.error_categories import CATEGORIES
 
     env.globals["error_categories"] = CATEGORIES
     env.globals["demographic_questions"] = [(k, DEMOGRAPHIC_LABELS[k], v) for k, v in DEMOGRAPHICS.items()]

@@ -54,21 +54,33 @@ TEMPORARY_SERVER_SETTINGS = {
 }
 
 # Prefect's temporary server as `uvicorn --factory prefect.server.api.server:create_app` runs it, with
-# Python's cyclic garbage collector off while the server imports and builds its app: its start is
-# almost all imports (~2,000 modules, ~800 pydantic models), which set off hundreds of collections
-# over a growing heap that find little to free (6,729 unreachable of 289,000 objects at the end).
-# Measured on the 2-core host, import and create_app: 1.45-1.58 s CPU against 2.01-2.16 s with the
-# collector on (three runs each); the server answers ~0.45 s sooner; its peak memory is 11 MB more.
-# What exists then is frozen (left out of later collections) and the collector is on before it serves.
+# Python's cyclic garbage collector off until it serves: its start is almost all imports (~2,000 modules,
+# ~800 pydantic models), then the app's lifespan (the database's migrations, ~150 on a new Prefect home, and
+# its block types), which set off collections over a growing heap that find little to free (6,729
+# unreachable of 289,000 objects). Measured on the 2-core host, import and create_app: 1.45-1.58 s CPU
+# against 2.01-2.16 s with the collector on (three runs each). What the imports made is frozen (left out of
+# later collections) before create_app, whose final ``gc.collect()`` (Prefect 3.8 with
+# PREFECT__SERVER_FINAL, as Prefect's own temporary server has it) then walks only the app's own objects; what
+# exists once the lifespan has run is frozen too and the collector is on before the server answers.
+# Start to first answer, three runs each at load 9-10: 2.45 -> 1.92-2.07 s CPU on a migrated home, 5.2-6.5 ->
+# 4.7-5.0 s on a new one; its memory 4 MB (migrated) to 25 MB (new home) more.
 SERVER_BOOT = """\
 import gc, sys
 gc.disable()
 import uvicorn
 from prefect.server.api.server import create_app
-app = create_app()
 gc.freeze()
-gc.enable()
-uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="error", lifespan="on")
+app = create_app()
+
+
+class Server(uvicorn.Server):
+    async def startup(self, sockets=None):
+        await super().startup(sockets=sockets)  # the app's lifespan: migrations, block types; then it listens
+        gc.freeze()
+        gc.enable()
+
+
+Server(uvicorn.Config(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="error", lifespan="on")).run()
 """
 
 

@@ -12,7 +12,7 @@ import random
 
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.people.crowd import BankEntry, Worker
-from postprocess.error_stats import CATEGORY_KEYS
+from postprocess.error_categories import CATEGORY_KEYS
 
 JUDGE_HINTS = ("rating", "selection", "congruency", "categories", "pairwise", "severity", "moved", "position",
                "demographic")

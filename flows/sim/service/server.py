@@ -22,6 +22,7 @@ from flows.sim.mturk.market import Marketplace, MTurkError
 from flows.sim.mturk.mturk_api import OPERATIONS
 from flows.sim.mturk.worker_pages import BadRequest, WorkerPages
 from flows.sim.people import crowd
+from flows.sim.people.crowd_keys import DEFAULT_CROWD
 from flows.sim.prolific import prolific_api
 from flows.sim.prolific.prolific_people import Participants
 from flows.sim.prolific.prolific_state import ProlificState
@@ -36,7 +37,6 @@ SERVICE_ID = "hitflow-simulator"  # what GET /_sim/health says, so a run can tel
 AMZ_JSON = "application/x-amz-json-1.1"  # MTurk's JSON 1.1 wire protocol
 THROTTLED = {"__type": "ThrottlingException", "message": "Rate exceeded"}
 MAX_BODY = 16 * 1024 * 1024  # above MTurk's 64 KB Question and any Prolific body hitflow sends
-DEFAULT_CROWD = Path(__file__).resolve().parents[3] / "config" / "crowds" / "vizwiz_demo.toml"
 
 
 def _json_default(value: Any) -> Any:
