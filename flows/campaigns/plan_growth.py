@@ -7,30 +7,59 @@ own, numbered after the last one, ``[campaign] batches`` of them as in a first p
 already are never cut again (their QC statistics and blocking evidence are theirs); a custom page's
 new batches get control items not used before, at the same share. What cannot grow is refused as
 before: fewer items, items changed or reordered, ``--scale``, and evaluation studies (whose tasks are
-drawn from the whole item set at once).
+drawn from the whole item set at once). A growth the budget then refuses is undone: the ledger keeps
+the plan it had (the budget check asks the platform for its fees, so it is not held inside the growth's
+transaction, which would keep the ledger's write lock across a network call).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from flows.answers.control_items import controls_note, used_controls
 from flows.campaigns.campaign_plan import checked_items, plan_items, planned_items
 from flows.core.config.config import CampaignConfig
-from flows.core.errors import ConfigError
+from flows.core.errors import BudgetError, ConfigError
 from flows.core.run.run_context import Run
 
 
-def plan_or_grow(run: Run, limit: int | None = None, scale: int = 1) -> None:
+@dataclass(frozen=True)
+class Growth:
+    """What a growth added to the ledger, and the campaign row it replaced: enough to undo it."""
+
+    item_ids: list[str]
+    config_json: str
+    status: str
+
+
+def plan_or_grow(run: Run, limit: int | None = None, scale: int = 1) -> Growth | None:
     """The campaign's plan: made once (flows/campaigns/campaign_plan.py), then resumed, grown or refused."""
     if run.store.table("items").count_where("campaign = ?", [run.cfg.name]):
-        grow_or_refuse(run, limit, scale)
-    else:
-        plan_items(run, limit, scale)
+        return grow_or_refuse(run, limit, scale)
+    plan_items(run, limit, scale)
+    return None
 
 
-def grow_or_refuse(run: Run, limit: int | None, scale: int) -> None:
+@contextmanager
+def budget_refusal_undoes(run: Run, growth: Growth | None) -> Iterator[None]:
+    """A :class:`BudgetError` in the block takes ``growth`` out of the ledger again (nothing was posted)."""
+    try:
+        yield
+    except BudgetError:
+        if growth is not None:
+            with run.store.transaction():
+                run.store.executemany("DELETE FROM items WHERE campaign = ? AND item_id = ?",
+                                      [[run.cfg.name, item_id] for item_id in growth.item_ids])
+                run.store.table("campaigns").update(run.cfg.name, {"config_json": growth.config_json,
+                                                                   "status": growth.status})
+        raise
+
+
+def grow_or_refuse(run: Run, limit: int | None, scale: int) -> Growth | None:
     """Resume on the planned items, or add batches for the items asked for after them, or refuse."""
     cfg, store = run.cfg, run.store
     stored = store.rows("SELECT item_id, batch FROM items WHERE campaign = ? ORDER BY rowid", [cfg.name])
@@ -38,20 +67,22 @@ def grow_or_refuse(run: Run, limit: int | None, scale: int) -> None:
     planned = [r["item_id"] for r in stored if r["item_id"] not in controls]
     asked = asked_items(cfg, limit, scale)
     if asked == planned or (asked is None and len(planned) + len(controls) == planned_count(run, limit, scale)):
-        return  # the same items: resumed as it was
+        return None  # the same items: resumed as it was
     if asked is None or len(asked) <= len(planned) or asked[:len(planned)] != planned:
         refuse(cfg, len(planned), len(controls), len(asked) if asked is not None else None)
     first = max(int(r["batch"]) for r in stored) + 1
     rows = new_rows(cfg, limit, len(planned), first, frozenset(controls))
     with store.transaction():
         store.table("items").insert_all(rows, pk=("campaign", "item_id"))
-        info = json.loads(store.rows("SELECT config_json FROM campaigns WHERE name = ?", [cfg.name])[0]["config_json"])
+        was = store.rows("SELECT config_json, status FROM campaigns WHERE name = ?", [cfg.name])[0]
+        info = json.loads(was["config_json"])
         info.update(items=len(stored) + len(rows), batches=max(r["batch"] for r in rows))
         store.table("campaigns").update(cfg.name, {"config_json": json.dumps(info), "status": "running"})
     added = len(asked) - len(planned)
     run.progress(f"plan: {cfg.name} grows by {added} item(s) after its {len(planned)} planned ones, in batch(es) "
                  f"{first}-{max(r['batch'] for r in rows)}; the planned items keep their batches and are not "
                  f"posted again{controls_note(len(rows) - added)}")
+    return Growth([r["item_id"] for r in rows], was["config_json"], was["status"])
 
 
 def asked_items(cfg: CampaignConfig, limit: int | None, scale: int) -> list[str] | None:

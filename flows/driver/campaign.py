@@ -12,7 +12,7 @@ from typing import Any
 from flows.campaigns.batch_hold import refuse_same_page
 from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
-from flows.campaigns.plan_growth import plan_or_grow
+from flows.campaigns.plan_growth import budget_refusal_undoes, plan_or_grow
 from flows.campaigns.review_data import review_gate
 from flows.core.errors import ConfigError
 from flows.core.outputs.output_location import is_output_url
@@ -174,8 +174,7 @@ def _prepare(run: Run, limit: int | None, scale: int) -> tuple[list[int], StepFn
         raise ConfigError(f"{run.cfg.path}: [answers] min_judgements (adaptive overlap) needs a platform that can add "
                           f"work to a posted unit, which {platform_for(run.platform).LABEL} cannot; remove "
                           "min_judgements and max_judgements")
-    with run.store.transaction():  # a growth the budget refuses is not kept: the ledger stays the pilot's
-        plan_or_grow(run, limit, scale)  # made once; resumed, grown by items asked for after it, or refused
+    with budget_refusal_undoes(run, plan_or_grow(run, limit, scale)):  # made once; resumed, grown, or refused
         check_campaign_budget(run)  # the whole campaign must fit before anything (more) is posted
     if run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
         platform_for(run.platform).reconcile(run)  # a resumed run first squares the ledger with the platform
