@@ -83,6 +83,16 @@ def test_corrupted_files_never_raise_anything_else(tmp_path: Path, body: list[tu
             assert isinstance(result, str) or "NUL" in " ".join(result["malformed"]), "a NUL must be named"
 
 
+def test_a_nul_inside_a_utf8_sequence_is_named_as_a_nul(tmp_path: Path) -> None:
+    """Found by the fuzz test above: a NUL that splits a two-byte character makes the row both NUL and
+    not UTF-8; the row was flagged for its bad bytes only, and a NUL must be named."""
+    raw = csv_bytes(COLUMNS, [["a1", "w1", "i1", "fine", 1.0], ["a2", "w2", "i2", "caf\u00e9", 2.0]])
+    split = raw.replace("\u00e9".encode(), b"\xc3\x00\xa9")
+    (tmp_path / "subs.csv").write_bytes(split)
+    result = read_submissions(tmp_path / "subs.csv")
+    assert list(result["malformed"]) == ["", "holds a NUL byte"]
+
+
 @FUZZ
 @given(st.lists(st.tuples(cell.filter(lambda t: t.strip() != ""), st.sampled_from(["a.jpg", "=cmd.jpg", "<b>.jpg"])),
                 min_size=1, max_size=5, unique_by=lambda r: r[0].strip()), layout)

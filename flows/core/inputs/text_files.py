@@ -49,9 +49,11 @@ def read_text_marking(path: Path, what: str = "it") -> tuple[str, dict[int, str]
         line, at = line + text.count("\n", at, m.start()), m.start()
         if line == 1 or len(marked) >= MAX_MARKED_LINES:
             return read_text(path, what), {}  # raises: the file's own one-line error
-        first = m[0][0]
-        marked.setdefault(line, "holds a NUL byte" if first == "\x00" else
-                          f"holds bytes that are not UTF-8 (first {ord(first) - 0xdc00:#04x}), read as U+FFFD")
+        if "\x00" in m[0]:  # a NUL is named even beside bad bytes (one inside a UTF-8 sequence makes both)
+            marked[line] = "holds a NUL byte"
+        else:
+            marked.setdefault(line, f"holds bytes that are not UTF-8 (first {ord(m[0][0]) - 0xdc00:#04x}), "
+                                    "read as U+FFFD")
     if not marked:
         return read_text(path, what), {}
     return _NOT_TEXT.sub(lambda m: "\ufffd" * len(m[0]), text), marked
