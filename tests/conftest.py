@@ -29,6 +29,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ["PREFECT_HOME"]) / os.environ["PYTEST_XDIST_WORKER"])
 
+from flows.core.run.heap_owner import caller_freezes_heap
 from flows.sim.service.server import SimServer
 from tests import reaper
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
@@ -153,6 +154,9 @@ _config: pytest.Config | None = None
 def pytest_configure(config: pytest.Config) -> None:
     global _config
     _config = config
+    # the session freezes the heap before each test (below): commands and runs called in this process
+    # leave the collector to it rather than ask it (a walk of the whole frozen list each time)
+    caller_freezes_heap()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -9,6 +9,7 @@ import gc
 import weakref
 
 from flows.core.run.free_memory import own_objects_collected
+from flows.core.run.heap_owner import caller_freezes_heap
 
 
 class Node:
@@ -18,6 +19,7 @@ class Node:
 
 def test_a_run_collects_its_own_garbage_and_leaves_the_callers_heap_thawed() -> None:
     gc.unfreeze()  # a caller with a thawed heap (a CLI run); the session's freeze comes back below
+    caller_freezes_heap(False)  # nor does it say it freezes (tests/conftest.py does, for the session)
     try:
         before = weakref.ref(Node())  # garbage of the caller's, there before the run
         with own_objects_collected():
@@ -30,12 +32,30 @@ def test_a_run_collects_its_own_garbage_and_leaves_the_callers_heap_thawed() -> 
             assert gc.get_freeze_count() > 0
         assert gc.get_freeze_count() == 0  # thawed after: the caller's garbage is the collector's again
     finally:
+        caller_freezes_heap()
         gc.freeze()
 
 
 def test_a_caller_that_froze_keeps_its_freeze() -> None:
     gc.freeze()
     frozen = gc.get_freeze_count()
-    with own_objects_collected():
-        Node()
+    caller_freezes_heap(False)  # found by asking the collector
+    try:
+        with own_objects_collected():
+            Node()
+    finally:
+        caller_freezes_heap()
     assert gc.get_freeze_count() >= frozen  # not thawed by the run
+
+
+def test_a_caller_that_says_it_freezes_keeps_its_heap_as_it_is() -> None:
+    gc.unfreeze()  # said, not seen: nothing is frozen now, and the run must not freeze or thaw it
+    try:
+        with own_objects_collected():
+            assert gc.get_freeze_count() == 0
+            inside = weakref.ref(Node())
+            gc.collect()
+            assert inside() is None
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.freeze()

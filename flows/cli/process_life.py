@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NoReturn
 
+from flows.core.run.heap_owner import caller_manages_collector
+
 
 def prefect_settings(uses_prefect: bool) -> None:
     """What the Makefile sets for Prefect, set by the CLI itself (a setting the user made wins), so
@@ -40,7 +42,7 @@ def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
     (one came as a run under Prefect stopped its server: 0.3 s) walk it all again. A caller that manages
     the collector itself (it is off, or objects are frozen already: a test worker, tests/conftest.py) is
     left as it is: a thaw here would hand it back everything it froze."""
-    if not gc.isenabled() or gc.get_freeze_count():
+    if caller_manages_collector():
         yield lambda: None
         return
     frozen = False

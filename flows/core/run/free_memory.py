@@ -21,6 +21,8 @@ from functools import lru_cache
 
 import pyarrow as pa
 
+from flows.core.run.heap_owner import caller_manages_collector
+
 
 @lru_cache(maxsize=1)
 def _malloc_trim() -> Callable[[int], int] | None:
@@ -58,7 +60,7 @@ def own_objects_collected() -> Iterator[None]:
     frozen already (a server, the test session) keeps its freeze as it is."""
     with _RUNS_LOCK:
         if _RUNS[0] == 0:
-            _RUNS[1] = gc.get_freeze_count() == 0
+            _RUNS[1] = not caller_manages_collector()
             if _RUNS[1]:
                 gc.freeze()
         _RUNS[0] += 1
