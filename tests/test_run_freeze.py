@@ -45,7 +45,9 @@ def test_a_caller_that_froze_keeps_its_freeze() -> None:
             Node()
     finally:
         caller_freezes_heap()
-    assert gc.get_freeze_count() >= frozen  # not thawed by the run
+    # not thawed by the run (a thaw empties the permanent generation); reference counting may free a few
+    # of its objects meanwhile, as it did in a fresh-clone run (601,369 -> 601,367)
+    assert gc.get_freeze_count() > 0.9 * frozen
 
 
 def test_a_caller_that_says_it_freezes_keeps_its_heap_as_it_is() -> None:
