@@ -197,6 +197,10 @@ def test_typical_prior_weight_reaches_the_skill_prior_and_a_negative_one_is_refu
     assert skill_prior_of(AnswersSettings()).typical_weight == 0  # off unless asked: the rule before
     with pytest.raises(ValidationError, match="typical_prior_weight"):
         AnswersSection(typical_prior_weight=-1)
+    # a subnormal weight rounds its pseudo-counts to 0: every confidence NaN (a fuzz run found 2.2e-311)
+    with pytest.raises(ValidationError, match=r"give 0 \(none\) or at least 1e-06"):
+        AnswersSection(typical_prior_weight=2.225073858507e-311)
+    assert AnswersSection(typical_prior_weight=1e-6).typical_prior_weight == 1e-6
 
 
 def test_stop_when_settled_is_on_by_default_and_reaches_the_settings() -> None:

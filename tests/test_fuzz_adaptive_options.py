@@ -120,3 +120,18 @@ def test_any_sweep_text_gives_a_sweep_or_one_line(tmp_path: Path, capsys: pytest
         rows = summary["sweep"]
         assert isinstance(rows, list) and rows[0]["confidence"] is None
         assert all(0 < row["confidence"] <= 1 for row in rows[1:])
+
+
+@pytest.mark.parametrize("model", [["--adaptive"], ["--method", "skill"]])
+@pytest.mark.parametrize("value", [2.225073858507e-311, 5e-324, 1e-7])
+def test_a_typical_weight_too_small_to_count_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    model: list[str], value: float) -> None:
+    """A fuzz run found it: at 2.2e-311 the typical part's pseudo-counts round to 0, and the replay died on
+    a NaN confidence (a traceback) while --method skill wrote a tie on every item at confidence 0."""
+    (tmp_path / "labels.csv").write_text(LABELS)
+    code = main(["aggregate", str(tmp_path / "labels.csv"), "--out", str(tmp_path / "answers.csv"), *model,
+                 f"--typical-prior-weight={value!r}"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("hitflow: ") and err.count("\n") == 1, err
+    assert "typical worker prior weight" in err and "give 0 (none) or a number of judgements between 1e-06" in err
+    assert not (tmp_path / "answers.csv").exists()

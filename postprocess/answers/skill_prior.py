@@ -10,6 +10,9 @@ from dataclasses import dataclass
 # [answers] typical_prior_weight's bound: above about 1e15 the typical part's evidence (differences of gammaln
 # values that large) is rounding error, reading an adversary as typical, and past about 1e305 it overflows to NaN
 TYPICAL_WEIGHT_MAX = 100000.0
+# and below: a weight under ~1e-308 (subnormal) makes its pseudo-counts round to 0, whose evidence is inf - inf,
+# so every confidence came out NaN (or 0, a tie on every item); a millionth of a judgement is as good as none
+TYPICAL_WEIGHT_MIN = 1e-6
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,6 @@ class SkillPrior:
         if not 0 <= self.crowd_weight < math.inf:
             raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
                              "at least 0")
-        if not 0 <= self.typical_weight <= TYPICAL_WEIGHT_MAX:  # NaN and inf fail this too
-            raise ValueError(f"typical worker prior weight {self.typical_weight}: give a number of judgements "
-                             f"between 0 and {TYPICAL_WEIGHT_MAX:g}")
+        if not (self.typical_weight == 0 or TYPICAL_WEIGHT_MIN <= self.typical_weight <= TYPICAL_WEIGHT_MAX):
+            raise ValueError(f"typical worker prior weight {self.typical_weight}: give 0 (none) or a number of "
+                             f"judgements between {TYPICAL_WEIGHT_MIN:g} and {TYPICAL_WEIGHT_MAX:g}")

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from flows.core.config.config_types import Section, Share
-from postprocess.answers.skill_prior import TYPICAL_WEIGHT_MAX
+from postprocess.answers.skill_prior import TYPICAL_WEIGHT_MAX, TYPICAL_WEIGHT_MIN
 
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
@@ -100,6 +100,13 @@ class AnswersSection(Section):
                                      "others' answer before their agreement can block them")
     agreement_min_others: int = Field(3, ge=2, le=1000, description="Other workers' labels an item needs before "
                                       "it judges a worker's label")
+
+    @field_validator("typical_prior_weight")
+    @classmethod
+    def _none_or_some_weight(cls, weight: float) -> float:
+        if 0 < weight < TYPICAL_WEIGHT_MIN:  # postprocess.answers.skill_prior: every confidence would be NaN
+            raise ValueError(f"give 0 (none) or at least {TYPICAL_WEIGHT_MIN:g} judgements")
+        return weight
 
 
 @dataclass(frozen=True)
