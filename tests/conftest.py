@@ -32,6 +32,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
 from flows.core.run.heap_owner import caller_freezes_heap
 from flows.sim.service.server import SimServer
 from tests import reaper
+from tests.rewrite_ahead import rewrite_ahead
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, shared_prefect_server
 
@@ -157,6 +158,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # the session freezes the heap before each test (below): commands and runs called in this process
     # leave the collector to it rather than ask it (a walk of the whole frozen list each time)
     caller_freezes_heap()
+    if not hasattr(config, "workerinput") and (config.getoption("numprocesses", None) or 0):
+        rewrite_ahead(config, Path(__file__).parent)  # xdist's controller, before its workers start
 
 
 @pytest.hookimpl(tryfirst=True)
