@@ -32,9 +32,9 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
 from flows.core.run.heap_owner import caller_freezes_heap
 from flows.sim.service.server import SimServer
 from tests import reaper
-from tests.rewrite_ahead import rewrite_ahead
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, shared_prefect_server
+from tests.rewrite_ahead import rewrite_ahead
 
 RUN_MARK = reaper.install()  # SIGTERM/SIGHUP as Ctrl-C; the first process ends what the run left (tests/reaper.py)
 pytest_plugins = ["tests.cpu_record"]  # records CPU per test when HITFLOW_TEST_CPU names a file
