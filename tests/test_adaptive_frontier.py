@@ -33,27 +33,26 @@ def test_two_agreeing_stop_at_a_low_confidence_by_hand() -> None:
 
 def _simulated(p: float, confidence: float, low: int, high: int, settled: bool, items: int = 200_000,
                seed: int = 7) -> tuple[float, float]:
-    """Monte Carlo of the same rule, item by item, with a plain vote-count posterior: an independent check."""
-    import random
+    """Monte Carlo of the same rule with a plain vote-count posterior, an independent check: every item
+    one judgement a step until its rule stops it (numpy over the items: 0.7 -> 0.2 s of CPU a call)."""
+    import numpy as np
 
-    rng = random.Random(seed)
+    rng = np.random.default_rng(seed)
     slip = (1 - p) / 2
-    right = used = 0.0
-    for _ in range(items):
-        counts = [0, 0, 0]
-        while True:
-            n = sum(counts)
-            like = [p ** c * slip ** (n - c) for c in counts]
-            top = sorted(counts, reverse=True)
-            if n >= high or (n >= low and (max(like) / sum(like) >= confidence - 1e-12
-                                           or (settled and top[0] - top[1] >= high - n))):
-                break
-            draw = rng.random()
-            counts[0 if draw < p else 1 if draw < p + slip else 2] += 1
-        best = [i for i, c in enumerate(counts) if c == max(counts)]
-        right += 1 / len(best) if 0 in best else 0
-        used += sum(counts)
-    return right / items, used / items
+    counts = np.zeros((items, 3), dtype=np.int64)  # votes for the right label, then the two wrong ones
+    going = np.ones(items, dtype=bool)
+    while going.any():
+        n = counts.sum(axis=1)
+        like = p ** counts * slip ** (n[:, None] - counts)
+        top = -np.sort(-counts, axis=1)
+        sure = like.max(axis=1) / like.sum(axis=1) >= confidence - 1e-12
+        going &= ~((n >= high) | ((n >= low) & (sure | (settled & (top[:, 0] - top[:, 1] >= high - n)))))
+        draw = rng.random(items)
+        label = np.where(draw < p, 0, np.where(draw < p + slip, 1, 2))
+        asked = np.flatnonzero(going)
+        counts[asked, label[asked]] += 1
+    best = counts == counts.max(axis=1, keepdims=True)  # a tie is right for its share of the tied labels
+    return float((best[:, 0] / best.sum(axis=1)).sum() / items), float(counts.sum() / items)
 
 
 @pytest.mark.parametrize(("p", "confidence", "high"), [(0.77, 0.95, 6), (0.77, 0.97, 7), (0.85, 0.95, 5)])
