@@ -96,3 +96,20 @@ def test_the_kept_parser_follows_user_and_keeps_its_help(monkeypatch: pytest.Mon
 def _subparsers(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     action = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
+
+
+def test_a_kept_url_verdict_is_the_fresh_one() -> None:
+    from markupsafe import Markup
+
+    from flows.core.pages.templates import MAX_KEPT_URL, allowed_url, safe_url
+
+    urls = ["https://a.org/x.jpg", "javascript:alert(1)", "//evil.org/x", " //evil.org", "JaVaScRiPt:x", "img/a.png",
+            "data:text/html,x", "HTTP://A.ORG", "ftp://a.org", "", "x" * (MAX_KEPT_URL + 1), "http:" + "y" * 3000]
+    for _ in range(2):  # the second round from the kept verdicts
+        for url in urls + [Markup(u) for u in urls]:
+            assert safe_url(url) == (str(url) if allowed_url(str(url)) else "about:blank")
+    assert safe_url("javascript:alert(1)") == "about:blank" and safe_url(Markup("a.png")) == "a.png"
+    with pytest.raises(ValueError):  # refused every time, not kept
+        safe_url("http://[::1")
+    with pytest.raises(ValueError):
+        safe_url("http://[::1")
