@@ -104,7 +104,11 @@ PIECES = ["</form>\n<form>", "</form>\r\n\n<crowd-form>",
           "<crowd-input type='number'>", "<crowd-text-area readonly>", "<script>var s = '<form><input>';</script>",
           "<!-- <form><textarea> -->", "\n", "\r\n", "text &amp; more ", "<p class='a'>", "</p>", "<div>",
           "<input type='text' name='hitflow_telemetry'>", "name=hitflow_telemetry", "_TELEMETRY", "</body>", "<BODY>",
-          "<input\ntype='text'\nname='y'>", "<img src='a.png' alt='<form>'>", "&#60;form&#62;", "<style>p{}</style>"]
+          "<input\ntype='text'\nname='y'>", "<input type=\"checkbox\" name='x'/>", "<INPUT type=RADIO>",
+          "<input type=hidden value='<input>'>", "<input type='ra", "<input disabled type=text>", "<input/>",
+          "<textarea disabled>", "<crowd-input>", "<input type='radio' type='text'>", "<input\x00>",
+          "<inputs>", "<input type = 'SEARCH'>", "<input type='radio'", "<!DOCTYPE html>", "<input\t>",
+          "<img src='a.png' alt='<form>'>", "&#60;form&#62;", "<style>p{}</style>"]
 
 
 @settings(max_examples=300, deadline=None)

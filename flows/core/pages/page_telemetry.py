@@ -59,6 +59,8 @@ class _FreeTextForm(HTMLParser):
         if first is None:
             return
         self._base, self._text = first, html[first:]
+        if not _may_hold_free_text(self._text):
+            return
         self._line_starts = [0]  # where each line of _text starts, as getpos() counts lines: found as needed
         at, size = 0, FIRST_CHUNK
         while at < len(self._text) and self.found is None:
@@ -81,6 +83,32 @@ class _FreeTextForm(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if self._open is not None and tag == self._open[0]:
             self._open = None
+
+
+# Where a start tag of a free-text control may begin: the parser reads a tag's name up to one of these
+# characters and lowers it; a name that lowers to one of FREE_TEXT_TAGS is written in ASCII letters.
+_CANDIDATE = re.compile(r"<(?:textarea|crowd-text-area|input|crowd-input)(?=[\t\n\r\f />\x00])", re.I)
+
+
+class _TagReader(HTMLParser):
+    """One start tag read as the parser reads it in a page (``parse_starttag`` at its ``<``)."""
+
+    read: tuple[str, dict[str, str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.read = (tag, {k: v or "" for k, v in attrs})
+
+
+def _may_hold_free_text(text: str) -> bool:
+    """False only when no start tag in ``text`` can be a free-text control: each place a parse could
+    meet one (in a script or a comment too, and an unfinished tag counts as one) read as a tag, as
+    the parse would read it there. A page of radio buttons is then not parsed whole (~10x faster)."""
+    for m in _CANDIDATE.finditer(text):
+        reader = _TagReader(convert_charrefs=True)
+        reader.rawdata = text
+        if reader.parse_starttag(m.start()) < 0 or reader.read is None or _free_text(*reader.read):
+            return True
+    return False
 
 
 def _first_form(html: str) -> int | None:
