@@ -98,6 +98,14 @@ def test_a_later_form_on_a_later_line_gets_the_notice_where_it_did() -> None:
         _same(f"<form>{gap}</form>{gap}<crowd-form>{gap}<textarea></textarea></crowd-form>")
 
 
+def test_a_page_of_choices_with_one_text_field_anywhere_gets_the_notice_where_it_did() -> None:
+    radios = [f"<label><input type='radio' name='q{i}' value='{v}'> {v}</label>" for i in range(12) for v in "abc"]
+    for field in ("<textarea name='c'></textarea>", "<input name='c'>", "<input type='text' disabled>",
+                  "<crowd-text-area name='c'></crowd-text-area>", "<input type='text' name='c'"):
+        for at in (0, 7, len(radios)):
+            _same("<html><body><form>" + "".join(radios[:at]) + field + "".join(radios[at:]) + "</form></body></html>")
+
+
 PIECES = ["</form>\n<form>", "</form>\r\n\n<crowd-form>",
           "<form action='/s'>", "</form>", "<FORM>", "<crowd-form>", "</crowd-form>", "<input type='radio' name='r'>",
           "<input name='c'>", "<INPUT TYPE=TEXT name=x>", "<input type='search' disabled>", "<textarea>t</textarea>",
