@@ -3,7 +3,7 @@
 A run reads and moves the simulator's virtual clock thousands of times (every poll round, every
 window check). ``urllib.request.urlopen`` opens a new TCP connection for each call, and the simulator
 starts a thread for each connection: ~0.8 ms of CPU a call, against ~0.2 ms on a connection kept
-(bench/clock_calls.py). The call is the same HTTP request with the same reply and the same errors as
+(bench/per_run_cpu.py). The call is the same HTTP request with the same reply and the same errors as
 ``urlopen`` gives (a refused connection as ``URLError``, a non-2xx reply as ``HTTPError``, a timeout
 as ``TimeoutError``), with one difference: a redirect is refused as an ``HTTPError``, not followed
 (a clock POSTed to a redirect would have been re-sent as a GET; the simulator never redirects).
