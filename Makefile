@@ -117,6 +117,12 @@ bench: $(STAMP)
 bench-cli-startup: $(STAMP)
 	$(BIN)/python -m bench.cli_startup
 
+# CPU a run pays again and again, old way against new in one process, each >= 2x cheaper (issue 57 point 6):
+# the CLI's parser, the caption bank, telemetry on the built-in pages, safe_url, the simulator clock call
+.PHONY: bench-per-run-cpu
+bench-per-run-cpu: $(STAMP)
+	$(BIN)/python -m bench.per_run_cpu
+
 # A newcomer's afternoon end to end (issue 57): a fresh clone, `make demo` (builds its own .venv; NEWCOMER_VENV=
 # path reuses a built one), a custom sentiment page with controls, Ctrl-C, cancel, a pilot grown to 69 items,
 # status, report, ui; PASS/FAIL per check (bench/newcomer.py). Minutes: not part of `make test`.

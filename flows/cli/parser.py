@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
+from functools import lru_cache
 
 from flows.cli import args as arg
 from flows.cli.aggregate_command import add_aggregate_parser
@@ -30,8 +32,29 @@ SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by defaul
 )
 
 
+class _KeptParser(arg.OneLineParser):
+    """The parser kept for the process (``_parser``): each parse's list values are its own copies, so a
+    command that appends to ``args.invite`` cannot change the default the next parse hands out."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        parsed, rest = super().parse_known_args(args, namespace)
+        for name, value in vars(parsed).items():
+            if isinstance(value, list):
+                setattr(parsed, name, [*value])
+        return parsed, rest
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = arg.OneLineParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions: task pages, "
+    """The parser, built once per process and value of $USER (the one default read from the environment
+    here): tests and `hitflow serve` call main() thousands of times, and a build costs ~1 ms; parsing
+    leaves it as it was (argparse writes only to the namespace)."""
+    return _built_parser(os.environ.get("USER", "reviewer"))
+
+
+@lru_cache(maxsize=4)
+def _built_parser(user: str) -> argparse.ArgumentParser:
+    p = _KeptParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions: task pages, "
                           "batches, QC, blocking, datasets; on the built-in simulator unless told otherwise. "
                           "`hitflow COMMAND --help` for each command.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -143,13 +166,13 @@ def _parser() -> argparse.ArgumentParser:
                             help="the partial dataset and report go to OUT/<campaign name>/, a folder or an fsspec "
                                  "URL (default: the run's)")
     review = _stored_campaign_parser(sub, "review", "open the review page: sampled and flagged work, for a person")
-    review.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
+    review.add_argument("--reviewer", default=user,
                         help="your name, recorded with each decision (default $USER)")
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     ui = sub.add_parser("ui", help="open the campaign overview page: every campaign's batches, spend, review items "
                                    "and reports, with each review queue, refreshing while runs go")
     ui.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
-    ui.add_argument("--reviewer", default=os.environ.get("USER", "reviewer"),
+    ui.add_argument("--reviewer", default=user,
                     help="your name, recorded with each decision made in a review queue (default $USER)")
     ui.add_argument("--out", default=None, type=arg.output_root,
                     help="where the runs wrote their outputs (OUT/<campaign name>/report.html): a folder or an "

@@ -19,6 +19,7 @@ from typing import Any
 from flows.core.db_url import is_postgres_url
 from flows.core.errors import ClosedEndpointError, ConfigError, PlatformError
 from flows.core.run.run_context import Target
+from flows.platforms.clock_line import post_json
 
 
 def check_target(target: str, endpoint_url: str, live: bool) -> None:
@@ -192,12 +193,9 @@ CLOCK_TIMEOUT_S = 330
 
 def advance_sim_clock(target: Target, seconds: float) -> float:
     """Move the simulator's virtual clock on; only meaningful for the simulator."""
-    req = urllib.request.Request(f"{target.endpoint_url}/_sim/clock", method="POST",
-                                 data=json.dumps({"advance_seconds": seconds}).encode(),
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=CLOCK_TIMEOUT_S) as resp:
-            body = resp.read()
+    try:  # on the thread's kept connection: a run makes thousands of these calls
+        body = post_json(f"{target.endpoint_url}/_sim/clock", json.dumps({"advance_seconds": seconds}).encode(),
+                         CLOCK_TIMEOUT_S)
     except TimeoutError as exc:  # one line, not "unexpected TimeoutError": what was posted stays in the ledger
         raise PlatformError(f"the simulator's clock did not move within {CLOCK_TIMEOUT_S} s (its browser workers "
                             "still at the pages?); run again: the HITs already posted are adopted, not posted "

@@ -37,7 +37,13 @@ logger = logging.getLogger("hitflow.task_server")
 
 _FORM_START = re.compile(r"<(?:form|crowd-form)\b", re.I)
 _HAS_FIELD = re.compile(r"""\bname\s*=\s*["']?hitflow_telemetry\b""", re.I)
-CHUNK = 4096  # read the page this much at a time from its first form, and stop at its first text field
+# Part of every _HAS_FIELD match, under the same flags, found ~20x faster (a literal start, no \b): a page
+# without it cannot hold the field, and most pages are searched only for this (~1 ms saved on 28 KB).
+_FIELD_PART = re.compile("_telemetry", re.I)
+# Read the page from its first form this much at a time, doubling, and stop at its first text field:
+# a caption page's text field comes ~400 characters into its form.
+FIRST_CHUNK, CHUNK = 512, 4096
+FREE_TEXT_TAGS = ("textarea", "crowd-text-area", "input", "crowd-input")  # the only tags _free_text may pass
 
 
 class _FreeTextForm(HTMLParser):
@@ -52,26 +58,60 @@ class _FreeTextForm(HTMLParser):
         first = _first_form(html)
         if first is None:
             return
-        self._base, text = first, html[first:]
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]  # as getpos() counts lines
-        for at in range(0, len(text), CHUNK):
-            self.feed(text[at:at + CHUNK])
-            if self.found is not None:
-                break
+        self._base, self._text = first, html[first:]
+        if not _may_hold_free_text(self._text):
+            return
+        self._line_starts = [0]  # where each line of _text starts, as getpos() counts lines: found as needed
+        at, size = 0, FIRST_CHUNK
+        while at < len(self._text) and self.found is None:
+            self.feed(self._text[at:at + size])
+            at, size = at + size, min(size * 2, CHUNK)
 
     def _offset(self) -> int:
         line, column = self.getpos()
+        while len(self._line_starts) < line:
+            self._line_starts.append(self._text.index("\n", self._line_starts[-1]) + 1)
         return self._base + self._line_starts[line - 1] + column
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
         if tag in FORMS and self._open is None:
             self._open = (tag, self._offset() + len(self.get_starttag_text() or ""))
-        elif self._open is not None and self.found is None and _free_text(tag, {k: v or "" for k, v in attrs_list}):
+        elif self._open is not None and self.found is None and tag in FREE_TEXT_TAGS and \
+                _free_text(tag, {k: v or "" for k, v in attrs_list}):
             self.found = self._open[1]
 
     def handle_endtag(self, tag: str) -> None:
         if self._open is not None and tag == self._open[0]:
             self._open = None
+
+
+# Where a start tag of a free-text control may begin: the parser reads a tag's name up to one of these
+# characters and lowers it; a name that lowers to one of FREE_TEXT_TAGS is written in ASCII letters.
+_CANDIDATE = re.compile(r"<(?:textarea|crowd-text-area|input|crowd-input)(?=[\t\n\r\f />\x00])", re.I)
+
+
+class _TagReader(HTMLParser):
+    """One start tag read as the parser reads it in a page (``parse_starttag`` at its ``<``)."""
+
+    read: tuple[str, dict[str, str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.read = (tag, {k: v or "" for k, v in attrs})
+
+
+def _may_hold_free_text(text: str) -> bool:
+    """False only when no start tag in ``text`` can be a free-text control: each place a parse could
+    meet one (in a script or a comment too, and an unfinished tag counts as one) read as a tag, as
+    the parse would read it there. A page of radio buttons is then not parsed whole (~3-5x faster).
+    Text areas are read first, then inputs from the last (a comment box is mostly last): the first
+    that may be free text ends the search, so a page with one pays little for it."""
+    found = [(m.start(), m[0].lower().endswith("area")) for m in _CANDIDATE.finditer(text)]
+    for at in [*(at for at, area in found if area), *(at for at, area in reversed(found) if not area)]:
+        reader = _TagReader(convert_charrefs=True)
+        reader.rawdata = text
+        if reader.parse_starttag(at) < 0 or reader.read is None or _free_text(*reader.read):
+            return True
+    return False
 
 
 def _first_form(html: str) -> int | None:
@@ -94,7 +134,7 @@ def _free_text(tag: str, attrs: dict[str, str]) -> bool:
 def with_telemetry(html: str, notice: str, nonce: str = "") -> str:
     """The page with the notice, the hidden field and the recorder, when it has free text in a form
     (and does not carry the field already); else the page unchanged."""
-    if _HAS_FIELD.search(html):
+    if _FIELD_PART.search(html) and _HAS_FIELD.search(html):
         return html
     start = _FreeTextForm(html).found
     if start is None:

@@ -31,8 +31,16 @@ IMAGE_PLACEHOLDER = ("data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/
 def safe_url(value: object) -> str:
     """Only http(s) and relative URLs reach a page; anything else (javascript:) is dropped."""
     url = str(value)
+    return url if (_kept_allowed(url) if len(url) <= MAX_KEPT_URL else allowed_url(url)) else "about:blank"
+
+
+def allowed_url(url: str) -> bool:
     scheme = urlparse(url).scheme.lower()
-    return url if scheme in ("http", "https", "") and not url.strip().lower().startswith("//") else "about:blank"
+    return scheme in ("http", "https", "") and not url.strip().lower().startswith("//")
+
+
+MAX_KEPT_URL = 2048  # a URL's verdict kept for the next page that shows it (a campaign checks each item's twice)
+_kept_allowed = lru_cache(maxsize=4096)(allowed_url)
 
 
 # Embeddings, overrides and isolates reorder what follows them on screen: "photo\u202egnp.exe" shows as

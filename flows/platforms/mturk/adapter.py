@@ -70,10 +70,25 @@ def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
 
 
 def paginate(client: Any, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
-    """Every item of a List call through boto3's paginator (every MTurk List operation has one)."""
+    """Every item of a List call, page by page, sending what boto3's paginator sends (MaxResults on every
+    page, each page's NextToken on the next) and stopping where it stops, without building a paginator
+    per call (~15% of a small listing's CPU; tests/test_adapter_contract.py compares the two)."""
+    from botocore.exceptions import PaginationError
+
     with _platform_errors(operation):
-        for page in client.get_paginator(operation).paginate(PaginationConfig={"PageSize": PAGE_SIZE}, **params):
-            yield from page.get(key, [])
+        call, kwargs, before = getattr(client, operation), {**params, "MaxResults": PAGE_SIZE}, None
+        while True:
+            page = call(**kwargs)
+            yield from page.get(key) or []
+            token = page.get("NextToken")
+            if token is None:
+                return
+            if token == before:  # botocore's own refusal, in its words
+                raise PaginationError(message=f"The same next token was received twice: {{'NextToken': {token!r}}}")
+            kwargs.pop("NextToken", None)
+            if token != "None":
+                kwargs["NextToken"] = token
+            before = token
 
 
 def create_hit_type(client: Any, params: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ import csv
 import io
 import random
 import re
+import threading
 import tomllib
 from pathlib import Path
 
@@ -31,14 +32,35 @@ __all__ = ["BAD_PROFILES", "HONEST_PROFILES", "PROFILE_DEFAULTS", "BankEntry", "
 
 
 def load_bank(path: Path) -> dict[str, BankEntry]:
-    """A caption bank: CSV ``image_id, caption, text_detected``, or Flickr8k's ``Flickr8k.token.txt``."""
+    """A caption bank: CSV ``image_id, caption, text_detected``, or Flickr8k's ``Flickr8k.token.txt``.
+
+    Each call gets entries of its own (a campaign's known answers go into them: known_answers.py) from
+    one parse per bank text in this process: a test session starts hundreds of simulators on the same
+    bank, and the Flickr8k one takes ~0.1 s to parse (reading it, ~2 ms, is done every time)."""
     if not path.is_file():
         raise ConfigError(f"caption bank {path} does not exist; point caption_bank in the crowd file at "
                           "a CSV (image_id, caption, text_detected) or a Flickr8k.token.txt")
-    if path.suffix == ".txt":
-        return _load_token_bank(path)
+    text, tokens = _read(path, "the caption bank"), path.suffix == ".txt"
+    kept = _KEPT_BANKS.get((tokens, text))  # keyed by the whole text: an edited bank is parsed again
+    if kept is None:
+        parsed = _token_bank(text) if tokens else _csv_bank(path, text)
+        kept = {image: (tuple(e.captions), e.text_detected) for image, e in parsed.items()}
+        with _KEPT_LOCK:
+            while len(_KEPT_BANKS) >= MAX_KEPT_BANKS:
+                del _KEPT_BANKS[next(iter(_KEPT_BANKS))]
+            _KEPT_BANKS[(tokens, text)] = kept
+    return {image: BankEntry([*captions], flag) for image, (captions, flag) in kept.items()}
+
+
+# (Flickr8k token file?, the bank's text) -> its entries, frozen in tuples: never handed out themselves
+_KEPT_BANKS: dict[tuple[bool, str], dict[str, tuple[tuple[str, ...], int]]] = {}
+_KEPT_LOCK = threading.Lock()
+MAX_KEPT_BANKS = 4
+
+
+def _csv_bank(path: Path, text: str) -> dict[str, BankEntry]:
     bank: dict[str, BankEntry] = {}
-    for row in csv.DictReader(io.StringIO(_read(path, "the caption bank"), newline="")):
+    for row in csv.DictReader(io.StringIO(text, newline="")):
         if not row.get("image_id") or row.get("caption") is None:
             raise ConfigError(f"caption bank {path}: a row without image_id or caption; the bank's columns are "
                               "image_id, caption, text_detected")
@@ -62,17 +84,20 @@ def _read(path: Path, what: str, max_bytes: int | None = None) -> str:
         raise ConfigError(f"{exc}; fix the crowd file or pass another --crowd") from exc
 
 
-def _load_token_bank(path: Path) -> dict[str, BankEntry]:
+def _token_bank(text: str) -> dict[str, BankEntry]:
     """Flickr8k's ``<file>.jpg#<n>\t<caption>``: keyed by the file name without ``.jpg``."""
     bank: dict[str, BankEntry] = {}
-    for line in _read(path, "the caption bank").splitlines():
+    for line in text.splitlines():
         ref, _, caption = line.partition("\t")
         if caption:
             image = ref.split("#")[0].removesuffix(".jpg")
             # Flickr8k is tokenised ("a dog ."): join the final stop back as a worker types it.
-            text = re.sub(r"\s+([.,!?'])", r"\1", caption.strip())
-            bank.setdefault(image, BankEntry([], 0)).captions.append(text)
+            typed = _TOKEN_GAP.sub(r"\1", caption.strip())
+            bank.setdefault(image, BankEntry([], 0)).captions.append(typed)
     return bank
+
+
+_TOKEN_GAP = re.compile(r"\s+([.,!?'])")
 
 
 def truth_key(row: dict[str, str]) -> str:
