@@ -21,9 +21,9 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
-# PNGs kept per process (base64, ~10-60 kB each): a report's figures are drawn again with the same data
+# PNGs kept per process (base64, ~25 kB each, 50 at most): a report's figures are drawn again with the same data
 # when it is rewritten (a hold, a cancel, a resume), and each draw costs ~0.1 s of CPU.
-MEMO_SIZE = 32
+MEMO_SIZE = 64
 _MEMO: OrderedDict[bytes, Any] = OrderedDict()
 
 
