@@ -106,3 +106,12 @@ def test_a_studys_pngs_come_back_as_a_new_list_each_time() -> None:
     assert [c for c, _ in first] == ["Answer shares", "Bradley-Terry strengths"]
     first.clear()  # a caller changing its list does not change what the next one gets
     assert [c for c, _ in figures_png(study_figures, kind, table, a)] == ["Answer shares", "Bradley-Terry strengths"]
+
+
+def test_frames_equal_in_values_but_not_in_labels_or_types_get_their_own_key() -> None:
+    """The memo's key for a frame: its values, index, column names, dtypes (pandas' per-row hash and labels)."""
+    base = pd.DataFrame({"batch": [1, 2], "flags": [3, 4]})
+    variants = [base, base.astype({"flags": float}), base.rename(columns={"flags": "blocked"}),
+                base.iloc[::-1], base.set_axis([5, 6]), base["flags"], base.assign(flags=[3, 5])]
+    assert len({figures._frame_digest(v) for v in variants}) == len(variants)
+    assert figures._frame_digest(base.copy()) == figures._frame_digest(base)
