@@ -123,6 +123,12 @@ bench-cli-startup: $(STAMP)
 bench-per-run-cpu: $(STAMP)
 	$(BIN)/python -m bench.per_run_cpu
 
+# CPU of a campaign report's figures (1 to 43 batches, answers, scores, studies) drawn fresh and rewritten,
+# against the way before issue 59 (same PNG bytes), target <= half rewritten: bench/results-report-figures.json
+.PHONY: bench-report-figures
+bench-report-figures: $(STAMP)
+	$(BIN)/python -m bench.report_figures
+
 # A newcomer's afternoon end to end (issue 57): a fresh clone, `make demo` (builds its own .venv; NEWCOMER_VENV=
 # path reuses a built one), a custom sentiment page with controls, Ctrl-C, cancel, a pilot grown to 69 items,
 # status, report, ui; PASS/FAIL per check (bench/newcomer.py). Minutes: not part of `make test`.

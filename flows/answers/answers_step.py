@@ -135,22 +135,22 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
 def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float,
                 calibration: dict[str, Any] | None = None) -> str:
     # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
-    from flows.core.outputs.figures import to_png
+    from flows.core.outputs.figures import figure_png
 
-    return to_png(answers_figure(confidence, skill, threshold, calibration))
+    return figure_png(answers_figure, confidence, skill, threshold, calibration)
 
 
 def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float,
                    calibration: dict[str, Any] | None = None) -> Any:
     """Two histograms: the answers' confidence (the threshold marked) and the workers' skill; with
     ``calibration`` (postprocess.answers.calibration.scored's), the reliability diagram beside them."""
-    from flows.core.outputs.figures import new_figure
+    from flows.core.outputs.figures import histogram, new_figure
 
     fig, axes = new_figure(11.0 if calibration else 7.5, 2.6, ncols=3 if calibration else 2)
     bins = np.linspace(0, 1, 21)
     for ax, values, title, unit in ((axes[0][0], confidence, "Confidence of the answers", "items"),
                                     (axes[0][1], skill, "Worker skill", "workers")):
-        ax.hist(values.astype(float), bins=bins, color="#4477aa")
+        histogram(ax, values, bins, color="#4477aa")
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(title.split()[-1] if unit == "workers" else "confidence", fontsize=8)
         ax.set_ylabel(unit, fontsize=8)

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from flows.campaigns.summary import met_the_campaign
-from flows.core.outputs.figures import legend_beside, new_figure, to_png
+from flows.core.outputs.figures import figure_png, histogram, legend_beside, new_figure
 from flows.core.pages.templates import render
 
 # One histogram per batch fits side by side up to here (10.5 in wide): past it the panels' tick labels
@@ -49,7 +49,7 @@ def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
     fig, axes = new_figure(min(3.2 * n, 10.5), 2.8, ncols=n, sharey=True)
     for ax, band in zip(axes[0], bands.itertuples(), strict=False):
         data = times.loc[times["batch"] == band.batch, "work_time_s"]
-        ax.hist(data, bins=30, color="#4a78a8")
+        histogram(ax, data, bins=30, color="#4a78a8")
         ax.axvspan(max(band.low, 0), band.high, color="#9c9", alpha=0.3, label=band_label(band.sigmas))
         ax.set_title(f"batch {band.batch}")
         ax.set_xlabel("seconds")
@@ -102,7 +102,7 @@ def scores_figure(scores: pd.DataFrame, threshold: float) -> Figure:
              if c in scores and pd.to_numeric(scores[c], errors="coerce").notna().any()]
     fig, axes = new_figure(2.6 * len(parts) + 1.2, 2.6, ncols=len(parts), sharey=True)
     for ax, col in zip(axes[0], parts, strict=True):
-        ax.hist(pd.to_numeric(scores[col], errors="coerce").dropna(), bins=range(0, 105, 5), color="#4a78a8")
+        histogram(ax, pd.to_numeric(scores[col], errors="coerce"), bins=range(0, 105, 5), color="#4a78a8")
         ax.set_title("overall" if col == "score" else col.removesuffix("_score"))
         ax.set_xlabel("% correct")
         ax.axvline(threshold, color="#c0504d", label=f"pass mark {threshold:g}")
@@ -112,19 +112,19 @@ def scores_figure(scores: pd.DataFrame, threshold: float) -> Figure:
 
 
 def plot_batches(counts: pd.DataFrame) -> str:
-    return to_png(batches_figure(counts))
+    return figure_png(batches_figure, counts)
 
 
 def plot_times(times: pd.DataFrame, bands: pd.DataFrame) -> str:
-    return to_png(times_figure(times, bands))
+    return figure_png(times_figure, times, bands)
 
 
 def plot_flags(flags: pd.DataFrame) -> str:
-    return to_png(flags_figure(flags))
+    return figure_png(flags_figure, flags[["rule"]])  # the figure counts rules: the memo's key, the rest left out
 
 
 def plot_scores(scores: pd.DataFrame, threshold: float) -> str:
-    return to_png(scores_figure(scores, threshold))
+    return figure_png(scores_figure, scores, threshold)
 
 
 def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from flows.core.outputs.figures import legend_beside, new_figure, to_png
+from flows.core.outputs.figures import figures_png, histogram, legend_beside, new_figure
 
 
 def _bars(values: dict[str, float], title: str, ylabel: str, horizontal: bool = False) -> Figure:
@@ -78,7 +78,7 @@ def study_figures(kind: str, table: pd.DataFrame, a: dict[str, Any]) -> list[tup
     if kind in ("expert_rating", "crowd_selection"):
         means = pd.Series(a["per_pair"]).astype(float)
         fig, axes = new_figure(7.5, 3.2)
-        means.plot.hist(ax=axes[0][0], bins=12)
+        histogram(axes[0][0], means, bins=12)
         axes[0][0].set_title("Mean score per pair" if kind == "expert_rating"
                              else "Share of judges ticking each sentence")
         axes[0][0].set_ylabel("pairs")
@@ -92,4 +92,4 @@ def study_figures(kind: str, table: pd.DataFrame, a: dict[str, Any]) -> list[tup
 
 def study_plots(kind: str, table: pd.DataFrame, a: dict[str, Any]) -> list[tuple[str, str]]:
     """(caption, base64 PNG) pairs for the report."""
-    return [(caption, to_png(fig)) for caption, fig in study_figures(kind, table, a)]
+    return figures_png(study_figures, kind, table, a)

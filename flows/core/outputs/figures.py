@@ -1,10 +1,16 @@
-"""Report figures: one way to make them (constrained layout, legends beside the axes) and one
-way to check them (no text over text, no legend over a plot), so every report's plots stay legible."""
+"""Report figures: one way to make them (constrained layout, legends beside the axes), one way to
+draw them (a PNG drawn once per process for the same inputs) and one way to check them (no text over
+text, no legend over a plot), so every report's plots stay legible."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
+import pickle
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
@@ -12,13 +18,25 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
+
+# PNGs kept per process (base64, 17-40 kB each from 1 to 43 batches: ~2 MB at most): a report's figures are
+# drawn again with the same data when it is rewritten (a hold, a cancel, a resume); a draw costs ~0.05-0.15 s.
+MEMO_SIZE = 64
+_MEMO: OrderedDict[bytes, Any] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
 
 
 def new_figure(width: float, height: float, ncols: int = 1, **kwargs: Any) -> tuple[Figure, Any]:
     """A figure whose titles, labels and legends matplotlib lays out so they do not collide."""
-    fig, axes = plt.subplots(1, ncols, figsize=(width, height), layout="constrained", squeeze=False, **kwargs)
+    # Titles at the axes' top (axes.titley): left to find their own height, matplotlib measures every
+    # axis again on each layout pass and draw to lift a title over tick labels on top, which ours never
+    # have (the same pixels, ~15% less CPU).
+    with matplotlib.rc_context({"axes.titley": 1.0}):
+        fig, axes = plt.subplots(1, ncols, figsize=(width, height), layout="constrained", squeeze=False, **kwargs)
     if ncols > 1:  # room between panels: one panel's last tick label must not touch the next one's first
         fig.get_layout_engine().set(wspace=0.06)  # type: ignore[union-attr, call-arg]
     return fig, axes
@@ -29,12 +47,80 @@ def legend_beside(ax: Any, **kwargs: Any) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=7, **kwargs)
 
 
+def histogram(ax: Any, values: Any, bins: Any, color: str | None = None) -> None:
+    """What ``ax.hist(values, bins)`` draws, as one filled outline instead of a rectangle per bin (the
+    same shape; a figure's histograms cost ~15% less CPU to build and draw). NaNs are left out."""
+    values = np.asarray(values, dtype=float)
+    counts, edges = np.histogram(values[~np.isnan(values)], bins=bins)
+    ax.stairs(counts, edges, fill=True, color=color)
+
+
 def to_png(fig: Figure) -> str:
     """The figure as a base64 PNG (for a data: URI), closed afterwards."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def figure_png(builder: Callable[..., Figure], *args: Any) -> str:
+    """``to_png(builder(*args))``, drawn once per process for the same inputs (see :func:`_memo`).
+    ``builder``: a module's function (its module and name are part of the key, not what a closure holds)."""
+    return _memo(builder, args, lambda: to_png(builder(*args)))  # type: ignore[no-any-return]
+
+
+def figures_png(builder: Callable[..., list[tuple[str, Figure]]], *args: Any) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) of each (caption, figure) ``builder(*args)`` returns, memoised as one."""
+    return list(_memo(builder, args, lambda: tuple((caption, to_png(fig)) for caption, fig in builder(*args))))
+
+
+def _memo(builder: Callable[..., Any], args: tuple[Any, ...], draw: Callable[[], Any]) -> Any:
+    """``draw()``, or what it gave before for the same builder and inputs: the key is a SHA-256 of the
+    inputs' pickle, a frame's or series' pickled as :func:`_frame_digest`, so an input different in any
+    value draws anew; one that pickles differently while equal only costs a draw. The figures depend on
+    nothing else (the project sets no matplotlib rcParams). Least recently used dropped past MEMO_SIZE."""
+    digest = _Digest()
+    try:
+        _Pickler(digest, protocol=5).dump((builder.__module__, builder.__qualname__, args))
+    except (pickle.PicklingError, TypeError, AttributeError):  # an input that cannot pickle or hash: no memo
+        return draw()
+    key = digest.sha.digest()
+    with _MEMO_LOCK:  # a flow's tasks may run in threads: the dict's order is changed under the lock only
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key]
+    value = draw()
+    with _MEMO_LOCK:
+        _MEMO[key] = value
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return value
+
+
+class _Digest:
+    """A file that keeps only the SHA-256 of what is written to it: no copy of the pickle is held."""
+
+    def __init__(self) -> None:
+        self.sha = hashlib.sha256()
+
+    def write(self, data: bytes) -> None:
+        self.sha.update(data)
+
+
+class _Pickler(pickle.Pickler):
+    def persistent_id(self, obj: Any) -> str | None:
+        return _frame_digest(obj) if isinstance(obj, pd.DataFrame | pd.Series) else None
+
+
+def _frame_digest(frame: pd.DataFrame | pd.Series) -> str:
+    """A frame's or series' values, index, labels and dtypes as a SHA-256, hashed by pandas per row: at
+    COCO's size (129,000 flags of 8 text columns) pickling one took ~0.2 s and ~57 MB, more than its figure."""
+    labels = (type(frame).__name__, frame.columns.tolist() if isinstance(frame, pd.DataFrame) else frame.name,
+              frame.dtypes.astype(str).tolist() if isinstance(frame, pd.DataFrame) else str(frame.dtype),
+              frame.index.names, str(frame.index.dtype), frame.attrs)
+    sha = hashlib.sha256(repr(labels).encode())
+    sha.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    return sha.hexdigest()
 
 
 def _tick_labels(axis: Any) -> list[Any]:
@@ -45,7 +131,8 @@ def _tick_labels(axis: Any) -> list[Any]:
 
 
 def _texts(ax: Any) -> list[Any]:
-    labels = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+    labels = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label,
+              ax.xaxis.offsetText, ax.yaxis.offsetText]  # an axis's "1e6" must not run into its title
     ticks = _tick_labels(ax.xaxis) + _tick_labels(ax.yaxis)
     return [t for t in labels + ticks if t.get_visible() and t.get_text().strip()]
 
