@@ -36,6 +36,7 @@ from flows.driver.deployed_runs import (
     WHOLE_FLOW,
     ended_line,
     pause_own_deployment,
+    pool_job_variables,
     refuse_cancelled_deployment_run,
 )
 from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
@@ -275,15 +276,10 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
             pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
     """A deployment of one of this module's flows on a process work pool (created if missing),
     at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.actions import WorkPoolCreate
-    from prefect.exceptions import ObjectAlreadyExists
-
     if not endpoint_url:
         raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
                           "(start one with `hitflow sim serve`)")
-    with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
-        client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+    variables = pool_job_variables(pool)  # the pool made if missing
     root = Path(__file__).resolve().parents[2]
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = flow.from_source(source=str(root), entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
@@ -296,5 +292,5 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
             name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
             parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
                         **deployable_locations(db_path, out_root), **extra},
-            print_next_steps=False, ignore_warnings=True, **timing)
+            print_next_steps=False, ignore_warnings=True, job_variables=variables, **timing)
     return str(deployment_id)
