@@ -17,34 +17,37 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents and then fails to start
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
-from prefect import flow
+from flows.driver.flow_run_heap import flow_run_imports
 
-from flows.campaigns.batch_review import block_batch
-from flows.campaigns.campaign_plan import Run
-from flows.campaigns.identity import CANCELLED, Intent
-from flows.campaigns.review_data import ReviewPending
-from flows.campaigns.task_pages import task_page
-from flows.core.config.config import load_config
-from flows.core.errors import BatchHeld, BatchOpen, ConfigError
-from flows.core.ledger.store import DEFAULT_DB, Store
-from flows.core.outputs.output_location import deployable_locations
-from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
-from flows.driver.campaign import StepFn, run_next_batch
-from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
-from flows.driver.deployed_runs import (
-    NEXT_BATCH_FLOW,
-    WHOLE_FLOW,
-    ended_line,
-    pause_own_deployment,
-    pool_job_variables,
-    refuse_cancelled_deployment_run,
-)
-from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
-from flows.driver.run_start import ended_status, open_run_folder
-from flows.driver.schedule_wait import note_scheduled_run
-from flows.driver.sim_marketplace import hand_known_answers
-from flows.platforms.registry import open_session
-from flows.platforms.targets import simulator_server
+with flow_run_imports():  # in a flow run's own process: its imports without collections, then frozen
+    from prefect import flow
+
+    from flows.campaigns.batch_review import block_batch
+    from flows.campaigns.campaign_plan import Run
+    from flows.campaigns.identity import CANCELLED, Intent
+    from flows.campaigns.review_data import ReviewPending
+    from flows.campaigns.task_pages import task_page
+    from flows.core.config.config import load_config
+    from flows.core.errors import BatchHeld, BatchOpen, ConfigError
+    from flows.core.ledger.store import DEFAULT_DB, Store
+    from flows.core.outputs.output_location import deployable_locations
+    from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
+    from flows.driver.campaign import StepFn, run_next_batch
+    from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+    from flows.driver.deployed_runs import (
+        NEXT_BATCH_FLOW,
+        WHOLE_FLOW,
+        ended_line,
+        pause_own_deployment,
+        pool_job_variables,
+        refuse_cancelled_deployment_run,
+    )
+    from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
+    from flows.driver.run_start import ended_status, open_run_folder
+    from flows.driver.schedule_wait import note_scheduled_run
+    from flows.driver.sim_marketplace import hand_known_answers
+    from flows.platforms.registry import open_session
+    from flows.platforms.targets import simulator_server
 
 keep_ephemeral_server_out_of_terminal_signals()
 
