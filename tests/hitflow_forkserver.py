@@ -9,7 +9,12 @@ what the test checks. The client hands SIGINT, SIGTERM and SIGHUP to its command
 server started with ``&`` is stopped by SIGTERM to its group when the page ends). Commands whose
 printed link is opened and which then get Ctrl-C (``hitflow review``, ``hitflow ui``) are left to the
 real ``hitflow``, which also proves the console script starts. Commands run at once, each with a
-thread of the server waiting for it.
+thread of the server waiting for it. tests/forked_hitflow.py is its client for tests in Python (what
+``subprocess.Popen`` gives, the child's own pid; conftest's session fixture ``hitflow_forks``).
+
+What the server imported read its environment once, when it was imported: a command's environment
+reaches what its child imports and reads afterwards (fsspec, Prefect, the command's settings), but
+not those import-time reads (``HITFLOW_DB``, the parser's default ledger): pass ``--db``.
 
     python -m tests.hitflow_forkserver SOCKET      # the server: imports, then serves until SIGTERM
 
