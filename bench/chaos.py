@@ -17,7 +17,6 @@ import json
 import random
 import signal
 import sqlite3
-import subprocess
 import time
 import urllib.request
 from collections import Counter
@@ -30,7 +29,16 @@ from typing import Any
 import pandas as pd
 import psycopg
 
-from bench.chaos_runner import ENV, HITFLOW, ROOT, SimFactory, run_here, run_until_clean, sim_process
+from bench.chaos_runner import (
+    HITFLOW,
+    ROOT,
+    Launch,
+    SimFactory,
+    new_process,
+    run_here,
+    run_until_clean,
+    sim_process,
+)
 from bench.throwaway_pg import throwaway_server
 from flows.core.db_url import is_postgres_url
 from flows.core.ledger.store import Store
@@ -53,6 +61,7 @@ class Campaign:
     platform: str = "mturk"  # prolific, links: their simulated people on the same simulator
     here: bool = False  # the runs not killed in this process (run_here); those killed are processes
     finished: bool = False  # the last run reached the end (exit 0), none killed since: nothing to resume
+    launch: Launch = new_process  # how the runs killed (and, not ``here``, the others) start
 
     @property
     def db(self) -> str:
@@ -66,13 +75,13 @@ class Campaign:
     def run_to_end(self, attempts: int = 5) -> int:
         """Run (resume) until it succeeds; the number of runs it took."""
         runs = (run_here(self.args, self.folder, attempts) if self.here
-                else run_until_clean(self.args, self.folder, attempts, timeout_s=600))
+                else run_until_clean(self.args, self.folder, attempts, timeout_s=600, launch=self.launch))
         self.finished = True
         return runs
 
     def kill_during(self, step: str, rng: random.Random) -> str | None:
         """Start a run, kill -9 it once ``step`` is under way (plus a random few ms, if it still is); the step."""
-        proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
+        proc = self.launch(self.args[len(HITFLOW):])
         while proc.poll() is None:
             if current_step(self.db) == step:
                 time.sleep(rng.uniform(0, 0.03))
@@ -198,10 +207,10 @@ def dataset_differences(a: Path, b: Path) -> int:
 
 
 def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk",
-              sim: SimFactory = sim_process, here: bool = False) -> Reference:
-    """The uninterrupted run (``here``: in this process, ``run_here``)."""
+              sim: SimFactory = sim_process, here: bool = False, launch: Launch = new_process) -> Reference:
+    """The uninterrupted run (``here``: in this process, ``run_here``; else a process ``launch`` starts)."""
     with sim() as url:
-        c = Campaign(url, folder, limit, ledger, platform, here)
+        c = Campaign(url, folder, limit, ledger, platform, here, launch=launch)
         start = time.perf_counter()
         c.run_to_end(1)
         seconds = time.perf_counter() - start
@@ -210,11 +219,11 @@ def clean_run(folder: Path, limit: int, ledger: str = "", platform: str = "mturk
 
 def killed_campaign(folder: Path, clean: Reference, kills: list[str], rng: random.Random,
                     limit: int, ledger: str = "", platform: str = "mturk",
-                    sim: SimFactory = sim_process, here: bool = False) -> dict[str, Any]:
+                    sim: SimFactory = sim_process, here: bool = False, launch: Launch = new_process) -> dict[str, Any]:
     """One campaign killed during each of ``kills`` (steps) in turn, resumed to the end (``here``: that resume
-    in this process), then audited."""
+    in this process), then audited; ``launch`` starts the runs killed."""
     with sim() as url:
-        c = Campaign(url, folder, limit, ledger, platform, here)
+        c = Campaign(url, folder, limit, ledger, platform, here, launch=launch)
         hit = [s for s in (c.kill_during(step, rng) for step in kills) if s]
         if not c.finished:  # a run that got past the last kill moment to the end has resumed it already
             c.run_to_end()

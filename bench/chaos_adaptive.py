@@ -36,7 +36,17 @@ from bench.adaptive_campaign import PROLIFIC, REWARD, UNIT
 from bench.answers_accuracy import project
 from bench.chaos import current_step, ledger_reader
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
-from bench.chaos_runner import ENV, HITFLOW, ROOT, SimFactory, run_here, run_until_clean, sim_process
+from bench.chaos_runner import (
+    ENV,
+    HITFLOW,
+    ROOT,
+    Launch,
+    SimFactory,
+    new_process,
+    run_here,
+    run_until_clean,
+    sim_process,
+)
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
 
@@ -125,6 +135,7 @@ class AdaptiveCampaign:
     span: float = 30.0  # seconds an uninterrupted run takes: an ``anywhere`` kill lands within it
     here: bool = False  # the runs not killed in this process (bench.chaos_runner.run_here); those killed are processes
     finished: bool = False  # a run meant to be killed reached the end (exit 0): it resumed the campaign
+    launch: Launch = new_process  # how the runs killed (and, not ``here``, the others) start
 
     @property
     def db(self) -> str:
@@ -138,7 +149,7 @@ class AdaptiveCampaign:
     def run_to_end(self, attempts: int = 3) -> int:
         if self.here:
             return run_here(self.args, self.folder, attempts)
-        return run_until_clean(self.args, self.folder, attempts, timeout_s=3600)
+        return run_until_clean(self.args, self.folder, attempts, timeout_s=3600, launch=self.launch)
 
     def kill_at(self, wanted: str, rng: random.Random) -> tuple[str, str] | None:
         """Start (resume) a run and kill -9 it once it is at ``wanted`` (an ``open_extension_moment``, or
@@ -147,7 +158,7 @@ class AdaptiveCampaign:
         if wanted == HOOKED:
             return self.killed_by_hook(rng.randint(1, 3))
         since = time.time()
-        proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, cwd=ROOT)
+        proc = self.launch(self.args[len(HITFLOW):])
         # within a quarter of a whole run's time: a resumed run has less left, and one that finishes first
         # ends the campaign's kills
         deadline = time.monotonic() + rng.uniform(0.3, max(self.span / 4, 1.0))
@@ -184,11 +195,11 @@ def audit(c: AdaptiveCampaign) -> dict[str, Any]:
 
 
 def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
-              sim: SimFactory = sim_process, here: bool = False) -> dict[str, Any]:
-    """The uninterrupted run (``here``: in this process, bench.chaos_runner.run_here)."""
+              sim: SimFactory = sim_process, here: bool = False, launch: Launch = new_process) -> dict[str, Any]:
+    """The uninterrupted run (``here``: in this process, bench.chaos_runner.run_here; else as ``launch`` starts it)."""
     config = adaptive_config(folder, items, seed, route)
     with sim(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config, route, here=here)
+        c = AdaptiveCampaign(url, folder, config, route, here=here, launch=launch)
         start = time.perf_counter()
         c.run_to_end(1)
         wall = time.perf_counter() - start
@@ -197,15 +208,15 @@ def clean_run(folder: Path, items: int, seed: int, route: str = "mturk",
 
 def killed_run(folder: Path, items: int, seed: int, plan: list[str], rng: random.Random,
                route: str = "mturk", span: float = 30.0, sim: SimFactory = sim_process,
-               here: bool = False) -> dict[str, Any]:
+               here: bool = False, launch: Launch = new_process) -> dict[str, Any]:
     """Kill at each moment of ``plan`` in turn (a moment already past is skipped by the run finishing), then
     resume to the end (``resumes_to_finish``: 0 where a run meant to be killed got to the end first; ``here``:
-    that resume in this process)."""
+    that resume in this process; ``launch``: how the runs killed start)."""
     config = adaptive_config(folder, items, seed, route)
     landed: Counter[str] = Counter()
     rounds: list[str] = []
     with sim(seed, *sim_args(folder)) as url:
-        c = AdaptiveCampaign(url, folder, config, route, span, here)
+        c = AdaptiveCampaign(url, folder, config, route, span, here, launch=launch)
         start = time.perf_counter()
         for wanted in plan:
             hit = c.kill_at(wanted, rng)

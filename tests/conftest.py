@@ -32,6 +32,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
 from flows.core.run.heap_owner import caller_freezes_heap
 from flows.sim.service.server import SimServer
 from tests import reaper
+from tests.forked_hitflow import ForkServer, fork_server
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, shared_prefect_server
 from tests.rewrite_ahead import rewrite_ahead
@@ -80,6 +81,15 @@ def prefect_worker_server(prefect_database_template: Path) -> Iterator[dict[str,
     with shared_prefect_server(prefect_database_template.parent.parent / "prefect-server",
                                prefect_database_template, **WORKER_SERVER_SETTINGS) as env:
         yield env
+
+
+@pytest.fixture(scope="session")
+def hitflow_forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    """``hitflow`` processes forked from one server per test process that imported the project once
+    (tests/forked_hitflow.py), for the tests whose command is killed, interrupted or raced but whose
+    point is not an interpreter's start; started by the first test that asks for it."""
+    with fork_server(tmp_path_factory.mktemp("forkserver")) as server:
+        yield server
 
 
 @pytest.fixture

@@ -9,7 +9,12 @@ what the test checks. The client hands SIGINT, SIGTERM and SIGHUP to its command
 server started with ``&`` is stopped by SIGTERM to its group when the page ends). Commands whose
 printed link is opened and which then get Ctrl-C (``hitflow review``, ``hitflow ui``) are left to the
 real ``hitflow``, which also proves the console script starts. Commands run at once, each with a
-thread of the server waiting for it.
+thread of the server waiting for it. tests/forked_hitflow.py is its client for tests in Python (what
+``subprocess.Popen`` gives, the child's own pid; conftest's session fixture ``hitflow_forks``).
+
+What the server imported read its environment once, when it was imported: a command's environment
+reaches what its child imports and reads afterwards (fsspec, Prefect, the command's settings), but
+not those import-time reads (``HITFLOW_DB``, the parser's default ledger): pass ``--db``.
 
     python -m tests.hitflow_forkserver SOCKET      # the server: imports, then serves until SIGTERM
 
@@ -18,6 +23,7 @@ The ``hitflow`` client it writes (``client_script``) is a few lines of ``python 
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -48,8 +54,8 @@ reply = conn.makefile()
 child = int(reply.readline())
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a stop for the command reaches its process
     signal.signal(sig, lambda number, _frame: os.kill(child, number))
-status = reply.readline()
-sys.exit(int(status) if status else 1)
+status = reply.readline().split()
+sys.exit(int(status[0]) if status else 1)
 '''
 
 
@@ -62,8 +68,13 @@ def client_script(folder: Path, socket_path: Path) -> Path:
 
 
 def serve(socket_path: str) -> None:
+    # as flows/cli/process_life.py's loaded_then_frozen: no collections while importing, then what was
+    # loaded is frozen (each child's full collections skip it, and leave its pages shared with the server)
+    gc.disable()
     for name in PRELOAD:
         __import__(name)
+    gc.freeze()
+    gc.enable()
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(f"{socket_path}.partial")
     listener.listen(8)
@@ -97,16 +108,17 @@ def _finish(conn: socket.socket, pid: int, argv: list[str]) -> None:
     sys.stdout's lock when the main thread forks would leave the child's stdout locked for good."""
     with conn:
         conn.sendall(f"{pid}\n".encode())
-        status, cpu = _wait(pid, conn)
+        status, returncode, cpu = _wait(pid, conn)
         os.write(1, f"{cpu:6.2f} s CPU, exit {status}: {' '.join(argv[1:])}\n".encode())  # what each cost
         with contextlib.suppress(OSError):  # a client that went away
-            conn.sendall(f"{status}\n".encode())
+            conn.sendall(f"{status} {returncode}\n".encode())
         OPEN.discard(conn)
 
 
-def _wait(pid: int, conn: socket.socket) -> tuple[int, float]:
-    """The child's exit status as a shell gives it (128 + signal), and its CPU seconds; a client that
-    went away (its bash timed out) takes its child with it."""
+def _wait(pid: int, conn: socket.socket) -> tuple[int, int, float]:
+    """The child's exit status as a shell gives it (128 + signal) and as ``subprocess`` does (-signal),
+    and its CPU seconds; a client that went away (its bash timed out, or it was killed) takes its child
+    with it."""
     pidfd = os.pidfd_open(pid)
     try:
         while not select.select([pidfd, conn], [], [])[0].count(pidfd):
@@ -116,8 +128,9 @@ def _wait(pid: int, conn: socket.socket) -> tuple[int, float]:
         _, status, usage = os.wait4(pid, 0)
     finally:
         os.close(pidfd)
-    code = os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
-    return code, usage.ru_utime + usage.ru_stime
+    returncode = os.waitstatus_to_exitcode(status)
+    code = returncode if returncode >= 0 else 128 - returncode
+    return code, returncode, usage.ru_utime + usage.ru_stime
 
 
 def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
@@ -129,9 +142,14 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
         os.close(fd)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.default_int_handler)
+    if request.get("session"):  # a group of its own, as Popen(start_new_session=True) makes: killpg(pid) reaches it
+        os.setsid()
     os.chdir(str(request["cwd"]))
     os.environ.clear()
     os.environ.update(request["env"])  # type: ignore[arg-type]
+    if os.environ.get("PYTHONUNBUFFERED"):  # read at an interpreter's start: the server's streams were made then
+        for stream in (sys.stdout, sys.stderr):
+            stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     sys.argv = list(request["argv"])  # type: ignore[call-overload]
     from flows.cli.main import main
 

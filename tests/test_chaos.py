@@ -6,7 +6,9 @@ people on the same simulator) a killed and resumed run's outputs equal the unint
 
 The simulator runs on a thread of the test's process (bench.chaos_runner.sim_thread), where the kills do not
 reach it; the runs not killed (the resumes after the kills, the faulty runs, the uninterrupted runs but the
-shared MTurk one) run through the CLI's main() there (bench.chaos_runner.run_here)."""
+shared MTurk one) run through the CLI's main() there (bench.chaos_runner.run_here). The runs killed with
+SIGKILL, and the shared MTurk one, are processes forked from a server that imported the project once
+(tests/forked_hitflow.py, the session's ``hitflow_forks``): each its own process, killed by its pid."""
 
 from __future__ import annotations
 
@@ -17,25 +19,32 @@ import pandas as pd
 import pytest
 
 from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign
-from bench.chaos_runner import sim_thread
+from bench.chaos_runner import ENV, ROOT, Launch, sim_thread
+from tests.forked_hitflow import ForkServer
 
 PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "double_decisions": 0,
            "overpaid": "0.00", "dataset_differences": 0, "files_not_byte_identical": []}
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> Reference:
-    # a process of its own: the runs compared with it here (a resume, the faulty runs) are made in the test's
-    # process, so its bytes and theirs come from interpreters with different hash seeds (a set's order that
-    # leaked into an output would show)
-    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20, sim=sim_thread)
+def launch(hitflow_forks: ForkServer) -> Launch:
+    return hitflow_forks.launcher(ENV, ROOT)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory, launch: Launch) -> Reference:
+    # a process of its own, forked from the fork server, an interpreter of its own: the runs compared with it
+    # here (a resume, the faulty runs) are made in the test's process, so its bytes and theirs come from
+    # interpreters with different hash seeds (a set's order that leaked into an output would show)
+    return clean_run(tmp_path_factory.mktemp("chaos") / "clean", limit=20, sim=sim_thread, launch=launch)
 
 
 @pytest.mark.slow
-def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_run(clean, tmp_path: Path) -> None:
+def test_killed_at_random_moments_then_resumed_equals_an_uninterrupted_run(clean, tmp_path: Path,
+                                                                          launch: Launch) -> None:
     rng = random.Random(2026)
     steps = sorted(rng.sample(STEPS, 3), key=STEPS.index)  # three different steps, in the order a run meets them
-    result = killed_campaign(tmp_path, clean, steps, rng, limit=20, sim=sim_thread, here=True)
+    result = killed_campaign(tmp_path, clean, steps, rng, limit=20, sim=sim_thread, here=True, launch=launch)
     assert sum(result.pop("kills").values()) >= 2  # the run was really killed (a step can pass unseen)
     assert {k: result[k] for k in PERFECT} == PERFECT
     assert result["spent"] == str(clean.spent)
@@ -65,22 +74,23 @@ ROUTE_KILLS = {"links": ["publish", "collect", "block"], "prolific": ["review", 
 @pytest.mark.slow
 @pytest.mark.parametrize("platform", sorted(ROUTE_KILLS))
 def test_killed_then_resumed_on_prolific_and_links_writes_the_uninterrupted_runs_bytes(tmp_path: Path,
-                                                                                     platform: str) -> None:
+                                                                                     platform: str,
+                                                                                     launch: Launch) -> None:
     clean = clean_run(tmp_path / "clean", limit=20, platform=platform, sim=sim_thread, here=True)
     result = killed_campaign(tmp_path / "killed", clean, ROUTE_KILLS[platform], random.Random(45), limit=20,
-                             platform=platform, sim=sim_thread, here=True)
+                             platform=platform, sim=sim_thread, here=True, launch=launch)
     assert sum(result.pop("kills").values()) >= 2  # the run was really killed
     assert (result["dataset_differences"], result["files_not_byte_identical"]) == (0, [])
 
 
 @pytest.mark.slow
 def test_a_prolific_run_killed_while_people_are_at_its_pages_is_found_again_at_the_same_address(
-        tmp_path: Path) -> None:
+        tmp_path: Path, launch: Launch) -> None:
     # The study's link names the killed run's task server; a published study's link cannot change.
     # The resumed run's server listened on a new port: every later participant returned the study
     # and the batch ended with no work ("batch 1 got no work"), five resumes in a row.
     with sim_thread() as url:
-        c = Campaign(url, tmp_path, 20, platform="prolific", here=True)
+        c = Campaign(url, tmp_path, 20, platform="prolific", here=True, launch=launch)
         assert [c.kill_during("collect", random.Random(n)) for n in range(2)] == ["collect", "collect"]
         assert c.run_to_end(1) == 1
     dataset = pd.read_csv(tmp_path / "vizwiz_captions" / "dataset.csv")

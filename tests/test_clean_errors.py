@@ -23,6 +23,7 @@ from flows.driver.operations import cancel
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
 from tests.conftest import advance
+from tests.forked_hitflow import ForkServer
 from tests.test_budget import config_with
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,13 +50,15 @@ def test_a_domain_error_through_prefect_is_one_line_and_a_log_file(tmp_path: Pat
     assert "Traceback" in log.read_text() and "BudgetError" in log.read_text()
 
 
-def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(sim, tmp_path: Path) -> None:
+def test_ctrl_c_says_where_the_run_stopped_and_how_to_resume(sim, tmp_path: Path, hitflow_forks: ForkServer) -> None:
     from flows.cli.main import main
 
     db = tmp_path / "h.db"
     args = [*HITFLOW, "run", str(CONFIG), "--no-prefect", "--endpoint-url", sim.url, "--db", str(db),
             "--out", str(tmp_path), "--limit", "50"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    # a process of its own, forked from the session's fork server (tests/forked_hitflow.py): no imports to wait for
+    proc = hitflow_forks.popen(args[len(HITFLOW):], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                               cwd=ROOT)
     deadline = time.time() + 240  # importing alone took ~50 s at load 30 (2 cores, parallel workers)
     while time.time() < deadline and not _hits(db):
         time.sleep(0.05)
@@ -82,12 +85,12 @@ def _hits(db: Path) -> int:
         return 0
 
 
-def test_status_into_a_closed_pipe_is_quiet(sim, tmp_path: Path) -> None:
+def test_status_into_a_closed_pipe_is_quiet(sim, tmp_path: Path, hitflow_forks: ForkServer) -> None:
     db = tmp_path / "h.db"
     run = _run(sim, db)
     plan_items(run, limit=20)
-    proc = subprocess.Popen([*HITFLOW, "status", "--json", "--db", str(db)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
+    proc = hitflow_forks.popen(["status", "--json", "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=ENV, cwd=ROOT)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # like `| head` that has read enough: every write now fails
     err = proc.stderr.read().decode()

@@ -76,6 +76,9 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path, prefect_w
         with temporary_settings({PREFECT_API_URL: env["PREFECT_API_URL"]}), \
                 get_client(sync_client=True) as client:
             deployments = {d.name: d for d in client.read_deployments()}
+            # each flow run: the engine as hitflow starts it on a process pool (flows/cli/flow_run_process.py)
+            assert all(deployments[n].job_variables["command"].endswith(" -m flows.cli.flow_run_process")
+                       for n in ("alpha", "beta"))
             runs = {n: client.create_flow_run_from_deployment(deployments[n].id).id for n in ("alpha", "beta")}
             wait_for("alpha to hold its lock", lambda: "alpha" in held_locks(db), 90)
             # a run that bypasses Prefect's queue meets the lock and is refused

@@ -5,7 +5,10 @@ say so; cancel finishes cleanly; bad ledger paths and empty item files are refus
 A command whose process is not what is tested (a refusal, ``status``, ``cancel``, a resume) runs
 through ``main()`` in this process (``hitflow_here``): the same exit code and printed lines, without
 a new interpreter's imports (~1.5 s of CPU each, issue 33). Runs that are signalled, killed, piped
-or raced are real processes."""
+or raced are real processes: those with --no-prefect forked from the session's fork server
+(tests/forked_hitflow.py: each its own process with its own pid, group, pipes and exit code, the
+project imported once by the server); the run under Prefect, whose ephemeral server joins its
+process group, started from scratch."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli.main import main
+from tests.forked_hitflow import Forked, ForkServer
 from tests.prefect_server import group_gone
 from tests.small_configs import small_vizwiz
 
@@ -45,13 +49,18 @@ def hitflow_here(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(["hitflow", *args], code, out.getvalue(), err.getvalue())
 
 
-def start(*args: str, env: dict[str, str] = ENV) -> subprocess.Popen[str]:
-    """A run in a process group of its own, as a terminal starts a foreground job."""
+def start(*args: str, env: dict[str, str] = ENV, forks: ForkServer | None = None) -> subprocess.Popen[str] | Forked:
+    """A run in a process group of its own, as a terminal starts a foreground job; ``forks``: forked from the
+    session's fork server (tests/forked_hitflow.py: the same command in a process of its own, its
+    imports made once by the server), for a test whose signal is about the run, not its interpreter."""
+    if forks is not None:
+        return forks.popen(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                           start_new_session=True)
     return subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             cwd=ROOT, start_new_session=True)
 
 
-def read_until(proc: subprocess.Popen[str], prefix: str, within_s: float = 180) -> list[str]:
+def read_until(proc: subprocess.Popen[str] | Forked, prefix: str, within_s: float = 180) -> list[str]:
     """stdout lines up to the first that starts with ``prefix`` (the run is then at that step)."""
     assert proc.stdout is not None
     lines: list[str] = []
@@ -121,12 +130,13 @@ def test_a_campaign_is_one_identity(finished: tuple[Path, Path, Path, str], tmp_
     assert status == {"vizwiz_captions": "done", "vizwiz_captions-attempt-2": "done"}
 
 
-def test_two_ledgers_racing_for_one_output_folder_one_is_refused(tmp_path: Path) -> None:
-    """Both pass the manifest check before either has written it; the O_EXCL claim decides."""
+def test_two_ledgers_racing_for_one_output_folder_one_is_refused(tmp_path: Path, hitflow_forks: ForkServer) -> None:
+    """Both pass the manifest check before either has written it; the O_EXCL claim decides. Two
+    processes, forked from the session's fork server (no Python to start for each)."""
     config, out = small_vizwiz(tmp_path), tmp_path / "out"
-    racers = [subprocess.Popen([*HITFLOW, "run", str(config), "--no-prefect", "--limit", "10", "--db",
-                                str(tmp_path / f"{n}.db"), "--out", str(out)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT) for n in ("one", "two")]
+    racers = [hitflow_forks.popen(["run", str(config), "--no-prefect", "--limit", "10", "--db",
+                                   str(tmp_path / f"{n}.db"), "--out", str(out)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT) for n in ("one", "two")]
     ended = [(proc.wait(240), proc.stderr.read() if proc.stderr else "") for proc in racers]
     for proc in racers:
         proc.communicate()
@@ -147,11 +157,11 @@ def dataset(folder: Path) -> dict[str, object]:
 
 
 def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path, Path, Path, str],
-                                                            tmp_path: Path) -> None:
+                                                            tmp_path: Path, hitflow_forks: ForkServer) -> None:
     """Ctrl-C mid-batch, then the resume command: the same images, captions, annotation ids and
     rejections as the uninterrupted run of the same seed (the review sample, too)."""
     config, db, out = small_vizwiz(tmp_path), tmp_path / "h.db", tmp_path / "out"
-    run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), forks=hitflow_forks)
     try:
         read_until(run, "batch 2: 2 HITs")
         os.killpg(run.pid, signal.SIGINT)
@@ -169,9 +179,9 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
 
 
 @pytest.mark.slow
-def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path) -> None:
+def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path, hitflow_forks: ForkServer) -> None:
     config, db, out = DEMO, tmp_path / "h.db", tmp_path / "out"  # the demo's 500 images: time to act mid-run
-    run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
+    run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), forks=hitflow_forks)
     try:
         read_until(run, "batch 2: 20 HITs")
         busy = hitflow_here("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
@@ -195,9 +205,9 @@ def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path) -> None:
     assert again.returncode == 2 and "--resume-cancelled" in again.stderr and hits(db) == posted
 
 
-def test_a_killed_run_shows_as_stopped_with_its_step(tmp_path: Path) -> None:
+def test_a_killed_run_shows_as_stopped_with_its_step(tmp_path: Path, hitflow_forks: ForkServer) -> None:
     db = tmp_path / "h.db"
-    run = start("run", str(DEMO), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "out"))
+    run = start("run", str(DEMO), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "out"), forks=hitflow_forks)
     try:
         read_until(run, "batch 1: 20 HITs")
         os.killpg(run.pid, signal.SIGKILL)

@@ -19,6 +19,7 @@ moto_server = pytest.importorskip("moto.server", reason="the S3 test server is m
 
 from flows.core.outputs.output_location import staging_root  # noqa: E402
 from flows.core.run.prefect_api import free_port  # noqa: E402
+from tests.forked_hitflow import ForkServer  # noqa: E402
 from tests.small_configs import small_vizwiz  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,19 +53,21 @@ def objects(endpoint: str, prefix: str) -> dict[str, bytes]:
             for o in listed}
 
 
-def hitflow(tmp: Path, endpoint: str, *args: str) -> subprocess.CompletedProcess[str]:
+def hitflow(forks: ForkServer, tmp: Path, endpoint: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``hitflow ARGS`` as a process of its own forked from the session's fork server (tests/forked_hitflow.py),
+    which has not imported fsspec: the command's fsspec reads its FSSPEC_* variables as it imports it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FSSPEC_", "HITFLOW_OUT", "AWS_"))}
     env.update({"FSSPEC_S3_ENDPOINT_URL": endpoint, "HITFLOW_STAGING": str(tmp / "staging"),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
-    return subprocess.run([sys.executable, "-m", "flows.cli", *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=240)
+    return forks.run(list(args), text=True, env=env, cwd=ROOT, timeout=240)
 
 
 @pytest.mark.slow
-def test_a_campaigns_outputs_on_s3_equal_the_local_run_and_hold_no_secret(s3: str, tmp_path: Path) -> None:
+def test_a_campaigns_outputs_on_s3_equal_the_local_run_and_hold_no_secret(s3: str, tmp_path: Path,
+                                                                          hitflow_forks: ForkServer) -> None:
     url = f"s3://{KEY}:{SECRET}@hitflow-outputs/runs"
-    done = hitflow(tmp_path, s3, "run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"),
-                   "--out", url)
+    done = hitflow(hitflow_forks, tmp_path, s3, "run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db",
+                   str(tmp_path / "h.db"), "--out", url)
     assert done.returncode == 0, done.stderr
     local = tmp_path / "staging" / staging_root("s3://hitflow-outputs/runs").name / "vizwiz_captions"
     at_url = objects(s3, "runs/vizwiz_captions/")
@@ -76,9 +79,10 @@ def test_a_campaigns_outputs_on_s3_equal_the_local_run_and_hold_no_secret(s3: st
     assert not [k for k, body in at_url.items() if SECRET.encode() in body]
 
 
-def test_a_bucket_that_does_not_exist_is_one_line_before_anything_is_posted(s3: str, tmp_path: Path) -> None:
-    done = hitflow(tmp_path, s3, "run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"),
-                   "--out", f"s3://{KEY}:{SECRET}@no-such-bucket/runs")
+def test_a_bucket_that_does_not_exist_is_one_line_before_anything_is_posted(s3: str, tmp_path: Path,
+                                                                             hitflow_forks: ForkServer) -> None:
+    done = hitflow(hitflow_forks, tmp_path, s3, "run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db",
+                   str(tmp_path / "h.db"), "--out", f"s3://{KEY}:{SECRET}@no-such-bucket/runs")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "cannot be written" in done.stderr, done.stderr
     assert "--out s3://no-such-bucket/runs cannot be written" in done.stderr and SECRET not in done.stderr
     assert not (tmp_path / "h.db").exists()

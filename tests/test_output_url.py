@@ -12,7 +12,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,10 +20,10 @@ from fsspec.implementations.local import LocalFileSystem
 
 from flows.core.outputs.output_location import shown_output, staging_root
 from flows.core.outputs.output_mirror import PART, PROBE, mirror, pull_missing
+from tests.forked_hitflow import ForkServer
 from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
-HITFLOW = [sys.executable, "-m", "flows.cli"]
 SECRET = "pw-Zq81vXk2LmT0"  # the password a URL carries; it must show up nowhere
 
 
@@ -35,15 +34,17 @@ def env_for(tmp: Path) -> dict[str, str]:
             "HITFLOW_STAGING": str(tmp / "staging")}
 
 
-def hitflow(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HITFLOW, *args], capture_output=True, text=True, env=env_for(tmp), cwd=ROOT, timeout=240)
+def hitflow(forks: ForkServer, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``hitflow ARGS`` as a process of its own, forked from the session's fork server (tests/forked_hitflow.py:
+    its own stdout, stderr and exit code, without a new interpreter's imports)."""
+    return forks.run(list(args), text=True, env=env_for(tmp), cwd=ROOT, timeout=240)
 
 
 def hitflow_here(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``hitflow ARGS`` through ``main()`` in this process, in ``env_for(tmp)``'s environment: its exit
     code, stdout and stderr, without a new interpreter's imports (~1.5 s of CPU). For a run whose
     process is not what is tested; the runs that are killed, and where the point is that the secret
-    shows up in nothing the process prints, stay processes (``hitflow``)."""
+    shows up in nothing the process prints, stay processes (``hitflow``, forked)."""
     from flows.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -102,12 +103,13 @@ def test_the_files_at_the_url_are_the_local_runs(uninterrupted) -> None:
 
 
 @pytest.mark.slow
-def test_a_run_killed_mid_batch_then_run_again_leaves_the_same_files_at_the_url(uninterrupted, tmp_path) -> None:
+def test_a_run_killed_mid_batch_then_run_again_leaves_the_same_files_at_the_url(uninterrupted, tmp_path,
+                                                                                hitflow_forks: ForkServer) -> None:
     reference = tree(uninterrupted[0] / "other-host" / "runs" / "vizwiz_captions")
     url = f"file://{tmp_path / 'other-host' / 'runs'}"
     args = ["run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
-    run = subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=env_for(tmp_path), cwd=ROOT, start_new_session=True)
+    run = hitflow_forks.popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env_for(tmp_path), cwd=ROOT, start_new_session=True)
     try:
         assert run.stdout is not None
         for line in run.stdout:  # batch 3 posted: batches 1 and 2 were copied at their ends
@@ -158,14 +160,14 @@ def test_a_fresh_folder_on_another_host_gets_what_the_url_holds(tmp_path, monkey
 
 
 @pytest.mark.slow
-def test_a_urls_credentials_show_up_nowhere(tmp_path) -> None:
+def test_a_urls_credentials_show_up_nowhere(tmp_path, hitflow_forks: ForkServer) -> None:
     """Ctrl-C mid-run (its log gets a traceback, its hint repeats --out), then the run resumed to its end:
     the password is in no line printed and no file written (ledger, logs, local copy, the URL's files)."""
     remote = tmp_path / "remote"
     url = f"file://hitflow:{SECRET}@{remote}"
     args = ["run", str(small_vizwiz(tmp_path)), "--no-prefect", "--db", str(tmp_path / "h.db"), "--out", url]
-    run = subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=env_for(tmp_path), cwd=ROOT, start_new_session=True)
+    run = hitflow_forks.popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env_for(tmp_path), cwd=ROOT, start_new_session=True)
     try:
         assert run.stdout is not None
         said: list[str] = []
@@ -180,7 +182,7 @@ def test_a_urls_credentials_show_up_nowhere(tmp_path) -> None:
     assert run.returncode == 130 and f"--out file://{remote} " in said[-1], said[-1]  # the resume hint, bare
     logs = list((remote / "vizwiz_captions" / "logs").glob("run-*.log"))
     assert len(logs) == 1 and "KeyboardInterrupt" in logs[0].read_text()  # the log, closed, at the URL too
-    done = hitflow(tmp_path, *args)
+    done = hitflow(hitflow_forks, tmp_path, *args)
     assert done.returncode == 0 and (remote / "vizwiz_captions" / "dataset.csv").is_file(), done.stderr
     assert SECRET not in "".join(said) + done.stdout + done.stderr
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
@@ -266,9 +268,10 @@ def test_a_secret_with_a_slash_left_as_it_is_is_refused_and_never_shown(tmp_path
     assert shown_output("s3://bucket/v@2/runs") == "s3://bucket/v@2/runs"  # an @ in a path alone is fine
 
 
-def test_a_config_with_credentials_in_its_output_url_is_refused_without_repeating_them(tmp_path) -> None:
+def test_a_config_with_credentials_in_its_output_url_is_refused_without_repeating_them(
+        tmp_path, hitflow_forks: ForkServer) -> None:
     config = small_vizwiz(tmp_path, edits={"[target]": f'[target]\nout = "s3://KEYID:{SECRET}@bucket/runs"'})
-    done = hitflow(tmp_path, "run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"))
+    done = hitflow(hitflow_forks, tmp_path, "run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"))
     assert done.returncode == 2 and "[target].out" in done.stderr and SECRET not in done.stderr, done.stderr
 
 

@@ -17,33 +17,37 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents and then fails to start
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
-from prefect import flow
+from flows.driver.flow_run_heap import flow_run_imports
 
-from flows.campaigns.batch_review import block_batch
-from flows.campaigns.campaign_plan import Run
-from flows.campaigns.identity import CANCELLED, Intent
-from flows.campaigns.review_data import ReviewPending
-from flows.campaigns.task_pages import task_page
-from flows.core.config.config import load_config
-from flows.core.errors import BatchHeld, BatchOpen, ConfigError
-from flows.core.ledger.store import DEFAULT_DB, Store
-from flows.core.outputs.output_location import deployable_locations
-from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
-from flows.driver.campaign import StepFn, run_next_batch
-from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
-from flows.driver.deployed_runs import (
-    NEXT_BATCH_FLOW,
-    WHOLE_FLOW,
-    ended_line,
-    pause_own_deployment,
-    refuse_cancelled_deployment_run,
-)
-from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
-from flows.driver.run_start import ended_status, open_run_folder
-from flows.driver.schedule_wait import note_scheduled_run
-from flows.driver.sim_marketplace import hand_known_answers
-from flows.platforms.registry import open_session
-from flows.platforms.targets import simulator_server
+with flow_run_imports():  # in a flow run's own process: its imports without collections, then frozen
+    from prefect import flow
+
+    from flows.campaigns.batch_review import block_batch
+    from flows.campaigns.campaign_plan import Run
+    from flows.campaigns.identity import CANCELLED, Intent
+    from flows.campaigns.review_data import ReviewPending
+    from flows.campaigns.task_pages import task_page
+    from flows.core.config.config import load_config
+    from flows.core.errors import BatchHeld, BatchOpen, ConfigError
+    from flows.core.ledger.store import DEFAULT_DB, Store
+    from flows.core.outputs.output_location import deployable_locations
+    from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
+    from flows.driver.campaign import StepFn, run_next_batch
+    from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+    from flows.driver.deployed_runs import (
+        NEXT_BATCH_FLOW,
+        WHOLE_FLOW,
+        ended_line,
+        pause_own_deployment,
+        pool_job_variables,
+        refuse_cancelled_deployment_run,
+    )
+    from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
+    from flows.driver.run_start import ended_status, open_run_folder
+    from flows.driver.schedule_wait import note_scheduled_run
+    from flows.driver.sim_marketplace import hand_known_answers
+    from flows.platforms.registry import open_session
+    from flows.platforms.targets import simulator_server
 
 keep_ephemeral_server_out_of_terminal_signals()
 
@@ -275,15 +279,10 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
             pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
     """A deployment of one of this module's flows on a process work pool (created if missing),
     at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.actions import WorkPoolCreate
-    from prefect.exceptions import ObjectAlreadyExists
-
     if not endpoint_url:
         raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
                           "(start one with `hitflow sim serve`)")
-    with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
-        client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+    variables = pool_job_variables(pool)  # the pool made if missing
     root = Path(__file__).resolve().parents[2]
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = flow.from_source(source=str(root), entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
@@ -296,5 +295,5 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
             name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
             parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
                         **deployable_locations(db_path, out_root), **extra},
-            print_next_steps=False, ignore_warnings=True, **timing)
+            print_next_steps=False, ignore_warnings=True, job_variables=variables, **timing)
     return str(deployment_id)

@@ -11,7 +11,9 @@ unpaused unless told otherwise) or in Prefect's UI.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
+import sys
 from pathlib import Path
 
 from flows.campaigns.identity import CANCELLED, attempt_name, stored_campaign
@@ -22,6 +24,25 @@ WHOLE_FLOW = "caption-campaign"  # the flows' names, as campaign_flow.py registe
 NEXT_BATCH_FLOW = "caption-campaign-next-batch"
 TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow serve-schedules` or `hitflow deploy`; "
                  "or in Prefect's UI)")
+
+
+def pool_job_variables(pool: str) -> dict[str, str]:
+    """The work pool ``pool`` (a process pool, made if missing), and the job variables of hitflow's deployments
+    on it: on a process pool each flow run starts as ``python -m flows.cli.flow_run_process`` with the
+    interpreter ``hitflow deploy`` runs in (Prefect's default is ``python -m prefect.engine`` with the
+    worker's): the engine with Prefect and hitflow imported with the collector off and frozen, and no
+    teardown after the run's final state, started by the worker directly (Prefect's workspace supervisor,
+    a process that imports Prefect before it becomes the engine, is left out). Other pools keep theirs."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.exceptions import ObjectAlreadyExists
+
+    with get_client(sync_client=True) as client:
+        with contextlib.suppress(ObjectAlreadyExists):
+            client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+        if client.read_work_pool(pool).type != "process":
+            return {}
+    return {"command": shlex.join([sys.executable, "-m", "flows.cli.flow_run_process"])}
 
 
 def next_batch_deployment(campaign: str) -> str:
