@@ -1,0 +1,101 @@
+"""The answers package's CPU pass (2026-11-27) changed how its numbers are computed, never the numbers: each
+rewritten function against its version before the pass (tests/answers_v1, kept as the independent
+computation), float for float, on random crowds and on the real WSD labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from postprocess.answers import method_choice
+from postprocess.answers.aggregation import aggregate_scored
+from tests.answers_v1 import aggregation as old_aggregation
+from tests.answers_v1 import method_choice as old_method_choice
+from tests.crowd_labels import crowd_frame
+
+WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
+needs_wsd = pytest.mark.skipif(not WSD.exists(), reason=f"needs ../shared/data beside the project ({WSD} is absent)")
+
+
+def random_crowd(seed: int, items: int, per_item: int, fields: int = 1, workers: int = 12, k: int = 3,
+                 shuffle: bool = False) -> pd.DataFrame:
+    """Workers right 70% of the time, a slip any label; with ``shuffle`` the rows in a random order."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for f in range(fields):
+        for i in range(items):
+            truth = rng.integers(k)
+            for j in rng.permutation(workers)[:per_item]:
+                label = truth if rng.random() < 0.7 else rng.integers(k)
+                rows.append({"item_id": f"i{i}", "worker_id": f"w{j}", "label": f"L{label}", "field": f"f{f}"})
+    out = pd.DataFrame(rows)
+    return out.sample(frac=1, random_state=seed).reset_index(drop=True) if shuffle else out
+
+
+def wsd() -> pd.DataFrame:
+    raw = pd.read_csv(WSD, sep="\t")
+    return pd.DataFrame({"item_id": raw["orig_id"], "worker_id": raw["!amt_worker_ids"],
+                         "label": raw["response"].astype(str)})
+
+
+CROWDS = {"tiny": lambda: random_crowd(5, 3, 2), "fuzz": lambda: pd.DataFrame(
+    [(f"i{i}", f"w{w}", "yes" if (i + w) % 3 else "no") for i in range(6) for w in range(5)],
+    columns=["item_id", "worker_id", "label"]),
+    "fields": lambda: random_crowd(2, 40, 5, fields=2), "shuffled": lambda: random_crowd(3, 300, 4, shuffle=True),
+    "sorted": lambda: random_crowd(6, 50, 5).sort_values("item_id", kind="stable", ignore_index=True),
+    "binary": lambda: random_crowd(4, 25, 3, workers=30, k=2), "crowd": lambda: crowd_frame(1, items=300, per_item=6)[0]}
+
+
+def same_frame(new: pd.DataFrame, old: pd.DataFrame) -> None:
+    """Equal to the last bit: values (NaN where NaN), columns, dtypes, index and attrs."""
+    pd.testing.assert_frame_equal(new, old, check_exact=True)
+    assert new.attrs == old.attrs
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_method_choice_models_and_choice_are_the_old_ones(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(2, 400)), int(rng.integers(2, 5))
+    items = rng.integers(0, max(1, n // int(rng.integers(1, 7))), n)
+    workers, labels = rng.integers(0, int(rng.integers(1, 15)), n), rng.integers(0, k, n)
+    fit = rng.random(n) < 0.8
+    for name in ("_one_coin", "_dawid_skene"):
+        args = (items[fit], workers[fit], labels[fit], k, items[~fit], workers[~fit], labels[~fit])
+        assert np.array_equal(getattr(method_choice, name)(*args), getattr(old_method_choice, name)(*args),
+                              equal_nan=True)
+    assert method_choice.choose(items, workers, labels, k, 1.0) == old_method_choice.choose(items, workers, labels,
+                                                                                               k, 1.0)
+
+
+@pytest.mark.parametrize("crowd", sorted(CROWDS))
+@pytest.mark.parametrize("method", ["auto", "mv", "ds", "skill"])
+def test_aggregate_scored_is_the_old_one(crowd: str, method: str) -> None:
+    frame = CROWDS[crowd]()
+    new, old = aggregate_scored(frame, method), old_aggregation.aggregate_scored(frame, method)
+    same_frame(new[0].answers, old[0].answers)
+    same_frame(new[0].workers, old[0].workers)
+
+
+@pytest.mark.parametrize("crowd", sorted(CROWDS))
+def test_aggregate_scored_with_controls_is_the_old_one(crowd: str) -> None:
+    frame = CROWDS[crowd]()
+    items = sorted(frame["item_id"].unique())[: max(2, frame["item_id"].nunique() // 10)]
+    controls = pd.DataFrame({"item_id": items, "answer": [f"L{i % 3}" for i in range(len(items))]})
+    (new, new_checked), (old, old_checked) = (aggregate_scored(frame, "auto", controls=controls),
+                                              old_aggregation.aggregate_scored(frame, "auto", controls=controls))
+    same_frame(new.answers, old.answers)
+    same_frame(new.workers, old.workers)
+    assert new_checked is not None and old_checked is not None
+    same_frame(new_checked, old_checked)
+
+
+@needs_wsd
+@pytest.mark.parametrize("method", ["auto", "mv", "ds"])
+def test_wsd_aggregates_as_before(method: str) -> None:
+    frame = wsd()
+    new, old = aggregate_scored(frame, method)[0], old_aggregation.aggregate_scored(frame, method)[0]
+    same_frame(new.answers, old.answers)
+    same_frame(new.workers, old.workers)
