@@ -46,7 +46,8 @@ CROWDS = {"tiny": lambda: random_crowd(5, 3, 2), "fuzz": lambda: pd.DataFrame(
     columns=["item_id", "worker_id", "label"]),
     "fields": lambda: random_crowd(2, 40, 5, fields=2), "shuffled": lambda: random_crowd(3, 300, 4, shuffle=True),
     "sorted": lambda: random_crowd(6, 50, 5).sort_values("item_id", kind="stable", ignore_index=True),
-    "binary": lambda: random_crowd(4, 25, 3, workers=30, k=2), "crowd": lambda: crowd_frame(1, items=300, per_item=6)[0]}
+    "binary": lambda: random_crowd(4, 25, 3, workers=30, k=2),
+    "crowd": lambda: crowd_frame(1, items=300, per_item=6)[0]}
 
 
 def same_frame(new: pd.DataFrame, old: pd.DataFrame) -> None:

@@ -54,12 +54,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from tests.answers_v1.calibration import bounded, calibrate_answers
 from postprocess.answers.crowdkit_models import model_class
-from tests.answers_v1.judgements import DEFAULT_FIELD, judgements
-from tests.answers_v1.method_choice import Choice, choose
 from postprocess.answers.skill_posterior import label_probabilities
 from postprocess.answers.skill_prior import SkillPrior
+from tests.answers_v1.calibration import bounded, calibrate_answers
+from tests.answers_v1.judgements import DEFAULT_FIELD, judgements
+from tests.answers_v1.method_choice import Choice, choose
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
