@@ -41,6 +41,7 @@ import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from postprocess.answers.aggregation import ANSWER_COLUMNS, Aggregation, aggregate
@@ -98,14 +99,16 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
         raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
     data = judgements(frame, keep=("seconds",) if rule.fast_share > 0 else ())
     data["rank"] = data.groupby(KEY, sort=False).cumcount()  # arrival order within the item
-    available = data.groupby(KEY).size().rename("available")
+    groups = data.groupby(KEY)
+    available = groups.size().rename("available")
+    group = groups.ngroup().to_numpy()  # each judgement's position in ``available`` (and ``wanted``)
     cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
     wanted = available.clip(upper=rule.min_judgements)
     if controls is not None:  # scored, never answered: they need no more judgements (flows/custom/adaptive_rounds.py)
         control_ids = set(controls["item_id"].astype(str).str.strip())
         cap = cap.where(~cap.index.get_level_values("item_id").isin(control_ids), wanted)
     while True:
-        used = _take(data, wanted)
+        used = _take(data, wanted, group)
         if used.empty:
             empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
@@ -128,13 +131,14 @@ def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str]
     on ``controls`` when there are some). Without fast workers, and where the method's answer is the skill
     posterior's top label, it is answers.csv's confidence itself."""
     posterior = label_posterior(used, rule.skill_prior, fast)
-    return as_reported(posterior, judgements(used).groupby("field")["label"].nunique(), controls)
+    # ``used`` is judgements()' own rows (a replay's, or a campaign's): read through it again they are the same
+    return as_reported(posterior, used.groupby("field")["label"].nunique(), controls)
 
 
-def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:
-    """The first ``wanted`` judgements of each item and field, in the file's order."""
-    limit = data.set_index(KEY).index.map(wanted)
-    return data[data["rank"].to_numpy() < limit.to_numpy()]
+def _take(data: pd.DataFrame, wanted: pd.Series, group: np.ndarray) -> pd.DataFrame:
+    """The first ``wanted`` judgements of each item and field, in the file's order (``group``: each row's
+    position in ``wanted``, which holds every item and field in sorted order, as groupby numbers them)."""
+    return data[data["rank"].to_numpy() < wanted.to_numpy()[group]]
 
 
 def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule,
@@ -176,11 +180,13 @@ def _lead(used: pd.DataFrame) -> pd.Series:
 
 
 def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, sureness: pd.DataFrame) -> pd.DataFrame:
-    answers = result.answers.merge(wanted.rename("judgements_used").reset_index(), on=KEY, how="left")
-    answers = answers.merge(available.reset_index(), on=KEY, how="left")
-    stop = sureness[[*KEY, "confidence"]].rename(columns={"confidence": "stop_confidence"})
-    out = answers.merge(stop, on=KEY, how="left")
-    out.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})  # the last round's, by field
+    """The answers with their item's ``judgements_used``, ``available`` and ``stop_confidence``: looked up by
+    item and field (each key once on the right: what three left merges gave, without their joins)."""
+    at = pd.MultiIndex.from_frame(result.answers[KEY])
+    stop = sureness.set_index(KEY)["confidence"]
+    out = result.answers.assign(judgements_used=wanted.reindex(at).to_numpy(), available=available.reindex(at).to_numpy(),
+                                stop_confidence=stop.reindex(at).to_numpy())
+    out.attrs = {"method_choice": result.answers.attrs.get("method_choice", {})}  # the last round's, by field
     return out
 
 

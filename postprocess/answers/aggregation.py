@@ -115,12 +115,20 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
     answers, checked = calibrate_answers(result.answers, gold)
     answers.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})
     answers.attrs["temperature"] = result.answers.attrs.get("temperature", {})
-    scores = scored.groupby("worker_id").agg(control_accuracy=("correct", "mean"), controls=("correct", "size"))
     workers = result.workers.drop(columns=["control_accuracy", "controls"]).merge(
-        scores.reset_index(), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
+        _control_scores(scored), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
     workers["controls"] = workers["controls"].fillna(0).astype(int)
     workers["items"] = workers["items"].fillna(0).astype(int)
     return Aggregation(answers, workers.reset_index(drop=True)[WORKER_COLUMNS]), checked
+
+
+def _control_scores(scored: pd.DataFrame) -> pd.DataFrame:
+    """``worker_id, control_accuracy, controls`` in worker order from the controls' ``correct`` (0 or 1 each,
+    so the share is the exact count over the labels, as pandas' group mean gives it) without a group-by."""
+    codes, names = pd.factorize(scored["worker_id"], sort=True)
+    labels = np.bincount(codes, minlength=len(names))
+    return pd.DataFrame({"worker_id": names, "control_accuracy": np.bincount(
+        codes, scored["correct"].to_numpy(), minlength=len(names)) / labels, "controls": labels})
 
 
 def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
@@ -201,12 +209,18 @@ def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, t
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
-    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees`` per judgement)."""
-    by = given.groupby("worker", sort=True)
-    out = pd.DataFrame({"skill": by["posterior"].mean(), "items": by["item"].nunique(),
-                        "agreement": by["agrees"].mean(), "control_accuracy": np.nan, "controls": 0})
-    out.index = worker_ids.take(out.index.to_numpy())
-    return out.rename_axis("worker_id").reset_index()[WORKER_COLUMNS]
+    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees`` per judgement). The skill is
+    pandas' group mean (its compensated sum); the rest are counts, which numpy's sums give exactly: one
+    group-by, not three and a frame of them (~1 ms a call, paid each round of a replay)."""
+    worker, item = given["worker"].to_numpy(), given["item"].to_numpy()
+    skill = given["posterior"].groupby(worker, sort=True).mean()
+    present = skill.index.to_numpy()
+    labels = np.bincount(worker)[present]
+    pairs = np.unique(worker.astype(np.int64) * (int(item.max(initial=0)) + 1) + item)
+    distinct = np.bincount(pairs // (int(item.max(initial=0)) + 1), minlength=len(worker_ids))[present]
+    return pd.DataFrame({"worker_id": worker_ids.take(present), "skill": skill.to_numpy(), "items": distinct,
+                         "agreement": np.bincount(worker, given["agrees"].to_numpy())[present] / labels,
+                         "control_accuracy": np.nan, "controls": 0})
 
 
 def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, seen: set[str], method: str,
