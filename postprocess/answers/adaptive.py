@@ -184,8 +184,8 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
     item and field (each key once on the right: what three left merges gave, without their joins)."""
     at = pd.MultiIndex.from_frame(result.answers[KEY])
     stop = sureness.set_index(KEY)["confidence"]
-    out = result.answers.assign(judgements_used=wanted.reindex(at).to_numpy(), available=available.reindex(at).to_numpy(),
-                                stop_confidence=stop.reindex(at).to_numpy())
+    out = result.answers.assign(judgements_used=wanted.reindex(at).to_numpy(),
+                                available=available.reindex(at).to_numpy(), stop_confidence=stop.reindex(at).to_numpy())
     out.attrs = {"method_choice": result.answers.attrs.get("method_choice", {})}  # the last round's, by field
     return out
 
