@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess.answers import method_choice
+from postprocess.answers import method_choice, worker_skill
 from postprocess.answers.aggregation import aggregate_scored
 from tests.answers_v1 import aggregation as old_aggregation
 from tests.answers_v1 import method_choice as old_method_choice
+from tests.answers_v1 import worker_skill as old_worker_skill
 from tests.crowd_labels import crowd_frame
 
 WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
@@ -100,3 +101,19 @@ def test_wsd_aggregates_as_before(method: str) -> None:
     new, old = aggregate_scored(frame, method)[0], old_aggregation.aggregate_scored(frame, method)[0]
     same_frame(new.answers, old.answers)
     same_frame(new.workers, old.workers)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("page_labels", [5.0, 0.0])
+def test_worker_skill_scores_are_the_old_ones(seed: int, page_labels: float) -> None:
+    """Pages in and out of order (pandas sums a page's labels one of two ways: both are kept)."""
+    frame = random_crowd(seed, 30 + 10 * seed, 3 + seed % 4, fields=1 + seed % 2)
+    rng = np.random.default_rng(seed)
+    pages = [f"u{i // 7}" for i in range(len(frame))] if seed % 3 else list(rng.choice(["a", "b", "c", "d"],
+                                                                                       len(frame)))
+    given = frame.rename(columns={"label": "value"}).assign(unit=pages)
+    items = sorted(frame["item_id"].unique())[:4]
+    controls = pd.DataFrame({"item_id": items, "field": "f0", "answer": ["L0", "L1", "L2", "L3"]})
+    policy = worker_skill.SkillPolicy(page_labels=page_labels)
+    same_frame(worker_skill.skill_scores(given, controls, policy),
+               old_worker_skill.skill_scores(given, controls, old_worker_skill.SkillPolicy(page_labels=page_labels)))

@@ -172,7 +172,7 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
         like += PRIOR
         mass = np.exp(like - like.max())
         ordinary = mine & ~known
-        pages = pd.Series(told[ordinary]).groupby(unit[ordinary]).sum()
+        pages = _page_sums(told[ordinary], unit[ordinary])
         evidence = float((mine & known).sum() + np.minimum(1.0, pages / cap).sum())
         rows.append({"worker_id": str(name), "controls": int((mine & known).sum()),
                      "correct": int(p[mine & known].sum()), "items": int(ordinary.sum()), "pages": len(pages),
@@ -180,6 +180,27 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
                      "evidence": evidence, "accuracy": float(mass @ GRID / mass.sum()),
                      "above": float(mass[policy.block_below <= GRID].sum() / mass.sum())})
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+def _page_sums(told: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """One worker's ``told`` summed per page, pages in text order: ``pd.Series(told).groupby(unit).sum()``'s
+    values, summed as pandas sums them (where the rows come in page order already, each page's rows by
+    ``np.add.reduceat``; else compensated (Kahan) in row order, a missing value skipped), without its
+    group-by (~0.3 ms a worker, a campaign's outputs paid it for every worker)."""
+    names, page = np.unique(unit, return_inverse=True)
+    if len(page) and (page[1:] >= page[:-1]).all() and not np.isnan(told).any():
+        return np.add.reduceat(told, np.flatnonzero(np.r_[True, page[1:] != page[:-1]]))
+    total, compensation = [0.0] * len(names), [0.0] * len(names)
+    for g, value in zip(page.tolist(), told.tolist(), strict=True):
+        if value != value:
+            continue
+        y = value - compensation[g]
+        t = total[g] + y
+        compensation[g] = t - total[g] - y
+        if compensation[g] != compensation[g]:  # an infinite value: pandas resets the compensation
+            compensation[g] = 0.0
+        total[g] = t
+    return np.array(total, dtype=float)
 
 
 def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
