@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess.answers import method_choice, worker_skill
+from postprocess.answers import control_items, method_choice, worker_skill
 from postprocess.answers.aggregation import aggregate_scored
 from tests.answers_v1 import aggregation as old_aggregation
+from tests.answers_v1 import control_items as old_control_items
 from tests.answers_v1 import method_choice as old_method_choice
 from tests.answers_v1 import worker_skill as old_worker_skill
 from tests.crowd_labels import crowd_frame
@@ -117,3 +118,20 @@ def test_worker_skill_scores_are_the_old_ones(seed: int, page_labels: float) -> 
     policy = worker_skill.SkillPolicy(page_labels=page_labels)
     same_frame(worker_skill.skill_scores(given, controls, policy),
                old_worker_skill.skill_scores(given, controls, old_worker_skill.SkillPolicy(page_labels=page_labels)))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_control_items_are_the_old_ones(seed: int) -> None:
+    """Controls answered by the crowd or against it, blank answers, a control listed twice."""
+    rng = np.random.default_rng(seed)
+    frame = random_crowd(seed, int(rng.integers(1, 30)), int(rng.integers(1, 6)), fields=1 + seed % 2,
+                         k=2 + seed % 3)
+    given = frame.rename(columns={"label": "value"})
+    if seed % 4 == 0:
+        given.loc[given.index[:3], "value"] = " "
+    items = sorted(frame["item_id"].unique())[: int(rng.integers(1, 6))]
+    controls = pd.DataFrame({"item_id": items, "field": "f0", "answer": [f"L{rng.integers(3)}" for _ in items]})
+    if seed % 5 == 0:
+        controls = pd.concat([controls, controls.head(1)])
+    same_frame(control_items.trusted_controls(given, controls), old_control_items.trusted_controls(given, controls))
+    same_frame(control_items.control_scores(given, controls), old_control_items.control_scores(given, controls))
