@@ -11,10 +11,14 @@ import pandas as pd
 import pytest
 
 from postprocess.answers import control_items, method_choice, worker_skill
+from postprocess.answers.adaptive import StoppingRule, replay
 from postprocess.answers.aggregation import aggregate_scored
+from postprocess.answers.skill_posterior import SkillPrior, label_posterior
+from tests.answers_v1 import adaptive as old_adaptive
 from tests.answers_v1 import aggregation as old_aggregation
 from tests.answers_v1 import control_items as old_control_items
 from tests.answers_v1 import method_choice as old_method_choice
+from tests.answers_v1 import skill_posterior as old_skill_posterior
 from tests.answers_v1 import worker_skill as old_worker_skill
 from tests.crowd_labels import crowd_frame
 
@@ -135,3 +139,40 @@ def test_control_items_are_the_old_ones(seed: int) -> None:
         controls = pd.concat([controls, controls.head(1)])
     same_frame(control_items.trusted_controls(given, controls), old_control_items.trusted_controls(given, controls))
     same_frame(control_items.control_scores(given, controls), old_control_items.control_scores(given, controls))
+
+
+RULES = {"defaults": StoppingRule(), "ds": StoppingRule(2, 6, confidence=0.95, method="ds"),
+         "lead": StoppingRule(3, lead=2, method="mv", stop_on="method"), "starter": StoppingRule(2, 6, confidence=0.98),
+         "unsettled": StoppingRule(3, 5, confidence=0.9, settled=False),
+         "typical": StoppingRule(2, 6, confidence=0.95, skill_prior=SkillPrior(typical_weight=20.0))}
+
+
+@pytest.mark.parametrize("crowd", ["tiny", "fuzz", "fields", "sorted", "binary"])
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_replay_is_the_old_one(crowd: str, rule: str) -> None:
+    frame = CROWDS[crowd]()
+    new, old = replay(frame, RULES[rule]), old_adaptive.replay(frame, old_adaptive.StoppingRule(**vars(RULES[rule])))
+    same_frame(new.answers, old.answers)
+    same_frame(new.used, old.used)
+
+
+@pytest.mark.parametrize("crowd", ["fuzz", "fields", "crowd"])
+def test_replay_with_controls_and_label_posterior_are_the_old_ones(crowd: str) -> None:
+    frame = CROWDS[crowd]()
+    items = sorted(frame["item_id"].unique())[:5]
+    controls = pd.DataFrame({"item_id": items, "answer": [f"L{i % 3}" for i in range(len(items))]})
+    rule = StoppingRule(2, 6, confidence=0.95)
+    new = replay(frame, rule, controls=controls)
+    old = old_adaptive.replay(frame, old_adaptive.StoppingRule(**vars(rule)), controls=controls)
+    same_frame(new.answers, old.answers)
+    for prior in (SkillPrior(), SkillPrior(typical_weight=20.0), SkillPrior(crowd_weight=0.0)):
+        same_frame(label_posterior(frame, prior), old_skill_posterior.label_posterior(frame, prior))
+
+
+@needs_wsd
+def test_wsd_replays_as_before() -> None:
+    frame = wsd()
+    for rule in (RULES["ds"], RULES["starter"]):
+        new, old = replay(frame, rule), old_adaptive.replay(frame, old_adaptive.StoppingRule(**vars(rule)))
+        same_frame(new.answers, old.answers)
+        same_frame(new.used, old.used)

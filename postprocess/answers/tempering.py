@@ -40,9 +40,7 @@ GRID = np.geomspace(1.0, MAX_TEMPERATURE, 41)
 def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray,
               temperature: float = 1.0) -> np.ndarray:
     """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by ``temperature``, normalised."""
-    summed = np.zeros((n_items, loglik.shape[1]))
-    np.add.at(summed, item, loglik)
-    return _normalised(log_classes + summed / temperature)
+    return _normalised(log_classes + _item_sums(loglik, item, n_items) / temperature)
 
 
 def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray) -> float:
@@ -57,12 +55,20 @@ def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndar
     rank = np.empty(len(item), dtype=int)
     rank[order] = np.arange(len(item)) - np.searchsorted(item[order], item[order])
     used = (rank < first) & (counts[item] >= first)
-    summed = np.zeros((n_items, loglik.shape[1]))
-    np.add.at(summed, item[used], loglik[used])
+    summed = _item_sums(loglik[used], item[used], n_items)
     others, own = summed[item[used]] - loglik[used], loglik[used]
     scores = np.array([held_out_score(others, own, log_classes, t) for t in GRID]) * len(own)
     best = int(np.argmax(scores))
     return float(GRID[best]) if scores[best] - scores[0] >= MIN_GAIN else 1.0
+
+
+def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
+    """Items x classes: each item's rows of ``loglik`` summed in row order from 0 (``np.add.at`` on zeros did
+    the same additions; one ``np.bincount`` over (row, class) pairs is ~10 times quicker, run every EM step)."""
+    k = loglik.shape[1]
+    cells = (np.asarray(item)[:, None] * k + np.arange(k)).ravel()
+    return np.bincount(cells, np.ascontiguousarray(loglik, dtype=float).ravel(), minlength=n_items * k).reshape(
+        n_items, k)
 
 
 def held_out_score(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, temperature: float) -> float:

@@ -43,10 +43,10 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
 from tests.answers_v1.aggregation import ANSWER_COLUMNS, Aggregation, aggregate
 from tests.answers_v1.calibration import as_reported
 from tests.answers_v1.judgements import judgements
+from tests.answers_v1.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
 # A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:

@@ -55,11 +55,11 @@ import numpy as np
 import pandas as pd
 
 from postprocess.answers.crowdkit_models import model_class
-from postprocess.answers.skill_posterior import label_probabilities
 from postprocess.answers.skill_prior import SkillPrior
 from tests.answers_v1.calibration import bounded, calibrate_answers
 from tests.answers_v1.judgements import DEFAULT_FIELD, judgements
 from tests.answers_v1.method_choice import Choice, choose
+from tests.answers_v1.skill_posterior import label_probabilities
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
