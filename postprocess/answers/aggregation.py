@@ -275,12 +275,16 @@ def _pick(probas: pd.DataFrame, skill: pd.DataFrame) -> tuple[pd.Series, pd.Seri
     """The most probable label per item and whether the method's top labels tied; a tie goes to the label
     the skill posterior ``skill`` (same items and columns) finds more probable, then to text order."""
     order = sorted(probas.columns)
-    values = probas[order].to_numpy(dtype=float).round(TIE_DECIMALS)
+    in_order = list(probas.columns) == order  # then the frames are read as they are, not reindexed
+    values = (probas if in_order else probas[order]).to_numpy(dtype=float).round(TIE_DECIMALS)
     top = values == values.max(axis=1, keepdims=True)
-    by_skill = np.where(top, skill.reindex(index=probas.index, columns=order).to_numpy(dtype=float).round(
-        TIE_DECIMALS), -1.0)
+    aligned = in_order and list(skill.columns) == order and skill.index.equals(probas.index)
+    by_skill = np.where(top, (skill if aligned else skill.reindex(index=probas.index, columns=order)).to_numpy(
+        dtype=float).round(TIE_DECIMALS), -1.0)
     chosen = pd.Series(np.asarray(order, dtype=object)[by_skill.argmax(axis=1)], index=probas.index)
     tie = pd.Series(top.sum(axis=1) > 1, index=probas.index)
+    if probas.index.is_monotonic_increasing:
+        return chosen, tie
     return chosen.sort_index(), tie.sort_index()
 
 
