@@ -4,19 +4,21 @@ computation), float for float, on random crowds and on the real WSD labels."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess.answers import control_items, method_choice, worker_skill
+from postprocess.answers import control_items, label_hygiene, method_choice, worker_skill
 from postprocess.answers.adaptive import StoppingRule, replay
 from postprocess.answers.aggregation import aggregate_scored
 from postprocess.answers.skill_posterior import SkillPrior, label_posterior
 from tests.answers_v1 import adaptive as old_adaptive
 from tests.answers_v1 import aggregation as old_aggregation
 from tests.answers_v1 import control_items as old_control_items
+from tests.answers_v1 import label_hygiene as old_label_hygiene
 from tests.answers_v1 import method_choice as old_method_choice
 from tests.answers_v1 import skill_posterior as old_skill_posterior
 from tests.answers_v1 import worker_skill as old_worker_skill
@@ -176,3 +178,30 @@ def test_wsd_replays_as_before() -> None:
         new, old = replay(frame, rule), old_adaptive.replay(frame, old_adaptive.StoppingRule(**vars(rule)))
         same_frame(new.answers, old.answers)
         same_frame(new.used, old.used)
+
+
+SPELLINGS = np.array(["Good", "good", " good ", "GOOD", "bad", "Bad", "b  ad", "", " ", "ok", "Ok", "OK ", "x"],
+                     dtype=object)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_label_hygiene_is_the_old_one(seed: int) -> None:
+    """Spellings folded (ties of count among them), blanks, repeats under every policy, one field or two."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 50))
+    frame = pd.DataFrame({"item_id": rng.choice(["i1", "i2", "i3", "i4", " i1"], n),
+                          "worker_id": rng.choice(["w1", "w2", "w3"], n), "label": rng.choice(SPELLINGS, n)})
+    if seed % 2:
+        frame["field"] = rng.choice(["f1", "f2", " f1"], n)
+    for repeats in ("last", "first", "majority", "refuse"):
+        for fold_case in (True, False):
+            policy = label_hygiene.HygienePolicy(repeats=repeats, fold_case=fold_case)
+            try:
+                new = label_hygiene.tidy(frame, policy)
+            except label_hygiene.RepeatedLabels as refused:
+                with pytest.raises(old_label_hygiene.RepeatedLabels, match=re.escape(str(refused))):
+                    old_label_hygiene.tidy(frame, old_label_hygiene.HygienePolicy(repeats, fold_case))
+                continue
+            old = old_label_hygiene.tidy(frame, old_label_hygiene.HygienePolicy(repeats, fold_case))
+            same_frame(new.frame, old.frame)
+            assert new.counts == old.counts
