@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from postprocess.answers import control_items, label_hygiene, method_choice, worker_skill
+from postprocess.answers import control_items, label_hygiene, method_choice, tempering, worker_skill
 from postprocess.answers.adaptive import StoppingRule, replay
 from postprocess.answers.aggregation import aggregate_scored
 from postprocess.answers.skill_posterior import SkillPrior, label_posterior
@@ -21,6 +21,7 @@ from tests.answers_v1 import control_items as old_control_items
 from tests.answers_v1 import label_hygiene as old_label_hygiene
 from tests.answers_v1 import method_choice as old_method_choice
 from tests.answers_v1 import skill_posterior as old_skill_posterior
+from tests.answers_v1 import tempering as old_tempering
 from tests.answers_v1 import worker_skill as old_worker_skill
 from tests.crowd_labels import crowd_frame
 
@@ -205,3 +206,13 @@ def test_label_hygiene_is_the_old_one(seed: int) -> None:
             old = old_label_hygiene.tidy(frame, old_label_hygiene.HygienePolicy(repeats, fold_case))
             same_frame(new.frame, old.frame)
             assert new.counts == old.counts
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_temperature_grid_scored_in_blocks_is_the_old_loop(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 2000)), int(rng.integers(2, 6))
+    others, own = rng.normal(size=(n, k)) * 5, rng.normal(size=(n, k)) * 2 - 3
+    log_classes = np.log(rng.dirichlet(np.ones(k)))
+    old = np.array([old_tempering.held_out_score(others, own, log_classes, t) for t in tempering.GRID])
+    assert np.array_equal(tempering._grid_scores(others, own, log_classes), old)
