@@ -54,7 +54,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from postprocess.answers.calibration import bounded, calibrate_answers
+from postprocess.answers.calibration import bounded, calibrate_answers, known_answers
 from postprocess.answers.crowdkit_models import model_class
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
 from postprocess.answers.method_choice import Choice, choose
@@ -133,8 +133,8 @@ def _control_scores(scored: pd.DataFrame) -> pd.DataFrame:
 
 def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
                     ) -> tuple[pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
-    """(every judgement, the known answers ``item_id, field, answer``, the judgements of control items with
-    ``correct``), or (all, None, None)."""
+    """(every judgement, the known answers ``item_id, field, answer``, the control items' judgements'
+    ``worker_id, correct``), or (all, None, None)."""
     if controls is None:
         return data, None, None
     missing = [c for c in ("item_id", "answer") if c not in controls.columns]
@@ -143,8 +143,10 @@ def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
     gold = pd.DataFrame({"item_id": controls["item_id"].astype(str).str.strip(),
                          "field": controls["field"].astype(str).str.strip() if "field" in controls else DEFAULT_FIELD,
                          "answer": controls["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
-    marked = data.merge(gold, on=["item_id", "field"], how="left")
-    scored = marked[marked["answer"].notna()].assign(correct=lambda d: (d["label"] == d["answer"]).astype(float))
+    known = known_answers(data, gold)
+    found = known != None  # noqa: E711 (elementwise)
+    scored = pd.DataFrame({"worker_id": data["worker_id"][found],
+                           "correct": (data["label"].to_numpy()[found] == known[found]).astype(float)})
     return data, gold, scored
 
 
