@@ -117,10 +117,13 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
         sureness = (stop_confidence(used, rule, fast, controls) if rule.stop_on == "skill"
                     else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
-        asks = _still_uncertain(sureness.set_index(KEY), used, rule, cap - wanted) & (wanted < cap)
+        at = _at(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
+        asks = np.zeros(len(wanted), dtype=bool)  # by item and field, in ``wanted``'s order
+        asks[at] = _still_uncertain(sureness, at, used, rule, (cap - wanted).to_numpy())
+        asks &= (wanted < cap).to_numpy()
         if not asks.any():
             break
-        wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
+        wanted = wanted + asks.astype(int)
     answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
 
@@ -142,33 +145,47 @@ def _take(data: pd.DataFrame, wanted: pd.Series, group: np.ndarray) -> pd.DataFr
     return data[data["rank"].to_numpy() < wanted.to_numpy()[group]]
 
 
-def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule,
-                     remaining: pd.Series) -> pd.Series:
-    """Per item and field: does the rule ask for one more judgement? (``answers``: ``confidence`` by item
-    and field, with ``margin`` and ``vote_weight`` under stop_on skill; ``remaining``: judgements each item
-    and field may still take)"""
-    confident = pd.Series(False, index=answers.index)
+def _still_uncertain(answers: pd.DataFrame, at: np.ndarray, used: pd.DataFrame, rule: StoppingRule,
+                     remaining: np.ndarray) -> np.ndarray:
+    """Per row of ``answers``: does the rule ask for one more judgement? (``answers``: ``item_id, field,
+    confidence``, with ``margin`` and ``vote_weight`` under stop_on skill; ``at``: each row's item and field
+    in ``remaining``, the judgements each may still take.) Arrays in the rows' order, not Series aligned
+    on item and field (a MultiIndex reindex a rule, ~1 ms each, every round)."""
+    confident = np.zeros(len(answers), dtype=bool)
     if rule.confidence is not None:
-        confident |= answers["confidence"] >= rule.confidence - 1e-12
+        confident |= answers["confidence"].to_numpy(dtype=float) >= rule.confidence - 1e-12
     if rule.lead is not None:
-        confident |= _lead(used).reindex(answers.index, fill_value=0) >= rule.lead
+        confident |= _lead_at(used, answers) >= rule.lead
     if rule.confidence is None and rule.lead is None:
         confident[:] = True
     if rule.settled:
-        left = remaining.reindex(answers.index, fill_value=0)
+        left = remaining[at]
         if rule.stop_on == "skill":
-            confident |= settled(answers["margin"], answers["vote_weight"], left)
+            confident |= _settled(answers["margin"].to_numpy(dtype=float),
+                                  answers["vote_weight"].to_numpy(dtype=float), left.astype(float))
         else:
-            confident |= _lead(used).reindex(answers.index, fill_value=0) >= left
+            confident |= _lead_at(used, answers) >= left
     return ~confident
+
+
+def _lead_at(used: pd.DataFrame, answers: pd.DataFrame) -> np.ndarray:
+    """:func:`_lead` at each row of ``answers`` (``item_id, field``), 0 where an item has no votes."""
+    lead = _lead(used)
+    where = _at(lead.index, zip(answers["item_id"].to_numpy(), answers["field"].to_numpy(), strict=True))
+    return np.where(where >= 0, lead.to_numpy()[where], 0) if len(lead) else np.zeros(len(where), dtype=int)
 
 
 def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
     """Whether ``remaining`` more judgements, each moving the answer's log odds over the runner-up's by
     ``vote_weight`` (postprocess.answers.skill_posterior), could at best tie the answer, or put the runner-up
     ahead at odds under SETTLED_ODDS: then they buy next to nothing."""
-    slack = math.log(SETTLED_ODDS) + 1e-9
-    return margin.astype(float) >= remaining.astype(float) * vote_weight.astype(float) - slack
+    return pd.Series(_settled(margin.to_numpy(dtype=float), vote_weight.to_numpy(dtype=float),
+                              remaining.to_numpy(dtype=float)), index=margin.index)
+
+
+def _settled(margin: np.ndarray, vote_weight: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+    """:func:`settled` over arrays of floats."""
+    return margin >= remaining * vote_weight - (math.log(SETTLED_ODDS) + 1e-9)
 
 
 def _lead(used: pd.DataFrame) -> pd.Series:
