@@ -38,7 +38,6 @@ Output, ``replay(frame, rule) -> Replay(answers, used)``:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -48,6 +47,7 @@ import pandas as pd
 from postprocess.answers.aggregation import ANSWER_COLUMNS, Aggregation, aggregate
 from postprocess.answers.calibration import as_reported
 from postprocess.answers.judgements import judgements
+from postprocess.answers.key_lookup import positions, values_at
 from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
@@ -117,7 +117,7 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
         sureness = (stop_confidence(used, rule, fast, controls) if rule.stop_on == "skill"
                     else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
-        at = _at(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
+        at = positions(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
         asks = np.zeros(len(wanted), dtype=bool)  # by item and field, in ``wanted``'s order
         asks[at] = _still_uncertain(sureness, at, used, rule, (cap - wanted).to_numpy())
         asks &= (wanted < cap).to_numpy()
@@ -171,7 +171,7 @@ def _still_uncertain(answers: pd.DataFrame, at: np.ndarray, used: pd.DataFrame, 
 def _lead_at(used: pd.DataFrame, answers: pd.DataFrame) -> np.ndarray:
     """:func:`_lead` at each row of ``answers`` (``item_id, field``), 0 where an item has no votes."""
     lead = _lead(used)
-    where = _at(lead.index, zip(answers["item_id"].to_numpy(), answers["field"].to_numpy(), strict=True))
+    where = positions(lead.index, zip(answers["item_id"].to_numpy(), answers["field"].to_numpy(), strict=True))
     return np.where(where >= 0, lead.to_numpy()[where], 0) if len(lead) else np.zeros(len(where), dtype=int)
 
 
@@ -201,30 +201,14 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
     """The answers with their item's ``judgements_used``, ``available`` and ``stop_confidence``: looked up by
     item and field (each key once on the right: what three left merges gave, without their joins)."""
     keys = zip(result.answers["item_id"].to_numpy(), result.answers["field"].to_numpy(), strict=True)
-    asked = _at(wanted.index, keys)  # every answered item and field was asked
-    stop = _at(zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True),
+    asked = positions(wanted.index, keys)  # every answered item and field was asked
+    stop = positions(zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True),
                zip(result.answers["item_id"].to_numpy(), result.answers["field"].to_numpy(), strict=True))
-    out = result.answers.assign(judgements_used=_values(wanted.to_numpy(), asked),
-                                available=_values(available.to_numpy(), asked),
-                                stop_confidence=_values(sureness["confidence"].to_numpy(), stop))
+    out = result.answers.assign(judgements_used=values_at(wanted.to_numpy(), asked),
+                                available=values_at(available.to_numpy(), asked),
+                                stop_confidence=values_at(sureness["confidence"].to_numpy(), stop))
     out.attrs = {"method_choice": result.answers.attrs.get("method_choice", {})}  # the last round's, by field
     return out
-
-
-def _at(table: Iterable[tuple[object, object]], keys: Iterable[tuple[object, object]]) -> np.ndarray:
-    """Each key's position among ``table``'s keys (item and field; each once there), -1 where absent: a dict,
-    where a MultiIndex and its reindex cost ~1 ms a round."""
-    where = {key: at for at, key in enumerate(table)}
-    return np.array([where.get(key, -1) for key in keys], dtype=np.intp)
-
-
-def _values(values: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """``values`` at positions ``at``, NaN at -1 (as a left merge fills a row without a match: numbers become
-    floats, text and objects stay objects)."""
-    if (at >= 0).all():
-        return values[at]
-    kind = object if values.dtype == object else float
-    return np.where(at >= 0, values[at].astype(kind), np.nan) if len(values) else np.full(len(at), np.nan, kind)
 
 
 def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
