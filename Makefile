@@ -281,6 +281,13 @@ bench-real-labels: $(STAMP)
 bench-aggregation-speed: $(STAMP)
 	$(BIN)/python -m bench.aggregation_speed $(if $(CROWDKIT),--crowd-kit)
 
+# the answers package's CPU per call at the suite's and campaigns' sizes (30 to 1,770 labels, and 24,000)
+# beside its version before the CPU pass of 2026-11-27 (tests/answers_v1); writes
+# bench/results-answers-calls.json (~1 min)
+.PHONY: bench-answers-calls
+bench-answers-calls: $(STAMP)
+	$(BIN)/python -m bench.answers_calls
+
 # adaptive overlap live on MTurk-sim: the 1,000-item classification campaign, fixed 5 vs adaptive at confidence 0.98,
 # eight simulator seeds (9-16: 1-8 chose the confidence) two at a time and their means (~12 min; results-adaptive-campaign.json)
 .PHONY: bench-adaptive-campaign

@@ -52,8 +52,8 @@ def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataF
     if given.empty:
         return pd.DataFrame(columns=SCORE_COLUMNS)
     given["right"] = given["value"] == given["answer"]
-    out = given.groupby("worker_id", as_index=False).agg(controls=("right", "size"), correct=("right", "sum"))
-    out["controls"], out["correct"] = out["controls"].astype(int), out["correct"].astype(int)
+    by = given.groupby("worker_id")["right"]
+    out = pd.DataFrame({"controls": by.size().astype(int), "correct": by.sum().astype(int)}).reset_index()
     out["accuracy"] = out["correct"] / out["controls"]
     return out[SCORE_COLUMNS].sort_values("worker_id", ignore_index=True)
 
@@ -70,7 +70,11 @@ def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answe
         return controls
     scored = given.merge(controls.assign(answer=controls["answer"].astype(str).str.strip()), on=["item_id", "field"])
     scored["agree"] = scored["value"] == scored["answer"]
-    per_item = scored.groupby(["item_id", "field"]).agg(size=("agree", "size"), agree=("agree", "mean"))
+    # size and share agreeing from one group-by's size and sum (pandas' named aggregation costs ~5 ms a
+    # call here; the mean of booleans is the exact count over the size either way)
+    by = scored.groupby(["item_id", "field"])["agree"]
+    size = by.size()
+    per_item = pd.DataFrame({"size": size, "agree": by.sum() / size})
     # each control's most given answer from one count over all of them, not value_counts per control; a tie
     # picks either, and is never over half, where the value matters
     counts = scored.groupby(["item_id", "field", "value"]).size().rename("n").sort_values(ascending=False,

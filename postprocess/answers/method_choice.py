@@ -76,31 +76,44 @@ def _start(items: np.ndarray, labels: np.ndarray, n_items: int, k: int) -> np.nd
 
 
 def _normalised(log: np.ndarray) -> np.ndarray:
-    out = np.exp(log - log.max(axis=1, keepdims=True))
-    return out / out.sum(axis=1, keepdims=True)
+    """Each row of ``log`` exponentiated and scaled to sum to 1, in place (the caller's array is a temporary)."""
+    log -= log.max(axis=1, keepdims=True)
+    np.exp(log, out=log)
+    log /= log.sum(axis=1, keepdims=True)
+    return log
+
+
+def _seen_mean(posterior: np.ndarray, seen: np.ndarray, all_seen: bool) -> np.ndarray:
+    """The mean row of the items with labels, floored at EPS (``all_seen``: every item, no copy taken; the same
+    column sums, row after row, as over the copy)."""
+    rows = posterior if all_seen else posterior[seen]
+    return np.maximum(rows.sum(axis=0) / len(rows), EPS)
 
 
 def _one_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int,
               at_items: np.ndarray, at_workers: np.ndarray, at_labels: np.ndarray) -> np.ndarray:
     """Majority vote's model: every worker right ``a`` of the time, a slip spread evenly. The probability of
-    each held-out label (``at_*``)."""
+    each held-out label (``at_*``). Each step's numpy calls are few and whole-array (tiny folds run ~30 steps
+    each, where a call's fixed cost is the step's cost); the floats are the straightforward EM's."""
     n_items = int(max(items.max(initial=-1), at_items.max(initial=-1))) + 1
     seen = np.bincount(items, minlength=n_items) > 0
+    all_seen = bool(seen.all())
     posterior = _start(items, labels, n_items, k)
     votes = np.bincount(items * k + labels, minlength=n_items * k).reshape(n_items, k)
-    totals = votes.sum(axis=1, keepdims=True)
+    against = votes.sum(axis=1, keepdims=True) - votes
+    given, n = items * k + labels, len(items)
     for _ in range(ITERATIONS):
-        prior = np.clip(posterior[seen].mean(axis=0), EPS, None)
-        a = float(np.clip(posterior[items, labels].mean(), EPS, 1 - EPS))
+        prior = _seen_mean(posterior, seen, all_seen)
+        a = min(max(float(posterior.take(given).sum() / n), EPS), 1 - EPS)
         slip = (1 - a) / (k - 1)
-        updated = _normalised(np.log(prior) + votes * np.log(a) + (totals - votes) * np.log(slip))
+        updated = _normalised(np.log(prior) + votes * np.log(a) + against * np.log(slip))
         done = np.abs(updated - posterior).max() < TOLERANCE
         posterior = updated
         if done:
             break
     posterior[~seen] = prior
-    given = posterior[at_items, at_labels]
-    return given * a + (1 - given) * slip
+    given_at = posterior[at_items, at_labels]
+    return given_at * a + (1 - given_at) * slip
 
 
 def _dawid_skene(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int,
@@ -109,38 +122,53 @@ def _dawid_skene(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: 
     n_items = int(max(items.max(initial=-1), at_items.max(initial=-1))) + 1
     n_workers = int(max(workers.max(initial=-1), at_workers.max(initial=-1))) + 1
     seen = np.bincount(items, minlength=n_items) > 0
+    codes = _codes(items, workers, labels, n_workers, k, bool(seen.all()))
     posterior = _start(items, labels, n_items, k)
     for _ in range(ITERATIONS):
-        prior, confusion = _ds_m_step(posterior, seen, items, workers, labels, n_workers, k)
-        log = np.tile(np.log(prior), (n_items, 1))
-        for t in range(k):
-            log[:, t] += np.bincount(items, np.log(confusion[workers, t, labels]), minlength=n_items)
+        prior, confusion = _ds_m_step(posterior, seen, codes)
+        # each judgement's log-probability under each true label, summed per item (one count per item and label)
+        per_row = np.log(confusion[workers, :, labels])
+        log = np.log(prior) + np.bincount(codes.item_label, per_row.ravel(), minlength=n_items * k).reshape(n_items, k)
         updated = _normalised(log)
         done = np.abs(updated - posterior).max() < TOLERANCE
         posterior = updated
         if done:
             break
-    prior, confusion = _ds_m_step(posterior, seen, items, workers, labels, n_workers, k)
+    prior, confusion = _ds_m_step(posterior, seen, codes)
     counted = np.bincount(workers, minlength=n_workers) > 0
-    expected = _ds_counts(posterior, items, workers, labels, n_workers, k) + SMOOTHING / k
+    expected = _ds_counts(posterior, codes) + SMOOTHING / k
     read = expected / expected.sum(axis=2, keepdims=True)  # Laplace: an unseen slip is rare, not impossible
     read[~counted] = read[counted].mean(axis=0)  # a worker only in the held-out fold: the crowd's
     posterior[~seen] = prior
     return (posterior[at_items] * read[at_workers, :, at_labels]).sum(axis=1)
 
 
-def _ds_m_step(posterior: np.ndarray, seen: np.ndarray, items: np.ndarray, workers: np.ndarray, labels: np.ndarray,
-               n_workers: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+class _Codes(NamedTuple):
+    """One fold's judgements as the flat indices its sums need, computed once for every EM step."""
+
+    items: np.ndarray
+    item_label: np.ndarray  # item * k + true label, per judgement and true label (row-major)
+    cell: np.ndarray  # (worker * k + true label) * k + given label, per judgement and true label (row-major)
+    n_workers: int
+    k: int
+    all_seen: bool  # every item has a label in the fold
+
+
+def _codes(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_workers: int, k: int,
+           all_seen: bool) -> _Codes:
+    true = np.arange(k)
+    cell = (workers[:, None] * k + true) * k + labels[:, None]
+    return _Codes(items, (items[:, None] * k + true).ravel(), cell.ravel(), n_workers, k, all_seen)
+
+
+def _ds_m_step(posterior: np.ndarray, seen: np.ndarray, codes: _Codes) -> tuple[np.ndarray, np.ndarray]:
     """Class prior and workers x true x given confusion (crowd-kit's: expected counts floored, rows summing to 1)."""
-    counts = np.clip(_ds_counts(posterior, items, workers, labels, n_workers, k), EPS, None)
-    return np.clip(posterior[seen].mean(axis=0), EPS, None), counts / counts.sum(axis=2, keepdims=True)
+    counts = np.maximum(_ds_counts(posterior, codes), EPS)
+    return _seen_mean(posterior, seen, codes.all_seen), counts / counts.sum(axis=2, keepdims=True)
 
 
-def _ds_counts(posterior: np.ndarray, items: np.ndarray, workers: np.ndarray, labels: np.ndarray,
-               n_workers: int, k: int) -> np.ndarray:
-    """Workers x true x given: the expected label counts under the items' posterior."""
-    counts = np.empty((n_workers, k, k))
-    for t in range(k):
-        counts[:, t, :] = np.bincount(workers * k + labels, posterior[items, t],
-                                      minlength=n_workers * k).reshape(n_workers, k)
-    return counts
+def _ds_counts(posterior: np.ndarray, codes: _Codes) -> np.ndarray:
+    """Workers x true x given: the expected label counts under the items' posterior. One ``np.bincount`` over
+    (judgement, true label) pairs: each cell adds its judgements in row order, as one count per true label did."""
+    n, k = codes.n_workers, codes.k
+    return np.bincount(codes.cell, posterior[codes.items].ravel(), minlength=n * k * k).reshape(n, k, k)

@@ -136,8 +136,8 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
     labels, label = np.unique(part["label"].to_numpy(dtype=str), return_inverse=True)
     if len(labels) == 1:
         labels = np.array([labels[0], UNSEEN])
-    posterior = np.zeros((len(items), len(labels)))
-    np.add.at(posterior, (item, label), 1.0)
+    posterior = np.bincount(item * len(labels) + label, minlength=len(items) * len(labels)).reshape(
+        len(items), len(labels)).astype(float)  # counts, as np.add.at of 1.0 on zeros gave them
     posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
     accuracy = _crowd_accuracy(prior, item, label, len(labels), fast[worker])
     weak = _group_counts(prior.weight, len(labels), accuracy, fast)

@@ -1,0 +1,266 @@
+"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
+
+``replay(frame, rule)`` treats the long frame of judgements (``item_id, worker_id, label`` [,
+``field``], the contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a
+time in the file's order. Every item starts with ``rule.min_judgements``; after each round the used
+judgements (and only those: worker skills too come from them alone) are aggregated, and an item
+takes its next judgement only when the stopping rule says it is still uncertain. A judgement the
+rule did not ask for is never read, so the replay is what a live campaign would have paid.
+
+An item stops when it has ``max_judgements`` (or the file has no more for it) or, once it has
+``min_judgements``, when its confidence reaches ``rule.confidence`` or its leading label is
+``rule.lead`` votes ahead of the runner-up (a plain baseline that needs no model). With neither set
+an item stops at ``min_judgements``. With ``rule.settled`` (the default) an item also stops once the
+judgements it may still take (up to ``max_judgements`` or what the file holds) could at best tie its answer,
+so never change it: its ``margin`` is at least that many ``vote_weight``, less ``log SETTLED_ODDS``
+(postprocess.answers.skill_posterior; with
+``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
+accuracy: with at most six judgements, an item at 3-2 stops instead of asking the sixth, which could only
+tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports (issue 56):
+the skill-aware posterior of postprocess.answers.skill_posterior (each worker's record shrunk toward
+``rule.skill_prior``), never above what the item's judgements could show, and with ``controls``
+calibrated on the control items (cross-fitted: postprocess.answers.calibration.as_reported), the same one a live
+campaign's rounds stop on; ``stop_on = "method"`` takes the aggregation method's own confidence instead
+(the rule before that, kept to compare). With
+``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
+WorkTimeInSeconds): a worker whose median time over the judgements used so far is under that share of
+their median is weighed as one of the fast workers, as in a live campaign.
+
+Output, ``replay(frame, rule) -> Replay(answers, used)``:
+
+- ``answers``: the columns of ``postprocess.answers.ANSWER_COLUMNS`` plus ``judgements_used``,
+  ``available`` (the item's judgements in the file) and ``stop_confidence`` (the confidence the rule
+  last saw: the answer's probability under ``stop_on``), one row per item and field, aggregated from
+  the used judgements only;
+- ``used``: the used judgements (the input's normalised rows), in the file's order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import pandas as pd
+
+from tests.answers_v1.aggregation import ANSWER_COLUMNS, Aggregation, aggregate
+from tests.answers_v1.calibration import as_reported
+from tests.answers_v1.judgements import judgements
+from tests.answers_v1.skill_posterior import SkillPrior, fast_workers, label_posterior
+
+KEY = ["item_id", "field"]
+# A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
+# the posterior holds each label's base rate as estimated from the items, which is never exactly even, so
+# with a tie of votes the runner-up is often a hair ahead by its base rate alone (at 1,000 items of
+# three even labels the estimate's log ratio varies by about 0.06; log 1.1 is 0.095).
+SETTLED_ODDS = 1.1
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    min_judgements: int = 3
+    max_judgements: int | None = None  # None: as many as the file holds
+    confidence: float | None = None  # stop once the aggregated confidence reaches this
+    lead: int | None = None  # stop once the leading label is this many votes ahead
+    method: str = "auto"  # the aggregation method (postprocess.answers.CHOICES)
+    skill_prior: SkillPrior = field(default_factory=SkillPrior)  # shrinks each worker's skill (stop_on skill)
+    stop_on: str = "skill"  # skill: answers.csv's confidence (stop_confidence); method: the aggregation's own
+    settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
+    fast_share: float = 0.0  # a worker this much faster than the crowd is a draw from the fast workers (seconds)
+
+    def check(self) -> None:
+        if self.min_judgements < 1:
+            raise ValueError(f"min_judgements {self.min_judgements}: ask at least one judgement per item")
+        if self.max_judgements is not None and self.max_judgements < self.min_judgements:
+            raise ValueError(f"max_judgements {self.max_judgements} is below min_judgements {self.min_judgements}")
+        if self.confidence is not None and not 0 < self.confidence <= 1:
+            raise ValueError(f"confidence {self.confidence}: give a probability in (0, 1]")
+        if self.lead is not None and self.lead < 1:
+            raise ValueError(f"lead {self.lead}: give a number of votes, at least 1")
+        if not 0 <= self.fast_share < 1:
+            raise ValueError(f"fast_share {self.fast_share}: give a share of the crowd's median time in [0, 1)")
+        if self.stop_on not in ("skill", "method"):
+            raise ValueError(f"stop_on {self.stop_on!r}: use skill or method")
+        self.skill_prior.check()
+
+
+class Replay(NamedTuple):
+    answers: pd.DataFrame
+    used: pd.DataFrame
+
+
+def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.DataFrame | None = None) -> Replay:
+    """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns). ``controls``
+    (``item_id, answer`` [, ``field``]): control items, as in a live campaign never given more than
+    ``min_judgements``, left out of the answers, and calibrating the confidence the rule stops on."""
+    rule.check()
+    if rule.fast_share > 0 and "seconds" not in frame.columns:
+        raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
+    data = judgements(frame, keep=("seconds",) if rule.fast_share > 0 else ())
+    data["rank"] = data.groupby(KEY, sort=False).cumcount()  # arrival order within the item
+    available = data.groupby(KEY).size().rename("available")
+    cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
+    wanted = available.clip(upper=rule.min_judgements)
+    if controls is not None:  # scored, never answered: they need no more judgements (flows/custom/adaptive_rounds.py)
+        control_ids = set(controls["item_id"].astype(str).str.strip())
+        cap = cap.where(~cap.index.get_level_values("item_id").isin(control_ids), wanted)
+    while True:
+        used = _take(data, wanted)
+        if used.empty:
+            empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
+            return Replay(empty, used.drop(columns="rank"))
+        result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
+        fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
+        sureness = (stop_confidence(used, rule, fast, controls) if rule.stop_on == "skill"
+                    else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
+        asks = _still_uncertain(sureness.set_index(KEY), used, rule, cap - wanted) & (wanted < cap)
+        if not asks.any():
+            break
+        wanted = wanted + asks.reindex(wanted.index, fill_value=False).astype(int)
+    answers = _answers(result, wanted, available, sureness)
+    return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
+
+
+def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
+                    controls: pd.DataFrame | None = None) -> pd.DataFrame:
+    """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight`` for settled items) with the
+    confidence answers.csv reports (postprocess.answers.calibration.as_reported: bounded by the judgements, calibrated
+    on ``controls`` when there are some). Without fast workers, and where the method's answer is the skill
+    posterior's top label, it is answers.csv's confidence itself."""
+    posterior = label_posterior(used, rule.skill_prior, fast)
+    return as_reported(posterior, judgements(used).groupby("field")["label"].nunique(), controls)
+
+
+def _take(data: pd.DataFrame, wanted: pd.Series) -> pd.DataFrame:
+    """The first ``wanted`` judgements of each item and field, in the file's order."""
+    limit = data.set_index(KEY).index.map(wanted)
+    return data[data["rank"].to_numpy() < limit.to_numpy()]
+
+
+def _still_uncertain(answers: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule,
+                     remaining: pd.Series) -> pd.Series:
+    """Per item and field: does the rule ask for one more judgement? (``answers``: ``confidence`` by item
+    and field, with ``margin`` and ``vote_weight`` under stop_on skill; ``remaining``: judgements each item
+    and field may still take)"""
+    confident = pd.Series(False, index=answers.index)
+    if rule.confidence is not None:
+        confident |= answers["confidence"] >= rule.confidence - 1e-12
+    if rule.lead is not None:
+        confident |= _lead(used).reindex(answers.index, fill_value=0) >= rule.lead
+    if rule.confidence is None and rule.lead is None:
+        confident[:] = True
+    if rule.settled:
+        left = remaining.reindex(answers.index, fill_value=0)
+        if rule.stop_on == "skill":
+            confident |= settled(answers["margin"], answers["vote_weight"], left)
+        else:
+            confident |= _lead(used).reindex(answers.index, fill_value=0) >= left
+    return ~confident
+
+
+def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
+    """Whether ``remaining`` more judgements, each moving the answer's log odds over the runner-up's by
+    ``vote_weight`` (postprocess.answers.skill_posterior), could at best tie the answer, or put the runner-up
+    ahead at odds under SETTLED_ODDS: then they buy next to nothing."""
+    slack = math.log(SETTLED_ODDS) + 1e-9
+    return margin.astype(float) >= remaining.astype(float) * vote_weight.astype(float) - slack
+
+
+def _lead(used: pd.DataFrame) -> pd.Series:
+    """Votes of the leading label minus those of the runner-up, per item and field."""
+    counts = used.groupby([*KEY, "label"]).size().sort_values(ascending=False)
+    top2 = counts.groupby(level=[0, 1]).head(2)
+    first = top2.groupby(level=[0, 1]).max()
+    second = (top2.groupby(level=[0, 1]).sum() - first).where(top2.groupby(level=[0, 1]).size() > 1, 0)
+    return first - second
+
+
+def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, sureness: pd.DataFrame) -> pd.DataFrame:
+    answers = result.answers.merge(wanted.rename("judgements_used").reset_index(), on=KEY, how="left")
+    answers = answers.merge(available.reset_index(), on=KEY, how="left")
+    stop = sureness[[*KEY, "confidence"]].rename(columns={"confidence": "stop_confidence"})
+    out = answers.merge(stop, on=KEY, how="left")
+    out.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})  # the last round's, by field
+    return out
+
+
+def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
+    """The judgements used against the file's total, and their share."""
+    total = len(judgements(frame))
+    used = len(replayed.used)
+    return {"judgements_used": used, "judgements_total": total,
+            "share_used": round(used / total, 4) if total else 0.0}
+
+
+def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
+                    min_judgements: int = 1, stop_settled: bool = False) -> list[str]:
+    """A live campaign's round (adaptive overlap): the units that get one more judgement.
+
+    ``answers``: how sure each item's answer is, from every usable judgement received so far
+    (``item_id, field, confidence, judgements``: postprocess.answers.skill_posterior.label_posterior in a
+    campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
+    received``: judgements asked of the unit so far and received). An item is uncertain when a field's
+    confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
+    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is
+    extended when it was asked fewer than ``max_judgements`` and received all it was asked (a unit the crowd
+    left short would only wait again). With ``stop_settled`` (``answers`` then has ``margin`` and
+    ``vote_weight``) a field is also sure once the judgements its unit may still get (``max_judgements -
+    asked``) could at best tie its answer (:func:`settled`). Units in the order given, each once."""
+    if units.empty:
+        return []
+    open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
+    rows = open_units.assign(item_id=open_units["item_id"].astype(str)).merge(
+        answers.assign(item_id=answers["item_id"].astype(str)), on="item_id", how="left")
+    unsure = ~(rows["confidence"] >= confidence - 1e-12)  # no usable judgement (NaN) is unsure too
+    if stop_settled:
+        unsure &= ~settled(rows["margin"], rows["vote_weight"], max_judgements - rows["asked"])
+    fewest = answers.groupby(answers["item_id"].astype(str))["judgements"].min()
+    short = rows["item_id"].map(fewest).fillna(0) < min_judgements
+    return list(dict.fromkeys(rows.loc[unsure | short, "unit_id"].astype(str)))
+
+
+def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:
+    """A caption campaign's top-up round: each unit named once per assignment it gets.
+
+    ``accepted``: accepted captions per item (index ``item_id``); ``units``: ``unit_id, item_id, asked,
+    received`` as for :func:`units_to_extend`. A unit gets as many more assignments as its shortest item
+    lacks of ``target``, so that asked stays within ``cap``; a unit that received less than it asked
+    (the crowd did not come) gets none."""
+    if units.empty:
+        return []
+    lacking = (target - units["item_id"].astype(str).map(accepted).fillna(0).astype(int)).clip(lower=0)
+    frame = units.assign(lacking=lacking)
+    per_unit = frame.groupby("unit_id", sort=False).agg(lacking=("lacking", "max"), asked=("asked", "first"),
+                                                        received=("received", "first"))
+    per_unit = per_unit[per_unit["received"] >= per_unit["asked"]]
+    extra = per_unit["lacking"].clip(upper=(cap - per_unit["asked"]).clip(lower=0))
+    return [unit for unit, n in extra.items() for _ in range(int(n))]
+
+
+def short_items(captions: pd.DataFrame, item_ids: pd.Series, target: int) -> pd.DataFrame:
+    """Items with fewer than ``target`` accepted captions (``item_id, accepted``), from one batch's
+    captions (``image_id, caption, is_rejected``) and every item the batch showed (``item_ids``)."""
+    kept = captions[~captions["is_rejected"].astype(bool) & (captions["caption"].fillna("").astype(str).str.strip()
+                                                             != "")]
+    counts = kept.groupby(kept["image_id"].astype(str)).size()
+    accepted = item_ids.astype(str).map(counts).fillna(0).astype(int)
+    frame = pd.DataFrame({"item_id": item_ids.astype(str).to_numpy(), "accepted": accepted.to_numpy()})
+    return frame[frame["accepted"] < target].reset_index(drop=True)
+
+
+SHORT_REASONS = ("rounds", "after", "unfilled", "cap", "unposted")
+
+
+def short_reasons(short: pd.DataFrame, units: pd.DataFrame, cap: int, rounds_ran_out: bool = True) -> pd.DataFrame:
+    """Why each item is still short after its batch's top-up rounds: ``short`` (``item_id, accepted``,
+    :func:`short_items`) with ``reason``: ``unposted`` when no unit showed it; ``unfilled`` when its unit
+    received less than it asked (the crowd did not come, so more asked would not have come either); ``cap``
+    when its unit reached ``cap`` assignments; else ``rounds`` when the batch used every round it had
+    (``rounds_ran_out``), or ``after``: the rounds ended with nothing short, so it fell short later (a
+    caption struck in review, work reconciled late). ``units`` as for :func:`top_up_units`."""
+    per_item = units.assign(item_id=units["item_id"].astype(str)).drop_duplicates("item_id", keep="last")
+    rows = short.assign(item_id=short["item_id"].astype(str)).merge(
+        per_item[["item_id", "asked", "received"]], on="item_id", how="left")
+    reason = pd.Series("rounds" if rounds_ran_out else "after", index=rows.index).mask(rows["asked"] >= cap, "cap")
+    reason = reason.mask(rows["received"] < rows["asked"], "unfilled").mask(rows["asked"].isna(), "unposted")
+    return short.assign(reason=reason.to_numpy())

@@ -1,0 +1,109 @@
+"""Workers scored on control items (items whose answer is known, mixed into every batch) and
+blocked on the rate of their wrong answers, as QC flags' rates block (:mod:`qc.worker_history`).
+
+Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answer given so far to a
+control item's field, rejected work too: a control measures the worker, not the assignment);
+``controls``: ``item_id, field, answer``.
+Output of :func:`control_scores`: ``worker_id, controls, correct, accuracy`` (one row per worker who
+answered a control); of :func:`control_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules``
+reading ``control_accuracy 20% (1/5)``.
+
+The rule (:func:`accuracy_above`): a worker is blocked once they answered ``min_seen`` controls and
+the posterior probability that their control accuracy reaches ``block_below`` is under ``alpha``
+(Jeffreys prior Beta(1/2, 1/2); defaults 3, 0.5, 0.05). It blocks 0 right of 3, 1 of 6, 2 of 9, 3 of
+12, ... and not 0 of 2, 1 of 5 or 2 of 8. What it costs an honest worker: with accuracy a, answering control
+after control and judged after each (more looks than a campaign's once a batch), the chance of ever
+being blocked is 0.2% at a = 0.88, 0.75% at 0.81, 1.6% at 0.76 (almost all of it three wrong in a
+row at the start; tests/test_control_rule.py computes them). The simulator's honest profiles answer
+a three-way choice with 0.76 to 0.95: 0.3% of them on average.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from qc.worker_history import BLOCK_COLUMNS, wrong_share_blocks
+
+SCORE_COLUMNS = ["worker_id", "controls", "correct", "accuracy"]
+RULE = "control_accuracy"
+
+
+@dataclass(frozen=True)
+class ControlPolicy:
+    """When control answers block a worker: ``min_seen`` controls answered, and the posterior chance
+    that their accuracy reaches ``block_below`` under ``alpha`` (:func:`accuracy_above`). ``alpha`` 0:
+    the rule of campaigns planned before it, the wrong share's Wilson lower bound at ``confidence``
+    z (0: the plain share) above ``1 - block_below``."""
+
+    min_seen: int = 3
+    block_below: float = 0.5  # 0: control answers never block
+    confidence: float = 1.645
+    alpha: float = 0.05
+
+
+def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
+    """Per worker: control answers given, how many equal the known answer, the share."""
+    key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
+                          answer=controls["answer"].astype(str).str.strip())
+    given = judgements.assign(value=judgements["value"].astype(str).str.strip())
+    given = given[given["value"] != ""].merge(key[["item_id", "field", "answer"]], on=["item_id", "field"])
+    if given.empty:
+        return pd.DataFrame(columns=SCORE_COLUMNS)
+    given["right"] = given["value"] == given["answer"]
+    out = given.groupby("worker_id", as_index=False).agg(controls=("right", "size"), correct=("right", "sum"))
+    out["controls"], out["correct"] = out["controls"].astype(int), out["correct"].astype(int)
+    out["accuracy"] = out["correct"] / out["controls"]
+    return out[SCORE_COLUMNS].sort_values("worker_id", ignore_index=True)
+
+
+def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
+                     below: float = 1 / 3) -> pd.DataFrame:
+    """``controls`` without those whose known answer fewer than ``below`` of their (at least
+    ``min_answers``) answers gave while more than half gave one other answer: there the file is likelier
+    wrong than the crowd, and a wrong answer file must not block honest workers one by one (each batch
+    below the hold's share). A control the crowd splits on (a few adversaries, a few slips) stays."""
+    given = judgements.assign(value=judgements["value"].astype(str).str.strip())
+    given = given[given["value"] != ""]
+    if given.empty:
+        return controls
+    scored = given.merge(controls.assign(answer=controls["answer"].astype(str).str.strip()), on=["item_id", "field"])
+    scored["agree"] = scored["value"] == scored["answer"]
+    per_item = scored.groupby(["item_id", "field"]).agg(size=("agree", "size"), agree=("agree", "mean"))
+    # each control's most given answer from one count over all of them, not value_counts per control; a tie
+    # picks either, and is never over half, where the value matters
+    counts = scored.groupby(["item_id", "field", "value"]).size().rename("n").sort_values(ascending=False,
+                                                                                      kind="stable")
+    mode = counts[~counts.index.droplevel("value").duplicated()].reset_index(level="value").reindex(per_item.index)
+    per_item["top"], per_item["top_value"] = mode["n"] / per_item["size"], mode["value"]
+    answer = controls.drop_duplicates(["item_id", "field"]).set_index(["item_id", "field"])["answer"].astype(str)
+    other = per_item["top_value"] != answer.reindex(per_item.index).str.strip()
+    suspect = per_item[(per_item["size"] >= min_answers) & (per_item["agree"] < below) & other
+                       & (per_item["top"] > 0.5)].index
+    keep = ~pd.MultiIndex.from_frame(controls[["item_id", "field"]]).isin(suspect)
+    return controls[keep].reset_index(drop=True)
+
+
+def accuracy_above(correct: int, seen: int, level: float) -> float:
+    """P(accuracy >= ``level``) after ``correct`` right of ``seen``, from the Jeffreys prior Beta(1/2,
+    1/2): the posterior is Beta(correct + 1/2, seen - correct + 1/2). A prior that claims nothing
+    about the worker (it is the one that does not depend on how accuracy is parametrised)."""
+    from scipy.special import betaincc  # here: `hitflow qc` on pages without controls never loads scipy
+
+    return float(betaincc(correct + 0.5, seen - correct + 0.5, level))
+
+
+def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
+    """Workers with ``min_seen`` controls whose accuracy is below ``block_below`` with posterior
+    probability over ``1 - alpha`` (``alpha`` 0: the Wilson rule, :class:`ControlPolicy`)."""
+    if policy.alpha <= 0:
+        return wrong_share_blocks(scores, "controls", "correct", policy.min_seen, policy.block_below,
+                                  policy.confidence, RULE)
+    rows = []
+    for r in scores.itertuples(index=False) if policy.block_below > 0 else ():
+        seen, right = int(r.controls), int(r.correct)
+        if seen >= policy.min_seen and accuracy_above(right, seen, policy.block_below) < policy.alpha:
+            rows.append({"worker_id": str(r.worker_id), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
+                         "flags": seen - right, "captions": seen})
+    return pd.DataFrame(rows, columns=BLOCK_COLUMNS)

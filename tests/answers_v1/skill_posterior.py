@@ -1,0 +1,300 @@
+"""How sure is an item's answer, given what its workers are known to be worth? The confidence that
+adaptive overlap stops on (issue 43).
+
+Input: the long frame of judgements received so far (``item_id, worker_id, label`` [, ``field``], the
+contract of ``postprocess.answers.judgements``). Output of :func:`label_posterior`: ``item_id, field,
+label, confidence, judgements``, one row per item and field; ``confidence`` is the probability of
+``label``, the item's most probable label.
+
+Why not the aggregation's own confidence: Dawid-Skene (crowd-kit) estimates each worker's confusion
+without a prior, so a worker seen a few times, or two workers agreeing on an item, look perfect and
+an item two workers got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model
+fitted by MAP-EM with a Dirichlet prior on every worker's confusion rows: a worker is assumed right
+some share of the time (their slips spread evenly over the other labels), an assumption worth
+``SkillPrior.weight`` judgements, so their own record takes over only as it grows.
+
+That share is the crowd's, estimated from the same frame (empirical Bayes): a one-coin model of the
+whole crowd fitted to the items with two or more judgements, with ``SkillPrior.accuracy`` counted as
+``SkillPrior.crowd_weight`` more judgements (``crowd_weight`` 0: ``accuracy`` alone, the rule before).
+A worker nobody has seen yet is a draw from that crowd, so when the crowd so far is good two such
+workers agreeing are enough, and when it is poor they are not. It is kept between chance and 0.99. The item's
+final posterior leaves the item out of its workers' estimates (leave-one-out), so a worker's vote on
+an item never vouches for itself, and is tempered (postprocess.answers.tempering: hard items split more
+than independent workers would, which held-out labels show). Skills come only from the frame given: in
+a live campaign, the judgements already received.
+
+With ``SkillPrior.typical_weight`` (``[answers] typical_prior_weight``) each worker's prior has two parts:
+with odds of 4 to 1 (TYPICAL_SHARE) they are a typical worker of this crowd, as accurate as its median
+worker not in the fast group (each worker's accuracy so far, their expected counts with the weak prior's
+pseudo-counts, so a short record sits near the crowd's, weighted by their judgements: a median, so
+spammers and adversaries holding under half the judgements do not move it), worth ``typical_weight``
+judgements per true label; else the weak prior above. Each part's evidence is the Dirichlet-multinomial
+probability of the worker's (expected) counts, and their confusion is the two parts' posterior means
+weighed by it. Why: a worker's 3x3 confusion estimated from fifty judgements is noisy in its small
+slip cells, and the items a stopping rule stops early are those whose workers' noise happened to flatter
+them; on MTurk-sim, whose honest workers are much alike, pulling a record that fits the crowd toward its
+typical worker made the stop both cheaper and more accurate (docs/reference/outputs.md), while a
+spammer's or adversary's record, which fits the weak part far better, is read as before. Where nobody
+builds a record (Prolific) every record fits the typical worker and it cost accuracy: leave it at 0 there.
+
+With ``fast_workers`` (the workers whose work took a small share of the crowd's typical time: speed is
+observed, accuracy is not), the crowd's accuracy is fitted twice in the same model, once for their
+judgements and once for everyone else's, and each worker not yet known is a draw from their own group:
+two fast strangers agreeing stop an item only when fast work has been agreeing with the rest.
+
+A field in which only one label has been seen is given a second, unseen label, so that two agreeing
+workers there are not certain by construction.
+
+Two more columns say how far the answer is from changing: ``margin``, the log of the answer's probability
+over the runner-up's, and ``vote_weight``, how much one more judgement from a worker not yet known (the
+crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
+with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy and the rest the crowd's,
+the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
+ratio: ``log(a (k - 1) / (1 - a))`` over the temperature. ``r`` more such judgements all for the runner-up
+can at best tie the answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items:
+postprocess.answers.adaptive; tests/test_typical_prior.py checks it with and without the typical part).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from postprocess.answers.skill_prior import SkillPrior
+from tests.answers_v1 import tempering
+from tests.answers_v1.judgements import judgements
+
+ITERATIONS = 50
+TOLERANCE = 1e-6  # largest change of an item's posterior at which EM has converged
+UNSEEN = "\x00unseen"  # the placeholder second label of a field with one label seen
+DEFAULT_PRIOR = SkillPrior()
+TYPICAL_SHARE = 0.8  # with typical_weight: the prior odds, 4 to 1, that a worker is a typical one
+POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "margin", "vote_weight"]
+
+
+def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
+    """Workers whose median time is below ``share`` of the median piece of work's: ``times`` has one row a
+    piece of work (an assignment, or a label), ``worker_id, seconds``; rows without a time are left out,
+    and so are times below zero or without end (no work takes them: a sentinel or a clock gone wrong, which
+    would otherwise make its worker fast). ``share`` 0: nobody."""
+    if share <= 0 or times.empty:
+        return frozenset()
+    seconds = pd.to_numeric(times["seconds"], errors="coerce")
+    known = seconds.between(0, float("inf"), inclusive="left")  # NaN, below zero and +-inf are not times
+    timed = pd.DataFrame({"worker_id": times["worker_id"].astype(str), "seconds": seconds})[known]
+    if timed.empty:
+        return frozenset()
+    typical = timed.groupby("worker_id")["seconds"].median()
+    return frozenset(typical[typical < share * timed["seconds"].median()].index.astype(str))
+
+
+def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
+                    fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Each item's most probable label and its probability, per field (see the module)."""
+    prior.check()
+    data = judgements(frame)
+    parts = [_field_posterior(part, prior, fast_workers).assign(field=field)
+             for field, part in data.groupby("field", sort=True)]
+    if not parts:
+        return pd.DataFrame(columns=POSTERIOR_COLUMNS)
+    return pd.concat(parts, ignore_index=True)[POSTERIOR_COLUMNS]
+
+
+def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str]) -> pd.DataFrame:
+    items, labels, final, (stranger, temperature), counts = _fit(part, prior, fast_workers)
+    best = final.argmax(axis=1)
+    top_two = np.sort(final, axis=1)[:, -2:]
+    with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
+        margin = np.log(top_two[:, 1]) - np.log(top_two[:, 0])
+    return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
+                         "judgements": counts, "margin": margin,
+                         "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger)) / temperature})
+
+
+def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
+                        fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """One field's judgements (``item_id, worker_id, label``, labels as text) -> items x labels, each row
+    the item's posterior over the labels seen (the model of the module: what ``[answers] method = "skill"``
+    answers with). A field with one label seen keeps its probability below 1 (the unseen label's share
+    is left out of the row)."""
+    prior.check()
+    items, labels, final, (_, temperature), _ = _fit(part, prior, fast_workers)
+    table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
+    table.attrs["temperature"] = temperature
+    return table.drop(columns=[UNSEEN], errors="ignore")
+
+
+def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float], np.ndarray]:
+    """(items, labels, items x labels posterior with each item left out of its workers' records and tempered,
+    (the accuracy of a worker not yet known, the temperature) for vote_weight, judgements an item) of one field."""
+    items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
+    workers, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
+    fast = np.isin(workers, list(fast_workers)).astype(int)  # each worker's group: 1 fast, 0 the others
+    labels, label = np.unique(part["label"].to_numpy(dtype=str), return_inverse=True)
+    if len(labels) == 1:
+        labels = np.array([labels[0], UNSEEN])
+    posterior = np.zeros((len(items), len(labels)))
+    np.add.at(posterior, (item, label), 1.0)
+    posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
+    accuracy = _crowd_accuracy(prior, item, label, len(labels), fast[worker])
+    weak = _group_counts(prior.weight, len(labels), accuracy, fast)
+    for _ in range(ITERATIONS):
+        counts = _worker_counts(_confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
+        updated = _e_step(posterior, counts, item, worker, label, leave_out=False)
+        converged = np.abs(updated - posterior).max() < TOLERANCE
+        posterior = updated
+        if converged:
+            break
+    record = _confusion_counts(posterior, item, worker, label, weak)
+    # leave-one-out, then tempered by how well the other labels of an item predict each (postprocess.answers.tempering)
+    evidence = _log_likelihood(posterior, _worker_counts(record, weak, fast, accuracy, prior), item, worker, label,
+                               leave_out=True)
+    temperature = tempering.fit(*evidence)
+    final = tempering.posterior(*evidence, temperature)
+    stranger = _newcomer_accuracy(record, weak, fast, accuracy, prior)
+    return items, labels, final, (stranger, temperature), np.bincount(item, minlength=len(items))
+
+
+def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
+                       prior: SkillPrior) -> float:
+    """How often a worker not yet known is right, for vote_weight: their group's crowd accuracy or, with
+    the typical part, the blend of the two parts a worker with no record carries (TYPICAL_SHARE of the
+    typical worker's); of the more accurate group a newcomer may join, and never below skill_prior: a crowd
+    fitted as poor (early, or pulled down by adversaries) must not make items settle sooner."""
+    newcomer = accuracy.astype(float)
+    if prior.typical_weight > 0:
+        centre = _typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
+        newcomer[0] = TYPICAL_SHARE * centre + (1 - TYPICAL_SHARE) * accuracy[0]
+    return max(float(newcomer[np.unique(fast)].max()), prior.accuracy)
+
+
+def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
+                    groups: np.ndarray | None = None) -> np.ndarray:
+    """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin
+    model of the whole crowd (every worker of a group right ``a`` of the time, slips spread evenly;
+    ``groups``: each judgement's group, None: one group) fitted by EM to the items with two or more
+    judgements, with ``prior.accuracy`` counted as ``prior.crowd_weight`` more judgements of each group;
+    kept between chance and 0.99.
+    One coin for a whole group, so no worker's own judgements vouch for them here."""
+    if prior.crowd_weight == 0:
+        return np.full(2, prior.accuracy)
+    groups = np.zeros(len(item), dtype=int) if groups is None else groups
+    votes = np.zeros((2, int(item.max()) + 1, n_labels))  # by group, item, label
+    np.add.at(votes, (groups, item, label), 1.0)
+    several = votes.sum(axis=(0, 2)) >= 2
+    votes = votes[:, several]
+    wrong = votes.sum(axis=2, keepdims=True) - votes  # per group, item and candidate truth: judgements against it
+    accuracy, classes = np.full(2, prior.accuracy), np.full(n_labels, 1 / n_labels)
+    for _ in range(ITERATIONS):
+        coin = accuracy[:, None, None]
+        log = np.log(classes) + (votes * np.log(coin) + wrong * np.log((1 - coin) / (n_labels - 1))).sum(axis=0)
+        posterior = np.exp(log - log.max(axis=1, keepdims=True))
+        posterior /= posterior.sum(axis=1, keepdims=True)
+        right = (posterior * votes).sum(axis=(1, 2)) + prior.crowd_weight * prior.accuracy
+        updated = np.clip(right / (votes.sum(axis=(1, 2)) + prior.crowd_weight), 1 / n_labels + 0.01, 0.99)
+        classes = (posterior.sum(axis=0) + 1.0) / (len(posterior) + n_labels)
+        converged = np.abs(updated - accuracy).max() < TOLERANCE
+        accuracy = updated
+        if converged:
+            break
+    return accuracy
+
+
+def _prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
+    """Dirichlet pseudo-counts of one worker's confusion matrix (true label x given label): each row worth
+    ``weight`` judgements, right ``accuracy`` of the time, slips spread evenly."""
+    pseudo = np.full((n_labels, n_labels), weight * (1 - accuracy) / (n_labels - 1))
+    np.fill_diagonal(pseudo, weight * accuracy)
+    return pseudo
+
+
+def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
+                   prior: SkillPrior) -> np.ndarray:
+    """Each worker's confusion as counts whose rows' shares are its posterior mean: ``record`` (their expected
+    counts plus ``weak``, the skill prior's pseudo-counts) alone, or with ``prior.typical_weight`` under the
+    two-part prior of the module."""
+    if prior.typical_weight == 0:
+        return record
+    seen = record - weak
+    centre = _typical_centre(record, seen.sum(axis=(1, 2)), fast, accuracy[0])
+    typical = _group_counts(prior.typical_weight, record.shape[1], np.array([centre, accuracy[1]]), fast)
+    return _mixture_counts(seen, weak, typical)
+
+
+def _typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
+    """How often the typical worker is right: the median worker not in the fast group (each worker's accuracy
+    in ``record``, which holds the weak prior's pseudo-counts too, weighted by their judgements ``sizes``;
+    the median, so that spammers and adversaries holding under half the judgements do not move it), or
+    ``fallback`` when nobody outside the fast group has judged; kept between chance and 0.99."""
+    n_labels = record.shape[1]
+    own = np.trace(record, axis1=1, axis2=2) / record.sum(axis=(1, 2))
+    others = fast == 0
+    centre = fallback
+    if sizes[others].sum() > 0:
+        order = np.argsort(own[others])
+        cumulative = np.cumsum(sizes[others][order])
+        centre = own[others][order][np.searchsorted(cumulative, cumulative[-1] / 2)]
+    return float(np.clip(centre, 1 / n_labels + 0.01, 0.99))
+
+
+def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.ndarray) -> np.ndarray:
+    """Dirichlet pseudo-counts a worker (workers x true x given): their group's (``fast``: 0 or 1) accuracy."""
+    by_group = np.stack([_prior_counts(weight, n_labels, float(a)) for a in accuracy[:2]])
+    return by_group[fast]
+
+
+def _mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
+    """The posterior mean of each worker's confusion under a prior that is ``typical`` with probability
+    TYPICAL_SHARE, else ``weak`` (both Dirichlet pseudo-counts, one matrix a worker; ``seen``: expected
+    counts), as counts: the mean times the row's judgements plus the pseudo-counts the worker is expected
+    to carry, so that leaving an item out of them still takes out about one judgement."""
+    log_typical = _log_evidence(typical, seen) + math.log(TYPICAL_SHARE)
+    log_weak = _log_evidence(weak, seen) + math.log(1 - TYPICAL_SHARE)
+    share = 1 / (1 + np.exp(np.clip(log_weak - log_typical, -700, 700)))[:, None, None]
+    mean = share * _row_shares(typical + seen) + (1 - share) * _row_shares(weak + seen)
+    pseudo = share * typical.sum(axis=2, keepdims=True) + (1 - share) * weak.sum(axis=2, keepdims=True)
+    return mean * (seen.sum(axis=2, keepdims=True) + pseudo)
+
+
+def _log_evidence(alpha: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Per worker: the log probability of their (expected) counts under Dirichlet pseudo-counts ``alpha``,
+    row by row (Dirichlet-multinomial), without the multinomial coefficient, which both parts share."""
+    from scipy.special import gammaln  # here: only the typical prior needs it, and `hitflow aggregate` starts faster
+
+    rows = gammaln(alpha.sum(axis=2)) - gammaln(alpha.sum(axis=2) + seen.sum(axis=2))
+    return (rows + (gammaln(alpha + seen) - gammaln(alpha)).sum(axis=2)).sum(axis=1)
+
+
+def _row_shares(counts: np.ndarray) -> np.ndarray:
+    return counts / counts.sum(axis=2, keepdims=True)
+
+
+def _confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
+                      pseudo: np.ndarray) -> np.ndarray:
+    """Per worker: their prior's pseudo-counts (``pseudo``, one matrix a worker) plus the expected (true,
+    given) label counts."""
+    counts = pseudo.copy()  # workers x true x given
+    for true in range(pseudo.shape[1]):  # counts[:, true] is a view: add.at writes into counts
+        np.add.at(counts[:, true], (worker, label), posterior[item, true])
+    return counts
+
+
+def _e_step(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
+            leave_out: bool) -> np.ndarray:
+    """Items x labels: class prior times each judgement's likelihood under its worker's confusion;
+    ``leave_out``: each judgement's own item taken out of its worker's counts first."""
+    return tempering.posterior(*_log_likelihood(posterior, counts, item, worker, label, leave_out))
+
+
+def _log_likelihood(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray,
+                    label: np.ndarray, leave_out: bool) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """(judgements x true labels: each label's log-probability under its worker's confusion, ``item``, the
+    items' number, the classes' log prior): what :func:`_e_step` and the temperature read."""
+    own = posterior[item] if leave_out else 0.0
+    given = counts[worker, :, label] - own  # judgements x true labels
+    rows = counts.sum(axis=2)[worker] - own
+    classes = (posterior.sum(axis=0) + 1.0) / (len(posterior) + posterior.shape[1])
+    return np.log(given) - np.log(rows), item, len(posterior), np.log(classes)

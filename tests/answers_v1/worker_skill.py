@@ -1,0 +1,221 @@
+"""One decision per worker from all the evidence a campaign has on their choices: control items (gold)
+pooled with their agreement with the answer the *other* workers give (issue 42).
+
+Controls alone cannot decide early: at a 5% share a worker meets two to four before the last batch,
+and 0 right of 2 happens to an honest worker (accuracy ~0.88) 1.4% of the time. Their ordinary items
+say much more, but only as far as the answer they are compared with is right. So each label is
+weighed by how sure that answer is:
+
+1. A one-coin model (each worker right with probability ``a``, a slip any other option alike) is
+   fitted by MAP-EM over every label so far, control items clamped to their known answer, each
+   worker's ``a`` drawn towards ``prior_accuracy`` with the weight of ``prior_weight`` labels. A
+   worker the model finds below chance counts against the option they give, so like-confused
+   adversaries who out-vote an honest worker on an item do not make the item's answer theirs.
+2. For each label of worker ``w`` on item ``i``, ``p`` is the probability of that label from the
+   other workers' votes on ``i`` (``w``'s own vote taken out: leave-one-out): 1 or 0 on a control.
+   Under accuracy ``a`` the label's likelihood is ``p a + (1 - p)(1 - a)/(K - 1)``.
+3. The labels of one page are judged against the same four or so other workers, so a page whose
+   others are like-confused adversaries misjudges all its labels at once: a page's ordinary labels
+   weigh at most ``page_labels`` labels together (their log-likelihood scaled down, a tempered
+   likelihood). A control weighs one label, whatever page it is on.
+4. The worker's accuracy has the Jeffreys prior Beta(1/2, 1/2) and those likelihoods (on a grid of
+   1,000 cells): the worker is blocked when P(accuracy >= ``block_below``) < ``alpha`` and their
+   ``evidence`` reaches ``min_evidence``. ``evidence`` counts independent sources: a control 1, a
+   page's ordinary labels together at most 1 (the sum over them of ``1 - min(l0, l1) / max(l0, l1)``,
+   ``l1 = p`` and ``l0 = (1 - p)/(K - 1)`` a label's likelihoods under accuracy 1 and 0, over
+   ``page_labels``). With ``min_evidence`` 2, one page without a control never blocks: on it a
+   worker who is right and others who are wrong together look the same as the other way round.
+
+The simulated campaigns this was set on (``bench/answers_accuracy.py``) and what it costs honest
+workers are in docs/reference/outputs.md.
+
+Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice labels; blank values are no
+label; a worker's repeated label of an item and field counts once, the last); ``controls``:
+``item_id, field, answer``. Output of :func:`skill_scores`: :data:`SCORE_COLUMNS`, one row per worker
+with a label (``controls``/``correct``: control answers and right ones; ``items``: ordinary labels;
+``pages``: the pages (``unit``) they are on; ``agreement``: the expected share of them that is right,
+the mean of ``p``; ``evidence``; ``accuracy``: the posterior mean of the accuracy; ``above``:
+P(accuracy >= block_below)); of :func:`skill_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`,
+``rules`` reading ``worker_skill P=0.3% (controls 1/3, items 12 agreeing 20%)``; of
+:func:`pooled_columns`: :data:`POOLED_COLUMNS`, the scores as ``workers.csv`` shows them with each
+worker's ``pooled_status`` (``block``, ``at risk``, ``ok``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from qc.worker_history import BLOCK_COLUMNS
+
+SCORE_COLUMNS = ["worker_id", "controls", "correct", "items", "pages", "agreement", "evidence", "accuracy", "above"]
+POOLED_COLUMNS = ["worker_id", "pooled_accuracy", "pooled_p_above", "pooled_evidence", "pooled_controls",
+                  "pooled_controls_right", "pooled_pages", "pooled_labels", "pooled_agreement", "pooled_status"]
+AT_RISK = 0.5  # P(accuracy >= block_below) under this: the worker is likelier below the line than above it
+RULE = "worker_skill"
+EDGES = np.linspace(0.0, 1.0, 1001)
+GRID = (EDGES[1:] + EDGES[:-1]) / 2  # accuracy, the midpoints of 1,000 equal cells
+# the Jeffreys prior's mass in each cell, exactly (the arcsine law's CDF is 2/pi asin(sqrt(x))): at the
+# midpoints alone its density, infinite at 0 and 1, would be under-counted in the end cells
+PRIOR = np.log(np.diff(np.arcsin(np.sqrt(EDGES))))
+ITERATIONS = 30
+
+
+@dataclass(frozen=True)
+class SkillPolicy:
+    """When the pooled evidence blocks (module docstring). ``block_below`` 0: never."""
+
+    block_below: float = 0.5
+    alpha: float = 0.05
+    min_evidence: float = 2.0
+    page_labels: float = 5.0  # what one page's ordinary labels can weigh at most, in labels (0: no cap)
+    prior_accuracy: float = 0.7
+    prior_weight: float = 2.0
+
+
+def _labels(judgements: pd.DataFrame, controls: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The labels with a task index (item and field), an option index, and the task's option count;
+    and the tasks (``gold``: the option index of a control's answer, -1 elsewhere)."""
+    given = judgements.assign(value=judgements["value"].astype(str).str.strip())
+    given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"], keep="last")
+    key = controls.assign(answer=controls["answer"].astype(str).str.strip()).drop_duplicates(["item_id", "field"])
+    given = given.merge(key[["item_id", "field", "answer"]], on=["item_id", "field"], how="left")
+    # a field's options: every label given to it and every known answer
+    options = pd.concat([given[["field", "value"]], key.rename(columns={"answer": "value"})[["field", "value"]]])
+    options = options.drop_duplicates().sort_values(["field", "value"], ignore_index=True)
+    options["option"] = options.groupby("field").cumcount()
+    # a field with one option seen has two (an unseen one), so a lone label there is not certain
+    k = options.groupby("field").size().clip(lower=2).rename("k")
+    given = given.merge(options, on=["field", "value"]).merge(k, on="field")
+    tasks = given[["item_id", "field", "answer", "k"]].drop_duplicates(["item_id", "field"], ignore_index=True)
+    tasks = tasks.merge(options.rename(columns={"value": "answer"}), on=["field", "answer"], how="left")
+    tasks["gold"] = tasks["option"].fillna(-1).astype(int)
+    tasks["task"] = np.arange(len(tasks))
+    given = given.merge(tasks[["item_id", "field", "task"]], on=["item_id", "field"])
+    return given, tasks
+
+
+def _fit(task: np.ndarray, option: np.ndarray, worker: np.ndarray, k: np.ndarray, gold: np.ndarray,
+         workers: int, policy: SkillPolicy) -> tuple[np.ndarray, np.ndarray]:
+    """MAP-EM of the one-coin model: each worker's accuracy, and each label's weight
+    ``log(a (K - 1) / (1 - a))`` (its worker's vote for the option it gives)."""
+    width = int(k.max())
+    valid = np.arange(width)[None, :] < k[:, None]
+    accuracy = np.full(workers, policy.prior_accuracy)
+    for _ in range(ITERATIONS):
+        a = np.clip(accuracy, 0.01, 0.99)
+        vote = np.log(a[worker] * (k[task] - 1) / (1 - a[worker]))
+        post = _posterior(task, option, vote, valid, gold)
+        right = np.bincount(worker, post[task, option], workers)
+        seen = np.bincount(worker, minlength=workers)
+        accuracy = (right + policy.prior_accuracy * policy.prior_weight) / (seen + policy.prior_weight)
+    a = np.clip(accuracy, 0.01, 0.99)
+    return accuracy, np.log(a[worker] * (k[task] - 1) / (1 - a[worker]))
+
+
+def _posterior(task: np.ndarray, option: np.ndarray, vote: np.ndarray, valid: np.ndarray,
+               gold: np.ndarray) -> np.ndarray:
+    """Each task's probability of each option from the votes (uniform prior); a control is its answer."""
+    score = np.zeros(valid.shape)
+    np.add.at(score, (task, option), vote)
+    score = np.where(valid, score, -np.inf)
+    post = np.exp(score - score.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    known = gold >= 0
+    post[known] = np.eye(valid.shape[1])[gold[known]]
+    return post
+
+
+def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
+    """Per worker: control answers, ordinary labels, the expected agreement, evidence and the
+    posterior probability that their accuracy reaches ``policy.block_below`` (module docstring)."""
+    given, tasks = _labels(judgements, controls)
+    if given.empty:
+        return pd.DataFrame(columns=SCORE_COLUMNS)
+    ids, worker = np.unique(given["worker_id"].astype(str).to_numpy(), return_inverse=True)
+    task, option = given["task"].to_numpy(), given["option"].to_numpy()
+    k, gold = tasks["k"].to_numpy(int), tasks["gold"].to_numpy(int)
+    _, vote = _fit(task, option, worker, k, gold, len(ids), policy)
+    width = int(k.max())
+    score = np.zeros((len(tasks), width))
+    np.add.at(score, (task, option), vote)
+    # leave-one-out: the task's score without this label's own vote
+    own = score[task] - np.eye(width)[option] * vote[:, None]
+    own = np.where(np.arange(width)[None, :] < k[task][:, None], own, -np.inf)
+    loo = np.exp(own - own.max(axis=1, keepdims=True))
+    p = loo[np.arange(len(task)), option] / loo.sum(axis=1)
+    known = gold[task] >= 0
+    p = np.where(known, (option == gold[task]).astype(float), p)
+    slip = (1 - p) / (k[task] - 1)
+    unit = given["unit"].astype(str).to_numpy() if "unit" in given.columns else np.arange(len(task)).astype(str)
+    unit = np.where(known, "", unit)
+    size = pd.Series(unit).map(pd.Series(unit[~known]).value_counts()).fillna(1).to_numpy(float)
+    # a page's labels are all judged against the same few other workers: together they weigh at most
+    # page_labels labels (a tempered likelihood); a control is judged against its known answer
+    weight = np.where(known, 1.0, np.minimum(1.0, policy.page_labels / size) if policy.page_labels > 0 else 1.0)
+    return _per_worker(ids, worker, p, slip, known, weight, unit, policy)
+
+
+def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.ndarray, known: np.ndarray,
+                weight: np.ndarray, unit: np.ndarray, policy: SkillPolicy) -> pd.DataFrame:
+    """The Jeffreys-prior posterior of each worker's accuracy on :data:`GRID` from their labels'
+    likelihoods ``p a + slip (1 - a)``, and its mass at or over ``level``."""
+    # evidence in sources: a control 1, a page's ordinary labels at most 1 together
+    told = 1 - np.minimum(p, slip) / np.maximum(p, slip)
+    cap = policy.page_labels if policy.page_labels > 0 else 1.0
+    rows = []
+    for w, name in enumerate(ids):
+        mine = worker == w
+        like = weight[mine] @ np.log(np.outer(p[mine], GRID) + np.outer(slip[mine], 1 - GRID))
+        like += PRIOR
+        mass = np.exp(like - like.max())
+        ordinary = mine & ~known
+        pages = pd.Series(told[ordinary]).groupby(unit[ordinary]).sum()
+        evidence = float((mine & known).sum() + np.minimum(1.0, pages / cap).sum())
+        rows.append({"worker_id": str(name), "controls": int((mine & known).sum()),
+                     "correct": int(p[mine & known].sum()), "items": int(ordinary.sum()), "pages": len(pages),
+                     "agreement": float(p[ordinary].mean()) if ordinary.any() else float("nan"),
+                     "evidence": evidence, "accuracy": float(mass @ GRID / mass.sum()),
+                     "above": float(mass[policy.block_below <= GRID].sum() / mass.sum())})
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
+    """Workers with ``min_evidence`` whose accuracy reaches ``block_below`` with probability under
+    ``alpha``; ``block_below`` 0: nobody."""
+    due = scores[_due(scores, policy)]
+    if due.empty:
+        return pd.DataFrame(columns=BLOCK_COLUMNS)
+    return pd.DataFrame({"worker_id": due["worker_id"].astype(str),
+                         "rules": [f"{RULE} P={shown_p(r.above)} (controls {r.correct}/{r.controls}, items {r.items} "
+                                   f"agreeing {r.agreement:.0%})" for r in due.itertuples()],
+                         "flags": due["controls"] - due["correct"], "captions": due["controls"] + due["items"]},
+                        columns=BLOCK_COLUMNS).reset_index(drop=True)
+
+
+def _due(scores: pd.DataFrame, policy: SkillPolicy) -> pd.Series:
+    """The rule's two conditions (enough evidence, P(accuracy >= block_below) under alpha), the rule on."""
+    return (scores["evidence"] >= policy.min_evidence) & (scores["above"] < policy.alpha) & (policy.block_below > 0)
+
+
+def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
+    """The scores as workers.csv shows them (:data:`POOLED_COLUMNS`): ``pooled_status`` is ``block`` when
+    the rule's two conditions hold (:func:`skill_blocks`), ``at risk`` when P(accuracy >= block_below)
+    is under :data:`AT_RISK` without both, ``ok`` otherwise."""
+    status = np.where(_due(scores, policy), "block", np.where(scores["above"] < AT_RISK, "at risk", "ok"))
+    return pd.DataFrame({"worker_id": scores["worker_id"].astype(str), "pooled_accuracy": scores["accuracy"],
+                         "pooled_p_above": scores["above"], "pooled_evidence": scores["evidence"],
+                         "pooled_controls": scores["controls"], "pooled_controls_right": scores["correct"],
+                         "pooled_pages": scores["pages"], "pooled_labels": scores["items"],
+                         "pooled_agreement": scores["agreement"], "pooled_status": status},
+                        columns=POOLED_COLUMNS).reset_index(drop=True)
+
+
+def shown_p(p: float) -> str:
+    """A probability as a person reads it: a percentage, a small one to two significant figures (the
+    rule's P is often far under 0.1%, which one decimal place would show as 0.0%)."""
+    if p < 1e-6:
+        return "<0.0001%"
+    return f"{p:.1%}" if p >= 0.001 else f"{p * 100:.2g}%"
