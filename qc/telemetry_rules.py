@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from qc import text_features
 from qc.caption_rules import caption_flags
 from qc.flags import register
 from qc.telemetry_frame import TM_COLUMNS, telemetry_columns
@@ -45,7 +46,12 @@ def with_telemetry(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _judged(df: pd.DataFrame) -> pd.DataFrame:
-    """The captions a telemetry rule may judge: telemetry present, not the canned text."""
+    """The captions a telemetry rule may judge: telemetry present, not the canned text (once a batch:
+    the four rules read the same rows, and none changes them)."""
+    return text_features.shared(df, "telemetry_judged", lambda: _judgeable(df))
+
+
+def _judgeable(df: pd.DataFrame) -> pd.DataFrame:
     if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
         return telemetry_columns(df.iloc[:0])  # no telemetry at all: nothing to judge
     tm = with_telemetry(df)
@@ -112,6 +118,8 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 def _rows(hit: pd.DataFrame) -> zip[tuple[Any, dict[str, Any]]]:
     """(index, the caption's tm_* values) per flagged caption (plain dicts: iterrows costs 20x more)."""
+    if hit.empty:  # most batches: no caption to describe, and to_dict costs as much on none
+        return zip([], [], strict=True)
     return zip(hit.index, hit[TM_COLUMNS].to_dict("records"), strict=True)
 
 
