@@ -49,6 +49,10 @@ def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
     Captions with fewer than ``min_peers`` non-blank peers (other workers, same image) are
     left out; so is everything when no caption has a word.
     """
+    return text_features.shared(df, ("consensus_scores", min_peers), lambda: _scores(df, min_peers))
+
+
+def _scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
     found = text_features.shared(df, "consensus_matches", lambda: _best_matches(df))
     if found is None:
         return pd.DataFrame(columns=["score", "peer", "peers"])
@@ -123,9 +127,12 @@ def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
-    own = _written(df)
     folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
-    own["norm"] = [t.rstrip(FINAL_PUNCTUATION) for t in folded]  # as text_similarity.normalise
+    norms = [t.rstrip(FINAL_PUNCTUATION) for t in folded]  # as text_similarity.normalise
+    if not _any_repeat(norms):  # most batches: no text twice, nothing to count
+        return flag_frame([])
+    own = _written(df)
+    own["norm"] = norms
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
     common = pairs[pairs >= min_images]
@@ -135,3 +142,12 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     hits = [(i, int(n), min_images, f"on {int(n)} images by {int(w)} worker(s): {clip(text, 100)}")
             for i, n, w, text in zip(shared.index, images, workers, shared["caption"], strict=True)]
     return caption_flags(df, "shared_template", hits)
+
+
+def _any_repeat(texts: list[str]) -> bool:
+    seen: set[str] = set()
+    for text in texts:
+        if text and text in seen:
+            return True
+        seen.add(text)
+    return False

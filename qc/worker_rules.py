@@ -69,6 +69,39 @@ def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.DataFrame:
     rule = "canned_lone_use" if used else "canned_lone_nonuse"
     min_captions = int(params.get("lone_min_captions", 3))
+    found = _lone_rows(df, used, min_captions)
+    if found is None:  # an image id that is not text: pandas' groupby decides the images
+        return _lone_canned_grouped(df, rule, used, min_captions)
+    picked, totals = found
+    if not picked:
+        return flag_frame([])
+    worker, assignment, image = (text_features.column(df, c) for c in ("worker_id", "assignment_id", "image_id"))
+    return flag_columns({"worker_id": [worker[k] for k in picked], "rule": rule, "value": 1,
+                         "threshold": [f"only one of {total}" for total in totals],
+                         "assignment_id": [assignment[k] for k in picked], "image_id": [image[k] for k in picked],
+                         "detail": f"{'used' if used else 'did not use'} the canned text alone"})
+
+
+def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[int], list[int]] | None:
+    """Positions of the lone (non-)users and their images' caption counts, by one pass over the
+    batch's lists (a few hundred rows: two groupby transforms cost more); None when an image id is
+    not text."""
+    images = text_features.column(df, "image_id")
+    if not all(type(i) is str for i in images):
+        return None
+    canned = (~text_features.written(df)).tolist()
+    size: dict[str, int] = {}
+    n_canned: dict[str, int] = {}
+    for image, c in zip(images, canned, strict=True):
+        size[image] = size.get(image, 0) + 1
+        n_canned[image] = n_canned.get(image, 0) + c
+    picked = [k for k, (image, c) in enumerate(zip(images, canned, strict=True))
+              if c == used and size[image] >= min_captions
+              and (n_canned[image] if used else size[image] - n_canned[image]) == 1]
+    return picked, [size[images[k]] for k in picked]
+
+
+def _lone_canned_grouped(df: pd.DataFrame, rule: str, used: bool, min_captions: int) -> pd.DataFrame:
     canned = df["is_precanned"].astype(bool)
     per_image = canned.groupby(df["image_id"])
     n, n_canned = per_image.transform("size"), per_image.transform("sum")
@@ -99,6 +132,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """One worker giving the same non-canned caption to different images."""
     min_images = int(params.get("duplicate_min_images", 2))
     written = text_features.written(df)
+    if not _any_repeat(df):
+        return flag_frame([])
     own = df.loc[written, ["worker_id", "image_id"]].copy()
     own["norm"] = np.array(text_features.folded(df), dtype=object)[written]
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
@@ -109,6 +144,21 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         for (w, norm), n in images.items() if n >= min_images
     ]
     return flag_frame(rows)
+
+
+def _any_repeat(df: pd.DataFrame) -> bool:
+    """Whether a worker wrote one (non-blank, folded) caption twice: most batches none, and then
+    ``duplicate_text`` has nothing to count (True, to let pandas decide, when a worker id is not text)."""
+    workers = text_features.column(df, "worker_id")
+    seen: set[tuple[str, str]] = set()
+    for worker, norm, own in zip(workers, text_features.folded(df), text_features.written(df).tolist(), strict=True):
+        if type(worker) is not str:
+            return True
+        if own and norm:
+            if (worker, norm) in seen:
+                return True
+            seen.add((worker, norm))
+    return False
 
 
 @register("random_sample", "caption")
