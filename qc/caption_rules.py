@@ -45,7 +45,7 @@ def _ids_at(df: pd.DataFrame, index: list[Any]) -> dict[str, list[Any]]:
     """The worker, assignment and image ids of the rows labelled ``index``: from the batch's shared
     lists when each label names one row (a ``loc`` per rule cost more than the rule's own work)."""
     names = ("worker_id", "assignment_id", "image_id")
-    if df.index.is_unique:
+    if df.index.is_unique and set(names) <= set(df.columns):
         at = df.index.get_indexer(index)
         if (at >= 0).all():
             return {c: [values[k] for k in at.tolist()] for c, values in zip(

@@ -127,12 +127,10 @@ def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
-    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
-    norms = [t.rstrip(FINAL_PUNCTUATION) for t in folded]  # as text_similarity.normalise
-    if not _any_repeat(norms):  # most batches: no text twice, nothing to count
-        return flag_frame([])
+    if {"worker_id", "image_id", "caption", "is_precanned"} <= set(df.columns) and not _any_repeat(_norms(df)):
+        return flag_frame([])  # most batches: no text twice, nothing to count
     own = _written(df)
-    own["norm"] = norms
+    own["norm"] = _norms(df)
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
     common = pairs[pairs >= min_images]
@@ -142,6 +140,12 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     hits = [(i, int(n), min_images, f"on {int(n)} images by {int(w)} worker(s): {clip(text, 100)}")
             for i, n, w, text in zip(shared.index, images, workers, shared["caption"], strict=True)]
     return caption_flags(df, "shared_template", hits)
+
+
+def _norms(df: pd.DataFrame) -> list[str]:
+    """The non-canned captions folded, final punctuation off (as text_similarity.normalise)."""
+    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
+    return [t.rstrip(FINAL_PUNCTUATION) for t in folded]
 
 
 def _any_repeat(texts: list[str]) -> bool:

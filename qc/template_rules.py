@@ -69,7 +69,7 @@ def _low_consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def near_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A low-consensus caption that opens like low-consensus captions on many other images."""
     min_images = int(_param(params, "near_template_min_images"))
-    if _low_consensus(df, params).empty:  # most batches: no low-consensus caption to key
+    if {"caption", "image_id"} <= set(df.columns) and _low_consensus(df, params).empty:  # most batches: none
         return flag_frame([])
     keyed = near_template_keys(df, params)
     found = keyed[keyed["images"] >= min_images]

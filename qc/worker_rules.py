@@ -86,6 +86,8 @@ def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[in
     """Positions of the lone (non-)users and their images' caption counts, by one pass over the
     batch's lists (a few hundred rows: two groupby transforms cost more); None when an image id is
     not text."""
+    if not {"image_id", "is_precanned"} <= set(df.columns):
+        return None  # pandas' path says which is missing
     images = text_features.column(df, "image_id")
     if not all(type(i) is str for i in images):
         return None
@@ -149,6 +151,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _any_repeat(df: pd.DataFrame) -> bool:
     """Whether a worker wrote one (non-blank, folded) caption twice: most batches none, and then
     ``duplicate_text`` has nothing to count (True, to let pandas decide, when a worker id is not text)."""
+    if not {"worker_id", "image_id", "caption"} <= set(df.columns):
+        return True  # pandas' path says which is missing
     workers = text_features.column(df, "worker_id")
     seen: set[tuple[str, str]] = set()
     for worker, norm, own in zip(workers, text_features.folded(df), text_features.written(df).tolist(), strict=True):
@@ -171,6 +175,32 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     pick no person can decide would hold the batch's review for ever. Without either key, the plain
     seeded sample of the whole frame."""
     share = float(params.get("random_sample_share", 0.05))
+    ids = text_features.column(df, "assignment_id") if "assignment_id" in df.columns else [None]
+    if not all(type(a) is str for a in ids):  # ids that are not text: pandas decides which are the same
+        return _random_sample_frames(df, params, share)
+    first: dict[str, int] = {}
+    for k, assignment in enumerate(ids):
+        first.setdefault(assignment, k)  # each assignment's first row, in row order (drop_duplicates')
+    if share <= 0 or not first:
+        return flag_frame([])
+    n = max(1, round(share * len(first)))
+    before = set(params.get("sampled_before", ()))
+    skip = before | set(params.get("decided", ()))
+    kept = [k for k in first.values() if ids[k] in before]
+    pool = [k for k in first.values() if ids[k] not in skip]
+    # DataFrame.sample's own draw (pandas/core/sample.py): the same seed picks the same rows
+    drawn = np.random.RandomState(int(params.get("seed", 0))).choice(
+        len(pool), size=min(len(pool), max(0, n - len(kept))), replace=False)
+    picked = kept + [pool[i] for i in drawn.tolist()]
+    if not picked:
+        return flag_frame([])
+    workers = text_features.column(df, "worker_id")
+    return flag_columns({"worker_id": [workers[k] for k in picked], "rule": "random_sample", "value": share,
+                         "threshold": share, "assignment_id": [ids[k] for k in picked], "image_id": "",
+                         "detail": "picked for review"})
+
+
+def _random_sample_frames(df: pd.DataFrame, params: dict[str, Any], share: float) -> pd.DataFrame:
     assignments = df.drop_duplicates("assignment_id")
     if share <= 0 or assignments.empty:
         return flag_frame([])
