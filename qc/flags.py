@@ -61,6 +61,8 @@ def flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 def flag_columns(columns: dict[str, Any]) -> pd.DataFrame:
     """Columns (equal-length lists, or one value for every row) into the flag table: many flags
     at once without a dict per row."""
+    if not columns:
+        return _empty()
     lists = [v for v in columns.values() if type(v) is list]
     n = len(lists[0]) if lists else 0
     if n and all((type(v) is list and len(v) == n) or is_scalar(v) for v in columns.values()):

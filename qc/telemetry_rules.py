@@ -120,7 +120,8 @@ def _rows(hit: pd.DataFrame) -> zip[tuple[Any, dict[str, Any]]]:
     """(index, the caption's tm_* values) per flagged caption (plain dicts: iterrows costs 20x more)."""
     if hit.empty:  # most batches: no caption to describe, and to_dict costs as much on none
         return zip([], [], strict=True)
-    return zip(hit.index, hit[TM_COLUMNS].to_dict("records"), strict=True)
+    values = [hit[c].tolist() for c in TM_COLUMNS]  # what to_dict("records") gives, without a frame of the columns
+    return zip(hit.index, [dict(zip(TM_COLUMNS, row, strict=True)) for row in zip(*values, strict=True)], strict=True)
 
 
 def _words(row: dict[str, Any]) -> str:

@@ -1,28 +1,24 @@
 """QC's flag-table helpers and the rules issue 59 made faster, as they were at cdcbdc4 (verbatim but
-for names), kept as the independent computation of tests/test_qc_fast_rules.py: :func:`before` swaps
-them into the live modules, so ``run_rules`` computes the flag table the old way."""
+for names), kept as an oracle: :func:`before` swaps them into the live modules, so ``run_rules``
+computes the flag table the old way. tests/test_qc_fast_rules.py needs today's table to equal it;
+``make bench-qc-batch`` (bench/qc_batch_speed.py) times both. Nothing in the product imports this."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import pytest
 from pandas.api.types import is_scalar
 
 from qc import (
-    caption_rules,
     consensus_rules,
-    flags,
-    runner,
     telemetry_rules,
     template_rules,
     text_features,
-    worker_rules,
-    worker_share,
 )
 from qc.caption_rules import clip
 from qc.flags import FLAG_COLUMNS, RULES, RegisteredRule
@@ -203,22 +199,32 @@ def _rows(hit: pd.DataFrame) -> zip[tuple[Any, dict[str, Any]]]:
 # --- swapping them in ------------------------------------------------------------------------------------
 
 HELPERS = {"flag_frame": flag_frame, "flag_columns": flag_columns, "caption_flags": caption_flags,
-           "share_flags": share_flags, "consensus_scores": consensus_scores, "_judged": _judged, "_rows": _rows}
+           "share_flags": share_flags, "consensus_scores": consensus_scores}  # under these names in any qc module
+TELEMETRY_HELPERS = {"_judged": _judged, "_rows": _rows}  # qc/telemetry_rules.py's own
 OLD_RULES = {"canned_lone_use": lambda df, p: _lone_canned(df, p, used=True),
              "canned_lone_nonuse": lambda df, p: _lone_canned(df, p, used=False),
              "duplicate_text": duplicate_text, "random_sample": random_sample, "shared_template": shared_template,
              "near_template": near_template}
-MODULES = [flags, caption_rules, consensus_rules, runner, telemetry_rules, template_rules, worker_rules, worker_share]
 
 
 @contextmanager
 def before() -> Iterator[None]:
-    """The live rules with the old helpers and the old versions of the rules issue 59 rewrote."""
-    with pytest.MonkeyPatch.context() as patch:
-        for module in MODULES:
-            for name, old in HELPERS.items():
-                if hasattr(module, name):
-                    patch.setattr(module, name, old)
+    """The live rules with the old helpers and the old versions of the rules issue 59 rewrote (every
+    ``qc`` module's name for a helper is swapped, then put back)."""
+    swapped: list[tuple[object, str, object]] = []
+    rules = dict(RULES)
+    try:
+        for name, module in list(sys.modules.items()):
+            found = {**HELPERS, **TELEMETRY_HELPERS} if module is telemetry_rules else HELPERS
+            for helper, old in found.items() if name.startswith("qc.") else ():
+                if hasattr(module, helper):
+                    swapped.append((module, helper, getattr(module, helper)))
+                    setattr(module, helper, old)
         for name, fn in OLD_RULES.items():
-            patch.setitem(RULES, name, RegisteredRule(name, RULES[name].level, fn))
+            RULES[name] = RegisteredRule(name, RULES[name].level, fn)
         yield
+    finally:
+        for module, helper, live in reversed(swapped):
+            setattr(module, helper, live)
+        RULES.clear()
+        RULES.update(rules)
