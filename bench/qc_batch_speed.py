@@ -39,16 +39,20 @@ TEXTS = ["A white mug on a wooden desk next to a laptop computer.", "A white mug
 
 
 def telemetry(caption: str, rng: random.Random) -> str:
-    """A page's record for one caption: typed, pasted from outside (after leaving the tab) or blank."""
+    """A page's record for one caption: typed, partly pasted from outside (after leaving the tab for a
+    moment), typed too fast, or none."""
     n = len(caption)
     how = rng.choice(["typed", "typed", "pasted", "fast", "none"])
     if how == "none":
         return ""
-    pasted = [[9000, n, "x"]] if how == "pasted" else []
-    f = {"typed": 0 if pasted else n, "del": 0, "keys": 0 if pasted else n + 2, "first_ms": 3000,
-         "active_ms": 100 if how == "fast" else 20000, "paste": pasted, "paste_n": len(pasted),
-         "paste_x": n if pasted else 0, "paste_p": 0, "drop": 0, "copy": 0, "cut": 0, "focus": [], "len": n}
-    return json.dumps({"v": 1, "loads": 1, "vis": [[8500, "h"], [8900, "v"]] if pasted else [], "f": {"caption_0": f}})
+    k = rng.randint(n // 3, n) if how == "pasted" and n else 0  # characters pasted
+    left = rng.randint(2000, 8900)  # the tab hidden at, shown again at 8,950 ms; the paste at 9,000
+    pasted = [[9000, k, "x"]] if k else []
+    f = {"typed": n - k, "del": 0, "keys": n - k + 2, "first_ms": 3000,
+         "active_ms": rng.choice([100, 900, 20000]) if how == "fast" else 20000, "paste": pasted,
+         "paste_n": len(pasted), "paste_x": k, "paste_p": 0, "drop": 0, "copy": 0, "cut": 0, "focus": [], "len": n}
+    vis = [[left, "h"], [8950, "v"]] if k else []
+    return json.dumps({"v": 1, "loads": 1, "vis": vis, "f": {"caption_0": f}})
 
 
 def campaign_batch(seed: int) -> tuple[pd.DataFrame, dict[str, Any]]:

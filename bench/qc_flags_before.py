@@ -196,15 +196,70 @@ def _rows(hit: pd.DataFrame) -> zip[tuple[Any, dict[str, Any]]]:
     return zip(hit.index, hit[TM_COLUMNS].to_dict("records"), strict=True)
 
 
+def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The share of the final text pasted from outside the page, own drafts aside, reaches
+    ``paste_external_share``."""
+    limit = float(params.get("paste_external_share", 0.5))
+    tm = _judged(df)
+    share = ((tm["tm_paste_external"] - tm["tm_paste_drafted"]) / tm["tm_final_len"]).clip(upper=1.0)
+    hit = tm[share >= limit]
+    return caption_flags(df, "paste_external", [
+        (i, round(float(share[i]), 3), limit, f"{telemetry_rules._words(r)}") for i, r in _rows(hit)])
+
+
+def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Final text longer than typed + in-page pastes by ``untyped_share`` of it and ``untyped_min_chars``."""
+    share = float(params.get("untyped_share", 0.5))
+    least = int(params.get("untyped_min_chars", 20))
+    tm = _judged(df)
+    unexplained = tm["tm_final_len"] - tm["tm_typed"] - tm["tm_paste_page"] - tm["tm_paste_drafted"]
+    hit = tm[(unexplained >= least) & (unexplained >= share * tm["tm_final_len"])]
+    return caption_flags(df, "untyped_text", [
+        (i, int(unexplained[i]), f">= {share:.0%} and {least}", f"{int(unexplained[i])} of {int(r['tm_final_len'])} "
+         f"characters neither typed nor copied on the page; {telemetry_rules._words(r)}") for i, r in _rows(hit)])
+
+
+def switch_then_paste(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Left the tab or field, then pasted most of the caption from outside faster than anyone types it."""
+    share = float(params.get("paste_external_share", 0.5))
+    cps = float(params.get("switch_paste_cps", 8.0))
+    tm = _judged(df)
+    away_s = tm["tm_away_ms"].astype(float) / 1000.0
+    speed = tm["tm_paste_external"] / away_s.clip(lower=0.5)
+    hit = tm[tm["tm_hidden_before_paste"].astype(bool) & (tm["tm_paste_external"] >= share * tm["tm_final_len"])
+             & (speed > cps)]
+    return caption_flags(df, "switch_then_paste", [
+        (i, round(float(speed[i]), 1), cps, f"away {away_s[i]:.1f} s, then pasted {int(r['tm_paste_external'])} "
+         f"characters ({speed[i]:.0f}/s; typing them takes a person {r['tm_paste_external'] / cps:.0f}+ s)")
+        for i, r in _rows(hit)])
+
+
+def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """``typing_min_chars``+ characters typed faster than ``max_typing_cps`` over the keystroke time."""
+    cps = float(params.get("max_typing_cps", 25.0))
+    least = int(params.get("typing_min_chars", 30))
+    tm = _judged(df)
+    active_s = tm["tm_active_ms"].astype(float) / 1000.0
+    speed = tm["tm_typed"] / active_s.clip(lower=0.001)
+    # only text that came with keystrokes: dictation, an input method or a script's fill() inserts text
+    # without a keydown per character and has no cadence to judge
+    keyed = tm["tm_keys"] >= 0.5 * tm["tm_typed"]
+    hit = tm[(tm["tm_typed"] >= least) & keyed & (speed > cps)]
+    return caption_flags(df, "typing_cadence", [
+        (i, round(float(min(speed[i], 1e6)), 1), cps, f"typed {int(r['tm_typed'])} characters in "
+         f"{active_s[i]:.2f} s of keystrokes") for i, r in _rows(hit)])
+
+
 # --- swapping them in ------------------------------------------------------------------------------------
 
 HELPERS = {"flag_frame": flag_frame, "flag_columns": flag_columns, "caption_flags": caption_flags,
            "share_flags": share_flags, "consensus_scores": consensus_scores}  # under these names in any qc module
-TELEMETRY_HELPERS = {"_judged": _judged, "_rows": _rows}  # qc/telemetry_rules.py's own
+TELEMETRY_HELPERS = {"_judged": _judged}  # qc/telemetry_rules.py's own
 OLD_RULES = {"canned_lone_use": lambda df, p: _lone_canned(df, p, used=True),
              "canned_lone_nonuse": lambda df, p: _lone_canned(df, p, used=False),
              "duplicate_text": duplicate_text, "random_sample": random_sample, "shared_template": shared_template,
-             "near_template": near_template}
+             "near_template": near_template, "paste_external": paste_external, "untyped_text": untyped_text,
+             "switch_then_paste": switch_then_paste, "typing_cadence": typing_cadence}
 
 
 @contextmanager

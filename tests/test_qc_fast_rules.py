@@ -37,7 +37,7 @@ def test_campaign_like_batches_get_the_flags_they_got_before() -> None:
     # each rewritten rule had something to find, so the comparison covers its output, not only its exits
     assert {"canned_lone_use", "canned_lone_nonuse", "duplicate_text", "random_sample", "shared_template",
             "near_template", "canned_overuse", "quality_words_rate", "consensus", "consensus_rate",
-            "paste_external", "typing_cadence"} <= found, found
+            "paste_external", "untyped_text", "switch_then_paste", "typing_cadence"} <= found, found
 
 
 def test_ids_that_are_not_text_take_pandas_path_to_the_same_flags() -> None:
