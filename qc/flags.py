@@ -101,24 +101,33 @@ def _as_list(value: Any, n: int) -> list[Any]:
 
 def _fast_table(columns: dict[str, list[Any]]) -> pd.DataFrame | None:
     """The flag table of equal-length column lists (a missing cell NaN), or None when a value is of
-    a kind whose inference is left to pandas."""
+    a kind whose inference is left to pandas. Every column goes in as a Python object array: pandas
+    makes one of text alone ``str`` (what the text columns should be) and leaves any other as it is."""
     typed: dict[str, Any] = {}
     index = pd.RangeIndex(len(columns["rule"]))
     for col in ("worker_id", "rule"):
         if not all(type(v) is str for v in columns[col]):
             return None
-        typed[col] = pd.array(columns[col], dtype=str)
+        typed[col] = _objects(columns[col])
     for col in ("value", "threshold"):
         values = _as_objects(columns[col])
         if values is None:
             return None
-        typed[col] = pd.Series(values, index=index, dtype=object, copy=False)  # a Series: kept object, not inferred
+        # text alone stays object here (as astype(object) left it): a Series, which pandas takes as it is
+        text = all(type(v) is str for v in values)
+        typed[col] = pd.Series(values, index=index, dtype=object, copy=False) if text else values
     for col in TEXT_COLUMNS:
         texts = _blank_missing(columns[col])
         if texts is None:
             return None
-        typed[col] = pd.array(texts, dtype=str)
+        typed[col] = _objects(texts)
     return pd.DataFrame(typed, index=index, copy=False)
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 INT64 = (-(2**63), 2**63)
@@ -136,9 +145,7 @@ def _as_objects(values: Sequence[Any]) -> np.ndarray | None:
         out = [float(v) for v in values] if kinds & {*FLOATS} else [int(v) for v in values]
     else:
         return None
-    array = np.empty(len(out), dtype=object)
-    array[:] = out
-    return array
+    return _objects(out)
 
 
 def _blank_missing(values: Sequence[Any]) -> list[str] | None:
