@@ -18,7 +18,7 @@ from bench.qc_flags_before import before
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from tests.test_qc_same_flags import VIZWIZ_VAL, vizwiz_submissions
 
-SEEDS = 30
+SEEDS = 20  # every rewritten rule has flagged something by seed 12
 
 
 def same_as_before(frame: pd.DataFrame, params: dict[str, Any], rules: tuple[str, ...] = KNOWN_RULES) -> pd.DataFrame:
