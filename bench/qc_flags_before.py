@@ -128,6 +128,10 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                          "detail": "picked for review"})
 
 
+def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
+    return df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+
+
 # --- qc/consensus_rules.py, qc/template_rules.py ------------------------------------------------------
 
 
@@ -139,6 +143,20 @@ def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
     scored = peers >= min_peers
     return pd.DataFrame({"score": best[scored], "peer": own_index[best_peer[scored]], "peers": peers[scored]},
                         index=own_index[scored])
+
+
+def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    threshold = float(consensus_rules._param(params, "consensus_threshold"))
+    min_peers = int(consensus_rules._param(params, "consensus_min_peers"))
+    scored = consensus_scores(df, min_peers)
+    low = scored[scored["score"] < threshold]
+    hits = [(i, round(float(r.score), 3), threshold,
+             f"best of {int(r.peers)} peers {r.score:.2f}, {df.at[r.peer, 'worker_id']}: "
+             f"{clip(df.at[r.peer, 'caption'], 100)}")
+            for i, r in zip(low.index, low.itertuples(), strict=True)]
+    found = caption_flags(df, "consensus", hits)
+    info = consensus_rules._skipped_row(df, scored, min_peers)
+    return pd.concat([found, flag_frame(info)], ignore_index=True) if info else found
 
 
 def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -252,12 +270,14 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 # --- swapping them in ------------------------------------------------------------------------------------
 
+# under these names in any qc module
 HELPERS = {"flag_frame": flag_frame, "flag_columns": flag_columns, "caption_flags": caption_flags,
-           "share_flags": share_flags, "consensus_scores": consensus_scores}  # under these names in any qc module
+           "share_flags": share_flags, "consensus_scores": consensus_scores, "assignment_times": assignment_times}
 TELEMETRY_HELPERS = {"_judged": _judged}  # qc/telemetry_rules.py's own
 OLD_RULES = {"canned_lone_use": lambda df, p: _lone_canned(df, p, used=True),
              "canned_lone_nonuse": lambda df, p: _lone_canned(df, p, used=False),
-             "duplicate_text": duplicate_text, "random_sample": random_sample, "shared_template": shared_template,
+             "duplicate_text": duplicate_text, "consensus": consensus, "random_sample": random_sample,
+             "shared_template": shared_template,
              "near_template": near_template, "paste_external": paste_external, "untyped_text": untyped_text,
              "switch_then_paste": switch_then_paste, "typing_cadence": typing_cadence}
 

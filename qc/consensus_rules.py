@@ -106,7 +106,7 @@ def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     hits = [(i, round(float(r.score), 3), threshold,
              f"best of {int(r.peers)} peers {r.score:.2f}, {df.at[r.peer, 'worker_id']}: "
              f"{clip(df.at[r.peer, 'caption'], 100)}")
-            for i, r in zip(low.index, low.itertuples(), strict=True)]
+            for i, r in zip(low.index, low.itertuples(), strict=True)] if not low.empty else []  # (itertuples costs)
     found = caption_flags(df, "consensus", hits)
     info = _skipped_row(df, scored, min_peers)
     return pd.concat([found, flag_frame(info)], ignore_index=True) if info else found

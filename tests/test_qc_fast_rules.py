@@ -14,7 +14,9 @@ import pytest
 
 from bench.qc_batch_speed import PARAMS
 from bench.qc_batch_speed import campaign_batch as batch
+from bench.qc_flags_before import assignment_times as old_times
 from bench.qc_flags_before import before
+from qc import timing_rules
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from tests.test_qc_same_flags import VIZWIZ_VAL, vizwiz_submissions
 
@@ -66,3 +68,12 @@ def test_real_vizwiz_captions_get_the_flags_they_got_before(shared_data: Path) -
         flags = same_as_before(prepare(part.reset_index(drop=True)), params)
         assert {"duplicate_text", "shared_template", "caps_lock", "quality_words", "random_sample"} <= set(
             flags["rule"])
+
+
+def test_assignment_times_are_the_rows_drop_duplicates_kept() -> None:
+    """Each assignment's first row, index and all (time_outlier reads only the values)."""
+    for seed in range(SEEDS):
+        raw, _ = batch(seed)
+        frame = prepare(raw)
+        frame.loc[frame.index[::3], "work_time_s"] = range(len(frame.index[::3]))  # rows of one assignment differ
+        pd.testing.assert_frame_equal(timing_rules.assignment_times(frame), old_times(frame))
