@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
@@ -159,6 +159,11 @@ bench-slow-clients: $(STAMP)
 # QC rules over the real VizWiz v1 val captions (../shared/data): recall and false flags per rule
 bench-qc-real: $(STAMP)
 	$(BIN)/python -m bench.qc_real
+
+# every QC rule over campaign-sized batches (seeded, and real captions): CPU per batch beside the QC before
+# issue 59, same run (target: at most half); writes bench/results-qc-batch.json (~1 min)
+bench-qc-batch: $(STAMP)
+	$(BIN)/python -m bench.qc_batch_speed
 
 # the five submit rules over 200,000 captions: each registered QC rule and violations() per caption (CPU s)
 bench-submit-rules: $(STAMP)

@@ -35,10 +35,23 @@ def caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object,
     if not hits:
         return flag_frame([])
     index, values, thresholds, details = zip(*hits, strict=True)
-    rows = df.loc[list(index), ["worker_id", "assignment_id", "image_id"]]
-    return flag_columns({"worker_id": rows["worker_id"].tolist(), "rule": rule, "value": list(values),
-                         "threshold": list(thresholds), "assignment_id": rows["assignment_id"].tolist(),
-                         "image_id": rows["image_id"].tolist(), "detail": list(details)})
+    ids = _ids_at(df, list(index))
+    return flag_columns({"worker_id": ids["worker_id"], "rule": rule, "value": list(values),
+                         "threshold": list(thresholds), "assignment_id": ids["assignment_id"],
+                         "image_id": ids["image_id"], "detail": list(details)})
+
+
+def _ids_at(df: pd.DataFrame, index: list[Any]) -> dict[str, list[Any]]:
+    """The worker, assignment and image ids of the rows labelled ``index``: from the batch's shared
+    lists when each label names one row (a ``loc`` per rule cost more than the rule's own work)."""
+    names = ("worker_id", "assignment_id", "image_id")
+    if df.index.is_unique and set(names) <= set(df.columns):
+        at = df.index.get_indexer(index)
+        if (at >= 0).all():
+            return {c: [values[k] for k in at.tolist()] for c, values in zip(
+                names, (text_features.column(df, c) for c in names), strict=True)}
+    rows = df.loc[index, list(names)]
+    return {c: rows[c].tolist() for c in names}
 
 
 def _captions(df: pd.DataFrame) -> pd.Series:

@@ -49,6 +49,10 @@ def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
     Captions with fewer than ``min_peers`` non-blank peers (other workers, same image) are
     left out; so is everything when no caption has a word.
     """
+    return text_features.shared(df, ("consensus_scores", min_peers), lambda: _scores(df, min_peers))
+
+
+def _scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
     found = text_features.shared(df, "consensus_matches", lambda: _best_matches(df))
     if found is None:
         return pd.DataFrame(columns=["score", "peer", "peers"])
@@ -102,7 +106,7 @@ def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     hits = [(i, round(float(r.score), 3), threshold,
              f"best of {int(r.peers)} peers {r.score:.2f}, {df.at[r.peer, 'worker_id']}: "
              f"{clip(df.at[r.peer, 'caption'], 100)}")
-            for i, r in zip(low.index, low.itertuples(), strict=True)]
+            for i, r in zip(low.index, low.itertuples(), strict=True)] if not low.empty else []  # (itertuples costs)
     found = caption_flags(df, "consensus", hits)
     info = _skipped_row(df, scored, min_peers)
     return pd.concat([found, flag_frame(info)], ignore_index=True) if info else found
@@ -123,9 +127,10 @@ def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
+    if {"worker_id", "image_id", "caption", "is_precanned"} <= set(df.columns) and not _any_repeat(_norms(df)):
+        return flag_frame([])  # most batches: no text twice, nothing to count
     own = _written(df)
-    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
-    own["norm"] = [t.rstrip(FINAL_PUNCTUATION) for t in folded]  # as text_similarity.normalise
+    own["norm"] = _norms(df)
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
     common = pairs[pairs >= min_images]
@@ -135,3 +140,18 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     hits = [(i, int(n), min_images, f"on {int(n)} images by {int(w)} worker(s): {clip(text, 100)}")
             for i, n, w, text in zip(shared.index, images, workers, shared["caption"], strict=True)]
     return caption_flags(df, "shared_template", hits)
+
+
+def _norms(df: pd.DataFrame) -> list[str]:
+    """The non-canned captions folded, final punctuation off (as text_similarity.normalise)."""
+    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
+    return [t.rstrip(FINAL_PUNCTUATION) for t in folded]
+
+
+def _any_repeat(texts: list[str]) -> bool:
+    seen: set[str] = set()
+    for text in texts:
+        if text and text in seen:
+            return True
+        seen.add(text)
+    return False

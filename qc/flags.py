@@ -1,15 +1,30 @@
-"""The flag table every QC rule returns, and the registry the runner reads."""
+"""The flag table every QC rule returns, and the registry the runner reads.
+
+The table's columns are :data:`FLAG_COLUMNS`: ``worker_id`` and ``rule`` as pandas infers them from
+the values given (``str`` for text), ``value`` and ``threshold`` as ``object`` (Python numbers, bools
+or text, after pandas' inference: an int among floats becomes a float), ``assignment_id``, ``image_id``
+and ``detail`` as ``str`` with blanks where a column does not apply.
+
+Every rule builds one of these per batch, most of them empty, thousands of times a campaign: building
+it through ``pd.DataFrame(rows)`` and retyping it column by column cost a batch more than the rules'
+own work. So the common shapes (text ids, plain numbers) are typed here in one pass over Python lists
+and the table is built once; anything else takes pandas' own path, so the table is the same either way
+(tests/test_qc_flag_table.py holds the pandas-only path as the independent computation).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pandas.api.types import is_scalar
 
 FLAG_COLUMNS = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail"]
+TEXT_COLUMNS = ("assignment_id", "image_id", "detail")
 
 RuleFn = Callable[[pd.DataFrame, dict[str, Any]], pd.DataFrame]
 
@@ -34,17 +49,31 @@ def register(name: str, level: str) -> Callable[[RuleFn], RuleFn]:
 
 def flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows into the flag table, blank (empty string) where a column does not apply."""
+    if not rows:
+        return _empty()
+    if all(type(r) is dict for r in rows):
+        fast = _fast_table({c: [r.get(c, math.nan) for r in rows] for c in FLAG_COLUMNS})
+        if fast is not None:
+            return fast
     return typed_flags(pd.DataFrame(rows, columns=FLAG_COLUMNS))
 
 
 def flag_columns(columns: dict[str, Any]) -> pd.DataFrame:
     """Columns (equal-length lists, or one value for every row) into the flag table: many flags
     at once without a dict per row."""
+    if not columns:
+        return _empty()
+    lists = [v for v in columns.values() if type(v) is list]
+    n = len(lists[0]) if lists else 0
+    if n and all((type(v) is list and len(v) == n) or is_scalar(v) for v in columns.values()):
+        fast = _fast_table({c: _as_list(columns.get(c, math.nan), n) for c in FLAG_COLUMNS})
+        if fast is not None:
+            return fast
     return typed_flags(pd.DataFrame(columns, columns=FLAG_COLUMNS))
 
 
 def typed_flags(frame: pd.DataFrame) -> pd.DataFrame:
-    for col in ("assignment_id", "image_id", "detail"):
+    for col in TEXT_COLUMNS:
         # what astype(object).fillna("").astype(str) gives, in one pass over a list (a rule's frame is small
         # and built thousands of times a campaign: three pandas calls a column cost more than the text)
         frame[col] = pd.array([_text(v) for v in frame[col].tolist()], dtype=str)
@@ -60,3 +89,76 @@ def _text(value: Any) -> str:
     if is_scalar(value) and pd.isna(value):  # a list in a cell is text, as fillna leaves it
         return ""
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _empty() -> pd.DataFrame:
+    return _EMPTY.copy(deep=False)  # copy-on-write (pandas 3): a caller adding to its table leaves this one
+
+
+def _as_list(value: Any, n: int) -> list[Any]:
+    return value if type(value) is list else [value] * n
+
+
+def _fast_table(columns: dict[str, list[Any]]) -> pd.DataFrame | None:
+    """The flag table of equal-length column lists (a missing cell NaN), or None when a value is of
+    a kind whose inference is left to pandas. Every column goes in as a Python object array: pandas
+    makes one of text alone ``str`` (what the text columns should be) and leaves any other as it is."""
+    typed: dict[str, Any] = {}
+    index = pd.RangeIndex(len(columns["rule"]))
+    for col in ("worker_id", "rule"):
+        if not all(type(v) is str for v in columns[col]):
+            return None
+        typed[col] = _objects(columns[col])
+    for col in ("value", "threshold"):
+        values = _as_objects(columns[col])
+        if values is None:
+            return None
+        # text alone stays object here (as astype(object) left it): a Series, which pandas takes as it is
+        text = all(type(v) is str for v in values)
+        typed[col] = pd.Series(values, index=index, dtype=object, copy=False) if text else values
+    for col in TEXT_COLUMNS:
+        texts = _blank_missing(columns[col])
+        if texts is None:
+            return None
+        typed[col] = _objects(texts)
+    return pd.DataFrame(typed, index=index, copy=False)
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+INT64 = (-(2**63), 2**63)
+FLOATS = (float, np.float64)
+INTS = (int, np.int64)
+
+
+def _as_objects(values: Sequence[Any]) -> np.ndarray | None:
+    """What ``astype(object)`` gives after pandas infers the column: floats, ints (as floats among
+    floats), bools or text as Python objects; None for any other mix."""
+    kinds = {type(v) for v in values}
+    if kinds <= {str} or kinds <= {bool}:
+        out = list(values)
+    elif kinds <= {*FLOATS, *INTS} and all(INT64[0] <= v < INT64[1] for v in values if type(v) is int):
+        out = [float(v) for v in values] if kinds & {*FLOATS} else [int(v) for v in values]
+    else:
+        return None
+    return _objects(out)
+
+
+def _blank_missing(values: Sequence[Any]) -> list[str] | None:
+    """Text kept, None and NaN blank; None when another kind needs pandas' inference first."""
+    out = []
+    for v in values:
+        if type(v) is str:
+            out.append(v)
+        elif v is None or (type(v) is float and math.isnan(v)):
+            out.append("")
+        else:
+            return None
+    return out
+
+
+_EMPTY = typed_flags(pd.DataFrame([], columns=FLAG_COLUMNS))

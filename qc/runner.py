@@ -88,7 +88,10 @@ def _rules_over(df: pd.DataFrame, params: dict[str, Any], enabled: list[str]) ->
     frames = [f for f in frames if not f.empty]
     if not frames:
         return flag_frame([])
-    return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS]
+    joined = pd.concat(frames, ignore_index=True)
+    # in order already when every rule kept to the contract (the usual case): selecting the columns
+    # again copied the table, which cost more than joining it
+    return joined if list(joined.columns) == FLAG_COLUMNS else joined[FLAG_COLUMNS]
 
 
 def _run_rule(name: str, df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:

@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from qc import text_features
 from qc.caption_rules import caption_flags
-from qc.flags import register
+from qc.flags import flag_frame, register
 from qc.telemetry_frame import TM_COLUMNS, telemetry_columns
 
 TELEMETRY_RULES = ("paste_external", "untyped_text", "switch_then_paste", "typing_cadence")
@@ -45,7 +46,12 @@ def with_telemetry(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _judged(df: pd.DataFrame) -> pd.DataFrame:
-    """The captions a telemetry rule may judge: telemetry present, not the canned text."""
+    """The captions a telemetry rule may judge: telemetry present, not the canned text (once a batch:
+    the four rules read the same rows, and none changes them)."""
+    return text_features.shared(df, "telemetry_judged", lambda: _judgeable(df))
+
+
+def _judgeable(df: pd.DataFrame) -> pd.DataFrame:
     if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
         return telemetry_columns(df.iloc[:0])  # no telemetry at all: nothing to judge
     tm = with_telemetry(df)
@@ -57,11 +63,12 @@ def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The share of the final text pasted from outside the page, own drafts aside, reaches
     ``paste_external_share``."""
     limit = float(params.get("paste_external_share", 0.5))
-    tm = _judged(df)
-    share = ((tm["tm_paste_external"] - tm["tm_paste_drafted"]) / tm["tm_final_len"]).clip(upper=1.0)
-    hit = tm[share >= limit]
+    tm = _columns(df)
+    if tm is None:  # no telemetry to judge (most files and pages)
+        return flag_frame([])
+    share = ((tm["tm_paste_external"] - tm["tm_paste_drafted"]) / tm["tm_final_len"]).clip(None, 1.0)
     return caption_flags(df, "paste_external", [
-        (i, round(float(share[i]), 3), limit, f"{_words(r)}") for i, r in _rows(hit)])
+        (i, round(float(share[k]), 3), limit, f"{_words(r)}") for i, k, r in _hits(df, share >= limit)])
 
 
 @register("untyped_text", "caption")
@@ -69,12 +76,14 @@ def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Final text longer than typed + in-page pastes by ``untyped_share`` of it and ``untyped_min_chars``."""
     share = float(params.get("untyped_share", 0.5))
     least = int(params.get("untyped_min_chars", 20))
-    tm = _judged(df)
+    tm = _columns(df)
+    if tm is None:  # no telemetry to judge (most files and pages)
+        return flag_frame([])
     unexplained = tm["tm_final_len"] - tm["tm_typed"] - tm["tm_paste_page"] - tm["tm_paste_drafted"]
-    hit = tm[(unexplained >= least) & (unexplained >= share * tm["tm_final_len"])]
+    hit = (unexplained >= least) & (unexplained >= share * tm["tm_final_len"])
     return caption_flags(df, "untyped_text", [
-        (i, int(unexplained[i]), f">= {share:.0%} and {least}", f"{int(unexplained[i])} of {int(r['tm_final_len'])} "
-         f"characters neither typed nor copied on the page; {_words(r)}") for i, r in _rows(hit)])
+        (i, int(unexplained[k]), f">= {share:.0%} and {least}", f"{int(unexplained[k])} of {int(r['tm_final_len'])} "
+         f"characters neither typed nor copied on the page; {_words(r)}") for i, k, r in _hits(df, hit)])
 
 
 @register("switch_then_paste", "caption")
@@ -82,15 +91,17 @@ def switch_then_paste(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Left the tab or field, then pasted most of the caption from outside faster than anyone types it."""
     share = float(params.get("paste_external_share", 0.5))
     cps = float(params.get("switch_paste_cps", 8.0))
-    tm = _judged(df)
+    tm = _columns(df)
+    if tm is None:  # no telemetry to judge (most files and pages)
+        return flag_frame([])
     away_s = tm["tm_away_ms"].astype(float) / 1000.0
-    speed = tm["tm_paste_external"] / away_s.clip(lower=0.5)
-    hit = tm[tm["tm_hidden_before_paste"].astype(bool) & (tm["tm_paste_external"] >= share * tm["tm_final_len"])
-             & (speed > cps)]
+    speed = tm["tm_paste_external"] / away_s.clip(0.5, None)
+    hit = (tm["tm_hidden_before_paste"].astype(bool) & (tm["tm_paste_external"] >= share * tm["tm_final_len"])
+           & (speed > cps))
     return caption_flags(df, "switch_then_paste", [
-        (i, round(float(speed[i]), 1), cps, f"away {away_s[i]:.1f} s, then pasted {int(r['tm_paste_external'])} "
-         f"characters ({speed[i]:.0f}/s; typing them takes a person {r['tm_paste_external'] / cps:.0f}+ s)")
-        for i, r in _rows(hit)])
+        (i, round(float(speed[k]), 1), cps, f"away {away_s[k]:.1f} s, then pasted {int(r['tm_paste_external'])} "
+         f"characters ({speed[k]:.0f}/s; typing them takes a person {r['tm_paste_external'] / cps:.0f}+ s)")
+        for i, k, r in _hits(df, hit)])
 
 
 @register("typing_cadence", "caption")
@@ -98,21 +109,44 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """``typing_min_chars``+ characters typed faster than ``max_typing_cps`` over the keystroke time."""
     cps = float(params.get("max_typing_cps", 25.0))
     least = int(params.get("typing_min_chars", 30))
-    tm = _judged(df)
+    tm = _columns(df)
+    if tm is None:  # no telemetry to judge (most files and pages)
+        return flag_frame([])
     active_s = tm["tm_active_ms"].astype(float) / 1000.0
-    speed = tm["tm_typed"] / active_s.clip(lower=0.001)
+    speed = tm["tm_typed"] / active_s.clip(0.001, None)
     # only text that came with keystrokes: dictation, an input method or a script's fill() inserts text
     # without a keydown per character and has no cadence to judge
     keyed = tm["tm_keys"] >= 0.5 * tm["tm_typed"]
-    hit = tm[(tm["tm_typed"] >= least) & keyed & (speed > cps)]
+    hit = (tm["tm_typed"] >= least) & keyed & (speed > cps)
     return caption_flags(df, "typing_cadence", [
-        (i, round(float(min(speed[i], 1e6)), 1), cps, f"typed {int(r['tm_typed'])} characters in "
-         f"{active_s[i]:.2f} s of keystrokes") for i, r in _rows(hit)])
+        (i, round(float(min(speed[k], 1e6)), 1), cps, f"typed {int(r['tm_typed'])} characters in "
+         f"{active_s[k]:.2f} s of keystrokes") for i, k, r in _hits(df, hit)])
 
 
-def _rows(hit: pd.DataFrame) -> zip[tuple[Any, dict[str, Any]]]:
-    """(index, the caption's tm_* values) per flagged caption (plain dicts: iterrows costs 20x more)."""
-    return zip(hit.index, hit[TM_COLUMNS].to_dict("records"), strict=True)
+def _columns(df: pd.DataFrame) -> dict[str, Any] | None:
+    """The judged captions' ``tm_*`` columns by position, once a batch: numpy arrays where pandas holds
+    them so (the same arithmetic without a Series per step), else the column itself renumbered; None
+    when no caption is judged (no rule can flag)."""
+    def columns() -> dict[str, Any] | None:
+        if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
+            return None
+        tm = _judged(df)
+        if tm.empty:
+            return None
+        return {c: tm[c].to_numpy() if isinstance(tm[c].dtype, np.dtype) and tm[c].dtype.kind in "biuf"
+                else tm[c].reset_index(drop=True) for c in TM_COLUMNS}
+
+    return text_features.shared(df, "telemetry_columns", columns)
+
+
+def _hits(df: pd.DataFrame, hit: Any) -> list[tuple[Any, int, dict[str, Any]]]:
+    """(index, position among the judged captions, the caption's tm_* values) per flagged caption."""
+    found = np.flatnonzero(np.asarray(hit, dtype=bool))
+    if not len(found):  # most batches
+        return []
+    tm = _judged(df)
+    values = [tm[c].tolist() for c in TM_COLUMNS]  # what to_dict("records") gives, without a frame of the columns
+    return [(tm.index[k], k, dict(zip(TM_COLUMNS, (v[k] for v in values), strict=True))) for k in found.tolist()]
 
 
 def _words(row: dict[str, Any]) -> str:

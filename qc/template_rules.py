@@ -28,7 +28,7 @@ import pandas as pd
 from qc.caption_rules import caption_flags, clip
 from qc.consensus_rules import DEFAULTS as CONSENSUS_DEFAULTS
 from qc.consensus_rules import consensus_scores
-from qc.flags import register
+from qc.flags import flag_frame, register
 
 DEFAULTS: dict[str, Any] = {"near_template_words": 4, "near_template_consensus": 0.1, "near_template_min_images": 4}
 _LETTER_WORD = re.compile(r"[^\W\d_]+")
@@ -48,10 +48,7 @@ def near_template_keys(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
     """Per low-consensus caption with a key (index of ``df``): ``key``, ``images`` (how many images
     low-consensus captions with that key are on) and consensus ``score``."""
     n_words = int(_param(params, "near_template_words"))
-    ceiling = float(_param(params, "near_template_consensus"))
-    min_peers = int(params.get("consensus_min_peers", CONSENSUS_DEFAULTS["consensus_min_peers"]))
-    scored = consensus_scores(df, min_peers)
-    low = scored[scored["score"] < ceiling]
+    low = _low_consensus(df, params)
     keys = pd.Series([template_key(t, n_words) for t in df.loc[low.index, "caption"].tolist()],
                      index=low.index, dtype=object)
     keys = keys[keys != ""]
@@ -60,10 +57,20 @@ def near_template_keys(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
                          "score": low.loc[keys.index, "score"].astype(float)}, index=keys.index)
 
 
+def _low_consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """The scored captions (:func:`consensus_scores`) below ``near_template_consensus``."""
+    ceiling = float(_param(params, "near_template_consensus"))
+    min_peers = int(params.get("consensus_min_peers", CONSENSUS_DEFAULTS["consensus_min_peers"]))
+    scored = consensus_scores(df, min_peers)
+    return scored[scored["score"] < ceiling]
+
+
 @register("near_template", "caption")
 def near_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A low-consensus caption that opens like low-consensus captions on many other images."""
     min_images = int(_param(params, "near_template_min_images"))
+    if {"caption", "image_id"} <= set(df.columns) and _low_consensus(df, params).empty:  # most batches: none
+        return flag_frame([])
     keyed = near_template_keys(df, params)
     found = keyed[keyed["images"] >= min_images]
     hits = [(i, int(r.images), min_images,

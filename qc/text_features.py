@@ -70,6 +70,11 @@ def captions(df: pd.DataFrame) -> list[str]:
     return shared(df, "captions", lambda: df["caption"].fillna("").astype(str).tolist())
 
 
+def column(df: pd.DataFrame, name: str) -> list[Any]:
+    """A column's values as a list, once per batch (rules read, never change it)."""
+    return shared(df, ("column", name), lambda: df[name].tolist())
+
+
 def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
     """The caption column as Arrow text (:func:`captions`' values; no copy when pandas holds it in
     Arrow already), or None when Arrow cannot hold a value (a lone surrogate)."""

@@ -32,7 +32,11 @@ def time_outlier_method(params: dict[str, Any]) -> str:
 def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
     """One row per assignment with a time: ``worker_id, work_time_s`` (a caption row repeats its
     assignment's time, so the unit of a timing rule is the assignment, not the caption)."""
-    return df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+    if not {"assignment_id", "worker_id", "work_time_s"} <= set(df.columns):  # pandas names what is missing
+        return df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
+    # the two columns first, then each assignment's first row: the same rows as drop_duplicates, without
+    # copying every column of the batch (a third of the CPU)
+    return df[["worker_id", "work_time_s"]][~df["assignment_id"].duplicated().to_numpy()].dropna()
 
 
 def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, pd.DataFrame] | None:

@@ -69,6 +69,41 @@ def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.DataFrame:
     rule = "canned_lone_use" if used else "canned_lone_nonuse"
     min_captions = int(params.get("lone_min_captions", 3))
+    found = _lone_rows(df, used, min_captions)
+    if found is None:  # an image id that is not text: pandas' groupby decides the images
+        return _lone_canned_grouped(df, rule, used, min_captions)
+    picked, totals = found
+    if not picked:
+        return flag_frame([])
+    worker, assignment, image = (text_features.column(df, c) for c in ("worker_id", "assignment_id", "image_id"))
+    return flag_columns({"worker_id": [worker[k] for k in picked], "rule": rule, "value": 1,
+                         "threshold": [f"only one of {total}" for total in totals],
+                         "assignment_id": [assignment[k] for k in picked], "image_id": [image[k] for k in picked],
+                         "detail": f"{'used' if used else 'did not use'} the canned text alone"})
+
+
+def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[int], list[int]] | None:
+    """Positions of the lone (non-)users and their images' caption counts, by one pass over the
+    batch's lists (a few hundred rows: two groupby transforms cost more); None when an image id is
+    not text."""
+    if not {"image_id", "is_precanned"} <= set(df.columns):
+        return None  # pandas' path says which is missing
+    images = text_features.column(df, "image_id")
+    if not all(type(i) is str for i in images):
+        return None
+    canned = (~text_features.written(df)).tolist()
+    size: dict[str, int] = {}
+    n_canned: dict[str, int] = {}
+    for image, c in zip(images, canned, strict=True):
+        size[image] = size.get(image, 0) + 1
+        n_canned[image] = n_canned.get(image, 0) + c
+    picked = [k for k, (image, c) in enumerate(zip(images, canned, strict=True))
+              if c == used and size[image] >= min_captions
+              and (n_canned[image] if used else size[image] - n_canned[image]) == 1]
+    return picked, [size[images[k]] for k in picked]
+
+
+def _lone_canned_grouped(df: pd.DataFrame, rule: str, used: bool, min_captions: int) -> pd.DataFrame:
     canned = df["is_precanned"].astype(bool)
     per_image = canned.groupby(df["image_id"])
     n, n_canned = per_image.transform("size"), per_image.transform("sum")
@@ -99,6 +134,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """One worker giving the same non-canned caption to different images."""
     min_images = int(params.get("duplicate_min_images", 2))
     written = text_features.written(df)
+    if not _any_repeat(df):
+        return flag_frame([])
     own = df.loc[written, ["worker_id", "image_id"]].copy()
     own["norm"] = np.array(text_features.folded(df), dtype=object)[written]
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
@@ -111,6 +148,23 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return flag_frame(rows)
 
 
+def _any_repeat(df: pd.DataFrame) -> bool:
+    """Whether a worker wrote one (non-blank, folded) caption twice: most batches none, and then
+    ``duplicate_text`` has nothing to count (True, to let pandas decide, when a worker id is not text)."""
+    if not {"worker_id", "image_id", "caption"} <= set(df.columns):
+        return True  # pandas' path says which is missing
+    workers = text_features.column(df, "worker_id")
+    seen: set[tuple[str, str]] = set()
+    for worker, norm, own in zip(workers, text_features.folded(df), text_features.written(df).tolist(), strict=True):
+        if type(worker) is not str:
+            return True
+        if own and norm:
+            if (worker, norm) in seen:
+                return True
+            seen.add((worker, norm))
+    return False
+
+
 @register("random_sample", "caption")
 def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A seeded random share of assignments picked for human review.
@@ -121,6 +175,32 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     pick no person can decide would hold the batch's review for ever. Without either key, the plain
     seeded sample of the whole frame."""
     share = float(params.get("random_sample_share", 0.05))
+    ids = text_features.column(df, "assignment_id") if "assignment_id" in df.columns else [None]
+    if not all(type(a) is str for a in ids):  # ids that are not text: pandas decides which are the same
+        return _random_sample_frames(df, params, share)
+    first: dict[str, int] = {}
+    for k, assignment in enumerate(ids):
+        first.setdefault(assignment, k)  # each assignment's first row, in row order (drop_duplicates')
+    if share <= 0 or not first:
+        return flag_frame([])
+    n = max(1, round(share * len(first)))
+    before = set(params.get("sampled_before", ()))
+    skip = before | set(params.get("decided", ()))
+    kept = [k for k in first.values() if ids[k] in before]
+    pool = [k for k in first.values() if ids[k] not in skip]
+    # DataFrame.sample's own draw (pandas/core/sample.py): the same seed picks the same rows
+    drawn = np.random.RandomState(int(params.get("seed", 0))).choice(
+        len(pool), size=min(len(pool), max(0, n - len(kept))), replace=False)
+    picked = kept + [pool[i] for i in drawn.tolist()]
+    if not picked:
+        return flag_frame([])
+    workers = text_features.column(df, "worker_id")
+    return flag_columns({"worker_id": [workers[k] for k in picked], "rule": "random_sample", "value": share,
+                         "threshold": share, "assignment_id": [ids[k] for k in picked], "image_id": "",
+                         "detail": "picked for review"})
+
+
+def _random_sample_frames(df: pd.DataFrame, params: dict[str, Any], share: float) -> pd.DataFrame:
     assignments = df.drop_duplicates("assignment_id")
     if share <= 0 or assignments.empty:
         return flag_frame([])

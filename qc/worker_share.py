@@ -14,6 +14,7 @@ order: ``value`` the worker's flagged share rounded to 3 places, ``threshold`` t
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from qc.flags import flag_frame
@@ -23,10 +24,40 @@ def share_flags(captions: pd.DataFrame, rule: str, share: float, what: str, *, m
                 strictly: bool = False) -> pd.DataFrame:
     """Flags of ``rule`` for the workers with ``min_captions`` or more counted captions whose flagged
     share reaches ``share`` (``strictly``: exceeds it); ``what`` ends each flag's detail."""
+    found = _counts(captions)
+    if found is None:  # not text ids and true/false flags: pandas' groupby decides what counts
+        return flag_frame(_grouped_rows(captions, rule, share, what, min_captions, strictly))
+    rows = []
+    for worker, (flagged, counted) in found.items():
+        rate = np.float64(flagged) / np.float64(counted)  # numpy's division and rounding, as pandas' was
+        if counted >= min_captions and (rate > share if strictly else rate >= share):
+            rows.append({"worker_id": worker, "rule": rule, "value": round(rate, 3), "threshold": share,
+                         "detail": f"{flagged} of {counted} captions {what}"})
+    return flag_frame(rows)
+
+
+def _counts(captions: pd.DataFrame) -> dict[str, tuple[int, int]] | None:
+    """(flagged, counted) per worker in ``worker_id`` order, by one pass over two lists (a batch's
+    few hundred rows: a groupby costs more than the counting); None unless every worker id is text
+    and ``flagged`` is boolean."""
+    if captions["flagged"].dtype != bool:
+        return None
+    workers = captions["worker_id"].tolist()
+    if not all(type(w) is str for w in workers):
+        return None
+    found: dict[str, list[int]] = {}
+    for worker, flagged in zip(workers, captions["flagged"].tolist(), strict=True):
+        n = found.setdefault(worker, [0, 0])
+        n[0] += flagged
+        n[1] += 1
+    return {w: (found[w][0], found[w][1]) for w in sorted(found)}
+
+
+def _grouped_rows(captions: pd.DataFrame, rule: str, share: float, what: str, min_captions: int,
+                  strictly: bool) -> list[dict[str, object]]:
     found = captions.groupby("worker_id")["flagged"].agg(["sum", "count"])
     rate = found["sum"] / found["count"]
     passes = rate > share if strictly else rate >= share
-    rows = [{"worker_id": w, "rule": rule, "value": round(rate[w], 3), "threshold": share,
+    return [{"worker_id": w, "rule": rule, "value": round(rate[w], 3), "threshold": share,
              "detail": f"{int(r['sum'])} of {int(r['count'])} captions {what}"}
             for w, r in found[(found["count"] >= min_captions) & passes].iterrows()]
-    return flag_frame(rows)
