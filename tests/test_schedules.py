@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def small_campaign(tmp_path: Path, name: str = "vizwiz_captions") -> Path:
-    """The demo's first 20 images in two batches of 10, a run every 3 s. Each scheduled run is a process of
-    its own (~2-3 s of CPU): two batches are the fewest that show the campaign advancing batch by batch
-    (none, one, then both finished, in order) and then done; three and five cost one and three more."""
-    return small_vizwiz(tmp_path, name, edits={"interval_s = 3600": "interval_s = 3", "batches = 5 ": "batches = 2 "},
-                        items=20)
+    """The demo's first 30 images in three batches, a run every 3 s. Each scheduled run is a process of its
+    own (~2-3 s of CPU): three batches are the fewest whose progress a 1-s poll always sees step by step (two
+    were tried: the first poll can come after the first batch, so only "one, then both" is seen); five
+    would cost two more."""
+    return small_vizwiz(tmp_path, name, edits={"interval_s = 3600": "interval_s = 3", "batches = 5 ": "batches = 3 "},
+                        items=30)
 
 
 @pytest.fixture
@@ -50,8 +54,9 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
     # a name of its own: the worker's Prefect server may hold test_prefect_flow's vizwiz_captions-next-batch
     config = small_campaign(tmp_path, "vizwiz_scheduled")
     command = serve_schedules(config, "--endpoint-url", sim.url, "--db", str(db), "--out", url)
-    with process_group(command, env={**prefect_server, "HITFLOW_STAGING": str(staging)}, cwd=ROOT,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+    with deleted_if_failing(prefect_server, "vizwiz_scheduled"), \
+            process_group(command, env={**prefect_server, "HITFLOW_STAGING": str(staging)}, cwd=ROOT,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
         finished_seen: list[int] = []
         deadline = time.time() + 420  # one flow-run process per batch: slow on a loaded 2-core machine
         while time.time() < deadline:
@@ -65,11 +70,11 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
             # Status tells the truth: it never reports a HIT the platform lacks (while a batch is being
             # posted, 16 threads create HITs before their rows are stored), batches finish in order.
             assert sum(b["hits"] for b in report[0]["batches"]) <= len(sim.market.hits)
-            assert [b["status"] == "blocked" for b in report[0]["batches"]] == [i < finished for i in range(2)]
+            assert [b["status"] == "blocked" for b in report[0]["batches"]] == [i < finished for i in range(3)]
             finished_seen.append(finished)
             if report[0]["status"] == "done":
                 break
-        assert report[0]["status"] == "done" and finished_seen[-1] == 2
+        assert report[0]["status"] == "done" and finished_seen[-1] == 3
         assert sum(b["hits"] for b in report[0]["batches"]) == len(sim.market.hits)  # at rest: every HIT
         assert finished_seen == sorted(finished_seen) and len(set(finished_seen)) > 2  # seen step by step
         at_url = tmp_path / "other-host" / "vizwiz_scheduled"
@@ -97,6 +102,19 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
     logs = prefect_api(prefect_server, "POST", "logs/filter",
                        {"logs": {"flow_run_id": {"any_": [r["id"] for r in runs]}}, "limit": 200})
     assert any(log["message"].startswith("batch 1: QC over") for log in logs)
+
+
+@contextmanager
+def deleted_if_failing(env: dict[str, str], campaign: str) -> Iterator[None]:
+    """A failing test's deployment deleted: left with its 3-s schedule on the session's server, its runs
+    piled up beside the next test's (whose SIGTERM then waited on the busy server past its 45 s)."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            name = f"deployments/name/caption-campaign-next-batch/{campaign}-next-batch"
+            prefect_api(env, "DELETE", f"deployments/{prefect_api(env, 'GET', name)['id']}")
+        raise
 
 
 def tree(folder: Path) -> dict[str, bytes]:
