@@ -1,6 +1,7 @@
 """The flag table built in one pass (qc/flags.py's fast path) is the very table pandas' own path builds:
-``pd.DataFrame(rows)`` then the column-by-column retyping, kept here verbatim from before the fast path
-(cdcbdc4) as the independent computation, over random rows and columns of every kind a rule may give."""
+``pd.DataFrame(rows)`` then the column-by-column retyping, kept verbatim from before the fast path
+(cdcbdc4, bench/qc_flags_before.py) as the independent computation, over random rows and columns of
+every kind a rule may give."""
 
 from __future__ import annotations
 
@@ -11,34 +12,10 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pandas.api.types import is_scalar
 
+from bench.qc_flags_before import flag_columns as old_flag_columns
+from bench.qc_flags_before import flag_frame as old_flag_frame
 from qc.flags import FLAG_COLUMNS, flag_columns, flag_frame
-
-
-def old_typed_flags(frame: pd.DataFrame) -> pd.DataFrame:
-    for col in ("assignment_id", "image_id", "detail"):
-        frame[col] = pd.array([old_text(v) for v in frame[col].tolist()], dtype=str)
-    frame["value"] = frame["value"].astype(object)
-    frame["threshold"] = frame["threshold"].astype(object)
-    return frame
-
-
-def old_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if is_scalar(value) and pd.isna(value):
-        return ""
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def old_flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    return old_typed_flags(pd.DataFrame(rows, columns=FLAG_COLUMNS))
-
-
-def old_flag_columns(columns: dict[str, Any]) -> pd.DataFrame:
-    return old_typed_flags(pd.DataFrame(columns, columns=FLAG_COLUMNS))
-
 
 TEXT = st.text(max_size=8)
 # every kind of cell a rule writes, and the odd ones whose inference is left to pandas
