@@ -107,7 +107,8 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
 @contextmanager
 def deleted_if_failing(env: dict[str, str], campaign: str) -> Iterator[None]:
     """A failing test's deployment deleted: left with its 3-s schedule on the session's server, its runs
-    piled up beside the next tests' (in a fresh-clone run where this one failed, the next one's SIGTERM wait failed too)."""
+    piled up beside the next tests' (in a fresh-clone run where this one failed, the next one's SIGTERM
+    wait failed too)."""
     try:
         yield
     except BaseException:
