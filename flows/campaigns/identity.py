@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,19 +128,48 @@ def read_manifest(out_dir: Path) -> dict[str, str] | None:
 
 def claim_output_folder(out_dir: Path, db: str | Path, name: str, platform: str, replace: bool = False) -> None:
     """Write the manifest before the run starts; of two runs with different ledgers racing for the
-    same folder, the one that creates the file first wins (O_EXCL), the other is refused."""
+    same folder, the one whose manifest is there first wins, the other is refused."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    mine = {"campaign": name, "ledger": ledger_id(db), "platform": platform}
+    mine = json.dumps({"campaign": name, "ledger": ledger_id(db), "platform": platform}, indent=1)
     path = out_dir / MANIFEST
     if replace:
         path.unlink(missing_ok=True)
+    if _created_whole(path, mine):
+        return
+    check_output_folder(out_dir, db, name, False)
+    made_by = read_manifest(out_dir) or {}
+    if made_by.get("platform") != platform:  # same ledger and name: the platform a new attempt records
+        _replaced_whole(path, mine)
+
+
+def _created_whole(path: Path, text: str) -> bool:
+    """Create ``path`` holding ``text`` unless it exists (False then). Written beside it and linked in, so
+    it never exists empty: with O_EXCL and a write after, a racing run read the winner's manifest empty and
+    was told it was unreadable, to remove it (a fresh-clone test run caught it; 92 of 300 thread races)."""
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    scratch.write_text(text, encoding="utf-8")
+    try:
+        os.link(scratch, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links: the exclusive create, then the write
+        return _created_then_written(path, text)
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+def _created_then_written(path: Path, text: str) -> bool:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
-        check_output_folder(out_dir, db, name, False)
-        made_by = read_manifest(out_dir) or {}
-        if made_by.get("platform") != platform:  # same ledger and name: the platform a new attempt records
-            path.write_text(json.dumps(mine, indent=1), encoding="utf-8")
-        return
+        return False
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(mine, indent=1))
+        fh.write(text)
+    return True
+
+
+def _replaced_whole(path: Path, text: str) -> None:
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    scratch.write_text(text, encoding="utf-8")
+    os.replace(scratch, path)
