@@ -84,9 +84,22 @@ def _cmdline(pid: int) -> str:
         return "?"
 
 
+_FIRST = [False]  # this process marked the run: it reaps
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    signal.signal(signum, signal.SIG_DFL)  # a second signal ends the process at once (the reaper stays)
+    signal.signal(signum, _end_now)  # a second signal ends the process at once
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def _end_now(signum: int, frame: FrameType | None) -> None:
+    """The second SIGTERM or SIGHUP: out now, the first process reaping the run's processes before it goes.
+    A SIGTERM to `make test`'s process group reaches pytest twice (the group's, and make's shell passing
+    its own on): dying at the second by default, the first process never reaped, and a worker whose
+    teardown lost its controller left its PostgreSQL and fork server running."""
+    if _FIRST[0]:
+        _reap_at_exit(os.environ.get(MARK, ""))
+    os._exit(128 + signum)
 
 
 def install() -> str:
@@ -94,6 +107,7 @@ def install() -> str:
     the first process also reaps the run's processes when it exits. Returns the run's mark."""
     if MARK not in os.environ:
         os.environ[MARK] = f"{os.getpid()}.{time.time_ns()}"
+        _FIRST[0] = True
         atexit.register(_reap_at_exit, os.environ[MARK])
     for signum in (signal.SIGTERM, signal.SIGHUP):
         try:

@@ -70,6 +70,7 @@ def _inner_env(tmp_path: Path, servers: str) -> dict[str, str]:
 @pytest.mark.parametrize(("servers", "how"), [
     ("postgres,prefect", "SIGTERM to pytest alone (kill PID)"),
     ("postgres", "SIGINT to its process group (Ctrl-C)"),
+    ("postgres", "SIGTERM to its process group, then to pytest again (make test's shell passing its own on)"),
 ])
 def test_stopped_run_leaves_nothing(servers: str, how: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     basetemp = tmp_path / "inner"
@@ -93,7 +94,11 @@ def test_stopped_run_leaves_nothing(servers: str, how: str, tmp_path: Path, requ
         started = json.loads(ready.read_text())
         seen = reaper.marked(mark)
         assert {int(pid) for pid in started} <= set(seen), "every process the probe started carries the run's mark"
-        if how.startswith("SIGTERM"):
+        if how.startswith("SIGTERM to its process group"):  # the second SIGTERM once ended pytest unreaped
+            os.killpg(inner.pid, signal.SIGTERM)
+            time.sleep(0.1)
+            inner.send_signal(signal.SIGTERM)
+        elif how.startswith("SIGTERM"):
             inner.send_signal(signal.SIGTERM)
         else:
             os.killpg(inner.pid, signal.SIGINT)
