@@ -146,8 +146,7 @@ def _created_whole(path: Path, text: str) -> bool:
     """Create ``path`` holding ``text`` unless it exists (False then). Written beside it and linked in, so
     it never exists empty: with O_EXCL and a write after, a racing run read the winner's manifest empty and
     was told it was unreadable, to remove it (a fresh-clone test run caught it; 92 of 300 thread races)."""
-    scratch = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    scratch.write_text(text, encoding="utf-8")
+    scratch = _written_beside(path, text)
     try:
         os.link(scratch, path)
         return True
@@ -170,6 +169,11 @@ def _created_then_written(path: Path, text: str) -> bool:
 
 
 def _replaced_whole(path: Path, text: str) -> None:
+    os.replace(_written_beside(path, text), path)
+
+
+def _written_beside(path: Path, text: str) -> Path:
+    """``text`` in a scratch file of this call's own beside ``path`` (a racing run writes another)."""
     scratch = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
     scratch.write_text(text, encoding="utf-8")
-    os.replace(scratch, path)
+    return scratch
