@@ -97,6 +97,7 @@ def _end_now(signum: int, frame: FrameType | None) -> None:
     A SIGTERM to `make test`'s process group reaches pytest twice (the group's, and make's shell passing
     its own on): dying at the second by default, the first process never reaped, and a worker whose
     teardown lost its controller left its PostgreSQL and fork server running."""
+    signal.signal(signum, signal.SIG_IGN)  # a third one (make's shell passes its own on too) would reap again
     if _FIRST[0]:
         _reap_at_exit(os.environ.get(MARK, ""))
     os._exit(128 + signum)
