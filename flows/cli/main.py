@@ -62,7 +62,9 @@ def cmd_serve(a: argparse.Namespace) -> int:
     from flows.taskserver.task_server_thread import check_listenable, serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
-    configs = [load_config(path) for path in a.campaign]
+    from flows.campaigns.task_kinds import load_campaign
+
+    configs = [load_campaign(path) for path in a.campaign]  # a unit's hold: its kind's maximum minutes
     check_listenable(a.host, a.port)  # before the lines that say it serves
     from flows.core.db_url import is_postgres_url, shown_location
 

@@ -185,11 +185,11 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
 def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[[], None]) -> int:
     from flows.campaigns.identity import Intent, run_name
     from flows.campaigns.summary import show_summary
-    from flows.core.config.config import load_config
+    from flows.campaigns.task_kinds import load_campaign
     from flows.driver.campaign_run import run_campaign
     from flows.platforms.registry import platform_for
 
-    cfg = load_config(a.config)  # fail fast, before Prefect starts
+    cfg = load_campaign(a.config)  # fail fast, before Prefect starts
     a.out = chosen_out(a, cfg.out)
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is
     # created; a dry run spends nothing, so it needs no --live, but a target no run can use is refused there too

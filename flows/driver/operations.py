@@ -155,9 +155,9 @@ def _stored(db: str, campaign: str) -> tuple[Store, dict[str, Any], dict[str, An
 
 
 def _stored_config(meta: dict[str, Any]) -> CampaignConfig:
-    from flows.core.config.config import load_config
+    from flows.campaigns.task_kinds import load_campaign
 
-    cfg = load_config(meta["config_path"])
+    cfg = load_campaign(meta["config_path"])
     if cfg.name == meta["name"]:  # campaign_run (the whole run's imports, ~0.05 s) is not needed to read it
         return cfg
     from flows.driver.campaign_run import named

@@ -26,6 +26,8 @@ class ProlificSection(Section):
 
     @model_validator(mode="after")
     def _maximum_covers_estimate(self) -> ProlificSection:
+        if not {"estimated_minutes", "maximum_minutes"} <= self.model_fields_set:
+            return self  # one from the task kind's page: the dry run checks the pair (flows/campaigns/task_kinds.py)
         shortest = prolific_min_maximum(self.estimated_minutes)
         if self.maximum_minutes < shortest:
             raise ValueError(f"maximum_minutes must be at least {shortest} for estimated_minutes = "
@@ -34,6 +36,8 @@ class ProlificSection(Section):
 
     @model_validator(mode="after")
     def _pays_the_hourly_floor(self) -> ProlificSection:
+        if not {"reward", "estimated_minutes"} <= self.model_fields_set:
+            return self  # one from the task kind's page: the dry run and the study's publication check the pair
         floor = PROLIFIC_MIN_HOURLY[self.currency]
         hourly = self.reward * 60 / self.estimated_minutes
         if hourly < floor:

@@ -1,0 +1,51 @@
+"""Which task kind a campaign is (flows/core/task_kinds.py declares the shape): the built-in kinds are
+declared by importing their modules here; a kind of one's own is declared by :func:`register` before
+its config is loaded. Review cards, reports, dry runs, plans and the driver ask :func:`kind_of`."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from flows.campaigns import caption_kind, qualification_kind  # noqa: F401  (declares the kinds)
+from flows.core.config.config import CampaignConfig, load_config
+from flows.core.config.gating_settings import ProlificSettings
+from flows.core.errors import ConfigError
+from flows.core.task_kinds import TaskKind, declared, derived_reward, derived_times, kind_name
+from flows.custom import custom_kind  # noqa: F401
+from flows.studies import study_kind  # noqa: F401
+
+
+def kind_of(cfg: CampaignConfig) -> TaskKind:
+    """The campaign's declared kind; a name no kind is declared under is refused in one line."""
+    kind = declared(kind_name(cfg))
+    if kind is None:
+        raise ConfigError(f"{cfg.path}: no task kind {kind_name(cfg)!r} is declared; declare it with "
+                          "flows.core.task_kinds.register before its config is loaded")
+    return kind
+
+
+def planned(cfg: CampaignConfig) -> CampaignConfig:
+    """``cfg`` with the Prolific figures its ``[prolific]`` leaves out taken from its kind: the reward, the
+    estimated and the maximum minutes of one unit, from the page's fields (flows/core/task_kinds.py)."""
+    given = cfg.prolific.given
+    if {"reward", "estimated_minutes", "maximum_minutes"} <= given:
+        return cfg
+    plan = kind_of(cfg).plan(cfg)
+    estimated, maximum = derived_times(plan)
+    p = cfg.prolific
+    estimated = p.estimated_minutes if "estimated_minutes" in given else estimated
+    maximum = p.maximum_minutes if "maximum_minutes" in given else max(maximum, estimated)
+    reward = p.reward if "reward" in given else derived_reward(plan, estimated, p.currency)
+    kept = dataclasses.replace(p, reward=reward, estimated_minutes=estimated, maximum_minutes=maximum)
+    return dataclasses.replace(cfg, prolific=kept)
+
+
+def page_minutes(cfg: CampaignConfig) -> tuple[float, ProlificSettings]:
+    """A unit's median minutes from its page's fields, and the Prolific figures the plan uses."""
+    return kind_of(cfg).plan(cfg).minutes, planned(cfg).prolific
+
+
+def load_campaign(path: str | Path) -> CampaignConfig:
+    """The config as a run plans it: :func:`flows.core.config.config.load_config` and then :func:`planned`."""
+    return planned(load_config(path))

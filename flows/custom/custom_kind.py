@@ -1,0 +1,57 @@
+"""A requester's own page (``task = "custom"``) declared as a task kind (flows/core/task_kinds.py): the
+fields its first page asks (their kinds read from its controls), cards that show every answer field by
+field beside the item's columns, plan minutes from those fields, the generic QC and the custom outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flows.campaigns.answer_cards import answer_cards
+from flows.core.config.config import CampaignConfig
+from flows.core.pages.mturk_forms import INDEXED
+from flows.core.pages.templates import page_items
+from flows.core.run.run_context import Run
+from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
+from flows.custom.custom_outputs import write_custom_outputs
+from flows.custom.custom_review import custom_qc_batch
+from flows.custom.custom_task import custom_item_plan, custom_page, custom_spec, dry_run_lines, field_kind
+
+MARKS = "annotations"  # the custom QC's word for spans, boxes and points
+
+
+def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
+    """A page spec's answer fields, one per name without its item index, in the page's order."""
+    fields: dict[str, AnswerField] = {}
+    for f in spec.get("fields", []):
+        m = INDEXED.match(f["name"])
+        name = m["base"] if m else f["name"]
+        kind = field_kind(f)
+        fields.setdefault(name, AnswerField(name, "marks" if kind == MARKS else kind,
+                                            tuple(str(o) for o in f.get("options") or ())))
+    return list(fields.values())
+
+
+def first_page_fields(cfg: CampaignConfig) -> list[AnswerField]:
+    """The fields of the first page a worker gets (indexed ones once: what one item asks)."""
+    first = [r for r in custom_item_plan(cfg) if r["batch"] == 1 and r["hit_index"] == 0]
+    return spec_fields(custom_spec(cfg, page_items(first))) if first else []
+
+
+def custom_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list[tuple[list[CardRow], int]]:
+    return answer_cards(run, first_page_fields(run.cfg), cards, most, hidden=set(run.cfg.truth.values()))
+
+
+def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
+    return PlanDefaults(minutes=unit_minutes(first_page_fields(cfg), cfg.images_per_hit))
+
+
+def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False, items: Any = None
+                   ) -> dict[str, Any]:
+    return write_custom_outputs(run, out_dir, truth, items)
+
+
+CUSTOM_KIND = register(TaskKind(
+    names=("custom",), label="your own page", unit_word="answer", fields=first_page_fields, cards=custom_cards,
+    plan=custom_plan, qc=custom_qc_batch, outputs=custom_outputs, page=custom_page, rules=custom_spec,
+    item_plan=custom_item_plan, dry_run_lines=dry_run_lines, extra={"own_page": True}))
