@@ -62,7 +62,7 @@ def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str])
     for a in answers:
         if a["field"] == TELEMETRY_FIELD:
             records[a["assignment_id"]] = a["value"] or ""
-        elif a["field"] != "image_id":
+        elif a["field"] != "image_id" and (a["item_id"] or a["field"] in kinds):  # not the page's own timing
             by_assignment.setdefault(a["assignment_id"], {}).setdefault(a["item_id"], {})[a["field"]] = a["value"] or ""
     words = _telemetry_words(records, pages, by_assignment, kinds)
     out: dict[str, list[CardRow]] = {}
