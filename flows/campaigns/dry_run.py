@@ -13,6 +13,7 @@ from typing import Any
 
 from flows.campaigns.campaign_plan import item_plan
 from flows.campaigns.content_blind import caption_page
+from flows.campaigns.identity import Intent, check_identity, run_name
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
@@ -100,6 +101,19 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> st
                                                                if line.startswith("PROBLEM")]
     tail = problems or ["no problems found; nothing was sent anywhere"]
     return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
+
+
+def refusals(db: str, name: str, platform: str, out: str, new_attempt: bool, resume_cancelled: bool,
+             replace_outputs: bool) -> list[str]:
+    """What the real run would refuse before anything is posted, as PROBLEM lines: another platform's campaign
+    under the name in the ledger, a cancelled one, an output folder another ledger made
+    (flows/campaigns/identity.py). Read only: no ledger is created."""
+    intent = Intent(new_attempt=new_attempt, resume_cancelled=resume_cancelled, replace_outputs=replace_outputs)
+    try:
+        check_identity(db, run_name(db, name, intent), platform, out, intent)
+    except ConfigError as exc:
+        return [f"PROBLEM: the run would be refused: {exc}"]
+    return []
 
 
 def grown_plan_note(db: str, campaign: str) -> list[str]:

@@ -213,11 +213,11 @@ def cmd_new(a: argparse.Namespace) -> int:
         except FetchRefused as exc:
             raise ConfigError(str(exc)) from exc
         written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None,
-                                       allowed, a.keep_jinja)
+                                       allowed, a.keep_jinja, Path(a.items) if a.items else None)
         for note in notes:
             print(note, file=sys.stderr)
     else:
-        written = scaffold(a.name, Path(a.dir))
+        written = scaffold(a.name, Path(a.dir), Path(a.items) if a.items else None)
     print("wrote " + ", ".join(str(p) for p in written))
     print(f"next: hitflow run {Path('config') / (a.name + '.toml')} --no-prefect   (from {a.dir}; outputs in "
           f"runs/{a.name}/)")

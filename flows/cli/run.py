@@ -261,16 +261,17 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls
+    from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls, refusals
+    from flows.campaigns.page_plan import time_lines
+    from flows.campaigns.task_kinds import kind_of
 
     lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
-    if cfg.task == "custom":
-        from flows.custom.custom_task import dry_run_lines
-
-        lines = dry_run_lines(cfg) + lines
-        if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
-            print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
-            return 1
+    lines = kind_of(cfg).dry_run_lines(cfg) + lines
+    if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
+        print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
+        return 1
+    lines += time_lines(cfg, a.platform) + refusals(a.db, cfg.name, a.platform, a.out, a.new_attempt,
+                                                    a.resume_cancelled, a.replace_outputs)
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
     print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
