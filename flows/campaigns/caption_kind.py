@@ -49,4 +49,4 @@ CAPTION_PLAN = PlanDefaults(minutes=6, reward=Decimal("0.90"), estimated_minutes
 CAPTION_KIND = register(TaskKind(
     names=("caption", "describe"), label="caption task", unit_word="caption", fields=lambda cfg: [CAPTION],
     cards=caption_cards, plan=lambda cfg: CAPTION_PLAN, qc=qc_batch, outputs=caption_outputs, page=caption_task_page,
-    rules=caption_rules, extra={"strikes": True, "asks_platform_for_outputs": True}))
+    rules=caption_rules, extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": True}))

@@ -89,10 +89,10 @@ def asked_items(cfg: CampaignConfig, limit: int | None, scale: int) -> list[str]
     """The ordinary item ids this run asks for, in file order; None when a plan of that kind cannot grow."""
     if scale != 1 or cfg.study is not None:
         return None
-    if cfg.task == "custom":
-        from flows.custom.custom_task import ordinary_items
+    from flows.campaigns.task_kinds import kind_of
 
-        ids = [r["item_id"] for r in ordinary_items(cfg)]
+    if (own := kind_of(cfg).item_ids) is not None:  # a kind with items of its own (a page of one's own)
+        ids = own(cfg)
     else:
         ids = [r["image_id"] for r in checked_items(cfg)]
     return ids[:limit] if limit else ids
@@ -105,10 +105,10 @@ def planned_count(run: Run, limit: int | None, scale: int) -> int:
 def new_rows(cfg: CampaignConfig, limit: int | None, planned: int, first: int, used: frozenset[str]
              ) -> list[dict[str, Any]]:
     """The plan rows of the items after the first ``planned`` ones, in ``cfg.batches`` batches from ``first``."""
-    if cfg.task == "custom":
-        from flows.custom.custom_task import custom_item_plan
+    from flows.campaigns.task_kinds import kind_of
 
-        return custom_item_plan(cfg, limit, planned=planned, first_batch=first, used_controls=used)
+    if (plan := kind_of(cfg).item_plan) is not None:  # a kind with items of its own: it grows its own plan
+        return plan(cfg, limit, planned=planned, first_batch=first, used_controls=used)
     items = list(checked_items(cfg))[planned:limit]
     per_batch = -(-len(items) // cfg.batches)
     return [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],

@@ -112,11 +112,16 @@ class TaskKind:
     outputs: Callable[..., dict[str, Any]]  # (run, out_dir, truth, platform_asked, items) -> summary
     page: Callable[..., str]  # (cfg, items, **extra) -> the page's HTML
     rules: Callable[[CampaignConfig, list[dict[str, Any]]], dict[str, Any]]  # the page's spec
-    item_plan: Callable[[CampaignConfig, int | None], list[dict[str, Any]]] | None = None  # None: image items
+    # the kind's items planned in batches and pages (None: the caption task's image items); a kind whose plan grows
+    # (not a study's) also takes ``planned``, ``first_batch`` and ``used_controls`` (flows/campaigns/plan_growth.py)
+    item_plan: Callable[..., list[dict[str, Any]]] | None = None
+    item_ids: Callable[[CampaignConfig], list[str]] | None = None  # the ordinary items' ids in file order
     dry_run_lines: Callable[[CampaignConfig], list[str]] = lambda cfg: []
     qc_rules: tuple[str, ...] = ()  # a kind of one's own: the QC rules its config may name (default: these)
     policy: Any = None  # a kind of one's own: its default decision policy (qc.decisions.DecisionPolicy)
     template: Path | None = None  # a kind of one's own: its page, when not hit_templates/<name>.html.j2
+    # what only some kinds do: "strikes" (a person strikes one answer from the dataset: a caption),
+    # "tops_up" (more assignments for items short of accepted answers), "asks_platform_for_outputs" (test scores)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

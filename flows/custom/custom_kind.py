@@ -15,7 +15,14 @@ from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
 from flows.custom.custom_outputs import write_custom_outputs
 from flows.custom.custom_review import custom_qc_batch
-from flows.custom.custom_task import custom_item_plan, custom_page, custom_spec, dry_run_lines, field_kind
+from flows.custom.custom_task import (
+    custom_item_plan,
+    custom_page,
+    custom_spec,
+    dry_run_lines,
+    field_kind,
+    ordinary_items,
+)
 
 MARKS = "annotations"  # the custom QC's word for spans, boxes and points
 
@@ -54,4 +61,5 @@ def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = F
 CUSTOM_KIND = register(TaskKind(
     names=("custom",), label="your own page", unit_word="answer", fields=first_page_fields, cards=custom_cards,
     plan=custom_plan, qc=custom_qc_batch, outputs=custom_outputs, page=custom_page, rules=custom_spec,
-    item_plan=custom_item_plan, dry_run_lines=dry_run_lines, extra={"own_page": True}))
+    item_plan=custom_item_plan, item_ids=lambda cfg: [r["item_id"] for r in ordinary_items(cfg)],
+    dry_run_lines=dry_run_lines, extra={"own_page": True}))

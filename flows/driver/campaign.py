@@ -96,7 +96,7 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
     answers = run.cfg.answers
     if answers.adaptive:
         name, step = "adaptive round", adaptive_round
-    elif answers.top_up_rounds and run.cfg.study is None and run.cfg.task != "custom" \
+    elif answers.top_up_rounds and kind_of(run.cfg).extra.get("tops_up") \
             and platform_for(run.platform).TOPS_UP_CAPTIONS:  # elsewhere short images are listed, not topped up
         name, step = "caption top-up", top_up_round
     else:
