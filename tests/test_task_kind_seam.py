@@ -95,9 +95,9 @@ def stars(tmp_path: Path) -> Path:
     TEMPLATE["page"] = tmp_path / "stars_page.html.j2"
     TEMPLATE["page"].write_text(PAGE, encoding="utf-8")
     register(_stars_kind())
+    colours = ["red", "blue", "green", "black", "white", "grey"]
     rows = [{"item_id": f"s{n}", "image_url": f"https://example.org/photo/{n}.jpg",
-             "sentence": f"A {colour} bicycle leans on a fence." } for n, colour in enumerate(["red", "blue", "green",
-                                                                                               "black", "white", "grey"])]
+             "sentence": f"A {colour} bicycle leans on a fence."} for n, colour in enumerate(colours)]
     pd.DataFrame(rows).to_csv(tmp_path / "stars_items.csv", index=False)
     return tmp_path
 
@@ -146,11 +146,12 @@ def test_a_kind_of_ones_own_runs_is_reviewed_and_reported(stars: Path, capsys, p
             assert set(fields) == {"stars", "why"} and fields["stars"][0] == "choice" and fields["why"][0] == "text"
             assert fields["stars"][1] in STARS.options and fields["why"][1]  # what the worker gave, from the ledger
             assert dict(row.shown)["sentence"].endswith("bicycle leans on a fence.")
-            telemetry = [words for f, _, _, words in row.answers if f == "why"][0]
+            telemetry = next(words for f, _, _, words in row.answers if f == "why")
             assert telemetry  # how the reason was entered, in words
     stored = {(r["assignment_id"], r["item_id"], r["field"]): r["value"] for r in run.store.rows(
         "SELECT assignment_id, item_id, field, value FROM answers")}
-    shown = {(row.assignment_id, row.item_id, f): v for c in page["cards"] for row in c["rows"] for f, _, v, _ in row.answers}
+    shown = {(row.assignment_id, row.item_id, f): v for c in page["cards"] for row in c["rows"]
+             for f, _, v, _ in row.answers}
     assert all(stored[k] == v for k, v in shown.items())  # every value on a card is the stored answer
     out = stars / "runs" / name
     for _ in range(4):  # batch 1's queue cleared, the run goes on to batch 2's (cleared too) and ends
@@ -188,6 +189,7 @@ def _clear_queue(run: Run, page: dict[str, Any]) -> None:
                                               reviewer="tester"))
 
 
+@pytest.mark.filterwarnings("ignore:Logger .hitflow.progress. attempted to send logs:UserWarning")
 def test_a_schedule_advances_a_kind_of_ones_own_batch_by_batch(stars: Path, sim, monkeypatch) -> None:
     """The scheduled flow's body, a batch a run, against a simulator that outlives the runs (as a schedule's
     does); its steps called directly rather than as Prefect tasks (a Prefect server per test costs too much)."""

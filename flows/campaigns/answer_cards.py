@@ -111,8 +111,11 @@ def _known_answers(run: Run) -> dict[str, tuple[tuple[str, str], ...]]:
     return {k: tuple(v) for k, v in known.items()}
 
 
-def _telemetry_words(records: dict[str, str], pages: dict[str, list[str]],
-                     given: dict[str, dict[str, dict[str, str]]], kinds: dict[str, str]) -> dict[tuple[str, str, str], str]:
+Given = dict[str, dict[str, dict[str, str]]]  # assignment -> item -> field -> value
+
+
+def _telemetry_words(records: dict[str, str], pages: dict[str, list[str]], given: Given,
+                     kinds: dict[str, str]) -> dict[tuple[str, str, str], str]:
     """(assignment, item, field) -> how the free text was entered, in words, for every text answer."""
     rows = []
     for assignment, record in records.items():

@@ -10,7 +10,6 @@ from typing import Any
 
 from flows.campaigns.batch_review import qc_batch
 from flows.campaigns.caption_telemetry import telemetry_words
-from flows.campaigns.outputs import write_outputs
 from flows.campaigns.review_data import card_captions
 from flows.core.config.config import CampaignConfig
 from flows.core.pages.templates import render
@@ -40,6 +39,8 @@ def caption_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str,
 
 def caption_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False,
                     items: Any = None) -> dict[str, Any]:
+    from flows.campaigns.outputs import write_outputs  # the report's figures: loaded for outputs
+
     return write_outputs(run, out_dir, truth, platform_asked)
 
 

@@ -91,10 +91,8 @@ def asked_items(cfg: CampaignConfig, limit: int | None, scale: int) -> list[str]
         return None
     from flows.campaigns.task_kinds import kind_of
 
-    if (own := kind_of(cfg).item_ids) is not None:  # a kind with items of its own (a page of one's own)
-        ids = own(cfg)
-    else:
-        ids = [r["image_id"] for r in checked_items(cfg)]
+    own = kind_of(cfg).item_ids  # a kind with items of its own (a page of one's own), or the caption's images
+    ids = own(cfg) if own is not None else [r["image_id"] for r in checked_items(cfg)]
     return ids[:limit] if limit else ids
 
 

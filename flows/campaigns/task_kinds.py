@@ -1,19 +1,17 @@
-"""Which task kind a campaign is (flows/core/task_kinds.py declares the shape): the built-in kinds are
-declared by importing their modules here; a kind of one's own is declared by :func:`register` before
-its config is loaded. Review cards, reports, dry runs, plans and the driver ask :func:`kind_of`."""
+"""Which task kind a campaign is (flows/core/task_kinds.py declares the shape; the built-in kinds' modules
+are loaded by flows/core/kind_registry.py when first asked), and the config as a run plans it: the
+Prolific figures its ``[prolific]`` leaves out taken from its kind. Review cards, reports, dry runs,
+plans and the driver ask :func:`kind_of`."""
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
-from flows.campaigns import caption_kind, qualification_kind  # noqa: F401  (declares the kinds)
 from flows.core.config.config import CampaignConfig, load_config
 from flows.core.config.gating_settings import ProlificSettings
 from flows.core.errors import ConfigError
 from flows.core.task_kinds import TaskKind, declared, derived_reward, derived_times, kind_name
-from flows.custom import custom_kind  # noqa: F401
-from flows.studies import study_kind  # noqa: F401
 
 
 def kind_of(cfg: CampaignConfig) -> TaskKind:

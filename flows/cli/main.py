@@ -56,13 +56,11 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
-    from flows.core.config.config import load_config
+    from flows.campaigns.task_kinds import load_campaign
     from flows.core.site_secrets import invite_link
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import check_listenable, serve_forever, server_config
     from flows.taskserver.task_units import work_state
-
-    from flows.campaigns.task_kinds import load_campaign
 
     configs = [load_campaign(path) for path in a.campaign]  # a unit's hold: its kind's maximum minutes
     check_listenable(a.host, a.port)  # before the lines that say it serves

@@ -266,8 +266,9 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
     from flows.campaigns.task_kinds import kind_of
 
     lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
-    lines = kind_of(cfg).dry_run_lines(cfg) + lines
-    if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
+    own = kind_of(cfg).dry_run_lines(cfg)  # what the kind reads of its page (a page of one's own: fields, rules)
+    lines = own + lines
+    if own and own[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
         print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
         return 1
     lines += time_lines(cfg, a.platform) + refusals(a.db, cfg.name, a.platform, a.out, a.new_attempt,

@@ -21,6 +21,8 @@ from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flows.core.kind_registry import declare, known
+
 if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
     from flows.core.run.run_context import Run
@@ -125,19 +127,17 @@ class TaskKind:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-_KINDS: dict[str, TaskKind] = {}
-
-
 def register(kind: TaskKind) -> TaskKind:
     """Declare ``kind`` under each of its names (a second declaration of a name replaces the first)."""
     for name in kind.names:
-        _KINDS[name] = kind
+        declare(name, kind)
     return kind
 
 
 def declared(name: str) -> TaskKind | None:
-    """The kind declared under ``name``, or None."""
-    return _KINDS.get(name)
+    """The kind declared under ``name`` (the built-in kinds declared first), or None."""
+    found = known(name)
+    return found if isinstance(found, TaskKind) else None
 
 
 def kind_name(cfg: CampaignConfig) -> str:

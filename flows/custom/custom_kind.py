@@ -13,7 +13,6 @@ from flows.core.pages.mturk_forms import INDEXED
 from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
-from flows.custom.custom_outputs import write_custom_outputs
 from flows.custom.custom_review import custom_qc_batch
 from flows.custom.custom_task import (
     custom_item_plan,
@@ -55,6 +54,8 @@ def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
 
 def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False, items: Any = None
                    ) -> dict[str, Any]:
+    from flows.custom.custom_outputs import write_custom_outputs  # the answers' models: loaded for outputs
+
     return write_custom_outputs(run, out_dir, truth, items)
 
 

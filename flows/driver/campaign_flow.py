@@ -133,9 +133,8 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     still open on a live route is looked at and left (``open``); the schedule's next run
     looks again, so no run and no worker waits for people. ``resume_cancelled``: a cancelled
     campaign runs again on purpose (one run's parameter: flows/driver/deployed_runs.py)."""
-    from flows.campaigns.task_kinds import load_campaign
-
-    cfg = load_campaign(config_path)  # its Prolific figures from its page, as the run plans them
+    from flows.campaigns.task_kinds import load_campaign  # its Prolific figures from its page, as a run plans
+    cfg = load_campaign(config_path)
     ended = ended_status(db_path, cfg.name)
     if ended and not (ended == CANCELLED and resume_cancelled):
         pause_own_deployment()  # nothing left to advance: no empty run, no rewritten report

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.identity import Intent
-from flows.campaigns.task_pages import task_page
 from flows.campaigns.task_kinds import kind_of, load_campaign
+from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.ledger.store import DEFAULT_DB, Store

@@ -15,7 +15,6 @@ from flows.core.pages.templates import render
 from flows.core.run.run_context import Run
 from flows.core.study_kinds import DEMOGRAPHICS, KINDS
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register
-from flows.studies.study_outputs import write_study_outputs
 from flows.studies.study_plan import page_spec, questions
 from flows.studies.study_review import study_qc_batch
 
@@ -52,6 +51,8 @@ def study_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -
 
 def study_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False, items: Any = None
                   ) -> dict[str, Any]:
+    from flows.studies.study_outputs import write_study_outputs  # its statistics and plots: loaded for outputs
+
     return write_study_outputs(run, out_dir)
 
 

@@ -26,8 +26,8 @@ from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySetti
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
 from flows.core.inputs.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
+from flows.core.kind_registry import known
 from flows.core.outputs.output_location import has_credentials
-from flows.core.task_kinds import declared
 from qc.answer_faults import ALWAYS_ON
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
@@ -120,7 +120,7 @@ def load_config(path: str | Path) -> CampaignConfig:
     items = _items(path, camp.items)
     custom = camp.task == "custom"
     template = _existing(path, "campaign", "template", camp.template)
-    own = declared(camp.task) if not (PAGES / f"{camp.task}.html.j2").is_file() else None  # a kind of one's own
+    own = known(camp.task) if not (PAGES / f"{camp.task}.html.j2").is_file() else None  # a kind of one's own
     rules_default, policy_default = (CUSTOM_RULES, CUSTOM_POLICY) if custom else (None, None)
     if own is not None:
         rules_default, policy_default = own.qc_rules or None, own.policy
