@@ -79,9 +79,22 @@ def _row(assignment: str, item: str, stored: dict[str, Any] | None, given: dict[
     payload = json.loads((stored or {}).get("payload") or "{}")
     shown = tuple((k, _short(v)) for k, v in payload.items() if k not in hidden and isinstance(v, str | int | float))
     named = [f for f in kinds if f in given] + sorted(f for f in given if f not in kinds)
-    answers = tuple((f, kinds.get(f, "text"), _short(given[f]), words.get((assignment, item, f), "")) for f in named)
+    answers = tuple((f, kind, _shown(given[f], kind), words.get((assignment, item, f), ""))
+                    for f in named for kind in [kinds.get(f, "text")])
     return CardRow(assignment_id=assignment, item_id=item, url=(stored or {}).get("url") or "", shown=shown,
                    answers=answers, known=known)
+
+
+def _shown(value: str, kind: str) -> str:
+    """An answer as a person reads it: marks (spans, boxes, points: a JSON list) with their count first."""
+    if kind == "marks":
+        try:
+            marks = json.loads(value)
+        except ValueError:
+            return _short(value)
+        if isinstance(marks, list):
+            return _short(f"{len(marks)} mark(s): {value}")
+    return _short(value)
 
 
 def _short(value: Any) -> str:

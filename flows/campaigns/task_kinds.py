@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flows.core.config.config import CampaignConfig, load_config
 from flows.core.config.gating_settings import ProlificSettings
-from flows.core.errors import ConfigError
+from flows.core.errors import ConfigError, HitflowError
 from flows.core.task_kinds import TaskKind, declared, derived_reward, derived_times, kind_name
 
 
@@ -29,7 +29,10 @@ def planned(cfg: CampaignConfig) -> CampaignConfig:
     given = cfg.prolific.given
     if {"reward", "estimated_minutes", "maximum_minutes"} <= given:
         return cfg
-    plan = kind_of(cfg).plan(cfg)
+    try:
+        plan = kind_of(cfg).plan(cfg)
+    except HitflowError:  # a page that cannot be read yet: its own check says why (the dry run, the run's refusal)
+        return cfg
     estimated, maximum = derived_times(plan)
     p = cfg.prolific
     estimated = p.estimated_minutes if "estimated_minutes" in given else estimated
