@@ -129,3 +129,16 @@ def test_the_dry_run_refuses_what_the_run_would_refuse(tmp_path: Path, capsys) -
     assert code == 2 and "already ran on mturk" in capsys.readouterr().err  # the run says the same
     code, out = dry_run(capsys, config, "prolific", "--db", str(db), "--out", str(tmp_path / "runs"), "--new-attempt")
     assert code == 0 and "would be refused" not in out, out
+
+
+def test_an_estimate_set_in_the_config_leads_the_figures_left_out(tmp_path: Path, capsys) -> None:
+    """[prolific] estimated_minutes = 20 alone: the maximum (3 times it, at least Prolific's 2 + X + 2 sqrt(X)) and
+    the pay (9.00 GBP an hour) follow the config's median, not the page's."""
+    config = imported(tmp_path, capsys)
+    text = config.read_text(encoding="utf-8").replace("[prolific]\n", "[prolific]\nestimated_minutes = 20\n")
+    config.write_text(re.sub(r'(?m)^budget = "[^"]*"', 'budget = "1000.00 USD"', text), encoding="utf-8")
+    code, out = dry_run(capsys, config, "prolific")
+    maximum = max(3 * 20, math.ceil(2 + 20 + 2 * math.sqrt(20)))
+    assert code == 0, out
+    assert (f"reward 3.00 GBP (from the page), estimated 20 min ([prolific]), maximum {maximum} min (from the page)"
+            in out) and "warning" not in out

@@ -9,7 +9,6 @@ import dataclasses
 from pathlib import Path
 
 from flows.core.config.config import CampaignConfig, load_config
-from flows.core.config.gating_settings import ProlificSettings
 from flows.core.errors import ConfigError, HitflowError
 from flows.core.task_kinds import TaskKind, declared, derived_reward, derived_times, kind_name
 
@@ -33,18 +32,14 @@ def planned(cfg: CampaignConfig) -> CampaignConfig:
         plan = kind_of(cfg).plan(cfg)
     except HitflowError:  # a page that cannot be read yet: its own check says why (the dry run, the run's refusal)
         return cfg
-    estimated, maximum = derived_times(plan)
     p = cfg.prolific
-    estimated = p.estimated_minutes if "estimated_minutes" in given else estimated
-    maximum = p.maximum_minutes if "maximum_minutes" in given else max(maximum, estimated)
+    if "estimated_minutes" in given:  # the config's median: the maximum and the pay follow it
+        plan = dataclasses.replace(plan, estimated_minutes=p.estimated_minutes)
+    estimated, maximum = derived_times(plan)
+    maximum = p.maximum_minutes if "maximum_minutes" in given else maximum
     reward = p.reward if "reward" in given else derived_reward(plan, estimated, p.currency)
     kept = dataclasses.replace(p, reward=reward, estimated_minutes=estimated, maximum_minutes=maximum)
     return dataclasses.replace(cfg, prolific=kept)
-
-
-def page_minutes(cfg: CampaignConfig) -> tuple[float, ProlificSettings]:
-    """A unit's median minutes from its page's fields, and the Prolific figures the plan uses."""
-    return kind_of(cfg).plan(cfg).minutes, planned(cfg).prolific
 
 
 def load_campaign(path: str | Path) -> CampaignConfig:

@@ -86,10 +86,10 @@ def prolific_min_maximum(estimated_minutes: float) -> int:
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit."""
+    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least."""
     estimated = plan.estimated_minutes or max(1, math.ceil(plan.minutes))
-    maximum = plan.maximum_minutes or max(prolific_min_maximum(estimated), SLOW_FACTOR * estimated)
-    return estimated, maximum
+    maximum = plan.maximum_minutes or SLOW_FACTOR * estimated
+    return estimated, max(maximum, prolific_min_maximum(estimated))
 
 
 def derived_reward(plan: PlanDefaults, estimated: int, currency: str) -> Decimal:
