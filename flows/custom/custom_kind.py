@@ -39,8 +39,9 @@ def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
 
 
 def first_page_fields(cfg: CampaignConfig) -> list[AnswerField]:
-    """The fields of the first page a worker gets (indexed ones once: what one item asks)."""
-    first = [r for r in custom_item_plan(cfg) if r["batch"] == 1 and r["hit_index"] == 0]
+    """The fields of the first page a worker gets (indexed ones once: what one item asks); a plan of one page's
+    items is enough (the whole plan took 0.24 s at 40,000 items, read for every page of review cards)."""
+    first = [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
     return spec_fields(custom_spec(cfg, page_items(first))) if first else []
 
 
