@@ -119,6 +119,8 @@ class TaskKind:
     item_plan: Callable[..., list[dict[str, Any]]] | None = None
     item_ids: Callable[[CampaignConfig], list[str]] | None = None  # the ordinary items' ids in file order
     dry_run_lines: Callable[[CampaignConfig], list[str]] = lambda cfg: []
+    # (cfg, the simulator's crowd file, limit, scale): what a rehearsal's simulated answers say nothing about
+    rehearsal_lines: Callable[[CampaignConfig, Path, int | None, int], list[str]] = lambda cfg, crowd, limit, scale: []
     qc_rules: tuple[str, ...] = ()  # a kind of one's own: the QC rules its config may name (default: these)
     policy: Any = None  # a kind of one's own: its default decision policy (qc.decisions.DecisionPolicy)
     template: Path | None = None  # a kind of one's own: its page, when not hit_templates/<name>.html.j2

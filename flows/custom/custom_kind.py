@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.answer_cards import answer_cards
+from flows.campaigns.campaign_plan import item_plan
+from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
 from flows.core.pages.mturk_forms import INDEXED
 from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
@@ -20,8 +23,10 @@ from flows.custom.custom_task import (
     custom_spec,
     dry_run_lines,
     field_kind,
+    field_kinds,
     ordinary_items,
 )
+from flows.custom.page_check import source_problems
 
 MARKS = "annotations"  # the custom QC's word for spans, boxes and points
 
@@ -60,8 +65,34 @@ def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = F
     return write_custom_outputs(run, out_dir, truth, items)
 
 
+TEXT_BLIND = ("simulated answers for {fields} are content-blind on {blind} of the first page's {total} items: they "
+              "show images the simulator's caption bank ({crowd}) does not hold, so its workers describe a scene of "
+              "its own making there; text figures from this rehearsal say nothing about it")
+
+
+def text_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, scale: int) -> list[str]:
+    """The page's free-text fields on the first page's images the crowd's bank does not hold, read as its
+    workers read the page (the report counts every item after the run: flows/custom/truth_source.py)."""
+    from flows.platforms.targets import sim_unseen_on_page
+
+    if cfg.template is None or source_problems(cfg.template)[0] is None:
+        return []  # an unreadable page: the custom dry run says why
+    try:
+        rows = [r for r in item_plan(cfg, limit, scale) if r["batch"] == 1 and r["hit_index"] == 0]
+        texts = [f for f, kind in field_kinds(custom_spec(cfg, page_items(rows))).items() if kind == "text"]
+        page = task_page(cfg, rows) if texts and rows else ""
+    except ConfigError:
+        return []  # the custom dry run's own lines say what is wrong with the page or its items
+    try:
+        blind = sim_unseen_on_page(crowd_file, page) if page else []
+    except ConfigError as exc:  # a rehearsal would stop on it: a problem of the dry run too
+        return [f"PROBLEM: the simulator's crowd cannot be loaded: {exc}"]
+    return [TEXT_BLIND.format(fields=", ".join(texts), blind=len(blind), total=len(rows), crowd=crowd_file.name)
+            ] if blind else []
+
+
 CUSTOM_KIND = register(TaskKind(
     names=("custom",), label="your own page", unit_word="answer", fields=first_page_fields, cards=custom_cards,
     plan=custom_plan, qc=custom_qc_batch, outputs=custom_outputs, page=custom_page, rules=custom_spec,
     item_plan=custom_item_plan, item_ids=lambda cfg: [r["item_id"] for r in ordinary_items(cfg)],
-    dry_run_lines=dry_run_lines, extra={"own_page": True}))
+    dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines, extra={"own_page": True}))
