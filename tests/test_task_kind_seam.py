@@ -52,7 +52,8 @@ def _stars_kind() -> TaskKind:
     from flows.custom.custom_task import custom_item_plan, custom_page, custom_spec, ordinary_items
 
     return TaskKind(
-        names=("star_rating",), label="star rating", unit_word="rating", fields=lambda cfg: [STARS, WHY],
+        names=("star_rating",), label="star rating", unit_word="rating", done_key="responses",
+        fields=lambda cfg: [STARS, WHY],
         cards=lambda run, cards, most: answer_cards(run, [STARS, WHY], cards, most),
         plan=lambda cfg: PlanDefaults(minutes=unit_minutes([STARS, WHY], cfg.images_per_hit)),
         qc=lambda run, batch: custom_qc_batch(_on_page(run), batch),

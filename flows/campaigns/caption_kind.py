@@ -72,7 +72,9 @@ def caption_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None
 CAPTION_PLAN = PlanDefaults(minutes=6, reward=Decimal("0.90"), estimated_minutes=6, maximum_minutes=30)
 
 CAPTION_KIND = register(TaskKind(
-    names=("caption", "describe"), label="caption task", unit_word="caption", fields=lambda cfg: [CAPTION],
+    names=("caption", "describe"), label="caption task", unit_word="caption", done_key="captions",
+    fields=lambda cfg: [CAPTION],
     cards=caption_cards, plan=lambda cfg: CAPTION_PLAN, qc=qc_batch, outputs=caption_outputs, page=caption_task_page,
     rules=caption_rules, rehearsal_lines=caption_blind_lines,
     extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": True}))
+DECLARED = (CAPTION_KIND,)  # read by flows/core/kind_registry.py

@@ -26,6 +26,8 @@ def qualification_plan(cfg: CampaignConfig) -> PlanDefaults:
 
 
 QUALIFICATION_KIND = register(TaskKind(
-    names=("qualification",), label="qualification test", unit_word="answer", fields=lambda cfg: [ANSWER],
+    names=("qualification",), label="qualification test", unit_word="answer", done_key="captions",
+    fields=lambda cfg: [ANSWER],
     cards=qualification_cards, plan=qualification_plan, qc=qc_batch, outputs=caption_outputs,
     page=caption_task_page, rules=caption_rules, extra={"tops_up": True}))
+DECLARED = (QUALIFICATION_KIND,)  # read by flows/core/kind_registry.py

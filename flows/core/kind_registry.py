@@ -14,7 +14,6 @@ from typing import Any
 BUILT_IN = ("flows.campaigns.caption_kind", "flows.campaigns.qualification_kind", "flows.custom.custom_kind",
             "flows.studies.study_kind")
 _DECLARED: dict[str, Any] = {}
-_LOADED: list[bool] = []
 
 
 def declare(name: str, kind: Any) -> None:
@@ -22,9 +21,12 @@ def declare(name: str, kind: Any) -> None:
 
 
 def known(name: str) -> Any:
-    """The kind declared under ``name``, or None; the built-in kinds are loaded once, first."""
-    if not _LOADED:
-        _LOADED.append(True)
+    """The kind declared under ``name``, or None. A name not declared yet is looked for among the built-in
+    kinds (each module's ``DECLARED``), read from the module even when it was imported before this registry
+    (a test that reloads modules makes a second registry, which the kinds' own ``register`` never reached)."""
+    if name not in _DECLARED:
         for module in BUILT_IN:
-            importlib.import_module(module)
+            for kind in getattr(importlib.import_module(module), "DECLARED", ()):
+                for each in kind.names:
+                    _DECLARED.setdefault(each, kind)
     return _DECLARED.get(name)

@@ -106,6 +106,7 @@ class TaskKind:
     names: tuple[str, ...]
     label: str  # how a person calls it: "caption task", "your own page", "expert rating study"
     unit_word: str  # what one answer of a worker is about: "caption", "answer", "judgement"
+    done_key: str  # the outputs' summary key counting what came in: "captions", "judgements", "responses"
     fields: Callable[[CampaignConfig], list[AnswerField]]  # what a worker answers about one item
     # per review card (batch, worker, its own assignment or ""), at most n rows: (its rows, the worker's assignments)
     cards: Callable[[Run, list[tuple[int, str, str]], int], list[tuple[list[CardRow], int]]]
@@ -138,8 +139,8 @@ def register(kind: TaskKind) -> TaskKind:
 
 def declared(name: str) -> TaskKind | None:
     """The kind declared under ``name`` (the built-in kinds declared first), or None."""
-    found = known(name)
-    return found if isinstance(found, TaskKind) else None
+    found: TaskKind | None = known(name)
+    return found
 
 
 def kind_name(cfg: CampaignConfig) -> str:

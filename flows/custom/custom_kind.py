@@ -92,7 +92,9 @@ def text_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, s
 
 
 CUSTOM_KIND = register(TaskKind(
-    names=("custom",), label="your own page", unit_word="answer", fields=first_page_fields, cards=custom_cards,
+    names=("custom",), label="your own page", unit_word="answer", done_key="responses",
+    fields=first_page_fields, cards=custom_cards,
     plan=custom_plan, qc=custom_qc_batch, outputs=custom_outputs, page=custom_page, rules=custom_spec,
     item_plan=custom_item_plan, item_ids=lambda cfg: [r["item_id"] for r in ordinary_items(cfg)],
     dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines, extra={"own_page": True}))
+DECLARED = (CUSTOM_KIND,)  # read by flows/core/kind_registry.py

@@ -119,7 +119,7 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
     if "held" in summary:  # Completed too: a person releases the batch (--release-hold), then runs again
         _api_logger().info(summary["held"])  # in Prefect's UI; the CLI prints it on the console once
         return {"out_dir": str(summary["out_dir"]), "held": summary["held"], "target": summary["target"]}
-    done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
+    done = summary.get("done")  # captions, judgements or responses: the task kind's count
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
 

@@ -197,7 +197,9 @@ def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool,
     crowd = crowd_file_used(Path(run.notes["crowd_file"]) if run.notes.get("crowd_file") else run.cfg.sim_crowd)
     run.notes["provenance"] = run_provenance(run, crowd)  # the reports' header shows it
     items = items if items is not None else latent_items(run, truth)
-    summary = kind_of(run.cfg).outputs(run, out_root / run.cfg.name, truth, platform_asked, items)
+    kind = kind_of(run.cfg)
+    summary = kind.outputs(run, out_root / run.cfg.name, truth, platform_asked, items)
+    summary["done"] = summary.get(kind.done_key, 0)  # what came in, whatever the kind calls it
     write_provenance(out_root / run.cfg.name, run.notes["provenance"])
     return summary
 

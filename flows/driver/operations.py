@@ -80,6 +80,7 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
     mark cancelled and export what came in (to ``out``, default the run's output root). Returns
     the summary sentence."""
     from flows.campaigns.identity import check_output_folder
+    from flows.campaigns.task_kinds import kind_of
     from flows.core.errors import CampaignBusyError
     from flows.core.ledger.campaign_lock import refuse_while_running
     from flows.driver.campaign_run import export_outputs
@@ -93,10 +94,10 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
         with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
             result = cancel(run)
             summary = export_outputs(run, out_root, None)
+            done = summary.get(kind_of(run.cfg).done_key, 0)
     except CampaignBusyError:
         refuse_while_running(store, campaign, "cancel")
         raise
-    done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
     return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
             f"dataset ({done} row(s)) and report are in {summary.get('out_url') or summary['out_dir']}; "
             f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")

@@ -56,8 +56,7 @@ def study_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = Fa
     return write_study_outputs(run, out_dir)
 
 
-for _kind in KINDS:
-    register(TaskKind(
-        names=(_kind,), label=LABELS[_kind], unit_word="judgement", fields=study_fields, cards=study_cards,
-        plan=lambda cfg: STUDY_PLAN, qc=study_qc_batch, outputs=study_outputs, page=study_page, rules=study_rules,
-        item_plan=study_item_plan))
+DECLARED = tuple(register(TaskKind(
+    names=(kind,), label=LABELS[kind], unit_word="judgement", done_key="judgements", fields=study_fields,
+    cards=study_cards, plan=lambda cfg: STUDY_PLAN, qc=study_qc_batch, outputs=study_outputs, page=study_page,
+    rules=study_rules, item_plan=study_item_plan)) for kind in KINDS)  # read by flows/core/kind_registry.py

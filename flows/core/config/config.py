@@ -120,7 +120,8 @@ def load_config(path: str | Path) -> CampaignConfig:
     items = _items(path, camp.items)
     custom = camp.task == "custom"
     template = _existing(path, "campaign", "template", camp.template)
-    own = known(camp.task) if not (PAGES / f"{camp.task}.html.j2").is_file() else None  # a kind of one's own
+    # a kind of one's own: neither a page of hit_templates/ nor "custom"; its declaration gives its QC's defaults
+    own = known(camp.task) if not custom and not (PAGES / f"{camp.task}.html.j2").is_file() else None
     rules_default, policy_default = (CUSTOM_RULES, CUSTOM_POLICY) if custom else (None, None)
     if own is not None:
         rules_default, policy_default = own.qc_rules or None, own.policy
