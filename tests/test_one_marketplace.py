@@ -18,8 +18,8 @@ import pytest
 from flows.campaigns.summary import shortfall_lines
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
-from tests.test_cancel_resume import NAME, hitflow
 from tests.small_configs import small_vizwiz
+from tests.test_cancel_resume import NAME, hitflow
 
 
 def stop_as_batch_1_collects(name: str, fn, run, batch: int):  # type: ignore[no-untyped-def]

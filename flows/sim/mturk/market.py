@@ -21,6 +21,7 @@ from flows.core.pages.mturk_forms import FormField, answer_xml
 from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
 from flows.sim.mturk import mturk_events
 from flows.sim.mturk.eligible_pool import EligiblePool
+from flows.sim.mturk.handed_back import given_back_at, hand_back, schedule_reopened, stream_key
 from flows.sim.mturk.journal import Journal
 from flows.sim.mturk.market_quals import WorkerQualifications
 from flows.sim.mturk.market_records import ID_ALPHABET, Assignment, Faults, Hit, MTurkError, hit_state
@@ -196,7 +197,7 @@ class Marketplace(WorkerQualifications):
             for w in self.roster.recruit(hit.fields["HITId"], units, self.now):
                 self.workers[w.worker_id] = w
         reqs = hit.fields.get("QualificationRequirements", [])
-        done = {self.assignments[a].worker_id for a in hit.assignment_ids}
+        done = {self.assignments[a].worker_id for a in hit.assignment_ids} | set(hit.returned)
         now, meets = self.now, self.requirement_check(reqs)
         if done or any((self.qual_types.get(r["QualificationTypeId"]) or {}).get("Test") for r in reqs):
             pool = [w for w in self.workers.values() if w.worker_id not in self.blocks and w.worker_id not in done
@@ -216,20 +217,23 @@ class Marketplace(WorkerQualifications):
         :func:`schedule_order`, not the order the requests came in: threads posting a batch side by
         side race, and with a crowd that grows with the work (roster.py) or a worker taking a test
         the first HIT scheduled meets other workers than the last (issue 45)."""
-        for hit_id in sorted(self.waiting, key=lambda h: schedule_order(self.hits[h])):
+        todo, self.waiting = self.waiting, set()  # a slot given back meanwhile waits for the next move
+        for hit_id in sorted(todo, key=lambda h: schedule_order(self.hits[h])):
             hit = self.hits[hit_id]
             slots, hit.waiting = hit.waiting, 0
             self.hits.touch(hit_id)
-            if not hit.disposed and self.now < hit.fields["Expiration"]:
+            if not hit.disposed and self.now < hit.fields["Expiration"] and (slots or not hit.reopened):
                 self.schedule(hit, slots)
-        self.waiting.clear()
+            if hit.reopened:
+                schedule_reopened(self, hit)  # handed_back.py: returned and abandoned work, offered again
 
-    def schedule(self, hit: Hit, slots: int, html: str | None = None) -> None:
-        """Pick workers for open slots and let them do the page on the virtual clock."""
+    def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None:
+        """Pick workers for open slots and let them do the page on the virtual clock (``after``: a slot
+        given back then, its worker arriving later: handed_back.py)."""
         # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
         # another order (threads, a resumed run) meets the same workers doing the same work.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
-        rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
+        rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}{stream_key(hit)}")
         html = hit.question.html if html is None else html  # read once here: the HIT keeps no page (packed_text.py)
         fields = hit.page_fields(html)
         pool, weights = self.eligible_workers(hit, work_units(fields))
@@ -240,13 +244,17 @@ class Marketplace(WorkerQualifications):
             chosen.append(pool.pop(pick))
             weights.pop(pick)
         for worker in chosen:
-            self._work(hit, worker, rng, html, fields)
+            self._work(hit, worker, rng, html, fields, self.now if after is None else max(self.now, after))
 
-    def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random, html: str, fields: list[FormField]) -> None:
+    def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random, html: str, fields: list[FormField],
+              start: float) -> None:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
-        accept = self.now + rng.expovariate(1.0 / self.arrival_mean_s)
+        accept = start + rng.expovariate(1.0 / self.arrival_mean_s)
         seconds = crowd.work_seconds(worker, work_units(fields), duration, rng)
-        if accept >= hit.fields["Expiration"] or seconds >= duration:
+        if accept >= hit.fields["Expiration"]:
+            return
+        if (back := given_back_at(worker, accept, seconds, duration, rng)) is not None:  # abandoned or returned
+            self.hand_back(hit, worker.worker_id, back)
             return
         submit = accept + seconds
         assignment_id = self.id_for(f"assignment:{hit.fields['HITId']}:{worker.worker_id}",
@@ -269,6 +277,9 @@ class Marketplace(WorkerQualifications):
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
         self.expect_auto_approval(a)
+
+    def hand_back(self, hit: Hit, worker_id: str, at: float, assignment_id: str | None = None) -> None:
+        hand_back(self, hit, worker_id, at, assignment_id)  # returned or abandoned: offered again (handed_back.py)
 
     # views ---------------------------------------------------------------------
     def visible(self, a: Assignment) -> bool:

@@ -117,6 +117,8 @@ class Hit(Tracked):
     reviewing: bool = False
     form: list[FormField] | None = None  # an ExternalQuestion's, once a worker has opened its page
     waiting: int = 0  # open slots whose workers are chosen when the clock moves (Marketplace.schedule_waiting)
+    returned: list[str] = field(default_factory=list)  # workers who gave it back (handed_back.py): not offered again
+    reopened: list[float] = field(default_factory=list)  # when slots given back reopened, their workers not yet chosen
 
     def question_xml(self) -> str:
         return unpack(self.fields["Question"])
@@ -180,6 +182,8 @@ class MarketState(Protocol):
     notifications: Journal[str, dict[str, Any]]
     watched_until: float | None
     changed_workers: set[str]
+    waiting: set[str]
 
     def notify(self, hit: Hit, event_type: str, when: float, assignment_id: str | None = None) -> None: ...
     def qual_value(self, worker: crowd.Worker, type_id: str) -> dict[str, Any] | None: ...
+    def hand_back(self, hit: Hit, worker_id: str, at: float, assignment_id: str | None = None) -> None: ...

@@ -234,10 +234,8 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
         with market.lock:
             if a.assignment_id not in market.assignments:
                 return  # withdrawn while the page was worked (the HIT expired early or changed its type)
-            if fields is None:
-                if a.assignment_id in hit.assignment_ids:
-                    hit.assignment_ids.remove(a.assignment_id)  # given up: the slot is open again
-                market.assignments.pop(a.assignment_id, None)
+            if fields is None:  # given up: returned, its slot offered to the next worker (handed_back.py)
+                market.hand_back(hit, a.worker_id, a.submit_time or a.accept_time, a.assignment_id)
                 return
             fields.pop("assignmentId", None)  # MTurk keeps it out of the answer
             fields.update(virtual_times(fields, intents))  # the virtual clock's times

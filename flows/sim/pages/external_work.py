@@ -58,10 +58,8 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
         if a.assignment_id not in market.assignments:
             return  # withdrawn while the page loaded (the HIT expired early or changed its type)
         worker = market.workers.get(a.worker_id)
-        if not html or worker is None:
-            if a.assignment_id in hit.assignment_ids:
-                hit.assignment_ids.remove(a.assignment_id)  # abandoned: the slot is free again
-            market.assignments.pop(a.assignment_id, None)
+        if not html or worker is None:  # abandoned at its deadline: the slot is offered again (handed_back.py)
+            market.hand_back(hit, a.worker_id, a.deadline, a.assignment_id)
             return
         fields = form_fields(html)
         hit.form = hit.form or fields

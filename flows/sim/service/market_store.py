@@ -46,7 +46,8 @@ def _encode_hit(hit: Hit) -> dict[str, Any]:
     fields = {**hit.fields}
     fields["Question"] = hit.question_xml()  # packed in memory with a dictionary the file does not keep
     return {"fields": fields, "disposed": hit.disposed, "review_status": hit.review_status,
-            "reviewing": hit.reviewing, "waiting": hit.waiting}
+            "reviewing": hit.reviewing, "waiting": hit.waiting,
+            **({"returned": hit.returned, "reopened": hit.reopened} if hit.returned else {})}
 
 
 def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
@@ -57,7 +58,8 @@ def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
     hit = new_hit(fields, parse_question(fields["Question"]), market.pages)
     hit.disposed, hit.review_status, hit.reviewing = value["disposed"], value["review_status"], value["reviewing"]
     hit.waiting = int(value.get("waiting", 0))  # posted, not yet given workers, when the file was last written
-    if hit.waiting:
+    hit.returned, hit.reopened = list(value.get("returned", [])), list(value.get("reopened", []))  # handed_back.py
+    if hit.waiting or hit.reopened:
         market.waiting.add(fields["HITId"])
     return hit
 
