@@ -64,3 +64,28 @@ def test_an_abandoned_slot_is_offered_again_while_the_hit_lives(tmp_path: Path) 
                                             duration=300)
     assert returned  # some ran past the 300 s
     assert len(submitted) == 2 and not set(returned) & set(submitted) and available == 0
+
+
+def test_a_returned_or_timed_out_prolific_place_is_taken_by_another_participant(tmp_path: Path) -> None:
+    """Prolific: "RETURNED: ... The study place becomes available for another participant" (its Submission
+    object's documentation), and a timed-out participant's "place will open up to a new participant" (its
+    help on the maximum allowed time): the simulator's participants take a place given back."""
+    from flows.campaigns.summary import shortfall_lines
+    from flows.core.ledger.store import Store
+    from flows.driver.campaign_run import run_campaign
+
+    with SimServer(seed=5) as sim:
+        sim.prolific.pumps[0].return_rate = 0.3  # type: ignore[attr-defined]
+        run_campaign(ROOT / "config/vizwiz_captions.toml", endpoint_url=sim.url, db_path=tmp_path / "h.db",
+                     out_root=tmp_path, limit=10, progress=lambda _: None, platform="prolific")
+        subs = list(sim.prolific.submissions.values())
+        places = {s["id"]: s["total_available_places"] for s in sim.prolific.studies.values()}
+    given_back = [s for s in subs if s["status"] in ("RETURNED", "TIMED-OUT")]
+    assert given_back
+    for study, wanted in places.items():
+        taken = [s for s in subs if s["study_id"] == study and s["status"] in ("AWAITING REVIEW", "APPROVED",
+                                                                                 "REJECTED")]
+        assert len(taken) == wanted  # every place filled, the given-back ones by someone else
+        assert not {s["participant_id"] for s in taken} & {s["participant_id"] for s in given_back
+                                                            if s["study_id"] == study}
+    assert shortfall_lines(Store(tmp_path / "h.db"), "vizwiz_captions") == []

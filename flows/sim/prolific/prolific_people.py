@@ -67,6 +67,7 @@ class Participants:
             self._person(w)
         self.http = http_client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
         self.reserve_rate = self.screen_out_rate = 0.0
+        self.return_rate = RETURN_RATE  # who reads the study and gives the place back (it reopens: recruit)
         self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
         self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only
         # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
@@ -152,7 +153,7 @@ class Participants:
               sub: dict[str, Any]) -> dict[str, Any]:
         worker: crowd.Worker = person["worker"]
         sub.update({"status": "ACTIVE", "started_at": state.iso(state.now), "_started": state.now})
-        if self.rng.random() < RETURN_RATE:
+        if self.rng.random() < self.return_rate:
             sub["status"] = "RETURNED"  # read the description and changed their mind
             return sub
         max_s = 60 * int(study["maximum_allowed_time"])
