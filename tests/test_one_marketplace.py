@@ -10,6 +10,7 @@ marketplace answered with A's cancelled (expired, deleted) HITs and B adopted th
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -50,3 +51,60 @@ def test_a_cancelled_campaigns_marketplace_serves_a_fresh_ledgers_run_to_the_end
         assert conn.execute("SELECT COUNT(*) FROM assignments").fetchone()[0] == 5 * 5  # 5 batches: a HIT of 5 each
     # one marketplace: both ledgers ran on the folder's one file
     assert len(list((tmp_path / "sim").glob("*.db"))) == 1
+
+
+TONE_PAGE = """<crowd-form>
+  <crowd-classifier name="tone" categories="['Positive', 'Negative', 'Neutral']" header="How does the review sound?">
+    <classification-target>${review}</classification-target>
+    <full-instructions header="Tone">Positive: praise. Negative: complaints. Neutral: plain facts.</full-instructions>
+    <short-instructions>Pick the tone of the review.</short-instructions>
+  </crowd-classifier>
+</crowd-form>
+"""
+REVIEWS = {"r00": ("Great kettle, I love how quickly it boils.", "Positive"),
+           "r01": ("The strap broke on the first day, terrible.", "Negative"),
+           "r02": ("The parcel was delivered on a Tuesday morning by courier.", "Neutral"),
+           "r03": ("Wonderful service and a perfect fit, thank you.", "Positive")}
+
+
+def tone_campaign(tmp_path: Path, name: str, items: dict[str, str], gold: str = "") -> Path:
+    """A classifier campaign of ``items`` (id -> review); ``gold``: every item's known answer, from a column."""
+    import csv
+
+    from flows.cli.main import main
+
+    (tmp_path / f"{name}.html").write_text(TONE_PAGE, encoding="utf-8")
+    assert main(["new", name, "--from", str(tmp_path / f"{name}.html"), "--dir", str(tmp_path)]) == 0
+    with (tmp_path / "config" / f"{name}_items.csv").open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([["item_id", "review", "gold"], *([i, r, gold] for i, r in items.items())])
+    config = tmp_path / "config" / f"{name}.toml"
+    if gold:
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace("\nitems = ", '\ntruth = {tone = "gold"}\nitems = ', 1), encoding="utf-8")
+    return config
+
+
+def test_two_campaigns_in_one_folder_show_only_their_own_items_and_truths(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch, capsys):
+    """A rating campaign with known answers (every review "Neutral", against what they say), then another
+    campaign on the same folder's marketplace, with two of its items and its field name and no known answers:
+    the second's sim_items.json, summary and report hold its own two items, read from what they say; the
+    first's keep its four, known."""
+    from flows.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    first = tone_campaign(tmp_path, "rating", {i: r for i, (r, _) in REVIEWS.items()}, gold="Neutral")
+    second = tone_campaign(tmp_path, "mood", {i: REVIEWS[i][0] for i in ("r00", "r01")})
+    assert main(["run", str(first.relative_to(tmp_path)), "--no-prefect"]) in (0, 10)
+    capsys.readouterr()
+    assert main(["run", str(second.relative_to(tmp_path)), "--no-prefect"]) in (0, 10)
+    said = capsys.readouterr().out
+    assert len(list((tmp_path / "runs" / "sim").glob("*.db"))) == 1  # one marketplace for both
+    rating = json.loads((tmp_path / "runs" / "rating" / "sim_items.json").read_text())
+    mood = json.loads((tmp_path / "runs" / "mood" / "sim_items.json").read_text())
+    assert {(r["item_id"], r["answer"], r["source"]) for r in rating} == {(i, "Neutral", "known") for i in REVIEWS}
+    assert {(r["item_id"], r["answer"], r["source"]) for r in mood} == {(i, REVIEWS[i][1], "read")
+                                                                        for i in ("r00", "r01")}
+    assert "tone: known answers on 0 of 2 items" in said and "of 4 items" not in said
+    report = (tmp_path / "runs" / "mood" / "report.html").read_text(encoding="utf-8")
+    assert "known answers on 0 of 2 items" in report and "of 4 items" not in report

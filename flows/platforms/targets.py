@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -231,10 +232,11 @@ def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
         return _sim_list(resp.read(), "workers")
 
 
-def give_sim_known_answers(target: Target, rows: list[dict[str, str]]) -> None:
-    """Hand the simulator the requester's known answers (``item_id, field, answer``;
-    flows/sim/people/known_answers.py)."""
-    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST", data=json.dumps(rows).encode(),
+def give_sim_known_answers(target: Target, rows: list[dict[str, str]], campaign: str) -> None:
+    """Hand the simulator the requester's known answers (``item_id, field, answer``) for ``campaign``'s
+    pages only (flows/sim/people/known_answers.py, campaign_scope.py)."""
+    body = json.dumps({"scope": campaign, "answers": rows}).encode()
+    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST", data=body,
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=60) as resp:
         resp.read()
@@ -254,9 +256,11 @@ def crowd_item_truth(people: tuple[list[Any], dict[str, Any]]) -> list[dict[str,
     return item_truth(people[0])
 
 
-def sim_item_truth(target: Target) -> list[dict[str, Any]]:
-    """The latent answer of every choice the simulated crowd was shown (``item_id, field, answer``)."""
-    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items", timeout=30) as resp:
+def sim_item_truth(target: Target, campaign: str | None = None) -> list[dict[str, Any]]:
+    """The latent answer of every choice the simulated crowd was shown on ``campaign``'s pages (on any
+    page without one) (``item_id, field, answer``): the folder's marketplace serves other campaigns too."""
+    query = f"?{urllib.parse.urlencode({'scope': campaign})}" if campaign is not None else ""
+    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items{query}", timeout=30) as resp:
         return _sim_list(resp.read(), "items")
 
 

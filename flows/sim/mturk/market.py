@@ -33,7 +33,7 @@ from flows.sim.pages.external_work import visit_later
 from flows.sim.pages.page_common import CommonText, needs_context
 from flows.sim.pages.page_filling import fill_form, page_rules, work_units
 from flows.sim.people import crowd
-from flows.sim.people.latent_choices import item_truth
+from flows.sim.people.campaign_scope import annotation_scope, campaign_scope, scoped_truth
 
 
 def schedule_order(hit: Hit) -> tuple[float, str, str]:
@@ -266,8 +266,9 @@ class Marketplace(WorkerQualifications):
         else:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
             common = self.common_text.shared(self.hits.values(), hit) if needs_context(fields) else frozenset()
-            values = fill_form(worker, fields, page_rules(html), accept, submit, self.bank, rng,
-                               html=html, page_key=key, common=common)
+            with campaign_scope(annotation_scope(hit.fields.get("RequesterAnnotation") or ""), worker):
+                values = fill_form(worker, fields, page_rules(html), accept, submit, self.bank, rng,
+                                   html=html, page_key=key, common=common)
             if not key and wants_browser(html):
                 browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
             else:
@@ -299,5 +300,5 @@ class Marketplace(WorkerQualifications):
     def ground_truth(self) -> list[dict[str, Any]]:
         return worker_truth(self)
 
-    def item_truth(self) -> list[dict[str, Any]]:  # the choices' latent answers (sim_items.json)
-        return item_truth(self.workers.values())
+    def item_truth(self, scope: str | None = None) -> list[dict[str, Any]]:  # sim_items.json (campaign_scope.py)
+        return scoped_truth(self.workers.values(), scope)

@@ -32,6 +32,7 @@ from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import TRIES, chromium, failure, missing, say_failed, say_once, say_refused
 from flows.sim.pages.browser_check import available as available  # where callers have always found it
+from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
 from flows.sim.people.typing_model import Hand
@@ -267,9 +268,10 @@ def resume_browsing(market: Marketplace) -> int:
         hit, worker = market.hits[a.hit_id], market.workers.get(a.worker_id)
         if worker is None:
             continue
-        intents = fill_form(worker, hit.page_fields(), page_rules(hit.question.html), a.accept_time,
-                            a.submit_time or a.accept_time, market.bank, random.Random(a.assignment_id),
-                            html=hit.question.html)
+        with campaign_scope(annotation_scope(hit.fields.get("RequesterAnnotation") or ""), worker):
+            intents = fill_form(worker, hit.page_fields(), page_rules(hit.question.html), a.accept_time,
+                                a.submit_time or a.accept_time, market.bank, random.Random(a.assignment_id),
+                                html=hit.question.html)
         browse_later(market, hit, a, intents)
     return len(pending)
 

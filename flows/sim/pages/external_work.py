@@ -21,6 +21,7 @@ from flows.core.http_clients import http_get
 from flows.core.pages.crowd_elements import posted_answer
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 
 if TYPE_CHECKING:
     from flows.sim.mturk.market_records import Assignment, Hit
@@ -63,8 +64,9 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
             return
         fields = form_fields(html)
         hit.form = hit.form or fields
-        values = fill_form(worker, fields, page_rules(html), a.accept_time, a.submit_time or a.accept_time,
-                           market.bank, random.Random(seed), html=html)
+        with campaign_scope(annotation_scope(hit.fields.get("RequesterAnnotation") or ""), worker):
+            values = fill_form(worker, fields, page_rules(html), a.accept_time, a.submit_time or a.accept_time,
+                               market.bank, random.Random(seed), html=html)
         values.pop("assignmentId", None)  # MTurk keeps it out of the answer
         a.answer = answer_xml(posted_answer(values, fields, html))
         market.assignments[a.assignment_id] = a  # marks it changed for a state file

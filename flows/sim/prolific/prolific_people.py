@@ -24,6 +24,7 @@ from flows.core.http_clients import http_client
 from flows.sim.pages.page_common import OpenedPages
 from flows.sim.pages.volunteers import complete_page
 from flows.sim.people import crowd
+from flows.sim.people.campaign_scope import campaign_scope, study_scope
 from flows.sim.people.roster import Crowd, wider_pool
 from flows.sim.prolific.prolific_state import TAKEN, ProlificState, new_id
 
@@ -183,8 +184,9 @@ class Participants:
         url = self.page_url(study, person, sub)
         study["_unreachable"] = False
         try:
-            done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds,
-                                 self.pages)
+            with campaign_scope(study_scope(study.get("internal_name") or ""), person["worker"]):
+                done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"],
+                                     seconds, self.pages)
         except (httpx.ConnectError, httpx.ConnectTimeout):
             study["_unreachable"] = True  # the page cannot be opened: they return the study
             return None
