@@ -108,3 +108,17 @@ def test_two_campaigns_in_one_folder_show_only_their_own_items_and_truths(tmp_pa
     assert "tone: known answers on 0 of 2 items" in said and "of 4 items" not in said
     report = (tmp_path / "runs" / "mood" / "report.html").read_text(encoding="utf-8")
     assert "known answers on 0 of 2 items" in report and "of 4 items" not in report
+
+
+def test_the_marketplace_file_names_the_marketplace_and_an_older_folder_keeps_its_own(tmp_path: Path) -> None:
+    from flows.platforms.targets import sim_state_path
+    from flows.sim.people.crowd_keys import DEFAULT_CROWD
+
+    ledger = tmp_path / "hitflow.db"
+    assert sim_state_path(ledger, 1, None) == tmp_path / "sim" / "marketplace-seed1.db"
+    assert sim_state_path(ledger, 1, DEFAULT_CROWD) == tmp_path / "sim" / "marketplace-seed1.db"  # named or not
+    assert sim_state_path(ledger, 2, tmp_path / "judges.toml") == tmp_path / "sim" / "marketplace-judges-seed2.db"
+    (tmp_path / "sim").mkdir()
+    (tmp_path / "sim" / "vizwiz_demo-seed1.db").write_bytes(b"")  # a folder from before: its ledgers resume there
+    assert sim_state_path(ledger, 1, None) == tmp_path / "sim" / "vizwiz_demo-seed1.db"
+    assert sim_state_path(ledger, 2, None) == tmp_path / "sim" / "marketplace-seed2.db"  # another seed: a new one

@@ -41,12 +41,20 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 
 def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
-    """Where the embedded simulator keeps its marketplace: next to the ledger, one file per
-    crowd and seed (``runs/sim/vizwiz_demo-seed1.db`` for the default ledger); with a PostgreSQL
-    ledger, under ``runs/`` here (that host's own: docs/postgres.md says how workers share one)."""
-    if is_postgres_url(db_path):
-        return Path("runs") / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
-    return Path(db_path).parent / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
+    """Where the embedded simulator keeps its marketplace: next to the ledger (with a PostgreSQL ledger,
+    under ``runs/`` here: that host's own, docs/postgres.md says how workers share one), one file per crowd
+    and seed, which every campaign of the folder shares as a real marketplace is shared:
+    ``sim/marketplace-seed1.db`` for the built-in crowd, ``sim/marketplace-<crowd>-seed<seed>.db`` for
+    another. A folder whose marketplace has the name it had before (``sim/<crowd>-seed<seed>.db``,
+    ``vizwiz_demo`` for the built-in crowd: the demo's name on every campaign's marketplace, issue 67)
+    keeps that file, so its ledgers, their workers and HITs carry on where they were."""
+    from flows.sim.people.crowd_keys import DEFAULT_CROWD
+
+    folder = Path("runs") / "sim" if is_postgres_url(db_path) else Path(db_path).parent / "sim"
+    own = crowd if crowd is not None and crowd.resolve() != DEFAULT_CROWD.resolve() else None
+    named = folder / (f"marketplace-{own.stem}-seed{seed}.db" if own else f"marketplace-seed{seed}.db")
+    before = folder / f"{(crowd or DEFAULT_CROWD).stem}-seed{seed}.db"
+    return before if before.is_file() and not named.exists() else named
 
 
 def is_simulator(endpoint_url: str) -> bool:
