@@ -122,3 +122,19 @@ def test_the_marketplace_file_names_the_marketplace_and_an_older_folder_keeps_it
     (tmp_path / "sim" / "vizwiz_demo-seed1.db").write_bytes(b"")  # a folder from before: its ledgers resume there
     assert sim_state_path(ledger, 1, None) == tmp_path / "sim" / "vizwiz_demo-seed1.db"
     assert sim_state_path(ledger, 2, None) == tmp_path / "sim" / "marketplace-seed2.db"  # another seed: a new one
+
+
+def test_latent_answers_are_filed_under_the_campaign_whose_page_recorded_them() -> None:
+    from flows.sim.people.campaign_scope import annotation_scope, campaign_scope, file_unscoped, scoped_truth
+    from flows.sim.people.crowd_model import Worker
+
+    worker = Worker("A1", "diligent", {}, 900, 99, memory={"latent:old|tone": "Neutral", "caption": "kept"})
+    file_unscoped([worker])  # a state file from before scopes: nobody's campaign
+    with campaign_scope(annotation_scope("rating:b1:h0:items-abc"), worker):
+        worker.memory["latent:r1|tone"] = "Positive"
+    with campaign_scope("mood", worker):
+        worker.memory["latent:r1|tone"] = "Negative"  # the same item and field in another campaign
+    assert [(r["item_id"], r["answer"]) for r in scoped_truth([worker], "rating")] == [("r1", "Positive")]
+    assert [(r["item_id"], r["answer"]) for r in scoped_truth([worker], "mood")] == [("r1", "Negative")]
+    assert {r["item_id"] for r in scoped_truth([worker], None)} == {"old", "r1"}
+    assert worker.memory["caption"] == "kept"  # what a worker remembers for itself is not a campaign's

@@ -16,7 +16,7 @@ persist with the worker as before. :func:`scoped_truth` is ``sim_items.json`` fo
 The campaign of a piece of work is what its requester named: a HIT's RequesterAnnotation up to its
 first colon (hitflow's annotations start with the campaign's name), a Prolific study's internal name
 before " batch " (hitflow names a study ``<campaign> batch <n>``); work without either is the scope
-"". Keys written before scopes existed (an older state file) are filed under "" when next touched.
+"". Keys written before scopes existed (an older state file) are filed under "" when the file is loaded.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import islice
 from typing import Any
 
 from flows.sim.people.crowd_model import Worker
@@ -48,17 +49,27 @@ def study_scope(internal_name: str) -> str:
 def campaign_scope(scope: str, worker: Worker) -> Iterator[None]:
     """Fill a page of campaign ``scope`` as ``worker``: known answers are the campaign's, and the
     latent answers the page records are filed under it."""
-    _file_under(worker, "")  # keys from before scopes (an older state file): nobody's campaign
+    before = len(worker.memory)  # what the page adds comes after (a dict keeps insertion order)
     token = CURRENT.set(scope)
     try:
         yield
     finally:
         CURRENT.reset(token)
-        _file_under(worker, scope)
+        _file_under(worker, scope, before)
 
 
-def _file_under(worker: Worker, scope: str) -> None:
-    for key in [k for k in worker.memory if k.startswith(PREFIXES) and MARK not in k]:
+def file_unscoped(workers: Iterable[Worker]) -> None:
+    """Latent answers kept before campaigns had scopes (a state file written by an older version), filed
+    under nobody's campaign "" once, when the file is loaded: listed only when every campaign's are."""
+    for w in workers:
+        _file_under(w, "", 0)
+
+
+def _file_under(worker: Worker, scope: str, start: int) -> None:
+    """The latent keys from position ``start`` of the worker's memory on, filed under ``scope`` (a worker
+    who answered thousands of items is not scanned whole for every page)."""
+    added = list(islice(worker.memory, start, None)) if start < len(worker.memory) else []
+    for key in [k for k in added if k.startswith(PREFIXES) and MARK not in k]:
         prefix = next(p for p in PREFIXES if key.startswith(p))
         worker.memory[f"{prefix}{scope}{MARK}{key[len(prefix):]}"] = worker.memory.pop(key)
 

@@ -28,6 +28,7 @@ from flows.sim.mturk.market_records import new_hit
 from flows.sim.pages.browser_worker import resume_browsing
 from flows.sim.pages.external_work import resume_visits
 from flows.sim.people import qual_tests
+from flows.sim.people.campaign_scope import file_unscoped
 from flows.sim.prolific.prolific_state import ProlificState
 from flows.sim.service.state_rows import DECIDED, AnswerReader, dumps, pack_row, unpack_row
 
@@ -176,6 +177,7 @@ class MarketStore:
         market.replay_recruitment()
         for key, value in workers:
             self._load_row(market, "worker", key, value)
+        file_unscoped(market.workers.values())  # latent answers from before campaigns had their own
         for name, _, _, _ in KINDS.values():
             getattr(market, name).flushed()
         resume_visits(market)
