@@ -19,6 +19,7 @@ from typing import Any
 from flows.core.pages.crowd_elements import posted_answer
 from flows.core.pages.mturk_forms import FormField, answer_xml
 from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
+from flows.sim.mturk import market_records as records
 from flows.sim.mturk import mturk_events
 from flows.sim.mturk.eligible_pool import EligiblePool
 from flows.sim.mturk.handed_back import given_back_at, hand_back, schedule_reopened, stream_key
@@ -36,16 +37,6 @@ from flows.sim.people import crowd
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope, scoped_truth
 
 
-def schedule_order(hit: Hit) -> tuple[float, str, str]:
-    """The order HITs posted together get their workers in (and a reopened state file recruits in)."""
-    return (float(hit.fields["CreationTime"]), hit.fields.get("RequesterAnnotation") or "", hit.fields["HITId"])
-
-
-def seeded_nonce(seed: int) -> str:
-    """What a seed's ids are made from: another seed, other ids."""
-    return hashlib.blake2b(f"hitflow-sim:{seed}".encode(), digest_size=8).hexdigest()
-
-
 class Marketplace(WorkerQualifications):
     def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry],
                  seed: int = 1, balance: str = "10000.00", arrival_mean_s: float = 900.0, speed: float = 0.0,
@@ -55,7 +46,7 @@ class Marketplace(WorkerQualifications):
         # Ids are seeded (issue 45): the same seed and the same requests give the same ids whatever
         # the order threads sent them in. A HIT's, its type's and an assignment's id come from what
         # was sent (token, type's properties, HIT and worker: ``id_for``); the rest from a counter.
-        self.nonce = seeded_nonce(seed)
+        self.nonce = records.seeded_nonce(seed)
         self.id_counter = 0
         self.fault_rng = random.Random(seed + 7)
         self.faults = Faults()
@@ -186,7 +177,7 @@ class Marketplace(WorkerQualifications):
         creation (each newcomer is drawn from its own seed, so the same workers come back)."""
         if self.roster is None:
             return
-        for hit in sorted((h for h in self.hits.values() if not h.waiting), key=schedule_order):
+        for hit in sorted((h for h in self.hits.values() if not h.waiting), key=records.schedule_order):
             for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()),  # ~9 ms a HIT
                                          float(hit.fields["CreationTime"])):
                 self.workers[w.worker_id] = w
@@ -214,11 +205,11 @@ class Marketplace(WorkerQualifications):
 
     def schedule_waiting(self) -> None:
         """Choose the workers of every HIT posted since the clock last moved, in the order of
-        :func:`schedule_order`, not the order the requests came in: threads posting a batch side by
+        :func:`records.schedule_order`, not the order the requests came in: threads posting a batch side by
         side race, and with a crowd that grows with the work (roster.py) or a worker taking a test
         the first HIT scheduled meets other workers than the last (issue 45)."""
         todo, self.waiting = self.waiting, set()  # a slot given back meanwhile waits for the next move
-        for hit_id in sorted(todo, key=lambda h: schedule_order(self.hits[h])):
+        for hit_id in sorted(todo, key=lambda h: records.schedule_order(self.hits[h])):
             hit = self.hits[hit_id]
             slots, hit.waiting = hit.waiting, 0
             self.hits.touch(hit_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -159,6 +160,16 @@ def hit_state(hit: Hit, started: list[Assignment], now: float, visible: Callable
     return {"HITStatus": status, "HITReviewStatus": hit.review_status, "NumberOfAssignmentsPending": pending,
             "NumberOfAssignmentsAvailable": 0 if expired else available,
             "NumberOfAssignmentsCompleted": completed}
+
+
+def schedule_order(hit: Hit) -> tuple[float, str, str]:
+    """The order HITs posted together get their workers in (and a reopened state file recruits in)."""
+    return (float(hit.fields["CreationTime"]), hit.fields.get("RequesterAnnotation") or "", hit.fields["HITId"])
+
+
+def seeded_nonce(seed: int) -> str:
+    """What a seed's ids are made from: another seed, other ids."""
+    return hashlib.blake2b(f"hitflow-sim:{seed}".encode(), digest_size=8).hexdigest()
 
 
 @dataclass
