@@ -41,19 +41,15 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 
 def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
-    """Where the embedded simulator keeps its marketplace: next to the ledger (with a PostgreSQL ledger,
-    under ``runs/`` here: that host's own, docs/postgres.md says how workers share one), one file per crowd
-    and seed, which every campaign of the folder shares as a real marketplace is shared:
-    ``sim/marketplace-seed1.db`` for the built-in crowd, ``sim/marketplace-<crowd>-seed<seed>.db`` for
-    another. A folder whose marketplace has the name it had before (``sim/<crowd>-seed<seed>.db``,
-    ``vizwiz_demo`` for the built-in crowd: the demo's name on every campaign's marketplace, issue 67)
-    keeps that file, so its ledgers, their workers and HITs carry on where they were."""
-    from flows.sim.people.crowd_keys import DEFAULT_CROWD
-
+    """The embedded simulator's marketplace, shared by the folder's campaigns as a real one is: beside the
+    ledger (a PostgreSQL one's: ``runs/`` here), ``sim/marketplace-seed1.db``, ``marketplace-<crowd>-seed<seed>.db``
+    for a crowd of one's own; a folder holding it under its older name (``sim/<crowd>-seed<seed>.db``, the
+    demo's ``vizwiz_demo`` on every campaign's: issue 67) keeps that file, its ledgers resuming there."""
     folder = Path("runs") / "sim" if is_postgres_url(db_path) else Path(db_path).parent / "sim"
-    own = crowd if crowd is not None and crowd.resolve() != DEFAULT_CROWD.resolve() else None
+    default = crowd_file_used(None)
+    own = crowd if crowd is not None and crowd.resolve() != default.resolve() else None
     named = folder / (f"marketplace-{own.stem}-seed{seed}.db" if own else f"marketplace-seed{seed}.db")
-    before = folder / f"{(crowd or DEFAULT_CROWD).stem}-seed{seed}.db"
+    before = folder / f"{(crowd or default).stem}-seed{seed}.db"
     return before if before.is_file() and not named.exists() else named
 
 
@@ -241,10 +237,9 @@ def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
 
 
 def give_sim_known_answers(target: Target, rows: list[dict[str, str]], campaign: str) -> None:
-    """Hand the simulator the requester's known answers (``item_id, field, answer``) for ``campaign``'s
-    pages only (flows/sim/people/known_answers.py, campaign_scope.py)."""
-    body = json.dumps({"scope": campaign, "answers": rows}).encode()
-    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST", data=body,
+    """The requester's known answers (``item_id, field, answer``) for ``campaign``'s pages (campaign_scope.py)."""
+    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST",
+                                 data=json.dumps({"scope": campaign, "answers": rows}).encode(),
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=60) as resp:
         resp.read()
@@ -265,8 +260,8 @@ def crowd_item_truth(people: tuple[list[Any], dict[str, Any]]) -> list[dict[str,
 
 
 def sim_item_truth(target: Target, campaign: str | None = None) -> list[dict[str, Any]]:
-    """The latent answer of every choice the simulated crowd was shown on ``campaign``'s pages (on any
-    page without one) (``item_id, field, answer``): the folder's marketplace serves other campaigns too."""
+    """The latent answer (``item_id, field, answer``) of every choice the crowd was shown on ``campaign``'s
+    pages (without: on any), as the folder's marketplace serves other campaigns too."""
     query = f"?{urllib.parse.urlencode({'scope': campaign})}" if campaign is not None else ""
     with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items{query}", timeout=30) as resp:
         return _sim_list(resp.read(), "items")
