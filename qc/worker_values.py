@@ -26,6 +26,7 @@ MAX_DEPTH = 32  # arrays and objects inside each other; a crowd-form answer nest
 MAX_NUMBER_CHARS = 32  # a number's digits, sign and exponent; JSON.stringify writes at most 24
 MAX_KEYS = 10_000  # keys in one object, or fields in one answer
 MAX_NAME_CHARS = 1_000  # one key's or one field name's length
+MAX_MARKS = 1_000  # marks in one annotation answer: one every 2 s is over half an hour of a person's work
 MAX_TEXT_CHARS = 4 * 1024 * 1024  # one value's length (a field, a whole JSON text); the task server takes 256 KiB
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half a character: no UTF-8 text (nor any ledger) holds it
 
