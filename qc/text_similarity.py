@@ -29,6 +29,7 @@ _TOKEN = re.compile(r"\w+")
 _SEPARATOR = "qqhitflowsepqq"  # joins a batch's texts for one findall; a text holding it takes the slow path
 _BEYOND_PLANE_NON_WORD = re.compile(r"[^\w\u0000-\uffff]")  # an emoji, say: a space, as \w+ splits there
 FINAL_PUNCTUATION = " .!?,;:…。！？．、"  # Latin and CJK
+TOKEN_PART = 16_384  # texts tokenised at a time: a part's copies are a few MB, the C calls still few
 
 
 def normalise(text: str) -> str:
@@ -65,8 +66,29 @@ def _non_word_table() -> dict[int, str]:
 
 
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """(text index, term index) per token, and the terms; None if a text holds the separator."""
-    # One lower() and one translate over the joined batch, then Arrow splits and numbers the tokens
+    """(text index, term index) per token, and the terms; None if a text holds the separator.
+
+    A part of :data:`TOKEN_PART` texts at a time (issue 68 point 7): the whole batch's joined, lowered and
+    translated copies and Arrow's token arrays took ~130 MB at once for 200,000 captions. Each part's
+    terms are numbered in order of first use, and a term new to the batch gets the next number, so the
+    numbers are those one pass over the whole batch gives."""
+    numbers: dict[str, int] = {}
+    text_parts, term_parts = [], []
+    for start in range(0, len(texts), TOKEN_PART):
+        found = _part_codes(texts[start:start + TOKEN_PART])
+        if found is None:
+            return None
+        text_of, term_of, terms = found
+        renumber = np.array([numbers.setdefault(t, len(numbers)) for t in terms], dtype=np.int32)
+        text_parts.append((text_of + start).astype(np.int32))
+        term_parts.append(renumber[term_of])
+    if not text_parts:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), []
+    return np.concatenate(text_parts), np.concatenate(term_parts), list(numbers)
+
+
+def _part_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    # One lower() and one translate over the joined part, then Arrow splits and numbers the tokens
     # in C (terms in order of first use, as pandas.factorize numbers them): no Python str per token.
     joined = f" {_SEPARATOR} ".join(texts).lower()
     if not (joined.isascii() or max(joined) <= "\uffff"):
@@ -122,12 +144,23 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
+    # a block of rows at a time (issue 68 point 7): each row's weights are its own, so the blocks stacked
+    # are the whole matrix's to the bit, without its float64 copies at once (~65 MB for 200,000 captions)
+    blocks = [_unit_rows(counts[start:start + TOKEN_PART], idf) for start in range(0, n_texts, TOKEN_PART)]
+    if len(blocks) == 1:
+        return blocks[0], idf
+    return sparse.csr_matrix(sparse.vstack(blocks, format="csr"), dtype=np.float32), idf
+
+
+def _unit_rows(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
+    from scipy import sparse
+
     rows = counts.astype(np.float64)
     rows.data = (1 + np.log(rows.data)) * idf[rows.indices]
     norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
     rows = sparse.csr_matrix(sparse.diags(1 / norms) @ rows)
-    return sparse.csr_matrix(rows, dtype=np.float32), idf
+    return sparse.csr_matrix(rows, dtype=np.float32)
 
 
 def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matrix:
