@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -201,20 +202,12 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
     within that error of its best) are scored again by :func:`row_cosines`, so scores and ties are
     exactly what one dot product per pair gives.
     """
-    from scipy import sparse
-
     n = rows.shape[0]
     group = pd.factorize(groups, use_na_sentinel=False)[0].astype(np.int64)
     author = pd.factorize(authors, use_na_sentinel=False)[0].astype(np.int64)
     filled = np.diff(rows.indptr) > 0
     peers = _peer_counts(group, author, filled)
-    row_of = np.repeat(np.arange(n), np.diff(rows.indptr))
-    keys = pd.factorize(group[row_of] * rows.shape[1] + rows.indices)[0]
-    keyed = sparse.csr_matrix((rows.data, keys, rows.indptr), shape=(n, int(keys.max(initial=-1)) + 1))
-    pairs = (keyed @ keyed.T).tocoo()
-    left, right, sims = pairs.row, pairs.col, pairs.data
-    keep = (left != right) & (author[left] != author[right])
-    left, right, sims = left[keep], right[keep], sims[keep]
+    left, right, sims = _group_pairs(rows, group, author)
     rough = np.zeros(n)
     np.maximum.at(rough, left, sims)
     slack = 1e-6 + 2.5e-7 * np.diff(rows.indptr)  # > twice a float32 sum's error bound over a row's terms
@@ -231,12 +224,46 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
     return best, np.where(peers > 0, best_peer, -1), peers
 
 
+def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
+                 author: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every two rows of one group by different authors sharing a word, and their product's cosine.
+
+    Whole groups of about :data:`TOKEN_PART` rows at a time (issue 68 point 7): numbering every
+    (group, term) pair of 200,000 captions at once took ~100 MB. A pair's sum runs over the first row's
+    terms in their stored order whatever the columns are numbered, so each cosine is the one a single
+    product gives; the pairs come in another order, which nothing after depends on."""
+    from scipy import sparse
+
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])  # each group's first place
+    first = np.searchsorted(starts, np.arange(0, len(order), TOKEN_PART))  # the group starting at or after each
+    cuts = np.unique(np.r_[starts[first[first < len(starts)]], len(order)])
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for a, b in pairwise(cuts.tolist()):
+        at = order[a:b]
+        part = rows[at]
+        row_of = np.repeat(np.arange(len(at)), np.diff(part.indptr))
+        keys = pd.factorize(group[at][row_of] * rows.shape[1] + part.indices)[0]
+        keyed = sparse.csr_matrix((part.data, keys, part.indptr), shape=(len(at), int(keys.max(initial=-1)) + 1))
+        pairs = (keyed @ keyed.T).tocoo()
+        left, right = at[pairs.row], at[pairs.col]
+        keep = (left != right) & (author[left] != author[right])
+        found.append((left[keep], right[keep], pairs.data[keep]))
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))  # type: ignore[return-value]
+
+
 def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Cosine of row ``left[k]`` with row ``right[k]`` for every k (rows are unit vectors)."""
+    """Cosine of row ``left[k]`` with row ``right[k]`` for every k (rows are unit vectors), a part
+    of the pairs at a time (each pair's sum is its own)."""
     if len(left) == 0:
         return np.zeros(0, dtype=np.float32)
-    products = matrix[left].multiply(matrix[right])
-    return np.asarray(products.sum(axis=1)).ravel()
+    parts = []
+    for start in range(0, len(left), 4 * TOKEN_PART):
+        products = matrix[left[start:start + 4 * TOKEN_PART]].multiply(matrix[right[start:start + 4 * TOKEN_PART]])
+        parts.append(np.asarray(products.sum(axis=1)).ravel())
+    return np.concatenate(parts)
 
 
 def _peer_counts(group: np.ndarray, author: np.ndarray, filled: np.ndarray) -> np.ndarray:
