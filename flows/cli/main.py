@@ -193,8 +193,6 @@ def _arrow_pool_that_gives_back() -> None:
     """Arrow's jemalloc pool for this process: its default, mimalloc, kept what the CSV reader and the
     tokeniser freed, and the next steps' memory came on top (200,000 captions: 600 MB peak RSS against
     470 MB, the same CPU; docs/speed.md, issue 68 point 7). A build without jemalloc keeps its default."""
-    import contextlib
-
     import pyarrow as pa
 
     with contextlib.suppress(NotImplementedError):
