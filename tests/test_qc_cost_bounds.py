@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import qc.mark_agreement as ma
+from qc import worker_values as wv
 from qc.form_constraints import check_field
 from qc.judgement_spec import check_answers
 from qc.worker_values import MAX_MARKS, MAX_TEXT_CHARS
@@ -146,22 +147,31 @@ def test_three_answers_of_the_most_marks_compared_cost_at_most_that_squared(monk
 
 
 def test_the_largest_answer_the_bounds_allow_is_not_compared_and_is_malformed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two accounts posting a 4 Mi-character list of keypoints each on an item three others marked: the
-    rule compares none of their marks, and the element's check calls each answer malformed with why."""
+    """Two accounts posting the most keypoints one answer can hold (10,000 keys in one JSON text: 3,333
+    keypoints of three keys) each on an item three others marked: the rule compares none of their marks,
+    and the element's check calls each answer malformed with why. A 4 Mi-character list is past the key
+    bound: not read at all."""
+    most = points_answer([("eye", 5.0, 5.0)] * ((wv.MAX_KEYS - 1) // 3))
+    assert wv.read_json(most) is not None and len(ma_marks(most)) > 3 * MAX_MARKS
     mark = '{"label":"eye","x":5,"y":5},'
     huge = '{"keypoints":[' + mark * ((MAX_TEXT_CHARS - 30) // len(mark)) + '{"label":"eye","x":5,"y":5}]}'
     assert len(huge) <= MAX_TEXT_CHARS and huge.count('"label"') > 100 * MAX_MARKS
     count = counted(monkeypatch)
     honest = points_answer([("eye", 5.0, 5.0), ("nose", 40.0, 40.0)])
-    rows = [{"assignment_id": f"a{w}", "worker_id": f"w{w}", "image_id": "i", "field": "pts",
-             "answer": huge if w < 2 else honest} for w in range(5)]
-    assert ma.marks_of(huge) is None
-    assert ma.mark_agreement(pd.DataFrame(rows), {}).empty
-    assert count["pairs"] <= 3 * 2 * 2  # the three honest answers' two marks each, nothing of the huge ones
+    for big in (most, huge):
+        rows = [{"assignment_id": f"a{w}", "worker_id": f"w{w}", "image_id": "i", "field": "pts",
+                 "answer": big if w < 2 else honest} for w in range(5)]
+        assert ma.marks_of(big) is None
+        assert ma.mark_agreement(pd.DataFrame(rows), {}).empty
+    assert count["pairs"] <= 2 * 3 * 2 * 2  # the three honest answers' two marks each, nothing of the big ones
     field = {"type": "annotations", "name": "pts", "input": "crowd-keypoint", "options": ["eye", "nose"]}
-    assert check_field(field, huge) == "too_many_marks"
+    assert check_field(field, most) == "too_many_marks" and check_field(field, huge) == "malformed"
     at_the_bound = points_answer([("eye", 1.0, 1.0)] * MAX_MARKS)
     assert check_field(field, at_the_bound) == "" and ma.marks_of(at_the_bound) is not None
+
+
+def ma_marks(answer: str) -> list[Any]:
+    return list(json.loads(answer)["keypoints"])
 
 
 class CountingOptions(list[str]):
@@ -182,3 +192,34 @@ def test_a_checkbox_answer_of_millions_of_ticks_is_checked_in_one_pass() -> None
     question = {"type": "many", "name": "tags", "options": options}
     assert check_answers({"questions": [question]}, {"tags": ticks}) == []  # judgement pages: each an option
     assert CountingOptions.looked_up <= 2 * len(options)
+
+
+def test_the_tfidf_and_peers_taken_in_parts_equal_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 68 point 7 takes the batch's tokens, weights and same-image pairs a part at a time: with
+    parts of 7 texts (several per image, images cut nowhere) every number equals the one-part result."""
+    import numpy as np
+
+    from qc import text_similarity as ts
+
+    rng = random.Random(5)
+    vocabulary = ["a", "dog", "cat", "on", "the", "mat", "red", "car", "blue", "sky", "man", "woman", "bench",
+                  "café", "ünïcode"]
+    texts = tuple(" ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 7))) for _ in range(300))
+    images = np.array([f"i{rng.randrange(40)}" for _ in texts], dtype=object)
+    authors = np.array([f"w{rng.randrange(25)}" for _ in texts], dtype=object)
+
+    def fitted() -> tuple[Any, ...]:
+        ts.fit_vectors.cache_clear()
+        fit = ts.fit_vectors(texts)
+        assert fit is not None
+        return fit.rows, list(fit.vocabulary), fit.idf, ts.best_peers(fit.rows, images, authors)
+
+    whole = fitted()
+    monkeypatch.setattr(ts, "TOKEN_PART", 7)
+    parts = fitted()
+    ts.fit_vectors.cache_clear()
+    for k in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(whole[0], k), getattr(parts[0], k))
+    assert whole[1] == parts[1] and np.array_equal(whole[2], parts[2])
+    assert all(np.array_equal(a, b) for a, b in zip(whole[3], parts[3], strict=True))
+    assert (whole[3][1] >= 0).sum() > 200  # most texts had a peer: the pairs were exercised
