@@ -13,6 +13,7 @@ import pytest
 
 from postprocess.answers import calibration as cal
 from postprocess.answers.aggregation import aggregate, aggregate_scored
+from postprocess.answers.skill_posterior import label_probabilities
 from tests.crowd_labels import crowd_frame
 
 
@@ -73,10 +74,12 @@ def test_one_or_two_judgements_never_give_certainty() -> None:
         assert answers.set_index("item_id").loc["a", "confidence"] <= 0.95
 
 
-def test_a_tie_is_noted_with_its_share_and_broken_by_worker_skill() -> None:
+def test_a_tie_is_noted_broken_by_worker_skill_and_given_the_skill_posteriors_confidence() -> None:
     """Item t: one label from a worker right on every control-like item, one from a worker always against the
     crowd. Majority vote ties 1-1; the skill estimate sides with the reliable worker, even though the other
-    label is the more common one in the field."""
+    label is the more common one in the field, and the tie's confidence is the skill posterior's probability
+    of that label (bounded by its two judgements), not the tied share 0.5 (issue 66: RTE's ties were right
+    84% of the time at 0.5)."""
     rows = [("t", "good", "b"), ("t", "bad", "a")]
     for i in range(30):  # "a" is the field's most common label; "good" agrees with the crowd, "bad" does not
         truth = "a" if i % 3 else "b"
@@ -86,7 +89,10 @@ def test_a_tie_is_noted_with_its_share_and_broken_by_worker_skill() -> None:
     assert frame["label"].value_counts().idxmax() == "a"
     answers = aggregate(frame, "mv").answers.set_index("item_id")
     assert answers.loc["t", "label"] == "b" and answers.loc["t", "note"] == "tie"
-    assert answers.loc["t", "confidence"] == 0.5
+    skill = label_probabilities(frame)  # the skill posterior on its own
+    assert answers.loc["t", "confidence"] == pytest.approx(min(skill.loc["t", "b"], cal.bounded(
+        np.array([1.0]), np.array([2]), 2)[0]), rel=1e-12)
+    assert answers.loc["t", "confidence"] > 0.9
     assert (answers.drop(index="t")["note"] == "").all()
 
 
@@ -142,9 +148,17 @@ def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was
                  "--out", str(tmp_path / "b.csv")]) == 0
     shown = json.loads(capsys.readouterr().out)
     calibrated = pd.read_csv(tmp_path / "b.csv", dtype={"label": str}, keep_default_na=False)
-    assert shown["confidence_is"].startswith("calibrated on 150 control items")
-    assert set(calibrated.loc[calibrated["note"] != "tie", "confidence_source"]) == {"calibrated on 150 controls"}
+    fit = shown["calibration_fit"]
+    assert fit["controls"] == 150 and fit["converged"]
+    # kept exactly when the controls' cross-validation scores it better than the model's own confidence
+    assert fit["moved"] == (fit["brier_calibrated_cross_fitted"] < fit["brier_model_on_controls"])
+    words = "calibrated on 150 control items" if fit["moved"] else "model, kept: Platt scaling on 150 control items"
+    assert shown["confidence_is"].startswith(words)
+    source = "calibrated on 150 controls" if fit["moved"] else "model (calibrated on 150 controls did no better"
+    assert all(s.startswith(source) for s in calibrated["confidence_source"])
     assert shown["calibration_on_controls"]["items"] == 150 and shown["calibration_on_controls"]["ece"] < 0.08
+    for key in ("ece", "ece_15", "ece_equal_mass", "worst_bin", "reliability_equal_mass"):
+        assert key in shown["calibration_on_controls"]
 
 
 def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> None:
@@ -176,3 +190,61 @@ def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> 
     np.testing.assert_allclose(out["confidence"].iloc[:80], crossed, rtol=1e-9)
     assert out["confidence"].iloc[80:].mean() < model[80:].mean() - 0.05  # the controls pulled it down
     assert (out["confidence_source"].iloc[80:] == "calibrated on 80 controls").all()
+
+
+def _over_sure(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A model far too sure of itself, with wrong answers at confidence ~1.0 (issue 66's failing case: the
+    Newton steps before swung between slope +1 and -1 there): a third of the answers said at 1 - 1e-12 are
+    wrong, the rest spread over 0.5-0.99 are right at about half their confidence's log-odds."""
+    rng = np.random.default_rng(seed)
+    said = np.where(rng.random(n) < 0.5, 1 - 1e-12, rng.uniform(0.5, 0.99, n))
+    truly = np.where(said > 0.999, 2 / 3, 1 / (1 + np.exp(-0.5 * np.log(said / (1 - said)))))
+    return said, (rng.random(n) < truly).astype(float)
+
+
+@pytest.mark.parametrize("n", [6, 60, 600])
+def test_the_fit_converges_to_the_objectives_minimum_with_wrong_controls_at_full_confidence(n: int) -> None:
+    """The solver reports convergence and lands on the minimum of its objective: no point of a fine grid around
+    it scores lower (an independent search of the same convex objective)."""
+    said, right = _over_sure(n, n)
+    found = cal.fit(said, right)
+    assert found.converged and found.moved
+    x = np.log(np.clip(said, cal.EDGE, 1 - cal.EDGE) / (1 - np.clip(said, cal.EDGE, 1 - cal.EDGE)))
+    best = cal.objective(np.array([found.slope, found.shift]), x, right, cal.PRIOR_STRENGTH)[0]
+    slopes = np.clip(found.slope + np.linspace(-0.05, 0.05, 41), 0, cal.MAX_SLOPE)
+    shifts = found.shift + np.linspace(-0.1, 0.1, 41)
+    grid = min(cal.objective(np.array([a, b]), x, right, cal.PRIOR_STRENGTH)[0] for a in slopes for b in shifts)
+    assert best <= grid + 1e-7
+    assert found.slope < 0.9  # the wrong answers at ~1.0 pulled it well below the identity
+
+
+def test_without_the_prior_the_fit_is_scikit_learns_logistic_regression() -> None:
+    """Strength 0: plain logistic regression of "right" on the capped log-odds; scikit-learn's (no penalty)
+    on the same data gives the same slope and shift."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(7)
+    said = np.where(rng.random(2000) < 0.3, 1 - 1e-12, rng.uniform(0.4, 0.999, 2000))
+    x = np.log(np.clip(said, cal.EDGE, 1 - cal.EDGE) / (1 - np.clip(said, cal.EDGE, 1 - cal.EDGE)))
+    right = (rng.random(2000) < 1 / (1 + np.exp(-(0.4 * x + 0.3)))).astype(float)
+    reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(x[:, None], right)
+    found = cal.fit(said, right, strength=0.0)
+    assert found.slope == pytest.approx(reference.coef_[0][0], abs=1e-4)
+    assert found.shift == pytest.approx(reference.intercept_[0], abs=1e-4)
+
+
+def test_cross_validation_keeps_the_identity_where_the_fit_does_not_help_and_moves_where_it_does() -> None:
+    rng = np.random.default_rng(3)
+    keys = pd.Series([f"c{i}" for i in range(400)])
+    said = rng.uniform(0.5, 0.99, 400)
+    honest = (rng.random(400) < said).astype(float)  # the model's confidence is right already
+    kept, own = cal.calibrator_on_controls(said, honest, keys)
+    assert kept.brier_calibrated is not None and kept.brier_model is not None
+    assert kept.moved == (kept.brier_calibrated < kept.brier_model)
+    if not kept.moved:
+        assert (kept.apply(said) == said).all() and (own == said).all()
+    over, wrong = _over_sure(400, 4)
+    moved, crossed = cal.calibrator_on_controls(over, wrong, keys)
+    assert moved.moved and moved.brier_calibrated < moved.brier_model
+    assert cal.ece(crossed, wrong) < cal.ece(over, wrong) / 2
+    np.testing.assert_allclose(crossed, cal.cross_fitted(over, wrong, keys))

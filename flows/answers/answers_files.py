@@ -128,8 +128,10 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
         if len(known):
             out["calibration"] = scored(known["confidence"], hit)
     if checked is not None and len(checked):
+        model = scored(checked["model_confidence"], checked["correct"])
+        out["calibration_fit"] = answers.attrs.get("calibration_fit", {})
         out["calibration_on_controls"] = {**scored(checked["confidence"], checked["correct"]),
-                                          "model_ece": scored(checked["model_confidence"], checked["correct"])["ece"]}
+                                          "model_ece": model["ece"], "model_ece_15": model["ece_15"]}
     return out
 
 
@@ -137,16 +139,21 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
     """How the confidence was obtained, in words (answers.csv's ``confidence_source`` per row)."""
     if checked is not None and len(checked):
         items = f"{len(checked)} control item{'' if len(checked) == 1 else 's'}"
+        if not answers.attrs.get("calibration_fit", {}).get("moved", True):
+            return (f"model, kept: Platt scaling on {items} scored no better than the model's own confidence in "
+                    "the controls' cross-validation (calibration_fit); the skill posterior's probability of each "
+                    "answer, never above what its judgements could show")
         return (f"calibrated on {items}: the skill posterior's probability of each answer, "
-                "Platt-scaled on the controls (held at the model's own until they outweigh it; each control "
-                "scored by a calibration fitted without it); a tie keeps its tied share")
+                "Platt-scaled on the controls (held at the model's own until they outweigh it; kept because the "
+                "controls' cross-validation scores it better: calibration_fit; each control scored by a "
+                "calibration fitted without it)")
     tempered = {f: t for f, t in answers.attrs.get("temperature", {}).items() if t > 1}
     temper = ("" if not tempered else ", its labels' evidence divided by " + ", ".join(
         f"{t:.2f} ({f})" for f, t in sorted(tempered.items())) + " (the temperature that best predicts held-out "
         "labels: their items split more than independent workers would)")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
             f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
-            "at most 0.95); no control items to calibrate it on; a tie keeps its tied share")
+            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
