@@ -125,6 +125,7 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
         known = answers[answers["item_id"].isin(gold.index)]
         hit = known["label"].to_numpy() == gold.reindex(known["item_id"]).to_numpy()
         out["gold_items"], out["accuracy"] = len(known), round(float(hit.mean()), 4) if len(known) else None
+        out["items_without_gold"] = int(answers["item_id"].nunique() - known["item_id"].nunique())
         if len(known):
             out["calibration"] = scored(known["confidence"], hit)
     if checked is not None and len(checked):
@@ -241,9 +242,10 @@ def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tupl
         keyed = answers.set_index(["item_id", "field"])["label"]
         row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),
                                "same_as_all_labels": round(float((keyed == full.reindex(keyed.index)).mean()), 4)}
-        if gold is not None:
-            row["accuracy"] = round(float((keyed.to_numpy() == gold.reindex(
-                keyed.index.get_level_values("item_id")).to_numpy()).mean()), 4)
+        if gold is not None:  # over the items with gold
+            scored_items = keyed[keyed.index.get_level_values("item_id").isin(gold.index)]
+            row["accuracy"] = round(float((scored_items.to_numpy() == gold.reindex(
+                scored_items.index.get_level_values("item_id")).to_numpy()).mean()), 4) if len(scored_items) else None
         rows.append(row)
     return rows
 
@@ -280,9 +282,12 @@ def _check_gold(path: Path, frame: pd.DataFrame, column: str) -> None:
 
 
 def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
-    """Each item's known answer (its first row's ``column``), by item_id."""
-    gold = frame.assign(item_id=frame["item_id"].astype(str).str.strip()).drop_duplicates("item_id")
-    return gold.set_index("item_id")[column].astype(str).str.strip()
+    """Each item's known answer (the first of its rows whose ``column`` is filled in), by item_id; an item whose
+    rows leave it blank (or NaN) has none and is not scored (issue 66: a blank cell once counted as an answer)."""
+    answer = frame[column].where(frame[column].notna(), "").astype(str).str.strip()
+    filled = (answer != "") & (answer.str.lower() != "nan")
+    gold = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip()[filled], "answer": answer[filled]})
+    return gold.drop_duplicates("item_id").set_index("item_id")["answer"]
 
 
 def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:

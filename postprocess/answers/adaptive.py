@@ -86,6 +86,10 @@ class StoppingRule:
         self.skill_prior.check()
 
 
+# `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them equal)
+DEFAULT_RULE = StoppingRule(2, None, 0.95)
+
+
 class Replay(NamedTuple):
     answers: pd.DataFrame
     used: pd.DataFrame
