@@ -214,6 +214,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
         swept = sweep_confidences(frame, rule, sweep, gold, replayed, controls) if sweep else None
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
+    replayed.answers.attrs["calibration_fit"] = final.answers.attrs.get("calibration_fit", {})  # the last round's
     result = Aggregation(replayed.answers, final.workers)
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),

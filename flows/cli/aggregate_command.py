@@ -67,7 +67,7 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--adaptive", action="store_true", help="replay with the stopping rule below")
     ad.add_argument("--min-judgements", type=int, default=2, help="judgements every item gets first")
     ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
-    ad.add_argument("--confidence", type=float, default=0.95, help="stop once the answer's confidence reaches this")
+    ad.add_argument("--confidence", type=float, default=0.99, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
     ad.add_argument("--skill-prior", type=float, default=0.7,
                     help="the confidence weighs each worker by skill: the accuracy assumed before their labels say")
