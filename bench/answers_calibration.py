@@ -11,7 +11,8 @@ answerers and adversaries; hard and misleading items). Per set and method:
   every item with gold;
 - with controls: half the gold items (fold 0 of two, postprocess.answers.calibration.fold_of, fixed by the
   item ids) given as ``controls``, the same figures over the other half, the calibration fit (moved or kept,
-  its slope) and Dawid-Skene's accuracy on that half;
+  its b: the weight of -ln(1 - confidence), under 1 where the top was pulled down) and Dawid-Skene's
+  accuracy on that half;
 - the adaptive replay with ``hitflow aggregate --adaptive``'s defaults (postprocess.answers.adaptive.DEFAULT_RULE):
   its accuracy and share of the judgements beside full-overlap majority vote's accuracy.
 
@@ -85,7 +86,7 @@ def measure_method(frame: pd.DataFrame, method: str) -> dict[str, Any]:
     fit = calibrated.answers.attrs.get("calibration_fit", {})
     return {"method": method, "cpu_s": round(cpu, 2), "without_controls": _scores(plain, gold),
             "with_controls": {**_scores(calibrated.answers, rest), "ds_accuracy": round(float(ds_right.mean()), 4),
-                              "fit_moved": fit.get("moved"), "fit_slope": fit.get("slope"),
+                              "fit_moved": fit.get("moved"), "fit_b": fit.get("b"),
                               "fit_converged": fit.get("converged")}}
 
 
@@ -121,14 +122,14 @@ def lines(results: dict[str, Any]) -> list[str]:
     out = ["answers' confidence (issue 66): accuracy, ECE at 6 / 15 equal-width bins, worst bin of >= 50 items "
            "(confidence - accuracy); with controls: half the gold as controls, the other half scored",
            f"  {'set':26s} {'method':8s} {'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} | "
-           f"{'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} {'fit':>10s} {'ds acc':>6s}"]
+           f"{'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} {'fit':>14s} {'ds acc':>6s}"]
     for name, row in results.items():
         for m in row["methods"]:
             a, c = m["without_controls"], m["with_controls"]
-            fit = f"{'moved' if c['fit_moved'] else 'kept'} {c['fit_slope']}" if c["fit_moved"] is not None else "-"
+            fit = f"{'moved' if c['fit_moved'] else 'kept'} b {c['fit_b']}" if c["fit_moved"] is not None else "-"
             out.append(f"  {name:26s} {m['method']:8s} {a['accuracy']:6.4f} {a['ece']:6.4f} {a['ece_15']:6.4f} "
                        f"{_worst(a):28s} | {c['accuracy']:6.4f} {c['ece']:6.4f} {c['ece_15']:6.4f} {_worst(c):28s} "
-                       f"{fit:>10s} {c['ds_accuracy']:6.4f}")
+                       f"{fit:>14s} {c['ds_accuracy']:6.4f}")
     out.append("adaptive replay, `hitflow aggregate --adaptive` defaults, against full-overlap majority vote")
     for name, row in results.items():
         if "adaptive" in row:

@@ -42,7 +42,7 @@ def test_the_calibrator_is_the_identity_without_controls_and_learns_with_many() 
     right = rng.random(2000) < truly
     few, many = cal.fit(said[:3], right[:3]), cal.fit(said, right)
     assert cal.ece(many.apply(said), right) < 0.03 < cal.ece(said, right)
-    assert abs(few.slope - 1) < abs(many.slope - 1)  # three controls barely move it
+    assert abs(few.b - 1) < abs(many.b - 1)  # three controls barely move it
 
 
 def test_cross_fitting_never_scores_a_control_with_a_calibrator_that_saw_it() -> None:
@@ -120,7 +120,10 @@ def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> Non
     result, checked = aggregate_scored(frame, "ds", controls=controls)
     assert checked is not None and len(checked) == len(controls)
     assert not set(result.answers["item_id"]) & set(controls["item_id"])
-    assert set(result.answers["confidence_source"]) <= {f"calibrated on {len(controls)} controls", "model"}
+    fit = result.answers.attrs["calibration_fit"]
+    source = f"calibrated on {len(controls)} controls"
+    assert set(result.answers["confidence_source"]) == {
+        source if fit["moved"] else f"model ({source} did no better in cross-validation)"}
     assert _ece_against(result.answers, truth) < 0.04
     assert cal.ece(checked["confidence"], checked["correct"]) < 0.05  # cross-fitted on the controls themselves
 
@@ -202,34 +205,44 @@ def _over_sure(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return said, (rng.random(n) < truly).astype(float)
 
 
+def _features(said: np.ndarray) -> np.ndarray:
+    p = np.clip(said, cal.EDGE, 1 - cal.EDGE)
+    return np.column_stack([np.log(p), -np.log(1 - p)])
+
+
 @pytest.mark.parametrize("n", [6, 60, 600])
 def test_the_fit_converges_to_the_objectives_minimum_with_wrong_controls_at_full_confidence(n: int) -> None:
-    """The solver reports convergence and lands on the minimum of its objective: no point of a fine grid around
-    it scores lower (an independent search of the same convex objective)."""
+    """The solver reports convergence and lands on the minimum of its objective: no point of a grid around it
+    (inside the bounds) scores lower, an independent search of the same convex objective; and the wrong
+    answers at ~1.0 pull the top down (b, the weight of -ln(1 - c), well under the identity's 1)."""
     said, right = _over_sure(n, n)
     found = cal.fit(said, right)
     assert found.converged and found.moved
-    x = np.log(np.clip(said, cal.EDGE, 1 - cal.EDGE) / (1 - np.clip(said, cal.EDGE, 1 - cal.EDGE)))
-    best = cal.objective(np.array([found.slope, found.shift]), x, right, cal.PRIOR_STRENGTH)[0]
-    slopes = np.clip(found.slope + np.linspace(-0.05, 0.05, 41), 0, cal.MAX_SLOPE)
-    shifts = found.shift + np.linspace(-0.1, 0.1, 41)
-    grid = min(cal.objective(np.array([a, b]), x, right, cal.PRIOR_STRENGTH)[0] for a in slopes for b in shifts)
+    x = _features(said)
+    at = np.array([found.a, found.b, found.shift])
+    best = cal.objective(at, x, right, cal.PRIOR_STRENGTH)[0]
+    steps = np.linspace(-0.05, 0.05, 11)
+    grid = min(cal.objective(np.clip(at + np.array([da, db, ds]), [0, 0, -cal.MAX_SHIFT],
+                                     [cal.MAX_SLOPE, cal.MAX_SLOPE, cal.MAX_SHIFT]), x, right, cal.PRIOR_STRENGTH)[0]
+               for da in steps for db in steps for ds in steps)
     assert best <= grid + 1e-7
-    assert found.slope < 0.9  # the wrong answers at ~1.0 pulled it well below the identity
+    assert found.b < 0.9
+    top = found.apply(np.array([1 - 1e-12]))[0]
+    assert top < 0.95  # a third of those said at 1 - 1e-12 were wrong
 
 
 def test_without_the_prior_the_fit_is_scikit_learns_logistic_regression() -> None:
-    """Strength 0: plain logistic regression of "right" on the capped log-odds; scikit-learn's (no penalty)
-    on the same data gives the same slope and shift."""
+    """Strength 0: plain logistic regression of "right" on (ln c, -ln(1 - c)); scikit-learn's (no penalty) on
+    the same data gives the same a, b and shift."""
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(7)
     said = np.where(rng.random(2000) < 0.3, 1 - 1e-12, rng.uniform(0.4, 0.999, 2000))
-    x = np.log(np.clip(said, cal.EDGE, 1 - cal.EDGE) / (1 - np.clip(said, cal.EDGE, 1 - cal.EDGE)))
-    right = (rng.random(2000) < 1 / (1 + np.exp(-(0.4 * x + 0.3)))).astype(float)
-    reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(x[:, None], right)
+    x = _features(said)
+    right = (rng.random(2000) < 1 / (1 + np.exp(-(x @ [1.2, 0.4] + 0.3)))).astype(float)
+    reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(x, right)
     found = cal.fit(said, right, strength=0.0)
-    assert found.slope == pytest.approx(reference.coef_[0][0], abs=1e-4)
+    assert [found.a, found.b] == pytest.approx(reference.coef_[0], abs=1e-4)
     assert found.shift == pytest.approx(reference.intercept_[0], abs=1e-4)
 
 

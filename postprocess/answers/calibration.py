@@ -6,20 +6,23 @@ Pure: arrays and DataFrames in, arrays and DataFrames out.
 
 - :func:`bounded`: no confidence above what ``n`` unanimous judgements by workers right ``BOUND_ACCURACY``
   of the time could show (so never 1.0 from one or two judgements, whatever the model says).
-- :func:`fit`: Platt scaling of the confidence on control items: ``P(right) = sigmoid(slope * x + shift)``,
-  ``x`` the confidence's log-odds kept within +-logit(1 - EDGE) (past 0.9999 a model's confidence says no
-  more: ten unanimous labels read 1 - 1e-13, and a wrong control there must not drag the whole curve), with a
-  Gaussian prior ``strength / 2 * ((slope - 1)^2 + shift^2)`` that holds it at the identity (the model's own
-  confidence) until the controls outweigh it. The objective (the controls' negative log-likelihood plus the
-  prior) is convex and smooth, so its minimum is found by a bounded quasi-Newton solver (scipy's L-BFGS-B,
-  slope in [0, MAX_SLOPE]: a confidence is never read backwards) whatever the share of wrong controls and
-  wherever they sit; tests/test_calibration.py checks the optimum against scikit-learn's logistic regression
-  and a grid. (Issue 66: the damped Newton steps before swung between slope +1 and -1 whenever wrong controls
-  sat near 1.0, and stopped at their 100-step limit near "no change".)
+- :func:`fit`: beta calibration of the confidence on control items (Kull, Silva Filho & Flach 2017, "Beyond
+  sigmoids", Electronic Journal of Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift)``, ``c``
+  the confidence kept within [EDGE, 1 - EDGE] (past 0.9999 a model's confidence says no more: ten unanimous
+  labels read 1 - 1e-13, and a wrong control there must not drag the whole curve). Platt scaling is its
+  ``a = b`` case; two slopes let the top be pulled down (a crowd's sure answers wrong more often than they say,
+  issue 66) while the bottom, often right already, is left as it is. A Gaussian prior ``strength / 2 * ((a - 1)^2
+  + (b - 1)^2 + shift^2)`` holds it at the identity (``a = b = 1``, ``shift = 0``: the model's own confidence)
+  until the controls outweigh it. The objective (the controls' negative log-likelihood plus the prior) is
+  convex and smooth in (a, b, shift), so its minimum is found by a bounded quasi-Newton solver (scipy's
+  L-BFGS-B; a and b in [0, MAX_SLOPE], so the calibrated confidence never falls as the model's rises) whatever
+  the share of wrong controls and wherever they sit; tests/test_calibration.py checks the optimum against
+  scikit-learn's logistic regression and a grid. (Issue 66: the damped Newton steps before swung between slope
+  +1 and -1 whenever wrong controls sat near 1.0, and stopped at their 100-step limit near "no change".)
 - :func:`calibrator_on_controls`: that fit, kept only where the controls' own cross-validation says it helps
   (:func:`cross_fitted`: each control calibrated by a fit on the other folds' controls, folds fixed by the
   item ids): the cross-fitted confidences' Brier score must be below the model's own on the same controls,
-  else the identity (``moved`` False). The result (slope, shift, whether the solver converged, both Brier
+  else the identity (``moved`` False). The result (a, b, shift, whether the solver converged, both Brier
   scores) goes to the summary.
 """
 
@@ -56,16 +59,18 @@ def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np
     return np.minimum(np.asarray(confidence, dtype=float), odds / (odds + others))
 
 
-def _log_odds(confidence: np.ndarray) -> np.ndarray:
+def _features(confidence: np.ndarray) -> np.ndarray:
+    """``ln c`` and ``-ln(1 - c)`` of each confidence kept within [EDGE, 1 - EDGE]: n x 2."""
     p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
-    return np.log(p) - np.log1p(-p)
+    return np.column_stack([np.log(p), -np.log1p(-p)])
 
 
 class Calibrator(NamedTuple):
-    """``calibrated = sigmoid(slope * logit(confidence) + shift)`` (the module), or the confidence itself when it
+    """``calibrated = sigmoid(a * ln c + b * -ln(1 - c) + shift)`` (the module), or the confidence itself when it
     has not ``moved`` (the identity: no controls, or cross-validation found the fit no better)."""
 
-    slope: float = 1.0
+    a: float = 1.0
+    b: float = 1.0
     shift: float = 0.0
     controls: int = 0
     moved: bool = False
@@ -77,40 +82,43 @@ class Calibrator(NamedTuple):
         conf = np.asarray(confidence, dtype=float)
         if not self.moved:
             return conf.copy()
-        return np.asarray(1 / (1 + np.exp(-(self.slope * _log_odds(conf) + self.shift))))
+        return np.asarray(1 / (1 + np.exp(-(_features(conf) @ np.array([self.a, self.b]) + self.shift))))
 
     def said(self) -> dict[str, Any]:
         """The summary's ``calibration_fit``."""
-        return {"controls": self.controls, "moved": self.moved, "slope": round(self.slope, 4),
+        return {"controls": self.controls, "moved": self.moved, "a": round(self.a, 4), "b": round(self.b, 4),
                 "shift": round(self.shift, 4), "converged": self.converged,
                 "brier_model_on_controls": None if self.brier_model is None else round(self.brier_model, 5),
                 "brier_calibrated_cross_fitted": None if self.brier_calibrated is None
                 else round(self.brier_calibrated, 5)}
 
 
+IDENTITY = np.array([1.0, 1.0, 0.0])  # (a, b, shift)
+
+
 def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> tuple[float, np.ndarray]:
-    """The fit's objective at ``w`` = (slope, shift) and its gradient: the controls' negative log-likelihood
-    under ``sigmoid(slope * x + shift)`` plus the prior (the module). Convex in ``w``."""
-    z = w[0] * x + w[1]
-    p = 1 / (1 + np.exp(-z))
-    loss = float((np.logaddexp(0.0, z) - y * z).sum() + strength / 2 * ((w[0] - 1) ** 2 + w[1] ** 2))
-    residual = p - y
-    return loss, np.array([residual @ x + strength * (w[0] - 1), residual.sum() + strength * w[1]])
+    """The fit's objective at ``w`` = (a, b, shift) and its gradient: the controls' negative log-likelihood under
+    ``sigmoid(x @ (a, b) + shift)`` (``x``: :func:`_features`) plus the prior (the module). Convex in ``w``."""
+    z = x @ w[:2] + w[2]
+    loss = float((np.logaddexp(0.0, z) - y * z).sum() + strength / 2 * ((w - IDENTITY) ** 2).sum())
+    residual = 1 / (1 + np.exp(-z)) - y
+    return loss, np.append(residual @ x, residual.sum()) + strength * (w - IDENTITY)
 
 
 def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series,
         strength: float = PRIOR_STRENGTH) -> Calibrator:
     """The calibrator at the objective's minimum (the module), ``moved`` (no cross-validation here:
     :func:`calibrator_on_controls` adds it). No controls: the identity."""
-    x, y = _log_odds(np.asarray(confidence)), np.asarray(correct, dtype=float)
+    x, y = _features(np.asarray(confidence)), np.asarray(correct, dtype=float)
     if len(x) == 0:
         return Calibrator()
     from scipy.optimize import minimize  # here: only a run with controls pays its import
 
-    found = minimize(objective, np.array([1.0, 0.0]), args=(x, y, strength), jac=True, method="L-BFGS-B",
-                     bounds=[(0.0, MAX_SLOPE), (-MAX_SHIFT, MAX_SHIFT)],
-                     options={"maxiter": 500, "ftol": 1e-14, "gtol": 1e-9})
-    return Calibrator(float(found.x[0]), float(found.x[1]), len(x), True, bool(found.success))
+    found = minimize(objective, IDENTITY.copy(), args=(x, y, strength), jac=True, method="L-BFGS-B",
+                     bounds=[(0.0, MAX_SLOPE), (0.0, MAX_SLOPE), (-MAX_SHIFT, MAX_SHIFT)],
+                     options={"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-10})
+    w = found.x
+    return Calibrator(float(w[0]), float(w[1]), float(w[2]), len(x), True, bool(found.success))
 
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series,
