@@ -155,7 +155,7 @@ def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was
     assert fit["controls"] == 150 and fit["converged"]
     # kept exactly when the controls' cross-validation scores it better than the model's own confidence
     assert fit["moved"] == (fit["brier_calibrated_cross_fitted"] < fit["brier_model_on_controls"])
-    words = "calibrated on 150 control items" if fit["moved"] else "model, kept: Platt scaling on 150 control items"
+    words = "calibrated on 150 control items" if fit["moved"] else "model, kept: calibrating it on 150 control items"
     assert shown["confidence_is"].startswith(words)
     source = "calibrated on 150 controls" if fit["moved"] else "model (calibrated on 150 controls did no better"
     assert all(s.startswith(source) for s in calibrated["confidence_source"])

@@ -141,11 +141,11 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
     if checked is not None and len(checked):
         items = f"{len(checked)} control item{'' if len(checked) == 1 else 's'}"
         if not answers.attrs.get("calibration_fit", {}).get("moved", True):
-            return (f"model, kept: Platt scaling on {items} scored no better than the model's own confidence in "
+            return (f"model, kept: calibrating it on {items} scored no better than the model's own confidence in "
                     "the controls' cross-validation (calibration_fit); the skill posterior's probability of each "
                     "answer, never above what its judgements could show")
         return (f"calibrated on {items}: the skill posterior's probability of each answer, "
-                "Platt-scaled on the controls (held at the model's own until they outweigh it; kept because the "
+                "beta-calibrated on the controls (held at the model's own until they outweigh it; kept because the "
                 "controls' cross-validation scores it better: calibration_fit; each control scored by a "
                 "calibration fitted without it)")
     tempered = {f: t for f, t in answers.attrs.get("temperature", {}).items() if t > 1}

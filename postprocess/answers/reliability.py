@@ -126,6 +126,6 @@ def scored(confidence: Any, correct: Any) -> dict[str, Any]:
             "reliability_equal_mass": mass.round(rounding).to_dict("records")}
 
 
-_BIN_WORDS = (f"ece: {BINS} equal-width bins of [0, 1]; ece_15: {FINE_BINS}; ece_equal_mass: up to {EQUAL_MASS_BINS} "
-              f"bins of equal counts (at least {MIN_BIN_ITEMS} items each); worst_bin: of bins of at least "
+_BIN_WORDS = (f"{BINS} equal-width bins of [0, 1]; ece_15: {FINE_BINS}; ece_equal_mass: up to {EQUAL_MASS_BINS} "
+              f"bins of equal counts, at least {MIN_BIN_ITEMS} items each; worst_bin: of bins of at least "
               f"{WORST_MIN_ITEMS} items")
