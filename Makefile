@@ -297,7 +297,7 @@ bench-aggregation-speed: $(STAMP)
 	$(BIN)/python -m bench.aggregation_speed $(if $(CROWDKIT),--crowd-kit)
 
 # the answers package's CPU per call at the suite's and campaigns' sizes (30 to 1,770 labels, and 24,000)
-# beside its version before the CPU pass of 2026-11-27 (tests/answers_v1); writes
+# beside its version before the CPU pass of 2026-11-27 (its figures then, bench/answers_calls.py BEFORE); writes
 # bench/results-answers-calls.json (~1 min)
 .PHONY: bench-answers-calls
 bench-answers-calls: $(STAMP)

@@ -51,8 +51,9 @@ SHAPES = (
 )
 # issue 66's five held-out real sets, by their counts alone (their labels are not on this machine): every other
 # figure is the model of the module. The few-workers set's labels an item are not given in the issue: 7 assumed.
-# No worker gives more than 5% of the labels (10% of 27 workers', 2% of the 3-labels-an-item set's): drawn uncapped, one adversary could give a
-# third of a 3-labels-an-item set and majority vote read 0.40 where the real set reads 0.90.
+# No worker gives more than 5% of the labels (10% of 27 workers', 2% of the 3-labels-an-item set's): drawn
+# uncapped, one adversary could give a third of a 3-labels-an-item set and majority vote read 0.40 where the real
+# set reads 0.90.
 HELD_OUT = (
     Shape("adultcontent2", adult_shaped.ITEMS, adult_shaped.WORKERS,
           (adult_shaped.LABELS - adult_shaped.REPEATS) / adult_shaped.ITEMS, tuple(adult_shaped.CLASSES),

@@ -44,8 +44,15 @@ from typing import Any
 
 import pandas as pd
 
-from bench import (adaptive_campaign, aggregation_speed, answers_accuracy, answers_calibration, calibration, latency,
-                   prefect_overhead)
+from bench import (
+    adaptive_campaign,
+    aggregation_speed,
+    answers_accuracy,
+    answers_calibration,
+    calibration,
+    latency,
+    prefect_overhead,
+)
 from bench.qc_load import bench_qc_all_rules, bench_qc_cli
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
 from flows.core.outputs.spelling_cache import spelling_index

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from bench.snow_sets import SETS, path_of, read_set
+from bench.snow_sets import SHARED_WSD as WSD
 from flows.cli.main import main
-
-from bench.snow_sets import SETS, SHARED_WSD as WSD, path_of, read_set
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -35,9 +35,23 @@ import pandas as pd
 
 from postprocess.answers.reliability import BINS, RELIABILITY_COLUMNS, ece, reliability, scored
 
-__all__ = ["BINS", "RELIABILITY_COLUMNS", "ece", "reliability", "scored", "bounded", "Calibrator", "fit",
-           "calibrator_on_controls", "cross_fitted", "fold_of", "calibrate_answers", "known_answers", "against",
-           "as_reported"]
+__all__ = [
+    "BINS",
+    "RELIABILITY_COLUMNS",
+    "Calibrator",
+    "against",
+    "as_reported",
+    "bounded",
+    "calibrate_answers",
+    "calibrator_on_controls",
+    "cross_fitted",
+    "ece",
+    "fit",
+    "fold_of",
+    "known_answers",
+    "reliability",
+    "scored",
+]
 
 BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accuracy, whatever their record
 PRIOR_STRENGTH = 4.0  # the calibrator's pull toward the identity, in controls' worth of log-likelihood
@@ -184,7 +198,8 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.Dat
                             "confidence": bounded(crossed, pairs["judgements"].to_numpy(), 2)})
     ordinary["confidence"] = bounded(calibrator.apply(ordinary["confidence"]), ordinary["judgements"].to_numpy(), 2)
     source = f"calibrated on {len(pairs)} control{'' if len(pairs) == 1 else 's'}"
-    ordinary["confidence_source"] = source if calibrator.moved else f"model ({source} did no better in cross-validation)"
+    kept = f"model ({source} did no better in cross-validation)"
+    ordinary["confidence_source"] = source if calibrator.moved else kept
     ordinary.attrs["calibration_fit"] = calibrator.said()
     return ordinary, checked
 
