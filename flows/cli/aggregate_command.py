@@ -26,8 +26,10 @@ majority vote without a test below --min-per-worker labels a worker on average);
 the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
 (--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
 answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
-(confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls; posterior: the
-method's own; note: tie); with --gold the summary prints accuracy, ECE (6 equal-width bins) and a reliability table
+(confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls where their
+cross-validation finds it better: calibration_fit; posterior: the method's own; note: tie); with --gold the summary
+prints accuracy over the items whose gold cell is filled in, ECE (6 and 15 equal-width bins, equal-mass bins), the
+worst bin and the reliability tables
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
 pooled_pages, pooled_labels, pooled_agreement, pooled_status, pooled_note (a `page` column groups a page's labels;
