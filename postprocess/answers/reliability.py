@@ -107,25 +107,26 @@ def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str
 
 def scored(confidence: Any, correct: Any) -> dict[str, Any]:
     """What a person reads (the module): items, accuracy, mean confidence, ``ece`` (6 equal-width bins, said in
-    ``ece_bins``), ``ece_15``, ``ece_equal_mass``, ``worst_bin`` (of the 15-bin and equal-mass tables, bins of
+    ``ece_bins``; every table's bins in ``binning``), ``ece_15``, ``ece_equal_mass``, ``worst_bin`` (of the 15-bin and equal-mass tables, bins of
     at least WORST_MIN_ITEMS items), ``reliability`` (15 equal-width bins) and ``reliability_equal_mass``."""
     conf, right = _arrays(confidence, correct)
     if not len(conf):
         return {"items": 0, "accuracy": None, "mean_confidence": None, "ece": None, "ece_15": None,
-                "ece_equal_mass": None, "ece_bins": _BIN_WORDS, "worst_bin": None, "reliability": [],
-                "reliability_equal_mass": []}
+                "ece_equal_mass": None, "ece_bins": _BIN_WORDS, "binning": _BINNING, "worst_bin": None,
+                "reliability": [], "reliability_equal_mass": []}
     fine, mass = reliability(conf, right, FINE_BINS), equal_mass(conf, right)
     worst = [w for w in (worst_bin(fine), worst_bin(mass)) if w is not None]
     rounding = {"confidence": 4, "accuracy": 4}
     return {"items": len(conf), "accuracy": round(float(right.mean()), 4),
             "mean_confidence": round(float(conf.mean()), 4), "ece": round(ece(conf, right), 4),
             "ece_15": round(ece(conf, right, FINE_BINS), 4), "ece_equal_mass": round(ece_equal_mass(conf, right), 4),
-            "ece_bins": _BIN_WORDS,
+            "ece_bins": _BIN_WORDS, "binning": _BINNING,
             "worst_bin": max(worst, key=lambda w: abs(w["off"])) if worst else None,
             "reliability": fine.round(rounding).to_dict("records"),
             "reliability_equal_mass": mass.round(rounding).to_dict("records")}
 
 
-_BIN_WORDS = (f"{BINS} equal-width bins of [0, 1]; ece_15: {FINE_BINS}; ece_equal_mass: up to {EQUAL_MASS_BINS} "
-              f"bins of equal counts, at least {MIN_BIN_ITEMS} items each; worst_bin: of bins of at least "
-              f"{WORST_MIN_ITEMS} items")
+_BIN_WORDS = f"{BINS} equal-width bins of [0, 1]"
+_BINNING = (f"ece: {BINS} equal-width bins of [0, 1]; ece_15 and reliability: {FINE_BINS}; ece_equal_mass and "
+            f"reliability_equal_mass: up to {EQUAL_MASS_BINS} bins of equal counts, at least {MIN_BIN_ITEMS} items "
+            f"each; worst_bin: of those bins holding at least {WORST_MIN_ITEMS} items, off = confidence - accuracy")
