@@ -261,3 +261,27 @@ def test_cross_validation_keeps_the_identity_where_the_fit_does_not_help_and_mov
     assert moved.moved and moved.brier_calibrated < moved.brier_model
     assert cal.ece(crossed, wrong) < cal.ece(over, wrong) / 2
     np.testing.assert_allclose(crossed, cal.cross_fitted(over, wrong, keys))
+
+
+def test_equal_mass_bins_by_hand_and_the_worst_bin() -> None:
+    """100 items: 5 equal-mass bins of 20 (100 // MIN_BIN_ITEMS), in confidence order; items of equal confidence
+    share a bin; the worst bin is the one of at least ``min_items`` furthest from its accuracy, with its sign."""
+    from postprocess.answers import reliability as rel
+
+    conf = np.linspace(0.5, 0.99, 100)
+    right = np.r_[np.ones(80), np.zeros(20)]  # the 20 surest all wrong: over-stated by their mean confidence
+    table = rel.equal_mass(conf, right)
+    assert table["items"].tolist() == [20] * 5
+    assert table["accuracy"].tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]
+    assert table["confidence"].tolist() == pytest.approx([conf[i * 20:(i + 1) * 20].mean() for i in range(5)])
+    worst = rel.worst_bin(table, min_items=20)
+    assert worst is not None and worst["items"] == 20 and worst["off"] == pytest.approx(conf[80:].mean(), abs=1e-4)
+    assert rel.worst_bin(table, min_items=21) is None
+    by_hand = sum(20 / 100 * abs(conf[i * 20:(i + 1) * 20].mean() - right[i * 20:(i + 1) * 20].mean())
+                  for i in range(5))
+    assert rel.ece_equal_mass(conf, right) == pytest.approx(by_hand, abs=1e-12)
+    tied = np.r_[np.full(70, 0.9), np.linspace(0.91, 0.99, 30)]
+    assert len(set(rel.equal_mass_bins(tied)[:70])) == 1  # 70 equal confidences: one bin, whatever the count
+    assert rel.equal_mass_bins(np.array([0.3, 0.7])).tolist() == [0, 0]  # under 20 items: one bin
+    fine = rel.reliability(conf, right, rel.FINE_BINS)
+    assert fine["items"].sum() == 100 and len(fine) == len(set(np.floor(conf * 15).astype(int)))
