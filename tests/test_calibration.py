@@ -231,6 +231,22 @@ def test_the_fit_converges_to_the_objectives_minimum_with_wrong_controls_at_full
     assert top < 0.95  # a third of those said at 1 - 1e-12 were wrong
 
 
+@pytest.mark.parametrize("n, wrong", [(1, 0), (89, 0), (300, 0), (3000, 0), (89, 1), (300, 299)])
+def test_the_fit_converges_when_every_control_sits_at_full_confidence(n: int, wrong: int) -> None:
+    """Controls all at 1 - 1e-13 (ten unanimous labels), none, one or all but one wrong: a flat or separable
+    objective, where the solver's line search can stop without its own flag; the fit still reports convergence
+    at a point where the projected gradient vanishes, and moves the top the way the controls say."""
+    said, right = np.full(n, 1 - 1e-13), np.r_[np.zeros(wrong), np.ones(n - wrong)]
+    found = cal.fit(said, right)
+    assert found.converged
+    gradient = cal.objective(np.array([found.a, found.b, found.shift]), _features(said), right,
+                             cal.PRIOR_STRENGTH)[1]
+    at_bound = np.array([found.a <= 0, found.b <= 0, False])
+    assert np.abs(gradient[~at_bound]).max() <= 1e-6 * (n + cal.PRIOR_STRENGTH)
+    top = found.apply(said[:1])[0]
+    assert top >= 1 - 1e-3 if wrong == 0 else top <= 1 - wrong / n / 2
+
+
 def test_without_the_prior_the_fit_is_scikit_learns_logistic_regression() -> None:
     """Strength 0: plain logistic regression of "right" on (ln c, -ln(1 - c)); scikit-learn's (no penalty) on
     the same data gives the same a, b and shift."""

@@ -59,6 +59,7 @@ FOLDS = 5
 EDGE = 1e-4  # confidences are read no nearer 0 or 1 than this: |log-odds| at most 9.21
 MAX_SLOPE = 5.0
 MAX_SHIFT = 15.0
+GRADIENT_TOLERANCE = 1e-7  # a fit has converged when its projected gradient is this small per control
 
 
 def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np.ndarray:
@@ -128,11 +129,17 @@ def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series,
         return Calibrator()
     from scipy.optimize import minimize  # here: only a run with controls pays its import
 
+    lower, upper = np.array([0.0, 0.0, -MAX_SHIFT]), np.array([MAX_SLOPE, MAX_SLOPE, MAX_SHIFT])
     found = minimize(objective, IDENTITY.copy(), args=(x, y, strength), jac=True, method="L-BFGS-B",
-                     bounds=[(0.0, MAX_SLOPE), (0.0, MAX_SLOPE), (-MAX_SHIFT, MAX_SHIFT)],
-                     options={"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-10})
+                     bounds=list(zip(lower, upper, strict=True)), options={"maxiter": 1000, "ftol": 1e-15,
+                                                                           "gtol": 1e-10})
     w = found.x
-    return Calibrator(float(w[0]), float(w[1]), float(w[2]), len(x), True, bool(found.success))
+    # at the minimum the gradient vanishes but where a bound holds it: the solver's own flag also reports a line
+    # search that could not improve on a point already there (controls all right at the cap: a flat objective)
+    gradient = objective(w, x, y, strength)[1]
+    gradient[((w <= lower) & (gradient > 0)) | ((w >= upper) & (gradient < 0))] = 0.0
+    converged = bool(found.success) or float(np.abs(gradient).max()) <= GRADIENT_TOLERANCE * (len(x) + strength)
+    return Calibrator(float(w[0]), float(w[1]), float(w[2]), len(x), True, converged)
 
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series,
