@@ -16,7 +16,7 @@ from flows.core.pages.mturk_forms import INDEXED
 from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
-from flows.custom.custom_review import custom_qc_batch
+from flows.custom import custom_review
 from flows.custom.custom_task import (
     custom_item_plan,
     custom_page,
@@ -58,6 +58,11 @@ def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
     return PlanDefaults(minutes=unit_minutes(first_page_fields(cfg), cfg.images_per_hit))
 
 
+def custom_qc(run: Run, batch: int) -> dict[str, Any]:
+    """The generic QC step, looked up when it runs (a test stands a failing one in: tests/test_cancel_every_kind.py)."""
+    return custom_review.custom_qc_batch(run, batch)
+
+
 def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False, items: Any = None
                    ) -> dict[str, Any]:
     from flows.custom.custom_outputs import write_custom_outputs  # the answers' models: loaded for outputs
@@ -94,7 +99,7 @@ def text_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, s
 CUSTOM_KIND = register(TaskKind(
     names=("custom",), label="your own page", unit_word="answer", done_key="responses",
     fields=first_page_fields, cards=custom_cards,
-    plan=custom_plan, qc=custom_qc_batch, outputs=custom_outputs, page=custom_page, rules=custom_spec,
+    plan=custom_plan, qc=custom_qc, outputs=custom_outputs, page=custom_page, rules=custom_spec,
     item_plan=custom_item_plan, item_ids=lambda cfg: [r["item_id"] for r in ordinary_items(cfg)],
     dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines, extra={"own_page": True}))
 DECLARED = (CUSTOM_KIND,)  # read by flows/core/kind_registry.py

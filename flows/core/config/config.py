@@ -123,8 +123,7 @@ def load_config(path: str | Path) -> CampaignConfig:
     # a kind of one's own: neither a page of hit_templates/ nor "custom"; its declaration gives its QC's defaults
     own = known(camp.task) if not custom and not (PAGES / f"{camp.task}.html.j2").is_file() else None
     rules_default, policy_default = (CUSTOM_RULES, CUSTOM_POLICY) if custom else (None, None)
-    if own is not None:
-        rules_default, policy_default = own.qc_rules or None, own.policy
+    rules_default, policy_default = (own.qc_rules or None, own.policy) if own else (rules_default, policy_default)
     if not custom and own is None and not (PAGES / f"{camp.task}.html.j2").is_file():
         raise _fail(path, "campaign", "task",
                     f"names no template hit_templates/{camp.task}.html.j2; {nearest_task(camp.task)}")
