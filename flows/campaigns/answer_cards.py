@@ -135,8 +135,8 @@ def _telemetry_words(records: dict[str, str], pages: dict[str, list[str]], given
         order = pages.get(assignment, [])
         for item, values in given.get(assignment, {}).items():
             for name, value in values.items():
-                if kinds.get(name, "text") != "text":
-                    continue
+                if kinds.get(name, "text") != "text" or not value.strip():
+                    continue  # no text, nothing was typed: the card says "no answer" alone
                 on_page = f"{name}_{order.index(item)}" if item in order else name
                 rows.append({"key": (assignment, item, name), "telemetry": record, "telemetry_field": on_page,
                              "caption": value})
