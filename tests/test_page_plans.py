@@ -142,3 +142,19 @@ def test_an_estimate_set_in_the_config_leads_the_figures_left_out(tmp_path: Path
     assert code == 0, out
     assert (f"reward 3.00 GBP (from the page), estimated 20 min ([prolific]), maximum {maximum} min (from the page)"
             in out) and "warning" not in out
+
+
+def test_the_dry_run_refuses_items_the_stored_plan_cannot_grow_to(tmp_path: Path, capsys) -> None:
+    """After a pilot of 10 items, fewer items (or changed ones) are refused by the run: by its dry run too; more
+    items grow the plan, which both allow."""
+    config = imported(tmp_path, capsys)
+    db, out = tmp_path / "h.db", str(tmp_path / "runs")
+    assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", out, "--limit", "10"]) == 0
+    capsys.readouterr()
+    code, said = dry_run(capsys, config, "mturk", "--db", str(db), "--out", out, "--limit", "5")
+    assert code == 1 and ("PROBLEM: the run would be refused: campaign rater was planned on 10 item(s); this run "
+                          "asks for 5 item(s), not the planned ones followed by more") in said
+    code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", out, "--limit", "5"])
+    assert code == 2 and "was planned on 10 item(s); this run asks for 5 item(s)" in capsys.readouterr().err
+    code, said = dry_run(capsys, config, "mturk", "--db", str(db), "--out", out, "--limit", "20")
+    assert code == 0 and "would be refused" not in said, said

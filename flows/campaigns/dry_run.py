@@ -8,15 +8,18 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from flows.campaigns.campaign_plan import item_plan
-from flows.campaigns.identity import Intent, check_identity, run_name
+from flows.campaigns.identity import Intent, check_identity, run_name, stored_campaign
+from flows.campaigns.plan_growth import growth_verdict, stored_plan
 from flows.campaigns.task_kinds import kind_of
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
+from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.platforms.interface import Groups
 from flows.platforms.registry import platform_for
@@ -59,17 +62,20 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> st
     return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
 
 
-def refusals(db: str, name: str, platform: str, out: str, new_attempt: bool, resume_cancelled: bool,
-             replace_outputs: bool) -> list[str]:
+def refusals(db: str, cfg: CampaignConfig, platform: str, out: str, intent: Intent, limit: int | None = None,
+             scale: int = 1) -> list[str]:
     """What the real run would refuse before anything is posted, as PROBLEM lines: another platform's campaign
     under the name in the ledger, a cancelled one, an output folder another ledger made
-    (flows/campaigns/identity.py). Read only: no ledger is created."""
-    intent = Intent(new_attempt=new_attempt, resume_cancelled=resume_cancelled, replace_outputs=replace_outputs)
+    (flows/campaigns/identity.py), a stored plan these items cannot resume or grow (plan_growth.py).
+    Read only: no ledger is created."""
+    name = run_name(db, cfg.name, intent)
     try:
-        check_identity(db, run_name(db, name, intent), platform, out, intent)
+        check_identity(db, name, platform, out, intent)
+        stored = stored_plan(Store(db), name) if stored_campaign(db, name) is not None else []
+        verdict = growth_verdict(replace(cfg, name=name), stored, limit, scale)[2] if stored else ""
     except ConfigError as exc:
         return [f"PROBLEM: the run would be refused: {exc}"]
-    return []
+    return [f"PROBLEM: the run would be refused: {verdict}"] if verdict not in ("", "resume") else []
 
 
 def grown_plan_note(db: str, campaign: str) -> list[str]:

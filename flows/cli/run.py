@@ -271,8 +271,10 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
     if own and own[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
         print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
         return 1
-    lines += time_lines(cfg, a.platform) + refusals(a.db, cfg.name, a.platform, a.out, a.new_attempt,
-                                                    a.resume_cancelled, a.replace_outputs)
+    from flows.campaigns.identity import Intent
+
+    intent = Intent(new_attempt=a.new_attempt, resume_cancelled=a.resume_cancelled, replace_outputs=a.replace_outputs)
+    lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
     print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
