@@ -18,8 +18,10 @@ PAGES = Path(__file__).resolve().parent / "pages" / "honest"
 SHAPES = ("caption", "rating", "sentiment", "word", "summary")
 
 
-def shape_config(root: Path, shape: str, per_page: int = 4, per_item: int = 3, batches: int = 2) -> Path:
-    """``root/config/<shape>.toml``: the scaffold's campaign (its generated QC and policy) on page ``shape``."""
+def shape_config(root: Path, shape: str, per_page: int = 4, per_item: int = 3, batches: int = 2,
+                 campaign: str = "") -> Path:
+    """``root/config/<shape>.toml``: the scaffold's campaign (its generated QC and policy) on page ``shape``;
+    ``campaign``: lines added to its [campaign] table."""
     scaffold(shape, root)
     folder = root / "config"
     shutil.copy(PAGES / f"{shape}.html.j2", folder / f"{shape}.html.j2")
@@ -30,6 +32,7 @@ def shape_config(root: Path, shape: str, per_page: int = 4, per_item: int = 3, b
     text = re.sub(r"(?m)^assignments_per_image = \d+", f"assignments_per_image = {per_item}", text)
     text = re.sub(r"(?m)^batches = \d+", f"batches = {batches}", text)
     text = re.sub(r'(?m)^budget = ".*?"', 'budget = "5000.00 USD"', text)
+    text = re.sub(r"(?m)^(items = .*)$", lambda m: m.group(1) + ("\n" + campaign if campaign else ""), text)
     config.write_text(text, encoding="utf-8")
     return config
 
@@ -42,7 +45,7 @@ def crowd_file(root: Path, counts: dict[str, int], seed: int = 1) -> Path:
     return path
 
 
-def run_shape(root: Path, shape: str, counts: dict[str, int], seed: int = 1, **sizes: int) -> dict[str, Any]:
+def run_shape(root: Path, shape: str, counts: dict[str, int], seed: int = 1, **sizes: Any) -> dict[str, Any]:
     """One campaign end to end (form workers, no Prefect): per worker who worked, their profile, whether they
     were blocked and on which rules; and every answer (worker, item, field, value)."""
     from flows.cli.main import main
