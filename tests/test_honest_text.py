@@ -72,3 +72,27 @@ def check_kind(shape: str, written: list[tuple[str, str, str]], rows: dict[str, 
             assert len(runs) == len(set(runs)), text  # nothing padded out by repeating itself
         # at least two of the item's own words (typo-prone workers misspell some)
         assert len(said & own) >= 2, (item, text)
+
+
+AUDIO = """{% extends "_custom_page.html.j2" %}
+{% block instructions %}<p>Listen to each clip and write down what is said.</p>{% endblock %}
+{% block item %}<audio controls src="{{ item.url }}"></audio>
+<label>What is said in the clip? <textarea name="heard_{{ i }}" required></textarea></label>{% endblock %}
+"""
+
+
+def test_a_field_no_one_can_read_is_said_content_blind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Clips the simulator cannot hear: its text there is of its own making, and the dry run and the report
+    say so for that field (issue 67, point 4)."""
+    from flows.cli.main import main
+    from tests.honest_pages import crowd_file, shape_config
+
+    config = shape_config(tmp_path, "caption")
+    (tmp_path / "config" / "caption.html.j2").write_text(AUDIO, encoding="utf-8")
+    assert main(["run", str(config), "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert "simulated answers for heard are content-blind on 4 of the first page's 4 items" in said
+    assert main(["run", str(config), "--no-prefect", "--db", str(tmp_path / "a.db"), "--out", str(tmp_path / "runs"),
+                 "--crowd", str(crowd_file(tmp_path, {"diligent": 4}))]) == 0
+    summary = (tmp_path / "runs" / "caption" / "summary.txt").read_text(encoding="utf-8")
+    assert "simulated text for heard is content-blind: 12 of its items show no text of their own" in summary

@@ -24,9 +24,10 @@ from qc.answer_values import number as read_number
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
          "nothing about it")
-BLIND_TEXT = ("simulated text for {field} is content-blind: the simulator's caption bank does not hold the image of "
-              "{items} of its items, so its workers described a scene of its own making there (never another "
-              "image's captions); text figures from this rehearsal say nothing about what people would write")
+BLIND_TEXT = ("simulated text for {field} is content-blind: {items} of its items show no text of their own and an "
+              "image the simulator's caption bank does not hold, or none, so its workers described a scene of its "
+              "own making there (never another image's captions); text figures from this rehearsal say nothing "
+              "about what people would write")
 ANY_ITEM = "*"  # an answer key's row: every item (flows/sim/people/known_answers.py)
 MAX_ANSWER_LINES = 20  # known answers the simulator cannot follow, one line each, up to this many
 READING = ("where an item's own words carry evidence, the simulator's reading model answers from them: word overlap "

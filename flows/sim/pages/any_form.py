@@ -43,7 +43,7 @@ from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
 from flows.sim.people.summaries import summary, words_asked
-from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unseen
+from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker
 
 
@@ -80,8 +80,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if f.kind == "url":
         return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
     sources = writing_sources(ctx, fill.bank)
-    if unseen(ctx, fill.bank):  # said in the report: this field's text about the item is content-blind
-        fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT
+    if unreadable(ctx, fill.bank) and (ctx.shows_image or not optional(f)):  # (an optional box there: left empty)
+        fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT  # the report says so
     if kind in PASTING_PROFILES:
         return fit_text(_pasted(fill, sources), f, rng, sources)
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
