@@ -23,6 +23,7 @@ from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
 from flows.sim.pages.page_spec import honour_spec, page_spec
+from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
@@ -42,7 +43,7 @@ from flows.sim.people.item_writing import asked, clarification, reason, remark, 
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.summaries import summary, words_asked
+from flows.sim.people.summaries import at_least_words, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker
 
@@ -133,7 +134,7 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     texts = ctx.texts or ([] if not ctx.shows_image else sources[:2])
     text = ""
     for _ in range(8):  # a person does not write the same text twice
-        text = _of_kind(wanted, question, texts, fill, ctx, int(rule.get("minlength") or 0), high)
+        text = _of_kind(wanted, question, texts, fill, ctx, f.name, (int(rule.get("minlength") or 0), high))
         if not text:
             return "" if wanted == "remark" and optional(f) else None
         text = fit_text(_styled(fill, text), f, rng, texts)
@@ -144,11 +145,13 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     return text
 
 
-def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, low: int,
-             high: int | None) -> str:
-    rng = fill.rng
+def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, name: str,
+             limits: tuple[int, int | None]) -> str:
+    rng, (low, high) = fill.rng, limits
     if wanted == "summary" and ctx.texts:
-        return summary(ctx.texts, rng, words_asked(question, low, high), low, high)
+        least = fill.min_words.get(name, 0)  # the page's script counts words: a few to spare, as a person does
+        asked_words = max(words_asked(question, low, high) or 0, least + 4 if least else 0) or None
+        return summary(ctx.texts, rng, asked_words, low, high)
     if wanted == "word" and (word := the_word(question)):
         return word_comment(word, texts, rng)
     if wanted == "reason":
@@ -186,7 +189,10 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
                            "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
     if "readonly" in f.attrs:
         return f.value
-    return free_text(fill, f, ctx)
+    text = free_text(fill, f, ctx)
+    if text and (wanted := fill.min_words.get(f.name, 0)):  # the page's own script counts words: as a person
+        text = at_least_words(text, wanted, ctx.texts or writing_sources(ctx, fill.bank), fill.rng)
+    return text
 
 
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
@@ -203,6 +209,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     sole = sole_answers(fields)
     fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)
+    if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
+        fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     values: dict[str, str] = {}
     for f in todo:
         # an optional field, skipped

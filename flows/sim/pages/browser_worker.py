@@ -24,6 +24,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -46,7 +47,8 @@ TIMING = ("page_start_ms", "page_end_ms")
 MARK = 'data-sim-workers="browser"'
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
-CLOCK_START = 1_767_603_600_000  # 2026-01-05 09:00 UTC in ms: a fixed start, not the host's date
+# A fixed start, as a datetime: Playwright's Python clock reads a number as seconds (ms put pages in 57983)
+CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 def settle() -> None:
@@ -124,8 +126,9 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
             route.fulfill(status=200, body="")
     try:
         page.route("**/*", answer)
-        page.clock.install(time=CLOCK_START)  # the page's timers and Date: a clock only typing moves (Hand),
-        page.clock.pause_at(CLOCK_START + 1000)  # never the wall clock (a loaded host's slowness in the key log)
+        # the page's timers and Date: a clock only typing moves (Hand), never the wall clock (a loaded host)
+        page.clock.install(time=CLOCK_START)
+        page.clock.pause_at(CLOCK_START + timedelta(seconds=1))
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         hand = Hand(worker, str(rng.random()))
         _fill_visible(page, per_button_intents(html, intents), hand)

@@ -127,6 +127,21 @@ def _main_clause(sentence: str, target: int) -> str:
     return " ".join(words[:max(4, target)]).rstrip(",;")
 
 
+def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random) -> str:
+    """``text`` lengthened to ``wanted`` words as a person meets a page's word minimum: the item's sentences
+    it does not yet say, reworded, then the item's key points; never a sentence repeated."""
+    if len(text.split()) >= wanted:
+        return text
+    said = set(words_of(text))
+    for sentence in (s for t in texts for s in sentences(t)):
+        if len(set(words_of(sentence)) - said) >= 3:  # something the text does not say yet
+            text = f"{text.rstrip()} {reword(sentence, rng, 0.8)}"
+            said |= set(words_of(sentence))
+        if len(text.split()) >= wanted:
+            return text
+    return f"{text.rstrip()} {key_points(' '.join(texts))}".strip()
+
+
 def key_points(text: str) -> str:
     """A sentence naming the text's longest words in their order: what a person adds to reach a length."""
     found = list(dict.fromkeys(w.strip(".,;:!?\"'") for w in text.split() if len(w.strip(".,;:!?\"'")) >= 6))
