@@ -8,17 +8,20 @@ write the same words on both, which is no template (``shared_template``) nor one
 ``params["item_text"]``: item id -> the texts the page shows with that item (its columns' values; the
 campaign passes them: flows/custom/custom_review.py). Without it nothing counts as a quote.
 An answer quotes its item when it shares a run of :data:`QUOTE_WORDS` words in a row (case folded)
-with one of those texts, or holds the whole of a shorter one (of two or more words).
+with one of those texts, or holds the whole of a shorter one (of two or more words), or puts in quotation
+marks two or more words in a row of them (a reason quoting "tomato soup" from its caption).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from qc.text_similarity import words
 
 QUOTE_WORDS = 4
+QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{3,200})[\"“”«»]")
 
 
 def _runs(text: str) -> set[tuple[str, ...]]:
@@ -46,5 +49,16 @@ def quotes_own_item(answers: Sequence[str], items: Sequence[Any], params: Mappin
             out.append(False)
             continue
         found = words(str(answer).lower())
-        out.append(any(tuple(found[k:k + n]) in own for n in lengths for k in range(len(found) - n + 1)))
+        out.append(any(tuple(found[k:k + n]) in own for n in lengths for k in range(len(found) - n + 1))
+                   or _quotes(str(answer), shown.get(item) or shown.get(str(item)) or ()))
     return out
+
+
+def _quotes(answer: str, shown: Iterable[Any]) -> bool:
+    """Words in quotation marks, two or more in a row, that one of the item's texts holds."""
+    texts = [f" {' '.join(words(str(t).lower()))} " for t in shown]
+    for quoted in QUOTED.findall(answer):
+        said = words(quoted.lower())
+        if len(said) >= 2 and any(f" {' '.join(said)} " in t for t in texts):
+            return True
+    return False

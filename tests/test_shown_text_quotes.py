@@ -42,3 +42,12 @@ def test_one_items_caption_pasted_on_others_is_still_a_template() -> None:
 def test_a_short_run_of_common_words_is_no_quote() -> None:
     said = ["The photo is next to nothing special.", "soup"]
     assert quotes_own_item(said, ["r03", "r03"], {"item_text": SHOWN}) == [False, False]
+
+
+def test_words_in_quotation_marks_from_the_item_are_a_quote() -> None:
+    said = ['Mostly "tomato soup", which decides it.', 'Mostly "tomato soup", which decides it.',
+            'Mostly "green hills", which decides it.']
+    assert quotes_own_item(said, ["r03", "r07", "r03"], {"item_text": SHOWN}) == [True, True, False]
+    df = frame([("W1", "r03", said[0]), ("W2", "r07", said[1])])
+    assert shared_template(df, {"item_text": SHOWN}).empty
+    assert len(shared_template(df, {})) == 2
