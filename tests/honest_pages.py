@@ -5,6 +5,7 @@ optional comment, a comment on a word, a summary at a length asked. The pages an
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -19,13 +20,20 @@ SHAPES = ("caption", "rating", "sentiment", "word", "summary")
 
 
 def shape_config(root: Path, shape: str, per_page: int = 4, per_item: int = 3, batches: int = 2,
-                 campaign: str = "") -> Path:
+                 campaign: str = "", copies: int = 1) -> Path:
     """``root/config/<shape>.toml``: the scaffold's campaign (its generated QC and policy) on page ``shape``;
-    ``campaign``: lines added to its [campaign] table."""
+    ``campaign``: lines added to its [campaign] table; ``copies``: each item that many times, under ids of
+    its own (``<id>-<k>``: items that show the same text, as a real file's repeated rows do)."""
     scaffold(shape, root)
     folder = root / "config"
     shutil.copy(PAGES / f"{shape}.html.j2", folder / f"{shape}.html.j2")
-    shutil.copy(PAGES / f"{shape}_items.csv", folder / f"{shape}_items.csv")
+    with (PAGES / f"{shape}_items.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    with (folder / f"{shape}_items.csv").open("w", encoding="utf-8", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=list(rows[0]))
+        out.writeheader()
+        for k in range(copies):
+            out.writerows({**r, "item_id": r["item_id"] if copies == 1 else f"{r['item_id']}-{k}"} for r in rows)
     config = folder / f"{shape}.toml"
     text = config.read_text(encoding="utf-8")
     text = re.sub(r"(?m)^images_per_hit = \d+", f"images_per_hit = {per_page}", text)

@@ -85,7 +85,7 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
             for size in (2, 3, 4):
                 run = words[k:k + size]
                 if len(run) == size and run[-1].lower() not in STOP and len(run[-1]) >= 3:
-                    found.append(" ".join(run).lower())
+                    found.append(" ".join(run) if k else run[0][:1].lower() + " ".join(run)[1:])
     if not found:
         return []
     picked = rng.sample(found, min(n, len(found)))
@@ -136,5 +136,5 @@ def remark(texts: list[str], rng: random.Random) -> str:
 
 
 def _capital(text: str) -> str:
-    at = 1 if text.startswith("\"") else 0
-    return text[:at] + text[at:at + 1].upper() + text[at + 1:]
+    """The first letter up, unless the text opens with a quote (quoted words stay as the item has them)."""
+    return text if text.startswith("\"") else text[:1].upper() + text[1:]

@@ -1,0 +1,46 @@
+"""What a text box asks decides what an honest simulated worker writes (issue 67, point 4): a caption box
+gets a description, a "clarify" box names the part of the item it is about, a "why" box gives grounds for
+the worker's own answer, a comment on a word uses the word; each in the item's own words."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from flows.sim.people.item_writing import asked, clarification, reason, remark, spans, word_comment
+
+POST = "They built a religious building beside the old market and the neighbours complained about the bells."
+
+
+@pytest.mark.parametrize(("question", "name", "kind"), [
+    ("Write a caption for this photo", "caption", "caption"),
+    ("Please describe the image", "desc", "caption"),
+    ("Clarify what might be discriminatory in the text", "clarification", "clarification"),
+    ("Why did you give this rating?", "why", "reason"),
+    ("Explain your answer", "explanation", "reason"),
+    ("Summarise the abstract in 100 words", "summary", "summary"),
+    ("Comment on how the word \"bank\" is used", "note", "word"),
+    ("Any comments (optional)", "comment", "remark"),
+    ("Your answer", "answer", ""),
+])
+def test_the_kind_asked_comes_from_the_label_and_name(question: str, name: str, kind: str) -> None:
+    assert asked(question, name) == kind
+
+
+def test_each_kind_is_written_in_the_items_words() -> None:
+    own = set(POST.lower().replace(".", "").split())
+    for seed in range(20):
+        rng = random.Random(seed)
+        for text in (clarification([POST], rng), reason([POST], "offensive", rng), remark([POST], rng)):
+            quoted = text.split('"')[1::2]
+            assert quoted and all(set(q.lower().split()) <= own for q in quoted), text  # quotes the item, verbatim
+    reasons = [reason([POST], "offensive", random.Random(s)) for s in range(40)]
+    assert any("offensive" in r for r in reasons)  # grounds for the worker's own answer
+    assert len(set(reasons)) >= 30  # varied per worker, not a stock sentence
+    assert remark([], random.Random(1)) == "" and spans([], random.Random(1)) == []  # nothing to quote: no remark
+
+
+def test_a_comment_on_a_word_uses_it_even_in_another_form() -> None:
+    text = word_comment("rock", ["The baby fell asleep while her father rocked the cradle."], random.Random(2))
+    assert "rock" in text.lower() and "rocked the cradle" in text
