@@ -44,3 +44,12 @@ def test_each_kind_is_written_in_the_items_words() -> None:
 def test_a_comment_on_a_word_uses_it_even_in_another_form() -> None:
     text = word_comment("rock", ["The baby fell asleep while her father rocked the cradle."], random.Random(2))
     assert "rock" in text.lower() and "rocked the cradle" in text
+
+
+def test_the_reading_model_reads_a_cue_word_in_its_forms() -> None:
+    from flows.sim.people.content_choice import content_answers
+
+    options = ["positive", "negative", "neutral"]
+    assert content_answers(["I loved them from day one"], options) == ["positive"]  # was: no cue read
+    assert content_answers(["We were loving every minute of the trip"], options) == ["positive"]
+    assert content_answers(["They raised a fund for the school roof"], ["fun", "work"]) is None  # not "fun"
