@@ -78,16 +78,16 @@ def rate(pair: list[int]) -> str:
 def table(run: dict[str, Any]) -> list[str]:
     """One line per profile: its figure on every page shape and on the caption task."""
     columns = list(run)
-    lines = [f"{'':<18}" + "".join(f"{c:>11}" for c in columns)]
+    lines = [f"{'':<18}" + "".join(f"{c:>13}" for c in columns)]
     for side, label in (("honest", "blocked (goal 0)"), ("bad", "recall")):
         profiles = sorted({p for r in run.values() for p in r[side]})
         lines.append(f"{side} profiles, {label}:")
         for p in profiles:
-            lines.append(f"  {p:<16}" + "".join(f"{rate(run[c][side][p]) if p in run[c][side] else '-':>11}"
+            lines.append(f"  {p:<16}" + "".join(f"{rate(run[c][side][p]) if p in run[c][side] else '-':>13}"
                                                  for c in columns))
         totals = [[sum(v[0] for v in run[c][side].values()), sum(v[1] for v in run[c][side].values())]
                   for c in columns]
-        lines.append(f"  {'all':<16}" + "".join(f"{rate(t):>11}" for t in totals))
+        lines.append(f"  {'all':<16}" + "".join(f"{rate(t):>13}" for t in totals))
     return lines
 
 
