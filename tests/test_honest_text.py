@@ -96,3 +96,10 @@ def test_a_field_no_one_can_read_is_said_content_blind(tmp_path: Path, capsys: p
                  "--crowd", str(crowd_file(tmp_path, {"diligent": 4}))]) == 0
     summary = (tmp_path / "runs" / "caption" / "summary.txt").read_text(encoding="utf-8")
     assert "simulated text for heard is content-blind: 12 of its items show no text of their own" in summary
+
+
+def test_one_seed_one_dataset(tmp_path: Path) -> None:
+    """The new text kinds draw only from the seeded schedule: the same run twice writes the same answers."""
+    first = run_shape(tmp_path / "a", "rating", COUNTS)
+    second = run_shape(tmp_path / "b", "rating", COUNTS)
+    assert first["answers"] and sorted(first["answers"]) == sorted(second["answers"])
