@@ -64,7 +64,8 @@ def check_kind(shape: str, written: list[tuple[str, str, str]], rows: dict[str, 
             assert row["word"] in text.lower() or any(w.startswith(row["word"]) for w in said), text
         if shape == "summary":
             source = words(row["passage"])
-            assert len(words(text)) < len(source) and len(text) >= 100, text  # shorter, at the length asked
+            assert len(words(text)) < len(source) and len(text) >= 100, text  # shorter, and the box's minimum
+            assert 15 <= len(text.split()) <= 40, text  # "about 25 words": whole sentences, so roughly
             assert words(text) != source[:len(words(text))]  # never the text's first words
             mine = words(text)
             assert sum(w in set(source) for w in mine) >= 0.7 * len(mine), text  # the passage's words, not filler
