@@ -43,7 +43,7 @@ from flows.sim.people.item_writing import asked, clarification, reason, remark, 
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.summaries import at_least_words, summary, words_asked
+from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker
 
@@ -132,11 +132,13 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     rule = field_rule(f) or {}
     high = int(rule["maxlength"]) if rule.get("maxlength") is not None else None
     texts = ctx.texts or ([] if not ctx.shows_image else sources[:2])
-    text = ""
+    text, low = "", int(rule.get("minlength") or 0)
     for _ in range(8):  # a person does not write the same text twice
-        text = _of_kind(wanted, question, texts, fill, ctx, f.name, (int(rule.get("minlength") or 0), high))
+        text = _of_kind(wanted, question, texts, fill, ctx, f.name, (low, high))
         if not text:
             return "" if wanted == "remark" and optional(f) else None
+        if len(text) < low:  # a box's minimum met with more of the item, not its words over again
+            text = at_least_words(text, low // CHARS_A_WORD + 1, texts, rng)
         text = fit_text(_styled(fill, text), f, rng, texts)
         if normalise(text) not in fill.worker.written:
             break
