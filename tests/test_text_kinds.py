@@ -53,3 +53,24 @@ def test_the_reading_model_reads_a_cue_word_in_its_forms() -> None:
     assert content_answers(["I loved them from day one"], options) == ["positive"]  # was: no cue read
     assert content_answers(["We were loving every minute of the trip"], options) == ["positive"]
     assert content_answers(["They raised a fund for the school roof"], ["fun", "work"]) is None  # not "fun"
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    ('Comment on how the word "fair" is used in this sentence.', "fair"),
+    ("Explain the meaning of the word spring in this sentence", "spring"),
+    ("What does the word in bold mean?", ""),  # how the page marks it is not the word
+    ("Comment on the word's usage", ""),
+    ("Is the term used correctly?", ""),
+])
+def test_the_word_asked_about(question: str, word: str) -> None:
+    from flows.sim.people.item_writing import the_word
+
+    assert the_word(question) == word and asked(question, "note") == "word"
+
+
+def test_a_word_the_item_sets_apart_is_the_one_commented_on() -> None:
+    from flows.sim.people.item_writing import marked_word
+
+    sentence = 'We sat on the river "bank" and watched the boats.'
+    assert marked_word([sentence]) == "bank"
+    assert "bank" in word_comment(marked_word([sentence]), [sentence], random.Random(1))

@@ -39,7 +39,7 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import asked, clarification, reason, remark, the_word, word_comment
+from flows.sim.people.item_writing import asked, clarification, marked_word, reason, remark, the_word, word_comment
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
@@ -154,8 +154,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         least = fill.min_words.get(name, 0)  # the page's script counts words: a few to spare, as a person does
         asked_words = max(words_asked(question, low, high) or 0, least + 4 if least else 0) or None
         return summary(ctx.texts, rng, asked_words, low, high)
-    if wanted == "word" and (word := the_word(question)):
+    if wanted == "word" and (word := the_word(question) or marked_word(texts)):
         return word_comment(word, texts, rng)
+    if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
+        return remark(texts, rng)
     if wanted == "reason":
         return reason(texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "clarification":

@@ -24,7 +24,13 @@ REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
-                          "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those"))
+                          "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
+                          "italics", "italic", "highlighted", "underlined", "marked", "shown", "correctly", "usage",
+                          "use", "s", "was", "are", "be", "with", "at", "by", "from", "you", "we", "they"))
+QUOTED_WORD = re.compile(r"[\"“‘«](?P<w>[A-Za-z][\w'-]{1,30})[\"”’»]")
+CAPITALS = re.compile(r"(?<![A-Z] )\b(?P<w>[A-Z]{3,})\b(?! [A-Z]{2})")
+ASKS_WORD = re.compile(r"\b(?:word|term)\b.{0,40}\b(?:mean|use|used|usage|sense|comment)|"
+                       r"\b(?:comment|mean|use|usage|sense)\b.{0,40}\b(?:word|term)\b", re.I)
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
                   "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which",
                   "i", "my", "me", "you", "your", "they", "he", "she", "his", "her", "has", "have", "had", "not", "all",
@@ -55,7 +61,7 @@ def asked(question: str, name: str) -> str:
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said):
         return "summary"
-    if the_word(question):
+    if the_word(question) or ASKS_WORD.search(question):
         return "word"
     for kind, pattern in (("clarification", CLARIFY), ("reason", REASON), ("caption", CAPTION),
                           ("remark", REMARK)):
@@ -65,11 +71,22 @@ def asked(question: str, name: str) -> str:
 
 
 def the_word(question: str) -> str:
-    """The word a question asks about ("Comment on the word 'bank'" -> bank), or ""."""
-    for match in WORD.finditer(question):
+    """The word a question asks about ("Comment on the word 'bank'" -> bank), or "": a quoted word after
+    "word" or "term" first, never how the page marks it ("the word in bold") nor a possessive's s."""
+    if (quoted := QUOTED_WORD.search(question)) and WORD.search(question):
+        return quoted["w"]
+    for match in WORD.finditer(question.replace("'s ", " ")):
         words = [w for w in match["w"].split() if w.lower() not in NOT_THE_WORD]
         if words:
             return words[0]
+    return ""
+
+
+def marked_word(texts: list[str]) -> str:
+    """A word the item's text sets apart in quotes or capitals ("the \"bank\" of the river"), or ""."""
+    for text in texts:
+        if (quoted := QUOTED_WORD.search(text)) or (quoted := CAPITALS.search(text)):
+            return quoted["w"]
     return ""
 
 
