@@ -68,7 +68,8 @@ def run_shape(root: Path, shape: str, counts: dict[str, int], seed: int = 1, **s
         worked = {w for (w,) in con.execute("SELECT DISTINCT worker_id FROM assignments WHERE batch > 0 "
                                              "AND worker_id IS NOT NULL AND worker_id != ''")}
         blocks = dict(con.execute("SELECT worker_id, rules FROM blocks").fetchall())
+        held = [h for (h,) in con.execute("SELECT hold FROM batches WHERE hold IS NOT NULL AND hold != ''")]
         answers = con.execute("SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a "
                               "ON a.assignment_id = x.assignment_id WHERE a.batch > 0").fetchall()
     return {"code": code, "workers": {w: {"profile": profile[w], "blocked": blocks.get(w)} for w in sorted(worked)},
-            "answers": answers}
+            "answers": answers, "held": held}

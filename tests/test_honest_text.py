@@ -104,3 +104,12 @@ def test_one_seed_one_dataset(tmp_path: Path) -> None:
     first = run_shape(tmp_path / "a", "rating", COUNTS)
     second = run_shape(tmp_path / "b", "rating", COUNTS)
     assert first["answers"] and sorted(first["answers"]) == sorted(second["answers"])
+
+
+@pytest.mark.parametrize("shape", ["rating", "word"])
+def test_items_shown_twice_are_quoted_not_templated(tmp_path: Path, shape: str) -> None:
+    """An items file whose rows repeat under other ids: honest workers quote the same text on both, and no
+    batch is held for it (on main at 1e84480 shared_template would have blocked most of the batch)."""
+    run = run_shape(tmp_path, shape, COUNTS, copies=4, per_item=4)
+    assert run["code"] == 0 and not run["held"], run["held"]
+    assert not [w for w, v in run["workers"].items() if v["blocked"]]
