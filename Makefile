@@ -244,7 +244,7 @@ bench-custom-qc: $(STAMP)
 
 # Honest simulated workers against QC on five page shapes of our own (tests/pages/honest, issue 67): each honest
 # profile's block rate (goal 0) and each bad profile's recall, beside the caption task's, same crowd; writes
-# bench/results-honest-text.json (SEED, default 1; COPIES of each item, default 8; ~2 min)
+# bench/results-honest-text.json (SEED, default 1; COPIES of each item, default 8; ~1 min)
 .PHONY: bench-honest-text
 bench-honest-text: $(STAMP)
 	$(BIN)/python -m bench.honest_text --seed $(or $(SEED),1) --copies $(or $(COPIES),8) --caption-items 100
