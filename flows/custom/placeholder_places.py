@@ -1,0 +1,166 @@
+"""Where each placeholder of an imported page stands in its HTML, read by an HTML tokenizer (issue 68 point 2).
+
+The converters (``foreign_syntax``) put a mark (:func:`mark`) where each placeholder stood and ask here
+for its place: plain text, a quoted attribute's value, a URL attribute's (through ``safe_url``), a
+script's string (``script_strings``), or a place autoescape cannot protect, refused with what to do:
+
+- an event handler (``onclick``): the browser decodes the entities autoescape wrote, then runs the code;
+- ``srcdoc``: its value is a page of its own, whose entity-escaped markup the browser decodes and runs;
+- ``style`` (attribute or element): CSS the item would write;
+- the source of code (``<script src>``, ``<link href>``, ``<base href>``, ``<object data>``, ``<embed
+  src>``) and SVG animation attributes (which can set an ``href`` to ``javascript:``);
+- a tag's or an attribute's name, right after a ``<`` in text, or a tag the page never closes.
+
+A tag holding a mark in an attribute is written out again with every value double-quoted, so an unquoted
+``<img src=${t}>`` can never take an item's spaces as new attributes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from flows.custom.script_strings import script_places
+
+# Unicode noncharacters: never text of a page, and no part of HTML's syntax
+MARK = re.compile("\ufdd0(\\d+)\ufdd1")
+URL_ATTRIBUTES = frozenset(("href", "src", "action", "formaction", "poster", "background", "cite", "data",
+                            "codebase", "longdesc", "usemap", "icon", "manifest", "ping", "xlink:href", "lowsrc",
+                            "dynsrc", "archive", "classid", "profile"))
+CODE_SOURCES = {"script": "src", "link": "href", "base": "href", "object": "data", "embed": "src",
+                "applet": "code"}
+SVG_ANIMATION = frozenset(("animate", "set", "animatemotion", "animatetransform"))
+MOVE_OUT = "put the value in an element's text or a quoted attribute instead"
+
+
+def mark(n: int) -> str:
+    return f"\ufdd0{n}\ufdd1"
+
+
+def has_marks(text: str) -> bool:
+    return "\ufdd0" in text
+
+
+@dataclass
+class Place:
+    kind: str  # text, attribute, url, script-string, script-code, script-inside, comment, refused
+    why: str = ""  # refused: where it stood and what to do
+
+
+class _Events(HTMLParser):
+    """The page's tokens with their offsets: (offset, kind, tag, attributes, raw text)."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.starts = [0] + [m.end() for m in re.finditer("\n", page)]
+        self.events: list[tuple[int, str, str, list[tuple[str, str | None]], int]] = []
+
+    def _add(self, kind: str, tag: str = "", attrs: list[tuple[str, str | None]] | None = None) -> None:
+        line, column = self.getpos()
+        raw = len(self.get_starttag_text() or "") if kind in ("start", "startend") else 0
+        self.events.append((self.starts[line - 1] + column, kind, tag, attrs or [], raw))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._add("start", tag, attrs)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._add("startend", tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        self._add("end", tag)
+
+    def handle_data(self, data: str) -> None:
+        self._add(self.cdata_elem or "text")
+
+    def handle_comment(self, data: str) -> None:
+        self._add("comment")
+
+    def handle_decl(self, decl: str) -> None:
+        self._add("text")  # <!DOCTYPE ...>: an escaped value holds no ">" to end it
+
+    handle_pi = unknown_decl = handle_decl
+
+
+def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place]]:
+    """The page with each tag that holds a mark in an attribute written out again (every value quoted),
+    its comments dropped if ``drop_comments``, and each mark's place."""
+    parser = _Events(page)
+    parser.feed(page)
+    parsed = len(page) - len(parser.rawdata)  # what follows is a tag, comment or script the page never ends
+    unfinished = "<script>" if parser.cdata_elem else "tag or comment"
+    found: dict[int, Place] = {}
+    offsets = [e[0] for e in parser.events]
+    pieces, done = [], 0
+    for i, (start, kind, tag, attrs, raw) in enumerate(parser.events):
+        end = start + raw if raw else offsets[i + 1] if i + 1 < len(offsets) else parsed
+        if kind == "comment" and drop_comments:  # what a comment mentions is not a column, and shows nobody
+            pieces.append(page[done:start])
+            done = end
+        elif not has_marks(page[start:end]):
+            continue
+        elif kind in ("start", "startend"):
+            pieces += [page[done:start], _tag_places(page[start:end], tag, attrs, kind == "startend", found)]
+            done = end
+        else:
+            _other_places(page, start, end, kind, found)
+    for m in MARK.finditer(page, parsed):
+        found[int(m.group(1))] = Place("refused", f"it stands in a {unfinished} the page never closes; close it")
+    return "".join(pieces) + page[done:], found
+
+
+def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed: bool,
+                found: dict[int, Place]) -> str:
+    for name, value in attrs:
+        for m in MARK.finditer(name):
+            found[int(m.group(1))] = Place("refused", f"it stands in the name of an attribute of <{tag}>; "
+                                                      f"an item may give a value only: {MOVE_OUT}")
+        for m in MARK.finditer(value or ""):
+            found[int(m.group(1))] = _attribute_place(tag, name)
+    for m in MARK.finditer(raw):
+        found.setdefault(int(m.group(1)), Place("refused", "it stands in a tag's name; an item may give a value "
+                                                           f"only: {MOVE_OUT}"))
+    written = "".join(f" {name}" if value is None else f' {name}="{html.escape(value)}"' for name, value in attrs)
+    return f"<{tag}{written}{' /' if closed else ''}>"
+
+
+def _attribute_place(tag: str, name: str) -> Place:
+    if name.startswith("on"):
+        return Place("refused", f"it stands in the event handler {name}= of <{tag}>, which the browser runs as "
+                                "script after decoding the escaped text; move the handler into a <script> that "
+                                f"reads the value from a data- attribute (data-value=\"...\")")
+    if name == "srcdoc":
+        return Place("refused", f"it stands in <{tag} srcdoc>, whose value the browser decodes and shows as a "
+                                "page of its own (running its markup); show the value outside the frame")
+    if name == "style":
+        return Place("refused", f"it stands in the style= of <{tag}>, which would let the item write CSS; use a "
+                                "class chosen by the item's value ({% if %}) instead")
+    if CODE_SOURCES.get(tag) == name or tag in SVG_ANIMATION:
+        return Place("refused", f"it stands in <{tag} {name}>, which loads or sets code from the item's value; "
+                                "write the address into the page itself")
+    return Place("url" if name in URL_ATTRIBUTES else "attribute")
+
+
+def _other_places(page: str, start: int, end: int, kind: str, found: dict[int, Place]) -> None:
+    text = page[start:end]
+    if kind == "script":
+        for n, where in script_places(text, MARK).items():
+            found[n] = Place(f"script-{where}")
+        return
+    for m in MARK.finditer(text):
+        at = start + m.start()
+        if kind == "style":
+            found[int(m.group(1))] = Place("refused", "it stands in a <style> element, which would let the item "
+                                                      "write CSS; use a class chosen by the item's value instead")
+        elif kind == "end" or (kind == "text" and (page[at - 1:at] == "<" or page[at - 2:at] in ("</", "<!"))):
+            found[int(m.group(1))] = Place("refused", "it stands where a tag's name goes (right after <); an item "
+                                                      f"may give a value only: {MOVE_OUT}")
+        else:
+            found[int(m.group(1))] = Place("comment" if kind == "comment" else "text")
+
+
+def line_at(lines: list[int], offset: int) -> int:
+    """The 1-based line of ``offset``, ``lines`` being the offsets of the page's newlines."""
+    return bisect.bisect_left(lines, offset) + 1
