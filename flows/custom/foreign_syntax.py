@@ -39,11 +39,11 @@ DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
 # compares values. A template holding no other is bounded as written and needs no render to show it: a
 # render compiled gigabytes for 300,000 placeholders (issue 55) and 1.5 GB for 100,000 Liquid ones (issue 68).
 VALUE_REF = r"""(?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\])"""
-FILTER_CHAIN = r"""(?![^}]*\b(tojson|forceescape)\b[^}]*\b\1\b)(?: \| (?:safe_url|tojson|forceescape|upper|lower|trim|""" \
-    r"""capitalize)){0,8}"""
+FILTER_CHAIN = r"""(?![^}]*\b(tojson|forceescape)\b[^}]*\b\1\b)""" \
+    r"""(?: \| (?:safe_url|tojson|forceescape|upper|lower|trim|capitalize)){0,8}"""
 # each term ends where a word does: no run of letters or digits splits two ways (no backtracking blow-up)
-CONDITION_TERMS = r"""(?:(?:(?:""" + VALUE_REF + r"""|-?\d{1,20}(?:\.\d{1,20})?|and|or|not|true|false|none)(?![\w.])|""" \
-    r"""'[^'{}%\\]*'|"[^"{}%\\]*"|[=!<>]=|[<>()])\s*)+"""
+CONDITION_TERMS = r"""(?:(?:(?:""" + VALUE_REF + r"""|-?\d{1,20}(?:\.\d{1,20})?|and|or|not|true|false|none)""" \
+    r"""(?![\w.])|'[^'{}%\\]*'|"[^"{}%\\]*"|[=!<>]=|[<>()])\s*)+"""
 HITFLOW_EXPRESSIONS = re.compile(
     r"""\{\{ (?:""" + VALUE_REF + FILTER_CHAIN + r"""|i|'\{[{%#]')"""
     r""" \}\}"""

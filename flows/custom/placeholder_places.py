@@ -79,9 +79,13 @@ class _Events(HTMLParser):
         self._add("comment")
 
     def handle_decl(self, decl: str) -> None:
-        self._add("text")  # <!DOCTYPE ...>: an escaped value holds no ">" to end it
+        self._add("text")  # <!DOCTYPE ...>, <?...>, <![...]>: an escaped value holds no ">" to end it
 
-    handle_pi = unknown_decl = handle_decl
+    def handle_pi(self, data: str) -> None:
+        self._add("text")
+
+    def unknown_decl(self, data: str) -> None:
+        self._add("text")
 
 
 def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place]]:
@@ -96,7 +100,7 @@ def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place
     pieces, done = [], 0
     for i, (start, kind, tag, attrs, raw) in enumerate(parser.events):
         end = start + raw if raw else offsets[i + 1] if i + 1 < len(offsets) else parsed
-        if kind == "comment" and drop_comments:  # what a comment mentions is not a column, and shows nobody
+        if kind == "comment" and drop_comments and page.startswith("<!--", start):  # it mentions no column
             pieces.append(page[done:start])
             done = end
         elif not has_marks(page[start:end]):
@@ -154,7 +158,7 @@ def _other_places(page: str, start: int, end: int, kind: str, found: dict[int, P
         if kind == "style":
             found[int(m.group(1))] = Place("refused", "it stands in a <style> element, which would let the item "
                                                       "write CSS; use a class chosen by the item's value instead")
-        elif kind == "end" or (kind == "text" and (page[at - 1:at] == "<" or page[at - 2:at] in ("</", "<!"))):
+        elif kind == "end" or page[at - 1:at] == "<" or page[at - 2:at] in ("</", "<!"):
             found[int(m.group(1))] = Place("refused", "it stands where a tag's name goes (right after <); an item "
                                                       f"may give a value only: {MOVE_OUT}")
         else:

@@ -1,0 +1,174 @@
+"""Issue 68 point 2: an imported page cannot run an item's script. Each placeholder of ``hitflow new --from``
+is placed by the HTML context it stands in or refused with its line; every placed context is rendered with
+hostile item text and the result read with html.parser, by code of this test alone: the tags and
+attribute names, the scripts' code outside their JSON strings and the styles are those the page has with
+a harmless item, no URL attribute starts with ``javascript:``, and no handler, ``srcdoc`` or style holds
+the item's text."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from contextlib import redirect_stderr, redirect_stdout
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from flows.cli.main import main
+from flows.core.pages.templates import render_source
+from flows.custom.page_import import import_page
+from flows.custom.scaffold_import import template_text
+
+HOSTILE = ["x onerror=alert(1)", '"><script>alert(1)</script>', "' onmouseover='alert(1)", "javascript:alert(1)",
+           "</script><script>alert(1)</script>", "<img src=x onerror=alert(1)>", "';alert(1);//", '";alert(1);//',
+           "*/alert(1)/*", "${alert(1)}", "`+alert(1)+`", "\\", "&lt;script&gt;alert(1)&lt;/script&gt;",
+           "x\" srcdoc=\"<script>alert(1)</script>", " JaVaScRiPt:alert(1)", "\u2028alert(1)//", "-->alert(1)<!--"]
+HARMLESS = "plain"
+# (what it is, the page's HTML) for each context a placeholder is placed in
+PLACED = [
+    ("text", "<p>${t}</p>"),
+    ("double-quoted attribute", '<p title="${t}">x</p>'),
+    ("single-quoted attribute", "<p title='${t}'>x</p>"),
+    ("unquoted attribute", '<img src=${t} alt="y">'),  # the issue's example
+    ("unquoted value attribute", "<input value=${t} name=v>"),
+    ("URL attribute", '<a href="${t}">x</a>'),
+    ("URL attribute with a prefix", "<a href=https://example.org/?q=${t}>x</a>"),
+    ("iframe src", '<iframe src="${t}"></iframe>'),
+    ("textarea", "<textarea name=v>${t}</textarea>"),
+    ("script string", '<script>var a = "${t}";</script>'),
+    ("script single-quoted string", "<script>var a = '${t}';</script>"),
+    ("script string in another string", "<script>var a = \"say '${t}' now\";</script>"),
+    ("script template literal", "<script>var a = `${t}`;</script>"),
+    ("script comment", "<script>/* '${t}' */ var a = 1;</script>"),
+    ("Liquid text", "<p>{{ task.input.t | upcase }}</p>"),
+    ("Liquid unquoted URL", "<img src={{ task.input.t }}>"),
+    ("Liquid JSON attribute", "<div data-v={{ task.input.t | to_json }}></div>"),
+    ("Liquid JSON quoted attribute", '<crowd-input name="v" value="{{ task.input.t | grant_read_access | to_json }}">'),
+    ("Liquid script JSON", "<script>var a = {{ task.input.t | to_json }};</script>"),
+    ("Liquid script string", "<script>var a = '{{ task.input.t }}';</script>"),
+]
+# (what it is, the page's HTML): no placement is safe; the import names the line
+REFUSED = [
+    ("srcdoc", '<iframe srcdoc="${t}"></iframe>'),
+    ("event handler", "<button onclick=\"say('${t}')\">x</button>"),
+    ("unquoted event handler", "<img src=a.png onerror=${t}>"),
+    ("style attribute", '<p style="color: ${t}">x</p>'),
+    ("style element", "<style>p { color: ${t} }</style>"),
+    ("tag name", "<${t}>x"),
+    ("end tag", "<p>x</${t}>"),
+    ("attribute name", "<p ${t}>x</p>"),
+    ("script source", '<script src="${t}"></script>'),
+    ("base", '<base href="${t}">'),
+    ("SVG animation", '<svg><a><animate attributeName="href" to="${t}"/><text>x</text></a></svg>'),
+    ("unclosed tag", '<p>x</p>\n<img src="a.png" alt=${t}'),
+    ("Liquid event handler", '<div onclick="go({{ task.input.t | to_json }})">x</div>'),
+    ("Liquid srcdoc", "<iframe srcdoc='{{ task.input.t | escape }}'></iframe>"),
+    ("Liquid script code", "<script>var a = {{ task.input.t }};</script>"),
+    ("Liquid script in a string", '<script>var a = "say {{ task.input.t }}";</script>'),
+]
+
+
+class Reading(HTMLParser):
+    """What a browser would build from the page: its tags with their attributes, its scripts and styles."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, tuple[str, ...]]] = []
+        self.attributes: list[tuple[str, str]] = []
+        self.code: dict[str, list[str]] = {"script": [], "style": []}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, tuple(name for name, _ in attrs)))
+        self.attributes += [(name, value or "") for name, value in attrs]
+
+    handle_startendtag = handle_starttag
+
+    def handle_data(self, data: str) -> None:
+        if self.cdata_elem:
+            self.code[self.cdata_elem].append(data)
+
+
+JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def read(page: str) -> Reading:
+    reading = Reading()
+    reading.feed(page)
+    reading.close()
+    return reading
+
+
+def script_code(reading: Reading) -> list[str]:
+    """Each script's code with its double-quoted strings (each a valid JSON string) taken out."""
+    out = []
+    for script in reading.code["script"]:
+        for string in JSON_STRING.findall(script):
+            json.loads(string)
+        out.append(JSON_STRING.sub('""', script))
+    return out
+
+
+def rendered(page: str, value: str) -> str:
+    imported = import_page(page, "page.html")
+    template = template_text(imported, Path("page.html"), page)
+    item = {"item_id": "i1", **{c: value for c in imported.columns}}
+    return render_source(template, "page.html.j2", {"title": "t", "rules": {"kind": "form", "fields": []},
+                                                    "items": [item]})
+
+
+@pytest.mark.parametrize("what,page", PLACED, ids=[w for w, _ in PLACED])
+def test_hostile_item_text_stays_text_in_every_placed_context(what: str, page: str) -> None:
+    plain = read(rendered(page, HARMLESS))
+    for value in HOSTILE:
+        hostile = read(rendered(page, value))
+        assert hostile.tags == plain.tags, (what, value)  # no tag or attribute of the item's
+        assert script_code(hostile) == script_code(plain), (what, value)  # its text only inside JSON strings
+        assert hostile.code["style"] == plain.code["style"], (what, value)
+        for name, text in hostile.attributes:
+            assert not (name.startswith("on") or name in ("srcdoc", "style")) or "alert" not in text, (what, value)
+            if name in ("href", "src", "action", "formaction"):
+                assert not re.sub(r"[\x00-\x20]", "", text).lower().startswith("javascript:"), (what, value)
+
+
+def test_item_text_in_a_script_is_one_json_string() -> None:
+    """The script reads the item's text as it was: JSON's escapes keep ``</script>`` and quotes inside."""
+    for value in HOSTILE:
+        scripts = read(rendered('<script>var a = "${t}";</script>', value)).code["script"]
+        mine = [s for s in scripts if "var a = " in s]
+        assert len(mine) == 1 and json.loads(mine[0].split("var a = ", 1)[1].rstrip().rstrip(";")) == value
+
+
+def imported_by_cli(tmp_path: Path, page: str) -> tuple[int, str, list[str]]:
+    (tmp_path / "page.html").write_text(page)
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        code = main(["new", "imp", "--from", str(tmp_path / "page.html"), "--dir", str(tmp_path / "out")])
+    written = sorted(p.name for p in (tmp_path / "out").rglob("imp*")) if (tmp_path / "out").exists() else []
+    return code, err.getvalue(), written
+
+
+@pytest.mark.parametrize("what,page", REFUSED, ids=[w for w, _ in REFUSED])
+def test_a_placeholder_no_escaping_protects_is_refused_with_its_line(tmp_path: Path, what: str, page: str) -> None:
+    page = "<h1>Task</h1>\n<input name='answer'>\n" + page
+    code, err, written = imported_by_cli(tmp_path, page)
+    line = page.count("\n", 0, max(page.find("${t}"), page.find("{{ task"))) + 1
+    assert code == 2 and written == [], (what, err)
+    problems = [x for x in err.splitlines() if x.startswith(f"{tmp_path / 'page.html'}:")]
+    assert problems and problems[0].startswith(f"{tmp_path / 'page.html'}:{line}: "), (what, err)
+    assert "Traceback" not in err and all(len(x) < 400 for x in problems)
+
+
+def test_the_issues_unquoted_image_renders_no_handler_through_preview(tmp_path: Path) -> None:
+    """The issue's page end to end: imported, its items file given the issue's item, ``hitflow preview``'s
+    file holds one <img> whose only attributes are the page's own."""
+    code, err, _ = imported_by_cli(tmp_path, "<h1>T</h1><img src=${t} alt=\"y\"><input name=answer>")
+    assert code == 0, err
+    items = tmp_path / "out" / "config" / "imp_items.csv"
+    items.write_text("item_id,t\ni1,x onerror=alert(1)\n")
+    out = tmp_path / "preview.html"
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert main(["preview", str(tmp_path / "out" / "config" / "imp.toml"), "--out", str(out)]) == 0
+    images = [t for t in read(out.read_text()).tags if t[0] == "img" and "alt" in t[1]]
+    assert images == [("img", ("src", "alt"))]
