@@ -14,6 +14,7 @@ template builds a value goes through a check here, whatever the expression's spe
 
 from __future__ import annotations
 
+import sys
 from functools import update_wrapper
 from typing import Any
 
@@ -85,9 +86,10 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
             limits.check_deadline()
             factor = 6 if escaped and any(hasattr(v, "__html__") for v in values) else 1  # the rest escaped
             vb.need("a joined value", factor * sum(vb.text_bound(v) for v in values))
-        if escaped:
-            return jinja2.runtime.markup_join(values)
-        return "".join(map(str, values))
+        joined = jinja2.runtime.markup_join(values) if escaped else "".join(map(str, values))
+        if limits.bounded():
+            limits.count_built(sys.getsizeof(joined))
+        return joined
 
     def wrap_str_format(self, value: Any) -> Any:
         """``str.format``/``format_map`` as Jinja's sandbox wraps them, with a formatter that bounds each field."""

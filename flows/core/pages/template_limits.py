@@ -15,6 +15,7 @@ campaign's report may be large. A requester's page, and what it extends or inclu
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -28,6 +29,7 @@ MAX_COUNT = 100_000  # a range's length, a batch or slice count
 MAX_DEPTH = 100  # a value nested in lists or dicts
 MAX_OUTPUT_CHARS = 16 * 2**20  # the page, and each block of output (the page limit of flows/custom/page_fetch.py)
 MAX_BUFFERED_CHARS = 4 * MAX_OUTPUT_CHARS  # every block of output of one render together
+MAX_BUILT_BYTES = 256 * 2**20  # every value one render builds, together: what its set, macro and block values keep
 RENDER_DEADLINE_S = 10.0
 _state = threading.local()
 
@@ -68,6 +70,19 @@ class _Render:
     def __init__(self) -> None:
         self.end = time.monotonic() + RENDER_DEADLINE_S
         self.buffered = 0
+        self.built = 0  # bytes
+
+
+def count_built(size: int) -> None:
+    """``size`` more bytes built by the render (a value an operator, call, filter, ``~`` or block made):
+    each value is bounded on its own, so without a total 250 ``{% set sN = a ~ N %}`` of a 4 MB ``a``
+    kept 984 MB (issue 68 point 3). Counted as built, not as kept: a value dropped at once counts too."""
+    render = current()
+    if render is not None:
+        render.built += size
+        if render.built > MAX_BUILT_BYTES:
+            raise TemplateLimit(f"the values the page built together would take {render.built:,} bytes, over the "
+                                f"limit of {MAX_BUILT_BYTES:,}")
 
 
 def current() -> _Render | None:
@@ -138,8 +153,12 @@ class BlockBuffer(list):  # type: ignore[type-arg]
 
 def bounded_concat(pieces: Iterable[Any]) -> str:
     """``environment.concat``: a block's pieces joined, at most MAX_OUTPUT_CHARS."""
-    if not bounded() or isinstance(pieces, BlockBuffer):
+    if not bounded():
         return "".join(pieces)
+    if isinstance(pieces, BlockBuffer):
+        joined = "".join(pieces)
+        count_built(sys.getsizeof(joined))  # a macro's, a {% set %} block's value: kept as long as its name
+        return joined
     return bounded_output(iter(pieces), MAX_OUTPUT_CHARS)
 
 
