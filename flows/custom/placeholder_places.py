@@ -18,7 +18,6 @@ A tag holding a mark in an attribute is written out again with every value doubl
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -126,8 +125,15 @@ def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed:
     for m in MARK.finditer(raw):
         found.setdefault(int(m.group(1)), Place("refused", "it stands in a tag's name; an item may give a value "
                                                            f"only: {MOVE_OUT}"))
-    written = "".join(f" {name}" if value is None else f' {name}="{html.escape(value)}"' for name, value in attrs)
+    written = "".join(f" {name}" if value is None else f" {name}={_quoted(value)}" for name, value in attrs)
     return f"<{tag}{written}{' /' if closed else ''}>"
+
+
+def _quoted(value: str) -> str:
+    """An attribute's value (as the tokenizer decoded it) in quotes: single ones around a value holding
+    double ones (a JSON list of categories reads as written), else double."""
+    text = value.replace("&", "&amp;")
+    return f"'{text}'" if '"' in text and "'" not in text else '"' + text.replace('"', "&quot;") + '"'
 
 
 def _attribute_place(tag: str, name: str) -> Place:
