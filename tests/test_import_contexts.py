@@ -15,10 +15,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flows.cli.main import main
 from flows.core.pages.templates import render_source
-from flows.custom.page_import import import_page
+from flows.custom.page_import import PageProblems, import_page
 from flows.custom.scaffold_import import template_text
 
 HOSTILE = ["x onerror=alert(1)", '"><script>alert(1)</script>', "' onmouseover='alert(1)", "javascript:alert(1)",
@@ -101,13 +103,8 @@ def read(page: str) -> Reading:
 
 
 def script_code(reading: Reading) -> list[str]:
-    """Each script's code with its double-quoted strings (each a valid JSON string) taken out."""
-    out = []
-    for script in reading.code["script"]:
-        for string in JSON_STRING.findall(script):
-            json.loads(string)
-        out.append(JSON_STRING.sub('""', script))
-    return out
+    """Each script's code with its double-quoted strings taken out (where the item's text may be, as JSON)."""
+    return [JSON_STRING.sub('""', script) for script in reading.code["script"]]
 
 
 def rendered(page: str, value: str) -> str:
@@ -172,3 +169,32 @@ def test_the_issues_unquoted_image_renders_no_handler_through_preview(tmp_path: 
         assert main(["preview", str(tmp_path / "out" / "config" / "imp.toml"), "--out", str(out)]) == 0
     images = [t for t in read(out.read_text()).tags if t[0] == "img" and "alt" in t[1]]
     assert images == [("img", ("src", "alt"))]
+
+
+FRAGMENTS = ["<p>", "</p>", "<p title=", "<a href=", "<img src=", "<input value=", "<div data-x=", " alt=y", ">", '"',
+             "'", "${t}", "${u}", " ", "x", "<script>var a = ", "<script>", "</script>", "<style>", "</style>",
+             "<!-- ", " -->", "<", "</", "=", "/", "<textarea>", "</textarea>", "<iframe srcdoc=", " onclick=",
+             "`", "//", "\n", "&amp;", "{{", "<svg>", "</svg>", "<br/>", ";", "= ", "==", "'${t}'", '"${t}"', "<!",
+             "<?", "<![CDATA[", "]]>", "<noscript>", "<title>", "/*", "*/", "<a href=javascript:x>",
+             "{{ task.input.t }}", "{{ task.input.t | to_json }}", "{% if task.input.u %}", "{% endif %}",
+             "<x-y z=", "/>", "\t"]
+
+
+@settings(max_examples=80, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join), st.sampled_from(HOSTILE))
+def test_any_page_imported_keeps_hostile_item_text_out_of_markup_and_code(page: str, value: str) -> None:
+    """Generated pages: each is refused, or renders a hostile item with the tags, attribute names, code and
+    handlers it renders a harmless item with."""
+    try:
+        plain = read(rendered(page, HARMLESS))
+    except PageProblems:
+        return
+    hostile = read(rendered(page, value))
+    assert hostile.tags == plain.tags and script_code(hostile) == script_code(plain), (page, value)
+    assert hostile.code["style"] == plain.code["style"], (page, value)
+    risky = [(n, v) for n, v in plain.attributes if n.startswith("on") or n in ("srcdoc", "style")]
+    assert [(n, v) for n, v in hostile.attributes if n.startswith("on") or n in ("srcdoc", "style")] == risky
+    def scripted(reading: Reading) -> list[str]:
+        return [t for n, t in reading.attributes if n in ("href", "src") and
+                re.sub(r"[\x00-\x20]", "", t).lower().startswith("javascript:")]
+    assert scripted(hostile) == scripted(plain), (page, value)

@@ -111,7 +111,28 @@ def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place
             _other_places(page, start, end, kind, found)
     for m in MARK.finditer(page, parsed):
         found[int(m.group(1))] = Place("refused", f"it stands in a {unfinished} the page never closes; close it")
+    for start, kind, tag, attrs, raw in parser.events:
+        if kind in ("start", "startend") and any('"' in name or "'" in name for name, _ in attrs):
+            _unpaired_quote(page, start, page[start:start + raw], tag, attrs, found)
     return "".join(pieces) + page[done:], found
+
+
+def _unpaired_quote(page: str, start: int, raw: str, tag: str, attrs: list[tuple[str, str | None]],
+                    found: dict[int, Place]) -> None:
+    """A quote html.parser took into an attribute's name (``<p a= "b>``, the value's quote never closing
+    inside the tag) opens a value for a browser, which runs to the next such quote, past the tag's ``>``:
+    a mark up to there may stand in that value (a handler's), whatever html.parser made of it."""
+    for name, _ in attrs:
+        quote = next((c for c in name if c in "\"'"), "")
+        at = raw.lower().find(name) if quote else -1
+        if at < 0:
+            continue
+        opened = start + at + name.index(quote)
+        closed = page.find(quote, opened + 1)
+        line = page.count("\n", 0, start) + 1
+        for m in MARK.finditer(page, start, len(page) if closed < 0 else closed):
+            found[int(m.group(1))] = Place("refused", f"it follows <{tag}> on line {line}, whose {quote} opens a "
+                                                      "value a browser reads past the tag's >; pair that tag's quotes")
 
 
 def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed: bool,
