@@ -198,3 +198,28 @@ def test_any_page_imported_keeps_hostile_item_text_out_of_markup_and_code(page: 
         return [t for n, t in reading.attributes if n in ("href", "src") and
                 re.sub(r"[\x00-\x20]", "", t).lower().startswith("javascript:")]
     assert scripted(hostile) == scripted(plain), (page, value)
+
+
+@pytest.mark.browser
+def test_chromium_runs_no_item_script_in_the_preview(tmp_path: Path, page) -> None:
+    """The preview of an imported page, in Chromium: items written to run script in an unquoted attribute,
+    text, a script's string, a link and a focused field run none (no dialog, on load, click or focus),
+    while the page's own script runs and reads its item's text exactly."""
+    source = ("<h1>T</h1><img src=${a} alt=y><p>${b}</p><a id=go href=${c}>go</a><input id=f name=f value=${d}>"
+              "<script>document.title = \"${e}\";</script>")
+    assert imported_by_cli(tmp_path, source)[0] == 0
+    items = {"a": "x onerror=alert(1)", "b": "<img src=x onerror=alert(2)>", "c": "javascript:alert(3)",
+             "d": "x autofocus onfocus=alert(4)", "e": "</script><script>alert(5)</script>"}
+    csv = tmp_path / "out" / "config" / "imp_items.csv"
+    csv.write_text("item_id," + ",".join(items) + "\ni1," + ",".join(f'"{v}"' for v in items.values()) + "\n")
+    out = tmp_path / "preview.html"
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert main(["preview", str(tmp_path / "out" / "config" / "imp.toml"), "--out", str(out)]) == 0
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(out.as_uri())
+    page.focus("#f")
+    assert page.title() == items["e"] and page.get_attribute("#go", "href") == "about:blank"
+    page.click("#go")  # to about:blank, which safe_url put in javascript:'s place
+    page.wait_for_timeout(300)
+    assert dialogs == []
