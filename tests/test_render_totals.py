@@ -92,3 +92,11 @@ def test_a_liquid_pages_filters_are_bounded_as_written() -> None:
     imported = import_page(page, "page.html")
     template = template_text(imported, Path("page.html"), page)
     assert template.count("{{ item.x | upper }}") == 20_000 and only_hitflow_expressions(template)
+
+
+def test_slices_count_toward_the_total() -> None:
+    """A slice is a copy Jinja writes as Python's own ``value[a:b]``: 20 of a macro's 15-million-emoji value
+    (60 MB each) ran past 1 GiB before; each is counted with what the render builds."""
+    page = ("{% macro m() %}{% for n in range(15) %}{{ '" + EMOJI + "' * 999999 }}{% endfor %}{% endmacro %}"
+            "{% set big = m() %}" + "".join(f"{{% set s{n} = big[{n}:] %}}" for n in range(20)) + "{{ s0|length }}")
+    assert "the values the page built together would take" in refusal(page)
