@@ -8,7 +8,8 @@ script's string (``script_strings``), or a place autoescape cannot protect, refu
 - ``srcdoc``: its value is a page of its own, whose entity-escaped markup the browser decodes and runs;
 - ``style`` (attribute or element): CSS the item would write;
 - the source of code (``<script src>``, ``<link href>``, ``<base href>``, ``<object data>``, ``<embed
-  src>``) and SVG animation attributes (which can set an ``href`` to ``javascript:``);
+  src>``), ``formaction`` (where the answers go), SVG animation attributes (which can set an ``href`` to
+  ``javascript:``) and a ``<script>`` that is not JavaScript or JSON (an HTML template a script inserts);
 - a tag's or an attribute's name, right after a ``<`` in text, or a tag the page never closes.
 
 A tag holding a mark in an attribute is written out again with every value double-quoted, so an unquoted
@@ -29,8 +30,14 @@ MARK = re.compile("\ufdd0(\\d+)\ufdd1")
 URL_ATTRIBUTES = frozenset(("href", "src", "action", "formaction", "poster", "background", "cite", "data",
                             "codebase", "longdesc", "usemap", "icon", "manifest", "ping", "xlink:href", "lowsrc",
                             "dynsrc", "archive", "classid", "profile"))
-CODE_SOURCES = {"script": "src", "link": "href", "base": "href", "object": "data", "embed": "src",
-                "applet": "code"}
+# attributes whose value loads code or decides where the answers go
+CODE_SOURCES = {"script": ("src", "href", "xlink:href"), "link": ("href",), "base": ("href",),
+                "object": ("data", "codebase", "classid"), "embed": ("src",), "applet": ("code", "codebase", "archive")}
+SENDS_ANSWERS = ("formaction",)
+# a <script> of these types is JavaScript or JSON data; any other (text/template...) holds HTML a script inserts
+SCRIPT_TYPES = frozenset(("", "text/javascript", "application/javascript", "module", "text/ecmascript",
+                          "application/ecmascript", "application/x-javascript", "text/x-javascript", "text/jscript",
+                          "application/json", "application/ld+json"))
 SVG_ANIMATION = frozenset(("animate", "set", "animatemotion", "animatetransform"))
 MOVE_OUT = "put the value in an element's text or a quoted attribute instead"
 
@@ -56,6 +63,7 @@ class _Events(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.starts = [0] + [m.end() for m in re.finditer("\n", page)]
         self.events: list[tuple[int, str, str, list[tuple[str, str | None]], int]] = []
+        self.script_kind = "script"
 
     def _add(self, kind: str, tag: str = "", attrs: list[tuple[str, str | None]] | None = None) -> None:
         line, column = self.getpos()
@@ -64,6 +72,10 @@ class _Events(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._add("start", tag, attrs)
+        if tag == "script":
+            kind = (dict(attrs).get("type") or "").split(";")[0].strip().lower()
+            self.script_kind = "script" if kind in SCRIPT_TYPES or kind.startswith("text/javascript") else \
+                "script-template"
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._add("startend", tag, attrs)
@@ -72,7 +84,7 @@ class _Events(HTMLParser):
         self._add("end", tag)
 
     def handle_data(self, data: str) -> None:
-        self._add(self.cdata_elem or "text")
+        self._add(self.script_kind if self.cdata_elem == "script" else self.cdata_elem or "text")
 
     def handle_comment(self, data: str) -> None:
         self._add("comment")
@@ -168,14 +180,23 @@ def _attribute_place(tag: str, name: str) -> Place:
     if name == "style":
         return Place("refused", f"it stands in the style= of <{tag}>, which would let the item write CSS; use a "
                                 "class chosen by the item's value ({% if %}) instead")
-    if CODE_SOURCES.get(tag) == name or tag in SVG_ANIMATION:
+    if name in CODE_SOURCES.get(tag, ()) or tag in SVG_ANIMATION:
         return Place("refused", f"it stands in <{tag} {name}>, which loads or sets code from the item's value; "
                                 "write the address into the page itself")
+    if name in SENDS_ANSWERS:
+        return Place("refused", f"it stands in <{tag} {name}>, which would send the page's answers to the item's "
+                                "address; write the address into the page")
     return Place("url" if name in URL_ATTRIBUTES else "attribute")
 
 
 def _other_places(page: str, start: int, end: int, kind: str, found: dict[int, Place]) -> None:
     text = page[start:end]
+    if kind == "script-template":
+        for m in MARK.finditer(text):
+            found[int(m.group(1))] = Place("refused", "it stands in a <script> of a type that is not JavaScript "
+                                                      "(an HTML template a script inserts), where no escaping keeps "
+                                                      f"markup out; {MOVE_OUT}")
+        return
     if kind == "script":
         for n, where in script_places(text, MARK).items():
             found[n] = Place(f"script-{where}")
