@@ -70,3 +70,21 @@ def test_new_keep_jinja_writes_the_page_for_the_dry_run_to_name(tmp_path: Path, 
     (tmp_path / "page.html").write_text(template)
     code, err = cli("new", "err", "--from", str(tmp_path / "page.html"), "--dir", str(tmp_path), "--keep-jinja")
     assert code == 0 and "Traceback" not in err and (tmp_path / "config" / "err.html.j2").read_text() == template
+
+
+@pytest.mark.parametrize("section", ["<![foo bar]>", "<![ x ]>", "<![foo[x]]>"])
+def test_a_marked_section_html_parser_does_not_know_is_read_as_a_browser_reads_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, section: str) -> None:
+    """html.parser raises AssertionError on ``<![foo bar]>`` (to browsers a comment up to its ``>``): ``new``
+    (a ``${x}`` page and a Jinja one), ``preview`` and the dry run printed its traceback."""
+    (tmp_path / "dollar.html").write_text(f"<h1>T</h1><p>${{t}}</p>{section}<input name=a>\n")
+    (tmp_path / "own.html").write_text(PAGE.replace("EXPR", section))
+    assert cli("new", "dollar", "--from", str(tmp_path / "dollar.html"), "--dir", str(tmp_path)) == (0, "")
+    code, err = cli("new", "own", "--from", str(tmp_path / "own.html"), "--dir", str(tmp_path), "--keep-jinja")
+    assert code == 0 and "Traceback" not in err
+    monkeypatch.chdir(tmp_path)
+    for name in ("dollar", "own"):
+        code, err = cli("preview", f"config/{name}.toml", "--out", f"{name}.html")
+        assert code == 0 and "Traceback" not in err, err
+        code, err = cli("run", f"config/{name}.toml", "--dry-run")
+        assert code == 0 and "Traceback" not in err, err

@@ -21,8 +21,8 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
+from flows.core.pages.tolerant_html import TolerantHTMLParser
 from flows.custom.script_strings import script_places
 
 # Unicode noncharacters: never text of a page, and no part of HTML's syntax
@@ -56,7 +56,7 @@ class Place:
     why: str = ""  # refused: where it stood and what to do
 
 
-class _Events(HTMLParser):
+class _Events(TolerantHTMLParser):
     """The page's tokens with their offsets: (offset, kind, tag, attributes, raw text)."""
 
     def __init__(self, page: str) -> None:

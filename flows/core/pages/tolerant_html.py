@@ -1,0 +1,15 @@
+"""html.parser as every page reader of hitflow uses it: a marked section it does not know (``<![foo bar]>``,
+``<![ x``) is read as browsers read it, a bogus comment up to the next ``>``, where html.parser raises
+AssertionError ("unknown status keyword"): a traceback from ``hitflow new`` and the dry run (issue 68)."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+
+class TolerantHTMLParser(HTMLParser):
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            return self.parse_bogus_comment(i, report)
