@@ -50,10 +50,15 @@ def has_marks(text: str) -> bool:
     return "\ufdd0" in text
 
 
-@dataclass
+@dataclass(frozen=True)
 class Place:
     kind: str  # text, attribute, url, script-string, script-code, script-inside, comment, refused
     why: str = ""  # refused: where it stood and what to do
+
+
+# one of each place that is not refused, shared by every mark in it (300,000 placeholders: 30 MB of copies)
+PLAIN = {kind: Place(kind) for kind in ("text", "attribute", "url", "script-string", "script-code",
+                                         "script-inside", "comment")}
 
 
 class _Events(TolerantHTMLParser):
@@ -186,7 +191,7 @@ def _attribute_place(tag: str, name: str) -> Place:
     if name in SENDS_ANSWERS:
         return Place("refused", f"it stands in <{tag} {name}>, which would send the page's answers to the item's "
                                 "address; write the address into the page")
-    return Place("url" if name in URL_ATTRIBUTES else "attribute")
+    return PLAIN["url" if name in URL_ATTRIBUTES else "attribute"]
 
 
 def _other_places(page: str, start: int, end: int, kind: str, found: dict[int, Place]) -> None:
@@ -199,7 +204,7 @@ def _other_places(page: str, start: int, end: int, kind: str, found: dict[int, P
         return
     if kind == "script":
         for n, where in script_places(text, MARK).items():
-            found[n] = Place(f"script-{where}")
+            found[n] = PLAIN[f"script-{where}"]
         return
     for m in MARK.finditer(text):
         at = start + m.start()
@@ -210,7 +215,7 @@ def _other_places(page: str, start: int, end: int, kind: str, found: dict[int, P
             found[int(m.group(1))] = Place("refused", "it stands where a tag's name goes (right after <); an item "
                                                       f"may give a value only: {MOVE_OUT}")
         else:
-            found[int(m.group(1))] = Place("comment" if kind == "comment" else "text")
+            found[int(m.group(1))] = PLAIN["comment" if kind == "comment" else "text"]
 
 
 def line_at(lines: list[int], offset: int) -> int:
