@@ -228,3 +228,9 @@ def test_chromium_runs_no_item_script_in_the_preview(tmp_path: Path, page) -> No
     page.click("#go")  # to about:blank, which safe_url put in javascript:'s place
     page.wait_for_timeout(300)
     assert dialogs == []
+
+
+def test_many_refused_placeholders_are_named_in_a_few_lines(tmp_path: Path) -> None:
+    code, err, written = imported_by_cli(tmp_path, "<input name=a>\n" + '<b onclick="go(${t})">x</b>\n' * 5_000)
+    problems = [x for x in err.splitlines() if x.startswith(str(tmp_path / "page.html"))]
+    assert code == 2 and written == [] and len(problems) == 31 and "and 4,970 more" in problems[-1]
