@@ -234,3 +234,17 @@ def test_many_refused_placeholders_are_named_in_a_few_lines(tmp_path: Path) -> N
     code, err, written = imported_by_cli(tmp_path, "<input name=a>\n" + '<b onclick="go(${t})">x</b>\n' * 5_000)
     problems = [x for x in err.splitlines() if x.startswith(str(tmp_path / "page.html"))]
     assert code == 2 and written == [] and len(problems) == 31 and "and 4,970 more" in problems[-1]
+
+
+@pytest.mark.parametrize("script", [
+    "var a = \"say '${t}' now\";", "var a = `${t}`;", "/* '${t}' */ var a = 1;", "// '${t}'\nvar a = 1;",
+    "if (a) /\"${t}\"/.test(b);", "function f() {} /'${t}'/.test(1);", "var r = /x\"${t}\"/;",
+], ids=["string in a string", "template literal", "block comment", "line comment", "regex after a condition",
+        "regex after a block", "regex"])
+def test_a_placeholder_inside_a_scripts_own_syntax_is_left_as_written(script: str) -> None:
+    """Inside a longer string, a template literal, a comment or a regular expression no escaping keeps the
+    item's text from being code (JSON's ``/`` ends a regular expression): the script keeps ``${t}`` as it
+    was, and the item's text appears nowhere in it."""
+    scripts = read(rendered(f"<script>{script}</script>", "/;alert(1);//")).code["script"]
+    mine = [s for s in scripts if "${t}" in s]
+    assert len(mine) == 1 and "alert" not in mine[0], scripts

@@ -20,6 +20,7 @@ TOKEN = re.compile(r"""
   | (?P<string>'(?:[^'\\\n\r]|\\.)*(?:'|$)|"(?:[^"\\\n\r]|\\.)*(?:"|$))
   | (?P<template>`(?:[^`\\]|\\.)*(?:`|\Z))
   | (?P<word>[\w$\ufdd0\ufdd1]+)
+  | (?P<open>\()
   | (?P<close>[)\]}])
   | (?P<slash>/)
   | (?P<other>.)
@@ -28,6 +29,8 @@ REGEX_BODY = re.compile(r"(?:[^/\\\n\r\[]|\\.|\[(?:[^\]\\\n\r]|\\.)*\])+/[A-Za-z
 # after these words a "/" starts a regular expression, not a division
 REGEX_AFTER_WORDS = frozenset(("return", "typeof", "case", "do", "else", "in", "instanceof", "new", "delete",
                                "void", "throw", "yield", "await", "of"))
+# a "/" after the ")" of their condition starts a regular expression too (``if (a) /x/.test(b)``)
+CONDITION_WORDS = frozenset(("if", "while", "for", "with"))
 
 
 def script_places(code: str, mark: re.Pattern[str]) -> dict[int, str]:
@@ -35,18 +38,31 @@ def script_places(code: str, mark: re.Pattern[str]) -> dict[int, str]:
     (the whole of a string literal, between its own quotes), "code" (code or a template literal: the
     script's own ``${x}``), or "inside" (part of a longer string, a comment or a regular expression)."""
     places: dict[int, str] = {}
-    pos, regex_may_follow = 0, True
+    pos, regex_may_follow, previous = 0, True, ""
+    conditions: list[bool] = []  # for each open "(": whether it holds an if/while/for/with condition
     while pos < len(code):
         m = TOKEN.match(code, pos)
         assert m is not None  # "other" takes any character
-        kind, text = m.lastgroup, m.group(0)
+        kind, text = m.lastgroup or "", m.group(0)
         if kind == "slash" and regex_may_follow and (body := REGEX_BODY.match(code, m.end())):
             kind, text = "regex", code[pos:body.end()]
-        _place_marks(kind or "", text, mark, places)
+        _place_marks(kind, text, mark, places)
         if kind not in ("space", "comment"):
-            regex_may_follow = kind in ("other", "slash") or (kind == "word" and text in REGEX_AFTER_WORDS)
+            regex_may_follow = _regex_may_follow(kind, text, previous, conditions)
+            previous = text
         pos += len(text)
     return places
+
+
+def _regex_may_follow(kind: str, text: str, previous: str, conditions: list[bool]) -> bool:
+    """Whether a "/" after this token starts a regular expression: after an operator or punctuation, a
+    keyword, a block's "}" or a condition's ")"; not after a name, a number, a string or another ")"/"]"."""
+    if kind == "open":
+        conditions.append(previous in CONDITION_WORDS)
+        return True
+    if text == ")":
+        return conditions.pop() if conditions else False
+    return text == "}" or kind in ("other", "slash") or (kind == "word" and text in REGEX_AFTER_WORDS)
 
 
 def _place_marks(kind: str, text: str, mark: re.Pattern[str], places: dict[int, str]) -> None:
