@@ -248,3 +248,13 @@ def test_a_placeholder_inside_a_scripts_own_syntax_is_left_as_written(script: st
     scripts = read(rendered(f"<script>{script}</script>", "/;alert(1);//")).code["script"]
     mine = [s for s in scripts if "${t}" in s]
     assert len(mine) == 1 and "alert" not in mine[0], scripts
+
+
+@pytest.mark.parametrize("value", ["/\\evil.example/x.js", "\\\\evil.example", "/\t/evil.example", "\x01//evil.example",
+                                   " //evil.example"])
+def test_a_url_attribute_never_names_another_host(value: str) -> None:
+    """A browser drops tabs and newlines from a URL, strips controls and spaces at its ends and reads ``\\``
+    as ``/`` in an http(s) page's links: each of these is ``//evil.example`` to it, another host."""
+    hrefs = [v for n, v in read(rendered('<a href="${t}">x</a>', value)).attributes if n == "href"]
+    seen = [re.sub(r"[\t\n\r]", "", h).lstrip("".join(map(chr, range(0x21)))).replace("\\", "/") for h in hrefs]
+    assert seen and not any(h.startswith("//") for h in seen), hrefs

@@ -35,8 +35,16 @@ def safe_url(value: object) -> str:
 
 
 def allowed_url(url: str) -> bool:
+    """http(s) or a path on this host: not another scheme, and not another host by ``//`` (which a
+    browser also reads in ``/\\``, ``\\\\`` and with tabs or newlines between: it drops those and
+    takes a backslash for a slash)."""
     scheme = urlparse(url).scheme.lower()
-    return scheme in ("http", "https", "") and not url.strip().lower().startswith("//")
+    start = url.lstrip(C0_OR_SPACE).translate(TAB_OR_NEWLINE)[:2].replace("\\", "/")
+    return scheme in ("http", "https", "") and start != "//"
+
+
+C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what a browser strips from a URL's ends
+TAB_OR_NEWLINE = dict.fromkeys(map(ord, "\t\n\r"))  # what it drops anywhere in it
 
 
 MAX_KEPT_URL = 2048  # a URL's verdict kept for the next page that shows it (a campaign checks each item's twice)
