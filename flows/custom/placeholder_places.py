@@ -34,6 +34,9 @@ URL_ATTRIBUTES = frozenset(("href", "src", "action", "formaction", "poster", "ba
 CODE_SOURCES = {"script": ("src", "href", "xlink:href"), "link": ("href",), "base": ("href",),
                 "object": ("data", "codebase", "classid"), "embed": ("src",), "applet": ("code", "codebase", "archive")}
 SENDS_ANSWERS = ("formaction",)
+FRAMES = ("iframe", "frame")  # a page of the item's choosing, its script running beside the task's
+# what a frame's address holds before a placeholder for the host to be the page's: https://host/, /path, ./
+FIXED_HOST = re.compile(r"\s*(?:https?://[^/\\\s]+/|/[^/\\]|\.{1,2}/)", re.I)
 # a <script> of these types is JavaScript or JSON data; any other (text/template...) holds HTML a script inserts
 SCRIPT_TYPES = frozenset(("", "text/javascript", "application/javascript", "module", "text/ecmascript",
                           "application/ecmascript", "application/x-javascript", "text/x-javascript", "text/jscript",
@@ -159,7 +162,7 @@ def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed:
             found[int(m.group(1))] = Place("refused", f"it stands in the name of an attribute of <{tag}>; "
                                                       f"an item may give a value only: {MOVE_OUT}")
         for m in MARK.finditer(value or ""):
-            found[int(m.group(1))] = _attribute_place(tag, name)
+            found[int(m.group(1))] = _attribute_place(tag, name, not FIXED_HOST.match((value or "")[:m.start()]))
     for m in MARK.finditer(raw):
         found.setdefault(int(m.group(1)), Place("refused", "it stands in a tag's name; an item may give a value "
                                                            f"only: {MOVE_OUT}"))
@@ -174,7 +177,7 @@ def _quoted(value: str) -> str:
     return f"'{text}'" if '"' in text and "'" not in text else '"' + text.replace('"', "&quot;") + '"'
 
 
-def _attribute_place(tag: str, name: str) -> Place:
+def _attribute_place(tag: str, name: str, picks_host: bool) -> Place:
     if name.startswith("on"):
         return Place("refused", f"it stands in the event handler {name}= of <{tag}>, which the browser runs as "
                                 "script after decoding the escaped text; move the handler into a <script> that "
@@ -188,6 +191,9 @@ def _attribute_place(tag: str, name: str) -> Place:
     if name in CODE_SOURCES.get(tag, ()) or tag in SVG_ANIMATION:
         return Place("refused", f"it stands in <{tag} {name}>, which loads or sets code from the item's value; "
                                 "write the address into the page itself")
+    if tag in FRAMES and name == "src" and picks_host:
+        return Place("refused", f"it starts <{tag} src>, so the item would pick the page the frame shows and run its "
+                                "script; write the address's start (https://host/) into the page")
     if name in SENDS_ANSWERS:
         return Place("refused", f"it stands in <{tag} {name}>, which would send the page's answers to the item's "
                                 "address; write the address into the page")
