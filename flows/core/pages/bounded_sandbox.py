@@ -80,6 +80,11 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
         tree = super()._parse(source, name, filename)
+        if limits.bounded():  # a requester's template, or what it extends: its size bounds the compile's cost
+            size = sum(1 for _ in tree.find_all(nodes.Node))
+            if size > limits.MAX_TEMPLATE_NODES:
+                raise limits.TemplateLimit(f"the template parses into {size:,} parts, over the "
+                                           f"{limits.MAX_TEMPLATE_NODES:,} a page may have")
         for loop in tree.find_all(nodes.For):
             ticking = nodes.EnvironmentAttribute("ticking", lineno=loop.iter.lineno)
             loop.iter = nodes.Call(ticking, [loop.iter], [], None, None, lineno=loop.iter.lineno)

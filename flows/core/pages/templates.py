@@ -103,6 +103,7 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     template's line where Jinja gives one (issue 68 point 4: a filter's own argument check, a test or
     filter named in ``select``/``map``, two ``{% extends %}``, 25 nested loops printed tracebacks)."""
     try:
+        limits.check_template_size(source)
         # compiled before the deadline (its constants bounded too)
         page = compiled(environment(), source, limits.bounded()) if len(source) <= MAX_CACHED_SOURCE else \
             environment().from_string(source)
