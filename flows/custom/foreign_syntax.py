@@ -119,13 +119,13 @@ def dollar_to_jinja(source: str) -> Converted:
         if kind == "refused":
             out.problems.append((line, f"{text}: {found[n].why}"))
             return ""
-        if kind in ("script-code", "script-inside"):
+        if kind in ("script-code", "script-inside") or (kind == "script-string" and not quote):
             out.notes.append((line, f"{text} in a script is left as the script's own (a template literal?); for "
                                     f"the item's column write it as a string of its own (\"{text}\"), which "
                                     f"becomes {{{{ {item_ref(name)} | tojson }}}}"))
             return quote + text + quote
         out.column(name)
-        if kind == "script-string" and quote:
+        if kind == "script-string":  # its quotes taken, as JSON writes its own
             return "{{ " + item_ref(name) + " | tojson }}"
         return quote + "{{ " + item_ref(name) + (" | safe_url }}" if kind == "url" else " }}") + quote
     out.text = PLACED.sub(swap, page)
