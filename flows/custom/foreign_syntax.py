@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import liquid
 from liquid.exceptions import LiquidError
 
-from flows.custom.placeholder_places import MARK, Place, has_marks, mark, places
+from flows.custom.placeholder_places import MARK, UNREAD, Place, has_marks, mark, places
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # MTurk's requester UI takes a CSV header with hyphens as a variable (``${passage-1}``); Jinja reads
@@ -115,9 +115,10 @@ def dollar_to_jinja(source: str) -> Converted:
             return _escaped(m.group(0))
         quote, n = m.group("quote") or "", int(m.group("mark"))
         text, name, line = written[n]
-        kind = found[n].kind
+        place = found.get(n, UNREAD)
+        kind = place.kind
         if kind == "refused":
-            out.problems.append((line, f"{text}: {found[n].why}"))
+            out.problems.append((line, f"{text}: {place.why}"))
             return ""
         if kind in ("script-code", "script-inside") or (kind == "script-string" and not quote):
             out.notes.append((line, f"{text} in a script is left as the script's own (a template literal?); for "
@@ -212,7 +213,7 @@ def liquid_to_jinja(source: str) -> Converted:
         quote, (text, chain, line) = m.group("quote") or "", written[int(m.group("mark"))]
         if not chain:
             return quote + text + quote
-        return _liquid_placed(text, chain, found[int(m.group("mark"))], line, out, quote)
+        return _liquid_placed(text, chain, found.get(int(m.group("mark")), UNREAD), line, out, quote)
     out.text = PLACED.sub(placed, page)
     return out
 

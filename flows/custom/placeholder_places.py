@@ -59,6 +59,8 @@ class Place:
     why: str = ""  # refused: where it stood and what to do
 
 
+# a mark the tokenizer reported in no token (none is known): refused rather than guessed
+UNREAD = Place("refused", "its place in the page's markup could not be read; check the tags around it")
 # one of each place that is not refused, shared by every mark in it (300,000 placeholders: 30 MB of copies)
 PLAIN = {kind: Place(kind) for kind in ("text", "attribute", "url", "script-string", "script-code",
                                          "script-inside", "comment")}
