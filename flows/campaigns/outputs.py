@@ -25,7 +25,7 @@ from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for
-from postprocess.answers.adaptive import short_items
+from postprocess.answers.extension_rounds import short_items
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of

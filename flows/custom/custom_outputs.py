@@ -25,8 +25,8 @@ from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
-from postprocess.answers.aggregation import accuracy
 from postprocess.answers.calibration import against
+from postprocess.answers.reliability import accuracy
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
