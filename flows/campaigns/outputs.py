@@ -17,7 +17,7 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.content_blind import caption_blind_lines, write_notes
 from flows.campaigns.dataset_files import DatasetFiles
-from flows.campaigns.report_summary import report_summary
+from flows.campaigns.report_summary import report_summary, route_label
 from flows.campaigns.review_data import review_summary
 from flows.campaigns.short_images import short_images_lines
 from flows.campaigns.summary import shortfall_lines
@@ -247,13 +247,14 @@ def _report_data(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd
     test_spent = qualification_money(run.store, run.cfg.name, platform.gate_test_cost(run.cfg),
                                      run.cfg.gating.qualification_takers)[1]
     return {
-        "name": run.cfg.name, "target": run.target.label,
+        "name": run.cfg.name, "target": route_label(run),
         "counts": batch_counts(assignments, decisions, blocked, flags),
         "times": assignments, "bands": time_bands(assignments, run.cfg.qc_params["time_outlier_sigmas"]),
         "flags": flags, "blocked": blocked_rows,
         "canned": tally.canned(), "spelling": joined_spelling_stats(tally.spelling), "truth": truth,
         "cost": {"spent": f"{unit * approved + test_spent:.2f}", "budget": f"{run.cfg.budget:.2f}",
-                 "approved": approved, "unit": f"{unit:.2f}", "qualification": f"{test_spent:.2f}"},
+                 "approved": approved, "unit": f"{unit:.2f}", "qualification": f"{test_spent:.2f}",
+                 "works": platform.WORDS.works},
     }
 
 

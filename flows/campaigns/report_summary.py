@@ -14,7 +14,9 @@ import pandas as pd
 from flows.campaigns.budget import qualification_money
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
-from flows.platforms.registry import platform_for
+from flows.campaigns.identity import recorded_platform
+from flows.platforms.registry import platform_facts, platform_for
+from flows.platforms.words import RouteWords
 
 # Below this, the auto-approval deadline is close enough to say so in red (hitflow status says it too).
 URGENT_S = 24 * 3600
@@ -38,6 +40,17 @@ def _dates(store: Store, campaign: str) -> dict[str, str]:
             "first_work": when(work["first"]), "last_work": when(work["last"]) + (clock if work["last"] else "")}
 
 
+def route_label(run: Run) -> str:
+    """The report's route: the platform and where it answered ("Prolific via simulator (embedded, ...)")."""
+    return f"{platform_for(run.platform).LABEL} via {run.target.label}"
+
+
+def route_words(store: Store, campaign: str) -> RouteWords:
+    """The campaign's route's words for its work (flows/platforms/words.py), from its ledger row."""
+    row = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    return platform_facts(recorded_platform(store, campaign, row[0]["config_json"] if row else None)).WORDS
+
+
 def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[str, Any]]:
     """What waits for someone, each with its deadline and whether it is urgent; [] when nothing does. From
     the one computation every view shows (flows/campaigns/review_data.ledger_state), on the platform's clock."""
@@ -55,7 +68,8 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
         out.append({"what": f"{state['open']} review item(s) open in the review queue (`hitflow review {campaign}`)",
                     "by": "before auto-approval", "urgent": left is not None and left < URGENT_S})
     if state["undecided"]:
-        out.append({"what": f"{state['undecided']} submitted assignment(s) have no decision on the platform yet; "
+        works = route_words(store, campaign).handed_in(state["undecided"])
+        out.append({"what": f"{works} handed in have no decision on the platform yet; "
                             "the platform approves and pays them itself at the deadline",
                     "by": when(clock + left) if left is not None else "not yet",
                     "urgent": left is not None and left < URGENT_S})
@@ -80,6 +94,7 @@ def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], 
             "share_of_budget": share,
             "figures": [*figures, ("cost with fees", f"${cost['spent']} of ${cost['budget']} ({share})")],
             **_dates(store, campaign), "needs": needs_a_person(store, campaign, now),
+            "work": route_words(store, campaign).work,
             "provenance": provenance_lines(provenance or {})}
 
 

@@ -16,7 +16,7 @@ from flows.answers.answers_step import campaign_answers
 from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
+from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
@@ -203,7 +203,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                 **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
     truth_notes = report_lines(items_truth or [])  # issue 58: what the rehearsal's choices mean
     per_assignment = data.drop_duplicates("assignment_id")
-    context = {"name": run.cfg.name, "template": run.cfg.template, "target": run.target.label,
+    context = {"name": run.cfg.name, "template": run.cfg.template, "target": route_label(run),
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
                "items": data["item_id"].nunique(), "approved": int((per_assignment["decision"] == "approve").sum()),
                "rejected": int((per_assignment["decision"] == "reject").sum()),

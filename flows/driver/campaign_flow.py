@@ -32,15 +32,17 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.core.ledger.store import DEFAULT_DB, Store
     from flows.core.outputs.output_location import deployable_locations
     from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
-    from flows.driver.campaign import StepFn, run_next_batch
+    from flows.driver.campaign import StepFn, every_batch_done, run_next_batch
     from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
     from flows.driver.deployed_runs import (
         NEXT_BATCH_FLOW,
         WHOLE_FLOW,
         ended_line,
+        next_batch_deployment,
         pause_own_deployment,
         pool_job_variables,
         refuse_cancelled_deployment_run,
+        whole_campaign_deployment,
     )
     from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
     from flows.driver.run_start import ended_status, open_run_folder
@@ -123,7 +125,8 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
 
-caption_campaign = flow(name=WHOLE_FLOW, log_prints=True)(campaign_flow_fn)
+whole_campaign = flow(name=WHOLE_FLOW, log_prints=True)(campaign_flow_fn)
+caption_campaign = whole_campaign  # the entrypoint deployments registered before the rename name
 
 
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
@@ -162,14 +165,17 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         except BatchHeld as exc:  # as review: the run ends Completed; a person releases it with --release-hold
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "held": str(exc)}
-        if batch is None:
+        finished = batch is None or every_batch_done(run)  # the last batch advanced: finished now, not a run later
+        if finished:
+            run.store.table("campaigns").update(cfg.name, {"status": "collected"})
             write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
             pause_own_deployment()
             progress_line(ended_line(cfg.name, "done"))
-    return {"advanced_batch": batch, "done": batch is None}
+    return {"advanced_batch": batch, "done": finished}
 
 
-caption_next_batch = flow(name=NEXT_BATCH_FLOW, log_prints=True)(next_batch_fn)
+next_batch = flow(name=NEXT_BATCH_FLOW, log_prints=True)(next_batch_fn)
+caption_next_batch = next_batch  # the entrypoint deployments registered before the rename name
 
 
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
@@ -194,8 +200,8 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
         params = {"config_path": str(config_path), "endpoint_url": endpoint_url, "db_path": db_path,
                   "out_root": out_root, "platform": platform, "task_url": task_url, "detach": detach,
                   "target": target, "live": live}
-        runner = _runner_stopping_on_sigterm(f"{cfg.name}-next-batch")
-        runner.add_flow(caption_next_batch, name=f"{cfg.name}-next-batch", parameters=params,
+        runner = _runner_stopping_on_sigterm(cfg.name)
+        runner.add_flow(next_batch, name=cfg.name, parameters=params,
                         concurrency_limit=1, **timing)
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, or SIGTERM below
             asyncio.run(runner.start())
@@ -246,12 +252,13 @@ def stop_children(grace_s: float) -> None:
 
 def campaign_flow() -> Any:
     """The Prefect flow object (the entrypoint of config/prefect.yaml's deployment)."""
-    return caption_campaign
+    return whole_campaign
 
 
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "") -> str:
-    """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use.
+    """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use; its
+    name as ``prefect deployment run`` takes it (``hitflow-next-batch/NAME``).
 
     The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
     worker on the pool: ``prefect worker start --pool hitflow-local``.
@@ -259,20 +266,23 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
     cfg = load_config(config_path)
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
-    return _deploy("caption_next_batch", f"{cfg.name}-next-batch", config_path, endpoint_url, db_path, out_root,
-                   pool, timing, {"platform": platform, "task_url": task_url})
+    _deploy("next_batch", cfg.name, config_path, endpoint_url, db_path, out_root,
+            pool, timing, {"platform": platform, "task_url": task_url})
+    return next_batch_deployment(cfg.name)
 
 
 def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local") -> str:
-    """Register the whole campaign as one deployment (no schedule) on a work pool.
+    """Register the whole campaign as one deployment (no schedule) on a work pool; its name
+    (``hitflow-campaign/NAME``).
 
     Runs of one campaign go one at a time (a second run waits for the slot; the campaign's
     lock in the ledger refuses any run that gets past it); different campaigns run at once on
-    as many workers as the pool has: ``prefect deployment run caption-campaign/<name>``.
+    as many workers as the pool has: ``prefect deployment run hitflow-campaign/<name>``.
     """
-    return _deploy("caption_campaign", load_config(config_path).name, config_path, endpoint_url, db_path,
-                   out_root, pool, {}, {})
+    name = load_config(config_path).name
+    _deploy("whole_campaign", name, config_path, endpoint_url, db_path, out_root, pool, {}, {})
+    return whole_campaign_deployment(name)
 
 
 def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,

@@ -38,6 +38,7 @@ from flows.core.ledger.store import Store
 from flows.core.outputs.output_location import shown_output
 from flows.core.outputs.output_mirror import has_output, read_output
 from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
+from flows.platforms.words import route_words
 from flows.core.run.run_context import Run
 from flows.review.answers_view import answers_view, campaign_threshold
 from flows.review.page_guard import EveryResponse, favicon
@@ -127,7 +128,8 @@ def _hours(seconds: float | None) -> str:
 def _batch_row(b: dict[str, Any]) -> dict[str, Any]:
     left = b.get("auto_approval_in_s")
     # a finished batch reads "done", not its last step's name ("blocked" read as a worry: issue 57 point 7)
-    return {"batch": b["batch"], "status": "done" if b.get("next") == "done" else b["status"], "posted": b["hits"],
+    return {"batch": b["batch"], "status": "done" if b.get("next") == "done" else b["status"],
+            "posted": b.get("posted", b["hits"]),  # in the route's words: "3 HITs", "1 study (9 places)"
             "submitted": sum(b["assignments"].values()), "decided": sum(b["decisions"].values()),
             "undecided": b["undecided"], "auto_approval": _hours(left),
             "urgent": left is not None and left < 24 * 3600, "blocked": b["blocked"], "held": b.get("held", "")}
@@ -140,7 +142,7 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     for c in site.read_status(store):
         report = has_output(site.out_root, c["campaign"], "report.html")  # at the URL when the run wrote there
         out.append({"name": c["campaign"], "status": c["status"], "status_words": c.get("status_words", c["status"]),
-                    "target": c["target"], "next": c["next"],
+                    "target": route_words(c), "work_words": c.get("work_words", "assignments"), "next": c["next"],
                     "paid": c.get("paid", True), "spent": c["spent"], "committed": c["committed"],
                     "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
