@@ -61,12 +61,12 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
     for b in store.rows("SELECT * FROM batches WHERE campaign = ? ORDER BY batch", [campaign]):
         if b.get("hold") and not b.get("hold_release"):
             out.append({"what": f"batch {b['batch']} is held for review: {b['hold']}", "by": "before the next batch",
-                        "urgent": True})
+                        "urgent": True, "waits": True})
     left = state["auto_approval_in_s"]
     clock = now if now is not None else ledger_clock(store, campaign)
     if state["open"]:
         out.append({"what": f"{state['open']} review item(s) open in the review queue (`hitflow review {campaign}`)",
-                    "by": "before auto-approval", "urgent": left is not None and left < URGENT_S})
+                    "by": "before auto-approval", "urgent": left is not None and left < URGENT_S, "waits": True})
     if state["undecided"]:
         works = route_words(store, campaign).handed_in(state["undecided"])
         out.append({"what": f"{works} handed in have no decision on the platform yet; "
@@ -86,14 +86,16 @@ def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], 
                    now: float | None = None, about: str = "", lines: list[str] | None = None,
                    provenance: dict[str, Any] | None = None) -> dict[str, Any]:
     """What every report's summary shows: the kind's own ``figures`` (label, value), then cost with fees
-    against the budget, the dates and what needs a person; ``about`` opens it, ``lines`` close it;
+    against the budget, the dates and what needs a person (``waiting``: the run stopped for it, a review
+    queue with open items or a held batch: the report is of the work so far); ``about`` opens it, ``lines`` close it;
     ``provenance``: what made the outputs (flows/driver/provenance.py), under the summary."""
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
-    return {"about": about, "lines": lines or [], "spent": cost["spent"], "budget": cost["budget"],
+    needs = needs_a_person(store, campaign, now)
+    return {"about": about, "waiting": any(n.get("waits") for n in needs), "lines": lines or [], "spent": cost["spent"], "budget": cost["budget"],
             "share_of_budget": share,
             "figures": [*figures, ("cost with fees", f"${cost['spent']} of ${cost['budget']} ({share})")],
-            **_dates(store, campaign), "needs": needs_a_person(store, campaign, now),
+            **_dates(store, campaign), "needs": needs,
             "work": route_words(store, campaign).work,
             "provenance": provenance_lines(provenance or {})}
 

@@ -17,6 +17,7 @@ from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
+from flows.campaigns.review_report import review_report
 from flows.campaigns.summary import shortfall_lines
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
@@ -166,6 +167,12 @@ def _scores(run: Run, data: pd.DataFrame, out_dir: Path) -> list[str]:
     return [f"answer key: {len(scores)} responses scored, mean {mean:.1f}% ({out_dir / 'scores.csv'})"]
 
 
+def _review_rows(run: Run) -> list[dict[str, Any]]:
+    """The "People and the rules" section's rows (docs/how-to/review.md), [] when nobody reviewed."""
+    review = review_report(run)
+    return review.to_dict("records") if review is not None else []
+
+
 def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
                          items_truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """``truth``: the simulator's workers (sim_workers.json); ``items_truth``: its choices' latent answers
@@ -211,7 +218,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
                    run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
-               "sample": data.head(30).to_dict("records"), "answers": answers, "truth_notes": truth_notes}
+               "sample": data.head(30).to_dict("records"), "answers": answers, "truth_notes": truth_notes,
+               "review": _review_rows(run)}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     saving = campaign_saving(run.store, run.cfg.name, platform_for(run.platform).assignment_cost(run.cfg))

@@ -33,7 +33,13 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.core.outputs.output_location import deployable_locations
     from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
     from flows.driver.campaign import StepFn, every_batch_done, run_next_batch
-    from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+    from flows.driver.campaign_run import (
+        live_route,
+        run_campaign,
+        task_server_for,
+        waiting_report,
+        write_campaign_outputs,
+    )
     from flows.driver.deployed_runs import (
         NEXT_BATCH_FLOW,
         WHOLE_FLOW,
@@ -160,6 +166,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "open": str(exc)}
         except ReviewPending as exc:  # the schedule's next run looks again; the person has until the deadline
+            waiting_report(run, out_root)
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
         except BatchHeld as exc:  # as review: the run ends Completed; a person releases it with --release-hold

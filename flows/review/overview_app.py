@@ -147,6 +147,8 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
                     "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"], c.get("needs"))["open"],
+                    # the report of a run stopped for a person is of the work so far (its summary says so too)
+                    "waiting": bool((c.get("needs") or {}).get("needs_person")),
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
                     "report": f"/report/{c['campaign']}" if report else "",
                     "answers": answers_view(site.out_root, c["campaign"],
