@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.budget import qualification_money
+from flows.campaigns.identity import recorded_platform
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
-from flows.campaigns.identity import recorded_platform
 from flows.platforms.registry import platform_facts, platform_for
 from flows.platforms.words import RouteWords
 
@@ -92,7 +92,8 @@ def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], 
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
     needs = needs_a_person(store, campaign, now)
-    return {"about": about, "waiting": any(n.get("waits") for n in needs), "lines": lines or [], "spent": cost["spent"], "budget": cost["budget"],
+    return {"about": about, "waiting": any(n.get("waits") for n in needs), "lines": lines or [],
+            "spent": cost["spent"], "budget": cost["budget"],
             "share_of_budget": share,
             "figures": [*figures, ("cost with fees", f"${cost['spent']} of ${cost['budget']} ({share})")],
             **_dates(store, campaign), "needs": needs,

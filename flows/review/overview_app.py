@@ -38,8 +38,8 @@ from flows.core.ledger.store import Store
 from flows.core.outputs.output_location import shown_output
 from flows.core.outputs.output_mirror import has_output, read_output
 from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
-from flows.platforms.words import route_words
 from flows.core.run.run_context import Run
+from flows.platforms.words import route_words
 from flows.review.answers_view import answers_view, campaign_threshold
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
