@@ -50,7 +50,8 @@ def review_status(store: Store, campaign: str, state: dict[str, Any] | None = No
     open_items = int(state["open"])
     # items a person decided, per batch, as the run's "review done" line and the queue count them (each
     # item's state); the actions above are every click (a block then a keep on one worker is two)
-    items = {int(b): int(s.get("person", 0)) for b, s in (state.get("by_batch") or {}).items() if s.get("person")}
+    items = {int(b): int(s.get("person", 0)) for b, s in (state.get("by_batch") or {}).items() if s.get("person")} \
+        or {int(b): int(n) for b, n in (state.get("person_by_batch") or {}).items()}  # status' copy of the state
     return {"open": open_items, "decided_by_people": by_batch, "items_decided_by_people": items,
             "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
 

@@ -77,7 +77,9 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
                               route_options(info, recorded_platform(store, name, meta[0]["config_json"]))),
             "incomplete": shortfall_lines(store, name),
             "adaptive": adaptive_saving(store, name, info, unit),
-            "needs": {k: v for k, v in state.items() if k != "by_batch"}, "platform_now": clock,
+            "needs": {k: v for k, v in state.items() if k != "by_batch"} | {
+                "person_by_batch": {b: s["person"] for b, s in state["by_batch"].items() if s.get("person")}},
+            "platform_now": clock,
         })
         out[-1]["status_words"] = status_words(store, out[-1])
     return out
@@ -94,9 +96,14 @@ def shown_status(store: Store, name: str, stored: str) -> str:
 
 
 def status_words(store: Store, c: dict[str, Any]) -> str:
-    """The campaign's status as people read it: a scheduled campaign between runs says what it waits for."""
+    """The campaign's status as people read it: a scheduled campaign between runs says what it waits for, and
+    a run that stopped for a person (open review items, a held batch) says that, not "stopped"."""
     note = last_scheduled_run(store, c["campaign"]) if c["status"] == WAITING else None
-    return waiting_words(note) if note else c["status"]
+    if note:
+        return waiting_words(note)
+    if c["status"] == "stopped" and (c.get("needs") or {}).get("needs_person"):
+        return "waiting for review"
+    return str(c["status"])
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
