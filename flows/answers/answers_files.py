@@ -55,6 +55,21 @@ def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.D
     return frame
 
 
+def only_fields(path: Path, labels: pd.DataFrame, fields: tuple[str, ...]) -> pd.DataFrame:
+    """The labels of ``fields`` (all when none is given); a field the file lacks is refused in one line."""
+    if not fields:
+        return labels
+    if "field" not in labels.columns:
+        raise InputFormatError(f"{path}: --field needs a field column; this file has {', '.join(labels.columns[:12])}")
+    unknown = sorted(set(fields) - set(labels["field"].astype(str)))
+    if unknown:
+        raise InputFormatError(f"{path}: no labels of field(s) {', '.join(unknown)} (it has "
+                               f"{', '.join(sorted(set(labels['field'].astype(str)))[:12])})")
+    chosen = labels[labels["field"].astype(str).isin(fields)]
+    chosen.attrs.update(labels.attrs)  # the unread rows are the file's
+    return chosen
+
+
 def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
     """A label without its item or worker cannot be aggregated; dropping it quietly would lose data
     (a blank label is the format's "no judgement", so those rows are not counted)."""
@@ -153,13 +168,13 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
                    hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
-                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                   progress: Callable[[str], None] | None = None, fields: tuple[str, ...] = ()) -> dict[str, Any]:
     """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
     accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
-    is told each stage."""
+    is told each stage; ``fields``: only these fields' labels (``--field``), the rest of the file left out."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
-    labels = read_labels(path, columns)
+    labels = only_fields(path, read_labels(path, columns), fields)
     frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None

@@ -111,6 +111,15 @@ def item_responses(data: pd.DataFrame) -> dict[Any, dict[Any, dict[str, Any]]]:
     return out
 
 
+def campaign_answer_files(run: Run, out_dir: Path) -> dict[str, Any]:
+    """answers.csv and workers.csv of the campaign's ledger in ``out_dir``, as its outputs write them (its
+    approved choices, blocked workers left out, its controls and pooled evidence): ``hitflow aggregate`` on
+    a campaign (flows/cli/aggregate_campaign.py) gives the campaign's own answers so."""
+    blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
+                     ["worker_id", "batch", "rules"])
+    return _answers(run, dataset_frame(run), blocked, out_dir)
+
+
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
     """answers.csv and workers.csv from the approved single-choice fields (radio buttons, selects)."""
     rows = data[(data["decision"] == "approve") & data["field"].isin(choice_fields(run))
