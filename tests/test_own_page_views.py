@@ -17,12 +17,12 @@ import pytest
 
 from bench.newcomer_kit import edit_config, write_sentiment
 from flows.cli.main import main
+from flows.core.ledger.store import Store
 from flows.driver.campaign_status import campaign_status
 from flows.driver.operations import open_campaign_run
 from flows.driver.review_demo import decide_open_cards, sign_in
 from flows.review.overview_app import OverviewServer, OverviewSite
 from flows.review.review_app import ReviewServer, ReviewSite
-from flows.core.ledger.store import Store
 from tests.review_helpers import form_fields
 
 NAME = "feel"

@@ -73,7 +73,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
             time.sleep(0.5)
     assert wanted_artifacts <= set(artifacts)
     summary = artifacts["vizwiz-captions-batch-1"]
-    assert summary.type == "markdown" and "| posted HITs |" in str(summary.data)
+    assert summary.type == "markdown" and "| posted |" in str(summary.data) and "HITs |" in str(summary.data)
     assert artifacts["vizwiz-captions-batch-1-flags"].type == "table"
     assert wanted_steps <= steps
     # six coarse steps per batch (review gate included), never per HIT; the demo's caption top-ups add a task
@@ -101,7 +101,7 @@ def test_deployment_entrypoint_resolves_to_the_flow() -> None:
 def test_deploy_registers_a_scheduled_single_run_deployment(tmp_path: Path, on_prefect_server: str) -> None:
     from prefect.client.orchestration import get_client
 
-    from flows.driver.campaign_flow import deploy_schedule
+    from flows.driver.deployments import deploy_schedule
 
     name = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",
                            str(tmp_path / "h.db"), str(tmp_path))

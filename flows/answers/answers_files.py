@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from flows.answers.excluded import without_excluded
-from flows.answers.label_files import respelled, tidy_labels
+from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
 from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
@@ -53,21 +53,6 @@ def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.D
         raise InputFormatError(f"{path}: every label is blank; nothing to aggregate")
     _refuse_anonymous_labels(path, frame)
     return frame
-
-
-def only_fields(path: Path, labels: pd.DataFrame, fields: tuple[str, ...]) -> pd.DataFrame:
-    """The labels of ``fields`` (all when none is given); a field the file lacks is refused in one line."""
-    if not fields:
-        return labels
-    if "field" not in labels.columns:
-        raise InputFormatError(f"{path}: --field needs a field column; this file has {', '.join(labels.columns[:12])}")
-    unknown = sorted(set(fields) - set(labels["field"].astype(str)))
-    if unknown:
-        raise InputFormatError(f"{path}: no labels of field(s) {', '.join(unknown)} (it has "
-                               f"{', '.join(sorted(set(labels['field'].astype(str)))[:12])})")
-    chosen = labels[labels["field"].astype(str).isin(fields)]
-    chosen.attrs.update(labels.attrs)  # the unread rows are the file's
-    return chosen
 
 
 def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
@@ -174,7 +159,7 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     is told each stage; ``fields``: only these fields' labels (``--field``), the rest of the file left out."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
-    labels = only_fields(path, read_labels(path, columns), fields)
+    labels = only_fields(path, read_labels(path, columns), fields)  # --field
     frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None

@@ -68,8 +68,10 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
         out.append({"what": f"{state['open']} review item(s) open in the review queue (`hitflow review {campaign}`)",
                     "by": "before auto-approval", "urgent": left is not None and left < URGENT_S, "waits": True})
     if state["undecided"]:
-        works = route_words(store, campaign).handed_in(state["undecided"])
-        out.append({"what": f"{works} handed in have no decision on the platform yet; "
+        words = route_words(store, campaign)
+        works = words.work if state["undecided"] == 1 else words.works
+        out.append({"what": f"{state['undecided']} submitted {works} {'has' if state['undecided'] == 1 else 'have'} "
+                            "no decision on the platform yet; "
                             "the platform approves and pays them itself at the deadline",
                     "by": when(clock + left) if left is not None else "not yet",
                     "urgent": left is not None and left < URGENT_S})

@@ -161,8 +161,8 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 
 def cmd_deploy(a: argparse.Namespace) -> int:
-    from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
-    from flows.driver.deployed_runs import deployed_line
+    from flows.driver.deployed_runs import deployed_line, serve_options
+    from flows.driver.deployments import deploy_campaign, deploy_schedule
 
     print(f"target: {a.endpoint_url}")
     out = chosen_out(a, configured_out(a.config))
@@ -170,21 +170,10 @@ def cmd_deploy(a: argparse.Namespace) -> int:
         deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
     else:
         deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
-    print(deployed_line(deployment, a.pool, a.whole, a.config, serve_options(a)))
+    print(deployed_line(deployment, a.pool, a.whole, a.config, serve_options(
+        a.endpoint_url, a.db, a.out, a.platform, a.task_url, getattr(a, "allow_outside_paths", False))))
     return 0
 
-
-def serve_options(a: argparse.Namespace) -> list[str]:
-    """``hitflow deploy``'s options that ``hitflow serve-schedules`` takes too, as typed (the platform
-    left out, the printed command served the campaign on MTurk: issue 65 point 4)."""
-    from flows.core.db_url import shown_location
-    from flows.platforms import DEFAULT_PLATFORM
-
-    words = ["--endpoint-url", a.endpoint_url, "--db", shown_location(a.db)]
-    words += ["--out", str(a.out)] if a.out else []
-    words += ["--platform", a.platform] if a.platform != DEFAULT_PLATFORM else []
-    words += ["--task-url", a.task_url] if a.task_url else []
-    return words + (["--allow-outside-paths"] if getattr(a, "allow_outside_paths", False) else [])
 
 
 def cmd_qc(a: argparse.Namespace) -> int:

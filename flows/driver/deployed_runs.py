@@ -112,3 +112,16 @@ def deployed_line(deployment: str, pool: str, whole: bool, config: str, serve_op
         return f"{line}; start a run with: prefect deployment run {shlex.quote(deployment)}"
     return (f"{line}; to run the schedule from this machine without a pool or worker: `hitflow serve-schedules "
             f"{shlex.join([config, *serve_options])}`")
+
+
+def serve_options(endpoint_url: str, ledger: str | Path, out: str | None, platform: str, task_url: str,
+                  outside_paths: bool) -> list[str]:
+    """``hitflow deploy``'s options that ``hitflow serve-schedules`` takes too, as typed (the platform was left
+    out, so the printed command served a Prolific campaign on MTurk: issue 65 point 4)."""
+    from flows.platforms import DEFAULT_PLATFORM
+
+    words = ["--endpoint-url", endpoint_url, "--db", shown_location(ledger)]
+    words += ["--out", str(out)] if out else []
+    words += ["--platform", platform] if platform != DEFAULT_PLATFORM else []
+    words += ["--task-url", task_url] if task_url else []
+    return words + (["--allow-outside-paths"] if outside_paths else [])
