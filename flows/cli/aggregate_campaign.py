@@ -22,8 +22,9 @@ NOT_FOR_A_CAMPAIGN = (("method", "auto", "--method"), ("controls", "", "--contro
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
-    """(ledger, campaign) when ``a.input`` is a campaign: a name with ``--db``, or a file in a campaign's output
-    folder (its manifest names both; ``--db`` overrides the ledger); None for a plain labels file."""
+    """(ledger, campaign) when ``a.input`` is a campaign: a name with ``--db``, or its dataset.csv (or
+    responses.csv) in its output folder (the manifest beside it names both; ``--db`` overrides the ledger)
+    without a labels file's options; None for a labels file, read as one."""
     from flows.campaigns.identity import read_manifest
 
     given = Path(a.input)
@@ -32,7 +33,9 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
             return a.db, a.input
         return None  # the labels file's own error says it is missing
     manifest = read_manifest(given.parent)
-    if manifest and manifest.get("campaign") and given.name in ("dataset.csv", "responses.csv"):
+    # a labels file's options (--columns ...) read the file itself, as before: a campaign's answers are its config's
+    as_labels = any(getattr(a, option, default) != default for option, default, _ in NOT_FOR_A_CAMPAIGN)
+    if manifest and manifest.get("campaign") and given.name in ("dataset.csv", "responses.csv") and not as_labels:
         return a.db or manifest["ledger"], manifest["campaign"]
     if a.db:
         raise ConfigError(f"{a.input} is a file and --db names a ledger: give the campaign's name with --db, or its "
