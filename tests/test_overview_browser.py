@@ -79,7 +79,7 @@ def test_the_overview_links_to_the_review_queue_which_decides_there(waiting: tup
     site = overview_site(db)
     with site.opened, OverviewServer(site) as server:
         laptop.goto(f"{server.url}/?token={site.login_token}")
-        link = laptop.locator("section.campaign[data-name=vizwiz_captions] a.review")
+        link = laptop.locator("details.campaign[data-name=vizwiz_captions] a.review")
         assert "review item(s) open" in link.inner_text()
         link.click()
         laptop.wait_for_url(f"{server.url}/review/vizwiz_captions/")
@@ -148,7 +148,8 @@ def test_no_cell_breaks_a_word_or_a_number_at_1280_px(waiting: tuple[Path, SimSe
     out.mkdir(parents=True)
     pd.DataFrame({"item_id": [f"item-{k:05d}" for k in range(30)], "field": "text_present", "label": "yes",
                   "confidence": 0.75, "method": "ds", "judgements": 5}).to_csv(out / "answers.csv", index=False)
-    pd.DataFrame({"worker_id": [f"A{k:013d}" for k in range(12)], "skill": 0.3333, "items": 35, "agreement": 0.8,
+    # Prolific's participant ids (24 hex digits) are the widest a route gives
+    pd.DataFrame({"worker_id": [f"{k:024x}" for k in range(12)], "skill": 0.3333, "items": 35, "agreement": 0.8,
                   "control_accuracy": 0.5, "controls": 2, "pooled_accuracy": 0.61, "pooled_p_above": 0.00012,
                   "pooled_evidence": 1.75, "pooled_controls": 1, "pooled_controls_right": 0, "pooled_pages": 12,
                   "pooled_labels": 35, "pooled_agreement": 0.333, "pooled_status": "at risk"}

@@ -117,7 +117,9 @@ def waiting_report(run: Run, out_root: str | Path) -> None:
     """The outputs and report of the work so far while a batch waits for review, the report marked so
     (its summary reads the ledger: flows/campaigns/report_summary.py); the `ui`'s /report/NAME was refused
     until the campaign ended. Written again when the campaign goes on."""
-    export_outputs(run, out_root, None, platform_asked=True)
+    summary = export_outputs(run, out_root, None, platform_asked=True)
+    where = summary.get("out_url") or summary["out_dir"]
+    run.progress(f"the report of the work so far, marked waiting for review: {where}/report.html")
 
 
 def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: bool,
