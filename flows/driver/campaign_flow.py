@@ -127,7 +127,7 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
 
 
 whole_campaign = flow(name=WHOLE_FLOW, log_prints=True)(campaign_flow_fn)
-caption_campaign = whole_campaign  # the entrypoint deployments registered before the rename name
+caption_campaign = whole_campaign  # the entrypoint of deployments registered before the flows were renamed
 
 
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
@@ -177,7 +177,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
 
 
 next_batch = flow(name=NEXT_BATCH_FLOW, log_prints=True)(next_batch_fn)
-caption_next_batch = next_batch  # the entrypoint deployments registered before the rename name
+caption_next_batch = next_batch  # the entrypoint of deployments registered before the flows were renamed
 
 
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",

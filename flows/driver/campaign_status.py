@@ -213,7 +213,6 @@ def headline(c: dict[str, Any]) -> str:
     return f"{c['campaign']} ({shown}) on {route_words(c)}: {money_words(c)}; next: {c['next']}"
 
 
-
 def money_words(c: dict[str, Any]) -> str:
     """The campaign's money for its status line: what was committed and spent, or that nobody is paid."""
     if not c.get("paid", True):
