@@ -103,9 +103,10 @@ def test_an_own_page_campaign_reads_the_same_in_every_view(tmp_path: Path, capsy
     assert "batch 1 waits for review" in said
     own, others = WORDS[platform]
 
-    # status: the route's words, its platform named, and a run stopped for a person says so
-    status = hitflow(capsys, "status", NAME)
+    # the run and status name the platform, in the route's words; a run stopped for a person says so
     label = {"mturk": "MTurk", "prolific": "Prolific"}[platform]
+    assert said.splitlines()[0].startswith("target: simulator") and said.splitlines()[0].endswith(f"({label} API)")
+    status = hitflow(capsys, "status", NAME)
     assert status.startswith(f"{NAME} (waiting for review) on {label} via simulator"), status
     batch_lines = "\n".join(line for line in status.splitlines() if line.startswith("  batch "))
     assert all(word in batch_lines for word in own), batch_lines

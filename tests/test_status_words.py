@@ -41,7 +41,8 @@ def test_a_scheduled_campaign_between_runs_says_when_its_next_run_comes(tmp_path
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started + 3600))
     report = campaign_status(store, "c")
     assert report[0]["status"] == "scheduled"  # what --json carries
-    assert first_line(store).startswith(f"c (waiting for its next scheduled run, about {when} (every 3600 s)) on MTurk via sim")
+    assert first_line(store).startswith(
+        f"c (waiting for its next scheduled run, about {when} (every 3600 s)) on MTurk via sim")
     site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
     shown = overview(site)[0]
     assert shown["status_words"] == report[0]["status_words"] and "(stopped)" not in shown["status_words"]

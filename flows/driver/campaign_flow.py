@@ -49,7 +49,7 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.driver.run_start import ended_status, open_run_folder
     from flows.driver.schedule_wait import note_scheduled_run
     from flows.driver.sim_marketplace import hand_known_answers
-    from flows.platforms.registry import open_session
+    from flows.platforms.registry import open_session, platform_for
     from flows.platforms.targets import simulator_server
 
 keep_ephemeral_server_out_of_terminal_signals()
@@ -147,7 +147,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     store, endpoint = Store(db_path), endpoint_url or cfg.endpoint_url
     note_scheduled_run(store, cfg.name, cfg.schedule_interval_s, cfg.schedule_cron)  # status: waiting, not stopped
     with open_session(target, endpoint, live, platform=platform, sim_start=cfg.sim_start) as session:
-        progress_line(f"target: {session.target.label}")
+        progress_line(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
                   notes={"out_dir": out_root, "detach": detach,

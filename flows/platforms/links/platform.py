@@ -26,7 +26,7 @@ from flows.platforms.links.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # n
 from flows.platforms.links.session import links_session
 from flows.platforms.operation_steps import finish_cancel
 
-TARGET_NOTE = ""
+TARGET_NOTE = " (invite links)"
 PUBLISH_STEP = "open invite links"
 COLLECT_STEP = "collect responses"
 SERVES_PAGES = True

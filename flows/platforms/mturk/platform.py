@@ -23,7 +23,7 @@ from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # n
 from flows.platforms.mturk.qualifications import block_qualification, cost_per_assignment, qualification_test_cost
 from flows.platforms.mturk.session import mturk_session
 
-TARGET_NOTE = ""
+TARGET_NOTE = " (MTurk API)"
 PUBLISH_STEP = "publish batch"
 COLLECT_STEP = "collect submissions"
 SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
