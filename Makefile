@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
@@ -165,6 +165,11 @@ bench-qc-real: $(STAMP)
 # issue 59, same run (target: at most half); writes bench/results-qc-batch.json (~1 min)
 bench-qc-batch: $(STAMP)
 	$(BIN)/python -m bench.qc_batch_speed
+
+# `hitflow qc` on 200,000 captions under /usr/bin/time -v: peak RSS and CPU (issue 68: <= 300 MB, <= 3 s);
+# OTHER=<checkout> measures that tree's code alternately, side by side (~1 min)
+bench-qc-memory: $(STAMP)
+	$(BIN)/python -m bench.qc_memory $(if $(OTHER),--other $(OTHER))
 
 # the five submit rules over 200,000 captions: each registered QC rule and violations() per caption (CPU s)
 bench-submit-rules: $(STAMP)

@@ -15,7 +15,8 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
   width, height``) or points (``crowd-keypoint``: ``keypoints`` of ``label, x, y``) as JSON text, the
   shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
   numbers not negative; spans (``crowd-entity-annotation``: ``entities`` of ``label, startOffset,
-  endOffset``) each within ``text`` (0 <= start < end <= its length) and not overlapping another.
+  endOffset``) each within ``text`` (0 <= start < end <= its length) and not overlapping another; at most
+  ``MAX_MARKS`` (1,000) marks (``too_many_marks``, issue 68: qc/mark_agreement.py compares them pairwise).
 
 :func:`check_form` returns every broken field (never only the first).
 """
@@ -29,7 +30,7 @@ from typing import Any
 
 from qc.answer_values import number as read_number
 from qc.answer_values import ticks as _ticks
-from qc.worker_values import read_json
+from qc.worker_values import MAX_MARKS, read_json
 
 Spec = dict[str, Any]
 MESSAGES = {
@@ -40,6 +41,7 @@ MESSAGES = {
     "out_of_range": "This number is outside the allowed range.", "step": "This number is not an allowed step.",
     "format": "This is not a valid address.",
     "malformed": "This annotation could not be read.",
+    "too_many_marks": f"This annotation has more than {MAX_MARKS:,} marks, more than can be checked.",
 }
 ANNOTATION_KEYS = {"crowd-bounding-box": ("boundingBoxes", ("left", "top", "width", "height")),
                    "crowd-keypoint": ("keypoints", ("x", "y")),
@@ -103,9 +105,10 @@ def _check_number(f: Spec, value: str) -> str:
 
 def _check_many(f: Spec, value: str) -> str:
     ticks = _ticks(value)
-    if any(t not in f["options"] for t in ticks) or len(set(ticks)) < len(ticks):
+    ticked = set(ticks)  # sets: a worker's ticks are as many as 4 Mi characters hold, each checked once
+    if not ticked <= set(f["options"]) or len(ticked) < len(ticks):
         return "not_an_option"
-    if any(r not in ticks for r in f.get("required_options", [])) or len(ticks) < int(f.get("min", 0)):
+    if any(r not in ticked for r in f.get("required_options", [])) or len(ticks) < int(f.get("min", 0)):
         return "too_few"
     if f.get("max") is not None and len(ticks) > int(f["max"]):
         return "too_many"
@@ -124,6 +127,8 @@ def _check_annotations(f: Spec, value: str) -> str:
         return "malformed"
     if not marks:
         return "required" if f.get("required") else ""
+    if len(marks) > MAX_MARKS:  # mark_agreement compares marks pairwise: a bound on what one answer costs
+        return "too_many_marks"
     for m in marks:
         if any(not isinstance(m.get(n), int | float) or isinstance(m.get(n), bool) or m[n] < 0 for n in numbers):
             return "malformed"

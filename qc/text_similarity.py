@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +30,7 @@ _TOKEN = re.compile(r"\w+")
 _SEPARATOR = "qqhitflowsepqq"  # joins a batch's texts for one findall; a text holding it takes the slow path
 _BEYOND_PLANE_NON_WORD = re.compile(r"[^\w\u0000-\uffff]")  # an emoji, say: a space, as \w+ splits there
 FINAL_PUNCTUATION = " .!?,;:…。！？．、"  # Latin and CJK
+TOKEN_PART = 16_384  # texts tokenised at a time: a part's copies are a few MB, the C calls still few
 
 
 def normalise(text: str) -> str:
@@ -65,8 +67,29 @@ def _non_word_table() -> dict[int, str]:
 
 
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """(text index, term index) per token, and the terms; None if a text holds the separator."""
-    # One lower() and one translate over the joined batch, then Arrow splits and numbers the tokens
+    """(text index, term index) per token, and the terms; None if a text holds the separator.
+
+    A part of :data:`TOKEN_PART` texts at a time (issue 68 point 7): the whole batch's joined, lowered and
+    translated copies and Arrow's token arrays took ~130 MB at once for 200,000 captions. Each part's
+    terms are numbered in order of first use, and a term new to the batch gets the next number, so the
+    numbers are those one pass over the whole batch gives."""
+    numbers: dict[str, int] = {}
+    text_parts, term_parts = [], []
+    for start in range(0, len(texts), TOKEN_PART):
+        found = _part_codes(texts[start:start + TOKEN_PART])
+        if found is None:
+            return None
+        text_of, term_of, terms = found
+        renumber = np.array([numbers.setdefault(t, len(numbers)) for t in terms], dtype=np.int32)
+        text_parts.append((text_of + start).astype(np.int32))
+        term_parts.append(renumber[term_of])
+    if not text_parts:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), []
+    return np.concatenate(text_parts), np.concatenate(term_parts), list(numbers)
+
+
+def _part_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    # One lower() and one translate over the joined part, then Arrow splits and numbers the tokens
     # in C (terms in order of first use, as pandas.factorize numbers them): no Python str per token.
     joined = f" {_SEPARATOR} ".join(texts).lower()
     if not (joined.isascii() or max(joined) <= "\uffff"):
@@ -122,12 +145,23 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
+    # a block of rows at a time (issue 68 point 7): each row's weights are its own, so the blocks stacked
+    # are the whole matrix's to the bit, without its float64 copies at once (~65 MB for 200,000 captions)
+    blocks = [_unit_rows(counts[start:start + TOKEN_PART], idf) for start in range(0, n_texts, TOKEN_PART)]
+    if len(blocks) == 1:
+        return blocks[0], idf
+    return sparse.csr_matrix(sparse.vstack(blocks, format="csr"), dtype=np.float32), idf
+
+
+def _unit_rows(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
+    from scipy import sparse
+
     rows = counts.astype(np.float64)
     rows.data = (1 + np.log(rows.data)) * idf[rows.indices]
     norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
     rows = sparse.csr_matrix(sparse.diags(1 / norms) @ rows)
-    return sparse.csr_matrix(rows, dtype=np.float32), idf
+    return sparse.csr_matrix(rows, dtype=np.float32)
 
 
 def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matrix:
@@ -168,20 +202,12 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
     within that error of its best) are scored again by :func:`row_cosines`, so scores and ties are
     exactly what one dot product per pair gives.
     """
-    from scipy import sparse
-
     n = rows.shape[0]
     group = pd.factorize(groups, use_na_sentinel=False)[0].astype(np.int64)
     author = pd.factorize(authors, use_na_sentinel=False)[0].astype(np.int64)
     filled = np.diff(rows.indptr) > 0
     peers = _peer_counts(group, author, filled)
-    row_of = np.repeat(np.arange(n), np.diff(rows.indptr))
-    keys = pd.factorize(group[row_of] * rows.shape[1] + rows.indices)[0]
-    keyed = sparse.csr_matrix((rows.data, keys, rows.indptr), shape=(n, int(keys.max(initial=-1)) + 1))
-    pairs = (keyed @ keyed.T).tocoo()
-    left, right, sims = pairs.row, pairs.col, pairs.data
-    keep = (left != right) & (author[left] != author[right])
-    left, right, sims = left[keep], right[keep], sims[keep]
+    left, right, sims = _group_pairs(rows, group, author)
     rough = np.zeros(n)
     np.maximum.at(rough, left, sims)
     slack = 1e-6 + 2.5e-7 * np.diff(rows.indptr)  # > twice a float32 sum's error bound over a row's terms
@@ -198,12 +224,46 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
     return best, np.where(peers > 0, best_peer, -1), peers
 
 
+def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
+                 author: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every two rows of one group by different authors sharing a word, and their product's cosine.
+
+    Whole groups of about :data:`TOKEN_PART` rows at a time (issue 68 point 7): numbering every
+    (group, term) pair of 200,000 captions at once took ~100 MB. A pair's sum runs over the first row's
+    terms in their stored order whatever the columns are numbered, so each cosine is the one a single
+    product gives; the pairs come in another order, which nothing after depends on."""
+    from scipy import sparse
+
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])  # each group's first place
+    first = np.searchsorted(starts, np.arange(0, len(order), TOKEN_PART))  # the group starting at or after each
+    cuts = np.unique(np.r_[starts[first[first < len(starts)]], len(order)])
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for a, b in pairwise(cuts.tolist()):
+        at = order[a:b]
+        part = rows[at]
+        row_of = np.repeat(np.arange(len(at)), np.diff(part.indptr))
+        keys = pd.factorize(group[at][row_of] * rows.shape[1] + part.indices)[0]
+        keyed = sparse.csr_matrix((part.data, keys, part.indptr), shape=(len(at), int(keys.max(initial=-1)) + 1))
+        pairs = (keyed @ keyed.T).tocoo()
+        left, right = at[pairs.row], at[pairs.col]
+        keep = (left != right) & (author[left] != author[right])
+        found.append((left[keep], right[keep], pairs.data[keep]))
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))  # type: ignore[return-value]
+
+
 def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Cosine of row ``left[k]`` with row ``right[k]`` for every k (rows are unit vectors)."""
+    """Cosine of row ``left[k]`` with row ``right[k]`` for every k (rows are unit vectors), a part
+    of the pairs at a time (each pair's sum is its own)."""
     if len(left) == 0:
         return np.zeros(0, dtype=np.float32)
-    products = matrix[left].multiply(matrix[right])
-    return np.asarray(products.sum(axis=1)).ravel()
+    parts = []
+    for start in range(0, len(left), 4 * TOKEN_PART):
+        products = matrix[left[start:start + 4 * TOKEN_PART]].multiply(matrix[right[start:start + 4 * TOKEN_PART]])
+        parts.append(np.asarray(products.sum(axis=1)).ravel())
+    return np.concatenate(parts)
 
 
 def _peer_counts(group: np.ndarray, author: np.ndarray, filled: np.ndarray) -> np.ndarray:

@@ -24,8 +24,9 @@ from typing import Any
 
 MAX_DEPTH = 32  # arrays and objects inside each other; a crowd-form answer nests 5 deep (its boxes)
 MAX_NUMBER_CHARS = 32  # a number's digits, sign and exponent; JSON.stringify writes at most 24
-MAX_KEYS = 10_000  # keys in one object, or fields in one answer
+MAX_KEYS = 10_000  # keys in one JSON text (all its objects together), or fields in one answer (flattened)
 MAX_NAME_CHARS = 1_000  # one key's or one field name's length
+MAX_MARKS = 1_000  # marks in one annotation answer: one every 2 s is over half an hour of a person's work
 MAX_TEXT_CHARS = 4 * 1024 * 1024  # one value's length (a field, a whole JSON text); the task server takes 256 KiB
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half a character: no UTF-8 text (nor any ledger) holds it
 
@@ -81,13 +82,21 @@ def _constant(text: str) -> float:
     raise ForgedValue(f"{text} is not a JSON number (no browser writes it)")
 
 
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    if len(pairs) > MAX_KEYS:
-        raise WorkerValueError(f"an object of {len(pairs)} keys, over the {MAX_KEYS} allowed")
-    for key, _ in pairs:
-        if len(key) > MAX_NAME_CHARS:
-            raise WorkerValueError(f"a key of {len(key)} characters, over the {MAX_NAME_CHARS} allowed")
-    return dict(pairs)
+class _KeyCount:
+    """The object hook of one JSON text: its keys counted over all its objects together (issue 68: the
+    bound was per object, and 30 objects of 10,000 keys became 300,000 fields of one answer)."""
+
+    def __init__(self) -> None:
+        self.keys = 0
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        self.keys += len(pairs)
+        if self.keys > MAX_KEYS:
+            raise WorkerValueError(f"more than {MAX_KEYS} keys in one JSON text, over the {MAX_KEYS} allowed")
+        for key, _ in pairs:
+            if len(key) > MAX_NAME_CHARS:
+                raise WorkerValueError(f"a key of {len(key)} characters, over the {MAX_NAME_CHARS} allowed")
+        return dict(pairs)
 
 
 def check_text(text: str, what: str = "a value") -> str:
@@ -100,14 +109,14 @@ def check_text(text: str, what: str = "a value") -> str:
 def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
     """``text`` read as JSON within the bounds; WorkerValueError (a ValueError) with the reason when
     it is not JSON or is past one: too long, nested deeper than ``max_depth``, a number too long or
-    too large for a double, ``NaN``/``Infinity``, an object of too many keys or too long a key."""
+    too large for a double, ``NaN``/``Infinity``, too many keys (all its objects together) or too long a key."""
     check_text(text, "a JSON text")
     opened = text.count("[") + text.count("{")  # counted in C: most answers need no scan
     if opened > max_depth and (deepest := nesting_depth(text)) > max_depth:
         raise WorkerValueError(f"JSON nested {deepest} deep, over the {max_depth} allowed")
     try:
         return json.loads(text, parse_int=_integer, parse_float=_real, parse_constant=_constant,
-                          object_pairs_hook=_object)
+                          object_pairs_hook=_KeyCount())
     except WorkerValueError:
         raise
     except (ValueError, RecursionError) as exc:  # RecursionError: only on a stack already near its limit

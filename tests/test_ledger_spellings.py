@@ -46,8 +46,8 @@ def test_a_string_starting_with_any_keyword_is_a_postgres_ledger(keyword: str) -
 
 
 def test_another_word_before_a_keyword_is_still_a_connection_string() -> None:
-    typed = f"sslrootcrt=/ca.pem host=127.0.0.1 password={PW}"  # a misspelt keyword: libpq refuses it
-    assert is_postgres_url(typed) and PW not in shown_location(typed)
+    typed = f"sslrootcrt=/ca.pem host=127.0.0.1 password={PW}"  # a misspelt keyword: refused (issue 68)
+    assert mistyped_postgres_url(typed) and not is_postgres_url(typed) and PW not in shown_location(typed)
     assert not is_postgres_url("results=v2.db") and not is_postgres_url("runs/hitflow.db")
 
 

@@ -25,11 +25,11 @@ from flows.core.ledger.store import Store, migrations
 TABLES = {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "answers", "workers",
           "qualifications", "qc_flags", "decisions", "blocks", "ledger", "qualification_scores",
           "qualification_problems", "response_problems", "locks", "review_actions", "task_sessions", "worker_history",
-          "kept_states"}
+          "kept_states", "ledger_changes"}
 NAMES = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores", "m004_task_server_and_studies",
          "m005_item_payloads", "m006_batch_shortfall", "m007_review_decisions", "m008_batch_windows",
          "m009_batch_holds", "m010_worker_history", "m011_batch_hold_page",
-         "m012_kept_states"]
+         "m012_kept_states", "m013_change_counts"]
 FORK = multiprocessing.get_context("fork")
 
 

@@ -5,9 +5,10 @@ run goes on: rebuilding the queue (each batch's due blocks included) cost ~1.2 s
 39,181-image campaign reviewed "flagged" (issue 57 point 5). The queue is a function of the rows it reads
 (:func:`flows.campaigns.review_data.campaign_queue`), the policy, the mode and ``now`` (its ``seconds_left``
 alone, moved by the clock's advance when a kept queue is handed out), so a kept queue is as true as a new
-one while its :func:`fingerprint` is unchanged. The fingerprint reads counts, the largest rowids
-(rows rewritten get new ones) and the columns updated in place (an assignment's status and deadline, a
-decision's ``applied``), a few ms of SQL on that ledger.
+one while its :func:`fingerprint` is unchanged. The fingerprint reads counts, the largest rowids, the
+columns updated in place (an assignment's status and deadline, a decision's ``applied``) and the count of
+writes to the campaign's rows the ledger's triggers keep (a batch's flags rewritten with as many rows as
+before get the same rowids on SQLite: issue 68), a few ms of SQL on that ledger.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ _PARTS = (
 )
 _DIALECTS = {False: {"total": "total", "concat": "group_concat"}, True: {"total": "sum", "concat": "string_agg"}}
 _ANSWERS = "SELECT max(rowid) FROM answers"  # control and agreement blocks read answers (no campaign column)
+# the writes counted by the ledger's triggers (store_migrations.m013_change_counts): a rewrite of as many rows
+# as before reuses SQLite's rowids, and only this count moves; answers' writes are counted under ""
+_CHANGES = "SELECT campaign, changes FROM ledger_changes WHERE campaign IN (?, '') ORDER BY campaign"
 _KEEP = 32  # campaigns kept at once: one ui serves one ledger; a bound all the same
 
 _lock = threading.Lock()
@@ -49,6 +53,7 @@ def fingerprint(store: Store, campaign: str) -> str:
     for sql in _PARTS:
         digest.update(repr([tuple(r.values()) for r in store.rows(sql.format(**dialect), [campaign])]).encode())
     digest.update(repr(store.rows(_ANSWERS)).encode())
+    digest.update(repr(store.rows(_CHANGES, [campaign])).encode())
     return digest.hexdigest()
 
 

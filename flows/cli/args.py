@@ -120,13 +120,12 @@ def output_root(text: str) -> str:
 
 def ledger(text: str) -> str:
     """``--db``: a ``postgresql://`` URL (checked when opened), or an SQLite file as :func:`writable_file`."""
-    from flows.core.db_url import is_postgres_url, mistyped_postgres_url
+    from flows.core.db_url import MISTYPED_ADVICE, is_postgres_url, mistyped_postgres_url
 
     if is_postgres_url(text):
         return text
-    if mistyped_postgres_url(text):  # not echoed: a password may follow the scheme
-        raise argparse.ArgumentTypeError("this starts like a PostgreSQL URL but is not one: write "
-                                         "postgresql://USER@HOST:PORT/DBNAME (two slashes after the colon)")
+    if mistyped_postgres_url(text):  # not echoed: a password may be in it
+        raise argparse.ArgumentTypeError(f"this {MISTYPED_ADVICE}")
     writable_file(text)
     if not _sqlite_or_new(Path(text)):  # a run would die on it as "unexpected DatabaseError" (exit 1)
         raise argparse.ArgumentTypeError(f"{_shown(text)} is not a hitflow ledger (not an SQLite file); give the "

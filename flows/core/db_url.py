@@ -36,11 +36,21 @@ _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile
              "target_session_attrs", "load_balance_hosts", "oauth_issuer", "oauth_client_id",
              "oauth_client_secret", "oauth_scope")
 _KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
-# ... or starting with some other word= yet naming one of them further on (libpq refuses the unknown word
-# on connecting, its error scrubbed): "foo=1 password=x" is a mistyped connection string, not a file
+# ... or starting with some other word= yet naming one of them further on: "foo=1 password=x" is a mistyped
+# connection string, not a file (refused in one line, issue 68; libpq would refuse the unknown word)
 _SOME_KEYWORD = re.compile(r"^\w+\s*=.*?(?:^|\s)(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE | re.S)
 # a PostgreSQL URI missing its "//" ("postgresql:/u:p@h/db", "postgres:u:p@h"): refused, not a file name
 _MISTYPED_URI = re.compile(r"^postgres(?:ql)?(?:\+[A-Za-z0-9_]+)?:(?!//)", re.IGNORECASE)
+# Any other text that starts like a URL (issue 68): a scheme of any name, chained or with whitespace in it,
+# then ":" and a "/" ("jdbc:postgresql://", "pgsql://", "postgresql<TAB>://", "postgressql://", "sqlite:///");
+# or "word:...@" (a user and password before a host, with a scheme of any spelling or none). Not a file name
+# anyone means for a ledger, and a password may be in it: refused without being shown or made into a path.
+_SOME_URI = re.compile(r"^[a-z][a-z0-9+.\-\s]*(?::\s*[a-z][a-z0-9+.\-\s]*)*:\s*/", re.IGNORECASE)
+_SOME_USERINFO = re.compile(r"^[a-z0-9_.+\-\s]+:[^@]*@", re.IGNORECASE)
+# ... or like a connection string whose words are mistyped ("hots=db pasword=x"): two "word=" in it, or one
+# naming a secret in any spelling (pass, pasword, pwd, pw, secret, token)
+_SOME_PAIRS = re.compile(r"^\s*\w+\s*=.*\s\w+\s*=", re.S)
+_SECRET_WORD = re.compile(r"\b(?:pa?s{1,2}\w*|pw\w*|\w*secret\w*|\w*token\w*)\s*=", re.IGNORECASE)
 # a value: quoted (backslash escapes), an unterminated quote to the end (all of it may be the secret), or a word
 _KEYWORD_PAIR = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|'.*|[^\s']*)", re.S)
 SECRET_KEYWORDS = ("password", "sslpassword", "oauth_client_secret")  # libpq options whose value is a secret
@@ -57,17 +67,32 @@ class LedgerUrl:
 
 
 def is_postgres_url(location: str | Path) -> bool:
+    """Whether ``location`` is a PostgreSQL location libpq reads: a URI of its schemes (SQLAlchemy's
+    driver names too) or a connection string of its keywords alone (one misspelt, ``pasword=``, may be
+    a password's: :func:`mistyped_postgres_url` refuses it)."""
     if not isinstance(location, str):
         return False
     text = location.strip()
-    return bool(_URI.match(text) or _KEYWORD_FORM.match(text) or _SOME_KEYWORD.match(text))
+    if _URI.match(text):
+        return True
+    return bool(_KEYWORD_FORM.match(text) or _SOME_KEYWORD.match(text)) and not _unknown_keyword(text)
+
+
+def _unknown_keyword(text: str) -> bool:
+    return any(name.lower() not in _KEYWORDS for name, _ in _KEYWORD_PAIR.findall(text))
 
 
 def mistyped_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` starts like a PostgreSQL URI but lacks its ``//`` (``postgresql:/...``,
-    ``postgresql:...``): neither libpq's nor a file name anyone means, so refused (without echoing it,
-    a password may follow)."""
-    return isinstance(location, str) and bool(_MISTYPED_URI.match(location.strip()))
+    """Whether ``location`` is no PostgreSQL location libpq reads but starts like one, or like any URL or
+    connection string: a URI missing its ``//`` (``postgresql:/...``), another scheme or a misspelt one
+    (``jdbc:postgresql://``, ``pgsql://``, ``postgresql<TAB>://``, ``postgressql://``), ``user:password@``
+    after any word, mistyped keywords (``hots=db pasword=x``). Neither libpq's nor a file name anyone
+    means, so refused, and never shown, logged or made into a path: a password may be in it."""
+    if not isinstance(location, str) or is_postgres_url(location):
+        return False
+    text = location.strip()
+    patterns = (_MISTYPED_URI, _SOME_URI, _SOME_USERINFO, _SOME_PAIRS, _KEYWORD_FORM, _SOME_KEYWORD)
+    return any(p.match(text) for p in patterns) or bool(_SECRET_WORD.search(text))
 
 
 def parsed_ledger(location: str) -> LedgerUrl:
@@ -123,6 +148,9 @@ def _parsed_keywords(text: str) -> LedgerUrl:
             password = password or (plain if name.lower() == "password" else "")
             secrets += [value, plain]
             shown.append(f"{name}=***")
+        elif name.lower() not in _KEYWORDS:  # "pasword=x" may be a secret misspelt (is_postgres_url refuses it)
+            secrets += [value, value.strip("'")]
+            shown.append(f"{name}=***")
         else:
             kept.append(f"{name}={value}")
             shown.append(kept[-1])
@@ -138,9 +166,18 @@ def url_password(url: str) -> str:
     return parsed_ledger(url).password if is_postgres_url(url) else ""
 
 
+MISTYPED_SHOWN = "(a location that starts like a URL or connection string, not shown: it may hold a password)"
+MISTYPED_ADVICE = ("starts like a URL or connection string but is none libpq reads (not shown: it may hold a "
+                   "password): write postgresql://USER@HOST:PORT/DBNAME (two slashes after the colon) or libpq's "
+                   "keywords (host=... dbname=...), or an SQLite file's path")
+
+
 def shown_location(location: str | Path) -> str:
-    """``location`` as it may be printed: a URL's password (and query, which may hold one) as ***."""
+    """``location`` as it may be printed: a URL's password (and query, which may hold one) as ***; none
+    of a location that only looks like one (:func:`mistyped_postgres_url`)."""
     text = str(location)
+    if mistyped_postgres_url(text):
+        return MISTYPED_SHOWN
     return parsed_ledger(text).shown if is_postgres_url(text) else text
 
 
@@ -161,6 +198,8 @@ def deployable_ledger(location: str | Path) -> str:
     A password in the URL is refused: Prefect stores and shows a deployment's parameters."""
     from flows.core.errors import ConfigError
 
+    if mistyped_postgres_url(location):
+        raise ConfigError(f"a deployment's --db {MISTYPED_ADVICE}")
     if not is_postgres_url(location):
         return str(Path(location).resolve())
     parsed = parsed_ledger(str(location))
@@ -173,6 +212,8 @@ def deployable_ledger(location: str | Path) -> str:
 def scrubbed(text: str, location: str | Path) -> str:
     """``text`` (e.g. a driver's error, which may quote the URL) with every form of the location's
     password, and the location as typed, replaced by what may be shown."""
+    if mistyped_postgres_url(location):
+        return text.replace(str(location).strip(), MISTYPED_SHOWN).replace(str(location), MISTYPED_SHOWN)
     if not is_postgres_url(location):
         return text
     parsed = parsed_ledger(str(location))

@@ -13,6 +13,10 @@ TYPICAL_WEIGHT_MAX = 100000.0
 # and below: a weight under ~1e-308 (subnormal) makes its pseudo-counts round to 0, whose evidence is inf - inf,
 # so every confidence came out NaN (or 0, a tie on every item); a millionth of a judgement is as good as none
 TYPICAL_WEIGHT_MIN = 1e-6
+# the same for the prior itself (issue 68): an accuracy of 1e-320 (subnormal) was taken, and its pseudo-counts
+# and posteriors underflow (a numpy warning line); within a millionth of 0 or 1 is as good as 0 or 1
+ACCURACY_MIN, ACCURACY_MAX = 1e-6, 1 - 1e-6
+WEIGHT_MIN = 1e-6  # judgements the prior is worth: fewer is as good as none, and a subnormal one underflows
 
 
 @dataclass(frozen=True)
@@ -25,10 +29,12 @@ class SkillPrior:
     typical_weight: float = 0.0
 
     def check(self) -> None:
-        if not 0 < self.accuracy < 1:  # NaN fails this too
-            raise ValueError(f"skill prior {self.accuracy}: give an accuracy strictly between 0 and 1")
-        if not 0 < self.weight < math.inf:  # NaN fails this too: it would make every posterior NaN
-            raise ValueError(f"skill prior weight {self.weight}: give a positive, finite number of judgements")
+        if not ACCURACY_MIN <= self.accuracy <= ACCURACY_MAX:  # NaN fails this too
+            raise ValueError(f"skill prior {self.accuracy:g}: give an accuracy between {ACCURACY_MIN:g} and "
+                             f"1 - {ACCURACY_MIN:g}")
+        if not WEIGHT_MIN <= self.weight < math.inf:  # NaN fails this too: it would make every posterior NaN
+            raise ValueError(f"skill prior weight {self.weight:g}: give a finite number of judgements, at least "
+                             f"{WEIGHT_MIN:g}")
         if not 0 <= self.crowd_weight < math.inf:
             raise ValueError(f"skill prior crowd weight {self.crowd_weight}: give a finite number of judgements, "
                              "at least 0")

@@ -10,7 +10,13 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from flows.core.config.config_types import Section, Share
-from postprocess.answers.skill_prior import TYPICAL_WEIGHT_MAX, TYPICAL_WEIGHT_MIN
+from postprocess.answers.skill_prior import (
+    ACCURACY_MAX,
+    ACCURACY_MIN,
+    TYPICAL_WEIGHT_MAX,
+    TYPICAL_WEIGHT_MIN,
+    WEIGHT_MIN,
+)
 
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
@@ -36,10 +42,10 @@ class AnswersSection(Section):
     confidence: Share = Field(0.98, description="Adaptive overlap: an item gets another judgement while the "
                               "probability of its answer, each worker weighed by their skill so far (answers.csv's "
                               "confidence), is below this")
-    skill_prior: float = Field(0.7, gt=0, lt=1, allow_inf_nan=False,
+    skill_prior: float = Field(0.7, ge=ACCURACY_MIN, le=ACCURACY_MAX, allow_inf_nan=False,
                                description="Adaptive overlap: the accuracy a worker is assumed to have before "
                                "their own judgements say otherwise (it weighs their answers while they have few)")
-    skill_prior_weight: float = Field(4.0, gt=0, le=1000, allow_inf_nan=False,
+    skill_prior_weight: float = Field(4.0, ge=WEIGHT_MIN, le=1000, allow_inf_nan=False,
                                       description="Adaptive overlap: how many judgements skill_prior is worth "
                                       "against a worker's own record")
     crowd_prior_weight: float = Field(0.0, ge=0, le=100000, allow_inf_nan=False,

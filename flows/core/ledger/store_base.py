@@ -20,7 +20,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flows.core.db_url import SQLITE_MAGIC, is_postgres_url, mistyped_postgres_url, shown_location
+from flows.core.db_url import MISTYPED_ADVICE, SQLITE_MAGIC, is_postgres_url, mistyped_postgres_url, shown_location
 from flows.core.ledger.store_migrations import migrations
 
 if TYPE_CHECKING:
@@ -208,8 +208,7 @@ def refuse_mistyped_url(location: str | Path) -> None:
     from flows.core.errors import ConfigError
 
     if mistyped_postgres_url(location):
-        raise ConfigError("the ledger starts like a PostgreSQL URL but is not one: write "
-                          "postgresql://USER@HOST:PORT/DBNAME (two slashes after the colon)")
+        raise ConfigError(f"the ledger {MISTYPED_ADVICE}")
 
 
 def existing_store(location: str | Path) -> Store:

@@ -154,3 +154,28 @@ def m012_kept_states(db: sqlite_utils.Database) -> None:
     queue while neither changed (flows/campaigns/kept_states.py)."""
     db.table("kept_states").create({"campaign": str, "settings": str, "fingerprint": str, "items": str},
                                    pk="campaign")
+
+
+# the tables the review queue reads (flows/campaigns/queue_cache.py) and the column naming their campaign
+CHANGE_COUNTED = {"assignments": "campaign", "decisions": "campaign", "qc_flags": "campaign",
+                  "review_actions": "campaign", "blocks": "campaign", "worker_history": "campaign",
+                  "campaigns": "name", "answers": None}
+
+
+@migrations()
+def m013_change_counts(db: sqlite_utils.Database) -> None:
+    """A count of the writes to each campaign's rows that the review queue reads, kept by triggers on
+    SQLite, so kept queue states are keyed on something every rewrite changes (issue 68): SQLite hands
+    a deleted row's rowid to the next insert, so a batch's flags rewritten with as many rows as before
+    left the largest rowid and the count as they were, and ``status`` showed the old states. Answers
+    name no campaign: theirs is counted under "". On PostgreSQL the table stays empty: its rowids are an
+    identity column, which never hands out a number twice (a rewrite always moves the largest)."""
+    db.table("ledger_changes").create({"campaign": str, "changes": int}, pk="campaign")
+    if not isinstance(db, sqlite_utils.Database):
+        return
+    for table, column in CHANGE_COUNTED.items():
+        for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+            campaign = f"{row}.{column}" if column else "''"
+            db.execute(f"CREATE TRIGGER count_{event.lower()}_{table} AFTER {event} ON {table} BEGIN "
+                       f"INSERT INTO ledger_changes (campaign, changes) VALUES ({campaign}, 1) "
+                       "ON CONFLICT (campaign) DO UPDATE SET changes = changes + 1; END")

@@ -237,7 +237,7 @@ def flat_answers(fields: dict[str, str]) -> dict[str, str]:
     if TASK_ANSWERS not in fields:
         return fields
     rest = {k: v for k, v in fields.items() if k != TASK_ANSWERS}
-    return {**rest, **flatten_task_answers(fields[TASK_ANSWERS])}
+    return check_fields({**rest, **flatten_task_answers(fields[TASK_ANSWERS])})  # counted as one answer
 
 
 class _CrowdTags(HTMLParser):
