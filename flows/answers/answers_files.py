@@ -16,7 +16,7 @@ import pandas as pd
 
 from flows.answers.control_items import pooled_offline
 from flows.answers.excluded import without_excluded
-from flows.answers.label_files import respelled, tidy_labels
+from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
 from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
@@ -160,13 +160,13 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
                    hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
-                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                   progress: Callable[[str], None] | None = None, fields: tuple[str, ...] = ()) -> dict[str, Any]:
     """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
     accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
-    is told each stage."""
+    is told each stage; ``fields``: only these fields' labels (``--field``), the rest of the file left out."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
-    labels = read_labels(path, columns)
+    labels = only_fields(path, read_labels(path, columns), fields)  # --field
     frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None

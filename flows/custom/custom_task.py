@@ -160,7 +160,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     items = page_items(first)
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
-             f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
+             f"({len(spec['fields'])} form input(s) on the first page of {len(first)} items)"]
     if cfg.answers.control_share > 0:
         known = read_controls(cfg)
         controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
