@@ -26,8 +26,10 @@ majority vote without a test below --min-per-worker labels a worker on average);
 the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
 (--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
 answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
-(confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls; posterior: the
-method's own; note: tie); with --gold the summary prints accuracy, ECE (6 equal-width bins) and a reliability table
+(confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls where their
+cross-validation finds it better: calibration_fit; posterior: the method's own; note: tie); with --gold the summary
+prints accuracy over the items whose gold cell is filled in, ECE (6 and 15 equal-width bins, equal-mass bins), the
+worst bin and the reliability tables
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
 pooled_pages, pooled_labels, pooled_agreement, pooled_status, pooled_note (a `page` column groups a page's labels;
@@ -67,7 +69,7 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--adaptive", action="store_true", help="replay with the stopping rule below")
     ad.add_argument("--min-judgements", type=int, default=2, help="judgements every item gets first")
     ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
-    ad.add_argument("--confidence", type=float, default=0.95, help="stop once the answer's confidence reaches this")
+    ad.add_argument("--confidence", type=float, default=0.99, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
     ad.add_argument("--skill-prior", type=float, default=0.7,
                     help="the confidence weighs each worker by skill: the accuracy assumed before their labels say")

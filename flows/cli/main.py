@@ -180,23 +180,14 @@ def cmd_qc(a: argparse.Namespace) -> int:
     # trigger (~0.15 s of 2.5 s CPU on 200,000 captions). Garbage is still freed; thawed after, unless
     # the caller froze its own heap (a thaw would hand it back all of it: a test worker's ~730,000 objects).
     with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:
-        _arrow_pool_that_gives_back()
         from flows.campaigns.offline import offline_qc
+        from flows.cli.process_life import arrow_pool_that_gives_back
 
+        arrow_pool_that_gives_back()
         loaded()  # a row it cannot read is a malformed_answer flag, and a line on stderr
         n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field))
     print(f"target: none (offline); {n} flag(s) written to {a.out}")
     return 0
-
-
-def _arrow_pool_that_gives_back() -> None:
-    """Arrow's jemalloc pool for this process: its default, mimalloc, kept what the CSV reader and the
-    tokeniser freed, and the next steps' memory came on top (200,000 captions: 600 MB peak RSS against
-    470 MB, the same CPU; docs/speed.md, issue 68 point 7). A build without jemalloc keeps its default."""
-    import pyarrow as pa
-
-    with contextlib.suppress(NotImplementedError):
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
 
 
 def cmd_qualify(a: argparse.Namespace) -> int:

@@ -165,7 +165,7 @@ def latent_items(run: Run, truth: Any) -> list[dict[str, Any]] | None:
         return None
     if run.notes.get("crowd"):  # the links route's invitees: an in-process crowd (flows/platforms/links/batches.py)
         return crowd_item_truth(run.notes["crowd"])
-    return sim_item_truth(run.target)
+    return sim_item_truth(run.target, run.cfg.name)
 
 
 def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,
