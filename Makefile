@@ -270,6 +270,15 @@ bench-adaptive: $(STAMP)
 bench-calibration: $(STAMP)
 	$(BIN)/python -m bench.calibration $(if $(NO_SIM),--no-sim,)
 
+# issue 66: per public set (Snow 2008 RTE, TEMP, WSD from ../shared/data) and method: accuracy, ECE at 6 and 15 bins
+# and the worst bin, without controls and with half the gold as controls (the other half scored), and the adaptive
+# replay with `hitflow aggregate --adaptive`'s defaults against full-overlap majority vote; HELD_OUT=1 adds synthetic
+# crowds of the five held-out sets' shapes (bench/crowd_shapes.py HELD_OUT, ~2 min more); writes
+# bench/results-answers-calibration.json (~1 min; `make bench` prints the public sets' lines too)
+.PHONY: bench-answers-calibration
+bench-answers-calibration: $(STAMP)
+	$(BIN)/python -m bench.answers_calibration $(if $(HELD_OUT),--held-out)
+
 # the no-controls confidence on synthetic crowds shaped like issue 56's held-out sets (RTE, Temporal, AdultContent:
 # bench/crowd_shapes.py, hard and misleading items, spammers, adversaries; not the real sets) and on real WSD, through
 # `hitflow aggregate --gold` as a user runs it: accuracy, mean confidence and ECE of the confidence, Dawid-Skene's
@@ -293,7 +302,7 @@ bench-aggregation-speed: $(STAMP)
 	$(BIN)/python -m bench.aggregation_speed $(if $(CROWDKIT),--crowd-kit)
 
 # the answers package's CPU per call at the suite's and campaigns' sizes (30 to 1,770 labels, and 24,000)
-# beside its version before the CPU pass of 2026-11-27 (tests/answers_v1); writes
+# beside its version before the CPU pass of 2026-11-27 (its figures then, bench/answers_calls.py BEFORE); writes
 # bench/results-answers-calls.json (~1 min)
 .PHONY: bench-answers-calls
 bench-answers-calls: $(STAMP)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.snow_sets import SETS, gold_of, majority_vote_ties_half, path_of, read_set
-from postprocess.answers.adaptive import StoppingRule, replay, saving
+from postprocess.answers.adaptive import DEFAULT_RULE, StoppingRule, replay, saving
 from postprocess.answers.aggregation import aggregate
 from postprocess.answers.skill_posterior import SkillPrior
 
@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
 # skill_* and cli_default: stop on postprocess.answers.skill_posterior (what campaigns and
 # `hitflow aggregate --adaptive` use)
-RULES = {"cli_default": StoppingRule(2, confidence=0.95, method="auto"),  # hitflow aggregate --adaptive
+RULES = {"cli_default": DEFAULT_RULE,  # hitflow aggregate --adaptive (0.99 since issue 66)
+         "cli_default_before_66": StoppingRule(2, confidence=0.95, method="auto"),
          # [answers]' defaults with hitflow new's starter min and max (issue 56)
          "campaign_default": StoppingRule(2, 6, confidence=0.98, method="auto"),
          "cli_min3": StoppingRule(3, confidence=0.95, method="auto"),  # the replay's default before issue 56

@@ -1,8 +1,10 @@
 """The answers package's CPU per call at the sizes campaigns and the test suite call it with, beside the
-package as it was before the CPU pass of 2026-11-27 (tests/answers_v1: the same answers, float for float).
+package as it was before the CPU pass of 2026-11-27: ``BEFORE``, its CPU per call measured beside it on this
+machine on 2026-11-27 (bench/results-answers-calls.json of then; the old package itself, tests/answers_v1, was
+removed by issue 66 once recorded outputs, tests/answers_recorded, took its place as the tests' oracle).
 
 Each scenario is called in this process until it has used ``--seconds`` of CPU (at least three calls),
-new and old in turn, three rounds each; the figure is the median round's CPU per call
+three rounds; the figure is the median round's CPU per call
 (``time.process_time``: the machine is shared, so wall time would measure the neighbours). Sizes: the
 30-label file of tests/test_fuzz_adaptive_options.py (``hitflow aggregate --adaptive`` in process), a
 420-label random crowd (60 items, 7 labels each, 12 workers) with and without control items, the same as a
@@ -30,18 +32,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.snow_sets import SHARED_WSD
 from flows.cli.main import main
 from postprocess.answers import adaptive, aggregation, control_items, worker_skill
-from tests.answers_v1 import adaptive as old_adaptive
-from tests.answers_v1 import aggregation as old_aggregation
-from tests.answers_v1 import control_items as old_control_items
-from tests.answers_v1 import worker_skill as old_worker_skill
 from tests.crowd_labels import crowd_frame
 
 ROOT = Path(__file__).resolve().parents[1]
-WSD = ROOT.parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
+WSD = SHARED_WSD
 TARGET = 0.5
 LARGE_TARGET = 1.05  # CPU figures on a shared machine wander by a few percent
+# ms of CPU per call of the package before the CPU pass, by scenario (measured 2026-11-27, load average ~4)
+BEFORE = {"aggregate auto, 30 labels": 12.88, "replay defaults, 30 labels": 27.28,
+          "aggregate auto + controls, 420 labels": 36.82, "replay ds 0.95, 420 labels": 93.24,
+          "skill_scores, 420 labels": 11.97, "trusted_controls, 420 labels": 5.4,
+          "WSD aggregate ds, 1,770 labels": 16.17, "WSD aggregate auto, 1,770 labels": 23.5,
+          "WSD replay 2-6 at 0.98, 1,770 labels": 162.49, "aggregate auto, 24,000 labels": 202.65,
+          "aggregate mv, 24,000 labels": 170.81}
 FUZZ = pd.DataFrame([(f"i{i}", f"w{w}", "yes" if (i + w) % 3 else "no") for i in range(6) for w in range(5)],
                     columns=["item_id", "worker_id", "label"])
 
@@ -56,45 +62,34 @@ def random_crowd(seed: int, items: int, per_item: int, workers: int = 12) -> pd.
     return pd.DataFrame(rows, columns=["item_id", "worker_id", "label"])
 
 
-def scenarios() -> dict[str, tuple[Callable[[], Any], Callable[[], Any], str]]:
-    """name -> (new call, old call, size class: small, medium or large)."""
+def scenarios() -> dict[str, tuple[Callable[[], Any], str]]:
+    """name -> (call, size class: small, medium or large)."""
     crowd = random_crowd(1, 60, 7)
     controls = pd.DataFrame({"item_id": [f"i{i}" for i in range(6)], "answer": ["L0", "L1", "L2"] * 2})
     given = crowd.rename(columns={"label": "value"}).assign(field="label", unit=[f"u{i // 10}" for i in range(420)])
     gold = controls.assign(field="label")
-    out: dict[str, tuple[Callable[[], Any], Callable[[], Any], str]] = {
-        "aggregate auto, 30 labels": (lambda: aggregation.aggregate_scored(FUZZ, "auto"),
-                                      lambda: old_aggregation.aggregate_scored(FUZZ, "auto"), "small"),
-        "replay defaults, 30 labels": (lambda: adaptive.replay(FUZZ, adaptive.StoppingRule()),
-                                       lambda: old_adaptive.replay(FUZZ, old_adaptive.StoppingRule()), "small"),
+    out: dict[str, tuple[Callable[[], Any], str]] = {
+        "aggregate auto, 30 labels": (lambda: aggregation.aggregate_scored(FUZZ, "auto"), "small"),
+        "replay defaults, 30 labels": (lambda: adaptive.replay(FUZZ, adaptive.StoppingRule()), "small"),
         "aggregate auto + controls, 420 labels": (
-            lambda: aggregation.aggregate_scored(crowd, "auto", controls=controls),
-            lambda: old_aggregation.aggregate_scored(crowd, "auto", controls=controls), "medium"),
+            lambda: aggregation.aggregate_scored(crowd, "auto", controls=controls), "medium"),
         "replay ds 0.95, 420 labels": (
-            lambda: adaptive.replay(crowd, adaptive.StoppingRule(2, 6, confidence=0.95, method="ds")),
-            lambda: old_adaptive.replay(crowd, old_adaptive.StoppingRule(2, 6, confidence=0.95, method="ds")),
-            "medium"),
-        "skill_scores, 420 labels": (
-            lambda: worker_skill.skill_scores(given, gold, worker_skill.SkillPolicy()),
-            lambda: old_worker_skill.skill_scores(given, gold, old_worker_skill.SkillPolicy()), "medium"),
-        "trusted_controls, 420 labels": (lambda: control_items.trusted_controls(given, gold),
-                                         lambda: old_control_items.trusted_controls(given, gold), "medium")}
+            lambda: adaptive.replay(crowd, adaptive.StoppingRule(2, 6, confidence=0.95, method="ds")), "medium"),
+        "skill_scores, 420 labels": (lambda: worker_skill.skill_scores(given, gold, worker_skill.SkillPolicy()),
+                                     "medium"),
+        "trusted_controls, 420 labels": (lambda: control_items.trusted_controls(given, gold), "medium")}
     if WSD.exists():
         raw = pd.read_csv(WSD, sep="\t")
         wsd = pd.DataFrame({"item_id": raw["orig_id"], "worker_id": raw["!amt_worker_ids"],
                             "label": raw["response"].astype(str)})
         for method in ("ds", "auto"):
-            out[f"WSD aggregate {method}, 1,770 labels"] = (
-                lambda m=method: aggregation.aggregate_scored(wsd, m),
-                lambda m=method: old_aggregation.aggregate_scored(wsd, m), "medium")
+            out[f"WSD aggregate {method}, 1,770 labels"] = (lambda m=method: aggregation.aggregate_scored(wsd, m),
+                                                           "medium")
         out["WSD replay 2-6 at 0.98, 1,770 labels"] = (
-            lambda: adaptive.replay(wsd, adaptive.StoppingRule(2, 6, confidence=0.98)),
-            lambda: old_adaptive.replay(wsd, old_adaptive.StoppingRule(2, 6, confidence=0.98)), "medium")
+            lambda: adaptive.replay(wsd, adaptive.StoppingRule(2, 6, confidence=0.98)), "medium")
     large = crowd_frame(1, items=4000, per_item=6)[0]
     for method in ("auto", "mv"):
-        out[f"aggregate {method}, 24,000 labels"] = (lambda m=method: aggregation.aggregate_scored(large, m),
-                                                     lambda m=method: old_aggregation.aggregate_scored(large, m),
-                                                     "large")
+        out[f"aggregate {method}, 24,000 labels"] = (lambda m=method: aggregation.aggregate_scored(large, m), "large")
     return out
 
 
@@ -122,17 +117,14 @@ def cli_30_labels(seconds: float) -> dict[str, float]:
 
 def measure(seconds: float) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    for name, (new, old, size) in scenarios().items():
-        new(), old()  # first calls load what they import
-        rounds = [(cpu_per_call(new, seconds), cpu_per_call(old, seconds)) for _ in range(3)]
-        new_ms = statistics.median(r[0] for r in rounds) * 1000
-        old_ms = statistics.median(r[1] for r in rounds) * 1000
-        target = LARGE_TARGET if size == "large" else TARGET
-        results[name] = {"size": size, "ms_per_call": round(new_ms, 2), "old_ms_per_call": round(old_ms, 2),
-                         "ratio": round(new_ms / old_ms, 3), "target_ratio": target,
-                         "met": new_ms / old_ms <= target}
-        print(f"{name:44s} {new_ms:9.2f} ms  old {old_ms:9.2f} ms  ratio {new_ms / old_ms:5.2f} "
-              f"(target <= {target})", flush=True)
+    for name, (call, size) in scenarios().items():
+        call()  # the first call loads what it imports
+        ms = statistics.median(cpu_per_call(call, seconds) for _ in range(3)) * 1000
+        old_ms, target = BEFORE[name], LARGE_TARGET if size == "large" else TARGET
+        results[name] = {"size": size, "ms_per_call": round(ms, 2), "old_ms_per_call": old_ms,
+                         "ratio": round(ms / old_ms, 3), "target_ratio": target, "met": ms / old_ms <= target}
+        print(f"{name:44s} {ms:9.2f} ms  before {old_ms:9.2f} ms  ratio {ms / old_ms:5.2f} (target <= {target})",
+              flush=True)
     return results
 
 

@@ -22,7 +22,10 @@
 8. calibration (issue 56): ECE, mean confidence and the reliability table beside accuracy on Snow et al.'s
    real labels and the simulator's 1,000-item campaign (bench/calibration.py, ``make bench-calibration``).
 9. every `hitflow aggregate --method` on 92,721 labels against majority vote (issue 56;
-   bench/aggregation_speed.py, ``make bench-aggregation-speed``).
+   bench/aggregation_speed.py, ``make bench-aggregation-speed``);
+10. the answers' confidence per public set and method, with and without controls, at 6 and 15 bins with the worst
+   bin, and the adaptive replay's accuracy and share (issue 66; bench/answers_calibration.py,
+   ``make bench-answers-calibration``).
 
 The last lines printed are issue 33's four figures, each beside its baseline measured in this run,
 the ratio, the target and the load average, then issue 42's answers lines beside majority vote
@@ -41,7 +44,15 @@ from typing import Any
 
 import pandas as pd
 
-from bench import adaptive_campaign, aggregation_speed, answers_accuracy, calibration, latency, prefect_overhead
+from bench import (
+    adaptive_campaign,
+    aggregation_speed,
+    answers_accuracy,
+    answers_calibration,
+    calibration,
+    latency,
+    prefect_overhead,
+)
 from bench.qc_load import bench_qc_all_rules, bench_qc_cli
 from bench.spelling_speed import bench_spelling_200k, compare_on_vizwiz
 from flows.core.outputs.spelling_cache import spelling_index
@@ -124,12 +135,14 @@ def main() -> None:
                "latency": latency.measure(hits=300, latency_ms=150.0, rate_limit=100.0),
                "answers": answers_accuracy.measure_all(1000, [20], [1]),
                "adaptive": adaptive, "calibration": calibration.measure(),
+               "answers_calibration": answers_calibration.measure(),
                "aggregation_speed": aggregation_speed.measure()}
     print(json.dumps(results, indent=2))
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     print("\n".join(summary(results) + answers_accuracy.summary_lines(results["answers"])
                     + [adaptive_campaign.summary_line(run) for run in adaptive]
                     + calibration.lines(results["calibration"])
+                    + answers_calibration.lines(results["answers_calibration"])
                     + [aggregation_speed.summary_line(results["aggregation_speed"])]))
 
 

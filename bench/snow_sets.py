@@ -9,8 +9,9 @@ had labelled; each item has 10 labels. Three of its sets are used here:
 - ``rte``: recognising textual entailment, 800 items, binary (``HITFLOW_RTE_LABELS``);
 - ``temp``: temporal ordering of events, 462 items, binary (``HITFLOW_TEMP_LABELS``).
 
-RTE and Temporal are not in the repository (neither small nor under CC BY/MIT): point the variables
-at local copies (docs/reference/outputs.md says where they come from, with their sha256). A file is
+RTE and Temporal are not in the repository (neither small nor under CC BY/MIT): they are read from
+../shared/data/snow2008-rte-temp when it is there, else point the variables at local copies
+(docs/reference/outputs.md says where they come from, with their sha256). A file is
 either Snow's standardized TSV (``!amt_worker_ids, orig_id, response, gold``) or a long CSV
 ``item_id, worker_id, label, gold``; rows stay in the file's order (the adaptive replay's arrival
 order).
@@ -24,7 +25,12 @@ from typing import NamedTuple
 
 import pandas as pd
 
-SHARED_WSD = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "snow2008-wsd" / "wsd.standardized.tsv"
+# ../shared/data beside the checkout (a worktree deeper down: the nearest folder above it that has one)
+SHARED = next((up / "shared" / "data" for up in Path(__file__).resolve().parents[1].parents
+               if (up / "shared" / "data").is_dir()), Path(__file__).resolve().parents[1].parent / "shared" / "data")
+SHARED_WSD = SHARED / "snow2008-wsd" / "wsd.standardized.tsv"
+SHARED_COPIES = {"wsd": SHARED_WSD, "rte": SHARED / "snow2008-rte-temp" / "rte.standardized.csv",
+                 "temp": SHARED / "snow2008-rte-temp" / "temp.standardized.csv"}
 SNOW_COLUMNS = {"orig_id": "item_id", "!amt_worker_ids": "worker_id", "response": "label", "gold": "gold"}
 LONG_COLUMNS = ["item_id", "worker_id", "label", "gold"]
 
@@ -40,9 +46,9 @@ SETS = (SnowSet("wsd", "HITFLOW_WSD_LABELS", 177), SnowSet("rte", "HITFLOW_RTE_L
 
 
 def path_of(snow: SnowSet) -> Path | None:
-    """The file for ``snow``: its variable's value, else (WSD only) the shared copy; None when absent."""
+    """The file for ``snow``: its variable's value, else the shared copy (../shared/data); None when absent."""
     named = os.environ.get(snow.variable, "")
-    path = Path(named) if named else (SHARED_WSD if snow.name == "wsd" else None)
+    path = Path(named) if named else SHARED_COPIES.get(snow.name)
     return path if path is not None and path.is_file() else None
 
 

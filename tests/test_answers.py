@@ -11,6 +11,7 @@ import pytest
 from bench.snow_sets import majority_vote_ties_half
 from postprocess.answers.aggregation import ANSWER_COLUMNS, WORKER_COLUMNS, aggregate, choose_method
 from postprocess.answers.judgements import judgements
+from postprocess.answers.skill_posterior import label_probabilities
 
 
 def _frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -28,7 +29,10 @@ def test_majority_vote_by_hand() -> None:
     got = answers.set_index("item_id")
     assert got["label"].to_dict() == {"a": "x", "b": "y", "c": "y"}  # c ties 1-1: to y, see the tie test
     assert got["posterior"].to_dict() == pytest.approx({"a": 2 / 3, "b": 1.0, "c": 0.5})
-    assert got.loc["c", "confidence"] == 0.5 and got["note"].to_dict() == {"a": "", "b": "", "c": "tie"}
+    assert got["note"].to_dict() == {"a": "", "b": "", "c": "tie"}
+    # a tie's confidence is the skill posterior's probability of the label it chose (issue 66), not the tied share
+    skill = label_probabilities(SMALL)
+    assert got.loc["c", "confidence"] == pytest.approx(skill.loc["c", "y"], rel=1e-12) and skill.loc["c", "y"] > 0.5
     assert (got["confidence_source"] == "model").all()
     assert got.loc["b", "confidence"] < 1.0  # three judgements never make it certain
     assert got["judgements"].to_dict() == {"a": 3, "b": 3, "c": 2}
@@ -163,7 +167,10 @@ def test_control_items_are_scored_not_answered() -> None:
     assert set(answers["item_id"]) == {"a", "b", "c"}
     alone = aggregate(SMALL, "mv").answers
     assert answers["label"].tolist() == alone["label"].tolist()  # majority vote: controls change no label
-    assert set(answers.loc[answers["note"] != "tie", "confidence_source"]) == {"calibrated on 2 controls"}
+    # two controls: each fold's calibration is fitted on one control at most, which cross-validation never
+    # finds better than the model's own: kept, and the rows say so (issue 66)
+    assert answers.attrs["calibration_fit"]["moved"] is False
+    assert set(answers["confidence_source"]) == {"model (calibrated on 2 controls did no better in cross-validation)"}
     w = workers.set_index("worker_id")
     assert w.loc["w1", "control_accuracy"] == 1.0 and w.loc["w1", "controls"] == 2
     assert w.loc["w2", "control_accuracy"] == 0.0 and w.loc["w2", "controls"] == 1

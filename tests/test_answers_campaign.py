@@ -109,7 +109,7 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     import json
 
     from postprocess.answers import calibration
-    from postprocess.answers.aggregation import accuracy
+    from postprocess.answers.reliability import accuracy
 
     scaffold("demo_task", tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -170,9 +170,11 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     assert workers.loc[expected.index, "control_accuracy"].tolist() == pytest.approx(expected.tolist())
     assert (workers.loc[expected.index, "controls"] == 1).all()
     answered = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
-    assert "calibrated on 1 control" in set(answered["confidence_source"])
+    # one control: cross-validation has nothing to fit each fold on, so the model's own confidence is kept and
+    # every row and the report say so (issue 66)
+    assert set(answered["confidence_source"]) == {"model (calibrated on 1 control did no better in cross-validation)"}
     report = (out / "report.html").read_text()
-    assert "Calibration on the control items" in report and "calibrated on 1 control item:" in report
+    assert "Calibration on the control items" in report and "model, kept: calibrating it on 1 control item" in report
 
 
 def test_crowd_prior_weight_reaches_the_settings_and_a_negative_one_is_refused() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from postprocess.answers import calibration as cal
 from postprocess.answers.aggregation import aggregate, aggregate_scored
+from postprocess.answers.skill_posterior import label_probabilities
 from tests.crowd_labels import crowd_frame
 
 
@@ -41,7 +42,7 @@ def test_the_calibrator_is_the_identity_without_controls_and_learns_with_many() 
     right = rng.random(2000) < truly
     few, many = cal.fit(said[:3], right[:3]), cal.fit(said, right)
     assert cal.ece(many.apply(said), right) < 0.03 < cal.ece(said, right)
-    assert abs(few.slope - 1) < abs(many.slope - 1)  # three controls barely move it
+    assert abs(few.b - 1) < abs(many.b - 1)  # three controls barely move it
 
 
 def test_cross_fitting_never_scores_a_control_with_a_calibrator_that_saw_it() -> None:
@@ -73,10 +74,12 @@ def test_one_or_two_judgements_never_give_certainty() -> None:
         assert answers.set_index("item_id").loc["a", "confidence"] <= 0.95
 
 
-def test_a_tie_is_noted_with_its_share_and_broken_by_worker_skill() -> None:
+def test_a_tie_is_noted_broken_by_worker_skill_and_given_the_skill_posteriors_confidence() -> None:
     """Item t: one label from a worker right on every control-like item, one from a worker always against the
     crowd. Majority vote ties 1-1; the skill estimate sides with the reliable worker, even though the other
-    label is the more common one in the field."""
+    label is the more common one in the field, and the tie's confidence is the skill posterior's probability
+    of that label (bounded by its two judgements), not the tied share 0.5 (issue 66: RTE's ties were right
+    84% of the time at 0.5)."""
     rows = [("t", "good", "b"), ("t", "bad", "a")]
     for i in range(30):  # "a" is the field's most common label; "good" agrees with the crowd, "bad" does not
         truth = "a" if i % 3 else "b"
@@ -86,7 +89,10 @@ def test_a_tie_is_noted_with_its_share_and_broken_by_worker_skill() -> None:
     assert frame["label"].value_counts().idxmax() == "a"
     answers = aggregate(frame, "mv").answers.set_index("item_id")
     assert answers.loc["t", "label"] == "b" and answers.loc["t", "note"] == "tie"
-    assert answers.loc["t", "confidence"] == 0.5
+    skill = label_probabilities(frame)  # the skill posterior on its own
+    assert answers.loc["t", "confidence"] == pytest.approx(min(skill.loc["t", "b"], cal.bounded(
+        np.array([1.0]), np.array([2]), 2)[0]), rel=1e-12)
+    assert answers.loc["t", "confidence"] > 0.9
     assert (answers.drop(index="t")["note"] == "").all()
 
 
@@ -114,7 +120,10 @@ def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> Non
     result, checked = aggregate_scored(frame, "ds", controls=controls)
     assert checked is not None and len(checked) == len(controls)
     assert not set(result.answers["item_id"]) & set(controls["item_id"])
-    assert set(result.answers["confidence_source"]) <= {f"calibrated on {len(controls)} controls", "model"}
+    fit = result.answers.attrs["calibration_fit"]
+    source = f"calibrated on {len(controls)} controls"
+    assert set(result.answers["confidence_source"]) == {
+        source if fit["moved"] else f"model ({source} did no better in cross-validation)"}
     assert _ece_against(result.answers, truth) < 0.04
     assert cal.ece(checked["confidence"], checked["correct"]) < 0.05  # cross-fitted on the controls themselves
 
@@ -142,9 +151,17 @@ def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was
                  "--out", str(tmp_path / "b.csv")]) == 0
     shown = json.loads(capsys.readouterr().out)
     calibrated = pd.read_csv(tmp_path / "b.csv", dtype={"label": str}, keep_default_na=False)
-    assert shown["confidence_is"].startswith("calibrated on 150 control items")
-    assert set(calibrated.loc[calibrated["note"] != "tie", "confidence_source"]) == {"calibrated on 150 controls"}
+    fit = shown["calibration_fit"]
+    assert fit["controls"] == 150 and fit["converged"]
+    # kept exactly when the controls' cross-validation scores it better than the model's own confidence
+    assert fit["moved"] == (fit["brier_calibrated_cross_fitted"] < fit["brier_model_on_controls"])
+    words = "calibrated on 150 control items" if fit["moved"] else "model, kept: calibrating it on 150 control items"
+    assert shown["confidence_is"].startswith(words)
+    source = "calibrated on 150 controls" if fit["moved"] else "model (calibrated on 150 controls did no better"
+    assert all(s.startswith(source) for s in calibrated["confidence_source"])
     assert shown["calibration_on_controls"]["items"] == 150 and shown["calibration_on_controls"]["ece"] < 0.08
+    for key in ("ece", "ece_15", "ece_equal_mass", "worst_bin", "reliability_equal_mass"):
+        assert key in shown["calibration_on_controls"]
 
 
 def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> None:
@@ -176,3 +193,111 @@ def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> 
     np.testing.assert_allclose(out["confidence"].iloc[:80], crossed, rtol=1e-9)
     assert out["confidence"].iloc[80:].mean() < model[80:].mean() - 0.05  # the controls pulled it down
     assert (out["confidence_source"].iloc[80:] == "calibrated on 80 controls").all()
+
+
+def _over_sure(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A model far too sure of itself, with wrong answers at confidence ~1.0 (issue 66's failing case: the
+    Newton steps before swung between slope +1 and -1 there): a third of the answers said at 1 - 1e-12 are
+    wrong, the rest spread over 0.5-0.99 are right at about half their confidence's log-odds."""
+    rng = np.random.default_rng(seed)
+    said = np.where(rng.random(n) < 0.5, 1 - 1e-12, rng.uniform(0.5, 0.99, n))
+    truly = np.where(said > 0.999, 2 / 3, 1 / (1 + np.exp(-0.5 * np.log(said / (1 - said)))))
+    return said, (rng.random(n) < truly).astype(float)
+
+
+def _features(said: np.ndarray) -> np.ndarray:
+    p = np.clip(said, cal.EDGE, 1 - cal.EDGE)
+    return np.column_stack([np.log(p), -np.log(1 - p)])
+
+
+@pytest.mark.parametrize("n", [6, 60, 600])
+def test_the_fit_converges_to_the_objectives_minimum_with_wrong_controls_at_full_confidence(n: int) -> None:
+    """The solver reports convergence and lands on the minimum of its objective: no point of a grid around it
+    (inside the bounds) scores lower, an independent search of the same convex objective; and the wrong
+    answers at ~1.0 pull the top down (b, the weight of -ln(1 - c), well under the identity's 1)."""
+    said, right = _over_sure(n, n)
+    found = cal.fit(said, right)
+    assert found.converged and found.moved
+    x = _features(said)
+    at = np.array([found.a, found.b, found.shift])
+    best = cal.objective(at, x, right, cal.PRIOR_STRENGTH)[0]
+    steps = np.linspace(-0.05, 0.05, 11)
+    grid = min(cal.objective(np.clip(at + np.array([da, db, ds]), [0, 0, -cal.MAX_SHIFT],
+                                     [cal.MAX_SLOPE, cal.MAX_SLOPE, cal.MAX_SHIFT]), x, right, cal.PRIOR_STRENGTH)[0]
+               for da in steps for db in steps for ds in steps)
+    assert best <= grid + 1e-7
+    assert found.b < 0.9
+    top = found.apply(np.array([1 - 1e-12]))[0]
+    assert top < 0.95  # a third of those said at 1 - 1e-12 were wrong
+
+
+@pytest.mark.parametrize("n, wrong", [(1, 0), (89, 0), (300, 0), (3000, 0), (89, 1), (300, 299)])
+def test_the_fit_converges_when_every_control_sits_at_full_confidence(n: int, wrong: int) -> None:
+    """Controls all at 1 - 1e-13 (ten unanimous labels), none, one or all but one wrong: a flat or separable
+    objective, where the solver's line search can stop without its own flag; the fit still reports convergence
+    at a point where the projected gradient vanishes, and moves the top the way the controls say."""
+    said, right = np.full(n, 1 - 1e-13), np.r_[np.zeros(wrong), np.ones(n - wrong)]
+    found = cal.fit(said, right)
+    assert found.converged
+    gradient = cal.objective(np.array([found.a, found.b, found.shift]), _features(said), right,
+                             cal.PRIOR_STRENGTH)[1]
+    at_bound = np.array([found.a <= 0, found.b <= 0, False])
+    assert np.abs(gradient[~at_bound]).max() <= 1e-6 * (n + cal.PRIOR_STRENGTH)
+    top = found.apply(said[:1])[0]
+    assert top >= 1 - 1e-3 if wrong == 0 else top <= 1 - wrong / n / 2
+
+
+def test_without_the_prior_the_fit_is_scikit_learns_logistic_regression() -> None:
+    """Strength 0: plain logistic regression of "right" on (ln c, -ln(1 - c)); scikit-learn's (no penalty) on
+    the same data gives the same a, b and shift."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(7)
+    said = np.where(rng.random(2000) < 0.3, 1 - 1e-12, rng.uniform(0.4, 0.999, 2000))
+    x = _features(said)
+    right = (rng.random(2000) < 1 / (1 + np.exp(-(x @ [1.2, 0.4] + 0.3)))).astype(float)
+    reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(x, right)
+    found = cal.fit(said, right, strength=0.0)
+    assert [found.a, found.b] == pytest.approx(reference.coef_[0], abs=1e-4)
+    assert found.shift == pytest.approx(reference.intercept_[0], abs=1e-4)
+
+
+def test_cross_validation_keeps_the_identity_where_the_fit_does_not_help_and_moves_where_it_does() -> None:
+    rng = np.random.default_rng(3)
+    keys = pd.Series([f"c{i}" for i in range(400)])
+    said = rng.uniform(0.5, 0.99, 400)
+    honest = (rng.random(400) < said).astype(float)  # the model's confidence is right already
+    kept, own = cal.calibrator_on_controls(said, honest, keys)
+    assert kept.brier_calibrated is not None and kept.brier_model is not None
+    assert kept.moved == (kept.brier_calibrated < kept.brier_model)
+    if not kept.moved:
+        assert (kept.apply(said) == said).all() and (own == said).all()
+    over, wrong = _over_sure(400, 4)
+    moved, crossed = cal.calibrator_on_controls(over, wrong, keys)
+    assert moved.moved and moved.brier_calibrated < moved.brier_model
+    assert cal.ece(crossed, wrong) < cal.ece(over, wrong) / 2
+    np.testing.assert_allclose(crossed, cal.cross_fitted(over, wrong, keys))
+
+
+def test_equal_mass_bins_by_hand_and_the_worst_bin() -> None:
+    """100 items: 5 equal-mass bins of 20 (100 // MIN_BIN_ITEMS), in confidence order; items of equal confidence
+    share a bin; the worst bin is the one of at least ``min_items`` furthest from its accuracy, with its sign."""
+    from postprocess.answers import reliability as rel
+
+    conf = np.linspace(0.5, 0.99, 100)
+    right = np.r_[np.ones(80), np.zeros(20)]  # the 20 surest all wrong: over-stated by their mean confidence
+    table = rel.equal_mass(conf, right)
+    assert table["items"].tolist() == [20] * 5
+    assert table["accuracy"].tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]
+    assert table["confidence"].tolist() == pytest.approx([conf[i * 20:(i + 1) * 20].mean() for i in range(5)])
+    worst = rel.worst_bin(table, min_items=20)
+    assert worst is not None and worst["items"] == 20 and worst["off"] == pytest.approx(conf[80:].mean(), abs=1e-4)
+    assert rel.worst_bin(table, min_items=21) is None
+    by_hand = sum(20 / 100 * abs(conf[i * 20:(i + 1) * 20].mean() - right[i * 20:(i + 1) * 20].mean())
+                  for i in range(5))
+    assert rel.ece_equal_mass(conf, right) == pytest.approx(by_hand, abs=1e-12)
+    tied = np.r_[np.full(70, 0.9), np.linspace(0.91, 0.99, 30)]
+    assert len(set(rel.equal_mass_bins(tied)[:70])) == 1  # 70 equal confidences: one bin, whatever the count
+    assert rel.equal_mass_bins(np.array([0.3, 0.7])).tolist() == [0, 0]  # under 20 items: one bin
+    fine = rel.reliability(conf, right, rel.FINE_BINS)
+    assert fine["items"].sum() == 100 and len(fine) == len(set(np.floor(conf * 15).astype(int)))

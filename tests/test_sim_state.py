@@ -199,7 +199,7 @@ def test_default_target_is_a_local_platform_across_commands(tmp_path: Path, monk
     """run, then status (in a new process), reconcile, cancel and run again on the default ledger and target."""
     monkeypatch.chdir(tmp_path)
     hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "50")
-    state = Path("runs") / "sim" / "vizwiz_demo-seed1.db"
+    state = Path("runs") / "sim" / "marketplace-seed1.db"  # the folder's marketplace, not the demo's
     assert state.is_file() and Path("runs/hitflow.db").is_file()
     report = status_in_new_process(tmp_path)[0]
     assert report["campaign"] == "vizwiz_captions" and len(report["batches"]) == 5

@@ -14,17 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from flows.answers.control_items import pooled_offline
 from flows.answers.excluded import without_excluded
-from flows.answers.label_files import respelled, tidy_labels
+from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
 from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
 from postprocess.answers.calibration import scored
-from postprocess.answers.control_items import trusted_controls
-from postprocess.answers.judgements import DEFAULT_FIELD, REQUIRED
+from postprocess.answers.judgements import REQUIRED
 from postprocess.answers.label_hygiene import HygienePolicy
 from postprocess.answers.skill_prior import SkillPrior
-from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
 if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone (issue 57 point 5)
     from postprocess.answers.adaptive import Replay, StoppingRule
@@ -125,11 +124,14 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
         known = answers[answers["item_id"].isin(gold.index)]
         hit = known["label"].to_numpy() == gold.reindex(known["item_id"]).to_numpy()
         out["gold_items"], out["accuracy"] = len(known), round(float(hit.mean()), 4) if len(known) else None
+        out["items_without_gold"] = int(answers["item_id"].nunique() - known["item_id"].nunique())
         if len(known):
             out["calibration"] = scored(known["confidence"], hit)
     if checked is not None and len(checked):
+        model = scored(checked["model_confidence"], checked["correct"])
+        out["calibration_fit"] = answers.attrs.get("calibration_fit", {})
         out["calibration_on_controls"] = {**scored(checked["confidence"], checked["correct"]),
-                                          "model_ece": scored(checked["model_confidence"], checked["correct"])["ece"]}
+                                          "model_ece": model["ece"], "model_ece_15": model["ece_15"]}
     return out
 
 
@@ -137,29 +139,34 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
     """How the confidence was obtained, in words (answers.csv's ``confidence_source`` per row)."""
     if checked is not None and len(checked):
         items = f"{len(checked)} control item{'' if len(checked) == 1 else 's'}"
+        if not answers.attrs.get("calibration_fit", {}).get("moved", True):
+            return (f"model, kept: calibrating it on {items} scored no better than the model's own confidence in "
+                    "the controls' cross-validation (calibration_fit); the skill posterior's probability of each "
+                    "answer, never above what its judgements could show")
         return (f"calibrated on {items}: the skill posterior's probability of each answer, "
-                "Platt-scaled on the controls (held at the model's own until they outweigh it; each control "
-                "scored by a calibration fitted without it); a tie keeps its tied share")
+                "beta-calibrated on the controls (held at the model's own until they outweigh it; kept because the "
+                "controls' cross-validation scores it better: calibration_fit; each control scored by a "
+                "calibration fitted without it)")
     tempered = {f: t for f, t in answers.attrs.get("temperature", {}).items() if t > 1}
     temper = ("" if not tempered else ", its labels' evidence divided by " + ", ".join(
         f"{t:.2f} ({f})" for f, t in sorted(tempered.items())) + " (the temperature that best predicts held-out "
         "labels: their items split more than independent workers would)")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
             f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
-            "at most 0.95); no control items to calibrate it on; a tie keeps its tied share")
+            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
                    hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
-                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                   progress: Callable[[str], None] | None = None, fields: tuple[str, ...] = ()) -> dict[str, Any]:
     """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
     accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
-    is told each stage."""
+    is told each stage; ``fields``: only these fields' labels (``--field``), the rest of the file left out."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
-    labels = read_labels(path, columns)
+    labels = only_fields(path, read_labels(path, columns), fields)  # --field
     frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
@@ -206,6 +213,7 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
         swept = sweep_confidences(frame, rule, sweep, gold, replayed, controls) if sweep else None
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
+    replayed.answers.attrs["calibration_fit"] = final.answers.attrs.get("calibration_fit", {})  # the last round's
     result = Aggregation(replayed.answers, final.workers)
     answers_path, workers_path = write_answers(result, out)
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
@@ -234,9 +242,10 @@ def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tupl
         keyed = answers.set_index(["item_id", "field"])["label"]
         row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),
                                "same_as_all_labels": round(float((keyed == full.reindex(keyed.index)).mean()), 4)}
-        if gold is not None:
-            row["accuracy"] = round(float((keyed.to_numpy() == gold.reindex(
-                keyed.index.get_level_values("item_id")).to_numpy()).mean()), 4)
+        if gold is not None:  # over the items with gold
+            scored_items = keyed[keyed.index.get_level_values("item_id").isin(gold.index)]
+            row["accuracy"] = round(float((scored_items.to_numpy() == gold.reindex(
+                scored_items.index.get_level_values("item_id")).to_numpy()).mean()), 4) if len(scored_items) else None
         rows.append(row)
     return rows
 
@@ -273,28 +282,9 @@ def _check_gold(path: Path, frame: pd.DataFrame, column: str) -> None:
 
 
 def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
-    """Each item's known answer (its first row's ``column``), by item_id."""
-    gold = frame.assign(item_id=frame["item_id"].astype(str).str.strip()).drop_duplicates("item_id")
-    return gold.set_index("item_id")[column].astype(str).str.strip()
-
-
-def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """The pooled control rule (postprocess/answers/worker_skill.py, its campaign defaults) over a labels file and its
-    controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
-    without one, each label is a page of its own."""
-    given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
-                          "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
-    if "page" in frame.columns:
-        given["unit"] = _stripped(frame, "page")
-    given = given[(given["worker_id"] != "") & (given["item_id"] != "")]
-    key = pd.DataFrame({"item_id": _stripped(controls, "item_id"), "field": _stripped(controls, "field", DEFAULT_FIELD),
-                        "answer": _stripped(controls, "answer")})
-    policy = SkillPolicy()
-    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
-    return pooled_columns(skill_scores(given, trusted, policy), policy)
-
-
-def _stripped(source: pd.DataFrame, column: str, default: str = "") -> pd.Series:
-    if column not in source.columns:
-        return pd.Series(default, index=source.index, dtype=str)
-    return source[column].astype(str).str.strip()
+    """Each item's known answer (the first of its rows whose ``column`` is filled in), by item_id; an item whose
+    rows leave it blank (or NaN) has none and is not scored (issue 66: a blank cell once counted as an answer)."""
+    answer = frame[column].where(frame[column].notna(), "").astype(str).str.strip()
+    filled = (answer != "") & (answer.str.lower() != "nan")
+    gold = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip()[filled], "answer": answer[filled]})
+    return gold.drop_duplicates("item_id").set_index("item_id")["answer"]

@@ -26,8 +26,10 @@ majority vote without a test below --min-per-worker labels a worker on average);
 the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
 (--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
 answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
-(confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls; posterior: the
-method's own; note: tie); with --gold the summary prints accuracy, ECE (6 equal-width bins) and a reliability table
+(confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls where their
+cross-validation finds it better: calibration_fit; posterior: the method's own; note: tie); with --gold the summary
+prints accuracy over the items whose gold cell is filled in, ECE (6 and 15 equal-width bins, equal-mass bins), the
+worst bin and the reliability tables
 workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
 pooled_pages, pooled_labels, pooled_agreement, pooled_status, pooled_note (a `page` column groups a page's labels;
@@ -37,7 +39,14 @@ docs/reference/outputs.md)"""
 def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ag = sub.add_parser("aggregate", help="one answer per item from several workers' labels, with its confidence",
                         epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ag.add_argument("input", help="CSV or TSV of item_id, worker_id, label [, field] rows")
+    ag.add_argument("input", help="CSV or TSV of item_id, worker_id, label [, field] rows; or a campaign's "
+                                  "dataset.csv, or its name with --db: the campaign's own answers (its exclusions "
+                                  "and [answers] settings kept)")
+    ag.add_argument("--field", action="append", default=[], metavar="NAME",
+                    help="only this field's answers (repeatable; default: every field)")
+    ag.add_argument("--db", default=None, type=arg.ledger,
+                    help="the ledger holding the campaign named as INPUT (default: the one its output folder's "
+                         "manifest names)")
     ag.add_argument("--out", required=True, type=arg.writable_file,
                     help="answers CSV to write (workers.csv goes beside it)")
     ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
@@ -67,7 +76,7 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--adaptive", action="store_true", help="replay with the stopping rule below")
     ad.add_argument("--min-judgements", type=int, default=2, help="judgements every item gets first")
     ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
-    ad.add_argument("--confidence", type=float, default=0.95, help="stop once the answer's confidence reaches this")
+    ad.add_argument("--confidence", type=float, default=0.99, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
     ad.add_argument("--skill-prior", type=float, default=0.7,
                     help="the confidence weighs each worker by skill: the accuracy assumed before their labels say")
@@ -108,6 +117,11 @@ def _aggregate(a: argparse.Namespace) -> int:
     from pathlib import Path
 
     from flows.answers.answers_files import aggregate_file
+    from flows.cli.aggregate_campaign import aggregate_campaign, campaign_named
+
+    if (campaign := campaign_named(a)) is not None:
+        print(json.dumps(aggregate_campaign(a, *campaign), indent=1))
+        return 0
 
     columns = tuple(c.strip() for c in a.columns.split(",")) if a.columns else None
     if columns is not None and (len(columns) != 3 or not all(columns)):
@@ -129,7 +143,7 @@ def _aggregate(a: argparse.Namespace) -> int:
     with _progress() as stage:
         result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker,
                                 columns, a.gold, Path(a.controls) if a.controls else None,  # type: ignore[arg-type]
-                                prior, _hygiene(a), a.keep_blocked, stage)
+                                prior, _hygiene(a), a.keep_blocked, stage, tuple(a.field))
     _say_unread(a.input, result)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0

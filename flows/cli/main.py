@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flows.cli.aggregate_command import cmd_aggregate
+from flows.cli.deploy_command import cmd_deploy
 from flows.cli.output_option import chosen_out, configured_out
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_unused_options  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.path_errors import path_error
@@ -160,43 +161,20 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_deploy(a: argparse.Namespace) -> int:
-    from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
-    from flows.driver.deployed_runs import deployed_line
-
-    print(f"target: {a.endpoint_url}")
-    out = chosen_out(a, configured_out(a.config))
-    if a.whole:
-        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
-    else:
-        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
-    print(deployed_line(deployment, a.pool, a.whole, a.config, a.endpoint_url, a.db))
-    return 0
-
-
 def cmd_qc(a: argparse.Namespace) -> int:
     # What is loaded by now (pandas, pyarrow, the config's models: ~90,000 objects) outlives the QC;
     # frozen, the collector stops walking it at each full collection the QC's temporary objects
     # trigger (~0.15 s of 2.5 s CPU on 200,000 captions). Garbage is still freed; thawed after, unless
     # the caller froze its own heap (a thaw would hand it back all of it: a test worker's ~730,000 objects).
     with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:
-        _arrow_pool_that_gives_back()
         from flows.campaigns.offline import offline_qc
+        from flows.cli.process_life import arrow_pool_that_gives_back
 
+        arrow_pool_that_gives_back()
         loaded()  # a row it cannot read is a malformed_answer flag, and a line on stderr
         n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field))
     print(f"target: none (offline); {n} flag(s) written to {a.out}")
     return 0
-
-
-def _arrow_pool_that_gives_back() -> None:
-    """Arrow's jemalloc pool for this process: its default, mimalloc, kept what the CSV reader and the
-    tokeniser freed, and the next steps' memory came on top (200,000 captions: 600 MB peak RSS against
-    470 MB, the same CPU; docs/speed.md, issue 68 point 7). A build without jemalloc keeps its default."""
-    import pyarrow as pa
-
-    with contextlib.suppress(NotImplementedError):
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
 
 
 def cmd_qualify(a: argparse.Namespace) -> int:

@@ -66,8 +66,9 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
     run.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     run.add_argument("--sim-state", default=None, type=arg.writable_file,
-                     help="the in-process simulator's marketplace file (default: sim/<crowd>-seed<seed>.db next to "
-                          "the ledger); it persists, so status, reconcile, cancel and a resumed run see it")
+                     help="the in-process simulator's marketplace file (default: sim/marketplace-seed<seed>.db next to "
+                          "the ledger, shared by the folder's campaigns); it persists, so status, reconcile, "
+                          "cancel and a resumed run see it")
     run.add_argument("--out", default=None, type=arg.output_root, help=OUT_HELP)
     run.add_argument("--limit", type=arg.positive, help="use only the first N items")
     run.add_argument("--scale", type=arg.scale, default=1,

@@ -96,9 +96,14 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
                     out_root: str | Path) -> dict[str, Any] | None:
     """Runs the campaign's batches: None when they have all ended, else what :func:`run_campaign`
     returns for a batch left open or held for a person (the next run collects it)."""
+    from flows.campaigns.review_data import ReviewPending
+
     try:
         with task_server_for(run, task_url):
             run_batches(run, call, limit, scale)
+    except ReviewPending:
+        waiting_report(run, out_root)
+        raise
     except BatchOpen as exc:
         return {"open": str(exc), "batch": exc.batch, "filled": exc.filled, "places": exc.places,
                 "out_dir": staging_root(out_root) / run.cfg.name, "target": run.target.label}
@@ -106,6 +111,15 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
         return {"held": str(exc), "batch": exc.batch, "out_dir": staging_root(out_root) / run.cfg.name,
                 "target": run.target.label}
     return None
+
+
+def waiting_report(run: Run, out_root: str | Path) -> None:
+    """The outputs and report of the work so far while a batch waits for review, the report marked so
+    (its summary reads the ledger: flows/campaigns/report_summary.py); the `ui`'s /report/NAME was refused
+    until the campaign ended. Written again when the campaign goes on."""
+    summary = export_outputs(run, out_root, None, platform_asked=True)
+    where = summary.get("out_url") or summary["out_dir"]
+    run.progress(f"the report of the work so far, marked waiting for review: {where}/report.html")
 
 
 def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: bool,
@@ -165,7 +179,7 @@ def latent_items(run: Run, truth: Any) -> list[dict[str, Any]] | None:
         return None
     if run.notes.get("crowd"):  # the links route's invitees: an in-process crowd (flows/platforms/links/batches.py)
         return crowd_item_truth(run.notes["crowd"])
-    return sim_item_truth(run.target)
+    return sim_item_truth(run.target, run.cfg.name)
 
 
 def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,

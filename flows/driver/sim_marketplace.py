@@ -63,4 +63,4 @@ def hand_known_answers(run: Run) -> None:
     rows = [{k: r[k] for k in ("item_id", "field", "answer")} for r in known]
     run.notes["known_answers"] = rows
     if rows:
-        give_sim_known_answers(run.target, rows)
+        give_sim_known_answers(run.target, rows, run.cfg.name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,12 +41,16 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 
 def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
-    """Where the embedded simulator keeps its marketplace: next to the ledger, one file per
-    crowd and seed (``runs/sim/vizwiz_demo-seed1.db`` for the default ledger); with a PostgreSQL
-    ledger, under ``runs/`` here (that host's own: docs/postgres.md says how workers share one)."""
-    if is_postgres_url(db_path):
-        return Path("runs") / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
-    return Path(db_path).parent / "sim" / f"{(crowd.stem if crowd else 'vizwiz_demo')}-seed{seed}.db"
+    """The embedded simulator's marketplace, shared by the folder's campaigns as a real one is: beside the
+    ledger (a PostgreSQL one's: ``runs/`` here), ``sim/marketplace-seed1.db``, ``marketplace-<crowd>-seed<seed>.db``
+    for a crowd of one's own; a folder holding it under its older name (``sim/<crowd>-seed<seed>.db``, the
+    demo's ``vizwiz_demo`` on every campaign's: issue 67) keeps that file, its ledgers resuming there."""
+    folder = Path("runs") / "sim" if is_postgres_url(db_path) else Path(db_path).parent / "sim"
+    default = crowd_file_used(None)
+    own = crowd if crowd is not None and crowd.resolve() != default.resolve() else None
+    named = folder / (f"marketplace-{own.stem}-seed{seed}.db" if own else f"marketplace-seed{seed}.db")
+    before = folder / f"{(crowd or default).stem}-seed{seed}.db"
+    return before if before.is_file() and not named.exists() else named
 
 
 def is_simulator(endpoint_url: str) -> bool:
@@ -231,10 +236,10 @@ def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
         return _sim_list(resp.read(), "workers")
 
 
-def give_sim_known_answers(target: Target, rows: list[dict[str, str]]) -> None:
-    """Hand the simulator the requester's known answers (``item_id, field, answer``;
-    flows/sim/people/known_answers.py)."""
-    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST", data=json.dumps(rows).encode(),
+def give_sim_known_answers(target: Target, rows: list[dict[str, str]], campaign: str) -> None:
+    """The requester's known answers (``item_id, field, answer``) for ``campaign``'s pages (campaign_scope.py)."""
+    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST",
+                                 data=json.dumps({"scope": campaign, "answers": rows}).encode(),
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=60) as resp:
         resp.read()
@@ -254,9 +259,11 @@ def crowd_item_truth(people: tuple[list[Any], dict[str, Any]]) -> list[dict[str,
     return item_truth(people[0])
 
 
-def sim_item_truth(target: Target) -> list[dict[str, Any]]:
-    """The latent answer of every choice the simulated crowd was shown (``item_id, field, answer``)."""
-    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items", timeout=30) as resp:
+def sim_item_truth(target: Target, campaign: str | None = None) -> list[dict[str, Any]]:
+    """The latent answer (``item_id, field, answer``) of every choice the crowd was shown on ``campaign``'s
+    pages (without: on any), as the folder's marketplace serves other campaigns too."""
+    query = f"?{urllib.parse.urlencode({'scope': campaign})}" if campaign is not None else ""
+    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items{query}", timeout=30) as resp:
         return _sim_list(resp.read(), "items")
 
 

@@ -17,8 +17,9 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
   (postprocess.answers.calibration.bounded: never 1.0 from one or two), its labels' evidence tempered where
   held-out labels show items split more than independent workers would (postprocess.answers.tempering; the
   temperature by field in ``attrs["temperature"]``); with controls (``calibrated on N
-  controls``) that confidence calibrated on the control items (postprocess.answers.calibration). ``note`` is
-  ``tie`` where the method's top labels tie: the confidence is then the tied share (the posterior).
+  controls``) that confidence calibrated on the control items (postprocess.answers.calibration), where the
+  controls' cross-validation finds it better (the fit in ``attrs["calibration_fit"]``). ``note`` is ``tie``
+  where the method's top labels tie; the confidence is still the skill posterior's (which broke the tie).
 - ``workers``: ``worker_id, skill, items, agreement, control_accuracy``; ``skill`` is the mean
   posterior probability, under the method used, of the labels the worker gave (a soft agreement,
   comparable across methods, in [0, 1]); ``agreement`` the share of their labels equal to the
@@ -115,6 +116,7 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
     answers, checked = calibrate_answers(result.answers, gold)
     answers.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})
     answers.attrs["temperature"] = result.answers.attrs.get("temperature", {})
+    answers.attrs.setdefault("calibration_fit", {})
     workers = result.workers.drop(columns=["control_accuracy", "controls"]).merge(
         _control_scores(scored), on="worker_id", how="outer").sort_values("worker_id", kind="stable")
     workers["controls"] = workers["controls"].fillna(0).astype(int)
@@ -198,14 +200,16 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
 def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
                  field: str, method: str, counts: np.ndarray) -> pd.DataFrame:
     """One field's answers (``labels`` and ``tie`` by item code): the method's posterior, and the confidence
-    of the module (the skill posterior's, bounded by the judgements; a tie's: the tied share)."""
+    of the module (the skill posterior's, bounded by the judgements; a tie's too: the skill posterior broke it,
+    and its probability of the label it chose is what the labels support, where the tied share undersold it:
+    issue 66, RTE's majority-vote ties were right 84% at 0.5)."""
     present = labels.index.to_numpy()
     columns = probas.columns.get_indexer(labels.to_numpy())
     posterior = _posterior(probas, present, columns)
     confidence = bounded(_posterior(skill, present, columns), counts, max(len(probas.columns), 2))
     tied = tie.to_numpy()
     return pd.DataFrame({"item_id": ids, "field": field, "label": labels.to_numpy(),
-                         "confidence": np.where(tied, posterior, confidence), "method": method,
+                         "confidence": confidence, "method": method,
                          "judgements": counts, "posterior": posterior, "confidence_source": "model",
                          "note": np.where(tied, "tie", "")})
 
@@ -288,11 +292,3 @@ def _pick(probas: pd.DataFrame, skill: pd.DataFrame) -> tuple[pd.Series, pd.Seri
     if probas.index.is_monotonic_increasing:
         return chosen, tie
     return chosen.sort_index(), tie.sort_index()
-
-
-def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
-    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
-    over the items and fields both hold; NaN when they share none."""
-    both = answers.astype({"item_id": str, "field": str}).merge(
-        truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
-    return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")

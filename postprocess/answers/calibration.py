@@ -1,75 +1,65 @@
-"""Does an answer's confidence mean what it says? Its measure (expected calibration error and the
-reliability table), the bound that keeps a confidence from claiming more than a few judgements can
-show, and its calibration on control items (issue 56).
+"""How far to trust an answer: the bound that keeps a confidence from claiming more than a few
+judgements can show, and the confidence's calibration on control items (issues 56 and 66). Its measures
+(ECE, reliability tables, the worst bin) are postprocess.answers.reliability's, read here too.
 
 Pure: arrays and DataFrames in, arrays and DataFrames out.
 
-- :func:`ece` and :func:`reliability`: the answers' confidence (each in [0, 1]) against whether each
-  answer is right, in ``bins`` equal-width bins of [0, 1] (6 by default: [0, 1/6), [1/6, 2/6), ...,
-  [5/6, 1], the last one closed). ECE = sum over bins of (items in the bin / all items) x |mean
-  confidence in the bin - share right in the bin|; empty bins count 0.
 - :func:`bounded`: no confidence above what ``n`` unanimous judgements by workers right ``BOUND_ACCURACY``
   of the time could show (so never 1.0 from one or two judgements, whatever the model says).
-- :class:`Calibrator`: Platt scaling of the confidence (a logistic fit of "the answer is right" on the
-  confidence's log-odds) on control items, with a prior that holds it at the identity (the model's own
-  confidence) until the controls outweigh it: with a few controls it barely moves, with hundreds it is
-  the controls' word. :func:`cross_fitted` gives each control the confidence a calibrator fitted on the
-  *other* controls' folds gives it, so that no control item calibrates itself when the calibration is
-  scored on the controls.
+- :func:`fit`: beta calibration of the confidence on control items (Kull, Silva Filho & Flach 2017, "Beyond
+  sigmoids", Electronic Journal of Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift)``, ``c``
+  the confidence kept within [EDGE, 1 - EDGE] (past 0.9999 a model's confidence says no more: ten unanimous
+  labels read 1 - 1e-13, and a wrong control there must not drag the whole curve). Platt scaling is its
+  ``a = b`` case; two slopes let the top be pulled down (a crowd's sure answers wrong more often than they say,
+  issue 66) while the bottom, often right already, is left as it is. A Gaussian prior ``strength / 2 * ((a - 1)^2
+  + (b - 1)^2 + shift^2)`` holds it at the identity (``a = b = 1``, ``shift = 0``: the model's own confidence)
+  until the controls outweigh it. The objective (the controls' negative log-likelihood plus the prior) is
+  convex and smooth in (a, b, shift), so its minimum is found by a bounded quasi-Newton solver (scipy's
+  L-BFGS-B; a and b in [0, MAX_SLOPE], so the calibrated confidence never falls as the model's rises) whatever
+  the share of wrong controls and wherever they sit; tests/test_calibration.py checks the optimum against
+  scikit-learn's logistic regression and a grid. (Issue 66: the damped Newton steps before swung between slope
+  +1 and -1 whenever wrong controls sat near 1.0, and stopped at their 100-step limit near "no change".)
+- :func:`calibrator_on_controls`: that fit, kept only where the controls' own cross-validation says it helps
+  (:func:`cross_fitted`: each control calibrated by a fit on the other folds' controls, folds fixed by the
+  item ids): the cross-fitted confidences' Brier score must be below the model's own on the same controls,
+  else the identity (``moved`` False). The result (a, b, shift, whether the solver converged, both Brier
+  scores) goes to the summary.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-BINS = 6
+from postprocess.answers.reliability import BINS, RELIABILITY_COLUMNS, ece, reliability, scored
+
+__all__ = [
+    "BINS",
+    "RELIABILITY_COLUMNS",
+    "Calibrator",
+    "against",
+    "as_reported",
+    "bounded",
+    "calibrate_answers",
+    "calibrator_on_controls",
+    "cross_fitted",
+    "ece",
+    "fit",
+    "fold_of",
+    "known_answers",
+    "reliability",
+    "scored",
+]
+
 BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accuracy, whatever their record
 PRIOR_STRENGTH = 4.0  # the calibrator's pull toward the identity, in controls' worth of log-likelihood
 FOLDS = 5
-EDGE = 1e-9  # confidences are kept this far from 0 and 1 before their log-odds are taken
-RELIABILITY_COLUMNS = ["bin", "items", "confidence", "accuracy"]
-
-
-def _bin_of(confidence: np.ndarray, bins: int) -> np.ndarray:
-    return np.minimum(np.floor(confidence * bins).astype(int), bins - 1)
-
-
-def ece(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, bins: int = BINS) -> float:
-    """Expected calibration error over ``bins`` equal-width bins of [0, 1] (see the module); NaN without items."""
-    conf, right = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float)
-    if len(conf) == 0:
-        return float("nan")
-    which = _bin_of(conf, bins)
-    total = 0.0
-    for b in np.unique(which):
-        inside = which == b
-        total += inside.sum() / len(conf) * abs(conf[inside].mean() - right[inside].mean())
-    return float(total)
-
-
-def reliability(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series,
-                bins: int = BINS) -> pd.DataFrame:
-    """One row per non-empty bin: ``bin`` (e.g. ``0.83-1.00``), ``items``, mean ``confidence``, ``accuracy``
-    (the share right), lowest bin first."""
-    conf, right = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float)
-    which = _bin_of(conf, bins)
-    rows = [{"bin": f"{b / bins:.2f}-{(b + 1) / bins:.2f}", "items": int((which == b).sum()),
-             "confidence": float(conf[which == b].mean()), "accuracy": float(right[which == b].mean())}
-            for b in np.unique(which)]
-    return pd.DataFrame(rows, columns=RELIABILITY_COLUMNS)
-
-
-def scored(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, bins: int = BINS) -> dict[str, object]:
-    """What a person reads: items, accuracy, mean confidence, ECE (its binning said) and the reliability rows."""
-    conf, right = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float)
-    table = reliability(conf, right, bins).round({"confidence": 4, "accuracy": 4})
-    return {"items": len(conf), "accuracy": round(float(right.mean()), 4) if len(conf) else None,
-            "mean_confidence": round(float(conf.mean()), 4) if len(conf) else None,
-            "ece": round(ece(conf, right, bins), 4) if len(conf) else None,
-            "ece_bins": f"{bins} equal-width bins of [0, 1]", "reliability": table.to_dict("records")}
+EDGE = 1e-4  # confidences are read no nearer 0 or 1 than this: |log-odds| at most 9.21
+MAX_SLOPE = 5.0
+MAX_SHIFT = 15.0
+GRADIENT_TOLERANCE = 1e-7  # a fit has converged when its projected gradient is this small per control
 
 
 def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np.ndarray:
@@ -84,41 +74,88 @@ def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np
     return np.minimum(np.asarray(confidence, dtype=float), odds / (odds + others))
 
 
-def _log_odds(confidence: np.ndarray) -> np.ndarray:
+def _features(confidence: np.ndarray) -> np.ndarray:
+    """``ln c`` and ``-ln(1 - c)`` of each confidence kept within [EDGE, 1 - EDGE]: n x 2."""
     p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
-    return np.log(p) - np.log1p(-p)
+    return np.column_stack([np.log(p), -np.log1p(-p)])
 
 
 class Calibrator(NamedTuple):
-    """``calibrated = 1 / (1 + exp(-(slope * logit(confidence) + shift)))``; the identity is (1, 0)."""
+    """``calibrated = sigmoid(a * ln c + b * -ln(1 - c) + shift)`` (the module), or the confidence itself when it
+    has not ``moved`` (the identity: no controls, or cross-validation found the fit no better)."""
 
-    slope: float = 1.0
+    a: float = 1.0
+    b: float = 1.0
     shift: float = 0.0
     controls: int = 0
+    moved: bool = False
+    converged: bool = True
+    brier_model: float | None = None  # on the controls, the model's own confidence
+    brier_calibrated: float | None = None  # on the controls, cross-fitted
 
     def apply(self, confidence: np.ndarray | pd.Series) -> np.ndarray:
-        return np.asarray(1 / (1 + np.exp(-(self.slope * _log_odds(np.asarray(confidence)) + self.shift))))
+        conf = np.asarray(confidence, dtype=float)
+        if not self.moved:
+            return conf.copy()
+        return np.asarray(1 / (1 + np.exp(-(_features(conf) @ np.array([self.a, self.b]) + self.shift))))
+
+    def said(self) -> dict[str, Any]:
+        """The summary's ``calibration_fit``."""
+        return {"controls": self.controls, "moved": self.moved, "a": round(self.a, 4), "b": round(self.b, 4),
+                "shift": round(self.shift, 4), "converged": self.converged,
+                "brier_model_on_controls": None if self.brier_model is None else round(self.brier_model, 5),
+                "brier_calibrated_cross_fitted": None if self.brier_calibrated is None
+                else round(self.brier_calibrated, 5)}
+
+
+IDENTITY = np.array([1.0, 1.0, 0.0])  # (a, b, shift)
+
+
+def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> tuple[float, np.ndarray]:
+    """The fit's objective at ``w`` = (a, b, shift) and its gradient: the controls' negative log-likelihood under
+    ``sigmoid(x @ (a, b) + shift)`` (``x``: :func:`_features`) plus the prior (the module). Convex in ``w``."""
+    z = x @ w[:2] + w[2]
+    loss = float((np.logaddexp(0.0, z) - y * z).sum() + strength / 2 * ((w - IDENTITY) ** 2).sum())
+    residual = 1 / (1 + np.exp(-z)) - y
+    return loss, np.append(residual @ x, residual.sum()) + strength * (w - IDENTITY)
 
 
 def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series,
         strength: float = PRIOR_STRENGTH) -> Calibrator:
-    """Platt scaling by Newton's method with a Gaussian prior centred on the identity: the penalty
-    ``strength / 2 * ((slope - 1)^2 + shift^2)`` on the controls' log-likelihood. No controls: the identity."""
-    x, y = _log_odds(np.asarray(confidence)), np.asarray(correct, dtype=float)
+    """The calibrator at the objective's minimum (the module), ``moved`` (no cross-validation here:
+    :func:`calibrator_on_controls` adds it). No controls: the identity."""
+    x, y = _features(np.asarray(confidence)), np.asarray(correct, dtype=float)
     if len(x) == 0:
         return Calibrator()
-    w = np.array([1.0, 0.0])
-    design = np.column_stack([x, np.ones_like(x)])
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-(design @ w)))
-        gradient = design.T @ (p - y) + strength * (w - [1.0, 0.0])
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + strength * np.eye(2)
-        step = np.linalg.solve(hessian, gradient)
-        step *= min(1.0, 2.0 / np.abs(step).max(initial=1e-300))  # damped: near-separable controls stay finite
-        w -= step
-        if np.abs(step).max() < 1e-10:
-            break
-    return Calibrator(float(w[0]), float(w[1]), len(x))
+    from scipy.optimize import minimize  # here: only a run with controls pays its import
+
+    lower, upper = np.array([0.0, 0.0, -MAX_SHIFT]), np.array([MAX_SLOPE, MAX_SLOPE, MAX_SHIFT])
+    found = minimize(objective, IDENTITY.copy(), args=(x, y, strength), jac=True, method="L-BFGS-B",
+                     bounds=list(zip(lower, upper, strict=True)), options={"maxiter": 1000, "ftol": 1e-15,
+                                                                           "gtol": 1e-10})
+    w = found.x
+    # at the minimum the gradient vanishes but where a bound holds it: the solver's own flag also reports a line
+    # search that could not improve on a point already there (controls all right at the cap: a flat objective)
+    gradient = objective(w, x, y, strength)[1]
+    gradient[((w <= lower) & (gradient > 0)) | ((w >= upper) & (gradient < 0))] = 0.0
+    converged = bool(found.success) or float(np.abs(gradient).max()) <= GRADIENT_TOLERANCE * (len(x) + strength)
+    return Calibrator(float(w[0]), float(w[1]), float(w[2]), len(x), True, converged)
+
+
+def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series,
+                           keys: pd.Series) -> tuple[Calibrator, np.ndarray]:
+    """(the calibrator, each control's cross-fitted confidence): :func:`fit` on every control, kept when the
+    cross-fitted confidences' Brier score is below the model's own, else the identity (then each control keeps
+    its own confidence). ``keys``: the controls' item ids, which fix the folds."""
+    conf, right = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float)
+    if len(conf) == 0:
+        return Calibrator(), conf
+    crossed = cross_fitted(conf, right, keys)
+    model, calibrated = float(((conf - right) ** 2).mean()), float(((crossed - right) ** 2).mean())
+    found = fit(conf, right)._replace(brier_model=model, brier_calibrated=calibrated)
+    if calibrated < model:
+        return found, crossed
+    return found._replace(moved=False), conf.copy()
 
 
 def fold_of(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
@@ -149,8 +186,11 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.Dat
     ``answers``: postprocess.answers.aggregation's rows of every item, control items' too; ``gold``: ``item_id, field,
     answer`` of the control items. The calibrator is fitted on every control whose field was answered, and
     applies to every ordinary item (none of which is a control); each control's own calibrated confidence
-    (the ``confidence`` of the second frame, beside ``model_confidence``) is cross-fitted. A tie keeps its
-    tied share; no calibrated confidence rises above what the item's judgements could show."""
+    (the ``confidence`` of the second frame, beside ``model_confidence``) is cross-fitted; both only where
+    cross-validation keeps the fit (:func:`calibrator_on_controls`; else the model's own). A tie is calibrated
+    as any answer (its confidence is the skill posterior's: postprocess.answers.aggregation); no calibrated
+    confidence rises above what the item's judgements could show. The fit is in the first frame's
+    ``attrs["calibration_fit"]`` (:meth:`Calibrator.said`)."""
     known = known_answers(answers, gold)
     pairs = answers[known != None].assign(answer=known[known != None])  # noqa: E711 (elementwise)
     ordinary = answers[~answers["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True)
@@ -158,16 +198,16 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.Dat
         return ordinary, pd.DataFrame(columns=CHECKED_COLUMNS)
     correct = (pairs["label"] == pairs["answer"]).to_numpy(dtype=float)
     model = pairs["confidence"].to_numpy(dtype=float)
-    calibrator = fit(model, correct)
-    crossed = bounded(cross_fitted(model, correct, pairs["item_id"]), pairs["judgements"].to_numpy(), 2)
+    calibrator, crossed = calibrator_on_controls(model, correct, pairs["item_id"])
     checked = pd.DataFrame({"item_id": pairs["item_id"].to_numpy(), "field": pairs["field"].to_numpy(),
                             "label": pairs["label"].to_numpy(), "answer": pairs["answer"].to_numpy(),
-                            "correct": correct, "model_confidence": model, "confidence": crossed})
-    untied = ordinary["note"] != "tie"
-    calibrated = bounded(calibrator.apply(ordinary["confidence"]), ordinary["judgements"].to_numpy(), 2)
-    ordinary["confidence"] = np.where(untied, calibrated, ordinary["confidence"])
+                            "correct": correct, "model_confidence": model,
+                            "confidence": bounded(crossed, pairs["judgements"].to_numpy(), 2)})
+    ordinary["confidence"] = bounded(calibrator.apply(ordinary["confidence"]), ordinary["judgements"].to_numpy(), 2)
     source = f"calibrated on {len(pairs)} control{'' if len(pairs) == 1 else 's'}"
-    ordinary["confidence_source"] = np.where(untied, source, "model")
+    kept = f"model ({source} did no better in cross-validation)"
+    ordinary["confidence_source"] = source if calibrator.moved else kept
+    ordinary.attrs["calibration_fit"] = calibrator.said()
     return ordinary, checked
 
 
@@ -182,13 +222,13 @@ def known_answers(rows: pd.DataFrame, gold: pd.DataFrame) -> np.ndarray:
                     dtype=object)
 
 
-def against(answers: pd.DataFrame, truth: pd.DataFrame, bins: int = BINS) -> dict[str, object]:
+def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
     """:func:`scored` of ``answers`` (``item_id, field, label, confidence``) against ``truth`` (``item_id, field,
     answer``: known or latent answers), over the items and fields both hold."""
     both = answers.astype({"item_id": str, "field": str}).merge(
         truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
     right = both["label"].astype(str).to_numpy() == both["answer"].astype(str).to_numpy()
-    return scored(both["confidence"].astype(float), right, bins)
+    return scored(both["confidence"].astype(float), right)
 
 
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -196,8 +236,8 @@ def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame
     judgements, margin``) with ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the
     number the user reads (issue 56): :func:`bounded` by the item's judgements (``n_labels``: labels seen per
     field, at least 2), then, with ``gold`` (``item_id, answer`` [, ``field``]: control items), calibrated on the
-    controls among the rows as :func:`calibrate_answers` does (each control's own confidence cross-fitted;
-    a tie, ``margin`` 0, keeps its tied share). ``confidence_source`` says which; controls' rows are kept."""
+    controls among the rows as :func:`calibrate_answers` does (each control's own confidence cross-fitted).
+    ``confidence_source`` says which; controls' rows are kept."""
     out = posterior.reset_index(drop=True).copy()
     if out.empty:
         return out.assign(confidence_source=pd.Series(dtype=str))
@@ -211,7 +251,7 @@ def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame
     keys = pd.DataFrame({"item_id": gold["item_id"].astype(str).str.strip(),
                          "field": gold["field"].astype(str).str.strip() if "field" in gold else "label",
                          "answer": gold["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
-    rows = out.assign(item_id=out["item_id"].astype(str), note=np.where(out["margin"] <= 1e-12, "tie", ""))
+    rows = out.assign(item_id=out["item_id"].astype(str))
     ordinary, checked = calibrate_answers(rows, keys)
     controls = checked.set_index(["item_id", "field"])["confidence"]
     calibrated = ordinary.set_index(["item_id", "field"])[["confidence", "confidence_source"]]

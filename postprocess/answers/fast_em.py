@@ -12,8 +12,9 @@ bench/aggregation_speed.py compare the answers with crowd-kit's on the same data
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
 tasks (in first-seen order) x labels (in text order), each row a distribution. Two departures, both
 deliberate: MACE restarts drawn from one fixed ``random_state`` are identical in crowd-kit, so one is
-run (the same result, a tenth of the time); and MACE keeps one label order throughout, where crowd-kit
-indexes its per-worker label distributions by first-seen label order after reading them in text order.
+run (the same result, a tenth of the time); and MACE reads workers and labels in text order throughout, so
+the rows' order does not change its answers, where crowd-kit draws its start by first-seen worker and label
+and reads its expected counts back in text order (the same only on rows that list workers and labels so).
 
 ``PROGRESS`` (a context variable) may hold a callable taking one line of text: each EM iteration is
 reported to it (the CLI prints it once a run takes over 2 s). Nothing here prints.
@@ -191,16 +192,20 @@ class MACE:
         self.alpha, self.beta, self.random_state = alpha, beta, random_state
 
     def fit(self, data: pd.DataFrame) -> MACE:
+        # workers and labels in text order, whatever the rows' order: the starting point is drawn per worker in
+        # that order, so the same labels give the same answers however they are listed (issue 66). crowd-kit
+        # draws per worker in first-seen order and reads its expected counts back in text order (a group-by),
+        # which pairs one worker's counts with another's starting point unless the rows list the workers in text
+        # order: on such rows (e.g. sorted by worker) its answers are these.
         c = codes(data)
-        # crowd-kit draws its starting point for the workers and labels in first-seen order (codes() keeps
-        # workers so); its label columns are put in text order here
-        first_labels = pd.Index(pd.unique(data["label"]))
-        order = np.asarray(first_labels.get_indexer(c.label_names))  # text-order label -> first-seen column
+        by_name = np.argsort(np.asarray(c.worker_names, dtype=str), kind="stable")
+        rank = np.empty(len(by_name), dtype=np.int64)
+        rank[by_name] = np.arange(len(by_name))
+        c = c._replace(workers=rank[c.workers], worker_names=c.worker_names[by_name])
         best: tuple[float, Any] = (-np.inf, None)
         restarts = 1 if self.random_state is not None else self.n_restarts  # one fixed seed: identical restarts
         for _ in range(restarts):
             spamming, thetas = self._start(len(c.worker_names), len(c.label_names))
-            thetas = thetas[:, order]
             for iteration in range(self.n_iter):
                 _report("mace", iteration + 1, self.n_iter)
                 spamming, thetas = self._m_step(*self._e_step(c, spamming, thetas)[2:])

@@ -13,6 +13,7 @@ from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, intend_calls, 
 from flows.core.pages.mturk_forms import html_question
 from flows.core.run.run_context import Run
 from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.hit_owner import is_ours, planned, post_hit
 from flows.platforms.mturk.qualification_stage import gate_qualification
 from flows.platforms.mturk.qualifications import block_qualification, check_budget, gating_requirements
 from flows.platforms.units import hit_groups, hit_token, page_html
@@ -58,8 +59,9 @@ def _platform_annotations(run: Run) -> dict[str, str]:
     token window may be over) is adopted when its whole annotation matches, the same key and the
     same items. Page by page, keeping only the pairs: every listed HIT carries its page (~20 KB), and a
     whole listing held them all (hundreds of MB at COCO's size)."""
+    since = planned(run)
     return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.paginate(run.client, "list_hits", "HITs")
-            if h.get("RequesterAnnotation")}
+            if h.get("RequesterAnnotation") and is_ours(since, h)}  # not another ledger's (hit_owner.py)
 
 
 def hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]],
@@ -72,8 +74,10 @@ def hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dic
     params = {"MaxAssignments": assignments or cfg.assignments_per_image, "LifetimeInSeconds": cfg.hit_lifetime_s,
               "RequesterAnnotation": item_annotation(key, ids), "Question": html_question(page_html(run, items))}
 
+    since = planned(run)
+
     def post() -> dict[str, Any]:
-        hit_id, was_dup = mturk.create_hit(run.client, type_id, params, token)
+        hit_id, was_dup = post_hit(run.client, since, type_id, params, token)
         return Adopted(HITId=hit_id) if was_dup else {"HITId": hit_id}
 
     return LedgeredCall("CreateHITWithHITType", key, params, post)

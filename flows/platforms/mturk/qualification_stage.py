@@ -28,6 +28,7 @@ from flows.core.run.run_context import Run
 from flows.platforms.interface import GATE_BATCH, Step
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
+from flows.platforms.mturk.hit_owner import planned, post_hit
 from flows.platforms.mturk.qualifications import (
     block_qualification,
     gating_requirements,
@@ -118,10 +119,10 @@ def post_test(run: Run, score_qual: str) -> str:
         raise BudgetError(f"the qualification test HIT would commit ${qualification_test_cost(cfg):.2f} against a "
                           f"budget of ${cfg.budget:.2f}; lower [gating].qualification_takers or raise the budget")
     item_ids = [i["item_id"] for i in test_items(run)]
-    token = hit_token(cfg, TEST_BATCH, 0, item_ids)
+    token, since = hit_token(cfg, TEST_BATCH, 0, item_ids), planned(run)
 
     def post() -> dict[str, Any]:
-        hit_id, was_dup = mturk.create_hit(run.client, _test_hit_type(run, score_qual), params, token)
+        hit_id, was_dup = post_hit(run.client, since, _test_hit_type(run, score_qual), params, token)
         with run.store.transaction():
             run.store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": TEST_BATCH,
                                             "hit_index": 0, "token": token, "item_ids": json.dumps(item_ids),

@@ -19,8 +19,10 @@ from typing import Any
 from flows.core.pages.crowd_elements import posted_answer
 from flows.core.pages.mturk_forms import FormField, answer_xml
 from flows.platforms.mturk.fees import CENT, money, mturk_fee  # noqa: F401  (re-exported for sim modules)
+from flows.sim.mturk import market_records as records
 from flows.sim.mturk import mturk_events
 from flows.sim.mturk.eligible_pool import EligiblePool
+from flows.sim.mturk.handed_back import given_back_at, hand_back, schedule_reopened, stream_key
 from flows.sim.mturk.journal import Journal
 from flows.sim.mturk.market_quals import WorkerQualifications
 from flows.sim.mturk.market_records import ID_ALPHABET, Assignment, Faults, Hit, MTurkError, hit_state
@@ -32,17 +34,7 @@ from flows.sim.pages.external_work import visit_later
 from flows.sim.pages.page_common import CommonText, needs_context
 from flows.sim.pages.page_filling import fill_form, page_rules, work_units
 from flows.sim.people import crowd
-from flows.sim.people.latent_choices import item_truth
-
-
-def schedule_order(hit: Hit) -> tuple[float, str, str]:
-    """The order HITs posted together get their workers in (and a reopened state file recruits in)."""
-    return (float(hit.fields["CreationTime"]), hit.fields.get("RequesterAnnotation") or "", hit.fields["HITId"])
-
-
-def seeded_nonce(seed: int) -> str:
-    """What a seed's ids are made from: another seed, other ids."""
-    return hashlib.blake2b(f"hitflow-sim:{seed}".encode(), digest_size=8).hexdigest()
+from flows.sim.people.campaign_scope import annotation_scope, campaign_scope, scoped_truth
 
 
 class Marketplace(WorkerQualifications):
@@ -54,7 +46,7 @@ class Marketplace(WorkerQualifications):
         # Ids are seeded (issue 45): the same seed and the same requests give the same ids whatever
         # the order threads sent them in. A HIT's, its type's and an assignment's id come from what
         # was sent (token, type's properties, HIT and worker: ``id_for``); the rest from a counter.
-        self.nonce = seeded_nonce(seed)
+        self.nonce = records.seeded_nonce(seed)
         self.id_counter = 0
         self.fault_rng = random.Random(seed + 7)
         self.faults = Faults()
@@ -185,7 +177,7 @@ class Marketplace(WorkerQualifications):
         creation (each newcomer is drawn from its own seed, so the same workers come back)."""
         if self.roster is None:
             return
-        for hit in sorted((h for h in self.hits.values() if not h.waiting), key=schedule_order):
+        for hit in sorted((h for h in self.hits.values() if not h.waiting), key=records.schedule_order):
             for w in self.roster.recruit(hit.fields["HITId"], work_units(hit.page_fields()),  # ~9 ms a HIT
                                          float(hit.fields["CreationTime"])):
                 self.workers[w.worker_id] = w
@@ -196,7 +188,7 @@ class Marketplace(WorkerQualifications):
             for w in self.roster.recruit(hit.fields["HITId"], units, self.now):
                 self.workers[w.worker_id] = w
         reqs = hit.fields.get("QualificationRequirements", [])
-        done = {self.assignments[a].worker_id for a in hit.assignment_ids}
+        done = {self.assignments[a].worker_id for a in hit.assignment_ids} | set(hit.returned)
         now, meets = self.now, self.requirement_check(reqs)
         if done or any((self.qual_types.get(r["QualificationTypeId"]) or {}).get("Test") for r in reqs):
             pool = [w for w in self.workers.values() if w.worker_id not in self.blocks and w.worker_id not in done
@@ -213,23 +205,26 @@ class Marketplace(WorkerQualifications):
 
     def schedule_waiting(self) -> None:
         """Choose the workers of every HIT posted since the clock last moved, in the order of
-        :func:`schedule_order`, not the order the requests came in: threads posting a batch side by
+        :func:`records.schedule_order`, not the order the requests came in: threads posting a batch side by
         side race, and with a crowd that grows with the work (roster.py) or a worker taking a test
         the first HIT scheduled meets other workers than the last (issue 45)."""
-        for hit_id in sorted(self.waiting, key=lambda h: schedule_order(self.hits[h])):
+        todo, self.waiting = self.waiting, set()  # a slot given back meanwhile waits for the next move
+        for hit_id in sorted(todo, key=lambda h: records.schedule_order(self.hits[h])):
             hit = self.hits[hit_id]
             slots, hit.waiting = hit.waiting, 0
             self.hits.touch(hit_id)
-            if not hit.disposed and self.now < hit.fields["Expiration"]:
+            if not hit.disposed and self.now < hit.fields["Expiration"] and (slots or not hit.reopened):
                 self.schedule(hit, slots)
-        self.waiting.clear()
+            if hit.reopened:
+                schedule_reopened(self, hit)  # handed_back.py: returned and abandoned work, offered again
 
-    def schedule(self, hit: Hit, slots: int, html: str | None = None) -> None:
-        """Pick workers for open slots and let them do the page on the virtual clock."""
+    def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None:
+        """Pick workers for open slots and let them do the page on the virtual clock (``after``: a slot
+        given back then, its worker arriving later: handed_back.py)."""
         # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
         # another order (threads, a resumed run) meets the same workers doing the same work.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
-        rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}")
+        rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}{stream_key(hit)}")
         html = hit.question.html if html is None else html  # read once here: the HIT keeps no page (packed_text.py)
         fields = hit.page_fields(html)
         pool, weights = self.eligible_workers(hit, work_units(fields))
@@ -240,13 +235,17 @@ class Marketplace(WorkerQualifications):
             chosen.append(pool.pop(pick))
             weights.pop(pick)
         for worker in chosen:
-            self._work(hit, worker, rng, html, fields)
+            self._work(hit, worker, rng, html, fields, self.now if after is None else max(self.now, after))
 
-    def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random, html: str, fields: list[FormField]) -> None:
+    def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random, html: str, fields: list[FormField],
+              start: float) -> None:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
-        accept = self.now + rng.expovariate(1.0 / self.arrival_mean_s)
+        accept = start + rng.expovariate(1.0 / self.arrival_mean_s)
         seconds = crowd.work_seconds(worker, work_units(fields), duration, rng)
-        if accept >= hit.fields["Expiration"] or seconds >= duration:
+        if accept >= hit.fields["Expiration"]:
+            return
+        if (back := given_back_at(worker, accept, seconds, duration, rng)) is not None:  # abandoned or returned
+            self.hand_back(hit, worker.worker_id, back)
             return
         submit = accept + seconds
         assignment_id = self.id_for(f"assignment:{hit.fields['HITId']}:{worker.worker_id}",
@@ -258,8 +257,9 @@ class Marketplace(WorkerQualifications):
         else:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
             common = self.common_text.shared(self.hits.values(), hit) if needs_context(fields) else frozenset()
-            values = fill_form(worker, fields, page_rules(html), accept, submit, self.bank, rng,
-                               html=html, page_key=key, common=common)
+            with campaign_scope(annotation_scope(hit.fields.get("RequesterAnnotation") or ""), worker):
+                values = fill_form(worker, fields, page_rules(html), accept, submit, self.bank, rng,
+                                   html=html, page_key=key, common=common)
             if not key and wants_browser(html):
                 browse_later(self, hit, a, values)  # the page's script builds the answer; listed once posted
             else:
@@ -269,6 +269,9 @@ class Marketplace(WorkerQualifications):
         self.assignments[a.assignment_id] = a
         hit.assignment_ids.append(a.assignment_id)
         self.expect_auto_approval(a)
+
+    def hand_back(self, hit: Hit, worker_id: str, at: float, assignment_id: str | None = None) -> None:
+        hand_back(self, hit, worker_id, at, assignment_id)  # returned or abandoned: offered again (handed_back.py)
 
     # views ---------------------------------------------------------------------
     def visible(self, a: Assignment) -> bool:
@@ -288,5 +291,5 @@ class Marketplace(WorkerQualifications):
     def ground_truth(self) -> list[dict[str, Any]]:
         return worker_truth(self)
 
-    def item_truth(self) -> list[dict[str, Any]]:  # the choices' latent answers (sim_items.json)
-        return item_truth(self.workers.values())
+    def item_truth(self, scope: str | None = None) -> list[dict[str, Any]]:  # sim_items.json (campaign_scope.py)
+        return scoped_truth(self.workers.values(), scope)

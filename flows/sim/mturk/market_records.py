@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -117,6 +118,8 @@ class Hit(Tracked):
     reviewing: bool = False
     form: list[FormField] | None = None  # an ExternalQuestion's, once a worker has opened its page
     waiting: int = 0  # open slots whose workers are chosen when the clock moves (Marketplace.schedule_waiting)
+    returned: list[str] = field(default_factory=list)  # workers who gave it back (handed_back.py): not offered again
+    reopened: list[float] = field(default_factory=list)  # when slots given back reopened, their workers not yet chosen
 
     def question_xml(self) -> str:
         return unpack(self.fields["Question"])
@@ -159,6 +162,16 @@ def hit_state(hit: Hit, started: list[Assignment], now: float, visible: Callable
             "NumberOfAssignmentsCompleted": completed}
 
 
+def schedule_order(hit: Hit) -> tuple[float, str, str]:
+    """The order HITs posted together get their workers in (and a reopened state file recruits in)."""
+    return (float(hit.fields["CreationTime"]), hit.fields.get("RequesterAnnotation") or "", hit.fields["HITId"])
+
+
+def seeded_nonce(seed: int) -> str:
+    """What a seed's ids are made from: another seed, other ids."""
+    return hashlib.blake2b(f"hitflow-sim:{seed}".encode(), digest_size=8).hexdigest()
+
+
 @dataclass
 class Faults:
     throttle_rate: float = 0.0
@@ -180,6 +193,8 @@ class MarketState(Protocol):
     notifications: Journal[str, dict[str, Any]]
     watched_until: float | None
     changed_workers: set[str]
+    waiting: set[str]
 
     def notify(self, hit: Hit, event_type: str, when: float, assignment_id: str | None = None) -> None: ...
     def qual_value(self, worker: crowd.Worker, type_id: str) -> dict[str, Any] | None: ...
+    def hand_back(self, hit: Hit, worker_id: str, at: float, assignment_id: str | None = None) -> None: ...

@@ -57,7 +57,7 @@ def _choose_again(m: Marketplace, hit: Hit) -> None:
     for aid in [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]:
         hit.assignment_ids.remove(aid)
         del m.assignments[aid]
-    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids) - hit.waiting
+    open_slots = int(hit.fields["MaxAssignments"]) - len(hit.assignment_ids) - hit.waiting - len(hit.reopened)
     if open_slots > 0 and m.now < hit.fields["Expiration"]:
         m.schedule_later(hit, open_slots)
 

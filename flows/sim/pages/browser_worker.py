@@ -32,6 +32,7 @@ from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import TRIES, chromium, failure, missing, say_failed, say_once, say_refused
 from flows.sim.pages.browser_check import available as available  # where callers have always found it
+from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
 from flows.sim.people.typing_model import Hand
@@ -234,10 +235,8 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
         with market.lock:
             if a.assignment_id not in market.assignments:
                 return  # withdrawn while the page was worked (the HIT expired early or changed its type)
-            if fields is None:
-                if a.assignment_id in hit.assignment_ids:
-                    hit.assignment_ids.remove(a.assignment_id)  # given up: the slot is open again
-                market.assignments.pop(a.assignment_id, None)
+            if fields is None:  # given up: returned, its slot offered to the next worker (handed_back.py)
+                market.hand_back(hit, a.worker_id, a.submit_time or a.accept_time, a.assignment_id)
                 return
             fields.pop("assignmentId", None)  # MTurk keeps it out of the answer
             fields.update(virtual_times(fields, intents))  # the virtual clock's times
@@ -269,9 +268,10 @@ def resume_browsing(market: Marketplace) -> int:
         hit, worker = market.hits[a.hit_id], market.workers.get(a.worker_id)
         if worker is None:
             continue
-        intents = fill_form(worker, hit.page_fields(), page_rules(hit.question.html), a.accept_time,
-                            a.submit_time or a.accept_time, market.bank, random.Random(a.assignment_id),
-                            html=hit.question.html)
+        with campaign_scope(annotation_scope(hit.fields.get("RequesterAnnotation") or ""), worker):
+            intents = fill_form(worker, hit.page_fields(), page_rules(hit.question.html), a.accept_time,
+                                a.submit_time or a.accept_time, market.bank, random.Random(a.assignment_id),
+                                html=hit.question.html)
         browse_later(market, hit, a, intents)
     return len(pending)
 

@@ -21,6 +21,7 @@ from flows.core.http_clients import http_get
 from flows.core.pages.crowd_elements import posted_answer
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 
 if TYPE_CHECKING:
     from flows.sim.mturk.market_records import Assignment, Hit
@@ -58,15 +59,14 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
         if a.assignment_id not in market.assignments:
             return  # withdrawn while the page loaded (the HIT expired early or changed its type)
         worker = market.workers.get(a.worker_id)
-        if not html or worker is None:
-            if a.assignment_id in hit.assignment_ids:
-                hit.assignment_ids.remove(a.assignment_id)  # abandoned: the slot is free again
-            market.assignments.pop(a.assignment_id, None)
+        if not html or worker is None:  # abandoned at its deadline: the slot is offered again (handed_back.py)
+            market.hand_back(hit, a.worker_id, a.deadline, a.assignment_id)
             return
         fields = form_fields(html)
         hit.form = hit.form or fields
-        values = fill_form(worker, fields, page_rules(html), a.accept_time, a.submit_time or a.accept_time,
-                           market.bank, random.Random(seed), html=html)
+        with campaign_scope(annotation_scope(hit.fields.get("RequesterAnnotation") or ""), worker):
+            values = fill_form(worker, fields, page_rules(html), a.accept_time, a.submit_time or a.accept_time,
+                               market.bank, random.Random(seed), html=html)
         values.pop("assignmentId", None)  # MTurk keeps it out of the answer
         a.answer = answer_xml(posted_answer(values, fields, html))
         market.assignments[a.assignment_id] = a  # marks it changed for a state file

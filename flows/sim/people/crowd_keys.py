@@ -37,6 +37,7 @@ PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {
     "ring_size": (1.0, 10_000.0, True),
     "choice_skip": (0.0, 1.0, False),  # an honest profile's chance of skipping an optional choice
     "accuracy": (0.0, 1.0, False),  # chance of giving a choice's truth with care (latent_choices.py)
+    "return_rate": (0.0, 1.0, False),  # chance of returning an accepted MTurk HIT (flows/sim/mturk/handed_back.py)
 }
 # Words a profile may set: how its choice answers go (flows/sim/people/latent_choices.py)
 PROFILE_WORDS = {"choices": ("wrong",)}

@@ -5,40 +5,50 @@ and a choice's latent answer is then the known one (flows/sim/people/latent_choi
 workers give with their accuracy. The answers live in the caption bank's entry of the item (the
 mapping every page filler is handed), never on the page a worker sees.
 
-Two campaigns on one simulator that use the same item id and field name share one known answer
-(the one handed over last): item ids are the requester's own names, not the simulator's.
+A campaign hands its answers over under its name (``{"scope": campaign, "answers": [...]}``) and they
+apply to its own pages only (flows/sim/people/campaign_scope.py): two campaigns of one folder that use
+the same item id and field name each keep their own. A bare list applies to every page (a client that
+names no campaign).
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from flows.sim.people.crowd_model import BankEntry
 
 ANY_ITEM = "*"
+MARK = "\x1e"  # a campaign's own answer: entry.answers["<campaign>\x1e<field>"]
+CURRENT: ContextVar[str | None] = ContextVar("hitflow_sim_campaign", default=None)  # the page being filled's
 MAX_ROWS = 2_000_000  # a body this long is not a campaign's answers
 
 
-def add_known(bank: dict[str, BankEntry], rows: list[dict[str, Any]]) -> int:
-    """Known answers into the bank (an item the bank describes keeps its captions); how many were
-    taken. Raises ValueError on a row that is not ``{"item_id", "field", "answer"}`` of strings."""
+def add_known(bank: dict[str, BankEntry], rows: list[dict[str, Any]], scope: str | None = None) -> int:
+    """Known answers into the bank (an item the bank describes keeps its captions), campaign ``scope``'s
+    own when named; how many were taken. Raises ValueError on a row that is not ``{"item_id", "field",
+    "answer"}`` of strings."""
     if not isinstance(rows, list) or len(rows) > MAX_ROWS:
         raise ValueError("expected a JSON list of {item_id, field, answer} objects")
     for row in rows:
         if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("item_id", "field", "answer")):
             raise ValueError(f"a known answer must be {{item_id, field, answer}} strings, not {str(row)[:80]}")
         entry = bank.setdefault(row["item_id"], BankEntry([], 0))
-        entry.answers[row["field"]] = row["answer"]
+        entry.answers[row["field"] if scope is None else f"{scope}{MARK}{row['field']}"] = row["answer"]
     return len(rows)
 
 
 def known_answer(bank: dict[str, BankEntry], key: str, field: str) -> str | None:
     """The known answer of ``field`` for the item a page calls ``key`` (its id, maybe with a
-    question's name after ``|`` or a copy's ``~n``), else the field's answer for every item."""
-    for k in dict.fromkeys((key, key.split("|")[0], key.split("|")[0].split("~")[0], ANY_ITEM)):
-        entry = bank.get(k)
-        if entry is not None and field in entry.answers:
-            return entry.answers[field]
+    question's name after ``|`` or a copy's ``~n``), else the field's answer for every item; the page's
+    campaign's own (:data:`CURRENT`) before one handed over for every campaign."""
+    scope = CURRENT.get()
+    names = (f"{scope}{MARK}{field}", field) if scope is not None else (field,)
+    for name in names:
+        for k in dict.fromkeys((key, key.split("|")[0], key.split("|")[0].split("~")[0], ANY_ITEM)):
+            entry = bank.get(k)
+            if entry is not None and name in entry.answers:
+                return entry.answers[name]
     return None
 
 

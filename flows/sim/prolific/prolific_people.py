@@ -24,6 +24,7 @@ from flows.core.http_clients import http_client
 from flows.sim.pages.page_common import OpenedPages
 from flows.sim.pages.volunteers import complete_page
 from flows.sim.people import crowd
+from flows.sim.people.campaign_scope import campaign_scope, study_scope
 from flows.sim.people.roster import Crowd, wider_pool
 from flows.sim.prolific.prolific_state import TAKEN, ProlificState, new_id
 
@@ -67,6 +68,7 @@ class Participants:
             self._person(w)
         self.http = http_client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
         self.reserve_rate = self.screen_out_rate = 0.0
+        self.return_rate = RETURN_RATE  # who reads the study and gives the place back (it reopens: recruit)
         self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
         self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only
         # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
@@ -152,7 +154,7 @@ class Participants:
               sub: dict[str, Any]) -> dict[str, Any]:
         worker: crowd.Worker = person["worker"]
         sub.update({"status": "ACTIVE", "started_at": state.iso(state.now), "_started": state.now})
-        if self.rng.random() < RETURN_RATE:
+        if self.rng.random() < self.return_rate:
             sub["status"] = "RETURNED"  # read the description and changed their mind
             return sub
         max_s = 60 * int(study["maximum_allowed_time"])
@@ -182,8 +184,9 @@ class Participants:
         url = self.page_url(study, person, sub)
         study["_unreachable"] = False
         try:
-            done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"], seconds,
-                                 self.pages)
+            with campaign_scope(study_scope(study.get("internal_name") or ""), person["worker"]):
+                done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"],
+                                     seconds, self.pages)
         except (httpx.ConnectError, httpx.ConnectTimeout):
             study["_unreachable"] = True  # the page cannot be opened: they return the study
             return None

@@ -51,10 +51,15 @@ def control_body(raw: bytes) -> dict[str, Any]:
 
 
 def take_known(market: Any, body: bytes) -> dict[str, int]:
-    """``POST /_sim/truth``: the body's known answers into the market's bank (a 400 for a bad body)."""
+    """``POST /_sim/truth``: the body's known answers into the market's bank (a 400 for a bad body): a
+    list for every campaign, or ``{"scope": campaign, "answers": [...]}`` for one (campaign_scope.py)."""
     try:
-        rows = json.loads(body or b"[]")
+        sent = json.loads(body or b"[]")
+        scope = sent.get("scope") if isinstance(sent, dict) else None
+        if isinstance(sent, dict) and not isinstance(scope, str):
+            raise ValueError('expected a list, or {"scope": campaign name, "answers": list}')
+        rows: Any = sent.get("answers") if isinstance(sent, dict) else sent
         with market.lock:
-            return {"taken": add_known(market.bank, rows)}
+            return {"taken": add_known(market.bank, rows, scope)}
     except ValueError as exc:  # not JSON, not UTF-8, not rows
         raise BadRequest(400, f"body is not a list of known answers: {exc}") from exc

@@ -28,6 +28,7 @@ from flows.sim.mturk.market_records import new_hit
 from flows.sim.pages.browser_worker import resume_browsing
 from flows.sim.pages.external_work import resume_visits
 from flows.sim.people import qual_tests
+from flows.sim.people.campaign_scope import file_unscoped
 from flows.sim.prolific.prolific_state import ProlificState
 from flows.sim.service.state_rows import DECIDED, AnswerReader, dumps, pack_row, unpack_row
 
@@ -46,7 +47,8 @@ def _encode_hit(hit: Hit) -> dict[str, Any]:
     fields = {**hit.fields}
     fields["Question"] = hit.question_xml()  # packed in memory with a dictionary the file does not keep
     return {"fields": fields, "disposed": hit.disposed, "review_status": hit.review_status,
-            "reviewing": hit.reviewing, "waiting": hit.waiting}
+            "reviewing": hit.reviewing, "waiting": hit.waiting,
+            **({"returned": hit.returned, "reopened": hit.reopened} if hit.returned else {})}
 
 
 def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
@@ -57,7 +59,8 @@ def _decode_hit(value: dict[str, Any], market: Marketplace) -> Hit:
     hit = new_hit(fields, parse_question(fields["Question"]), market.pages)
     hit.disposed, hit.review_status, hit.reviewing = value["disposed"], value["review_status"], value["reviewing"]
     hit.waiting = int(value.get("waiting", 0))  # posted, not yet given workers, when the file was last written
-    if hit.waiting:
+    hit.returned, hit.reopened = list(value.get("returned", [])), list(value.get("reopened", []))  # handed_back.py
+    if hit.waiting or hit.reopened:
         market.waiting.add(fields["HITId"])
     return hit
 
@@ -174,6 +177,7 @@ class MarketStore:
         market.replay_recruitment()
         for key, value in workers:
             self._load_row(market, "worker", key, value)
+        file_unscoped(market.workers.values())  # latent answers from before campaigns had their own
         for name, _, _, _ in KINDS.values():
             getattr(market, name).flushed()
         resume_visits(market)

@@ -163,7 +163,8 @@ class _Handler(CountedConnection, WorkerPages):
             panel = query.get("platform") == "prolific"
             with self.server.prolific.lock if panel else market.lock:
                 return self._json(200, self.server.prolific.panel_truth() if panel else market.ground_truth())
-        views = {"/_sim/clock": lambda: {"now": market.now}, "/_sim/items": market.item_truth,
+        views = {"/_sim/clock": lambda: {"now": market.now},  # ?scope=<campaign>: its items only (campaign_scope.py)
+                 "/_sim/items": lambda: market.item_truth(query.get("scope")),
                  "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls},
                  "/_sim/notifications": lambda: list(market.sent_notifications)}  # MTurk events' outbox
         if url.path in views:

@@ -1,0 +1,153 @@
+"""Is the confidence true on data it has never seen, with and without controls, and does adaptive overlap
+reach majority vote? (issue 66) ``make bench-answers-calibration``; ``make bench`` prints the public sets'.
+
+Sets: Snow et al. 2008's RTE, TEMP and WSD (real crowd labels with expert gold, bench/snow_sets.py), and
+with ``--held-out`` synthetic crowds of the five held-out sets' shapes (bench/crowd_shapes.py's HELD_OUT:
+their counts, a model's workers: honest of spread accuracy, careless, spammers who give one class, random
+answerers and adversaries; hard and misleading items). Per set and method:
+
+- without controls: accuracy, ECE at 6 and 15 equal-width bins and over equal-mass bins, and the worst bin
+  (postprocess.answers.reliability: of bins of at least 50 items, the largest |confidence - accuracy|), over
+  every item with gold;
+- with controls: half the gold items (fold 0 of two, postprocess.answers.calibration.fold_of, fixed by the
+  item ids) given as ``controls``, the same figures over the other half, the calibration fit (moved or kept,
+  its b: the weight of -ln(1 - confidence), under 1 where the top was pulled down) and Dawid-Skene's
+  accuracy on that half;
+- the adaptive replay with ``hitflow aggregate --adaptive``'s defaults (postprocess.answers.adaptive.DEFAULT_RULE):
+  its accuracy and share of the judgements beside full-overlap majority vote's accuracy.
+
+Writes bench/results-answers-calibration.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.crowd_shapes import GOLD_ITEMS, HELD_OUT, shaped
+from bench.snow_sets import SETS, path_of, read_set
+from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
+from postprocess.answers.aggregation import METHODS, aggregate, aggregate_scored
+from postprocess.answers.calibration import fold_of
+from postprocess.answers.reliability import scored
+
+RESULTS = Path(__file__).resolve().parent / "results-answers-calibration.json"
+PUBLIC_METHODS = ("auto", *METHODS)
+HELD_OUT_METHODS = ("auto", "mv", "ds", "mace")
+ADAPTIVE_SKIP = {"adultcontent2"}  # a replay there takes minutes of CPU a run: left to --adaptive-all
+
+
+def public_sets() -> list[tuple[str, pd.DataFrame]]:
+    return [(s.name, read_set(p)) for s in SETS if (p := path_of(s)) is not None]
+
+
+def held_out_sets() -> list[tuple[str, pd.DataFrame]]:
+    """The synthetic crowds, each with gold on GOLD_ITEMS' share of its items (the rest: blank), as the real sets."""
+    out = []
+    for shape in HELD_OUT:
+        frame = shaped(shape)
+        if shape.name in GOLD_ITEMS:
+            items = frame["item_id"].drop_duplicates().sample(GOLD_ITEMS[shape.name], random_state=0)
+            frame = frame.assign(gold=frame["gold"].where(frame["item_id"].isin(set(items)), ""))
+        out.append((f"{shape.name} (synthetic)", frame))
+    return out
+
+
+def _gold(frame: pd.DataFrame) -> pd.Series:
+    gold = frame.drop_duplicates("item_id").set_index("item_id")["gold"].astype(str)
+    return gold[gold.str.strip() != ""]
+
+
+def _scores(answers: pd.DataFrame, gold: pd.Series) -> dict[str, Any]:
+    known = answers[answers["item_id"].isin(gold.index)]
+    right = known["label"].to_numpy() == gold.reindex(known["item_id"]).to_numpy()
+    s = scored(known["confidence"].astype(float), right)
+    return {k: s[k] for k in ("items", "accuracy", "ece", "ece_15", "ece_equal_mass", "worst_bin")}
+
+
+def measure_method(frame: pd.DataFrame, method: str) -> dict[str, Any]:
+    labels, gold = frame.drop(columns="gold"), _gold(frame)
+    start = time.process_time()
+    plain = aggregate(labels, method).answers
+    cpu = time.process_time() - start
+    items = np.array(sorted(gold.index))
+    half = fold_of(pd.Series(items), 2) == 0
+    controls = pd.DataFrame({"item_id": items[half], "answer": gold.reindex(items[half]).to_numpy()})
+    calibrated, _ = aggregate_scored(labels, method, controls=controls)
+    rest = gold.reindex(items[~half])
+    ds = aggregate(labels, "ds").answers
+    ds_right = ds.set_index("item_id")["label"].reindex(rest.index).to_numpy() == rest.to_numpy()
+    fit = calibrated.answers.attrs.get("calibration_fit", {})
+    return {"method": method, "cpu_s": round(cpu, 2), "without_controls": _scores(plain, gold),
+            "with_controls": {**_scores(calibrated.answers, rest), "ds_accuracy": round(float(ds_right.mean()), 4),
+                              "fit_moved": fit.get("moved"), "fit_b": fit.get("b"),
+                              "fit_converged": fit.get("converged")}}
+
+
+def measure_adaptive(frame: pd.DataFrame) -> dict[str, Any]:
+    labels, gold = frame.drop(columns="gold"), _gold(frame)
+    full = aggregate(labels, "mv").answers
+    replayed = replay(labels, DEFAULT_RULE)
+    acc = {name: float((a.set_index("item_id")["label"].reindex(gold.index).to_numpy() == gold.to_numpy()).mean())
+           for name, a in (("mv", full), ("adaptive", replayed.answers))}
+    share = float(saving(replayed, labels)["share_used"])
+    return {"full_mv_accuracy": round(acc["mv"], 4), "adaptive_accuracy": round(acc["adaptive"], 4),
+            "share_used": round(share, 4), "meets": acc["adaptive"] >= acc["mv"] - 1e-9 and share <= 0.5}
+
+
+def measure(held_out: bool = False, adaptive_all: bool = False) -> dict[str, Any]:
+    sets = public_sets() + (held_out_sets() if held_out else [])
+    out: dict[str, Any] = {}
+    for name, frame in sets:
+        methods = HELD_OUT_METHODS if "synthetic" in name else PUBLIC_METHODS
+        row: dict[str, Any] = {"methods": [measure_method(frame, m) for m in methods]}
+        if adaptive_all or name.split(" ")[0] not in ADAPTIVE_SKIP:
+            row["adaptive"] = measure_adaptive(frame)
+        out[name] = row
+    return out
+
+
+def _worst(score: dict[str, Any]) -> str:
+    worst = score["worst_bin"]
+    return "-" if worst is None else f"{worst['off']:+.3f} ({worst['items']} at {worst['bin']})"
+
+
+def lines(results: dict[str, Any]) -> list[str]:
+    out = ["answers' confidence (issue 66): accuracy, ECE at 6 / 15 equal-width bins, worst bin of >= 50 items "
+           "(confidence - accuracy); with controls: half the gold as controls, the other half scored",
+           f"  {'set':26s} {'method':8s} {'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} | "
+           f"{'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} {'fit':>14s} {'ds acc':>6s}"]
+    for name, row in results.items():
+        for m in row["methods"]:
+            a, c = m["without_controls"], m["with_controls"]
+            fit = f"{'moved' if c['fit_moved'] else 'kept'} b {c['fit_b']}" if c["fit_moved"] is not None else "-"
+            out.append(f"  {name:26s} {m['method']:8s} {a['accuracy']:6.4f} {a['ece']:6.4f} {a['ece_15']:6.4f} "
+                       f"{_worst(a):28s} | {c['accuracy']:6.4f} {c['ece']:6.4f} {c['ece_15']:6.4f} {_worst(c):28s} "
+                       f"{fit:>14s} {c['ds_accuracy']:6.4f}")
+    out.append("adaptive replay, `hitflow aggregate --adaptive` defaults, against full-overlap majority vote")
+    for name, row in results.items():
+        if "adaptive" in row:
+            r = row["adaptive"]
+            out.append(f"  {name:26s} adaptive {r['adaptive_accuracy']:.4f} with {r['share_used']:.1%} of the labels; "
+                       f"majority vote {r['full_mv_accuracy']:.4f}; {'met' if r['meets'] else 'NOT met'}")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--held-out", action="store_true", help="also the synthetic crowds of the held-out shapes")
+    parser.add_argument("--adaptive-all", action="store_true", help="replay AdultContent2's shape too (minutes)")
+    a = parser.parse_args()
+    results = measure(a.held_out, a.adaptive_all)
+    print("\n".join(lines(results)))
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Whether a HIT the platform names under one of a campaign's tokens or annotations is this ledger's own.
+
+A HIT's UniqueRequestToken and RequesterAnnotation (flows/platforms/units.py, batch_publish.py) are made
+from the campaign's name, batch, index and items, so that a run resumed from its ledger finds the HITs an
+earlier run of it posted. A fresh ledger that runs the same campaign on the same requester account (the
+same folder's simulated marketplace, or one MTurk account) makes the same ones. MTurk answers a token it
+has seen in the last 24 hours with ``AWS.MechanicalTurk.HitAlreadyExists`` naming the earlier HIT, and
+leaves uniqueness to the requester ("It is your responsibility to ensure uniqueness of the token. The
+unique token expires after 24 hours": CreateHIT's UniqueRequestToken, MTurk API reference 2017-01-17).
+Adopting that HIT gave the fresh ledger an earlier campaign's cancelled (expired, deleted) HITs, which
+nobody can take: "0 of 100 assignments on 20 HITs (nobody took them)" (issue 67).
+
+A HIT is this ledger's when it was created no earlier than the campaign was planned in this ledger (the
+platform's clock then, ``platform_created_at``) and it is not deleted. Another ledger's HIT under the
+same token is left alone, and this one posts under a token of its own: the same token made unique by
+when this ledger planned the campaign, so this ledger's later runs make it again and adopt what it made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+from flows.core.errors import PlatformError
+from flows.core.run.run_context import Run
+from flows.platforms.mturk import adapter as mturk
+
+
+def planned(run: Run) -> dict[str, Any]:
+    """The campaign's row in this ledger: when it was planned (wall clock and the platform's)."""
+    rows = run.store.rows("SELECT created_at, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
+    if not rows:
+        return {}
+    info = json.loads(rows[0]["config_json"] or "{}")
+    return {"created_at": rows[0]["created_at"], "platform_created_at": info.get("platform_created_at")}
+
+
+def _seconds(value: Any) -> float:
+    return value.timestamp() if isinstance(value, datetime) else float(value)
+
+
+def is_ours(since: dict[str, Any], hit: dict[str, Any]) -> bool:
+    """Whether ``hit`` (a HIT's view from the platform) may be one this ledger posted (``since``: :func:`planned`)."""
+    if hit.get("HITStatus") == "Disposed":
+        return False  # deleted: no run of ours waits on a HIT it deleted (cancel records what it closes)
+    at = since.get("platform_created_at")
+    return at is None or hit.get("CreationTime") is None or _seconds(hit["CreationTime"]) >= float(at)
+
+
+def own_token(since: dict[str, Any], token: str) -> str:
+    """``token`` made unique to this ledger's campaign (at most 64 characters, as MTurk allows)."""
+    return "hf-" + hashlib.sha256(f"{token}|{since.get('created_at')!r}".encode()).hexdigest()[:40]
+
+
+def post_hit(client: Any, since: dict[str, Any], type_id: str, params: dict[str, Any], token: str) -> tuple[str, bool]:
+    """Post one HIT under ``token``; a HIT the platform already has under it is adopted only if it is
+    this ledger's (:func:`is_ours`), else the HIT goes out under :func:`own_token`. (id, adopted).
+    ``since``: :func:`planned`, read beforehand (this runs on the posting threads, away from the ledger)."""
+    hit_id, was_dup = mturk.create_hit(client, type_id, params, token)
+    if not was_dup or _ours_by_id(client, since, hit_id):
+        return hit_id, was_dup
+    return mturk.create_hit(client, type_id, params, own_token(since, token))
+
+
+def _ours_by_id(client: Any, since: dict[str, Any], hit_id: str) -> bool:
+    try:
+        return is_ours(since, mturk.get_hit(client, hit_id))
+    except PlatformError:  # the platform no longer shows it: deleted
+        return False

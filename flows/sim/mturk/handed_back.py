@@ -1,0 +1,76 @@
+"""Work handed back goes back to the pool, as on MTurk (issue 67 point 2).
+
+A worker who returns an assignment (gives up on a page that keeps refusing the submit, reads it and
+changes their mind) or abandons it (lets its AssignmentDurationInSeconds run out, leaves a page that
+never loads) frees its slot: "If a Worker does not complete the assignment within the specified
+duration, the assignment is considered abandoned. If the HIT is still active (that is, its lifetime
+has not elapsed), the assignment becomes available for other users to find and accept" (CreateHIT's
+AssignmentDurationInSeconds, MTurk API reference 2017-01-17), and NumberOfAssignmentsAvailable counts
+the slots nobody holds (the HIT's MaxAssignments less those accepted and not given back).
+
+The slot reopens at the time it was given back; its next worker is chosen when the clock next moves
+(``Marketplace.schedule_waiting``, in the order every waiting HIT is served), arriving after that time,
+never the worker who gave it back. Choices follow the seed as first choices do: the HIT's key, its
+assignments and how many gave it back name the random stream.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from flows.sim.mturk.journal import Journal
+    from flows.sim.mturk.market_records import Hit, MarketState
+    from flows.sim.people.crowd_model import Worker
+
+RETURN_AFTER = (0.1, 0.5)  # a returner gives the page back this share of its work time in (a modelling choice)
+
+
+def given_back_at(worker: Worker, accept: float, seconds: float, duration: int, rng: random.Random) -> float | None:
+    """When a worker who accepted at ``accept`` and would take ``seconds`` gives the HIT back: at its
+    deadline when the work outlasts the assignment's duration (abandoned), part-way through when their
+    profile's ``return_rate`` (a crowd file's parameter, 0 unless set) has them return it; else None."""
+    if seconds >= duration:
+        return accept + duration
+    rate = float(worker.params.get("return_rate", 0))
+    if rate > 0 and rng.random() < rate:  # no draw at 0: seeded runs without returners are unchanged
+        return accept + seconds * rng.uniform(*RETURN_AFTER)
+    return None
+
+
+def hand_back(m: MarketState, hit: Hit, worker_id: str, at: float, assignment_id: str | None = None) -> None:
+    """``worker_id`` gave the HIT back at ``at`` (its assignment, if it had one listed, withdrawn):
+    the slot is offered again unless the HIT has expired or been deleted by then."""
+    if assignment_id is not None:
+        if assignment_id in hit.assignment_ids:
+            hit.assignment_ids.remove(assignment_id)
+        m.assignments.pop(assignment_id, None)
+    hit.returned.append(worker_id)
+    if not hit.disposed and at < float(hit.fields["Expiration"]):
+        hit.reopened.append(at)
+        m.waiting.add(hit.fields["HITId"])
+    m.hits.touch(hit.fields["HITId"])
+
+
+class _Scheduling(Protocol):
+    """What :func:`schedule_reopened` needs of the marketplace (market.py imports this module)."""
+
+    hits: Journal[str, Hit]
+
+    def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None: ...
+
+
+def schedule_reopened(m: _Scheduling, hit: Hit) -> None:
+    """Offer the HIT's reopened slots again (each after the time it reopened), while the HIT is open."""
+    times, hit.reopened = sorted(hit.reopened), []
+    m.hits.touch(hit.fields["HITId"])
+    for at in times:
+        if not hit.disposed and at < float(hit.fields["Expiration"]):
+            m.schedule(hit, 1, after=at)
+
+
+def stream_key(hit: Hit) -> str:
+    """What names a scheduling's random stream besides the HIT's key and assignments: how many gave
+    it back (nothing when nobody did, so runs without returns draw as they always have)."""
+    return f":returned{len(hit.returned)}" if hit.returned else ""

@@ -1,0 +1,92 @@
+"""One marketplace, many campaigns (issue 67 point 1): what one campaign's pages teach the simulator
+stays that campaign's.
+
+The campaigns of a folder share one simulated marketplace, as a real one is shared: the same workers,
+their history and qualifications. But a campaign's items, their latent answers (``sim_items.json``)
+and the answers its requester knows are its own: after a rating campaign ran, five other campaigns
+printed "simulated choices: rating: known answers on 46 of 46 items" and listed its rows, because the
+latent answers lived in the workers' memory under the item alone, and known answers in the caption
+bank under the item and field alone.
+
+A page is filled inside :func:`campaign_scope`: known answers are looked up in its campaign first
+(:func:`flows.sim.people.known_answers.known_answer`), and the latent answers the page recorded are
+filed under the campaign in the worker's memory, ``<prefix><campaign>\\x1e<item>|<field>``, so they
+persist with the worker as before. :func:`scoped_truth` is ``sim_items.json`` for one campaign.
+
+The campaign of a piece of work is what its requester named: a HIT's RequesterAnnotation up to its
+first colon (hitflow's annotations start with the campaign's name), a Prolific study's internal name
+before " batch " (hitflow names a study ``<campaign> batch <n>``); work without either is the scope
+"". Keys written before scopes existed (an older state file) are filed under "" when the file is loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+from typing import Any
+
+from flows.sim.people.crowd_model import Worker
+from flows.sim.people.known_answers import CURRENT, MARK
+from flows.sim.people.latent_choices import LATENT, SOURCE, item_truth
+from flows.sim.people.unseen_images import TEXT_SOURCE
+
+PREFIXES = (LATENT, SOURCE, TEXT_SOURCE)  # memory keys filed under a campaign (MARK between it and the item)
+
+
+def annotation_scope(annotation: str) -> str:
+    """The campaign a HIT belongs to, by its RequesterAnnotation."""
+    return annotation.split(":", 1)[0] if ":" in annotation else ""
+
+
+def study_scope(internal_name: str) -> str:
+    """The campaign a Prolific study belongs to, by its internal name."""
+    return internal_name.rsplit(" batch ", 1)[0] if " batch " in internal_name else internal_name
+
+
+@contextmanager
+def campaign_scope(scope: str, worker: Worker) -> Iterator[None]:
+    """Fill a page of campaign ``scope`` as ``worker``: known answers are the campaign's, and the
+    latent answers the page records are filed under it."""
+    before = len(worker.memory)  # what the page adds comes after (a dict keeps insertion order)
+    token = CURRENT.set(scope)
+    try:
+        yield
+    finally:
+        CURRENT.reset(token)
+        _file_under(worker, scope, before)
+
+
+def file_unscoped(workers: Iterable[Worker]) -> None:
+    """Latent answers kept before campaigns had scopes (a state file written by an older version), filed
+    under nobody's campaign "" once, when the file is loaded: listed only when every campaign's are."""
+    for w in workers:
+        _file_under(w, "", 0)
+
+
+def _file_under(worker: Worker, scope: str, start: int) -> None:
+    """The latent keys from position ``start`` of the worker's memory on, filed under ``scope`` (a worker
+    who answered thousands of items is not scanned whole for every page)."""
+    added = list(islice(worker.memory, start, None)) if start < len(worker.memory) else []
+    for key in [k for k in added if k.startswith(PREFIXES) and MARK not in k]:
+        prefix = next(p for p in PREFIXES if key.startswith(p))
+        worker.memory[f"{prefix}{scope}{MARK}{key[len(prefix):]}"] = worker.memory.pop(key)
+
+
+def scoped_truth(workers: Iterable[Worker], scope: str | None) -> list[dict[str, Any]]:
+    """``sim_items.json`` of campaign ``scope`` (``None``: of every campaign, as before scopes)."""
+    views = []
+    for w in workers:
+        memory = {}
+        for key, value in w.memory.items():
+            prefix = next((p for p in PREFIXES if key.startswith(p)), None)
+            if prefix is None:
+                continue
+            rest = key[len(prefix):]
+            filed, _, unscoped = rest.partition(MARK) if MARK in rest else (None, "", rest)
+            if scope is None or filed == scope:
+                memory[f"{prefix}{unscoped}"] = value
+        if memory:
+            views.append(dataclasses.replace(w, memory=memory))
+    return item_truth(views)

@@ -1,0 +1,141 @@
+"""Does an answer's confidence mean what it says? Its measures: expected calibration error (ECE), the
+reliability table, and the worst bin (issues 56 and 66).
+
+Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1],
+``correct`` whether the answer is right (0 or 1).
+
+- Equal-width bins (:func:`ece`, :func:`reliability`): ``bins`` bins of [0, 1] ([0, 1/b), [1/b, 2/b), ...,
+  the last closed). ECE = sum over bins of (items in the bin / all items) x |mean confidence in the bin -
+  share right in the bin|; empty bins count 0. Six bins were issue 56's reading; fifteen are the usual
+  one in the literature (Guo et al. 2017, "On Calibration of Modern Neural Networks", ICML), and finer:
+  on a crowd whose answers sit mostly above 0.9, six bins put 95% of the items in one and hide how the top
+  over-states.
+- Equal-mass bins (:func:`equal_mass`): the items sorted by confidence and cut into bins of (nearly) equal
+  counts, as many as leave every bin at least ``MIN_BIN_ITEMS`` items, at most ``EQUAL_MASS_BINS``; so no
+  bin holds most of the items, whatever the confidences' spread. Ties of confidence stay in one bin.
+- :func:`worst_bin`: of the bins holding at least ``WORST_MIN_ITEMS`` items (fewer say more about chance
+  than about the confidence), the one whose mean confidence is furthest from its share right.
+- :func:`scored`: what a person reads: items, accuracy, mean confidence, ECE at 6 and 15 equal-width bins
+  and over equal-mass bins, the worst bin of each table, and the 15-bin and equal-mass tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+BINS = 6
+FINE_BINS = 15
+EQUAL_MASS_BINS = 15  # at most this many equal-mass bins
+MIN_BIN_ITEMS = 20  # an equal-mass bin holds at least this many items (fewer items: fewer bins)
+WORST_MIN_ITEMS = 50  # a bin is read for the worst bin from this many items
+RELIABILITY_COLUMNS = ["bin", "items", "confidence", "accuracy"]
+
+
+def _bin_of(confidence: np.ndarray, bins: int) -> np.ndarray:
+    return np.minimum(np.floor(confidence * bins).astype(int), bins - 1)
+
+
+def _arrays(confidence: Any, correct: Any) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float)
+
+
+def _ece_of(conf: np.ndarray, right: np.ndarray, which: np.ndarray) -> float:
+    """ECE over the bins ``which`` assigns (one bin number per item)."""
+    total = 0.0
+    for b in np.unique(which):
+        inside = which == b
+        total += inside.sum() / len(conf) * abs(conf[inside].mean() - right[inside].mean())
+    return float(total)
+
+
+def ece(confidence: Any, correct: Any, bins: int = BINS) -> float:
+    """Expected calibration error over ``bins`` equal-width bins of [0, 1] (the module); NaN without items."""
+    conf, right = _arrays(confidence, correct)
+    return _ece_of(conf, right, _bin_of(conf, bins)) if len(conf) else float("nan")
+
+
+def _table(conf: np.ndarray, right: np.ndarray, which: np.ndarray, names: list[str]) -> pd.DataFrame:
+    rows = [{"bin": names[b], "items": int((which == b).sum()), "confidence": float(conf[which == b].mean()),
+             "accuracy": float(right[which == b].mean())} for b in np.unique(which)]
+    return pd.DataFrame(rows, columns=RELIABILITY_COLUMNS)
+
+
+def reliability(confidence: Any, correct: Any, bins: int = BINS) -> pd.DataFrame:
+    """One row per non-empty equal-width bin: ``bin`` (e.g. ``0.83-1.00``), ``items``, mean ``confidence``,
+    ``accuracy`` (the share right), lowest bin first."""
+    conf, right = _arrays(confidence, correct)
+    names = [f"{b / bins:.2f}-{(b + 1) / bins:.2f}" for b in range(bins)]
+    return _table(conf, right, _bin_of(conf, bins), names)
+
+
+def equal_mass_bins(confidence: Any) -> np.ndarray:
+    """Each item's equal-mass bin (0 = lowest confidences; see the module): ``n // MIN_BIN_ITEMS`` bins at
+    most ``EQUAL_MASS_BINS``, at least one; items of equal confidence share the bin of the first of them."""
+    conf = np.asarray(confidence, dtype=float)
+    count = int(np.clip(len(conf) // MIN_BIN_ITEMS, 1, EQUAL_MASS_BINS))
+    first = np.searchsorted(np.sort(conf), conf, side="left")  # its rank; equal confidences: the first's
+    return np.minimum(first * count // max(len(conf), 1), count - 1)
+
+
+def equal_mass(confidence: Any, correct: Any) -> pd.DataFrame:
+    """:func:`reliability`'s rows over equal-mass bins; ``bin`` names the confidences it spans."""
+    conf, right = _arrays(confidence, correct)
+    which = equal_mass_bins(conf)
+    names = {int(b): f"{conf[which == b].min():.3f}-{conf[which == b].max():.3f}" for b in np.unique(which)}
+    return _table(conf, right, which, [names.get(b, "") for b in range(int(which.max(initial=0)) + 1)])
+
+
+def ece_equal_mass(confidence: Any, correct: Any) -> float:
+    conf, right = _arrays(confidence, correct)
+    return _ece_of(conf, right, equal_mass_bins(conf)) if len(conf) else float("nan")
+
+
+def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str, Any] | None:
+    """The row of ``table`` (a reliability table) with at least ``min_items`` items whose confidence is
+    furthest from its accuracy, with ``off`` (confidence - accuracy: above 0 over-states); None if no bin
+    holds that many."""
+    big = table[table["items"] >= min_items]
+    if big.empty:
+        return None
+    off = big["confidence"] - big["accuracy"]
+    at = off.abs().idxmax()
+    return {"bin": big.at[at, "bin"], "items": int(big.at[at, "items"]), "off": round(float(off[at]), 4)}
+
+
+def scored(confidence: Any, correct: Any) -> dict[str, Any]:
+    """What a person reads (the module): items, accuracy, mean confidence, ``ece`` (6 equal-width bins, said in
+    ``ece_bins``; every table's bins in ``binning``), ``ece_15``, ``ece_equal_mass``, ``worst_bin`` (of the
+    15-bin and equal-mass tables, bins of at least WORST_MIN_ITEMS items), ``reliability`` (15 equal-width bins)
+    and ``reliability_equal_mass``."""
+    conf, right = _arrays(confidence, correct)
+    if not len(conf):
+        return {"items": 0, "accuracy": None, "mean_confidence": None, "ece": None, "ece_15": None,
+                "ece_equal_mass": None, "ece_bins": _BIN_WORDS, "binning": _BINNING, "worst_bin": None,
+                "reliability": [], "reliability_equal_mass": []}
+    fine, mass = reliability(conf, right, FINE_BINS), equal_mass(conf, right)
+    worst = [w for w in (worst_bin(fine), worst_bin(mass)) if w is not None]
+    rounding = {"confidence": 4, "accuracy": 4}
+    return {"items": len(conf), "accuracy": round(float(right.mean()), 4),
+            "mean_confidence": round(float(conf.mean()), 4), "ece": round(ece(conf, right), 4),
+            "ece_15": round(ece(conf, right, FINE_BINS), 4), "ece_equal_mass": round(ece_equal_mass(conf, right), 4),
+            "ece_bins": _BIN_WORDS, "binning": _BINNING,
+            "worst_bin": max(worst, key=lambda w: abs(w["off"])) if worst else None,
+            "reliability": fine.round(rounding).to_dict("records"),
+            "reliability_equal_mass": mass.round(rounding).to_dict("records")}
+
+
+_BIN_WORDS = f"{BINS} equal-width bins of [0, 1]"
+_BINNING = (f"ece: {BINS} equal-width bins of [0, 1]; ece_15 and reliability: {FINE_BINS}; ece_equal_mass and "
+            f"reliability_equal_mass: up to {EQUAL_MASS_BINS} bins of equal counts, at least {MIN_BIN_ITEMS} items "
+            f"each; worst_bin: of those bins holding at least {WORST_MIN_ITEMS} items, off = confidence - accuracy")
+
+
+def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
+    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
+    over the items and fields both hold; NaN when they share none."""
+    both = answers.astype({"item_id": str, "field": str}).merge(
+        truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
+    return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")
