@@ -19,7 +19,7 @@ from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
-from qc.form_constraints import Spec, check_form
+from qc.form_constraints import Spec, check_form, split_held
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed"]
@@ -77,7 +77,8 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             ids = rules.items_of(a["hit_id"], fields)
             spec = rules.spec(ids)
             fields = merge_buttons(fields, button_groups(spec["fields"]))  # MTurk answers such a group per button
-            problems = check_form(spec, fields)
+            # what the page let through (more marks than QC compares, on a widget without that cap) is held
+            problems, malformed = split_held(check_form(spec, fields))
         except ET.ParseError as exc:  # the worker's doing (built by hand) or possibly ours: qc/answer_faults.py
             fields, ids, spec = {}, [], {"fields": []}
             problems, malformed = unreadable(exc)

@@ -20,7 +20,7 @@ from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
-from flows.core.pages.form_spec import form_spec
+from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import page_items, render_source, safe_url
 from flows.custom.page_check import page_problems, source_problems
@@ -111,7 +111,8 @@ def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     """The rules of the page for these items (rendered once to read its controls)."""
     page = _render(cfg, items, {"kind": "form", "fields": []}, {})
     # A hidden field the page's own script writes (a JSON answer) is an answer, not bookkeeping.
-    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(_source(cfg)))
+    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(_source(cfg)),
+                     marks_cap=widget_marks_cap(page))
 
 
 def answer_fields(spec: Spec) -> list[str]:
@@ -169,7 +170,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     items = page_items(first)
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
-             f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
+             f"({len(spec['fields'])} form input(s) on the first page of {len(first)} items)"]
     if cfg.answers.control_share > 0:
         known = read_controls(cfg)
         controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
