@@ -71,8 +71,9 @@ def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = F
 
 
 TEXT_BLIND = ("simulated answers for {fields} are content-blind on {blind} of the first page's {total} items: they "
-              "show images the simulator's caption bank ({crowd}) does not hold, so its workers describe a scene of "
-              "its own making there; text figures from this rehearsal say nothing about it")
+              "show no text of their own and an image the simulator's caption bank ({crowd}) does not hold, or "
+              "none, so its workers write about a scene of its own making there; text figures from this "
+              "rehearsal say nothing about it")
 
 
 def text_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, scale: int) -> list[str]:

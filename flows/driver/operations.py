@@ -95,10 +95,11 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
             result = cancel(run)
             summary = export_outputs(run, out_root, None)
             done = summary.get(kind_of(run.cfg).done_key, 0)
+            words = platform_for(run.platform).WORDS
     except CampaignBusyError:
         refuse_while_running(store, campaign, "cancel")
         raise
-    return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
+    return (f"{campaign} cancelled: {words.posted(int(result.get('closed', 0)))} closed; the partial "
             f"dataset ({done} row(s)) and report are in {summary.get('out_url') or summary['out_dir']}; "
             f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")
 
