@@ -1,0 +1,55 @@
+"""A caption campaign's top-up rounds: which units get more assignments, which items are still short and why.
+
+Moved from postprocess.answers.adaptive (which re-exports them) when the replay's budget made it too long.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:
+    """A caption campaign's top-up round: each unit named once per assignment it gets.
+
+    ``accepted``: accepted captions per item (index ``item_id``); ``units``: ``unit_id, item_id, asked,
+    received`` as for :func:`units_to_extend`. A unit gets as many more assignments as its shortest item
+    lacks of ``target``, so that asked stays within ``cap``; a unit that received less than it asked
+    (the crowd did not come) gets none."""
+    if units.empty:
+        return []
+    lacking = (target - units["item_id"].astype(str).map(accepted).fillna(0).astype(int)).clip(lower=0)
+    frame = units.assign(lacking=lacking)
+    per_unit = frame.groupby("unit_id", sort=False).agg(lacking=("lacking", "max"), asked=("asked", "first"),
+                                                        received=("received", "first"))
+    per_unit = per_unit[per_unit["received"] >= per_unit["asked"]]
+    extra = per_unit["lacking"].clip(upper=(cap - per_unit["asked"]).clip(lower=0))
+    return [unit for unit, n in extra.items() for _ in range(int(n))]
+
+
+def short_items(captions: pd.DataFrame, item_ids: pd.Series, target: int) -> pd.DataFrame:
+    """Items with fewer than ``target`` accepted captions (``item_id, accepted``), from one batch's
+    captions (``image_id, caption, is_rejected``) and every item the batch showed (``item_ids``)."""
+    kept = captions[~captions["is_rejected"].astype(bool) & (captions["caption"].fillna("").astype(str).str.strip()
+                                                             != "")]
+    counts = kept.groupby(kept["image_id"].astype(str)).size()
+    accepted = item_ids.astype(str).map(counts).fillna(0).astype(int)
+    frame = pd.DataFrame({"item_id": item_ids.astype(str).to_numpy(), "accepted": accepted.to_numpy()})
+    return frame[frame["accepted"] < target].reset_index(drop=True)
+
+
+SHORT_REASONS = ("rounds", "after", "unfilled", "cap", "unposted")
+
+
+def short_reasons(short: pd.DataFrame, units: pd.DataFrame, cap: int, rounds_ran_out: bool = True) -> pd.DataFrame:
+    """Why each item is still short after its batch's top-up rounds: ``short`` (``item_id, accepted``,
+    :func:`short_items`) with ``reason``: ``unposted`` when no unit showed it; ``unfilled`` when its unit
+    received less than it asked (the crowd did not come, so more asked would not have come either); ``cap``
+    when its unit reached ``cap`` assignments; else ``rounds`` when the batch used every round it had
+    (``rounds_ran_out``), or ``after``: the rounds ended with nothing short, so it fell short later (a
+    caption struck in review, work reconciled late). ``units`` as for :func:`top_up_units`."""
+    per_item = units.assign(item_id=units["item_id"].astype(str)).drop_duplicates("item_id", keep="last")
+    rows = short.assign(item_id=short["item_id"].astype(str)).merge(
+        per_item[["item_id", "asked", "received"]], on="item_id", how="left")
+    reason = pd.Series("rounds" if rounds_ran_out else "after", index=rows.index).mask(rows["asked"] >= cap, "cap")
+    reason = reason.mask(rows["received"] < rows["asked"], "unfilled").mask(rows["asked"].isna(), "unposted")
+    return short.assign(reason=reason.to_numpy())
