@@ -45,8 +45,9 @@ from flows.core.config.answers_config import AnswersSettings
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.unit_extensions import EXTENSION_OPS
-from postprocess.answers.aggregation import accuracy, aggregate
+from postprocess.answers.aggregation import aggregate
 from postprocess.answers.calibration import against
+from postprocess.answers.reliability import accuracy
 
 RESULTS = Path(__file__).resolve().parent / "results-adaptive-campaign.json"
 CONFIDENCE = {"mturk": 0.98, "prolific": 0.93}  # each route's operating point (the module's docstring)

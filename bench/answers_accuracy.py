@@ -30,7 +30,8 @@ import pandas as pd
 
 from flows.driver.campaign_run import run_campaign
 from flows.sim.people.latent_choices import latent_truth
-from postprocess.answers.aggregation import METHODS, accuracy, aggregate
+from postprocess.answers.aggregation import METHODS, aggregate
+from postprocess.answers.reliability import accuracy
 
 RESULTS = Path(__file__).resolve().parent / "results-answers.json"
 CROWD = Path(__file__).resolve().parents[1] / "config" / "crowds" / "vizwiz_demo.toml"

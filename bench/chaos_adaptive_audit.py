@@ -26,7 +26,7 @@ from flows.platforms.mturk.extend import EXTEND_OP, extension_token
 from flows.platforms.prolific.statuses import FINISHED
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP
 from flows.sim.people.latent_choices import latent_truth
-from postprocess.answers.aggregation import accuracy
+from postprocess.answers.reliability import accuracy
 
 CAMPAIGN = "sentiment"
 COMPARED = ("answers.csv", "dataset.csv", "responses.csv")

@@ -29,6 +29,21 @@
   var flag = function (el, name) { return el.hasAttribute(name) ? "" : null; };
   var header = function (el) { if (el.getAttribute("header")) { make("p", {class: "crowd-header"}, el).textContent = el.getAttribute("header"); } };
   var getters = {};  /* element name -> function giving its answer */
+  /* the most marks each annotation field takes, from the page's copy of the submit-rule spec that QC applies
+     again (max_marks, qc/form_constraints.py): past it an answer costs QC too much to compare */
+  var caps = {}, capped = [], rules = document.getElementById("submit-rules");
+  ((rules && JSON.parse(rules.textContent || "{}").fields) || []).forEach(function (f) { if (f.max_marks) { caps[f.name] = f.max_marks; } });
+  var room = function (el, count) {  /* fits(true): whether one more mark fits, saying so on the page when not */
+    var cap = caps[el.getAttribute("name")];
+    if (!cap) { return function () { return true; }; }  /* a spec without one (the page read for its fields) */
+    var most = "at most " + cap.toLocaleString("en-US") + " marks", said = make("p", {class: "crowd-marks-full", role: "status"}, el);
+    capped.push(function () { return count() > cap ? (el.getAttribute("header") || el.getAttribute("name")) + ": " + most + ", not " + count() + "; remove some to submit." : ""; });
+    return function (adding) {
+      var fits = !adding || count() < cap;
+      said.textContent = fits ? "" : "This page takes " + most + " here; remove one to add another.";
+      return fits;
+    };
+  };
   var synced = [];  /* each crowd-input's catch-up with a value its page's script set as an attribute */
 
   each("crowd-input, crowd-text-area", function (el) {
@@ -104,6 +119,7 @@
     var frame = make("div", {class: "crowd-marks"}, el), img = make("img", {src: el.getAttribute("src"), alt: el.getAttribute("header") || "", draggable: "false"}, frame);
     var undo = make("button", {type: "button", "data-crowd-own": ""}, el);
     undo.textContent = "Remove the last mark";
+    var fits = room(el, function () { return marks.length; });  /* its message under the button */
     var scale = function () { return (img.naturalWidth || img.clientWidth || 1) / (img.clientWidth || 1); };
     var at = function (ev) { var r = img.getBoundingClientRect(); return [Math.max(0, ev.clientX - r.left), Math.max(0, ev.clientY - r.top)]; };
     var draw = function (m) {
@@ -120,9 +136,9 @@
         {label: pick.value, left: Math.round(Math.min(start[0], end[0]) * s), top: Math.round(Math.min(start[1], end[1]) * s),
           width: Math.round(Math.abs(end[0] - start[0]) * s), height: Math.round(Math.abs(end[1] - start[1]) * s)};
       start = null;
-      if (points || (m.width > 2 && m.height > 2)) { marks.push(m); draw(m); }
+      if ((points || (m.width > 2 && m.height > 2)) && fits(true)) { marks.push(m); draw(m); }
     });
-    undo.addEventListener("click", function () { var m = marks.pop(); if (m) { frame.removeChild(m.el); } });
+    undo.addEventListener("click", function () { var m = marks.pop(); if (m) { frame.removeChild(m.el); } fits(false); });
     getters[el.getAttribute("name")] = function () {
       var size = {width: img.naturalWidth, height: img.naturalHeight}, out = {inputImageProperties: size};
       out[points ? "keypoints" : "boundingBoxes"] = marks.map(function (m) { var c = {}; Object.keys(m).forEach(function (k) { if (k !== "el") { c[k] = m[k]; } }); return c; });
@@ -142,6 +158,7 @@
     });
     var shown = make("p", {class: "crowd-entity-text"}, el), add = make("button", {type: "button", "data-crowd-own": ""}, el);
     add.textContent = "Label the selection";
+    var fits = room(el, function () { return marks.length; });  /* its message under the button */
     var listed = make("ul", {class: "crowd-entities"}, el);
     var chars = function (n) { return Array.from(text.slice(0, n)).length; };  /* UTF-16 index -> characters */
     var units = function (n) { return Array.from(text).slice(0, n).join("").length; };
@@ -156,7 +173,7 @@
         var li = make("li", {}, listed), undo = make("button", {type: "button", "data-crowd-own": ""}, li);
         li.insertBefore(document.createTextNode(m.label + ": " + text.slice(a, b) + " "), undo);
         undo.textContent = "Remove";
-        undo.addEventListener("click", function () { marks.splice(marks.indexOf(m), 1); render(); });
+        undo.addEventListener("click", function () { marks.splice(marks.indexOf(m), 1); fits(false); render(); });
       });
       shown.appendChild(document.createTextNode(text.slice(at)));
     };
@@ -171,7 +188,7 @@
       while (b > a && /\s/.test(text[b - 1])) { b--; }
       var m = {label: pick.value, startOffset: chars(a), endOffset: chars(b)};
       var overlaps = marks.some(function (o) { return o.startOffset < m.endOffset && m.startOffset < o.endOffset; });
-      if (b > a && !overlaps) { marks.push(m); }
+      if (b > a && !overlaps && fits(true)) { marks.push(m); }
       sel.removeAllRanges();
       render();
     });
@@ -194,6 +211,8 @@
       invalid[0].reportValidity();
       return;
     }
+    var over = capped.map(function (c) { return c(); }).filter(Boolean);  /* more marks than QC takes (initial-value) */
+    if (over.length) { error.textContent = over.join(" "); return; }
     /* the page's own checks, as MTurk's crowd-form runs them: crowd-form.onsubmit or a "submit" listener
        calling preventDefault() (or onsubmit returning false) keeps the page open */
     if (!crowdForm.dispatchEvent(new Event("submit", {cancelable: true}))) { return; }

@@ -16,7 +16,12 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
   shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
   numbers not negative; spans (``crowd-entity-annotation``: ``entities`` of ``label, startOffset,
   endOffset``) each within ``text`` (0 <= start < end <= its length) and not overlapping another; at most
-  ``MAX_MARKS`` (1,000) marks (``too_many_marks``, issue 68: qc/mark_agreement.py compares them pairwise).
+  ``MAX_MARKS`` (1,000) marks (issue 68: qc/mark_agreement.py compares them pairwise). ``max_marks``: the
+  page's widget refuses a mark past it (hitflow's crowd_elements.js, reading it from this spec), so an
+  answer past the cap was built around the page (``too_many_marks``, rejected as ``invalid_answer``); a
+  field without it was drawn by a widget with no such limit, so an honest person may have drawn that many:
+  ``marks_past_cap``, one of :data:`HELD_RULES`, held for a person (never rejected), its marks compared with
+  nobody's all the same.
 
 :func:`check_form` returns every broken field (never only the first).
 """
@@ -42,7 +47,12 @@ MESSAGES = {
     "format": "This is not a valid address.",
     "malformed": "This annotation could not be read.",
     "too_many_marks": f"This annotation has more than {MAX_MARKS:,} marks, more than can be checked.",
+    "marks_past_cap": f"This annotation has more than {MAX_MARKS:,} marks, which its page allowed but QC does not "
+                      "compare: a person decides.",
 }
+# Broken by what a page let through, not by what it refused: no sign of tampering, so held for a person
+# (qc/answer_faults.py's malformed_answer) rather than rejected as invalid_answer
+HELD_RULES = frozenset({"marks_past_cap"})
 ANNOTATION_KEYS = {"crowd-bounding-box": ("boundingBoxes", ("left", "top", "width", "height")),
                    "crowd-keypoint": ("keypoints", ("x", "y")),
                    "crowd-entity-annotation": ("entities", ("startOffset", "endOffset"))}
@@ -128,7 +138,7 @@ def _check_annotations(f: Spec, value: str) -> str:
     if not marks:
         return "required" if f.get("required") else ""
     if len(marks) > MAX_MARKS:  # mark_agreement compares marks pairwise: a bound on what one answer costs
-        return "too_many_marks"
+        return "too_many_marks" if f.get("max_marks") else "marks_past_cap"
     for m in marks:
         if any(not isinstance(m.get(n), int | float) or isinstance(m.get(n), bool) or m[n] < 0 for n in numbers):
             return "malformed"
@@ -171,6 +181,15 @@ def check_form(spec: Spec, values: dict[str, str]) -> list[dict[str, str]]:
     return found
 
 
+def split_held(problems: list[dict[str, str]]) -> tuple[list[dict[str, str]], str]:
+    """(the problems that break a rule the page enforced, the reason to hold the answer for a person: its
+    :data:`HELD_RULES` problems as ``field: detail``, ``; ``-joined). The reason is "" when there are none, or
+    when the answer also breaks an enforced rule: it went around the page, which that rule rejects."""
+    enforced = [p for p in problems if p["rule"] not in HELD_RULES]
+    held = "; ".join(f"{p['field']}: {p['detail']}" for p in problems if p["rule"] in HELD_RULES)
+    return enforced, "" if enforced else held
+
+
 def describe_rules(spec: Spec) -> list[str]:
     """One line per field: what the page and the server require of it (for --dry-run)."""
     lines = []
@@ -184,5 +203,6 @@ def describe_rules(spec: Spec) -> list[str]:
             parts.append(f"{'one' if f['type'] == 'one' else 'any'} of {len(f['options'])} options")
         if f["type"] == "annotations":
             parts.append(f"labels from {len(f['options'])}" if f.get("options") else "any label")
+            parts += [f"at most {f['max_marks']:,} marks"] if f.get("max_marks") else []
         lines.append(f"{f['name']} ({f.get('input') or f['type']}): {', '.join(parts) or 'optional'}")
     return lines

@@ -6,7 +6,7 @@ Column contracts (all frames are plain pandas, no I/O):
   (int); more columns may come along.
 - ``assignments``: ``assignment_id, worker_id, batch, auto_approval_time`` (epoch seconds, NaN if unknown).
 - ``actions``: the review page's decisions, oldest first: ``batch, worker_id, assignment_id, action``
-  (approve, reject, strike_caption, block, unblock, bonus) and ``reviewer``.
+  (approve, reject, strike_caption, block, unblock, keep, bonus) and ``reviewer``.
 - ``blocks``: ``worker_id, batch`` of workers already excluded.
 
 :func:`build_queue` returns one row per thing a person should look at, columns :data:`QUEUE_COLUMNS`:
@@ -27,7 +27,7 @@ QUEUE_COLUMNS = ["item", "kind", "batch", "worker_id", "assignment_id", "why", "
                  "seconds_left"]
 QUEUE_FLAG_COLUMNS = ["worker_id", "rule", "assignment_id", "batch"]
 ASSIGNMENT_VERDICTS = ("approve", "reject")
-WORKER_VERDICTS = ("block", "unblock")
+WORKER_VERDICTS = ("block", "unblock", "keep")
 
 
 def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.DataFrame, policy: DecisionPolicy,
@@ -115,7 +115,7 @@ def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], 
 
 
 def last_verdict(actions: pd.DataFrame, kind: str, worker_id: str, assignment_id: str) -> str:
-    """The person's latest approve/reject on an assignment, or block/unblock on a worker; "" if none."""
+    """The person's latest approve/reject on an assignment, or block/unblock/keep on a worker; "" if none."""
     if kind == "assignment":
         mine = actions[(actions["assignment_id"] == assignment_id) & actions["action"].isin(ASSIGNMENT_VERDICTS)]
     else:

@@ -159,7 +159,7 @@ def test_kill_between_intent_and_call_never_doubles(tmp_path: Path) -> None:
 
 
 def test_units_to_extend_by_hand() -> None:
-    from postprocess.answers.adaptive import units_to_extend
+    from postprocess.answers.extension_rounds import units_to_extend
 
     answers = pd.DataFrame({"item_id": ["a", "b", "c", "d", "e"], "field": "f",
                             "confidence": [0.99, 0.6, 0.99, 0.5, 0.97], "judgements": [2, 2, 1, 3, 2]})
@@ -173,7 +173,7 @@ def test_units_to_extend_by_hand() -> None:
 
 def test_settled_items_get_no_more_judgements() -> None:
     """An item whose answer the judgements it may still get could at best tie stops (stop_settled)."""
-    from postprocess.answers.adaptive import units_to_extend
+    from postprocess.answers.extension_rounds import units_to_extend
 
     w = 1.5  # how far one more judgement moves the log odds
     answers = pd.DataFrame({"item_id": ["a", "b", "c", "d"], "field": "f", "confidence": 0.8,

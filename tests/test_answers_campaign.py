@@ -109,7 +109,7 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     import json
 
     from postprocess.answers import calibration
-    from postprocess.answers.aggregation import accuracy
+    from postprocess.answers.reliability import accuracy
 
     scaffold("demo_task", tmp_path)
     monkeypatch.chdir(tmp_path)

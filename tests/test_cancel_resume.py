@@ -168,13 +168,13 @@ def test_a_deployment_run_of_a_cancelled_campaign_names_what_resumes_it_there(tm
     ledger = str(tmp_path / "h.db")
     Store(ledger).table("campaigns").upsert({"name": NAME, "status": "cancelled", "config_json": "{}"}, pk="name")
     with pytest.raises(ConfigError) as refused:
-        refuse_cancelled_deployed_run(ledger, NAME, f"caption-campaign/{NAME}", "c.toml")
+        refuse_cancelled_deployed_run(ledger, NAME, f"hitflow-campaign/{NAME}", "c.toml")
     said = str(refused.value)
-    assert f"`prefect deployment run caption-campaign/{NAME} --param resume_cancelled=true`" in said, said
+    assert f"`prefect deployment run hitflow-campaign/{NAME} --param resume_cancelled=true`" in said, said
     assert f"`hitflow run c.toml --db {ledger} --endpoint-url URL --resume-cancelled`" in said
     assert "pass --resume-cancelled" not in said and f"campaign_name={NAME}-attempt-2" in said
     scheduled = ended_line(NAME, "cancelled")
-    assert f"prefect deployment run caption-campaign-next-batch/{NAME}-next-batch --param resume_cancelled=true" \
+    assert f"prefect deployment run hitflow-next-batch/{NAME} --param resume_cancelled=true" \
         in scheduled and "prefect deployment resume" not in scheduled  # no such command in Prefect 3.8
     for flow, text in ((caption_campaign, said), (caption_next_batch, scheduled)):
         words = shlex.split(re.search(r"`(prefect deployment run [^`]*)`", text)[1])  # type: ignore[index]
@@ -207,6 +207,6 @@ def test_a_real_deployment_run_of_a_cancelled_campaign_is_refused_with_its_param
     state = run_flow(caption_campaign, flow_run=flow_run, parameters=flow_run.parameters, return_type="state")
     assert state.is_failed()  # type: ignore[union-attr]
     with pytest.raises(Exception, match=re.escape(
-            f"`prefect deployment run caption-campaign/{deployment} --param resume_cancelled=true`")):
+            f"`prefect deployment run hitflow-campaign/{deployment} --param resume_cancelled=true`")):
         state.result()  # type: ignore[union-attr]
     assert Store(ledger).rows("SELECT count(*) AS n FROM ledger")[0]["n"] == 0

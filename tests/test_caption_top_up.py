@@ -21,7 +21,7 @@ from flows.driver.review_demo import clear_queue, review_config
 from flows.platforms.registry import platform_for
 from flows.platforms.targets import simulator
 from flows.review.review_app import ReviewServer, ReviewSite
-from postprocess.answers.adaptive import short_items, short_reasons, top_up_units
+from postprocess.answers.extension_rounds import short_items, short_reasons, top_up_units
 from tests.small_configs import small_vizwiz
 
 
@@ -196,7 +196,7 @@ def test_every_short_reason_is_worded_on_both_surfaces() -> None:
     from flows.campaigns.short_images import short_reasons_text
     from flows.campaigns.summary import SHORT_WHY
     from flows.core.config.config import load_config
-    from postprocess.answers.adaptive import SHORT_REASONS
+    from postprocess.answers.extension_rounds import SHORT_REASONS
 
     assert set(SHORT_WHY) == set(SHORT_REASONS)
     cfg = load_config(Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml")

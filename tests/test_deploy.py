@@ -163,24 +163,36 @@ def test_the_image_copies_real_paths_checks_health_and_keeps_the_ledger_on_a_vol
 @pytest.mark.prefect
 def test_deploy_speaks_in_hitflow_s_words_not_prefect_s(tmp_path: Path, on_prefect_server: str, capsys) -> None:
     # Prefect printed its own tip (".serve", "Set `ignore_warnings=True`", a table) on `hitflow deploy`'s
-    # stdout: advice for code the user never wrote (issue 57 point 7)
+    # stdout: advice for code the user never wrote (issue 57 point 7). It printed only a UUID, under the
+    # flow's name "caption-campaign-next-batch/NAME-next-batch", and its serve-schedules command dropped
+    # --platform prolific, so the command as printed served the campaign on MTurk (issue 65 point 4).
+    import shlex
+
     from flows.cli.main import main
+    from flows.cli.parser import _parser as build_parser
 
     # a campaign name of its own: the session's Prefect server is shared with other workers' tests, and
-    # test_prefect_flow registers (and checks) vizwiz_captions-next-batch there
+    # test_prefect_flow registers (and checks) vizwiz_captions' deployment there
     config = small_vizwiz(tmp_path, "deploy_words")
-    code = main(["deploy", str(config), "--endpoint-url", "http://127.0.0.1:9",
-                 "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out"), "--pool", "deploy-words"])
+    typed = ["--endpoint-url", "http://127.0.0.1:9", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out"),
+             "--platform", "prolific", "--task-url", "http://127.0.0.1:8"]
+    code = main(["deploy", str(config), *typed, "--pool", "deploy-words"])
     shown = capsys.readouterr()
     assert code == 0
     said = shown.out + shown.err
     assert "ignore_warnings" not in said and ".serve" not in said and "Deployments" not in said, said
     lines = shown.out.splitlines()
     assert lines[0] == "target: http://127.0.0.1:9" and len(lines) == 2, lines
-    assert "registered (one batch per run, on the config's [schedule]) on the process work pool deploy-words" \
-        in lines[1] and "prefect worker start --pool deploy-words" in lines[1]
-    assert "`hitflow serve-schedules " in lines[1] and str(tmp_path / "h.db") in lines[1]
+    assert lines[1].startswith("deployment hitflow-next-batch/deploy_words registered (one batch per run, on the "
+                               "config's [schedule]) on the process work pool deploy-words"), lines[1]
+    assert "prefect worker start --pool deploy-words" in lines[1]
+    command = re.search(r"`hitflow (serve-schedules [^`]+)`", lines[1])
+    assert command, lines[1]
+    served = build_parser().parse_args(shlex.split(command[1]))  # the command as printed, read as typed
+    expected = build_parser().parse_args(["serve-schedules", str(config), *typed])
+    assert (served.platform, served.endpoint_url, served.db, served.out, served.task_url, served.config) == (
+        "prolific", expected.endpoint_url, expected.db, expected.out, expected.task_url, str(config))
     from prefect.client.orchestration import get_client
 
     with get_client(sync_client=True) as client:  # its hourly schedule would make runs on the shared server
-        client.delete_deployment(client.read_deployment_by_name("caption-campaign-next-batch/deploy_words-next-batch").id)
+        client.delete_deployment(client.read_deployment_by_name("hitflow-next-batch/deploy_words").id)

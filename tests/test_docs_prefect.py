@@ -195,7 +195,7 @@ def test_scheduled_batches_page(tmp_path: Path) -> None:
 
         said = serve_until(shell, served, f"{PAGE_SCHEDULES}:{blocks[2].line}", two_batches, 900)
         assert "stopped serving" in said
-        name = f"deployments/name/caption-campaign-next-batch/{campaign}-next-batch"
+        name = f"deployments/name/hitflow-next-batch/{campaign}"
         assert shell.api("GET", name)["paused"] is True  # SIGTERM paused the schedule
         by_schedule = sum(finished_batches(db, campaign))
         assert 2 <= by_schedule < 5 and len(set(seen)) >= 2  # one batch per scheduled run, seen step by step

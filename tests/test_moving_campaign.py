@@ -148,7 +148,7 @@ def undeploy() -> None:
     from prefect.exceptions import ObjectNotFound
 
     with get_client(sync_client=True) as client, contextlib.suppress(ObjectNotFound):  # a deploy that failed
-        client.delete_deployment(client.read_deployment_by_name(f"caption-campaign-next-batch/{CAMPAIGN}-next-batch").id)
+        client.delete_deployment(client.read_deployment_by_name(f"hitflow-next-batch/{CAMPAIGN}").id)
 
 
 @pytest.mark.slow

@@ -73,7 +73,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
             time.sleep(0.5)
     assert wanted_artifacts <= set(artifacts)
     summary = artifacts["vizwiz-captions-batch-1"]
-    assert summary.type == "markdown" and "| posted HITs |" in str(summary.data)
+    assert summary.type == "markdown" and "| posted |" in str(summary.data) and "HITs |" in str(summary.data)
     assert artifacts["vizwiz-captions-batch-1-flags"].type == "table"
     assert wanted_steps <= steps
     # six coarse steps per batch (review gate included), never per HIT; the demo's caption top-ups add a task
@@ -92,7 +92,7 @@ def test_deployment_entrypoint_resolves_to_the_flow() -> None:
     spec = yaml.safe_load((ROOT / "config" / "prefect.yaml").read_text())["deployments"][0]
     module, name = spec["entrypoint"].split(":")
     flow = getattr(importlib.import_module(module.removesuffix(".py").replace("/", ".")), name)
-    assert isinstance(flow, Flow) and flow.name == "caption-campaign"
+    assert isinstance(flow, Flow) and flow.name == "hitflow-campaign"
     assert set(spec["parameters"]) <= set(inspect.signature(flow.fn).parameters)
     assert (ROOT / spec["parameters"]["config_path"]).is_file()
 
@@ -101,16 +101,17 @@ def test_deployment_entrypoint_resolves_to_the_flow() -> None:
 def test_deploy_registers_a_scheduled_single_run_deployment(tmp_path: Path, on_prefect_server: str) -> None:
     from prefect.client.orchestration import get_client
 
-    from flows.driver.campaign_flow import deploy_schedule
+    from flows.driver.deployments import deploy_schedule
 
-    deployment_id = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",
-                                    str(tmp_path / "h.db"), str(tmp_path))
+    name = deploy_schedule(str(ROOT / "config" / "vizwiz_captions.toml"), "http://127.0.0.1:8765",
+                           str(tmp_path / "h.db"), str(tmp_path))
+    assert name == "hitflow-next-batch/vizwiz_captions"  # named for the campaign, as `prefect deployment run` takes it
     with get_client(sync_client=True) as client:
-        deployment = client.read_deployment(deployment_id)
+        deployment = client.read_deployment_by_name(name)
         pool = client.read_work_pool("hitflow-local")
         # the worker's server outlives the test: its hourly schedule must not make runs beside other tests
         client.delete_deployment(deployment.id)
-    assert deployment.name == "vizwiz_captions-next-batch" and pool.type == "process"
+    assert deployment.name == "vizwiz_captions" and pool.type == "process"
     assert deployment.parameters["endpoint_url"] == "http://127.0.0.1:8765"
     assert deployment.schedules and deployment.schedules[0].schedule.interval.total_seconds() == 3600
     assert deployment.global_concurrency_limit is not None and deployment.global_concurrency_limit.limit == 1

@@ -164,8 +164,11 @@ def test_the_largest_answer_the_bounds_allow_is_not_compared_and_is_malformed(mo
         assert ma.marks_of(big) is None
         assert ma.mark_agreement(pd.DataFrame(rows), {}).empty
     assert count["pairs"] <= 2 * 3 * 2 * 2  # the three honest answers' two marks each, nothing of the big ones
-    field = {"type": "annotations", "name": "pts", "input": "crowd-keypoint", "options": ["eye", "nose"]}
+    # max_marks: drawn by hitflow's widget, which refuses more (tests/test_mark_cap.py); else held, not rejected
+    field = {"type": "annotations", "name": "pts", "input": "crowd-keypoint", "options": ["eye", "nose"],
+             "max_marks": MAX_MARKS}
     assert check_field(field, most) == "too_many_marks" and check_field(field, huge) == "malformed"
+    assert check_field({**field, "max_marks": None}, most) == "marks_past_cap"
     at_the_bound = points_answer([("eye", 1.0, 1.0)] * MAX_MARKS)
     assert check_field(field, at_the_bound) == "" and ma.marks_of(at_the_bound) is not None
 

@@ -96,7 +96,7 @@ def test_overview_lists_campaigns_with_links_and_refuses_strangers(demo: Path, l
         laptop.goto(f"{server.url}/?token={site.login_token}")
         assert laptop.url == f"{server.url}/"
         fits_the_screen(laptop, "#summary")
-        section = laptop.locator("section.campaign[data-name=vizwiz_captions]")
+        section = laptop.locator("details.campaign[data-name=vizwiz_captions]")
         assert section.count() == 1 and "spent $" in section.inner_text()
         rows = section.locator("table.batches tr:has(td)")
         assert rows.count() == 5  # the demo's five batches

@@ -42,7 +42,7 @@ def test_summary_names_undecided_work_and_its_deadline(tmp_path: Path) -> None:
     assert s["share_of_budget"] == "25%" and s["first_work"] == "2027-01-15 07:00 UTC"
     [need] = s["needs"]
     # A1 and A2 have no decision; the earliest auto-approval is A1's, three hours away: urgent
-    assert need["what"].startswith("2 submitted assignment(s) have no decision") and need["urgent"]
+    assert need["what"].startswith("2 submitted assignments have no decision") and need["urgent"]
     assert need["by"] == "2027-01-15 11:00 UTC"
 
 

@@ -81,7 +81,7 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
         assert (at_url / "dataset.json").is_file()
         # done: the run after the last batch pauses the schedule itself (on a loaded machine that run's
         # process starts many seconds later), so no more (empty) runs rewrite the report
-        name = "deployments/name/caption-campaign-next-batch/vizwiz_scheduled-next-batch"
+        name = "deployments/name/hitflow-next-batch/vizwiz_scheduled"
         while not (deployment := prefect_api(prefect_server, "GET", name))["paused"] and time.time() < deadline:
             time.sleep(1)
         assert deployment["paused"] is True
@@ -113,7 +113,7 @@ def deleted_if_failing(env: dict[str, str], campaign: str) -> Iterator[None]:
         yield
     except BaseException:
         with contextlib.suppress(Exception):
-            name = f"deployments/name/caption-campaign-next-batch/{campaign}-next-batch"
+            name = f"deployments/name/hitflow-next-batch/{campaign}"
             prefect_api(env, "DELETE", f"deployments/{prefect_api(env, 'GET', name)['id']}")
         raise
 
@@ -176,7 +176,7 @@ def test_serve_schedules_stops_on_sigterm_while_a_batch_hangs(sim, tmp_path: Pat
     assert "Traceback" not in said, said[-3000:]
     # the worker's server outlives the test: its 3-s schedule must not make runs beside other tests
     deployment = prefect_api(prefect_server, "GET",
-                             "deployments/name/caption-campaign-next-batch/vizwiz_sigterm-next-batch")
+                             "deployments/name/hitflow-next-batch/vizwiz_sigterm")
     prefect_api(prefect_server, "DELETE", f"deployments/{deployment['id']}")
 
 

@@ -31,7 +31,7 @@ def first_line(store: Store) -> str:
 
 def test_a_killed_run_without_a_schedule_still_reads_stopped(tmp_path: Path) -> None:
     store = ledger(tmp_path)
-    assert first_line(store).startswith("c (stopped) on sim")
+    assert first_line(store).startswith("c (stopped) on MTurk via sim")
 
 
 def test_a_scheduled_campaign_between_runs_says_when_its_next_run_comes(tmp_path: Path) -> None:
@@ -41,7 +41,8 @@ def test_a_scheduled_campaign_between_runs_says_when_its_next_run_comes(tmp_path
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started + 3600))
     report = campaign_status(store, "c")
     assert report[0]["status"] == "scheduled"  # what --json carries
-    assert first_line(store).startswith(f"c (waiting for its next scheduled run, about {when} (every 3600 s)) on sim")
+    assert first_line(store).startswith(
+        f"c (waiting for its next scheduled run, about {when} (every 3600 s)) on MTurk via sim")
     site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
     shown = overview(site)[0]
     assert shown["status_words"] == report[0]["status_words"] and "(stopped)" not in shown["status_words"]
@@ -52,7 +53,7 @@ def test_a_late_or_cron_schedule_is_said_as_such(tmp_path: Path) -> None:
     note_scheduled_run(store, "c", 600, "", now=time.time() - 7200)
     assert "and not started: is `hitflow serve-schedules`" in first_line(store)
     note_scheduled_run(store, "c", 0, "0 2 * * *")  # the latest note counts
-    assert first_line(store).startswith("c (waiting for its next scheduled run (cron 0 2 * * *)) on sim")
+    assert first_line(store).startswith("c (waiting for its next scheduled run (cron 0 2 * * *)) on MTurk via sim")
 
 
 def test_a_finished_batch_reads_done_in_status_and_the_ui(tmp_path: Path) -> None:

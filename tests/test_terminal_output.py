@@ -80,9 +80,9 @@ def test_status_is_a_table_on_a_terminal_and_plain_lines_in_a_pipe(terminal_run)
     code, drawn = on_a_terminal([*HITFLOW, "status", "--db", str(out / "h.db")])
     assert code == 0 and "\x1b[" in drawn
     table = visible(drawn)
-    assert re.search(r"┃ batch ┃ status +┃ HITs ┃ assignments +┃ undecided ┃ for a person ┃ blocked ┃", table)
+    assert re.search(r"┃ batch ┃ status +┃ posted ┃ assignments +┃ undecided ┃ for a person ┃ blocked ┃", table)
     approved = 5 + extensions(out / "h.db", 5)  # the demo's top-ups add assignments to a HIT
-    assert re.search(rf"│ +5 │ done +│ +1 │ Approved {approved} +│", table), table  # a finished batch: done
+    assert re.search(rf"│ +5 │ done +│ 1 HIT +│ Approved {approved} +│", table), table  # a finished batch: done
     piped = subprocess.run([*HITFLOW, "status", "--db", str(out / "h.db")], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout
     assert "vizwiz_captions (done)" in piped and "batch 5: done;" in piped

@@ -14,17 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from flows.answers.control_items import pooled_offline
 from flows.answers.excluded import without_excluded
-from flows.answers.label_files import respelled, tidy_labels
+from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
 from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
 from postprocess.answers.calibration import scored
-from postprocess.answers.control_items import trusted_controls
-from postprocess.answers.judgements import DEFAULT_FIELD, REQUIRED
+from postprocess.answers.judgements import REQUIRED
 from postprocess.answers.label_hygiene import HygienePolicy
 from postprocess.answers.skill_prior import SkillPrior
-from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
 if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone (issue 57 point 5)
     from postprocess.answers.adaptive import Replay, StoppingRule
@@ -161,13 +160,13 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
                    columns: tuple[str, str, str] | None = None, gold_column: str = "",
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
                    hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
-                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                   progress: Callable[[str], None] | None = None, fields: tuple[str, ...] = ()) -> dict[str, Any]:
     """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
     accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
-    is told each stage."""
+    is told each stage; ``fields``: only these fields' labels (``--field``), the rest of the file left out."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
-    labels = read_labels(path, columns)
+    labels = only_fields(path, read_labels(path, columns), fields)  # --field
     frame, tidied = tidy_labels(path, labels, hygiene or HygienePolicy(), keep_blocked)
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
@@ -289,25 +288,3 @@ def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
     filled = (answer != "") & (answer.str.lower() != "nan")
     gold = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip()[filled], "answer": answer[filled]})
     return gold.drop_duplicates("item_id").set_index("item_id")["answer"]
-
-
-def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """The pooled control rule (postprocess/answers/worker_skill.py, its campaign defaults) over a labels file and its
-    controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
-    without one, each label is a page of its own."""
-    given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
-                          "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
-    if "page" in frame.columns:
-        given["unit"] = _stripped(frame, "page")
-    given = given[(given["worker_id"] != "") & (given["item_id"] != "")]
-    key = pd.DataFrame({"item_id": _stripped(controls, "item_id"), "field": _stripped(controls, "field", DEFAULT_FIELD),
-                        "answer": _stripped(controls, "answer")})
-    policy = SkillPolicy()
-    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
-    return pooled_columns(skill_scores(given, trusted, policy), policy)
-
-
-def _stripped(source: pd.DataFrame, column: str, default: str = "") -> pd.Series:
-    if column not in source.columns:
-        return pd.Series(default, index=source.index, dtype=str)
-    return source[column].astype(str).str.strip()

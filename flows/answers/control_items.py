@@ -19,7 +19,9 @@ import pandas as pd
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.inputs.csv_files import read_csv_frame
-from postprocess.answers.control_items import ControlPolicy
+from postprocess.answers.control_items import ControlPolicy, trusted_controls
+from postprocess.answers.judgements import DEFAULT_FIELD
+from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_scores
 
 if TYPE_CHECKING:  # a hint only: `hitflow qc` reaches this module and needs no ledger (psycopg, sqlite_utils)
     from flows.core.ledger.store import Store
@@ -141,3 +143,25 @@ def used_controls(cfg: CampaignConfig, planned: set[str]) -> set[str]:
 
 def controls_note(count: int) -> str:
     return f"; {count} control item(s) with known answers are mixed in ([answers] control_share)" if count else ""
+
+
+def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
+    """The pooled control rule (postprocess/answers/worker_skill.py, its campaign defaults) over a labels file and its
+    controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
+    without one, each label is a page of its own."""
+    given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
+                          "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
+    if "page" in frame.columns:
+        given["unit"] = _stripped(frame, "page")
+    given = given[(given["worker_id"] != "") & (given["item_id"] != "")]
+    key = pd.DataFrame({"item_id": _stripped(controls, "item_id"), "field": _stripped(controls, "field", DEFAULT_FIELD),
+                        "answer": _stripped(controls, "answer")})
+    policy = SkillPolicy()
+    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    return pooled_columns(skill_scores(given, trusted, policy), policy)
+
+
+def _stripped(source: pd.DataFrame, column: str, default: str = "") -> pd.Series:
+    if column not in source.columns:
+        return pd.Series(default, index=source.index, dtype=str)
+    return source[column].astype(str).str.strip()

@@ -44,3 +44,18 @@ def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None 
     if frame is None or not column:
         return frame
     return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels)})
+
+
+def only_fields(path: Path, labels: pd.DataFrame, fields: tuple[str, ...]) -> pd.DataFrame:
+    """The labels of ``fields`` (all when none is given); a field the file lacks is refused in one line."""
+    if not fields:
+        return labels
+    if "field" not in labels.columns:
+        raise InputFormatError(f"{path}: --field needs a field column; this file has {', '.join(labels.columns[:12])}")
+    unknown = sorted(set(fields) - set(labels["field"].astype(str)))
+    if unknown:
+        raise InputFormatError(f"{path}: no labels of field(s) {', '.join(unknown)} (it has "
+                               f"{', '.join(sorted(set(labels['field'].astype(str)))[:12])})")
+    chosen = labels[labels["field"].astype(str).isin(fields)]
+    chosen.attrs.update(labels.attrs)  # the unread rows are the file's
+    return chosen

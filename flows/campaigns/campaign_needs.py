@@ -48,12 +48,19 @@ def review_status(store: Store, campaign: str, state: dict[str, Any] | None = No
     state = state or (needs_state(store, campaign) if store.rows(
         "SELECT 1 FROM campaigns WHERE name = ?", [campaign]) else {"open": 0})
     open_items = int(state["open"])
-    return {"open": open_items, "decided_by_people": by_batch,
+    # items a person decided, per batch, as the run's "review done" line and the queue count them (each
+    # item's state); the actions above are every click (a block then a keep on one worker is two)
+    items = {int(b): int(s.get("person", 0)) for b, s in (state.get("by_batch") or {}).items() if s.get("person")} \
+        or {int(b): int(n) for b, n in (state.get("person_by_batch") or {}).items()}  # status' copy of the state
+    return {"open": open_items, "decided_by_people": by_batch, "items_decided_by_people": items,
             "paused_runs": [p["flow_run_id"] for p in paused_runs(store, campaign)]}
 
 
 def format_review_status(review: dict[str, Any]) -> str:
-    people = "; ".join(f"batch {b}: " + ", ".join(f"{a} {n}" for a, n in acts.items())
+    """"review: 0 item(s) open; decided by people: batch 1: 6 item(s) (approve 4, keep 2)"."""
+    items = review.get("items_decided_by_people", {})
+    people = "; ".join(f"batch {b}: " + (f"{items.get(b, 0)} item(s) (" if items else "")
+                       + ", ".join(f"{a} {n}" for a, n in acts.items()) + (")" if items else "")
                        for b, acts in sorted(review["decided_by_people"].items()))
     paused = "".join(f"; Prefect flow run {run_id} paused for it" for run_id in review.get("paused_runs", []))
     return f"  review: {review['open']} item(s) open; decided by people: {people or 'nothing yet'}{paused}"

@@ -21,7 +21,7 @@ from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.campaigns.outputs import batch_captions
 from flows.core.config.config import top_up_cap
 from flows.core.run.run_context import Run
-from postprocess.answers.adaptive import top_up_units
+from postprocess.answers.extension_rounds import top_up_units
 
 
 def accepted_captions(run: Run, batch: int) -> pd.Series:

@@ -42,8 +42,9 @@ CAPTIONS_BLIND = ("simulated answers for caption are content-blind on {blind} of
                   "rehearsal say nothing about it (a crowd file whose caption_bank holds them: --crowd or "
                   "[target] sim_crowd)")
 TEXT_BLIND = ("simulated answers for {fields} are content-blind on {blind} of the first page's {total} items: they "
-              "show images the simulator's caption bank ({crowd}) does not hold, so its workers describe a scene of "
-              "its own making there; text figures from this rehearsal say nothing about it")
+              "show no text of their own and an image the simulator's caption bank ({crowd}) does not hold, or "
+              "none, so its workers write about a scene of its own making there; text figures from this "
+              "rehearsal say nothing about it")
 
 
 def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, crowd: str | None,

@@ -19,7 +19,7 @@ import pandas as pd
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.platforms.unit_extensions import EXTENSION_OPS, ROUND_NOTE
-from postprocess.answers.adaptive import short_reasons
+from postprocess.answers.extension_rounds import short_reasons
 
 DONE_NOTE = "ExtensionRoundsDone"
 
@@ -102,7 +102,7 @@ def run_round(run: Run, batch: int, round_no: int, units: list[str], what: str) 
 
 def short_with_reasons(run: Run, short: pd.DataFrame, cap: int) -> pd.DataFrame:
     """``short`` (``item_id, accepted, batch``: images still short) with each one's ``reason``
-    (postprocess.answers.adaptive.short_reasons) from its batch's units as the ledger's rounds left them."""
+    (postprocess.answers.extension_rounds.short_reasons) from its batch's units as the ledger's rounds left them."""
     parts = []
     for batch, group in short.groupby("batch", sort=True):
         rounds = recorded_rounds(run, int(batch))

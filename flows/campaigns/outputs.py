@@ -17,15 +17,15 @@ from flows.campaigns.campaign_plan import Run
 from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.content_blind import caption_blind_lines, write_notes
 from flows.campaigns.dataset_files import DatasetFiles
-from flows.campaigns.report_summary import report_summary
-from flows.campaigns.review_data import review_summary
+from flows.campaigns.report_summary import report_summary, route_label
+from flows.campaigns.review_report import review_report
 from flows.campaigns.short_images import short_images_lines
 from flows.campaigns.summary import shortfall_lines
 from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for
-from postprocess.answers.adaptive import short_items
+from postprocess.answers.extension_rounds import short_items
 from postprocess.qualification_report import flags_by_score, score_summary
 from postprocess.report_data import batch_counts, blocking_vs_truth, time_bands
 from postprocess.spellcheck import CONTROL_CHARS, add_word_workers, joined_spelling_stats, spellcheck_frame, words_of
@@ -204,7 +204,7 @@ def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFra
     lines = blocked_history_lines(history)
     report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
     report["qualification"] = _qualification_report(run, read.tally, flags, blocked, out_dir)
-    report["review"] = _review_report(run)
+    report["review"] = review_report(run)
     report["telemetry"] = {"origins": pd.concat(read.origins, ignore_index=True) if read.origins else origin_by_batch(
         pd.DataFrame()), "workers": flagged_workers(flags, blocked)}
     report["summary"] = report_summary(run.store, run.cfg.name, read.tally.counts_frame(), blocked, report["cost"],
@@ -247,21 +247,12 @@ def _report_data(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd
     test_spent = qualification_money(run.store, run.cfg.name, platform.gate_test_cost(run.cfg),
                                      run.cfg.gating.qualification_takers)[1]
     return {
-        "name": run.cfg.name, "target": run.target.label,
+        "name": run.cfg.name, "target": route_label(run),
         "counts": batch_counts(assignments, decisions, blocked, flags),
         "times": assignments, "bands": time_bands(assignments, run.cfg.qc_params["time_outlier_sigmas"]),
         "flags": flags, "blocked": blocked_rows,
         "canned": tally.canned(), "spelling": joined_spelling_stats(tally.spelling), "truth": truth,
         "cost": {"spent": f"{unit * approved + test_spent:.2f}", "budget": f"{run.cfg.budget:.2f}",
-                 "approved": approved, "unit": f"{unit:.2f}", "qualification": f"{test_spent:.2f}"},
+                 "approved": approved, "unit": f"{unit:.2f}", "qualification": f"{test_spent:.2f}",
+                 "works": platform.WORDS.works},
     }
-
-
-def _review_report(run: Run) -> pd.DataFrame | None:
-    """Per batch, people against the rules; None when no one reviewed and the run did not wait."""
-    if run.cfg.review == "none" and not run.store.table("review_actions").count_where("campaign = ?", [run.cfg.name]):
-        return None
-    summary = review_summary(run.store, run.cfg.name, run.cfg.policy, run.cfg.review)
-    notes = {r["batch"]: r.get("review_note") or "" for r in
-             run.store.rows("SELECT * FROM batches WHERE campaign = ?", [run.cfg.name])}
-    return summary.assign(note=[notes.get(b, "") for b in summary["batch"]])

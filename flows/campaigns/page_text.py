@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from html.parser import HTMLParser
 from typing import Any
 
 from flows.campaigns.task_pages import page_rules
 from flows.core.config.config import CampaignConfig
 from flows.core.pages.templates import render, sample_context
+from flows.core.pages.tolerant_html import TolerantHTMLParser
 
 _BLOCKS = {"p", "li", "h1", "h2", "h3", "h4", "label", "legend", "button", "figcaption", "div", "section",
            "ul", "ol", "fieldset", "br", "tr", "td", "th", "textarea", "option"}
 _INVISIBLE = {"script", "style", "template", "head", "title"}
 
 
-class _VisibleText(HTMLParser):
+class _VisibleText(TolerantHTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []

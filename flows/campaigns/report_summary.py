@@ -12,9 +12,11 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.budget import qualification_money
+from flows.campaigns.identity import recorded_platform
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
-from flows.platforms.registry import platform_for
+from flows.platforms.registry import platform_facts, platform_for
+from flows.platforms.words import RouteWords
 
 # Below this, the auto-approval deadline is close enough to say so in red (hitflow status says it too).
 URGENT_S = 24 * 3600
@@ -38,6 +40,17 @@ def _dates(store: Store, campaign: str) -> dict[str, str]:
             "first_work": when(work["first"]), "last_work": when(work["last"]) + (clock if work["last"] else "")}
 
 
+def route_label(run: Run) -> str:
+    """The report's route: the platform and where it answered ("Prolific via simulator (embedded, ...)")."""
+    return f"{platform_for(run.platform).LABEL} via {run.target.label}"
+
+
+def route_words(store: Store, campaign: str) -> RouteWords:
+    """The campaign's route's words for its work (flows/platforms/words.py), from its ledger row."""
+    row = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    return platform_facts(recorded_platform(store, campaign, row[0]["config_json"] if row else None)).WORDS
+
+
 def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[str, Any]]:
     """What waits for someone, each with its deadline and whether it is urgent; [] when nothing does. From
     the one computation every view shows (flows/campaigns/review_data.ledger_state), on the platform's clock."""
@@ -48,14 +61,17 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
     for b in store.rows("SELECT * FROM batches WHERE campaign = ? ORDER BY batch", [campaign]):
         if b.get("hold") and not b.get("hold_release"):
             out.append({"what": f"batch {b['batch']} is held for review: {b['hold']}", "by": "before the next batch",
-                        "urgent": True})
+                        "urgent": True, "waits": True})
     left = state["auto_approval_in_s"]
     clock = now if now is not None else ledger_clock(store, campaign)
     if state["open"]:
         out.append({"what": f"{state['open']} review item(s) open in the review queue (`hitflow review {campaign}`)",
-                    "by": "before auto-approval", "urgent": left is not None and left < URGENT_S})
+                    "by": "before auto-approval", "urgent": left is not None and left < URGENT_S, "waits": True})
     if state["undecided"]:
-        out.append({"what": f"{state['undecided']} submitted assignment(s) have no decision on the platform yet; "
+        words = route_words(store, campaign)
+        works = words.work if state["undecided"] == 1 else words.works
+        out.append({"what": f"{state['undecided']} submitted {works} {'has' if state['undecided'] == 1 else 'have'} "
+                            "no decision on the platform yet; "
                             "the platform approves and pays them itself at the deadline",
                     "by": when(clock + left) if left is not None else "not yet",
                     "urgent": left is not None and left < URGENT_S})
@@ -72,14 +88,18 @@ def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], 
                    now: float | None = None, about: str = "", lines: list[str] | None = None,
                    provenance: dict[str, Any] | None = None) -> dict[str, Any]:
     """What every report's summary shows: the kind's own ``figures`` (label, value), then cost with fees
-    against the budget, the dates and what needs a person; ``about`` opens it, ``lines`` close it;
+    against the budget, the dates and what needs a person (``waiting``: the run stopped for it, a review
+    queue with open items or a held batch: the report is of the work so far); ``about`` opens it, ``lines`` close it;
     ``provenance``: what made the outputs (flows/driver/provenance.py), under the summary."""
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
-    return {"about": about, "lines": lines or [], "spent": cost["spent"], "budget": cost["budget"],
+    needs = needs_a_person(store, campaign, now)
+    return {"about": about, "waiting": any(n.get("waits") for n in needs), "lines": lines or [],
+            "spent": cost["spent"], "budget": cost["budget"],
             "share_of_budget": share,
             "figures": [*figures, ("cost with fees", f"${cost['spent']} of ${cost['budget']} ({share})")],
-            **_dates(store, campaign), "needs": needs_a_person(store, campaign, now),
+            **_dates(store, campaign), "needs": needs,
+            "work": route_words(store, campaign).work,
             "provenance": provenance_lines(provenance or {})}
 
 

@@ -192,9 +192,12 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
     mine = queue[queue["batch"] == batch]
     states = item_states(mine, applied_work(run.store, cfg.name), cfg.review, now)  # as every view counts them
     open_items = mine[(states["state"] == "open").to_numpy()]
-    if open_items.empty:
-        run.progress(f"batch {batch}: review done ({len(mine)} item(s) decided by a person)")
-        return {"review": "done", "reviewed": len(mine)}
+    if open_items.empty:  # counted as status and the queue count them: by each item's state, not the queue's size
+        by_person = int((states["state"] == "person").sum())
+        by_rules = len(mine) - by_person
+        run.progress(f"batch {batch}: review done ({by_person} item(s) decided by a person"
+                     + (f", {by_rules} by the rules)" if by_rules else ")"))
+        return {"review": "done", "reviewed": by_person}
     left = pd.to_numeric(mine["seconds_left"], errors="coerce").min()
     if pd.notna(left) and left <= cfg.review_deadline_s:
         run.progress(f"batch {batch}: review deadline reached with {len(open_items)} item(s) open; "
@@ -243,8 +246,8 @@ def applied_work(store: Store, campaign: str) -> pd.DataFrame:
 
 
 def kept_workers(run: Run) -> set[str]:
-    """Workers whose latest word from a person is unblock: the automatic block spares them."""
+    """Workers whose latest word from a person is unblock or keep: the automatic block spares them."""
     rows = run.store.rows("SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN "
-                          "('block', 'unblock') ORDER BY id", [run.cfg.name])
+                          "('block', 'unblock', 'keep') ORDER BY id", [run.cfg.name])
     latest = {r["worker_id"]: r["action"] for r in rows}
-    return {w for w, a in latest.items() if a == "unblock"}
+    return {w for w, a in latest.items() if a in ("unblock", "keep")}

@@ -39,7 +39,14 @@ docs/reference/outputs.md)"""
 def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ag = sub.add_parser("aggregate", help="one answer per item from several workers' labels, with its confidence",
                         epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ag.add_argument("input", help="CSV or TSV of item_id, worker_id, label [, field] rows")
+    ag.add_argument("input", help="CSV or TSV of item_id, worker_id, label [, field] rows; or a campaign's "
+                                  "dataset.csv, or its name with --db: the campaign's own answers (its exclusions "
+                                  "and [answers] settings kept)")
+    ag.add_argument("--field", action="append", default=[], metavar="NAME",
+                    help="only this field's answers (repeatable; default: every field)")
+    ag.add_argument("--db", default=None, type=arg.ledger,
+                    help="the ledger holding the campaign named as INPUT (default: the one its output folder's "
+                         "manifest names)")
     ag.add_argument("--out", required=True, type=arg.writable_file,
                     help="answers CSV to write (workers.csv goes beside it)")
     ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
@@ -115,6 +122,11 @@ def _aggregate(a: argparse.Namespace) -> int:
     from pathlib import Path
 
     from flows.answers.answers_files import aggregate_file
+    from flows.cli.aggregate_campaign import aggregate_campaign, campaign_named
+
+    if (campaign := campaign_named(a)) is not None:
+        print(json.dumps(aggregate_campaign(a, *campaign), indent=1))
+        return 0
 
     columns = tuple(c.strip() for c in a.columns.split(",")) if a.columns else None
     if columns is not None and (len(columns) != 3 or not all(columns)):
@@ -136,7 +148,7 @@ def _aggregate(a: argparse.Namespace) -> int:
     with _progress() as stage:
         result = aggregate_file(Path(a.input), Path(a.out), a.method, a.min_per_worker,
                                 columns, a.gold, Path(a.controls) if a.controls else None,  # type: ignore[arg-type]
-                                prior, _hygiene(a), a.keep_blocked, stage)
+                                prior, _hygiene(a), a.keep_blocked, stage, tuple(a.field))
     _say_unread(a.input, result)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flows.cli.aggregate_command import cmd_aggregate
+from flows.cli.deploy_command import cmd_deploy
 from flows.cli.output_option import chosen_out, configured_out
 from flows.cli.parser import ANALYZE_KINDS, _parser, outside_paths_flag, refuse_unused_options  # noqa: F401  (ANALYZE_KINDS: tested against the analyses)
 from flows.cli.path_errors import path_error
@@ -157,20 +158,6 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
     out = chosen_out(a, configured_out(a.config))
     serve_schedule(a.config, a.endpoint_url, a.db, out, a.platform, a.task_url, a.detach, a.target, a.live)
-    return 0
-
-
-def cmd_deploy(a: argparse.Namespace) -> int:
-    from flows.driver.campaign_flow import deploy_campaign, deploy_schedule
-    from flows.driver.deployed_runs import deployed_line
-
-    print(f"target: {a.endpoint_url}")
-    out = chosen_out(a, configured_out(a.config))
-    if a.whole:
-        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
-    else:
-        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
-    print(deployed_line(deployment, a.pool, a.whole, a.config, a.endpoint_url, a.db))
     return 0
 
 

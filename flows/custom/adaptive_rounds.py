@@ -9,7 +9,7 @@ workers left out), and the
 units with an item whose label's confidence (as answers.csv reports it: bounded by the item's judgements,
 calibrated on the [answers] controls when there are some; postprocess.answers.calibration.as_reported) is below
 ``confidence`` get one more assignment, up to
-``max_judgements`` (postprocess.answers.adaptive.units_to_extend; with ``stop_when_settled``, not an item whose
+``max_judgements`` (postprocess.answers.extension_rounds.units_to_extend; with ``stop_when_settled``, not an item whose
 answer the judgements it may still get could at best tie). The platform extends and collects
 (``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
 before the next round (flows/driver/campaign.py, ``more_work_rounds``).
@@ -27,8 +27,8 @@ from flows.answers.answers_step import skill_prior_of
 from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.core.run.run_context import Run
 from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
-from postprocess.answers.adaptive import units_to_extend
 from postprocess.answers.calibration import as_reported
+from postprocess.answers.extension_rounds import units_to_extend
 from postprocess.answers.skill_posterior import fast_workers as timed_fast_workers
 from postprocess.answers.skill_posterior import label_posterior
 

@@ -16,7 +16,8 @@ from flows.answers.answers_step import campaign_answers
 from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
+from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
+from flows.campaigns.review_report import review_report
 from flows.campaigns.summary import shortfall_lines
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
@@ -25,8 +26,8 @@ from flows.core.pages.templates import page_items, render
 from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
-from postprocess.answers.aggregation import accuracy
 from postprocess.answers.calibration import against
+from postprocess.answers.reliability import accuracy
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
@@ -110,6 +111,15 @@ def item_responses(data: pd.DataFrame) -> dict[Any, dict[Any, dict[str, Any]]]:
     return out
 
 
+def campaign_answer_files(run: Run, out_dir: Path) -> dict[str, Any]:
+    """answers.csv and workers.csv of the campaign's ledger in ``out_dir``, as its outputs write them (its
+    approved choices, blocked workers left out, its controls and pooled evidence): ``hitflow aggregate`` on
+    a campaign (flows/cli/aggregate_campaign.py) gives the campaign's own answers so."""
+    blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
+                     ["worker_id", "batch", "rules"])
+    return _answers(run, dataset_frame(run), blocked, out_dir)
+
+
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
     """answers.csv and workers.csv from the approved single-choice fields (radio buttons, selects)."""
     rows = data[(data["decision"] == "approve") & data["field"].isin(choice_fields(run))
@@ -166,6 +176,12 @@ def _scores(run: Run, data: pd.DataFrame, out_dir: Path) -> list[str]:
     return [f"answer key: {len(scores)} responses scored, mean {mean:.1f}% ({out_dir / 'scores.csv'})"]
 
 
+def _review_rows(run: Run) -> list[dict[str, Any]]:
+    """The "People and the rules" section's rows (docs/how-to/review.md), [] when nobody reviewed."""
+    review = review_report(run)
+    return review.to_dict("records") if review is not None else []
+
+
 def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
                          items_truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """``truth``: the simulator's workers (sim_workers.json); ``items_truth``: its choices' latent answers
@@ -203,7 +219,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                 **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
     truth_notes = report_lines(items_truth or [])  # issue 58: what the rehearsal's choices mean
     per_assignment = data.drop_duplicates("assignment_id")
-    context = {"name": run.cfg.name, "template": run.cfg.template, "target": run.target.label,
+    context = {"name": run.cfg.name, "template": run.cfg.template, "target": route_label(run),
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
                "items": data["item_id"].nunique(), "approved": int((per_assignment["decision"] == "approve").sum()),
                "rejected": int((per_assignment["decision"] == "reject").sum()),
@@ -211,7 +227,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
                    run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
-               "sample": data.head(30).to_dict("records"), "answers": answers, "truth_notes": truth_notes}
+               "sample": data.head(30).to_dict("records"), "answers": answers, "truth_notes": truth_notes,
+               "review": _review_rows(run)}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     saving = campaign_saving(run.store, run.cfg.name, platform_for(run.platform).assignment_cost(run.cfg))

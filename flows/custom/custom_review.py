@@ -19,7 +19,7 @@ from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
-from qc.form_constraints import Spec, check_form
+from qc.form_constraints import Spec, check_form, split_held
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed"]
@@ -77,7 +77,8 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             ids = rules.items_of(a["hit_id"], fields)
             spec = rules.spec(ids)
             fields = merge_buttons(fields, button_groups(spec["fields"]))  # MTurk answers such a group per button
-            problems = check_form(spec, fields)
+            # what the page let through (more marks than QC compares, on a widget without that cap) is held
+            problems, malformed = split_held(check_form(spec, fields))
         except ET.ParseError as exc:  # the worker's doing (built by hand) or possibly ours: qc/answer_faults.py
             fields, ids, spec = {}, [], {"fields": []}
             problems, malformed = unreadable(exc)
@@ -128,10 +129,23 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
     params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
-              **sample_so_far(run, batch)}
+              "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
     return {"responses": len(responses), "flags": counts}
+
+
+def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
+    """Per item of the batch, the values of its columns the page may show (never its truth columns): an
+    answer quoting them is about the item, not a template (qc/shown_text.py)."""
+    hidden = {"item_id", *run.cfg.truth.values()}
+    rows = run.store.rows("SELECT item_id, payload FROM items WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+    shown: dict[str, list[str]] = {}
+    for r in rows:
+        payload = json.loads(r["payload"] or "{}")
+        values = payload.items() if isinstance(payload, dict) else ()
+        shown[str(r["item_id"])] = [str(v) for k, v in values if k not in hidden and isinstance(v, str) and v.strip()]
+    return shown
 
 
 def _page_text(run: Run) -> str:

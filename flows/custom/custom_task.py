@@ -20,7 +20,7 @@ from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
-from flows.core.pages.form_spec import form_spec
+from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import page_items, render_source, safe_url
 from flows.custom.page_check import page_problems, source_problems
@@ -111,7 +111,8 @@ def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     """The rules of the page for these items (rendered once to read its controls)."""
     page = _render(cfg, items, {"kind": "form", "fields": []}, {})
     # A hidden field the page's own script writes (a JSON answer) is an answer, not bookkeeping.
-    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(_source(cfg)))
+    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(_source(cfg)),
+                     marks_cap=widget_marks_cap(page))
 
 
 def answer_fields(spec: Spec) -> list[str]:
@@ -147,6 +148,15 @@ def field_kinds(spec: Spec) -> dict[str, str]:
     return kinds
 
 
+def field_specs(spec: Spec) -> dict[str, dict[str, Any]]:
+    """Answer field (without its item index) -> its first control's rules (options, bounds)."""
+    out: dict[str, dict[str, Any]] = {}
+    for f in spec["fields"]:
+        m = INDEXED.match(f["name"])
+        out.setdefault(m["base"] if m else f["name"], f)
+    return out
+
+
 def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     """For ``--dry-run``: the fields the page has, the rules derived from its controls and a
     PROBLEM line for whatever makes the page unreadable (``flows/custom/page_check.py``), read from
@@ -160,7 +170,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     items = page_items(first)
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
-             f"({len(spec['fields'])} controls on the first page of {len(first)} items)"]
+             f"({len(spec['fields'])} form input(s) on the first page of {len(first)} items)"]
     if cfg.answers.control_share > 0:
         known = read_controls(cfg)
         controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
@@ -169,7 +179,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     rendered = custom_page(cfg, items)
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []
-    lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec))  # issue 58: what a rehearsal's choices mean
+    lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec), field_specs(spec))  # what choices mean
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]

@@ -22,26 +22,33 @@ from dataclasses import dataclass, field
 import liquid
 from liquid.exceptions import LiquidError
 
+from flows.custom.placeholder_places import MARK, UNREAD, Place, has_marks, mark, places
+
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # MTurk's requester UI takes a CSV header with hyphens as a variable (``${passage-1}``); Jinja reads
 # such a column as ``item['passage-1']`` (``item.passage-1`` would be a subtraction)
 COLUMN = r"[A-Za-z_][A-Za-z0-9_-]*"
 JINJA_OPENERS = re.compile(r"\{\{|\{%|\{#")
+# what the converters swap in a marked page: a literal Jinja delimiter, or a mark (with the quotes around it)
+PLACED = re.compile(JINJA_OPENERS.pattern + "|(?P<quote>[\"'])?" + MARK.pattern.replace("(", "(?P<mark>", 1)
+                    + "(?(quote)(?P=quote))")
 DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
-SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
-# "inside a URL attribute's value", read backwards from the placeholder: the value's run of characters
-# (no quote, bracket or space), then the attribute's name and "=". Anchored matches cost the run's length,
-# where a forward search ending in $ tried every start in its 300-character window (300,000
-# placeholders: most of the conversion's time, issue 55)
-VALUE_RUN = re.compile(r"[^\"'<>\s]*")
-URL_ATTR_BACKWARDS = re.compile(r"[\"']?\s*=\s*(?:crs|ferh|noitca|retsop|crs-atad)(?!\w)", re.I)
-# The expressions hitflow writes as it converts a page (a placeholder, a renamed field's index, a literal
-# Jinja delimiter, the frame of template_text): each outputs an item's value, the index or two
-# characters. A template holding no other is bounded as written and needs no render to show it.
+# The expressions hitflow writes as it converts a page (a placeholder with Liquid's filters, a renamed
+# field's index, a literal Jinja delimiter, a Liquid condition on item columns, the frame of template_text):
+# each outputs an item's value (JSON and escaping at most once each), the index or two characters, or
+# compares values. A template holding no other is bounded as written and needs no render to show it: a
+# render compiled gigabytes for 300,000 placeholders (issue 55) and 1.5 GB for 100,000 Liquid ones (issue 68).
+VALUE_REF = r"""(?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\])"""
+FILTER_CHAIN = r"""(?![^}]*\b(tojson|forceescape)\b[^}]*\b\1\b)""" \
+    r"""(?: \| (?:safe_url|tojson|forceescape|upper|lower|trim|capitalize)){0,8}"""
+# each term ends where a word does: no run of letters or digits splits two ways (no backtracking blow-up)
+CONDITION_TERMS = r"""(?:(?:(?:""" + VALUE_REF + r"""|-?\d{1,20}(?:\.\d{1,20})?|and|or|not|true|false|none)""" \
+    r"""(?![\w.])|'[^'{}%\\]*'|"[^"{}%\\]*"|[=!<>]=|[<>()])\s*)+"""
 HITFLOW_EXPRESSIONS = re.compile(
-    r"""\{\{ (?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\]|i|'\{[{%#]')"""
-    r"""(?: \| (?:safe_url|tojson))? \}\}"""
-    r"""|\{% (?:extends "_(?:custom|crowd)_page\.html\.j2"|block (?:item|instructions)|endblock) %\}|\{#.*?#\}""",
+    r"""\{\{ (?:""" + VALUE_REF + FILTER_CHAIN + r"""|i|'\{[{%#]')"""
+    r""" \}\}"""
+    r"""|\{% (?:extends "_(?:custom|crowd)_page\.html\.j2"|block (?:item|instructions)|endblock|else|endif|"""
+    r"""(?:if|elif) """ + CONDITION_TERMS + r""") %\}|\{#.*?#\}""",
     re.S)
 
 
@@ -68,21 +75,6 @@ def only_hitflow_expressions(template: str) -> bool:
     return not JINJA_OPENERS.search(HITFLOW_EXPRESSIONS.sub("", template))
 
 
-def in_url_attribute(before: str) -> bool:
-    """Whether text ending in ``before`` is inside a URL attribute's value (src, href, action...)."""
-    backwards = before[::-1]
-    run = VALUE_RUN.match(backwards)
-    end = run.end() if run else 0  # the run may be empty, so it always matches
-    if URL_ATTR_BACKWARDS.match(backwards, end):
-        return True
-    at = backwards.find("=", 0, end)  # a value may hold "=": it may also start after one inside the run
-    while at >= 0:
-        if URL_ATTR_BACKWARDS.match(backwards, at):
-            return True
-        at = backwards.find("=", at + 1, end)
-    return False
-
-
 def line_of(source: str, offset: int) -> int:
     return source.count("\n", 0, offset) + 1
 
@@ -104,56 +96,49 @@ def item_ref(name: str) -> str:
     return f"item.{name}" if re.fullmatch(NAME, name) else f"item['{name}']"
 
 
-def _item_expr(name: str, in_url: bool) -> str:
-    return "{{ " + item_ref(name) + (" | safe_url }}" if in_url else " }}")
-
-
 def dollar_to_jinja(source: str) -> Converted:
-    """``${column}`` -> ``{{ item.column }}`` (``| safe_url`` in a URL attribute, ``| tojson`` for a
-    quoted string in a script); literal Jinja delimiters are kept as text."""
-    out = Converted("")
-    parts, pos = [], 0
-    for script in SCRIPT.finditer(source):
-        parts.append(_dollar_html(source, pos, script.start(), out))
-        parts.append(script.group(1))
-        parts.append(_dollar_script(source, script.start(2), script.end(2), out))
-        parts.append(script.group(3))
-        pos = script.end()
-    parts.append(_dollar_html(source, pos, len(source), out))
-    out.text = "".join(parts)
+    """``${column}`` -> ``{{ item.column }}`` by where it stands (flows/custom/placeholder_places.py):
+    ``| safe_url`` in a URL attribute, ``| tojson`` for a whole quoted string in a script, every attribute
+    holding one quoted; a place autoescape cannot protect is a problem. Comments are dropped (what they
+    mention is not a column) and literal Jinja delimiters kept as text."""
+    out, written = Converted(""), []
+    spelt: dict[str, str] = {}  # one string per spelling (300,000 "${x}": 16 MB of copies)
+    line_at = line_finder(source)
+
+    def marked(m: re.Match[str]) -> str:
+        written.append((spelt.setdefault(m.group(0), m.group(0)), m.group(1), line_at(m.start())))
+        return mark(len(written) - 1)
+    page, found = places(DOLLAR.sub(marked, without_marks(source)), drop_comments=True)
+
+    def swap(m: re.Match[str]) -> str:
+        if m.group("mark") is None:
+            return _escaped(m.group(0))
+        quote, n = m.group("quote") or "", int(m.group("mark"))
+        text, name, line = written[n]
+        place = found.get(n, UNREAD)
+        kind = place.kind
+        if kind == "refused":
+            out.problems.append((line, f"{text}: {place.why}"))
+            return ""
+        if kind in ("script-code", "script-inside") or (kind == "script-string" and not quote):
+            out.notes.append((line, f"{text} in a script is left as the script's own (a template literal?); for "
+                                    f"the item's column write it as a string of its own (\"{text}\"), which "
+                                    f"becomes {{{{ {item_ref(name)} | tojson }}}}"))
+            return quote + text + quote
+        out.column(name)
+        if kind == "script-string":  # its quotes taken, as JSON writes its own
+            return "{{ " + item_ref(name) + " | tojson }}"
+        return quote + "{{ " + item_ref(name) + (" | safe_url }}" if kind == "url" else " }}") + quote
+    out.text = PLACED.sub(swap, page)
     return out
 
 
-def _dollar_html(source: str, start: int, end: int, out: Converted) -> str:
-    pattern = re.compile(r"<!--.*?-->|" + JINJA_OPENERS.pattern + "|" + DOLLAR.pattern, re.S)
-
-    def swap(m: re.Match[str]) -> str:
-        if m.group(0).startswith("<!--"):
-            return ""  # a comment: what it mentions is not a column (and shows nobody anything)
-        if m.group(1) is None:
-            return _escaped(m.group(0))
-        out.column(m.group(1))
-        at = start + m.start()  # m is in the slice; the text before it is looked up in the whole page
-        return _item_expr(m.group(1), in_url_attribute(source[max(0, at - 300):at]))
-    return pattern.sub(swap, source[start:end]) if start < end else ""
+def without_marks(source: str) -> str:
+    """The page without the noncharacters that mark placeholders (no page shows them)."""
+    return source.translate(NO_MARKS) if has_marks(source) or "\ufdd1" in source else source
 
 
-def _dollar_script(source: str, start: int, end: int, out: Converted) -> str:
-    """In a script MTurk pastes the value raw; hitflow writes a quoted one as a JSON string. A bare
-    ``${x}`` may be the script's own template literal: left alone, with a note."""
-    quoted = re.compile(JINJA_OPENERS.pattern + r"|([\"'])" + DOLLAR.pattern + r"\1|" + DOLLAR.pattern)
-
-    def swap(m: re.Match[str]) -> str:
-        if m.group(2):
-            out.column(m.group(2))
-            return "{{ " + item_ref(m.group(2)) + " | tojson }}"
-        if m.group(3):
-            out.notes.append((line_of(source, start + m.start()),
-                              f"${{{m.group(3)}}} in a script is left as the script's own (a template literal?); "
-                              f"for the item's column write {{{{ {item_ref(m.group(3))} | tojson }}}}"))
-            return m.group(0)
-        return _escaped(m.group(0))
-    return quoted.sub(swap, source[start:end])
+NO_MARKS = {0xFDD0: 0xFFFD, 0xFDD1: 0xFFFD}
 
 
 # Liquid (Ground Truth) ---------------------------------------------------------------------------
@@ -195,7 +180,8 @@ def render_liquid(source: str, item: dict[str, str]) -> str:
 
 
 def liquid_to_jinja(source: str) -> Converted:
-    """``{{ task.input.x | filter }}`` and ``if``/``unless`` tags into Jinja; other tags named."""
+    """``{{ task.input.x | filter }}`` and ``if``/``unless`` tags into Jinja; other tags named. Each output
+    is written by where it stands (flows/custom/placeholder_places.py, :func:`_liquid_placed`)."""
     out = Converted("")
     problem = liquid_parse_problem(source)
     if problem:
@@ -203,18 +189,57 @@ def liquid_to_jinja(source: str) -> Converted:
         return out
 
     line_at = line_finder(source)
+    written: list[tuple[str, list[str], int]] = []  # (what the page wrote or the Jinja to keep, filters, line)
+
+    def kept(text: str, chain: list[str] | None = None, line: int = 0) -> str:
+        written.append((text, chain or [], line))
+        return mark(len(written) - 1) if text else ""
 
     def swap(m: re.Match[str]) -> str:
         line = line_at(m.start())
         if m.group(0).startswith("{%") and m.group(1) is None and m.group(2) is None:
             return ""  # a {% comment %} block
         if m.group(0) == "{#":
-            return _escaped("{#")
+            return kept(_escaped("{#"))
         if m.group(1) is not None:
-            return _liquid_output(m.group(1), line, out)
-        return _liquid_tag(m.group(2).strip(), line, out)
-    out.text = LIQUID_TAG.sub(swap, source)
+            chain = _liquid_output(m.group(1), line, out)
+            return kept(" ".join(m.group(0).split())[:80], chain, line) if chain else ""
+        return kept(_liquid_tag(m.group(2).strip(), line, out))
+    page, found = places(LIQUID_TAG.sub(swap, without_marks(source)))
+
+    def placed(m: re.Match[str]) -> str:
+        if m.group("mark") is None:
+            return _escaped(m.group(0))
+        quote, (text, chain, line) = m.group("quote") or "", written[int(m.group("mark"))]
+        if not chain:
+            return quote + text + quote
+        return _liquid_placed(text, chain, found.get(int(m.group("mark")), UNREAD), line, out, quote)
+    out.text = PLACED.sub(placed, page)
     return out
+
+
+def _liquid_placed(text: str, chain: list[str], place: Place, line: int, out: Converted, quote: str) -> str:
+    """A Liquid output as Jinja where it stands: JSON escaped again in an attribute (autoescape leaves
+    tojson's quotes), a URL attribute's value through safe_url, a script's string as JSON."""
+    kind = place.kind
+    if kind == "script-string" and quote and "tojson" not in chain:
+        return "{{ " + " | ".join([*chain, "tojson"]) + " }}"
+    if kind.startswith("script") and not (kind == "script-code" and chain[-1] == "tojson"):
+        where = "inside a string, comment or regular expression" if kind == "script-inside" else "as code"
+        out.problems.append((line, f"{text} stands in a script {where}: autoescape cannot keep an item's text "
+                                   "from being code there; write it as a whole string of its own (\"{{ task.input."
+                                   "x }}\") or as {{ task.input.x | to_json }}"))
+        return ""
+    if kind == "refused":
+        out.problems.append((line, f"{text}: {place.why}"))
+        return ""
+    if kind == "url" and "safe_url" not in chain:
+        chain = [*chain, "safe_url"]
+    last_json = max((i for i, f in enumerate(chain) if f == "tojson"), default=-1)
+    if kind in ("attribute", "url") and last_json >= 0 and chain[-1] != "safe_url" and \
+            "forceescape" not in chain[last_json:]:
+        chain = [*chain, "forceescape"]
+    return quote + "{{ " + " | ".join(chain) + " }}" + quote
 
 
 def _task_input(expr: str, line: int, out: Converted) -> str:
@@ -227,12 +252,12 @@ def _task_input(expr: str, line: int, out: Converted) -> str:
     return TASK_INPUT.sub(swap, expr)
 
 
-def _liquid_output(expr: str, line: int, out: Converted) -> str:
+def _liquid_output(expr: str, line: int, out: Converted) -> list[str]:
     value, *filters = [p.strip() for p in expr.split("|")]
     if not TASK_INPUT.fullmatch(value):
         out.problems.append((line, f"{{{{ {expr.strip()} }}}} reads {value!r}, not task.input.<column>; "
                                    "hitflow gives a page only its item's columns"))
-        return ""
+        return []
     jinja = [_task_input(value, line, out)]
     names = [f.split(":")[0].strip() for f in filters]
     for name in names:
@@ -243,7 +268,7 @@ def _liquid_output(expr: str, line: int, out: Converted) -> str:
             jinja.append(FILTERS[name])
     if "tojson" in jinja and "escape" in names:
         jinja.append("forceescape")  # JSON in an attribute: its quotes escaped as Liquid's escape does
-    return "{{ " + " | ".join(jinja) + " }}"
+    return jinja
 
 
 def _liquid_tag(body: str, line: int, out: Converted) -> str:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 from flows.core.pages.crowd_elements import unreadable_crowd_elements
+from flows.core.pages.tolerant_html import TolerantHTMLParser
 
 FOREIGN = (
     (re.compile(r"\$\{\s*[A-Za-z_][\w.\-]*\s*\}"), "an MTurk requester-UI placeholder"),
@@ -55,7 +55,7 @@ def source_problems(path: Path) -> tuple[str | None, list[str]]:
     return text, []
 
 
-class _PageScan(HTMLParser):
+class _PageScan(TolerantHTMLParser):
     """Leftover placeholders, nested forms and unnamed controls, with the rendered page's line."""
 
     def __init__(self, item_text: set[str], scripted: bool) -> None:

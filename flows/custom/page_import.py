@@ -22,7 +22,7 @@ from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
-from flows.custom.page_check import QUESTION_XML, server_side_blocks
+from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
@@ -127,8 +127,13 @@ def _without_crowd_frame(page: str) -> str:
 
 
 def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
+    """PageProblems for ``problems``: the first SHOWN_BLOCKS, then how many more (a page of 100,000
+    placeholders in event handlers is not 100,000 lines)."""
     if problems:
-        raise PageProblems([f"{origin}:{line + offset}: {text}" for line, text in sorted(problems)])
+        shown = sorted(problems)[:SHOWN_BLOCKS]
+        more = [f"{origin}:{shown[-1][0] + offset}: and {len(problems) - SHOWN_BLOCKS:,} more part(s) like those "
+                "above"] if len(problems) > SHOWN_BLOCKS else []
+        raise PageProblems([f"{origin}:{line + offset}: {text}" for line, text in shown] + more)
 
 
 def unwrap(source: str, origin: str, allowed: tuple[Network, ...] = ()) -> tuple[str, str, int]:

@@ -64,7 +64,18 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
                                                         [list(r.values()) for r in imported.answer_key])
     written = write_new(folder, files)
     size_budget(written[0])
-    return written, imported.notes
+    return written, imported.notes + _size_note(template, page)
+
+
+def _size_note(template: str, page: Path) -> list[str]:
+    """A note when the page holds more expressions than a page may render (flows/core/pages/template_limits.py):
+    written, as issue 55 imports 300,000 placeholders in linear time, but preview and runs will refuse it."""
+    from flows.core.pages.template_limits import MAX_TEMPLATE_TAGS, template_tags
+
+    tags = template_tags(template)
+    return [f"{page}: note: the page holds {tags:,} expressions, over the {MAX_TEMPLATE_TAGS:,} a page may render: "
+            "`hitflow preview` and runs will refuse it; show fewer values on one page"] if tags > MAX_TEMPLATE_TAGS \
+        else []
 
 
 def template_text(imported: ImportedPage, page: Path, source: str, keep_jinja: bool = False) -> str:

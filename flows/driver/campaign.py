@@ -211,3 +211,11 @@ def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = N
                 return batch
         run.store.table("campaigns").update(run.cfg.name, {"status": "collected"})
         return None
+
+
+def every_batch_done(run: Run) -> bool:
+    """Whether the campaign's planned batches have all reached their last step (a scheduled run that
+    advanced the last one finishes the campaign then, not a schedule's interval later)."""
+    batches = {r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
+                                                  [run.cfg.name])}
+    return bool(batches) and all(run.store.batch_status(run.cfg.name, b) == ORDER[-1] for b in batches)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import logging
 import os
 import sys
@@ -30,23 +29,27 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.core.config.config import load_config
     from flows.core.errors import BatchHeld, BatchOpen, ConfigError
     from flows.core.ledger.store import DEFAULT_DB, Store
-    from flows.core.outputs.output_location import deployable_locations
     from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
-    from flows.driver.campaign import StepFn, run_next_batch
-    from flows.driver.campaign_run import live_route, run_campaign, task_server_for, write_campaign_outputs
+    from flows.driver.campaign import StepFn, every_batch_done, run_next_batch
+    from flows.driver.campaign_run import (
+        live_route,
+        run_campaign,
+        task_server_for,
+        waiting_report,
+        write_campaign_outputs,
+    )
     from flows.driver.deployed_runs import (
         NEXT_BATCH_FLOW,
         WHOLE_FLOW,
         ended_line,
         pause_own_deployment,
-        pool_job_variables,
         refuse_cancelled_deployment_run,
     )
     from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
     from flows.driver.run_start import ended_status, open_run_folder
     from flows.driver.schedule_wait import note_scheduled_run
     from flows.driver.sim_marketplace import hand_known_answers
-    from flows.platforms.registry import open_session
+    from flows.platforms.registry import open_session, platform_for
     from flows.platforms.targets import simulator_server
 
 keep_ephemeral_server_out_of_terminal_signals()
@@ -123,7 +126,8 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
 
-caption_campaign = flow(name=WHOLE_FLOW, log_prints=True)(campaign_flow_fn)
+whole_campaign = flow(name=WHOLE_FLOW, log_prints=True)(campaign_flow_fn)
+caption_campaign = whole_campaign  # the entrypoint of deployments registered before the flows were renamed
 
 
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
@@ -143,7 +147,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     store, endpoint = Store(db_path), endpoint_url or cfg.endpoint_url
     note_scheduled_run(store, cfg.name, cfg.schedule_interval_s, cfg.schedule_cron)  # status: waiting, not stopped
     with open_session(target, endpoint, live, platform=platform, sim_start=cfg.sim_start) as session:
-        progress_line(f"target: {session.target.label}")
+        progress_line(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
                   notes={"out_dir": out_root, "detach": detach,
@@ -157,19 +161,23 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "open": str(exc)}
         except ReviewPending as exc:  # the schedule's next run looks again; the person has until the deadline
+            waiting_report(run, out_root)
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "review": str(exc)}
         except BatchHeld as exc:  # as review: the run ends Completed; a person releases it with --release-hold
             progress_line(str(exc))
             return {"advanced_batch": exc.batch, "done": False, "held": str(exc)}
-        if batch is None:
+        finished = batch is None or every_batch_done(run)  # the last batch advanced: finished now, not a run later
+        if finished:
+            run.store.table("campaigns").update(cfg.name, {"status": "collected"})
             write_campaign_outputs(run, out_root, session.truth() if session.truth else None)
             pause_own_deployment()
             progress_line(ended_line(cfg.name, "done"))
-    return {"advanced_batch": batch, "done": batch is None}
+    return {"advanced_batch": batch, "done": finished}
 
 
-caption_next_batch = flow(name=NEXT_BATCH_FLOW, log_prints=True)(next_batch_fn)
+next_batch = flow(name=NEXT_BATCH_FLOW, log_prints=True)(next_batch_fn)
+caption_next_batch = next_batch  # the entrypoint of deployments registered before the flows were renamed
 
 
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
@@ -194,8 +202,8 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
         params = {"config_path": str(config_path), "endpoint_url": endpoint_url, "db_path": db_path,
                   "out_root": out_root, "platform": platform, "task_url": task_url, "detach": detach,
                   "target": target, "live": live}
-        runner = _runner_stopping_on_sigterm(f"{cfg.name}-next-batch")
-        runner.add_flow(caption_next_batch, name=f"{cfg.name}-next-batch", parameters=params,
+        runner = _runner_stopping_on_sigterm(cfg.name)
+        runner.add_flow(next_batch, name=cfg.name, parameters=params,
                         concurrency_limit=1, **timing)
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, or SIGTERM below
             asyncio.run(runner.start())
@@ -246,54 +254,4 @@ def stop_children(grace_s: float) -> None:
 
 def campaign_flow() -> Any:
     """The Prefect flow object (the entrypoint of config/prefect.yaml's deployment)."""
-    return caption_campaign
-
-
-def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
-                    pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "") -> str:
-    """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use.
-
-    The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
-    worker on the pool: ``prefect worker start --pool hitflow-local``.
-    """
-    cfg = load_config(config_path)
-    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
-                              else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
-    return _deploy("caption_next_batch", f"{cfg.name}-next-batch", config_path, endpoint_url, db_path, out_root,
-                   pool, timing, {"platform": platform, "task_url": task_url})
-
-
-def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
-                    pool: str = "hitflow-local") -> str:
-    """Register the whole campaign as one deployment (no schedule) on a work pool.
-
-    Runs of one campaign go one at a time (a second run waits for the slot; the campaign's
-    lock in the ledger refuses any run that gets past it); different campaigns run at once on
-    as many workers as the pool has: ``prefect deployment run caption-campaign/<name>``.
-    """
-    return _deploy("caption_campaign", load_config(config_path).name, config_path, endpoint_url, db_path,
-                   out_root, pool, {}, {})
-
-
-def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,
-            pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
-    """A deployment of one of this module's flows on a process work pool (created if missing),
-    at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
-    if not endpoint_url:
-        raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
-                          "(start one with `hitflow sim serve`)")
-    variables = pool_job_variables(pool)  # the pool made if missing
-    root = Path(__file__).resolve().parents[2]
-    # from_source is sync here (no running event loop); its declared type also allows a coroutine.
-    source: Any = flow.from_source(source=str(root), entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
-    # Prefect prints its own console text here (a process-pool tip naming `.serve` and `ignore_warnings=True`,
-    # a table of deployments): hitflow's user neither calls `.serve` nor passes that argument, so it is
-    # kept off the terminal and `hitflow deploy` says what happened in its own words (issue 57 point 7);
-    # a failure still raises, with Prefect's message.
-    with contextlib.redirect_stdout(io.StringIO()):
-        deployment_id = source.deploy(
-            name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
-            parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
-                        **deployable_locations(db_path, out_root), **extra},
-            print_next_steps=False, ignore_warnings=True, job_variables=variables, **timing)
-    return str(deployment_id)
+    return whole_campaign

@@ -96,9 +96,14 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
                     out_root: str | Path) -> dict[str, Any] | None:
     """Runs the campaign's batches: None when they have all ended, else what :func:`run_campaign`
     returns for a batch left open or held for a person (the next run collects it)."""
+    from flows.campaigns.review_data import ReviewPending
+
     try:
         with task_server_for(run, task_url):
             run_batches(run, call, limit, scale)
+    except ReviewPending:
+        waiting_report(run, out_root)
+        raise
     except BatchOpen as exc:
         return {"open": str(exc), "batch": exc.batch, "filled": exc.filled, "places": exc.places,
                 "out_dir": staging_root(out_root) / run.cfg.name, "target": run.target.label}
@@ -106,6 +111,15 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
         return {"held": str(exc), "batch": exc.batch, "out_dir": staging_root(out_root) / run.cfg.name,
                 "target": run.target.label}
     return None
+
+
+def waiting_report(run: Run, out_root: str | Path) -> None:
+    """The outputs and report of the work so far while a batch waits for review, the report marked so
+    (its summary reads the ledger: flows/campaigns/report_summary.py); the `ui`'s /report/NAME was refused
+    until the campaign ended. Written again when the campaign goes on."""
+    summary = export_outputs(run, out_root, None, platform_asked=True)
+    where = summary.get("out_url") or summary["out_dir"]
+    run.progress(f"the report of the work so far, marked waiting for review: {where}/report.html")
 
 
 def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: bool,

@@ -21,6 +21,7 @@ from flows.driver.schedule_wait import WAITING, last_scheduled_run, waiting_word
 from flows.platforms import DEFAULT_PLATFORM
 from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.registry import platform_facts
+from flows.platforms.words import route_words
 from qc.campaign_state import state_words
 
 
@@ -38,14 +39,19 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         if not meta:
             continue
         info = json.loads(meta[0]["config_json"] or "{}")
+        facts = platform_facts(recorded_platform(store, name, meta[0]["config_json"]))
         # Invite links pay nobody through a platform: no money, whatever an older row recorded as unit_cost
-        paid = platform_facts(recorded_platform(store, name, meta[0]["config_json"])).SENDS_DECISIONS
+        paid = facts.SENDS_DECISIONS
         unit = Decimal(info.get("unit_cost", "0")) if paid else Decimal(0)
         per_hit = int(info.get("assignments_per_image", 0))
         clock = ledger_now(store, name) if now is None else now
         state = needs_state(store, name, clock)
         batches = [_batch_status(store, name, b, unit * per_hit, unit, state["by_batch"].get(b))
                    for b in range(1, int(info.get("batches", 0)) + 1)]
+        for b in batches:  # in the route's words: "3 HITs", "1 study (9 places)", "2 pages on invite links"
+            posted = store.rows(facts.WORDS.posted_sql, [name, b["batch"]])[0]
+            b["posted"] = facts.WORDS.posted(int(posted["n"] or 0), None if posted["places"] is None
+                                             else int(posted["places"]))
         if info.get("place_cost"):  # Prolific: studies' places (less those released), in the budget's currency
             for b in batches:
                 b["committed"], b["spent"] = _study_money(store, name, b["batch"], Decimal(info["place_cost"]))
@@ -60,6 +66,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         status = shown_status(store, name, meta[0]["status"])
         out.append({
             "campaign": name, "target": meta[0]["target"], "status": status, "paid": paid,
+            "platform": facts.LABEL, "work_words": facts.WORDS.works,
             "config_path": meta[0].get("config_path", ""),
             "budget": info.get("budget", ""), "batches": batches,
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
@@ -70,7 +77,9 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
                               route_options(info, recorded_platform(store, name, meta[0]["config_json"]))),
             "incomplete": shortfall_lines(store, name),
             "adaptive": adaptive_saving(store, name, info, unit),
-            "needs": {k: v for k, v in state.items() if k != "by_batch"}, "platform_now": clock,
+            "needs": {k: v for k, v in state.items() if k != "by_batch"} | {
+                "person_by_batch": {b: s["person"] for b, s in state["by_batch"].items() if s.get("person")}},
+            "platform_now": clock,
         })
         out[-1]["status_words"] = status_words(store, out[-1])
     return out
@@ -87,9 +96,14 @@ def shown_status(store: Store, name: str, stored: str) -> str:
 
 
 def status_words(store: Store, c: dict[str, Any]) -> str:
-    """The campaign's status as people read it: a scheduled campaign between runs says what it waits for."""
+    """The campaign's status as people read it: a scheduled campaign between runs says what it waits for, and
+    a run that stopped for a person (open review items, a held batch) says that, not "stopped"."""
     note = last_scheduled_run(store, c["campaign"]) if c["status"] == WAITING else None
-    return waiting_words(note) if note else c["status"]
+    if note:
+        return waiting_words(note)
+    if c["status"] == "stopped" and (c.get("needs") or {}).get("needs_person"):
+        return "waiting for review"
+    return str(c["status"])
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
@@ -176,11 +190,11 @@ def show_status(report: list[dict[str, Any]]) -> None:
         print(format_status(report))
         return
     for c in report:
-        rows = [(b["batch"], step_words(b), b["hits"],
+        rows = [(b["batch"], step_words(b), b["posted"],
                  ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none", b["undecided"],
                  _due(b), b["for_review"], _until(b), b["blocked"]) for b in c["batches"]]
         print_table(headline(c),
-                    ["batch", "status", "HITs", "assignments", "undecided", "auto-approval in", "for a person",
+                    ["batch", "status", "posted", c["work_words"], "undecided", "auto-approval in", "for a person",
                      "open until", "blocked"], rows)
         print(state_words(c["needs"])) if c.get("needs") else None
         test = c.get("qualification", {})
@@ -196,7 +210,7 @@ def show_status(report: list[dict[str, Any]]) -> None:
 def headline(c: dict[str, Any]) -> str:
     """The campaign's first line: its status in words, route, money and next step."""
     shown = c.get("status_words", c["status"])
-    return f"{c['campaign']} ({shown}) on {c['target']}: {money_words(c)}; next: {c['next']}"
+    return f"{c['campaign']} ({shown}) on {route_words(c)}: {money_words(c)}; next: {c['next']}"
 
 
 def money_words(c: dict[str, Any]) -> str:
@@ -242,7 +256,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
             review = f", {b['for_review']} need(s) a person" if b["for_review"] else ""
             if b.get("open_until"):
                 review += f"; open until {_until(b)}"
-            lines.append(f"  batch {b['batch']}: {step_words(b)}; {b['hits']} HIT(s); assignments {states}; "
+            lines.append(f"  batch {b['batch']}: {step_words(b)}; {b['posted']}; {c['work_words']} {states}; "
                          f"{b['undecided']} undecided{due}{review}; {b['blocked']} worker(s) blocked")
             lines += [f"    {line}" for line in held_lines(c, b)]
         lines += [f"  {line}" for line in c.get("incomplete", [])]
@@ -257,9 +271,9 @@ def batch_markdown(store: Store, campaign: str, batch: int) -> tuple[str, list[d
     flags = store.rows("SELECT rule, count(*) AS flags, count(DISTINCT worker_id) AS workers FROM qc_flags "
                        "WHERE campaign = ? AND batch = ? GROUP BY rule ORDER BY flags DESC", [campaign, batch])
     blocked = store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?", [campaign, batch])
-    lines = [f"# {campaign}, batch {batch}", "", "| posted HITs | submitted | approved | rejected | blocked | "
+    lines = [f"# {campaign}, batch {batch}", "", "| posted | submitted | approved | rejected | blocked | "
              "spent |", "|---|---|---|---|---|---|",
-             f"| {b['hits']} | {sum(b['assignments'].values())} | {b['decisions'].get('approve', 0)} | "
+             f"| {b['posted']} | {sum(b['assignments'].values())} | {b['decisions'].get('approve', 0)} | "
              f"{b['decisions'].get('reject', 0)} | {b['blocked']} | ${b['spent']} |", ""]
     if b["for_review"]:
         lines.append(f"**Needs a person:** {b['for_review']} (review items open or a held batch).")

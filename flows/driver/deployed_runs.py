@@ -20,8 +20,10 @@ from flows.campaigns.identity import CANCELLED, attempt_name, stored_campaign
 from flows.core.db_url import shown_location
 from flows.core.errors import ConfigError
 
-WHOLE_FLOW = "caption-campaign"  # the flows' names, as campaign_flow.py registers them
-NEXT_BATCH_FLOW = "caption-campaign-next-batch"
+# The flows' names, as campaign_flow.py registers them; each deployment is named for its campaign, so
+# Prefect's full name reads "hitflow-next-batch/NAME" (any task kind: not "caption-campaign-next-batch/NAME-next-batch")
+WHOLE_FLOW = "hitflow-campaign"
+NEXT_BATCH_FLOW = "hitflow-next-batch"
 TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow serve-schedules` or `hitflow deploy`; "
                  "or in Prefect's UI)")
 
@@ -47,7 +49,12 @@ def pool_job_variables(pool: str) -> dict[str, str]:
 
 def next_batch_deployment(campaign: str) -> str:
     """The next-batch deployment of ``campaign`` as ``prefect deployment run`` names it."""
-    return f"{NEXT_BATCH_FLOW}/{campaign}-next-batch"
+    return f"{NEXT_BATCH_FLOW}/{campaign}"
+
+
+def whole_campaign_deployment(campaign: str) -> str:
+    """The whole-campaign deployment of ``campaign`` (``hitflow deploy --whole``) as Prefect names it."""
+    return f"{WHOLE_FLOW}/{campaign}"
 
 
 def resume_command(deployment: str) -> str:
@@ -94,14 +101,27 @@ def pause_own_deployment() -> None:
             client.pause_deployment(deployment.id)
 
 
-def deployed_line(deployment: str, pool: str, whole: bool, config: str, endpoint_url: str, ledger: str | Path
-                  ) -> str:
-    """What ``hitflow deploy`` registered, in its own words (Prefect's console text is kept off the terminal)."""
+def deployed_line(deployment: str, pool: str, whole: bool, config: str, serve_options: list[str]) -> str:
+    """What ``hitflow deploy`` registered, in its own words (Prefect's console text is kept off the terminal):
+    the deployment's name, how to run it, and the exact ``hitflow serve-schedules`` command that serves the
+    same schedule from this machine, ``serve_options`` (the platform and every other option) kept."""
     kind = "the whole campaign, run on demand" if whole else "one batch per run, on the config's [schedule]"
     line = (f"deployment {deployment} registered ({kind}) on the process work pool {pool}; start a worker with: "
             f"prefect worker start --pool {pool} (it runs each flow run as a process on its machine)")
     if whole:
-        return line
-    options = f"--endpoint-url {shlex.quote(endpoint_url)} --db {shlex.quote(shown_location(ledger))}"
+        return f"{line}; start a run with: prefect deployment run {shlex.quote(deployment)}"
     return (f"{line}; to run the schedule from this machine without a pool or worker: `hitflow serve-schedules "
-            f"{shlex.quote(config)} {options}`")
+            f"{shlex.join([config, *serve_options])}`")
+
+
+def serve_options(endpoint_url: str, ledger: str | Path, out: str | None, platform: str, task_url: str,
+                  outside_paths: bool) -> list[str]:
+    """``hitflow deploy``'s options that ``hitflow serve-schedules`` takes too, as typed (the platform was left
+    out, so the printed command served a Prolific campaign on MTurk: issue 65 point 4)."""
+    from flows.platforms import DEFAULT_PLATFORM
+
+    words = ["--endpoint-url", endpoint_url, "--db", shown_location(ledger)]
+    words += ["--out", str(out)] if out else []
+    words += ["--platform", platform] if platform != DEFAULT_PLATFORM else []
+    words += ["--task-url", task_url] if task_url else []
+    return words + (["--allow-outside-paths"] if outside_paths else [])

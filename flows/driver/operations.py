@@ -93,11 +93,12 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
         with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
             result = cancel(run)
             summary = export_outputs(run, out_root, None)
+            words = platform_for(run.platform).WORDS
     except CampaignBusyError:
         refuse_while_running(store, campaign, "cancel")
         raise
     done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
-    return (f"{campaign} cancelled: {result.get('closed', 0)} open HIT(s) or study(ies) closed; the partial "
+    return (f"{campaign} cancelled: {words.posted(int(result.get('closed', 0)))} closed; the partial "
             f"dataset ({done} row(s)) and report are in {summary.get('out_url') or summary['out_dir']}; "
             f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")
 

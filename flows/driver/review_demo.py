@@ -55,7 +55,8 @@ def sign_in(login_url: str) -> httpx.Client:
     return web
 
 
-ADVICE_DONE = {"approve": "approved", "reject": "rejected", "block": "blocked", "unblock": "kept (not blocked)"}
+ADVICE_DONE = {"approve": "approved", "reject": "rejected", "block": "blocked", "unblock": "kept (not blocked)",
+               "keep": "kept (not blocked)"}
 
 
 def decide_open_cards(web: httpx.Client, max_steps: int = 500) -> dict[str, int]:

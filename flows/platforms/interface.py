@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from flows.core.config.money import Estimate
     from flows.core.decisions import Decision
     from flows.core.run.run_context import PlatformClient, Run, Session
+    from flows.platforms.words import RouteWords
 
 Step = Callable[["Run", int], dict[str, Any]]
 Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "", outcome shown to the reviewer)
@@ -45,6 +46,9 @@ class PlatformFacts(Protocol):
 
     @property
     def SENDS_DECISIONS(self) -> bool: ...  # False: decisions are only recorded (nobody is paid)
+
+    @property
+    def WORDS(self) -> RouteWords: ...  # how the route names its work in every view (HITs, studies, pages)
 
 
 class Platform(PlatformFacts, Protocol):

@@ -39,6 +39,7 @@ from flows.core.outputs.output_location import shown_output
 from flows.core.outputs.output_mirror import has_output, read_output
 from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
 from flows.core.run.run_context import Run
+from flows.platforms.words import route_words
 from flows.review.answers_view import answers_view, campaign_threshold
 from flows.review.page_guard import EveryResponse, favicon
 from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
@@ -59,6 +60,8 @@ REPORT_HEADERS = {
                                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     "x-content-type-options": "nosniff", "cache-control": "no-store"}
 REFRESH_S = 5  # while a run goes: often enough to watch a batch fill, rare enough to cost nothing
+# Past this many campaigns the page folds the ones that need nobody (seven unfolded made a 10,041 px page)
+FOLD_AFTER = 3
 
 
 @dataclass
@@ -127,7 +130,8 @@ def _hours(seconds: float | None) -> str:
 def _batch_row(b: dict[str, Any]) -> dict[str, Any]:
     left = b.get("auto_approval_in_s")
     # a finished batch reads "done", not its last step's name ("blocked" read as a worry: issue 57 point 7)
-    return {"batch": b["batch"], "status": "done" if b.get("next") == "done" else b["status"], "posted": b["hits"],
+    return {"batch": b["batch"], "status": "done" if b.get("next") == "done" else b["status"],
+            "posted": b.get("posted", b["hits"]),  # in the route's words: "3 HITs", "1 study (9 places)"
             "submitted": sum(b["assignments"].values()), "decided": sum(b["decisions"].values()),
             "undecided": b["undecided"], "auto_approval": _hours(left),
             "urgent": left is not None and left < 24 * 3600, "blocked": b["blocked"], "held": b.get("held", "")}
@@ -140,11 +144,13 @@ def overview(site: OverviewSite) -> list[dict[str, Any]]:
     for c in site.read_status(store):
         report = has_output(site.out_root, c["campaign"], "report.html")  # at the URL when the run wrote there
         out.append({"name": c["campaign"], "status": c["status"], "status_words": c.get("status_words", c["status"]),
-                    "target": c["target"], "next": c["next"],
+                    "target": route_words(c), "work_words": c.get("work_words", "assignments"), "next": c["next"],
                     "paid": c.get("paid", True), "spent": c["spent"], "committed": c["committed"],
                     "budget": c["budget"],
                     "batches": [_batch_row(b) for b in c["batches"]], "incomplete": c.get("incomplete", []),
                     "review_open": review_status(store, c["campaign"], c.get("needs"))["open"],
+                    # the report of a run stopped for a person is of the work so far (its summary says so too)
+                    "waiting": bool((c.get("needs") or {}).get("needs_person")),
                     "review": f"/review/{quote(c['campaign'], safe='')}/" if site.open_run else "",
                     "report": f"/report/{c['campaign']}" if report else "",
                     "answers": answers_view(site.out_root, c["campaign"],
@@ -160,6 +166,7 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
         running = any(c["status"] in ("running", "scheduled") for c in campaigns)  # a schedule comes back
         return HTMLResponse(render("overview.html.j2", {
             "campaigns": campaigns, "refresh_s": site.refresh_s if running else 0, "db": shown_location(site.db_path),
+            "fold_after": FOLD_AFTER,
             "nonce": request.state.csp_nonce, "now": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}))
 
     async def status_json(request: Request) -> Response:

@@ -21,7 +21,10 @@ from flows.core.run.run_context import Run
 from flows.platforms.interface import Platform
 from flows.platforms.registry import platform_for
 
-ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "bonus")
+ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "keep", "bonus")
+# "keep": a person's word on a worker the rules proposed to block, recorded as what it is (it was recorded
+# as "unblock"); it is sent as an unblock, which lifts a block already made and otherwise changes nothing
+SENT_AS = {"keep": "unblock"}
 MAX_BONUS = Decimal("20.00")
 
 
@@ -78,7 +81,7 @@ def apply_decision(run: Run, d: Decision) -> dict[str, Any]:
         if sent:  # the platform already has a verdict; a second one is never sent
             return {"action": d.action, "outcome": f"already {sent[0]['action']}d ({sent[0]['applied']})",
                     "repeat": True}
-    ledger_key, outcome = platform.REVIEW_SENDERS[d.action](run, d)
+    ledger_key, outcome = platform.REVIEW_SENDERS[SENT_AS.get(d.action, d.action)](run, d)
     row = {"campaign": name, "batch": d.batch, "worker_id": d.worker_id, "assignment_id": d.assignment_id,
            "image_id": d.image_id, "action": d.action, "reason": d.reason, "category": d.category,
            "amount": d.amount, "reviewer": d.reviewer, "decided_at": time.time(), "idem_key": d.idem_key,
@@ -104,5 +107,5 @@ def _record_effect(run: Run, d: Decision, outcome: str) -> None:
         store.table("blocks").upsert({"campaign": name, "worker_id": d.worker_id, "batch": d.batch,
                                       "rules": f"reviewer {d.reviewer}: {d.reason}".strip(": "),
                                       "mode": outcome, "applied": "yes"}, pk=("campaign", "worker_id"))
-    elif d.action == "unblock":
+    elif d.action in ("unblock", "keep"):
         store.execute("DELETE FROM blocks WHERE campaign = ? AND worker_id = ?", [name, d.worker_id])

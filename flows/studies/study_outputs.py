@@ -12,7 +12,7 @@ import pandas as pd
 from flows.answers.answers_step import campaign_answers
 from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.report_summary import money_so_far, summary_header, work_figures
+from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
 from flows.campaigns.summary import shortfall_lines
 from flows.core.inputs.csv_files import write_csv
 from flows.core.pages.templates import render
@@ -136,7 +136,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     summary = study_summary(run, counts, len(blocked), analysis, out_dir)
     (out_dir / "study_summary.txt").write_text(summary, encoding="utf-8")
     assert run.cfg.study is not None
-    report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": run.target.label,
+    report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": route_label(run),
               "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,
               "statistics": statistics_tables(run.cfg.study.kind, analysis),
               "analysis_error": analysis.get("error", ""),

@@ -5,6 +5,8 @@ to are flows/answers/, beside the CLI.
 
 From the top (``make lint`` holds the order; a module imports only those below it):
 
+- ``extension_rounds``: a live campaign's extra rounds (which units get one more judgement, top-ups, why an
+  item is still short);
 - ``adaptive``: the stopping rule of adaptive overlap, and its replay over a recorded file;
 - ``aggregation``: ``aggregate(frame) -> Aggregation(answers, workers)``, every method;
 - the models it composes: ``skill_posterior`` (Dawid-Skene with a prior on each worker's skill: the

@@ -292,11 +292,3 @@ def _pick(probas: pd.DataFrame, skill: pd.DataFrame) -> tuple[pd.Series, pd.Seri
     if probas.index.is_monotonic_increasing:
         return chosen, tie
     return chosen.sort_index(), tie.sort_index()
-
-
-def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
-    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
-    over the items and fields both hold; NaN when they share none."""
-    both = answers.astype({"item_id": str, "field": str}).merge(
-        truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
-    return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")

@@ -131,3 +131,11 @@ _BIN_WORDS = f"{BINS} equal-width bins of [0, 1]"
 _BINNING = (f"ece: {BINS} equal-width bins of [0, 1]; ece_15 and reliability: {FINE_BINS}; ece_equal_mass and "
             f"reliability_equal_mass: up to {EQUAL_MASS_BINS} bins of equal counts, at least {MIN_BIN_ITEMS} items "
             f"each; worst_bin: of those bins holding at least {WORST_MIN_ITEMS} items, off = confidence - accuracy")
+
+
+def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
+    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
+    over the items and fields both hold; NaN when they share none."""
+    both = answers.astype({"item_id": str, "field": str}).merge(
+        truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
+    return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")

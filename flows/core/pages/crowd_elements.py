@@ -43,10 +43,10 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any
 
 from flows.core.pages.radio_buttons import BUTTONS, buttons_json, group_field_name, per_button
+from flows.core.pages.tolerant_html import TolerantHTMLParser
 from qc.worker_values import check_fields, read_json
 
 
@@ -240,7 +240,7 @@ def flat_answers(fields: dict[str, str]) -> dict[str, str]:
     return check_fields({**rest, **flatten_task_answers(fields[TASK_ANSWERS])})  # counted as one answer
 
 
-class _CrowdTags(HTMLParser):
+class _CrowdTags(TolerantHTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[int, str, dict[str, str]]] = []  # (line, tag, attributes)

@@ -3,9 +3,8 @@ submits them, and in document order the text, images and fields a worker sees.""
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 from flows.core.pages.crowd_elements import INSTRUCTIONS, FormField, close_radio_group, open_crowd_element
+from flows.core.pages.tolerant_html import TolerantHTMLParser
 
 BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
 _SKIPPED_TEXT = ("script", "style", "title", "option", "textarea", "button", "select")
@@ -14,7 +13,7 @@ _LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", "cro
                *INSTRUCTIONS)
 
 
-class FormParser(HTMLParser):
+class FormParser(TolerantHTMLParser):
     """Form controls as a browser submits them (disabled ones never are), and in document order
     what a worker sees around them: text chunks (``(position, text, is_label)``), images, fields."""
 

@@ -11,10 +11,13 @@ from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.mturk_forms import FormField
 from flows.core.pages.radio_buttons import BUTTONS
 from qc.form_constraints import Spec
+from qc.worker_values import MAX_MARKS
 
 TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")
 NUMBER_INPUTS = ("number", "range")
 NOT_ANSWERS = ("hidden",)
+# hitflow's annotation widget (_crowd_page.html.j2's script): it refuses a mark past the spec's max_marks
+CAPPING_WIDGET = re.compile(r"""<script\b[^>]*\sid=["']?hitflow-crowd-elements\b""", re.I)
 
 
 def _int_attr(attrs: dict[str, str], key: str) -> int | None:
@@ -47,9 +50,10 @@ def _number_rule(f: FormField) -> dict[str, Any]:
 BOOKKEEPING = re.compile(r"^(assignmentId|sig|page_start_ms|page_end_ms|image_id_\d+)$")
 
 
-def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | None:
+def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None = None) -> dict[str, Any] | None:
     """One control's rule, or None for a control nobody answers (hidden, unless the page's script
-    writes it: then it is an answer with no rule of its own, as the script decides its value)."""
+    writes it: then it is an answer with no rule of its own, as the script decides its value).
+    ``marks_cap``: the most marks the page's annotation widget takes, when the page has one that refuses more."""
     if f.kind in NOT_ANSWERS and hidden_answers and not BOOKKEEPING.match(f.name) and not f.attrs.get("data-sim-fill"):
         return {"name": f.name, "type": "text", "input": "hidden", "required": False, "minlength": None,
                 "maxlength": None}
@@ -74,6 +78,8 @@ def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | N
                                  "options": list(dict.fromkeys(f.options))}
         if f.kind == ENTITIES:  # spans are offsets into the element's own text
             marks["text"] = f.attrs.get("text", "")
+        if marks_cap:  # the widget reads it from the page's copy of this spec (hit_templates/crowd_elements.js)
+            marks["max_marks"] = marks_cap
         return marks
     shown = "hidden" not in f.attrs  # hidden by attribute: the page's script fills it, nobody types it
     rule: dict[str, Any] = {"name": f.name, "type": "text",
@@ -85,7 +91,15 @@ def field_rule(f: FormField, hidden_answers: bool = False) -> dict[str, Any] | N
     return rule
 
 
-def form_spec(fields: list[FormField], hidden_answers: bool = False) -> Spec:
+def widget_marks_cap(page: str) -> int | None:
+    """``MAX_MARKS`` when the rendered ``page`` draws its annotation elements with hitflow's widget, which
+    refuses a mark past it; None when its template replaced that script (a widget of the requester's own,
+    whose limits hitflow does not know)."""
+    return MAX_MARKS if CAPPING_WIDGET.search(page) else None
+
+
+def form_spec(fields: list[FormField], hidden_answers: bool = False, marks_cap: int | None = None) -> Spec:
     """The page's rules: one entry per answered control, in page order (``hidden_answers``: the
-    page's script writes its hidden fields, so they are answers too)."""
-    return {"kind": "form", "fields": [r for f in fields if (r := field_rule(f, hidden_answers)) is not None]}
+    page's script writes its hidden fields, so they are answers too; ``marks_cap``: :func:`field_rule`)."""
+    return {"kind": "form",
+            "fields": [r for f in fields if (r := field_rule(f, hidden_answers, marks_cap)) is not None]}

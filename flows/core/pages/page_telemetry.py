@@ -18,11 +18,11 @@ from __future__ import annotations
 import logging
 import re
 from functools import lru_cache
-from html.parser import HTMLParser
 
 from markupsafe import escape
 
 from flows.core.pages.templates import render
+from flows.core.pages.tolerant_html import TolerantHTMLParser
 from qc.worker_values import nesting_depth
 
 FIELD = "hitflow_telemetry"
@@ -46,7 +46,7 @@ FIRST_CHUNK, CHUNK = 512, 4096
 FREE_TEXT_TAGS = ("textarea", "crowd-text-area", "input", "crowd-input")  # the only tags _free_text may pass
 
 
-class _FreeTextForm(HTMLParser):
+class _FreeTextForm(TolerantHTMLParser):
     """Where the first form holding a free-text control opens: ``found``, the character offset just
     after its start tag (None: no such form). Parsing starts at the first form and stops at the first
     free-text control inside a form, so a page costs a fraction of a full parse."""
@@ -90,7 +90,7 @@ class _FreeTextForm(HTMLParser):
 _CANDIDATE = re.compile(r"<(?:textarea|crowd-text-area|input|crowd-input)(?=[\t\n\r\f />\x00])", re.I)
 
 
-class _TagReader(HTMLParser):
+class _TagReader(TolerantHTMLParser):
     """One start tag read as the parser reads it in a page (``parse_starttag`` at its ``<``)."""
 
     read: tuple[str, dict[str, str]] | None = None

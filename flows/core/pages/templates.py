@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import jinja2
 
-from flows.core.errors import ConfigError
+from flows.core.errors import ConfigError, HitflowError
 from flows.core.pages import template_limits as limits
 from flows.core.pages.bounded_sandbox import BoundedSandbox
 from flows.core.pages.filter_bounds import bounded_filter
@@ -35,8 +35,16 @@ def safe_url(value: object) -> str:
 
 
 def allowed_url(url: str) -> bool:
+    """http(s) or a path on this host: not another scheme, and not another host by ``//`` (which a
+    browser also reads in ``/\\``, ``\\\\`` and with tabs or newlines between: it drops those and
+    takes a backslash for a slash)."""
     scheme = urlparse(url).scheme.lower()
-    return scheme in ("http", "https", "") and not url.strip().lower().startswith("//")
+    start = url.lstrip(C0_OR_SPACE).translate(TAB_OR_NEWLINE)[:2].replace("\\", "/")
+    return scheme in ("http", "https", "") and start != "//"
+
+
+C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what a browser strips from a URL's ends
+TAB_OR_NEWLINE = dict.fromkeys(map(ord, "\t\n\r"))  # what it drops anywhere in it
 
 
 MAX_KEPT_URL = 2048  # a URL's verdict kept for the next page that shows it (a campaign checks each item's twice)
@@ -90,35 +98,46 @@ def render(template: str, context: dict[str, Any]) -> str:
 
 def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     """A template given as text (a campaign's own page, ``name`` its path for messages), in the
-    one environment: it may extend hitflow's pages; item values are escaped like any other."""
+    one environment: it may extend hitflow's pages; item values are escaped like any other. Whatever
+    the template's code raises while it compiles or renders becomes one ConfigError line, with the
+    template's line where Jinja gives one (issue 68 point 4: a filter's own argument check, a test or
+    filter named in ``select``/``map``, two ``{% extends %}``, 25 nested loops printed tracebacks)."""
     try:
+        limits.check_template_size(source)
         # compiled before the deadline (its constants bounded too)
         page = compiled(environment(), source, limits.bounded()) if len(source) <= MAX_CACHED_SOURCE else \
             environment().from_string(source)
         with limits.render_deadline():
             return limits.bounded_output(page.generate(**context))
-    except jinja2.TemplateNotFound as exc:
-        raise ConfigError(f"{name}: extends or includes {exc.name}, which is not under {TEMPLATE_DIR}") from exc
-    except jinja2.UndefinedError as exc:
-        raise ConfigError(f"{name}: {exc.message}; check the names the template uses (item columns, "
-                          "title, items)") from exc
-    except jinja2.TemplateSyntaxError as exc:
-        raise ConfigError(f"{name}:{exc.lineno}: {str(exc.message).rstrip('.')}; fix the template's syntax on that "
-                          "line and run the dry run again") from exc
-    except limits.TemplateLimit as exc:
-        raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({exc}); a page may "
-                          "not build that much: change the expression that builds it") from exc
-    except jinja2.sandbox.SecurityError as exc:
-        raise ConfigError(f"{name}{template_line(exc)}: {str(exc).rstrip('.')}; a task template may only read its "
-                          "values") from exc
-    except MemoryError as exc:
-        raise ConfigError(f"{name}{template_line(exc)}: the page ran out of memory while rendering; change "
-                          "the expression that builds it") from exc
-    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError) as exc:  # {{ 1/0 }}
-        line = (str(exc).splitlines() or [""])[0][:160]
-        raise ConfigError(f"{name}{template_line(exc)}: the template failed while rendering ({type(exc).__name__}: "
-                          f"{line}); "
-                          "fix the expression and run the dry run again") from exc
+    except HitflowError:
+        raise
+    except Exception as exc:  # the render boundary: a user's template may raise anything
+        raise render_failure(exc, name) from exc
+
+
+def render_failure(exc: Exception, name: str) -> ConfigError:
+    """The one line for an error a user's template raised while compiling or rendering."""
+    where = f"{name}{template_line(exc)}"
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return ConfigError(f"{name}: extends or includes {exc.name}, which is not under {TEMPLATE_DIR}")
+    if isinstance(exc, jinja2.UndefinedError):
+        return ConfigError(f"{name}: {exc.message}; check the names the template uses (item columns, title, items)")
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        return ConfigError(f"{name}:{exc.lineno}: {str(exc.message).rstrip('.')}; fix the template's syntax on that "
+                           "line and run the dry run again")
+    if isinstance(exc, limits.TemplateLimit):
+        return ConfigError(f"{where}: the template failed while rendering ({exc}); a page may not build that much: "
+                           "change the expression that builds it")
+    if isinstance(exc, jinja2.sandbox.SecurityError):
+        return ConfigError(f"{where}: {str(exc).rstrip('.')}; a task template may only read its values")
+    if isinstance(exc, MemoryError):
+        return ConfigError(f"{where}: the page ran out of memory while rendering; change the expression that "
+                           "builds it")
+    if isinstance(exc, SyntaxError):  # Python's own limits on the compiled code (20 nested blocks)
+        return ConfigError(f"{name}: the template cannot be compiled ({exc.msg}); nest fewer loops or blocks")
+    line = (str(exc).splitlines() or [""])[0][:160]
+    return ConfigError(f"{where}: the template failed while rendering ({type(exc).__name__}: {line}); "
+                       "fix the expression and run the dry run again")
 
 
 MAX_CACHED_SOURCE = 512 * 1024  # a task template kept compiled: 32 of them at most

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from string import Formatter
 from typing import Any
@@ -23,6 +24,7 @@ from jinja2.sandbox import SandboxedEscapeFormatter, SandboxedFormatter
 from jinja2.utils import Namespace
 from markupsafe import Markup, escape
 
+from flows.core.pages import method_bounds as mb
 from flows.core.pages import template_limits as limits
 from flows.core.pages.template_limits import MAX_DEPTH, MAX_INT_BITS, MAX_VALUE_CHARS, TemplateLimit, too_big
 
@@ -79,6 +81,7 @@ def checked(value: Any, limit: int = MAX_VALUE_CHARS) -> Any:
     size = weight(value, limit)
     if size > limit:
         raise too_big("a value", size, limit)
+    limits.count_built(sys.getsizeof(value) if isinstance(value, str | bytes) else size * 8)  # 8: a reference
     return value
 
 
@@ -240,19 +243,22 @@ def _to_bytes(owner: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None
     _count((args or (kwargs.get("length", 1),))[0], "a byte string")
 
 
-READERS = ("capitalize", "casefold", "lower", "upper", "swapcase", "title", "strip", "lstrip", "rstrip", "split",
-           "rsplit", "splitlines", "partition", "rpartition", "removeprefix", "removesuffix", "startswith",
-           "endswith", "find", "rfind", "index", "rindex", "count", "isalnum", "isalpha", "isascii", "isdecimal",
-           "isdigit", "isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper",
-           "encode", "maketrans")
+READERS = ("startswith", "endswith", "find", "rfind", "index", "rindex", "count", "isalnum", "isalpha", "isascii",
+           "isdecimal", "isdigit", "isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle",
+           "isupper", "maketrans")
+BUILDERS = ("capitalize", "casefold", "lower", "upper", "swapcase", "title", "strip", "lstrip", "rstrip",
+            "partition", "rpartition", "removeprefix", "removesuffix")
 STR_METHODS: dict[str, Callable[..., None]] = {
-    **dict.fromkeys(READERS, _linear), **dict.fromkeys(("center", "ljust", "rjust", "zfill"), _width),
+    **dict.fromkeys(READERS, _linear), **dict.fromkeys(BUILDERS, mb.from_bounded),
+    **dict.fromkeys(("center", "ljust", "rjust", "zfill"), _width), "encode": mb.codec_bound,
+    "split": mb.split_bound, "rsplit": mb.split_bound, "splitlines": mb.lines_bound,
     "expandtabs": _expandtabs, "replace": _replace, "translate": _translate,
-    "unescape": _linear, "striptags": _linear, "escape": _linear}  # the last three: Markup's
+    "unescape": mb.from_bounded, "striptags": mb.from_bounded, "escape": mb.from_bounded}  # the last three: Markup's
 METHODS: dict[type, dict[str, Callable[..., None]]] = {
     str: STR_METHODS,
-    bytes: {**dict.fromkeys(("decode", "hex", "count", "find", "startswith", "endswith", "split", "strip",
-                             "lower", "upper", "isascii", "isdigit", "isalpha"), _linear)},
+    bytes: {**dict.fromkeys(("count", "find", "startswith", "endswith", "isascii", "isdigit", "isalpha"), _linear),
+            **dict.fromkeys(("hex", "strip", "lower", "upper"), mb.from_bounded), "decode": mb.codec_bound,
+            "split": mb.split_bound},
     list: dict.fromkeys(("index", "count", "copy"), _linear),
     tuple: dict.fromkeys(("index", "count"), _linear),
     dict: dict.fromkeys(("keys", "values", "items", "get", "copy"), _linear),

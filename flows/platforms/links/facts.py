@@ -1,7 +1,16 @@
 """What invite links is, as a reader of the ledger needs to know it (:class:`flows.platforms.interface.PlatformFacts`),
 without loading the client and steps its platform module imports: ``hitflow status`` asks these alone
-(issue 57 point 5); the platform module (platform.py) offers them too."""
+(issue 57 point 5); the platform module (platform.py) offers them too. ``WORDS``: how the route names its
+work in every view (flows/platforms/words.py)."""
+
+from flows.platforms.words import RouteWords
 
 NAME = "links"
 LABEL = "invite links"
 SENDS_DECISIONS = False
+
+# a batch's pages are its planned units (the task server hands each to invitees through their links)
+WORDS = RouteWords("page", "pages", "response", "responses",
+                   "SELECT count(DISTINCT hit_index) AS n, NULL AS places FROM items WHERE campaign = ? AND batch = ?"
+                   " AND EXISTS (SELECT 1 FROM batches b WHERE b.campaign = items.campaign AND b.batch = items.batch"
+                   " AND b.status NOT IN ('planned'))", invited="invite links")

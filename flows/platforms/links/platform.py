@@ -22,11 +22,11 @@ from flows.platforms.links import extend as links_extend
 from flows.platforms.links import rehearsal
 from flows.platforms.links.decisions import LINKS_SENDERS
 from flows.platforms.links.dry_run import NO_GATE_TEST, links_plan
-from flows.platforms.links.facts import LABEL, NAME, SENDS_DECISIONS  # noqa: F401  (the protocol's facts)
+from flows.platforms.links.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.links.session import links_session
 from flows.platforms.operation_steps import finish_cancel
 
-TARGET_NOTE = ""
+TARGET_NOTE = " (invite links)"
 PUBLISH_STEP = "open invite links"
 COLLECT_STEP = "collect responses"
 SERVES_PAGES = True

@@ -19,11 +19,11 @@ from flows.platforms.mturk import operations as mturk_operations
 from flows.platforms.mturk.decisions import MTURK_SENDERS
 from flows.platforms.mturk.dry_run import mturk_plan
 from flows.platforms.mturk.estimate import mturk_estimate
-from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS  # noqa: F401  (the protocol's facts)
+from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.mturk.qualifications import block_qualification, cost_per_assignment, qualification_test_cost
 from flows.platforms.mturk.session import mturk_session
 
-TARGET_NOTE = ""
+TARGET_NOTE = " (MTurk API)"
 PUBLISH_STEP = "publish batch"
 COLLECT_STEP = "collect submissions"
 SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)

@@ -17,10 +17,10 @@ assignments and how many gave it back name the random stream.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from flows.sim.mturk.market import Marketplace
+    from flows.sim.mturk.journal import Journal
     from flows.sim.mturk.market_records import Hit, MarketState
     from flows.sim.people.crowd_model import Worker
 
@@ -53,7 +53,15 @@ def hand_back(m: MarketState, hit: Hit, worker_id: str, at: float, assignment_id
     m.hits.touch(hit.fields["HITId"])
 
 
-def schedule_reopened(m: Marketplace, hit: Hit) -> None:
+class _Scheduling(Protocol):
+    """What :func:`schedule_reopened` needs of the marketplace (market.py imports this module)."""
+
+    hits: Journal[str, Hit]
+
+    def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None: ...
+
+
+def schedule_reopened(m: _Scheduling, hit: Hit) -> None:
     """Offer the HIT's reopened slots again (each after the time it reopened), while the HIT is open."""
     times, hit.reopened = sorted(hit.reopened), []
     m.hits.touch(hit.fields["HITId"])

@@ -1,11 +1,41 @@
-"""A caption campaign's top-up rounds: which units get more assignments, which items are still short and why.
+"""A live campaign's extra rounds: which units get one more judgement (adaptive overlap), which get a caption
+campaign's top-up, and why an item is still short after them.
 
-Moved from postprocess.answers.adaptive (which re-exports them) when the replay's budget made it too long.
+Pure: DataFrames in, lists and DataFrames out; the column contracts are in each function's docstring.
 """
 
 from __future__ import annotations
 
 import pandas as pd
+
+from postprocess.answers.adaptive import settled
+
+
+def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
+                    min_judgements: int = 1, stop_settled: bool = False) -> list[str]:
+    """A live campaign's round (adaptive overlap): the units that get one more judgement.
+
+    ``answers``: how sure each item's answer is, from every usable judgement received so far
+    (``item_id, field, confidence, judgements``: postprocess.answers.skill_posterior.label_posterior in a
+    campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
+    received``: judgements asked of the unit so far and received). An item is uncertain when a field's
+    confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
+    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is
+    extended when it was asked fewer than ``max_judgements`` and received all it was asked (a unit the crowd
+    left short would only wait again). With ``stop_settled`` (``answers`` then has ``margin`` and
+    ``vote_weight``) a field is also sure once the judgements its unit may still get (``max_judgements -
+    asked``) could at best tie its answer (:func:`settled`). Units in the order given, each once."""
+    if units.empty:
+        return []
+    open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
+    rows = open_units.assign(item_id=open_units["item_id"].astype(str)).merge(
+        answers.assign(item_id=answers["item_id"].astype(str)), on="item_id", how="left")
+    unsure = ~(rows["confidence"] >= confidence - 1e-12)  # no usable judgement (NaN) is unsure too
+    if stop_settled:
+        unsure &= ~settled(rows["margin"], rows["vote_weight"], max_judgements - rows["asked"])
+    fewest = answers.groupby(answers["item_id"].astype(str))["judgements"].min()
+    short = rows["item_id"].map(fewest).fillna(0) < min_judgements
+    return list(dict.fromkeys(rows.loc[unsure | short, "unit_id"].astype(str)))
 
 
 def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:

@@ -1,0 +1,20 @@
+"""The reports' "People and the rules" section (docs/how-to/review.md promises it on every kind of report):
+per batch, what reviewers decided on the review page against what the rules alone would have done."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from flows.campaigns.review_data import review_summary
+from flows.core.run.run_context import Run
+
+
+def review_report(run: Run) -> pd.DataFrame | None:
+    """Per batch, people against the rules with the batch's review note; None when no one reviewed and
+    the run did not wait (``[policy] review = "none"``)."""
+    if run.cfg.review == "none" and not run.store.table("review_actions").count_where("campaign = ?", [run.cfg.name]):
+        return None
+    summary = review_summary(run.store, run.cfg.name, run.cfg.policy, run.cfg.review)
+    notes = {r["batch"]: r.get("review_note") or "" for r in
+             run.store.rows("SELECT * FROM batches WHERE campaign = ?", [run.cfg.name])}
+    return summary.assign(note=[notes.get(b, "") for b in summary["batch"]])

@@ -1,0 +1,84 @@
+"""``hitflow aggregate`` on a campaign: its dataset.csv (the campaign found from the manifest beside it) or its
+name with ``--db``, and ``--field``: the campaign's own answers of that field, computed by the campaign's own
+answers step from its ledger (blocked workers left out, its control items and [answers] settings), so the
+file equals the campaign's answers.csv on every item. A filtered copy of dataset.csv aggregated as a plain
+labels file lost the blocked-worker exclusion and the controls (171 judgements against 163; 3 of 60
+answers differed: issue 65 point 5)."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from flows.core.errors import ConfigError
+
+# options that shape a labels file's aggregation, which a campaign's own config decides instead
+NOT_FOR_A_CAMPAIGN = (("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
+                      ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"),
+                      ("adaptive", False, "--adaptive"))
+
+
+def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
+    """(ledger, campaign) when ``a.input`` is a campaign: a name with ``--db``, or its dataset.csv (or
+    responses.csv) in its output folder (the manifest beside it names both; ``--db`` overrides the ledger)
+    without a labels file's options; None for a labels file, read as one."""
+    from flows.campaigns.identity import read_manifest
+
+    given = Path(a.input)
+    if not given.is_file():
+        if a.db:
+            return a.db, a.input
+        return None  # the labels file's own error says it is missing
+    manifest = read_manifest(given.parent)
+    # a labels file's options (--columns ...) read the file itself, as before: a campaign's answers are its config's
+    as_labels = any(getattr(a, option, default) != default for option, default, _ in NOT_FOR_A_CAMPAIGN)
+    if manifest and manifest.get("campaign") and given.name in ("dataset.csv", "responses.csv") and not as_labels:
+        return a.db or manifest["ledger"], manifest["campaign"]
+    if a.db:
+        raise ConfigError(f"{a.input} is a file and --db names a ledger: give the campaign's name with --db, or its "
+                          "dataset.csv from its output folder (the manifest beside it names the ledger)")
+    return None
+
+
+def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[str, Any]:
+    """The campaign's answers of ``--field`` (every choice field without it) at ``--out``, workers.csv beside it."""
+    from flows.driver.operations import ledger_run
+
+    for option, default, flag in NOT_FOR_A_CAMPAIGN:
+        if getattr(a, option, default) != default:
+            raise ConfigError(f"{flag} is not read on a campaign: its config's [answers] decide how its answers are "
+                              f"made; aggregate an exported labels file to choose {flag}")
+    run = ledger_run(db, campaign)
+    if run.cfg.task != "custom" or run.cfg.study is not None:
+        raise ConfigError(f"campaign {campaign} is not an own-page campaign: its answers.csv is in its output folder "
+                          "(hitflow aggregate --field reads own-page campaigns)")
+    from flows.custom.custom_outputs import campaign_answer_files
+
+    with tempfile.TemporaryDirectory(prefix="hitflow-aggregate-") as tmp:
+        made = campaign_answer_files(run, Path(tmp))
+        if not made:
+            raise ConfigError(f"campaign {campaign} has no approved answers to a choice field yet")
+        return _written(Path(tmp), Path(a.out), list(a.field), campaign, db)
+
+
+def _written(made: Path, out: Path, fields: list[str], campaign: str, db: str) -> dict[str, Any]:
+    """The answers of ``fields`` (all without any) from the step's folder at ``out``, its workers.csv beside."""
+    import pandas as pd
+
+    from flows.core.inputs.csv_files import write_csv
+
+    answers = pd.read_csv(made / "answers.csv", dtype=str, keep_default_na=False)
+    known = sorted(set(answers["field"]))
+    unknown = [f for f in fields if f not in known]
+    if unknown:
+        raise ConfigError(f"--field {', '.join(unknown)}: campaign {campaign}'s answers are of {', '.join(known)}")
+    chosen = answers[answers["field"].isin(fields)] if fields else answers
+    write_csv(chosen, out, for_spreadsheet=False)  # the step's text as it wrote it (its cells already made inert)
+    workers = out.parent / "workers.csv"
+    if workers.resolve() != (made / "workers.csv").resolve():
+        shutil.copyfile(made / "workers.csv", workers)
+    return {"campaign": campaign, "ledger": db, "fields": fields or known, "answers": len(chosen),
+            "answers_file": str(out), "workers_file": str(workers)}

@@ -1,0 +1,23 @@
+"""``hitflow deploy``: the campaign's deployment registered, and what it is called and how to serve it said in
+hitflow's words (flows/driver/deployments.py, flows/driver/deployed_runs.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from flows.cli.output_option import chosen_out, configured_out
+
+
+def cmd_deploy(a: argparse.Namespace) -> int:
+    from flows.driver.deployed_runs import deployed_line, serve_options
+    from flows.driver.deployments import deploy_campaign, deploy_schedule
+
+    print(f"target: {a.endpoint_url}")
+    out = chosen_out(a, configured_out(a.config))
+    if a.whole:
+        deployment = deploy_campaign(a.config, a.endpoint_url, a.db, out, a.pool)
+    else:
+        deployment = deploy_schedule(a.config, a.endpoint_url, a.db, out, a.pool, a.platform, a.task_url)
+    print(deployed_line(deployment, a.pool, a.whole, a.config, serve_options(
+        a.endpoint_url, a.db, a.out, a.platform, a.task_url, getattr(a, "allow_outside_paths", False))))
+    return 0

@@ -1,0 +1,17 @@
+"""html.parser as every page reader of hitflow uses it: a marked section it does not know (``<![foo bar]>``,
+``<![ x``) is read as browsers read it, a bogus comment up to the next ``>``, where html.parser raises
+AssertionError ("unknown status keyword"): a traceback from ``hitflow new`` and the dry run (issue 68)."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+
+class TolerantHTMLParser(HTMLParser):
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
+        where = self.getpos()
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:  # it moved the position to where it gave up: back to the section's start
+            self.lineno, self.offset = where
+            return self.parse_bogus_comment(i, report)

@@ -1,0 +1,75 @@
+"""Where a placeholder stands in a page's script, read by a small JavaScript lexer (issue 68 point 2).
+
+Item text reaches a script only as a whole string literal of its own (``var t = "${t}";``), written as
+``{{ item.t | tojson }}``: JSON's quotes and escapes (``<``, ``>``, ``&``, ``'`` as ``\\u00XX``) keep it one
+string. Anywhere else in a script (inside a longer string, a template literal, a comment, a regular
+expression, or code itself) autoescape cannot keep it from being code: ``"a '${t}' b"`` with an item
+``+alert(1)+`` would call alert. The lexer tells those places apart; a placeholder in one of them is the
+script's own (``${x}`` in a template literal) or is refused by the caller.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A token of JavaScript: enough of the grammar to know strings, template literals, comments and regular
+# expressions from code. An unterminated string or comment runs to the end of the script.
+TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<comment>//[^\n\r\u2028\u2029]*|/\*.*?(?:\*/|\Z))
+  | (?P<string>'(?:[^'\\\n\r]|\\.)*(?:'|$)|"(?:[^"\\\n\r]|\\.)*(?:"|$))
+  | (?P<template>`(?:[^`\\]|\\.)*(?:`|\Z))
+  | (?P<word>[\w$\ufdd0\ufdd1]+)
+  | (?P<open>\()
+  | (?P<close>[)\]}])
+  | (?P<slash>/)
+  | (?P<other>.)
+""", re.S | re.X | re.M)
+REGEX_BODY = re.compile(r"(?:[^/\\\n\r\[]|\\.|\[(?:[^\]\\\n\r]|\\.)*\])+/[A-Za-z]*")
+# after these words a "/" starts a regular expression, not a division
+REGEX_AFTER_WORDS = frozenset(("return", "typeof", "case", "do", "else", "in", "instanceof", "new", "delete",
+                               "void", "throw", "yield", "await", "of"))
+# a "/" after the ")" of their condition starts a regular expression too (``if (a) /x/.test(b)``)
+CONDITION_WORDS = frozenset(("if", "while", "for", "with"))
+
+
+def script_places(code: str, mark: re.Pattern[str]) -> dict[int, str]:
+    """For each placeholder mark (``mark``'s group 1: its number) in ``code``, where it stands: "string"
+    (the whole of a string literal, between its own quotes), "code" (code or a template literal: the
+    script's own ``${x}``), or "inside" (part of a longer string, a comment or a regular expression)."""
+    places: dict[int, str] = {}
+    pos, regex_may_follow, previous = 0, True, ""
+    conditions: list[bool] = []  # for each open "(": whether it holds an if/while/for/with condition
+    while pos < len(code):
+        m = TOKEN.match(code, pos)
+        assert m is not None  # "other" takes any character
+        kind, text = m.lastgroup or "", m.group(0)
+        if kind == "slash" and regex_may_follow and (body := REGEX_BODY.match(code, m.end())):
+            kind, text = "regex", code[pos:body.end()]
+        _place_marks(kind, text, mark, places)
+        if kind not in ("space", "comment"):
+            regex_may_follow = _regex_may_follow(kind, text, previous, conditions)
+            previous = text
+        pos += len(text)
+    return places
+
+
+def _regex_may_follow(kind: str, text: str, previous: str, conditions: list[bool]) -> bool:
+    """Whether a "/" after this token starts a regular expression: after an operator or punctuation, a
+    keyword, a block's "}" or a condition's ")"; not after a name, a number, a string or another ")"/"]"."""
+    if kind == "open":
+        conditions.append(previous in CONDITION_WORDS)
+        return True
+    if text == ")":
+        return conditions.pop() if conditions else False
+    return text == "}" or kind in ("other", "slash") or (kind == "word" and text in REGEX_AFTER_WORDS)
+
+
+def _place_marks(kind: str, text: str, mark: re.Pattern[str], places: dict[int, str]) -> None:
+    for m in mark.finditer(text):
+        if kind == "string" and len(text) >= 2 and text[0] == text[-1] and m.group(0) == text[1:-1]:
+            places[int(m.group(1))] = "string"
+        elif kind in ("word", "other", "close", "template"):
+            places[int(m.group(1))] = "code"
+        else:
+            places[int(m.group(1))] = "inside"

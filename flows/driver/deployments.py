@@ -1,0 +1,71 @@
+"""``hitflow deploy``: the campaign's flows registered as Prefect deployments on a process work pool, each
+named for its campaign (``hitflow-next-batch/NAME``, ``hitflow-campaign/NAME``: flows/driver/deployed_runs.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+from typing import Any
+
+from flows.core.config.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.outputs.output_location import deployable_locations
+from flows.driver.deployed_runs import next_batch_deployment, pool_job_variables, whole_campaign_deployment
+
+
+def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                    pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "") -> str:
+    """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use; its
+    name as ``prefect deployment run`` takes it (``hitflow-next-batch/NAME``).
+
+    The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
+    worker on the pool: ``prefect worker start --pool hitflow-local``.
+    """
+    cfg = load_config(config_path)
+    timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
+                              else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
+    _deploy("next_batch", cfg.name, config_path, endpoint_url, db_path, out_root,
+            pool, timing, {"platform": platform, "task_url": task_url})
+    return next_batch_deployment(cfg.name)
+
+
+def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
+                    pool: str = "hitflow-local") -> str:
+    """Register the whole campaign as one deployment (no schedule) on a work pool; its name
+    (``hitflow-campaign/NAME``).
+
+    Runs of one campaign go one at a time (a second run waits for the slot; the campaign's
+    lock in the ledger refuses any run that gets past it); different campaigns run at once on
+    as many workers as the pool has: ``prefect deployment run hitflow-campaign/<name>``.
+    """
+    name = load_config(config_path).name
+    _deploy("whole_campaign", name, config_path, endpoint_url, db_path, out_root, pool, {}, {})
+    return whole_campaign_deployment(name)
+
+
+def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,
+            pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
+    """A deployment of one of this module's flows on a process work pool (created if missing),
+    at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
+    if not endpoint_url:
+        raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
+                          "(start one with `hitflow sim serve`)")
+    from flows.driver import campaign_flow  # the flows, and Prefect with the settings it sets as it is imported
+
+    variables = pool_job_variables(pool)  # the pool made if missing
+    root = Path(__file__).resolve().parents[2]
+    # from_source is sync here (no running event loop); its declared type also allows a coroutine.
+    source: Any = campaign_flow.flow.from_source(source=str(root),
+                                                 entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
+    # Prefect prints its own console text here (a process-pool tip naming `.serve` and `ignore_warnings=True`,
+    # a table of deployments): hitflow's user neither calls `.serve` nor passes that argument, so it is
+    # kept off the terminal and `hitflow deploy` says what happened in its own words (issue 57 point 7);
+    # a failure still raises, with Prefect's message.
+    with contextlib.redirect_stdout(io.StringIO()):
+        deployment_id = source.deploy(
+            name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,
+            parameters={"config_path": str(Path(config_path).resolve()), "endpoint_url": endpoint_url,
+                        **deployable_locations(db_path, out_root), **extra},
+            print_next_steps=False, ignore_warnings=True, job_variables=variables, **timing)
+    return str(deployment_id)

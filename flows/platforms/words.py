@@ -1,0 +1,43 @@
+"""How each route names what a batch posts and what one person hands in, so every view speaks the route's
+own words (issue 65 point 4): HITs and assignments on MTurk, studies, places and submissions on Prolific,
+pages handed out through invitations on self-hosted links. Each platform's ``facts`` module holds its
+:class:`RouteWords` (``WORDS``); ``hitflow status``, the ``ui`` overview, the reports and the run's
+messages read them there (:func:`flows.platforms.registry.platform_facts`), never a name of their own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+def counted(n: int, one: str, many: str) -> str:
+    """"1 study", "3 studies": the noun as the number wants it."""
+    return f"{n} {one if n == 1 else many}"
+
+
+@dataclass(frozen=True)
+class RouteWords:
+    unit: str  # what a batch posts, one of them: "HIT", "study", "page"
+    units: str
+    work: str  # what one person hands in on a unit: "assignment", "submission", "response"
+    works: str
+    # (campaign, batch) -> ``n``: what the ledger says the batch posted, and ``places`` when the route
+    # counts people's places on a unit (Prolific's), else NULL
+    posted_sql: str
+    invited: str = ""  # how people reach the work when hitflow invites them ("invite links"), else ""
+
+    def posted(self, n: int, places: int | None = None) -> str:
+        """"3 HITs", "1 study (9 places)", "4 pages on invite links"."""
+        said = counted(n, self.unit, self.units)
+        said += f" ({counted(places, 'place', 'places')})" if places is not None and n else ""
+        return f"{said} on {self.invited}" if self.invited else said
+
+    def handed_in(self, n: int) -> str:
+        """"9 assignments", "1 submission"."""
+        return counted(n, self.work, self.works)
+
+
+def route_words(status: dict[str, Any]) -> str:
+    """A campaign's platform and where it answers, from its ``hitflow status`` entry: "Prolific via simulator
+    (embedded, state ...)" (the target alone did not say which API the simulator spoke)."""
+    return f"{status['platform']} via {status['target']}" if status.get("platform") else str(status["target"])
