@@ -72,6 +72,10 @@ def test_a_bad_rule_is_one_line(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "max_judgements 2 is below min_judgements 4" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "answers.csv").exists()
+    for budget in ("0", "1.5", "nan"):
+        done = _run(str(labels), "--adaptive", "--budget", budget, "--out", str(tmp_path / "answers.csv"))
+        assert done.returncode != 0 and f"budget {budget}" in done.stderr and "Traceback" not in done.stderr
+        assert not (tmp_path / "answers.csv").exists()
 
 
 def test_the_crowds_own_accuracy_lets_agreeing_strangers_stop(tmp_path: Path) -> None:
