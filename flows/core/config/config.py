@@ -33,6 +33,7 @@ from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
 from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
+from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
@@ -216,7 +217,7 @@ def _gating(path: Path, sec: GatingSection) -> Gating:
 def _rule_names(is_study: bool) -> tuple[str, ...]:
     """The task's rules first, then every other registered rule (and the page's submit rules)."""
     base = STUDY_RULES if is_study else DEFAULT_RULES
-    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES)) - set(base)))
+    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES) | set(REVIEW_ONLY_FLAGS)) - set(base)))
 
 
 def _check_rules(path: Path, section: str, key: str, rules: Iterable[str], is_study: bool) -> None:
@@ -248,8 +249,10 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     _check_rules(path, "policy", "block_min_rate", rates, is_study)
     reject = _known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules)
     review = _known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules)
-    # an answer that could not be read is rejected only when the config says so; otherwise a person looks
-    review += tuple(r for r in ALWAYS_ON if r not in reject and r not in review)
+    _refuse_review_only(path, {"reject_rules": reject, "block_min_flags": block, "block_min_rate": rates})
+    # an answer that could not be read is rejected only when the config says so; otherwise a person looks;
+    # a worker far slower than the batch is always for a person to look at (qc/timing_rules.py)
+    review += tuple(r for r in (*ALWAYS_ON, *REVIEW_ONLY_FLAGS) if r not in reject and r not in review)
     return DecisionPolicy(
         reject_rules=reject,
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
@@ -258,6 +261,16 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
         if "block_rate_confidence" in sec.model_fields_set else default.block_rate_confidence,
         review_rules=review,
         reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
+
+
+def _refuse_review_only(path: Path, punishing: dict[str, Iterable[str]]) -> None:
+    """A flag that only asks a person to look (a slow worker) named where it would reject or block."""
+    for key, rules in punishing.items():
+        named = [r for r in rules if r in REVIEW_ONLY_FLAGS]
+        if named:
+            raise _fail(path, "policy", key, f"names {shown(named[0])}, which only asks a person to look (slowness "
+                        "alone is no evidence of bad work: a HIT may be accepted and parked before it is worked); "
+                        f"take it out, or put it in [policy].review_rules")
 
 
 def _items(path: Path, spec: str) -> Path:
