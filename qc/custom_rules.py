@@ -5,7 +5,8 @@ The generic rules run on frames built per kind of field (``flows/custom/custom_r
 ``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
 ``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
 ``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
-the text); ``choice_straight_lining`` on one row per answer of a choice field.
+the text); ``choice_straight_lining`` on one row per answer of a choice field. Both sides of
+``time_outlier`` (``time_outlier_slow``: slower than the batch) only list the worker for a person to look at.
 
 ``choice_straight_lining`` (``qc/straight_lining_odds.py``, its column contract and evidence there): a
 worker's one answer to a choice field on every item they answered, flagged when an honest worker who
