@@ -111,3 +111,14 @@ def test_no_policy_rejects_or_blocks_on_slowness() -> None:
 def test_every_caption_config_looks_at_slow_workers(config: str) -> None:
     policy = load_config(ROOT / "config" / config).policy
     assert "time_outlier_slow" in policy.review_rules and "time_outlier_slow" not in policy.block_min_rate
+
+
+def test_a_config_that_names_other_review_rules_still_looks_at_slow_workers(tmp_path: Path) -> None:
+    text = (ROOT / "config" / "vizwiz_captions.toml").read_text(encoding="utf-8")
+    named = '"quality_talk", "time_outlier_slow"]'
+    assert named in text
+    (tmp_path / "items").mkdir()
+    (tmp_path / "items" / "vizwiz_demo_items.csv").write_text("image_id,file_name,url\n1,a.jpg,https://x/a.jpg\n")
+    (tmp_path / "c.toml").write_text(text.replace(named, '"quality_talk"]'), encoding="utf-8")
+    policy = load_config(tmp_path / "c.toml").policy
+    assert "time_outlier_slow" in policy.review_rules and "quality_talk" in policy.review_rules
