@@ -17,6 +17,7 @@ slower than the batch, qc/timing_rules.py): no policy may reject or block on the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -57,10 +58,23 @@ class DecisionPolicy:
     )
 
     def __post_init__(self) -> None:
-        punishing = set(self.reject_rules) | set(self.block_min_flags) | set(self.block_min_rate)
-        named = sorted(punishing & set(REVIEW_ONLY_FLAGS))
+        misused = review_only_misused({"reject_rules": self.reject_rules, "block_min_flags": self.block_min_flags,
+                                       "block_min_rate": self.block_min_rate})
+        if misused:
+            raise ValueError(f"{misused[0]} names {misused[1]}, {REVIEW_ONLY_WHY}")
+
+
+REVIEW_ONLY_WHY = ("which only asks a person to look (slowness alone is no evidence of bad work: a HIT may be accepted "
+                   "and parked before it is worked); take it out, or put it in [policy].review_rules")
+
+
+def review_only_misused(punishing: dict[str, Iterable[str]]) -> tuple[str, str] | None:
+    """(the key, the flag) where a flag that only asks a person to look would reject or block; None if nowhere."""
+    for key, rules in punishing.items():
+        named = [r for r in rules if r in REVIEW_ONLY_FLAGS]
         if named:
-            raise ValueError(f"{named[0]} only asks a person to look; it cannot reject or block")
+            return key, named[0]
+    return None
 
 
 def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:

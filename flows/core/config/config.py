@@ -26,10 +26,11 @@ from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySetti
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
 from flows.core.inputs.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
+from flows.core.kind_registry import known
 from flows.core.outputs.output_location import has_credentials
 from qc.answer_faults import ALWAYS_ON
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
-from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
+from qc.decisions import REVIEW_ONLY_WHY, SUBMIT_RULES, DecisionPolicy, caption_policy, review_only_misused
 from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
@@ -120,7 +121,11 @@ def load_config(path: str | Path) -> CampaignConfig:
     items = _items(path, camp.items)
     custom = camp.task == "custom"
     template = _existing(path, "campaign", "template", camp.template)
-    if not custom and not (PAGES / f"{camp.task}.html.j2").is_file():
+    # a kind of one's own: neither a page of hit_templates/ nor "custom"; its declaration gives its QC's defaults
+    own = known(camp.task) if not custom and not (PAGES / f"{camp.task}.html.j2").is_file() else None
+    rules_default, policy_default = (CUSTOM_RULES, CUSTOM_POLICY) if custom else (None, None)
+    rules_default, policy_default = (own.qc_rules or None, own.policy) if own else (rules_default, policy_default)
+    if not custom and own is None and not (PAGES / f"{camp.task}.html.j2").is_file():
         raise _fail(path, "campaign", "task",
                     f"names no template hit_templates/{camp.task}.html.j2; {nearest_task(camp.task)}")
     try:
@@ -141,9 +146,9 @@ def load_config(path: str | Path) -> CampaignConfig:
         submit_rules=SubmitRules(**doc.submit_rules.model_dump(exclude={"max_chars", "banned_prefixes"}),
                                  banned_prefixes=tuple(doc.submit_rules.banned_prefixes),
                                  max_chars=doc.submit_rules.max_chars or None),
-        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, CUSTOM_RULES if custom else None),
+        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, rules_default),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
-        policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
+        policy=_policy(path, doc.policy, study is not None, policy_default), template=template,
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
@@ -249,9 +254,10 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     _check_rules(path, "policy", "block_min_rate", rates, is_study)
     reject = _known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules)
     review = _known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules)
-    _refuse_review_only(path, {"reject_rules": reject, "block_min_flags": block, "block_min_rate": rates})
-    # an answer that could not be read is rejected only when the config says so; otherwise a person looks;
-    # a worker far slower than the batch is always for a person to look at (qc/timing_rules.py)
+    misused = review_only_misused({"reject_rules": reject, "block_min_flags": block, "block_min_rate": rates})
+    if misused:  # a slow worker: for a person to look at, never a reject or block (qc/timing_rules.py)
+        raise _fail(path, "policy", misused[0], f"names {shown(misused[1])}, {REVIEW_ONLY_WHY}")
+    # an answer that could not be read is rejected only when the config says so; otherwise a person looks
     review += tuple(r for r in (*ALWAYS_ON, *REVIEW_ONLY_FLAGS) if r not in reject and r not in review)
     return DecisionPolicy(
         reject_rules=reject,
@@ -261,16 +267,6 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
         if "block_rate_confidence" in sec.model_fields_set else default.block_rate_confidence,
         review_rules=review,
         reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
-
-
-def _refuse_review_only(path: Path, punishing: dict[str, Iterable[str]]) -> None:
-    """A flag that only asks a person to look (a slow worker) named where it would reject or block."""
-    for key, rules in punishing.items():
-        named = [r for r in rules if r in REVIEW_ONLY_FLAGS]
-        if named:
-            raise _fail(path, "policy", key, f"names {shown(named[0])}, which only asks a person to look (slowness "
-                        "alone is no evidence of bad work: a HIT may be accepted and parked before it is worked); "
-                        f"take it out, or put it in [policy].review_rules")
 
 
 def _items(path: Path, spec: str) -> Path:
@@ -289,7 +285,7 @@ def _prolific(sec: ProlificSection) -> ProlificSettings:
     return ProlificSettings(reward=sec.reward, currency=sec.currency, estimated_minutes=sec.estimated_minutes,
                             maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
                             completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
-                            min_approvals=sec.min_approvals)
+                            min_approvals=sec.min_approvals, given=frozenset(sec.model_fields_set))
 
 
 def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[str, Any]:
