@@ -16,13 +16,14 @@ import pandas as pd
 from qc import text_features
 from qc.flags import flag_columns, flag_frame, register
 from qc.shown_text import quotes_own_item
-from qc.timing_rules import robust_time_outlier, time_outlier_method, timed_assignments
+from qc.timing_rules import FAST_RULE, SLOW_RULE, robust_time_outlier, side_word, time_outlier_method, timed_assignments
 from qc.worker_share import share_flags
 
 
 @register("time_outlier", "worker")
 def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch."""
+    """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch: below it
+    ``time_outlier`` (a speeder), above it ``time_outlier_slow`` (a person looks; qc/timing_rules.py)."""
     if time_outlier_method(params) != "seed":  # the options of qc/timing_rules.py
         return robust_time_outlier(df, params)
     timed = timed_assignments(df, params)
@@ -36,9 +37,9 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     low, high = mu - k * sigma, mu + k * sigma
     worker_means = per_assignment.groupby("worker_id")["work_time_s"].mean()
     rows = [
-        {"worker_id": w, "rule": "time_outlier", "value": round(float(m), 1),
+        {"worker_id": w, "rule": FAST_RULE if m < low else SLOW_RULE, "value": round(float(m), 1),
          "threshold": f"[{low:.1f}, {high:.1f}]",
-         "detail": f"mean {m:.1f}s vs batch mu {mu:.1f}s sigma {sigma:.1f}s"}
+         "detail": f"{side_word(m < low)}: mean {m:.1f}s vs batch mu {mu:.1f}s sigma {sigma:.1f}s"}
         for w, m in worker_means.items() if m < low or m > high
     ]
     return flag_frame(rows)

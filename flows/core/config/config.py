@@ -30,10 +30,11 @@ from flows.core.kind_registry import known
 from flows.core.outputs.output_location import has_credentials
 from qc.answer_faults import ALWAYS_ON
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
-from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
+from qc.decisions import REVIEW_ONLY_WHY, SUBMIT_RULES, DecisionPolicy, caption_policy, review_only_misused
 from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
+from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
@@ -221,7 +222,7 @@ def _gating(path: Path, sec: GatingSection) -> Gating:
 def _rule_names(is_study: bool) -> tuple[str, ...]:
     """The task's rules first, then every other registered rule (and the page's submit rules)."""
     base = STUDY_RULES if is_study else DEFAULT_RULES
-    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES)) - set(base)))
+    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES) | set(REVIEW_ONLY_FLAGS)) - set(base)))
 
 
 def _check_rules(path: Path, section: str, key: str, rules: Iterable[str], is_study: bool) -> None:
@@ -253,8 +254,11 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     _check_rules(path, "policy", "block_min_rate", rates, is_study)
     reject = _known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules)
     review = _known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules)
+    misused = review_only_misused({"reject_rules": reject, "block_min_flags": block, "block_min_rate": rates})
+    if misused:  # a slow worker: for a person to look at, never a reject or block (qc/timing_rules.py)
+        raise _fail(path, "policy", misused[0], f"names {shown(misused[1])}, {REVIEW_ONLY_WHY}")
     # an answer that could not be read is rejected only when the config says so; otherwise a person looks
-    review += tuple(r for r in ALWAYS_ON if r not in reject and r not in review)
+    review += tuple(r for r in (*ALWAYS_ON, *REVIEW_ONLY_FLAGS) if r not in reject and r not in review)
     return DecisionPolicy(
         reject_rules=reject,
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
