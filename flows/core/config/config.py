@@ -21,7 +21,7 @@ from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySec
 from flows.core.config.config_types import parse_budget
 from flows.core.config.gating_settings import Gating, ProlificSettings
 from flows.core.config.item_generator import PREFIX, generated_items
-from flows.core.config.prolific_section import ProlificSection
+from flows.core.config.prolific_section import prolific_settings
 from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
@@ -155,7 +155,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         sim_start=doc.target.sim_start.timestamp(), sim_workers=doc.target.sim_workers,
-        page_origins=tuple(doc.target.page_origins), prolific=_prolific(doc.prolific), study=study,
+        page_origins=tuple(doc.target.page_origins), prolific=prolific_settings(doc.prolific), study=study,
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
         answers=answers_settings(doc.answers, camp.assignments_per_image,
@@ -279,13 +279,6 @@ def _items(path: Path, spec: str) -> Path:
     found = _existing(path, "campaign", "items", spec)
     assert found is not None
     return found
-
-
-def _prolific(sec: ProlificSection) -> ProlificSettings:
-    return ProlificSettings(reward=sec.reward, currency=sec.currency, estimated_minutes=sec.estimated_minutes,
-                            maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
-                            completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
-                            min_approvals=sec.min_approvals, given=frozenset(sec.model_fields_set))
 
 
 def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[str, Any]:
