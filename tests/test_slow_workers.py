@@ -57,6 +57,25 @@ def test_each_side_has_its_own_flag_with_the_side_in_its_detail() -> None:
     assert flags.loc["SLOW", "value"] == SLOW_S and flags.loc["FAST", "value"] == FAST_S
 
 
+def test_slow_workers_kept_on_do_not_hide_a_speeder() -> None:
+    """Two workers who park HITs for ~50 min (the simulator's slow profile does) widen the whole batch's band
+    below zero: no speeder could fall under it, and while slowness blocked no one they stayed every batch
+    (the demo's speeders went uncaught). The fast band is the seed's, over the assignments of everyone
+    who is not a slow outlier."""
+    df = _batch(1, SLOW_S, FAST_S)
+    parked = df[df["worker_id"] == "SLOW"].assign(worker_id="SLOW2", assignment_id=lambda d: d["assignment_id"] + "x")
+    df = pd.concat([df, parked], ignore_index=True).assign(
+        work_time_s=lambda d: d["work_time_s"].where(~d["worker_id"].isin(["SLOW", "SLOW2"]), 3000.0))
+    whole_low, _ = _band(df)
+    assert whole_low < FAST_S  # the whole batch's band: the speeder is inside it
+    low, _ = _band(df[~df["worker_id"].isin(["SLOW", "SLOW2"])])
+    assert FAST_S < low < 290.0  # without the slow two: only the speeder is under it
+    flags = run_rules(df, {"time_outlier_sigmas": 1.95}, ["time_outlier"]).set_index("worker_id")
+    assert flags["rule"].to_dict() == {"FAST": "time_outlier", "SLOW": "time_outlier_slow",
+                                       "SLOW2": "time_outlier_slow"}
+    assert "without the 2 slow worker(s)" in flags.loc["FAST", "detail"]
+
+
 @pytest.mark.parametrize("method", ["seed", "robust_both"])
 def test_a_slow_worker_is_not_blocked_and_is_listed_for_a_person_a_fast_one_is_blocked(method: str) -> None:
     flags, work = _campaign()
