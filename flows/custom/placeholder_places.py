@@ -43,6 +43,10 @@ SCRIPT_TYPES = frozenset(("", "text/javascript", "application/javascript", "modu
                           "application/json", "application/ld+json"))
 SVG_ANIMATION = frozenset(("animate", "set", "animatemotion", "animatetransform"))
 MOVE_OUT = "put the value in an element's text or a quoted attribute instead"
+# what a browser strips from a URL's start and drops anywhere in it (as safe_url reads it)
+URL_START_DROPPED, URL_TABS_DROPPED = "".join(map(chr, range(0x21))), dict.fromkeys(map(ord, "\t\n\r"))
+SCHEME_SO_FAR = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\Z")  # text an item's ":..." would make a URL's scheme
+SCRIPT_SCHEMES = frozenset(("javascript", "vbscript"))
 
 
 def mark(n: int) -> str:
@@ -164,7 +168,9 @@ def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed:
             found[int(m.group(1))] = Place("refused", f"it stands in the name of an attribute of <{tag}>; "
                                                       f"an item may give a value only: {MOVE_OUT}")
         for m in MARK.finditer(value or ""):
-            found[int(m.group(1))] = _attribute_place(tag, name, not FIXED_HOST.match((value or "")[:m.start()]))
+            why = _scheme_risk(value or "", m) if name in URL_ATTRIBUTES else ""
+            found[int(m.group(1))] = Place("refused", f"it stands in <{tag} {name}>, where {why}") if why else \
+                _attribute_place(tag, name, not FIXED_HOST.match((value or "")[:m.start()]))
     for m in MARK.finditer(raw):
         found.setdefault(int(m.group(1)), Place("refused", "it stands in a tag's name; an item may give a value "
                                                            f"only: {MOVE_OUT}"))
@@ -177,6 +183,28 @@ def _quoted(value: str) -> str:
     double ones (a JSON list of categories reads as written), else double."""
     text = value.replace("&", "&amp;")
     return f"'{text}'" if '"' in text and "'" not in text else '"' + text.replace('"', "&quot;") + '"'
+
+
+def _scheme_risk(value: str, m: re.Match[str]) -> str:
+    """Why the item's text at ``m`` of a URL attribute's ``value`` could decide that the URL runs script, or
+    "": safe_url sees the item's part alone, so a scheme made of it with the page's text around it
+    (``${t}:alert(1)``, ``${t}${u}``, ``javascript${t}``) or a ``javascript:`` URL the page writes itself
+    (``javascript:go('${t}')``, the item's ``');alert(1);//`` run on a click) passes it."""
+    before = value[:m.start()].lstrip(URL_START_DROPPED).translate(URL_TABS_DROPPED)
+    after = value[m.end():].translate(URL_TABS_DROPPED)
+    head = re.split(r"[/?#]", before, maxsplit=1)[0]
+    if ":" in head:
+        scheme = head.split(":", 1)[0]
+        if has_marks(scheme):
+            return "an item's text would pick the URL's scheme (javascript:); write the scheme into the page"
+        return f"the page's own {scheme.lower()}: URL would run the item's text as script; move the script into " \
+               "a <script> that reads the value from a data- attribute" if scheme.lower() in SCRIPT_SCHEMES else ""
+    if head != before:  # past the first / ? or #, the page's text has no scheme: a path, query or fragment
+        return ""
+    if has_marks(head) or SCHEME_SO_FAR.match(head) or ":" in re.split(r"[/?#]", after, maxsplit=1)[0]:
+        return "an item's text would make the URL's scheme (javascript:) with the page's text around it; " \
+               "write the address's start (https://host/) into the page"
+    return ""
 
 
 def _attribute_place(tag: str, name: str, picks_host: bool) -> Place:
