@@ -118,3 +118,14 @@ def test_import_writes_a_page_past_the_size_a_page_may_render_and_says_so(tmp_pa
     (tmp_path / "page.html").write_text("<input name='ok'>" + "${x}" * 20_001)
     written, notes = scaffold_from("big", tmp_path / "page.html", tmp_path)
     assert written and any("over the 20,000 a page may render" in n for n in notes)
+
+
+@pytest.mark.parametrize("call,shown", [
+    ("'ab'.replace('a', 'c')", "cb"), ("'a\\tb'.expandtabs()", "a       b"), ("'a\\tb'.expandtabs(tabsize=2)", "a b"),
+    ("'x'.zfill(3)", "00x"), ("'é'.encode('utf-8')|length", "2"), ("'a b'.split()|join('-')", "a-b"),
+])
+def test_a_bounded_method_works_inside_a_block(call: str, shown: str) -> None:
+    """Every task page's items are a block, where Jinja passes its block's variables along with a call's own
+    (``_block_vars``): a bound reading the call's arguments takes only the call's (``.replace`` inside any
+    block failed with a TypeError)."""
+    assert render_source("{% block item %}[{{ " + call + " }}]{% endblock %}", "page.html.j2", {}) == f"[{shown}]"

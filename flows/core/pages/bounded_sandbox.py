@@ -145,6 +145,8 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
             return super().call(__context, __obj, *args, **kwargs)
         limits.check_deadline()
         method = vb.method_bound(__obj)
+        # inside a block Jinja passes the block's variables too (for a context function): not the call's own
+        own = {name: value for name, value in kwargs.items() if name != "_block_vars"}
         if method is not None:
             owner, bound = method
             if bound is vb._join_marker:
@@ -152,6 +154,6 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
                 factor = 6 if isinstance(owner, Markup) else 1
                 vb.need("a joined value", factor * sum(vb.text_bound(p) for p in args[0]))
             else:
-                bound(owner, args, kwargs)
+                bound(owner, args, own)
         result = super().call(__context, __obj, *args, **kwargs)
         return vb.checked(result, limits.MAX_OUTPUT_CHARS if isinstance(__obj, Macro) else limits.MAX_VALUE_CHARS)
