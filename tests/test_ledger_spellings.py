@@ -79,3 +79,31 @@ def test_a_uri_missing_its_slashes_is_refused_in_one_line(typed: str, command: l
     err = capsys.readouterr().err.strip()
     assert "two slashes after the colon" in err and PW not in err and len(err.splitlines()) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["config"]  # no file made of it
+
+
+# a full-width colon (a CJK keyboard), a Cyrillic "о", a zero-width space: the scheme unread, the password
+# still before "@" (each made folders named with the password, or echoed it, before)
+LOOKALIKES = [f"postgresql\uff1a//hf:{PW}@127.0.0.1:1/hfdb", f"p\u043estgresql://hf:{PW}@127.0.0.1:1/hfdb",
+              f"post\u200bgresql://hf:{PW}@127.0.0.1:1/hfdb", f"backup//hf:{PW}@127.0.0.1:1/hfdb"]
+
+
+@pytest.mark.parametrize("typed", LOOKALIKES)
+def test_a_url_with_a_lookalike_scheme_is_refused_unshown(typed: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as refused:
+        main(["run", "config/none.toml", "--dry-run", "--db", typed])
+    err = capsys.readouterr().err.strip()
+    assert refused.value.code == 2 and PW not in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["--sim-state", "--out"])
+def test_a_database_url_given_for_a_file_or_folder_is_refused_unshown(option: str, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as refused:
+        main(["run", "config/none.toml", "--dry-run", option, f"postgresql://hf:{PW}@127.0.0.1:1/hfdb"])
+    err = capsys.readouterr().err.strip()
+    assert refused.value.code == 2 and PW not in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []

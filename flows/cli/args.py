@@ -77,7 +77,14 @@ def _nearest_existing(path: Path) -> Path:
 
 
 def _looked_up(text: str, what: str, look: Callable[[Path], T]) -> T:
-    """``look`` at the path ``text`` names; a blank, unprintable or unusable path is a usage error."""
+    """``look`` at the path ``text`` names; a blank, unprintable or unusable path is a usage error, and so is
+    a database URL or connection string in any spelling (never shown or made into a path: it may hold a
+    password)."""
+    from flows.core.db_url import is_postgres_url, mistyped_postgres_url
+
+    if is_postgres_url(text) or mistyped_postgres_url(text):
+        raise argparse.ArgumentTypeError(f"must name a {what}, not a database URL or connection string (not "
+                                         "shown: it may hold a password)")
     if not text.strip() or not text.isprintable():
         raise argparse.ArgumentTypeError(f"must name a {what} in printable characters (got {_shown(text)})")
     try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -47,6 +48,9 @@ _MISTYPED_URI = re.compile(r"^postgres(?:ql)?(?:\+[A-Za-z0-9_]+)?:(?!//)", re.IG
 # anyone means for a ledger, and a password may be in it: refused without being shown or made into a path.
 _SOME_URI = re.compile(r"^[a-z][a-z0-9+.\-\s]*(?::\s*[a-z][a-z0-9+.\-\s]*)*:\s*/", re.IGNORECASE)
 _SOME_USERINFO = re.compile(r"^[a-z0-9_.+\-\s]+:[^@]*@", re.IGNORECASE)
+# ... or "//user:password@" anywhere: behind a scheme spelt with a character the patterns do not read (a
+# Cyrillic "о", a zero-width space) or after a folder's name
+_USERINFO_ANYWHERE = re.compile(r"//[^/\s]*:[^/\s]*@")
 # ... or like a connection string whose words are mistyped ("hots=db pasword=x"): two "word=" in it, or one
 # naming a secret in any spelling (pass, pasword, pwd, pw, secret, token)
 _SOME_PAIRS = re.compile(r"^\s*\w+\s*=.*\s\w+\s*=", re.S)
@@ -90,9 +94,11 @@ def mistyped_postgres_url(location: str | Path) -> bool:
     means, so refused, and never shown, logged or made into a path: a password may be in it."""
     if not isinstance(location, str) or is_postgres_url(location):
         return False
-    text = location.strip()
     patterns = (_MISTYPED_URI, _SOME_URI, _SOME_USERINFO, _SOME_PAIRS, _KEYWORD_FORM, _SOME_KEYWORD)
-    return any(p.match(text) for p in patterns) or bool(_SECRET_WORD.search(text))
+    # as typed, and with compatibility characters read as ASCII (a CJK keyboard's full-width "：" and "／")
+    return any(any(p.match(text) for p in patterns) or bool(_SECRET_WORD.search(text) or
+                                                              _USERINFO_ANYWHERE.search(text))
+               for text in {location.strip(), unicodedata.normalize("NFKC", location).strip()})
 
 
 def parsed_ledger(location: str) -> LedgerUrl:
