@@ -6,6 +6,7 @@ answer field (a sentinel such as "<END>") is no answer: a batch of them is held,
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -52,7 +53,45 @@ def test_a_php_page_is_refused_with_each_block_and_its_line(tmp_path: Path, caps
     assert len(lines) == blocks == 6
     assert [int(line.split(":")[1]) for line in lines] == [n for n in starts for _ in
                                                            range(PHP.splitlines()[n - 1].count("<?"))]
-    assert all("PHP server-side code" in line and "{{ item.<column> }}" in line for line in lines)
+    assert all("PHP server-side code" in line and "${column}" in line and "--keep-jinja" in line for line in lines)
+
+
+def _followed(tmp_path: Path, capsys, placeholder: str, *flags: str) -> list[str]:
+    """The PHP page edited as its refusal says (the fields its code names, named plainly; the loop's part
+    once; the item's value as ``placeholder``), imported with ``flags``; the dry run's lines."""
+    page = tmp_path / "page.html"
+    page.write_text(PHP, encoding="utf-8")
+    assert main(["new", "imp", "--from", str(page), "--dir", str(tmp_path)]) == 2
+    said = capsys.readouterr().err
+    renamed = re.findall(r"named '([^']+)': its name is printed.*?name it plainly \(name=\"([^\"]+)\"\)", said)
+    assert renamed == [("caption<?php echo $n; ?>", "caption")]  # the field the loop names
+    text = PHP
+    for printed, plain in renamed:
+        text = text.replace(printed, plain)
+    text = re.sub(r"<\?php\s+(?:\$ids|foreach|\}).*?\?>\n?", "", text, flags=re.S)  # the loop's part once
+    text = text.replace("<?php echo $id; ?>", placeholder).replace("<?= htmlspecialchars($_GET['assignmentId']) ?>", "")
+    assert "<?" not in text
+    page.write_text(text, encoding="utf-8")
+    assert main(["new", "imp", "--from", str(page), "--dir", str(tmp_path), *flags]) == 0
+    capsys.readouterr()
+    assert main(["run", str(tmp_path / "config" / "imp.toml"), "--dry-run"]) in (0, 1)
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize(("placeholder", "flags"), [("${id}", ()), ("{{ item.id }}", ("--keep-jinja",))])
+def test_following_the_php_refusals_advice_finds_every_field(tmp_path: Path, monkeypatch, capsys, placeholder: str,
+                                                             flags: tuple[str, ...]) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = _followed(tmp_path, capsys, placeholder, *flags)
+    assert any(line.startswith("custom page") and "fields found: caption (" in line for line in lines)
+    assert not [line for line in lines if line.startswith("PROBLEM")]
+    assert (tmp_path / "config" / "imp_items.csv").read_text().splitlines()[0] == "item_id,id"
+
+
+def test_the_advices_jinja_without_keep_jinja_is_a_problem_not_silence(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = _followed(tmp_path, capsys, "{{ item.id }}")
+    assert any(line.startswith("PROBLEM") and "{{ item.id }}" in line for line in lines)
 
 
 @pytest.mark.parametrize(("text", "engine", "at"), OTHERS, ids=[o[1] for o in OTHERS])
