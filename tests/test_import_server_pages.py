@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli.main import main
+from flows.core.pages.mturk_forms import answer_fields
 from flows.custom.scaffold import scaffold
 
 PHP = """<?php
@@ -147,4 +148,34 @@ def test_answers_equal_to_the_pages_own_sentinel_are_no_answers(tmp_path: Path, 
     posted = con.execute("SELECT count(*) FROM assignments WHERE answer_xml LIKE '%&lt;END&gt;%'").fetchone()[0]
     assert posted >= 2  # what the workers posted is the page's own constant (kept in the ledger)
     assert code == 10 and "rule empty_answer would reject or block" in capsys.readouterr().err
+    assert con.execute("SELECT count(*) FROM decisions WHERE action = 'approve'").fetchone()[0] == 0
+
+
+# Two fields a worker answers come before the script's two sentinel fields: the response is not empty,
+# yet half its answers are the page's own "<END>" (18 of 18 approved rows so, issue 67)
+SENTINEL_LATER = SENTINEL.replace('<textarea class="draft"', '<input name="mood_{{ i }}" required>\n'
+                                  '<textarea name="comment_{{ i }}"></textarea>\n<textarea class="draft"').replace(
+    '<button type="button"', '<input type="hidden" name="summary_{{ i }}" value="&lt;END&gt;">\n<button type="button"')
+
+
+def test_a_sentinel_in_a_later_field_of_a_response_with_answers_is_caught(tmp_path: Path, capsys) -> None:
+    scaffold("later", tmp_path)
+    (tmp_path / "config" / "later.html.j2").write_text(SENTINEL_LATER, encoding="utf-8")
+    config = tmp_path / "config" / "later.toml"
+    config.write_text(config.read_text().replace("[target]\n", '[target]\nsim_workers = "form"\n'), encoding="utf-8")
+    db = tmp_path / "h.db"
+    code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs")])
+    con = sqlite3.connect(db)
+    answered = con.execute("SELECT count(*) FROM assignments WHERE answer_xml LIKE '%<Answer><QuestionIdentifier>"
+                           "mood_0</QuestionIdentifier><FreeText>_%'").fetchone()[0]
+    assert answered >= 2  # the workers answered the first field: empty_answer has nothing to say
+    flags = dict(con.execute("SELECT assignment_id, detail FROM qc_flags WHERE rule = 'sentinel_answer'").fetchall())
+    # what each response posted as "<END>", read from the ledger's answer XML: the flag names each such field
+    posted = {a: [f"{name}='<END>'" for name, value in answer_fields(xml).items() if value == "<END>"]
+              for a, xml in con.execute("SELECT assignment_id, answer_xml FROM assignments")}
+    assert {a for a, left in posted.items() if left} == set(flags) and len(flags) >= 2
+    assert all(flags[a] == "still the page's own value: " + "; ".join(posted[a]) for a in flags)
+    assert all("summary_2='<END>'" in d for d in flags.values())  # the page's last field
+    assert not con.execute("SELECT count(*) FROM qc_flags WHERE rule = 'empty_answer'").fetchone()[0]
+    assert code == 10 and "rule sentinel_answer would reject or block" in capsys.readouterr().err
     assert con.execute("SELECT count(*) FROM decisions WHERE action = 'approve'").fetchone()[0] == 0
