@@ -26,6 +26,8 @@ RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "an
                     "sentinels"]
 # rules over one kind of answer field only: straight-lining on choices, agreement of marks on annotations
 BY_KIND = {"choice_straight_lining": "choice", "mark_agreement": "annotations"}
+# controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
+CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
                   "options"]
 
@@ -63,7 +65,7 @@ class PageRules:
             page = custom_page(self.run.cfg, page_items(known)) if known else ""
             # a slider's or a number's starting value is one a person may choose: not the page's constant
             self.written[key] = {f.name: f.value for f in form_fields(page)
-                                 if f.value.strip() and f.kind not in ("radio", "checkbox", "select", "range", "number")}
+                                 if f.value.strip() and f.kind not in CHOSEN_KINDS}
         return self.written[key]
 
 
@@ -104,7 +106,7 @@ def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec
     must = {f["name"] for f in spec["fields"] if f.get("input") == "hidden" or f.get("required")}
     left = []
     for r in rows:
-        value = written.get(r["telemetry_field"])
+        value = written.get(r["telemetry_field"], "")
         if r["answer"] and r["answer"] == value:
             r["answer"] = ""
             if r["telemetry_field"] in must and not _number(value):  # a count a script may leave at 0 is an answer

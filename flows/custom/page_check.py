@@ -21,6 +21,7 @@ from pathlib import Path
 
 from flows.core.pages.crowd_elements import unreadable_crowd_elements
 from flows.core.pages.tolerant_html import TolerantHTMLParser
+from flows.custom.browser_templates import browser_template_spans, in_browser, renderer
 
 FOREIGN = (
     (re.compile(r"\$\{\s*[A-Za-z_][\w.\-]*\s*\}"), "an MTurk requester-UI placeholder"),
@@ -139,10 +140,11 @@ def page_problems(path: Path, source: str, page: str, item_text: set[str], scrip
 # Code that runs on the requester's own server before the page is sent: hitflow serves the page as it is,
 # so none of it would ever run and what it printed (field names, values, the items) would be lost. Each
 # match is bounded (a page of 30,000 "<%" never rescans the rest of itself from every one).
+MUSTACHE = "Handlebars/Mustache"
 SERVER_SIDE = (
     (re.compile(r"<\?(?:php\b|=)(?:.{0,2000}?\?>|[^\n]{0,120})", re.S | re.I), "PHP"),
     (re.compile(r"<%(?:.{0,2000}?%>|[^\n]{0,120})", re.S), "ASP/JSP/ERB/EJS"),
-    (re.compile(r"\{\{\{.{0,300}?\}\}\}|\{\{[#/^>](?:.{0,300}?\}\}|[^\n]{0,60})", re.S), "Handlebars/Mustache"),
+    (re.compile(r"\{\{\{.{0,300}?\}\}\}|\{\{[#/^>](?:.{0,300}?\}\}|[^\n]{0,60})", re.S), MUSTACHE),
 )
 # tags of Django, Jinja or Twig pages (not Ground Truth's Liquid, not hitflow's own Jinja)
 OTHER_ENGINE_TAGS = re.compile(r"\{%-?\s*(?:extends|block|include|load|url|csrf_token|static|trans|blocktrans|with|"
@@ -170,7 +172,9 @@ def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[in
     patterns = [*SERVER_SIDE, *([(OTHER_ENGINE_TAGS, "Django/Jinja/Twig")] if engines else [])]
     for pattern, engine in patterns:
         found += [(m.start(), engine, " ".join(m.group(0).split())[:80]) for m in pattern.finditer(source)]
-    found.sort()
+    # Mustache/Handlebars the page's own script renders in the browser: it still runs on hitflow's page
+    spans, library = browser_template_spans(source), renderer(source)
+    found = sorted(f for f in found if f[1] != MUSTACHE or not in_browser(source, f[0], spans, library))
     advice = IMPORT_ADVICE if other_engines else TEMPLATE_ADVICE
     out = [(_line(source, at), f"{engine} server-side code {code!r} runs on the requester's own server before the page "
             f"is sent; hitflow serves the page as it is, so it would never run and what it prints (names, values, "
@@ -184,8 +188,8 @@ def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[in
 
 
 # a control's name attribute, quoted (the server's code inside it may hold the other quote)
-CONTROL_NAME = re.compile(r"<(input|textarea|select|crowd-[\w-]+)\b[^>]{0,2000}?\sname\s*=\s*(\"[^\"]{0,400}\"|'[^']{0,400}')",
-                          re.I | re.S)
+CONTROL_NAME = re.compile(r"<(input|textarea|select|crowd-[\w-]+)\b[^>]{0,2000}?\sname\s*=\s*"
+                          r"(\"[^\"]{0,400}\"|'[^']{0,400}')", re.I | re.S)
 
 
 def printed_field_names(source: str, patterns: list[re.Pattern[str]]) -> list[tuple[int, str]]:

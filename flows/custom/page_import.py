@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
+from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
@@ -177,14 +178,11 @@ def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
     # bounded: an unbounded [^}]* rescans the rest of the page from every "{{" (30,000 of them: 130 s)
     if "task.input" in page and re.search(r"\{[{%]-?[^}]{0,300}?\btask\.input\b", page):
         return liquid_to_jinja(page)
-    jinja = JINJA_PAGE.search(page)
-    if jinja and keep_jinja:
-        return Converted(page, jinja_columns(page))
+    if keep_jinja and JINJA_PAGE.search(page):
+        text, notes = raw_browser_templates(page)  # a Handlebars template in a script is the script's, not Jinja
+        return Converted(text, jinja_columns(page), notes=notes)
     converted = dollar_to_jinja(page)
-    if jinja:
-        converted.notes.append((line_of(page, jinja.start()), "the page's Jinja ({{ ... }}, {% ... %}) is kept as "
-                                "text, shown as written: a page from elsewhere runs none of its expressions; if you "
-                                "wrote them for hitflow, import it again with --keep-jinja"))
+    converted.notes += kept_expression_notes(page)  # each {{ }} kept as text, named for what it is
     return converted
 
 
