@@ -75,4 +75,5 @@ def test_a_section_no_script_renders_is_still_refused_as_server_side(tmp_path: P
     page.write_text("<p>Rate it</p>\n{{#each options}}<input type='radio' name='r' value='{{this}}'>{{/each}}\n",
                     encoding="utf-8")
     assert main(["new", "words", "--from", str(page), "--dir", str(tmp_path)]) == 2
-    assert "Handlebars/Mustache server-side code" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "Handlebars/Mustache server-side code" in said and 'type="text/x-handlebars-template"' in said

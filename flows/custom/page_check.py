@@ -160,6 +160,9 @@ IMPORT_ADVICE = ("write what it printed into the page and import again: the part
                  "the loop (hitflow shows one item per page), each field named plainly (name=\"caption\": hitflow "
                  "adds the item's index), per-item values as ${column} (a column of the item file), or as "
                  "{{ item.<column> }} with --keep-jinja (without it they are kept as text)")
+# no script of the page renders the section: say how a page that does so in the browser is read
+IN_BROWSER = ("; if the page's own script renders it in the worker's browser, put it in a <script "
+              "type=\"text/x-handlebars-template\"> or load handlebars/mustache on the page, and it is kept as written")
 TEMPLATE_ADVICE = "write what it printed into the template, per-item values as {{ item.<column> }}"
 
 
@@ -178,7 +181,8 @@ def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[in
     advice = IMPORT_ADVICE if other_engines else TEMPLATE_ADVICE
     out = [(_line(source, at), f"{engine} server-side code {code!r} runs on the requester's own server before the page "
             f"is sent; hitflow serves the page as it is, so it would never run and what it prints (names, values, "
-            f"items) would be lost: {advice}") for at, engine, code in found[:SHOWN_BLOCKS]]
+            f"items) would be lost: {advice}{IN_BROWSER if engine == MUSTACHE else ''}")
+           for at, engine, code in found[:SHOWN_BLOCKS]]
     if len(found) > SHOWN_BLOCKS:
         more = len(found) - SHOWN_BLOCKS
         out.append((_line(source, found[SHOWN_BLOCKS][0]), f"and {more} more server-side block(s)"))
