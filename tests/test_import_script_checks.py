@@ -72,3 +72,17 @@ def test_a_pattern_on_a_textarea_stays_the_scripts() -> None:
                        "rate.html")
     note = next(n for n in page.notes if "A 5-digit ZIP" in n)
     assert "stays in its script only" in note and "pattern=" not in page.body
+
+
+def test_a_plain_button_that_submits_the_form_from_its_script_has_its_checks_listed() -> None:
+    """``<button type="button" onclick="send()">`` whose ``send`` checks, then calls ``form.submit()``: the
+    page's real submit. hitflow's Submit skips its checks, so each is read and the button named."""
+    page = ("<form id='f'><input id='r' name='reason'>\n<button type='button' onclick='send()'>Send</button></form>\n"
+            "<script>function send() {\n  if (!document.getElementById('r').value) { alert('Give a reason'); "
+            "return; }\n  document.getElementById('f').submit();\n}</script>\n")
+    imported = import_page(page, "send.html")
+    assert any("1 button(s) of the page submit the form from its script" in n for n in imported.notes)
+    note = next(n for n in imported.notes if "Give a reason" in n)
+    assert "page rule required on reason" in note and re.search(r"<input required id='r' name=\"reason_", imported.body)
+    # a button that only shows more does not count
+    assert not any("submit the form" in n for n in import_page(page.replace(".submit();", ".reset();"), "x").notes)

@@ -29,7 +29,14 @@ from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.question_form_page import question_form_page
-from flows.custom.script_targets import HITFLOW_FORM, ID, attached_handlers, retarget_scripts, script_text
+from flows.custom.script_targets import (
+    HITFLOW_FORM,
+    ID,
+    attached_handlers,
+    retarget_scripts,
+    script_submit_handlers,
+    script_text,
+)
 from flows.custom.submit_checks import checks_as_rules
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
@@ -220,8 +227,12 @@ def restructure(page: str) -> tuple[str, list[str]]:
     if listeners:
         notes.append(f"the page's script attaches {len(listeners)} submit/click listener(s) to its form or submit "
                      "button: they now run on hitflow's form and Submit button in a browser; check each line below")
+    if own := script_submit_handlers(body, html_text.unescape):  # read for their checks, left on the page
+        notes.append(f"{len(own)} button(s) of the page submit the form from its script (form.submit()), which "
+                     "skips hitflow's checks, and hitflow's Submit skips theirs: remove them (workers use hitflow's "
+                     "Submit) once each check below is a page rule or re-expressed")
     body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
-    body = checks_as_rules(body, handlers + listeners, notes)
+    body = checks_as_rules(body, handlers + listeners + own, notes)
     body, names = rename_fields(body)
     dropped = [f for f in MTURK_SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:

@@ -12,6 +12,7 @@ each is listed by what it enforced.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from flows.custom.page_tags import SCRIPT
 
@@ -97,3 +98,22 @@ def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_id
 
 def script_text(body: str) -> str:
     return "\n".join(m.group(2) for m in SCRIPT.finditer(body))
+
+
+# a button that is not the form's submit button, with its onclick
+BUTTON = re.compile(r"""<(?:button\b(?![^>]*\btype\s*=\s*["']?submit)|input\b[^>]*\btype\s*=\s*["']?button)[^>]*"""
+                    r"""\bonclick\s*=\s*(["'])(.*?)\1[^>]*>""", re.I | re.S)
+FORM_SUBMIT_CALL = re.compile(r"\.submit\s*\(\s*\)")
+CALLED = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
+
+
+def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[str]:
+    """The onclick code of each plain button that submits the form from its script (``form.submit()``,
+    itself or in a page function it calls): the page's real submit, whose checks hitflow's Submit skips."""
+    scripts, found = script_text(body), []
+    for m in BUTTON.finditer(body):
+        code = unescape(m.group(2))
+        reached = code + "".join(function_body(scripts, name) for name in dict.fromkeys(CALLED.findall(code)))
+        if FORM_SUBMIT_CALL.search(reached):
+            found.append(code)
+    return found
