@@ -242,6 +242,13 @@ bench-authenticity: $(STAMP)
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
 
+# Honest simulated workers against QC on five page shapes of our own (tests/pages/honest, issue 67): each honest
+# profile's block rate (goal 0) and each bad profile's recall, beside the caption task's, same crowd; writes
+# bench/results-honest-text.json (SEED, default 1; COPIES of each item, default 8; ~1 min)
+.PHONY: bench-honest-text
+bench-honest-text: $(STAMP)
+	$(BIN)/python -m bench.honest_text --seed $(or $(SEED),1) --copies $(or $(COPIES),8) --caption-items 100
+
 # The simulated crowd against the truth on three custom pages of our own with answer columns
 # (tests/pages/truth, issue 58): accuracy per profile beside the model's expectation, and the QC figures
 # beside the caption task's, same crowd; writes bench/results-custom-truth.json (SEED, default 1; ~2 min)

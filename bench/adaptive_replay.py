@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
 # skill_* and cli_default: stop on postprocess.answers.skill_posterior (what campaigns and
 # `hitflow aggregate --adaptive` use)
-RULES = {"cli_default": DEFAULT_RULE,  # hitflow aggregate --adaptive (0.99 since issue 66)
+RULES = {"cli_default": DEFAULT_RULE,  # hitflow aggregate --adaptive (0.99 within half the judgements since issue 66)
+         "cli_default_without_budget": StoppingRule(2, confidence=0.99, method="auto"),
          "cli_default_before_66": StoppingRule(2, confidence=0.95, method="auto"),
          # [answers]' defaults with hitflow new's starter min and max (issue 56)
          "campaign_default": StoppingRule(2, 6, confidence=0.98, method="auto"),

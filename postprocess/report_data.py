@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 # the simulator's honest profiles (flows/sim/people/crowd_model.py HONEST_PROFILES)
-GOOD_PROFILES = ("diligent", "typo_prone", "note_paster", "fast_typist", "slow_typist")
+GOOD_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist", "slow_typist")
 
 
 def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:

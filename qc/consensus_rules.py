@@ -9,7 +9,8 @@ caption). Canned captions are neither scored nor used as peers: they carry no co
 - ``consensus_rate``: a worker with at least ``consensus_rate_min_captions`` scored captions,
   ``consensus_rate_share`` or more of them below the threshold.
 - ``shared_template``: one normalised text on ``shared_template_min_images`` or more
-  images, whoever wrote it (scripts, several accounts sharing one template).
+  images, whoever wrote it (scripts, several accounts sharing one template); an answer quoting
+  its own item's shown text (``item_text``: qc/shown_text.py) is not counted.
 - ``instruction_echo``: a caption whose cosine with a line of the page's own visible text
   (``page_text``: instructions, examples, banned phrases) reaches
   ``instruction_echo_threshold``.
@@ -25,6 +26,7 @@ import pandas as pd
 from qc import text_features
 from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
+from qc.shown_text import quotes_own_item
 from qc.text_similarity import FINAL_PUNCTUATION, TermMatrix, best_peers, fit_vectors
 from qc.worker_share import share_flags
 
@@ -132,6 +134,8 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     own = _written(df)
     own["norm"] = _norms(df)
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
+    # an answer quoting its own item's shown text is about that item (qc/shown_text.py)
+    own = own[~np.array(quotes_own_item(own["caption"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
     pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
     common = pairs[pairs >= min_images]
     shared = own[own["norm"].isin(common.index)]

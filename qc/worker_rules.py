@@ -15,6 +15,7 @@ import pandas as pd
 
 from qc import text_features
 from qc.flags import flag_columns, flag_frame, register
+from qc.shown_text import quotes_own_item
 from qc.timing_rules import robust_time_outlier, time_outlier_method, timed_assignments
 from qc.worker_share import share_flags
 
@@ -139,6 +140,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     own = df.loc[written, ["worker_id", "image_id"]].copy()
     own["norm"] = np.array(text_features.folded(df), dtype=object)[written]
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
+    # quoting what its own item shows is about that item, even when two items show the same (qc/shown_text.py)
+    own = own[~np.array(quotes_own_item(own["norm"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
     images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
     rows = [
         {"worker_id": w, "rule": "duplicate_text", "value": int(n), "threshold": min_images,

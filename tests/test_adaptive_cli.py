@@ -72,6 +72,10 @@ def test_a_bad_rule_is_one_line(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "max_judgements 2 is below min_judgements 4" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "answers.csv").exists()
+    for budget in ("0", "1.5", "nan"):
+        done = _run(str(labels), "--adaptive", "--budget", budget, "--out", str(tmp_path / "answers.csv"))
+        assert done.returncode != 0 and f"budget {budget}" in done.stderr and "Traceback" not in done.stderr
+        assert not (tmp_path / "answers.csv").exists()
 
 
 def test_the_crowds_own_accuracy_lets_agreeing_strangers_stop(tmp_path: Path) -> None:
@@ -83,6 +87,7 @@ def test_the_crowds_own_accuracy_lets_agreeing_strangers_stop(tmp_path: Path) ->
     for weight in ("0", "20"):
         done = _run(str(labels), "--adaptive", "--min-judgements", "2", "--gold", "gold", "--method", "mv",
                     "--crowd-prior-weight", weight, "--no-stop-when-settled",  # two agreeing of four: settled
+                    "--budget", "1",  # half of four labels an item is the two every item gets first
                     "--out", str(tmp_path / f"answers{weight}.csv"))
         assert done.returncode == 0, done.stderr
         used[weight] = json.loads(done.stdout)
@@ -101,7 +106,8 @@ def test_settled_items_stop_without_losing_accuracy_from_the_command_line(tmp_pa
     used, answers = {}, {}
     for flag in ("--stop-when-settled", "--no-stop-when-settled"):
         out = tmp_path / f"answers{flag}.csv"
-        done = _run(str(labels), "--adaptive", "--min-judgements", "2", "--max-judgements", "6", "--method", "mv",
+        done = _run(str(labels), "--adaptive", "--budget", "1", "--min-judgements", "2", "--max-judgements", "6",
+                    "--method", "mv",
                     "--confidence", "0.95", "--crowd-prior-weight", "20", "--gold", "gold", flag, "--out", str(out))
         assert done.returncode == 0, done.stderr
         used[flag] = json.loads(done.stdout)
@@ -125,7 +131,8 @@ def test_a_sweep_is_each_confidences_own_replay(tmp_path: Path) -> None:
     labels = _labels_file(tmp_path, seed=7, items=300, per_item=5, right=0.77, items_a_worker=1)
     frame = pd.read_csv(labels)
     frame.assign(seconds=[20 + (i * 37) % 300 for i in range(len(frame))]).to_csv(labels, index=False)
-    rule = ["--adaptive", "--min-judgements", "2", "--method", "mv", "--crowd-prior-weight", "20", "--gold", "gold",
+    rule = ["--adaptive", "--budget", "1", "--min-judgements", "2", "--method", "mv", "--crowd-prior-weight", "20",
+            "--gold", "gold",
             "--seconds", "seconds", "--fast-share", "0.3"]
     done = _run(str(labels), *rule, "--sweep", "0.9,0.95,0.99", "--out", str(tmp_path / "a.csv"))
     assert done.returncode == 0, done.stderr
@@ -217,7 +224,8 @@ def test_the_typical_worker_prior_from_the_command_line(tmp_path: Path) -> None:
     labels = _labels_file(tmp_path, seed=4, items=360, per_item=4, right=0.9, items_a_worker=12)
     used = {}
     for weight in ("0", "12"):
-        done = _run(str(labels), "--adaptive", "--min-judgements", "2", "--gold", "gold", "--method", "mv",
+        done = _run(str(labels), "--adaptive", "--budget", "1", "--min-judgements", "2", "--gold", "gold",
+                    "--method", "mv",
                     "--confidence", "0.95", "--typical-prior-weight", weight, "--no-stop-when-settled",
                     "--out", str(tmp_path / f"answers{weight}.csv"))
         assert done.returncode == 0, done.stderr
@@ -269,20 +277,23 @@ def test_the_commands_replay_defaults_are_the_rules() -> None:
     parser = argparse.ArgumentParser()
     add_aggregate_parser(parser.add_subparsers())
     a = parser.parse_args(["aggregate", "x.csv", "--out", "a.csv", "--adaptive"])
-    assert (a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, a.stop_when_settled) == (
+    assert (a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, a.stop_when_settled, a.budget,
+            a.budget_confidence) == (
         DEFAULT_RULE.min_judgements, DEFAULT_RULE.max_judgements, DEFAULT_RULE.confidence, DEFAULT_RULE.lead,
-        DEFAULT_RULE.method, DEFAULT_RULE.settled)
+        DEFAULT_RULE.method, DEFAULT_RULE.settled, DEFAULT_RULE.budget, DEFAULT_RULE.budget_confidence)
 
 
-def test_on_snow_rte_the_defaults_reach_full_majority_vote_with_half_the_judgements() -> None:
-    """Issue 66's done-when on the public RTE set (800 items x 10 labels): the default replay's answers are
-    right at least as often as majority vote over all ten labels, with at most half of them."""
+@pytest.mark.parametrize("name", ["rte", "temp"])
+def test_on_snow_sets_the_defaults_reach_full_majority_vote_with_half_the_judgements(name: str) -> None:
+    """Issue 66's done-when on the public RTE and TEMP sets (800 and 462 items x 10 labels): the default replay's
+    answers are right at least as often as majority vote over all ten labels, with at most half of them."""
     from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
     from postprocess.answers.aggregation import aggregate
 
-    path = path_of(next(s for s in SETS if s.name == "rte"))
+    path = path_of(next(s for s in SETS if s.name == name))
     if path is None:
-        pytest.skip("needs Snow 2008's RTE labels in ../shared/data/snow2008-rte-temp (or HITFLOW_RTE_LABELS)")
+        pytest.skip(f"needs Snow 2008's {name} labels in ../shared/data/snow2008-rte-temp (or HITFLOW_RTE_LABELS / "
+                    "HITFLOW_TEMP_LABELS)")
     frame = read_set(path)
     gold = frame.drop_duplicates("item_id").set_index("item_id")["gold"]
     labels = frame.drop(columns="gold")

@@ -67,8 +67,9 @@ def test_main_commands_print_no_reprs(tmp_path: Path, capsys: pytest.CaptureFixt
     said = [_say(capsys, ["run", config, "--no-prefect", "--limit", "10"])]
     for argv in (["status"], ["reconcile", "vizwiz_captions", "--dry-run"], ["cancel", "vizwiz_captions", "--dry-run"],
                  ["cancel", "vizwiz_captions"], ["status", "vizwiz_captions"],
-                 ["run", config, "--platform", "prolific", "--dry-run"],
-                 ["run", config, "--platform", "links", "--dry-run", *INVITEES],
+                 # the campaign ran on MTurk above: on another platform it is a new attempt, dry run or not
+                 ["run", config, "--platform", "prolific", "--dry-run", "--new-attempt"],
+                 ["run", config, "--platform", "links", "--dry-run", "--new-attempt", *INVITEES],
                  ["run", config, "--platform", "prolific", "--no-prefect", "--limit", "10", "--new-attempt"],
                  ["run", str(study / "expert_rating.toml"), "--platform", "links", "--no-prefect", "--limit", "4"],
                  ["status"], ["new", "my_task", "--dir", str(tmp_path / "own")],

@@ -50,7 +50,9 @@ def test_a_pilot_of_20_grows_to_69_items_each_paid_once(
     pilot_controls = {r["item_id"] for r in store.rows("SELECT item_id FROM items")} & controls
     assert f"plan: 20 item(s) in 3 batch(es); {len(pilot_controls)} control item(s) with known answers" in pilot
     # the dry run prices a plan from scratch and says so once the ledger holds the pilot's (bench/newcomer.py)
-    assert hitflow("run", str(config), "--dry-run", "--db", str(tmp_path / "none.db")) == 0
+    # (another ledger's run would be refused the pilot's output folder: the dry run says so too, so another one)
+    assert hitflow("run", str(config), "--dry-run", "--db", str(tmp_path / "none.db"), "--out",
+                   str(tmp_path / "elsewhere")) == 0
     assert "already holds" not in capsys.readouterr().out and not (tmp_path / "none.db").exists()
     assert hitflow("run", str(config), "--dry-run", "--db", ledger) == 0
     assert f"note: {ledger} already holds sentiment's plan ({20 + len(pilot_controls)} item(s), control items " \

@@ -73,13 +73,13 @@ def test_keyboard_review_reject_block_and_hostile_caption(sim, client, page, tmp
         assert current_item(page) == cards.nth(1).get_attribute("data-item")
         page.keyboard.press("k")
         assert current_item(page) == first
-        assert page.locator(".caption-text", has_text=HOSTILE).count() >= 1  # shown as text
+        assert page.locator(".answer-text", has_text=HOSTILE).count() >= 1  # shown as text
         assert page.locator("img[src='x']").count() == 0 and not dialogs
-        assert page.locator(".caption-text", has_text=UNBROKEN).count() >= 1
-        overflowing = page.eval_on_selector_all(".caption-text", "ps => ps.filter(p => p.scrollWidth > p.clientWidth)"
+        assert page.locator(".answer-text", has_text=UNBROKEN).count() >= 1
+        overflowing = page.eval_on_selector_all(".answer-text", "ps => ps.filter(p => p.scrollWidth > p.clientWidth)"
                                                 ".map(p => p.textContent)")
         assert overflowing == []  # each caption stays inside its own card
-        tallest = page.eval_on_selector_all(".caption-text", "ps => Math.max(...ps.map(p => p.clientHeight))")
+        tallest = page.eval_on_selector_all(".answer-text", "ps => Math.max(...ps.map(p => p.clientHeight))")
         assert tallest < 300  # the 200 KB caption scrolls inside its box; the page stays a page
 
         approved = first.removeprefix("a:")

@@ -152,7 +152,7 @@ def test_a_card_says_how_many_assignments_its_captions_come_from(
         worker = re.search(r'<code class="worker">([^<]+)</code>', card)[1]
         did = store.rows("SELECT count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? AND worker_id = ?",
                          [NAME, batch, worker])[0]["n"]
-        assert card.count('<figure class="caption') == 1
+        assert card.count('<figure class="answer') == 1
         assert (f"the captions of 1 of the {did} assignments this worker" in card) == (did > 1)
         busy += did > 1
     assert busy  # a card of a worker with more than one assignment in its batch said so

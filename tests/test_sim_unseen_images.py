@@ -99,8 +99,8 @@ def test_a_rehearsal_on_images_the_bank_lacks_says_their_text_is_content_blind(t
                  seed=3, progress=lambda _line: None)
     out = tmp_path / "runs" / "photos"
     summary = (out / "summary.txt").read_text()
-    assert f"simulated text for description is content-blind: the simulator's caption bank does not hold the image " \
-           f"of {len(FLICKR)} of its items" in summary
+    assert f"simulated text for description is content-blind: {len(FLICKR)} of its items show no text of their own " \
+           "and an image the simulator's caption bank does not hold" in summary
     latent = pd.DataFrame(json.loads((out / "sim_items.json").read_text()))
     assert set(latent.loc[latent["source"] == BLIND_TEXT, "field"]) == {"description"}
     _, bank = load_crowd(DEFAULT_CROWD)

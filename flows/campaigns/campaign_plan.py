@@ -19,7 +19,6 @@ from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
 from flows.custom.agreement_record import agreement_record, skill_record
-from flows.custom.custom_task import custom_item_plan
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks
 
@@ -97,8 +96,11 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
                   ) -> tuple[int, Iterable[dict[str, Any]]]:
     """How many items, and :func:`item_plan`'s rows made as they are read: at 330,000 images the
     list of planned rows held ~150 MB beside the items it was made from."""
-    if cfg.study is not None:
-        rows = study_item_plan(cfg, limit)
+    from flows.campaigns.task_kinds import kind_of  # the kinds' modules plan with this one
+
+    kind = kind_of(cfg)
+    if kind.item_plan is not None and cfg.study is not None:
+        rows = kind.item_plan(cfg, limit)
         return len(rows), rows
     if cfg.answers.control_share > 0 and cfg.task != "custom":
         raise ConfigError(f"{cfg.path}: [answers] control_share mixes control items into a page of your own "
@@ -106,8 +108,8 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     if cfg.answers.agreement_block_below > 0 and cfg.task != "custom":
         raise ConfigError(f"{cfg.path}: [answers] agreement_block_below judges the choices of a page of your own "
                           '(task = "custom"); remove it from this config')
-    if cfg.task == "custom":
-        rows = custom_item_plan(cfg, limit)
+    if kind.item_plan is not None:  # a kind's own items (a page of one's own: any columns)
+        rows = kind.item_plan(cfg, limit)
         return len(rows), rows
     # Two passes over the file: every row is checked (and counted) before any is planned, as when
     # the list was read whole; the second pass makes the rows as the store takes them.

@@ -8,18 +8,19 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from flows.campaigns.campaign_plan import item_plan
-from flows.campaigns.content_blind import caption_page
+from flows.campaigns.identity import Intent, check_identity, run_name, stored_campaign
+from flows.campaigns.plan_growth import growth_verdict, stored_plan
+from flows.campaigns.task_kinds import kind_of
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.core.pages.templates import page_items
+from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
-from flows.custom.custom_task import custom_spec, field_kinds
-from flows.custom.page_check import source_problems
 from flows.platforms.interface import Groups
 from flows.platforms.registry import platform_for
 
@@ -36,58 +37,17 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
     return platform_for(platform).dry_run(run, groups, list(invitees))
 
 
-CAPTIONS_BLIND = ("simulated answers for caption are content-blind on {blind} of {total} items: the simulator's "
-                  "caption bank ({crowd}) does not hold their images, so its workers describe a scene of its own "
-                  "making there, never another image's captions; accuracy and agreement figures from this "
-                  "rehearsal say nothing about it (a crowd file whose caption_bank holds them: --crowd or "
-                  "[target] sim_crowd)")
-TEXT_BLIND = ("simulated answers for {fields} are content-blind on {blind} of the first page's {total} items: they "
-              "show images the simulator's caption bank ({crowd}) does not hold, so its workers describe a scene of "
-              "its own making there; text figures from this rehearsal say nothing about it")
-
-
 def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, crowd: str | None,
                         limit: int | None = None, scale: int = 1) -> list[str]:
-    """For a rehearsal on the in-process simulator (issue 58): how many of a caption page's images (a
-    custom page's, on its first page) the crowd's caption bank does not hold, whose simulated text is a
-    declared made-up scene."""
-    if target != "sim" or endpoint_url or cfg.endpoint_url or cfg.study is not None:
+    """For a rehearsal on the in-process simulator (issue 58): what its answers to the task kind's page say
+    nothing about (its ``rehearsal_lines``: a caption page's images, a page of one's own's free text, that
+    the crowd's caption bank does not hold)."""
+    if target != "sim" or endpoint_url or cfg.endpoint_url:
         return []  # another platform, or a running simulator whose crowd is its own
     # here, not at the top: the simulator is reached only through targets, and only when asked for
-    from flows.platforms.targets import crowd_file_used, sim_uncaptioned
+    from flows.platforms.targets import crowd_file_used
 
-    crowd_file = crowd_file_used(Path(crowd) if crowd else cfg.sim_crowd)
-    if cfg.task == "custom":
-        return _custom_text_lines(cfg, crowd_file, limit, scale)
-    if not caption_page(cfg.task):
-        return []  # no caption box
-    ids = [str(row["item_id"]) for row in item_plan(cfg, limit, scale)]
-    try:
-        blind = sim_uncaptioned(crowd_file, ids)
-    except ConfigError as exc:  # a rehearsal would stop on it: a problem of the dry run too
-        return [f"PROBLEM: the simulator's crowd cannot be loaded: {exc}"]
-    return [CAPTIONS_BLIND.format(blind=len(blind), total=len(ids), crowd=crowd_file.name)] if blind else []
-
-
-def _custom_text_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, scale: int) -> list[str]:
-    """A custom page's free-text fields on the first page's images the crowd's bank does not hold, read as
-    its workers read the page (the report counts every item after the run: flows/custom/truth_source.py)."""
-    from flows.platforms.targets import sim_unseen_on_page
-
-    if cfg.template is None or source_problems(cfg.template)[0] is None:
-        return []  # an unreadable page: the custom dry run says why
-    try:
-        rows = [r for r in item_plan(cfg, limit, scale) if r["batch"] == 1 and r["hit_index"] == 0]
-        texts = [f for f, kind in field_kinds(custom_spec(cfg, page_items(rows))).items() if kind == "text"]
-        page = task_page(cfg, rows) if texts and rows else ""
-    except ConfigError:
-        return []  # the custom dry run's own lines say what is wrong with the page or its items
-    try:
-        blind = sim_unseen_on_page(crowd_file, page) if page else []
-    except ConfigError as exc:  # a rehearsal would stop on it: a problem of the dry run too
-        return [f"PROBLEM: the simulator's crowd cannot be loaded: {exc}"]
-    return [TEXT_BLIND.format(fields=", ".join(texts), blind=len(blind), total=len(rows), crowd=crowd_file.name)
-            ] if blind else []
+    return kind_of(cfg).rehearsal_lines(cfg, crowd_file_used(Path(crowd) if crowd else cfg.sim_crowd), limit, scale)
 
 
 def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> str:
@@ -100,6 +60,22 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> st
                                                                if line.startswith("PROBLEM")]
     tail = problems or ["no problems found; nothing was sent anywhere"]
     return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
+
+
+def refusals(db: str, cfg: CampaignConfig, platform: str, out: str, intent: Intent, limit: int | None = None,
+             scale: int = 1) -> list[str]:
+    """What the real run would refuse before anything is posted, as PROBLEM lines: another platform's campaign
+    under the name in the ledger, a cancelled one, an output folder another ledger made
+    (flows/campaigns/identity.py), a stored plan these items cannot resume or grow (plan_growth.py).
+    Read only: no ledger is created."""
+    name = run_name(db, cfg.name, intent)
+    try:
+        check_identity(db, name, platform, out, intent)
+        stored = stored_plan(Store(db), name) if stored_campaign(db, name) is not None else []
+        verdict = growth_verdict(replace(cfg, name=name), stored, limit, scale)[2] if stored else ""
+    except ConfigError as exc:
+        return [f"PROBLEM: the run would be refused: {exc}"]
+    return [f"PROBLEM: the run would be refused: {verdict}"] if verdict not in ("", "resume") else []
 
 
 def grown_plan_note(db: str, campaign: str) -> list[str]:

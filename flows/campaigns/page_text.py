@@ -11,7 +11,6 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from flows.campaigns.task_pages import page_rules
 from flows.core.config.config import CampaignConfig
 from flows.core.pages.templates import render, sample_context
 from flows.core.pages.tolerant_html import TolerantHTMLParser
@@ -62,7 +61,7 @@ def _task_page_text(task: str, title: str, rules_json: str) -> str:
 
 def campaign_page_text(cfg: CampaignConfig) -> str:
     """What a worker reads on the campaign's task page (instructions, examples, banned phrases)."""
-    rules = page_rules(cfg, sample_context(cfg.task).get("items", [])[:1])
+    rules = cfg.submit_rules.to_page_spec()  # a caption page's rules (caption_kind.py): `hitflow qc` loads no kind
     return _task_page_text(cfg.task, cfg.title, json.dumps(rules, sort_keys=True))
 
 

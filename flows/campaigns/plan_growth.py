@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 from flows.answers.control_items import controls_note, used_controls
 from flows.campaigns.campaign_plan import checked_items, plan_items, planned_items
@@ -62,14 +62,12 @@ def budget_refusal_undoes(run: Run, growth: Growth | None) -> Iterator[None]:
 def grow_or_refuse(run: Run, limit: int | None, scale: int) -> Growth | None:
     """Resume on the planned items, or add batches for the items asked for after them, or refuse."""
     cfg, store = run.cfg, run.store
-    stored = store.rows("SELECT item_id, batch FROM items WHERE campaign = ? ORDER BY rowid", [cfg.name])
-    controls = used_controls(cfg, {r["item_id"] for r in stored})
-    planned = [r["item_id"] for r in stored if r["item_id"] not in controls]
-    asked = asked_items(cfg, limit, scale)
-    if asked == planned or (asked is None and len(planned) + len(controls) == planned_count(run, limit, scale)):
+    stored = stored_plan(store, cfg.name)
+    planned, controls, verdict, asked = growth_verdict(cfg, stored, limit, scale)
+    if verdict == "resume":
         return None  # the same items: resumed as it was
-    if asked is None or len(asked) <= len(planned) or asked[:len(planned)] != planned:
-        refuse(cfg, len(planned), len(controls), len(asked) if asked is not None else None)
+    if verdict:
+        raise ConfigError(verdict)
     first = max(int(r["batch"]) for r in stored) + 1
     rows = new_rows(cfg, limit, len(planned), first, frozenset(controls))
     with store.transaction():
@@ -78,37 +76,52 @@ def grow_or_refuse(run: Run, limit: int | None, scale: int) -> Growth | None:
         info = json.loads(was["config_json"])
         info.update(items=len(stored) + len(rows), batches=max(r["batch"] for r in rows))
         store.table("campaigns").update(cfg.name, {"config_json": json.dumps(info), "status": "running"})
-    added = len(asked) - len(planned)
+    added = asked - len(planned)
     run.progress(f"plan: {cfg.name} grows by {added} item(s) after its {len(planned)} planned ones, in batch(es) "
                  f"{first}-{max(r['batch'] for r in rows)}; the planned items keep their batches and are not "
                  f"posted again{controls_note(len(rows) - added)}")
     return Growth([r["item_id"] for r in rows], was["config_json"], was["status"])
 
 
+def stored_plan(store: Any, campaign: str) -> list[dict[str, Any]]:
+    """The campaign's planned items in plan order (``item_id, batch``); [] when it has none."""
+    return store.rows("SELECT item_id, batch FROM items WHERE campaign = ? ORDER BY rowid", [campaign])
+
+
+def growth_verdict(cfg: CampaignConfig, stored: list[dict[str, Any]], limit: int | None, scale: int
+                   ) -> tuple[list[str], set[str], str, int]:
+    """(the planned ordinary items, the control items among them, "resume" | "" (grow) | why it is refused,
+    how many ordinary items this run asks for), read only: the dry run asks it too, so it refuses what the
+    run would."""
+    controls = used_controls(cfg, {r["item_id"] for r in stored})
+    planned = [r["item_id"] for r in stored if r["item_id"] not in controls]
+    asked = asked_items(cfg, limit, scale)
+    many = len(asked) if asked is not None else 0
+    if asked == planned or (asked is None and len(planned) + len(controls) == planned_items(cfg, limit, scale)[0]):
+        return planned, controls, "resume", many
+    if asked is None or len(asked) <= len(planned) or asked[:len(planned)] != planned:
+        return planned, controls, refusal(cfg, len(planned), len(controls), many if asked is not None else None), many
+    return planned, controls, "", many
+
+
 def asked_items(cfg: CampaignConfig, limit: int | None, scale: int) -> list[str] | None:
     """The ordinary item ids this run asks for, in file order; None when a plan of that kind cannot grow."""
     if scale != 1 or cfg.study is not None:
         return None
-    if cfg.task == "custom":
-        from flows.custom.custom_task import ordinary_items
+    from flows.campaigns.task_kinds import kind_of
 
-        ids = [r["item_id"] for r in ordinary_items(cfg)]
-    else:
-        ids = [r["image_id"] for r in checked_items(cfg)]
+    own = kind_of(cfg).item_ids  # a kind with items of its own (a page of one's own), or the caption's images
+    ids = own(cfg) if own is not None else [r["image_id"] for r in checked_items(cfg)]
     return ids[:limit] if limit else ids
-
-
-def planned_count(run: Run, limit: int | None, scale: int) -> int:
-    return planned_items(run.cfg, limit, scale)[0]
 
 
 def new_rows(cfg: CampaignConfig, limit: int | None, planned: int, first: int, used: frozenset[str]
              ) -> list[dict[str, Any]]:
     """The plan rows of the items after the first ``planned`` ones, in ``cfg.batches`` batches from ``first``."""
-    if cfg.task == "custom":
-        from flows.custom.custom_task import custom_item_plan
+    from flows.campaigns.task_kinds import kind_of
 
-        return custom_item_plan(cfg, limit, planned=planned, first_batch=first, used_controls=used)
+    if (plan := kind_of(cfg).item_plan) is not None:  # a kind with items of its own: it grows its own plan
+        return plan(cfg, limit, planned=planned, first_batch=first, used_controls=used)
     items = list(checked_items(cfg))[planned:limit]
     per_batch = -(-len(items) // cfg.batches)
     return [{"campaign": cfg.name, "item_id": it["image_id"], "file_name": it["file_name"], "url": it["url"],
@@ -116,12 +129,12 @@ def new_rows(cfg: CampaignConfig, limit: int | None, planned: int, first: int, u
             for i, it in enumerate(items)]
 
 
-def refuse(cfg: CampaignConfig, planned: int, controls: int, asked: int | None) -> NoReturn:
+def refusal(cfg: CampaignConfig, planned: int, controls: int, asked: int | None) -> str:
     what = f"{planned} item(s)" + (f" and {controls} control item(s)" if controls else "")
     why = ("this run asks for a different set of items (--scale, or an evaluation study, whose tasks are drawn "
            "from the whole item set, cannot grow)" if asked is None else
            f"this run asks for {asked} item(s), not the planned ones followed by more (a smaller --limit, or the "
            "items file's rows changed or reordered)")
-    raise ConfigError(f"campaign {cfg.name} was planned on {what}; {why}: run it as before to resume it (a larger "
-                      "--limit, or rows appended to the items file, adds batches for the new items), or pass "
-                      "--new-attempt to start a campaign of its own on the new items")
+    return (f"campaign {cfg.name} was planned on {what}; {why}: run it as before to resume it (a larger "
+            "--limit, or rows appended to the items file, adds batches for the new items), or pass "
+            "--new-attempt to start a campaign of its own on the new items")

@@ -206,7 +206,8 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
         return {"review": "deadline", "open": len(open_items)}
     ledger_state(run.store, cfg.name, now)  # kept for `hitflow status` (kept_states.py): the queue is kept above
     raise ReviewPending(f"batch {batch} waits for review ({len(open_items)} item(s) open): "
-                        f"`hitflow review {cfg.name} --db {run.store.shown()}`; then run the campaign again",
+                        f"`hitflow review {cfg.name} --db {run.store.shown()}`, stop it (Ctrl-C) when the queue is "
+                        "clear, then run the campaign again",
                         cfg.name, batch, float(left - cfg.review_deadline_s) if pd.notna(left) else None,
                         run.target.kind == "sim", bool(run.target.state))
 

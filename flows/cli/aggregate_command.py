@@ -78,6 +78,11 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
     ad.add_argument("--confidence", type=float, default=0.99, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
+    ad.add_argument("--budget", type=float, default=0.5,
+                    help="use at most this share of the file's labels, the least sure answers served first; "
+                         "1: no budget")
+    ad.add_argument("--budget-confidence", type=float, default=0.999,
+                    help="once every answer reaches --confidence, what is left of --budget serves this confidence")
     ad.add_argument("--skill-prior", type=float, default=0.7,
                     help="the confidence weighs each worker by skill: the accuracy assumed before their labels say")
     ad.add_argument("--skill-prior-weight", type=float, default=4.0,
@@ -199,7 +204,8 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
     from postprocess.answers.adaptive import StoppingRule
 
     rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, _skill_prior(a),
-                        settled=a.stop_when_settled, fast_share=a.fast_share)
+                        settled=a.stop_when_settled, fast_share=a.fast_share,
+                        budget=None if a.budget == 1 else a.budget, budget_confidence=a.budget_confidence)
     try:
         rule.check()
         sweep = _sweep(a.sweep)

@@ -57,13 +57,13 @@ def cmd_sim_serve(a: argparse.Namespace) -> int:
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
-    from flows.core.config.config import load_config
+    from flows.campaigns.task_kinds import load_campaign
     from flows.core.site_secrets import invite_link
     from flows.taskserver.task_server import TaskSite
     from flows.taskserver.task_server_thread import check_listenable, serve_forever, server_config
     from flows.taskserver.task_units import work_state
 
-    configs = [load_config(path) for path in a.campaign]
+    configs = [load_campaign(path) for path in a.campaign]  # a unit's hold: its kind's maximum minutes
     check_listenable(a.host, a.port)  # before the lines that say it serves
     from flows.core.db_url import is_postgres_url, shown_location
 
@@ -200,11 +200,11 @@ def cmd_new(a: argparse.Namespace) -> int:
         except FetchRefused as exc:
             raise ConfigError(str(exc)) from exc
         written, notes = scaffold_from(a.name, Path(a.page), Path(a.dir), Path(a.answer_key) if a.answer_key else None,
-                                       allowed, a.keep_jinja)
+                                       allowed, a.keep_jinja, Path(a.items) if a.items else None)
         for note in notes:
             print(note, file=sys.stderr)
     else:
-        written = scaffold(a.name, Path(a.dir))
+        written = scaffold(a.name, Path(a.dir), Path(a.items) if a.items else None)
     print("wrote " + ", ".join(str(p) for p in written))
     print(f"next: hitflow run {Path('config') / (a.name + '.toml')} --no-prefect   (from {a.dir}; outputs in "
           f"runs/{a.name}/)")

@@ -108,6 +108,9 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
                      help="an ExternalQuestion's page may be fetched from this private, loopback or link-local "
                           "address or network (e.g. 127.0.0.1, 10.0.0.0/8); by default only public ones are")
     new.add_argument("--answer-key", default=None, help="with a QuestionForm: its AnswerKey XML (scores.csv)")
+    new.add_argument("--items", default=None, metavar="CSV",
+                     help="your items file (item_id and the columns the page reads), copied to config/NAME_items.csv: "
+                          "the budget is sized to its rows, not to a sample row")
     new.add_argument("--keep-jinja", action="store_true",
                      help="the page's own Jinja ({{ ... }}, {%% ... %%}) runs, in the bounded sandbox; by default a "
                           "page from elsewhere keeps it as text")

@@ -185,11 +185,11 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
 def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[[], None]) -> int:
     from flows.campaigns.identity import Intent, run_name
     from flows.campaigns.summary import show_summary
-    from flows.core.config.config import load_config
+    from flows.campaigns.task_kinds import load_campaign
     from flows.driver.campaign_run import run_campaign
     from flows.platforms.registry import platform_for
 
-    cfg = load_config(a.config)  # fail fast, before Prefect starts
+    cfg = load_campaign(a.config)  # fail fast, before Prefect starts
     a.out = chosen_out(a, cfg.out)
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is
     # created; a dry run spends nothing, so it needs no --live, but a target no run can use is refused there too
@@ -261,16 +261,20 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls
+    from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls, refusals
+    from flows.campaigns.page_plan import time_lines
+    from flows.campaigns.task_kinds import kind_of
 
     lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
-    if cfg.task == "custom":
-        from flows.custom.custom_task import dry_run_lines
+    own = kind_of(cfg).dry_run_lines(cfg)  # what the kind reads of its page (a page of one's own: fields, rules)
+    lines = own + lines
+    if own and own[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
+        print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
+        return 1
+    from flows.campaigns.identity import Intent
 
-        lines = dry_run_lines(cfg) + lines
-        if lines and lines[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
-            print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
-            return 1
+    intent = Intent(new_attempt=a.new_attempt, resume_cancelled=a.resume_cancelled, replace_outputs=a.replace_outputs)
+    lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
     print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0

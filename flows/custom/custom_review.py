@@ -153,10 +153,23 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
     params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
-              **sample_so_far(run, batch)}
+              "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
     return {"responses": len(responses), "flags": counts}
+
+
+def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
+    """Per item of the batch, the values of its columns the page may show (never its truth columns): an
+    answer quoting them is about the item, not a template (qc/shown_text.py)."""
+    hidden = {"item_id", *run.cfg.truth.values()}
+    rows = run.store.rows("SELECT item_id, payload FROM items WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
+    shown: dict[str, list[str]] = {}
+    for r in rows:
+        payload = json.loads(r["payload"] or "{}")
+        values = payload.items() if isinstance(payload, dict) else ()
+        shown[str(r["item_id"])] = [str(v) for k, v in values if k not in hidden and isinstance(v, str) and v.strip()]
+    return shown
 
 
 def _page_text(run: Run) -> str:

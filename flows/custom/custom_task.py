@@ -148,6 +148,15 @@ def field_kinds(spec: Spec) -> dict[str, str]:
     return kinds
 
 
+def field_specs(spec: Spec) -> dict[str, dict[str, Any]]:
+    """Answer field (without its item index) -> its first control's rules (options, bounds)."""
+    out: dict[str, dict[str, Any]] = {}
+    for f in spec["fields"]:
+        m = INDEXED.match(f["name"])
+        out.setdefault(m["base"] if m else f["name"], f)
+    return out
+
+
 def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     """For ``--dry-run``: the fields the page has, the rules derived from its controls and a
     PROBLEM line for whatever makes the page unreadable (``flows/custom/page_check.py``), read from
@@ -170,7 +179,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     rendered = custom_page(cfg, items)
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []
-    lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec))  # issue 58: what a rehearsal's choices mean
+    lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec), field_specs(spec))  # what choices mean
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]

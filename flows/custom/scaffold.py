@@ -13,8 +13,12 @@ import math
 import re
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows.core.errors import ConfigError, HitflowError
+
+if TYPE_CHECKING:
+    from flows.core.config.config import CampaignConfig
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
@@ -22,21 +26,39 @@ STARTER = Path(__file__).resolve().parents[2] / "hit_templates" / "starter"
 NAME_MARK = "NAME"  # in starter/campaign.toml: replaced by the campaign's name
 KEYWORDS_MARK = "KEYWORDS"  # replaced by words of the campaign's name
 BUDGET_LINE = re.compile(r'(?m)^budget = "[^"]*"( +#.*)?\n# BUDGET_NOTE\n')
+PROLIFIC_NOTE = "# PROLIFIC_NOTE\n"  # in starter/campaign.toml's [prolific]: the figures the page gives
 COMMENT_AT = 33  # the column the starter's comments start in
 HEADROOM = Decimal("1.25")  # over the estimate: a top-up or a re-posted page should not stop the run
 FLOOR_USD = 20  # room for a first pilot of a dozen items on either platform without editing the budget
 
 
-def scaffold(name: str, root: Path = Path(".")) -> list[Path]:
-    """Write the three files under ``root/config``; the paths written."""
+def scaffold(name: str, root: Path = Path("."), items: Path | None = None) -> list[Path]:
+    """Write the three files under ``root/config`` (``items``: the user's items file, copied); the paths written."""
     if not NAME.match(name):
         raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
     folder = root / "config"
+    rows = own_items(items, ["image_url", "note"]) if items else (STARTER / "items.csv").read_text(encoding="utf-8")
     written = write_new(folder, {folder / f"{name}.toml": starter_config(name),
                                  folder / f"{name}.html.j2": (STARTER / "page.html.j2").read_text(encoding="utf-8"),
-                                 folder / f"{name}_items.csv": (STARTER / "items.csv").read_text(encoding="utf-8")})
+                                 folder / f"{name}_items.csv": rows})
     size_budget(written[0])
     return written
+
+
+def own_items(path: Path, columns: list[str]) -> str:
+    """The user's items file as it is, once its header has an id column and every column the page reads
+    (``columns``); else a one-line refusal, nothing written."""
+    from flows.core.inputs.csv_files import read_csv_table
+    from flows.core.inputs.text_files import read_text
+
+    header = read_csv_table(path, (), "the items file").columns
+    missing = [c for c in columns if c not in header and c not in ("item_id", "image_id")]
+    if "item_id" not in header and "image_id" not in header:
+        missing.insert(0, "item_id")
+    if missing:
+        raise ConfigError(f"{path}: the items file lacks the column(s) {', '.join(missing)} the page reads (it has "
+                          f"{', '.join(header) or 'none'}); nothing was written")
+    return read_text(path, "the items file")
 
 
 def starter_config(name: str) -> str:
@@ -54,10 +76,12 @@ def size_budget(config: Path) -> None:
     cost. A config the estimate cannot read yet (an imported page with problems) keeps the starter's budget line."""
     text = config.read_text(encoding="utf-8")
     try:
-        per_item, items = _dearest_per_item(config)
+        per_item, items, prolific = _dearest_per_item(config)
     except (HitflowError, ValueError, ArithmeticError):
+        text = text.replace(PROLIFIC_NOTE, "")
         config.write_text(BUDGET_LINE.sub(lambda m: m.group(0).replace("# BUDGET_NOTE\n", ""), text), encoding="utf-8")
         return
+    text = text.replace(PROLIFIC_NOTE, prolific)
     budget = max(FLOOR_USD, math.ceil(per_item * items * HEADROOM))
     head = f'budget = "{budget}.00 USD"'.ljust(COMMENT_AT)
     line = (f"{head}# the whole estimate (reward + fees) must fit before anything is posted\n"
@@ -67,21 +91,34 @@ def size_budget(config: Path) -> None:
     config.write_text(BUDGET_LINE.sub(lambda _: line, text, count=1), encoding="utf-8")
 
 
-def _dearest_per_item(config: Path) -> tuple[Decimal, int]:
-    """(USD an item on the dearer platform, items in the file), from each platform's own estimate."""
-    from flows.core.config.config import load_config
+def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
+    """(USD an item on the dearer platform, items in the file, the [prolific] figures as comments), from each
+    platform's own estimate of the plan a run makes (its Prolific figures from the page's fields)."""
+    from flows.campaigns.task_kinds import load_campaign
     from flows.core.config.money import to_budget_currency
     from flows.core.inputs.csv_files import csv_rows
     from flows.platforms.registry import platform_for
 
-    cfg = load_config(str(config))
+    cfg = load_campaign(str(config))
     items = sum(1 for _ in csv_rows(cfg.items, what="the items file")[1])
     pages = max(1, math.ceil(items / cfg.images_per_hit))
     costs = []
     for platform in ("mturk", "prolific"):
         est = platform_for(platform).estimate(cfg, {1: pages}, None)
         costs.append(to_budget_currency(cfg, est.total, est.currency))
-    return (max(costs) / max(items, 1)).quantize(Decimal("0.01")), items
+    return (max(costs) / max(items, 1)).quantize(Decimal("0.01")), items, prolific_comments(cfg)
+
+
+def prolific_comments(cfg: CampaignConfig) -> str:
+    """The [prolific] figures the run takes from the page, as commented keys a person can set."""
+    from flows.campaigns.page_plan import unit_line
+
+    p, (said, _) = cfg.prolific, unit_line(cfg)
+    lines = [(f'reward = "{p.reward}"', f"per participant in {p.currency}: 1.5 times Prolific's hourly floor"),
+             (f"estimated_minutes = {p.estimated_minutes}", said.split(": ", 1)[-1]),
+             (f"maximum_minutes = {p.maximum_minutes}", "Prolific times a participant out after this: 3 times "
+                                                         "the estimate, at least Prolific's own minimum")]
+    return "".join(f"# {key}".ljust(COMMENT_AT) + f"# {why}\n" for key, why in lines)
 
 
 def write_new(folder: Path, files: dict[Path, str]) -> list[Path]:

@@ -21,7 +21,7 @@ from flows.custom.custom_task import field_kind
 from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
-from flows.custom.scaffold import NAME, size_budget, starter_config, write_new
+from flows.custom.scaffold import NAME, own_items, size_budget, starter_config, write_new
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
@@ -41,8 +41,10 @@ def _read(path: Path, what: str) -> str:
 
 
 def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Path | None = None,
-                  allowed: tuple[Network, ...] = (), keep_jinja: bool = False) -> tuple[list[Path], list[str]]:
-    """(the files written, notes on what was changed). The page's own Jinja runs only with ``keep_jinja``."""
+                  allowed: tuple[Network, ...] = (), keep_jinja: bool = False, items: Path | None = None
+                  ) -> tuple[list[Path], list[str]]:
+    """(the files written, notes on what was changed). The page's own Jinja runs only with ``keep_jinja``;
+    ``items``: the user's items file (copied, and the budget sized to its rows), else one sample row."""
     if not NAME.match(name):
         raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
     source = _read(page, "page")
@@ -58,7 +60,7 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     refuse_unbounded(template, imported, page, source)
     files = {folder / f"{name}.toml": campaign_toml(name, imported, page),
              folder / f"{name}.html.j2": template,
-             folder / f"{name}_items.csv": items_csv(imported.columns)}
+             folder / f"{name}_items.csv": own_items(items, imported.columns) if items else items_csv(imported.columns)}
     if imported.answer_key:
         files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
                                                         [list(r.values()) for r in imported.answer_key])

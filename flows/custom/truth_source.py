@@ -20,12 +20,16 @@ import pandas as pd
 from flows.answers.control_items import read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
+from qc.answer_values import number as read_number
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
          "nothing about it")
-BLIND_TEXT = ("simulated text for {field} is content-blind: the simulator's caption bank does not hold the image of "
-              "{items} of its items, so its workers described a scene of its own making there (never another "
-              "image's captions); text figures from this rehearsal say nothing about what people would write")
+BLIND_TEXT = ("simulated text for {field} is content-blind: {items} of its items show no text of their own and an "
+              "image the simulator's caption bank does not hold, or none, so its workers described a scene of its "
+              "own making there (never another image's captions); text figures from this rehearsal say nothing "
+              "about what people would write")
+ANY_ITEM = "*"  # an answer key's row: every item (flows/sim/people/known_answers.py)
+MAX_ANSWER_LINES = 20  # known answers the simulator cannot follow, one line each, up to this many
 READING = ("where an item's own words carry evidence, the simulator's reading model answers from them: word overlap "
            "with a query, a small lexicon of sentiment, stress and intents (flows/sim/people/content_choice.py); "
            "a model, not truth")
@@ -73,27 +77,74 @@ def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict
     return rows
 
 
-def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str]) -> list[str]:
+def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str],
+                specs: dict[str, dict[str, Any]] | None = None) -> list[str]:
     """For the dry run: where each choice or number field's simulated answers come from. ``fields``:
-    answer field -> its kind (flows/custom/custom_task.py field_kinds)."""
+    answer field -> its kind (flows/custom/custom_task.py field_kinds); ``specs``: answer field -> its
+    control's rules (options, bounds), by which each known answer is read: one line per answer the
+    simulator cannot follow (not an option, not a finite number), and the fields' lines count only the
+    items it does follow."""
     known = known_answers(cfg, items)
-    lines, blind = [f"[campaign] truth names {f}, which is no answer field of the page ({', '.join(fields)}): it "
-                    "is not used; fix the field's name" for f in cfg.truth if f not in fields], False
+    read = [(row, unusable_answer(row["answer"], (specs or {}).get(row["field"]))) for row in known]
+    refused = [(row, why) for row, why in read if why and not why.startswith("read as")]
+    clamped = [(row, why) for row, why in read if why.startswith("read as")]
+    lines = [f"[campaign] truth names {f}, which is no answer field of the page ({', '.join(fields)}): it "
+             "is not used; fix the field's name" for f in cfg.truth if f not in fields]
+    said = [f"known answer for {row['field']} on item {row['item_id']} ({row['source']}): {why}"
+            for row, why in refused + clamped]
+    lines += said[:MAX_ANSWER_LINES] + ([f"... and {len(said) - MAX_ANSWER_LINES} more known answers like these"]
+                                        if len(said) > MAX_ANSWER_LINES else [])
+    refused_rows = {id(row) for row, _ in refused}
+    followed = [r for r in known if id(r) not in refused_rows]
+    blind = False
     for field, kind in fields.items():
         if kind not in ("choice", "number"):
             continue
-        sources = Counter(r["source"] for r in known if r["field"] == field)
-        if "answer key" in sources or any(s.startswith("column") for s in sources):
-            source = next(iter(sources))
-            lines.append(f"simulated answers for {field} follow the known answers ({source})")
-            continue
-        if sources:
-            lines.append(f"simulated answers for {field} follow the control items' answers on their "
-                         f"{sources['control items']} items; on the others they are content-blind")
-        lines.append(BLIND.format(field=field))
-        blind = True
+        line, blind_here = _source_line(field, followed, len(items))
+        lines += line
+        blind = blind or blind_here
     return lines + ([f"  {READING}. Known answers: [campaign] truth = {{field = \"column\"}} (docs/custom_pages.md)"]
                     if blind else [])
+
+
+def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tuple[list[str], bool]:
+    """A field's lines: whose answers its simulated ones follow, on how many of the ``n_items`` items,
+    and the content-blind sentence where some items have none it can follow; whether any item is blind."""
+    mine = [r for r in followed if r["field"] == field]
+    sources = Counter(r["source"] for r in mine)
+    covered = n_items if any(r["item_id"] == ANY_ITEM for r in mine) else len({r["item_id"] for r in mine})
+    if covered >= n_items and sources:
+        return [f"simulated answers for {field} follow the known answers ({', '.join(sources)})"], False
+    lines = []
+    if sources:
+        lines.append(f"simulated answers for {field} follow the known answers on {covered} of {n_items} items "
+                     f"({', '.join(sources)}); on the others they are content-blind")
+    return [*lines, BLIND.format(field=field)], True
+
+
+def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
+    """Why the simulator cannot follow a known answer as the field's control reads it ("" when it can):
+    not one of a choice's options, not a finite number; a number outside the control's bounds is read at
+    the nearest bound ("read as ...")."""
+    if spec is None:
+        return ""
+    kind = spec.get("type")
+    if kind in ("one", "many"):
+        options = [" ".join(str(o).split()).casefold() for o in spec.get("options") or []]
+        wanted = answer.split("|") if kind == "many" else [answer]
+        missing = [w for w in wanted if w.strip() and " ".join(w.split()).casefold() not in options]
+        return f"{missing[0]!r} is not one of its options ({', '.join(map(str, spec.get('options') or []))[:120]}); " \
+               "the simulator cannot follow it there, fix the answer" if missing else ""
+    if kind == "number":
+        value = read_number(answer.strip())
+        if value is None:
+            return f"{answer[:40]!r} is not a finite number; the simulator cannot follow it there, fix the answer"
+        low, high = spec.get("min"), spec.get("max")
+        if low is not None and value < float(low):
+            return f"read as {low} (the control's minimum), not {answer[:40]}"
+        if high is not None and value > float(high):
+            return f"read as {high} (the control's maximum), not {answer[:40]}"
+    return ""
 
 
 def report_lines(items_truth: list[dict[str, Any]]) -> list[str]:

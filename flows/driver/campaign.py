@@ -14,6 +14,7 @@ from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.plan_growth import budget_refusal_undoes, plan_or_grow
 from flows.campaigns.review_data import review_gate
+from flows.campaigns.task_kinds import kind_of
 from flows.core.errors import ConfigError
 from flows.core.outputs.output_location import is_output_url
 from flows.core.outputs.output_mirror import mirror, mirror_between_batches
@@ -43,17 +44,10 @@ STEPS: list[tuple[str, str, StepFn]] = [(status, name, _CODE[status]) for status
 
 
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """The platform publishes and collects (HITs, a study, invite links); evaluation studies and
-    custom pages replace caption QC; decisions and blocks are shared (they ask the platform too)."""
+    """The platform publishes and collects (HITs, a study, invite links); the task kind checks its own
+    answers (flows/core/task_kinds.py); decisions and blocks are shared (they ask the platform too)."""
     steps = list(STEPS)
-    if run.cfg.study is not None:
-        from flows.studies.study_review import study_qc_batch
-
-        steps[2] = ("qc_done", "run QC", study_qc_batch)
-    if run.cfg.task == "custom":
-        from flows.custom.custom_review import custom_qc_batch
-
-        steps[2] = ("qc_done", "run QC", custom_qc_batch)
+    steps[2] = ("qc_done", "run QC", kind_of(run.cfg).qc)
     platform = platform_for(run.platform)
     steps[:2] = [("published", platform.PUBLISH_STEP, platform.publish),
                  ("collected", platform.COLLECT_STEP, platform.collect)]
@@ -102,7 +96,7 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
     answers = run.cfg.answers
     if answers.adaptive:
         name, step = "adaptive round", adaptive_round
-    elif answers.top_up_rounds and run.cfg.study is None and run.cfg.task != "custom" \
+    elif answers.top_up_rounds and kind_of(run.cfg).extra.get("tops_up") \
             and platform_for(run.platform).TOPS_UP_CAPTIONS:  # elsewhere short images are listed, not topped up
         name, step = "caption top-up", top_up_round
     else:

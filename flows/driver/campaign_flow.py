@@ -122,7 +122,7 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
     if "held" in summary:  # Completed too: a person releases the batch (--release-hold), then runs again
         _api_logger().info(summary["held"])  # in Prefect's UI; the CLI prints it on the console once
         return {"out_dir": str(summary["out_dir"]), "held": summary["held"], "target": summary["target"]}
-    done = summary.get("captions", summary.get("judgements"))  # a caption campaign or an evaluation study
+    done = summary.get("done")  # captions, judgements or responses: the task kind's count
     return {"out_dir": str(summary["out_dir"]), "done": done, "target": summary["target"]}
 
 
@@ -137,7 +137,8 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     still open on a live route is looked at and left (``open``); the schedule's next run
     looks again, so no run and no worker waits for people. ``resume_cancelled``: a cancelled
     campaign runs again on purpose (one run's parameter: flows/driver/deployed_runs.py)."""
-    cfg = load_config(config_path)
+    from flows.campaigns.task_kinds import load_campaign  # its Prolific figures from its page, as a run plans
+    cfg = load_campaign(config_path)
     ended = ended_status(db_path, cfg.name)
     if ended and not (ended == CANCELLED and resume_cancelled):
         pause_own_deployment()  # nothing left to advance: no empty run, no rewritten report

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.identity import Intent
-from flows.campaigns.outputs import write_outputs
+from flows.campaigns.task_kinds import kind_of, load_campaign
 from flows.campaigns.task_pages import task_page
-from flows.core.config.config import CampaignConfig, load_config
+from flows.core.config.config import CampaignConfig
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError
 from flows.core.ledger.store import DEFAULT_DB, Store
 from flows.core.outputs.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
@@ -60,7 +60,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     the next run collects it. ``detach``: "always"/"never" overrides the config.
     ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py);
     ``resume_cancelled``, ``replace_outputs``: what the operator allowed on purpose (``--resume-cancelled``...)."""
-    cfg = named(load_config(config_path), campaign_name)
+    cfg = named(load_campaign(config_path), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     open_run_folder(db_path, cfg.name, platform, out_root,
                     Intent(resume_cancelled=resume_cancelled, replace_outputs=replace_outputs))
@@ -137,7 +137,7 @@ def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: boo
 def ask_platform_for_outputs(run: Run) -> bool:
     """What the caption outputs need from the platform (MTurk's own test scores), asked while the
     session is open; True when asked, so the outputs do not ask again."""
-    if run.cfg.study is not None or run.cfg.task == "custom":
+    if not kind_of(run.cfg).extra.get("asks_platform_for_outputs"):
         return False
     platform_for(run.platform).record_test_scores(run)
     return True
@@ -210,17 +210,10 @@ def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool,
                    items: list[dict[str, Any]] | None) -> dict[str, Any]:
     crowd = crowd_file_used(Path(run.notes["crowd_file"]) if run.notes.get("crowd_file") else run.cfg.sim_crowd)
     run.notes["provenance"] = run_provenance(run, crowd)  # the reports' header shows it
-    if run.cfg.study is not None:
-        from flows.studies.study_outputs import write_study_outputs
-
-        summary = write_study_outputs(run, out_root / run.cfg.name)
-    elif run.cfg.task == "custom":
-        from flows.custom.custom_outputs import write_custom_outputs
-
-        items = items if items is not None else latent_items(run, truth)
-        summary = write_custom_outputs(run, out_root / run.cfg.name, truth, items)
-    else:
-        summary = write_outputs(run, out_root / run.cfg.name, truth, platform_asked)
+    items = items if items is not None else latent_items(run, truth)
+    kind = kind_of(run.cfg)
+    summary = kind.outputs(run, out_root / run.cfg.name, truth, platform_asked, items)
+    summary["done"] = summary.get(kind.done_key, 0)  # what came in, whatever the kind calls it
     write_provenance(out_root / run.cfg.name, run.notes["provenance"])
     return summary
 

@@ -80,6 +80,7 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
     mark cancelled and export what came in (to ``out``, default the run's output root). Returns
     the summary sentence."""
     from flows.campaigns.identity import check_output_folder
+    from flows.campaigns.task_kinds import kind_of
     from flows.core.errors import CampaignBusyError
     from flows.core.ledger.campaign_lock import refuse_while_running
     from flows.driver.campaign_run import export_outputs
@@ -93,11 +94,11 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
         with store.campaign_lock(campaign), open_campaign_run(db, campaign, endpoint_url, live) as run:
             result = cancel(run)
             summary = export_outputs(run, out_root, None)
+            done = summary.get(kind_of(run.cfg).done_key, 0)
             words = platform_for(run.platform).WORDS
     except CampaignBusyError:
         refuse_while_running(store, campaign, "cancel")
         raise
-    done = summary.get("captions", summary.get("judgements", summary.get("responses", 0)))
     return (f"{campaign} cancelled: {words.posted(int(result.get('closed', 0)))} closed; the partial "
             f"dataset ({done} row(s)) and report are in {summary.get('out_url') or summary['out_dir']}; "
             f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")
@@ -156,9 +157,9 @@ def _stored(db: str, campaign: str) -> tuple[Store, dict[str, Any], dict[str, An
 
 
 def _stored_config(meta: dict[str, Any]) -> CampaignConfig:
-    from flows.core.config.config import load_config
+    from flows.campaigns.task_kinds import load_campaign
 
-    cfg = load_config(meta["config_path"])
+    cfg = load_campaign(meta["config_path"])
     if cfg.name == meta["name"]:  # campaign_run (the whole run's imports, ~0.05 s) is not needed to read it
         return cfg
     from flows.driver.campaign_run import named

@@ -12,17 +12,10 @@ import pandas as pd
 
 from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.caption_telemetry import telemetry_words
 from flows.campaigns.kept_states import keep_for_config
 from flows.campaigns.queue_cache import fingerprint, kept_queue
-from flows.campaigns.review_data import (
-    applied_work,
-    campaign_queue,
-    card_captions,
-    card_flags,
-    histories,
-    platform_now,
-)
+from flows.campaigns.review_data import applied_work, campaign_queue, card_flags, histories, platform_now
+from flows.campaigns.task_kinds import kind_of
 from flows.core.errors import InputFormatError
 from flows.core.ledger.store import Store
 from postprocess.answers.worker_skill import SkillPolicy, shown_p
@@ -79,8 +72,10 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
     page = min(pages, _page(filters.get("page", ""), shown))
     pooled = PooledLines(store, name)
     cards = page_cards(run, shown.iloc[(page - 1) * PAGE_CARDS:page * PAGE_CARDS], (page - 1) * PAGE_CARDS, pooled)
-    return {"cards": cards, "image_origins": sorted({_origin(c["url"]) for card in cards
-                                                     for c in card["captions"] if c["url"]} - {""}),
+    kind = kind_of(run.cfg)
+    return {"cards": cards, "image_origins": sorted({_origin(r.url) for card in cards
+                                                     for r in card["rows"] if r.url} - {""}),
+            "unit": kind.unit_word, "strikes": bool(kind.extra.get("strikes")),
             "choices": {"rule": sorted(set().union(*[rule_names(r) for r in set(queue["rules"])])),
                         "batch": sorted({str(b) for b in queue["batch"]}),
                         "worker": sorted(set(queue["worker_id"]))},
@@ -90,7 +85,7 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
             "doubted": pooled.doubted()}
 
 
-CARD_ROWS = 25  # captions (and flags) a card shows: five HITs' worth, enough to judge a worker by
+CARD_ROWS = 25  # items answered (and flags) a card shows: five caption HITs' worth, enough to judge a worker by
 PAGE_CARDS = 20  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
 # campaign's queue holds ~8,000 items: all on one page never finished loading; issue 57 point 5)
 
@@ -117,7 +112,9 @@ def _page(asked: str, shown: pd.DataFrame) -> int:
 
 def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) -> list[dict[str, Any]]:
     """The cards of a page's queue rows (``first``: the first one's number in the filtered queue), each with
-    its worker's captions (and their telemetry), flags, control items, history and what people did."""
+    its worker's answers as the task kind reads them (flows/core/task_kinds.py: the item's columns, every
+    field's answer, text with its telemetry, a control's known answer), flags, control items, history and
+    what people did."""
     store, name = run.store, run.cfg.name
     records = rows.to_dict("records")
     if not records:
@@ -126,19 +123,18 @@ def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) ->
                histories(store, name, {r["worker_id"] for r in records}).groupby("worker_id", sort=False)}
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
     controls = control_lines(store, name)
-    # a busy worker's card shows CARD_ROWS of their captions and flags (its own assignment's first), and how many
-    captions = card_captions(store, name, [(int(r["batch"]), r["worker_id"], r["assignment_id"]) for r in records],
-                             CARD_ROWS)
-    words = iter(telemetry_words(run, [c for mine, _ in captions for c in mine]))  # one read for the page
+    # a busy worker's card shows CARD_ROWS of their answers and flags (its own assignment's first), and how many
+    work = kind_of(run.cfg).cards(run, [(int(r["batch"]), r["worker_id"], r["assignment_id"]) for r in records],
+                                  CARD_ROWS)
     cards = []
-    for n, (row, (mine, assignments)) in enumerate(zip(records, captions, strict=True), start=first):
+    for n, (row, (mine, assignments)) in enumerate(zip(records, work, strict=True), start=first):
         flags, raised = card_flags(store, name, int(row["batch"]), row["worker_id"], row["assignment_id"], CARD_ROWS)
         done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
                 for a in actions if a["worker_id"] == row["worker_id"]
                 and (row["kind"] == "worker" or a["assignment_id"] in ("", row["assignment_id"]))]
         cards.append({**row, "n": n, "time_left": DECIDED.get(row["state"]) or time_left(row["seconds_left"]),
-                      "captions": [{**c, "telemetry": next(words)} for c in mine],
-                      "from_assignments": len({c["assignment_id"] for c in mine}), "assignments": assignments,
+                      "rows": mine, "from_assignments": len({r.assignment_id for r in mine}),
+                      "assignments": assignments,
                       "flags": flags, "flags_raised": raised,
                       "history": history.get(row["worker_id"], []),
                       "controls": controls.get(row["worker_id"], ""), "done": done,

@@ -14,6 +14,7 @@ From the top (``make lint`` holds the order; a module imports only those below i
   ``method_choice`` (``auto``), ``crowdkit_models`` (crowd-kit's, loaded lightly), then ``fast_em``
   (vectorised GLAD, MACE, one-coin) and ``fast_ds`` (Dawid-Skene with crowd-kit's floats);
 - the base, which imports nothing of the package: ``judgements`` (the column contract every model reads),
-  ``skill_prior``, ``em_progress``, ``label_hygiene``, and the worker scores: ``control_items``,
+  ``skill_prior``, ``em_progress``, ``label_hygiene``, ``adaptive_budget`` (the replay's budget), and the worker
+  scores: ``control_items``,
   ``worker_skill`` (pooled with agreement), ``answer_agreement``.
 """

@@ -24,7 +24,9 @@ campaign's rounds stop on; ``stop_on = "method"`` takes the aggregation method's
 (the rule before that, kept to compare). With
 ``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
 WorkTimeInSeconds): a worker whose median time over the judgements used so far is under that share of
-their median is weighed as one of the fast workers, as in a live campaign.
+their median is weighed as one of the fast workers, as in a live campaign. With ``rule.budget`` the replay
+spends at most that share of the file's judgements, the least sure answers first, and what the budget leaves
+once every answer is sure serves ``rule.budget_confidence`` (postprocess.answers.adaptive_budget states the rule).
 
 Output, ``replay(frame, rule) -> Replay(answers, used)``:
 
@@ -38,12 +40,13 @@ Output, ``replay(frame, rule) -> Replay(answers, used)``:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from postprocess.answers import adaptive_budget
 from postprocess.answers.aggregation import ANSWER_COLUMNS, Aggregation, aggregate
 from postprocess.answers.calibration import as_reported
 from postprocess.answers.judgements import judgements
@@ -69,6 +72,8 @@ class StoppingRule:
     stop_on: str = "skill"  # skill: answers.csv's confidence (stop_confidence); method: the aggregation's own
     settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
     fast_share: float = 0.0  # a worker this much faster than the crowd is a draw from the fast workers (seconds)
+    budget: float | None = None  # at most this share of the file's judgements, the least sure items served first
+    budget_confidence: float | None = None  # with budget: once every item meets confidence, what is left serves this
 
     def check(self) -> None:
         if self.min_judgements < 1:
@@ -79,6 +84,10 @@ class StoppingRule:
             raise ValueError(f"confidence {self.confidence}: give a probability in (0, 1]")
         if self.lead is not None and self.lead < 1:
             raise ValueError(f"lead {self.lead}: give a number of votes, at least 1")
+        if self.budget is not None and not 0 < self.budget <= 1:
+            raise ValueError(f"budget {self.budget}: give a share of the judgements in (0, 1]")
+        if self.budget_confidence is not None and not 0 < self.budget_confidence <= 1:
+            raise ValueError(f"budget confidence {self.budget_confidence}: give a probability in (0, 1]")
         if not 0 <= self.fast_share < 1:
             raise ValueError(f"fast_share {self.fast_share}: give a share of the crowd's median time in [0, 1)")
         if self.stop_on not in ("skill", "method"):
@@ -87,13 +96,9 @@ class StoppingRule:
 
 
 # `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them
-# equal). The rule (issue 66): every item gets two judgements, then one more while its answer's confidence (the
-# one answers.csv reports) is under 0.99, or until the judgements it may still take could at best tie it. 0.95,
-# the default before, stopped most of RTE's items at three agreeing labels and lost majority vote's accuracy
-# (0.9125 against 0.9250); at 0.99 an item of good workers stops at three or four agreeing labels: Snow 2008 RTE
-# 0.9250 with 49.0% of the judgements, TEMP 0.9416 with 35.9% (majority vote 0.9437, Dawid-Skene 0.9416), WSD
-# 0.9944 with 21% (bench/answers_calibration.py; 0.997 reached 0.9275 on RTE but with 51.6%).
-DEFAULT_RULE = StoppingRule(2, None, 0.99)
+# equal): two judgements an item, one more while the answer's confidence is under 0.99, within half the file's
+# judgements; what is left of the half then serves 0.999 (the rule: postprocess.answers.adaptive_budget).
+DEFAULT_RULE = StoppingRule(2, None, 0.99, budget=0.5, budget_confidence=0.999)
 
 
 class Replay(NamedTuple):
@@ -114,7 +119,8 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
     available = groups.size().rename("available")
     group = groups.ngroup().to_numpy()  # each judgement's position in ``available`` (and ``wanted``)
     cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
-    wanted = available.clip(upper=rule.min_judgements)
+    allowed = adaptive_budget.limit(rule.budget, available.to_numpy())
+    wanted = available.clip(upper=adaptive_budget.first_round(rule.min_judgements, len(available), allowed))
     if controls is not None:  # scored, never answered: they need no more judgements (flows/custom/adaptive_rounds.py)
         control_ids = set(controls["item_id"].astype(str).str.strip())
         cap = cap.where(~cap.index.get_level_values("item_id").isin(control_ids), wanted)
@@ -127,15 +133,35 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
         sureness = (stop_confidence(used, rule, fast, controls) if rule.stop_on == "skill"
                     else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
-        at = positions(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
-        asks = np.zeros(len(wanted), dtype=bool)  # by item and field, in ``wanted``'s order
-        asks[at] = _still_uncertain(sureness, at, used, rule, (cap - wanted).to_numpy())
-        asks &= (wanted < cap).to_numpy()
+        asks = _round_asks(sureness, used, rule, wanted, cap, allowed)
         if not asks.any():
             break
         wanted = wanted + asks.astype(int)
     answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
+
+
+def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, wanted: pd.Series, cap: pd.Series,
+                allowed: int | None) -> np.ndarray:
+    """Which items and fields (in ``wanted``'s order) take one more judgement this round: the uncertain ones, within
+    the budget (``allowed`` judgements in all) the least sure first; once none is uncertain at ``rule.confidence``,
+    the budget left serves ``rule.budget_confidence``, the answers nearest it first
+    (postprocess.answers.adaptive_budget)."""
+    at = positions(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
+    sure = np.full(len(wanted), np.inf)
+    sure[at] = sureness["confidence"].to_numpy(dtype=float)
+    left = None if allowed is None else allowed - int(wanted.sum())
+    second = left is not None and left > 0 and rule.budget_confidence is not None
+    targets = [rule, replace(rule, confidence=rule.budget_confidence)] if second else [rule]
+    for tier, target in enumerate(targets):
+        asks = np.zeros(len(wanted), dtype=bool)
+        asks[at] = _still_uncertain(sureness, at, used, target, (cap - wanted).to_numpy())
+        asks &= (wanted < cap).to_numpy()
+        if left is not None:
+            asks = adaptive_budget.within(asks, sure, left, nearest_first=tier > 0)
+        if asks.any():
+            return asks
+    return np.zeros(len(wanted), dtype=bool)
 
 
 def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),

@@ -26,6 +26,7 @@ from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySetti
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
 from flows.core.inputs.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
+from flows.core.kind_registry import known
 from flows.core.outputs.output_location import has_credentials
 from qc.answer_faults import ALWAYS_ON
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
@@ -119,7 +120,11 @@ def load_config(path: str | Path) -> CampaignConfig:
     items = _items(path, camp.items)
     custom = camp.task == "custom"
     template = _existing(path, "campaign", "template", camp.template)
-    if not custom and not (PAGES / f"{camp.task}.html.j2").is_file():
+    # a kind of one's own: neither a page of hit_templates/ nor "custom"; its declaration gives its QC's defaults
+    own = known(camp.task) if not custom and not (PAGES / f"{camp.task}.html.j2").is_file() else None
+    rules_default, policy_default = (CUSTOM_RULES, CUSTOM_POLICY) if custom else (None, None)
+    rules_default, policy_default = (own.qc_rules or None, own.policy) if own else (rules_default, policy_default)
+    if not custom and own is None and not (PAGES / f"{camp.task}.html.j2").is_file():
         raise _fail(path, "campaign", "task",
                     f"names no template hit_templates/{camp.task}.html.j2; {nearest_task(camp.task)}")
     try:
@@ -140,9 +145,9 @@ def load_config(path: str | Path) -> CampaignConfig:
         submit_rules=SubmitRules(**doc.submit_rules.model_dump(exclude={"max_chars", "banned_prefixes"}),
                                  banned_prefixes=tuple(doc.submit_rules.banned_prefixes),
                                  max_chars=doc.submit_rules.max_chars or None),
-        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, CUSTOM_RULES if custom else None),
+        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, rules_default),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
-        policy=_policy(path, doc.policy, study is not None, CUSTOM_POLICY if custom else None), template=template,
+        policy=_policy(path, doc.policy, study is not None, policy_default), template=template,
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
@@ -276,7 +281,7 @@ def _prolific(sec: ProlificSection) -> ProlificSettings:
     return ProlificSettings(reward=sec.reward, currency=sec.currency, estimated_minutes=sec.estimated_minutes,
                             maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
                             completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
-                            min_approvals=sec.min_approvals)
+                            min_approvals=sec.min_approvals, given=frozenset(sec.model_fields_set))
 
 
 def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[str, Any]:

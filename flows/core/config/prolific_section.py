@@ -13,10 +13,15 @@ from flows.core.config.config_types import Count, Money, Percent, PositiveInt, S
 
 
 class ProlificSection(Section):
-    reward: Money = Field(Decimal("0.90"), description='Per participant in `currency`, "0.90"')
+    # Left out, reward and the two times come from the task kind (flows/core/task_kinds.py): a page of one's own
+    # from its fields; the caption task and the studies keep these defaults
+    reward: Money = Field(Decimal("0.90"), description='Per participant in `currency`, "0.90"; left out: 9.00 GBP '
+                          "(12.00 USD) an hour of `estimated_minutes` on a page of your own")
     currency: Literal["GBP", "USD"] = Field("GBP", description="The study's currency")
-    estimated_minutes: PositiveInt = Field(6, le=1440, description="Median minutes (Prolific's hourly-pay check)")
-    maximum_minutes: PositiveInt = Field(30, le=1440, description="Prolific times a participant out after this")
+    estimated_minutes: PositiveInt = Field(6, le=1440, description="Median minutes (Prolific's hourly-pay check); "
+                                           "left out: from a page of your own's fields (the dry run says)")
+    maximum_minutes: PositiveInt = Field(30, le=1440, description="Prolific times a participant out after this; left "
+                                         "out: 3 times the estimate, at least Prolific's least, on a page of your own")
     device_compatibility: list[Literal["desktop", "tablet", "mobile"]] = Field(
         ["desktop"], min_length=1, description="Devices participants may use")
     completion_base: str = Field("https://app.prolific.com/submissions/complete?cc=", pattern=r"^https://\S+$",
@@ -26,6 +31,8 @@ class ProlificSection(Section):
 
     @model_validator(mode="after")
     def _maximum_covers_estimate(self) -> ProlificSection:
+        if not {"estimated_minutes", "maximum_minutes"} <= self.model_fields_set:
+            return self  # one from the task kind's page: the dry run checks the pair (flows/campaigns/task_kinds.py)
         shortest = prolific_min_maximum(self.estimated_minutes)
         if self.maximum_minutes < shortest:
             raise ValueError(f"maximum_minutes must be at least {shortest} for estimated_minutes = "
@@ -34,6 +41,8 @@ class ProlificSection(Section):
 
     @model_validator(mode="after")
     def _pays_the_hourly_floor(self) -> ProlificSection:
+        if not {"reward", "estimated_minutes"} <= self.model_fields_set:
+            return self  # one from the task kind's page: the dry run and the study's publication check the pair
         floor = PROLIFIC_MIN_HOURLY[self.currency]
         hourly = self.reward * 60 / self.estimated_minutes
         if hourly < floor:

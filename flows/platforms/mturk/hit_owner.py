@@ -46,7 +46,9 @@ def is_ours(since: dict[str, Any], hit: dict[str, Any]) -> bool:
     if hit.get("HITStatus") == "Disposed":
         return False  # deleted: no run of ours waits on a HIT it deleted (cancel records what it closes)
     at = since.get("platform_created_at")
-    return at is None or hit.get("CreationTime") is None or _seconds(hit["CreationTime"]) >= float(at)
+    # a listed CreationTime may come back in whole seconds (botocore's parse of the simulator's timestamps):
+    # a HIT posted in the second the campaign was planned is this ledger's too
+    return at is None or hit.get("CreationTime") is None or _seconds(hit["CreationTime"]) >= float(at) - 1.0
 
 
 def own_token(since: dict[str, Any], token: str) -> str:

@@ -23,6 +23,7 @@ from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
 from flows.sim.pages.page_spec import honour_spec, page_spec
+from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
@@ -38,11 +39,12 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import asked, remark, summary, the_word, word_comment
+from flows.sim.people.item_writing import asked, clarification, marked_word, reason, remark, the_word, word_comment
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unseen
+from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, summary, words_asked
+from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker
 
 
@@ -79,8 +81,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if f.kind == "url":
         return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
     sources = writing_sources(ctx, fill.bank)
-    if unseen(ctx, fill.bank):  # said in the report: this field's text about the item is content-blind
-        fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT
+    if unreadable(ctx, fill.bank) and (ctx.shows_image or not optional(f)):  # (an optional box there: left empty)
+        fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT  # the report says so
     if kind in PASTING_PROFILES:
         return fit_text(_pasted(fill, sources), f, rng, sources)
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
@@ -96,8 +98,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
     if not (ctx.texts or ctx.shows_image or described(fill.bank, ctx.key)) and optional(f):
         return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
-    if text := asked_text(fill, f, ctx, sources):  # a summary, a comment on a word, a remark (item_writing.py)
-        return text
+    if (kind_text := asked_text(fill, f, ctx, sources)) is not None:  # a summary, a reason ... (item_writing.py)
+        return kind_text
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
         draft = reworded(draft, rng, ctx.shows_image or described(fill.bank, ctx.key))
@@ -117,28 +119,52 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     return text
 
 
-def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str:
-    """The text of the kind the box asks for (flows/sim/people/item_writing.py); an optional box beside the
-    item's answers gets a remark, never the item's own text; "" when the box asks for a description."""
+def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
+    """The text of the kind the box asks for (flows/sim/people/item_writing.py): a summary, a comment on a
+    word, a reason, a clarification, a remark; an optional box beside the item's answers gets a remark,
+    never the item's own text. None when the box asks for a caption or a free answer, or the item has no
+    words to write it from (then :func:`free_text` writes from the item's sources); "" for an optional
+    remark on an item with no words: the box is left empty."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
-    wanted = asked(question, field_base(f.name)) or ("remark" if optional(f) and f.name not in fill.sole else "")
-    high = (field_rule(f) or {}).get("maxlength")
-    text = ""
-    for _ in range(6):  # a person does not write the same remark twice
-        if wanted == "summary" and ctx.texts:
-            text = summary(ctx.texts, rng, int(high) if high is not None else None)
-        elif wanted == "word" and (word := the_word(question)):
-            text = word_comment(word, ctx.texts, rng)
-        elif wanted == "remark":
-            text = remark(ctx.texts or ([] if not ctx.shows_image else sources[:1]), rng)
-        else:
-            return ""
-        text = fit_text(_styled(fill, text), f, rng, [])
+    wanted = asked(question, field_base(f.name))
+    if not wanted and optional(f) and f.name not in fill.sole:
+        wanted = "remark"
+    rule = field_rule(f) or {}
+    high = int(rule["maxlength"]) if rule.get("maxlength") is not None else None
+    texts = ctx.texts or ([] if not ctx.shows_image else sources[:2])
+    text, low = "", int(rule.get("minlength") or 0)
+    for _ in range(8):  # a person does not write the same text twice
+        text = _of_kind(wanted, question, texts, fill, ctx, f.name, (low, high))
+        if not text:
+            return "" if wanted == "remark" and optional(f) else None
+        if len(text) < low:  # a box's minimum met with more of the item, not its words over again
+            text = at_least_words(text, low // CHARS_A_WORD + 1, texts, rng)
+        text = fit_text(_styled(fill, text), f, rng, texts)
         if normalise(text) not in fill.worker.written:
             break
     fill.worker.written.add(normalise(text))
     fill.item_texts.setdefault(ctx.key, []).append(text)
     return text
+
+
+def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, name: str,
+             limits: tuple[int, int | None]) -> str:
+    rng, (low, high) = fill.rng, limits
+    if wanted == "summary" and ctx.texts:
+        least = fill.min_words.get(name, 0)  # the page's script counts words: a few to spare, as a person does
+        asked_words = max(words_asked(question, low, high) or 0, least + 4 if least else 0) or None
+        return summary(ctx.texts, rng, asked_words, low, high)
+    if wanted == "word" and (word := the_word(question) or marked_word(texts)):
+        return word_comment(word, texts, rng)
+    if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
+        return remark(texts, rng)
+    if wanted == "reason":
+        return reason(texts, fill.picked.get(ctx.key, ""), rng)
+    if wanted == "clarification":
+        return clarification(texts, rng)
+    if wanted == "remark":
+        return remark(texts, rng)
+    return ""
 
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
@@ -153,11 +179,13 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
             return entities(f.attrs.get("text", ""), f.options, fill.worker.profile, careful, fill.rng)
         return marks(f.kind, f.options, answer_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
-        return choice(fill, f, ctx)
+        fill.picked[ctx.key] = choice(fill, f, ctx)
+        return fill.picked[ctx.key]
     if f.kind in ("checkbox", "select"):
         return ticks(fill, f, ctx)
     if f.kind in ("number", "range"):
-        return number(fill, f, ctx)
+        fill.picked[ctx.key] = number(fill, f, ctx)
+        return fill.picked[ctx.key]
     if f.kind == "color" and not f.value:  # a colour the item "has": the same for careful workers
         return palette_colour(answer_rng(ctx, f.name))
     if f.kind in ("date", "datetime-local", "month", "week", "time", "color"):
@@ -165,7 +193,10 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
                            "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
     if "readonly" in f.attrs:
         return f.value
-    return free_text(fill, f, ctx)
+    text = free_text(fill, f, ctx)
+    if text and (wanted := fill.min_words.get(f.name, 0)):  # the page's own script counts words: as a person
+        text = at_least_words(text, wanted, ctx.texts or writing_sources(ctx, fill.bank), fill.rng)
+    return text
 
 
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
@@ -182,6 +213,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     sole = sole_answers(fields)
     fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)
+    if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
+        fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     values: dict[str, str] = {}
     for f in todo:
         # an optional field, skipped

@@ -30,8 +30,11 @@ def honest_trial(html: str) -> str:
         return f"the page failed in Chromium before an honest simulated worker could submit it ({failed[0]})"
     if posted is None:
         return ("an honest simulated worker typed its answers (key by key), clicked the page's buttons and pressed "
-                "Submit 3 times in Chromium, and the page's own script refused every time (a check no person "
-                "can pass, a required field nothing on the page fills, or a script from elsewhere it needs that "
-                "never loaded: live, [target] page_origins must list its origin): every worker would hand the "
-                "HIT back. Open the page in a browser and submit it as a person would")
+                "Submit 3 times in Chromium, and the page's own script refused every time: a check the simulated "
+                "crowd does not meet though a person may (it meets the controls' own rules and a word minimum the "
+                "page states; not a check only the script knows), a required field nothing on the page fills, or "
+                "a script from elsewhere it needs that never loaded (live, [target] page_origins must list its "
+                "origin); every simulated worker would hand the HIT back. Open the page in a browser and submit "
+                "it as a person would: if a person gets through, the check is one the simulator cannot rehearse "
+                "(state it as a control's rule, or run with sim_workers = \"form\")")
     return ""

@@ -11,9 +11,8 @@ are worked one at a time, outside the marketplace's lock, as ExternalQuestion vi
 Without Chromium or Playwright the form-reading workers do the page and the simulator says so (once);
 the dry run says so too (browser_check.py), and tries the page with one honest worker (browser_trial.py).
 
-The simulator's clock is virtual and a browser is not: before the clock moves on
-(``Marketplace.advance``), the pages already taken are worked (``settle``), so the answer of a
-worker who took a page is in before the virtual hours it took have passed.
+The clock is virtual: taken pages are worked (``settle``) before it moves on (``Marketplace.advance``), and a
+page's own timers and Date run on a clock only typing moves (Hand), never the wall clock.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -47,7 +47,7 @@ TIMING = ("page_start_ms", "page_end_ms")
 MARK = 'data-sim-workers="browser"'
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
-CLOCK_START = 1_767_603_600_000  # 2026-01-05 09:00 UTC in ms: a fixed start, not the host's date
+CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # not a number: Playwright for Python reads one as seconds
 
 
 def settle() -> None:
@@ -125,8 +125,8 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
             route.fulfill(status=200, body="")
     try:
         page.route("**/*", answer)
-        page.clock.install(time=CLOCK_START)  # the page's timers and Date: a clock only typing moves (Hand),
-        page.clock.pause_at(CLOCK_START + 1000)  # never the wall clock (a loaded host's slowness in the key log)
+        page.clock.install(time=CLOCK_START)
+        page.clock.pause_at(CLOCK_START + timedelta(seconds=1))
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         hand = Hand(worker, str(rng.random()))
         _fill_visible(page, per_button_intents(html, intents), hand)

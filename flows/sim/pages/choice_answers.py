@@ -10,8 +10,9 @@ from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_
 from flows.sim.people.known_answers import known_option
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
 from flows.sim.people.page_context import ItemContext, field_base
-from flows.sim.people.ratings import nearest, numeric_scale, rated_position, truth_option
+from flows.sim.people.ratings import answered_number, nearest, numeric_scale, rated_position, truth_option
 from flows.sim.people.unseen_images import unseen
+from qc.answer_values import number as read_number
 from qc.form_constraints import step_ok
 
 NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
@@ -81,31 +82,46 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 
 def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    """A number or a slider: the requester's known number with the worker's care (an error spread around
+    it: ratings.answered_number), else a slider's latent score, else a number drawn per item."""
     rule = field_rule(f) or {}
-    low = float(rule["min"]) if rule.get("min") is not None else 0.0
-    high = float(rule["max"]) if rule.get("max") is not None else low + 20
+    declared_low = float(rule["min"]) if rule.get("min") is not None else None
+    declared_high = float(rule["max"]) if rule.get("max") is not None else None
+    low = declared_low if declared_low is not None else 0.0
+    high = declared_high if declared_high is not None else low + 20
     step = 1.0 if rule.get("step") in ("any", None) else float(rule["step"])
     base = float(rule.get("base") or 0.0)
     first = base + step * -(-(float(low) - base) // step)
     slots = max(0, int((float(high) - first) // step))
+    known = known_number(fill, ctx, f, declared_low, declared_high)
     if fill.worker.profile == "contrarian":
-        k = 0
+        value = first
+    elif known is not None:
+        given = answered_number(known, declared_low, declared_high, fill.worker.worker_id, takes_care(fill), fill.rng)
+        value = max(first, first + round((given - first) / step) * step) if step > 0 else given
+        value = min(value, first + slots * step) if declared_high is not None else value
     elif f.kind == "range":  # a slider is a rating: the item's latent score, bias and honest noise
         careful = takes_care(fill)
-        k = round(slots * rated_position(ctx.key, f.name, fill.worker.worker_id, careful, fill.rng))
+        value = first + step * round(slots * rated_position(ctx.key, f.name, fill.worker.worker_id, careful, fill.rng))
     elif not takes_care(fill):
-        k = fill.rng.randint(0, slots)
+        value = first + step * fill.rng.randint(0, slots)
     else:
-        k = min(slots, max(0, _number_truth(fill, f, ctx, first, step, slots) + fill.rng.choice((-1, 0, 0, 1))))
-    value = first + k * step
+        k = answer_rng(ctx, f.name).randint(0, slots) + fill.rng.choice((-1, 0, 0, 1))
+        value = first + step * min(slots, max(0, k))
     if not step_ok(value, rule):
         value = first
     return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
 
 
-def _number_truth(fill: Filling, f: FormField, ctx: ItemContext, first: float, step: float, slots: int) -> int:
-    """The slot of the item's true number: the requester's known one, else drawn by the item and field."""
-    try:
-        return min(slots, max(0, round((float(known_for(fill, ctx, f) or "") - first) / step)))
-    except ValueError:  # none known, or not a number
-        return answer_rng(ctx, f.name).randint(0, slots)
+def known_number(fill: Filling, ctx: ItemContext, f: FormField, low: float | None, high: float | None) -> float | None:
+    """The requester's known number for the item, within the field's bounds; None when none is known or it
+    is no finite number (the dry run lists those: flows/custom/truth_source.py). Kept for sim_items.json."""
+    given = read_number(str(known_for(fill, ctx, f) or "").strip())
+    if given is None:
+        return None
+    within = min(high, given) if high is not None else given
+    within = max(low, within) if low is not None else within
+    key = f"{ctx.key}|{field_base(f.name)}"
+    fill.worker.memory[f"{LATENT}{key}"] = f"{within:g}"
+    fill.worker.memory[f"{SOURCE}{key}"] = KNOWN
+    return within

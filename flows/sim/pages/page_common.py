@@ -51,12 +51,18 @@ class CommonText:
                            and h.question.kind == "HTMLQuestion"), key=lambda h: h.fields["HITId"])
             refs = self._refs[type_id] = [(h.fields["HITId"], page_chunks(h.question.html))
                                           for h in same[:REFERENCE_HITS]]
-        return common_among(refs, own)
+        return common_among(refs, own, page_chunks(hit.question.html))
 
 
-def common_among(refs: list[tuple[str, frozenset[str]]], own: str) -> frozenset[str]:
-    """Chunks that at least half of the reference pages other than ``own`` show (the first few)."""
-    others = [chunks for key, chunks in refs if key != own][: REFERENCE_HITS - 1]
+def common_among(refs: list[tuple[str, frozenset[str]]], own: str,
+                 own_chunks: frozenset[str] | None = None) -> frozenset[str]:
+    """Chunks that at least half of the reference pages other than ``own`` show (the first few). A page
+    showing exactly ``own``'s text under other ids (an items file's repeated rows) is no reference, unless
+    every page does (items that show no text: then the text is the page's): an item's content is no more
+    the page's for being shown on two HITs (issue 67). ``own_chunks``: ``own``'s text, if not in ``refs``."""
+    mine = next((chunks for key, chunks in refs if key == own), own_chunks)
+    others = [chunks for key, chunks in refs if key != own]
+    others = ([c for c in others if c != mine] or others)[: REFERENCE_HITS - 1]
     if not others:
         return frozenset()
     counts = Counter(t for chunks in others for t in chunks)

@@ -83,11 +83,13 @@ def _words(text: str) -> list[str]:
 
 
 def _cued(cue: str, text: str, stems: set[str]) -> bool:
-    """A phrase anywhere in the text; a word as a word ("mad", not "made"); a cue of five letters or
-    more also as the start of one ("terribl" in "terribly")."""
+    """A phrase anywhere in the text; a word as a word or its inflection ("mad", "loved"; not "made"); a
+    cue of five letters or more also as the start of one ("terribl" in "terribly")."""
     if " " in cue:
         return re.search(rf"\b{cue}\b", text) is not None
-    return any(s in (cue, stem(cue)) or (len(cue) >= 5 and s.startswith(cue)) for s in stems)
+    past = "d" if cue.endswith("e") else "ed"  # "loved", "annoyed"; never "fund" for "fun"
+    forms = {cue, stem(cue), *(cue + end for end in ("s", past, "es", "ing", "ly")), cue.rstrip("e") + "ing"}
+    return any(s in forms or (len(cue) >= 5 and s.startswith(cue)) for s in stems)  # "loved", "loving" for "love"
 
 
 def _support(option: str, text: str, stems: set[str]) -> int:

@@ -34,7 +34,8 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
     "fast_typist": {"seconds_per_item": 45.0, "activity": 1.1},
     "slow_typist": {"seconds_per_item": 70.0, "activity": 0.9},
 }
-HONEST_PROFILES = ("diligent", "typo_prone", "note_paster", "fast_typist", "slow_typist")
+# "slow" parks a HIT before working it and writes as honestly as "diligent" (issue 67: one was blocked).
+HONEST_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist", "slow_typist")
 BAD_PROFILES = tuple(p for p in PROFILE_DEFAULTS if p not in HONEST_PROFILES)
 # Profiles that paste an assistant's description (issue 29, flows/sim/people/typing_model.py)
 ASSISTANT_PROFILES = ("assistant_paster", "partial_paster")

@@ -25,7 +25,8 @@ from qc.form_constraints import check_field, compiled_pattern, text_length
 SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
 # An honest profile's chance of leaving an optional one-click choice unanswered (a crowd file's
 # ``choice_skip`` overrides it): one click costs nothing, so a person who read the item answers it.
-CHOICE_SKIP = {"diligent": 0.02, "typo_prone": 0.03, "note_paster": 0.02, "fast_typist": 0.04, "slow_typist": 0.02}
+CHOICE_SKIP = {"diligent": 0.02, "typo_prone": 0.03, "slow": 0.02, "note_paster": 0.02, "fast_typist": 0.04,
+               "slow_typist": 0.02}
 RUSHED_SKIP = 0.9  # speeders skip what they may
 SHORT_BOX = 80  # a box this short (maxlength) is for a title or a few words, not a sentence
 OPENINGS = re.compile(r"^(in the photo, |the picture shows |here you can see |this shows |we see |a |an |the )",

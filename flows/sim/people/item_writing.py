@@ -1,11 +1,12 @@
-"""Free text of the kind a page asks for (issue 58, point 2): a summary shortens and rephrases the
-item's text, never copies it whole; a comment on a word uses the word; an optional comment box
-gets a remark about the item, never the item's own text back.
+"""Free text of the kind a page asks for (issue 58, point 2; issue 67, points 3-4): a caption describes
+the item, a summary shortens and rephrases its text at the length asked (summaries.py), a comment on a
+word uses the word, a reason gives grounds for the worker's own answer, a clarification names the part
+of the item it is about, an optional comment box gets a remark about the item; never the item's own
+text back, and never a stock sentence: every text carries words of its own item, chosen per worker.
 
 What a box asks is read from its question (label, legend, the text before it: flows/core/pages/
-asks_worker.py) and its name: "summar"/"tl;dr"/"in a sentence" a summary, "the word X"/"the term X"
-a comment on X, "comment"/"note"/"remark" on an optional box a remark. The phrasings are small lists
-of our own (a modelling choice, not a measured population of comments).
+asks_worker.py), its name and its limits. The phrasings are small lists of our own (a modelling choice,
+not a measured population of comments).
 """
 
 from __future__ import annotations
@@ -13,110 +14,144 @@ from __future__ import annotations
 import random
 import re
 
-from flows.sim.people.crowd_model import normalise
-
-SUMMARY = re.compile(r"summar|tl;?dr|in (one|a) (short )?sentence|in your own words|main point|gist|shorten", re.I)
+SUMMARY = re.compile(r"summar|tl;?dr|in (one|a) (short )?sentence|in your own words|main point|gist|shorten|abstract",
+                     re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
                   r"[\"'”’»]?", re.I)
+CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
+                     r"point out|identify", re.I)
+REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale", re.I)
+CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
-                          "above", "here", "means", "mean", "for", "it"))
+                          "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
+                          "italics", "italic", "highlighted", "underlined", "marked", "shown", "correctly", "usage",
+                          "use", "s", "was", "are", "be", "with", "at", "by", "from", "you", "we", "they"))
+QUOTED_WORD = re.compile(r"[\"“‘«](?P<w>[A-Za-z][\w'-]{1,30})[\"”’»]")
+CAPITALS = re.compile(r"(?<![A-Z] )\b(?P<w>[A-Z]{3,})\b(?! [A-Z]{2})")
+ASKS_WORD = re.compile(r"\b(?:word|term)\b.{0,40}\b(?:mean|use|used|usage|sense|comment)|"
+                       r"\b(?:comment|mean|use|usage|sense)\b.{0,40}\b(?:word|term)\b", re.I)
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
-                  "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
-WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "\"{s}\": {w} fits here, I would keep it.",
+                  "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which",
+                  "i", "my", "me", "you", "your", "they", "he", "she", "his", "her", "has", "have", "had", "not", "all",
+                  "next", "over", "into", "then", "than", "there", "some", "very", "just", "also", "after", "when"))
+# Each text joins one of these with runs of its own item's words: the frames alone are never the text.
+WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "In \"{s}\", {w} fits, I would keep it.",
                  "{W} reads naturally in \"{s}\".", "In \"{s}\", {w} is a little informal but clear.",
-                 "\"{s}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{s}\", but it is right.")
-BARE_COMMENTS = ("Here \"{w}\" is used in its everyday sense.", "The meaning of {w} is clear from the sentence.",
-                 "{W} reads naturally in this context.")
-# A remark names a run of the item's own words (its own, so two items rarely get the same remark;
-# the caption task's shared_template flags one text on two items), never the whole text.
-REMARKS = ("The bit about \"{t}\" decided it for me.", "Clear enough, \"{t}\" made the answer obvious.",
-           "I had to read \"{t}\" twice.", "\"{t}\" was the key part.", "Mostly about \"{t}\", easy to judge.",
-           "A bit long, but \"{t}\" settled it.")
-OPENERS = ("In short, ", "Basically, ", "", "", "The text says ", "Summary: ")
-# a summary's cut falls before one of these (a clause's start), not in the middle of a phrase
-BREAK_WORDS = frozenset(("after", "before", "when", "as", "because", "while", "which", "that", "with", "for", "in",
-                         "on", "at", "by", "from", "and", "but", "so", "if", "than", "then", "to", "of", "the", "a",
-                         "an", "are", "is", "was", "were", "its", "their"))
+                 "\"{s}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{s}\", but it is right.",
+                 "Here {w} means what it usually does: \"{s}\".", "The {w} of \"{s}\" is the ordinary meaning.")
+REASONS = ("I chose {v} because \"{a}\" {x}.", "{V}: \"{a}\" {x}, and \"{b}\" {y}.", "Mostly \"{a}\", which {x}.",
+           "I went with {v} since \"{a}\" {x}.", "\"{a}\" {x}; \"{b}\" {y}.", "Because \"{a}\" {x}.")
+GROUNDS = ("says it plainly", "matches the rest", "is the main point", "decides it", "leaves little doubt",
+           "is clear enough", "fits what is shown", "is spelled out", "points that way", "is hard to miss")
+CLARIFICATIONS = ("The phrase \"{a}\" {c}.", "It is \"{a}\": {c}.", "Mainly the words \"{a}\", which {c}.",
+                  "\"{a}\" {c}, and \"{b}\" too.", "I mean \"{a}\"; it {c}.")
+UNCLEAR = ("could be read two ways", "needs more context", "is vague on its own", "could be taken the wrong way",
+           "is the part I would reword", "assumes something about the people it names", "may mean more than one thing")
+REMARKS = ("\"{a}\" {r}.", "The part about \"{a}\" {r}.", "I noticed \"{a}\"; it {r}.", "\"{a}\" and \"{b}\" {rr}.",
+           "Mostly \"{a}\", which {r}.")
+REACTIONS = ("stood out to me", "made the answer easy", "was the clearest part", "is worded well",
+             "was unclear at first", "decided it for me", "was the key part", "is what I looked at")
+JOINT = ("both count here", "say the most", "made it easy", "are what I went by")
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "word" (a comment on a word), "remark", or ""."""
+    """What a text box asks for: "summary", "word" (a comment on a word), "clarification", "reason",
+    "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said):
         return "summary"
-    if the_word(question):
+    if the_word(question) or ASKS_WORD.search(question):
         return "word"
-    if REMARK.search(said):
-        return "remark"
+    for kind, pattern in (("clarification", CLARIFY), ("reason", REASON), ("caption", CAPTION),
+                          ("remark", REMARK)):
+        if pattern.search(said):
+            return kind
     return ""
 
 
 def the_word(question: str) -> str:
-    """The word a question asks about ("Comment on the word 'bank'" -> bank), or ""."""
-    for match in WORD.finditer(question):
+    """The word a question asks about ("Comment on the word 'bank'" -> bank), or "": a quoted word after
+    "word" or "term" first, never how the page marks it ("the word in bold") nor a possessive's s."""
+    if (quoted := QUOTED_WORD.search(question)) and WORD.search(question):
+        return quoted["w"]
+    for match in WORD.finditer(question.replace("'s ", " ")):
         words = [w for w in match["w"].split() if w.lower() not in NOT_THE_WORD]
         if words:
             return words[0]
     return ""
 
 
-def _content_words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[A-Za-z][a-z'-]{3,}", text) if w.lower() not in STOP]
+def marked_word(texts: list[str]) -> str:
+    """A word the item's text sets apart in quotes or capitals ("the \"bank\" of the river"), or ""."""
+    for text in texts:
+        if (quoted := QUOTED_WORD.search(text)) or (quoted := CAPITALS.search(text)):
+            return quoted["w"]
+    return ""
 
 
-def _overlap(text: str, others: list[str]) -> int:
-    mine = {w.lower() for w in _content_words(text)}
-    return len(mine & {w.lower() for o in others if o != text for w in _content_words(o)})
-
-
-def summary(texts: list[str], rng: random.Random, limit: int | None = None) -> str:
-    """A summary of the item's main text (the one sharing most words with the item's other texts, a
-    query's passage; else the longest): its first sentence's main clause cut to between a third and
-    three fifths of its words, with an opening of the worker's own; shorter than the text, never equal."""
-    long = [t for t in texts if len(t.split()) >= 8] or texts
-    source = max(long, key=lambda t: (_overlap(t, texts), len(t))) if long else ""
-    first = re.split(r"(?<=[.!?])\s+", source.strip())[0]
-    clause = re.split(r",|;| which | because | while | although ", first)[0].strip().rstrip(".!?")
-    words = clause.split()
-    keep = max(3, min(len(words), round(len(source.split()) * rng.uniform(0.35, 0.6)), 14))
-    if keep < len(words):  # cut where a clause starts, not in the middle of a phrase
-        keep = next((j for j in range(keep, 2, -1) if words[j].lower().strip(",") in BREAK_WORDS), keep)
-        while keep > 3 and words[keep - 1].lower().strip(",") in BREAK_WORDS:
-            keep -= 1
-    body = " ".join(words[:keep])
-    opener = rng.choice(OPENERS)
-    plain = bool(words) and words[0].lower() in STOP  # "The ...", "A ...": not a name
-    text = f"{opener}{body[:1].lower() + body[1:] if opener and plain else body}".strip()
-    text = text[:1].upper() + text[1:] + "."
-    if limit is not None and len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0].rstrip(",;") + "."
-    if normalise(text) == normalise(source) or len(text) >= len(source):
-        kept = words[: max(1, len(words) // 2)]
-        text = "About " + " ".join(kept).lower() + "." if kept else "Short text."
-    return text
+def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
+    """``n`` different runs of two to four of the item's words, each opening and closing on a word that
+    is not a stop word (where the item has them): "tomato soup", "crate of apples"."""
+    found = []
+    for part in (p for text in texts for p in re.split(r"[.,;:!?()]+\s", f"{text} ")):  # never across a sentence
+        words = [w.strip(".,;:!?\"'()") for w in part.split()]
+        for k, w in enumerate(words):
+            if len(w) < 3 or w.lower() in STOP:
+                continue
+            for size in (2, 3, 4):
+                run = words[k:k + size]
+                if len(run) == size and run[-1].lower() not in STOP and len(run[-1]) >= 3:
+                    found.append(" ".join(run) if k else run[0][:1].lower() + " ".join(run)[1:])
+    if not found:
+        return []
+    picked = rng.sample(found, min(n, len(found)))
+    return picked + picked[:1] * (n - len(picked))
 
 
 def word_comment(word: str, texts: list[str], rng: random.Random) -> str:
-    """A comment on ``word`` that uses the word, and quotes the words around it in the item's text."""
+    """A comment on ``word`` that uses the word and quotes the words around it in the item's text (a
+    form of the word counts: "rocked" for "rock")."""
     around = ""
+    stem = word.lower().rstrip("s")
     for text in texts:
         words = text.rstrip(".!?").split()
-        at = next((k for k, w in enumerate(words) if w.strip(".,;:!?\"'").lower() == word.lower()), None)
+        at = next((k for k, w in enumerate(words) if w.strip(".,;:!?\"'").lower().startswith(stem[:max(3, len(stem))])
+                   ), None)
         if at is not None:
             around = " ".join(words[max(0, at - 1):at + 3]).strip(".,;:")
             break
-    forms = WORD_COMMENTS if around else BARE_COMMENTS
-    return rng.choice(forms).format(w=word, W=word[:1].upper() + word[1:], s=around)
+    if not around:  # the word is not in the item's text: quote the text it comments on anyway
+        around = (spans(texts, rng, 1) or [word])[0]
+    return rng.choice(WORD_COMMENTS).format(w=word, W=word[:1].upper() + word[1:], s=around)
+
+
+def reason(texts: list[str], chosen: str, rng: random.Random) -> str:
+    """Grounds for the worker's own answer (``chosen``: their answer to the item's choice, if any),
+    in the item's words."""
+    a, b = spans(texts, rng) or ["", ""]
+    if not a:
+        return ""
+    frames = REASONS if chosen else tuple(f for f in REASONS if "{v}" not in f.lower())
+    x, y = rng.sample(GROUNDS, 2)
+    return _capital(rng.choice(frames).format(v=chosen, V=chosen[:1].upper() + chosen[1:], a=a, b=b, x=x, y=y))
+
+
+def clarification(texts: list[str], rng: random.Random) -> str:
+    """The part of the item the question is about, named in its own words, and what is unclear in it."""
+    a, b = spans(texts, rng) or ["", ""]
+    return _capital(rng.choice(CLARIFICATIONS).format(a=a, b=b, c=rng.choice(UNCLEAR))) if a else ""
 
 
 def remark(texts: list[str], rng: random.Random) -> str:
-    """A remark on the item quoting two or three of its own words in a row: never the item's text back."""
-    runs = [w for t in texts for w in [t.rstrip(".!?").split()] if len(w) >= 4]
-    if not runs:
-        return rng.choice(("No problems with this one.", "Nothing to add.", "Fine as it is.", "Easy to answer."))
-    words = rng.choice(runs)
-    starts = [k for k in range(len(words) - 2) if words[k].lower() not in STOP] or [0]
-    at = rng.choice(starts)
-    span = " ".join(words[at:at + rng.choice((2, 3))]).strip(".,;:").lower()
-    return rng.choice(REMARKS).format(t=span)
+    """A remark on the item quoting a few of its words; "" when the item has none (the box is left empty)."""
+    a, b = spans(texts, rng) or ["", ""]
+    if not a:
+        return ""
+    frame = rng.choice(REMARKS if a != b else REMARKS[:3] + REMARKS[4:])
+    return _capital(frame.format(a=a, b=b, r=rng.choice(REACTIONS), rr=rng.choice(JOINT)))
+
+
+def _capital(text: str) -> str:
+    """The first letter up, unless the text opens with a quote (quoted words stay as the item has them)."""
+    return text if text.startswith("\"") else text[:1].upper() + text[1:]

@@ -1,8 +1,8 @@
 """Which item each field of a page is about, and the text that item carries.
 
 A field named ``<name>_<i>`` belongs to item ``i``; item ``i``'s part of the page runs from just
-after item ``i-1``'s last control to its own last control. Text in that part that appears in no
-other item's part (and is not a label or heading) is the item's own text; an item's key is its
+after item ``i-1``'s last control to its own last control. Text in that part that not every other
+item's part shows (a label repeated per item) and that is no heading is the item's own text; an item's key is its
 ``image_id_<i>``/``item_id_<i>`` value, else its first image, else the page and index.
 Fields without an index belong to the whole page.
 """
@@ -82,6 +82,14 @@ def _without_shared_label(text: str, others: set[str]) -> str:
     return text
 
 
+def _labels(texts: dict[str, list[str]], idx: str) -> set[str]:
+    """Chunks of item ``idx`` that every other item of the page shows too: a label repeated per item
+    ("Caption:", "Rate the photo"), the page's. A chunk only some items show is those items' content
+    (one caption under two photos is each photo's caption: issue 67)."""
+    others = [set(ts) for other, ts in texts.items() if other != idx]
+    return set.intersection(*others) if others else set()
+
+
 def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
     """Index ("" for the page as a whole) -> the item's key and its own text; ``common``: text the
     other HITs of the page's type show too, which is the page's, not the item's (page_common.py)."""
@@ -91,11 +99,12 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     texts = {idx: _chunks(page, a, b, common) for idx, (a, b) in segments.items()}
     contexts: dict[str, ItemContext] = {}
     for idx, (a, b) in segments.items():
-        shared = {t for other, ts in texts.items() if other != idx for t in ts}
+        shared = _labels(texts, idx)
         ids = [page.fields[f"{base}_{idx}"].value for base in ID_FIELDS if f"{base}_{idx}" in page.fields]
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
-        own = [_without_shared_label(t, shared) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
+        elsewhere = {t for other, ts in texts.items() if other != idx for t in ts}
+        own = [_without_shared_label(t, elsewhere) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
         contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images))
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]

@@ -47,5 +47,23 @@ def nearest(options: list[str], scale: list[float], position: float) -> str:
     return min(numbered, key=lambda p: abs(p[1] - target))[0]
 
 
+# A number's error around its known truth, as a share of the field's range (or of the truth's size where
+# the field declares no range): a careful answer's spread, a careless one's, a worker's own lean. Modelling
+# choices, like the rating noise above: a slider's "0" then gets 0-8 from careful workers, not 6-8 at random.
+CAREFUL_SPREAD, CARELESS_SPREAD, LEAN = 0.04, 0.2, 0.03
+
+
+def answered_number(truth: float, low: float | None, high: float | None, worker_id: str, careful: bool,
+                    rng: random.Random) -> float:
+    """The number a worker gives for an item whose true number is ``truth``: the truth, the worker's lean
+    and an error spread by their care, within the field's bounds (an unbounded side is not clipped)."""
+    scale = (high - low) if low is not None and high is not None and high > low else max(abs(truth), 10.0)
+    lean = random.Random(f"{worker_id}|lean").uniform(-LEAN, LEAN) * scale
+    value = truth + lean + rng.gauss(0.0, (CAREFUL_SPREAD if careful else CARELESS_SPREAD) * scale)
+    if low is not None:
+        value = max(low, value)
+    return min(high, value) if high is not None else value
+
+
 def truth_option(options: list[str], scale: list[float], item: str, field: str) -> str:
     return nearest(options, scale, latent_position(item, field))

@@ -50,12 +50,18 @@ def unseen(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
     return ctx.shows_image and not ctx.texts and uncaptioned(ctx.key, bank)
 
 
+def unreadable(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
+    """An item that shows nothing the simulator can read: no text of its own, and an image the bank does not
+    hold or none at all (a sound, a video): what its workers write there is content-blind (issue 67)."""
+    return not ctx.texts and uncaptioned(ctx.key, bank)
+
+
 def unseen_on_page(html: str, bank: dict[str, BankEntry]) -> list[str]:
-    """The keys of a rendered page's items whose text its workers write from a made-up scene (the dry run's
+    """The keys of a rendered page's items whose text its workers write without reading them (the dry run's
     count: the same reading of the page as a worker's, flows/sim/people/page_context.py)."""
     contexts = page_contexts(html)
     items = {idx: ctx for idx, ctx in contexts.items() if idx} or contexts
-    return [ctx.key for ctx in items.values() if unseen(ctx, bank)]
+    return [ctx.key for ctx in items.values() if unreadable(ctx, bank)]
 
 
 def blind_descriptions(key: str) -> list[str]:

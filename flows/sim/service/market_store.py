@@ -111,8 +111,12 @@ class MarketStore:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             self._lock_file.close()
-            raise ConfigError(f"simulator state {self.path} is in use by another hitflow process; wait for it to "
-                              "end, or talk to it with --endpoint-url if it is a `hitflow sim serve`") from exc
+            holder = Path(f"{self.path}.lock").read_text(errors="replace").strip()[:12]
+            raise ConfigError(f"simulator state {self.path} is in use by another hitflow process"
+                              f"{f' (pid {holder})' if holder.isdigit() else ''}: a run, or a `hitflow review` or "
+                              "`hitflow ui` page that sends decisions there, which you stop with Ctrl-C first; else "
+                              "wait for it to end, or talk to it with --endpoint-url if it is a `hitflow sim serve`"
+                              ) from exc
         self._lock_file.write(str(os.getpid()))
         self._lock_file.flush()
         self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)

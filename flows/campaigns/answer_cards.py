@@ -1,0 +1,146 @@
+"""A review card's rows for any task kind whose answers are form fields: per item of the worker's
+assignments, the item's columns the page showed, each answer field's value by its kind (free text with
+its telemetry in words), and a control item's known answers beside the worker's. A kind declares the
+fields (flows/core/task_kinds.py); the values come from the ledger's ``answers`` rows, one per item and
+field, as every route stores them (MTurk's collection, the task server's submissions)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from typing import Any
+
+import pandas as pd
+
+from flows.answers.control_items import stored_controls
+from flows.core.run.run_context import Run
+from flows.core.task_kinds import AnswerField, CardRow
+from qc.telemetry_frame import telemetry_columns
+from qc.telemetry_rules import telemetry_in_words
+
+TELEMETRY_FIELD = "hitflow_telemetry"
+UNSHOWN = {"item_id", "image_id", "sim_truth"}  # an item's columns no page shows as its content
+LONGEST = 2000  # characters of a value a card shows; the ledger and the dataset keep it whole
+
+
+def worker_work(run: Run, cards: list[tuple[int, str, str]], most: int) -> tuple[list[list[str]], list[int]]:
+    """Per card (``batch, worker_id, own assignment or ""``): at most ``most`` of the worker's assignments in the
+    batch, its own first, and how many they did there; the page's workers' assignments read in one pass."""
+    workers = sorted({w for _, w, _ in cards})
+    work: dict[tuple[int, str], list[str]] = {}
+    for r in run.store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND "
+                            f"worker_id IN ({', '.join('?' * len(workers))}) ORDER BY rowid",
+                            [run.cfg.name, *workers]):
+        work.setdefault((int(r["batch"]), r["worker_id"]), []).append(r["assignment_id"])
+    chosen = [sorted(work.get((b, w), []), key=own.__ne__)[:most] for b, w, own in cards]  # stable: own first
+    return chosen, [len(work.get((b, w), [])) for b, w, _ in cards]
+
+
+def answer_cards(run: Run, fields: list[AnswerField], cards: list[tuple[int, str, str]], most: int,
+                 hidden: Collection[str] = ()) -> list[tuple[list[CardRow], int]]:
+    """Per card: its rows (``most`` at most, its own assignment's first) and how many assignments the worker
+    did in the batch. ``hidden``: item columns the page does not show (a truth column)."""
+    chosen, done = worker_work(run, cards, most)
+    ids = sorted({a for mine in chosen for a in mine})
+    rows = _rows(run, ids, fields, set(hidden) | UNSHOWN) if ids else {}
+    return [([r for a in mine for r in rows.get(a, [])][:most], n) for mine, n in zip(chosen, done, strict=True)]
+
+
+def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str]) -> dict[str, list[CardRow]]:
+    some = f"({', '.join('?' * len(ids))})"
+    answers = run.store.rows(f"SELECT assignment_id, item_id, field, value FROM answers WHERE assignment_id IN {some} "
+                             "ORDER BY rowid", ids)
+    pages = _pages(run, ids)
+    seen = sorted({i for page in pages.values() for i in page} | {a["item_id"] for a in answers if a["item_id"]})
+    items = {r["item_id"]: r for r in run.store.rows(
+        f"SELECT item_id, url, payload FROM items WHERE campaign = ? AND item_id IN ({', '.join('?' * len(seen))})",
+        [run.cfg.name, *seen])} if seen else {}
+    known = _known_answers(run)
+    kinds = {f.name: f.kind for f in fields}
+    by_assignment: dict[str, dict[str, dict[str, str]]] = {}
+    records: dict[str, str] = {}
+    for a in answers:
+        if a["field"] == TELEMETRY_FIELD:
+            records[a["assignment_id"]] = a["value"] or ""
+        elif a["field"] != "image_id" and (a["item_id"] or a["field"] in kinds):  # not the page's own timing
+            by_assignment.setdefault(a["assignment_id"], {}).setdefault(a["item_id"], {})[a["field"]] = a["value"] or ""
+    words = _telemetry_words(records, pages, by_assignment, kinds)
+    out: dict[str, list[CardRow]] = {}
+    for assignment in ids:
+        given = by_assignment.get(assignment, {})
+        order = [*pages.get(assignment, []), *(i for i in given if i not in pages.get(assignment, []))]
+        out[assignment] = [_row(assignment, item, items.get(item), given.get(item, {}), kinds, hidden,
+                                known.get(item, ()), words) for item in order]
+    return out
+
+
+def _row(assignment: str, item: str, stored: dict[str, Any] | None, given: dict[str, str], kinds: dict[str, str],
+         hidden: set[str], known: tuple[tuple[str, str], ...], words: dict[tuple[str, str, str], str]) -> CardRow:
+    payload = json.loads((stored or {}).get("payload") or "{}")
+    shown = tuple((k, _short(v)) for k, v in payload.items() if k not in hidden and isinstance(v, str | int | float))
+    named = [f for f in kinds if f in given] + sorted(f for f in given if f not in kinds)
+    answers = tuple((f, kind, _shown(given[f], kind), words.get((assignment, item, f), ""))
+                    for f in named for kind in [kinds.get(f, "text")])
+    return CardRow(assignment_id=assignment, item_id=item, url=(stored or {}).get("url") or "", shown=shown,
+                   answers=answers, known=known)
+
+
+def _shown(value: str, kind: str) -> str:
+    """An answer as a person reads it: marks (spans, boxes, points: a JSON list) with their count first."""
+    if kind == "marks":
+        try:
+            marks = json.loads(value)
+        except ValueError:
+            return _short(value)
+        if isinstance(marks, list):
+            return _short(f"{len(marks)} mark(s): {value}")
+    return _short(value)
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= LONGEST else text[:LONGEST] + f"... ({len(text)} characters)"
+
+
+def _pages(run: Run, ids: list[str]) -> dict[str, list[str]]:
+    """Each assignment's items in the order its page showed them (an MTurk HIT's, or a task-server session's)."""
+    some = f"({', '.join('?' * len(ids))})"
+    pages = {r["assignment_id"]: json.loads(r["item_ids"] or "[]") for r in run.store.rows(
+        f"SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.hit_id = a.hit_id "
+        f"WHERE a.assignment_id IN {some}", ids)}
+    pages |= {r["session_id"]: json.loads(r["item_ids"] or "[]") for r in run.store.rows(
+        f"SELECT session_id, item_ids FROM task_sessions WHERE session_id IN {some}", ids)}
+    return pages
+
+
+def _known_answers(run: Run) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Control item -> its (field, known answer) pairs, as the plan recorded them."""
+    stored = stored_controls(run.store, run.cfg.name)
+    if stored is None:
+        return {}
+    known: dict[str, list[tuple[str, str]]] = {}
+    for item, field, answer in stored[0].astype(str).itertuples(index=False):
+        known.setdefault(item, []).append((field, answer))
+    return {k: tuple(v) for k, v in known.items()}
+
+
+Given = dict[str, dict[str, dict[str, str]]]  # assignment -> item -> field -> value
+
+
+def _telemetry_words(records: dict[str, str], pages: dict[str, list[str]], given: Given,
+                     kinds: dict[str, str]) -> dict[tuple[str, str, str], str]:
+    """(assignment, item, field) -> how the free text was entered, in words, for every text answer."""
+    rows = []
+    for assignment, record in records.items():
+        order = pages.get(assignment, [])
+        for item, values in given.get(assignment, {}).items():
+            for name, value in values.items():
+                if kinds.get(name, "text") != "text" or not value.strip():
+                    continue  # no text, nothing was typed: the card says "no answer" alone
+                on_page = f"{name}_{order.index(item)}" if item in order else name
+                rows.append({"key": (assignment, item, name), "telemetry": record, "telemetry_field": on_page,
+                             "caption": value})
+    if not rows:
+        return {}
+    flat = telemetry_columns(pd.DataFrame(rows))
+    return {r["key"]: telemetry_in_words(r) for r in flat.to_dict("records")}

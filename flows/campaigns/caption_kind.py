@@ -1,0 +1,80 @@
+"""The caption task (``task = "caption"``, and Flickr8k's ``describe``) declared as a task kind
+(flows/core/task_kinds.py): one free-text caption per image, its card a figure per image with the caption
+and how it was typed, the caption demo's Prolific figures, caption QC and the caption dataset."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from flows.campaigns.batch_review import qc_batch
+from flows.campaigns.campaign_plan import item_plan
+from flows.campaigns.caption_telemetry import telemetry_words
+from flows.campaigns.content_blind import caption_page
+from flows.campaigns.review_data import card_captions
+from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.core.pages.templates import render
+from flows.core.run.run_context import Run
+from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register
+
+CAPTION = AnswerField("caption", "text")
+
+
+def caption_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list[tuple[list[CardRow], int]]:
+    """Per card: the worker's captions beside their images (with any strike), and how many assignments."""
+    captions = card_captions(run.store, run.cfg.name, cards, most)
+    words = iter(telemetry_words(run, [c for mine, _ in captions for c in mine]))  # one read for the page
+    return [([CardRow(assignment_id=c["assignment_id"], item_id=c["image_id"], url=c["url"] or "",
+                      answers=(("caption", "text", c["caption"] or "", next(words)),), struck=bool(c["struck"]))
+              for c in mine], done) for mine, done in captions]
+
+
+def caption_task_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
+    return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": caption_rules(cfg, items), "items": items,
+                                          **extra})
+
+
+def caption_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, Any]:
+    return cfg.submit_rules.to_page_spec()
+
+
+def caption_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False,
+                    items: Any = None) -> dict[str, Any]:
+    from flows.campaigns.outputs import write_outputs  # the report's figures: loaded for outputs
+
+    return write_outputs(run, out_dir, truth, platform_asked)
+
+
+CAPTIONS_BLIND = ("simulated answers for caption are content-blind on {blind} of {total} items: the simulator's "
+                  "caption bank ({crowd}) does not hold their images, so its workers describe a scene of its own "
+                  "making there, never another image's captions; accuracy and agreement figures from this "
+                  "rehearsal say nothing about it (a crowd file whose caption_bank holds them: --crowd or "
+                  "[target] sim_crowd)")
+
+
+def caption_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, scale: int) -> list[str]:
+    """How many of a caption page's images the crowd's caption bank does not hold (issue 58)."""
+    from flows.platforms.targets import sim_uncaptioned
+
+    if not caption_page(cfg.task):
+        return []  # no caption box
+    ids = [str(row["item_id"]) for row in item_plan(cfg, limit, scale)]
+    try:
+        blind = sim_uncaptioned(crowd_file, ids)
+    except ConfigError as exc:  # a rehearsal would stop on it: a problem of the dry run too
+        return [f"PROBLEM: the simulator's crowd cannot be loaded: {exc}"]
+    return [CAPTIONS_BLIND.format(blind=len(blind), total=len(ids), crowd=crowd_file.name)] if blind else []
+
+
+# The caption demo's study: 0.90 GBP for 6 minutes (five images), timed out after 30
+CAPTION_PLAN = PlanDefaults(minutes=6, reward=Decimal("0.90"), estimated_minutes=6, maximum_minutes=30)
+
+CAPTION_KIND = register(TaskKind(
+    names=("caption", "describe"), label="caption task", unit_word="caption", done_key="captions",
+    fields=lambda cfg: [CAPTION],
+    cards=caption_cards, plan=lambda cfg: CAPTION_PLAN, qc=qc_batch, outputs=caption_outputs, page=caption_task_page,
+    rules=caption_rules, rehearsal_lines=caption_blind_lines,
+    extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": True}))
+DECLARED = (CAPTION_KIND,)  # read by flows/core/kind_registry.py

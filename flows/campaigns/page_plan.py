@@ -1,0 +1,58 @@
+"""The dry run's lines on a unit's time and pay as the task kind plans them (flows/core/task_kinds.py): how
+long a unit takes from its page's fields, where each Prolific figure comes from (the config's ``[prolific]``
+or the page), and a warning where the time a worker is given is short for the page."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from flows.campaigns.task_kinds import kind_of
+from flows.core.config.config import CampaignConfig
+from flows.core.task_kinds import SLOW_FACTOR, prolific_min_maximum
+
+
+def shortest_time(minutes: float) -> int:
+    """The least time in minutes a worker should be given for a unit of ``minutes`` (the median): the slow
+    ones take about SLOW_FACTOR times the median, and Prolific accepts no maximum under its own minimum."""
+    return max(prolific_min_maximum(minutes), math.ceil(SLOW_FACTOR * minutes))
+
+
+def unit_line(cfg: CampaignConfig) -> tuple[str, float]:
+    """("N answer field(s) an item (...), K item(s) a unit: about M min a unit", M)."""
+    kind = kind_of(cfg)
+    fields = kind.fields(cfg)
+    minutes = kind.plan(cfg).minutes
+    kinds = ", ".join(f"{n} {k}" for k, n in Counter(f.kind for f in fields).items())
+    return (f"{kind.label}: {len(fields)} answer field(s) an item ({kinds or 'none'}), {cfg.images_per_hit} item(s) "
+            f"a unit: about {minutes:.1f} min a unit", minutes)
+
+
+def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
+    """The plan's time and pay lines for ``platform`` (Prolific's figures, MTurk's time a worker has)."""
+    said, minutes = unit_line(cfg)
+    shortest = shortest_time(minutes)
+    if platform == "prolific":
+        p = cfg.prolific
+
+        def source(key: str) -> str:
+            return "[prolific]" if key in p.given else "from the page"
+
+        lines = [f"{said}; Prolific: reward {p.reward} {p.currency} ({source('reward')}), estimated "
+                 f"{p.estimated_minutes} min ({source('estimated_minutes')}), maximum {p.maximum_minutes} min "
+                 f"({source('maximum_minutes')})"]
+        if p.maximum_minutes < shortest:
+            lines.append(f"warning: [prolific] maximum_minutes = {p.maximum_minutes} is short for this page (about "
+                         f"{minutes:.1f} min a unit): a participant slower than that is timed out and the work is "
+                         f"lost; raise it to at least {shortest}")
+        return lines
+    if platform == "mturk":
+        hourly = float(cfg.reward) * 60 / max(minutes, 1 / 60)
+        lines = [f"{said}; MTurk: reward {cfg.reward} USD a HIT (about {hourly:.2f} USD an hour), "
+                 f"{cfg.assignment_duration_s} s to finish it"]
+        if cfg.assignment_duration_s < 60 * shortest:
+            lines.append(f"warning: [timing] assignment_duration_s = {cfg.assignment_duration_s} is short for this "
+                         f"page (about {minutes:.1f} min a HIT): a slower worker's HIT expires unsubmitted; raise it "
+                         f"to at least {60 * shortest}")
+        return lines
+    return [said]

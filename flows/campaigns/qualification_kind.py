@@ -1,0 +1,33 @@
+"""The qualification test (Flickr8k's spelling, grammar and judging test, hit_templates/qualification.html.j2)
+declared as a task kind (flows/core/task_kinds.py): one choice per test question, its card field by field,
+plan minutes from that. The test normally runs as a gated campaign's paid stage before its first batch
+(flows/platforms/mturk/qualification_stage.py, scored by qc/qualification.py); a config that runs the page
+as a campaign of its own (``task = "qualification"``) is checked and reported as the caption task is."""
+
+from __future__ import annotations
+
+from flows.campaigns.answer_cards import answer_cards
+from flows.campaigns.batch_review import qc_batch
+from flows.campaigns.caption_kind import caption_outputs, caption_rules, caption_task_page
+from flows.core.config.config import CampaignConfig
+from flows.core.run.run_context import Run
+from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
+from qc.qualification import ALLOWED
+
+ANSWER = AnswerField("answer", "choice", tuple(sorted(set().union(*ALLOWED.values()))))
+
+
+def qualification_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list[tuple[list[CardRow], int]]:
+    return answer_cards(run, [ANSWER], cards, most)
+
+
+def qualification_plan(cfg: CampaignConfig) -> PlanDefaults:
+    return PlanDefaults(minutes=unit_minutes([ANSWER], cfg.images_per_hit))
+
+
+QUALIFICATION_KIND = register(TaskKind(
+    names=("qualification",), label="qualification test", unit_word="answer", done_key="captions",
+    fields=lambda cfg: [ANSWER],
+    cards=qualification_cards, plan=qualification_plan, qc=qc_batch, outputs=caption_outputs,
+    page=caption_task_page, rules=caption_rules, extra={"tops_up": True}))
+DECLARED = (QUALIFICATION_KIND,)  # read by flows/core/kind_registry.py

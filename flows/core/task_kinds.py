@@ -1,0 +1,148 @@
+"""A task kind declared in one place: what a worker answers (fields and their kinds), how one answer
+reads to a person (a review card's rows), its plan defaults (minutes a unit from its fields, pay,
+Prolific's times), its QC and its outputs.
+
+The caption task, a requester's own page, the five evaluation studies and the qualification test each
+declare a :class:`TaskKind` in their own package (``flows/campaigns/caption_kind.py``,
+``flows/custom/custom_kind.py``, ``flows/studies/study_kind.py``, ``flows/campaigns/qualification_kind.py``)
+and :func:`register` it; review cards, reports, dry runs, platform plans and the driver read the kind
+through :func:`flows.campaigns.task_kinds.kind_of`, never a kind's name. A kind of one's own is one
+more declaration: ``tests/test_task_kind_seam.py`` adds one from the tests folder alone.
+
+Here, in the core, only the declaration's shape and the registry: the kinds' code lies above.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flows.core.kind_registry import declare, known
+
+if TYPE_CHECKING:
+    from flows.core.config.config import CampaignConfig
+    from flows.core.run.run_context import Run
+
+# What a worker's answer to one field is, as a person reads it and as the plan times it
+FIELD_KINDS = ("text", "formatted", "choice", "number", "marks")
+
+# Planning figures, not measurements: seconds a worker spends on one field of each kind, and on reading a
+# page's instructions once. Only a default until a pilot's median replaces it ([prolific] estimated_minutes).
+FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 8, "number": 10, "marks": 30}
+READING_SECONDS = 30
+# Pay where the config names none: the caption demo's 0.90 GBP for 6 minutes, 9.00 GBP an hour, which is
+# 1.5 times Prolific's floor of 6.00 GBP (flows/core/config/prolific_section.py); 12.00 USD likewise.
+HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
+SLOW_FACTOR = 3  # the maximum time a plan gives: three times the median, and never under Prolific's own minimum
+
+
+@dataclass(frozen=True)
+class AnswerField:
+    """One thing a worker answers about an item (``name`` as the page names it, without its item index)."""
+
+    name: str
+    kind: str  # one of FIELD_KINDS
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """One item of one assignment as a review card shows it: the item's columns the worker saw, each answer
+    field's value with its kind (text with its telemetry in words), and a control's known answers."""
+
+    assignment_id: str
+    item_id: str
+    url: str = ""
+    shown: tuple[tuple[str, str], ...] = ()  # the item's columns on the page: (column, value)
+    answers: tuple[tuple[str, str, str, str], ...] = ()  # (field, kind, value, telemetry in words or "")
+    known: tuple[tuple[str, str], ...] = ()  # a control item's (field, known answer)
+    struck: bool = False
+
+
+@dataclass(frozen=True)
+class PlanDefaults:
+    """What a plan takes from the kind where the config's ``[prolific]`` says nothing."""
+
+    minutes: float  # a unit's median minutes, from its fields
+    reward: Decimal | None = None  # per unit in the study's currency; None: HOURLY for ``minutes``
+    estimated_minutes: int | None = None  # None: ``minutes`` rounded up
+    maximum_minutes: int | None = None  # None: SLOW_FACTOR times the estimate, at least Prolific's minimum
+
+
+def unit_minutes(fields: list[AnswerField], items: int) -> float:
+    """A unit's median minutes: the page read once, then every field of every item."""
+    seconds = READING_SECONDS + items * sum(FIELD_SECONDS.get(f.kind, FIELD_SECONDS["formatted"]) for f in fields)
+    return seconds / 60
+
+
+def prolific_min_maximum(estimated_minutes: float) -> int:
+    """Prolific's "Minimum Maximum Allowed Time = 2 + X + (2*sqrt(X))" (its help, Timed Out Submissions,
+    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
+    return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
+
+
+def derived_times(plan: PlanDefaults) -> tuple[int, int]:
+    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least."""
+    estimated = plan.estimated_minutes or max(1, math.ceil(plan.minutes))
+    maximum = plan.maximum_minutes or SLOW_FACTOR * estimated
+    return estimated, max(maximum, prolific_min_maximum(estimated))
+
+
+def derived_reward(plan: PlanDefaults, estimated: int, currency: str) -> Decimal:
+    """The kind's own reward, or the hourly default for the estimated minutes, rounded up to a cent."""
+    if plan.reward is not None:
+        return plan.reward
+    return (HOURLY[currency] * estimated / 60).quantize(Decimal("0.01"), rounding=ROUND_CEILING)
+
+
+@dataclass(frozen=True)
+class TaskKind:
+    """One task kind's declaration. ``names``: the config's ``task`` values (or ``[study] kind``) it answers to."""
+
+    names: tuple[str, ...]
+    label: str  # how a person calls it: "caption task", "your own page", "expert rating study"
+    unit_word: str  # what one answer of a worker is about: "caption", "answer", "judgement"
+    done_key: str  # the outputs' summary key counting what came in: "captions", "judgements", "responses"
+    fields: Callable[[CampaignConfig], list[AnswerField]]  # what a worker answers about one item
+    # per review card (batch, worker, its own assignment or ""), at most n rows: (its rows, the worker's assignments)
+    cards: Callable[[Run, list[tuple[int, str, str]], int], list[tuple[list[CardRow], int]]]
+    plan: Callable[[CampaignConfig], PlanDefaults]
+    qc: Callable[[Run, int], dict[str, Any]]  # the batch's QC step (flags into the ledger)
+    outputs: Callable[..., dict[str, Any]]  # (run, out_dir, truth, platform_asked, items) -> summary
+    page: Callable[..., str]  # (cfg, items, **extra) -> the page's HTML
+    rules: Callable[[CampaignConfig, list[dict[str, Any]]], dict[str, Any]]  # the page's spec
+    # the kind's items planned in batches and pages (None: the caption task's image items); a kind whose plan grows
+    # (not a study's) also takes ``planned``, ``first_batch`` and ``used_controls`` (flows/campaigns/plan_growth.py)
+    item_plan: Callable[..., list[dict[str, Any]]] | None = None
+    item_ids: Callable[[CampaignConfig], list[str]] | None = None  # the ordinary items' ids in file order
+    dry_run_lines: Callable[[CampaignConfig], list[str]] = lambda cfg: []
+    # (cfg, the simulator's crowd file, limit, scale): what a rehearsal's simulated answers say nothing about
+    rehearsal_lines: Callable[[CampaignConfig, Path, int | None, int], list[str]] = lambda cfg, crowd, limit, scale: []
+    qc_rules: tuple[str, ...] = ()  # a kind of one's own: the QC rules its config may name (default: these)
+    policy: Any = None  # a kind of one's own: its default decision policy (qc.decisions.DecisionPolicy)
+    template: Path | None = None  # a kind of one's own: its page, when not hit_templates/<name>.html.j2
+    # what only some kinds do: "strikes" (a person strikes one answer from the dataset: a caption),
+    # "tops_up" (more assignments for items short of accepted answers), "asks_platform_for_outputs" (test scores)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def register(kind: TaskKind) -> TaskKind:
+    """Declare ``kind`` under each of its names (a second declaration of a name replaces the first)."""
+    for name in kind.names:
+        declare(name, kind)
+    return kind
+
+
+def declared(name: str) -> TaskKind | None:
+    """The kind declared under ``name`` (the built-in kinds declared first), or None."""
+    found: TaskKind | None = known(name)
+    return found
+
+
+def kind_name(cfg: CampaignConfig) -> str:
+    """The name a config's kind is declared under: its study's kind, else its task."""
+    return cfg.study.kind if cfg.study is not None else cfg.task

@@ -1,0 +1,106 @@
+"""A requester's own page (``task = "custom"``) declared as a task kind (flows/core/task_kinds.py): the
+fields its first page asks (their kinds read from its controls), cards that show every answer field by
+field beside the item's columns, plan minutes from those fields, the generic QC and the custom outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flows.campaigns.answer_cards import answer_cards
+from flows.campaigns.campaign_plan import item_plan
+from flows.campaigns.task_pages import task_page
+from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
+from flows.core.pages.mturk_forms import INDEXED
+from flows.core.pages.templates import page_items
+from flows.core.run.run_context import Run
+from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
+from flows.custom import custom_review
+from flows.custom.custom_task import (
+    custom_item_plan,
+    custom_page,
+    custom_spec,
+    dry_run_lines,
+    field_kind,
+    field_kinds,
+    ordinary_items,
+)
+from flows.custom.page_check import source_problems
+
+MARKS = "annotations"  # the custom QC's word for spans, boxes and points
+
+
+def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
+    """A page spec's answer fields, one per name without its item index, in the page's order."""
+    fields: dict[str, AnswerField] = {}
+    for f in spec.get("fields", []):
+        m = INDEXED.match(f["name"])
+        name = m["base"] if m else f["name"]
+        kind = field_kind(f)
+        fields.setdefault(name, AnswerField(name, "marks" if kind == MARKS else kind,
+                                            tuple(str(o) for o in f.get("options") or ())))
+    return list(fields.values())
+
+
+def first_page_fields(cfg: CampaignConfig) -> list[AnswerField]:
+    """The fields of the first page a worker gets (indexed ones once: what one item asks); a plan of one page's
+    items is enough (the whole plan took 0.24 s at 40,000 items, read for every page of review cards)."""
+    first = [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
+    return spec_fields(custom_spec(cfg, page_items(first))) if first else []
+
+
+def custom_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list[tuple[list[CardRow], int]]:
+    return answer_cards(run, first_page_fields(run.cfg), cards, most, hidden=set(run.cfg.truth.values()))
+
+
+def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
+    return PlanDefaults(minutes=unit_minutes(first_page_fields(cfg), cfg.images_per_hit))
+
+
+def custom_qc(run: Run, batch: int) -> dict[str, Any]:
+    """The generic QC step, looked up when it runs (a test stands a failing one in: tests/test_cancel_every_kind.py)."""
+    return custom_review.custom_qc_batch(run, batch)
+
+
+def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False, items: Any = None
+                   ) -> dict[str, Any]:
+    from flows.custom.custom_outputs import write_custom_outputs  # the answers' models: loaded for outputs
+
+    return write_custom_outputs(run, out_dir, truth, items)
+
+
+TEXT_BLIND = ("simulated answers for {fields} are content-blind on {blind} of the first page's {total} items: they "
+              "show no text of their own and an image the simulator's caption bank ({crowd}) does not hold, or "
+              "none, so its workers write about a scene of its own making there; text figures from this "
+              "rehearsal say nothing about it")
+
+
+def text_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, scale: int) -> list[str]:
+    """The page's free-text fields on the first page's images the crowd's bank does not hold, read as its
+    workers read the page (the report counts every item after the run: flows/custom/truth_source.py)."""
+    from flows.platforms.targets import sim_unseen_on_page
+
+    if cfg.template is None or source_problems(cfg.template)[0] is None:
+        return []  # an unreadable page: the custom dry run says why
+    try:
+        rows = [r for r in item_plan(cfg, limit, scale) if r["batch"] == 1 and r["hit_index"] == 0]
+        texts = [f for f, kind in field_kinds(custom_spec(cfg, page_items(rows))).items() if kind == "text"]
+        page = task_page(cfg, rows) if texts and rows else ""
+    except ConfigError:
+        return []  # the custom dry run's own lines say what is wrong with the page or its items
+    try:
+        blind = sim_unseen_on_page(crowd_file, page) if page else []
+    except ConfigError as exc:  # a rehearsal would stop on it: a problem of the dry run too
+        return [f"PROBLEM: the simulator's crowd cannot be loaded: {exc}"]
+    return [TEXT_BLIND.format(fields=", ".join(texts), blind=len(blind), total=len(rows), crowd=crowd_file.name)
+            ] if blind else []
+
+
+CUSTOM_KIND = register(TaskKind(
+    names=("custom",), label="your own page", unit_word="answer", done_key="responses",
+    fields=first_page_fields, cards=custom_cards,
+    plan=custom_plan, qc=custom_qc, outputs=custom_outputs, page=custom_page, rules=custom_spec,
+    item_plan=custom_item_plan, item_ids=lambda cfg: [r["item_id"] for r in ordinary_items(cfg)],
+    dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines, extra={"own_page": True}))
+DECLARED = (CUSTOM_KIND,)  # read by flows/core/kind_registry.py

@@ -1,0 +1,171 @@
+"""A summary of an item's text at the length the page asks (issue 67, point 4): the item's sentences in
+order, each shortened (its trailing clauses and asides dropped) and reworded (a few synonyms of our own),
+until the length asked is reached; shorter than the text, never its first words padded out.
+
+The length asked comes from the question ("about 25 words", "a 100-word summary") or the box's
+limits (its minimum and maximum characters, at about six characters a word); with none, between a third
+and three fifths of the text. Where the text is too short for the minimum, the remaining sentences are
+reworded in full, then the item's own key phrases named: never a stock sentence. The word lists are
+small and our own (a modelling choice, not a language model).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+WORDS_ASKED = re.compile(r"(\d{1,4})\s*(?:-|to\s+\d{1,4}\s*)?\s*words?\b", re.I)
+CHARS_A_WORD = 6  # an English word and its space, roughly
+OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "Summary: ", "In brief, ")
+# what a clause that adds detail starts with: a summary drops it
+TRAILING = re.compile(r",\s*(?:which|who|whose|where|while|although|though|but|as|after|because|since|and)\b.*$|"
+                      r"\s\((?:[^)]*)\)|\s+-\s+.*$", re.I)
+SAID_BY = re.compile(r",\s*(?:[\w'-]+\s){0,4}(?:said|says|announced|reported|added|explained)\s*$", re.I)
+WHEN = re.compile(r"\s(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|this (?:year|month|week|autumn|spring|summer|"
+                  r"winter)|overnight|at the weekend|(?:from )?next (?:week|month|year)|last (?:week|month|year))\b",
+                  re.I)
+REWORD = {"said": "stated", "says": "states", "announced": "said", "reported": "said",
+          "after": "following", "because": "as", "about": "around", "help": "aid",
+          "new": "fresh", "old": "former", "big": "large", "large": "big", "small": "little", "begin": "start",
+          "start": "begin", "buy": "purchase", "show": "reveal", "found": "discovered", "built": "made",
+          "closed": "shut", "close": "shut", "returned": "come back", "plans": "intends", "hope": "expect",
+          "many": "lots of", "children": "kids", "people": "residents", "money": "funds", "use": "employ"}
+PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which", "that", "with", "for", "in", "on",
+                           "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
+STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
+                  "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
+
+
+def words_asked(question: str, low_chars: int, high_chars: int | None) -> int | None:
+    """The summary's length in words: the question's own figure, else what the box's limits allow."""
+    if m := WORDS_ASKED.search(question):
+        return int(m[1])
+    if low_chars:
+        return max(low_chars // CHARS_A_WORD + 2, 8)
+    if high_chars:
+        return max(min(high_chars // (2 * CHARS_A_WORD), 60), 5)
+    return None
+
+
+def main_text(texts: list[str]) -> str:
+    """The item's main text: the longest of its texts (a passage beside its title)."""
+    return max(texts, key=len) if texts else ""
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+
+
+def reword(sentence: str, rng: random.Random, share: float = 0.5) -> str:
+    """The sentence with some of its words swapped for others that mean the same."""
+    out = []
+    for word in sentence.split():
+        bare = word.strip(".,;:!?").lower()
+        if bare in REWORD and rng.random() < share:
+            swapped = REWORD[bare]
+            swapped = swapped[:1].upper() + swapped[1:] if word[:1].isupper() else swapped
+            out.append(word.lower().replace(bare, swapped, 1) if word[:1].islower() else swapped + word[len(bare):])
+        else:
+            out.append(word)
+    return " ".join(out)
+
+
+def shortened(sentence: str) -> str:
+    """The sentence without its trailing clauses, asides, who said it and when ("..., which ...", "(...)",
+    ", the company announced", "on Monday")."""
+    body = sentence.rstrip(".!?")
+    cut = SAID_BY.sub("", TRAILING.sub("", body)).strip()
+    cut = WHEN.sub("", cut).strip()
+    return " ".join(cut.split()) if len(cut.split()) >= 4 else body
+
+
+def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low_chars: int = 0,
+            high_chars: int | None = None) -> str:
+    """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it),
+    at least ``low_chars`` and at most ``high_chars`` characters where the box says so."""
+    source = main_text(texts)
+    parts = sentences(source)
+    if not parts:
+        return ""
+    total = len(source.split())
+    target = wanted or max(6, round(total * rng.uniform(0.35, 0.6)))
+    target = min(target, max(6, total - 2)) if not low_chars else target
+    short = [reword(shortened(s), rng) for s in parts]
+    chosen = [short[0]]
+    for s in short[1:]:  # whole sentences while they fit: never one cut inside a phrase
+        if sum(len(c.split()) for c in chosen) + len(s.split()) / 2 > target:
+            break
+        chosen.append(s)
+    if len(chosen) == 1 and len(chosen[0].split()) > target:  # one long sentence: its main clause
+        chosen = [_main_clause(chosen[0], target)]
+    text = _joined(chosen, rng)
+    for k in range(len(parts)):  # too short for the box: the sentences in full, then the next ones
+        if len(text) >= low_chars:
+            break
+        full = reword(parts[k].rstrip(".!?"), rng, 0.8)
+        chosen = [*chosen[:k], full, *chosen[k + 1:]]
+        text = _joined(chosen, rng)
+    if len(text) < low_chars:
+        text = f"{text} {key_points(source)}"
+    if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
+        text = f"{rng.choice([o for o in OPENERS if o])}{text[:1].lower()}{text[1:]}" if _plain(text) else \
+            f"Summary: {text}"
+    if high_chars is not None and len(text) > high_chars:
+        cut = text[:high_chars]
+        text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."
+    return text
+
+
+def _main_clause(sentence: str, target: int) -> str:
+    """The sentence up to where a phrase starts (a preposition, a conjunction) at or before ``target``
+    words, never fewer than four: "The quick brown fox jumps over the lazy dog near ..." -> "The quick
+    brown fox jumps over the lazy dog"."""
+    words = sentence.rstrip(".!?").split()
+    for j in range(min(target, len(words) - 1), 3, -1):
+        if words[j].lower() in PHRASE_STARTS and words[j - 1].lower() not in STOP:
+            return " ".join(words[:j]).rstrip(",;")
+    return " ".join(words[:max(4, target)]).rstrip(",;")
+
+
+def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random) -> str:
+    """``text`` lengthened to ``wanted`` words as a person meets a page's word minimum: the item's sentences
+    it does not yet say, reworded, then the item's key points; never a sentence repeated."""
+    if len(text.split()) >= wanted:
+        return text
+    said = set(words_of(text))
+    for sentence in (s for t in texts for s in sentences(t)):
+        if len(set(words_of(sentence)) - said) >= 3:  # something the text does not say yet
+            text = f"{text.rstrip()} {reword(sentence, rng, 0.8)}"
+            said |= set(words_of(sentence))
+        if len(text.split()) >= wanted:
+            return text
+    return f"{text.rstrip()} {key_points(' '.join(texts))}".strip()
+
+
+def key_points(text: str) -> str:
+    """A sentence naming the text's longest words in their order: what a person adds to reach a length."""
+    found = list(dict.fromkeys(w.strip(".,;:!?\"'") for w in text.split() if len(w.strip(".,;:!?\"'")) >= 6))
+    picked = sorted(sorted(found, key=len, reverse=True)[:5], key=found.index)
+    return f"Key points: {', '.join(picked)}." if picked else ""
+
+
+def words_of(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
+def _plain(text: str) -> bool:
+    """The text opens with a common word ("The", "A"), not a name: it may lose its capital."""
+    return bool(text.split()) and text.split()[0].lower() in STOP
+
+
+def _joined(chosen: list[str], rng: random.Random) -> str:
+    if not chosen:
+        return ""
+    opener = rng.choice(OPENERS)
+    first = chosen[0]
+    if not _plain(first):  # "In short, the council ...", never "In short, Local bakers"
+        opener = ""
+    elif opener:
+        first = first[:1].lower() + first[1:]
+    body = ". ".join(c.rstrip(".!?") for c in [opener + first if opener else first, *chosen[1:]])
+    return body[:1].upper() + body[1:] + "."

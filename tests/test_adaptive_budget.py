@@ -1,0 +1,77 @@
+"""postprocess.answers.adaptive_budget: a replay within a share of the judgements, the least sure served first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from postprocess.answers import adaptive_budget
+from postprocess.answers.adaptive import DEFAULT_RULE, StoppingRule, replay, saving
+
+
+def _frame(seed: int, items: int = 50, per_item: int = 8) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        truth = rng.integers(2)
+        for j in rng.permutation(16)[:per_item]:
+            label = truth if rng.random() < 0.55 + 0.025 * j else 1 - truth  # workers of 0.55 to 0.93
+            rows.append({"item_id": f"i{i:02d}", "worker_id": f"w{j}", "label": f"L{label}"})
+    return pd.DataFrame(rows)
+
+
+def test_within_keeps_the_least_sure_or_the_nearest() -> None:
+    asks = np.array([True, False, True, True, True])
+    confidence = np.array([0.9, 0.1, 0.5, 0.97, 0.5])
+    assert adaptive_budget.within(asks, confidence, 9).tolist() == asks.tolist()
+    assert adaptive_budget.within(asks, confidence, 2).tolist() == [False, False, True, False, True]
+    assert adaptive_budget.within(asks, confidence, 2, nearest_first=True).tolist() == [True, False, False, True,
+                                                                                      False]
+    assert not adaptive_budget.within(asks, confidence, 0).any()
+
+
+def test_the_first_round_shrinks_only_when_the_budget_cannot_pay_it() -> None:
+    assert adaptive_budget.first_round(2, 100, None) == 2
+    assert adaptive_budget.first_round(2, 100, 400) == 2
+    assert adaptive_budget.first_round(2, 100, 150) == 1
+    assert adaptive_budget.first_round(2, 100, 30) == 1  # at least one each: the budget is then overspent
+    assert adaptive_budget.limit(0.5, np.array([10, 10, 3])) == 11
+    assert adaptive_budget.limit(None, np.array([1])) is None
+
+
+def test_a_whole_budget_without_a_second_target_is_the_rule_without_budget() -> None:
+    frame = _frame(1)
+    plain = replay(frame, StoppingRule(2, None, 0.99))
+    whole = replay(frame, StoppingRule(2, None, 0.99, budget=1.0))
+    pd.testing.assert_frame_equal(plain.used, whole.used)
+
+
+@pytest.mark.parametrize("share", [0.2, 0.35, 0.5])
+def test_the_replay_stays_within_its_budget(share: float) -> None:
+    frame = _frame(2)
+    plain = replay(frame, StoppingRule(2, None, 0.999))
+    assert saving(plain, frame)["share_used"] > 0.5  # the rule alone would spend more than any budget here
+    result = replay(frame, StoppingRule(2, None, 0.999, budget=share))
+    used = result.answers.set_index("item_id")["judgements_used"]
+    assert int(share * len(frame)) - 1 <= used.sum() <= int(share * len(frame))  # spent to the last judgement or so
+    assert (used >= 1).all() and len(result.used) == used.sum()
+    assert (used >= 2).all() == (share * 8 >= 2)  # two each first, unless the budget cannot pay them
+
+
+def test_what_the_first_target_leaves_serves_the_second() -> None:
+    """The rounds up to the first target are the same with or without a second: the second only adds."""
+    frame = _frame(3)
+    first = replay(frame, StoppingRule(2, None, 0.9, budget=0.6))
+    both = replay(frame, StoppingRule(2, None, 0.9, budget=0.6, budget_confidence=0.999))
+    keys = ["item_id", "worker_id"]
+    assert set(map(tuple, first.used[keys].to_numpy())) < set(map(tuple, both.used[keys].to_numpy()))
+    assert len(first.used) < len(both.used) <= int(0.6 * len(frame))
+    assert DEFAULT_RULE.budget == 0.5 and DEFAULT_RULE.budget_confidence == 0.999
+
+
+def test_a_budget_outside_0_1_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"budget 1\.5"):
+        replay(_frame(1), StoppingRule(2, budget=1.5))
+    with pytest.raises(ValueError, match="budget confidence 0"):
+        replay(_frame(1), StoppingRule(2, budget=0.5, budget_confidence=0.0))

@@ -1,0 +1,106 @@
+"""A page's own submit checks met as a person meets them (issue 67, point 6): a summary page whose script
+refuses fewer than 100 words gets 100-word summaries in the item's own words (not 13 words and a refusal);
+the browser's clock is the simulator's date, not the year 57983."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from flows.core.config.config import load_config
+from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.templates import page_items
+from flows.custom.custom_task import custom_page
+from flows.custom.scaffold import scaffold
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.pages.script_checks import word_minimum
+from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
+
+ABSTRACT = ("Small rivers in farming regions carry more nitrogen after heavy rain than after dry spells. We measured "
+            "nitrate in twelve streams across three seasons and compared the readings with rainfall, fertiliser "
+            "schedules and the width of the grass strips along each bank. Streams with strips wider than ten metres "
+            "carried about a third less nitrate during storms, while narrow strips made little difference. The "
+            "effect was strongest in spring, when fields had just been fertilised and the soil was wet. Farmers "
+            "who left wider strips lost some crop area but reported fewer washed-out field edges. We suggest that "
+            "subsidies for bank strips should depend on their width, and that monitoring should focus on the weeks "
+            "after spring fertilising, when most of the nitrogen reaches the water. Longer records from more "
+            "regions are needed to tell whether the pattern holds on clay soils and in drier climates.")
+PAGE = """{% extends "_custom_page.html.j2" %}
+{% block instructions %}<p>Summarise the abstract for a general reader. Your summary must be at least 100 words.</p>
+{% endblock %}
+{% block item %}<p class="abstract">{{ item.abstract }}</p>
+<label>Your summary <textarea name="summary_{{ i }}" id="summary_{{ i }}" required></textarea></label>
+<input type="hidden" name="opened_{{ i }}" id="opened_{{ i }}" value="">
+<script>
+  document.getElementById("hit-form").addEventListener("submit", function (event) {
+    var words = document.getElementById("summary_{{ i }}").value.trim().split(/\\s+/).length;
+    if (words < 100) { event.preventDefault(); alert("Please write at least 100 words."); return; }
+    document.getElementById("opened_{{ i }}").value = new Date().toISOString();
+  });
+</script>{% endblock %}
+"""
+
+
+def test_a_word_minimum_is_read_from_the_page_and_its_script() -> None:
+    assert word_minimum("<p>Write at least 100 words.</p>") == 100
+    assert word_minimum("<script>if (t.split(/\\s+/).length < 60) stop();</script>") == 60
+    assert word_minimum("<script>if (v.trim().split(' ').filter(Boolean).length <= 49) no();</script>") == 50
+    assert word_minimum("<p>Answer in 5 words or more.</p>") == 5
+    assert word_minimum("<p>Describe the photo in a few words.</p><p>Five words max.</p>") == 0
+
+
+def rendered(tmp_path: Path) -> str:
+    scaffold("abstracts", tmp_path)
+    (tmp_path / "config" / "abstracts.html.j2").write_text(PAGE, encoding="utf-8")
+    (tmp_path / "config" / "abstracts_items.csv").write_text(f'item_id,abstract\na1,"{ABSTRACT}"\n', encoding="utf-8")
+    cfg = load_config(tmp_path / "config" / "abstracts.toml")
+    rows = [{"item_id": "a1", "file_name": "", "url": "", "payload": json.dumps({"abstract": ABSTRACT})}]
+    return custom_page(cfg, page_items(rows))
+
+
+def test_honest_workers_write_the_words_the_pages_script_counts(tmp_path: Path) -> None:
+    html = rendered(tmp_path)
+    source = set(re.findall(r"[a-z']+", ABSTRACT.lower()))
+    rng = random.Random(5)
+    for n, profile in enumerate(HONEST_PROFILES):
+        worker = new_worker(profile, {}, rng)
+        text = fill_form(worker, form_fields(html), page_rules(html), 0, 300, {}, random.Random(n), html=html)[
+            "summary_0"]
+        said = re.findall(r"[a-z']+", text.lower())
+        assert len(text.split()) >= 100, (profile, text)  # the script's count: whitespace-separated words
+        assert len(said) < len(re.findall(r"[a-z']+", ABSTRACT.lower()))  # still shorter than the abstract
+        assert sum(w in source for w in said) >= 0.8 * len(said), text  # its words, not a filler sentence
+        runs = [tuple(said[k:k + 5]) for k in range(len(said) - 4)]
+        assert len(runs) == len(set(runs)), text  # nothing said twice to make up the count
+
+
+@pytest.mark.browser
+def test_in_chromium_the_check_is_met_and_the_clock_is_the_simulators(tmp_path: Path, browser) -> None:
+    from flows.sim.pages.browser_trial import honest_trial
+    from flows.sim.pages.browser_worker import CLOCK_START, work_page
+
+    html = rendered(tmp_path)
+    assert honest_trial(html) == ""  # was: refused three times, "a check no person can pass"
+    worker = new_worker("diligent", {}, random.Random(2))
+    intents = fill_form(worker, form_fields(html), page_rules(html), 0, 300, {}, random.Random(3), html=html)
+    posted = work_page(browser, html, {"assignmentId": "A1", "hitId": "H1", "workerId": worker.worker_id},
+                       {k: v for k, v in intents.items() if k.startswith("summary")}, random.Random(4), worker)
+    assert posted is not None
+    opened = datetime.fromisoformat(posted["opened_0"].replace("Z", "+00:00"))
+    assert opened.year == 2026 and opened - CLOCK_START < (datetime(2026, 1, 6, tzinfo=UTC) - CLOCK_START)
+
+
+def test_the_browser_clock_is_handed_the_simulators_date() -> None:
+    """Playwright's Python clock reads a number as seconds: the start is handed over as a date, so the page's
+    Date is 2026-01-05 (the milliseconds handed over before made it the year 57983)."""
+    from playwright._impl.clock import parse_time
+
+    from flows.sim.pages.browser_worker import CLOCK_START
+
+    handed = parse_time(CLOCK_START)["timeNumber"]
+    assert datetime.fromtimestamp(handed / 1000, UTC) == datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

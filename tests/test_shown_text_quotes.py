@@ -1,0 +1,53 @@
+"""Quoting what the page shows with an item is no template (issue 67, point 3): two items under one
+caption, and honest workers who quote it on both, are not flagged by shared_template or duplicate_text;
+one item's caption pasted onto other items still is."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from qc.consensus_rules import shared_template
+from qc.shown_text import quotes_own_item
+from qc.worker_rules import duplicate_text
+
+SOUP = "A bowl of tomato soup next to a slice of toasted bread."
+SHOWN = {"r03": [SOUP], "r07": [SOUP], "r04": ["Commuters waiting on a crowded platform for the morning train."],
+         "r05": ["A hot air balloon drifting over green hills at sunrise."]}
+
+
+def frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
+    return pd.DataFrame([{"assignment_id": f"a{k}", "worker_id": w, "image_id": i, "caption": t, "is_precanned": False}
+                         for k, (w, i, t) in enumerate(rows)])
+
+
+def test_quoting_a_caption_two_items_show_is_not_a_template() -> None:
+    quote = f'The caption says "{SOUP[:-1].lower()}", and that is what the photo shows.'
+    df = frame([("W1", "r03", quote), ("W1", "r07", quote), ("W2", "r03", SOUP), ("W2", "r07", SOUP)])
+    assert quotes_own_item(df["caption"].tolist(), df["image_id"].tolist(), {"item_text": SHOWN}) == [True] * 4
+    without = shared_template(df, {})
+    assert set(without["worker_id"]) == {"W1", "W2"}  # the rule as it was: one text on two images
+    assert set(duplicate_text(df, {})["worker_id"]) == {"W1", "W2"}
+    assert shared_template(df, {"item_text": SHOWN}).empty
+    assert duplicate_text(df, {"item_text": SHOWN}).empty
+
+
+def test_one_items_caption_pasted_on_others_is_still_a_template() -> None:
+    df = frame([("P", "r03", SOUP), ("P", "r04", SOUP), ("P", "r05", SOUP), ("Q", "r04", SOUP)])
+    flagged = shared_template(df, {"item_text": SHOWN})
+    assert sorted(flagged["image_id"]) == ["r04", "r04", "r05"]  # not r03, whose caption it is
+    dup = duplicate_text(df, {"item_text": SHOWN})
+    assert list(dup["worker_id"]) == ["P"] and int(dup["value"].iloc[0]) == 2  # r04 and r05
+
+
+def test_a_short_run_of_common_words_is_no_quote() -> None:
+    said = ["The photo is next to nothing special.", "soup"]
+    assert quotes_own_item(said, ["r03", "r03"], {"item_text": SHOWN}) == [False, False]
+
+
+def test_words_in_quotation_marks_from_the_item_are_a_quote() -> None:
+    said = ['Mostly "tomato soup", which decides it.', 'Mostly "tomato soup", which decides it.',
+            'Mostly "green hills", which decides it.']
+    assert quotes_own_item(said, ["r03", "r07", "r03"], {"item_text": SHOWN}) == [True, True, False]
+    df = frame([("W1", "r03", said[0]), ("W2", "r07", said[1])])
+    assert shared_template(df, {"item_text": SHOWN}).empty
+    assert len(shared_template(df, {})) == 2

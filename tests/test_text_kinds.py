@@ -1,0 +1,76 @@
+"""What a text box asks decides what an honest simulated worker writes (issue 67, point 4): a caption box
+gets a description, a "clarify" box names the part of the item it is about, a "why" box gives grounds for
+the worker's own answer, a comment on a word uses the word; each in the item's own words."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from flows.sim.people.item_writing import asked, clarification, reason, remark, spans, word_comment
+
+POST = "They built a religious building beside the old market and the neighbours complained about the bells."
+
+
+@pytest.mark.parametrize(("question", "name", "kind"), [
+    ("Write a caption for this photo", "caption", "caption"),
+    ("Please describe the image", "desc", "caption"),
+    ("Clarify what might be discriminatory in the text", "clarification", "clarification"),
+    ("Why did you give this rating?", "why", "reason"),
+    ("Explain your answer", "explanation", "reason"),
+    ("Summarise the abstract in 100 words", "summary", "summary"),
+    ("Comment on how the word \"bank\" is used", "note", "word"),
+    ("Any comments (optional)", "comment", "remark"),
+    ("Your answer", "answer", ""),
+])
+def test_the_kind_asked_comes_from_the_label_and_name(question: str, name: str, kind: str) -> None:
+    assert asked(question, name) == kind
+
+
+def test_each_kind_is_written_in_the_items_words() -> None:
+    own = set(POST.lower().replace(".", "").split())
+    for seed in range(20):
+        rng = random.Random(seed)
+        for text in (clarification([POST], rng), reason([POST], "offensive", rng), remark([POST], rng)):
+            quoted = text.split('"')[1::2]
+            assert quoted and all(set(q.lower().split()) <= own for q in quoted), text  # quotes the item, verbatim
+    reasons = [reason([POST], "offensive", random.Random(s)) for s in range(40)]
+    assert any("offensive" in r for r in reasons)  # grounds for the worker's own answer
+    assert len(set(reasons)) >= 30  # varied per worker, not a stock sentence
+    assert remark([], random.Random(1)) == "" and spans([], random.Random(1)) == []  # nothing to quote: no remark
+
+
+def test_a_comment_on_a_word_uses_it_even_in_another_form() -> None:
+    text = word_comment("rock", ["The baby fell asleep while her father rocked the cradle."], random.Random(2))
+    assert "rock" in text.lower() and "rocked the cradle" in text
+
+
+def test_the_reading_model_reads_a_cue_word_in_its_forms() -> None:
+    from flows.sim.people.content_choice import content_answers
+
+    options = ["positive", "negative", "neutral"]
+    assert content_answers(["I loved them from day one"], options) == ["positive"]  # was: no cue read
+    assert content_answers(["We were loving every minute of the trip"], options) == ["positive"]
+    assert content_answers(["They raised a fund for the school roof"], ["fun", "work"]) is None  # not "fun"
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    ('Comment on how the word "fair" is used in this sentence.', "fair"),
+    ("Explain the meaning of the word spring in this sentence", "spring"),
+    ("What does the word in bold mean?", ""),  # how the page marks it is not the word
+    ("Comment on the word's usage", ""),
+    ("Is the term used correctly?", ""),
+])
+def test_the_word_asked_about(question: str, word: str) -> None:
+    from flows.sim.people.item_writing import the_word
+
+    assert the_word(question) == word and asked(question, "note") == "word"
+
+
+def test_a_word_the_item_sets_apart_is_the_one_commented_on() -> None:
+    from flows.sim.people.item_writing import marked_word
+
+    sentence = 'We sat on the river "bank" and watched the boats.'
+    assert marked_word([sentence]) == "bank"
+    assert "bank" in word_comment(marked_word([sentence]), [sentence], random.Random(1))
