@@ -19,12 +19,12 @@ from flows.custom.foreign_syntax import line_finder
 # a <script> whose body is a template a script renders (Handlebars, Mustache, Underscore, Vue's x-template...)
 TEMPLATE_SCRIPT = re.compile(r"<script\b[^>]{0,400}?\btype\s*=\s*[\"']?(text/(?:x-handlebars(?:-template)?|"
                              r"x-mustache(?:-template)?|x-template|template|html|x-jsrender|ng-template|"
-                             r"x-tmpl(?:-mustache)?))\b[^>]{0,400}>(.*?)</script\s*>", re.I | re.S)
+                             r"x-tmpl(?:-mustache)?))\b[^>]{0,400}>", re.I)
+SCRIPT_END = re.compile(r"</script\s*>", re.I)
 # the page loads or calls a library that renders {{ ... }} in the browser
 BROWSER_RENDERER = re.compile(r"<script\b[^>]{0,400}?\bsrc\s*=\s*[\"']?[^\"'>\s]{0,300}?\b(handlebars|mustache)"
                               r"[^\"'>\s]{0,100}|\b(Handlebars)\.compile\s*\(|\b(Mustache)\.render\s*\(", re.I)
 KEPT = re.compile(r"\{\{\{.{0,300}?\}\}\}|\{\{.{0,300}?\}\}|\{%.{0,300}?%\}", re.S)
-COMMENT = re.compile(r"<!--.*?-->", re.S)
 HANDLEBARS_ONLY = re.compile(r"^\{\{(?:[#/>^!]|\{)")
 SHOWN = 30  # notes on kept expressions: this many, then how many more
 
@@ -39,8 +39,24 @@ def renderer(source: str) -> str:
 
 
 def browser_template_spans(source: str) -> list[tuple[int, int, str]]:
-    """(start, end, type) of each template script's body, in page order."""
-    return [(m.start(2), m.end(2), m.group(1).lower()) for m in TEMPLATE_SCRIPT.finditer(source)]
+    """(start, end, type) of each template script's body, in page order (to the first ``</script>`` after
+    it, as a browser reads it; each end found once, so 20,000 unclosed scripts never rescan the page)."""
+    ends = [m.start() for m in SCRIPT_END.finditer(source)]
+    spans = []
+    for m in TEMPLATE_SCRIPT.finditer(source):
+        at = bisect.bisect_left(ends, m.end())
+        spans.append((m.end(), ends[at] if at < len(ends) else len(source), m.group(1).lower()))
+    return spans
+
+
+def comment_spans(source: str) -> list[tuple[int, int]]:
+    """(start, end) of each HTML comment, found in one pass (an unclosed one runs to the page's end)."""
+    spans, at = [], source.find("<!--")
+    while at >= 0:
+        end = source.find("-->", at + 4)
+        spans.append((at, len(source) if end < 0 else end + 3))
+        at = -1 if end < 0 else source.find("<!--", end + 3)
+    return spans
 
 
 def in_browser(source: str, offset: int, spans: list[tuple[int, int, str]], library: str) -> bool:
@@ -61,7 +77,7 @@ def kept_expression_notes(source: str) -> list[tuple[int, str]]:
     in-browser template's (one note a template script, naming its expressions), or the page's own
     expression (shown as written)."""
     spans, library = browser_template_spans(source), renderer(source)
-    comments = [(m.start(), m.end()) for m in COMMENT.finditer(source)] if "<!--" in source else []
+    comments = comment_spans(source)
     starts = [s for s, _ in comments]
     line_at, notes = line_finder(source), []
     in_scripts: dict[int, list[str]] = {}  # template script -> its expressions
@@ -110,6 +126,8 @@ def raw_browser_templates(source: str) -> tuple[str, list[tuple[int, str]]]:
     an undefined variable), and the page's script would never find it. (text, notes)."""
     line_at, notes, pieces, last = line_finder(source), [], [], 0
     for start, end, kind in browser_template_spans(source):
+        if start < last:
+            continue  # inside an unclosed one before it
         body = source[start:end]
         if not re.search(r"\{[{%]", body) or re.search(r"\{%-?\s*(?:end)?raw\b", body):
             continue  # nothing Jinja would read, or the user's own raw block already

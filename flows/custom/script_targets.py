@@ -20,6 +20,7 @@ HITFLOW_FORM = "hit-form"
 HITFLOW_SUBMIT = "submit-btn"  # _custom_page.html.j2's Submit button
 ID = re.compile(r"""(?<![\w-])id\s*=\s*["']?([\w-]+)""", re.I)
 MAX_HANDLER = 20_000  # characters of one listener read
+MAX_LISTENERS = 40  # listeners read, as submit_checks lists at most 40 checks (20,000 of them: 20,000 scans)
 
 
 def _by_id(element_id: str) -> str:
@@ -46,8 +47,10 @@ def attached_handlers(scripts: str, element_ids: list[str]) -> list[str]:
     target = "|".join(refs)
     aliases = re.findall(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:" + target + r")\s*;?", scripts)
     target = "|".join([*refs, *(rf"\b{re.escape(a)}\b" for a in aliases)])
-    code = []
+    code: list[str] = []
     for m in re.finditer(r"(?:" + target + r")" + ATTACH, scripts):
+        if len(code) >= MAX_LISTENERS:
+            break
         start = FUNCTION_START.match(scripts, m.end())
         if not start:
             continue
@@ -101,8 +104,9 @@ def script_text(body: str) -> str:
 
 
 # a button that is not the form's submit button, with its onclick
-BUTTON = re.compile(r"""<(?:button\b(?![^>]*\btype\s*=\s*["']?submit)|input\b[^>]*\btype\s*=\s*["']?button)[^>]*"""
-                    r"""\bonclick\s*=\s*(["'])(.*?)\1[^>]*>""", re.I | re.S)
+# (bounded, and a quoted value never crosses its quote: a page of 20,000 unclosed onclick=" is read once)
+BUTTON = re.compile(r"""<(?:button\b(?![^>]{0,2000}\btype\s*=\s*["']?submit)|input\b[^>]{0,2000}?\btype\s*=\s*"""
+                    r"""["']?button\b)[^>]{0,2000}?\bonclick\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
 FORM_SUBMIT_CALL = re.compile(r"\.submit\s*\(\s*\)")
 CALLED = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
 
@@ -111,9 +115,11 @@ def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[st
     """The onclick code of each plain button that submits the form from its script (``form.submit()``,
     itself or in a page function it calls): the page's real submit, whose checks hitflow's Submit skips."""
     scripts, found = script_text(body), []
+    bodies: dict[str, str] = {}  # each function looked up once, however many buttons call it
     for m in BUTTON.finditer(body):
-        code = unescape(m.group(2))
-        reached = code + "".join(function_body(scripts, name) for name in dict.fromkeys(CALLED.findall(code)))
+        code = unescape(m.group(1) if m.group(1) is not None else m.group(2))
+        names = dict.fromkeys(CALLED.findall(code))
+        reached = code + "".join(bodies.get(n) or bodies.setdefault(n, function_body(scripts, n)) for n in names)
         if FORM_SUBMIT_CALL.search(reached):
             found.append(code)
     return found
