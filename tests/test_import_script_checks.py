@@ -86,3 +86,16 @@ def test_a_plain_button_that_submits_the_form_from_its_script_has_its_checks_lis
     assert "page rule required on reason" in note and re.search(r"<input required id='r' name=\"reason_", imported.body)
     # a button that only shows more does not count
     assert not any("submit the form" in n for n in import_page(page.replace(".submit();", ".reset();"), "x").notes)
+
+
+def test_a_listener_on_the_form_by_its_tag_is_read_too() -> None:
+    page = ("<form><input id='r' name='reason'><input type='submit'></form>\n<script>\n"
+            "$('form').submit(function () { if (!$('#r').val() && !document.getElementById('r').value) "
+            "{ alert('Give a reason'); return false; } });\n"
+            "document.querySelector('input[type=submit]').addEventListener('click', function (e) {\n"
+            "  if (document.getElementById('r').value.length > 200) { alert('At most 200'); e.preventDefault(); }\n"
+            "});\n</script>\n")
+    notes = import_page(page, "tag.html").notes
+    said = [n for n in notes if "submit check `if (" in n]
+    assert len(said) == 2 and "Give a reason" in said[0] and "stays in its script only" in said[0]
+    assert "page rule maxlength=200 on reason" in said[1]

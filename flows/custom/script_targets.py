@@ -31,6 +31,10 @@ def _by_id(element_id: str) -> str:
             rf"jQuery\({hashed}\)|document\.forms\[{quoted}\])")
 
 
+# the form or its submit button by tag or type, not id: on hitflow's page they find hitflow's
+SELECTOR = r"""\s*["'](?:form|:submit|(?:input|button)?\[type\s*=\s*\\?["']?submit\\?["']?\])["']\s*"""
+BY_TAG = (rf"""(?:document\.querySelector\({SELECTOR}\)|\$\({SELECTOR}\)|jQuery\({SELECTOR}\)|"""
+          r"""document\.forms\[\s*0\s*\])""")
 ATTACH = (r"""\s*\.\s*(?:addEventListener\(\s*["'](?:submit|click)["']\s*,\s*|on(?:submit|click)\s*=\s*|"""
           r"""(?:submit|click)\(\s*|on\(\s*["'](?:submit|click)["']\s*,\s*)""")
 FUNCTION_START = re.compile(r"""function\b[^(]{0,80}\([^)]{0,200}\)\s*(?=\{)|\([^)]{0,200}\)\s*=>\s*(?=\{)|"""
@@ -41,9 +45,7 @@ def attached_handlers(scripts: str, element_ids: list[str]) -> list[str]:
     """The code of each submit or click listener the scripts attach to these elements (the page's form,
     its submit button), directly or through a variable holding the element; a listener given by name is
     that function's body."""
-    refs = [_by_id(i) for i in element_ids if i]
-    if not refs:
-        return []
+    refs = [*(_by_id(i) for i in element_ids if i), BY_TAG]
     target = "|".join(refs)
     aliases = re.findall(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:" + target + r")\s*;?", scripts)
     target = "|".join([*refs, *(rf"\b{re.escape(a)}\b" for a in aliases)])
