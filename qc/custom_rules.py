@@ -5,7 +5,8 @@ The generic rules run on frames built per kind of field (``flows/custom/custom_r
 ``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
 ``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
 ``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
-the text); ``choice_straight_lining`` on one row per answer of a choice field.
+the text); ``choice_straight_lining`` on one row per answer of a choice field. Both sides of
+``time_outlier`` (``time_outlier_slow``: slower than the batch) only list the worker for a person to look at.
 
 ``choice_straight_lining`` (``qc/straight_lining_odds.py``, its column contract and evidence there): a
 worker's one answer to a choice field on every item they answered, flagged when an honest worker who
@@ -24,6 +25,7 @@ from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
 from qc.straight_lining_odds import choice_straight_lining
 from qc.telemetry_rules import TELEMETRY_RULES
+from qc.timing_rules import SLOW_RULE
 from qc.worker_values import read_json
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
@@ -46,7 +48,7 @@ CUSTOM_POLICY = DecisionPolicy(
     block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6},
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
-    review_rules=("random_sample", "consensus", "time_outlier", "caps_lock", "min_words", "one_sentence",
+    review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",
                   "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
