@@ -30,14 +30,16 @@ from qc.worker_values import read_json
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
-CUSTOM_RULES = ("invalid_answer", "empty_answer", "time_outlier", "duplicate_text", "shared_template", "consensus",
+CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
+                "shared_template", "consensus",
                 "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
                 "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
-    # empty_answer rejects a response that answers nothing; when it reaches most of a batch the page is
-    # at fault (a script-built answer the form never posts), and the hold (hold_share) stops the batch
-    reject_rules=("invalid_answer", "empty_answer"),
+    # empty_answer rejects a response that answers nothing, sentinel_answer one that left any field it must
+    # answer at the page's own value; when either reaches most of a batch the page is at fault (a script-built
+    # answer the form never posts), and the hold (hold_share) stops the batch
+    reject_rules=("invalid_answer", "empty_answer", "sentinel_answer"),
     block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1,
                      "instruction_echo": 2},
     # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
@@ -93,3 +95,17 @@ def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                         "assignment_id": r.assignment_id, "detail": f"none of its {r.fields} answer fields has a value"}
                        for r in empty.itertuples()])
 
+
+
+@register("sentinel_answer", "study")
+def sentinel_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """A response with a field it must answer (required, or hidden for the page's script to write) still
+    holding the value the page itself wrote there (a sentinel such as ``<END>``): that field was never
+    answered, whatever the response's other fields hold. Input columns: ``assignment_id, worker_id,
+    sentinels`` (``field_i='<END>'``, ``; ``-joined; "" for none)."""
+    if "sentinels" not in df.columns:
+        return flag_frame([])
+    left = df[df["sentinels"].fillna("").astype(str) != ""]
+    return flag_frame([{"worker_id": r.worker_id, "rule": "sentinel_answer", "value": r.sentinels.count("; ") + 1,
+                        "threshold": 0, "assignment_id": r.assignment_id,
+                        "detail": f"still the page's own value: {r.sentinels}"[:300]} for r in left.itertuples()])
