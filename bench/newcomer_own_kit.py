@@ -147,9 +147,10 @@ def _plain(value: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", value)).strip()
 
 
-def decide_queue(web: httpx.Client, reject_first: bool = True) -> dict[str, int]:
+def decide_queue(web: httpx.Client, reject_first: bool = True, keep_first: bool = True) -> dict[str, int]:
     """A person's pass over the open cards: the first flagged assignment rejected with a reason (overturning
-    the rules' approval), the others as the rules advise; what was decided, by action."""
+    the rules' approval), the first worker the rules would block kept ("keep worker"), the others as the rules
+    advise; what was decided, by action."""
     done: dict[str, int] = {}
     for _ in range(500):
         found = CARD.search(web.get("/", params={"show": "open"}).text)
@@ -160,7 +161,9 @@ def decide_queue(web: httpx.Client, reject_first: bool = True) -> dict[str, int]
         forms = {cls: dict(FIELD.findall(body)) for cls, body in FORM.findall(card)}
         if reject_first and "reject" in forms and "flagged" in card[:300]:
             advice, reject_first = "reject", False
-        form = forms.get(advice) or forms.get("keep") or forms["unblock"]
+        elif keep_first and advice == "block" and forms.get("unblock", {}).get("action") == "keep":
+            advice, keep_first = "keep", False  # a worker card's "keep worker" (the form's class is unblock)
+        form = forms.get(advice) or forms["unblock"]
         if advice == "reject":
             form["reason"] = REASON
             if 'name="category"' in card:  # Prolific: a category and 100+ characters

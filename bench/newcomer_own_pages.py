@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import shlex
@@ -83,7 +84,7 @@ def dry_runs(sh: Shell, name: str, c: Checks) -> None:
 def run_with_review(sh: Shell, name: str, platform: str, endpoint: str, c: Checks) -> list[str]:
     """The run, and after each stop for review the printed command, the cards, a person's pass; the run's
     outputs (stdout and stderr of each)."""
-    outputs, decided, cards_ok = [], 0, []
+    outputs, decided, kept, cards_ok = [], 0, 0, []
     ledger = sh.cwd / "runs" / "hitflow.db"
     field = "rating" if "rat" in name else "sentiment"
     for _ in range(6):
@@ -95,6 +96,9 @@ def run_with_review(sh: Shell, name: str, platform: str, endpoint: str, c: Check
             c.check(f"{name} ({platform}): the run ends (exit 0) after {len(outputs) - 1} review(s)", run.code == 0
                     and len(outputs) > 1, f"exit {run.code}; {(run.err or run.out).strip()[-300:]}")
             break
+        if len(outputs) == 1:  # while batch 1 waits: every view counts what the run said is open
+            open_now = re.search(r"waits for review \((\d+) item\(s\) open\)", run.err)
+            compare_views(sh, name, c, outputs, expect=int(open_now[1]) if open_now else -1)
         with sh.background([*shlex.split(waits[1]), "--reviewer", "newcomer"], ready="token=") as lines:
             link = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", "".join(lines))
             if not c.check(f"{name} ({platform}): `{waits[1]}` as printed serves the review page", link is not None,
@@ -106,29 +110,31 @@ def run_with_review(sh: Shell, name: str, platform: str, endpoint: str, c: Check
                 done = own.decide_queue(web)
             finally:
                 web.close()
-            decided += sum(done.values())
+            decided, kept = decided + sum(done.values()), kept + done.get("keep", 0)
             print(f"      {name}: a person decided {done}", flush=True)
     ok = [good for good, _ in cards_ok]
     c.check(f"{name} ({platform}): every review card shows the worker's answers, as the ledger holds them",
             bool(ok) and all(ok), "; ".join(detail for _, detail in cards_ok))
-    agree_on_decisions(sh, name, outputs, decided, c)
+    agree_on_decisions(sh, name, outputs, decided, kept, c)
     return outputs
 
 
-def agree_on_decisions(sh: Shell, name: str, outputs: list[str], decided: int, c: Checks) -> None:
+def agree_on_decisions(sh: Shell, name: str, outputs: list[str], decided: int, kept: int, c: Checks) -> None:
     """Items a person decided: the person's count, the run's lines, ``status`` and ``status --json``."""
     said = [int(n) for out in outputs for n in re.findall(r"(\d+) item\(s\) decided by a person", out)]
     text = sh.run("hitflow", "status", name).out
     in_text = re.search(r"decided by people: ([^\n]*)", text)
     data = sh.run("hitflow", "status", name, "--json").out
-    import json
-
     review = json.loads(data)[0]["review"] if data.strip().startswith("[") else {}
     figures = {"the person's posts": decided, "the run's lines": sum(said) if said else None,
                "status text": sum(int(n) for n in re.findall(r"(\d+) item\(s\)", in_text[1])) if in_text else None,
                "status --json items": sum(review.get("items_decided_by_people", {}).values()) or None}
     c.check(f"{name}: items decided by a person agree (the person, the run, status)", len(set(figures.values())) == 1,
             ", ".join(f"{k} {v}" for k, v in figures.items()) + (f"; status: {in_text[0]}" if in_text else ""))
+    if kept:
+        c.check(f"{name}: the person's \"keep worker\" is recorded as keep (status text and --json)", bool(in_text)
+                and "keep" in in_text[0] and "unblock" not in in_text[0] + json.dumps(review.get(
+                    "decided_by_people", {})), in_text[0] if in_text else text[-200:])
 
 
 def views_in_words(sh: Shell, name: str, platform: str, c: Checks) -> None:
@@ -141,8 +147,9 @@ def views_in_words(sh: Shell, name: str, platform: str, c: Checks) -> None:
         with httpx.Client(base_url=link[1] if link else "http://127.0.0.1:9", timeout=300,
                           follow_redirects=True) as web:
             texts["ui"] = own.ui_section(web.get(link[0]).text, name) if link else ""
+            texts["ui's review queue"] = web.get(f"/review/{name}/", params={"show": "all"}).text if link else ""
     for view, text in texts.items():
-        ok, detail = own.route_words(text, platform, every=view != "report")
+        ok, detail = own.route_words(text, platform, every=view in ("status", "ui"))
         c.check(f"{name} ({platform}): {view} in the route's words", bool(text) and ok, detail)
 
 
