@@ -198,3 +198,11 @@ def ui_section(overview: str, name: str) -> str:
     start = overview.find(f'data-name="{name}"')
     end = overview.find('<details class="campaign"', start + 1)
     return overview[start:end if end > 0 else None] if start >= 0 else ""
+
+
+def reviewed_in_report(report: Path) -> int | None:
+    """The report's "People and the rules": items reviewed, summed over its batches."""
+    text = report.read_text(encoding="utf-8") if report.is_file() else ""
+    table = re.search(r'<table id="review">(.*?)</table>', text, re.S)
+    rows = re.findall(r"<tr><td>\d+</td><td>(\d+)</td>", table[1]) if table else []
+    return sum(int(n) for n in rows) if table else None

@@ -128,9 +128,11 @@ def agree_on_decisions(sh: Shell, name: str, outputs: list[str], decided: int, k
     review = json.loads(data)[0]["review"] if data.strip().startswith("[") else {}
     figures = {"the person's posts": decided, "the run's lines": sum(said) if said else None,
                "status text": sum(int(n) for n in re.findall(r"(\d+) item\(s\)", in_text[1])) if in_text else None,
-               "status --json items": sum(review.get("items_decided_by_people", {}).values()) or None}
-    c.check(f"{name}: items decided by a person agree (the person, the run, status)", len(set(figures.values())) == 1,
-            ", ".join(f"{k} {v}" for k, v in figures.items()) + (f"; status: {in_text[0]}" if in_text else ""))
+               "status --json items": sum(review.get("items_decided_by_people", {}).values()) or None,
+               "report's People and the rules": own.reviewed_in_report(sh.cwd / "runs" / name / "report.html")}
+    c.check(f"{name}: items decided by a person agree (the person, the run, status, report)",
+            len(set(figures.values())) == 1, ", ".join(f"{k} {v}" for k, v in figures.items())
+            + (f"; status: {in_text[0]}" if in_text else ""))
     if kept:
         c.check(f"{name}: the person's \"keep worker\" is recorded as keep (status text and --json)", bool(in_text)
                 and "keep" in in_text[0] and "unblock" not in in_text[0] + json.dumps(review.get(
@@ -226,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", default=os.environ.get("NEWCOMER_VENV", str(ROOT / ".venv")))
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and its log")
     parser.add_argument("--no-schedule", action="store_true", help="skip the Prefect server and the schedule")
+    parser.add_argument("--only", choices=["rating_mturk", "sentiment_mturk", "rating_prolific", "sentiment_prolific",
+                                           "schedule"], action="append", default=[], help="run these parts alone")
     args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="hitflow-own-pages-"))
     log, c, started = tmp / "own-pages.log", Checks(), time.perf_counter()
@@ -243,12 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sh.background(["hitflow", "sim", "serve", "--port", str(port), "--state", "runs/sim/served.db"],
                            ready="Ctrl-C stops it"):
-            for name, kind, platform in parts:
+            for name, kind, platform in [p for p in parts if not args.only or p[0] in args.only]:
                 try:
                     campaign(sh, name, kind, platform, endpoint, c)
                 except Exception as exc:  # one part's surprise is its FAIL; the others still run
                     c.check(f"{name}: ended early", False, f"{type(exc).__name__}: {exc}")
-            if not args.no_schedule:
+            if not args.no_schedule and (not args.only or "schedule" in args.only):
                 try:
                     scheduled(sh, endpoint, c)
                 except Exception as exc:
