@@ -187,11 +187,11 @@ def campaign(sh: Shell, name: str, kind: str, platform: str, endpoint: str, c: C
 
 
 def scheduled(sh: Shell, endpoint: str, c: Checks) -> None:
-    """A Prefect server, ``hitflow deploy --platform prolific``, exactly the printed serve command until done."""
+    """A Prefect server, ``hitflow deploy --platform prolific``, exactly the printed serve command until done; each
+    time a batch waits for review (its flow run paused), the review command the run printed, a person's pass."""
     name = "reviews_scheduled"
     config = import_page(sh, name, "sentiment", c)
-    text = config.read_text(encoding="utf-8").replace('review = "flagged"\n', "", 1)
-    config.write_text(text + ("" if "[schedule]" in text else "\n[schedule]\ninterval_s = 10\n"), encoding="utf-8")
+    config.write_text(config.read_text(encoding="utf-8") + "\n[schedule]\ninterval_s = 10\n", encoding="utf-8")
     port = str(free_port())
     env = {**sh.env, "PREFECT_HOME": str(sh.cwd / "prefect-home"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_UI_ENABLED": "false", "PREFECT_SERVER_API_PORT": port,
@@ -208,19 +208,46 @@ def scheduled(sh: Shell, endpoint: str, c: Checks) -> None:
                 "--platform prolific" in command[1], command[1] if command else "no `hitflow serve-schedules` line")
         if command is None:
             return
-        started, finished = time.perf_counter(), ""
-        with shp.background(shlex.split(command[1]), ready="", timeout=5):
+        started, finished, output, reviews, decided, kept = time.perf_counter(), "", "", 0, 0, 0
+        with shp.background(shlex.split(command[1]), ready="", timeout=5) as served:
             while time.perf_counter() - started < 900 and not finished:
-                time.sleep(15)
-                status = shp.run("hitflow", "status", name).out
-                finished = status if re.search(r"\(done\)|finished|is done", status.splitlines()[0] if status
-                                               else "") else ""
-        c.check(f"{name}: the printed serve command runs the campaign to its end", bool(finished),
-                f"{time.perf_counter() - started:.0f} s; {shp.run('hitflow', 'status', name).out.strip()[:300]}")
-        c.check(f"{name}: status says the scheduled campaign is finished, not waiting for a next run",
-                bool(finished) and "next scheduled run" not in finished and "next: nothing" not in finished,
-                finished.strip()[:300])
+                time.sleep(10)
+                state = json.loads(shp.run("hitflow", "status", name, "--json").out or "[{}]")[0]
+                if state.get("review", {}).get("open"):
+                    printed = re.findall(r"`(hitflow review [^`]+)`", "".join(served))
+                    done = review_on_schedule(shp, name, printed[-1] if printed else "", c)
+                    reviews, decided, kept = reviews + 1, decided + sum(done.values()), kept + done.get("keep", 0)
+                elif state.get("status") == "done":
+                    finished = shp.run("hitflow", "status", name).out
+            output = "".join(served)  # the flow runs' lines, as the serve command printed them
+        c.check(f"{name}: the printed serve command runs the campaign to its end ({reviews} review(s) on the way)",
+                bool(finished) and reviews > 0, f"{time.perf_counter() - started:.0f} s; "
+                f"{shp.run('hitflow', 'status', name).out.strip()[:300]}")
+        c.check(f"{name}: status says the scheduled campaign is done, not waiting for a next run", "(done)" in
+                finished and "next scheduled run" not in finished, finished.strip()[:200])
+        agree_on_decisions(shp, name, [output], decided, kept, c)
         views_in_words(shp, name, "prolific", c)
+
+
+def review_on_schedule(sh: Shell, name: str, printed: str, c: Checks) -> dict[str, int]:
+    """The review command the paused run printed (in the serve command's output), the cards, a person's pass."""
+    c.check(f"{name}: the paused run's output names the review command", bool(printed),
+            printed or f"none printed: ran `hitflow review {name} --db runs/hitflow.db`")
+    command = shlex.split(printed) if printed else ["hitflow", "review", name, "--db", "runs/hitflow.db"]
+    with sh.background([*command, "--reviewer", "newcomer"], ready="token=") as lines:
+        link = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", "".join(lines))
+        if not c.check(f"{name}: the review page starts beside the paused run", link is not None,
+                       "".join(lines)[-300:]):
+            return {}
+        web = own.sign_in(link[0])  # type: ignore[index]
+        try:
+            ok, detail = own.cards_show_answers(own.every_card(web), sh.cwd / "runs" / "hitflow.db", name, "sentiment")
+            c.check(f"{name}: every review card of the scheduled batch shows the worker's answers", ok, detail)
+            done = own.decide_queue(web)
+        finally:
+            web.close()
+    print(f"      {name}: a person decided {done}", flush=True)
+    return done
 
 
 def main(argv: list[str] | None = None) -> int:
