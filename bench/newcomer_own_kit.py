@@ -97,11 +97,11 @@ def sign_in(link: str) -> httpx.Client:
     return web
 
 
-def every_card(web: httpx.Client) -> list[str]:
-    """Every card of the queue, open and decided, page by page."""
+def every_card(web: httpx.Client, path: str = "/") -> list[str]:
+    """Every card of the queue (the review page's, or the ui's at ``/review/NAME/``), open and decided."""
     cards: list[str] = []
     for page in range(1, 200):
-        got = CARD.findall(text := web.get("/", params={"show": "all", "page": page}).text)
+        got = CARD.findall(text := web.get(path, params={"show": "all", "page": page}).text)
         cards += [m.group(0) for m in CARD.finditer(text)]
         if not got or f"page={page + 1}" not in text:
             return cards
@@ -147,10 +147,11 @@ def _plain(value: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", value)).strip()
 
 
-def decide_queue(web: httpx.Client, reject_first: bool = True, keep_first: bool = True) -> dict[str, int]:
+def decide_queue(web: httpx.Client, clicked: set[tuple[str, str]], reject_first: bool = True,
+                 keep_first: bool = True) -> dict[str, int]:
     """A person's pass over the open cards: the first flagged assignment rejected with a reason (overturning
     the rules' approval), the first worker the rules would block kept ("keep worker"), the others as the rules
-    advise; what was decided, by action."""
+    advise; what was decided, by action (each card's batch and item added to ``clicked``)."""
     done: dict[str, int] = {}
     for _ in range(500):
         found = CARD.search(web.get("/", params={"show": "open"}).text)
@@ -172,6 +173,8 @@ def decide_queue(web: httpx.Client, reject_first: bool = True, keep_first: bool 
         if answer.status_code >= 400:
             raise RuntimeError(f"the review page refused {advice}: {answer.status_code} {answer.text[:200]}")
         done[advice] = done.get(advice, 0) + 1
+        item = re.search(r'data-item="([^"]*)"', card)
+        clicked.add((form.get("batch", ""), html.unescape(item[1]) if item else ""))
     return done
 
 
@@ -206,3 +209,17 @@ def reviewed_in_report(report: Path) -> int | None:
     table = re.search(r'<table id="review">(.*?)</table>', text, re.S)
     rows = re.findall(r"<tr><td>\d+</td><td>(\d+)</td>", table[1]) if table else []
     return sum(int(n) for n in rows) if table else None
+
+
+def decided_by_a_person(cards: list[str], clicked: set[tuple[str, str]]) -> tuple[int, list[str]]:
+    """The queue's cards a person decided (the page says "decided by a person"), and those of them nobody clicked
+    (a worker kept in an earlier batch: the keep spares them in later batches too, and decides their card)."""
+    mine = [c for c in cards if "decided by a person" in c]
+    unclicked = []
+    for card in mine:
+        batch = re.search(r"&middot; batch (\d+) &middot;", card)
+        item = html.unescape(re.search(r'data-item="([^"]*)"', card)[1])  # type: ignore[index]
+        if (batch[1] if batch else "", item) not in clicked:
+            verdict = re.search(r'class="verdict">decided: (\w+)<', card)
+            unclicked.append(f"batch {batch[1] if batch else '?'} {item}: {verdict[1] if verdict else '?'}")
+    return len(mine), unclicked

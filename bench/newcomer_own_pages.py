@@ -84,7 +84,7 @@ def dry_runs(sh: Shell, name: str, c: Checks) -> None:
 def run_with_review(sh: Shell, name: str, platform: str, endpoint: str, c: Checks) -> list[str]:
     """The run, and after each stop for review the printed command, the cards, a person's pass; the run's
     outputs (stdout and stderr of each)."""
-    outputs, decided, kept, cards_ok = [], 0, 0, []
+    outputs, clicked, kept, cards_ok = [], set(), 0, []  # type: ignore[var-annotated]
     ledger = sh.cwd / "runs" / "hitflow.db"
     field = "rating" if "rat" in name else "sentiment"
     for _ in range(6):
@@ -107,32 +107,46 @@ def run_with_review(sh: Shell, name: str, platform: str, endpoint: str, c: Check
             web = own.sign_in(link[0])  # type: ignore[index]
             try:
                 cards_ok.append(own.cards_show_answers(own.every_card(web), ledger, name, field))
-                done = own.decide_queue(web)
+                done = own.decide_queue(web, clicked)
             finally:
                 web.close()
-            decided, kept = decided + sum(done.values()), kept + done.get("keep", 0)
+            kept += done.get("keep", 0)
             print(f"      {name}: a person decided {done}", flush=True)
     ok = [good for good, _ in cards_ok]
     c.check(f"{name} ({platform}): every review card shows the worker's answers, as the ledger holds them",
             bool(ok) and all(ok), "; ".join(detail for _, detail in cards_ok))
-    agree_on_decisions(sh, name, outputs, decided, kept, c)
+    agree_on_decisions(sh, name, outputs, clicked, kept, c)
     return outputs
 
 
-def agree_on_decisions(sh: Shell, name: str, outputs: list[str], decided: int, kept: int, c: Checks) -> None:
-    """Items a person decided: the person's count, the run's lines, ``status`` and ``status --json``."""
+def agree_on_decisions(sh: Shell, name: str, outputs: list[str], clicked: set[tuple[str, str]], kept: int,
+                       c: Checks) -> None:
+    """Items a person decided: the run's lines, ``status``, ``status --json``, the report and the ui's queue agree;
+    and they are the person's clicks plus the later cards of a worker they kept (the keep spares them after)."""
     said = [int(n) for out in outputs for n in re.findall(r"(\d+) item\(s\) decided by a person", out)]
     text = sh.run("hitflow", "status", name).out
     in_text = re.search(r"decided by people: ([^\n]*)", text)
     data = sh.run("hitflow", "status", name, "--json").out
     review = json.loads(data)[0]["review"] if data.strip().startswith("[") else {}
-    figures = {"the person's posts": decided, "the run's lines": sum(said) if said else None,
+    with sh.background(["hitflow", "ui", "--port", str(free_port())], ready="token=") as lines:
+        link = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=\S+", "".join(lines))
+        with httpx.Client(base_url=link[1] if link else "http://127.0.0.1:9", timeout=300,
+                          follow_redirects=True) as web:
+            web.get(link[0]) if link else None
+            cards = own.every_card(web, f"/review/{name}/") if link else []
+    in_queue, unclicked = own.decided_by_a_person(cards, clicked)
+    figures = {"the run's lines": sum(said) if said else None,
                "status text": sum(int(n) for n in re.findall(r"(\d+) item\(s\)", in_text[1])) if in_text else None,
                "status --json items": sum(review.get("items_decided_by_people", {}).values()) or None,
-               "report's People and the rules": own.reviewed_in_report(sh.cwd / "runs" / name / "report.html")}
-    c.check(f"{name}: items decided by a person agree (the person, the run, status, report)",
+               "report's People and the rules": own.reviewed_in_report(sh.cwd / "runs" / name / "report.html"),
+               "ui queue's cards decided by a person": in_queue}
+    c.check(f"{name}: items decided by a person agree (the run, status, report, the ui's queue)",
             len(set(figures.values())) == 1, ", ".join(f"{k} {v}" for k, v in figures.items())
             + (f"; status: {in_text[0]}" if in_text else ""))
+    spared = [u for u in unclicked if u.endswith(": keep") and " w:" in u]
+    c.check(f"{name}: those items are the person's clicks ({len(clicked)}) and the later cards of a worker they kept",
+            in_queue == len(clicked) + len(spared) and len(spared) == len(unclicked),
+            f"{in_queue} in the queue; not clicked: {unclicked}")
     if kept:
         c.check(f"{name}: the person's \"keep worker\" is recorded as keep (status text and --json)", bool(in_text)
                 and "keep" in in_text[0] and "unblock" not in in_text[0] + json.dumps(review.get(
@@ -208,15 +222,16 @@ def scheduled(sh: Shell, endpoint: str, c: Checks) -> None:
                 "--platform prolific" in command[1], command[1] if command else "no `hitflow serve-schedules` line")
         if command is None:
             return
-        started, finished, output, reviews, decided, kept = time.perf_counter(), "", "", 0, 0, 0
+        started, finished, output, reviews, kept = time.perf_counter(), "", "", 0, 0
+        clicked: set[tuple[str, str]] = set()
         with shp.background(shlex.split(command[1]), ready="", timeout=5) as served:
             while time.perf_counter() - started < 900 and not finished:
                 time.sleep(10)
                 state = json.loads(shp.run("hitflow", "status", name, "--json").out or "[{}]")[0]
                 if state.get("review", {}).get("open"):
                     printed = re.findall(r"`(hitflow review [^`]+)`", "".join(served))
-                    done = review_on_schedule(shp, name, printed[-1] if printed else "", c)
-                    reviews, decided, kept = reviews + 1, decided + sum(done.values()), kept + done.get("keep", 0)
+                    done = review_on_schedule(shp, name, printed[-1] if printed else "", clicked, c)
+                    reviews, kept = reviews + 1, kept + done.get("keep", 0)
                 elif state.get("status") == "done":
                     finished = shp.run("hitflow", "status", name).out
             output = "".join(served)  # the flow runs' lines, as the serve command printed them
@@ -225,11 +240,12 @@ def scheduled(sh: Shell, endpoint: str, c: Checks) -> None:
                 f"{shp.run('hitflow', 'status', name).out.strip()[:300]}")
         c.check(f"{name}: status says the scheduled campaign is done, not waiting for a next run", "(done)" in
                 finished and "next scheduled run" not in finished, finished.strip()[:200])
-        agree_on_decisions(shp, name, [output], decided, kept, c)
+        agree_on_decisions(shp, name, [output], clicked, kept, c)
         views_in_words(shp, name, "prolific", c)
 
 
-def review_on_schedule(sh: Shell, name: str, printed: str, c: Checks) -> dict[str, int]:
+def review_on_schedule(sh: Shell, name: str, printed: str, clicked: set[tuple[str, str]],
+                       c: Checks) -> dict[str, int]:
     """The review command the paused run printed (in the serve command's output), the cards, a person's pass."""
     c.check(f"{name}: the paused run's output names the review command", bool(printed),
             printed or f"none printed: ran `hitflow review {name} --db runs/hitflow.db`")
@@ -243,7 +259,7 @@ def review_on_schedule(sh: Shell, name: str, printed: str, c: Checks) -> dict[st
         try:
             ok, detail = own.cards_show_answers(own.every_card(web), sh.cwd / "runs" / "hitflow.db", name, "sentiment")
             c.check(f"{name}: every review card of the scheduled batch shows the worker's answers", ok, detail)
-            done = own.decide_queue(web)
+            done = own.decide_queue(web, clicked)
         finally:
             web.close()
     print(f"      {name}: a person decided {done}", flush=True)
