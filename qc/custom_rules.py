@@ -5,7 +5,8 @@ The generic rules run on frames built per kind of field (``flows/custom/custom_r
 ``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
 ``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
 ``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
-the text); ``choice_straight_lining`` on one row per answer of a choice field.
+the text); ``choice_straight_lining`` on one row per answer of a choice field. Both sides of
+``time_outlier`` (``time_outlier_slow``: slower than the batch) only list the worker for a person to look at.
 
 ``choice_straight_lining`` (``qc/straight_lining_odds.py``, its column contract and evidence there): a
 worker's one answer to a choice field on every item they answered, flagged when an honest worker who
@@ -24,18 +25,21 @@ from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
 from qc.straight_lining_odds import choice_straight_lining
 from qc.telemetry_rules import TELEMETRY_RULES
+from qc.timing_rules import SLOW_RULE
 from qc.worker_values import read_json
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
-CUSTOM_RULES = ("invalid_answer", "empty_answer", "time_outlier", "duplicate_text", "shared_template", "consensus",
+CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
+                "shared_template", "consensus",
                 "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
                 "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
-    # empty_answer rejects a response that answers nothing; when it reaches most of a batch the page is
-    # at fault (a script-built answer the form never posts), and the hold (hold_share) stops the batch
-    reject_rules=("invalid_answer", "empty_answer"),
+    # empty_answer rejects a response that answers nothing, sentinel_answer one that left any field it must
+    # answer at the page's own value; when either reaches most of a batch the page is at fault (a script-built
+    # answer the form never posts), and the hold (hold_share) stops the batch
+    reject_rules=("invalid_answer", "empty_answer", "sentinel_answer"),
     block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1,
                      "instruction_echo": 2},
     # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
@@ -44,7 +48,7 @@ CUSTOM_POLICY = DecisionPolicy(
     block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6},
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
-    review_rules=("random_sample", "consensus", "time_outlier", "caps_lock", "min_words", "one_sentence",
+    review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",
                   "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
@@ -91,3 +95,17 @@ def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                         "assignment_id": r.assignment_id, "detail": f"none of its {r.fields} answer fields has a value"}
                        for r in empty.itertuples()])
 
+
+
+@register("sentinel_answer", "study")
+def sentinel_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """A response with a field it must answer (required, or hidden for the page's script to write) still
+    holding the value the page itself wrote there (a sentinel such as ``<END>``): that field was never
+    answered, whatever the response's other fields hold. Input columns: ``assignment_id, worker_id,
+    sentinels`` (``field_i='<END>'``, ``; ``-joined; "" for none)."""
+    if "sentinels" not in df.columns:
+        return flag_frame([])
+    left = df[df["sentinels"].fillna("").astype(str) != ""]
+    return flag_frame([{"worker_id": r.worker_id, "rule": "sentinel_answer", "value": r.sentinels.count("; ") + 1,
+                        "threshold": 0, "assignment_id": r.assignment_id,
+                        "detail": f"still the page's own value: {r.sentinels}"[:300]} for r in left.itertuples()])

@@ -10,13 +10,19 @@ rule's rate, once they have written ``block_min_evidence`` captions (with
 ``block_rate_confidence`` z > 0, the share's Wilson lower bound must reach it). Counts (``block_min_flags``,
 older configs): a worker is blocked when one batch holds that many flags of a rule. Custom pages use
 both (``block_counts_beside_rates``): a rule with a rate on rates, the others on counts.
+
+Some flags only ever ask a person to look (``REVIEW_ONLY_FLAGS``: ``time_outlier_slow``, a worker far
+slower than the batch, qc/timing_rules.py): no policy may reject or block on them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
+
+from qc.timing_rules import REVIEW_ONLY_FLAGS, SLOW_RULE
 
 SUBMIT_RULES = ("required", "min_words", "one_sentence", "banned_prefix", "max_chars")
 
@@ -50,6 +56,25 @@ class DecisionPolicy:
         "Your answer broke the task's submit rules ({rules}), which the task page checks "
         "before it lets anyone submit; it was posted around the page."
     )
+
+    def __post_init__(self) -> None:
+        misused = review_only_misused({"reject_rules": self.reject_rules, "block_min_flags": self.block_min_flags,
+                                       "block_min_rate": self.block_min_rate})
+        if misused:
+            raise ValueError(f"{misused[0]} names {misused[1]}, {REVIEW_ONLY_WHY}")
+
+
+REVIEW_ONLY_WHY = ("which only asks a person to look (slowness alone is no evidence of bad work: a HIT may be accepted "
+                   "and parked before it is worked); take it out, or put it in [policy].review_rules")
+
+
+def review_only_misused(punishing: dict[str, Iterable[str]]) -> tuple[str, str] | None:
+    """(the key, the flag) where a flag that only asks a person to look would reject or block; None if nowhere."""
+    for key, rules in punishing.items():
+        named = [r for r in rules if r in REVIEW_ONLY_FLAGS]
+        if named:
+            return key, named[0]
+    return None
 
 
 def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
@@ -89,7 +114,8 @@ CAPTION_BLOCK_RATES: dict[str, float] = {
 
 def caption_policy() -> DecisionPolicy:
     """The caption campaigns' default: block on rates over the campaign so far."""
-    return DecisionPolicy(block_min_rate=dict(CAPTION_BLOCK_RATES))
+    return DecisionPolicy(block_min_rate=dict(CAPTION_BLOCK_RATES),
+                          review_rules=("random_sample", "malformed_answer", SLOW_RULE))
 
 
 def workers_to_block(flags: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:

@@ -12,7 +12,8 @@ Column contracts (all frames are plain pandas, no I/O):
 :func:`build_queue` returns one row per thing a person should look at, columns :data:`QUEUE_COLUMNS`:
 ``item`` (``a:<assignment>`` or ``w:<worker>``), ``kind`` (assignment | worker), ``batch``, ``worker_id``,
 ``assignment_id`` ("" for a worker), ``why`` (sampled | flagged | would_block | person: a worker a person blocked
-unprompted), ``rules`` (the rules that fired, comma-separated), ``auto_action`` (what the rules alone do: approve,
+unprompted; a worker a review rule flagged as a whole, such as ``time_outlier_slow``, is "flagged" in either
+mode), ``rules`` (the rules that fired, comma-separated), ``auto_action`` (what the rules alone do: approve,
 reject, block or keep), ``decided`` (the person's
 last word on it, "" while open) and ``seconds_left`` (before the platform pays it by itself; NaN if unknown).
 """
@@ -32,8 +33,8 @@ WORKER_VERDICTS = ("block", "unblock", "keep")
 
 def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.DataFrame, policy: DecisionPolicy,
                 mode: str, now: float, would_block: dict[int, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """The queue for ``mode`` "sample" (assignments a review rule picked) or "flagged" (those, every
-    flagged assignment, and every worker the policy would block), oldest batch first.
+    """The queue for ``mode`` "sample" (assignments and workers a review rule picked) or "flagged" (those,
+    every flagged assignment, and every worker the policy would block), oldest batch first.
 
     ``would_block``: per batch, the workers the block step would block (``worker_id, rules``),
     from the same function the run uses; without it, one batch's flag counts decide."""
@@ -56,7 +57,10 @@ def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.Data
                 rows.append({"item": f"w:{w.worker_id}", "kind": "worker", "batch": int(batch),
                              "worker_id": w.worker_id, "assignment_id": "", "why": "would_block",
                              "rules": w.rules, "auto_action": "block", "seconds_left": float("nan")})
-        rows += _blocked_by_a_person(actions, int(batch), set(due["worker_id"]), listed=mode == "flagged")
+        looked_at = _workers_to_look_at(batch_flags, policy, set(due["worker_id"]), mode, int(batch))
+        rows += looked_at
+        listed = {str(r["worker_id"]) for r in looked_at} | (set(due["worker_id"]) if mode == "flagged" else set())
+        rows += _blocked_by_a_person(actions, int(batch), set(due["worker_id"]), listed)
     queue = pd.DataFrame(rows, columns=[c for c in QUEUE_COLUMNS if c != "decided"])
     # one pass over the actions, not one scan a queue row (8,000 scans took 40 s at 40,000 images)
     on_assignment = _latest(actions, "assignment_id", ASSIGNMENT_VERDICTS)
@@ -103,15 +107,29 @@ def _latest(actions: pd.DataFrame, column: str, verdicts: tuple[str, ...]) -> di
     return dict(zip(mine[column], mine["action"], strict=True))
 
 
-def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], listed: bool
+def _workers_to_look_at(flags: pd.DataFrame, policy: DecisionPolicy, proposed: set[str], mode: str,
+                        batch: int) -> list[dict[str, object]]:
+    """Workers a review rule flagged as a whole (``time_outlier_slow``: far slower than the batch), each
+    once with those rules, unless "flagged" mode lists them already as blocks ``proposed``."""
+    mine = flags[(flags["assignment_id"] == "") & (flags["worker_id"] != "") & flags["rule"].isin(policy.review_rules)]
+    fired: dict[str, set[str]] = {}
+    for worker, rule in zip(mine["worker_id"].tolist(), mine["rule"].tolist(), strict=True):
+        fired.setdefault(str(worker), set()).add(str(rule))
+    return [{"item": f"w:{w}", "kind": "worker", "batch": batch, "worker_id": w, "assignment_id": "",
+             "why": "flagged", "rules": ",".join(sorted(rules)), "auto_action": "block" if w in proposed else "keep",
+             "seconds_left": float("nan")}
+            for w, rules in sorted(fired.items()) if not (mode == "flagged" and w in proposed)]
+
+
+def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], listed: set[str]
                          ) -> list[dict[str, object]]:
-    """Workers a person blocked in the batch who are not already queue items (``listed``: the
-    proposed ones are); the rules alone would keep them unless they proposed them."""
+    """Workers a person blocked in the batch who are not already queue items (``listed``); the rules
+    alone would keep them unless they proposed them."""
     mine = actions[(actions["batch"].astype(int) == batch) & (actions["action"] == "block")]
     return [{"item": f"w:{w}", "kind": "worker", "batch": batch, "worker_id": w, "assignment_id": "",
              "why": "person", "rules": "", "auto_action": "block" if w in proposed else "keep",
              "seconds_left": float("nan")}
-            for w in dict.fromkeys(mine["worker_id"]) if not (listed and w in proposed)]
+            for w in dict.fromkeys(mine["worker_id"]) if w not in listed]
 
 
 def last_verdict(actions: pd.DataFrame, kind: str, worker_id: str, assignment_id: str) -> str:

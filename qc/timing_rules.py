@@ -6,6 +6,12 @@ parked HITs, so a speeder can sit inside it. Here the centre and spread are the 
 the MAD (scaled to sigma) of log time. ``robust`` flags only the fast side (slow work costs
 the worker, not the data); ``robust_both`` also flags workers who park HITs far beyond the
 batch's typical time, as the seed's band does.
+
+Either method, the two sides are two flags: ``time_outlier`` (too fast: a speeder; policies block on
+it) and ``time_outlier_slow`` (too slow), which asks a person to look and never blocks or rejects on
+its own. The seed uses time outliers "taking either too little or too much time" to choose whose
+captions a person reviews (../shared/seeds/003_*); on MTurk accept-to-submit time includes a HIT
+accepted and parked in the queue before it is worked, so slowness alone says nothing of the work.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ import pandas as pd
 from qc.flags import flag_frame
 
 METHODS = ("seed", "robust", "robust_both")
+FAST_RULE, SLOW_RULE = "time_outlier", "time_outlier_slow"
+# flags the time_outlier rule raises under another name: what a policy may do with them (only review)
+REVIEW_ONLY_FLAGS = {SLOW_RULE: FAST_RULE}
 MAD_TO_SIGMA = 1.4826  # the MAD of a normal sample times this estimates its sigma
 FLOOR_S = 0.1  # a zero or negative time (clock skew) counts as this fast
 
@@ -63,7 +72,13 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     median_s, low_s, high_s = float(np.exp(centre)), float(np.exp(low)), float(np.exp(high))
     band = f"[{low_s:.1f}, {high_s:.1f}]" if both else f">= {low_s:.1f}"
     return flag_frame([
-        {"worker_id": w, "rule": "time_outlier", "value": round(float(np.exp(m)), 1), "threshold": band,
-         "detail": f"typical {np.exp(m):.1f}s vs batch median {median_s:.1f}s (robust, {k} MAD-sigmas of log time)"}
+        {"worker_id": w, "rule": FAST_RULE if m < low else SLOW_RULE, "value": round(float(np.exp(m)), 1),
+         "threshold": band, "detail": f"{side_word(m < low)}: typical {np.exp(m):.1f}s vs batch median "
+                                      f"{median_s:.1f}s (robust, {k} MAD-sigmas of log time)"}
         for w, m in worker_logs.items() if m < low or m > high
     ])
+
+
+def side_word(fast: bool) -> str:
+    """The side in a flag's detail: a speeder blocks, a slow worker is for a person to look at."""
+    return "too fast" if fast else "too slow (for review only)"

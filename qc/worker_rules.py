@@ -16,32 +16,51 @@ import pandas as pd
 from qc import text_features
 from qc.flags import flag_columns, flag_frame, register
 from qc.shown_text import quotes_own_item
-from qc.timing_rules import robust_time_outlier, time_outlier_method, timed_assignments
+from qc.timing_rules import FAST_RULE, SLOW_RULE, robust_time_outlier, side_word, time_outlier_method, timed_assignments
 from qc.worker_share import share_flags
 
 
 @register("time_outlier", "worker")
 def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Worker mean time-to-submit outside mu +/- k*sigma of all assignments in the batch."""
+    """Worker mean time-to-submit outside mu +/- k*sigma of the batch's assignments: above it
+    ``time_outlier_slow`` (a person looks; qc/timing_rules.py), below it ``time_outlier`` (a speeder), the
+    fast band taken without the slow outliers' assignments. (Their parked HITs, hours against minutes,
+    widen sigma until mu - k*sigma is below zero: while the seed's rule blocked them, the next batch's band
+    was narrow again; kept on for review only, they would hide every speeder in every batch.)"""
     if time_outlier_method(params) != "seed":  # the options of qc/timing_rules.py
         return robust_time_outlier(df, params)
     timed = timed_assignments(df, params)
     if timed is None:
         return flag_frame([])
     k, per_assignment = timed
-    times = per_assignment["work_time_s"].astype(float)
-    mu, sigma = float(times.mean()), float(times.std(ddof=1))
-    if not np.isfinite(sigma) or sigma == 0:
-        return flag_frame([])
-    low, high = mu - k * sigma, mu + k * sigma
     worker_means = per_assignment.groupby("worker_id")["work_time_s"].mean()
-    rows = [
-        {"worker_id": w, "rule": "time_outlier", "value": round(float(m), 1),
-         "threshold": f"[{low:.1f}, {high:.1f}]",
-         "detail": f"mean {m:.1f}s vs batch mu {mu:.1f}s sigma {sigma:.1f}s"}
-        for w, m in worker_means.items() if m < low or m > high
-    ]
-    return flag_frame(rows)
+    slow_band = _band(per_assignment["work_time_s"], k)
+    if slow_band is None:
+        return flag_frame([])
+    slow = worker_means[worker_means > slow_band[1]]
+    rest = per_assignment[~per_assignment["worker_id"].isin(slow.index)]["work_time_s"]
+    fast_band = _band(rest, k) if len(rest) >= 2 else None
+    fast = worker_means[worker_means < fast_band[0]] if fast_band is not None else worker_means.iloc[:0]
+    apart = f" (without the {len(slow)} slow worker(s))" if len(slow) else ""
+    rows = [_time_row(w, m, FAST_RULE, fast_band, apart) for w, m in fast.items() if fast_band is not None]
+    rows += [_time_row(w, m, SLOW_RULE, slow_band) for w, m in slow.items()]
+    return flag_frame(sorted(rows, key=lambda r: str(r["worker_id"])))
+
+
+def _band(times: pd.Series, k: float) -> tuple[float, float, float, float] | None:
+    """(mu - k*sigma, mu + k*sigma, mu, sigma) of ``times``; None without a spread."""
+    mu, sigma = float(times.astype(float).mean()), float(times.astype(float).std(ddof=1))
+    if not np.isfinite(sigma) or sigma == 0:
+        return None
+    return mu - k * sigma, mu + k * sigma, mu, sigma
+
+
+def _time_row(worker: Any, mean: float, rule: str, band: tuple[float, float, float, float],
+              apart: str = "") -> dict[str, Any]:
+    low, high, mu, sigma = band
+    said = f"{side_word(rule == FAST_RULE)}: mean {mean:.1f}s vs batch mu {mu:.1f}s sigma {sigma:.1f}s{apart}"
+    return {"worker_id": worker, "rule": rule, "value": round(float(mean), 1), "threshold": f"[{low:.1f}, {high:.1f}]",
+            "detail": said}
 
 
 @register("caps_lock", "worker")

@@ -6,12 +6,14 @@ answer field (a sentinel such as "<END>") is no answer: a batch of them is held,
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from flows.cli.main import main
+from flows.core.pages.mturk_forms import answer_fields
 from flows.custom.scaffold import scaffold
 
 PHP = """<?php
@@ -52,7 +54,45 @@ def test_a_php_page_is_refused_with_each_block_and_its_line(tmp_path: Path, caps
     assert len(lines) == blocks == 6
     assert [int(line.split(":")[1]) for line in lines] == [n for n in starts for _ in
                                                            range(PHP.splitlines()[n - 1].count("<?"))]
-    assert all("PHP server-side code" in line and "{{ item.<column> }}" in line for line in lines)
+    assert all("PHP server-side code" in line and "${column}" in line and "--keep-jinja" in line for line in lines)
+
+
+def _followed(tmp_path: Path, capsys, placeholder: str, *flags: str) -> list[str]:
+    """The PHP page edited as its refusal says (the fields its code names, named plainly; the loop's part
+    once; the item's value as ``placeholder``), imported with ``flags``; the dry run's lines."""
+    page = tmp_path / "page.html"
+    page.write_text(PHP, encoding="utf-8")
+    assert main(["new", "imp", "--from", str(page), "--dir", str(tmp_path)]) == 2
+    said = capsys.readouterr().err
+    renamed = re.findall(r"named '([^']+)': its name is printed.*?name it plainly \(name=\"([^\"]+)\"\)", said)
+    assert renamed == [("caption<?php echo $n; ?>", "caption")]  # the field the loop names
+    text = PHP
+    for printed, plain in renamed:
+        text = text.replace(printed, plain)
+    text = re.sub(r"<\?php\s+(?:\$ids|foreach|\}).*?\?>\n?", "", text, flags=re.S)  # the loop's part once
+    text = text.replace("<?php echo $id; ?>", placeholder).replace("<?= htmlspecialchars($_GET['assignmentId']) ?>", "")
+    assert "<?" not in text
+    page.write_text(text, encoding="utf-8")
+    assert main(["new", "imp", "--from", str(page), "--dir", str(tmp_path), *flags]) == 0
+    capsys.readouterr()
+    assert main(["run", str(tmp_path / "config" / "imp.toml"), "--dry-run"]) in (0, 1)
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize(("placeholder", "flags"), [("${id}", ()), ("{{ item.id }}", ("--keep-jinja",))])
+def test_following_the_php_refusals_advice_finds_every_field(tmp_path: Path, monkeypatch, capsys, placeholder: str,
+                                                             flags: tuple[str, ...]) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = _followed(tmp_path, capsys, placeholder, *flags)
+    assert any(line.startswith("custom page") and "fields found: caption (" in line for line in lines)
+    assert not [line for line in lines if line.startswith("PROBLEM")]
+    assert (tmp_path / "config" / "imp_items.csv").read_text().splitlines()[0] == "item_id,id"
+
+
+def test_the_advices_jinja_without_keep_jinja_is_a_problem_not_silence(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = _followed(tmp_path, capsys, "{{ item.id }}")
+    assert any(line.startswith("PROBLEM") and "{{ item.id }}" in line for line in lines)
 
 
 @pytest.mark.parametrize(("text", "engine", "at"), OTHERS, ids=[o[1] for o in OTHERS])
@@ -108,4 +148,34 @@ def test_answers_equal_to_the_pages_own_sentinel_are_no_answers(tmp_path: Path, 
     posted = con.execute("SELECT count(*) FROM assignments WHERE answer_xml LIKE '%&lt;END&gt;%'").fetchone()[0]
     assert posted >= 2  # what the workers posted is the page's own constant (kept in the ledger)
     assert code == 10 and "rule empty_answer would reject or block" in capsys.readouterr().err
+    assert con.execute("SELECT count(*) FROM decisions WHERE action = 'approve'").fetchone()[0] == 0
+
+
+# Two fields a worker answers come before the script's two sentinel fields: the response is not empty,
+# yet half its answers are the page's own "<END>" (18 of 18 approved rows so, issue 67)
+SENTINEL_LATER = SENTINEL.replace('<textarea class="draft"', '<input name="mood_{{ i }}" required>\n'
+                                  '<textarea name="comment_{{ i }}"></textarea>\n<textarea class="draft"').replace(
+    '<button type="button"', '<input type="hidden" name="summary_{{ i }}" value="&lt;END&gt;">\n<button type="button"')
+
+
+def test_a_sentinel_in_a_later_field_of_a_response_with_answers_is_caught(tmp_path: Path, capsys) -> None:
+    scaffold("later", tmp_path)
+    (tmp_path / "config" / "later.html.j2").write_text(SENTINEL_LATER, encoding="utf-8")
+    config = tmp_path / "config" / "later.toml"
+    config.write_text(config.read_text().replace("[target]\n", '[target]\nsim_workers = "form"\n'), encoding="utf-8")
+    db = tmp_path / "h.db"
+    code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs")])
+    con = sqlite3.connect(db)
+    answered = con.execute("SELECT count(*) FROM assignments WHERE answer_xml LIKE '%<Answer><QuestionIdentifier>"
+                           "mood_0</QuestionIdentifier><FreeText>_%'").fetchone()[0]
+    assert answered >= 2  # the workers answered the first field: empty_answer has nothing to say
+    flags = dict(con.execute("SELECT assignment_id, detail FROM qc_flags WHERE rule = 'sentinel_answer'").fetchall())
+    # what each response posted as "<END>", read from the ledger's answer XML: the flag names each such field
+    posted = {a: [f"{name}='<END>'" for name, value in answer_fields(xml).items() if value == "<END>"]
+              for a, xml in con.execute("SELECT assignment_id, answer_xml FROM assignments")}
+    assert {a for a, left in posted.items() if left} == set(flags) and len(flags) >= 2
+    assert all(flags[a] == "still the page's own value: " + "; ".join(posted[a]) for a in flags)
+    assert all("summary_2='<END>'" in d for d in flags.values())  # the page's last field
+    assert not con.execute("SELECT count(*) FROM qc_flags WHERE rule = 'empty_answer'").fetchone()[0]
+    assert code == 10 and "rule sentinel_answer would reject or block" in capsys.readouterr().err
     assert con.execute("SELECT count(*) FROM decisions WHERE action = 'approve'").fetchone()[0] == 0

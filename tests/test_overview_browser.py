@@ -86,10 +86,10 @@ def test_the_overview_links_to_the_review_queue_which_decides_there(waiting: tup
         assert laptop.locator("#reviewer").inner_text() == "ann" and laptop.locator(".card").count() >= 2
         # offline: every thumbnail shows the local placeholder, not a blank box (a script under the CSP:
         # an inline onerror would not run)
-        thumbs = laptop.locator(".caption img")
+        thumbs = laptop.locator(".answer img")
         assert thumbs.count() >= 1
         # (polled from here: the page's CSP refuses the eval that wait_for_function would need)
-        all_placeholders = ("() => [...document.querySelectorAll('.caption img')]"
+        all_placeholders = ("() => [...document.querySelectorAll('.answer img')]"
                             ".every(i => i.src.startsWith('data:image/svg+xml') && i.naturalWidth > 0)")
         assert until(laptop, lambda: laptop.evaluate(all_placeholders))
         assert laptop.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")

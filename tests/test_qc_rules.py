@@ -29,7 +29,7 @@ def test_time_outlier_uses_worker_mean_against_batch_band() -> None:
     times = df.drop_duplicates("assignment_id")["work_time_s"]
     mu, sigma = times.mean(), times.std(ddof=1)
     flags = flags_for(df, "time_outlier")
-    assert list(flags["worker_id"]) == ["SLOW"]
+    assert list(flags["worker_id"]) == ["SLOW"] and list(flags["rule"]) == ["time_outlier_slow"]  # the slow side
     assert flags.iloc[0]["threshold"] == f"[{mu - 1.95 * sigma:.1f}, {mu + 1.95 * sigma:.1f}]"
 
 

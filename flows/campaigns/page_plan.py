@@ -29,30 +29,9 @@ def unit_line(cfg: CampaignConfig) -> tuple[str, float]:
 
 
 def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
-    """The plan's time and pay lines for ``platform`` (Prolific's figures, MTurk's time a worker has)."""
+    """The plan's time and pay lines for ``platform``, in its own terms (Prolific's figures and where each
+    comes from, MTurk's time a worker has; each platform's ``time_lines``)."""
+    from flows.platforms.registry import platform_for
+
     said, minutes = unit_line(cfg)
-    shortest = shortest_time(minutes)
-    if platform == "prolific":
-        p = cfg.prolific
-
-        def source(key: str) -> str:
-            return "[prolific]" if key in p.given else "from the page"
-
-        lines = [f"{said}; Prolific: reward {p.reward} {p.currency} ({source('reward')}), estimated "
-                 f"{p.estimated_minutes} min ({source('estimated_minutes')}), maximum {p.maximum_minutes} min "
-                 f"({source('maximum_minutes')})"]
-        if p.maximum_minutes < shortest:
-            lines.append(f"warning: [prolific] maximum_minutes = {p.maximum_minutes} is short for this page (about "
-                         f"{minutes:.1f} min a unit): a participant slower than that is timed out and the work is "
-                         f"lost; raise it to at least {shortest}")
-        return lines
-    if platform == "mturk":
-        hourly = float(cfg.reward) * 60 / max(minutes, 1 / 60)
-        lines = [f"{said}; MTurk: reward {cfg.reward} USD a HIT (about {hourly:.2f} USD an hour), "
-                 f"{cfg.assignment_duration_s} s to finish it"]
-        if cfg.assignment_duration_s < 60 * shortest:
-            lines.append(f"warning: [timing] assignment_duration_s = {cfg.assignment_duration_s} is short for this "
-                         f"page (about {minutes:.1f} min a HIT): a slower worker's HIT expires unsubmitted; raise it "
-                         f"to at least {60 * shortest}")
-        return lines
-    return [said]
+    return platform_for(platform).time_lines(cfg, said, minutes, shortest_time(minutes))

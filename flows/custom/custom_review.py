@@ -22,9 +22,12 @@ from qc.flags import FLAG_COLUMNS
 from qc.form_constraints import Spec, check_form, split_held
 from qc.runner import run_rules
 
-RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed"]
+RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
+                    "sentinels"]
 # rules over one kind of answer field only: straight-lining on choices, agreement of marks on annotations
 BY_KIND = {"choice_straight_lining": "choice", "mark_agreement": "annotations"}
+# controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
+CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
                   "options"]
 
@@ -60,8 +63,9 @@ class PageRules:
         if key not in self.written:
             known = [self.items[i] for i in ids if i in self.items]
             page = custom_page(self.run.cfg, page_items(known)) if known else ""
+            # a slider's or a number's starting value is one a person may choose: not the page's constant
             self.written[key] = {f.name: f.value for f in form_fields(page)
-                                 if f.value.strip() and f.kind not in ("radio", "checkbox", "select")}
+                                 if f.value.strip() and f.kind not in CHOSEN_KINDS}
         return self.written[key]
 
 
@@ -85,17 +89,37 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         if ids and not spec["fields"]:
             problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
         rows = _answer_rows(a, spec, fields, ids)
-        written = rules.constants(ids)
-        for r in rows:  # the page's own constant is no answer (the ledger keeps what was posted); the page's
-            if r["answer"] and r["answer"] == written.get(r["telemetry_field"]):  # defect, not a rule the worker broke
-                r["answer"] = ""
+        sentinels = _no_page_constants(rows, rules.constants(ids), spec)
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),
                           "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
-                          "malformed": malformed})
+                          "malformed": malformed, "sentinels": "; ".join(sentinels)})
         answers += rows
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
+
+
+def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec: Spec) -> list[str]:
+    """Each answer still equal to what the page itself wrote into its field is made no answer (the ledger
+    keeps what was posted); returns those of fields that must be answered (a hidden field the page's script
+    writes, a required field), as ``field_i='<END>'``: every field of the response, not only its first."""
+    must = {f["name"] for f in spec["fields"] if f.get("input") == "hidden" or f.get("required")}
+    left = []
+    for r in rows:
+        value = written.get(r["telemetry_field"], "")
+        if r["answer"] and r["answer"] == value:
+            r["answer"] = ""
+            if r["telemetry_field"] in must and not _number(value):  # a count a script may leave at 0 is an answer
+                left.append(f"{r['telemetry_field']}={value[:40]!r}")
+    return left
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: list[str]) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from flows.core.pages.crowd_elements import unreadable_crowd_elements
 from flows.core.pages.tolerant_html import TolerantHTMLParser
+from flows.custom.browser_templates import browser_template_spans, in_browser, renderer
 
 FOREIGN = (
     (re.compile(r"\$\{\s*[A-Za-z_][\w.\-]*\s*\}"), "an MTurk requester-UI placeholder"),
@@ -139,10 +140,11 @@ def page_problems(path: Path, source: str, page: str, item_text: set[str], scrip
 # Code that runs on the requester's own server before the page is sent: hitflow serves the page as it is,
 # so none of it would ever run and what it printed (field names, values, the items) would be lost. Each
 # match is bounded (a page of 30,000 "<%" never rescans the rest of itself from every one).
+MUSTACHE = "Handlebars/Mustache"
 SERVER_SIDE = (
     (re.compile(r"<\?(?:php\b|=)(?:.{0,2000}?\?>|[^\n]{0,120})", re.S | re.I), "PHP"),
     (re.compile(r"<%(?:.{0,2000}?%>|[^\n]{0,120})", re.S), "ASP/JSP/ERB/EJS"),
-    (re.compile(r"\{\{\{.{0,300}?\}\}\}|\{\{[#/^>](?:.{0,300}?\}\}|[^\n]{0,60})", re.S), "Handlebars/Mustache"),
+    (re.compile(r"\{\{\{.{0,300}?\}\}\}|\{\{[#/^>](?:.{0,300}?\}\}|[^\n]{0,60})", re.S), MUSTACHE),
 )
 # tags of Django, Jinja or Twig pages (not Ground Truth's Liquid, not hitflow's own Jinja)
 OTHER_ENGINE_TAGS = re.compile(r"\{%-?\s*(?:extends|block|include|load|url|csrf_token|static|trans|blocktrans|with|"
@@ -152,23 +154,63 @@ HITFLOW_PAGE = re.compile(r"\{%-?\s*extends\s+[\"']_(custom|crowd)_page\.html\.j
 SHOWN_BLOCKS = 30  # a refusal lists this many blocks, then how many more
 
 
+# What to do with a block, importing (the page is converted, and only ${column} is read as an item's value
+# unless --keep-jinja says the page's Jinja is the user's) and in a template (the page is hitflow's Jinja).
+IMPORT_ADVICE = ("write what it printed into the page and import again: the part it repeats per item once, without "
+                 "the loop (hitflow shows one item per page), each field named plainly (name=\"caption\": hitflow "
+                 "adds the item's index), per-item values as ${column} (a column of the item file), or as "
+                 "{{ item.<column> }} with --keep-jinja (without it they are kept as text)")
+# no script of the page renders the section: say how a page that does so in the browser is read
+IN_BROWSER = ("; if the page's own script renders it in the worker's browser, put it in a <script "
+              "type=\"text/x-handlebars-template\"> or load handlebars/mustache on the page, and it is kept as written")
+TEMPLATE_ADVICE = "write what it printed into the template, per-item values as {{ item.<column> }}"
+
+
 def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[int, str]]:
     """(line, what) for each block of another engine's server-side code in the page (``other_engines``:
-    Django/Jinja/Twig tags too, for a page that is not a hitflow template)."""
+    Django/Jinja/Twig tags too, for a page that is not a hitflow template, as it is imported), and for
+    each field whose name that code prints (hitflow would not see it as the page wrote it)."""
     found: list[tuple[int, str, str]] = []
     engines = other_engines and not HITFLOW_PAGE.search(source)
     patterns = [*SERVER_SIDE, *([(OTHER_ENGINE_TAGS, "Django/Jinja/Twig")] if engines else [])]
     for pattern, engine in patterns:
         found += [(m.start(), engine, " ".join(m.group(0).split())[:80]) for m in pattern.finditer(source)]
-    found.sort()
+    # Mustache/Handlebars the page's own script renders in the browser: it still runs on hitflow's page
+    spans, library = browser_template_spans(source), renderer(source)
+    found = sorted(f for f in found if f[1] != MUSTACHE or not in_browser(source, f[0], spans, library))
+    advice = IMPORT_ADVICE if other_engines else TEMPLATE_ADVICE
     out = [(_line(source, at), f"{engine} server-side code {code!r} runs on the requester's own server before the page "
-            "is sent; hitflow serves the page as it is, so it would never run and what it prints (names, values, "
-            "items) would be lost: write what it printed into the page, per-item values as {{ item.<column> }}, "
-            "and import again") for at, engine, code in found[:SHOWN_BLOCKS]]
+            f"is sent; hitflow serves the page as it is, so it would never run and what it prints (names, values, "
+            f"items) would be lost: {advice}{IN_BROWSER if engine == MUSTACHE else ''}")
+           for at, engine, code in found[:SHOWN_BLOCKS]]
     if len(found) > SHOWN_BLOCKS:
         more = len(found) - SHOWN_BLOCKS
         out.append((_line(source, found[SHOWN_BLOCKS][0]), f"and {more} more server-side block(s)"))
+    if found:
+        out += printed_field_names(source, [p for p, _ in patterns])
     return out
+
+
+# a control's name attribute, quoted (the server's code inside it may hold the other quote)
+CONTROL_NAME = re.compile(r"<(input|textarea|select|crowd-[\w-]+)\b[^>]{0,2000}?\sname\s*=\s*"
+                          r"(\"[^\"]{0,400}\"|'[^']{0,400}')", re.I | re.S)
+
+
+def printed_field_names(source: str, patterns: list[re.Pattern[str]]) -> list[tuple[int, str]]:
+    """(line, what) for each answer field whose name the server's code prints: the import would not see that
+    field as the page wrote it (a loop's caption0, caption1... are one field, caption, on hitflow's page)."""
+    out = []
+    for m in CONTROL_NAME.finditer(source):
+        name = m.group(2)[1:-1]
+        code = [c for p in patterns for c in p.findall(name)]
+        if code:
+            plain = name
+            for c in code:
+                plain = plain.replace(c, "")
+            out.append((_line(source, m.start()), f"the <{m.group(1).lower()}> named {name[:80]!r}: its name is "
+                        "printed by the server's code, so hitflow would not see this field as written; name it "
+                        f"plainly (name=\"{plain.strip() or '<field>'}\")"))
+    return out[:SHOWN_BLOCKS]
 
 
 def _line(source: str, offset: int) -> int:

@@ -20,18 +20,26 @@ from dataclasses import dataclass, field
 
 from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
+from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_scripts import scripts_write_fields
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.question_form_page import question_form_page
+from flows.custom.script_targets import (
+    HITFLOW_FORM,
+    ID,
+    attached_handlers,
+    retarget_scripts,
+    script_submit_handlers,
+    script_text,
+)
 from flows.custom.submit_checks import checks_as_rules
 
 MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
-HITFLOW_FORM = "hit-form"
 CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
 # a crowd-form, or an element MTurk documents as self-contained (its own submit, no crowd-form around it)
 CROWD_PAGE = re.compile(r"<(?:crowd-form|" + "|".join(SELF_CONTAINED) + r")\b", re.I)
@@ -177,14 +185,11 @@ def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
     # bounded: an unbounded [^}]* rescans the rest of the page from every "{{" (30,000 of them: 130 s)
     if "task.input" in page and re.search(r"\{[{%]-?[^}]{0,300}?\btask\.input\b", page):
         return liquid_to_jinja(page)
-    jinja = JINJA_PAGE.search(page)
-    if jinja and keep_jinja:
-        return Converted(page, jinja_columns(page))
+    if keep_jinja and JINJA_PAGE.search(page):
+        text, notes = raw_browser_templates(page)  # a Handlebars template in a script is the script's, not Jinja
+        return Converted(text, jinja_columns(page), notes=notes)
     converted = dollar_to_jinja(page)
-    if jinja:
-        converted.notes.append((line_of(page, jinja.start()), "the page's Jinja ({{ ... }}, {% ... %}) is kept as "
-                                "text, shown as written: a page from elsewhere runs none of its expressions; if you "
-                                "wrote them for hitflow, import it again with --keep-jinja"))
+    converted.notes += kept_expression_notes(page)  # each {{ }} kept as text, named for what it is
     return converted
 
 
@@ -217,14 +222,23 @@ def restructure(page: str) -> tuple[str, list[str]]:
                      "onsubmit, the submit button's onclick) now run when hitflow's form is submitted in a browser "
                      "(`return false` still stops it); check each line below on what it enforces")
     handlers += clicks
+    ids = [f.group(1) for f in form_ids if f], tuple(i[1] for b in submits if (i := ID.search(b.group(0))))
+    listeners = attached_handlers(script_text(body), [*ids[0], *ids[1]])  # checks a script attaches to them
+    if listeners:
+        notes.append(f"the page's script attaches {len(listeners)} submit/click listener(s) to its form or submit "
+                     "button: they now run on hitflow's form and Submit button in a browser; check each line below")
+    if own := script_submit_handlers(body, html_text.unescape):  # read for their checks, left on the page
+        notes.append(f"{len(own)} button(s) of the page submit the form from its script (form.submit()), which "
+                     "skips hitflow's checks, and hitflow's Submit skips theirs: remove them (workers use hitflow's "
+                     "Submit) once each check below is a page rule or re-expressed")
     body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
-    body = checks_as_rules(body, handlers, notes)
+    body = checks_as_rules(body, handlers + listeners + own, notes)
     body, names = rename_fields(body)
     dropped = [f for f in MTURK_SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
         notes.append(f"MTurk's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
                      "hitflow's page carries the session itself; check that no script of the page reads them")
-    body = retarget_scripts(body, names, [f.group(1) for f in form_ids if f])
+    body = retarget_scripts(body, names, *ids)
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
                      "security policy blocks them; move them into a <script>")
@@ -282,17 +296,3 @@ def rename_fields(body: str) -> tuple[str, list[str]]:
         names.append(name)
         return tag.group(0)[:m.start()] + f'{m.group(1)}"{name}_{{{{ i }}}}"' + tag.group(0)[m.end():]
     return FIELD_TAG.sub(one, body), list(dict.fromkeys(names))
-
-
-def retarget_scripts(body: str, names: list[str], form_ids: list[str]) -> str:
-    """The page's scripts find the renamed fields and hitflow's form where they found their own."""
-    def fix(script: re.Match[str]) -> str:
-        code = script.group(2)
-        for form_id in form_ids:
-            code = re.sub(r"""(getElementById\(\s*|querySelector\(\s*["']#|forms\[\s*)(["']?)""" + re.escape(form_id)
-                          + r"""(?=["'\]])""", lambda m: m.group(1) + m.group(2) + HITFLOW_FORM, code)
-        for name in names:
-            code = re.sub(r"""((?:getElementsByName|namedItem|elements\[|\[name\s*=)\s*\(?\s*["']?)"""
-                          + re.escape(name) + r"""(?=["'\])])""", lambda m, n=name: m.group(1) + n + "_{{ i }}", code)
-        return script.group(1) + code + script.group(3)
-    return SCRIPT.sub(fix, body)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
+from flows.custom.script_targets import ID, balanced, function_body
 
 IF = re.compile(r"\bif\s*\(")
 STOPS = re.compile(r"return\s+false|preventDefault\s*\(|\balert\s*\(")
@@ -38,6 +39,7 @@ class Check:
     message: str  # what it told the person ("" when it said nothing)
     # the page rules it is, when that is all it does: (field, attribute, value), e.g. ("reason", "required", "")
     rules: list[tuple[str, str, str]] = field(default_factory=list)
+    resolved: str = ""  # the condition with the handler's variables replaced by the fields they hold
 
 
 def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> list[Check]:
@@ -45,10 +47,11 @@ def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> lis
     ``ids``: element id -> field name, for ``getElementById`` references."""
     code = "\n".join(handlers)
     called = dict.fromkeys(CALL.findall(code))
-    code += "".join(_function_body(scripts, name) for name in called)
+    code += "".join(function_body(scripts, name) for name in called)
+    aliases = _aliases(code)
     checks = []
     for m in IF.finditer(code):
-        condition, after = _balanced(code, m.end() - 1, "(", ")")
+        condition, after = balanced(code, m.end() - 1, "(", ")")
         if condition is None:
             continue
         block = _statement(code, after)
@@ -56,29 +59,25 @@ def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> lis
             continue
         said = MESSAGE.search(block)
         text = " ".join(condition.split())
-        checks.append(Check(text, said.group(2) if said else "", _rules(text, ids)))
+        resolved = _resolved(text, aliases)
+        checks.append(Check(text, said.group(2) if said else "", _rules(resolved, ids), resolved))
         if len(checks) >= MAX_CHECKS:
             break
     return checks
 
 
-def _function_body(scripts: str, name: str) -> str:
-    m = re.search(r"\bfunction\s+" + re.escape(name) + r"\s*\([^)]{0,200}\)\s*(?=\{)", scripts) or re.search(
-        r"\b(?:var|let|const)\s+" + re.escape(name) + r"\s*=\s*function\s*\([^)]{0,200}\)\s*(?=\{)", scripts)
-    if not m:
-        return ""
-    body, _ = _balanced(scripts, m.end(), "{", "}")
-    return "\n" + (body or "")
+def _aliases(code: str) -> dict[str, str]:
+    """A handler's variables that hold a field or its value (``var c = document.getElementById("c")``,
+    ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
+    held = rf"(?:{_REF})(?:\.value(?:\.trim\(\))?)?"
+    found = re.finditer(rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*({held})\s*[;\n]", code)
+    return {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document")}
 
 
-def _balanced(code: str, start: int, opening: str, closing: str) -> tuple[str | None, int]:
-    """The text inside the bracket at ``start`` and the offset after its closing one (None unbalanced)."""
-    depth = 0
-    for at in range(start, min(len(code), start + 20_000)):
-        depth += (code[at] == opening) - (code[at] == closing)
-        if depth == 0:
-            return code[start + 1:at], at + 1
-    return None, start
+def _resolved(condition: str, aliases: dict[str, str]) -> str:
+    for name, held in aliases.items():
+        condition = re.sub(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", held.replace("\\", "\\\\"), condition)
+    return condition
 
 
 def _statement(code: str, at: int) -> str:
@@ -86,7 +85,7 @@ def _statement(code: str, at: int) -> str:
     rest = code[at:at + 2000]
     stripped = rest.lstrip()
     if stripped.startswith("{"):
-        body, _ = _balanced(stripped, 0, "{", "}")
+        body, _ = balanced(stripped, 0, "{", "}")
         return body or ""
     return stripped.split(";", 1)[0]
 
@@ -96,7 +95,8 @@ def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
     "this number is above/below N" (max/min), else []."""
     rules = []
     for part in _alternatives(condition):
-        rule = _empty_test(_unwrapped(part), ids) or _bound_test(_unwrapped(part), ids)
+        test = _unwrapped(part)
+        rule = _empty_test(test, ids) or _bound_test(test, ids) or _length_test(test, ids) or _pattern_test(test, ids)
         if rule is None:
             return []
         rules.append(rule)
@@ -106,7 +106,7 @@ def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
 def _unwrapped(part: str) -> str:
     """The test without whitespace and the parentheses wrapped around all of it."""
     part = part.strip()
-    while part.startswith("(") and _balanced(part, 0, "(", ")")[1] == len(part):
+    while part.startswith("(") and balanced(part, 0, "(", ")")[1] == len(part):
         part = part[1:-1].strip()
     return part
 
@@ -116,6 +116,38 @@ def _bound_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
     m = re.match(rf"^(?P<ref>{_REF})\.value\s*(?P<op>[<>])\s*(?P<n>-?\d+(?:\.\d+)?)$", part)
     name = _ref_name(m, ids) if m else None
     return (name, "max" if m["op"] == ">" else "min", m["n"]) if m and name else None
+
+
+def _length_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
+    """``x.value.length < 100`` -> (x, "minlength", "100"); ``x.value.length > 500`` -> (x, "maxlength", "500")."""
+    m = re.match(rf"^(?P<ref>{_REF})\.value(?:\.trim\(\))?\.length\s*(?P<op>[<>]=?)\s*(?P<n>\d{{1,7}})$", part)
+    name = _ref_name(m, ids) if m else None
+    if not m or not name:
+        return None
+    n = int(m["n"]) + {"<": 0, "<=": 1, ">": 0, ">=": -1}[m["op"]]
+    return (name, "minlength" if m["op"].startswith("<") else "maxlength", str(n)) if n > 1 else None
+
+
+def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
+    """``!/^\\d{5}$/.test(x.value)`` -> (x, "pattern", "\\d{5}"): HTML's pattern matches the whole value, so
+    an anchored expression loses its anchors and an unanchored one may have text around it."""
+    m = re.match(rf"^!\s*/(?P<re>(?:[^/\\\n]|\\.){{1,300}})/\.test\(\s*(?P<ref>{_REF})\.value(?:\.trim\(\))?\s*\)$",
+                 part)
+    name = _ref_name(m, ids) if m else None
+    if not m or not name:
+        return None
+    expr = m["re"]
+    if expr.startswith("^") and expr.endswith("$") and not expr.endswith("\\$"):
+        return (name, "pattern", expr[1:-1])
+    return (name, "pattern", f"{'' if expr.startswith('^') else '.*'}(?:{expr.lstrip('^')})"
+            f"{'' if expr.endswith('$') else '.*'}")
+
+
+def min_words(condition: str) -> tuple[str, int] | None:
+    """``x.value.split(/\\s+/).length < 20`` -> ("x" as written, 20): a word count no page rule says."""
+    m = re.search(rf"(?P<ref>{_REF}|[\w$.]{{1,80}}?)\.value(?:\.trim\(\))?\.split\([^)]{{1,20}}\)"
+                  r"(?:\.filter\([^)]{0,60}\))?\.length\s*(?P<op><=?)\s*(?P<n>\d{1,5})", condition)
+    return (m["ref"], int(m["n"]) + (m["op"] == "<=")) if m else None
 
 
 def _alternatives(condition: str) -> list[str]:
@@ -150,25 +182,38 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
 
 
 def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
-    """Each submit check the handlers make (flows/custom/submit_checks.py): "a field is empty" becomes
-    ``required`` on its controls; any other is named by what it enforces, for the user to check."""
-    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := re.search(r"\bid\s*=\s*[\"']?([\w-]+)", tag[0]))
+    """Each submit check the handlers make, listed in ``notes`` by what it enforced: one that is page rules
+    ("a field is empty", a number's bound, a length, a pattern) becomes them on its controls; any other is
+    named by its condition and message (with the QC rule that says it, where one does), for the user."""
+    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0]))
            and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
+    # HTML has no pattern on a textarea: such a check stays the script's
+    textareas = {n[1] for tag in re.finditer(r"<textarea\b[^>]*>", body, re.I)
+                 if (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
     for check in submit_checks(handlers, "\n".join(m.group(2) for m in SCRIPT.finditer(body)), ids):
         said = f" (it says {check.message!r})" if check.message else ""
-        if check.rules:
+        if check.rules and not any(a == "pattern" and n in textareas for n, a, _ in check.rules):
             for rule in check.rules:
                 body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
-            rules = ", ".join(f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
+            rules = ", ".join(f"{a}{'=' + (repr(v) if a == 'pattern' else v) if v else ''} on {n}"
+                              for n, a, v in check.rules)
             notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
                          "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
                          "check meant")
         else:
+            words = min_words(check.resolved or check.condition)
+            how = (f"re-express it as [qc.fields.{_words_field(words[0], ids)}] min_words = {words[1]} (QC's rule "
+                   "for a word count)") if words else \
+                "re-express it as page rules (required, pattern, min/max, minlength, data-min-selections)"
             notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
-                         "person's browser runs it, hitflow's QC and form-reading simulated workers do not; re-express "
-                         "it as page rules (required, pattern, min/max, data-min-selections) or check the answers "
-                         "for it ([target] sim_workers = \"browser\" rehearses it)")
+                         f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
+                         "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")
     return body
+
+
+def _words_field(ref: str, ids: dict[str, str]) -> str:
+    m = re.match(rf"(?P<ref>{_REF})$", ref)
+    return (_ref_name(m, ids) if m else None) or "<field>"
 
 
 def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:

@@ -156,6 +156,11 @@ class Platform(PlatformFacts, Protocol):
         """One place's cost in the budget's currency for ``hitflow status`` ("" when not priced per place)."""
         ...
 
+    def time_lines(self, cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
+        """The dry run's pay and time lines after ``said`` (a unit's fields and about ``minutes`` each), with a
+        warning where the time a person is given is under ``shortest`` minutes."""
+        ...
+
     def dry_run(self, run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
         """The calls, pages and cost a real run would make, computed offline."""
         ...

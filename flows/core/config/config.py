@@ -21,7 +21,7 @@ from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySec
 from flows.core.config.config_types import parse_budget
 from flows.core.config.gating_settings import Gating, ProlificSettings
 from flows.core.config.item_generator import PREFIX, generated_items
-from flows.core.config.prolific_section import ProlificSection
+from flows.core.config.prolific_section import prolific_settings
 from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
@@ -30,10 +30,11 @@ from flows.core.kind_registry import known
 from flows.core.outputs.output_location import has_credentials
 from qc.answer_faults import ALWAYS_ON
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
-from qc.decisions import SUBMIT_RULES, DecisionPolicy, caption_policy
+from qc.decisions import REVIEW_ONLY_WHY, SUBMIT_RULES, DecisionPolicy, caption_policy, review_only_misused
 from qc.flags import RULES
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
+from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
@@ -154,7 +155,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         sim_start=doc.target.sim_start.timestamp(), sim_workers=doc.target.sim_workers,
-        page_origins=tuple(doc.target.page_origins), prolific=_prolific(doc.prolific), study=study,
+        page_origins=tuple(doc.target.page_origins), prolific=prolific_settings(doc.prolific), study=study,
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
         answers=answers_settings(doc.answers, camp.assignments_per_image,
@@ -221,7 +222,7 @@ def _gating(path: Path, sec: GatingSection) -> Gating:
 def _rule_names(is_study: bool) -> tuple[str, ...]:
     """The task's rules first, then every other registered rule (and the page's submit rules)."""
     base = STUDY_RULES if is_study else DEFAULT_RULES
-    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES)) - set(base)))
+    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES) | set(REVIEW_ONLY_FLAGS)) - set(base)))
 
 
 def _check_rules(path: Path, section: str, key: str, rules: Iterable[str], is_study: bool) -> None:
@@ -253,8 +254,11 @@ def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPol
     _check_rules(path, "policy", "block_min_rate", rates, is_study)
     reject = _known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules)
     review = _known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules)
+    misused = review_only_misused({"reject_rules": reject, "block_min_flags": block, "block_min_rate": rates})
+    if misused:  # a slow worker: for a person to look at, never a reject or block (qc/timing_rules.py)
+        raise _fail(path, "policy", misused[0], f"names {shown(misused[1])}, {REVIEW_ONLY_WHY}")
     # an answer that could not be read is rejected only when the config says so; otherwise a person looks
-    review += tuple(r for r in ALWAYS_ON if r not in reject and r not in review)
+    review += tuple(r for r in (*ALWAYS_ON, *REVIEW_ONLY_FLAGS) if r not in reject and r not in review)
     return DecisionPolicy(
         reject_rules=reject,
         block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
@@ -275,13 +279,6 @@ def _items(path: Path, spec: str) -> Path:
     found = _existing(path, "campaign", "items", spec)
     assert found is not None
     return found
-
-
-def _prolific(sec: ProlificSection) -> ProlificSettings:
-    return ProlificSettings(reward=sec.reward, currency=sec.currency, estimated_minutes=sec.estimated_minutes,
-                            maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
-                            completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
-                            min_approvals=sec.min_approvals, given=frozenset(sec.model_fields_set))
 
 
 def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from flows.core.config.config_types import Count, Money, Percent, PositiveInt, Section
+from flows.core.config.gating_settings import ProlificSettings
 
 
 class ProlificSection(Section):
@@ -63,3 +64,11 @@ def prolific_min_maximum(estimated_minutes: int) -> int:
     Maximum Allowed Time = 2 + X + (2*sqrt(X))" (Prolific's help, Timed Out Submissions,
     participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
     return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
+
+
+def prolific_settings(sec: ProlificSection) -> ProlificSettings:
+    """The campaign's Prolific figures, and which of them the config gave (``given``: the rest came from the page)."""
+    return ProlificSettings(reward=sec.reward, currency=sec.currency, estimated_minutes=sec.estimated_minutes,
+                            maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
+                            completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
+                            min_approvals=sec.min_approvals, given=frozenset(sec.model_fields_set))

@@ -101,6 +101,10 @@ def place_cost(cfg: CampaignConfig) -> str:
     return ""
 
 
+def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
+    return [said]  # invited people are not paid by the unit nor timed out by a platform
+
+
 def assignment_cost(cfg: CampaignConfig) -> Decimal:
     return Decimal("0.00")  # invited annotators: nobody is paid through a platform
 

@@ -16,3 +16,16 @@ def mturk_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client:
     if qualification_test_cost(cfg):
         est.parts.append(("qualification test", qualification_test_cost(cfg)))
     return est
+
+
+def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
+    """The dry run's pay and time line: the reward an hour at about ``minutes`` a HIT, the time a worker has,
+    and a warning where that is short for the page (``shortest``: the least, in minutes)."""
+    hourly = float(cfg.reward) * 60 / max(minutes, 1 / 60)
+    lines = [f"{said}; MTurk: reward {cfg.reward} USD a HIT (about {hourly:.2f} USD an hour), "
+             f"{cfg.assignment_duration_s} s to finish it"]
+    if cfg.assignment_duration_s < 60 * shortest:
+        lines.append(f"warning: [timing] assignment_duration_s = {cfg.assignment_duration_s} is short for this "
+                     f"page (about {minutes:.1f} min a HIT): a slower worker's HIT expires unsubmitted; raise it "
+                     f"to at least {60 * shortest}")
+    return lines

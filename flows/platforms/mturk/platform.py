@@ -18,7 +18,10 @@ from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, e
 from flows.platforms.mturk import operations as mturk_operations
 from flows.platforms.mturk.decisions import MTURK_SENDERS
 from flows.platforms.mturk.dry_run import mturk_plan
-from flows.platforms.mturk.estimate import mturk_estimate
+from flows.platforms.mturk.estimate import (
+    mturk_estimate,
+    time_lines,  # noqa: F401  (the protocol's)
+)
 from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.mturk.qualifications import block_qualification, cost_per_assignment, qualification_test_cost
 from flows.platforms.mturk.session import mturk_session

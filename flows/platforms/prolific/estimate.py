@@ -48,3 +48,21 @@ def prolific_assignment_cost(cfg: CampaignConfig) -> Decimal:
 def offline_prolific_quote(reward_minor: int, places: int) -> int:
     rewards, fees = cost_of(reward_minor, places)
     return rewards + fees
+
+
+def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
+    """The dry run's pay and time line: each figure and whether ``[prolific]`` or the page gave it, and a
+    warning where the maximum time is short for a unit of about ``minutes`` (``shortest``: the least)."""
+    p = cfg.prolific
+
+    def source(key: str) -> str:
+        return "[prolific]" if key in p.given else "from the page"
+
+    lines = [f"{said}; Prolific: reward {p.reward} {p.currency} ({source('reward')}), estimated "
+             f"{p.estimated_minutes} min ({source('estimated_minutes')}), maximum {p.maximum_minutes} min "
+             f"({source('maximum_minutes')})"]
+    if p.maximum_minutes < shortest:
+        lines.append(f"warning: [prolific] maximum_minutes = {p.maximum_minutes} is short for this page (about "
+                     f"{minutes:.1f} min a unit): a participant slower than that is timed out and the work is "
+                     f"lost; raise it to at least {shortest}")
+    return lines

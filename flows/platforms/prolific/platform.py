@@ -19,7 +19,12 @@ from flows.platforms.prolific import extend as prolific_extend
 from flows.platforms.prolific import operations as prolific_operations
 from flows.platforms.prolific.decisions import PROLIFIC_SENDERS
 from flows.platforms.prolific.dry_run import NO_GATE_TEST, prolific_plan
-from flows.platforms.prolific.estimate import prolific_assignment_cost, prolific_estimate, prolific_place_cost
+from flows.platforms.prolific.estimate import (
+    prolific_assignment_cost,
+    prolific_estimate,
+    prolific_place_cost,
+    time_lines,  # noqa: F401  (the protocol's)
+)
 from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.prolific.session import check_prolific_target, prolific_session
 from flows.platforms.prolific.statuses import UNPAID

@@ -1,0 +1,127 @@
+"""An imported page's scripts, pointed at hitflow's page: its form and submit button give way to hitflow's
+(``hitflow new --from``), so what the scripts found by their ids (the form, the submit button), by the
+fields' names, and the checks they attach to the submit are carried over.
+
+A page often guards its submit from a script (``document.getElementById("go").addEventListener("click",
+...)``, ``$("#form").submit(...)``), not in an ``onsubmit``/``onclick`` attribute: those listeners find
+hitflow's form and Submit button instead of the dropped ones (``retarget_scripts``), and their code is
+read for the checks it makes (:func:`attached_handlers`, read by ``flows/custom/submit_checks.py``), so
+each is listed by what it enforced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from flows.custom.page_tags import SCRIPT
+
+HITFLOW_FORM = "hit-form"
+HITFLOW_SUBMIT = "submit-btn"  # _custom_page.html.j2's Submit button
+ID = re.compile(r"""(?<![\w-])id\s*=\s*["']?([\w-]+)""", re.I)
+MAX_HANDLER = 20_000  # characters of one listener read
+MAX_LISTENERS = 40  # listeners read, as submit_checks lists at most 40 checks (20,000 of them: 20,000 scans)
+
+
+def _by_id(element_id: str) -> str:
+    """A script's reference to the element with this id (DOM or jQuery)."""
+    quoted = r"""\s*["']""" + re.escape(element_id) + r"""["']\s*"""
+    hashed = r"""\s*["']#""" + re.escape(element_id) + r"""["']\s*"""
+    return (rf"(?:document\.getElementById\({quoted}\)|document\.querySelector\({hashed}\)|\$\({hashed}\)|"
+            rf"jQuery\({hashed}\)|document\.forms\[{quoted}\])")
+
+
+# the form or its submit button by tag or type, not id: on hitflow's page they find hitflow's
+SELECTOR = r"""\s*["'](?:form|:submit|(?:input|button)?\[type\s*=\s*\\?["']?submit\\?["']?\])["']\s*"""
+BY_TAG = (rf"""(?:document\.querySelector\({SELECTOR}\)|\$\({SELECTOR}\)|jQuery\({SELECTOR}\)|"""
+          r"""document\.forms\[\s*0\s*\])""")
+ATTACH = (r"""\s*\.\s*(?:addEventListener\(\s*["'](?:submit|click)["']\s*,\s*|on(?:submit|click)\s*=\s*|"""
+          r"""(?:submit|click)\(\s*|on\(\s*["'](?:submit|click)["']\s*,\s*)""")
+FUNCTION_START = re.compile(r"""function\b[^(]{0,80}\([^)]{0,200}\)\s*(?=\{)|\([^)]{0,200}\)\s*=>\s*(?=\{)|"""
+                            r"""[A-Za-z_$][\w$]*\s*=>\s*(?=\{)|([A-Za-z_$][\w$]*)""")
+
+
+def attached_handlers(scripts: str, element_ids: list[str]) -> list[str]:
+    """The code of each submit or click listener the scripts attach to these elements (the page's form,
+    its submit button), directly or through a variable holding the element; a listener given by name is
+    that function's body."""
+    refs = [*(_by_id(i) for i in element_ids if i), BY_TAG]
+    target = "|".join(refs)
+    aliases = re.findall(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:" + target + r")\s*;?", scripts)
+    target = "|".join([*refs, *(rf"\b{re.escape(a)}\b" for a in aliases)])
+    code: list[str] = []
+    for m in re.finditer(r"(?:" + target + r")" + ATTACH, scripts):
+        if len(code) >= MAX_LISTENERS:
+            break
+        start = FUNCTION_START.match(scripts, m.end())
+        if not start:
+            continue
+        if start.group(1):  # a named function
+            code.append(function_body(scripts, start.group(1)))
+        else:
+            code.append(balanced(scripts, start.end(), "{", "}")[0] or "")
+    return [c for c in code if c.strip()]
+
+
+def function_body(scripts: str, name: str) -> str:
+    """The body of the page's function ``name`` (``function name(...) {...}`` or ``var name = function``)."""
+    m = re.search(r"\bfunction\s+" + re.escape(name) + r"\s*\([^)]{0,200}\)\s*(?=\{)", scripts) or re.search(
+        r"\b(?:var|let|const)\s+" + re.escape(name) + r"\s*=\s*function\s*\([^)]{0,200}\)\s*(?=\{)", scripts)
+    if not m:
+        return ""
+    body, _ = balanced(scripts, m.end(), "{", "}")
+    return "\n" + (body or "")
+
+
+def balanced(code: str, start: int, opening: str, closing: str) -> tuple[str | None, int]:
+    """The text inside the bracket at ``start`` and the offset after its closing one (None unbalanced)."""
+    depth = 0
+    for at in range(start, min(len(code), start + MAX_HANDLER)):
+        depth += (code[at] == opening) - (code[at] == closing)
+        if depth == 0:
+            return code[start + 1:at], at + 1
+    return None, start
+
+
+def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_ids: tuple[str, ...] = ()) -> str:
+    """The page's scripts find the renamed fields, hitflow's form and its Submit button where they found
+    their own (a click listener on the dropped submit button runs on hitflow's: its check still stops it)."""
+    targets = [(i, HITFLOW_FORM) for i in form_ids] + [(i, HITFLOW_SUBMIT) for i in button_ids]
+
+    def fix(script: re.Match[str]) -> str:
+        code = script.group(2)
+        for element_id, ours in targets:
+            code = re.sub(r"""(getElementById\(\s*|querySelector\(\s*["']#|\$\(\s*["']#|jQuery\(\s*["']#|forms\[\s*)"""
+                          r"""(["']?)""" + re.escape(element_id) + r"""(?=["'\]])""",
+                          lambda m, ours=ours: m.group(1) + m.group(2) + ours, code)
+        for name in names:
+            code = re.sub(r"""((?:getElementsByName|namedItem|elements\[|\[name\s*=)\s*\(?\s*["']?)"""
+                          + re.escape(name) + r"""(?=["'\])])""", lambda m, n=name: m.group(1) + n + "_{{ i }}", code)
+        return script.group(1) + code + script.group(3)
+    return SCRIPT.sub(fix, body)
+
+
+def script_text(body: str) -> str:
+    return "\n".join(m.group(2) for m in SCRIPT.finditer(body))
+
+
+# a button that is not the form's submit button, with its onclick
+# (bounded, and a quoted value never crosses its quote: a page of 20,000 unclosed onclick=" is read once)
+BUTTON = re.compile(r"""<(?:button\b(?![^>]{0,2000}\btype\s*=\s*["']?submit)|input\b[^>]{0,2000}?\btype\s*=\s*"""
+                    r"""["']?button\b)[^>]{0,2000}?\bonclick\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
+FORM_SUBMIT_CALL = re.compile(r"\.submit\s*\(\s*\)")
+CALLED = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
+
+
+def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[str]:
+    """The onclick code of each plain button that submits the form from its script (``form.submit()``,
+    itself or in a page function it calls): the page's real submit, whose checks hitflow's Submit skips."""
+    scripts, found = script_text(body), []
+    bodies: dict[str, str] = {}  # each function looked up once, however many buttons call it
+    for m in BUTTON.finditer(body):
+        code = unescape(m.group(1) if m.group(1) is not None else m.group(2))
+        names = dict.fromkeys(CALLED.findall(code))
+        reached = code + "".join(bodies.get(n) or bodies.setdefault(n, function_body(scripts, n)) for n in names)
+        if FORM_SUBMIT_CALL.search(reached):
+            found.append(code)
+    return found

@@ -1,0 +1,101 @@
+"""`hitflow new --from` on a page whose script, not an attribute, guards its submit (issue 67 point 7): a
+click listener on the page's submit button and a submit listener on its form (jQuery's `.on("submit", f)`,
+by name). The button and form are dropped, so each listener now finds hitflow's, and each check they make
+is listed by what it enforced: a length, a pattern, a bound and an empty field become page rules QC
+checks; a word count names QC's min_words; a cross-field check is named by its condition and message."""
+
+from __future__ import annotations
+
+import re
+
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import form_fields
+from flows.custom.page_import import import_page
+from qc.form_constraints import check_form
+
+PAGE = """<html><head><title>Rate the word</title></head><body>
+<form id="task" method="post">
+<input id="w" name="word">
+<textarea id="c" name="comment"></textarea>
+<input id="zip" name="zip">
+<input type="number" id="age" name="age">
+<input type="checkbox" name="other" id="other" value="yes"><input name="other_text" id="other_text">
+<button type="submit" id="go" data-id="x">Submit</button>
+</form>
+<script>
+document.getElementById("go").addEventListener("click", function (e) {
+  var c = document.getElementById("c");
+  if (c.value.trim().length < 100) { alert("Write at least 100 characters."); e.preventDefault(); return; }
+  if (!/^\\d{5}$/.test(document.getElementById("zip").value)) { alert("A 5-digit ZIP"); e.preventDefault(); return; }
+  if (document.getElementById("other").checked && !document.getElementById("other_text").value) {
+    alert("Say what other is"); e.preventDefault(); return; }
+  if (c.value.trim().split(/\\s+/).length < 20) { alert("At least 20 words"); e.preventDefault(); return; }
+  if (!document.getElementById("w").value) { alert("Type the word"); e.preventDefault(); }
+});
+$("#task").on("submit", check);
+function check(event) {
+  if (document.getElementById("age").value > 120) { alert("An age up to 120"); return false; }
+}
+</script>
+</body></html>
+"""
+
+
+def test_each_check_a_script_attaches_to_the_dropped_button_or_form_is_listed() -> None:
+    page = import_page(PAGE, "rate.html")
+    checks = [n for n in page.notes if "submit check `if (" in n]
+    said = [re.search(r"\(it says '([^']+)'\)", n)[1] for n in checks]
+    assert said == ["Write at least 100 characters.", "A 5-digit ZIP", "Say what other is", "At least 20 words",
+                    "Type the word", "An age up to 120"]
+    ruled = {re.search(r"page rule (.*?): hitflow", n)[1] for n in checks if "is now the page rule" in n}
+    assert ruled == {"minlength=100 on comment", "pattern='\\\\d{5}' on zip", "required on word", "max=120 on age"}
+    kept = [n for n in checks if "stays in its script only" in n]
+    assert len(kept) == 2 and "[qc.fields.comment] min_words = 20" in kept[1] and "other_text" in kept[0]
+    # the listeners find hitflow's Submit button and form, not the dropped ones
+    assert 'document.getElementById("submit-btn").addEventListener("click"' in page.body
+    assert '$("#hit-form").on("submit", check)' in page.body and '"go"' not in page.body
+
+
+def test_the_checks_made_page_rules_are_enforced_on_the_answers() -> None:
+    body = import_page(PAGE, "rate.html").body.replace("{{ i }}", "0")
+    spec = form_spec(form_fields(body))
+    good = {"word_0": "lantern", "comment_0": "x" * 100, "zip_0": "12345", "age_0": "30"}
+    assert not check_form(spec, good)
+    for field, bad in (("comment_0", "x" * 99), ("zip_0", "1234"), ("zip_0", "12345a"), ("age_0", "121"),
+                       ("word_0", "")):
+        broken = [p["field"] for p in check_form(spec, {**good, field: bad})]
+        assert broken == [field], (field, bad)
+
+
+def test_a_pattern_on_a_textarea_stays_the_scripts() -> None:
+    page = import_page(PAGE.replace('<input id="zip" name="zip">', '<textarea id="zip" name="zip"></textarea>'),
+                       "rate.html")
+    note = next(n for n in page.notes if "A 5-digit ZIP" in n)
+    assert "stays in its script only" in note and "pattern=" not in page.body
+
+
+def test_a_plain_button_that_submits_the_form_from_its_script_has_its_checks_listed() -> None:
+    """``<button type="button" onclick="send()">`` whose ``send`` checks, then calls ``form.submit()``: the
+    page's real submit. hitflow's Submit skips its checks, so each is read and the button named."""
+    page = ("<form id='f'><input id='r' name='reason'>\n<button type='button' onclick='send()'>Send</button></form>\n"
+            "<script>function send() {\n  if (!document.getElementById('r').value) { alert('Give a reason'); "
+            "return; }\n  document.getElementById('f').submit();\n}</script>\n")
+    imported = import_page(page, "send.html")
+    assert any("1 button(s) of the page submit the form from its script" in n for n in imported.notes)
+    note = next(n for n in imported.notes if "Give a reason" in n)
+    assert "page rule required on reason" in note and re.search(r"<input required id='r' name=\"reason_", imported.body)
+    # a button that only shows more does not count
+    assert not any("submit the form" in n for n in import_page(page.replace(".submit();", ".reset();"), "x").notes)
+
+
+def test_a_listener_on_the_form_by_its_tag_is_read_too() -> None:
+    page = ("<form><input id='r' name='reason'><input type='submit'></form>\n<script>\n"
+            "$('form').submit(function () { if (!$('#r').val() && !document.getElementById('r').value) "
+            "{ alert('Give a reason'); return false; } });\n"
+            "document.querySelector('input[type=submit]').addEventListener('click', function (e) {\n"
+            "  if (document.getElementById('r').value.length > 200) { alert('At most 200'); e.preventDefault(); }\n"
+            "});\n</script>\n")
+    notes = import_page(page, "tag.html").notes
+    said = [n for n in notes if "submit check `if (" in n]
+    assert len(said) == 2 and "Give a reason" in said[0] and "stays in its script only" in said[0]
+    assert "page rule maxlength=200 on reason" in said[1]

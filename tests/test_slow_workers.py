@@ -1,0 +1,143 @@
+"""A worker far slower than the batch is for a person to look at, never blocked or rejected on that alone;
+a worker far faster (a speeder) is still blocked (issue 67: an honest ``slow`` simulated worker, who parks
+a HIT before working it, was blocked by ``time_outlier``).
+
+The batches are built here; the band (mu +/- 1.95 sigma of the assignments' times, the seed's) is worked
+out here from the times written, and the QC, blocking and review queue are the run's own functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.core.config.config import load_config
+from qc.custom_rules import CUSTOM_POLICY
+from qc.decisions import DecisionPolicy, caption_policy, decide
+from qc.review_queue import build_queue
+from qc.runner import prepare, run_rules
+from qc.worker_history import blocks_on_rates, worker_history
+
+ROOT = Path(__file__).resolve().parents[1]
+GOOD = "A small brown dog runs across the green grass in a park."
+HONEST = 24  # honest workers, two HITs of five captions a batch, each near 300 s
+SLOW_S, FAST_S = 900.0, 20.0  # a HIT parked for ten minutes before its five; five captions in 20 s
+
+
+def _batch(batch: int, slow_s: float, fast_s: float) -> pd.DataFrame:
+    """One batch: the honest crowd, SLOW (two HITs of ``slow_s``) and FAST (two HITs of ``fast_s``)."""
+    times = {f"W{k:02d}": 290.0 + 5 * (k % 5) for k in range(HONEST)} | {"SLOW": slow_s, "FAST": fast_s}
+    rows = [(f"{w}-b{batch}-{h}", w, f"img{batch}-{w}-{h}-{i}", GOOD, t)
+            for w, t in times.items() for h in range(2) for i in range(5)]
+    return prepare(pd.DataFrame(rows, columns=["assignment_id", "worker_id", "image_id", "caption", "work_time_s"]))
+
+
+def _band(df: pd.DataFrame) -> tuple[float, float]:
+    times = df.drop_duplicates("assignment_id")["work_time_s"]
+    return times.mean() - 1.95 * times.std(ddof=1), times.mean() + 1.95 * times.std(ddof=1)
+
+
+def _campaign(batches: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(flags with their batch, one row per assignment with its captions), as the block step reads them."""
+    flags, work = [], []
+    for b in range(1, batches + 1):
+        df = _batch(b, SLOW_S, FAST_S)
+        low, high = _band(df)
+        assert FAST_S < low < 290.0 and 310.0 < high < SLOW_S  # only the two are outside the seed's band
+        flags.append(run_rules(df, {"time_outlier_sigmas": 1.95}, ["time_outlier"]).assign(batch=b))
+        work.append(df.groupby(["assignment_id", "worker_id"]).size().rename("captions").reset_index().assign(batch=b))
+    return pd.concat(flags, ignore_index=True), pd.concat(work, ignore_index=True)
+
+
+def test_each_side_has_its_own_flag_with_the_side_in_its_detail() -> None:
+    flags = run_rules(_batch(1, SLOW_S, FAST_S), {}, ["time_outlier"]).set_index("worker_id")
+    assert flags["rule"].to_dict() == {"FAST": "time_outlier", "SLOW": "time_outlier_slow"}
+    assert flags.loc["SLOW", "detail"].startswith("too slow") and flags.loc["FAST", "detail"].startswith("too fast")
+    assert flags.loc["SLOW", "value"] == SLOW_S and flags.loc["FAST", "value"] == FAST_S
+
+
+def test_slow_workers_kept_on_do_not_hide_a_speeder() -> None:
+    """Two workers who park HITs for ~50 min (the simulator's slow profile does) widen the whole batch's band
+    below zero: no speeder could fall under it, and while slowness blocked no one they stayed every batch
+    (the demo's speeders went uncaught). The fast band is the seed's, over the assignments of everyone
+    who is not a slow outlier."""
+    df = _batch(1, SLOW_S, FAST_S)
+    parked = df[df["worker_id"] == "SLOW"].assign(worker_id="SLOW2", assignment_id=lambda d: d["assignment_id"] + "x")
+    df = pd.concat([df, parked], ignore_index=True).assign(
+        work_time_s=lambda d: d["work_time_s"].where(~d["worker_id"].isin(["SLOW", "SLOW2"]), 3000.0))
+    whole_low, _ = _band(df)
+    assert whole_low < FAST_S  # the whole batch's band: the speeder is inside it
+    low, _ = _band(df[~df["worker_id"].isin(["SLOW", "SLOW2"])])
+    assert FAST_S < low < 290.0  # without the slow two: only the speeder is under it
+    flags = run_rules(df, {"time_outlier_sigmas": 1.95}, ["time_outlier"]).set_index("worker_id")
+    assert flags["rule"].to_dict() == {"FAST": "time_outlier", "SLOW": "time_outlier_slow",
+                                       "SLOW2": "time_outlier_slow"}
+    assert "without the 2 slow worker(s)" in flags.loc["FAST", "detail"]
+
+
+@pytest.mark.parametrize("method", ["seed", "robust_both"])
+def test_a_slow_worker_is_not_blocked_and_is_listed_for_a_person_a_fast_one_is_blocked(method: str) -> None:
+    flags, work = _campaign()
+    if method != "seed":
+        params = {"time_outlier_method": method, "time_outlier_sigmas": 3.0}  # as config/vizwiz_full_scale.toml
+        flags = pd.concat([run_rules(_batch(b, SLOW_S, FAST_S), params, ["time_outlier"]).assign(batch=b)
+                           for b in (1, 2, 3)], ignore_index=True)
+    assert set(flags.loc[flags["rule"] == "time_outlier_slow", "worker_id"]) == {"SLOW"}
+    blocked = blocks_on_rates(worker_history(work, flags), caption_policy())
+    assert list(blocked["worker_id"]) == ["FAST"] and blocked.loc[0, "rules"].startswith("time_outlier 100%")
+    decisions = decide(flags, work, caption_policy())
+    assert (decisions["action"] == "approve").all()  # neither side rejects work
+    assignments = work.assign(auto_approval_time=float("nan"))
+    none = pd.DataFrame(columns=["batch", "worker_id", "assignment_id", "action", "reviewer"])
+    for mode in ("sample", "flagged"):
+        queue = build_queue(flags, assignments, none, caption_policy(), mode, now=0.0)
+        slow = queue[queue["worker_id"] == "SLOW"]
+        assert slow[["kind", "why", "rules", "auto_action"]].drop_duplicates().values.tolist() == [
+            ["worker", "flagged", "time_outlier_slow", "keep"]]
+        assert sorted(slow["batch"]) == [1, 2, 3]
+    flagged = build_queue(flags, assignments, none, caption_policy(), "flagged", now=0.0)
+    assert set(flagged.loc[flagged["why"] == "would_block", "worker_id"]) == {"FAST"}
+
+
+def test_a_person_who_blocks_a_slow_worker_overturns_keep_once() -> None:
+    flags, work = _campaign(batches=1)
+    actions = pd.DataFrame([[1, "SLOW", "", "block", "ann"]],
+                           columns=["batch", "worker_id", "assignment_id", "action", "reviewer"])
+    queue = build_queue(flags, work.assign(auto_approval_time=float("nan")), actions, caption_policy(), "flagged", 0.0)
+    slow = queue[queue["worker_id"] == "SLOW"]
+    assert slow[["why", "auto_action", "decided"]].values.tolist() == [["flagged", "keep", "block"]]
+
+
+def test_custom_pages_look_at_slow_workers_and_block_neither_side() -> None:
+    flags, work = _campaign(batches=1)
+    assert "time_outlier_slow" in CUSTOM_POLICY.review_rules
+    assert not {"time_outlier", "time_outlier_slow"} & (set(CUSTOM_POLICY.block_min_flags)
+                                                        | set(CUSTOM_POLICY.block_min_rate))
+    queue = build_queue(flags, work.assign(auto_approval_time=float("nan")), pd.DataFrame(
+        columns=["batch", "worker_id", "assignment_id", "action", "reviewer"]), CUSTOM_POLICY, "sample", 0.0)
+    assert set(queue.loc[queue["kind"] == "worker", "worker_id"]) == {"SLOW", "FAST"}
+
+
+def test_no_policy_rejects_or_blocks_on_slowness() -> None:
+    for policy in ({"reject_rules": ("time_outlier_slow",)}, {"block_min_flags": {"time_outlier_slow": 1}},
+                   {"block_min_rate": {"time_outlier_slow": 0.5}}):
+        with pytest.raises(ValueError, match="only asks a person to look"):
+            DecisionPolicy(**policy)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("config", ["vizwiz_captions.toml", "vizwiz_full_scale.toml", "flickr8k_captions.toml"])
+def test_every_caption_config_looks_at_slow_workers(config: str) -> None:
+    policy = load_config(ROOT / "config" / config).policy
+    assert "time_outlier_slow" in policy.review_rules and "time_outlier_slow" not in policy.block_min_rate
+
+
+def test_a_config_that_names_other_review_rules_still_looks_at_slow_workers(tmp_path: Path) -> None:
+    text = (ROOT / "config" / "vizwiz_captions.toml").read_text(encoding="utf-8")
+    named = '"quality_talk", "time_outlier_slow"]'
+    assert named in text
+    (tmp_path / "items").mkdir()
+    (tmp_path / "items" / "vizwiz_demo_items.csv").write_text("image_id,file_name,url\n1,a.jpg,https://x/a.jpg\n")
+    (tmp_path / "c.toml").write_text(text.replace(named, '"quality_talk"]'), encoding="utf-8")
+    policy = load_config(tmp_path / "c.toml").policy
+    assert "time_outlier_slow" in policy.review_rules and "quality_talk" in policy.review_rules
