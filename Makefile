@@ -137,6 +137,15 @@ bench-report-figures: $(STAMP)
 bench-newcomer: $(STAMP)
 	$(BIN)/python -m bench.newcomer $(NEWCOMER_ARGS)
 
+# Issue 65's newcomer on two pages of their own (a caption rating with a reason, a review's sentiment with an
+# optional comment): imported with --from, control items, review = "flagged", MTurk and Prolific simulators, review
+# cards read against the ledger, route words, decisions across views, aggregate --field against answers.csv, and a
+# Prolific schedule served by the command `hitflow deploy` prints (a Prefect server); PASS/FAIL per check
+# (bench/newcomer_own_pages.py; NEWCOMER_VENV=path chooses the venv). Minutes: not part of `make test`.
+.PHONY: bench-newcomer-own-pages
+bench-newcomer-own-pages: $(STAMP)
+	$(BIN)/python -m bench.newcomer_own_pages $(NEWCOMER_ARGS)
+
 # Server CPU time of `hitflow ui`'s pages (overview, /status.json, each campaign's report, review queue, its last
 # page and one worker's cards), first load and reload, target
 # 1 s each on a 40,000-image ledger: LEDGER=path (read from a copy; make one with `hitflow run

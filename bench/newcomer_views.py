@@ -66,10 +66,16 @@ def from_ui(client: httpx.Client, name: str) -> dict[str, Any]:
     data = next(c for c in client.get("/status.json").json() if c["name"] == name)
     queue = client.get(f"/review/{name}/")
     counter = re.search(r'<span id="open-count">(\d+)</span> open of (\d+)', queue.text)
+    marked = 0  # over every page of cards (20 a page)
+    for page in range(1, 500):
+        shown = client.get(f"/review/{name}/", params={"page": page}).text
+        marked += shown.count('data-open="1"')
+        if f"page={page + 1}" not in shown:
+            break
     return {"ui overview page": (int(words[1]) if words and words[1] else 0) if words else None,
             "ui /status.json review_open+held": data["review_open"] + sum(1 for b in data["batches"] if b["held"]),
             "queue page 'N open'": int(counter[1]) if counter else None,
-            "queue page cards marked open": queue.text.count('data-open="1"'),
+            "queue pages' cards marked open": marked,
             "_queue_total": int(counter[2]) if counter else None, "_queue_status": queue.status_code}
 
 

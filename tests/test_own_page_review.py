@@ -89,3 +89,8 @@ def test_every_card_shows_the_answers_field_by_field_and_controls_beside_their_a
     assert html.count('data-field="has_text"') == sum(len(c["rows"]) for c in page["cards"])
     assert re.search(r"control item: the known has_text is <strong>(yes|no)</strong>", html)
     assert re.search(r'<dt>note</dt><dd>A [a-z ]+\.</dd>', html)
+    # the page in the route's words: a Prolific participant's submission is not an MTurk assignment
+    work, works = ("submission", "submissions") if platform == "prolific" else ("assignment", "assignments")
+    page_words = re.sub(r"<[^>]+>", " ", html)
+    assert f"&middot; {work} <code>" in html and f"<th>{works}</th>" in html
+    assert (re.search(r"\bassignments?\b", page_words) is None) == (platform == "prolific")

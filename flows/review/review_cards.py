@@ -18,6 +18,7 @@ from flows.campaigns.review_data import applied_work, campaign_queue, card_flags
 from flows.campaigns.task_kinds import kind_of
 from flows.core.errors import InputFormatError
 from flows.core.ledger.store import Store
+from flows.platforms.registry import platform_facts
 from postprocess.answers.worker_skill import SkillPolicy, shown_p
 from qc.campaign_state import item_states
 
@@ -72,10 +73,11 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
     page = min(pages, _page(filters.get("page", ""), shown))
     pooled = PooledLines(store, name)
     cards = page_cards(run, shown.iloc[(page - 1) * PAGE_CARDS:page * PAGE_CARDS], (page - 1) * PAGE_CARDS, pooled)
-    kind = kind_of(run.cfg)
+    kind, words = kind_of(run.cfg), platform_facts(run.platform).WORDS  # a submission on Prolific, not an assignment
     return {"cards": cards, "image_origins": sorted({_origin(r.url) for card in cards
                                                      for r in card["rows"] if r.url} - {""}),
-            "unit": kind.unit_word, "strikes": bool(kind.extra.get("strikes")),
+            "work": words.work, "works": words.works, "unit": kind.unit_word,
+            "strikes": bool(kind.extra.get("strikes")),
             "choices": {"rule": sorted(set().union(*[rule_names(r) for r in set(queue["rules"])])),
                         "batch": sorted({str(b) for b in queue["batch"]}),
                         "worker": sorted(set(queue["worker_id"]))},
