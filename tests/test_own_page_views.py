@@ -27,8 +27,8 @@ from tests.review_helpers import form_fields
 
 NAME = "feel"
 # the route's own words, and the other routes' that must not show (the Prolific route said "0 HIT(s); assignments")
-WORDS = {"mturk": (("HITs", "assignments"), ("study", "studies", "submissions")),
-         "prolific": (("study", "places", "submissions"), ("HIT", "assignment"))}
+WORDS = {"mturk": (("HITs", "assignments", "worker(s) blocked"), ("study", "studies", "submissions", "participant")),
+         "prolific": (("study", "places", "submissions", "participant(s) blocked"), ("HIT", "assignment", "worker"))}
 
 
 def own_page(folder: Path, capsys: pytest.CaptureFixture[str]) -> Path:

@@ -169,7 +169,8 @@ def block_batch(run: Run, batch: int) -> dict[str, Any]:
     to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
     to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]  # a reviewer's unblock outranks the rule
     mode = block_workers(run, batch, {str(r["worker_id"]): str(r["rules"]) for r in to_block.to_dict("records")})
-    run.progress(f"batch {batch}: {len(to_block)} worker(s) blocked ({mode})")
+    people = platform_for(run.platform).WORDS.people
+    run.progress(f"batch {batch}: {len(to_block)} {people} blocked ({mode})")
     return {"blocked": len(to_block)}
 
 

@@ -66,7 +66,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         status = shown_status(store, name, meta[0]["status"])
         out.append({
             "campaign": name, "target": meta[0]["target"], "status": status, "paid": paid,
-            "platform": facts.LABEL, "work_words": facts.WORDS.works,
+            "platform": facts.LABEL, "work_words": facts.WORDS.works, "people_words": facts.WORDS.people,
             "config_path": meta[0].get("config_path", ""),
             "budget": info.get("budget", ""), "batches": batches,
             "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
@@ -257,7 +257,7 @@ def format_status(report: list[dict[str, Any]]) -> str:
             if b.get("open_until"):
                 review += f"; open until {_until(b)}"
             lines.append(f"  batch {b['batch']}: {step_words(b)}; {b['posted']}; {c['work_words']} {states}; "
-                         f"{b['undecided']} undecided{due}{review}; {b['blocked']} worker(s) blocked")
+                         f"{b['undecided']} undecided{due}{review}; {b['blocked']} {c['people_words']} blocked")
             lines += [f"    {line}" for line in held_lines(c, b)]
         lines += [f"  {line}" for line in c.get("incomplete", [])]
         lines += [f"  {adaptive_line(c['adaptive'])}"] if c.get("adaptive") else []

@@ -25,6 +25,7 @@ class RouteWords:
     # counts people's places on a unit (Prolific's), else NULL
     posted_sql: str
     invited: str = ""  # how people reach the work when hitflow invites them ("invite links"), else ""
+    people: str = "worker(s)"  # who does the work, as the route calls them: "participant(s)" on Prolific
 
     def posted(self, n: int, places: int | None = None) -> str:
         """"3 HITs", "1 study (9 places)", "4 pages on invite links"."""

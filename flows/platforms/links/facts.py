@@ -13,4 +13,4 @@ SENDS_DECISIONS = False
 WORDS = RouteWords("page", "pages", "response", "responses",
                    "SELECT count(DISTINCT hit_index) AS n, NULL AS places FROM items WHERE campaign = ? AND batch = ?"
                    " AND EXISTS (SELECT 1 FROM batches b WHERE b.campaign = items.campaign AND b.batch = items.batch"
-                   " AND b.status NOT IN ('planned'))", invited="invite links")
+                   " AND b.status NOT IN ('planned'))", invited="invite links", people="invitee(s)")

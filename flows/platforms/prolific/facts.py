@@ -12,4 +12,4 @@ SENDS_DECISIONS = True
 # a study's places less those released when it closed short (what the batch still offers or was filled)
 WORDS = RouteWords("study", "studies", "submission", "submissions",
                    "SELECT count(*) AS n, coalesce(sum(places - coalesce(released, 0)), 0) AS places "
-                   "FROM studies WHERE campaign = ? AND batch = ?")
+                   "FROM studies WHERE campaign = ? AND batch = ?", people="participant(s)")
