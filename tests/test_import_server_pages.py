@@ -137,14 +137,19 @@ document.querySelectorAll(".keep").forEach(function (b) { b.addEventListener("cl
 """
 
 
-def test_answers_equal_to_the_pages_own_sentinel_are_no_answers(tmp_path: Path, capsys) -> None:
-    scaffold("sentinel", tmp_path)
-    (tmp_path / "config" / "sentinel.html.j2").write_text(SENTINEL, encoding="utf-8")
-    config = tmp_path / "config" / "sentinel.toml"
+def _run_with_form_workers(name: str, page: str, tmp_path: Path) -> tuple[int, sqlite3.Connection]:
+    """A scaffolded campaign NAME on ``page``, run by form-filling workers: (exit code, its ledger)."""
+    scaffold(name, tmp_path)
+    (tmp_path / "config" / f"{name}.html.j2").write_text(page, encoding="utf-8")
+    config = tmp_path / "config" / f"{name}.toml"
     config.write_text(config.read_text().replace("[target]\n", '[target]\nsim_workers = "form"\n'), encoding="utf-8")
     db = tmp_path / "h.db"
     code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs")])
-    con = sqlite3.connect(db)
+    return code, sqlite3.connect(db)
+
+
+def test_answers_equal_to_the_pages_own_sentinel_are_no_answers(tmp_path: Path, capsys) -> None:
+    code, con = _run_with_form_workers("sentinel", SENTINEL, tmp_path)
     posted = con.execute("SELECT count(*) FROM assignments WHERE answer_xml LIKE '%&lt;END&gt;%'").fetchone()[0]
     assert posted >= 2  # what the workers posted is the page's own constant (kept in the ledger)
     assert code == 10 and "rule empty_answer would reject or block" in capsys.readouterr().err
@@ -159,13 +164,7 @@ SENTINEL_LATER = SENTINEL.replace('<textarea class="draft"', '<input name="mood_
 
 
 def test_a_sentinel_in_a_later_field_of_a_response_with_answers_is_caught(tmp_path: Path, capsys) -> None:
-    scaffold("later", tmp_path)
-    (tmp_path / "config" / "later.html.j2").write_text(SENTINEL_LATER, encoding="utf-8")
-    config = tmp_path / "config" / "later.toml"
-    config.write_text(config.read_text().replace("[target]\n", '[target]\nsim_workers = "form"\n'), encoding="utf-8")
-    db = tmp_path / "h.db"
-    code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs")])
-    con = sqlite3.connect(db)
+    code, con = _run_with_form_workers("later", SENTINEL_LATER, tmp_path)
     answered = con.execute("SELECT count(*) FROM assignments WHERE answer_xml LIKE '%<Answer><QuestionIdentifier>"
                            "mood_0</QuestionIdentifier><FreeText>_%'").fetchone()[0]
     assert answered >= 2  # the workers answered the first field: empty_answer has nothing to say

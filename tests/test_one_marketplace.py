@@ -21,6 +21,7 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from tests.small_configs import small_vizwiz
 from tests.test_cancel_resume import NAME, hitflow
+from tests.test_sim_item_content import CLASSIFIER  # the review-tone page
 
 
 def stop_as_batch_1_collects(name: str, fn, run, batch: int):  # type: ignore[no-untyped-def]
@@ -53,14 +54,6 @@ def test_a_cancelled_campaigns_marketplace_serves_a_fresh_ledgers_run_to_the_end
     assert len(list((tmp_path / "sim").glob("*.db"))) == 1
 
 
-TONE_PAGE = """<crowd-form>
-  <crowd-classifier name="tone" categories="['Positive', 'Negative', 'Neutral']" header="How does the review sound?">
-    <classification-target>${review}</classification-target>
-    <full-instructions header="Tone">Positive: praise. Negative: complaints. Neutral: plain facts.</full-instructions>
-    <short-instructions>Pick the tone of the review.</short-instructions>
-  </crowd-classifier>
-</crowd-form>
-"""
 REVIEWS = {"r00": ("Great kettle, I love how quickly it boils.", "Positive"),
            "r01": ("The strap broke on the first day, terrible.", "Negative"),
            "r02": ("The parcel was delivered on a Tuesday morning by courier.", "Neutral"),
@@ -73,7 +66,7 @@ def tone_campaign(tmp_path: Path, name: str, items: dict[str, str], gold: str = 
 
     from flows.cli.main import main
 
-    (tmp_path / f"{name}.html").write_text(TONE_PAGE, encoding="utf-8")
+    (tmp_path / f"{name}.html").write_text(CLASSIFIER, encoding="utf-8")
     assert main(["new", name, "--from", str(tmp_path / f"{name}.html"), "--dir", str(tmp_path)]) == 0
     with (tmp_path / "config" / f"{name}_items.csv").open("w", encoding="utf-8", newline="") as f:
         csv.writer(f).writerows([["item_id", "review", "gold"], *([i, r, gold] for i, r in items.items())])

@@ -6,10 +6,7 @@ are bounded as written, so its import renders nothing (100,000 ``| upcase``: 74 
 
 from __future__ import annotations
 
-import contextlib
 import re
-import resource
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,24 +16,10 @@ from flows.core.pages.templates import render_source
 from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_import import import_page
 from flows.custom.scaffold_import import template_text
+from tests.address_space import headroom
 
 CJK = "".join(chr(0x4E00 + n) for n in range(100))
 EMOJI = "\U0001F600"
-
-
-@contextlib.contextmanager
-def headroom(size: int) -> Iterator[None]:
-    """The address space capped at ``size`` bytes above this process's (the soft limit, restored after)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    with open("/proc/self/statm") as statm:
-        cap = int(statm.read().split()[0]) * resource.getpagesize() + size
-    if hard != resource.RLIM_INFINITY and hard < cap:
-        pytest.skip("the address-space hard limit leaves too little headroom")
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def refusal(source: str, room: int = 2**30) -> str:

@@ -9,7 +9,6 @@ the deadline holds in any thread; hitflow's own pages render the same bounded or
 from __future__ import annotations
 
 import contextlib
-import resource
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 from flows.core.errors import ConfigError
 from flows.core.pages import template_limits
 from flows.core.pages.templates import environment, render, render_source, sample_context, task_templates
+from tests import address_space
 
 BIG = "{% set s = 'a' * 999999 %}"
 ROUND_FIVE = [
@@ -60,18 +60,9 @@ ROUND_FIVE = [
 
 @pytest.fixture
 def headroom() -> Iterator[None]:
-    """The address space capped at 1 GiB above this process's size for the test (the soft limit, restored after)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    with open("/proc/self/statm") as statm:
-        size = int(statm.read().split()[0]) * resource.getpagesize()
-    cap = size + 2**30
-    if hard != resource.RLIM_INFINITY and hard < cap:
-        pytest.skip("the address-space hard limit is below 1 GiB of headroom")
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    try:
+    """The address space capped at 1 GiB above this process's size for the test."""
+    with address_space.headroom(2**30):
         yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def refused(source: str) -> str:
