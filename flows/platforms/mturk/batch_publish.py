@@ -54,18 +54,17 @@ def item_annotation(key: str, item_ids: list[str]) -> str:
     return f"{key}:items-{digest}"
 
 
-def _platform_annotations(run: Run) -> dict[str, str]:
+def _platform_annotations(run: Run, since: dict[str, Any]) -> dict[str, str]:
     """HITs the platform has, by RequesterAnnotation: an intent whose answer we never saw (the
     token window may be over) is adopted when its whole annotation matches, the same key and the
     same items. Page by page, keeping only the pairs: every listed HIT carries its page (~20 KB), and a
     whole listing held them all (hundreds of MB at COCO's size)."""
-    since = planned(run)
     return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.paginate(run.client, "list_hits", "HITs")
             if h.get("RequesterAnnotation") and is_ours(since, h)}  # not another ledger's (hit_owner.py)
 
 
 def hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]],
-             assignments: int = 0) -> LedgeredCall:
+             assignments: int = 0, since: dict[str, Any] | None = None) -> LedgeredCall:
     """One HIT: posted with its deterministic token, recorded in ``hits`` before it is settled.
     ``assignments``: how many it asks for (default the campaign's per image)."""
     cfg, key = run.cfg, f"{run.cfg.name}:b{batch}:h{hit_index}"
@@ -74,7 +73,7 @@ def hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dic
     params = {"MaxAssignments": assignments or cfg.assignments_per_image, "LifetimeInSeconds": cfg.hit_lifetime_s,
               "RequesterAnnotation": item_annotation(key, ids), "Question": html_question(page_html(run, items))}
 
-    since = planned(run)
+    since = planned(run) if since is None else since  # (hit_owner.planned: read once a batch by publish_batch)
 
     def post() -> dict[str, Any]:
         hit_id, was_dup = post_hit(run.client, since, type_id, params, token)
@@ -104,6 +103,7 @@ def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[
     type_id = ensure_hit_type(run, batch)
     posted, earlier = 0, 0
     platform_hits: dict[str, str] | None = None  # listed once, and only when an intent may have been made
+    since = planned(run)  # when this ledger planned the campaign: which HITs under its tokens are its own
 
     def record(call: LedgeredCall, result: dict[str, Any]) -> None:
         nonlocal posted
@@ -116,10 +116,11 @@ def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[
     for start in range(0, len(groups), PUBLISH_CHUNK):
         chunk = groups[start:start + PUBLISH_CHUNK]
         indexes = {f"{cfg.name}:b{batch}:h{i}": (i, [it["item_id"] for it in items]) for i, items in chunk}
-        _, todo = intend_calls(store, cfg.name, batch, [hit_call(run, batch, type_id, i, items) for i, items in chunk])
+        _, todo = intend_calls(store, cfg.name, batch, [hit_call(run, batch, type_id, i, items, since=since)
+                                                              for i, items in chunk])
         earlier += len(chunk) - len(todo)
         if platform_hits is None and any(status == "intended" for _, status in todo):
-            platform_hits = _platform_annotations(run)
+            platform_hits = _platform_annotations(run, since)
         adopted = platform_hits or {}
         calls = [c if c.params["RequesterAnnotation"] not in adopted else
                  replace(c, send=partial(Adopted, HITId=adopted[c.params["RequesterAnnotation"]])) for c, _ in todo]
