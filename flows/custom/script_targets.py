@@ -110,7 +110,7 @@ def script_text(body: str) -> str:
 BUTTON = re.compile(r"""<(?:button\b(?![^>]{0,2000}\btype\s*=\s*["']?submit)|input\b[^>]{0,2000}?\btype\s*=\s*"""
                     r"""["']?button\b)[^>]{0,2000}?\bonclick\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
 FORM_SUBMIT_CALL = re.compile(r"\.submit\s*\(\s*\)")
-CALLED = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
+CALL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
 
 
 def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[str]:
@@ -120,8 +120,17 @@ def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[st
     bodies: dict[str, str] = {}  # each function looked up once, however many buttons call it
     for m in BUTTON.finditer(body):
         code = unescape(m.group(1) if m.group(1) is not None else m.group(2))
-        names = dict.fromkeys(CALLED.findall(code))
-        reached = code + "".join(bodies.get(n) or bodies.setdefault(n, function_body(scripts, n)) for n in names)
-        if FORM_SUBMIT_CALL.search(reached):
+        if FORM_SUBMIT_CALL.search(with_called_functions(code, scripts, bodies)):
             found.append(code)
     return found
+
+
+def with_called_functions(code: str, scripts: str, bodies: dict[str, str] | None = None) -> str:
+    """``code`` followed by the body of each page function it calls (one level deep), each looked up in
+    ``scripts`` once (``bodies``: the lookups kept across calls)."""
+    kept: dict[str, str] = {} if bodies is None else bodies
+    for name in dict.fromkeys(CALL.findall(code)):
+        if name not in kept:
+            kept[name] = function_body(scripts, name)
+        code += kept[name]
+    return code

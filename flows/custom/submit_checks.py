@@ -18,12 +18,11 @@ import re
 from dataclasses import dataclass, field
 
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
-from flows.custom.script_targets import ID, balanced, function_body
+from flows.custom.script_targets import ID, balanced, with_called_functions
 
 IF = re.compile(r"\bif\s*\(")
 STOPS = re.compile(r"return\s+false|preventDefault\s*\(|\balert\s*\(")
 MESSAGE = re.compile(r"""(?:alert\s*\(|textContent\s*=|innerText\s*=|innerHTML\s*=)\s*(["'`])(.{1,200}?)\1""", re.S)
-CALL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
 NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s*\]""",
             r"""document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)""",
             r"""(?:document\.forms\[[^\]]{1,40}\]|\bform|this\.form|this)\.([A-Za-z_][\w]*)""")
@@ -45,9 +44,7 @@ class Check:
 def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> list[Check]:
     """The checks in ``handlers`` (the submit's own code) and the page functions they call;
     ``ids``: element id -> field name, for ``getElementById`` references."""
-    code = "\n".join(handlers)
-    called = dict.fromkeys(CALL.findall(code))
-    code += "".join(function_body(scripts, name) for name in called)
+    code = with_called_functions("\n".join(handlers), scripts)
     aliases = _aliases(code)
     checks = []
     for m in IF.finditer(code):
