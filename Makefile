@@ -295,6 +295,14 @@ bench-calibration: $(STAMP)
 bench-answers-calibration: $(STAMP)
 	$(BIN)/python -m bench.answers_calibration $(if $(HELD_OUT),--held-out)
 
+# issue 66: how much of each calibration miss is chance: `auto`'s ECE (6, 15 bins) and worst bin on the public sets
+# and the synthetic held-out shapes (seeds 0, 1, 2), without controls and over 5 control/scored splits, each beside
+# its noise floor (what a perfectly calibrated confidence reads on the same items); writes
+# bench/results-calibration-noise.json (~20 s)
+.PHONY: bench-calibration-noise
+bench-calibration-noise: $(STAMP)
+	$(BIN)/python -m bench.calibration_noise
+
 # the no-controls confidence on synthetic crowds shaped like issue 56's held-out sets (RTE, Temporal, AdultContent:
 # bench/crowd_shapes.py, hard and misleading items, spammers, adversaries; not the real sets) and on real WSD, through
 # `hitflow aggregate --gold` as a user runs it: accuracy, mean confidence and ECE of the confidence, Dawid-Skene's

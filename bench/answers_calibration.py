@@ -8,7 +8,10 @@ answerers and adversaries; hard and misleading items). Per set and method:
 
 - without controls: accuracy, ECE at 6 and 15 equal-width bins and over equal-mass bins, and the worst bin
   (postprocess.answers.reliability: of bins of at least 50 items, the largest |confidence - accuracy|), over
-  every item with gold;
+  every item with gold; beside each of ECE6, ECE15 and the worst bin its noise floor (``floor_95``,
+  postprocess.answers.reliability.noise_floor: the 95th percentile of what the same figure reads when each
+  answer is right with exactly its stated probability; printed after a slash, the figure starred above it),
+  so that a miss is read against chance (more seeds and splits: bench/calibration_noise.py);
 - with controls: half the gold items (fold 0 of two, postprocess.answers.calibration.fold_of, fixed by the
   item ids) given as ``controls``, the same figures over the other half, the calibration fit (moved or kept,
   its b: the weight of -ln(1 - confidence), under 1 where the top was pulled down) and Dawid-Skene's
@@ -37,7 +40,7 @@ from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
 from postprocess.answers.aggregation import METHODS, aggregate, aggregate_scored
 from postprocess.answers.calibration import fold_of
-from postprocess.answers.reliability import scored
+from postprocess.answers.reliability import noise_floor, scored
 
 RESULTS = Path(__file__).resolve().parent / "results-answers-calibration.json"
 PUBLIC_METHODS = ("auto", *METHODS)
@@ -71,7 +74,9 @@ def _scores(answers: pd.DataFrame, gold: pd.Series) -> dict[str, Any]:
     known = answers[answers["item_id"].isin(gold.index)]
     right = known["label"].to_numpy() == gold.reindex(known["item_id"]).to_numpy()
     s = scored(known["confidence"].astype(float), right)
-    return {k: s[k] for k in ("items", "accuracy", "ece", "ece_15", "ece_equal_mass", "worst_bin")}
+    floor = noise_floor(known["confidence"].astype(float))
+    return {**{k: s[k] for k in ("items", "accuracy", "ece", "ece_15", "ece_equal_mass", "worst_bin")},
+            "floor_95": {k: floor[k]["p95"] for k in ("ece", "ece_15", "worst_bin")}}
 
 
 def measure_method(frame: pd.DataFrame, method: str) -> dict[str, Any]:
@@ -122,6 +127,13 @@ def _worst(score: dict[str, Any]) -> str:
     return "-" if worst is None else f"{worst['off']:+.3f} ({worst['items']} at {worst['bin']})"
 
 
+def _floored(score: dict[str, Any]) -> str:
+    """ECE6, ECE15 and |worst bin|, each / its noise floor's 95th percentile, starred above it."""
+    worst = 0.0 if score["worst_bin"] is None else abs(score["worst_bin"]["off"])
+    cells = [(score["ece"], "ece"), (score["ece_15"], "ece_15"), (worst, "worst_bin")]
+    return " ".join(f"{v:.3f}{'*' if v > score['floor_95'][k] else ' '}/{score['floor_95'][k]:.3f}" for v, k in cells)
+
+
 def lines(results: dict[str, Any]) -> list[str]:
     out = ["answers' confidence (issue 66): accuracy, ECE at 6 / 15 equal-width bins, worst bin of >= 50 items "
            "(confidence - accuracy); with controls: half the gold as controls, the other half scored",
@@ -134,6 +146,12 @@ def lines(results: dict[str, Any]) -> list[str]:
             out.append(f"  {name:26s} {m['method']:8s} {a['accuracy']:6.4f} {a['ece']:6.4f} {a['ece_15']:6.4f} "
                        f"{_worst(a):28s} | {c['accuracy']:6.4f} {c['ece']:6.4f} {c['ece_15']:6.4f} {_worst(c):28s} "
                        f"{fit:>14s} {c['ds_accuracy']:6.4f}")
+    out.append("the same figures against their noise floor (what a perfectly calibrated confidence reads on the same "
+               "items, 95th percentile; * above it): ECE6, ECE15, |worst bin|, without | with controls")
+    for name, row in results.items():
+        for m in row["methods"]:
+            floors = f"{_floored(m['without_controls'])} | {_floored(m['with_controls'])}"
+            out.append(f"  {name:26s} {m['method']:8s} {floors}")
     out.append("majority vote's confidence against its vote share (the confidence before issue 56), without controls: "
                "ECE at 6 / 15 bins / equal-mass bins")
     for name, row in results.items():

@@ -301,3 +301,27 @@ def test_equal_mass_bins_by_hand_and_the_worst_bin() -> None:
     assert rel.equal_mass_bins(np.array([0.3, 0.7])).tolist() == [0, 0]  # under 20 items: one bin
     fine = rel.reliability(conf, right, rel.FINE_BINS)
     assert fine["items"].sum() == 100 and len(fine) == len(set(np.floor(conf * 15).astype(int)))
+
+
+def test_the_noise_floor_is_what_a_perfect_confidence_reads_by_the_binomial_law() -> None:
+    """200 answers all said at 0.6, each right with exactly that probability: one bin in every table, so ECE
+    and the worst bin are |0.6 - k / 200| with k ~ Binomial(200, 0.6); the floor's mean and 95th percentile
+    match that law's (computed exactly), within the draws' error. A confidence of 1 that is always right
+    reads 0; a set of 167 answers spread over [0.3, 1] reads a floor near 0.05 (issue 66's AdultContent2
+    shape: ECE <= 0.05 is near what chance alone gives)."""
+    from scipy.stats import binom
+
+    from postprocess.answers import reliability as rel
+
+    k = np.arange(201)
+    off, weight = np.abs(0.6 - k / 200), binom.pmf(k, 200, 0.6)
+    order = np.argsort(off)
+    p95 = off[order][np.searchsorted(np.cumsum(weight[order]), 0.95)]
+    floor = rel.noise_floor(np.full(200, 0.6), draws=4000)
+    for figure in ("ece", "ece_15", "worst_bin"):
+        assert floor[figure]["mean"] == pytest.approx(float((off * weight).sum()), abs=0.002)
+        assert abs(floor[figure]["p95"] - p95) <= 0.0051  # one step of k / 200 either side of the exact quantile
+    assert rel.noise_floor(np.ones(80))["ece"] == {"mean": 0.0, "p95": 0.0}
+    spread = rel.noise_floor(np.linspace(0.3, 1.0, 167))
+    assert 0.04 < spread["ece"]["mean"] < spread["ece"]["p95"] < 0.1
+    assert rel.noise_floor(np.linspace(0.3, 1.0, 40))["worst_bin"] == {"mean": 0.0, "p95": 0.0}  # no bin of 50
