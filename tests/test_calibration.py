@@ -324,6 +324,37 @@ def test_the_prior_strength_is_the_one_the_controls_cross_validation_scores_best
                                       else said)
 
 
+def _by_class(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Issue 66's AdultContent2 shape in small: 3/4 of the answers "G", said at 0.8-0.999 and right as often as
+    they say; the rest "P", said at the same confidences and right only 40% of the time whatever they say."""
+    rng = np.random.default_rng(seed)
+    answer = np.where(rng.random(n) < 0.75, "G", "P")
+    said = rng.uniform(0.8, 0.999, n)
+    return said, answer, (rng.random(n) < np.where(answer == "G", said, 0.4)).astype(float)
+
+
+def test_a_class_that_over_states_gets_a_shift_of_its_own() -> None:
+    """300 controls of :func:`_by_class`: no one curve of the confidence fits both classes, so the controls'
+    cross-validation takes the class shifts; on 4,000 fresh answers each class's mean confidence comes within
+    0.05 of its share right (one curve for both leaves "P" over-stated by 0.3 or "G" under-stated), and
+    ``calibrate_answers`` applies the shift by each answer's label."""
+    said, answer, right = _by_class(300, 2)
+    found, _ = cal.calibrator_on_controls(said, right, pd.Series([f"i{i}" for i in range(300)]), answer)
+    assert found.moved and found.classes == ("G", "P") and found.class_shifts[1] < found.class_shifts[0] - 1
+    fresh, given, truly = _by_class(4000, 3)
+    for c in ("G", "P"):
+        mine = given == c
+        assert abs(found.apply(fresh[mine], given[mine]).mean() - truly[mine].mean()) < 0.05
+    answers = pd.DataFrame({"item_id": [f"i{i}" for i in range(600)], "field": "label",
+                            "label": np.r_[answer, given[:300]], "confidence": np.r_[said, fresh[:300]],
+                            "judgements": 10})
+    gold = pd.DataFrame({"item_id": [f"i{i}" for i in range(300)], "field": "label",
+                         "answer": np.where(right == 1, answer, "X")})
+    ordinary, _ = cal.calibrate_answers(answers, gold)
+    assert ordinary.attrs["calibration_fit"]["class_shift"].keys() == {"G", "P"}
+    np.testing.assert_allclose(ordinary["confidence"], found.apply(fresh[:300], given[:300]))
+
+
 @pytest.mark.parametrize("n", [6, 10, 20])
 def test_a_few_controls_never_flatten_the_confidence(n: int) -> None:
     """Under WEAK_PRIOR_CONTROLS controls, a third of them wrong at 0.999: the weak strengths, which let a few

@@ -1,0 +1,225 @@
+"""The answers' confidence calibrated on control items (issues 56 and 66): the fit, and the rule that chooses
+its prior's strength, whether it shifts each answered class apart, and whether to keep it at all, each by the
+controls' own cross-validation. postprocess.answers.calibration applies it to the answers (and re-exports it).
+
+Pure: arrays in, a :class:`Calibrator` and arrays out.
+
+- :func:`fit`: beta calibration of the confidence (Kull, Silva Filho & Flach 2017, "Beyond sigmoids",
+  Electronic Journal of Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the
+  answer's class])``, ``c`` the confidence kept within [EDGE, 1 - EDGE] (past 0.9999 a model's confidence says
+  no more: ten unanimous labels read 1 - 1e-13, and a wrong control there must not drag the whole curve).
+  Platt scaling is its ``a = b`` case; two slopes let the top be pulled down (a crowd's sure answers wrong more
+  often than they say) while the bottom, often right already, is left as it is. A Gaussian prior ``strength / 2
+  * ((a - 1)^2 + (b - 1)^2 + shift^2 + the class shifts^2)`` holds it at the identity (``a = b = 1``, every
+  shift 0: the model's own confidence) until the controls outweigh it. The objective (the controls' negative
+  log-likelihood plus the prior) is convex and smooth, so its minimum is found by a bounded quasi-Newton solver
+  (scipy's L-BFGS-B; a and b in [0, MAX_SLOPE], so the calibrated confidence never falls as the model's rises)
+  whatever the share of wrong controls and wherever they sit; tests/test_calibration.py checks the optimum
+  against scikit-learn's logistic regression and a grid. (The damped Newton steps before swung between slope
+  +1 and -1 whenever wrong controls sat near 1.0, and stopped at their 100-step limit near "no change".)
+- :func:`calibrator_on_controls`: that fit, chosen and kept by cross-validation (:func:`cross_fitted`: each
+  control calibrated by a fit on the other folds' controls, folds fixed by the item ids). The rule: of the
+  strengths STRENGTHS (a quarter of a control's worth to sixteen; below PRIOR_STRENGTH only from
+  WEAK_PRIOR_CONTROLS controls: a cross-validation of one or a few controls a fold cannot tell a weak prior
+  from noise, and a weak prior lets two wrong controls set every answer to one number, as in issue 66's
+  campaign whose majority label read 0.089 "calibrated on 6 controls"), each with and without a shift per
+  answered class (when the controls' answers hold two classes or more), the one whose cross-fitted confidences
+  have the lowest log-loss on the controls; the fit moves the confidence only if that log-loss is below the
+  model's own on the same controls, else the identity (``moved`` False). The result (a, b, shift, the class
+  shifts, the strength, whether the solver converged, both log-losses and both Brier scores) goes to the
+  summary.
+
+Why log-loss, not the Brier score (the guard before issue 66's third round): a crowd's sure answers that are
+wrong are what calibration must pull down, and the Brier score barely sees them (an answer said at 0.98 and
+right 93% of the time costs 0.0025 a control over one said at 0.93), while the log-loss does. On synthetic
+crowds of the 10-label image shape (bench/calibration_noise.py, seeds 0-2, 10 control/scored splits each) the
+Brier guard kept the model on 25 of 30 splits while its top bin over-stated by 0.04-0.06, where a perfectly
+calibrated confidence reads at most 0.016-0.024; the log-loss guard moves it on 29. Why a strength chosen per
+file: no one strength suited every shape (4 held RTE; the image shape's top needed the controls to outweigh
+the prior). Over RTE, TEMP and the five held-out shapes at seeds 0-2, 170 splits in all, the scored half's ECE
+fell from 0.0393 to 0.0360 on average (by 0.0033 +- 0.0012), at 15 bins by 0.0034 +- 0.0013, the worst bin by
+0.0025 +- 0.0014 (bins over 0.08: 15 -> 13); one crowd's mean rose (the image shape's seed 0, 0.039 -> 0.049:
+its controls' top over-stated more than its scored half's).
+Why a shift per class: on AdultContent2's shape (4 ordered classes, 3/4 the first) the answers of the class
+next to the common one were said at 0.66 and right 41% of the time, the common one's at 0.96 and right 98%
+(all 33,000 answers of seeds 0-2): no one curve of the confidence corrects both. Chosen by the same
+cross-validation, it was taken on every split of that shape (scored ECE 0.052 -> 0.046, worst bin 0.022 ->
+0.014, over 30 splits) and on 20-60% of the others' splits, the mean over all seven sets falling by 0.0013 +-
+0.0008 more (0.0393 -> 0.0347 with the log-loss guard; TEMP's mean rose 0.0247 -> 0.0267, the 27-worker
+shape's 0.0424 -> 0.0440).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+PRIOR_STRENGTH = 4.0  # fit()'s default pull toward the identity, in controls' worth of log-likelihood
+STRENGTHS = (0.25, 1.0, 4.0, 16.0)  # the pulls calibrator_on_controls chooses from by cross-validation
+WEAK_PRIOR_CONTROLS = 50  # controls from which strengths below PRIOR_STRENGTH are tried
+FOLDS = 5
+EDGE = 1e-4  # confidences are read no nearer 0 or 1 than this: |log-odds| at most 9.21
+MAX_SLOPE = 5.0
+MAX_SHIFT = 15.0
+GRADIENT_TOLERANCE = 1e-7  # a fit has converged when its projected gradient is this small per control
+IDENTITY = np.array([1.0, 1.0, 0.0])  # (a, b, shift); the class shifts' identity is 0
+
+
+def _features(confidence: np.ndarray) -> np.ndarray:
+    """``ln c`` and ``-ln(1 - c)`` of each confidence kept within [EDGE, 1 - EDGE]: n x 2."""
+    p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
+    return np.column_stack([np.log(p), -np.log1p(-p)])
+
+
+def _design(confidence: np.ndarray, answers: np.ndarray | None, classes: tuple[str, ...]) -> np.ndarray:
+    """:func:`_features`, then one column per class of ``classes``: 1 where the answer is that class."""
+    if not classes:
+        return _features(confidence)
+    if answers is None:
+        raise ValueError("a calibrator with class shifts needs each confidence's answer")
+    given = np.asarray(answers, dtype=object)
+    return np.column_stack([_features(confidence), *[(given == c).astype(float) for c in classes]])
+
+
+class Calibrator(NamedTuple):
+    """``calibrated = sigmoid(a * ln c + b * -ln(1 - c) + shift + the class's shift)`` (the module), or the
+    confidence itself when it has not ``moved`` (the identity: no controls, or cross-validation found the fit
+    no better). A class not among ``classes`` has no shift of its own."""
+
+    a: float = 1.0
+    b: float = 1.0
+    shift: float = 0.0
+    controls: int = 0
+    moved: bool = False
+    converged: bool = True
+    brier_model: float | None = None  # on the controls, the model's own confidence
+    brier_calibrated: float | None = None  # on the controls, cross-fitted
+    log_loss_model: float | None = None  # the same two by log-loss, which decides ``moved``
+    log_loss_calibrated: float | None = None
+    strength: float = PRIOR_STRENGTH  # the prior's strength cross-validation chose
+    classes: tuple[str, ...] = ()  # the answered classes with a shift of their own (none: one curve for all)
+    class_shifts: tuple[float, ...] = ()
+
+    def apply(self, confidence: np.ndarray | pd.Series, answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
+        """The calibrated confidence; ``answers`` (each confidence's answer) is needed with class shifts."""
+        conf = np.asarray(confidence, dtype=float)
+        if not self.moved:
+            return conf.copy()
+        w = np.array([self.a, self.b, self.shift, *self.class_shifts])
+        return np.asarray(1 / (1 + np.exp(-_linear(w, _design(conf, _array(answers), self.classes)))))
+
+    def said(self) -> dict[str, Any]:
+        """The summary's ``calibration_fit``."""
+        return {"controls": self.controls, "moved": self.moved, "a": round(self.a, 4), "b": round(self.b, 4),
+                "shift": round(self.shift, 4), "class_shift": {c: round(s, 4) for c, s in zip(
+                    self.classes, self.class_shifts, strict=True)}, "converged": self.converged,
+                "strength": self.strength, **{name: None if value is None else round(value, 5) for name, value in (
+                    ("log_loss_model_on_controls", self.log_loss_model),
+                    ("log_loss_calibrated_cross_fitted", self.log_loss_calibrated),
+                    ("brier_model_on_controls", self.brier_model),
+                    ("brier_calibrated_cross_fitted", self.brier_calibrated))}}
+
+
+def _array(values: np.ndarray | pd.Series | None) -> np.ndarray | None:
+    return None if values is None else np.asarray(values, dtype=object)
+
+
+def _linear(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``a * x0 + b * x1 + shift + the class columns times their shifts``: w = (a, b, shift, class shifts...)."""
+    return np.asarray(x[:, :2] @ w[:2] + w[2] + x[:, 2:] @ w[3:])
+
+
+def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> tuple[float, np.ndarray]:
+    """The fit's objective at ``w`` = (a, b, shift[, class shifts]) and its gradient: the controls' negative
+    log-likelihood under ``sigmoid`` of :func:`_linear` (``x``: :func:`_design`) plus the prior (the module).
+    Convex in ``w``."""
+    identity = np.r_[IDENTITY, np.zeros(len(w) - 3)]
+    z = _linear(w, x)
+    loss = float((np.logaddexp(0.0, z) - y * z).sum() + strength / 2 * ((w - identity) ** 2).sum())
+    residual = 1 / (1 + np.exp(-z)) - y
+    gradient = np.concatenate([residual @ x[:, :2], [residual.sum()], residual @ x[:, 2:]])
+    return loss, gradient + strength * (w - identity)
+
+
+def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, strength: float = PRIOR_STRENGTH,
+        answers: np.ndarray | pd.Series | None = None) -> Calibrator:
+    """The calibrator at the objective's minimum (the module), ``moved`` (no cross-validation here:
+    :func:`calibrator_on_controls` adds it); with ``answers`` (each control's answer), a shift per class when they
+    hold two or more. No controls: the identity."""
+    given = _array(answers)
+    classes = () if given is None or len(set(given)) < 2 else tuple(sorted(set(given)))
+    x, y = _design(np.asarray(confidence), given, classes), np.asarray(correct, dtype=float)
+    if len(x) == 0:
+        return Calibrator()
+    from scipy.optimize import minimize  # here: only a run with controls pays its import
+
+    shifts = np.full(1 + len(classes), MAX_SHIFT)
+    lower, upper = np.r_[0.0, 0.0, -shifts], np.r_[MAX_SLOPE, MAX_SLOPE, shifts]
+    start = np.r_[IDENTITY, np.zeros(len(classes))]
+    found = minimize(objective, start, args=(x, y, strength), jac=True, method="L-BFGS-B",
+                     bounds=list(zip(lower, upper, strict=True)), options={"maxiter": 1000, "ftol": 1e-15,
+                                                                           "gtol": 1e-10})
+    w = found.x
+    # at the minimum the gradient vanishes but where a bound holds it: the solver's own flag also reports a line
+    # search that could not improve on a point already there (controls all right at the cap: a flat objective)
+    gradient = objective(w, x, y, strength)[1]
+    gradient[((w <= lower) & (gradient > 0)) | ((w >= upper) & (gradient < 0))] = 0.0
+    converged = bool(found.success) or float(np.abs(gradient).max()) <= GRADIENT_TOLERANCE * (len(x) + strength)
+    return Calibrator(float(w[0]), float(w[1]), float(w[2]), len(x), True, converged, strength=strength,
+                      classes=classes, class_shifts=tuple(float(s) for s in w[3:]))
+
+
+def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
+                           answers: np.ndarray | pd.Series | None = None) -> tuple[Calibrator, np.ndarray]:
+    """(the calibrator, each control's cross-fitted confidence): :func:`fit` on every control at the strength of
+    STRENGTHS (from WEAK_PRIOR_CONTROLS controls; with fewer, those of at least PRIOR_STRENGTH), with or without
+    the class shifts (``answers``: each control's answer; None: without), whose cross-fitted confidences have the
+    lowest log-loss, kept when that log-loss is below the model's own, else the identity (then each control
+    keeps its own confidence). ``keys``: the controls' item ids, which fix the folds."""
+    conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
+    if len(conf) == 0:
+        return Calibrator(), conf
+    strengths = [k for k in STRENGTHS if k >= PRIOR_STRENGTH or len(conf) >= WEAK_PRIOR_CONTROLS]
+    shapes = [None] + ([given] if given is not None and len(set(given)) > 1 else [])
+    crossed = {(k, i): cross_fitted(conf, right, keys, strength=k, answers=by) for i, by in enumerate(shapes)
+               for k in strengths}
+    losses = {choice: log_loss(x, right) for choice, x in crossed.items()}
+    best = min(crossed, key=lambda choice: losses[choice])  # the first of equals: one curve, the weaker pull
+    model = log_loss(conf, right)
+    found = fit(conf, right, best[0], shapes[best[1]])._replace(
+        log_loss_model=model, log_loss_calibrated=losses[best], brier_model=float(((conf - right) ** 2).mean()),
+        brier_calibrated=float(((crossed[best] - right) ** 2).mean()))
+    if losses[best] < model:
+        return found, crossed[best]
+    return found._replace(moved=False), conf.copy()
+
+
+def log_loss(confidence: np.ndarray, correct: np.ndarray) -> float:
+    """Mean negative log-likelihood of ``correct`` under ``confidence``, each kept within [EDGE, 1 - EDGE] as the
+    fit reads it (a wrong answer said at 1 - 1e-13 costs ln(1 / EDGE), 9.2, not 30)."""
+    p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
+    return float(-np.mean(correct * np.log(p) + (1 - correct) * np.log1p(-p)))
+
+
+def fold_of(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
+    """Each control's fold (0..folds-1), fixed by its key alone (its item id), not by row order or a seed."""
+    hashed = pd.util.hash_pandas_object(keys.astype(str).reset_index(drop=True), index=False).to_numpy()
+    return (hashed % np.uint64(folds)).astype(int)
+
+
+def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
+                 folds: int = FOLDS, strength: float = PRIOR_STRENGTH,
+                 answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
+    """Each control's calibrated confidence from a calibrator fitted (at ``strength``, with class shifts when
+    ``answers`` are given) on the controls of the other folds (``keys``: the controls' item ids, which fix the
+    folds): the honest score of the calibration."""
+    conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
+    fold = fold_of(keys, folds)
+    out = np.empty(len(conf))
+    for f in np.unique(fold):
+        inside = fold == f
+        found = fit(conf[~inside], right[~inside], strength, None if given is None else given[~inside])
+        out[inside] = found.apply(conf[inside], None if given is None else given[inside])
+    return out
