@@ -26,7 +26,14 @@ accuracy, not more labels (``--budget 1`` lifts it). A live campaign's rounds ha
 
 from __future__ import annotations
 
+from functools import cache
+from itertools import combinations_with_replacement
+
 import numpy as np
+from scipy.special import gammaln
+
+LOOKAHEAD = 3  # expected_gain looks up to this many judgements ahead (KG*: one label alone may not change an answer)
+ROUND_SHARE = 0.25  # with a budget under the whole file, a round asks at most this share of the items
 
 
 def limit(share: float | None, available: np.ndarray) -> int | None:
@@ -54,3 +61,51 @@ def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: b
     order = np.argsort(-confidence[asking] if nearest_first else confidence[asking], kind="stable")
     out[asking[order[:left]]] = True
     return out
+
+
+def round_cap(items: int) -> int:
+    """Judgements one round may ask with a budget: ROUND_SHARE of the items, at least one. Why a cap: a round
+    asked of every uncertain item spends the budget almost evenly (four-label crowds are uncertain almost
+    everywhere for several rounds); capped, each round's gains are read again before the next is spent."""
+    return max(1, int(ROUND_SHARE * items))
+
+
+def by_gain(asks: np.ndarray, gain: np.ndarray, left: int) -> np.ndarray:
+    """``asks`` cut to ``left`` of them, the largest ``gain`` first (ties in order)."""
+    if asks.sum() <= left:
+        return asks
+    out = np.zeros_like(asks)
+    if left <= 0:
+        return out
+    asking = np.flatnonzero(asks)
+    out[asking[np.argsort(-gain[asking], kind="stable")[:left]]] = True
+    return out
+
+
+def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarray,
+                  lookahead: int = LOOKAHEAD) -> np.ndarray:
+    """Per item (rows of ``posterior``, items x labels, each row a distribution): how much the probability that
+    its answer is right is expected to rise per judgement, over the best of 1 to ``lookahead`` more judgements
+    (at most ``remaining``), each from a worker not yet known who gives the true label ``vote_ratio`` times as
+    often as any one other label. After ``r`` more with counts ``n``, the answer is the label of the largest
+    ``p_c P(n | c)``, so the expected probability of being right is ``sum_n max_c p_c P(n | c)``; its rise over
+    ``max_c p_c``, divided by ``r`` (the knowledge gradient and its KG* form: see the module)."""
+    items, k = posterior.shape
+    now = posterior.max(axis=1)
+    best = np.zeros(items)
+    log_ratio, log_norm = np.log(vote_ratio), np.log(vote_ratio + k - 1)
+    for r in range(1, lookahead + 1):
+        counts = _outcomes(r, k)  # outcomes x labels
+        log_multinomial = gammaln(r + 1) - gammaln(counts + 1).sum(axis=1)
+        # log P(n | c) = log multinomial(n) + n_c log ratio - r log(ratio + k - 1): outcomes x true labels
+        likelihood = np.exp(log_multinomial[:, None] + counts * log_ratio - r * log_norm)
+        right = (posterior[:, None, :] * likelihood[None]).max(axis=2).sum(axis=1)
+        best = np.where(remaining >= r, np.maximum(best, (right - now) / r), best)
+    return best
+
+
+@cache
+def _outcomes(r: int, k: int) -> np.ndarray:
+    """Every count of ``r`` judgements over ``k`` labels (outcomes x labels)."""
+    return np.array([np.bincount(np.array(c, dtype=int), minlength=k)
+                     for c in combinations_with_replacement(range(k), r)], dtype=float)
