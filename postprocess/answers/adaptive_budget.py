@@ -26,11 +26,11 @@ accuracy, not more labels (``--budget 1`` lifts it). A live campaign's rounds ha
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from itertools import combinations_with_replacement
 
 import numpy as np
-from scipy.special import gammaln
 
 LOOKAHEAD = 3  # expected_gain looks up to this many judgements ahead (KG*: one label alone may not change an answer)
 ROUND_SHARE = 0.25  # with a budget under the whole file, a round asks at most this share of the items
@@ -95,8 +95,7 @@ def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarra
     best = np.zeros(items)
     log_ratio, log_norm = np.log(vote_ratio), np.log(vote_ratio + k - 1)
     for r in range(1, lookahead + 1):
-        counts = _outcomes(r, k)  # outcomes x labels
-        log_multinomial = gammaln(r + 1) - gammaln(counts + 1).sum(axis=1)
+        counts, log_multinomial = _outcomes(r, k)  # outcomes x labels; each outcome's log multinomial coefficient
         # log P(n | c) = log multinomial(n) + n_c log ratio - r log(ratio + k - 1): outcomes x true labels
         likelihood = np.exp(log_multinomial[:, None] + counts * log_ratio - r * log_norm)
         right = (posterior[:, None, :] * likelihood[None]).max(axis=2).sum(axis=1)
@@ -105,7 +104,10 @@ def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarra
 
 
 @cache
-def _outcomes(r: int, k: int) -> np.ndarray:
-    """Every count of ``r`` judgements over ``k`` labels (outcomes x labels)."""
-    return np.array([np.bincount(np.array(c, dtype=int), minlength=k)
-                     for c in combinations_with_replacement(range(k), r)], dtype=float)
+def _outcomes(r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every count of ``r`` judgements over ``k`` labels (outcomes x labels) and the log of its multinomial
+    coefficient (math.lgamma: scipy.special would load scipy into every `hitflow aggregate`)."""
+    counts = np.array([np.bincount(np.array(c, dtype=int), minlength=k)
+                       for c in combinations_with_replacement(range(k), r)], dtype=float)
+    coefficient = [math.lgamma(r + 1) - sum(math.lgamma(n + 1) for n in row) for row in counts]
+    return counts, np.array(coefficient)
