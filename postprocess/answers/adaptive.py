@@ -129,15 +129,19 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
         if used.empty:
             empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
-        result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
-        sureness = (stop_confidence(used, rule, fast, controls) if rule.stop_on == "skill"
-                    else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
+        if rule.stop_on == "skill":  # the answers are aggregated once, from the last round's judgements
+            result, sureness = None, stop_confidence(used, rule, fast, controls)
+        else:  # the method's own confidence, each round
+            result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
+            sureness = result.answers.assign(confidence=result.answers["posterior"])
         gain = _gains(used, rule, fast, sureness, wanted, cap) if _capped(rule) else None
         asks = _round_asks(sureness, used, rule, wanted, cap, allowed, gain)
         if not asks.any():
             break
         wanted = wanted + asks.astype(int)
+    if result is None:
+        result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
     answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
 

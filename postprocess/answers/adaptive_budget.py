@@ -95,7 +95,7 @@ def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarra
     best = np.zeros(items)
     log_ratio, log_norm = np.log(vote_ratio), np.log(vote_ratio + k - 1)
     for r in range(1, lookahead + 1):
-        counts, log_multinomial = _outcomes(r, k)  # outcomes x labels; each outcome's log multinomial coefficient
+        counts, log_multinomial = outcomes(r, k)  # outcomes x labels; each outcome's log multinomial coefficient
         # log P(n | c) = log multinomial(n) + n_c log ratio - r log(ratio + k - 1): outcomes x true labels
         likelihood = np.exp(log_multinomial[:, None] + counts * log_ratio - r * log_norm)
         right = (posterior[:, None, :] * likelihood[None]).max(axis=2).sum(axis=1)
@@ -104,7 +104,7 @@ def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarra
 
 
 @cache
-def _outcomes(r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+def outcomes(r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Every count of ``r`` judgements over ``k`` labels (outcomes x labels) and the log of its multinomial
     coefficient (math.lgamma: scipy.special would load scipy into every `hitflow aggregate`)."""
     counts = np.array([np.bincount(np.array(c, dtype=int), minlength=k)
