@@ -25,8 +25,9 @@ campaign's rounds stop on; ``stop_on = "method"`` takes the aggregation method's
 ``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
 WorkTimeInSeconds): a worker whose median time over the judgements used so far is under that share of
 their median is weighed as one of the fast workers, as in a live campaign. With ``rule.budget`` the replay
-spends at most that share of the file's judgements, the least sure answers first, and what the budget leaves
-once every answer is sure serves ``rule.budget_confidence`` (postprocess.answers.adaptive_budget states the rule).
+spends at most that share of the file's judgements, a quarter of the items a round at most, those of the largest
+expected gain per judgement first, and what the budget leaves once every answer is sure serves
+``rule.budget_confidence`` (postprocess.answers.adaptive_budget states the rule).
 
 Output, ``replay(frame, rule) -> Replay(answers, used)``:
 
@@ -72,7 +73,7 @@ class StoppingRule:
     stop_on: str = "skill"  # skill: answers.csv's confidence (stop_confidence); method: the aggregation's own
     settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
     fast_share: float = 0.0  # a worker this much faster than the crowd is a draw from the fast workers (seconds)
-    budget: float | None = None  # at most this share of the file's judgements, the least sure items served first
+    budget: float | None = None  # at most this share of the file's judgements, the largest expected gain first
     budget_confidence: float | None = None  # with budget: once every item meets confidence, what is left serves this
 
     def check(self) -> None:
@@ -97,7 +98,8 @@ class StoppingRule:
 
 # `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them
 # equal): two judgements an item, one more while the answer's confidence is under 0.99, within half the file's
-# judgements; what is left of the half then serves 0.999 (the rule: postprocess.answers.adaptive_budget).
+# judgements, the largest expected gain first; what is left of the half then serves 0.999 (the rule:
+# postprocess.answers.adaptive_budget).
 DEFAULT_RULE = StoppingRule(2, None, 0.99, budget=0.5, budget_confidence=0.999)
 
 

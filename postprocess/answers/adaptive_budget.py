@@ -1,27 +1,46 @@
 """Adaptive overlap's budget (issue 66): at most a share of the judgements the file holds, spent where a label is
-likeliest to matter. Pure arrays, in the order of the replay's items and fields (postprocess.answers.adaptive.replay).
+likeliest to make an answer right. Pure arrays, in the order of the replay's items and fields
+(postprocess.answers.adaptive.replay).
 
-The rule, with ``StoppingRule.budget`` (``hitflow aggregate --adaptive``'s default: half):
+The rule, with ``StoppingRule.budget`` under 1 (``hitflow aggregate --adaptive``'s default: half) and the stop on
+the skill posterior (``stop_on = "skill"``, the default; ``stop_on = "method"`` keeps the least sure first):
 
 1. every item gets ``min_judgements`` (fewer, at least one, where the budget cannot pay them for every item);
-2. each round, every item whose answer is still uncertain (confidence under ``confidence``, and not settled) takes
-   one more judgement; when the budget left cannot pay them all, the least sure answers are served first (the label
-   likeliest to change an answer is one on an answer near a tie);
-3. once no answer is uncertain, what the budget has left serves ``budget_confidence``: answers between
-   ``confidence`` and it take more judgements, those nearest it first (the fewest judgements finish them), until
-   the budget is spent or none is left under it.
+2. each round, the candidates are the items whose answer is still uncertain (confidence under ``confidence``, and
+   not settled), or once none is, those under ``budget_confidence``; of them at most a quarter of the items
+   (ROUND_SHARE), and no more than the budget has left, take one more judgement: the largest **expected gain per
+   judgement** first (:func:`expected_gain`): how much the probability that the item's answer is right is expected
+   to rise, under its skill posterior (postprocess.answers.skill_posterior.label_probabilities), from one, two or
+   three more judgements by a worker not yet known (right as often as the settled rule's ``vote_weight`` says),
+   divided by their number, the best of the three;
+3. the replay ends when the budget is spent or no candidate is left.
 
-Why a budget rather than a higher confidence: one target did not fit every crowd. At 0.99 Snow 2008's TEMP
-stopped with 35.9% of its judgements one item short of majority vote, at 0.997 RTE needed 51.6%; crowds of
-the held-out sets' shapes (bench/crowd_shapes.py) took 65-85% at 0.99. The budget keeps every crowd within half
-the judgements, and the second target spends the half where the first left it unspent: RTE 0.9250 with 50.0%,
-TEMP 0.9437 with 40.8%, WSD 0.9944 with 30.7%, each full majority vote's accuracy (docs/reference/outputs.md has
-every figure). The two orders were compared with the others on these sets, where the others moved RTE or a
-108-item synthetic crowd by one or two items: near-even answers gain most from a label while answers are
-uncertain; once all are past the first target, those nearest the second are the ones a label or two finishes.
+This is the knowledge gradient (Frazier, Powell and Dayanik, "A knowledge-gradient policy for sequential
+information collection", SIAM J. Control Optim. 47(5), 2008), which Chen, Lin and Zhou applied to crowd labels
+under a budget ("Optimistic knowledge gradient policy for optimal budget allocation in crowdsourcing", ICML 2013),
+with several judgements ahead as in KG(*) (Frazier and Powell, "Paradoxes in learning and the marginal value of
+information", Decision Analysis 7(4), 2010): one label alone often cannot change an answer (two agreeing labels
+of four classes), so its one-step value is 0 though two or three could. An answer no three more labels could
+change gains nothing; a near tie a label settles gains most; so a round serves neither the sure nor, unlike "the
+least sure first", the hopeless answer three more labels would leave split.
+
+Why the rule changed (issue 66, third round): before, every uncertain answer took one more judgement each round
+and, where the budget ran short, the least sure first. Answers of four classes stay under 0.99 for rounds (it takes
+about four agreeing labels), so the budget went almost evenly: on a synthetic crowd of the 10-label image set's
+shape 0.7038 with half the labels, what fixed overlap at five gets. With the expected gain (``make
+bench-answers-calibration HELD_OUT=1``, seeds 0-2 of the synthetic shapes; docs/reference/outputs.md has every
+figure): image shape 0.7807 / 0.8352 / 0.7200 (0.7038 / 0.7980 / 0.6481 before), AdultContent2's shape 0.8378 /
+0.8559 / 0.8378 (0.7778 / 0.8078 / 0.7688), the 27-worker shape 0.7226 / 0.7517 / 0.7654 (0.6935 / 0.6301 /
+0.7449), RTE 0.9263 with 50.0% (0.9250), TEMP 0.9437 with 41.0%, WSD 0.9944 with 30.7%. The cap on a round:
+asked of every candidate at once, a round spends the budget evenly again; capped, each round's gains are read
+from the judgements the last one bought. What the gain cannot see: it takes the posterior at its word, so answers
+the skill model is overconfident about after two or three labels are not revisited (on the image shape, seed 2,
+those stopped at two or three labels were right 82% of the time at a mean confidence of 0.95).
+
 Where the budget binds, a crowd that needs more than half its labels for majority vote's accuracy gets less
-accuracy, not more labels (``--budget 1`` lifts it). A live campaign's rounds have no budget (they stop at
-``max_judgements``: postprocess.answers.extension_rounds).
+accuracy, not more labels (``--budget 1`` lifts it, and is the rule without a budget: every uncertain answer one
+more judgement a round). A live campaign's rounds have no budget and keep that rule (they stop at
+``max_judgements``: postprocess.answers.extension_rounds); the expected gain orders a replay's budget only.
 """
 
 from __future__ import annotations
