@@ -19,7 +19,8 @@ answerers and adversaries; hard and misleading items). Per set and method:
 - for majority vote, its vote share (``posterior``, the confidence before issue 56) scored as the confidence beside
   it (issue 66: the confidence must be at least as calibrated);
 - the adaptive replay with ``hitflow aggregate --adaptive``'s defaults (postprocess.answers.adaptive.DEFAULT_RULE):
-  its accuracy and share of the judgements beside full-overlap majority vote's accuracy.
+  its accuracy and share of the judgements beside full-overlap majority vote's accuracy, its CPU, and the bound of
+  bench/adaptive_oracle.py (majority vote over the cheapest right prefixes, chosen knowing the gold, at half).
 
 Writes bench/results-answers-calibration.json.
 """
@@ -35,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.adaptive_oracle import oracle, prefix_right
 from bench.crowd_shapes import GOLD_ITEMS, HELD_OUT, shaped
 from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
@@ -102,12 +104,15 @@ def measure_method(frame: pd.DataFrame, method: str) -> dict[str, Any]:
 def measure_adaptive(frame: pd.DataFrame) -> dict[str, Any]:
     labels, gold = frame.drop(columns="gold"), _gold(frame)
     full = aggregate(labels, "mv").answers
+    start = time.process_time()
     replayed = replay(labels, DEFAULT_RULE)
+    cpu = time.process_time() - start
     acc = {name: float((a.set_index("item_id")["label"].reindex(gold.index).to_numpy() == gold.to_numpy()).mean())
            for name, a in (("mv", full), ("adaptive", replayed.answers))}
     share = float(saving(replayed, labels)["share_used"])
     return {"full_mv_accuracy": round(acc["mv"], 4), "adaptive_accuracy": round(acc["adaptive"], 4),
-            "share_used": round(share, 4), "meets": acc["adaptive"] >= acc["mv"] - 1e-9 and share <= 0.5}
+            "share_used": round(share, 4), "meets": acc["adaptive"] >= acc["mv"] - 1e-9 and share <= 0.5,
+            "cpu_s": round(cpu, 1), "prefix_oracle_at_half": round(oracle(*prefix_right(frame), 0.5), 4)}
 
 
 def measure(held_out: bool = False, adaptive_all: bool = False, seed: int = 0) -> dict[str, Any]:
@@ -165,7 +170,8 @@ def lines(results: dict[str, Any]) -> list[str]:
         if "adaptive" in row:
             r = row["adaptive"]
             out.append(f"  {name:26s} adaptive {r['adaptive_accuracy']:.4f} with {r['share_used']:.1%} of the labels; "
-                       f"majority vote {r['full_mv_accuracy']:.4f}; {'met' if r['meets'] else 'NOT met'}")
+                       f"majority vote {r['full_mv_accuracy']:.4f}; {'met' if r['meets'] else 'NOT met'} "
+                       f"({r['cpu_s']:.1f} s CPU; prefix oracle at half {r['prefix_oracle_at_half']:.4f})")
     return out
 
 

@@ -79,7 +79,7 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad.add_argument("--confidence", type=float, default=0.99, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
     ad.add_argument("--budget", type=float, default=0.5,
-                    help="use at most this share of the file's labels, the least sure answers served first; "
+                    help="use at most this share of the file's labels, the largest expected gain per label first; "
                          "1: no budget")
     ad.add_argument("--budget-confidence", type=float, default=0.999,
                     help="once every answer reaches --confidence, what is left of --budget serves this confidence")

@@ -25,8 +25,9 @@ campaign's rounds stop on; ``stop_on = "method"`` takes the aggregation method's
 ``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
 WorkTimeInSeconds): a worker whose median time over the judgements used so far is under that share of
 their median is weighed as one of the fast workers, as in a live campaign. With ``rule.budget`` the replay
-spends at most that share of the file's judgements, the least sure answers first, and what the budget leaves
-once every answer is sure serves ``rule.budget_confidence`` (postprocess.answers.adaptive_budget states the rule).
+spends at most that share of the file's judgements, a quarter of the items a round at most, those of the largest
+expected gain per judgement first, and what the budget leaves once every answer is sure serves
+``rule.budget_confidence`` (postprocess.answers.adaptive_budget states the rule).
 
 Output, ``replay(frame, rule) -> Replay(answers, used)``:
 
@@ -51,7 +52,7 @@ from postprocess.answers.aggregation import ANSWER_COLUMNS, Aggregation, aggrega
 from postprocess.answers.calibration import as_reported
 from postprocess.answers.judgements import judgements
 from postprocess.answers.key_lookup import positions, values_at
-from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
+from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior, label_probabilities
 
 KEY = ["item_id", "field"]
 # A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
@@ -72,7 +73,7 @@ class StoppingRule:
     stop_on: str = "skill"  # skill: answers.csv's confidence (stop_confidence); method: the aggregation's own
     settled: bool = True  # stop an item once the judgements it may still take cannot change its answer
     fast_share: float = 0.0  # a worker this much faster than the crowd is a draw from the fast workers (seconds)
-    budget: float | None = None  # at most this share of the file's judgements, the least sure items served first
+    budget: float | None = None  # at most this share of the file's judgements, the largest expected gain first
     budget_confidence: float | None = None  # with budget: once every item meets confidence, what is left serves this
 
     def check(self) -> None:
@@ -97,7 +98,8 @@ class StoppingRule:
 
 # `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them
 # equal): two judgements an item, one more while the answer's confidence is under 0.99, within half the file's
-# judgements; what is left of the half then serves 0.999 (the rule: postprocess.answers.adaptive_budget).
+# judgements, the largest expected gain first; what is left of the half then serves 0.999 (the rule:
+# postprocess.answers.adaptive_budget).
 DEFAULT_RULE = StoppingRule(2, None, 0.99, budget=0.5, budget_confidence=0.999)
 
 
@@ -129,23 +131,36 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
         if used.empty:
             empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
-        result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
-        sureness = (stop_confidence(used, rule, fast, controls) if rule.stop_on == "skill"
-                    else result.answers.assign(confidence=result.answers["posterior"]))  # the method's own
-        asks = _round_asks(sureness, used, rule, wanted, cap, allowed)
+        if rule.stop_on == "skill":  # the answers are aggregated once, from the last round's judgements
+            result, sureness = None, stop_confidence(used, rule, fast, controls)
+        else:  # the method's own confidence, each round
+            result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
+            sureness = result.answers.assign(confidence=result.answers["posterior"])
+        gain = _gains(used, rule, fast, sureness, wanted, cap) if _capped(rule) else None
+        asks = _round_asks(sureness, used, rule, wanted, cap, allowed, gain)
         if not asks.any():
             break
         wanted = wanted + asks.astype(int)
+    if result is None:
+        result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
     answers = _answers(result, wanted, available, sureness)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
 
 
+def _capped(rule: StoppingRule) -> bool:
+    """Does the rule spend a budget under the whole file (rounds capped, the largest expected gain first)? Under
+    stop_on skill only: the gain reads the skill posterior."""
+    return rule.budget is not None and rule.budget < 1 and rule.stop_on == "skill"
+
+
 def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, wanted: pd.Series, cap: pd.Series,
-                allowed: int | None) -> np.ndarray:
-    """Which items and fields (in ``wanted``'s order) take one more judgement this round: the uncertain ones, within
-    the budget (``allowed`` judgements in all) the least sure first; once none is uncertain at ``rule.confidence``,
-    the budget left serves ``rule.budget_confidence``, the answers nearest it first
+                allowed: int | None, gain: np.ndarray | None = None) -> np.ndarray:
+    """Which items and fields (in ``wanted``'s order) take one more judgement this round: the uncertain ones; once
+    none is uncertain at ``rule.confidence``, those under ``rule.budget_confidence``. With ``gain`` (each one's
+    expected gain per judgement, under a budget below the whole file) at most
+    adaptive_budget.round_cap of them and of the budget left, the largest gain first; else within the budget
+    (``allowed`` judgements in all) the least sure first, then the nearest the second target
     (postprocess.answers.adaptive_budget)."""
     at = positions(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
     sure = np.full(len(wanted), np.inf)
@@ -157,11 +172,32 @@ def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, 
         asks = np.zeros(len(wanted), dtype=bool)
         asks[at] = _still_uncertain(sureness, at, used, target, (cap - wanted).to_numpy())
         asks &= (wanted < cap).to_numpy()
-        if left is not None:
+        if gain is not None and left is not None:
+            asks = adaptive_budget.by_gain(asks, gain, min(left, adaptive_budget.round_cap(len(wanted))))
+        elif left is not None:
             asks = adaptive_budget.within(asks, sure, left, nearest_first=tier > 0)
         if asks.any():
             return asks
     return np.zeros(len(wanted), dtype=bool)
+
+
+def _gains(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str], sureness: pd.DataFrame, wanted: pd.Series,
+           cap: pd.Series) -> np.ndarray:
+    """Each item and field's expected gain per judgement (adaptive_budget.expected_gain, in ``wanted``'s order): its
+    skill posterior over the field's labels (skill_posterior.label_probabilities, as the stop confidence's model),
+    a worker not yet known as the vote weight the settled rule reads, and the judgements it may still take."""
+    gain = np.zeros(len(wanted))
+    remaining = (cap - wanted).to_numpy()
+    for name, part in used.groupby("field", sort=True):
+        table = label_probabilities(part, rule.skill_prior, fast)
+        probabilities = table.to_numpy(dtype=float, copy=True)
+        if probabilities.shape[1] == 1:  # one label seen: the rest of each row is the unseen label's
+            probabilities = np.column_stack([probabilities, 1 - probabilities])
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        weight = sureness.loc[sureness["field"] == name, "vote_weight"].to_numpy(dtype=float)
+        at = positions(wanted.index, ((item, name) for item in table.index.to_numpy()))
+        gain[at] = adaptive_budget.expected_gain(probabilities, math.exp(weight[0]), remaining[at])
+    return gain
 
 
 def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
