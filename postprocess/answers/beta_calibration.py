@@ -135,12 +135,16 @@ def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> t
     """The fit's objective at ``w`` = (a, b, shift[, class shifts]) and its gradient: the controls' negative
     log-likelihood under ``sigmoid`` of :func:`_linear` (``x``: :func:`_design`) plus the prior (the module).
     Convex in ``w``."""
-    identity = np.r_[IDENTITY, np.zeros(len(w) - 3)]
+    away = w.copy()  # w minus the identity (a = b = 1, every shift 0), built without np.r_ (~20 calls a fit)
+    away[:2] -= 1.0
     z = _linear(w, x)
-    loss = float((np.logaddexp(0.0, z) - y * z).sum() + strength / 2 * ((w - identity) ** 2).sum())
+    loss = float((np.logaddexp(0.0, z) - y * z).sum() + strength / 2 * (away @ away))
     residual = 1 / (1 + np.exp(-z)) - y
-    gradient = np.concatenate([residual @ x[:, :2], [residual.sum()], residual @ x[:, 2:]])
-    return loss, gradient + strength * (w - identity)
+    gradient = strength * away
+    gradient[:2] += residual @ x[:, :2]
+    gradient[2] += residual.sum()
+    gradient[3:] += residual @ x[:, 2:]
+    return loss, gradient
 
 
 def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, strength: float = PRIOR_STRENGTH,
