@@ -415,3 +415,31 @@ def test_the_noise_floor_is_what_a_perfect_confidence_reads_by_the_binomial_law(
     spread = rel.noise_floor(np.linspace(0.3, 1.0, 167))
     assert 0.04 < spread["ece"]["mean"] < spread["ece"]["p95"] < 0.1
     assert rel.noise_floor(np.linspace(0.3, 1.0, 40))["worst_bin"] == {"mean": 0.0, "p95": 0.0}  # no bin of 50
+
+
+@pytest.mark.parametrize("case", ["over_sure", "by_class", "capped"])
+def test_the_projected_newton_steps_find_scipys_optimum(case: str) -> None:
+    """The fit's own solver (projected Newton steps) settles without falling back and lands where scipy's
+    L-BFGS-B, run to its tightest tolerance on the same objective and bounds, does: an independent solver."""
+    from scipy.optimize import minimize
+
+    from postprocess.answers import beta_calibration as beta
+
+    answers: np.ndarray | None = None
+    if case == "by_class":
+        said, answers, right = _by_class(300, 9)
+    else:
+        said, right = _over_sure(300, 8) if case == "over_sure" else _capped(300, 10)
+    classes = () if answers is None else ("G", "P")
+    x = beta._design(said, answers, classes)
+    lower = np.r_[0.0, 0.0, -np.full(1 + len(classes), beta.MAX_SHIFT)]
+    upper = np.r_[beta.MAX_SLOPE, beta.MAX_SLOPE, np.full(1 + len(classes), beta.MAX_SHIFT)]
+    start = np.r_[beta.IDENTITY, np.zeros(len(classes))]
+    for strength in beta.STRENGTHS:
+        mine, settled = beta._newton(start, x, right, strength, lower, upper)
+        theirs = minimize(beta.objective, start, args=(x, right, strength), jac=True, method="L-BFGS-B",
+                          bounds=list(zip(lower, upper, strict=True)), options={"ftol": 1e-15, "gtol": 1e-12,
+                                                                                "maxiter": 10_000}).x
+        assert settled
+        np.testing.assert_allclose(mine, theirs, atol=1e-4)
+        assert beta.objective(mine, x, right, strength)[0] <= beta.objective(theirs, x, right, strength)[0] + 1e-9
