@@ -278,6 +278,13 @@ bench-answers: $(STAMP)
 bench-adaptive: $(STAMP)
 	$(BIN)/python -m bench.adaptive_replay
 
+# adaptive overlap's defaults against full-overlap majority vote on the public sets and, per seed (SEEDS, default
+# 0 1 2), the synthetic crowds of the held-out shapes; with the same judgements answered by the skill posterior and
+# knowing the crowd (where a miss comes from). ADULT=1: AdultContent2's shape too (~5 s a seed)
+.PHONY: bench-adaptive-seeds
+bench-adaptive-seeds: $(STAMP)
+	$(BIN)/python -m bench.adaptive_seeds --seeds $(or $(SEEDS),0 1 2) $(if $(ADULT),--adult)
+
 # does the answers' confidence mean what it says? ECE, mean confidence and the reliability table beside accuracy,
 # before (Dawid-Skene's own) and after, on Snow 2008 WSD (RTE, Temporal from HITFLOW_RTE_LABELS, HITFLOW_TEMP_LABELS)
 # without controls and with half the gold as controls, and on the simulator's 1,000-item campaign; writes

@@ -100,6 +100,22 @@ def _likelihoods(shape: Shape, kind: np.ndarray, best: np.ndarray, favourite: np
     return out
 
 
+def answered_knowing_the_crowd(shape: Shape, seed: int, used: pd.DataFrame) -> float:
+    """The share of ``shape``'s items (seed ``seed``) right when ``used`` (some of its judgements: ``item_id,
+    worker_id, label``) are read by their true likelihoods (every worker's kind and skill and every item's
+    difficulty known, as :func:`skill_oracle` reads them) and each item answered by the top label of that
+    posterior: how far any allocation's answers are from what its labels could give (an item without labels:
+    the class prior's top)."""
+    truth, difficulty, kind, best, favourite = _latents(shape, seed)
+    likelihood = _likelihoods(shape, kind, best, favourite, difficulty)
+    item = used["item_id"].str[len(shape.name):].astype(int).to_numpy()
+    worker = used["worker_id"].str[1:].astype(int).to_numpy()
+    label = pd.Series(range(len(shape.classes)), index=list(shape.classes)).reindex(used["label"]).to_numpy()
+    log = np.tile(np.log(np.asarray(shape.prior)), (shape.items, 1))
+    np.add.at(log, item, np.log(np.clip(likelihood[worker, item, :, label], 1e-12, None)))
+    return float((log.argmax(axis=1) == truth).mean())
+
+
 def skill_oracle(shape: Shape, seed: int, share: float = 0.5, lookahead: int = 3) -> tuple[float, float]:
     """(accuracy, share of the judgements used) of the expected-gain allocation that knows the crowd (module)."""
     frame = shaped(shape, seed)
