@@ -393,6 +393,19 @@ def test_equal_mass_bins_by_hand_and_the_worst_bin() -> None:
     assert fine["items"].sum() == 100 and len(fine) == len(set(np.floor(conf * 15).astype(int)))
 
 
+def test_equal_mass_bins_near_one_are_named_by_what_tells_them_apart() -> None:
+    """Sure answers' bins spanned 0.9996 to 0.9999 and were named "1.000-1.000" (RTE's summary): each bin's name
+    now keeps the places that tell its ends apart, and every name is different."""
+    from postprocess.answers import reliability as rel
+
+    conf = np.r_[np.linspace(0.5, 0.99, 40), np.linspace(0.99960, 0.99999, 40)]
+    names = rel.equal_mass(conf, np.ones(80))["bin"].tolist()
+    assert len(names) == 4 and len(set(names)) == 4
+    low, high = (float(v) for v in names[-1].split("-"))
+    assert low < high and low == pytest.approx(conf[60], abs=1e-5) and high == pytest.approx(conf[-1], abs=1e-5)
+    assert names[0] == f"{conf[0]:.3f}-{conf[19]:.3f}"  # three places where they are enough
+
+
 def test_the_noise_floor_is_what_a_perfect_confidence_reads_by_the_binomial_law() -> None:
     """200 answers all said at 0.6, each right with exactly that probability: one bin in every table, so ECE
     and the worst bin are |0.6 - k / 200| with k ~ Binomial(200, 0.6); the floor's mean and 95th percentile

@@ -90,8 +90,15 @@ def equal_mass(confidence: Any, correct: Any) -> pd.DataFrame:
     """:func:`reliability`'s rows over equal-mass bins; ``bin`` names the confidences it spans."""
     conf, right = _arrays(confidence, correct)
     which = equal_mass_bins(conf)
-    names = {int(b): f"{conf[which == b].min():.3f}-{conf[which == b].max():.3f}" for b in np.unique(which)}
+    names = {int(b): _span(conf[which == b].min(), conf[which == b].max()) for b in np.unique(which)}
     return _table(conf, right, which, [names.get(b, "") for b in range(int(which.max(initial=0)) + 1)])
+
+
+def _span(low: float, high: float) -> str:
+    """``low-high`` to three places, or as many more (up to six) as tell them apart: near 1.0 equal-mass bins
+    were named "1.000-1.000" though they spanned 0.9996 to 0.9999."""
+    places = next((d for d in range(3, 7) if f"{low:.{d}f}" != f"{high:.{d}f}"), 3)
+    return f"{low:.{places}f}-{high:.{places}f}"
 
 
 def ece_equal_mass(confidence: Any, correct: Any) -> float:
