@@ -103,14 +103,7 @@ def round_cap(items: int) -> int:
 
 def by_gain(asks: np.ndarray, gain: np.ndarray, left: int) -> np.ndarray:
     """``asks`` cut to ``left`` of them, the largest ``gain`` first (ties in order)."""
-    if asks.sum() <= left:
-        return asks
-    out = np.zeros_like(asks)
-    if left <= 0:
-        return out
-    asking = np.flatnonzero(asks)
-    out[asking[np.argsort(-gain[asking], kind="stable")[:left]]] = True
-    return out
+    return within(asks, gain, left, nearest_first=True)
 
 
 def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarray,
