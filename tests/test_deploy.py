@@ -196,3 +196,44 @@ def test_deploy_speaks_in_hitflow_s_words_not_prefect_s(tmp_path: Path, on_prefe
 
     with get_client(sync_client=True) as client:  # its hourly schedule would make runs on the shared server
         client.delete_deployment(client.read_deployment_by_name("hitflow-next-batch/deploy_words").id)
+
+
+def test_deploy_refuses_a_live_target_without_live_before_registering(tmp_path: Path, capsys) -> None:
+    """A live route's schedule (stop 69's note: deploy had no --target/--live, so a live Prolific schedule could
+    not be deployed): unconfirmed, it is refused at once in one line, not at the schedule's first run."""
+    from flows.cli.main import main
+
+    config = small_vizwiz(tmp_path, "deploy_unconfirmed")
+    code = main(["deploy", str(config), "--platform", "prolific", "--target", "prolific",
+                 "--db", str(tmp_path / "h.db")])
+    err = capsys.readouterr().err
+    assert code == 2 and "pass --live to confirm" in err and "Traceback" not in err
+    assert main(["deploy", str(config), "--db", str(tmp_path / "h.db")]) != 0  # the simulator's needs its endpoint
+    assert "needs --endpoint-url" in capsys.readouterr().err
+
+
+@pytest.mark.prefect
+def test_deploy_registers_a_live_prolific_schedule_and_says_how_to_serve_it(tmp_path: Path, on_prefect_server: str,
+                                                                             capsys, monkeypatch) -> None:
+    from prefect.client.orchestration import get_client
+
+    from flows.cli.main import main
+    from flows.cli.parser import _parser as build_parser
+
+    monkeypatch.setenv("PROLIFIC_TOKEN", "tok-not-to-be-stored")
+    config = small_vizwiz(tmp_path, "deploy_live")
+    typed = ["--platform", "prolific", "--target", "prolific", "--live", "--db", str(tmp_path / "h.db"),
+             "--task-url", "https://tasks.example.org"]
+    assert main(["deploy", str(config), *typed, "--pool", "deploy-live"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("target: prolific (live") and "checks the budget" in lines[0]
+    command = re.search(r"`hitflow (serve-schedules [^`]+)`", lines[1])
+    assert command, lines[1]
+    served = build_parser().parse_args(shlex.split(command[1]))  # the command as printed, read as typed
+    assert (served.target, served.live, served.platform, served.endpoint_url) == ("prolific", True, "prolific", "")
+    with get_client(sync_client=True) as client:
+        deployment = client.read_deployment_by_name("hitflow-next-batch/deploy_live")
+        client.delete_deployment(deployment.id)  # its schedule would make runs on the shared server
+    assert deployment.parameters["target"] == "prolific" and deployment.parameters["live"] is True
+    assert "tok-not-to-be-stored" not in json.dumps(deployment.parameters) + json.dumps(
+        deployment.job_variables or {})

@@ -186,13 +186,11 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
                              "a running simulator or endpoint (default: one in-process)")
     sched.add_argument("--platform", choices=PLATFORMS, default=DEFAULT_PLATFORM,
                        help="where each run publishes (default mturk)")
-    sched.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
-    sched.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
     sched.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
     sched.add_argument("--detach", choices=("live", "always", "never"), default="",
                        help="each run looks at an open batch and leaves (default on live routes)")
     dep = _schedule_parser(sub, "deploy", "register the next-batch deployment with the Prefect server in use",
-                           "a simulator or endpoint that outlives each run")
+                           "a simulator or endpoint that outlives each run (needed with --target sim)")
     dep.add_argument("--pool", default="hitflow-local", help="process work pool (created if missing)")
     dep.add_argument("--platform", choices=PLATFORMS, default=DEFAULT_PLATFORM,
                      help="where each scheduled run publishes (default mturk)")
@@ -268,9 +266,12 @@ def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # t
     """A command that runs a campaign's next batch on its [schedule] (deploy needs a lasting endpoint)."""
     op: argparse.ArgumentParser = sub.add_parser(name, help=text)
     op.add_argument("config", help="the campaign TOML file with a [schedule]")
-    op.add_argument("--endpoint-url", default="", required=name == "deploy", type=arg.http_url, help=endpoint_help)
+    op.add_argument("--endpoint-url", default="", type=arg.http_url, help=endpoint_help)
     op.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     op.add_argument("--out", default=None, type=arg.output_root, help=OUT_HELP)
+    op.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
+    op.add_argument("--live", action="store_true", help="confirm a target that may spend real money (each run "
+                                                         "still checks the budget)")
     return op
 
 

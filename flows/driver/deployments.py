@@ -15,23 +15,25 @@ from flows.driver.deployed_runs import next_batch_deployment, pool_job_variables
 
 
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
-                    pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "") -> str:
+                    pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "",
+                    target: str = "sim", live: bool = False) -> str:
     """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use; its
     name as ``prefect deployment run`` takes it (``hitflow-next-batch/NAME``).
 
-    The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), and a
-    worker on the pool: ``prefect worker start --pool hitflow-local``.
+    The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), or a live ``target``
+    confirmed by ``live`` (Prolific's credentials come from the worker's environment, never the deployment),
+    and a worker on the pool: ``prefect worker start --pool hitflow-local``.
     """
     cfg = load_config(config_path)
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
     _deploy("next_batch", cfg.name, config_path, endpoint_url, db_path, out_root,
-            pool, timing, {"platform": platform, "task_url": task_url})
+            pool, timing, {"platform": platform, "task_url": task_url, "target": target, "live": live})
     return next_batch_deployment(cfg.name)
 
 
 def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
-                    pool: str = "hitflow-local") -> str:
+                    pool: str = "hitflow-local", target: str = "sim", live: bool = False) -> str:
     """Register the whole campaign as one deployment (no schedule) on a work pool; its name
     (``hitflow-campaign/NAME``).
 
@@ -40,7 +42,8 @@ def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root:
     as many workers as the pool has: ``prefect deployment run hitflow-campaign/<name>``.
     """
     name = load_config(config_path).name
-    _deploy("whole_campaign", name, config_path, endpoint_url, db_path, out_root, pool, {}, {})
+    _deploy("whole_campaign", name, config_path, endpoint_url, db_path, out_root, pool, {},
+            {"target": target, "live": live})
     return whole_campaign_deployment(name)
 
 
@@ -48,9 +51,9 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
             pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
     """A deployment of one of this module's flows on a process work pool (created if missing),
     at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
-    if not endpoint_url:
-        raise ConfigError("a deployment needs --endpoint-url of a simulator or endpoint that outlives its runs "
-                          "(start one with `hitflow sim serve`)")
+    if not endpoint_url and extra.get("target", "sim") == "sim":
+        raise ConfigError("a deployment on the simulator needs --endpoint-url of one that outlives its runs "
+                          "(start one with `hitflow sim serve`); a live route: --target prolific --live")
     from flows.driver import campaign_flow  # the flows, and Prefect with the settings it sets as it is imported
 
     variables = pool_job_variables(pool)  # the pool made if missing
