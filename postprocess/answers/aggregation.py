@@ -33,8 +33,9 @@ Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit
 (Hovy et al. 2013), ``one-coin`` (Dawid-Skene with one accuracy per worker); and ``skill``, the model
 adaptive overlap stops on (postprocess.answers.skill_posterior: Dawid-Skene with a prior on every worker's skill,
 ``prior``, each item left out of its workers' records), which holds up where workers give few labels
-each. ``auto`` chooses per field on the file's evidence (postprocess.answers.method_choice): majority vote or
-Dawid-Skene, whichever predicts held-out labels better (k-fold over the labels); majority vote without a
+each. ``auto`` chooses per field on the file's evidence (postprocess.answers.method_choice): majority vote,
+Dawid-Skene or ``worker-coin`` (one accuracy a worker, shrunk toward the crowd's: postprocess.answers.worker_coin;
+issue 66), whichever predicts held-out labels best (k-fold over the labels); majority vote without a
 test when workers gave fewer than ``min_per_worker`` labels on average (a worker's confusion cannot be
 estimated from one or two labels) or the field has a single label value. The reason is in the answers'
 ``attrs["method_choice"]`` (by field), which the summaries print.
@@ -55,6 +56,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from postprocess.answers import worker_coin
 from postprocess.answers.calibration import bounded, calibrate_answers, known_answers
 from postprocess.answers.crowdkit_models import model_class
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
@@ -236,6 +238,8 @@ def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, se
         probas = _skill_probabilities(items, workers, labels, prior)
     elif method == "mv":
         return _vote_shares(items, labels, sorted(seen))
+    elif method == "worker-coin":
+        return _worker_coin_probabilities(items, workers, labels, sorted(seen))
     else:
         data = pd.DataFrame({"task": items, "worker": workers, "label": labels.array})
         settings: dict[str, dict[str, Any]] = {"mv": {}, "mace": {"random_state": seed}}
@@ -259,6 +263,16 @@ def _vote_shares(items: np.ndarray, labels: pd.Series, columns: list[str]) -> pd
     counts = np.bincount(item * k + label, minlength=len(present) * k).reshape(len(present), k)
     return pd.DataFrame(counts / counts.sum(axis=1, keepdims=True), index=pd.Index(present, dtype=np.int64),
                         columns=pd.Index(columns))
+
+
+def _worker_coin_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series,
+                               columns: list[str]) -> pd.DataFrame:
+    """``auto``'s third model (postprocess.answers.worker_coin), items in code order."""
+    present, item = np.unique(items, return_inverse=True)
+    held, worker = np.unique(workers, return_inverse=True)
+    fitted = worker_coin.fit(item, worker, pd.Index(columns).get_indexer(labels.array), len(present), len(held),
+                             len(columns))
+    return pd.DataFrame(fitted.posterior, index=pd.Index(present, dtype=np.int64), columns=pd.Index(columns))
 
 
 def _skill_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, prior: SkillPrior) -> pd.DataFrame:

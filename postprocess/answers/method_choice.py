@@ -25,6 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from postprocess.answers import worker_coin
+
 FOLDS = 5
 LARGE = 20_000  # labels past which one fold is scored, not every fold
 FLOOR = 1e-6  # a held-out label's probability is floored here (log 0 would end the comparison)
@@ -52,19 +54,19 @@ def choose(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_labels:
                             "too few to estimate a worker's confusion", {})
     fold = np.random.default_rng(SEED).integers(FOLDS, size=len(items))
     scored_folds = [0] if len(items) > LARGE else list(range(FOLDS))
-    logs: dict[str, list[np.ndarray]] = {"mv": [], "ds": []}
+    logs: dict[str, list[np.ndarray]] = {name: [] for name in MODELS}
     for f in scored_folds:
         fit, out = fold != f, fold == f
-        for name, model in (("mv", _one_coin), ("ds", _dawid_skene)):
+        for name, model in MODELS.items():
             predicted = model(items[fit], workers[fit], labels[fit], n_labels, items[out], workers[out], labels[out])
             logs[name].append(np.log(np.maximum(predicted, FLOOR)))
     scores = {name: float(np.concatenate(parts).mean()) for name, parts in logs.items()}
     held = sum(int((fold == f).sum()) for f in scored_folds)
-    method = "ds" if scores["ds"] > scores["mv"] else "mv"
-    other = "mv" if method == "ds" else "ds"
+    method = max(MODELS, key=lambda name: scores[name])  # the first listed on an exact tie
+    others = " and ".join(f"{name}'s {scores[name]:.4f}" for name in MODELS if name != method)
     folds = f"{len(scored_folds)} of {FOLDS} folds" if len(scored_folds) < FOLDS else f"{FOLDS} folds"
     return Choice(method, f"predicts held-out labels better (mean log-probability a label {scores[method]:.4f} "
-                          f"against {other}'s {scores[other]:.4f}; {held:,} of {len(items):,} labels held out in "
+                          f"against {others}; {held:,} of {len(items):,} labels held out in "
                           f"{folds}, each model fitted without them)", {k: round(v, 4) for k, v in scores.items()})
 
 
@@ -116,6 +118,16 @@ def _one_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int
     return given_at * a + (1 - given_at) * slip
 
 
+def _worker_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int,
+                 at_items: np.ndarray, at_workers: np.ndarray, at_labels: np.ndarray) -> np.ndarray:
+    """One accuracy a worker, shrunk toward the crowd's (postprocess.answers.worker_coin). The probability of each
+    held-out label (``at_*``): a worker or item absent from the fit is the crowd's mean confusion or the class prior."""
+    n_items = int(max(items.max(initial=-1), at_items.max(initial=-1))) + 1
+    n_workers = int(max(workers.max(initial=-1), at_workers.max(initial=-1))) + 1
+    fitted = worker_coin.fit(items, workers, labels, n_items, n_workers, k)
+    return (fitted.posterior[at_items] * fitted.confusion[at_workers, :, at_labels]).sum(axis=1)
+
+
 def _dawid_skene(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int,
                  at_items: np.ndarray, at_workers: np.ndarray, at_labels: np.ndarray) -> np.ndarray:
     """Dawid-Skene as crowd-kit fits it (the module). The probability of each held-out label (``at_*``)."""
@@ -141,6 +153,9 @@ def _dawid_skene(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: 
     read[~counted] = read[counted].mean(axis=0)  # a worker only in the held-out fold: the crowd's
     posterior[~seen] = prior
     return (posterior[at_items] * read[at_workers, :, at_labels]).sum(axis=1)
+
+
+MODELS = {"mv": _one_coin, "ds": _dawid_skene, "worker-coin": _worker_coin}  # auto's candidates, in tie order
 
 
 class _Codes(NamedTuple):
