@@ -235,7 +235,11 @@ def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Pat
 
     config = _project(tmp_path)
     assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
-    assert "control items: 15 of the 75 planned items ([answers] control_share = 0.2)" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "control items: 15 of the 75 planned items ([answers] control_share = 0.2)" in said
+    in_file = len(pd.read_csv(tmp_path / "controls.csv", dtype=str))
+    assert in_file > 15  # the file holds more controls than the plan shows: the simulator follows the 15 shown
+    assert "simulated answers for sentiment follow the known answers on 15 of 75 items (control items)" in said
     (tmp_path / "c").mkdir()
     captions = small_vizwiz(tmp_path / "c", items=5)
     captions.write_text(captions.read_text().replace("[answers]\n", "[answers]\ncontrol_share = 0.1\n", 1),

@@ -178,3 +178,30 @@ def test_a_sentinel_in_a_later_field_of_a_response_with_answers_is_caught(tmp_pa
     assert not con.execute("SELECT count(*) FROM qc_flags WHERE rule = 'empty_answer'").fetchone()[0]
     assert code == 10 and "rule sentinel_answer would reject or block" in capsys.readouterr().err
     assert con.execute("SELECT count(*) FROM decisions WHERE action = 'approve'").fetchone()[0] == 0
+
+
+# An optional field the page prefills: a worker who leaves it as it loads did not answer it (import67 left the
+# page's own words in approved dataset rows, read from the ledger, though QC had read them as no answer)
+PREFILLED = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<input name="mood_{{ i }}" required>
+<input name="remarks_{{ i }}" value="Any remarks?">
+{% endblock %}
+"""
+
+
+def test_a_prefilled_optional_field_left_as_it_loads_is_blank_in_the_dataset(tmp_path: Path) -> None:
+    import csv
+
+    code, con = _run_with_form_workers("prefill", PREFILLED, tmp_path)
+    kept = con.execute("SELECT count(*) FROM answers WHERE field = 'remarks' AND value = 'Any remarks?'").fetchone()[0]
+    assert kept >= 2  # the ledger keeps what was posted: the page's own words
+    with (tmp_path / "runs" / "prefill" / "dataset.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    remarks = [r for r in rows if r["field"] == "remarks"]
+    moods = [r for r in rows if r["field"] == "mood"]
+    assert remarks and all(r["value"] != "Any remarks?" for r in remarks)
+    assert sum(r["value"] == "" for r in remarks) >= kept  # each left as it loaded: no answer
+    assert any(r["decision"] == "approve" for r in remarks) and all(r["value"] for r in moods)
+    assert code in (0, 10)

@@ -140,6 +140,16 @@ def test_a_method_outside_the_allow_list_is_refused() -> None:
     assert "over the limit" in refused("{{ (4).to_bytes(10**7) }}")
 
 
+def test_a_filter_given_arguments_it_does_not_take_says_so() -> None:
+    """``{{ item|pprint(999) }}`` said "KeyError: 'value'" (the bound read the filter's arguments by name and found
+    none): now the filter and what it takes, in the one line."""
+    for source, said in (("{{ 'x'|pprint(999) }}", "the pprint filter takes (value): too many positional"),
+                         ("{{ 'x'|center(9, 3, 4) }}", "the center filter takes (value, width)"),
+                         ("{{ 'x'|replace('a') }}", "the replace filter takes (s, old, new, count)")):
+        message = refused(source)
+        assert said in message and "KeyError" not in message, message
+
+
 @pytest.mark.parametrize("task", task_templates())
 def test_hitflows_own_pages_render_the_same_bounded(task: str) -> None:
     """The bounds change nothing on hitflow's pages: rendered bounded (as a requester's page extending

@@ -23,6 +23,7 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
+from flows.custom.custom_review import blank_page_constants
 from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
@@ -86,7 +87,8 @@ def dataset_frame(run: Run) -> pd.DataFrame:
                        "WHERE a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC' "
                        "ORDER BY a.batch, COALESCE(h.hit_index, -1), a.hit_id, a.submit_time, a.assignment_id, "
                        "x.rowid", DATASET_COLUMNS)
-    return merge_button_rows(rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True), _first_spec(run))
+    answers = blank_page_constants(run, rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True))
+    return merge_button_rows(answers, _first_spec(run))
 
 
 def dataset_json(run: Run, data: pd.DataFrame) -> dict[str, Any]:

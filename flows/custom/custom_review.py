@@ -69,6 +69,26 @@ class PageRules:
         return self.written[key]
 
 
+def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (the dataset's: ``batch, hit_id, item_id, field, value``) with every value still equal to what
+    the page itself wrote into that field made "": QC read it as no answer (_no_page_constants), and an optional
+    field a worker left at its prefilled text ("Any remarks?") was never answered, so an approved row must not
+    carry the page's words as the worker's. The ledger keeps what was posted. One page render per HIT, as QC."""
+    keep = []
+    for batch, part in rows.groupby("batch", sort=False):
+        rules = PageRules(run, int(batch))
+        pages: dict[str, tuple[list[str], dict[str, str]]] = {}
+        for hit_id, answer in part.groupby("hit_id", sort=False):  # a task-server unit names its own items
+            ids = rules.hits.get(str(hit_id)) or [i for i in dict.fromkeys(answer["item_id"].tolist()) if i]
+            pages[str(hit_id)] = (ids, rules.constants(ids))
+        for at, hit_id, item, field, value in zip(part.index, part["hit_id"], part["item_id"], part["field"],
+                                                  part["value"], strict=True):
+            ids, written = pages[str(hit_id)]
+            if value and written and value == written.get(f"{field}_{ids.index(item)}" if item in ids else field):
+                keep.append(at)
+    return rows.assign(value=rows["value"].where(~rows.index.isin(keep), ""))
+
+
 def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per response with its rule problems, one row per answer field x item)."""
     rules = PageRules(run, batch)

@@ -179,7 +179,8 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     rendered = custom_page(cfg, items)
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []
-    lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec), field_specs(spec))  # what choices mean
+    lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec), field_specs(spec),  # what choices mean
+                         list(dict.fromkeys(str(r["item_id"]) for r in plan)))
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]

@@ -78,12 +78,13 @@ def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict
 
 
 def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str],
-                specs: dict[str, dict[str, Any]] | None = None) -> list[str]:
+                specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None) -> list[str]:
     """For the dry run: where each choice or number field's simulated answers come from. ``fields``:
     answer field -> its kind (flows/custom/custom_task.py field_kinds); ``specs``: answer field -> its
     control's rules (options, bounds), by which each known answer is read: one line per answer the
     simulator cannot follow (not an option, not a finite number), and the fields' lines count only the
-    items it does follow."""
+    items it does follow. ``planned``: the ids of the items the plan shows (control items mixed in too);
+    the counts are of those (a control file of 27 read "27 of 60 items" where the plan showed 15 of 75)."""
     known = known_answers(cfg, items)
     read = [(row, unusable_answer(row["answer"], (specs or {}).get(row["field"]))) for row in known]
     refused = [(row, why) for row, why in read if why and not why.startswith("read as")]
@@ -95,12 +96,13 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
     lines += said[:MAX_ANSWER_LINES] + ([f"... and {len(said) - MAX_ANSWER_LINES} more known answers like these"]
                                         if len(said) > MAX_ANSWER_LINES else [])
     refused_rows = {id(row) for row, _ in refused}
-    followed = [r for r in known if id(r) not in refused_rows]
+    shown = set(planned) if planned is not None else {str(i["item_id"]) for i in items}
+    followed = [r for r in known if id(r) not in refused_rows and (r["item_id"] == ANY_ITEM or r["item_id"] in shown)]
     blind = False
     for field, kind in fields.items():
         if kind not in ("choice", "number"):
             continue
-        line, blind_here = _source_line(field, followed, len(items))
+        line, blind_here = _source_line(field, followed, len(shown))
         lines += line
         blind = blind or blind_here
     return lines + ([f"  {READING}. Known answers: [campaign] truth = {{field = \"column\"}} (docs/custom_pages.md)"]

@@ -130,9 +130,9 @@ def bounded_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any
             if not isinstance(operand, str | int | float):  # those are bounded where they were built
                 vb.need(f"the {name} filter's operand", vb.weight(operand))
         if name in BEFORE:
-            BEFORE[name](_named(signature, args, kwargs))
+            BEFORE[name](_named(name, signature, args, kwargs))
         if name == "join":  # its parts walked once, bounded, then joined
-            named = _named(signature, args, kwargs)
+            named = _named(name, signature, args, kwargs)
             items = vb.bounded_join(str(named.get("d", "")), args[first])
             factor = 6 if hasattr(named.get("d"), "__html__") or any(hasattr(p, "__html__") for p in items) else 1
             vb.need("a joined value", factor * sum(_len(p) for p in items))
@@ -144,13 +144,16 @@ def bounded_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any
     return bounded
 
 
-def _named(signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Args:
+def _named(name: str, signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Args:
+    """The filter's arguments by name; arguments it does not take are the template's mistake, said as such
+    (``{{ item|pprint(999) }}`` said "KeyError: 'value'")."""
+    if signature is None:
+        return {"value": args[0] if args else None, "s": args[0] if args else None}
     try:
-        bound = signature.bind(*args, **kwargs) if signature is not None else None
-    except TypeError:
-        bound = None
-    if bound is None:
-        return {}  # the filter itself says what is wrong with its arguments
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        taken = ", ".join(p for p in signature.parameters if p not in ("eval_ctx", "environment", "context"))
+        raise TypeError(f"the {name} filter takes ({taken}): {exc}") from exc
     named = dict(bound.arguments)
     values = [v for k, v in named.items() if k not in ("eval_ctx", "environment", "context")]
     named.setdefault("value", values[0] if values else None)
