@@ -63,10 +63,8 @@ def measure_set(name: str, frame: pd.DataFrame, seed: int | None) -> dict[str, A
 
 
 def _method(answers: pd.DataFrame) -> str:
-    """auto's choice on the used judgements (its reason's first words), or the method itself."""
-    reasons = answers.attrs.get("method_choice", {})
-    return ",".join(sorted({("ds" if "mv's" in why else "mv") if "held-out" in why else "mv"
-                            for why in reasons.values()})) or DEFAULT_RULE.method
+    """The method the answers came from (auto's choice on the used judgements), by field, joined."""
+    return ",".join(sorted(set(answers["method"].astype(str)))) or DEFAULT_RULE.method
 
 
 def measure(seeds: list[int], adult: bool) -> list[dict[str, Any]]:
@@ -80,13 +78,13 @@ def measure(seeds: list[int], adult: bool) -> list[dict[str, Any]]:
 
 
 def lines(rows: list[dict[str, Any]]) -> list[str]:
-    out = [f"{'set':14s} {'seed':>4s} {'adaptive':>8s} {'share':>6s} {'full mv':>7s} {'':7s} {'auto':>4s} "
+    out = [f"{'set':14s} {'seed':>4s} {'adaptive':>8s} {'share':>6s} {'full mv':>7s} {'':7s} {'auto':>11s} "
            f"{'skill':>6s} {'knowing':>7s} {'(all)':>6s} {'cpu s':>5s}"]
     for r in rows:
         seed = "-" if r["seed"] is None else str(r["seed"])
         knowing = f"{r['knowing']:7.4f} {r['knowing_full']:6.4f}" if "knowing" in r else f"{'-':>7s} {'-':>6s}"
         out.append(f"{r['set']:14s} {seed:>4s} {r['adaptive']:8.4f} {r['share']:6.1%} {r['full_mv']:7.4f} "
-                   f"{'met' if r['meets'] else 'NOT met':7s} {r['method']:>4s} {r['skill']:6.4f} {knowing} "
+                   f"{'met' if r['meets'] else 'NOT met':7s} {r['method']:>11s} {r['skill']:6.4f} {knowing} "
                    f"{r['cpu_s']:5.2f}")
     return out
 
