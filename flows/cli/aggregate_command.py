@@ -22,7 +22,8 @@ HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-c
 skill Dawid-Skene with a prior on every worker's skill (--skill-prior, --skill-prior-weight, --crowd-prior-weight,
 --typical-prior-weight);
 auto (default): per field, majority vote or Dawid-Skene, whichever predicts held-out labels better (5 folds;
-majority vote without a test below --min-per-worker labels a worker on average); the summary's method_choice says why.
+majority vote without a test below --min-per-worker labels a worker on average), or worker-coin (one accuracy a
+worker, shrunk toward the crowd's) where it predicts them two standard errors better; method_choice says why.
 the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
 (--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
 answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note

@@ -11,8 +11,8 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
   note``, one row per item and field; ``posterior`` is the probability of the chosen label under the
   method's model, or the share of judgements that gave it under majority vote; ``judgements`` counts the
   labels used. ``confidence`` is what a user acts on (issue 56): without controls (``confidence_source``
-  ``model``) the probability of the chosen label under the skill posterior (with ``worker-coin``, the mean of its
-posterior and worker-coin's: :func:`_confidence_model`) (postprocess.answers.skill_posterior:
+  ``model``) the probability of the chosen label under the skill posterior (with ``worker-coin``, the mean of it
+  and worker-coin's: postprocess.answers.worker_coin.confidence_model) (postprocess.answers.skill_posterior:
   Dawid-Skene with a prior on each worker's skill, each item left out of its workers' records, so a
   worker's estimated skill carries its uncertainty), never above what the item's judgements could show
   (postprocess.answers.calibration.bounded: never 1.0 from one or two), its labels' evidence tempered where
@@ -180,7 +180,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
         temperatures[str(field)] = float(skill.attrs.get("temperature", 1.0))  # postprocess.answers.tempering
         labels, tie = _pick(probas, skill)  # indexed by item code, in text order
         present = labels.index.to_numpy()
-        answers.append(_answer_rows(probas, _confidence_model(probas, skill, chosen), labels, tie,
+        answers.append(_answer_rows(probas, worker_coin.confidence_model(probas, skill, chosen), labels, tie,
                                     item_ids.take(present), field, chosen,
                                     np.bincount(items[rows], minlength=len(item_ids))[present]))
         answer = label_texts.get_indexer(labels.to_numpy())[labels.index.get_indexer(items[rows])]
@@ -199,18 +199,6 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     out.attrs["method_choice"] = {f: why for f, why in reasons.items() if why}  # auto's reasons, by field
     out.attrs["temperature"] = temperatures  # the confidence's, by field
     return Aggregation(out, _workers(given_all, worker_ids))
-
-
-def _confidence_model(probas: pd.DataFrame, skill: pd.DataFrame, method: str) -> pd.DataFrame:
-    """The posterior the confidence reads: the skill posterior's, or with ``worker-coin`` the mean of the two
-    (an even model average). Why: where worker-coin answers a label the skill posterior doubts, that label is
-    right far more often than the skill posterior says (the image shape's full labels, seed 0: 54 answers at
-    0.12-0.35 were 27 points more often right), and worker-coin's own posterior, with no item left out of its
-    workers' records, overstates; their mean read ECE 0.027 / 0.051 / 0.049 on seeds 0-2 (the skill posterior's
-    alone 0.068 / 0.071 / 0.073; main's answers, majority vote's label, 0.028 on seed 0)."""
-    if method != "worker-coin":
-        return skill
-    return (skill + probas.reindex(index=skill.index, columns=skill.columns, fill_value=0.0)) / 2
 
 
 def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
@@ -253,7 +241,7 @@ def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, se
     elif method == "mv":
         return _vote_shares(items, labels, sorted(seen))
     elif method == "worker-coin":
-        return _worker_coin_probabilities(items, workers, labels, sorted(seen))
+        return worker_coin.probabilities(items, workers, labels, sorted(seen))
     else:
         data = pd.DataFrame({"task": items, "worker": workers, "label": labels.array})
         settings: dict[str, dict[str, Any]] = {"mv": {}, "mace": {"random_state": seed}}
@@ -277,16 +265,6 @@ def _vote_shares(items: np.ndarray, labels: pd.Series, columns: list[str]) -> pd
     counts = np.bincount(item * k + label, minlength=len(present) * k).reshape(len(present), k)
     return pd.DataFrame(counts / counts.sum(axis=1, keepdims=True), index=pd.Index(present, dtype=np.int64),
                         columns=pd.Index(columns))
-
-
-def _worker_coin_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series,
-                               columns: list[str]) -> pd.DataFrame:
-    """``auto``'s third model (postprocess.answers.worker_coin), items in code order."""
-    present, item = np.unique(items, return_inverse=True)
-    held, worker = np.unique(workers, return_inverse=True)
-    fitted = worker_coin.fit(item, worker, pd.Index(columns).get_indexer(labels.array), len(present), len(held),
-                             len(columns))
-    return pd.DataFrame(fitted.posterior, index=pd.Index(present, dtype=np.int64), columns=pd.Index(columns))
 
 
 def _skill_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, prior: SkillPrior) -> pd.DataFrame:

@@ -27,7 +27,9 @@ class AnswersSection(Section):
                                                "with skill_prior on every worker: the model adaptive overlap stops "
                                                "on), or auto: per field, majority vote or Dawid-Skene, whichever "
                                                "predicts held-out labels better (majority vote without a test "
-                                               "below min_per_worker labels a worker on average)")
+                                               "below min_per_worker labels a worker on average), or worker-coin "
+                                               "(one accuracy a worker) where it predicts them two standard "
+                                               "errors better")
     min_per_worker: float = Field(3.0, ge=0, le=100000, allow_inf_nan=False,
                                   description="auto: labels per worker on average below which majority vote is used "
                                               "without testing Dawid-Skene")
