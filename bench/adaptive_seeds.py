@@ -23,39 +23,28 @@ item is 0.9 points, and full majority vote wins some items by one vote of 39 (se
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any
 
 import pandas as pd
 
 from bench.adaptive_oracle import answered_knowing_the_crowd
-from bench.answers_calibration import _gold, held_out_sets, public_sets
+from bench.answers_calibration import _gold, accuracy, held_out_sets, public_sets, replayed_against_mv
 from bench.crowd_shapes import HELD_OUT
-from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
+from postprocess.answers.adaptive import DEFAULT_RULE
 from postprocess.answers.aggregation import aggregate
 
 SHAPES = {shape.name: shape for shape in HELD_OUT}
 NO_KNOWING = {"adultcontent2"}  # its true-likelihood table would hold 11,040 items x 825 workers x 4 x 4 cells
 
 
-def accuracy(answers: pd.DataFrame, gold: pd.Series) -> float:
-    """The share of ``gold``'s items (a Series by item_id) whose answer is the gold label."""
-    labels = answers.set_index("item_id")["label"].reindex(gold.index).to_numpy()
-    return float((labels == gold.to_numpy()).mean())
-
-
 def measure_set(name: str, frame: pd.DataFrame, seed: int | None) -> dict[str, Any]:
     labels, gold = frame.drop(columns="gold"), _gold(frame)
-    start = time.process_time()
-    replayed = replay(labels, DEFAULT_RULE)
-    cpu = time.process_time() - start
-    mv, adaptive = accuracy(aggregate(labels, "mv").answers, gold), accuracy(replayed.answers, gold)
-    share = float(saving(replayed, labels)["share_used"])
-    row: dict[str, Any] = {"set": name, "seed": seed, "full_mv": round(mv, 4), "adaptive": round(adaptive, 4),
-                           "share": round(share, 4), "meets": adaptive >= mv - 1e-9 and share <= 0.5,
+    replayed, r = replayed_against_mv(labels, gold)
+    row: dict[str, Any] = {"set": name, "seed": seed, "full_mv": round(r["full_mv"], 4),
+                           "adaptive": round(r["adaptive"], 4), "share": round(r["share"], 4), "meets": r["meets"],
                            "method": _method(replayed.answers),
                            "skill": round(accuracy(aggregate(replayed.used, "skill").answers, gold), 4),
-                           "cpu_s": round(cpu, 2)}
+                           "cpu_s": round(r["cpu_s"], 2)}
     if seed is not None and name not in NO_KNOWING:
         row["knowing"] = round(answered_knowing_the_crowd(SHAPES[name], seed, replayed.used), 4)
         row["knowing_full"] = round(answered_knowing_the_crowd(SHAPES[name], seed, labels), 4)
