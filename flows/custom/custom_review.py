@@ -19,7 +19,7 @@ from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
-from qc.form_constraints import Spec, check_form, split_held
+from qc.form_constraints import Spec, check_form, problems_text, split_held
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
@@ -112,7 +112,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         sentinels = _no_page_constants(rows, rules.constants(ids), spec)
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
-                          "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),
+                          "problems": problems_text(problems),
                           "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
                           "malformed": malformed, "sentinels": "; ".join(sentinels)})
         answers += rows

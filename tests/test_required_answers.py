@@ -1,0 +1,102 @@
+"""A required answer is never approved blank, on the MTurk and the Prolific simulators: a required slider
+(a browser never finds one empty, so one left where the page put it is blank), a page whose answers sit in
+hidden inputs its script fills at submit (posted as the page's own "<END>" by whoever never ran it), and a
+page whose later questions sit behind "Next" links. The crowd has rule breakers, who post around the page's
+checks, beside honest workers; every approved assignment is read back from the ledger."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from flows.cli.main import main
+from flows.core.pages.mturk_forms import answer_fields
+from flows.custom.scaffold import scaffold
+
+BANK = Path(__file__).resolve().parents[1] / "config" / "items" / "vizwiz_demo_captions.csv"
+CROWD = """seed = 3
+caption_bank = "bank.csv"
+[size]
+count = 14
+[market]
+balance = "100000.00"
+[[profile]]
+name = "diligent"
+share = 0.6
+[[profile]]
+name = "rule_breaker"
+share = 0.4
+"""
+ITEMS = "item_id,note\n" + "".join(f"a{k:02},A photo of a red bicycle number {k} against a garden fence.\n"
+                                   for k in range(12))
+
+SLIDER = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<label>How well does the alt text describe it (1-7)?
+  <input type="range" name="rating_{{ i }}" min="1" max="7" step="1" value="4" required></label>
+<label>What is missing? <textarea name="missing_{{ i }}"></textarea></label>
+{% endblock %}
+"""
+# a page whose script (jQuery's, loaded from a CDN, as MTurk's own templates do) copies the draft into the
+# hidden answer at submit: nothing but a browser that runs it changes the page's "<END>", so form-reading
+# workers post it everywhere, and the batch is held for a person, not approved
+HIDDEN = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<label>Is the photo clear? <input type="radio" name="clear_{{ i }}" value="yes" required> yes
+  <input type="radio" name="clear_{{ i }}" value="no"> no</label>
+<textarea name="draft_{{ i }}" id="draft_{{ i }}"></textarea>
+<input type="hidden" name="summary_{{ i }}" id="summary_{{ i }}" value="&lt;END&gt;">
+<script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>
+<script>
+$("#hit-form").on("submit", function () { $("#summary_{{ i }}").val($("#draft_{{ i }}").val()); });
+</script>
+{% endblock %}
+"""
+# (page, {field: the values that are no answer})
+PAGES = {"slider": (SLIDER, {"rating": {"", "4"}}), "hidden": (HIDDEN, {"summary": {"", "<END>"}})}
+
+
+def _run(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection:
+    scaffold("req", tmp_path)
+    (tmp_path / "config" / "req.html.j2").write_text(page, encoding="utf-8")
+    (tmp_path / "config" / "req_items.csv").write_text(ITEMS, encoding="utf-8")
+    (tmp_path / "config" / "crowd.toml").write_text(CROWD, encoding="utf-8")
+    (tmp_path / "config" / "bank.csv").write_bytes(BANK.read_bytes())
+    config = tmp_path / "config" / "req.toml"
+    text = config.read_text().replace("images_per_hit = 3", "images_per_hit = 1").replace(
+        "[target]\n", "")
+    text += f'\n[target]\nsim_crowd = "crowd.toml"\nsim_workers = "form"\n'
+    config.write_text(text.replace('budget = "20.00 USD"', 'budget = "200.00 USD"'), encoding="utf-8")
+    db = tmp_path / "h.db"
+    code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs"),
+                 "--platform", platform])
+    assert code in (0, 10)
+    return sqlite3.connect(db)
+
+
+def _approved_blank(con: sqlite3.Connection, blanks: dict[str, set[str]]) -> tuple[int, int, int]:
+    """(approved assignments with a required field blank, approved ones, all answered ones)."""
+    approved = {a for (a,) in con.execute("SELECT assignment_id FROM decisions WHERE action = 'approve'")}
+    rows = con.execute("SELECT assignment_id, answer_xml FROM assignments WHERE answer_xml != ''").fetchall()
+    blank = set()
+    for a, xml in rows:
+        fields = answer_fields(xml)
+        for name, empty in blanks.items():
+            posted = [v for k, v in fields.items() if k.rsplit("_", 1)[0] == name]
+            if not posted or any(v in empty for v in posted):
+                blank.add(a)
+    return len(blank & approved), len(approved), len(rows)
+
+
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_no_required_field_is_approved_blank(tmp_path: Path, page: str, platform: str) -> None:
+    text, blanks = PAGES[page]
+    con = _run(tmp_path, text, platform)
+    blank_approved, approved, answered = _approved_blank(con, blanks)
+    assert answered >= 20 and blank_approved == 0
+    assert approved >= 5 or page == "hidden"  # honest workers' answers are approved where they can give them
