@@ -29,8 +29,9 @@ share = 0.6
 name = "rule_breaker"
 share = 0.4
 """
-ITEMS = "item_id,note\n" + "".join(f"a{k:02},A photo of a red bicycle number {k} against a garden fence.\n"
-                                   for k in range(12))
+def items(n: int) -> str:
+    return "item_id,note\n" + "".join(f"a{k:02},A photo of a red bicycle number {k} against a garden fence.\n"
+                                     for k in range(n))
 
 SLIDER = """{% extends "_custom_page.html.j2" %}
 {% block item %}
@@ -60,16 +61,18 @@ $("#hit-form").on("submit", function () { $("#summary_{{ i }}").val($("#draft_{{
 PAGES = {"slider": (SLIDER, {"rating": {"", "4"}}), "hidden": (HIDDEN, {"summary": {"", "<END>"}})}
 
 
-def _run(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection:
+def run_page(tmp_path: Path, page: str, platform: str, workers: str = "form", n: int = 12) -> sqlite3.Connection:
+    """A campaign of ``n`` one-item pages on ``page``, done by the crowd above (``workers``: [target] sim_workers)
+    on ``platform``'s simulator: its ledger."""
     scaffold("req", tmp_path)
     (tmp_path / "config" / "req.html.j2").write_text(page, encoding="utf-8")
-    (tmp_path / "config" / "req_items.csv").write_text(ITEMS, encoding="utf-8")
+    (tmp_path / "config" / "req_items.csv").write_text(items(n), encoding="utf-8")
     (tmp_path / "config" / "crowd.toml").write_text(CROWD, encoding="utf-8")
     (tmp_path / "config" / "bank.csv").write_bytes(BANK.read_bytes())
     config = tmp_path / "config" / "req.toml"
     text = config.read_text().replace("images_per_hit = 3", "images_per_hit = 1").replace(
         "[target]\n", "")
-    text += f'\n[target]\nsim_crowd = "crowd.toml"\nsim_workers = "form"\n'
+    text += f'\n[target]\nsim_crowd = "crowd.toml"\nsim_workers = "{workers}"\n'
     config.write_text(text.replace('budget = "20.00 USD"', 'budget = "200.00 USD"'), encoding="utf-8")
     db = tmp_path / "h.db"
     code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs"),
@@ -78,7 +81,7 @@ def _run(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection:
     return sqlite3.connect(db)
 
 
-def _approved_blank(con: sqlite3.Connection, blanks: dict[str, set[str]]) -> tuple[int, int, int]:
+def approved_blank(con: sqlite3.Connection, blanks: dict[str, set[str]]) -> tuple[int, int, int]:
     """(approved assignments with a required field blank, approved ones, all answered ones)."""
     approved = {a for (a,) in con.execute("SELECT assignment_id FROM decisions WHERE action = 'approve'")}
     rows = con.execute("SELECT assignment_id, answer_xml FROM assignments WHERE answer_xml != ''").fetchall()
@@ -96,7 +99,27 @@ def _approved_blank(con: sqlite3.Connection, blanks: dict[str, set[str]]) -> tup
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_no_required_field_is_approved_blank(tmp_path: Path, page: str, platform: str) -> None:
     text, blanks = PAGES[page]
-    con = _run(tmp_path, text, platform)
-    blank_approved, approved, answered = _approved_blank(con, blanks)
+    con = run_page(tmp_path, text, platform)
+    blank_approved, approved, answered = approved_blank(con, blanks)
     assert answered >= 20 and blank_approved == 0
     assert approved >= 5 or page == "hidden"  # honest workers' answers are approved where they can give them
+
+
+# the page fills the box from the item, for the worker to correct or leave if right: not a page constant
+ITEM_FILLED = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>Correct the transcription if it is wrong, or leave it if it is right.</p>
+<input name="transcription_{{ i }}" value="{{ item.note }}" required>
+<label>Legible? <input type="radio" name="legible_{{ i }}" value="yes" required> yes
+  <input type="radio" name="legible_{{ i }}" value="no"> no</label>
+{% endblock %}
+"""
+
+
+def test_a_required_value_the_page_fills_from_the_item_left_as_it_is_is_an_answer(tmp_path: Path) -> None:
+    con = run_page(tmp_path, ITEM_FILLED, "mturk")
+    left = {a for a, xml in con.execute("SELECT assignment_id, answer_xml FROM assignments")
+            if answer_fields(xml).get("transcription_0", "").startswith("A photo of a red bicycle")}
+    approved = {a for (a,) in con.execute("SELECT assignment_id FROM decisions WHERE action = 'approve'")}
+    assert len(left & approved) >= 5  # left as the page filled it, and right: paid
+    assert not con.execute("SELECT count(*) FROM qc_flags WHERE rule = 'sentinel_answer'").fetchone()[0]
