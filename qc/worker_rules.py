@@ -48,7 +48,8 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if slow_band is None:
         return flag_frame([])
     slow = worker_means[worker_means > slow_band[1]]
-    fast_band, apart = slow_band, ""
+    fast_band: tuple[float, float, float, float] | None = slow_band
+    apart = ""
     if method == SLOW_APART:
         rest = per_assignment[~per_assignment["worker_id"].isin(slow.index)]["work_time_s"]
         fast_band = _band(rest, k) if len(rest) >= 2 else None
