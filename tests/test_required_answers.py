@@ -13,6 +13,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.pages.mturk_forms import answer_fields
+from flows.custom.custom_review import from_items
 from flows.custom.scaffold import scaffold
 
 BANK = Path(__file__).resolve().parents[1] / "config" / "items" / "vizwiz_demo_captions.csv"
@@ -123,3 +124,16 @@ def test_a_required_value_the_page_fills_from_the_item_left_as_it_is_is_an_answe
     approved = {a for (a,) in con.execute("SELECT assignment_id FROM decisions WHERE action = 'approve'")}
     assert len(left & approved) >= 5  # left as the page filled it, and right: paid
     assert not con.execute("SELECT count(*) FROM qc_flags WHERE rule = 'sentinel_answer'").fetchone()[0]
+
+
+@pytest.mark.parametrize(("value", "item_filled"), [
+    ("<END>", False), ("Type the words here", False),  # the page's own words, the same on every page
+    ("A photo of a red bicycle number 3 against a garden fence.", True),  # the item's text, as the page filled it
+    ("OCR: A photo of a red bicycle number 3 against a garden fence.", True),  # ... within the page's words
+    ("a0", False),  # a short value is the item's only when it is the whole of it
+    ("a03", True),
+])
+def test_a_value_filled_from_the_item_is_no_page_constant(value: str, item_filled: bool) -> None:
+    item = {"image_id": "a03", "file_name": "", "url": "", "note": "A photo of a red bicycle number 3 against a "
+                                                                   "garden fence."}
+    assert from_items(value, [item]) is item_filled
