@@ -18,6 +18,7 @@ from qc import (  # noqa: F401  (registers the rules)
     caption_rules,
     consensus_rules,
     echo_rules,
+    exceptional_speed,
     quality_talk,
     telemetry_rules,
     template_rules,

@@ -13,11 +13,14 @@ from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rul
 from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
 from flows.campaigns.review_data import kept_workers
+from flows.campaigns.route_policy import route_policy
 from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
+
+BLOCKED_WORK = "blocked_worker"  # [policy] reject_blocked_work's reason
 
 
 def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
@@ -114,7 +117,8 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     assignments = pd.DataFrame(store.rows("SELECT assignment_id, worker_id FROM assignments WHERE campaign = ? "
                                           "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
     flags = batch_flags(run, batch)
-    decisions = decide(flags, assignments, cfg.policy)
+    policy = route_policy(cfg, run.platform)  # on Prolific: rejections on its valid grounds only
+    decisions = decide(flags, assignments, policy)
     due = blocks_due(run, batch)
     unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
     set_aside = held_rules(run, batch, decisions, due, set(unreadable))  # one rule on most of it: held for a person
@@ -122,7 +126,10 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     if cfg.reject_blocked_work:
         blocked = set(blocks_despite(due, set_aside)["worker_id"])
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
-        decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
+        if policy.reject_grounds is None or BLOCKED_WORK in policy.reject_grounds:
+            decisions.loc[mask, ["action", "reasons"]] = ["reject", BLOCKED_WORK]
+        else:  # a block is no ground to reject on this route: a person looks at the work
+            decisions.loc[mask, "review"] = True
     now = time.time()
     records = [{**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]), "decided_at": now,
                 "applied": ""} for d in decisions.to_dict("records")]
