@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
+from flows.campaigns.attention_scoring import attention_flags
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
@@ -84,7 +85,11 @@ def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
 
 
 def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) -> dict[str, int]:
-    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule."""
+    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule. The
+    page's attention checks are scored here, for every kind (attention_scoring.py)."""
+    checked = attention_flags(run, batch)
+    if checked is not None and not checked.empty:
+        flags = pd.concat([flags, checked], ignore_index=True) if not flags.empty else checked
     records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
                for r in flags.to_dict("records")]
     with run.store.transaction():  # replace the batch's flags as one decision
