@@ -13,7 +13,8 @@ from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.core.pages.mturk_forms import form_fields
-from flows.core.pages.templates import render, sample_context
+from flows.core.pages.page_attention import with_attention
+from flows.core.pages.templates import render, sample_context, task_templates
 from flows.driver.campaign_run import run_campaign
 from flows.sim.people.crowd_model import HONEST_PROFILES
 from flows.sim.service.server import SimServer
@@ -83,3 +84,11 @@ def test_simulated_workers_answer_as_their_profile_would_and_failures_reject_on_
     assert all("attention checks failed" in s["rejection"]["message"] for s in failed_check)
     dataset = pd.read_csv(tmp_path / "vizwiz_captions" / "dataset.csv")
     assert not [c for c in dataset.columns if "attention" in c]
+
+
+@pytest.mark.parametrize("task", [t for t in task_templates() if t != "qualification"])
+def test_every_task_page_takes_the_checks_inside_its_form(task: str) -> None:
+    page = with_attention(render(f"{task}.html.j2", sample_context(task)), BUILT_IN[:2])
+    names = [f.name for f in form_fields(page)]
+    assert {"hitflow_attention_a", "hitflow_attention_b"} <= set(names), task
+    assert page.rindex("hitflow_attention_b") < page.rindex("</form>")
