@@ -206,7 +206,7 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         category = ground_category(str(d["reasons"]))
         if d["action"] == "reject" and state == "AWAITING REVIEW" and category is None:
             outcome[sid] = f"not sent: {d['reasons']} is no ground Prolific allows a rejection on; for a person"
-        elif d["action"] == "reject" and state == "AWAITING REVIEW":
+        elif d["action"] == "reject" and state == "AWAITING REVIEW" and category is not None:
             message = ground_message(rejection_evidence(run, sid, str(d["reasons"])))
             _ledgered(run, batch, "RejectSubmission", f"{run.cfg.name}:reject:{sid}", {"category": category},
                       partial(reject_one, sid, category, message))
