@@ -52,13 +52,30 @@ def rejection_evidence(run: Run, submission_id: str, reasons: str) -> str:
     rules = [r for r in reasons.split(",") if r in PROLIFIC_GROUNDS]
     if not rules:
         return ""
-    rows = run.store.rows(f"SELECT rule, detail FROM qc_flags WHERE campaign = ? AND assignment_id = ? AND rule IN "
-                          f"({', '.join('?' * len(rules))}) ORDER BY rowid", [run.cfg.name, submission_id, *rules])
+    rows = run.store.rows(f"SELECT rule, value, threshold, detail FROM qc_flags WHERE campaign = ? AND "
+                          f"assignment_id = ? AND rule IN ({', '.join('?' * len(rules))}) ORDER BY rowid",
+                          [run.cfg.name, submission_id, *rules])
     seen: dict[str, str] = {}
     for r in rows:
-        seen.setdefault(r["rule"], str(r["detail"] or ""))
+        seen.setdefault(r["rule"], measured(r))
     return "; ".join(f"{GROUND_WORDS[rule]} ({seen[rule]})" if seen.get(rule) else GROUND_WORDS[rule]
                      for rule in dict.fromkeys(rules))
+
+
+def measured(flag: dict[str, str]) -> str:
+    """A flag's evidence in words: a word count against the stated minimum, else the rule's own detail."""
+    detail = str(flag["detail"] or "")
+    if flag["rule"] == "min_words":
+        quoted = f": {detail[:80]!r}" if detail else ""
+        return f"{_count(flag['value'])} words where the page asks for at least {_count(flag['threshold'])}{quoted}"
+    return detail
+
+
+def _count(value: object) -> str:
+    try:
+        return f"{float(str(value)):g}"
+    except ValueError:
+        return str(value)
 
 
 MAX_MESSAGE_CHARS = 1000
