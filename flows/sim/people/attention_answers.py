@@ -1,7 +1,7 @@
 """How a simulated worker answers an attention check (an instructed-response item: the question names the
 option to choose). Honest profiles read the question and follow it; people who do not read the page (speeders,
 text pasters, rule breakers) click at random among the options, so they fail most checks; a contrarian gives
-every question the same extreme (the last option). A crowd file may set a profile's ``attention`` to
+every question the same extreme (the first option). A crowd file may set a profile's ``attention`` to
 "follow", "random" or "constant"."""
 
 from __future__ import annotations
@@ -22,5 +22,5 @@ def attention_answer(worker: Worker, options: list[str], instructed: str, rng: r
     if how == "random" and options:
         return rng.choice(options)
     if how == "constant" and options:
-        return options[-1]
+        return options[0]
     return instructed
