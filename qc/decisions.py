@@ -102,8 +102,11 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
     review = [bool(by_assignment.get(a, set()) & review_rules) for a in ids]
     if policy.reject_grounds is not None:  # the rest of the reject rules' flags go to a person
         grounds = policy.reject_grounds
-        review = [seen or any(r not in grounds for r in rules) for seen, rules in zip(review, rejecting, strict=True)]
-        rejecting = [[r for r in rules if r in grounds] for rules in rejecting]
+        kept = [[r for r in rules if r in grounds] for rules in rejecting]
+        # work a ground rejects needs no person for its other findings; work no ground rejects does
+        review = [seen or (bool(rules) and not ground) for seen, rules, ground in zip(review, rejecting, kept,
+                                                                                       strict=True)]
+        rejecting = kept
     return pd.DataFrame({"assignment_id": ids, "worker_id": unique["worker_id"].tolist(),
                          "action": ["reject" if r else "approve" for r in rejecting],
                          "reasons": [",".join(r) for r in rejecting],

@@ -20,6 +20,7 @@ from qc import (  # noqa: F401  (registers the rules)
     echo_rules,
     exceptional_speed,
     quality_talk,
+    skipped_required,
     telemetry_rules,
     template_rules,
     text_features,

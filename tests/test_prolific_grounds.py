@@ -19,6 +19,7 @@ from flows.sim.service.server import SimServer
 from qc.decisions import DecisionPolicy, decide
 from qc.exceptional_speed import exceptionally_fast
 from qc.flags import flag_frame
+from qc.skipped_required import blank_fields, skipped_required
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -117,3 +118,21 @@ def test_every_prolific_rejection_carries_a_valid_category_and_its_evidence(prol
                                    "('one_sentence', 'banned_prefix', 'max_chars') AND d.action = 'reject' AND NOT "
                                    "(d.reasons LIKE '%min_words%' OR d.reasons LIKE '%required%')", [NAME])
     assert not flagged_elsewhere  # a rule that is no ground never rejected
+
+
+def test_a_required_question_left_blank_is_the_part_of_invalid_answer_that_rejects_on_prolific() -> None:
+    assert blank_fields("setting_1: required, left blank; people_2: step; score_0: unanswered") == \
+        ["setting_1", "score_0"]
+    assert blank_fields("rating_0: not_moved; problems_0: not_an_option") == ["rating_0"]
+    responses = pd.DataFrame({"assignment_id": ["a0", "a1"], "worker_id": ["w0", "w1"],
+                              "problems": ["setting_1: required, left blank", "problems_0: not_an_option"]})
+    flags = pd.concat([_flags([("a0", "w0", "invalid_answer"), ("a1", "w1", "invalid_answer")]),
+                       skipped_required(responses, {})], ignore_index=True)
+    assert flags[flags["rule"] == "skipped_required"]["detail"].tolist() == ["required, left blank: setting_1"]
+    own_page = DecisionPolicy(reject_rules=("invalid_answer", "empty_answer", "sentinel_answer"))
+    decided = decide(flags, _work(2).assign(assignment_id=["a0", "a1"]), route_policy(None, "prolific", own_page))
+    assert decided[["action", "reasons", "review"]].values.tolist() == [["reject", "skipped_required", False],
+                                                                         ["approve", "", True]]
+    assert PROLIFIC_GROUNDS["skipped_required"] == "NO_DATA"
+    on_mturk = decide(flags, _work(2).assign(assignment_id=["a0", "a1"]), route_policy(None, "mturk", own_page))
+    assert on_mturk["reasons"].tolist() == ["invalid_answer", "invalid_answer"]  # MTurk: as configured

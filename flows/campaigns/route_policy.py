@@ -14,6 +14,8 @@ from dataclasses import replace
 from flows.core.config.config import CampaignConfig
 from flows.platforms.registry import platform_for
 from qc.decisions import DecisionPolicy
+from qc.skipped_required import PART_OF
+from qc.skipped_required import RULE as SKIPPED_REQUIRED
 
 
 def route_policy(cfg: CampaignConfig | None, platform: str, policy: DecisionPolicy | None = None) -> DecisionPolicy:
@@ -27,7 +29,9 @@ def route_policy(cfg: CampaignConfig | None, platform: str, policy: DecisionPoli
     stated = {r for r in route.STATED_ON_PAGE
               if r in policy.reject_rules and cfg is not None and minimums_stated(cfg)}
     kept = {rule: category for rule, category in grounds.items() if rule not in route.STATED_ON_PAGE or rule in stated}
-    return replace(policy, reject_grounds=kept)
+    # invalid_answer is no ground, its required-left-blank part is: that part rejects where the whole one did
+    parts = (SKIPPED_REQUIRED,) if PART_OF in policy.reject_rules and SKIPPED_REQUIRED in kept else ()
+    return replace(policy, reject_grounds=kept, reject_rules=tuple(dict.fromkeys((*policy.reject_rules, *parts))))
 
 
 def word_minimums(cfg: CampaignConfig) -> set[int]:

@@ -7,8 +7,9 @@ question, disagreeing with others) is not one:
 
 - completed exceptionally fast: a statistical outlier, more than 3 standard deviations below the mean
   (``exceptionally_fast``, qc/exceptional_speed.py; not ``time_outlier``, the seed's wider band);
-- skipped crucial questions shown as forced-response (``required``: the page refuses a blank required field;
-  ``empty_answer``: nothing answered at all);
+- skipped crucial questions shown as forced-response (``required``: the caption page refuses a blank caption;
+  ``skipped_required``: a page of one's own or an evaluation page refuses a blank required question, the part
+  of ``invalid_answer`` that is this ground; ``empty_answer``: nothing answered at all);
 - failed fair attention checks, one for a study under 5 minutes, more than one for a longer one (its
   attention check policy, researcher-help.prolific.com/en/article/fb63bb): ``attention_failed`` fires only
   at that count (qc/attention_checks.py);
@@ -25,6 +26,7 @@ from flows.core.run.run_context import Run
 PROLIFIC_GROUNDS: dict[str, str] = {
     "exceptionally_fast": "TOO_QUICKLY",
     "required": "NO_DATA",
+    "skipped_required": "NO_DATA",
     "empty_answer": "NO_DATA",
     "attention_failed": "FAILED_CHECK",
     "min_words": "LOW_EFFORT",
@@ -35,6 +37,7 @@ STATED_ON_PAGE = ("min_words",)
 GROUND_WORDS = {
     "exceptionally_fast": "was completed exceptionally fast (over 3 standard deviations below the study's mean time)",
     "required": "left a required question unanswered",
+    "skipped_required": "left a required question unanswered",
     "empty_answer": "answered none of the task's questions",
     "attention_failed": "failed the page's attention checks",
     "min_words": "gave fewer words than the minimum the task page stated",
