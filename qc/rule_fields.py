@@ -15,7 +15,8 @@ _TEXT_RULES = ("caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_no
                "quality_words_rate", "duplicate_text", "shared_template", "near_template", "consensus",
                "consensus_rate", "instruction_echo", "quality_talk", "min_words", "one_sentence", "banned_prefix",
                "max_chars", "required", *TELEMETRY_RULES)
-_SUBMISSION_RULES = ("time_outlier", "exceptionally_fast", "too_fast", "invalid_answer", "empty_answer",
+_SUBMISSION_RULES = ("time_outlier", "exceptionally_fast", "too_fast", "invalid_answer", "skipped_required",
+                     "empty_answer",
                      "sentinel_answer", "random_sample", "attention_failed", "attention_missed", "malformed_answer")
 RULE_READS: dict[str, str] = {
     **dict.fromkeys(_TEXT_RULES, TEXT),

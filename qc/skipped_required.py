@@ -19,7 +19,7 @@ import pandas as pd
 from qc.flags import flag_frame, register
 
 RULE = "skipped_required"
-PART_OF = "invalid_answer"  # every response it flags, invalid_answer flags too
+PART_OF = "invalid_answer"  # the rule that raises it, beside its own flag on the same response
 # the page-rule names of a required answer left blank: custom pages (qc/form_constraints.py), evaluation pages
 # (qc/judgement_spec.py)
 BLANK_RULES = ("required", "not_moved", "unanswered", "slider_not_moved")
@@ -35,8 +35,9 @@ def blank_fields(problems: str) -> list[str]:
     return found
 
 
-@register(RULE, "study")
-def skipped_required(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def skipped_required_flags(df: pd.DataFrame) -> pd.DataFrame:
+    """One flag per response whose problems name a required question left blank (``invalid_answer`` raises
+    them beside its own, as ``time_outlier`` raises ``time_outlier_slow``)."""
     if "problems" not in df.columns:
         return flag_frame([])
     rows = []
@@ -47,3 +48,9 @@ def skipped_required(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                          "assignment_id": str(r.assignment_id),
                          "detail": f"required, left blank: {', '.join(blank)}"[:300]})
     return flag_frame(rows)
+
+
+@register(RULE, "study")
+def skipped_required(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Registered for its name (a policy may list it); ``invalid_answer`` raises these flags."""
+    return flag_frame([])

@@ -19,7 +19,8 @@ from flows.sim.service.server import SimServer
 from qc.decisions import DecisionPolicy, decide
 from qc.exceptional_speed import exceptionally_fast
 from qc.flags import flag_frame
-from qc.skipped_required import blank_fields, skipped_required
+from qc.skipped_required import blank_fields
+from qc.study_rules import invalid_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -126,8 +127,8 @@ def test_a_required_question_left_blank_is_the_part_of_invalid_answer_that_rejec
     assert blank_fields("rating_0: not_moved; problems_0: not_an_option") == ["rating_0"]
     responses = pd.DataFrame({"assignment_id": ["a0", "a1"], "worker_id": ["w0", "w1"],
                               "problems": ["setting_1: required, left blank", "problems_0: not_an_option"]})
-    flags = pd.concat([_flags([("a0", "w0", "invalid_answer"), ("a1", "w1", "invalid_answer")]),
-                       skipped_required(responses, {})], ignore_index=True)
+    flags = invalid_answer(responses, {})  # its own flag on both, skipped_required beside it on the blank one
+    assert sorted(flags["rule"]) == ["invalid_answer", "invalid_answer", "skipped_required"]
     assert flags[flags["rule"] == "skipped_required"]["detail"].tolist() == ["required, left blank: setting_1"]
     own_page = DecisionPolicy(reject_rules=("invalid_answer", "empty_answer", "sentinel_answer"))
     decided = decide(flags, _work(2).assign(assignment_id=["a0", "a1"]), route_policy(None, "prolific", own_page))

@@ -15,6 +15,8 @@ from qc.attention_checks import FAILED as ATTENTION_FAILED
 from qc.attention_checks import failures_to_reject
 from qc.exceptional_speed import RULE as FAST_GROUND
 from qc.rule_fields import FIELD_GROUP, SUBMISSION, rules_reading
+from qc.skipped_required import PART_OF
+from qc.skipped_required import RULE as SKIPPED_REQUIRED
 
 
 def gate_lines(cfg: CampaignConfig, platform: str) -> list[str]:
@@ -29,6 +31,7 @@ def field_lines(cfg: CampaignConfig) -> list[str]:
         lines.append(f"  {f.name} ({f.kind}): " + (", ".join(rules) if rules else
                                                    "no rule reads it (only the whole submission is judged)"))
     whole = rules_reading(SUBMISSION, cfg.qc_rules) + ([ATTENTION_FAILED] if cfg.attention.checks else [])
+    whole = [r for rule in whole for r in ((rule, SKIPPED_REQUIRED) if rule == PART_OF else (rule,))]
     lines.append("  every submission: " + (", ".join(whole) if whole else "no rule"))
     return lines
 
@@ -67,7 +70,8 @@ def route_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     policy = route_policy(cfg, platform)
     grounds = policy.reject_grounds or {}
     rejecting = [r for r in policy.reject_rules if r in grounds]
-    held = [r for r in policy.reject_rules if r not in grounds]
+    held = [f"{r} (but for a required question left blank)" if r == PART_OF and SKIPPED_REQUIRED in rejecting else r
+            for r in policy.reject_rules if r not in grounds]
     lines = [f"gate on {route.LABEL}: may reject (its valid grounds): " +
              (", ".join(f"{r} ({grounds[r]})" for r in rejecting) or "nothing")]
     if held:

@@ -21,7 +21,7 @@ from flows.core.study_kinds import COLUMNS, DEMOGRAPHICS, KINDS
 from postprocess.screening import ScreenRules
 from qc.decisions import DecisionPolicy
 
-STUDY_RULES = ("invalid_answer", "skipped_required", "too_fast", "straight_lining")
+STUDY_RULES = ("invalid_answer", "too_fast", "straight_lining")
 STUDY_POLICY = DecisionPolicy(
     reject_rules=("invalid_answer",),
     block_min_flags={"invalid_answer": 1, "too_fast": 1, "straight_lining": 1},
