@@ -21,6 +21,7 @@ from qc.exceptional_speed import exceptionally_fast
 from qc.flags import flag_frame
 from qc.skipped_required import blank_fields
 from qc.study_rules import invalid_answer
+from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -137,3 +138,39 @@ def test_a_required_question_left_blank_is_the_part_of_invalid_answer_that_rejec
     assert PROLIFIC_GROUNDS["skipped_required"] == "NO_DATA"
     on_mturk = decide(flags, _work(2).assign(assignment_id=["a0", "a1"]), route_policy(None, "mturk", own_page))
     assert on_mturk["reasons"].tolist() == ["invalid_answer", "invalid_answer"]  # MTurk: as configured
+
+
+QC_RULES = '''rules = ["time_outlier", "caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
+         "quality_words_rate", "random_sample", "duplicate_text", "required", "min_words", "one_sentence",
+         "banned_prefix", "max_chars", "consensus", "consensus_rate", "shared_template", "near_template",
+         "instruction_echo", "quality_talk", "paste_external", "untyped_text", "switch_then_paste", "typing_cadence"]'''
+ONLY_SPEED_AND_DISAGREEMENT = {
+    QC_RULES: 'rules = ["time_outlier", "consensus"]',
+    'reject_rules = ["required", "min_words", "one_sentence", "banned_prefix", "max_chars"]':
+        'reject_rules = ["time_outlier", "consensus"]',
+    'review_rules = ["random_sample", "consensus", "shared_template", "near_template", "instruction_echo",\n'
+    '                "quality_talk", "time_outlier_slow"]': 'review_rules = ["time_outlier_slow"]',
+    "consensus_threshold = 0.01": "consensus_threshold = 0.1"}  # disagreement found on honest work too
+
+
+@pytest.mark.parametrize("platform", ["prolific", "mturk"])
+def test_a_run_finding_only_speed_against_the_batch_and_disagreement_rejects_nobody_on_prolific(
+        tmp_path: Path, platform: str) -> None:
+    path = small_vizwiz(tmp_path, items=60, edits=ONLY_SPEED_AND_DISAGREEMENT)
+    with SimServer(seed=2) as sim:
+        run_campaign(path, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=60,
+                     progress=lambda _: None, platform=platform)
+    store = Store(tmp_path / "h.db")
+    found = {r["rule"] for r in store.rows("SELECT DISTINCT rule FROM qc_flags WHERE rule NOT IN "
+                                                            "('time_outlier_slow', 'rule_info')")}
+    assert "consensus" in found and found <= {"time_outlier", "consensus"}  # the run's only findings
+    rejected = store.rows("SELECT assignment_id FROM decisions WHERE action = 'reject'")
+    disagreeing = {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM qc_flags WHERE rule = "
+                                                          "'consensus'")}
+    if platform == "mturk":  # the same config rejects on MTurk, as configured: the test can fail
+        assert rejected
+        return
+    assert "time_outlier" in found  # a worker fast against this batch's band: no statistical outlier
+    assert not rejected and not [s for s in sim.prolific.submissions.values() if s["status"] == "REJECTED"]
+    looked_at = {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM decisions WHERE review = 1")}
+    assert disagreeing <= looked_at  # each goes to a person instead
