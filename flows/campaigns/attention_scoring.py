@@ -42,6 +42,7 @@ def attention_frame(run: Run, batch: int) -> pd.DataFrame:
 
 def attention_flags(run: Run, batch: int) -> pd.DataFrame | None:
     """The batch's attention flags; None when the campaign's pages carry no checks."""
-    if not run.cfg.attention.checks:
+    attention = getattr(run.cfg, "attention", None)  # a stand-in config of a test or a tool may carry none
+    if attention is None or not attention.checks:
         return None
     return attention_failed(attention_frame(run, batch), attention_params(run.cfg))
