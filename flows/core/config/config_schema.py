@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import AwareDatetime, Field, model_validator
 
 from flows.core.config.answers_config import AnswersSection
+from flows.core.config.attention_config import AttentionSection
 from flows.core.config.config_types import (
     CURRENCIES,
     BudgetText,
@@ -268,3 +269,5 @@ class ConfigFile(Section):
     study: StudySection | None = Field(None, description="Human-evaluation studies only")
     screen: ScreenSection = Field(default_factory=ScreenSection, description="Studies: who is screened out")
     answers: AnswersSection = Field(default_factory=AnswersSection, description="One answer per item from choices")
+    attention: AttentionSection = Field(default_factory=AttentionSection, description="Attention checks on every "
+                                        "page: fair instructed-response items, scored apart from control items")
