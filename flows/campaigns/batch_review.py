@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -137,7 +138,11 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     decisions = decide(flags, assignments, policy)
     due = blocks_due(run, batch)
     unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
-    set_aside = held_rules(run, batch, decisions, due, set(unreadable))  # one rule on most of it: held for a person
+    # one rule on most of it: held for a person, judged on what the rules would reject on any route (on
+    # Prolific a rule that is no rejection ground sends work to a person, and with review = "none" pays it)
+    anywhere = decisions if policy.reject_grounds is None else decide(flags, assignments,
+                                                                        replace(policy, reject_grounds=None))
+    set_aside = held_rules(run, batch, anywhere, due, set(unreadable))
     decisions = approve_despite(decisions, set_aside)
     if cfg.reject_blocked_work:
         blocked = set(blocks_despite(due, set_aside)["worker_id"])
