@@ -15,7 +15,7 @@ from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
-from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
+from flows.custom.custom_text_qc import TEXT_LEVEL, field_questions, page_instruction_text, text_flags
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
@@ -172,7 +172,8 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
 def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
-    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
+    page_text, questions = _page_text(run)
+    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": page_text, "field_questions": questions,
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
@@ -192,9 +193,14 @@ def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
     return shown
 
 
-def _page_text(run: Run) -> str:
-    """The custom page's own text (its first page, without the items' values), for instruction_echo."""
+def _page_text(run: Run) -> tuple[str, dict[str, str]]:
+    """The custom page's own text (its first page, without the items' values), for instruction_echo and
+    source_copy, and each free-text field's question after it (flows/custom/custom_text_qc.py)."""
     first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
                            "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
     items = page_items(first)
-    return page_instruction_text(custom_page(run.cfg, items), items) if items else ""
+    if not items:
+        return "", {}
+    page = custom_page(run.cfg, items)
+    text = page_instruction_text(page, items)
+    return text, field_questions(page, text)

@@ -15,14 +15,17 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.page_text import visible_text
+from flows.core.pages.asks_worker import question_texts
+from flows.core.pages.mturk_forms import INDEXED, read_page
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
+from qc.source_copy import asks_own_words
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
 
 # Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
 TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate", "near_template", "instruction_echo",
-              "quality_talk", "caps_lock", "min_words", "one_sentence", "banned_prefix", "max_chars",
+              "quality_talk", "source_copy", "caps_lock", "min_words", "one_sentence", "banned_prefix", "max_chars",
               *TELEMETRY_RULES)
 NO_CANNED_TEXT = "\x00"  # a custom page has no canned answer: nothing typed equals this
 
@@ -36,11 +39,14 @@ def field_submit_rules(conf: dict[str, Any]) -> SubmitRules:
 
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
     """The text rules one field runs: its own list, else the campaign's; instruction_echo only when the
-    page has instructions long enough to echo."""
+    page has instructions long enough to echo; source_copy only on a field whose question
+    (``params["field_questions"]``, after the page's instructions) asks for the worker's own words."""
     conf = (params.get("fields") or {}).get(field) or {}
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL)
     if not page_lines(str(params.get("page_text") or "")):
         rules = tuple(r for r in rules if r != "instruction_echo")
+    if not asks_own_words(str((params.get("field_questions") or {}).get(field) or "")):
+        rules = tuple(r for r in rules if r != "source_copy")
     return rules
 
 
@@ -58,6 +64,16 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf)}, rules)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
     return frames
+
+
+def field_questions(page_html: str, instructions: str) -> dict[str, str]:
+    """Per free-text field (its name without the item index): the words a person reads as its question, after
+    the page's instructions (qc/source_copy.py reads there whether the field asks for the item's words back)."""
+    asked: dict[str, str] = {}
+    for name, question in question_texts(read_page(page_html)).items():
+        m = INDEXED.match(name)
+        asked.setdefault(m["base"] if m else name, f"{instructions}\n{question}")
+    return asked
 
 
 def page_instruction_text(page_html: str, items: list[dict[str, Any]]) -> str:
