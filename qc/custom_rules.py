@@ -32,7 +32,7 @@ from qc.worker_values import read_json
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
 CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
                 "shared_template", "consensus",
-                "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo", "source_copy",
+                "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo", "source_copy", "short_answer",
                 "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
@@ -50,7 +50,7 @@ CUSTOM_POLICY = DecisionPolicy(
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",
-                  "banned_prefix", "source_copy", "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
+                  "banned_prefix", "source_copy", "short_answer", "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )

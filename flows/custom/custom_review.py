@@ -203,4 +203,4 @@ def _page_text(run: Run) -> tuple[str, dict[str, str]]:
         return "", {}
     page = custom_page(run.cfg, items)
     text = page_instruction_text(page, items)
-    return text, field_questions(page, text)
+    return text, field_questions(page)
