@@ -37,7 +37,7 @@ COPY_ASKED = re.compile(r"\b(transcribe|transcription|copy|retype|re-type|type (
                         r"quote|verbatim|word for word|exactly as)\b", re.IGNORECASE)
 
 
-NEGATED = re.compile(r"\b(not|never|avoid|without|no)\b|n't\b|\bown words\b", re.IGNORECASE)
+NEGATED = re.compile(r"\b(not|never|avoid|without|no)\b|n't\b", re.IGNORECASE)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 
 

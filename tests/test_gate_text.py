@@ -1,0 +1,140 @@
+"""The seed's text heuristics on every free-text field of any page, read by field kind: a requester's own page
+with the simulator's canned-text abusers, caps-lockers and speeders gets them flagged with evidence; a summary
+that pastes its source back is flagged; an honest answer quoting a few words of its item is not."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.custom.custom_text_qc import field_questions, field_submit_rules, text_flags
+from qc.asked_limits import stated_banned_openings, stated_min_words
+from qc.custom_rules import CUSTOM_RULES
+from qc.runner import run_rules
+from qc.short_answer import short_answer
+from qc.source_copy import asks_for_copy, asks_own_words, source_copy
+from tests.honest_pages import run_shape
+
+PASSAGE = ("The town council voted on Monday to close the old public library on Mill Street after a long debate "
+           "about its heating and repair costs. Its books will move to the new community centre, which opens in "
+           "the spring, and two of the four librarians will work there. ")
+LONG_PASSAGE = " ".join((PASSAGE * 4).split()[:185])  # 185 words, as the page that approved two pastes of it
+CAPTION = "A dog running along a sandy beach with a stick in its mouth."
+
+
+def answers(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
+    return pd.DataFrame([{"assignment_id": f"A{k}", "worker_id": w, "image_id": item, "caption": text}
+                         for k, (w, item, text) in enumerate(rows)])
+
+
+def test_a_summary_pasting_its_whole_source_is_flagged_with_the_words_copied() -> None:
+    assert len(LONG_PASSAGE.split()) == 185
+    extract = "The town council voted to close the old public library on Mill Street after a long debate about costs."
+    frame = answers([("WPASTE", "n01", LONG_PASSAGE), ("WHONEST", "n01", extract)])
+    flags = source_copy(frame, {"item_text": {"n01": [LONG_PASSAGE]}})
+    assert flags["worker_id"].tolist() == ["WPASTE"]  # a summary lifting the first sentence covers part of it
+    row = flags.iloc[0]
+    assert row["assignment_id"] == "A0" and row["image_id"] == "n01" and float(row["value"]) == pytest.approx(1.0)
+    assert "185 of its 185 words copied from its item's text" in row["detail"]
+
+
+def test_an_honest_answer_quoting_a_few_words_of_its_item_is_not_flagged() -> None:
+    frame = answers([("W1", "r01", 'I chose 4 because "sandy beach with a stick" is right, but the dog is walking.'),
+                     ("W2", "r01", "The caption says a dog running along a sandy beach, which the photo shows."),
+                     ("W3", "r01", "A dog running along a sandy beach with a stick in its mouth.")])
+    flags = source_copy(frame, {"item_text": {"r01": [CAPTION]}})
+    assert flags["worker_id"].tolist() == ["W3"]  # only the caption given back whole
+
+
+def test_an_answer_that_is_a_line_of_the_page_instructions_is_flagged() -> None:
+    page = "Read each news passage and summarise it in about 25 words, in your own words.\nSubmit"
+    frame = answers([("WECHO", "n01", "Read each news passage and summarise it in about 25 words in your own words"),
+                     ("W1", "n01", "The council will shut the Mill Street library and move its books.")])
+    flags = source_copy(frame, {"page_text": page, "item_text": {}})
+    assert flags["worker_id"].tolist() == ["WECHO"] and "the page's instructions" in flags.iloc[0]["detail"]
+
+
+def test_a_field_asks_for_own_words_unless_it_asks_for_the_items_words_back() -> None:
+    assert asks_own_words("Summarise the passage in your own words.")
+    assert asks_own_words("Do not copy the passage. Write it in your own words.")  # forbidding is not asking
+    assert not asks_own_words("Write a short caption for each photo.")
+    assert asks_for_copy("Correct the sentence below and type it again.")
+    assert not asks_own_words("Correct each sentence in your own words where you must; keep the rest as it is.")
+
+
+def test_the_page_states_its_minimum_words_and_forbidden_openings() -> None:
+    said = 'Write at least eight words. Don\'t start with "There is" or "This is".'
+    assert stated_min_words(said) == 8 and stated_banned_openings(said) == ("There is", "This is")
+    assert stated_min_words("A 100-word summary, in your own words") == 50  # half a length asked as a target
+    assert stated_min_words("Rate the photo from 1 to 7") == 0 and stated_banned_openings("Rate it") == ()
+    rules = field_submit_rules({"min_words": 3}, said)
+    assert rules.min_words == 8 and rules.banned_prefixes == ("There is", "This is")
+
+
+def test_a_field_takes_the_minimum_and_openings_its_page_states_to_workers() -> None:
+    page = ("<p>Describe each photo in one sentence of at least eight words. Do not start with \"There is\".</p>"
+            "<img src='a.jpg'><label>Description <textarea name='text_0'></textarea></label>")
+    rows = [("W1", "There is a dog running along a sandy beach with a stick."),
+            ("W2", "A dog on a beach."), ("W3", "A brown dog runs along the sand with a stick in its mouth.")]
+    texts = pd.DataFrame([{"assignment_id": f"A{k}", "worker_id": w, "image_id": "i1", "field": "text", "kind": "text",
+                           "answer": t, "telemetry": "", "telemetry_field": "text_0"} for k, (w, t) in enumerate(rows)])
+    params = {"page_text": "Describe each photo in one sentence of at least eight words. Do not start with \"There is\".",
+              "field_questions": field_questions(page), "random_sample_share": 0.0}
+    flags = pd.concat(text_flags(texts, params, CUSTOM_RULES))
+    by_rule = {r: set(g["worker_id"]) for r, g in flags.groupby("rule")}
+    assert by_rule["min_words"] == {"W2"} and by_rule["banned_prefix"] == {"W1"}
+    assert flags.loc[flags["rule"] == "min_words", "detail"].str.startswith("text: ").all()
+
+
+def test_an_answer_far_shorter_than_the_others_on_its_item_is_flagged() -> None:
+    full = ["A grey cat asleep on a stack of old library books.", "A cat sleeping on top of a pile of books.",
+            "A grey cat is curled up asleep on some library books.", "A tabby cat asleep on books in a library."]
+    frame = answers([(f"W{k}", "c1", t) for k, t in enumerate(full)] + [("WRUSH", "c1", "A grey cat asleep")]
+                    + [("W0", "c2", "Yes"), ("W1", "c2", "No"), ("W2", "c2", "Yes")])  # a one-word field: no median
+    flags = short_answer(frame, {})
+    assert flags["worker_id"].tolist() == ["WRUSH"]
+    assert "4 words where the 4 other workers on the item wrote a median of 10.5" in flags.iloc[0]["detail"]
+    assert not run_rules(frame, {"random_sample_share": 0.0}, ("short_answer",))["worker_id"].isin(
+        [f"W{k}" for k in range(4)]).any()
+
+
+def flags_of(db: Path) -> pd.DataFrame:
+    with sqlite3.connect(db) as con:
+        return pd.read_sql_query("SELECT batch, worker_id, assignment_id, rule, detail FROM qc_flags "
+                                 "WHERE rule != 'random_sample'", con)
+
+
+def test_canned_abusers_caps_lockers_and_speeders_on_an_own_page_are_flagged_with_evidence(tmp_path: Path) -> None:
+    """A rating page with a required reason, a crowd mostly honest as the demo's: every bad worker has a flag
+    naming what it saw; no honest one is blocked."""
+    counts = {"diligent": 14, "canned_abuser": 2, "caps_locker": 2, "speeder": 2}
+    run = run_shape(tmp_path, "rating", counts, per_item=5, batches=3, copies=2)
+    assert run["code"] == 0 and not run["held"]
+    flags = flags_of(tmp_path / "rating.db")
+    with sqlite3.connect(tmp_path / "rating.db") as con:
+        worked = dict(con.execute("SELECT assignment_id, worker_id FROM assignments WHERE batch > 0").fetchall())
+    bad = {w for w, v in run["workers"].items() if v["profile"] in ("canned_abuser", "caps_locker", "speeder")}
+    assert len(bad) >= 4, run["workers"]
+    flagged = set(flags["worker_id"]) | {worked.get(a) for a in flags["assignment_id"] if a}
+    assert bad <= flagged, {w: run["workers"][w]["profile"] for w in bad - flagged}
+    caps = flags[flags["rule"] == "caps_lock"]
+    assert set(caps["worker_id"]) == {w for w in bad if run["workers"][w]["profile"] == "caps_locker"}
+    short = flags[flags["rule"] == "short_answer"]
+    assert short["detail"].str.contains(r"^why: \d+ words where the \d+ other workers", regex=True).all()
+    assert {run["workers"][w]["profile"] for w in short["worker_id"]} >= {"canned_abuser", "speeder"}
+    assert not [w for w, v in run["workers"].items() if v["profile"] == "diligent" and v["blocked"]]
+
+
+def test_a_summary_field_pasting_the_source_text_is_flagged(tmp_path: Path) -> None:
+    """The summary page asks for about 25 words in the worker's own words; a copy-paster pastes the passage."""
+    run = run_shape(tmp_path, "summary", {"diligent": 8, "copy_paster": 2}, per_item=4, batches=2)
+    assert run["code"] == 0
+    flags = flags_of(tmp_path / "summary.db")
+    copied = flags[flags["rule"] == "source_copy"]
+    pasters = {w for w, v in run["workers"].items() if v["profile"] == "copy_paster"}
+    assert pasters and set(copied["worker_id"]) == pasters
+    said = copied["detail"].str.extract(r"^summary: (\d+) of its (\d+) words copied from its item's text")
+    assert said.notna().all().all() and (said[0] == said[1]).all()  # every word of the answer, copied
