@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
-NUMBER_WORDS = {w: n for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
+NUMBER_WORDS = {w: n for n, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))} | {
+    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
 _NUMBER = r"(\d{1,4}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 AT_LEAST = re.compile(r"\b(?:at least|no fewer than|no less than|a minimum of|minimum of|min\.?)\s+" + _NUMBER
                       + r"\s+words\b|\b" + _NUMBER + r"\s+(?:words\s+or\s+more|or\s+more\s+words)\b", re.IGNORECASE)

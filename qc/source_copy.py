@@ -41,7 +41,8 @@ NEGATED = re.compile(r"\b(not|never|avoid|without|no)\b|n't\b", re.IGNORECASE)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 
 
-OWN_WORDS = re.compile(r"\b(own words|your words|own sentences|paraphrase|paraphrasing|reword|restate)\b", re.IGNORECASE)
+OWN_WORDS = re.compile(r"\b(own words|your words|own sentences|paraphrase|paraphrasing|reword|restate)\b",
+                       re.IGNORECASE)
 
 
 def asks_own_words(question: str) -> bool:

@@ -81,8 +81,8 @@ def test_a_field_takes_the_minimum_and_openings_its_page_states_to_workers() -> 
             ("W2", "A dog on a beach."), ("W3", "A brown dog runs along the sand with a stick in its mouth.")]
     texts = pd.DataFrame([{"assignment_id": f"A{k}", "worker_id": w, "image_id": "i1", "field": "text", "kind": "text",
                            "answer": t, "telemetry": "", "telemetry_field": "text_0"} for k, (w, t) in enumerate(rows)])
-    params = {"page_text": "Describe each photo in one sentence of at least eight words. Do not start with \"There is\".",
-              "field_questions": field_questions(page), "random_sample_share": 0.0}
+    said = 'Describe each photo in one sentence of at least eight words. Do not start with "There is".'
+    params = {"page_text": said, "field_questions": field_questions(page), "random_sample_share": 0.0}
     flags = pd.concat(text_flags(texts, params, CUSTOM_RULES))
     by_rule = {r: set(g["worker_id"]) for r, g in flags.groupby("rule")}
     assert by_rule["min_words"] == {"W2"} and by_rule["banned_prefix"] == {"W1"}

@@ -4,8 +4,9 @@ template rules, the telemetry rules), run on one frame per field, each field con
 ``[qc.fields.<name>]`` (flows/core/config/field_qc_config.py). A field not listed gets the campaign's
 ``[qc] rules`` that judge text, with the caption limits as the page states them to its workers (the
 words it asks for at least, the openings it forbids: qc/asked_limits.py) and otherwise off
-(``one_sentence`` and ``max_chars`` where its config says so). Decisions go through the campaign's policy, with its hold-instead-of-punish safety
-(``[policy] hold_share``): a rule that would reject or block most of a batch holds it instead.
+(``one_sentence`` and ``max_chars`` where its config says so). Decisions go through the campaign's policy,
+with its hold-instead-of-punish safety (``[policy] hold_share``): a rule that would reject or block most of a
+batch holds it instead.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from qc.telemetry_rules import TELEMETRY_RULES
 
 # Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
 TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate", "near_template", "instruction_echo",
-              "quality_talk", "source_copy", "short_answer", "caps_lock", "min_words", "one_sentence", "banned_prefix", "max_chars",
-              *TELEMETRY_RULES)
+              "quality_talk", "source_copy", "short_answer", "caps_lock", "min_words", "one_sentence", "banned_prefix",
+              "max_chars", *TELEMETRY_RULES)
 NO_CANNED_TEXT = "\x00"  # a custom page has no canned answer: nothing typed equals this
 
 
@@ -66,7 +67,8 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         conf = (params.get("fields") or {}).get(field) or {}
         frame = group.assign(caption=group["answer"], is_precanned=False).reset_index(drop=True)
         # the instructions' "at least 50 words" is the only text field's; with several, each its own question's
-        asked = f"{'' if several else params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"
+        question = (params.get("field_questions") or {}).get(field) or ""
+        asked = f"{'' if several else params.get('page_text') or ''}\n{question}"
         flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf, asked)}, rules)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
     return frames
