@@ -34,7 +34,8 @@ from qc.worker_values import read_json
 CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
                 "shared_template", "consensus",
                 "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
-                "source_copy", "short_answer", "min_words", "one_sentence", "banned_prefix", "max_chars",
+                "source_copy", "short_answer", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
+                "min_words", "one_sentence", "banned_prefix", "max_chars",
                 *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
@@ -48,7 +49,9 @@ CUSTOM_POLICY = DecisionPolicy(
     # (an honest worker who drafts a third of their answers elsewhere and pastes them is not blocked)
     # marks that miss the others' (qc/mark_agreement.py) on most of a worker's items, not on a hurried few;
     # an answer that is its item's text given back whole, on half a worker's answers (once is no habit)
-    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6, "source_copy": 0.5},
+    # the page's canned answer (one its script offers) at the caption task's rates of the seed's canned rules
+    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6, "source_copy": 0.5,
+                    "canned_overuse": 0.7, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4},
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",

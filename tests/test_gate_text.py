@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.custom.custom_text_qc import field_questions, field_submit_rules, text_flags
+from flows.custom.custom_text_qc import field_questions, field_submit_rules, page_canned_texts, text_flags
 from qc.asked_limits import stated_banned_openings, stated_min_words
 from qc.custom_rules import CUSTOM_RULES
 from qc.runner import run_rules
@@ -138,3 +138,32 @@ def test_a_summary_field_pasting_the_source_text_is_flagged(tmp_path: Path) -> N
     assert pasters and set(copied["worker_id"]) == pasters
     said = copied["detail"].str.extract(r"^summary: (\d+) of its (\d+) words copied from its item's text")
     assert said.notna().all().all() and (said[0] == said[1]).all()  # every word of the answer, copied
+
+
+CANNED = "Quality issues are too severe to recognize visual content."
+CANNED_PAGE = ("<p>Describe the photo.</p><img src='a.jpg'><textarea name='caption_0' id='c0'></textarea>"
+               "<button type='button' onclick=\"document.getElementById('c0').value = "
+               "'Quality issues are too severe to recognize visual content.'\">Can't see it</button>"
+               "<script>document.getElementById('c0').value = '';</script>")
+
+
+def test_the_canned_answer_a_page_offers_gets_the_seeds_canned_rules_on_its_field() -> None:
+    """A page whose button fills the box with a canned answer: the worker who gives it on most items, and the
+    only one to give it on an item, are flagged as on the caption task; a page without one gets no canned rule."""
+    assert page_canned_texts(CANNED_PAGE) == [CANNED]  # the reset to "" is no canned answer
+    described = ["A red mug on a wooden desk beside a laptop.", "A hand holding a can of soup over a counter.",
+                 "A white cat asleep on a blue sofa cushion.", "A street sign for Main Street on a pole."]
+    rows = [(w, f"i{k}", CANNED if w == "WCAN" and k < 3 or (w == "WLONE" and k == 3) else described[k])
+            for w in ("WCAN", "WLONE", "W1", "W2") for k in range(4)]
+    texts = pd.DataFrame([{"assignment_id": f"A{w}{i}", "worker_id": w, "image_id": i, "field": "caption",
+                           "kind": "text", "answer": t, "telemetry": "", "telemetry_field": "caption_0"}
+                          for w, i, t in rows])
+    params = {"canned_texts": page_canned_texts(CANNED_PAGE), "random_sample_share": 0.0}
+    flags = pd.concat(text_flags(texts, params, CUSTOM_RULES))
+    by_rule = {r: set(g["worker_id"]) for r, g in flags.groupby("rule")}
+    assert by_rule["canned_overuse"] == {"WCAN"}  # 3 of 4 items; WLONE's 1 of 4 is no over-use
+    assert by_rule["canned_lone_use"] == {"WCAN", "WLONE"}  # alone with it on an item the others described
+    assert "caption: " in flags.loc[flags["rule"] == "canned_overuse", "detail"].iloc[0]
+    assert "duplicate_text" not in by_rule  # the canned answer on three items is no text of the worker's own
+    plain = pd.concat(text_flags(texts, {"random_sample_share": 0.0}, CUSTOM_RULES))
+    assert not plain["rule"].str.startswith("canned").any()

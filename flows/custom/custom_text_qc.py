@@ -11,8 +11,11 @@ batch holds it instead.
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from flows.campaigns.page_text import visible_text
@@ -24,12 +27,19 @@ from qc.runner import run_rules
 from qc.source_copy import asks_own_words
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
+from qc.text_features import canned_mask
 
 # Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
 TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate", "near_template", "instruction_echo",
+              "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
               "quality_talk", "source_copy", "short_answer", "caps_lock", "min_words", "one_sentence", "banned_prefix",
               "max_chars", *TELEMETRY_RULES)
-NO_CANNED_TEXT = "\x00"  # a custom page has no canned answer: nothing typed equals this
+NO_CANNED_TEXT = "\x00"  # the submit rules' own canned text: nothing typed equals this (canned answers: below)
+CANNED_RULES = ("canned_overuse", "canned_lone_use", "canned_lone_nonuse")
+# A canned answer a page offers: a text its script (or a button's onclick) writes into a field's value, of
+# three words or more ("Quality issues are too severe to recognize visual content."); a short one ("", "0",
+# "N/A") is a reset or a sentinel, which sentinel_answer judges.
+SCRIPT_VALUE = re.compile(r"""\.value\s*=\s*(?P<q>["'])(?P<text>(?:(?!(?P=q))[^\\\n]|\\.){3,300})(?P=q)""")
 
 
 def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
@@ -42,6 +52,18 @@ def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
                        max_chars=int(conf.get("max_chars") or 0) or None, required=False, canned_text=NO_CANNED_TEXT)
 
 
+def page_canned_texts(page_html: str) -> list[str]:
+    """The canned answers the page offers: texts of three words or more its scripts write into a field."""
+    found = [html.unescape(m["text"]).replace("\\'", "'").replace('\\"', '"') for m in SCRIPT_VALUE.finditer(page_html)]
+    return list(dict.fromkeys(t.strip() for t in found if len(t.split()) >= 3))
+
+
+def canned_texts(field: str, params: dict[str, Any]) -> list[str]:
+    """The field's canned answers: its ``[qc.fields.<name>] canned_text``, else the page's."""
+    conf = (params.get("fields") or {}).get(field) or {}
+    return list(conf.get("canned_text") or params.get("canned_texts") or ())
+
+
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
     """The text rules one field runs: its own list, else the campaign's; instruction_echo only when the
     page has instructions long enough to echo; source_copy only on a field whose question
@@ -50,6 +72,8 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL)
     if not page_lines(str(params.get("page_text") or "")):
         rules = tuple(r for r in rules if r != "instruction_echo")
+    if not canned_texts(field, params):  # the seed's canned rules need the answer the page offers
+        rules = tuple(r for r in rules if r not in CANNED_RULES)
     if not asks_own_words(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
         rules = tuple(r for r in rules if r != "source_copy")
     return rules
@@ -65,7 +89,8 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         if not rules:
             continue
         conf = (params.get("fields") or {}).get(field) or {}
-        frame = group.assign(caption=group["answer"], is_precanned=False).reset_index(drop=True)
+        canned = _canned(group["answer"], canned_texts(field, params))
+        frame = group.assign(caption=group["answer"], is_precanned=canned).reset_index(drop=True)
         # the instructions' "at least 50 words" is the only text field's; with several, each its own question's
         question = (params.get("field_questions") or {}).get(field) or ""
         asked = f"{'' if several else params.get('page_text') or ''}\n{question}"
@@ -82,6 +107,14 @@ def field_questions(page_html: str) -> dict[str, str]:
         m = INDEXED.match(name)
         asked.setdefault(m["base"] if m else name, question)
     return asked
+
+
+def _canned(answers: pd.Series, canned: list[str]) -> np.ndarray:
+    """Where an answer is one of the field's canned answers (as the caption task reads its canned text)."""
+    found = np.zeros(len(answers), dtype=bool)
+    for text in canned:
+        found |= canned_mask(answers.fillna("").astype(str), text)
+    return found
 
 
 def page_instruction_text(page_html: str, items: list[dict[str, Any]]) -> str:
