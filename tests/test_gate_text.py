@@ -153,7 +153,7 @@ def test_the_canned_answer_a_page_offers_gets_the_seeds_canned_rules_on_its_fiel
     assert page_canned_texts(CANNED_PAGE) == [CANNED]  # the reset to "" is no canned answer
     described = ["A red mug on a wooden desk beside a laptop.", "A hand holding a can of soup over a counter.",
                  "A white cat asleep on a blue sofa cushion.", "A street sign for Main Street on a pole."]
-    rows = [(w, f"i{k}", CANNED if w == "WCAN" and k < 3 or (w == "WLONE" and k == 3) else described[k])
+    rows = [(w, f"i{k}", CANNED if (w == "WCAN" and k < 3) or (w == "WLONE" and k == 3) else described[k])
             for w in ("WCAN", "WLONE", "W1", "W2") for k in range(4)]
     texts = pd.DataFrame([{"assignment_id": f"A{w}{i}", "worker_id": w, "image_id": i, "field": "caption",
                            "kind": "text", "answer": t, "telemetry": "", "telemetry_field": "caption_0"}
