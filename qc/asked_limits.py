@@ -6,6 +6,8 @@ it forbids, read from a free-text field's question and the page's instructions (
 or more"); a length asked as a target ("about 25 words", "a 100-word summary") counts for half of it: an
 answer under half the length asked is far from it, while an honest answer a little short of a target is not.
 ``banned_prefixes`` are the quoted openings a sentence forbids ("Do not start with "There is" or "This is"").
+The seed's quality words ("quality", "blur") judge a page that tells its workers not to describe image quality
+(:func:`forbids_quality_talk`): elsewhere a reason that names blur may be the honest answer.
 """
 
 from __future__ import annotations
@@ -24,6 +26,17 @@ TARGET = re.compile(r"\b(?:about|around|roughly|approximately|some|in)\s+" + _NU
 FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b"
                              r"([^!?\n]*?)(?:[.!?](?:\s|$)|$)", re.IGNORECASE | re.MULTILINE)
 QUOTED = re.compile(r"[\"“‘']([^\"“”‘’']{2,40})[\"”’']")
+
+
+FORBIDS_QUALITY = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:describe|describing|mention|mentioning|talk "
+                             r"about|comment on|write about)\b[^.!?\n]*\b(?:quality|blur|blurry|blurred)\b",
+                             re.IGNORECASE)
+
+
+def forbids_quality_talk(text: str) -> bool:
+    """Whether the text tells workers not to describe image quality (the seed's "DO NOT describe the image
+    quality issues")."""
+    return bool(FORBIDS_QUALITY.search(text or ""))
 
 
 def _number(text: str) -> int:

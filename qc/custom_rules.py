@@ -35,6 +35,7 @@ CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outli
                 "shared_template", "consensus",
                 "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
                 "source_copy", "short_answer", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
+                "quality_words", "quality_words_rate",
                 "min_words", "one_sentence", "banned_prefix", "max_chars",
                 *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
@@ -51,12 +52,13 @@ CUSTOM_POLICY = DecisionPolicy(
     # an answer that is its item's text given back whole, on half a worker's answers (once is no habit)
     # the page's canned answer (one its script offers) at the caption task's rates of the seed's canned rules
     block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6, "source_copy": 0.5,
-                    "canned_overuse": 0.7, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4},
+                    "canned_overuse": 0.7, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
+                    "quality_words_rate": 0.3},
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",
-                  "banned_prefix", "source_copy", "short_answer", "max_chars", "switch_then_paste", "typing_cadence",
-                  "malformed_answer"),
+                  "banned_prefix", "source_copy", "short_answer", "quality_words", "max_chars", "switch_then_paste",
+                  "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )

@@ -167,3 +167,22 @@ def test_the_canned_answer_a_page_offers_gets_the_seeds_canned_rules_on_its_fiel
     assert "duplicate_text" not in by_rule  # the canned answer on three items is no text of the worker's own
     plain = pd.concat(text_flags(texts, {"random_sample_share": 0.0}, CUSTOM_RULES))
     assert not plain["rule"].str.startswith("canned").any()
+
+
+def test_quality_words_judge_a_page_that_says_not_to_describe_image_quality() -> None:
+    said = ["A blurry photo of a red mug on a desk.", "A blurry photo of a can of soup on a counter.",
+            "A blurry photo of a cat asleep on a sofa.", "A street sign for Main Street."]
+    honest = ["A red mug on a wooden desk.", "A can of soup held over a counter.", "A white cat asleep on a sofa.",
+              "A green street sign on a pole."]
+    rows = [(w, f"i{k}", t) for w, texts in (("WBLUR", said), ("W1", honest)) for k, t in enumerate(texts)]
+    texts = pd.DataFrame([{"assignment_id": f"A{w}{i}", "worker_id": w, "image_id": i, "field": "caption",
+                           "kind": "text", "answer": t, "telemetry": "", "telemetry_field": "caption_0"}
+                          for w, i, t in rows])
+    forbids = {"page_text": "Describe the photo in one sentence. Do not describe the image quality issues.",
+               "random_sample_share": 0.0}
+    flags = pd.concat(text_flags(texts, forbids, CUSTOM_RULES))
+    assert set(flags.loc[flags["rule"] == "quality_words", "worker_id"]) == {"WBLUR"}
+    assert set(flags.loc[flags["rule"] == "quality_words_rate", "worker_id"]) == {"WBLUR"}
+    silent = pd.concat(text_flags(texts, {"page_text": "Describe the photo in one sentence.",
+                                          "random_sample_share": 0.0}, CUSTOM_RULES))
+    assert not silent["rule"].str.startswith("quality").any()  # naming blur breaks no instruction there

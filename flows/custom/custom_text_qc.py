@@ -21,7 +21,7 @@ import pandas as pd
 from flows.campaigns.page_text import visible_text
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import INDEXED, read_page
-from qc.asked_limits import stated_banned_openings, stated_min_words
+from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_min_words
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
 from qc.source_copy import asks_own_words
@@ -31,11 +31,12 @@ from qc.text_features import canned_mask
 
 # Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
 TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate", "near_template", "instruction_echo",
-              "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
+              "canned_overuse", "canned_lone_use", "canned_lone_nonuse", "quality_words", "quality_words_rate",
               "quality_talk", "source_copy", "short_answer", "caps_lock", "min_words", "one_sentence", "banned_prefix",
               "max_chars", *TELEMETRY_RULES)
 NO_CANNED_TEXT = "\x00"  # the submit rules' own canned text: nothing typed equals this (canned answers: below)
 CANNED_RULES = ("canned_overuse", "canned_lone_use", "canned_lone_nonuse")
+QUALITY_RULES = ("quality_words", "quality_words_rate")
 # A canned answer a page offers: a text its script (or a button's onclick) writes into a field's value, of
 # three words or more ("Quality issues are too severe to recognize visual content."); a short one ("", "0",
 # "N/A") is a reset or a sentinel, which sentinel_answer judges.
@@ -74,6 +75,8 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
         rules = tuple(r for r in rules if r != "instruction_echo")
     if not canned_texts(field, params):  # the seed's canned rules need the answer the page offers
         rules = tuple(r for r in rules if r not in CANNED_RULES)
+    if not forbids_quality_talk(str(params.get("page_text") or "")):  # naming blur is then no broken instruction
+        rules = tuple(r for r in rules if r not in QUALITY_RULES)
     if not asks_own_words(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
         rules = tuple(r for r in rules if r != "source_copy")
     return rules
