@@ -49,7 +49,7 @@ def measured(frame: pd.DataFrame) -> dict[str, Any]:
     flags = short_answer(frame, {})
     flagged = frame["assignment_id"].isin(set(flags["assignment_id"]))
     rejected = frame["is_rejected"].astype(bool)
-    return {"captions": int(len(frame)), "photos": int(frame["image_id"].nunique()),
+    return {"captions": len(frame), "photos": int(frame["image_id"].nunique()),
             "accepted": int((~rejected).sum()), "accepted_flagged": int((flagged & ~rejected).sum()),
             "accepted_flagged_share": round(float((flagged & ~rejected).sum() / max(1, (~rejected).sum())), 4),
             "rejected": int(rejected.sum()), "rejected_flagged": int((flagged & rejected).sum())}
