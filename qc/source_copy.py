@@ -65,9 +65,9 @@ def _runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
     return found
 
 
-def copied_words(answer: str, runs: set[tuple[str, ...]]) -> tuple[int, int, str]:
-    """(words of ``answer`` inside a copied run, its words, its longest copied stretch as text)."""
-    said = words(answer.lower())
+def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int, str]:
+    """(words of an answer (``said``: its words, case folded) inside a copied run, its words, its longest
+    copied stretch as text)."""
     covered = [False] * len(said)
     for k in range(len(said) - RUN_WORDS + 1):
         if tuple(said[k:k + RUN_WORDS]) in runs:
@@ -91,14 +91,23 @@ def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     shown = params.get("item_text")
     shown = shown if isinstance(shown, Mapping) else {}
     page = [("the page's instructions", _source(line)) for line in page_lines(str(params.get("page_text") or ""))]
-    items: dict[str, list[tuple[str, tuple[set[tuple[str, ...]], int]]]] = {}
+    every = set().union(*(runs for _, (runs, _) in page))
+    items: dict[str, tuple[list[tuple[str, tuple[set[tuple[str, ...]], int]]], set[tuple[str, ...]]]] = {}
     hits = []
-    for index, item, answer in zip(df.index, df["image_id"].astype(str), df["caption"].fillna("").astype(str),
-                                   strict=True):
+    canned = df["is_precanned"].astype(bool).tolist() if "is_precanned" in df.columns else [False] * len(df)
+    for index, item, answer, is_canned in zip(df.index, df["image_id"].astype(str),
+                                              df["caption"].fillna("").astype(str), canned, strict=True):
+        said = words(answer.lower())
+        if is_canned or len(said) < least:
+            continue
         if item not in items:
-            items[item] = [("its item's text", _source(str(t))) for t in (shown.get(item) or ())]
-        for where, (runs, size) in items[item] + page:
-            copied, total, stretch = copied_words(answer, runs)
+            own = [("its item's text", _source(str(t))) for t in (shown.get(item) or ())]
+            items[item] = (own + page, every.union(*(runs for _, (runs, _) in own)))
+        sources, anywhere = items[item]
+        if copied_words(said, anywhere)[0] < max(least, share * len(said)):
+            continue  # copied from no source enough, so from no one of them (the usual answer: one pass)
+        for where, (runs, size) in sources:
+            copied, total, stretch = copied_words(said, runs)
             if copied >= least and copied >= share * total and copied >= cover * size:
                 hits.append((index, round(copied / total, 3), share, f"{copied} of its {total} words copied from "
                              f"{where} ({size} words): \u201c{clip(stretch, 100)}\u201d"))
