@@ -48,10 +48,9 @@ CUSTOM_POLICY = DecisionPolicy(
                      "instruction_echo": 2},
     # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
     # (an honest worker who drafts a third of their answers elsewhere and pastes them is not blocked)
-    # marks that miss the others' (qc/mark_agreement.py) on most of a worker's items, not on a hurried few;
-    # an answer that is its item's text given back whole, on half a worker's answers (once is no habit)
+    # marks that miss the others' (qc/mark_agreement.py) on most of a worker's items, not on a hurried few
     # the page's canned answer (one its script offers) at the caption task's rates of the seed's canned rules
-    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6, "source_copy": 0.5,
+    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6,
                     "canned_overuse": 0.7, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
                     "quality_words_rate": 0.3},
     block_counts_beside_rates=True,
