@@ -4,19 +4,27 @@ that pastes its source back is flagged; an honest answer quoting a few words of 
 
 from __future__ import annotations
 
+import csv
+import json
+import re
+import shutil
 import sqlite3
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from flows.cli.main import main
 from flows.custom.custom_text_qc import field_questions, field_submit_rules, page_canned_texts, text_flags
+from flows.custom.scaffold import scaffold
 from qc.asked_limits import stated_banned_openings, stated_min_words
 from qc.custom_rules import CUSTOM_RULES
 from qc.runner import run_rules
 from qc.short_answer import short_answer
 from qc.source_copy import asks_for_copy, asks_own_words, source_copy
 from tests.honest_pages import run_shape
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PASSAGE = ("The town council voted on Monday to close the old public library on Mill Street after a long debate "
            "about its heating and repair costs. Its books will move to the new community centre, which opens in "
@@ -103,7 +111,7 @@ def test_an_answer_far_shorter_than_the_others_on_its_item_is_flagged() -> None:
 
 def flags_of(db: Path) -> pd.DataFrame:
     with sqlite3.connect(db) as con:
-        return pd.read_sql_query("SELECT batch, worker_id, assignment_id, rule, detail FROM qc_flags "
+        return pd.read_sql_query("SELECT batch, worker_id, assignment_id, rule, threshold, detail FROM qc_flags "
                                  "WHERE rule != 'random_sample'", con)
 
 
@@ -186,3 +194,33 @@ def test_quality_words_judge_a_page_that_says_not_to_describe_image_quality() ->
     silent = pd.concat(text_flags(texts, {"page_text": "Describe the photo in one sentence.",
                                           "random_sample_share": 0.0}, CUSTOM_RULES))
     assert not silent["rule"].str.startswith("quality").any()  # naming blur breaks no instruction there
+
+
+def test_the_seeds_own_page_written_as_a_requesters_gets_the_seeds_heuristics(tmp_path: Path) -> None:
+    """The VizWiz page as a page of one's own (at least eight words, no image quality, a canned answer behind a
+    button) on real VizWiz photos with the demo crowd: blur-talkers flagged by the quality words, speeders and
+    canned-text abusers by the minimum the page states, caps-lockers by caps lock, each with its evidence."""
+    scaffold("seed_caption", tmp_path)
+    folder = tmp_path / "config"
+    shutil.copy(Path(__file__).parent / "pages" / "gate" / "seed_caption.html.j2", folder / "seed_caption.html.j2")
+    with (ROOT / "config" / "items" / "vizwiz_demo_items.csv").open(encoding="utf-8") as f:
+        photos = list(csv.DictReader(f))[:120]
+    (folder / "seed_caption_items.csv").write_text("item_id,url\n" + "".join(f"{r['image_id']},{r['url']}\n"
+                                                                             for r in photos), encoding="utf-8")
+    config = folder / "seed_caption.toml"
+    text = re.sub(r"(?m)^images_per_hit = \d+", "images_per_hit = 4", config.read_text(encoding="utf-8"))
+    text = re.sub(r"(?m)^assignments_per_image = \d+", "assignments_per_image = 5", text)
+    text = re.sub(r'(?m)^budget = ".*?"', 'budget = "500.00 USD"', text)
+    config.write_text(re.sub(r"(?m)^batches = \d+", "batches = 3", text), encoding="utf-8")
+    db = tmp_path / "seed.db"
+    assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs"),
+                 "--crowd", str(ROOT / "config" / "crowds" / "vizwiz_demo.toml")]) == 0
+    truth = {w["worker_id"]: w["profile"] for w in json.loads(
+        (tmp_path / "runs" / "seed_caption" / "sim_workers.json").read_text(encoding="utf-8"))}
+    flags = flags_of(db).assign(profile=lambda f: f["worker_id"].map(truth))
+    flagged = {r: set(g["profile"]) for r, g in flags.groupby("rule")}
+    assert "blur_talker" in flagged["quality_words_rate"] and "blur_talker" in flagged["quality_words"]
+    assert {"speeder", "canned_abuser"} <= flagged["min_words"]
+    assert flags.loc[flags["rule"] == "min_words", "threshold"].astype(int).eq(8).all()  # the page's "eight"
+    assert "caps_locker" in flagged["caps_lock"]
+    assert flagged["canned_lone_use"]  # the button's text, read from the page, is the field's canned answer
