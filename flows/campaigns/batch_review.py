@@ -9,15 +9,19 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
+from flows.campaigns.attention_scoring import attention_flags
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
 from flows.campaigns.review_data import kept_workers
+from flows.campaigns.route_policy import route_policy
 from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
+
+BLOCKED_WORK = "blocked_worker"  # [policy] reject_blocked_work's reason
 
 
 def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
@@ -69,6 +73,17 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
     return {"captions": len(frame), "flags": counts}
 
 
+def batch_assignments(run: Run, batch: int, *, posted_only: bool = True) -> list[dict[str, Any]]:
+    """The batch's assignments in one fixed order (the page's place in the batch, the worker, the id), never
+    the order they were stored in, which follows the collecting threads: a seeded review sample over them
+    picks the same work on every run. ``posted_only``: without Prolific's returned and timed-out places."""
+    where = " AND status != 'NOT ON PROLIFIC'" if posted_only else ""
+    return run.store.rows(
+        f"SELECT * FROM assignments WHERE campaign = ? AND batch = ?{where} ORDER BY (SELECT MIN(h.hit_index) "
+        "FROM hits h WHERE h.hit_id = assignments.hit_id AND h.campaign = assignments.campaign), worker_id, "
+        "assignment_id", [run.cfg.name, batch])
+
+
 def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
     """What the review sample of a batch checked again (late work, top-up and adaptive rounds) must keep
     and must not pick: its earlier picks, and the work already decided (qc.worker_rules.random_sample)."""
@@ -81,7 +96,11 @@ def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
 
 
 def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) -> dict[str, int]:
-    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule."""
+    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule. The
+    page's attention checks are scored here, for every kind (attention_scoring.py)."""
+    checked = attention_flags(run, batch)
+    if checked is not None and not checked.empty:
+        flags = pd.concat([flags, checked], ignore_index=True) if not flags.empty else checked
     records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
                for r in flags.to_dict("records")]
     with run.store.transaction():  # replace the batch's flags as one decision
@@ -114,7 +133,8 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     assignments = pd.DataFrame(store.rows("SELECT assignment_id, worker_id FROM assignments WHERE campaign = ? "
                                           "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
     flags = batch_flags(run, batch)
-    decisions = decide(flags, assignments, cfg.policy)
+    policy = route_policy(cfg, run.platform)  # on Prolific: rejections on its valid grounds only
+    decisions = decide(flags, assignments, policy)
     due = blocks_due(run, batch)
     unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
     set_aside = held_rules(run, batch, decisions, due, set(unreadable))  # one rule on most of it: held for a person
@@ -122,7 +142,10 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     if cfg.reject_blocked_work:
         blocked = set(blocks_despite(due, set_aside)["worker_id"])
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
-        decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
+        if policy.reject_grounds is None or BLOCKED_WORK in policy.reject_grounds:
+            decisions.loc[mask, ["action", "reasons"]] = ["reject", BLOCKED_WORK]
+        else:  # a block is no ground to reject on this route: a person looks at the work
+            decisions.loc[mask, "review"] = True
     now = time.time()
     records = [{**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]), "decided_at": now,
                 "applied": ""} for d in decisions.to_dict("records")]
