@@ -15,7 +15,13 @@ from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
-from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
+from flows.custom.custom_text_qc import (
+    TEXT_LEVEL,
+    field_questions,
+    page_canned_texts,
+    page_instruction_text,
+    text_flags,
+)
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
@@ -187,7 +193,7 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
 def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
-    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
+    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, **_page_reading(run),
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
@@ -207,9 +213,15 @@ def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
     return shown
 
 
-def _page_text(run: Run) -> str:
-    """The custom page's own text (its first page, without the items' values), for instruction_echo."""
+def _page_reading(run: Run) -> dict[str, Any]:
+    """What the text rules read on the custom page (its first page; flows/custom/custom_text_qc.py): its own
+    text without the items' values (``page_text``: instruction_echo, source_copy), each field's question
+    (``field_questions``) and the canned answers its scripts offer (``canned_texts``)."""
     first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
                            "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
     items = page_items(first)
-    return page_instruction_text(custom_page(run.cfg, items), items) if items else ""
+    if not items:
+        return {"page_text": "", "field_questions": {}, "canned_texts": []}
+    page = custom_page(run.cfg, items)
+    return {"page_text": page_instruction_text(page, items), "field_questions": field_questions(page),
+            "canned_texts": page_canned_texts(page)}
