@@ -13,8 +13,8 @@ import pandas as pd
 
 from flows.campaigns.batch_review import caption_frame
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.caption_telemetry import attach_telemetry, telemetry_words
 from flows.campaigns.review_data import worker_captions
+from flows.captions.caption_telemetry import attach_telemetry, telemetry_words
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign

@@ -12,10 +12,10 @@ import pandas as pd
 from flows.campaigns import block_evidence as evidence
 from flows.campaigns.attention_scoring import attention_flags
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
-from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
 from flows.campaigns.review_data import kept_workers
 from flows.campaigns.route_policy import route_policy
+from flows.captions.caption_telemetry import attach_telemetry
 from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for

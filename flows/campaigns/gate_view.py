@@ -21,7 +21,14 @@ from qc.skipped_required import RULE as SKIPPED_REQUIRED
 
 def gate_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     """``gate:`` lines for ``--dry-run``."""
-    return field_lines(cfg) + pace_lines(cfg) + attention_lines(cfg) + route_lines(cfg, platform)
+    return field_lines(cfg) + time_band_lines(cfg) + pace_lines(cfg) + attention_lines(cfg) + route_lines(cfg, platform)
+
+
+def time_band_lines(cfg: CampaignConfig) -> list[str]:
+    """The time band in use, when the campaign runs the time_outlier rule."""
+    from qc.timing_rules import describe_method
+
+    return [describe_method(cfg.qc_params)] if "time_outlier" in cfg.qc_rules else []
 
 
 def field_lines(cfg: CampaignConfig) -> list[str]:

@@ -89,8 +89,8 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
     """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
     task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
     adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of images short of
-    accepted captions (flows/campaigns/caption_top_up.py)."""
-    from flows.campaigns.caption_top_up import top_up_round
+    accepted captions (flows/captions/caption_top_up.py)."""
+    from flows.captions.caption_top_up import top_up_round
     from flows.custom.adaptive_rounds import adaptive_round
 
     answers = run.cfg.answers

@@ -101,7 +101,7 @@ class CampaignConfig:
     def worst_per_hit_with_top_ups(self) -> int:
         """``worst_per_item`` where caption top-ups run: each of ``top_up_rounds`` adds at most what a unit's
         shortest image lacks, up to the cap MTurk sets on a HIT, kept on every route so that the worst case is
-        the same (flows/campaigns/caption_top_up.py)."""
+        the same (flows/captions/caption_top_up.py)."""
         per, rounds = self.assignments_per_image, self.answers.top_up_rounds
         if not rounds or self.task == "custom" or self.study is not None:
             return self.worst_per_item
@@ -137,8 +137,7 @@ def load_config(path: str | Path) -> CampaignConfig:
     if why := adaptive_check(doc.answers, camp.task, camp.assignments_per_image):
         raise ConfigError(f"{path}: [answers].{why}")
     budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
-    qc = doc.qc
-    attention = attention_settings(doc.attention)
+    qc, attention = doc.qc, attention_settings(doc.attention)
     cfg = CampaignConfig(
         path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
         keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit, reward=camp.reward_usd,
@@ -152,8 +151,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, rules_default),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
         policy=attention_policy(_policy(path, doc.policy, study is not None, policy_default), bool(attention.checks)),
-        template=template,
-        attention=attention,
+        template=template, attention=attention,
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,

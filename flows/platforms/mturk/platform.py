@@ -39,7 +39,7 @@ REVIEW_SENDERS = MTURK_SENDERS
 # ListAssignmentsForHIT lists only Submitted, Approved, Rejected (AssignmentStatus in botocore's mturk
 # model): a returned or abandoned assignment is never stored, so none is settled unpaid.
 EXTENDS_UNITS = True  # CreateAdditionalAssignmentsForHIT (extend.py)
-TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/campaigns/caption_top_up.py)
+TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/captions/caption_top_up.py)
 SETTLED_UNPAID: tuple[str, ...] = ()
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 # Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
