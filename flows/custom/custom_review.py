@@ -24,12 +24,16 @@ from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
                     "sentinels"]
-# rules over one kind of answer field only: straight-lining on choices, agreement of marks on annotations
-BY_KIND = {"choice_straight_lining": "choice", "mark_agreement": "annotations"}
+# rules over one kind of answer field only: agreement of marks on annotations
+BY_KIND = {"mark_agreement": "annotations"}
+# rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
+# a worker from all their pages): run on every such answer up to the batch, flags for the batch's workers only
+OVER_HISTORY = ("choice_straight_lining", "item_blind")
+HISTORY_KINDS = ("choice", "number")
 # controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
 CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
-                  "options"]
+                  "options", "ticks"]
 
 
 class PageRules:
@@ -152,19 +156,25 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
                      "field": base, "kind": kinds[base], "answer": fields.get(f["name"], ""),
                      "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"],
                      # a single choice's option count: how likely one answer is by chance (choice_straight_lining)
-                     "options": len(f.get("options") or []) if f["type"] == "one" else 0})
+                     "options": len(f.get("options") or []) if f["type"] == "one" else 0, "ticks": f["type"] == "many"})
     return rows
 
 
 def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[str, Any],
-                 enabled: tuple[str, ...]) -> pd.DataFrame:
+                 enabled: tuple[str, ...], history: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every enabled rule on the frame it reads: responses, each free-text field (its own rules,
-    flows/custom/custom_text_qc.py), the choice fields."""
-    per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r not in BY_KIND)
+    flows/custom/custom_text_qc.py), the marks, and the choice, number and tick answers over ``history`` (the
+    campaign's so far, this batch's last; default: this batch's) for the workers of this batch."""
+    per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r not in BY_KIND and r not in OVER_HISTORY)
     frames = [run_rules(responses.assign(image_id="", caption=""), params, per_response)]
     frames += text_flags(answers[answers["kind"] == "text"], params, enabled)
     frames += [run_rules(answers[answers["kind"] == kind], params, (rule,)) for rule, kind in BY_KIND.items()
                if rule in enabled]
+    judged = tuple(r for r in OVER_HISTORY if r in enabled)
+    if judged:
+        so_far = (answers if history is None else history)
+        found = run_rules(so_far[so_far["kind"].isin(HISTORY_KINDS)], params, judged)
+        frames.append(found[found["worker_id"].isin(set(responses["worker_id"])) | (found["worker_id"] == "")])
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS] if frames else pd.DataFrame(columns=FLAG_COLUMNS)
 
@@ -174,9 +184,21 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     responses, answers = answer_frames(run, batch)
     params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
-    flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
+    history = answers_so_far(run, batch, answers) if set(OVER_HISTORY) & set(run.cfg.qc_rules) else None
+    flags = custom_flags(responses, answers, params, run.cfg.qc_rules, history)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
     return {"responses": len(responses), "flags": counts}
+
+
+def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
+    """The choice, number and tick answers of every earlier batch (read as their own QC read them), then this
+    batch's ``answers``: one worker's history in the order they gave it."""
+    earlier = [int(r["batch"]) for r in run.store.rows(
+        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
+        [run.cfg.name, batch]) if int(r["batch"]) < batch]
+    frames = [answer_frames(run, b)[1] for b in earlier] + [answers]
+    frames = [f[f["kind"].isin(HISTORY_KINDS)] for f in frames]
+    return pd.concat(frames, ignore_index=True) if frames else answers
 
 
 def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
