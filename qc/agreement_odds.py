@@ -48,15 +48,20 @@ PRIOR_WEIGHT = 2.0  # the field's own spread, worth this many of the worker's an
 RULE = "item_blind"
 
 
+Consensus = str | float | frozenset[tuple[str, bool]]
+
+
 @dataclass
 class Field:
-    """One field's answers: per item, (worker, answer) in order; ``scale`` with the agreement band."""
+    """One field's answers: per item, (worker, answer) in order; its ``shape`` ("choice", "scale" with the
+    agreement ``band``, "ticks": a checkbox group, its answer the ticked options joined by ``|``)."""
 
     name: str
     rows: list[tuple[str, Any, str]]  # (worker, item, answer) in the order given
-    scale: bool
+    shape: str
     band: float = 0.0
     on_item: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
+    options: tuple[str, ...] = ()
 
 
 def as_number(text: str) -> float | None:
@@ -68,33 +73,28 @@ def as_number(text: str) -> float | None:
 
 
 def split_fields(df: pd.DataFrame) -> list[Field]:
-    """The frame's fields, a checkbox group's options each a yes/no field ``group[option]``."""
+    """The frame's fields, answers in order (a blank checkbox group is an answer: nothing ticked)."""
     ticks = df["ticks"].astype(bool).tolist() if "ticks" in df.columns else [False] * len(df)
-    answered: dict[str, list[tuple[str, Any, str]]] = {}
-    groups: dict[str, list[tuple[str, Any, str]]] = {}
+    answered: dict[tuple[str, bool], list[tuple[str, Any, str]]] = {}
     for worker, item, name, answer, many in zip(df["worker_id"].astype(str).tolist(), df["image_id"].tolist(),
                                                 df["field"].astype(str).tolist(), df["answer"].tolist(), ticks,
                                                 strict=True):
         text = "" if pd.isna(answer) else str(answer).strip()
-        if pd.isna(item) or item == "" or (text == "" and not many):
-            continue
-        (groups if many else answered).setdefault(name, []).append((worker, item, text))
-    for name, rows in groups.items():  # every option any worker ticked, yes or no on each answer
-        options = sorted({o for _, _, t in rows for o in t.split("|") if o})
-        for option in options:
-            answered[f"{name}[{option}]"] = [(w, i, "1" if option in t.split("|") else "0") for w, i, t in rows]
-    return [_field(name, rows) for name, rows in sorted(answered.items())]
+        if not (pd.isna(item) or item == "" or (text == "" and not many)):
+            answered.setdefault((name, bool(many)), []).append((worker, item, text))
+    return [_field(name, many, rows) for (name, many), rows in sorted(answered.items())]
 
 
-def _field(name: str, rows: list[tuple[str, Any, str]]) -> Field:
+def _field(name: str, many: bool, rows: list[tuple[str, Any, str]]) -> Field:
     numbers = [as_number(a) for _, _, a in rows]
     distinct = sorted({n for n in numbers if n is not None})
-    scale = len(distinct) >= 3 and all(n is not None for n in numbers) and not name.endswith("]")
+    scale = not many and len(distinct) >= 3 and all(n is not None for n in numbers)
     band = 0.0
     if scale:
         step = min(b - a for a, b in zip(distinct, distinct[1:], strict=False))
         band = max(step, (distinct[-1] - distinct[0]) / 6)
-    out = Field(name, rows, scale, band)
+    options = tuple(sorted({o for _, _, a in rows for o in a.split("|") if o})) if many else ()
+    out = Field(name, rows, "ticks" if many else "scale" if scale else "choice", band, options=options)
     seen: set[tuple[str, Any]] = set()
     for worker, item, answer in rows:
         if (worker, item) not in seen:  # a worker's repeated answer to an item counts once, the first
@@ -103,27 +103,38 @@ def _field(name: str, rows: list[tuple[str, Any, str]]) -> Field:
     return out
 
 
-def consensus(f: Field, others: list[str]) -> str | float | None:
-    """The others' one answer (a choice) or median (a scale); None when they tie."""
-    if f.scale:
+def consensus(f: Field, others: list[str]) -> Consensus | None:
+    """The others' one answer (a choice), their median (a scale), or each option that a strict majority of
+    them ticked or left (a checkbox group); None when they tie (or split on every option)."""
+    if f.shape == "scale":
         return statistics.median(float(o) for o in others)
+    if f.shape == "ticks":
+        sets = [set(o.split("|")) for o in others]
+        held = frozenset((o, 2 * sum(o in t for t in sets) > len(sets)) for o in f.options
+                         if 2 * sum(o in t for t in sets) != len(sets))
+        return held or None
     counts = Counter(others).most_common(2)
     return None if len(counts) > 1 and counts[0][1] == counts[1][1] else counts[0][0]
 
 
-def tier(f: Field, answer: str, said: str | float) -> int:
-    """How far an answer is from the consensus: 0 agrees; on a scale 1 within two bands, 2 beyond; else 1."""
-    if not f.scale:
+def tier(f: Field, answer: str, said: Consensus) -> int:
+    """How far an answer is from the consensus: 0 agrees; a scale 1 within two bands, 2 beyond; a checkbox
+    group 1 off on one option, 2 on more; a choice 1."""
+    if f.shape == "choice":
         return 0 if answer == said else 1
-    gap = abs(float(answer) - float(said))
+    if f.shape == "ticks":
+        ticked = set(answer.split("|"))
+        assert isinstance(said, frozenset)
+        return min(2, sum((o in ticked) != held for o, held in said))
+    gap = abs(float(answer) - float(said))  # type: ignore[arg-type]
     return 0 if gap <= f.band + 1e-9 else (1 if gap <= 2 * f.band + 1e-9 else 2)
 
 
 def tiers(f: Field) -> int:
-    return 3 if f.scale else 2
+    return 2 if f.shape == "choice" else 3
 
 
-def outcome_spread(f: Field, spread: dict[str, float], said: str | float) -> list[float]:
+def outcome_spread(f: Field, spread: dict[str, float], said: Consensus) -> list[float]:
     """The chance of each tier for an answer drawn from ``spread`` (answer -> share), whatever the item."""
     out = [0.0] * tiers(f)
     for answer, p in spread.items():
@@ -135,7 +146,7 @@ def outcome_spread(f: Field, spread: dict[str, float], said: str | float) -> lis
 class Judged:
     """A worker's judged answers on one field: (item, tier, the others' consensus)."""
 
-    answers: list[tuple[Any, int, str | float]]
+    answers: list[tuple[Any, int, Consensus]]
     own: list[str]  # every answer the worker gave the field, in order (what the blind prediction learns from)
     at: list[int]  # for each judged answer, how many of ``own`` came before it
 
@@ -195,7 +206,7 @@ def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float) -> 
     return out
 
 
-def _ratio(f: Field, pool: Counter[str], before: list[str], said: str | float, observed: int,
+def _ratio(f: Field, pool: Counter[str], before: list[str], said: Consensus, observed: int,
            h: list[float]) -> float:
     """One judged answer's e: the blind prediction from the worker's earlier answers, smoothed by the field's."""
     total = sum(pool.values())
@@ -226,20 +237,18 @@ def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple
     min_others = int(params.get("item_blind_min_others", 2))
     honest_share = float(params.get("item_blind_honest_share", 2 / 3))
     order = {item: k for k, item in enumerate(dict.fromkeys(df["image_id"].tolist()))}
-    per_item: dict[str, dict[Any, dict[str, list[float]]]] = {}
+    per_item: dict[str, dict[Any, list[float]]] = {}
     counts: dict[str, dict[str, tuple[int, int]]] = {}
     for f in split_fields(df):
         judged = judged_answers(f, min_others)
-        group = f.name.split("[", 1)[0]  # a checkbox group's options weigh as one field
         for worker, items in field_evidence(f, judged, honest_share).items():
             for item, e in items.items():
-                per_item.setdefault(worker, {}).setdefault(item, {}).setdefault(group, []).append(e)
+                per_item.setdefault(worker, {}).setdefault(item, []).append(e)
             agreed = sum(t == 0 for i, t, _ in judged[worker].answers if i in items)
             counts.setdefault(worker, {})[f.name] = (agreed, len(items))
     out = {}
     for worker, items in per_item.items():
-        log_e = math.fsum(math.log(_mean([_mean(es) for es in fields.values()]))
-                          for _, fields in sorted(items.items(), key=lambda p: order[p[0]]))
+        log_e = math.fsum(math.log(_mean(es)) for _, es in sorted(items.items(), key=lambda p: order[p[0]]))
         out[worker] = (math.exp(min(log_e, 700.0)), counts[worker])
     return out
 
