@@ -36,6 +36,7 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import pandas as pd
@@ -91,7 +92,7 @@ def _field(name: str, many: bool, rows: list[tuple[str, Any, str]]) -> Field:
     scale = not many and len(distinct) >= 3 and all(n is not None for n in numbers)
     band = 0.0
     if scale:
-        step = min(b - a for a, b in zip(distinct, distinct[1:], strict=False))
+        step = min(b - a for a, b in pairwise(distinct))
         band = max(step, (distinct[-1] - distinct[0]) / 6)
     options = tuple(sorted({o for _, _, a in rows for o in a.split("|") if o})) if many else ()
     out = Field(name, rows, "ticks" if many else "scale" if scale else "choice", band, options=options)
@@ -225,8 +226,8 @@ def monotone_ratios(q: list[float], h: list[float]) -> list[float]:
             last = blocks.pop()
             blocks[-1] = [blocks[-1][0] + last[0], blocks[-1][1] + last[1], blocks[-1][2], last[3]]
     out = [1.0] * len(q)
-    for qb, hb, first, last in blocks:
-        for t in range(int(first), int(last) + 1):
+    for qb, hb, first, end in blocks:
+        for t in range(int(first), int(end) + 1):
             out[t] = qb / hb if hb > 0 else 1.0
     return out
 
@@ -247,8 +248,8 @@ def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple
             agreed = sum(t == 0 for i, t, _ in judged[worker].answers if i in items)
             counts.setdefault(worker, {})[f.name] = (agreed, len(items))
     out = {}
-    for worker, items in per_item.items():
-        log_e = math.fsum(math.log(_mean(es)) for _, es in sorted(items.items(), key=lambda p: order[p[0]]))
+    for worker, by_item in per_item.items():
+        log_e = math.fsum(math.log(_mean(es)) for _, es in sorted(by_item.items(), key=lambda p: order[p[0]]))
         out[worker] = (math.exp(min(log_e, 700.0)), counts[worker])
     return out
 

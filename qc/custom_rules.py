@@ -36,8 +36,8 @@ from qc.worker_values import read_json
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
 CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
-                "shared_template", "consensus",
-                "choice_straight_lining", "item_blind", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
+                "shared_template", "consensus", "choice_straight_lining", "item_blind",
+                "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
                 "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(

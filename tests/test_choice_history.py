@@ -10,6 +10,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from flows.cli.main import main
 from flows.custom.scaffold import scaffold
 
@@ -49,11 +51,12 @@ count = 3
 """
 
 
-def run_campaign(tmp_path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
+def run_campaign(tmp_path: Path, platform: str = "mturk") -> tuple[sqlite3.Connection, dict[str, str]]:
     scaffold("reviews", tmp_path)
     config = tmp_path / "config" / "reviews.toml"
     (tmp_path / "config" / "reviews.html.j2").write_text(PAGE, encoding="utf-8")
-    rows = [f"r-{k:03d},https://example.org/{k}.jpg,\"{REVIEWS[k % len(REVIEWS)]} (order {k})\"" for k in range(48)]  # 4 a batch: a page or two each
+    # 48 items in 12 batches: 4 a batch, a page or two for each worker
+    rows = [f"r-{k:03d},https://example.org/{k}.jpg,\"{REVIEWS[k % len(REVIEWS)]} (order {k})\"" for k in range(48)]
     (tmp_path / "config" / "reviews_items.csv").write_text("item_id,image_url,note\n" + "\n".join(rows) + "\n",
                                                            encoding="utf-8")
     text = config.read_text(encoding="utf-8")
@@ -65,13 +68,16 @@ def run_campaign(tmp_path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     crowd.write_text(CROWD, encoding="utf-8")
     db = tmp_path / "h.db"
     assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs"),
-                 "--crowd", str(crowd)]) in (0, 8)
+                 "--crowd", str(crowd), "--platform", platform]) in (0, 8)
     truth = json.loads((tmp_path / "runs" / "reviews" / "sim_workers.json").read_text(encoding="utf-8"))
     return sqlite3.connect(db), {w["worker_id"]: w["profile"] for w in truth}
 
 
-def test_constant_raters_on_one_item_pages_are_flagged_and_blocked_and_honest_workers_are_not(tmp_path: Path) -> None:
-    con, profile = run_campaign(tmp_path)
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+def test_constant_raters_on_one_item_pages_are_flagged_and_blocked_and_honest_workers_are_not(
+        tmp_path: Path, platform: str) -> None:
+    con, profile = run_campaign(tmp_path, platform)
     worked = {w: n for w, n in con.execute("SELECT worker_id, COUNT(*) FROM assignments WHERE batch > 0 "
                                            "GROUP BY worker_id")}
     flags = con.execute("SELECT worker_id, rule, detail FROM qc_flags WHERE rule IN ('item_blind', "
