@@ -196,9 +196,22 @@ def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
     earlier = [int(r["batch"]) for r in run.store.rows(
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
         [run.cfg.name, batch]) if int(r["batch"]) < batch]
-    frames = [answer_frames(run, b)[1] for b in earlier] + [answers]
-    frames = [f[f["kind"].isin(HISTORY_KINDS)] for f in frames]
-    return pd.concat(frames, ignore_index=True) if frames else answers
+    frames = [_judged_answers(run, b) for b in earlier] + [_judged_answers(run, batch, answers)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _judged_answers(run: Run, batch: int, answers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A batch's choice, number and tick answers (``answers``: its answer frame, read already), kept for the run
+    while its responses stay the same: reading every earlier batch again took more than half the QC step's
+    time on a 500-item campaign."""
+    kept = run.notes.setdefault("choice_history", {})
+    seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ? "
+                          "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch])[0]
+    key = (batch, seen["n"], seen["last"])
+    if key not in kept or answers is not None:
+        answers = answer_frames(run, batch)[1] if answers is None else answers
+        kept[key] = answers[answers["kind"].isin(HISTORY_KINDS)]
+    return kept[key]
 
 
 def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
