@@ -16,7 +16,8 @@ below ``straight_lining_alpha`` (on at least ``straight_lining_min_items`` items
 
 ``item_blind`` (``qc/agreement_odds.py``): a worker whose answers follow the items no better than a constant or
 a random answer would, against the crowd's own agreement, at a stated false-alarm rate (``item_blind_alpha``)
-for honest workers over the whole campaign.
+for honest workers over the whole campaign. ``page_straight_lining`` (``qc/page_straight_lining.py``): one answer
+to every question of a page on one scale, far more often than the crowd, at ``page_straight_lining_alpha``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,12 @@ from typing import Any
 
 import pandas as pd
 
-from qc import agreement_odds, mark_agreement, study_rules  # noqa: F401  (register item_blind, mark_agreement, ...)
+from qc import (  # noqa: F401  (register item_blind, mark_agreement, page_straight_lining, invalid_answer)
+    agreement_odds,
+    mark_agreement,
+    page_straight_lining,
+    study_rules,
+)
 from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
 from qc.straight_lining_odds import choice_straight_lining
@@ -36,7 +42,7 @@ from qc.worker_values import read_json
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
 # limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
 CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
-                "shared_template", "consensus", "choice_straight_lining", "item_blind",
+                "shared_template", "consensus", "choice_straight_lining", "item_blind", "page_straight_lining",
                 "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
                 "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
@@ -45,9 +51,9 @@ CUSTOM_POLICY = DecisionPolicy(
     # answer at the page's own value; when either reaches most of a batch the page is at fault (a script-built
     # answer the form never posts), and the hold (hold_share) stops the batch
     reject_rules=("invalid_answer", "empty_answer", "sentinel_answer"),
-    # choice_straight_lining and item_blind judge the worker's whole history at a stated false-alarm rate: one flag
+    # choice_straight_lining, item_blind and page_straight_lining judge the worker's whole history: one flag
     block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1,
-                     "item_blind": 1, "instruction_echo": 2},
+                     "item_blind": 1, "page_straight_lining": 1, "instruction_echo": 2},
     # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
     # (an honest worker who drafts a third of their answers elsewhere and pastes them is not blocked)
     # marks that miss the others' (qc/mark_agreement.py) on most of a worker's items, not on a hurried few

@@ -28,12 +28,12 @@ RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "an
 BY_KIND = {"mark_agreement": "annotations"}
 # rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
 # a worker from all their pages): run on every such answer up to the batch, flags for the batch's workers only
-OVER_HISTORY = ("choice_straight_lining", "item_blind")
+OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
 HISTORY_KINDS = ("choice", "number")
 # controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
 CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
-                  "options", "ticks"]
+                  "options", "ticks", "scale"]
 
 
 class PageRules:
@@ -156,8 +156,18 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
                      "field": base, "kind": kinds[base], "answer": fields.get(f["name"], ""),
                      "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"],
                      # a single choice's option count: how likely one answer is by chance (choice_straight_lining)
-                     "options": len(f.get("options") or []) if f["type"] == "one" else 0, "ticks": f["type"] == "many"})
+                     "options": len(f.get("options") or []) if f["type"] == "one" else 0, "ticks": f["type"] == "many",
+                     "scale": answer_scale(f)})
     return rows
+
+
+def answer_scale(f: dict[str, Any]) -> str:
+    """The scale a field's answers are on, as the page declares it (fields on one scale may be straight-lined
+    together: qc/page_straight_lining.py): "1..7" for a bounded number or slider, "choice 5" for one of five
+    options; "" for anything else."""
+    if f["type"] == "number" and f.get("min") is not None and f.get("max") is not None:
+        return f"{f['min']:g}..{f['max']:g}"
+    return f"choice {len(f.get('options') or [])}" if f["type"] == "one" else ""
 
 
 def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[str, Any],
