@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.batch_review import replace_batch_flags, sample_so_far
+from flows.campaigns.block_evidence import control_blocks_due
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
@@ -18,7 +19,7 @@ from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_ki
 from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
-from qc.flags import FLAG_COLUMNS
+from qc.flags import FLAG_COLUMNS, flag_frame
 from qc.form_constraints import Spec, check_form, split_held
 from qc.runner import run_rules
 
@@ -196,8 +197,21 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
     history = answers_so_far(run, batch, answers) if set(OVER_HISTORY) & set(run.cfg.qc_rules) else None
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules, history)
+    flags = pd.concat([flags, known_answer_flags(run, batch, set(responses["worker_id"]))], ignore_index=True)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
     return {"responses": len(responses), "flags": counts}
+
+
+def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
+    """The batch's workers whom control items (alone, or pooled with agreement: the answers step's worker skill)
+    judge over the campaign so far, as flags with that evidence (``control_accuracy 0% (0/4)``): the block step
+    blocks them on the same reading (flows/campaigns/block_evidence.py); the flag puts it in flags.csv and the
+    report beside the other rules."""
+    due = control_blocks_due(run.store, run.cfg.name, batch)
+    rows = [{"worker_id": str(r.worker_id), "rule": str(rule.split(" ", 1)[0]), "value": int(r.flags),
+             "threshold": "", "detail": f"known answers over the campaign: {rule}"}
+            for r in due.itertuples() if str(r.worker_id) in workers for rule in str(r.rules).split(";")]
+    return flag_frame(rows)
 
 
 def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
