@@ -3,31 +3,35 @@ over their whole history in the campaign (a one-item page judges a worker from a
 
 Input columns: ``worker_id, image_id, field, answer`` in the order the answers were given (batch, then
 page), and optionally ``ticks`` (true for a checkbox group: ``answer`` is its ticked options joined by
-``|``, each option judged as its own yes/no field). Blank answers are no answers. Params:
-``item_blind_alpha`` (0.01), ``item_blind_honest_share`` (2/3), ``item_blind_min_others`` (2).
+``|``; blank is an answer, nothing ticked). Other blank answers are no answers. Params: ``item_blind_alpha``
+(0.01), ``item_blind_honest_share`` (2/3), ``item_blind_min_others`` (2).
 
-The evidence, per field (a checkbox group's option counts as one): on an item with at least
-``min_others`` other answers and one consensus (a choice: the others' single most common answer; a number
-or a numeric scale: the others' median, within ``band`` of which an answer agrees, ``band`` = the larger of
-the field's smallest step and a sixth of the range its answers span), the worker either agrees or not.
+The evidence, per field: on an item with at least ``min_others`` other answers and one consensus, how far the
+worker's answer is from it, in tiers (0 agrees):
 
-- ``r``: how often the field's other workers agree with the rest (held at most ``R_MAX``), ``c``: how often
-  an answer drawn from the field's answers at large, whatever the item, would agree (chance);
-- the honest rate ``h = c + honest_share (r - c)``: an honest worker follows the items at least two thirds as
+- a choice: the others' single most common answer (a tie judges no one); agrees or not;
+- a number or a numeric scale: the others' median; within ``band`` (the larger of the field's smallest step
+  and a sixth of the range its answers span) agrees, within two bands is near, beyond is far;
+- a checkbox group: each option a strict majority of the others ticked or left; off on none agrees, on one
+  is near, on more is far.
+
+- ``r``: each tier's share among the field's other workers' judged answers (agreement held at most
+  ``R_MAX``), ``c``: each tier's chance for an answer drawn from the field's answers at large, whatever the item;
+- the honest floor ``h = c + honest_share (r - c)``: an honest worker follows the items at least two thirds as
   well as the crowd does (opinions differ on subjective questions; they still follow the item). A field the
-  crowd itself follows barely better than chance (``r - c`` below ``MIN_GAP``) judges no one;
-- the item-blind prediction ``q``: the chance of agreeing if the worker's answer did not depend on the item,
-  from their own earlier answers to the field (smoothed toward the field's, ``PRIOR_WEIGHT`` answers' worth):
-  a constant rater's is their one answer, a random clicker's their spread;
-- per judged answer the likelihood ratio of item-blind to honest, ``e = q'/h`` when agreeing and
-  ``(1 - q')/(1 - h)`` when not (``q' = min(q, h)``: where blind answers would agree as often as honest ones
-  the answer is no evidence); per item the mean over its fields (fields of one item need not be independent);
-  the worker's evidence ``E`` the product over items in the order given.
+  crowd itself agrees on barely more often than chance (by less than ``MIN_GAP``) judges no one;
+- the item-blind prediction ``q``: each tier's chance if the worker's answer did not depend on the item, from
+  their own earlier answers to the field (smoothed toward the field's, ``PRIOR_WEIGHT`` answers' worth): a
+  constant rater's is their one answer, a random clicker's their spread;
+- per judged answer the likelihood ratio ``e = q/h`` of its tier, pooled over neighbouring tiers where a closer
+  tier's ratio would exceed a farther one's (:func:`monotone_ratios`: a closer answer is never more evidence);
+  per item the mean over its fields (fields of one item need not be independent); the worker's evidence ``E``
+  the product over items in the order given.
 
-For an honest worker who agrees with probability ``h`` or more on each item, ``E`` is a nonnegative
-supermartingale with mean at most 1, so by Ville's inequality the chance that it ever reaches ``1/alpha``, at
-any of the campaign's batches, is at most ``alpha``: the stated false-alarm rate over the whole campaign,
-whatever the number of looks. A flag needs ``E >= 1/alpha``; its ``value`` is ``1/E`` (at most ``alpha``).
+For an honest worker at least as close as ``h`` on each item, ``E`` is a nonnegative supermartingale with
+mean at most 1, so by Ville's inequality the chance that it ever reaches ``1/alpha``, at any of the campaign's
+batches, is at most ``alpha``: the stated false-alarm rate over the whole campaign, whatever the number of
+looks. A flag needs ``E >= 1/alpha``; its ``value`` is ``1/E`` (at most ``alpha``).
 """
 
 from __future__ import annotations
