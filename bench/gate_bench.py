@@ -11,13 +11,15 @@ the MTurk simulator). Per page and route it prints:
   that batch and no block of the worker in the campaign, by profile (the random review sample is no flag: it
   detects nothing; nor are a rule's notes about itself, ``rule_info``); the blur talker's row is shown and not
   counted (its abuse is a caption's: NOT_COUNTED);
+- bad workers none of whose work was noticed (flagged, rejected or blocked), of those who worked;
 - honest workers blocked;
 - approved assignments with a field the page as written requires left blank (empty or not sent), counted
   against the page's source, not against what the importer kept.
 
 The goals: at most 10% of bad-profile assignments unnoticed, 0 honest blocked, 0 approved required-blank.
-``--items`` sets the size (default 30 items a page); figures go to ``bench/results-gate.json``, one entry per
-commit label, size and seed. Nothing here is a test (tests/test_gate_bench.py checks the judging).
+``--items`` sets the size (default 30 items on a one-item page, as many pages on the others); figures go to
+``bench/results-gate.json``, one entry per commit label, size and seed. Nothing here is a test
+(tests/test_gate_bench.py checks the judging).
 """
 
 from __future__ import annotations
@@ -89,22 +91,30 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
     on_worker = {(f["worker_id"], int(f["batch"])) for f in flags if f["worker_id"]}
     blocked = {r[0] for r in db.execute("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])}
     by_profile: dict[str, dict[str, int]] = {}
+    noticed_workers: dict[str, bool] = {}  # a counted bad worker -> any of their work noticed
     for a in work:
         profile = profiles.get(a["worker_id"], "unknown")
         if profile in honest:
             continue
         row = by_profile.setdefault(profile, {"assignments": 0, "unnoticed": 0})
+        missed = (a["assignment_id"] in approved and a["assignment_id"] not in on_assignment
+                  and (a["worker_id"], int(a["batch"])) not in on_worker and a["worker_id"] not in blocked)
         row["assignments"] += 1
-        row["unnoticed"] += (a["assignment_id"] in approved and a["assignment_id"] not in on_assignment
-                             and (a["worker_id"], int(a["batch"])) not in on_worker and a["worker_id"] not in blocked)
-    worked = {a["worker_id"] for a in work}
-    honest_workers = {w for w in worked if profiles.get(w) in honest}
+        row["unnoticed"] += missed
+        if profile not in NOT_COUNTED:
+            noticed_workers[a["worker_id"]] = noticed_workers.get(a["worker_id"], False) or not missed
+    honest_workers = {a["worker_id"] for a in work if profiles.get(a["worker_id"]) in honest}
     counted = [r for p, r in by_profile.items() if p not in NOT_COUNTED]
     bad, unnoticed = sum(r["assignments"] for r in counted), sum(r["unnoticed"] for r in counted)
-    return {"bad_assignments": bad, "unnoticed": unnoticed, "unnoticed_share": round(unnoticed / bad, 4) if bad else None,
-            "by_profile": dict(sorted(by_profile.items())), "honest_workers": len(honest_workers),
-            "honest_blocked": len(honest_workers & blocked), "approved": len(approved),
-            "approved_required_blank": len(required_blank(db, approved, required))}
+    return {"bad_assignments": bad, "unnoticed": unnoticed, "unnoticed_share": share(unnoticed, bad),
+            "by_profile": dict(sorted(by_profile.items())), "bad_workers": len(noticed_workers),
+            "bad_workers_never_noticed": sum(not n for n in noticed_workers.values()),
+            "honest_workers": len(honest_workers), "honest_blocked": len(honest_workers & blocked),
+            "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required))}
+
+
+def share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
 
 
 def required_blank(db: sqlite3.Connection, approved: set[str], required: tuple[str, ...]) -> set[str]:
@@ -117,12 +127,14 @@ def required_blank(db: sqlite3.Connection, approved: set[str], required: tuple[s
 
 
 def run_page(page: GatePage | None, items: int, seed: int) -> dict[str, Any]:
-    """A page (None: the caption demo, on MTurk at its own size) on each route, each in a folder of its own."""
+    """A page (None: the caption demo, on MTurk at its own size) on each route, each in a folder of its own;
+    ``items`` items a photo page, as many times more on a page of several items."""
     out: dict[str, Any] = {}
+    size = items * page.images_per_hit if page else None  # as many pages, so as much work, on every page
     for route in ROUTES if page else ("mturk",):
         with tempfile.TemporaryDirectory(prefix="gate-") as tmp:
-            config = prepare(page, Path(tmp), items) if page else DEMO
-            out[route] = run_route(config, Path(tmp), route, items if page else None, seed)
+            config = prepare(page, Path(tmp), size) if page and size else DEMO
+            out[route] = run_route(config, Path(tmp), route, size, seed)
     return out
 
 
@@ -135,6 +147,8 @@ def show(label: str, route: str, r: dict[str, Any]) -> str:
     return (f"{label:<17} {route:<8} unnoticed {r['unnoticed']:>3} of {r['bad_assignments']:<3} ({share:>4})  "
             f"honest blocked {r['honest_blocked']} of {r['honest_workers']}  approved required-blank "
             f"{r['approved_required_blank']}  {'goal met' if met else 'goal NOT met'}\n"
+            f"{'':<17} {'':<8} bad workers with none of their work noticed: {r['bad_workers_never_noticed']} of "
+            f"{r['bad_workers']}\n"
             f"{'':<17} {'':<8} by profile (unnoticed/assignments): {profiles}")
 
 
@@ -149,8 +163,10 @@ def totals(run: dict[str, Any]) -> dict[str, Any]:
             row["unnoticed"] += v["unnoticed"]
     counted = [r for p, r in by_profile.items() if p not in NOT_COUNTED]
     bad, unnoticed = sum(r["assignments"] for r in counted), sum(r["unnoticed"] for r in counted)
-    return {"bad_assignments": bad, "unnoticed": unnoticed, "unnoticed_share": round(unnoticed / bad, 4) if bad else None,
+    return {"bad_assignments": bad, "unnoticed": unnoticed, "unnoticed_share": share(unnoticed, bad),
             "by_profile": dict(sorted(by_profile.items())),
+            "bad_workers": sum(r["bad_workers"] for r in own),
+            "bad_workers_never_noticed": sum(r["bad_workers_never_noticed"] for r in own),
             "honest_workers": sum(r["honest_workers"] for r in own),
             "honest_blocked": sum(r["honest_blocked"] for r in own),
             "approved_required_blank": sum(r["approved_required_blank"] for r in own)}
@@ -166,7 +182,9 @@ def commit_label() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--items", type=int, default=30, help="items a page (default 30; 3 workers an item)")
+    parser.add_argument("--items", type=int, default=30,
+                        help="items of a one-item page (default 30; 3 workers an item); a page of 4 items gets 4 "
+                             "times as many")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--label", default="", help="the results entry's name (default: the commit)")
     parser.add_argument("--no-demo", action="store_true", help="leave out the caption demo (about 20 s of CPU)")

@@ -53,6 +53,7 @@ def test_a_hand_made_ledger_is_judged_as_the_goal_reads() -> None:
     assert (got["bad_assignments"], got["unnoticed"]) == (5, 3)  # the blur talker shown, not counted
     assert got["unnoticed_share"] == pytest.approx(0.6, abs=1e-4)
     assert (got["honest_workers"], got["honest_blocked"], got["approved_required_blank"]) == (1, 1, 2)
+    assert (got["bad_workers"], got["bad_workers_never_noticed"]) == (3, 1)  # the canned abuser alone
 
 
 UNNOTICED = """SELECT a.assignment_id, a.worker_id FROM assignments a
@@ -84,6 +85,10 @@ def test_one_small_page_on_the_simulator_is_judged_as_its_ledger_counts(tmp_path
     blank = db.execute(BLANK.format(fields=fields, n=len(page.required)), {"c": page.name}).fetchone()[0]
     assert got["bad_assignments"] == sum(w in counted for (w,) in bad) > 0
     assert got["unnoticed"] == sum(w in counted for _, w in unnoticed)
+    missed = [w for _, w in unnoticed]
+    worked = {w for (w,) in bad if w in counted}
+    assert got["bad_workers"] == len(worked)
+    assert got["bad_workers_never_noticed"] == sum(missed.count(w) == [v for (v,) in bad].count(w) for w in worked)
     assert got["honest_blocked"] == sum(profiles.get(w) in HONEST_PROFILES for w in blocked)
     assert got["approved_required_blank"] == blank
     assert got["approved"] == db.execute("SELECT count(*) FROM decisions WHERE campaign = ? AND action = 'approve'",
