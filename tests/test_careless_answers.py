@@ -98,3 +98,17 @@ def test_copy_pasters_paste_the_items_own_text_where_it_shows_some() -> None:
     for i, review in enumerate(REVIEWS):
         assert values[f"why_{i}"] == review
 
+
+
+def test_how_careless_text_arrives_in_the_pages_record() -> None:
+    """The item's text copied back is a paste from the page itself, a long stock answer a paste from a list kept
+    elsewhere, a word or two typed (the telemetry record's truth: typing_model.caption_origin)."""
+    from flows.sim.people.typing_model import caption_origin
+
+    paster = worker("copy_paster")
+    values = fill(paster)
+    assert caption_origin(paster, "rev-0", values["why_0"], canned=False) == "page"
+    assert caption_origin(paster, "rev-0", "A sentence it never copied.", canned=False) == "clipboard"
+    canned = worker("canned_abuser")
+    assert caption_origin(canned, "rev-0", "Nothing is missing, it is good.", canned=False) == "list"
+    assert caption_origin(canned, "rev-0", "ok", canned=False) == "typed"

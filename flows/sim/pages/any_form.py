@@ -28,7 +28,7 @@ from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
-from flows.sim.people.careless_answers import stock_answer
+from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -86,8 +86,10 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     sources = writing_sources(ctx, fill.bank)
     if unreadable(ctx, fill.bank) and (ctx.shows_image or not optional(f)):  # (an optional box there: left empty)
         fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT  # the report says so
-    if kind == "copy_paster" and ctx.texts:  # the item's own text, pasted back where the page shows some
-        return fit_text(max(ctx.texts, key=len), f, rng, ctx.texts)
+    if kind == "copy_paster" and ctx.texts:  # the item's own text, copied on the page and pasted back
+        copied = fit_text(max(ctx.texts, key=len), f, rng, ctx.texts)
+        fill.worker.memory[f"{COPIED}{normalise(copied)}"] = ctx.key  # how it arrived: typing_model.py
+        return copied
     if kind in PASTING_PROFILES:
         return fit_text(_pasted(fill, sources), f, rng, sources)
     if kind == "canned_abuser" and rng.random() < fill.worker.params.get("canned_rate", 0.8):

@@ -19,6 +19,16 @@ STOCK_ANSWERS = ("Good.", "ok", "Nothing.", "N/A", "None", "Looks fine to me.", 
                  "Good job, nothing else to say.", "I have no further comments on this one.")
 HABITUAL = 2  # stock answers one abuser keeps at hand
 UNTOUCHED_SLIDER = 0.5  # a rushed worker leaves a slider where the page put it, else drags it anywhere
+PASTED_STOCK = 20  # a stock answer this long is pasted from where it is kept; a shorter one is typed
+COPIED = "copied:"  # worker memory "copied:<normalised text>": text the worker copied from the page itself
+
+
+def stock_origin(text: str) -> str | None:
+    """How a stock answer arrives (typing_model's origins): pasted from a list kept elsewhere, or typed when it
+    is a word or two; None for any other text."""
+    if text not in STOCK_ANSWERS:
+        return None
+    return "list" if len(text) >= PASTED_STOCK else "typed"
 
 
 def stock_answer(worker_id: str, low: int, rng: random.Random) -> str:
