@@ -26,12 +26,12 @@ ALT_TEXTS = ["Image.", "A photo of {p}.", "{P} seen from above, with the label r
              "Something on a table.", "{P}, in bright daylight."]
 CAPTION_SETS = [("{P}.", "5"), ("{P}, taken at night.", "4"), ("A close view of a wooden fence.", "1"),
                 ("Some objects.", "2"), ("{P} beside a window.", "4"), ("A crowd at a football match.", "1")]
-REVIEWS = [("positive", "Does exactly what I hoped, and it arrived a day early."),
-           ("positive", "Sturdy, quiet and easy to clean. I would buy it again."),
-           ("negative", "The handle snapped in the first week and support never answered."),
-           ("negative", "Cheap plastic that smells, and half the parts were missing."),
-           ("mixed", "Works fine, though the instructions are confusing and the colour is duller than shown."),
-           ("mixed", "It is an ordinary toaster: it toasts, nothing more, nothing less.")]
+REVIEWS = [("positive", "I love it: it heats up fast and the handle stays cool. Excellent value."),
+           ("positive", "Great quality, easy to clean, and it arrived early. I would recommend it."),
+           ("negative", "The handle snapped in the first week and support ignored my emails. A waste of money."),
+           ("negative", "Cheap plastic that smells, and half the parts were missing. Terrible."),
+           ("neutral", "It came in a brown box with a manual in three languages and two spare batteries."),
+           ("neutral", "The colour is grey and it weighs about a kilo, as the listing says.")]
 PRODUCTS = ["toaster", "desk lamp", "rucksack", "kettle", "umbrella", "phone case", "blender", "tent"]
 
 
