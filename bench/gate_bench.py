@@ -110,7 +110,32 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
             "by_profile": dict(sorted(by_profile.items())), "bad_workers": len(noticed_workers),
             "bad_workers_never_noticed": sum(not n for n in noticed_workers.values()),
             "honest_workers": len(honest_workers), "honest_blocked": len(honest_workers & blocked),
-            "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required))}
+            "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required)),
+            **flags_by_rule(db, campaign, work, profiles, honest)}
+
+
+def flags_by_rule(db: sqlite3.Connection, campaign: str, work: list[Any], profiles: dict[str, str],
+                  honest: set[str]) -> dict[str, dict[str, int]]:
+    """Per rule, the counted bad assignments and the honest ones it flagged (on the assignment or on its worker in
+    that batch): what each rule contributes to the catch, and what it costs honest people (a flag is a look, not
+    a block)."""
+    marks = ",".join("?" * len(NOT_A_FLAG))
+    hit: dict[tuple[str, Any], set[str]] = {}
+    for f in db.execute(f"SELECT rule, batch, worker_id, assignment_id FROM qc_flags WHERE campaign = ? AND rule "
+                        f"NOT IN ({marks})", [campaign, *NOT_A_FLAG]):
+        hit.setdefault((f[2], int(f[1])), set()).add(f[0])
+        if f[3]:
+            hit.setdefault(("", f[3]), set()).add(f[0])
+    bad: dict[str, int] = {}
+    kept: dict[str, int] = {}
+    for a in work:
+        profile = profiles.get(a["worker_id"], "unknown")
+        if profile in NOT_COUNTED:
+            continue
+        tally = kept if profile in honest else bad
+        for rule in hit.get((a["worker_id"], int(a["batch"])), set()) | hit.get(("", a["assignment_id"]), set()):
+            tally[rule] = tally.get(rule, 0) + 1
+    return {"bad_flagged_by_rule": dict(sorted(bad.items())), "honest_flagged_by_rule": dict(sorted(kept.items()))}
 
 
 def share(part: int, whole: int) -> float | None:
@@ -144,11 +169,14 @@ def show(label: str, route: str, r: dict[str, Any]) -> str:
         and not r["approved_required_blank"]
     profiles = ", ".join(f"{p}{' (not counted)' if p in NOT_COUNTED else ''} {v['unnoticed']}/{v['assignments']}"
                          for p, v in r["by_profile"].items())
+    rules = ", ".join(f"{k} {v}" for k, v in r["bad_flagged_by_rule"].items()) or "none"
+    honest = ", ".join(f"{k} {v}" for k, v in r["honest_flagged_by_rule"].items()) or "none"
     return (f"{label:<17} {route:<8} unnoticed {r['unnoticed']:>3} of {r['bad_assignments']:<3} ({share:>4})  "
             f"honest blocked {r['honest_blocked']} of {r['honest_workers']}  approved required-blank "
             f"{r['approved_required_blank']}  {'goal met' if met else 'goal NOT met'}\n"
             f"{'':<17} {'':<8} bad workers with none of their work noticed: {r['bad_workers_never_noticed']} of "
             f"{r['bad_workers']}\n"
+            f"{'':<17} {'':<8} flags on bad work by rule: {rules}; on honest work: {honest}\n"
             f"{'':<17} {'':<8} by profile (unnoticed/assignments): {profiles}")
 
 
@@ -169,7 +197,16 @@ def totals(run: dict[str, Any]) -> dict[str, Any]:
             "bad_workers_never_noticed": sum(r["bad_workers_never_noticed"] for r in own),
             "honest_workers": sum(r["honest_workers"] for r in own),
             "honest_blocked": sum(r["honest_blocked"] for r in own),
-            "approved_required_blank": sum(r["approved_required_blank"] for r in own)}
+            "approved_required_blank": sum(r["approved_required_blank"] for r in own),
+            **{key: summed([r[key] for r in own]) for key in ("bad_flagged_by_rule", "honest_flagged_by_rule")}}
+
+
+def summed(counts: list[dict[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, v in c.items():
+            out[k] = out.get(k, 0) + v
+    return dict(sorted(out.items()))
 
 
 def commit_label() -> str:

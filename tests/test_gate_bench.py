@@ -54,6 +54,8 @@ def test_a_hand_made_ledger_is_judged_as_the_goal_reads() -> None:
     assert got["unnoticed_share"] == pytest.approx(0.6, abs=1e-4)
     assert (got["honest_workers"], got["honest_blocked"], got["approved_required_blank"]) == (1, 1, 2)
     assert (got["bad_workers"], got["bad_workers_never_noticed"]) == (3, 1)  # the canned abuser alone
+    assert got["bad_flagged_by_rule"] == {"time_outlier": 1}  # s1 through its worker's batch-1 flag
+    assert got["honest_flagged_by_rule"] == {"caps_lock": 1}
 
 
 UNNOTICED = """SELECT a.assignment_id, a.worker_id FROM assignments a
