@@ -73,7 +73,7 @@ def _review_left_none(path: Path) -> bool:
 def applied_rows(store: Store, campaign: str) -> list[dict[str, Any]]:
     """Every stored assignment with what the platform was told of its decision ("" while nothing)."""
     return store.rows("SELECT a.assignment_id, a.batch, a.auto_approval_time, coalesce(d.applied, '') AS applied "
-                      "FROM assignments a LEFT JOIN decisions d ON d.assignment_id = a.assignment_id "
+                      "FROM assignments a LEFT JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = a.assignment_id "
                       "WHERE a.campaign = ? AND a.batch > 0", [campaign])
 
 
