@@ -88,6 +88,19 @@ def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
         yield Target("sim", sim.url, str(state))
 
 
+@contextmanager
+def held_briefly() -> Iterator[None]:
+    """Embedded simulators opened in the block are held only briefly (a review page lets go once idle):
+    their lock says so, and a run of another campaign waits for them rather than failing."""
+    from flows.sim.service.market_store import HELD_BRIEFLY
+
+    token = HELD_BRIEFLY.set(True)
+    try:
+        yield
+    finally:
+        HELD_BRIEFLY.reset(token)
+
+
 _SHARED: dict[Path, list[Any]] = {}  # state file -> [its SimServer, sessions using it]
 _SHARED_LOCK = threading.Lock()
 
