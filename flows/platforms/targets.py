@@ -225,6 +225,16 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
                             "endpoint URL hitflow's simulator (hitflow sim)? Run again against one") from exc
 
 
+def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
+    """A served simulator's clock (``hitflow sim serve``: it runs on by itself between runs), or None when
+    it does not answer as one within ``timeout`` (stopped, or on another host)."""
+    try:
+        return float(json.loads(post_json(f"{endpoint_url.rstrip('/')}/_sim/clock",
+                                          json.dumps({"advance_seconds": 0}).encode(), timeout))["now"])
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # URLError and timeouts are OSErrors
+        return None
+
+
 def _reply(body: bytes) -> str:
     """A reply as a one-line excerpt: printable characters only, at most 60."""
     text = body[:200].decode("utf-8", errors="replace")
