@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.batch_review import replace_batch_flags, sample_so_far
+from flows.campaigns.batch_review import batch_assignments, replace_batch_flags, sample_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
@@ -93,8 +93,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per response with its rule problems, one row per answer field x item)."""
     rules = PageRules(run, batch)
     responses, answers = [], []
-    for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ? "
-                            "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
+    for a in batch_assignments(run, batch):
         malformed = ""  # why the answer could not be read, when it could not (held for a person)
         try:
             fields = answer_fields(a["answer_xml"] or "")

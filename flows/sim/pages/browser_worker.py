@@ -18,11 +18,8 @@ page's own timers and Date run on a clock only typing moves (Hand), never the wa
 from __future__ import annotations
 
 import json
-import queue
 import random
 import threading
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
@@ -30,8 +27,10 @@ from urllib.parse import parse_qsl, urlencode
 from flows.core.pages.crowd_elements import ENTITIES, TASK_ANSWERS
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
-from flows.sim.pages.browser_check import TRIES, chromium, failure, missing, say_failed, say_once, say_refused
+from flows.sim.pages.browser_check import TRIES, failure, missing, say_failed, say_once, say_refused
 from flows.sim.pages.browser_check import available as available  # where callers have always found it
+from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
+from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -41,19 +40,11 @@ if TYPE_CHECKING:
     from flows.sim.mturk.market_records import Assignment, Hit
     from flows.sim.mturk.market_records import MarketState as Marketplace
 
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 PAGE_URL = "https://hit.sim.invalid/page"
 TIMING = ("page_start_ms", "page_end_ms")
 MARK = 'data-sim-workers="browser"'
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
-SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
 CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # not a number: Playwright for Python reads one as seconds
-
-
-def settle() -> None:
-    """Every page a browser worker took is worked before the virtual clock moves (no browser: no wait)."""
-    if BrowserThread._instance is not None:
-        BrowserThread._instance.settle()
 
 
 def wants_browser(html: str) -> bool:
@@ -66,45 +57,6 @@ def wants_browser(html: str) -> bool:
                  "the page's own script is not run, so its checks are not rehearsed")
         return False
     return True
-
-
-class BrowserThread:
-    """The one thread that drives Chromium; ``run(job)`` queues work for it."""
-
-    _lock = threading.Lock()
-    _instance: BrowserThread | None = None
-
-    def __init__(self) -> None:
-        self.jobs: queue.Queue[Callable[[Any], None]] = queue.Queue()
-        threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True).start()
-
-    def settle(self, timeout_s: float = SETTLE_S) -> bool:
-        """Wait (real time) until every queued page is worked; False if it took longer."""
-        deadline = time.monotonic() + timeout_s
-        while self.jobs.unfinished_tasks and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return not self.jobs.unfinished_tasks
-
-    @classmethod
-    def shared(cls) -> BrowserThread:
-        with cls._lock:
-            if cls._instance is None:
-                cls._instance = BrowserThread()
-            return cls._instance
-
-    def _loop(self) -> None:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(chromium()), headless=True, args=FLAGS)
-            while True:
-                job = self.jobs.get()
-                try:
-                    job(browser)
-                except Exception as exc:  # one page's failure must not stop the crowd
-                    say_failed(exc)
-                finally:
-                    self.jobs.task_done()
 
 
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
@@ -244,7 +196,7 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
             market.assignments[a.assignment_id] = a
             if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:
                 market.notify(hit, "AssignmentSubmitted", a.submit_time or a.accept_time, a.assignment_id)
-    BrowserThread.shared().jobs.put(job)
+    BrowserThread.submit(job)
 
 
 def virtual_times(fields: dict[str, str], intents: dict[str, str]) -> dict[str, str]:
@@ -294,7 +246,7 @@ def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Wor
             failed.append(failure(exc))
         finally:
             done.set()
-    BrowserThread.shared().jobs.put(job)
+    BrowserThread.submit(job)
     if not done.wait(SETTLE_S) or not out or out[0] is None:
         return None
     return {**out[0], **virtual_times(out[0], intents)}
