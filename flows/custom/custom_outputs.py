@@ -219,7 +219,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
             answers["truth_calibration"] = against(scored, pd.DataFrame(items_truth, dtype=str))
             answers["calibrations"] = [*answers.get("calibrations", []), {
                 **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
-    truth_notes = report_lines(items_truth or [])  # issue 58: what the rehearsal's choices mean
+    answered = data[data["item_id"] != ""].groupby("field")["item_id"].nunique().to_dict()
+    truth_notes = report_lines(items_truth or [], answered)  # what the rehearsal's choices mean
     per_assignment = data.drop_duplicates("assignment_id")
     context = {"name": run.cfg.name, "template": run.cfg.template, "target": route_label(run),
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
