@@ -81,8 +81,10 @@ def _row(assignment: str, item: str, stored: dict[str, Any] | None, given: dict[
     named = [f for f in kinds if f in given] + sorted(f for f in given if f not in kinds)
     answers = tuple((f, kind, _shown(given[f], kind), words.get((assignment, item, f), ""))
                     for f in named for kind in [kinds.get(f, "text")])
+    # as postprocess/answers/control_items.py scores a control: the stripped answer against the known one
+    wrong = tuple(f for f, answer in known if given.get(f, "").strip() and given[f].strip() != answer.strip())
     return CardRow(assignment_id=assignment, item_id=item, url=(stored or {}).get("url") or "", shown=shown,
-                   answers=answers, known=known)
+                   answers=answers, known=known, wrong=wrong)
 
 
 def _shown(value: str, kind: str) -> str:
