@@ -41,7 +41,8 @@ def test_every_item_with_a_known_answer_is_in_sim_items_and_the_summary_counts_t
     assert main(["run", "config/sentiment.toml", "--no-prefect"]) in (0, 10)
     said = capsys.readouterr().out
     kept = json.loads((tmp_path / "runs" / "sentiment" / "sim_items.json").read_text(encoding="utf-8"))
-    assert {(r["item_id"], r["answer"], r["source"]) for r in kept} == {(i, g, "known") for i, (_, g) in REVIEWS.items()}
+    assert {(r["item_id"], r["answer"], r["source"]) for r in kept} == {(i, g, "known")
+                                                                        for i, (_, g) in REVIEWS.items()}
     assert f"sentiment: known answers on {len(REVIEWS)} of {len(REVIEWS)} items" in said
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from flows.core.ledger.store import Store
-from flows.driver.campaign_status import campaign_status
 from flows.driver.campaign_run import run_campaign
+from flows.driver.campaign_status import campaign_status
 from flows.sim.service.server import SimServer
 from tests.small_configs import small_vizwiz
 

@@ -39,7 +39,8 @@ def test_time_thresholds_name_the_crossed_bound_in_positive_seconds() -> None:
     rows += [("fast1", "FAST", "img", GOOD, 2.0), ("slow1", "SLOW", "img", GOOD, 900.0)]
     for method in ("seed", "robust_both"):
         flags = flags_for(frame(rows), "time_outlier", time_outlier_method=method).set_index("worker_id")
-        assert flags.loc["FAST", "threshold"].startswith("below ") and flags.loc["SLOW", "threshold"].startswith("above ")
+        assert flags.loc["FAST", "threshold"].startswith("below ")
+        assert flags.loc["SLOW", "threshold"].startswith("above ")
         for threshold in flags["threshold"]:
             assert float(threshold.split()[1].removesuffix("s")) > 0
 

@@ -33,7 +33,7 @@ def ledger_now(store: Store, campaign: str) -> float:
     if info.get("target_kind") != "sim":
         return time.time()
     if info.get("endpoint_url") and not info.get("sim_state"):
-        from flows.platforms.targets import served_sim_now
+        from flows.platforms.sim_probe import served_sim_now
 
         if (served := served_sim_now(info["endpoint_url"])) is not None:
             return served
@@ -80,7 +80,8 @@ def _review_left_none(path: Path) -> bool:
 def applied_rows(store: Store, campaign: str) -> list[dict[str, Any]]:
     """Every stored assignment with what the platform was told of its decision ("" while nothing)."""
     return store.rows("SELECT a.assignment_id, a.batch, a.auto_approval_time, coalesce(d.applied, '') AS applied "
-                      "FROM assignments a LEFT JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = a.assignment_id "
+                      "FROM assignments a LEFT JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = "
+                      "a.assignment_id "
                       "WHERE a.campaign = ? AND a.batch > 0", [campaign])
 
 

@@ -21,6 +21,7 @@ from flows.core.db_url import is_postgres_url
 from flows.core.errors import ClosedEndpointError, ConfigError, PlatformError
 from flows.core.run.run_context import Target
 from flows.platforms.clock_line import post_json
+from flows.platforms.sim_probe import is_simulator
 
 
 def check_target(target: str, endpoint_url: str, live: bool) -> None:
@@ -53,19 +54,6 @@ def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
     return before if before.is_file() and not named.exists() else named
 
 
-def is_simulator(endpoint_url: str) -> bool:
-    """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
-    import httpx
-
-    from flows.core.http_clients import http_get
-
-    try:
-        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
-        return answer.status_code == 200 and answer.json().get("service") == "hitflow-simulator"
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return False
-
-
 @contextmanager
 def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
               state: Path | None = None, start: float | None = None) -> Iterator[Target]:
@@ -90,9 +78,8 @@ def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
 
 @contextmanager
 def held_briefly() -> Iterator[None]:
-    """Embedded simulators opened in the block are held only briefly (a review page lets go once idle):
-    their lock says so, and a run of another campaign waits for them rather than failing."""
-    from flows.sim.service.market_store import HELD_BRIEFLY
+    """Simulator files opened in the block are held briefly (a review page lets go when idle): a run waits."""
+    from flows.sim.service.state_lock import HELD_BRIEFLY
 
     token = HELD_BRIEFLY.set(True)
     try:
@@ -223,16 +210,6 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
     except (ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:  # {} from a fake simulator
         raise PlatformError(f"the simulator answered its clock call without a time ({_reply(body)}): is the "
                             "endpoint URL hitflow's simulator (hitflow sim)? Run again against one") from exc
-
-
-def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
-    """A served simulator's clock (``hitflow sim serve``: it runs on by itself between runs), or None when
-    it does not answer as one within ``timeout`` (stopped, or on another host)."""
-    try:
-        return float(json.loads(post_json(f"{endpoint_url.rstrip('/')}/_sim/clock",
-                                          json.dumps({"advance_seconds": 0}).encode(), timeout))["now"])
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # URLError and timeouts are OSErrors
-        return None
 
 
 def _reply(body: bytes) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field, replace
@@ -291,30 +290,3 @@ class ReviewServer(TaskServer):
         config = uvicorn.Config(make_review_app(site), host=host, port=port, log_level="warning",
                                 lifespan="off", access_log=False)
         self.server, self.host, self.url, self._thread = uvicorn.Server(config), host, "", None
-
-
-def serve_review(run: Run, reviewer: str, port: int = 0,
-                 connect: Callable[[], AbstractContextManager[Run]] | None = None) -> None:
-    """Serve until Ctrl-C, printing the one-time link; ``connect``: as :class:`ReviewSite`'s."""
-    site = ReviewSite(run, reviewer, run.cfg.review, connect)
-    server = ReviewServer(site, port=port)
-    with site.closing:
-        site.take_platform()  # a platform it cannot reach is refused now, in one line; let go once idle
-        site.give_back_platform()
-        serve_until_stopped(site, server, run, reviewer)
-
-
-def serve_until_stopped(site: ReviewSite, server: ReviewServer, run: Run, reviewer: str) -> None:
-    with server:
-        print(f"review page for {run.cfg.name} (reviewer {reviewer}): {server.url}/?token={site.login_token}",
-              flush=True)
-        print("the link works once; Ctrl-C stops the server", flush=True)
-        if paused_runs(run.store, run.cfg.name):  # cleared before the page opened (or by another reviewer)
-            print(f"review: {resume_cleared(site).removeprefix('; ') or 'a flow run waits for this queue'}",
-                  flush=True)
-        try:
-            while True:
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
-

@@ -36,7 +36,8 @@ from flows.taskserver.unit_targets import HOLDS_UNIT
 TAKEN_BACK = 2  # task_sessions.released: 1 Prolific freed the place (the run), 2 the task server took it back
 # an open hold (one ? : the time before which an unsubmitted session has lapsed) Prolific has not confirmed
 UNCONFIRMED = ("t.released = 0 AND t.submitted_at IS NULL AND t.created_at > ? AND t.route = 'prolific' "
-               "AND NOT EXISTS (SELECT 1 FROM platform_submissions p WHERE p.campaign = t.campaign AND p.submission_id = t.session_id)")
+               "AND NOT EXISTS (SELECT 1 FROM platform_submissions p WHERE p.campaign = t.campaign AND "
+               "p.submission_id = t.session_id)")
 logger = logging.getLogger("hitflow.task_server")
 
 
@@ -95,7 +96,8 @@ def make_room(store: Store, cfg: CampaignConfig, batch: int, study: str, partici
     ones beyond ``places + margin`` holders, are taken back."""
     open_holds = unconfirmed_holds(store, cfg, batch, stale)
     own = [str(r["session_id"]) for r in open_holds if r["participant_id"] == participant]
-    take_back(store, cfg.name, own, f"a participant opened a new session in batch {batch} of {cfg.name}")  # ids stay out of logs
+    # ids stay out of logs
+    take_back(store, cfg.name, own, f"a participant opened a new session in batch {batch} of {cfg.name}")
     rows = store.rows("SELECT places FROM studies WHERE campaign = ? AND study_id = ?", [cfg.name, study])
     if not rows:
         return
@@ -111,6 +113,7 @@ def room_on_fresh_unit(store: Store, cfg: CampaignConfig, batch: int, seen: set[
     """An arrival found no work: take back the oldest unconfirmed open hold on a unit new to them."""
     for r in unconfirmed_holds(store, cfg, batch, stale):
         if not seen.intersection(json.loads(str(r["item_ids"]))):
-            take_back(store, cfg.name, [str(r["session_id"])], f"an arrival found no work left in batch {batch} of {cfg.name}")
+            take_back(store, cfg.name, [str(r["session_id"])], f"an arrival found no work left in batch {batch} of "
+                                                               f"{cfg.name}")
             return True
     return False

@@ -78,7 +78,8 @@ def refresh(run: Run) -> int:
 
 def cancel_plan(run: Run) -> dict[str, Any]:
     undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = a.assignment_id)", [run.cfg.name])
+                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+                               "a.assignment_id)", [run.cfg.name])
     run.progress(f"cancel (dry run): would review {undecided[0]['n']} stored response(s); nothing is open on a "
                  "platform (stop `hitflow serve` to close the links)")
     return {"would_review": undecided[0]["n"]}

@@ -139,7 +139,8 @@ def test_answers(run: Run) -> pd.DataFrame:
     """``worker_id, item_id, answer`` from the stored test submissions (blank when left out)."""
     rows = run.store.rows(
         "SELECT a.worker_id, n.item_id, n.value AS answer FROM assignments a JOIN answers n "
-        "ON n.campaign = a.campaign AND n.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? AND n.field = 'answer'",
+        "ON n.campaign = a.campaign AND n.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? AND "
+        "n.field = 'answer'",
         [run.cfg.name, TEST_BATCH])
     return pd.DataFrame(rows, columns=["worker_id", "item_id", "answer"])
 

@@ -166,7 +166,8 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     after = place_counts([s["status"] for s in subs])
     taken, finished = after["taken"], after["finished"]
     released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
-    run.store.table("studies").update((run.cfg.name, study["study_id"]), {"status": status["status"], "released": released})
+    run.store.table("studies").update((run.cfg.name, study["study_id"]),
+                                      {"status": status["status"], "released": released})
     if released:
         run.progress(f"batch {batch}: {released} place(s) never filled, released from the committed budget")
     record_unfilled(run, batch, len(hit_groups(run, batch)), study["places"], finished)

@@ -115,7 +115,8 @@ def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> di
     done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
     if AFTER_INTENTS is not None:
         AFTER_INTENTS()
-    run.store.table("studies").update((run.cfg.name, study["study_id"]), {"status": "ACTIVE"})  # served again once it reopens
+    # served again once it reopens
+    run.store.table("studies").update((run.cfg.name, study["study_id"]), {"status": "ACTIVE"})
     send_calls(run.store, [c for c, _ in todo if c.operation == PLACES_OP], 1)
     send_calls(run.store, [c for c, _ in todo if c.operation == EXTEND_UNIT_OP], 1)  # settled after the places
     run.store.table("studies").update((run.cfg.name, study["study_id"]), {"places": total})

@@ -103,7 +103,8 @@ def _open_studies(run: Run) -> list[dict[str, Any]]:
 
 def cancel_plan(run: Run) -> dict[str, Any]:
     undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = a.assignment_id)", [run.cfg.name])
+                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+                               "a.assignment_id)", [run.cfg.name])
     report = {"would_stop": [s["study_id"] for s in _open_studies(run)], "would_review": undecided[0]["n"]}
     run.progress(f"cancel (dry run): would stop {len(report['would_stop'])} open study(ies) and review "
                  f"{report['would_review']} stored response(s)")

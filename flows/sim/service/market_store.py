@@ -10,16 +10,12 @@ One process at a time: a second simulator on the same file is refused (``flock``
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import random
 import sqlite3
 import sys
 import threading
-import time
 from collections.abc import Callable
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +28,8 @@ from flows.sim.pages.external_work import resume_visits
 from flows.sim.people import qual_tests
 from flows.sim.people.campaign_scope import file_unscoped
 from flows.sim.prolific.prolific_state import ProlificState
+from flows.sim.service.state_lock import locked_state
 from flows.sim.service.state_rows import DECIDED, AnswerReader, dumps, pack_row, unpack_row
-
-# A holder that lets go of the file once idle (a review page between decisions, flows/review/review_app.py)
-# says so in the lock file: a run of another campaign waits up to BRIEF_WAIT_S for it instead of failing.
-HELD_BRIEFLY: ContextVar[bool] = ContextVar("hitflow_sim_held_briefly", default=False)
-BRIEF = "brief"
-BRIEF_WAIT_S = 60.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -114,9 +105,7 @@ class MarketStore:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_file = self._locked()
-        self._lock_file.write(f"{os.getpid()} {BRIEF}" if HELD_BRIEFLY.get() else str(os.getpid()))
-        self._lock_file.flush()
+        self._lock_file = locked_state(self.path)
         self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")  # durable across a killed process, which is the risk here
@@ -127,29 +116,6 @@ class MarketStore:
         self._bonuses_saved = 0
         self._prolific_saved = self.meta.get("prolific", "")
         self.answers = AnswerReader(self.path, self.conn, self.write_lock)
-
-    def _locked(self) -> Any:
-        """The lock file, locked by this process (opened without truncating: the holder's pid stays readable).
-        A holder that lets go once idle is waited for; any other is refused at once."""
-        lock = open(f"{self.path}.lock", "a+")  # noqa: SIM115  (held for the store's life)
-        deadline = time.monotonic() + BRIEF_WAIT_S
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                lock.truncate(0)
-                return lock
-            except OSError as exc:
-                lock.seek(0)
-                holder = lock.read(40).split()
-                if holder[1:] == [BRIEF] and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                    continue
-                lock.close()
-                pid = f" (pid {holder[0]})" if holder and holder[0].isdigit() else ""
-                raise ConfigError(f"simulator state {self.path} is in use by another hitflow process{pid}: a run, "
-                                  "or a `hitflow review` or `hitflow ui` page sending decisions there, which you stop "
-                                  "with Ctrl-C first; else wait for it to end, or talk to it with --endpoint-url if "
-                                  "it is a `hitflow sim serve`") from exc
 
     @property
     def is_new(self) -> bool:
