@@ -22,9 +22,6 @@ DB_HELP = ("the ledger: an SQLite file or a postgresql:// URL (default $HITFLOW_
 OUT_HELP = ("outputs go to OUT/<campaign name>/: a folder or an fsspec URL such as s3://bucket/runs, written here "
             "and copied there after each batch (default $HITFLOW_OUT, else the config's [target] out, else runs; "
             "docs/how-to/work-pools-several-hosts.md)")
-# `hitflow sim serve`'s clock between runs: real time, as a platform's. At 3600x the demo's 3 days of
-# auto-approval passed in 72 real seconds, while a person was still reading the review page.
-SIM_SERVE_SPEED = 1.0
 SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by default
     ("--throttle-rate", arg.share, "share of calls throttled"),
     ("--fault-rate", arg.share, "share of calls answered 500"),
@@ -138,10 +135,9 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     serve.add_argument("--start", type=arg.utc_time, default=None,
                        help="the virtual clock's start, e.g. 2026-01-05T00:00:00Z (default: now); a --state file "
                             "keeps its own clock")
-    serve.add_argument("--speed", type=arg.non_negative_number, default=SIM_SERVE_SPEED,
-                       help="virtual seconds per real second while no run moves the clock (default 1: between runs "
-                            "time passes as on a platform, so auto-approval leaves a person its time to review; "
-                            "0: the clock moves only via POST /_sim/clock)")
+    serve.add_argument("--speed", type=arg.non_negative_number, default=1.0,
+                       help="virtual seconds per real second between runs (default 1: auto-approval leaves a person "
+                            "time to review; 0: the clock moves only via POST /_sim/clock)")
     serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,
                        help="Prolific participants arrive one by one, this many virtual seconds apart on average "
                             "(0: every place at once); with --speed they come while no run is calling")
