@@ -254,6 +254,12 @@ bench-custom-qc: $(STAMP)
 # Honest simulated workers against QC on five page shapes of our own (tests/pages/honest, issue 67): each honest
 # profile's block rate (goal 0) and each bad profile's recall, beside the caption task's, same crowd; writes
 # bench/results-honest-text.json (SEED, default 1; COPIES of each item, default 8; ~1 min)
+# short_answer (qc/short_answer.py) over real captions five a photo (Flickr8k, VizWiz v1 val; ../shared/data):
+# the share of accepted captions it flags; writes bench/results-short-answer-real.json (~10 s)
+.PHONY: bench-short-answer-real
+bench-short-answer-real: $(STAMP)
+	$(BIN)/python -m bench.short_answer_real
+
 .PHONY: bench-honest-text
 bench-honest-text: $(STAMP)
 	$(BIN)/python -m bench.honest_text --seed $(or $(SEED),1) --copies $(or $(COPIES),8) --caption-items 100

@@ -29,11 +29,15 @@ from qc.timing_rules import SLOW_RULE
 from qc.worker_values import read_json
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
-# limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
+# limits (min_words, banned_prefix...) where the page states them or [qc.fields.<name>] sets them; absent
+# telemetry never flags.
 CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
                 "shared_template", "consensus",
                 "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
-                "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
+                "source_copy", "short_answer", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
+                "quality_words", "quality_words_rate",
+                "min_words", "one_sentence", "banned_prefix", "max_chars",
+                *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
     # empty_answer rejects a response that answers nothing, sentinel_answer one that left any field it must
@@ -45,11 +49,15 @@ CUSTOM_POLICY = DecisionPolicy(
     # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
     # (an honest worker who drafts a third of their answers elsewhere and pastes them is not blocked)
     # marks that miss the others' (qc/mark_agreement.py) on most of a worker's items, not on a hurried few
-    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6},
+    # the page's canned answer (one its script offers) at the caption task's rates of the seed's canned rules
+    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6,
+                    "canned_overuse": 0.7, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
+                    "quality_words_rate": 0.3},
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",
-                  "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
+                  "banned_prefix", "source_copy", "short_answer", "quality_words", "max_chars", "switch_then_paste",
+                  "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )
@@ -106,6 +114,7 @@ def sentinel_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if "sentinels" not in df.columns:
         return flag_frame([])
     left = df[df["sentinels"].fillna("").astype(str) != ""]
+    said = "required, left blank (still the page's own value): "
     return flag_frame([{"worker_id": r.worker_id, "rule": "sentinel_answer", "value": r.sentinels.count("; ") + 1,
                         "threshold": 0, "assignment_id": r.assignment_id,
-                        "detail": f"still the page's own value: {r.sentinels}"[:300]} for r in left.itertuples()])
+                        "detail": f"{said}{r.sentinels}"[:300]} for r in left.itertuples()])

@@ -81,8 +81,28 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
     work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
     batches = sorted({int(b) for b in f["flags"]["batch"]} | {int(b) for b in work["batch"]})
     due = {b: blocks_due(store, campaign, policy, b) for b in batches}
+    policy = routed(store, campaign, policy)  # the queue shows what the route will do (Prolific: its grounds)
     return build_queue(f["flags"], work, f["actions"], policy, review_mode(mode),
                        time.time() if now is None else now, due)
+
+
+def routed(store: Store, campaign: str, policy: DecisionPolicy) -> DecisionPolicy:
+    """``policy`` with the rejection grounds of the platform the campaign runs on (flows/campaigns/route_policy.py);
+    a ground the page must state counts only when the campaign's config still loads and its page states it."""
+    rows = store.rows("SELECT config_json, config_path FROM campaigns WHERE name = ?", [campaign])
+    if not rows or policy.reject_grounds is not None:
+        return policy
+    platform = recorded_platform(store, campaign, rows[0]["config_json"])
+    if platform_for(platform).REJECTION_GROUNDS is None:
+        return policy
+    from flows.campaigns.route_policy import route_policy
+    from flows.core.config.config import load_config
+
+    try:
+        cfg = load_config(rows[0]["config_path"])
+    except (HitflowError, OSError, TypeError):
+        cfg = None
+    return route_policy(cfg, platform, policy)
 
 
 def settled_unpaid(store: Store, campaign: str) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from postprocess.answers.reliability import accuracy
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
+from qc.attention_checks import FIELD_PREFIX as ATTENTION_PREFIX
 from qc.form_constraints import describe_rules
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
@@ -88,7 +89,9 @@ def dataset_frame(run: Run) -> pd.DataFrame:
                        "WHERE a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC' "
                        "ORDER BY a.batch, COALESCE(h.hit_index, -1), a.hit_id, a.submit_time, a.assignment_id, "
                        "x.rowid", DATASET_COLUMNS)
-    answers = blank_page_constants(run, rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True))
+    # attention checks (qc/attention_checks.py) are scored apart: no answer of the task
+    kept = ~rows["field"].isin(BOOKKEEPING) & ~rows["field"].astype(str).str.startswith(ATTENTION_PREFIX)
+    answers = blank_page_constants(run, rows[kept].reset_index(drop=True))
     return merge_button_rows(answers, _first_spec(run))
 
 

@@ -15,11 +15,17 @@ from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
-from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
+from flows.custom.custom_text_qc import (
+    TEXT_LEVEL,
+    field_questions,
+    page_canned_texts,
+    page_instruction_text,
+    text_flags,
+)
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
-from qc.form_constraints import Spec, check_form, split_held
+from qc.form_constraints import Spec, check_form, problems_text, split_held
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
@@ -58,15 +64,31 @@ class PageRules:
 
     def constants(self, ids: list[str]) -> dict[str, str]:
         """What the page itself writes into its text fields (a value="<END>", a textarea's text): an
-        answer still equal to it was never given (a sentinel approved as an answer is silent loss)."""
+        answer still equal to it was never given (a sentinel approved as an answer is silent loss). A value
+        the page fills from the item (value="{{ item.ocr }}", for the worker to correct or leave if right) is
+        the item's, not the page's: left as it is, it is an answer."""
         key = tuple(ids)
         if key not in self.written:
-            known = [self.items[i] for i in ids if i in self.items]
-            page = custom_page(self.run.cfg, page_items(known)) if known else ""
-            # a slider's or a number's starting value is one a person may choose: not the page's constant
-            self.written[key] = {f.name: f.value for f in form_fields(page)
-                                 if f.value.strip() and f.kind not in CHOSEN_KINDS}
+            known = page_items([self.items[i] for i in ids if i in self.items])
+            page = custom_page(self.run.cfg, known) if known else ""
+            # a slider's or a number's starting value is one a person may choose: not the page's constant; a box's
+            # placeholder ("Type the words here") is the page's words, never the worker's
+            shown = {f.name: f.value or f.attrs.get("placeholder", "") for f in form_fields(page)
+                     if f.kind not in CHOSEN_KINDS}
+            self.written[key] = {n: v for n, v in shown.items() if v.strip() and not from_items(v, known)}
         return self.written[key]
+
+
+def from_items(value: str, items: list[dict[str, Any]]) -> bool:
+    """Whether a field's value as the page loads is one of its items' values (or holds one of four characters or
+    more): the page filled it from the item, so it differs from page to page and is no page constant."""
+    shown = value.strip()
+    for item in items:
+        for v in item.values():
+            text = str(v).strip() if isinstance(v, str | int | float) and not isinstance(v, bool) else ""
+            if text and (text == shown or (len(text) >= 4 and text in shown)):
+                return True
+    return False
 
 
 def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
@@ -111,7 +133,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         sentinels = _no_page_constants(rows, rules.constants(ids), spec)
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
-                          "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),
+                          "problems": problems_text(problems),
                           "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
                           "malformed": malformed, "sentinels": "; ".join(sentinels)})
         answers += rows
@@ -171,7 +193,7 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
 def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
-    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
+    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, **_page_reading(run),
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
@@ -191,9 +213,15 @@ def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
     return shown
 
 
-def _page_text(run: Run) -> str:
-    """The custom page's own text (its first page, without the items' values), for instruction_echo."""
+def _page_reading(run: Run) -> dict[str, Any]:
+    """What the text rules read on the custom page (its first page; flows/custom/custom_text_qc.py): its own
+    text without the items' values (``page_text``: instruction_echo, source_copy), each field's question
+    (``field_questions``) and the canned answers its scripts offer (``canned_texts``)."""
     first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
                            "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
     items = page_items(first)
-    return page_instruction_text(custom_page(run.cfg, items), items) if items else ""
+    if not items:
+        return {"page_text": "", "field_questions": {}, "canned_texts": []}
+    page = custom_page(run.cfg, items)
+    return {"page_text": page_instruction_text(page, items), "field_questions": field_questions(page),
+            "canned_texts": page_canned_texts(page)}

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import AwareDatetime, Field, model_validator
 
 from flows.core.config.answers_config import AnswersSection
+from flows.core.config.attention_config import AttentionSection
 from flows.core.config.config_types import (
     CURRENCIES,
     BudgetText,
@@ -145,9 +146,11 @@ class QcSection(Section):
         "submit_minus_accept", description="Work time from the platform's timestamps or the page's timers")
     time_outlier_sigmas: float = Field(1.95, gt=0, le=100, allow_inf_nan=False,
                                        description="Worker mean outside mu +/- this many sigma of the batch")
-    time_outlier_method: Literal["seed", "robust", "robust_both"] = Field(
-        "seed", description="seed: mean and sigma as in the paper; robust: median and MAD of log time, fast side; "
-                            "robust_both: both sides")
+    time_outlier_method: Literal["seed_slow_apart", "seed", "robust", "robust_both"] = Field(
+        "seed_slow_apart", description="seed_slow_apart: mean and sigma, the fast side taken without the slow "
+                                       "workers; seed: mean and sigma of all assignments, both sides, exactly as "
+                                       "in the paper; robust: median and MAD of log time, fast side; robust_both: "
+                                       "both sides")
     caps_lock_share: Share = Field(0.5, description="Uppercase share of letters that flags a worker")
     canned_share: Share = Field(0.5, description="Canned captions share that flags over-use")
     quality_words: list[NonEmptyText] = Field(default_factory=lambda: ["quality", "blur", "blurry", "blurred"],
@@ -266,3 +269,5 @@ class ConfigFile(Section):
     study: StudySection | None = Field(None, description="Human-evaluation studies only")
     screen: ScreenSection = Field(default_factory=ScreenSection, description="Studies: who is screened out")
     answers: AnswersSection = Field(default_factory=AnswersSection, description="One answer per item from choices")
+    attention: AttentionSection = Field(default_factory=AttentionSection, description="Attention checks on every "
+                                        "page: fair instructed-response items, scored apart from control items")

@@ -33,6 +33,8 @@ SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
 INVITES_PEOPLE = False
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
+REJECTION_GROUNDS: dict[str, str] | None = None  # every reject rule of the policy rejects
+STATED_ON_PAGE: tuple[str, ...] = ()
 REVIEW_SENDERS = MTURK_SENDERS
 # ListAssignmentsForHIT lists only Submitted, Approved, Rejected (AssignmentStatus in botocore's mturk
 # model): a returned or abandoned assignment is never stored, so none is settled unpaid.

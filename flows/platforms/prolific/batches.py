@@ -25,6 +25,7 @@ from flows.core.run.run_context import Run
 from flows.core.site_secrets import completion_code, task_secret
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.prolific import adapter as prolific
+from flows.platforms.prolific.grounds import ground_category, ground_message, rejection_evidence
 from flows.platforms.prolific.statuses import (
     PENDING,
     SPELLINGS,
@@ -39,8 +40,6 @@ from flows.platforms.units import hit_groups
 MAX_POLL_S = 6 * 3600
 # Prolific approves what still awaits review 21 days after it was submitted (its researcher help):
 # the review gate stops waiting for a person before that, as it does before MTurk's auto-approval.
-REJECT_CATEGORY = {"min_words": "FAILED_INSTRUCTIONS", "one_sentence": "FAILED_INSTRUCTIONS",
-                   "banned_prefix": "FAILED_INSTRUCTIONS", "max_chars": "FAILED_INSTRUCTIONS", "required": "NO_DATA"}
 
 
 def prolific_client(run: Run) -> prolific.ProlificClient:
@@ -195,8 +194,8 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         prolific.approve(prolific_client(run), study_id, approvals)
         return {"approved": len(approvals)}
 
-    def reject_one(sid: str, category: str, reasons: str) -> dict[str, bool]:
-        prolific.reject(prolific_client(run), sid, category, rejection_message(run, reasons))
+    def reject_one(sid: str, category: str, message: str) -> dict[str, bool]:
+        prolific.reject(prolific_client(run), sid, category, message)
         return {"ok": True}
 
     if approvals:  # nothing to approve is no call: an empty set would get a ledger key of its own
@@ -205,10 +204,13 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
     outcome.update(dict.fromkeys(approvals, "APPROVED"))
     for d in decisions:
         sid, state = d["assignment_id"], status.get(d["assignment_id"], "unknown")
-        if d["action"] == "reject" and state == "AWAITING REVIEW":
-            category = REJECT_CATEGORY.get(str(d["reasons"]).split(",")[0], "LOW_EFFORT")
+        category = ground_category(str(d["reasons"]))
+        if d["action"] == "reject" and state == "AWAITING REVIEW" and category is None:
+            outcome[sid] = f"not sent: {d['reasons']} is no ground Prolific allows a rejection on; for a person"
+        elif d["action"] == "reject" and state == "AWAITING REVIEW" and category is not None:
+            message = ground_message(rejection_evidence(run, sid, str(d["reasons"])))
             _ledgered(run, batch, "RejectSubmission", f"{run.cfg.name}:reject:{sid}", {"category": category},
-                      partial(reject_one, sid, category, str(d["reasons"])))
+                      partial(reject_one, sid, category, message))
             outcome[sid] = "REJECTED"
         elif state not in ("AWAITING REVIEW", *PENDING) and sid not in outcome:  # a cancel's: PENDING waits, unsent
             outcome[sid] = f"not paid ({state})"

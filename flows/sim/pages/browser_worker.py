@@ -31,6 +31,7 @@ from flows.sim.pages.browser_check import TRIES, failure, missing, say_failed, s
 from flows.sim.pages.browser_check import available as available  # where callers have always found it
 from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
 from flows.sim.pages.browser_thread import settle as settle
+from flows.sim.pages.page_steps import walk_steps
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -60,9 +61,12 @@ def wants_browser(html: str) -> bool:
 
 
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
-              rng: random.Random, worker: Worker | None = None) -> dict[str, str] | None:
+              rng: random.Random, worker: Worker | None = None,
+              hidden_required: list[str] | None = None) -> dict[str, str] | None:
     """What the page's form posted after a person-like worker filled it (text typed key by key, or
-    pasted where ``worker``'s profile pastes: typing_model.Hand); None if it never submitted."""
+    pasted where ``worker``'s profile pastes: typing_model.Hand), walking the page's steps behind its "Next"
+    links and buttons as a person does; None if it never submitted. ``hidden_required``: given, the names of
+    the required controls the worker never saw, having walked every step, are appended to it."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     context = browser.new_context()
@@ -81,7 +85,10 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
         page.clock.pause_at(CLOCK_START + timedelta(seconds=1))
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         hand = Hand(worker, str(rng.random()))
-        _fill_visible(page, per_button_intents(html, intents), hand)
+        wanted = per_button_intents(html, intents)
+        unseen = walk_steps(page, lambda done: _fill_visible(page, wanted, hand, done))
+        if hidden_required is not None:
+            hidden_required += unseen
         # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
         # <crowd-button>s (toggles its script reads on submit) count
         buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
@@ -141,18 +148,24 @@ def _fill_crowd(page: Any, hand: Hand, tag: str, name: str, value: str) -> None:
                 box.first.check()
 
 
-def _fill_visible(page: Any, intents: dict[str, str], hand: Hand) -> None:
+def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str] | None = None) -> set[str]:
     """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
-    page's script reads without a name is optional to it and left empty, as most people do)."""
+    page's script reads without a name is optional to it and left empty, as most people do); ``done``:
+    the fields filled at an earlier step, left as they are. Returns the fields filled so far."""
+    done = set() if done is None else set(done)
     for name, value in intents.items():
+        if name in done:
+            continue
         host = page.locator(f'[name="{name}"]')
         tag = host.first.evaluate("e => e.tagName.toLowerCase()") if value and host.count() else ""
         if tag.startswith("crowd-"):
             _fill_crowd(page, hand, tag, name, value)
+            done.add(name)
             continue
         controls = page.locator(f'[name="{name}"]:visible')
         if not value or not controls.count():
             continue
+        done.add(name)
         kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
         if kind in ("radio", "checkbox"):
             for v in value.split("|"):
@@ -165,6 +178,7 @@ def _fill_visible(page: Any, intents: dict[str, str], hand: Hand) -> None:
             controls.first.fill(value)
         else:
             hand.enter(page, controls.first, name, value)
+    return done
 
 
 def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str, str]) -> None:
@@ -229,17 +243,18 @@ def resume_browsing(market: Marketplace) -> int:
 
 
 def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Worker | None = None,
-                      params: dict[str, str] | None = None, failed: list[str] | None = None) -> dict[str, str] | None:
+                      params: dict[str, str] | None = None, failed: list[str] | None = None,
+                      hidden_required: list[str] | None = None) -> dict[str, str] | None:
     """For a page opened over HTTP (task links, Prolific; ``params``: the address's query, MTurk's for
     a trial): what its form posts once a browser worker worked it (the caller submits it), the page's
     clock fields as the simulator keeps them. None if the page never submitted (why it broke appended
-    to ``failed`` when given, else said)."""
+    to ``failed`` when given, else said). ``hidden_required``: as :func:`work_page`."""
     done, out = threading.Event(), []
 
     def job(browser: Any) -> None:
         try:
             out.append(work_page(browser, html, params or {}, {k: v for k, v in intents.items() if k not in TIMING},
-                                 random.Random(seed), worker))
+                                 random.Random(seed), worker, hidden_required))
         except Exception as exc:
             if failed is None:
                 raise
