@@ -37,7 +37,7 @@ def test_time_outlier_uses_worker_mean_against_batch_band() -> None:
 def test_time_thresholds_name_the_crossed_bound_in_positive_seconds() -> None:
     rows = [(f"a{i}", f"W{i}", "img", GOOD, 100.0 + (i % 3)) for i in range(20)]
     rows += [("fast1", "FAST", "img", GOOD, 2.0), ("slow1", "SLOW", "img", GOOD, 900.0)]
-    for method in ("seed", "robust_both"):
+    for method in ("seed_slow_apart", "robust_both"):
         flags = flags_for(frame(rows), "time_outlier", time_outlier_method=method).set_index("worker_id")
         assert flags.loc["FAST", "threshold"].startswith("below ")
         assert flags.loc["SLOW", "threshold"].startswith("above ")
