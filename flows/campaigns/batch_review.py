@@ -46,9 +46,9 @@ def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) ->
                MAX(CASE WHEN x.field = 'text_present' THEN x.value END) AS text_present,
                MAX(CASE WHEN x.field = 'start_ms' THEN x.value END) AS start_ms,
                MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
-        FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
-        LEFT JOIN hits h ON h.hit_id = a.hit_id
-        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
+        FROM assignments a JOIN answers x ON x.campaign = a.campaign AND x.assignment_id = a.assignment_id
+        LEFT JOIN hits h ON h.campaign = a.campaign AND h.hit_id = a.hit_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.campaign, a.assignment_id, x.item_id, h.hit_index
         ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params, columns)
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
     return prepare(attach_telemetry(run, frame, batch) if telemetry else frame, run.cfg.submit_rules.canned_text)
@@ -156,7 +156,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
                 "applied": ""} for d in decisions.to_dict("records")]
     with store.transaction():
         if records:
-            store.table("decisions").insert_all(records, pk="assignment_id", ignore=True)
+            store.table("decisions").insert_all(records, pk=("campaign", "assignment_id"), ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     platform = platform_for(run.platform)
     sent = platform.decide(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent already

@@ -58,8 +58,8 @@ def batch_captions(run: Run, batch: int, telemetry: bool = True) -> pd.DataFrame
                               "action IN ('reject', 'unpaid')", batch))
     blocked_in = set(_rows(run, "SELECT worker_id FROM blocks WHERE campaign = ? AND batch = ?", batch))
     struck = {(r["assignment_id"], r["image_id"]) for r in run.store.rows(  # a reviewer's verdict
-        "SELECT s.assignment_id, s.image_id FROM struck_captions s JOIN assignments a ON a.assignment_id = "
-        "s.assignment_id WHERE s.campaign = ? AND a.batch = ?", [run.cfg.name, batch])}
+        "SELECT s.assignment_id, s.image_id FROM struck_captions s JOIN assignments a ON a.campaign = s.campaign "
+        "AND a.assignment_id = s.assignment_id WHERE s.campaign = ? AND a.batch = ?", [run.cfg.name, batch])}
     # A typed Series: an empty campaign's plain [] would make the mask below select columns, not rows.
     frame["is_rejected"] = pd.Series([a in rejected or w in blocked_in or (a, i) in struck
                                       for a, w, i in zip(frame["assignment_id"], frame["worker_id"],

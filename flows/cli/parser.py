@@ -136,8 +136,8 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     serve.add_argument("--start", type=arg.utc_time, default=None,
                        help="the virtual clock's start, e.g. 2026-01-05T00:00:00Z (default: now); a --state file "
                             "keeps its own clock")
-    serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
-                       help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
+    serve.add_argument("--speed", type=arg.non_negative_number, default=1.0,
+                       help="virtual seconds a real second between runs (1: as a platform; 0: POST /_sim/clock only)")
     serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,
                        help="Prolific participants arrive one by one, this many virtual seconds apart on average "
                             "(0: every place at once); with --speed they come while no run is calling")

@@ -61,6 +61,7 @@ class CardRow:
     answers: tuple[tuple[str, str, str, str], ...] = ()  # (field, kind, value, telemetry in words or "")
     known: tuple[tuple[str, str], ...] = ()  # a control item's (field, known answer)
     struck: bool = False
+    wrong: tuple[str, ...] = ()  # the control's fields answered otherwise than known (as the control scores read it)
 
 
 @dataclass(frozen=True)

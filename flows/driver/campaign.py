@@ -115,7 +115,8 @@ def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
     late = run.store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
         "AND b.batch = a.batch WHERE a.campaign = ? AND a.batch > 0 AND b.status IN ('qc_done', 'decided', "
-        "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)",
+        "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+        "a.assignment_id)",
         [run.cfg.name])
     for row in sorted(late, key=lambda r: r["batch"]):
         run.progress(f"batch {row['batch']}: work came in after its QC; reviewing it before going on")

@@ -86,7 +86,8 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
                              "rule": "malformed_answer", "field": "", "detail": malformed})
     with run.store.transaction():
         ids = [r["assignment_id"] for r in records]
-        run.store.execute(f"DELETE FROM response_problems WHERE assignment_id IN ({','.join('?' * len(ids))})", ids)
+        run.store.execute(f"DELETE FROM response_problems WHERE campaign = ? AND assignment_id IN "
+                          f"({','.join('?' * len(ids))})", [run.cfg.name, *ids])
         if problems:
             run.store.table("response_problems").insert_all(problems)
     return pd.DataFrame(records, columns=["assignment_id", "worker_id", "work_time_s", "n_tasks", "main_answers",

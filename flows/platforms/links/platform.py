@@ -55,8 +55,8 @@ rehearsal_site = rehearsal.rehearsal_site  # its crowd on the simulator's clock 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Recorded, not sent: there is nobody to pay or refuse on a platform."""
     with run.store.transaction():
-        run.store.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE assignment_id = ?",
-                                      [(d["assignment_id"],) for d in decisions])
+        run.store.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE campaign = ? AND assignment_id = ?",
+                              [(run.cfg.name, d["assignment_id"]) for d in decisions])
     return {}
 
 
@@ -80,7 +80,8 @@ def refresh(run: Run) -> int:
 
 def cancel_plan(run: Run) -> dict[str, Any]:
     undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+                               "a.assignment_id)", [run.cfg.name])
     run.progress(f"cancel (dry run): would review {undecided[0]['n']} stored response(s); nothing is open on a "
                  "platform (stop `hitflow serve` to close the links)")
     return {"would_review": undecided[0]["n"]}

@@ -90,12 +90,13 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
     store = run.store
     calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
     results = ledgered_all(store, run.cfg.name, batch, calls.values(), DECIDE_THREADS)
-    outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), d["assignment_id"])
-                for d in decisions]
+    name = run.cfg.name
+    outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), name,
+                 d["assignment_id"]) for d in decisions]
     with store.transaction():
-        store.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
-        store.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
-                                  [(outcome.removeprefix("already ").title(), a) for outcome, a in outcomes])
+        store.executemany("UPDATE decisions SET applied = ? WHERE campaign = ? AND assignment_id = ?", outcomes)
+        store.executemany("UPDATE assignments SET status = ? WHERE campaign = ? AND assignment_id = ?",
+                          [(outcome.removeprefix("already ").title(), c, a) for outcome, c, a in outcomes])
     return {}
 
 

@@ -106,11 +106,11 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
                      lambda: {"id": prolific.create_study(prolific_client(run), body)})
     run.store.table("studies").upsert({"study_id": made["id"], "campaign": cfg.name, "batch": batch,
                                     "status": "UNPUBLISHED", "places": places, "created_at": time.time()},
-                                   pk="study_id")
+                                   pk=("campaign", "study_id"))
     _current_link(run, batch, made["id"], body["external_study_url"])
     _ledgered(run, batch, "PublishStudy", f"{cfg.name}:b{batch}:publish", {"study_id": made["id"]},
               lambda: {"status": prolific.transition(prolific_client(run), made["id"], "PUBLISH")})
-    run.store.table("studies").update(made["id"], {"status": "ACTIVE"})
+    run.store.table("studies").update((run.cfg.name, made["id"]), {"status": "ACTIVE"})
     run.progress(f"batch {batch}: study {made['id']} published, {places} places at {cfg.prolific.reward} "
                  f"{cfg.prolific.currency} ({hourly}/hour), committed {cost:.2f} with fees")
     return {"study_id": made["id"], "places": places, "committed": str(cost)}
@@ -165,7 +165,8 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     after = place_counts([s["status"] for s in subs])
     taken, finished = after["taken"], after["finished"]
     released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
-    run.store.table("studies").update(study["study_id"], {"status": status["status"], "released": released})
+    run.store.table("studies").update((run.cfg.name, study["study_id"]),
+                                      {"status": status["status"], "released": released})
     if released:
         run.progress(f"batch {batch}: {released} place(s) never filled, released from the committed budget")
     record_unfilled(run, batch, len(hit_groups(run, batch)), study["places"], finished)
@@ -216,7 +217,8 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
     with run.store.transaction():
         for sid, result in outcome.items():
             action = "unpaid" if result.startswith("not paid") else None
-            run.store.table("decisions").update(sid, {"applied": result, **({"action": action} if action else {})})
+            run.store.table("decisions").update((run.cfg.name, sid),
+                                                {"applied": result, **({"action": action} if action else {})})
     unanswered = settle_unanswered(run, batch, study_id)
     record_submissions(run, batch, study_id)  # the store ends with Prolific's final word on each
     return {"approved": len(approvals), "rejected": sum(v == "REJECTED" for v in outcome.values()),
@@ -254,8 +256,8 @@ def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
             return {"action": action}
 
         _ledgered(run, batch, "DecideUnanswered", f"{run.cfg.name}:unanswered:{s['id']}", {"action": action}, act)
-        run.store.execute("UPDATE platform_submissions SET outcome = ? WHERE submission_id = ?",
-                             [f"{action}: {reason}", s["id"]])
+        run.store.execute("UPDATE platform_submissions SET outcome = ? WHERE campaign = ? AND submission_id = ?",
+                          [f"{action}: {reason}", run.cfg.name, s["id"]])
     return len(todo)
 
 

@@ -48,7 +48,7 @@ from flows.sim.people.page_context import ItemContext, context_for, field_base, 
 from flows.sim.people.slot_text import slot, slot_text
 from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
-from flows.sim.people.worker_questions import about_worker
+from flows.sim.people.worker_questions import about_worker, own_question
 
 
 def _pasted(fill: Filling, sources: list[str]) -> str:
@@ -179,7 +179,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     """The value a worker gives one control (None: the control is not submitted)."""
-    asked = fill.questions.get(f.name, "")
+    asked = own_question(fill.questions.get(f.name, ""), ctx.texts)
     if asked and not (fill.worker.profile in PASTING_PROFILES and f.kind in ("text", "textarea")) and \
             (mine := about_worker(f, asked, fill.worker.worker_id, fill.rng)) is not None:
         return mine  # a question about the worker, answered about themselves
