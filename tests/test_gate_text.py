@@ -148,6 +148,26 @@ def test_a_summary_field_pasting_the_source_text_is_flagged(tmp_path: Path) -> N
     assert said.notna().all().all() and (said[0] == said[1]).all()  # every word of the answer, copied
 
 
+def test_an_optional_comment_pasting_its_item_back_is_flagged(tmp_path: Path) -> None:
+    """The sentiment page's optional comment asks for no own words and no copy: a copy-paster who pastes each
+    item's text into it is flagged (an answer that is its item again answers no question but "copy it");
+    honest workers, who leave it empty or remark on the item, are not."""
+    run = run_shape(tmp_path, "sentiment", {"diligent": 8, "copy_paster": 2}, per_item=4, batches=2)
+    assert run["code"] == 0
+    copied = flags_of(tmp_path / "sentiment.db").query("rule == 'source_copy'")
+    pasters = {w for w, v in run["workers"].items() if v["profile"] == "copy_paster"}
+    assert pasters and set(copied["worker_id"]) == pasters
+
+
+def test_source_copy_reads_every_text_field_but_one_asking_for_the_items_words_back() -> None:
+    from flows.custom.custom_text_qc import field_rules
+
+    comment = {"page_text": "Choose the feeling the review expresses.", "field_questions": {"note": "Anything unclear?"}}
+    assert "source_copy" in field_rules("note", comment, ("source_copy", "caps_lock"))
+    retype = {"page_text": "Transcribe the receipt's total exactly as printed.", "field_questions": {"total": "Total"}}
+    assert field_rules("total", retype, ("source_copy", "caps_lock")) == ("caps_lock",)
+
+
 CANNED = "Quality issues are too severe to recognize visual content."
 CANNED_PAGE = ("<p>Describe the photo.</p><img src='a.jpg'><textarea name='caption_0' id='c0'></textarea>"
                "<button type='button' onclick=\"document.getElementById('c0').value = "

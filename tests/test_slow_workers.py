@@ -141,3 +141,25 @@ def test_a_config_that_names_other_review_rules_still_looks_at_slow_workers(tmp_
     (tmp_path / "c.toml").write_text(text.replace(named, '"quality_talk"]'), encoding="utf-8")
     policy = load_config(tmp_path / "c.toml").policy
     assert "time_outlier_slow" in policy.review_rules and "quality_talk" in policy.review_rules
+
+
+def test_a_new_pages_band_finds_speeders_among_many_and_leaves_a_parked_worker_alone(tmp_path: Path) -> None:
+    """On a page a user starts (hitflow new), a batch where a sixth of the work is rushed and one HIT was parked
+    for hours: the fast workers' own times widen the seed's mu - 1.95 sigma towards 0 s, so it flags no speeder;
+    the starter's band (median and MAD of log time, fast side) flags every speeder, no honest worker, and no one
+    for slowness (a parked HIT says nothing of the work)."""
+    from flows.custom.scaffold import scaffold
+    from qc.worker_rules import time_outlier
+
+    params = load_config(scaffold("speedy", tmp_path)[0]).qc_params
+    honest = [60 + 4 * k for k in range(30)]  # 60-176 s, a minute or two an item
+    rushed = [15, 18, 22, 26, 30, 35]
+    times = honest + rushed + [3000]
+    batch = pd.DataFrame({"assignment_id": [f"A{k}" for k in range(len(times))],
+                          "worker_id": [f"H{k}" for k in range(30)] + [f"S{k}" for k in range(6)] + ["PARKED"],
+                          "work_time_s": times})
+    started = time_outlier(batch, params)
+    assert set(started["worker_id"]) == {f"S{k}" for k in range(6)}
+    assert set(started["rule"]) == {"time_outlier"}
+    seeds = time_outlier(batch, {**params, "time_outlier_method": "seed_slow_apart"})
+    assert not set(seeds.loc[seeds["rule"] == "time_outlier", "worker_id"])  # the seed's band sees no speeder

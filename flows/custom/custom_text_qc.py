@@ -24,7 +24,7 @@ from flows.core.pages.mturk_forms import INDEXED, read_page
 from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_min_words
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
-from qc.source_copy import asks_own_words
+from qc.source_copy import asks_for_copy
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
 from qc.text_features import canned_mask
@@ -67,8 +67,10 @@ def canned_texts(field: str, params: dict[str, Any]) -> list[str]:
 
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
     """The text rules one field runs: its own list, else the campaign's; instruction_echo only when the
-    page has instructions long enough to echo; source_copy only on a field whose question
-    (``params["field_questions"]``) or the page's instructions ask for the worker's own words."""
+    page has instructions long enough to echo; source_copy on every field but one whose question
+    (``params["field_questions"]``) or the page's instructions ask for the item's words back (transcribe, copy,
+    correct: qc/source_copy.py): an answer that is its item's whole text again answers no other question, be it a
+    summary, a reason or an optional comment."""
     conf = (params.get("fields") or {}).get(field) or {}
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL)
     if not page_lines(str(params.get("page_text") or "")):
@@ -77,7 +79,7 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
         rules = tuple(r for r in rules if r not in CANNED_RULES)
     if not forbids_quality_talk(str(params.get("page_text") or "")):  # naming blur is then no broken instruction
         rules = tuple(r for r in rules if r not in QUALITY_RULES)
-    if not asks_own_words(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
+    if asks_for_copy(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
         rules = tuple(r for r in rules if r != "source_copy")
     return rules
 
