@@ -12,9 +12,13 @@ folded), that the source holds in the same order. An answer is flagged when at l
 of its words and at least ``source_copy_share`` of them are copied from one source, and they cover at least
 ``source_copy_cover`` of that source: the source given back whole. An honest answer that quotes a phrase of its
 item ("I chose 4 because "woman repairing" leaves little doubt") has words of its own around the quote, and a
-summary that lifts the passage's first sentence covers part of it. The rule runs on a field that asks for the
-worker's own words (:func:`asks_own_words`), never on one that asks for the item's words back (transcribe, copy,
-correct, rewrite: :func:`asks_for_copy`): flows/custom/custom_text_qc.py.
+summary that lifts the passage's first sentence covers part of it. Where the field asks for the worker's own
+words (``source_copy_fragments``), an answer of at least ``source_copy_min_words`` words every one of which is
+copied from its item's text is flagged too, however little of the item it covers: a reason that is the first
+words of the caption it is about ("A red kettle on a") has no word of the worker's own. The rule runs on every
+free-text field but one that asks for the item's words back (transcribe, copy, correct, rewrite:
+:func:`asks_for_copy`); the fragments only where it asks for own words (:func:`asks_own_words`):
+flows/custom/custom_text_qc.py.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from qc.echo_rules import page_lines
 from qc.flags import register
 from qc.text_similarity import words
 
+ITEM = "its item's text"
 RUN_WORDS = 3  # "a few words" a quote may take: shorter runs are words any two texts share ("of the")
 # what a question says when it asks for the item's own words back, not the worker's
 COPY_ASKED = re.compile(r"\b(transcribe|transcription|copy|retype|re-type|type (?:out|in|exactly)|correct(?:ed)? "
@@ -41,8 +46,8 @@ NEGATED = re.compile(r"\b(not|never|avoid|without|no)\b|n't\b", re.IGNORECASE)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 
 
-OWN_WORDS = re.compile(r"\b(own words|your words|own sentences|paraphrase|paraphrasing|reword|restate)\b",
-                       re.IGNORECASE)
+OWN_WORDS = re.compile(r"\b(own words|your words|own sentences?|(?:words|sentences?|phrases?) of your own|paraphrase|"
+                       r"paraphrasing|reword|restate)\b", re.IGNORECASE)
 
 
 def asks_own_words(question: str) -> bool:
@@ -88,6 +93,7 @@ def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     share = float(params.get("source_copy_share", 0.8))
     cover = float(params.get("source_copy_cover", 0.8))
     least = int(params.get("source_copy_min_words", 4))
+    fragments = bool(params.get("source_copy_fragments"))
     shown = params.get("item_text")
     shown = shown if isinstance(shown, Mapping) else {}
     page = [("the page's instructions", _source(line)) for line in page_lines(str(params.get("page_text") or ""))]
@@ -101,14 +107,15 @@ def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         if is_canned or len(said) < least:
             continue
         if item not in items:
-            own = [("its item's text", _source(str(t))) for t in (shown.get(item) or ())]
+            own = [(ITEM, _source(str(t))) for t in (shown.get(item) or ())]
             items[item] = (own + page, every.union(*(runs for _, (runs, _) in own)))
         sources, anywhere = items[item]
         if copied_words(said, anywhere)[0] < max(least, share * len(said)):
             continue  # copied from no source enough, so from no one of them (the usual answer: one pass)
         for where, (runs, size) in sources:
             copied, total, stretch = copied_words(said, runs)
-            if copied >= least and copied >= share * total and copied >= cover * size:
+            whole = copied >= cover * size or (fragments and copied == total and where == ITEM)
+            if copied >= least and copied >= share * total and whole:
                 hits.append((index, round(copied / total, 3), share, f"{copied} of its {total} words copied from "
                              f"{where} ({size} words): \u201c{clip(stretch, 100)}\u201d"))
                 break

@@ -148,6 +148,20 @@ def test_a_summary_field_pasting_the_source_text_is_flagged(tmp_path: Path) -> N
     assert said.notna().all().all() and (said[0] == said[1]).all()  # every word of the answer, copied
 
 
+def test_where_own_words_are_asked_a_piece_of_the_item_and_nothing_else_is_flagged() -> None:
+    """A reason that is the first words of the caption it judges has no word of the worker's own: flagged where
+    the page asks for a sentence of the worker's own, not elsewhere; a reason quoting the caption is not."""
+    assert asks_own_words("Give the reason for your choice in a sentence of your own.")
+    caption = "A red kettle on a gas stove, taken at night."
+    frame = answers([("WRUSH", "c01", "A red kettle on a"),
+                     ("WHONEST", "c01", 'I chose 4 because "red kettle on a gas stove" is right but it is day.')])
+    shown = {"item_text": {"c01": [caption]}}
+    flagged = source_copy(frame, {**shown, "source_copy_fragments": True})
+    assert list(flagged["worker_id"]) == ["WRUSH"]
+    assert flagged["detail"].iloc[0].startswith("5 of its 5 words copied from its item's text")
+    assert source_copy(frame, shown).empty  # a comment box that asks for no own words: a piece may be a quote
+
+
 def test_an_optional_comment_pasting_its_item_back_is_flagged(tmp_path: Path) -> None:
     """The sentiment page's optional comment asks for no own words and no copy: a copy-paster who pastes each
     item's text into it is flagged (an answer that is its item again answers no question but "copy it");
@@ -162,7 +176,8 @@ def test_an_optional_comment_pasting_its_item_back_is_flagged(tmp_path: Path) ->
 def test_source_copy_reads_every_text_field_but_one_asking_for_the_items_words_back() -> None:
     from flows.custom.custom_text_qc import field_rules
 
-    comment = {"page_text": "Choose the feeling the review expresses.", "field_questions": {"note": "Anything unclear?"}}
+    comment = {"page_text": "Choose the feeling the review expresses.",
+               "field_questions": {"note": "Anything unclear?"}}
     assert "source_copy" in field_rules("note", comment, ("source_copy", "caps_lock"))
     retype = {"page_text": "Transcribe the receipt's total exactly as printed.", "field_questions": {"total": "Total"}}
     assert field_rules("total", retype, ("source_copy", "caps_lock")) == ("caps_lock",)

@@ -24,7 +24,7 @@ from flows.core.pages.mturk_forms import INDEXED, read_page
 from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_min_words
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
-from qc.source_copy import asks_for_copy
+from qc.source_copy import asks_for_copy, asks_own_words
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
 from qc.text_features import canned_mask
@@ -99,7 +99,9 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         # the instructions' "at least 50 words" is the only text field's; with several, each its own question's
         question = (params.get("field_questions") or {}).get(field) or ""
         asked = f"{'' if several else params.get('page_text') or ''}\n{question}"
-        flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf, asked)}, rules)
+        own = asks_own_words(f"{params.get('page_text') or ''}\n{question}")  # a piece of the item is then no answer
+        flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf, asked),
+                                  "source_copy_fragments": own}, rules)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
     return frames
 
