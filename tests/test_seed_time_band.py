@@ -6,6 +6,7 @@ takes the fast side without the slow workers, so one parked HIT does not hide a 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -58,7 +59,9 @@ def test_the_cli_and_the_config_reach_the_seeds_band(tmp_path: Path) -> None:
     assert found["seed_slow_apart"] == {"time_outlier": {"SPEEDER"}, "time_outlier_slow": {"PARKED"}}
     scaffold("band", tmp_path)  # a campaign config whose [qc] names the seed's band
     config = tmp_path / "config" / "band.toml"
-    config.write_text(config.read_text().replace("[qc]\n", '[qc]\ntime_outlier_method = "seed"\n'), encoding="utf-8")
+    text = re.sub(r'(?m)^time_outlier_method = "\w+"', 'time_outlier_method = "seed"', config.read_text())
+    assert 'time_outlier_method = "seed"' in text  # the starter names its band; the user changes it
+    config.write_text(text, encoding="utf-8")
     out = tmp_path / "config.csv"
     assert main(["qc", str(subs), "--out", str(out), "--config", str(config)]) == 0
     assert _by_rule(pd.read_csv(out, dtype=str, keep_default_na=False)) == found["seed"]
