@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
+from flows.custom.page_patterns_check import refused_pattern_lines
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
@@ -99,7 +100,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
                             "answers with [qc] rules")], 0)
     _raise(origin, server_side_blocks(content), offset)  # PHP, ASP, other engines' tags: each block named
     converted = convert_placeholders(content, keep_jinja)
-    _raise(origin, converted.problems, offset)
+    _raise(origin, converted.problems + refused_pattern_lines(content), offset)
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
     page, outside = outside_crowd_form(converted.text) if crowd else (converted.text, [])
