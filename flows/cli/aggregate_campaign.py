@@ -61,6 +61,9 @@ def _own_ledger(folder: Path, named: str) -> str:
     print(f"hitflow: note: {folder / 'hitflow-manifest.json'} names the ledger {shown_location(named)[:200]!r}, "
           f"which is not opened on a file's word; reading the campaign from {shown_location(DEFAULT_DB)} (pass --db "
           "to read it from another ledger)", file=sys.stderr)
+    if not is_postgres_url(DEFAULT_DB) and not Path(DEFAULT_DB).is_file():
+        raise ConfigError(f"there is no ledger at {shown_location(DEFAULT_DB)}: pass --db with the ledger that ran "
+                          "the campaign")
     return DEFAULT_DB
 
 
