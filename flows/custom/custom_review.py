@@ -64,9 +64,20 @@ class PageRules:
             known = [self.items[i] for i in ids if i in self.items]
             page = custom_page(self.run.cfg, page_items(known)) if known else ""
             # a slider's or a number's starting value is one a person may choose: not the page's constant
-            self.written[key] = {f.name: f.value for f in form_fields(page)
-                                 if f.value.strip() and f.kind not in CHOSEN_KINDS}
+            self.written[key] = {f.name: f.value for f in form_fields(page) if f.value.strip()
+                                 and f.kind not in CHOSEN_KINDS and not _item_value(f.name, f.value, known)}
         return self.written[key]
+
+
+def _item_value(name: str, value: str, items: list[dict[str, Any]]) -> bool:
+    """Whether ``value``, written into field ``name`` as the page loads, is one of its item's own values
+    (``value="${ocr}"``: the item's text to check, "leave it if it is right"): a worker who leaves it has
+    answered, where a page constant (``<END>``, "Any remarks?") left alone is no answer. Its item: the one
+    at the field's index (``transcription_0``), any of the page's for a field without one."""
+    m = INDEXED.match(name)
+    mine = [items[int(m["index"])]] if m and int(m["index"]) < len(items) else items
+    shown = {str(v).strip() for row in page_items(mine) for v in row.values()}
+    return value.strip() in shown - {""}
 
 
 def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
