@@ -107,6 +107,8 @@ def test_line_finder_gives_line_of_for_every_offset() -> None:
 def test_an_items_value_in_srcset_goes_through_the_url_check() -> None:
     """`srcset` and `imagesrcset` list URLs: an item's value there passes safe_url as in `src` (a javascript: URL
     becomes about:blank), like every other URL attribute."""
-    body = import_page('<html><body><img srcset="${img}" alt="x"><link rel="preload" as="image" '
+    from flows.custom.page_import import import_page as imported
+
+    body = imported('<html><body><img srcset="${img}" alt="x"><link rel="preload" as="image" '
                        'imagesrcset="${img2}"><input name="a"></body></html>', "srcset.html").body
     assert 'srcset="{{ item.img | safe_url }}"' in body and 'imagesrcset="{{ item.img2 | safe_url }}"' in body
