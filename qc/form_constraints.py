@@ -30,13 +30,12 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
 from qc.answer_values import number as read_number
-from qc.page_patterns import PagePattern, page_pattern
 from qc.answer_values import ticks as _ticks
+from qc.page_patterns import PagePattern, page_pattern
 from qc.worker_values import MAX_MARKS, read_json
 
 Spec = dict[str, Any]

@@ -35,8 +35,9 @@ WORD: Ranges = [(48, 57), (65, 90), (95, 95), (97, 122)]
 SPACE: Ranges = [(9, 13), (32, 32), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
                  (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
 LINE_ENDS: Ranges = [(10, 10), (13, 13), (0x2028, 0x2029)]  # what "." does not match without the s flag
-CATEGORIES = frozenset("L Lu Ll Lt Lm Lo M Mn Mc Me N Nd Nl No P Pc Pd Ps Pe Pi Pf Po S Sm Sc Sk So Z Zs Zl Zp "
-                       "C Cc Cf Co Cs".split())
+CATEGORIES = frozenset(("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No", "P",
+                        "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So", "Z", "Zs", "Zl", "Zp",
+                        "C", "Cc", "Cf", "Co", "Cs"))
 LONG_CATEGORIES = {"Letter": "L", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Mark": "M", "Number": "N",
                    "Decimal_Number": "Nd", "Punctuation": "P", "Symbol": "S", "Separator": "Z",
                    "Space_Separator": "Zs", "Other": "C", "Control": "Cc"}

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
-from flows.custom.page_patterns_check import refused_pattern_lines
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
+from flows.custom.page_patterns_check import refused_pattern_lines
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.question_form_page import question_form_page
