@@ -46,8 +46,8 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ag.add_argument("--field", action="append", default=[], metavar="NAME",
                     help="only this field's answers (repeatable; default: every field)")
     ag.add_argument("--db", default=None, type=arg.ledger,
-                    help="the ledger holding the campaign named as INPUT (default: the one its output folder's "
-                         "manifest names)")
+                    help="the ledger holding the campaign named as INPUT (default: the ledger file on this machine its "
+                         "output folder's manifest records; a manifest never makes hitflow connect to a server)")
     ag.add_argument("--out", required=True, type=arg.writable_file,
                     help="answers CSV to write (workers.csv goes beside it)")
     ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
