@@ -137,3 +137,17 @@ def test_a_simulated_worker_types_a_value_the_page_accepts() -> None:
         text = matching_text(pattern, rng)
         assert text is not None and check_field(_text(pattern), text) == ""
     assert matching_text(r"(a)\1", rng) is None
+
+
+def test_a_question_forms_regex_the_engine_cannot_bound_is_refused_with_its_line() -> None:
+    form = ('<QuestionForm xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2017-11-06/'
+            'QuestionForm.xsd">\n<Question><QuestionIdentifier>code</QuestionIdentifier><IsRequired>true</IsRequired>'
+            '<QuestionContent><Text>Type the code</Text></QuestionContent><AnswerSpecification><FreeTextAnswer>'
+            '<Constraints>\n<AnswerFormatRegex regex="(\\w)\\1" errorText="twice"/></Constraints></FreeTextAnswer>'
+            '</AnswerSpecification></Question>\n</QuestionForm>')
+    with pytest.raises(PageProblems) as got:
+        import_page(form, "form.xml")
+    assert got.value.lines == [got.value.lines[0]] and got.value.lines[0].startswith(
+        "form.xml:3: the pattern '(\\\\w)\\\\1' cannot be checked: a back-reference")
+    kept = import_page(form.replace("(\\w)\\1", "[A-Z]{3}"), "form.xml")
+    assert 'pattern="[A-Z]{3}"' in kept.body

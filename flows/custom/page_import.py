@@ -90,7 +90,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     if kind == "QuestionForm":
         dropped: list[str] = []
         body, key, problems = question_form_page(content, answer_key, dropped)
-        _raise(origin, problems, 0)
+        _raise(origin, problems + refused_pattern_lines(content, question_form=True), 0)
         notes = [f"{origin}: note: the QuestionForm's {', '.join(dict.fromkeys(dropped))} content was left out "
                  "(a hitflow page shows text, lists and XHTML): put a link to it in the question's text"] \
             if dropped else []

@@ -16,16 +16,19 @@ from qc.page_patterns import PatternRefused, page_pattern
 # an input's pattern attribute (HTML has none on a textarea): quoted either way, or bare
 PATTERN_ATTR = re.compile(r"""<input\b[^>]*?\spattern\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s>"']+))""",
                           re.I)
+# a QuestionForm's AnswerFormatRegex, which becomes its input's pattern (flows/custom/question_form_page.py)
+REGEX_ATTR = re.compile(r"""<(?:\w+:)?AnswerFormatRegex\b[^>]*?\sregex\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>))""")
 PLACEHOLDERS = ("{{", "{%", "${")  # filled per item: judged on the rendered page (the dry run)
 FIX = "write it in the syntax a browser reads (JavaScript, the v flag) without back-references or look-arounds, " \
       "or drop it and check the format in the answers"
 
 
-def refused_pattern_lines(page: str) -> list[tuple[int, str]]:
-    """(line, problem) for each ``pattern`` attribute of ``page`` that QC refuses."""
+def refused_pattern_lines(page: str, question_form: bool = False) -> list[tuple[int, str]]:
+    """(line, problem) for each ``pattern`` attribute of ``page`` (a QuestionForm's ``AnswerFormatRegex``) that QC
+    refuses."""
     line = line_finder(page)
     found = []
-    for m in PATTERN_ATTR.finditer(page):
+    for m in (REGEX_ATTR if question_form else PATTERN_ATTR).finditer(page):
         value = html.unescape(m["dq"] if m["dq"] is not None else m["sq"] if m["sq"] is not None else m["bare"])
         why = page_pattern(value)
         if isinstance(why, PatternRefused) and not any(p in value for p in PLACEHOLDERS):
