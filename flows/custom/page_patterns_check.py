@@ -17,7 +17,8 @@ from qc.page_patterns import PatternRefused, page_pattern
 PATTERN_ATTR = re.compile(r"""<input\b[^>]*?\spattern\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s>"']+))""",
                           re.I)
 # a QuestionForm's AnswerFormatRegex, which becomes its input's pattern (flows/custom/question_form_page.py)
-REGEX_ATTR = re.compile(r"""<(?:\w+:)?AnswerFormatRegex\b[^>]*?\sregex\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>))""")
+REGEX_ATTR = re.compile(r"""<(?:\w+:)?AnswerFormatRegex\b[^>]*?\sregex\s*=\s*"""
+                        r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>))""")
 PLACEHOLDERS = ("{{", "{%", "${")  # filled per item: judged on the rendered page (the dry run)
 FIX = "write it in the syntax a browser reads (JavaScript, the v flag) without back-references or look-arounds, " \
       "or drop it and check the format in the answers"
