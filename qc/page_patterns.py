@@ -16,25 +16,17 @@ the compiled check, or the refusal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import re2  # type: ignore[import-untyped]
 
-TOP = 0x10FFFF
-SURROGATES = (0xD800, 0xDFFF)  # not characters of UTF-8 text: kept out of every class
+from qc.pattern_sets import DIGIT, LINE_ENDS, SPACE, SURROGATES, TOP, WORD, CharSet, class_text, code_point, complement
+
 SYNTAX = frozenset("^$\\.*+?()[]{}|")
 CLASS_SYNTAX = frozenset("()[]{}/-\\|")
 CLASS_PUNCTUATORS = frozenset("&-!#%,:;<=>@`~")  # may be escaped inside a v-mode class
 CLASS_DOUBLES = frozenset(c * 2 for c in "&!#$%*+,.:;<=>?@^`~")  # reserved pairs inside a v-mode class
 CONTROLS = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
-Ranges = list[tuple[int, int]]
-DIGIT: Ranges = [(48, 57)]
-WORD: Ranges = [(48, 57), (65, 90), (95, 95), (97, 122)]
-# JavaScript's \s: WhiteSpace and LineTerminator (ECMA-262, "CharacterClassEscape"); \t \n \v \f \r in 9-13
-SPACE: Ranges = [(9, 13), (32, 32), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
-                 (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
-LINE_ENDS: Ranges = [(10, 10), (13, 13), (0x2028, 0x2029)]  # what "." does not match without the s flag
 CATEGORIES = frozenset(("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No", "P",
                         "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So", "Z", "Zs", "Zl", "Zp",
                         "C", "Cc", "Cf", "Co", "Cs"))
@@ -46,50 +38,6 @@ MAX_REPEAT = 1000  # RE2's largest counted repetition
 
 class PatternRefused(ValueError):
     """The pattern is not checked: why, in a phrase ("a back-reference (\\1) cannot be matched in bounded time")."""
-
-
-def _complement(ranges: Ranges) -> Ranges:
-    out, low = [], 0
-    for a, b in sorted(ranges):
-        if a > low:
-            out.append((low, a - 1))
-        low = max(low, b + 1)
-    return out + ([(low, TOP)] if low <= TOP else [])
-
-
-def _char(cp: int) -> str:
-    """One code point in a form RE2 and ``re`` read alike, in or out of a class."""
-    if cp < 128:
-        return chr(cp) if chr(cp).isalnum() else f"\\x{cp:02x}"
-    return chr(cp)
-
-
-def _merged(ranges: Ranges) -> Ranges:
-    out: Ranges = []
-    for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
-
-
-def _class(ranges: Ranges, properties: tuple[str, ...] = (), negated: bool = False) -> str:
-    parts = list(properties)
-    for a, b in _merged(ranges):
-        for lo, hi in ((a, min(b, SURROGATES[0] - 1)), (max(a, SURROGATES[1] + 1), b)):
-            if lo <= hi:
-                parts.append(_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}")
-    if not parts:  # [] matches nothing, [^] anything
-        return f"[{'' if negated else '^'}\\x00-{chr(TOP)}]"
-    return f"[{'^' if negated else ''}{''.join(parts)}]"
-
-
-@dataclass
-class _Set:
-    """What one class escape or class item stands for: code point ranges, or a property RE2 names."""
-    ranges: Ranges
-    properties: tuple[str, ...] = ()
 
 
 class _Reader:
@@ -168,7 +116,7 @@ class _Reader:
             raise self.refuse(f"a lone {self.peek()!r} (JavaScript refuses it under the v flag: write \\{self.peek()})")
         c = self.take()
         if c == ".":
-            return _class(LINE_ENDS, negated=True)
+            return class_text(LINE_ENDS, negated=True)
         if c == "(":
             return self.group()
         if c == "[":
@@ -180,7 +128,7 @@ class _Reader:
     def _literal(self, cp: int) -> str:
         if SURROGATES[0] <= cp <= SURROGATES[1]:
             raise self.refuse("a lone surrogate (half of a UTF-16 pair)")
-        return _char(cp)
+        return code_point(cp)
 
     def group(self) -> str:
         if self.peek() == "?":
@@ -206,7 +154,7 @@ class _Reader:
         c = self.peek()
         if c in ("d", "D", "w", "W", "s", "S", "p", "P"):
             found = self.class_escape()
-            return _class(found.ranges, found.properties)
+            return class_text(found.ranges, found.properties)
         if c == "k" or (c.isdigit() and c != "0"):
             raise self.refuse("a back-reference (\\1, \\k<name>) cannot be matched in bounded time")
         return self._literal(self.character_escape(in_class=False))
@@ -252,13 +200,13 @@ class _Reader:
             self.at = mark
         return high
 
-    def class_escape(self) -> _Set:
+    def class_escape(self) -> CharSet:
         c = self.take()
         named = {"d": DIGIT, "w": WORD, "s": SPACE}
         if c.lower() in named:
             base = named[c.lower()]
-            return _Set(base if c.islower() else _complement(base))
-        return _Set([], (self._property(negated=c == "P"),))
+            return CharSet(base if c.islower() else complement(base))
+        return CharSet([], (self._property(negated=c == "P"),))
 
     def _property(self, negated: bool) -> str:
         close = self.text.find("}", self.at)
@@ -277,7 +225,7 @@ class _Reader:
         negated = self.peek() == "^"
         if negated:
             self.take()
-        found = _Set([])
+        found = CharSet([])
         while self.peek() != "]":
             lo = self.class_item()
             if self.peek() == "-" and self.peek(2) != "--":
@@ -288,12 +236,12 @@ class _Reader:
                     raise self.refuse("a class range whose end is not one character")
                 if hi.ranges[0][0] < lo.ranges[0][0]:
                     raise self.refuse("a class range out of order")
-                lo = _Set([(lo.ranges[0][0], hi.ranges[0][0])])
-            found = _Set(found.ranges + lo.ranges, found.properties + lo.properties)
+                lo = CharSet([(lo.ranges[0][0], hi.ranges[0][0])])
+            found = CharSet(found.ranges + lo.ranges, found.properties + lo.properties)
         self.take()
-        return _class(found.ranges, found.properties, negated)
+        return class_text(found.ranges, found.properties, negated)
 
-    def class_item(self) -> _Set:
+    def class_item(self) -> CharSet:
         pair, c = self.peek(2), self.peek()
         if c == "":
             raise self.refuse("a '[' without its ']'")
@@ -304,7 +252,7 @@ class _Reader:
             raise self.refuse(f"a {c!r} in a class that JavaScript refuses under the v flag (write \\{c})")
         self.take()
         if c != "\\":
-            return _Set([(ord(c), ord(c))])
+            return CharSet([(ord(c), ord(c))])
         if self.peek() in ("d", "D", "w", "W", "s", "S", "p", "P"):
             return self.class_escape()
         if self.peek() == "k" or (self.peek().isdigit() and self.peek() != "0"):
@@ -312,7 +260,7 @@ class _Reader:
         cp = self.character_escape(in_class=True)
         if SURROGATES[0] <= cp <= SURROGATES[1]:
             raise self.refuse("a lone surrogate (half of a UTF-16 pair)")
-        return _Set([(cp, cp)])
+        return CharSet([(cp, cp)])
 
 
 @lru_cache(maxsize=512)
