@@ -3,7 +3,13 @@ name with ``--db``, and ``--field``: the campaign's own answers of that field, c
 answers step from its ledger (blocked workers left out, its control items and [answers] settings), so the
 file equals the campaign's answers.csv on every item. A filtered copy of dataset.csv aggregated as a plain
 labels file lost the blocked-worker exclusion and the controls (171 judgements against 163; 3 of 60
-answers differed: issue 65 point 5)."""
+answers differed: issue 65 point 5).
+
+A manifest names a campaign, never where hitflow connects: a folder someone sends can carry any manifest, and
+one naming a PostgreSQL server would have had hitflow log in there (with $PGPASSWORD, sending the password). The
+ledger is ``--db``, or the ledger file on this machine the manifest records (the one the run that made the folder
+wrote); a manifest naming any other is a one-line note, and the default ledger ($HITFLOW_DB or runs/hitflow.db)
+is read instead."""
 
 from __future__ import annotations
 
@@ -36,11 +42,29 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
     # a labels file's options (--columns ...) read the file itself, as before: a campaign's answers are its config's
     as_labels = any(getattr(a, option, default) != default for option, default, _ in NOT_FOR_A_CAMPAIGN)
     if manifest and manifest.get("campaign") and given.name in ("dataset.csv", "responses.csv") and not as_labels:
-        return a.db or manifest["ledger"], manifest["campaign"]
+        return a.db or _own_ledger(given.parent, str(manifest.get("ledger") or "")), str(manifest["campaign"])
     if a.db:
         raise ConfigError(f"{a.input} is a file and --db names a ledger: give the campaign's name with --db, or its "
                           "dataset.csv from its output folder (the manifest beside it names the ledger)")
     return None
+
+
+def _own_ledger(folder: Path, named: str) -> str:
+    """The ledger a manifest records when it is a ledger file on this machine; else the default one, with a note."""
+    import sys
+
+    from flows.cli.parser import DEFAULT_DB
+    from flows.core.db_url import is_postgres_url, mistyped_postgres_url, shown_location
+
+    if named and not is_postgres_url(named) and not mistyped_postgres_url(named) and Path(named).is_file():
+        return named
+    print(f"hitflow: note: {folder / 'hitflow-manifest.json'} names the ledger {shown_location(named)[:200]!r}, "
+          f"which is not opened on a file's word; reading the campaign from {shown_location(DEFAULT_DB)} (pass --db "
+          "to read it from another ledger)", file=sys.stderr)
+    if not is_postgres_url(DEFAULT_DB) and not Path(DEFAULT_DB).is_file():
+        raise ConfigError(f"there is no ledger at {shown_location(DEFAULT_DB)}: pass --db with the ledger that ran "
+                          "the campaign")
+    return DEFAULT_DB
 
 
 def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[str, Any]:

@@ -46,8 +46,8 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ag.add_argument("--field", action="append", default=[], metavar="NAME",
                     help="only this field's answers (repeatable; default: every field)")
     ag.add_argument("--db", default=None, type=arg.ledger,
-                    help="the ledger holding the campaign named as INPUT (default: the one its output folder's "
-                         "manifest names)")
+                    help="the ledger holding the campaign named as INPUT (default: the ledger file on this machine its "
+                         "output folder's manifest records; a manifest never makes hitflow connect to a server)")
     ag.add_argument("--out", required=True, type=arg.writable_file,
                     help="answers CSV to write (workers.csv goes beside it)")
     ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
@@ -119,14 +119,15 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
 
 
 def _aggregate(a: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
     from flows.answers.answers_files import aggregate_file
     from flows.cli.aggregate_campaign import aggregate_campaign, campaign_named
+    from flows.cli.aggregate_paths import refuse_overwriting_inputs, summary_json
 
+    refuse_overwriting_inputs(a)
     if (campaign := campaign_named(a)) is not None:
-        print(json.dumps(aggregate_campaign(a, *campaign), indent=1))
+        print(summary_json(aggregate_campaign(a, *campaign)))
         return 0
 
     columns = tuple(c.strip() for c in a.columns.split(",")) if a.columns else None
@@ -151,7 +152,7 @@ def _aggregate(a: argparse.Namespace) -> int:
                                 columns, a.gold, Path(a.controls) if a.controls else None,  # type: ignore[arg-type]
                                 prior, _hygiene(a), a.keep_blocked, stage, tuple(a.field))
     _say_unread(a.input, result)
-    print(json.dumps(result, indent=1, allow_nan=False))
+    print(summary_json(result))
     return 0
 
 
@@ -197,11 +198,11 @@ def _skill_prior(a: argparse.Namespace) -> SkillPrior:
 
 
 def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
-    import json
     from dataclasses import replace
     from pathlib import Path
 
     from flows.answers.answers_files import replay_file
+    from flows.cli.aggregate_paths import summary_json
     from postprocess.answers.adaptive import StoppingRule
 
     rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, _skill_prior(a),
@@ -223,7 +224,7 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
         result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep, _hygiene(a),
                              a.keep_blocked, Path(a.controls) if a.controls else None)
     _say_unread(a.input, result)
-    print(json.dumps(result, indent=1, allow_nan=False))
+    print(summary_json(result))
     return 0
 
 

@@ -60,6 +60,7 @@ import pandas as pd
 from postprocess.answers import worker_coin
 from postprocess.answers.calibration import bounded, calibrate_answers, known_answers
 from postprocess.answers.crowdkit_models import model_class
+from postprocess.answers.field_parts import by_field, joined
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
 from postprocess.answers.method_choice import Choice, choose
 from postprocess.answers.skill_posterior import label_probabilities
@@ -167,16 +168,13 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     items, item_ids = pd.factorize(data["item_id"], sort=True)
     workers, worker_ids = pd.factorize(data["worker_id"], sort=True)
     answers, given, reasons, temperatures = [], [], {}, {}
-    # one field (the caption page's "is there text?"): the frame itself, not a copy of it by groupby
-    fields = [(data["field"].iloc[0], data)] if data["field"].nunique() == 1 else data.groupby("field", sort=True)
-    for field, part in fields:
-        rows = part.index.to_numpy()  # judgements() and _split_controls() number the rows 0..n-1
-        choice = _choice(items[rows], workers[rows], part["label"], method, min_per_worker)
+    for field, rows, field_labels in by_field(data):
+        choice = _choice(items[rows], workers[rows], field_labels, method, min_per_worker)
         chosen, reasons[str(field)] = choice.method, choice.reason
-        label_codes, label_texts = pd.factorize(part["label"])
-        probas = _probabilities(items[rows], workers[rows], part["label"], set(label_texts), chosen, seed, prior)
+        label_codes, label_texts = pd.factorize(field_labels)
+        probas = _probabilities(items[rows], workers[rows], field_labels, set(label_texts), chosen, seed, prior)
         skill = probas if chosen == "skill" else _skill_probabilities(
-            items[rows], workers[rows], part["label"], prior).reindex(columns=probas.columns, fill_value=0.0)
+            items[rows], workers[rows], field_labels, prior).reindex(columns=probas.columns, fill_value=0.0)
         temperatures[str(field)] = float(skill.attrs.get("temperature", 1.0))  # postprocess.answers.tempering
         labels, tie = _pick(probas, skill)  # indexed by item code, in text order
         present = labels.index.to_numpy()
@@ -184,15 +182,15 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
                                     item_ids.take(present), field, chosen,
                                     np.bincount(items[rows], minlength=len(item_ids))[present]))
         answer = label_texts.get_indexer(labels.to_numpy())[labels.index.get_indexer(items[rows])]
-        given.append(pd.DataFrame({
+        given.append({
             "worker": workers[rows], "item": items[rows],
             "posterior": _posterior(probas, items[rows], probas.columns.get_indexer(label_texts)[label_codes]),
-            "agrees": (label_codes == answer).astype(float)}))
+            "agrees": (label_codes == answer).astype(float)})
         del probas, skill, labels  # one field's model at a time
     if not answers:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
-    out = pd.concat(answers, ignore_index=True).sort_values(["field", "item_id"], kind="stable")
-    given_all = pd.concat(given)
+    out = joined(answers).sort_values(["field", "item_id"], kind="stable")
+    given_all = joined(given)
     if held:  # control items: answered (to be scored), but their labels say nothing more of a worker here
         given_all = given_all[~np.isin(item_ids.take(given_all["item"].to_numpy()), list(held))]
     out = out.reset_index(drop=True)[ANSWER_COLUMNS]
@@ -202,7 +200,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
 
 
 def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
-                 field: str, method: str, counts: np.ndarray) -> pd.DataFrame:
+                 field: str, method: str, counts: np.ndarray) -> dict[str, np.ndarray]:
     """One field's answers (``labels`` and ``tie`` by item code): the method's posterior, and the confidence
     of the module (the skill posterior's, bounded by the judgements; a tie's too: the skill posterior broke it,
     and its probability of the label it chose is what the labels support, where the tied share undersold it:
@@ -211,11 +209,12 @@ def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, t
     columns = probas.columns.get_indexer(labels.to_numpy())
     posterior = _posterior(probas, present, columns)
     confidence = bounded(_posterior(skill, present, columns), counts, max(len(probas.columns), 2))
-    tied = tie.to_numpy()
-    return pd.DataFrame({"item_id": ids, "field": field, "label": labels.to_numpy(),
-                         "confidence": confidence, "method": method,
-                         "judgements": counts, "posterior": posterior, "confidence_source": "model",
-                         "note": np.where(tied, "tie", "")})
+    tied, n = tie.to_numpy(), len(present)
+    return {"item_id": np.asarray(ids, dtype=object), "field": np.full(n, field, dtype=object),
+            "label": np.asarray(labels.to_numpy(), dtype=object), "confidence": np.asarray(confidence, dtype=float),
+            "method": np.full(n, method, dtype=object), "judgements": np.asarray(counts),
+            "posterior": np.asarray(posterior, dtype=float), "confidence_source": np.full(n, "model", dtype=object),
+            "note": np.where(tied, "tie", "").astype(object)}
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
