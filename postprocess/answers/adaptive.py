@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -121,8 +121,9 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
     available = groups.size().rename("available")
     group = groups.ngroup().to_numpy()  # each judgement's position in ``available`` (and ``wanted``)
     cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
-    allowed = adaptive_budget.limit(rule.budget, available.to_numpy())
-    wanted = available.clip(upper=adaptive_budget.first_round(rule.min_judgements, len(available), allowed))
+    asked = adaptive_budget.limit(rule.budget, available.to_numpy())
+    allowed = adaptive_budget.paid(asked, rule.min_judgements, available.to_numpy())
+    wanted = available.clip(upper=rule.min_judgements)
     if controls is not None:  # scored, never answered: they need no more judgements (flows/custom/adaptive_rounds.py)
         control_ids = set(controls["item_id"].astype(str).str.strip())
         cap = cap.where(~cap.index.get_level_values("item_id").isin(control_ids), wanted)
@@ -145,6 +146,11 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
     if result is None:
         result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
     answers = _answers(result, wanted, available, sureness)
+    short = (answers["stop_confidence"].to_numpy(dtype=float) < rule.confidence) & (
+        answers["judgements_used"].to_numpy() < answers["available"].to_numpy())
+    answers.attrs["budget"] = adaptive_budget.budget_said(
+        rule.budget, allowed, len(used), rule.min_judgements, asked is not None and allowed != asked,
+        int(short.sum()) if allowed is not None else 0)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
 
 
@@ -283,9 +289,12 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
     return out
 
 
-def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
-    """The judgements used against the file's total, and their share."""
+def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, Any]:
+    """The judgements used against the file's total, and their share; with a budget, what it allowed and cut
+    (postprocess.answers.adaptive_budget.budget_said)."""
     total = len(judgements(frame))
     used = len(replayed.used)
+    budget = replayed.answers.attrs.get("budget", {})
     return {"judgements_used": used, "judgements_total": total,
-            "share_used": round(used / total, 4) if total else 0.0}
+            "share_used": round(used / total, 4) if total else 0.0,
+            **({"budget": budget} if budget.get("share") is not None else {})}

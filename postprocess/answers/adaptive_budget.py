@@ -5,7 +5,8 @@ likeliest to make an answer right. Pure arrays, in the order of the replay's ite
 The rule, with ``StoppingRule.budget`` under 1 (``hitflow aggregate --adaptive``'s default: half) and the stop on
 the skill posterior (``stop_on = "skill"``, the default; ``stop_on = "method"`` keeps the least sure first):
 
-1. every item gets ``min_judgements`` (fewer, at least one, where the budget cannot pay them for every item);
+1. every item gets ``min_judgements`` (all it has, if fewer); a budget that cannot pay that is raised to, and the
+   summary's ``budget`` says so;
 2. each round, the candidates are the items whose answer is still uncertain (confidence under ``confidence``, and
    not settled), or once none is, those under ``budget_confidence``; of them at most a quarter of the items
    (ROUND_SHARE), and no more than the budget has left, take one more judgement: the largest **expected gain per
@@ -73,11 +74,29 @@ def limit(share: float | None, available: np.ndarray) -> int | None:
 
 
 def first_round(min_judgements: int, items: int, allowed: int | None) -> int:
-    """Judgements every item gets first: ``min_judgements``, fewer where the budget cannot pay them for every
-    item (at least one)."""
-    if allowed is None or items == 0:
-        return min_judgements
-    return max(1, min(min_judgements, allowed // items))
+    """Judgements every item gets first: ``min_judgements`` whatever the budget (a budget that cannot pay them
+    is raised to: :func:`paid`). ``items`` and ``allowed`` are kept for callers that pass them."""
+    del items, allowed
+    return min_judgements
+
+
+def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int | None:
+    """The budget in judgements once the minimum is paid: ``allowed``, or what ``min_judgements`` an item (at
+    most what each has) costs where that is more. The minimum is the user's floor on every answer; a budget
+    too small for it is raised, and the summary says so (:func:`budget_said`)."""
+    if allowed is None:
+        return None
+    return max(allowed, int(np.minimum(available, min_judgements).sum()))
+
+
+def budget_said(share: float | None, allowed: int | None, spent: int, min_judgements: int, raised: bool,
+                uncertain: int) -> dict[str, object]:
+    """The summary's ``budget``: the share asked, the judgements it allowed and those spent, whether it was raised
+    to pay ``min_judgements`` for every item, and the items it cut (still under the confidence asked where
+    their file had more labels)."""
+    return {"share": share, "judgements_allowed": allowed, "judgements_spent": spent,
+            "min_judgements": min_judgements, "raised_to_pay_min_judgements": raised,
+            "items_cut_while_uncertain": uncertain}
 
 
 def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: bool = False) -> np.ndarray:
