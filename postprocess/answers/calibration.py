@@ -105,14 +105,21 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.Dat
     checked = pd.DataFrame({"item_id": pairs["item_id"].to_numpy(), "field": pairs["field"].to_numpy(),
                             "label": pairs["label"].to_numpy(), "answer": pairs["answer"].to_numpy(),
                             "correct": correct, "model_confidence": model,
-                            "confidence": bounded(crossed, pairs["judgements"].to_numpy(), 2)})
-    ordinary["confidence"] = bounded(calibrator.apply(ordinary["confidence"], _classes(ordinary, several)),
-                                     ordinary["judgements"].to_numpy(), 2)
+                            "confidence": bounded(still_likeliest(crossed, model), pairs["judgements"].to_numpy(), 2)})
+    ordinary["confidence"] = bounded(still_likeliest(calibrator.apply(ordinary["confidence"], _classes(
+        ordinary, several)), ordinary["confidence"].to_numpy(dtype=float)), ordinary["judgements"].to_numpy(), 2)
     source = f"calibrated on {len(pairs)} control{'' if len(pairs) == 1 else 's'}"
     kept = f"model ({source} did no better in cross-validation)"
     ordinary["confidence_source"] = source if calibrator.moved else kept
     ordinary.attrs["calibration_fit"] = calibrator.said()
     return ordinary, checked
+
+
+def still_likeliest(calibrated: np.ndarray, model: np.ndarray) -> np.ndarray:
+    """``calibrated``, no lower than 0.5 where the ``model`` confidence was at least 0.5: such an answer is its
+    likeliest label, and a calibration (a class's shift) must not make it read as the less likely of two."""
+    cal, before = np.asarray(calibrated, dtype=float), np.asarray(model, dtype=float)
+    return np.where(before >= 0.5, np.maximum(cal, 0.5), cal)
 
 
 def _classes(rows: pd.DataFrame, several_fields: bool) -> np.ndarray:
