@@ -62,6 +62,7 @@ __all__ = [
     "objective",
     "reliability",
     "scored",
+    "still_likeliest",
 ]
 
 BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accuracy, whatever their record

@@ -29,11 +29,10 @@ workers) and counts them.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, NamedTuple
-
-import unicodedata
 
 import numpy as np
 import pandas as pd
