@@ -1,5 +1,5 @@
 """Synthetic crowd label sets shaped like three real sets with expert gold that are not on this machine
-(issue 56's done-when: calibration without controls on real crowd labels held out from the project).
+(calibration without controls on crowds shaped like real sets held out from the project).
 
 Shapes (the real sets' counts; everything else is a model of how real crowds behave, not their data):
 

@@ -153,7 +153,9 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
         "labels: their items split more than independent workers would)")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
             f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
-            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it")
+            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it; "
+            "where that posterior prefers another label than the method's, the two share their probability (0.5 "
+            "on two labels), so no answer reads as the less likely one")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,

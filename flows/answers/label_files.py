@@ -1,5 +1,5 @@
 """A labels file made fit to aggregate: postprocess.answers.label_hygiene's policy applied, and a campaign's
-blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked (issue 56 point 6)."""
+blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked."""
 
 from __future__ import annotations
 

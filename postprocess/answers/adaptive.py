@@ -16,7 +16,7 @@ so never change it: its ``margin`` is at least that many ``vote_weight``, less `
 (postprocess.answers.skill_posterior; with
 ``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
 accuracy: with at most six judgements, an item at 3-2 stops instead of asking the sixth, which could only
-tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports (issue 56):
+tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports:
 the skill-aware posterior of postprocess.answers.skill_posterior (each worker's record shrunk toward
 ``rule.skill_prior``), never above what the item's judgements could show, and with ``controls``
 calibrated on the control items (cross-fitted: postprocess.answers.calibration.as_reported), the same one a live

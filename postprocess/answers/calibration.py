@@ -153,7 +153,7 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
     """``posterior`` (postprocess.answers.skill_posterior.label_posterior's rows: ``item_id, field, label, confidence,
     judgements, margin``) with ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the
-    number the user reads (issue 56): :func:`bounded` by the item's judgements (``n_labels``: labels seen per
+    number the user reads: :func:`bounded` by the item's judgements (``n_labels``: labels seen per
     field, at least 2), then, with ``gold`` (``item_id, answer`` [, ``field``]: control items), calibrated on the
     controls among the rows as :func:`calibrate_answers` does (each control's own confidence cross-fitted).
     ``confidence_source`` says which; controls' rows are kept."""

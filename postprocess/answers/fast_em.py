@@ -1,5 +1,5 @@
 """GLAD, MACE and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same
-updates, at numpy's speed (issue 56: crowd-kit 1.4.2's took 81 s to over 600 s on 92,721 labels).
+updates, at numpy's speed (crowd-kit 1.4.2's took 81 s to over 600 s on 92,721 labels).
 
 crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit) writes each step as pandas joins and
 group-bys over one row per judgement and candidate label; here each step is a handful of ``np.bincount``
@@ -196,7 +196,7 @@ class MACE:
 
     def fit(self, data: pd.DataFrame) -> MACE:
         # workers and labels in text order, whatever the rows' order: the starting point is drawn per worker in
-        # that order, so the same labels give the same answers however they are listed (issue 66). crowd-kit
+        # that order, so the same labels give the same answers however they are listed. crowd-kit
         # draws per worker in first-seen order and reads its expected counts back in text order (a group-by),
         # which pairs one worker's counts with another's starting point unless the rows list the workers in text
         # order: on such rows (e.g. sorted by worker) its answers are these.

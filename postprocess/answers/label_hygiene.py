@@ -1,5 +1,5 @@
 """What a labels file's blanks, spelling variants, repeats and free text mean before aggregation: the
-policy applied, and how many labels it touched, for the summary (issue 56: these were silent).
+policy applied, and how many labels it touched, for the summary.
 
 Input: a long frame with text columns ``item_id, worker_id, label`` [, ``field``] (``hitflow aggregate``'s
 file after its column names are mapped); other columns ride along unchanged on the rows kept.
