@@ -178,13 +178,13 @@ def lines(results: dict[str, Any]) -> list[str]:
         for m in row["methods"]:
             floors = f"{_floored(m['without_controls'])} | {_floored(m['with_controls'])}"
             out.append(f"  {name:26s} {m['method']:8s} {floors}")
-    out.append("majority vote's confidence against its vote share, without controls: "
+    out.append("each method's confidence against the vote share, without controls: "
                "ECE at 6 / 15 bins / equal-mass bins")
     for name, row in results.items():
         for m in row["methods"]:
             if "vote_share" in m:
                 a, v = m["without_controls"], m["vote_share"]
-                out.append(f"  {name:26s} confidence {a['ece']:.4f} / {a['ece_15']:.4f} / {a['ece_equal_mass']:.4f}; "
+                out.append(f"  {name:26s} {m['method']:8s} confidence {a['ece']:.4f} / {a['ece_15']:.4f} / {a['ece_equal_mass']:.4f}; "
                            f"vote share {v['ece']:.4f} / {v['ece_15']:.4f} / {v['ece_equal_mass']:.4f}")
     out.append("adaptive replay, `hitflow aggregate --adaptive` defaults, against full-overlap majority vote")
     for name, row in results.items():
