@@ -109,6 +109,12 @@
     if (el.getAttribute("value")) { range.value = el.getAttribute("value"); }
     shown.textContent = range.value;
     range.addEventListener("input", function () { shown.textContent = range.value; });
+    /* required: the worker must move it (a slider left where the page put it was not answered; QC reads it so) */
+    var start = range.value, moved = function () {
+      range.setCustomValidity(el.hasAttribute("required") && range.value === start ? "Move the slider to your answer." : "");
+    };
+    range.addEventListener("input", moved);
+    moved();
     getters[el.getAttribute("name")] = function () { return Number(range.value); };
   });
   each("crowd-bounding-box, crowd-keypoint", function (el) {

@@ -31,3 +31,16 @@
     check();
   });
 })();
+/* A required slider: a browser never finds one blank (it always has a value), so one still where the
+   page put it was not answered; the server reads it so too (qc/form_constraints.py, not_moved). */
+(function () {
+  "use strict";
+  var form = document.getElementById("hit-form");
+  Array.prototype.forEach.call(form.querySelectorAll("input[type=range][required]"), function (slider) {
+    var start = slider.value;
+    function check() { slider.setCustomValidity(slider.value === start ? "Move the slider to your answer." : ""); }
+    slider.addEventListener("input", check);
+    slider.addEventListener("change", check);
+    check();
+  });
+})();

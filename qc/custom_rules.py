@@ -106,6 +106,7 @@ def sentinel_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if "sentinels" not in df.columns:
         return flag_frame([])
     left = df[df["sentinels"].fillna("").astype(str) != ""]
+    said = "required, left blank (still the page's own value): "
     return flag_frame([{"worker_id": r.worker_id, "rule": "sentinel_answer", "value": r.sentinels.count("; ") + 1,
                         "threshold": 0, "assignment_id": r.assignment_id,
-                        "detail": f"still the page's own value: {r.sentinels}"[:300]} for r in left.itertuples()])
+                        "detail": f"{said}{r.sentinels}"[:300]} for r in left.itertuples()])

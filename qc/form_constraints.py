@@ -10,7 +10,9 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
 - ``many``: checkboxes (``|``-joined ticks): ticks from ``options``, each of
   ``required_options`` ticked, between ``min`` and ``max`` ticks.
 - ``number``: a number or a range input: ``required``, ``min``/``max``, ``step`` counted from
-  ``base`` (``"any"``: no step).
+  ``base`` (``"any"``: no step). A required slider has a ``start`` (where the page puts it): a slider
+  always posts a value, so one still at its start was never moved, which is blank (``not_moved``, refused
+  by the page's script as it is here).
 - ``annotations``: boxes (``input`` = ``crowd-bounding-box``: ``boundingBoxes`` of ``label, left, top,
   width, height``) or points (``crowd-keypoint``: ``keypoints`` of ``label, x, y``) as JSON text, the
   shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
@@ -45,6 +47,7 @@ MESSAGES = {
     "too_many": "Tick fewer of these.", "not_a_number": "Enter a number.",
     "out_of_range": "This number is outside the allowed range.", "step": "This number is not an allowed step.",
     "format": "This is not a valid address.",
+    "not_moved": "Move the slider to your answer.",
     "malformed": "This annotation could not be read.",
     "too_many_marks": f"This annotation has more than {MAX_MARKS:,} marks, more than can be checked.",
     "marks_past_cap": f"This annotation has more than {MAX_MARKS:,} marks, which its page allowed but QC does not "
@@ -107,6 +110,8 @@ def _check_number(f: Spec, value: str) -> str:
     number = read_number(value)  # qc/answer_values.py: what a browser's number input submits, or None
     if number is None:
         return "not_a_number"
+    if f.get("required") and f.get("start") is not None and abs(number - float(f["start"])) < 1e-9:
+        return "not_moved"  # a required slider where the page put it: a blank, as the page itself refuses
     if (f.get("min") is not None and number < float(f["min"])) or \
             (f.get("max") is not None and number > float(f["max"])):
         return "out_of_range"
@@ -181,6 +186,15 @@ def check_form(spec: Spec, values: dict[str, str]) -> list[dict[str, str]]:
     return found
 
 
+# how a problem reads in a flag's detail and a rejection's reason: a blank names that the field was required
+PROBLEM_WORDS = {"required": "required, left blank", "not_moved": "required, left blank (the slider at its start)"}
+
+
+def problems_text(problems: list[dict[str, str]]) -> str:
+    """``field: rule`` for each problem, ``; ``-joined (the ``problems`` column the invalid-answer rule reads)."""
+    return "; ".join(f"{p['field']}: {PROBLEM_WORDS.get(p['rule'], p['rule'])}" for p in problems)
+
+
 def split_held(problems: list[dict[str, str]]) -> tuple[list[dict[str, str]], str]:
     """(the problems that break a rule the page enforced, the reason to hold the answer for a person: its
     :data:`HELD_RULES` problems as ``field: detail``, ``; ``-joined). The reason is "" when there are none, or
@@ -195,6 +209,8 @@ def describe_rules(spec: Spec) -> list[str]:
     lines = []
     for f in spec.get("fields", []):
         parts = ["required"] if f.get("required") else []
+        if f.get("start") is not None:
+            parts.append(f"starts at {f['start']:g}, which is no answer (the worker must move it)")
         for key in ("minlength", "maxlength", "pattern", "min", "max", "step", "required_options"):
             value = f.get(key)
             if value not in (None, "", []):

@@ -1,4 +1,9 @@
-"""Robust timing: the ``time_outlier`` rule with ``time_outlier_method = "robust"`` or ``"robust_both"``.
+"""The ``time_outlier`` rule's methods, and the robust ones: ``time_outlier_method = "robust"`` or ``"robust_both"``.
+
+``"seed"`` is the seed's band exactly: mu +/- k sigma of all the batch's assignments, both sides.
+``"seed_slow_apart"`` (the default) is the same band with its fast side taken without the slow workers'
+assignments: a few parked HITs (hours against minutes) widen sigma until mu - k sigma is below zero, and then
+the seed's band flags the parked worker but no speeder (qc/worker_rules.py).
 
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an
 assignment). The seed's band (mu +/- k sigma of raw times) is pulled wide by a few slow,
@@ -23,7 +28,10 @@ import pandas as pd
 
 from qc.flags import flag_frame
 
-METHODS = ("seed", "robust", "robust_both")
+SLOW_APART = "seed_slow_apart"  # the seed's band, its fast side taken without the slow workers (the default)
+SEED_METHODS = ("seed", SLOW_APART)  # mu +/- k sigma (qc/worker_rules.py)
+METHODS = (*SEED_METHODS, "robust", "robust_both")
+DEFAULT_METHOD = SLOW_APART
 FAST_RULE, SLOW_RULE = "time_outlier", "time_outlier_slow"
 # flags the time_outlier rule raises under another name: what a policy may do with them (only review)
 REVIEW_ONLY_FLAGS = {SLOW_RULE: FAST_RULE}
@@ -32,7 +40,7 @@ FLOOR_S = 0.1  # a zero or negative time (clock skew) counts as this fast
 
 
 def time_outlier_method(params: dict[str, Any]) -> str:
-    method = params.get("time_outlier_method", "seed")
+    method = params.get("time_outlier_method") or DEFAULT_METHOD
     if method not in METHODS:
         raise ValueError(f"time_outlier_method must be one of {', '.join(METHODS)} (got {method!r})")
     return str(method)
@@ -82,3 +90,23 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
 def side_word(fast: bool) -> str:
     """The side in a flag's detail: a speeder blocks, a slow worker is for a person to look at."""
     return "too fast" if fast else "too slow (for review only)"
+
+
+METHOD_WORDS = {
+    SLOW_APART: "mu +/- {k:g} sigma of the batch's times, the fast side taken without the slow workers' (a parked "
+                "HIT's hours would widen the band below every speeder); [qc] time_outlier_method = \"seed\" is the "
+                "seed's band exactly",
+    "seed": "mu +/- {k:g} sigma of all the batch's times, both sides, as the seed has it (a parked HIT's hours "
+            "widen the band and can hide a speeder; \"seed_slow_apart\" takes the fast side without them)",
+    "robust": "median / exp({k:g} MAD-sigmas) of log time, the fast side only",
+    "robust_both": "median */ exp({k:g} MAD-sigmas) of log time, both sides",
+}
+
+
+def describe_method(params: dict[str, Any]) -> str:
+    """The dry run's line on the time band: which it is, what a speeder and a slow worker get."""
+    method = time_outlier_method(params)
+    band = METHOD_WORDS[method].format(k=float(params.get("time_outlier_sigmas", 1.95)))
+    slow = "" if method == "robust" else (", slower is time_outlier_slow (a person looks; it never rejects or "
+                                          "blocks on its own)")
+    return f"time outliers ({method}): {band}; faster is time_outlier (a speeder){slow}"

@@ -16,18 +16,28 @@ import pandas as pd
 from qc import text_features
 from qc.flags import flag_columns, flag_frame, register
 from qc.shown_text import quotes_own_item
-from qc.timing_rules import FAST_RULE, SLOW_RULE, robust_time_outlier, side_word, time_outlier_method, timed_assignments
+from qc.timing_rules import (
+    FAST_RULE,
+    SEED_METHODS,
+    SLOW_APART,
+    SLOW_RULE,
+    robust_time_outlier,
+    side_word,
+    time_outlier_method,
+    timed_assignments,
+)
 from qc.worker_share import share_flags
 
 
 @register("time_outlier", "worker")
 def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Worker mean time-to-submit outside mu +/- k*sigma of the batch's assignments: above it
-    ``time_outlier_slow`` (a person looks; qc/timing_rules.py), below it ``time_outlier`` (a speeder), the
-    fast band taken without the slow outliers' assignments. (Their parked HITs, hours against minutes,
-    widen sigma until mu - k*sigma is below zero: while the seed's rule blocked them, the next batch's band
-    was narrow again; kept on for review only, they would hide every speeder in every batch.)"""
-    if time_outlier_method(params) != "seed":  # the options of qc/timing_rules.py
+    ``time_outlier_slow`` (a person looks; qc/timing_rules.py), below it ``time_outlier`` (a speeder).
+    ``time_outlier_method = "seed"``: the seed's band exactly, both sides from all assignments;
+    ``"seed_slow_apart"`` (the default): its fast side taken without the slow outliers' assignments (their
+    parked HITs, hours against minutes, widen sigma until mu - k*sigma is below zero and hide every speeder)."""
+    method = time_outlier_method(params)
+    if method not in SEED_METHODS:  # the options of qc/timing_rules.py
         return robust_time_outlier(df, params)
     timed = timed_assignments(df, params)
     if timed is None:
@@ -38,10 +48,13 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if slow_band is None:
         return flag_frame([])
     slow = worker_means[worker_means > slow_band[1]]
-    rest = per_assignment[~per_assignment["worker_id"].isin(slow.index)]["work_time_s"]
-    fast_band = _band(rest, k) if len(rest) >= 2 else None
+    fast_band: tuple[float, float, float, float] | None = slow_band
+    apart = ""
+    if method == SLOW_APART:
+        rest = per_assignment[~per_assignment["worker_id"].isin(slow.index)]["work_time_s"]
+        fast_band = _band(rest, k) if len(rest) >= 2 else None
+        apart = f" (without the {len(slow)} slow worker(s))" if len(slow) else ""
     fast = worker_means[worker_means < fast_band[0]] if fast_band is not None else worker_means.iloc[:0]
-    apart = f" (without the {len(slow)} slow worker(s))" if len(slow) else ""
     rows = [_time_row(w, m, FAST_RULE, fast_band, apart) for w, m in fast.items() if fast_band is not None]
     rows += [_time_row(w, m, SLOW_RULE, slow_band) for w, m in slow.items()]
     return flag_frame(sorted(rows, key=lambda r: str(r["worker_id"])))

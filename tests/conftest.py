@@ -186,12 +186,31 @@ def pytest_runtest_protocol(item: pytest.Item) -> None:
     gc.freeze()
 
 
+# A browser test that takes longer than this fails in one line (pytest-timeout's signal method raises in the
+# test) instead of holding the run: alone each takes under a minute; CI's host is up to 3x slower and loaded.
+BROWSER_DEADLINE_S = 900
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with a test marked ``slow`` first, whole (a module's fixtures are set up once), the
     rest in their order. The Makefile's ``--dist loadfile --no-loadscope-reorder`` hands files to
-    the workers in this order: a long file then never starts last and runs alone while others idle."""
+    the workers in this order: a long file then never starts last and runs alone while others idle.
+    Every browser test gets a deadline (``BROWSER_DEADLINE_S``) unless it sets its own."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)  # a stable sort: file order kept
+    for item in items:
+        if item.get_closest_marker("browser") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(BROWSER_DEADLINE_S, method="signal"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_workers_of_this_module_only() -> Iterator[None]:
+    """The simulator's browser workers (one Chromium on a thread of this process) end with the module that
+    started them, so nothing a module leaves behind (a browser, its driver, queued pages) reaches the next."""
+    yield
+    module = sys.modules.get("flows.sim.pages.browser_thread")
+    if module is not None:
+        module.BrowserThread.close_shared()
 
 
 class _KeptSpellingIndex:

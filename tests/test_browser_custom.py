@@ -31,6 +31,7 @@ PAGE = """{% extends "_custom_page.html.j2" %}
 <input type="checkbox" name="consent_{{ i }}" value="agree" required>
 <select name="setting_{{ i }}" required><option value="">choose</option><option value="indoor">in</option></select>
 <input type="email" name="contact_{{ i }}">
+<input type="range" name="score_{{ i }}" min="1" max="7" value="4" required>
 {% endblock %}"""
 # (field, how it is set, value): each the page and the server judge alike.
 CASES = [
@@ -43,9 +44,10 @@ CASES = [
     ("consent_0", "check", ""), ("consent_0", "check", "agree"),
     ("setting_0", "select", ""), ("setting_0", "select", "indoor"),
     ("contact_0", "fill", "not-an-address"), ("contact_0", "fill", "a@example.org"), ("contact_0", "fill", ""),
+    ("score_0", "fill", "4"), ("score_0", "fill", "6"), ("score_0", "fill", "4"),  # a required slider at its start
 ]
 VALID = {"description_0": "A long enough description of the photo.", "code_0": "ABC-12", "people_0": "4",
-         "has_text_0": "yes", "problems_0": "none", "consent_0": "agree", "setting_0": "indoor"}
+         "has_text_0": "yes", "problems_0": "none", "consent_0": "agree", "setting_0": "indoor", "score_0": "6"}
 
 
 @pytest.fixture
@@ -94,7 +96,7 @@ def test_page_refuses_while_a_constraint_fails_and_agrees_with_the_server(sim, c
         valid, submitted = in_page(page, name)
         assert valid == (check_field(rules[name], submitted) == ""), (name, value, submitted)
     for name, value in VALID.items():
-        set_field(page, name, "fill" if name in ("description_0", "code_0", "people_0") else
+        set_field(page, name, "fill" if name in ("description_0", "code_0", "people_0", "score_0") else
                   "select" if name == "setting_0" else "check", value)
     set_field(page, "problems_0", "check", "")
     page.click("#submit-btn")

@@ -22,6 +22,7 @@ from flows.core.ledger.store import Store
 from flows.driver.operations import cancel
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.targets import sim_clock
 from tests.conftest import advance
 from tests.forked_hitflow import ForkServer
 from tests.test_budget import config_with
@@ -100,7 +101,7 @@ def test_status_into_a_closed_pipe_is_quiet(sim, tmp_path: Path, hitflow_forks: 
 def _run(sim, db: Path) -> Run:
     target = mturk.Target("sim", sim.url)
     return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, lambda _: None,
-               lambda s: advance(sim, s), page=task_page)
+               lambda s: advance(sim, s), page=task_page, clock=sim_clock(target))
 
 
 def test_cancel_survives_a_platform_error_and_is_safe_twice(sim, tmp_path: Path) -> None:
@@ -224,7 +225,7 @@ def test_a_dry_run_refuses_a_target_no_run_can_use(tmp_path: Path, capsys, targe
     from flows.cli.main import main
 
     config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
-    dry = ["run", config, "--dry-run", "--limit", "5", "--db", str(tmp_path / "h.db")]
+    dry = ["run", config, "--dry-run", "--limit", "5", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out")]
     assert main([*dry, *target]) == code
     said = capsys.readouterr()
     assert words in said.err and len(said.err.strip().splitlines()) == 1 and "no problems found" not in said.out

@@ -20,6 +20,7 @@ from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.targets import sim_clock
 from tests.conftest import advance
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +34,7 @@ def make_run(sim: Any, db: Path) -> Run:
     cfg = load_config(CONFIG)
     cfg = replace(cfg, answers=replace(cfg.answers, top_up_rounds=0))
     return Run(cfg, Store(db), mturk.make_client(target), target, lambda _: None,
-               lambda s: advance(sim, s), page=task_page)
+               lambda s: advance(sim, s), page=task_page, clock=sim_clock(target))  # the platform's clock, as a run's
 
 
 def submitted_on_platform(sim: Any) -> set[str]:

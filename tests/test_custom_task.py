@@ -310,7 +310,7 @@ def test_a_task_server_response_is_checked_against_the_page_its_items_make(proje
     custom_qc_batch(run, 1)
     flags = store.rows("SELECT worker_id, rule, detail FROM qc_flags WHERE rule = 'invalid_answer'")
     assert [f["worker_id"] for f in flags] == ["P1"]
-    assert flags[0]["detail"] == "problems_0: not_an_option; setting_1: required; people_2: step"
+    assert flags[0]["detail"] == "problems_0: not_an_option; setting_1: required, left blank; people_2: step"
 
 
 @pytest.mark.parametrize("probe", ["{{ ''.__class__.__mro__[1].__subclasses__() }}",

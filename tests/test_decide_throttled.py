@@ -12,6 +12,7 @@ from flows.core.ledger.store import Store
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.targets import sim_clock
 from flows.sim.service.pacing import Pacing
 from tests.conftest import advance
 
@@ -21,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_sixteen_threads_deciding_against_a_tight_rate_limit_all_get_through(sim, tmp_path: Path) -> None:
     target = mturk.Target("sim", sim.url)
     run = Run(load_config(ROOT / "config" / "vizwiz_captions.toml"), Store(tmp_path / "h.db"),
-              mturk.make_client(target), target, lambda _: None, lambda s: advance(sim, s), page=task_page)
+              mturk.make_client(target), target, lambda _: None, lambda s: advance(sim, s), page=task_page,
+              clock=sim_clock(target))
     plan_items(run, limit=150)  # 6 HITs x 5 assignments in batch 1
     for step in (publish_batch, collect_batch, qc_batch):
         step(run, 1)

@@ -173,7 +173,8 @@ def test_a_sentinel_in_a_later_field_of_a_response_with_answers_is_caught(tmp_pa
     posted = {a: [f"{name}='<END>'" for name, value in answer_fields(xml).items() if value == "<END>"]
               for a, xml in con.execute("SELECT assignment_id, answer_xml FROM assignments")}
     assert {a for a, left in posted.items() if left} == set(flags) and len(flags) >= 2
-    assert all(flags[a] == "still the page's own value: " + "; ".join(posted[a]) for a in flags)
+    said = "required, left blank (still the page's own value): "
+    assert all(flags[a] == said + "; ".join(posted[a]) for a in flags)
     assert all("summary_2='<END>'" in d for d in flags.values())  # the page's last field
     assert not con.execute("SELECT count(*) FROM qc_flags WHERE rule = 'empty_answer'").fetchone()[0]
     assert code == 10 and "rule sentinel_answer would reject or block" in capsys.readouterr().err

@@ -83,7 +83,7 @@ def test_visible_text_drops_scripts_styles_and_keeps_blocks() -> None:
 
 
 @pytest.mark.parametrize(("key", "value", "message"), [
-    ("time_outlier_method", '"fast"', 'must be "seed", "robust" or "robust_both"'),
+    ("time_outlier_method", '"fast"', 'must be "seed_slow_apart", "seed", "robust" or "robust_both"'),
     ("consensus_threshold", "1.5", "must be a number between 0 and 1"),
     ("consensus_min_peers", "0", "must be a positive integer"),
     ("shared_template_min_images", "1", "must be an integer between 2 and 1000"),

@@ -55,8 +55,9 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
     config = small_campaign(tmp_path, "vizwiz_scheduled")
     command = serve_schedules(config, "--endpoint-url", sim.url, "--db", str(db), "--out", url)
     with deleted_if_failing(prefect_server, "vizwiz_scheduled"), \
+            (tmp_path / "served.out").open("w") as said, \
             process_group(command, env={**prefect_server, "HITFLOW_STAGING": str(staging)}, cwd=ROOT,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+                          stdout=said, stderr=subprocess.STDOUT):
         finished_seen: list[int] = []
         deadline = time.time() + 420  # one flow-run process per batch: slow on a loaded 2-core machine
         while time.time() < deadline:
@@ -89,6 +90,9 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
         written = report_html.stat().st_mtime_ns
         time.sleep(9)  # three intervals of the schedule, three scheduler loops
         assert report_html.stat().st_mtime_ns == written
+    served = (tmp_path / "served.out").read_text()
+    # stopped (SIGTERM to its group) once the campaign is done: a quiet stop, in words
+    assert "Crash detected" not in served and "stopped serving; vizwiz_scheduled is done" in served, served[-2000:]
     assert tree(at_url) == tree(report_html.parent)  # the run's local copy, byte for byte
     plain_url = f"file://{tmp_path / 'plain-host'}"
     with SimServer(seed=3) as plain_sim:  # the same campaign without Prefect, as one run

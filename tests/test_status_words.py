@@ -64,3 +64,14 @@ def test_a_finished_batch_reads_done_in_status_and_the_ui(tmp_path: Path) -> Non
     site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
     assert [b["status"] for b in overview(site)[0]["batches"]] == ["done", "planned"]
     assert [b["status"] for b in campaign_status(store, "c")[0]["batches"]] == ["blocked", "planned"]  # the JSON's
+
+
+def test_a_batch_stopped_after_qc_is_said_in_words_in_status_and_the_ui(tmp_path: Path) -> None:
+    """A batch held after QC read "qc_done (next: wait for review)": the stored name, not words."""
+    store = ledger(tmp_path)
+    store.set_batch("c", 2, status="qc_done")
+    lines = [line for line in format_status(campaign_status(store, "c")).splitlines() if line.startswith("  batch 2")]
+    assert lines[0].startswith("  batch 2: checked by QC (next: wait for review)") and "qc_done" not in lines[0]
+    site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
+    assert [b["status"] for b in overview(site)[0]["batches"]] == ["done", "checked by QC"]
+    assert campaign_status(store, "c")[0]["batches"][1]["status"] == "qc_done"  # the JSON keeps the stored name

@@ -156,8 +156,9 @@ def _parked_batch() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(("method", "speeder_flagged", "parked_flagged"), [
-    ("seed", True, True),      # mu +/- 1.95 sigma; the fast side without the parked two (whose ~2,300 s
-                               # sigma would swallow the 90 s speeder)
+    ("seed", False, True),     # the seed's band exactly: mu +/- 1.95 sigma of all assignments, whose
+                               # ~2,300 s sigma swallows the 90 s speeder
+    ("seed_slow_apart", True, True),  # ... its fast side without the parked two
     ("robust", True, False),   # median/MAD of log time, fast side only
     ("robust_both", True, True),  # ... and the slow side: the parked HITs too
 ])
@@ -173,7 +174,7 @@ def test_time_outlier_methods_on_a_batch_with_parked_hits(method: str, speeder_f
 
 def test_unknown_time_outlier_method_is_a_rule_error() -> None:
     flags = run_rules(_parked_batch(), {"time_outlier_method": "fast"}, ["time_outlier"])
-    assert list(flags["rule"]) == ["rule_error"] and "seed, robust" in flags.iloc[0]["detail"]
+    assert list(flags["rule"]) == ["rule_error"] and "seed, seed_slow_apart, robust" in flags.iloc[0]["detail"]
 
 
 def test_robust_timing_needs_spread() -> None:

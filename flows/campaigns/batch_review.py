@@ -69,6 +69,17 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
     return {"captions": len(frame), "flags": counts}
 
 
+def batch_assignments(run: Run, batch: int, *, posted_only: bool = True) -> list[dict[str, Any]]:
+    """The batch's assignments in one fixed order (the page's place in the batch, the worker, the id), never
+    the order they were stored in, which follows the collecting threads: a seeded review sample over them
+    picks the same work on every run. ``posted_only``: without Prolific's returned and timed-out places."""
+    where = " AND status != 'NOT ON PROLIFIC'" if posted_only else ""
+    return run.store.rows(
+        f"SELECT * FROM assignments WHERE campaign = ? AND batch = ?{where} ORDER BY (SELECT MIN(h.hit_index) "
+        "FROM hits h WHERE h.hit_id = assignments.hit_id AND h.campaign = assignments.campaign), worker_id, "
+        "assignment_id", [run.cfg.name, batch])
+
+
 def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
     """What the review sample of a batch checked again (late work, top-up and adaptive rounds) must keep
     and must not pick: its earlier picks, and the work already decided (qc.worker_rules.random_sample)."""

@@ -29,9 +29,11 @@ OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template
                  *TELEMETRY_RULES)
 
 
-def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = ()) -> int:
+def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = (),
+               time_outlier_method: str | None = None) -> int:
     """QC over a submissions file; ``config`` gives the rules, their values and the page text. Without
     one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption).
+    ``time_outlier_method``: the time band's method, over the config's (``--time-outlier-method``).
     A row that cannot be read is flagged ``malformed_answer``, named on stderr, and the others are checked."""
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
@@ -45,6 +47,8 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
         if kind == "passage":
             print(f"note: {submissions}: most answers run past one sentence, so they are checked as passages: "
                   f"{' and '.join(OFF_FOR_PASSAGES)} are off (give --config to choose the rules)", file=sys.stderr)
+    if time_outlier_method:
+        params = {**params, "time_outlier_method": time_outlier_method}
     if params.get("page_text"):  # the config's rendered page: a logged paste of its text is from the page
         shown = frame["page_text"].fillna("") if "page_text" in frame.columns else ""
         frame["page_text"] = shown + "\n" + str(params["page_text"])

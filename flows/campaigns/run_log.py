@@ -19,6 +19,25 @@ _ECHOES = ("Finished in state Failed", "Finished in state Crashed", "Encountered
            "Crash detected!")
 
 
+STOPPED = ("Crash detected! Execution was aborted by a termination signal",
+           "Crash detected! Execution was aborted by an interrupt signal")
+
+
+class _NotStopEchoes(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(STOPPED)
+
+
+def quiet_stop_echoes() -> None:
+    """In a scheduled flow run's own process: Prefect's console line for a run that the serving process
+    stopped (SIGTERM or Ctrl-C, "Crash detected! Execution was aborted by a termination signal") is left out
+    of the terminal; the serving process says in words that it stopped, and Prefect's API still records the
+    run as crashed. For the rest of the process: the line comes after the flow's own code has ended."""
+    for console in _console_handlers():
+        if not any(isinstance(f, _NotStopEchoes) for f in console.filters):
+            console.addFilter(_NotStopEchoes())
+
+
 class _NoTracebacks(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         return not record.exc_info and not str(record.msg).startswith(_ECHOES)

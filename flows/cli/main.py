@@ -172,7 +172,8 @@ def cmd_qc(a: argparse.Namespace) -> int:
 
         arrow_pool_that_gives_back()
         loaded()  # a row it cannot read is a malformed_answer flag, and a line on stderr
-        n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field))
+        n = offline_qc(Path(a.submissions), Path(a.out), Path(a.config) if a.config else None, tuple(a.text_field),
+                       a.time_outlier_method)
     print(f"target: none (offline); {n} flag(s) written to {a.out}")
     return 0
 

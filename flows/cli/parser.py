@@ -16,6 +16,8 @@ from flows.cli.verify_command import add_verify_parser
 from flows.core.errors import ConfigError
 from flows.platforms import DEFAULT_PLATFORM, PLATFORMS
 
+# qc/timing_rules.METHODS, written out: the parser is built before pandas is loaded (a test keeps them equal)
+TIME_OUTLIER_METHODS = ("seed_slow_apart", "seed", "robust", "robust_both")
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 DB_HELP = ("the ledger: an SQLite file or a postgresql:// URL (default $HITFLOW_DB or runs/hitflow.db; "
            "`hitflow serve` uses the same; docs/postgres.md)")
@@ -204,6 +206,10 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     qc.add_argument("--text-field", action="append", default=[], metavar="NAME",
                     help="the answer's free-text field to check (repeatable; default: caption columns, or a "
                          "crowd-form's fields whose answers read as prose)")
+    qc.add_argument("--time-outlier-method", choices=TIME_OUTLIER_METHODS, default=None,
+                    help="the time band, over the config's [qc] time_outlier_method: seed_slow_apart (default; "
+                         "mu +/- k sigma, the fast side without the slow workers), seed (the paper's band exactly: "
+                         "mu +/- k sigma of all assignments, both sides), robust, robust_both")
     qualify = sub.add_parser("qualify", help="qualification tests")
     qualify_sub = qualify.add_subparsers(dest="qualify_command", required=True)
     score = qualify_sub.add_parser("score", help="score worker_id,item_id,answer rows against the answer key")

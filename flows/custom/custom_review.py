@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.batch_review import replace_batch_flags, sample_so_far
+from flows.campaigns.batch_review import batch_assignments, replace_batch_flags, sample_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
@@ -19,7 +19,7 @@ from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS
-from qc.form_constraints import Spec, check_form, split_held
+from qc.form_constraints import Spec, check_form, problems_text, split_held
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
@@ -58,15 +58,31 @@ class PageRules:
 
     def constants(self, ids: list[str]) -> dict[str, str]:
         """What the page itself writes into its text fields (a value="<END>", a textarea's text): an
-        answer still equal to it was never given (a sentinel approved as an answer is silent loss)."""
+        answer still equal to it was never given (a sentinel approved as an answer is silent loss). A value
+        the page fills from the item (value="{{ item.ocr }}", for the worker to correct or leave if right) is
+        the item's, not the page's: left as it is, it is an answer."""
         key = tuple(ids)
         if key not in self.written:
-            known = [self.items[i] for i in ids if i in self.items]
-            page = custom_page(self.run.cfg, page_items(known)) if known else ""
-            # a slider's or a number's starting value is one a person may choose: not the page's constant
-            self.written[key] = {f.name: f.value for f in form_fields(page)
-                                 if f.value.strip() and f.kind not in CHOSEN_KINDS}
+            known = page_items([self.items[i] for i in ids if i in self.items])
+            page = custom_page(self.run.cfg, known) if known else ""
+            # a slider's or a number's starting value is one a person may choose: not the page's constant; a box's
+            # placeholder ("Type the words here") is the page's words, never the worker's
+            shown = {f.name: f.value or f.attrs.get("placeholder", "") for f in form_fields(page)
+                     if f.kind not in CHOSEN_KINDS}
+            self.written[key] = {n: v for n, v in shown.items() if v.strip() and not from_items(v, known)}
         return self.written[key]
+
+
+def from_items(value: str, items: list[dict[str, Any]]) -> bool:
+    """Whether a field's value as the page loads is one of its items' values (or holds one of four characters or
+    more): the page filled it from the item, so it differs from page to page and is no page constant."""
+    shown = value.strip()
+    for item in items:
+        for v in item.values():
+            text = str(v).strip() if isinstance(v, str | int | float) and not isinstance(v, bool) else ""
+            if text and (text == shown or (len(text) >= 4 and text in shown)):
+                return True
+    return False
 
 
 def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
@@ -93,8 +109,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per response with its rule problems, one row per answer field x item)."""
     rules = PageRules(run, batch)
     responses, answers = [], []
-    for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ? "
-                            "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
+    for a in batch_assignments(run, batch):
         malformed = ""  # why the answer could not be read, when it could not (held for a person)
         try:
             fields = answer_fields(a["answer_xml"] or "")
@@ -112,7 +127,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         sentinels = _no_page_constants(rows, rules.constants(ids), spec)
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
-                          "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems),
+                          "problems": problems_text(problems),
                           "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
                           "malformed": malformed, "sentinels": "; ".join(sentinels)})
         answers += rows

@@ -10,7 +10,9 @@ import re
 SIM_WORKERS = ("auto", "form", "browser")
 _INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)(?![^>]*type\s*=\s*[\"']application/json)[^>]*>(.*?)"
                             r"</script\s*>", re.S | re.I)
-_WRITES_FIELD = re.compile(r"\.value\s*=(?!=)|setAttribute\(\s*[\"']value[\"']|JSON\.stringify")
+# a DOM write (el.value = x, setAttribute("value", x)), jQuery's ($(el).val(x), .attr/.prop("value", x)), a JSON answer
+_WRITES_FIELD = re.compile(r"\.value\s*=(?!=)|setAttribute\(\s*[\"']value[\"']|JSON\.stringify"
+                           r"|\.val\(\s*[^)\s]|\.(?:attr|prop)\(\s*[\"']value[\"']\s*,")
 _UNNONCED = re.compile(r"<(script(?![^>]*\bsrc\s*=)|style)\b(?![^>]*\bnonce\s*=)"
                        r"(?![^>]*type\s*=\s*[\"']application/json)", re.I)
 

@@ -25,6 +25,7 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.campaigns.campaign_plan import Run
     from flows.campaigns.identity import CANCELLED, Intent
     from flows.campaigns.review_data import ReviewPending
+    from flows.campaigns.run_log import quiet_stop_echoes
     from flows.campaigns.task_pages import task_page
     from flows.core.config.config import load_config
     from flows.core.errors import BatchHeld, BatchOpen, ConfigError
@@ -138,6 +139,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     looks again, so no run and no worker waits for people. ``resume_cancelled``: a cancelled
     campaign runs again on purpose (one run's parameter: flows/driver/deployed_runs.py)."""
     from flows.campaigns.task_kinds import load_campaign  # its Prolific figures from its page, as a run plans
+    quiet_stop_echoes()
     cfg = load_campaign(config_path)
     ended = ended_status(db_path, cfg.name)
     if ended and not (ended == CANCELLED and resume_cancelled):
@@ -208,7 +210,9 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
                         concurrency_limit=1, **timing)
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, or SIGTERM below
             asyncio.run(runner.start())
-        print("stopped serving; a batch stopped half-way resumes from the ledger on the next run")
+        ended = ended_status(db_path, cfg.name)
+        print(f"stopped serving; {cfg.name} is {ended}" if ended else
+              "stopped serving; a batch stopped half-way resumes from the ledger on the next run")
 
 
 def _runner_stopping_on_sigterm(name: str) -> Any:

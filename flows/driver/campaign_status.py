@@ -17,6 +17,7 @@ from flows.core.ledger.store import Store
 from flows.core.pages.markdown_text import md_text
 from flows.core.terminal import on_terminal, print_table
 from flows.driver.batch_steps import NEXT_STEP, ORDER
+from flows.driver.batch_steps import status_words as batch_status_words
 from flows.driver.schedule_wait import WAITING, last_scheduled_run, waiting_words
 from flows.platforms import DEFAULT_PLATFORM
 from flows.platforms.operation_steps import short_by_cancel
@@ -163,7 +164,8 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
     state = state or {"needs_person": 0, "undecided": 0, "auto_approval_in_s": None}
     approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
     return {
-        "batch": batch, "status": status, "next": NEXT_STEP.get(status, "done"), "hits": hits,
+        "batch": batch, "status": status, "step": batch_status_words(status), "next": NEXT_STEP.get(status, "done"),
+        "hits": hits,
         "assignments": by_state, "decisions": decided, "for_review": state["needs_person"],
         "undecided": state["undecided"], "auto_approval_in_s": state["auto_approval_in_s"],
         "blocked": store.table("blocks").count_where("campaign = ? AND batch = ?", [name, batch]),
@@ -236,7 +238,8 @@ def step_words(b: dict[str, Any]) -> str:
     "published (stopped by the cancel)" (its next step read as if the campaign would go on: bench/newcomer.py)."""
     if b["next"] == "done":
         return "done"
-    return f"{b['status']} (stopped by the cancel)" if b.get("cancelled") else f"{b['status']} (next: {b['next']})"
+    step = b.get("step", b["status"])
+    return f"{step} (stopped by the cancel)" if b.get("cancelled") else f"{step} (next: {b['next']})"
 
 
 def format_status(report: list[dict[str, Any]]) -> str:

@@ -24,8 +24,11 @@ from qc.campaign_state import item_states
 
 
 def rule_names(rules: str) -> set[str]:
-    """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers)."""
-    return {re.sub(r"x\d+$", "", r.strip()) for r in re.split(r"[,;]", rules) if r.strip()}
+    """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers, a block's
+    reason with its evidence, "control_skill P=0.01 (controls 3/5, items 6, agreeing 9%)"): each part's
+    leading name, the parts split at commas and semicolons outside parentheses."""
+    names = (re.match(r"\s*([A-Za-z_]\w*)", part) for part in re.split(r"[,;](?![^()]*\))", rules))
+    return {re.sub(r"x\d+$", "", m.group(1)) for m in names if m}
 
 
 DECIDED = {"person": "decided by a person", "rules": "decided by the rules; the platform was told"}

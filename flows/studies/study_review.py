@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.campaigns.batch_review import replace_batch_flags
+from flows.campaigns.batch_review import batch_assignments, replace_batch_flags
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.task_pages import page_rules
 from flows.core.pages.mturk_forms import answer_fields
@@ -60,7 +60,7 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
     rows = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
                                                     "WHERE campaign = ?", [run.cfg.name])}
     records, problems = [], []
-    for a in run.store.rows("SELECT * FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch]):
+    for a in batch_assignments(run, batch, posted_only=False):
         malformed = ""  # why the answer could not be read, when it could not (held for a person)
         try:
             fields = answer_fields(a["answer_xml"] or "")

@@ -1,15 +1,12 @@
-"""The answers package's outputs on fixed inputs, recorded (issue 66: they replace tests/answers_v1, a frozen copy
-of the package before its CPU pass kept as the oracle, so that one implementation remains).
+"""The answers package's outputs on fixed inputs, recorded.
 
 Each case is a name and a function computing one output of the package (answers, confidences, worker skills,
 a replay's answers and used labels, method choice's held-out probabilities, hygiene, control scores, the
-temperature grid) on random crowds, synthetic crowds and Snow's real WSD labels. ``digest`` reduces an output to
-the sha256 of an exact text form (every float to 17 significant digits, the columns' dtypes, the index, the
-frame's attrs), so the comparison is float for float, as the oracle's was. recorded.json holds each case's
-digest; ``python -m tests.answers_recorded.cases`` rewrites it (only when a change of output is meant: say so
-in the commit). The digests were first written at the commit that removed tests/answers_v1, after checking
-that every output equalled the old package's except where issue 66 changed it on purpose (a tie's confidence,
-and the calibration on control items).
+temperature grid) on random crowds, synthetic crowds and Snow's real WSD labels. recorded.json holds each
+case's output as a JSON value (``compare.recorded_form``), compared with what the package gives now at the
+precision ``compare`` states (floats to six significant digits, everything else exactly): a change of output
+shows, a CPU's last bits do not. ``python -m tests.answers_recorded.cases`` rewrites it (only when a change of
+output is meant: say so in the commit).
 
 A few outputs are also kept readable beside it (answers.csv and workers.csv of the ``fields`` crowd), so that a
 change shows which numbers moved.
@@ -17,7 +14,6 @@ change shows which numbers moved.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +27,7 @@ from postprocess.answers import control_items, label_hygiene, method_choice, tem
 from postprocess.answers.adaptive import StoppingRule, replay
 from postprocess.answers.aggregation import aggregate_scored
 from postprocess.answers.skill_posterior import SkillPrior, label_posterior
+from tests.answers_recorded.compare import recorded_form
 from tests.crowd_labels import crowd_frame
 
 HERE = Path(__file__).resolve().parent
@@ -73,24 +70,6 @@ RULES = {"defaults": StoppingRule(), "ds": StoppingRule(2, 6, confidence=0.95, m
          "typical": StoppingRule(2, 6, confidence=0.95, skill_prior=SkillPrior(typical_weight=20.0))}
 SPELLINGS = np.array(["Good", "good", " good ", "GOOD", "bad", "Bad", "b  ad", "", " ", "ok", "Ok", "OK ", "x"],
                      dtype=object)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, pd.DataFrame):
-        return "\n".join([value.to_csv(float_format="%.17g"), repr([str(t) for t in value.dtypes]),
-                          json.dumps(value.attrs, sort_keys=True, default=str)])
-    if isinstance(value, np.ndarray):
-        return f"{value.dtype}{value.shape}:" + ",".join(format(float(x), ".17g") for x in value.ravel())
-    if isinstance(value, (tuple, list)):
-        return "[" + "|".join(_text(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + "|".join(f"{k}={_text(v)}" for k, v in sorted(value.items())) + "}"
-    return repr(value)
-
-
-def digest(value: Any) -> str:
-    """sha256 of ``value``'s exact text form (the module)."""
-    return hashlib.sha256(_text(value).encode()).hexdigest()
 
 
 def _method_choice(seed: int) -> Any:
@@ -216,12 +195,13 @@ READABLE = {"fields_auto_answers.csv": lambda: aggregate_scored(CROWDS["fields"]
 
 
 def record() -> None:
-    """Rewrite recorded.json (every case; WSD's when its file is here, else the old digests kept) and the
+    """Rewrite recorded.json (every case; WSD's when its file is here, else the old records kept) and the
     readable files."""
     old = json.loads(RECORDED.read_text()) if RECORDED.exists() else {}
-    digests = {name: (old.get(name) if name.startswith("wsd/") and not WSD.exists() else digest(compute()))
-               for name, compute in cases().items()}
-    RECORDED.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    forms = {name: (old.get(name) if name.startswith("wsd/") and not WSD.exists() else recorded_form(compute()))
+             for name, compute in cases().items()}
+    lines = [f"{json.dumps(name)}:{json.dumps(forms[name], separators=(',', ':'))}" for name in sorted(forms)]
+    RECORDED.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # a case a line: a diff names what moved
     for name, compute in READABLE.items():
         compute().to_csv(HERE / name, index=False, float_format="%.17g")
 

@@ -145,9 +145,11 @@ class QcSection(Section):
         "submit_minus_accept", description="Work time from the platform's timestamps or the page's timers")
     time_outlier_sigmas: float = Field(1.95, gt=0, le=100, allow_inf_nan=False,
                                        description="Worker mean outside mu +/- this many sigma of the batch")
-    time_outlier_method: Literal["seed", "robust", "robust_both"] = Field(
-        "seed", description="seed: mean and sigma as in the paper; robust: median and MAD of log time, fast side; "
-                            "robust_both: both sides")
+    time_outlier_method: Literal["seed_slow_apart", "seed", "robust", "robust_both"] = Field(
+        "seed_slow_apart", description="seed_slow_apart: mean and sigma, the fast side taken without the slow "
+                                       "workers; seed: mean and sigma of all assignments, both sides, exactly as "
+                                       "in the paper; robust: median and MAD of log time, fast side; robust_both: "
+                                       "both sides")
     caps_lock_share: Share = Field(0.5, description="Uppercase share of letters that flags a worker")
     canned_share: Share = Field(0.5, description="Canned captions share that flags over-use")
     quality_words: list[NonEmptyText] = Field(default_factory=lambda: ["quality", "blur", "blurry", "blurred"],

@@ -42,8 +42,23 @@ def _number_rule(f: FormField) -> dict[str, Any]:
     step_text = f.attrs.get("step", "").strip().lower()
     step: Any = "any" if step_text == "any" else (_float_attr(f.attrs, "step") or 1.0)
     base = low if low is not None else (_float_attr(f.attrs, "value") or 0.0)
-    return {"type": "number", "input": f.kind, "required": "required" in f.attrs and not is_range,
+    rule = {"type": "number", "input": f.kind, "required": "required" in f.attrs,
             "min": low, "max": high, "step": step, "base": base}
+    if is_range and rule["required"] and low is not None and high is not None:
+        # a slider always posts a value: left where the page put it, it was not answered
+        rule["start"] = slider_start(_float_attr(f.attrs, "value"), low, high, step)
+    return rule
+
+
+def slider_start(value: float | None, low: float, high: float, step: Any) -> float:
+    """Where a browser puts a slider as the page loads: its value attribute, else halfway, within
+    [low, high] and on its step (HTML's value sanitization for a range input)."""
+    if high < low:
+        return low
+    start = (low + (high - low) / 2) if value is None else min(max(value, low), high)
+    if step != "any" and float(step) > 0:
+        start = min(low + round((start - low) / float(step)) * float(step), high)
+    return start
 
 
 # hitflow's own hidden fields: the session, the item, the page's clock (never an answer)

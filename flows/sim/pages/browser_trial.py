@@ -22,10 +22,13 @@ def honest_trial(html: str) -> str:
     worker = Worker(TRIAL_WORKER, "diligent", {}, 5000, 99)
     intents = fill_form(worker, form_fields(html), page_rules(html), 0.0, 120.0, {}, random.Random(1), html=html)
     failed: list[str] = []
+    hidden: list[str] = []
     session = {"assignmentId": "TRIALASSIGNMENT", "hitId": "TRIALHIT", "workerId": TRIAL_WORKER,
                "turkSubmitTo": "https://www.mturk.com"}  # as MTurk opens an accepted HIT (not its preview)
     posted = posted_by_browser(html, {k: v for k, v in intents.items() if k not in TIMING}, "trial", worker,
-                               session, failed)
+                               session, failed, hidden)
+    if hidden:
+        return unseen_required(hidden, posted is not None)
     if failed:
         return f"the page failed in Chromium before an honest simulated worker could submit it ({failed[0]})"
     if posted is None:
@@ -38,3 +41,13 @@ def honest_trial(html: str) -> str:
                 "it as a person would: if a person gets through, the check is one the simulator cannot rehearse "
                 "(state it as a control's rule, or run with sim_workers = \"form\")")
     return ""
+
+
+def unseen_required(names: list[str], submitted: bool) -> str:
+    """The trial's sentence on required controls an honest worker never saw, having pressed every "Next"."""
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    outcome = ("and the page submitted them unanswered" if submitted else
+               "and the page refused the submit, so every simulated worker would hand the HIT back")
+    return (f"required input(s) {shown} stayed hidden after an honest simulated worker in Chromium answered what the "
+            f"page showed and pressed each \"Next\" it found (a button, or a link within the page), {outcome}: show "
+            "each step's questions, or give the step a button or link named Next or Continue")

@@ -18,11 +18,8 @@ page's own timers and Date run on a clock only typing moves (Hand), never the wa
 from __future__ import annotations
 
 import json
-import queue
 import random
 import threading
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
@@ -30,8 +27,11 @@ from urllib.parse import parse_qsl, urlencode
 from flows.core.pages.crowd_elements import ENTITIES, TASK_ANSWERS
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
-from flows.sim.pages.browser_check import TRIES, chromium, failure, missing, say_failed, say_once, say_refused
+from flows.sim.pages.browser_check import TRIES, failure, missing, say_failed, say_once, say_refused
 from flows.sim.pages.browser_check import available as available  # where callers have always found it
+from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
+from flows.sim.pages.browser_thread import settle as settle
+from flows.sim.pages.page_steps import walk_steps
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -41,19 +41,11 @@ if TYPE_CHECKING:
     from flows.sim.mturk.market_records import Assignment, Hit
     from flows.sim.mturk.market_records import MarketState as Marketplace
 
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 PAGE_URL = "https://hit.sim.invalid/page"
 TIMING = ("page_start_ms", "page_end_ms")
 MARK = 'data-sim-workers="browser"'
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
-SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
 CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # not a number: Playwright for Python reads one as seconds
-
-
-def settle() -> None:
-    """Every page a browser worker took is worked before the virtual clock moves (no browser: no wait)."""
-    if BrowserThread._instance is not None:
-        BrowserThread._instance.settle()
 
 
 def wants_browser(html: str) -> bool:
@@ -68,49 +60,13 @@ def wants_browser(html: str) -> bool:
     return True
 
 
-class BrowserThread:
-    """The one thread that drives Chromium; ``run(job)`` queues work for it."""
-
-    _lock = threading.Lock()
-    _instance: BrowserThread | None = None
-
-    def __init__(self) -> None:
-        self.jobs: queue.Queue[Callable[[Any], None]] = queue.Queue()
-        threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True).start()
-
-    def settle(self, timeout_s: float = SETTLE_S) -> bool:
-        """Wait (real time) until every queued page is worked; False if it took longer."""
-        deadline = time.monotonic() + timeout_s
-        while self.jobs.unfinished_tasks and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return not self.jobs.unfinished_tasks
-
-    @classmethod
-    def shared(cls) -> BrowserThread:
-        with cls._lock:
-            if cls._instance is None:
-                cls._instance = BrowserThread()
-            return cls._instance
-
-    def _loop(self) -> None:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(chromium()), headless=True, args=FLAGS)
-            while True:
-                job = self.jobs.get()
-                try:
-                    job(browser)
-                except Exception as exc:  # one page's failure must not stop the crowd
-                    say_failed(exc)
-                finally:
-                    self.jobs.task_done()
-
-
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
-              rng: random.Random, worker: Worker | None = None) -> dict[str, str] | None:
+              rng: random.Random, worker: Worker | None = None,
+              hidden_required: list[str] | None = None) -> dict[str, str] | None:
     """What the page's form posted after a person-like worker filled it (text typed key by key, or
-    pasted where ``worker``'s profile pastes: typing_model.Hand); None if it never submitted."""
+    pasted where ``worker``'s profile pastes: typing_model.Hand), walking the page's steps behind its "Next"
+    links and buttons as a person does; None if it never submitted. ``hidden_required``: given, the names of
+    the required controls the worker never saw, having walked every step, are appended to it."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     context = browser.new_context()
@@ -129,7 +85,10 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
         page.clock.pause_at(CLOCK_START + timedelta(seconds=1))
         page.goto(f"{PAGE_URL}?{urlencode(params)}")
         hand = Hand(worker, str(rng.random()))
-        _fill_visible(page, per_button_intents(html, intents), hand)
+        wanted = per_button_intents(html, intents)
+        unseen = walk_steps(page, lambda done: _fill_visible(page, wanted, hand, done))
+        if hidden_required is not None:
+            hidden_required += unseen
         # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
         # <crowd-button>s (toggles its script reads on submit) count
         buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
@@ -189,18 +148,24 @@ def _fill_crowd(page: Any, hand: Hand, tag: str, name: str, value: str) -> None:
                 box.first.check()
 
 
-def _fill_visible(page: Any, intents: dict[str, str], hand: Hand) -> None:
+def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str] | None = None) -> set[str]:
     """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
-    page's script reads without a name is optional to it and left empty, as most people do)."""
+    page's script reads without a name is optional to it and left empty, as most people do); ``done``:
+    the fields filled at an earlier step, left as they are. Returns the fields filled so far."""
+    done = set() if done is None else set(done)
     for name, value in intents.items():
+        if name in done:
+            continue
         host = page.locator(f'[name="{name}"]')
         tag = host.first.evaluate("e => e.tagName.toLowerCase()") if value and host.count() else ""
         if tag.startswith("crowd-"):
             _fill_crowd(page, hand, tag, name, value)
+            done.add(name)
             continue
         controls = page.locator(f'[name="{name}"]:visible')
         if not value or not controls.count():
             continue
+        done.add(name)
         kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
         if kind in ("radio", "checkbox"):
             for v in value.split("|"):
@@ -213,6 +178,7 @@ def _fill_visible(page: Any, intents: dict[str, str], hand: Hand) -> None:
             controls.first.fill(value)
         else:
             hand.enter(page, controls.first, name, value)
+    return done
 
 
 def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str, str]) -> None:
@@ -244,7 +210,7 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
             market.assignments[a.assignment_id] = a
             if market.watched_until is not None and (a.submit_time or 0) <= market.watched_until:
                 market.notify(hit, "AssignmentSubmitted", a.submit_time or a.accept_time, a.assignment_id)
-    BrowserThread.shared().jobs.put(job)
+    BrowserThread.submit(job)
 
 
 def virtual_times(fields: dict[str, str], intents: dict[str, str]) -> dict[str, str]:
@@ -277,24 +243,25 @@ def resume_browsing(market: Marketplace) -> int:
 
 
 def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Worker | None = None,
-                      params: dict[str, str] | None = None, failed: list[str] | None = None) -> dict[str, str] | None:
+                      params: dict[str, str] | None = None, failed: list[str] | None = None,
+                      hidden_required: list[str] | None = None) -> dict[str, str] | None:
     """For a page opened over HTTP (task links, Prolific; ``params``: the address's query, MTurk's for
     a trial): what its form posts once a browser worker worked it (the caller submits it), the page's
     clock fields as the simulator keeps them. None if the page never submitted (why it broke appended
-    to ``failed`` when given, else said)."""
+    to ``failed`` when given, else said). ``hidden_required``: as :func:`work_page`."""
     done, out = threading.Event(), []
 
     def job(browser: Any) -> None:
         try:
             out.append(work_page(browser, html, params or {}, {k: v for k, v in intents.items() if k not in TIMING},
-                                 random.Random(seed), worker))
+                                 random.Random(seed), worker, hidden_required))
         except Exception as exc:
             if failed is None:
                 raise
             failed.append(failure(exc))
         finally:
             done.set()
-    BrowserThread.shared().jobs.put(job)
+    BrowserThread.submit(job)
     if not done.wait(SETTLE_S) or not out or out[0] is None:
         return None
     return {**out[0], **virtual_times(out[0], intents)}

@@ -4,6 +4,8 @@ with the worker's accuracy, a rating through their bias (ratings.py), adversarie
 
 from __future__ import annotations
 
+import random
+
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
@@ -110,7 +112,17 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         value = first + step * min(slots, max(0, k))
     if not step_ok(value, rule):
         value = first
+    if rule.get("start") is not None and abs(value - float(rule["start"])) < 1e-9:
+        value = moved_off_start(value, step, (first, first + slots * step), fill.rng)  # the page refuses it
     return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
+def moved_off_start(value: float, step: float, bounds: tuple[float, float], rng: random.Random) -> float:
+    """A required slider's answer that fell on its start, which the page refuses: a step either way, as a
+    person nudges it (up at its lowest, down at its highest)."""
+    low, high = bounds
+    up = value + step <= high and (value - step < low or rng.random() < 0.5)
+    return value + step if up else value - step
 
 
 def known_number(fill: Filling, ctx: ItemContext, f: FormField, low: float | None, high: float | None) -> float | None:

@@ -1,0 +1,107 @@
+"""The one thread that owns Playwright and one headless Chromium for the simulator's browser workers
+(Playwright's sync API is bound to its thread); pages are queued to it and worked one at a time."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flows.sim.pages.browser_check import chromium, say_failed
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
+
+
+def settle() -> None:
+    """Every page a browser worker took is worked before the virtual clock moves (no browser: no wait)."""
+    if BrowserThread._instance is not None:
+        BrowserThread._instance.settle()
+
+
+class BrowserThread:
+    """The one thread that drives Chromium; ``submit`` queues a job for it. A thread that ended (Chromium or
+    its driver gone, a launch that failed) is replaced by the next ``submit``, and what was queued to it
+    fails at once rather than waiting for ever; a browser that disconnected is launched again."""
+
+    _lock = threading.Lock()
+    _instance: BrowserThread | None = None
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[Callable[[Any], None] | None] = queue.Queue()
+        self.closed = False  # set (under the class lock) once nothing queued here will be worked
+        self.thread = threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True)
+        self.thread.start()
+
+    def settle(self, timeout_s: float = SETTLE_S) -> bool:
+        """Wait (real time) until every queued page is worked; False if it took longer."""
+        deadline = time.monotonic() + timeout_s
+        while self.jobs.unfinished_tasks and time.monotonic() < deadline and self.thread.is_alive():
+            time.sleep(0.05)
+        return not self.jobs.unfinished_tasks
+
+    @classmethod
+    def submit(cls, job: Callable[[Any], None]) -> None:
+        """Queue ``job`` for the shared thread; a thread that has ended is replaced first."""
+        with cls._lock:
+            if cls._instance is None or cls._instance.closed:
+                cls._instance = BrowserThread()
+            cls._instance.jobs.put(job)
+
+    @classmethod
+    def close_shared(cls, timeout_s: float = 30.0) -> None:
+        """Stop the shared thread and its Chromium (queued pages are worked first); the next page starts
+        anew. Tests call it between modules, so nothing one leaves behind reaches the next."""
+        with cls._lock:
+            current, cls._instance = cls._instance, None
+            if current is not None and not current.closed:
+                current.jobs.put(None)
+        if current is not None:
+            current.thread.join(timeout_s)
+
+    def _loop(self) -> None:
+        try:
+            self._serve()
+        except BaseException as exc:  # Playwright's driver or Chromium could not start or went away
+            say_failed(exc if isinstance(exc, Exception) else RuntimeError(type(exc).__name__))
+        finally:
+            self._fail_queued()
+
+    def _serve(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            def launch() -> Any:
+                return pw.chromium.launch(executable_path=str(chromium()), headless=True, args=FLAGS)
+            browser = launch()
+            while (job := self.jobs.get()) is not None:
+                try:
+                    browser = browser if browser.is_connected() else launch()
+                    job(browser)
+                except Exception as exc:  # one page's failure must not stop the crowd
+                    say_failed(exc)
+                finally:
+                    self.jobs.task_done()
+            self.jobs.task_done()
+            browser.close()
+
+    def _fail_queued(self) -> None:
+        """Each job still queued is run without a browser, so it fails at once (its worker gives the page
+        back) instead of leaving its caller waiting on a thread that is gone; the last look at the queue and
+        ``closed`` are one step under the lock ``submit`` takes, so no job is queued here after it."""
+        while True:
+            with BrowserThread._lock:
+                try:
+                    job = self.jobs.get_nowait()
+                except queue.Empty:
+                    self.closed = True
+                    return
+            try:
+                if job is not None:
+                    job(None)
+            except Exception as exc:
+                say_failed(exc)
+            finally:
+                self.jobs.task_done()

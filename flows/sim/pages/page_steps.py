@@ -1,0 +1,52 @@
+"""A page of steps, worked as a person works it: a simulated browser worker fills what the page shows, presses
+its "Next" (a button, or a link that stays on the page), fills what came into view, and so on; the required
+controls never shown while every step was walked are what no person could answer (the dry run names them:
+browser_trial.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+NEXT_WORDS = re.compile(r"^\W*(next|continue|weiter|suivant|siguiente|volgende)\b|^\W*(→|»|>)\W*$", re.I)
+MAX_STEPS = 30  # a page of steps longer than this is not walked further (a "Next" that never runs out)
+# the page's required controls by name: (all of them, those a person sees now)
+REQUIRED_JS = """() => { const all = Array.from(document.querySelectorAll("form [required][name]"))
+    .filter((e) => e.type !== "hidden");
+  const shown = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length);
+  return [all.map((e) => e.name), all.filter(shown).map((e) => e.name)]; }"""
+
+
+def walk_steps(page: Any, fill: Callable[[set[str]], set[str]]) -> list[str]:
+    """``fill`` (what the page shows, but the fields filled at an earlier step) runs; then, while the page shows a
+    "Next" (a button, or a link that stays on the page), the worker presses it and fills what came into view.
+    Returns the names of the required controls the worker never saw, in page order."""
+    done = fill(set())
+    everyone, seen = _required(page, set())
+    for _ in range(MAX_STEPS):
+        step = _next_control(page)
+        if step is None:
+            break
+        step.click()
+        page.clock.run_for(500)  # a step shown after a transition gets its time
+        done = fill(done)
+        everyone, seen = _required(page, seen)
+    return [n for n in dict.fromkeys(everyone) if n not in seen]
+
+
+def _required(page: Any, seen: set[str]) -> tuple[list[str], set[str]]:
+    everyone, shown = page.evaluate(REQUIRED_JS)
+    return everyone, seen | set(shown)
+
+
+def _next_control(page: Any) -> Any | None:
+    """The page's visible "Next" / "Continue" (a button, or a link that stays on the page), or None."""
+    found = page.get_by_role("button", name=NEXT_WORDS).or_(page.get_by_role("link", name=NEXT_WORDS)).or_(
+        page.locator("a:not([href]), [role=button]").filter(has_text=NEXT_WORDS))
+    for k in range(found.count()):
+        control = found.nth(k)
+        href = (control.get_attribute("href") or "#").strip().lower()
+        if control.is_visible() and control.is_enabled() and href.startswith(("#", "javascript:")):
+            return control
+    return None

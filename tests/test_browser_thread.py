@@ -1,0 +1,45 @@
+"""The simulator's browser workers never leave a caller waiting on a browser thread that is gone: a thread whose
+Chromium could not start fails its pages at once and the next page starts a new one (the browser tests hung
+in order, with no CPU, on a thread an earlier test had left behind)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import flows.sim.pages.browser_thread as browser_thread
+from flows.sim.pages.browser_worker import available, posted_by_browser
+
+
+@pytest.mark.skipif(not available(), reason="needs Playwright (make browser-deps)")
+@pytest.mark.timeout(120, method="signal")
+def test_a_thread_whose_browser_cannot_start_fails_its_pages_at_once_and_is_replaced(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    browser_thread.BrowserThread.close_shared()
+    monkeypatch.setattr(browser_thread, "chromium", lambda: Path("/nonexistent/chromium"))
+    started, failed = time.monotonic(), []
+    for n in range(3):  # the first page meets the thread as it dies; the next ones a thread started anew
+        assert posted_by_browser("<form><input name=a></form>", {"a": "x"}, f"seed{n}", failed=failed) is None
+    assert time.monotonic() - started < browser_thread.SETTLE_S / 3  # not the wait for a page (300 s)
+    assert len(failed) == 3, failed
+    first = browser_thread.BrowserThread._instance
+    assert first is not None
+    first.thread.join(30)
+    assert not first.thread.is_alive() and first.closed
+    first.settle(timeout_s=1)  # a dead thread's settle returns at once
+    browser_thread.BrowserThread.close_shared()
+    assert browser_thread.BrowserThread._instance is None
+
+
+def test_every_browser_test_has_a_deadline(request: pytest.FixtureRequest) -> None:
+    """tests/conftest.py gives each test marked ``browser`` pytest-timeout's deadline."""
+    from tests.conftest import BROWSER_DEADLINE_S
+
+    browser_tests = [item for item in request.session.items if item.get_closest_marker("browser")]
+    if not browser_tests:
+        pytest.skip("no browser test collected beside this one (run it with the suite or -m browser)")
+    for item in browser_tests:
+        marker = item.get_closest_marker("timeout")
+        assert marker is not None and marker.args[0] <= BROWSER_DEADLINE_S, item.nodeid
