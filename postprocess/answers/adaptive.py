@@ -146,11 +146,9 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
     if result is None:
         result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
     answers = _answers(result, wanted, available, sureness)
-    short = (answers["stop_confidence"].to_numpy(dtype=float) < rule.confidence) & (
-        answers["judgements_used"].to_numpy() < answers["available"].to_numpy())
     answers.attrs["budget"] = adaptive_budget.budget_said(
         rule.budget, allowed, len(used), rule.min_judgements, asked is not None and allowed != asked,
-        int(short.sum()) if allowed is not None else 0)
+        _left_uncertain(answers, rule) if allowed is not None else 0)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
 
 
@@ -273,6 +271,15 @@ def _lead(used: pd.DataFrame) -> pd.Series:
     first = top2.groupby(level=[0, 1]).max()
     second = (top2.groupby(level=[0, 1]).sum() - first).where(top2.groupby(level=[0, 1]).size() > 1, 0)
     return first - second
+
+
+def _left_uncertain(answers: pd.DataFrame, rule: StoppingRule) -> int | None:
+    """Items still under ``rule.confidence`` whose file had more labels (None: a rule without a confidence)."""
+    if rule.confidence is None:
+        return None
+    short = (answers["stop_confidence"].to_numpy(dtype=float) < rule.confidence) & (
+        answers["judgements_used"].to_numpy() < answers["available"].to_numpy())
+    return int(short.sum())
 
 
 def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, sureness: pd.DataFrame) -> pd.DataFrame:

@@ -50,7 +50,7 @@ def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int
 
 
 def budget_said(share: float | None, allowed: int | None, spent: int, min_judgements: int, raised: bool,
-                uncertain: int) -> dict[str, object]:
+                uncertain: int | None) -> dict[str, object]:
     """The summary's ``budget``: the share asked, the judgements it allowed and those spent, whether it was raised
     to pay ``min_judgements`` for every item, and the items it cut (still under the confidence asked where
     their file had more labels)."""
