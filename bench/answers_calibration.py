@@ -184,8 +184,9 @@ def lines(results: dict[str, Any]) -> list[str]:
         for m in row["methods"]:
             if "vote_share" in m:
                 a, v = m["without_controls"], m["vote_share"]
-                out.append(f"  {name:26s} {m['method']:8s} confidence {a['ece']:.4f} / {a['ece_15']:.4f} / {a['ece_equal_mass']:.4f}; "
-                           f"vote share {v['ece']:.4f} / {v['ece_15']:.4f} / {v['ece_equal_mass']:.4f}")
+                out.append(f"  {name:26s} {m['method']:8s} confidence {a['ece']:.4f} / {a['ece_15']:.4f} / "
+                           f"{a['ece_equal_mass']:.4f}; vote share {v['ece']:.4f} / {v['ece_15']:.4f} / "
+                           f"{v['ece_equal_mass']:.4f}")
     out.append("adaptive replay, `hitflow aggregate --adaptive` defaults, against full-overlap majority vote")
     for name, row in results.items():
         if "adaptive" in row:
